@@ -1,0 +1,36 @@
+# `make run` on a fresh machine: creates .venv, installs, starts the embedded services and runs the nightly job.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup run test ui mirror bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || { \
+	  echo "venv module missing: installing python3-venv"; \
+	  apt-get update -qq && apt-get install -y -qq python3-venv python3.11-venv; \
+	  $(PYTHON) -m venv $(VENV); }
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test]'
+	@touch $@
+
+run: setup
+	$(BIN)/mendel run
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+ui: setup
+	$(BIN)/mendel ui
+
+mirror: setup
+	$(BIN)/mendel mirror
+
+bench: setup
+	@for script in benchmarks/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+clean:
+	rm -rf .mendel

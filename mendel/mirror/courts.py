@@ -1,0 +1,257 @@
+"""Nejvyšší soud (rozhodnuti.nsoud.cz, IBM Domino) for the local mirror.
+
+Served paths (real layout; the ``/Judikatura/judikatura_ns.nsf`` prefix is matched case-insensitively,
+as Domino does):
+
+- ``GET /Judikatura/judikatura_ns.nsf/$$WebSearch1?SearchView&Query=...&Start=1&Count=20`` → result page:
+  banner ``Výsledky {from} - {to} z {total}`` (or ``Nebyly nalezeny žádné výsledky``), ``table#tabl`` rows
+  with ``a.odk`` links to the decisions, a ``Další`` link when more pages exist
+- ``GET /Judikatura/judikatura_ns.nsf/WebSearch/{UNID}?openDocument`` (and ``WebPrint/{UNID}``) → decision
+  page: metadata in ``td.left-part`` / ``td.right-part`` rows, the full text in
+  ``div#obsah font[face="Times New Roman"]`` (HTML-escaped ``full_text``, unchanged otherwise)
+
+Decisions come from ``courts/ns_decisions*.jsonl`` (deduplicated by ``url``). The query language is a small
+subset of Domino's: clauses joined by ``AND``; ``[datum_predani_na_web]`` / ``[datum_rozhodnuti]`` with
+``= < <= > >=`` and ``DD/MM/YYYY`` or ``DD.MM.YYYY``; ``[spzn1]``..``[spzn4]`` (senát, rejstřík, číslo, rok);
+``[ARozhodnutiRT]=((...))``, ``"phrases"`` and bare words as full text (``*`` = any suffix, ``OR`` inside a
+clause). Clauses on other fields (``[kolegium]``, ``[kategorie_rozhodnuti1]``...) are ignored (match all).
+No RTF attachments (``.rtf?openelement``) are served: the corpus has none.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from .responses import Response, html_response
+
+NSF_PREFIX = "/Judikatura/judikatura_ns.nsf"
+_DECISION_PATH = re.compile(r"^/judikatura/judikatura_ns\.nsf/(websearch|webprint)/([0-9a-f]{32})$", re.I)
+_SEARCH_PATH = re.compile(r"^/judikatura/judikatura_ns\.nsf/\$\$websearch1?$", re.I)
+EMPTY_MARKER = "Nebyly nalezeny žádné výsledky"
+
+
+@dataclass
+class Decision:
+    record: dict
+    unid: str
+    source_mtime: float
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.record["url"]).path
+
+    @property
+    def case_number(self) -> str:
+        return self.record.get("case_number") or ""
+
+    def field_date(self, name: str) -> date | None:
+        value = self.record.get({"datum_predani_na_web": "publication_date",
+                                 "datum_rozhodnuti": "decision_date"}[name])
+        return date.fromisoformat(value) if value else None
+
+
+def load_decisions(corpus_root: Path) -> list[Decision]:
+    seen: dict[str, Decision] = {}
+    for path in sorted((Path(corpus_root) / "courts").glob("ns_decisions*.jsonl")):
+        mtime = path.stat().st_mtime
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            m = re.search(r"/WebSearch/([0-9A-Fa-f]{32})", record.get("url", ""))
+            if m and record["url"] not in seen:
+                seen[record["url"]] = Decision(record, m.group(1).upper(), mtime)
+    return sorted(seen.values(), key=lambda d: (d.record.get("publication_date") or "", d.unid), reverse=True)
+
+
+# ---------------------------------------------------------------- query subset
+
+def _parse_date(text: str) -> date | None:
+    m = re.match(r"^\s*(\d{1,2})[./](\d{1,2})[./](\d{4})\s*$", text)
+    return date(int(m.group(3)), int(m.group(2)), int(m.group(1))) if m else None
+
+
+def _split_top_level(query: str, word: str) -> list[str]:
+    parts, depth, start, i = [], 0, 0, 0
+    in_quote = False
+    pattern = re.compile(rf"\s+{word}\s+", re.I)
+    while i < len(query):
+        ch = query[i]
+        if ch == '"':
+            in_quote = not in_quote
+        elif not in_quote and ch in "([":
+            depth += 1
+        elif not in_quote and ch in ")]":
+            depth -= 1
+        elif not in_quote and depth == 0:
+            m = pattern.match(query, i)
+            if m:
+                parts.append(query[start:i])
+                start = i = m.end()
+                continue
+        i += 1
+    parts.append(query[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _strip_parens(text: str) -> str:
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1].strip()
+    return text
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _fulltext_match(expr: str, haystack: str) -> bool:
+    expr = _strip_parens(expr)
+    alternatives = _split_top_level(expr, "OR")
+    if len(alternatives) > 1:
+        return any(_fulltext_match(a, haystack) for a in alternatives)
+    conjuncts = _split_top_level(expr, "AND")
+    if len(conjuncts) > 1:
+        return all(_fulltext_match(c, haystack) for c in conjuncts)
+    terms = re.findall(r'"([^"]*)"|(\S+)', expr)
+    for phrase, word in terms:
+        term = (phrase or word).strip("()")
+        if not term:
+            continue
+        pattern = r"\b" + re.escape(term.lower()).replace(r"\*", r"\w*")
+        if not re.search(pattern, haystack):
+            return False
+    return True
+
+
+_FIELD_CLAUSE = re.compile(r"^\[(\w+)\]\s*(<=|>=|=|<|>)\s*(.*)$", re.S)
+
+
+def _clause_match(clause: str, d: Decision) -> bool:
+    clause = _strip_parens(clause)
+    alternatives = _split_top_level(clause, "OR")
+    if len(alternatives) > 1:
+        return any(_clause_match(a, d) for a in alternatives)
+    m = _FIELD_CLAUSE.match(clause)
+    if not m:
+        return _fulltext_match(clause, _haystack(d))
+    name, op, value = m.group(1).lower(), m.group(2), m.group(3).strip()
+    if name in ("datum_predani_na_web", "datum_rozhodnuti"):
+        wanted, actual = _parse_date(value), d.field_date(name)
+        if wanted is None or actual is None:
+            return False
+        return {"=": actual == wanted, "<": actual < wanted, "<=": actual <= wanted,
+                ">": actual > wanted, ">=": actual >= wanted}[op]
+    if name in ("spzn1", "spzn2", "spzn3", "spzn4"):
+        parts = re.match(r"^\s*(\d+)\s+(\S+)\s+(\d+)/(\d{4})", d.case_number)
+        if not parts:
+            return False
+        return parts.group(int(name[-1])).lower() == value.strip('"').lower()
+    if name in ("arozhodnutirt", "text"):
+        return _fulltext_match(value, _haystack(d))
+    return True  # fields the mirror does not model
+
+
+def _haystack(d: Decision) -> str:
+    r = d.record
+    return " ".join(str(r.get(k) or "") for k in ("case_number", "ecli", "full_text")).lower()
+
+
+def search(decisions: list[Decision], query: str) -> list[Decision]:
+    query = query.strip()
+    if not query or query == "*":
+        return list(decisions)
+    clauses = _split_top_level(query, "AND")
+    return [d for d in decisions if all(_clause_match(c, d) for c in clauses)]
+
+
+# ---------------------------------------------------------------- pages
+
+def _czech_date(value: str | None) -> str:
+    if not value:
+        return ""
+    d = date.fromisoformat(value)
+    return f"{d.day}. {d.month}. {d.year}"
+
+
+def _page(title: str, body: str) -> str:
+    return (f'<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8"><title>{html.escape(title)}</title>'
+            f"</head><body>\n{body}\n</body></html>\n")
+
+
+class NsoudSite:
+    def __init__(self, corpus_root: Path):
+        self.decisions = load_decisions(corpus_root)
+        self.by_unid = {d.unid: d for d in self.decisions}
+
+    def handle(self, method: str, path: str, raw_path: str, query: str, headers, body: bytes) -> Response | None:
+        if method not in ("GET", "HEAD") or not path.lower().startswith(NSF_PREFIX.lower() + "/"):
+            return None
+        if _SEARCH_PATH.match(path):
+            return self.search_page(query)
+        m = _DECISION_PATH.match(path)
+        if m:
+            decision = self.by_unid.get(m.group(2).upper())
+            return self.decision_page(decision) if decision else None
+        return None
+
+    def search_page(self, query_string: str) -> Response:
+        params = {k.lower(): v[0] for k, v in parse_qs(query_string, keep_blank_values=True).items()}
+        hits = search(self.decisions, params.get("query", ""))
+        start = max(int(params.get("start") or 1), 1) if (params.get("start") or "1").isdigit() else 1
+        count = int(params["count"]) if (params.get("count") or "").isdigit() and int(params["count"]) > 0 else 20
+        page = hits[start - 1:start - 1 + count]
+        if not page:
+            body = f'<div class="vysledky">{EMPTY_MARKER}</div>'
+            return html_response(_page("Vyhledávání", body))
+        rows = []
+        for d in page:
+            r = d.record
+            link = f"{NSF_PREFIX}/WebSearch/{d.unid}?openDocument"
+            rows.append(
+                "<tr>"
+                f'<td><a class="odk" href="{html.escape(link)}">{html.escape(d.case_number)}</a></td>'
+                f"<td>{_czech_date(r.get('decision_date'))}</td>"
+                f"<td>{html.escape(r.get('ecli') or '')}</td>"
+                f"<td>{html.escape((r.get('document_type') or '').capitalize())}</td>"
+                f"<td>{_czech_date(r.get('publication_date'))}</td>"
+                "</tr>")
+        end = start - 1 + len(page)
+        banner = f'<div class="vysledky">Výsledky {start} - {end} z {len(hits)}</div>'
+        table = ('<table id="tabl"><tr><th>Spisová značka</th><th>Datum rozhodnutí</th><th>ECLI</th>'
+                 "<th>Typ rozhodnutí</th><th>Zveřejněno na webu</th></tr>\n" + "\n".join(rows) + "\n</table>")
+        nav = ""
+        if end < len(hits):
+            next_params = {k: v for k, v in parse_qs(query_string, keep_blank_values=True).items()
+                           if k.lower() not in ("start", "count", "searchview")}
+            flat = {k: v[0] for k, v in next_params.items()}
+            flat.update({"Start": str(end + 1), "Count": str(count)})
+            href = f"{NSF_PREFIX}/$$WebSearch1?SearchView&" + urlencode(flat)
+            nav = f'<a class="dalsi" href="{html.escape(href)}">Další</a>'
+        return html_response(_page("Vyhledávání", banner + "\n" + table + "\n" + nav))
+
+    def decision_page(self, d: Decision) -> Response:
+        r = d.record
+        meta = [("Soud", r.get("court") or "Nejvyšší soud"),
+                ("Datum rozhodnutí", _czech_date(r.get("decision_date"))),
+                ("Spisová značka", d.case_number),
+                ("ECLI", r.get("ecli") or ""),
+                ("Typ rozhodnutí", r.get("document_type") or ""),
+                ("Zveřejněno na webu", _czech_date(r.get("publication_date")))]
+        rows = "\n".join(f'<tr><td class="left-part">{html.escape(k)}:</td>'
+                         f'<td class="right-part">{html.escape(v)}</td></tr>' for k, v in meta if v)
+        text = html.escape(r.get("full_text") or "", quote=False)
+        body = (f'<table class="metadata">\n{rows}\n</table>\n'
+                f'<div id="obsah"><font face="Times New Roman" size="3">{text}</font></div>')
+        return html_response(_page(r.get("title") or d.case_number, body), last_modified=d.source_mtime)

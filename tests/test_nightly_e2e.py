@@ -1,0 +1,96 @@
+"""The nightly job end to end against the real embedded PostgreSQL and the local mirror."""
+
+from __future__ import annotations
+
+import json
+
+import psycopg
+import pytest
+
+from mendel.index import bundle
+from serving.search import Searcher
+from tests.support import run_nightly
+
+INDEX_ASSETS = {"chunk_embeddings", "bm25_index", "faiss_index", "entity_graph", "index_bundle"}
+
+
+def materialized(result) -> dict[str, dict]:
+    found = {}
+    for event in result.all_events:
+        if event.event_type_value == "ASSET_MATERIALIZATION":
+            mat = event.event_specific_data.materialization
+            found[mat.asset_key.to_user_string()] = {k: v.value for k, v in mat.metadata.items()}
+    return found
+
+
+def check_outcomes(result) -> dict[str, bool]:
+    return {e.event_specific_data.check_name: e.event_specific_data.passed
+            for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"}
+
+
+def test_first_run_builds_every_stage(nightly):
+    result = nightly["result"]
+    assert result.success
+    assets = materialized(result)
+    assert set(assets) >= {"esbirka_documents", "document_pages", "document_chunks", "legal_entities"} | INDEX_ASSETS
+    crawl = assets["esbirka_documents"]
+    assert crawl["stored"] == 2 and crawl["discovered"] == 2
+    assert crawl["discovered"] == crawl["stored"] + crawl["unchanged"] + crawl["quarantined"] + crawl["disallowed"] + crawl["failed"]
+    assert check_outcomes(result) == {"ner_gold_precision_recall": True}
+
+    with psycopg.connect(nightly["database_url"]) as conn:
+        docs = dict(conn.execute("SELECT doc_id, citation FROM documents").fetchall())
+        assert docs == {"/eli/cz/sb/2024/87": "87/2024 Sb.", "/eli/cz/sb/2025/573": "573/2025 Sb."}
+        pages = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
+        assert pages == 8  # 4 + 4 real pages
+        unembedded = conn.execute("SELECT count(*) FROM chunks WHERE embedding IS NULL").fetchone()[0]
+        assert unembedded == 0
+        # Ústavní zákon 87/2024 amends the Constitution: its text cites 1/1993 Sb.
+        assert conn.execute("SELECT count(*) FROM entities WHERE norm LIKE '1/1993 Sb.%'").fetchone()[0] > 0
+
+
+def test_bundle_is_published_and_grounded(nightly):
+    bundles_dir = nightly["home"] / "bundles"
+    path = bundle.current_bundle(bundles_dir, verify=True)
+    manifest = bundle.read_manifest(path)
+    assert manifest["counts"]["documents"] == 2 and manifest["counts"]["chunks"] > 5
+    hits = Searcher.latest(bundles_dir).search("volby do Poslanecké sněmovny volební obvody", k=5)
+    assert hits, "the sample query found nothing"
+    top = hits[0]
+    assert top.doc_id == "/eli/cz/sb/2024/87"
+    assert 1 <= top.page <= top.page_end <= 4
+    assert "/souborove-dokumenty/" in top.url and top.title
+    assert set(top.lists) <= {"bm25", "dense", "reference"} and top.lists
+
+
+def test_second_run_changes_nothing(nightly, tmp_path):
+    second = run_nightly(nightly["home"], nightly["database_url"], nightly["mirror_url"], nightly["instance"])
+    assert second.success
+    assets = materialized(second)
+    crawl = assets["esbirka_documents"]
+    assert crawl["stored"] == 0 and crawl["unchanged"] == 2  # conditional requests answered 304
+    assert assets["document_pages"]["versions"] == 0
+    assert assets["document_chunks"]["chunks"] == 0
+    assert assets["legal_entities"]["chunks"] == 0
+    assert assets["chunk_embeddings"]["embedded"] == 0
+
+
+def test_failing_gate_blocks_indexes(nightly, tmp_path):
+    from ner_eval.gate import default_gold_path
+
+    # The real gold file with every entity shifted by three characters: precision and recall collapse.
+    broken = tmp_path / "broken_gold.jsonl"
+    with open(default_gold_path(), encoding="utf-8") as src, broken.open("w", encoding="utf-8") as dst:
+        for line in src:
+            record = json.loads(line)
+            for entity in record["entities"]:
+                entity["start"] += 3
+                entity["end"] += 3
+            dst.write(json.dumps(record, ensure_ascii=False) + "\n")
+    before = bundle.current_version(nightly["home"] / "bundles")
+    result = run_nightly(nightly["home"], nightly["database_url"], nightly["mirror_url"], nightly["instance"],
+                         ner_gold_path=str(broken))
+    assert not result.success
+    assert check_outcomes(result) == {"ner_gold_precision_recall": False}
+    assert not INDEX_ASSETS & set(materialized(result))
+    assert bundle.current_version(nightly["home"] / "bundles") == before
