@@ -1,6 +1,5 @@
 """Crawl assets: each spider runs in its own process through Dagster Pipes and reports its counts."""
 
-from __future__ import annotations
 
 import sys
 

@@ -1,6 +1,5 @@
 """Extraction assets: page text from stored documents, then L3 chunks with page and section."""
 
-from __future__ import annotations
 
 from dagster import MaterializeResult, asset
 

@@ -1,6 +1,5 @@
 """Index assets: embeddings (cached by content hash), BM25, FAISS and the entity co-occurrence graph."""
 
-from __future__ import annotations
 
 from dagster import MaterializeResult, asset
 

@@ -1,6 +1,5 @@
 """Legal entity recognition, gated by precision/recall on the gold corpus (a blocking check)."""
 
-from __future__ import annotations
 
 from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, MaterializeResult, MetadataValue, asset
 

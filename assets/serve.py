@@ -1,6 +1,5 @@
 """The serving bundle: every index and the chunk table, published atomically as one version."""
 
-from __future__ import annotations
 
 from dagster import MaterializeResult, asset
 

@@ -14,7 +14,7 @@ import time
 import uuid
 
 import psycopg
-from dagster_pipes import is_dagster_pipes_process, open_dagster_pipes
+from dagster_pipes import DAGSTER_PIPES_CONTEXT_ENV_VAR, open_dagster_pipes
 from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings as ScrapySettings
 
@@ -49,7 +49,7 @@ def run_spider(name: str, run_id: str, database_url: str) -> dict:
     if settings.profile != "production":
         # The mirror answers instantly; politeness stays on, throttling waits are pointless locally.
         scrapy_settings.set("AUTOTHROTTLE_START_DELAY", 0.0)
-    process = CrawlerProcess(scrapy_settings, install_root_handler=False)
+    process = CrawlerProcess(scrapy_settings)
     crawler = process.create_crawler(SPIDERS[name])
     started = time.monotonic()
     process.crawl(crawler, **spider_arguments(name))
@@ -71,7 +71,7 @@ def main() -> None:
     args = parser.parse_args()
     database_url = os.environ["MENDEL_DATABASE_URL"]
     run_id = os.environ.get("MENDEL_RUN_ID") or str(uuid.uuid4())
-    if not is_dagster_pipes_process():
+    if DAGSTER_PIPES_CONTEXT_ENV_VAR not in os.environ:  # run by hand, not by Dagster
         print(run_spider(args.spider, run_id, database_url))
         return
     with open_dagster_pipes() as pipes:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mendel.config import PROJECT_ROOT, SAMPLE_CORPUS, Settings, get_settings
 
+DEMO_MIRROR_PORT = 8765
 SAMPLE_QUERY = "Jaké podmínky musí splnit žadatel o podporu bydlení?"
 
 
@@ -37,7 +38,11 @@ def demo_services(settings: Settings):
 
     with contextlib.ExitStack() as stack:
         if settings.profile != "production" and not settings.mirror_url:
-            mirror = stack.enter_context(MirrorThread(SAMPLE_CORPUS))
+            # A fixed port keeps URLs (and so conditional-request validators) stable between runs.
+            try:
+                mirror = stack.enter_context(MirrorThread(SAMPLE_CORPUS, port=DEMO_MIRROR_PORT))
+            except OSError:
+                mirror = stack.enter_context(MirrorThread(SAMPLE_CORPUS, port=0))
             os.environ["MENDEL_MIRROR_URL"] = mirror.base_url
         if not settings.database_url:
             os.environ["MENDEL_DATABASE_URL"] = db.embedded_url(settings.pgdata)
@@ -190,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=cmd_run)
     mirror = sub.add_parser("mirror", help="serve the sample corpus under the real sites' URL layout")
     mirror.add_argument("--host", default="127.0.0.1")
-    mirror.add_argument("--port", type=int, default=8765)
+    mirror.add_argument("--port", type=int, default=DEMO_MIRROR_PORT)
     mirror.add_argument("--corpus", default=str(SAMPLE_CORPUS))
     mirror.set_defaults(func=cmd_mirror)
     sub.add_parser("ner", help="entities of each stdin line as one JSON object per line").set_defaults(func=cmd_ner)

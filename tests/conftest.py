@@ -4,6 +4,8 @@ the local mirror, and one real nightly run on a small slice of the sample corpus
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -14,8 +16,13 @@ from mendel.config import SAMPLE_CORPUS
 from tests.support import run_nightly
 
 @pytest.fixture(scope="session")
-def pg_server_url(tmp_path_factory) -> str:
-    return db.embedded_url(tmp_path_factory.mktemp("pg") / "pgdata")
+def pg_server_url() -> str:
+    # As root, pgserver runs PostgreSQL as its own user, which can't enter pytest's 0700 temp tree.
+    base = Path(tempfile.mkdtemp(prefix="mendel-test-pg-"))
+    base.chmod(0o755)
+    yield db.embedded_url(base / "pgdata")
+    db.stop_embedded(base / "pgdata")
+    shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -76,11 +77,11 @@ def test_second_run_changes_nothing(nightly, tmp_path):
 
 
 def test_failing_gate_blocks_indexes(nightly, tmp_path):
-    from ner_eval.gate import default_gold_path
+    import ner_eval
 
     # The real gold file with every entity shifted by three characters: precision and recall collapse.
     broken = tmp_path / "broken_gold.jsonl"
-    with open(default_gold_path(), encoding="utf-8") as src, broken.open("w", encoding="utf-8") as dst:
+    with open(Path(ner_eval.__file__).parent / "gold" / "sample_gold.jsonl", encoding="utf-8") as src, broken.open("w", encoding="utf-8") as dst:
         for line in src:
             record = json.loads(line)
             for entity in record["entities"]:

@@ -76,7 +76,7 @@ class EsbirkaSpider(MendelSpider):
             self.log_outcome(response.url, "quarantined", status=response.status, reason="no verified PDF link")
             return
         file_name = pdf.get("nazevDokumentu") or f"{pdf['dokumentId']}.pdf"
-        url = f"{self.api}/souborove-dokumenty/{pdf['dokumentId']}/PDF/STAHNI/{quote(file_name)}"
+        url = f"{self.api}/souborove-dokumenty/{pdf['dokumentId']}/ORIGINAL/STAHNI/{quote(file_name)}"
         yield self.document_request(url, self.parse_pdf, cb_kwargs={"detail": detail})
 
     def parse_pdf(self, response, detail: dict):

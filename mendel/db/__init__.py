@@ -40,6 +40,13 @@ def embedded_url(pgdata: Path) -> str:
     return server.get_uri()
 
 
+def stop_embedded(pgdata: Path) -> None:
+    with _servers_lock:
+        server = _servers.pop(Path(pgdata).resolve(), None)
+    if server is not None:
+        server.cleanup()
+
+
 def with_database(url: str, dbname: str) -> str:
     """The same server, another database (connection string form)."""
     return psycopg.conninfo.make_conninfo(url, dbname=dbname)

@@ -13,6 +13,18 @@ Served paths (real layout of www.e-sbirka.cz and opendata.eselpoint.gov.cz):
 ``{staleUrl}`` is ``/sb/{year}/{number}``, URL-encoded (``%2Fsb%2F2024%2F87``); an unencoded form, a trailing
 version date (``/sb/2024/87/2024-04-16``) and the ELI form (``/eli/cz/sb/2024/87``) are accepted too.
 
+Acts are the 16 Sbírka PDFs ``esbirka/pdf/{number}-{year}.pdf`` and the 5 informativní-znění DOCX
+(``Sb_1993_1_IZ.docx``, ``76_2004.docx``); a DOCX is linked as ``informativniZneniDocx`` in
+``odkazy-ke-stazeni`` (a mirror extension: the real API has no DOCX slot). ``dokumentId`` is
+``year * 100000 + number`` for a PDF, plus 1e9 for a DOCX. ``druhObsahu`` is ``ORIGINAL`` (what the real
+site uses, e.g. ``/sbr-cache/souborove-dokumenty/787855/ORIGINAL/ZOBRAZ/...``); the file's format name
+(``PDF``/``DOCX``) is accepted as an alias.
+
+Dates: ``datumCasVyhlaseni`` and the listing's ``datum``/month are the announcement date printed on the
+cover sheet ("Zpřístupněna dne ..."); without a cover (270/2025 and the DOCX) the adoption date of the
+"ze dne ..." line stands in. ``datumUcinnostiZneniOd`` comes from the act's "nabývá účinnosti" clause (or the
+version date of an informativní znění PDF) and is omitted when not stated plainly.
+
 Metadata (title, dates, page counts) is read from the documents by :func:`build_catalog`; the result is
 committed as ``catalog.json`` next to this module so the server starts without pdfplumber. Entries whose
 file is missing from the catalog, or whose size or sha256 differ, are recomputed at server start.
@@ -130,6 +142,8 @@ def parse_cover(text: str) -> dict | None:
 
 
 _ORDINAL_MONTHS = {"": 1, "druhého ": 2, "třetího ": 3}
+_EFFECT_SENTENCE = re.compile(
+    r"(?:Tento|Tato) (?:ústavní )?(?:zákon|vyhláška|nařízení|opatření) nabývá účinnosti (.{0,160})")
 
 
 def parse_effective_date(text: str, announced: date | None) -> date | None:
@@ -138,9 +152,7 @@ def parse_effective_date(text: str, announced: date | None) -> date | None:
     Relative forms ('dnem jeho vyhlášení', 'prvním dnem [druhého] kalendářního měsíce následujícího po
     [dni] jeho vyhlášení', 'dnem následujícím po dni jeho vyhlášení') need the announcement date.
     """
-    flat = re.sub(r"\s+", " ", text)
-    found = list(re.finditer(
-        r"(?:Tento|Tato) (?:ústavní )?(?:zákon|vyhláška|nařízení|opatření) nabývá účinnosti (.{0,160})", flat))
+    found = list(_EFFECT_SENTENCE.finditer(re.sub(r"\s+", " ", text)))
     if not found:
         return None
     clause = found[-1].group(1)
@@ -197,15 +209,13 @@ def _pdf_entry(path: Path, rel: str) -> dict:
                 break
         announced = cover["announced"] if cover else None
         effective = None
-        tail = ""
-        for i in range(len(pages) - 1, -1, -1):  # the effect clause sits near the end, before annexes
-            tail = (pages[i].extract_text() or "") + "\n" + tail
-            if "nabývá účinnosti" in tail:
-                effective = parse_effective_date(tail[:6000], announced or (heading or {}).get("adopted"))
-                if effective:
-                    break
-            if len(tail) > 60000:
-                tail = tail[:6000]
+        next_text = ""
+        for i in range(len(pages) - 1, -1, -1):  # the effect clause is the last one, before any annexes
+            window = (pages[i].extract_text() or "") + "\n" + next_text
+            if _EFFECT_SENTENCE.search(re.sub(r"\s+", " ", window)):
+                effective = parse_effective_date(window, announced)
+                break
+            next_text = window[:3000]
         page_count = len(pages)
     version_kind = "IZ" if doc_title.endswith("_IZ") else "PZZ" if doc_title.endswith("_PZZ") else None
     version_date = re.search(r"_(\d{4}-\d{2}-\d{2})_IZ$", doc_title)
@@ -479,7 +489,10 @@ class EsbirkaSite:
         api_path = raw_path[len(API_PREFIX):]
         decoded = unquote(api_path)
         if decoded == "/sbirky":
-            return self._get_only(method) or file_response(self.api_dir / "response_sbirky.json", "application/json", self.digests)
+            sbirky = self.api_dir / "response_sbirky.json"
+            if not sbirky.exists():
+                return not_found_api("Seznam sbírek není v korpusu.")
+            return self._get_only(method) or file_response(sbirky, "application/json", self.digests)
         if decoded == "/chronologicke-rejstriky/dokumenty-sbirky-po-mesicich":
             return self._post_only(method) or self.acts_by_month(body)
         if decoded == "/chronologicke-rejstriky/roky":
@@ -555,7 +568,8 @@ class EsbirkaSite:
         if operation not in ("STAHNI", "ZOBRAZ"):
             return chyby_response(400, "CHYBA_VSTUPU", "Operace musí být STAHNI nebo ZOBRAZ.")
         hit = self.files_by_id.get(doc_id)
-        if hit is None or kind != CONTENT_KIND:
+        # ORIGINAL is the real value; the format name (PDF/DOCX) is tolerated for crawlers that send it.
+        if hit is None or kind not in (CONTENT_KIND, hit[1].format.upper()):
             return chyby_response(404, "DOKUMENT_NENALEZEN", f"Souborový dokument {doc_id}/{kind} nebyl nalezen.")
         _act, act_file = hit
         disposition = "attachment" if operation == "STAHNI" else "inline"
@@ -580,7 +594,8 @@ class EsbirkaSite:
         if "sb/2019/110" in lowered or "110/2019" in lowered:
             name = "sparql_act_2019_110_fragments.json" if ("fragment" in lowered or "?text" in lowered) \
                 else "sparql_act_2019_110_meta.json"
-            return file_response(self.api_dir / name, ctype, self.digests)
+            if (self.api_dir / name).exists():
+                return file_response(self.api_dir / name, ctype, self.digests)
         return json_response({"head": {"vars": sparql_select_vars(query)}, "results": {"bindings": []}},
                              content_type=ctype)
 

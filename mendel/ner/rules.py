@@ -1,0 +1,454 @@
+"""Rule-based recogniser for Czech legal references (LAW_REF, DECISION_REF).
+
+Patterns are assembled from small tables (provision markers, sub-units, act
+types, court registers, the named-act gazetteer in ``acts.py``). Annotation
+rules are in ``ner_eval/GUIDELINES.md``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+from mendel.ner.acts import NAMED_ACTS, NamedAct, act_for_citation
+
+LAW_REF = "LAW_REF"
+DECISION_REF = "DECISION_REF"
+
+
+@dataclass(frozen=True)
+class Entity:
+    start: int
+    end: int
+    label: str
+    text: str
+    norm: str | None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# --------------------------------------------------------------------------
+# Collection of Laws citations: "89/2012 Sb.", ELI
+# --------------------------------------------------------------------------
+
+def _full_year(year: str) -> str:
+    if len(year) == 2:  # "18/97 Sb." -> 1997; Sb. numbering starts 1945
+        return ("20" if int(year) <= 44 else "19") + year
+    return year
+
+
+_CITATION_RE = re.compile(
+    r"^\s*([0-9]{1,4})\s*/\s*([0-9]{4}|[0-9]{2})\s*(Sb\.\s*m\.\s*s\.|Sb\.\s*z\.\s*a\s*n\.|Sb\.?)")
+
+
+def eli_for(citation: str) -> str | None:
+    """``"89/2012 Sb."`` (optionally followed by a provision path) -> ``"/eli/cz/sb/2012/89"``."""
+    if not isinstance(citation, str):
+        return None
+    m = _CITATION_RE.match(citation)
+    if not m:  # EU acts known to the gazetteer: "nařízení (EU) 2016/679 čl. 6"
+        return next((a.eli for a in NAMED_ACTS if a.eli and citation.strip().startswith(a.citation)), None)
+    number, year, coll = int(m.group(1)), _full_year(m.group(2)), m.group(3)
+    collection = "sm" if re.sub(r"\s", "", coll).startswith("Sb.m.") else "sb"
+    return f"/eli/cz/{collection}/{year}/{number}"
+
+
+# --------------------------------------------------------------------------
+# Pattern tables
+# --------------------------------------------------------------------------
+
+D = "[0-9]"
+ORDINAL = r"(?:prvn|druh|třet|čtvrt|pát|šest|sedm|posledn)\w*"
+
+# provision markers by their normalised form
+UNIT_MARKERS = {
+    "§": r"§§?|par\.",
+    "čl.": r"[čČ]l\.|[čČ]lán(?:ek|ku|kem|ky|ků|cích)",
+}
+UNIT_MARK = "(?:" + "|".join(UNIT_MARKERS.values()) + ")"
+GLUED_SUB = r"(?=odst|písm)"  # pdf text layers lose spaces: "§122odst. 3"
+UNIT_NUM = rf"(?:{D}{{1,5}}[a-z]?|[IVXLC]{{1,6}})(?:(?![\w/])|{GLUED_SUB})(?!\.{D})"
+ITEM_NUM = rf"{D}{{1,5}}[a-z]?(?![\w/])(?!\.\s*{D})"
+
+SUB_UNITS = {
+    "odst.": rf"odst(?:\.|avc(?:e|i|em|ích)|avec)\s*{D}{{1,3}}[a-z]?(?![\w/])",
+    "písm.": r"písm(?:\.|eno|ene|enu|enem)\s*[a-z]{1,2}(?:\)|/|(?!\w))",
+    "bod": rf"bod(?:u|ě|y|ů|em|ech)?\s+{D}{{1,3}}[a-z]?(?![\w/])",
+    "věta": rf"(?:vět(?:a|y|ě|u|ou)\s+{ORDINAL}|{ORDINAL}\s+vět(?:a|y|ě|u|ou))"
+            r"(?:\s+(?:část\w*\s+)?(?:před|za)\s+(?:středníkem|čárkou))?",
+    "pododst.": rf"(?:{ORDINAL}\s+pododstav\w*|pododstav\w*\s+{ORDINAL})",
+}
+SUB = "(?:" + "|".join(SUB_UNITS.values()) + ")"
+LIST_SEP = r"(?:\s*,\s*(?:a\s+|nebo\s+)?|\s+(?:a|nebo|či|až|a\s+až|resp\.|a/nebo)\s+|\s*[-–]\s*)"
+UNIT = rf"{UNIT_MARK}\s*{UNIT_NUM}(?:\s*{SUB})*"
+LIST_ITEM = rf"(?:{UNIT}|{ITEM_NUM}(?:\s+{SUB})*|{SUB}(?:\s+{SUB})*|[a-z]{{1,2}}[)/])"
+CHAIN_RE = re.compile(rf"(?:(?=§)|(?<!\w)){UNIT}(?:{LIST_SEP}{LIST_ITEM})*(?:\s+a\s+násl\.)?")
+# a trailing "b)" belongs to the chain only after "písm." and on the same line ("§ 38 odst. 1 a 2, nebo\nb) …")
+TRAILING_LETTER_ITEM_RE = re.compile(rf"{LIST_SEP}[a-z]{{1,2}}[)/]$")
+
+# provisions of private documents, not law
+NON_LAW_TAIL_RE = re.compile(
+    r"\.?\s+(?:(?:této|teto|uvedené)\s+)?(?:smlouv|dohod[ayěo]|podmínek|zadávací\s+dokumentac|stanov\b|POV\b)")
+
+# Czech act types before "č. N/YYYY Sb."
+ACT_TYPES = (
+    r"(?:[uUúÚ]stavní(?:ho|m|mu)?\s+)?[zZ]ákon(?:a|u|em|ě|y|ů)?",
+    r"[zZ]ákonn(?:é|ého|ým)\s+opatření(?:m)?(?:\s+[sS]enátu)?",
+    r"[vV]yhlášk(?:a|y|u|ou|ce)",
+    r"[vV]yhl\.",
+    r"[zZ]ák\.",
+    r"[nN]ařízení(?:m)?(?:\s+vlády)?",
+    r"[sS]dělení(?:m)?",
+    r"[aA]kt(?:u|em)?",  # e-Sbírka page header "Akt č. 90 / 2024 Sb."
+)
+ACT_TYPE = "(?:" + "|".join(ACT_TYPES) + ")"
+ACT_ISSUER = (r"(?:\s+(?:České\s+národní\s+rady|Federálního\s+shromáždění|vlády|"
+              r"Ministerstva\s+[^\W\d_]+|[A-ZČŘŠŽ]{2,5}[a-z]?))?")  # ČNR, MZe
+ACT_TITLE = r"(?:\s+o\s+[^\W\d_]+(?:\s+[^\W\d_]+){0,6})?"
+SB_NUMBER = (rf"(?P<num>{D}{{1,4}})\s*/\s*(?:/\s*)?(?P<year>{D}{{4}}|{D}{{2}})(?!{D})\s*"
+             r"(?P<coll>Sb\.\s*m\.\s*s\.|Sb\.\s*z\.\s*a\s*n\.|Sb(?:\.|(?![\w.])))"
+             r"(?!\s*(?:rozh|n\.\s*u|NSS|ÚS))")
+CZ_ACT_RE = re.compile(
+    rf"(?<![\w/])(?:{ACT_TYPE}{ACT_ISSUER}{ACT_TITLE}\s*)?(?:[čc]\.\s*)?{SB_NUMBER}")
+NOT_AN_ACT_BEFORE_RE = re.compile(r"(?:částk[ayuěo]|částce)\s*(?:č\.\s*)?$")
+
+# EU acts
+EU_TYPES = {
+    "nařízení": r"(?:[pP]rováděcí(?:ho|m)?\s+)?[nN]ařízení(?:m)?",
+    "směrnice": r"[sS]měrnic(?:e|i|í|emi|ích)?",
+    "rozhodnutí": r"(?:[rR]ámcové(?:ho|m)?\s+)?[rR]ozhodnutí(?:m)?",
+}
+EU_NS = r"EU|ES|EHS|Euratom"
+EU_ISSUER = (r"(?:\s+(?:Evrop(?:-\s*)?ského\s+parlamentu\s+a\s+Rady|Rady|Komise))?"  # "Evrop-\nského": PDF hyphenation
+             r"(?:\s+v\s+přenesené\s+pravomoci)?")
+EU_PAREN_NUM = rf"\((?P<ns>{EU_NS})\)\s*(?:č\.\s*)?(?P<pnum>{D}{{1,4}}/{D}{{1,4}})(?![\w/])"
+EU_SUFFIX_NUM = rf"(?P<snum>{D}{{2,4}}/{D}{{1,4}}/(?:{EU_NS}))(?!\w)"
+EU_ACT_RES = {
+    kind: re.compile(rf"(?<!\w)(?:{pat}){EU_ISSUER}\s+(?:{EU_PAREN_NUM}|{EU_SUFFIX_NUM})")
+    for kind, pat in EU_TYPES.items()
+}
+EU_BARE_RE = re.compile(rf"(?<![\w/]){EU_SUFFIX_NUM}")
+EU_TYPED_NORM_RE = re.compile(r"^(nařízení|směrnice|rozhodnutí) \S+$")
+
+# court registers (spisová značka); senate number required unless the
+# register has at least three letters (e.g. "Cpjn 206/2010", "Cdo 2288/2000")
+COURT_REGISTERS = (
+    # Nejvyšší soud
+    "Cdo", "Cdon", "Odo", "Odon", "Tdo", "Tz", "Tvo", "Td", "Tcu", "Tul", "Cul", "Tpjn", "Cpjn", "Opjn",
+    "NSČR", "NSCR", "ICdo", "Nd", "Ncu", "Ncn", "Pzo", "Cz", "Zp", "Plsn", "Tmo", "Ntd",
+    # Nejvyšší správní soud
+    "As", "Afs", "Ads", "Azs", "Ans", "Aps", "Ars", "Ao", "Aos", "Ca", "Konf", "Vol", "Nao", "Pst", "Aprk",
+    "Kss", "Kse", "Komp", "Nk",
+    # krajské, vrchní a okresní soudy
+    "C", "Co", "Cm", "Cmo", "ICm", "INS", "VSPH", "VSOL", "KSPH", "T", "To", "Tm", "Nt", "Nc", "Ro", "EXE",
+    "EPR", "A", "Ad", "Af", "Az", "Ncp", "P", "Pa", "Sd",
+)
+REGISTER_ALIASES = {"NSCR": "NSČR"}
+_REG_ALT = "|".join(sorted(set(COURT_REGISTERS), key=len, reverse=True))
+FILE_NUMBER_RE = re.compile(
+    rf"(?<![\w/])(?:(?P<court>(?:MS|KS|VS)[A-ZČ]{{2}})\s+)?(?:(?P<senate>{D}{{1,3}})\s*)?"
+    rf"(?P<reg>{_REG_ALT})\s+(?P<num>{D}{{1,6}})\s*/\s*(?P<year>{D}{{2,4}})(?![0-9/])"
+    rf"(?:\s*[-–]\s*{D}{{1,5}}(?![\w/]))?")
+US_SENATES = ("Pl", "IV", "III", "II", "I")
+US_ARABIC_SENATES = {"1": "I", "2": "II", "3": "III", "4": "IV"}  # "1. US 21/94"
+CONST_COURT_RE = re.compile(
+    rf"(?<!\w)(?:(?P<senate>{'|'.join(US_SENATES)})\s*\.?|(?P<arabic>[1-4])\.)\s*(?:ÚS|US)(?P<st>\s*-?\s*st\.)?\s*[-.]?\s*"
+    rf"(?P<num>{D}{{1,5}})\s*/\s*(?P<year>{D}{{2,4}})(?![0-9/])")
+CJEU_CASE_RE = re.compile(rf"(?<![\w-])(?P<court>[CT])-(?P<num>{D}{{1,4}})/(?P<year>{D}{{2}})(?![\w/-])")
+ECLI_RE = re.compile(r"(?<!\w)ECLI:[A-Z]{2}:[A-Z0-9]{1,7}:[0-9]{4}:[A-Z0-9.]{1,60}", re.IGNORECASE)
+
+
+# --------------------------------------------------------------------------
+# Gazetteer patterns
+# --------------------------------------------------------------------------
+
+def _name_pattern(name: str) -> str:
+    first = name[0]
+    if first.islower():
+        return f"[{first}{first.upper()}]" + name[1:]
+    return name
+
+
+def _abbr_pattern(abbr: str) -> str:
+    return r"\s*".join(re.escape(part) for part in abbr.split(" "))
+
+
+@dataclass(frozen=True)
+class _GazetteerEntry:
+    act: NamedAct
+    pattern: str  # alternatives, without word boundaries
+    strict: bool
+    regex: re.Pattern  # pattern + "(?!\w)", for matching at a given position
+
+
+def _build_gazetteer() -> list[_GazetteerEntry]:
+    entries = []
+    for act in NAMED_ACTS:
+        free = [_name_pattern(n) for n in act.names] + [_abbr_pattern(a) for a in act.abbreviations]
+        strict = [_abbr_pattern(a) for a in act.strict]
+        for alternatives, is_strict in ((free, False), (strict, True)):
+            if alternatives:
+                pattern = f"(?:{'|'.join(alternatives)})"
+                entries.append(_GazetteerEntry(act, pattern, is_strict, re.compile(pattern + r"(?!\w)")))
+    return entries
+
+
+GAZETTEER = _build_gazetteer()
+# all entries in one pass (one shared lookbehind keeps it fast); ``lastgroup`` names the entry
+GAZETTEER_ANY_RE = re.compile(
+    r"(?<!\w)(?:" + "|".join(f"(?P<g{i}>{e.pattern})" for i, e in enumerate(GAZETTEER)) + r")(?!\w)")
+APPOSITIVE_RES = {e.act.citation: re.compile(r",\s*" + e.pattern + r"(?!\w)") for e in GAZETTEER if not e.strict}
+STRICT_CONTEXT_RE = re.compile(r"(?:podle|dle|ve\s+smyslu|viz)\s+$")
+DEFINITION_BEFORE_RE = re.compile(r"dál(?:e)?\s+(?:též\s+|také\s+|i\s+|opět\s+)?(?:jen\s+)?(?:[„\"“]|,,)\s*$")
+GAZ_CITATION_TAIL_RE = re.compile(rf"\s+(?:[čc]\.\s*)?{SB_NUMBER}")
+GAZ_EU_TAIL_RE = re.compile(rf"\s+\(?(?:{EU_NS})\)?\s*(?:č\.\s*)?{D}{{1,4}}/{D}{{1,4}}(?![\w/])")  # "Obecného nařízení EU č. 2016/679"
+
+
+# --------------------------------------------------------------------------
+# Matching helpers
+# --------------------------------------------------------------------------
+
+WHITESPACE_RE = re.compile(r"\s+")
+OPEN_PAREN_RE = re.compile(r"\(\s*")
+CLOSE_PAREN_RE = re.compile(r"\s*\)")
+
+
+def _match_cz_act(text: str, pos: int, anchored: bool) -> tuple[int, int, str] | None:
+    """(start, end, citation) of a Czech act citation at/after ``pos``."""
+    m = CZ_ACT_RE.match(text, pos) if anchored else CZ_ACT_RE.search(text, pos)
+    if not m:
+        return None
+    citation = f"{int(m.group('num'))}/{_full_year(m.group('year'))} Sb."
+    coll = re.sub(r"\s", "", m.group("coll"))
+    if coll.startswith("Sb.m."):
+        citation += " m. s."
+    elif coll.startswith("Sb.z."):
+        citation += " z. a n."
+    end = m.end()
+    appositive = APPOSITIVE_RES.get(citation)
+    if appositive:  # "zákon č. 89/2012 Sb., občanský zákoník"
+        app = appositive.match(text, end)
+        if app:
+            end = app.end()
+    return m.start(), end, citation
+
+
+def _eu_norm(kind: str, m: re.Match) -> str:
+    if m.group("pnum"):
+        return f"{kind} ({m.group('ns')}) {m.group('pnum')}"
+    return f"{kind} {m.group('snum')}"
+
+
+def _match_eu_act_at(text: str, pos: int) -> tuple[int, str] | None:
+    best = None
+    for kind, regex in EU_ACT_RES.items():
+        m = regex.match(text, pos)
+        if m and (best is None or m.end() > best[0]):
+            best = (m.end(), _eu_norm(kind, m))
+    return best
+
+
+def _match_gazetteer_at(text: str, pos: int, allow_strict: bool) -> tuple[int, str] | None:
+    best = None
+    for entry in GAZETTEER:
+        if entry.strict and not allow_strict:
+            continue
+        m = entry.regex.match(text, pos)
+        if m and (best is None or m.end() > best[0]):
+            best = (m.end(), entry.act.citation)
+    return best
+
+
+def _match_act_tail(text: str, pos: int) -> tuple[int, str] | None:
+    """The act right after a provision chain: "§ 5 zákona č. …", "§ 5 o. s. ř.", "§ 95 (o. s. ř.)"."""
+    ws = WHITESPACE_RE.match(text, pos)
+    if not ws:
+        return None
+    start = ws.end()
+    cz = _match_cz_act(text, start, anchored=True)
+    if cz:
+        return cz[1], cz[2]
+    eu = _match_eu_act_at(text, start)
+    if eu:
+        return eu
+    gaz = _match_gazetteer_at(text, start, allow_strict=True)
+    if gaz:
+        return gaz
+    if text.startswith("(", start):
+        inner = OPEN_PAREN_RE.match(text, start).end()
+        gaz = _match_gazetteer_at(text, inner, allow_strict=False)
+        if gaz:
+            close = CLOSE_PAREN_RE.match(text, gaz[0])
+            if close:
+                return close.end(), gaz[1]
+    return None
+
+
+_FIRST_UNIT_RE = re.compile(rf"(?P<mark>{UNIT_MARK})\s*(?P<num>{UNIT_NUM})(?P<subs>(?:\s*{SUB})*)")
+_SUB_RE = re.compile(SUB)
+_SUB_VALUES = (  # sub-units kept in the norm, with their value pattern
+    ("odst.", re.compile(r"^odst\w*\.?\s*([0-9]+[a-z]?)")),
+    ("písm.", re.compile(r"^písm\w*\.?\s*([a-z]{1,2})")),
+    ("bod", re.compile(r"^bod\w*\s+([0-9]+[a-z]?)")),
+)
+
+
+def _provision_path(chain_text: str) -> str:
+    """Normalised path of the first provision of a chain: "§ 24 odst. 3 písm. a)"."""
+    m = _FIRST_UNIT_RE.match(chain_text)
+    if not m:
+        return chain_text.strip()
+    mark = next(norm for norm, pattern in UNIT_MARKERS.items() if re.fullmatch(pattern, m.group("mark")))
+    parts = [f"{mark} {m.group('num')}"]
+    for sub in _SUB_RE.finditer(m.group("subs")):
+        for name, regex in _SUB_VALUES:
+            value = regex.match(sub.group())
+            if value:
+                parts.append(f"{name} {value.group(1)}{')' if name == 'písm.' else ''}")
+    return " ".join(parts)
+
+
+def _is_heading(text: str, start: int, end: int) -> bool:
+    """"§ 1" or "Čl. I" alone on its line, followed by a capitalised line or the end of a multi-line text."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip():
+        return False
+    after = re.compile(r"[ \t]*(?:\n\s*(\S)|\s*$)").match(text, end)
+    if not after:
+        return False
+    if after.group(1) is None:
+        return line_start > 0
+    return after.group(1).isupper()
+
+
+# --------------------------------------------------------------------------
+# Candidate finders: yield (start, end, label, norm)
+# --------------------------------------------------------------------------
+
+def _provision_candidates(text: str, default_act: str | None):
+    for m in CHAIN_RE.finditer(text):
+        start, end = m.span()
+        while (letter := TRAILING_LETTER_ITEM_RE.search(text, start, end)) and (
+                "\n" in letter.group() or "písm" not in text[start:letter.start()]):
+            end = letter.start()
+        if NON_LAW_TAIL_RE.match(text, end):
+            continue
+        if _is_heading(text, start, end):
+            continue
+        path = _provision_path(text[start:end])
+        tail = _match_act_tail(text, end)
+        if tail:
+            yield start, tail[0], LAW_REF, f"{tail[1]} {path}"
+            continue
+        yield start, end, LAW_REF, f"{default_act} {path}" if default_act else path
+
+
+def _cz_act_candidates(text: str):
+    pos = 0
+    while True:
+        found = _match_cz_act(text, pos, anchored=False)
+        if not found:
+            return
+        start, end, citation = found
+        if not NOT_AN_ACT_BEFORE_RE.search(text, max(0, start - 12), start):
+            yield start, end, LAW_REF, citation
+        pos = max(end, start + 1)
+
+
+def _eu_candidates(text: str):
+    for kind, regex in EU_ACT_RES.items():
+        for m in regex.finditer(text):
+            yield m.start(), m.end(), LAW_REF, _eu_norm(kind, m)
+    for m in EU_BARE_RE.finditer(text):
+        yield m.start(), m.end(), LAW_REF, m.group("snum")
+
+
+def _title_of_same_act(text: str, start: int, citation: str) -> bool:
+    """"zákon č. 141/1961 Sb., o trestním řízení soudním (trestní řád)": the name is part of the title."""
+    before = text[max(0, start - 400):start]
+    if not before.rstrip().endswith(("(", "/")):
+        return False
+    number = citation.split(" Sb.")[0].split(") ")[-1]
+    pattern = r"(?<![0-9])" + r"\s*/\s*".join(re.escape(part) for part in number.split("/"))
+    return re.search(pattern, before) is not None
+
+
+def _gazetteer_candidates(text: str):
+    for m in GAZETTEER_ANY_RE.finditer(text):
+        entry = GAZETTEER[int(m.lastgroup[1:])]
+        start, end = m.span()
+        if entry.strict and not STRICT_CONTEXT_RE.search(text, max(0, start - 15), start):
+            continue
+        if DEFINITION_BEFORE_RE.search(text, max(0, start - 30), start):
+            continue
+        if _title_of_same_act(text, start, entry.act.citation):
+            continue
+        citation = entry.act.citation
+        tail = GAZ_CITATION_TAIL_RE.match(text, end)
+        if tail:  # "obchodním zákoníkem č. 513/1991 Sb."
+            end = tail.end()
+            citation = f"{int(tail.group('num'))}/{_full_year(tail.group('year'))} Sb."
+        elif not citation.endswith("Sb.") and (eu_tail := GAZ_EU_TAIL_RE.match(text, end)):
+            end = eu_tail.end()
+        yield start, end, LAW_REF, citation
+
+
+def _decision_candidates(text: str):
+    for m in CONST_COURT_RE.finditer(text):
+        senate = m.group("senate") or US_ARABIC_SENATES[m.group("arabic")]
+        mark = "ÚS-st." if m.group("st") else "ÚS"
+        yield m.start(), m.end(), DECISION_REF, f"{senate}. {mark} {m.group('num')}/{m.group('year')}"
+    for m in FILE_NUMBER_RE.finditer(text):
+        reg, senate, court = m.group("reg"), m.group("senate"), m.group("court")
+        if senate is None and len(reg) < 3:
+            continue
+        if court and reg != "INS":
+            continue
+        reg = REGISTER_ALIASES.get(reg, reg)
+        parts = [p for p in (court, senate, reg) if p]
+        yield m.start(), m.end(), DECISION_REF, f"{' '.join(parts)} {m.group('num')}/{m.group('year')}"
+    for m in CJEU_CASE_RE.finditer(text):
+        yield m.start(), m.end(), DECISION_REF, m.group()
+    for m in ECLI_RE.finditer(text):
+        value = m.group().rstrip(".")
+        yield m.start(), m.start() + len(value), DECISION_REF, value.upper()
+
+
+# --------------------------------------------------------------------------
+# Public API
+# --------------------------------------------------------------------------
+
+def extract_entities(text: str, default_act: str | None = None) -> list[Entity]:
+    """Legal references in ``text``, sorted by start and non-overlapping.
+
+    Overlapping candidates are resolved left to right: the earliest start wins, then the longest.
+    ``default_act`` (e.g. ``"563/1991 Sb."``) prefixes the norm of provisions cited without an act.
+    """
+    if not isinstance(text, str) or not text:
+        return []
+    candidates = [
+        *_decision_candidates(text),
+        *_provision_candidates(text, default_act),
+        *_cz_act_candidates(text),
+        *_eu_candidates(text),
+        *_gazetteer_candidates(text),
+    ]
+    candidates.sort(key=lambda c: (c[0], -c[1]))
+    entities: list[Entity] = []
+    last_end = -1
+    for start, end, label, norm in candidates:
+        if start < last_end or end <= start:
+            continue
+        if EU_BARE_RE.fullmatch(text, start, end) and entities:
+            norm = _inherit_eu_type(text, entities[-1], start, norm)
+        entities.append(Entity(start, end, label, text[start:end], norm))
+        last_end = end
+    return entities
+
+
+def _inherit_eu_type(text: str, previous: Entity, start: int, norm: str) -> str:
+    """"směrnic 64/221/EHS, 68/360/EHS": list members take the type of the first."""
+    typed = EU_TYPED_NORM_RE.match(previous.norm or "")
+    if typed and re.fullmatch(r"\s*(?:,|a|nebo)?\s*", text[previous.end:start]):
+        return f"{typed.group(1)} {norm}"
+    return norm
