@@ -22,6 +22,7 @@ AUTOTHROTTLE_MAX_DELAY = 30.0
 AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
 TELNETCONSOLE_ENABLED = False
 LOG_LEVEL = "INFO"
+STATS_DUMP = False  # counts travel back through Dagster Pipes instead
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 
 # Small numbered steps, each testable on its own.

@@ -57,7 +57,8 @@ def run_nightly(settings: Settings):
     from orchestration.definitions import build_definitions
 
     job = build_definitions().resolve_job_def("nightly")
-    return job.execute_in_process(instance=DagsterInstance.get(), raise_on_error=False)
+    run_config = {"loggers": {"console": {"config": {"log_level": os.environ.get("MENDEL_LOG_LEVEL", "INFO")}}}}
+    return job.execute_in_process(run_config=run_config, instance=DagsterInstance.get(), raise_on_error=False)
 
 
 def summarize(result) -> dict:
@@ -177,6 +178,21 @@ def cmd_ui(args) -> int:
         return subprocess.call(command, cwd=PROJECT_ROOT)
 
 
+def cmd_eval_ner(args) -> int:
+    from ner_eval.gate import evaluate_gate
+
+    gate = evaluate_gate(gold_path=args.gold, thresholds_path=args.thresholds)
+    if args.json:
+        print(json.dumps({"passed": gate.passed, "failures": gate.failures, "labels": gate.table}, ensure_ascii=False))
+    else:
+        columns = ["label", "gold", "predicted", "precision", "recall", "f1", "norm_accuracy", "passed"]
+        print("  ".join(f"{c:>13}" for c in columns))
+        for row in gate.table:
+            print("  ".join(f"{str(row.get(c, '')):>13}" for c in columns))
+        print("gate " + ("PASSED" if gate.passed else "FAILED: " + "; ".join(gate.failures)))
+    return 0 if gate.passed else 1
+
+
 def cmd_migrate(args) -> int:
     from mendel import db
 
@@ -211,6 +227,12 @@ def build_parser() -> argparse.ArgumentParser:
     ui = sub.add_parser("ui", help="start the Dagster UI on 127.0.0.1")
     ui.add_argument("--port", type=int, default=3000)
     ui.set_defaults(func=cmd_ui)
+    evaluate = sub.add_parser("eval", help="evaluations").add_subparsers(dest="evaluation", required=True)
+    eval_ner = evaluate.add_parser("ner", help="per-label precision/recall of the recogniser on the gold corpus")
+    eval_ner.add_argument("--gold", default=None, help="gold JSONL (default: the bundled ner_eval gold)")
+    eval_ner.add_argument("--thresholds", default=None, help="thresholds YAML (default: ner_eval/thresholds.yaml)")
+    eval_ner.add_argument("--json", action="store_true")
+    eval_ner.set_defaults(func=cmd_eval_ner)
     sub.add_parser("migrate", help="apply database migrations").set_defaults(func=cmd_migrate)
     return parser
 

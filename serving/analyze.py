@@ -6,7 +6,8 @@ import re
 
 from mendel.ner.rules import eli_for, extract_entities
 
-ACT_RE = re.compile(r"^(?P<act>\d+/\d{4} Sb\.|nařízení \(EU\) \S+|směrnice \S+)\s*(?P<provision>.*)$")
+# A LAW_REF norm is "<act> <provision path>" (either part may be missing); the path starts at § or čl.
+PROVISION_START_RE = re.compile(r"(?:^|\s)(?=§|čl\.|Čl\.)")
 
 
 def references(query: str) -> list[dict]:
@@ -14,8 +15,9 @@ def references(query: str) -> list[dict]:
     for entity in extract_entities(query):
         if entity.label != "LAW_REF" or not entity.norm:
             continue
-        match = ACT_RE.match(entity.norm)
-        act, provision = (match.group("act"), match.group("provision") or None) if match else (None, entity.norm)
+        split = PROVISION_START_RE.search(entity.norm)
+        act = (entity.norm[:split.start()] if split else entity.norm).strip() or None
+        provision = entity.norm[split.end():].strip() if split else None
         found.append({"act": act, "provision": provision, "eli": eli_for(act) if act else None,
                       "text": entity.text, "start": entity.start, "end": entity.end})
     return found

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -122,5 +121,3 @@ class Searcher:
                    page_end=c["page_end"], section=c["section"], text=c["text"], score=round(score, 6),
                    chunk_id=c["chunk_id"], citation=c.get("citation"), lists=lists)
 
-
-_CITATION_RE = re.compile(r"^(?P<act>\d+/\d{4} Sb\.)")

@@ -60,3 +60,13 @@ def test_analyze_json_shape(cli_env):
     assert (ref["act"], ref["provision"], ref["eli"]) == ("89/2012 Sb.", "§ 2079", "/eli/cz/sb/2012/89")
     assert payload["acts"][0]["citation"] == "89/2012 Sb."
     assert all({"citation", "title", "score"} <= set(a) for a in payload["acts"])
+
+
+def test_eval_ner_json():
+    out = run_cli(["eval", "ner", "--json"])
+    assert out.returncode == 0, out.stderr
+    payload = json.loads(out.stdout)
+    assert payload["passed"] is True
+    labels = {row["label"]: row for row in payload["labels"]}
+    assert {"LAW_REF", "DECISION_REF"} <= set(labels)
+    assert all(0.0 <= row["precision"] <= 1.0 and 0.0 <= row["recall"] <= 1.0 for row in labels.values())

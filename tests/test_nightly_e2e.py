@@ -79,14 +79,15 @@ def test_second_run_changes_nothing(nightly, tmp_path):
 def test_failing_gate_blocks_indexes(nightly, tmp_path):
     import ner_eval
 
-    # The real gold file with every entity shifted by three characters: precision and recall collapse.
+    # The real gold file with every span moved three characters right (still well-formed): P and R collapse.
     broken = tmp_path / "broken_gold.jsonl"
     with open(Path(ner_eval.__file__).parent / "gold" / "sample_gold.jsonl", encoding="utf-8") as src, broken.open("w", encoding="utf-8") as dst:
         for line in src:
             record = json.loads(line)
             for entity in record["entities"]:
-                entity["start"] += 3
-                entity["end"] += 3
+                entity["start"] = min(entity["start"] + 3, len(record["text"]))
+                entity["end"] = min(entity["end"] + 3, len(record["text"]))
+                entity["text"] = record["text"][entity["start"]:entity["end"]]
             dst.write(json.dumps(record, ensure_ascii=False) + "\n")
     before = bundle.current_version(nightly["home"] / "bundles")
     result = run_nightly(nightly["home"], nightly["database_url"], nightly["mirror_url"], nightly["instance"],
