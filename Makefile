@@ -13,6 +13,7 @@ $(STAMP): pyproject.toml constraints.txt
 	  echo "venv module missing: installing python3-venv"; \
 	  apt-get update -qq && apt-get install -y -qq python3-venv python3.11-venv; \
 	  $(PYTHON) -m venv $(VENV); }
+	@command -v tesseract >/dev/null || { apt-get update -qq && apt-get install -y -qq tesseract-ocr tesseract-ocr-ces tesseract-ocr-eng; } || echo "tesseract not installed: scanned pages can't be OCR'd"
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test]'
 	@touch $@

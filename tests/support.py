@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-# Two small real acts keep the end-to-end run short while crossing every stage.
+# A small real slice keeps the end-to-end run short while crossing every stage: two acts, the one
+# Nejvyšší soud decision published in 2025, and the RÚIAN files (the municipal crawl has its own tests).
 E2E_ACTS = "/sb/2024/87,/sb/2025/573"
+E2E_SOURCES = "esbirka,nsoud,ruian"
+E2E_CRAWL_ENV = {"MENDEL_NSOUD_FROM": "2025-01-01", "MENDEL_NSOUD_TO": "2025-12-31"}
 
 
 def nightly_resources(home: Path, database_url: str, mirror_url: str, **overrides):
     from orchestration.resources import MendelResource
 
     return MendelResource(home=str(home), profile="demo", database_url=database_url, mirror_url=mirror_url,
-                          esbirka_years="2024,2025", esbirka_acts=E2E_ACTS, **overrides)
+                          esbirka_years="2024,2025", esbirka_acts=E2E_ACTS, sources=E2E_SOURCES,
+                          crawl_env=E2E_CRAWL_ENV, **overrides)
 
 
 def run_nightly(home: Path, database_url: str, mirror_url: str, instance, **overrides):

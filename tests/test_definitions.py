@@ -8,6 +8,10 @@ from orchestration.definitions import defs
 
 EXPECTED_GROUPS = {
     "esbirka_documents": "crawl",
+    "nsoud_documents": "crawl",
+    "municipal_documents": "crawl",
+    "ruian_documents": "crawl",
+    "ruian_records": "extract",
     "document_pages": "extract",
     "document_chunks": "extract",
     "legal_entities": "ner",
@@ -33,7 +37,8 @@ def test_lineage_runs_through_the_gate():
     graph = defs.resolve_asset_graph()
     upstream = {key.to_user_string(): {p.to_user_string() for p in graph.get(key).parent_keys}
                 for key in graph.get_all_asset_keys()}
-    assert upstream["document_pages"] == {"esbirka_documents"}
+    assert upstream["document_pages"] == {"esbirka_documents", "nsoud_documents", "municipal_documents"}
+    assert upstream["ruian_records"] == {"ruian_documents"}
     for gated in ("chunk_embeddings", "bm25_index", "entity_graph"):
         assert upstream[gated] == {"legal_entities"}
     assert upstream["index_bundle"] == {"bm25_index", "faiss_index", "entity_graph"}

@@ -318,6 +318,73 @@ def test_blesno_pdfs_under_their_real_paths(http, mirror):
     assert http.get(mirror.base_url + "/assets/articles/kanalizace/neni.pdf").status_code == 404
 
 
+def test_blesno_rest_backend_lists_articles_and_their_pdfs(http, mirror):
+    files = sorted((CORPUS / "municipal" / "blesno").glob("*/*.pdf"))
+    by_article: dict[str, set[str]] = {}
+    for pdf in files:
+        slug, name = pdf.name.split("__", 1)
+        by_article.setdefault(slug, set()).add(name)
+    r = http.get(mirror.base_url + "/articles/ids?prefix=")
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/json"
+    assert r.json() == sorted(by_article)
+    assert http.get(mirror.base_url + "/articles/ids?prefix=vr-").json() == sorted(a for a in by_article if a.startswith("vr-"))
+    assert http.get(mirror.base_url + "/articles/ids").status_code == 404  # Spring: no `prefix` → article "ids"
+    host = mirror.base_url.split("://", 1)[1]
+    for slug, names in by_article.items():
+        refs = http.get(f"{mirror.base_url}/articles/{slug}/assets?type=references").json()
+        assert {ref["name"] for ref in refs} == names
+        for ref in refs:
+            assert ref["url"] == f"http://{host}/articles/{slug}/assets/{ref['name']}"
+            pdf = http.get(ref["url"])
+            assert pdf.status_code == 200 and pdf.headers["Content-Type"] == "application/pdf"
+            assert pdf.content == (CORPUS / "municipal" / "blesno").joinpath(
+                next(p for p in files if p.name == f"{slug}__{ref['name']}")).read_bytes()
+    assert http.get(mirror.base_url + "/articles/neni/assets?type=references").json() == []
+    assert http.get(mirror.base_url + "/articles/kanalizace/assets").status_code == 404
+    assert http.get(mirror.base_url + "/articles/kanalizace/assets/neni.pdf").status_code == 404
+    assert http.get(mirror.base_url + "/articles/kanalizace/assets/Kanalizacni-Rad.pdf").status_code == 404
+
+
+def test_ruian_vfr_files_and_link_list(http, mirror):
+    files = {"20140331_OB_564729_UKSH.xml.gz": CORPUS / "cuzk" / "ruian" / "OB_UKSH.xml.gz",
+             "20140706_ST_ZKSH.xml.gz": CORPUS / "cuzk" / "ruian" / "ST_ZKSH.xml.gz"}
+    for name, path in files.items():
+        r = http.get(f"{mirror.base_url}/vymenny_format/soucasna/{name}")
+        assert r.status_code == 200 and r.headers["Content-Type"] == "application/x-gzip"
+        assert r.content == path.read_bytes() and r.headers["ETag"] == f'"{sha256_file(path)}"'
+        again = http.get(f"{mirror.base_url}/vymenny_format/soucasna/{name}", headers={"If-None-Match": r.headers["ETag"]})
+        assert again.status_code == 304
+    assert http.get(mirror.base_url + "/vymenny_format/soucasna/20140331_OB_1_UKSH.xml.gz").status_code == 404
+
+    def links(query: str) -> list[str]:
+        r = http.get(f"{mirror.base_url}/vdp/ruian/vymennyformat/seznamlinku?{query}")
+        assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/plain")
+        assert r.text == "" or r.text.endswith("\r\n")
+        return r.text.split("\r\n")[:-1]
+
+    real = "https://vdp.cuzk.gov.cz/vymenny_format/soucasna/"
+    assert links("vf.pu=S&_vf.pu=on&vf.cr=U&vf.up=OB&vf.ds=K&vf.uo=A&search=Vyhledat") == [real + "20140331_OB_564729_UKSH.xml.gz"]
+    assert links("vf.cr=U&vf.up=OB&vf.ds=K&vf.uo=O&ob.kod=564729") == [real + "20140331_OB_564729_UKSH.xml.gz"]
+    assert links("vf.cr=U&vf.up=OB&vf.ds=K&vf.uo=O&ob.kod=554782") == []
+    assert links("vf.cr=Z&vf.up=ST&vf.ds=K") == [real + "20140706_ST_ZKSH.xml.gz"]
+    assert links("vf.cr=U&vf.up=ST") == []
+    assert links("") == [real + "20140706_ST_ZKSH.xml.gz", real + "20140331_OB_564729_UKSH.xml.gz"]
+
+
+def test_robots_txt_can_disallow(tmp_path, monkeypatch):
+    strict = "User-agent: *\nDisallow: /articles/\n"
+    with MirrorThread(CORPUS, robots_txt=strict) as m:
+        assert requests.get(m.base_url + "/robots.txt", timeout=5).text == strict
+    robots_file = tmp_path / "robots.txt"
+    robots_file.write_text("User-agent: MendelBot\nDisallow: /\n", encoding="utf-8")
+    monkeypatch.setenv("MENDEL_MIRROR_ROBOTS_TXT", str(robots_file))
+    with MirrorThread(CORPUS) as m:
+        assert requests.get(m.base_url + "/robots.txt", timeout=5).text == "User-agent: MendelBot\nDisallow: /\n"
+    monkeypatch.delenv("MENDEL_MIRROR_ROBOTS_TXT")
+    with MirrorThread(CORPUS) as m:
+        assert "Allow: /" in requests.get(m.base_url + "/robots.txt", timeout=5).text
+
+
 def ns_records() -> dict[str, dict]:
     records = {}
     for path in sorted((CORPUS / "courts").glob("ns_decisions*.jsonl")):

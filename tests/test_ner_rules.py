@@ -141,7 +141,7 @@ NEGATIVES = [
 
 @pytest.mark.parametrize("text", NEGATIVES, ids=[t[:30] for t in NEGATIVES])
 def test_hard_negatives(text):
-    ents = extract_entities(text)
+    ents = [e for e in extract_entities(text) if e.label in (L, D)]  # dates etc. are other labels
     if "(dále jen" in text:  # only the citation, not the title's short name nor the abbreviation being defined
         assert [e.text for e in ents] == [text[:text.index(" Sb.") + 4]]
     else:

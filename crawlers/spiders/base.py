@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit, urlunsplit
+
 import psycopg
 import scrapy
 from scrapy.exceptions import IgnoreRequest
@@ -65,3 +67,34 @@ class MendelSpider(scrapy.Spider):
             self.log_outcome(request.url, "disallowed", reason=str(failure.value)[:500])
         else:
             self.log_outcome(request.url, "failed", reason=f"{failure.type.__name__}: {failure.value}"[:500])
+
+    def on_listing_error(self, failure: Failure) -> None:
+        """A listing (search page, feed, index) failed: nothing below it was discovered; count it and say so."""
+        request = failure.request
+        self.logger.error("listing failed: %s (%s: %s)", request.url, failure.type.__name__, failure.value)
+        self.crawler.stats.inc_value("mendel/listing_failed")
+
+
+def rebase_url(url: str, origin: str | None) -> str:
+    """Re-root an absolute real-site URL onto ``origin`` (``scheme://host[:port]``), keeping path and query.
+
+    The local mirror serves every source under its real paths on one origin, so in the demo profile the URLs
+    a site publishes (feed attachments, file lists) are fetched from the mirror by swapping the origin only.
+    With no origin (production) the URL is returned unchanged.
+    """
+    if not origin:
+        return url
+    parts, target = urlsplit(url), urlsplit(origin)
+    if not parts.scheme or not parts.netloc:
+        return url
+    return urlunsplit((target.scheme, target.netloc, parts.path or "/", parts.query, ""))
+
+
+def response_header(response, name: str) -> str | None:
+    value = response.headers.get(name.encode("latin-1"))
+    return value.decode("latin-1") if value else None
+
+
+def media_type(response) -> str:
+    """The Content-Type without parameters (``text/html; charset=UTF-8`` → ``text/html``); may be empty."""
+    return (response_header(response, "Content-Type") or "").split(";")[0].strip().lower()

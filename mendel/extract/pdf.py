@@ -1,22 +1,44 @@
-"""PDF page text with pdfplumber; a PDF that can't be read raises ExtractionError with the reason."""
+"""PDF pages: pdfplumber text, Tesseract OCR for pages without a usable text layer, PDFium as the fallback.
+
+`pdf_pages(data)` is the plain text-layer reader (kept for callers that want only that). `extract_pdf(data,
+limits)` is what `extract_document` uses:
+
+* every page's text layer comes from pdfplumber, after snapping glyphs of a fallback font back onto their
+  line (a "Č" from another font sits a few points higher and would otherwise land on a line of its own);
+* a page with fewer than `limits.ocr_min_chars` letters and digits (pdfminer's `(cid:NN)` placeholders do
+  not count) that has an image or vector drawing on it is rendered with PDFium in grayscale and OCR'd;
+  the render scale is 300 dpi, or the scan's own resolution when that is already high (a scan stored with
+  one pixel per point), never above `limits.max_pixels`;
+* a PDF that pdfminer can't parse but PDFium can repair (a damaged cross-reference table) is read with
+  PDFium's text layer, with a warning; one that neither can open raises ExtractionError;
+* running headers and footers (`Strana 3 Akt č. 175 / 2025 Sb.`, page numbers) repeated on most pages
+  are dropped, then every page is normalised (NFC, de-hyphenation, whitespace).
+"""
 
 from __future__ import annotations
 
 import io
 import logging
-from dataclasses import dataclass
+import re
+from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 import pdfplumber
 from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 from pdfminer.pdfparser import PDFSyntaxError
+from pdfplumber.utils import extract_text as chars_to_text
+
+from mendel.extract.model import DEFAULT_LIMITS, ExtractionError, ExtractionLimits, Page
+from mendel.extract.normalize import fix_ocr_text, meaningful_chars, normalize_text
+from mendel.extract.sections import HEADING_RE
 
 logging.getLogger("pdfminer").setLevel(logging.ERROR)
 
 MAX_PAGES = 2000
+TEXT_OPTIONS = {"x_tolerance": 1.5, "y_tolerance": 3}
 
-
-class ExtractionError(Exception):
-    """The document can't be turned into pages; the message is the quarantine reason."""
+__all__ = ["ExtractionError", "PageText", "pdf_pages", "extract_pdf", "PdfExtraction", "MAX_PAGES"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +48,7 @@ class PageText:
 
 
 def pdf_pages(data: bytes, max_pages: int = MAX_PAGES) -> list[PageText]:
+    """The text layer of every page, as pdfplumber reads it (no OCR, no normalisation)."""
     if not data.startswith(b"%PDF"):
         raise ExtractionError("not a PDF (missing %PDF header)")
     try:
@@ -35,14 +58,353 @@ def pdf_pages(data: bytes, max_pages: int = MAX_PAGES) -> list[PageText]:
             if len(pdf.pages) > max_pages:
                 raise ExtractionError(f"PDF has {len(pdf.pages)} pages, limit is {max_pages}")
             return [
-                PageText(number, page.extract_text(x_tolerance=1.5, y_tolerance=3) or "")
+                PageText(number, page.extract_text(**TEXT_OPTIONS) or "")
                 for number, page in enumerate(pdf.pages, start=1)
             ]
     except ExtractionError:
         raise
-    except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
-        raise ExtractionError(f"encrypted PDF: {exc.__class__.__name__}") from exc
-    except PDFSyntaxError as exc:
-        raise ExtractionError(f"malformed PDF: {exc}") from exc
     except Exception as exc:  # pdfminer raises many types on broken files
-        raise ExtractionError(f"unreadable PDF: {exc.__class__.__name__}: {exc}") from exc
+        raise ExtractionError(_pdfminer_reason(exc, data)) from exc
+
+
+def _unwrap(exc: BaseException) -> BaseException:
+    # pdfplumber wraps pdfminer's exception as PdfminerException(original).
+    if exc.__class__.__name__ == "PdfminerException" and exc.args and isinstance(exc.args[0], BaseException):
+        return exc.args[0]
+    return exc
+
+
+def _pdfminer_reason(exc: BaseException, data: bytes) -> str:
+    inner = _unwrap(exc)
+    if isinstance(inner, (PDFPasswordIncorrect, PDFEncryptionError)):
+        return f"encrypted PDF: a password is required ({inner.__class__.__name__})"
+    detail = str(inner) or inner.__class__.__name__
+    if b"%%EOF" not in data[-2048:]:
+        return f"truncated PDF (no %%EOF at the end): {detail}"
+    if isinstance(inner, PDFSyntaxError):
+        return f"malformed PDF: {detail}"
+    return f"unreadable PDF: {inner.__class__.__name__}: {detail}"
+
+
+# --- text layer ----------------------------------------------------------------------------------
+
+def snap_chars(chars: list[dict]) -> list[dict]:
+    """Glyphs that continue a word (adjacent, same size, mostly overlapping vertically) but sit a little
+    higher or lower, typically because they come from a fallback font, are moved onto the word's line."""
+    out: list[dict] = []
+    prev: dict | None = None
+    for char in chars:
+        if prev is not None and char.get("upright", True) and prev.get("upright", True):
+            size, prev_size = char.get("size") or 0, prev.get("size") or 0
+            dy = char["top"] - prev["top"]
+            if (size and prev_size and 0.5 < abs(dy) and abs(size - prev_size) <= 0.2 * prev_size
+                    and abs(char["x0"] - prev["x1"]) <= max(1.0, 0.3 * size)):
+                height = min(char["bottom"] - char["top"], prev["bottom"] - prev["top"])
+                overlap = min(char["bottom"], prev["bottom"]) - max(char["top"], prev["top"])
+                if height > 0 and overlap >= 0.5 * height:
+                    char = dict(char, top=char["top"] - dy, bottom=char["bottom"] - dy,
+                                doctop=char.get("doctop", char["top"]) - dy, y0=char["y0"] + dy,
+                                y1=char["y1"] + dy)
+        out.append(char)
+        prev = char
+    return out
+
+
+@dataclass
+class _RawPage:
+    page_no: int
+    text: str = ""
+    width: float = 0.0
+    height: float = 0.0
+    native_scale: float | None = None  # image pixels per point of the largest image on the page
+    image_short_side: int = 0
+    drawn: bool = False  # has images or vector drawing, so OCR could find text
+    warnings: list[str] = field(default_factory=list)
+
+
+def _check_images(page_no: int, images: list[dict], limits: ExtractionLimits) -> tuple[float | None, int]:
+    native, short_side = None, 0
+    for image in images:
+        width, height = (int(v) for v in (image.get("srcsize") or (0, 0)))
+        if width * height > limits.max_pixels:
+            raise ExtractionError(
+                f"pixel bomb: page {page_no} embeds a {width}x{height} image "
+                f"({width * height / 1e6:.0f} Mpx, limit {limits.max_pixels / 1e6:.0f} Mpx)"
+            )
+        box_width = float(image.get("width") or 0)
+        if width and box_width > 1:
+            scale = width / box_width
+            if native is None or scale > native:
+                native, short_side = scale, min(width, height)
+    return native, short_side
+
+
+def _read_pdfplumber(data: bytes, limits: ExtractionLimits) -> list[_RawPage]:
+    pages: list[_RawPage] = []
+    with pdfplumber.open(io.BytesIO(data)) as pdf:
+        count = len(pdf.pages)
+        if count == 0:
+            raise ExtractionError("PDF has no pages")
+        if count > limits.max_pages:
+            raise ExtractionError(f"PDF has {count} pages, limit is {limits.max_pages}")
+        for number, page in enumerate(pdf.pages, start=1):
+            raw = _RawPage(number, width=float(page.width), height=float(page.height))
+            try:
+                raw.native_scale, raw.image_short_side = _check_images(number, page.images, limits)
+                raw.drawn = bool(page.images or page.curves or page.rects or page.lines)
+                raw.text = chars_to_text(snap_chars(page.chars), **TEXT_OPTIONS) or ""
+            except ExtractionError:
+                raise
+            except Exception as exc:  # one broken content stream: the page stays empty, maybe OCR'd
+                inner = _unwrap(exc)
+                raw.warnings.append(f"page {number}: text layer unreadable ({inner.__class__.__name__}: {inner})")
+                raw.drawn = True
+            finally:
+                page.close()
+            pages.append(raw)
+    return pages
+
+
+def _read_pdfium(data: bytes, limits: ExtractionLimits) -> list[_RawPage]:
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(data)
+    try:
+        count = len(document)
+        if count == 0:
+            raise ExtractionError("PDF has no pages")
+        if count > limits.max_pages:
+            raise ExtractionError(f"PDF has {count} pages, limit is {limits.max_pages}")
+        pages = []
+        for index in range(count):
+            page = document[index]
+            width, height = page.get_size()
+            raw = _RawPage(index + 1, width=width, height=height, drawn=True)
+            textpage = page.get_textpage()
+            raw.text = textpage.get_text_range().replace("\r\n", "\n")
+            textpage.close()
+            page.close()
+            pages.append(raw)
+        return pages
+    finally:
+        document.close()
+
+
+# --- running headers and footers -----------------------------------------------------------------
+
+_DIGITS = re.compile(r"\d+")
+_EDGE_LINES = 2
+
+
+_PUNCT = re.compile(r"[^\w#]+")
+
+
+def _line_key(line: str) -> str:
+    """A line with numbers as "#" and punctuation dropped, so OCR'd and typeset headers compare equal."""
+    return " ".join(_PUNCT.sub(" ", _DIGITS.sub("#", line)).lower().split())
+
+
+def strip_running_lines(texts: list[str]) -> list[str]:
+    """Drop the lines among each page's first and last two that recur (numbers aside) on at least 40 % of
+    the pages (at least 3): running headers, footers and page numbers. Headings are never dropped."""
+    with_text = [t for t in texts if t.strip()]
+    if len(with_text) < 3:
+        return texts
+    counts: Counter[str] = Counter()
+    for text in with_text:
+        lines = [line for line in text.split("\n") if line.strip()]
+        edge = set(lines[:_EDGE_LINES] + lines[-_EDGE_LINES:])
+        counts.update({_line_key(line) for line in edge})
+    threshold = max(3, int(0.4 * len(with_text) + 0.999))
+    running = {key for key, n in counts.items() if n >= threshold and key}
+    if not running:
+        return texts
+    out = []
+    for text in texts:
+        lines = text.split("\n")
+        filled = [i for i, line in enumerate(lines) if line.strip()]
+        edges = set(filled[:_EDGE_LINES] + filled[-_EDGE_LINES:])
+        out.append("\n".join(
+            line for i, line in enumerate(lines)
+            if not (i in edges and _line_key(line) in running and not HEADING_RE.match(line))
+        ))
+    return out
+
+
+# --- OCR -----------------------------------------------------------------------------------------
+
+def render_scale(raw: _RawPage, limits: ExtractionLimits) -> float:
+    """Points-to-pixels scale for OCR: `ocr_dpi`, but no more than a high-resolution scan's own resolution,
+    and within `max_pixels` (down to 150 dpi; a page that needs less is a pixel bomb)."""
+    scale = limits.ocr_dpi / 72.0
+    if raw.native_scale and raw.image_short_side >= 2000:
+        scale = min(scale, raw.native_scale)
+    pixels = raw.width * raw.height * scale * scale
+    if pixels > limits.max_pixels:
+        fitted = scale * (limits.max_pixels / pixels) ** 0.5
+        if fitted < min(scale, 150 / 72.0) * 0.999:
+            raise ExtractionError(
+                f"pixel bomb: page {raw.page_no} is {raw.width / 72:.0f}x{raw.height / 72:.0f} in and would render "
+                f"to {pixels / 1e6:.0f} Mpx (limit {limits.max_pixels / 1e6:.0f} Mpx)"
+            )
+        scale = fitted
+    return scale
+
+
+def _ocr_pages(data: bytes, raws: list[_RawPage], todo: list[_RawPage], limits: ExtractionLimits,
+               warnings: list[str]) -> dict[int, tuple[str, float | None]]:
+    import pypdfium2 as pdfium
+
+    from mendel.extract.ocr import ocr_image
+
+    results: dict[int, tuple[str, float | None]] = {}
+    scales = {raw.page_no: render_scale(raw, limits) for raw in todo}  # every pixel check before any work
+    document = pdfium.PdfDocument(data)
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, limits.ocr_workers)) as pool:
+            pending: list[tuple[int, Future]] = []
+
+            def collect(page_no: int, future: Future) -> None:
+                try:
+                    result = future.result()
+                except ExtractionError as exc:  # a timeout or a Tesseract failure costs this page only
+                    warnings.append(f"page {page_no}: {exc}")
+                    return
+                results[page_no] = (result.text, result.confidence)
+
+            for raw in todo:
+                page = document[raw.page_no - 1]
+                scale = scales[raw.page_no]
+                image = page.render(scale=scale, grayscale=True).to_pil()
+                page.close()
+                dpi = round(72 * scale)
+                pending.append((raw.page_no, pool.submit(ocr_image, image, languages=limits.ocr_languages,
+                                                         dpi=dpi, timeout_s=limits.ocr_timeout_s)))
+                while len(pending) > 2 * max(1, limits.ocr_workers):
+                    collect(*pending.pop(0))
+            for item in pending:
+                collect(*item)
+    finally:
+        document.close()
+    return results
+
+
+# --- title ---------------------------------------------------------------------------------------
+
+_ACT_LINE = re.compile(
+    r"^(?:Ústavní zákon|ÚSTAVNÍ ZÁKON|Zákon|ZÁKON|Vyhláška|VYHLÁŠKA|Nařízení vlády|NAŘÍZENÍ VLÁDY|Nařízení|NAŘÍZENÍ"
+    r"|Obecně závazná vyhláška|OBECNĚ ZÁVAZNÁ VYHLÁŠKA|Opatření obecné povahy|OPATŘENÍ OBECNÉ POVAHY|Sdělení|SDĚLENÍ"
+    r"|Usnesení|USNESENÍ|Nález|NÁLEZ|Rozsudek|ROZSUDEK|Rozhodnutí|ROZHODNUTÍ)\b"
+)
+_TITLE_STOP = re.compile(r"se usnesl|nařizuje|vyhlašuje|stanoví podle|^(?:Parlament|Vláda|Ministerstvo|PREAMBULE)")
+_JUNK_TITLE = re.compile(r"^(?:Microsoft Word - |Snímek|Slide|Dokument|Document|dopis$|untitled|Untitled|PowerPoint)")
+
+
+def good_metadata_title(title: str | None) -> str | None:
+    if not title:
+        return None
+    title = " ".join(str(title).split())
+    letters = sum(ch.isalpha() for ch in title)
+    if len(title.split()) < 2 or letters < 6 or _JUNK_TITLE.match(title) or title.lower().endswith((".doc", ".docx", ".pdf")):
+        return None
+    return title[:300]
+
+
+def title_from_text(text: str) -> str | None:
+    """An act's type line and the lines that go on with it, else the first line that reads like a title."""
+    lines = [line.strip() for line in text.split("\n")[:40]]
+    for index, line in enumerate(lines):
+        if _ACT_LINE.match(line):
+            parts = [line]
+            for following in lines[index + 1:index + 6]:
+                if not following or HEADING_RE.match(following) or _TITLE_STOP.search(following):
+                    break
+                parts.append(following)
+            return " ".join(" ".join(parts).split())[:300]
+    for line in lines[:15]:
+        if len(line.split()) >= 2 and sum(ch.isalpha() for ch in line) >= 8:
+            return line[:300]
+    return None
+
+
+# --- the whole PDF -------------------------------------------------------------------------------
+
+@dataclass
+class PdfExtraction:
+    pages: list[Page]
+    title: str | None
+    warnings: list[str]
+
+
+def _metadata_title(data: bytes) -> str | None:
+    try:
+        import pypdfium2 as pdfium
+
+        document = pdfium.PdfDocument(data)
+        try:
+            return document.get_metadata_dict().get("Title")
+        finally:
+            document.close()
+    except Exception:
+        return None
+
+
+def extract_pdf(data: bytes, limits: ExtractionLimits = DEFAULT_LIMITS) -> PdfExtraction:
+    start = data.find(b"%PDF-", 0, 1024)
+    if start < 0:
+        raise ExtractionError("not a PDF (missing %PDF header)")
+    data = data[start:]
+    warnings: list[str] = []
+    try:
+        raws = _read_pdfplumber(data, limits)
+    except ExtractionError:
+        raise
+    except Exception as exc:
+        reason = _pdfminer_reason(exc, data)
+        if reason.startswith("encrypted"):
+            raise ExtractionError(reason) from exc
+        try:
+            raws = _read_pdfium(data, limits)
+        except ExtractionError:
+            raise
+        except Exception as pdfium_exc:
+            raise ExtractionError(f"{reason}; PDFium: {pdfium_exc}") from exc
+        warnings.append(f"damaged PDF repaired by PDFium ({reason})")
+    for raw in raws:
+        warnings.extend(raw.warnings)
+
+    need = [raw for raw in raws if raw.drawn and meaningful_chars(raw.text) < limits.ocr_min_chars]
+    ocr_results: dict[int, tuple[str, float | None]] = {}
+    if need and limits.ocr:
+        todo = need[: limits.ocr_max_pages]
+        if len(need) > len(todo):
+            warnings.append(f"OCR budget: {len(need) - len(todo)} page(s) past the first {len(todo)} left without OCR")
+        ocr_results = _ocr_pages(data, raws, todo, limits, warnings)
+    elif need:
+        warnings.append(f"{len(need)} page(s) without a text layer (OCR disabled)")
+
+    texts: list[str] = []
+    confidences: list[float | None] = []
+    ocr_used: list[bool] = []
+    for raw in raws:
+        text, conf, used = raw.text, None, False
+        if raw.page_no in ocr_results:
+            ocr_text, ocr_conf = ocr_results[raw.page_no]
+            ocr_text = fix_ocr_text(ocr_text)
+            if meaningful_chars(ocr_text) > meaningful_chars(text):
+                text, conf, used = ocr_text, ocr_conf, True
+                if ocr_conf is not None and ocr_conf < 0.6:
+                    warnings.append(f"page {raw.page_no}: low OCR confidence {ocr_conf:.2f}")
+        texts.append(text)
+        confidences.append(conf)
+        ocr_used.append(used)
+    texts = strip_running_lines(texts)
+    pages = [
+        Page(raw.page_no, normalize_text(text), is_ocr=used, ocr_confidence=conf)
+        for raw, text, conf, used in zip(raws, texts, confidences, ocr_used)
+    ]
+    empty = [p.page_no for p in pages if meaningful_chars(p.text) == 0]
+    if empty and len(empty) == len(pages):
+        warnings.append("no text found on any page")
+    title = good_metadata_title(_metadata_title(data)) or title_from_text(pages[0].text if pages else "")
+    return PdfExtraction(pages=pages, title=title, warnings=warnings)

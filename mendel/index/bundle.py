@@ -74,7 +74,13 @@ def prune(bundles_dir: Path, keep: int) -> None:
     current = current_version(bundles_dir)
     for version in list_versions(bundles_dir)[:-keep]:
         if version != current:
-            shutil.rmtree(bundles_dir / version, ignore_errors=True)
+            # Rename first (atomic) so a versioned directory is always complete, then delete at leisure.
+            trash = bundles_dir / f".trash-{version}"
+            try:
+                os.replace(bundles_dir / version, trash)
+            except FileNotFoundError:
+                continue
+            shutil.rmtree(trash, ignore_errors=True)
 
 
 def current_version(bundles_dir: Path) -> str | None:
@@ -84,12 +90,21 @@ def current_version(bundles_dir: Path) -> str | None:
         return None
 
 
-def current_bundle(bundles_dir: Path, verify: bool = False) -> Path:
-    version = current_version(bundles_dir)
-    if version is None:
-        raise BundleError(f"no published bundle in {bundles_dir}; run `mendel run` first")
-    path = bundles_dir / version
-    manifest = read_manifest(path)
+def current_bundle(bundles_dir: Path, verify: bool = False, attempts: int = 5) -> Path:
+    for _ in range(attempts):
+        version = current_version(bundles_dir)
+        if version is None:
+            raise BundleError(f"no published bundle in {bundles_dir}; run `mendel run` first")
+        path = bundles_dir / version
+        try:
+            manifest = read_manifest(path)
+            break
+        except BundleError:
+            # Pruned between reading CURRENT and opening it: newer bundles were published; look again.
+            if current_version(bundles_dir) == version:
+                raise
+    else:
+        raise BundleError(f"{bundles_dir}: bundles are being replaced faster than they can be opened")
     if verify:
         for name, digest in manifest["files"].items():
             if _sha256(path / name) != digest:

@@ -11,9 +11,17 @@ www.e-sbirka.cz                ``/esel-esbir-daver/...`` REST API (:mod:`mendel.
 opendata.eselpoint.gov.cz      ``/sparql`` (:mod:`mendel.mirror.esbirka`)
 rozhodnuti.nsoud.cz            ``/Judikatura/judikatura_ns.nsf/...`` (:mod:`mendel.mirror.courts`)
 www.mesto-kadan.cz             ``/1ad1f16beff952576ae7ddd76a91e163`` OFN feed (:mod:`mendel.mirror.municipal`)
-obec Blešno site               ``/assets/articles/{slug}/{file}.pdf`` (:mod:`mendel.mirror.municipal`)
-(mirror)                       ``/`` index, ``/robots.txt`` (allow all)
+obec Blešno site               ``/assets/articles/{slug}/{file}.pdf``, REST ``/articles/...``
+                               (:mod:`mendel.mirror.municipal`)
+vdp.cuzk.gov.cz                ``/vymenny_format/soucasna/{file}.xml.gz``, ``/vdp/ruian/vymennyformat/seznamlinku``
+                               (:mod:`mendel.mirror.cuzk`)
+(mirror)                       ``/`` index, ``/robots.txt`` (allow all unless told otherwise, see below)
 =============================  ======================================================================
+
+``/robots.txt`` allows everything by default. To test a crawler's obedience, a server can be given another
+robots.txt: ``MirrorThread(root, robots_txt="User-agent: *\\nDisallow: /articles/\\n")`` (also ``make_server`` and
+``MirrorServer``), ``mendel.mirror.server --robots FILE``, or the ``MENDEL_MIRROR_ROBOTS_TXT`` environment variable
+(a file path) read when a server starts without an explicit ``robots_txt``.
 
 Files are served byte-for-byte. Every 200 carries Content-Type, Content-Length and a sha256 ETag; file
 responses also carry Last-Modified. ``If-None-Match`` (or, without it, ``If-Modified-Since``) yields 304.
@@ -26,6 +34,7 @@ from __future__ import annotations
 import argparse
 import email.utils
 import html
+import os
 import socket
 import socketserver
 import threading
@@ -34,6 +43,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from .courts import NsoudSite
+from .cuzk import CuzkSite
 from .esbirka import API_PREFIX, EsbirkaSite, not_found_api
 from .municipal import MunicipalSite
 from .responses import FileDigests, Response, chyby_response, html_response, text_response
@@ -45,6 +55,13 @@ ROBOTS_TXT = (
     "Allow: /\n"
 )
 MAX_REQUEST_BODY = 1 << 20
+ROBOTS_ENV = "MENDEL_MIRROR_ROBOTS_TXT"
+
+
+def configured_robots_txt() -> str:
+    """robots.txt from the file named by ``MENDEL_MIRROR_ROBOTS_TXT``, else the allow-all default."""
+    path = os.environ.get(ROBOTS_ENV)
+    return Path(path).read_text(encoding="utf-8") if path else ROBOTS_TXT
 
 
 def default_corpus_root() -> Path:
@@ -55,12 +72,14 @@ def default_corpus_root() -> Path:
 class MirrorServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, server_address: tuple[str, int], corpus_root: Path):
+    def __init__(self, server_address: tuple[str, int], corpus_root: Path, robots_txt: str | None = None):
         self.corpus_root = Path(corpus_root).resolve()
+        self.robots_txt = robots_txt if robots_txt is not None else configured_robots_txt()
         self.request_log: list[tuple[str, str, int]] = []
         self.digests = FileDigests()
         self.esbirka = EsbirkaSite(self.corpus_root, self.digests)
-        self.sites = [self.esbirka, NsoudSite(self.corpus_root), MunicipalSite(self.corpus_root, self.digests)]
+        self.sites = [self.esbirka, NsoudSite(self.corpus_root), MunicipalSite(self.corpus_root, self.digests),
+                      CuzkSite(self.corpus_root, self.digests)]
         super().__init__(server_address, MirrorRequestHandler)
 
     def server_bind(self) -> None:
@@ -76,7 +95,7 @@ class MirrorServer(ThreadingHTTPServer):
 
     def route(self, method: str, path: str, raw_path: str, query: str, headers, body: bytes) -> Response:
         if path == "/robots.txt" and method in ("GET", "HEAD"):
-            return text_response(ROBOTS_TXT)
+            return text_response(self.robots_txt)
         if path == "/" and method in ("GET", "HEAD"):
             return self.index()
         for site in self.sites:
@@ -96,7 +115,8 @@ class MirrorServer(ThreadingHTTPServer):
             f"<h2>e-Sbírka acts</h2>\n<ul>\n{rows}\n</ul>\n"
             '<p><a href="/assets/articles/">Obec Blešno documents</a> · '
             '<a href="/1ad1f16beff952576ae7ddd76a91e163">Kadaň notice board (OFN)</a> · '
-            '<a href="/Judikatura/judikatura_ns.nsf/$$WebSearch1?SearchView&amp;Query=">Nejvyšší soud</a></p>\n'
+            '<a href="/Judikatura/judikatura_ns.nsf/$$WebSearch1?SearchView&amp;Query=">Nejvyšší soud</a> · '
+            '<a href="/vdp/ruian/vymennyformat/seznamlinku?vf.cr=U&amp;vf.up=OB&amp;vf.uo=A">RÚIAN VFR files</a></p>\n'
             "</body></html>\n")
 
 
@@ -187,17 +207,19 @@ class MirrorRequestHandler(BaseHTTPRequestHandler):
         pass
 
 
-def make_server(corpus_root: Path, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
-    return MirrorServer((host, port), corpus_root)
+def make_server(corpus_root: Path, host: str = "127.0.0.1", port: int = 0,
+                robots_txt: str | None = None) -> ThreadingHTTPServer:
+    return MirrorServer((host, port), corpus_root, robots_txt=robots_txt)
 
 
 class MirrorThread:
     """Context manager running a mirror in a daemon thread: ``with MirrorThread(root) as m: m.base_url``."""
 
-    def __init__(self, corpus_root: Path, host: str = "127.0.0.1", port: int = 0):
+    def __init__(self, corpus_root: Path, host: str = "127.0.0.1", port: int = 0, robots_txt: str | None = None):
         self.corpus_root = Path(corpus_root)
         self.host = host
         self.port = port
+        self.robots_txt = robots_txt
         self.server: MirrorServer | None = None
         self.base_url: str = ""
         self._thread: threading.Thread | None = None
@@ -208,7 +230,7 @@ class MirrorThread:
 
     def start(self) -> "MirrorThread":
         if self.server is None:
-            self.server = make_server(self.corpus_root, self.host, self.port)
+            self.server = make_server(self.corpus_root, self.host, self.port, robots_txt=self.robots_txt)
             self.base_url = self.server.base_url
             self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
                                             name=f"mendel-mirror-{self.server.server_address[1]}", daemon=True)
@@ -232,9 +254,9 @@ class MirrorThread:
         self.stop()
 
 
-def serve_forever(corpus_root: Path, host: str, port: int) -> None:
+def serve_forever(corpus_root: Path, host: str, port: int, robots_txt: str | None = None) -> None:
     """Run a mirror in the foreground (the ``mendel mirror`` command); prints its base URL first."""
-    server = make_server(corpus_root, host, port)
+    server = make_server(corpus_root, host, port, robots_txt=robots_txt)
     print(server.base_url, flush=True)
     try:
         server.serve_forever()
@@ -249,8 +271,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--corpus", type=Path, default=default_corpus_root())
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--robots", type=Path, default=None,
+                        help=f"serve this file as /robots.txt (default: ${ROBOTS_ENV} or allow all)")
     args = parser.parse_args(argv)
-    serve_forever(args.corpus, args.host, args.port)
+    robots = args.robots.read_text(encoding="utf-8") if args.robots else None
+    serve_forever(args.corpus, args.host, args.port, robots_txt=robots)
 
 
 if __name__ == "__main__":

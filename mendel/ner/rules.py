@@ -1,18 +1,25 @@
-"""Rule-based recogniser for Czech legal references (LAW_REF, DECISION_REF).
+"""Rule-based recogniser for Czech legal text: LAW_REF, DECISION_REF, DATE, MONEY, INSTITUTION.
 
 Patterns are assembled from small tables (provision markers, sub-units, act
-types, court registers, the named-act gazetteer in ``acts.py``). Annotation
-rules are in ``ner_eval/GUIDELINES.md``.
+types, court registers, the named-act gazetteer in ``acts.py``; dates in
+``dates.py``, amounts in ``money.py``, the authority gazetteer
+``data/institutions.yaml`` in ``institutions.py``). Annotation rules are in
+``ner_eval/GUIDELINES.md``. ``mendel.ner.pipeline`` wraps the same rules in a
+spaCy pipeline.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
 
-from mendel.ner.acts import NAMED_ACTS, NamedAct, act_for_citation
+from mendel.ner.acts import NAMED_ACTS, NamedAct
+from mendel.ner.dates import DATE, date_candidates
+from mendel.ner.institutions import INSTITUTION, institution_candidates
+from mendel.ner.money import MONEY, money_candidates
 
 LAW_REF = "LAW_REF"
 DECISION_REF = "DECISION_REF"
+LABELS = (LAW_REF, DECISION_REF, DATE, MONEY, INSTITUTION)
 
 
 @dataclass(frozen=True)
@@ -418,32 +425,44 @@ def _decision_candidates(text: str):
 # Public API
 # --------------------------------------------------------------------------
 
+def candidates(text: str, default_act: str | None = None) -> list[tuple[int, int, str, str | None]]:
+    """Every rule match as (start, end, label, norm), overlapping, unordered."""
+    return [
+        *_decision_candidates(text),
+        *_provision_candidates(text, default_act),
+        *_cz_act_candidates(text),
+        *_eu_candidates(text),
+        *_gazetteer_candidates(text),
+        *date_candidates(text),
+        *money_candidates(text),
+        *institution_candidates(text),
+    ]
+
+
+def resolve(text: str, found) -> list[Entity]:
+    """Non-overlapping entities from candidates: left to right, the earliest start wins, then the longest."""
+    ordered = sorted(found, key=lambda c: (c[0], -c[1]))
+    entities: list[Entity] = []
+    last_end = -1
+    for start, end, label, norm in ordered:
+        if start < last_end or end <= start:
+            continue
+        if label == LAW_REF and EU_BARE_RE.fullmatch(text, start, end) and entities:
+            norm = _inherit_eu_type(text, entities[-1], start, norm)
+        entities.append(Entity(start, end, label, text[start:end], norm))
+        last_end = end
+    return entities
+
+
 def extract_entities(text: str, default_act: str | None = None) -> list[Entity]:
-    """Legal references in ``text``, sorted by start and non-overlapping.
+    """Entities in ``text`` (labels in ``LABELS``), sorted by start and non-overlapping.
 
     Overlapping candidates are resolved left to right: the earliest start wins, then the longest.
     ``default_act`` (e.g. ``"563/1991 Sb."``) prefixes the norm of provisions cited without an act.
     """
     if not isinstance(text, str) or not text:
         return []
-    candidates = [
-        *_decision_candidates(text),
-        *_provision_candidates(text, default_act),
-        *_cz_act_candidates(text),
-        *_eu_candidates(text),
-        *_gazetteer_candidates(text),
-    ]
-    candidates.sort(key=lambda c: (c[0], -c[1]))
-    entities: list[Entity] = []
-    last_end = -1
-    for start, end, label, norm in candidates:
-        if start < last_end or end <= start:
-            continue
-        if EU_BARE_RE.fullmatch(text, start, end) and entities:
-            norm = _inherit_eu_type(text, entities[-1], start, norm)
-        entities.append(Entity(start, end, label, text[start:end], norm))
-        last_end = end
-    return entities
+    return resolve(text, candidates(text, default_act))
 
 
 def _inherit_eu_type(text: str, previous: Entity, start: int, norm: str) -> str:

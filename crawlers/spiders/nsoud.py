@@ -1,0 +1,134 @@
+"""Nejvyšší soud (rozhodnuti.nsoud.cz): search by publication date → result pages → decision pages.
+
+The search is the Domino full-text view ``$$WebSearch1?SearchView&Query=...`` with a date range on
+``[datum_predani_na_web]`` (the day a decision was put on the web, so a nightly run asks for the last days
+only). Results sit in ``table#tabl`` (``a.odk`` links), further pages behind a "Další" link. Each decision page
+(``WebSearch/{UNID}?openDocument``) is the stored document: its HTML carries the metadata table
+(``td.left-part`` / ``td.right-part``) and the full text; ``doc_id`` is the ECLI.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from urllib.parse import quote
+
+import scrapy
+
+from crawlers.items import FetchedDocument
+from crawlers.spiders.base import MendelSpider, media_type, response_header
+
+NSF = "/Judikatura/judikatura_ns.nsf"
+COURT_GENITIVE = "Nejvyššího soudu"
+_UNID = re.compile(r"/WebSearch/([0-9A-Fa-f]{32})")
+_DMY = re.compile(r"(\d{1,2})\.\s*(\d{1,2})\.\s*(\d{4})")
+
+
+def domino_date(iso: str) -> str:
+    """``2025-01-20`` → ``20/01/2025``, the form Domino's query language expects."""
+    d = date.fromisoformat(iso)
+    return f"{d.day:02d}/{d.month:02d}/{d.year}"
+
+
+def search_query(date_from: str, date_to: str = "") -> str:
+    clauses = [f"[datum_predani_na_web]>={domino_date(date_from)}"]
+    if date_to:
+        clauses.append(f"[datum_predani_na_web]<={domino_date(date_to)}")
+    return " AND ".join(clauses)
+
+
+def search_url(base_url: str, query: str, start: int = 1, count: int = 20) -> str:
+    return (f"{base_url.rstrip('/')}{NSF}/$$WebSearch1?SearchView&Query={quote(query, safe='')}"
+            f"&SearchMax=1000&SearchOrder=4&Start={start}&Count={count}&pohled=1")
+
+
+def czech_numeric_date(text: str | None) -> str | None:
+    """``19. 12. 2024`` (or ``19.12.2024``) → ``2024-12-19``."""
+    m = _DMY.search(text or "")
+    if not m:
+        return None
+    try:
+        return date(int(m.group(3)), int(m.group(2)), int(m.group(1))).isoformat()
+    except ValueError:
+        return None
+
+
+def decision_title(decision_type: str | None, file_number: str) -> str:
+    """``USNESENÍ``, ``29 NSČR 123/2024`` → ``Usnesení Nejvyššího soudu sp. zn. 29 NSČR 123/2024``."""
+    kind = (decision_type or "Rozhodnutí").strip().lower()
+    return f"{kind[:1].upper()}{kind[1:]} {COURT_GENITIVE} sp. zn. {file_number}"
+
+
+def decision_metadata(response) -> dict[str, str]:
+    """The ``td.left-part`` / ``td.right-part`` rows of a decision page, labels without the colon."""
+    meta = {}
+    for row in response.css("tr"):
+        label = " ".join(row.css("td.left-part ::text").getall()).strip().rstrip(":").strip()
+        value = " ".join(t.strip() for t in row.css("td.right-part ::text").getall() if t.strip())
+        if label and value:
+            meta[label] = value
+    return meta
+
+
+class NsoudSpider(MendelSpider):
+    name = "nsoud"
+    source = "nsoud"
+
+    def __init__(self, base_url: str, date_from: str, date_to: str = "", page_size: int | str = 20,
+                 *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.base_url = base_url.rstrip("/")
+        self.query = search_query(date_from, date_to)
+        self.page_size = int(page_size)
+        self.seen: set[str] = set()
+
+    async def start(self):
+        self.load_validators()
+        yield scrapy.Request(search_url(self.base_url, self.query, 1, self.page_size), callback=self.parse_results,
+                             errback=self.on_listing_error)
+
+    def parse_results(self, response):
+        for row in response.css("table#tabl tr"):
+            href = row.css("a.odk::attr(href)").get()
+            if not href:
+                continue
+            url = response.urljoin(href)
+            if url in self.seen:
+                continue
+            self.seen.add(url)
+            cells = [" ".join(t.strip() for t in td.css("::text").getall() if t.strip()) for td in row.css("td")]
+            yield self.document_request(url, self.parse_decision, cb_kwargs={"listing": cells})
+        next_href = response.xpath("//a[normalize-space(.)='Další']/@href").get()
+        if next_href:
+            yield scrapy.Request(response.urljoin(next_href), callback=self.parse_results,
+                                 errback=self.on_listing_error)
+
+    def parse_decision(self, response, listing: list[str]):
+        if self.handle_not_ok(response):
+            return
+        meta = decision_metadata(response)
+        file_number = meta.get("Spisová značka") or (listing[0] if listing else "")
+        text = response.css('div#obsah ::text').getall()
+        if not file_number or not text:
+            self.log_outcome(response.url, "quarantined", status=response.status,
+                             reason="no decision on the page (file number or text missing)")
+            return
+        unid = _UNID.search(response.url)
+        ecli = meta.get("ECLI") or ""
+        yield FetchedDocument(
+            source=self.source,
+            doc_id=ecli or f"nsoud:{unid.group(1).upper() if unid else file_number}",
+            url=response.url,
+            body=response.body,
+            content_type=media_type(response) or "text/html",
+            title=decision_title(meta.get("Typ rozhodnutí"), file_number),
+            doc_type="decision",
+            citation=file_number,
+            published=czech_numeric_date(meta.get("Datum rozhodnutí")),
+            http_status=response.status,
+            etag=response_header(response, "ETag"),
+            last_modified=response_header(response, "Last-Modified"),
+            extra={"court": meta.get("Soud") or "Nejvyšší soud", "ecli": ecli or None,
+                   "web_published": czech_numeric_date(meta.get("Zveřejněno na webu")),
+                   "unid": unid.group(1).upper() if unid else None},
+        )

@@ -1,0 +1,354 @@
+"""One entry point for every format the crawlers bring home: `extract_document(data, content_type, url)`.
+
+The format comes from the declared content type (or, when that is missing or generic, the URL's
+extension), checked against the content's own signature: a PDF that is really an HTML error page, or a
+DOCX that is really a PDF, is refused as a content-type mismatch. Then:
+
+| format | how |
+|---|---|
+| pdf   | pdfplumber text layer; pages without one OCR'd with Tesseract (`mendel.extract.pdf`) |
+| docx  | docling's Word backend, after zip-bomb checks (`mendel.extract.office`) |
+| html  | docling's HTML backend, charset from HTTP, BOM, <meta> or detection |
+| text  | encoding detected (BOM, UTF-16 without BOM, UTF-8, windows-1250 / ISO-8859-2); form feeds split pages |
+| rtf   | striprtf, code page from `\\ansicpg` |
+| json  | an OFN úřední deska notice or board (`mendel.extract.notice`) |
+| image | PNG, JPEG, TIFF (every frame a page), GIF, BMP, WebP: OCR |
+
+Every page is normalised (`mendel.extract.normalize`); sections come from the Czech legal headings and,
+for DOCX and HTML, from heading styles (`mendel.extract.sections`); their offsets point into
+`"\\n\\n".join(page.text for page in pages)`, as `mendel.chunking` joins pages. Bad input of any kind raises
+`ExtractionError` with the reason; `OcrUnavailableError` (a RuntimeError) means Tesseract is missing.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import re
+from urllib.parse import urlparse
+
+from mendel.extract.model import (
+    DEFAULT_LIMITS, ExtractedDocument, ExtractionError, ExtractionLimits, Page, Section,
+)
+from mendel.extract.normalize import meaningful_chars, normalize_text, normalize_with_map
+from mendel.extract.notice import notice_text
+from mendel.extract.sections import GENERIC_LEVEL, ExtraHeading, build_sections
+
+__all__ = [
+    "DEFAULT_LIMITS", "ExtractedDocument", "ExtractionError", "ExtractionLimits", "Page", "Section",
+    "detect_format", "extract_document", "notice_text",
+]
+
+PAGE_SEPARATOR = "\n\n"  # as mendel.chunking.PAGE_SEPARATOR
+
+_CONTENT_TYPES = {
+    "application/pdf": "pdf", "application/x-pdf": "pdf", "application/acrobat": "pdf", "text/pdf": "pdf",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+    "text/html": "html", "application/xhtml+xml": "html",
+    "application/json": "json", "application/ld+json": "json", "text/json": "json",
+    "text/plain": "text", "text/csv": "text", "text/markdown": "text",
+    "application/rtf": "rtf", "text/rtf": "rtf", "application/x-rtf": "rtf", "text/richtext": "rtf",
+}
+_GENERIC = {
+    "", "application/octet-stream", "binary/octet-stream", "application/download", "application/force-download",
+    "application/x-download", "application/unknown", "application/binary", "application/x-unknown",
+}
+_EXTENSIONS = {
+    ".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".xhtml": "html", ".json": "json",
+    ".jsonld": "json", ".txt": "text", ".rtf": "rtf", ".png": "image", ".jpg": "image", ".jpeg": "image",
+    ".tif": "image", ".tiff": "image", ".gif": "image", ".bmp": "image", ".webp": "image",
+}
+_DESCRIBE = {
+    "pdf": "a PDF", "zip": "a ZIP archive (DOCX)", "docx": "a DOCX", "ole": "a legacy MS Office file",
+    "rtf": "RTF", "image": "an image", "html": "HTML", "json": "JSON", "xml": "XML", "text": "plain text",
+    "binary": "binary data", "empty": "empty",
+}
+
+
+# --- format detection ----------------------------------------------------------------------------
+
+def _media_type(content_type: str | None) -> tuple[str, str | None]:
+    if not content_type:
+        return "", None
+    parts = [p.strip() for p in content_type.split(";")]
+    charset = None
+    for param in parts[1:]:
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "charset" and value.strip():
+            charset = value.strip().strip("\"'")
+    return parts[0].lower(), charset
+
+
+def sniff(data: bytes) -> str:
+    """What the bytes say they are: pdf, zip, ole, rtf, image, html, xml, json, text, binary or empty."""
+    if not data.strip():
+        return "empty"
+    head = data[:1024]
+    if b"%PDF-" in head:
+        return "pdf"
+    if data.startswith(b"PK\x03\x04") or data.startswith(b"PK\x05\x06"):
+        return "zip"
+    if data.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
+        return "ole"
+    if data.lstrip()[:5] == b"{\\rtf":
+        return "rtf"
+    if (data.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*", b"GIF87a", b"GIF89a"))
+            or (data[:4] == b"RIFF" and data[8:12] == b"WEBP") or (data[:2] == b"BM" and len(data) > 26
+                                                                  and data[6:10] == b"\x00\x00\x00\x00")):
+        return "image"
+    from mendel.extract.text import _looks_utf16
+
+    encoding = _looks_utf16(head)
+    for bom, name in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+        if data.startswith(bom):
+            encoding, head = name, data[len(bom):1024 + len(bom)]
+            break
+    sample = head.decode(encoding or "latin-1", errors="ignore").lstrip().lower()
+    if encoding is None and head.count(b"\x00") > 0:
+        return "binary"
+    if sample.startswith(("<!doctype html", "<html")) or re.search(r"<(html|head|body)[\s>]", sample[:1024]):
+        return "html"
+    if sample.startswith("<?xml") or sample.startswith("<"):
+        return "html" if "<html" in sample else "xml"
+    if sample.startswith(("{", "[")):
+        return "json"
+    controls = sum(1 for b in head if b < 9 or 13 < b < 32)
+    return "binary" if controls > 0.05 * len(head) else "text"
+
+
+def _expected(content_type: str | None, url: str | None) -> tuple[str | None, str]:
+    """(format the sender claims, how it claims it). None: nothing claimed, go by the content."""
+    media, _ = _media_type(content_type)
+    if media and media not in _GENERIC:
+        if media in _CONTENT_TYPES:
+            return _CONTENT_TYPES[media], f"declared {media}"
+        if media.startswith("image/"):
+            return "image", f"declared {media}"
+        if media.endswith("+json"):
+            return "json", f"declared {media}"
+        raise ExtractionError(f"unsupported content type {media}")
+    if url:
+        path = urlparse(url).path.lower()
+        for extension, fmt in _EXTENSIONS.items():
+            if path.endswith(extension):
+                return fmt, f"URL ending {extension}"
+    return None, ""
+
+
+_COMPATIBLE = {
+    "pdf": {"pdf"}, "docx": {"zip"}, "rtf": {"rtf"}, "image": {"image"},
+    "html": {"html", "xml", "text"}, "json": {"json", "text"}, "text": {"text", "html", "json", "rtf", "xml"},
+}
+
+
+def detect_format(data: bytes, content_type: str | None = None, url: str | None = None) -> str:
+    """pdf, docx, html, json, text, rtf or image; ExtractionError when unsupported or mismatched."""
+    sniffed = sniff(data)
+    if sniffed == "empty":
+        raise ExtractionError("empty document (no content)")
+    expected, source = _expected(content_type, url)
+    if expected is None:
+        if sniffed == "zip":
+            return "docx"
+        if sniffed == "ole":
+            raise ExtractionError("unsupported format: legacy MS Office (OLE) document (.doc/.xls)")
+        if sniffed == "binary":
+            raise ExtractionError("unsupported format: binary data of unknown type")
+        if sniffed == "xml":
+            raise ExtractionError("unsupported format: XML that is not XHTML")
+        return sniffed
+    if sniffed not in _COMPATIBLE[expected]:
+        raise ExtractionError(
+            f"content type mismatch: {source} says {_DESCRIBE[expected]}, but the content is {_DESCRIBE[sniffed]}"
+        )
+    if expected == "text" and sniffed in ("html", "rtf"):
+        return sniffed
+    if expected == "html" and sniffed == "text":
+        return "html"
+    return expected
+
+
+# --- assembly ------------------------------------------------------------------------------------
+
+def _page_starts(pages: list[Page]) -> list[int]:
+    starts, offset = [], 0
+    for page in pages:
+        starts.append(offset)
+        offset += len(page.text) + len(PAGE_SEPARATOR)
+    return starts
+
+
+def _document(pages: list[Page], fmt: str, title: str | None, warnings: list[str],
+              extra: list[ExtraHeading] | None = None) -> ExtractedDocument:
+    if not pages:
+        pages = [Page(1, "")]
+    text = PAGE_SEPARATOR.join(page.text for page in pages)
+    sections = build_sections(text, _page_starts(pages), extra)
+    if not any(meaningful_chars(page.text) for page in pages) and not any("no text" in w for w in warnings):
+        warnings.append("no text found")
+    return ExtractedDocument(pages=pages, sections=sections, title=title or None, format=fmt, warnings=warnings)
+
+
+def _title_from(text: str) -> str | None:
+    from mendel.extract.pdf import title_from_text
+
+    return title_from_text(text)
+
+
+def _layout_document(layout, fmt: str) -> ExtractedDocument:
+    """A DOCX or HTML flattened by docling: one page, its heading styles kept as generic headings."""
+    from mendel.extract.pdf import good_metadata_title
+
+    text, mapping = normalize_with_map(layout.text)
+    extra = []
+    for offset, level, label in layout.headings:
+        position = bisect.bisect_left(mapping, offset)
+        if position < len(text):
+            extra.append(ExtraHeading(position, label, GENERIC_LEVEL + min(max(level, 1), 9) / 10.0 - 0.1))
+    title = good_metadata_title(layout.title) or _title_from(text)
+    return _document([Page(1, text)], fmt, title, list(layout.warnings), extra)
+
+
+def _text_document(text: str, fmt: str, warnings: list[str]) -> ExtractedDocument:
+    parts = text.split("\f") if "\f" in text else [text]
+    if len(parts) > 1 and not parts[-1].strip():
+        parts = parts[:-1]
+    pages = [Page(number, normalize_text(part)) for number, part in enumerate(parts, start=1)]
+    return _document(pages, fmt, _title_from(pages[0].text) if pages else None, warnings)
+
+
+def _json_document(data: bytes, charset: str | None, limits: ExtractionLimits) -> ExtractedDocument:
+    from mendel.extract import notice
+    from mendel.extract.text import decode_text
+
+    text, _ = decode_text(data, charset or "utf-8")
+    if len(text) > limits.max_text_chars:
+        raise ExtractionError(f"JSON has {len(text)} characters, limit is {limits.max_text_chars}")
+    value = notice.loads(text)
+    if isinstance(value, list) and value and all(notice.is_notice(v) for v in value):
+        value = {"typ": notice.BOARD_TYPE, "informace": value}
+    if notice.is_notice(value):
+        page = Page(1, normalize_text(notice.notice_text(value)))
+        return _document([page], "json", notice.notice_title(value), [])
+    if notice.is_board(value):
+        items = [item for item in value["informace"] if isinstance(item, dict)]
+        if len(items) > limits.max_pages:
+            raise ExtractionError(f"board has {len(items)} notices, limit is {limits.max_pages}")
+        warnings = []
+        if len(items) < len(value["informace"]):
+            warnings.append(f"{len(value['informace']) - len(items)} board entries are not objects")
+        pages = [Page(n, normalize_text(notice.notice_text(item))) for n, item in enumerate(items, start=1)]
+        if not pages:
+            warnings.append("board has no notices")
+        extra, offset = [], 0
+        for page, item in zip(pages, items):
+            extra.append(ExtraHeading(offset, notice.notice_title(item) or f"Informace {page.page_no}",
+                                      level=1, kind="notice"))
+            offset += len(page.text) + len(PAGE_SEPARATOR)
+        return _document(pages, "json", notice.board_title(value), warnings, extra)
+    raise ExtractionError("unsupported JSON: not an OFN úřední deska notice or board")
+
+
+def _image_document(data: bytes, limits: ExtractionLimits) -> ExtractedDocument:
+    from PIL import Image, ImageSequence, UnidentifiedImageError
+
+    from mendel.extract.ocr import ocr_image
+
+    try:
+        image = Image.open(io.BytesIO(data))
+        width, height = image.size
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
+        raise ExtractionError(f"malformed image: {exc}") from exc
+    if width * height > limits.max_pixels:
+        raise ExtractionError(
+            f"pixel bomb: {width}x{height} image ({width * height / 1e6:.0f} Mpx, limit {limits.max_pixels / 1e6:.0f} Mpx)"
+        )
+    frames = getattr(image, "n_frames", 1)
+    if frames > limits.max_pages:
+        raise ExtractionError(f"image has {frames} frames, limit is {limits.max_pages}")
+    warnings: list[str] = []
+    pages: list[Page] = []
+    for number, frame in enumerate(ImageSequence.Iterator(image), start=1):
+        if frame.size[0] * frame.size[1] > limits.max_pixels:
+            raise ExtractionError(f"pixel bomb: frame {number} is {frame.size[0]}x{frame.size[1]}")
+        if not limits.ocr or number > limits.ocr_max_pages:
+            warnings.append(f"page {number}: not OCR'd ({'OCR disabled' if not limits.ocr else 'OCR budget'})")
+            pages.append(Page(number, ""))
+            continue
+        try:
+            frame.load()
+            grey = frame.convert("L")
+        except (OSError, ValueError, SyntaxError) as exc:
+            raise ExtractionError(f"malformed or truncated image: {exc}") from exc
+        dpi = frame.info.get("dpi", (300, 300))[0] or 300
+        try:
+            result = ocr_image(grey, languages=limits.ocr_languages, dpi=int(round(float(dpi))),
+                               timeout_s=limits.ocr_timeout_s)
+        except ExtractionError as exc:
+            warnings.append(f"page {number}: {exc}")
+            pages.append(Page(number, ""))
+            continue
+        from mendel.extract.normalize import fix_ocr_text
+
+        if result.confidence is not None and result.confidence < 0.6:
+            warnings.append(f"page {number}: low OCR confidence {result.confidence:.2f}")
+        pages.append(Page(number, normalize_text(fix_ocr_text(result.text)), is_ocr=True,
+                          ocr_confidence=result.confidence))
+    return _document(pages, "image", _title_from(pages[0].text) if pages else None, warnings)
+
+
+def extract_document(data: bytes, content_type: str | None = None, url: str | None = None, *,
+                     limits: ExtractionLimits = DEFAULT_LIMITS) -> ExtractedDocument:
+    """Pages, sections, title and warnings of a document of any supported format.
+
+    Raises ExtractionError(reason) for every kind of bad input: empty, oversized, unsupported or
+    mismatched content type, encrypted/malformed/truncated PDF, zip and pixel bombs, undecodable text,
+    malformed JSON.
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ExtractionError(f"document must be bytes, not {type(data).__name__}")
+    data = bytes(data)
+    if len(data) > limits.max_bytes:
+        raise ExtractionError(f"document is {len(data)} bytes, limit is {limits.max_bytes}")
+    fmt = detect_format(data, content_type, url)
+    _, charset = _media_type(content_type)
+    try:
+        if fmt == "pdf":
+            from mendel.extract.pdf import extract_pdf
+
+            pdf = extract_pdf(data, limits)
+            return _document(pdf.pages, "pdf", pdf.title, pdf.warnings)
+        if fmt == "docx":
+            from mendel.extract.office import docx_document
+
+            return _layout_document(docx_document(data, limits), "docx")
+        if fmt == "html":
+            from mendel.extract.office import html_document
+
+            return _layout_document(html_document(data, limits, charset), "html")
+        if fmt == "json":
+            return _json_document(data, charset, limits)
+        if fmt == "rtf":
+            from mendel.extract.text import rtf_text
+
+            text, truncated = rtf_text(data)
+            return _text_document(text, "rtf", ["truncated RTF: unbalanced groups"] if truncated else [])
+        if fmt == "image":
+            return _image_document(data, limits)
+        from mendel.extract.text import decode_text
+
+        text, encoding = decode_text(data, charset)
+        if len(text) > limits.max_text_chars:
+            raise ExtractionError(f"text has {len(text)} characters, limit is {limits.max_text_chars}")
+        return _text_document(text, "text", [])
+    except ExtractionError:
+        raise
+    except (MemoryError, RecursionError) as exc:
+        raise ExtractionError(f"{fmt} document too large or too deeply nested to process "
+                              f"({exc.__class__.__name__})") from exc
+    except Exception as exc:
+        from mendel.extract.ocr import OcrUnavailableError
+
+        if isinstance(exc, OcrUnavailableError):
+            raise
+        raise ExtractionError(f"unreadable {fmt}: {exc.__class__.__name__}: {exc}") from exc

@@ -1,0 +1,136 @@
+"""OCR with the Tesseract command (`tesseract-ocr`, `-ces`, `-eng` Debian packages), one thread per process.
+
+An image goes to `tesseract stdin stdout tsv` as 8-bit grayscale PGM; the TSV gives every word with its
+confidence and its block / paragraph / line, from which the page text is rebuilt line by line. A page whose
+text comes out upside down or sideways is OCR'd again after Tesseract's orientation detection (`--psm 0`).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+
+from PIL import Image
+
+from mendel.extract.model import ExtractionError
+
+
+class OcrUnavailableError(RuntimeError):
+    """Tesseract (or a requested language) is not installed: a deployment problem, not a bad document."""
+
+
+@dataclass(frozen=True)
+class OcrResult:
+    text: str
+    confidence: float | None  # character-weighted mean word confidence, 0.0-1.0; None without words
+    words: int
+
+
+def tesseract_path() -> str | None:
+    return shutil.which("tesseract")
+
+
+@lru_cache(maxsize=1)
+def tesseract_languages() -> frozenset[str]:
+    path = tesseract_path()
+    if path is None:
+        return frozenset()
+    result = subprocess.run([path, "--list-langs"], capture_output=True, text=True, timeout=30)
+    lines = (result.stdout or result.stderr).splitlines()
+    return frozenset(line.strip() for line in lines[1:] if line.strip())
+
+
+def ocr_available(languages: str = "ces+eng") -> bool:
+    return tesseract_path() is not None and set(languages.split("+")) <= tesseract_languages()
+
+
+def _env() -> dict[str, str]:
+    return dict(os.environ, OMP_THREAD_LIMIT="1")
+
+
+def _pgm(image: Image.Image) -> bytes:
+    if image.mode != "L":
+        image = image.convert("L")
+    buffer = io.BytesIO()
+    image.save(buffer, format="PPM")  # mode L is written as binary PGM (P5), which Leptonica reads fast
+    return buffer.getvalue()
+
+
+def _run(args: list[str], data: bytes, timeout_s: float) -> str:
+    path = tesseract_path()
+    if path is None:
+        raise OcrUnavailableError("tesseract is not installed (apt-get install tesseract-ocr tesseract-ocr-ces)")
+    try:
+        result = subprocess.run([path, "stdin", "stdout", *args], input=data, capture_output=True,
+                                env=_env(), timeout=timeout_s)
+    except subprocess.TimeoutExpired as exc:
+        raise ExtractionError(f"OCR timed out after {timeout_s:.0f} s") from exc
+    if result.returncode != 0:
+        message = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        if any("Failed loading language" in line for line in message):
+            raise OcrUnavailableError("; ".join(message[:2]))
+        raise ExtractionError(f"OCR failed: {message[-1] if message else f'exit {result.returncode}'}")
+    return result.stdout.decode("utf-8", "replace")
+
+
+def parse_tsv(tsv: str) -> OcrResult:
+    """Page text from Tesseract TSV: words joined into lines, paragraphs on new lines, blocks apart."""
+    blocks: dict[tuple[int, int], dict[tuple[int, int], list[str]]] = {}
+    weighted, weight, words = 0.0, 0, 0
+    for row in tsv.splitlines()[1:]:
+        cols = row.split("\t")
+        if len(cols) != 12 or cols[0] != "5":
+            continue
+        word = cols[11].strip()
+        try:
+            conf = float(cols[10])
+        except ValueError:
+            continue
+        if not word or conf < 0:
+            continue
+        page, block, par, line = (int(c) for c in cols[1:5])
+        blocks.setdefault((page, block), {}).setdefault((par, line), []).append(word)
+        weighted += conf * len(word)
+        weight += len(word)
+        words += 1
+    text = "\n\n".join(
+        "\n".join(" ".join(line_words) for line_words in lines.values()) for lines in blocks.values()
+    )
+    return OcrResult(text=text, confidence=round(weighted / weight / 100.0, 4) if weight else None, words=words)
+
+
+_ROTATE = re.compile(r"Rotate:\s*(\d+)")
+_ORIENTATION_CONF = re.compile(r"Orientation confidence:\s*([\d.]+)")
+
+
+def _orientation(data: bytes, timeout_s: float) -> int:
+    """Degrees to rotate the image clockwise so the text stands upright (0 when unsure)."""
+    try:
+        out = _run(["--psm", "0", "-l", "osd"], data, timeout_s)
+    except (ExtractionError, OcrUnavailableError):
+        return 0
+    rotate, conf = _ROTATE.search(out), _ORIENTATION_CONF.search(out)
+    if not rotate or not conf or float(conf.group(1)) < 2.0:
+        return 0
+    return int(rotate.group(1)) % 360
+
+
+def ocr_image(image: Image.Image, *, languages: str = "ces+eng", dpi: int = 300,
+              timeout_s: float = 180.0, detect_orientation: bool = True) -> OcrResult:
+    data = _pgm(image)
+    args = ["-l", languages, "--dpi", str(int(dpi)), "--psm", "3", "tsv"]
+    result = parse_tsv(_run(args, data, timeout_s))
+    if detect_orientation and (result.confidence is None or result.confidence < 0.6) \
+            and "osd" in tesseract_languages():
+        rotate = _orientation(data, timeout_s)
+        if rotate:
+            # Tesseract's "Rotate: N" is clockwise; PIL rotates counter-clockwise.
+            turned = parse_tsv(_run(args, _pgm(image.rotate(-rotate, expand=True)), timeout_s))
+            if (turned.confidence or 0) > (result.confidence or 0):
+                result = turned
+    return result

@@ -1,0 +1,271 @@
+"""INSTITUTION: Czech and EU public authorities, normalised to the nominative canonical name.
+
+The gazetteer lives in ``data/institutions.yaml``. Case forms of each name are generated
+here from a few Czech declension paradigms (adjectives agreeing with the head noun), so the
+table only holds nominatives; irregular heads list their ``forms``. The same forms feed the
+spaCy pattern file (``mendel.ner.patterns``). Annotation rules: ``ner_eval/GUIDELINES.md``.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+
+INSTITUTION = "INSTITUTION"
+
+# nominative, genitive, dative, accusative, locative, instrumental (vocative left out)
+N_CASES = 6
+
+
+def _fem_dative(stem: str) -> str:
+    for end, repl in (("ch", "še"), ("k", "ce"), ("h", "ze"), ("g", "ze"), ("r", "ře")):
+        if stem.endswith(end):
+            return stem[: -len(end)] + repl
+    if stem[-1:] in "dtnbpvmf":
+        return stem + "ě"
+    return stem + "e"
+
+
+def _noun_forms(word: str) -> tuple[list[list[str]], str]:
+    """Case forms of a head noun and its gender ("m", "f", "n")."""
+    w = word
+    if w.endswith("o"):
+        s = w[:-1]
+        return [[w], [s + "a"], [s + "u"], [w], [s + "u", s + "ě"], [s + "em"]], "n"
+    if w.endswith("í"):
+        return [[w], [w], [w], [w], [w], [w + "m"]], "n"
+    if w.endswith("a"):
+        s = w[:-1]
+        dat = _fem_dative(s)
+        return [[w], [s + "y"], [dat], [s + "u"], [dat], [s + "ou"]], "f"
+    if w.endswith("e"):
+        s = w[:-1]
+        return [[w], [w], [s + "i"], [s + "i"], [s + "i"], [s + "í"]], "f"
+    return [[w], [w + "u"], [w + "u"], [w], [w + "u", w + "ě"], [w + "em"]], "m"
+
+
+def _adjective_forms(word: str, gender: str) -> list[list[str]]:
+    if word.endswith("ý"):
+        s = word[:-1]
+        return [[s + e] for e in ("ý", "ého", "ému", "ý", "ém", "ým")]
+    if word.endswith("á"):
+        s = word[:-1]
+        return [[s + e] for e in ("á", "é", "é", "ou", "é", "ou")]
+    if word.endswith("é"):
+        s = word[:-1]
+        return [[s + e] for e in ("é", "ého", "ému", "é", "ém", "ým")]
+    s = word[:-1]  # soft "-í"
+    if gender == "f":
+        return [[word]] * N_CASES
+    return [[s + e] for e in ("í", "ího", "ímu", "í", "ím", "ím")]
+
+
+def _is_adjective(word: str, last: bool) -> bool:
+    return word.endswith(("ý", "á", "é")) or (word.endswith("í") and not last)
+
+
+def head_length(words: list[str]) -> int:
+    for i, word in enumerate(words):
+        if not _is_adjective(word, last=i == len(words) - 1):
+            return i + 1
+    return len(words)
+
+
+def decline(name: str, head: int | None = None) -> list[str]:
+    """All case forms of ``name`` (declined head + fixed rest), nominative first, no duplicates."""
+    words = name.split()
+    n = head or head_length(words)
+    noun_cases, gender = _noun_forms(words[n - 1])
+    per_word = [_adjective_forms(w, gender) for w in words[: n - 1]] + [noun_cases]
+    rest = words[n:]
+    forms: list[str] = []
+    for case in range(N_CASES):
+        combos = [[]]
+        for cases in per_word:
+            combos = [c + [alt] for c in combos for alt in cases[case]]
+        for combo in combos:
+            form = " ".join(combo + rest)
+            if form not in forms:
+                forms.append(form)
+    return forms
+
+
+def fold(text: str) -> str:
+    """ASCII folding, as in the court-citation CSVs ("Okresniho soudu v Usti nad Labem")."""
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
+# --------------------------------------------------------------------------
+# Gazetteer
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Institution:
+    name: str  # canonical nominative = norm
+    forms: tuple[str, ...]  # case forms of the bare name (without complement)
+    abbreviations: tuple[str, ...]
+    complement: str | None
+    generic: bool
+    required: bool
+
+    def norm(self, complement: str = "") -> str:
+        if complement and self.complement in ("seat", "territory", "region", "place"):
+            base = self.name[:1].upper() + self.name[1:]
+            return base + " " + " ".join(complement.split())
+        if self.generic:
+            return self.name.lower()
+        return self.name
+
+
+@dataclass(frozen=True)
+class Gazetteer:
+    version: int
+    institutions: tuple[Institution, ...]
+    abbreviations: dict[str, str]  # abbreviation -> norm, including per-entry abbreviations
+    municipal_types: dict[str, tuple[str, ...]]  # nominative -> case forms
+    municipalities: dict[str, tuple[str, ...]]  # nominative -> case forms
+
+
+def _capitalised_variants(form: str, lower: bool) -> list[str]:
+    out = [form, form[:1].upper() + form[1:]]
+    if lower:
+        out.append(form[:1].lower() + form[1:])
+    return list(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=1)
+def load_gazetteer() -> Gazetteer:
+    source = resources.files("mendel.ner").joinpath("data", "institutions.yaml")
+    data = yaml.safe_load(source.read_text(encoding="utf-8"))
+    institutions = []
+    abbreviations: dict[str, str] = {}
+    for entry in data["institutions"]:
+        name = entry["name"]
+        forms = entry.get("forms") or decline(name, entry.get("head"))
+        variants: list[str] = []
+        for form in forms:
+            for v in _capitalised_variants(form, entry.get("lower", False)):
+                variants.append(v)
+                if "soud" in name.lower() and fold(v) != v:
+                    variants.append(fold(v))
+        inst = Institution(name=name, forms=tuple(dict.fromkeys(variants)), abbreviations=tuple(entry.get("abbr", ())),
+                           complement=entry.get("complement"), generic=bool(entry.get("generic")),
+                           required=bool(entry.get("required")))
+        institutions.append(inst)
+        for abbr in inst.abbreviations:
+            abbreviations[abbr] = inst.norm()
+    abbreviations.update(data.get("abbreviations") or {})
+    types = {k: tuple(v) for k, v in data["municipal_types"].items()}
+    munis = {k: tuple(v) for k, v in data["municipalities"].items()}
+    return Gazetteer(int(data["version"]), tuple(institutions), abbreviations, types, munis)
+
+
+# --------------------------------------------------------------------------
+# Regexes
+# --------------------------------------------------------------------------
+
+UP = "A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ"
+LOW = "a-záčďéěíňóřšťúůýž"
+PLACE_WORD = rf"[{UP}][{LOW}]+"
+SP = r"[ \t\u00a0]+"  # within a line
+WS = r"\s+"
+
+
+def _alt(items) -> str:
+    return "|".join(WS.join(re.escape(part) for part in i.split()) for i in sorted(set(items), key=len, reverse=True))
+
+
+def _complement_patterns(gaz: Gazetteer) -> dict[str, str]:
+    names = [f for forms in gaz.municipalities.values() for f in forms]
+    types = [v for forms in gaz.municipal_types.values() for f in forms for v in (f, f[:1].upper() + f[1:])]
+    return {
+        "seat": (rf"{WS}(?:ve?{WS}{PLACE_WORD}(?:{WS}(?:nad|pod){WS}{PLACE_WORD}|{SP}{PLACE_WORD})?|"
+                 rf"{PLACE_WORD}-(?:jih|sever|východ|západ|venkov|město))(?!\w)"),
+        "territory": (rf"{WS}pro{WS}(?:hlavní{WS}město{WS}Prahu|Prahu(?:{SP}[0-9]{{1,2}}(?!\d))?|"
+                      rf"[{UP}][{LOW}]+ý{WS}kraj|kraj{WS}Vysočina)(?!\w)"),
+        "region": rf"{WS}(?:[{UP}][{LOW}]+ého{WS}kraje|hlavního{WS}města{WS}Prahy|[Kk]raje{WS}Vysočina)(?!\w)",
+        "place": rf"{WS}(?:(?:ve?|{_alt(types)}){WS})?(?:{_alt(names)})(?!\w)",
+        "eu": rf"{WS}(?:Evropské{WS}unie|EU)(?!\w)",
+        "cr": rf"{WS}(?:České{WS}republiky|ČR)(?!\w)",
+        "parliament": rf"{WS}Parlamentu{WS}(?:České{WS}republiky|ČR)(?!\w)",
+    }
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    any_re: re.Pattern
+    complements: dict[str, re.Pattern]
+    abbr_re: re.Pattern
+    municipality_re: re.Pattern
+    form_norms: dict[str, str]  # folded-space form -> norm, for normalize_institution
+    type_norm: dict[str, str]
+    name_norm: dict[str, str]
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> _Compiled:
+    gaz = load_gazetteer()
+    groups = "|".join(f"(?P<i{i}>{_alt(inst.forms)})" for i, inst in enumerate(gaz.institutions))
+    any_re = re.compile(rf"(?<![\w.-])(?:{groups})(?!\w)")
+    complements = {k: re.compile(v) for k, v in _complement_patterns(gaz).items()}
+    abbr_re = re.compile(rf"(?<![\w.-])(?:{_alt(gaz.abbreviations)})(?![\w/-])")
+    type_forms = {f: t for t, forms in gaz.municipal_types.items() for f in forms}
+    type_forms.update({f[:1].upper() + f[1:]: t for f, t in list(type_forms.items())})
+    name_forms = {f: n for n, forms in gaz.municipalities.items() for f in forms}
+    municipality_re = re.compile(
+        rf"(?<![\w.-])(?P<type>{_alt(type_forms)}){WS}(?P<name>{_alt(name_forms)})(?!\w)")
+    form_norms = {}
+    for inst in gaz.institutions:
+        if not inst.required:
+            for form in inst.forms:
+                form_norms.setdefault(form, inst.norm())
+    return _Compiled(any_re, complements, abbr_re, municipality_re, form_norms, type_forms, name_forms)
+
+
+# a municipality after these prepositions is a place, not an authority ("v obci Blešno", "do obce Útočiště")
+PLACE_PREPOSITION_RE = re.compile(
+    r"(?:^|[^\w])(?:[vV]e?|[nN]a|[dD]o|[zZ]e?|[uU]|[kK]e?|[pP]o|[pP]řes|[oO]de?|[mM]ezi|[nN]ad|[pP]od|[pP]ři|"
+    r"[kK]olem|[oO]kolo|[mM]imo|území)\s+$")
+
+
+# "726/2005 Sb. NSS": the court's collection of decisions, not the court
+COLLECTION_BEFORE_RE = re.compile(r"Sb\.\s*$")
+
+
+def institution_candidates(text: str):
+    """Yield (start, end, INSTITUTION, norm)."""
+    c = _compiled()
+    gaz = load_gazetteer()
+    for m in c.any_re.finditer(text):
+        inst = gaz.institutions[int(m.lastgroup[1:])]
+        end, comp = m.end(), ""
+        if inst.complement:
+            cm = c.complements[inst.complement].match(text, end)
+            if cm:
+                end, comp = cm.end(), text[m.end():cm.end()]
+        if inst.required and not comp:
+            continue
+        yield m.start(), end, INSTITUTION, inst.norm(comp)
+    for m in c.abbr_re.finditer(text):
+        if COLLECTION_BEFORE_RE.search(text, max(0, m.start() - 8), m.start()):
+            continue
+        yield m.start(), m.end(), INSTITUTION, gaz.abbreviations[m.group()]
+    for m in c.municipality_re.finditer(text):
+        if PLACE_PREPOSITION_RE.search(text, max(0, m.start() - 12), m.start()):
+            continue
+        yield m.start(), m.end(), INSTITUTION, f"{c.type_norm[m.group('type')]} {c.name_norm[m.group('name')]}"
+
+
+def normalize_institution(surface: str) -> str | None:
+    """Norm of an institution mention given alone ("Nejvyššího soudu" -> "Nejvyšší soud"), else None."""
+    if not isinstance(surface, str):
+        return None
+    text = surface.strip()
+    for start, end, _, norm in institution_candidates(text):
+        if start == 0 and end == len(text):
+            return norm
+    return None
