@@ -68,11 +68,16 @@ def _best_end(text: str, pos: int, heading_offsets: list[int], target: int, min_
     return pos + space + 1 if space > 0 else limit
 
 
-def chunk_pages(pages: list[str], target: int = 500, min_len: int = 150, max_len: int = 800) -> list[Chunk]:
+def chunk_pages(pages: list[str], target: int = 500, min_len: int = 150, max_len: int = 800,
+                sections: list[tuple[int, str]] | None = None) -> list[Chunk]:
+    """Chunks of the joined pages. ``sections`` are (char_start, path) from extraction; without them the
+    headings are found in the text."""
     text, page_starts = join_pages(pages)
-    headings = find_headings(text)
-    heading_offsets = [h.offset for h in headings]
-    paths = section_paths(headings)
+    if sections is None:
+        paths = section_paths(find_headings(text))
+    else:
+        paths = sorted(sections)
+    heading_offsets = sorted({offset for offset, _ in paths})
     path_offsets = [offset for offset, _ in paths]
     chunks: list[Chunk] = []
     pos = 0

@@ -54,6 +54,20 @@ NSOUD_PRODUCTION_LOOKBACK_DAYS = 14
 def _csv_env(name: str, default: str = "") -> tuple[str, ...]:
     return tuple(v.strip() for v in os.environ.get(name, default).split(",") if v.strip())
 
+# Years of the bundled e-Sbírka documents (the demo crawls all of them); production looks at this and last year.
+DEMO_ESBIRKA_YEARS = "1918,1993,2004,2012,2024,2025"
+
+
+def _esbirka_years() -> tuple[int, ...]:
+    value = os.environ.get("MENDEL_ESBIRKA_YEARS", "").strip()
+    if not value:
+        if os.environ.get("MENDEL_PROFILE", "demo") == "production":
+            this_year = date.today().year
+            return (this_year - 1, this_year)
+        value = DEMO_ESBIRKA_YEARS
+    return tuple(int(y) for y in value.split(",") if y.strip())
+
+
 USER_AGENT = "MendelBot/0.1 (+https://github.com/mendel-legal/mendel-ingest; crawler for a public-law search index)"
 
 
@@ -67,11 +81,7 @@ class Settings:
     profile: str = field(default_factory=lambda: os.environ.get("MENDEL_PROFILE", "demo"))
     database_url: str | None = field(default_factory=lambda: os.environ.get("MENDEL_DATABASE_URL") or None)
     mirror_url: str | None = field(default_factory=lambda: os.environ.get("MENDEL_MIRROR_URL") or None)
-    esbirka_years: tuple[int, ...] = field(
-        default_factory=lambda: tuple(
-            int(y) for y in os.environ.get("MENDEL_ESBIRKA_YEARS", "2024,2025").split(",") if y.strip()
-        )
-    )
+    esbirka_years: tuple[int, ...] = field(default_factory=lambda: _esbirka_years())
 
     esbirka_acts: tuple[str, ...] = field(
         default_factory=lambda: tuple(

@@ -9,7 +9,6 @@ import hashlib
 import json
 import shutil
 import time
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +17,6 @@ import psycopg
 
 from mendel import crawlstate
 from mendel.chunking import chunk_pages
-from mendel.extract.pdf import ExtractionError, pdf_pages
 from mendel.index import bundle
 from mendel.index.analyzer import analyze
 from mendel.index.embed import Embedder, embed_with_cache, to_pgvector
@@ -34,20 +32,21 @@ DOC_EDGE_TOP_ENTITIES = 30
 # --- extract -------------------------------------------------------------------------------------
 
 def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
-    """Pages for every current document version not yet extracted; unreadable ones are quarantined."""
+    """Pages and sections for every current document version not yet extracted; bad input is quarantined."""
+    from mendel.extract.document import extract_document
+    from mendel.extract.model import ExtractionError
+
     rows = conn.execute(
-        "SELECT v.version_id, v.doc_id, v.sha256, v.content_type, d.source, d.url FROM document_versions v"
+        "SELECT v.version_id, v.doc_id, v.sha256, v.content_type, d.source, d.url, d.title FROM document_versions v"
         " JOIN documents d ON d.current_version_id = v.version_id"
         " WHERE v.extracted_at IS NULL AND d.status = 'active' AND d.source <> ALL(%s) ORDER BY v.version_id",
         (list(RECORD_SOURCES),),
     ).fetchall()
-    stats = {"versions": 0, "pages": 0, "quarantined": 0, "empty_pages": 0}
-    for version_id, doc_id, sha256, content_type, source, url in rows:
+    stats = {"versions": 0, "pages": 0, "ocr_pages": 0, "sections": 0, "quarantined": 0, "empty_pages": 0,
+             "warnings": 0}
+    for version_id, doc_id, sha256, content_type, source, url, title in rows:
         try:
-            data = store.get(sha256)
-            if content_type and "pdf" not in content_type and not data.startswith(b"%PDF"):
-                raise ExtractionError(f"unsupported content type {content_type}")
-            pages = pdf_pages(data)
+            document = extract_document(store.get(sha256), content_type, url)
         except (ExtractionError, FileNotFoundError) as exc:
             with conn.transaction():
                 crawlstate.quarantine(conn, stage="extract", reason=str(exc), source=source, doc_id=doc_id,
@@ -58,14 +57,31 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
         with conn.transaction():
             with conn.cursor() as cur:
                 cur.executemany(
-                    "INSERT INTO pages (version_id, page_no, text) VALUES (%s, %s, %s)"
-                    " ON CONFLICT (version_id, page_no) DO UPDATE SET text = EXCLUDED.text",
-                    [(version_id, p.page_no, unicodedata.normalize("NFC", p.text)) for p in pages],
+                    "INSERT INTO pages (version_id, page_no, text, is_ocr, ocr_confidence) VALUES (%s, %s, %s, %s, %s)"
+                    " ON CONFLICT (version_id, page_no) DO UPDATE SET text = EXCLUDED.text, is_ocr = EXCLUDED.is_ocr,"
+                    " ocr_confidence = EXCLUDED.ocr_confidence",
+                    [(version_id, p.page_no, p.text, p.is_ocr, p.ocr_confidence) for p in document.pages],
                 )
+                cur.execute("DELETE FROM sections WHERE version_id = %s", (version_id,))
+                section_ids: list[int] = []
+                for section in document.sections:
+                    parent_id = section_ids[section.parent] if section.parent is not None else None
+                    cur.execute(
+                        "INSERT INTO sections (version_id, parent_id, depth, kind, label, path, page_start, page_end,"
+                        " char_start, char_end) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING section_id",
+                        (version_id, parent_id, section.depth, section.kind, section.label, section.path,
+                         section.page_start, section.page_end, section.char_start, section.char_end),
+                    )
+                    section_ids.append(cur.fetchone()[0])
+            if document.title and not title:
+                conn.execute("UPDATE documents SET title = %s WHERE doc_id = %s", (document.title, doc_id))
             conn.execute("UPDATE document_versions SET extracted_at = now() WHERE version_id = %s", (version_id,))
         stats["versions"] += 1
-        stats["pages"] += len(pages)
-        stats["empty_pages"] += sum(1 for p in pages if len(p.text.strip()) < 50)
+        stats["pages"] += len(document.pages)
+        stats["ocr_pages"] += sum(1 for p in document.pages if p.is_ocr)
+        stats["sections"] += len(document.sections)
+        stats["warnings"] += len(document.warnings)
+        stats["empty_pages"] += sum(1 for p in document.pages if len(p.text.strip()) < 50)
     return stats
 
 
@@ -94,7 +110,10 @@ def chunk_pending(conn: psycopg.Connection) -> dict:
     for version_id, doc_id in versions:
         pages = [t for (t,) in conn.execute(
             "SELECT text FROM pages WHERE version_id = %s ORDER BY page_no", (version_id,))]
-        chunks = chunk_pages(pages)
+        sections = conn.execute(
+            "SELECT char_start, path FROM sections WHERE version_id = %s ORDER BY char_start, depth", (version_id,)
+        ).fetchall()
+        chunks = chunk_pages(pages, sections=[(start, path) for start, path in sections] or None)
         with conn.transaction(), conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO chunks (chunk_id, version_id, doc_id, layer, seq, page_start, page_end, section_path,"

@@ -23,7 +23,7 @@ class MendelResource(ConfigurableResource):
     profile: str = "demo"
     database_url: Optional[str] = None
     mirror_url: Optional[str] = None
-    esbirka_years: str = "2024,2025"
+    esbirka_years: str = ""  # empty: the profile's default years
     esbirka_acts: str = ""
     sources: str = ""  # comma-separated crawl sources to run; empty = all
     crawl_env: dict[str, str] = {}  # per-source crawler settings (MENDEL_NSOUD_FROM, …) for the subprocesses
@@ -38,7 +38,8 @@ class MendelResource(ConfigurableResource):
             profile=self.profile,
             database_url=self.database_url or None,
             mirror_url=self.mirror_url or None,
-            esbirka_years=tuple(int(y) for y in self.esbirka_years.split(",") if y.strip()),
+            **({"esbirka_years": tuple(int(y) for y in self.esbirka_years.split(",") if y.strip())}
+               if self.esbirka_years.strip() else {}),
             esbirka_acts=tuple(a.strip() for a in self.esbirka_acts.split(",") if a.strip()),
             sources=tuple(a.strip() for a in self.sources.split(",") if a.strip()),
         )
@@ -65,7 +66,7 @@ class MendelResource(ConfigurableResource):
             "MENDEL_PROFILE": settings.profile,
             "MENDEL_DATABASE_URL": self.db_url(),
             "MENDEL_RUN_ID": run_id,
-            "MENDEL_ESBIRKA_YEARS": self.esbirka_years,
+            "MENDEL_ESBIRKA_YEARS": ",".join(str(y) for y in settings.esbirka_years),
             "MENDEL_ESBIRKA_ACTS": self.esbirka_acts,
             "MENDEL_SOURCES": self.sources,
         }

@@ -15,6 +15,10 @@ from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider
 
 API_PREFIX = "/esel-esbir-daver"
+DEFAULT_CONTENT_TYPES = {
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+}
 
 
 def stale_url_path(stale_url: str) -> str:
@@ -70,22 +74,27 @@ class EsbirkaSpider(MendelSpider):
 
     def parse_download_links(self, response, detail: dict):
         links = response.json()
-        pdf = (links.get("overeneZneni") or {}).get("odkazPdf")
-        if not pdf:
+        # The verified (legally binding) PDF when there is one; otherwise the consolidated DOCX export.
+        link = (links.get("overeneZneni") or {}).get("odkazPdf")
+        expected = "pdf"
+        if not link:
+            link, expected = links.get("informativniZneniDocx"), "docx"
+        if not link:
             self.discovered += 1
-            self.log_outcome(response.url, "quarantined", status=response.status, reason="no verified PDF link")
+            self.log_outcome(response.url, "quarantined", status=response.status, reason="no downloadable text")
             return
-        file_name = pdf.get("nazevDokumentu") or f"{pdf['dokumentId']}.pdf"
-        url = f"{self.api}/souborove-dokumenty/{pdf['dokumentId']}/ORIGINAL/STAHNI/{quote(file_name)}"
-        yield self.document_request(url, self.parse_pdf, cb_kwargs={"detail": detail})
+        file_name = link.get("nazevDokumentu") or f"{link['dokumentId']}.{expected}"
+        url = f"{self.api}/souborove-dokumenty/{link['dokumentId']}/ORIGINAL/STAHNI/{quote(file_name)}"
+        yield self.document_request(url, self.parse_document, cb_kwargs={"detail": detail, "expected": expected})
 
-    def parse_pdf(self, response, detail: dict):
+    def parse_document(self, response, detail: dict, expected: str = "pdf"):
         if self.handle_not_ok(response):
             return
         content_type = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0].strip()
-        if not response.body.startswith(b"%PDF"):
+        magic = b"%PDF" if expected == "pdf" else b"PK\x03\x04"
+        if not response.body.startswith(magic):
             self.log_outcome(response.url, "quarantined", status=response.status,
-                             reason=f"expected a PDF, got {content_type or 'unknown type'}")
+                             reason=f"expected {expected.upper()}, got {content_type or 'unknown type'}")
             return
         published = detail.get("datumCasVyhlaseni") or detail.get("datum")
         yield FetchedDocument(
@@ -93,9 +102,9 @@ class EsbirkaSpider(MendelSpider):
             doc_id=eli_for_stale_url(detail["staleUrl"]),
             url=response.url,
             body=response.body,
-            content_type=content_type or "application/pdf",
+            content_type=content_type or DEFAULT_CONTENT_TYPES[expected],
             title=detail.get("nazev"),
-            doc_type="law",
+            doc_type="law" if expected == "pdf" else "law_consolidated",
             citation=detail.get("zkracenaCitace"),
             published=published[:10] if published else None,
             http_status=response.status,

@@ -112,8 +112,8 @@ def sniff(data: bytes) -> str:
         return "html" if "<html" in sample else "xml"
     if sample.startswith(("{", "[")):
         return "json"
-    controls = sum(1 for b in head if b < 9 or 13 < b < 32)
-    return "binary" if controls > 0.05 * len(head) else "text"
+    controls = sum(1 for ch in sample if ch < "\t" or "\r" < ch < " ")
+    return "binary" if controls > 0.05 * max(len(sample), 1) else "text"
 
 
 def _expected(content_type: str | None, url: str | None) -> tuple[str | None, str]:

@@ -193,20 +193,23 @@ def _read_pdfium(data: bytes, limits: ExtractionLimits) -> list[_RawPage]:
 # --- running headers and footers -----------------------------------------------------------------
 
 _DIGITS = re.compile(r"\d+")
-_EDGE_LINES = 2
+_EDGE_LINES = 3
 
 
 _PUNCT = re.compile(r"[^\w#]+")
 
 
 def _line_key(line: str) -> str:
-    """A line with numbers as "#" and punctuation dropped, so OCR'd and typeset headers compare equal."""
-    return " ".join(_PUNCT.sub(" ", _DIGITS.sub("#", line)).lower().split())
+    """A line with numbers as "#", punctuation dropped and words sorted, so that OCR'd and typeset headers
+    compare equal, and so do the mirrored headers of even and odd pages (`Strana 2 Akt č. 87 / 2024 Sb.`,
+    `Akt č. 87 / 2024 Sb. Strana 3`)."""
+    return " ".join(sorted(_PUNCT.sub(" ", _DIGITS.sub(" # ", line)).lower().split()))
 
 
 def strip_running_lines(texts: list[str]) -> list[str]:
-    """Drop the lines among each page's first and last two that recur (numbers aside) on at least 40 % of
-    the pages (at least 3): running headers, footers and page numbers. Headings are never dropped."""
+    """Drop the lines among each page's first and last three that recur (numbers aside) on at least 40 % of
+    the pages (and on at least 2 when they carry a number, else 3): running headers, footers and page
+    numbers. Headings are never dropped."""
     with_text = [t for t in texts if t.strip()]
     if len(with_text) < 3:
         return texts
@@ -215,8 +218,8 @@ def strip_running_lines(texts: list[str]) -> list[str]:
         lines = [line for line in text.split("\n") if line.strip()]
         edge = set(lines[:_EDGE_LINES] + lines[-_EDGE_LINES:])
         counts.update({_line_key(line) for line in edge})
-    threshold = max(3, int(0.4 * len(with_text) + 0.999))
-    running = {key for key, n in counts.items() if n >= threshold and key}
+    share = int(0.4 * len(with_text) + 0.999)
+    running = {key for key, n in counts.items() if key and n >= max(2 if "#" in key else 3, share)}
     if not running:
         return texts
     out = []
