@@ -193,6 +193,20 @@ def cmd_eval_ner(args) -> int:
     return 0 if gate.passed else 1
 
 
+def cmd_serve(args) -> int:
+    from serving.api import serve
+
+    settings = get_settings()
+    query_log = None
+    if not args.no_query_log:
+        from mendel import db
+        from serving.querylog import PostgresQueryLog
+
+        query_log = PostgresQueryLog(db.ready_url(settings))
+    serve(settings.bundles_dir, host=args.host, port=args.port, query_log=query_log)
+    return 0
+
+
 def cmd_migrate(args) -> int:
     from mendel import db
 
@@ -224,6 +238,11 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("query")
     analyze.add_argument("--json", action="store_true")
     analyze.set_defaults(func=cmd_analyze)
+    api = sub.add_parser("serve", help="HTTP API over the latest bundle (FastAPI; /search /analyze /documents /docs)")
+    api.add_argument("--host", default="127.0.0.1")
+    api.add_argument("--port", type=int, default=8000)
+    api.add_argument("--no-query-log", action="store_true", help="don't log queries to PostgreSQL")
+    api.set_defaults(func=cmd_serve)
     ui = sub.add_parser("ui", help="start the Dagster UI on 127.0.0.1")
     ui.add_argument("--port", type=int, default=3000)
     ui.set_defaults(func=cmd_ui)

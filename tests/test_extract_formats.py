@@ -144,7 +144,8 @@ def test_form_feeds_split_text_pages():
     pages = ["ČÁST PRVNÍ\n§ 1\nPrvní strana.", "§ 2\nDruhá strana.", "§ 3\nTřetí strana."]
     document = extract_document("\f".join(pages).encode("utf-8"), "text/plain")
     assert [p.text for p in document.pages] == pages
-    assert [(s.label, s.page_start) for s in document.sections] == [("ČÁST PRVNÍ", 1), ("§ 1", 1), ("§ 2", 2), ("§ 3", 3)]
+    assert [(s.label, s.page_start) for s in document.sections] == [
+        ("ČÁST PRVNÍ", 1), ("§ 1", 1), ("§ 2", 2), ("§ 3", 3)]
     _offsets_consistent(document)
 
 

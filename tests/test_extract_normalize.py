@@ -7,7 +7,7 @@ import unicodedata
 import pytest
 
 from mendel.config import SAMPLE_CORPUS
-from mendel.extract.normalize import fix_ocr_text, meaningful_chars, normalize_text, normalize_with_map
+from mendel.extract.normalize import fix_ocr_text, meaningful_chars, normalize_with_map
 from mendel.extract.pdf import pdf_pages
 
 

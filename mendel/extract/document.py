@@ -257,11 +257,14 @@ def _image_document(data: bytes, limits: ExtractionLimits) -> ExtractedDocument:
     try:
         image = Image.open(io.BytesIO(data))
         width, height = image.size
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
+    except Image.DecompressionBombError as exc:
+        raise ExtractionError(f"pixel bomb: {exc}") from exc
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
         raise ExtractionError(f"malformed image: {exc}") from exc
     if width * height > limits.max_pixels:
         raise ExtractionError(
-            f"pixel bomb: {width}x{height} image ({width * height / 1e6:.0f} Mpx, limit {limits.max_pixels / 1e6:.0f} Mpx)"
+            f"pixel bomb: {width}x{height} image ({width * height / 1e6:.0f} Mpx, "
+            f"limit {limits.max_pixels / 1e6:.0f} Mpx)"
         )
     frames = getattr(image, "n_frames", 1)
     if frames > limits.max_pages:
@@ -280,9 +283,9 @@ def _image_document(data: bytes, limits: ExtractionLimits) -> ExtractedDocument:
             grey = frame.convert("L")
         except (OSError, ValueError, SyntaxError) as exc:
             raise ExtractionError(f"malformed or truncated image: {exc}") from exc
-        dpi = frame.info.get("dpi", (300, 300))[0] or 300
+        dpi = (frame.info.get("dpi") or (None,))[0]
         try:
-            result = ocr_image(grey, languages=limits.ocr_languages, dpi=int(round(float(dpi))),
+            result = ocr_image(grey, languages=limits.ocr_languages, dpi=int(round(float(dpi))) if dpi else None,
                                timeout_s=limits.ocr_timeout_s)
         except ExtractionError as exc:
             warnings.append(f"page {number}: {exc}")

@@ -120,10 +120,12 @@ def _orientation(data: bytes, timeout_s: float) -> int:
     return int(rotate.group(1)) % 360
 
 
-def ocr_image(image: Image.Image, *, languages: str = "ces+eng", dpi: int = 300,
+def ocr_image(image: Image.Image, *, languages: str = "ces+eng", dpi: int | None = 300,
               timeout_s: float = 180.0, detect_orientation: bool = True) -> OcrResult:
+    """OCR one page image. `dpi` is its resolution when known; below 150 it is not passed on (a scan stored
+    one pixel per point says 72 dpi but holds 300 dpi text) and Tesseract estimates it from the glyphs."""
     data = _pgm(image)
-    args = ["-l", languages, "--dpi", str(int(dpi)), "--psm", "3", "tsv"]
+    args = ["-l", languages, *(["--dpi", str(int(dpi))] if dpi and 150 <= dpi <= 1200 else []), "--psm", "3", "tsv"]
     result = parse_tsv(_run(args, data, timeout_s))
     if detect_orientation and (result.confidence is None or result.confidence < 0.6) \
             and "osd" in tesseract_languages():

@@ -308,7 +308,8 @@ def good_metadata_title(title: str | None) -> str | None:
         return None
     title = " ".join(str(title).split())
     letters = sum(ch.isalpha() for ch in title)
-    if len(title.split()) < 2 or letters < 6 or _JUNK_TITLE.match(title) or title.lower().endswith((".doc", ".docx", ".pdf")):
+    if (len(title.split()) < 2 or letters < 6 or _JUNK_TITLE.match(title)
+            or title.lower().endswith((".doc", ".docx", ".pdf"))):
         return None
     return title[:300]
 

@@ -32,7 +32,8 @@ HEADING_RE = re.compile(
     rf"|(?P<part_t>Část|Hlava|Díl|Oddíl|Pododdíl)[ \t]+(?P<part_t_no>{_NUMBER}|[IVXLC]+|{_ORDINAL_WORD})\.?[ \t]*$"
     rf"|(?P<para>§)[ \t]*(?P<para_no>{_NUMBER})(?P<para_dot>\.)?[ \t]*$"
     rf"|(?P<article>Čl\.|Článek|ČLÁNEK)[ \t]*(?P<article_no>[IVXLC]+|{_NUMBER})\.?[ \t]*$"
-    rf"|(?P<annex>Příloha|PŘÍLOHA)(?:[ \t]+(?:č\.|Č\.)[ \t]*(?P<annex_no>{_NUMBER}))?(?P<annex_rest>[ \t]+k[ \t][^\n]{{1,120}})?[ \t]*$"
+    rf"|(?P<annex>Příloha|PŘÍLOHA)(?:[ \t]+(?:č\.|Č\.)[ \t]*(?P<annex_no>{_NUMBER}))?"
+    r"(?P<annex_rest>[ \t]+k[ \t][^\n]{1,120})?[ \t]*$"
     r")",
     re.MULTILINE,
 )

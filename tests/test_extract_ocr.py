@@ -1,0 +1,93 @@
+"""OCR of real scans with Tesseract (ces+eng): a scanned Blešno PDF, a mixed PDF made from a real law and
+a real scan, and a scan turned sideways as a PNG. Four Tesseract page runs in all (plus one orientation
+check); each asserts a phrase read off the page image once by hand."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+
+import pypdf
+import pypdfium2 as pdfium
+import pytest
+
+from mendel.config import SAMPLE_CORPUS
+from mendel.extract.document import DEFAULT_LIMITS, extract_document
+from mendel.extract.ocr import ocr_available, parse_tsv
+
+SCANNED = SAMPLE_CORPUS / "municipal" / "blesno" / "scanned"
+COMMITTEE = SCANNED / ("vr-na-dodavatele-projektove-dokumentace-pro-stavebni-rizeni-a-realizaci-kanalizace"
+                       "__jmenovani-vyberove-komise.pdf")
+PROTOCOL = SCANNED / "vr-na-realizaci-akce-vodacke-pristaviste-blesno__protokol-vr.pdf"
+RADARS = SCANNED / "poptavkove-rizeni-radary-blesno__vr-radary-protokol.pdf"
+LAW = SAMPLE_CORPUS / "esbirka" / "pdf" / "87-2024.pdf"
+
+needs_tesseract = pytest.mark.skipif(not ocr_available("ces+eng"),
+                                     reason="tesseract with ces+eng is not installed (see .ci/run)")
+
+
+@needs_tesseract
+def test_scanned_pdf_reads_as_czech():
+    document = extract_document(COMMITTEE.read_bytes(), "application/pdf")
+    assert document.format == "pdf" and len(document.pages) == 1
+    page = document.pages[0]
+    assert page.is_ocr and page.ocr_confidence is not None and page.ocr_confidence > 0.8
+    assert "Jmenování členů hodnotící komise pro otevírání obálek s nabídkami" in page.text
+    assert "Do hodnotící komise byli přizváni všichni zastupitelé obce Blešno." in page.text
+    assert "Jaroslava Novotná" in page.text
+    assert document.warnings == []
+
+
+@needs_tesseract
+def test_mixed_pdf_is_ocrd_page_by_page():
+    writer = pypdf.PdfWriter()
+    writer.append(pypdf.PdfReader(LAW), pages=[0, 1])
+    writer.append(pypdf.PdfReader(PROTOCOL), pages=[0])
+    out = io.BytesIO()
+    writer.write(out)
+    document = extract_document(out.getvalue(), "application/pdf")
+    assert [(p.page_no, p.is_ocr) for p in document.pages] == [(1, False), (2, False), (3, True)]
+    assert document.pages[0].ocr_confidence is None and document.pages[2].ocr_confidence > 0.8
+    assert "ÚSTAVNÍ ZÁKON" in document.pages[1].text
+    scan = document.pages[2].text
+    assert "„VODÁCKÉ PŘÍSTAVIŠTĚ Blešno“" in scan
+    assert "konané v Blešně dne 23. 5. 2011 v 20:00 hod." in scan
+    assert "Zadavatel přijal do konce soutěžní lhůty dvě nabídky." in scan
+    # the sections still come from the text layer pages, and point into the joined text
+    assert [s.path for s in document.sections] == ["ČÁST PRVNÍ", "ČÁST PRVNÍ > Čl. I"]
+
+
+@needs_tesseract
+def test_sideways_scan_image_is_turned_upright():
+    image = pdfium.PdfDocument(str(RADARS))[2].render(scale=1.0, grayscale=True).to_pil().rotate(90, expand=True)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", dpi=(300, 300))
+    document = extract_document(buffer.getvalue(), "image/png")
+    assert document.format == "image" and document.pages[0].is_ocr
+    assert "Komise doporučila uzavřít smlouvu s firmou Jiří Darebníček" in document.pages[0].text
+    assert "Jednání ukončeno dne 21. 10. 2011 ve 18:30 hod." in document.pages[0].text
+
+
+def test_ocr_off_or_over_budget_leaves_pages_empty_with_a_warning():
+    data = COMMITTEE.read_bytes()
+    off = extract_document(data, "application/pdf", limits=replace(DEFAULT_LIMITS, ocr=False))
+    assert off.pages[0].text == "" and not off.pages[0].is_ocr
+    assert off.warnings == ["1 page(s) without a text layer (OCR disabled)", "no text found on any page"]
+    budget = extract_document(data, "application/pdf", limits=replace(DEFAULT_LIMITS, ocr_max_pages=0))
+    assert budget.warnings[0] == "OCR budget: 1 page(s) past the first 0 left without OCR"
+
+
+def test_tsv_to_lines_and_confidence():
+    header = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext"
+    rows = [
+        "5\t1\t1\t1\t1\t1\t0\t0\t10\t10\t96.0\tObec",
+        "5\t1\t1\t1\t1\t2\t0\t0\t10\t10\t90.0\tBlešno",
+        "5\t1\t1\t1\t2\t1\t0\t0\t10\t10\t80.0\t§",
+        "4\t1\t1\t1\t2\t0\t0\t0\t10\t10\t-1\t",
+        "5\t1\t2\t1\t1\t1\t0\t0\t10\t10\t-1\t ",
+        "5\t1\t2\t1\t1\t2\t0\t0\t10\t10\t50.0\tpodpis",
+    ]
+    result = parse_tsv("\n".join([header, *rows]))
+    assert result.text == "Obec Blešno\n§\n\npodpis"
+    assert result.words == 4
+    assert result.confidence == round((96 * 4 + 90 * 6 + 80 * 1 + 50 * 6) / 17 / 100, 4)
