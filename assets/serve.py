@@ -16,3 +16,26 @@ def index_bundle(mendel: MendelResource) -> MaterializeResult:
         result = pipeline.publish_bundle(conn, settings.build_dir, settings.bundles_dir,
                                          model=mendel.get_embedder().name, keep=mendel.bundles_keep)
     return MaterializeResult(metadata=result)
+
+
+@asset(group_name="serve", kinds={"neo4j"}, owners=["team:ingest"], deps=[entity_graph],
+       description="The entity graph and the hand-kept domain graph merged into Neo4j over Bolt (when configured).")
+def neo4j_graph(context, mendel: MendelResource) -> MaterializeResult:
+    import json
+
+    from mendel.graph.domain import load_domain_graph
+    from mendel.graph.neo4j_export import connect, export_graph, neo4j_settings
+
+    settings = neo4j_settings()
+    if not settings.configured:
+        context.log.info("MENDEL_NEO4J_URL is not set; the Neo4j export is skipped")
+        return MaterializeResult(metadata={"exported": False, "reason": "MENDEL_NEO4J_URL not set"})
+    graph = json.loads((mendel.settings().build_dir / "graph" / "graph.json").read_text(encoding="utf-8"))
+    driver = connect(settings)
+    try:
+        # Edges of weight < 1 only share a document; the chunk-level ones carry the signal.
+        result = export_graph(driver, graph, load_domain_graph(), database=settings.database, min_weight=1.0)
+    finally:
+        driver.close()
+    flat = {k: v for k, v in result.items() if isinstance(v, (int, float, str, bool))}
+    return MaterializeResult(metadata={"exported": True, **flat})

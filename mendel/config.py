@@ -126,9 +126,7 @@ class Settings:
     def base_url(self, source: str) -> str:
         if self.profile == "production":
             return PRODUCTION_BASE_URLS[source]
-        if not self.mirror_url:
-            raise RuntimeError("demo profile needs MENDEL_MIRROR_URL (start `mendel mirror` or use `mendel run`)")
-        return self.mirror_url.rstrip("/")
+        return self._mirror_base()
 
     def source_enabled(self, source: str) -> bool:
         return not self.sources or source in self.sources

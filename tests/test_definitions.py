@@ -20,6 +20,7 @@ EXPECTED_GROUPS = {
     "faiss_index": "index",
     "entity_graph": "index",
     "index_bundle": "serve",
+    "neo4j_graph": "serve",
 }
 
 

@@ -105,6 +105,9 @@ def test_lookups(graph):
     assert graph.act_for_eli("/eli/cz/sb/2006/262").id == "act:262/2006"
     assert graph.institution_for_name("Česká národní banka").id == "inst:cnb"
     assert graph.institution_for_name("ČNB").id == "inst:cnb"
+    assert graph.institution_for_name("Krajský soud v Brně").id == "inst:obecne-soudy"
+    assert graph.institution_for_name("Ministerstvo financí České republiky").id == "inst:mf"
+    assert graph.institution_for_name("Krajský úřad Ústeckého kraje") is None
     assert "domain:obcanske-pravo" in graph.targets("domain:kupni-smlouva", "part_of")
     assert "inst:cnb" in graph.sources("domain:bankovnictvi", "supervises")
 
@@ -161,7 +164,8 @@ def test_route_edge_cases(graph):
     institutions = route("Česká národní banka dohled", types=("institution",))
     assert institutions[0][0] == "inst:cnb"
     # the same graph object routes the same way as the packaged default
-    assert graph.route("Jaká je výpovědní doba u pracovního poměru?") == route("Jaká je výpovědní doba u pracovního poměru?")
+    question = "Jaká je výpovědní doba u pracovního poměru?"
+    assert graph.route(question) == route(question)
 
 
 # --- validation failures on a broken copy -----------------------------------------------------------------
@@ -182,7 +186,8 @@ def test_validation_dangling_and_mistyped_edges(raw, tmp_path):
     assert "edge governs act:262/2006 -> domain:neexistuje: target 'domain:neexistuje' is not a node" in errors
     assert "edge governs inst:cnb -> domain:bankovnictvi: source must be a act, 'inst:cnb' is a institution" in errors
     assert "edge supervises inst:cnb -> act:6/1993: target must be a domain, 'act:6/1993' is a act" in errors
-    assert any(e.startswith("edge regulates act:262/2006 -> domain:pracovni-pravo: type must be one of") for e in errors)
+    assert any(e.startswith("edge regulates act:262/2006 -> domain:pracovni-pravo: type must be one of")
+               for e in errors)
     assert "edge governs act:262/2006 -> domain:pracovni-pravo: listed twice" in errors
 
 

@@ -39,7 +39,8 @@ NODE_KEYS = {"id", "type", "name", "aliases", "vocabulary", "citation", "eli", "
 ACT_ONLY_KEYS = {"citation", "eli", "title"}
 
 SB_CITATION_RE = re.compile(r"(?P<number>[1-9]\d{0,3})/(?P<year>1[89]\d\d|20\d\d) Sb\.")
-EU_CITATION_RE = re.compile(r"(?P<kind>nařízení|směrnice) \((?:EU|ES|EHS)\) (?P<year>(?:19|20)\d\d)/(?P<number>[1-9]\d{0,4})")
+EU_CITATION_RE = re.compile(
+    r"(?P<kind>nařízení|směrnice) \((?:EU|ES|EHS)\) (?P<year>(?:19|20)\d\d)/(?P<number>[1-9]\d{0,4})")
 SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 # Question words the analyser keeps, and words every act shares ("zákon", "Sb."): they carry no topic.
@@ -177,8 +178,15 @@ class DomainGraph:
         return self._lookup()["by_eli"].get(eli)
 
     def institution_for_name(self, name: str) -> Node | None:
-        """The institution node named or aliased exactly ``name`` (case-insensitive)."""
-        return self._lookup()["by_institution_name"].get(name.casefold())
+        """The institution node named or aliased ``name`` (case-insensitive), or whose longest name or alias
+        begins it as whole words ("Krajský soud v Brně" → krajské a okresní soudy, "Ministerstvo financí České
+        republiky" → Ministerstvo financí)."""
+        by_name = self._lookup()["by_institution_name"]
+        key = " ".join(name.casefold().split())
+        if key in by_name:
+            return by_name[key]
+        prefixes = [k for k in by_name if key.startswith(k + " ")]
+        return by_name[max(prefixes, key=len)] if prefixes else None
 
     def _lookup(self) -> dict:
         if "lookup" not in self._index:

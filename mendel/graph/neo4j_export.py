@@ -183,13 +183,14 @@ def _encodable(value: str) -> bool:
     return True
 
 
-def prepare(graph: dict, domain: DomainGraph) -> tuple[dict[str, list[dict]], dict[str, list[dict]], dict]:
+def prepare(graph: dict, domain: DomainGraph, min_weight: float = 0.0,
+            ) -> tuple[dict[str, list[dict]], dict[str, list[dict]], dict]:
     """Rows for every node label and relationship statement, plus counts of what was skipped or cleaned.
     Raises ValueError for ids that can't be stored (NUL, unpaired surrogates, duplicates)."""
     clean = _Cleaner()
     nodes: dict[str, list[dict]] = {label: [] for label in NODE_LABELS}
     rels: dict[str, list[dict]] = {key: [] for key in RELATIONSHIPS}
-    skipped = {"edges": 0, "mentions": 0}
+    skipped = {"edges": 0, "mentions": 0, "below_min_weight": 0}
 
     entities: dict[str, dict] = {}
     for raw in graph.get("nodes", []):
@@ -211,6 +212,9 @@ def prepare(graph: dict, domain: DomainGraph) -> tuple[dict[str, list[dict]], di
         if (source, target) in seen_pairs:
             raise ValueError(f"edge {source!r} -> {target!r} is listed twice")
         seen_pairs.add((source, target))
+        if weight < min_weight:
+            skipped["below_min_weight"] += 1
+            continue
         rels["CO_OCCURS"].append({"source": source, "target": target, "weight": weight})
 
     for chunk_id, members in (graph.get("chunk_entities") or {}).items():
@@ -277,13 +281,17 @@ def count_graph(driver, database: str | None = None) -> dict:
 
 
 def export_graph(driver, graph: dict, domain: DomainGraph, batch_size: int = 500, *,
-                 database: str | None = None, prune: bool = True) -> dict:
+                 database: str | None = None, prune: bool = True, min_weight: float = 0.0) -> dict:
     """Write the entity graph and the domain graph; returns counts of what was written (nodes per label,
-    relationships per type, as confirmed by the server), pruned, skipped and cleaned, batches and seconds."""
+    relationships per type, as confirmed by the server), pruned, skipped and cleaned, batches and seconds.
+
+    ``min_weight`` leaves out co-occurrences lighter than it: ``build_graph`` gives 0.5 to a pair that only
+    shares a document (most edges of a real run) and 1 per shared chunk, so ``min_weight=1`` keeps the pairs
+    seen together in at least one chunk."""
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, not {batch_size!r}")
     started = time.monotonic()
-    nodes, rels, notes = prepare(graph, domain)  # before any write: bad ids fail here
+    nodes, rels, notes = prepare(graph, domain, min_weight)  # before any write: bad ids fail here
     stamp = uuid.uuid4().hex
     written_nodes = {label: 0 for label in NODE_LABELS}
     written_rels: dict[str, int] = {}
