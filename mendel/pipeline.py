@@ -138,8 +138,17 @@ def recognise_pending(conn: psycopg.Connection) -> dict:
         " WHERE c.ner_done_at IS NULL ORDER BY c.doc_id, c.seq"
     ).fetchall()
     stats = {"chunks": 0, "mentions": 0, "by_label": {}}
+    stats["quarantined"] = 0
     for chunk_id_, text, source, citation in rows:
-        entities = extract_entities(text, default_act=citation if source == "esbirka" else None)
+        try:
+            entities = extract_entities(text, default_act=citation if source == "esbirka" else None)
+        except Exception as exc:  # a recogniser bug must cost one chunk, not the night's run
+            with conn.transaction():
+                crawlstate.quarantine(conn, stage="ner", reason=f"recogniser failed: {exc.__class__.__name__}: {exc}",
+                                      source=source, detail=f"chunk {chunk_id_}")
+                conn.execute("UPDATE chunks SET ner_done_at = now() WHERE chunk_id = %s", (chunk_id_,))
+            stats["quarantined"] += 1
+            continue
         with conn.transaction(), conn.cursor() as cur:
             for e in entities:
                 if not e.norm:

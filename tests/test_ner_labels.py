@@ -224,3 +224,11 @@ def test_pattern_file_is_generated_from_the_gazetteer():
     by_text = {p["pattern"]: p["id"] for p in patterns}
     assert by_text["Nejvyššího soudu"] == "Nejvyšší soud" and by_text["ČNB"] == "Česká národní banka"
     assert all(p["label"] == INSTITUTION for p in patterns)
+
+
+def test_institution_forms_across_line_breaks():
+    # PDF text breaks lines inside names; the norm must still come out single-spaced (regression: KeyError).
+    text = "Rozhodl Magistrát hlavního\nměsta Prahy, o čemž zastupitelstvo hlavního\nměsta Prahy ví."
+    found = [(e.text, e.norm) for e in extract_entities(text) if e.label == "INSTITUTION"]
+    assert ("Magistrát hlavního\nměsta Prahy", "Magistrát hlavního města Prahy") in found
+    assert all("\n" not in norm for _, norm in found)

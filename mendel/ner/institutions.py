@@ -257,7 +257,9 @@ def institution_candidates(text: str):
     for m in c.municipality_re.finditer(text):
         if PLACE_PREPOSITION_RE.search(text, max(0, m.start() - 12), m.start()):
             continue
-        yield m.start(), m.end(), INSTITUTION, f"{c.type_norm[m.group('type')]} {c.name_norm[m.group('name')]}"
+        # Forms match across line breaks ("hlavního\nměsta"); the tables are keyed by single-spaced forms.
+        kind, name = (" ".join(m.group(g).split()) for g in ("type", "name"))
+        yield m.start(), m.end(), INSTITUTION, f"{c.type_norm[kind]} {c.name_norm[name]}"
 
 
 def normalize_institution(surface: str) -> str | None:
