@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import shutil
 import time
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from mendel.index.analyzer import analyze
 from mendel.index.embed import Embedder, embed_with_cache, to_pgvector
 from mendel.rawstore import RawStore
 
+log = logging.getLogger("mendel.pipeline")
 HNSW_THRESHOLD = 50_000
 RECORD_SOURCES = ("ruian",)  # sources whose files are register records, not pages
 # Dates and amounts are attributes, not graph nodes: linking every chunk with "2024-01-01" is noise.
@@ -44,6 +46,8 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
     ).fetchall()
     stats = {"versions": 0, "pages": 0, "ocr_pages": 0, "sections": 0, "quarantined": 0, "empty_pages": 0,
              "warnings": 0}
+    if rows:
+        log.info("extracting %d new document versions", len(rows))
     for version_id, doc_id, sha256, content_type, source, url, title in rows:
         try:
             document = extract_document(store.get(sha256), content_type, url)
@@ -52,6 +56,7 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
                 crawlstate.quarantine(conn, stage="extract", reason=str(exc), source=source, doc_id=doc_id,
                                       url=url, sha256=sha256)
                 conn.execute("UPDATE document_versions SET extracted_at = now() WHERE version_id = %s", (version_id,))
+            log.warning("quarantined %s: %s", doc_id, exc)
             stats["quarantined"] += 1
             continue
         with conn.transaction():

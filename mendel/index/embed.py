@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import logging
+import time
 from typing import Protocol
 
 import numpy as np
 import psycopg
 
 DIM = 384
+log = logging.getLogger("mendel.embed")
 
 
 class Embedder(Protocol):
@@ -76,7 +79,13 @@ def embed_with_cache(conn: psycopg.Connection, embedder: Embedder, texts: list[s
         cached.update((h, from_pgvector(v)) for h, v in rows)
     missing = {h: t for h, t in zip(hashes, texts) if h not in cached}
     items = list(missing.items())
+    started = time.monotonic()
+    if items:
+        log.info("embedding %d texts with %s (%d cached)", len(items), embedder.name, len(texts) - len(items))
     for start in range(0, len(items), batch_size):
+        if start and start % (batch_size * 10) == 0:
+            rate = start / (time.monotonic() - started)
+            log.info("embedded %d/%d (%.1f/s, ~%.0f s left)", start, len(items), rate, (len(items) - start) / rate)
         batch = items[start:start + batch_size]
         vectors = embedder.passages([t for _, t in batch])
         with conn.cursor() as cur:
