@@ -332,11 +332,13 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
         if bm25_ids != chunk_ids or dense_ids != chunk_ids:
             raise bundle.BundleError("indexes were built from different chunk sets; rebuild before publishing")
         manifest = {"model": model, "counts": {"documents": len(documents), "chunks": len(records)}}
-        path = bundle.publish(staging, bundles_dir, manifest, keep=keep)
+        previous = bundle.current_version(bundles_dir)
+        path = bundle.publish(staging, bundles_dir, manifest, keep=keep, skip_unchanged=True)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return {"version": path.name, "path": str(path), "documents": len(documents), "chunks": len(records)}
+    return {"version": path.name, "path": str(path), "documents": len(documents), "chunks": len(records),
+            "published": path.name != previous}
 
 
 # --- registers -----------------------------------------------------------------------------------

@@ -27,6 +27,17 @@ def test_publish_keeps_last_versions_and_checksums(tmp_path):
         bundle.current_bundle(tmp_path, verify=True)
 
 
+def test_identical_bundle_is_not_republished(tmp_path):
+    first = _publish(tmp_path, "same")
+    staging = bundle.staging_dir(tmp_path)
+    (staging / "data.txt").write_text("same")
+    assert bundle.publish(staging, tmp_path, {"counts": {}}, skip_unchanged=True) == first
+    assert not staging.exists() and bundle.list_versions(tmp_path) == [first.name]
+    staging = bundle.staging_dir(tmp_path)
+    (staging / "data.txt").write_text("changed")
+    assert bundle.publish(staging, tmp_path, {"counts": {}}, skip_unchanged=True) != first
+
+
 def test_no_bundle_is_a_clear_error(tmp_path):
     with pytest.raises(bundle.BundleError, match="no published bundle"):
         bundle.current_bundle(tmp_path)

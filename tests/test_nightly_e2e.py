@@ -91,6 +91,7 @@ def test_second_run_changes_nothing(nightly, tmp_path):
     assert assets["document_chunks"]["chunks"] == 0
     assert assets["legal_entities"]["chunks"] == 0
     assert assets["chunk_embeddings"]["embedded"] == 0
+    assert assets["index_bundle"]["published"] is False  # identical indexes: serving keeps its bundle
 
 
 def test_failing_gate_blocks_indexes(nightly, tmp_path):

@@ -35,16 +35,28 @@ def new_version() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
 
 
-def publish(staging: Path, bundles_dir: Path, manifest: dict, keep: int = 3) -> Path:
-    """Move a fully written staging directory into ``bundles_dir`` and make it CURRENT."""
+def publish(staging: Path, bundles_dir: Path, manifest: dict, keep: int = 3, skip_unchanged: bool = False) -> Path:
+    """Move a fully written staging directory into ``bundles_dir`` and make it CURRENT.
+
+    With ``skip_unchanged``, a staging directory whose files equal the current bundle's is dropped and the
+    current bundle returned: serving has nothing to reload."""
     bundles_dir.mkdir(parents=True, exist_ok=True)
     version = manifest.get("version") or new_version()
     files = sorted(p for p in staging.rglob("*") if p.is_file() and p.name != MANIFEST)
+    checksums = {str(p.relative_to(staging)): _sha256(p) for p in files}
+    if skip_unchanged and current_version(bundles_dir):
+        try:
+            live = current_bundle(bundles_dir)
+            if read_manifest(live).get("files") == checksums:
+                shutil.rmtree(staging, ignore_errors=True)
+                return live
+        except BundleError:
+            pass  # no readable current bundle: publish
     manifest = {
         **manifest,
         "version": version,
         "created": datetime.now(timezone.utc).isoformat(),
-        "files": {str(p.relative_to(staging)): _sha256(p) for p in files},
+        "files": checksums,
     }
     (staging / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=2), encoding="utf-8")
     target = bundles_dir / version
