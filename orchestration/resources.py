@@ -49,7 +49,8 @@ class MendelResource(ConfigurableResource):
 
     @contextmanager
     def connect(self) -> Iterator[psycopg.Connection]:
-        with psycopg.connect(self.db_url()) as conn:
+        # Autocommit: each stage's `conn.transaction()` block commits on its own, so a crash keeps finished work.
+        with psycopg.connect(self.db_url(), autocommit=True) as conn:
             yield conn
 
     def raw_store(self) -> RawStore:

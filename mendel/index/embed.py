@@ -88,13 +88,13 @@ def embed_with_cache(conn: psycopg.Connection, embedder: Embedder, texts: list[s
             log.info("embedded %d/%d (%.1f/s, ~%.0f s left)", start, len(items), rate, (len(items) - start) / rate)
         batch = items[start:start + batch_size]
         vectors = embedder.passages([t for _, t in batch])
-        with conn.cursor() as cur:
+        # Each batch commits on its own: an interrupted run keeps what it already paid for.
+        with conn.transaction(), conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO embedding_cache (model, content_hash, embedding) VALUES (%s, %s, %s::vector)"
                 " ON CONFLICT DO NOTHING",
                 [(embedder.name, h, to_pgvector(v)) for (h, _), v in zip(batch, vectors)],
             )
-        conn.commit()
         cached.update((h, v) for (h, _), v in zip(batch, vectors))
     matrix = np.stack([cached[h] for h in hashes]) if hashes else np.zeros((0, embedder.dim), dtype=np.float32)
     return matrix.astype(np.float32), len(items)
