@@ -136,14 +136,13 @@ def chunk_pending(conn: psycopg.Connection) -> dict:
 
 def recognise_pending(conn: psycopg.Connection) -> dict:
     """Rule-based entities for chunks not yet processed; a bare § in a law resolves to that law."""
-    from mendel.ner.rules import eli_for, extract_entities
+    from mendel.ner.rules import eli_for, extract_entities, split_law_ref_norm
 
     rows = conn.execute(
         "SELECT c.chunk_id, c.text, d.source, d.citation FROM chunks c JOIN documents d USING (doc_id)"
         " WHERE c.ner_done_at IS NULL ORDER BY c.doc_id, c.seq"
     ).fetchall()
-    stats = {"chunks": 0, "mentions": 0, "by_label": {}}
-    stats["quarantined"] = 0
+    stats = {"chunks": 0, "mentions": 0, "quarantined": 0, "by_label": {}}
     for chunk_id_, text, source, citation in rows:
         try:
             entities = extract_entities(text, default_act=citation if source == "esbirka" else None)
@@ -159,7 +158,7 @@ def recognise_pending(conn: psycopg.Connection) -> dict:
                 if not e.norm:
                     continue
                 entity_id = f"{e.label}:{e.norm}"
-                act = e.norm.split(" §")[0].split(" čl.")[0] if e.label == "LAW_REF" else None
+                act = split_law_ref_norm(e.norm)[0] if e.label == "LAW_REF" else None
                 cur.execute(
                     "INSERT INTO entities (entity_id, label, norm, eli) VALUES (%s, %s, %s, %s)"
                     " ON CONFLICT (entity_id) DO NOTHING",

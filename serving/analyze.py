@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
-from mendel.ner.rules import eli_for, extract_entities
-
-# A LAW_REF norm is "<act> <provision path>" (either part may be missing); the path starts at § or čl.
-PROVISION_START_RE = re.compile(r"(?:^|\s)(?=§|čl\.|Čl\.)")
+from mendel.ner.rules import eli_for, extract_entities, split_law_ref_norm
 
 
 def references(query: str) -> list[dict]:
@@ -15,9 +10,7 @@ def references(query: str) -> list[dict]:
     for entity in extract_entities(query):
         if entity.label != "LAW_REF" or not entity.norm:
             continue
-        split = PROVISION_START_RE.search(entity.norm)
-        act = (entity.norm[:split.start()] if split else entity.norm).strip() or None
-        provision = entity.norm[split.end():].strip() if split else None
+        act, provision = split_law_ref_norm(entity.norm)
         found.append({"act": act, "provision": provision, "eli": eli_for(act) if act else None,
                       "text": entity.text, "start": entity.start, "end": entity.end})
     return found

