@@ -18,13 +18,20 @@ DEMO_MIRROR_PORT = 8765
 SAMPLE_QUERY = "Jaké podmínky musí splnit žadatel o podporu bydlení?"
 
 
+def dagster_yaml_for(profile: str) -> Path:
+    """The instance configuration of a profile: SQLite (embedded) by default, PostgreSQL in production."""
+    if profile == "production":
+        return PROJECT_ROOT / "deploy" / "production" / "dagster.yaml"
+    return PROJECT_ROOT / "dagster.yaml"
+
+
 def prepare_home(settings: Settings) -> None:
     """State directories, and DAGSTER_HOME holding the project's dagster.yaml."""
     for path in (settings.home, settings.raw_store, settings.build_dir, settings.bundles_dir, settings.dagster_home):
         path.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("DAGSTER_HOME", str(settings.dagster_home))
     target = Path(os.environ["DAGSTER_HOME"]) / "dagster.yaml"
-    source = PROJECT_ROOT / "dagster.yaml"
+    source = dagster_yaml_for(settings.profile)
     if not target.exists() or target.read_bytes() != source.read_bytes():
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
