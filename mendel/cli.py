@@ -214,6 +214,12 @@ def cmd_serve(args) -> int:
     return 0
 
 
+def cmd_eval_retrieval(args) -> int:
+    from mendel.evaluation.retrieval import main as evaluate_retrieval
+
+    return evaluate_retrieval(args.rest)
+
+
 def cmd_migrate(args) -> int:
     from mendel import db
 
@@ -259,12 +265,18 @@ def build_parser() -> argparse.ArgumentParser:
     eval_ner.add_argument("--thresholds", default=None, help="thresholds YAML (default: ner_eval/thresholds.yaml)")
     eval_ner.add_argument("--json", action="store_true")
     eval_ner.set_defaults(func=cmd_eval_ner)
+    eval_retrieval = evaluate.add_parser(
+        "retrieval", add_help=False, help="recall@k, MRR, nDCG per variant on a question set (see --help)")
+    eval_retrieval.set_defaults(func=cmd_eval_retrieval)
     sub.add_parser("migrate", help="apply database migrations").set_defaults(func=cmd_migrate)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args, rest = build_parser().parse_known_args(argv)
+    if rest and getattr(args, "func", None) is not cmd_eval_retrieval:
+        build_parser().parse_args(argv)  # reports the unknown arguments and exits
+    args.rest = rest
     if args.command == "search" and not 1 <= args.k <= 100:
         print("mendel: -k must be between 1 and 100", file=sys.stderr)
         return 2
