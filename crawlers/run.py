@@ -59,6 +59,7 @@ def run_spider(name: str, run_id: str, database_url: str) -> dict:
     scrapy_settings.set("MENDEL_DATABASE_URL", database_url)
     scrapy_settings.set("MENDEL_RAW_STORE", str(settings.raw_store))
     scrapy_settings.set("MENDEL_RUN_ID", run_id)
+    scrapy_settings.set("MENDEL_HOST_GUARD", settings.profile == "production")
     if settings.profile != "production":
         # The mirror answers instantly; politeness (robots.txt, concurrency caps) stays on, throttling waits are
         # pointless locally: AutoThrottle never lowers its delay on non-200 answers (304, 404), so a re-run that

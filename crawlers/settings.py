@@ -26,6 +26,10 @@ LOG_LEVEL = "INFO"
 STATS_DUMP = False  # counts travel back through Dagster Pipes instead
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 
+# Production crawls stay on their sources' hosts and off private networks (crawlers.run turns it on).
+MENDEL_HOST_GUARD = False
+DOWNLOADER_MIDDLEWARES = {"crawlers.middlewares.HostGuardMiddleware": 50}
+
 # Small numbered steps, each testable on its own.
 ITEM_PIPELINES = {
     "crawlers.pipelines.ContentHashPipeline": 100,

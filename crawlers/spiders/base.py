@@ -9,6 +9,7 @@ import scrapy
 from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
+from crawlers.middlewares import configured_hosts
 from mendel import crawlstate
 
 
@@ -17,8 +18,16 @@ class MendelSpider(scrapy.Spider):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.allowed_hosts: frozenset[str] = frozenset()
         self.validators: dict[str, tuple[str | None, str | None]] = {}
         self.discovered = 0
+
+    @classmethod
+    def from_crawler(cls, crawler, *args, **kwargs):
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        # The hosts this run was pointed at (every spider argument that is a URL); the host guard keeps to them.
+        spider.allowed_hosts = configured_hosts(kwargs)
+        return spider
 
     def _connect(self) -> psycopg.Connection:
         return psycopg.connect(self.settings.get("MENDEL_DATABASE_URL"), autocommit=True)
