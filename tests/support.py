@@ -24,3 +24,15 @@ def run_nightly(home: Path, database_url: str, mirror_url: str, instance, **over
 
     defs = build_definitions(mendel=nightly_resources(home, database_url, mirror_url, **overrides))
     return defs.resolve_job_def("nightly").execute_in_process(instance=instance, raise_on_error=False)
+
+
+def expected_entities(text: str, items):
+    """(surface, label, norm) in text order -> Entity list with the offsets found in text."""
+    from mendel.ner.rules import Entity
+
+    out, pos = [], 0
+    for surface, label, norm in items:
+        start = text.index(surface, pos)
+        out.append(Entity(start, start + len(surface), label, surface, norm))
+        pos = start + len(surface)
+    return out

@@ -8,17 +8,12 @@ from mendel.ner.institutions import INSTITUTION, decline, load_gazetteer, normal
 from mendel.ner.money import MONEY, normalize_money
 from mendel.ner.patterns import build_patterns, bundled_patterns_path, patterns_filename, render_patterns
 from mendel.ner.rules import DECISION_REF, LAW_REF, Entity, extract_entities
+from tests.support import expected_entities
 
 L, D, T, M, I = LAW_REF, DECISION_REF, DATE, MONEY, INSTITUTION
 
 
-def expected(text, items):
-    out, pos = [], 0
-    for surface, label, norm in items:
-        start = text.index(surface, pos)
-        out.append(Entity(start, start + len(surface), label, surface, norm))
-        pos = start + len(surface)
-    return out
+expected = expected_entities
 
 
 def only(labels, ents):

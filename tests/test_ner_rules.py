@@ -4,18 +4,12 @@ import time
 import pytest
 
 from mendel.ner.rules import DECISION_REF, LAW_REF, Entity, eli_for, extract_entities
+from tests.support import expected_entities
 
 L, D = LAW_REF, DECISION_REF
 
 
-def expected(text, items):
-    """(surface, label, norm) in text order -> Entity list with offsets."""
-    out, pos = [], 0
-    for surface, label, norm in items:
-        start = text.index(surface, pos)
-        out.append(Entity(start, start + len(surface), label, surface, norm))
-        pos = start + len(surface)
-    return out
+expected = expected_entities
 
 
 POSITIVES = [
