@@ -14,6 +14,7 @@ from mendel.index import bundle
 from mendel.index.analyzer import analyze
 
 RRF_K = 60
+PROVISION_HEAD_RE = re.compile(r"(?:§\s*\d+[a-z]?|čl\.\s*[IVXLC\d]+[a-z]?)", re.IGNORECASE)
 CANDIDATES = 50
 
 
@@ -210,15 +211,38 @@ class Searcher:
         _, ids = self.faiss.search(vector, min(n, int(wanted.size)), params=params)
         return [int(i) for i in ids[0] if i >= 0]
 
-    def reference_ranking(self, query: str, allowed: np.ndarray | None = None) -> list[int]:
-        """Fast path: chunks mentioning exactly the act + provision (or file number) the query names."""
-        from mendel.ner.rules import extract_entities
+    def reference_tiers(self, query: str, allowed: np.ndarray | None = None) -> tuple[list[int], list[int]]:
+        """Fast path for exact references (act + provision, file number, ECLI): first the provision's own section
+        or the decision itself, then chunks citing exactly that reference. Acts named without a provision,
+        institutions, dates and amounts are not exact references and go through the ranked lists only."""
+        from mendel.ner.rules import extract_entities, split_law_ref_norm
 
-        wanted = {f"{e.label}:{e.norm}" for e in extract_entities(query) if e.norm}
-        if not wanted:
-            return []
-        return [i for i, c in enumerate(self.chunks) if (allowed is None or allowed[i])
-                and wanted & set(self.chunk_entities.get(c["chunk_id"], ()))]
+        own: list[int] = []
+        wanted: set[str] = set()
+        for entity in extract_entities(query):
+            if not entity.norm or entity.label not in ("LAW_REF", "DECISION_REF"):
+                continue
+            if entity.label == "LAW_REF":
+                act, provision = split_law_ref_norm(entity.norm)
+                if not provision:
+                    continue
+                head = PROVISION_HEAD_RE.match(provision)
+                if act and head:
+                    label = " ".join(head.group(0).split()).lower()
+                    own += [i for i, c in enumerate(self.chunks) if c.get("citation") == act
+                            and c["section"].rsplit(" > ", 1)[-1].lower() == label]
+            else:
+                own += [i for i, c in enumerate(self.chunks)
+                        if entity.norm in (c.get("citation"), c["doc_id"].upper())]
+            wanted.add(f"{entity.label}:{entity.norm}")
+        citing = [i for i, c in enumerate(self.chunks) if wanted & set(self.chunk_entities.get(c["chunk_id"], ()))]
+        keep = (lambda i: True) if allowed is None else (lambda i: bool(allowed[i]))
+        own = [i for i in dict.fromkeys(own) if keep(i)]
+        return own, [i for i in citing if keep(i) and i not in set(own)]
+
+    def reference_ranking(self, query: str, allowed: np.ndarray | None = None) -> list[int]:
+        own, citing = self.reference_tiers(query, allowed)
+        return own + citing
 
     def search(self, query: str, k: int = 10, dense: bool = True,
                filters: "SearchFilters | dict | None" = None) -> list[Hit]:
@@ -231,11 +255,13 @@ class Searcher:
         if dense:
             rankings["dense"] = self.dense_ranking(query, allowed=allowed)
         fused = rrf_fuse(rankings)
-        exact = self.reference_ranking(query, allowed=allowed)
-        if exact:
-            # Exact references lead, in fused order where both agree.
+        own, citing = self.reference_tiers(query, allowed=allowed)
+        if own or citing:
+            # Exact references lead: the provision's own section or the decision, then chunks citing it;
+            # within each tier in fused order.
             position = {item: rank for rank, (item, _, _) in enumerate(fused)}
-            exact_sorted = sorted(exact, key=lambda i: position.get(i, len(position)))[:k]
+            by_position = lambda i: position.get(i, len(position))  # noqa: E731
+            exact_sorted = (sorted(own, key=by_position) + sorted(citing, key=by_position))[:k]
             top_score = fused[0][1] if fused else 0.0
             lead = [(i, top_score + 1.0 / (RRF_K + r), ["reference"] + next((s for j, _, s in fused if j == i), []))
                     for r, i in enumerate(exact_sorted, start=1)]

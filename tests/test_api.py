@@ -225,6 +225,16 @@ def test_exact_reference_leads(client):
     assert decision[0]["doc_id"] == "ECLI:CZ:NS:2026:20.ND.234.2026.1" and decision[0]["lists"][0] == "reference"
 
 
+def test_provision_own_section_leads_over_chunks_citing_it(client):
+    # § 5 of 175/2025 is its own section in the bundle: it comes before any chunk that only mentions it.
+    results = client.get("/search", params={"q": "§ 5 zákona č. 175/2025 Sb.", "k": 5}).json()["results"]
+    assert results[0]["doc_id"] == "/eli/cz/sb/2025/175" and results[0]["lists"][0] == "reference"
+    assert results[0]["section"].rsplit(" > ", 1)[-1] == "§ 5"
+    # A named institution or a bare act is no exact reference: no "reference" list for it.
+    plain = client.get("/search", params={"q": "Nejvyšší soud zákon č. 175/2025 Sb.", "k": 5}).json()["results"]
+    assert all("reference" not in r["lists"] for r in plain)
+
+
 @pytest.mark.parametrize("params, expected_docs", [
     ({"source": "nsoud"}, {"ECLI:CZ:NS:2026:20.ND.234.2026.1", "ECLI:CZ:NS:2026:29.ICDO.177.2024.1"}),
     ({"doc_type": "law"}, {"/eli/cz/sb/2025/175", "/eli/cz/sb/2025/573", "/eli/cz/sb/2024/87"}),
