@@ -79,6 +79,9 @@ def test_rrf_fusion_order():
     sources = {item: lists for item, _, lists in fused}
     assert sources[4] == ["dense"] and sources[1] == ["bm25", "dense"]
     assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
+    weighted = rrf_fuse({"bm25": [1, 2], "dense": [2, 1]}, k=60, weights={"bm25": 1.0, "dense": 0.5})
+    assert [item for item, _, _ in weighted] == [1, 2]  # a tie broken by the heavier list
+    assert weighted[0][1] == pytest.approx(1 / 61 + 0.5 / 62)
 
 
 @pytest.mark.parametrize(

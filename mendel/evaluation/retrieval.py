@@ -175,7 +175,7 @@ def gold_errors(questions: Sequence[dict], chunks: Iterable[dict], documents: It
 
 def _rankings(searcher, query: str, variants: Sequence[str], depth: int) -> dict[str, list]:
     """Hits (dicts or :class:`Hit`) per variant for one query, best first, at most ``depth``."""
-    from serving.search import rrf_fuse
+    from serving.search import RRF_WEIGHTS, rrf_fuse
 
     out: dict[str, list] = {}
     bm25 = searcher.bm25_ranking(query, n=depth) if {"bm25", "hybrid"} & set(variants) else []
@@ -192,7 +192,7 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int) -> dict
         elif variant == "dense":
             out[variant] = as_hits(dense)
         elif variant == "hybrid":
-            out[variant] = as_hits([i for i, _, _ in rrf_fuse({"bm25": bm25, "dense": dense})])
+            out[variant] = as_hits([i for i, _, _ in rrf_fuse({"bm25": bm25, "dense": dense}, weights=RRF_WEIGHTS)])
         elif variant == "hybrid+fastpath":
             out[variant] = searcher.search(query, k=depth)
         else:
