@@ -6,6 +6,7 @@ from assets import crawl, extract, index, ner, serve
 from orchestration.jobs import nightly_job
 from orchestration.resources import mendel_resource_from_env
 from orchestration.schedules import nightly_schedule
+from orchestration.sensors import alert_on_run_failure
 
 ASSET_MODULES = [crawl, extract, ner, index, serve]
 
@@ -20,6 +21,7 @@ def build_definitions(**resource_overrides) -> Definitions:
         assets=load_assets_from_modules(ASSET_MODULES),
         jobs=[nightly_job],
         schedules=[nightly_schedule],
+        sensors=[alert_on_run_failure],
         resources=resources,
     )
 
