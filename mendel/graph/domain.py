@@ -97,26 +97,34 @@ def is_abbreviation(text: str) -> bool:
     return " " not in text and sum(c.isupper() for c in text) >= 2
 
 
-def expected_eli(citation: str) -> str | None:
-    """The ELI a well-formed citation must carry, or None when the citation is not well formed."""
+def _citation_parts(citation: str) -> tuple[str, str, str, str] | None:
+    """(collection, kind, year, number) of a well-formed citation: ("sb", "", …) or ("eu", "reg"|"dir", …)."""
     m = SB_CITATION_RE.fullmatch(citation)
     if m:
-        return f"/eli/cz/sb/{m['year']}/{m['number']}"
+        return "sb", "", m["year"], m["number"]
     m = EU_CITATION_RE.fullmatch(citation)
     if m:
-        kind = "reg" if m["kind"] == "nařízení" else "dir"
-        return f"http://data.europa.eu/eli/{kind}/{m['year']}/{m['number']}/oj"
+        return "eu", "reg" if m["kind"] == "nařízení" else "dir", m["year"], m["number"]
     return None
+
+
+def expected_eli(citation: str) -> str | None:
+    """The ELI a well-formed citation must carry, or None when the citation is not well formed."""
+    parts = _citation_parts(citation)
+    if parts is None:
+        return None
+    collection, kind, year, number = parts
+    if collection == "sb":
+        return f"/eli/cz/sb/{year}/{number}"
+    return f"http://data.europa.eu/eli/{kind}/{year}/{number}/oj"
 
 
 def expected_act_id(citation: str) -> str | None:
-    m = SB_CITATION_RE.fullmatch(citation)
-    if m:
-        return f"act:{m['number']}/{m['year']}"
-    m = EU_CITATION_RE.fullmatch(citation)
-    if m:
-        return f"act:eu/{'reg' if m['kind'] == 'nařízení' else 'dir'}/{m['year']}/{m['number']}"
-    return None
+    parts = _citation_parts(citation)
+    if parts is None:
+        return None
+    collection, kind, year, number = parts
+    return f"act:{number}/{year}" if collection == "sb" else f"act:eu/{kind}/{year}/{number}"
 
 
 _VOWELS = frozenset("aeiouy")
