@@ -101,6 +101,17 @@ def _as_tuple(entity: Any) -> tuple[int, int, str, str | None]:
     return int(_get(entity, "start")), int(_get(entity, "end")), str(_get(entity, "label")), _get(entity, "norm")
 
 
+def _greedy_overlaps(spans, others):
+    """Labels of the spans that overlap a same-label span of ``others``, each of those used at most once."""
+    used: set[int] = set()
+    for a in spans:
+        for i, b in enumerate(others):
+            if i not in used and a[2] == b[2] and a[0] < b[1] and b[0] < a[1]:
+                used.add(i)
+                yield a[2]
+                break
+
+
 def score(gold_records: Iterable[dict], predict: Predict, labels: Iterable[str] | None = None) -> dict[str, LabelScore]:
     """Per-label scores of ``predict`` on ``gold_records``; ``labels`` limits/extends the reported labels."""
     scores: dict[str, LabelScore] = {label: LabelScore(label) for label in (labels or ())}
@@ -146,26 +157,12 @@ def score(gold_records: Iterable[dict], predict: Predict, labels: Iterable[str] 
                 s.fn += 1
                 s.errors.append({"id": record.get("id"), "kind": "fn", "text": text[g[0]:g[1]], "gold_norm": g[3]})
 
-        used_pred: set[int] = set()
-        for g in gold:
-            s = bucket(g[2])
-            if s is None:
-                continue
-            for i, p in enumerate(pred):
-                if i not in used_pred and p[2] == g[2] and p[0] < g[1] and g[0] < p[1]:
-                    used_pred.add(i)
-                    s.overlap_tp_gold += 1
-                    break
-        used_gold: set[int] = set()
-        for p in pred:
-            s = bucket(p[2])
-            if s is None:
-                continue
-            for j, g in enumerate(gold):
-                if j not in used_gold and p[2] == g[2] and p[0] < g[1] and g[0] < p[1]:
-                    used_gold.add(j)
-                    s.overlap_tp_pred += 1
-                    break
+        scored_gold = [g for g in gold if bucket(g[2]) is not None]
+        scored_pred = [p for p in pred if bucket(p[2]) is not None]
+        for label in _greedy_overlaps(scored_gold, pred):
+            bucket(label).overlap_tp_gold += 1
+        for label in _greedy_overlaps(scored_pred, gold):
+            bucket(label).overlap_tp_pred += 1
     return dict(sorted(scores.items()))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from mendel.ner.spans import whole_surface_norm
 
 DATE = "DATE"
 
@@ -116,11 +117,4 @@ def date_candidates(text: str):
 
 def normalize_date(surface: str) -> str | None:
     """ISO norm of a date given alone ("12. března 2019" -> "2019-03-12"), else None."""
-    if not isinstance(surface, str):
-        return None
-    text = surface.strip()
-    best = None
-    for start, end, _, norm in date_candidates(text):
-        if start == 0 and end == len(text):
-            best = best or norm
-    return best
+    return whole_surface_norm(surface, date_candidates)

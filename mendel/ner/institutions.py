@@ -14,6 +14,7 @@ from functools import lru_cache
 from importlib import resources
 
 import yaml
+from mendel.ner.spans import whole_surface_norm
 
 INSTITUTION = "INSTITUTION"
 
@@ -264,10 +265,4 @@ def institution_candidates(text: str):
 
 def normalize_institution(surface: str) -> str | None:
     """Norm of an institution mention given alone ("Nejvyššího soudu" -> "Nejvyšší soud"), else None."""
-    if not isinstance(surface, str):
-        return None
-    text = surface.strip()
-    for start, end, _, norm in institution_candidates(text):
-        if start == 0 and end == len(text):
-            return norm
-    return None
+    return whole_surface_norm(surface, institution_candidates)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation, localcontext
+from mendel.ner.spans import whole_surface_norm
 
 MONEY = "MONEY"
 
@@ -80,10 +81,4 @@ def money_candidates(text: str):
 
 def normalize_money(surface: str) -> str | None:
     """Norm of an amount given alone ("1,5 mil. Kč" -> "1500000 CZK"), else None."""
-    if not isinstance(surface, str):
-        return None
-    text = surface.strip()
-    for start, end, _, norm in money_candidates(text):
-        if start == 0 and end == len(text):
-            return norm
-    return None
+    return whole_surface_norm(surface, money_candidates)
