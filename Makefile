@@ -14,6 +14,8 @@ $(STAMP): pyproject.toml constraints.txt
 	  apt-get update -qq && apt-get install -y -qq python3-venv python3.11-venv; \
 	  $(PYTHON) -m venv $(VENV); }
 	@command -v tesseract >/dev/null || { apt-get update -qq && apt-get install -y -qq tesseract-ocr tesseract-ocr-ces tesseract-ocr-eng; } || echo "tesseract not installed: scanned pages can't be OCR'd"
+	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; } || echo "chromium not installed: JavaScript-rendered boards can't be crawled"
+	@command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server; } || echo "redis-server not installed: the Celery executor test is skipped"
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test]'
 	@touch $@
