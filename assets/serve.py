@@ -5,11 +5,13 @@ from dagster import MaterializeResult, asset
 
 from assets.index import bm25_index, entity_graph, faiss_index
 from mendel import pipeline
+from orchestration.policies import NETWORK_RETRY
 from orchestration.resources import MendelResource
 
 
 @asset(group_name="serve", kinds={"python"}, owners=["team:ingest"], deps=[bm25_index, faiss_index, entity_graph],
-       description="A versioned, checksummed bundle that the serving module loads; older versions are pruned.")
+       description="A versioned, checksummed bundle of every layer's chunks and indexes and the graph that the "
+                   "serving module loads; older versions are pruned (layout: mendel.index.bundle).")
 def index_bundle(mendel: MendelResource) -> MaterializeResult:
     settings = mendel.settings()
     with mendel.connect() as conn:
@@ -18,7 +20,7 @@ def index_bundle(mendel: MendelResource) -> MaterializeResult:
     return MaterializeResult(metadata=result)
 
 
-@asset(group_name="serve", kinds={"neo4j"}, owners=["team:ingest"], deps=[entity_graph],
+@asset(group_name="serve", kinds={"neo4j"}, owners=["team:ingest"], deps=[entity_graph], retry_policy=NETWORK_RETRY,
        description="The entity graph and the hand-kept domain graph merged into Neo4j over Bolt (when configured).")
 def neo4j_graph(context, mendel: MendelResource) -> MaterializeResult:
     import json

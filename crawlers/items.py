@@ -20,6 +20,8 @@ class FetchedDocument:
     etag: str | None = None
     last_modified: str | None = None
     extra: dict = field(default_factory=dict)
+    # The complete listing (feed, article index) that names this document; see crawlstate.sync_listing.
+    listing: str | None = None
     # Filled by the pipelines.
     sha256: str | None = None
     raw_path: str | None = None

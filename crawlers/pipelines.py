@@ -60,7 +60,7 @@ class DocumentRecordPipeline:
             self.conn, run_id=self.run_id, source=item.source, doc_id=item.doc_id, url=item.url,
             sha256=item.sha256, byte_size=len(item.body), content_type=item.content_type,
             title=item.title, doc_type=item.doc_type, citation=item.citation, published=item.published,
-            http_status=item.http_status, etag=item.etag, last_modified=item.last_modified,
+            http_status=item.http_status, etag=item.etag, last_modified=item.last_modified, listing=item.listing,
         )
         item.outcome = record.outcome
         item.body = b""  # the bytes live in the raw store; don't keep them in memory or feeds

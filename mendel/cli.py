@@ -114,7 +114,7 @@ def cmd_run(args) -> int:
 def cmd_mirror(args) -> int:
     from mendel.mirror.server import serve_forever
 
-    serve_forever(Path(args.corpus), args.host, args.port)
+    serve_forever(Path(args.corpus), args.host, args.port, scale=args.scale)
     return 0
 
 
@@ -187,10 +187,14 @@ def cmd_ui(args) -> int:
 
 def cmd_eval_ner(args) -> int:
     from ner_eval.gate import evaluate_gate
+    from ner_eval.report import write_html_report
 
     gate = evaluate_gate(gold_path=args.gold, thresholds_path=args.thresholds)
+    report = write_html_report(gate, args.html or get_settings().home / "reports" / "ner_eval.html", args.gold)
+    print(f"HTML report: {report}", file=sys.stderr)
     if args.json:
-        print(json.dumps({"passed": gate.passed, "failures": gate.failures, "labels": gate.table}, ensure_ascii=False))
+        print(json.dumps({"passed": gate.passed, "failures": gate.failures, "labels": gate.table,
+                          "html_report": str(report)}, ensure_ascii=False))
     else:
         columns = ["label", "gold", "predicted", "precision", "recall", "f1", "norm_accuracy", "passed"]
         print("  ".join(f"{c:>13}" for c in columns))
@@ -240,6 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
     mirror.add_argument("--host", default="127.0.0.1")
     mirror.add_argument("--port", type=int, default=DEMO_MIRROR_PORT)
     mirror.add_argument("--corpus", default=str(SAMPLE_CORPUS))
+    mirror.add_argument("--scale", type=int, default=0, metavar="N",
+                        help="scale mode: also serve N generated notice boards on hosts of their own")
     mirror.set_defaults(func=cmd_mirror)
     sub.add_parser("ner", help="entities of each stdin line as one JSON object per line").set_defaults(func=cmd_ner)
     search = sub.add_parser("search", help="query the latest published bundle")
@@ -264,6 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
     eval_ner.add_argument("--gold", default=None, help="gold JSONL (default: the bundled ner_eval gold)")
     eval_ner.add_argument("--thresholds", default=None, help="thresholds YAML (default: ner_eval/thresholds.yaml)")
     eval_ner.add_argument("--json", action="store_true")
+    eval_ner.add_argument("--html", default=None,
+                          help="where to write the HTML report (default: $MENDEL_HOME/reports/ner_eval.html)")
     eval_ner.set_defaults(func=cmd_eval_ner)
     eval_retrieval = evaluate.add_parser(
         "retrieval", add_help=False, help="recall@k, MRR, nDCG per variant on a question set (see --help)")

@@ -1,7 +1,17 @@
-"""Crawl bookkeeping in PostgreSQL: documents, versions, the crawl log and quarantine.
+"""Crawl bookkeeping in PostgreSQL: documents, versions, the crawl log, quarantine and crawl runs.
 
-Every URL a crawl discovers ends in exactly one logged outcome, so a run reconciles:
-discovered = stored + unchanged + quarantined + disallowed + failed.
+Every URL a crawl discovers ends in exactly one logged outcome, so a run reconciles from the database alone
+(:func:`run_counts`): ``crawl_runs.discovered = stored + unchanged + quarantined + disallowed``.
+
+- ``stored``: new bytes, a new document version; ``unchanged``: a 304 or the same sha256 as before;
+- ``quarantined``: a permanent failure (HTTP error after retries, timeout, reset, truncated or oversized body,
+  redirect loop, not the expected kind of document, unparseable listing), always with its reason, also in
+  ``quarantine`` (stage ``crawl``);
+- ``disallowed``: robots.txt or the production host guard said no.
+
+Documents found through a complete listing (an OFN feed, a site's article index) carry that listing; when the
+listing is read in full and no longer names a document, the document is marked ``withdrawn`` (never deleted) and
+comes back to ``active`` when a listing names it again (:func:`sync_listing`).
 """
 
 from __future__ import annotations
@@ -10,7 +20,7 @@ from dataclasses import dataclass
 
 import psycopg
 
-OUTCOMES = ("stored", "unchanged", "quarantined", "disallowed", "failed")
+OUTCOMES = ("stored", "unchanged", "quarantined", "disallowed")
 
 
 @dataclass(frozen=True)
@@ -47,19 +57,22 @@ def record_document(
     http_status: int = 200,
     etag: str | None = None,
     last_modified: str | None = None,
+    listing: str | None = None,
 ) -> FetchRecord:
-    """Upsert the document and, when its bytes are new, add a version that becomes current."""
+    """Upsert the document and, when its bytes are new, add a version that becomes current. (Its status is the
+    listing's business: :func:`sync_listing`.)"""
     with conn.transaction():
         conn.execute(
-            "INSERT INTO documents (doc_id, source, url, title, doc_type, citation, published)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s)"
+            "INSERT INTO documents (doc_id, source, url, title, doc_type, citation, published, listing)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT (doc_id) DO UPDATE SET url = EXCLUDED.url,"
             "  title = COALESCE(EXCLUDED.title, documents.title),"
             "  doc_type = COALESCE(EXCLUDED.doc_type, documents.doc_type),"
             "  citation = COALESCE(EXCLUDED.citation, documents.citation),"
             "  published = COALESCE(EXCLUDED.published, documents.published),"
-            "  status = 'active', last_seen = now()",
-            (doc_id, source, url, title, doc_type, citation, published),
+            "  listing = COALESCE(EXCLUDED.listing, documents.listing),"
+            "  last_seen = now()",
+            (doc_id, source, url, title, doc_type, citation, published, listing),
         )
         row = conn.execute(
             "INSERT INTO document_versions (doc_id, sha256, content_type, byte_size) VALUES (%s, %s, %s, %s)"
@@ -95,13 +108,32 @@ def log_outcome(
     byte_size: int | None = None,
     reason: str | None = None,
 ) -> None:
+    """One outcome for one discovered URL; a quarantined one also gets a quarantine record (stage ``crawl``)."""
     if outcome not in OUTCOMES:
-        raise ValueError(f"unknown crawl outcome {outcome!r}")
-    conn.execute(
-        "INSERT INTO crawl_log (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size, reason)"
-        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-        (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size, reason),
-    )
+        raise ValueError(f"unknown crawl outcome {outcome!r} (one of {', '.join(OUTCOMES)})")
+    if outcome in ("quarantined", "disallowed") and not reason:
+        raise ValueError(f"a {outcome} URL needs a reason: {url}")
+    with conn.transaction():
+        conn.execute(
+            "INSERT INTO crawl_log (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size,"
+            " reason) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size, reason),
+        )
+        if outcome == "quarantined":
+            # One record per distinct problem: a link that stays broken is logged every run in crawl_log,
+            # but is one quarantine entry.
+            conn.execute(
+                "INSERT INTO quarantine (stage, source, url, sha256, reason, detail)"
+                " SELECT 'crawl', %s, %s, %s, %s, %s WHERE NOT EXISTS (SELECT 1 FROM quarantine WHERE stage = 'crawl'"
+                " AND source = %s AND url = %s AND reason = %s AND sha256 IS NOT DISTINCT FROM %s)",
+                (source, url, sha256, reason, f"run {run_id}" + (f", HTTP {status}" if status else ""),
+                 source, url, reason, sha256),
+            )
+
+
+def mark_seen(conn: psycopg.Connection, *, source: str, url: str) -> None:
+    """A 304: the document behind ``url`` is still there (``last_seen``)."""
+    conn.execute("UPDATE documents SET last_seen = now() WHERE source = %s AND url = %s", (source, url))
 
 
 def quarantine(
@@ -119,6 +151,57 @@ def quarantine(
         "INSERT INTO quarantine (stage, source, doc_id, url, sha256, reason, detail) VALUES (%s, %s, %s, %s, %s, %s, %s)",
         (stage, source, doc_id, url, sha256, reason, detail),
     )
+
+
+def record_run(
+    conn: psycopg.Connection,
+    *,
+    run_id: str,
+    source: str,
+    discovered: int,
+    withdrawn: int = 0,
+    reactivated: int = 0,
+    incomplete_listings: list[str] | tuple[str, ...] = (),
+    finish_reason: str | None = None,
+) -> None:
+    """What one spider discovered in a run (written when it closes; a re-run under the same id replaces it)."""
+    conn.execute(
+        "INSERT INTO crawl_runs (run_id, source, discovered, withdrawn, reactivated, incomplete_listings,"
+        " finish_reason) VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id, source) DO UPDATE SET"
+        " discovered = EXCLUDED.discovered, withdrawn = EXCLUDED.withdrawn, reactivated = EXCLUDED.reactivated,"
+        " incomplete_listings = EXCLUDED.incomplete_listings, finish_reason = EXCLUDED.finish_reason,"
+        " finished_at = now()",
+        (run_id, source, discovered, withdrawn, reactivated, sorted(incomplete_listings), finish_reason),
+    )
+
+
+def sync_listing(conn: psycopg.Connection, *, source: str, listing: str, doc_ids,
+                 complete: bool = True) -> tuple[list[str], list[str]]:
+    """A listing names ``doc_ids`` in this run: withdrawn documents among them become active again, and when the
+    listing was read in full (``complete``) its other documents become withdrawn. Returns (withdrawn,
+    reactivated) doc ids."""
+    present = sorted(set(doc_ids))
+    with conn.transaction():
+        withdrawn = [] if not complete else [d for (d,) in conn.execute(
+            "UPDATE documents SET status = 'withdrawn' WHERE source = %s AND listing = %s AND status = 'active'"
+            " AND NOT (doc_id = ANY(%s)) RETURNING doc_id", (source, listing, present))]
+        reactivated = [d for (d,) in conn.execute(
+            "UPDATE documents SET status = 'active', listing = %s, last_seen = now() WHERE source = %s"
+            " AND status = 'withdrawn' AND doc_id = ANY(%s) RETURNING doc_id", (listing, source, present))]
+    return sorted(withdrawn), sorted(reactivated)
+
+
+def run_counts(conn: psycopg.Connection, run_id: str, source: str) -> dict:
+    """One spider run reconciled from the database: ``discovered`` (``crawl_runs``; None when the spider never
+    closed), the outcomes logged, ``withdrawn`` / ``reactivated``, and ``reconciled``: discovered equals
+    stored + unchanged + quarantined + disallowed, and nothing else was logged."""
+    row = conn.execute("SELECT discovered, withdrawn, reactivated FROM crawl_runs WHERE run_id = %s AND source = %s",
+                       (run_id, source)).fetchone()
+    outcomes = outcome_counts(conn, run_id, source)
+    discovered, withdrawn, reactivated = row if row else (None, 0, 0)
+    reconciled = discovered is not None and set(outcomes) == set(OUTCOMES) and discovered == sum(outcomes.values())
+    return {"discovered": discovered, **outcomes, "withdrawn": withdrawn, "reactivated": reactivated,
+            "reconciled": reconciled}
 
 
 def outcome_counts(conn: psycopg.Connection, run_id: str, source: str | None = None) -> dict[str, int]:

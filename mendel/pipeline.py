@@ -10,25 +10,23 @@ import json
 import logging
 import shutil
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import psycopg
 
 from mendel import crawlstate
-from mendel.chunking import chunk_pages
-from mendel.index import bundle
-from mendel.index.analyzer import analyze
-from mendel.index.embed import Embedder, embed_with_cache, to_pgvector
+from mendel.chunking import build_layers
+from mendel.index import bundle, dense, lexical
+from mendel.index import graph as entity_graph
+from mendel.index.corpus import LAYERS, ChunkRecord, load_layer  # noqa: F401 (ChunkRecord: re-exported)
+from mendel.index.dense import HNSW_THRESHOLD  # noqa: F401 (re-exported)
+from mendel.index.embed import Embedder, embed_with_cache, text_hash, to_pgvector
+from mendel.index.graph import DOC_EDGE_TOP_ENTITIES, GRAPH_LABELS  # noqa: F401 (re-exported)
 from mendel.rawstore import RawStore
 
 log = logging.getLogger("mendel.pipeline")
-HNSW_THRESHOLD = 50_000
 RECORD_SOURCES = ("ruian",)  # sources whose files are register records, not pages
-# Dates and amounts are attributes, not graph nodes: linking every chunk with "2024-01-01" is noise.
-GRAPH_LABELS = ("LAW_REF", "DECISION_REF", "INSTITUTION")
-DOC_EDGE_TOP_ENTITIES = 30
 
 
 # --- extract -------------------------------------------------------------------------------------
@@ -96,9 +94,18 @@ def chunk_id(version_id: int, layer: int, start: int, end: int) -> str:
     return hashlib.sha256(f"{version_id}:{layer}:{start}:{end}".encode()).hexdigest()[:32]
 
 
-def chunk_pending(conn: psycopg.Connection) -> dict:
-    """L3 chunks for extracted current versions without chunks; chunks of superseded versions go."""
-    stats = {"versions": 0, "chunks": 0, "superseded_chunks_removed": 0}
+def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
+    """L1 (document), L2 (section) and L3 (passage) chunks with summaries for extracted current versions not
+    yet chunked; chunks of superseded versions and of withdrawn documents go (their mentions with them).
+
+    A version chunked before layers existed keeps its L3 rows (with their mentions and vectors) where the
+    offsets are unchanged and gains its L1/L2 rows. L1/L2 rows are marked recognised: the NER stage reads
+    passages only."""
+    from mendel.summarize import get_summarizer, summarize_document
+
+    summarizer = summarizer or get_summarizer()
+    stats = {"versions": 0, "chunks": 0, "sections": 0, "documents": 0, "superseded_chunks_removed": 0,
+             "summarizer": summarizer.name}
     with conn.transaction():
         removed = conn.execute(
             "DELETE FROM chunks c USING documents d WHERE c.doc_id = d.doc_id"
@@ -106,29 +113,50 @@ def chunk_pending(conn: psycopg.Connection) -> dict:
         )
         stats["superseded_chunks_removed"] = removed.rowcount
     versions = conn.execute(
-        "SELECT d.current_version_id, d.doc_id FROM documents d"
+        "SELECT d.current_version_id, d.doc_id, coalesce(d.title, '') FROM documents d"
         " JOIN document_versions v ON v.version_id = d.current_version_id"
-        " WHERE d.status = 'active' AND v.extracted_at IS NOT NULL"
-        " AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.version_id = d.current_version_id)"
+        " WHERE d.status = 'active' AND v.extracted_at IS NOT NULL AND v.chunked_at IS NULL"
         " AND EXISTS (SELECT 1 FROM pages p WHERE p.version_id = d.current_version_id)"
+        " ORDER BY d.doc_id"
     ).fetchall()
-    for version_id, doc_id in versions:
+    insert = (
+        "INSERT INTO chunks (chunk_id, version_id, doc_id, layer, seq, page_start, page_end, section_path,"
+        " char_start, char_end, text, content_hash, parent_id, summary, ner_done_at)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, CASE WHEN %s THEN now() END)"
+        " ON CONFLICT (chunk_id) DO UPDATE SET seq = EXCLUDED.seq, section_path = EXCLUDED.section_path,"
+        " parent_id = EXCLUDED.parent_id, summary = EXCLUDED.summary"
+    )
+    for version_id, doc_id, title in versions:
         pages = [t for (t,) in conn.execute(
             "SELECT text FROM pages WHERE version_id = %s ORDER BY page_no", (version_id,))]
         sections = conn.execute(
             "SELECT char_start, path FROM sections WHERE version_id = %s ORDER BY char_start, depth", (version_id,)
         ).fetchall()
-        chunks = chunk_pages(pages, sections=[(start, path) for start, path in sections] or None)
+        layers = build_layers(pages, sections=[(start, path) for start, path in sections] or None)
+        summaries = summarize_document([c.text for c in layers.sections], summarizer, title=title)
+        rows = []
+        if layers.document is not None:
+            d = layers.document
+            document_id = chunk_id(version_id, 1, d.char_start, d.char_end)
+            rows.append((document_id, 1, d, None, summaries.document))
+            section_ids = [chunk_id(version_id, 2, c.char_start, c.char_end) for c in layers.sections]
+            rows += [(cid, 2, c, document_id, summary)
+                     for cid, c, summary in zip(section_ids, layers.sections, summaries.sections)]
+            rows += [(chunk_id(version_id, 3, c.char_start, c.char_end), 3, c, section_ids[c.parent], None)
+                     for c in layers.passages]
         with conn.transaction(), conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO chunks (chunk_id, version_id, doc_id, layer, seq, page_start, page_end, section_path,"
-                " char_start, char_end, text, content_hash) VALUES (%s, %s, %s, 3, %s, %s, %s, %s, %s, %s, %s, %s)"
-                " ON CONFLICT (chunk_id) DO NOTHING",
-                [(chunk_id(version_id, 3, c.char_start, c.char_end), version_id, doc_id, c.seq, c.page_start,
-                  c.page_end, c.section_path, c.char_start, c.char_end, c.text, c.content_hash) for c in chunks],
-            )
+            # Rows of this version the chunker no longer produces (an older chunker's offsets) go.
+            cur.execute("DELETE FROM chunks WHERE version_id = %s AND NOT (chunk_id = ANY(%s))",
+                        (version_id, [row[0] for row in rows]))
+            cur.executemany(insert, [
+                (cid, version_id, doc_id, layer, c.seq, c.page_start, c.page_end, c.section_path, c.char_start,
+                 c.char_end, c.text, c.content_hash, parent, summary, layer != 3)
+                for cid, layer, c, parent, summary in rows])
+            cur.execute("UPDATE document_versions SET chunked_at = now() WHERE version_id = %s", (version_id,))
         stats["versions"] += 1
-        stats["chunks"] += len(chunks)
+        stats["chunks"] += len(layers.passages)
+        stats["sections"] += len(layers.sections)
+        stats["documents"] += layers.document is not None
     return stats
 
 
@@ -139,11 +167,14 @@ def recognise_pending(conn: psycopg.Connection) -> dict:
     from mendel.ner.rules import eli_for, extract_entities, split_law_ref_norm
 
     rows = conn.execute(
-        "SELECT c.chunk_id, c.text, d.source, d.citation FROM chunks c JOIN documents d USING (doc_id)"
+        "SELECT c.chunk_id, c.text, d.source, d.citation, c.version_id FROM chunks c JOIN documents d USING (doc_id)"
         " WHERE c.ner_done_at IS NULL ORDER BY c.doc_id, c.seq"
     ).fetchall()
-    stats = {"chunks": 0, "mentions": 0, "quarantined": 0, "by_label": {}}
-    for chunk_id_, text, source, citation in rows:
+    stats = {"chunks": 0, "mentions": 0, "quarantined": 0, "by_label": {}, "relations": 0}
+    # amending-act relations need the whole text (a point's act is named pages before it): read per version
+    stats["relations"] = _relations_for_versions(
+        conn, {(version_id, source, citation) for _, _, source, citation, version_id in rows if citation}, stats)
+    for chunk_id_, text, source, citation, _ in rows:
         try:
             entities = extract_entities(text, default_act=citation if source == "esbirka" else None)
         except Exception as exc:  # a recogniser bug must cost one chunk, not the night's run
@@ -176,168 +207,208 @@ def recognise_pending(conn: psycopg.Connection) -> dict:
     return stats
 
 
+def _relations_for_versions(conn: psycopg.Connection, versions: set, stats: dict) -> int:
+    """AMENDS/REPEALS of each version whose chunks are being recognised (subject: the document's citation),
+    replacing what an earlier run stored for it; offsets are mapped from the joined text to pages."""
+    from mendel.ner.relations import extract_relations
+
+    written = 0
+    for version_id, source, citation in sorted(versions, key=lambda v: v[0]):
+        pages = conn.execute("SELECT page_no, text FROM pages WHERE version_id = %s ORDER BY page_no",
+                             (version_id,)).fetchall()
+        offsets, pos = [], 0
+        for _, page_text in pages:
+            offsets.append(pos)
+            pos += len(page_text) + 2  # pages joined with a blank line, as ExtractedDocument.text does
+        try:
+            relations = extract_relations("\n\n".join(t for _, t in pages), citation)
+        except Exception as exc:  # a bad document costs its relations, not the night's run
+            with conn.transaction():
+                crawlstate.quarantine(conn, stage="ner", reason=f"relations failed: {exc.__class__.__name__}: {exc}",
+                                      source=source, detail=f"version {version_id}")
+            stats["quarantined"] += 1
+            continue
+        with conn.transaction(), conn.cursor() as cur:
+            cur.execute("DELETE FROM relations WHERE version_id = %s", (version_id,))
+            for r in relations:
+                index = max(i for i, start in enumerate(offsets) if start <= r.start)
+                cur.execute(
+                    "INSERT INTO relations (version_id, kind, subject_norm, object_norm, page_no, char_start,"
+                    " char_end, evidence) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                    (version_id, r.kind, r.subject_norm, r.object_norm, pages[index][0],
+                     r.start - offsets[index], r.end - offsets[index], r.evidence),
+                )
+        written += len(relations)
+    return written
+
+
 # --- index ---------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class ChunkRecord:
-    chunk_id: str
-    doc_id: str
-    title: str
-    source: str
-    url: str
-    citation: str | None
-    page_start: int
-    page_end: int
-    section: str
-    text: str
-
-    @property
-    def context_text(self) -> str:
-        """What is embedded and indexed: title and section path give a bare chunk its context."""
-        head = " — ".join(x for x in (self.citation, self.title, self.section) if x)
-        return f"{head}\n{self.text}" if head else self.text
+def load_corpus(conn: psycopg.Connection, layer: int = 3) -> list[ChunkRecord]:
+    return load_layer(conn, layer)
 
 
-def load_corpus(conn: psycopg.Connection) -> list[ChunkRecord]:
+def vector_hash(model: str, text: str) -> str:
+    """What a stored vector was computed from: the model and the exact input text."""
+    return text_hash(f"{model}\n{text}")
+
+
+def _embed_upper_layers(conn: psycopg.Connection, batch_versions: int = 200) -> dict:
+    """L2 and L1 vectors as the unit centroid of their L3 passages' vectors, recomputed only where the set
+    of passage vectors changed (their hashes are folded into the parent's ``embedded_hash``)."""
     rows = conn.execute(
-        "SELECT c.chunk_id, c.doc_id, coalesce(d.title, ''), d.source, d.url, d.citation, c.page_start, c.page_end,"
-        " c.section_path, c.text FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
-        " AND d.current_version_id = c.version_id WHERE d.status = 'active' ORDER BY c.doc_id, c.seq"
+        "SELECT p.chunk_id, p.layer, p.version_id, p.embedded_hash,"
+        " string_agg(coalesce(c.embedded_hash, '?'), ',' ORDER BY c.seq), bool_and(c.embedding IS NOT NULL)"
+        " FROM chunks p JOIN documents d ON d.doc_id = p.doc_id AND d.current_version_id = p.version_id"
+        " JOIN chunks c ON c.version_id = p.version_id AND c.layer = 3 AND (p.layer = 1 OR c.parent_id = p.chunk_id)"
+        " WHERE p.layer IN (1, 2) AND d.status = 'active'"
+        " GROUP BY p.chunk_id, p.layer, p.version_id, p.embedded_hash"
     ).fetchall()
-    return [ChunkRecord(*row) for row in rows]
+    pending: dict[int, list[tuple[str, int, str]]] = {}
+    for parent_id, layer, version_id, stored, children, complete in rows:
+        expected = text_hash(f"centroid\n{children}")
+        if complete and stored != expected:
+            pending.setdefault(version_id, []).append((parent_id, layer, expected))
+    updated = {1: 0, 2: 0}
+    versions = sorted(pending)
+    for start in range(0, len(versions), batch_versions):
+        batch = versions[start:start + batch_versions]
+        children: dict[int, list[tuple[str | None, np.ndarray]]] = {}
+        for version_id, parent_id, vector in conn.execute(
+                "SELECT version_id, parent_id, embedding::text FROM chunks"
+                " WHERE layer = 3 AND version_id = ANY(%s) ORDER BY version_id, seq", (batch,)):
+            children.setdefault(version_id, []).append((parent_id, dense.parse_vector(vector)))
+        updates = []
+        for version_id in batch:
+            for parent_id, layer, expected in pending[version_id]:
+                members = [v for p, v in children[version_id] if layer == 1 or p == parent_id]
+                updates.append((to_pgvector(dense.centroid(np.stack(members))), expected, parent_id))
+                updated[layer] += 1
+        with conn.transaction(), conn.cursor() as cur:
+            cur.executemany("UPDATE chunks SET embedding = %s::vector, embedded_hash = %s WHERE chunk_id = %s",
+                            updates)
+    return updated
 
 
 def embed_pending(conn: psycopg.Connection, embedder: Embedder) -> dict:
-    """Vectors for chunks that have none yet, through the content-hash cache."""
-    records = {r.chunk_id: r for r in load_corpus(conn)}
-    pending = [cid for (cid,) in conn.execute("SELECT chunk_id FROM chunks WHERE embedding IS NULL")
-               if cid in records]
+    """Vectors for passages whose contextual text (or the model) changed since they were embedded, through
+    the content-hash cache; then section and document vectors as centroids of their passages."""
     started = time.monotonic()
-    vectors, newly = embed_with_cache(conn, embedder, [records[c].context_text for c in pending])
+    records = load_layer(conn, 3)
+    stored = dict(conn.execute("SELECT chunk_id, embedded_hash FROM chunks WHERE layer = 3 AND embedding IS NOT NULL"))
+    pending = [(r, h) for r in records if stored.get(r.chunk_id) != (h := vector_hash(embedder.name, r.context_text))]
+    vectors, newly = embed_with_cache(conn, embedder, [r.context_text for r, _ in pending])
     with conn.transaction(), conn.cursor() as cur:
-        cur.executemany("UPDATE chunks SET embedding = %s::vector WHERE chunk_id = %s",
-                        [(to_pgvector(v), cid) for cid, v in zip(pending, vectors)])
+        cur.executemany("UPDATE chunks SET embedding = %s::vector, embedded_hash = %s WHERE chunk_id = %s",
+                        [(to_pgvector(v), h, r.chunk_id) for (r, h), v in zip(pending, vectors)])
+    upper = _embed_upper_layers(conn)
     return {"chunks": len(pending), "embedded": newly, "cache_hits": len(pending) - newly,
-            "seconds": round(time.monotonic() - started, 2), "model": embedder.name}
+            "sections": upper[2], "documents": upper[1], "seconds": round(time.monotonic() - started, 2),
+            "model": embedder.name}
 
 
-def _reset(out_dir: Path) -> Path:
-    shutil.rmtree(out_dir, ignore_errors=True)
-    out_dir.mkdir(parents=True)
-    return out_dir
+def _layer_dir(out_dir: Path, layer: int) -> Path:
+    """Build directory of one index part for a layer: L3 in ``out_dir`` itself (``build/bm25``), L1/L2 in
+    ``build/layers/L<n>/<part>``, as in the bundle."""
+    out_dir = Path(out_dir)
+    return out_dir if layer == 3 else out_dir.parent / bundle.LAYERS_DIR / f"L{layer}" / out_dir.name
 
 
 def build_bm25(conn: psycopg.Connection, out_dir: Path) -> dict:
-    import bm25s
-
-    records = load_corpus(conn)
-    out_dir = _reset(out_dir)
-    retriever = bm25s.BM25()
-    tokens = [analyze(r.context_text) for r in records]
-    retriever.index(tokens, show_progress=False)
-    retriever.save(str(out_dir / "bm25"))
-    (out_dir / "ids.json").write_text(json.dumps([r.chunk_id for r in records]))
-    return {"chunks": len(records), "vocabulary": len(retriever.vocab_dict)}
+    """BM25 of every layer over the contextual texts; a layer whose chunks and texts are unchanged is kept."""
+    stats: dict = {}
+    rebuilt = []
+    for layer in (3, 2, 1):
+        records = load_layer(conn, layer)
+        ids, texts = [r.chunk_id for r in records], [r.context_text for r in records]
+        digest = lexical.fingerprint(ids, texts)
+        target = _layer_dir(out_dir, layer)
+        if lexical.is_current(target, digest):
+            info = lexical.read_build_info(target)
+        else:
+            info = lexical.write_bm25(target, ids, texts, digest)
+            rebuilt.append(f"L{layer}")
+        prefix = "" if layer == 3 else f"l{layer}_"
+        stats.update({f"{prefix}chunks": info["chunks"], f"{prefix}vocabulary": info["vocabulary"]})
+    return {**stats, "rebuilt": ",".join(rebuilt) or "none"}
 
 
 def build_faiss(conn: psycopg.Connection, out_dir: Path, dim: int = 384) -> dict:
-    import faiss
-
-    rows = conn.execute(
-        "SELECT c.chunk_id, c.embedding::text FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
-        " AND d.current_version_id = c.version_id WHERE d.status = 'active' AND c.embedding IS NOT NULL"
-        " ORDER BY c.doc_id, c.seq"
-    ).fetchall()
-    out_dir = _reset(out_dir)
-    matrix = np.asarray([json.loads(v) for _, v in rows], dtype=np.float32).reshape(len(rows), dim)
-    faiss.normalize_L2(matrix)
-    if len(rows) >= HNSW_THRESHOLD:
-        index = faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
-        index.hnsw.efSearch = 128
-        kind = "hnsw"
-    else:
-        index = faiss.IndexFlatIP(dim)
-        kind = "flat"
-    index.add(matrix)
-    faiss.write_index(index, str(out_dir / "dense.faiss"))
-    (out_dir / "ids.json").write_text(json.dumps([cid for cid, _ in rows]))
-    return {"vectors": len(rows), "index_type": kind, "dim": dim}
+    """FAISS of every layer (kind by size, see mendel.index.dense); a layer whose vectors are unchanged is kept."""
+    stats: dict = {}
+    rebuilt = []
+    ivfpq_min = dense.ivfpq_threshold()
+    for layer in (3, 2, 1):
+        rows = conn.execute(
+            "SELECT c.chunk_id, c.embedded_hash FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+            " AND d.current_version_id = c.version_id WHERE d.status = 'active' AND c.embedding IS NOT NULL"
+            " AND c.layer = %s ORDER BY c.doc_id, c.seq", (layer,)
+        ).fetchall()
+        ids = [cid for cid, _ in rows]
+        digest = dense.fingerprint(ids, [h for _, h in rows])
+        kind = dense.choose_kind(len(ids), ivfpq_min)
+        target = _layer_dir(out_dir, layer)
+        if dense.is_current(target, digest, kind):
+            info = lexical.read_build_info(target)
+        else:
+            vectors = {cid: dense.parse_vector(v) for cid, v in conn.execute(
+                "SELECT c.chunk_id, c.embedding::text FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+                " AND d.current_version_id = c.version_id WHERE d.status = 'active' AND c.embedding IS NOT NULL"
+                " AND c.layer = %s", (layer,))}
+            matrix = np.stack([vectors[cid] for cid in ids]) if ids else np.zeros((0, dim), np.float32)
+            info = dense.write_faiss(target, ids, matrix, kind=kind, digest=digest, dim=dim)
+            rebuilt.append(f"L{layer}")
+        prefix = "" if layer == 3 else f"l{layer}_"
+        stats.update({f"{prefix}vectors": info["vectors"], f"{prefix}index_type": info["index_type"]})
+    return {**stats, "dim": dim, "rebuilt": ",".join(rebuilt) or "none"}
 
 
 def build_graph(conn: psycopg.Connection, out_dir: Path) -> dict:
-    """Entity co-occurrence graph: an edge's weight counts the chunks it shares, plus half a point for each
-    document where both are among the most cited entities."""
-    rows = conn.execute(
-        "SELECT m.chunk_id, c.doc_id, m.entity_id FROM mentions m JOIN chunks c USING (chunk_id)"
-        " JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
-        " JOIN entities e ON e.entity_id = m.entity_id"
-        " WHERE d.status = 'active' AND e.label = ANY(%s) ORDER BY m.chunk_id", (list(GRAPH_LABELS),)
-    ).fetchall()
-    entities = {eid: (label, norm, eli) for eid, label, norm, eli in conn.execute(
-        "SELECT entity_id, label, norm, eli FROM entities")}
-    by_chunk: dict[str, set[str]] = {}
-    for cid, doc_id, eid in rows:
-        by_chunk.setdefault(cid, set()).add(eid)
-    chunk_counts: dict[str, int] = {}
-    for members in by_chunk.values():
-        for eid in members:
-            chunk_counts[eid] = chunk_counts.get(eid, 0) + 1
-    doc_counts: dict[str, dict[str, int]] = {}
-    for cid, doc_id, eid in rows:
-        per_doc = doc_counts.setdefault(doc_id, {})
-        per_doc[eid] = per_doc.get(eid, 0) + 1
-    # Document-level edges only among each document's most cited entities: all pairs would be quadratic.
-    doc_groups = [set(sorted(counts, key=lambda e: (-counts[e], e))[:DOC_EDGE_TOP_ENTITIES])
-                  for counts in doc_counts.values()]
-    weights: dict[tuple[str, str], float] = {}
-    for groups, weight in ((by_chunk.values(), 1.0), (doc_groups, 0.5)):
-        for members in groups:
-            ordered = sorted(members)
-            for i, a in enumerate(ordered):
-                for b in ordered[i + 1:]:
-                    weights[(a, b)] = weights.get((a, b), 0.0) + weight
-    out_dir = _reset(out_dir)
-    graph = {
-        "nodes": [{"id": eid, "label": entities[eid][0], "norm": entities[eid][1], "eli": entities[eid][2],
-                   "chunks": n} for eid, n in sorted(chunk_counts.items()) if eid in entities],
-        "edges": [{"source": a, "target": b, "weight": w} for (a, b), w in sorted(weights.items())],
-        "chunk_entities": {cid: sorted(members) for cid, members in sorted(by_chunk.items())},
-    }
-    (out_dir / "graph.json").write_text(json.dumps(graph, ensure_ascii=False))
-    return {"nodes": len(graph["nodes"]), "edges": len(graph["edges"]), "linked_chunks": len(by_chunk)}
+    """The entity graph (mendel.index.graph): per-document contributions kept in step with the live documents,
+    aggregated into PostgreSQL and ``out_dir/graph.json``."""
+    return entity_graph.build_graph(conn, out_dir)
+
+
+def _complete(part_dir: Path) -> Path:
+    # Every index build writes build_info.json last: a part without it is what a killed build left.
+    if not (part_dir / lexical.BUILD_INFO).exists():
+        raise bundle.BundleError(f"{part_dir} is not completely built (an interrupted build?); rebuild it first")
+    return part_dir
 
 
 def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path, model: str, keep: int = 3) -> dict:
-    """Copy the built indexes and the chunk table into a new bundle, then publish it atomically."""
-    records = load_corpus(conn)
+    """Copy the built indexes and every layer's chunk table into a new bundle, then publish it atomically
+    (layout: mendel.index.bundle)."""
+    records = {layer: load_layer(conn, layer) for layer in LAYERS}
     staging = bundle.staging_dir(bundles_dir)
     try:
         for part in ("bm25", "dense", "graph"):
-            shutil.copytree(build_dir / part, staging / part)
-        with (staging / "chunks.jsonl").open("w", encoding="utf-8") as handle:
-            for r in records:
-                handle.write(json.dumps(r.__dict__, ensure_ascii=False) + "\n")
+            shutil.copytree(_complete(build_dir / part), staging / part)
+        for layer in (1, 2):
+            for part in ("bm25", "dense"):
+                shutil.copytree(_complete(_layer_dir(build_dir / part, layer)), bundle.layer_path(staging, layer) / part)
+        for layer, rows in records.items():
+            bundle.write_chunks(bundle.layer_path(staging, layer), (r.bundle_row() for r in rows))
+        summaries = {r.doc_id: r.summary for r in records[1]}
         documents = [
             {"doc_id": d, "title": t, "source": s, "url": u, "citation": c, "doc_type": k,
-             "published": p.isoformat() if p else None}
+             "published": p.isoformat() if p else None, "summary": summaries.get(d, "")}
             for d, t, s, u, c, k, p in conn.execute(
                 "SELECT doc_id, title, source, url, citation, doc_type, published FROM documents"
                 " WHERE status = 'active' ORDER BY doc_id")
         ]
         (staging / "documents.json").write_text(json.dumps(documents, ensure_ascii=False, indent=1))
-        bm25_ids = json.loads((staging / "bm25" / "ids.json").read_text())
-        dense_ids = json.loads((staging / "dense" / "ids.json").read_text())
-        chunk_ids = [r.chunk_id for r in records]
-        if bm25_ids != chunk_ids or dense_ids != chunk_ids:
-            raise bundle.BundleError("indexes were built from different chunk sets; rebuild before publishing")
-        manifest = {"model": model, "counts": {"documents": len(documents), "chunks": len(records)}}
+        layers = bundle.check_layers(staging)  # every index part names the same chunks as its chunk table
+        manifest = {"model": model, "counts": {"documents": len(documents), "chunks": len(records[3]),
+                                               "sections": len(records[2]), "document_chunks": len(records[1])},
+                    "layers": layers}
         previous = bundle.current_version(bundles_dir)
         path = bundle.publish(staging, bundles_dir, manifest, keep=keep, skip_unchanged=True)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return {"version": path.name, "path": str(path), "documents": len(documents), "chunks": len(records),
-            "published": path.name != previous}
+    return {"version": path.name, "path": str(path), "documents": len(documents), "chunks": len(records[3]),
+            "sections": len(records[2]), "published": path.name != previous}
 
 
 # --- registers -----------------------------------------------------------------------------------

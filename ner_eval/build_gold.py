@@ -4,7 +4,8 @@ Each record is a real passage from the bundled sample corpus (PDF text layers
 extracted with pdfplumber, decision texts, raw CSV/JSONL lines, Kadaň notice
 titles) and the entities a careful annotator marks in it, following
 ``GUIDELINES.md``: ``RECORDS`` (first LAW_REF/DECISION_REF set, with the later
-labels added in ``NEW_LABELS_IN_EXISTING``) and ``NEW_RECORDS`` (all labels). Only
+labels added in ``NEW_LABELS_IN_EXISTING``), ``NEW_RECORDS`` (all labels) and the third round in
+``gold_more.py`` (all labels, every source family). Only
 surfaces are typed here; offsets are computed by locating each surface after
 the previous one, so a wrong surface fails loudly instead of drifting.
 
@@ -60,8 +61,15 @@ def locate(record: Record) -> list[dict]:
     return found
 
 
+def round3_records() -> list[Record]:
+    """The third round (``gold_more.py``): every source family, annotated before the recogniser saw the texts."""
+    from ner_eval.gold_more import RECORDS as ROUND3
+
+    return [Record(rid, source, text, list(entities)) for rid, source, text, entities in ROUND3]
+
+
 def build_lines(records: list[Record] | None = None) -> list[str]:
-    records = RECORDS + NEW_RECORDS if records is None else records
+    records = RECORDS + NEW_RECORDS + round3_records() if records is None else records
     ids = [r.id for r in records]
     if len(ids) != len(set(ids)):
         raise ValueError("duplicate record ids")

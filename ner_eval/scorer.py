@@ -62,6 +62,11 @@ class LabelScore:
         return self._ratio(self.overlap_tp_gold, self.gold)
 
     @property
+    def overlap_f1(self) -> float:
+        p, r = self.overlap_precision, self.overlap_recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    @property
     def norm_accuracy(self) -> float:
         return self._ratio(self.norm_correct, self.tp)
 
@@ -69,6 +74,7 @@ class LabelScore:
         row = {k: v for k, v in asdict(self).items() if k != "errors"}
         row.update(precision=round(self.precision, 4), recall=round(self.recall, 4), f1=round(self.f1, 4),
                    overlap_precision=round(self.overlap_precision, 4), overlap_recall=round(self.overlap_recall, 4),
+                   overlap_f1=round(self.overlap_f1, 4),
                    norm_accuracy=round(self.norm_accuracy, 4))
         return row
 
@@ -147,15 +153,17 @@ def score(gold_records: Iterable[dict], predict: Predict, labels: Iterable[str] 
                     s.norm_correct += 1
                 else:
                     s.errors.append({"id": record.get("id"), "kind": "norm", "text": text[p[0]:p[1]],
-                                     "gold_norm": g[3], "pred_norm": p[3]})
+                                     "start": p[0], "end": p[1], "gold_norm": g[3], "pred_norm": p[3]})
             else:
                 s.fp += 1
-                s.errors.append({"id": record.get("id"), "kind": "fp", "text": text[p[0]:p[1]], "pred_norm": p[3]})
+                s.errors.append({"id": record.get("id"), "kind": "fp", "text": text[p[0]:p[1]],
+                                 "start": p[0], "end": p[1], "pred_norm": p[3]})
         for g in gold:
             s = bucket(g[2])
             if s is not None and (g[0], g[1], g[2]) not in matched_gold:
                 s.fn += 1
-                s.errors.append({"id": record.get("id"), "kind": "fn", "text": text[g[0]:g[1]], "gold_norm": g[3]})
+                s.errors.append({"id": record.get("id"), "kind": "fn", "text": text[g[0]:g[1]],
+                                 "start": g[0], "end": g[1], "gold_norm": g[3]})
 
         scored_gold = [g for g in gold if bucket(g[2]) is not None]
         scored_pred = [p for p in pred if bucket(p[2]) is not None]

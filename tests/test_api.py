@@ -30,7 +30,7 @@ from mendel.config import SAMPLE_CORPUS
 from mendel.index import bundle
 from mendel.index.analyzer import analyze
 from mendel.ner.rules import extract_entities
-from mendel.pipeline import GRAPH_LABELS, ChunkRecord
+from mendel.pipeline import GRAPH_LABELS
 from serving.api import create_app, make_server
 from serving.querylog import PostgresQueryLog
 from serving.search import SearchFilters, Searcher
@@ -76,6 +76,10 @@ EMBEDDER = HashEmbedder()
 
 @pytest.fixture(scope="module")
 def corpus() -> list[dict]:
+    return load_corpus()
+
+
+def load_corpus() -> list[dict]:
     """Real documents: page texts of Sbírka PDFs (pdfplumber) and the opening of real NS decisions."""
     import pdfplumber
 
@@ -99,46 +103,99 @@ def base_docs(corpus: list[dict]) -> list[dict]:
     return [d for d in corpus if d["doc_id"] != EXTRA_LAW[1]]
 
 
-def build_bundle(bundles_dir: Path, docs: list[dict], embedder=EMBEDDER, drop: tuple[str, ...] = ()) -> Path:
-    """Write a staging directory as `mendel.pipeline` lays it out, then publish it atomically."""
+def _write_indexes(directory: Path, records: list[dict], embedder) -> None:
+    """bm25/, dense/ and chunks.jsonl of one layer, row i of each the same chunk (as the index build writes)."""
     import bm25s
     import faiss
 
-    records: list[ChunkRecord] = []
-    for doc in docs:
-        for c in chunk_pages(doc["pages"]):
-            cid = hashlib.sha1(f"{doc['doc_id']}:{c.char_start}:{c.char_end}".encode()).hexdigest()[:20]
-            records.append(ChunkRecord(cid, doc["doc_id"], doc["title"], doc["source"], doc["url"], doc["citation"],
-                                       c.page_start, c.page_end, c.section_path, c.text))
-    staging = bundle.staging_dir(bundles_dir)
-    ids = [r.chunk_id for r in records]
+    directory.mkdir(parents=True, exist_ok=True)
+    ids = [r["chunk_id"] for r in records]
+    contexts = [context_text(r) for r in records]
     # bm25/ — Czech analyser over the chunk's context text, as build_bm25 does.
-    (staging / "bm25").mkdir()
+    (directory / "bm25").mkdir()
     retriever = bm25s.BM25()
-    retriever.index([analyze(r.context_text) for r in records], show_progress=False)
-    retriever.save(str(staging / "bm25" / "bm25"))
-    (staging / "bm25" / "ids.json").write_text(json.dumps(ids))
+    retriever.index([analyze(t) for t in contexts], show_progress=False)
+    retriever.save(str(directory / "bm25" / "bm25"))
+    (directory / "bm25" / "ids.json").write_text(json.dumps(ids))
     # dense/ — normalised vectors in a flat inner-product index, as build_faiss does below its HNSW threshold.
-    (staging / "dense").mkdir()
-    matrix = np.asarray(embedder.passages([r.context_text for r in records]), dtype=np.float32)
+    (directory / "dense").mkdir()
+    matrix = np.asarray(embedder.passages(contexts), dtype=np.float32)
     faiss.normalize_L2(matrix)
     index = faiss.IndexFlatIP(embedder.dim)
     index.add(matrix)
-    faiss.write_index(index, str(staging / "dense" / "dense.faiss"))
-    (staging / "dense" / "ids.json").write_text(json.dumps(ids))
-    # graph/ — entity ids (label:norm) per chunk, as build_graph does.
+    faiss.write_index(index, str(directory / "dense" / "dense.faiss"))
+    (directory / "dense" / "ids.json").write_text(json.dumps(ids))
+    with (directory / "chunks.jsonl").open("w", encoding="utf-8") as handle:
+        for r in records:
+            handle.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def context_text(record: dict) -> str:
+    head = " — ".join(x for x in (record.get("citation"), record.get("title"), record.get("section")) if x)
+    return f"{head}\n{record['text']}" if head else record["text"]
+
+
+def chunk_records(docs: list[dict]) -> list[dict]:
+    """L3 chunk rows (the bundle's chunks.jsonl keys) of real documents, chunked as the pipeline chunks them."""
+    records = []
+    for doc in docs:
+        for c in chunk_pages(doc["pages"]):
+            cid = hashlib.sha1(f"{doc['doc_id']}:{c.char_start}:{c.char_end}".encode()).hexdigest()[:20]
+            records.append({"chunk_id": cid, "doc_id": doc["doc_id"], "title": doc["title"], "source": doc["source"],
+                            "url": doc["url"], "citation": doc["citation"], "page_start": c.page_start,
+                            "page_end": c.page_end, "section": c.section_path, "text": c.text, "layer": 3})
+    return records
+
+
+def chunk_graph(records: list[dict]) -> dict:
+    """graph.json as the graph build writes it: nodes, co-occurrence edges (one point per shared chunk) and
+    chunk -> entity links."""
     chunk_entities = {}
     for r in records:
-        found = sorted({f"{e.label}:{e.norm}" for e in extract_entities(r.text) if e.norm and e.label in GRAPH_LABELS})
+        found = sorted({f"{e.label}:{e.norm}" for e in extract_entities(r["text"]) if e.norm and e.label in GRAPH_LABELS})
         if found:
-            chunk_entities[r.chunk_id] = found
+            chunk_entities[r["chunk_id"]] = found
+    weights: dict[tuple[str, str], float] = {}
+    for found in chunk_entities.values():
+        for i, a in enumerate(found):
+            for b in found[i + 1:]:
+                weights[(a, b)] = weights.get((a, b), 0.0) + 1.0
     nodes = sorted({e for found in chunk_entities.values() for e in found})
-    (staging / "graph").mkdir()
-    (staging / "graph" / "graph.json").write_text(json.dumps(
-        {"nodes": [{"id": n} for n in nodes], "edges": [], "chunk_entities": chunk_entities}, ensure_ascii=False))
-    with (staging / "chunks.jsonl").open("w", encoding="utf-8") as handle:
+    return {"nodes": [{"id": n} for n in nodes],
+            "edges": [{"source": a, "target": b, "weight": w} for (a, b), w in sorted(weights.items())],
+            "chunk_entities": chunk_entities}
+
+
+def upper_layers(records: list[dict]) -> dict[int, list[dict]]:
+    """L2 (one chunk per top-level section of a document) and L1 (one per document) rows made of the L3 text."""
+    layers: dict[int, list[dict]] = {1: [], 2: []}
+    for layer, key in ((2, lambda r: (r["doc_id"], r["section"].split(" > ")[0])), (1, lambda r: (r["doc_id"],))):
+        groups: dict[tuple, list[dict]] = {}
         for r in records:
-            handle.write(json.dumps(r.__dict__, ensure_ascii=False) + "\n")
+            groups.setdefault(key(r), []).append(r)
+        for group_key, members in groups.items():
+            first = members[0]
+            layers[layer].append({
+                **{k: first[k] for k in ("doc_id", "title", "source", "url", "citation")},
+                "chunk_id": hashlib.sha1(f"L{layer}:{group_key}".encode()).hexdigest()[:20],
+                "page_start": min(m["page_start"] for m in members), "page_end": max(m["page_end"] for m in members),
+                "section": group_key[1] if layer == 2 else "", "text": "\n".join(m["text"] for m in members),
+                "layer": layer})
+    return layers
+
+
+def build_bundle(bundles_dir: Path, docs: list[dict], embedder=EMBEDDER, drop: tuple[str, ...] = (),
+                 layers: bool = False, graph: dict | None = None) -> Path:
+    """Write a staging directory as `mendel.pipeline` lays it out (L1/L2 under layers/ when ``layers``), then
+    publish it atomically. ``graph`` replaces the co-occurrence graph built from the chunks."""
+    records = chunk_records(docs)
+    staging = bundle.staging_dir(bundles_dir)
+    _write_indexes(staging, records, embedder)
+    (staging / "graph").mkdir()
+    (staging / "graph" / "graph.json").write_text(json.dumps(graph or chunk_graph(records), ensure_ascii=False))
+    if layers:
+        for number, rows in upper_layers(records).items():
+            _write_indexes(bundle.layer_path(staging, number), rows, embedder)
     documents = [{k: d[k] for k in ("doc_id", "title", "source", "url", "citation", "doc_type", "published")}
                  for d in sorted(docs, key=lambda d: d["doc_id"])]
     (staging / "documents.json").write_text(json.dumps(documents, ensure_ascii=False, indent=1))
@@ -173,7 +230,7 @@ def wait_for(predicate, timeout: float = 20.0, interval: float = 0.02):
 
 
 RESULT_KEYS = {"doc_id", "chunk_id", "title", "source", "url", "page", "page_end", "section", "text", "score",
-               "lists", "citation"}
+               "lists", "citation", "entities", "subqueries", "layer", "rerank_score"}
 
 
 # --- endpoints -------------------------------------------------------------------------------------------
@@ -209,7 +266,8 @@ def test_search_shape_and_grounding(client, bundles, corpus):
         assert 1 <= r["page"] <= r["page_end"] <= len(doc["pages"])
         pages_text = "\n\n".join(doc["pages"][r["page"] - 1:r["page_end"]])
         assert r["text"] in pages_text
-        assert set(r["lists"]) <= {"reference", "bm25", "dense"} and r["lists"]
+        assert set(r["lists"]) <= {"reference", "bm25", "dense", "graph"} and r["lists"]
+        assert r["layer"] == 3 and r["rerank_score"] is None and r["subqueries"] == []
         chunks = client.get(f"/documents{r['doc_id']}" if r["doc_id"].startswith("/") else
                             f"/documents/{r['doc_id']}").json()["chunks"]
         chunk = next(c for c in chunks if c["chunk_id"] == r["chunk_id"])
@@ -368,7 +426,7 @@ def test_openapi_docs(client):
     spec = client.get("/openapi.json").json()
     assert {"/search", "/analyze", "/documents/{doc_id}", "/health", "/ready"} <= set(spec["paths"])
     names = {p["name"] for p in spec["paths"]["/search"]["get"]["parameters"]}
-    assert names == {"q", "k", "source", "doc_type", "date_from", "date_to", "act"}
+    assert names == {"q", "k", "source", "doc_type", "date_from", "date_to", "act", "graph", "decompose", "rerank"}
 
 
 # --- hot reload ------------------------------------------------------------------------------------------

@@ -51,5 +51,5 @@ def test_document_record_versions(fresh_db):
         current = conn.execute("SELECT current_version_id FROM documents").fetchone()[0]
         assert len(versions) == 2 and current == versions[-1][0]
         assert crawlstate.outcome_counts(conn, "run-1") == {
-            "stored": 2, "unchanged": 1, "quarantined": 0, "disallowed": 0, "failed": 0}
+            "stored": 2, "unchanged": 1, "quarantined": 0, "disallowed": 0}
         assert crawlstate.known_validators(conn, "esbirka") == {"http://mirror/87.pdf": ('"abc"', None)}

@@ -11,6 +11,9 @@ EXPECTED_GROUPS = {
     "nsoud_documents": "crawl",
     "municipal_documents": "crawl",
     "ruian_documents": "crawl",
+    "nalus_documents": "crawl",
+    "nssoud_documents": "crawl",
+    "cnb_documents": "crawl",
     "ruian_records": "extract",
     "document_pages": "extract",
     "document_chunks": "extract",
@@ -38,7 +41,8 @@ def test_lineage_runs_through_the_gate():
     graph = defs.resolve_asset_graph()
     upstream = {key.to_user_string(): {p.to_user_string() for p in graph.get(key).parent_keys}
                 for key in graph.get_all_asset_keys()}
-    assert upstream["document_pages"] == {"esbirka_documents", "nsoud_documents", "municipal_documents"}
+    assert upstream["document_pages"] == {"esbirka_documents", "nsoud_documents", "municipal_documents",
+                                         "nalus_documents", "nssoud_documents", "cnb_documents"}
     assert upstream["ruian_records"] == {"ruian_documents"}
     for gated in ("chunk_embeddings", "bm25_index", "entity_graph"):
         assert upstream[gated] == {"legal_entities"}

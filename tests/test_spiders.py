@@ -23,7 +23,7 @@ from mendel.rawstore import RawStore
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
 BLESNO_PDFS = sorted((SAMPLE_CORPUS / "municipal" / "blesno").glob("*/*.pdf"))
-OUTCOMES = ("stored", "unchanged", "quarantined", "disallowed", "failed")
+OUTCOMES = ("stored", "unchanged", "quarantined", "disallowed")
 
 
 def ns_records() -> dict[str, dict]:
@@ -112,8 +112,8 @@ def test_nsoud_asks_for_the_publication_date_range(crawl):
 def test_municipal_crawls_the_kadan_feed_and_blesno_then_stores_nothing_new(crawl):
     first = crawl("municipal", "mu-1")
     attachments = {d["url"] for n in KADAN["informace"] for d in n.get("dokument", [])}
-    # 87 notices + 19 Blešno PDFs stored; the feed's 93 attachments are not in the corpus: 404 → failed.
-    only(first, stored=len(KADAN["informace"]) + len(BLESNO_PDFS), failed=len(attachments))
+    # 87 notices + 19 Blešno PDFs stored; the feed's 93 attachments are not in the corpus: 404 → quarantined.
+    only(first, stored=len(KADAN["informace"]) + len(BLESNO_PDFS), quarantined=len(attachments))
     docs = documents(crawl.database_url, "municipal")
     store = RawStore(crawl.home / "raw")
 
@@ -144,13 +144,13 @@ def test_municipal_crawls_the_kadan_feed_and_blesno_then_stores_nothing_new(craw
 
     with psycopg.connect(crawl.database_url) as conn:
         failed = {url for (url,) in conn.execute(
-            "SELECT url FROM crawl_log WHERE run_id = 'mu-1' AND outcome = 'failed' AND status = 404")}
+            "SELECT url FROM crawl_log WHERE run_id = 'mu-1' AND outcome = 'quarantined' AND status = 404")}
     # Each attachment was asked for at its real path on the mirror (and the mirror has none of them).
     assert {urlsplit(u).path for u in failed} == {urlsplit(u).path for u in attachments}
 
     again = crawl("municipal", "mu-2")
     # Blešno PDFs answer 304; the notices come from the re-read feed and are unchanged by hash.
-    only(again, unchanged=len(KADAN["informace"]) + len(BLESNO_PDFS), failed=len(attachments))
+    only(again, unchanged=len(KADAN["informace"]) + len(BLESNO_PDFS), quarantined=len(attachments))
     with psycopg.connect(crawl.database_url) as conn:
         statuses = dict(conn.execute(
             "SELECT status, count(*) FROM crawl_log WHERE run_id = 'mu-2' AND outcome = 'unchanged' GROUP BY status"))
@@ -187,7 +187,7 @@ def test_robots_txt_disallow_is_obeyed_and_logged(crawl, monkeypatch):
         kanalizace = [p for p in BLESNO_PDFS if p.name.startswith("kanalizace__")]
         attachments = {d["url"] for n in KADAN["informace"] for d in n.get("dokument", [])}
         only(crawl("municipal", "rb-mu"), stored=len(KADAN["informace"]) + len(BLESNO_PDFS) - len(kanalizace),
-             disallowed=len(kanalizace), failed=len(attachments))
+             disallowed=len(kanalizace), quarantined=len(attachments))
         fetched = [path for _, path, _ in strict.request_log]
     assert not [p for p in fetched if p.startswith(("/Judikatura/judikatura_ns.nsf/WebSearch/0A",
                                                     "/articles/kanalizace/assets/", "/vymenny_format/soucasna/2014070"))]
@@ -306,7 +306,7 @@ def test_every_spider_is_wired_into_run(monkeypatch):
     for name in ("MENDEL_NSOUD_FROM", "MENDEL_NSOUD_TO", "MENDEL_MUNICIPAL_FEEDS", "MENDEL_BLESNO_URL",
                  "MENDEL_RUIAN_OBCE", "MENDEL_RUIAN_CHANGES", "MENDEL_NSOUD_PAGE_SIZE"):
         monkeypatch.delenv(name, raising=False)
-    assert set(run.SPIDERS) == {"esbirka", "nsoud", "municipal", "ruian"}
+    assert set(run.SPIDERS) == {"esbirka", "nsoud", "municipal", "ruian", "nalus", "nssoud", "cnb"}
     assert run.spider_arguments("nsoud") == {"base_url": "http://127.0.0.1:8765", "date_from": "2024-01-01",
                                              "date_to": "", "page_size": 20}
     assert run.spider_arguments("municipal") == {"feeds": KADAN_FEED_URL, "blesno_url": "http://127.0.0.1:8765",

@@ -1,16 +1,75 @@
-"""What every Mendel spider shares: conditional requests and one logged outcome per discovered URL."""
+"""What every Mendel spider shares: conditional requests, one logged outcome per discovered URL, and the
+bookkeeping of complete listings (withdrawn documents).
+
+Every URL a spider sets out to fetch is *discovered* (a document request, a notice read from a feed, or a listing
+that could not be read) and ends in exactly one outcome in ``crawl_log``: stored, unchanged, quarantined (with a
+reason) or disallowed. When the spider closes, ``crawl_runs`` gets its discovered count (the reconciliation is
+:func:`mendel.crawlstate.run_counts`) and the listings are synced: withdrawn documents a listing names again become
+active, and a listing read in full withdraws the documents it no longer names (:func:`mendel.crawlstate.sync_listing`).
+"""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import scrapy
-from scrapy.exceptions import IgnoreRequest
+from scrapy import signals
+from scrapy.exceptions import (DownloadCancelledError, DownloadFailedError, DownloadTimeoutError, IgnoreRequest,
+                               ResponseDataLossError)
+from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
-from crawlers.middlewares import configured_hosts
+from crawlers.middlewares import OffLimits, configured_hosts
 from mendel import crawlstate
+
+# Document responses the callbacks see themselves (5xx only once retries are spent).
+DOCUMENT_STATUSES = [304, 400, 401, 403, 404, 410, 500, 502, 503, 504]
+MAX_REASON = 500
+
+
+def _retries(request) -> str:
+    retries = request.meta.get("retry_times", 0) if request is not None else 0
+    return f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
+
+
+def failure_outcome(failure: Failure, maxsize: int | None = None) -> tuple[str, str]:
+    """(outcome, reason) for a request that ended in an error: disallowed when robots.txt or the host guard
+    refused it, otherwise quarantined with what went wrong (``maxsize``: the crawl's DOWNLOAD_MAXSIZE)."""
+    exc, request = failure.value, getattr(failure, "request", None)
+    message = str(exc)
+    retries = _retries(request)
+    if isinstance(exc, OffLimits):
+        return "disallowed", message[:MAX_REASON]
+    if isinstance(exc, HttpError):  # an IgnoreRequest too: a status no callback handles, retries spent
+        return "quarantined", f"HTTP {exc.response.status}{retries}"
+    if isinstance(exc, IgnoreRequest):
+        if "robots.txt" in message.lower():
+            return "disallowed", "robots.txt"
+        if "max redirections" in message:
+            hops = len(request.meta.get("redirect_urls") or []) if request is not None else 0
+            return "quarantined", f"redirect loop: gave up after {hops} redirects"
+        if type(exc.__cause__).__name__ == "_DecompressionMaxSizeExceeded":
+            sizes = re.search(r"\((\d+) B compressed, (\d+) B decompressed so far\)", message)
+            detail = f"{sizes.group(1)} compressed bytes expanded past {sizes.group(2)}" if sizes else message
+            return "quarantined", f"decompression bomb: {detail} (limit {maxsize or '?'} bytes)"[:MAX_REASON]
+        return "quarantined", f"ignored: {message}"[:MAX_REASON]
+    if isinstance(exc, DownloadTimeoutError):
+        timeout = request.meta.get("download_timeout") if request is not None else None
+        return "quarantined", f"timeout: no complete answer within {timeout or '?'} s{retries}"
+    if isinstance(exc, DownloadCancelledError):
+        announced = re.search(r"Expected to receive (\d+) bytes", message)
+        how = f"Content-Length {announced.group(1)}" if announced else "body kept coming"
+        return "quarantined", f"too large: {how}, over the {maxsize or '?'}-byte limit"
+    if isinstance(exc, ResponseDataLossError):
+        return "quarantined", f"truncated body: fewer bytes than its Content-Length{retries}"
+    if isinstance(exc, DownloadFailedError):
+        causes = getattr(exc.__cause__, "reasons", None) or []
+        names = ", ".join(sorted({c.type.__name__ for c in causes if isinstance(c, Failure)})) or message
+        return "quarantined", f"connection failed: {names}{retries}"[:MAX_REASON]
+    detail = f"{failure.type.__name__}: {message}" if message else failure.type.__name__
+    return "quarantined", f"download failed: {detail}{retries}"[:MAX_REASON]
 
 
 class MendelSpider(scrapy.Spider):
@@ -21,12 +80,15 @@ class MendelSpider(scrapy.Spider):
         self.allowed_hosts: frozenset[str] = frozenset()
         self.validators: dict[str, tuple[str | None, str | None]] = {}
         self.discovered = 0
+        self.listings: dict[str, set[str]] = {}  # complete listing → the doc ids it names in this run
+        self.incomplete_listings: set[str] = set()
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
         # The hosts this run was pointed at (every spider argument that is a URL); the host guard keeps to them.
         spider.allowed_hosts = configured_hosts(kwargs)
+        crawler.signals.connect(spider.finish_run, signal=signals.spider_closed)
         return spider
 
     def _connect(self) -> psycopg.Connection:
@@ -46,42 +108,130 @@ class MendelSpider(scrapy.Spider):
         if last_modified:
             headers["If-Modified-Since"] = last_modified
         meta = kwargs.pop("meta", {})
-        meta["handle_httpstatus_list"] = [304, 400, 401, 403, 404, 410, 500, 502, 503]
+        meta["handle_httpstatus_list"] = DOCUMENT_STATUSES
+        meta["mendel_document"] = True
         return scrapy.Request(url, callback=callback, errback=self.on_error, headers=headers, meta=meta,
                               dont_filter=True, **kwargs)
+
+    def listing_request(self, url: str, callback, listing: str | None = None, **kwargs) -> scrapy.Request:
+        """A request for a listing (feed, index, search page); ``listing`` names the complete listing it is part
+        of, which stays unsynced (nothing withdrawn) when this request fails."""
+        meta = kwargs.pop("meta", {})
+        if listing:
+            meta["mendel_listing"] = listing
+        return scrapy.Request(url, callback=callback, errback=self.on_listing_error, meta=meta, **kwargs)
+
+    # ---------------------------------------------------------------- complete listings
+
+    def listing_read(self, listing: str) -> None:
+        """``listing`` was fetched and parsed (it may name no document at all)."""
+        self.listings.setdefault(listing, set())
+
+    def listed(self, listing: str, doc_id: str) -> None:
+        """``listing`` names ``doc_id`` in this run (whatever the fetch of the document itself brings)."""
+        self.listings.setdefault(listing, set()).add(doc_id)
+
+    def listing_incomplete(self, listing: str | None) -> None:
+        if listing:
+            self.incomplete_listings.add(listing)
+
+    # ---------------------------------------------------------------- outcomes
 
     def log_outcome(self, url: str, outcome: str, status: int | None = None, reason: str | None = None,
                     **fields) -> None:
         with self._connect() as conn:
             crawlstate.log_outcome(conn, run_id=self.settings.get("MENDEL_RUN_ID"), source=self.source, url=url,
                                    outcome=outcome, status=status, reason=reason, **fields)
+            if outcome == "unchanged" and status == 304:
+                crawlstate.mark_seen(conn, source=self.source, url=url)
         self.crawler.stats.inc_value(f"mendel/outcome/{outcome}")
 
     def handle_not_ok(self, response) -> bool:
-        """Log 304 as unchanged and errors as failed; True when the response has no new body."""
+        """Log 304 as unchanged and errors as quarantined; True when the response has no new body."""
         if response.status == 304:
             etag, last_modified = self.validators.get(response.url, (None, None))
             self.log_outcome(response.url, "unchanged", status=304, etag=etag, last_modified=last_modified)
             return True
         if response.status >= 400:
-            self.log_outcome(response.url, "failed", status=response.status, reason=f"HTTP {response.status}")
+            self.log_outcome(response.url, "quarantined", status=response.status,
+                             reason=f"HTTP {response.status}{_retries(response.request)}")
             return True
         return False
 
     def on_error(self, failure: Failure) -> None:
-        request = failure.request
-        if failure.check(IgnoreRequest) and "robots" in str(failure.value).lower():
-            self.log_outcome(request.url, "disallowed", reason="robots.txt")
-        elif failure.check(IgnoreRequest):
-            self.log_outcome(request.url, "disallowed", reason=str(failure.value)[:500])
-        else:
-            self.log_outcome(request.url, "failed", reason=f"{failure.type.__name__}: {failure.value}"[:500])
+        """A document request ended in an error (already counted as discovered)."""
+        outcome, reason = failure_outcome(failure, self.settings.getint("DOWNLOAD_MAXSIZE"))
+        self.log_outcome(failure.request.url, outcome, reason=reason, status=_failure_status(failure))
 
     def on_listing_error(self, failure: Failure) -> None:
-        """A listing (search page, feed, index) failed: nothing below it was discovered; count it and say so."""
+        """A listing (search page, feed, index) failed: nothing below it was discovered; it is logged as a
+        discovered URL of its own, and its complete listing is not synced."""
         request = failure.request
         self.logger.error("listing failed: %s (%s: %s)", request.url, failure.type.__name__, failure.value)
         self.crawler.stats.inc_value("mendel/listing_failed")
+        self.listing_incomplete(request.meta.get("mendel_listing"))
+        outcome, reason = failure_outcome(failure, self.settings.getint("DOWNLOAD_MAXSIZE"))
+        self.discovered += 1
+        self.log_outcome(request.url, outcome, reason=f"listing: {reason}"[:MAX_REASON],
+                         status=_failure_status(failure))
+
+    def reject_listing(self, response, reason: str) -> None:
+        """A listing answered but is not what it should be (an error page, the wrong JSON): it is logged as a
+        quarantined URL of its own, and its complete listing is not synced."""
+        self.logger.error("unusable listing %s: %s", response.url, reason)
+        self.crawler.stats.inc_value("mendel/listing_failed")
+        self.listing_incomplete(response.request.meta.get("mendel_listing"))
+        self.discovered += 1
+        self.log_outcome(response.url, "quarantined", status=response.status, reason=f"listing: {reason}"[:MAX_REASON])
+
+    def on_callback_error(self, response, exception: Exception) -> None:
+        """A callback raised while parsing ``response`` (an HTML error page where JSON was expected...)."""
+        kind = _content_type(response) or "no content type"
+        reason = f"unparseable ({kind}): {type(exception).__name__}: {exception}"
+        if not response.request.meta.get("mendel_document"):
+            self.reject_listing(response, reason)
+            return
+        self.logger.error("could not parse %s: %s", response.url, reason)
+        self.log_outcome(response.url, "quarantined", status=response.status, reason=reason[:MAX_REASON])
+
+    def on_redirect_dropped(self, request) -> None:
+        """A redirected listing request landed on a URL already fetched in this run (a loop)."""
+        chain = [*request.meta.get("redirect_urls", [])]
+        self.crawler.stats.inc_value("mendel/listing_failed")
+        self.listing_incomplete(request.meta.get("mendel_listing"))
+        self.discovered += 1
+        self.log_outcome(chain[0] if chain else request.url, "quarantined",
+                         reason=f"listing: redirect loop: back to an already fetched URL after {len(chain)} redirects")
+
+    def finish_run(self, spider=None, reason: str = "finished") -> None:
+        """Sync the complete listings (only after a finished crawl) and record what this run discovered."""
+        run_id = self.settings.get("MENDEL_RUN_ID")
+        withdrawn = reactivated = 0
+        with self._connect() as conn:
+            if reason == "finished":
+                for listing, doc_ids in self.listings.items():
+                    # A listing read only in part proves what is there, never what is gone.
+                    gone, back = crawlstate.sync_listing(conn, source=self.source, listing=listing, doc_ids=doc_ids,
+                                                         complete=listing not in self.incomplete_listings)
+                    withdrawn, reactivated = withdrawn + len(gone), reactivated + len(back)
+                    if gone or back:
+                        self.logger.info("listing %s: %d withdrawn, %d active again", listing, len(gone), len(back))
+            if run_id:
+                crawlstate.record_run(conn, run_id=run_id, source=self.source, discovered=self.discovered,
+                                      withdrawn=withdrawn, reactivated=reactivated,
+                                      incomplete_listings=sorted(self.incomplete_listings), finish_reason=reason)
+        self.crawler.stats.set_value("mendel/withdrawn", withdrawn)
+        self.crawler.stats.set_value("mendel/reactivated", reactivated)
+
+
+def _failure_status(failure: Failure) -> int | None:
+    response = getattr(failure.value, "response", None)
+    return getattr(response, "status", None)
+
+
+def _content_type(response) -> str:
+    value = response.headers.get(b"Content-Type")
+    return value.decode("latin-1") if value else ""
 
 
 def rebase_url(url: str, origin: str | None) -> str:

@@ -1,11 +1,23 @@
-"""e-Sbírka: the chronological register per year → act detail → download links → the verified PDF.
+"""e-Sbírka: the chronological register per year → act detail → download links → the verified PDF, and the
+act's fragments → one assembled act version with e-Sbírka's own cross-references.
 
 Uses the public REST layout (`/esel-esbir-daver/...`); the base URL comes from settings, so the
 same spider crawls the local mirror (demo) or the real host (production, with an API key header).
+
+Fragments: ``/dokumenty-sbirky/{staleUrl}/fragmenty?cisloStranky=N`` (pages from 1, 1,000 fragments each,
+``pocetStranek`` says how many). Every page is asked for conditionally (the ETags kept with the stored version);
+when all answer 304 the version is confirmed unchanged, when page 1 changed every page is fetched afresh, and
+when only a later page changed the 304 pages are fetched again without validators, so a version is always
+assembled from one consistent set of pages (:func:`mendel.act_versions.assemble`). The assembled version goes to
+the raw store (canonical JSON) and to ``act_versions`` / ``act_references``; the act's PDF or DOCX stays the
+document that is extracted and indexed. Fragment pages are listings, not documents: a page that fails is logged
+as a quarantined listing URL (with the reason) and that version is left as it was.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from urllib.parse import quote
 
 import scrapy
@@ -13,6 +25,8 @@ from scrapy.http import JsonRequest
 
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider
+from mendel import act_versions
+from mendel.rawstore import RawStore
 
 API_PREFIX = "/esel-esbir-daver"
 DEFAULT_CONTENT_TYPES = {
@@ -36,15 +50,23 @@ class EsbirkaSpider(MendelSpider):
     source = "esbirka"
 
     def __init__(self, base_url: str, years: str = "2024,2025", api_key: str | None = None, acts: str = "",
-                 *args, **kwargs):
+                 fragments: bool | str = True, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.allowed_acts = {a.strip() for a in acts.split(",") if a.strip()}
         self.api = base_url.rstrip("/") + API_PREFIX
         self.years = [int(y) for y in str(years).split(",") if y.strip()]
         self.api_headers = {"esel-api-access-key": api_key} if api_key else {}
+        self.fragments = fragments if isinstance(fragments, bool) else str(fragments).strip().lower() in (
+            "1", "true", "yes")
+        self.fragment_etags: dict[str, str] = {}
+        self.fragment_page_counts: dict[str, int] = {}
 
     async def start(self):
         self.load_validators()
+        if self.fragments:
+            with self._connect() as conn:
+                self.fragment_etags = act_versions.page_validators(conn)
+                self.fragment_page_counts = act_versions.page_counts(conn)
         for year in self.years:
             yield JsonRequest(
                 f"{self.api}/chronologicke-rejstriky/dokumenty-sbirky-po-mesicich",
@@ -71,6 +93,98 @@ class EsbirkaSpider(MendelSpider):
             f"{self.api}/dokumenty-sbirky/{stale_url_path(detail['staleUrl'])}/odkazy-ke-stazeni",
             headers=self.api_headers, callback=self.parse_download_links, cb_kwargs={"detail": detail},
         )
+        if self.fragments:
+            job = FragmentJob(detail, self.fragments_url(detail["staleUrl"], 1))
+            yield self.fragments_request(job, 1, conditional=True)
+
+    # ---------------------------------------------------------------- fragments → act version
+
+    def fragments_url(self, stale_url: str, page: int) -> str:
+        return f"{self.api}/dokumenty-sbirky/{stale_url_path(stale_url)}/fragmenty?cisloStranky={page}"
+
+    def fragments_request(self, job: "FragmentJob", page: int, conditional: bool) -> scrapy.Request:
+        url = self.fragments_url(job.detail["staleUrl"], page)
+        headers = dict(self.api_headers)
+        if conditional and self.fragment_etags.get(url):
+            headers["If-None-Match"] = self.fragment_etags[url]
+        job.waiting.add(page)
+        return scrapy.Request(url, headers=headers, callback=self.parse_fragments, errback=self.on_fragments_error,
+                              cb_kwargs={"job": job, "page": page}, dont_filter=True,
+                              meta={"handle_httpstatus_list": [304]})
+
+    def parse_fragments(self, response, job: "FragmentJob", page: int):
+        job.waiting.discard(page)
+        if job.failed:
+            return
+        if response.status == 304:
+            job.pages[page] = None
+        else:
+            try:
+                payload = act_versions.check_page(json.loads(response.body))
+            except (ValueError, UnicodeDecodeError) as exc:
+                job.failed = True
+                self.crawler.stats.inc_value("mendel/fragments/failed")
+                self.reject_listing(response, f"fragments page {page}: {exc}")
+                return
+            job.pages[page] = payload
+            etag = response.headers.get(b"ETag")
+            job.etags[response.url] = etag.decode("latin-1") if etag else None
+        if page == 1:
+            yield from self._after_first_page(job)
+        yield from self._maybe_finish(job)
+
+    def _after_first_page(self, job: "FragmentJob"):
+        first = job.pages[1]
+        if first is None:  # unchanged: as many pages as last time, each asked for conditionally
+            job.page_count = self.fragment_page_counts.get(job.first_url, 1)
+            conditional = True
+        else:  # changed (or new): every other page afresh, the page boundaries may have moved
+            job.page_count = max(first["pocetStranek"], 1)  # an act without fragments still has its page 1
+            conditional = False
+        for number in range(2, job.page_count + 1):
+            yield self.fragments_request(job, number, conditional=conditional)
+
+    def _maybe_finish(self, job: "FragmentJob"):
+        if job.failed or job.waiting or job.page_count is None or job.done:
+            return
+        stale = [n for n in range(1, job.page_count + 1) if job.pages.get(n) is None]
+        if len(stale) == job.page_count:
+            job.done = True
+            with self._connect() as conn:
+                act_versions.confirm_unchanged(conn, job.first_url)
+            self.crawler.stats.inc_value("mendel/fragments/unchanged")
+            return
+        if stale:  # some pages changed and others did not: fetch the unchanged ones again to assemble one state
+            for number in stale:
+                yield self.fragments_request(job, number, conditional=False)
+            return
+        job.done = True
+        pages = [job.pages[n] for n in range(1, job.page_count + 1)]
+        try:
+            record = act_versions.assemble(job.detail, pages)
+        except act_versions.FragmentPageError as exc:
+            self.crawler.stats.inc_value("mendel/fragments/failed")
+            self.discovered += 1
+            self.log_outcome(job.first_url, "quarantined", reason=f"listing: fragments: {exc}"[:500])
+            return
+        body = act_versions.canonical_bytes(record)
+        digest = act_versions.sha256(record)
+        RawStore(Path(self.settings.get("MENDEL_RAW_STORE"))).put(
+            body, meta={"url": job.first_url, "content_type": "application/json", "source": self.source,
+                        "kind": "act_version"})
+        page_etags = {self.fragments_url(job.detail["staleUrl"], n): job.etags.get(
+            self.fragments_url(job.detail["staleUrl"], n)) for n in range(1, job.page_count + 1)}
+        with self._connect() as conn:
+            outcome = act_versions.record_version(conn, record, digest, page_etags,
+                                                  doc_id=eli_for_stale_url(job.detail["staleUrl"]))
+        self.crawler.stats.inc_value(f"mendel/fragments/{outcome}")
+
+    def on_fragments_error(self, failure):
+        job = failure.request.cb_kwargs["job"]
+        job.waiting.discard(failure.request.cb_kwargs["page"])
+        job.failed = True
+        self.crawler.stats.inc_value("mendel/fragments/failed")
+        self.on_listing_error(failure)
 
     def parse_download_links(self, response, detail: dict):
         links = response.json()
@@ -111,6 +225,20 @@ class EsbirkaSpider(MendelSpider):
             etag=_header(response, b"ETag"),
             last_modified=_header(response, b"Last-Modified"),
         )
+
+
+class FragmentJob:
+    """The fragments pages of one act being collected."""
+
+    def __init__(self, detail: dict, first_url: str):
+        self.detail = detail
+        self.first_url = first_url
+        self.pages: dict[int, dict | None] = {}  # page → payload, None for a 304
+        self.etags: dict[str, str | None] = {}
+        self.waiting: set[int] = set()
+        self.page_count: int | None = None
+        self.failed = False
+        self.done = False
 
 
 def _header(response, name: bytes) -> str | None:

@@ -13,6 +13,9 @@ Two kinds of source:
   (``/articles/ids?prefix=``) → each article's asset list (``/articles/{id}/assets?type=references``) → its
   PDFs, ``doc_id`` = ``blesno:{article}/{file}``.
 
+A feed and Blešno's article index are complete listings: what a fully read listing no longer names (a notice
+taken down, its attachments, a removed PDF) is marked withdrawn, never deleted (``crawlstate.sync_listing``).
+
 URLs published by the sites (feed attachments, asset links) are absolute; ``rebase`` re-roots them onto the
 local mirror in the demo profile (see :func:`crawlers.spiders.base.rebase_url`).
 """
@@ -23,12 +26,13 @@ import json
 import re
 from urllib.parse import quote, unquote, urlsplit
 
-import scrapy
-
 from crawlers.items import FetchedDocument
+from crawlers.mirror_hosts import fetch_url
 from crawlers.spiders.base import MendelSpider, media_type, rebase_url, response_header
+from mendel.boards import record_notice_links
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+BLESNO_LISTING = "blesno:articles"  # obec Blešno's article index, one complete listing
 DOCUMENT_MAGIC = {
     b"%PDF": "application/pdf",
     b"PK\x03\x04": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
@@ -97,6 +101,8 @@ def sniff_document_type(body: bytes, declared: str) -> str | None:
 class MunicipalSpider(MendelSpider):
     name = "municipal"
     source = "municipal"
+    # Attachments fetched per board (feed); None = all. Those over the limit stay listed and linked, unfetched.
+    max_attachments: int | None = None
 
     def __init__(self, feeds: str = "", blesno_url: str = "", rebase: str = "", *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -108,11 +114,12 @@ class MunicipalSpider(MendelSpider):
     async def start(self):
         self.load_validators()
         for feed in self.feeds:
-            yield scrapy.Request(rebase_url(feed, self.rebase), callback=self.parse_feed,
-                                 errback=self.on_listing_error, cb_kwargs={"feed_url": feed}, dont_filter=True)
+            # A feed is a complete listing: notices (and attachments) it no longer names are withdrawn.
+            yield self.listing_request(self.fetch_url(feed), self.parse_feed, listing=feed,
+                                       cb_kwargs={"feed_url": feed}, dont_filter=True)
         if self.blesno_url:
-            yield scrapy.Request(f"{self.blesno_url}/articles/ids?prefix=", callback=self.parse_article_ids,
-                                 errback=self.on_listing_error)
+            yield self.listing_request(f"{self.blesno_url}/articles/ids?prefix=", self.parse_article_ids,
+                                       listing=BLESNO_LISTING)
 
     # ---------------------------------------------------------------- OFN feeds
 
@@ -122,9 +129,10 @@ class MunicipalSpider(MendelSpider):
         except ValueError:
             feed = None
         if not isinstance(feed, dict) or not isinstance(feed.get("informace"), list):
-            self.logger.error("not an OFN notice-board feed: %s", response.url)
-            self.crawler.stats.inc_value("mendel/listing_failed")
+            self.reject_listing(response, f"not an OFN notice-board feed ({media_type(response) or 'no type'})")
             return
+        self.listing_read(feed_url)
+        links, fetched = [], 0
         for index, notice in enumerate(feed["informace"]):
             self.discovered += 1
             if not isinstance(notice, dict):
@@ -132,21 +140,39 @@ class MunicipalSpider(MendelSpider):
                                  reason="notice is not a JSON object")
                 continue
             doc = notice_document(feed, notice, index, feed_url)
+            self.listed(feed_url, doc["doc_id"])
+            links.append((doc["doc_id"], [(a["url"], a["name"]) for a in doc["attachments"]]))
             yield FetchedDocument(
                 source=self.source, doc_id=doc["doc_id"], url=doc["url"], body=doc["body"],
                 content_type="application/ld+json", title=doc["title"], doc_type="notice",
                 citation=doc["citation"], published=doc["published"], http_status=response.status,
-                extra=doc["extra"],
+                extra=doc["extra"], listing=feed_url,
             )
             for number, attachment in enumerate(doc["attachments"]):
-                url = rebase_url(attachment["url"], self.rebase)
+                self.listed(feed_url, attachment["url"])
+                url = self.fetch_url(attachment["url"])
                 if url in self.seen:
                     continue
+                if self.max_attachments is not None and fetched >= self.max_attachments:
+                    self.crawler.stats.inc_value("mendel/attachments_over_limit")
+                    continue
+                fetched += 1
                 self.seen.add(url)
                 yield self.document_request(url, self.parse_attachment, cb_kwargs={
-                    "notice": doc, "attachment": attachment, "number": number})
+                    "notice": doc, "attachment": attachment, "number": number, "listing": feed_url})
+        self.record_links(feed_url, links)
 
-    def parse_attachment(self, response, notice: dict, attachment: dict, number: int):
+    def fetch_url(self, url: str) -> str:
+        """Where to fetch a URL the site published (the mirror in the demo profile; mendel mirror hosts keep
+        their names)."""
+        return fetch_url(url, self.rebase)
+
+    def record_links(self, listing: str, links) -> None:
+        """Notice → attachment links of one board read (``notice_attachments``)."""
+        with self._connect() as conn:
+            record_notice_links(conn, listing, links)
+
+    def parse_attachment(self, response, notice: dict, attachment: dict, number: int, listing: str | None = None):
         if self.handle_not_ok(response):
             return
         declared = media_type(response)
@@ -164,22 +190,29 @@ class MunicipalSpider(MendelSpider):
             title=title, doc_type="notice_attachment", citation=notice["citation"], published=notice["published"],
             http_status=response.status, etag=response_header(response, "ETag"),
             last_modified=response_header(response, "Last-Modified"),
-            extra={"notice": notice["doc_id"], "attachment_index": number, "attachment_name": name},
+            extra={"notice": notice["doc_id"], "attachment_index": number, "attachment_name": name}, listing=listing,
         )
 
     # ---------------------------------------------------------------- obec Blešno
 
     def parse_article_ids(self, response):
         ids = response.json()
-        for article in ids if isinstance(ids, list) else []:
+        if not isinstance(ids, list):
+            self.reject_listing(response, "article ids are not a JSON list")
+            return
+        self.listing_read(BLESNO_LISTING)
+        for article in ids:
             if isinstance(article, str) and article:
-                yield scrapy.Request(f"{self.blesno_url}/articles/{quote(article)}/assets?type=references",
-                                     callback=self.parse_article_assets, errback=self.on_listing_error,
-                                     cb_kwargs={"article": article})
+                yield self.listing_request(f"{self.blesno_url}/articles/{quote(article)}/assets?type=references",
+                                           self.parse_article_assets, listing=BLESNO_LISTING,
+                                           cb_kwargs={"article": article})
 
     def parse_article_assets(self, response, article: str):
         refs = response.json()
-        for ref in refs if isinstance(refs, list) else []:
+        if not isinstance(refs, list):
+            self.reject_listing(response, "article assets are not a JSON list")
+            return
+        for ref in refs:
             if not isinstance(ref, dict) or not str(ref.get("name", "")).lower().endswith(".pdf"):
                 continue
             url = rebase_url(response.urljoin(ref.get("url") or ""), self.rebase)
@@ -187,6 +220,7 @@ class MunicipalSpider(MendelSpider):
                 continue
             self.seen.add(url)
             file_name = unquote(urlsplit(url).path.rsplit("/", 1)[-1]) or ref["name"]
+            self.listed(BLESNO_LISTING, f"blesno:{article}/{file_name}")
             yield self.document_request(url, self.parse_blesno_pdf, cb_kwargs={"article": article, "file": file_name})
 
     def parse_blesno_pdf(self, response, article: str, file: str):
@@ -201,5 +235,5 @@ class MunicipalSpider(MendelSpider):
             content_type="application/pdf", title=f"{humanise_file_name(file)} (obec Blešno)",
             doc_type="municipal_document", http_status=response.status,
             etag=response_header(response, "ETag"), last_modified=response_header(response, "Last-Modified"),
-            extra={"article": article, "municipality": "Blešno"},
+            extra={"article": article, "municipality": "Blešno"}, listing=BLESNO_LISTING,
         )

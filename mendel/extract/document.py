@@ -32,7 +32,7 @@ from mendel.extract.model import (
 )
 from mendel.extract.normalize import meaningful_chars, normalize_text, normalize_with_map
 from mendel.extract.notice import notice_text
-from mendel.extract.sections import GENERIC_LEVEL, ExtraHeading, build_sections
+from mendel.extract.sections import GENERIC_LEVEL, ExtraHeading, build_sections, line_offsets
 
 __all__ = [
     "DEFAULT_LIMITS", "ExtractedDocument", "ExtractionError", "ExtractionLimits", "Page", "Section",
@@ -178,12 +178,25 @@ def _page_starts(pages: list[Page]) -> list[int]:
     return starts
 
 
+def _not_headings(pages: list[Page], starts: list[int], false_lines) -> set[int]:
+    """Offsets in the joined text of the heading-rule lines that PDF layout rejected (`pdf.HeadingLine`s)."""
+    by_page: dict[int, set[tuple[str, int]]] = {}
+    for line in false_lines:
+        by_page.setdefault(line.page_no, set()).add((line.key, line.occurrence))
+    offsets: set[int] = set()
+    for page, start in zip(pages, starts):
+        if page.page_no in by_page:
+            offsets.update(start + offset for offset in line_offsets(page.text, by_page[page.page_no]))
+    return offsets
+
+
 def _document(pages: list[Page], fmt: str, title: str | None, warnings: list[str],
-              extra: list[ExtraHeading] | None = None) -> ExtractedDocument:
+              extra: list[ExtraHeading] | None = None, false_lines=()) -> ExtractedDocument:
     if not pages:
         pages = [Page(1, "")]
     text = PAGE_SEPARATOR.join(page.text for page in pages)
-    sections = build_sections(text, _page_starts(pages), extra)
+    starts = _page_starts(pages)
+    sections = build_sections(text, starts, extra, _not_headings(pages, starts, false_lines) if false_lines else None)
     if not any(meaningful_chars(page.text) for page in pages) and not any("no text" in w for w in warnings):
         warnings.append("no text found")
     return ExtractedDocument(pages=pages, sections=sections, title=title or None, format=fmt, warnings=warnings)
@@ -320,7 +333,7 @@ def extract_document(data: bytes, content_type: str | None = None, url: str | No
             from mendel.extract.pdf import extract_pdf
 
             pdf = extract_pdf(data, limits)
-            return _document(pdf.pages, "pdf", pdf.title, pdf.warnings)
+            return _document(pdf.pages, "pdf", pdf.title, pdf.warnings, false_lines=pdf.false_headings)
         if fmt == "docx":
             from mendel.extract.office import docx_document
 

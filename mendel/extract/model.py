@@ -21,6 +21,7 @@ class ExtractionLimits:
     max_bytes: int = 100 * 1024 * 1024          # raw input size
     max_pages: int = 2000                       # PDF pages, TIFF frames, OFN notices
     max_pixels: int = 100_000_000               # one rendered page or one embedded/decoded image
+    max_stream_bytes: int = 64 * 1024 * 1024    # PDF: one Flate stream inflated (images: 8 bytes a pixel)
     max_unzipped_bytes: int = 200 * 1024 * 1024  # DOCX: total uncompressed size of the archive
     max_zip_ratio: float = 200.0                # DOCX: uncompressed/compressed size of a member over 1 MiB
     max_zip_members: int = 10_000               # DOCX: entries in the archive

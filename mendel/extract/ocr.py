@@ -1,7 +1,10 @@
 """OCR with the Tesseract command (`tesseract-ocr`, `-ces`, `-eng` Debian packages), one thread per process.
 
-An image goes to `tesseract stdin stdout tsv` as 8-bit grayscale PGM; the TSV gives every word with its
-confidence and its block / paragraph / line, from which the page text is rebuilt line by line. A page whose
+An image goes to `tesseract stdin stdout tsv` as an 8-bit grayscale PNG, quickly compressed (level 1): measured
+on the Blešno scans, Tesseract spends ~0.3 s more per page reading an uncompressed 9 MB PGM or BMP from stdin
+than decoding a 0.3 MB PNG, which costs us 0.06 s to write. One run gives both the text and the confidence:
+the TSV holds every word with its confidence and its block / paragraph / line, and the page text is rebuilt
+from it line by line. A page whose
 text comes out upside down or sideways is OCR'd again after Tesseract's orientation detection (`--psm 0`).
 """
 
@@ -53,11 +56,11 @@ def _env() -> dict[str, str]:
     return dict(os.environ, OMP_THREAD_LIMIT="1")
 
 
-def _pgm(image: Image.Image) -> bytes:
+def _png(image: Image.Image) -> bytes:
     if image.mode != "L":
         image = image.convert("L")
     buffer = io.BytesIO()
-    image.save(buffer, format="PPM")  # mode L is written as binary PGM (P5), which Leptonica reads fast
+    image.save(buffer, format="PNG", compress_level=1)
     return buffer.getvalue()
 
 
@@ -124,7 +127,7 @@ def ocr_image(image: Image.Image, *, languages: str = "ces+eng", dpi: int | None
               timeout_s: float = 180.0, detect_orientation: bool = True) -> OcrResult:
     """OCR one page image. `dpi` is its resolution when known; below 150 it is not passed on (a scan stored
     one pixel per point says 72 dpi but holds 300 dpi text) and Tesseract estimates it from the glyphs."""
-    data = _pgm(image)
+    data = _png(image)
     args = ["-l", languages, *(["--dpi", str(int(dpi))] if dpi and 150 <= dpi <= 1200 else []), "--psm", "3", "tsv"]
     result = parse_tsv(_run(args, data, timeout_s))
     if detect_orientation and (result.confidence is None or result.confidence < 0.6) \
@@ -132,7 +135,7 @@ def ocr_image(image: Image.Image, *, languages: str = "ces+eng", dpi: int | None
         rotate = _orientation(data, timeout_s)
         if rotate:
             # Tesseract's "Rotate: N" is clockwise; PIL rotates counter-clockwise.
-            turned = parse_tsv(_run(args, _pgm(image.rotate(-rotate, expand=True)), timeout_s))
+            turned = parse_tsv(_run(args, _png(image.rotate(-rotate, expand=True)), timeout_s))
             if (turned.confidence or 0) > (result.confidence or 0):
                 result = turned
     return result

@@ -9,10 +9,17 @@ limits)` is what `extract_document` uses:
   not count) that has an image or vector drawing on it is rendered with PDFium in grayscale and OCR'd;
   the render scale is 300 dpi, or the scan's own resolution when that is already high (a scan stored with
   one pixel per point), never above `limits.max_pixels`;
+* every Flate stream is inflated once, in bounded steps, before any parser sees it: a content or font
+  stream past `limits.max_stream_bytes` (an image stream past 8 bytes per allowed pixel) is a
+  decompression bomb, refused before pdfminer would inflate it into memory;
 * a PDF that pdfminer can't parse but PDFium can repair (a damaged cross-reference table) is read with
   PDFium's text layer, with a warning; one that neither can open raises ExtractionError;
 * running headers and footers (`Strana 3 Akt č. 175 / 2025 Sb.`, page numbers) repeated on most pages
-  are dropped, then every page is normalised (NFC, de-hyphenation, whitespace).
+  are dropped, then every page is normalised (NFC, de-hyphenation, whitespace);
+* layout checks the legal headings the text rules find on text-layer pages: where a document sets its
+  headings of a kind (`§`, `Čl.`, `ČÁST` …) apart — larger than the body text, bold, centred or indented —
+  a line of that kind set like running text (body size, regular, at the left margin: `§ 16` wrapped out
+  of a sentence) is not a heading (`PdfExtraction.false_headings`).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+import zlib
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -27,11 +35,12 @@ from dataclasses import dataclass, field
 import pdfplumber
 from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 from pdfminer.pdfparser import PDFSyntaxError
-from pdfplumber.utils import extract_text as chars_to_text
+from pdfplumber.utils.clustering import cluster_objects
+from pdfplumber.utils.text import WORD_EXTRACTOR_KWARGS, WordExtractor, get_line_cluster_key
 
 from mendel.extract.model import DEFAULT_LIMITS, ExtractionError, ExtractionLimits, Page
 from mendel.extract.normalize import fix_ocr_text, meaningful_chars, normalize_text
-from mendel.extract.sections import HEADING_RE
+from mendel.extract.sections import HEADING_RE, heading_kind, line_key
 
 logging.getLogger("pdfminer").setLevel(logging.ERROR)
 
@@ -86,6 +95,49 @@ def _pdfminer_reason(exc: BaseException, data: bytes) -> str:
     return f"unreadable PDF: {inner.__class__.__name__}: {detail}"
 
 
+# --- decompression bombs -------------------------------------------------------------------------
+
+_STREAM_START = re.compile(rb"(?<!end)stream(?:\r\n|\n|\r)")
+_OBJECT_HEADER = re.compile(rb"(\d+)\s+(\d+)\s+obj\b")
+_INFLATE_STEP = 1 << 20
+
+
+def _inflated_size(compressed: bytes, limit: int) -> int | None:
+    """Bytes a zlib stream inflates to, counting no further than just past `limit`; None if not zlib."""
+    inflater = zlib.decompressobj()
+    try:
+        total = len(inflater.decompress(compressed, _INFLATE_STEP))
+        while inflater.unconsumed_tail and total <= limit:
+            total += len(inflater.decompress(inflater.unconsumed_tail, _INFLATE_STEP))
+    except zlib.error:
+        return None if total == 0 else total
+    return total
+
+
+def check_streams(data: bytes, limits: ExtractionLimits) -> None:
+    """Raise ExtractionError for a Flate stream that inflates past its limit (see the module docstring).
+    Streams are found in the raw bytes (streams never sit inside object streams); encrypted or non-zlib
+    streams don't inflate and are left to the parsers."""
+    for match in _STREAM_START.finditer(data):
+        head = data[max(0, match.start() - 4096):match.start()]
+        headers = list(_OBJECT_HEADER.finditer(head))
+        if headers:
+            head = head[headers[-1].start():]
+        if b"/FlateDecode" not in head:
+            continue
+        end = data.find(b"endstream", match.end())
+        compressed = data[match.end():end if end >= 0 else len(data)]
+        image = re.search(rb"/Subtype\s*/Image\b", head) is not None
+        limit = 8 * limits.max_pixels if image else limits.max_stream_bytes
+        size = _inflated_size(compressed, limit)
+        if size is not None and size > limit:
+            name = f"object {int(headers[-1].group(1))}" if headers else f"at byte {match.start()}"
+            raise ExtractionError(
+                f"decompression bomb: PDF {'image ' if image else ''}stream {name} inflates past "
+                f"{limit / 2**20:.0f} MiB from {len(compressed) / 1024:.0f} KiB"
+            )
+
+
 # --- text layer ----------------------------------------------------------------------------------
 
 def snap_chars(chars: list[dict]) -> list[dict]:
@@ -110,6 +162,86 @@ def snap_chars(chars: list[dict]) -> list[dict]:
     return out
 
 
+# --- layout of heading lines ---------------------------------------------------------------------
+
+_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|,b$", re.IGNORECASE)
+_WORDS = WordExtractor(**{k: v for k, v in TEXT_OPTIONS.items() if k in WORD_EXTRACTOR_KWARGS})
+
+
+def text_lines(chars: list[dict]) -> list[tuple[str, list[dict]]]:
+    """The page's lines with the glyphs on each, built exactly as pdfplumber's `extract_text` builds its
+    text (words, then lines clustered top to bottom), so "\n".join of the texts is that text."""
+    if not chars:
+        return []
+    words = _WORDS.extract_words(chars, return_chars=True)
+    tolerance = TEXT_OPTIONS["y_tolerance"] if _WORDS.line_dir in ("ttb", "btt") else TEXT_OPTIONS["x_tolerance"]
+    lines = cluster_objects(words, get_line_cluster_key(_WORDS.line_dir), tolerance)
+    return [(" ".join(word["text"] for word in line), [c for word in line for c in word["chars"]]) for line in lines]
+
+
+@dataclass(frozen=True)
+class HeadingLine:
+    """A line the text rules take for a heading, with how it is set."""
+
+    page_no: int
+    key: str          # sections.line_key of the line
+    occurrence: int   # how many lines with the same key come before it on the page
+    kind: str         # §, Čl., ČÁST, …
+    size: float       # median glyph size
+    bold: float       # share of glyphs in a bold face
+    x0: float
+    x1: float
+    left: float       # the page's left text margin and right text edge
+    right: float
+
+
+def page_heading_lines(page_no: int, lines: list[tuple[str, list[dict]]]) -> list[HeadingLine]:
+    boxes = [(min(c["x0"] for c in glyphs), max(c["x1"] for c in glyphs)) for _, glyphs in lines if glyphs]
+    if not boxes:
+        return []
+    starts: Counter[int] = Counter()
+    for (x0, _), (_, glyphs) in zip(boxes, [line for line in lines if line[1]]):
+        starts[round(x0)] += len(glyphs)
+    left = float(starts.most_common(1)[0][0])  # where most of the running text starts
+    right = max(x1 for _, x1 in boxes)
+    seen: Counter[str] = Counter()
+    found = []
+    for text, glyphs in lines:
+        key = line_key(text)
+        occurrence = seen[key]
+        seen[key] += 1
+        inked = [c for c in glyphs if c["text"].strip()]
+        if not inked or not HEADING_RE.match(text):
+            continue
+        sizes = sorted(float(c.get("size") or 0) for c in inked)
+        found.append(HeadingLine(
+            page_no, key, occurrence, heading_kind(text), size=sizes[len(sizes) // 2],
+            bold=sum(bool(_BOLD_FONT.search(c.get("fontname") or "")) for c in inked) / len(inked),
+            x0=min(c["x0"] for c in inked), x1=max(c["x1"] for c in inked), left=left, right=right,
+        ))
+    return found
+
+
+def body_size(sizes: Counter) -> float:
+    """The most common glyph size: the running text's."""
+    return float(sizes.most_common(1)[0][0]) if sizes else 0.0
+
+
+def set_apart(line: HeadingLine, body: float) -> bool:
+    """Larger than the body text, bold, or not starting at the left margin (centred, indented, flush right)."""
+    if body <= 0:
+        return True
+    return line.size >= 1.08 * body or line.bold >= 0.5 or line.x0 - line.left > 1.5 * body
+
+
+def false_headings(lines: list[HeadingLine], sizes: Counter) -> list[HeadingLine]:
+    """Heading-rule lines that layout says are running text: set like the body in a document that sets at
+    least two headings of the same kind apart. Without that evidence every heading stays."""
+    body = body_size(sizes)
+    apart = Counter(line.kind for line in lines if set_apart(line, body))
+    return [line for line in lines if apart[line.kind] >= 2 and not set_apart(line, body)]
+
+
 @dataclass
 class _RawPage:
     page_no: int
@@ -119,6 +251,8 @@ class _RawPage:
     native_scale: float | None = None  # image pixels per point of the largest image on the page
     image_short_side: int = 0
     drawn: bool = False  # has images or vector drawing, so OCR could find text
+    heading_lines: list[HeadingLine] = field(default_factory=list)
+    sizes: Counter = field(default_factory=Counter)  # glyph size (0.1 pt) -> glyphs, text layer only
     warnings: list[str] = field(default_factory=list)
 
 
@@ -152,7 +286,11 @@ def _read_pdfplumber(data: bytes, limits: ExtractionLimits) -> list[_RawPage]:
             try:
                 raw.native_scale, raw.image_short_side = _check_images(number, page.images, limits)
                 raw.drawn = bool(page.images or page.curves or page.rects or page.lines)
-                raw.text = chars_to_text(snap_chars(page.chars), **TEXT_OPTIONS) or ""
+                lines = text_lines(snap_chars(page.chars))
+                raw.text = "\n".join(text for text, _ in lines)
+                raw.heading_lines = page_heading_lines(number, lines)
+                raw.sizes = Counter(round(float(c.get("size") or 0), 1) for _, glyphs in lines for c in glyphs
+                                    if c["text"].strip())
             except ExtractionError:
                 raise
             except Exception as exc:  # one broken content stream: the page stays empty, maybe OCR'd
@@ -338,6 +476,7 @@ class PdfExtraction:
     pages: list[Page]
     title: str | None
     warnings: list[str]
+    false_headings: list[HeadingLine] = field(default_factory=list)  # see `false_headings()`
 
 
 def _metadata_title(data: bytes) -> str | None:
@@ -358,6 +497,7 @@ def extract_pdf(data: bytes, limits: ExtractionLimits = DEFAULT_LIMITS) -> PdfEx
     if start < 0:
         raise ExtractionError("not a PDF (missing %PDF header)")
     data = data[start:]
+    check_streams(data, limits)
     warnings: list[str] = []
     try:
         raws = _read_pdfplumber(data, limits)
@@ -411,4 +551,9 @@ def extract_pdf(data: bytes, limits: ExtractionLimits = DEFAULT_LIMITS) -> PdfEx
     if empty and len(empty) == len(pages):
         warnings.append("no text found on any page")
     title = good_metadata_title(_metadata_title(data)) or title_from_text(pages[0].text if pages else "")
-    return PdfExtraction(pages=pages, title=title, warnings=warnings)
+    text_layer = [raw for raw, used in zip(raws, ocr_used) if not used]
+    sizes: Counter = Counter()
+    for raw in text_layer:
+        sizes.update(raw.sizes)
+    rejected = false_headings([line for raw in text_layer for line in raw.heading_lines], sizes)
+    return PdfExtraction(pages=pages, title=title, warnings=warnings, false_headings=rejected)

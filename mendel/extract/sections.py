@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from mendel.extract.model import Section
@@ -62,6 +63,35 @@ def _heading(match: re.Match) -> Heading:
     return Heading(offset, "PŘÍLOHA", f"Příloha č. {number}" if number else "Příloha")
 
 
+def heading_kind(line: str) -> str:
+    """The kind (ČÁST, §, Čl., …) of a line HEADING_RE matches."""
+    match = HEADING_RE.match(line)
+    if match is None:
+        raise ValueError(f"not a heading line: {line!r}")
+    return _heading(match).kind
+
+
+def line_key(line: str) -> str:
+    """A line compared across text-layer reading and normalisation: NFC, whitespace collapsed."""
+    return " ".join(unicodedata.normalize("NFC", line).split())
+
+
+def line_offsets(text: str, wanted: set[tuple[str, int]]) -> list[int]:
+    """Offsets (first non-space character) of the lines of `text` named by (line_key, how many lines with
+    that key come before it)."""
+    seen: dict[str, int] = {}
+    found = []
+    position = 0
+    for line in text.split("\n"):
+        key = line_key(line)
+        count = seen.get(key, 0)
+        seen[key] = count + 1
+        if (key, count) in wanted:
+            found.append(position + len(line) - len(line.lstrip()))
+        position += len(line) + 1
+    return found
+
+
 _SENTENCE_END = ".:;!?)\"”“"
 
 
@@ -108,14 +138,18 @@ class ExtraHeading:
     kind: str = "heading"
 
 
-def build_sections(text: str, page_starts: list[int], extra: list[ExtraHeading] | None = None) -> list[Section]:
+def build_sections(text: str, page_starts: list[int], extra: list[ExtraHeading] | None = None,
+                   not_headings: set[int] | None = None) -> list[Section]:
     """The section tree of `text` (pages joined with "\\n\\n"; `page_starts` = where each page begins).
 
     A section runs from its heading to the next heading of the same or a higher rank (trailing whitespace
     trimmed). `extra` headings at an offset where a rule heading also starts are dropped: the rule wins.
+    Rule headings at the offsets in `not_headings` (layout says they are running text) are left out.
     """
+    skip = not_headings or set()
     items: list[tuple[int, float, str, str]] = [
         (h.offset, float(HEADING_LEVELS[h.kind]), h.kind, h.label) for h in find_headings(text)
+        if h.offset not in skip
     ]
     rule_offsets = {offset for offset, *_ in items}
     for heading in extra or []:

@@ -48,6 +48,16 @@ def _control_ratio(text: str) -> float:
     return controls / min(len(text), 100_000)
 
 
+def _is_utf8_with_non_ascii(data: bytes) -> bool:
+    if data.isascii():
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def detect_encoding(data: bytes, declared: str | None = None) -> str:
     """The encoding `data` is in. A declared charset (HTTP header, meta tag) is trusted when it decodes."""
     for bom, name in _BOMS:
@@ -56,6 +66,10 @@ def detect_encoding(data: bytes, declared: str | None = None) -> str:
     utf16 = _looks_utf16(data)
     if utf16:
         return utf16
+    if declared and _is_utf8_with_non_ascii(data):
+        # Czech text in an 8-bit code page is practically never valid UTF-8, so a declared windows-1250 or
+        # ISO-8859-2 that the bytes contradict is a mislabel; trusting it would turn "á" into "Ăˇ".
+        return "utf-8"
     if declared:
         try:
             codecs.lookup(declared)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -45,12 +46,15 @@ def stem(token: str) -> str:
     return token
 
 
+@functools.lru_cache(maxsize=1 << 18)
+def _term(raw: str) -> str | None:
+    """The index term of one lower-cased raw token, or None for a stop-word. Cached: the vocabulary is small
+    next to the token stream, so a corpus costs one normalisation per distinct token."""
+    token = strip_diacritics(re.sub(r"\s+", "", raw))
+    if token in STOPWORDS or (len(token) == 1 and token.isalpha()):
+        return None
+    return stem(token)
+
+
 def analyze(text: str) -> list[str]:
-    tokens = []
-    for match in TOKEN_RE.finditer(text.lower()):
-        token = re.sub(r"\s+", "", match.group(0))
-        token = strip_diacritics(token)
-        if token in STOPWORDS or (len(token) == 1 and token.isalpha()):
-            continue
-        tokens.append(stem(token))
-    return tokens
+    return [term for term in map(_term, TOKEN_RE.findall(text.lower())) if term is not None]

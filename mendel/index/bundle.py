@@ -1,8 +1,33 @@
 """Versioned index bundles, published atomically: readers see the old bundle or the new one, never a partial one.
 
-Layout: ``bundles/<version>/`` with ``manifest.json`` (version, created, model, counts, sha256 per file)
-and ``bundles/CURRENT`` naming the live version. A bundle directory is renamed into place only
-when complete, then CURRENT is replaced with os.replace (atomic on POSIX).
+``bundles/<version>/`` with ``manifest.json`` and ``bundles/CURRENT`` naming the live version. A bundle directory
+is renamed into place only when complete, then CURRENT is replaced with os.replace (atomic on POSIX); the last
+``keep`` versions stay.
+
+Layout of one bundle (every path relative to ``bundles/<version>/``)::
+
+    manifest.json          version, created, model, counts {documents, chunks (L3), sections (L2),
+                           document_chunks (L1)}, layers {"1"|"2"|"3": {path, chunks, index_type, vocabulary}},
+                           files {relative path: sha256}
+    documents.json         [{doc_id, title, source, url, citation, doc_type, published, summary}]
+    chunks.jsonl           L3 passages, one JSON object a line, in index order: chunk_id, doc_id, title, source,
+                           url, citation, page_start, page_end, section, text (the raw chunk), layer, parent_id
+                           (its L2 chunk), seq, char_start, char_end (offsets into the document text)
+    bm25/bm25/…            bm25s index of the L3 contextual texts (title + section + document summary + chunk)
+    bm25/ids.json          row i -> chunk id (equal to chunks.jsonl order)
+    dense/dense.faiss      FAISS inner-product index of the L3 unit vectors (flat, HNSW or IVF-PQ by size)
+    dense/ids.json         FAISS id i -> chunk id (equal to chunks.jsonl order)
+    graph/graph.json       entity graph: nodes, edges (CO_OCCURS), relations (REFERS_TO, PART_OF, AMENDS,
+                           REPEALS), chunk_entities (L3 chunk id -> entity ids); see mendel.index.graph
+    layers/L2/             sections: chunks.jsonl (same keys as L3, plus summary; parent_id = the L1 chunk),
+                           bm25/, dense/ (vectors: unit centroid of the section's L3 vectors)
+    layers/L1/             documents, one chunk each: chunks.jsonl (text = the whole document text, plus
+                           summary), bm25/, dense/ (centroid of all its L3 vectors)
+    */build_info.json      what an index part was built from (fingerprint, kind, counts)
+
+L3 stays at the top level, as before layers existed; ``layer_path(bundle, n)`` gives the directory whose
+``chunks.jsonl``, ``bm25/`` and ``dense/`` belong to layer ``n``. In every layer, row i of ``chunks.jsonl``,
+row i of BM25 and FAISS id i are the same chunk (``check_layers`` verifies it before publishing).
 """
 
 from __future__ import annotations
@@ -11,12 +36,15 @@ import hashlib
 import json
 import os
 import shutil
+import socket
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
 MANIFEST = "manifest.json"
 CURRENT = "CURRENT"
+CHUNKS = "chunks.jsonl"
+LAYERS_DIR = "layers"
 
 
 class BundleError(Exception):
@@ -63,7 +91,7 @@ def publish(staging: Path, bundles_dir: Path, manifest: dict, keep: int = 3, ski
     if target.exists():
         raise BundleError(f"bundle {version} already exists")
     os.replace(staging, target)
-    fd, tmp = tempfile.mkstemp(dir=bundles_dir, prefix=".current-")
+    fd, tmp = tempfile.mkstemp(dir=bundles_dir, prefix=f".current-{_owner()}-")
     with os.fdopen(fd, "w") as handle:
         handle.write(version + "\n")
     os.replace(tmp, bundles_dir / CURRENT)
@@ -73,7 +101,43 @@ def publish(staging: Path, bundles_dir: Path, manifest: dict, keep: int = 3, ski
 
 def staging_dir(bundles_dir: Path) -> Path:
     bundles_dir.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(dir=bundles_dir, prefix=".staging-"))
+    sweep_abandoned(bundles_dir)
+    return Path(tempfile.mkdtemp(dir=bundles_dir, prefix=f".staging-{_owner()}-"))
+
+
+def _owner() -> str:
+    """This process, as named in its staging and CURRENT temp files: ``<host>.<pid>``."""
+    return f"{socket.gethostname()}.{os.getpid()}"
+
+
+def _process_gone(owner: str) -> bool:
+    host, _, pid = owner.rpartition(".")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False  # another machine's, or an older name: not ours to judge
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # exists under another user
+    return False
+
+
+def sweep_abandoned(bundles_dir: Path) -> list[str]:
+    """Remove what killed publishers left: staging directories and CURRENT temp files of processes of this host
+    that no longer run, and pruned bundles whose deletion was cut short. Live publishers' files stay."""
+    removed = []
+    for entry in list(bundles_dir.iterdir()) if bundles_dir.exists() else []:
+        name = entry.name
+        prefix = next((p for p in (".staging-", ".current-", ".trash-") if name.startswith(p)), None)
+        if prefix is None or (prefix != ".trash-" and not _process_gone(name[len(prefix):].rsplit("-", 1)[0])):
+            continue
+        if entry.is_dir():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+        removed.append(name)
+    return removed
 
 
 def list_versions(bundles_dir: Path) -> list[str]:
@@ -129,3 +193,52 @@ def read_manifest(path: Path) -> dict:
         return json.loads((path / MANIFEST).read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise BundleError(f"{path} has no manifest; not a complete bundle") from exc
+
+
+def layer_path(bundle_path: Path, layer: int) -> Path:
+    """The directory holding layer ``layer``'s chunks.jsonl, bm25/ and dense/ (L3: the bundle itself)."""
+    if layer not in (1, 2, 3):
+        raise ValueError(f"layer must be 1, 2 or 3, not {layer!r}")
+    return Path(bundle_path) if layer == 3 else Path(bundle_path) / LAYERS_DIR / f"L{layer}"
+
+
+def write_chunks(directory: Path, rows) -> int:
+    """Write ``rows`` (dicts) as ``directory/chunks.jsonl``; returns how many."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    count = 0
+    with (directory / CHUNKS).open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            count += 1
+    return count
+
+
+def check_layers(staging: Path) -> dict:
+    """Every layer present in ``staging`` has its chunk table, BM25 and FAISS parts over the same chunk ids in
+    the same order; returns the manifest's ``layers`` entry. Raises BundleError otherwise."""
+    layers = {}
+    for layer in (1, 2, 3):
+        path = layer_path(staging, layer)
+        if not (path / CHUNKS).exists():
+            if layer == 3:
+                raise BundleError(f"{staging} has no {CHUNKS}")
+            continue
+        with (path / CHUNKS).open(encoding="utf-8") as handle:
+            chunk_ids = [json.loads(line)["chunk_id"] for line in handle]
+        entry: dict = {"path": str(path.relative_to(staging)), "chunks": len(chunk_ids)}
+        for part in ("bm25", "dense"):
+            try:
+                ids = json.loads((path / part / "ids.json").read_text())
+            except FileNotFoundError as exc:
+                raise BundleError(f"layer {layer}: {part} index is missing") from exc
+            if ids != chunk_ids:
+                raise BundleError(f"layer {layer}: the {part} index was built from other chunks than "
+                                  f"{CHUNKS}; rebuild before publishing")
+            try:
+                info = json.loads((path / part / "build_info.json").read_text())
+            except FileNotFoundError:
+                info = {}
+            entry.update({k: info[k] for k in ("index_type", "vocabulary") if k in info})
+        layers[str(layer)] = entry
+    return layers

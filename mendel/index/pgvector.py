@@ -17,7 +17,8 @@ DIMENSION = 384  # chunks.embedding vector(384)
 
 _SEARCH_ALL = (
     "SELECT chunk_id, 1 - (embedding <=> %(q)s::vector) AS score FROM chunks"
-    " WHERE embedding IS NOT NULL ORDER BY embedding <=> %(q)s::vector LIMIT %(k)s"
+    " WHERE embedding IS NOT NULL AND (%(layer)s::smallint IS NULL OR layer = %(layer)s::smallint)"
+    " ORDER BY embedding <=> %(q)s::vector LIMIT %(k)s"
 )
 # Only chunks of the current version of an active document, like the FAISS index. The filter is applied
 # after the index scan; pgvector's iterative scan keeps fetching until k rows pass it.
@@ -25,6 +26,7 @@ _SEARCH_CURRENT = (
     "SELECT c.chunk_id, 1 - (c.embedding <=> %(q)s::vector) AS score FROM chunks c"
     " JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
     " WHERE c.embedding IS NOT NULL AND d.status = 'active'"
+    " AND (%(layer)s::smallint IS NULL OR c.layer = %(layer)s::smallint)"
     " ORDER BY c.embedding <=> %(q)s::vector LIMIT %(k)s"
 )
 
@@ -46,24 +48,30 @@ def _vector_literal(query_vector: Sequence[float]) -> str:
 
 
 def search_pgvector(conn: psycopg.Connection, query_vector: Sequence[float], k: int, *,
-                    ef_search: int | None = None, current_only: bool = False) -> list[tuple[str, float]]:
+                    ef_search: int | None = None, current_only: bool = False,
+                    layer: int | None = 3) -> list[tuple[str, float]]:
     """The ``k`` chunks nearest to ``query_vector`` by cosine similarity, best first, as ``(chunk_id, score)``
     with ``score = 1 - cosine distance`` (the inner product for unit vectors, as FAISS ``IndexFlatIP``).
 
     ``ef_search`` sets ``hnsw.ef_search`` for this search only (it must be at least ``k`` for ``k`` results
     from the index; pgvector's default is 40); ``None`` leaves the session's value. ``current_only`` keeps
-    chunks of the current version of active documents only.
+    chunks of the current version of active documents only. ``layer`` keeps chunks of that layer (3: passages,
+    the default; 2: sections; 1: documents); ``None`` searches every layer. Filters are applied after the index
+    scan, with pgvector's iterative scan fetching until ``k`` rows pass them.
     """
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"k must be a positive integer, not {k!r}")
     if ef_search is not None and (isinstance(ef_search, bool) or not isinstance(ef_search, int)
                                   or not 1 <= ef_search <= 1000):
         raise ValueError(f"ef_search must be an integer in 1..1000, not {ef_search!r}")
+    if layer is not None and layer not in (1, 2, 3):
+        raise ValueError(f"layer must be 1, 2, 3 or None, not {layer!r}")
     literal = _vector_literal(query_vector)
     with conn.transaction():
         if ef_search is not None:
             conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef_search),))
-        if current_only:
+        if current_only or layer is not None:
             conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
-        rows = conn.execute(_SEARCH_CURRENT if current_only else _SEARCH_ALL, {"q": literal, "k": k}).fetchall()
+        rows = conn.execute(_SEARCH_CURRENT if current_only else _SEARCH_ALL,
+                            {"q": literal, "k": k, "layer": layer}).fetchall()
     return [(chunk_id, float(score)) for chunk_id, score in rows]

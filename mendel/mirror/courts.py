@@ -16,13 +16,18 @@ subset of Domino's: clauses joined by ``AND``; ``[datum_predani_na_web]`` / ``[d
 ``[ARozhodnutiRT]=((...))``, ``"phrases"`` and bare words as full text (``*`` = any suffix, ``OR`` inside a
 clause). Clauses on other fields (``[kolegium]``, ``[kategorie_rozhodnuti1]``...) are ignored (match all).
 No RTF attachments (``.rtf?openelement``) are served: the corpus has none.
+
+Also here: :func:`load_conco`, the reader of the ConCo citation records (``courts/citations/ConCo-*.csv``) that the
+Ústavní soud (:mod:`mendel.mirror.nalus`) and Nejvyšší správní soud (:mod:`mendel.mirror.nssoud`) sites serve.
 """
 
 from __future__ import annotations
 
+import csv
 import html
 import json
 import re
+import threading
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -255,3 +260,157 @@ class NsoudSite:
         body = (f'<table class="metadata">\n{rows}\n</table>\n'
                 f'<div id="obsah"><font face="Times New Roman" size="3">{text}</font></div>')
         return html_response(_page(r.get("title") or d.case_number, body), last_modified=d.source_mtime)
+
+
+# ---------------------------------------------------------------- ConCo citation records (Ústavní soud, NSS)
+
+CONCO_GLOB = "citations/ConCo-*.csv"
+CONCO_CATEGORY = {  # file stem → what the references point to (the dataset's own split)
+    "ConCo-ref-ConCo-unlinked": "Ústavní soud",
+    "ConCo-ref-SupCo": "Nejvyšší soud",
+    "ConCo-ref-SupCo-unlinked": "Nejvyšší soud",
+    "ConCo-ref-SupAdmCo": "Nejvyšší správní soud",
+    "ConCo-ref-SupAdmCo-unlinked": "Nejvyšší správní soud",
+    "ConCo-ref-rest": "jiné",
+}
+LINKED_COURT = {"SupCo": "Nejvyšší soud", "SupAdmCo": "Nejvyšší správní soud", "ConCo": "Ústavní soud"}
+ROMAN_SENATES = {"1": "I", "2": "II", "3": "III", "4": "IV"}
+_SZ = re.compile(r"^(?P<senate>Pl|St|[1-4])-(?P<number>\d+)-(?P<year>\d{2,4})(?:_(?P<ordinal>\d+))?$")
+
+
+@dataclass(frozen=True)
+class ConcoReference:
+    """One row of a ConCo CSV: a reference made by a Ústavní soud decision, as the dataset records it."""
+
+    category: str  # the file it comes from (ConCo-ref-SupCo, ...)
+    reference: str  # the reference as found in the decision text (messy: "9  Afs  88/2012  -  43")
+    linked_file: str | None = None  # the cited decision's file in CzCDC, for the linked files
+    linked_date: date | None = None
+    linked_court: str | None = None
+
+
+@dataclass
+class ConstitutionalDecision:
+    """A Ústavní soud decision known from ConCo: its NALUS text key, docket, date and the references it makes."""
+
+    sz: str  # NALUS GetText key, "2-866-16_2" (the ConCo source file name without .txt)
+    docket_as_recorded: str  # "II. US 866/16" as the dataset writes it
+    decided: date
+    references: list[ConcoReference]
+    source_mtime: float
+
+    @property
+    def parts(self) -> dict:
+        m = _SZ.match(self.sz)
+        return m.groupdict() if m else {}
+
+    @property
+    def docket(self) -> str:
+        """NALUS's own form of the file number: 'II.ÚS 866/16', 'Pl.ÚS 24/10', 'Pl.ÚS-st. 27/09'."""
+        p = self.parts
+        if not p:
+            return self.docket_as_recorded
+        senate = {"Pl": "Pl.ÚS", "St": "Pl.ÚS-st."}.get(p["senate"]) or f"{ROMAN_SENATES[p['senate']]}.ÚS"
+        return f"{senate} {int(p['number'])}/{p['year']}"
+
+    @property
+    def ecli(self) -> str | None:
+        """ECLI by the Ústavní soud pattern ECLI:CZ:US:{year}:{senát}.US.{číslo}.{rok}.{pořadí}; None for the
+        plenary opinions (St), whose pattern the corpus does not show."""
+        p = self.parts
+        if not p or p["senate"] == "St":
+            return None
+        return f"ECLI:CZ:US:{self.decided.year}:{p['senate']}.US.{int(p['number'])}.{p['year']}.{p['ordinal'] or 1}"
+
+
+@dataclass
+class AdministrativeDecision:
+    """A Nejvyšší správní soud decision known from ConCo's linked file: docket, date and the ÚS decisions citing it."""
+
+    file: str  # its CzCDC file name, "0041_7Afs_130_20130905100204_prevedeno.txt"
+    dockets: list[str]  # the reference forms found for it, most complete first
+    decided: date
+    cited_by: list[tuple[str, date, str]]  # (ÚS docket as recorded, date, NALUS key)
+    source_mtime: float
+
+    @property
+    def docket(self) -> str:
+        """'7 Afs 41/2013 - 8': the most complete form, spaced as the NSS search shows it."""
+        text = re.sub(r"\s+", " ", self.dockets[0]).strip()
+        return re.sub(r"\s*-\s*", " - ", text)
+
+
+def _csv_lines(path: Path) -> list[str]:
+    """The file's lines; a line that is not UTF-8 (ConCo-ref-rest has a few) is read as windows-1250."""
+    lines = []
+    for raw in path.read_bytes().splitlines():
+        try:
+            lines.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            lines.append(raw.decode("windows-1250", errors="replace"))
+    return lines
+
+
+def _iso(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value.strip())
+    except ValueError:
+        return None
+
+
+@dataclass
+class ConcoRecords:
+    constitutional: dict[str, ConstitutionalDecision]
+    administrative: list[AdministrativeDecision]
+
+
+_conco_cache: dict[tuple, ConcoRecords] = {}
+_conco_lock = threading.Lock()
+
+
+def load_conco(corpus_root: Path) -> ConcoRecords:
+    """Every ConCo row of the corpus, grouped by citing decision and by cited NSS decision (cached per file set)."""
+    files = sorted((Path(corpus_root) / "courts").glob(CONCO_GLOB))
+    key = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    with _conco_lock:
+        cached = _conco_cache.get(key)
+        if cached is not None:
+            return cached
+        constitutional: dict[str, ConstitutionalDecision] = {}
+        administrative: dict[str, dict] = {}
+        for path in files:
+            mtime = path.stat().st_mtime
+            rows = csv.reader(_csv_lines(path))
+            next(rows, None)  # header (one file spells its first column 'ssource_file')
+            for row in rows:
+                if len(row) < 5:
+                    continue
+                source, docket, decided = row[0].strip(), row[1].strip(), _iso(row[2])
+                sz = source.removesuffix(".txt")
+                if not sz or decided is None:
+                    continue
+                linked = len(row) >= 8 and row[5].strip()
+                ref = ConcoReference(path.stem, re.sub(r"\s+", " ", row[4]).strip(),
+                                     row[5].strip() if linked else None, _iso(row[6]) if linked else None,
+                                     LINKED_COURT.get(row[7].strip(), row[7].strip()) if linked else None)
+                decision = constitutional.get(sz)
+                if decision is None:
+                    decision = constitutional[sz] = ConstitutionalDecision(sz, docket, decided, [], mtime)
+                decision.source_mtime = max(decision.source_mtime, mtime)
+                decision.references.append(ref)
+                if linked and row[7].strip() == "SupAdmCo" and ref.linked_date:
+                    entry = administrative.setdefault(ref.linked_file, {"dockets": [], "date": ref.linked_date,
+                                                                        "cited_by": [], "mtime": mtime})
+                    entry["dockets"].append(row[4].strip())
+                    entry["cited_by"].append((docket, decided, sz))
+        nss = []
+        for file, entry in administrative.items():
+            forms = sorted(set(entry["dockets"]), key=lambda d: (-len(re.sub(r"\s+", "", d)),
+                                                                 -entry["dockets"].count(d), d))
+            cited = sorted(set(entry["cited_by"]), key=lambda c: (c[1], c[2]))
+            nss.append(AdministrativeDecision(file, forms, entry["date"], cited, entry["mtime"]))
+        nss.sort(key=lambda d: (d.decided, d.file))
+        records = ConcoRecords(constitutional, nss)
+        _conco_cache.clear()
+        _conco_cache[key] = records
+        return records

@@ -6,6 +6,10 @@ Served paths (real layout of www.e-sbirka.cz and opendata.eselpoint.gov.cz):
 - ``POST /esel-esbir-daver/chronologicke-rejstriky/roky`` → ``RokySeznam``
 - ``GET  /esel-esbir-daver/dokumenty-sbirky/{staleUrl}`` → ``DokumentSbirkyDetail``
 - ``GET  /esel-esbir-daver/dokumenty-sbirky/{staleUrl}/odkazy-ke-stazeni`` → ``OdkazyKeStazeniZneni``
+- ``GET  /esel-esbir-daver/dokumenty-sbirky/{staleUrl}/fragmenty?cisloStranky=N`` → ``FragmentSeznam``
+  ``{seznam, pocetStranek}``, 1,000 fragments a page, pages counted from 1 (a missing or bad ``cisloStranky`` is
+  400, a page past the last one 404). The fragments' text is the act's own (its PDF text layer or DOCX
+  paragraphs); the segmentation, ids, anchors and cross-references are the mirror's (:mod:`mendel.mirror.fragments`)
 - ``GET  /esel-esbir-daver/souborove-dokumenty/{dokumentId}/ORIGINAL/{STAHNI|ZOBRAZ}/{nazevSouboru}`` → file bytes
 - ``GET  /esel-esbir-daver/sbirky`` → the real ``api/response_sbirky.json`` bytes
 - ``GET|POST /sparql?query=...`` → the real SPARQL JSON results for act 110/2019 Sb., else an empty result set
@@ -36,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
 import zipfile
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -43,6 +48,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, quote, unquote
 from xml.etree import ElementTree
 
+from . import fragments as act_fragments
 from .responses import FileDigests, Response, chyby_response, file_response, json_response
 
 API_PREFIX = "/esel-esbir-daver"
@@ -54,6 +60,8 @@ CATALOG_NOTE = (
 )
 CONTENT_KIND = "ORIGINAL"  # e-Sbírka's druhObsahu for the stored original file
 DOCX_ID_OFFSET = 1_000_000_000
+FRAGMENT_PAGE_SIZE = 1000  # the real API's constant page size
+ANNOUNCED_VERSION = "0000-00-00"  # e-Sbírka's version date of the announced (not consolidated) text
 MIME = {
     "pdf": "application/pdf",
     "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
@@ -395,6 +403,14 @@ class Act:
     def file(self, fmt: str) -> ActFile | None:
         return next((f for f in self.files if f.format == fmt), None)
 
+    @property
+    def version(self) -> str | None:
+        """The version date in fragment stale URLs: the znění's date for a consolidated text (None when the
+        corpus does not say it), ``0000-00-00`` for the announced one."""
+        if self.is_consolidated:
+            return self.main.get("version_date")
+        return ANNOUNCED_VERSION
+
     def register_info(self) -> dict:
         """``DokumentSbirkyRejstrikInfo`` (plus zkracenaCitace)."""
         info = {
@@ -468,6 +484,9 @@ class EsbirkaSite:
         self.api_dir = self.corpus_root / "esbirka" / "api"
         self.acts: dict[tuple[str, int, int], Act] = {}
         self.files_by_id: dict[int, tuple[Act, ActFile]] = {}
+        self.fragment_page_size = FRAGMENT_PAGE_SIZE
+        self._fragments: dict[tuple[str, str], list[dict]] = {}  # (file, sha256) → fragment records
+        self._fragments_lock = threading.Lock()
         for entry in load_catalog(self.corpus_root, catalog_path):
             if entry.get("number") is None or entry.get("year") is None:
                 continue
@@ -499,7 +518,8 @@ class EsbirkaSite:
             return self._post_only(method) or self.years()
         if api_path.startswith("/dokumenty-sbirky/"):
             stale = unquote(api_path[len("/dokumenty-sbirky/"):])
-            return self._get_only(method) or self.act_resource(stale if stale.startswith("/") else "/" + stale)
+            return self._get_only(method) or self.act_resource(stale if stale.startswith("/") else "/" + stale,
+                                                                 query)
         if api_path.startswith("/souborove-dokumenty/"):
             return self._get_only(method) or self.file_document(api_path[len("/souborove-dokumenty/"):])
         return not_found_api(f"Cesta {path} nebyla nalezena.")
@@ -547,7 +567,7 @@ class EsbirkaSite:
         return json_response({"seznam": [
             {"rok": y, "deaktivovano": y not in with_acts} for y in range(last, 1917, -1)]})
 
-    def act_resource(self, stale: str) -> Response:
+    def act_resource(self, stale: str, query: str = "") -> Response:
         m = _STALE_URL.match(stale)
         act = self.acts.get((m["collection"], int(m["year"]), int(m["number"]))) if m else None
         if act is None:
@@ -558,7 +578,42 @@ class EsbirkaSite:
             return json_response(act.detail(), last_modified=last_modified)
         if sub == "/odkazy-ke-stazeni":
             return json_response(act.download_links(), last_modified=last_modified)
+        if sub == "/fragmenty":
+            return self.fragment_page(act, query, last_modified)
         return chyby_response(404, "NENALEZENO", f"Zdroj {sub} není v zrcadle k dispozici.")
+
+    def act_fragments(self, act: Act) -> list[dict]:
+        """Every fragment of the act's main text (segmented once per file content, then cached)."""
+        source = next((f for f in act.files if f.format == "pdf"), act.files[0])
+        key = (source.entry["file"], self.digests.sha256(source.path))
+        with self._fragments_lock:
+            cached = self._fragments.get(key)
+        if cached is not None:
+            return cached
+        if source.format == "pdf":
+            segments = act_fragments.segment_lines(act_fragments.pdf_lines(source.path))
+        else:
+            segments = act_fragments.segment_lines(act_fragments.docx_paragraphs(source.path), hard_breaks=True)
+        records = act_fragments.fragment_records(
+            segments, year=act.year, number=act.number, version=act.version,
+            id_base=(act.year * 100_000 + act.number) * 100_000, act_type=act.main.get("act_type"),
+            title=act.main.get("title"))
+        with self._fragments_lock:
+            self._fragments[key] = records
+        return records
+
+    def fragment_page(self, act: Act, query: str, last_modified: float) -> Response:
+        raw = (parse_qs(query).get("cisloStranky") or [""])[0]
+        if not raw.isdigit():
+            return chyby_response(400, "CHYBA_VSTUPU", "Parametr cisloStranky je povinný (celé číslo od 1).")
+        records = self.act_fragments(act)
+        size = self.fragment_page_size
+        pages = (len(records) + size - 1) // size
+        page = int(raw)
+        if not 1 <= page <= pages:
+            return chyby_response(404, "NENALEZENO", f"Stránka {page} fragmentů neexistuje (stránek: {pages}).")
+        return json_response({"seznam": records[(page - 1) * size:page * size], "pocetStranek": pages},
+                             last_modified=last_modified)
 
     def file_document(self, rest: str) -> Response:
         parts = rest.split("/")

@@ -2,7 +2,8 @@
 
 All sources share one origin (``http://127.0.0.1:{port}``) and are told apart by path only — the real
 paths of the different hosts do not collide — so switching a crawler from the mirror to production is a
-change of base URL (``mendel.config.PRODUCTION_BASE_URLS``). The Host header is ignored.
+change of base URL (``mendel.config.PRODUCTION_BASE_URLS``). The Host header is ignored, except for the
+made-up notice-board hosts ``{name}.mirror.test`` (below).
 
 =============================  ======================================================================
 real host                      paths served here (details in the module named)
@@ -10,9 +11,19 @@ real host                      paths served here (details in the module named)
 www.e-sbirka.cz                ``/esel-esbir-daver/...`` REST API (:mod:`mendel.mirror.esbirka`)
 opendata.eselpoint.gov.cz      ``/sparql`` (:mod:`mendel.mirror.esbirka`)
 rozhodnuti.nsoud.cz            ``/Judikatura/judikatura_ns.nsf/...`` (:mod:`mendel.mirror.courts`)
+nalus.usoud.cz                 ``/Search/Search.aspx``, ``Results.aspx``, ``GetText.aspx`` (:mod:`mendel.mirror.nalus`)
+vyhledavac.nssoud.cz           ``/Home/Index``, ``/Home/MyResTRowsCont``, ``/DokumentOriginal/Text/{id}``
+                               (:mod:`mendel.mirror.nssoud`)
+www.cnb.cz                     ``/cs/legislativa/...``, ``/cs/dohled-financni-trh/...`` listings, documents under
+                               ``/export/sites/cnb/...`` (:mod:`mendel.mirror.cnb`)
 www.mesto-kadan.cz             ``/1ad1f16beff952576ae7ddd76a91e163`` OFN feed (:mod:`mendel.mirror.municipal`)
 obec Blešno site               ``/assets/articles/{slug}/{file}.pdf``, REST ``/articles/...``
                                (:mod:`mendel.mirror.municipal`)
+data.gov.cz (NKOD)             ``/sparql`` for catalogue (DCAT) queries: the notice-board register
+                               (:mod:`mendel.mirror.nkod`)
+{name}.mirror.test             notice boards on hosts of their own, told apart by the Host header: the HTML boards of
+                               ``mendel/data/html_boards.yaml`` and, in scale mode, generated boards
+                               (:mod:`mendel.mirror.municipal`, :mod:`mendel.mirror.scale`)
 vdp.cuzk.gov.cz                ``/vymenny_format/soucasna/{file}.xml.gz``, ``/vdp/ruian/vymennyformat/seznamlinku``
                                (:mod:`mendel.mirror.cuzk`)
 (mirror)                       ``/`` index, ``/robots.txt`` (allow all unless told otherwise, see below)
@@ -22,6 +33,14 @@ vdp.cuzk.gov.cz                ``/vymenny_format/soucasna/{file}.xml.gz``, ``/vd
 robots.txt: ``MirrorThread(root, robots_txt="User-agent: *\\nDisallow: /articles/\\n")`` (also ``make_server`` and
 ``MirrorServer``), ``mendel.mirror.server --robots FILE``, or the ``MENDEL_MIRROR_ROBOTS_TXT`` environment variable
 (a file path) read when a server starts without an explicit ``robots_txt``.
+
+Fault injection (:mod:`mendel.mirror.faults`): a server can answer chosen URL paths the way failing sites do (5xx
+bursts, slow answers, connection resets, truncated or re-encoded bodies, malformed files, decompression bombs,
+HTML error pages with 200, redirect loops, duplicates, oversized files) while every other path is served
+normally: ``MirrorThread(root, faults=[{"kind": "status", "path": "/articles/*", "times": 2}])`` (also
+``make_server`` / ``MirrorServer``; replace them on a running server with ``server.faults.replace(...)``),
+``mendel.mirror.server --faults FILE``, or the ``MENDEL_MIRROR_FAULTS`` environment variable (JSON or a file
+path) read when a server starts without explicit ``faults``. No faults unless asked for.
 
 Files are served byte-for-byte. Every 200 carries Content-Type, Content-Length and a sha256 ETag; file
 responses also carry Last-Modified. ``If-None-Match`` (or, without it, ``If-Modified-Since``) yields 304.
@@ -37,15 +56,21 @@ import html
 import os
 import socket
 import socketserver
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from .cnb import CnbSite
 from .courts import NsoudSite
 from .cuzk import CuzkSite
 from .esbirka import API_PREFIX, EsbirkaSite, not_found_api
-from .municipal import MunicipalSite
+from .faults import Faults, configured_rules, serve as serve_fault
+from .municipal import BoardHosts, MunicipalSite
+from .nalus import NalusSite
+from .nkod import NkodSite
+from .nssoud import NssoudSite
 from .responses import FileDigests, Response, chyby_response, html_response, text_response
 
 ROBOTS_TXT = (
@@ -71,16 +96,30 @@ def default_corpus_root() -> Path:
 
 class MirrorServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 256  # scale mode: a crawler opens connections to many board hosts at once
 
-    def __init__(self, server_address: tuple[str, int], corpus_root: Path, robots_txt: str | None = None):
+    def __init__(self, server_address: tuple[str, int], corpus_root: Path, robots_txt: str | None = None,
+                 faults=None, scale: int = 0):
         self.corpus_root = Path(corpus_root).resolve()
         self.robots_txt = robots_txt if robots_txt is not None else configured_robots_txt()
+        self.faults = Faults(faults if faults is not None else configured_rules())
         self.request_log: list[tuple[str, str, int]] = []
         self.digests = FileDigests()
         self.esbirka = EsbirkaSite(self.corpus_root, self.digests)
-        self.sites = [self.esbirka, NsoudSite(self.corpus_root), MunicipalSite(self.corpus_root, self.digests),
-                      CuzkSite(self.corpus_root, self.digests)]
+        # Scale mode (mendel.mirror.scale): `scale` generated notice boards, each on its own host name.
+        from .scale import ScaleBoards
+        self.scale = ScaleBoards(self.corpus_root, scale, self.digests) if scale else None
+        self.board_hosts = BoardHosts(self.corpus_root, self.digests, self.scale)
+        self.sites = [self.board_hosts, NkodSite(self.corpus_root, self.scale), self.esbirka, NsoudSite(self.corpus_root), MunicipalSite(self.corpus_root, self.digests),
+                      CuzkSite(self.corpus_root, self.digests), NalusSite(self.corpus_root),
+                      NssoudSite(self.corpus_root), CnbSite(self.corpus_root, self.digests)]
         super().__init__(server_address, MirrorRequestHandler)
+
+    def handle_error(self, request, client_address) -> None:
+        # A client dropping its connection (a crawler giving up on a slow or faulty answer) is not a mirror error.
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
 
     def server_bind(self) -> None:
         # HTTPServer.server_bind would call socket.getfqdn(), which can stall on reverse DNS.
@@ -116,7 +155,10 @@ class MirrorServer(ThreadingHTTPServer):
             '<p><a href="/assets/articles/">Obec Blešno documents</a> · '
             '<a href="/1ad1f16beff952576ae7ddd76a91e163">Kadaň notice board (OFN)</a> · '
             '<a href="/Judikatura/judikatura_ns.nsf/$$WebSearch1?SearchView&amp;Query=">Nejvyšší soud</a> · '
-            '<a href="/vdp/ruian/vymennyformat/seznamlinku?vf.cr=U&amp;vf.up=OB&amp;vf.uo=A">RÚIAN VFR files</a></p>\n'
+            '<a href="/vdp/ruian/vymennyformat/seznamlinku?vf.cr=U&amp;vf.up=OB&amp;vf.uo=A">RÚIAN VFR files</a> · '
+            '<a href="/Search/Search.aspx">Ústavní soud (NALUS)</a> · '
+            '<a href="/Home/Index?formular=4">Nejvyšší správní soud</a> · '
+            '<a href="/cs/dohled-financni-trh/vykon-dohledu/dohledova-uredni-sdeleni-a-benchmarky/">ČNB</a></p>\n'
             "</body></html>\n")
 
 
@@ -151,6 +193,11 @@ class MirrorRequestHandler(BaseHTTPRequestHandler):
                 self._send(method, text_response("413 Payload Too Large\n", status=413))
                 return
             body = self.rfile.read(length) if length > 0 else b""
+        fault = self.server.faults.take(method, path, split.query)
+        if fault is not None:
+            serve_fault(fault, self, method, path, raw_path, split.query,
+                        lambda p, rp: self.server.route(method, p, rp, split.query, self.headers, body))
+            return
         try:
             response = self.server.route(method, path, raw_path, split.query, self.headers, body)
         except Exception as exc:  # a mirror bug must not kill the connection silently
@@ -208,18 +255,21 @@ class MirrorRequestHandler(BaseHTTPRequestHandler):
 
 
 def make_server(corpus_root: Path, host: str = "127.0.0.1", port: int = 0,
-                robots_txt: str | None = None) -> ThreadingHTTPServer:
-    return MirrorServer((host, port), corpus_root, robots_txt=robots_txt)
+                robots_txt: str | None = None, faults=None, scale: int = 0) -> ThreadingHTTPServer:
+    return MirrorServer((host, port), corpus_root, robots_txt=robots_txt, faults=faults, scale=scale)
 
 
 class MirrorThread:
     """Context manager running a mirror in a daemon thread: ``with MirrorThread(root) as m: m.base_url``."""
 
-    def __init__(self, corpus_root: Path, host: str = "127.0.0.1", port: int = 0, robots_txt: str | None = None):
+    def __init__(self, corpus_root: Path, host: str = "127.0.0.1", port: int = 0, robots_txt: str | None = None,
+                 faults=None, scale: int = 0):
         self.corpus_root = Path(corpus_root)
+        self.scale = scale
         self.host = host
         self.port = port
         self.robots_txt = robots_txt
+        self.faults = faults
         self.server: MirrorServer | None = None
         self.base_url: str = ""
         self._thread: threading.Thread | None = None
@@ -230,7 +280,8 @@ class MirrorThread:
 
     def start(self) -> "MirrorThread":
         if self.server is None:
-            self.server = make_server(self.corpus_root, self.host, self.port, robots_txt=self.robots_txt)
+            self.server = make_server(self.corpus_root, self.host, self.port, robots_txt=self.robots_txt,
+                                      faults=self.faults, scale=self.scale)
             self.base_url = self.server.base_url
             self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
                                             name=f"mendel-mirror-{self.server.server_address[1]}", daemon=True)
@@ -254,9 +305,10 @@ class MirrorThread:
         self.stop()
 
 
-def serve_forever(corpus_root: Path, host: str, port: int, robots_txt: str | None = None) -> None:
+def serve_forever(corpus_root: Path, host: str, port: int, robots_txt: str | None = None, faults=None,
+                  scale: int = 0) -> None:
     """Run a mirror in the foreground (the ``mendel mirror`` command); prints its base URL first."""
-    server = make_server(corpus_root, host, port, robots_txt=robots_txt)
+    server = make_server(corpus_root, host, port, robots_txt=robots_txt, faults=faults, scale=scale)
     print(server.base_url, flush=True)
     try:
         server.serve_forever()
@@ -273,9 +325,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--robots", type=Path, default=None,
                         help=f"serve this file as /robots.txt (default: ${ROBOTS_ENV} or allow all)")
+    parser.add_argument("--faults", default=None,
+                        help="fault rules, JSON text or a JSON file (default: $MENDEL_MIRROR_FAULTS or none);"
+                             " see mendel.mirror.faults")
+    parser.add_argument("--scale", type=int, default=0,
+                        help="also serve this many generated notice boards (see mendel.mirror.scale)")
     args = parser.parse_args(argv)
     robots = args.robots.read_text(encoding="utf-8") if args.robots else None
-    serve_forever(args.corpus, args.host, args.port, robots_txt=robots)
+    serve_forever(args.corpus, args.host, args.port, robots_txt=robots, faults=args.faults, scale=args.scale)
 
 
 if __name__ == "__main__":

@@ -60,7 +60,10 @@ DAYMONTH_RANGE_RE = re.compile(
     rf"{LEFT}(?P<d1>{DAY})\.{S}(?:(?P<m1>{MON})\.|(?P<mn1>{MONTH_NAME})){RANGE_SEP}"
     rf"(?P<d2>{DAY})\.{S}(?:(?P<m2>{MON})\.|(?P<mn2>{MONTH_NAME})){S}(?P<y>{YEAR}){RIGHT}")
 ISO_RE = re.compile(rf"(?<![\w\-/.])(?P<y>{YEAR})-(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12][0-9]|3[01])(?![0-9\-/])")
-MONTH_YEAR_RE = re.compile(rf"(?<![\w.])(?P<mn>{MONTH_NAME}){S}(?P<y>{YEAR})(?![0-9/]|[.,][0-9])")
+MONTH_YEAR_RE = re.compile(
+    rf"(?<![\w.])(?P<mn>{MONTH_NAME}){S}(?:roku{S})?(?P<y>{YEAR})(?![0-9/]|[.,][0-9])")  # "v červenci roku 2024"
+# "30. 3 2023": the dot after the month left out, only in the spaced form with a four-digit year
+NO_MONTH_DOT_RE = re.compile(rf"{LEFT}(?P<d>{DAY})\. (?P<m>{MON}) (?P<y>{YEAR}){RIGHT}")
 
 
 def _iso(y: str | int, m: str | int, d: str | int) -> str | None:
@@ -105,6 +108,10 @@ def date_candidates(text: str):
             yield m.start(), m.end(), DATE, norm
     for m in FULL_RE.finditer(text):
         norm = _full_norm(m, "a")
+        if norm:
+            yield m.start(), m.end(), DATE, norm
+    for m in NO_MONTH_DOT_RE.finditer(text):
+        norm = _iso(m.group("y"), m.group("m"), m.group("d"))
         if norm:
             yield m.start(), m.end(), DATE, norm
     for m in ISO_RE.finditer(text):

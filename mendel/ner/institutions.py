@@ -7,6 +7,7 @@ spaCy pattern file (``mendel.ner.patterns``). Annotation rules: ``ner_eval/GUIDE
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -128,7 +129,8 @@ class Gazetteer:
     institutions: tuple[Institution, ...]
     abbreviations: dict[str, str]  # abbreviation -> norm, including per-entry abbreviations
     municipal_types: dict[str, tuple[str, ...]]  # nominative -> case forms
-    municipalities: dict[str, tuple[str, ...]]  # nominative -> case forms
+    municipalities: dict[str, tuple[str, ...]]  # nominative -> case forms, ASCII-folded ones included
+    abbreviations_before_file_number: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def _capitalised_variants(form: str, lower: bool) -> list[str]:
@@ -161,8 +163,10 @@ def load_gazetteer() -> Gazetteer:
             abbreviations[abbr] = inst.norm()
     abbreviations.update(data.get("abbreviations") or {})
     types = {k: tuple(v) for k, v in data["municipal_types"].items()}
-    munis = {k: tuple(v) for k, v in data["municipalities"].items()}
-    return Gazetteer(int(data["version"]), tuple(institutions), abbreviations, types, munis)
+    # OCR and ASCII-folded text ("Obec Blesno") spell names without diacritics
+    munis = {k: tuple(dict.fromkeys([*v, *(fold(f) for f in v)])) for k, v in data["municipalities"].items()}
+    return Gazetteer(int(data["version"]), tuple(institutions), abbreviations, types, munis,
+                     dict(data.get("abbreviations_before_file_number") or {}))
 
 
 # --------------------------------------------------------------------------
@@ -189,9 +193,10 @@ def _complement_patterns(gaz: Gazetteer) -> dict[str, str]:
         "territory": (rf"{WS}pro{WS}(?:hlavní{WS}město{WS}Prahu|Prahu(?:{SP}[0-9]{{1,2}}(?!\d))?|"
                       rf"[{UP}][{LOW}]+ý{WS}kraj|kraj{WS}Vysočina)(?!\w)"),
         "region": rf"{WS}(?:[{UP}][{LOW}]+ého{WS}kraje|hlavního{WS}města{WS}Prahy|[Kk]raje{WS}Vysočina)(?!\w)",
-        "place": rf"{WS}(?:(?:ve?|{_alt(types)}){WS})?(?:{_alt(names)})(?!\w)",
+        # "XY": the placeholder of anonymised court decisions ("Městského úřadu XY")
+        "place": rf"{WS}(?:(?:ve?|{_alt(types)}){WS})?(?:{_alt(names)}|XY)(?!\w)",
         "eu": rf"{WS}(?:Evropské{WS}unie|EU)(?!\w)",
-        "cr": rf"{WS}(?:České{WS}republiky|ČR)(?!\w)",
+        "cr": rf"{WS}(?:[ČC]eské{WS}republiky|[ČC]R)(?!\w)",  # "CR": ASCII-folded text
         "parliament": rf"{WS}Parlamentu{WS}(?:České{WS}republiky|ČR)(?!\w)",
     }
 
@@ -201,6 +206,7 @@ class _Compiled:
     any_re: re.Pattern
     complements: dict[str, re.Pattern]
     abbr_re: re.Pattern
+    abbr_before_number_re: re.Pattern | None
     municipality_re: re.Pattern
     form_norms: dict[str, str]  # folded-space form -> norm, for normalize_institution
     type_norm: dict[str, str]
@@ -214,6 +220,10 @@ def _compiled() -> _Compiled:
     any_re = re.compile(rf"(?<![\w.-])(?:{groups})(?!\w)")
     complements = {k: re.compile(v) for k, v in _complement_patterns(gaz).items()}
     abbr_re = re.compile(rf"(?<![\w.-])(?:{_alt(gaz.abbreviations)})(?![\w/-])")
+    abbr_before_number_re = None
+    if gaz.abbreviations_before_file_number:
+        abbr_before_number_re = re.compile(
+            rf"(?<![\w.-])(?:{_alt(gaz.abbreviations_before_file_number)})(?=\s+[0-9]{{1,3}}\s*[A-Z][A-Za-zČŘ]{{0,4}}\s*[0-9])")
     type_forms = {f: t for t, forms in gaz.municipal_types.items() for f in forms}
     type_forms.update({f[:1].upper() + f[1:]: t for f, t in list(type_forms.items())})
     name_forms = {f: n for n, forms in gaz.municipalities.items() for f in forms}
@@ -224,7 +234,8 @@ def _compiled() -> _Compiled:
         if not inst.required:
             for form in inst.forms:
                 form_norms.setdefault(form, inst.norm())
-    return _Compiled(any_re, complements, abbr_re, municipality_re, form_norms, type_forms, name_forms)
+    return _Compiled(any_re, complements, abbr_re, abbr_before_number_re, municipality_re, form_norms, type_forms,
+                     name_forms)
 
 
 # a municipality after these prepositions is a place, not an authority ("v obci Blešno", "do obce Útočiště")
@@ -235,6 +246,20 @@ PLACE_PREPOSITION_RE = re.compile(
 
 # "726/2005 Sb. NSS": the court's collection of decisions, not the court
 COLLECTION_BEFORE_RE = re.compile(r"Sb\.\s*$")
+# "Sbírka nálezů a usnesení Ústavního soudu", "Přehled rozsudků ESLP č. 5/2004": collections, not authorities
+COLLECTION_TITLE_BEFORE_RE = re.compile(r"(?:Sbír[kc]|Sbir[kc])\w*\s+(?:nálezů|nalezu)\s+a\s+(?:usnesení|usneseni)\s+$")
+COLLECTION_NUMBER_AFTER_RE = re.compile(r"\s+[čc]\.\s*[0-9]+/[0-9]{4}(?![0-9])")
+# "Okresní soud pro okres Harford": Czech courts are "v <seat>" or "pro Prahu N"; this is a foreign one
+FOREIGN_COURT_AFTER_RE = re.compile(r"\s+pro\s+okres(?!\w)")
+
+
+def institution_context_ok(text: str, start: int, end: int) -> bool:
+    """False where a name found at start:end is part of a collection's title or names a foreign court."""
+    if COLLECTION_BEFORE_RE.search(text, max(0, start - 8), start):
+        return False
+    if COLLECTION_TITLE_BEFORE_RE.search(text, max(0, start - 60), start):
+        return False
+    return not (COLLECTION_NUMBER_AFTER_RE.match(text, end) or FOREIGN_COURT_AFTER_RE.match(text, end))
 
 
 def institution_candidates(text: str):
@@ -250,17 +275,33 @@ def institution_candidates(text: str):
                 end, comp = cm.end(), text[m.end():cm.end()]
         if inst.required and not comp:
             continue
+        if not institution_context_ok(text, m.start(), end):
+            continue
         yield m.start(), end, INSTITUTION, inst.norm(comp)
     for m in c.abbr_re.finditer(text):
-        if COLLECTION_BEFORE_RE.search(text, max(0, m.start() - 8), m.start()):
+        if not institution_context_ok(text, m.start(), m.end()):
             continue
-        yield m.start(), m.end(), INSTITUTION, gaz.abbreviations[m.group()]
+        norm, end = gaz.abbreviations[m.group()], m.end()
+        inst = _by_norm().get(norm)
+        if inst is not None and inst.complement == "place":  # "ZO Blešno"
+            cm = c.complements["place"].match(text, end)
+            if cm:
+                norm, end = inst.norm(text[end:cm.end()]), cm.end()
+        yield m.start(), end, INSTITUTION, norm
+    if c.abbr_before_number_re is not None:
+        for m in c.abbr_before_number_re.finditer(text):
+            yield m.start(), m.end(), INSTITUTION, gaz.abbreviations_before_file_number[m.group()]
     for m in c.municipality_re.finditer(text):
         if PLACE_PREPOSITION_RE.search(text, max(0, m.start() - 12), m.start()):
             continue
         # Forms match across line breaks ("hlavního\nměsta"); the tables are keyed by single-spaced forms.
         kind, name = (" ".join(m.group(g).split()) for g in ("type", "name"))
         yield m.start(), m.end(), INSTITUTION, f"{c.type_norm[kind]} {c.name_norm[name]}"
+
+
+@lru_cache(maxsize=1)
+def _by_norm() -> dict[str, Institution]:
+    return {inst.norm(): inst for inst in load_gazetteer().institutions}
 
 
 def normalize_institution(surface: str) -> str | None:

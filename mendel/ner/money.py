@@ -16,8 +16,10 @@ MONEY = "MONEY"
 
 GROUP_SEP = r"[ \u00a0\u202f]"
 # thousands grouped by spaces or dots ("1 500 000", "1.500.000"), or plain digits; then ",50" / ",-" / ".50"
-NUMBER = (rf"(?:[0-9]{{1,3}}(?:{GROUP_SEP}[0-9]{{3}}(?![0-9]))+|[0-9]{{1,3}}(?:\.[0-9]{{3}}(?![0-9]))+|"
-          r"[0-9]{1,15}(?![0-9]))(?:,(?:[0-9]{1,6}(?![0-9])|-{1,2}|–)|\.[0-9]{1,2}(?![0-9]))?")
+# (",52-" too: a whole-crowns dash after the decimals in typed tables). A leading "0" followed by digits
+# is the tail of a number split oddly ("1020 000 Kč"), not an amount.
+NUMBER = (rf"(?!0[0-9])(?:[0-9]{{1,3}}(?:{GROUP_SEP}[0-9]{{3}}(?![0-9]))+|[0-9]{{1,3}}(?:\.[0-9]{{3}}(?![0-9]))+|"
+          r"[0-9]{1,15}(?![0-9]))(?:,(?:[0-9]{1,6}(?![0-9])-?|-{1,2}|–)|\.[0-9]{1,2}(?![0-9]))?")
 MULTIPLIERS = {
     "tis.": 10 ** 3, "tisíc": 10 ** 3, "tisíce": 10 ** 3,
     "mil.": 10 ** 6, "mil": 10 ** 6, "milion": 10 ** 6, "miliony": 10 ** 6, "milionů": 10 ** 6, "milionu": 10 ** 6,
@@ -25,14 +27,15 @@ MULTIPLIERS = {
 }
 MULT = "(?:" + "|".join(re.escape(k) + ("" if k.endswith(".") else r"(?!\w)")
                         for k in sorted(MULTIPLIERS, key=len, reverse=True)) + ")"
-CURRENCIES = {  # surface -> ISO code
-    "Kč": "CZK", "Kčs": "CSK", ",- Kč": "CZK", "CZK": "CZK", "korun českých": "CZK", "koruny české": "CZK",
+CURRENCIES = {  # surface -> ISO code; "Kc": ASCII-folded text (the court-citation CSVs)
+    "Kč": "CZK", "Kčs": "CSK", ",- Kč": "CZK", "Kc": "CZK",
+    "CZK": "CZK", "korun českých": "CZK", "koruny české": "CZK",
     "koruna česká": "CZK", "korun": "CZK", "koruny": "CZK", "korunu": "CZK", "korunách": "CZK",
     "EUR": "EUR", "eur": "EUR", "euro": "EUR", "€": "EUR", "USD": "USD", "US$": "USD", "$": "USD",
     "GBP": "GBP", "£": "GBP", "CHF": "CHF", "PLN": "PLN",
 }
 CUR_AFTER = "(?:" + "|".join(re.escape(k) for k in sorted(CURRENCIES, key=len, reverse=True) if not k.startswith(",")) + ")"
-CUR_BEFORE = r"(?:Kč|CZK|EUR|€|USD|US\$|\$|GBP|£|CHF)"
+CUR_BEFORE = r"(?:Kč|Kc|CZK|EUR|€|USD|US\$|\$|GBP|£|CHF)"
 SPACING = r"[ \u00a0\u202f]*(?:\n[ \u00a0\u202f]*)?"
 
 AMOUNT_FIRST_RE = re.compile(
@@ -43,7 +46,7 @@ CURRENCY_FIRST_RE = re.compile(
 
 def _amount(number: str, multiplier: str | None) -> Decimal | None:
     n = re.sub(GROUP_SEP, "", number)
-    n = re.sub(r",(?:-{1,2}|–)$", "", n)
+    n = re.sub(r"(?<=[0-9]),?(?:-{1,2}|–)$", "", n)
     if re.fullmatch(r"[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]+)?", n):  # dots group thousands
         n = n.replace(".", "")
     n = n.replace(",", ".")
@@ -69,10 +72,16 @@ def format_amount(value: Decimal) -> str:
     return f"{whole}.{frac.ljust(2, '0')}"
 
 
+# a currency right after a number closes that amount ("1 020 000 Kč 85 000 Kč"), it does not open the next one
+AMOUNT_BEFORE_RE = re.compile(r"[0-9](?:,-{0,2}|,–)?[ \u00a0\u202f]*$")
+
+
 def money_candidates(text: str):
     """Yield (start, end, MONEY, norm)."""
     for regex in (AMOUNT_FIRST_RE, CURRENCY_FIRST_RE):
         for m in regex.finditer(text):
+            if regex is CURRENCY_FIRST_RE and AMOUNT_BEFORE_RE.search(text, max(0, m.start() - 6), m.start()):
+                continue
             value = _amount(m.group("num"), m.group("mult"))
             if value is None:
                 continue

@@ -28,7 +28,7 @@ from spacy.symbols import ORTH
 from spacy.tokens import Doc, Span
 
 from mendel.ner import rules
-from mendel.ner.institutions import COLLECTION_BEFORE_RE
+from mendel.ner.institutions import institution_context_ok
 from mendel.ner.patterns import GLUED_ABBREVIATIONS, LEGAL_ABBREVIATIONS, load_patterns
 from mendel.ner.rules import Entity
 
@@ -67,7 +67,7 @@ class LegalNER:
                 continue
             if end < len(text) and _AFTER_OK.match(text[end]):
                 continue
-            if COLLECTION_BEFORE_RE.search(text, max(0, start - 8), start):
+            if not institution_context_ok(text, start, end):
                 continue
             yield start, end, span.label_, span.id_ or None
 

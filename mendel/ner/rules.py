@@ -81,7 +81,7 @@ SUB_UNITS = {
     "odst.": rf"odst(?:\.|avc(?:e|i|em|ích)|avec)\s*{D}{{1,3}}[a-z]?(?![\w/])",
     "písm.": r"písm(?:\.|eno|ene|enu|enem)\s*[a-z]{1,2}(?:\)|/|(?!\w))",
     "bod": rf"bod(?:u|ě|y|ů|em|ech)?\s+{D}{{1,3}}[a-z]?(?![\w/])",
-    "věta": rf"(?:vět(?:a|y|ě|u|ou)\s+{ORDINAL}|{ORDINAL}\s+vět(?:a|y|ě|u|ou))"
+    "věta": rf"(?:část\w*\s+)?(?:vět(?:a|y|ě|u|ou)\s+{ORDINAL}|{ORDINAL}\s+vět(?:a|y|ě|u|ou))"
             r"(?:\s+(?:část\w*\s+)?(?:před|za)\s+(?:středníkem|čárkou))?",
     "pododst.": rf"(?:{ORDINAL}\s+pododstav\w*|pododstav\w*\s+{ORDINAL})",
 }
@@ -89,19 +89,21 @@ SUB = "(?:" + "|".join(SUB_UNITS.values()) + ")"
 LIST_SEP = r"(?:\s*,\s*(?:a\s+|nebo\s+)?|\s+(?:a|nebo|či|až|a\s+až|resp\.|a/nebo)\s+|\s*[-–]\s*)"
 UNIT = rf"{UNIT_MARK}\s*{UNIT_NUM}(?:\s*{SUB})*"
 LIST_ITEM = rf"(?:{UNIT}|{ITEM_NUM}(?:\s+{SUB})*|{SUB}(?:\s+{SUB})*|[a-z]{{1,2}}[)/])"
-CHAIN_RE = re.compile(rf"(?:(?=§)|(?<!\w)){UNIT}(?:{LIST_SEP}{LIST_ITEM})*(?:\s+a\s+násl\.)?")
+FOLLOWING = r"\s+a\s+(?:násl\.|následující(?:ch|m)?(?!\w))"  # "§ 2586 a násl." / "a následujících"
+CHAIN_RE = re.compile(rf"(?:(?=§)|(?<!\w)){UNIT}(?:{LIST_SEP}{LIST_ITEM})*(?:{FOLLOWING})?")
 # a trailing "b)" belongs to the chain only after "písm." and on the same line ("§ 38 odst. 1 a 2, nebo\nb) …")
 TRAILING_LETTER_ITEM_RE = re.compile(rf"{LIST_SEP}[a-z]{{1,2}}[)/]$")
 
 # provisions of private documents, not law
 NON_LAW_TAIL_RE = re.compile(
-    r"\.?\s+(?:(?:této|teto|uvedené)\s+)?(?:smlouv|dohod[ayěo]|podmínek|zadávací\s+dokumentac|stanov\b|POV\b)")
+    r"\.?(?:\s+odst\.\s*[IVX0-9]+(?:\.[0-9]+)*)?"
+    r"\s+(?:(?:této|teto|uvedené)\s+)?(?:smlouv|dohod[ayěo]|podmínek|zadávací\s+dokumentac|stanov\b|POV\b)")
 
 # Czech act types before "č. N/YYYY Sb."
 ACT_TYPES = (
     r"(?:[uUúÚ]stavní(?:ho|m|mu)?\s+)?[zZ]ákon(?:a|u|em|ě|y|ů)?",
     r"[zZ]ákonn(?:é|ého|ým)\s+opatření(?:m)?(?:\s+[sS]enátu)?",
-    r"[vV]yhlášk(?:a|y|u|ou|ce)",
+    r"[vV]yhlášk(?:a|y|u|ou|ami|ách)|[vV]yhlášce",
     r"[vV]yhl\.",
     r"[zZ]ák\.",
     r"[nN]ařízení(?:m)?(?:\s+vlády)?",
@@ -148,14 +150,16 @@ COURT_REGISTERS = (
     "Kss", "Kse", "Komp", "Nk",
     # krajské, vrchní a okresní soudy
     "C", "Co", "Cm", "Cmo", "ICm", "INS", "VSPH", "VSOL", "KSPH", "T", "To", "Tm", "Nt", "Nc", "Ro", "EXE",
-    "EPR", "A", "Ad", "Af", "Az", "Ncp", "P", "Pa", "Sd",
+    "EPR", "A", "Ad", "Af", "Az", "Ncp", "P", "Pa", "Sd", "Cad", "K", "D",
+    # justiční správa (court administration files)
+    "Spr",
 )
 REGISTER_ALIASES = {"NSCR": "NSČR"}
 _REG_ALT = "|".join(sorted(set(COURT_REGISTERS), key=len, reverse=True))
 FILE_NUMBER_RE = re.compile(
     rf"(?<![\w/])(?:(?P<court>(?:MS|KS|VS)[A-ZČ]{{2}})\s+)?(?:(?P<senate>{D}{{1,3}})\s*)?"
-    rf"(?P<reg>{_REG_ALT})\s+(?P<num>{D}{{1,6}})\s*/\s*(?P<year>{D}{{2,4}})(?![0-9/])"
-    rf"(?:\s*[-–]\s*{D}{{1,5}}(?![\w/]))?")
+    rf"(?P<reg>{_REG_ALT})(?:\s+|(?<=[^\W\d]{{2}})(?=\d))(?P<num>{D}{{1,6}})\s*/\s*(?P<year>{D}{{2,4}})(?![0-9/])"
+    rf"(?:\s*[-–]\s*(?:[A-Z]\s*-?\s*)?{D}{{1,5}}(?![\w/]))?")  # list number; insolvency register "-A-11", "-B14"
 US_SENATES = ("Pl", "IV", "III", "II", "I")
 US_ARABIC_SENATES = {"1": "I", "2": "II", "3": "III", "4": "IV"}  # "1. US 21/94"
 CONST_COURT_RE = re.compile(
@@ -177,7 +181,10 @@ def _name_pattern(name: str) -> str:
 
 
 def _abbr_pattern(abbr: str) -> str:
-    return r"\s*".join(re.escape(part) for part in abbr.split(" "))
+    return r"\s*".join(re.escape(part).replace(r"\.", "[.\u2024]") for part in abbr.split(" "))
+
+
+NAME_END = r"(?:(?=[0-9]{1,3}\))|(?!\w))"  # end of a name, or a footnote mark glued to it ("údajů2)")
 
 
 @dataclass(frozen=True)
@@ -196,17 +203,18 @@ def _build_gazetteer() -> list[_GazetteerEntry]:
         for alternatives, is_strict in ((free, False), (strict, True)):
             if alternatives:
                 pattern = f"(?:{'|'.join(alternatives)})"
-                entries.append(_GazetteerEntry(act, pattern, is_strict, re.compile(pattern + r"(?!\w)")))
+                entries.append(_GazetteerEntry(act, pattern, is_strict, re.compile(pattern + NAME_END)))
     return entries
 
 
 GAZETTEER = _build_gazetteer()
 # all entries in one pass (one shared lookbehind keeps it fast); ``lastgroup`` names the entry
 GAZETTEER_ANY_RE = re.compile(
-    r"(?<!\w)(?:" + "|".join(f"(?P<g{i}>{e.pattern})" for i, e in enumerate(GAZETTEER)) + r")(?!\w)")
+    r"(?<!\w)(?:" + "|".join(f"(?P<g{i}>{e.pattern})" for i, e in enumerate(GAZETTEER)) + r")" + NAME_END)
 APPOSITIVE_RES = {e.act.citation: re.compile(r",\s*" + e.pattern + r"(?!\w)") for e in GAZETTEER if not e.strict}
 STRICT_CONTEXT_RE = re.compile(r"(?:podle|dle|ve\s+smyslu|viz)\s+$")
 DEFINITION_BEFORE_RE = re.compile(r"dál(?:e)?\s+(?:též\s+|také\s+|i\s+|opět\s+)?(?:jen\s+)?(?:[„\"“]|,,)\s*$")
+BIBLIOGRAPHY_AFTER_RE = re.compile(r"\s*(?:[IVX]{1,4}\b)?\s*[.,]\s*(?:[0-9]+\.\s*)?vydání")
 GAZ_CITATION_TAIL_RE = re.compile(rf"\s+(?:[čc]\.\s*)?{SB_NUMBER}")
 GAZ_EU_TAIL_RE = re.compile(rf"\s+\(?(?:{EU_NS})\)?\s*(?:č\.\s*)?{D}{{1,4}}/{D}{{1,4}}(?![\w/])")  # "Obecného nařízení EU č. 2016/679"
 
@@ -280,6 +288,9 @@ def _match_act_tail(text: str, pos: int) -> tuple[int, str] | None:
         return eu
     gaz = _match_gazetteer_at(text, start, allow_strict=True)
     if gaz:
+        tail = GAZ_CITATION_TAIL_RE.match(text, gaz[0])
+        if tail:
+            return tail.end(), f"{int(tail.group('num'))}/{_full_year(tail.group('year'))} Sb."
         return gaz
     if text.startswith("(", start):
         inner = OPEN_PAREN_RE.match(text, start).end()
@@ -315,17 +326,21 @@ def _provision_path(chain_text: str) -> str:
     return " ".join(parts)
 
 
+HEADING_NEXT_RE = re.compile(r"[ \t]*(?:\n\s*(\S)(?P<para>(?<=\()[0-9]{1,3}[a-z]?\))?|\s*$)")
+
+
 def _is_heading(text: str, start: int, end: int) -> bool:
-    """"§ 1" or "Čl. I" alone on its line, followed by a capitalised line or the end of a multi-line text."""
+    """"§ 1" or "Čl. I" alone on its line (a quoted new provision may open it: "„§ 64"), followed by a
+    capitalised line, a numbered paragraph "(1)" or the end of a multi-line text."""
     line_start = text.rfind("\n", 0, start) + 1
-    if text[line_start:start].strip():
+    if text[line_start:start].strip(" \t„\"“"):
         return False
-    after = re.compile(r"[ \t]*(?:\n\s*(\S)|\s*$)").match(text, end)
+    after = HEADING_NEXT_RE.match(text, end)
     if not after:
         return False
     if after.group(1) is None:
         return line_start > 0
-    return after.group(1).isupper()
+    return after.group(1).isupper() or after.group("para") is not None
 
 
 # --------------------------------------------------------------------------
@@ -389,6 +404,8 @@ def _gazetteer_candidates(text: str):
         if DEFINITION_BEFORE_RE.search(text, max(0, start - 30), start):
             continue
         if _title_of_same_act(text, start, entry.act.citation):
+            continue
+        if BIBLIOGRAPHY_AFTER_RE.match(text, end):
             continue
         citation = entry.act.citation
         tail = GAZ_CITATION_TAIL_RE.match(text, end)

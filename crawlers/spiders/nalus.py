@@ -1,0 +1,165 @@
+"""Ústavní soud (NALUS, nalus.usoud.cz): the ASP.NET search form → result pages → ``GetText.aspx`` decision pages.
+
+The search is a WebForms postback: the spider loads ``/Search/Search.aspx`` (which sets the ``ASP.NET_SessionId``
+cookie and carries ``__VIEWSTATE`` / ``__EVENTVALIDATION``), posts the form back with ``FormRequest.from_response``
+and the decision dates ``decidedFrom`` / ``decidedTo``, and follows the redirect to ``Results.aspx``. The hits
+live in the session, so this spider keeps cookies (the project default is off). The banner
+``Výsledky 1 - 20 z celkem 41`` gives the page count; pages are ``Results.aspx?page=N`` from 0. Each hit names
+its text page in a ``ShowLink("…/Search/GetText.aspx?sz=2-866-16_2", …)`` call; that page is the stored document
+(``lblRegistrySign`` = docket and date, ``lblDecisionForm`` = the decision form, ``table.DocContent`` = the text).
+``doc_id`` is the ECLI listed with the hit, else ``nalus:{sz}``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import date
+from urllib.parse import parse_qs, urlsplit
+
+import scrapy
+
+from crawlers.items import FetchedDocument
+from crawlers.spiders.base import MendelSpider, media_type, response_header
+
+SEARCH_PATH = "/Search/Search.aspx"
+FIELD = "ctl00$MainContent$"
+COURT = "Ústavní soud"
+_BANNER = re.compile(r"Výsledky\s+(\d+)\s*-\s*(\d+)\s+z\s+celkem\s+(\d+)")
+_SHOW_LINK = re.compile(r"ShowLink\(\s*[\"']([^\"']*GetText\.aspx\?sz=[^\"']+)[\"']")
+_ECLI = re.compile(r"ECLI:CZ:US:\d{4}:[A-Za-z0-9.\-]+")
+_SIGN = re.compile(r"^\s*(?P<docket>.+?)(?:\s+#\d+)?\s+ze dne\s+(?P<date>\d{1,2}\.\s*\d{1,2}\.\s*\d{4})")
+_DMY = re.compile(r"(\d{1,2})\.\s*(\d{1,2})\.\s*(\d{4})")
+_DOCKET = re.compile(r"^(?P<senate>Pl|I{1,3}|IV)\.\s*ÚS(?P<st>-st\.)?\s*(?P<rest>\d+/\d+)$")
+
+
+def form_date(iso: str) -> str:
+    """``2018-09-18`` → ``18.9.2018``, as the NALUS form takes it."""
+    d = date.fromisoformat(iso)
+    return f"{d.day}.{d.month}.{d.year}"
+
+
+def czech_date(text: str | None) -> str | None:
+    m = _DMY.search(text or "")
+    if not m:
+        return None
+    try:
+        return date(int(m.group(3)), int(m.group(2)), int(m.group(1))).isoformat()
+    except ValueError:
+        return None
+
+
+def canonical_docket(docket: str) -> str:
+    """NALUS's ``II.ÚS 866/16`` → the citation form ``II. ÚS 866/16`` (``Pl. ÚS 24/10``, ``Pl. ÚS-st. 27/09``)."""
+    text = re.sub(r"\s+", " ", docket).strip()
+    m = _DOCKET.match(text)
+    if not m:
+        return text
+    return f"{m['senate']}. ÚS{'-st.' if m['st'] else ''} {m['rest']}"
+
+
+def decision_kind(form: str | None, sz: str) -> str | None:
+    """The decision form shown by NALUS; a plenary opinion (``St-`` key) is one by its key alone."""
+    if form and form.strip():
+        return form.strip()
+    return "Stanovisko pléna" if sz.startswith("St-") else None
+
+
+def decision_title(kind: str | None, docket: str) -> str:
+    label = (kind or "Rozhodnutí").strip()
+    return f"{label[:1].upper()}{label[1:].lower()} Ústavního soudu sp. zn. {docket}"
+
+
+def text_key(url: str) -> str:
+    return (parse_qs(urlsplit(url).query).get("sz") or [""])[0]
+
+
+class NalusSpider(MendelSpider):
+    name = "nalus"
+    source = "nalus"
+    custom_settings = {"COOKIES_ENABLED": True}  # the hits live in the ASP.NET session
+
+    def __init__(self, base_url: str, date_from: str, date_to: str = "", page_size: int | str = 20,
+                 *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.base_url = base_url.rstrip("/")
+        self.date_from, self.date_to = date_from, date_to
+        self.page_size = int(page_size)
+        self.seen: set[str] = set()
+
+    async def start(self):
+        self.load_validators()
+        yield self.listing_request(self.base_url + SEARCH_PATH, self.parse_form)
+
+    def parse_form(self, response):
+        if not response.css("input[name=__VIEWSTATE]"):
+            self.reject_listing(response, "no ASP.NET search form (__VIEWSTATE missing)")
+            return
+        formdata = {FIELD + "decidedFrom": form_date(self.date_from) if self.date_from else "",
+                    FIELD + "decidedTo": form_date(self.date_to) if self.date_to else "",
+                    FIELD + "resultsPageSize": str(self.page_size),
+                    FIELD + "nalezy": "on", FIELD + "usneseni": "on", FIELD + "stanoviska_plena": "on"}
+        yield scrapy.FormRequest.from_response(
+            response, formid="form1", formdata=formdata, clickdata={"name": FIELD + "but_search"},
+            callback=self.parse_results, errback=self.on_listing_error, cb_kwargs={"page": 0}, dont_filter=True)
+
+    def parse_results(self, response, page: int):
+        if response.css("#ctl00_MainContent_lbError"):
+            return  # "no records for these criteria"
+        banner = _BANNER.search(" ".join(response.css("body ::text").getall()))
+        if banner is None:
+            self.reject_listing(response, "no result banner (Výsledky … z celkem …)")
+            return
+        listed = None
+        for row in response.css("tr"):
+            detail = row.css("a[href*='ResultDetail.aspx']")
+            if detail:
+                cell = " ".join(t.strip() for t in row.css("td ::text").getall() if t.strip())
+                ecli = _ECLI.search(cell)
+                listed = {"docket": re.sub(r"\s+#\d+$", "", detail.css("::text").get("").strip()),
+                          "ecli": ecli.group(0) if ecli else None}
+                continue
+            link = _SHOW_LINK.search(row.get())
+            if link is None:
+                continue
+            url = response.urljoin(link.group(1))
+            if url in self.seen:
+                continue
+            self.seen.add(url)
+            yield self.document_request(url, self.parse_decision, cb_kwargs={"listed": listed or {}})
+            listed = None
+        first, last, total = (int(g) for g in banner.groups())
+        if page == 0 and last >= first:
+            pages = math.ceil(total / (last - first + 1))
+            for number in range(1, pages):
+                yield self.listing_request(response.urljoin(f"Results.aspx?page={number}"), self.parse_results,
+                                           cb_kwargs={"page": number}, dont_filter=True)
+
+    def parse_decision(self, response, listed: dict):
+        if self.handle_not_ok(response):
+            return
+        sz = text_key(response.url)
+        sign = _SIGN.match(" ".join(response.css("#lblRegistrySign ::text").getall()))
+        text = " ".join(t.strip() for t in response.css("table.DocContent td ::text").getall() if t.strip())
+        if not sign or not text:
+            self.log_outcome(response.url, "quarantined", status=response.status,
+                             reason="no decision on the page (lblRegistrySign or DocContent missing)")
+            return
+        docket = canonical_docket(sign.group("docket"))
+        kind = decision_kind(response.css("#lblDecisionForm ::text").get(), sz)
+        ecli = listed.get("ecli")
+        yield FetchedDocument(
+            source=self.source,
+            doc_id=ecli or f"nalus:{sz}",
+            url=response.url,
+            body=response.body,
+            content_type=media_type(response) or "text/html",
+            title=decision_title(kind, docket),
+            doc_type="decision",
+            citation=docket,
+            published=czech_date(sign.group("date")),
+            http_status=response.status,
+            etag=response_header(response, "ETag"),
+            last_modified=response_header(response, "Last-Modified"),
+            extra={"court": COURT, "ecli": ecli, "decision_type": kind, "sz": sz},
+        )

@@ -1,0 +1,127 @@
+"""FAISS inner-product indexes over unit vectors, one per layer, written as one bundle part.
+
+A part directory holds ``dense.faiss``, ``ids.json`` (FAISS id i -> chunk id) and ``build_info.json`` (index
+kind, dimension, count and the input fingerprint). The kind follows the size of the layer: an exact flat index
+below ``HNSW_THRESHOLD`` vectors, HNSW above it, and IVF-PQ (compressed, approximate) from
+``MENDEL_FAISS_IVFPQ_MIN`` vectors when that is set — for corpora of millions of chunks, where a flat or HNSW
+index no longer fits comfortably in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import shutil
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from mendel.index.lexical import BUILD_INFO, read_build_info
+
+HNSW_THRESHOLD = 50_000
+HNSW_M = 32
+HNSW_EF_SEARCH = 128
+IVF_NPROBE = 16
+PQ_CODE_BYTES = 48  # 384 dimensions in 48 sub-vectors of 8, one byte each
+KINDS = ("flat", "hnsw", "ivfpq")
+
+
+def ivfpq_threshold(environ: dict[str, str] | None = None) -> int | None:
+    value = ((os.environ if environ is None else environ).get("MENDEL_FAISS_IVFPQ_MIN") or "").strip()
+    return int(value) if value else None
+
+
+def choose_kind(n: int, ivfpq_min: int | None = None) -> str:
+    if ivfpq_min is not None and n >= ivfpq_min:
+        return "ivfpq"
+    return "hnsw" if n >= HNSW_THRESHOLD else "flat"
+
+
+def fingerprint(ids: Sequence[str], vector_hashes: Sequence[str | None]) -> str:
+    """Digest of the chunk ids in order and the hash of what each vector was computed from."""
+    digest = hashlib.sha256()
+    for chunk_id, vector_hash in zip(ids, vector_hashes, strict=True):
+        digest.update(f"{chunk_id}:{vector_hash}\n".encode())
+    return digest.hexdigest()
+
+
+def normalized(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.maximum(norms, 1e-12)
+
+
+def centroid(vectors: np.ndarray) -> np.ndarray:
+    """The unit mean of unit vectors: an L1/L2 chunk's vector from its L3 passages (no model call, and it
+    covers the whole span where a 512-token model would see only its start)."""
+    mean = np.asarray(vectors, dtype=np.float32).mean(axis=0)
+    return (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
+
+
+def _ivf_lists(n: int) -> int:
+    # ~2·sqrt(n) lists, each with at least ~40 training points (FAISS warns below 39).
+    return max(1, min(int(2 * math.sqrt(n)), n // 40))
+
+
+def build_index(matrix: np.ndarray, kind: str, seed: int = 1234):
+    """A FAISS index of ``kind`` holding the rows of ``matrix`` (unit vectors) at ids 0..n-1."""
+    import faiss
+
+    n, dim = matrix.shape
+    if kind == "flat":
+        index = faiss.IndexFlatIP(dim)
+    elif kind == "hnsw":
+        index = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efSearch = HNSW_EF_SEARCH
+    elif kind == "ivfpq":
+        nlist = _ivf_lists(n)
+        code_bytes = max(m for m in range(1, min(PQ_CODE_BYTES, dim) + 1) if dim % m == 0)
+        # Built directly: index_factory's IVF-PQ adds polysemous training, costly and of no use to this search.
+        # (faiss' Python layer keeps the quantizer alive as long as the index.)
+        index = faiss.IndexIVFPQ(faiss.IndexFlatIP(dim), dim, nlist, code_bytes, 8, faiss.METRIC_INNER_PRODUCT)
+        index.pq.cp.min_points_per_centroid = 1  # small layers train on what they have, without warnings
+        sample = matrix
+        if n > 64 * nlist:  # k-means needs tens of points per list, not all of them
+            rows = np.random.default_rng(seed).choice(n, 64 * nlist, replace=False)
+            sample = matrix[np.sort(rows)]
+        index.train(sample)
+        index.nprobe = min(IVF_NPROBE, nlist)  # stored with the index
+    else:
+        raise ValueError(f"unknown FAISS index kind {kind!r}; expected one of {KINDS}")
+    if n:
+        index.add(matrix)
+    return index
+
+
+def is_current(out_dir: Path, digest: str, kind: str) -> bool:
+    info = read_build_info(out_dir)
+    return info.get("fingerprint") == digest and info.get("index_type") == kind and (
+        Path(out_dir) / "dense.faiss").exists()
+
+
+def write_faiss(out_dir: Path, ids: Sequence[str], matrix: np.ndarray, *, kind: str | None = None,
+                digest: str | None = None, dim: int = 384) -> dict:
+    """Write the index of ``matrix`` (row i belongs to ``ids[i]``; rows are normalised here) into ``out_dir``."""
+    import faiss
+
+    matrix = np.asarray(matrix, dtype=np.float32).reshape(len(ids), dim)
+    kind = kind or choose_kind(len(ids), ivfpq_threshold())
+    if kind == "ivfpq" and len(ids) < 40:
+        kind = "flat"  # too few vectors to train a quantiser
+    index = build_index(normalized(matrix), kind)
+    out_dir = Path(out_dir)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    out_dir.mkdir(parents=True)
+    faiss.write_index(index, str(out_dir / "dense.faiss"))
+    (out_dir / "ids.json").write_text(json.dumps(list(ids)))
+    info = {"vectors": len(ids), "index_type": kind, "dim": dim}
+    (out_dir / BUILD_INFO).write_text(json.dumps({**info, "fingerprint": digest}, indent=1))
+    return info
+
+
+def parse_vector(text: str) -> np.ndarray:
+    """A pgvector text value ``[0.1,0.2,...]`` as float32."""
+    return np.asarray(text.strip("[]").split(","), dtype=np.float32)

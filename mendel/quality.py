@@ -1,0 +1,402 @@
+"""Data quality of extracted documents: Great Expectations suites over documents, pages and sections.
+
+The extracted corpus becomes three pandas frames of derived columns (the page text itself stays out):
+
+* documents - one row per document: its id, page count, letters and the share of Czech-specific letters;
+* pages - one row per page: number, expected number (its position), whether it has text, the first
+  mojibake found (a snippet) and, for OCR'd pages, the confidence;
+* sections - one row per section: kind, depth, page and character span, the document's page count and
+  text length.
+
+Each frame is validated by an expectation suite built from `quality_thresholds.yaml`; every expectation
+there is `hard` (the blocking asset check fails) or `soft` (a warning). `validate_documents()` checks
+`ExtractedDocument`s, `validate_database()` the current extracted versions in PostgreSQL; both return a
+`QualityReport` whose `check_metadata(severity)` is what the Dagster checks attach. Great Expectations
+takes seconds to import, so it is imported only when a validation runs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import yaml
+
+from mendel.extract.normalize import meaningful_chars
+
+THRESHOLDS_PATH = Path(__file__).with_name("quality_thresholds.yaml")
+SEVERITIES = ("hard", "soft")
+PAGE_SEPARATOR = "\n\n"  # as mendel.chunking joins pages; section offsets point into that text
+
+_CZECH_LETTERS = frozenset("áčďéěíňóřšťúůýžÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ")
+_SNIPPET = 20  # characters either side of a mojibake match
+
+
+def load_thresholds(path: str | Path | None = None) -> dict:
+    with open(path or THRESHOLDS_PATH, encoding="utf-8") as handle:
+        thresholds = yaml.safe_load(handle)
+    for suite in ("documents", "pages", "sections"):
+        for name, rule in thresholds.get(suite, {}).items():
+            if rule.get("severity") not in SEVERITIES:
+                raise ValueError(f"{suite}.{name}: severity must be one of {SEVERITIES}, not {rule.get('severity')!r}")
+    return thresholds
+
+
+# --- frames --------------------------------------------------------------------------------------
+
+@dataclass
+class Frames:
+    documents: list[dict] = field(default_factory=list)
+    pages: list[dict] = field(default_factory=list)
+    sections: list[dict] = field(default_factory=list)
+
+
+def czech_share(letters: int, czech: int) -> float:
+    return czech / letters if letters else 0.0
+
+
+def _mojibake(text: str, patterns: list[re.Pattern]) -> str | None:
+    first = None
+    for pattern in patterns:
+        match = pattern.search(text)
+        if match and (first is None or match.start() < first.start()):
+            first = match
+    if first is None:
+        return None
+    start, end = max(0, first.start() - _SNIPPET), first.end() + _SNIPPET
+    return " ".join(text[start:end].split())
+
+
+class FrameBuilder:
+    """Adds one document at a time (its pages and sections in order), keeping only derived columns."""
+
+    def __init__(self, thresholds: dict):
+        pages = thresholds["pages"]
+        self.patterns = [re.compile(p) for p in pages["no_mojibake"]["patterns"]]
+        self.min_chars = int(pages["non_empty_text_share"]["min_meaningful_chars"])
+        self.min_letters = int(thresholds["documents"]["czech_character_share"]["min_letters"])
+        self.frames = Frames()
+
+    def add(self, doc_id: str, pages: Sequence, sections: Sequence = ()) -> None:
+        """`pages`: objects with page_no, text, is_ocr, ocr_confidence (extract.model.Page or rows alike);
+        `sections`: objects with kind, label, depth, page_start, page_end, char_start, char_end."""
+        letters = czech = text_length = 0
+        for position, page in enumerate(pages, start=1):
+            text = page.text or ""
+            text_length += len(text) + (len(PAGE_SEPARATOR) if position > 1 else 0)
+            page_letters = sum(1 for ch in text if ch.isalpha())
+            letters += page_letters
+            czech += sum(1 for ch in text if ch in _CZECH_LETTERS)
+            self.frames.pages.append({
+                "doc_id": doc_id, "page_key": f"{doc_id} p. {page.page_no}",
+                "page_no": int(page.page_no), "expected_page_no": position,
+                "has_text": meaningful_chars(text) >= self.min_chars,
+                "mojibake": _mojibake(text, self.patterns),
+                "ocr_confidence": float(page.ocr_confidence) if page.is_ocr and page.ocr_confidence is not None
+                else None,
+            })
+        self.frames.documents.append({
+            "doc_id": doc_id, "pages": len(pages), "letters": letters,
+            "czech_share": round(czech_share(letters, czech), 4) if letters >= self.min_letters else None,
+        })
+        for section in sections:
+            self.frames.sections.append({
+                "doc_id": doc_id, "section_key": f"{doc_id} {section.label}",
+                "kind": section.kind, "depth": int(section.depth),
+                "page_start": int(section.page_start), "page_end": int(section.page_end),
+                "page_count": len(pages), "char_start": int(section.char_start),
+                "char_end": int(section.char_end), "text_length": text_length,
+            })
+
+
+def frames_from_documents(documents: Iterable[tuple[str, Any]], thresholds: dict) -> Frames:
+    """Frames of (doc_id, ExtractedDocument) pairs."""
+    builder = FrameBuilder(thresholds)
+    for doc_id, document in documents:
+        builder.add(doc_id, document.pages, document.sections)
+    return builder.frames
+
+
+@dataclass(frozen=True)
+class _PageRow:
+    page_no: int
+    text: str
+    is_ocr: bool
+    ocr_confidence: float | None
+
+
+@dataclass(frozen=True)
+class _SectionRow:
+    kind: str
+    label: str
+    depth: int
+    page_start: int
+    page_end: int
+    char_start: int
+    char_end: int
+
+
+def frames_from_database(conn, thresholds: dict) -> Frames:
+    """Frames of the current extracted version of every active document that has pages, streamed one
+    document at a time so that no more than one document's text is held."""
+    builder = FrameBuilder(thresholds)
+    sections: dict[str, list[_SectionRow]] = {}
+    for doc_id, *row in conn.execute(
+        "SELECT d.doc_id, s.kind, s.label, s.depth, s.page_start, s.page_end, s.char_start, s.char_end"
+        " FROM documents d JOIN sections s ON s.version_id = d.current_version_id WHERE d.status = 'active'"
+        " ORDER BY d.doc_id, s.char_start, s.depth, s.section_id"
+    ):
+        sections.setdefault(doc_id, []).append(_SectionRow(*row))
+    current: str | None = None
+    pages: list[_PageRow] = []
+    with conn.cursor() as cursor:
+        for doc_id, *row in cursor.stream(
+            "SELECT d.doc_id, p.page_no, p.text, p.is_ocr, p.ocr_confidence FROM documents d"
+            " JOIN pages p ON p.version_id = d.current_version_id WHERE d.status = 'active'"
+            " ORDER BY d.doc_id, p.page_no"
+        ):
+            if doc_id != current:
+                if current is not None:
+                    builder.add(current, pages, sections.get(current, ()))
+                current, pages = doc_id, []
+            pages.append(_PageRow(*row))
+        if current is not None:
+            builder.add(current, pages, sections.get(current, ()))
+    return builder.frames
+
+
+# --- suites --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Planned:
+    suite: str
+    name: str
+    severity: str
+    expectation: Any  # a great_expectations.expectations.Expectation
+
+
+def _plan(thresholds: dict) -> list[Planned]:
+    import great_expectations.expectations as gxe
+
+    docs, pages, sections = thresholds["documents"], thresholds["pages"], thresholds["sections"]
+    plan = [
+        ("documents", "unique_doc_ids", gxe.ExpectColumnValuesToBeUnique(column="doc_id")),
+        ("documents", "at_least_one_page", gxe.ExpectColumnValuesToBeBetween(column="pages", min_value=1)),
+        ("documents", "czech_character_share", gxe.ExpectColumnValuesToBeBetween(
+            column="czech_share", min_value=docs["czech_character_share"]["min_share"],
+            mostly=docs["czech_character_share"]["mostly"])),
+        ("pages", "contiguous_page_numbers", gxe.ExpectColumnPairValuesToBeEqual(
+            column_A="page_no", column_B="expected_page_no")),
+        ("pages", "unique_page_numbers", gxe.ExpectCompoundColumnsToBeUnique(column_list=["doc_id", "page_no"])),
+        ("pages", "no_mojibake", gxe.ExpectColumnValuesToBeNull(column="mojibake",
+                                                                mostly=pages["no_mojibake"].get("mostly", 1.0))),
+        ("pages", "non_empty_text_share", gxe.ExpectColumnValuesToBeInSet(
+            column="has_text", value_set=[True], mostly=pages["non_empty_text_share"]["min_share"])),
+        ("pages", "ocr_confidence", gxe.ExpectColumnValuesToBeBetween(
+            column="ocr_confidence", min_value=pages["ocr_confidence"]["floor"], max_value=1.0,
+            mostly=pages["ocr_confidence"]["mostly"])),
+        ("sections", "known_kinds", gxe.ExpectColumnValuesToBeInSet(
+            column="kind", value_set=list(sections["known_kinds"]["kinds"]))),
+        ("sections", "page_span_ordered", gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+            column_A="page_end", column_B="page_start", or_equal=True)),
+        ("sections", "page_span_within_document", gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+            column_A="page_count", column_B="page_end", or_equal=True)),
+        ("sections", "page_span_within_document", gxe.ExpectColumnValuesToBeBetween(
+            column="page_start", min_value=1)),
+        ("sections", "char_span_within_text", gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+            column_A="char_end", column_B="char_start", or_equal=True)),
+        ("sections", "char_span_within_text", gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+            column_A="text_length", column_B="char_end", or_equal=True)),
+        ("sections", "char_span_within_text", gxe.ExpectColumnValuesToBeBetween(column="char_start", min_value=0)),
+        ("sections", "max_depth", gxe.ExpectColumnValuesToBeBetween(
+            column="depth", min_value=1, max_value=sections["max_depth"]["max"])),
+    ]
+    rules = {"documents": docs, "pages": pages, "sections": sections}
+    return [Planned(suite, name, rules[suite][name]["severity"], expectation)
+            for suite, name, expectation in plan if name in rules[suite]]
+
+
+_COLUMNS = {
+    "documents": ["doc_id", "pages", "letters", "czech_share"],
+    "pages": ["doc_id", "page_key", "page_no", "expected_page_no", "has_text", "mojibake", "ocr_confidence"],
+    "sections": ["doc_id", "section_key", "kind", "depth", "page_start", "page_end", "page_count", "char_start",
+                 "char_end", "text_length"],
+}
+_KEYS = {"documents": "doc_id", "pages": "page_key", "sections": "section_key"}
+_DTYPES = {"ocr_confidence": "float64", "czech_share": "float64", "has_text": "bool", "mojibake": "object"}
+
+
+def _frame(rows: list[dict], suite: str):
+    import pandas as pd
+
+    frame = pd.DataFrame(rows, columns=_COLUMNS[suite])
+    for column, dtype in _DTYPES.items():
+        if column in frame.columns:
+            frame[column] = frame[column].astype(dtype)
+    return frame
+
+
+# --- results -------------------------------------------------------------------------------------
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One expectation's result, as the check metadata shows it."""
+
+    suite: str
+    name: str
+    severity: str
+    expectation: str              # the Great Expectations type, e.g. expect_column_values_to_be_null
+    kwargs: dict                  # its columns and thresholds
+    success: bool
+    observed_value: Any           # the statistic (aggregate expectations) or the share of rows that meet it
+    element_count: int | None
+    unexpected_count: int | None
+    unexpected_examples: list[str]  # "<row key>: <value>" for the first few rows that fail
+    error: str | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "suite": self.suite, "name": self.name, "severity": self.severity, "expectation": self.expectation,
+            "kwargs": self.kwargs, "success": self.success, "observed_value": self.observed_value,
+            "element_count": self.element_count, "unexpected_count": self.unexpected_count,
+            "unexpected_examples": self.unexpected_examples, **({"error": self.error} if self.error else {}),
+        }
+
+
+def _example(entry: dict, key: str) -> str:
+    ident = entry.get(key, "?")
+    values = ", ".join(f"{k}={v}" for k, v in entry.items() if k != key)
+    return f"{ident}: {values}" if values else str(ident)
+
+
+def _outcome(planned: Planned, result, key: str, examples: int) -> Outcome:
+    config = result.expectation_config
+    details = result.result or {}
+    kwargs = {k: v for k, v in config.kwargs.items() if k not in ("batch_id", "result_format")}
+    observed = details.get("observed_value")
+    counted = (details.get("element_count") or 0) - (details.get("missing_count") or 0)
+    if observed is None and details.get("element_count") is not None and counted > 0:
+        unexpected = details.get("unexpected_percent_nonmissing", details.get("unexpected_percent"))
+        observed = round(1.0 - (unexpected or 0.0) / 100.0, 4)
+    listed = details.get("partial_unexpected_index_list") or []
+    if listed:
+        shown = [_example(entry, key) for entry in listed[:examples]]
+    else:
+        shown = [str(value) for value in (details.get("partial_unexpected_list") or [])[:examples]]
+    error = None
+    info = getattr(result, "exception_info", None) or {}
+    if info.get("raised_exception"):
+        error = str(info.get("exception_message"))
+    return Outcome(
+        suite=planned.suite, name=planned.name, severity=planned.severity, expectation=config.type,
+        kwargs=_jsonable(kwargs), success=bool(result.success), observed_value=_jsonable(observed),
+        element_count=details.get("element_count"), unexpected_count=details.get("unexpected_count"),
+        unexpected_examples=shown, error=error,
+    )
+
+
+@dataclass
+class QualityReport:
+    outcomes: list[Outcome]
+    counts: dict[str, int]  # rows validated: documents, pages, sections
+
+    def selected(self, severity: str | None = None) -> list[Outcome]:
+        return [o for o in self.outcomes if severity is None or o.severity == severity]
+
+    def passed(self, severity: str | None = None) -> bool:
+        return all(o.success for o in self.selected(severity))
+
+    def failures(self, severity: str | None = None) -> list[str]:
+        return [f"{o.suite}.{o.name}" for o in self.selected(severity) if not o.success]
+
+    def get(self, suite: str, name: str) -> list[Outcome]:
+        return [o for o in self.outcomes if o.suite == suite and o.name == name]
+
+    def markdown(self, severity: str | None = None) -> str:
+        lines = ["| suite | expectation | success | observed | unexpected | examples |", "|---|---|---|---|---|---|"]
+        for o in self.selected(severity):
+            examples = "; ".join(o.unexpected_examples[:3]).replace("|", "\\|") or ""
+            lines.append(f"| {o.suite} | {o.name} ({o.expectation}) | {'yes' if o.success else '**no**'} "
+                         f"| {o.observed_value} | {o.unexpected_count if o.unexpected_count is not None else ''} "
+                         f"| {examples} |")
+        return "\n".join(lines)
+
+    def check_metadata(self, severity: str) -> dict[str, Any]:
+        """Plain values and a marker per kind; the asset check wraps them in Dagster MetadataValues."""
+        selected = self.selected(severity)
+        return {
+            "expectations": [o.as_dict() for o in selected],
+            "summary": self.markdown(severity),
+            "failed": ", ".join(self.failures(severity)) or "none",
+            "evaluated": len(selected),
+            "successful": sum(o.success for o in selected),
+            **{f"rows_{name}": n for name, n in self.counts.items()},
+        }
+
+
+# --- validation ----------------------------------------------------------------------------------
+
+def _context():
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import (
+        DataContextConfig, InMemoryStoreBackendDefaults, ProgressBarsConfig,
+    )
+
+    config = DataContextConfig(store_backend_defaults=InMemoryStoreBackendDefaults(), analytics_enabled=False,
+                               progress_bars=ProgressBarsConfig(globally=False))
+    return gx.get_context(mode="ephemeral", project_config=config)
+
+
+def validate_frames(frames: Frames, thresholds: dict | None = None) -> QualityReport:
+    """Runs the documents, pages and sections suites with an ephemeral Great Expectations context."""
+    import great_expectations as gx
+
+    thresholds = thresholds or load_thresholds()
+    examples = int(thresholds.get("examples", 5))
+    plan = _plan(thresholds)
+    context = _context()
+    source = context.data_sources.add_pandas("mendel_extraction")
+    outcomes: list[Outcome] = []
+    counts = {}
+    for suite_name in ("documents", "pages", "sections"):
+        rows = getattr(frames, suite_name)
+        counts[suite_name] = len(rows)
+        planned = [p for p in plan if p.suite == suite_name]
+        if not planned:
+            continue
+        suite = context.suites.add(gx.ExpectationSuite(name=f"extraction_{suite_name}"))
+        for item in planned:
+            suite.add_expectation(item.expectation)
+        batch = source.add_dataframe_asset(suite_name).add_batch_definition_whole_dataframe("all")
+        definition = context.validation_definitions.add(
+            gx.ValidationDefinition(name=f"extraction_{suite_name}", data=batch, suite=suite))
+        key = _KEYS[suite_name]
+        result = definition.run(
+            batch_parameters={"dataframe": _frame(rows, suite_name)},
+            result_format={"result_format": "SUMMARY", "unexpected_index_column_names": [key],
+                           "partial_unexpected_count": examples},
+        )
+        by_id = {r.expectation_config.id: r for r in result.results}
+        for item in planned:
+            outcomes.append(_outcome(item, by_id[item.expectation.id], key, examples))
+    return QualityReport(outcomes=outcomes, counts=counts)
+
+
+def validate_documents(documents: Iterable[tuple[str, Any]], thresholds: dict | None = None) -> QualityReport:
+    """Validate (doc_id, ExtractedDocument) pairs."""
+    thresholds = thresholds or load_thresholds()
+    return validate_frames(frames_from_documents(documents, thresholds), thresholds)
+
+
+def validate_database(conn, thresholds: dict | None = None) -> QualityReport:
+    """Validate the current extracted version of every active document in PostgreSQL."""
+    thresholds = thresholds or load_thresholds()
+    return validate_frames(frames_from_database(conn, thresholds), thresholds)
+
