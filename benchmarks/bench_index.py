@@ -179,7 +179,7 @@ def _timed_run(conn, home: Path, embedder) -> dict:
     return result
 
 
-def bench_rerun(work: Path) -> dict:
+def bench_rerun(work: Path, limit: int | None = None) -> dict:
     import psycopg
 
     from mendel import db
@@ -189,7 +189,7 @@ def bench_rerun(work: Path) -> dict:
     url = db.embedded_url(work / "pgdata")
     url = db.create_database(url, f"bench_{uuid.uuid4().hex[:8]}")
     db.migrate(url)
-    docs = _documents()
+    docs = _documents()[:limit]
     embedder = get_embedder()
     home = work / "home"
     try:
@@ -232,6 +232,7 @@ def main() -> None:
     parser.add_argument("--kinds", default="flat,hnsw,ivfpq")
     parser.add_argument("--sources", choices=("decisions", "all"), default="all")
     parser.add_argument("--embedding-chunks", type=int, default=32)
+    parser.add_argument("--rerun-documents", type=int, default=None, help="only the first N documents (a quick try)")
     parser.add_argument("--work", type=Path, default=None, help="scratch directory (default: a temporary one)")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
@@ -244,7 +245,7 @@ def main() -> None:
         if "embedding" in parts:
             results["embedding"] = bench_embedding(args.embedding_chunks)
         if "rerun" in parts:
-            results["rerun"] = bench_rerun(work / "rerun")
+            results["rerun"] = bench_rerun(work / "rerun", args.rerun_documents)
         if "scale" in parts:
             rows = bench_scale([int(s) for s in args.sizes.split(",")], args.kinds.split(","), work, args.sources)
             previous = {r["chunks"]: r for r in results.get("scale", [])}

@@ -102,6 +102,8 @@ def run_spider(name: str, run_id: str, database_url: str) -> dict:
     counts["finish_reason"] = str(stats.get("finish_reason"))
     counts["listing_failed"] = int(stats.get("mendel/listing_failed", 0))
     counts["responses"] = int(stats.get("downloader/response_count", 0))
+    counts["withdrawn"] = int(stats.get("mendel/withdrawn", 0))
+    counts["reactivated"] = int(stats.get("mendel/reactivated", 0))
     for key, value in stats.items():  # the board crawl: boards by kind, attachments left unfetched
         if key.startswith("mendel/boards/") or key == "mendel/attachments_over_limit":
             counts[key.split("/", 1)[1].replace("/", "_")] = int(value)

@@ -161,14 +161,15 @@ def html_boards_from(value, where: str = "HTML board list") -> list[Board]:
         raise RegistryError(f"{where}: expected a mapping with a 'boards' list")
     boards = []
     for number, entry in enumerate(entries):
-        label = f"{where}, board #{number} ({entry.get('id') if isinstance(entry, dict) else entry!r})"
+        label = f"{where}, board #{number} ({entry.get('id') if isinstance(entry, dict) else repr(entry)})"
         if not isinstance(entry, dict) or not entry.get("id") or not entry.get("url"):
             raise RegistryError(f"{label}: needs 'id' and 'url'")
         rules = entry.get("rules") or {}
         missing = [r for r in REQUIRED_RULES if not rules.get(r)]
         unknown = sorted(set(rules) - set(KNOWN_RULES))
         if missing or unknown:
-            raise RegistryError(f"{label}: rules missing {missing}, unknown {unknown}")
+            problems = ([f"rules missing {missing}"] if missing else []) + ([f"unknown rules {unknown}"] if unknown else [])
+            raise RegistryError(f"{label}: {', '.join(problems)}")
         boards.append(Board(key=f"{HTML_KEY_PREFIX}{entry['id']}", kind="html", url=entry["url"],
                             name=entry.get("name"), publisher_ico=str(entry["publisher_ico"]) if entry.get(
                                 "publisher_ico") else None, javascript=bool(entry.get("javascript")),

@@ -114,7 +114,7 @@ def cmd_run(args) -> int:
 def cmd_mirror(args) -> int:
     from mendel.mirror.server import serve_forever
 
-    serve_forever(Path(args.corpus), args.host, args.port, scale=args.scale)
+    serve_forever(Path(args.corpus), args.host, args.port, faults=args.faults, scale=args.scale)
     return 0
 
 
@@ -246,6 +246,8 @@ def build_parser() -> argparse.ArgumentParser:
     mirror.add_argument("--corpus", default=str(SAMPLE_CORPUS))
     mirror.add_argument("--scale", type=int, default=0, metavar="N",
                         help="scale mode: also serve N generated notice boards on hosts of their own")
+    mirror.add_argument("--faults", default=None, metavar="JSON|FILE",
+                        help="fault rules to inject (see mendel.mirror.faults); default: MENDEL_MIRROR_FAULTS")
     mirror.set_defaults(func=cmd_mirror)
     sub.add_parser("ner", help="entities of each stdin line as one JSON object per line").set_defaults(func=cmd_ner)
     search = sub.add_parser("search", help="query the latest published bundle")

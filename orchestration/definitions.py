@@ -6,18 +6,19 @@ Each list below is the one place its kind is registered: a new stage module, a s
 
 from dagster import Definitions, ExecutorDefinition, PipesSubprocessClient, load_assets_from_modules
 
-from assets import crawl, extract, index, ner, serve
+from assets import boards, crawl, extract, index, ner, serve
+from orchestration.board_sensor import crawl_boards_job, new_boards_from_registry
 from orchestration.jobs import nightly_job
 from orchestration.resources import mendel_resource_from_env
 from orchestration.schedules import nightly_schedule
 from orchestration.sensors import alert_on_run_failure, process_new_versions
 from orchestration.sources import freshness_sensor, source_freshness_checks, source_jobs
 
-ASSET_MODULES = [crawl, extract, ner, index, serve]
+ASSET_MODULES = [crawl, boards, extract, ner, index, serve]
 ASSET_CHECKS = [*source_freshness_checks()]
-JOBS = [nightly_job, *source_jobs()]
+JOBS = [nightly_job, *source_jobs(), crawl_boards_job]
 SCHEDULES = [nightly_schedule]
-SENSORS = [alert_on_run_failure, process_new_versions, freshness_sensor(ASSET_CHECKS)]
+SENSORS = [alert_on_run_failure, process_new_versions, freshness_sensor(ASSET_CHECKS), new_boards_from_registry]
 
 
 def build_definitions(executor: ExecutorDefinition | None = None, **resource_overrides) -> Definitions:

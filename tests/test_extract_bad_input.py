@@ -1,8 +1,10 @@
 """Bad input of every kind raises ExtractionError (never another type) with a clear reason.
 
 Every broken file is made here from a real sample file: a truncated law, a PDF whose cross-reference table
-is blanked, an encrypted copy, a zero-page PDF, a DOCX with a zip bomb inside, a scan whose image claims
-100,000 x 100,000 pixels, an HTML error page served as a PDF, and the real malformed laws JSON.
+is blanked, an encrypted copy, a zero-page PDF, a PDF and a DOCX with a decompression bomb inside, a scan
+whose image claims 100,000 x 100,000 pixels, an HTML error page served as a PDF, a decision in UTF-16 with a
+broken surrogate, and the real malformed laws JSON. The last test runs them all through the extraction
+stage against PostgreSQL: each one becomes a quarantine record with its reason, and the run goes on.
 """
 
 from __future__ import annotations
@@ -110,6 +112,32 @@ def png_pixel_bomb():
     data[12:29] = ihdr
     data[29:33] = struct.pack(">I", zlib.crc32(bytes(ihdr)))
     return bytes(data), "image/png"
+
+
+def pdf_decompression_bomb():
+    """The real law with a page appended whose content stream is 100 MiB of zeros deflated to ~100 KiB."""
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(LAW))
+    deflate = zlib.compressobj(9)
+    compressed = b"".join([deflate.compress(bytes(2**20)) for _ in range(100)] + [deflate.flush()])
+    stream = pypdf.generic.EncodedStreamObject()
+    stream._data = compressed
+    stream[NameObject("/Filter")] = NameObject("/FlateDecode")
+    page = writer.add_blank_page(595, 842)
+    page[NameObject("/Contents")] = writer._add_object(stream)
+    return _write(writer), "application/pdf"
+
+
+def _decision_text() -> str:
+    import json
+
+    line = (SAMPLE_CORPUS / "courts" / "ns_decisions.jsonl").read_text("utf-8").splitlines()[0]
+    return json.loads(line)["full_text"][:3000]
+
+
+def utf16_broken_surrogate():
+    """A real decision in UTF-16-LE (as the NSS serves its texts) with a lone high surrogate in the middle."""
+    text = _decision_text()
+    return text[:500].encode("utf-16-le") + b"\x00\xd8" + text[500:].encode("utf-16-le"), "text/plain"
 
 
 def _docx_with(extra: dict[str, bytes]) -> bytes:
@@ -225,6 +253,8 @@ CASES = [
     (page_pixel_bomb, None, r"^pixel bomb: page 5 is 200x200 in"),
     (png_pixel_bomb, None, r"^pixel bomb: .*3600000000 pixels"),
     (truncated_png, None, r"^malformed or truncated image|^malformed image"),
+    (pdf_decompression_bomb, None,
+     r"^decompression bomb: PDF stream object \d+ inflates past 64 MiB from 100 KiB$"),
     (docx_zip_bomb, None, r"^zip bomb: DOCX member word/media/image1.bin expands \d+x \(limit 200x\)"),
     (docx_zip_bomb, {"max_unzipped_bytes": 20 * 2**20, "max_zip_ratio": 10_000.0},
      r"^zip bomb: DOCX unpacks to 50 MiB"),
@@ -238,6 +268,7 @@ CASES = [
     (malformed_laws_json, None, r"^malformed JSON: .* at line 28 column \d+$"),
     (unsupported_json, None, r"^unsupported JSON: not an OFN úřední deska notice or board$"),
     (binary_as_text, None, r"binary data"),
+    (utf16_broken_surrogate, None, r"^undecodable text as utf-16-le: .*illegal UTF-16 surrogate"),
     (legacy_doc, None, r"legacy MS Office"),
     (unsupported_type, None, r"^unsupported content type application/vnd.ms-excel$"),
     (empty, None, r"^empty document"),

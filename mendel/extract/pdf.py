@@ -98,20 +98,37 @@ def _pdfminer_reason(exc: BaseException, data: bytes) -> str:
 # --- decompression bombs -------------------------------------------------------------------------
 
 _STREAM_START = re.compile(rb"(?<!end)stream(?:\r\n|\n|\r)")
-_OBJECT_HEADER = re.compile(rb"(\d+)\s+(\d+)\s+obj\b")
+_OBJECT_NUMBERS = re.compile(rb"(\d+)\s+\d+\s+$")
 _INFLATE_STEP = 1 << 20
 
 
 def _inflated_size(compressed: bytes, limit: int) -> int | None:
     """Bytes a zlib stream inflates to, counting no further than just past `limit`; None if not zlib."""
     inflater = zlib.decompressobj()
+    total = 0
     try:
         total = len(inflater.decompress(compressed, _INFLATE_STEP))
-        while inflater.unconsumed_tail and total <= limit:
-            total += len(inflater.decompress(inflater.unconsumed_tail, _INFLATE_STEP))
+        while inflater.unconsumed_tail and not inflater.eof and total <= limit:
+            before = len(inflater.unconsumed_tail)
+            out = inflater.decompress(inflater.unconsumed_tail, _INFLATE_STEP)
+            total += len(out)
+            if not out and len(inflater.unconsumed_tail) == before:
+                break
     except zlib.error:
         return None if total == 0 else total
     return total
+
+
+def _object_header(head: bytes) -> tuple[int, int | None]:
+    """(offset of the last `N G obj` in head, N), or (0, None); searched backwards, as a forward regex over
+    binary stream data backtracks badly."""
+    at = head.rfind(b"obj")
+    while at >= 0:
+        numbers = _OBJECT_NUMBERS.search(head, max(0, at - 24), at)
+        if numbers:
+            return numbers.start(), int(numbers.group(1))
+        at = head.rfind(b"obj", 0, at)
+    return 0, None
 
 
 def check_streams(data: bytes, limits: ExtractionLimits) -> None:
@@ -120,9 +137,8 @@ def check_streams(data: bytes, limits: ExtractionLimits) -> None:
     streams don't inflate and are left to the parsers."""
     for match in _STREAM_START.finditer(data):
         head = data[max(0, match.start() - 4096):match.start()]
-        headers = list(_OBJECT_HEADER.finditer(head))
-        if headers:
-            head = head[headers[-1].start():]
+        start, number = _object_header(head)
+        head = head[start:]
         if b"/FlateDecode" not in head:
             continue
         end = data.find(b"endstream", match.end())
@@ -131,7 +147,7 @@ def check_streams(data: bytes, limits: ExtractionLimits) -> None:
         limit = 8 * limits.max_pixels if image else limits.max_stream_bytes
         size = _inflated_size(compressed, limit)
         if size is not None and size > limit:
-            name = f"object {int(headers[-1].group(1))}" if headers else f"at byte {match.start()}"
+            name = f"object {number}" if number is not None else f"at byte {match.start()}"
             raise ExtractionError(
                 f"decompression bomb: PDF {'image ' if image else ''}stream {name} inflates past "
                 f"{limit / 2**20:.0f} MiB from {len(compressed) / 1024:.0f} KiB"
@@ -477,6 +493,7 @@ class PdfExtraction:
     title: str | None
     warnings: list[str]
     false_headings: list[HeadingLine] = field(default_factory=list)  # see `false_headings()`
+    back_matter_page: int | None = None  # first page of a trailing imprint, see `back_matter_page()`
 
 
 def _metadata_title(data: bytes) -> str | None:
@@ -490,6 +507,17 @@ def _metadata_title(data: bytes) -> str | None:
             document.close()
     except Exception:
         return None
+
+
+_IMPRINT = re.compile(r"\AISSN \d{4}-\d{3}[\dX]\b.*\bVydavatel:", re.DOTALL)
+
+
+def back_matter_page(pages: list[Page]) -> int | None:
+    """The last page when it is the Sbírka zákonů imprint (`ISSN 3029-5092`, `Vydavatel: Ministerstvo
+    vnitra`, …): publisher's back matter that the last section must not run into."""
+    if len(pages) > 1 and _IMPRINT.match(pages[-1].text[:400]):
+        return pages[-1].page_no
+    return None
 
 
 def extract_pdf(data: bytes, limits: ExtractionLimits = DEFAULT_LIMITS) -> PdfExtraction:
@@ -556,4 +584,5 @@ def extract_pdf(data: bytes, limits: ExtractionLimits = DEFAULT_LIMITS) -> PdfEx
     for raw in text_layer:
         sizes.update(raw.sizes)
     rejected = false_headings([line for raw in text_layer for line in raw.heading_lines], sizes)
-    return PdfExtraction(pages=pages, title=title, warnings=warnings, false_headings=rejected)
+    return PdfExtraction(pages=pages, title=title, warnings=warnings, false_headings=rejected,
+                         back_matter_page=back_matter_page(pages))

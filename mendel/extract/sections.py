@@ -139,12 +139,13 @@ class ExtraHeading:
 
 
 def build_sections(text: str, page_starts: list[int], extra: list[ExtraHeading] | None = None,
-                   not_headings: set[int] | None = None) -> list[Section]:
+                   not_headings: set[int] | None = None, body_end: int | None = None) -> list[Section]:
     """The section tree of `text` (pages joined with "\\n\\n"; `page_starts` = where each page begins).
 
     A section runs from its heading to the next heading of the same or a higher rank (trailing whitespace
-    trimmed). `extra` headings at an offset where a rule heading also starts are dropped: the rule wins.
-    Rule headings at the offsets in `not_headings` (layout says they are running text) are left out.
+    trimmed), and no further than `body_end` (where back matter such as a publisher's imprint starts).
+    `extra` headings at an offset where a rule heading also starts are dropped: the rule wins. Rule
+    headings at the offsets in `not_headings` (layout says they are running text) are left out.
     """
     skip = not_headings or set()
     items: list[tuple[int, float, str, str]] = [
@@ -169,7 +170,7 @@ def build_sections(text: str, page_starts: list[int], extra: list[ExtraHeading] 
         depth = opened[parent][5] + 1 if parent is not None else 1
         path = f"{opened[parent][6]} > {label}" if parent is not None else label
         opened.append((offset, rank, kind, label, parent, depth, path))
-        ends.append(len(text))
+        ends.append(body_end if body_end is not None and offset < body_end else len(text))
         stack.append((rank, len(opened) - 1))
 
     sections = []

@@ -55,6 +55,7 @@ LOWERCASE_ABBREVIATION_FACTOR = 0.6  # "dph" for "DPH"
 GOVERNS_FACTOR = 0.8         # an act gets this share of the score of an area it governs
 AMENDING_GOVERNS_FACTOR = 0.4
 PART_OF_DECAY = 0.7          # an area passes this share of its score up to a parent, for act propagation
+ROUTE_CACHE_SIZE = 2048
 
 
 class DomainGraphError(ValueError):
@@ -169,10 +170,21 @@ class DomainGraph:
         return [e for e in self.edges if e.type == edge_type]
 
     def targets(self, source: str, edge_type: str) -> list[str]:
-        return [e.target for e in self.edges if e.type == edge_type and e.source == source]
+        return list(self._adjacency()[0].get((edge_type, source), ()))
 
     def sources(self, target: str, edge_type: str) -> list[str]:
-        return [e.source for e in self.edges if e.type == edge_type and e.target == target]
+        return list(self._adjacency()[1].get((edge_type, target), ()))
+
+    def _adjacency(self) -> tuple[dict, dict]:
+        """(type, source) -> targets and (type, target) -> sources, in file order (routing asks per query)."""
+        if "adjacency" not in self._index:
+            out: dict[tuple[str, str], list[str]] = {}
+            into: dict[tuple[str, str], list[str]] = {}
+            for e in self.edges:
+                out.setdefault((e.type, e.source), []).append(e.target)
+                into.setdefault((e.type, e.target), []).append(e.source)
+            self._index["adjacency"] = (out, into)
+        return self._index["adjacency"]
 
     def act_for_citation(self, citation: str) -> Node | None:
         """The act node whose citation ``citation`` is or starts with ("89/2012 Sb. § 2079" → 89/2012 Sb.)."""
@@ -241,18 +253,19 @@ class DomainGraph:
         idf = self._index["idf"]
         tokens = [t for t in analyze(query) if t not in QUERY_STOPWORDS]
         raw_tokens = set(re.findall(r"\w+", query))
+        max_idf = max(idf.values(), default=1.0)
+        # per distinct term token, its best query token (similarity, index): computed once per query, not per term
+        best_match = {tt: max(((_similarity(q, tt), i) for i, q in enumerate(tokens)), default=(0.0, -1))
+                      for tt in idf}
         scores: dict[str, float] = {}
         for node_id, node_terms in terms.items():
             best = [0.0] * len(tokens)  # each query token counts once per node: its best match
             abbreviation_score = 0.0
             for term in node_terms:
                 if term.raw is not None and term.raw in raw_tokens:
-                    abbreviation_score = max(abbreviation_score, term.weight * max(idf.values(), default=1.0))
+                    abbreviation_score = max(abbreviation_score, term.weight * max_idf)
                     continue
-                matches = []  # per term token: (similarity, query token index)
-                for tt in term.tokens:
-                    sims = [(_similarity(q, tt), i) for i, q in enumerate(tokens)]
-                    matches.append(max(sims, default=(0.0, -1)))
+                matches = [best_match[tt] for tt in term.tokens]  # per term token: (similarity, query token)
                 covered = sum(1 for s, _ in matches if s > 0)
                 if not covered or covered < len(term.tokens) / 2:
                     continue  # one word of a long name is not a match
@@ -273,6 +286,16 @@ class DomainGraph:
     def route(self, query: str, k: int = 5, types: tuple[str, ...] = ("domain", "act")) -> list[tuple[str, float]]:
         """Rank nodes of ``types`` (default areas and acts) for a natural-language question:
         ``[(node_id, score), ...]`` best first, at most ``k``, scores > 0."""
+        cache = self._index.setdefault("routes", {})  # one search routes the same text several times
+        key = (query, k, tuple(types))
+        if key in cache:
+            return list(cache[key])
+        if len(cache) >= ROUTE_CACHE_SIZE:
+            cache.clear()
+        cache[key] = routed = self._route(query, k, types)
+        return list(routed)
+
+    def _route(self, query: str, k: int, types: tuple[str, ...]) -> list[tuple[str, float]]:
         direct = self._direct_scores(query)
         # An area's score for act propagation: its own, or a decayed share of its best sub-area's.
         children: dict[str, list[str]] = {}

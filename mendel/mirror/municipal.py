@@ -39,6 +39,8 @@ from __future__ import annotations
 import html
 import json
 import re
+import threading
+import time
 from functools import cached_property
 from pathlib import Path
 from urllib.parse import parse_qs, quote
@@ -239,6 +241,20 @@ class BoardHosts:
         self.kadan_feed = Path(corpus_root) / "municipal" / "kadan_uredni_deska.json"
         self.digests = digests
         self.scale = scale  # a mendel.mirror.scale.ScaleBoards, or None
+        # When each board host was asked for something (time.monotonic()), to measure a crawler's politeness.
+        self.arrivals: dict[str, list[tuple[float, str]]] = {}
+        self._lock = threading.Lock()
+
+    def politeness(self) -> dict:
+        """Requests per board host and the shortest gap between two requests to one host. Counted: what the crawler
+        asks for itself — robots.txt (answered by the server) and a JavaScript board's own fetch of its notices
+        (the page's script, right after the page) are not."""
+        with self._lock:
+            arrivals = {h: sorted(t for t, path in hits if path != JS_BOARD_API) for h, hits in self.arrivals.items()}
+        gaps = [b - a for times in arrivals.values() for a, b in zip(times, times[1:])]
+        return {"hosts": len(arrivals), "requests": sum(len(t) for t in arrivals.values()),
+                "min_gap_s": round(min(gaps), 3) if gaps else None,
+                "gaps_under_1s": sum(1 for g in gaps if g < 1.0)}
 
     @cached_property
     def kadan_notices(self) -> list[dict]:
@@ -251,6 +267,8 @@ class BoardHosts:
             return self.scale.handle_mirror_path(method, path)
         if not host.endswith(MIRROR_HOST_SUFFIX):
             return None
+        with self._lock:
+            self.arrivals.setdefault(host, []).append((time.monotonic(), path))
         if method not in ("GET", "HEAD"):
             return text_response("405 Method Not Allowed\n", status=405)
         modified = self.kadan_feed.stat().st_mtime

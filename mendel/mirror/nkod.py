@@ -293,6 +293,8 @@ class _Parser:
                 group.filters.extend(self.filter())
             elif kind == "eof":
                 raise QueryError("unterminated group: missing }")
+            elif (kind, value) == ("punct", "{"):
+                raise QueryError("nested groups (and UNION) are not supported by the mirror")
             elif self.word("UNION", "MINUS", "BIND", "VALUES", "GRAPH", "SERVICE"):
                 raise QueryError(f"{value.upper()} is not supported by the mirror")
             else:

@@ -1,0 +1,161 @@
+"""The board crawl at national scale: 1,500 notice boards from the mirror in scale mode, politeness on.
+
+What runs, as in production except for the hosts:
+
+- the mirror in scale mode (:mod:`mendel.mirror.scale`): 1,500 boards on 1,500 host names (``*.mirror.test``,
+  resolved to the mirror by the crawler), 150 of them JavaScript boards, attachments the real Blešno PDFs;
+- the register read from the mirror's NKOD (SPARQL, paged) and its HTML-board list;
+- ``python -m crawlers.run boards`` over the whole register into a fresh embedded PostgreSQL and raw store, with
+  1 request/s per domain (``DOWNLOAD_DELAY`` 1, one request at a time per host), AutoThrottle and robots.txt;
+  JavaScript boards rendered by Debian's Chromium.
+
+Reported: wall time of the crawl, pages/s (HTTP responses Scrapy received, Chromium's rendered pages included),
+documents stored, peak RSS of the crawl process with its children (Playwright driver, Chromium) sampled every
+0.5 s, CPU seconds, and the politeness the mirror saw (shortest gap between two requests to one host).
+
+    nice -n 10 .venv/bin/python benchmarks/bench_crawl_scale.py [--boards 1500] [--max-attachments N]
+
+Writes benchmarks/results/crawl_scale.json. Goal: ≤ 15 minutes on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from mendel import db  # noqa: E402
+from mendel.boards import load_registry, write_boards_file  # noqa: E402
+from mendel.config import SAMPLE_CORPUS, Settings  # noqa: E402
+from mendel.mirror.scale import HTML_LIST_PATH  # noqa: E402
+from mendel.mirror.server import MirrorThread  # noqa: E402
+
+GOAL_S = 15 * 60
+
+
+class TreeMemory:
+    """Peak RSS of a process plus all its descendants, sampled in a thread."""
+
+    def __init__(self, pid: int, every: float = 0.5):
+        self.process = psutil.Process(pid)
+        self.every = every
+        self.peak_total = self.peak_main = 0
+        self.peak_processes = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                tree = [self.process, *self.process.children(recursive=True)]
+            except psutil.NoSuchProcess:
+                return
+            total = 0
+            for proc in tree:
+                try:
+                    rss = proc.memory_info().rss
+                except psutil.Error:
+                    continue
+                total += rss
+                if proc.pid == self.process.pid:
+                    self.peak_main = max(self.peak_main, rss)
+            self.peak_total = max(self.peak_total, total)
+            self.peak_processes = max(self.peak_processes, len(tree))
+            self._stop.wait(self.every)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--boards", type=int, default=1500)
+    parser.add_argument("--delay", type=float, default=1.0, help="seconds between requests to one host")
+    parser.add_argument("--max-attachments", type=int, default=None, help="attachments fetched per board")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "crawl_scale.json")
+    parser.add_argument("--log", type=Path, default=None, help="keep the crawler's log here")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="mendel-bench-crawl-"))
+    work.chmod(0o755)  # pgserver runs PostgreSQL as its own user when started as root
+    pgdata = work / "pgdata"
+    try:
+        database_url = db.create_database(db.embedded_url(pgdata), f"bench_{uuid.uuid4().hex[:8]}")
+        db.migrate(database_url)
+        with MirrorThread(SAMPLE_CORPUS, scale=args.boards) as mirror:
+            settings = Settings(profile="demo", mirror_url=mirror.base_url,
+                                html_boards=mirror.base_url + HTML_LIST_PATH)
+            started = time.perf_counter()
+            boards = load_registry(settings)
+            registry_s = time.perf_counter() - started
+            boards_file = write_boards_file(boards, work / "boards.json")
+            env = {**os.environ, "MENDEL_HOME": str(work / "home"), "MENDEL_PROFILE": "demo",
+                   "MENDEL_MIRROR_URL": mirror.base_url, "MENDEL_DATABASE_URL": database_url,
+                   "MENDEL_RUN_ID": "bench-crawl-scale", "MENDEL_BOARDS_FILE": str(boards_file),
+                   "MENDEL_BOARD_DOWNLOAD_DELAY": str(args.delay)}
+            env.pop("DAGSTER_PIPES_CONTEXT", None)
+            if args.max_attachments is not None:
+                env["MENDEL_BOARD_MAX_ATTACHMENTS"] = str(args.max_attachments)
+            print(f"{len(boards)} boards in the register ({sum(b.javascript for b in boards)} JavaScript), "
+                  f"read in {registry_s:.1f} s; crawling …", flush=True)
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            crawl = subprocess.Popen([sys.executable, "-m", "crawlers.run", "boards"], env=env, cwd=ROOT,
+                                     stdout=subprocess.PIPE, stderr=open(work / "crawl.log", "w"), text=True)
+            with TreeMemory(crawl.pid) as memory:
+                stdout, _ = crawl.communicate()
+            wall = time.perf_counter() - started
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            politeness = mirror.server.board_hosts.politeness()
+        if args.log:
+            shutil.copyfile(work / "crawl.log", args.log)
+        if crawl.returncode != 0:
+            print((work / "crawl.log").read_text()[-4000:], file=sys.stderr)
+            return 1
+        counts = ast.literal_eval(stdout.strip().splitlines()[-1])
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        result = {
+            "boards": len(boards), "javascript_boards": sum(b.javascript for b in boards),
+            "delay_per_domain_s": args.delay, "max_attachments_per_board": args.max_attachments,
+            "registry_s": round(registry_s, 2), "crawl_wall_s": round(wall, 1),
+            "pages": counts["responses"], "pages_per_s": round(counts["responses"] / wall, 1),
+            "documents_per_s": round(counts["stored"] / wall, 1), "counts": counts,
+            "peak_rss_mb_crawl_tree": round(memory.peak_total / 2**20), "peak_rss_mb_crawl_process":
+                round(memory.peak_main / 2**20), "peak_processes": memory.peak_processes,
+            "cpu_s_crawl_tree": round(cpu, 1), "politeness_seen_by_mirror": politeness,
+            "goal_s": GOAL_S, "within_goal": wall <= GOAL_S,
+            "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                        "load_avg_at_end": [round(x, 1) for x in os.getloadavg()]},
+        }
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        return 0
+    finally:
+        db.stop_embedded(pgdata)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
