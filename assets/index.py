@@ -34,7 +34,7 @@ def faiss_index(mendel: MendelResource) -> MaterializeResult:
         return MaterializeResult(metadata=pipeline.build_faiss(conn, mendel.settings().build_dir / "dense"))
 
 
-@asset(group_name="index", kinds={"python"}, owners=["team:ingest"], deps=GATED,
+@asset(group_name="index", kinds={"python"}, owners=["team:ingest"], deps=[*GATED, "query_entity_edges"],
        description="Entity graph: canonical entities, co-occurrence edges that strengthen with repeats (plus query "
                    "co-activation), REFERS_TO / PART_OF / AMENDS / REPEALS, chunk links; kept per document in "
                    "PostgreSQL and written to graph.json.")

@@ -10,8 +10,11 @@ What runs, as in production except for the hosts:
   JavaScript boards rendered by Debian's Chromium.
 
 Reported: wall time of the crawl, pages/s (HTTP responses Scrapy received, Chromium's rendered pages included),
-documents stored, peak RSS of the crawl process with its children (Playwright driver, Chromium) sampled every
-0.5 s, CPU seconds, and the politeness the mirror saw (shortest gap between two requests to one host).
+documents stored, peak memory of the crawl process with its children (Playwright drivers, Chromium) sampled every
+0.5 s — the sum of their RSS (counts pages Chromium's processes share once per process) and of their PSS (shares
+split fairly) —, CPU seconds, and the politeness the mirror saw (gaps between two requests to one host; a
+request's arrival also depends on how fast its connection got through, so a gap can look shorter than the
+crawler's spacing).
 
     nice -n 10 .venv/bin/python benchmarks/bench_crawl_scale.py [--boards 1500] [--max-attachments N]
 
@@ -55,7 +58,8 @@ class TreeMemory:
     def __init__(self, pid: int, every: float = 0.5):
         self.process = psutil.Process(pid)
         self.every = every
-        self.peak_total = self.peak_main = 0
+        self.peak_total = self.peak_main = self.peak_pss = 0
+        self._samples = 0
         self.peak_processes = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -66,16 +70,20 @@ class TreeMemory:
                 tree = [self.process, *self.process.children(recursive=True)]
             except psutil.NoSuchProcess:
                 return
-            total = 0
+            total = pss = 0
+            every_fourth = self._samples % 4 == 0  # PSS (shared pages split between processes) reads smaps: slower
+            self._samples += 1
             for proc in tree:
                 try:
                     rss = proc.memory_info().rss
+                    pss += proc.memory_full_info().pss if every_fourth else 0
                 except psutil.Error:
                     continue
                 total += rss
                 if proc.pid == self.process.pid:
                     self.peak_main = max(self.peak_main, rss)
             self.peak_total = max(self.peak_total, total)
+            self.peak_pss = max(self.peak_pss, pss)
             self.peak_processes = max(self.peak_processes, len(tree))
             self._stop.wait(self.every)
 
@@ -141,8 +149,9 @@ def main() -> int:
             "registry_s": round(registry_s, 2), "crawl_wall_s": round(wall, 1),
             "pages": counts["responses"], "pages_per_s": round(counts["responses"] / wall, 1),
             "documents_per_s": round(counts["stored"] / wall, 1), "counts": counts,
-            "peak_rss_mb_crawl_tree": round(memory.peak_total / 2**20), "peak_rss_mb_crawl_process":
-                round(memory.peak_main / 2**20), "peak_processes": memory.peak_processes,
+            "peak_rss_mb_crawl_tree": round(memory.peak_total / 2**20),
+            "peak_pss_mb_crawl_tree": round(memory.peak_pss / 2**20),
+            "peak_rss_mb_crawl_process": round(memory.peak_main / 2**20), "peak_processes": memory.peak_processes,
             "cpu_s_crawl_tree": round(cpu, 1), "politeness_seen_by_mirror": politeness,
             "goal_s": GOAL_S, "within_goal": wall <= GOAL_S,
             "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),

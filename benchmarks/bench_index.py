@@ -141,6 +141,8 @@ def _documents() -> list[dict]:
         with (ROOT / "sample_corpus" / "courts" / name).open(encoding="utf-8") as handle:
             for line in handle:
                 r = json.loads(line)
+                if any(d["doc_id"] == r["ecli"] for d in docs):
+                    continue  # the same decision in both files
                 docs.append({"doc_id": r["ecli"], "title": r.get("title") or r["case_number"], "source": "nsoud",
                              "doc_type": "decision", "citation": r["case_number"], "pages": [r["full_text"]]})
     pages = pdf_texts()

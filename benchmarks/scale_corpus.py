@@ -209,20 +209,25 @@ class ScaleCorpus:
         return dense.normalized(sums)
 
     def graph(self):
-        """Per-document contributions aggregated exactly as the pipeline does; returns (graph, chunk_entities)."""
-        rows, chunk_entities = [], {}
-        for doc in range(self.n_documents):
-            first, last = doc * CHUNKS_PER_DOCUMENT, min((doc + 1) * CHUNKS_PER_DOCUMENT, self.n)
-            per_chunk = []
-            for i in range(first, last):
-                found = self.chunk_entities(i)
-                if found:
-                    chunk_entities[self._chunk_id(3, i)] = sorted(found)
-                per_chunk.append(found)
-            doc_id = self.doc_id(doc)
-            contributions = document_contributions(f"DOCUMENT:{doc_id}", per_chunk)
-            rows += [(doc_id, kind, s, t, c) for (kind, s, t), c in contributions.items()]
-        return aggregate(rows), chunk_entities
+        """Per-document contributions aggregated exactly as the pipeline does; returns (graph, chunk_entities).
+        Contributions stream into the aggregation: a million chunks' worth never sits in one list."""
+        chunk_entities: dict[str, list[str]] = {}
+
+        def contributions():
+            for doc in range(self.n_documents):
+                first, last = doc * CHUNKS_PER_DOCUMENT, min((doc + 1) * CHUNKS_PER_DOCUMENT, self.n)
+                per_chunk = []
+                for i in range(first, last):
+                    found = self.chunk_entities(i)
+                    if found:
+                        chunk_entities[self._chunk_id(3, i)] = sorted(found)
+                    per_chunk.append(found)
+                doc_id = self.doc_id(doc)
+                for (kind, source, target), count in document_contributions(f"DOCUMENT:{doc_id}", per_chunk).items():
+                    yield doc_id, kind, source, target, count
+
+        graph = aggregate(contributions())
+        return graph, chunk_entities
 
 
 def tree_bytes(path: Path) -> int:

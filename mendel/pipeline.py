@@ -416,7 +416,7 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
 
 def load_registry_pending(conn: psycopg.Connection, store: RawStore, batch_size: int = 2000) -> dict:
     """Stream RÚIAN files not yet loaded into registry_records (upsert by kind + code, newest file wins)."""
-    from mendel.ruian import VfrError, iter_records
+    from mendel.ruian import iter_records
 
     rows = conn.execute(
         "SELECT v.version_id, v.doc_id, v.sha256, d.source, d.url FROM document_versions v"
@@ -449,7 +449,9 @@ def load_registry_pending(conn: psycopg.Connection, store: RawStore, batch_size:
                 conn.execute("UPDATE document_versions SET records_loaded_at = now() WHERE version_id = %s",
                              (version_id,))
             stats["files"] += 1
-        except (VfrError, FileNotFoundError, OSError) as exc:
+        # ValueError covers VfrError and values the reader can't convert; the database refuses a record without
+        # its code (IntegrityError) or with text it can't store (DataError): the file is quarantined, not the run.
+        except (ValueError, OSError, psycopg.DataError, psycopg.IntegrityError) as exc:
             with conn.transaction():
                 crawlstate.quarantine(conn, stage="extract", reason=f"unreadable RÚIAN file: {exc}", source=source,
                                       doc_id=doc_id, url=url, sha256=sha256)

@@ -106,19 +106,17 @@ def _provision_heads(text: str) -> list[str]:
 
 def _with_titled_act(text: str, entity):
     """An act-less provision followed by an act's title the domain graph knows: the provision of that act."""
-    from mendel.graph.domain import route
+    from mendel.graph.domain import default_graph
     from mendel.ner.rules import Entity
 
     m = _ACT_WORDS_AFTER_RE.match(text, entity.end)
     if not m:
         return entity
-    routed = route(m.group(0), k=2, types=("act",))
+    routed = default_graph().route(m.group(0), k=2, types=("act",))
     if not routed or routed[0][1] < ACT_TITLE_MIN_SCORE or (
             len(routed) > 1 and routed[0][1] < ACT_TITLE_MARGIN * routed[1][1]):
         return entity
-    from mendel.graph.domain import _default_graph
-
-    act = _default_graph().nodes[routed[0][0]].citation
+    act = default_graph().nodes[routed[0][0]].citation
     end = m.end() - (len(m.group(0)) - len(m.group(0).rstrip()))
     return Entity(entity.start, end, entity.label, text[entity.start:end], f"{act} {entity.norm}")
 
@@ -178,10 +176,9 @@ def _routing_text(query: str, understanding: Understanding) -> str:
 def analyze_query(query: str, searcher=None, k: int = 5, understanding: Understanding | None = None) -> dict:
     """References, graph entities, ranked acts (named ones first, then the domain graph's, then those whose text
     matches best), ranked domains (those of named acts first) and the scope (whole act / section / passage)."""
-    from mendel.graph.domain import route as route_question
-    from mendel.graph.domain import _default_graph
+    from mendel.graph.domain import default_graph
 
-    graph = _default_graph()
+    graph = default_graph()
     found = understanding or understand(query)
     refs = found.references
     scores: dict[str, float] = {}
@@ -197,7 +194,7 @@ def analyze_query(query: str, searcher=None, k: int = 5, understanding: Understa
             scores[act] = 2.0
             named_acts.append(act)
     routing_text = _routing_text(query, found) if named_acts else query
-    routed = route_question(routing_text, k=2 * k, graph=graph)
+    routed = graph.route(routing_text, k=2 * k)
     top_route = max((score for _, score in routed), default=0.0) or 1.0
     domains: dict[str, dict] = {}
     # Areas a named act governs lead: "čl. 10 Listiny" is about human rights whatever else the words match.

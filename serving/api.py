@@ -114,6 +114,9 @@ class SearcherHolder:
                 return True
             extra = {"reranker": self.reranker} if self.reranker is not None else {}
             searcher = self._factory(path, embedder=self.embedder, **extra)
+            for number in (1, 2):  # load L1/L2 now, off the request path; a broken layer fails the bundle
+                if hasattr(searcher, "layer"):
+                    searcher.layer(number)
         except Exception as exc:  # a broken bundle must not take the live one down
             self.failed[version] = f"{type(exc).__name__}: {exc}"
             self.last_error = f"bundle {version}: {self.failed[version]}"

@@ -21,7 +21,8 @@ MIN_ROUTE_SCORE = 3.0      # a clause's routing counts as an anchor from this sc
 ROUTE_NEAR_BEST = 0.8      # ... for every node within this share of the clause's best
 # A comma before "o ...", "kterým ...", "ve znění ..." continues an act's title, not the query.
 _SPLIT_RE = re.compile(
-    r"\s*[;?!]\s+|\s*:\s+|\s*,\s+(?!o\s|kter|ve\s+znění|ze\s+dne|č\.)|\s+(?:a\s+také|a\s+zároveň|a\s+dále|a\s+navíc|jakož\s+i|a|i|nebo|ani|oproti|versus|vs\.)\s+",
+    r"\s*[;?!]\s+|\s*:\s+|\s*,\s+(?!o\s|kter|ve\s+znění|ze\s+dne|č\.)"
+    r"|\s+(?:a\s+také|a\s+zároveň|a\s+dále|a\s+navíc|jakož\s+i|a|i|nebo|ani|oproti|versus|vs\.)\s+",
     re.IGNORECASE)
 _CONTENT_RE = re.compile(r"\w{3,}")
 
@@ -46,7 +47,7 @@ def _clauses(query: str, found: Understanding) -> list[Clause]:
 
 
 def _anchor(query: str, clause: Clause, found: Understanding) -> set[str]:
-    from mendel.graph.domain import _default_graph
+    from mendel.graph.domain import default_graph
     from mendel.ner.rules import split_law_ref_norm
 
     anchors = set()
@@ -56,13 +57,13 @@ def _anchor(query: str, clause: Clause, found: Understanding) -> set[str]:
             anchors.add(e.id)
             act = split_law_ref_norm(e.norm)[0] if e.label == "LAW_REF" else None
             resolved = resolved or e.label != "LAW_REF" or act is not None
-            if act and (node := _default_graph().act_for_citation(act)) is not None:
+            if act and (node := default_graph().act_for_citation(act)) is not None:
                 # the act and the areas it governs: "§ 4 zákona o zbraních, kategorie zbraní" is one topic
                 anchors.add(node.id)
-                anchors.update(_default_graph().targets(node.id, "governs"))
+                anchors.update(default_graph().targets(node.id, "governs"))
     if resolved:
         return anchors
-    routed = _default_graph().route(query[clause.start:clause.end], k=5)
+    routed = default_graph().route(query[clause.start:clause.end], k=5)
     best = routed[0][1] if routed else 0.0
     if best >= MIN_ROUTE_SCORE:
         anchors |= {node_id for node_id, score in routed if score >= ROUTE_NEAR_BEST * best}

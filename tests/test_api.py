@@ -156,7 +156,8 @@ def chunk_graph(records: list[dict]) -> dict:
     chunk -> entity links."""
     chunk_entities = {}
     for r in records:
-        found = sorted({f"{e.label}:{e.norm}" for e in extract_entities(r["text"]) if e.norm and e.label in GRAPH_LABELS})
+        found = sorted({f"{e.label}:{e.norm}" for e in extract_entities(r["text"])
+                        if e.norm and e.label in GRAPH_LABELS})
         if found:
             chunk_entities[r["chunk_id"]] = found
     weights: dict[tuple[str, str], float] = {}

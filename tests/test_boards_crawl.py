@@ -53,7 +53,6 @@ def test_boards_crawled_ofn_html_and_javascript_then_unchanged(tmp_path, fresh_d
         again = run("boards", "b-2", MENDEL_BOARDS_FILE=str(write_boards_file(without_js, tmp_path / "again.json")),
                     MENDEL_BOARD_MAX_ATTACHMENTS="1", **FAST)
         scale = scaled.server.scale
-    print("DURATIONS", first["duration_s"], again["duration_s"])
 
     by_host = {b.host: b for b in scale.boards}
     generated_notices = {n["url"] if by_host[b.host].javascript else n["iri"]: n

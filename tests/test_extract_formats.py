@@ -245,3 +245,14 @@ def test_detect_format(source, content_type, url, expected):
         "text": _decision_text().encode("cp1250", errors="replace"),
     }[source]
     assert detect_format(data, content_type, url) == expected
+
+
+@pytest.mark.parametrize("declared", ["iso-8859-2", "windows-1250"])
+def test_utf8_served_with_an_8bit_charset_is_read_as_utf8(declared):
+    """A Czech page in UTF-8 that the server labels ISO-8859-2 would decode to "NejvyĹˇĹˇĂ­"; valid UTF-8
+    with non-ASCII bytes outranks the label (8-bit Czech text is practically never valid UTF-8)."""
+    sample = _decision_text()[:3000]
+    document = extract_document(sample.encode("utf-8"), f"text/plain; charset={declared}")
+    assert document.pages[0].text == normalize_text(sample)
+    html = extract_document(_decision_html(), f"text/html; charset={declared}")
+    assert "Nejvyšší soud rozhodl v neveřejném zasedání" in html.text

@@ -91,3 +91,31 @@ def test_tsv_to_lines_and_confidence():
     assert result.text == "Obec Blešno\n§\n\npodpis"
     assert result.words == 4
     assert result.confidence == round((96 * 4 + 90 * 6 + 80 * 1 + 50 * 6) / 17 / 100, 4)
+
+
+SCAN_PHRASES = [
+    # (scan, page, phrases read off the page image by hand)
+    ("opatreni-ke-snizeni-energeticke-narocnosti-verejneho-osvetleni-v-obci-blesno-smlouva-a-dodatek"
+     "__sod-eltodo-dodatek-c-1.pdf", 2,
+     ["Závěrečná ustanovení", "Tento dodatek nabývá platnosti a účinnosti dnem jeho podpisu oběma smluvními"]),
+    ("vr-na-realizaci-akce-vodacke-pristaviste-blesno__jmenovani-clenu-komise.pdf", 1,
+     ["Do hodnotící komise byli přizváni a účast přijali všichni zastupitelé obce Blešno.", "Vladimír Krejcar"]),
+    ("vr-podtlakova-kanalizace-v-obci-blesno-s-napojenim-do-hradce-kralove-bankovni-uver"
+     "__vyzva-zmr-bankovni-uver-kanalizace-blesno.pdf", 2,
+     ["Předpokládaná hodnota veřejné zakázky je do 1 950 000,- Kč", "Zahájení splácení jistiny: leden 2016"]),
+]
+
+
+@needs_tesseract
+@pytest.mark.parametrize("name, page_no, phrases", SCAN_PHRASES, ids=["dodatek", "komise", "vyzva"])
+def test_the_other_scans_read_as_czech(name, page_no, phrases):
+    """With the three scans above, every scanned Blešno PDF has a page read back (one page each, to stay quick)."""
+    writer = pypdf.PdfWriter()
+    writer.append(pypdf.PdfReader(SCANNED / name), pages=[page_no - 1])
+    out = io.BytesIO()
+    writer.write(out)
+    document = extract_document(out.getvalue(), "application/pdf")
+    page = document.pages[0]
+    assert page.is_ocr and page.ocr_confidence > 0.8
+    for phrase in phrases:
+        assert phrase in page.text, (phrase, page.text[:600])

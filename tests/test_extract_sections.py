@@ -232,7 +232,7 @@ def test_layout_keeps_headings_without_evidence():
     from mendel.extract.pdf import HeadingLine, false_headings
 
     def line(key, size, x0, bold=0.0):
-        return HeadingLine(1, key, 0, "§", size=size, bold=bold, x0=x0, x1=x0 + 20, left=85, right=510)
+        return HeadingLine(1, key, 0, "§", size=size, bold=bold, x0=x0, left=85)
 
     body = Counter({10.6: 5000, 13.9: 50})
     plain = [line("§ 1", 10.6, 85), line("§ 2", 10.6, 85)]  # every § set like the text: no evidence

@@ -41,7 +41,8 @@ def test_first_run_builds_every_stage(nightly):
         counts = assets[f"{source}_documents"]
         outcomes = sum(counts[k] for k in ("stored", "unchanged", "quarantined", "disallowed"))
         assert counts["discovered"] == outcomes, (source, counts)
-    assert check_outcomes(result) == {"ner_gold_precision_recall": True}
+    assert check_outcomes(result) == {"ner_gold_precision_recall": True, "extraction_quality_hard": True,
+                                      "extraction_quality_soft": True}
 
     assert assets["nsoud_documents"]["stored"] >= 1
     assert assets["ruian_documents"]["stored"] == 2
@@ -111,6 +112,7 @@ def test_failing_gate_blocks_indexes(nightly, tmp_path):
     result = run_nightly(nightly["home"], nightly["database_url"], nightly["mirror_url"], nightly["instance"],
                          ner_gold_path=str(broken))
     assert not result.success
-    assert check_outcomes(result) == {"ner_gold_precision_recall": False}
+    assert check_outcomes(result) == {"ner_gold_precision_recall": False, "extraction_quality_hard": True,
+                                      "extraction_quality_soft": True}
     assert not INDEX_ASSETS & set(materialized(result))
     assert bundle.current_version(nightly["home"] / "bundles") == before

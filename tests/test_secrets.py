@@ -25,8 +25,8 @@ from mendel.config import SAMPLE_CORPUS
 from mendel.mirror.server import MirrorThread
 
 pytest.importorskip("arcadedb_embedded", reason="the Bolt test server comes with the test extra")
-from tests.test_neo4j_export import PASSWORD as NEO4J_PASSWORD  # noqa: E402
-from tests.test_neo4j_export import bolt_server  # noqa: E402,F401 - the module's ArcadeDB fixture
+from tests.shared_bolt_server import shared_bolt_server  # noqa: E402
+from tests.test_neo4j_export import PASSWORD as NEO4J_PASSWORD  # noqa: E402 - the server's root password
 
 DB_PASSWORD = "pgSecret-7f3a9c1e"
 API_KEY = "eselKey-4b8d2e6f"
@@ -73,12 +73,17 @@ def api_keys_seen():
         yield mirror, seen
 
 
+@pytest.fixture
+def bolt_server():
+    return shared_bolt_server()
+
+
 def _leaks(text: str) -> list[str]:
     return [name for name, secret in SECRETS.items() if secret in text]
 
 
 def test_secrets_stay_out_of_logs_metadata_and_run_records(tmp_path, monkeypatch, capfd, caplog, pg_server_url,
-                                                          bolt_server, api_keys_seen, webhook):  # noqa: F811
+                                                          bolt_server, api_keys_seen, webhook):
     from orchestration.definitions import build_definitions
     from orchestration.resources import mendel_resource_from_env
     from orchestration.sensors import alert_on_run_failure

@@ -4,8 +4,10 @@ whole query; a query about one thing stays whole (act titles with "a" or a comma
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from serving.decompose import decompose
+from serving.decompose import MAX_SUBQUERIES, decompose
 from serving.search import Searcher, interleave_fuse
 from tests.test_api import EMBEDDER, base_docs, build_bundle, corpus  # noqa: F401 (corpus: a fixture)
 
@@ -73,3 +75,14 @@ def test_two_references_each_lead_with_their_own_section(searcher):
     assert all(h.lists[0] == "reference" for h in hits)
     housing = next(h for h in hits if h.doc_id == "/eli/cz/sb/2025/175")
     assert housing.section.rsplit(" > ", 1)[-1] == "§ 5"
+
+
+@settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=200) | st.lists(st.sampled_from(
+    ["§ 5", "zákona č. 175/2025 Sb.", "a", "i", ",", "Listiny", "čl. 10", "Nejvyšší soud", "bydlení", "?", ";",
+     "výpovědní doba", "paragraf 204 OSŘ", "nebo", ":"]), max_size=12).map(" ".join))
+def test_decomposition_never_fails(query):
+    subqueries = decompose(query)
+    assert len(subqueries) != 1 and len(subqueries) <= MAX_SUBQUERIES
+    assert all(isinstance(s, str) and s.strip() for s in subqueries)
+    assert len(set(subqueries)) == len(subqueries)

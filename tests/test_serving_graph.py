@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from serving.analyze import understand
 from serving.graph import ACT_SHARE, MAX_NEIGHBOURS, NEIGHBOUR_SHARE, SAME_PROVISION_SHARE, EntityGraph
@@ -145,3 +147,16 @@ def test_graph_stays_out_of_questions_the_words_answer(searcher):
     hits = searcher.search(query, k=5)
     assert [h.chunk_id for h in hits] == [h.chunk_id for h in searcher.search(query, k=5, graph=False)]
     assert all("graph" not in h.lists for h in hits)
+
+
+@settings(max_examples=60, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=120) | st.lists(st.sampled_from(
+    ["Vrchní soud v Praze", "101 VSPH 73/2024", "§ 5", "zákona č. 175/2025 Sb.", "a", ",", "celý", "zákon",
+     "o čem je", "paragraf 204 OSŘ", "bydlení", "Senát", "\x00", "§§", "čl."]), max_size=10).map(" ".join))
+def test_any_query_gets_grounded_hits_or_none(searcher, query):
+    hits = searcher.search(query, k=5)
+    assert len(hits) <= 5
+    for hit in hits:
+        assert hit.lists and hit.doc_id in searcher.documents and hit.layer == 3
+        assert set(hit.entities) <= set(searcher.chunk_entities.get(hit.chunk_id, ()))

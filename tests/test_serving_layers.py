@@ -87,3 +87,15 @@ def test_api_reports_scope_and_layer(layered):
     assert (body["scope"], body["layer"]) == ("act", 1) and all(r["layer"] == 1 for r in body["results"])
     body = client.get("/search", params={"q": HOUSING_QUERY, "k": 2}).json()
     assert (body["scope"], body["layer"]) == (None, 3)
+
+
+def test_a_broken_layer_keeps_the_live_bundle(tmp_path, corpus):  # noqa: F811
+    bundles_dir = tmp_path / "bundles"
+    good = build_bundle(bundles_dir, base_docs(corpus), layers=True)
+    client = TestClient(create_app(bundles_dir, embedder=EMBEDDER, reload_interval=0))
+    assert client.get("/ready").json()["version"] == good.name
+    broken = build_bundle(bundles_dir, base_docs(corpus), layers=True, drop=("layers/L1/bm25",))
+    holder = client.app.state.holder
+    assert holder.reload() is True  # still serving: the broken bundle failed to load, off the request path
+    assert holder.searcher.path.name == good.name and broken.name in holder.failed
+    assert client.get("/search", params={"q": WHOLE_ACT}).json()["layer"] == 1

@@ -27,6 +27,7 @@ from urllib.parse import urljoin, urlsplit
 
 from scrapy_playwright.page import PageMethod
 
+from crawlers.board_pipelines import with_threaded_records
 from crawlers.items import FetchedDocument
 from crawlers.mirror_hosts import CHROMIUM_HOST_RULE
 from crawlers.middlewares import host_allowed
@@ -159,12 +160,13 @@ class BoardsSpider(MunicipalSpider):
         "AUTOTHROTTLE_START_DELAY": BOARD_DELAY,
         "SCHEDULER_PRIORITY_QUEUE": "scrapy.pqueues.DownloaderAwarePriorityQueue",
         "REACTOR_THREADPOOL_MAXSIZE": 20,
-        "AUTOTHROTTLE_DEBUG": os.environ.get("DBG_AT") == "1",
     }
 
     @classmethod
     def update_settings(cls, settings):
         super().update_settings(settings)
+        # Document records from worker threads: the crawl keeps downloading while PostgreSQL commits.
+        settings.set("ITEM_PIPELINES", with_threaded_records(settings.getdict("ITEM_PIPELINES")), priority="spider")
         if not needs_browser(os.environ.get("MENDEL_BOARDS_FILE")):
             # No JavaScript board in this run: no Playwright driver either.
             settings.set("DOWNLOAD_HANDLERS", {}, priority="spider")

@@ -6,7 +6,8 @@ Two kinds of source:
   notices (``informace[]``). Each notice is stored as a document of its own: the notice's JSON object (with the
   feed's ``@context`` added when the notice has none, so it stands alone as JSON-LD), UTF-8,
   ``application/ld+json``; ``doc_id`` = the notice ``iri`` (or ``{feed iri}#{index}``). Every attachment
-  (``dokument[].url``) is requested as a document of its own, linked to its notice in ``extra``.
+  (``dokument[].url``) is requested as a document of its own, linked to its notice in ``notice_attachments``
+  (all of a notice's attachments in order, written once per feed read, whether or not each could be fetched).
   Notices carry no HTTP validators, so a re-run re-reads the feed and finds them ``unchanged`` by hash;
   attachments are conditional requests.
 - **obec Blešno's site** (tomkre/obec-blesno: an Angular front end over a Spring REST backend): article ids

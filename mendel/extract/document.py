@@ -6,7 +6,7 @@ DOCX that is really a PDF, is refused as a content-type mismatch. Then:
 
 | format | how |
 |---|---|
-| pdf   | pdfplumber text layer; pages without one OCR'd with Tesseract (`mendel.extract.pdf`) |
+| pdf   | pdfplumber text layer, headings checked against layout; pages without one OCR'd (`mendel.extract.pdf`) |
 | docx  | docling's Word backend, after zip-bomb checks (`mendel.extract.office`) |
 | html  | docling's HTML backend, charset from HTTP, BOM, <meta> or detection |
 | text  | encoding detected (BOM, UTF-16 without BOM, UTF-8, windows-1250 / ISO-8859-2); form feeds split pages |

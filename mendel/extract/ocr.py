@@ -4,8 +4,8 @@ An image goes to `tesseract stdin stdout tsv` as an 8-bit grayscale PNG, quickly
 on the Blešno scans, Tesseract spends ~0.3 s more per page reading an uncompressed 9 MB PGM or BMP from stdin
 than decoding a 0.3 MB PNG, which costs us 0.06 s to write. One run gives both the text and the confidence:
 the TSV holds every word with its confidence and its block / paragraph / line, and the page text is rebuilt
-from it line by line. A page whose
-text comes out upside down or sideways is OCR'd again after Tesseract's orientation detection (`--psm 0`).
+from it line by line. Only a page read with low confidence gets a second look: Tesseract's orientation
+detection (`--psm 0`), and a second OCR run if the page is upside down or sideways.
 """
 
 from __future__ import annotations

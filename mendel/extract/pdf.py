@@ -186,7 +186,7 @@ _WORDS = WordExtractor(**{k: v for k, v in TEXT_OPTIONS.items() if k in WORD_EXT
 
 def text_lines(chars: list[dict]) -> list[tuple[str, list[dict]]]:
     """The page's lines with the glyphs on each, built exactly as pdfplumber's `extract_text` builds its
-    text (words, then lines clustered top to bottom), so "\n".join of the texts is that text."""
+    text (words, then lines clustered top to bottom), so the texts joined with newlines are that text."""
     if not chars:
         return []
     words = _WORDS.extract_words(chars, return_chars=True)
@@ -205,21 +205,19 @@ class HeadingLine:
     kind: str         # §, Čl., ČÁST, …
     size: float       # median glyph size
     bold: float       # share of glyphs in a bold face
-    x0: float
-    x1: float
-    left: float       # the page's left text margin and right text edge
-    right: float
+    x0: float         # where the line starts
+    left: float       # where most of the page's text starts (its left margin)
 
 
 def page_heading_lines(page_no: int, lines: list[tuple[str, list[dict]]]) -> list[HeadingLine]:
-    boxes = [(min(c["x0"] for c in glyphs), max(c["x1"] for c in glyphs)) for _, glyphs in lines if glyphs]
-    if not boxes:
-        return []
+    """The page's lines that HEADING_RE matches, with their typography and the page's left text margin."""
     starts: Counter[int] = Counter()
-    for (x0, _), (_, glyphs) in zip(boxes, [line for line in lines if line[1]]):
-        starts[round(x0)] += len(glyphs)
+    for _, glyphs in lines:
+        if glyphs:
+            starts[round(min(c["x0"] for c in glyphs))] += len(glyphs)
+    if not starts:
+        return []
     left = float(starts.most_common(1)[0][0])  # where most of the running text starts
-    right = max(x1 for _, x1 in boxes)
     seen: Counter[str] = Counter()
     found = []
     for text, glyphs in lines:
@@ -233,7 +231,7 @@ def page_heading_lines(page_no: int, lines: list[tuple[str, list[dict]]]) -> lis
         found.append(HeadingLine(
             page_no, key, occurrence, heading_kind(text), size=sizes[len(sizes) // 2],
             bold=sum(bool(_BOLD_FONT.search(c.get("fontname") or "")) for c in inked) / len(inked),
-            x0=min(c["x0"] for c in inked), x1=max(c["x1"] for c in inked), left=left, right=right,
+            x0=min(c["x0"] for c in inked), left=left,
         ))
     return found
 

@@ -59,7 +59,8 @@ def _is_utf8_with_non_ascii(data: bytes) -> bool:
 
 
 def detect_encoding(data: bytes, declared: str | None = None) -> str:
-    """The encoding `data` is in. A declared charset (HTTP header, meta tag) is trusted when it decodes."""
+    """The encoding `data` is in. A declared charset (HTTP header, meta tag) is trusted when it decodes,
+    unless the bytes are valid UTF-8 with non-ASCII characters."""
     for bom, name in _BOMS:
         if data.startswith(bom):
             return name

@@ -516,6 +516,11 @@ def _default_graph() -> DomainGraph:
     return load_domain_graph()
 
 
+def default_graph() -> DomainGraph:
+    """The packaged graph, loaded and validated once per process."""
+    return _default_graph()
+
+
 def route(query: str, k: int = 5, graph: DomainGraph | None = None,
           types: tuple[str, ...] = ("domain", "act")) -> list[tuple[str, float]]:
     """Areas and acts for a plain question, best first: ``[(node_id, score), ...]`` (packaged graph by default)."""

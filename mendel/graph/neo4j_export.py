@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -80,6 +81,18 @@ def _merge_relationships(key: str) -> str:
             f" MERGE (a)-[e:{REL_TYPE.get(key, key)}]->(b) SET {sets}e.{STAMP} = $stamp RETURN count(e) AS c")
 
 
+def _check_identifiers() -> None:
+    """Everything spliced into the statements is a plain identifier from the tables above (a safeguard for edits:
+    a label or property name that is not must never reach Cypher text)."""
+    names = [*NODE_LABELS, *RELATIONSHIPS, *REL_TYPE.values(), STAMP,
+             *(p for props in NODE_PROPERTIES.values() for p in props),
+             *(p for _, _, props in RELATIONSHIPS.values() for p in props)]
+    bad = [n for n in names if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", n)]
+    if bad:
+        raise ValueError(f"not plain identifiers, refusing to build Cypher with them: {bad}")
+
+
+_check_identifiers()
 CONSTRAINT_STATEMENTS = {label: _constraint(label) for label in NODE_LABELS}
 NODE_STATEMENTS = {label: _merge_nodes(label) for label in NODE_LABELS}
 RELATIONSHIP_STATEMENTS = {key: _merge_relationships(key) for key in RELATIONSHIPS}

@@ -241,7 +241,7 @@ class BoardHosts:
         self.kadan_feed = Path(corpus_root) / "municipal" / "kadan_uredni_deska.json"
         self.digests = digests
         self.scale = scale  # a mendel.mirror.scale.ScaleBoards, or None
-        # When each board host was asked for something (time.monotonic()), to measure a crawler's politeness.
+        # Scale mode: when each board host was asked for something (time.monotonic()), to measure politeness.
         self.arrivals: dict[str, list[tuple[float, str]]] = {}
         self._lock = threading.Lock()
 
@@ -251,10 +251,14 @@ class BoardHosts:
         (the page's script, right after the page) are not."""
         with self._lock:
             arrivals = {h: sorted(t for t, path in hits if path != JS_BOARD_API) for h, hits in self.arrivals.items()}
-        gaps = [b - a for times in arrivals.values() for a, b in zip(times, times[1:])]
-        return {"hosts": len(arrivals), "requests": sum(len(t) for t in arrivals.values()),
-                "min_gap_s": round(min(gaps), 3) if gaps else None,
-                "gaps_under_1s": sum(1 for g in gaps if g < 1.0)}
+        gaps = sorted(b - a for times in arrivals.values() for a, b in zip(times, times[1:]))
+
+        def quantile(q: float) -> float | None:
+            return round(gaps[min(len(gaps) - 1, int(q * len(gaps)))], 3) if gaps else None
+
+        return {"hosts": len(arrivals), "requests": sum(len(t) for t in arrivals.values()), "gaps": len(gaps),
+                "min_gap_s": quantile(0), "p01_gap_s": quantile(0.01), "p05_gap_s": quantile(0.05),
+                "median_gap_s": quantile(0.5), "gaps_under_1s": sum(1 for g in gaps if g < 1.0)}
 
     @cached_property
     def kadan_notices(self) -> list[dict]:
@@ -267,18 +271,20 @@ class BoardHosts:
             return self.scale.handle_mirror_path(method, path)
         if not host.endswith(MIRROR_HOST_SUFFIX):
             return None
-        with self._lock:
-            self.arrivals.setdefault(host, []).append((time.monotonic(), path))
+        if self.scale is not None:  # measured for benchmarks; a long-running demo mirror keeps nothing
+            with self._lock:
+                self.arrivals.setdefault(host, []).append((time.monotonic(), path))
         if method not in ("GET", "HEAD"):
             return text_response("405 Method Not Allowed\n", status=405)
-        modified = self.kadan_feed.stat().st_mtime
-        if host == KADAN_JS_HOST and path == JS_BOARD_PATH:
-            return html_response(js_board_page("Město Kadaň", "00261912"), last_modified=modified)
-        if host == KADAN_JS_HOST and path == JS_BOARD_API:
-            return json_response(board_api(self.kadan_notices), last_modified=modified)
-        if host == KADAN_HTML_HOST and path == STATIC_BOARD_PATH:
-            return html_response(static_board_page("Město Kadaň", "00261912", self.kadan_notices),
-                                 last_modified=modified)
+        if host in (KADAN_JS_HOST, KADAN_HTML_HOST):
+            modified = self.kadan_feed.stat().st_mtime
+            if host == KADAN_JS_HOST and path == JS_BOARD_PATH:
+                return html_response(js_board_page("Město Kadaň", "00261912"), last_modified=modified)
+            if host == KADAN_JS_HOST and path == JS_BOARD_API:
+                return json_response(board_api(self.kadan_notices), last_modified=modified)
+            if host == KADAN_HTML_HOST and path == STATIC_BOARD_PATH:
+                return html_response(static_board_page("Město Kadaň", "00261912", self.kadan_notices),
+                                     last_modified=modified)
         if self.scale is not None:
             board = self.scale.by_host.get(host)
             if board is not None:
