@@ -61,6 +61,9 @@ def record_document(
 ) -> FetchRecord:
     """Upsert the document and, when its bytes are new, add a version that becomes current. (Its status is the
     listing's business: :func:`sync_listing`.)"""
+    # PostgreSQL text can't hold NUL: a site's NUL is dropped, not allowed to lose the document.
+    doc_id, url, title, doc_type, citation, published = (
+        _without_nul(v) for v in (doc_id, url, title, doc_type, citation, published))
     with conn.transaction():
         conn.execute(
             "INSERT INTO documents (doc_id, source, url, title, doc_type, citation, published, listing)"
@@ -94,6 +97,10 @@ def record_document(
     return FetchRecord(outcome, version_id)
 
 
+def _without_nul(value):
+    return value.replace("\x00", "") if isinstance(value, str) else value
+
+
 def log_outcome(
     conn: psycopg.Connection,
     *,
@@ -109,6 +116,7 @@ def log_outcome(
     reason: str | None = None,
 ) -> None:
     """One outcome for one discovered URL; a quarantined one also gets a quarantine record (stage ``crawl``)."""
+    url, reason = _without_nul(url), _without_nul(reason)
     if outcome not in OUTCOMES:
         raise ValueError(f"unknown crawl outcome {outcome!r} (one of {', '.join(OUTCOMES)})")
     if outcome in ("quarantined", "disallowed") and not reason:

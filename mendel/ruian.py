@@ -169,8 +169,11 @@ def _point(elem) -> tuple[float, float] | None:
     pos = elem.find(f".//{_q('gml:Point')}/{_q('gml:pos')}")
     if pos is None or not (pos.text or "").strip():
         return None
-    x, y, *_ = pos.text.split()
-    return float(x), float(y)
+    try:
+        x, y, *_ = pos.text.split()
+        return float(x), float(y)
+    except ValueError:  # not two numbers: no definition point rather than no file
+        return None
 
 
 def _obec(elem) -> dict:

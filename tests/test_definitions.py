@@ -14,6 +14,8 @@ EXPECTED_GROUPS = {
     "nalus_documents": "crawl",
     "nssoud_documents": "crawl",
     "cnb_documents": "crawl",
+    "board_documents": "crawl",
+    "query_entity_edges": "index",
     "ruian_records": "extract",
     "document_pages": "extract",
     "document_chunks": "extract",
@@ -44,8 +46,9 @@ def test_lineage_runs_through_the_gate():
     assert upstream["document_pages"] == {"esbirka_documents", "nsoud_documents", "municipal_documents",
                                          "nalus_documents", "nssoud_documents", "cnb_documents"}
     assert upstream["ruian_records"] == {"ruian_documents"}
-    for gated in ("chunk_embeddings", "bm25_index", "entity_graph"):
+    for gated in ("chunk_embeddings", "bm25_index"):
         assert upstream[gated] == {"legal_entities"}
+    assert upstream["entity_graph"] == {"legal_entities", "query_entity_edges"}
     assert upstream["index_bundle"] == {"bm25_index", "faiss_index", "entity_graph"}
 
 

@@ -157,8 +157,6 @@ def test_hostile_notices_are_stored_verbatim(crawled):
     assert sum(1 for u, o in outcomes if "passwd" in u or "escape.pdf" in u) == len(TRAVERSAL)
 
 
-@pytest.mark.xfail(strict=True, reason="mendel/crawlstate.py record_document sends the NUL to PostgreSQL, which"
-                                       " refuses it: the notice is dropped by Scrapy with no crawl outcome (issue 10)")
 def test_nul_bytes_are_stripped_or_refused_with_a_reason(crawled):
     doc_id = _doc_id(NUL_NOTICE)
     stored = rows(crawled, "SELECT title FROM documents WHERE doc_id = %s", doc_id)

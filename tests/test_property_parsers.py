@@ -12,7 +12,7 @@ import zipfile
 from xml.sax.saxutils import escape
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scrapy import Request
 from scrapy.http import TextResponse
@@ -30,9 +30,6 @@ from serving.search import SearchFilters
 
 COMMON = settings(max_examples=60, deadline=None, database=None,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-# For the xfail'ed properties (bugs reported in issue 10): stop at the first failure instead of shrinking it.
-KNOWN_BUG = settings(max_examples=60, deadline=None, database=None, phases=[Phase.generate],
-                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 FEW = settings(max_examples=25, deadline=None, database=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
@@ -87,10 +84,7 @@ def test_spider_field_readers_accept_any_json(value):
     assert day is None or (len(day) == 10 and day[4] == "-" and day[7] == "-")
 
 
-@pytest.mark.xfail(strict=True,
-                   reason="crawlers/spiders/municipal.py notice_document iterates a non-list `dokument` and calls"
-                          " .get on a non-object `provozovatel`: one odd notice loses the whole feed (see issue 10)")
-@KNOWN_BUG
+@COMMON
 @given(feed=OFN_OBJECT, notice=OFN_OBJECT, index=st.integers(min_value=0, max_value=10_000))
 def test_notice_document_is_storable(feed, notice, index):
     """What the municipal spider stores for a notice: a JSON body that parses back to the notice, text fields
@@ -211,10 +205,7 @@ def test_iter_records_on_arbitrary_archives(data, wrapper):
     _records_or_vfr_error(packed)
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="mendel/ruian.py _point unpacks and float()s gml:pos unchecked: a bad coordinate raises"
-                          " ValueError instead of bod=None (see issue 10)")
-@KNOWN_BUG
+@COMMON
 @given(kod=XML_TEXT, nazev=XML_TEXT, plati_od=XML_TEXT, pos=POSITION)
 def test_record_fields_with_any_text(kod, nazev, plati_od, pos):
     """Well-formed files with any text in codes, names, dates and coordinates: records (codes and names kept as

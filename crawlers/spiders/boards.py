@@ -45,11 +45,6 @@ _CZECH_DATE = re.compile(r"(\d{1,2})\.\s*(\d{1,2})\.\s*(\d{4})")
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
-def skip_page_resource(request) -> bool:
-    """Chromium need not load images, fonts, media or styles to see a board's notices."""
-    return request.resource_type in ("image", "media", "font", "stylesheet")
-
-
 def board_date(value: str | None) -> str | None:
     """``2020-06-29``, ``29. 6. 2020`` or ``29.6.2020 10:00`` → ISO date; None when there is no valid date."""
     if not value:
@@ -144,11 +139,13 @@ class BoardsSpider(MunicipalSpider):
         "DOWNLOAD_HANDLERS": {"http": "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler",
                               "https": "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"},
         "PLAYWRIGHT_BROWSER_TYPE": "chromium",
-        "PLAYWRIGHT_LAUNCH_OPTIONS": {"executable_path": CHROMIUM, "headless": True},
+        # No images: a board's notices are text. (Chromium's own switch; request interception would cost a
+        # round trip to this process for every request the page makes.)
+        "PLAYWRIGHT_LAUNCH_OPTIONS": {"executable_path": CHROMIUM, "headless": True,
+                                      "args": ["--blink-settings=imagesEnabled=false"]},
         "PLAYWRIGHT_MAX_CONTEXTS": 1,
         "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": 4,
         "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": RENDER_TIMEOUT_MS,
-        "PLAYWRIGHT_ABORT_REQUEST": "crawlers.spiders.boards.skip_page_resource",
         # Politeness per board host; many hosts crawled side by side.
         "CONCURRENT_REQUESTS": BOARD_CONCURRENCY,
         "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
@@ -200,7 +197,9 @@ class BoardsSpider(MunicipalSpider):
         meta = {}
         if board.javascript:
             ready = board.rules.get("ready") or board.rules["board"]
+            # The page's HTML, then its script's work: wait for the board to say it is ready, not for every load.
             meta = {"playwright": True, "playwright_context": "boards",
+                    "playwright_page_goto_kwargs": {"wait_until": "domcontentloaded"},
                     "playwright_page_methods": [PageMethod("wait_for_selector", playwright_selector(ready),
                                                            timeout=RENDER_TIMEOUT_MS)]}
         return self.listing_request(self.fetch_url(board.url), self.parse_html_board, listing=board.url, meta=meta,

@@ -61,11 +61,14 @@ def ofn_date(value) -> str | None:
 
 def notice_document(feed: dict, notice: dict, index: int, feed_url: str) -> dict:
     """What to store for one notice of an OFN feed: ``doc_id``, ``url``, ``body`` and metadata."""
-    feed_key = feed.get("iri") or feed_url
-    doc_id = notice.get("iri") or f"{feed_key}#{index}"
+    feed_key = feed.get("iri") if isinstance(feed.get("iri"), str) and feed.get("iri") else feed_url
+    iri = notice.get("iri")
+    doc_id = iri if isinstance(iri, str) and iri else f"{feed_key}#{index}"
+    documents = notice.get("dokument") if isinstance(notice.get("dokument"), list) else []
+    operator = feed.get("provozovatel") if isinstance(feed.get("provozovatel"), dict) else {}
     body = notice if "@context" in notice or "@context" not in feed else {"@context": feed["@context"], **notice}
     attachments = [{"url": d["url"], "name": czech_text(d.get("název"))}
-                   for d in notice.get("dokument") or [] if isinstance(d, dict) and isinstance(d.get("url"), str)]
+                   for d in documents if isinstance(d, dict) and isinstance(d.get("url"), str)]
     return {
         "doc_id": doc_id,
         "url": notice.get("url") if isinstance(notice.get("url"), str) else doc_id,
@@ -75,7 +78,7 @@ def notice_document(feed: dict, notice: dict, index: int, feed_url: str) -> dict
         "citation": notice.get("číslo_jednací") if isinstance(notice.get("číslo_jednací"), str) else None,
         "attachments": attachments,
         "extra": {"feed": feed_key, "index": index, "board": feed.get("stránka"),
-                  "publisher_ico": (feed.get("provozovatel") or {}).get("ičo"),
+                  "publisher_ico": operator.get("ičo"),
                   "relevant_until": ofn_date(notice.get("relevantní_do")),
                   "file_mark": notice.get("spisová_značka"),
                   "attachments": [a["url"] for a in attachments]},
