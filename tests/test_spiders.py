@@ -306,7 +306,7 @@ def test_every_spider_is_wired_into_run(monkeypatch):
     for name in ("MENDEL_NSOUD_FROM", "MENDEL_NSOUD_TO", "MENDEL_MUNICIPAL_FEEDS", "MENDEL_BLESNO_URL",
                  "MENDEL_RUIAN_OBCE", "MENDEL_RUIAN_CHANGES", "MENDEL_NSOUD_PAGE_SIZE"):
         monkeypatch.delenv(name, raising=False)
-    assert set(run.SPIDERS) == {"esbirka", "nsoud", "municipal", "ruian", "nalus", "nssoud", "cnb"}
+    assert set(run.SPIDERS) == {"esbirka", "nsoud", "municipal", "ruian", "nalus", "nssoud", "cnb", "boards"}
     assert run.spider_arguments("nsoud") == {"base_url": "http://127.0.0.1:8765", "date_from": "2024-01-01",
                                              "date_to": "", "page_size": 20}
     assert run.spider_arguments("municipal") == {"feeds": KADAN_FEED_URL, "blesno_url": "http://127.0.0.1:8765",
