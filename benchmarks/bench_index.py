@@ -66,7 +66,8 @@ def bench_scale(sizes: list[int], kinds: list[str], work: Path, sources: str) ->
         bundles = work / f"bundles-{n}"
         timings: dict = {}
         log(f"{n:,} chunks: writing the bundle")
-        path = write_scale_bundle(bundles, n, pool=pool, timings=timings)
+        path = write_scale_bundle(bundles, n, pool=pool, timings=timings,
+                                  progress=lambda part, figures: log(f"{n:,} chunks: {part} {json.dumps(figures)}"))
         auto = dense.choose_kind(n, dense.ivfpq_threshold())
         for kind in kinds:
             if kind == auto:
@@ -78,6 +79,7 @@ def bench_scale(sizes: list[int], kinds: list[str], work: Path, sources: str) ->
             dense.write_faiss(work / f"faiss-{kind}-{n}", ids, matrix, kind=kind)
             timings[f"L3.faiss.{kind}"] = {"seconds": round(time.perf_counter() - clock, 3),
                                           "bytes": tree_bytes(work / f"faiss-{kind}-{n}")}
+            log(f"{n:,} chunks: L3.faiss.{kind} {json.dumps(timings[f'L3.faiss.{kind}'])}")
             shutil.rmtree(work / f"faiss-{kind}-{n}", ignore_errors=True)
             del matrix, ids
         timings["bundle_bytes"] = tree_bytes(path)

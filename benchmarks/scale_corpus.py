@@ -253,12 +253,19 @@ class RandomQueryEmbedder:
 
 def write_scale_bundle(bundles_dir: Path, n_chunks: int, *, seed: int = 0, sources: str = "decisions",
                        faiss_kind: str | None = None, keep: int = 3, timings: dict | None = None,
-                       pool: list[Sentence] | None = None) -> Path:
+                       pool: list[Sentence] | None = None, progress=None) -> Path:
     """Write and publish a complete serving bundle of ``n_chunks`` synthetic passages (plus their sections and
     documents) into ``bundles_dir``; returns its path. ``faiss_kind`` forces the L3 FAISS kind (default: by size,
     as the pipeline chooses). ``timings``, when given, receives seconds and bytes per part:
-    ``{"L3.bm25": {"seconds": s, "bytes": b}, "L3.faiss.hnsw": ..., "graph": ..., ...}``."""
+    ``{"L3.bm25": {"seconds": s, "bytes": b}, "L3.faiss.hnsw": ..., "graph": ..., ...}``; ``progress(part,
+    figures)`` is called as each part is done."""
     timings = {} if timings is None else timings
+
+    def done(part: str, figures: dict) -> None:
+        timings[part] = figures
+        if progress is not None:
+            progress(part, figures)
+
     started = time.perf_counter()
     pool = pool or real_sentences(sources)
     corpus = ScaleCorpus(n_chunks, pool, seed=seed)
@@ -269,25 +276,23 @@ def write_scale_bundle(bundles_dir: Path, n_chunks: int, *, seed: int = 0, sourc
             root = bundle.layer_path(staging, layer)
             clock = time.perf_counter()
             n = bundle.write_chunks(root, (r.bundle_row() for r in corpus.records(layer)))
-            timings[f"L{layer}.chunks"] = {"seconds": round(time.perf_counter() - clock, 3),
-                                          "bytes": tree_bytes(root / bundle.CHUNKS), "count": n}
+            done(f"L{layer}.chunks", {"seconds": round(time.perf_counter() - clock, 3),
+                                      "bytes": tree_bytes(root / bundle.CHUNKS), "count": n})
             ids = [r.chunk_id for r in corpus.records(layer)]
             clock = time.perf_counter()
             lexical.write_bm25(root / "bm25", ids, (r.context_text for r in corpus.records(layer)))
-            timings[f"L{layer}.bm25"] = {"seconds": round(time.perf_counter() - clock, 3),
-                                        "bytes": tree_bytes(root / "bm25")}
+            done(f"L{layer}.bm25", {"seconds": round(time.perf_counter() - clock, 3), "bytes": tree_bytes(root / "bm25")})
             matrix = corpus.vectors(layer)
             kind = (faiss_kind if layer == 3 else None) or dense.choose_kind(len(ids), dense.ivfpq_threshold())
             clock = time.perf_counter()
             dense.write_faiss(root / "dense", ids, matrix, kind=kind)
-            timings[f"L{layer}.faiss.{kind}"] = {"seconds": round(time.perf_counter() - clock, 3),
-                                                "bytes": tree_bytes(root / "dense")}
+            done(f"L{layer}.faiss.{kind}", {"seconds": round(time.perf_counter() - clock, 3),
+                                            "bytes": tree_bytes(root / "dense")})
             del matrix, ids
         clock = time.perf_counter()
         graph, chunk_entities = corpus.graph()
         info = write_graph(staging / "graph", graph, chunk_entities)
-        timings["graph"] = {"seconds": round(time.perf_counter() - clock, 3), "bytes": tree_bytes(staging / "graph"),
-                            **info}
+        done("graph", {"seconds": round(time.perf_counter() - clock, 3), "bytes": tree_bytes(staging / "graph"), **info})
         documents = [{"doc_id": corpus.doc_id(d), "title": corpus.title(d), "source": SOURCE, "url": "",
                       "citation": None, "doc_type": "synthetic", "published": None, "synthetic": True,
                       "summary": ""} for d in range(corpus.n_documents)]
@@ -298,7 +303,7 @@ def write_scale_bundle(bundles_dir: Path, n_chunks: int, *, seed: int = 0, sourc
                     "layers": bundle.check_layers(staging)}
         clock = time.perf_counter()
         path = bundle.publish(staging, Path(bundles_dir), manifest, keep=keep)
-        timings["publish"] = {"seconds": round(time.perf_counter() - clock, 3), "bytes": tree_bytes(path)}
+        done("publish", {"seconds": round(time.perf_counter() - clock, 3), "bytes": tree_bytes(path)})
     except BaseException:
         import shutil
 

@@ -190,3 +190,20 @@ def test_faiss_and_pgvector_agree_on_every_layer(indexed):
         hits = search_pgvector(conn, query[0], k, layer=layer, current_only=True, ef_search=100)
         assert [cid for cid, _ in hits] == [ids[i] for i in rows[0]]
         assert [s for _, s in hits] == pytest.approx(scores[0].tolist(), abs=1e-5)
+
+
+def test_a_part_left_half_built_is_never_published(indexed):
+    from mendel import pipeline
+
+    conn, home = indexed["conn"], indexed["home"]
+    before = bundle.current_version(home / "bundles")
+    (home / "build" / "graph" / "graph.json").unlink()  # a graph build killed before it wrote the file
+    with pytest.raises(bundle.BundleError, match="graph"):
+        pipeline.publish_bundle(conn, home / "build", home / "bundles", model=indexed["embedder"].name)
+    pipeline.build_graph(conn, home / "build" / "graph")
+    ids = home / "build" / "layers" / "L2" / "dense" / "ids.json"
+    ids.write_text(json.dumps(json.loads(ids.read_text())[::-1]))  # an index over other chunks
+    with pytest.raises(bundle.BundleError, match="layer 2"):
+        pipeline.publish_bundle(conn, home / "build", home / "bundles", model=indexed["embedder"].name)
+    assert bundle.current_version(home / "bundles") == before
+    assert not [p for p in (home / "bundles").iterdir() if p.name.startswith(".staging-")]

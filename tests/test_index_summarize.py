@@ -146,7 +146,8 @@ def test_llm_summariser_is_off_by_default_and_configured_from_the_environment(st
     assert str(SUMMARY_CHARS) in body["messages"][0]["content"]
 
 
-@pytest.mark.parametrize("status, raw_body", [(500, None), (200, b"not json"), (200, b'{"choices": []}')])
+@pytest.mark.parametrize("status, raw_body", [(500, None), (200, b"not json"), (200, b'{"choices": []}'),
+                                              (200, b'{"choices": [{"message": {"content": "  "}}]}')])
 def test_llm_failure_falls_back_to_the_extractive_summary(stub, status, raw_body):
     stub.status, stub.raw_body = status, raw_body
     summarizer = OpenAICompatibleSummarizer(base_url=stub.url, model="stub-model", timeout=5)
@@ -176,4 +177,5 @@ def test_chunking_stores_llm_summaries_and_uses_them_as_context(stub, fresh_db):
         summaries = dict(conn.execute("SELECT layer, summary FROM chunks WHERE layer IN (1, 2)").fetchall())
         passages = pipeline.load_corpus(conn, 3)
     assert summaries[1] == stub.answer and summaries[2] == stub.answer
+    assert stub.requests and all(r["authorization"] is None for r in stub.requests)  # no key configured, none sent
     assert passages and all(stub.answer in r.context_text and stub.answer not in r.text for r in passages)

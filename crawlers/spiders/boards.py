@@ -19,12 +19,17 @@ many attachments fetched per board (the rest stay listed and linked; default all
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import logging
 import os
 import re
 from datetime import date
 from urllib.parse import urljoin, urlsplit
 
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+from scrapy.exceptions import DownloadTimeoutError
+from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 from scrapy_playwright.page import PageMethod
 
 from crawlers.board_pipelines import with_threaded_records
@@ -41,6 +46,8 @@ NOTICE_TYPES = ["Digitální objekt", "Informace na úřední desce"]
 BOARD_DELAY = float(os.environ.get("MENDEL_BOARD_DOWNLOAD_DELAY") or 1.0)
 BOARD_CONCURRENCY = int(os.environ.get("MENDEL_BOARD_CONCURRENCY") or 128)
 RENDER_TIMEOUT_MS = 30_000
+BROWSER_SLOT = "chromium"  # the download slot of every rendered page
+BROWSER_PAGES = 4  # pages Chromium renders at a time
 _CZECH_DATE = re.compile(r"(\d{1,2})\.\s*(\d{1,2})\.\s*(\d{4})")
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
@@ -131,20 +138,62 @@ def html_notice_id(board: Board, notice: dict) -> str:
     return f"{board.url}#{hashlib.sha256(basis.encode('utf-8')).hexdigest()[:16]}"
 
 
+class BoundedPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
+    """scrapy-playwright with the crawl's download timeout on every rendered request.
+
+    A page can wedge Chromium (at scale, under load, a navigation that never answers and a page that never closes);
+    scrapy-playwright then never returns, and the crawl could not finish. Here a rendered request that takes
+    longer than ``download_timeout`` — or that Playwright itself times out — fails as Scrapy's own download timeout:
+    retried with backoff like any other timeout, then quarantined with its reason.
+    """
+
+    async def download_request(self, request):
+        if not request.meta.get("playwright"):
+            return await super().download_request(request)
+        # The page is handed to us (playwright_include_page) so that it is closed whatever happens: a page left
+        # open would hold one of the context's page slots for the rest of the crawl.
+        request.meta["playwright_include_page"] = True
+        timeout = float(request.meta.get("download_timeout") or 60)
+        await self._maybe_launch_browser()  # starting Chromium (once) is not part of any page's time
+        try:
+            response = await asyncio.wait_for(super().download_request(request), timeout=timeout)
+        except (asyncio.TimeoutError, PlaywrightTimeoutError) as exc:
+            asyncio.ensure_future(_close_page(request.meta.pop("playwright_page", None)))
+            raise DownloadTimeoutError(f"Chromium gave no page for {request.url} within {timeout:.0f} s") from exc
+        except Exception:
+            asyncio.ensure_future(_close_page(request.meta.pop("playwright_page", None)))
+            raise
+        await _close_page(request.meta.pop("playwright_page", None))
+        return response
+
+
+async def _close_page(page, timeout: float = 30.0) -> None:
+    if page is None:
+        return
+    try:
+        await asyncio.wait_for(page.close(), timeout=timeout)
+    except Exception as exc:  # a wedged page: nothing more to do than say so
+        logging.getLogger(__name__).warning("could not close a Chromium page: %s: %s", type(exc).__name__, exc)
+
+
 class BoardsSpider(MunicipalSpider):
     name = "boards"
     source = "boards"
     custom_settings = {
         # Playwright only for requests that ask for it (meta "playwright"); others go through Scrapy's own handler.
-        "DOWNLOAD_HANDLERS": {"http": "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler",
-                              "https": "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"},
+        "DOWNLOAD_HANDLERS": {"http": "crawlers.spiders.boards.BoundedPlaywrightDownloadHandler",
+                              "https": "crawlers.spiders.boards.BoundedPlaywrightDownloadHandler"},
         "PLAYWRIGHT_BROWSER_TYPE": "chromium",
         # No images: a board's notices are text. (Chromium's own switch; request interception would cost a
         # round trip to this process for every request the page makes.)
         "PLAYWRIGHT_LAUNCH_OPTIONS": {"executable_path": CHROMIUM, "headless": True,
                                       "args": ["--blink-settings=imagesEnabled=false"]},
         "PLAYWRIGHT_MAX_CONTEXTS": 1,
-        "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": 4,
+        "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": BROWSER_PAGES,
+        # Rendered pages queue in a download slot of their own, as many at a time as Chromium has pages: they never
+        # wait inside the browser handler (where the download timeout already runs) nor take the downloader's
+        # places from the plain requests. A board's robots.txt and attachments keep its host's spacing.
+        "DOWNLOAD_SLOTS": {BROWSER_SLOT: {"concurrency": BROWSER_PAGES, "delay": 0}},
         "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": RENDER_TIMEOUT_MS,
         # Politeness per board host; many hosts crawled side by side.
         "CONCURRENT_REQUESTS": BOARD_CONCURRENCY,
@@ -198,7 +247,8 @@ class BoardsSpider(MunicipalSpider):
         if board.javascript:
             ready = board.rules.get("ready") or board.rules["board"]
             # The page's HTML, then its script's work: wait for the board to say it is ready, not for every load.
-            meta = {"playwright": True, "playwright_context": "boards",
+            meta = {"playwright": True, "playwright_context": "boards", "download_slot": BROWSER_SLOT,
+                    "autothrottle_dont_adjust_delay": True,
                     "playwright_page_goto_kwargs": {"wait_until": "domcontentloaded"},
                     "playwright_page_methods": [PageMethod("wait_for_selector", playwright_selector(ready),
                                                            timeout=RENDER_TIMEOUT_MS)]}

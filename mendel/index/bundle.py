@@ -216,7 +216,10 @@ def write_chunks(directory: Path, rows) -> int:
 
 def check_layers(staging: Path) -> dict:
     """Every layer present in ``staging`` has its chunk table, BM25 and FAISS parts over the same chunk ids in
-    the same order; returns the manifest's ``layers`` entry. Raises BundleError otherwise."""
+    the same order, and the graph is there; returns the manifest's ``layers`` entry. Raises BundleError
+    otherwise (a build killed half-way leaves a part without its files: it must be rebuilt, not published)."""
+    if not (Path(staging) / "graph" / "graph.json").is_file():
+        raise BundleError("the graph part is missing (graph/graph.json): rebuild the graph before publishing")
     layers = {}
     for layer in (1, 2, 3):
         path = layer_path(staging, layer)

@@ -124,6 +124,7 @@ KADAN_HTML_HOST = "kadan-html.mirror.test"
 JS_BOARD_PATH = "/uredni-deska/"
 JS_BOARD_API = "/uredni-deska/api/informace.json"
 STATIC_BOARD_PATH = "/deska/"
+BROWSER_OWN_REQUESTS = (JS_BOARD_API, "/favicon.ico")
 
 # The script of a JavaScript board: fetch the notices, insert them as a table, mark the board loaded (or failed).
 _BOARD_SCRIPT = """
@@ -246,11 +247,12 @@ class BoardHosts:
         self._lock = threading.Lock()
 
     def politeness(self) -> dict:
-        """Requests per board host and the shortest gap between two requests to one host. Counted: what the crawler
-        asks for itself — robots.txt (answered by the server) and a JavaScript board's own fetch of its notices
-        (the page's script, right after the page) are not."""
+        """Requests per board host and the gaps between two requests to one host. Counted: what the crawler asks
+        for itself — not robots.txt (answered by the server), nor what Chromium fetches on its own once it has a
+        JavaScript board's page (the page's script fetching its notices, the favicon)."""
         with self._lock:
-            arrivals = {h: sorted(t for t, path in hits if path != JS_BOARD_API) for h, hits in self.arrivals.items()}
+            arrivals = {h: sorted(t for t, path in hits if path not in BROWSER_OWN_REQUESTS)
+                        for h, hits in self.arrivals.items()}
         gaps = sorted(b - a for times in arrivals.values() for a, b in zip(times, times[1:]))
 
         def quantile(q: float) -> float | None:
