@@ -32,8 +32,9 @@ ui: setup
 mirror: setup
 	$(BIN)/mendel mirror
 
-bench: setup
+bench: run  # the retrieval benchmarks need the demo bundle (a second run is incremental: ~30 s)
 	@for script in benchmarks/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	$(BIN)/python benchmarks/plots.py
 
 clean:
 	rm -rf .mendel

@@ -4,6 +4,7 @@ checks on the pages (Great Expectations suites from mendel/quality_thresholds.ya
 
 from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, MaterializeResult, MetadataValue, asset
 
+from assets.boards import board_documents
 from assets.crawl import DOCUMENT_SOURCES, ruian_documents
 from mendel import pipeline
 from orchestration.resources import MendelResource
@@ -38,7 +39,9 @@ def quality_check_results(conn) -> list[AssetCheckResult]:
     return results
 
 
-@asset(group_name="extract", kinds={"pdfplumber", "postgres"}, owners=["team:ingest"], deps=DOCUMENT_SOURCES,
+# Board documents (notices and their attachments, every board partition) are extracted in the same run and lineage.
+@asset(group_name="extract", kinds={"pdfplumber", "postgres"}, owners=["team:ingest"],
+       deps=[*DOCUMENT_SOURCES, board_documents],
        check_specs=QUALITY_CHECKS,
        description="Page text (1-based pages) of every new document version; unreadable files are quarantined.")
 def document_pages(mendel: MendelResource) -> MaterializeResult:

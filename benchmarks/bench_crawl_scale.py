@@ -13,9 +13,9 @@ Reported: wall time of the crawl, pages/s (HTTP responses Scrapy received, Chrom
 documents stored, peak memory of the crawl process with its children (Playwright drivers, Chromium) sampled every
 0.5 s — the sum of their RSS (counts pages Chromium's processes share once per process) and of their PSS (shares
 split fairly) —, CPU seconds of the crawl (children included), the mirror and PostgreSQL with the least wall time
-two cores of our own would need for that work, and the politeness the mirror saw (gaps between two requests to one host; a
-request's arrival also depends on how fast its connection got through, so a gap can look shorter than the
-crawler's spacing).
+two cores of our own would need for that work, and the politeness the mirror saw: the gaps between two requests to
+one board host, counting every request the host got — robots.txt, feeds, attachments, and what Chromium fetched
+for a JavaScript board (its page and the page's script's data).
 
     nice -n 10 .venv/bin/python benchmarks/bench_crawl_scale.py [--boards 1500] [--max-attachments N]
 
@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 from mendel import db  # noqa: E402
 from mendel.boards import load_registry, write_boards_file  # noqa: E402
 from mendel.config import SAMPLE_CORPUS, Settings  # noqa: E402
+from mendel.mirror.municipal import observe_robots_txt  # noqa: E402
 from mendel.mirror.scale import HTML_LIST_PATH  # noqa: E402
 from mendel.mirror.server import MirrorThread  # noqa: E402
 
@@ -116,6 +117,8 @@ def main() -> int:
     parser.add_argument("--max-attachments", type=int, default=None, help="attachments fetched per board")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "crawl_scale.json")
     parser.add_argument("--log", type=Path, default=None, help="keep the crawler's log here")
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="cProfile the crawl process (its reactor thread) into this file; slows it down")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="mendel-bench-crawl-"))
@@ -125,6 +128,7 @@ def main() -> int:
         database_url = db.create_database(db.embedded_url(pgdata), f"bench_{uuid.uuid4().hex[:8]}")
         db.migrate(database_url)
         with MirrorThread(SAMPLE_CORPUS, scale=args.boards) as mirror:
+            observe_robots_txt(mirror.server)
             settings = Settings(profile="demo", mirror_url=mirror.base_url,
                                 html_boards=mirror.base_url + HTML_LIST_PATH)
             started = time.perf_counter()
@@ -144,7 +148,8 @@ def main() -> int:
             mirror_before = resource.getrusage(resource.RUSAGE_SELF)
             pg_before = postgres_cpu_s(pgdata)
             started = time.perf_counter()
-            crawl = subprocess.Popen([sys.executable, "-m", "crawlers.run", "boards"], env=env, cwd=ROOT,
+            profiler = ["-m", "cProfile", "-o", str(args.profile)] if args.profile else []
+            crawl = subprocess.Popen([sys.executable, *profiler, "-m", "crawlers.run", "boards"], env=env, cwd=ROOT,
                                      stdout=subprocess.PIPE, stderr=open(work / "crawl.log", "w"), text=True)
             with TreeMemory(crawl.pid) as memory:
                 stdout, _ = crawl.communicate()
@@ -152,7 +157,7 @@ def main() -> int:
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             mirror_after = resource.getrusage(resource.RUSAGE_SELF)
             pg_cpu = postgres_cpu_s(pgdata) - pg_before
-            politeness = mirror.server.board_hosts.politeness()
+            politeness = mirror.server.board_hosts.politeness(args.delay)
         if args.log:
             shutil.copyfile(work / "crawl.log", args.log)
         if crawl.returncode != 0:
@@ -170,7 +175,8 @@ def main() -> int:
             "peak_rss_mb_crawl_tree": round(memory.peak_total / 2**20),
             "peak_pss_mb_crawl_tree": round(memory.peak_pss / 2**20),
             "peak_rss_mb_crawl_process": round(memory.peak_main / 2**20), "peak_processes": memory.peak_processes,
-            "cpu_s_crawl_tree": round(cpu, 1), "cpu_s_mirror": round(mirror_cpu, 1), "cpu_s_postgres": round(pg_cpu, 1),
+            "cpu_s_crawl_tree": round(cpu, 1), "cpu_s_crawl_per_board": round(cpu / max(1, len(boards)), 3),
+            "cpu_s_mirror": round(mirror_cpu, 1), "cpu_s_postgres": round(pg_cpu, 1),
             # What 2 cores of our own would need at least: all CPU spread over both, the crawl process on one.
             "cpu_bound_2_cores_s": round(max(cpu, (cpu + mirror_cpu + pg_cpu) / 2), 1),
             "politeness_seen_by_mirror": politeness,

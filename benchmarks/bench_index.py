@@ -27,6 +27,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import resource  # noqa: E402
 import shutil  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -58,12 +59,20 @@ def log(message: str) -> None:
 # --- scale ------------------------------------------------------------------------------------------------
 
 
-def bench_scale(sizes: list[int], kinds: list[str], work: Path, sources: str) -> list[dict]:
+def peak_rss_bytes() -> int:
+    """Peak resident memory of this process so far (Linux reports ru_maxrss in KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def bench_scale(sizes: list[int], kinds: list[str], work: Path, sources: str,
+                keep_bundles: Path | None = None) -> list[dict]:
+    """``keep_bundles``: publish each size's bundle into ``keep_bundles/bundles-N`` and leave it there (for
+    serving benchmarks that read it); otherwise bundles are written under ``work`` and removed."""
     pool = real_sentences(sources)
     log(f"sentence pool: {len(pool)} real sentences ({sources})")
     rows = []
     for n in sizes:
-        bundles = work / f"bundles-{n}"
+        bundles = (keep_bundles or work) / f"bundles-{n}"
         timings: dict = {}
         log(f"{n:,} chunks: writing the bundle")
         path = write_scale_bundle(bundles, n, pool=pool, timings=timings,
@@ -83,11 +92,17 @@ def bench_scale(sizes: list[int], kinds: list[str], work: Path, sources: str) ->
             shutil.rmtree(work / f"faiss-{kind}-{n}", ignore_errors=True)
             del matrix, ids
         timings["bundle_bytes"] = tree_bytes(path)
+        # Process-lifetime peak: with several sizes in one run it is the peak of the largest so far.
+        timings["peak_rss_bytes"] = peak_rss_bytes()
+        timings["faiss_ivfpq_min"] = dense.ivfpq_threshold()
         rows.append({"chunks": n, "sections": timings["L2.chunks"]["count"], "documents": timings["L1.chunks"]["count"],
                      "auto_faiss": auto, **timings})
         log(f"{n:,} chunks: done in {timings['total_seconds']:.0f} s, bundle {timings['bundle_bytes'] / 1e6:.0f} MB")
         print(json.dumps(rows[-1]), flush=True)
-        shutil.rmtree(bundles, ignore_errors=True)
+        if keep_bundles is None:
+            shutil.rmtree(bundles, ignore_errors=True)
+        else:
+            log(f"{n:,} chunks: bundle kept at {path}")
     return rows
 
 
@@ -238,23 +253,30 @@ def main() -> None:
     parser.add_argument("--embedding-chunks", type=int, default=32)
     parser.add_argument("--rerun-documents", type=int, default=None, help="only the first N documents (a quick try)")
     parser.add_argument("--work", type=Path, default=None, help="scratch directory (default: a temporary one)")
+    parser.add_argument("--keep-bundles", type=Path, default=None, metavar="DIR",
+                        help="publish the scale bundles into DIR/bundles-N and keep them")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     work = args.work or Path(tempfile.mkdtemp(prefix="mendel-bench-index-"))
     work.mkdir(parents=True, exist_ok=True)
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / "index.json"
-    results = json.loads(out.read_text()) if out.exists() else {}
+    fresh: dict = {}
     try:
         if "embedding" in parts:
-            results["embedding"] = bench_embedding(args.embedding_chunks)
+            fresh["embedding"] = bench_embedding(args.embedding_chunks)
         if "rerun" in parts:
-            results["rerun"] = bench_rerun(work / "rerun", args.rerun_documents)
+            fresh["rerun"] = bench_rerun(work / "rerun", args.rerun_documents)
         if "scale" in parts:
-            rows = bench_scale([int(s) for s in args.sizes.split(",")], args.kinds.split(","), work, args.sources)
+            fresh["scale"] = bench_scale([int(s) for s in args.sizes.split(",")], args.kinds.split(","), work,
+                                         args.sources, args.keep_bundles)
+        # Read the file only now: a long scale run must not overwrite figures another run wrote meanwhile.
+        results = json.loads(out.read_text()) if out.exists() else {}
+        if "scale" in fresh:
             previous = {r["chunks"]: r for r in results.get("scale", [])}
-            previous.update({r["chunks"]: r for r in rows})
+            previous.update({r["chunks"]: r for r in fresh.pop("scale")})
             results["scale"] = [previous[n] for n in sorted(previous)]
+        results.update(fresh)
         out.write_text(json.dumps(results, indent=1))
     finally:
         if args.work is None:

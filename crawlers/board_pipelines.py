@@ -1,10 +1,13 @@
-"""The board crawl's document records, written from worker threads.
+"""The board crawl's raw store and document records, written from worker threads.
 
-A board crawl stores tens of thousands of small notices; recording each (one PostgreSQL transaction) on the reactor
-thread would stop every download for the length of each commit. :class:`ThreadedDocumentRecordPipeline` is the
-project's :class:`crawlers.pipelines.DocumentRecordPipeline` run on a few worker threads, each with its own
-connection, so the crawl keeps downloading while the database commits. The board spider puts it in the place of
-the plain one (``BoardsSpider.update_settings``); what is recorded is the same.
+A board crawl stores tens of thousands of small notices and gigabytes of attachments; hashing, writing and
+recording each (one PostgreSQL transaction) on the reactor thread would stop every download meanwhile.
+:class:`ThreadedDocumentRecordPipeline` does the project's three steps —
+:class:`crawlers.pipelines.ContentHashPipeline`, :class:`~crawlers.pipelines.RawStorePipeline`,
+:class:`~crawlers.pipelines.DocumentRecordPipeline` — as one step on a few worker threads (hashing and file writes
+release the GIL: the second core works too), each thread with its own connection, and hashes a body once (the raw
+store's digest is the item's). The board spider puts it in the place of
+those three (``BoardsSpider.update_settings``); what is stored and recorded is the same.
 """
 
 from __future__ import annotations
@@ -13,23 +16,33 @@ import asyncio
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from pathlib import Path
+
 import psycopg
 
 from crawlers.pipelines import DocumentRecordPipeline
+from mendel.rawstore import RawStore
 
 PLAIN = "crawlers.pipelines.DocumentRecordPipeline"
+REPLACED = ("crawlers.pipelines.ContentHashPipeline", "crawlers.pipelines.RawStorePipeline")
 THREADED = "crawlers.board_pipelines.ThreadedDocumentRecordPipeline"
 
 
 class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
     workers = 3
 
-    def __init__(self, database_url: str, run_id: str | None):
+    def __init__(self, database_url: str, run_id: str | None, raw_store: str | None = None):
+        self.store = RawStore(Path(raw_store)) if raw_store else None
         self._local = threading.local()
         self._connections: list[psycopg.Connection] = []
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
         super().__init__(database_url, run_id)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler.settings.get("MENDEL_DATABASE_URL"), crawler.settings.get("MENDEL_RUN_ID"),
+                   crawler.settings.get("MENDEL_RAW_STORE"))
 
     @property
     def conn(self) -> psycopg.Connection:
@@ -55,14 +68,25 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
         for conn in self._connections:
             conn.close()
 
+    def store_and_record(self, item, spider=None):
+        if self.store is not None:
+            blob = self.store.put(item.body, meta={
+                "url": item.url, "content_type": item.content_type, "etag": item.etag,
+                "last_modified": item.last_modified, "source": item.source})
+            item.sha256, item.raw_path = blob.sha256, str(blob.path)
+        return DocumentRecordPipeline.process_item(self, item, spider)
+
     async def process_item(self, item, spider=None):
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, DocumentRecordPipeline.process_item, self, item, spider)
+        return await loop.run_in_executor(self._executor, self.store_and_record, item, spider)
 
 
 def with_threaded_records(pipelines: dict) -> dict:
-    """The project's pipelines with the document record step run on worker threads (same order, same steps)."""
+    """The project's pipelines with hashing, raw store and document record done as one step on worker threads
+    (same place in the order as the record step)."""
     pipelines = dict(pipelines)
-    if PLAIN in pipelines:
+    if PLAIN in pipelines and all(step in pipelines for step in REPLACED):
+        for step in REPLACED:
+            pipelines.pop(step)
         pipelines[THREADED] = pipelines.pop(PLAIN)
     return pipelines

@@ -17,8 +17,12 @@ One search, in order:
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
+import weakref
+from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
@@ -27,6 +31,7 @@ import numpy as np
 
 from mendel.index import bundle
 from mendel.index.analyzer import analyze
+from serving.graph import top_positions
 
 RRF_K = 60
 # Dense counts 3/4 of BM25: on the dev set (eval/questions_dev.jsonl) equal weights lost rank-1 hits that BM25
@@ -236,6 +241,83 @@ class Ranked:
     activation: dict[str, float]
 
 
+@contextmanager
+def one_faiss_thread():
+    """Search one query vector in the calling thread: a thread team gains nothing for one vector, and waking
+    one cost 40 ms of a 45 ms search on a busy 2-core machine (flat index, 10,000 chunks). The OpenMP thread
+    count is per calling thread, so concurrent searches do not race on it."""
+    import faiss
+
+    threads = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)
+    try:
+        yield
+    finally:
+        faiss.omp_set_num_threads(threads)
+
+
+class ChunkTable(Sequence):
+    """A layer's ``chunks.jsonl`` as a read-only sequence of chunk dicts, each row read and parsed when asked
+    for: a million chunks cost two offsets each in memory, not a dict and its strings. Rows are read with
+    ``pread`` on a descriptor held open (threads read at once; a pruned bundle stays readable while in use)."""
+
+    def __init__(self, path: Path, starts: np.ndarray, ends: np.ndarray):
+        self.path = Path(path)
+        self._starts, self._ends = starts, ends
+        self._fd = os.open(self.path, os.O_RDONLY)
+        weakref.finalize(self, os.close, self._fd)
+
+    @staticmethod
+    def scan(path: Path):
+        """Every row of ``path`` in order, as (start offset, end offset, parsed row)."""
+        with Path(path).open("rb") as handle:
+            offset = 0
+            for line in handle:
+                yield offset, offset + len(line), json.loads(line)
+                offset += len(line)
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        index = int(index)
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("chunk index out of range")
+        start, end = int(self._starts[index]), int(self._ends[index])
+        return json.loads(os.pread(self._fd, end - start, start))
+
+    def __iter__(self):
+        for _, _, row in self.scan(self.path):
+            yield row
+
+
+class ChunkEntities(Mapping):
+    """L3 chunk id -> the entity ids it links (sorted), read from the entity graph's index arrays: the mapping
+    ``graph.json`` holds as ``chunk_entities``, without a million Python lists."""
+
+    def __init__(self, graph, passages: "LayerIndex"):
+        self._graph, self._passages = graph, passages
+
+    def __getitem__(self, chunk_id: str) -> list[str]:
+        row = self._passages.position(chunk_id)
+        found = self._graph.entities_of(row) if row is not None else []
+        if not found:
+            raise KeyError(chunk_id)
+        return found
+
+    def __iter__(self):
+        ptr = self._graph.chunk_entity_ptr
+        for row in np.flatnonzero(np.diff(ptr)).tolist():
+            yield self._passages.chunk_ids[row].decode()
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(np.diff(self._graph.chunk_entity_ptr)))
+
+
 class LayerIndex:
     """One layer of a bundle (``mendel.index.bundle.layer_path``): its chunk table, BM25 and FAISS, row i of
     each being the same chunk, and the lookups the exact-reference fast path needs."""
@@ -246,14 +328,19 @@ class LayerIndex:
 
         self.path = Path(path)
         self.layer = layer
-        self.chunks = [json.loads(line) for line in (self.path / "chunks.jsonl").open(encoding="utf-8")]
         self.bm25 = bm25s.BM25.load(str(self.path / "bm25" / "bm25"))
         self.faiss = faiss.read_index(str(self.path / "dense" / "dense.faiss"))
         self.doc_chunks: dict[str, list[int]] = {}
         self.section_chunks: dict[tuple[str, str], list[int]] = {}   # (act citation, section label)
         self.heading_chunks: dict[tuple[str, str], list[int]] = {}   # (act citation, a provision heading line)
         self.identifier_chunks: dict[str, list[int]] = {}            # a decision's file number or ECLI
-        for i, c in enumerate(self.chunks):
+        chunk_ids: list[bytes] = []
+        starts, ends = [], []
+        # One pass over the chunk table for the lookups; the rows themselves are read again only when returned.
+        for i, (start, end, c) in enumerate(ChunkTable.scan(self.path / "chunks.jsonl")):
+            starts.append(start)
+            ends.append(end)
+            chunk_ids.append(c["chunk_id"].encode())
             self.doc_chunks.setdefault(c["doc_id"], []).append(i)
             if c.get("citation"):
                 self.section_chunks.setdefault((c["citation"], _section_label(c.get("section") or "")), []).append(i)
@@ -263,6 +350,20 @@ class LayerIndex:
                     self.heading_chunks.setdefault(key, []).append(i)
             if c["doc_id"].upper() != c.get("citation"):
                 self.identifier_chunks.setdefault(c["doc_id"].upper(), []).append(i)
+        self.chunks = ChunkTable(self.path / "chunks.jsonl", np.asarray(starts, dtype=np.int64),
+                                 np.asarray(ends, dtype=np.int64))
+        self.chunk_ids = np.asarray(chunk_ids, dtype=bytes)  # row i -> chunk id (fixed-width bytes)
+        self._id_order: np.ndarray | None = None
+
+    def position(self, chunk_id: str) -> int | None:
+        """Row of ``chunk_id`` in this layer, or None (a sorted-array search: no million-key dict)."""
+        if self._id_order is None:
+            self._id_order = np.argsort(self.chunk_ids, kind="stable")
+        key = chunk_id.encode()
+        at = int(np.searchsorted(self.chunk_ids, key, sorter=self._id_order))
+        if at < len(self._id_order) and self.chunk_ids[self._id_order[at]] == key:
+            return int(self._id_order[at])
+        return None
 
     def mask(self, doc_ids: set[str]) -> np.ndarray:
         mask = np.zeros(len(self.chunks), dtype=bool)
@@ -279,19 +380,13 @@ class Searcher:
         self.manifest = bundle.read_manifest(self.path)
         self.documents = {d["doc_id"]: d for d in json.loads((self.path / "documents.json").read_text())}
         self.passages = LayerIndex(self.path, PASSAGE_LAYER)
-        graph = json.loads((self.path / "graph" / "graph.json").read_text())
-        self.chunk_entities: dict[str, list[str]] = graph["chunk_entities"]
-        self.graph = EntityGraph(graph, [c["chunk_id"] for c in self.chunks])
+        self.graph = EntityGraph.from_file(self.path / "graph" / "graph.json",
+                                           [cid.decode() for cid in self.passages.chunk_ids])
+        self.chunk_entities = ChunkEntities(self.graph, self.passages)
         self._embedder = embedder
         self.reranker = reranker
         self._upper: dict[int, LayerIndex | None] = {}
         self._upper_lock = threading.Lock()
-        position = {c["chunk_id"]: i for i, c in enumerate(self.chunks)}
-        self.entity_chunks: dict[str, list[int]] = {}
-        for cid, found in self.chunk_entities.items():
-            if cid in position:
-                for entity in found:
-                    self.entity_chunks.setdefault(entity, []).append(position[cid])
 
     @classmethod
     def latest(cls, bundles_dir: Path, embedder=None, reranker=None) -> "Searcher":
@@ -366,8 +461,8 @@ class Searcher:
         scores = index.bm25.get_scores(tokens)
         if allowed is not None:
             scores = np.where(allowed, scores, 0.0)
-        top = np.argsort(-scores, kind="stable")[:n]
-        return [int(i) for i in top if scores[i] > 0]
+        matching = np.flatnonzero(scores > 0)  # the ranking keeps only these: select among them alone
+        return matching[top_positions(scores[matching], n)].tolist()
 
     def dense_ranking(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
                       layer: LayerIndex | None = None) -> list[int]:
@@ -376,6 +471,11 @@ class Searcher:
             return []
         vector = self.embedder.query(query).reshape(1, -1).astype(np.float32)
         vector /= max(float(np.linalg.norm(vector)), 1e-12)
+        with one_faiss_thread():
+            return self._dense_search(index, vector, n, allowed)
+
+    @staticmethod
+    def _dense_search(index, vector: np.ndarray, n: int, allowed: np.ndarray | None) -> list[int]:
         if allowed is None:
             _, ids = index.search(vector, min(n, index.ntotal))
             return [int(i) for i in ids[0] if i >= 0]
@@ -439,10 +539,16 @@ class Searcher:
         own = [i for i in dict.fromkeys(own) if keep(i)]
         if index is not self.passages:
             return own, []
-        own_set = set(own)
-        citing = sorted({i for entity in wanted for i in self.entity_chunks.get(entity, ())
-                         if keep(i) and i not in own_set})
-        return own, citing
+        found_in = [self.graph.chunks_of(entity) for entity in wanted]
+        found_in = [found for found in found_in if found.size]
+        if not found_in:
+            return own, []
+        citing = np.unique(np.concatenate(found_in))
+        if allowed is not None:
+            citing = citing[allowed[citing]]
+        if own:
+            citing = citing[~np.isin(citing, np.asarray(own, dtype=np.int64))]
+        return own, citing.tolist()
 
     def reference_ranking(self, query: str, allowed: np.ndarray | None = None) -> list[int]:
         own, citing = self.reference_tiers(query, allowed)
@@ -476,7 +582,23 @@ class Searcher:
             # within each tier in fused order.
             position = {item: rank for rank, (item, _, _) in enumerate(fused)}
             by_position = lambda i: position.get(i, len(position))  # noqa: E731
-            exact_sorted = (sorted(own, key=by_position) + sorted(citing, key=by_position))[:n]
+            exact_sorted = sorted(own, key=by_position)
+            if len(exact_sorted) < n:
+                # citing chunks in fused order, then the rest in chunk order (citing is ascending): what a stable
+                # sort by fused position gives, without sorting 100,000 citing chunks of a common reference
+                citing_set = set(citing)
+                in_fused = [item for item, _, _ in fused if item in citing_set]
+                wanted_rest = n - len(exact_sorted) - len(in_fused)
+                rest = []
+                if wanted_rest > 0:
+                    fused_set = set(position)
+                    for item in citing:
+                        if item not in fused_set:
+                            rest.append(item)
+                            if len(rest) == wanted_rest:
+                                break
+                exact_sorted += in_fused + rest
+            exact_sorted = exact_sorted[:n]
             top_score = fused[0][1] if fused else 0.0
             lists_of = {item: lists for item, _, lists in fused}
             lead = [(i, top_score + 1.0 / (RRF_K + r), ["reference"] + lists_of.get(i, []))
@@ -569,8 +691,8 @@ class Searcher:
         index = layer or self.passages
         c = index.chunks[item]
         activation = activation or {}
-        matched = sorted((e for e in self.chunk_entities.get(c["chunk_id"], ()) if e in activation),
-                         key=lambda e: (-activation[e], e))
+        linked = self.graph.entities_of(item) if index is self.passages else self.chunk_entities.get(c["chunk_id"], ())
+        matched = sorted((e for e in linked if e in activation), key=lambda e: (-activation[e], e))
         return Hit(doc_id=c["doc_id"], title=c["title"], source=c["source"], url=c["url"], page=c["page_start"],
                    page_end=c["page_end"], section=c.get("section") or "", text=c["text"], score=round(score, 6),
                    chunk_id=c["chunk_id"], citation=c.get("citation"), lists=lists, entities=matched,

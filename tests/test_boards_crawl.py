@@ -47,7 +47,8 @@ def test_boards_crawled_ofn_html_and_javascript_then_unchanged(tmp_path, fresh_d
                                            html_boards=f"{scaled.base_url}/mirror/scale/html-boards.json"))
         assert len(generated) == 20 and sum(b.javascript for b in generated) == 2
         chosen = [b for b in generated if b.javascript] + [b for b in generated if not b.javascript][:2]
-        kadan = [Board(key=KADAN_FEED_URL, kind="ofn", url=KADAN_FEED_URL), *load_html_boards(str(HTML_BOARDS_FILE))]
+        kadan = [Board(key=KADAN_FEED_URL, kind="ofn", url=KADAN_FEED_URL, publisher_ico="00261912"),
+                 *load_html_boards(str(HTML_BOARDS_FILE))]
         boards_file = write_boards_file(kadan + chosen, tmp_path / "boards.json")
         first = run("boards", "b-1", MENDEL_BOARDS_FILE=str(boards_file), MENDEL_DOWNLOAD_TIMEOUT="8",
                     MENDEL_RETRY_BACKOFF="0.5", **FAST)
@@ -65,11 +66,12 @@ def test_boards_crawled_ofn_html_and_javascript_then_unchanged(tmp_path, fresh_d
     generated_files = {d["url"]: scale.attachment(by_host[b.host], d["url"].rsplit("/", 1)[-1][:-4])
                        for b in chosen for n in scale.content(by_host[b.host].index)[0] for d in n["dokument"]}
     kadan_notices = len(KADAN["informace"])
-    # Kadaň: the feed's notices (ids = their IRIs), the same notices read off the two HTML pages (ids = the notice
-    # pages, shared by both), the feed's attachments (not in the corpus: 404 → quarantined, each asked for once);
-    # the generated boards: every notice and every attachment.
-    only(first, stored=2 * kadan_notices + len(generated_notices) + len(generated_files), unchanged=kadan_notices,
+    # Kadaň: the feed's notices (ids = their IRIs); the same notices on the two HTML pages (read after the feed of
+    # their publisher) are those documents, not new ones; the feed's attachments (not in the corpus: 404 →
+    # quarantined, each asked for once); the generated boards: every notice and every attachment.
+    only(first, stored=kadan_notices + len(generated_notices) + len(generated_files), unchanged=2 * kadan_notices,
          quarantined=len(KADAN_ATTACHMENTS))
+    assert first["boards_notices_from_feed"] == 2 * kadan_notices
     assert (first["boards_ofn"], first["boards_html"], first["boards_javascript"]) == (3, 1, 3)
     # Chromium rendered the JavaScript boards and nothing else: three boards, one of them twice (the stall).
     assert stalled == [1] and first["playwright_pages"] == 4
@@ -77,16 +79,10 @@ def test_boards_crawled_ofn_html_and_javascript_then_unchanged(tmp_path, fresh_d
 
     docs = documents(fresh_db, "boards")
     store = RawStore(tmp_path / "raw")
-    for notice in KADAN["informace"]:
+    for notice in KADAN["informace"]:  # one document per notice, the feed's
         assert docs[notice["iri"]]["title"] == notice["název"]["cs"]
-        from_page = docs[notice["url"]]  # what the HTML boards showed, as an OFN notice
-        body = json.loads(store.get(from_page["sha256"]))
-        assert body["název"] == {"cs": collapsed(notice["název"]["cs"])} and from_page["doc_type"] == "notice"
-        assert from_page["published"] == date.fromisoformat(notice["vyvěšení"]["datum"])
-        assert body.get("číslo_jednací") == notice.get("číslo_jednací")
-        assert body["spisová_značka"] == notice["spisová_značka"]
-        assert body.get("relevantní_do", {}).get("datum") == notice["relevantní_do"].get("datum")
-        assert [d["url"] for d in body.get("dokument", [])] == [d["url"] for d in notice.get("dokument", [])]
+        assert json.loads(store.get(docs[notice["iri"]]["sha256"]))["iri"] == notice["iri"]
+        assert [d for d in docs.values() if d["url"] == notice["url"]] == [docs[notice["iri"]]]
     for doc_id, notice in generated_notices.items():
         assert collapsed(docs[doc_id]["title"]) == collapsed(notice["název"]["cs"])
         assert docs[doc_id]["published"] == date.fromisoformat(notice["vyvěšení"]["datum"])
@@ -99,7 +95,7 @@ def test_boards_crawled_ofn_html_and_javascript_then_unchanged(tmp_path, fresh_d
     for notice in KADAN["informace"]:
         expected = [(d["url"], d["název"]["cs"]) for d in notice.get("dokument", [])]
         assert linked.get(notice["iri"], []) == expected
-        assert linked.get(notice["url"], []) == [(url, collapsed(name)) for url, name in expected]
+        assert notice["url"] not in linked
     for doc_id, notice in generated_notices.items():
         assert [a for a, _ in linked.get(doc_id, [])] == [d["url"] for d in notice["dokument"]]
 
@@ -107,9 +103,9 @@ def test_boards_crawled_ofn_html_and_javascript_then_unchanged(tmp_path, fresh_d
     # the attachments over the limit are counted, stay linked and are not withdrawn.
     boards_again = [b for b in chosen if not b.javascript]
     fetched_again = sum(1 for b in boards_again if scale.content(by_host[b.host].index)[1])
-    # Kadaň's feed and static page each fetch one attachment (two different ones: the first is already seen).
+    # Kadaň's feed fetches one attachment; its static page only confirms the feed's notices.
     only(again, unchanged=2 * kadan_notices + sum(len(scale.content(by_host[b.host].index)[0]) for b in boards_again)
-         + fetched_again, quarantined=2)
+         + fetched_again, quarantined=1)
     assert again["attachments_over_limit"] == sum(len(scale.content(by_host[b.host].index)[1])
-                                                  for b in boards_again) - fetched_again + 2 * len(KADAN_ATTACHMENTS) - 3
+                                                  for b in boards_again) - fetched_again + len(KADAN_ATTACHMENTS) - 1
     assert links(fresh_db) == linked and again["withdrawn"] == 0

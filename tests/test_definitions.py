@@ -26,6 +26,7 @@ EXPECTED_GROUPS = {
     "entity_graph": "index",
     "index_bundle": "serve",
     "neo4j_graph": "serve",
+    "retrieval_evaluation": "serve",
 }
 
 
@@ -44,7 +45,7 @@ def test_lineage_runs_through_the_gate():
     upstream = {key.to_user_string(): {p.to_user_string() for p in graph.get(key).parent_keys}
                 for key in graph.get_all_asset_keys()}
     assert upstream["document_pages"] == {"esbirka_documents", "nsoud_documents", "municipal_documents",
-                                         "nalus_documents", "nssoud_documents", "cnb_documents"}
+                                         "nalus_documents", "nssoud_documents", "cnb_documents", "board_documents"}
     assert upstream["ruian_records"] == {"ruian_documents"}
     for gated in ("chunk_embeddings", "bm25_index"):
         assert upstream[gated] == {"legal_entities"}

@@ -109,3 +109,13 @@ def test_dev_gold_grounded_in_published_bundle():
     if not {g["doc_id"] for q in load_questions(QUESTIONS) for g in q["gold"]} <= set(documents):
         pytest.skip("bundle does not hold the whole sample corpus")
     assert gold_errors(load_questions(QUESTIONS), chunks, documents) == []
+
+
+def test_format_table_adds_latency_when_every_variant_has_it():
+    row = {"recall@1": 0.5, "recall@10": 1.0, "mrr": 0.75, "ndcg@10": 0.8}
+    result = {"questions": 2, "ks": [1, 10], "types": {"ocr": 2}, "bundle": "",
+              "variants": {"bm25": {"overall": row, "by_type": {"ocr": row},
+                                    "latency_ms": {"mean": 2.04, "p50": 1.5, "p95": 4.96, "max": 5.0}}}}
+    table = format_table(result)
+    assert "| variant | recall@1 | recall@10 | mrr | ndcg@10 | mean ms | p95 ms |" in table
+    assert "| bm25 | 0.500 | 1.000 | 0.750 | 0.800 | 2.0 | 5.0 |" in table

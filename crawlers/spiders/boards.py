@@ -9,8 +9,10 @@
   pages, attachments) is plain Scrapy.
 
 Politeness per board host: one request at a time, ``MENDEL_BOARD_DOWNLOAD_DELAY`` seconds apart (default 1: one
-request a second per domain), AutoThrottle on top, robots.txt obeyed (project settings), Scrapy's
-downloader-aware queue spreading the crawl over the many hosts.
+request a second per domain) — counted from the previous request's start *and* its answer, for every request to the
+host: robots.txt, feeds, attachments, and what Chromium fetches for a rendered board (:mod:`crawlers.host_pacing`;
+Chromium skips images, fonts and style sheets) —, no random jitter, AutoThrottle on top, robots.txt obeyed (project
+settings), hosts taking turns in the scheduler (:mod:`crawlers.host_queue`) so the crawl spreads over many hosts.
 
 Spider arguments: ``boards_file`` — a JSON list of boards (:func:`mendel.boards.write_boards_file`; without it the
 whole register is read), ``rebase`` — the mirror's origin in the demo profile, ``max_attachments`` — at most this
@@ -24,20 +26,27 @@ import hashlib
 import logging
 import os
 import re
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from urllib.parse import urljoin, urlsplit
 
+import psycopg
+from playwright.async_api import Request as PlaywrightRequest
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
-from scrapy.exceptions import DownloadTimeoutError
+from scrapy import signals
+from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
+from scrapy.exceptions import DontCloseSpider, DownloadTimeoutError
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 from scrapy_playwright.page import PageMethod
 
 from crawlers.board_pipelines import with_threaded_records
+from crawlers.host_pacing import crawler_pacer, url_host
 from crawlers.items import FetchedDocument
 from crawlers.mirror_hosts import CHROMIUM_HOST_RULE
 from crawlers.middlewares import host_allowed
 from crawlers.spiders.municipal import MunicipalSpider, czech_text, notice_document
-from mendel.boards import Board, RegistryError, load_registry, read_boards_file
+from mendel.boards import Board, RegistryError, load_registry, read_boards_file, record_notice_links
 from mendel.config import get_settings
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package; Playwright's own browser downloads are never used
@@ -48,6 +57,10 @@ BOARD_CONCURRENCY = int(os.environ.get("MENDEL_BOARD_CONCURRENCY") or 128)
 RENDER_TIMEOUT_MS = 30_000
 BROWSER_SLOT = "chromium"  # the download slot of every rendered page
 BROWSER_PAGES = 4  # pages Chromium renders at a time
+# What Chromium need not fetch to show a board's notices (the page, its scripts and their data are fetched).
+BROWSER_BLOCKED = frozenset({"image", "media", "font", "stylesheet", "manifest", "texttrack"})
+PACED_HANDLERS = {"http": "crawlers.spiders.boards.PacedHTTPDownloadHandler",
+                  "https": "crawlers.spiders.boards.PacedHTTPDownloadHandler"}
 _CZECH_DATE = re.compile(r"(\d{1,2})\.\s*(\d{1,2})\.\s*(\d{4})")
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
@@ -138,21 +151,96 @@ def html_notice_id(board: Board, notice: dict) -> str:
     return f"{board.url}#{hashlib.sha256(basis.encode('utf-8')).hexdigest()[:16]}"
 
 
+class PacedHTTPDownloadHandler(HTTP11DownloadHandler):
+    """Scrapy's HTTP handler, each request in its host's turn (:class:`crawlers.host_pacing.HostPacer`)."""
+
+    def __init__(self, crawler):
+        super().__init__(crawler)
+        self.pacer = crawler_pacer(crawler, crawler.settings.getfloat("DOWNLOAD_DELAY"))
+
+    async def download_request(self, request):
+        host = url_host(request.url)
+        await self.pacer.wait_turn(host)
+        try:
+            return await super().download_request(request)
+        finally:
+            self.pacer.answered(host)
+
+
 class BoundedPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
-    """scrapy-playwright with the crawl's download timeout on every rendered request.
+    """scrapy-playwright with the crawl's download timeout on every rendered request, and per-host pacing for
+    everything — Scrapy's plain requests and every request Chromium makes.
 
     A page can wedge Chromium (at scale, under load, a navigation that never answers and a page that never closes);
     scrapy-playwright then never returns, and the crawl could not finish. Here a rendered request that takes
     longer than ``download_timeout`` — or that Playwright itself times out — fails as Scrapy's own download timeout:
     retried with backoff like any other timeout, then quarantined with its reason.
+
+    Chromium's requests all pass scrapy-playwright's route handler; its abort hook (``abort_request``) here blocks
+    what a board's text does not need (images, fonts, style sheets, media, the favicon) and holds each other
+    request — the page itself, its script, the script's data — until its host's turn, so a rendered board is as
+    polite as a fetched one.
     """
 
+    def __init__(self, crawler):
+        super().__init__(crawler)
+        self.pacer = crawler_pacer(crawler, crawler.settings.getfloat("DOWNLOAD_DELAY"))
+        self.abort_request = self.admit_browser_request
+        # host → (Chromium's request to it still unanswered, set when it is answered)
+        self._browser_in_flight: dict[str, tuple[PlaywrightRequest, asyncio.Event]] = {}
+
+    async def admit_browser_request(self, browser_request) -> bool:
+        """True aborts the request Chromium is about to send; otherwise it goes in its host's turn: after Chromium's
+        previous request to the host has its answer, and a delay after that."""
+        url = browser_request.url
+        if browser_request.resource_type in BROWSER_BLOCKED or urlsplit(url).path == "/favicon.ico":
+            return True
+        if not url.startswith(("http:", "https:")):
+            return False
+        host = url_host(url)
+        while (pending := self._browser_in_flight.get(host)) is not None:
+            try:
+                await asyncio.wait_for(pending[1].wait(), timeout=RENDER_TIMEOUT_MS / 1000)
+            except asyncio.TimeoutError:  # its answer never came (a page closed meanwhile)
+                self.stats.inc_value("mendel/boards/browser_unanswered")
+                if self._browser_in_flight.get(host) is pending:
+                    del self._browser_in_flight[host]
+        self._browser_in_flight[host] = (browser_request, asyncio.Event())
+        await self.pacer.wait_turn(host)
+        self.stats.inc_value("mendel/boards/browser_requests")
+        return False
+
+    def browser_request_answered(self, browser_request) -> None:
+        if not browser_request.url.startswith(("http:", "https:")):
+            return
+        host = url_host(browser_request.url)
+        pending = self._browser_in_flight.get(host)
+        if pending is not None and (pending[0] is browser_request or pending[0].url == browser_request.url):
+            del self._browser_in_flight[host]
+            self.pacer.answered(host)
+            pending[1].set()
+
     async def download_request(self, request):
+        host = url_host(request.url)
         if not request.meta.get("playwright"):
-            return await super().download_request(request)
+            await self.pacer.wait_turn(host)
+            try:
+                return await super().download_request(request)
+            finally:
+                self.pacer.answered(host)
+        try:
+            return await self._render(request)
+        finally:
+            self.pacer.answered(host)
+
+    async def _render(self, request):
         # The page is handed to us (playwright_include_page) so that it is closed whatever happens: a page left
         # open would hold one of the context's page slots for the rest of the crawl.
         request.meta["playwright_include_page"] = True
+        # Chromium's answers count too: its next request to the host waits a full delay after the last answer.
+        request.meta["playwright_page_event_handlers"] = {
+            **(request.meta.get("playwright_page_event_handlers") or {}),
+            "requestfinished": self.browser_request_answered, "requestfailed": self.browser_request_answered}
         timeout = float(request.meta.get("download_timeout") or 60)
         await self._maybe_launch_browser()  # starting Chromium (once) is not part of any page's time
         try:
@@ -184,8 +272,7 @@ class BoardsSpider(MunicipalSpider):
         "DOWNLOAD_HANDLERS": {"http": "crawlers.spiders.boards.BoundedPlaywrightDownloadHandler",
                               "https": "crawlers.spiders.boards.BoundedPlaywrightDownloadHandler"},
         "PLAYWRIGHT_BROWSER_TYPE": "chromium",
-        # No images: a board's notices are text. (Chromium's own switch; request interception would cost a
-        # round trip to this process for every request the page makes.)
+        # No images: a board's notices are text (what else a page needs not is aborted in the route handler).
         "PLAYWRIGHT_LAUNCH_OPTIONS": {"executable_path": CHROMIUM, "headless": True,
                                       "args": ["--blink-settings=imagesEnabled=false"]},
         "PLAYWRIGHT_MAX_CONTEXTS": 1,
@@ -204,7 +291,11 @@ class BoardsSpider(MunicipalSpider):
         # a non-200 answer, so a slow first response would slow a run of 304s and 404s for good.
         "AUTOTHROTTLE_ENABLED": BOARD_DELAY > 0,
         "AUTOTHROTTLE_START_DELAY": BOARD_DELAY,
-        "SCHEDULER_PRIORITY_QUEUE": "scrapy.pqueues.DownloaderAwarePriorityQueue",
+        # Hosts take turns, busy ones wait (Scrapy's downloader-aware queue, minus its scan of every host per request).
+        "SCHEDULER_PRIORITY_QUEUE": "crawlers.host_queue.HostTurnsPriorityQueue",
+        # Items of one response handled side by side: Scrapy starts this many asyncio tasks for every callback's
+        # output, however few items it has; the records themselves go to worker threads (board_pipelines).
+        "CONCURRENT_ITEMS": 8,
         "REACTOR_THREADPOOL_MAXSIZE": 20,
     }
 
@@ -215,7 +306,7 @@ class BoardsSpider(MunicipalSpider):
         settings.set("ITEM_PIPELINES", with_threaded_records(settings.getdict("ITEM_PIPELINES")), priority="spider")
         if not needs_browser(os.environ.get("MENDEL_BOARDS_FILE")):
             # No JavaScript board in this run: no Playwright driver either.
-            settings.set("DOWNLOAD_HANDLERS", {}, priority="spider")
+            settings.set("DOWNLOAD_HANDLERS", PACED_HANDLERS, priority="spider")
             return
         if not settings.getbool("MENDEL_HOST_GUARD"):
             # Demo profile: Chromium resolves the mirror's board hosts as Scrapy does (crawlers.mirror_hosts).
@@ -228,19 +319,40 @@ class BoardsSpider(MunicipalSpider):
         self.boards_file = boards_file or ""
         self.max_attachments = int(max_attachments) if str(max_attachments or "").strip() else None
         self.boards: list[Board] = []
+        self._links_executor: ThreadPoolExecutor | None = None
+        self._links_conn = None
 
     async def start(self):
         self.load_validators()
+        self.load_notice_ids()
         self.boards = read_boards_file(self.boards_file) if self.boards_file else load_registry(get_settings())
         # Production host guard: the board hosts (and the attachment hosts their boards name, added as found).
         self.allowed_hosts = frozenset(self.allowed_hosts | {b.host for b in self.boards if b.host})
         self.crawler.stats.set_value("mendel/boards/total", len(self.boards))
+        # An HTML board of a publisher whose OFN feed this run reads waits for that feed: its notices are the
+        # feed's (one document each, under the feed's ids), not new ones (see parse_html_board).
+        feeds = {board.url: board for board in self.boards if board.kind == "ofn"}
+        self.feeds_unread = Counter(b.publisher_ico for b in feeds.values() if b.publisher_ico)
+        self.feed_boards = feeds
+        self.waiting_for_feed: dict[str, list[Board]] = {}
+        self.crawler.signals.connect(self.release_waiting_boards, signal=signals.spider_idle)
         for board in self.boards:
             if board.kind == "ofn":
                 yield self.listing_request(self.fetch_url(board.url), self.parse_feed, listing=board.url,
                                            cb_kwargs={"feed_url": board.url}, dont_filter=True)
+            elif board.publisher_ico and self.feeds_unread[board.publisher_ico]:
+                self.waiting_for_feed.setdefault(board.publisher_ico, []).append(board)
             else:
                 yield self.html_board_request(board)
+
+    def release_waiting_boards(self):
+        """Spider idle with HTML boards still waiting (their feed could not be read): crawl them now."""
+        waiting = [b for boards in self.waiting_for_feed.values() for b in boards]
+        self.waiting_for_feed.clear()
+        if waiting:
+            for board in waiting:
+                self.crawler.engine.crawl(self.html_board_request(board))
+            raise DontCloseSpider
 
     def html_board_request(self, board: Board):
         meta = {}
@@ -261,9 +373,40 @@ class BoardsSpider(MunicipalSpider):
             self.allowed_hosts = self.allowed_hosts | {host}  # named by a board this run reads
         return super().document_request(url, callback, **kwargs)
 
+    def record_links(self, listing: str, links) -> None:
+        """Notice → attachment links of one board read, written on a thread of their own (one connection for the
+        whole crawl): the reactor keeps downloading meanwhile. Waited for when the spider closes."""
+        links = list(links)
+        if self._links_executor is None:
+            self._links_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mendel-links")
+            self.crawler.signals.connect(self.finish_links, signal=signals.spider_closed)
+        future = self._links_executor.submit(self._record_links_now, listing, links)
+        future.add_done_callback(lambda done: self._links_failed(listing, done))
+
+    def _record_links_now(self, listing: str, links) -> None:
+        if self._links_conn is None:
+            self._links_conn = psycopg.connect(self.settings.get("MENDEL_DATABASE_URL"), autocommit=True)
+        record_notice_links(self._links_conn, listing, links)
+
+    def _links_failed(self, listing: str, done) -> None:
+        if done.exception() is not None:
+            self.logger.error("notice links of %s not recorded: %s", listing, done.exception())
+            self.crawler.stats.inc_value("mendel/boards/links_failed")
+
+    def finish_links(self, spider=None) -> None:
+        self._links_executor.shutdown(wait=True)
+        if self._links_conn is not None:
+            self._links_conn.close()
+
     def parse_feed(self, response, feed_url: str):
         self.crawler.stats.inc_value("mendel/boards/ofn")
         yield from super().parse_feed(response, feed_url)
+        board = self.feed_boards.get(feed_url)
+        if board is not None and board.publisher_ico and self.feeds_unread[board.publisher_ico] > 0:
+            self.feeds_unread[board.publisher_ico] -= 1
+            if not self.feeds_unread[board.publisher_ico]:
+                for html_board in self.waiting_for_feed.pop(board.publisher_ico, []):
+                    yield self.html_board_request(html_board)
 
     def parse_html_board(self, response, board: Board):
         rules = board.rules
@@ -289,6 +432,20 @@ class BoardsSpider(MunicipalSpider):
             doc["doc_id"] = html_notice_id(board, notice)
             if not notice.get("url"):
                 doc["url"] = doc["doc_id"]
+            known = self.notice_ids.get(doc["url"])
+            if known is not None and known[1]:
+                # The same notice page as a feed's notice: that document is the notice, the row only confirms it
+                # (the feed owns its body, its attachments and their links).
+                self.listed(board.url, known[0])
+                for attachment in doc["attachments"]:
+                    self.listed(board.url, attachment["url"])
+                self.log_outcome(doc["url"], "unchanged", status=response.status,
+                                 reason=f"the notice of an OFN feed: {known[0]}"[:500])
+                self.crawler.stats.inc_value("mendel/boards/notices_from_feed")
+                continue
+            if known is not None:
+                doc["doc_id"] = known[0]
+            self.notice_ids[doc["url"]] = (doc["doc_id"], False)
             doc["extra"]["board_key"] = board.key
             self.listed(board.url, doc["doc_id"])
             links.append((doc["doc_id"], [(a["url"], a["name"]) for a in doc["attachments"]]))

@@ -114,9 +114,13 @@ class MunicipalSpider(MendelSpider):
         self.blesno_url = (blesno_url or "").rstrip("/")
         self.rebase = rebase or None
         self.seen: set[str] = set()
+        # A notice's own page (its url) → (its document id, whether an OFN feed gave it): one notice is one
+        # document, whether a feed or an HTML board names it (crawlers/spiders/boards.py reads the boards).
+        self.notice_ids: dict[str, tuple[str, bool]] = {}
 
     async def start(self):
         self.load_validators()
+        self.load_notice_ids()
         for feed in self.feeds:
             # A feed is a complete listing: notices (and attachments) it no longer names are withdrawn.
             yield self.listing_request(self.fetch_url(feed), self.parse_feed, listing=feed,
@@ -144,6 +148,7 @@ class MunicipalSpider(MendelSpider):
                                  reason="notice is not a JSON object")
                 continue
             doc = notice_document(feed, notice, index, feed_url)
+            doc["doc_id"] = self.feed_notice_id(doc)
             self.listed(feed_url, doc["doc_id"])
             links.append((doc["doc_id"], [(a["url"], a["name"]) for a in doc["attachments"]]))
             yield FetchedDocument(
@@ -165,6 +170,25 @@ class MunicipalSpider(MendelSpider):
                 yield self.document_request(url, self.parse_attachment, cb_kwargs={
                     "notice": doc, "attachment": attachment, "number": number, "listing": feed_url})
         self.record_links(feed_url, links)
+
+    def load_notice_ids(self) -> None:
+        """The notices already stored, by their own page. A document whose id is not its url came from a feed
+        (its IRI); one whose id is its url was read off an HTML board."""
+        with self._connect() as conn:
+            rows = conn.execute("SELECT url, doc_id FROM documents WHERE doc_type = 'notice' AND url IS NOT NULL"
+                                " ORDER BY first_seen, doc_id").fetchall()
+        for url, doc_id in rows:
+            known = self.notice_ids.get(url)
+            if known is None or (not known[1] and doc_id != url):
+                self.notice_ids[url] = (doc_id, doc_id != url)
+
+    def feed_notice_id(self, doc: dict) -> str:
+        """A feed's notice keeps its IRI — unless an HTML board's row of the same notice page is stored already:
+        then that document is the notice (the feed's richer body becomes its next version)."""
+        known = self.notice_ids.get(doc["url"])
+        doc_id = known[0] if known is not None and not known[1] and doc["url"] != doc["doc_id"] else doc["doc_id"]
+        self.notice_ids[doc["url"]] = (doc_id, True)
+        return doc_id
 
     def fetch_url(self, url: str) -> str:
         """Where to fetch a URL the site published (the mirror in the demo profile; mendel mirror hosts keep

@@ -17,7 +17,11 @@ Variants (ablations), all over the same :class:`serving.search.Searcher`:
 - ``default``          the default ``Searcher.search``: the above plus decomposition into sub-queries;
 - ``default+rerank``   the default, its best 30 reranked by a local cross-encoder (``--rerank-model DIR``).
 
+Each variant's per-query wall time is recorded too (``latency_ms``: mean, p50, p95, max); BM25, dense and their
+fusion are timed apart, so ``hybrid`` is the sum of its two lists and the fusion.
+
     python -m mendel.evaluation.retrieval --questions eval/questions_dev.jsonl [--bundles DIR] [--json] [--out report.md]
+        [--report DIR]   # also the JSON results, a markdown report and PNG plots (mendel.evaluation.report)
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import sys
 import time
@@ -177,13 +182,41 @@ def gold_errors(questions: Sequence[dict], chunks: Iterable[dict], documents: It
 
 # --- running the variants -----------------------------------------------------------------------------------
 
-def _rankings(searcher, query: str, variants: Sequence[str], depth: int) -> dict[str, list]:
-    """Hits (dicts or :class:`Hit`) per variant for one query, best first, at most ``depth``."""
+def _timed(function, *args, **kwargs):
+    """(function's result, wall milliseconds)."""
+    started = time.perf_counter()
+    value = function(*args, **kwargs)
+    return value, (time.perf_counter() - started) * 1000.0
+
+
+def latency_summary(milliseconds: Sequence[float]) -> dict:
+    """mean, p50, p95 and max of per-query wall times in ms (linear-interpolated percentiles)."""
+    values = sorted(float(v) for v in milliseconds)
+    if not values:
+        return {}
+
+    def percentile(q: float) -> float:
+        position = (len(values) - 1) * q
+        low = math.floor(position)
+        high = min(low + 1, len(values) - 1)
+        return values[low] + (values[high] - values[low]) * (position - low)
+
+    return {"mean": round(sum(values) / len(values), 2), "p50": round(percentile(0.5), 2),
+            "p95": round(percentile(0.95), 2), "max": round(values[-1], 2)}
+
+
+def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
+              timings: dict[str, float] | None = None) -> dict[str, list]:
+    """Hits (dicts or :class:`Hit`) per variant for one query, best first, at most ``depth``. When ``timings``
+    is given, each variant's wall milliseconds are stored in it (a shared BM25 or dense list counts for each
+    variant that uses it)."""
     from serving.search import RRF_WEIGHTS, rrf_fuse
 
     out: dict[str, list] = {}
-    bm25 = searcher.bm25_ranking(query, n=depth) if {"bm25", "hybrid"} & set(variants) else []
-    dense = searcher.dense_ranking(query, n=depth) if {"dense", "hybrid"} & set(variants) else []
+    timings = {} if timings is None else timings
+    bm25, bm25_ms = _timed(searcher.bm25_ranking, query, n=depth) if {"bm25", "hybrid"} & set(variants) else ([], 0.0)
+    dense, dense_ms = (_timed(searcher.dense_ranking, query, n=depth) if {"dense", "hybrid"} & set(variants)
+                       else ([], 0.0))
     chunk = searcher.chunks.__getitem__
 
     def as_hits(items: list[int]) -> list[dict]:
@@ -192,19 +225,20 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int) -> dict
 
     for variant in variants:
         if variant == "bm25":
-            out[variant] = as_hits(bm25)
+            out[variant], timings[variant] = as_hits(bm25), bm25_ms
         elif variant == "dense":
-            out[variant] = as_hits(dense)
+            out[variant], timings[variant] = as_hits(dense), dense_ms
         elif variant == "hybrid":
-            out[variant] = as_hits([i for i, _, _ in rrf_fuse({"bm25": bm25, "dense": dense}, weights=RRF_WEIGHTS)])
+            fused, fuse_ms = _timed(rrf_fuse, {"bm25": bm25, "dense": dense}, weights=RRF_WEIGHTS)
+            out[variant], timings[variant] = as_hits([i for i, _, _ in fused]), bm25_ms + dense_ms + fuse_ms
         elif variant == "hybrid+fastpath":
-            out[variant] = searcher.search(query, k=depth, graph=False, decompose=False)
+            out[variant], timings[variant] = _timed(searcher.search, query, k=depth, graph=False, decompose=False)
         elif variant == "+graph":
-            out[variant] = searcher.search(query, k=depth, decompose=False)
+            out[variant], timings[variant] = _timed(searcher.search, query, k=depth, decompose=False)
         elif variant == "default":
-            out[variant] = searcher.search(query, k=depth)
+            out[variant], timings[variant] = _timed(searcher.search, query, k=depth)
         elif variant == RERANK_VARIANT:
-            out[variant] = searcher.search(query, k=depth, rerank=True)
+            out[variant], timings[variant] = _timed(searcher.search, query, k=depth, rerank=True)
         else:
             raise ValueError(f"unknown variant {variant!r}; choose from {VARIANTS}")
     return out
@@ -218,11 +252,16 @@ def evaluate(searcher, questions: Sequence[dict], ks: Sequence[int] = DEFAULT_KS
     ks = tuple(sorted(set(int(k) for k in ks)))
     depth = max(max(ks), NDCG_K, CANDIDATES)
     rows: dict[str, list[tuple[dict, dict]]] = {v: [] for v in variants}
+    latencies: dict[str, list[float]] = {v: [] for v in variants}
     per_question = []
     started = time.perf_counter()
     for q in questions:
-        ranked = _rankings(searcher, q["question"], variants, depth)
-        entry = {"id": q["id"], "type": q["type"], "first_relevant_rank": {}}
+        timings: dict[str, float] = {}
+        ranked = _rankings(searcher, q["question"], variants, depth, timings)
+        for variant in variants:
+            latencies[variant].append(timings[variant])
+        entry = {"id": q["id"], "type": q["type"], "first_relevant_rank": {},
+                 "latency_ms": {v: round(timings[v], 2) for v in variants}}
         for variant in variants:
             matches = judge(ranked[variant], q["gold"])
             scores = score_ranking(matches, len(q["gold"]), ks)
@@ -238,13 +277,84 @@ def evaluate(searcher, questions: Sequence[dict], ks: Sequence[int] = DEFAULT_KS
         "per_question": per_question,
         "seconds": round(time.perf_counter() - started, 2),
         "bundle": str(getattr(searcher, "path", "")),
+        # latency depends on the machine and how busy it was
+        "machine": {"cpus": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2)},
     }
     for variant in variants:
         result["variants"][variant] = {
             "overall": _mean([s for _, s in rows[variant]]),
             "by_type": {t: _mean([s for q, s in rows[variant] if q["type"] == t]) for t in types},
+            "latency_ms": latency_summary(latencies[variant]),
         }
     return result
+
+
+def split_grounded(questions: Sequence[dict], chunks: Iterable[dict],
+                   documents: Iterable[str] | None = None) -> tuple[list[dict], list[str]]:
+    """(questions whose every gold item is grounded in the bundle, the problems of the others). A bundle built
+    from part of the corpus answers only the questions about that part."""
+    chunks = list(chunks)
+    documents = list(documents) if documents is not None else None
+    kept, problems = [], []
+    for q in questions:
+        errors = gold_errors([q], chunks, documents)
+        if errors:
+            problems.extend(errors)
+        else:
+            kept.append(q)
+    return kept, problems
+
+
+def evaluate_bundle(bundles_dir: Path, questions_path: Path, reports_dir: Path, embedder=None,
+                    variants: Sequence[str] = VARIANTS, label: str | None = None) -> dict:
+    """Evaluate the published bundle on the questions its documents can answer and write the report (JSON,
+    markdown, PNGs) under ``reports_dir/<bundle version>/<question set>/``. A report already written for the
+    same bundle version and questions file content is reused. Returns a summary with the full ``result``
+    (None when no question is grounded in this bundle)."""
+    import hashlib
+
+    from mendel.evaluation.report import REPORT_NAME, RESULTS_NAME, write_report
+    from serving.search import Searcher
+
+    questions_path = Path(questions_path)
+    questions = load_questions(questions_path)
+    problems = schema_errors(questions)
+    if problems:
+        raise ValueError(f"{questions_path}: {len(problems)} schema problems, first: {problems[0]}")
+    searcher = Searcher.latest(Path(bundles_dir), embedder=embedder)
+    version = searcher.path.name
+    label = label or questions_path.stem
+    out_dir = Path(reports_dir) / version / label
+    digest = hashlib.sha256(questions_path.read_bytes()).hexdigest()
+    summary = {"bundle": version, "questions_file": str(questions_path), "questions_sha256": digest,
+               "report_dir": str(out_dir), "report": str(out_dir / REPORT_NAME), "reused": False}
+    cached = out_dir / RESULTS_NAME
+    if cached.exists():
+        previous = json.loads(cached.read_text(encoding="utf-8"))
+        if previous.get("questions_sha256") == digest:
+            return {**summary, "reused": True, "result": previous, "skipped": previous.get("skipped", [])}
+    kept, skipped = split_grounded(questions, searcher.chunks, searcher.documents)
+    summary["skipped"] = skipped
+    if not kept:
+        return {**summary, "result": None}
+    result = evaluate(searcher, kept, variants=variants)
+    result.update({"label": label, "questions_file": str(questions_path), "questions_sha256": digest,
+                   "questions_total": len(questions), "skipped": skipped})
+    write_report(result, out_dir)
+    _prune_reports(Path(reports_dir), Path(bundles_dir))
+    return {**summary, "result": result}
+
+
+_VERSION = re.compile(r"^\d{8}T\d+Z$")
+
+
+def _prune_reports(reports_dir: Path, bundles_dir: Path) -> None:
+    """Reports follow their bundles: a version pruned from the bundles directory loses its report too."""
+    import shutil
+
+    for path in reports_dir.iterdir():
+        if path.is_dir() and _VERSION.match(path.name) and not (bundles_dir / path.name).exists():
+            shutil.rmtree(path, ignore_errors=True)
 
 
 # --- reporting ----------------------------------------------------------------------------------------------
@@ -253,12 +363,17 @@ def format_table(result: dict) -> str:
     """Markdown: the ablation table, then recall@10 (or the largest k <= 10) per question type."""
     ks = result["ks"]
     metrics = [f"recall@{k}" for k in ks] + ["mrr", f"ndcg@{NDCG_K}"]
+    timed = all(data.get("latency_ms") for data in result["variants"].values())
+    latency_columns = ["mean ms", "p95 ms"] if timed else []
     lines = [f"Retrieval evaluation: {result['questions']} questions"
              + (f", bundle `{Path(result['bundle']).name}`" if result.get("bundle") else ""), "",
-             "| variant | " + " | ".join(metrics) + " |",
-             "|---|" + "---:|" * len(metrics)]
+             "| variant | " + " | ".join(metrics + latency_columns) + " |",
+             "|---|" + "---:|" * (len(metrics) + len(latency_columns))]
     for variant, data in result["variants"].items():
-        lines.append(f"| {variant} | " + " | ".join(f"{data['overall'].get(m, 0.0):.3f}" for m in metrics) + " |")
+        cells = [f"{data['overall'].get(m, 0.0):.3f}" for m in metrics]
+        if timed:
+            cells += [f"{data['latency_ms']['mean']:.1f}", f"{data['latency_ms']['p95']:.1f}"]
+        lines.append(f"| {variant} | " + " | ".join(cells) + " |")
     k_type = max([k for k in ks if k <= 10] or ks)
     types = list(result["types"])
     lines += ["", f"recall@{k_type} per question type (n):", "",
@@ -279,6 +394,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.add_argument("--out", type=Path, default=None, help="also write the markdown table here")
     parser.add_argument("--validate-only", action="store_true", help="only check the gold against the bundle")
+    parser.add_argument("--report", type=Path, default=None,
+                        help="write the JSON results, a markdown report and PNG plots into this directory")
+    parser.add_argument("--label", default=None, help="the question set's name in the report (default: file stem)")
     parser.add_argument("--rerank-model", type=Path, default=None,
                         help=f"a local cross-encoder directory: adds the {RERANK_VARIANT} variant")
     args = parser.parse_args(argv)
@@ -312,9 +430,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if reranker is not None and RERANK_VARIANT not in variants:
         variants.append(RERANK_VARIANT)
     result = evaluate(searcher, questions, ks=[int(k) for k in args.ks.split(",")], variants=variants)
+    result["label"] = args.label or args.questions.stem
+    result["questions_file"] = str(args.questions)
     table = format_table(result)
     if args.out:
         args.out.write_text(table, encoding="utf-8")
+    if args.report:
+        from mendel.evaluation.report import write_report
+
+        report = write_report(result, args.report)
+        print(f"report: {report}", file=sys.stderr)
     print(json.dumps(result, ensure_ascii=False, indent=1) if args.json else table)
     return 0
 

