@@ -16,7 +16,8 @@ time and RSS belong to that system and size alone):
   layers (L2, L1), which a search loads on first use, are loaded with it: load time and RSS include them.
 
 Bundles: ``--bundles DIR`` holds one bundles directory per size, ``DIR/serve-bundles-N`` or ``DIR/bundles-N``
-(a directory with ``CURRENT``, or a bundle with ``manifest.json``); ``DIR`` may also contain ``{n}``. With
+(a directory with ``CURRENT``, or a bundle with ``manifest.json``); ``DIR`` may also contain ``{n}`` and then
+name one bundle directory (or one whose L3 parts are complete, for ``--systems bm25,faiss``). With
 ``--build`` a missing size is written by ``benchmarks.scale_corpus.write_scale_bundle`` into
 ``DIR/serve-bundles-N``. Scale bundles are SYNTHETIC: real sentences of the sample corpus in synthetic order,
 random unit vectors (see benchmarks/scale_corpus.py).
@@ -104,8 +105,8 @@ def resolve_bundle(bundles: str, n: int) -> Path | None:
     else:
         candidates = [Path(bundles) / f"serve-bundles-{n}", Path(bundles) / f"bundles-{n}"]
     for candidate in candidates:
-        if (candidate / bundle.MANIFEST).exists():
-            return candidate
+        if (candidate / bundle.MANIFEST).exists() or ("{n}" in bundles and (candidate / bundle.CHUNKS).exists()):
+            return candidate  # a bundle, or a named directory with L3 parts (enough for the baselines)
         if (candidate / bundle.CURRENT).exists():
             try:
                 return bundle.current_bundle(candidate)
@@ -486,7 +487,11 @@ def main() -> None:
                 log(f"{n:,} chunks: no published bundle under {args.bundles}; skipped (use --build)")
                 continue
             path = build_bundle(args.bundles, n)
-        manifest = json.loads((path / "manifest.json").read_text())
+        if (path / "manifest.json").exists():
+            manifest = json.loads((path / "manifest.json").read_text())
+        else:  # L3 parts only (e.g. a bundle still being written): the baselines can run, the hybrid cannot
+            with (path / "chunks.jsonl").open("rb") as handle:
+                manifest = {"counts": {"chunks": sum(1 for _ in handle)}, "unpublished": True}
         log(f"{n:,} chunks: bundle {path} ({manifest['counts']['chunks']:,} chunks, "
             f"FAISS {manifest.get('layers', {}).get('3', {}).get('index_type')})")
         queries = make_queries(path)
@@ -495,7 +500,8 @@ def main() -> None:
         size = {"bundle": str(path), "chunks": manifest["counts"]["chunks"],
                 "faiss_index": manifest.get("layers", {}).get("3", {}).get("index_type"),
                 "synthetic": bool(manifest.get("synthetic")),
-                "query_kinds": {k: sum(q["kind"] == k for q in queries["timed"]) for k in ("dev", "sentence", "entity")}}
+                "query_kinds": {k: sum(q["kind"] == k for q in queries["timed"])
+                                for k in ("dev", "sentence", "entity")}}
         for system in systems:
             argv = ["--worker", system, "--bundle", str(path), "--queries", str(query_file),
                     "--threads", str(args.threads)]

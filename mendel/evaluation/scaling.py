@@ -339,7 +339,8 @@ def evaluate_timed(searcher, questions: Sequence[dict], variants: Sequence[str] 
             rows.append((q, score_ranking(judge(ranked, q["gold"]), len(q["gold"]), ks)))
         out[variant] = {"overall": _mean([s for _, s in rows]),
                         "by_type": {t: _mean([s for q, s in rows if q["type"] == t]) for t in types},
-                        "latency_ms": latency(seconds)}
+                        "latency_ms": latency(seconds),
+                        "recall10_missed": [q["id"] for q, s in rows if s.get("recall@10", 1.0) < 1.0]}
     return out
 
 
