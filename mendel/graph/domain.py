@@ -248,24 +248,62 @@ class DomainGraph:
         self._index["idf"] = {t: math.log(1 + total / n) for t, n in df.items()}
         return terms
 
+    def _nodes_by_token(self) -> dict:
+        """Term token (or ("raw", abbreviation)) -> the nodes having a term with it."""
+        if "nodes_by_token" not in self._index:
+            by_token: dict = {}
+            for node_id, node_terms in self._terms().items():
+                for term in node_terms:
+                    for tt in term.tokens:
+                        by_token.setdefault(tt, set()).add(node_id)
+                    if term.raw is not None:
+                        by_token.setdefault(("raw", term.raw), set()).add(node_id)
+            self._index["nodes_by_token"] = by_token
+        return self._index["nodes_by_token"]
+
+    def _terms_by_prefix(self) -> dict[str, list[str]]:
+        """Alphabetic term tokens of three letters or more by their first three letters."""
+        if "by_prefix" not in self._index:
+            self._terms()
+            groups: dict[str, list[str]] = {}
+            for tt in self._index["idf"]:
+                if len(tt) >= 3 and tt.isalpha():
+                    groups.setdefault(tt[:3], []).append(tt)
+            self._index["by_prefix"] = groups
+        return self._index["by_prefix"]
+
     def _direct_scores(self, query: str) -> dict[str, float]:
         terms = self._terms()
         idf = self._index["idf"]
         tokens = [t for t in analyze(query) if t not in QUERY_STOPWORDS]
         raw_tokens = set(re.findall(r"\w+", query))
         max_idf = max(idf.values(), default=1.0)
-        # per distinct term token, its best query token (similarity, index): computed once per query, not per term
-        best_match = {tt: max(((_similarity(q, tt), i) for i, q in enumerate(tokens)), default=(0.0, -1))
-                      for tt in idf}
+        # per term token, its best query token (similarity, index), for the term tokens similar to one: equal, or
+        # sharing the first three letters (_similarity is 0 otherwise), found through a prefix index
+        by_prefix = self._terms_by_prefix()
+        best_match: dict[str, tuple[float, int]] = {}
+        for i, q in enumerate(tokens):
+            candidates = by_prefix.get(q[:3], ()) if len(q) >= 3 and q.isalpha() else ()
+            for tt in (*candidates, q) if q in idf else candidates:
+                found = (_similarity(q, tt), i)
+                if found[0] > 0 and found > best_match.get(tt, (0.0, -1)):
+                    best_match[tt] = found
+        no_match = (0.0, -1)
+        # only nodes with a term token matched or an abbreviation present can score
+        by_token = self._nodes_by_token()
+        touched = set().union(*(by_token.get(tt, ()) for tt in best_match),
+                              *(by_token.get(("raw", r), ()) for r in raw_tokens))
         scores: dict[str, float] = {}
         for node_id, node_terms in terms.items():
+            if node_id not in touched:
+                continue
             best = [0.0] * len(tokens)  # each query token counts once per node: its best match
             abbreviation_score = 0.0
             for term in node_terms:
                 if term.raw is not None and term.raw in raw_tokens:
                     abbreviation_score = max(abbreviation_score, term.weight * max_idf)
                     continue
-                matches = [best_match[tt] for tt in term.tokens]  # per term token: (similarity, query token)
+                matches = [best_match.get(tt, no_match) for tt in term.tokens]  # (similarity, query token)
                 covered = sum(1 for s, _ in matches if s > 0)
                 if not covered or covered < len(term.tokens) / 2:
                     continue  # one word of a long name is not a match
@@ -287,20 +325,37 @@ class DomainGraph:
         """Rank nodes of ``types`` (default areas and acts) for a natural-language question:
         ``[(node_id, score), ...]`` best first, at most ``k``, scores > 0."""
         cache = self._index.setdefault("routes", {})  # one search routes the same text several times
-        key = (query, k, tuple(types))
-        if key in cache:
-            return list(cache[key])
-        if len(cache) >= ROUTE_CACHE_SIZE:
-            cache.clear()
-        cache[key] = routed = self._route(query, k, types)
-        return list(routed)
+        key = (query, tuple(types))  # the whole ranking, so route(q, 5) after route(q, 10) is a slice
+        if key not in cache:
+            if len(cache) >= ROUTE_CACHE_SIZE:
+                cache.clear()
+            cache[key] = self._route(query, len(self.nodes), types)
+        return cache[key][:k]
+
+    def _route_structure(self) -> tuple[dict, list, Counter]:
+        """What routing needs of the graph's edges, the same for every query: area -> sub-areas, the acts that
+        govern areas (with their factor) and each node's centrality."""
+        if "route_structure" not in self._index:
+            children: dict[str, list[str]] = {}
+            for e in self.edges_of("part_of"):
+                children.setdefault(e.target, []).append(e.source)
+            governing = []
+            for act in self.of_type("act"):
+                governed = self.targets(act.id, "governs")
+                if governed:
+                    factor = AMENDING_GOVERNS_FACTOR if self.targets(act.id, "amends") else GOVERNS_FACTOR
+                    governing.append((act.id, governed, factor))
+            # ties (acts reached through the same area) go to the more central act: governs + amended-by edges
+            centrality = Counter(e.source for e in self.edges_of("governs"))
+            for e in self.edges_of("amends"):
+                centrality[e.target] += 2
+            self._index["route_structure"] = (children, governing, centrality)
+        return self._index["route_structure"]
 
     def _route(self, query: str, k: int, types: tuple[str, ...]) -> list[tuple[str, float]]:
         direct = self._direct_scores(query)
         # An area's score for act propagation: its own, or a decayed share of its best sub-area's.
-        children: dict[str, list[str]] = {}
-        for e in self.edges_of("part_of"):
-            children.setdefault(e.target, []).append(e.source)
+        children, governing, centrality = self._route_structure()
 
         @lru_cache(maxsize=None)
         def area_score(domain_id: str) -> float:
@@ -308,18 +363,10 @@ class DomainGraph:
                        + [PART_OF_DECAY * area_score(c) for c in children.get(domain_id, ())])
 
         scores = dict(direct)
-        for act in self.of_type("act"):
-            governed = self.targets(act.id, "governs")
-            if not governed:
-                continue
-            factor = AMENDING_GOVERNS_FACTOR if self.targets(act.id, "amends") else GOVERNS_FACTOR
+        for act_id, governed, factor in governing:
             reached = factor * max(area_score(d) for d in governed)
             if reached > 0:
-                scores[act.id] = scores.get(act.id, 0.0) + reached
-        # ties (acts reached through the same area) go to the more central act: governs + amended-by edges
-        centrality = Counter(e.source for e in self.edges_of("governs"))
-        for e in self.edges_of("amends"):
-            centrality[e.target] += 2
+                scores[act_id] = scores.get(act_id, 0.0) + reached
         ranked = sorted(((nid, s) for nid, s in scores.items() if self.nodes[nid].type in types),
                         key=lambda item: (-round(item[1], 9), -centrality[item[0]], item[0]))
         return [(nid, round(s, 4)) for nid, s in ranked[:k]]
