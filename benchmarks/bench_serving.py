@@ -53,7 +53,6 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-from contextlib import contextmanager  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -241,6 +240,8 @@ def make_system(name: str, path: Path, embedder):
     if name == "faiss":
         import faiss
 
+        from serving.search import one_faiss_thread
+
         index = faiss.read_index(str(path / "dense" / "dense.faiss"))
 
         def faiss_search(query: str) -> list[dict]:
@@ -251,19 +252,6 @@ def make_system(name: str, path: Path, embedder):
 
         return faiss_search, index
     raise ValueError(f"unknown system {name!r}; expected one of {SYSTEMS}")
-
-
-@contextmanager
-def one_faiss_thread():
-    """One query vector is searched in the calling thread, as serving.search does: no OpenMP team to wake."""
-    import faiss
-
-    threads = faiss.omp_get_max_threads()
-    faiss.omp_set_num_threads(1)
-    try:
-        yield
-    finally:
-        faiss.omp_set_num_threads(threads)
 
 
 class RecordingEmbedder:
