@@ -31,7 +31,7 @@ from tests.support import nightly_resources
 
 TEST_RETRY_DELAY_S = 0.2  # the policy's shape (exponential, jitter) with a test-sized base delay
 NSOUD_DOWNSTREAM = {"document_pages", "document_chunks", "legal_entities", "chunk_embeddings", "bm25_index",
-                    "faiss_index", "entity_graph", "index_bundle", "neo4j_graph"}
+                    "faiss_index", "entity_graph", "index_bundle", "neo4j_graph", "retrieval_evaluation"}
 
 
 class FailsOnceThenRuns(PipesSubprocessClient):

@@ -82,9 +82,10 @@ class EmbeddingCache:
         unique = sorted(set(hashes))
         for start in range(0, len(unique), 500):
             part = unique[start:start + 500]
+            # the hashes travel as one JSON parameter, so the statement text never depends on the data
             rows = self._conn.execute(
-                f"SELECT hash, vector FROM vectors WHERE model = ? AND hash IN ({','.join('?' * len(part))})",
-                [model, *part]).fetchall()
+                "SELECT hash, vector FROM vectors WHERE model = ? AND hash IN (SELECT value FROM json_each(?))",
+                [model, json.dumps(part)]).fetchall()
             found.update((h, np.frombuffer(blob, dtype=np.float32).copy()) for h, blob in rows)
         return found
 
