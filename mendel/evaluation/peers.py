@@ -173,6 +173,13 @@ def resolve_bundle(path: Path) -> Path:
     return path if (path / bundle.MANIFEST).exists() else bundle.current_bundle(path)
 
 
+def default_bundles_dir() -> Path:
+    """The configured bundles directory (``MENDEL_HOME``), for the CLIs when ``--bundles`` is not given."""
+    from mendel.config import get_settings
+
+    return get_settings().bundles_dir
+
+
 def read_chunks(bundle_path: Path) -> list[dict]:
     with (Path(bundle_path) / "chunks.jsonl").open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle]
@@ -430,11 +437,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="embed no passages: raw-vector systems run only when the cache holds every vector")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    bundles = args.bundles
-    if bundles is None:
-        from mendel.config import get_settings
-
-        bundles = get_settings().bundles_dir
+    bundles = args.bundles or default_bundles_dir()
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     result = run(bundles, load_questions(args.questions), cache_dir=args.cache_dir, systems=systems,
                  embed_missing=not args.no_embed)

@@ -46,8 +46,8 @@ from typing import Sequence
 
 import numpy as np
 
-from mendel.evaluation.peers import (RESULTS_DIR, ROOT, EmbeddingCache, QueryVectors, default_embedder, latency,
-                                     read_chunks, resolve_bundle)
+from mendel.evaluation.peers import (RESULTS_DIR, ROOT, EmbeddingCache, QueryVectors, default_bundles_dir,
+                                     default_embedder, latency, read_chunks, resolve_bundle)
 from mendel.evaluation.retrieval import (DEFAULT_KS, NDCG_K, QUESTION_TYPES, VARIANTS, _mean, judge,
                                          load_questions, normalize, score_ranking)
 from mendel.index import embed
@@ -538,11 +538,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="embed nothing: sizes whose distractor vectors are not all cached get BM25 only")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    bundles = args.bundles
-    if bundles is None:
-        from mendel.config import get_settings
-
-        bundles = get_settings().bundles_dir
+    bundles = args.bundles or default_bundles_dir()
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else SIZES
     result = run(bundles, load_questions(args.questions), sizes=sizes, seed=args.seed, work_dir=args.work_dir,
                  cache_dir=args.cache_dir, keep_bundles=args.keep_bundles, quick=args.quick,
