@@ -22,6 +22,7 @@ import re
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import date
@@ -46,6 +47,9 @@ PROVISION_HEAD_RE = re.compile(r"(?:§\s*\d+[a-z]?|čl\.\s*[IVXLC\d]+[a-z]?)", r
 HEADING_LINE_RE = re.compile(r"^[ \t]*(§[ \t]*\d+[a-z]?|čl\.[ \t]*[IVXLC\d]+[a-z]?)[ \t]*$",
                              re.IGNORECASE | re.MULTILINE)  # a line holding only a provision's heading
 CANDIDATES = 50
+# Dense searches (query encoding + FAISS, both outside the GIL) run on worker threads while the calling thread
+# does BM25, the graph list and fusion; one core has nothing to overlap with.
+DENSE_WORKERS = min(4, os.cpu_count() or 1)
 RERANK_MAX = 30
 PASSAGE_LAYER = 3
 SCOPE_LAYERS = {"act": (1,), "section": (2,)}  # a whole act: documents (L1); a whole section: sections (L2)
@@ -387,6 +391,7 @@ class Searcher:
         self.reranker = reranker
         self._upper: dict[int, LayerIndex | None] = {}
         self._upper_lock = threading.Lock()
+        self._dense_pool: ThreadPoolExecutor | None = None
 
     @classmethod
     def latest(cls, bundles_dir: Path, embedder=None, reranker=None) -> "Searcher":
@@ -412,10 +417,18 @@ class Searcher:
     @property
     def embedder(self):
         if self._embedder is None:
-            from mendel.index.embed import get_embedder
+            with self._upper_lock:  # dense searches on worker threads may ask at once
+                if self._embedder is None:
+                    from mendel.index.embed import get_embedder
 
-            self._embedder = get_embedder()
+                    self._embedder = get_embedder()
         return self._embedder
+
+    def close(self) -> None:
+        """Stop the dense worker threads (a replaced bundle's searcher; searches still running finish)."""
+        pool, self._dense_pool = self._dense_pool, None
+        if pool is not None:
+            pool.shutdown(wait=False)
 
     def layer(self, number: int) -> LayerIndex | None:
         """Layer ``number`` of this bundle (3: passages; 2: sections; 1: documents), loaded on first use; None
@@ -463,6 +476,27 @@ class Searcher:
             scores = np.where(allowed, scores, 0.0)
         matching = np.flatnonzero(scores > 0)  # the ranking keeps only these: select among them alone
         return matching[top_positions(scores[matching], n)].tolist()
+
+    def dense_pending(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
+                      layer: LayerIndex | None = None) -> Future:
+        """:meth:`dense_ranking` started on a worker thread (run here when there is one core): its future."""
+        if DENSE_WORKERS > 1:
+            pool = self._dense_pool
+            if pool is None:
+                with self._upper_lock:
+                    if self._dense_pool is None:
+                        self._dense_pool = ThreadPoolExecutor(DENSE_WORKERS, thread_name_prefix="mendel-dense")
+                    pool = self._dense_pool
+            try:
+                return pool.submit(self.dense_ranking, query, n, allowed, layer)
+            except RuntimeError:  # closed while this search ran: finish it here
+                pass
+        done: Future = Future()
+        try:
+            done.set_result(self.dense_ranking(query, n, allowed, layer))
+        except Exception as error:  # raised where the result is read, as from a worker
+            done.set_exception(error)
+        return done
 
     def dense_ranking(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
                       layer: LayerIndex | None = None) -> list[int]:
@@ -555,17 +589,21 @@ class Searcher:
         return own + citing
 
     def rank(self, query: str, allowed: np.ndarray | None = None, dense: bool = True, graph: bool = True,
-             understanding=None, n: int = CANDIDATES, layer: LayerIndex | None = None) -> Ranked:
+             understanding=None, n: int = CANDIDATES, layer: LayerIndex | None = None,
+             dense_pending: Future | None = None) -> Ranked:
         """One query's fused candidates in one layer (no decomposition, no rerank): weighted RRF of the BM25,
-        dense and (on L3) graph lists, with exact references leading."""
+        dense and (on L3) graph lists, with exact references leading. ``dense_pending``: this query's dense
+        list already started (:meth:`dense_pending`); otherwise it starts here, before the other lists."""
         from serving.analyze import understand
 
         index = layer or self.passages
         found = understanding or understand(query)
         text = found.normalized  # "paragraf 204" is indexed as "§ 204"
+        if dense and dense_pending is None:
+            dense_pending = self.dense_pending(text, n=n, allowed=allowed, layer=index)
         rankings = {"bm25": self.bm25_ranking(text, n=n, allowed=allowed, layer=index)}
         if dense:
-            rankings["dense"] = self.dense_ranking(text, n=n, allowed=allowed, layer=index)
+            rankings["dense"] = []  # filled below: the lists keep this order in the fusion
         activation: dict[str, float] = {}
         weights = dict(RRF_WEIGHTS)
         if graph and len(self.graph):
@@ -575,6 +613,8 @@ class Searcher:
             if index is self.passages and share > 0:  # a list with no weight would claim hits it did not move
                 rankings["graph"] = self.graph.ranking(entered, n, allowed)
                 weights["graph"] = RRF_WEIGHTS["graph"] * share
+        if dense:
+            rankings["dense"] = dense_pending.result()
         fused = rrf_fuse(rankings, weights=weights)
         own, citing = self.reference_tiers(query, allowed=allowed, understanding=found, layer=index)
         if own or citing:
@@ -634,17 +674,23 @@ class Searcher:
         if allowed is not None and not allowed.any():
             return []
         depth = max(k, CANDIDATES)
-        main = self.rank(query, allowed, dense=dense, graph=graph, understanding=found, n=depth, layer=index)
-        fused, activation = main.fused, dict(main.activation)
-        found_by: dict[int, list[int]] = {}
         subqueries = split_query(query, found) if decompose else []
         if details is not None:
             details.update({"layer": index.layer, "subqueries": subqueries})
+        # every dense search of this query starts now, so the workers run them while this thread ranks the rest
+        understood = [(sub, understand(sub)) for sub in subqueries]
+        pending = [self.dense_pending(f.normalized, n=depth, allowed=allowed, layer=index) if dense else None
+                   for f in [found] + [f for _, f in understood]]
+        main = self.rank(query, allowed, dense=dense, graph=graph, understanding=found, n=depth, layer=index,
+                         dense_pending=pending[0])
+        fused, activation = main.fused, dict(main.activation)
+        found_by: dict[int, list[int]] = {}
         if subqueries:
             lists_of: dict[int, list[str]] = {item: list(lists) for item, _, lists in fused}
             rankings = {"query": [item for item, _, _ in fused]}
-            for number, sub in enumerate(subqueries, start=1):
-                ranked = self.rank(sub, allowed, dense=dense, graph=graph, n=depth, layer=index)
+            for number, (sub, sub_found) in enumerate(understood, start=1):
+                ranked = self.rank(sub, allowed, dense=dense, graph=graph, understanding=sub_found, n=depth,
+                                   layer=index, dense_pending=pending[number])
                 rankings[f"subquery:{number}"] = [item for item, _, _ in ranked.fused]
                 for rank, (item, _, lists) in enumerate(ranked.fused):
                     if rank < k:  # "found by" a sub-query: among its own best k

@@ -140,3 +140,61 @@ def test_searcher_structures_equal_the_bundle_files(scale_bundle):
     entity = max(searcher.graph.ids, key=lambda e: searcher.graph.chunks_of(e).size)
     assert searcher.graph.chunks_of(entity).tolist() == [i for i, r in enumerate(rows)
                                                           if entity in graph["chunk_entities"].get(r["chunk_id"], ())]
+
+
+def test_dense_lists_on_worker_threads_give_what_inline_search_gives(scale_bundle, monkeypatch):
+    """Dense searches run on worker threads while the calling thread ranks the rest: same hits, same lists, same
+    sub-queries as one thread doing everything, and they really leave the calling thread."""
+    import serving.search as search_module
+    from benchmarks.scale_corpus import RandomQueryEmbedder
+    from serving.search import Searcher
+
+    class ThreadRecordingEmbedder(RandomQueryEmbedder):
+        def __init__(self):
+            self.threads = set()
+
+        def query(self, text):
+            self.threads.add(threading.current_thread().name)
+            return super().query(text)
+
+    rows = [json.loads(line) for line in (scale_bundle / "chunks.jsonl").open(encoding="utf-8")]
+    queries = [" ".join(r["text"].split()[3:10]) for r in rows[::37]]
+    queries += ["§ 2079 a § 2099 občanského zákoníku", "Nejvyšší soud a Ústavní soud o vlastnictví"]
+
+    def results(workers: int):
+        monkeypatch.setattr(search_module, "DENSE_WORKERS", workers)
+        embedder = ThreadRecordingEmbedder()
+        searcher = Searcher(scale_bundle, embedder=embedder)
+        found = []
+        for query in queries:
+            details: dict = {}
+            hits = searcher.search(query, k=10, details=details)
+            found.append((details["subqueries"], [(h.chunk_id, h.score, h.lists, h.entities) for h in hits]))
+        searcher.close()
+        return found, embedder.threads
+
+    inline, inline_threads = results(1)
+    parallel, parallel_threads = results(2)
+    assert parallel == inline
+    assert any(hit[2] for _, hits in inline for hit in hits)
+    assert any(subqueries for subqueries, _ in inline)  # the decomposed path ran too
+    assert inline_threads == {threading.current_thread().name}
+    assert parallel_threads and all(name.startswith("mendel-dense") for name in parallel_threads)
+
+
+def test_a_failing_dense_search_fails_the_search_and_a_closed_searcher_still_answers(scale_bundle, monkeypatch):
+    import serving.search as search_module
+    from benchmarks.scale_corpus import RandomQueryEmbedder
+    from serving.search import Searcher
+
+    class BrokenEmbedder(RandomQueryEmbedder):
+        def query(self, text):
+            raise RuntimeError("model file unreadable")
+
+    monkeypatch.setattr(search_module, "DENSE_WORKERS", 2)
+    with pytest.raises(RuntimeError, match="model file unreadable"):
+        Searcher(scale_bundle, embedder=BrokenEmbedder()).search("vlastnické právo k pozemku")
+    searcher = Searcher(scale_bundle, embedder=RandomQueryEmbedder())
+    before = [h.chunk_id for h in searcher.search("vlastnické právo k pozemku")]
+    searcher.close()  # a replaced bundle's searcher: a search arriving late runs its dense list inline
+    assert [h.chunk_id for h in searcher.search("vlastnické právo k pozemku")] == before and before
