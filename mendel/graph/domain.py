@@ -248,18 +248,18 @@ class DomainGraph:
         self._index["idf"] = {t: math.log(1 + total / n) for t, n in df.items()}
         return terms
 
-    def _nodes_by_token(self) -> dict:
-        """Term token (or ("raw", abbreviation)) -> the nodes having a term with it."""
-        if "nodes_by_token" not in self._index:
+    def _terms_by_token(self) -> dict:
+        """Term token (or ("raw", abbreviation)) -> the terms having it, as (node id, position in its terms)."""
+        if "terms_by_token" not in self._index:
             by_token: dict = {}
             for node_id, node_terms in self._terms().items():
-                for term in node_terms:
+                for position, term in enumerate(node_terms):
                     for tt in term.tokens:
-                        by_token.setdefault(tt, set()).add(node_id)
+                        by_token.setdefault(tt, set()).add((node_id, position))
                     if term.raw is not None:
-                        by_token.setdefault(("raw", term.raw), set()).add(node_id)
-            self._index["nodes_by_token"] = by_token
-        return self._index["nodes_by_token"]
+                        by_token.setdefault(("raw", term.raw), set()).add((node_id, position))
+            self._index["terms_by_token"] = by_token
+        return self._index["terms_by_token"]
 
     def _terms_by_prefix(self) -> dict[str, list[str]]:
         """Alphabetic term tokens of three letters or more by their first three letters."""
@@ -289,17 +289,18 @@ class DomainGraph:
                 if found[0] > 0 and found > best_match.get(tt, (0.0, -1)):
                     best_match[tt] = found
         no_match = (0.0, -1)
-        # only nodes with a term token matched or an abbreviation present can score
-        by_token = self._nodes_by_token()
-        touched = set().union(*(by_token.get(tt, ()) for tt in best_match),
-                              *(by_token.get(("raw", r), ()) for r in raw_tokens))
+        # only terms with a token matched or their abbreviation present can score (the rest cover nothing)
+        by_token = self._terms_by_token()
+        touched: dict[str, list[int]] = {}
+        for node_id, position in sorted(set().union(*(by_token.get(tt, ()) for tt in best_match),
+                                                    *(by_token.get(("raw", r), ()) for r in raw_tokens))):
+            touched.setdefault(node_id, []).append(position)
         scores: dict[str, float] = {}
-        for node_id, node_terms in terms.items():
-            if node_id not in touched:
-                continue
+        for node_id, positions in touched.items():
+            node_terms = terms[node_id]
             best = [0.0] * len(tokens)  # each query token counts once per node: its best match
             abbreviation_score = 0.0
-            for term in node_terms:
+            for term in (node_terms[position] for position in positions):
                 if term.raw is not None and term.raw in raw_tokens:
                     abbreviation_score = max(abbreviation_score, term.weight * max_idf)
                     continue
@@ -332,13 +333,15 @@ class DomainGraph:
             cache[key] = self._route(query, len(self.nodes), types)
         return cache[key][:k]
 
-    def _route_structure(self) -> tuple[dict, list, Counter]:
-        """What routing needs of the graph's edges, the same for every query: area -> sub-areas, the acts that
-        govern areas (with their factor) and each node's centrality."""
+    def _route_structure(self) -> tuple[dict, dict, list, Counter]:
+        """What routing needs of the graph's edges, the same for every query: area -> sub-areas, area -> parent
+        areas, the acts that govern areas (with their factor) and each node's centrality."""
         if "route_structure" not in self._index:
             children: dict[str, list[str]] = {}
+            parents: dict[str, list[str]] = {}
             for e in self.edges_of("part_of"):
                 children.setdefault(e.target, []).append(e.source)
+                parents.setdefault(e.source, []).append(e.target)
             governing = []
             for act in self.of_type("act"):
                 governed = self.targets(act.id, "governs")
@@ -349,21 +352,30 @@ class DomainGraph:
             centrality = Counter(e.source for e in self.edges_of("governs"))
             for e in self.edges_of("amends"):
                 centrality[e.target] += 2
-            self._index["route_structure"] = (children, governing, centrality)
+            self._index["route_structure"] = (children, parents, governing, centrality)
         return self._index["route_structure"]
 
     def _route(self, query: str, k: int, types: tuple[str, ...]) -> list[tuple[str, float]]:
         direct = self._direct_scores(query)
         # An area's score for act propagation: its own, or a decayed share of its best sub-area's.
-        children, governing, centrality = self._route_structure()
+        children, parents, governing, centrality = self._route_structure()
 
         @lru_cache(maxsize=None)
         def area_score(domain_id: str) -> float:
             return max([direct.get(domain_id, 0.0)]
                        + [PART_OF_DECAY * area_score(c) for c in children.get(domain_id, ())])
 
+        # areas scoring above zero: those matched and their ancestors; an act governing none of them gets nothing
+        scored, pending = set(direct), list(direct)
+        while pending:
+            for parent in parents.get(pending.pop(), ()):
+                if parent not in scored:
+                    scored.add(parent)
+                    pending.append(parent)
         scores = dict(direct)
         for act_id, governed, factor in governing:
+            if scored.isdisjoint(governed):
+                continue
             reached = factor * max(area_score(d) for d in governed)
             if reached > 0:
                 scores[act_id] = scores.get(act_id, 0.0) + reached
