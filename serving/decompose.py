@@ -81,7 +81,8 @@ def decompose(query: str, understanding: Understanding | None = None) -> list[st
     clauses = _clauses(query, found)
     merged: list[Clause] = []
     for clause in clauses:
-        clause.anchors = _anchor(query, clause, found)
+        # one clause cannot split into topics: its anchors (a domain routing) would decide nothing
+        clause.anchors = _anchor(query, clause, found) if len(clauses) > 1 else set()
         if clause.anchors or not merged:
             merged.append(clause)
         else:

@@ -26,6 +26,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import date
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -177,8 +178,15 @@ def rrf_fuse(rankings: dict[str, list[int]], k: int = RRF_K,
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + weight / (k + rank)
             sources.setdefault(item, []).append(name)
-    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [(item, score, sources[item]) for item, score in ordered]
+    return [(item, score, sources[item]) for item, score in _best_first(scores)]
+
+
+def _best_first(scores: dict[int, float]) -> list[tuple[int, float]]:
+    """(item, score) by score descending, ties by item ascending: two stable C-keyed sorts instead of a tuple key
+    per item (reverse=True keeps equal scores in item order)."""
+    ordered = sorted(scores.items(), key=itemgetter(0))
+    ordered.sort(key=itemgetter(1), reverse=True)
+    return ordered
 
 
 def interleave_fuse(rankings: dict[str, list[int]], k: int = INTERLEAVE_K,
@@ -198,8 +206,7 @@ def interleave_fuse(rankings: dict[str, list[int]], k: int = INTERLEAVE_K,
             total[item] = total.get(item, 0.0) + value
             sources.setdefault(item, []).append(name)
     scores = {item: best[item] + INTERLEAVE_TIE_SHARE * (total[item] - best[item]) for item in best}
-    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [(item, score, sources[item]) for item, score in ordered]
+    return [(item, score, sources[item]) for item, score in _best_first(scores)]
 
 
 def entity_coverage(understanding) -> float:
