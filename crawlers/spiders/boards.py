@@ -7,6 +7,10 @@
   invented) and its attachment links are fetched like a feed's. Boards marked ``javascript: true`` are rendered by
   Debian's Chromium through scrapy-playwright — only those requests; everything else (robots.txt, feeds, static
   pages, attachments) is plain Scrapy.
+- **One notice, one document**: a notice document belongs to the listing that stored it (``documents.listing``,
+  while active). A feed takes a notice over from an HTML board; an HTML row of a notice another listing owns only
+  confirms it, in this run or any later one, so a board never adds a version to a feed's notice. A board owns a
+  notice only once its owner, read in full, no longer lists it (withdrawn); then a change the board shows is new.
 
 Politeness per board host: one request at a time, ``MENDEL_BOARD_DOWNLOAD_DELAY`` seconds apart (default 1: one
 request a second per domain) — counted from the previous request's start *and* its answer, for every request to the
@@ -325,6 +329,8 @@ class BoardsSpider(MunicipalSpider):
         self.boards: list[Board] = []
         self._links_executor: ThreadPoolExecutor | None = None
         self._links_conn = None
+        # A notice's own page → the listing that owns its document (see load_notice_ids).
+        self.notice_owners: dict[str, str] = {}
 
     async def start(self):
         self.load_validators()
@@ -402,9 +408,29 @@ class BoardsSpider(MunicipalSpider):
         if self._links_conn is not None:
             self._links_conn.close()
 
+    def load_notice_ids(self) -> None:
+        """The stored notices (:meth:`MunicipalSpider.load_notice_ids`), and the listing that owns each: the one
+        that last stored it (``documents.listing``), while it is active. A feed that took a notice over from an HTML
+        board keeps it as the board's id, so the id alone does not tell; its listing does, in every later run. A
+        withdrawn notice (its owner, read in full, no longer names it) has no owner: a board that shows it takes it."""
+        super().load_notice_ids()
+        with self._connect() as conn:
+            rows = conn.execute("SELECT url, doc_id, listing FROM documents WHERE doc_type = 'notice'"
+                                " AND url IS NOT NULL AND status = 'active'").fetchall()
+        for url, doc_id, listing in rows:
+            known = self.notice_ids.get(url)
+            if known is not None and known[0] == doc_id:
+                # Stored before documents had a listing: a feed's IRI still tells a feed's notice.
+                owner = listing or ("an OFN feed" if known[1] else None)
+                if owner:
+                    self.notice_owners[url] = owner
+
     def parse_feed(self, response, feed_url: str):
         self.crawler.stats.inc_value("mendel/boards/ofn")
-        yield from super().parse_feed(response, feed_url)
+        for output in super().parse_feed(response, feed_url):
+            if isinstance(output, FetchedDocument) and output.doc_type == "notice":
+                self.notice_owners[output.url] = feed_url  # the feed's body is the notice's content
+            yield output
         board = self.feed_boards.get(feed_url)
         if board is not None and board.publisher_ico and self.feeds_unread[board.publisher_ico] > 0:
             self.feeds_unread[board.publisher_ico] -= 1
@@ -437,19 +463,23 @@ class BoardsSpider(MunicipalSpider):
             if not notice.get("url"):
                 doc["url"] = doc["doc_id"]
             known = self.notice_ids.get(doc["url"])
-            if known is not None and known[1]:
-                # The same notice page as a feed's notice: that document is the notice, the row only confirms it
-                # (the feed owns its body, its attachments and their links).
+            owner = self.notice_owners.get(doc["url"])
+            if known is not None and owner is not None and owner != board.url:
+                # A notice another listing owns (a feed, in this run or an earlier one; or another board): that
+                # document is the notice, the row only confirms it — the owner's body, attachments and links stay.
                 self.listed(board.url, known[0])
                 for attachment in doc["attachments"]:
                     self.listed(board.url, attachment["url"])
                 self.log_outcome(doc["url"], "unchanged", status=response.status,
-                                 reason=f"the notice of an OFN feed: {known[0]}"[:500])
-                self.crawler.stats.inc_value("mendel/boards/notices_from_feed")
+                                 reason=f"the notice of {owner}: {known[0]}"[:500])
+                self.crawler.stats.inc_value("mendel/boards/notices_confirmed")
+                if known[1] or owner in self.feed_boards:
+                    self.crawler.stats.inc_value("mendel/boards/notices_from_feed")
                 continue
             if known is not None:
                 doc["doc_id"] = known[0]
             self.notice_ids[doc["url"]] = (doc["doc_id"], False)
+            self.notice_owners[doc["url"]] = board.url
             doc["extra"]["board_key"] = board.key
             self.listed(board.url, doc["doc_id"])
             links.append((doc["doc_id"], [(a["url"], a["name"]) for a in doc["attachments"]]))
