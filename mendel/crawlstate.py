@@ -59,8 +59,9 @@ def record_document(
     last_modified: str | None = None,
     listing: str | None = None,
 ) -> FetchRecord:
-    """Upsert the document and, when its bytes are new, add a version that becomes current. (Its status is the
-    listing's business: :func:`sync_listing`.)"""
+    """Upsert the document and, when its bytes are new, add a version that becomes current; bytes of an earlier
+    version make that version current again ("stored": the document changed). (Its status is the listing's
+    business: :func:`sync_listing`.)"""
     # PostgreSQL text can't hold NUL: a site's NUL is dropped, not allowed to lose the document.
     doc_id, url, title, doc_type, citation, published = (
         _without_nul(v) for v in (doc_id, url, title, doc_type, citation, published))
@@ -90,6 +91,15 @@ def record_document(
                 "SELECT version_id FROM document_versions WHERE doc_id = %s AND sha256 = %s", (doc_id, sha256)
             ).fetchone()[0]
             outcome = "unchanged"
+            reverted = conn.execute(
+                "UPDATE documents SET current_version_id = %s WHERE doc_id = %s"
+                " AND current_version_id IS DISTINCT FROM %s RETURNING doc_id", (version_id, doc_id, version_id),
+            ).fetchone()
+            if reverted is not None:
+                # The bytes went back to an earlier version (A -> B -> A): that version is the document again.
+                # Its chunks went when B became current, so it is chunked (and recognised, embedded) anew.
+                conn.execute("UPDATE document_versions SET chunked_at = NULL WHERE version_id = %s", (version_id,))
+                outcome = "stored"
         log_outcome(
             conn, run_id=run_id, source=source, url=url, outcome=outcome, status=http_status,
             sha256=sha256, etag=etag, last_modified=last_modified, byte_size=byte_size,
