@@ -109,8 +109,9 @@ def plot_index(data: dict, out: Path) -> list[Path]:
     return [m for m in made if m]
 
 
-def plot_serving(data: dict, out: Path) -> list[Path]:
-    """p50/p95 latency and queries per second per system against the corpus size."""
+def plot_serving(data: dict, out: Path, stem: str = "serving") -> list[Path]:
+    """p50/p95 latency and queries per second per system against the corpus size (``stem``: the results file,
+    serving.json or serving-random.json, names the PNGs)."""
     latency: dict[str, list] = {}
     qps: dict[str, list] = {}
     sizes = data.get("sizes", {})
@@ -129,8 +130,11 @@ def plot_serving(data: dict, out: Path) -> list[Path]:
             value = r.get("qps", r.get("queries_per_s"))
             if _number(value):
                 qps.setdefault(system, []).append((n, value))
-    made = [_lines(out / "serving_latency.png", "Serving latency per system", "chunks", "ms", latency, log_y=True),
-            _lines(out / "serving_qps.png", "Queries per second per system", "chunks", "queries / s", qps)]
+    label = stem.replace("serving", "").strip("-_")
+    title = f" ({label} vectors)" if label else ""
+    made = [_lines(out / f"{stem}_latency.png", f"Serving latency per system{title}", "chunks", "ms", latency,
+                   log_y=True),
+            _lines(out / f"{stem}_qps.png", f"Queries per second per system{title}", "chunks", "queries / s", qps)]
     return [m for m in made if m]
 
 
@@ -244,7 +248,9 @@ def plot_generic(data, out: Path, stem: str) -> list[Path]:
     return [made] if made else []
 
 
-RENDERERS = {"index": plot_index, "serving": plot_serving, "crawl_scale": plot_crawl, "ner": plot_ner,
+RENDERERS = {"index": plot_index, "serving": plot_serving,
+             "serving-random": lambda data, out: plot_serving(data, out, "serving-random"),
+             "crawl_scale": plot_crawl, "ner": plot_ner,
              "extract": plot_extract, "retrieval": plot_retrieval, "retrieval_peers": plot_retrieval_peers,
              "retrieval_scaling": plot_retrieval_scaling}
 
