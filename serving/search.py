@@ -49,8 +49,9 @@ HEADING_LINE_RE = re.compile(r"^[ \t]*(§[ \t]*\d+[a-z]?|čl\.[ \t]*[IVXLC\d]+[a
                              re.IGNORECASE | re.MULTILINE)  # a line holding only a provision's heading
 CANDIDATES = 50
 # Dense searches (query encoding + FAISS, both outside the GIL) run on worker threads while the calling thread
-# does BM25, the graph list and fusion; one core has nothing to overlap with.
-DENSE_WORKERS = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+# does BM25, the graph list and fusion; one core has nothing to overlap with. One worker per usable CPU (started as
+# needed), so concurrent API requests search in parallel as they did on their own threads.
+DENSE_WORKERS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 RERANK_MAX = 30
 PASSAGE_LAYER = 3
 SCOPE_LAYERS = {"act": (1,), "section": (2,)}  # a whole act: documents (L1); a whole section: sections (L2)
