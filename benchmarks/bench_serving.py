@@ -597,8 +597,10 @@ def main() -> None:
         else:  # L3 parts only (e.g. a bundle still being written): the baselines can run, the hybrid cannot
             with (path / "chunks.jsonl").open("rb") as handle:
                 manifest = {"counts": {"chunks": sum(1 for _ in handle)}, "unpublished": True}
+        if manifest.get("synthetic"):  # the bundle says what its vectors are (a {n} path may name either kind)
+            vectors = manifest.get("vectors", "random")
         log(f"{n:,} chunks: bundle {path} ({manifest['counts']['chunks']:,} chunks, "
-            f"FAISS {manifest.get('layers', {}).get('3', {}).get('index_type')})")
+            f"FAISS {manifest.get('layers', {}).get('3', {}).get('index_type')}, {vectors} vectors)")
         queries = make_queries(path)
         query_file = scratch / f"queries-{n}.json"
         query_file.write_text(json.dumps(queries, ensure_ascii=False), encoding="utf-8")
