@@ -408,22 +408,20 @@ class BoardsSpider(MunicipalSpider):
         if self._links_conn is not None:
             self._links_conn.close()
 
-    def load_notice_ids(self) -> None:
+    def load_notice_ids(self) -> list[tuple]:
         """The stored notices (:meth:`MunicipalSpider.load_notice_ids`), and the listing that owns each: the one
         that last stored it (``documents.listing``), while it is active. A feed that took a notice over from an HTML
         board keeps it as the board's id, so the id alone does not tell; its listing does, in every later run. A
         withdrawn notice (its owner, read in full, no longer names it) has no owner: a board that shows it takes it."""
-        super().load_notice_ids()
-        with self._connect() as conn:
-            rows = conn.execute("SELECT url, doc_id, listing FROM documents WHERE doc_type = 'notice'"
-                                " AND url IS NOT NULL AND status = 'active'").fetchall()
-        for url, doc_id, listing in rows:
+        rows = super().load_notice_ids()
+        for url, doc_id, listing, status in rows:
             known = self.notice_ids.get(url)
-            if known is not None and known[0] == doc_id:
+            if status == "active" and known is not None and known[0] == doc_id:
                 # Stored before documents had a listing: a feed's IRI still tells a feed's notice.
                 owner = listing or ("an OFN feed" if known[1] else None)
                 if owner:
                     self.notice_owners[url] = owner
+        return rows
 
     def parse_feed(self, response, feed_url: str):
         self.crawler.stats.inc_value("mendel/boards/ofn")

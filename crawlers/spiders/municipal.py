@@ -171,16 +171,18 @@ class MunicipalSpider(MendelSpider):
                     "notice": doc, "attachment": attachment, "number": number, "listing": feed_url})
         self.record_links(feed_url, links)
 
-    def load_notice_ids(self) -> None:
+    def load_notice_ids(self) -> list[tuple]:
         """The notices already stored, by their own page. A document whose id is not its url came from a feed
-        (its IRI); one whose id is its url was read off an HTML board."""
+        (its IRI); one whose id is its url was read off an HTML board. Returns the rows read, (url, doc_id,
+        listing, status), for what a subclass keeps of them."""
         with self._connect() as conn:
-            rows = conn.execute("SELECT url, doc_id FROM documents WHERE doc_type = 'notice' AND url IS NOT NULL"
-                                " ORDER BY first_seen, doc_id").fetchall()
-        for url, doc_id in rows:
+            rows = conn.execute("SELECT url, doc_id, listing, status FROM documents"
+                                " WHERE doc_type = 'notice' AND url IS NOT NULL ORDER BY first_seen, doc_id").fetchall()
+        for url, doc_id, _, _ in rows:
             known = self.notice_ids.get(url)
             if known is None or (not known[1] and doc_id != url):
                 self.notice_ids[url] = (doc_id, doc_id != url)
+        return rows
 
     def feed_notice_id(self, doc: dict) -> str:
         """A feed's notice keeps its IRI — unless an HTML board's row of the same notice page is stored already:
