@@ -31,9 +31,17 @@ EDGE_CORPORA = {
 }
 
 
+def token_ids(texts: list[str]) -> tuple[list[list[int]], dict[str, int]]:
+    """What write_bm25 analysed texts into before the vectorised build: analyze() per text, ids in order of
+    first use."""
+    vocabulary: dict[str, int] = {}
+    corpus = [[vocabulary.setdefault(term, len(vocabulary)) for term in analyze(text)] for text in texts]
+    return corpus, vocabulary
+
+
 def bm25s_reference(texts: list[str], out: Path) -> None:
     """What write_bm25 wrote before the vectorised build: our analyser's ids through bm25s' own indexer."""
-    corpus, vocabulary = lexical.token_ids(texts)
+    corpus, vocabulary = token_ids(texts)
     if not corpus:
         corpus, vocabulary = [[0]], {"": 0}
     retriever = bm25s.BM25()
@@ -120,7 +128,7 @@ def test_texts_without_any_term_still_index(tmp_path):
 def test_flat_token_ids_equal_token_ids():
     texts = EDGE_CORPORA["unicode"] + EDGE_CORPORA["empty texts among others"]
     texts += [d["full_text"] for d in ns_decisions()]
-    corpus, vocabulary = lexical.token_ids(texts)
+    corpus, vocabulary = token_ids(texts)
     flat, lengths, flat_vocabulary = lexical.token_id_arrays(texts)
     assert list(flat_vocabulary.items()) == list(vocabulary.items())  # same ids in the same order
     assert flat.dtype == np.int32 and lengths.dtype == np.int64

@@ -17,8 +17,8 @@ from typing import Iterable, Sequence
 import numpy as np
 
 # TOKEN_RE and _term are analyze()'s own two steps; token_id_arrays applies them with a per-token cache and
-# tests/test_bm25_build.py proves its ids equal token_ids' (which calls analyze()).
-from mendel.index.analyzer import TOKEN_RE, _term, analyze
+# tests/test_bm25_build.py proves its ids equal those of analyze() text by text.
+from mendel.index.analyzer import TOKEN_RE, _term
 
 BUILD_INFO = "build_info.json"
 # Bump when the analyser's output changes: indexes built with the old one must be rebuilt.
@@ -47,17 +47,6 @@ def is_current(out_dir: Path, digest: str) -> bool:
     return read_build_info(out_dir).get("fingerprint") == digest and (out_dir / "ids.json").exists()
 
 
-def token_ids(texts: Iterable[str]) -> tuple[list[list[int]], dict[str, int]]:
-    """Analysed texts as lists of term ids plus the vocabulary (ids in order of first use, so a rebuild of
-    the same corpus writes the same files). The ints are the vocabulary's own objects, so a large corpus
-    costs a pointer per token rather than an object."""
-    vocabulary: dict[str, int] = {}
-    corpus = []
-    for text in texts:
-        corpus.append([vocabulary.setdefault(term, len(vocabulary)) for term in analyze(text)])
-    return corpus, vocabulary
-
-
 class _TermIdsByToken(dict):
     """Raw token (as TOKEN_RE finds it in lower-cased text) -> vocabulary id, or -1 for a dropped token. A miss
     analyses the token once and gives a new term the next id, so ids keep the order of first use."""
@@ -74,8 +63,8 @@ class _TermIdsByToken(dict):
 
 
 def token_id_arrays(texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
-    """``token_ids`` flattened: every text's term ids one after another (int32), each text's number of terms
-    (int64) and the same vocabulary. Four bytes a token and a dict lookup in C per token instead of Python
+    """Analysed texts as term ids: every text's ids one after another (int32), each text's number of terms
+    (int64) and the vocabulary (ids in order of first use, so a rebuild of the same corpus writes the same files). Four bytes a token and a dict lookup in C per token instead of Python
     calls, so a million chunks fit in memory and analyse in a fraction of the time."""
     vocabulary: dict[str, int] = {}
     term_id = _TermIdsByToken(vocabulary).__getitem__
