@@ -24,6 +24,7 @@ run: setup
 	$(BIN)/mendel run
 
 test: setup
+	$(BIN)/lint-imports  # the layer contracts in pyproject.toml
 	$(BIN)/python -m pytest -q
 
 ui: setup

@@ -8,11 +8,11 @@ from pathlib import Path
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
 from assets.serve import index_bundle
-from mendel.evaluation.report import ablation_table
-from mendel.evaluation.retrieval import evaluate_bundle
+from retrieval_eval.report import ablation_table
+from retrieval_eval.retrieval import evaluate_bundle
 from orchestration.resources import MendelResource
+from retrieval_eval import DEV_QUESTIONS
 
-DEV_QUESTIONS = Path(__file__).resolve().parents[1] / "eval" / "questions_dev.jsonl"
 PLOT_NAME = "main_variants.png"
 
 

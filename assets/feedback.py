@@ -3,7 +3,7 @@
 from dagster import MaterializeResult, asset
 
 from orchestration.resources import MendelResource
-from serving.feedback import fold_query_log
+from mendel.index.query_feedback import fold_query_log
 
 
 @asset(group_name="index", kinds={"postgres"}, owners=["team:ingest"],

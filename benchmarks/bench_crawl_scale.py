@@ -2,7 +2,7 @@
 
 What runs, as in production except for the hosts:
 
-- the mirror in scale mode (:mod:`mendel.mirror.scale`): 1,500 boards on 1,500 host names (``*.mirror.test``,
+- the mirror in scale mode (:mod:`mirror.scale`): 1,500 boards on 1,500 host names (``*.mirror.test``,
   resolved to the mirror by the crawler), 150 of them JavaScript boards, attachments the real Blešno PDFs;
 - the register read from the mirror's NKOD (SPARQL, paged) and its HTML-board list;
 - ``python -m crawlers.run boards`` over the whole register into a fresh embedded PostgreSQL and raw store, with
@@ -47,9 +47,9 @@ sys.path.insert(0, str(ROOT))
 from mendel import db  # noqa: E402
 from mendel.boards import load_registry, write_boards_file  # noqa: E402
 from mendel.config import SAMPLE_CORPUS, Settings  # noqa: E402
-from mendel.mirror.municipal import observe_robots_txt  # noqa: E402
-from mendel.mirror.scale import HTML_LIST_PATH  # noqa: E402
-from mendel.mirror.server import MirrorThread  # noqa: E402
+from mirror.municipal import observe_robots_txt  # noqa: E402
+from mirror.scale import HTML_LIST_PATH  # noqa: E402
+from mirror.server import MirrorThread  # noqa: E402
 
 GOAL_S = 15 * 60
 

@@ -6,11 +6,11 @@ when those modules are present, over the latest published bundle of the full sam
     .venv/bin/python benchmarks/bench_retrieval.py --scaling-sizes 30,300
     .venv/bin/python benchmarks/bench_retrieval.py --peers-from peers.json --scaling-from scaling.json
 
-- ablations: every variant of ``mendel.evaluation.retrieval`` (BM25, dense, hybrid, + fast paths, + graph, the
-  default search) with recall@1/5/10/20, MRR, nDCG@10 and per-query latency, on ``eval/questions_dev.jsonl``
-  and ``eval/questions_heldout.jsonl``; questions whose gold is not in the bundle are left out and counted;
-- peers: ``mendel.evaluation.peers.run(bundles, questions)`` on the dev set (rank-bm25, plain FAISS, Haystack);
-- scaling: ``mendel.evaluation.scaling.run(bundles, questions)`` (30 -> 300 -> 3,000 documents).
+- ablations: every variant of ``retrieval_eval.retrieval`` (BM25, dense, hybrid, + fast paths, + graph, the
+  default search) with recall@1/5/10/20, MRR, nDCG@10 and per-query latency, on ``retrieval_eval/questions/dev.jsonl``
+  and ``retrieval_eval/questions/heldout.jsonl``; questions whose gold is not in the bundle are left out and counted;
+- peers: ``retrieval_eval.peers.run(bundles, questions)`` on the dev set (rank-bm25, plain FAISS, Haystack);
+- scaling: ``retrieval_eval.scaling.run(bundles, questions)`` (30 -> 300 -> 3,000 documents).
 
 Writes benchmarks/results/retrieval.json and the markdown report with its PNGs under
 benchmarks/results/retrieval/.
@@ -33,9 +33,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from retrieval_eval import DEV_QUESTIONS, HELDOUT_QUESTIONS  # noqa: E402
+
 RESULTS = ROOT / "benchmarks" / "results"
-DEV = ROOT / "eval" / "questions_dev.jsonl"
-HELDOUT = ROOT / "eval" / "questions_heldout.jsonl"
+DEV = DEV_QUESTIONS
+HELDOUT = HELDOUT_QUESTIONS
 
 
 def log(message: str) -> None:
@@ -43,7 +45,7 @@ def log(message: str) -> None:
 
 
 def ablations(searcher, questions_path: Path, label: str) -> dict:
-    from mendel.evaluation.retrieval import evaluate, format_table, load_questions, schema_errors, split_grounded
+    from retrieval_eval.retrieval import evaluate, format_table, load_questions, schema_errors, split_grounded
 
     questions = load_questions(questions_path)
     problems = schema_errors(questions)
@@ -92,7 +94,7 @@ def main(argv=None) -> int:
                         help="take the scaling section from this JSON (a saved scaling.run result)")
     args = parser.parse_args(argv)
 
-    from mendel.evaluation.report import write_report
+    from retrieval_eval.report import write_report
     from serving.search import Searcher
 
     bundles = args.bundles
@@ -111,14 +113,14 @@ def main(argv=None) -> int:
     if args.peers_from:
         results["peers"] = json.loads(args.peers_from.read_text(encoding="utf-8"))
     elif not args.no_peers:
-        peers = optional_study("mendel.evaluation.peers", Path(bundles), DEV)
+        peers = optional_study("retrieval_eval.peers", Path(bundles), DEV)
         if peers:
             results["peers"] = peers
     if args.scaling_from:
         results["scaling"] = json.loads(args.scaling_from.read_text(encoding="utf-8"))
     elif not args.no_scaling:
         kwargs = {"sizes": [int(s) for s in args.scaling_sizes.split(",")]} if args.scaling_sizes else {}
-        scaling = optional_study("mendel.evaluation.scaling", Path(bundles), DEV, **kwargs)
+        scaling = optional_study("retrieval_eval.scaling", Path(bundles), DEV, **kwargs)
         if scaling:
             results["scaling"] = scaling
     results["machine"] = {"cpus": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2),

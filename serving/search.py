@@ -36,7 +36,7 @@ from mendel.index.analyzer import analyze
 from serving.graph import top_positions
 
 RRF_K = 60
-# Dense counts 3/4 of BM25: on the dev set (eval/questions_dev.jsonl) equal weights lost rank-1 hits that BM25
+# Dense counts 3/4 of BM25: on the dev set (retrieval_eval/questions/dev.jsonl) equal weights lost rank-1 hits that BM25
 # alone found (R@1 0.780 vs 0.826); 0.75 keeps both (R@1 0.826, R@10 0.992, MRR 0.909).
 RRF_WEIGHTS = {"bm25": 1.0, "dense": 0.75, "graph": 0.5}
 GRAPH_MIN_SHARE = 0.0  # the graph list's weight is scaled by the query's entity coverage (entity_coverage)

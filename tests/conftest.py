@@ -34,7 +34,7 @@ def fresh_db(pg_server_url) -> str:
 
 @pytest.fixture(scope="session")
 def mirror():
-    from mendel.mirror.server import MirrorThread
+    from mirror.server import MirrorThread
 
     with MirrorThread(SAMPLE_CORPUS) as running:
         yield running

@@ -10,7 +10,7 @@ import psycopg
 
 from mendel.boards import Board, load_html_boards, write_boards_file
 from mendel.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS
-from mendel.mirror.server import MirrorThread
+from mirror.server import MirrorThread
 from mendel.rawstore import RawStore
 from tests.crawl_support import crawl_runner, only
 

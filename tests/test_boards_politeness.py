@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from mendel.boards import load_registry, write_boards_file
 from mendel.config import SAMPLE_CORPUS, Settings
-from mendel.mirror.municipal import JS_BOARD_API, JS_BOARD_PATH, observe_robots_txt
-from mendel.mirror.scale import HTML_LIST_PATH
-from mendel.mirror.server import MirrorThread
+from mirror.municipal import JS_BOARD_API, JS_BOARD_PATH, observe_robots_txt
+from mirror.scale import HTML_LIST_PATH
+from mirror.server import MirrorThread
 from tests.crawl_support import crawl_runner
 
 DELAY = 0.3

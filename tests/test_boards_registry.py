@@ -17,9 +17,9 @@ from crawlers.spiders.boards import board_date, html_notice, html_notice_id
 from mendel.boards import (OFN_BOARDS, Board, RegistryError, boards_for_keys, fetch_nkod_boards, html_boards_from,
                            load_html_boards, load_registry, nkod_query)
 from mendel.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS, Settings
-from mendel.mirror.nkod import parse_query
-from mendel.mirror.scale import ScaleBoards, ico_with_check_digit
-from mendel.mirror.server import MirrorThread
+from mirror.nkod import parse_query
+from mirror.scale import ScaleBoards, ico_with_check_digit
+from mirror.server import MirrorThread
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
 BLESNO = {p.read_bytes() for p in (SAMPLE_CORPUS / "municipal" / "blesno").glob("*/*.pdf")}

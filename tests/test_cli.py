@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-MENDEL = [sys.executable, "-m", "mendel.cli"]
+MENDEL = [sys.executable, "-m", "cli.main"]
 
 
 def run_cli(args, env=None, stdin=None):

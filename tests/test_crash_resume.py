@@ -31,7 +31,7 @@ from dagster import DagsterInstance
 from mendel import db
 from mendel.config import PROJECT_ROOT, SAMPLE_CORPUS
 from mendel.index import bundle
-from mendel.mirror.server import MirrorThread
+from mirror.server import MirrorThread
 from serving.search import Searcher
 from tests.crash_resume_helpers import STAND_IN_EMBEDDER, register_stand_in, resources, run_nightly
 

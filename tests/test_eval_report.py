@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from mendel.evaluation.report import REPORT_NAME, RESULTS_NAME, write_report
-from mendel.evaluation.retrieval import (QUESTION_TYPES, evaluate_bundle, gold_errors, latency_summary,
+from retrieval_eval.report import REPORT_NAME, RESULTS_NAME, write_report
+from retrieval_eval.retrieval import (QUESTION_TYPES, evaluate_bundle, gold_errors, latency_summary,
                                          load_questions, main, schema_errors)
 from mendel.config import SAMPLE_CORPUS
+from retrieval_eval import DEV_QUESTIONS, HELDOUT_QUESTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
-HELDOUT = ROOT / "eval" / "questions_heldout.jsonl"
-DEV = ROOT / "eval" / "questions_dev.jsonl"
+HELDOUT = HELDOUT_QUESTIONS
+DEV = DEV_QUESTIONS
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 

@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from mendel.evaluation.retrieval import (QUESTION_TYPES, format_table, gold_errors, is_relevant, judge,
+from retrieval_eval import DEV_QUESTIONS
+
+from retrieval_eval.retrieval import (QUESTION_TYPES, format_table, gold_errors, is_relevant, judge,
                                          load_questions, ndcg_at_k, recall_at_k, reciprocal_rank, schema_errors,
                                          score_ranking)
 
-QUESTIONS = Path(__file__).resolve().parents[1] / "eval" / "questions_dev.jsonl"
+QUESTIONS = DEV_QUESTIONS
 GOLD = {"doc_id": "D", "page": 3, "evidence": "Sazba  základní\nnáhrady"}
 
 

@@ -180,7 +180,7 @@ def xlsx_as_docx():
 
 
 def html_error_page_as_pdf():
-    from mendel.mirror.courts import NsoudSite
+    from mirror.courts import NsoudSite
 
     site = NsoudSite(SAMPLE_CORPUS)
     return site.decision_page(site.decisions[0]).body, "application/pdf"

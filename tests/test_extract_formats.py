@@ -25,7 +25,7 @@ def _decision_text() -> str:
 
 
 def _decision_html() -> bytes:
-    from mendel.mirror.courts import NsoudSite
+    from mirror.courts import NsoudSite
 
     site = NsoudSite(SAMPLE_CORPUS)
     return site.decision_page(site.decisions[0]).body

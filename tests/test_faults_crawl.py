@@ -39,9 +39,9 @@ import pytest
 from crawlers.spiders.nsoud import decision_title
 from mendel import crawlstate, db
 from mendel.config import PROJECT_ROOT, SAMPLE_CORPUS
-from mendel.mirror.faults import transcode
-from mendel.mirror.responses import Response
-from mendel.mirror.server import ROBOTS_TXT, MirrorThread
+from mirror.faults import transcode
+from mirror.responses import Response
+from mirror.server import ROBOTS_TXT, MirrorThread
 from mendel.rawstore import RawStore
 
 OUTCOMES = crawlstate.OUTCOMES

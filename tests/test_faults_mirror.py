@@ -24,9 +24,9 @@ from crawlers.middlewares import OffLimits, backoff_delay, retry_after_seconds
 from crawlers.spiders.base import failure_outcome
 from mendel import crawlstate
 from mendel.config import SAMPLE_CORPUS
-from mendel.mirror import faults as faults_mod
-from mendel.mirror.faults import FaultRule, Faults, parse_rules
-from mendel.mirror.server import MirrorThread, make_server
+from mirror import faults as faults_mod
+from mirror.faults import FaultRule, Faults, parse_rules
+from mirror.server import MirrorThread, make_server
 
 PDF_PATH = "/articles/kanalizace/assets/kanalizacni-rad.pdf"
 PDF_BYTES = (SAMPLE_CORPUS / "municipal" / "blesno" / "text" / "kanalizace__kanalizacni-rad.pdf").read_bytes()

@@ -39,7 +39,7 @@ from crawlers.middlewares import HostGuardMiddleware
 from crawlers.spiders.municipal import MunicipalSpider
 from mendel import db
 from mendel.config import KADAN_FEED_URL, PROJECT_ROOT, SAMPLE_CORPUS
-from mendel.mirror.server import MirrorThread
+from mirror.server import MirrorThread
 from mendel.rawstore import RawStore
 from tests.crash_resume_helpers import register_stand_in
 

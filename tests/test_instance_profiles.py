@@ -9,7 +9,7 @@ from dagster import DagsterInstance, asset, materialize
 from dagster._core.run_coordinator import QueuedRunCoordinator
 
 from mendel import db
-from mendel.cli import dagster_yaml_for
+from cli.main import dagster_yaml_for
 
 
 @asset

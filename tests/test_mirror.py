@@ -16,8 +16,8 @@ from urllib.parse import quote
 import pytest
 import requests
 
-from mendel.mirror import esbirka
-from mendel.mirror.server import MirrorThread, default_corpus_root
+from mirror import esbirka
+from mirror.server import MirrorThread, default_corpus_root
 
 CORPUS = default_corpus_root()
 API = "/esel-esbir-daver"
@@ -450,7 +450,7 @@ def test_request_log_records_method_path_status(mirror):
 
 
 def test_serve_forever_prints_the_base_url():
-    proc = subprocess.Popen([sys.executable, "-m", "mendel.mirror.server", "--port", "0"],
+    proc = subprocess.Popen([sys.executable, "-m", "mirror.server", "--port", "0"],
                             stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
     try:
         base_url = proc.stdout.readline().strip()

@@ -11,8 +11,8 @@ from urllib.parse import urlsplit
 import requests
 
 from mendel.config import SAMPLE_CORPUS
-from mendel.mirror import cnb
-from mendel.mirror.server import MirrorThread
+from mirror import cnb
+from mirror.server import MirrorThread
 
 STATE = json.loads((SAMPLE_CORPUS / "cnb" / "ingest-state.json").read_text(encoding="utf-8"))
 COVERAGE = json.loads((SAMPLE_CORPUS / "cnb" / "coverage.json").read_text(encoding="utf-8"))

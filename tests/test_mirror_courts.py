@@ -8,7 +8,7 @@ from datetime import date
 import requests
 
 from mendel.config import SAMPLE_CORPUS
-from mendel.mirror import courts
+from mirror import courts
 from tests.test_spiders_courts import administrative_since, constitutional_since
 
 FIELD = "ctl00$MainContent$"

@@ -8,7 +8,7 @@ import requests
 
 from mendel.act_versions import xhtml_text
 from mendel.config import SAMPLE_CORPUS
-from mendel.mirror import fragments
+from mirror import fragments
 
 API = "/esel-esbir-daver/dokumenty-sbirky"
 

@@ -20,7 +20,7 @@ import pytest
 from dagster import DagsterInstance, DagsterRunStatus
 
 from mendel import db
-from mendel.cli import dagster_yaml_for
+from cli.main import dagster_yaml_for
 from mendel.config import PROJECT_ROOT
 from tests.support import E2E_ACTS, E2E_CRAWL_ENV, E2E_SOURCES
 

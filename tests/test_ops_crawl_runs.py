@@ -23,7 +23,7 @@ from dagster import (
 
 from assets.crawl import CRAWL_SPECS, crawl_asset
 from mendel import db
-from mendel.cli import dagster_yaml_for
+from cli.main import dagster_yaml_for
 from orchestration.definitions import build_definitions, defs
 from orchestration.policies import PROCESSING_TAG, network_retry_policy
 from orchestration.sensors import process_new_versions

@@ -19,7 +19,7 @@ from dagster import AssetKey, DagsterInstance, DagsterRunStatus, asset, material
 from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import QueuedRunCoordinatorDaemon
 
 from mendel import db
-from mendel.cli import dagster_yaml_for
+from cli.main import dagster_yaml_for
 from mendel.config import PROJECT_ROOT
 from orchestration.definitions import defs
 

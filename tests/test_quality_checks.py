@@ -26,7 +26,7 @@ BAD = [(build, reason) for build, limits, reason in CASES if limits is None]
 
 
 def _double_encoded_decision() -> bytes:
-    from mendel.mirror.courts import NsoudSite
+    from mirror.courts import NsoudSite
 
     site = NsoudSite(SAMPLE_CORPUS)
     page = site.decision_page(site.decisions[0]).body.decode("utf-8")

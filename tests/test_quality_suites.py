@@ -30,7 +30,7 @@ SOFT = {"czech_character_share", "non_empty_text_share", "ocr_confidence", "max_
 
 
 def _decision_html() -> bytes:
-    from mendel.mirror.courts import NsoudSite
+    from mirror.courts import NsoudSite
 
     site = NsoudSite(SAMPLE_CORPUS)
     return site.decision_page(site.decisions[0]).body

@@ -22,7 +22,7 @@ from dagster import DagsterInstance, EnvVar, build_run_status_sensor_context, jo
 
 from mendel import db
 from mendel.config import SAMPLE_CORPUS
-from mendel.mirror.server import MirrorThread
+from mirror.server import MirrorThread
 
 pytest.importorskip("arcadedb_embedded", reason="the Bolt test server comes with the test extra")
 from tests.shared_bolt_server import shared_bolt_server  # noqa: E402

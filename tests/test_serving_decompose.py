@@ -17,7 +17,7 @@ from tests.test_api import EMBEDDER, base_docs, build_bundle, corpus  # noqa: F4
     ("§ 2079 a § 2099 občanského zákoníku", ["§ 2079 zákona č. 89/2012 Sb.", "§ 2099 zákona č. 89/2012 Sb."]),
     ("Jaká je výpovědní doba u pracovního poměru a do kdy můžu reklamovat vadu zboží?",
      ["Jaká je výpovědní doba u pracovního poměru", "do kdy můžu reklamovat vadu zboží"]),
-    # a two-document question of the dev set (eval/questions_dev.jsonl, dev-mul-02)
+    # a two-document question of the dev set (retrieval_eval/questions/dev.jsonl, dev-mul-02)
     ("Kdo byl starostou Blešna při zakázce na radary i při dodatku smlouvy s ELTODO?",
      ["Kdo byl starostou Blešna při zakázce na radary", "při dodatku smlouvy s ELTODO"]),
     ("Kolik činí sazba DPH; jak podat daňové přiznání k dani z příjmů", ["Kolik činí sazba DPH",

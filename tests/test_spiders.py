@@ -18,7 +18,7 @@ import pytest
 from crawlers.spiders import municipal, nsoud, ruian as ruian_spider
 from crawlers.spiders.base import rebase_url
 from mendel.config import KADAN_FEED_URL, PROJECT_ROOT, SAMPLE_CORPUS, Settings
-from mendel.mirror.server import MirrorThread
+from mirror.server import MirrorThread
 from mendel.rawstore import RawStore
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))

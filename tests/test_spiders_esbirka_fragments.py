@@ -11,7 +11,7 @@ import requests
 
 from mendel import act_versions
 from mendel.config import SAMPLE_CORPUS
-from mendel.mirror.server import MirrorThread
+from mirror.server import MirrorThread
 from mendel.rawstore import RawStore
 from tests.crawl_support import crawl_runner, only
 

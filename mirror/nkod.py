@@ -5,7 +5,7 @@ DCAT records of the notice-board datasets.
   ``https://data.gov.cz/sparql`` → ``application/sparql-results+json`` (or ``application/json``, by Accept).
 
 The path is shared with e-Sbírka's open-data endpoint on this one-origin mirror; a query is NKOD's when it names the
-DCAT vocabulary (``http://www.w3.org/ns/dcat#``), otherwise :mod:`mendel.mirror.esbirka` answers it.
+DCAT vocabulary (``http://www.w3.org/ns/dcat#``), otherwise :mod:`mirror.esbirka` answers it.
 
 **Records.** In normal mode the catalogue holds one dataset: the real Kadaň feed (its real download URL, publisher
 IČO 00261912), described with the real shape of NKOD records — the OFN's DCAT metadata template
@@ -13,7 +13,7 @@ IČO 00261912), described with the real shape of NKOD records — the OFN's DCAT
 predicates, the template's own values kept (title, description, keywords, themes, periodicity, spatial coverage,
 documentation, ``dcterms:conformsTo`` the OFN, a JSON-LD distribution with its terms of use and schema). The
 dataset and distribution IRIs are mirror-made. In scale mode it holds one such dataset per generated OFN board
-(:mod:`mendel.mirror.scale`), and no Kadaň record.
+(:mod:`mirror.scale`), and no Kadaň record.
 
 **Queries.** A small SPARQL 1.1 subset is evaluated for real over those triples: ``PREFIX``; ``SELECT [DISTINCT]``
 variables or ``*``; a ``WHERE`` group of triple patterns (``a``, ``;``, ``,``, IRIs, prefixed names, literals
@@ -455,7 +455,7 @@ def run_query(store: TripleStore, text: str) -> dict:
 class NkodSite:
     def __init__(self, corpus_root: Path, scale=None):
         self.corpus_root = Path(corpus_root)
-        self.scale = scale  # a mendel.mirror.scale.ScaleBoards, or None
+        self.scale = scale  # a mirror.scale.ScaleBoards, or None
 
     def boards(self) -> list[CatalogueBoard]:
         if self.scale is None:

@@ -20,8 +20,8 @@ Variants (ablations), all over the same :class:`serving.search.Searcher`:
 Each variant's per-query wall time is recorded too (``latency_ms``: mean, p50, p95, max); BM25, dense and their
 fusion are timed apart, so ``hybrid`` is the sum of its two lists and the fusion.
 
-    python -m mendel.evaluation.retrieval --questions eval/questions_dev.jsonl [--bundles DIR] [--json] [--out report.md]
-        [--report DIR]   # also the JSON results, a markdown report and PNG plots (mendel.evaluation.report)
+    python -m retrieval_eval.retrieval --questions retrieval_eval/questions/dev.jsonl [--bundles DIR] [--json] [--out report.md]
+        [--report DIR]   # also the JSON results, a markdown report and PNG plots (retrieval_eval.report)
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Iterable, Sequence
+
+from retrieval_eval import DEV_QUESTIONS
 
 DEFAULT_KS = (1, 5, 10, 20)
 VARIANTS = ("bm25", "dense", "hybrid", "hybrid+fastpath", "+graph", "default")
@@ -313,7 +315,7 @@ def evaluate_bundle(bundles_dir: Path, questions_path: Path, reports_dir: Path, 
     (None when no question is grounded in this bundle)."""
     import hashlib
 
-    from mendel.evaluation.report import REPORT_NAME, RESULTS_NAME, write_report
+    from retrieval_eval.report import REPORT_NAME, RESULTS_NAME, write_report
     from serving.search import Searcher
 
     questions_path = Path(questions_path)
@@ -386,8 +388,8 @@ def format_table(result: dict) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mendel.evaluation.retrieval", description=__doc__.split("\n")[0])
-    parser.add_argument("--questions", type=Path, default=Path("eval/questions_dev.jsonl"))
+    parser = argparse.ArgumentParser(prog="python -m retrieval_eval.retrieval", description=__doc__.split("\n")[0])
+    parser.add_argument("--questions", type=Path, default=DEV_QUESTIONS)
     parser.add_argument("--bundles", type=Path, default=None, help="bundles directory (default: settings)")
     parser.add_argument("--ks", default=",".join(map(str, DEFAULT_KS)))
     parser.add_argument("--variants", default=",".join(VARIANTS))
@@ -436,7 +438,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out:
         args.out.write_text(table, encoding="utf-8")
     if args.report:
-        from mendel.evaluation.report import write_report
+        from retrieval_eval.report import write_report
 
         report = write_report(result, args.report)
         print(f"report: {report}", file=sys.stderr)

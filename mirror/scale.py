@@ -3,7 +3,7 @@
 ``ScaleBoards(corpus_root, count)`` describes ``count`` boards, each on a host of its own
 (``deska-0001.mirror.test`` …), so that per-domain politeness applies to each as to a real municipality's site.
 Every 10th board (10 %) is a JavaScript board (the page layout of ``kadan-js.mirror.test``); the others publish an
-OFN feed and are listed in the mirror's NKOD catalogue (:mod:`mendel.mirror.nkod`).
+OFN feed and are listed in the mirror's NKOD catalogue (:mod:`mirror.nkod`).
 
 What is real and what is generated — deterministically, so two runs see the same boards:
 

@@ -15,7 +15,7 @@ from datetime import datetime
 
 import psycopg
 
-from serving.analyze import GRAPH_LABELS
+from mendel.index.graph import GRAPH_LABELS
 
 HALF_LIFE_DAYS = 90.0
 WINDOW_DAYS = 365

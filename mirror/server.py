@@ -8,38 +8,38 @@ made-up notice-board hosts ``{name}.mirror.test`` (below).
 =============================  ======================================================================
 real host                      paths served here (details in the module named)
 =============================  ======================================================================
-www.e-sbirka.cz                ``/esel-esbir-daver/...`` REST API (:mod:`mendel.mirror.esbirka`)
-opendata.eselpoint.gov.cz      ``/sparql`` (:mod:`mendel.mirror.esbirka`)
-rozhodnuti.nsoud.cz            ``/Judikatura/judikatura_ns.nsf/...`` (:mod:`mendel.mirror.courts`)
-nalus.usoud.cz                 ``/Search/Search.aspx``, ``Results.aspx``, ``GetText.aspx`` (:mod:`mendel.mirror.nalus`)
+www.e-sbirka.cz                ``/esel-esbir-daver/...`` REST API (:mod:`mirror.esbirka`)
+opendata.eselpoint.gov.cz      ``/sparql`` (:mod:`mirror.esbirka`)
+rozhodnuti.nsoud.cz            ``/Judikatura/judikatura_ns.nsf/...`` (:mod:`mirror.courts`)
+nalus.usoud.cz                 ``/Search/Search.aspx``, ``Results.aspx``, ``GetText.aspx`` (:mod:`mirror.nalus`)
 vyhledavac.nssoud.cz           ``/Home/Index``, ``/Home/MyResTRowsCont``, ``/DokumentOriginal/Text/{id}``
-                               (:mod:`mendel.mirror.nssoud`)
+                               (:mod:`mirror.nssoud`)
 www.cnb.cz                     ``/cs/legislativa/...``, ``/cs/dohled-financni-trh/...`` listings, documents under
-                               ``/export/sites/cnb/...`` (:mod:`mendel.mirror.cnb`)
-www.mesto-kadan.cz             ``/1ad1f16beff952576ae7ddd76a91e163`` OFN feed (:mod:`mendel.mirror.municipal`)
+                               ``/export/sites/cnb/...`` (:mod:`mirror.cnb`)
+www.mesto-kadan.cz             ``/1ad1f16beff952576ae7ddd76a91e163`` OFN feed (:mod:`mirror.municipal`)
 obec Blešno site               ``/assets/articles/{slug}/{file}.pdf``, REST ``/articles/...``
-                               (:mod:`mendel.mirror.municipal`)
+                               (:mod:`mirror.municipal`)
 data.gov.cz (NKOD)             ``/sparql`` for catalogue (DCAT) queries: the notice-board register
-                               (:mod:`mendel.mirror.nkod`)
+                               (:mod:`mirror.nkod`)
 {name}.mirror.test             notice boards on hosts of their own, told apart by the Host header: the HTML boards of
                                ``mendel/data/html_boards.yaml`` and, in scale mode, generated boards
-                               (:mod:`mendel.mirror.municipal`, :mod:`mendel.mirror.scale`)
+                               (:mod:`mirror.municipal`, :mod:`mirror.scale`)
 vdp.cuzk.gov.cz                ``/vymenny_format/soucasna/{file}.xml.gz``, ``/vdp/ruian/vymennyformat/seznamlinku``
-                               (:mod:`mendel.mirror.cuzk`)
+                               (:mod:`mirror.cuzk`)
 (mirror)                       ``/`` index, ``/robots.txt`` (allow all unless told otherwise, see below)
 =============================  ======================================================================
 
 ``/robots.txt`` allows everything by default. To test a crawler's obedience, a server can be given another
 robots.txt: ``MirrorThread(root, robots_txt="User-agent: *\\nDisallow: /articles/\\n")`` (also ``make_server`` and
-``MirrorServer``), ``mendel.mirror.server --robots FILE``, or the ``MENDEL_MIRROR_ROBOTS_TXT`` environment variable
+``MirrorServer``), ``mirror.server --robots FILE``, or the ``MENDEL_MIRROR_ROBOTS_TXT`` environment variable
 (a file path) read when a server starts without an explicit ``robots_txt``.
 
-Fault injection (:mod:`mendel.mirror.faults`): a server can answer chosen URL paths the way failing sites do (5xx
+Fault injection (:mod:`mirror.faults`): a server can answer chosen URL paths the way failing sites do (5xx
 bursts, slow answers, connection resets, truncated or re-encoded bodies, malformed files, decompression bombs,
 HTML error pages with 200, redirect loops, duplicates, oversized files) while every other path is served
 normally: ``MirrorThread(root, faults=[{"kind": "status", "path": "/articles/*", "times": 2}])`` (also
 ``make_server`` / ``MirrorServer``; replace them on a running server with ``server.faults.replace(...)``),
-``mendel.mirror.server --faults FILE``, or the ``MENDEL_MIRROR_FAULTS`` environment variable (JSON or a file
+``mirror.server --faults FILE``, or the ``MENDEL_MIRROR_FAULTS`` environment variable (JSON or a file
 path) read when a server starts without explicit ``faults``. No faults unless asked for.
 
 Files are served byte-for-byte. Every 200 carries Content-Type, Content-Length and a sha256 ETag; file
@@ -91,7 +91,7 @@ def configured_robots_txt() -> str:
 
 def default_corpus_root() -> Path:
     """``sample_corpus/`` next to the ``mendel`` package."""
-    return Path(__file__).resolve().parents[2] / "sample_corpus"
+    return Path(__file__).resolve().parents[1] / "sample_corpus"
 
 
 class MirrorServer(ThreadingHTTPServer):
@@ -106,7 +106,7 @@ class MirrorServer(ThreadingHTTPServer):
         self.request_log: list[tuple[str, str, int]] = []
         self.digests = FileDigests()
         self.esbirka = EsbirkaSite(self.corpus_root, self.digests)
-        # Scale mode (mendel.mirror.scale): `scale` generated notice boards, each on its own host name.
+        # Scale mode (mirror.scale): `scale` generated notice boards, each on its own host name.
         from .scale import ScaleBoards
         self.scale = ScaleBoards(self.corpus_root, scale, self.digests) if scale else None
         self.board_hosts = BoardHosts(self.corpus_root, self.digests, self.scale)
@@ -150,7 +150,7 @@ class MirrorServer(ThreadingHTTPServer):
         rows = "\n".join(f"<li>{html.escape(a.citation)} {html.escape(a.name)}</li>" for a in acts)
         return html_response(
             '<!DOCTYPE html>\n<html lang="en"><head><meta charset="UTF-8"><title>Mendel mirror</title></head><body>\n'
-            "<h1>Mendel local mirror</h1>\n<p>See <code>mendel/mirror/server.py</code> for the URL layout.</p>\n"
+            "<h1>Mendel local mirror</h1>\n<p>See <code>mirror/server.py</code> for the URL layout.</p>\n"
             f"<h2>e-Sbírka acts</h2>\n<ul>\n{rows}\n</ul>\n"
             '<p><a href="/assets/articles/">Obec Blešno documents</a> · '
             '<a href="/1ad1f16beff952576ae7ddd76a91e163">Kadaň notice board (OFN)</a> · '
@@ -327,9 +327,9 @@ def main(argv: list[str] | None = None) -> None:
                         help=f"serve this file as /robots.txt (default: ${ROBOTS_ENV} or allow all)")
     parser.add_argument("--faults", default=None,
                         help="fault rules, JSON text or a JSON file (default: $MENDEL_MIRROR_FAULTS or none);"
-                             " see mendel.mirror.faults")
+                             " see mirror.faults")
     parser.add_argument("--scale", type=int, default=0,
-                        help="also serve this many generated notice boards (see mendel.mirror.scale)")
+                        help="also serve this many generated notice boards (see mirror.scale)")
     args = parser.parse_args(argv)
     robots = args.robots.read_text(encoding="utf-8") if args.robots else None
     serve_forever(args.corpus, args.host, args.port, robots_txt=robots, faults=args.faults, scale=args.scale)

@@ -1,6 +1,6 @@
 """Fault injection for the local mirror: answers that real sites give on bad days, by URL path.
 
-A mirror instance carries a list of rules (``MirrorThread(root, faults=[...])``, ``mendel.mirror.server
+A mirror instance carries a list of rules (``MirrorThread(root, faults=[...])``, ``mirror.server
 --faults FILE``, or the ``MENDEL_MIRROR_FAULTS`` environment variable: JSON text or the path of a JSON file).
 Each rule is a JSON object::
 

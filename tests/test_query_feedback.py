@@ -17,7 +17,7 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 from serving.api import create_app
-from serving.feedback import HALF_LIFE_DAYS, WINDOW_DAYS, fold_query_log, query_edges
+from mendel.index.query_feedback import HALF_LIFE_DAYS, WINDOW_DAYS, fold_query_log, query_edges
 from serving.querylog import PostgresQueryLog
 from serving.search import Searcher
 from tests.test_api import EMBEDDER, base_docs, build_bundle, chunk_graph, chunk_records, corpus  # noqa: F401

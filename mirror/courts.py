@@ -18,7 +18,7 @@ clause). Clauses on other fields (``[kolegium]``, ``[kategorie_rozhodnuti1]``...
 No RTF attachments (``.rtf?openelement``) are served: the corpus has none.
 
 Also here: :func:`load_conco`, the reader of the ConCo citation records (``courts/citations/ConCo-*.csv``) that the
-Ústavní soud (:mod:`mendel.mirror.nalus`) and Nejvyšší správní soud (:mod:`mendel.mirror.nssoud`) sites serve.
+Ústavní soud (:mod:`mirror.nalus`) and Nejvyšší správní soud (:mod:`mirror.nssoud`) sites serve.
 """
 
 from __future__ import annotations

@@ -1,1 +1,0 @@
-"""Offline evaluation of the serving layer (retrieval quality over a published bundle)."""
