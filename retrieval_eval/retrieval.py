@@ -212,7 +212,7 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
     """Hits (dicts or :class:`Hit`) per variant for one query, best first, at most ``depth``. When ``timings``
     is given, each variant's wall milliseconds are stored in it (a shared BM25 or dense list counts for each
     variant that uses it)."""
-    from serving.search import RRF_WEIGHTS, rrf_fuse
+    from serving.fusion import RRF_WEIGHTS, rrf_fuse
 
     out: dict[str, list] = {}
     timings = {} if timings is None else timings

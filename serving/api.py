@@ -22,7 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mendel.index import bundle
 from serving.analyze import analyze_query
-from serving.search import RERANK_MAX, SearchFilters, Searcher
+from serving.filters import SearchFilters
+from serving.search import RERANK_MAX, Searcher
 
 log = logging.getLogger("mendel.serving.api")
 

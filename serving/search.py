@@ -20,41 +20,28 @@ import json
 import os
 import re
 import threading
-import weakref
-from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from datetime import date
-from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
 
 from mendel.index import bundle
 from mendel.index.analyzer import analyze
+from serving.filters import SearchFilters
+from serving.fusion import (GRAPH_MIN_SHARE, RRF_K, RRF_WEIGHTS, SUBQUERY_WEIGHTS, entity_coverage, interleave_fuse,
+                            ordered_lists, rrf_fuse)
 from serving.graph import top_positions
+from serving.layers import PASSAGE_LAYER, SCOPE_LAYERS, ChunkEntities, LayerIndex, layer_of
 
-RRF_K = 60
-# Dense counts 3/4 of BM25: on the dev set (retrieval_eval/questions/dev.jsonl) equal weights lost rank-1 hits that BM25
-# alone found (R@1 0.780 vs 0.826); 0.75 keeps both (R@1 0.826, R@10 0.992, MRR 0.909).
-RRF_WEIGHTS = {"bm25": 1.0, "dense": 0.75, "graph": 0.5}
-GRAPH_MIN_SHARE = 0.0  # the graph list's weight is scaled by the query's entity coverage (entity_coverage)
-# The whole query against its sub-queries when a query is decomposed.
-SUBQUERY_WEIGHTS = {"query": 1.0, "subquery": 0.9}
-INTERLEAVE_K = 1
-INTERLEAVE_TIE_SHARE = 0.05
 PROVISION_HEAD_RE = re.compile(r"(?:§\s*\d+[a-z]?|čl\.\s*[IVXLC\d]+[a-z]?)", re.IGNORECASE)
-HEADING_LINE_RE = re.compile(r"^[ \t]*(§[ \t]*\d+[a-z]?|čl\.[ \t]*[IVXLC\d]+[a-z]?)[ \t]*$",
-                             re.IGNORECASE | re.MULTILINE)  # a line holding only a provision's heading
 CANDIDATES = 50
 # Dense searches (query encoding + FAISS, both outside the GIL) run on worker threads while the calling thread
 # does BM25, the graph list and fusion; one core has nothing to overlap with. One worker per usable CPU (started as
 # needed), so concurrent API requests search in parallel as they did on their own threads.
 DENSE_WORKERS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 RERANK_MAX = 30
-PASSAGE_LAYER = 3
-SCOPE_LAYERS = {"act": (1,), "section": (2,)}  # a whole act: documents (L1); a whole section: sections (L2)
 
 
 @dataclass
@@ -80,170 +67,6 @@ class Hit:
         return asdict(self)
 
 
-def _key(value: str | None) -> str | None:
-    """Citation / identifier comparison key: no whitespace, lower case ("175/2025 Sb." == "175/2025sb.")."""
-    return re.sub(r"\s+", "", value).lower() if value else None
-
-
-def _as_tuple(value) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,) if value else ()
-    return tuple(v for v in value if v)
-
-
-def _as_date(value) -> date | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, date):
-        return value
-    return date.fromisoformat(str(value)[:10])
-
-
-@dataclass(frozen=True)
-class SearchFilters:
-    """Restrictions on the documents a search may return, matched against the bundle's ``documents.json``.
-
-    ``source`` and ``doc_type`` accept any of several values; ``date_from``/``date_to`` bound ``published``
-    (inclusive; documents without a date are excluded once either bound is set); ``act`` names an act by
-    citation ("175/2025 Sb.", "zákon č. 175/2025 Sb."), ELI ("/eli/cz/sb/2025/175") or file number. Unknown
-    values simply match nothing.
-    """
-
-    source: tuple[str, ...] = ()
-    doc_type: tuple[str, ...] = ()
-    date_from: date | None = None
-    date_to: date | None = None
-    act: str | None = None
-
-    @classmethod
-    def of(cls, value: "SearchFilters | dict | None") -> "SearchFilters":
-        if value is None:
-            return cls()
-        if isinstance(value, SearchFilters):
-            return value
-        unknown = set(value) - {"source", "doc_type", "date_from", "date_to", "act"}
-        if unknown:
-            raise ValueError(f"unknown filters: {', '.join(sorted(unknown))}")
-        return cls(source=_as_tuple(value.get("source")), doc_type=_as_tuple(value.get("doc_type")),
-                   date_from=_as_date(value.get("date_from")), date_to=_as_date(value.get("date_to")),
-                   act=value.get("act") or None)
-
-    def is_empty(self) -> bool:
-        return not (self.source or self.doc_type or self.date_from or self.date_to or self.act)
-
-    def _act_keys(self) -> set[str]:
-        from mendel.ner.rules import eli_for
-        from serving.analyze import references
-
-        value = (self.act or "").strip()
-        acts = [value] + [r["act"] for r in references(value) if r["act"]]
-        keys = {_key(a) for a in acts} | {_key(eli_for(a)) for a in acts}
-        return {k for k in keys if k}
-
-    def matching_documents(self, documents: dict[str, dict]) -> set[str]:
-        from mendel.ner.rules import eli_for
-
-        act_keys = self._act_keys() if self.act else set()
-        found = set()
-        for doc_id, doc in documents.items():
-            if self.source and doc.get("source") not in self.source:
-                continue
-            if self.doc_type and doc.get("doc_type") not in self.doc_type:
-                continue
-            if self.date_from or self.date_to:
-                try:
-                    published = _as_date(doc.get("published"))
-                except ValueError:
-                    published = None
-                if published is None or (self.date_from and published < self.date_from) \
-                        or (self.date_to and published > self.date_to):
-                    continue
-            if act_keys:
-                citation = doc.get("citation")
-                doc_keys = {_key(citation), _key(doc_id), _key(eli_for(citation) if citation else None)}
-                if not act_keys & doc_keys:
-                    continue
-            found.add(doc_id)
-        return found
-
-
-def rrf_fuse(rankings: dict[str, list[int]], k: int = RRF_K,
-             weights: dict[str, float] | None = None) -> list[tuple[int, float, list[str]]]:
-    """Reciprocal rank fusion, optionally weighted per list: (item, score, names of its lists), best first."""
-    scores: dict[int, float] = {}
-    sources: dict[int, list[str]] = {}
-    for name, ranking in rankings.items():
-        weight = 1.0 if weights is None else weights.get(name, 1.0)
-        for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
-            sources.setdefault(item, []).append(name)
-    return [(item, score, sources[item]) for item, score in _best_first(scores)]
-
-
-def _best_first(scores: dict[int, float]) -> list[tuple[int, float]]:
-    """(item, score) by score descending, ties by item ascending: two stable C-keyed sorts instead of a tuple key
-    per item (reverse=True keeps equal scores in item order)."""
-    ordered = sorted(scores.items(), key=itemgetter(0))
-    ordered.sort(key=itemgetter(1), reverse=True)
-    return ordered
-
-
-def interleave_fuse(rankings: dict[str, list[int]], k: int = INTERLEAVE_K,
-                    weights: dict[str, float] | None = None) -> list[tuple[int, float, list[str]]]:
-    """Fusion for sub-queries: an item scores its best weighted reciprocal rank in any list (plus a small share
-    of the rest, to break ties), with a small ``k`` so the lists take turns at the top (the query's best, each
-    sub-query's best, the query's second, ...) instead of the items that are mediocre for all of them rising
-    (what a plain RRF sum with k=60 would favour)."""
-    best: dict[int, float] = {}
-    total: dict[int, float] = {}
-    sources: dict[int, list[str]] = {}
-    for name, ranking in rankings.items():
-        weight = 1.0 if weights is None else weights.get(name, 1.0)
-        for rank, item in enumerate(ranking, start=1):
-            value = weight / (k + rank)
-            best[item] = max(best.get(item, 0.0), value)
-            total[item] = total.get(item, 0.0) + value
-            sources.setdefault(item, []).append(name)
-    scores = {item: best[item] + INTERLEAVE_TIE_SHARE * (total[item] - best[item]) for item in best}
-    return [(item, score, sources[item]) for item, score in _best_first(scores)]
-
-
-def entity_coverage(understanding) -> float:
-    """Share of the query's content words inside its graph entities: 1.0 for "Nejvyšší soud", ~0.1 for a
-    long question that happens to name an act, 0 when it names none. The graph list counts in proportion: it
-    carries queries about entities and barely moves (or, at 0, stays out of) questions the words answer. On the
-    dev set a fixed graph weight cost rank-1 hits (R@1 0.841 -> 0.742 at weight 0.5 with routed acts as seeds);
-    scaled by coverage the figures equal the hybrid's."""
-    from mendel.graph.domain import QUERY_STOPWORDS
-
-    query = understanding.query
-    spans = [(e.start, e.end) for e in understanding.graph_entities()]
-    inside = total = 0
-    for m in re.finditer(r"\S+", query):
-        words = [t for t in analyze(m.group(0)) if t not in QUERY_STOPWORDS]
-        total += len(words)
-        if any(s <= m.start() < e for s, e in spans):
-            inside += len(words)
-    return inside / total if total else 0.0
-
-
-def layer_of(chunk: dict, default: int = PASSAGE_LAYER) -> int:
-    """A chunk's layer (1 document, 2 section, 3 passage) from its bundle record."""
-    value = chunk.get("layer", default)
-    if isinstance(value, str):
-        value = value.strip().upper().removeprefix("L")
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return default
-
-
-def _section_label(section: str) -> str:
-    return section.rsplit(" > ", 1)[-1].strip().lower()
-
-
 @dataclass
 class Ranked:
     """One query's candidates, best first: (chunk index, score, names of the lists it came from), and the
@@ -266,122 +89,6 @@ def one_faiss_thread():
         yield
     finally:
         faiss.omp_set_num_threads(threads)
-
-
-class ChunkTable(Sequence):
-    """A layer's ``chunks.jsonl`` as a read-only sequence of chunk dicts, each row read and parsed when asked
-    for: a million chunks cost two offsets each in memory, not a dict and its strings. Rows are read with
-    ``pread`` on a descriptor held open (threads read at once; a pruned bundle stays readable while in use)."""
-
-    def __init__(self, path: Path, starts: np.ndarray, ends: np.ndarray):
-        self.path = Path(path)
-        self._starts, self._ends = starts, ends
-        self._fd = os.open(self.path, os.O_RDONLY)
-        weakref.finalize(self, os.close, self._fd)
-
-    @staticmethod
-    def scan(path: Path):
-        """Every row of ``path`` in order, as (start offset, end offset, parsed row)."""
-        with Path(path).open("rb") as handle:
-            offset = 0
-            for line in handle:
-                yield offset, offset + len(line), json.loads(line)
-                offset += len(line)
-
-    def __len__(self) -> int:
-        return len(self._starts)
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        index = int(index)
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError("chunk index out of range")
-        start, end = int(self._starts[index]), int(self._ends[index])
-        return json.loads(os.pread(self._fd, end - start, start))
-
-    def __iter__(self):
-        for _, _, row in self.scan(self.path):
-            yield row
-
-
-class ChunkEntities(Mapping):
-    """L3 chunk id -> the entity ids it links (sorted), read from the entity graph's index arrays: the mapping
-    ``graph.json`` holds as ``chunk_entities``, without a million Python lists."""
-
-    def __init__(self, graph, passages: "LayerIndex"):
-        self._graph, self._passages = graph, passages
-
-    def __getitem__(self, chunk_id: str) -> list[str]:
-        row = self._passages.position(chunk_id)
-        found = self._graph.entities_of(row) if row is not None else []
-        if not found:
-            raise KeyError(chunk_id)
-        return found
-
-    def __iter__(self):
-        ptr = self._graph.chunk_entity_ptr
-        for row in np.flatnonzero(np.diff(ptr)).tolist():
-            yield self._passages.chunk_ids[row].decode()
-
-    def __len__(self) -> int:
-        return int(np.count_nonzero(np.diff(self._graph.chunk_entity_ptr)))
-
-
-class LayerIndex:
-    """One layer of a bundle (``mendel.index.bundle.layer_path``): its chunk table, BM25 and FAISS, row i of
-    each being the same chunk, and the lookups the exact-reference fast path needs."""
-
-    def __init__(self, path: Path, layer: int):
-        import bm25s
-        import faiss
-
-        self.path = Path(path)
-        self.layer = layer
-        self.bm25 = bm25s.BM25.load(str(self.path / "bm25" / "bm25"))
-        self.faiss = faiss.read_index(str(self.path / "dense" / "dense.faiss"))
-        self.doc_chunks: dict[str, list[int]] = {}
-        self.section_chunks: dict[tuple[str, str], list[int]] = {}   # (act citation, section label)
-        self.heading_chunks: dict[tuple[str, str], list[int]] = {}   # (act citation, a provision heading line)
-        self.identifier_chunks: dict[str, list[int]] = {}            # a decision's file number or ECLI
-        chunk_ids: list[bytes] = []
-        starts, ends = [], []
-        # One pass over the chunk table for the lookups; the rows themselves are read again only when returned.
-        for i, (start, end, c) in enumerate(ChunkTable.scan(self.path / "chunks.jsonl")):
-            starts.append(start)
-            ends.append(end)
-            chunk_ids.append(c["chunk_id"].encode())
-            self.doc_chunks.setdefault(c["doc_id"], []).append(i)
-            if c.get("citation"):
-                self.section_chunks.setdefault((c["citation"], _section_label(c.get("section") or "")), []).append(i)
-                self.identifier_chunks.setdefault(c["citation"], []).append(i)
-                for heading in HEADING_LINE_RE.findall(c["text"]):
-                    key = (c["citation"], " ".join(heading.split()).lower())
-                    self.heading_chunks.setdefault(key, []).append(i)
-            if c["doc_id"].upper() != c.get("citation"):
-                self.identifier_chunks.setdefault(c["doc_id"].upper(), []).append(i)
-        self.chunks = ChunkTable(self.path / "chunks.jsonl", np.asarray(starts, dtype=np.int64),
-                                 np.asarray(ends, dtype=np.int64))
-        self.chunk_ids = np.asarray(chunk_ids, dtype=bytes)  # row i -> chunk id (fixed-width bytes)
-        self._id_order: np.ndarray | None = None
-
-    def position(self, chunk_id: str) -> int | None:
-        """Row of ``chunk_id`` in this layer, or None (a sorted-array search: no million-key dict)."""
-        if self._id_order is None:
-            self._id_order = np.argsort(self.chunk_ids, kind="stable")
-        key = chunk_id.encode()
-        at = int(np.searchsorted(self.chunk_ids, key, sorter=self._id_order))
-        if at < len(self._id_order) and self.chunk_ids[self._id_order[at]] == key:
-            return int(self._id_order[at])
-        return None
-
-    def mask(self, doc_ids: set[str]) -> np.ndarray:
-        mask = np.zeros(len(self.chunks), dtype=bool)
-        for doc_id in doc_ids:
-            mask[self.doc_chunks.get(doc_id, [])] = True
-        return mask
 
 
 class Searcher:
@@ -708,7 +415,7 @@ class Searcher:
                 for entity, score in ranked.activation.items():
                     activation[entity] = max(activation.get(entity, 0.0), score)
             weights = {name: SUBQUERY_WEIGHTS["query" if name == "query" else "subquery"] for name in rankings}
-            fused = [(item, score, _ordered_lists(lists_of[item]))
+            fused = [(item, score, ordered_lists(lists_of[item]))
                      for item, score, _ in interleave_fuse(rankings, weights=weights)]
         rerank_scores: dict[int, float] = {}
         if rerank:
@@ -752,9 +459,3 @@ class Searcher:
                    chunk_id=c["chunk_id"], citation=c.get("citation"), lists=lists, entities=matched,
                    layer=layer_of(c, index.layer))
 
-
-_LIST_ORDER = ("reference", "bm25", "dense", "graph")
-
-
-def _ordered_lists(lists: list[str]) -> list[str]:
-    return sorted(lists, key=lambda name: _LIST_ORDER.index(name) if name in _LIST_ORDER else len(_LIST_ORDER))

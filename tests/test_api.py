@@ -36,7 +36,8 @@ from mendel.ner.rules import extract_entities
 from mendel.pipeline import GRAPH_LABELS
 from serving.api import create_app, make_server
 from serving.querylog import PostgresQueryLog
-from serving.search import SearchFilters, Searcher
+from serving.filters import SearchFilters
+from serving.search import Searcher
 
 # (pdf, doc_id, citation, title, published, pages to take)
 LAWS = [

@@ -8,7 +8,7 @@ import pytest
 
 from mendel.index import bundle
 from mendel.index.analyzer import analyze
-from serving.search import rrf_fuse
+from serving.fusion import rrf_fuse
 
 
 def _publish(bundles_dir, tmp_text: str):

@@ -26,7 +26,7 @@ from mendel.extract.model import ExtractionError
 from mendel.extract.normalize import fix_ocr_text, normalize_with_map
 from mendel.extract.notice import board_title, is_board, is_notice, lang_text, notice_text, time_text
 from serving.analyze import analyze_query, references
-from serving.search import SearchFilters
+from serving.filters import SearchFilters
 
 COMMON = settings(max_examples=60, deadline=None, database=None,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

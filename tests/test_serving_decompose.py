@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from serving.decompose import MAX_SUBQUERIES, decompose
-from serving.search import Searcher, interleave_fuse
+from serving.fusion import interleave_fuse
+from serving.search import Searcher
 from tests.test_api import EMBEDDER, base_docs, build_bundle, corpus  # noqa: F401 (corpus: a fixture)
 
 

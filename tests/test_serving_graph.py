@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from serving.analyze import understand
 from serving.graph import ACT_SHARE, MAX_NEIGHBOURS, NEIGHBOUR_SHARE, SAME_PROVISION_SHARE, EntityGraph
-from serving.search import RRF_K, RRF_WEIGHTS, Searcher, entity_coverage, rrf_fuse
+from serving.fusion import RRF_K, RRF_WEIGHTS, entity_coverage, rrf_fuse
+from serving.search import Searcher
 from tests.test_api import EMBEDDER, base_docs, build_bundle, corpus  # noqa: F401 (corpus: a fixture)
 
 A, B, C, D = ("INSTITUTION:Vrchní soud v Praze", "DECISION_REF:101 VSPH 73/2024", "INSTITUTION:Senát",

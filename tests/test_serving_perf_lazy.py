@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from serving.graph import EntityGraph, _json_items, top_positions
-from serving.search import ChunkTable, LayerIndex
+from serving.layers import ChunkTable, LayerIndex
 
 A, B = "INSTITUTION:Senát", "DECISION_REF:101 VSPH 73/2024"
 C, ACT = "LAW_REF:89/2012 Sb. § 2079", "LAW_REF:89/2012 Sb."
