@@ -8,30 +8,13 @@ norm ``2024-03-01/2024-03-03``. A day and month without a year, a year alone, ac
 """
 from __future__ import annotations
 
-import datetime as _dt
 import re
+
+from mendel.czech_dates import MONTH_BY_NAME, calendar_date, iso
+from mendel.czech_dates import MONTH_NAME_PATTERN as MONTH_NAME
 from mendel.ner.spans import whole_surface_norm
 
 DATE = "DATE"
-
-# month number -> case forms (nominative, genitive, dative, accusative, locative, instrumental)
-MONTHS: dict[int, tuple[str, ...]] = {
-    1: ("leden", "ledna", "lednu", "lednem"),
-    2: ("únor", "února", "únoru", "únorem"),
-    3: ("březen", "března", "březnu", "březnem"),
-    4: ("duben", "dubna", "dubnu", "dubnem"),
-    5: ("květen", "května", "květnu", "květnem"),
-    6: ("červen", "června", "červnu", "červnem"),
-    7: ("červenec", "července", "červenci", "červencem"),
-    8: ("srpen", "srpna", "srpnu", "srpnem"),
-    9: ("září", "zářím"),
-    10: ("říjen", "října", "říjnu", "říjnem"),
-    11: ("listopad", "listopadu", "listopadem"),
-    12: ("prosinec", "prosince", "prosinci", "prosincem"),
-}
-MONTH_BY_NAME = {form: number for number, forms in MONTHS.items() for form in forms}
-MONTH_BY_NAME.update({f[:1].upper() + f[1:]: n for f, n in list(MONTH_BY_NAME.items())})
-MONTH_NAME = "(?:" + "|".join(sorted(MONTH_BY_NAME, key=len, reverse=True)) + r")(?!\w)"
 
 S = r"[ \t\u00a0\u202f]*(?:\n[ \t\u00a0\u202f]*)?"  # optional spacing, at most one line break
 DAY = r"(?:0?[1-9]|[12][0-9]|3[01])"
@@ -67,10 +50,7 @@ NO_MONTH_DOT_RE = re.compile(rf"{LEFT}(?P<d>{DAY})\. (?P<m>{MON}) (?P<y>{YEAR}){
 
 
 def _iso(y: str | int, m: str | int, d: str | int) -> str | None:
-    try:
-        return _dt.date(int(y), int(m), int(d)).isoformat()
-    except ValueError:
-        return None
+    return iso(calendar_date(y, m, d))
 
 
 def _month(num: str | None, name: str | None) -> int:
