@@ -32,7 +32,6 @@ import os
 import re
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date
 from urllib.parse import urljoin, urlsplit
 
 import psycopg
@@ -52,6 +51,7 @@ from crawlers.middlewares import host_allowed
 from crawlers.spiders.municipal import MunicipalSpider, czech_text, notice_document
 from mendel.boards import Board, RegistryError, load_registry, read_boards_file, record_notice_links
 from mendel.config import get_settings
+from mendel.czech_dates import find_date, iso
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package; Playwright's own browser downloads are never used
 OFN_CONTEXT = "https://ofn.gov.cz/úřední-desky/2021-07-20/kontexty/úřední-deska.jsonld"
@@ -65,25 +65,6 @@ BROWSER_PAGES = 4  # pages Chromium renders at a time
 BROWSER_BLOCKED = frozenset({"image", "media", "font", "stylesheet", "manifest", "texttrack"})
 PACED_HANDLERS = {"http": "crawlers.spiders.boards.PacedHTTPDownloadHandler",
                   "https": "crawlers.spiders.boards.PacedHTTPDownloadHandler"}
-_CZECH_DATE = re.compile(r"(\d{1,2})\.\s*(\d{1,2})\.\s*(\d{4})")
-_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
-
-
-def board_date(value: str | None) -> str | None:
-    """``2020-06-29``, ``29. 6. 2020`` or ``29.6.2020 10:00`` → ISO date; None when there is no valid date."""
-    if not value:
-        return None
-    m = _ISO_DATE.search(value)
-    parts = (m.group(1), m.group(2), m.group(3)) if m else None
-    if parts is None:
-        m = _CZECH_DATE.search(value)
-        parts = (m.group(3), m.group(2), m.group(1)) if m else None
-    if parts is None:
-        return None
-    try:
-        return date(int(parts[0]), int(parts[1]), int(parts[2])).isoformat()
-    except ValueError:
-        return None
 
 
 def select(selector, rule: str):
@@ -126,7 +107,7 @@ def html_notice(row, rules: dict, base_url: str) -> dict | None:
         notice["url"] = urljoin(base_url, href)
     notice["název"] = {"cs": title}
     for key, rule in (("vyvěšení", "posted"), ("relevantní_do", "until")):
-        day = board_date(first_text(row, rules.get(rule)))
+        day = iso(find_date(first_text(row, rules.get(rule))))  # ISO, d. m. yyyy or worded
         if day:
             notice[key] = {"typ": "Časový okamžik", "datum": day}
     for key, rule in (("číslo_jednací", "reference"), ("spisová_značka", "file_mark")):

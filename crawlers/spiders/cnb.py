@@ -12,27 +12,22 @@ A link that answers 404 is logged (quarantined, ``HTTP 404``), never dropped.
 from __future__ import annotations
 
 import re
-from datetime import date
 from urllib.parse import urlsplit
 
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider, media_type, rebase_url, response_header
+from mendel.czech_dates import find_numeric_date
 
 DOCUMENT_SUFFIXES = (".pdf", ".docx", ".xlsx", ".zip")
-_DMY = re.compile(r"(\d{1,2})\.\s*(\d{1,2})\.\s*(\d{4})")
 _YEAR = re.compile(r"\b(19|20)\d\d\b")
 
 
 def listing_date(text: str | None) -> tuple[str | None, int | None]:
     """(ISO date, year) from a listing's date text: ``20. 1. 2025`` → both; ``2025`` → (None, 2025)."""
     text = (text or "").strip()
-    m = _DMY.search(text)
-    if m:
-        try:
-            d = date(int(m.group(3)), int(m.group(2)), int(m.group(1)))
-            return d.isoformat(), d.year
-        except ValueError:
-            pass
+    day = find_numeric_date(text)
+    if day:
+        return day.isoformat(), day.year
     year = _YEAR.search(text)
     return None, int(year.group(0)) if year else None
 

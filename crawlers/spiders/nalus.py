@@ -21,6 +21,7 @@ import scrapy
 
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider, media_type, response_header
+from mendel.czech_dates import NUMERIC_DATE_PATTERN, date_of_match, format_numeric_date, iso
 
 SEARCH_PATH = "/Search/Search.aspx"
 FIELD = "ctl00$MainContent$"
@@ -28,25 +29,13 @@ COURT = "Ústavní soud"
 _BANNER = re.compile(r"Výsledky\s+(\d+)\s*-\s*(\d+)\s+z\s+celkem\s+(\d+)")
 _SHOW_LINK = re.compile(r"ShowLink\(\s*[\"']([^\"']*GetText\.aspx\?sz=[^\"']+)[\"']")
 _ECLI = re.compile(r"ECLI:CZ:US:\d{4}:[A-Za-z0-9.\-]+")
-_SIGN = re.compile(r"^\s*(?P<docket>.+?)(?:\s+#\d+)?\s+ze dne\s+(?P<date>\d{1,2}\.\s*\d{1,2}\.\s*\d{4})")
-_DMY = re.compile(r"(\d{1,2})\.\s*(\d{1,2})\.\s*(\d{4})")
+_SIGN = re.compile(r"^\s*(?P<docket>.+?)(?:\s+#\d+)?\s+ze dne\s+" + NUMERIC_DATE_PATTERN)
 _DOCKET = re.compile(r"^(?P<senate>Pl|I{1,3}|IV)\.\s*ÚS(?P<st>-st\.)?\s*(?P<rest>\d+/\d+)$")
 
 
-def form_date(iso: str) -> str:
+def form_date(iso_day: str) -> str:
     """``2018-09-18`` → ``18.9.2018``, as the NALUS form takes it."""
-    d = date.fromisoformat(iso)
-    return f"{d.day}.{d.month}.{d.year}"
-
-
-def czech_date(text: str | None) -> str | None:
-    m = _DMY.search(text or "")
-    if not m:
-        return None
-    try:
-        return date(int(m.group(3)), int(m.group(2)), int(m.group(1))).isoformat()
-    except ValueError:
-        return None
+    return format_numeric_date(date.fromisoformat(iso_day), separator=".")
 
 
 def canonical_docket(docket: str) -> str:
@@ -157,7 +146,7 @@ class NalusSpider(MendelSpider):
             title=decision_title(kind, docket),
             doc_type="decision",
             citation=docket,
-            published=czech_date(sign.group("date")),
+            published=iso(date_of_match(sign)),
             http_status=response.status,
             etag=response_header(response, "ETag"),
             last_modified=response_header(response, "Last-Modified"),

@@ -17,17 +17,16 @@ import scrapy
 
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider, media_type, response_header
+from mendel.czech_dates import find_numeric_date, format_numeric_date, iso
 
 NSF = "/Judikatura/judikatura_ns.nsf"
 COURT_GENITIVE = "Nejvyššího soudu"
 _UNID = re.compile(r"/WebSearch/([0-9A-Fa-f]{32})")
-_DMY = re.compile(r"(\d{1,2})\.\s*(\d{1,2})\.\s*(\d{4})")
 
 
-def domino_date(iso: str) -> str:
+def domino_date(iso_day: str) -> str:
     """``2025-01-20`` → ``20/01/2025``, the form Domino's query language expects."""
-    d = date.fromisoformat(iso)
-    return f"{d.day:02d}/{d.month:02d}/{d.year}"
+    return format_numeric_date(date.fromisoformat(iso_day), separator="/", zero_pad=True)
 
 
 def search_query(date_from: str, date_to: str = "") -> str:
@@ -40,17 +39,6 @@ def search_query(date_from: str, date_to: str = "") -> str:
 def search_url(base_url: str, query: str, start: int = 1, count: int = 20) -> str:
     return (f"{base_url.rstrip('/')}{NSF}/$$WebSearch1?SearchView&Query={quote(query, safe='')}"
             f"&SearchMax=1000&SearchOrder=4&Start={start}&Count={count}&pohled=1")
-
-
-def czech_numeric_date(text: str | None) -> str | None:
-    """``19. 12. 2024`` (or ``19.12.2024``) → ``2024-12-19``."""
-    m = _DMY.search(text or "")
-    if not m:
-        return None
-    try:
-        return date(int(m.group(3)), int(m.group(2)), int(m.group(1))).isoformat()
-    except ValueError:
-        return None
 
 
 def decision_title(decision_type: str | None, file_number: str) -> str:
@@ -124,11 +112,11 @@ class NsoudSpider(MendelSpider):
             title=decision_title(meta.get("Typ rozhodnutí"), file_number),
             doc_type="decision",
             citation=file_number,
-            published=czech_numeric_date(meta.get("Datum rozhodnutí")),
+            published=iso(find_numeric_date(meta.get("Datum rozhodnutí"))),
             http_status=response.status,
             etag=response_header(response, "ETag"),
             last_modified=response_header(response, "Last-Modified"),
             extra={"court": meta.get("Soud") or "Nejvyšší soud", "ecli": ecli or None,
-                   "web_published": czech_numeric_date(meta.get("Zveřejněno na webu")),
+                   "web_published": iso(find_numeric_date(meta.get("Zveřejněno na webu"))),
                    "unid": unid.group(1).upper() if unid else None},
         )

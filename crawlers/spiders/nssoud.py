@@ -21,20 +21,20 @@ from parsel import Selector
 
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider, response_header
+from mendel.czech_dates import format_numeric_date, iso, parse_numeric_date
 
 FORM_PATH = "/Home/Index?formular=4"
 DATE_CONDITION = "datumvydanirozhodnuti"
 COURT_GENITIVE = "Nejvyššího správního soudu"
 _ECLI = re.compile(r"ECLI:CZ:NSS:\d{4}:[A-Za-z0-9.]+")
 _JS_VAR = r"var {name}\s*=\s*'((?:[^'\\]|\\.)*)'"
-_DMY = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{4})$")
 _DOCUMENT_ID = re.compile(r"/DokumentOriginal/(?:Text|Index)/(\d+)")
 
 
-def condition_datetime(iso: str, end_of_day: bool = False) -> str:
+def condition_datetime(iso_day: str, end_of_day: bool = False) -> str:
     """``2017-01-01`` → ``01.01.2017 00:00:00`` (``23:59:59`` for the end of a range)."""
-    d = date.fromisoformat(iso)
-    return f"{d.day:02d}.{d.month:02d}.{d.year} {'23:59:59' if end_of_day else '00:00:00'}"
+    day = format_numeric_date(date.fromisoformat(iso_day), separator=".", zero_pad=True)
+    return f"{day} {'23:59:59' if end_of_day else '00:00:00'}"
 
 
 def js_string(html_text: str, name: str) -> str | None:
@@ -68,16 +68,6 @@ def clean_text(text: str) -> str:
     return re.sub(r"[\u0000-\u0008\u000b\u000c\u000e-\u001f]", " ", text).strip()
 
 
-def iso_date(text: str) -> str | None:
-    m = _DMY.match(text.strip())
-    if not m:
-        return None
-    try:
-        return date(int(m.group(3)), int(m.group(2)), int(m.group(1))).isoformat()
-    except ValueError:
-        return None
-
-
 def compact_docket(docket: str) -> str:
     """``7 Afs 41/2013 - 8`` (as the search shows it) → ``7 Afs 41/2013-8`` (as decisions cite it)."""
     text = re.sub(r"\s+", " ", docket.replace("\u00a0", " ")).strip()
@@ -95,7 +85,7 @@ def result_row(row) -> dict | None:
         doc_id = m.group(1) if m else None
     if not text_href or not doc_id:
         return None
-    decided = next((iso_date(c) for c in cells if iso_date(c)), None)
+    decided = next((iso(day) for day in map(parse_numeric_date, cells) if day), None)
     # "7 Afs 41/2013 - 8"; the special senates have no number ("Konf 4/2003 - 16", "Vol 6/2004").
     docket = next((c for c in cells if re.match(r"^(?:\d+\s+)?[A-Za-zÁ-ž]{1,8}\s+\d+/\d{4}", c)), "")
     form = cells[5] if len(cells) > 5 and cells[5] else None
