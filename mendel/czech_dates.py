@@ -104,6 +104,14 @@ def parse_iso_date(value) -> date | None:
     return date_of_match(match) if match else None
 
 
+def ofn_instant_date(value) -> date | None:
+    """The day of an OFN time instant (Časový okamžik: ``{"datum": "2020-06-29"}`` or ``{"datum_a_čas":
+    "2020-06-29T10:00:00+02:00"}``) or of a plain ISO string; None when unspecified or not a date."""
+    if isinstance(value, dict):
+        value = value.get("datum") or value.get("datum_a_čas")
+    return parse_iso_date(value)
+
+
 def iso(day: date | None) -> str | None:
     """``date(2024, 2, 1)`` -> ``2024-02-01``; None stays None."""
     return day.isoformat() if day else None
@@ -114,3 +122,9 @@ def format_numeric_date(day: date, separator: str = ". ", zero_pad: bool = False
     ``01.02.2024``; ``separator="/"`` with ``zero_pad`` -> ``01/02/2024``."""
     width = 2 if zero_pad else 1
     return separator.join((f"{day.day:0{width}d}", f"{day.month:0{width}d}", str(day.year)))
+
+
+def numeric_from_iso(value: str | None, default: str = "") -> str:
+    """An ISO date as Czech pages show it (``2024-02-01`` -> ``1. 2. 2024``); ``default`` when there is none."""
+    day = parse_iso_date(value)
+    return format_numeric_date(day) if day else default

@@ -33,6 +33,8 @@ from datetime import date
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from mendel.czech_dates import numeric_from_iso, parse_iso_date, parse_numeric_date
+
 from .responses import Response, html_response
 
 NSF_PREFIX = "/Judikatura/judikatura_ns.nsf"
@@ -76,11 +78,6 @@ def load_decisions(corpus_root: Path) -> list[Decision]:
 
 
 # ---------------------------------------------------------------- query subset
-
-def _parse_date(text: str) -> date | None:
-    m = re.match(r"^\s*(\d{1,2})[./](\d{1,2})[./](\d{4})\s*$", text)
-    return date(int(m.group(3)), int(m.group(2)), int(m.group(1))) if m else None
-
 
 def _split_top_level(query: str, word: str) -> list[str]:
     parts, depth, start, i = [], 0, 0, 0
@@ -153,7 +150,7 @@ def _clause_match(clause: str, d: Decision) -> bool:
         return _fulltext_match(clause, _haystack(d))
     name, op, value = m.group(1).lower(), m.group(2), m.group(3).strip()
     if name in ("datum_predani_na_web", "datum_rozhodnuti"):
-        wanted, actual = _parse_date(value), d.field_date(name)
+        wanted, actual = parse_numeric_date(value), d.field_date(name)
         if wanted is None or actual is None:
             return False
         return {"=": actual == wanted, "<": actual < wanted, "<=": actual <= wanted,
@@ -182,13 +179,6 @@ def search(decisions: list[Decision], query: str) -> list[Decision]:
 
 
 # ---------------------------------------------------------------- pages
-
-def _czech_date(value: str | None) -> str:
-    if not value:
-        return ""
-    d = date.fromisoformat(value)
-    return f"{d.day}. {d.month}. {d.year}"
-
 
 def _page(title: str, body: str) -> str:
     return (f'<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8"><title>{html.escape(title)}</title>'
@@ -227,10 +217,10 @@ class NsoudSite:
             rows.append(
                 "<tr>"
                 f'<td><a class="odk" href="{html.escape(link)}">{html.escape(d.case_number)}</a></td>'
-                f"<td>{_czech_date(r.get('decision_date'))}</td>"
+                f"<td>{numeric_from_iso(r.get('decision_date'))}</td>"
                 f"<td>{html.escape(r.get('ecli') or '')}</td>"
                 f"<td>{html.escape((r.get('document_type') or '').capitalize())}</td>"
-                f"<td>{_czech_date(r.get('publication_date'))}</td>"
+                f"<td>{numeric_from_iso(r.get('publication_date'))}</td>"
                 "</tr>")
         end = start - 1 + len(page)
         banner = f'<div class="vysledky">Výsledky {start} - {end} z {len(hits)}</div>'
@@ -249,11 +239,11 @@ class NsoudSite:
     def decision_page(self, d: Decision) -> Response:
         r = d.record
         meta = [("Soud", r.get("court") or "Nejvyšší soud"),
-                ("Datum rozhodnutí", _czech_date(r.get("decision_date"))),
+                ("Datum rozhodnutí", numeric_from_iso(r.get("decision_date"))),
                 ("Spisová značka", d.case_number),
                 ("ECLI", r.get("ecli") or ""),
                 ("Typ rozhodnutí", r.get("document_type") or ""),
-                ("Zveřejněno na webu", _czech_date(r.get("publication_date")))]
+                ("Zveřejněno na webu", numeric_from_iso(r.get("publication_date")))]
         rows = "\n".join(f'<tr><td class="left-part">{html.escape(k)}:</td>'
                          f'<td class="right-part">{html.escape(v)}</td></tr>' for k, v in meta if v)
         text = html.escape(r.get("full_text") or "", quote=False)
@@ -351,13 +341,6 @@ def _csv_lines(path: Path) -> list[str]:
     return lines
 
 
-def _iso(value: str) -> date | None:
-    try:
-        return date.fromisoformat(value.strip())
-    except ValueError:
-        return None
-
-
 @dataclass
 class ConcoRecords:
     constitutional: dict[str, ConstitutionalDecision]
@@ -385,13 +368,13 @@ def load_conco(corpus_root: Path) -> ConcoRecords:
             for row in rows:
                 if len(row) < 5:
                     continue
-                source, docket, decided = row[0].strip(), row[1].strip(), _iso(row[2])
+                source, docket, decided = row[0].strip(), row[1].strip(), parse_iso_date(row[2])
                 sz = source.removesuffix(".txt")
                 if not sz or decided is None:
                     continue
                 linked = len(row) >= 8 and row[5].strip()
                 ref = ConcoReference(path.stem, re.sub(r"\s+", " ", row[4]).strip(),
-                                     row[5].strip() if linked else None, _iso(row[6]) if linked else None,
+                                     row[5].strip() if linked else None, parse_iso_date(row[6]) if linked else None,
                                      LINKED_COURT.get(row[7].strip(), row[7].strip()) if linked else None)
                 decision = constitutional.get(sz)
                 if decision is None:

@@ -48,6 +48,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, quote, unquote
 from xml.etree import ElementTree
 
+from mendel.czech_dates import WORDED_DATE_PATTERN, date_of_match, find_worded_date
+
 from . import fragments as act_fragments
 from .responses import FileDigests, Response, chyby_response, file_response, json_response
 
@@ -67,22 +69,8 @@ MIME = {
     "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
 }
 
-MONTHS_GENITIVE = {
-    "ledna": 1, "února": 2, "března": 3, "dubna": 4, "května": 5, "června": 6,
-    "července": 7, "srpna": 8, "září": 9, "října": 10, "listopadu": 11, "prosince": 12,
-}
-CZECH_DATE = r"(\d{1,2})\.\s*(" + "|".join(MONTHS_GENITIVE) + r")\s+(\d{4})"
-
 
 # ---------------------------------------------------------------- text parsing (pure)
-
-def parse_czech_date(text: str) -> date | None:
-    """'6. března 2024' → date(2024, 3, 6)."""
-    m = re.search(CZECH_DATE, text)
-    if not m:
-        return None
-    return date(int(m.group(3)), MONTHS_GENITIVE[m.group(2)], int(m.group(1)))
-
 
 _HEADER_LINE = re.compile(r"^(strana \d+|čís\.\s*\d+\.?$|\d+$)", re.I)
 _TITLE_STOP = re.compile(r"(usnesl|usnesla|nařizuje|stanoví|se dohodl|^ČÁST\b|^§|^Čl\.)")
@@ -105,7 +93,7 @@ def parse_act_heading(text: str) -> dict | None:
     ``title`` is the part after the date; ``name`` is e-Sbírka's ``nazev`` (type + title).
     """
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    ze_idx = next((i for i, ln in enumerate(lines) if re.search(r"\bze dne " + CZECH_DATE, ln)), None)
+    ze_idx = next((i for i, ln in enumerate(lines) if re.search(r"\bze dne " + WORDED_DATE_PATTERN, ln)), None)
     if ze_idx is None:
         return None
     type_lines: list[str] = []
@@ -117,13 +105,13 @@ def parse_act_heading(text: str) -> dict | None:
     before, _, after = ze_line.partition("ze dne")
     if before.strip():
         type_lines.append(before.strip())
-    adopted = parse_czech_date(after)
-    rest = re.sub(r"^\s*" + CZECH_DATE + r"\s*,?", "", after).strip()
+    adopted = find_worded_date(after)
+    rest = re.sub(r"^\s*" + WORDED_DATE_PATTERN + r"\s*,?", "", after).strip()
     title_lines = [rest] if rest else []
     for ln in lines[ze_idx + 1:]:
         if _TITLE_STOP.search(ln):
             break
-        if re.match(r"^ze dne " + CZECH_DATE, ln):
+        if re.match(r"^ze dne " + WORDED_DATE_PATTERN, ln):
             continue
         title_lines.append(ln)
     title = re.sub(r"\s+", " ", " ".join(title_lines)).strip().rstrip(",")
@@ -141,7 +129,7 @@ def parse_cover(text: str) -> dict | None:
     announced = None
     for ln in lines:
         if ln.startswith("Zpřístupněna dne"):
-            announced = parse_czech_date(ln)
+            announced = find_worded_date(ln)
     head = next((i for i, ln in enumerate(lines) if re.match(r"^.+ č\. \d+/\d{4} Sb\.$", ln)), None)
     if announced is None or head is None:
         return None
@@ -164,9 +152,9 @@ def parse_effective_date(text: str, announced: date | None) -> date | None:
     if not found:
         return None
     clause = found[-1].group(1)
-    m = re.match(r"dnem " + CZECH_DATE, clause)
+    m = re.match(r"dnem " + WORDED_DATE_PATTERN, clause)
     if m:
-        return date(int(m.group(3)), MONTHS_GENITIVE[m.group(2)], int(m.group(1)))
+        return date_of_match(m)
     if announced is None:
         return None
     if clause.startswith("dnem jeho vyhlášení"):

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
+from mendel.czech_dates import MONTH_NAME_PATTERN
+
 HEADING_KINDS = ("Cast", "Hlava", "Dil", "Oddil", "Pododdil", "Paragraf", "Clanek", "Priloha")
 # Depth order of the structure: a unit closes every open unit at its level or below.
 LEVEL = {"Cast": 0, "Hlava": 1, "Dil": 2, "Oddil": 3, "Pododdil": 4, "Paragraf": 5, "Clanek": 5, "Priloha": 0,
@@ -72,8 +74,7 @@ _OPEN_WORDS = frozenset(
     "kterým jako aby tak také tímto tohoto této podle mezi".split())
 # A wrapped line may start like an item: "... písm." + "a) ...", "... dnem" + "1. ledna 2026".
 _REFERENCE_TAIL = re.compile(r"(písm\.|bod[uy]?|odst\.|čl\.|§|dne|dnem|od|do|ke dni)$")
-_DATE_START = re.compile(
-    r"^\d{1,2}\.\s*(\d{1,2}\.|ledna|února|března|dubna|května|června|července|srpna|září|října|listopadu|prosince)")
+_DATE_START = re.compile(r"^\d{1,2}\.\s*(\d{1,2}\.|" + MONTH_NAME_PATTERN + ")")
 
 ACT_CITATION = re.compile(
     r"(?:(?P<provision>(?:§|čl\.|Čl\.) ?\d+[a-z]*(?: odst\. ?\d+[a-z]?)?(?: písm\. ?[a-z]{1,2}\))?(?: bod[u]? ?\d+)?) )?"

@@ -45,6 +45,8 @@ from functools import cached_property
 from pathlib import Path
 from urllib.parse import parse_qs, quote
 
+from mendel.czech_dates import iso, numeric_from_iso, ofn_instant_date
+
 from .responses import FileDigests, Response, file_response, html_response, json_response, text_response
 
 KADAN_FEED_PATHS = ("/1ad1f16beff952576ae7ddd76a91e163", "/kadan/uredni-deska.json")
@@ -177,31 +179,18 @@ def request_host(headers) -> str:
     return host.rsplit(":", 1)[0].strip().lower() if not host.startswith("[") else ""
 
 
-def _ofn_date(value) -> str | None:
-    if isinstance(value, dict) and isinstance(value.get("datum"), str):
-        return value["datum"][:10]
-    return None
-
-
 def _cs(value) -> str:
     if isinstance(value, dict):
         return value.get("cs") or ""
     return value if isinstance(value, str) else ""
 
 
-def _czech_date(iso: str | None) -> str:
-    if not iso:
-        return "nespecifikováno"
-    year, month, day = iso.split("-")
-    return f"{int(day)}. {int(month)}. {year}"
-
-
 def board_api(notices: list[dict]) -> dict:
     """The JSON a JavaScript board's script reads (a mirror-made API shape), from OFN notices."""
     return {"informace": [{
         "nazev": _cs(n.get("název")), "url": n.get("url"), "cj": n.get("číslo_jednací"),
-        "sz": n.get("spisová_značka"), "vyveseno": _ofn_date(n.get("vyvěšení")),
-        "relevantni_do": _ofn_date(n.get("relevantní_do")),
+        "sz": n.get("spisová_značka"), "vyveseno": iso(ofn_instant_date(n.get("vyvěšení"))),
+        "relevantni_do": iso(ofn_instant_date(n.get("relevantní_do"))),
         "prilohy": [{"nazev": _cs(d.get("název")), "url": d.get("url")} for d in n.get("dokument") or []],
     } for n in notices]}
 
@@ -218,8 +207,8 @@ def js_board_page(name: str, ico: str) -> str:
 def static_board_page(name: str, ico: str, notices: list[dict]) -> str:
     articles = []
     for n in notices:
-        facts = [("Vyvěšeno", _czech_date(_ofn_date(n.get("vyvěšení")))),
-                 ("Relevantní do", _czech_date(_ofn_date(n.get("relevantní_do"))))]
+        facts = [("Vyvěšeno", numeric_from_iso(iso(ofn_instant_date(n.get("vyvěšení"))), "nespecifikováno")),
+                 ("Relevantní do", numeric_from_iso(iso(ofn_instant_date(n.get("relevantní_do"))), "nespecifikováno"))]
         facts += [(label, n[key]) for label, key in (("Číslo jednací", "číslo_jednací"),
                                                      ("Spisová značka", "spisová_značka")) if n.get(key)]
         facts_html = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in facts)

@@ -41,9 +41,10 @@ import re
 import secrets
 import threading
 from collections import OrderedDict
-from datetime import date
 from pathlib import Path
 from urllib.parse import parse_qs
+
+from mendel.czech_dates import format_numeric_date, parse_numeric_date
 
 from .courts import ConstitutionalDecision, load_conco
 from .responses import Response, html_response
@@ -68,27 +69,13 @@ CATEGORY_LABEL = {
 }
 
 
-def czech_date(d: date) -> str:
-    return f"{d.day}. {d.month}. {d.year}"
-
-
-def parse_form_date(text: str | None) -> date | None:
-    m = re.match(r"^\s*(\d{1,2})\.\s*(\d{1,2})\.\s*(\d{4})\s*$", text or "")
-    if not m:
-        return None
-    try:
-        return date(int(m.group(3)), int(m.group(2)), int(m.group(1)))
-    except ValueError:
-        return None
-
-
 def _docket_key(text: str) -> str:
     return re.sub(r"[\s.]", "", text).upper().replace("ÚS", "US")
 
 
 def record_text(decision: ConstitutionalDecision) -> str:
     """What the text page says, as plain text (the full-text criterion searches it)."""
-    lines = [f"{decision.docket} ze dne {czech_date(decision.decided)}", MIRROR_NOTE]
+    lines = [f"{decision.docket} ze dne {format_numeric_date(decision.decided)}", MIRROR_NOTE]
     for ref in decision.references:
         lines.append(reference_line(ref))
     return "\n".join(lines)
@@ -97,7 +84,7 @@ def record_text(decision: ConstitutionalDecision) -> str:
 def reference_line(ref) -> str:
     line = f"{CATEGORY_LABEL.get(ref.category, ref.category)}: {ref.reference}"
     if ref.linked_court and ref.linked_date:
-        line += f" (v datové sadě propojeno: {ref.linked_court}, rozhodnutí ze dne {czech_date(ref.linked_date)})"
+        line += f" (v datové sadě propojeno: {ref.linked_court}, rozhodnutí ze dne {format_numeric_date(ref.linked_date)})"
     return line
 
 
@@ -226,8 +213,8 @@ class NalusSite:
 
     def search(self, form: dict) -> list[ConstitutionalDecision]:
         on = lambda name: (form.get(FIELD + name) or "").lower() in ("on", "true", "1")  # noqa: E731
-        decided_from = parse_form_date(form.get(FIELD + "decidedFrom"))
-        decided_to = parse_form_date(form.get(FIELD + "decidedTo"))
+        decided_from = parse_numeric_date(form.get(FIELD + "decidedFrom"))
+        decided_to = parse_numeric_date(form.get(FIELD + "decidedTo"))
         citace = _docket_key(form.get(FIELD + "citace") or "")
         words = [w.lower() for w in (form.get(FIELD + "text") or "").split()]
         kinds = {"St"} if on("stanoviska_plena") else set()
@@ -273,7 +260,7 @@ class NalusSite:
                 f"<tr class='resultData{offset % 2}'>\n  <td></td>\n"
                 f"  <td><a href='ResultDetail.aspx?id={self._ids[sz]}&amp;pos={position}&amp;cnt={len(szs)}"
                 f"&amp;typ=result'>{html.escape(d.docket)} #{counter}</a><br />{d.ecli or ''}<br />"
-                f"{czech_date(d.decided)}</td>\n</tr>\n"
+                f"{format_numeric_date(d.decided)}</td>\n</tr>\n"
                 f"<tr class='resultData{offset % 2}' valign=\"top\">\n"
                 f"  <td><img onclick='javascript:ShowLink(\"{text_url}\", \"Odkaz\", \"\")' alt='Odkaz' /></td>\n</tr>")
         first = page * size + 1
@@ -292,14 +279,14 @@ class NalusSite:
         decision = records.get(sz)
         if decision is None:
             return None
-        sign = f"{decision.docket} ze dne {czech_date(decision.decided)}"
+        sign = f"{decision.docket} ze dne {format_numeric_date(decision.decided)}"
         items = "\n".join(f"<li>{html.escape(reference_line(ref))}</li>" for ref in decision.references)
         body = (
             f'<span id="lblRegistrySign">{html.escape(sign)}</span><br />\n'
             '<span id="lblDecisionForm"></span><span id="lblParallelQuotation"></span>'
             '<span id="lblPopularName"></span>\n'
             f'<input type="hidden" name="registrySignHidden" value="{html.escape(decision.docket)} '
-            f'#{decision.parts.get("ordinal") or 1} ze dne {czech_date(decision.decided)}" />\n'
+            f'#{decision.parts.get("ordinal") or 1} ze dne {format_numeric_date(decision.decided)}" />\n'
             '<table class="DocContent"><tr><td>\n'
             f"<p>{html.escape(MIRROR_NOTE)}</p>\n"
             f"<p>Spisová značka podle datové sady: {html.escape(decision.docket_as_recorded)}</p>\n"

@@ -33,11 +33,11 @@ import hashlib
 import hmac
 import html
 import json
-import re
 import secrets
-from datetime import date
 from pathlib import Path
 from urllib.parse import parse_qs
+
+from mendel.czech_dates import format_numeric_date, parse_numeric_date
 
 from .courts import AdministrativeDecision, load_conco
 from .responses import Response, html_response
@@ -55,29 +55,14 @@ MIRROR_NOTE = ("Záznam zrcadla Mendel, ne text rozhodnutí: ukázkový korpus n
                "czech-court-citations-dataset) o tom, která rozhodnutí Ústavního soudu toto rozhodnutí citují.")
 
 
-def czech_date(d: date) -> str:
-    return f"{d.day}. {d.month}. {d.year}"
-
-
-def parse_condition_datetime(text: str | None) -> date | None:
-    """'01.01.2017 00:00:00' (or '1.1.2017') → date(2017, 1, 1)."""
-    m = re.match(r"^\s*(\d{1,2})\.(\d{1,2})\.(\d{4})(?:\s+\d{1,2}:\d{2}(?::\d{2})?)?\s*$", text or "")
-    if not m:
-        return None
-    try:
-        return date(int(m.group(3)), int(m.group(2)), int(m.group(1)))
-    except ValueError:
-        return None
-
-
 def decision_text(decision: AdministrativeDecision) -> str:
     lines = ["Nejvyšší správní soud", f"Spisová značka: {decision.docket}",
-             f"Datum rozhodnutí: {czech_date(decision.decided)}", "", MIRROR_NOTE, "",
+             f"Datum rozhodnutí: {format_numeric_date(decision.decided)}", "", MIRROR_NOTE, "",
              f"Soubor v datové sadě CzCDC: {decision.file}",
              "Spisová značka, jak ji zapisují citující rozhodnutí: " + "; ".join(decision.dockets), "",
              "Citováno v rozhodnutích Ústavního soudu:"]
     for docket, decided, sz in decision.cited_by:
-        lines.append(f"- {docket} ze dne {czech_date(decided)} (NALUS: {sz})")
+        lines.append(f"- {docket} ze dne {format_numeric_date(decided)} (NALUS: {sz})")
     return "\r\n".join(lines) + "\r\n"
 
 
@@ -178,8 +163,8 @@ class NssoudSite:
                 value = (condition.get("vyhledavaciPodminkaHodnota") or [{}])[0]
                 tech = condition.get("TechnickyNazev")
                 if tech == "datumvydanirozhodnuti":
-                    od = parse_condition_datetime(value.get("HodnotaDatumACasOd"))
-                    do = parse_condition_datetime(value.get("HodnotaDatumACasDo"))
+                    od = parse_numeric_date(value.get("HodnotaDatumACasOd"), allow_time=True)
+                    do = parse_numeric_date(value.get("HodnotaDatumACasDo"), allow_time=True)
                     ok = ok and not (od and d.decided < od) and not (do and d.decided > do)
                 elif tech == "textDokumentu":
                     words = (value.get("HodnotaText") or "").lower().split()
@@ -199,7 +184,7 @@ class NssoudSite:
             doc = ids[d.file]
             out.append(
                 f'<tr><td>{n + 1}</td><td><input name="ZobrazeneVysledky[{n}].ID" type="hidden" value="{doc}" /></td>'
-                f"<td>{d.decided.day:02d}.{d.decided.month:02d}.{d.decided.year}</td>"
+                f"<td>{format_numeric_date(d.decided, separator='.', zero_pad=True)}</td>"
                 f"<td>{html.escape(d.docket)}</td><td>senát NSS</td><td></td><td></td><td>&nbsp;</td><td>&nbsp;</td>"
                 f'<td></td><td><a href="{TEXT_PREFIX}{doc}">Text</a></td></tr>')
         return "\n".join(out)

@@ -6,7 +6,7 @@ import pytest
 
 from mendel.czech_dates import (MONTH_BY_NAME, MONTH_FORMS, WORDED_DATE_RE, calendar_date, date_of_match, find_date,
                                 find_numeric_date, find_worded_date, format_numeric_date, iso, month_number,
-                                parse_iso_date, parse_numeric_date)
+                                numeric_from_iso, ofn_instant_date, parse_iso_date, parse_numeric_date)
 
 
 @pytest.mark.parametrize("name,number", [
@@ -92,3 +92,21 @@ def test_iso_and_date_of_match():
     assert iso(date(2024, 2, 1)) == "2024-02-01" and iso(None) is None
     match = WORDED_DATE_RE.search("nabývá účinnosti dnem 1. ledna 2026.")
     assert date_of_match(match) == date(2026, 1, 1)
+
+
+@pytest.mark.parametrize("value,expected", [
+    ({"typ": "Časový okamžik", "datum": "2020-06-29"}, date(2020, 6, 29)),
+    ({"datum_a_čas": "2024-05-01T10:00:00+02:00"}, date(2024, 5, 1)), ("2024-05-01", date(2024, 5, 1)),
+    ({"nespecifikovaný": True}, None), ({"datum": 20200629}, None), ({"datum": "29. 6. 2020"}, None),
+    ([], None), (None, None),
+])
+def test_ofn_instant_date(value, expected):
+    assert ofn_instant_date(value) == expected
+
+
+@pytest.mark.parametrize("value,default,text", [
+    ("2024-02-01", "", "1. 2. 2024"), ("2026-05-25T00:00:00", "", "25. 5. 2026"), (None, "", ""),
+    ("", "nespecifikováno", "nespecifikováno"), ("2024-02-30", "?", "?"),
+])
+def test_numeric_from_iso(value, default, text):
+    assert numeric_from_iso(value, default) == text

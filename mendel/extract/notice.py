@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from datetime import date, datetime
 
+from mendel.czech_dates import format_numeric_date
 from mendel.extract.model import ExtractionError
 
 NOTICE_TYPE = "Informace na úřední desce"
@@ -40,9 +41,8 @@ def czech_date(value: str) -> str:
     try:
         if "T" in value:
             moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-            return f"{moment.day}. {moment.month}. {moment.year} {moment.hour}:{moment.minute:02d}"
-        day = date.fromisoformat(value[:10])
-        return f"{day.day}. {day.month}. {day.year}"
+            return f"{format_numeric_date(moment.date())} {moment.hour}:{moment.minute:02d}"
+        return format_numeric_date(date.fromisoformat(value[:10]))
     except ValueError:
         return value
 
