@@ -20,9 +20,12 @@ def index_bundle(mendel: MendelResource) -> MaterializeResult:
     return MaterializeResult(metadata=result)
 
 
+# output_required=False: without a configured server the export yields nothing, so the UI shows it as not
+# materialized by the run (and the run summary as skipped) instead of a green "Materialized".
 @asset(group_name="serve", kinds={"neo4j"}, owners=["team:ingest"], deps=[entity_graph], retry_policy=NETWORK_RETRY,
+       output_required=False,
        description="The entity graph and the hand-kept domain graph merged into Neo4j over Bolt (when configured).")
-def neo4j_graph(context, mendel: MendelResource) -> MaterializeResult:
+def neo4j_graph(context, mendel: MendelResource):
     import json
 
     from mendel.graph.domain import load_domain_graph
@@ -31,7 +34,7 @@ def neo4j_graph(context, mendel: MendelResource) -> MaterializeResult:
     settings = neo4j_settings()
     if not settings.configured:
         context.log.info("MENDEL_NEO4J_URL is not set; the Neo4j export is skipped")
-        return MaterializeResult(metadata={"exported": False, "reason": "MENDEL_NEO4J_URL not set"})
+        return
     graph = json.loads((mendel.settings().build_dir / "graph" / "graph.json").read_text(encoding="utf-8"))
     driver = connect(settings)
     try:
@@ -40,4 +43,4 @@ def neo4j_graph(context, mendel: MendelResource) -> MaterializeResult:
     finally:
         driver.close()
     flat = {k: v for k, v in result.items() if isinstance(v, (int, float, str, bool))}
-    return MaterializeResult(metadata={"exported": True, **flat})
+    yield MaterializeResult(metadata={"exported": True, **flat})

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from cli import search as search_command
 from mendel.config import PROJECT_ROOT, SAMPLE_CORPUS, Settings, get_settings
 
 DEMO_MIRROR_PORT = 8765
@@ -65,7 +66,19 @@ def run_nightly(settings: Settings):
 
     job = build_definitions().resolve_job_def("nightly")
     run_config = {"loggers": {"console": {"config": {"log_level": os.environ.get("MENDEL_LOG_LEVEL", "INFO")}}}}
-    return job.execute_in_process(run_config=run_config, instance=DagsterInstance.get(), raise_on_error=False)
+    return job.execute_in_process(run_config=run_config, instance=DagsterInstance.get(), raise_on_error=False,
+                                  tags=workspace_run_tags())
+
+
+def workspace_run_tags() -> dict[str, str]:
+    """The tag by which the UI lists a job's runs (its repository in the workspace's code location): without it
+    an in-process run shows in the run list but not under the ``nightly`` job."""
+    from dagster._core.definitions.repository_definition.valid_definitions import SINGLETON_REPOSITORY_NAME
+    from dagster._core.storage.tags import REPOSITORY_LABEL_TAG
+    from dagster._core.workspace.load_target import WorkspaceFileTarget
+
+    (origin,) = WorkspaceFileTarget(paths=[str(PROJECT_ROOT / "workspace.yaml")]).create_origins()
+    return {REPOSITORY_LABEL_TAG: f"{SINGLETON_REPOSITORY_NAME}@{origin.location_name}"}
 
 
 def summarize(result) -> dict:
@@ -82,7 +95,14 @@ def summarize(result) -> dict:
             checks[f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"] = evaluation.passed
         elif event.event_type_value == "STEP_SKIPPED":
             skipped.append(event.step_key)
+    # An asset whose step ran but chose not to materialize (the Neo4j export without a server) is skipped too.
+    planned = {key.to_user_string() for key in result.job_def.asset_layer.executable_asset_keys}
+    skipped = sorted(set(skipped) | (planned - set(assets) - set(failed_steps(result))))
     return {"success": result.success, "assets": assets, "checks": checks, "skipped": skipped}
+
+
+def failed_steps(result) -> list[str]:
+    return [event.step_key for event in result.all_events if event.event_type_value == "STEP_FAILURE"]
 
 
 def cmd_run(args) -> int:
@@ -129,31 +149,8 @@ def cmd_ner(args) -> int:
     return 0
 
 
-def _searcher(settings: Settings):
-    from mendel.index.bundle import BundleError
-    from serving.search import Searcher
-
-    try:
-        return Searcher.latest(settings.bundles_dir)
-    except BundleError as exc:
-        print(f"mendel: {exc}", file=sys.stderr)
-        return None
-
-
 def cmd_search(args) -> int:
-    searcher = _searcher(get_settings())
-    if searcher is None:
-        return 2
-    hits = searcher.search(args.query, k=args.k)
-    if args.json:
-        results = [{"doc_id": h.doc_id, "title": h.title, "source": h.source, "url": h.url, "page": h.page,
-                    "section": h.section, "text": h.text, "score": h.score, "lists": h.lists} for h in hits]
-        print(json.dumps({"query": args.query, "bundle": searcher.path.name, "results": results}, ensure_ascii=False))
-    else:
-        for rank, h in enumerate(hits, start=1):
-            print(f"{rank:2}. [{h.score:.4f}] {h.citation or h.doc_id} p.{h.page} {h.section}\n    "
-                  f"{h.text[:200].replace(chr(10), ' ')}")
-    return 0
+    return search_command.run(args, get_settings())
 
 
 def cmd_analyze(args) -> int:
@@ -250,10 +247,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="fault rules to inject (see mirror.faults); default: MENDEL_MIRROR_FAULTS")
     mirror.set_defaults(func=cmd_mirror)
     sub.add_parser("ner", help="entities of each stdin line as one JSON object per line").set_defaults(func=cmd_ner)
-    search = sub.add_parser("search", help="query the latest published bundle")
-    search.add_argument("query")
-    search.add_argument("-k", type=int, default=10)
-    search.add_argument("--json", action="store_true")
+    search = sub.add_parser("search", help="query the latest published bundle (through `mendel serve` when it runs)")
+    search_command.add_arguments(search)
     search.set_defaults(func=cmd_search)
     analyze = sub.add_parser("analyze", help="references, acts and domains of a query")
     analyze.add_argument("query")
@@ -287,9 +282,6 @@ def main(argv: list[str] | None = None) -> int:
     if rest and getattr(args, "func", None) is not cmd_eval_retrieval:
         build_parser().parse_args(argv)  # reports the unknown arguments and exits
     args.rest = rest
-    if args.command == "search" and not 1 <= args.k <= 100:
-        print("mendel: -k must be between 1 and 100", file=sys.stderr)
-        return 2
     return args.func(args)
 
 

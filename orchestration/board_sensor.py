@@ -10,7 +10,6 @@ cannot be read fails the tick, visibly, and nothing is added.
 
 from dagster import (
     AssetSelection,
-    DefaultSensorStatus,
     RunRequest,
     SensorEvaluationContext,
     SensorResult,
@@ -22,6 +21,7 @@ from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PART
 
 from assets.boards import BOARD_SOURCE, MAX_BOARDS_PER_RUN, board_documents, board_partitions
 from mendel import boards as register
+from orchestration.automation import sensor_status
 from orchestration.policies import SOURCE_TAG
 from orchestration.resources import MendelResource
 
@@ -52,7 +52,7 @@ def run_requests_for(new_keys: list[str], per_run: int = MAX_BOARDS_PER_RUN) -> 
     name="new_boards_from_registry",
     job=crawl_boards_job,
     minimum_interval_seconds=6 * 3600,
-    default_status=DefaultSensorStatus.RUNNING,
+    default_status=sensor_status(),
     description="Adds notice boards new in the register (NKOD OFN boards, the HTML board list) as partitions of "
                 "board_documents and crawls only those.",
 )

@@ -1,4 +1,6 @@
-from dagster import DefaultScheduleStatus, ScheduleDefinition
+from dagster import ScheduleDefinition
+
+from orchestration.automation import schedule_status
 
 from orchestration.jobs import nightly_job
 
@@ -7,5 +9,5 @@ nightly_schedule = ScheduleDefinition(
     job=nightly_job,
     cron_schedule="0 2 * * *",
     execution_timezone="Europe/Prague",
-    default_status=DefaultScheduleStatus.RUNNING,
+    default_status=schedule_status(),
 )

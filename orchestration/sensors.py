@@ -22,6 +22,7 @@ from dagster import (
     sensor,
 )
 
+from orchestration.automation import sensor_status
 from orchestration.policies import PROCESSING_TAG, PROCESSING_TAG_VALUE
 
 WEBHOOK_ENV = "MENDEL_ALERT_WEBHOOK_URL"  # may carry a token: read from the environment, never logged
@@ -98,7 +99,7 @@ def _assets_run_by(context: SensorEvaluationContext, run_id: str) -> set[AssetKe
     name="process_new_versions",
     target=AssetSelection.all() - AssetSelection.groups(CRAWL_GROUP),
     minimum_interval_seconds=120,
-    default_status=DefaultSensorStatus.RUNNING,
+    default_status=sensor_status(),
     description="When a crawl outside the nightly run (re-crawl, backfill) stored new or changed versions, run only "
                 "the assets downstream of that source.",
 )

@@ -1,4 +1,4 @@
-"""What each crawl source gets from its CRAWL_SOURCES entry: a re-crawl job, date backfills, a freshness check.
+"""What each crawl source gets from its registry entry (mendel.sources): a re-crawl job, date backfills, a freshness check.
 
 - ``crawl_<source>``: crawl one source now (no processing; the new-versions sensor starts what follows).
 - ``backfill_<source>``: partitioned by the source's date windows; a backfill launches one run per window.
@@ -12,7 +12,6 @@ from dagster import (
     AssetCheckKey,
     AssetChecksDefinition,
     AssetSelection,
-    DefaultSensorStatus,
     PartitionedConfig,
     SensorDefinition,
     SupersessionWarning,
@@ -22,7 +21,9 @@ from dagster import (
 )
 from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
-from assets.crawl import CRAWL_ASSETS, CRAWL_SPECS, CrawlSource
+from assets.crawl import BACKFILL_PARTITIONS, CRAWL_ASSETS
+from mendel.sources import SOURCES
+from orchestration.automation import sensor_status
 from orchestration.policies import SOURCE_TAG
 
 FRESHNESS_SLACK = timedelta(hours=2)  # the nightly run starts at 02:00 and crawls within its first hour or two
@@ -44,11 +45,11 @@ def crawl_job(source: str) -> UnresolvedAssetJobDefinition:
     )
 
 
-def window_run_config(source: str, spec: CrawlSource):
+def window_run_config(source: str):
     asset_name = CRAWL_ASSETS[source].key.to_python_identifier()
 
     def run_config(partition_key: str) -> dict:
-        window = spec.backfill_partitions.time_window_for_partition_key(partition_key)
+        window = BACKFILL_PARTITIONS[source].time_window_for_partition_key(partition_key)
         return {"ops": {asset_name: {"config": {"window_start": window.start.date().isoformat(),
                                                 "window_end": window.end.date().isoformat()}}}}
 
@@ -56,13 +57,12 @@ def window_run_config(source: str, spec: CrawlSource):
 
 
 def backfill_job(source: str) -> UnresolvedAssetJobDefinition:
-    spec = CRAWL_SPECS[source]
+    partitions = BACKFILL_PARTITIONS[source]
     return define_asset_job(
         f"backfill_{source}",
         selection=without_freshness_checks(AssetSelection.assets(CRAWL_ASSETS[source])),
-        partitions_def=spec.backfill_partitions,
-        config=PartitionedConfig(partitions_def=spec.backfill_partitions,
-                                 run_config_for_partition_key_fn=window_run_config(source, spec)),
+        partitions_def=partitions,
+        config=PartitionedConfig(partitions_def=partitions, run_config_for_partition_key_fn=window_run_config(source)),
         tags={SOURCE_TAG: source},
         description=f"Re-crawl {source} one date window per partition (backfill by date).",
     )
@@ -77,14 +77,14 @@ def freshness_checks(source: str) -> list[AssetChecksDefinition]:
     with warnings.catch_warnings():
         warnings.filterwarnings(**_SUPERSEDED)
         return list(build_last_update_freshness_checks(
-            assets=[CRAWL_ASSETS[source]], lower_bound_delta=CRAWL_SPECS[source].cadence + FRESHNESS_SLACK,
+            assets=[CRAWL_ASSETS[source]], lower_bound_delta=SOURCES[source].cadence + FRESHNESS_SLACK,
             timezone="Europe/Prague",
         ))
 
 
 def source_jobs() -> list[UnresolvedAssetJobDefinition]:
     jobs = [crawl_job(source) for source in CRAWL_ASSETS]
-    jobs += [backfill_job(source) for source, spec in CRAWL_SPECS.items() if spec.backfill_partitions is not None]
+    jobs += [backfill_job(source) for source in BACKFILL_PARTITIONS]
     return jobs
 
 
@@ -97,4 +97,4 @@ def freshness_sensor(checks: list[AssetChecksDefinition]) -> SensorDefinition:
     with warnings.catch_warnings():
         warnings.filterwarnings(**_SUPERSEDED)
         return build_sensor_for_freshness_checks(freshness_checks=checks, minimum_interval_seconds=600,
-                                                 name="crawl_freshness", default_status=DefaultSensorStatus.RUNNING)
+                                                 name="crawl_freshness", default_status=sensor_status())

@@ -3,7 +3,12 @@ really pass and fail on a real instance, and kinds, owners and groups on every a
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 from dagster import (
     AssetMaterialization,
@@ -16,7 +21,8 @@ from dagster import (
 )
 from dagster._core.test_utils import freeze_time
 
-from assets.crawl import CRAWL_ASSETS, CRAWL_SPECS
+from assets.crawl import BACKFILL_PARTITIONS, CRAWL_ASSETS
+from mendel.sources import SOURCES as REGISTRY
 from orchestration.definitions import ASSET_CHECKS, defs
 from orchestration.policies import NETWORK_RETRY_DELAY_S, PROCESSING_TAG, SOURCE_TAG, crawl_pool
 from orchestration.sources import FRESHNESS_SLACK, freshness_checks
@@ -46,21 +52,21 @@ def test_jobs_per_source_carry_the_source_tag():
 
 
 def test_backfill_jobs_partition_by_date_and_map_windows_to_crawler_settings():
-    dated = [source for source in SOURCES if CRAWL_SPECS[source].backfill_partitions is not None]
+    dated = sorted(BACKFILL_PARTITIONS)
     assert {"esbirka", "nsoud"} <= set(dated)
     esbirka = defs.resolve_job_def("backfill_esbirka")
     assert "2024" in esbirka.partitions_def.get_partition_keys()
     config = esbirka.partitioned_config.get_run_config_for_partition_key("2024")
     window = config["ops"]["esbirka_documents"]["config"]
     assert window == {"window_start": "2024-01-01", "window_end": "2025-01-01"}
-    assert CRAWL_SPECS["esbirka"].window_env(datetime(2024, 1, 1).date(), datetime(2025, 1, 1).date()) == {
+    assert REGISTRY["esbirka"].window.backfill_env(datetime(2024, 1, 1).date(), datetime(2025, 1, 1).date()) == {
         "MENDEL_ESBIRKA_YEARS": "2024"}
     nsoud = defs.resolve_job_def("backfill_nsoud")
     assert nsoud.tags[SOURCE_TAG] == "nsoud"
     window = nsoud.partitioned_config.get_run_config_for_partition_key("2025-01-01")["ops"]["nsoud_documents"]
     start, end = (datetime.fromisoformat(window["config"][k]).date() for k in ("window_start", "window_end"))
-    assert CRAWL_SPECS["nsoud"].window_env(start, end) == {"MENDEL_NSOUD_FROM": "2025-01-01",
-                                                           "MENDEL_NSOUD_TO": "2025-01-31"}
+    assert REGISTRY["nsoud"].window.backfill_env(start, end) == {"MENDEL_NSOUD_FROM": "2025-01-01",
+                                                                 "MENDEL_NSOUD_TO": "2025-01-31"}
 
 
 def test_freshness_check_per_source_with_its_cadence():
@@ -69,7 +75,7 @@ def test_freshness_check_per_source_with_its_cadence():
         for spec in checks_def.check_specs:
             params = spec.metadata["dagster/freshness_params"].data
             checked[spec.asset_key.to_user_string()] = params["lower_bound_delta_seconds"]
-    assert checked == {f"{source}_documents": (CRAWL_SPECS[source].cadence + FRESHNESS_SLACK).total_seconds()
+    assert checked == {f"{source}_documents": (REGISTRY[source].cadence + FRESHNESS_SLACK).total_seconds()
                        for source in SOURCES}
 
 
@@ -83,7 +89,7 @@ def test_freshness_check_passes_then_fails_on_a_real_instance():
     )
     job = check_defs.resolve_job_def("freshness")
     crawled = datetime(2026, 11, 30, 2, 10, tzinfo=timezone.utc)
-    limit = CRAWL_SPECS[source].cadence + FRESHNESS_SLACK
+    limit = REGISTRY[source].cadence + FRESHNESS_SLACK
 
     def outcome(instance, at: datetime) -> bool:
         with freeze_time(at):
@@ -104,11 +110,30 @@ def test_freshness_check_passes_then_fails_on_a_real_instance():
         assert latest.event.dagster_event.event_specific_data.passed is False
 
 
-def test_freshness_sensor_and_new_version_sensor_are_on_by_default():
-    sensors = {sensor.name: sensor for sensor in defs.sensors}
-    assert {"alert_on_run_failure", "process_new_versions", "crawl_freshness"} <= set(sensors)
-    for name in ("alert_on_run_failure", "process_new_versions", "crawl_freshness"):
-        assert sensors[name].default_status.value == "RUNNING"
+AUTOMATION_STATUSES = """
+import json
+from orchestration.definitions import defs
+print(json.dumps({**{s.name: s.default_status.value for s in defs.sensors},
+                  **{s.name: s.default_status.value for s in defs.schedules}}))
+"""
+RUN_STARTERS = {"process_new_versions", "crawl_freshness", "new_boards_from_registry", "nightly_at_two"}
+
+
+def automation_statuses(profile: str) -> dict[str, str]:
+    env = {**os.environ, "MENDEL_PROFILE": profile}
+    out = subprocess.run([sys.executable, "-c", AUTOMATION_STATUSES], capture_output=True, text=True, env=env,
+                         cwd=Path(__file__).resolve().parents[1], timeout=120, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_schedules_and_run_starting_sensors_are_on_in_production_and_off_in_the_demo():
+    production, demo = automation_statuses("production"), automation_statuses("demo")
+    assert RUN_STARTERS <= set(production) and set(production) == set(demo)
+    assert {name: production[name] for name in RUN_STARTERS} == dict.fromkeys(RUN_STARTERS, "RUNNING")
+    # Opening the UI on the demo profile queues nothing by itself.
+    assert {name: demo[name] for name in RUN_STARTERS} == dict.fromkeys(RUN_STARTERS, "STOPPED")
+    # The failure alert starts no run: on in both.
+    assert production["alert_on_run_failure"] == demo["alert_on_run_failure"] == "RUNNING"
 
 
 def test_every_asset_has_a_stage_group_kinds_and_an_owner():
