@@ -1,6 +1,6 @@
 """Run one spider in its own process (Twisted's reactor can't restart) and report counts through Dagster Pipes.
 
-    python -m crawlers.run esbirka     # or nsoud, municipal, ruian, nalus, nssoud, cnb
+    python -m crawlers.run esbirka     # or any other source of the registry (mendel.sources)
 
 Reads MENDEL_* settings from the environment; when started by PipesSubprocessClient the counts
 become the asset's materialization metadata.
@@ -17,57 +17,19 @@ import psycopg
 from dagster_pipes import DAGSTER_PIPES_CONTEXT_ENV_VAR, open_dagster_pipes
 from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings as ScrapySettings
+from scrapy.utils.misc import load_object
 
 from crawlers import settings as crawler_settings
-from crawlers.spiders.boards import BoardsSpider
-from crawlers.spiders.cnb import CnbSpider
-from crawlers.spiders.esbirka import EsbirkaSpider
-from crawlers.spiders.municipal import MunicipalSpider
-from crawlers.spiders.nalus import NalusSpider
-from crawlers.spiders.nsoud import NsoudSpider
-from crawlers.spiders.nssoud import NssoudSpider
-from crawlers.spiders.ruian import RuianSpider
 from mendel import crawlstate
 from mendel.config import get_settings
+from mendel.sources import SOURCES
 
-SPIDERS = {"esbirka": EsbirkaSpider, "nsoud": NsoudSpider, "municipal": MunicipalSpider, "ruian": RuianSpider,
-           "nalus": NalusSpider, "nssoud": NssoudSpider, "cnb": CnbSpider, "boards": BoardsSpider}
+SPIDERS = {source.name: load_object(source.spider) for source in SOURCES.values()}
 
 
 def spider_arguments(name: str) -> dict:
-    settings = get_settings()
-    if name == "esbirka":
-        return {
-            "base_url": settings.base_url("esbirka"),
-            "years": ",".join(str(y) for y in settings.esbirka_years),
-            "api_key": os.environ.get("ESBIRKA_API_KEY"),
-            "acts": ",".join(settings.esbirka_acts),
-            "fragments": settings.esbirka_fragments,
-        }
-    if name == "nsoud":
-        date_from, date_to = settings.nsoud_date_range()
-        return {"base_url": settings.base_url("nsoud"), "date_from": date_from, "date_to": date_to,
-                "page_size": settings.nsoud_page_size}
-    if name == "municipal":
-        return {"feeds": ",".join(settings.municipal_feeds), "blesno_url": settings.blesno_base_url() or "",
-                "rebase": settings.rebase_origin() or ""}
-    if name == "ruian":
-        return {"base_url": settings.base_url("cuzk"), "obce": ",".join(settings.ruian_obce),
-                "changes": settings.ruian_changes, "rebase": settings.rebase_origin() or ""}
-    if name == "nalus":
-        date_from, date_to = settings.court_date_range("nalus")
-        return {"base_url": settings.base_url("nalus"), "date_from": date_from, "date_to": date_to,
-                "page_size": settings.nalus_page_size}
-    if name == "nssoud":
-        date_from, date_to = settings.court_date_range("nssoud")
-        return {"base_url": settings.base_url("nssoud"), "date_from": date_from, "date_to": date_to}
-    if name == "boards":
-        # MENDEL_BOARDS_FILE: the boards to crawl (written by the board asset); unset = the whole register.
-        return {"boards_file": os.environ.get("MENDEL_BOARDS_FILE", ""), "rebase": settings.rebase_origin() or "",
-                "max_attachments": os.environ.get("MENDEL_BOARD_MAX_ATTACHMENTS", "")}
-    if name == "cnb":
-        return {"listings": ",".join(settings.cnb_listings), "rebase": settings.rebase_origin() or ""}
-    raise KeyError(name)
+    """What the spider of a source is started with in this environment (its registry entry and the settings)."""
+    return SPIDERS[name].arguments(get_settings())
 
 
 def run_spider(name: str, run_id: str, database_url: str) -> dict:

@@ -2,6 +2,8 @@
 
 from dagster import Backoff, Jitter, RetryPolicy
 
+from mendel.sources import SOURCES
+
 # A failed crawl or export step is retried after ~30 s, ~90 s and ~210 s (exponential), each wait moved by up to
 # ±30 s (jitter) so retries of several sources and runs don't hit a recovering host at the same moment.
 NETWORK_RETRY_DELAY_S = 30
@@ -17,8 +19,9 @@ NETWORK_RETRY = network_retry_policy()
 
 def crawl_pool(source: str) -> str:
     """The concurrency pool of one source's crawl: with a limit of 1 (production profile) a slow site never has two
-    crawls at once, whichever runs (nightly, backfill, re-crawl) they belong to, and never holds up the others."""
-    return f"crawl_{source}"
+    crawls at once, whichever runs (nightly, backfill, re-crawl) they belong to, and never holds up the others.
+    Named by the source registry."""
+    return SOURCES[source].pool
 
 
 # Run tag shared by every run that processes crawled documents (extract → NER → indexes → bundle): the production

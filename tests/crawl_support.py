@@ -12,12 +12,10 @@ import psycopg
 
 from mendel.config import PROJECT_ROOT
 from mendel.crawlstate import OUTCOMES
+from mendel.sources import source_envs
 
-CLEARED_ENV = ("MENDEL_NSOUD_FROM", "MENDEL_NSOUD_TO", "MENDEL_NSOUD_PAGE_SIZE", "MENDEL_MUNICIPAL_FEEDS",
-               "MENDEL_BLESNO_URL", "MENDEL_RUIAN_OBCE", "MENDEL_RUIAN_CHANGES", "MENDEL_NALUS_FROM",
-               "MENDEL_NALUS_TO", "MENDEL_NALUS_PAGE_SIZE", "MENDEL_NSSOUD_FROM", "MENDEL_NSSOUD_TO",
-               "MENDEL_CNB_LISTINGS", "MENDEL_ESBIRKA_YEARS", "MENDEL_ESBIRKA_ACTS", "MENDEL_ESBIRKA_FRAGMENTS",
-               "MENDEL_SOURCES", "DAGSTER_PIPES_CONTEXT")
+# Every registered source's settings (mendel.sources) and the run's own: each test crawl starts from the defaults.
+CLEARED_ENV = (*source_envs(), "MENDEL_ESBIRKA_ACTS", "MENDEL_SOURCES", "DAGSTER_PIPES_CONTEXT")
 
 
 def crawl_runner(monkeypatch, home, database_url: str, mirror_url: str):

@@ -21,8 +21,9 @@ from dagster import (
     define_asset_job,
 )
 
-from assets.crawl import CRAWL_SPECS, crawl_asset
+from assets.crawl import crawl_asset
 from mendel import db
+from mendel.sources import SOURCES
 from cli.main import dagster_yaml_for
 from orchestration.definitions import build_definitions, defs
 from orchestration.policies import PROCESSING_TAG, network_retry_policy
@@ -75,7 +76,7 @@ def crawls(tmp_path_factory, pg_server_url, mirror):
     mendel = nightly_resources(home, database_url, mirror.base_url)
 
     # The factory's own asset, with the production policy's backoff and jitter but a short base delay.
-    flaky_asset = crawl_asset("nsoud", CRAWL_SPECS["nsoud"], retry_policy=network_retry_policy(TEST_RETRY_DELAY_S))
+    flaky_asset = crawl_asset(SOURCES["nsoud"], retry_policy=network_retry_policy(TEST_RETRY_DELAY_S))
     flaky_defs = Definitions(
         assets=[flaky_asset],
         jobs=[define_asset_job("crawl_nsoud", selection=[flaky_asset])],  # the project's job name

@@ -20,6 +20,7 @@ from crawlers.spiders.base import rebase_url
 from mendel.config import KADAN_FEED_URL, PROJECT_ROOT, SAMPLE_CORPUS, Settings
 from mirror.server import MirrorThread
 from mendel.rawstore import RawStore
+from mendel.sources import source_envs
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
 BLESNO_PDFS = sorted((SAMPLE_CORPUS / "municipal" / "blesno").glob("*/*.pdf"))
@@ -271,17 +272,19 @@ def test_ruian_link_lists_and_titles():
 
 
 def test_settings_for_the_new_sources(monkeypatch):
-    for name in ("MENDEL_NSOUD_FROM", "MENDEL_NSOUD_TO", "MENDEL_MUNICIPAL_FEEDS", "MENDEL_BLESNO_URL",
-                 "MENDEL_RUIAN_OBCE", "MENDEL_RUIAN_CHANGES", "MENDEL_NSOUD_PAGE_SIZE"):
+    for name in source_envs():
         monkeypatch.delenv(name, raising=False)
     demo = Settings(profile="demo", mirror_url="http://127.0.0.1:8765/")
-    assert demo.nsoud_date_range() == ("2024-01-01", "")
-    assert demo.municipal_feeds == (KADAN_FEED_URL,) and demo.blesno_base_url() == "http://127.0.0.1:8765"
+    assert demo.window("nsoud") == ("2024-01-01", "")
+    assert demo.option("municipal", "feeds") == (KADAN_FEED_URL,)
+    assert municipal.MunicipalSpider.arguments(demo)["blesno_url"] == "http://127.0.0.1:8765"
     assert demo.rebase_origin() == "http://127.0.0.1:8765"
-    assert demo.ruian_obce == ("564729",) and demo.ruian_changes is True and demo.nsoud_page_size == 20
+    assert demo.option("ruian", "obce") == ("564729",) and demo.option("ruian", "changes") is True
+    assert demo.option("nsoud", "page_size") == 20
     production = Settings(profile="production")
-    assert production.nsoud_date_range(today=date(2026, 11, 29)) == ("2026-11-15", "")
-    assert production.blesno_base_url() is None and production.rebase_origin() is None
+    assert production.window("nsoud", today=date(2026, 11, 29)) == ("2026-11-15", "")
+    assert production.window("nalus", today=date(2026, 11, 29)) == ("2026-09-30", "")
+    assert municipal.MunicipalSpider.arguments(production)["blesno_url"] == "" and production.rebase_origin() is None
     monkeypatch.setenv("MENDEL_NSOUD_FROM", "2025-01-01")
     monkeypatch.setenv("MENDEL_NSOUD_TO", "2025-01-31")
     monkeypatch.setenv("MENDEL_MUNICIPAL_FEEDS", "https://a.cz/f.json, https://b.cz/g.json")
@@ -289,10 +292,10 @@ def test_settings_for_the_new_sources(monkeypatch):
     monkeypatch.setenv("MENDEL_RUIAN_OBCE", "554782,564729")
     monkeypatch.setenv("MENDEL_RUIAN_CHANGES", "0")
     custom = Settings(profile="production")
-    assert custom.nsoud_date_range() == ("2025-01-01", "2025-01-31")
-    assert custom.municipal_feeds == ("https://a.cz/f.json", "https://b.cz/g.json")
-    assert custom.blesno_base_url() == "https://blesno.example"
-    assert custom.ruian_obce == ("554782", "564729") and custom.ruian_changes is False
+    assert custom.window("nsoud") == ("2025-01-01", "2025-01-31")
+    assert custom.option("municipal", "feeds") == ("https://a.cz/f.json", "https://b.cz/g.json")
+    assert municipal.MunicipalSpider.arguments(custom)["blesno_url"] == "https://blesno.example"
+    assert custom.option("ruian", "obce") == ("554782", "564729") and custom.option("ruian", "changes") is False
 
 
 def test_every_spider_is_wired_into_run(monkeypatch):
@@ -300,8 +303,7 @@ def test_every_spider_is_wired_into_run(monkeypatch):
 
     monkeypatch.setenv("MENDEL_PROFILE", "demo")
     monkeypatch.setenv("MENDEL_MIRROR_URL", "http://127.0.0.1:8765")
-    for name in ("MENDEL_NSOUD_FROM", "MENDEL_NSOUD_TO", "MENDEL_MUNICIPAL_FEEDS", "MENDEL_BLESNO_URL",
-                 "MENDEL_RUIAN_OBCE", "MENDEL_RUIAN_CHANGES", "MENDEL_NSOUD_PAGE_SIZE"):
+    for name in source_envs():
         monkeypatch.delenv(name, raising=False)
     assert set(run.SPIDERS) == {"esbirka", "nsoud", "municipal", "ruian", "nalus", "nssoud", "cnb", "boards"}
     assert run.spider_arguments("nsoud") == {"base_url": "http://127.0.0.1:8765", "date_from": "2024-01-01",
@@ -310,5 +312,6 @@ def test_every_spider_is_wired_into_run(monkeypatch):
                                                  "rebase": "http://127.0.0.1:8765"}
     assert run.spider_arguments("ruian") == {"base_url": "http://127.0.0.1:8765", "obce": "564729",
                                              "changes": True, "rebase": "http://127.0.0.1:8765"}
+    assert run.spider_arguments("boards") == {"boards_file": "", "max_attachments": "", "rebase": "http://127.0.0.1:8765"}
     for name, spider in run.SPIDERS.items():
         assert spider.name == name and spider.source

@@ -10,6 +10,7 @@ active, and a listing read in full withdraws the documents it no longer names (:
 
 from __future__ import annotations
 
+import inspect
 import re
 from urllib.parse import urlsplit, urlunsplit
 
@@ -23,6 +24,8 @@ from twisted.python.failure import Failure
 
 from crawlers.middlewares import OffLimits, configured_hosts
 from mendel import crawlstate
+from mendel.config import Settings
+from mendel.sources import SOURCES, DateWindow
 
 # Document responses the callbacks see themselves (5xx only once retries are spent).
 DOCUMENT_STATUSES = [304, 400, 401, 403, 404, 410, 500, 502, 503, 504]
@@ -73,7 +76,24 @@ def failure_outcome(failure: Failure, maxsize: int | None = None) -> tuple[str, 
 
 
 class MendelSpider(scrapy.Spider):
-    source: str = ""
+    source: str = ""  # its entry in the source registry (mendel.sources)
+
+    @classmethod
+    def arguments(cls, settings: Settings) -> dict:
+        """The keyword arguments of a crawl in these settings, from the source's registry entry: its options (lists
+        joined with commas, as on Scrapy's command line), its date window as date_from/date_to, its production host
+        (or the mirror) as base_url and the mirror origin as rebase, for a spider whose __init__ takes them."""
+        source = SOURCES[cls.source]
+        taken = inspect.signature(cls.__init__).parameters
+        arguments = {name: ",".join(value) if isinstance(value, tuple) else value
+                     for name, value in settings.options(cls.source).items()}
+        if isinstance(source.window, DateWindow):
+            arguments["date_from"], arguments["date_to"] = settings.window(cls.source)
+        if "base_url" in taken:
+            arguments["base_url"] = settings.base_url(next(iter(source.hosts)))
+        if "rebase" in taken:
+            arguments["rebase"] = settings.rebase_origin() or ""
+        return arguments
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -303,6 +303,10 @@ class BoardsSpider(MunicipalSpider):
             options["args"] = [*options.get("args", []), CHROMIUM_HOST_RULE]
             settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", options, priority="spider")
 
+    @classmethod
+    def arguments(cls, settings) -> dict:
+        return super(MunicipalSpider, cls).arguments(settings)  # the registry's, without the feeds' Blešno site
+
     def __init__(self, boards_file: str = "", rebase: str = "", max_attachments: str = "", *args, **kwargs):
         super().__init__("", "", rebase, *args, **kwargs)
         self.boards_file = boards_file or ""

@@ -49,6 +49,12 @@ class EsbirkaSpider(MendelSpider):
     name = "esbirka"
     source = "esbirka"
 
+    @classmethod
+    def arguments(cls, settings) -> dict:
+        # Years and acts are Settings fields: a Dagster run can set them (MendelResource).
+        return {"years": ",".join(str(y) for y in settings.esbirka_years), "acts": ",".join(settings.esbirka_acts),
+                **super().arguments(settings)}
+
     def __init__(self, base_url: str, years: str = "2024,2025", api_key: str | None = None, acts: str = "",
                  fragments: bool | str = True, *args, **kwargs):
         super().__init__(*args, **kwargs)

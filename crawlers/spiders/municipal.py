@@ -108,6 +108,13 @@ class MunicipalSpider(MendelSpider):
     # Attachments fetched per board (feed); None = all. Those over the limit stay listed and linked, unfetched.
     max_attachments: int | None = None
 
+    @classmethod
+    def arguments(cls, settings) -> dict:
+        arguments = super().arguments(settings)
+        # The Blešno site's public host is not known: production crawls it only when told where it is.
+        arguments["blesno_url"] = arguments["blesno_url"].rstrip("/") or arguments["rebase"]
+        return arguments
+
     def __init__(self, feeds: str = "", blesno_url: str = "", rebase: str = "", *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.feeds = [f.strip() for f in str(feeds).split(",") if f.strip()]
