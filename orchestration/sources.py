@@ -1,4 +1,5 @@
-"""What each crawl source gets from its registry entry (mendel.sources): a re-crawl job, date backfills, a freshness check.
+"""What each crawl source gets from its registry entry (mendel.sources): a re-crawl job, date backfills, a freshness
+check.
 
 - ``crawl_<source>``: crawl one source now (no processing; the new-versions sensor starts what follows).
 - ``backfill_<source>``: partitioned by the source's date windows; a backfill launches one run per window.

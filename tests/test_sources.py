@@ -88,7 +88,8 @@ def test_options_and_windows_read_the_environment_as_documented():
     assert Option("f", "X", "1", "flag").value(None) is True
     assert [Option("f", "X", "1", "flag").value(v) for v in ("0", "no", "", "yes")] == [False, False, False, True]
     assert Option("l", "X", "a,b", "list").value(None) == ("a", "b")
-    assert Option("l", "X", "a,b", "list").value(" c , ,d") == ("c", "d") and Option("l", "X", "a", "list").value("") == ()
+    assert Option("l", "X", "a,b", "list").value(" c , ,d") == ("c", "d")
+    assert Option("l", "X", "a", "list").value("") == ()
     window = DateWindow("F", "T", demo_from="2020-01-01", production_lookback_days=10)
     assert window.resolve({}, "demo") == ("2020-01-01", "")
     assert window.resolve({}, "production", today=date(2025, 3, 5)) == ("2025-02-23", "")
@@ -129,10 +130,10 @@ print(json.dumps({
     "spider": run.SPIDERS["example"].__name__,
     "arguments": run.spider_arguments("example"),
     "pool": asset.node_def.pool,
-    "crawl_job": sorted(k.to_user_string() for k in defs.resolve_job_def("crawl_example").asset_layer.selected_asset_keys),
+    "crawl_job": [k.to_user_string() for k in defs.resolve_job_def("crawl_example").asset_layer.selected_asset_keys],
     "window": window["config"],
-    "freshness_s": [s.metadata["dagster/freshness_params"].data["lower_bound_delta_seconds"]
-                    for c in ASSET_CHECKS for s in c.check_specs if s.asset_key.to_user_string() == "example_documents"],
+    "freshness_s": [spec.metadata["dagster/freshness_params"].data["lower_bound_delta_seconds"]
+                    for checks in ASSET_CHECKS for spec in checks.check_specs if spec.asset_key == asset.key],
 }))
 '''
 
