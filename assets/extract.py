@@ -15,7 +15,9 @@ QUALITY_SOFT = "extraction_quality_soft"
 QUALITY_CHECKS = [
     AssetCheckSpec(QUALITY_HARD, asset="document_pages", blocking=True,
                    description="Great Expectations, hard: unique document ids, contiguous page numbers, no mojibake, "
-                               "section spans inside their document; a failure stops everything downstream"),
+                               "section spans inside their document; a failing document is quarantined (no chunks, "
+                               "no index) and the run goes on; blocks only when the failing share of new versions "
+                               "exceeds quarantine.max_new_failing_share"),
     AssetCheckSpec(QUALITY_SOFT, asset="document_pages",
                    description="Great Expectations, soft: non-empty text share, Czech character share, OCR "
                                "confidence floor, section depth; a failure is a warning"),
@@ -23,19 +25,21 @@ QUALITY_CHECKS = [
 
 
 def quality_check_results(conn) -> list[AssetCheckResult]:
-    """Both checks from one validation of the current extracted documents (mendel.quality)."""
+    """Both checks from one validation of the live extracted documents; hard failures quarantine their
+    documents (mendel.quality.review_database)."""
     from mendel import quality
 
-    report = quality.validate_database(conn)
+    review = quality.review_database(conn)
     results = []
     for name, severity, level in ((QUALITY_HARD, "hard", AssetCheckSeverity.ERROR),
                                   (QUALITY_SOFT, "soft", AssetCheckSeverity.WARN)):
-        metadata = report.check_metadata(severity)
+        metadata = review.check_metadata(severity)
+        wrapped = {"expectations": MetadataValue.json(metadata["expectations"]),
+                   "summary": MetadataValue.md(metadata["summary"]), "failed": MetadataValue.text(metadata["failed"])}
+        if "quarantine" in metadata:
+            wrapped["quarantine"] = MetadataValue.json(metadata["quarantine"])
         results.append(AssetCheckResult(
-            check_name=name, passed=report.passed(severity), severity=level,
-            metadata={**metadata, "expectations": MetadataValue.json(metadata["expectations"]),
-                      "summary": MetadataValue.md(metadata["summary"]), "failed": MetadataValue.text(metadata["failed"])},
-        ))
+            check_name=name, passed=review.passed(severity), severity=level, metadata={**metadata, **wrapped}))
     return results
 
 

@@ -117,6 +117,7 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
         " JOIN document_versions v ON v.version_id = d.current_version_id"
         " WHERE d.status = 'active' AND v.extracted_at IS NOT NULL AND v.chunked_at IS NULL"
         " AND EXISTS (SELECT 1 FROM pages p WHERE p.version_id = d.current_version_id)"
+        " AND NOT EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = d.current_version_id)"
         " ORDER BY d.doc_id"
     ).fetchall()
     insert = (

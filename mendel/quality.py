@@ -13,6 +13,11 @@ there is `hard` (the blocking asset check fails) or `soft` (a warning). `validat
 `ExtractedDocument`s, `validate_database()` the current extracted versions in PostgreSQL; both return a
 `QualityReport` whose `check_metadata(severity)` is what the Dagster checks attach. Great Expectations
 takes seconds to import, so it is imported only when a validation runs.
+
+`review_database()` turns hard failures into per-document quarantine: every document whose current version
+fails a hard expectation is recorded in `quality_quarantine` with the failed expectations and the offending
+rows, its chunks go and the chunk stage skips it; the hard check blocks only when the failing share of new
+versions (never checked before) exceeds `quarantine.max_new_failing_share`, and then nothing is recorded.
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ class Frames:
     documents: list[dict] = field(default_factory=list)
     pages: list[dict] = field(default_factory=list)
     sections: list[dict] = field(default_factory=list)
+    versions: dict[str, int] = field(default_factory=dict)  # doc_id -> the version validated (database only)
+    new: set[str] = field(default_factory=set)  # doc_ids whose version is checked for the first time
 
 
 def czech_share(letters: int, czech: int) -> float:
@@ -139,29 +146,39 @@ class _SectionRow:
     char_end: int
 
 
+_LIVE_UNQUARANTINED = (
+    " WHERE d.status = 'active'"
+    " AND NOT EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = d.current_version_id)"
+)
+
+
 def frames_from_database(conn, thresholds: dict) -> Frames:
-    """Frames of the current extracted version of every active document that has pages, streamed one
-    document at a time so that no more than one document's text is held."""
+    """Frames of the current extracted version of every active, unquarantined document that has pages,
+    streamed one document at a time so that no more than one document's text is held."""
     builder = FrameBuilder(thresholds)
     sections: dict[str, list[_SectionRow]] = {}
     for doc_id, *row in conn.execute(
         "SELECT d.doc_id, s.kind, s.label, s.depth, s.page_start, s.page_end, s.char_start, s.char_end"
-        " FROM documents d JOIN sections s ON s.version_id = d.current_version_id WHERE d.status = 'active'"
+        " FROM documents d JOIN sections s ON s.version_id = d.current_version_id" + _LIVE_UNQUARANTINED +
         " ORDER BY d.doc_id, s.char_start, s.depth, s.section_id"
     ):
         sections.setdefault(doc_id, []).append(_SectionRow(*row))
     current: str | None = None
     pages: list[_PageRow] = []
     with conn.cursor() as cursor:
-        for doc_id, *row in cursor.stream(
-            "SELECT d.doc_id, p.page_no, p.text, p.is_ocr, p.ocr_confidence FROM documents d"
-            " JOIN pages p ON p.version_id = d.current_version_id WHERE d.status = 'active'"
+        for doc_id, version_id, is_new, *row in cursor.stream(
+            "SELECT d.doc_id, d.current_version_id, v.quality_checked_at IS NULL, p.page_no, p.text, p.is_ocr,"
+            " p.ocr_confidence FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id"
+            " JOIN pages p ON p.version_id = d.current_version_id" + _LIVE_UNQUARANTINED +
             " ORDER BY d.doc_id, p.page_no"
         ):
             if doc_id != current:
                 if current is not None:
                     builder.add(current, pages, sections.get(current, ()))
                 current, pages = doc_id, []
+                builder.frames.versions[doc_id] = version_id
+                if is_new:
+                    builder.frames.new.add(doc_id)
             pages.append(_PageRow(*row))
         if current is not None:
             builder.add(current, pages, sections.get(current, ()))
@@ -260,6 +277,9 @@ class Outcome:
     unexpected_count: int | None
     unexpected_examples: list[str]  # "<row key>: <value>" for the first few rows that fail
     error: str | None = None
+    # doc_id -> "<row key>: <value>" of each of its failing rows (the first few); empty when the expectation
+    # passed or its result names no rows (an aggregate expectation, an error)
+    unexpected_by_document: dict[str, list[str]] = field(default_factory=dict, compare=False)
 
     def as_dict(self) -> dict:
         return {
@@ -272,8 +292,20 @@ class Outcome:
 
 def _example(entry: dict, key: str) -> str:
     ident = entry.get(key, "?")
-    values = ", ".join(f"{k}={v}" for k, v in entry.items() if k != key)
+    values = ", ".join(f"{k}={v}" for k, v in entry.items() if k not in (key, "doc_id"))
     return f"{ident}: {values}" if values else str(ident)
+
+
+def _by_document(rows: list[dict], key: str, examples: int) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for entry in rows:
+        doc_id = entry.get("doc_id")
+        if doc_id is None:
+            continue
+        shown = found.setdefault(str(doc_id), [])
+        if len(shown) < examples:
+            shown.append(_example(entry, key))
+    return found
 
 
 def _outcome(planned: Planned, result, key: str, examples: int) -> Outcome:
@@ -299,6 +331,8 @@ def _outcome(planned: Planned, result, key: str, examples: int) -> Outcome:
         kwargs=_jsonable(kwargs), success=bool(result.success), observed_value=_jsonable(observed),
         element_count=details.get("element_count"), unexpected_count=details.get("unexpected_count"),
         unexpected_examples=shown, error=error,
+        unexpected_by_document={} if result.success else _by_document(
+            details.get("unexpected_index_list") or [], key, examples),
     )
 
 
@@ -378,9 +412,11 @@ def validate_frames(frames: Frames, thresholds: dict | None = None) -> QualityRe
         definition = context.validation_definitions.add(
             gx.ValidationDefinition(name=f"extraction_{suite_name}", data=batch, suite=suite))
         key = _KEYS[suite_name]
+        # COMPLETE: every failing row with its document, for the per-document quarantine
         result = definition.run(
             batch_parameters={"dataframe": _frame(rows, suite_name)},
-            result_format={"result_format": "SUMMARY", "unexpected_index_column_names": [key],
+            result_format={"result_format": "COMPLETE",
+                           "unexpected_index_column_names": list(dict.fromkeys([key, "doc_id"])),
                            "partial_unexpected_count": examples},
         )
         by_id = {r.expectation_config.id: r for r in result.results}
@@ -400,3 +436,112 @@ def validate_database(conn, thresholds: dict | None = None) -> QualityReport:
     thresholds = thresholds or load_thresholds()
     return validate_frames(frames_from_database(conn, thresholds), thresholds)
 
+
+
+# --- per-document quarantine ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DocumentFailure:
+    doc_id: str
+    version_id: int
+    new: bool                # the version was checked for the first time
+    expectations: list[str]  # "pages.no_mojibake", …
+    examples: list[str]      # its offending rows
+
+    def as_dict(self) -> dict:
+        return {"doc_id": self.doc_id, "version_id": self.version_id, "new": self.new,
+                "expectations": self.expectations, "examples": self.examples}
+
+
+@dataclass
+class QualityReview:
+    """One validation of the live corpus and what the hard expectations made of it."""
+
+    report: QualityReport
+    new_versions: int
+    failing: list[DocumentFailure]   # documents that fail a hard expectation
+    unattributed: list[str]          # failed hard expectations that name no document (block on their own)
+    max_new_failing_share: float
+    recorded: bool = False           # quarantine and checked marks written (only when the hard check passes)
+
+    @property
+    def new_failing(self) -> int:
+        return sum(f.new for f in self.failing)
+
+    @property
+    def new_failing_share(self) -> float:
+        return self.new_failing / self.new_versions if self.new_versions else 0.0
+
+    def passed(self, severity: str) -> bool:
+        if severity != "hard":
+            return self.report.passed(severity)
+        return not self.unattributed and self.new_failing_share <= self.max_new_failing_share
+
+    def check_metadata(self, severity: str) -> dict[str, Any]:
+        metadata = self.report.check_metadata(severity)
+        if severity != "hard":
+            return metadata
+        return {**metadata, "new_versions": self.new_versions, "new_failing": self.new_failing,
+                "new_failing_share": round(self.new_failing_share, 4),
+                "max_new_failing_share": self.max_new_failing_share,
+                "quarantined_documents": len(self.failing) if self.recorded else 0,
+                "quarantine": [f.as_dict() for f in self.failing],
+                "unattributed": ", ".join(self.unattributed) or "none"}
+
+
+def _failing_documents(report: QualityReport, frames: Frames, examples: int) -> tuple[list[DocumentFailure], list[str]]:
+    by_document: dict[str, tuple[list[str], list[str]]] = {}
+    unattributed = []
+    for outcome in report.selected("hard"):
+        if outcome.success:
+            continue
+        name = f"{outcome.suite}.{outcome.name}"
+        if not outcome.unexpected_by_document:
+            unattributed.append(name)
+            continue
+        for doc_id, rows in outcome.unexpected_by_document.items():
+            expectations, shown = by_document.setdefault(doc_id, ([], []))
+            if name not in expectations:
+                expectations.append(name)
+            shown.extend(rows[:max(0, examples - len(shown))])
+    failing = [DocumentFailure(doc_id, frames.versions[doc_id], doc_id in frames.new, expectations, shown)
+               for doc_id, (expectations, shown) in sorted(by_document.items())]
+    return failing, unattributed
+
+
+def _record(conn, review: QualityReview, frames: Frames) -> None:
+    failing = {f.version_id: f for f in review.failing}
+    with conn.transaction(), conn.cursor() as cur:
+        for failure in failing.values():
+            cur.execute(
+                "INSERT INTO quality_quarantine (version_id, doc_id, expectations, examples)"
+                " VALUES (%s, %s, %s, %s) ON CONFLICT (version_id) DO NOTHING",
+                (failure.version_id, failure.doc_id, failure.expectations, json.dumps(failure.examples)))
+            # the run-wide quarantine log, as extraction and NER write it
+            cur.execute(
+                "INSERT INTO quarantine (stage, source, doc_id, url, sha256, reason, detail)"
+                " SELECT 'quality', d.source, d.doc_id, d.url, v.sha256, %s, %s FROM documents d"
+                " JOIN document_versions v ON v.version_id = %s WHERE d.doc_id = %s",
+                (f"failed hard expectations: {', '.join(failure.expectations)}", "\n".join(failure.examples),
+                 failure.version_id, failure.doc_id))
+        cur.execute("DELETE FROM chunks WHERE version_id = ANY(%s)", (list(failing),))
+        cur.execute("UPDATE document_versions SET quality_checked_at = now()"
+                    " WHERE quality_checked_at IS NULL AND version_id = ANY(%s)",
+                    ([frames.versions[doc_id] for doc_id in frames.new],))
+
+
+def review_database(conn, thresholds: dict | None = None) -> QualityReview:
+    """Validate the live, unquarantined corpus; when the hard check passes, quarantine every document that
+    fails a hard expectation (its chunks go; the chunk stage skips it) and mark the new versions checked.
+    When it blocks, nothing is written: the same versions count as new on the next run."""
+    thresholds = thresholds or load_thresholds()
+    frames = frames_from_database(conn, thresholds)
+    report = validate_frames(frames, thresholds)
+    failing, unattributed = _failing_documents(report, frames, int(thresholds.get("examples", 5)))
+    review = QualityReview(
+        report=report, new_versions=len(frames.new), failing=failing, unattributed=unattributed,
+        max_new_failing_share=float((thresholds.get("quarantine") or {}).get("max_new_failing_share", 0.0)))
+    if review.passed("hard"):
+        _record(conn, review, frames)
+        review.recorded = True
+    return review
