@@ -15,40 +15,14 @@ import hashlib
 import html
 import json
 import re
-from dataclasses import dataclass
 
 import psycopg
 from psycopg.types.json import Jsonb
 
-_STALE = re.compile(r"^/(?P<collection>[a-z]+\d*)/(?P<year>\d{4})/(?P<number>\d+)(?:/(?P<version>\d{4}-\d{2}-\d{2}))?"
-                    r"(?:#(?P<anchor>.*))?$")
+from mendel.czech_dates import iso, parse_iso_date
+from mendel.legal_ids import ActId, parse_stale_url
+
 _TAG = re.compile(r"<[^>]+>")
-
-
-@dataclass(frozen=True)
-class StaleUrl:
-    collection: str
-    year: int
-    number: int
-    version: str  # '' when the URL names no version
-    anchor: str
-
-    @property
-    def eli(self) -> str:
-        return f"/eli/cz/{self.collection}/{self.year}/{self.number}"
-
-    @property
-    def citation(self) -> str:
-        suffix = {"sb": "Sb.", "sm": "Sb. m. s."}.get(self.collection, self.collection)
-        return f"{self.number}/{self.year} {suffix}"
-
-
-def parse_stale_url(value: str | None) -> StaleUrl | None:
-    """``/sb/2024/87/2026-01-01#par_5-odst_1`` → its parts; None when it is not an act's stale URL."""
-    m = _STALE.match((value or "").strip())
-    if not m:
-        return None
-    return StaleUrl(m["collection"], int(m["year"]), int(m["number"]), m["version"] or "", m["anchor"] or "")
 
 
 _PROVISION_PARTS = {"par": "§ {}", "cl": "čl. {}", "odst": "odst. {}", "pism": "písm. {})", "bod": "bod {}"}
@@ -88,10 +62,6 @@ def check_page(payload) -> dict:
     return payload
 
 
-def _date(value) -> str | None:
-    return value[:10] if isinstance(value, str) and re.match(r"^\d{4}-\d{2}-\d{2}", value) else None
-
-
 def assemble(detail: dict, pages: list[dict]) -> dict:
     """One act version from its detail (``DokumentSbirkyDetail``) and every fragments page, in page order."""
     fragments = [f for page in pages for f in check_page(page)["seznam"]]
@@ -100,7 +70,7 @@ def assemble(detail: dict, pages: list[dict]) -> dict:
         raise FragmentPageError(f"the act's stale URL {detail.get('staleUrl')!r} is not /{{sbirka}}/{{rok}}/{{číslo}}")
     versions = {v.version for v in (parse_stale_url(f.get("staleUrl")) for f in fragments) if v is not None}
     version = act.version or (versions.pop() if len(versions) == 1 else "")
-    stale_url = f"/{act.collection}/{act.year}/{act.number}" + (f"/{version}" if version else "")
+    stale_url = ActId(act.collection, act.year, act.number, version).stale_url
     items, references = [], []
     for fragment in fragments:
         links = [link for link in (fragment.get("odkazyZFragmentu") or []) if isinstance(link, dict)]
@@ -115,9 +85,9 @@ def assemble(detail: dict, pages: list[dict]) -> dict:
     return {
         "eli": act.eli, "staleUrl": stale_url, "version": version, "citation": detail.get("zkracenaCitace")
         or act.citation, "title": detail.get("nazev"), "fullCitation": detail.get("uplnaCitace"),
-        "versionKind": detail.get("typZneni"), "announced": _date(detail.get("datumCasVyhlaseni")),
-        "effectiveFrom": _date(detail.get("datumUcinnostiZneniOd") or detail.get("datumUcinnostiOd")),
-        "effectiveTo": _date(detail.get("datumUcinnostiZneniDo")),
+        "versionKind": detail.get("typZneni"), "announced": iso(parse_iso_date(detail.get("datumCasVyhlaseni"))),
+        "effectiveFrom": iso(parse_iso_date(detail.get("datumUcinnostiZneniOd") or detail.get("datumUcinnostiOd"))),
+        "effectiveTo": iso(parse_iso_date(detail.get("datumUcinnostiZneniDo"))),
         "fragments": items, "references": references,
     }
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from mendel.czech_dates import numeric_from_iso, parse_iso_date, parse_numeric_date
+from mendel.legal_ids import CONSTITUTIONAL, CONSTITUTIONAL_SENATES, PLENARY_OPINION, FileNumber, constitutional_ecli
 
 from .responses import Response, html_response
 
@@ -264,7 +265,6 @@ CONCO_CATEGORY = {  # file stem → what the references point to (the dataset's 
     "ConCo-ref-rest": "jiné",
 }
 LINKED_COURT = {"SupCo": "Nejvyšší soud", "SupAdmCo": "Nejvyšší správní soud", "ConCo": "Ústavní soud"}
-ROMAN_SENATES = {"1": "I", "2": "II", "3": "III", "4": "IV"}
 _SZ = re.compile(r"^(?P<senate>Pl|St|[1-4])-(?P<number>\d+)-(?P<year>\d{2,4})(?:_(?P<ordinal>\d+))?$")
 
 
@@ -295,22 +295,26 @@ class ConstitutionalDecision:
         return m.groupdict() if m else {}
 
     @property
-    def docket(self) -> str:
-        """NALUS's own form of the file number: 'II.ÚS 866/16', 'Pl.ÚS 24/10', 'Pl.ÚS-st. 27/09'."""
+    def file_number(self) -> FileNumber | None:
+        """The file number the NALUS key names (``2-866-16_2`` -> II. ÚS 866/16, ``St-27-09_1`` -> Pl. ÚS-st. 27/09)."""
         p = self.parts
         if not p:
-            return self.docket_as_recorded
-        senate = {"Pl": "Pl.ÚS", "St": "Pl.ÚS-st."}.get(p["senate"]) or f"{ROMAN_SENATES[p['senate']]}.ÚS"
-        return f"{senate} {int(p['number'])}/{p['year']}"
+            return None
+        senate = "Pl" if p["senate"] in ("Pl", "St") else CONSTITUTIONAL_SENATES[p["senate"]]
+        return FileNumber(PLENARY_OPINION if p["senate"] == "St" else CONSTITUTIONAL, int(p["number"]), p["year"], senate)
+
+    @property
+    def docket(self) -> str:
+        """NALUS's own form of the file number, no space after the senate: 'II.ÚS 866/16', 'Pl.ÚS-st. 27/09'."""
+        number = self.file_number
+        return number.text.replace(". ÚS", ".ÚS", 1) if number else self.docket_as_recorded
 
     @property
     def ecli(self) -> str | None:
         """ECLI by the Ústavní soud pattern ECLI:CZ:US:{year}:{senát}.US.{číslo}.{rok}.{pořadí}; None for the
         plenary opinions (St), whose pattern the corpus does not show."""
-        p = self.parts
-        if not p or p["senate"] == "St":
-            return None
-        return f"ECLI:CZ:US:{self.decided.year}:{p['senate']}.US.{int(p['number'])}.{p['year']}.{p['ordinal'] or 1}"
+        number = self.file_number
+        return constitutional_ecli(number, self.decided.year, int(self.parts["ordinal"] or 1)) if number else None
 
 
 @dataclass

@@ -49,6 +49,7 @@ from urllib.parse import parse_qs, quote, unquote
 from xml.etree import ElementTree
 
 from mendel.czech_dates import WORDED_DATE_PATTERN, date_of_match, find_worded_date
+from mendel.legal_ids import ActId, parse_act_path
 
 from . import fragments as act_fragments
 from .responses import FileDigests, Response, chyby_response, file_response, json_response
@@ -357,16 +358,20 @@ class Act:
         return next((f.entry for f in self.files if f.format == "pdf"), self.files[0].entry)
 
     @property
+    def act_id(self) -> ActId:
+        return ActId(self.collection, self.year, self.number)
+
+    @property
     def stale_url(self) -> str:
-        return f"/{self.collection}/{self.year}/{self.number}"
+        return self.act_id.stale_url
 
     @property
     def eli(self) -> str:
-        return f"/eli/cz/{self.collection}/{self.year}/{self.number}"
+        return self.act_id.eli
 
     @property
     def citation(self) -> str:
-        return f"{self.number}/{self.year} Sb."
+        return self.act_id.citation
 
     @property
     def name(self) -> str:
@@ -459,8 +464,7 @@ def _prague_midnight(d: date) -> str:
         return datetime(d.year, d.month, d.day).isoformat()
 
 
-_STALE_URL = re.compile(
-    r"^/(?:eli/cz/)?(?P<collection>sb)/(?P<year>\d{4})/(?P<number>\d+)(?:/\d{4}-\d{2}-\d{2})?(?P<sub>/[a-z-]+)?/?$")
+_SUB_RESOURCE = re.compile(r"(/[a-z-]+)?")  # what may follow an act's path: /fragmenty, /odkazy-ke-stazeni
 
 
 class EsbirkaSite:
@@ -556,13 +560,13 @@ class EsbirkaSite:
             {"rok": y, "deaktivovano": y not in with_acts} for y in range(last, 1917, -1)]})
 
     def act_resource(self, stale: str, query: str = "") -> Response:
-        m = _STALE_URL.match(stale)
-        act = self.acts.get((m["collection"], int(m["year"]), int(m["number"]))) if m else None
-        if act is None:
+        found = parse_act_path(stale)  # the stale URL or the ELI, with or without a version date
+        sub = found[1].rstrip("/") if found else ""
+        act = self.acts.get((found[0].collection, found[0].year, found[0].number)) if found else None
+        if act is None or not _SUB_RESOURCE.fullmatch(sub):
             return chyby_response(404, "DOKUMENT_NENALEZEN", f"Dokument sbírky {stale} nebyl nalezen.")
         last_modified = max(f.path.stat().st_mtime for f in act.files)
-        sub = m["sub"]
-        if sub is None:
+        if not sub:
             return json_response(act.detail(), last_modified=last_modified)
         if sub == "/odkazy-ke-stazeni":
             return json_response(act.download_links(), last_modified=last_modified)

@@ -34,6 +34,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from mendel.czech_dates import MONTH_NAME_PATTERN
+from mendel.legal_ids import ActId
 
 HEADING_KINDS = ("Cast", "Hlava", "Dil", "Oddil", "Pododdil", "Paragraf", "Clanek", "Priloha")
 # Depth order of the structure: a unit closes every open unit at its level or below.
@@ -321,7 +322,7 @@ def cited_acts(text: str) -> list[dict]:
             keys = {"§": "par", "čl.": "cl", "Čl.": "cl", "odst.": "odst", "písm.": "pism", "bod": "bod", "bodu": "bod"}
             anchor = "#" + "-".join(f"{keys[k]}_{v}" for k, v in parts)
         found.append({"start": m.start(), "end": m.end(), "surface": m.group(0),
-                      "stale_url": f"/sb/{m.group('year')}/{int(m.group('number'))}{anchor}",
+                      "stale_url": ActId("sb", int(m.group("year")), int(m.group("number"))).stale_url + anchor,
                       "provision": provision})
     return found
 
@@ -329,8 +330,8 @@ def cited_acts(text: str) -> list[dict]:
 def fragment_records(segments: list[Segment], *, year: int, number: int, version: str | None, id_base: int,
                      act_type: str | None, title: str | None) -> list[dict]:
     """The ``Fragment`` objects of the API for one act version, in document order."""
-    citation = f"{number}/{year} Sb."
-    version_part = f"/{version}" if version else ""
+    act = ActId("sb", year, number, version or "")
+    citation = act.citation
     genitive = act_genitive(act_type)
     records = []
     link_id = id_base * 10
@@ -341,7 +342,7 @@ def fragment_records(segments: list[Segment], *, year: int, number: int, version
         short = f"{label} {genitive} č. {citation}" if label else f"{genitive} č. {citation}"
         links, pieces, cursor = [], [], 0
         for ref in cited_acts(segment.text):
-            if ref["stale_url"].startswith(f"/sb/{year}/{number}#") or ref["stale_url"] == f"/sb/{year}/{number}":
+            if ref["stale_url"].split("#")[0] == ActId("sb", year, number).stale_url:
                 continue  # the act citing itself ("tohoto zákona" written out) is not a cross-reference
             link_id += 1
             pieces.append(html.escape(segment.text[cursor:ref["start"]], quote=False))
@@ -359,8 +360,8 @@ def fragment_records(segments: list[Segment], *, year: int, number: int, version
                 xhtml = f"<var>{escaped}</var>{xhtml[len(escaped):]}"
         records.append({
             "id": id_base + seq,
-            "eli": f"/eli/cz/sb/{year}/{number}{version_part}/dokument/norma" + (f"/{eli_path}" if eli_path else ""),
-            "staleUrl": f"/sb/{year}/{number}{version_part}" + (f"#{anchor}" if anchor else ""),
+            "eli": f"{act.versioned_eli}/dokument/norma" + (f"/{eli_path}" if eli_path else ""),
+            "staleUrl": act.stale_url + (f"#{anchor}" if anchor else ""),
             "kodTypuFragmentu": segment.kind,
             "hloubka": segment.depth,
             "xhtml": xhtml,

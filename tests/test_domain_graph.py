@@ -22,7 +22,7 @@ from mendel.ner.acts import NAMED_ACTS
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-CATALOG = Path(__file__).resolve().parent.parent / "mendel" / "mirror" / "catalog.json"
+CATALOG = Path(__file__).resolve().parent.parent / "mirror" / "catalog.json"
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,7 @@ from pathlib import Path
 import yaml
 
 from mendel.index.analyzer import analyze
+from mendel.legal_ids import act_eli
 
 NODE_TYPES = ("domain", "institution", "act")
 ID_PREFIX = {"domain": "domain:", "institution": "inst:", "act": "act:"}
@@ -116,7 +117,7 @@ def expected_eli(citation: str) -> str | None:
         return None
     collection, kind, year, number = parts
     if collection == "sb":
-        return f"/eli/cz/sb/{year}/{number}"
+        return act_eli(year, number)
     return f"http://data.europa.eu/eli/{kind}/{year}/{number}/oj"
 
 

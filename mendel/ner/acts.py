@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mendel.legal_ids import act_citation, act_eli
+
 # case endings
 ADJ = "(?:ý|ého|ému|ém|ým)"  # občansk-ý
 ADJ_SOFT = "(?:í|ího|ímu|ím)"  # trestn-í
@@ -27,7 +29,7 @@ class NamedAct:
 
 
 def _sb(number: int, year: int) -> tuple[str, str]:
-    return f"{number}/{year} Sb.", f"/eli/cz/sb/{year}/{number}"
+    return act_citation(number, year), act_eli(year, number)
 
 
 def _act(number: int, year: int, **kw) -> NamedAct:
