@@ -190,7 +190,8 @@ def near_duplicates(records: list[dict], threshold: float = NEAR_DUPLICATE) -> l
         similar = 0.0
         bound = threshold * (len(a) + len(b)) / 2  # matched characters difflib needs to reach the threshold
         # difflib is slow on long texts: first its cheap upper bounds (lengths, characters in common, LCS)
-        if min(len(a), len(b)) >= bound and (characters[i] & characters[j]).total() >= bound and lcs_length(a, b) >= bound:
+        if (min(len(a), len(b)) >= bound and (characters[i] & characters[j]).total() >= bound
+                and lcs_length(a, b) >= bound):
             similar = SequenceMatcher(None, a, b, autojunk=False).ratio()
         if similar >= threshold or contained >= threshold:
             found.append(NearDuplicate(records[i]["id"], records[j]["id"], round(similar, 3), round(contained, 3)))

@@ -94,12 +94,13 @@ PASSAGE = ("Nejvyšší soud jako soud dovolací rozhodl v senátě složeném z
 
 @pytest.mark.parametrize("first,second,similar,contained", [
     (PASSAGE, PASSAGE, True, True),
-    (PASSAGE, PASSAGE.replace(" ", "\n").replace("soudců", "soudkyň"), True, True),  # whitespace is not a difference
+    # another version of the passage; line breaks instead of spaces are no difference
+    (PASSAGE, PASSAGE.replace(" ", "\n").replace("soudců", "soudkyň"), True, True),
     # templated notice titles: similar, but no common passage of 20 characters
-    ("Město Kadaň - Výzva k odstranění vozidla - 7J1 2989", "Město Kadaň - Výzvy k odstranění vozidel - 10.2.2025",
-     True, False),
+    ("Město Kadaň - Výzva k odstranění vozidla - 7J1 2989",
+     "Město Kadaň - Výzvy k odstranění vozidel - 10.2.2025", True, False),
     # a short passage lying inside a longer record: its mentions would be scored twice
-    (PASSAGE[:120], "Úvod. " + PASSAGE + " Dále text, který kratší záznam nemá, a ještě mnohem víc.", False, True),
+    (PASSAGE[:120], f"Úvod. {PASSAGE} Dále text, který kratší záznam nemá, a ještě mnohem víc.", False, True),
     (PASSAGE[:60], PASSAGE[60:], False, False),  # two halves of one passage share nothing
     ("Město Kadaň - Smlouva o dílo", "Obec Blešno - Smlouva o dílo", False, False),  # a shared phrase only
 ])
