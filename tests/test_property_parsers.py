@@ -18,9 +18,10 @@ from scrapy import Request
 from scrapy.http import TextResponse
 
 from crawlers.items import FetchedDocument
-from crawlers.spiders.esbirka import API_PREFIX, EsbirkaSpider, eli_for_stale_url, stale_url_path
-from crawlers.spiders.municipal import czech_text, humanise_file_name, notice_document, ofn_date, sniff_document_type
+from crawlers.spiders.esbirka import API_PREFIX, EsbirkaSpider, document_id, stale_url_path
+from crawlers.spiders.municipal import czech_text, humanise_file_name, notice_document, sniff_document_type
 from mendel import ruian
+from mendel.czech_dates import iso, ofn_instant_date
 from mendel.extract.document import extract_document
 from mendel.extract.model import ExtractionError
 from mendel.extract.normalize import fix_ocr_text, normalize_with_map
@@ -80,7 +81,7 @@ def test_notice_helpers_accept_any_json(value):
 def test_spider_field_readers_accept_any_json(value):
     text = czech_text(value)
     assert text is None or (isinstance(text, str) and text == text.strip() and text)
-    day = ofn_date(value)
+    day = iso(ofn_instant_date(value))
     assert day is None or (len(day) == 10 and day[4] == "-" and day[7] == "-")
 
 
@@ -268,7 +269,7 @@ def test_register_listing_with_any_strings(acts, kod):
         assert request.url.startswith(f"{API}/dokumenty-sbirky/")
         segment = request.url[len(f"{API}/dokumenty-sbirky/"):]
         assert "/" not in segment and "?" not in segment and "#" not in segment
-        assert eli_for_stale_url(act["staleUrl"]).startswith("/eli/cz/")
+        assert document_id(act["staleUrl"]).startswith(("/eli/cz/", "esbirka:"))
         assert stale_url_path(act["staleUrl"]) != ""
 
 
@@ -301,7 +302,7 @@ def test_document_answer_with_any_body(act, body, expected):
     magic = b"%PDF" if expected == "pdf" else b"PK\x03\x04"
     if body.startswith(magic):
         assert len(out) == 1 and isinstance(out[0], FetchedDocument)
-        assert out[0].doc_id == eli_for_stale_url(act["staleUrl"])
+        assert out[0].doc_id == document_id(act["staleUrl"])
         assert out[0].published is None or isinstance(out[0].published, str)
     else:
         assert out == [] and spider.logged[0][1] == "quarantined"

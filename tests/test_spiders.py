@@ -248,8 +248,6 @@ def test_municipal_value_helpers():
     assert municipal.czech_text({"cs": " Text "}) == "Text"
     assert municipal.czech_text({"en": "Only English"}) == "Only English"
     assert municipal.czech_text({"cs": ""}) is None and municipal.czech_text(None) is None
-    assert municipal.ofn_date({"datum_a_čas": "2024-05-01T10:00:00+02:00"}) == "2024-05-01"
-    assert municipal.ofn_date({"nespecifikovaný": True}) is None
     assert municipal.humanise_file_name("oznameni-o-cene-stocneho-pro-rok-2018.pdf") == \
         "Oznameni o cene stocneho pro rok 2018"
     assert municipal.sniff_document_type(b"%PDF-1.4 ...", "application/pdf") == "application/pdf"

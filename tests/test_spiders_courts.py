@@ -12,6 +12,7 @@ from crawlers.spiders import nalus as nalus_spider
 from crawlers.spiders import nssoud as nssoud_spider
 from mendel.config import SAMPLE_CORPUS
 from mendel.extract.document import extract_document
+from mendel.legal_ids import reference_number
 from mendel.rawstore import RawStore
 from tests.crawl_support import crawl_runner, documents, only
 
@@ -118,7 +119,7 @@ def test_nssoud_pages_through_more_rows_and_keeps_the_utf16_texts_then_only_304s
     wanted = {}
     for record in expected.values():
         longest = max(record["dockets"], key=lambda d: len(d.replace(" ", "")))
-        wanted.setdefault(record["date"], set()).add(nssoud_spider.compact_docket(longest))
+        wanted.setdefault(record["date"], set()).add(reference_number(longest))
     assert by_date == wanted
 
     again = crawl("nssoud", "nss-2", MENDEL_NSSOUD_FROM="2017-01-01")
@@ -127,9 +128,6 @@ def test_nssoud_pages_through_more_rows_and_keeps_the_utf16_texts_then_only_304s
 
 def test_court_spider_helpers():
     assert nalus_spider.form_date("2018-09-08") == "8.9.2018"
-    assert nalus_spider.canonical_docket("II.ÚS 866/16") == "II. ÚS 866/16"
-    assert nalus_spider.canonical_docket("Pl.ÚS-st. 27/09") == "Pl. ÚS-st. 27/09"
-    assert nalus_spider.canonical_docket("Pl.ÚS 24/10") == "Pl. ÚS 24/10"
     assert nalus_spider.decision_kind(" Nález ", "1-2-18_1") == "Nález"
     assert nalus_spider.decision_kind("", "St-27-09_1") == "Stanovisko pléna"
     assert nalus_spider.decision_kind(None, "1-2-18_1") is None
@@ -137,7 +135,6 @@ def test_court_spider_helpers():
     assert nssoud_spider.condition_datetime("2017-01-01") == "01.01.2017 00:00:00"
     assert nssoud_spider.condition_datetime("2017-12-31", end_of_day=True) == "31.12.2017 23:59:59"
     assert nssoud_spider.js_string("var currParams = '[{\\'a\\': 1}]';", "currParams") == "[{'a': 1}]"
-    assert nssoud_spider.compact_docket("7 Afs 41/2013 - 8") == "7 Afs 41/2013-8"
     text = "Kasační stížnost se zamítá. 7 Afs 41/2013\u001e8"
     for body, header in ((text.encode("utf-16-le"), "text/plain; charset=utf-16"),
                          (b"\xff\xfe" + text.encode("utf-16-le"), "text/plain"),

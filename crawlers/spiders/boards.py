@@ -29,7 +29,6 @@ import asyncio
 import hashlib
 import logging
 import os
-import re
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urljoin, urlsplit

@@ -26,6 +26,7 @@ from scrapy.http import JsonRequest
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider
 from mendel import act_versions
+from mendel.legal_ids import parse_act_path
 from mendel.rawstore import RawStore
 
 API_PREFIX = "/esel-esbir-daver"
@@ -40,9 +41,11 @@ def stale_url_path(stale_url: str) -> str:
     return quote(stale_url, safe="")
 
 
-def eli_for_stale_url(stale_url: str) -> str:
-    parts = stale_url.strip("/").split("/")
-    return "/eli/cz/" + "/".join(parts[:3])
+def document_id(stale_url: str) -> str:
+    """The act's ELI (``/sb/2024/87/2024-04-16`` -> ``/eli/cz/sb/2024/87``); a stale URL that names no act keeps
+    its own text, under ``esbirka:``."""
+    found = parse_act_path(stale_url)
+    return found[0].eli if found else f"esbirka:{stale_url}"
 
 
 class EsbirkaSpider(MendelSpider):
@@ -182,7 +185,7 @@ class EsbirkaSpider(MendelSpider):
             self.fragments_url(job.detail["staleUrl"], n)) for n in range(1, job.page_count + 1)}
         with self._connect() as conn:
             outcome = act_versions.record_version(conn, record, digest, page_etags,
-                                                  doc_id=eli_for_stale_url(job.detail["staleUrl"]))
+                                                  doc_id=document_id(job.detail["staleUrl"]))
         self.crawler.stats.inc_value(f"mendel/fragments/{outcome}")
 
     def on_fragments_error(self, failure):
@@ -219,7 +222,7 @@ class EsbirkaSpider(MendelSpider):
         published = detail.get("datumCasVyhlaseni") or detail.get("datum")
         yield FetchedDocument(
             source=self.source,
-            doc_id=eli_for_stale_url(detail["staleUrl"]),
+            doc_id=document_id(detail["staleUrl"]),
             url=response.url,
             body=response.body,
             content_type=content_type or DEFAULT_CONTENT_TYPES[expected],

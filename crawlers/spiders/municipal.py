@@ -24,15 +24,14 @@ local mirror in the demo profile (see :func:`crawlers.spiders.base.rebase_url`).
 from __future__ import annotations
 
 import json
-import re
 from urllib.parse import quote, unquote, urlsplit
 
 from crawlers.items import FetchedDocument
 from crawlers.mirror_hosts import fetch_url
 from crawlers.spiders.base import MendelSpider, media_type, rebase_url, response_header
 from mendel.boards import record_notice_links
+from mendel.czech_dates import iso, ofn_instant_date
 
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 BLESNO_LISTING = "blesno:articles"  # obec Blešno's article index, one complete listing
 DOCUMENT_MAGIC = {
     b"%PDF": "application/pdf",
@@ -47,15 +46,6 @@ def czech_text(value) -> str | None:
         value = value.get("cs") or next((v for v in value.values() if isinstance(v, str) and v.strip()), None)
     if isinstance(value, str) and value.strip():
         return value.strip()
-    return None
-
-
-def ofn_date(value) -> str | None:
-    """An OFN time instant (``{"typ": "Časový okamžik", "datum": "2020-06-29"}`` or ``datum_a_čas``) → ISO date."""
-    if isinstance(value, dict):
-        value = value.get("datum") or value.get("datum_a_čas")
-    if isinstance(value, str) and _DATE.match(value):
-        return value[:10]
     return None
 
 
@@ -74,12 +64,12 @@ def notice_document(feed: dict, notice: dict, index: int, feed_url: str) -> dict
         "url": notice.get("url") if isinstance(notice.get("url"), str) else doc_id,
         "body": json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
         "title": czech_text(notice.get("název")),
-        "published": ofn_date(notice.get("vyvěšení")),
+        "published": iso(ofn_instant_date(notice.get("vyvěšení"))),
         "citation": notice.get("číslo_jednací") if isinstance(notice.get("číslo_jednací"), str) else None,
         "attachments": attachments,
         "extra": {"feed": feed_key, "index": index, "board": feed.get("stránka"),
                   "publisher_ico": operator.get("ičo"),
-                  "relevant_until": ofn_date(notice.get("relevantní_do")),
+                  "relevant_until": iso(ofn_instant_date(notice.get("relevantní_do"))),
                   "file_mark": notice.get("spisová_značka"),
                   "attachments": [a["url"] for a in attachments]},
     }

@@ -22,29 +22,19 @@ import scrapy
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider, media_type, response_header
 from mendel.czech_dates import NUMERIC_DATE_PATTERN, date_of_match, format_numeric_date, iso
+from mendel.legal_ids import file_number, find_ecli
 
 SEARCH_PATH = "/Search/Search.aspx"
 FIELD = "ctl00$MainContent$"
 COURT = "Ústavní soud"
 _BANNER = re.compile(r"Výsledky\s+(\d+)\s*-\s*(\d+)\s+z\s+celkem\s+(\d+)")
 _SHOW_LINK = re.compile(r"ShowLink\(\s*[\"']([^\"']*GetText\.aspx\?sz=[^\"']+)[\"']")
-_ECLI = re.compile(r"ECLI:CZ:US:\d{4}:[A-Za-z0-9.\-]+")
 _SIGN = re.compile(r"^\s*(?P<docket>.+?)(?:\s+#\d+)?\s+ze dne\s+" + NUMERIC_DATE_PATTERN)
-_DOCKET = re.compile(r"^(?P<senate>Pl|I{1,3}|IV)\.\s*ÚS(?P<st>-st\.)?\s*(?P<rest>\d+/\d+)$")
 
 
 def form_date(iso_day: str) -> str:
     """``2018-09-18`` → ``18.9.2018``, as the NALUS form takes it."""
     return format_numeric_date(date.fromisoformat(iso_day), separator=".")
-
-
-def canonical_docket(docket: str) -> str:
-    """NALUS's ``II.ÚS 866/16`` → the citation form ``II. ÚS 866/16`` (``Pl. ÚS 24/10``, ``Pl. ÚS-st. 27/09``)."""
-    text = re.sub(r"\s+", " ", docket).strip()
-    m = _DOCKET.match(text)
-    if not m:
-        return text
-    return f"{m['senate']}. ÚS{'-st.' if m['st'] else ''} {m['rest']}"
 
 
 def decision_kind(form: str | None, sz: str) -> str | None:
@@ -104,9 +94,8 @@ class NalusSpider(MendelSpider):
             detail = row.css("a[href*='ResultDetail.aspx']")
             if detail:
                 cell = " ".join(t.strip() for t in row.css("td ::text").getall() if t.strip())
-                ecli = _ECLI.search(cell)
                 listed = {"docket": re.sub(r"\s+#\d+$", "", detail.css("::text").get("").strip()),
-                          "ecli": ecli.group(0) if ecli else None}
+                          "ecli": find_ecli(cell, "US")}
                 continue
             link = _SHOW_LINK.search(row.get())
             if link is None:
@@ -134,7 +123,7 @@ class NalusSpider(MendelSpider):
             self.log_outcome(response.url, "quarantined", status=response.status,
                              reason="no decision on the page (lblRegistrySign or DocContent missing)")
             return
-        docket = canonical_docket(sign.group("docket"))
+        docket = file_number(sign.group("docket"))  # NALUS's "II.ÚS 866/16" -> "II. ÚS 866/16"
         kind = decision_kind(response.css("#lblDecisionForm ::text").get(), sz)
         ecli = listed.get("ecli")
         yield FetchedDocument(

@@ -22,11 +22,11 @@ from parsel import Selector
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider, response_header
 from mendel.czech_dates import format_numeric_date, iso, parse_numeric_date
+from mendel.legal_ids import find_ecli, parse_file_number, reference_number
 
 FORM_PATH = "/Home/Index?formular=4"
 DATE_CONDITION = "datumvydanirozhodnuti"
 COURT_GENITIVE = "Nejvyššího správního soudu"
-_ECLI = re.compile(r"ECLI:CZ:NSS:\d{4}:[A-Za-z0-9.]+")
 _JS_VAR = r"var {name}\s*=\s*'((?:[^'\\]|\\.)*)'"
 _DOCUMENT_ID = re.compile(r"/DokumentOriginal/(?:Text|Index)/(\d+)")
 
@@ -68,12 +68,6 @@ def clean_text(text: str) -> str:
     return re.sub(r"[\u0000-\u0008\u000b\u000c\u000e-\u001f]", " ", text).strip()
 
 
-def compact_docket(docket: str) -> str:
-    """``7 Afs 41/2013 - 8`` (as the search shows it) → ``7 Afs 41/2013-8`` (as decisions cite it)."""
-    text = re.sub(r"\s+", " ", docket.replace("\u00a0", " ")).strip()
-    return re.sub(r"\s*-\s*", "-", text)
-
-
 def result_row(row) -> dict | None:
     """One ``<tr>`` of the result table: document id, date, docket, decision form, text URL."""
     cells = [re.sub(r"\s+", " ", " ".join(td.css("::text").getall()).replace("\u00a0", " ")).strip()
@@ -87,7 +81,7 @@ def result_row(row) -> dict | None:
         return None
     decided = next((iso(day) for day in map(parse_numeric_date, cells) if day), None)
     # "7 Afs 41/2013 - 8"; the special senates have no number ("Konf 4/2003 - 16", "Vol 6/2004").
-    docket = next((c for c in cells if re.match(r"^(?:\d+\s+)?[A-Za-zÁ-ž]{1,8}\s+\d+/\d{4}", c)), "")
+    docket = next((c for c in cells if parse_file_number(c)), "")
     form = cells[5] if len(cells) > 5 and cells[5] else None
     return {"id": doc_id.strip(), "decided": decided, "docket": docket, "form": form, "href": text_href}
 
@@ -174,12 +168,13 @@ class NssoudSpider(MendelSpider):
         if not text:
             self.log_outcome(response.url, "quarantined", status=response.status, reason="empty decision text")
             return
-        ecli = _ECLI.search(text)
-        docket = compact_docket(listed["docket"]) if listed.get("docket") else None
+        ecli = find_ecli(text, "NSS")
+        # "7 Afs 41/2013 - 8" as the search shows it -> "7 Afs 41/2013-8" as decisions cite it
+        docket = reference_number(listed["docket"]) if listed.get("docket") else None
         kind = (listed.get("form") or "Rozhodnutí").strip()
         yield FetchedDocument(
             source=self.source,
-            doc_id=ecli.group(0) if ecli else f"nssoud:{listed['id']}",
+            doc_id=ecli or f"nssoud:{listed['id']}",
             url=response.url,
             body=response.body,
             # The bytes stay as served; the charset names the encoding they were read in (explicit byte order).
@@ -191,6 +186,6 @@ class NssoudSpider(MendelSpider):
             http_status=response.status,
             etag=response_header(response, "ETag"),
             last_modified=response_header(response, "Last-Modified"),
-            extra={"court": "Nejvyšší správní soud", "ecli": ecli.group(0) if ecli else None,
+            extra={"court": "Nejvyšší správní soud", "ecli": ecli,
                    "decision_type": listed.get("form"), "nss_document_id": listed["id"]},
         )

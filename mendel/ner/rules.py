@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
+from mendel.legal_ids import (CONSTITUTIONAL, CONSTITUTIONAL_SENATES, ECLI_PATTERN, PLENARY_OPINION, FileNumber,
+                              act_citation, citation_mark, eli_for_citation)
 from mendel.ner.acts import NAMED_ACTS, NamedAct
 from mendel.ner.dates import DATE, date_candidates
 from mendel.ner.institutions import INSTITUTION, institution_candidates
@@ -38,26 +40,13 @@ class Entity:
 # Collection of Laws citations: "89/2012 Sb.", ELI
 # --------------------------------------------------------------------------
 
-def _full_year(year: str) -> str:
-    if len(year) == 2:  # "18/97 Sb." -> 1997; Sb. numbering starts 1945
-        return ("20" if int(year) <= 44 else "19") + year
-    return year
-
-
-_CITATION_RE = re.compile(
-    r"^\s*([0-9]{1,4})\s*/\s*([0-9]{4}|[0-9]{2})\s*(Sb\.\s*m\.\s*s\.|Sb\.\s*z\.\s*a\s*n\.|Sb\.?)")
-
-
 def eli_for(citation: str) -> str | None:
     """``"89/2012 Sb."`` (optionally followed by a provision path) -> ``"/eli/cz/sb/2012/89"``."""
     if not isinstance(citation, str):
         return None
-    m = _CITATION_RE.match(citation)
-    if not m:  # EU acts known to the gazetteer: "nařízení (EU) 2016/679 čl. 6"
-        return next((a.eli for a in NAMED_ACTS if a.eli and citation.strip().startswith(a.citation)), None)
-    number, year, coll = int(m.group(1)), _full_year(m.group(2)), m.group(3)
-    collection = "sm" if re.sub(r"\s", "", coll).startswith("Sb.m.") else "sb"
-    return f"/eli/cz/{collection}/{year}/{number}"
+    # EU acts known to the gazetteer: "nařízení (EU) 2016/679 čl. 6"
+    return eli_for_citation(citation) or next(
+        (a.eli for a in NAMED_ACTS if a.eli and citation.strip().startswith(a.citation)), None)
 
 
 # --------------------------------------------------------------------------
@@ -161,12 +150,11 @@ FILE_NUMBER_RE = re.compile(
     rf"(?P<reg>{_REG_ALT})(?:\s+|(?<=[^\W\d]{{2}})(?=\d))(?P<num>{D}{{1,6}})\s*/\s*(?P<year>{D}{{2,4}})(?![0-9/])"
     rf"(?:\s*[-–]\s*(?:[A-Z]\s*-?\s*)?{D}{{1,5}}(?![\w/]))?")  # list number; insolvency register "-A-11", "-B14"
 US_SENATES = ("Pl", "IV", "III", "II", "I")
-US_ARABIC_SENATES = {"1": "I", "2": "II", "3": "III", "4": "IV"}  # "1. US 21/94"
 CONST_COURT_RE = re.compile(
     rf"(?<!\w)(?:(?P<senate>{'|'.join(US_SENATES)})\s*\.?|(?P<arabic>[1-4])\.)\s*(?:ÚS|US)(?P<st>\s*-?\s*st\.)?\s*[-.]?\s*"
     rf"(?P<num>{D}{{1,5}})\s*/\s*(?P<year>{D}{{2,4}})(?![0-9/])")
 CJEU_CASE_RE = re.compile(rf"(?<![\w-])(?P<court>[CT])-(?P<num>{D}{{1,4}})/(?P<year>{D}{{2}})(?![\w/-])")
-ECLI_RE = re.compile(r"(?<!\w)ECLI:[A-Z]{2}:[A-Z0-9]{1,7}:[0-9]{4}:[A-Z0-9.]{1,60}", re.IGNORECASE)
+ECLI_RE = re.compile(r"(?<!\w)" + ECLI_PATTERN, re.IGNORECASE)
 
 
 # --------------------------------------------------------------------------
@@ -233,12 +221,7 @@ def _match_cz_act(text: str, pos: int, anchored: bool) -> tuple[int, int, str] |
     m = CZ_ACT_RE.match(text, pos) if anchored else CZ_ACT_RE.search(text, pos)
     if not m:
         return None
-    citation = f"{int(m.group('num'))}/{_full_year(m.group('year'))} Sb."
-    coll = re.sub(r"\s", "", m.group("coll"))
-    if coll.startswith("Sb.m."):
-        citation += " m. s."
-    elif coll.startswith("Sb.z."):
-        citation += " z. a n."
+    citation = act_citation(m.group("num"), m.group("year"), citation_mark(m.group("coll")))
     end = m.end()
     appositive = APPOSITIVE_RES.get(citation)
     if appositive:  # "zákon č. 89/2012 Sb., občanský zákoník"
@@ -290,7 +273,7 @@ def _match_act_tail(text: str, pos: int) -> tuple[int, str] | None:
     if gaz:
         tail = GAZ_CITATION_TAIL_RE.match(text, gaz[0])
         if tail:
-            return tail.end(), f"{int(tail.group('num'))}/{_full_year(tail.group('year'))} Sb."
+            return tail.end(), act_citation(tail.group("num"), tail.group("year"))
         return gaz
     if text.startswith("(", start):
         inner = OPEN_PAREN_RE.match(text, start).end()
@@ -411,7 +394,7 @@ def _gazetteer_candidates(text: str):
         tail = GAZ_CITATION_TAIL_RE.match(text, end)
         if tail:  # "obchodním zákoníkem č. 513/1991 Sb."
             end = tail.end()
-            citation = f"{int(tail.group('num'))}/{_full_year(tail.group('year'))} Sb."
+            citation = act_citation(tail.group("num"), tail.group("year"))
         elif not citation.endswith("Sb.") and (eu_tail := GAZ_EU_TAIL_RE.match(text, end)):
             end = eu_tail.end()
         yield start, end, LAW_REF, citation
@@ -419,9 +402,9 @@ def _gazetteer_candidates(text: str):
 
 def _decision_candidates(text: str):
     for m in CONST_COURT_RE.finditer(text):
-        senate = m.group("senate") or US_ARABIC_SENATES[m.group("arabic")]
-        mark = "ÚS-st." if m.group("st") else "ÚS"
-        yield m.start(), m.end(), DECISION_REF, f"{senate}. {mark} {m.group('num')}/{m.group('year')}"
+        senate = m.group("senate") or CONSTITUTIONAL_SENATES[m.group("arabic")]  # "1. US 21/94"
+        number = FileNumber(PLENARY_OPINION if m.group("st") else CONSTITUTIONAL, int(m.group("num")), m.group("year"), senate)
+        yield m.start(), m.end(), DECISION_REF, number.text
     for m in FILE_NUMBER_RE.finditer(text):
         reg, senate, court = m.group("reg"), m.group("senate"), m.group("court")
         if senate is None and len(reg) < 3:
@@ -429,8 +412,8 @@ def _decision_candidates(text: str):
         if court and reg != "INS":
             continue
         reg = REGISTER_ALIASES.get(reg, reg)
-        parts = [p for p in (court, senate, reg) if p]
-        yield m.start(), m.end(), DECISION_REF, f"{' '.join(parts)} {m.group('num')}/{m.group('year')}"
+        number = FileNumber(reg, int(m.group("num")), m.group("year"), senate or "", court or "")
+        yield m.start(), m.end(), DECISION_REF, number.text
     for m in CJEU_CASE_RE.finditer(text):
         yield m.start(), m.end(), DECISION_REF, m.group()
     for m in ECLI_RE.finditer(text):
