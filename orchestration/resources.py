@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 import psycopg
-from dagster import ConfigurableResource, EnvVar
+from dagster import ConfigurableResource, EnvVar, InitResourceContext
+from pydantic import PrivateAttr
 
 from mendel import db
 from mendel.config import Settings, get_settings
@@ -31,6 +32,19 @@ class MendelResource(ConfigurableResource):
     ner_gold_path: Optional[str] = None
     ner_thresholds_path: Optional[str] = None
     bundles_keep: int = 3
+    # A second run's processing stages on the same database: 0 refuses at once, otherwise waits this long.
+    processing_lock_wait_s: float = 0.0
+
+    _processing_lock: Optional[psycopg.Connection] = PrivateAttr(default=None)
+    _run_id: str = PrivateAttr(default="")
+
+    def setup_for_execution(self, context: InitResourceContext) -> None:
+        self._run_id = context.run_id or ""
+
+    def teardown_after_execution(self, context: InitResourceContext) -> None:
+        if self._processing_lock is not None:
+            self._processing_lock.close()
+            self._processing_lock = None
 
     def settings(self) -> Settings:
         return Settings(
@@ -49,6 +63,11 @@ class MendelResource(ConfigurableResource):
 
     @contextmanager
     def connect(self) -> Iterator[psycopg.Connection]:
+        # Only the processing stages connect (crawls run in subprocesses): the first takes the database's
+        # processing lock for as long as this resource lives (the run in process, the step otherwise).
+        if self._processing_lock is None:
+            self._processing_lock = db.acquire_processing_lock(
+                self.db_url(), f"mendel run {self._run_id or '?'}", wait_s=self.processing_lock_wait_s)
         # Autocommit: each stage's `conn.transaction()` block commits on its own, so a crash keeps finished work.
         with psycopg.connect(self.db_url(), autocommit=True) as conn:
             yield conn

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -16,6 +17,7 @@ import psycopg.sql
 from mendel.config import Settings, get_settings
 
 _MIGRATION_LOCK_KEY = 7_412_901  # pg_advisory_lock key shared by every migrating process
+PROCESSING_LOCK_KEY = 7_412_902  # held by the processing stages of one run (extract … bundle) per database
 _servers: dict[Path, object] = {}
 _servers_lock = threading.Lock()
 
@@ -110,3 +112,53 @@ def ready_url(settings: Settings | None = None) -> str:
     url = database_url(settings)
     migrate(url)
     return url
+
+
+# --- one processing run at a time --------------------------------------------------------------------------
+
+class ProcessingLocked(RuntimeError):
+    """Another run's processing stages hold this database."""
+
+
+def processing_lock_holder(conn: psycopg.Connection) -> str | None:
+    """Who holds the processing lock on ``conn``'s database: its application name, pid and since when."""
+    row = conn.execute(
+        "SELECT a.application_name, a.pid, a.backend_start FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+        " WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = %s AND l.objsubid = 1"
+        " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+        (PROCESSING_LOCK_KEY,)).fetchone()
+    if row is None:
+        return None
+    name, pid, since = row
+    return f"{name or 'a client'} (server pid {pid}, connected {since:%Y-%m-%d %H:%M:%S %Z})"
+
+
+def acquire_processing_lock(url: str, holder: str, wait_s: float = 0.0, poll_s: float = 1.0) -> psycopg.Connection:
+    """A connection holding the session-level processing lock of the database behind ``url``; the lock goes
+    when the connection closes (or its process dies). Waits up to ``wait_s`` seconds for another holder, then
+    raises ProcessingLocked naming it. ``holder`` becomes the connection's application_name."""
+    conn = psycopg.connect(url, autocommit=True, application_name=holder[:63])
+    deadline = time.monotonic() + max(0.0, wait_s)
+    try:
+        while not conn.execute("SELECT pg_try_advisory_lock(%s)", (PROCESSING_LOCK_KEY,)).fetchone()[0]:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                other = processing_lock_holder(conn) or "another session (it has just let go; run again)"
+                raise ProcessingLocked(
+                    f"another processing run holds this database: {other}. Only one run may extract, recognise, "
+                    f"index and publish at a time; this run stops here without writing"
+                    + (f" (waited {wait_s:g} s)" if wait_s > 0 else "") + ".")
+            time.sleep(min(poll_s, remaining))
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+@contextmanager
+def processing_lock(url: str, holder: str, wait_s: float = 0.0) -> Iterator[psycopg.Connection]:
+    conn = acquire_processing_lock(url, holder, wait_s)
+    try:
+        yield conn
+    finally:
+        conn.close()
