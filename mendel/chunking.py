@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from mendel.extract.sections import find_headings, section_paths
 
-PAGE_SEPARATOR = "\n\n"
+PAGE_SEPARATOR = "\n\n"  # between the pages of a document text; extraction and quality checks import it
 SENTENCE_END_RE = re.compile(r"[.;:!?][)\"”]?\s+(?=[\(\"„A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ0-9§a-z])")
 NEWLINE_RE = re.compile(r"\n")
 

@@ -30,11 +30,11 @@ from typing import Any, Iterable, Sequence
 
 import yaml
 
+from mendel.chunking import PAGE_SEPARATOR
 from mendel.extract.normalize import meaningful_chars
 
 THRESHOLDS_PATH = Path(__file__).with_name("quality_thresholds.yaml")
 SEVERITIES = ("hard", "soft")
-PAGE_SEPARATOR = "\n\n"  # as mendel.chunking joins pages; section offsets point into that text
 
 _CZECH_LETTERS = frozenset("áčďéěíňóřšťúůýžÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ")
 _SNIPPET = 20  # characters either side of a mojibake match

@@ -27,6 +27,7 @@ import io
 import re
 from urllib.parse import urlparse
 
+from mendel.chunking import PAGE_SEPARATOR, join_pages
 from mendel.extract.model import (
     DEFAULT_LIMITS, ExtractedDocument, ExtractionError, ExtractionLimits, Page, Section,
 )
@@ -39,7 +40,6 @@ __all__ = [
     "detect_format", "extract_document", "notice_text",
 ]
 
-PAGE_SEPARATOR = "\n\n"  # as mendel.chunking.PAGE_SEPARATOR
 
 _CONTENT_TYPES = {
     "application/pdf": "pdf", "application/x-pdf": "pdf", "application/acrobat": "pdf", "text/pdf": "pdf",
@@ -170,14 +170,6 @@ def detect_format(data: bytes, content_type: str | None = None, url: str | None 
 
 # --- assembly ------------------------------------------------------------------------------------
 
-def _page_starts(pages: list[Page]) -> list[int]:
-    starts, offset = [], 0
-    for page in pages:
-        starts.append(offset)
-        offset += len(page.text) + len(PAGE_SEPARATOR)
-    return starts
-
-
 def _not_headings(pages: list[Page], starts: list[int], false_lines) -> set[int]:
     """Offsets in the joined text of the heading-rule lines that PDF layout rejected (`pdf.HeadingLine`s)."""
     by_page: dict[int, set[tuple[str, int]]] = {}
@@ -195,8 +187,7 @@ def _document(pages: list[Page], fmt: str, title: str | None, warnings: list[str
               ) -> ExtractedDocument:
     if not pages:
         pages = [Page(1, "")]
-    text = PAGE_SEPARATOR.join(page.text for page in pages)
-    starts = _page_starts(pages)
+    text, starts = join_pages([page.text for page in pages])  # the text chunking will offset into
     body_end = starts[back_matter_page - 1] if back_matter_page else None
     sections = build_sections(text, starts, extra, _not_headings(pages, starts, false_lines) if false_lines else None,
                               body_end)
