@@ -391,12 +391,15 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
         for layer, rows in records.items():
             bundle.write_chunks(bundle.layer_path(staging, layer), (r.bundle_row() for r in rows))
         summaries = {r.doc_id: r.summary for r in records[1]}
+        # sha256 + content_type: the current version's original in the raw store (served by the API).
         documents = [
             {"doc_id": d, "title": t, "source": s, "url": u, "citation": c, "doc_type": k,
-             "published": p.isoformat() if p else None, "summary": summaries.get(d, "")}
-            for d, t, s, u, c, k, p in conn.execute(
-                "SELECT doc_id, title, source, url, citation, doc_type, published FROM documents"
-                " WHERE status = 'active' ORDER BY doc_id")
+             "published": p.isoformat() if p else None, "summary": summaries.get(d, ""), "sha256": h,
+             "content_type": m}
+            for d, t, s, u, c, k, p, h, m in conn.execute(
+                "SELECT d.doc_id, d.title, d.source, d.url, d.citation, d.doc_type, d.published, v.sha256,"
+                " v.content_type FROM documents d LEFT JOIN document_versions v"
+                " ON v.version_id = d.current_version_id WHERE d.status = 'active' ORDER BY d.doc_id")
         ]
         (staging / "documents.json").write_text(json.dumps(documents, ensure_ascii=False, indent=1))
         layers = bundle.check_layers(staging)  # every index part names the same chunks as its chunk table

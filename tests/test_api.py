@@ -34,7 +34,9 @@ from mendel.index.embed import HashedBowEmbedder
 from mendel.index.analyzer import analyze
 from mendel.ner.rules import extract_entities
 from mendel.pipeline import GRAPH_LABELS
+from mendel.rawstore import RawStore
 from serving.api import create_app, make_server
+from serving.facets import PLACE_FIELDS
 from serving.querylog import PostgresQueryLog
 from serving.filters import SearchFilters
 from serving.search import Searcher
@@ -79,13 +81,15 @@ def load_corpus() -> list[dict]:
             pages = [handle.pages[i].extract_text() or "" for i in range(n_pages)]
         year, number = doc_id.rsplit("/", 2)[-2:]
         docs.append({"doc_id": doc_id, "title": title, "source": "esbirka", "doc_type": "law", "citation": citation,
-                     "url": f"https://www.e-sbirka.cz/sb/{year}/{number}", "published": published, "pages": pages})
+                     "url": f"https://www.e-sbirka.cz/sb/{year}/{number}", "published": published, "pages": pages,
+                     "original": (SAMPLE_CORPUS / "esbirka" / "pdf" / f"{pdf}.pdf", "application/pdf")})
     with (SAMPLE_CORPUS / "courts" / "ns_decisions_sample.jsonl").open(encoding="utf-8") as handle:
         for line in list(handle)[:DECISIONS]:
             record = json.loads(line)
             docs.append({"doc_id": record["ecli"], "title": record["title"], "source": "nsoud",
                          "doc_type": "decision", "citation": record["case_number"], "url": record["url"],
-                         "published": record["decision_date"], "pages": [record["full_text"][:DECISION_CHARS]]})
+                         "published": record["decision_date"], "pages": [record["full_text"][:DECISION_CHARS]],
+                         "original": (record["full_text"].encode(), "text/plain; charset=utf-8")})
     return docs
 
 
@@ -175,10 +179,24 @@ def upper_layers(records: list[dict]) -> dict[int, list[dict]]:
     return layers
 
 
+def store_originals(raw_dir: Path, docs: list[dict]) -> dict[str, dict]:
+    """Each document's original (a PDF path or bytes) in a raw store, as the crawl keeps it; doc id ->
+    the sha256 and content_type documents.json records."""
+    store = RawStore(raw_dir)
+    stored = {}
+    for doc in docs:
+        if "original" in doc:
+            body, content_type = doc["original"]
+            blob = store.put(body.read_bytes() if isinstance(body, Path) else body)
+            stored[doc["doc_id"]] = {"sha256": blob.sha256, "content_type": content_type}
+    return stored
+
+
 def build_bundle(bundles_dir: Path, docs: list[dict], embedder=EMBEDDER, drop: tuple[str, ...] = (),
                  layers: bool = False, graph: dict | None = None) -> Path:
     """Write a staging directory as `mendel.pipeline` lays it out (L1/L2 under layers/ when ``layers``), then
-    publish it atomically. ``graph`` replaces the co-occurrence graph built from the chunks."""
+    publish it atomically. ``graph`` replaces the co-occurrence graph built from the chunks. The originals go
+    to the raw store beside ``bundles_dir`` (``raw/``, where the API looks by default)."""
     records = chunk_records(docs)
     staging = bundle.staging_dir(bundles_dir)
     _write_indexes(staging, records, embedder)
@@ -187,7 +205,9 @@ def build_bundle(bundles_dir: Path, docs: list[dict], embedder=EMBEDDER, drop: t
     if layers:
         for number, rows in upper_layers(records).items():
             _write_indexes(bundle.layer_path(staging, number), rows, embedder)
-    documents = [{k: d[k] for k in ("doc_id", "title", "source", "url", "citation", "doc_type", "published")}
+    originals = store_originals(Path(bundles_dir).parent / "raw", docs)
+    documents = [{**{k: d[k] for k in ("doc_id", "title", "source", "url", "citation", "doc_type", "published")},
+                  **{k: d[k] for k in PLACE_FIELDS if k in d}, **originals.get(d["doc_id"], {})}
                  for d in sorted(docs, key=lambda d: d["doc_id"])]
     (staging / "documents.json").write_text(json.dumps(documents, ensure_ascii=False, indent=1))
     for part in drop:  # to publish a broken bundle on purpose
@@ -210,6 +230,16 @@ def client(bundles) -> TestClient:
     return TestClient(create_app(bundles, embedder=EMBEDDER, reload_interval=0))
 
 
+def assert_problem(response, status: int) -> dict:
+    """An RFC 9457 problem of this status: its media type, the members every problem has, a string detail."""
+    assert response.status_code == status, response.text[:300]
+    assert response.headers["content-type"] == "application/problem+json"
+    body = response.json()
+    assert body["type"] == "about:blank" and body["status"] == status and body["title"]
+    assert isinstance(body.get("detail"), str) and body["detail"]
+    return body
+
+
 def wait_for(predicate, timeout: float = 20.0, interval: float = 0.02):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -221,7 +251,7 @@ def wait_for(predicate, timeout: float = 20.0, interval: float = 0.02):
 
 
 RESULT_KEYS = {"doc_id", "chunk_id", "title", "source", "url", "page", "page_end", "section", "text", "score",
-               "lists", "citation", "entities", "subqueries", "layer", "rerank_score"}
+               "lists", "citation", "entities", "subqueries", "layer", "rerank_score", "highlights"}
 
 
 # --- endpoints -------------------------------------------------------------------------------------------
@@ -259,6 +289,11 @@ def test_search_shape_and_grounding(client, bundles, corpus):
         assert r["text"] in pages_text
         assert set(r["lists"]) <= {"reference", "bm25", "dense", "graph"} and r["lists"]
         assert r["layer"] == 3 and r["rerank_score"] is None and r["subqueries"] == []
+        # highlights: the words of the hit that share an index term with the query
+        marked = [r["text"][start:end].lower() for start, end in r["highlights"]]
+        assert all(0 <= start < end <= len(r["text"]) for start, end in r["highlights"])
+        assert set(marked) <= {"podpora", "podpoře", "podporu", "podpory", "podporou", "bydlení", "vyhovující",
+                               "vyhovujícím", "vyhovujícího", "vyhovujícímu"}, marked
         chunks = client.get(f"/documents{r['doc_id']}" if r["doc_id"].startswith("/") else
                             f"/documents/{r['doc_id']}").json()["chunks"]
         chunk = next(c for c in chunks if c["chunk_id"] == r["chunk_id"])
@@ -296,10 +331,7 @@ def test_provision_own_section_leads_over_chunks_citing_it(client):
     ({"act": "zákon č. 573/2025 Sb."}, {"/eli/cz/sb/2025/573"}),
     ({"act": "/eli/cz/sb/2024/87"}, {"/eli/cz/sb/2024/87"}),
     ({"act": "29 ICdo 177/2024"}, {"ECLI:CZ:NS:2026:29.ICDO.177.2024.1"}),
-    ({"source": "cnb"}, set()),
-    ({"doc_type": "no-such-type"}, set()),
-    ({"act": "1/1900 Sb."}, set()),
-    ({"source": "nsoud", "act": "175/2025 Sb."}, set()),
+    ({"source": "nsoud", "act": "175/2025 Sb."}, set()),  # each value known, together nothing
 ])
 def test_filters(client, params, expected_docs):
     # A broad query that matches every document, so what comes back is decided by the filters.
@@ -373,7 +405,7 @@ def test_documents(client, corpus):
     assert decision.status_code == 200 and decision.json()["citation"] == "20 Nd 234/2026"
     assert decision.json()["chunks"][0]["text"] in corpus[-DECISIONS]["pages"][0]
     missing = client.get("/documents/eli/cz/sb/1999/1")
-    assert missing.status_code == 404 and "unknown document" in missing.json()["detail"]
+    assert "unknown document" in assert_problem(missing, 404)["detail"]
 
 
 @pytest.mark.parametrize("params, status", [
@@ -391,11 +423,12 @@ def test_documents(client, corpus):
     ({"q": "bydlení", "graph": "maybe"}, 422),
     ({"q": "bydlení", "decompose": "2"}, 422),
     ({"q": "bydlení", "rerank": "true"}, 400),  # no cross-encoder configured
+    ({"q": "bydlení", "at": "2025-02-30"}, 422),
 ])
 def test_bounded_inputs(client, params, status):
     response = client.get("/search", params=params)
     assert response.status_code == status
-    assert response.headers["content-type"].startswith("application/json") and "detail" in response.json()
+    assert_problem(response, status)
 
 
 def test_largest_valid_inputs(client):
@@ -436,16 +469,23 @@ def test_unexpected_error_is_a_json_500(client, monkeypatch):
 
     monkeypatch.setattr(client.app.state.holder.searcher, "search", explode)
     response = TestClient(client.app, raise_server_exceptions=False).get("/search", params={"q": HOUSING_QUERY})
-    assert response.status_code == 500 and response.json() == {"detail": "internal server error"}
+    assert response.status_code == 500 and response.headers["content-type"] == "application/problem+json"
+    assert response.json() == {"type": "about:blank", "title": "Internal Server Error", "status": 500,
+                               "detail": "internal server error"}  # nothing of the exception leaks
 
 
 def test_openapi_docs(client):
     docs = client.get("/docs")
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
     spec = client.get("/openapi.json").json()
-    assert {"/search", "/analyze", "/documents/{doc_id}", "/health", "/ready"} <= set(spec["paths"])
+    assert {"/search", "/analyze", "/facets", "/documents/{doc_id}", "/documents/{doc_id}/original",
+            "/documents/{doc_id}/pages/{page}.png", "/health", "/ready"} <= set(spec["paths"])
     names = {p["name"] for p in spec["paths"]["/search"]["get"]["parameters"]}
-    assert names == {"q", "k", "source", "doc_type", "date_from", "date_to", "act", "graph", "decompose", "rerank"}
+    assert names == {"q", "k", "source", "doc_type", "date_from", "date_to", "act", "at", "kraj", "okres", "obec",
+                     "graph", "decompose", "rerank"}
+    # Errors are documented as what is sent: problem details, not FastAPI's default validation body.
+    assert set(spec["paths"]["/search"]["get"]["responses"]["422"]["content"]) == {"application/problem+json"}
+    assert "HTTPValidationError" not in spec["components"]["schemas"]
 
 
 # --- hot reload ------------------------------------------------------------------------------------------

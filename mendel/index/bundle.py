@@ -9,7 +9,8 @@ Layout of one bundle (every path relative to ``bundles/<version>/``)::
     manifest.json          version, created, model, counts {documents, chunks (L3), sections (L2),
                            document_chunks (L1)}, layers {"1"|"2"|"3": {path, chunks, index_type, vocabulary}},
                            files {relative path: sha256}
-    documents.json         [{doc_id, title, source, url, citation, doc_type, published, summary}]
+    documents.json         [{doc_id, title, source, url, citation, doc_type, published, summary, sha256,
+                           content_type}] (sha256: the current version's original in the raw store)
     chunks.jsonl           L3 passages, one JSON object a line, in index order: chunk_id, doc_id, title, source,
                            url, citation, page_start, page_end, section, text (the raw chunk), layer, parent_id
                            (its L2 chunk), seq, char_start, char_end (offsets into the document text)

@@ -1,0 +1,110 @@
+"""`mendel search` wall time: loading the bundle in the command (cold, every call) against asking a running
+`mendel serve` (the path the command takes when a server for the same bundle answers), over the latest published
+bundle of ``$MENDEL_HOME`` (``make run``).
+
+    .venv/bin/python benchmarks/bench_cli_search.py               # 5 runs of each of the sample queries
+    .venv/bin/python benchmarks/bench_cli_search.py --runs 10
+
+Each figure is a whole process, as a user types it: interpreter start, imports, the search and the output. Both
+paths must print the same JSON; the script says how many answers differed. Writes
+benchmarks/results/cli_search.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+MENDEL = [sys.executable, "-m", "cli.main"]
+QUERIES = ["Jaké podmínky musí splnit žadatel o podporu bydlení?", "§ 5 zákona č. 175/2025 Sb.",
+           "sazba základní náhrady za používání osobního automobilu"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def timed(args: list[str], env: dict) -> tuple[float, str]:
+    started = time.perf_counter()
+    done = subprocess.run(MENDEL + args, capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"mendel {' '.join(args)} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return elapsed, done.stdout
+
+
+def wait_ready(url: str, server: subprocess.Popen, timeout: float = 300) -> float:
+    started = time.perf_counter()
+    while time.perf_counter() - started < timeout:
+        if server.poll() is not None:
+            raise SystemExit(f"mendel serve exited with {server.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/ready", timeout=1) as response:
+                if json.load(response).get("status") == "ready":
+                    return time.perf_counter() - started
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise SystemExit(f"{url} not ready after {timeout} s")
+
+
+def summary(seconds: list[float]) -> dict:
+    return {"runs": len(seconds), "median_s": round(statistics.median(seconds), 3), "min_s": round(min(seconds), 3),
+            "max_s": round(max(seconds), 3)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5, help="runs of each query on each path")
+    args = parser.parse_args(argv)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("MENDEL_API_URL", None)
+    cold, served, differ = [], [], 0
+    local_answers = {}
+    for query in QUERIES:
+        for _ in range(args.runs):
+            seconds, out = timed(["search", query, "--json", "--local"], env)
+            cold.append(seconds)
+            local_answers[query] = json.loads(out)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(MENDEL + ["serve", "--no-query-log", "--port", str(port)], env=env, cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        startup = wait_ready(url, server)
+        for query in QUERIES:
+            for _ in range(args.runs):
+                seconds, out = timed(["search", query, "--json", "--api", url], env)
+                served.append(seconds)
+                differ += json.loads(out) != local_answers[query]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    result = {"queries": len(QUERIES), "cold_local": summary(cold), "via_server": summary(served),
+              "server_ready_s": round(startup, 2), "answers_differing": differ,
+              "bundle": next(iter(local_answers.values()))["bundle"]}
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "cli_search.json").write_text(json.dumps(result, indent=1) + "\n")
+    print(f"mendel search, {len(QUERIES)} queries x {args.runs} runs, bundle {result['bundle']}")
+    for name in ("cold_local", "via_server"):
+        figures = result[name]
+        print(f"  {name:<11} median {figures['median_s']:.3f} s  (min {figures['min_s']:.3f}, "
+              f"max {figures['max_s']:.3f})")
+    print(f"  server ready after {result['server_ready_s']} s; answers differing between the paths: {differ}")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

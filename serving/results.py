@@ -1,0 +1,50 @@
+"""One search as every client receives it: the API's /search body, the search page and `mendel search --json`
+are all this payload, so a hit has the same fields wherever it is read."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from serving.evidence import query_terms, term_spans
+from serving.facets import in_places
+
+# A territorial filter is applied to the ranked hits (the searcher filters by source, type, date and act):
+# look this many times deeper so k hits of the place are usually among them.
+PLACE_DEPTH = 5
+MAX_DEPTH = 500
+
+
+def hit_record(hit, terms: frozenset[str]) -> dict:
+    """A hit's fields, plus ``highlights``: [start, end) offsets in its text of the query's terms."""
+    record = hit.to_dict()
+    record["highlights"] = [[start, end] for start, end in term_spans(terms, hit.text)]
+    return record
+
+
+def search_payload(query: str, bundle_version: str, hits: list, details: dict,
+                   not_applied: list[str] | None = None, at: date | None = None) -> dict:
+    terms = query_terms(query)
+    payload = {"query": query, "bundle": bundle_version, "scope": details.get("scope"),
+               "layer": details.get("layer", 3), "subqueries": details.get("subqueries", []),
+               "results": [hit_record(h, terms) for h in hits]}
+    coverage = details.get("coverage", getattr(hits, "coverage", None))
+    if coverage is not None:
+        payload["coverage"] = coverage
+    payload["at"] = at.isoformat() if at is not None else None
+    payload["not_applied"] = list(not_applied or [])
+    return payload
+
+
+def run_search(searcher, query: str, k: int = 10, filters=None, places: dict[str, str] | None = None,
+               at: date | None = None, **options) -> tuple[dict, list]:
+    """Search ``searcher`` and build the payload; returns it and the hits (for the query log).
+
+    ``at`` (in force on a date) is accepted and echoed, and listed in ``not_applied`` while the searcher has no
+    time filter: the caller sees that the results are not restricted by it."""
+    details: dict = {}
+    depth = min(k * PLACE_DEPTH, MAX_DEPTH) if places else k
+    hits = searcher.search(query, k=depth, filters=filters, details=details, **options)
+    if places:
+        hits = [h for h in hits if in_places(searcher.documents.get(h.doc_id), places)][:k]
+    not_applied = ["at"] if at is not None else []
+    return search_payload(query, searcher.path.name, hits, details, not_applied, at), hits

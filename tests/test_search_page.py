@@ -1,0 +1,255 @@
+"""The search page (``/``) and the page view (``/page``) over the tiny real bundle of tests/test_api.py: first as
+HTML (no browser), then driven in Debian's Chromium through Playwright — search, filter, the page image with the
+evidence boxed on the text, the empty state, no JavaScript needed. Screenshots go to the test's tmp directory
+(and to ``$MENDEL_SCREENSHOT_DIR`` when set: ``docs/screenshots`` holds the README's)."""
+
+from __future__ import annotations
+
+import copy
+import io
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from PIL import Image
+
+from serving.api import create_app, make_server
+from tests.test_api import EMBEDDER, TestClient, base_docs, build_bundle, load_corpus, wait_for
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update"]
+QUERY = "podpora bydlení vyhovující bydlení"
+NOTHING = {"q": QUERY, "source": "nsoud", "act": "175/2025 Sb."}  # each value known, together no document
+
+
+@pytest.fixture(scope="module")
+def bundles_dir(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("page")
+    build_bundle(root / "bundles", base_docs(copy.deepcopy(load_corpus())))
+    return root / "bundles"
+
+
+@pytest.fixture(scope="module")
+def client(bundles_dir) -> TestClient:
+    return TestClient(create_app(bundles_dir, embedder=EMBEDDER, reload_interval=0))
+
+
+# --- the HTML, without a browser -------------------------------------------------------------------------------
+
+
+def test_page_is_czech_accessible_and_self_contained(client):
+    html = client.get("/").text
+    assert '<html lang="cs">' in html and 'method="get"' in html
+    assert not re.search(r"""(?:src|href)=["']https?://""", html)  # no outside asset (result links are content)
+    assert "<script" not in html  # works without JavaScript
+    ids = set(re.findall(r'<label for="([^"]+)"', html))
+    inputs = set(re.findall(r'<(?:input|select)[^>]* id="([^"]+)"', html))
+    assert inputs and inputs <= ids, inputs - ids  # every control has a label
+    assert client.get("/static/site.css").status_code == 200 and ":focus-visible" in client.get("/static/site.css").text
+
+
+def test_results_mark_the_query_words(client):
+    response = client.get("/", params={"q": QUERY})
+    assert response.status_code == 200 and response.headers["content-language"] == "cs"
+    cards = response.text.split('<li class="card">')[1:]
+    assert len(cards) == 10
+    first = cards[0]
+    assert "Zákon o poskytování některých opatření v podpoře bydlení" in first and "175/2025 Sb." in first
+    assert "Sbírka zákonů (e-Sbírka)" in first and "16. 6. 2025" in first and "ČÁST PRVNÍ" in first
+    assert {m.lower() for m in re.findall(r"<mark>([^<]+)</mark>", first)} <= {"bydlení", "podpoře", "podpora",
+                                                                              "vyhovující", "vyhovujícím"}
+    assert "<mark>bydlení</mark>" in first
+    assert 'href="/documents/eli/cz/sb/2025/175/original"' in first
+
+
+def test_hostile_text_is_escaped(client):
+    html = client.get("/", params={"q": '<script>alert(1)</script> bydlení'}).text
+    assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_empty_state_is_honest(client):
+    response = client.get("/", params=NOTHING)
+    assert response.status_code == 200
+    assert "Nic nenalezeno" in response.text and "s použitými filtry" in response.text
+    assert '<li class="card">' not in response.text and "Hledat bez filtrů" in response.text
+
+
+@pytest.mark.parametrize("params, field", [
+    ({"q": "   "}, "Dotaz"),
+    ({"q": QUERY, "source": "cnb"}, "Zdroj"),
+    ({"q": QUERY, "act": "1/1900 Sb."}, "Předpis nebo spisová značka"),
+    ({"q": QUERY, "date_from": "2025-13-01"}, "Vydáno od"),
+    ({"q": QUERY, "date_from": "2025-06-01", "date_to": "2025-01-01"}, "Vydáno od"),
+])
+def test_form_errors_are_shown_in_czech(client, params, field):
+    response = client.get("/", params=params)
+    assert response.status_code == 400 and 'role="alert"' in response.text
+    assert f"{field}:" in response.text and '<li class="card">' not in response.text
+
+
+def test_at_is_kept_and_said_not_to_restrict(client):
+    html = client.get("/", params={"q": QUERY, "at": "2025-07-01"}).text
+    assert 'value="2025-07-01"' in html and "zatím výsledky neomezuje" in html and '<li class="card">' in html
+
+
+def test_coverage_notice_is_rendered_when_the_searcher_reports_one(client, monkeypatch):
+    searcher = client.app.state.holder.searcher
+    search = searcher.search
+
+    def with_coverage(*args, details=None, **kwargs):
+        hits = search(*args, details=details, **kwargs)
+        details["coverage"] = {"message": "Tento předpis kolekce neobsahuje.", "missing": ["89/2012 Sb."]}
+        return hits
+
+    monkeypatch.setattr(searcher, "search", with_coverage)
+    html = client.get("/", params={"q": QUERY}).text
+    assert "Tento předpis kolekce neobsahuje." in html and "89/2012 Sb." in html
+    assert client.get("/search", params={"q": QUERY}).json()["coverage"]["missing"] == ["89/2012 Sb."]
+
+
+def test_page_view_boxes_the_passage(client):
+    html = client.get("/", params={"q": QUERY}).text
+    link = re.search(r'<a href="(/page\?[^"]+)">Zobrazit stranu', html).group(1).replace("&amp;", "&")
+    view = client.get(link)
+    assert view.status_code == 200
+    params = parse_qs(urlsplit(link).query)
+    assert f'src="/documents/eli/cz/sb/2025/175/pages/{params["page"][0]}.png"' in view.text
+    assert view.text.count('class="box passage"') >= 3 and view.text.count('class="box term"') >= 1
+    assert "<mark>bydlení</mark>" in view.text and "Nalezený úsek" in view.text
+
+
+def test_page_view_of_a_text_original_shows_the_passage(client):
+    html = client.get("/", params={"q": "dovolání", "source": "nsoud"}).text
+    link = re.search(r'<a href="(/page\?[^"]+)">Zobrazit úsek', html).group(1).replace("&amp;", "&")
+    view = client.get(link)
+    assert view.status_code == 200 and "Originál není PDF" in view.text and "<img" not in view.text
+    assert client.get("/page", params={"doc": "/eli/cz/sb/1999/1"}).status_code == 404
+    assert client.get("/page", params={"doc": "/eli/cz/sb/2025/175", "page": 500}).status_code == 404
+
+
+# --- in Chromium -----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def base_url(bundles_dir):
+    srv = make_server(bundles_dir, port=0, embedder=EMBEDDER, log_level="warning")
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    wait_for(lambda: srv.started, timeout=30)
+    yield f"http://127.0.0.1:{srv.servers[0].sockets[0].getsockname()[1]}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium: apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1100, "height": 900}, locale="cs-CZ")
+    yield context.new_page()
+    context.close()
+
+
+def screenshot(page, tmp_path: Path, name: str) -> Path:
+    path = tmp_path / f"{name}.png"
+    page.screenshot(path=str(path))
+    target = os.environ.get("MENDEL_SCREENSHOT_DIR")
+    if target:
+        Path(target).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, Path(target) / path.name)
+    return path
+
+
+def test_browser_search(page, base_url, tmp_path):
+    page.goto(base_url + "/")
+    page.get_by_label("Co hledáte").fill(QUERY)
+    page.get_by_label("Co hledáte").press("Enter")
+    page.wait_for_url(re.compile(r"/\?q="))
+    cards = page.locator("li.card")
+    assert cards.count() == 10
+    first = cards.first
+    assert "175/2025 Sb." in first.inner_text()
+    assert first.locator("mark").count() >= 1 and first.locator("mark").first.inner_text().lower() == "bydlení"
+    assert page.locator("h2#results-heading").inner_text().startswith("Výsledky")
+    assert screenshot(page, tmp_path, "search").stat().st_size > 10_000
+
+
+def test_browser_filter_by_source(page, base_url):
+    page.goto(base_url + "/?q=" + QUERY)
+    page.locator("details.filters summary").click()
+    page.get_by_label("Nejvyšší soud").check()
+    page.get_by_role("button", name="Použít filtry").click()
+    page.wait_for_url(re.compile(r"source=nsoud"))
+    sources = page.locator("li.card dl.meta").all_inner_texts()
+    assert sources and all("Nejvyšší soud" in text for text in sources)
+    assert page.get_by_label("Nejvyšší soud").is_checked()  # the form keeps what was asked
+
+
+def test_browser_page_image_with_evidence_on_the_text(page, base_url, tmp_path):
+    page.goto(base_url + "/?q=" + QUERY)
+    page.locator("li.card").first.get_by_role("link", name=re.compile("Zobrazit stranu")).click()
+    page.wait_for_url(re.compile(r"/page\?"))
+    image = page.locator(".page-frame img")
+    image.wait_for()
+    assert page.evaluate("img => img.complete && img.naturalWidth", image.element_handle()) == 893
+    frame = image.bounding_box()
+    png = Image.open(io.BytesIO(page.request.get(base_url + image.get_attribute("src")).body())).convert("L")
+    terms = page.locator(".box.term")
+    assert terms.count() >= 1 and page.locator(".box.passage").count() >= 3
+    for i in range(terms.count()):
+        box = terms.nth(i).bounding_box()
+        # every box lies on the image, and on ink: the page's pixels under it are text, not paper
+        assert frame["x"] - 1 <= box["x"] and box["x"] + box["width"] <= frame["x"] + frame["width"] + 1
+        assert frame["y"] - 1 <= box["y"] and box["y"] + box["height"] <= frame["y"] + frame["height"] + 1
+        scale = png.width / frame["width"]
+        crop = png.crop((int((box["x"] - frame["x"]) * scale), int((box["y"] - frame["y"]) * scale),
+                         int((box["x"] - frame["x"] + box["width"]) * scale) + 1,
+                         int((box["y"] - frame["y"] + box["height"]) * scale) + 1))
+        assert min(crop.getdata()) < 100, f"term box {i} is over blank paper"
+    assert page.locator(".passage-text mark").count() >= 1
+    assert page.get_by_role("link", name="Stáhnout originál").get_attribute("href") == \
+        "/documents/eli/cz/sb/2025/175/original"
+    screenshot(page, tmp_path, "page")
+
+
+def test_browser_empty_state(page, base_url, tmp_path):
+    page.goto(base_url + "/?" + "&".join(f"{k}={v}" for k, v in NOTHING.items()))
+    assert page.get_by_role("heading", name="Nic nenalezeno").is_visible()
+    assert page.locator("li.card").count() == 0
+    screenshot(page, tmp_path, "empty")
+
+
+def test_browser_without_javascript_and_with_the_keyboard(browser, base_url):
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(base_url + "/")
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement.textContent") == "Přejít na obsah"  # the skip link first
+        for _ in range(3):  # then the site's name, then the query box
+            page.keyboard.press("Tab")
+            if page.evaluate("() => document.activeElement.id") == "f-q":
+                break
+        focused = page.evaluate("() => [document.activeElement.id, getComputedStyle(document.activeElement)"
+                                ".outlineStyle, getComputedStyle(document.activeElement).outlineWidth]")
+        assert focused == ["f-q", "solid", "3px"]  # a visible focus outline
+        page.keyboard.type("bydlení")
+        page.keyboard.press("Enter")
+        page.wait_for_url(re.compile(r"q=bydlen"))
+        assert page.locator("li.card").count() == 10
+    finally:
+        context.close()
