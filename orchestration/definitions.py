@@ -4,11 +4,12 @@ Each list below is the one place its kind is registered: a new stage module, a s
 (e.g. municipal boards from the registry), or another job is one more entry in ASSET_MODULES, SENSORS or JOBS.
 """
 
-from dagster import Definitions, ExecutorDefinition, PipesSubprocessClient, load_assets_from_modules
+from dagster import Definitions, ExecutorDefinition, load_assets_from_modules
 
 from assets import boards, crawl, evaluation, extract, feedback, index, ner, serve
 from orchestration.board_sensor import crawl_boards_job, new_boards_from_registry
 from orchestration.jobs import nightly_job
+from orchestration.pipes import ParentBoundPipesSubprocessClient
 from orchestration.resources import mendel_resource_from_env
 from orchestration.schedules import nightly_schedule
 from orchestration.sensors import alert_on_run_failure, process_new_versions
@@ -26,7 +27,7 @@ def build_definitions(executor: ExecutorDefinition | None = None, **resource_ove
     Kubernetes code locations (orchestration/celery_defs.py, orchestration/k8s_defs.py) pass theirs."""
     resources = {
         "mendel": mendel_resource_from_env(),
-        "pipes_subprocess_client": PipesSubprocessClient(),
+        "pipes_subprocess_client": ParentBoundPipesSubprocessClient(),  # crawlers die with their run
         **resource_overrides,
     }
     return Definitions(

