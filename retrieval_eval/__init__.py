@@ -8,3 +8,4 @@ from pathlib import Path
 QUESTIONS_DIR = Path(__file__).resolve().parent / "questions"
 DEV_QUESTIONS = QUESTIONS_DIR / "dev.jsonl"
 HELDOUT_QUESTIONS = QUESTIONS_DIR / "heldout.jsonl"
+BLIND_QUESTIONS = QUESTIONS_DIR / "blind.jsonl"  # evaluated once per release, never tuned on (questions/BLIND.md)

@@ -1,6 +1,10 @@
 """Retrieval evaluation: recall@k, MRR and nDCG@10 of the search variants over a set of gold questions.
 
-A question is ``{"id", "question", "type", "gold": [{"doc_id", "page", "evidence"}]}``. A hit is relevant to a
+A question is ``{"id", "question", "type", "gold": [{"doc_id", "page", "evidence"}]}``, optionally with ``register``
+(``lay``: worded as a citizen asks; ``expert``: keywords, citations, identifiers) and, for a question the collection
+cannot answer, ``"expect": "not_in_collection"`` with an empty gold list: such a question is left out of the ranking
+metrics and scored on whether the default search admits it (no hits, hits marked weak, or a coverage notice naming
+what is not indexed). A hit is relevant to a
 gold item when it is the gold document and its page span covers the gold page, or when its text contains the
 gold evidence (whitespace-collapsed, case-insensitive). With several gold items (``multi`` questions) recall@k is
 the share of gold items covered in the top k; MRR uses the first relevant hit; nDCG gives a hit gain 1 only when
@@ -42,6 +46,8 @@ DEFAULT_KS = (1, 5, 10, 20)
 VARIANTS = ("bm25", "dense", "hybrid", "hybrid+fastpath", "+graph", "default")
 RERANK_VARIANT = "default+rerank"
 QUESTION_TYPES = ("paraphrase", "citation", "identifier", "ocr", "multi")
+REGISTERS = ("lay", "expert")
+NOT_IN_COLLECTION = "not_in_collection"
 NDCG_K = 10
 MAX_EVIDENCE = 120
 _WS = re.compile(r"\s+")
@@ -131,6 +137,11 @@ def load_questions(path: Path) -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+def answerable(question: dict) -> bool:
+    """False for a question written to have no answer in the collection (``expect: not_in_collection``)."""
+    return question.get("expect") != NOT_IN_COLLECTION
+
+
 def schema_errors(questions: Sequence[dict]) -> list[str]:
     """Structural problems of a questions file (no bundle needed)."""
     errors = []
@@ -145,9 +156,17 @@ def schema_errors(questions: Sequence[dict]) -> list[str]:
         seen.add(q.get("id"))
         if q.get("type") not in QUESTION_TYPES:
             errors.append(f"{where}: type {q.get('type')!r} not in {QUESTION_TYPES}")
+        if "register" in q and q["register"] not in REGISTERS:
+            errors.append(f"{where}: register {q['register']!r} not in {REGISTERS}")
+        if "expect" in q and q["expect"] != NOT_IN_COLLECTION:
+            errors.append(f"{where}: expect must be {NOT_IN_COLLECTION!r}, not {q['expect']!r}")
         if not str(q.get("question", "")).strip():
             errors.append(f"{where}: empty question")
         gold = q.get("gold")
+        if not answerable(q):
+            if gold != []:
+                errors.append(f"{where}: a {NOT_IN_COLLECTION} question has an empty gold list")
+            continue
         if not isinstance(gold, list) or not gold:
             errors.append(f"{where}: gold must be a non-empty list")
             continue
@@ -207,11 +226,20 @@ def latency_summary(milliseconds: Sequence[float]) -> dict:
             "p95": round(percentile(0.95), 2), "max": round(values[-1], 2)}
 
 
+def answer_honesty(answer) -> dict:
+    """What the default search said about its own answer (a :class:`serving.search.SearchResult`): hits, whether
+    they are marked weak, what the query names that the collection lacks, and ``admits``: no hits, weak hits or
+    something reported missing -- what a question with no answer in the collection expects."""
+    missing = [m.get("text") or m.get("id") for m in (answer.coverage or {}).get("missing", [])]
+    return {"hits": len(answer.hits), "weak": bool(answer.weak), "missing": missing,
+            "admits": not answer.hits or bool(answer.weak) or bool(missing)}
+
+
 def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
-              timings: dict[str, float] | None = None) -> dict[str, list]:
+              timings: dict[str, float] | None = None, honesty: dict | None = None) -> dict[str, list]:
     """Hits (dicts or :class:`Hit`) per variant for one query, best first, at most ``depth``. When ``timings``
     is given, each variant's wall milliseconds are stored in it (a shared BM25 or dense list counts for each
-    variant that uses it)."""
+    variant that uses it); ``honesty`` receives :func:`answer_honesty` of the default search."""
     from serving.fusion import RRF_WEIGHTS, rrf_fuse
 
     out: dict[str, list] = {}
@@ -238,7 +266,13 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
         elif variant == "+graph":
             out[variant], timings[variant] = _timed(searcher.search, query, k=depth, decompose=False)
         elif variant == "default":
-            out[variant], timings[variant] = _timed(searcher.search, query, k=depth)
+            if hasattr(searcher, "search_with_coverage"):
+                answer, timings[variant] = _timed(searcher.search_with_coverage, query, k=depth)
+                out[variant] = answer.hits
+                if honesty is not None:
+                    honesty.update(answer_honesty(answer))
+            else:
+                out[variant], timings[variant] = _timed(searcher.search, query, k=depth)
         elif variant == RERANK_VARIANT:
             out[variant], timings[variant] = _timed(searcher.search, query, k=depth, rerank=True)
         else:
@@ -256,38 +290,65 @@ def evaluate(searcher, questions: Sequence[dict], ks: Sequence[int] = DEFAULT_KS
     rows: dict[str, list[tuple[dict, dict]]] = {v: [] for v in variants}
     latencies: dict[str, list[float]] = {v: [] for v in variants}
     per_question = []
+    unanswerable = []
     started = time.perf_counter()
     for q in questions:
         timings: dict[str, float] = {}
-        ranked = _rankings(searcher, q["question"], variants, depth, timings)
+        honesty: dict = {}
+        if not answerable(q):
+            # scored apart: does the default search admit that the collection holds no answer?
+            if "default" in variants:
+                _rankings(searcher, q["question"], ["default"], depth, timings, honesty)
+                unanswerable.append({"id": q["id"], "type": q["type"], "register": q.get("register"), **honesty})
+            continue
+        ranked = _rankings(searcher, q["question"], variants, depth, timings, honesty)
         for variant in variants:
             latencies[variant].append(timings[variant])
         entry = {"id": q["id"], "type": q["type"], "first_relevant_rank": {},
                  "latency_ms": {v: round(timings[v], 2) for v in variants}}
+        if q.get("register"):
+            entry["register"] = q["register"]
+        if honesty:
+            entry["weak"] = honesty["weak"]
         for variant in variants:
             matches = judge(ranked[variant], q["gold"])
             scores = score_ranking(matches, len(q["gold"]), ks)
             rows[variant].append((q, scores))
             entry["first_relevant_rank"][variant] = next((r for r, m in enumerate(matches, 1) if m), None)
         per_question.append(entry)
-    types = sorted({q["type"] for q in questions}, key=lambda t: (QUESTION_TYPES + (t,)).index(t))
+    ranked_questions = [q for q in questions if answerable(q)]
+    types = sorted({q["type"] for q in ranked_questions}, key=lambda t: (QUESTION_TYPES + (t,)).index(t))
+    registers = [r for r in REGISTERS if any(q.get("register") == r for q in ranked_questions)]
     result = {
-        "questions": len(questions),
+        "questions": len(ranked_questions),
         "ks": list(ks),
         "variants": {},
-        "types": {t: sum(1 for q in questions if q["type"] == t) for t in types},
+        "types": {t: sum(1 for q in ranked_questions if q["type"] == t) for t in types},
         "per_question": per_question,
         "seconds": round(time.perf_counter() - started, 2),
         "bundle": str(getattr(searcher, "path", "")),
         # latency depends on the machine and how busy it was
         "machine": {"cpus": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2)},
     }
+    if registers:
+        result["registers"] = {r: sum(1 for q in ranked_questions if q.get("register") == r) for r in registers}
     for variant in variants:
         result["variants"][variant] = {
             "overall": _mean([s for _, s in rows[variant]]),
             "by_type": {t: _mean([s for q, s in rows[variant] if q["type"] == t]) for t in types},
             "latency_ms": latency_summary(latencies[variant]),
         }
+        if registers:
+            result["variants"][variant]["by_register"] = {
+                r: _mean([s for q, s in rows[variant] if q.get("register") == r]) for r in registers}
+    weak_flags = [e["weak"] for e in per_question if "weak" in e]
+    if weak_flags:
+        # answerable questions the default search marked weak: the price of the relevance floor
+        result["weak_answerable"] = {"questions": len(weak_flags), "weak": sum(weak_flags)}
+    if unanswerable:
+        result["not_in_collection"] = {"questions": len(unanswerable),
+                                       "admitted": sum(1 for u in unanswerable if u["admits"]),
+                                       "per_question": unanswerable}
     return result
 
 
@@ -384,6 +445,22 @@ def format_table(result: dict) -> str:
     for variant, data in result["variants"].items():
         lines.append(f"| {variant} | " + " | ".join(
             f"{data['by_type'][t].get(f'recall@{k_type}', 0.0):.3f}" for t in types) + " |")
+    registers = result.get("registers") or {}
+    if registers:
+        lines += ["", f"recall@{k_type} / MRR per register (n):", "",
+                  "| variant | " + " | ".join(f"{r} ({n})" for r, n in registers.items()) + " |",
+                  "|---|" + "---:|" * len(registers)]
+        for variant, data in result["variants"].items():
+            cells = [f"{data['by_register'][r].get(f'recall@{k_type}', 0.0):.3f} / "
+                     f"{data['by_register'][r].get('mrr', 0.0):.3f}" for r in registers]
+            lines.append(f"| {variant} | " + " | ".join(cells) + " |")
+    if result.get("weak_answerable"):
+        weak = result["weak_answerable"]
+        lines += ["", f"default search marked {weak['weak']} of {weak['questions']} answerable questions weak"]
+    if result.get("not_in_collection"):
+        nic = result["not_in_collection"]
+        lines += ["", f"questions with no answer in the collection: the default search admitted "
+                      f"{nic['admitted']} of {nic['questions']} (no hits, weak hits or a coverage notice)"]
     return "\n".join(lines) + "\n"
 
 
