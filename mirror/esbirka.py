@@ -8,8 +8,22 @@ Served paths (real layout of www.e-sbirka.cz and opendata.eselpoint.gov.cz):
 - ``GET  /esel-esbir-daver/dokumenty-sbirky/{staleUrl}/odkazy-ke-stazeni`` → ``OdkazyKeStazeniZneni``
 - ``GET  /esel-esbir-daver/dokumenty-sbirky/{staleUrl}/fragmenty?cisloStranky=N`` → ``FragmentSeznam``
   ``{seznam, pocetStranek}``, 1,000 fragments a page, pages counted from 1 (a missing or bad ``cisloStranky`` is
-  400, a page past the last one 404). The fragments' text is the act's own (its PDF text layer or DOCX
-  paragraphs); the segmentation, ids, anchors and cross-references are the mirror's (:mod:`mirror.fragments`)
+  400, a page past the last one 404). The fragments' text is the version's own (the PDF text layer, the DOCX
+  paragraphs or the Markdown version's paragraphs); the segmentation, ids, anchors and cross-references are the
+  mirror's (:mod:`mirror.fragments`)
+- ``GET  /esel-esbir-daver/dokumenty-sbirky/{staleUrl}/historie`` → ``Historie``: the act's versions (znění) in
+  time, each with its versioned stale URL and ELI, ``datumUcinnostiZneniOd/Do``, ``typZneni`` and ``novely``
+- ``GET  /esel-esbir-daver/dokumenty-sbirky/zmeny-zneni?datumCasOdberuOd=T&start=S&pocet=N`` →
+  ``SeznamZneniPravnichPredpisu``: versions published after T (all without it), oldest first
+
+Versions: an act's first wording is its main file (the promulgated PDF, dated by its "nabývá účinnosti" clause,
+else ``0000-00-00``; or a DOCX, dated only when the file says so), followed by the consolidated versions of
+``esbirka/versions/{number}-{year}__{date}.md`` (573/2025 Sb.: the PDF and two versions, three real wordings);
+each is in force until the day before the next one. Nothing else is made up: an act with one known wording
+has one version. A stale URL's date selects a version: its own date, a day it is in force, ``0000-00-00`` for
+the promulgated text (the PDF) and no date for the version in force today. A version's publication time
+(``zmeny-zneni``) is its file's modification time; its amending act (``novely``) only where the corpus names
+it (:data:`AMENDING_ACTS`).
 - ``GET  /esel-esbir-daver/souborove-dokumenty/{dokumentId}/ORIGINAL/{STAHNI|ZOBRAZ}/{nazevSouboru}`` → file bytes
 - ``GET  /esel-esbir-daver/sbirky`` → the real ``api/response_sbirky.json`` bytes
 - ``GET|POST /sparql?query=...`` → the real SPARQL JSON results for act 110/2019 Sb., else an empty result set
@@ -64,6 +78,8 @@ CATALOG_NOTE = (
 CONTENT_KIND = "ORIGINAL"  # e-Sbírka's druhObsahu for the stored original file
 DOCX_ID_OFFSET = 1_000_000_000
 FRAGMENT_PAGE_SIZE = 1000  # the real API's constant page size
+CHANGE_PAGE_SIZE = 100  # zmeny-zneni: items a page when pocet is not given
+MAX_CHANGE_PAGE_SIZE = 1000
 ANNOUNCED_VERSION = "0000-00-00"  # e-Sbírka's version date of the announced (not consolidated) text
 MIME = {
     "pdf": "application/pdf",
@@ -345,12 +361,114 @@ class ActFile:
         return link
 
 
+# The amending act of a consolidated version where the corpus names one (sample_corpus/MANIFEST.md: the
+# 2026-10-01 version of 573/2025 Sb. follows novela 175/2026 Sb.); it names none for the 2026-06-01 version,
+# so none is served for that one.
+AMENDING_ACTS = {("sb", 2025, 573, "2026-10-01"): (ActId("sb", 2026, 175),)}
+_VERSION_FILE = re.compile(r"^(\d+)-(\d{4})__(\d{4}-\d{2}-\d{2})\.md$")
+
+
+@dataclass
+class ActVersion:
+    """One wording (znění) of an act and the file its text comes from: the promulgated PDF (the original
+    wording), an informativní-znění DOCX (the current wording, its date often unknown) or a consolidated
+    version in Markdown (``esbirka/versions/{number}-{year}__{date}.md``)."""
+
+    date: str  # the version date of its stale URL and ELI; '' when the source names none
+    path: Path
+    format: str  # pdf | docx | md
+    effective_from: date | None
+    effective_to: date | None = None
+    amended_by: tuple[ActId, ...] = ()
+    announced_text: bool = False  # the promulgated text as announced (0000-00-00), not a version in force
+
+    def kind(self, today: date) -> str:
+        """``typZneni`` on ``today``."""
+        if self.announced_text or (self.effective_from is None and self.format == "pdf"):
+            return "VYHLASENE"
+        if self.effective_from is None:
+            return "AKTUALNI"
+        if self.effective_from > today:
+            return "BUDOUCI"
+        if self.effective_to is not None and self.effective_to < today:
+            return "MINULE"
+        return "AKTUALNI"
+
+    def in_force(self, day: date) -> bool:
+        return (self.effective_from is not None and self.effective_from <= day
+                and (self.effective_to is None or day <= self.effective_to))
+
+    def published(self) -> datetime:
+        """When the mirror's copy of this version appeared: its file's modification time (the corpus has no
+        publication times; a replaced file is a newly published version)."""
+        return datetime.fromtimestamp(self.path.stat().st_mtime, tz=_prague())
+
+
 @dataclass
 class Act:
     collection: str
     year: int
     number: int
     files: list[ActFile] = field(default_factory=list)
+    versions: list[ActVersion] = field(default_factory=list)
+
+    def build_versions(self, version_files: list[Path]) -> None:
+        """The act's wordings in time: the main file's, then the consolidated Markdown versions; each is in
+        force until the day before the next one takes effect."""
+        main = next((f for f in self.files if f.format == "pdf"), self.files[0])
+        effective = main.entry.get("effective") if main.format == "pdf" else main.entry.get("version_date")
+        first = date.fromisoformat(effective) if effective else None
+        label = effective or (ANNOUNCED_VERSION if main.format == "pdf" else "")
+        versions = [ActVersion(label, main.path, main.format, first)]
+        for path in version_files:
+            day = date.fromisoformat(_VERSION_FILE.match(path.name).group(3))
+            amended = AMENDING_ACTS.get((self.collection, self.year, self.number, day.isoformat()), ())
+            versions.append(ActVersion(day.isoformat(), path, "md", day, amended_by=amended))
+        versions.sort(key=lambda v: (v.effective_from or date.min, v.date))
+        for earlier, later in zip(versions, versions[1:]):
+            if earlier.effective_from is not None and later.effective_from is not None:
+                earlier.effective_to = later.effective_from - timedelta(days=1)
+        self.versions = versions
+
+    def announced_version(self) -> ActVersion | None:
+        """The promulgated text (stale URL date ``0000-00-00``), when the corpus has the act's PDF."""
+        pdf = self.file("pdf")
+        if pdf is None:
+            return None
+        return ActVersion(ANNOUNCED_VERSION, pdf.path, "pdf", self.versions[0].effective_from, announced_text=True)
+
+    def current_version(self, today: date) -> ActVersion:
+        """The version in force ``today``; before the act takes effect, the first one; after the last dated one
+        ends (never, here), the last one."""
+        return next((v for v in self.versions if v.in_force(today)), None) or (
+            self.versions[0] if (self.versions[0].effective_from or today) > today else self.versions[-1])
+
+    def resolve_version(self, requested: str, today: date) -> ActVersion | None:
+        """The version a stale URL's date names: ``''`` the current one, ``0000-00-00`` the promulgated text, a
+        version's own date that version, another date the version in force on it (before the act took effect:
+        its first version); None for a date the act has no wording for."""
+        if not requested:
+            return self.current_version(today)
+        if requested == ANNOUNCED_VERSION:
+            return self.announced_version()
+        exact = next((v for v in self.versions if v.date == requested), None)
+        if exact is not None:
+            return exact
+        try:
+            day = date.fromisoformat(requested)
+        except ValueError:
+            return None
+        in_force = next((v for v in self.versions if v.in_force(day)), None)
+        if in_force is not None:
+            return in_force
+        first = self.versions[0]
+        return first if first.effective_from is not None and day < first.effective_from else None
+
+    def version_stale_url(self, version: ActVersion) -> str:
+        return ActId(self.collection, self.year, self.number, version.date).stale_url
+
+    def version_eli(self, version: ActVersion) -> str:
+        return ActId(self.collection, self.year, self.number, version.date).versioned_eli
 
     @property
     def main(self) -> dict:
@@ -396,14 +514,6 @@ class Act:
     def file(self, fmt: str) -> ActFile | None:
         return next((f for f in self.files if f.format == fmt), None)
 
-    @property
-    def version(self) -> str | None:
-        """The version date in fragment stale URLs: the znění's date for a consolidated text (None when the
-        corpus does not say it), ``0000-00-00`` for the announced one."""
-        if self.is_consolidated:
-            return self.main.get("version_date")
-        return ANNOUNCED_VERSION
-
     def register_info(self) -> dict:
         """``DokumentSbirkyRejstrikInfo`` (plus zkracenaCitace)."""
         info = {
@@ -416,8 +526,10 @@ class Act:
             info["datum"] = self.announced.isoformat()
         return info
 
-    def detail(self) -> dict:
-        """``DokumentSbirkyDetail``: only what the documents tell; unknown fields are omitted."""
+    def detail(self, version: ActVersion | None = None, today: date | None = None) -> dict:
+        """``DokumentSbirkyDetail``: only what the documents tell; unknown fields are omitted. Without a
+        ``version`` the act as such (its stale URL and ELI, the main file's dates); with one, that wording (its
+        stale URL and ELI with the version date, validity, ``typZneni`` on ``today`` and ``novely``)."""
         m = self.main
         detail = {
             "staleUrl": self.stale_url,
@@ -436,7 +548,38 @@ class Act:
             detail["datumUcinnostiZneniOd"] = m["effective"]
             if not self.is_consolidated:
                 detail["datumUcinnostiOd"] = m["effective"]
+        if version is not None:
+            detail.update(self.version_fields(version, today or date.today()))
+            detail.pop("datumUcinnostiZneniOd", None)
+            detail.pop("datumUcinnostiZneniDo", None)
+            detail.update(self.version_dates(version))
         return detail
+
+    def version_fields(self, version: ActVersion, today: date) -> dict:
+        """What ``DokumentSbirkyZneni`` says of one version."""
+        return {"staleUrl": self.version_stale_url(version), "eli": self.version_eli(version),
+                "typZneni": version.kind(today),
+                "novely": [{"staleUrl": a.stale_url, "kodDokumentuSbirky": a.citation} for a in version.amended_by]}
+
+    @staticmethod
+    def version_dates(version: ActVersion) -> dict:
+        dates = {}
+        if version.effective_from is not None:
+            dates["datumUcinnostiZneniOd"] = version.effective_from.isoformat()
+        if version.effective_to is not None:
+            dates["datumUcinnostiZneniDo"] = version.effective_to.isoformat()
+        return dates
+
+    def history(self, today: date) -> dict:
+        """``Historie``: every version in time, numbered from 1."""
+        entries = []
+        for number, version in enumerate(self.versions, start=1):
+            entry = {**self.version_fields(version, today), **self.version_dates(version), "cisloZneni": number,
+                     "poznamky": []}
+            if self.announced:
+                entry["datumCasVyhlaseni"] = _prague_midnight(self.announced)
+            entries.append(entry)
+        return {"historie": entries}
 
     def download_links(self) -> dict:
         """``OdkazyKeStazeniZneni``; the DOCX link is a mirror extension (``informativniZneniDocx``)."""
@@ -455,13 +598,17 @@ class Act:
         return links
 
 
-def _prague_midnight(d: date) -> str:
+def _prague():
     try:
         from zoneinfo import ZoneInfo
 
-        return datetime(d.year, d.month, d.day, tzinfo=ZoneInfo("Europe/Prague")).isoformat()
+        return ZoneInfo("Europe/Prague")
     except Exception:  # no tz database: naive local time
-        return datetime(d.year, d.month, d.day).isoformat()
+        return None
+
+
+def _prague_midnight(d: date) -> str:
+    return datetime(d.year, d.month, d.day, tzinfo=_prague()).isoformat()
 
 
 _SUB_RESOURCE = re.compile(r"(/[a-z-]+)?")  # what may follow an act's path: /fragmenty, /odkazy-ke-stazeni
@@ -470,14 +617,17 @@ _SUB_RESOURCE = re.compile(r"(/[a-z-]+)?")  # what may follow an act's path: /fr
 class EsbirkaSite:
     """Routes for the e-Sbírka REST API and the open-data SPARQL endpoint."""
 
-    def __init__(self, corpus_root: Path, digests: FileDigests, catalog_path: Path = CATALOG_PATH):
+    def __init__(self, corpus_root: Path, digests: FileDigests, catalog_path: Path = CATALOG_PATH,
+                 today=date.today):
         self.corpus_root = Path(corpus_root)
         self.digests = digests
+        self.today = today  # what "in force now" means (typZneni, the current version): a test can move it
         self.api_dir = self.corpus_root / "esbirka" / "api"
         self.acts: dict[tuple[str, int, int], Act] = {}
         self.files_by_id: dict[int, tuple[Act, ActFile]] = {}
         self.fragment_page_size = FRAGMENT_PAGE_SIZE
-        self._fragments: dict[tuple[str, str], list[dict]] = {}  # (file, sha256) → fragment records
+        self.change_page_size = CHANGE_PAGE_SIZE
+        self._fragments: dict[tuple[str, str, str], list[dict]] = {}  # (file, sha256, version) → fragment records
         self._fragments_lock = threading.Lock()
         for entry in load_catalog(self.corpus_root, catalog_path):
             if entry.get("number") is None or entry.get("year") is None:
@@ -487,6 +637,13 @@ class EsbirkaSite:
             act_file = ActFile(self.corpus_root / entry["file"], entry)
             act.files.append(act_file)
             self.files_by_id[act_file.document_id] = (act, act_file)
+        version_files: dict[tuple[str, int, int], list[Path]] = {}
+        for path in sorted((self.corpus_root / "esbirka" / "versions").glob("*.md")):
+            named = _VERSION_FILE.match(path.name)
+            if named:
+                version_files.setdefault(("sb", int(named.group(2)), int(named.group(1))), []).append(path)
+        for key, act in self.acts.items():
+            act.build_versions(version_files.get(key, []))
 
     # -- routing
 
@@ -508,6 +665,8 @@ class EsbirkaSite:
             return self._post_only(method) or self.acts_by_month(body)
         if decoded == "/chronologicke-rejstriky/roky":
             return self._post_only(method) or self.years()
+        if decoded.split("?")[0] == "/dokumenty-sbirky/zmeny-zneni":
+            return self._get_only(method) or self.version_changes(query)
         if api_path.startswith("/dokumenty-sbirky/"):
             stale = unquote(api_path[len("/dokumenty-sbirky/"):])
             return self._get_only(method) or self.act_resource(stale if stale.startswith("/") else "/" + stale,
@@ -565,40 +724,87 @@ class EsbirkaSite:
         act = self.acts.get((found[0].collection, found[0].year, found[0].number)) if found else None
         if act is None or not _SUB_RESOURCE.fullmatch(sub):
             return chyby_response(404, "DOKUMENT_NENALEZEN", f"Dokument sbírky {stale} nebyl nalezen.")
-        last_modified = max(f.path.stat().st_mtime for f in act.files)
+        today = self.today()
+        version = act.resolve_version(found[0].version, today)
+        if version is None:
+            return chyby_response(404, "DOKUMENT_NENALEZEN", f"Znění {stale} nebylo nalezeno.")
+        last_modified = max([f.path.stat().st_mtime for f in act.files] + [version.path.stat().st_mtime])
         if not sub:
-            return json_response(act.detail(), last_modified=last_modified)
+            return json_response(act.detail(version if found[0].version else None, today),
+                                 last_modified=last_modified)
         if sub == "/odkazy-ke-stazeni":
             return json_response(act.download_links(), last_modified=last_modified)
+        if sub == "/historie":
+            return json_response(act.history(today), last_modified=last_modified)
         if sub == "/fragmenty":
-            return self.fragment_page(act, query, last_modified)
+            return self.fragment_page(act, version, query, last_modified)
         return chyby_response(404, "NENALEZENO", f"Zdroj {sub} není v zrcadle k dispozici.")
 
-    def act_fragments(self, act: Act) -> list[dict]:
-        """Every fragment of the act's main text (segmented once per file content, then cached)."""
-        source = next((f for f in act.files if f.format == "pdf"), act.files[0])
-        key = (source.entry["file"], self.digests.sha256(source.path))
+    def version_fragments(self, act: Act, version: ActVersion) -> list[dict]:
+        """Every fragment of one version's text (segmented once per file content and version, then cached).
+        Fragment ids are unique across an act's versions: the announced text counts 0, the versions from 1."""
+        key = (str(version.path), self.digests.sha256(version.path), version.date)
         with self._fragments_lock:
             cached = self._fragments.get(key)
         if cached is not None:
             return cached
-        if source.format == "pdf":
-            segments = act_fragments.segment_lines(act_fragments.pdf_lines(source.path))
+        if version.format == "pdf":
+            segments = act_fragments.segment_lines(act_fragments.pdf_lines(version.path))
+        elif version.format == "docx":
+            segments = act_fragments.segment_lines(act_fragments.docx_paragraphs(version.path), hard_breaks=True)
         else:
-            segments = act_fragments.segment_lines(act_fragments.docx_paragraphs(source.path), hard_breaks=True)
+            segments = act_fragments.segment_lines(act_fragments.markdown_version(version.path)[1], hard_breaks=True)
+        index = 0 if version.announced_text else next(
+            (i for i, v in enumerate(act.versions, start=1) if v.date == version.date), 0)
         records = act_fragments.fragment_records(
-            segments, year=act.year, number=act.number, version=act.version,
-            id_base=(act.year * 100_000 + act.number) * 100_000, act_type=act.main.get("act_type"),
+            segments, year=act.year, number=act.number, version=version.date,
+            id_base=((act.year * 100_000 + act.number) * 100 + index) * 100_000, act_type=act.main.get("act_type"),
             title=act.main.get("title"))
         with self._fragments_lock:
             self._fragments[key] = records
         return records
 
-    def fragment_page(self, act: Act, query: str, last_modified: float) -> Response:
+    def version_changes(self, query: str) -> Response:
+        """``SeznamZneniPravnichPredpisu``: the versions published after ``datumCasOdberuOd`` (all without it),
+        oldest first, ``start`` / ``pocet`` paging (``pocetCelkem`` counts them all)."""
+        params = parse_qs(query)
+        since_raw = (params.get("datumCasOdberuOd") or [""])[0]
+        since = None
+        if since_raw:
+            try:
+                since = datetime.fromisoformat(since_raw.replace("Z", "+00:00"))
+            except ValueError:
+                return chyby_response(400, "CHYBA_VSTUPU", "datumCasOdberuOd musí být datum a čas (ISO 8601).")
+            if since.tzinfo is None:
+                since = since.replace(tzinfo=_prague())
+        try:
+            start = int((params.get("start") or ["0"])[0])
+            count = int((params.get("pocet") or [str(self.change_page_size)])[0])
+        except ValueError:
+            return chyby_response(400, "CHYBA_VSTUPU", "start a pocet musí být celá čísla.")
+        if start < 0 or not 1 <= count <= MAX_CHANGE_PAGE_SIZE:
+            return chyby_response(400, "CHYBA_VSTUPU", f"start >= 0, pocet 1 až {MAX_CHANGE_PAGE_SIZE}.")
+        changes = []
+        for act in self.acts.values():
+            for version in act.versions:
+                published = version.published()
+                if since is None or published > since:
+                    changes.append((published, act, version))
+        changes.sort(key=lambda c: (c[0], c[1].year, c[1].number, c[2].date))
+        items = []
+        for published, act, version in changes[start:start + count]:
+            item = {"dokumentId": act.files[0].document_id, "kodSbirky": act.collection, "rok": act.year,
+                    "cisloPredpisu": str(act.number), "nazev": act.name,
+                    "datumCasPublikaceDokumentu": published.isoformat(), "staleUrl": act.version_stale_url(version)}
+            item.update(act.version_dates(version))
+            items.append(item)
+        return json_response({"pocetCelkem": len(changes), "seznamZneniPravnichPredpisu": items})
+
+    def fragment_page(self, act: Act, version: ActVersion, query: str, last_modified: float) -> Response:
         raw = (parse_qs(query).get("cisloStranky") or [""])[0]
         if not raw.isdigit():
             return chyby_response(400, "CHYBA_VSTUPU", "Parametr cisloStranky je povinný (celé číslo od 1).")
-        records = self.act_fragments(act)
+        records = self.version_fragments(act, version)
         size = self.fragment_page_size
         pages = (len(records) + size - 1) // size
         page = int(raw)

@@ -63,7 +63,9 @@ _UNIT_PATTERNS = [
 ]
 _FOOTNOTE = re.compile(r"^(\d+)\)\s+\S")
 _RUNNING_HEADER = re.compile(
-    r"^(Strana \d+ Akt č\. \d+ / \d{4} Sb\.|Akt č\. \d+ / \d{4} Sb\. Strana \d+|Sbírka zákonů č\. \d+ / \d{4}|Částka \d+)")
+    r"^(Strana \d+ Akt č\. \d+ / \d{4} Sb\.|Akt č\. \d+ / \d{4} Sb\. Strana \d+|Sbírka zákonů č\. \d+ / \d{4}|Částka \d+)",
+    re.IGNORECASE)  # "strana 2 Akt č. 573 / 2025 Sb." in the acts of 2025
+_SPACES = re.compile(r"[^\S\n]+")  # any run of spaces but a line break: tabs, no-break and narrow no-break spaces
 _PREAMBLE_OWN = re.compile(
     r"^(\d+|[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ ]{3,}|ze dne .*|.*(?:se usnesl|se usnesla|nařizuje|stanoví|vyhlašuje)\b.*:|PREAMBULE)$")
 _SIGNATURE = re.compile(r"\bv\. ?r\.$")
@@ -125,7 +127,7 @@ def pdf_lines(path: Path) -> list[str]:
         if "Zpřístupněna dne" in text[:400] or text.lstrip().startswith("ISSN"):
             continue
         for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-            line = re.sub(r"[ \t\u00a0]+", " ", raw).strip()
+            line = _SPACES.sub(" ", raw).strip()
             if line and not _RUNNING_HEADER.match(line):
                 lines.append(line)
     return lines
@@ -146,10 +148,35 @@ def docx_paragraphs(path: Path) -> list[str]:
         root = ElementTree.fromstring(archive.read("word/document.xml"))
     paragraphs = []
     for paragraph in root.iter(f"{_W}p"):
-        text = re.sub(r"[ \t\u00a0]+", " ", "".join(t.text or "" for t in paragraph.iter(f"{_W}t"))).strip()
+        text = _SPACES.sub(" ", "".join(t.text or "" for t in paragraph.iter(f"{_W}t"))).strip()
         if text:
             paragraphs.append(text)
     return paragraphs
+
+
+_FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+_MARKUP = [(re.compile(r"^#{1,6}\s+"), ""), (re.compile(r"^[-*]\s+(?=[a-z]{1,2}\)|\d+[a-z]?\.|\()"), ""),
+           (re.compile(r"^\*\*(.+)\*\*$"), r"\1"), (re.compile(r"^\*(.+)\*$"), r"\1")]
+
+
+def markdown_version(path: Path) -> tuple[dict, list[str]]:
+    """A consolidated version converted to Markdown (``esbirka/versions/{number}-{year}__{date}.md``): its front
+    matter (``citace``, ``ucinnost_od``, ``eli``, ...) and its text as paragraphs, the Markdown marks taken off
+    (``## § 4`` -> ``§ 4``, ``**Stravné**`` -> ``Stravné``, ``- a) ...`` -> ``a) ...``); no word is added."""
+    import yaml
+
+    text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+    found = _FRONT_MATTER.match(text)
+    meta = yaml.safe_load(found.group(1)) if found else {}
+    meta = {key: html.unescape(str(value)) if isinstance(value, str) else value for key, value in meta.items()}
+    paragraphs = []
+    for raw in text[found.end() if found else 0:].split("\n"):
+        line = _SPACES.sub(" ", raw).strip()
+        for pattern, replacement in _MARKUP:
+            line = pattern.sub(replacement, line)
+        if line:
+            paragraphs.append(html.unescape(line))
+    return meta, paragraphs
 
 
 # ---------------------------------------------------------------- segmentation

@@ -142,7 +142,10 @@ def test_detail_accepts_unencoded_version_and_eli_forms(http, mirror):
     for form in ("/sb/2024/88", "%2Fsb%2F2024%2F88%2F2024-04-16", "%2Feli%2Fcz%2Fsb%2F2024%2F88"):
         r = http.get(f"{mirror.base_url}{API}/dokumenty-sbirky/{form}")
         assert r.status_code == 200, form
-        assert r.json()["staleUrl"] == "/sb/2024/88"
+        assert r.json()["zkracenaCitace"] == "88/2024 Sb."
+    # A date before the act took effect names the wording that takes effect next (its only one, from 1. 1. 2026).
+    dated = http.get(f"{mirror.base_url}{API}/dokumenty-sbirky/%2Fsb%2F2024%2F88%2F2024-04-16").json()
+    assert dated["staleUrl"] == "/sb/2024/88/2026-01-01" and dated["eli"] == "/eli/cz/sb/2024/88/2026-01-01"
 
 
 def test_download_links_shape(http, mirror):
