@@ -17,6 +17,7 @@ import psycopg
 
 from mendel import crawlstate
 from mendel.chunking import build_layers
+from mendel.citation_records import CITATION_RECORD, is_citation_record, mark_citation_records
 from mendel.index import bundle, dense, lexical
 from mendel.index import graph as entity_graph
 from mendel.index.corpus import LAYERS, ChunkRecord, load_layer  # noqa: F401 (ChunkRecord: re-exported)
@@ -43,7 +44,7 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
         (list(RECORD_SOURCES),),
     ).fetchall()
     stats = {"versions": 0, "pages": 0, "ocr_pages": 0, "sections": 0, "quarantined": 0, "empty_pages": 0,
-             "warnings": 0}
+             "warnings": 0, "citation_records": 0}
     if rows:
         log.info("extracting %d new document versions", len(rows))
     for version_id, doc_id, sha256, content_type, source, url, title in rows:
@@ -78,6 +79,9 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
                     section_ids.append(cur.fetchone()[0])
             if document.title and not title:
                 conn.execute("UPDATE documents SET title = %s WHERE doc_id = %s", (document.title, doc_id))
+            if is_citation_record(document.text):  # stored for the citator, never chunked as document text
+                conn.execute("UPDATE documents SET doc_type = %s WHERE doc_id = %s", (CITATION_RECORD, doc_id))
+                stats["citation_records"] += 1
             conn.execute("UPDATE document_versions SET extracted_at = now() WHERE version_id = %s", (version_id,))
         stats["versions"] += 1
         stats["pages"] += len(document.pages)
@@ -107,18 +111,22 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
     stats = {"versions": 0, "chunks": 0, "sections": 0, "documents": 0, "superseded_chunks_removed": 0,
              "summarizer": summarizer.name}
     with conn.transaction():
+        # records without decision text are not document text: their chunks (from before this rule) go too
+        stats["citation_records_marked"] = mark_citation_records(conn)
         removed = conn.execute(
             "DELETE FROM chunks c USING documents d WHERE c.doc_id = d.doc_id"
-            " AND (c.version_id <> d.current_version_id OR d.status <> 'active')"
+            " AND (c.version_id <> d.current_version_id OR d.status <> 'active' OR d.doc_type = %s)",
+            (CITATION_RECORD,),
         )
         stats["superseded_chunks_removed"] = removed.rowcount
     versions = conn.execute(
         "SELECT d.current_version_id, d.doc_id, coalesce(d.title, '') FROM documents d"
         " JOIN document_versions v ON v.version_id = d.current_version_id"
         " WHERE d.status = 'active' AND v.extracted_at IS NOT NULL AND v.chunked_at IS NULL"
+        " AND d.doc_type IS DISTINCT FROM %s"
         " AND EXISTS (SELECT 1 FROM pages p WHERE p.version_id = d.current_version_id)"
         " AND NOT EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = d.current_version_id)"
-        " ORDER BY d.doc_id"
+        " ORDER BY d.doc_id", (CITATION_RECORD,)
     ).fetchall()
     insert = (
         "INSERT INTO chunks (chunk_id, version_id, doc_id, layer, seq, page_start, page_end, section_path,"

@@ -60,7 +60,8 @@ _LAYER_QUERY = (
     " coalesce(top.summary, '')"
     " FROM chunks c JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
     " LEFT JOIN chunks top ON top.version_id = c.version_id AND top.layer = 1"
-    " WHERE d.status = 'active' AND c.layer = %s ORDER BY c.doc_id, c.seq"
+    " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = %s"
+    " ORDER BY c.doc_id, c.seq"
 )
 
 
