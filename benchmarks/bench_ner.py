@@ -1,12 +1,19 @@
-"""Throughput of the legal NER: the regex path, our spaCy pipeline, and ``cs_core_news_sm`` for comparison.
+"""Throughput of the legal NER, ``mendel.ner.recognise`` (the spaCy pipeline), in passages per second;
+optionally beside the recogniser of an older checkout, timed on the same passages in the same run.
 
-    .venv/bin/python benchmarks/bench_ner.py [--repeat 3]
+    .venv/bin/python benchmarks/bench_ner.py [--rounds 5] [--repeat 3] [--baseline-tree DIR] [--with-cs-core-news-sm]
 
-Texts: ~500-character chunks of real sample-corpus pages (four e-Sbírka acts and a Blešno document) plus
-the gold passages. Tokens are counted with the blank ``cs`` tokenizer, so tokens/s is comparable across
-pipelines. ``cs_core_news_sm`` (a third-party Czech pipeline on PyPI, CC BY-NC-SA) is never a project
-dependency: it is measured only if it happens to be installed in the venv
-(``pip install cs-core-news-sm``); otherwise the result says so.
+Passages: the ~500-character chunks (``mendel.chunking.chunk_pages``) of real sample-corpus documents:
+e-Sbírka acts (PDF text layers), Supreme Court decisions (full texts) and a Blešno municipal newsletter.
+
+``--baseline-tree DIR``: a checkout of an earlier commit (e.g. ``git worktree add /tmp/ner-base <commit>``); its
+recogniser is ``mendel.ner.rules.extract_entities`` (the regex path before the spaCy pipeline) or, if it has one,
+``mendel.ner.recognise``. Each recogniser runs in its own process (both trees define ``mendel``); rounds alternate
+between them, so load from other processes falls on both alike, and each figure is the best round. Times are
+the process's CPU time (on a shared machine wall time mostly measures the neighbours) and wall time.
+
+``--with-cs-core-news-sm``: also times ``cs_core_news_sm`` (a third-party Czech pipeline on PyPI, CC BY-NC-SA,
+never a project dependency) if it happens to be installed in the venv.
 
 Writes benchmarks/results/ner.json.
 """
@@ -17,89 +24,135 @@ import argparse
 import json
 import os
 import platform
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
-import spacy
-
-from mendel.chunking import chunk_pages
-from mendel.config import SAMPLE_CORPUS
-from mendel.extract.pdf import pdf_pages
-from mendel.ner.pipeline import build_pipeline
-from mendel.ner.rules import extract_entities
-from ner_eval.gate import default_gold_path
-from ner_eval.scorer import load_gold
-
-DOCUMENTS = ("esbirka/pdf/176-2025.pdf", "esbirka/pdf/234-2025.pdf", "esbirka/pdf/573-2025.pdf",
-             "esbirka/pdf/316-2025.pdf", "municipal/blesno/text/informacni-noviny__bib-2020-02.pdf")
+ROOT = Path(__file__).resolve().parents[1]
+ESBIRKA_PDFS = ("176-2025.pdf", "234-2025.pdf", "573-2025.pdf", "316-2025.pdf", "120-2025.pdf", "285-2025.pdf")
+MUNICIPAL_PDFS = ("municipal/blesno/text/informacni-noviny__bib-2020-02.pdf",)
+DECISIONS = "courts/ns_decisions_sample.jsonl"
 
 
-def corpus_texts() -> list[str]:
-    texts = []
-    for name in DOCUMENTS:
-        pages = [p.text for p in pdf_pages((SAMPLE_CORPUS / name).read_bytes())]
-        texts += [c.text for c in chunk_pages(pages)]
-    texts += [r["text"] for r in load_gold(default_gold_path())]
-    return texts
+def corpus_passages() -> list[str]:
+    from mendel.chunking import chunk_pages
+    from mendel.config import SAMPLE_CORPUS
+    from mendel.extract.pdf import pdf_pages
+
+    documents = [[p.text for p in pdf_pages((SAMPLE_CORPUS / "esbirka" / "pdf" / name).read_bytes())]
+                 for name in ESBIRKA_PDFS]
+    documents += [[p.text for p in pdf_pages((SAMPLE_CORPUS / name).read_bytes())] for name in MUNICIPAL_PDFS]
+    with open(SAMPLE_CORPUS / DECISIONS, encoding="utf-8") as lines:
+        documents += [[json.loads(line)["full_text"]] for line in lines if line.strip()]
+    return [chunk.text for pages in documents for chunk in chunk_pages(pages)]
 
 
-def timed(fn, repeat: int) -> float:
-    best = float("inf")
+# --- one recogniser, in this process ---------------------------------------------------------------
+
+def _recogniser():
+    """(name, function of a list of texts -> entity count) of the ``mendel`` on sys.path."""
+    try:
+        from mendel.ner import recognise
+    except ImportError:
+        from mendel.ner.rules import extract_entities
+
+        return "mendel.ner.rules.extract_entities", lambda texts: sum(len(extract_entities(t)) for t in texts)
+    return "mendel.ner.recognise", lambda texts: sum(map(len, recognise(texts)))
+
+
+def worker(texts_path: str, repeat: int) -> dict:
+    texts = json.loads(Path(texts_path).read_text(encoding="utf-8"))
+    name, run = _recogniser()
+    entities = run(texts)  # warm-up: compiled patterns, the pipeline, the tokenizer's vocabulary
+    best_cpu = best_wall = float("inf")
     for _ in range(repeat):
-        started = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - started)
-    return best
+        cpu, wall = time.process_time(), time.perf_counter()
+        run(texts)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+        best_wall = min(best_wall, time.perf_counter() - wall)
+    return {"recogniser": name, "entities": entities, "cpu_s": best_cpu, "wall_s": best_wall}
 
 
-def rate(tokens: int, chars: int, seconds: float, entities: int | None = None) -> dict:
-    out = {"seconds": round(seconds, 3), "tokens_per_s": round(tokens / seconds), "chars_per_s": round(chars / seconds)}
-    if entities is not None:
-        out["entities"] = entities
-    return out
+# --- the comparison --------------------------------------------------------------------------------
+
+def run_worker(tree: Path, texts_path: str, repeat: int) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    out = subprocess.run([sys.executable, __file__, "--worker", texts_path, "--repeat", str(repeat)],
+                         cwd=tree, env=env, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+def summary(runs: list[dict], passages: int, chars: int) -> dict:
+    best_cpu = min(r["cpu_s"] for r in runs)
+    best_wall = min(r["wall_s"] for r in runs)
+    return {"recogniser": runs[0]["recogniser"], "entities": runs[0]["entities"],
+            "cpu_s": round(best_cpu, 3), "passages_per_cpu_s": round(passages / best_cpu),
+            "chars_per_cpu_s": round(chars / best_cpu),
+            "wall_s": round(best_wall, 3), "passages_per_wall_s": round(passages / best_wall),
+            "rounds_cpu_s": [round(r["cpu_s"], 3) for r in runs]}
 
-    texts = corpus_texts()
-    chars = sum(map(len, texts))
-    blank = spacy.blank("cs")
-    tokens = sum(len(doc) for doc in blank.pipe(texts))
-    result: dict = {"texts": len(texts), "chars": chars, "tokens": tokens, "repeat": args.repeat,
-                    "cpus": os.cpu_count(), "python": platform.python_version(), "spacy": spacy.__version__}
 
-    result["blank_cs_tokenizer"] = rate(tokens, chars, timed(lambda: list(blank.pipe(texts)), args.repeat))
-
-    n_regex = sum(len(extract_entities(t)) for t in texts)
-    result["regex_extract_entities"] = rate(
-        tokens, chars, timed(lambda: [extract_entities(t) for t in texts], args.repeat), n_regex)
-
-    nlp = build_pipeline()
-    n_pipe = sum(len(doc.ents) for doc in nlp.pipe(texts, batch_size=64))
-    result["mendel_spacy_pipeline"] = rate(
-        tokens, chars, timed(lambda: list(nlp.pipe(texts, batch_size=64)), args.repeat), n_pipe)
-    result["mendel_spacy_pipeline"]["components"] = nlp.pipe_names
+def cs_core_news_sm(texts: list[str], repeat: int) -> dict:
+    import spacy
 
     try:
         core = spacy.load("cs_core_news_sm")
     except (OSError, ImportError) as exc:
-        result["cs_core_news_sm"] = {"available": False, "reason": f"not installed in this venv ({type(exc).__name__})"}
-    else:
-        n_core = sum(len(doc.ents) for doc in core.pipe(texts, batch_size=64))
-        entry = rate(tokens, chars, timed(lambda: list(core.pipe(texts, batch_size=64)), args.repeat), n_core)
-        entry.update(available=True, version=core.meta.get("version"), components=core.pipe_names)
-        ner_only = [p for p in core.pipe_names if p not in ("tok2vec", "ner")]
-        with core.select_pipes(disable=ner_only):
-            entry["ner_only"] = rate(tokens, chars, timed(lambda: list(core.pipe(texts, batch_size=64)), args.repeat))
-            entry["ner_only"]["components"] = core.pipe_names
-        result["cs_core_news_sm"] = entry
+        return {"available": False, "reason": f"not installed in this venv ({type(exc).__name__})"}
+    entities = sum(len(doc.ents) for doc in core.pipe(texts, batch_size=64))
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.process_time()
+        list(core.pipe(texts, batch_size=64))
+        best = min(best, time.process_time() - started)
+    return {"available": True, "version": core.meta.get("version"), "components": core.pipe_names,
+            "entities": entities, "cpu_s": round(best, 3), "passages_per_cpu_s": round(len(texts) / best)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per recogniser")
+    parser.add_argument("--repeat", type=int, default=3, help="timed passes over the passages in each round")
+    parser.add_argument("--baseline-tree", type=Path, default=None, help="checkout of an earlier commit")
+    parser.add_argument("--with-cs-core-news-sm", action="store_true")
+    parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)  # internal: JSON file of passages
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.repeat)))
+        return
+
+    texts = corpus_passages()
+    chars = sum(map(len, texts))
+    trees = {"new": ROOT}
+    if args.baseline_tree:
+        trees = {"baseline": args.baseline_tree.resolve(), **trees}
+    with tempfile.TemporaryDirectory() as tmp:
+        texts_path = str(Path(tmp) / "passages.json")
+        Path(texts_path).write_text(json.dumps(texts, ensure_ascii=False), encoding="utf-8")
+        runs: dict[str, list[dict]] = {name: [] for name in trees}
+        for _ in range(args.rounds):
+            for name, tree in trees.items():
+                runs[name].append(run_worker(tree, texts_path, args.repeat))
+
+    import spacy
+
+    result: dict = {"passages": len(texts), "chars": chars, "rounds": args.rounds, "repeat": args.repeat,
+                    "cpus": os.cpu_count(), "load_avg_1min": round(os.getloadavg()[0], 2),
+                    "python": platform.python_version(), "spacy": spacy.__version__}
+    for name in trees:
+        result[name] = summary(runs[name], len(texts), chars)
+    if "baseline" in result:
+        result["baseline"]["tree"] = str(trees["baseline"])
+        result["new_over_baseline_passages_per_cpu_s"] = round(
+            result["new"]["passages_per_cpu_s"] / result["baseline"]["passages_per_cpu_s"], 2)
+    if args.with_cs_core_news_sm:
+        result["cs_core_news_sm"] = cs_core_news_sm(texts, args.repeat)
 
     out = Path(__file__).parent / "results"
     out.mkdir(exist_ok=True)
-    (out / "ner.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    (out / "ner.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     print(json.dumps(result, ensure_ascii=False))
 
 

@@ -174,7 +174,7 @@ def make_queries(path: Path, seed: int = 7, sentence_queries: int = 100, entity_
                  warmup: int = 30) -> dict:
     """The query set for one bundle: {"warmup": [...], "timed": [{"text", "kind"}, ...]}."""
     from mendel.index.graph import GRAPH_LABELS
-    from mendel.ner.rules import extract_entities
+    from mendel.ner import recognise_text
 
     rng = random.Random(seed)
     dev = [json.loads(line)["question"] for line in (DEV_QUESTIONS).open(encoding="utf-8")]
@@ -189,7 +189,7 @@ def make_queries(path: Path, seed: int = 7, sentence_queries: int = 100, entity_
             size = rng.randint(4, min(9, len(words)))
             start = rng.randint(0, len(words) - size)
             sentences.append(" ".join(words[start:start + size]).strip(" ,;:()"))
-        found = [e for e in extract_entities(text) if e.norm and e.label in GRAPH_LABELS]
+        found = [e for e in recognise_text(text) if e.norm and e.label in GRAPH_LABELS]
         if found and len(entities) < entity_queries + warmup:
             entity = rng.choice(found)
             if rng.random() < 0.5:

@@ -92,7 +92,7 @@ def pdf_texts(cache_dir: Path = CACHE_DIR) -> dict[str, list[str]]:
 def real_sentences(sources: str = "decisions", cache_dir: Path = CACHE_DIR) -> list[Sentence]:
     """The pool synthetic chunks are drawn from: real sentences with the graph entities found in each.
     ``sources``: ``"decisions"`` (fast, ~1,500 sentences) or ``"all"`` (+ the Sbírka PDFs, ~15,000)."""
-    from mendel.ner.rules import extract_entities
+    from mendel.ner import recognise_text
 
     texts = _decision_texts()
     if sources == "all":
@@ -106,7 +106,7 @@ def real_sentences(sources: str = "decisions", cache_dir: Path = CACHE_DIR) -> l
             if sentence in seen or not 30 <= len(sentence) <= 400:
                 continue
             seen.add(sentence)
-            found = tuple(sorted({f"{e.label}:{e.norm}" for e in extract_entities(sentence)
+            found = tuple(sorted({f"{e.label}:{e.norm}" for e in recognise_text(sentence)
                                   if e.norm and e.label in GRAPH_LABELS}))
             pool.append(Sentence(sentence, found))
     return pool

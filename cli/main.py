@@ -139,11 +139,11 @@ def cmd_mirror(args) -> int:
 
 
 def cmd_ner(args) -> int:
-    from mendel.ner.rules import extract_entities
+    from mendel.ner import recognise_text
 
     for line in sys.stdin:
         text = line.rstrip("\r\n")
-        entities = [e.to_dict() for e in extract_entities(text)]
+        entities = [e.to_dict() for e in recognise_text(text)]
         sys.stdout.write(json.dumps({"entities": entities}, ensure_ascii=False) + "\n")
     sys.stdout.flush()
     return 0

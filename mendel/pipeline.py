@@ -171,9 +171,25 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
 
 # --- recognise -----------------------------------------------------------------------------------
 
-def recognise_pending(conn: psycopg.Connection) -> dict:
-    """Rule-based entities for chunks not yet processed; a bare § in a law resolves to that law."""
-    from mendel.ner.rules import eli_for, extract_entities, split_law_ref_norm
+def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
+    """Entities (``mendel.ner.recognise``, ``batch_size`` chunks at a time) for chunks not yet processed; a bare §
+    in a law resolves to that law."""
+    from mendel.ner import recognise
+    from mendel.ner.rules import eli_for, split_law_ref_norm
+
+    def recognised(batch: list) -> list:
+        texts = [text for _, text, _, _, _ in batch]
+        acts = [citation if source == "esbirka" else None for _, _, source, citation, _ in batch]
+        try:
+            return recognise(texts, default_act=acts)
+        except Exception:  # a recogniser bug must cost one chunk, not the night's run: find it
+            found = []
+            for text, act in zip(texts, acts):
+                try:
+                    found.append(recognise([text], default_act=act)[0])
+                except Exception as exc:
+                    found.append(exc)
+            return found
 
     rows = conn.execute(
         "SELECT c.chunk_id, c.text, d.source, d.citation, c.version_id FROM chunks c JOIN documents d USING (doc_id)"
@@ -183,36 +199,36 @@ def recognise_pending(conn: psycopg.Connection) -> dict:
     # amending-act relations need the whole text (a point's act is named pages before it): read per version
     stats["relations"] = _relations_for_versions(
         conn, {(version_id, source, citation) for _, _, source, citation, version_id in rows if citation}, stats)
-    for chunk_id_, text, source, citation, _ in rows:
-        try:
-            entities = extract_entities(text, default_act=citation if source == "esbirka" else None)
-        except Exception as exc:  # a recogniser bug must cost one chunk, not the night's run
-            with conn.transaction():
-                crawlstate.quarantine(conn, stage="ner", reason=f"recogniser failed: {exc.__class__.__name__}: {exc}",
-                                      source=source, detail=f"chunk {chunk_id_}")
-                conn.execute("UPDATE chunks SET ner_done_at = now() WHERE chunk_id = %s", (chunk_id_,))
-            stats["quarantined"] += 1
-            continue
-        with conn.transaction(), conn.cursor() as cur:
-            for e in entities:
-                if not e.norm:
-                    continue
-                entity_id = f"{e.label}:{e.norm}"
-                act = split_law_ref_norm(e.norm)[0] if e.label == "LAW_REF" else None
-                cur.execute(
-                    "INSERT INTO entities (entity_id, label, norm, eli) VALUES (%s, %s, %s, %s)"
-                    " ON CONFLICT (entity_id) DO NOTHING",
-                    (entity_id, e.label, e.norm, eli_for(act) if act else None),
-                )
-                cur.execute(
-                    "INSERT INTO mentions (chunk_id, entity_id, start_char, end_char, surface)"
-                    " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                    (chunk_id_, entity_id, e.start, e.end, e.text),
-                )
-                stats["mentions"] += 1
-                stats["by_label"][e.label] = stats["by_label"].get(e.label, 0) + 1
-            cur.execute("UPDATE chunks SET ner_done_at = now() WHERE chunk_id = %s", (chunk_id_,))
-        stats["chunks"] += 1
+    for first in range(0, len(rows), batch_size):
+        batch = rows[first:first + batch_size]
+        for (chunk_id_, _, source, _, _), entities in zip(batch, recognised(batch)):
+            if isinstance(entities, Exception):
+                with conn.transaction():
+                    crawlstate.quarantine(conn, stage="ner", source=source, detail=f"chunk {chunk_id_}",
+                                          reason=f"recogniser failed: {entities.__class__.__name__}: {entities}")
+                    conn.execute("UPDATE chunks SET ner_done_at = now() WHERE chunk_id = %s", (chunk_id_,))
+                stats["quarantined"] += 1
+                continue
+            with conn.transaction(), conn.cursor() as cur:
+                for e in entities:
+                    if not e.norm:
+                        continue
+                    entity_id = f"{e.label}:{e.norm}"
+                    act = split_law_ref_norm(e.norm)[0] if e.label == "LAW_REF" else None
+                    cur.execute(
+                        "INSERT INTO entities (entity_id, label, norm, eli) VALUES (%s, %s, %s, %s)"
+                        " ON CONFLICT (entity_id) DO NOTHING",
+                        (entity_id, e.label, e.norm, eli_for(act) if act else None),
+                    )
+                    cur.execute(
+                        "INSERT INTO mentions (chunk_id, entity_id, start_char, end_char, surface)"
+                        " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                        (chunk_id_, entity_id, e.start, e.end, e.text),
+                    )
+                    stats["mentions"] += 1
+                    stats["by_label"][e.label] = stats["by_label"].get(e.label, 0) + 1
+                cur.execute("UPDATE chunks SET ner_done_at = now() WHERE chunk_id = %s", (chunk_id_,))
+            stats["chunks"] += 1
     return stats
 
 

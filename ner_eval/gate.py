@@ -58,7 +58,7 @@ def evaluate_gate(gold_path: str | Path | None = None, thresholds_path: str | Pa
                   predict: Predict | None = None) -> GateResult:
     """Score ``predict`` (default: the rule recogniser) on the gold file and compare with the thresholds."""
     if predict is None:
-        from mendel.ner.rules import extract_entities as predict
+        from mendel.ner import recognise_text as predict
     thresholds = load_thresholds(thresholds_path)
     if gold_path is None:
         with resources.as_file(_bundled("gold", "sample_gold.jsonl")) as bundled:

@@ -224,9 +224,9 @@ def bundle_vectors(bundle_path: Path) -> np.ndarray:
 
 def graph_entities(text: str) -> list[str]:
     from mendel.index.graph import GRAPH_LABELS
-    from mendel.ner.rules import extract_entities
+    from mendel.ner import recognise_text
 
-    return sorted({f"{e.label}:{e.norm}" for e in extract_entities(text) if e.norm and e.label in GRAPH_LABELS})
+    return sorted({f"{e.label}:{e.norm}" for e in recognise_text(text) if e.norm and e.label in GRAPH_LABELS})
 
 
 def context_text(row: dict, summary: str = "") -> str:

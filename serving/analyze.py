@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass, field
 
 from mendel.index.graph import GRAPH_LABELS
-from mendel.ner.rules import eli_for, extract_entities, split_law_ref_norm
+from mendel.ner import recognise_text
+from mendel.ner.rules import eli_for, split_law_ref_norm
 
 
 # Spoken or spelled-out forms of provision markers -> the form legal texts use.
@@ -71,6 +72,20 @@ class Understanding:
         return [e for e in self.entities if e.label in GRAPH_LABELS]
 
 
+# A query is understood (NER, references, routing) from its first MAX_ANALYZED_TOKENS words: a pasted page costs
+# what a long question does.
+MAX_ANALYZED_TOKENS = 64
+_TOKEN_RE = re.compile(r"\S+")
+
+
+def analysed_part(query: str, max_tokens: int = MAX_ANALYZED_TOKENS) -> str:
+    """``query`` up to the end of its ``max_tokens``-th whitespace-separated word (all of it when shorter)."""
+    for count, match in enumerate(_TOKEN_RE.finditer(query), start=1):
+        if count == max_tokens:
+            return query[:match.end()]
+    return query
+
+
 def normalize_query(query: str) -> tuple[str, list[int]]:
     """The query with spoken provision markers written out, and for each character of it the offset in
     ``query`` it came from (one past the end maps to ``len(query)``)."""
@@ -122,9 +137,9 @@ def _with_titled_act(text: str, entity):
 
 def understand(query: str) -> Understanding:
     """Entities and references of ``query`` (spans into the query as typed) and the scope it asks about."""
-    normalized, origin = normalize_query(query)
+    normalized, origin = normalize_query(analysed_part(query))
     found = Understanding(query=query, normalized=normalized)
-    for entity in extract_entities(normalized):
+    for entity in recognise_text(normalized):
         if not entity.norm:
             continue
         if entity.label == "LAW_REF" and split_law_ref_norm(entity.norm)[0] is None:
@@ -192,7 +207,8 @@ def analyze_query(query: str, searcher=None, k: int = 5, understanding: Understa
         if act and not provision and act not in scores:
             scores[act] = 2.0
             named_acts.append(act)
-    routing_text = _routing_text(query, found) if named_acts else query
+    analysed = analysed_part(query)
+    routing_text = _routing_text(analysed, found) if named_acts else analysed
     routed = graph.route(routing_text, k=2 * k)
     top_route = max((score for _, score in routed), default=0.0) or 1.0
     domains: dict[str, dict] = {}
@@ -217,7 +233,7 @@ def analyze_query(query: str, searcher=None, k: int = 5, understanding: Understa
         for doc in searcher.documents.values():
             if doc.get("citation"):
                 titles[doc["citation"]] = doc.get("title") or ""
-        for rank, item in enumerate(searcher.bm25_ranking(query, n=20), start=1):
+        for rank, item in enumerate(searcher.bm25_ranking(analysed, n=20), start=1):
             citation = searcher.chunks[item].get("citation")
             if citation:
                 scores[citation] = scores.get(citation, 0.0) + 1.0 / (60 + rank)

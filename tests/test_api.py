@@ -32,7 +32,7 @@ from mendel.config import SAMPLE_CORPUS
 from mendel.index import bundle
 from mendel.index.embed import HashedBowEmbedder
 from mendel.index.analyzer import analyze
-from mendel.ner.rules import extract_entities
+from mendel.ner import recognise_text
 from mendel.pipeline import GRAPH_LABELS
 from mendel.rawstore import RawStore
 from serving.api import create_app, make_server
@@ -146,7 +146,7 @@ def chunk_graph(records: list[dict]) -> dict:
     chunk -> entity links."""
     chunk_entities = {}
     for r in records:
-        found = sorted({f"{e.label}:{e.norm}" for e in extract_entities(r["text"])
+        found = sorted({f"{e.label}:{e.norm}" for e in recognise_text(r["text"])
                         if e.norm and e.label in GRAPH_LABELS})
         if found:
             chunk_entities[r["chunk_id"]] = found

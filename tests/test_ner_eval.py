@@ -3,7 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from mendel.ner.rules import LABELS, Entity, extract_entities
+from mendel.ner import recognise_text
+from mendel.ner.rules import LABELS, Entity
 from ner_eval import build_gold
 from ner_eval.gate import GateResult, default_gold_path, default_thresholds_path, evaluate_gate, load_thresholds
 from ner_eval.scorer import format_table, load_gold, score
@@ -204,4 +205,4 @@ def test_gate_with_custom_predict_and_thresholds(tmp_path):
     result = evaluate_gate(thresholds_path=thresholds, predict=lambda text: [])
     assert not result.passed
     assert result.failures == ["LAW_REF: recall 0.000 < 0.500"]
-    assert evaluate_gate(thresholds_path=thresholds, predict=extract_entities).passed
+    assert evaluate_gate(thresholds_path=thresholds, predict=recognise_text).passed

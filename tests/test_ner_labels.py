@@ -3,11 +3,12 @@ import json
 
 import pytest
 
+from mendel.ner import recognise_text
 from mendel.ner.dates import DATE, normalize_date
 from mendel.ner.institutions import INSTITUTION, decline, load_gazetteer, normalize_institution
 from mendel.ner.money import MONEY, normalize_money
 from mendel.ner.patterns import build_patterns, bundled_patterns_path, patterns_filename, render_patterns
-from mendel.ner.rules import DECISION_REF, LAW_REF, Entity, extract_entities
+from mendel.ner.rules import DECISION_REF, LAW_REF, Entity
 from tests.support import expected_entities
 
 L, D, T, M, I = LAW_REF, DECISION_REF, DATE, MONEY, INSTITUTION
@@ -102,7 +103,7 @@ INSTITUTION_POSITIVES = [
 @pytest.mark.parametrize("text,items", DATE_POSITIVES + MONEY_POSITIVES + INSTITUTION_POSITIVES,
                          ids=[t[:40] for t, _ in DATE_POSITIVES + MONEY_POSITIVES + INSTITUTION_POSITIVES])
 def test_positive(text, items):
-    assert extract_entities(text) == expected(text, items)
+    assert recognise_text(text) == expected(text, items)
 
 
 HARD_NEGATIVES = [
@@ -128,12 +129,12 @@ HARD_NEGATIVES = [
 
 @pytest.mark.parametrize("text,labels", HARD_NEGATIVES, ids=[t[:30] for t, _ in HARD_NEGATIVES])
 def test_hard_negatives(text, labels):
-    assert only(labels, extract_entities(text)) == []
+    assert only(labels, recognise_text(text)) == []
 
 
 def test_cj_versus_c():
     text = "č. j. 206 ICm 1324/2022-13 a zákon č. 89/2012 Sb. ze dne 3. února 2012"
-    assert [(e.text, e.label, e.norm) for e in extract_entities(text)] == [
+    assert [(e.text, e.label, e.norm) for e in recognise_text(text)] == [
         ("206 ICm 1324/2022-13", D, "206 ICm 1324/2022"),
         ("zákon č. 89/2012 Sb.", L, "89/2012 Sb."),
         ("3. února 2012", T, "2012-02-03"),
@@ -142,7 +143,7 @@ def test_cj_versus_c():
 
 def test_explicit_offsets_across_labels():
     text = "Nejvyšší soud dne 12. 3. 2019 přiznal 1 500 Kč podle § 5 zákona č. 89/2012 Sb."
-    ents = extract_entities(text)
+    ents = recognise_text(text)
     assert [(e.start, e.end, e.label, e.norm) for e in ents] == [
         (0, 13, I, "Nejvyšší soud"),
         (18, 29, T, "2019-03-12"),
@@ -154,7 +155,7 @@ def test_explicit_offsets_across_labels():
 
 def test_dates_and_amounts_inside_law_refs_do_not_overlap():
     text = "nařízení Evropského parlamentu a Rady (EU) 2016/679 ze dne 27. dubna 2016 a vyhlášky Ministerstva zemědělství č. 428/2001 Sb."
-    ents = extract_entities(text)
+    ents = recognise_text(text)
     assert [(e.label, e.text) for e in ents] == [
         (L, "nařízení Evropského parlamentu a Rady (EU) 2016/679"), (T, "27. dubna 2016"),
         (L, "vyhlášky Ministerstva zemědělství č. 428/2001 Sb."),
@@ -217,13 +218,17 @@ def test_pattern_file_is_generated_from_the_gazetteer():
     patterns = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     assert patterns == build_patterns()
     by_text = {p["pattern"]: p["id"] for p in patterns}
-    assert by_text["Nejvyššího soudu"] == "Nejvyšší soud" and by_text["ČNB"] == "Česká národní banka"
+    assert by_text["Nejvyššího soudu"] == "Nejvyšší soud" and by_text["Magistrátu"] == "Magistrát"
+    assert "ČNB" not in by_text  # abbreviations are literal: read from the yaml table
     assert all(p["label"] == INSTITUTION for p in patterns)
+    names = [inst.name for inst in load_gazetteer().institutions]
+    assert len(set(names)) == len(names)  # the pattern id names one institution
+    assert [p["id"] for p in patterns] == sorted((p["id"] for p in patterns), key=names.index)  # gazetteer order
 
 
 def test_institution_forms_across_line_breaks():
     # PDF text breaks lines inside names; the norm must still come out single-spaced (regression: KeyError).
     text = "Rozhodl Magistrát hlavního\nměsta Prahy, o čemž zastupitelstvo hlavního\nměsta Prahy ví."
-    found = [(e.text, e.norm) for e in extract_entities(text) if e.label == "INSTITUTION"]
+    found = [(e.text, e.norm) for e in recognise_text(text) if e.label == "INSTITUTION"]
     assert ("Magistrát hlavního\nměsta Prahy", "Magistrát hlavního města Prahy") in found
     assert all("\n" not in norm for _, norm in found)

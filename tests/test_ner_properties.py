@@ -2,10 +2,11 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mendel.ner import recognise, recognise_text
 from mendel.ner.dates import normalize_date
 from mendel.ner.institutions import normalize_institution
 from mendel.ner.money import normalize_money
-from mendel.ner.rules import LABELS, eli_for, extract_entities
+from mendel.ner.rules import LABELS, eli_for
 
 # arbitrary Unicode, and text built from pieces of legal Czech so that the rules actually fire
 FRAGMENTS = ["§", " ", "\n", "\u00a0", "odst. ", "písm. a)", "č. ", "89/2012", " Sb.", "sp. zn. ", "22 Cdo 1/2020", "ÚS",
@@ -27,8 +28,8 @@ def test_normalisers_never_crash(text):
 
 @COMMON
 @given(ANY_TEXT)
-def test_extract_entities_invariants(text):
-    ents = extract_entities(text)
+def test_recognise_invariants(text):
+    ents = recognise_text(text)
     assert all(text[e.start:e.end] == e.text and e.end > e.start for e in ents)
     assert all(a.end <= b.start for a, b in zip(ents, ents[1:]))
     assert all(e.label in LABELS for e in ents)
@@ -36,8 +37,8 @@ def test_extract_entities_invariants(text):
 
 @COMMON
 @given(ANY_TEXT, st.one_of(st.none(), st.text(max_size=20)))
-def test_extract_entities_with_default_act(text, default_act):
-    for e in extract_entities(text, default_act=default_act):
+def test_recognise_with_default_act(text, default_act):
+    for e in recognise_text(text, default_act=default_act):
         assert text[e.start:e.end] == e.text
 
 
@@ -45,24 +46,41 @@ def test_extract_entities_with_default_act(text, default_act):
 @given(LEGALISH)
 def test_recognised_surfaces_normalise_alone(text):
     """A DATE / MONEY surface normalises on its own to the norm it got in context."""
-    for e in extract_entities(text):
+    for e in recognise_text(text):
         if e.label == "DATE":
             assert normalize_date(e.text) == e.norm
         elif e.label == "MONEY":
             assert normalize_money(e.text) == e.norm
 
 
-_NLP = None
-
-
-@settings(max_examples=80, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@COMMON
 @given(ANY_TEXT)
-def test_spacy_pipeline_never_crashes_and_matches(text):
-    global _NLP
-    if _NLP is None:
-        from mendel.ner.pipeline import build_pipeline
-        _NLP = build_pipeline()
-    from mendel.ner.pipeline import entities_from_doc
-    doc = _NLP(text)
+def test_doc_ents_are_the_entities(text):
+    """The pipeline's ``doc.ents`` (token spans) are the entities it returns (character spans)."""
+    from mendel.ner.pipeline import shared_pipeline
+
+    doc = shared_pipeline()(text)
     assert doc.text == text
-    assert entities_from_doc(doc) == extract_entities(text)
+    assert [(s.start_char, s.end_char, s.label_, s._.norm) for s in doc.ents] == [
+        (e.start, e.end, e.label, e.norm) for e in doc._.entities or []]
+
+
+@COMMON
+@given(st.lists(ANY_TEXT, max_size=6), st.one_of(st.none(), st.sampled_from(["563/1991 Sb.", "89/2012 Sb."])))
+def test_a_batch_equals_its_texts_one_by_one(texts, default_act):
+    assert recognise(texts, default_act=default_act) == [recognise_text(t, default_act) for t in texts]
+
+
+NAME_FRAGMENTS = ["Krajský", "Krajského", " soud", " soudu", "\n", " ", "Nejvyššího", "Nejvyssiho", "Ministerstvo",
+                  " financí", "Magistrát", " hlavního", " města Prahy", "1)", "§", "/", ".", "-", "„", "(", "a", "2",
+                  "Úřad", " vlády", "úřad", "Obecní", " Blešno", "_", "’", "ČR"]
+
+
+@COMMON
+@given(st.one_of(st.text(max_size=200), st.lists(st.sampled_from(NAME_FRAGMENTS), max_size=40).map("".join)))
+def test_name_finder_finds_what_the_whole_gazetteer_regex_finds(text):
+    """Trying the names only where a first word stands gives the very matches of a scan at every position."""
+    from mendel.ner.institutions import _compiled, _name_matches
+
+    assert [(m.span(), m.lastgroup) for m in _name_matches(text)] == [
+        (m.span(), m.lastgroup) for m in _compiled().name_re.finditer(text)]

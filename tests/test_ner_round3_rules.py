@@ -2,7 +2,8 @@
 OCR'd Blešno scans, Sbírka PDFs, the Constitution, NS decisions) with what it must and must not yield."""
 import pytest
 
-from mendel.ner.rules import DECISION_REF, LAW_REF, extract_entities
+from mendel.ner import recognise_text
+from mendel.ner.rules import DECISION_REF, LAW_REF
 from tests.support import expected_entities as expected
 
 L, D, T, M, I = LAW_REF, DECISION_REF, "DATE", "MONEY", "INSTITUTION"
@@ -57,7 +58,7 @@ POSITIVES = [
 
 @pytest.mark.parametrize("text,items", POSITIVES, ids=[t[:40] for t, _ in POSITIVES])
 def test_positive(text, items):
-    assert extract_entities(text) == expected(text, items)
+    assert recognise_text(text) == expected(text, items)
 
 
 NEGATIVES = [
@@ -78,7 +79,7 @@ NEGATIVES = [
 
 @pytest.mark.parametrize("text,labels", NEGATIVES, ids=[t[:30] for t, _ in NEGATIVES])
 def test_negative(text, labels):
-    entities = extract_entities(text)
+    entities = recognise_text(text)
     if labels:
         assert not [e for e in entities if e.label in labels], entities
     elif text.startswith("93."):

@@ -3,7 +3,8 @@ import time
 
 import pytest
 
-from mendel.ner.rules import DECISION_REF, LAW_REF, Entity, eli_for, extract_entities
+from mendel.ner import recognise_text
+from mendel.ner.rules import DECISION_REF, LAW_REF, Entity, eli_for
 from tests.support import expected_entities
 
 L, D = LAW_REF, DECISION_REF
@@ -90,12 +91,12 @@ POSITIVES = [
 
 @pytest.mark.parametrize("text,items", POSITIVES, ids=[t[:40] for t, _ in POSITIVES])
 def test_positive(text, items):
-    assert extract_entities(text) == expected(text, items)
+    assert recognise_text(text) == expected(text, items)
 
 
 def test_explicit_offsets():
     text = "Podle § 2358 odst. 1 zákona č. 89/2012 Sb. a sp. zn. 22 Cdo 2191/2002."
-    ents = extract_entities(text)
+    ents = recognise_text(text)
     assert [(e.start, e.end, e.label, e.norm) for e in ents] == [
         (6, 42, L, "89/2012 Sb. § 2358 odst. 1"),
         (53, 69, D, "22 Cdo 2191/2002"),
@@ -109,7 +110,7 @@ def test_explicit_offsets():
     ("podle § 24 odst. 3 zákona č. 586/1992 Sb.", "563/1991 Sb.", "586/1992 Sb. § 24 odst. 3"),
 ])
 def test_default_act(text, default_act, norm):
-    (ent,) = extract_entities(text, default_act=default_act)
+    (ent,) = recognise_text(text, default_act=default_act)
     assert ent.norm == norm
 
 
@@ -135,7 +136,7 @@ NEGATIVES = [
 
 @pytest.mark.parametrize("text", NEGATIVES, ids=[t[:30] for t in NEGATIVES])
 def test_hard_negatives(text):
-    ents = [e for e in extract_entities(text) if e.label in (L, D)]  # dates etc. are other labels
+    ents = [e for e in recognise_text(text) if e.label in (L, D)]  # dates etc. are other labels
     if "(dále jen" in text:  # only the citation, not the title's short name nor the abbreviation being defined
         assert [e.text for e in ents] == [text[:text.index(" Sb.") + 4]]
     else:
@@ -143,14 +144,14 @@ def test_hard_negatives(text):
 
 
 def test_act_numbers_are_not_decisions():
-    ents = extract_entities("zákon č. 89/2012 Sb. a 22 Cdo 2191/2002")
+    ents = recognise_text("zákon č. 89/2012 Sb. a 22 Cdo 2191/2002")
     assert [(e.text, e.label) for e in ents] == [("zákon č. 89/2012 Sb.", L), ("22 Cdo 2191/2002", D)]
 
 
 def test_title_short_name_not_marked_separately():
     text = ("§ 241 zákona č. 182/2006 Sb., o úpadku a způsobech jeho řešení (insolvenčního zákona), "
             "ustanovení insolvenčního zákona")
-    assert [e.text for e in extract_entities(text)] == ["§ 241 zákona č. 182/2006 Sb.", "insolvenčního zákona"]
+    assert [e.text for e in recognise_text(text)] == ["§ 241 zákona č. 182/2006 Sb.", "insolvenčního zákona"]
 
 
 @pytest.mark.parametrize("citation,eli", [
@@ -176,7 +177,7 @@ def test_every_gazetteer_norm_has_an_eli():
 def test_invariants_on_corpus_like_text():
     text = ("Podle § 105 odst. 2 zákona č. 99/1963 Sb., občanský soudní řád, dále též jen „o. s. ř.“, "
             "a § 11 odst. 3 o. s. ř. (sp. zn. 31 Nd 316/2013, nález IV. ÚS 3085/15) ") * 50
-    ents = extract_entities(text)
+    ents = recognise_text(text)
     assert len(ents) == 4 * 50
     assert all(text[e.start:e.end] == e.text for e in ents)
     assert all(a.end <= b.start for a, b in zip(ents, ents[1:]))
@@ -188,10 +189,10 @@ def test_never_crashes_on_arbitrary_unicode():
         chr(rng.randrange(0x20, 0x2FFF)) for _ in range(200))
     for _ in range(400):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 300)))
-        for ent in extract_entities(text):
+        for ent in recognise_text(text):
             assert text[ent.start:ent.end] == ent.text
-    assert extract_entities("") == []
-    assert extract_entities(None) == []  # type: ignore[arg-type]
+    assert recognise_text("") == []
+    assert recognise_text(None) == []  # type: ignore[arg-type]
 
 
 def test_is_fast_on_long_adversarial_input():
@@ -199,7 +200,7 @@ def test_is_fast_on_long_adversarial_input():
               "písm. a) a " * 3000, "Evropského parlamentu a Rady " * 1000]
     start = time.perf_counter()
     for chunk in chunks:
-        extract_entities(chunk)
+        recognise_text(chunk)
     assert time.perf_counter() - start < 5.0
 
 

@@ -2,8 +2,9 @@
 
 The gazetteer lives in ``data/institutions.yaml``. Case forms of each name are generated
 here from a few Czech declension paradigms (adjectives agreeing with the head noun), so the
-table only holds nominatives; irregular heads list their ``forms``. The same forms feed the
-spaCy pattern file (``mendel.ner.patterns``). Annotation rules: ``ner_eval/GUIDELINES.md``.
+table only holds nominatives; irregular heads list their ``forms``. The forms are written to the
+versioned pattern file (``mendel.ner.patterns``), from which the name finder reads them.
+Annotation rules: ``ner_eval/GUIDELINES.md``.
 """
 from __future__ import annotations
 
@@ -201,41 +202,90 @@ def _complement_patterns(gaz: Gazetteer) -> dict[str, str]:
     }
 
 
+def word_trie_pattern(words) -> str:
+    """One regex alternation of ``words`` sharing their common prefixes ("Krajsk(?:ý|ého|…)"), which the regex
+    engine rejects letter by letter instead of word by word; a longer word is tried before its prefix."""
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def pattern(node: dict) -> str:
+        branches = [re.escape(char) + pattern(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return pattern(trie)
+
+
+def _first_char(items) -> str:
+    """A lookahead for the first characters of ``items``: most positions fail it before any alternative is tried."""
+    return "(?=[" + "".join(sorted({re.escape(item[0]) for item in items})) + "])"
+
+
 @dataclass(frozen=True)
 class _Compiled:
-    any_re: re.Pattern
+    name_start_re: re.Pattern  # the first word of some name form: where ``name_re`` may match
+    name_re: re.Pattern  # one group per institution, in gazetteer order
     complements: dict[str, re.Pattern]
     abbr_re: re.Pattern
     abbr_before_number_re: re.Pattern | None
     municipality_re: re.Pattern
-    form_norms: dict[str, str]  # folded-space form -> norm, for normalize_institution
     type_norm: dict[str, str]
     name_norm: dict[str, str]
+
+
+def _forms_by_name() -> dict[str, list[str]]:
+    """Name forms from the versioned pattern file (``data/patterns/institutions.v{N}.jsonl``), by canonical name."""
+    from mendel.ner.patterns import load_patterns  # the pattern module reads this gazetteer
+
+    forms: dict[str, list[str]] = {}
+    for pattern in load_patterns():
+        forms.setdefault(pattern["id"], []).append(pattern["pattern"])
+    return forms
 
 
 @lru_cache(maxsize=1)
 def _compiled() -> _Compiled:
     gaz = load_gazetteer()
-    groups = "|".join(f"(?P<i{i}>{_alt(inst.forms)})" for i, inst in enumerate(gaz.institutions))
-    any_re = re.compile(rf"(?<![\w.-])(?:{groups})(?!\w)")
+    forms = _forms_by_name()
+    groups = "|".join(f"(?P<i{i}>{_alt(forms[inst.name])})" for i, inst in enumerate(gaz.institutions)
+                      if forms.get(inst.name))
+    name_re = re.compile(rf"(?<![\w.-])(?:{groups})(?!\w)")
+    first_words = {form.split()[0] for names in forms.values() for form in names}
+    assert all(re.fullmatch(r"\w+", word) for word in first_words), "a name form must start with a whole word"
+    name_start_re = re.compile(rf"(?<![\w.-]){word_trie_pattern(first_words)}(?!\w)")
     complements = {k: re.compile(v) for k, v in _complement_patterns(gaz).items()}
-    abbr_re = re.compile(rf"(?<![\w.-])(?:{_alt(gaz.abbreviations)})(?![\w/-])")
+    abbr_re = re.compile(rf"{_first_char(gaz.abbreviations)}(?<![\w.-])(?:{_alt(gaz.abbreviations)})(?![\w/-])")
     abbr_before_number_re = None
     if gaz.abbreviations_before_file_number:
         abbr_before_number_re = re.compile(
-            rf"(?<![\w.-])(?:{_alt(gaz.abbreviations_before_file_number)})(?=\s+[0-9]{{1,3}}\s*[A-Z][A-Za-zČŘ]{{0,4}}\s*[0-9])")
+            rf"{_first_char(gaz.abbreviations_before_file_number)}(?<![\w.-])"
+            rf"(?:{_alt(gaz.abbreviations_before_file_number)})(?=\s+[0-9]{{1,3}}\s*[A-Z][A-Za-zČŘ]{{0,4}}\s*[0-9])")
     type_forms = {f: t for t, forms in gaz.municipal_types.items() for f in forms}
     type_forms.update({f[:1].upper() + f[1:]: t for f, t in list(type_forms.items())})
     name_forms = {f: n for n, forms in gaz.municipalities.items() for f in forms}
     municipality_re = re.compile(
-        rf"(?<![\w.-])(?P<type>{_alt(type_forms)}){WS}(?P<name>{_alt(name_forms)})(?!\w)")
-    form_norms = {}
-    for inst in gaz.institutions:
-        if not inst.required:
-            for form in inst.forms:
-                form_norms.setdefault(form, inst.norm())
-    return _Compiled(any_re, complements, abbr_re, abbr_before_number_re, municipality_re, form_norms, type_forms,
+        rf"{_first_char(type_forms)}(?<![\w.-])(?P<type>{_alt(type_forms)}){WS}(?P<name>{_alt(name_forms)})(?!\w)")
+    return _Compiled(name_start_re, name_re, complements, abbr_re, abbr_before_number_re, municipality_re, type_forms,
                      name_forms)
+
+
+def _name_matches(text: str):
+    """``name_re.finditer(text)``, trying only where a name's first word stands (the same matches, far fewer tries)."""
+    c = _compiled()
+    last_end = 0
+    for start in c.name_start_re.finditer(text):
+        if start.start() < last_end:
+            continue
+        m = c.name_re.match(text, start.start())
+        if m:
+            last_end = m.end()
+            yield m
 
 
 # a municipality after these prepositions is a place, not an authority ("v obci Blešno", "do obce Útočiště")
@@ -266,7 +316,7 @@ def institution_candidates(text: str):
     """Yield (start, end, INSTITUTION, norm)."""
     c = _compiled()
     gaz = load_gazetteer()
-    for m in c.any_re.finditer(text):
+    for m in _name_matches(text):
         inst = gaz.institutions[int(m.lastgroup[1:])]
         end, comp = m.end(), ""
         if inst.complement:

@@ -76,8 +76,14 @@ def format_amount(value: Decimal) -> str:
 AMOUNT_BEFORE_RE = re.compile(r"[0-9](?:,-{0,2}|,–)?[ \u00a0\u202f]*$")
 
 
+# every amount names a currency: a text without one is skipped at the cost of one search
+CURRENCY_ANYWHERE_RE = re.compile("|".join(re.escape(k) for k in CURRENCIES if not k.startswith(",")))
+
+
 def money_candidates(text: str):
     """Yield (start, end, MONEY, norm)."""
+    if not CURRENCY_ANYWHERE_RE.search(text):
+        return
     for regex in (AMOUNT_FIRST_RE, CURRENCY_FIRST_RE):
         for m in regex.finditer(text):
             if regex is CURRENCY_FIRST_RE and AMOUNT_BEFORE_RE.search(text, max(0, m.start() - 6), m.start()):

@@ -1,13 +1,14 @@
-"""Versioned spaCy pattern files generated from the gazetteer tables.
+"""The versioned pattern file of institution names, generated from the gazetteer.
 
-``data/patterns/institutions.v{N}.jsonl`` holds one SpanRuler phrase pattern per case form or
-abbreviation of ``data/institutions.yaml`` (label ``INSTITUTION``, ``id`` = canonical norm). ``N`` is
-the gazetteer's ``version``; ``python -m mendel.ner.patterns`` rewrites the file after the table
-changes (a test checks that the checked-in file is current).
+``data/patterns/institutions.v{N}.jsonl`` holds every case form of every name in
+``data/institutions.yaml`` (declined by ``mendel.ner.institutions.decline``), one spaCy phrase pattern
+a line: ``{"label": "INSTITUTION", "pattern": <form>, "id": <canonical name>}``, in gazetteer order.
+``N`` is the gazetteer's ``version``: bump it when the table changes, then run
+``python -m mendel.ner.patterns`` to write the new file (a test checks that the checked-in file is
+current). The institution finder reads its names from this file only, so a reviewer sees each
+surface form the recogniser looks for, and the file name says which table made the entities.
 
-Left to the regex recogniser (``mendel.ner.institutions``): complements (seats, territories),
-names that are only marked with a complement, and municipalities, whose "place, not authority"
-test looks at the preceding preposition.
+Abbreviations, complements (seats, territories) and municipalities are read from the yaml table.
 """
 from __future__ import annotations
 
@@ -18,15 +19,7 @@ from pathlib import Path
 
 from mendel.ner.institutions import INSTITUTION, load_gazetteer
 
-# Czech legal abbreviations kept whole by the tokenizer ("odst." not "odst" + ".");
-# glued pairs are split into their two abbreviations.
-LEGAL_ABBREVIATIONS: tuple[str, ...] = (
-    "odst.", "písm.", "č.", "Č.", "Sb.", "čl.", "Čl.", "sp.", "zn.", "j.", "sen.", "násl.", "zák.", "vyhl.",
-    "tr.", "ř.", "obč.", "rozh.", "odd.", "resp.", "tj.", "např.", "srov.", "tzv.", "tis.", "mil.", "mld.", "Kčs.",
-)
-GLUED_ABBREVIATIONS: dict[str, tuple[str, ...]] = {
-    "sp.zn.": ("sp.", "zn."), "č.j.": ("č.", "j."), "Č.j.": ("Č.", "j."), "sen.zn.": ("sen.", "zn."),
-}
+PATTERN_FILE_GLOB = "institutions.v*.jsonl"
 
 
 def patterns_filename(version: int | None = None) -> str:
@@ -34,17 +27,15 @@ def patterns_filename(version: int | None = None) -> str:
 
 
 def build_patterns() -> list[dict]:
-    """SpanRuler phrase patterns for every bare name form and abbreviation, sorted and de-duplicated."""
-    gaz = load_gazetteer()
-    patterns: dict[str, str] = {}
-    for inst in gaz.institutions:
-        if inst.required:
-            continue
+    """One phrase pattern per name form, in gazetteer order (a form shared by two names stays with the first)."""
+    seen: set[str] = set()
+    patterns = []
+    for inst in load_gazetteer().institutions:
         for form in inst.forms:
-            patterns.setdefault(form, inst.norm())
-    for abbr, norm in gaz.abbreviations.items():
-        patterns.setdefault(abbr, norm)
-    return [{"label": INSTITUTION, "pattern": text, "id": norm} for text, norm in sorted(patterns.items())]
+            if form not in seen:
+                seen.add(form)
+                patterns.append({"label": INSTITUTION, "pattern": form, "id": inst.name})
+    return patterns
 
 
 def bundled_patterns_path() -> Path:
@@ -52,8 +43,7 @@ def bundled_patterns_path() -> Path:
 
 
 def load_patterns() -> list[dict]:
-    path = bundled_patterns_path()
-    with open(path, encoding="utf-8") as handle:
+    with open(bundled_patterns_path(), encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
 
 
@@ -64,7 +54,7 @@ def render_patterns() -> str:
 def main(argv: list[str] | None = None) -> int:
     path = bundled_patterns_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    for stale in path.parent.glob("institutions.v*.jsonl"):
+    for stale in path.parent.glob(PATTERN_FILE_GLOB):
         if stale != path:
             stale.unlink()
     path.write_text(render_patterns(), encoding="utf-8")

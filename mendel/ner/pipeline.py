@@ -1,26 +1,30 @@
-"""The recogniser as a spaCy pipeline (blank ``cs``; no model download, no trained weights).
+"""The legal NER pipeline: a blank Czech spaCy pipeline (no model download, no trained weights) whose
+components are the rule finders. ``mendel.ner.recognise`` runs it; nothing else recognises entities.
 
 Components, in order:
 
-1. tokenizer: the blank Czech tokenizer plus special cases for legal abbreviations
-   (``odst.``, ``písm.``, ``č.``, ``Sb.``, ``čl.``, ``sp.``/``zn.``, ``č.``/``j.``, …; see
-   ``mendel.ner.patterns.LEGAL_ABBREVIATIONS``);
-2. ``mendel_gazetteer``: a ``span_ruler`` loaded from the versioned pattern file generated from the
-   gazetteer table (``data/patterns/institutions.v{N}.jsonl``), writing candidate spans to
-   ``doc.spans["mendel_gazetteer"]`` with the canonical name as ``span.id_``;
-3. ``mendel_legal_ner``: wraps the regex rules and normalisers of ``mendel.ner.rules``, merges the
-   ruler's spans into the candidates, resolves overlaps like ``extract_entities`` (earliest start,
-   then longest), splits tokens where an entity boundary falls inside one (PDF text such as
-   ``§122odst. 3``), and sets ``doc.ents`` with ``span._.norm``.
+1. the tokenizer of ``spacy.blank("cs")`` plus special cases that keep legal abbreviations whole
+   (``odst.``, ``písm.``, ``č.``, ``Sb.``, ``sp.``/``zn.``, …; ``LEGAL_ABBREVIATIONS``);
+2. the finders, each adding its matches to ``doc._.ner_pending`` as ``(start, end, label, norm)``
+   in characters (PDF text glues what a tokenizer would keep apart: ``§122odst. 3``, ``10000Kč``):
+   ``mendel_decision_refs`` and ``mendel_law_refs`` (``rules.py``), ``mendel_dates`` (``dates.py``),
+   ``mendel_money`` (``money.py``) and ``mendel_institutions`` (``institutions.py``, names from the
+   versioned pattern file ``data/patterns/institutions.v{N}.jsonl``). Their order matters: of two
+   candidates with the same span, the one found first wins;
+3. ``mendel_legal_ner``: keeps the non-overlapping candidates (``rules.resolve``: earliest start, then
+   longest) as ``doc._.entities`` (``Entity`` objects, exact character offsets) and as ``doc.ents``
+   with ``span._.norm``, splitting a token where an entity edge falls inside it.
 
-The result equals ``extract_entities(doc.text)`` (tested on the gold corpus). ``spacy.load`` on a
-saved pipeline needs the factories registered: import ``mendel.ner.pipeline`` first, or use
-``load_pipeline``.
+The names are matched on characters, not with spaCy's token-level ``span_ruler``: a phrase of tokens
+misses a name broken across PDF lines ("Krajského\\nsoudu") or glued to a character the tokenizer
+does not split off ("1)Krajský úřad"), and token patterns that allow line breaks are far slower
+(``benchmarks/bench_ner.py`` has the figures).
 """
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 
 import spacy
 from spacy.language import Language
@@ -28,72 +32,120 @@ from spacy.symbols import ORTH
 from spacy.tokens import Doc, Span
 
 from mendel.ner import rules
-from mendel.ner.institutions import institution_context_ok
-from mendel.ner.patterns import GLUED_ABBREVIATIONS, LEGAL_ABBREVIATIONS, load_patterns
+from mendel.ner.dates import YEAR, date_candidates
+from mendel.ner.institutions import institution_candidates
+from mendel.ner.money import money_candidates
 from mendel.ner.rules import Entity
 
-RULER_NAME = "mendel_gazetteer"
 NER_NAME = "mendel_legal_ner"
+BATCH_SIZE = 256
 
-if not Span.has_extension("norm"):
-    Span.set_extension("norm", default=None)
-if not Doc.has_extension("default_act"):
-    Doc.set_extension("default_act", default=None)
+# Czech legal abbreviations kept whole by the tokenizer ("odst." not "odst" + ".");
+# glued pairs are split into their two abbreviations.
+LEGAL_ABBREVIATIONS: tuple[str, ...] = (
+    "odst.", "písm.", "č.", "Č.", "Sb.", "čl.", "Čl.", "sp.", "zn.", "j.", "sen.", "násl.", "zák.", "vyhl.",
+    "tr.", "ř.", "obč.", "rozh.", "odd.", "resp.", "tj.", "např.", "srov.", "tzv.", "tis.", "mil.", "mld.", "Kčs.",
+)
+GLUED_ABBREVIATIONS: dict[str, tuple[str, ...]] = {
+    "sp.zn.": ("sp.", "zn."), "č.j.": ("č.", "j."), "Č.j.": ("Č.", "j."), "sen.zn.": ("sen.", "zn."),
+}
 
-_BEFORE_OK = re.compile(r"[\w.-]")
-_AFTER_OK = re.compile(r"[\w/-]")
+for _target, _name in ((Span, "norm"), (Doc, "default_act"), (Doc, "entities"), (Doc, "ner_pending")):
+    if not _target.has_extension(_name):
+        _target.set_extension(_name, default=None)
 
 
-def add_legal_abbreviations(nlp: Language) -> None:
-    """Tokenizer special cases: each abbreviation stays one token, glued pairs become two."""
-    for abbr in LEGAL_ABBREVIATIONS:
-        nlp.tokenizer.add_special_case(abbr, [{ORTH: abbr}])
-    for glued, parts in GLUED_ABBREVIATIONS.items():
-        nlp.tokenizer.add_special_case(glued, [{ORTH: part} for part in parts])
+def _pending(doc: Doc) -> tuple[str, list]:
+    """The doc's text and the candidates found so far (``doc.text`` joins every token: read it once)."""
+    pending = doc._.ner_pending
+    if pending is None:
+        pending = doc._.ner_pending = (doc.text, [])
+    return pending
+
+
+@Language.component("mendel_decision_refs")
+def decision_refs(doc: Doc) -> Doc:
+    text, found = _pending(doc)
+    found.extend(rules.decision_candidates(text))
+    return doc
+
+
+@Language.component("mendel_law_refs")
+def law_refs(doc: Doc) -> Doc:
+    """Provisions (with ``doc._.default_act`` for those cited without an act), Czech and EU acts, named acts."""
+    text, found = _pending(doc)
+    found.extend(rules.provision_candidates(text, doc._.default_act))
+    found.extend(rules.czech_act_candidates(text))
+    found.extend(rules.eu_act_candidates(text))
+    found.extend(rules.named_act_candidates(text))
+    return doc
+
+
+# every date has a four-digit year (``ner_eval/GUIDELINES.md``): a text without one is skipped
+_YEAR_ANYWHERE_RE = re.compile(YEAR)
+
+
+@Language.component("mendel_dates")
+def dates(doc: Doc) -> Doc:
+    text, found = _pending(doc)
+    if _YEAR_ANYWHERE_RE.search(text):
+        found.extend(date_candidates(text))
+    return doc
+
+
+@Language.component("mendel_money")
+def money(doc: Doc) -> Doc:
+    text, found = _pending(doc)
+    found.extend(money_candidates(text))
+    return doc
+
+
+@Language.component("mendel_institutions")
+def institutions(doc: Doc) -> Doc:
+    text, found = _pending(doc)
+    found.extend(institution_candidates(text))
+    return doc
+
+
+FINDERS = ("mendel_decision_refs", "mendel_law_refs", "mendel_dates", "mendel_money", "mendel_institutions")
 
 
 class LegalNER:
-    """Regex rules + gazetteer spans -> ``doc.ents`` with ``span._.norm``."""
-
-    def __init__(self, ruler_key: str = RULER_NAME, default_act: str | None = None):
-        self.ruler_key = ruler_key
-        self.default_act = default_act
-
-    def _ruler_candidates(self, doc: Doc):
-        text = doc.text
-        for span in doc.spans.get(self.ruler_key, []):
-            start, end = span.start_char, span.end_char
-            if start > 0 and _BEFORE_OK.match(text[start - 1]):
-                continue
-            if end < len(text) and _AFTER_OK.match(text[end]):
-                continue
-            if not institution_context_ok(text, start, end):
-                continue
-            yield start, end, span.label_, span.id_ or None
+    """The candidates of the finders -> ``doc._.entities`` and ``doc.ents`` (with ``span._.norm``)."""
 
     def __call__(self, doc: Doc) -> Doc:
-        text = doc.text
-        if not text:
-            return doc
-        found = rules.candidates(text, doc._.default_act or self.default_act)
-        found.extend(self._ruler_candidates(doc))
+        text, found = _pending(doc)
+        doc._.ner_pending = None
         entities = rules.resolve(text, found)
-        _split_at_boundaries(doc, entities)
-        spans = []
-        for ent in entities:
-            span = doc.char_span(ent.start, ent.end, label=ent.label, alignment_mode="strict")
-            if span is None:  # a boundary inside whitespace: keep the nearest token span
-                span = doc.char_span(ent.start, ent.end, label=ent.label, alignment_mode="expand")
-            if span is not None:
-                spans.append((span, ent.norm))
-        doc.ents = [span for span, _ in spans]
-        for span, norm in spans:
-            span._.norm = norm
+        doc._.entities = entities
+        if entities:
+            _set_ents(doc, entities)
         return doc
 
 
+@Language.factory(NER_NAME)
+def make_legal_ner(nlp: Language, name: str) -> LegalNER:
+    return LegalNER()
+
+
+def _set_ents(doc: Doc, entities: list[Entity]) -> None:
+    spans = [doc.char_span(e.start, e.end, label=e.label) for e in entities]
+    if None in spans:  # an entity edge inside a token: split it there, then every span again
+        _split_at_boundaries(doc, [e for e, span in zip(entities, spans) if span is None])
+        spans = [doc.char_span(e.start, e.end, label=e.label) or
+                 doc.char_span(e.start, e.end, label=e.label, alignment_mode="expand")  # an edge in whitespace
+                 for e in entities]
+    kept, last_end = [], 0
+    for entity, span in zip(entities, spans):
+        if span is not None and span.start >= last_end:
+            span._.norm = entity.norm
+            kept.append(span)
+            last_end = span.end
+    doc.ents = kept
+
+
 def _split_at_boundaries(doc: Doc, entities: list[Entity]) -> None:
-    """Split tokens so that every entity starts and ends on a token boundary."""
+    """Split tokens so that each of ``entities`` starts and ends on a token boundary."""
     cuts: dict[int, set[int]] = {}
     for ent in entities:
         for offset in (ent.start, ent.end):
@@ -111,7 +163,6 @@ def _split_at_boundaries(doc: Doc, entities: list[Entity]) -> None:
 
 
 def _token_containing(doc: Doc, offset: int):
-    # binary search over token start offsets
     lo, hi = 0, len(doc) - 1
     while lo <= hi:
         mid = (lo + hi) // 2
@@ -125,32 +176,57 @@ def _token_containing(doc: Doc, offset: int):
     return None
 
 
-@Language.factory(NER_NAME, default_config={"ruler_key": RULER_NAME, "default_act": None})
-def make_legal_ner(nlp: Language, name: str, ruler_key: str, default_act: str | None) -> LegalNER:
-    return LegalNER(ruler_key=ruler_key, default_act=default_act)
-
-
 def build_pipeline() -> Language:
-    """Blank ``cs`` + legal tokenizer exceptions + gazetteer span ruler + the rule component."""
+    """Blank ``cs`` + legal tokenizer exceptions + the finders + the entity component."""
     nlp = spacy.blank("cs")
-    add_legal_abbreviations(nlp)
-    ruler = nlp.add_pipe("span_ruler", name=RULER_NAME,
-                         config={"spans_key": RULER_NAME, "validate": True, "overwrite": True})
-    ruler.add_patterns(load_patterns())
-    nlp.add_pipe(NER_NAME, config={"ruler_key": RULER_NAME})
+    for abbr in LEGAL_ABBREVIATIONS:
+        nlp.tokenizer.add_special_case(abbr, [{ORTH: abbr}])
+    for glued, parts in GLUED_ABBREVIATIONS.items():
+        nlp.tokenizer.add_special_case(glued, [{ORTH: part} for part in parts])
+    for name in FINDERS:
+        nlp.add_pipe(name)
+    nlp.add_pipe(NER_NAME)
     return nlp
 
 
-def save_pipeline(path: str | Path, nlp: Language | None = None) -> Path:
-    """Write the pipeline directory (loadable with ``spacy.load`` once this module is imported)."""
-    path = Path(path)
-    (nlp or build_pipeline()).to_disk(path)
-    return path
+@lru_cache(maxsize=1)
+def shared_pipeline() -> Language:
+    """The pipeline, built once per process."""
+    return build_pipeline()
 
 
-def load_pipeline(path: str | Path) -> Language:
-    return spacy.load(path)
+def recognise(texts: Iterable[str], default_act: str | Sequence[str | None] | None = None,
+              batch_size: int = BATCH_SIZE) -> list[list[Entity]]:
+    """Entities of each text (labels in ``rules.LABELS``), sorted by start and non-overlapping.
+
+    ``default_act`` (e.g. ``"563/1991 Sb."``) prefixes the norm of provisions cited without an act: one act
+    for every text, or a sequence with one act (or None) per text. A text that is empty or not a string
+    has no entities.
+    """
+    texts = list(texts)
+    if default_act is None or isinstance(default_act, str):
+        acts: Sequence[str | None] = [default_act] * len(texts)
+    else:
+        acts = list(default_act)
+        if len(acts) != len(texts):
+            raise ValueError(f"{len(acts)} default acts for {len(texts)} texts")
+    nlp = shared_pipeline()
+    results: list[list[Entity]] = [[] for _ in texts]
+    wanted = [i for i, text in enumerate(texts) if isinstance(text, str) and text]
+    docs = nlp.pipe(_docs(nlp, [texts[i] for i in wanted], [acts[i] for i in wanted]), batch_size=batch_size)
+    for i, doc in zip(wanted, docs):
+        results[i] = doc._.entities
+    return results
 
 
-def entities_from_doc(doc: Doc) -> list[Entity]:
-    return [Entity(s.start_char, s.end_char, s.label_, s.text, s._.norm) for s in doc.ents]
+def _docs(nlp: Language, texts: list[str], acts: Sequence[str | None]) -> Iterator[Doc]:
+    for text, act in zip(texts, acts):
+        doc = nlp.make_doc(text)
+        doc._.default_act = act
+        doc._.ner_pending = (text, [])
+        yield doc
+
+
+def recognise_text(text: str, default_act: str | None = None) -> list[Entity]:
+    """``recognise`` for one text."""
+    return recognise([text], default_act)[0]

@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from mendel.ner.rules import LAW_REF, Entity, extract_entities, split_law_ref_norm
+from mendel.ner import recognise_text
+from mendel.ner.rules import LAW_REF, Entity, split_law_ref_norm
 
 AMENDS = "AMENDS"
 REPEALS = "REPEALS"
@@ -331,7 +332,7 @@ def extract_relations(text: str, subject_norm: str | None) -> list[Relation]:
     if not subject_norm or not isinstance(text, str) or not text:
         return []
     lines = _Lines(text)
-    entities = [e for e in extract_entities(text) if e.label == LAW_REF and e.norm]
+    entities = [e for e in recognise_text(text) if e.label == LAW_REF and e.norm]
     out, list_spans = _repeal_lists(text, subject_norm, entities, lines)
     covered_until = -1  # the end of the statement or block read last
 

@@ -1,11 +1,11 @@
-"""Rule-based recogniser for Czech legal text: LAW_REF, DECISION_REF, DATE, MONEY, INSTITUTION.
+"""Rules for references in Czech legal text: LAW_REF and DECISION_REF, and how entities are chosen.
 
-Patterns are assembled from small tables (provision markers, sub-units, act
-types, court registers, the named-act gazetteer in ``acts.py``; dates in
-``dates.py``, amounts in ``money.py``, the authority gazetteer
-``data/institutions.yaml`` in ``institutions.py``). Annotation rules are in
-``ner_eval/GUIDELINES.md``. ``mendel.ner.pipeline`` wraps the same rules in a
-spaCy pipeline.
+Patterns are assembled from small tables (provision markers, sub-units, act types, court
+registers, the named-act gazetteer in ``acts.py``). Each ``*_candidates`` finder yields every
+match as ``(start, end, label, norm)``; ``resolve`` keeps the non-overlapping ones. The finders
+run as components of the spaCy pipeline (``mendel.ner.pipeline``), next to the DATE, MONEY and
+INSTITUTION finders of ``dates.py``, ``money.py`` and ``institutions.py``; callers use
+``mendel.ner.recognise``. Annotation rules are in ``ner_eval/GUIDELINES.md``.
 """
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass
 from mendel.legal_ids import (CONSTITUTIONAL, CONSTITUTIONAL_SENATES, ECLI_PATTERN, PLENARY_OPINION, FileNumber,
                               act_citation, citation_mark, eli_for_citation)
 from mendel.ner.acts import NAMED_ACTS, NamedAct
-from mendel.ner.dates import DATE, date_candidates
-from mendel.ner.institutions import INSTITUTION, institution_candidates
-from mendel.ner.money import MONEY, money_candidates
+from mendel.ner.dates import DATE
+from mendel.ner.institutions import INSTITUTION
+from mendel.ner.money import MONEY
 
 LAW_REF = "LAW_REF"
 DECISION_REF = "DECISION_REF"
@@ -63,8 +63,10 @@ UNIT_MARKERS = {
 }
 UNIT_MARK = "(?:" + "|".join(UNIT_MARKERS.values()) + ")"
 GLUED_SUB = r"(?=odst|písm)"  # pdf text layers lose spaces: "§122odst. 3"
-UNIT_NUM = rf"(?:{D}{{1,5}}[a-z]?|[IVXLC]{{1,6}})(?:(?![\w/])|{GLUED_SUB})(?!\.{D})"
-ITEM_NUM = rf"{D}{{1,5}}[a-z]?(?![\w/])(?!\.\s*{D})"
+# a provision inserted later takes one or two letters (§ 14a, then § 14aa or § 14ab between § 14a and § 14b)
+PROVISION_SUFFIX = "[a-z]{0,2}"
+UNIT_NUM = rf"(?:{D}{{1,5}}{PROVISION_SUFFIX}|[IVXLC]{{1,6}})(?:(?![\w/])|{GLUED_SUB})(?!\.{D})"
+ITEM_NUM = rf"{D}{{1,5}}{PROVISION_SUFFIX}(?![\w/])(?!\.\s*{D})"
 
 SUB_UNITS = {
     "odst.": rf"odst(?:\.|avc(?:e|i|em|ích)|avec)\s*{D}{{1,3}}[a-z]?(?![\w/])",
@@ -175,6 +177,16 @@ def _abbr_pattern(abbr: str) -> str:
 NAME_END = r"(?:(?=[0-9]{1,3}\))|(?!\w))"  # end of a name, or a footnote mark glued to it ("údajů2)")
 
 
+def _first_letters(act: NamedAct) -> set[str]:
+    """Letters a name or abbreviation of ``act`` can start with (each starts with a literal letter)."""
+    letters = set()
+    for name in act.names:
+        letters.update({name[0], name[0].upper()} if name[0].islower() else {name[0]})
+    letters.update(abbr[0] for abbr in (*act.abbreviations, *act.strict))
+    assert all(letter.isalpha() for letter in letters), letters
+    return letters
+
+
 @dataclass(frozen=True)
 class _GazetteerEntry:
     act: NamedAct
@@ -196,9 +208,12 @@ def _build_gazetteer() -> list[_GazetteerEntry]:
 
 
 GAZETTEER = _build_gazetteer()
-# all entries in one pass (one shared lookbehind keeps it fast); ``lastgroup`` names the entry
+# all entries in one pass; ``lastgroup`` names the entry. The first-letter lookahead and the shared lookbehind
+# reject most positions before the alternation is tried.
+_GAZETTEER_FIRST = "".join(sorted(set().union(*(_first_letters(a) for a in NAMED_ACTS))))
 GAZETTEER_ANY_RE = re.compile(
-    r"(?<!\w)(?:" + "|".join(f"(?P<g{i}>{e.pattern})" for i, e in enumerate(GAZETTEER)) + r")" + NAME_END)
+    rf"(?=[{_GAZETTEER_FIRST}])(?<!\w)(?:" + "|".join(f"(?P<g{i}>{e.pattern})" for i, e in enumerate(GAZETTEER))
+    + r")" + NAME_END)
 APPOSITIVE_RES = {e.act.citation: re.compile(r",\s*" + e.pattern + r"(?!\w)") for e in GAZETTEER if not e.strict}
 STRICT_CONTEXT_RE = re.compile(r"(?:podle|dle|ve\s+smyslu|viz)\s+$")
 DEFINITION_BEFORE_RE = re.compile(r"dál(?:e)?\s+(?:též\s+|také\s+|i\s+|opět\s+)?(?:jen\s+)?(?:[„\"“]|,,)\s*$")
@@ -328,9 +343,11 @@ def _is_heading(text: str, start: int, end: int) -> bool:
 
 # --------------------------------------------------------------------------
 # Candidate finders: yield (start, end, label, norm)
+# Each first skips, by a plain substring test, texts that cannot hold a match.
 # --------------------------------------------------------------------------
 
-def _provision_candidates(text: str, default_act: str | None):
+def provision_candidates(text: str, default_act: str | None = None):
+    """Provision chains ("§ 5 odst. 1 a 2", "čl. 36 Listiny"), with the act that follows them."""
     for m in CHAIN_RE.finditer(text):
         start, end = m.span()
         while (letter := TRAILING_LETTER_ITEM_RE.search(text, start, end)) and (
@@ -348,7 +365,10 @@ def _provision_candidates(text: str, default_act: str | None):
         yield start, end, LAW_REF, f"{default_act} {path}" if default_act else path
 
 
-def _cz_act_candidates(text: str):
+def czech_act_candidates(text: str):
+    """Collection of Laws citations ("zákona č. 89/2012 Sb.")."""
+    if "/" not in text:
+        return
     pos = 0
     while True:
         found = _match_cz_act(text, pos, anchored=False)
@@ -360,7 +380,10 @@ def _cz_act_candidates(text: str):
         pos = max(end, start + 1)
 
 
-def _eu_candidates(text: str):
+def eu_act_candidates(text: str):
+    """EU acts by number ("nařízení (EU) 2016/679", "směrnice 2013/34/EU")."""
+    if "/" not in text:
+        return
     for kind, regex in EU_ACT_RES.items():
         for m in regex.finditer(text):
             yield m.start(), m.end(), LAW_REF, _eu_norm(kind, m)
@@ -378,7 +401,8 @@ def _title_of_same_act(text: str, start: int, citation: str) -> bool:
     return re.search(pattern, before) is not None
 
 
-def _gazetteer_candidates(text: str):
+def named_act_candidates(text: str):
+    """Acts cited by name or abbreviation ("občanského zákoníku", "o. s. ř."), from ``acts.NAMED_ACTS``."""
     for m in GAZETTEER_ANY_RE.finditer(text):
         entry = GAZETTEER[int(m.lastgroup[1:])]
         start, end = m.span()
@@ -400,7 +424,10 @@ def _gazetteer_candidates(text: str):
         yield start, end, LAW_REF, citation
 
 
-def _decision_candidates(text: str):
+def decision_candidates(text: str):
+    """File numbers, Constitutional Court and CJEU case numbers ("/" in each) and ECLIs (":")."""
+    if "/" not in text and ":" not in text:
+        return
     for m in CONST_COURT_RE.finditer(text):
         senate = m.group("senate") or CONSTITUTIONAL_SENATES[m.group("arabic")]  # "1. US 21/94"
         number = FileNumber(PLENARY_OPINION if m.group("st") else CONSTITUTIONAL, int(m.group("num")), m.group("year"), senate)
@@ -422,25 +449,12 @@ def _decision_candidates(text: str):
 
 
 # --------------------------------------------------------------------------
-# Public API
+# Choosing entities
 # --------------------------------------------------------------------------
 
-def candidates(text: str, default_act: str | None = None) -> list[tuple[int, int, str, str | None]]:
-    """Every rule match as (start, end, label, norm), overlapping, unordered."""
-    return [
-        *_decision_candidates(text),
-        *_provision_candidates(text, default_act),
-        *_cz_act_candidates(text),
-        *_eu_candidates(text),
-        *_gazetteer_candidates(text),
-        *date_candidates(text),
-        *money_candidates(text),
-        *institution_candidates(text),
-    ]
-
-
 def resolve(text: str, found) -> list[Entity]:
-    """Non-overlapping entities from candidates: left to right, the earliest start wins, then the longest."""
+    """Non-overlapping entities from candidates, sorted by start: left to right, the earliest start wins,
+    then the longest; of equal spans, the candidate found first (the order of ``found`` breaks ties)."""
     ordered = sorted(found, key=lambda c: (c[0], -c[1]))
     entities: list[Entity] = []
     last_end = -1
@@ -452,17 +466,6 @@ def resolve(text: str, found) -> list[Entity]:
         entities.append(Entity(start, end, label, text[start:end], norm))
         last_end = end
     return entities
-
-
-def extract_entities(text: str, default_act: str | None = None) -> list[Entity]:
-    """Entities in ``text`` (labels in ``LABELS``), sorted by start and non-overlapping.
-
-    Overlapping candidates are resolved left to right: the earliest start wins, then the longest.
-    ``default_act`` (e.g. ``"563/1991 Sb."``) prefixes the norm of provisions cited without an act.
-    """
-    if not isinstance(text, str) or not text:
-        return []
-    return resolve(text, candidates(text, default_act))
 
 
 def _inherit_eu_type(text: str, previous: Entity, start: int, norm: str) -> str:
