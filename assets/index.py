@@ -5,6 +5,7 @@ FAISS and the entity graph; each rebuilds only what changed (mendel.pipeline, me
 from dagster import MaterializeResult, asset
 
 from mendel import pipeline
+from mendel.index import bundle
 from orchestration.resources import MendelResource
 
 GATED = ["legal_entities"]  # nothing is indexed until the NER gate has passed
@@ -23,7 +24,8 @@ def chunk_embeddings(mendel: MendelResource) -> MaterializeResult:
                    "tokens whole); a layer whose texts are unchanged is kept.")
 def bm25_index(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
-        return MaterializeResult(metadata=pipeline.build_bm25(conn, mendel.settings().build_dir / "bm25"))
+        part = bundle.part_path(mendel.settings().build_dir, bundle.BM25_PART)
+        return MaterializeResult(metadata=pipeline.build_bm25(conn, part))
 
 
 @asset(group_name="index", kinds={"faiss"}, owners=["team:ingest"], deps=[chunk_embeddings],
@@ -31,7 +33,8 @@ def bm25_index(mendel: MendelResource) -> MaterializeResult:
                    "from MENDEL_FAISS_IVFPQ_MIN); a layer whose vectors are unchanged is kept.")
 def faiss_index(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
-        return MaterializeResult(metadata=pipeline.build_faiss(conn, mendel.settings().build_dir / "dense"))
+        part = bundle.part_path(mendel.settings().build_dir, bundle.DENSE_PART)
+        return MaterializeResult(metadata=pipeline.build_faiss(conn, part))
 
 
 @asset(group_name="index", kinds={"python"}, owners=["team:ingest"], deps=[*GATED, "query_entity_edges"],
@@ -40,4 +43,5 @@ def faiss_index(mendel: MendelResource) -> MaterializeResult:
                    "PostgreSQL and written to graph.json.")
 def entity_graph(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
-        return MaterializeResult(metadata=pipeline.build_graph(conn, mendel.settings().build_dir / "graph"))
+        part = bundle.part_path(mendel.settings().build_dir, bundle.GRAPH_PART)
+        return MaterializeResult(metadata=pipeline.build_graph(conn, part))

@@ -5,6 +5,7 @@ from dagster import MaterializeResult, asset
 
 from assets.index import bm25_index, entity_graph, faiss_index
 from mendel import pipeline
+from mendel.index import bundle
 from orchestration.policies import NETWORK_RETRY
 from orchestration.resources import MendelResource
 
@@ -35,7 +36,7 @@ def neo4j_graph(context, mendel: MendelResource):
     if not settings.configured:
         context.log.info("MENDEL_NEO4J_URL is not set; the Neo4j export is skipped")
         return
-    graph = json.loads((mendel.settings().build_dir / "graph" / "graph.json").read_text(encoding="utf-8"))
+    graph = json.loads(bundle.graph_path(mendel.settings().build_dir).read_text(encoding="utf-8"))
     driver = connect(settings)
     try:
         # Edges of weight < 1 only share a document; the chunk-level ones carry the signal.

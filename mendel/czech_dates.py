@@ -73,7 +73,8 @@ def find_numeric_date(text: str | None) -> date | None:
 
 
 def find_worded_date(text: str | None) -> date | None:
-    """The first ``d. <month name> yyyy`` in ``text`` (``Zpřístupněna dne 16. dubna 2024``), any case of the month."""
+    """The first ``d. <month name> yyyy`` in ``text`` (``Zpřístupněna dne 16. dubna 2024``), any case of the
+    month."""
     match = WORDED_DATE_RE.search(text or "")
     return date_of_match(match) if match else None
 

@@ -27,8 +27,8 @@ COLLECTION_MARKS = {"sb": "Sb.", "sm": "Sb. m. s."}  # ELI collection -> the mar
 _MARK_SPELLINGS = {"Sb": "Sb.", "Sb.": "Sb.", "Sb.m.s.": "Sb. m. s.", "Sb.z.an.": "Sb. z. a n."}
 TWO_DIGIT_YEAR_PIVOT = 44  # "18/97 Sb." -> 1997, "5/05 Sb." -> 2005: the Sbírka's numbering starts in 1945
 
-_CITATION = re.compile(
-    r"^\s*(?P<number>[0-9]{1,4})\s*/\s*(?P<year>[0-9]{4}|[0-9]{2})\s*(?P<mark>Sb\.\s*m\.\s*s\.|Sb\.\s*z\.\s*a\s*n\.|Sb\.?)")
+_CITATION = re.compile(r"^\s*(?P<number>[0-9]{1,4})\s*/\s*(?P<year>[0-9]{4}|[0-9]{2})\s*"
+                       r"(?P<mark>Sb\.\s*m\.\s*s\.|Sb\.\s*z\.\s*a\s*n\.|Sb\.?)")
 _ACT_PATH = re.compile(
     r"^/(?:eli/cz/)?(?P<collection>[a-z]+\d*)/(?P<year>\d{4})/(?P<number>\d+)(?:/(?P<version>\d{4}-\d{2}-\d{2}))?")
 _STALE_URL = re.compile(_ACT_PATH.pattern.replace("(?:eli/cz/)?", "") + r"(?:#(?P<anchor>.*))?$")
@@ -238,9 +238,9 @@ def find_ecli(text: str | None, court: str | None = None) -> str | None:
 
 
 def constitutional_ecli(number: FileNumber, decided_year: int, ordinal: int = 1) -> str | None:
-    """The Ústavní soud's ECLI of a decision: ``IV. ÚS 2265/13`` decided in 2013 -> ``ECLI:CZ:US:2013:4.US.2265.13.1``
-    (senate in digits, the file number's year in two digits). None for a plenary opinion (its form is not known
-    here) and for any other court's number."""
+    """The Ústavní soud's ECLI of a decision: ``IV. ÚS 2265/13`` decided in 2013 ->
+    ``ECLI:CZ:US:2013:4.US.2265.13.1`` (senate in digits, the file number's year in two digits). None for a
+    plenary opinion (its form is not known here) and for any other court's number."""
     if number.register != CONSTITUTIONAL:
         return None
     senate = _SENATE_DIGITS.get(number.senate, number.senate)

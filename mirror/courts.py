@@ -296,12 +296,14 @@ class ConstitutionalDecision:
 
     @property
     def file_number(self) -> FileNumber | None:
-        """The file number the NALUS key names (``2-866-16_2`` -> II. ÚS 866/16, ``St-27-09_1`` -> Pl. ÚS-st. 27/09)."""
+        """The file number the NALUS key names (``2-866-16_2`` -> II. ÚS 866/16, ``St-27-09_1`` ->
+        Pl. ÚS-st. 27/09)."""
         p = self.parts
         if not p:
             return None
         senate = "Pl" if p["senate"] in ("Pl", "St") else CONSTITUTIONAL_SENATES[p["senate"]]
-        return FileNumber(PLENARY_OPINION if p["senate"] == "St" else CONSTITUTIONAL, int(p["number"]), p["year"], senate)
+        register = PLENARY_OPINION if p["senate"] == "St" else CONSTITUTIONAL
+        return FileNumber(register, int(p["number"]), p["year"], senate)
 
     @property
     def docket(self) -> str:

@@ -107,8 +107,8 @@ class LayerIndex:
 
         self.path = Path(path)
         self.layer = layer
-        self.bm25 = bm25s.BM25.load(str(self.path / "bm25" / "bm25"))
-        self.faiss = faiss.read_index(str(self.path / "dense" / "dense.faiss"))
+        self.bm25 = bm25s.BM25.load(str(bundle.bm25_index_path(self.path)))
+        self.faiss = faiss.read_index(str(bundle.faiss_index_path(self.path)))
         self.doc_chunks: dict[str, list[int]] = {}
         self.section_chunks: dict[tuple[str, str], list[int]] = {}   # (act citation, section label)
         self.heading_chunks: dict[tuple[str, str], list[int]] = {}   # (act citation, a provision heading line)

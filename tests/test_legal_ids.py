@@ -55,7 +55,8 @@ def test_parse_citation(text, act):
 
 @pytest.mark.parametrize("path,found", [
     ("/eli/cz/sb/2024/87", (ActId("sb", 2024, 87), "")),
-    ("/eli/cz/sb/2024/87/2024-04-16/dokument/norma/par_2", (ActId("sb", 2024, 87, "2024-04-16"), "/dokument/norma/par_2")),
+    ("/eli/cz/sb/2024/87/2024-04-16/dokument/norma/par_2",
+     (ActId("sb", 2024, 87, "2024-04-16"), "/dokument/norma/par_2")),
     ("/sb/2024/87/fragmenty", (ActId("sb", 2024, 87), "/fragmenty")),
     ("/sb/2024/87/2024-04-16/odkazy-ke-stazeni", (ActId("sb", 2024, 87, "2024-04-16"), "/odkazy-ke-stazeni")),
     ("/eli/cz/sb/24/87", None), ("https://example.org/x", None), (None, None),
@@ -65,7 +66,8 @@ def test_parse_act_path(path, found):
 
 
 @pytest.mark.parametrize("value,act", [
-    ("/sb/2024/87", ActId("sb", 2024, 87)), ("/sb/2012/89/2026-01-01#par_2079", ActId("sb", 2012, 89, "2026-01-01", "par_2079")),
+    ("/sb/2024/87", ActId("sb", 2024, 87)),
+    ("/sb/2012/89/2026-01-01#par_2079", ActId("sb", 2012, 89, "2026-01-01", "par_2079")),
     ("/sb/2024/87#par_5-odst_1", ActId("sb", 2024, 87, "", "par_5-odst_1")), ("/eli/cz/sb/2024/87", None),
     ("/sb/2024/87/fragmenty", None), ("https://example.org/x", None), ("", None), (None, None),
 ])
@@ -73,8 +75,10 @@ def test_parse_stale_url(value, act):
     assert parse_stale_url(value) == act
 
 
-@pytest.mark.parametrize("citation,eli", [("89/2012 Sb.", "/eli/cz/sb/2012/89"), ("99/1963 Sb. § 237", "/eli/cz/sb/1963/99"),
-                                          ("2/1993 Sb. m. s.", "/eli/cz/sm/1993/2"), ("zákon", None), (None, None)])
+@pytest.mark.parametrize("citation,eli", [
+    ("89/2012 Sb.", "/eli/cz/sb/2012/89"), ("99/1963 Sb. § 237", "/eli/cz/sb/1963/99"),
+    ("2/1993 Sb. m. s.", "/eli/cz/sm/1993/2"), ("zákon", None), (None, None),
+])
 def test_eli_for_citation(citation, eli):
     assert eli_for_citation(citation) == eli
 
@@ -123,7 +127,8 @@ def test_file_number_forms():
     assert FileNumber("Afs", 41, "2013", "7", list_number="8").reference == "7 Afs 41/2013-8"
     assert FileNumber("INS", 6424, "2021", "88", "MSPH").text == "MSPH 88 INS 6424/2021"
     assert FileNumber("ÚS-st.", 21, "05", "Pl").text == "Pl. ÚS-st. 21/05"
-    assert FileNumber("ÚS", 2127, "12", "IV").is_constitutional and not FileNumber("Cdo", 1, "2024", "22").is_constitutional
+    assert FileNumber("ÚS", 2127, "12", "IV").is_constitutional
+    assert not FileNumber("Cdo", 1, "2024", "22").is_constitutional
 
 
 @pytest.mark.parametrize("number,decided,ordinal,ecli", [

@@ -45,7 +45,19 @@ from pathlib import Path
 MANIFEST = "manifest.json"
 CURRENT = "CURRENT"
 CHUNKS = "chunks.jsonl"
+DOCUMENTS = "documents.json"
 LAYERS_DIR = "layers"
+# index parts: one directory each, laid out alike in a bundle and in the build directory
+BM25_PART = "bm25"
+DENSE_PART = "dense"
+GRAPH_PART = "graph"  # L3 only
+LAYER_PARTS = (BM25_PART, DENSE_PART)  # what every layer has
+# files inside a part directory
+IDS = "ids.json"
+BUILD_INFO = "build_info.json"  # written last: a part without it is what a killed build left
+BM25_INDEX = "bm25"  # bm25s' own files
+FAISS_INDEX = "dense.faiss"
+GRAPH_FILE = "graph.json"
 
 
 class BundleError(Exception):
@@ -203,6 +215,31 @@ def layer_path(bundle_path: Path, layer: int) -> Path:
     return Path(bundle_path) if layer == 3 else Path(bundle_path) / LAYERS_DIR / f"L{layer}"
 
 
+def part_path(root: Path, part: str, layer: int = 3) -> Path:
+    """An index part's directory for a layer, in a bundle or the build directory (``bm25/``,
+    ``layers/L2/dense/``)."""
+    return layer_path(root, layer) / part
+
+
+def documents_path(bundle_path: Path) -> Path:
+    return Path(bundle_path) / DOCUMENTS
+
+
+def bm25_index_path(layer_dir: Path) -> Path:
+    """What ``bm25s.BM25.load`` reads, in a layer's directory (``layer_path``; L3: the bundle itself)."""
+    return Path(layer_dir) / BM25_PART / BM25_INDEX
+
+
+def faiss_index_path(layer_dir: Path) -> Path:
+    """What ``faiss.read_index`` reads, in a layer's directory (``layer_path``; L3: the bundle itself)."""
+    return Path(layer_dir) / DENSE_PART / FAISS_INDEX
+
+
+def graph_path(root: Path) -> Path:
+    """The entity graph's ``graph.json`` (``mendel.index.graph``)."""
+    return Path(root) / GRAPH_PART / GRAPH_FILE
+
+
 def write_chunks(directory: Path, rows) -> int:
     """Write ``rows`` (dicts) as ``directory/chunks.jsonl``; returns how many."""
     directory = Path(directory)
@@ -219,7 +256,7 @@ def check_layers(staging: Path) -> dict:
     """Every layer present in ``staging`` has its chunk table, BM25 and FAISS parts over the same chunk ids in
     the same order, and the graph is there; returns the manifest's ``layers`` entry. Raises BundleError
     otherwise (a build killed half-way leaves a part without its files: it must be rebuilt, not published)."""
-    if not (Path(staging) / "graph" / "graph.json").is_file():
+    if not graph_path(staging).is_file():
         raise BundleError("the graph part is missing (graph/graph.json): rebuild the graph before publishing")
     layers = {}
     for layer in (1, 2, 3):
@@ -231,16 +268,16 @@ def check_layers(staging: Path) -> dict:
         with (path / CHUNKS).open(encoding="utf-8") as handle:
             chunk_ids = [json.loads(line)["chunk_id"] for line in handle]
         entry: dict = {"path": str(path.relative_to(staging)), "chunks": len(chunk_ids)}
-        for part in ("bm25", "dense"):
+        for part in LAYER_PARTS:
             try:
-                ids = json.loads((path / part / "ids.json").read_text())
+                ids = json.loads((path / part / IDS).read_text())
             except FileNotFoundError as exc:
                 raise BundleError(f"layer {layer}: {part} index is missing") from exc
             if ids != chunk_ids:
                 raise BundleError(f"layer {layer}: the {part} index was built from other chunks than "
                                   f"{CHUNKS}; rebuild before publishing")
             try:
-                info = json.loads((path / part / "build_info.json").read_text())
+                info = json.loads((path / part / BUILD_INFO).read_text())
             except FileNotFoundError:
                 info = {}
             entry.update({k: info[k] for k in ("index_type", "vocabulary") if k in info})

@@ -24,7 +24,8 @@ from typing import Sequence
 
 import numpy as np
 
-from mendel.index.lexical import BUILD_INFO, read_build_info
+from mendel.index.bundle import BUILD_INFO, FAISS_INDEX, IDS
+from mendel.index.lexical import read_build_info
 
 HNSW_THRESHOLD = 50_000
 HNSW_M = 32
@@ -150,7 +151,7 @@ def build_index(matrix: np.ndarray, kind: str, seed: int = 1234, gpu: bool | Non
 def is_current(out_dir: Path, digest: str, kind: str) -> bool:
     info = read_build_info(out_dir)
     return info.get("fingerprint") == digest and info.get("index_type") == kind and (
-        Path(out_dir) / "dense.faiss").exists()
+        Path(out_dir) / FAISS_INDEX).exists()
 
 
 def write_faiss(out_dir: Path, ids: Sequence[str], matrix: np.ndarray, *, kind: str | None = None,
@@ -167,8 +168,8 @@ def write_faiss(out_dir: Path, ids: Sequence[str], matrix: np.ndarray, *, kind: 
     out_dir = Path(out_dir)
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
-    faiss.write_index(index, str(out_dir / "dense.faiss"))
-    (out_dir / "ids.json").write_text(json.dumps(list(ids)))
+    faiss.write_index(index, str(out_dir / FAISS_INDEX))
+    (out_dir / IDS).write_text(json.dumps(list(ids)))
     info = {"vectors": len(ids), "index_type": kind, "dim": dim}
     (out_dir / BUILD_INFO).write_text(json.dumps({**info, "fingerprint": digest, "built_on": "gpu" if gpu else "cpu"},
                                                  indent=1))

@@ -39,7 +39,8 @@ from typing import Iterable, Mapping
 
 import psycopg
 
-from mendel.index.lexical import BUILD_INFO, read_build_info
+from mendel.index.bundle import BUILD_INFO, GRAPH_FILE
+from mendel.index.lexical import read_build_info
 
 log = logging.getLogger("mendel.graph")
 
@@ -47,6 +48,9 @@ log = logging.getLogger("mendel.graph")
 GRAPH_LABELS = ("LAW_REF", "DECISION_REF", "INSTITUTION")
 DOC_EDGE_TOP_ENTITIES = 30
 DOCUMENT_WEIGHT = 0.5
+# What logged queries add to an edge is at most this share of the heaviest data edge (chunks + documents): a flood
+# of queries can strengthen a pair, never make it outweigh what the documents themselves connect.
+QUERY_WEIGHT_MAX_SHARE = 0.5
 TYPED_KINDS = ("REFERS_TO", "PART_OF", "AMENDS", "REPEALS")
 RELATION_KINDS = ("AMENDS", "REPEALS")
 
@@ -165,8 +169,10 @@ def aggregate(contributions: Iterable[tuple[str, str, str, str, float]],
     for entity_id in sorted(node_ids):
         node = _node(entity_id, known)
         nodes.append({**node, "chunks": int(mentioned[entity_id]), "documents": int(documents[entity_id])})
+    query_cap = QUERY_WEIGHT_MAX_SHARE * max((c + DOCUMENT_WEIGHT * d for c, d, _ in co.values()), default=0.0)
+    co = {pair: (c, d, min(q, query_cap)) for pair, (c, d, q) in co.items()}
     edges = [{"source": a, "target": b, "weight": c + DOCUMENT_WEIGHT * d + q, "chunks": c, "documents": d,
-              "queries": q} for (a, b), (c, d, q) in sorted(co.items())]
+              "queries": q} for (a, b), (c, d, q) in sorted(co.items()) if c or d or q]
     relations = [{"source": s, "target": t, "type": kind, "weight": w}
                  for (kind, s, t), w in sorted(typed.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0]))]
     return Graph(nodes, edges, relations)
@@ -176,7 +182,7 @@ def write_graph(out_dir: Path, graph: Graph, chunk_entities: Mapping[str, list[s
     out_dir = Path(out_dir)
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
-    (out_dir / "graph.json").write_text(json.dumps(graph.to_json(chunk_entities), ensure_ascii=False,
+    (out_dir / GRAPH_FILE).write_text(json.dumps(graph.to_json(chunk_entities), ensure_ascii=False,
                                                    separators=(",", ":")), encoding="utf-8")
     info = {"nodes": len(graph.nodes), "edges": len(graph.edges), "relations": len(graph.relations),
             "linked_chunks": len(chunk_entities)}
@@ -300,7 +306,7 @@ def build_graph(conn: psycopg.Connection, out_dir: Path) -> dict:
     stats = sync_contributions(conn)
     query_edges, query_digest = _query_edges(conn)
     digest = hashlib.sha256(f"{stats.pop('fingerprint')}|{query_digest}".encode()).hexdigest()
-    if read_build_info(out_dir).get("fingerprint") == digest and (Path(out_dir) / "graph.json").exists():
+    if read_build_info(out_dir).get("fingerprint") == digest and (Path(out_dir) / GRAPH_FILE).exists():
         info = {k: v for k, v in read_build_info(out_dir).items() if k != "fingerprint"}
         return {**stats, **info, "rebuilt": False}
     known = {eid: (label, norm, eli) for eid, label, norm, eli in conn.execute(

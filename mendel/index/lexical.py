@@ -19,8 +19,8 @@ import numpy as np
 # TOKEN_RE and _term are analyze()'s own two steps; token_id_arrays applies them with a per-token cache and
 # tests/test_bm25_build.py proves its ids equal those of analyze() text by text.
 from mendel.index.analyzer import TOKEN_RE, _term
+from mendel.index.bundle import BM25_INDEX, BUILD_INFO, IDS
 
-BUILD_INFO = "build_info.json"
 # Bump when the analyser's output changes: indexes built with the old one must be rebuilt.
 ANALYZER_VERSION = "cs-1"
 
@@ -44,7 +44,7 @@ def read_build_info(out_dir: Path) -> dict:
 def is_current(out_dir: Path, digest: str) -> bool:
     """The part in ``out_dir`` is complete and was built from inputs with this fingerprint."""
     out_dir = Path(out_dir)
-    return read_build_info(out_dir).get("fingerprint") == digest and (out_dir / "ids.json").exists()
+    return read_build_info(out_dir).get("fingerprint") == digest and (out_dir / IDS).exists()
 
 
 class _TermIdsByToken(dict):
@@ -171,8 +171,8 @@ def write_bm25(out_dir: Path, ids: Sequence[str], texts: Iterable[str], digest: 
         retriever.index(Tokenized(ids=corpus, vocab=vocabulary), show_progress=False)
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
-    retriever.save(str(out_dir / "bm25"))
-    (out_dir / "ids.json").write_text(json.dumps(list(ids)))
+    retriever.save(str(out_dir / BM25_INDEX))
+    (out_dir / IDS).write_text(json.dumps(list(ids)))
     info = {"chunks": len(ids), "vocabulary": len(retriever.vocab_dict), "analyzer": ANALYZER_VERSION}
     (out_dir / BUILD_INFO).write_text(json.dumps({**info, "fingerprint": digest}, indent=1))
     return info
