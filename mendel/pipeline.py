@@ -335,8 +335,7 @@ def embed_pending(conn: psycopg.Connection, embedder: Embedder) -> dict:
 def _layer_dir(out_dir: Path, layer: int) -> Path:
     """Build directory of one index part for a layer: L3 in ``out_dir`` itself (``build/bm25``), L1/L2 in
     ``build/layers/L<n>/<part>``, as in the bundle."""
-    out_dir = Path(out_dir)
-    return out_dir if layer == 3 else out_dir.parent / bundle.LAYERS_DIR / f"L{layer}" / out_dir.name
+    return bundle.part_path(Path(out_dir).parent, Path(out_dir).name, layer)
 
 
 def build_bm25(conn: psycopg.Connection, out_dir: Path) -> dict:
@@ -396,7 +395,7 @@ def build_graph(conn: psycopg.Connection, out_dir: Path) -> dict:
 
 def _complete(part_dir: Path) -> Path:
     # Every index build writes build_info.json last: a part without it is what a killed build left.
-    if not (part_dir / lexical.BUILD_INFO).exists():
+    if not (part_dir / bundle.BUILD_INFO).exists():
         raise bundle.BundleError(f"{part_dir} is not completely built (an interrupted build?); rebuild it first")
     return part_dir
 
@@ -407,11 +406,12 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
     records = {layer: load_layer(conn, layer) for layer in LAYERS}
     staging = bundle.staging_dir(bundles_dir)
     try:
-        for part in ("bm25", "dense", "graph"):
-            shutil.copytree(_complete(build_dir / part), staging / part)
+        for part in (*bundle.LAYER_PARTS, bundle.GRAPH_PART):
+            shutil.copytree(_complete(bundle.part_path(build_dir, part)), bundle.part_path(staging, part))
         for layer in (1, 2):
-            for part in ("bm25", "dense"):
-                shutil.copytree(_complete(_layer_dir(build_dir / part, layer)), bundle.layer_path(staging, layer) / part)
+            for part in bundle.LAYER_PARTS:
+                shutil.copytree(_complete(bundle.part_path(build_dir, part, layer)),
+                                bundle.part_path(staging, part, layer))
         for layer, rows in records.items():
             bundle.write_chunks(bundle.layer_path(staging, layer), (r.bundle_row() for r in rows))
         summaries = {r.doc_id: r.summary for r in records[1]}
@@ -425,7 +425,7 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
                 " v.content_type FROM documents d LEFT JOIN document_versions v"
                 " ON v.version_id = d.current_version_id WHERE d.status = 'active' ORDER BY d.doc_id")
         ]
-        (staging / "documents.json").write_text(json.dumps(documents, ensure_ascii=False, indent=1))
+        bundle.documents_path(staging).write_text(json.dumps(documents, ensure_ascii=False, indent=1))
         layers = bundle.check_layers(staging)  # every index part names the same chunks as its chunk table
         manifest = {"model": model, "counts": {"documents": len(documents), "chunks": len(records[3]),
                                                "sections": len(records[2]), "document_chunks": len(records[1])},
