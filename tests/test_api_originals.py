@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import io
-import json
 import re
 
 import pypdfium2 as pdfium

@@ -10,15 +10,14 @@ import io
 import os
 import re
 import shutil
-import threading
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from PIL import Image
 
-from serving.api import create_app, make_server
-from tests.test_api import EMBEDDER, TestClient, base_docs, build_bundle, load_corpus, wait_for
+from serving.api import create_app
+from tests.test_api import EMBEDDER, TestClient, base_docs, build_bundle, load_corpus, running_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -137,13 +136,8 @@ def test_page_view_of_a_text_original_shows_the_passage(client):
 
 @pytest.fixture(scope="module")
 def base_url(bundles_dir):
-    srv = make_server(bundles_dir, port=0, embedder=EMBEDDER, log_level="warning")
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    wait_for(lambda: srv.started, timeout=30)
-    yield f"http://127.0.0.1:{srv.servers[0].sockets[0].getsockname()[1]}"
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with running_server(bundles_dir) as (url, _):
+        yield url
 
 
 @pytest.fixture(scope="module")
