@@ -46,7 +46,7 @@ from urllib.parse import parse_qs
 
 from mendel.czech_dates import format_numeric_date, parse_numeric_date
 
-from .courts import ConstitutionalDecision, load_conco
+from .courts import CONCO_CATEGORY, ConstitutionalDecision, load_conco
 from .responses import Response, html_response
 
 SEARCH_PATH = "/Search/Search.aspx"
@@ -59,14 +59,6 @@ MAX_SESSIONS = 500
 MIRROR_NOTE = ("Záznam zrcadla Mendel, ne text rozhodnutí: ukázkový korpus neobsahuje texty rozhodnutí Ústavního "
                "soudu. Níže jsou jen skutečné záznamy datové sady ConCo (Harašta, Novotná, Šavelka; "
                "czech-court-citations-dataset) o odkazech, které toto rozhodnutí činí na jiná rozhodnutí.")
-CATEGORY_LABEL = {
-    "ConCo-ref-ConCo-unlinked": "Ústavní soud",
-    "ConCo-ref-SupCo": "Nejvyšší soud",
-    "ConCo-ref-SupCo-unlinked": "Nejvyšší soud",
-    "ConCo-ref-SupAdmCo": "Nejvyšší správní soud",
-    "ConCo-ref-SupAdmCo-unlinked": "Nejvyšší správní soud",
-    "ConCo-ref-rest": "jiné",
-}
 
 
 def _docket_key(text: str) -> str:
@@ -82,7 +74,7 @@ def record_text(decision: ConstitutionalDecision) -> str:
 
 
 def reference_line(ref) -> str:
-    line = f"{CATEGORY_LABEL.get(ref.category, ref.category)}: {ref.reference}"
+    line = f"{CONCO_CATEGORY.get(ref.category, ref.category)}: {ref.reference}"
     if ref.linked_court and ref.linked_date:
         line += f" (v datové sadě propojeno: {ref.linked_court}, rozhodnutí ze dne {format_numeric_date(ref.linked_date)})"
     return line
