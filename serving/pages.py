@@ -22,6 +22,8 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from mendel.czech_dates import numeric_from_iso
+
 from serving.evidence import excerpt_window, query_terms, segments, term_spans
 from serving.facets import PLACE_FIELDS, FilterError, checked_filters, checked_places, facets_of, source_label
 from serving.originals import NotAPdf, OriginalMissing, Originals, PageOutOfRange
@@ -44,13 +46,8 @@ def document_path(doc_id: str) -> str:
 
 
 def czech_date(value) -> str:
-    if not value:
-        return ""
-    try:
-        day = date.fromisoformat(str(value)[:10])
-    except ValueError:
-        return str(value)
-    return f"{day.day}. {day.month}. {day.year}"
+    """A date (or ISO text) as the page shows it, ``1. 2. 2024``; anything else as it came."""
+    return numeric_from_iso(str(value), default=str(value)) if value else ""
 
 
 templates.env.filters.update(document_path=document_path, czech_date=czech_date, source_label=source_label)
