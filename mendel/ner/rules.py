@@ -430,7 +430,8 @@ def decision_candidates(text: str):
         return
     for m in CONST_COURT_RE.finditer(text):
         senate = m.group("senate") or CONSTITUTIONAL_SENATES[m.group("arabic")]  # "1. US 21/94"
-        number = FileNumber(PLENARY_OPINION if m.group("st") else CONSTITUTIONAL, int(m.group("num")), m.group("year"), senate)
+        register = PLENARY_OPINION if m.group("st") else CONSTITUTIONAL
+        number = FileNumber(register, int(m.group("num")), m.group("year"), senate)
         yield m.start(), m.end(), DECISION_REF, number.text
     for m in FILE_NUMBER_RE.finditer(text):
         reg, senate, court = m.group("reg"), m.group("senate"), m.group("court")
