@@ -35,6 +35,7 @@ from serving.facets import FilterError, checked_filters, checked_places, facets_
 from serving.originals import NotAPdf, OriginalMissing, Originals, PageOutOfRange, download_name
 from serving.pages import add_pages
 from serving.results import run_search
+from serving.querylog import client_id, drop_query_strings_from_access_log
 from serving.search import RERANK_MAX, Searcher
 
 log = logging.getLogger("mendel.serving.api")
@@ -398,6 +399,7 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
              summary="hybrid search with optional metadata filters",
              responses={400: PROBLEM, 503: PROBLEM})
     def search(
+        request: Request,
         background: BackgroundTasks,
         q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="the query")],
         k: Annotated[int, Query(ge=1, le=MAX_K, description="number of hits")] = 10,
@@ -445,7 +447,8 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
                                    decompose=decompose, rerank=rerank)
         if query_log is not None:
             background.add_task(write_log, {"query": q, "entities": _query_entities(q),
-                                            "hits": [h.chunk_id for h in hits], "bundle": searcher.path.name})
+                                            "hits": [h.chunk_id for h in hits], "bundle": searcher.path.name,
+                                            "client": client_id(request.client.host if request.client else None)})
         return payload
 
     @app.get("/facets", response_model=FacetsResponse, tags=["search"],
@@ -542,6 +545,7 @@ def make_server(bundles_dir: Path, host: str = "127.0.0.1", port: int = 8000, em
     app = create_app(bundles_dir, embedder=embedder, query_log=query_log, reload_interval=reload_interval,
                      reranker=reranker, raw_dir=raw_dir)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1, access_log=True)
+    drop_query_strings_from_access_log()  # after Config: it (re)configures uvicorn's loggers
     return uvicorn.Server(config)
 
 

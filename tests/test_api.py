@@ -591,12 +591,15 @@ def test_reload_interval_limits_current_reads(bundles, corpus, monkeypatch):
 
 
 def test_query_log_callable(bundles):
+    from serving.querylog import client_id
+
     records: list[dict] = []
     client = TestClient(create_app(bundles, embedder=EMBEDDER, query_log=records.append, reload_interval=0))
     body = client.get("/search", params={"q": "§ 157 odst. 4 zákona č. 262/2006 Sb.", "k": 3}).json()
     assert records == [{"query": "§ 157 odst. 4 zákona č. 262/2006 Sb.",
                         "entities": ["LAW_REF:262/2006 Sb. § 157 odst. 4"],
-                        "hits": [r["chunk_id"] for r in body["results"]], "bundle": body["bundle"]}]
+                        "hits": [r["chunk_id"] for r in body["results"]], "bundle": body["bundle"],
+                        "client": client_id("testclient")}]  # a keyed hash of the address, never the address
     client.get("/analyze", params={"q": "bydlení"})
     client.get("/search", params={"q": "x" * 1001})
     assert len(records) == 1  # only searches that were served are logged

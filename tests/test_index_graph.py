@@ -67,15 +67,20 @@ def test_typed_edges():
 
 
 def test_query_coactivation_adds_to_entity_edges():
+    from mendel.index.graph import QUERY_WEIGHT_MAX_SHARE
+
     base = rows("d1", document_contributions(None, [{PROVISION, CODE}, {COURT}]))
-    graph = aggregate(base, query_edges=[("40/2009 Sb.", "89/2012 Sb. § 2079", 2.5),  # bare norms
-                                         (CODE, COURT, 1.0),                            # entity ids
+    graph = aggregate(base, query_edges=[("40/2009 Sb.", "89/2012 Sb. § 2079", 0.5),  # bare norms
+                                         (CODE, COURT, 0.25),                           # entity ids
                                          ("1/1993 Sb.", CODE, 9.0)])                    # unknown: ignored
-    assert edge(graph, PROVISION, CODE)["queries"] == 2.5
-    assert edge(graph, PROVISION, CODE)["weight"] == 1 + DOCUMENT_WEIGHT + 2.5
-    assert edge(graph, CODE, COURT) == {"source": min(CODE, COURT), "target": max(CODE, COURT), "weight": 1.0 + 0.5,
-                                        "chunks": 0.0, "documents": 1.0, "queries": 1.0}
+    assert edge(graph, PROVISION, CODE)["queries"] == 0.5
+    assert edge(graph, PROVISION, CODE)["weight"] == 1 + DOCUMENT_WEIGHT + 0.5
+    assert edge(graph, CODE, COURT) == {"source": min(CODE, COURT), "target": max(CODE, COURT), "weight": 0.5 + 0.25,
+                                        "chunks": 0.0, "documents": 1.0, "queries": 0.25}
     assert all("1/1993" not in e["source"] + e["target"] for e in graph.edges)
+    # what queries add is capped at a share of the heaviest data edge (here 1 chunk + 1 document = 1.5)
+    flooded = aggregate(base, query_edges=[(CODE, COURT, 300.0)])
+    assert edge(flooded, CODE, COURT)["queries"] == QUERY_WEIGHT_MAX_SHARE * (1 + DOCUMENT_WEIGHT)
 
 
 # --- PostgreSQL: contributions per document, kept in step -----------------------------------------------------

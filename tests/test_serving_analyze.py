@@ -100,3 +100,19 @@ def test_institutions_and_file_numbers_are_graph_entities():
     assert body["references"] == []  # a file number is not an act reference
     # dates and amounts are not graph nodes
     assert all(e["label"] != "DATE" for e in analyze_query("od 1. ledna 2025")["entities"])
+
+
+def test_only_the_first_words_of_a_long_query_are_analysed():
+    from serving.analyze import MAX_ANALYZED_TOKENS, analysed_part, analyze_query, understand
+
+    filler = " ".join(["slovo"] * (MAX_ANALYZED_TOKENS - 6))
+    reference = "§ 2910 zákona č. 89/2012 Sb."  # six words: inside the budget, ending at its last word
+    early = f"{filler} {reference} " + " ".join(["dále"] * 500)
+    late = f"{filler} slovo slovo slovo slovo slovo slovo slovo {reference}"
+    assert analysed_part(early).endswith("89/2012 Sb.") and len(analysed_part(early).split()) == MAX_ANALYZED_TOKENS
+    found = understand(early)
+    assert [r["provision"] for r in found.references] == ["§ 2910"]
+    ref = found.references[0]
+    assert early[ref["start"]:ref["end"]] == ref["text"]  # spans still point into the query as typed
+    assert understand(late).references == []  # past the budget: not read
+    assert analyze_query(late)["query"] == late  # the answer still names the whole query

@@ -1,59 +1,74 @@
 """Query-log feedback: entities named together in served queries become weighted entity pairs that the entity
-graph build adds to its co-occurrence edges, so the graph grows from real traffic.
+graph build adds to its co-occurrence edges, so the graph grows from real traffic, within bounds.
 
-``fold_query_log`` recomputes ``query_entity_edges`` (migration 0007) from ``query_log`` (migration 0003) in one
-transaction; running it twice gives the same table. Per pair, every distinct query text (case and spacing
-ignored) that named both entities counts ``(1 + ln(times it was asked)) * 0.5 ** (age / half-life)``, its age
-taken from its latest use: repeats strengthen a pair sub-linearly (one client repeating a query cannot
-dominate), and pairs nobody asks about any more fade and, outside the window, go. Only entity-graph labels count
-(laws, decisions, institutions; dates and amounts are not nodes).
+``fold_query_log`` first deletes log rows older than the retention (``MENDEL_QUERY_LOG_RETENTION_DAYS``,
+default 90), then recomputes ``query_entity_edges`` (migration 0007) from what is left of ``query_log``
+(migrations 0003, 0014) in one transaction; running it twice gives the same table. A pair weighs the number of
+distinct clients (``query_log.client``, a keyed hash of the address; rows without one count as one client
+together) that named both entities, each client counting once, ``0.5 ** (age / half-life)`` by the age of its
+latest such query: a client repeating a query, however often, adds at most 1, and pairs nobody asks about any
+more fade. The graph build then caps what queries add to any edge at a share of its heaviest data edge
+(``mendel.index.graph.QUERY_WEIGHT_MAX_SHARE``), so traffic never outweighs the documents' own edges. Only
+entity-graph labels count (laws, decisions, institutions; dates and amounts are not nodes).
 """
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 
 import psycopg
 
 from mendel.index.graph import GRAPH_LABELS
 
-HALF_LIFE_DAYS = 90.0
-WINDOW_DAYS = 365
+HALF_LIFE_DAYS = 30.0
+DEFAULT_RETENTION_DAYS = 90
+RETENTION_ENV = "MENDEL_QUERY_LOG_RETENTION_DAYS"
 
 _FOLD = """
 CREATE TEMPORARY TABLE folded_query_edges ON COMMIT DROP AS
-WITH asked AS (
-    SELECT lower(regexp_replace(btrim(query), '\\s+', ' ', 'g')) AS text, entities, count(*) AS times,
-           max(at) AS last_at
-    FROM query_log
-    WHERE at > %(now)s - make_interval(days => %(window)s) AND at <= %(now)s
-    GROUP BY 1, 2
-), named AS (
-    SELECT DISTINCT a.text, a.entities, a.times, a.last_at, e.entity COLLATE "C" AS entity
-    FROM asked a, jsonb_array_elements_text(a.entities) AS e(entity)
-    WHERE split_part(e.entity, ':', 1) = ANY(%(labels)s) AND length(e.entity) > length(split_part(e.entity, ':', 1)) + 1
+WITH named AS (
+    SELECT DISTINCT l.id, coalesce(l.client, '') AS client, l.at, e.entity COLLATE "C" AS entity
+    FROM query_log l, jsonb_array_elements_text(l.entities) AS e(entity)
+    WHERE l.at > %(now)s - make_interval(days => %(retention)s) AND l.at <= %(now)s
+      AND split_part(e.entity, ':', 1) = ANY(%(labels)s) AND length(e.entity) > length(split_part(e.entity, ':', 1)) + 1
+), by_client AS (
+    SELECT x.entity AS a, y.entity AS b, x.client, max(x.at) AS last_at, count(*) AS queries
+    FROM named x JOIN named y ON x.id = y.id AND x.entity < y.entity
+    GROUP BY 1, 2, 3
 )
-SELECT x.entity AS a, y.entity AS b, count(*) AS queries,
-       sum((1 + ln(x.times)) * power(0.5, extract(epoch FROM (%(now)s - x.last_at)) / (86400.0 * %(half_life)s)))
-           AS weight
-FROM named x JOIN named y ON x.text = y.text AND x.entities = y.entities AND x.entity < y.entity
+SELECT a, b, count(*) AS clients, sum(queries) AS queries,
+       sum(power(0.5, extract(epoch FROM (%(now)s - last_at)) / (86400.0 * %(half_life)s))) AS weight
+FROM by_client
 GROUP BY 1, 2
 """
 
 
+def retention_days(environ: dict | None = None) -> int:
+    value = (environ if environ is not None else os.environ).get(RETENTION_ENV, "").strip()
+    days = int(value) if value else DEFAULT_RETENTION_DAYS
+    if days <= 0:
+        raise ValueError(f"{RETENTION_ENV} must be a positive number of days, not {value!r}")
+    return days
+
+
 def fold_query_log(conn: psycopg.Connection, now: datetime | None = None, half_life_days: float = HALF_LIFE_DAYS,
-                   window_days: int = WINDOW_DAYS) -> dict:
-    """Recompute ``query_entity_edges`` from the query log as of ``now`` (default: the database's now());
-    returns counts for the run's metadata."""
-    if half_life_days <= 0 or window_days <= 0:
-        raise ValueError("half_life_days and window_days must be positive")
+                   retention: int | None = None) -> dict:
+    """Delete query-log rows past the retention and recompute ``query_entity_edges`` as of ``now`` (default: the
+    database's now()); returns counts for the run's metadata."""
+    retention = retention if retention is not None else retention_days()
+    if half_life_days <= 0 or retention <= 0:
+        raise ValueError("half_life_days and retention must be positive")
     with conn.transaction():
         at = now if now is not None else conn.execute("SELECT now()").fetchone()[0]
-        params = {"now": at, "window": int(window_days), "half_life": float(half_life_days),
+        params = {"now": at, "retention": int(retention), "half_life": float(half_life_days),
                   "labels": list(GRAPH_LABELS)}
+        expired = conn.execute("DELETE FROM query_log WHERE at <= %(now)s - make_interval(days => %(retention)s)",
+                               params).rowcount
         conn.execute(_FOLD, params)
-        pairs, queries = conn.execute(
-            "SELECT count(*), coalesce(sum(queries), 0) FROM folded_query_edges").fetchone()
+        pairs, queries, clients = conn.execute(
+            "SELECT count(*), coalesce(sum(queries), 0), coalesce(max(clients), 0) FROM folded_query_edges"
+        ).fetchone()
         removed = conn.execute(
             "DELETE FROM query_entity_edges q WHERE NOT EXISTS"
             " (SELECT 1 FROM folded_query_edges f WHERE f.a = q.a AND f.b = q.b)").rowcount
@@ -63,11 +78,10 @@ def fold_query_log(conn: psycopg.Connection, now: datetime | None = None, half_l
             " WHERE round(weight::numeric, 6) > 0"
             " ON CONFLICT (a, b) DO UPDATE SET weight = EXCLUDED.weight, updated_at = EXCLUDED.updated_at"
             " WHERE query_entity_edges.weight IS DISTINCT FROM EXCLUDED.weight", {"now": at}).rowcount
-        logged = conn.execute(
-            "SELECT count(*) FROM query_log WHERE at > %(now)s - make_interval(days => %(window)s)"
-            " AND at <= %(now)s", params).fetchone()[0]
-    return {"logged_queries": int(logged), "pairs": int(pairs), "pair_queries": int(queries),
-            "written": int(written), "removed": int(removed)}
+        logged = conn.execute("SELECT count(*) FROM query_log WHERE at <= %(now)s", params).fetchone()[0]
+    return {"logged_queries": int(logged), "expired_queries": int(expired), "pairs": int(pairs),
+            "pair_queries": int(queries), "max_pair_clients": int(clients), "written": int(written),
+            "removed": int(removed), "retention_days": int(retention)}
 
 
 def query_edges(conn: psycopg.Connection) -> dict[tuple[str, str], float]:
