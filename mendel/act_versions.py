@@ -1,12 +1,16 @@
-"""e-Sbírka act versions assembled from the API's fragments, and e-Sbírka's own cross-references.
+"""e-Sbírka act versions assembled from the API's fragments: their validity, amending acts, text as a tree of
+provisions, and e-Sbírka's own cross-references.
 
-The e-Sbírka spider reads ``/dokumenty-sbirky/{staleUrl}/fragmenty?cisloStranky=N`` for each act (1,000
-fragments a page) and hands the pages here: :func:`assemble` turns the act detail and the pages into one record
-per act version (znění) — ELI, citation, effective dates, the fragments in order with their citations, and the
-``odkazyZFragmentu`` cross-references — whose canonical JSON goes to the raw store; :func:`record_version` keeps
-it in ``act_versions`` / ``act_references`` (migration 0010). The act's text stays the document the crawl
-stores (its PDF or DOCX); these tables describe its versions and what they cite. The entity graph reads
-:func:`current_references`.
+The e-Sbírka spider reads each version's ``/dokumenty-sbirky/{staleUrl}/fragmenty?cisloStranky=N`` (1,000
+fragments a page; the stale URL carries the version date) and hands the pages here: :func:`assemble` turns the
+version's detail and the pages into one record per version (znění) — ELI and version ELI, citation, effective
+dates, the amending acts (``novely``), the fragments in order, the provisions built from them
+(:func:`provision_tree`: část / hlava / díl / § / odstavec / písmeno / bod with stable ids such as ``§ 4 odst. 1
+písm. a)``) and the ``odkazyZFragmentu`` cross-references — whose canonical JSON goes to the raw store;
+:func:`record_version` keeps it in ``act_versions`` / ``provisions`` / ``act_references`` (migrations 0010, 0015)
+and :func:`apply_history` the validity ``/historie`` gives every version. The promulgated PDF (or DOCX) stays
+the document the crawl stores, with its pages. The entity graph reads :func:`current_references`; the wording on
+a date is :mod:`mendel.law_in_time`.
 """
 
 from __future__ import annotations
@@ -20,12 +24,22 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from mendel.czech_dates import iso, parse_iso_date
-from mendel.legal_ids import ActId, parse_stale_url
+from mendel.legal_ids import ActId, parse_citation, parse_stale_url
 
 _TAG = re.compile(r"<[^>]+>")
 
 
 _PROVISION_PARTS = {"par": "§ {}", "cl": "čl. {}", "odst": "odst. {}", "pism": "písm. {})", "bod": "bod {}"}
+_STRUCTURE_PARTS = {"cast": "část {}", "hlava": "hlava {}", "dil": "díl {}", "oddil": "oddíl {}",
+                    "pododdil": "pododdíl {}", "priloha": "příloha {}"}
+# Fragment kinds that open a unit of the tree; headings belong to their unit; the rest is text of the unit.
+UNIT_KINDS = frozenset({"Cast", "Hlava", "Dil", "Oddil", "Pododdil", "Paragraf", "Clanek", "Priloha", "Odstavec_Dc",
+                        "Pismeno_Lb", "Bod_Dd"})
+_HEADING_KINDS = frozenset({"Nadpis_nad", "Nadpis_pod"})
+# Only a designation ("§ 4", "ČÁST PRVNÍ"): the unit's id says it; odstavce, písmena and body keep theirs.
+_DESIGNATION_ONLY = frozenset({"Cast", "Hlava", "Dil", "Oddil", "Pododdil", "Paragraf", "Clanek"})
+_OUTSIDE_PROVISIONS = frozenset({"Virtual_Prefix", "Virtual_Postfix", "PPC"})  # title, signature, footnotes
+FEED = "esbirka:zmeny-zneni"
 
 
 def provision_from_anchor(anchor: str | None) -> str:
@@ -63,14 +77,16 @@ def check_page(payload) -> dict:
 
 
 def assemble(detail: dict, pages: list[dict]) -> dict:
-    """One act version from its detail (``DokumentSbirkyDetail``) and every fragments page, in page order."""
+    """One act version from its detail (``DokumentSbirkyDetail``, or a ``historie`` entry merged into one) and
+    every fragments page, in page order."""
     fragments = [f for page in pages for f in check_page(page)["seznam"]]
     act = parse_stale_url(detail.get("staleUrl"))
     if act is None:
         raise FragmentPageError(f"the act's stale URL {detail.get('staleUrl')!r} is not /{{sbirka}}/{{rok}}/{{číslo}}")
     versions = {v.version for v in (parse_stale_url(f.get("staleUrl")) for f in fragments) if v is not None}
     version = act.version or (versions.pop() if len(versions) == 1 else "")
-    stale_url = ActId(act.collection, act.year, act.number, version).stale_url
+    versioned = ActId(act.collection, act.year, act.number, version)
+    stale_url = versioned.stale_url
     items, references = [], []
     for fragment in fragments:
         links = [link for link in (fragment.get("odkazyZFragmentu") or []) if isinstance(link, dict)]
@@ -83,13 +99,130 @@ def assemble(detail: dict, pages: list[dict]) -> dict:
         for link in links:
             references.append(reference_row(fragment, link))
     return {
-        "eli": act.eli, "staleUrl": stale_url, "version": version, "citation": detail.get("zkracenaCitace")
+        "eli": act.eli, "staleUrl": stale_url, "version": version, "versionEli": versioned.versioned_eli,
+        "citation": detail.get("zkracenaCitace")
         or act.citation, "title": detail.get("nazev"), "fullCitation": detail.get("uplnaCitace"),
         "versionKind": detail.get("typZneni"), "announced": iso(parse_iso_date(detail.get("datumCasVyhlaseni"))),
         "effectiveFrom": iso(parse_iso_date(detail.get("datumUcinnostiZneniOd") or detail.get("datumUcinnostiOd"))),
         "effectiveTo": iso(parse_iso_date(detail.get("datumUcinnostiZneniDo"))),
-        "fragments": items, "references": references,
+        "amendedBy": amending_acts(detail.get("novely")),
+        "fragments": items, "references": references, "provisions": provision_tree(items),
     }
+
+
+def amending_acts(novely) -> list[dict]:
+    """``novely`` (``NovelaDokumentuSbirkyZaklad``) as [{citation, eli}], the act named by its stale URL or code."""
+    found = []
+    for novela in novely or []:
+        if not isinstance(novela, dict):
+            continue
+        act = parse_stale_url(novela.get("staleUrl")) or parse_citation(novela.get("kodDokumentuSbirky"))
+        if act is not None:
+            found.append({"citation": act.citation, "eli": act.eli})
+    return found
+
+
+# ---------------------------------------------------------------- the text as a tree of provisions
+
+def anchor_path(stale_url: str | None) -> tuple[tuple[str, str], ...]:
+    """``/sb/2025/573/2026-06-01#par_4-pism_a`` -> (('par', '4'), ('pism', 'a'))."""
+    anchor = (stale_url or "").partition("#")[2]
+    pieces = []
+    for piece in anchor.split("-") if anchor else ():
+        key, _, value = piece.partition("_")
+        if key and value:
+            pieces.append((key, value.split(":")[0]))
+    return tuple(pieces)
+
+
+def provision_label(path: tuple[tuple[str, str], ...]) -> tuple[str, str]:
+    """(structure, provision) labels of a path: (('cast', '2'), ('cl', '1')) -> ('část 2', 'čl. 1');
+    (('par', '4'), ('pism', 'a')) -> ('', '§ 4 písm. a)')."""
+    structure, provision = [], []
+    for key, value in path:
+        if key in ("par", "cl"):
+            provision = [_PROVISION_PARTS[key].format(value)]
+        elif key in _PROVISION_PARTS and provision:
+            provision.append(_PROVISION_PARTS[key].format(value))
+        elif key in _STRUCTURE_PARTS and not provision:
+            structure.append(_STRUCTURE_PARTS[key].format(value))
+    return " ".join(structure), " ".join(provision)
+
+
+def normalise_wording(text: str) -> str:
+    """Whitespace collapsed, none before a closing mark: the same wording from a PDF line and a DOCX paragraph."""
+    return re.sub(r"\s+([,.;:)])", r"\1", re.sub(r"\s+", " ", text)).strip()
+
+
+def provision_tree(fragments: list[dict]) -> list[dict]:
+    """The provisions of one version, in document order: each unit fragment (část ... bod) opens a provision;
+    headings and text fragments belong to the unit their anchor names. ``id`` is the label a citation uses
+    (``§ 4 odst. 1 písm. a)``; above §: ``část 1 hlava 2``), made unique within the version by its structure
+    (``část 2 čl. 1``); ``last_seq`` closes its subtree; ``wording_sha`` hashes the subtree's wording."""
+    nodes: dict[tuple, dict] = {}
+    order: list[dict] = []
+    used: set[str] = set()
+    for fragment in fragments:
+        kind = fragment.get("kind") or ""
+        path = anchor_path(fragment.get("staleUrl"))
+        if kind in _OUTSIDE_PROVISIONS or not path:
+            continue
+        node = nodes.get(path)
+        if node is None:
+            structure, provision = provision_label(path)
+            node_id = provision or structure
+            if node_id in used and provision and structure:
+                node_id = f"{structure} {provision}"
+            while node_id in used:
+                node_id = f"{node_id} [{sum(1 for u in used if u.startswith(node_id))+1}]"
+            used.add(node_id)
+            parent = next((nodes[path[:i]] for i in range(len(path) - 1, 0, -1) if path[:i] in nodes), None)
+            node = {"id": node_id, "path": "/".join(f"{k}_{v}" for k, v in path), "kind": kind if kind in UNIT_KINDS
+                    else "Text", "parent": parent["id"] if parent else None, "seq": len(order), "last_seq": len(order),
+                    "depth": parent["depth"] + 1 if parent else 0, "heading": [], "text": [], "fragments": [],
+                    "designated": False, "_path": path}
+            nodes[path] = node
+            order.append(node)
+        node["fragments"].append(fragment.get("id"))
+        if kind in UNIT_KINDS and node["kind"] == "Text":  # a heading above a § came first
+            node["kind"] = kind
+        text = fragment.get("text") or ""
+        if kind in _HEADING_KINDS:
+            node["heading"].append(text)
+        elif kind in _DESIGNATION_ONLY and not node["designated"] and _is_designation(text):
+            node["designated"] = True
+        else:
+            node["text"].append(text)
+    for node in order:  # a subtree ends where the next node outside it starts
+        path = node["_path"]
+        last = node["seq"]
+        for later in order[node["seq"] + 1:]:
+            if later["_path"][:len(path)] != path:
+                break
+            last = later["seq"]
+        node["last_seq"] = last
+    provisions = []
+    for node in order:
+        heading = normalise_wording(" ".join(node["heading"])) or None
+        text = normalise_wording(" ".join(node["text"]))
+        provisions.append({"id": node["id"], "path": node["path"], "kind": node["kind"], "parent": node["parent"],
+                           "seq": node["seq"], "last_seq": node["last_seq"], "depth": node["depth"],
+                           "heading": heading, "text": text, "fragments": node["fragments"]})
+    for node in provisions:
+        subtree = provisions[node["seq"]:node["last_seq"] + 1]
+        node["wording_sha"] = hashlib.sha256("\n".join(
+            f"{p['id']}\t{wording(p)}" for p in subtree).encode("utf-8")).hexdigest()
+    return provisions
+
+
+def wording(provision: dict) -> str:
+    """A provision's own wording as compared between versions: heading and text, however the source split them
+    (a PDF may run a heading into the text, a DOCX keeps it apart)."""
+    return normalise_wording(" ".join(p for p in (provision.get("heading"), provision.get("text")) if p))
+
+
+def _is_designation(text: str) -> bool:
+    return bool(re.fullmatch(r"(ČÁST|HLAVA|Díl|Oddíl|Pododdíl|§|Čl\.)\s*\S+(\s+\S+)?", text.strip()))
 
 
 def reference_row(fragment: dict, link: dict) -> dict:
@@ -137,25 +270,37 @@ def page_counts(conn: psycopg.Connection) -> dict[str, int]:
 
 
 def record_version(conn: psycopg.Connection, record: dict, digest: str, page_etags: dict[str, str],
-                   doc_id: str | None = None) -> str:
-    """Keep one assembled version: 'stored' when it is new or changed, 'unchanged' when the same sha256 is
-    already there (only its page ETags and ``checked_at`` are refreshed)."""
+                   doc_id: str | None = None, published: str | None = None) -> str:
+    """Keep one assembled version with its provisions: 'stored' when it is new or changed, 'unchanged' when the
+    same sha256 is already there (only its page ETags, publication time and ``checked_at`` are refreshed).
+    ``published``: e-Sbírka's publication time of the version (``zmeny-zneni``)."""
     doc_id = doc_id or record["eli"]
     with conn.transaction():
         row = conn.execute("SELECT sha256 FROM act_versions WHERE doc_id = %s AND version = %s",
                            (doc_id, record["version"])).fetchone()
         if row is not None and row[0] == digest:
-            conn.execute("UPDATE act_versions SET page_etags = %s, checked_at = now() WHERE doc_id = %s AND version = %s",
-                         (Jsonb(page_etags), doc_id, record["version"]))
+            conn.execute("UPDATE act_versions SET page_etags = %s, checked_at = now(),"
+                         " published_at = coalesce(%s, published_at) WHERE doc_id = %s AND version = %s",
+                         (Jsonb(page_etags), published, doc_id, record["version"]))
             return "unchanged"
         conn.execute("DELETE FROM act_versions WHERE doc_id = %s AND version = %s", (doc_id, record["version"]))
         conn.execute(
             "INSERT INTO act_versions (doc_id, version, stale_url, citation, title, version_kind, announced,"
-            " effective_from, effective_to, fragment_count, reference_count, sha256, page_etags)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            " effective_from, effective_to, fragment_count, reference_count, sha256, page_etags, version_eli,"
+            " amended_by, published_at)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (doc_id, record["version"], record["staleUrl"], record["citation"], record["title"],
              record["versionKind"], record["announced"], record["effectiveFrom"], record["effectiveTo"],
-             len(record["fragments"]), len(record["references"]), digest, Jsonb(page_etags)))
+             len(record["fragments"]), len(record["references"]), digest, Jsonb(page_etags),
+             record.get("versionEli"), Jsonb(record.get("amendedBy") or []), published))
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO provisions (doc_id, version, provision_id, path, kind, parent_id, seq, last_seq, depth,"
+                " heading, text, wording_sha, fragment_ids)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [(doc_id, record["version"], p["id"], p["path"], p["kind"], p["parent"], p["seq"], p["last_seq"],
+                  p["depth"], p["heading"], p["text"], p["wording_sha"],
+                  [f for f in p["fragments"] if isinstance(f, int)]) for p in record.get("provisions") or []])
         seen = set()
         for ref in record["references"]:
             if not isinstance(ref["odkazId"], int) or ref["odkazId"] in seen:
@@ -169,6 +314,45 @@ def record_version(conn: psycopg.Connection, record: dict, digest: str, page_eta
                  ref["fragmentCitation"], ref["kind"], ref["targetStaleUrl"], ref["targetEli"],
                  ref["targetCitation"], ref["targetProvision"], ref["targetExternal"]))
     return "stored"
+
+
+def apply_history(conn: psycopg.Connection, doc_id: str, history: dict) -> int:
+    """The validity, number and amending acts ``/historie`` gives each version, written to the stored versions
+    (a new version ends the one before it, which e-Sbírka does not republish). Returns the versions updated."""
+    updated = 0
+    for entry in history.get("historie") or []:
+        if not isinstance(entry, dict):
+            continue
+        act = parse_stale_url(entry.get("staleUrl"))
+        if act is None:
+            continue
+        updated += conn.execute(
+            "UPDATE act_versions SET effective_from = coalesce(%s, effective_from), effective_to = %s,"
+            " version_number = %s, amended_by = %s, version_kind = coalesce(%s, version_kind)"
+            " WHERE doc_id = %s AND version = %s",
+            (iso(parse_iso_date(entry.get("datumUcinnostiZneniOd"))),
+             iso(parse_iso_date(entry.get("datumUcinnostiZneniDo"))),
+             entry.get("cisloZneni") if isinstance(entry.get("cisloZneni"), int) else None,
+             Jsonb(amending_acts(entry.get("novely"))), entry.get("typZneni"), doc_id, act.version)).rowcount
+    return updated
+
+
+def feed_position(conn: psycopg.Connection, feed: str = FEED) -> str | None:
+    """The publication time up to which the change feed was taken in (ISO 8601), None before the first crawl."""
+    row = conn.execute("SELECT last_published FROM change_feeds WHERE feed = %s", (feed,)).fetchone()
+    return row[0].isoformat() if row else None
+
+
+def advance_feed(conn: psycopg.Connection, last_published: str | None, feed: str = FEED) -> None:
+    """Record that every version published up to ``last_published`` is in (a later time only; None: just
+    checked)."""
+    if last_published is None:
+        conn.execute("UPDATE change_feeds SET checked_at = now() WHERE feed = %s", (feed,))
+        return
+    conn.execute(
+        "INSERT INTO change_feeds (feed, last_published) VALUES (%s, %s) ON CONFLICT (feed) DO UPDATE"
+        " SET last_published = greatest(change_feeds.last_published, EXCLUDED.last_published), checked_at = now()",
+        (feed, last_published))
 
 
 def confirm_unchanged(conn: psycopg.Connection, first_page_url: str) -> int:

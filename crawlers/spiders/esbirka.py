@@ -1,35 +1,47 @@
-"""e-Sbírka: the chronological register per year → act detail → download links → the verified PDF, and the
-act's fragments → one assembled act version with e-Sbírka's own cross-references.
+"""e-Sbírka: the chronological register per year → act detail → download links → the verified PDF; and the
+act versions (znění) through the change feed → each changed act's history → each changed version's fragments →
+one assembled version with its provisions and e-Sbírka's own cross-references.
 
 Uses the public REST layout (`/esel-esbir-daver/...`); the base URL comes from settings, so the
 same spider crawls the local mirror (demo) or the real host (production, with an API key header).
+
+Versions: ``/dokumenty-sbirky/zmeny-zneni?datumCasOdberuOd=T`` lists the versions published since the last crawl
+took the feed in (every version on the first crawl; ``start`` / ``pocet`` paging). For each act it names (within
+the crawl's acts or years), ``/dokumenty-sbirky/{staleUrl}/historie`` gives every version's validity, number and
+amending acts (written to the stored versions at once: a new version ends the one before it), and each listed
+version's fragments are read from its versioned stale URL. The feed position (``change_feeds``, one per selection
+of years and acts) moves only when every page of the feed and every version below it was read, so a failed crawl
+asks again next time; a crawl with no change fetches the feed and nothing else for versions.
 
 Fragments: ``/dokumenty-sbirky/{staleUrl}/fragmenty?cisloStranky=N`` (pages from 1, 1,000 fragments each,
 ``pocetStranek`` says how many). Every page is asked for conditionally (the ETags kept with the stored version);
 when all answer 304 the version is confirmed unchanged, when page 1 changed every page is fetched afresh, and
 when only a later page changed the 304 pages are fetched again without validators, so a version is always
 assembled from one consistent set of pages (:func:`mendel.act_versions.assemble`). The assembled version goes to
-the raw store (canonical JSON) and to ``act_versions`` / ``act_references``; the act's PDF or DOCX stays the
-document that is extracted and indexed. Fragment pages are listings, not documents: a page that fails is logged
-as a quarantined listing URL (with the reason) and that version is left as it was.
+the raw store (canonical JSON) and to ``act_versions`` / ``provisions`` / ``act_references``; the act's PDF or
+DOCX stays the document that is extracted and indexed. Feed, history and fragment pages are listings, not
+documents: a page that fails is logged as a quarantined listing URL (with the reason) and that version is left
+as it was.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import scrapy
+from scrapy import signals
 from scrapy.http import JsonRequest
 
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider
 from mendel import act_versions
-from mendel.legal_ids import parse_act_path
+from mendel.legal_ids import ActId, parse_act_path, parse_stale_url
 from mendel.rawstore import RawStore
 
 API_PREFIX = "/esel-esbir-daver"
+CHANGES_PAGE = 500  # versions asked for per zmeny-zneni page
 DEFAULT_CONTENT_TYPES = {
     "pdf": "application/pdf",
     "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
@@ -69,18 +81,114 @@ class EsbirkaSpider(MendelSpider):
             "1", "true", "yes")
         self.fragment_etags: dict[str, str] = {}
         self.fragment_page_counts: dict[str, int] = {}
+        # the change feed of this selection of acts: its own position, moved only after a complete read
+        self.feed = act_versions.FEED + "|years=" + ",".join(map(str, sorted(self.years))) + (
+            "|acts=" + ",".join(sorted(self.allowed_acts)) if self.allowed_acts else "")
+        self.feed_latest: str | None = None
+        self.feed_complete = False
+        self.feed_failed = False
+        self.version_jobs: list[FragmentJob] = []
+
+    @classmethod
+    def from_crawler(cls, crawler, *args, **kwargs):
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        crawler.signals.connect(spider.take_in_feed, signal=signals.spider_closed)
+        return spider
 
     async def start(self):
         self.load_validators()
+        since = None
         if self.fragments:
             with self._connect() as conn:
                 self.fragment_etags = act_versions.page_validators(conn)
                 self.fragment_page_counts = act_versions.page_counts(conn)
+                since = act_versions.feed_position(conn, self.feed)
         for year in self.years:
             yield JsonRequest(
                 f"{self.api}/chronologicke-rejstriky/dokumenty-sbirky-po-mesicich",
                 data=year, headers=self.api_headers, callback=self.parse_register, cb_kwargs={"year": year},
             )
+        if self.fragments:
+            yield self.changes_request(since, 0)
+
+    # ---------------------------------------------------------------- versions: change feed → history → fragments
+
+    def changes_request(self, since: str | None, start: int) -> scrapy.Request:
+        query = {"start": start, "pocet": CHANGES_PAGE, **({"datumCasOdberuOd": since} if since else {})}
+        return scrapy.Request(f"{self.api}/dokumenty-sbirky/zmeny-zneni?{urlencode(query)}", self.parse_changes,
+                              headers=self.api_headers, cb_kwargs={"since": since, "start": start},
+                              dont_filter=True, errback=self.on_feed_error)
+
+    def wanted(self, act) -> bool:
+        if self.allowed_acts:
+            return ActId(act.collection, act.year, act.number).stale_url in self.allowed_acts
+        return act.year in self.years
+
+    def feed_payload(self, response, key: str) -> dict | None:
+        """The JSON object of a feed or history page, or None (the page is rejected and the feed not taken in)."""
+        try:
+            payload = json.loads(response.body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            payload, problem = None, f"not JSON: {exc}"
+        else:
+            problem = None if isinstance(payload, dict) and isinstance(payload.get(key), list) else f"no '{key}' list"
+        if problem:
+            self.feed_failed = True
+            self.reject_listing(response, problem)
+            return None
+        return payload
+
+    def parse_changes(self, response, since: str | None, start: int):
+        payload = self.feed_payload(response, "seznamZneniPravnichPredpisu")
+        if payload is None:
+            return
+        items = [i for i in payload["seznamZneniPravnichPredpisu"] if isinstance(i, dict)]
+        changed: dict[str, list[dict]] = {}
+        for item in items:
+            published = item.get("datumCasPublikaceDokumentu")
+            if published and (self.feed_latest is None or published > self.feed_latest):
+                self.feed_latest = published
+            act = parse_stale_url(item.get("staleUrl"))
+            if act is not None and self.wanted(act):
+                changed.setdefault(ActId(act.collection, act.year, act.number).stale_url, []).append(item)
+        for stale_url, versions in changed.items():
+            yield scrapy.Request(f"{self.api}/dokumenty-sbirky/{stale_url_path(stale_url)}/historie",
+                                 self.parse_history, headers=self.api_headers, dont_filter=True,
+                                 errback=self.on_feed_error, cb_kwargs={"stale_url": stale_url, "versions": versions})
+        total = payload.get("pocetCelkem")
+        if items and isinstance(total, int) and start + len(items) < total:
+            yield self.changes_request(since, start + len(items))
+        else:
+            self.feed_complete = True
+
+    def parse_history(self, response, stale_url: str, versions: list[dict]):
+        history = self.feed_payload(response, "historie")
+        if history is None:
+            return
+        doc_id = document_id(stale_url)
+        with self._connect() as conn:
+            act_versions.apply_history(conn, doc_id, history)
+        entries = {e.get("staleUrl"): e for e in history.get("historie") or [] if isinstance(e, dict)}
+        for item in versions:
+            entry = entries.get(item.get("staleUrl"), {})
+            detail = {"zkracenaCitace": parse_stale_url(stale_url).citation, **item, **entry,
+                      "staleUrl": item["staleUrl"]}
+            job = FragmentJob(detail, self.fragments_url(detail["staleUrl"], 1))
+            self.version_jobs.append(job)
+            yield self.fragments_request(job, 1, conditional=True)
+
+    def on_feed_error(self, failure):
+        self.feed_failed = True
+        self.on_listing_error(failure)
+
+    def take_in_feed(self, spider=None, reason: str = "finished") -> None:
+        """Move the feed position when the whole feed and every version it named were read."""
+        if not self.fragments or reason != "finished" or self.feed_failed or not self.feed_complete:
+            return
+        if any(job.failed or not job.done for job in self.version_jobs):
+            return
+        with self._connect() as conn:
+            act_versions.advance_feed(conn, self.feed_latest, self.feed)
 
     def parse_register(self, response, year: int):
         for month in response.json().get("dokumentySbirkyVMesici", []):
@@ -102,9 +210,6 @@ class EsbirkaSpider(MendelSpider):
             f"{self.api}/dokumenty-sbirky/{stale_url_path(detail['staleUrl'])}/odkazy-ke-stazeni",
             headers=self.api_headers, callback=self.parse_download_links, cb_kwargs={"detail": detail},
         )
-        if self.fragments:
-            job = FragmentJob(detail, self.fragments_url(detail["staleUrl"], 1))
-            yield self.fragments_request(job, 1, conditional=True)
 
     # ---------------------------------------------------------------- fragments → act version
 
@@ -172,6 +277,7 @@ class EsbirkaSpider(MendelSpider):
         try:
             record = act_versions.assemble(job.detail, pages)
         except act_versions.FragmentPageError as exc:
+            job.failed = True
             self.crawler.stats.inc_value("mendel/fragments/failed")
             self.discovered += 1
             self.log_outcome(job.first_url, "quarantined", reason=f"listing: fragments: {exc}"[:500])
@@ -185,7 +291,8 @@ class EsbirkaSpider(MendelSpider):
             self.fragments_url(job.detail["staleUrl"], n)) for n in range(1, job.page_count + 1)}
         with self._connect() as conn:
             outcome = act_versions.record_version(conn, record, digest, page_etags,
-                                                  doc_id=document_id(job.detail["staleUrl"]))
+                                                  doc_id=document_id(job.detail["staleUrl"]),
+                                                  published=job.detail.get("datumCasPublikaceDokumentu"))
         self.crawler.stats.inc_value(f"mendel/fragments/{outcome}")
 
     def on_fragments_error(self, failure):
