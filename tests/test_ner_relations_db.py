@@ -52,3 +52,37 @@ def test_recognise_stores_relations_with_page_offsets(fresh_db):
         # the relations go with their version (ON DELETE CASCADE)
         conn.execute("DELETE FROM document_versions WHERE version_id = %s", (version,))
         assert conn.execute("SELECT count(*) FROM relations").fetchone()[0] == 0
+
+
+def test_recognise_quarantines_only_the_chunk_the_recogniser_fails_on(fresh_db, monkeypatch):
+    """Chunks are recognised in batches; a recogniser error costs its chunk, not the batch or the run."""
+    from mendel.ner import rules
+
+    broken = "NEROZPOZNATELNÉ"
+    real = rules.decision_candidates
+
+    def failing(text):
+        if broken in text:
+            raise RuntimeError("recogniser bug")
+        return real(text)
+
+    monkeypatch.setattr(rules, "decision_candidates", failing)
+    paragraphs = [f"§ {n}\nUstanovení {n}\n(1) Podle § {n + 10} odst. 2 zákona č. 89/2012 Sb. rozhodl Nejvyšší soud "
+                  f"pod sp. zn. 22 Cdo {n}/2020 dne 1. 3. 2021. " + "Text odstavce pokračuje dále. " * 12
+                  for n in range(1, 7)]
+    paragraphs[3] += broken
+    with psycopg.connect(fresh_db) as conn:
+        add_act(conn, "act-in-batches", ["\n".join(paragraphs[:3]), "\n".join(paragraphs[3:])], None)
+        conn.commit()
+        pipeline.chunk_pending(conn)
+        chunks = conn.execute("SELECT chunk_id, text FROM chunks WHERE layer = 3 ORDER BY seq").fetchall()
+        failing_chunks = [chunk_id for chunk_id, text in chunks if broken in text]
+        assert len(chunks) >= 4 and len(failing_chunks) == 1
+        stats = pipeline.recognise_pending(conn, batch_size=2)
+        assert stats["quarantined"] == 1
+        assert conn.execute("SELECT reason, detail FROM quarantine WHERE stage = 'ner'").fetchall() == [
+            ("recogniser failed: RuntimeError: recogniser bug", f"chunk {failing_chunks[0]}")]
+        assert conn.execute("SELECT count(*) FROM chunks WHERE ner_done_at IS NULL").fetchone()[0] == 0
+        recognised = {chunk_id for (chunk_id,) in conn.execute("SELECT DISTINCT chunk_id FROM mentions")}
+        assert recognised == {chunk_id for chunk_id, _ in chunks} - set(failing_chunks)
+        assert stats["by_label"]["DECISION_REF"] >= 5 and stats["by_label"]["LAW_REF"] >= 5

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
+from mendel.legal_ids import parse_citation
 from mendel.ner import recognise_text
 from mendel.ner.rules import LAW_REF, Entity, split_law_ref_norm
 
@@ -87,13 +88,14 @@ INCLUDING_RE = re.compile(r"\s+včetně\s+.*?(?=\s+a\s+(?:§|[čČ]l\.)|$)", re.
 
 # a list of provisions: "§ 205, 206 a 209", "§ 12 odst. 1 a § 25 odst. 1", "§ 210 až 212", "čl. 3 a 4"
 _PROV_TOKEN_RE = re.compile(
-    r"(?P<mark>§§?|[čČ]l\.)\s*(?P<num>[0-9]+[a-z]*|[IVXLC]+)(?![\w/])"
+    r"(?P<mark>§§?|[čČ]l\.)\s*(?P<num>[0-9]+[a-z]*|[IVXLC]+[a-z]?)(?![\w/])"
     r"|(?P<odst>odst\.\s*[0-9]+[a-z]?)"
     r"|(?P<pism>písm\.\s*[a-z]{1,2}\))"
-    r"|(?P<bod>bod(?:u|ě)?\s+[0-9]+[a-z]?)"
-    r"|(?P<range>\s+až\s+)"
+    r"|(?P<bod>bod(?:u|ě|y|ů|ech|em)?\s+[0-9]+[a-z]?)"
+    r"|(?P<range>\s+až\s+|\s*[-–]\s*)"
     r"|(?P<sep>\s*,\s*|\s+a\s+|\s+nebo\s+)"
-    r"|(?P<bare>(?<![\w.])[0-9]+[a-z]?)(?![\w/.)])"
+    r"|(?P<bare>(?<![\w.])[0-9]+[a-z]{0,2})(?![\w/.)])"
+    r"|(?P<letter>(?<![\w.])[a-z]{1,2}\))"  # "písm. a) a b)": continues the letter before it
     r"|(?P<word>[^\W\d]{2,}\.?)")  # any other word ("včetně poznámky pod čarou č. 2b") ends a list
 UNIT_NAMES = {"odstav": "odst.", "písmen": "písm.", "bod": "bod"}
 
@@ -160,6 +162,20 @@ def _evidence(text: str, start: int, end: int) -> str:
     return snippet if len(snippet) <= EVIDENCE_CHARS else snippet[:EVIDENCE_CHARS - 1].rstrip() + "…"
 
 
+UNIT_LEVELS = {"odst": 0, "pism": 1, "bod": 2}
+
+
+def _unit_kind(sub: str) -> str:
+    return {"odst.": "odst", "písm.": "pism", "bod": "bod"}[sub.split()[0]]
+
+
+def _unit_value(token: str) -> str:
+    """"odst.3" -> "odst. 3", "bodů 2" -> "bod 2"."""
+    value = " ".join(token.split())
+    value = re.sub(r"^(odst\.|písm\.)\s*", r"\1 ", value)
+    return re.sub(r"^bod\w*\s+", "bod ", value)
+
+
 def _path(mark: str, num: str, subs: list[str]) -> str:
     unit = "§" if mark.startswith("§") else "čl."
     return " ".join([f"{unit} {num}", *subs])
@@ -168,27 +184,38 @@ def _path(mark: str, num: str, subs: list[str]) -> str:
 def provisions(fragment: str) -> list[str]:
     """Provision paths named by a list such as ``§ 205, 206 a 209`` or ``§ 12 odst. 1 a § 25 odst. 1``.
 
-    Each item keeps the sub-units written after it; a bare number continues the last § or čl.;
-    ``§ 210 až 212`` is expanded when both ends are plain numbers (at most ``MAX_RANGE`` items).
+    Each item keeps the sub-units written after it; a bare number continues the last § or čl. (or odstavec, bod),
+    a bare letter the last písmeno; ranges (``až`` or a dash) are expanded (``_expand``).
     """
     items: list[tuple[str, str, list[str]]] = []  # (mark, number, sub-units)
-    mark, pending_range, last = None, False, None
+    mark, pending_range, last, last_token = None, False, None, None
     for m in _PROV_TOKEN_RE.finditer(fragment):
-        kind = next(k for k in ("mark", "odst", "pism", "bod", "range", "sep", "bare", "word")
+        kind = next(k for k in ("mark", "odst", "pism", "bod", "range", "sep", "bare", "letter", "word")
                     if m.group(k) is not None)
-        if kind == "word":
-            mark, pending_range, last = None, False, kind
+        if kind == "word" or (kind == "letter" and last != "pism"):
+            mark, pending_range, last = None, False, "word"
             continue
-        if kind == "bare" and last in ("odst", "bod") and items:  # "§ 32o odst. 3 a 4": odstavec 4
+        if (kind, last) in (("bare", "odst"), ("bare", "bod"), ("letter", "pism")) and items:
+            # "§ 32o odst. 3 a 4": odstavec 4; "písm. a) až c)": písmena b) and c)
             prev_mark, prev_num, prev_subs = items[-1]
-            unit = "odst." if last == "odst" else "bod"
+            unit = {"odst": "odst.", "bod": "bod", "pism": "písm."}[last]
             first = prev_subs[-1].split()[-1] if prev_subs else ""
-            numbers = _expand(first, m.group("bare")) if pending_range else [m.group("bare")]
+            numbers = _expand(first, m.group(kind)) if pending_range else [m.group(kind)]
             items.extend((prev_mark, prev_num, [*prev_subs[:-1], f"{unit} {n}"]) for n in numbers)
             pending_range = False
             continue
+        after_separator = last_token in ("sep", "range")
+        last_token = kind
         if kind not in ("sep", "range"):
             last = kind
+        if kind in ("odst", "pism", "bod") and after_separator and items:
+            # "písm. a) a b) a odst. 3": a new item of the same provision, from the unit named on
+            prev_mark, prev_num, prev_subs = items[-1]
+            level = UNIT_LEVELS[kind]
+            kept = [sub for sub in prev_subs if UNIT_LEVELS[_unit_kind(sub)] < level]
+            items.append((prev_mark, prev_num, [*kept, _unit_value(m.group())]))
+            pending_range = False
+            continue
         if kind in ("mark", "bare"):
             number = m.group("num") if kind == "mark" else m.group("bare")
             if kind == "mark":
@@ -200,20 +227,29 @@ def provisions(fragment: str) -> list[str]:
             items.append((mark, number, []))
             pending_range = False
         elif kind in ("odst", "pism", "bod") and items:
-            value = " ".join(m.group().split())
-            value = re.sub(r"^(odst\.|písm\.)\s*", r"\1 ", value)
-            value = re.sub(r"^bod\w*\s+", "bod ", value)
-            items[-1][2].append(value)
+            items[-1][2].append(_unit_value(m.group()))
         elif kind == "range":
             pending_range = True
     return list(dict.fromkeys(_path(mk, num, subs) for mk, num, subs in items))
 
 
+_ITEM_PARTS_RE = re.compile(r"([0-9]*)([a-z]*)(\)?)")
+
+
 def _expand(first: str, last: str) -> list[str]:
-    """The items after ``first`` up to ``last`` of a range ("3 až 5" -> 4, 5); only ``last`` when the ends
-    are not plain numbers or the range is implausibly long."""
-    if first.isdigit() and last.isdigit() and 0 < int(last) - int(first) <= MAX_RANGE:
-        return [str(n) for n in range(int(first) + 1, int(last) + 1)]
+    """The items after ``first`` up to ``last`` of a range: "3 až 5" -> 4, 5; "14a až 14c" -> 14b, 14c;
+    "14 až 14b" -> 14a, 14b; "a) až c)" -> b), c). Only ``last`` when the ends are not such a pair or the range
+    is implausibly long (more than ``MAX_RANGE`` items)."""
+    a, b = _ITEM_PARTS_RE.fullmatch(first), _ITEM_PARTS_RE.fullmatch(last)
+    if not (a and b and a.group(3) == b.group(3)):
+        return [last]
+    (num_a, letters_a, close), (num_b, letters_b, _) = a.groups(), b.groups()
+    if num_a and num_b and not letters_a and not letters_b and 0 < int(num_b) - int(num_a) <= MAX_RANGE:
+        return [str(n) for n in range(int(num_a) + 1, int(num_b) + 1)]
+    if num_a == num_b and len(letters_a) <= 1 and len(letters_b) == 1 and (letters_a or "`") < letters_b \
+            and (num_a or letters_a):  # the same provision number, or písmena, with one letter each
+        start = ord(letters_a) + 1 if letters_a else ord("a")
+        return [f"{num_a}{chr(c)}{close}" for c in range(start, ord(letters_b) + 1)]
     return [last]
 
 
@@ -330,6 +366,9 @@ def extract_relations(text: str, subject_norm: str | None) -> list[Relation]:
     Returns [] when the subject is unknown or the text holds no amending language.
     """
     if not subject_norm or not isinstance(text, str) or not text:
+        return []
+    subject_act = parse_citation(subject_norm)  # only an act amends: a decision's file number is no subject
+    if subject_act is None or subject_act.citation != subject_norm:
         return []
     lines = _Lines(text)
     entities = [e for e in recognise_text(text) if e.label == LAW_REF and e.norm]

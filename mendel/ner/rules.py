@@ -63,9 +63,10 @@ UNIT_MARKERS = {
 }
 UNIT_MARK = "(?:" + "|".join(UNIT_MARKERS.values()) + ")"
 GLUED_SUB = r"(?=odst|písm)"  # pdf text layers lose spaces: "§122odst. 3"
-# a provision inserted later takes one or two letters (§ 14a, then § 14aa or § 14ab between § 14a and § 14b)
+# a provision inserted later takes one or two letters (§ 14a, then § 14aa or § 14ab between § 14a and § 14b;
+# an article of an amending act: Čl. IIa)
 PROVISION_SUFFIX = "[a-z]{0,2}"
-UNIT_NUM = rf"(?:{D}{{1,5}}{PROVISION_SUFFIX}|[IVXLC]{{1,6}})(?:(?![\w/])|{GLUED_SUB})(?!\.{D})"
+UNIT_NUM = rf"(?:{D}{{1,5}}{PROVISION_SUFFIX}|[IVXLC]{{1,6}}[a-z]?)(?:(?![\w/])|{GLUED_SUB})(?!\.{D})"
 ITEM_NUM = rf"{D}{{1,5}}{PROVISION_SUFFIX}(?![\w/])(?!\.\s*{D})"
 
 SUB_UNITS = {
