@@ -10,7 +10,8 @@ its current version alone:
 - ``PART_OF`` (provision -> act): ``LAW_REF:89/2012 Sb. § 2079`` -> ``LAW_REF:89/2012 Sb.``;
 - ``REFERS_TO`` (the document's own entity -> an entity it cites, weighted by citing chunks): an act's entity is
   ``LAW_REF:<citation>``, a decision's ``DECISION_REF:<file number>``, anything else ``DOCUMENT:<doc id>``;
-- ``AMENDS`` / ``REPEALS`` (act -> act or provision): one per row of the NER stage's ``relations`` table.
+- ``AMENDS`` / ``REPEALS`` (act -> act or provision): one per row of the NER stage's ``relations`` table whose
+  subject is the document itself, an act (a decision or notice amends nothing).
 
 A changed document's rows are replaced, a withdrawn one's deleted; the graph is their sum. An edge is stronger
 each time its co-occurrence repeats: ``weight = chunks + DOCUMENT_WEIGHT · documents + queries``, where
@@ -104,7 +105,9 @@ def document_contributions(doc_entity: str | None, chunk_entities: Iterable[Iter
         if doc_entity and entity != doc_entity and not (own_act and act == own_act):
             out[("REFERS_TO", doc_entity, entity)] += n  # its own provisions are PART_OF it, not cited by it
     for kind, subject, obj in relations:
-        if kind in RELATION_KINDS and subject and obj and subject != obj:
+        # Only an act amends or repeals, as itself: a decision's rows (its file number read as the subject) would
+        # make a LAW_REF:<file number> node.
+        if kind in RELATION_KINDS and own_act and subject == own_act and obj and subject != obj:
             out[(kind, f"LAW_REF:{subject}", f"LAW_REF:{obj}")] += 1
     return dict(out)
 
