@@ -6,11 +6,15 @@ from datetime import date
 from typing import Optional
 
 from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
     AssetExecutionContext,
     AssetsDefinition,
     Config,
     Failure,
     MaterializeResult,
+    MetadataValue,
     MonthlyPartitionsDefinition,
     PipesSubprocessClient,
     RetryPolicy,
@@ -18,7 +22,9 @@ from dagster import (
     asset,
 )
 
+from mendel import crawlstate
 from mendel.config import PROJECT_ROOT
+from mendel.quality import load_thresholds
 from mendel.sources import SOURCES, Backfill, Source
 from orchestration.policies import NETWORK_RETRY
 from orchestration.resources import MendelResource
@@ -48,6 +54,29 @@ BACKFILL_PARTITIONS = {source.name: backfill_partitions(source.backfill) for sou
                        if source.backfill is not None}
 
 
+CRAWL_FAILURES_CHECK = "crawl_failures"
+
+
+def _metadata_int(metadata: dict, key: str) -> int:
+    value = metadata.get(key, 0)
+    return int(getattr(value, "value", value) or 0)
+
+
+def crawl_failures_result(conn, run_id: str, source: str, metadata: dict) -> AssetCheckResult:
+    """The crawl_failures check of one run: numbers to plot over runs, the commonest reasons as a table."""
+    settings = load_thresholds()["crawl"]
+    summary = crawlstate.failure_summary(conn, run_id, source, top=settings["top_reasons"])
+    discovered, listing_failed = _metadata_int(metadata, "discovered"), _metadata_int(metadata, "listing_failed")
+    why = crawlstate.crawl_failed(summary, discovered, listing_failed, settings["max_failure_share"])
+    reasons = "\n".join(["| reason | URLs |", "|---|---:|"] + [f"| {r} | {n} |" for r, n in summary["top_reasons"]])
+    return AssetCheckResult(
+        check_name=CRAWL_FAILURES_CHECK, passed=why is None, severity=AssetCheckSeverity.WARN,
+        description=why or "crawl failures within the limit",
+        metadata={"tried": summary["tried"], "failed": summary["failed"], "failure_share": summary["failure_share"],
+                  "max_failure_share": settings["max_failure_share"], "listing_failed": listing_failed,
+                  "top_reasons": MetadataValue.md(reasons)})
+
+
 def crawl_asset(source: Source, retry_policy: RetryPolicy = NETWORK_RETRY) -> AssetsDefinition:
     name = source.name
 
@@ -59,12 +88,17 @@ def crawl_asset(source: Source, retry_policy: RetryPolicy = NETWORK_RETRY) -> As
         retry_policy=retry_policy,
         pool=source.pool,
         description=source.description,
+        check_specs=[AssetCheckSpec(CRAWL_FAILURES_CHECK, asset=source.asset,
+                                    description="Share of the run's URLs that failed or were quarantined, with the "
+                                                "commonest reasons; fails above crawl.max_failure_share "
+                                                "(quality_thresholds.yaml) or when nothing could be listed.")],
     )
     def _crawl(context: AssetExecutionContext, config: CrawlWindow, mendel: MendelResource,
                pipes_subprocess_client: PipesSubprocessClient):
         if not mendel.settings().source_enabled(name):
             context.log.info(f"{name} is not in MENDEL_SOURCES; nothing crawled")
-            return MaterializeResult(metadata={"enabled": False, "discovered": 0})
+            return MaterializeResult(metadata={"enabled": False, "discovered": 0}, check_results=[
+                AssetCheckResult(check_name=CRAWL_FAILURES_CHECK, passed=True, metadata={"crawled": False})])
         env = mendel.subprocess_env(context.run_id)
         window = {}
         if config.window_start or config.window_end:
@@ -83,7 +117,9 @@ def crawl_asset(source: Source, retry_policy: RetryPolicy = NETWORK_RETRY) -> As
         if window:
             result = result._replace(metadata={**(result.metadata or {}), "window_start": config.window_start,
                                                "window_end": config.window_end})
-        return result
+        with mendel.connect() as conn:
+            check = crawl_failures_result(conn, context.run_id, name, result.metadata or {})
+        return result._replace(check_results=[check])
 
     CRAWL_ASSETS[name] = _crawl
     return _crawl

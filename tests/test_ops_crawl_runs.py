@@ -141,3 +141,30 @@ def test_nightly_run_processes_its_own_crawl(nightly):
     result = process_new_versions(build_sensor_context(instance=nightly["instance"], definitions=defs))
     assert isinstance(result, SkipReason)
 
+
+
+def check_evaluations(result, check_name: str = "crawl_failures") -> dict:
+    return {e.event_specific_data.asset_key.to_user_string(): e.event_specific_data
+            for e in events_of(result, "ASSET_CHECK_EVALUATION") if e.event_specific_data.check_name == check_name}
+
+
+def test_a_source_where_every_document_failed_fails_its_crawl_check(tmp_path, pg_server_url, mirror, monkeypatch):
+    """ČNB on the mirror: the listings are real, the documents are not in the corpus (404 each)."""
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
+    database_url = db.create_database(pg_server_url, f"cnb_{uuid.uuid4().hex[:8]}")
+    db.migrate(database_url)
+    defs = build_definitions(mendel=nightly_resources(tmp_path / "home", database_url, mirror.base_url,
+                                                      sources="cnb"))
+    with DagsterInstance.ephemeral() as instance:
+        result = defs.resolve_job_def("crawl_cnb").execute_in_process(instance=instance, raise_on_error=False)
+    assert result.success  # the crawl ran: the check, not the run, says it got nothing
+    check = check_evaluations(result)["cnb_documents"]
+    metadata = {k: v.value for k, v in check.metadata.items()}
+    assert check.passed is False and metadata["tried"] > 0 and metadata["failure_share"] == 1.0
+    assert "HTTP 404" in metadata["top_reasons"]
+
+
+def test_a_clean_crawl_passes_its_crawl_check(crawls):
+    check = check_evaluations(crawls["flaky"])["nsoud_documents"]
+    metadata = {k: v.value for k, v in check.metadata.items()}
+    assert check.passed is True and metadata["tried"] == 1 and metadata["failed"] == 0
