@@ -4,7 +4,8 @@ The gate is scored before anything is written: a failing rule set leaves entitie
 every chunk's ``ner_done_at`` exactly as they were, so the next run with a passing gate recognises them."""
 
 
-from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, MaterializeResult, MetadataValue, asset
+from dagster import (AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, MaterializeResult, MetadataValue, TableColumn,
+                     TableRecord, TableSchema, asset)
 
 from mendel import pipeline
 from ner_eval.gate import evaluate_gate
@@ -13,13 +14,21 @@ from orchestration.resources import MendelResource
 GATE_CHECK = "ner_gold_precision_recall"
 
 
-def _markdown_table(rows: list[dict]) -> str:
-    if not rows:
-        return "(no rows)"
-    columns = list(rows[0])
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(str(row[c]) for c in columns) + " |" for row in rows]
-    return "\n".join(lines)
+GATE_COLUMNS = ("label", "passed", "precision", "min_precision", "recall", "min_recall", "f1", "norm_accuracy",
+                "min_norm_accuracy", "gold", "predicted")
+GATE_METRICS = ("precision", "recall", "f1", "norm_accuracy")
+
+
+def gate_metadata(table: list[dict]) -> dict:
+    """Per-label scores as plain numbers (plotted over runs in the UI: ``LAW_REF_recall``, …) and one table with
+    each metric beside its threshold."""
+    numbers = {f"{row['label']}_{metric}": float(row[metric]) for row in table for metric in GATE_METRICS
+               if row.get(metric) is not None}
+    columns = [c for c in GATE_COLUMNS if any(c in row for row in table)]
+    kinds = {"label": "string", "passed": "bool", "gold": "int", "predicted": "int"}
+    schema = TableSchema(columns=[TableColumn(c, kinds.get(c, "float")) for c in columns])
+    records = [TableRecord({c: row[c] for c in columns if row.get(c) is not None}) for row in table]
+    return {**numbers, "scores": MetadataValue.table(records, schema=schema)}
 
 
 @asset(
@@ -53,10 +62,8 @@ def legal_entities(mendel: MendelResource) -> MaterializeResult:
                 check_name=GATE_CHECK,
                 passed=gate.passed,
                 severity=AssetCheckSeverity.ERROR,
-                metadata={
-                    "scores": MetadataValue.md(_markdown_table(gate.table)),
-                    "failures": MetadataValue.text("\n".join(gate.failures) or "none"),
-                },
+                metadata={**gate_metadata(gate.table),
+                          "failures": MetadataValue.text("\n".join(gate.failures) or "none")},
             )
         ],
     )
