@@ -23,7 +23,8 @@ from mendel.index.embed import (
     embed_with_cache,
     get_embedder,
 )
-from serving.rerank import CrossEncoder, write_safetensors
+from mendel.encoder.safetensors import write_safetensors
+from serving.rerank import CrossEncoder
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 WORDS = ["zakon", "soud", "sazba", "dan", "z", "prijmu", "bydleni", "podpora", "rozhodnuti", "##u", "##e",

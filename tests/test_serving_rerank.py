@@ -21,7 +21,10 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 from serving.api import create_app, reranker_from_env
-from serving.rerank import CrossEncoder, CrossEncoderError, WordPieceTokenizer, read_safetensors, write_safetensors
+from mendel.encoder import ModelError
+from mendel.encoder.safetensors import read_safetensors, write_safetensors
+from mendel.encoder.wordpiece import WordPieceTokenizer
+from serving.rerank import CrossEncoder, CrossEncoderError
 from serving.search import RERANK_MAX, Searcher
 from tests.test_api import EMBEDDER, HOUSING_QUERY, base_docs, build_bundle, corpus  # noqa: F401 (a fixture)
 
@@ -114,7 +117,7 @@ def test_wordpiece_tokenizer():
     ids, types = tokenizer.encode_pair("podpora bydlení", "zákon " * 50, max_tokens=12)
     assert len(ids) == 12 and ids[0] == tokenizer.cls and ids.count(tokenizer.sep) == 2
     assert types == [0] * 4 + [1] * 8  # [CLS] podpora bydleni [SEP] | zakon ×7 [SEP]: the longer side was cut
-    with pytest.raises(CrossEncoderError, match=r"\[CLS\]"):
+    with pytest.raises(ModelError, match=r"\[CLS\]"):
         WordPieceTokenizer(["[PAD]", "[UNK]", "[SEP]"])
 
 
@@ -124,7 +127,7 @@ def test_safetensors_round_trip(tmp_path):
     loaded = read_safetensors(tmp_path / "m.safetensors")
     assert set(loaded) == {"a", "b"} and np.array_equal(loaded["a"], tensors["a"]) and loaded["b"][0] == 0.5
     (tmp_path / "bad.safetensors").write_bytes(b"\xff" * 16)
-    with pytest.raises(CrossEncoderError, match="not a safetensors file"):
+    with pytest.raises(ModelError, match="not a safetensors file"):
         read_safetensors(tmp_path / "bad.safetensors")
 
 

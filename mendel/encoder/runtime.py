@@ -1,0 +1,205 @@
+"""Running an encoder graph (:mod:`mendel.encoder.graph`) with OpenVINO or ONNX Runtime, on a GPU when one is
+present and usable, else on the CPU.
+
+:func:`open_session` compiles an ONNX file for one runtime and returns a :class:`Session`; its ``label`` says
+what really runs (``openvino-cpu-bf16``, ``onnxruntime-cuda-f32``, ...) and becomes part of cache keys, so
+results of different runtimes, devices or precisions are never mixed up.
+
+- OpenVINO: the ``GPU`` device when OpenVINO lists one (an Intel GPU), else the CPU; on a CPU with native bf16
+  the matrix products run in bf16 (``INFERENCE_PRECISION_HINT``), else in f32. In ``throughput`` mode several
+  requests are in flight at once (one stream per core), in ``latency`` mode one request uses every core.
+- ONNX Runtime: ``CUDAExecutionProvider`` when the installed build has it (the ``onnxruntime-gpu`` wheel), else
+  the CPU provider; f32. In ``throughput`` mode one call per core runs at once from threads.
+
+A GPU that is listed but fails to compile the graph is logged and the CPU is used instead; ``MENDEL_ENCODER_DEVICE``
+(``auto``, ``cpu``, ``gpu``) overrides the choice. :func:`default_runtime` picks the runtime that has a GPU, else
+OpenVINO (the faster one on CPUs, see ``benchmarks/bench_embedding.py``).
+
+Nothing here opens a connection: OpenVINO's telemetry lives in its model-conversion tools (``openvino.tools``),
+which are never imported, and the ``openvino-telemetry`` package is kept out of the environment.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+RUNTIMES = ("openvino", "onnxruntime")
+MODES = ("throughput", "latency")
+DEVICE_ENV = "MENDEL_ENCODER_DEVICE"
+CACHE_ENV = "MENDEL_ENCODER_CACHE"
+log = logging.getLogger("mendel.encoder")
+
+
+def usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def cache_dir() -> Path:
+    """Where converted graphs live: ``MENDEL_ENCODER_CACHE``, else ``<MENDEL_HOME>/cache/encoders``."""
+    configured = os.environ.get(CACHE_ENV, "").strip()
+    if configured:
+        return Path(configured)
+    from mendel.config import Settings
+
+    return Settings().home / "cache" / "encoders"
+
+
+class Session(Protocol):
+    label: str      # runtime-device-precision, e.g. "openvino-cpu-bf16"
+    device: str     # "cpu", "gpu" (OpenVINO) or "cuda" (ONNX Runtime)
+    precision: str  # "bf16", "f32", "f16"
+
+    def run(self, feeds: dict[str, np.ndarray]) -> np.ndarray: ...
+    def run_many(self, feeds: list[dict[str, np.ndarray]]) -> list[np.ndarray]: ...
+
+
+def wanted_device(device: str | None = None) -> str:
+    device = (device or os.environ.get(DEVICE_ENV) or "auto").strip().lower()
+    if device not in ("auto", "cpu", "gpu"):
+        raise ValueError(f"{DEVICE_ENV}={device!r}: expected auto, cpu or gpu")
+    return device
+
+
+def _openvino_core():
+    import openvino
+
+    return openvino.Core()
+
+
+def _onnxruntime():
+    import onnxruntime
+
+    return onnxruntime
+
+
+def openvino_gpus() -> list[str]:
+    return [d for d in _openvino_core().available_devices if d.startswith("GPU")]
+
+
+def onnxruntime_has_cuda() -> bool:
+    return "CUDAExecutionProvider" in _onnxruntime().get_available_providers()
+
+
+def default_runtime(device: str | None = None) -> str:
+    """ONNX Runtime when it has CUDA (an NVIDIA GPU), else OpenVINO (its GPU if it has one, else the CPU)."""
+    if wanted_device(device) != "cpu" and onnxruntime_has_cuda():
+        return "onnxruntime"
+    return "openvino"
+
+
+class OpenVinoSession:
+    def __init__(self, path: Path, *, device: str | None = None, threads: int | None = None,
+                 mode: str = "throughput", precision: str = "auto", blob_cache: Path | None = None):
+        core = _openvino_core()
+        if blob_cache is not None:  # compiled models kept on disk: a later process loads one in ~1 s, not ~3 s
+            core.set_property({"CACHE_DIR": str(blob_cache)})
+        model = str(path)
+        threads = threads or usable_cpus()
+        wanted = wanted_device(device)
+        hint = "LATENCY" if mode == "latency" else "THROUGHPUT"
+        self.compiled = None
+        for target in ([d for d in core.available_devices if d.startswith("GPU")] if wanted != "cpu" else []):
+            try:
+                self.compiled = core.compile_model(model, target, {"PERFORMANCE_HINT": hint})
+                self.device = "gpu"
+                self.precision = self.compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name()
+                break
+            except RuntimeError as exc:
+                log.warning("OpenVINO could not use %s (%s); using the CPU", target, exc)
+        if self.compiled is None:
+            if wanted == "gpu":
+                log.warning("OpenVINO has no usable GPU; using the CPU")
+            if precision == "auto":
+                precision = "bf16" if "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES") else "f32"
+            streams = 1 if mode == "latency" else threads
+            self.compiled = core.compile_model(model, "CPU", {
+                "PERFORMANCE_HINT": hint, "INFERENCE_PRECISION_HINT": precision, "NUM_STREAMS": streams,
+                "INFERENCE_NUM_THREADS": threads})
+            self.device, self.precision = "cpu", precision
+        self.requests = 1 if mode == "latency" else max(
+            1, int(self.compiled.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")))
+        self.label = f"openvino-{self.device}-{self.precision}"
+        self._request = self.compiled.create_infer_request()
+        self._queue = None
+
+    def run(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
+        return self._request.infer(feeds)[0].copy()
+
+    def run_many(self, feeds: list[dict[str, np.ndarray]]) -> list[np.ndarray]:
+        if self.requests == 1 or len(feeds) == 1:
+            return [self.run(feed) for feed in feeds]
+        import openvino
+
+        if self._queue is None:
+            self._queue = openvino.AsyncInferQueue(self.compiled, self.requests)
+        results: list = [None] * len(feeds)
+
+        def done(request, index):
+            results[index] = request.get_output_tensor(0).data.copy()
+
+        self._queue.set_callback(done)
+        for index, feed in enumerate(feeds):
+            self._queue.start_async(feed, userdata=index)
+        self._queue.wait_all()
+        return results
+
+
+class OnnxRuntimeSession:
+    def __init__(self, path: Path, *, device: str | None = None, threads: int | None = None,
+                 mode: str = "throughput", precision: str = "auto", blob_cache: Path | None = None):
+        ort = _onnxruntime()
+        if precision not in ("auto", "f32"):
+            raise ValueError(f"ONNX Runtime runs this graph in f32 only, not {precision}")
+        wanted = wanted_device(device)
+        threads = threads or usable_cpus()
+        self.requests = 1 if mode == "latency" else threads
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = max(1, threads // self.requests)
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        providers = ["CPUExecutionProvider"]
+        if wanted != "cpu" and "CUDAExecutionProvider" in ort.get_available_providers():
+            providers.insert(0, "CUDAExecutionProvider")
+        try:
+            self._session = ort.InferenceSession(str(path), options, providers=providers)
+        except Exception as exc:  # a CUDA build without a usable driver may fail here instead of falling back
+            if providers == ["CPUExecutionProvider"]:
+                raise
+            log.warning("ONNX Runtime could not use CUDA (%s); using the CPU", exc)
+            self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.device = "cuda" if self._session.get_providers()[0] == "CUDAExecutionProvider" else "cpu"
+        if self.device == "cpu" and len(providers) > 1:
+            log.warning("ONNX Runtime did not start CUDA; using the CPU")
+        if self.device == "cuda":  # the GPU runs one batch at a time, fed from one thread
+            self.requests = 1
+        self.precision = "f32"
+        self.label = f"onnxruntime-{self.device}-f32"
+        self._inputs = [i.name for i in self._session.get_inputs()]
+        self._pool = ThreadPoolExecutor(self.requests) if self.requests > 1 else None
+
+    def run(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
+        return self._session.run(None, {name: feeds[name] for name in self._inputs})[0]
+
+    def run_many(self, feeds: list[dict[str, np.ndarray]]) -> list[np.ndarray]:
+        if self._pool is None or len(feeds) == 1:
+            return [self.run(feed) for feed in feeds]
+        return list(self._pool.map(self.run, feeds))
+
+
+def open_session(path: Path, runtime: str, **options) -> Session:
+    """A compiled graph for ``runtime`` (``openvino`` or ``onnxruntime``); see the module docstring."""
+    if runtime == "openvino":
+        return OpenVinoSession(path, **options)
+    if runtime == "onnxruntime":
+        return OnnxRuntimeSession(path, **options)
+    raise ValueError(f"unknown runtime {runtime!r}: expected one of {RUNTIMES}")
