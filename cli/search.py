@@ -145,8 +145,13 @@ def print_text(payload: dict, color: bool = False) -> None:
     from serving.evidence import excerpt_window, segments
 
     mark_on, mark_off = ("\033[1;33m", "\033[0m") if color else ("[", "]")
+    coverage = payload.get("coverage") or {}
+    for item in coverage.get("missing", []):
+        print(f"not in the collection: {item.get('message') or item.get('id')}")
     if not payload["results"]:
-        print("nothing found" + (f" ({payload['coverage']})" if payload.get("coverage") else ""))
+        print("nothing found")
+    elif coverage.get("weak"):
+        print("weak match: the hits answer the query only loosely, check them")
     for rank, hit in enumerate(payload["results"], start=1):
         pages = f"p. {hit['page']}" + (f"-{hit['page_end']}" if hit["page_end"] != hit["page"] else "")
         where = " · ".join(x for x in (hit.get("citation") or hit["doc_id"], hit["source"], hit["section"], pages)
@@ -158,5 +163,3 @@ def print_text(payload: dict, color: bool = False) -> None:
         excerpt = " ".join(excerpt.split())
         print(f"{rank:2}. [{hit['score']:.4f}] {hit['title']}\n    {where}\n    {hit['url']}\n"
               f"    {'… ' if start else ''}{excerpt}{' …' if end < len(hit['text']) else ''}")
-    if payload.get("coverage"):
-        print(f"coverage: {json.dumps(payload['coverage'], ensure_ascii=False)}")
