@@ -44,6 +44,8 @@ def run_search(searcher, query: str, k: int = 10, filters=None, places: dict[str
     details: dict = {}
     depth = min(k * PLACE_DEPTH, MAX_DEPTH) if places else k
     hits = searcher.search(query, k=depth, filters=filters, details=details, **options)
+    if (details.get("coverage") or {}).get("empty"):
+        hits = []  # below the relevance floor with nothing matching: no hits (the coverage block says why)
     if places:
         hits = [h for h in hits if in_places(searcher.documents.get(h.doc_id), places)][:k]
     not_applied = ["at"] if at is not None else []

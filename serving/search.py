@@ -20,6 +20,7 @@ import json
 import os
 import re
 import threading
+from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -42,6 +43,7 @@ CANDIDATES = 50
 # needed), so concurrent API requests search in parallel as they did on their own threads.
 DENSE_WORKERS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 RERANK_MAX = 30
+QUERY_VECTORS_KEPT = 256  # recent query vectors, for the floor's dense signal without encoding twice
 
 
 @dataclass
@@ -65,6 +67,22 @@ class Hit:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass
+class SearchResult:
+    """An answer that says how good it is: the hits, the coverage block (what the query names and whether the
+    collection holds it, ``serving.coverage``), ``weak`` (below the calibrated relevance floor, or about nothing
+    the collection holds) and ``confidence`` (the floor's signals)."""
+
+    hits: list[Hit]
+    coverage: dict
+    weak: bool
+    confidence: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"hits": [h.to_dict() for h in self.hits], "coverage": self.coverage, "weak": self.weak,
+                "confidence": self.confidence}
 
 
 @dataclass
@@ -107,6 +125,11 @@ class Searcher:
         self._upper: dict[int, LayerIndex | None] = {}
         self._upper_lock = threading.Lock()
         self._dense_pool: ThreadPoolExecutor | None = None
+        self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._collection = None
+        self._signals = None
+        self._floor = None
+        self._floor_loaded = False
 
     @classmethod
     def latest(cls, bundles_dir: Path, embedder=None, reranker=None) -> "Searcher":
@@ -220,6 +243,10 @@ class Searcher:
             return []
         vector = self.embedder.query(query).reshape(1, -1).astype(np.float32)
         vector /= max(float(np.linalg.norm(vector)), 1e-12)
+        with self._upper_lock:
+            self._query_vectors[query] = vector
+            while len(self._query_vectors) > QUERY_VECTORS_KEPT:
+                self._query_vectors.popitem(last=False)
         with one_faiss_thread():
             return self._dense_search(index, vector, n, allowed)
 
@@ -387,6 +414,8 @@ class Searcher:
             index = self.passages  # the asked-for layer has nothing that passes the filters
             allowed = self.allowed_chunks(filters, index)
         if allowed is not None and not allowed.any():
+            if details is not None:
+                details["coverage"] = self.assess(query, found, [], index, dense=False, allowed=allowed)
             return []
         depth = max(k, CANDIDATES)
         subqueries = split_query(query, found) if decompose else []
@@ -430,7 +459,71 @@ class Searcher:
             hit.subqueries = found_by.get(item, [])
             hit.rerank_score = rerank_scores.get(item)
             hits.append(hit)
+        if details is not None:
+            details["coverage"] = self.assess(query, found, [item for item, _, _ in fused[:k]], index,
+                                              dense=dense, references=any("reference" in h.lists for h in hits),
+                                              allowed=allowed)
         return hits
+
+    # --- honest answers ------------------------------------------------------------------------------
+
+    @property
+    def floor(self):
+        """The relevance floor (``serving/floor.json``, calibrated on the dev questions); None when absent."""
+        if not self._floor_loaded:
+            from serving.coverage import FLOOR_FILE, Floor
+
+            self._floor = Floor.load() if FLOOR_FILE.exists() else None
+            self._floor_loaded = True
+        return self._floor
+
+    @floor.setter
+    def floor(self, value) -> None:
+        self._floor, self._floor_loaded = value, True
+
+    def collection(self):
+        """What this bundle holds, for the coverage block (built on first use)."""
+        if self._collection is None:
+            from serving.coverage import CollectionIndex
+
+            with self._upper_lock:
+                if self._collection is None:
+                    self._collection = CollectionIndex(self.documents, self.graph, self.passages.bm25.vocab_dict)
+        return self._collection
+
+    def assess(self, query: str, understanding, items: list[int], layer: LayerIndex | None = None,
+               dense: bool = True, references: bool = False, allowed: np.ndarray | None = None) -> dict:
+        """The coverage block of one answer (``serving.coverage``): what the query names and whether the
+        collection holds it, the floor's signals over the best hits, and whether the answer is ``weak`` or
+        ``empty`` (nothing matches: no hits should be shown)."""
+        from serving.coverage import TOP_HITS, Confidence, SignalTables, coverage_report, dense_signal, judge, \
+            lexical_signal
+
+        index = layer or self.passages
+        if self._signals is None:
+            self._signals = SignalTables()
+        report = coverage_report(query, understanding, self.collection())
+        top = items[:TOP_HITS]
+        text = understanding.normalized
+        with self._upper_lock:
+            vector = self._query_vectors.get(text) if dense else None
+        confidence = Confidence(lexical=lexical_signal(index, self._signals, text, allowed),
+                                dense=dense_signal(index, vector, top))
+        verdict = judge(confidence, self.floor, self.manifest.get("model"), report)
+        if references and not report["all_missing"]:  # an exact reference was found: the answer is that text
+            verdict.update(weak=False, empty=False)
+        return {**report, "confidence": confidence.as_dict(), **verdict}
+
+    def search_with_coverage(self, query: str, k: int = 10, **options) -> SearchResult:
+        """:meth:`search` with an honest answer: the coverage block, ``weak`` below the relevance floor, and no
+        hits at all when nothing in the collection matches the query."""
+        details: dict = dict(options.pop("details", None) or {})
+        hits = self.search(query, k=k, details=details, **options)
+        coverage = details["coverage"]
+        if coverage.get("empty"):
+            hits = []
+        return SearchResult(hits=hits, coverage=coverage, weak=bool(coverage.get("weak")),
+                            confidence=coverage.get("confidence", {}))
 
     def passage_text(self, item: int, layer: LayerIndex | None = None) -> str:
         """What a cross-encoder reads for a chunk: its citation, title and section, then the raw text."""

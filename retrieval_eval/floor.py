@@ -1,0 +1,144 @@
+"""Calibrate the relevance floor (``serving/floor.json``) on the dev questions only.
+
+The floor has two thresholds (``serving.coverage``): an answer is weak when its lexical signal is below the lexical
+threshold *and* its dense signal below the dense one. They are chosen on two samples:
+
+- positives: the dev questions (``questions/dev.jsonl``) whose gold the default search finds in its top 10 — an
+  answer the floor must not call weak;
+- negatives: the queries below, written for this calibration, with no answer in the sample corpus (nonsense,
+  everyday topics, acts and questions the corpus does not cover). They are not the blind set's questions.
+
+Among all threshold pairs taken from the observed signals, the one that marks the most negatives weak while
+marking at most ``MAX_FALSE_WEAK`` of the positives weak is kept (ties: fewer positives weak, then lower
+thresholds). The blind set is never read here.
+
+    python -m retrieval_eval.floor [--bundles DIR] [--out serving/floor.json] [--dry-run]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Sequence
+
+from retrieval_eval import DEV_QUESTIONS
+from retrieval_eval.retrieval import answerable, judge, load_questions
+
+MAX_FALSE_WEAK = 0.05
+TOP_K = 10
+CALIBRATION_NEGATIVES = (
+    "qxwz blorft vrmpl",
+    "asdf jkl qwerty uiop",
+    "recept na svíčkovou se šlehačkou",
+    "výsledky hokejové extraligy včera večer",
+    "jak přesadit orchidej do většího květináče",
+    "What is the capital of Australia?",
+    "nejlepší pizza v centru Brna",
+    "jak dlouho se vaří vajíčko natvrdo",
+    "kolik stojí jízdenka vlakem z Prahy do Ostravy",
+    "Jak dlouho trvá dědické řízení u notáře?",
+    "Kolik je rodičovský příspěvek na druhé dítě?",
+    "Jak se počítá daň z příjmů ze zaměstnání?",
+    "Kdy se platí silniční daň za firemní auto?",
+    "Jak podat žádost o občanský průkaz pro dítě?",
+    "Co dělat při dopravní nehodě bez zranění?",
+    "Kolik trestných bodů dostanu za překročení rychlosti?",
+    "Musí mít pes ve městě náhubek?",
+    "§ 2 zákona č. 361/2000 Sb.",
+    "čl. 6 odst. 1 písm. f) GDPR",
+    "jak vyplnit kontrolní hlášení k DPH za čtvrtletí",
+    "Kdo platí opravu výtahu ve společenství vlastníků?",
+    "Jaké jsou podmínky hypotéky pro mladé?",
+)
+
+
+def signals(searcher, query: str, gold: Sequence[dict] | None = None) -> dict:
+    """The floor's signals for one query (and, with gold, whether the answer is in the top ``TOP_K``)."""
+    answer = searcher.search_with_coverage(query, k=TOP_K)
+    row = {"query": query, **answer.coverage["confidence"]}
+    if gold is not None:
+        row["answered"] = any(judge(answer.hits, gold)) if answer.hits else False
+        if not answer.hits:  # nothing returned: the signals of the full ranking decide the calibration
+            row["answered"] = any(judge(searcher.search(query, k=TOP_K), gold))
+    return row
+
+
+def weak(row: dict, lexical: float, dense: float | None) -> bool:
+    dense_ok = dense is not None and row.get("dense") is not None and row["dense"] >= dense
+    return not (row["lexical"] >= lexical or dense_ok)
+
+
+def choose(positives: list[dict], negatives: list[dict], max_false_weak: float = MAX_FALSE_WEAK) -> dict:
+    """The threshold pair (see the module docstring) and what it does on both samples."""
+    lexical_values = sorted({0.0} | {r["lexical"] for r in positives + negatives})
+    dense_values = sorted({r["dense"] for r in positives + negatives if r.get("dense") is not None})
+    dense_options: list[float | None] = [None] + dense_values + ([dense_values[-1] + 1e-6] if dense_values else [])
+    best = None
+    for lexical in lexical_values + [lexical_values[-1] + 1e-6]:
+        for dense in dense_options:
+            false_weak = sum(weak(r, lexical, dense) for r in positives)
+            caught = sum(weak(r, lexical, dense) for r in negatives)
+            if positives and false_weak / len(positives) > max_false_weak:
+                continue
+            key = (caught, -false_weak, -lexical, -(dense if dense is not None else -math.inf))
+            if best is None or key > best[0]:
+                best = (key, lexical, dense, false_weak, caught)
+    _, lexical, dense, false_weak, caught = best
+    return {"lexical": round(lexical, 6), "dense": None if dense is None else round(dense, 6),
+            "positives": len(positives), "positives_weak": false_weak, "negatives": len(negatives),
+            "negatives_weak": caught}
+
+
+def calibrate(searcher, questions_path: Path = DEV_QUESTIONS) -> dict:
+    if Path(questions_path).name == "blind.jsonl":
+        raise ValueError("the floor is calibrated on the dev questions, never on the blind set")
+    searcher.floor = None  # signals only, no verdicts from an earlier floor
+    questions = [q for q in load_questions(questions_path) if answerable(q)]
+    rows = [signals(searcher, q["question"], q["gold"]) for q in questions]
+    positives = [r for r in rows if r["answered"]]
+    negatives = [signals(searcher, query) for query in CALIBRATION_NEGATIVES]
+    chosen = choose(positives, negatives)
+    return {"lexical": chosen["lexical"], "dense": chosen["dense"], "model": searcher.manifest.get("model"),
+            "source": {"questions_file": f"retrieval_eval/questions/{Path(questions_path).name}",
+                       "questions_sha256": hashlib.sha256(Path(questions_path).read_bytes()).hexdigest(),
+                       "bundle": searcher.path.name, "calibrated": date.today().isoformat(),
+                       "max_false_weak": MAX_FALSE_WEAK, "questions_answerable": len(questions),
+                       "questions_answered_top10": len(positives), "positives_weak": chosen["positives_weak"],
+                       "negatives": chosen["negatives"], "negatives_weak": chosen["negatives_weak"]},
+            "rows": {"positives": positives, "negatives": negatives}}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m retrieval_eval.floor", description=__doc__.split("\n")[0])
+    parser.add_argument("--bundles", type=Path, default=None, help="bundles directory (default: settings)")
+    parser.add_argument("--questions", type=Path, default=DEV_QUESTIONS)
+    parser.add_argument("--out", type=Path, default=None, help="default: serving/floor.json")
+    parser.add_argument("--dry-run", action="store_true", help="print, do not write")
+    args = parser.parse_args(argv)
+    bundles = args.bundles
+    if bundles is None:
+        from mendel.config import get_settings
+
+        bundles = get_settings().bundles_dir
+    from serving.coverage import FLOOR_FILE
+    from serving.search import Searcher
+
+    result = calibrate(Searcher.latest(Path(bundles)), args.questions)
+    rows = result.pop("rows")
+    print(json.dumps(result, ensure_ascii=False, indent=1))
+    for name, items in rows.items():
+        print(f"{name}: " + ", ".join(f"{r['lexical']:.3f}/{r['dense'] if r['dense'] is None else round(r['dense'], 3)}"
+                                      for r in items), file=sys.stderr)
+    if not args.dry_run:
+        (args.out or FLOOR_FILE).write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n",
+                                             encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
