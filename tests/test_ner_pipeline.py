@@ -119,6 +119,18 @@ def test_gate_passes_with_the_pipeline():
     assert result.passed, result.failures
 
 
+def test_the_shared_pipeline_is_rebuilt_when_its_vocabulary_grows_too_large(monkeypatch):
+    from mendel.ner import pipeline
+
+    recognise_text("Nejvyšší soud")
+    before = shared_pipeline()
+    monkeypatch.setattr(pipeline, "MAX_VOCABULARY_STRINGS", len(before.vocab.strings) + 5)
+    recognise_text(" ".join(f"slovo{n}" for n in range(10)))  # ten new strings
+    assert shared_pipeline() is before  # grown past the limit, but rebuilt only at the next call
+    assert recognise_text("Nejvyšší soud")[0].norm == "Nejvyšší soud"
+    assert shared_pipeline() is not before and len(shared_pipeline().vocab.strings) < len(before.vocab.strings)
+
+
 def test_build_pipeline_makes_a_new_one():
     fresh = build_pipeline()
     assert fresh is not shared_pipeline() and fresh.pipe_names == shared_pipeline().pipe_names

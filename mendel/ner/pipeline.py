@@ -39,6 +39,9 @@ from mendel.ner.rules import Entity
 
 NER_NAME = "mendel_legal_ner"
 BATCH_SIZE = 256
+# spaCy's vocabulary keeps every string it has tokenised; past this many the shared pipeline is built afresh, so
+# that a long-running server fed arbitrary queries stays bounded in memory
+MAX_VOCABULARY_STRINGS = 500_000
 
 # Czech legal abbreviations kept whole by the tokenizer ("odst." not "odst" + ".");
 # glued pairs are split into their two abbreviations.
@@ -211,6 +214,9 @@ def recognise(texts: Iterable[str], default_act: str | Sequence[str | None] | No
         if len(acts) != len(texts):
             raise ValueError(f"{len(acts)} default acts for {len(texts)} texts")
     nlp = shared_pipeline()
+    if len(nlp.vocab.strings) > MAX_VOCABULARY_STRINGS:
+        shared_pipeline.cache_clear()
+        nlp = shared_pipeline()
     results: list[list[Entity]] = [[] for _ in texts]
     wanted = [i for i, text in enumerate(texts) if isinstance(text, str) and text]
     docs = nlp.pipe(_docs(nlp, [texts[i] for i in wanted], [acts[i] for i in wanted]), batch_size=batch_size)
