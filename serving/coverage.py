@@ -102,6 +102,7 @@ class CollectionIndex:
                         self.decisions[_norm_file_number(key)] = doc
         self.graph = graph
         self.vocabulary = sorted(vocabulary)  # the passages' BM25 terms: which place names the text uses
+        self._terms = frozenset(self.vocabulary)
 
     def cited_chunks(self, entity_id: str) -> int:
         """How many passages cite exactly this reference or the same provision (its ``§ N`` / ``čl. N``)."""
@@ -143,7 +144,13 @@ class CollectionIndex:
         if key in self.records:
             return RECORD, {"doc_id": self.records[key]["doc_id"]}
         cited = self.cited_chunks(f"DECISION_REF:{norm}")
-        return (CITED, {"cited_in": cited}) if cited else (MISSING, {})
+        if cited:
+            return CITED, {"cited_in": cited}
+        # a file number the recogniser did not link: its "number/year" token in the passages' text still counts
+        number = re.search(r"\d+/\d{2,4}", norm)
+        if number and number.group(0) in self._terms and not norm.upper().startswith("ECLI:"):
+            return CITED, {"mentioned": True}
+        return MISSING, {}
 
 
     def place_status(self, mention) -> tuple[str, dict]:
@@ -209,6 +216,7 @@ def coverage_report(query: str, understanding, collection: CollectionIndex) -> d
             cited = item.get("cited_in")
             amended = ", ".join(a["citation"] or a["doc_id"] for a in item.get("amended_by", []))
             message = f"{label} is not indexed" + (f"; cited in {cited} passages" if cited else "") + (
+                "; named in the collection's text" if item.get("mentioned") else "") + (
                 f"; the collection holds acts amending it: {amended}" if amended else "")
         missing.append({**item, "message": message})
     return {"named": named, "missing": missing,

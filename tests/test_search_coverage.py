@@ -161,3 +161,11 @@ def test_floor_calibration_keeps_answered_questions_and_catches_negatives():
     assert strict["negatives_weak"] == 4  # a negative above every positive stays uncaught
     with pytest.raises(ValueError, match="never on the blind set"):
         calibrate(None, questions_path=__import__("retrieval_eval").BLIND_QUESTIONS)
+
+
+def test_a_file_number_named_in_text_but_not_linked_counts_as_cited():
+    from serving.coverage import CollectionIndex
+
+    collection = CollectionIndex({}, graph=None, vocabulary=["883/2025", "exekuc"])
+    assert collection.decision_status("24 Co 883/2025") == (CITED, {"mentioned": True})
+    assert collection.decision_status("25 Cdo 4213/2019") == (MISSING, {})
