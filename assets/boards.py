@@ -1,18 +1,27 @@
-"""Municipal notice boards as Dagster dynamic partitions: one partition per board of the register
-(:mod:`mendel.boards`: OFN boards from NKOD, HTML boards from the maintained list), added by the
-``new_boards_from_registry`` sensor (orchestration/board_sensor.py).
+"""Municipal notice boards: the register (``board_registry``) and the crawl (``board_documents``), one Dagster
+dynamic partition per board.
 
-A run crawls its boards in one Scrapy process through Pipes (``python -m crawlers.run boards``): one board, a range
-of new boards (up to 100 per run), or — in a run without a partition, such as the nightly job — every board
-registered so far. Only JavaScript boards start Chromium.
+``board_registry`` reads the whole register (:func:`mendel.boards.load_registry`: NKOD's boards, the maintained
+list), links each board to its place (:func:`mendel.municipalities.place_boards`), records it in PostgreSQL
+(:func:`mendel.boards.register_boards`) and makes the instance's partitions match it: new boards are added, boards
+gone from the register are removed — their documents withdrawn, never deleted. It runs in the nightly job, so a
+run without a daemon (``mendel run``) crawls every board of the register; the ``new_boards_from_registry`` sensor
+(orchestration/board_sensor.py) still adds and crawls new boards between nights in production.
+
+``board_documents`` crawls its boards in one Scrapy process through Pipes (``python -m crawlers.run boards``): one
+board, a range of new boards (up to 100 per run), or — in a run without a partition, such as the nightly job —
+every registered board. Only JavaScript boards start Chromium.
 """
 
 import sys
+from collections import Counter
 
+import psycopg
 from dagster import (
     AssetExecutionContext,
     BackfillPolicy,
     DynamicPartitionsDefinition,
+    Failure,
     MaterializeResult,
     PipesSubprocessClient,
     asset,
@@ -23,9 +32,61 @@ from mendel.config import PROJECT_ROOT
 from orchestration.policies import NETWORK_RETRY, crawl_pool
 from orchestration.resources import MendelResource
 
-BOARD_SOURCE = "boards"  # the crawl source (MENDEL_SOURCES, crawl_log, the concurrency pool)
+BOARD_SOURCE = register.BOARD_SOURCE  # the crawl source (MENDEL_SOURCES, crawl_log, the concurrency pool)
 MAX_BOARDS_PER_RUN = 100
+# A register read that would remove more than this share of the known boards (and more than a few) is refused: a
+# catalogue answering half empty must not withdraw half the country's notices.
+MAX_REMOVED_SHARE = 0.5
 board_partitions = DynamicPartitionsDefinition(name="municipal_boards")
+
+
+def boards_by_kind(boards) -> dict[str, int]:
+    """Boards per kind (``javascript``: the HTML boards Chromium renders), for run metadata."""
+    kinds = Counter("javascript" if b.javascript else b.kind for b in boards)
+    return {f"kind_{kind}": count for kind, count in sorted(kinds.items())}
+
+
+@asset(
+    name="board_registry",
+    group_name="crawl",
+    kinds={"sparql", "postgres"},
+    owners=["team:ingest"],
+    retry_policy=NETWORK_RETRY,
+    pool=crawl_pool(BOARD_SOURCE),
+    description="The register of notice boards (NKOD's boards, the maintained list), each linked to its "
+                "municipality or region; the board partitions follow it, boards gone from it have their documents "
+                "withdrawn.",
+)
+def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> MaterializeResult:
+    settings = mendel.settings()
+    if not settings.source_enabled(BOARD_SOURCE):
+        context.log.info(f"{BOARD_SOURCE} is not in MENDEL_SOURCES; the register is not read")
+        return MaterializeResult(metadata={"enabled": False, "boards": 0})
+    from mendel.municipalities import place_boards
+
+    # A register that cannot be read fails the step (RegistryError): nothing is added or removed from half a read.
+    boards, placed = place_boards(register.load_registry(settings))
+    known = set(context.instance.get_dynamic_partitions(board_partitions.name))
+    keys = [b.key for b in boards]
+    gone = sorted(known - set(keys))
+    if len(gone) > 5 and len(gone) > MAX_REMOVED_SHARE * len(known):
+        raise Failure(f"the register names {len(keys)} boards and would remove {len(gone)} of the {len(known)} "
+                      f"known ones; refused (more than {MAX_REMOVED_SHARE:.0%})", allow_retries=False)
+    # No processing lock: the register is the crawl's business, like the crawls in their subprocesses.
+    with psycopg.connect(mendel.db_url(), autocommit=True) as conn:
+        change = register.register_boards(conn, boards)
+    new_partitions = [k for k in keys if k not in known]
+    if new_partitions:
+        context.instance.add_dynamic_partitions(board_partitions.name, new_partitions)
+    for key in gone:
+        context.instance.delete_dynamic_partition(board_partitions.name, key)
+    if change.removed:
+        context.log.info(f"{len(change.removed)} board(s) left the register: {change.removed[:10]}; "
+                         f"{len(change.withdrawn)} document(s) withdrawn")
+    return MaterializeResult(metadata={
+        "boards": len(boards), **boards_by_kind(boards), "placed": placed, "unplaced": len(boards) - placed,
+        "added": len(change.added), "removed": len(change.removed), "withdrawn": len(change.withdrawn),
+        "partitions_added": len(new_partitions), "partitions_removed": len(gone)})
 
 
 def boards_of_run(context: AssetExecutionContext) -> list[str]:
@@ -37,6 +98,7 @@ def boards_of_run(context: AssetExecutionContext) -> list[str]:
 
 @asset(
     name="board_documents",
+    deps=[board_registry],
     partitions_def=board_partitions,
     backfill_policy=BackfillPolicy.multi_run(MAX_BOARDS_PER_RUN),
     group_name="crawl",
@@ -44,8 +106,9 @@ def boards_of_run(context: AssetExecutionContext) -> list[str]:
     owners=["team:ingest"],
     retry_policy=NETWORK_RETRY,
     pool=crawl_pool(BOARD_SOURCE),
-    description="Municipal notice boards, one partition per board of the register (NKOD's OFN boards and the "
-                "maintained HTML list): notices and their attachments, JavaScript boards rendered by Chromium.",
+    description="Municipal notice boards, one partition per board of the register (NKOD's feeds and exports, the "
+                "maintained list's HTML boards and site APIs): notices and their attachments, JavaScript boards "
+                "rendered by Chromium.",
 )
 def board_documents(context: AssetExecutionContext, mendel: MendelResource,
                     pipes_subprocess_client: PipesSubprocessClient) -> MaterializeResult:
@@ -53,11 +116,11 @@ def board_documents(context: AssetExecutionContext, mendel: MendelResource,
     if not settings.source_enabled(BOARD_SOURCE):
         context.log.info(f"{BOARD_SOURCE} is not in MENDEL_SOURCES; nothing crawled")
         return MaterializeResult(metadata={"enabled": False, "boards": 0})
-    boards, unknown = register.boards_for_keys(boards_of_run(context), settings)
+    with psycopg.connect(mendel.db_url(), autocommit=True) as conn:
+        boards, unknown = register.boards_for_keys(boards_of_run(context), settings, conn)
     if unknown:
-        context.log.warning(f"{len(unknown)} board(s) no longer in the HTML list, not crawled: {unknown[:10]}")
-    summary = {"boards": len(boards), "javascript_boards": sum(b.javascript for b in boards),
-               "unknown_boards": len(unknown)}
+        context.log.warning(f"{len(unknown)} board(s) no longer in the maintained list, not crawled: {unknown[:10]}")
+    summary = {"boards": len(boards), **boards_by_kind(boards), "unknown_boards": len(unknown)}
     if not boards:
         return MaterializeResult(metadata={**summary, "discovered": 0})
     boards_file = register.write_boards_file(boards, settings.home / "boards" / f"{context.run_id}.json")

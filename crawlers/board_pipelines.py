@@ -7,7 +7,8 @@ recording each (one PostgreSQL transaction) on the reactor thread would stop eve
 :class:`~crawlers.pipelines.DocumentRecordPipeline` — as one step on a few worker threads (hashing and file writes
 release the GIL: the second core works too), each thread with its own connection, and hashes a body once (the raw
 store's digest is the item's). The board spider puts it in the place of
-those three (``BoardsSpider.update_settings``); what is stored and recorded is the same.
+those three (``BoardsSpider.update_settings``); what is stored and recorded is the same. It also counts the
+notices stored (new or changed) in the crawl's stats (``mendel/boards/notices_stored``).
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ THREADED = "crawlers.board_pipelines.ThreadedDocumentRecordPipeline"
 class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
     workers = 3
 
-    def __init__(self, database_url: str, run_id: str | None, raw_store: str | None = None):
+    def __init__(self, database_url: str, run_id: str | None, raw_store: str | None = None, stats=None):
         self.store = RawStore(Path(raw_store)) if raw_store else None
+        self.stats = stats
         self._local = threading.local()
         self._connections: list[psycopg.Connection] = []
         self._lock = threading.Lock()
@@ -42,7 +44,7 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
     @classmethod
     def from_crawler(cls, crawler):
         return cls(crawler.settings.get("MENDEL_DATABASE_URL"), crawler.settings.get("MENDEL_RUN_ID"),
-                   crawler.settings.get("MENDEL_RAW_STORE"))
+                   crawler.settings.get("MENDEL_RAW_STORE"), crawler.stats)
 
     @property
     def conn(self) -> psycopg.Connection:
@@ -78,7 +80,10 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
 
     async def process_item(self, item, spider=None):
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self.store_and_record, item, spider)
+        item = await loop.run_in_executor(self._executor, self.store_and_record, item, spider)
+        if self.stats is not None and item.doc_type == "notice" and item.outcome == "stored":
+            self.stats.inc_value("mendel/boards/notices_stored")
+        return item
 
 
 def with_threaded_records(pipelines: dict) -> dict:

@@ -147,7 +147,8 @@ class Source:
         return (*(o.env for o in self.options), *(self.window.envs if self.window else ()))
 
 
-# The real download URL of Město Kadaň's OFN notice-board feed (the bundled sample is its copy).
+# The real download URL of Město Kadaň's OFN notice-board feed (the bundled sample is its copy; the mirror's NKOD
+# catalogue lists it).
 KADAN_FEED_URL = "https://www.mesto-kadan.cz/1ad1f16beff952576ae7ddd76a91e163"
 
 # Court searches by decision date: decisions appear online weeks after they are made, so production looks back
@@ -181,18 +182,6 @@ SOURCES: dict[str, Source] = {source.name: source for source in (
         window=DateWindow("MENDEL_NSOUD_FROM", "MENDEL_NSOUD_TO", demo_from="2024-01-01",
                           production_lookback_days=14, doc="publication dates (datum_predani_na_web)"),
         backfill=Backfill("1993-01-01", "month"),
-    ),
-    Source(
-        "municipal",
-        "Municipal notice boards: OFN feeds (notices and their attachments) and HTML boards.",
-        spider="crawlers.spiders.municipal.MunicipalSpider",
-        mirror_sites=("mirror.municipal.MunicipalSite",),
-        options=(
-            Option("feeds", "MENDEL_MUNICIPAL_FEEDS", KADAN_FEED_URL, "list",
-                   "OFN 'Úřední deska' feed URLs (real URLs; the demo fetches them from the mirror)"),
-            Option("blesno_url", "MENDEL_BLESNO_URL",
-                   doc="base URL of the obec Blešno site; unset: the mirror in the demo, skipped in production"),
-        ),
     ),
     Source(
         "ruian",
@@ -244,14 +233,15 @@ SOURCES: dict[str, Source] = {source.name: source for source in (
     ),
     Source(
         "boards",
-        "Every notice board of the register (NKOD's OFN boards and the maintained HTML list), one partition each.",
+        "Every notice board of the register, one partition each: NKOD's boards (OFN feeds and publishers' own "
+        "exports) and the maintained list (HTML boards, JavaScript ones rendered by Chromium, site APIs).",
         spider="crawlers.spiders.boards.BoardsSpider",
-        mirror_sites=("mirror.nkod.NkodSite", "mirror.municipal.BoardHosts"),
+        mirror_sites=("mirror.nkod.NkodSite", "mirror.municipal.MunicipalSite", "mirror.municipal.BoardHosts"),
         hosts={"nkod": "https://data.gov.cz"},  # the national open-data catalogue: the register of OFN boards
         options=(
             Option("boards_file", "MENDEL_BOARDS_FILE",
                    doc="the boards to crawl (written by the board asset); unset = the whole register"),
-            Option("max_attachments", "MENDEL_BOARD_MAX_ATTACHMENTS", doc="attachments fetched per notice at most"),
+            Option("max_attachments", "MENDEL_BOARD_MAX_ATTACHMENTS", doc="attachments fetched per board at most"),
         ),
         board_partitions=True,
         asset="board_documents",

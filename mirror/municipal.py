@@ -1,16 +1,24 @@
-"""Municipal sources for the local mirror: the Kadaň OFN notice-board feed and obec Blešno's PDFs.
+"""Municipal sources for the local mirror: notice boards from real files, obec Blešno's site, the board hosts.
 
-Served paths:
+Served paths on the mirror's origin (the real sites' paths):
 
-- ``GET /1ad1f16beff952576ae7ddd76a91e163`` → ``municipal/kadan_uredni_deska.json`` unchanged (the feed's real
-  download URL on www.mesto-kadan.cz, as used by michalskop/uredni-desky-github); alias
-  ``/kadan/uredni-deska.json``. The feed's attachment URLs (``/filemanager/files/{n}.pdf``) are not in the
-  corpus and answer 404; the feed bytes are never rewritten.
+- ``GET /1ad1f16beff952576ae7ddd76a91e163`` → the Kadaň OFN feed (the feed's real download URL on
+  www.mesto-kadan.cz, as used by michalskop/uredni-desky-github); alias ``/kadan/uredni-deska.json``. Which of the
+  three real snapshots (``municipal/kadan_history/kadan_2022-01-31.json``, ``…/kadan_2023-08-16.json``,
+  ``municipal/kadan_uredni_deska.json`` = 2025-02-28) is served: ``MENDEL_MIRROR_KADAN_SNAPSHOT`` (1, 2 or 3, read
+  per request: tests drive it), else the state kept in ``MENDEL_MIRROR_STATE_DIR`` (each mirror started with it
+  serves the next snapshot: successive demo runs see the real notices appear, change and disappear), else the
+  latest. The feed's attachment URLs (``/filemanager/files/{n}.pdf``) are not in the corpus and answer 404; the
+  feed bytes are never rewritten.
+- ``GET /api/boards/{n}`` → the n-th of the 182 real OFN feeds of ``municipal/boards/mvcr_182_boards.json`` (the
+  MVČR open-data API, ``https://opendata-test.mvcr.cz/api/boards/{n}``, each feed the element whose ``iri`` is
+  that URL, re-serialised as it was in the array; attachments are not in the corpus: 404).
 - ``GET /assets/articles/{page-slug}/{file}.pdf`` → ``municipal/blesno/{text,scanned}/{page-slug}__{file}.pdf``
   (the real static path of the obec Blešno site, tomkre/obec-blesno); ``GET /assets/articles/`` is a
   mirror-only HTML index linking every PDF.
 - The same files through the site's REST backend (``ArticleController`` / ``ArticleAssetsController`` of
-  tomkre/obec-blesno, which its Angular front end calls):
+  tomkre/obec-blesno, which its Angular front end calls), on the origin and on ``obec-blesno.mirror.test`` (the
+  site's real host is not known; the board crawl reads it there):
 
   - ``GET /articles/ids?prefix={p}`` → JSON list of the article ids starting with ``p`` (the mirror knows the
     articles that have bundled PDFs); without ``prefix`` → 404, as Spring maps it to the unknown article ``ids``
@@ -22,57 +30,167 @@ Served paths:
 Notice boards on host names of their own (:class:`BoardHosts`): a request whose Host is ``{name}.mirror.test``
 (RFC 2606 ``.test``: never a real host; crawlers resolve these names to the mirror, see
 ``crawlers/mirror_hosts.py``) is a request to that board's site, so every board is its own domain for per-domain
-politeness. The two boards of the maintained HTML list (``mendel/data/html_boards.yaml``) are **mirror-made page
-layouts** over the real Kadaň notices (titles, čísla jednací, dates and attachment links unchanged; no real site
-looks exactly like them):
+politeness. Real files whose download URL is not known are served on such hosts, bytes unchanged
+(:data:`EXPORT_FILES`): Město Hranice's OFN feed, Karviná's pre-OFN JSON and XML exports, the Zlínský kraj's CSV.
+The two boards of the maintained HTML list (``mendel/data/html_boards.yaml``) are **mirror-made page layouts**
+over the real Kadaň notices of the snapshot served (titles, čísla jednací, dates and attachment links unchanged; no
+real site looks exactly like them):
 
 - ``kadan-js.mirror.test``: ``GET /uredni-deska/`` is a page whose notices a script fetches from
   ``GET /uredni-deska/api/informace.json`` and inserts as a table (only a browser sees them);
 - ``kadan-html.mirror.test``: ``GET /deska/`` lists the same notices as server-rendered articles.
 
-In scale mode (``MirrorThread(root, scale=1500)``, ``mendel mirror --scale 1500``) the generated boards of
-:mod:`mirror.scale` are served on their hosts too.
+Every board served from a real file is a dataset of the mirror's NKOD catalogue (:func:`served_boards`,
+:mod:`mirror.nkod`). In scale mode (``MirrorThread(root, scale=1500)``, ``mendel mirror --scale 1500``) the
+generated boards of :mod:`mirror.scale` are served on their hosts too.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import threading
 import time
-from functools import cached_property
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
-from urllib.parse import parse_qs, quote
+from urllib.parse import parse_qs, quote, urlsplit
 
 from mendel.czech_dates import iso, numeric_from_iso, ofn_instant_date
 
 from .responses import FileDigests, Response, file_response, html_response, json_response, text_response
 
-KADAN_FEED_PATHS = ("/1ad1f16beff952576ae7ddd76a91e163", "/kadan/uredni-deska.json")
+KADAN_FEED_URL = "https://www.mesto-kadan.cz/1ad1f16beff952576ae7ddd76a91e163"
+KADAN_PAGE = "https://www.mesto-kadan.cz/cs/mestsky-urad/uredni-deska-6.html"
+KADAN_FEED_PATHS = (urlsplit(KADAN_FEED_URL).path, "/kadan/uredni-deska.json")
+# The real snapshots of the Kadaň feed, oldest first (the last one is the bundled feed itself).
+KADAN_SNAPSHOTS = ("kadan_history/kadan_2022-01-31.json", "kadan_history/kadan_2023-08-16.json",
+                   "kadan_uredni_deska.json")
+SNAPSHOT_ENV = "MENDEL_MIRROR_KADAN_SNAPSHOT"
+STATE_ENV = "MENDEL_MIRROR_STATE_DIR"
+STATE_FILE = "kadan_snapshot.json"
+MVCR_FILE = "boards/mvcr_182_boards.json"
+MVCR_API = "https://opendata-test.mvcr.cz/api/boards/"
+_MVCR_PATH = re.compile(r"^/api/boards/([1-9][0-9]*)$")
 BLESNO_PREFIX = "/assets/articles/"
 ARTICLE_IDS_PATH = "/articles/ids"
 _ARTICLE_ASSETS = re.compile(r"^/articles/([^/]+)/assets$")
 _ARTICLE_PDF = re.compile(r"^/articles/([^/]+)/assets/([-a-z0-9]+[.]pdf)$")
 
+MIRROR_HOST_SUFFIX = ".mirror.test"
+BLESNO_HOST = "obec-blesno.mirror.test"
+# Real board files without a known download URL, served bytes unchanged on hosts of their own:
+# host → path → (file under municipal/, media type).
+EXPORT_FILES = {
+    "hranice.mirror.test": {"/uredni-deska.jsonld": ("boards/hranice_ofn.jsonld", "application/ld+json")},
+    "karvina.mirror.test": {"/opendata.json": ("boards/karvina_deska.json", "application/json"),
+                            "/uredni-deska.xml": ("boards/karvina_deska.xml", "application/xml")},
+    "kr-zlinsky.mirror.test": {"/uredni-deska.csv": ("boards/zlinsky_kraj_deska.csv", "text/csv; charset=utf-8")},
+}
+
+
+@dataclass(frozen=True)
+class ServedBoard:
+    """A board the mirror serves from a real file, as its NKOD catalogue describes it."""
+
+    dataset: str  # the tail of the mirror-made dataset IRI
+    publisher_ico: str
+    publisher_name: str | None  # None where the corpus does not name the publisher
+    page_url: str | None  # the board's page on the publisher's site (its "stránka")
+    distributions: tuple[tuple[str, str], ...]  # (download URL, EU file type: JSON_LD, JSON, XML, CSV)
+
+
+def _export_url(host: str, path: str) -> str:
+    return f"http://{host}{path}"
+
+
+@lru_cache(maxsize=4)
+def _mvcr_feeds(path: Path) -> dict[str, dict]:
+    """n → the feed whose iri is the API's /api/boards/{n}."""
+    feeds = json.loads(path.read_text(encoding="utf-8"))
+    return {feed["iri"].removeprefix(MVCR_API): feed for feed in feeds
+            if isinstance(feed, dict) and str(feed.get("iri", "")).startswith(MVCR_API)}
+
+
+def served_boards(corpus_root: Path) -> list[ServedBoard]:
+    """Every board served from a real file: Kadaň, Hranice, Karviná (JSON and XML: one dataset), the Zlínský kraj's
+    CSV and the 182 MVČR feeds (publisher IČO from each feed; their names are not in the corpus)."""
+    base = Path(corpus_root) / "municipal"
+    boards = [
+        ServedBoard("00261912/uredni-deska", "00261912", "Město Kadaň", KADAN_PAGE, ((KADAN_FEED_URL, "JSON_LD"),)),
+        ServedBoard("00301311/uredni-deska", "00301311", "Město Hranice", "https://www.mesto-hranice.cz/uredni-deska",
+                    ((_export_url("hranice.mirror.test", "/uredni-deska.jsonld"), "JSON_LD"),)),
+        ServedBoard("00297534/uredni-deska", "00297534", "Statutární město Karviná",
+                    "https://www.karvina.cz/magistrat/uredni-deska",
+                    ((_export_url("karvina.mirror.test", "/opendata.json"), "JSON"),
+                     (_export_url("karvina.mirror.test", "/uredni-deska.xml"), "XML"))),
+        ServedBoard("70891320/uredni-deska", "70891320", "Zlínský kraj", "https://www.kr-zlinsky.cz/uredni-deska.asp",
+                    ((_export_url("kr-zlinsky.mirror.test", "/uredni-deska.csv"), "CSV"),)),
+    ]
+    if (base / MVCR_FILE).exists():
+        for number, feed in sorted(_mvcr_feeds(base / MVCR_FILE).items(), key=lambda item: int(item[0])):
+            boards.append(ServedBoard(f"{feed['provozovatel']['ičo']}/uredni-deska-mvcr-{number}",
+                                      feed["provozovatel"]["ičo"], None, feed.get("stránka"),
+                                      ((feed["iri"], "JSON_LD"),)))
+    return boards
+
+
+def kadan_snapshot(corpus_root: Path) -> Path:
+    """The Kadaň snapshot served now (see the module docstring)."""
+    base = Path(corpus_root) / "municipal"
+    chosen = os.environ.get(SNAPSHOT_ENV, "").strip()
+    if not chosen and os.environ.get(STATE_ENV):
+        try:
+            chosen = str(json.loads((Path(os.environ[STATE_ENV]) / STATE_FILE).read_text())["served"])
+        except (OSError, ValueError, KeyError):
+            chosen = ""
+    number = int(chosen) if chosen.isdigit() and 1 <= int(chosen) <= len(KADAN_SNAPSHOTS) else len(KADAN_SNAPSHOTS)
+    return base / KADAN_SNAPSHOTS[number - 1]
+
+
+def advance_kadan_snapshot() -> int | None:
+    """A mirror starting with ``MENDEL_MIRROR_STATE_DIR`` set serves the snapshot after the one it served last
+    time (the first one the first time; the latest stays once reached). Returns the snapshot number, or None."""
+    state_dir = os.environ.get(STATE_ENV)
+    if not state_dir:
+        return None
+    state = Path(state_dir) / STATE_FILE
+    try:
+        served = int(json.loads(state.read_text())["served"])
+    except (OSError, ValueError, KeyError):
+        served = 0
+    served = min(served + 1, len(KADAN_SNAPSHOTS))
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text(json.dumps({"served": served, "file": KADAN_SNAPSHOTS[served - 1]}))
+    return served
+
 
 class MunicipalSite:
     def __init__(self, corpus_root: Path, digests: FileDigests):
         self.digests = digests
-        base = Path(corpus_root) / "municipal"
-        self.kadan_feed = base / "kadan_uredni_deska.json"
+        self.corpus_root = Path(corpus_root)
+        base = self.corpus_root / "municipal"
+        self.mvcr_file = base / MVCR_FILE
         self.blesno: dict[str, Path] = {}
         for kind in ("text", "scanned"):
             for pdf in sorted((base / "blesno" / kind).glob("*.pdf")):
                 slug, sep, name = pdf.name.partition("__")
                 if sep:
                     self.blesno[f"{BLESNO_PREFIX}{slug}/{name}"] = pdf
+        advance_kadan_snapshot()
 
     def handle(self, method: str, path: str, raw_path: str, query: str, headers, body: bytes) -> Response | None:
         if method not in ("GET", "HEAD"):
             return None
-        if path in KADAN_FEED_PATHS and self.kadan_feed.exists():
-            return file_response(self.kadan_feed, "application/json", self.digests)
+        if path in KADAN_FEED_PATHS:
+            feed = kadan_snapshot(self.corpus_root)
+            return file_response(feed, "application/json", self.digests) if feed.exists() else None
+        mvcr = _MVCR_PATH.match(path)
+        if mvcr and self.mvcr_file.exists():
+            feed = _mvcr_feeds(self.mvcr_file).get(mvcr.group(1))
+            return json_response(feed, content_type="application/ld+json") if feed is not None else None
         if path == BLESNO_PREFIX.rstrip("/") or path == BLESNO_PREFIX:
             return self.blesno_index()
         pdf = self.blesno.get(path)
@@ -120,7 +238,6 @@ class MunicipalSite:
 
 # ---------------------------------------------------------------- notice boards on hosts of their own
 
-MIRROR_HOST_SUFFIX = ".mirror.test"
 KADAN_JS_HOST = "kadan-js.mirror.test"
 KADAN_HTML_HOST = "kadan-html.mirror.test"
 JS_BOARD_PATH = "/uredni-deska/"
@@ -225,10 +342,11 @@ def static_board_page(name: str, ico: str, notices: list[dict]) -> str:
 
 
 class BoardHosts:
-    """Requests to ``*.mirror.test`` hosts: the Kadaň HTML boards, and the scale-mode boards when there are any."""
+    """Requests to ``*.mirror.test`` hosts: the Kadaň HTML boards, the real export files, Blešno's site (passed on
+    to :class:`MunicipalSite`), and the scale-mode boards when there are any."""
 
     def __init__(self, corpus_root: Path, digests: FileDigests, scale=None):
-        self.kadan_feed = Path(corpus_root) / "municipal" / "kadan_uredni_deska.json"
+        self.corpus_root = Path(corpus_root)
         self.digests = digests
         self.scale = scale  # a mirror.scale.ScaleBoards, or None
         # Scale mode: when each board host was asked for something (time.monotonic()), to measure politeness.
@@ -258,10 +376,8 @@ class BoardHosts:
                 "median_gap_s": quantile(0.5), "delay_s": delay,
                 "gaps_under_delay": sum(1 for g in gaps if g < delay)}
 
-    @cached_property
-    def kadan_notices(self) -> list[dict]:
-        feed = json.loads(self.kadan_feed.read_text(encoding="utf-8"))
-        return [n for n in feed.get("informace", []) if isinstance(n, dict)]
+    def kadan_notices(self, feed: Path) -> list[dict]:
+        return _notices(feed, feed.stat().st_mtime_ns)
 
     def handle(self, method: str, path: str, raw_path: str, query: str, headers, body: bytes) -> Response | None:
         host = request_host(headers)
@@ -271,16 +387,22 @@ class BoardHosts:
             return None
         if self.scale is not None:  # measured for benchmarks; a long-running demo mirror keeps nothing
             self.note_arrival(host, path)
+        if host == BLESNO_HOST:
+            return None  # the site's REST backend: MunicipalSite answers (Host header and all)
         if method not in ("GET", "HEAD"):
             return text_response("405 Method Not Allowed\n", status=405)
+        export = EXPORT_FILES.get(host, {}).get(path)
+        if export is not None:
+            return file_response(self.corpus_root / "municipal" / export[0], export[1], self.digests)
         if host in (KADAN_JS_HOST, KADAN_HTML_HOST):
-            modified = self.kadan_feed.stat().st_mtime
+            feed = kadan_snapshot(self.corpus_root)
+            modified = feed.stat().st_mtime
             if host == KADAN_JS_HOST and path == JS_BOARD_PATH:
                 return html_response(js_board_page("Město Kadaň", "00261912"), last_modified=modified)
             if host == KADAN_JS_HOST and path == JS_BOARD_API:
-                return json_response(board_api(self.kadan_notices), last_modified=modified)
+                return json_response(board_api(self.kadan_notices(feed)), last_modified=modified)
             if host == KADAN_HTML_HOST and path == STATIC_BOARD_PATH:
-                return html_response(static_board_page("Město Kadaň", "00261912", self.kadan_notices),
+                return html_response(static_board_page("Město Kadaň", "00261912", self.kadan_notices(feed)),
                                      last_modified=modified)
         if self.scale is not None:
             board = self.scale.by_host.get(host)
@@ -289,6 +411,12 @@ class BoardHosts:
                 if response is not None:
                     return response
         return text_response("404 Not Found\n", status=404)
+
+
+@lru_cache(maxsize=8)
+def _notices(feed: Path, modified_ns: int) -> list[dict]:
+    value = json.loads(feed.read_text(encoding="utf-8"))
+    return [n for n in value.get("informace", []) if isinstance(n, dict)]
 
 
 def observe_robots_txt(server) -> None:

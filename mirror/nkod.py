@@ -7,13 +7,16 @@ DCAT records of the notice-board datasets.
 The path is shared with e-Sbírka's open-data endpoint on this one-origin mirror; a query is NKOD's when it names the
 DCAT vocabulary (``http://www.w3.org/ns/dcat#``), otherwise :mod:`mirror.esbirka` answers it.
 
-**Records.** In normal mode the catalogue holds one dataset: the real Kadaň feed (its real download URL, publisher
-IČO 00261912), described with the real shape of NKOD records — the OFN's DCAT metadata template
-(``sample_corpus/municipal/ofn-2021-07-20/metadata_úřední-desky.jsonld``) mapped onto DCAT-AP / Dublin Core
-predicates, the template's own values kept (title, description, keywords, themes, periodicity, spatial coverage,
-documentation, ``dcterms:conformsTo`` the OFN, a JSON-LD distribution with its terms of use and schema). The
-dataset and distribution IRIs are mirror-made. In scale mode it holds one such dataset per generated OFN board
-(:mod:`mirror.scale`), and no Kadaň record.
+**Records.** In normal mode the catalogue holds one dataset per board the mirror serves from a real file
+(:func:`mirror.municipal.served_boards`): Kadaň (its real download URL, publisher IČO 00261912), the 182 MVČR feeds
+(their real API URLs), Hranice, Karviná (two distributions: its JSON and its XML export) and the Zlínský kraj's CSV
+(on mirror hosts: their real download URLs are not known). Each is described with the real shape of NKOD records —
+the OFN's DCAT metadata template (``sample_corpus/municipal/ofn-2021-07-20/metadata_úřední-desky.jsonld``) mapped
+onto DCAT-AP / Dublin Core predicates, the template's own values kept (title, description, keywords, themes,
+periodicity, spatial coverage, documentation, ``dcterms:conformsTo`` the OFN, distributions with their terms of
+use; the JSON-LD one with the template's schema, the others with their own format). A publisher's name is there
+only where the corpus names it. The dataset and distribution IRIs are mirror-made. In scale mode it holds one such
+dataset per generated OFN board (:mod:`mirror.scale`) instead.
 
 **Queries.** A small SPARQL 1.1 subset is evaluated for real over those triples: ``PREFIX``; ``SELECT [DISTINCT]``
 variables or ``*``; a ``WHERE`` group of triple patterns (``a``, ``;``, ``,``, IRIs, prefixed names, literals
@@ -31,6 +34,7 @@ from functools import cached_property
 from pathlib import Path
 from urllib.parse import parse_qs
 
+from .municipal import served_boards
 from .responses import Response, json_response, text_response
 
 SPARQL_PATH = "/sparql"
@@ -42,8 +46,9 @@ PU = "https://data.gov.cz/slovník/podmínky-užití/"
 RPP_BODY = "https://rpp-opendata.egon.gov.cz/odrpp/zdroj/orgán-veřejné-moci/"
 DATASETS = "https://data.gov.cz/zdroj/datové-sady/"  # mirror-made dataset IRIs live under NKOD's dataset space
 TEMPLATE = Path("municipal") / "ofn-2021-07-20" / "metadata_úřední-desky.jsonld"
-KADAN_FEED = "https://www.mesto-kadan.cz/1ad1f16beff952576ae7ddd76a91e163"
-KADAN_PAGE = "https://www.mesto-kadan.cz/cs/mestsky-urad/uredni-deska-6.html"
+FILE_TYPES = "http://publications.europa.eu/resource/authority/file-type/"
+MEDIA_TYPES = {"JSON_LD": "application/ld+json", "JSON": "application/json", "XML": "application/xml",
+               "CSV": "text/csv"}
 
 # The OFN catalogue keys of a dataset / distribution record and the predicates NKOD stores them as.
 DATASET_KEYS = {
@@ -88,21 +93,20 @@ class CatalogueBoard:
 
     dataset: str
     publisher_ico: str
-    publisher_name: str
-    download_url: str
-    page_url: str
+    publisher_name: str | None
+    page_url: str | None
+    distributions: tuple[tuple[str, str], ...]  # (download URL, EU file type)
 
 
 # ---------------------------------------------------------------- records
 
 def dataset_triples(template: dict, board: CatalogueBoard) -> list[tuple]:
     """The triples of one dataset record: the template's values, this board's publisher and URLs."""
-    subject, distribution = Iri(board.dataset), Iri(board.dataset + "/distribuce/json-ld")
+    subject = Iri(board.dataset)
     publisher = Iri(RPP_BODY + board.publisher_ico)
-    triples = [(subject, Iri(RDF_TYPE), Iri(DCAT + "Dataset")), (subject, Iri(DCTERMS + "publisher"), publisher),
-               (publisher, Iri(FOAF + "name"), Literal(board.publisher_name, "cs")),
-               (subject, Iri(DCAT + "distribution"), distribution),
-               (distribution, Iri(RDF_TYPE), Iri(DCAT + "Distribution"))]
+    triples = [(subject, Iri(RDF_TYPE), Iri(DCAT + "Dataset")), (subject, Iri(DCTERMS + "publisher"), publisher)]
+    if board.publisher_name:
+        triples.append((publisher, Iri(FOAF + "name"), Literal(board.publisher_name, "cs")))
     for key, predicate in DATASET_KEYS.items():
         value = template.get(key)
         if isinstance(value, dict):  # language map: {"cs": "…", "en": "…"} or {"cs": ["…"], …}
@@ -113,18 +117,27 @@ def dataset_triples(template: dict, board: CatalogueBoard) -> list[tuple]:
             for iri in value if isinstance(value, list) else [value] if value else []:
                 triples.append((subject, Iri(predicate), Iri(iri)))
     source = (template.get("distribuce") or [{}])[0]
-    urls = {"soubor_ke_stažení": board.download_url, "přístupové_url": board.download_url}
-    for key, predicate in DISTRIBUTION_KEYS.items():
-        value = urls.get(key) or source.get(key)
-        if value:
-            triples.append((distribution, Iri(predicate), Iri(value)))
-    terms = source.get("podmínky_užití") or {}
-    if terms:
-        node = Iri(board.dataset + "/distribuce/json-ld/podmínky-užití")
-        triples.append((distribution, Iri(PU + "specifikace"), node))
-        triples.append((node, Iri(RDF_TYPE), Iri(PU + "Specifikace")))
-        triples += [(node, Iri(TERMS_KEYS[k]), Iri(v)) for k, v in terms.items() if k in TERMS_KEYS]
-    triples.append((subject, Iri(DCAT + "landingPage"), Iri(board.page_url)))
+    for download_url, file_type in board.distributions:
+        distribution = Iri(f"{board.dataset}/distribuce/{file_type.lower().replace('_', '-')}")
+        triples += [(subject, Iri(DCAT + "distribution"), distribution),
+                    (distribution, Iri(RDF_TYPE), Iri(DCAT + "Distribution"))]
+        values = {"soubor_ke_stažení": download_url, "přístupové_url": download_url,
+                  "typ_média": f"http://www.iana.org/assignments/media-types/{MEDIA_TYPES[file_type]}",
+                  "formát": FILE_TYPES + file_type}
+        if file_type != "JSON_LD":
+            values["schéma"] = None  # the OFN's JSON schema describes its JSON-LD only
+        for key, predicate in DISTRIBUTION_KEYS.items():
+            value = values[key] if key in values else source.get(key)
+            if value:
+                triples.append((distribution, Iri(predicate), Iri(value)))
+        terms = source.get("podmínky_užití") or {}
+        if terms:
+            node = Iri(f"{distribution.value}/podmínky-užití")
+            triples.append((distribution, Iri(PU + "specifikace"), node))
+            triples.append((node, Iri(RDF_TYPE), Iri(PU + "Specifikace")))
+            triples += [(node, Iri(TERMS_KEYS[k]), Iri(v)) for k, v in terms.items() if k in TERMS_KEYS]
+    if board.page_url:
+        triples.append((subject, Iri(DCAT + "landingPage"), Iri(board.page_url)))
     return triples
 
 
@@ -459,10 +472,12 @@ class NkodSite:
 
     def boards(self) -> list[CatalogueBoard]:
         if self.scale is None:
-            return [CatalogueBoard(dataset=DATASETS + "00261912/uredni-deska", publisher_ico="00261912",
-                                   publisher_name="Město Kadaň", download_url=KADAN_FEED, page_url=KADAN_PAGE)]
+            return [CatalogueBoard(dataset=DATASETS + b.dataset, publisher_ico=b.publisher_ico,
+                                   publisher_name=b.publisher_name, page_url=b.page_url, distributions=b.distributions)
+                    for b in served_boards(self.corpus_root)]
         return [CatalogueBoard(dataset=f"{DATASETS}{b.ico}/uredni-deska", publisher_ico=b.ico, publisher_name=b.name,
-                               download_url=b.feed_url, page_url=b.page_url) for b in self.scale.ofn_boards]
+                               page_url=b.page_url, distributions=((b.feed_url, "JSON_LD"),))
+                for b in self.scale.ofn_boards]
 
     @cached_property
     def store(self) -> TripleStore:

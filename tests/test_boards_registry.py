@@ -1,5 +1,6 @@
-"""The board register: the mirror's NKOD catalogue (SPARQL over DCAT records built from the OFN template), the
-maintained HTML-board list, the scale-mode mirror's 1,500 boards, and the HTML rules' pure helpers."""
+"""The board register: the mirror's NKOD catalogue (SPARQL over DCAT records built from the OFN template: the real
+Kadaň, Hranice, Karviná, Zlínský kraj and 182 MVČR boards), the maintained list (HTML boards, Blešno's site API),
+the scale-mode mirror's 1,500 boards, and the HTML rules' pure helpers."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from parsel import Selector
 
 from crawlers.mirror_hosts import fetch_url
 from crawlers.spiders.boards import html_notice, html_notice_id
-from mendel.boards import (OFN_BOARDS, Board, RegistryError, boards_for_keys, fetch_nkod_boards, html_boards_from,
-                           load_html_boards, load_registry, nkod_query)
+from mendel.boards import (OFN_BOARDS, Board, RegistryError, boards_for_keys, boards_from_bindings,
+                           fetch_nkod_boards, html_boards_from, load_html_boards, load_registry, nkod_query)
 from mendel.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS, Settings
 from mirror.nkod import parse_query
 from mirror.scale import ScaleBoards, ico_with_check_digit
@@ -23,6 +24,13 @@ from mirror.server import MirrorThread
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
 BLESNO = {p.read_bytes() for p in (SAMPLE_CORPUS / "municipal" / "blesno").glob("*/*.pdf")}
+MVCR = json.loads((SAMPLE_CORPUS / "municipal" / "boards" / "mvcr_182_boards.json").read_text(encoding="utf-8"))
+EXPORTS = {"http://hranice.mirror.test/uredni-deska.jsonld": "hranice_ofn.jsonld",
+           "http://karvina.mirror.test/opendata.json": "karvina_deska.json",
+           "http://karvina.mirror.test/uredni-deska.xml": "karvina_deska.xml",
+           "http://kr-zlinsky.mirror.test/uredni-deska.csv": "zlinsky_kraj_deska.csv"}
+KADAN_DATASET = "https://data.gov.cz/zdroj/datové-sady/00261912/uredni-deska"
+LISTED = ["html:kadan-js", "html:kadan-html", "api:blesno"]
 
 
 def sparql(base_url: str, query: str, accept: str = "application/sparql-results+json") -> tuple[int, str, str]:
@@ -45,35 +53,77 @@ def get(base_url: str, host: str, path: str) -> tuple[int, str, bytes]:
 
 # ---------------------------------------------------------------- NKOD on the mirror
 
-def test_nkod_lists_the_real_kadan_feed_as_an_ofn_board(mirror):
+def test_nkod_lists_every_real_board_the_mirror_serves(mirror):
     status, ctype, body = sparql(mirror.base_url, nkod_query())
     assert status == 200 and ctype == "application/sparql-results+json"
     result = json.loads(body)
-    assert result["head"]["vars"] == ["dataset", "title", "publisher", "publisherName", "downloadURL"]
-    (row,) = result["results"]["bindings"]
-    assert row["downloadURL"] == {"type": "uri", "value": KADAN_FEED_URL}
-    assert row["title"] == {"type": "literal", "value": "Úřední deska", "xml:lang": "cs"}  # the template's title
-    assert row["publisherName"]["value"] == "Město Kadaň"
-    (board,) = fetch_nkod_boards(mirror.base_url + "/sparql")
-    assert (board.key, board.kind, board.publisher_ico) == (KADAN_FEED_URL, "ofn", "00261912")
+    assert result["head"]["vars"] == ["dataset", "publisher", "publisherName", "downloadURL", "format", "spatial"]
+    kadan = [r for r in result["results"]["bindings"] if r["downloadURL"]["value"] == KADAN_FEED_URL]
+    assert {r["publisherName"]["value"] for r in kadan} == {"Město Kadaň"}
+    assert {r["format"]["value"].rsplit("/", 1)[-1] for r in kadan} == {"JSON_LD"}
+    boards = {b.key: b for b in fetch_nkod_boards(mirror.base_url + "/sparql", page_size=50)}  # several pages
+    assert len(boards) == 182 + 4  # one board a dataset: Karviná's JSON, not its XML as well
+    kadan_board = boards[KADAN_FEED_URL]
+    assert (kadan_board.kind, kadan_board.publisher_ico, kadan_board.format) == ("ofn", "00261912", "JSON_LD")
+    assert {k: (b.kind, b.format) for k, b in boards.items() if b.kind == "export"} == {
+        "http://karvina.mirror.test/opendata.json": ("export", "JSON"),
+        "http://kr-zlinsky.mirror.test/uredni-deska.csv": ("export", "CSV")}
+    # The 182 MVČR feeds on their real API URLs, each served as the feed of that URL (publisher from the feed).
+    for feed in MVCR:
+        assert boards[feed["iri"]].publisher_ico == feed["provozovatel"]["ičo"] and boards[feed["iri"]].name is None
+    for feed in random.Random(3).sample(MVCR, 5):
+        rebased = urllib.parse.urlsplit(fetch_url(feed["iri"], mirror.base_url))
+        status, ctype, served = get(mirror.base_url, "127.0.0.1", rebased.path)
+        assert status == 200 and ctype == "application/ld+json" and json.loads(served) == feed
+    # Files whose download URL is not known: on mirror hosts of their own, bytes unchanged.
+    for url, name in EXPORTS.items():
+        parts = urllib.parse.urlsplit(url)
+        status, _, served = get(mirror.base_url, parts.hostname, parts.path)
+        assert status == 200 and served == (SAMPLE_CORPUS / "municipal" / "boards" / name).read_bytes()
+
+
+def test_one_board_a_dataset_its_preferred_distribution():
+    def row(dataset, url, file_type=None, spatial=None):
+        out = {"dataset": {"value": dataset}, "downloadURL": {"value": url},
+               "publisher": {"value": "https://rpp-opendata.egon.gov.cz/odrpp/zdroj/orgán-veřejné-moci/00261912"}}
+        if file_type:
+            out["format"] = {"value": f"http://publications.europa.eu/resource/authority/file-type/{file_type}"}
+        if spatial:
+            out["spatial"] = {"value": spatial}
+        return out
+
+    boards = boards_from_bindings([
+        row("d1", "http://a/x.xml", "XML"), row("d1", "http://a/x.jsonld", "JSON_LD",
+                                                 "https://linked.cuzk.cz/resource/ruian/obec/563102"),
+        row("d1", "http://a/x.jsonld", "JSON_LD", "https://linked.cuzk.cz/resource/ruian/stat/1"),
+        row("d2", "http://b/x.csv", "CSV"), row("d3", "http://c/feed")])
+    assert [(b.key, b.kind, b.format, b.obec_kod, b.publisher_ico) for b in boards] == [
+        ("http://a/x.jsonld", "ofn", "JSON_LD", "563102", "00261912"),
+        ("http://b/x.csv", "export", "CSV", None, "00261912"), ("http://c/feed", "ofn", None, None, "00261912")]
 
 
 def test_nkod_record_has_the_templates_dcat_shape(mirror):
     prefixes = ("PREFIX dcat: <http://www.w3.org/ns/dcat#>\nPREFIX dcterms: <http://purl.org/dc/terms/>\n")
-    query = prefixes + ("SELECT ?p ?o WHERE { ?d a dcat:Dataset ; dcat:distribution ?dist . ?dist ?p ?o }"
-                        " ORDER BY ?p")
+    query = prefixes + (f"SELECT ?p ?o WHERE {{ <{KADAN_DATASET}> a dcat:Dataset ; dcat:distribution ?dist ."
+                        " ?dist ?p ?o } ORDER BY ?p")
     rows = json.loads(sparql(mirror.base_url, query)[2])["results"]["bindings"]
     distribution = {(r["p"]["value"].rsplit("/", 1)[-1], r["o"]["value"]) for r in rows}
     assert ("dcat#downloadURL", KADAN_FEED_URL) in distribution
     assert ("format", "http://publications.europa.eu/resource/authority/file-type/JSON_LD") in distribution
     assert ("conformsTo", "https://ofn.gov.cz/úřední-desky/2021-07-20/schémata/úřední-deska.json") in distribution
-    query = prefixes + "SELECT ?spec WHERE { ?d a dcat:Dataset ; dcterms:conformsTo ?spec } ORDER BY DESC(?spec)"
+    query = prefixes + "SELECT DISTINCT ?spec WHERE { ?d a dcat:Dataset ; dcterms:conformsTo ?spec } ORDER BY DESC(?spec)"
     specs = [r["spec"]["value"] for r in json.loads(sparql(mirror.base_url, query)[2])["results"]["bindings"]]
     assert specs == [OFN_BOARDS, "https://ofn.gov.cz/úřední-desky/"]
     # English titles are there too, and a language filter picks them.
-    query = prefixes + 'SELECT ?t WHERE { ?d dcterms:title ?t FILTER(langMatches(LANG(?t), "en")) }'
+    query = prefixes + 'SELECT DISTINCT ?t WHERE { ?d dcterms:title ?t FILTER(langMatches(LANG(?t), "en")) }'
     assert [r["t"]["value"] for r in json.loads(sparql(mirror.base_url, query)[2])["results"]["bindings"]] == [
         "Official bulletin board"]
+    # Karviná's XML export is a second distribution of its dataset, without the OFN's JSON schema.
+    query = prefixes + ("SELECT ?url ?schema WHERE { ?d dcat:distribution ?dist . ?dist dcat:downloadURL ?url ;"
+                        " dcterms:format <http://publications.europa.eu/resource/authority/file-type/XML> ."
+                        " OPTIONAL { ?dist dcterms:conformsTo ?schema } }")
+    rows = json.loads(sparql(mirror.base_url, query)[2])["results"]["bindings"]
+    assert rows == [{"url": {"type": "uri", "value": "http://karvina.mirror.test/uredni-deska.xml"}}]
 
 
 def test_unsupported_sparql_is_a_clear_400_and_esbirka_queries_pass_through(mirror):
@@ -92,23 +142,32 @@ def test_unsupported_sparql_is_a_clear_400_and_esbirka_queries_pass_through(mirr
 
 def test_maintained_html_list_and_its_validation():
     boards = {b.key: b for b in load_html_boards(str(HTML_BOARDS_FILE))}
-    assert set(boards) == {"html:kadan-js", "html:kadan-html"}
+    assert list(boards) == LISTED
     assert boards["html:kadan-js"].javascript and not boards["html:kadan-html"].javascript
-    assert all(b.on_mirror and b.publisher_ico == "00261912" for b in boards.values())
+    assert all(b.on_mirror for b in boards.values())
+    assert {b.publisher_ico for b in boards.values() if b.kind == "html"} == {"00261912"}
+    assert (boards["api:blesno"].kind, boards["api:blesno"].rules) == ("article_api", {})
     assert boards["html:kadan-html"].rules["posted"].startswith("xpath:")
     with pytest.raises(RegistryError, match="board #0 \\(x\\): rules missing \\['row'\\]"):
         html_boards_from({"boards": [{"id": "x", "url": "http://x.cz/", "rules": {"board": "a", "title": "b"}}]})
     with pytest.raises(RegistryError, match="unknown rules \\['rows'\\]"):
         html_boards_from({"boards": [{"id": "x", "url": "http://x.cz/",
                                       "rules": {"board": "a", "row": "r", "title": "b", "rows": "c"}}]})
+    with pytest.raises(RegistryError, match="unknown kind 'rss'"):
+        html_boards_from({"boards": [{"id": "x", "url": "http://x.cz/", "kind": "rss"}]})
+    with pytest.raises(RegistryError, match="an article_api site has no extraction rules"):
+        html_boards_from({"boards": [{"id": "x", "url": "http://x.cz/", "kind": "article_api",
+                                      "rules": {"board": "a"}}]})
 
 
 def test_register_and_partition_keys(mirror, monkeypatch):
     monkeypatch.delenv("MENDEL_HTML_BOARDS", raising=False)
     demo = Settings(profile="demo", mirror_url=mirror.base_url)
-    assert [b.key for b in load_registry(demo)] == [KADAN_FEED_URL, "html:kadan-js", "html:kadan-html"]
-    boards, unknown = boards_for_keys([KADAN_FEED_URL, "html:kadan-js", "html:gone", "what"], demo)
-    assert [b.key for b in boards] == [KADAN_FEED_URL, "html:kadan-js"] and unknown == ["html:gone", "what"]
+    keys = [b.key for b in load_registry(demo)]
+    assert len(keys) == 186 + len(LISTED) and keys[-3:] == LISTED and KADAN_FEED_URL in keys
+    boards, unknown = boards_for_keys([KADAN_FEED_URL, "html:kadan-js", "api:blesno", "html:gone", "what"], demo)
+    assert [b.key for b in boards] == [KADAN_FEED_URL, "html:kadan-js", "api:blesno"]
+    assert unknown == ["html:gone", "what"]
     assert boards[1].rules["ready"] == "#deska[data-stav]"
     # Production: the mirror's made-up hosts are never part of the register.
     production = Settings(profile="production")

@@ -11,16 +11,17 @@ from dagster import DagsterInstance, SensorResult, SkipReason, build_sensor_cont
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from assets.boards import board_partitions
-from mendel.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS
+from mendel.boards import load_registry
+from mendel.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS, Settings
 from orchestration.board_sensor import new_boards_from_registry, run_requests_for
 from orchestration.resources import MendelResource
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
-REGISTER = [KADAN_FEED_URL, "html:kadan-js", "html:kadan-html"]
 
 
 def tick(instance, resource) -> SensorResult | SkipReason:
-    return new_boards_from_registry(build_sensor_context(instance=instance, resources={"mendel": resource}))
+    with build_sensor_context(instance=instance, resources={"mendel": resource}) as context:
+        return new_boards_from_registry(context)
 
 
 def test_new_registry_boards_become_partitions_and_only_they_are_crawled(tmp_path, mirror, fresh_db, monkeypatch):
@@ -28,14 +29,16 @@ def test_new_registry_boards_become_partitions_and_only_they_are_crawled(tmp_pat
     monkeypatch.delenv("MENDEL_SOURCES", raising=False)
     resource = MendelResource(home=str(tmp_path), profile="demo", mirror_url=mirror.base_url, database_url=fresh_db,
                               crawl_env={"MENDEL_BOARD_DOWNLOAD_DELAY": "0"})
+    register = [b.key for b in load_registry(Settings(profile="demo", mirror_url=mirror.base_url))]
+    assert len(register) == 189 and KADAN_FEED_URL in register
     with DagsterInstance.ephemeral() as instance:
         first = tick(instance, resource)
         assert isinstance(first, SensorResult)
         (added,) = first.dynamic_partitions_requests
-        assert added.partitions_def_name == board_partitions.name and list(added.partition_keys) == REGISTER
-        (run,) = first.run_requests  # the three new boards in one run: the range of partitions just added
-        assert (run.tags[ASSET_PARTITION_RANGE_START_TAG], run.tags[ASSET_PARTITION_RANGE_END_TAG]) == (
-            REGISTER[0], REGISTER[-1])
+        assert added.partitions_def_name == board_partitions.name and list(added.partition_keys) == register
+        # The new boards in runs of at most 100: the ranges of partitions just added.
+        assert [(r.tags[ASSET_PARTITION_RANGE_START_TAG], r.tags[ASSET_PARTITION_RANGE_END_TAG])
+                for r in first.run_requests] == [(register[0], register[99]), (register[100], register[-1])]
         instance.add_dynamic_partitions(added.partitions_def_name, list(added.partition_keys))  # as the daemon does
 
         assert isinstance(tick(instance, resource), SkipReason)  # nothing new in the register
@@ -50,7 +53,7 @@ def test_new_registry_boards_become_partitions_and_only_they_are_crawled(tmp_pat
         assert [list(r.partition_keys) for r in second.dynamic_partitions_requests] == [["html:kadan-html-2"]]
         assert [(r.partition_key, dict(r.tags)) for r in second.run_requests] == [("html:kadan-html-2", {})]
         instance.add_dynamic_partitions(board_partitions.name, ["html:kadan-html-2"])
-        assert board_partitions.get_partition_keys(dynamic_partitions_store=instance) == [*REGISTER,
+        assert board_partitions.get_partition_keys(dynamic_partitions_store=instance) == [*register,
                                                                                           "html:kadan-html-2"]
 
         # A run for one new board crawls that board alone, as the sensor asked.
@@ -77,10 +80,11 @@ def test_many_new_boards_are_split_into_runs_of_at_most_100():
     assert len({r.run_key for r in runs}) == 3
 
 
-def test_a_range_run_covers_exactly_its_boards(tmp_path):
+def test_a_range_run_covers_exactly_its_boards(tmp_path, fresh_db):
     # Keys that name no board the register knows: the run reports them instead of crawling (no subprocess).
     keys = ["retired:a", "retired:b", "retired:c", "retired:d"]
-    resource = MendelResource(home=str(tmp_path), profile="demo", mirror_url="http://127.0.0.1:9")
+    resource = MendelResource(home=str(tmp_path), profile="demo", mirror_url="http://127.0.0.1:9",
+                              database_url=fresh_db)
     from orchestration.definitions import build_definitions
 
     job = build_definitions(mendel=resource).resolve_job_def("crawl_boards")

@@ -9,7 +9,7 @@ from orchestration.definitions import defs
 EXPECTED_GROUPS = {
     "esbirka_documents": "crawl",
     "nsoud_documents": "crawl",
-    "municipal_documents": "crawl",
+    "board_registry": "crawl",
     "ruian_documents": "crawl",
     "nalus_documents": "crawl",
     "nssoud_documents": "crawl",
@@ -44,8 +44,12 @@ def test_lineage_runs_through_the_gate():
     graph = defs.resolve_asset_graph()
     upstream = {key.to_user_string(): {p.to_user_string() for p in graph.get(key).parent_keys}
                 for key in graph.get_all_asset_keys()}
-    assert upstream["document_pages"] == {"esbirka_documents", "nsoud_documents", "municipal_documents",
-                                         "nalus_documents", "nssoud_documents", "cnb_documents", "board_documents"}
+    assert upstream["document_pages"] == {"esbirka_documents", "nsoud_documents", "nalus_documents",
+                                         "nssoud_documents", "cnb_documents", "board_documents"}
+    # The nightly job reads the board register, then crawls every board it registered.
+    assert upstream["board_documents"] == {"board_registry"}
+    nightly = defs.resolve_job_def("nightly").asset_layer.selected_asset_keys
+    assert {AssetKey("board_registry"), AssetKey("board_documents")} <= nightly
     assert upstream["ruian_records"] == {"ruian_documents"}
     for gated in ("chunk_embeddings", "bm25_index"):
         assert upstream[gated] == {"legal_entities"}

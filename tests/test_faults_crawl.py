@@ -5,8 +5,8 @@ quarantined + disallowed`` holds exactly, checked from ``crawl_runs`` / ``crawl_
 withdrawn, and active again when they come back.
 
 One crawl per fault kind, over the smallest slice that exercises it: one day of Nejvyšší soud decisions (two result
-pages, three decision pages), obec Blešno (the municipal spider without an OFN feed: 13 article listings, 19 PDFs)
-where a PDF or a JSON listing is needed, the RÚIAN files, two e-Sbírka acts. Each crawl gets a mirror of its own
+pages, three decision pages), obec Blešno (the board crawl over its site's API alone: 13 article listings,
+19 PDFs) where a PDF or a JSON listing is needed, the RÚIAN files, two e-Sbírka acts. Each crawl gets a mirror of its own
 (fault rules are per mirror instance) and a database schema of its own; the crawls run three at a time, and the
 tests then check each. Short timeouts, a small size limit and short retry waits come from the crawl settings'
 environment.
@@ -38,7 +38,8 @@ import pytest
 
 from crawlers.spiders.nsoud import decision_title
 from mendel import crawlstate, db
-from mendel.config import PROJECT_ROOT, SAMPLE_CORPUS
+from mendel.boards import Board, load_html_boards, write_boards_file
+from mendel.config import HTML_BOARDS_FILE, KADAN_FEED_URL, PROJECT_ROOT, SAMPLE_CORPUS
 from mirror.faults import transcode
 from mirror.responses import Response
 from mirror.server import ROBOTS_TXT, MirrorThread
@@ -67,11 +68,13 @@ PAGE_2 = "*&Start=3&*"  # the query of the second result page
 MAXSIZE = 4 << 20
 FAST = {"MENDEL_DOWNLOAD_TIMEOUT": "10", "MENDEL_RETRY_TIMES": "2", "MENDEL_RETRY_BACKOFF": "0.05",
         "MENDEL_RETRY_BACKOFF_MAX": "0.5", "MENDEL_DOWNLOAD_MAXSIZE": str(MAXSIZE)}
-BLESNO_ONLY = {"MENDEL_MUNICIPAL_FEEDS": ""}
-CLEARED = ("MENDEL_NSOUD_FROM", "MENDEL_NSOUD_TO", "MENDEL_NSOUD_PAGE_SIZE", "MENDEL_MUNICIPAL_FEEDS",
-           "MENDEL_BLESNO_URL", "MENDEL_RUIAN_OBCE", "MENDEL_RUIAN_CHANGES", "MENDEL_ESBIRKA_YEARS",
-           "MENDEL_ESBIRKA_ACTS", "DAGSTER_PIPES_CONTEXT", "MENDEL_MIRROR_FAULTS", "MENDEL_MIRROR_ROBOTS_TXT",
-           "MENDEL_RUN_ID")
+BLESNO_SITE = next(b for b in load_html_boards(str(HTML_BOARDS_FILE)) if b.key == "api:blesno")
+KADAN_FEED = Board(key=KADAN_FEED_URL, kind="ofn", url=KADAN_FEED_URL, publisher_ico="00261912")
+BLESNO_ONLY = {"boards": [BLESNO_SITE]}  # the board crawl over these boards (Harness.crawl writes the file)
+CLEARED = ("MENDEL_NSOUD_FROM", "MENDEL_NSOUD_TO", "MENDEL_NSOUD_PAGE_SIZE", "MENDEL_BOARDS_FILE",
+           "MENDEL_RUIAN_OBCE", "MENDEL_RUIAN_CHANGES", "MENDEL_ESBIRKA_YEARS", "MENDEL_ESBIRKA_ACTS",
+           "DAGSTER_PIPES_CONTEXT", "MENDEL_MIRROR_FAULTS", "MENDEL_MIRROR_ROBOTS_TXT", "MENDEL_RUN_ID",
+           "MENDEL_MIRROR_KADAN_SNAPSHOT", "MENDEL_MIRROR_STATE_DIR")
 
 
 def decision(unid: str) -> str:
@@ -139,7 +142,8 @@ class CrawlLauncher:
     """Runs ``crawlers.run.main()`` for a spider in a forked process of its own; thread-safe."""
 
     def __init__(self):
-        env = {k: v for k, v in os.environ.items() if k not in CLEARED}
+        # The board crawl reads its per-host delay when the launcher imports it: no politeness waits in these tests.
+        env = {**{k: v for k, v in os.environ.items() if k not in CLEARED}, "MENDEL_BOARD_DOWNLOAD_DELAY": "0"}
         self.proc = subprocess.Popen([sys.executable, "-c", LAUNCHER], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, cwd=PROJECT_ROOT, env=env)
         self.lock = threading.Lock()
@@ -214,7 +218,9 @@ class Harness:
         self.mirror = MirrorThread(corpus, faults=[]).start()
         self.runs: list[Run] = []
 
-    def crawl(self, spider: str, run_id: str, faults=(), robots: str | None = None, **env) -> Run:
+    def crawl(self, spider: str, run_id: str, faults=(), robots: str | None = None, boards=None, **env) -> Run:
+        if boards is not None:
+            env["MENDEL_BOARDS_FILE"] = str(write_boards_file(boards, self.home / f"{run_id}-boards.json"))
         server = self.mirror.server
         server.faults.replace(list(faults))
         server.robots_txt = robots or ROBOTS_TXT
@@ -273,21 +279,21 @@ SCENARIOS = {
     "windows_1250_and_utf_16": Scenario("nsoud", [
         {"kind": "transcode", "path": decision(NS_A), "encoding": "windows-1250"},
         {"kind": "transcode", "path": decision(NS_B), "encoding": "utf-16"}], NS_DAY),
-    "malformed_pdf": Scenario("municipal", [
+    "malformed_pdf": Scenario("boards", [
         {"kind": "cut", "path": pdf("kanalizacni-rad.pdf"), "keep": 0.4}], BLESNO_ONLY),
     "decompression_bomb": Scenario("nsoud", [
         {"kind": "gzip_bomb", "path": decision(NS_B), "size": 64 << 20}], NS_DAY),
     "decompression_bomb_file": Scenario("ruian", [
         {"kind": "gzip_bomb", "path": "/vymenny_format/soucasna/*_ST_ZKSH.xml.gz", "size": 256 << 20,
          "as_file": True}]),
-    "html_error_page_200": Scenario("municipal", [
+    "html_error_page_200": Scenario("boards", [
         {"kind": "error_page", "path": pdf("vr-opatreni-ke-snizeni-energeticke-narocnosti-verejneho-osvetleni-v"
                                            "-obci-blesno-oznameni-o-vysledku.pdf")},
         {"kind": "error_page", "path": assets("vymena-ridicskych-prukazu-finisuje")}], BLESNO_ONLY),
     "html_error_page_200_json_api": Scenario("esbirka", [
         {"kind": "error_page", "path": "/esel-esbir-daver/dokumenty-sbirky//sb/2024/87"}],
         {"MENDEL_ESBIRKA_YEARS": "2024,2025", "MENDEL_ESBIRKA_ACTS": "/sb/2024/87,/sb/2025/573"}),
-    "robots_disallow": Scenario("municipal", [], BLESNO_ONLY, robots=(
+    "robots_disallow": Scenario("boards", [], BLESNO_ONLY, robots=(
         "User-agent: *\nDisallow: /articles/volby/\n"
         f"Disallow: {pdf('vzor-smlouvy-o-odvadeni-odpadnich-vod.pdf')}\n")),
     "redirect_loop": Scenario("nsoud", [
@@ -332,12 +338,13 @@ def run_withdrawal(launcher: CrawlLauncher, database_url: str, home: Path) -> Ha
     write_feed(corpus, notices)
     harness = Harness(launcher, database_url, home, corpus)
     try:
-        harness.crawl("municipal", "wd-1")
+        boards = [KADAN_FEED, BLESNO_SITE]
+        harness.crawl("boards", "wd-1", boards=boards)
         write_feed(corpus, [n for i, n in enumerate(notices) if i not in TAKEN_DOWN])
         # Blešno's index is read only in part this time (one article listing fails): nothing of it is withdrawn.
-        harness.crawl("municipal", "wd-2", [{"kind": "status", "path": assets("volby"), "status": 404}])
+        harness.crawl("boards", "wd-2", [{"kind": "status", "path": assets("volby"), "status": 404}], boards=boards)
         write_feed(corpus, notices)
-        harness.crawl("municipal", "wd-3")
+        harness.crawl("boards", "wd-3", boards=boards)
     finally:
         harness.close()
     return harness
@@ -523,7 +530,7 @@ def test_malformed_pdf_is_stored_then_quarantined_by_extraction(fault_runs):
     reconciled(h, stored=19)  # the crawl can't tell: the bytes arrived whole, as the server had them
     broken = blesno_doc("kanalizacni-rad.pdf")
     body = BLESNO["kanalizacni-rad.pdf"].read_bytes()
-    docs = h.documents("municipal")
+    docs = h.documents("boards")
     assert h.store.get(docs[broken]["sha256"]) == body[:int(len(body) * 0.4)]
     with psycopg.connect(h.database_url, autocommit=True) as conn:
         # Only the broken file goes through the extract stage here (the others are real PDFs, tested elsewhere).
@@ -613,9 +620,9 @@ def test_notices_leaving_the_feed_are_withdrawn_and_come_back(fault_runs):
     assert set(second.statuses) == set(first.statuses)
     third = reconciled(h, 2, unchanged=FEED_NOTICES + len(BLESNO), quarantined=len(attachments))
     assert third.counts["reactivated"] == len(TAKEN_DOWN) and third.counts["withdrawn"] == 0
-    docs = h.documents("municipal")
+    docs = h.documents("boards")
     assert all(doc["status"] == "active" for doc in docs.values()) and len(docs) == FEED_NOTICES + len(BLESNO)
     with psycopg.connect(h.database_url) as conn:
         assert conn.execute("SELECT count(*) FROM document_versions").fetchone()[0] == len(docs)
         listings = dict(conn.execute("SELECT run_id, incomplete_listings FROM crawl_runs"))
-    assert listings == {"wd-1": [], "wd-2": ["blesno:articles"], "wd-3": []}
+    assert listings == {"wd-1": [], "wd-2": [BLESNO_SITE.url], "wd-3": []}

@@ -36,7 +36,8 @@ from scrapy.http import Response
 from scrapy.utils.test import get_crawler
 
 from crawlers.middlewares import HostGuardMiddleware
-from crawlers.spiders.municipal import MunicipalSpider
+from crawlers.spiders.boards import BoardsSpider
+from mendel.boards import Board, write_boards_file
 from mendel import db
 from mendel.config import KADAN_FEED_URL, PROJECT_ROOT, SAMPLE_CORPUS
 from mirror.server import MirrorThread
@@ -93,7 +94,7 @@ def _doc_id(notice: dict) -> str:
 
 @pytest.fixture(scope="module")
 def crawled(tmp_path_factory, pg_server_url):
-    """The municipal spider over a mirror whose Kadaň feed is the hostile board, then every later stage."""
+    """The board crawl over a mirror whose Kadaň feed is the hostile board, then every later stage."""
     from mendel import pipeline
 
     corpus = tmp_path_factory.mktemp("hostile-corpus")
@@ -108,10 +109,11 @@ def crawled(tmp_path_factory, pg_server_url):
     db.migrate(database_url)
     run_id = f"hostile-{uuid.uuid4().hex[:8]}"
     with MirrorThread(corpus) as mirror:
+        boards = write_boards_file([Board(key=KADAN_FEED_URL, kind="ofn", url=KADAN_FEED_URL)], home / "boards.json")
         env = dict(os.environ, MENDEL_HOME=str(home), MENDEL_PROFILE="demo", MENDEL_DATABASE_URL=database_url,
-                   MENDEL_MIRROR_URL=mirror.base_url, MENDEL_RUN_ID=run_id, MENDEL_SOURCES="municipal",
-                   MENDEL_MUNICIPAL_FEEDS=KADAN_FEED_URL, PYTHONPATH=str(PROJECT_ROOT))
-        crawl = subprocess.run([sys.executable, "-m", "crawlers.run", "municipal"], env=env, cwd=PROJECT_ROOT,
+                   MENDEL_MIRROR_URL=mirror.base_url, MENDEL_RUN_ID=run_id, MENDEL_SOURCES="boards",
+                   MENDEL_BOARDS_FILE=str(boards), MENDEL_BOARD_DOWNLOAD_DELAY="0", PYTHONPATH=str(PROJECT_ROOT))
+        crawl = subprocess.run([sys.executable, "-m", "crawlers.run", "boards"], env=env, cwd=PROJECT_ROOT,
                                capture_output=True, text=True, timeout=300)
     assert crawl.returncode == 0, crawl.stderr[-4000:]
     embedder = register_stand_in()
@@ -381,9 +383,16 @@ REDIRECT_TARGETS = [
 ]
 
 
+def _board_spider(crawler) -> BoardsSpider:
+    """The board crawl as it starts on one board, its feed at https://www.mesto-kadan.cz/feed.json."""
+    spider = BoardsSpider.from_crawler(crawler)
+    spider.allow_board_hosts([Board(key="f", kind="ofn", url="https://www.mesto-kadan.cz/feed.json")])
+    return spider
+
+
 def _guard_and_redirects():
-    crawler = get_crawler(MunicipalSpider, {"MENDEL_HOST_GUARD": True})
-    spider = MunicipalSpider.from_crawler(crawler, feeds="https://www.mesto-kadan.cz/feed.json")
+    crawler = get_crawler(BoardsSpider, {"MENDEL_HOST_GUARD": True})
+    spider = _board_spider(crawler)
     guard = HostGuardMiddleware(resolver=lambda host: PUBLIC_DNS.get(host, ()))
     return spider, guard, RedirectMiddleware.from_crawler(crawler)
 
@@ -404,8 +413,8 @@ def test_guard_refuses_redirects_to_private_addresses(target, reason, status):
 
 def test_guard_keeps_the_allowlist_when_scrapy_passes_no_spider():
     """Scrapy >= 2.13 calls process_request(request) alone: the guard finds the spider through its crawler."""
-    crawler = get_crawler(MunicipalSpider, {"MENDEL_HOST_GUARD": True})
-    crawler.spider = MunicipalSpider.from_crawler(crawler, feeds="https://www.mesto-kadan.cz/feed.json")
+    crawler = get_crawler(BoardsSpider, {"MENDEL_HOST_GUARD": True})
+    crawler.spider = _board_spider(crawler)
     guard = HostGuardMiddleware.from_crawler(crawler)
     guard.resolver = lambda host: PUBLIC_DNS.get(host, ())
     assert guard.process_request(Request("https://www.mesto-kadan.cz/files/a.pdf")) is None
@@ -420,8 +429,8 @@ def test_guard_refuses_a_meta_refresh_to_metadata():
     from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware
     from scrapy.http import HtmlResponse
 
-    crawler = get_crawler(MunicipalSpider, {"MENDEL_HOST_GUARD": True})
-    spider = MunicipalSpider.from_crawler(crawler, feeds="https://www.mesto-kadan.cz/feed.json")
+    crawler = get_crawler(BoardsSpider, {"MENDEL_HOST_GUARD": True})
+    spider = _board_spider(crawler)
     guard = HostGuardMiddleware(resolver=lambda host: PUBLIC_DNS.get(host, ()))
     request = Request("https://www.mesto-kadan.cz/deska.html")
     page = HtmlResponse(request.url, request=request, body=b'<html><head><meta http-equiv="refresh"'
@@ -482,7 +491,7 @@ def getaddrinfo(host, *args, **kwargs):
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, 0)) for a in answers[host]]
     return real(host, *args, **kwargs)
 socket.getaddrinfo = getaddrinfo
-sys.argv = ["crawlers.run", "municipal"]
+sys.argv = ["crawlers.run", "boards"]
 from crawlers.run import main
 main()
 """
@@ -506,8 +515,10 @@ def test_production_crawl_never_requests_private_addresses(tmp_path, pg_server_u
     run_id = f"guard-{uuid.uuid4().hex[:8]}"
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env.update(MENDEL_HOME=str(tmp_path / "home"), MENDEL_PROFILE="production", MENDEL_DATABASE_URL=database_url,
-               MENDEL_RUN_ID=run_id, MENDEL_SOURCES="municipal", PYTHONPATH=str(PROJECT_ROOT),
-               MENDEL_MUNICIPAL_FEEDS="http://www.mesto-kadan.cz/feed.json", http_proxy=f"http://127.0.0.1:{port}",
+               MENDEL_RUN_ID=run_id, MENDEL_SOURCES="boards", PYTHONPATH=str(PROJECT_ROOT),
+               MENDEL_BOARDS_FILE=str(write_boards_file(
+                   [Board(key="f", kind="ofn", url="http://www.mesto-kadan.cz/feed.json")], tmp_path / "boards.json")),
+               MENDEL_BOARD_DOWNLOAD_DELAY="0", http_proxy=f"http://127.0.0.1:{port}",
                no_proxy="", TEST_DNS=json.dumps({"www.mesto-kadan.cz": ["185.5.1.10"],
                                                  "intranet.www.mesto-kadan.cz": ["10.1.2.3"]}),
                MENDEL_RETRY_TIMES="0")
@@ -518,8 +529,10 @@ def test_production_crawl_never_requests_private_addresses(tmp_path, pg_server_u
         server.shutdown()
     assert crawl.returncode == 0, crawl.stderr[-4000:]
     requested = set(_RecordingProxy.seen)
+    # A public host a board names for an attachment is asked like the board's own (a notice's files often live
+    # elsewhere: MVČR's on www.mvcr.cz, a town's on its web vendor's host); a private address never is.
     site = {"http://www.mesto-kadan.cz/robots.txt", "http://www.mesto-kadan.cz/feed.json",
-            *attachments[:5]}
+            *attachments[:5], "http://evil.example/robots.txt", "http://evil.example/x.pdf"}
     assert requested <= site and "http://www.mesto-kadan.cz/files/ok.pdf" in requested, requested - site
     with psycopg.connect(database_url) as conn:
         outcomes = conn.execute("SELECT url, outcome, reason FROM crawl_log WHERE run_id = %s ORDER BY id",
@@ -529,8 +542,8 @@ def test_production_crawl_never_requests_private_addresses(tmp_path, pg_server_u
         by_outcome.setdefault(outcome, []).append((url, reason or ""))
     assert [u for u, _ in by_outcome.get("stored", []) if u.endswith("ok.pdf")] == [attachments[0]]
     refused = by_outcome.get("disallowed", [])
-    # four redirects and three direct links, each refused once, each with the guard's reason
-    assert len(refused) == 7, outcomes
+    # four redirects and two direct links to private addresses, each refused once, each with the guard's reason
+    assert len(refused) == 6, outcomes
     assert all("allowlist" in reason or "non-public" in reason for _, reason in refused)
     assert any("non-public address 10.1.2.3" in reason for _, reason in refused)
 

@@ -42,11 +42,11 @@ def test_first_run_builds_every_stage(nightly):
         outcomes = sum(counts[k] for k in ("stored", "unchanged", "quarantined", "disallowed"))
         assert counts["discovered"] == outcomes, (source, counts)
     assert check_outcomes(result) == {"ner_gold_precision_recall": True, "extraction_quality_hard": True,
-                                      "extraction_quality_soft": True}
+                                      "extraction_quality_soft": True, "data_invariants": True}
 
     assert assets["nsoud_documents"]["stored"] >= 1
     assert assets["ruian_documents"]["stored"] == 2
-    assert assets["municipal_documents"]["enabled"] is False
+    assert assets["board_registry"]["enabled"] is False and assets["board_documents"]["enabled"] is False
 
     with psycopg.connect(nightly["database_url"]) as conn:
         docs = dict(conn.execute("SELECT doc_id, citation FROM documents WHERE source = 'esbirka'").fetchall())

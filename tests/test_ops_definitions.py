@@ -31,7 +31,7 @@ SOURCES = sorted(CRAWL_ASSETS)
 
 
 def test_every_source_has_a_pool_and_the_network_retry_policy():
-    assert {"esbirka", "nsoud", "municipal", "ruian"} <= set(SOURCES)
+    assert {"esbirka", "nsoud", "cnb", "ruian"} <= set(SOURCES)
     pools = set()
     for source in SOURCES:
         assets_def = defs.resolve_assets_def(f"{source}_documents")

@@ -18,8 +18,8 @@ from scrapy import Request
 from scrapy.http import TextResponse
 
 from crawlers.items import FetchedDocument
+from crawlers.spiders.boards import czech_text, humanise_file_name, notice_document, sniff_document_type
 from crawlers.spiders.esbirka import API_PREFIX, EsbirkaSpider, document_id, stale_url_path
-from crawlers.spiders.municipal import czech_text, humanise_file_name, notice_document, sniff_document_type
 from mendel import ruian
 from mendel.czech_dates import iso, ofn_instant_date
 from mendel.extract.document import extract_document

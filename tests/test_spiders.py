@@ -1,5 +1,5 @@
-"""The nsoud, municipal and ruian spiders, each run for real (a Scrapy subprocess, as Dagster runs it) against the
-local mirror into a fresh PostgreSQL database; plus their pure helpers."""
+"""The nsoud, boards (Kadaň's feed and obec Blešno's site) and ruian spiders, each run for real (a Scrapy
+subprocess, as Dagster runs it) against the local mirror into a fresh PostgreSQL database; plus their pure helpers."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from urllib.parse import urlsplit
 import psycopg
 import pytest
 
-from crawlers.spiders import municipal, nsoud, ruian as ruian_spider
+from crawlers.spiders import boards as board_spider, nsoud, ruian as ruian_spider
 from crawlers.spiders.base import rebase_url
-from mendel.config import KADAN_FEED_URL, PROJECT_ROOT, SAMPLE_CORPUS, Settings
+from mendel.boards import Board, load_html_boards, write_boards_file
+from mendel.config import HTML_BOARDS_FILE, KADAN_FEED_URL, PROJECT_ROOT, SAMPLE_CORPUS, Settings
 from mirror.server import MirrorThread
 from mendel.rawstore import RawStore
 from mendel.sources import source_envs
@@ -25,6 +26,14 @@ from mendel.sources import source_envs
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
 BLESNO_PDFS = sorted((SAMPLE_CORPUS / "municipal" / "blesno").glob("*/*.pdf"))
 OUTCOMES = ("stored", "unchanged", "quarantined", "disallowed")
+KADAN_FEED = Board(key=KADAN_FEED_URL, kind="ofn", url=KADAN_FEED_URL, publisher_ico="00261912")
+BLESNO_SITE = next(b for b in load_html_boards(str(HTML_BOARDS_FILE)) if b.key == "api:blesno")
+
+
+def board_env(home, *boards: Board) -> dict:
+    """The board crawl over just these boards, without politeness delays (the benchmark measures those)."""
+    return {"MENDEL_BOARDS_FILE": str(write_boards_file(list(boards), home / "boards.json")),
+            "MENDEL_BOARD_DOWNLOAD_DELAY": "0"}
 
 
 def ns_records() -> dict[str, dict]:
@@ -44,8 +53,8 @@ def crawl(tmp_path, fresh_db, mirror, monkeypatch):
     monkeypatch.setenv("MENDEL_PROFILE", "demo")
     monkeypatch.setenv("MENDEL_MIRROR_URL", mirror.base_url)
     monkeypatch.setenv("MENDEL_DATABASE_URL", fresh_db)
-    for name in ("MENDEL_NSOUD_FROM", "MENDEL_NSOUD_TO", "MENDEL_NSOUD_PAGE_SIZE", "MENDEL_MUNICIPAL_FEEDS",
-                 "MENDEL_BLESNO_URL", "MENDEL_RUIAN_OBCE", "MENDEL_RUIAN_CHANGES", "DAGSTER_PIPES_CONTEXT"):
+    for name in ("MENDEL_NSOUD_FROM", "MENDEL_NSOUD_TO", "MENDEL_NSOUD_PAGE_SIZE", "MENDEL_BOARDS_FILE",
+                 "MENDEL_RUIAN_OBCE", "MENDEL_RUIAN_CHANGES", "DAGSTER_PIPES_CONTEXT"):
         monkeypatch.delenv(name, raising=False)
 
     def run(spider: str, run_id: str, **env) -> dict:
@@ -110,12 +119,15 @@ def test_nsoud_asks_for_the_publication_date_range(crawl):
     assert set(documents(crawl.database_url, "nsoud")) == expected
 
 
-def test_municipal_crawls_the_kadan_feed_and_blesno_then_stores_nothing_new(crawl):
-    first = crawl("municipal", "mu-1")
+def test_boards_crawl_the_kadan_feed_and_blesno_then_store_nothing_new(crawl):
+    env = board_env(crawl.home, KADAN_FEED, BLESNO_SITE)
+    first = crawl("boards", "mu-1", **env)
     attachments = {d["url"] for n in KADAN["informace"] for d in n.get("dokument", [])}
     # 87 notices + 19 Blešno PDFs stored; the feed's 93 attachments are not in the corpus: 404 → quarantined.
     only(first, stored=len(KADAN["informace"]) + len(BLESNO_PDFS), quarantined=len(attachments))
-    docs = documents(crawl.database_url, "municipal")
+    assert (first["boards_ofn"], first["boards_article_api"], first["boards_notices_stored"]) == (
+        1, 1, len(KADAN["informace"]))
+    docs = documents(crawl.database_url, "boards")
     store = RawStore(crawl.home / "raw")
 
     notices = {n["iri"]: n for n in KADAN["informace"]}
@@ -141,7 +153,7 @@ def test_municipal_crawls_the_kadan_feed_and_blesno_then_stores_nothing_new(craw
         assert doc["content_type"] == "application/pdf" and doc["doc_type"] == "municipal_document"
         assert store.get(doc["sha256"]) == pdf.read_bytes()
         assert doc["url"].endswith(f"/articles/{slug}/assets/{name}")
-    assert blesno["blesno:kanalizace/kanalizacni-rad.pdf"]["title"] == "Kanalizacni rad (obec Blešno)"
+    assert blesno["blesno:kanalizace/kanalizacni-rad.pdf"]["title"] == "Kanalizacni rad (Obec Blešno)"
 
     with psycopg.connect(crawl.database_url) as conn:
         failed = {url for (url,) in conn.execute(
@@ -149,7 +161,7 @@ def test_municipal_crawls_the_kadan_feed_and_blesno_then_stores_nothing_new(craw
     # Each attachment was asked for at its real path on the mirror (and the mirror has none of them).
     assert {urlsplit(u).path for u in failed} == {urlsplit(u).path for u in attachments}
 
-    again = crawl("municipal", "mu-2")
+    again = crawl("boards", "mu-2", **env)
     # Blešno PDFs answer 304; the notices come from the re-read feed and are unchanged by hash.
     only(again, unchanged=len(KADAN["informace"]) + len(BLESNO_PDFS), quarantined=len(attachments))
     with psycopg.connect(crawl.database_url) as conn:
@@ -187,8 +199,9 @@ def test_robots_txt_disallow_is_obeyed_and_logged(crawl, monkeypatch):
         only(crawl("ruian", "rb-ru"), stored=1, disallowed=1)
         kanalizace = [p for p in BLESNO_PDFS if p.name.startswith("kanalizace__")]
         attachments = {d["url"] for n in KADAN["informace"] for d in n.get("dokument", [])}
-        only(crawl("municipal", "rb-mu"), stored=len(KADAN["informace"]) + len(BLESNO_PDFS) - len(kanalizace),
-             disallowed=len(kanalizace), quarantined=len(attachments))
+        only(crawl("boards", "rb-mu", **board_env(crawl.home, KADAN_FEED, BLESNO_SITE)),
+             stored=len(KADAN["informace"]) + len(BLESNO_PDFS) - len(kanalizace), disallowed=len(kanalizace),
+             quarantined=len(attachments))
         fetched = [path for _, path, _ in strict.request_log]
     assert not [p for p in fetched if p.startswith(("/Judikatura/judikatura_ns.nsf/WebSearch/0A",
                                                     "/articles/kanalizace/assets/", "/vymenny_format/soucasna/2014070"))]
@@ -230,31 +243,31 @@ def test_notice_document_from_an_ofn_feed():
               "relevantní_do": {"typ": "Časový okamžik", "nespecifikovaný": True},
               "číslo_jednací": "MUKK/1/2024", "dokument": [{"název": {"cs": "Příloha"}, "url": "https://obec.cz/a.pdf"},
                                                         {"název": {"cs": "bez url"}}]}
-    doc = municipal.notice_document(feed, notice, 0, "https://obec.cz/feed.json")
+    doc = board_spider.notice_document(feed, notice, 0, "https://obec.cz/feed.json")
     assert doc["doc_id"] == "https://obec.cz/deska/1" and doc["url"] == "https://obec.cz/ud/1"
     assert json.loads(doc["body"]) == {"@context": "ctx", **notice}
     assert doc["title"] == "Oznámení" and doc["published"] == "2024-05-01" and doc["citation"] == "MUKK/1/2024"
     assert doc["attachments"] == [{"url": "https://obec.cz/a.pdf", "name": "Příloha"}]
     assert doc["extra"]["publisher_ico"] == "00261912" and doc["extra"]["relevant_until"] is None
 
-    bare = municipal.notice_document({"informace": []}, {"název": {"cs": "X"}}, 7, "https://obec.cz/feed.json")
+    bare = board_spider.notice_document({"informace": []}, {"název": {"cs": "X"}}, 7, "https://obec.cz/feed.json")
     assert bare["doc_id"] == "https://obec.cz/feed.json#7" and bare["url"] == bare["doc_id"]
     assert json.loads(bare["body"]) == {"název": {"cs": "X"}} and bare["published"] is None
     # The same notice always serialises to the same bytes (unchanged by hash on a re-run).
-    assert municipal.notice_document(feed, notice, 0, "f")["body"] == doc["body"]
+    assert board_spider.notice_document(feed, notice, 0, "f")["body"] == doc["body"]
 
 
-def test_municipal_value_helpers():
-    assert municipal.czech_text({"cs": " Text "}) == "Text"
-    assert municipal.czech_text({"en": "Only English"}) == "Only English"
-    assert municipal.czech_text({"cs": ""}) is None and municipal.czech_text(None) is None
-    assert municipal.humanise_file_name("oznameni-o-cene-stocneho-pro-rok-2018.pdf") == \
+def test_board_value_helpers():
+    assert board_spider.czech_text({"cs": " Text "}) == "Text"
+    assert board_spider.czech_text({"en": "Only English"}) == "Only English"
+    assert board_spider.czech_text({"cs": ""}) is None and board_spider.czech_text(None) is None
+    assert board_spider.humanise_file_name("oznameni-o-cene-stocneho-pro-rok-2018.pdf") == \
         "Oznameni o cene stocneho pro rok 2018"
-    assert municipal.sniff_document_type(b"%PDF-1.4 ...", "application/pdf") == "application/pdf"
-    assert municipal.sniff_document_type(b"%PDF-1.4 ...", "application/octet-stream") == "application/pdf"
-    assert municipal.sniff_document_type(b"PK\x03\x04...", "").startswith("application/vnd.openxmlformats")
-    assert municipal.sniff_document_type(b"<!DOCTYPE html><html>Not found</html>", "text/html") is None
-    assert municipal.sniff_document_type(b"<html>soft 404</html>", "application/pdf") is None
+    assert board_spider.sniff_document_type(b"%PDF-1.4 ...", "application/pdf") == "application/pdf"
+    assert board_spider.sniff_document_type(b"%PDF-1.4 ...", "application/octet-stream") == "application/pdf"
+    assert board_spider.sniff_document_type(b"PK\x03\x04...", "").startswith("application/vnd.openxmlformats")
+    assert board_spider.sniff_document_type(b"<!DOCTYPE html><html>Not found</html>", "text/html") is None
+    assert board_spider.sniff_document_type(b"<html>soft 404</html>", "application/pdf") is None
 
 
 def test_ruian_link_lists_and_titles():
@@ -274,25 +287,22 @@ def test_settings_for_the_new_sources(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     demo = Settings(profile="demo", mirror_url="http://127.0.0.1:8765/")
     assert demo.window("nsoud") == ("2024-01-01", "")
-    assert demo.option("municipal", "feeds") == (KADAN_FEED_URL,)
-    assert municipal.MunicipalSpider.arguments(demo)["blesno_url"] == "http://127.0.0.1:8765"
+    assert board_spider.BoardsSpider.arguments(demo)["rebase"] == "http://127.0.0.1:8765"
     assert demo.rebase_origin() == "http://127.0.0.1:8765"
     assert demo.option("ruian", "obce") == ("564729",) and demo.option("ruian", "changes") is True
     assert demo.option("nsoud", "page_size") == 20
     production = Settings(profile="production")
     assert production.window("nsoud", today=date(2026, 11, 29)) == ("2026-11-15", "")
     assert production.window("nalus", today=date(2026, 11, 29)) == ("2026-09-30", "")
-    assert municipal.MunicipalSpider.arguments(production)["blesno_url"] == "" and production.rebase_origin() is None
+    assert board_spider.BoardsSpider.arguments(production)["rebase"] == "" and production.rebase_origin() is None
     monkeypatch.setenv("MENDEL_NSOUD_FROM", "2025-01-01")
     monkeypatch.setenv("MENDEL_NSOUD_TO", "2025-01-31")
-    monkeypatch.setenv("MENDEL_MUNICIPAL_FEEDS", "https://a.cz/f.json, https://b.cz/g.json")
-    monkeypatch.setenv("MENDEL_BLESNO_URL", "https://blesno.example/")
+    monkeypatch.setenv("MENDEL_BOARD_MAX_ATTACHMENTS", "3")
     monkeypatch.setenv("MENDEL_RUIAN_OBCE", "554782,564729")
     monkeypatch.setenv("MENDEL_RUIAN_CHANGES", "0")
     custom = Settings(profile="production")
     assert custom.window("nsoud") == ("2025-01-01", "2025-01-31")
-    assert custom.option("municipal", "feeds") == ("https://a.cz/f.json", "https://b.cz/g.json")
-    assert municipal.MunicipalSpider.arguments(custom)["blesno_url"] == "https://blesno.example"
+    assert board_spider.BoardsSpider.arguments(custom)["max_attachments"] == "3"
     assert custom.option("ruian", "obce") == ("554782", "564729") and custom.option("ruian", "changes") is False
 
 
@@ -303,11 +313,9 @@ def test_every_spider_is_wired_into_run(monkeypatch):
     monkeypatch.setenv("MENDEL_MIRROR_URL", "http://127.0.0.1:8765")
     for name in source_envs():
         monkeypatch.delenv(name, raising=False)
-    assert set(run.SPIDERS) == {"esbirka", "nsoud", "municipal", "ruian", "nalus", "nssoud", "cnb", "boards"}
+    assert set(run.SPIDERS) == {"esbirka", "nsoud", "ruian", "nalus", "nssoud", "cnb", "boards"}
     assert run.spider_arguments("nsoud") == {"base_url": "http://127.0.0.1:8765", "date_from": "2024-01-01",
                                              "date_to": "", "page_size": 20}
-    assert run.spider_arguments("municipal") == {"feeds": KADAN_FEED_URL, "blesno_url": "http://127.0.0.1:8765",
-                                                 "rebase": "http://127.0.0.1:8765"}
     assert run.spider_arguments("ruian") == {"base_url": "http://127.0.0.1:8765", "obce": "564729",
                                              "changes": True, "rebase": "http://127.0.0.1:8765"}
     assert run.spider_arguments("boards") == {"boards_file": "", "max_attachments": "",

@@ -1,22 +1,41 @@
-"""The board crawl: municipal notice boards from the register (:mod:`mendel.boards`), each treated as its own site.
+"""The board crawl: every notice board of the register (:mod:`mendel.boards`), each treated as its own site, in one
+crawl path — a notice is one document, owned by the board that lists it.
 
-- **OFN boards** (from NKOD): the feed is read exactly as the municipal spider reads one (a notice is a
-  document, every attachment another, linked in ``notice_attachments``).
+- **Catalogue boards** (NKOD's ``ofn`` and ``export`` boards): the download URL is read whatever it turns out to be
+  (:func:`crawlers.board_exports.read_listing`: the standard's JSON-LD, or a publisher's own JSON, XML or CSV
+  layout); each notice becomes a document of its own — the notice's JSON object (with the feed's ``@context`` added
+  when the notice has none, so it stands alone as JSON-LD), UTF-8, ``application/ld+json``; ``doc_id`` = the notice
+  ``iri``, else its own page, else the export's id for it (an OFN notice without either: ``{feed iri}#{index}``).
+  An export notice that lacks what a notice needs is quarantined with its reason. Every attachment
+  (``dokument[].url``) is requested as a document of its own, linked to its notice in ``notice_attachments`` (all
+  of a notice's attachments in order, written once per read, whether or not each could be fetched). Notices carry
+  no HTTP validators, so a re-run re-reads the listing and finds them ``unchanged`` by hash; attachments are
+  conditional requests.
 - **HTML boards** (the maintained list): the board page is read with the board's rules (CSS or XPath); each
   notice row becomes a notice document in OFN form (``application/ld+json``, the fields the page shows, nothing
   invented) and its attachment links are fetched like a feed's. Boards marked ``javascript: true`` are rendered by
   Debian's Chromium through scrapy-playwright — only those requests; everything else (robots.txt, feeds, static
   pages, attachments) is plain Scrapy.
+- **Article APIs** (the maintained list, ``article_api``: obec Blešno's site, an Angular front end over a Spring REST
+  backend, tomkre/obec-blesno): article ids (``…/articles/ids?prefix=``) → each article's asset list
+  (``/articles/{id}/assets?type=references``) → its PDFs, ``doc_id`` = ``{board id}:{article}/{file}``,
+  ``doc_type`` ``municipal_document``.
 - **One notice, one document**: a notice document belongs to the listing that stored it (``documents.listing``,
   while active). A feed takes a notice over from an HTML board; an HTML row of a notice another listing owns only
   confirms it, in this run or any later one, so a board never adds a version to a feed's notice. A board owns a
   notice only once its owner, read in full, no longer lists it (withdrawn); then a change the board shows is new.
+
+Every listing is complete: what a fully read listing no longer names (a notice taken down, its attachments, a
+removed PDF) is marked withdrawn, never deleted (``crawlstate.sync_listing``).
 
 Politeness per board host: one request at a time, ``MENDEL_BOARD_DOWNLOAD_DELAY`` seconds apart (default 1: one
 request a second per domain) — counted from the previous request's start *and* its answer, for every request to the
 host: robots.txt, feeds, attachments, and what Chromium fetches for a rendered board (:mod:`crawlers.host_pacing`;
 Chromium skips images, fonts and style sheets) —, no random jitter, AutoThrottle on top, robots.txt obeyed (project
 settings), hosts taking turns in the scheduler (:mod:`crawlers.host_queue`) so the crawl spreads over many hosts.
+In the demo profile the mirror's own origin, which stands in for every real host the boards name (their URLs
+re-rooted onto it), is not paced as one host: the per-host delay applies to the hosts a production crawl would
+meet and to the mirror's ``*.mirror.test`` board hosts.
 
 Spider arguments: ``boards_file`` — a JSON list of boards (:func:`mendel.boards.write_boards_file`; without it the
 whole register is read), ``rebase`` — the mirror's origin in the demo profile, ``max_attachments`` — at most this
@@ -27,11 +46,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import logging
 import os
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, unquote, urljoin, urlsplit
 
 import psycopg
 from playwright.async_api import Request as PlaywrightRequest
@@ -42,28 +62,88 @@ from scrapy.exceptions import DontCloseSpider, DownloadTimeoutError
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 from scrapy_playwright.page import PageMethod
 
+from crawlers.board_exports import NOTICE_TYPES, OFN_CONTEXT, NotABoard, read_listing
 from crawlers.board_pipelines import with_threaded_records
 from crawlers.host_pacing import crawler_pacer, url_host
 from crawlers.items import FetchedDocument
-from crawlers.mirror_hosts import CHROMIUM_HOST_RULE
 from crawlers.middlewares import host_allowed
-from crawlers.spiders.municipal import MunicipalSpider, czech_text, notice_document
-from mendel.boards import Board, RegistryError, load_registry, read_boards_file, record_notice_links
+from crawlers.mirror_hosts import CHROMIUM_HOST_RULE, fetch_url
+from crawlers.spiders.base import MendelSpider, media_type, response_header
+from mendel.boards import (API_KEY_PREFIX, Board, RegistryError, load_registry, read_boards_file,
+                           record_notice_links)
 from mendel.config import get_settings
-from mendel.czech_dates import find_date, iso
+from mendel.czech_dates import find_date, iso, ofn_instant_date
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package; Playwright's own browser downloads are never used
-OFN_CONTEXT = "https://ofn.gov.cz/úřední-desky/2021-07-20/kontexty/úřední-deska.jsonld"
-NOTICE_TYPES = ["Digitální objekt", "Informace na úřední desce"]
 BOARD_DELAY = float(os.environ.get("MENDEL_BOARD_DOWNLOAD_DELAY") or 1.0)
 BOARD_CONCURRENCY = int(os.environ.get("MENDEL_BOARD_CONCURRENCY") or 128)
 RENDER_TIMEOUT_MS = 30_000
 BROWSER_SLOT = "chromium"  # the download slot of every rendered page
 BROWSER_PAGES = 4  # pages Chromium renders at a time
+MIRROR_SLOT = "mirror-origin"  # demo profile: the mirror's origin, standing in for many real hosts
+MIRROR_CONCURRENCY = 8
+UNPACED = "mendel_unpaced"  # request meta: not paced per host (the mirror's origin in the demo profile)
 # What Chromium need not fetch to show a board's notices (the page, its scripts and their data are fetched).
 BROWSER_BLOCKED = frozenset({"image", "media", "font", "stylesheet", "manifest", "texttrack"})
 PACED_HANDLERS = {"http": "crawlers.spiders.boards.PacedHTTPDownloadHandler",
                   "https": "crawlers.spiders.boards.PacedHTTPDownloadHandler"}
+DOCUMENT_MAGIC = {
+    b"%PDF": "application/pdf",
+    b"PK\x03\x04": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    b"\xd0\xcf\x11\xe0": "application/msword",
+}
+
+
+def czech_text(value) -> str | None:
+    """An OFN multilingual text (``{"cs": "...", "en": ...}``) or a plain string → the Czech text."""
+    if isinstance(value, dict):
+        value = value.get("cs") or next((v for v in value.values() if isinstance(v, str) and v.strip()), None)
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    return None
+
+
+def notice_document(feed: dict, notice: dict, index: int, feed_url: str) -> dict:
+    """What to store for one notice of a feed: ``doc_id``, ``url``, ``body`` and metadata."""
+    feed_key = feed.get("iri") if isinstance(feed.get("iri"), str) and feed.get("iri") else feed_url
+    iri = notice.get("iri")
+    doc_id = iri if isinstance(iri, str) and iri else f"{feed_key}#{index}"
+    documents = notice.get("dokument") if isinstance(notice.get("dokument"), list) else []
+    operator = feed.get("provozovatel") if isinstance(feed.get("provozovatel"), dict) else {}
+    body = notice if "@context" in notice or "@context" not in feed else {"@context": feed["@context"], **notice}
+    attachments = [{"url": d["url"], "name": czech_text(d.get("název"))}
+                   for d in documents if isinstance(d, dict) and isinstance(d.get("url"), str)]
+    return {
+        "doc_id": doc_id,
+        "url": notice.get("url") if isinstance(notice.get("url"), str) else doc_id,
+        "body": json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
+        "title": czech_text(notice.get("název")),
+        "published": iso(ofn_instant_date(notice.get("vyvěšení"))),
+        "citation": notice.get("číslo_jednací") if isinstance(notice.get("číslo_jednací"), str) else None,
+        "attachments": attachments,
+        "extra": {"feed": feed_key, "index": index, "board": feed.get("stránka"),
+                  "publisher_ico": operator.get("ičo"),
+                  "relevant_until": iso(ofn_instant_date(notice.get("relevantní_do"))),
+                  "file_mark": notice.get("spisová_značka"),
+                  "attachments": [a["url"] for a in attachments]},
+    }
+
+
+def humanise_file_name(name: str) -> str:
+    """``oznameni-o-cene-stocneho-pro-rok-2018.pdf`` → ``Oznameni o cene stocneho pro rok 2018``."""
+    stem = unquote(name).rsplit(".", 1)[0].replace("-", " ").replace("_", " ").strip()
+    return stem[:1].upper() + stem[1:]
+
+
+def sniff_document_type(body: bytes, declared: str) -> str | None:
+    """The media type of an attachment body, or None when it is not a document (an HTML error page...)."""
+    for magic, kind in DOCUMENT_MAGIC.items():
+        if body.startswith(magic):
+            return declared if declared and declared not in ("application/octet-stream", "text/html") else kind
+    head = body[:512].lstrip().lower()
+    if declared == "text/html" or head.startswith((b"<!doctype html", b"<html")):
+        return None
+    return declared or "application/octet-stream"
 
 
 def select(selector, rule: str):
@@ -143,6 +223,8 @@ class PacedHTTPDownloadHandler(HTTP11DownloadHandler):
         self.pacer = crawler_pacer(crawler, crawler.settings.getfloat("DOWNLOAD_DELAY"))
 
     async def download_request(self, request):
+        if request.meta.get(UNPACED):
+            return await super().download_request(request)
         host = url_host(request.url)
         await self.pacer.wait_turn(host)
         try:
@@ -206,6 +288,8 @@ class BoundedPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
 
     async def download_request(self, request):
         host = url_host(request.url)
+        if not request.meta.get("playwright") and request.meta.get(UNPACED):
+            return await super().download_request(request)
         if not request.meta.get("playwright"):
             await self.pacer.wait_turn(host)
             try:
@@ -252,7 +336,9 @@ async def _close_page(page, timeout: float = 30.0) -> None:
         logging.getLogger(__name__).warning("could not close a Chromium page: %s: %s", type(exc).__name__, exc)
 
 
-class BoardsSpider(MunicipalSpider):
+
+
+class BoardsSpider(MendelSpider):
     name = "boards"
     source = "boards"
     custom_settings = {
@@ -268,7 +354,9 @@ class BoardsSpider(MunicipalSpider):
         # Rendered pages queue in a download slot of their own, as many at a time as Chromium has pages: they never
         # wait inside the browser handler (where the download timeout already runs) nor take the downloader's
         # places from the plain requests. A board's robots.txt and attachments keep its host's spacing.
-        "DOWNLOAD_SLOTS": {BROWSER_SLOT: {"concurrency": BROWSER_PAGES, "delay": 0}},
+        # The demo mirror's origin (every real host's URLs re-rooted onto it) is one slot without delay.
+        "DOWNLOAD_SLOTS": {BROWSER_SLOT: {"concurrency": BROWSER_PAGES, "delay": 0},
+                           MIRROR_SLOT: {"concurrency": MIRROR_CONCURRENCY, "delay": 0}},
         "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": RENDER_TIMEOUT_MS,
         # Politeness per board host; many hosts crawled side by side.
         "CONCURRENT_REQUESTS": BOARD_CONCURRENCY,
@@ -302,42 +390,52 @@ class BoardsSpider(MunicipalSpider):
             options["args"] = [*options.get("args", []), CHROMIUM_HOST_RULE]
             settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", options, priority="spider")
 
-    @classmethod
-    def arguments(cls, settings) -> dict:
-        return super(MunicipalSpider, cls).arguments(settings)  # the registry's, without the feeds' Blešno site
-
     def __init__(self, boards_file: str = "", rebase: str = "", max_attachments: str = "", *args, **kwargs):
-        super().__init__("", "", rebase, *args, **kwargs)
+        super().__init__(*args, **kwargs)
         self.boards_file = boards_file or ""
+        self.rebase = rebase or None
+        self.mirror_origin_host = url_host(self.rebase) if self.rebase else None
+        # Attachments fetched per board; None = all. Those over the limit stay listed and linked, unfetched.
         self.max_attachments = int(max_attachments) if str(max_attachments or "").strip() else None
         self.boards: list[Board] = []
+        self.seen: set[str] = set()
         self._links_executor: ThreadPoolExecutor | None = None
         self._links_conn = None
-        # A notice's own page → the listing that owns its document (see load_notice_ids).
+        # A notice's own page (its url) → (its document id, whether a feed gave it): one notice is one document,
+        # whether a feed or an HTML board names it; and → the listing that owns its document (load_notice_ids).
+        self.notice_ids: dict[str, tuple[str, bool]] = {}
         self.notice_owners: dict[str, str] = {}
 
     async def start(self):
         self.load_validators()
         self.load_notice_ids()
         self.boards = read_boards_file(self.boards_file) if self.boards_file else load_registry(get_settings())
-        # Production host guard: the board hosts (and the attachment hosts their boards name, added as found).
-        self.allowed_hosts = frozenset(self.allowed_hosts | {b.host for b in self.boards if b.host})
+        self.allow_board_hosts(self.boards)
         self.crawler.stats.set_value("mendel/boards/total", len(self.boards))
-        # An HTML board of a publisher whose OFN feed this run reads waits for that feed: its notices are the
-        # feed's (one document each, under the feed's ids), not new ones (see parse_html_board).
-        feeds = {board.url: board for board in self.boards if board.kind == "ofn"}
+        # An HTML board of a publisher whose feed this run reads waits for that feed: its notices are the feed's
+        # (one document each, under the feed's ids), not new ones (see parse_html_board).
+        feeds = {board.url: board for board in self.boards if board.kind in ("ofn", "export")}
         self.feeds_unread = Counter(b.publisher_ico for b in feeds.values() if b.publisher_ico)
         self.feed_boards = feeds
         self.waiting_for_feed: dict[str, list[Board]] = {}
         self.crawler.signals.connect(self.release_waiting_boards, signal=signals.spider_idle)
         for board in self.boards:
-            if board.kind == "ofn":
+            if board.kind in ("ofn", "export"):
                 yield self.listing_request(self.fetch_url(board.url), self.parse_feed, listing=board.url,
                                            cb_kwargs={"feed_url": board.url}, dont_filter=True)
+            elif board.kind == "article_api":
+                yield self.listing_request(self.fetch_url(board.url), self.parse_article_ids, listing=board.url,
+                                           cb_kwargs={"board": board}, dont_filter=True)
             elif board.publisher_ico and self.feeds_unread[board.publisher_ico]:
                 self.waiting_for_feed.setdefault(board.publisher_ico, []).append(board)
             else:
                 yield self.html_board_request(board)
+
+    def allow_board_hosts(self, boards) -> None:
+        """Production host guard: the board hosts (and the attachment hosts their boards name, added as found: a
+        notice's files often live elsewhere — MVČR's on www.mvcr.cz, a town's on its web vendor's host; the guard
+        still refuses every non-public address)."""
+        self.allowed_hosts = frozenset(self.allowed_hosts | {b.host for b in boards if b.host})
 
     def release_waiting_boards(self):
         """Spider idle with HTML boards still waiting (their feed could not be read): crawl them now."""
@@ -347,6 +445,21 @@ class BoardsSpider(MunicipalSpider):
             for board in waiting:
                 self.crawler.engine.crawl(self.html_board_request(board))
             raise DontCloseSpider
+
+    def fetch_url(self, url: str) -> str:
+        """Where to fetch a URL a site published (the mirror in the demo profile; mirror hosts keep their names)."""
+        return fetch_url(url, self.rebase)
+
+    def _unpaced(self, url: str, kwargs: dict) -> dict:
+        """Requests to the demo mirror's own origin go to its slot, without the per-host delay."""
+        if self.mirror_origin_host and url_host(url) == self.mirror_origin_host:
+            meta = kwargs.setdefault("meta", {})
+            meta.setdefault("download_slot", MIRROR_SLOT)
+            meta[UNPACED] = True
+        return kwargs
+
+    def listing_request(self, url: str, callback, listing: str | None = None, **kwargs):
+        return super().listing_request(url, callback, listing, **self._unpaced(url, kwargs))
 
     def html_board_request(self, board: Board):
         meta = {}
@@ -365,7 +478,9 @@ class BoardsSpider(MunicipalSpider):
         host = (urlsplit(url).hostname or "").lower()
         if self.allowed_hosts and host and not host_allowed(host, self.allowed_hosts):
             self.allowed_hosts = self.allowed_hosts | {host}  # named by a board this run reads
-        return super().document_request(url, callback, **kwargs)
+        return super().document_request(url, callback, **self._unpaced(url, kwargs))
+
+    # ---------------------------------------------------------------- notice links
 
     def record_links(self, listing: str, links) -> None:
         """Notice → attachment links of one board read, written on a thread of their own (one connection for the
@@ -392,12 +507,22 @@ class BoardsSpider(MunicipalSpider):
         if self._links_conn is not None:
             self._links_conn.close()
 
+    # ---------------------------------------------------------------- who owns a notice
+
     def load_notice_ids(self) -> list[tuple]:
-        """The stored notices (:meth:`MunicipalSpider.load_notice_ids`), and the listing that owns each: the one
-        that last stored it (``documents.listing``), while it is active. A feed that took a notice over from an HTML
-        board keeps it as the board's id, so the id alone does not tell; its listing does, in every later run. A
-        withdrawn notice (its owner, read in full, no longer names it) has no owner: a board that shows it takes it."""
-        rows = super().load_notice_ids()
+        """The notices already stored, by their own page, and the listing that owns each: the one that last
+        stored it (``documents.listing``), while it is active. A document whose id is not its url came from a
+        feed (its IRI); one whose id is its url was read off an HTML board. A feed that took a notice over from an
+        HTML board keeps it as the board's id, so the id alone does not tell; its listing does, in every later
+        run. A withdrawn notice (its owner, read in full, no longer names it) has no owner: a board that shows it
+        takes it. Returns the rows read, (url, doc_id, listing, status)."""
+        with self._connect() as conn:
+            rows = conn.execute("SELECT url, doc_id, listing, status FROM documents"
+                                " WHERE doc_type = 'notice' AND url IS NOT NULL ORDER BY first_seen, doc_id").fetchall()
+        for url, doc_id, _, _ in rows:
+            known = self.notice_ids.get(url)
+            if known is None or (not known[1] and doc_id != url):
+                self.notice_ids[url] = (doc_id, doc_id != url)
         for url, doc_id, listing, status in rows:
             known = self.notice_ids.get(url)
             if status == "active" and known is not None and known[0] == doc_id:
@@ -407,18 +532,95 @@ class BoardsSpider(MunicipalSpider):
                     self.notice_owners[url] = owner
         return rows
 
+    def feed_notice_id(self, doc: dict) -> str:
+        """A feed's notice keeps its IRI — unless an HTML board's row of the same notice page is stored already:
+        then that document is the notice (the feed's richer body becomes its next version)."""
+        known = self.notice_ids.get(doc["url"])
+        doc_id = known[0] if known is not None and not known[1] and doc["url"] != doc["doc_id"] else doc["doc_id"]
+        self.notice_ids[doc["url"]] = (doc_id, True)
+        return doc_id
+
+    # ---------------------------------------------------------------- catalogue boards: feeds and exports
+
     def parse_feed(self, response, feed_url: str):
-        self.crawler.stats.inc_value("mendel/boards/ofn")
-        for output in super().parse_feed(response, feed_url):
-            if isinstance(output, FetchedDocument) and output.doc_type == "notice":
-                self.notice_owners[output.url] = feed_url  # the feed's body is the notice's content
-            yield output
+        try:
+            listing = read_listing(response.body, feed_url)
+        except NotABoard as exc:
+            self.reject_listing(response, f"not a notice board ({media_type(response) or 'no type'}): {exc}"[:480])
+            return
+        self.crawler.stats.inc_value("mendel/boards/ofn" if listing.layout == "ofn" else
+                                     f"mendel/boards/export_{listing.layout}")
+        self.listing_read(feed_url)
+        feed = listing.feed
+        links, fetched = [], 0
+        for item in listing.items:
+            self.discovered += 1
+            if item.notice is None:
+                self.log_outcome(f"{feed_url}#{item.position}", "quarantined", status=response.status,
+                                 reason=f"notice {item.position} of the {listing.layout} listing: {item.reason}"[:500])
+                continue
+            doc = notice_document(feed, item.notice, item.position, feed_url)
+            if item.notice_id and not item.notice.get("iri") and not item.notice.get("url"):
+                doc["doc_id"] = doc["url"] = item.notice_id
+            doc["doc_id"] = self.feed_notice_id(doc)
+            self.notice_owners[doc["url"]] = feed_url  # the feed's body is the notice's content
+            self.listed(feed_url, doc["doc_id"])
+            links.append((doc["doc_id"], [(a["url"], a["name"]) for a in doc["attachments"]]))
+            yield FetchedDocument(
+                source=self.source, doc_id=doc["doc_id"], url=doc["url"], body=doc["body"],
+                content_type="application/ld+json", title=doc["title"], doc_type="notice",
+                citation=doc["citation"], published=doc["published"], http_status=response.status,
+                extra=doc["extra"], listing=feed_url,
+            )
+            for request in self.attachment_requests(doc, feed_url, fetched):
+                fetched += 1
+                yield request
+        self.record_links(feed_url, links)
         board = self.feed_boards.get(feed_url)
         if board is not None and board.publisher_ico and self.feeds_unread[board.publisher_ico] > 0:
             self.feeds_unread[board.publisher_ico] -= 1
             if not self.feeds_unread[board.publisher_ico]:
                 for html_board in self.waiting_for_feed.pop(board.publisher_ico, []):
                     yield self.html_board_request(html_board)
+
+    def attachment_requests(self, doc: dict, listing: str, fetched: int):
+        """The requests for a notice's attachments not fetched yet in this run (each listed either way), at most
+        ``max_attachments`` per board (``fetched`` so far)."""
+        for number, attachment in enumerate(doc["attachments"]):
+            self.listed(listing, attachment["url"])
+            url = self.fetch_url(attachment["url"])
+            if url in self.seen:
+                continue
+            if self.max_attachments is not None and fetched >= self.max_attachments:
+                self.crawler.stats.inc_value("mendel/attachments_over_limit")
+                continue
+            fetched += 1
+            self.seen.add(url)
+            yield self.document_request(url, self.parse_attachment, cb_kwargs={
+                "notice": doc, "attachment": attachment, "number": number, "listing": listing})
+
+    def parse_attachment(self, response, notice: dict, attachment: dict, number: int, listing: str | None = None):
+        if self.handle_not_ok(response):
+            return
+        declared = media_type(response)
+        kind = sniff_document_type(response.body, declared)
+        if kind is None:
+            self.log_outcome(response.url, "quarantined", status=response.status,
+                             reason=f"expected a document, got {declared or 'unknown type'}")
+            return
+        name = attachment.get("name")
+        title = notice["title"]
+        if name:
+            title = f"{title} – {name}" if title else name
+        yield FetchedDocument(
+            source=self.source, doc_id=attachment["url"], url=response.url, body=response.body, content_type=kind,
+            title=title, doc_type="notice_attachment", citation=notice["citation"], published=notice["published"],
+            http_status=response.status, etag=response_header(response, "ETag"),
+            last_modified=response_header(response, "Last-Modified"),
+            extra={"notice": notice["doc_id"], "attachment_index": number, "attachment_name": name}, listing=listing,
+        )
+
+    # ---------------------------------------------------------------- HTML boards
 
     def parse_html_board(self, response, board: Board):
         rules = board.rules
@@ -471,16 +673,58 @@ class BoardsSpider(MunicipalSpider):
                 citation=doc["citation"], published=doc["published"], http_status=response.status,
                 extra=doc["extra"], listing=board.url,
             )
-            for number, attachment in enumerate(doc["attachments"]):
-                self.listed(board.url, attachment["url"])
-                url = self.fetch_url(attachment["url"])
-                if url in self.seen:
-                    continue
-                if self.max_attachments is not None and fetched >= self.max_attachments:
-                    self.crawler.stats.inc_value("mendel/attachments_over_limit")
-                    continue
+            for request in self.attachment_requests(doc, board.url, fetched):
                 fetched += 1
-                self.seen.add(url)
-                yield self.document_request(url, self.parse_attachment, cb_kwargs={
-                    "notice": doc, "attachment": attachment, "number": number, "listing": board.url})
+                yield request
         self.record_links(board.url, links)
+
+    # ---------------------------------------------------------------- article APIs (obec Blešno)
+
+    def parse_article_ids(self, response, board: Board):
+        self.crawler.stats.inc_value("mendel/boards/article_api")
+        ids = response.json()
+        if not isinstance(ids, list):
+            self.reject_listing(response, "article ids are not a JSON list")
+            return
+        self.listing_read(board.url)
+        base = urljoin(board.url, "/")
+        for article in ids:
+            if isinstance(article, str) and article:
+                url = self.fetch_url(f"{base}articles/{quote(article)}/assets?type=references")
+                yield self.listing_request(url, self.parse_article_assets, listing=board.url,
+                                           cb_kwargs={"board": board, "article": article})
+
+    def parse_article_assets(self, response, board: Board, article: str):
+        refs = response.json()
+        if not isinstance(refs, list):
+            self.reject_listing(response, "article assets are not a JSON list")
+            return
+        site = board.key.removeprefix(API_KEY_PREFIX)
+        for ref in refs:
+            if not isinstance(ref, dict) or not str(ref.get("name", "")).lower().endswith(".pdf"):
+                continue
+            url = self.fetch_url(response.urljoin(ref.get("url") or ""))
+            if not ref.get("url") or url in self.seen:
+                continue
+            self.seen.add(url)
+            file_name = unquote(urlsplit(url).path.rsplit("/", 1)[-1]) or ref["name"]
+            doc_id = f"{site}:{article}/{file_name}"
+            self.listed(board.url, doc_id)
+            yield self.document_request(url, self.parse_site_pdf, cb_kwargs={
+                "board": board, "doc_id": doc_id, "file": file_name})
+
+    def parse_site_pdf(self, response, board: Board, doc_id: str, file: str):
+        if self.handle_not_ok(response):
+            return
+        if not response.body.startswith(b"%PDF"):
+            self.log_outcome(response.url, "quarantined", status=response.status,
+                             reason=f"expected a PDF, got {media_type(response) or 'unknown type'}")
+            return
+        title = humanise_file_name(file)
+        yield FetchedDocument(
+            source=self.source, doc_id=doc_id, url=response.url, body=response.body, content_type="application/pdf",
+            title=f"{title} ({board.name})" if board.name else title, doc_type="municipal_document",
+            http_status=response.status, etag=response_header(response, "ETag"),
+            last_modified=response_header(response, "Last-Modified"), extra={"board_key": board.key},
+            listing=board.url,
+        )
