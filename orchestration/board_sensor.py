@@ -1,11 +1,12 @@
-"""New notice boards from the register become partitions of ``board_documents``, and only they are crawled.
+"""New notice boards from the register become partitions of ``board_documents`` between nights (production), and
+only they are crawled.
 
-Each tick reads the register (:func:`mendel.boards.load_registry`: NKOD's OFN boards and the maintained HTML
-list), adds the boards the instance does not know yet as dynamic partitions, and requests runs of
-``crawl_boards`` for exactly those: one run per board, or per range of up to 100 new boards (they were added in
-one go, so they are neighbours in the partition order). Boards already known are left to the nightly run and to
-re-crawls; boards gone from the register keep their partition (and their documents' history). A register that
-cannot be read fails the tick, visibly, and nothing is added.
+Each tick reads the register (:func:`mendel.boards.load_registry`: NKOD's boards and the maintained list), adds the
+boards the instance does not know yet as dynamic partitions, and requests runs of ``crawl_boards`` for exactly
+those: one run per board, or per range of up to 100 new boards (they were added in one go, so they are neighbours
+in the partition order). Boards already known are left to the nightly run and to re-crawls; boards gone from the
+register are the nightly ``board_registry`` asset's to remove (their partition goes, their documents are
+withdrawn). A register that cannot be read fails the tick, visibly, and nothing is added.
 """
 
 from dagster import (
@@ -53,7 +54,7 @@ def run_requests_for(new_keys: list[str], per_run: int = MAX_BOARDS_PER_RUN) -> 
     job=crawl_boards_job,
     minimum_interval_seconds=6 * 3600,
     default_status=sensor_status(),
-    description="Adds notice boards new in the register (NKOD OFN boards, the HTML board list) as partitions of "
+    description="Adds notice boards new in the register (NKOD's boards, the maintained list) as partitions of "
                 "board_documents and crawls only those.",
 )
 def new_boards_from_registry(context: SensorEvaluationContext, mendel: MendelResource):
