@@ -117,7 +117,7 @@ def crawl_asset(source: Source, retry_policy: RetryPolicy = NETWORK_RETRY) -> As
         if window:
             result = result._replace(metadata={**(result.metadata or {}), "window_start": config.window_start,
                                                "window_end": config.window_end})
-        with mendel.connect() as conn:
+        with mendel.connect(processing=False) as conn:  # a crawl takes no processing lock
             check = crawl_failures_result(conn, context.run_id, name, result.metadata or {})
         return result._replace(check_results=[check])
 

@@ -231,6 +231,18 @@ def cmd_migrate(args) -> int:
     return 0
 
 
+def cmd_doctor(args) -> int:
+    from mendel import db, doctor
+    from mendel.rawstore import RawStore
+
+    settings = get_settings()
+    with db.connect(db.ready_url(settings)) as conn:
+        report = doctor.examine(conn, RawStore(settings.raw_store), settings.bundles_dir,
+                                verify_hashes=not args.no_hashes)
+    print(json.dumps(report.as_dict(), ensure_ascii=False, indent=1) if args.json else report.format())
+    return 0 if report.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mendel", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -274,6 +286,10 @@ def build_parser() -> argparse.ArgumentParser:
         "retrieval", add_help=False, help="recall@k, MRR, nDCG per variant on a question set (see --help)")
     eval_retrieval.set_defaults(func=cmd_eval_retrieval)
     sub.add_parser("migrate", help="apply database migrations").set_defaults(func=cmd_migrate)
+    check = sub.add_parser("doctor", help="invariants of the database, raw store and live bundle (exit 1 on a problem)")
+    check.add_argument("--no-hashes", action="store_true", help="check blob sizes, not their sha256 (faster)")
+    check.add_argument("--json", action="store_true")
+    check.set_defaults(func=cmd_doctor)
     return parser
 
 

@@ -62,10 +62,11 @@ class MendelResource(ConfigurableResource):
         return db.ready_url(self.settings())
 
     @contextmanager
-    def connect(self) -> Iterator[psycopg.Connection]:
-        # Only the processing stages connect (crawls run in subprocesses): the first takes the database's
-        # processing lock for as long as this resource lives (the run in process, the step otherwise).
-        if self._processing_lock is None:
+    def connect(self, processing: bool = True) -> Iterator[psycopg.Connection]:
+        # A processing stage's first connection takes the database's processing lock for as long as this resource
+        # lives (the run in process, the step otherwise). processing=False: a crawl's bookkeeping, which may
+        # overlap any run (crawls of different sources run side by side).
+        if processing and self._processing_lock is None:
             self._processing_lock = db.acquire_processing_lock(
                 self.db_url(), f"mendel run {self._run_id or '?'}", wait_s=self.processing_lock_wait_s)
         # Autocommit: each stage's `conn.transaction()` block commits on its own, so a crash keeps finished work.

@@ -42,7 +42,8 @@ def test_first_run_builds_every_stage(nightly):
         outcomes = sum(counts[k] for k in ("stored", "unchanged", "quarantined", "disallowed"))
         assert counts["discovered"] == outcomes, (source, counts)
     assert check_outcomes(result) == {"ner_gold_precision_recall": True, "extraction_quality_hard": True,
-                                      "extraction_quality_soft": True, "data_invariants": True}
+                                      "extraction_quality_soft": True, "data_invariants": True,
+                                      "crawl_failures": True}
 
     assert assets["nsoud_documents"]["stored"] >= 1
     assert assets["ruian_documents"]["stored"] == 2
@@ -113,6 +114,6 @@ def test_failing_gate_blocks_indexes(nightly, tmp_path):
                          ner_gold_path=str(broken))
     assert not result.success
     assert check_outcomes(result) == {"ner_gold_precision_recall": False, "extraction_quality_hard": True,
-                                      "extraction_quality_soft": True}
+                                      "extraction_quality_soft": True, "crawl_failures": True}
     assert not INDEX_ASSETS & set(materialized(result))
     assert bundle.current_version(nightly["home"] / "bundles") == before

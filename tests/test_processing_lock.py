@@ -36,6 +36,18 @@ def test_lock_is_per_database(fresh_db, pg_server_url):
         pass
 
 
+def test_crawl_bookkeeping_connects_past_a_held_lock(fresh_db, tmp_path):
+    from orchestration.resources import MendelResource
+
+    resource = MendelResource(home=str(tmp_path), database_url=fresh_db)
+    with db.processing_lock(fresh_db, "mendel run processing"):
+        with resource.connect(processing=False) as conn:  # a crawl's connection: no lock asked
+            assert conn.execute("SELECT 1").fetchone() == (1,)
+        with pytest.raises(db.ProcessingLocked):
+            with resource.connect():
+                pass
+
+
 def _prepare(url: str, home) -> None:
     from orchestration.resources import MendelResource
 
