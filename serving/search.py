@@ -115,9 +115,9 @@ class Searcher:
 
         self.path = Path(path)
         self.manifest = bundle.read_manifest(self.path)
-        self.documents = {d["doc_id"]: d for d in json.loads((self.path / "documents.json").read_text())}
+        self.documents = {d["doc_id"]: d for d in json.loads(bundle.documents_path(self.path).read_text())}
         self.passages = LayerIndex(self.path, PASSAGE_LAYER)
-        self.graph = EntityGraph.from_file(self.path / "graph" / "graph.json",
+        self.graph = EntityGraph.from_file(bundle.graph_path(self.path),
                                            [cid.decode() for cid in self.passages.chunk_ids])
         self.chunk_entities = ChunkEntities(self.graph, self.passages)
         self._embedder = embedder
@@ -177,7 +177,7 @@ class Searcher:
             with self._upper_lock:
                 if number not in self._upper:
                     path = bundle.layer_path(self.path, number)
-                    self._upper[number] = LayerIndex(path, number) if (path / "chunks.jsonl").exists() else None
+                    self._upper[number] = LayerIndex(path, number) if (path / bundle.CHUNKS).exists() else None
         return self._upper[number]
 
     def layer_for(self, scope: str | None) -> LayerIndex:
