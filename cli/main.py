@@ -46,8 +46,6 @@ def demo_services(settings: Settings):
 
     with contextlib.ExitStack() as stack:
         if settings.profile != "production" and not settings.mirror_url:
-            # Each demo run's mirror serves the next real snapshot of the Kadaň board (mirror.municipal).
-            os.environ.setdefault("MENDEL_MIRROR_STATE_DIR", str(settings.home / "mirror"))
             # A fixed port keeps URLs (and so conditional-request validators) stable between runs.
             try:
                 mirror = stack.enter_context(MirrorThread(SAMPLE_CORPUS, port=DEMO_MIRROR_PORT))

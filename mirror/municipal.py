@@ -7,8 +7,9 @@ Served paths on the mirror's origin (the real sites' paths):
   three real snapshots (``municipal/kadan_history/kadan_2022-01-31.json``, ``…/kadan_2023-08-16.json``,
   ``municipal/kadan_uredni_deska.json`` = 2025-02-28) is served: ``MENDEL_MIRROR_KADAN_SNAPSHOT`` (1, 2 or 3, read
   per request: tests drive it), else the state kept in ``MENDEL_MIRROR_STATE_DIR`` (each mirror started with it
-  serves the next snapshot: successive demo runs see the real notices appear, change and disappear), else the
-  latest. The feed's attachment URLs (``/filemanager/files/{n}.pdf``) are not in the corpus and answer 404; the
+  serves the next snapshot: ``MENDEL_MIRROR_STATE_DIR=.mendel/mirror mendel run``, three times, shows the real
+  notices appear, change and disappear), else the latest — the default, since the retrieval question sets ask
+  about the latest snapshot's notices. The feed's attachment URLs (``/filemanager/files/{n}.pdf``) are not in the corpus and answer 404; the
   feed bytes are never rewritten.
 - ``GET /api/boards/{n}`` → the n-th of the 182 real OFN feeds of ``municipal/boards/mvcr_182_boards.json`` (the
   MVČR open-data API, ``https://opendata-test.mvcr.cz/api/boards/{n}``, each feed the element whose ``iri`` is
