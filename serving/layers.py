@@ -13,11 +13,21 @@ from pathlib import Path
 import numpy as np
 
 from mendel.index import bundle
+from mendel.legal_ids import file_number
 
 PASSAGE_LAYER = 3
 SCOPE_LAYERS = {"act": (1,), "section": (2,)}  # a whole act: documents (L1); a whole section: sections (L2)
 HEADING_LINE_RE = re.compile(r"^[ \t]*(§[ \t]*\d+[a-z]?|čl\.[ \t]*[IVXLC\d]+[a-z]?)[ \t]*$",
                              re.IGNORECASE | re.MULTILINE)  # a line holding only a provision's heading
+
+
+def identifier_keys(citation: str | None, doc_id: str) -> list[str]:
+    """The keys a chunk is found by as a decision: its citation as stored, the file number in citation form (a
+    reference names ``7 Afs 41/2013`` where the court stores ``7 Afs 41/2013-8``), and its document id (an
+    ECLI) upper-cased."""
+    keys = [citation, file_number(citation)] if citation else []
+    keys.append(doc_id.upper())
+    return list(dict.fromkeys(keys))
 
 
 def layer_of(chunk: dict, default: int = PASSAGE_LAYER) -> int:
@@ -123,12 +133,11 @@ class LayerIndex:
             self.doc_chunks.setdefault(c["doc_id"], []).append(i)
             if c.get("citation"):
                 self.section_chunks.setdefault((c["citation"], _section_label(c.get("section") or "")), []).append(i)
-                self.identifier_chunks.setdefault(c["citation"], []).append(i)
                 for heading in HEADING_LINE_RE.findall(c["text"]):
                     key = (c["citation"], " ".join(heading.split()).lower())
                     self.heading_chunks.setdefault(key, []).append(i)
-            if c["doc_id"].upper() != c.get("citation"):
-                self.identifier_chunks.setdefault(c["doc_id"].upper(), []).append(i)
+            for key in identifier_keys(c.get("citation"), c["doc_id"]):
+                self.identifier_chunks.setdefault(key, []).append(i)
         self.chunks = ChunkTable(self.path / bundle.CHUNKS, np.asarray(starts, dtype=np.int64),
                                  np.asarray(ends, dtype=np.int64))
         self.chunk_ids = np.asarray(chunk_ids, dtype=bytes)  # row i -> chunk id (fixed-width bytes)

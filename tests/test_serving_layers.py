@@ -13,6 +13,7 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 from serving.api import create_app
+from serving.layers import identifier_keys
 from serving.search import Searcher
 from tests.test_api import EMBEDDER, HOUSING_QUERY, base_docs, build_bundle, corpus  # noqa: F401 (a fixture)
 
@@ -99,3 +100,14 @@ def test_a_broken_layer_keeps_the_live_bundle(tmp_path, corpus):  # noqa: F811
     assert holder.reload() is True  # still serving: the broken bundle failed to load, off the request path
     assert holder.searcher.path.name == good.name and broken.name in holder.failed
     assert client.get("/search", params={"q": WHOLE_ACT}).json()["layer"] == 1
+
+
+@pytest.mark.parametrize("citation, doc_id, expected", [
+    ("7 Afs 41/2013-8", "ECLI:CZ:NSS:2013:7.AFS.41.2013.8",
+     ["7 Afs 41/2013-8", "7 Afs 41/2013", "ECLI:CZ:NSS:2013:7.AFS.41.2013.8"]),
+    ("29 Cdo 1234/2019", "29 Cdo 1234/2019", ["29 Cdo 1234/2019", "29 CDO 1234/2019"]),
+    ("573/2025 Sb.", "/eli/cz/sb/2025/573", ["573/2025 Sb.", "/ELI/CZ/SB/2025/573"]),
+    (None, "kadan-notice-1", ["KADAN-NOTICE-1"]),
+])
+def test_a_decision_is_found_by_its_file_number_without_the_list_number(citation, doc_id, expected):
+    assert identifier_keys(citation, doc_id) == expected
