@@ -148,11 +148,8 @@ def plot_crawl(data: dict, out: Path) -> list[Path]:
 
 
 def plot_ner(data: dict, out: Path) -> list[Path]:
-    speeds = {k: v.get("tokens_per_s") for k, v in data.items() if isinstance(v, dict)}
-    ner_only = (data.get("cs_core_news_sm") or {}).get("ner_only")
-    if isinstance(ner_only, dict):
-        speeds["cs_core_news_sm (NER only)"] = ner_only.get("tokens_per_s")
-    made = _bars(out / "ner_throughput.png", "NER throughput", speeds, "tokens / s", log=True)
+    speeds = {k: v.get("passages_per_cpu_s") for k, v in data.items() if isinstance(v, dict)}  # baseline, new, …
+    made = _bars(out / "ner_throughput.png", "NER throughput", speeds, "passages / CPU-second", log=True)
     return [made] if made else []
 
 
