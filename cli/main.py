@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from cli import law as law_commands
 from cli import search as search_command
 from mendel.config import PROJECT_ROOT, SAMPLE_CORPUS, Settings, get_settings
 
@@ -290,6 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-hashes", action="store_true", help="check blob sizes, not their sha256 (faster)")
     check.add_argument("--json", action="store_true")
     check.set_defaults(func=cmd_doctor)
+    law_commands.add_parsers(sub)  # provision, cites
     return parser
 
 

@@ -32,6 +32,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from mendel.index import bundle
 from serving.analyze import analyze_query
 from serving.facets import FilterError, checked_filters, checked_places, facets_of, shown
+from serving.law_routes import law_router
 from serving.originals import NotAPdf, OriginalMissing, Originals, PageOutOfRange, download_name
 from serving.pages import add_pages
 from serving.results import run_search
@@ -508,6 +509,7 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
         return {**found, "bundle": searcher.path.name}
 
     add_pages(app, live_searcher, originals)
+    app.include_router(law_router())  # /provisions, /citations: versions and citations in PostgreSQL
 
     return app
 

@@ -1,0 +1,411 @@
+"""What cites a provision, an act, a court file number or an ECLI: every document and passage, grouped by the
+family of the citing source (acts, decisions, notices, other), newest first, each with the citing sentence, its
+page and date.
+
+Where citations come from:
+
+- the NER's mentions (``mentions`` → ``entities``): LAW_REF and DECISION_REF in every indexed passage; the
+  canonical target of each entity is kept in ``citation_targets`` (:func:`update_targets`);
+- e-Sbírka's own cross-references (``act_references``, the ``odkazyZFragmentu`` of each act's latest version),
+  with the citing provision's wording as the sentence;
+- the AMENDS / REPEALS relations read from amending acts (``relations``), naming the version of the amended act
+  they produced when a stored version lists the amending act among its ``novely``;
+- court records without decision text (documents of kind ``citation_record``, never chunked): the references each
+  line of the record names.
+The last three are kept in ``citation_links`` (:func:`build_links`).
+
+A citation is matched in canonical form: an act by its citation (``573/2025 Sb.``), a provision as a path below
+it (``§ 2 odst. 1`` — so a citation of ``§ 2 odst. 1`` also cites ``§ 2`` and the act), a court decision by its
+file number as the court writes it (the Ústavní soud with a two-digit year: ``IV. ÚS 393/00`` for ``IV. US
+393/2000``; the list number ``-45`` dropped), compared case-folded; an ECLI stands for its file number and the
+file number for the ECLIs of the stored decisions that carry it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import psycopg
+
+from mendel.act_versions import provision_from_anchor
+from mendel.citation_records import CITATION_RECORD
+from mendel.legal_ids import (CONSTITUTIONAL, CONSTITUTIONAL_SENATES, FileNumber, full_year, parse_citation,
+                              parse_ecli, parse_file_number)
+
+FAMILIES = ("acts", "decisions", "notices", "other")
+SENTENCE_CHARS = 400
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ§(„\"])|\n+")
+
+
+# ---------------------------------------------------------------- canonical targets
+
+@dataclass(frozen=True)
+class Target:
+    """What a citation points at: ``kind`` act (``key`` its citation, ``provision`` a path or '') or decision
+    (``key`` its canonical file number); ``keys`` every form it is matched under."""
+
+    kind: str
+    key: str
+    provision: str = ""
+    keys: tuple[str, ...] = field(default=())
+
+    @property
+    def label(self) -> str:
+        return f"{self.provision} {self.key}".strip() if self.kind == "act" else self.key
+
+
+def canonical_file_number(number: FileNumber) -> str:
+    """The file number as the court writes it: the Ústavní soud's year in two digits (``IV. ÚS 393/00``), other
+    courts' in four (``21 Cdo 1234/1999``); no list number."""
+    if number.register == CONSTITUTIONAL or number.is_constitutional:
+        return f"{number.senate}. {number.register} {number.number}/{int(number.year) % 100:02d}"
+    head = " ".join(p for p in (number.court, number.senate, number.register) if p)
+    return f"{head} {number.number}/{full_year(number.year)}"
+
+
+def file_number_of_ecli(ecli: str) -> str | None:
+    """``ECLI:CZ:US:2013:4.US.2265.13.1`` -> ``IV. ÚS 2265/13``; ``ECLI:CZ:NS:2026:29.ICDO.177.2024.1`` ->
+    ``29 ICDO 177/2024`` (the register's case is not in an ECLI: file numbers are compared case-folded)."""
+    parsed = parse_ecli(ecli)
+    if parsed is None or parsed.country != "CZ":
+        return None
+    parts = parsed.number.split(".")
+    if parsed.court == "US" and len(parts) >= 4 and parts[1].upper() == "US":
+        senate = "Pl" if parts[0].lower() == "pl" else CONSTITUTIONAL_SENATES.get(parts[0])
+        if senate is None or not parts[2].isdigit() or not parts[3].isdigit():
+            return None
+        return f"{senate}. {CONSTITUTIONAL} {int(parts[2])}/{int(parts[3]) % 100:02d}"
+    if len(parts) >= 4 and parts[0].isdigit() and parts[2].isdigit() and parts[3].isdigit():
+        return f"{int(parts[0])} {parts[1]} {int(parts[2])}/{full_year(parts[3])}"
+    return None
+
+
+def decision_target(text: str) -> Target | None:
+    """A court decision named by its file number (any spacing, ``US`` for ``ÚS``, a list number) or its ECLI."""
+    text = (text or "").strip()
+    if text.upper().startswith("ECLI:"):
+        number = file_number_of_ecli(text)
+        ecli = parse_ecli(text)
+        if ecli is None:
+            return None
+        keys = tuple(k for k in (number, ecli.text) if k)
+        return Target("decision", number or ecli.text, keys=keys)
+    parsed = parse_file_number(text)
+    if parsed is None:
+        return None
+    key = canonical_file_number(parsed)
+    return Target("decision", key, keys=(key,))
+
+
+def law_target(norm: str) -> Target | None:
+    """A LAW_REF norm (``89/2012 Sb. § 2079 odst. 1``) as an act and a provision path."""
+    from mendel.law_in_time import provision_key
+    from mendel.ner.rules import split_law_ref_norm
+
+    act_text, provision = split_law_ref_norm(norm)
+    act = parse_citation(act_text)
+    key = act.citation if act else (act_text or "").strip()
+    if not key:
+        return None
+    return Target("act", key, provision_key(provision), keys=(key,))
+
+
+def parse_target(ref: str) -> Target | None:
+    """What a query names: an ECLI, a file number, or an act with or without a provision."""
+    decision = decision_target(ref)
+    if decision is not None:
+        return decision
+    from mendel.law_in_time import parse_reference
+
+    reference = parse_reference(ref)
+    if reference is None:
+        return None
+    return Target("act", reference.act.citation, reference.provision, keys=(reference.act.citation,))
+
+
+def update_targets(conn: psycopg.Connection) -> int:
+    """The canonical target of every LAW_REF / DECISION_REF entity that has none yet (entities never change)."""
+    rows = conn.execute(
+        "SELECT e.entity_id, e.label, e.norm FROM entities e LEFT JOIN citation_targets t USING (entity_id)"
+        " WHERE t.entity_id IS NULL AND e.label IN ('LAW_REF', 'DECISION_REF')").fetchall()
+    values = []
+    for entity_id, label, norm in rows:
+        target = law_target(norm) if label == "LAW_REF" else decision_target(norm)
+        if target is not None:
+            values.append((entity_id, target.kind, target.key, target.provision))
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO citation_targets (entity_id, target_kind, target_key, target_provision)"
+                        " VALUES (%s, %s, %s, %s) ON CONFLICT (entity_id) DO NOTHING", values)
+    return len(values)
+
+
+# ---------------------------------------------------------------- links that are not NER mentions
+
+def build_links(conn: psycopg.Connection) -> dict:
+    """``citation_links`` anew from e-Sbírka's references, the AMENDS / REPEALS relations and the citation
+    records; returns the count of each."""
+    counts = {"odkaz": 0, "amends": 0, "repeals": 0, "record": 0}
+    rows: list[tuple] = []
+    # e-Sbírka's odkazyZFragmentu of each act's latest version, with the citing provision's wording
+    for doc_id, version, kind, citation, anchor, text in conn.execute(
+            "WITH latest AS (SELECT DISTINCT ON (doc_id) doc_id, version FROM act_versions"
+            "  ORDER BY doc_id, effective_from DESC NULLS LAST, version DESC),"
+            " fragments AS (SELECT p.doc_id, p.version, coalesce(p.heading || ' ', '') || p.text AS text,"
+            "  unnest(p.fragment_ids) AS fragment_id FROM provisions p JOIN latest USING (doc_id, version))"
+            " SELECT r.doc_id, r.version, r.kind, r.target_citation, r.target_provision, f.text"
+            " FROM act_references r JOIN latest USING (doc_id, version)"
+            " LEFT JOIN fragments f ON f.doc_id = r.doc_id AND f.version = r.version AND f.fragment_id = r.fragment_id"
+            " WHERE r.target_citation IS NOT NULL ORDER BY r.doc_id, r.odkaz_id"):
+        from mendel.law_in_time import provision_key
+
+        rows.append(("odkaz", "act", citation, provision_key(provision_from_anchor(anchor)), doc_id, version, None,
+                     None, _clip(text), None))
+        counts["odkaz"] += 1
+    # AMENDS / REPEALS: the amending act's statement; the version it produced where a stored version names it
+    produced = {}
+    for doc_id, version, amended_by in conn.execute(
+            "SELECT doc_id, version, amended_by FROM act_versions WHERE jsonb_array_length(amended_by) > 0"):
+        for amending in amended_by:
+            produced[(doc_id, amending.get("citation"))] = version
+    for kind, subject, object_norm, page_no, evidence, citing_doc in conn.execute(
+            "SELECT r.kind, r.subject_norm, r.object_norm, r.page_no, r.evidence, v.doc_id FROM relations r"
+            " JOIN document_versions v ON v.version_id = r.version_id"
+            " JOIN documents d ON d.doc_id = v.doc_id AND d.current_version_id = v.version_id"
+            " WHERE r.kind IN ('AMENDS', 'REPEALS')"):
+        target = law_target(object_norm)
+        if target is None:
+            continue
+        act = parse_citation(target.key)
+        version = produced.get((act.eli, subject)) if act else None
+        rows.append((kind.lower(), "act", target.key, target.provision, citing_doc, None, version, page_no,
+                     _clip(evidence), None))
+        counts[kind.lower()] += 1
+    # citation records: the decisions and acts their lines name (not the record's own file number), each once per
+    # record, with the shortest line naming it as the sentence
+    from mendel.ner import recognise
+
+    records = conn.execute(
+        "SELECT d.doc_id, d.citation, p.page_no, p.text FROM documents d"
+        " JOIN pages p ON p.version_id = d.current_version_id"
+        " WHERE d.doc_type = %s AND d.status = 'active' ORDER BY d.doc_id, p.page_no", (CITATION_RECORD,)).fetchall()
+    lines = [(doc_id, own, page_no, line.strip()) for doc_id, own, page_no, text in records
+             for line in text.splitlines() if line.strip()]
+    named: dict[tuple, tuple] = {}
+    for (doc_id, own, page_no, line), entities in zip(lines, recognise([line for *_, line in lines])):
+        own_keys = {k.lower() for k in (decision_target(own or "") or Target("decision", "")).keys} | {doc_id.lower()}
+        for entity in entities:
+            target = (decision_target(entity.norm) if entity.label == "DECISION_REF"
+                      else law_target(entity.norm) if entity.label == "LAW_REF" else None)
+            if target is None or target.key.lower() in own_keys:
+                continue
+            key = (doc_id, target.kind, target.key, target.provision)
+            if key not in named or len(line) < len(named[key][1]):
+                named[key] = (page_no, line, entity.text)
+    for (doc_id, kind, target_key, provision), (page_no, line, surface) in named.items():
+        rows.append(("record", kind, target_key, provision, doc_id, None, None, page_no, _clip(line), surface))
+        counts["record"] += 1
+    with conn.transaction():
+        conn.execute("DELETE FROM citation_links")
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO citation_links (origin, target_kind, target_key, target_provision, citing_doc_id,"
+                " citing_version, produces_version, page, sentence, surface) VALUES (%s, %s, %s, %s, %s, %s, %s, %s,"
+                " %s, %s)", rows)
+    return counts
+
+
+def build(conn: psycopg.Connection) -> dict:
+    """Targets for new entities and the links anew: what the nightly citations asset runs."""
+    targets = update_targets(conn)
+    links = build_links(conn)
+    return {"new_targets": targets, **{f"links_{k}": v for k, v in links.items()}}
+
+
+def _clip(text: str | None) -> str | None:
+    text = re.sub(r"\s+", " ", text or "").strip()
+    return (text[:SENTENCE_CHARS - 1] + "…") if len(text) > SENTENCE_CHARS else (text or None)
+
+
+# ---------------------------------------------------------------- the query
+
+def family_of(doc_type: str | None, source: str | None) -> str:
+    kind = doc_type or ""
+    if kind.startswith("law") or source == "esbirka":
+        return "acts"
+    if kind in ("decision", CITATION_RECORD) or source in ("nsoud", "nalus", "nssoud"):
+        return "decisions"
+    if kind.startswith("notice") or kind == "municipal_document" or source in ("municipal", "boards"):
+        return "notices"
+    return "other"
+
+
+def sentence_around(text: str, start: int, end: int) -> str:
+    """The sentence of ``text`` holding ``[start, end)`` (at most about SENTENCE_CHARS characters)."""
+    begin = 0
+    for m in _SENTENCE_END.finditer(text, 0, start):
+        begin = m.end()
+    stop = _SENTENCE_END.search(text, end)
+    finish = stop.start() if stop else len(text)
+    begin = max(begin, start - SENTENCE_CHARS // 2)
+    finish = min(finish, end + SENTENCE_CHARS // 2)
+    return re.sub(r"\s+", " ", text[begin:finish]).strip()
+
+
+def _match_sql(target: Target, table: str) -> tuple[str, list]:
+    """WHERE clause matching the target (and, for a provision, everything below it)."""
+    clause = f"lower({table}.target_key) = ANY(%s) AND {table}.target_kind = %s"
+    params: list = [[k.lower() for k in target.keys], target.kind]
+    if target.provision:
+        clause += (f" AND ({table}.target_provision = %s OR {table}.target_provision LIKE %s)")
+        params += [target.provision, target.provision.replace("%", r"\%").replace("_", r"\_") + " %"]
+    return clause, params
+
+
+def _expand_decision_keys(conn: psycopg.Connection, target: Target) -> Target:
+    """A decision's keys with the ECLIs stored decisions of that file number carry, and their file number."""
+    rows = conn.execute(
+        "SELECT doc_id, citation FROM documents WHERE doc_type IN ('decision', %s)"
+        " AND (lower(citation) = ANY(%s) OR lower(doc_id) = ANY(%s))",
+        (CITATION_RECORD, [k.lower() for k in target.keys], [k.lower() for k in target.keys])).fetchall()
+    keys = list(target.keys)
+    for doc_id, citation in rows:
+        for key in (doc_id if doc_id.upper().startswith("ECLI:") else None, citation):
+            if key and key.lower() not in {k.lower() for k in keys}:
+                keys.append(key)
+    # the key as citations spell it (an ECLI gives the register in capitals: 31 ND 200/2012 is 31 Nd 200/2012)
+    spelled = conn.execute("SELECT target_key FROM citation_targets WHERE lower(target_key) = %s LIMIT 1",
+                           (target.key.lower(),)).fetchone()
+    return Target(target.kind, spelled[0] if spelled else target.key, target.provision, tuple(keys))
+
+
+def cites(conn: psycopg.Connection, ref: str, limit: int = 50) -> dict:
+    """Everything citing ``ref``: ``{status, target, total, families: {acts|decisions|notices|other: {documents,
+    passages, items: [{doc_id, title, citation, kind, date, passages: [{sentence, page, cited, origin}]}]}}}``,
+    each family's documents newest first (at most ``limit`` listed, all counted)."""
+    target = parse_target(ref)
+    if target is None:
+        return {"ref": ref, "status": "not_a_reference", "message": f"{ref!r} names no act, provision or decision."}
+    if target.kind == "decision":
+        target = _expand_decision_keys(conn, target)
+    self_ids = _self_ids(conn, target)
+    passages = _mention_passages(conn, target) + _link_passages(conn, target)
+    documents: dict[str, dict] = {}
+    for p in passages:
+        if p["doc_id"] in self_ids:
+            continue  # a document citing itself
+        doc = documents.setdefault(p["doc_id"], {
+            "doc_id": p["doc_id"], "title": p["title"], "citation": p["citation"], "kind": p["doc_type"],
+            "source": p["source"], "date": p["date"].isoformat() if p["date"] else None,
+            "family": family_of(p["doc_type"], p["source"]), "passages": [], "_seen": {}})
+        key = (p["page"], p["sentence"])
+        seen = doc["_seen"].get(key)
+        if seen is not None:
+            seen["origins"] = sorted(set(seen["origins"]) | {p["origin"]})
+            seen["cited"] = sorted(set(seen["cited"]) | {p["cited"]})
+            continue
+        entry = {"sentence": p["sentence"], "page": p["page"], "cited": [p["cited"]], "origins": [p["origin"]],
+                 **({"produces_version": p["produces_version"]} if p.get("produces_version") else {}),
+                 **({"chunk_id": p["chunk_id"]} if p.get("chunk_id") else {})}
+        doc["_seen"][key] = entry
+        doc["passages"].append(entry)
+    families = {name: {"documents": 0, "passages": 0, "items": []} for name in FAMILIES}
+    ordered = sorted(documents.values(), key=lambda d: (d["date"] or "", d["doc_id"]), reverse=True)
+    for doc in ordered:
+        doc.pop("_seen")
+        doc["passages"].sort(key=lambda e: (e["page"] is None, e["page"] or 0))
+        family = families[doc.pop("family")]
+        family["documents"] += 1
+        family["passages"] += len(doc["passages"])
+        if len(family["items"]) < limit:
+            family["items"].append(doc)
+    total = sum(f["passages"] for f in families.values())
+    return {"ref": ref, "status": "found" if total else "none", "target": {
+        "kind": target.kind, "key": target.key, "provision": target.provision or None, "label": target.label,
+        "matched_as": list(target.keys)}, "total_documents": len(ordered), "total_passages": total,
+        "families": families,
+        "message": f"{target.label}: cited in {total} passage(s) of {len(ordered)} document(s)" if total
+        else f"{target.label}: no stored document cites it"}
+
+
+def _self_ids(conn: psycopg.Connection, target: Target) -> set[str]:
+    """The cited document itself (an act's text, a decision's record), whose own mentions are not citations."""
+    if target.kind == "act":
+        act = parse_citation(target.key)
+        return {act.eli} if act else set()
+    rows = conn.execute("SELECT doc_id FROM documents WHERE lower(citation) = ANY(%s) OR lower(doc_id) = ANY(%s)",
+                        ([k.lower() for k in target.keys], [k.lower() for k in target.keys])).fetchall()
+    return {r[0] for r in rows}
+
+
+def _mention_passages(conn: psycopg.Connection, target: Target) -> list[dict]:
+    clause, params = _match_sql(target, "t")
+    rows = conn.execute(
+        "SELECT c.doc_id, c.chunk_id, c.page_start, c.text, m.start_char, m.end_char, t.target_key, t.target_provision,"
+        " d.title, d.citation, d.doc_type, d.source, d.published"
+        " FROM citation_targets t JOIN mentions m ON m.entity_id = t.entity_id"
+        " JOIN chunks c ON c.chunk_id = m.chunk_id AND c.layer = 3"
+        " JOIN documents d ON d.doc_id = c.doc_id AND d.status = 'active' AND d.current_version_id = c.version_id"
+        f" WHERE {clause}", params).fetchall()
+    found = []
+    for doc_id, chunk_id, page, text, start, end, key, provision, title, citation, doc_type, source, published in rows:
+        found.append({"doc_id": doc_id, "chunk_id": chunk_id, "page": page,
+                      "sentence": sentence_around(text, start, end),
+                      "cited": _cited_label(key, provision), "origin": "mention", "title": title,
+                      "citation": citation, "doc_type": doc_type, "source": source, "date": published})
+    return found
+
+
+def _link_passages(conn: psycopg.Connection, target: Target) -> list[dict]:
+    clause, params = _match_sql(target, "l")
+    rows = conn.execute(
+        "SELECT l.citing_doc_id, l.origin, l.page, l.sentence, l.target_key, l.target_provision, l.produces_version,"
+        " d.title, d.citation, d.doc_type, d.source, d.published, d.current_version_id"
+        " FROM citation_links l JOIN documents d ON d.doc_id = l.citing_doc_id AND d.status = 'active'"
+        f" WHERE {clause}", params).fetchall()
+    found = []
+    pages_of: dict[int, list] = {}
+    for doc_id, origin, page, sentence, key, provision, produces, title, citation, doc_type, source, published, \
+            version_id in rows:
+        if page is None and sentence:
+            page = _page_of(conn, version_id, sentence, pages_of)
+        found.append({"doc_id": doc_id, "page": page, "sentence": sentence, "cited": _cited_label(key, provision),
+                      "origin": origin, "produces_version": produces, "title": title, "citation": citation,
+                      "doc_type": doc_type, "source": source, "date": published})
+    return found
+
+
+def _page_of(conn: psycopg.Connection, version_id: int | None, sentence: str, cache: dict) -> int | None:
+    """The page of a stored document version whose text holds the start of ``sentence``."""
+    if version_id is None:
+        return None
+    if version_id not in cache:
+        cache[version_id] = [(page_no, re.sub(r"\s+", "", text)) for page_no, text in conn.execute(
+            "SELECT page_no, text FROM pages WHERE version_id = %s ORDER BY page_no", (version_id,))]
+    probe = re.sub(r"\s+", "", sentence)[:40]
+    if len(probe) < 8:
+        return None
+    return next((page_no for page_no, text in cache[version_id] if probe in text), None)
+
+
+def _cited_label(key: str, provision: str) -> str:
+    """What a passage cites, as the citator keeps it: ``§ 140 odst. 2 40/2009 Sb.``, ``III. ÚS 729/00``."""
+    return f"{provision} {key}".strip()
+
+
+def describe(answer: dict) -> str:
+    """The answer as text for a terminal."""
+    lines = [answer["message"]]
+    for name, family in (answer.get("families") or {}).items():
+        if not family["documents"]:
+            continue
+        lines.append(f"\n{name}: {family['documents']} document(s), {family['passages']} passage(s)")
+        for doc in family["items"]:
+            lines.append(f"  {doc['date'] or '????-??-??'}  {doc['citation'] or doc['doc_id']}  "
+                         f"{(doc['title'] or '')[:70]}")
+            for passage in doc["passages"][:3]:
+                page = f"p. {passage['page']}" if passage["page"] else "p. ?"
+                lines.append(f"      {page} [{', '.join(passage['cited'])}] {passage['sentence'] or ''}"[:220])
+            if len(doc["passages"]) > 3:
+                lines.append(f"      … {len(doc['passages']) - 3} more")
+    return "\n".join(lines)

@@ -1,0 +1,141 @@
+"""The citator over the bundled corpus, crawled from the mirror and processed as the nightly run does: acts
+120/2025, 270/2025 and 573/2025 Sb. (text, versions, e-Sbírka references), the Nejvyšší soud decisions published
+in spring 2026 and a week of Ústavní soud citation records (NALUS, no decision text)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import psycopg
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from mendel import citator
+from mendel.config import PROJECT_ROOT
+from serving.law_routes import law_router
+from tests.law_support import crawled_database
+
+CRAWLS = [
+    ("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/120,/sb/2025/270,/sb/2025/573"}),
+    ("nsoud", {"MENDEL_NSOUD_FROM": "2026-05-01", "MENDEL_NSOUD_TO": "2026-06-30"}),
+    ("nalus", {"MENDEL_NALUS_FROM": "2018-09-18", "MENDEL_NALUS_TO": "2018-09-30"}),
+]
+
+
+@pytest.fixture(scope="module")
+def database(pg_server_url, tmp_path_factory) -> str:
+    url = crawled_database(pg_server_url, tmp_path_factory.mktemp("citator-home"), CRAWLS, process=True)
+    with psycopg.connect(url, autocommit=True) as conn:
+        citator.build(conn)
+    return url
+
+
+@pytest.fixture
+def conn(database):
+    with psycopg.connect(database, autocommit=True) as connection:
+        yield connection
+
+
+def listed(answer: dict, family: str) -> dict[str, dict]:
+    return {doc["citation"] or doc["doc_id"]: doc for doc in answer["families"][family]["items"]}
+
+
+def test_a_provision_cited_by_acts_and_decisions_lists_both(conn):
+    # § 140 trestního zákoníku: 270/2025 Sb. names it ("vraždy (§ 140 trestního zákoníku)"), 3 Tdo 289/2026
+    # cites § 140 odst. 2 — which rolls up to § 140.
+    answer = citator.cites(conn, "§ 140 trestního zákoníku")
+    assert answer["target"]["key"] == "40/2009 Sb." and answer["target"]["provision"] == "§ 140"
+    acts, decisions = listed(answer, "acts"), listed(answer, "decisions")
+    assert "270/2025 Sb." in acts and "3 Tdo 289/2026" in decisions
+    decision = decisions["3 Tdo 289/2026"]
+    assert any("§ 140 odst. 2 40/2009 Sb." in p["cited"] for p in decision["passages"])
+    assert all(p["sentence"] and p["page"] for d in (acts["270/2025 Sb."], decision) for p in d["passages"])
+    assert any("140" in p["sentence"] for p in acts["270/2025 Sb."]["passages"])
+    assert decision["date"] == "2026-04-28"
+    # newest first within a family
+    dates = [d["date"] for d in answer["families"]["decisions"]["items"]]
+    assert dates == sorted(dates, reverse=True)
+
+
+def test_sub_provision_citations_roll_up_to_the_section_and_the_act(conn):
+    exact = citator.cites(conn, "§ 140 odst. 2 trestního zákoníku")
+    section = citator.cites(conn, "§ 140 trestního zákoníku")
+    act = citator.cites(conn, "zákon č. 40/2009 Sb.")
+    assert "3 Tdo 289/2026" in listed(exact, "decisions")
+    assert "270/2025 Sb." not in listed(exact, "acts")  # § 140 itself is not § 140 odst. 2
+    assert exact["total_passages"] < section["total_passages"] < act["total_passages"]
+    assert set(listed(section, "decisions")) <= set(listed(act, "decisions"))
+    assert set(listed(section, "acts")) <= set(listed(act, "acts"))
+
+
+def test_an_ecli_and_its_file_number_give_the_same_list(conn):
+    by_number = citator.cites(conn, "III. ÚS 3425/16")
+    by_ecli = citator.cites(conn, "ECLI:CZ:US:2017:3.US.3425.16.1")
+    assert by_number["total_passages"] >= 2
+    assert by_number["families"] == by_ecli["families"]
+    assert {"20 Cdo 3327/2025", "27 Cdo 2965/2025"} <= set(listed(by_number, "decisions"))
+    # the Ústavní soud writes its years in two digits: IV. US 729/2000 is III. ÚS 729/00
+    four_digits, two_digits = citator.cites(conn, "III. US 729/2000"), citator.cites(conn, "III. ÚS 729/00")
+    assert four_digits["target"]["key"] == "III. ÚS 729/00" and four_digits["families"] == two_digits["families"]
+    assert "22 Cdo 1021/2026" in listed(two_digits, "decisions")
+    # a Nejvyšší soud ECLI names the file number with its register in capitals
+    nd_number, nd_ecli = citator.cites(conn, "31 Nd 200/2012"), citator.cites(conn, "ECLI:CZ:NS:2012:31.ND.200.2012.1")
+    assert nd_number["total_documents"] >= 2 and nd_number["families"] == nd_ecli["families"]
+
+
+def test_citation_records_and_e_sbirka_references_feed_the_citator(conn):
+    record = conn.execute("SELECT target_key FROM citation_links WHERE origin = 'record' LIMIT 1").fetchone()
+    assert record is not None, "the NALUS records name no decision"
+    answer = citator.cites(conn, record[0])
+    records = [d for d in answer["families"]["decisions"]["items"] if d["kind"] == "citation_record"]
+    assert records and all("record" in p["origins"] for d in records for p in d["passages"])
+    # 573/2025 Sb. cites § 189 odst. 1 zákoníku práce in its preamble: an odkazyZFragmentu link of e-Sbírka
+    odkaz = citator.cites(conn, "§ 189 zákona č. 262/2006 Sb.")
+    vyhlaska = listed(odkaz, "acts")["573/2025 Sb."]
+    assert any("odkaz" in p["origins"] or "mention" in p["origins"] for p in vyhlaska["passages"])
+    assert conn.execute("SELECT count(*) FROM citation_links WHERE origin = 'odkaz'").fetchone()[0] > 0
+
+
+def test_cli_and_api(database, tmp_path):
+    env = {**os.environ, "MENDEL_DATABASE_URL": database, "MENDEL_HOME": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-m", "cli.main", "cites", "§ 140 trestního zákoníku", "--json"],
+                         capture_output=True, text=True, env=env, cwd=PROJECT_ROOT, timeout=180)
+    assert run.returncode == 0, run.stderr[-2000:]
+    answer = json.loads(run.stdout)
+    assert "3 Tdo 289/2026" in listed(answer, "decisions")
+    text = subprocess.run([sys.executable, "-m", "cli.main", "cites", "III. ÚS 3425/16"],
+                          capture_output=True, text=True, env=env, cwd=PROJECT_ROOT, timeout=180)
+    assert text.returncode == 0 and "decisions:" in text.stdout and "20 Cdo 3327/2025" in text.stdout
+    app = FastAPI()
+    app.include_router(law_router(database))
+    client = TestClient(app)
+    body = client.get("/citations", params={"ref": "§ 140 trestního zákoníku", "limit": 1}).json()
+    assert len(body["families"]["decisions"]["items"]) == 1 and body["families"]["decisions"]["documents"] >= 1
+    assert client.get("/citations", params={"ref": "nic"}).status_code == 400
+
+
+def test_nightly_assets_for_versions_and_citations(database, tmp_path):
+    from dagster import materialize
+
+    from assets.law import citations, law_versions
+    from orchestration.definitions import defs
+    from orchestration.resources import MendelResource
+
+    graph = defs.resolve_asset_graph()
+    parents = {key.to_user_string(): {p.to_user_string() for p in graph.get(key).parent_keys}
+               for key in graph.get_all_asset_keys()}
+    assert parents["law_versions"] == {"esbirka_documents"}
+    assert parents["citations"] == {"legal_entities", "law_versions"}
+    result = materialize([law_versions, citations],
+                         resources={"mendel": MendelResource(home=str(tmp_path), database_url=database)})
+    assert result.success
+    versions = result.asset_materializations_for_node("law_versions")[0].metadata
+    built = result.asset_materializations_for_node("citations")[0].metadata
+    assert versions["versions"].value == 5 and versions["acts"].value == 3  # 573/2025 in three, 120 and 270 in one
+    assert versions["versions_with_amending_act"].value == 1
+    assert versions["provisions_changed_by_a_later_version"].value == 4  # § 4 and c), then § 4 and a)
+    assert built["new_targets"].value == 0 and built["links_record"].value > 0 and built["targets"].value > 0
