@@ -74,7 +74,11 @@ def export_notice(title, posted, until, *, url=None, file_url=None, file_name=No
         return None, "no title"
     posted_instant = _instant(posted)
     if posted_instant is None or "datum" not in posted_instant:
-        return None, f"no readable date of posting ({str(posted)[:40]!r})"
+        if posted is None or posted == "":
+            return None, "no date of posting"
+        if posted_instant is not None:
+            return None, "the date of posting is given as unspecified"
+        return None, f"unreadable date of posting {str(posted)[:40]!r}"
     notice: dict = {"typ": list(NOTICE_TYPES)}
     if url:
         notice["url"] = url
@@ -173,6 +177,8 @@ def read_listing(body: bytes, feed_url: str) -> Listing:
             return _flat_json(value, feed_url)
         raise NotABoard("JSON without a list of notices")
     if head == "<":
+        if text.lstrip()[:15].lower().startswith(("<!doctype html", "<html")):
+            raise NotABoard("an HTML page, not a feed or an export")
         try:
             root = ET.fromstring(body)
         except ET.ParseError as exc:
