@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import psycopg
 
-from mendel import crawlstate
+from mendel import boards, crawlstate
 from mendel.chunking import build_layers
 from mendel.citation_records import CITATION_RECORD, is_citation_record, mark_citation_records
 from mendel.index import bundle, dense, lexical
@@ -416,10 +416,11 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
             bundle.write_chunks(bundle.layer_path(staging, layer), (r.bundle_row() for r in rows))
         summaries = {r.doc_id: r.summary for r in records[1]}
         # sha256 + content_type: the current version's original in the raw store (served by the API).
+        places = boards.document_places(conn)  # a notice board's documents carry its kraj / okres / obec
         documents = [
             {"doc_id": d, "title": t, "source": s, "url": u, "citation": c, "doc_type": k,
              "published": p.isoformat() if p else None, "summary": summaries.get(d, ""), "sha256": h,
-             "content_type": m}
+             "content_type": m, **places.get(d, {})}
             for d, t, s, u, c, k, p, h, m in conn.execute(
                 "SELECT d.doc_id, d.title, d.source, d.url, d.citation, d.doc_type, d.published, v.sha256,"
                 " v.content_type FROM documents d LEFT JOIN document_versions v"

@@ -1,10 +1,13 @@
-"""Search filters over the bundle's document metadata (source, type, publication dates, act)."""
+"""Search filters over the bundle's document metadata (source, type, publication dates, act, place)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from datetime import date
+
+
+PLACE_FIELDS = ("kraj", "okres", "obec")  # a board's place, which its documents carry in documents.json
 
 
 def _key(value: str | None) -> str | None:
@@ -34,8 +37,10 @@ class SearchFilters:
 
     ``source`` and ``doc_type`` accept any of several values; ``date_from``/``date_to`` bound ``published``
     (inclusive; documents without a date are excluded once either bound is set); ``act`` names an act by
-    citation ("175/2025 Sb.", "zákon č. 175/2025 Sb."), ELI ("/eli/cz/sb/2025/175") or file number. Unknown
-    values simply match nothing.
+    citation ("175/2025 Sb.", "zákon č. 175/2025 Sb."), ELI ("/eli/cz/sb/2025/175") or file number. ``kraj``,
+    ``okres`` and ``obec`` (each any of several values) keep the documents of notice boards in that place
+    ("Ústecký kraj", "Chomutov", "Kadaň"; the board register links boards to places, their documents inherit it).
+    Unknown values simply match nothing.
     """
 
     source: tuple[str, ...] = ()
@@ -43,6 +48,9 @@ class SearchFilters:
     date_from: date | None = None
     date_to: date | None = None
     act: str | None = None
+    kraj: tuple[str, ...] = ()
+    okres: tuple[str, ...] = ()
+    obec: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, value: "SearchFilters | dict | None") -> "SearchFilters":
@@ -50,15 +58,17 @@ class SearchFilters:
             return cls()
         if isinstance(value, SearchFilters):
             return value
-        unknown = set(value) - {"source", "doc_type", "date_from", "date_to", "act"}
+        unknown = set(value) - {"source", "doc_type", "date_from", "date_to", "act", *PLACE_FIELDS}
         if unknown:
             raise ValueError(f"unknown filters: {', '.join(sorted(unknown))}")
         return cls(source=_as_tuple(value.get("source")), doc_type=_as_tuple(value.get("doc_type")),
                    date_from=_as_date(value.get("date_from")), date_to=_as_date(value.get("date_to")),
-                   act=value.get("act") or None)
+                   act=value.get("act") or None,
+                   **{name: _as_tuple(value.get(name)) for name in PLACE_FIELDS})
 
     def is_empty(self) -> bool:
-        return not (self.source or self.doc_type or self.date_from or self.date_to or self.act)
+        return not (self.source or self.doc_type or self.date_from or self.date_to or self.act
+                    or any(getattr(self, name) for name in PLACE_FIELDS))
 
     def _act_keys(self) -> set[str]:
         from mendel.ner.rules import eli_for
@@ -78,6 +88,8 @@ class SearchFilters:
             if self.source and doc.get("source") not in self.source:
                 continue
             if self.doc_type and doc.get("doc_type") not in self.doc_type:
+                continue
+            if any(getattr(self, name) and doc.get(name) not in getattr(self, name) for name in PLACE_FIELDS):
                 continue
             if self.date_from or self.date_to:
                 try:
