@@ -67,8 +67,9 @@ class DoctorReport:
     def format(self) -> str:
         lines = []
         for c in self.checks:
-            lines.append(f"{'ok  ' if c.ok else 'FAIL'} {c.name}: {c.checked} checked"
-                         + (f", {len(c.problems)} problem(s)" if c.problems else "") + (f" ({c.note})" if c.note else ""))
+            found = f", {len(c.problems)} problem(s)" if c.problems else ""
+            lines.append(f"{'ok  ' if c.ok else 'FAIL'} {c.name}: {c.checked} checked{found}"
+                         + (f" ({c.note})" if c.note else ""))
             lines += [f"       {p}" for p in c.problems[:SHOWN_PROBLEMS]]
             if len(c.problems) > SHOWN_PROBLEMS:
                 lines.append(f"       … and {len(c.problems) - SHOWN_PROBLEMS} more")
@@ -77,11 +78,8 @@ class DoctorReport:
 
 
 def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def _table_exists(conn: psycopg.Connection, name: str) -> bool:

@@ -13,7 +13,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from pathlib import Path
 
 import psutil
@@ -23,18 +22,9 @@ from dagster import asset, materialize
 
 from mendel.config import PROJECT_ROOT
 from orchestration.pipes import ParentBoundPipesSubprocessClient
+from tests.test_api import wait_for
 
 PROFILES = [PROJECT_ROOT / "dagster.yaml", PROJECT_ROOT / "deploy" / "production" / "dagster.yaml"]
-
-
-def _wait_for(predicate, timeout: float = 60.0, interval: float = 0.2):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout} s")
 
 
 def _gone(pid: int) -> bool:
@@ -140,11 +130,11 @@ PARENT = textwrap.dedent("""
 def _orphan_after_parent_killed(mode: str) -> tuple[int, bool]:
     parent = subprocess.Popen([sys.executable, "-c", PARENT, mode], cwd=PROJECT_ROOT, stdout=subprocess.PIPE, text=True)
     child = int(parent.stdout.readline())
-    _wait_for(lambda: "time.sleep(120)" in " ".join(psutil.Process(child).cmdline()))  # exec'd into the command
+    wait_for(lambda: "time.sleep(120)" in " ".join(psutil.Process(child).cmdline()))  # exec'd into the command
     parent.kill()
     parent.wait()
     try:
-        _wait_for(lambda: _gone(child), timeout=10)
+        wait_for(lambda: _gone(child), timeout=10)
         return child, True
     except AssertionError:
         return child, False
@@ -241,7 +231,7 @@ def test_killed_user_is_dropped_and_the_next_last_user_stops_the_server(pgdata):
     later = _user(pgdata, "exit")
     assert later.wait(timeout=120) == 0
     assert _handles(pgdata) == []
-    _wait_for(lambda: _postmaster(pgdata) is None, timeout=30)  # stopped: the dead handle no longer counts
+    wait_for(lambda: _postmaster(pgdata) is None, timeout=30)  # stopped: the dead handle no longer counts
 
 
 def test_terminated_user_stops_the_server(pgdata):
@@ -251,4 +241,4 @@ def test_terminated_user_stops_the_server(pgdata):
     user.terminate()
     assert user.wait(timeout=60) == 128 + signal.SIGTERM
     assert _handles(pgdata) == []
-    _wait_for(lambda: _gone(server), timeout=30)
+    wait_for(lambda: _gone(server), timeout=30)

@@ -115,7 +115,8 @@ def test_bad_document_is_quarantined_and_its_fixed_version_comes_back(corpus):
 def test_failing_share_over_threshold_blocks_and_records_nothing(fresh_db):
     with psycopg.connect(fresh_db, autocommit=True) as conn:
         for doc_id, text in (("good", "Nejvyšší soud rozhodl ve věci žalobce " * 5),
-                             ("bad-1", "NejvyÅ¡Å¡Ã­ soud rozhodl " * 5), ("bad-2", "Ĺ˝aloba byla zamĂ­tnuta " * 5)):
+                             ("bad-1", "NejvyÅ¡Å¡Ã­ soud rozhodl " * 5),
+                             ("bad-2", "Ĺ˝aloba byla zamĂ­tnuta " * 5)):
             crawlstate.record_document(conn, run_id=None, source="test", doc_id=doc_id,
                                        url=f"https://example.invalid/{doc_id}", sha256=doc_id * 4,
                                        byte_size=len(text), content_type="text/plain")
