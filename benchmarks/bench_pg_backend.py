@@ -1,0 +1,284 @@
+"""The postgres serving backend against the bundle backend: search latency (p50/p95/mean) over the same passages,
+side by side at several sizes, the two backends alternating query by query.
+
+    nice -n 5 .venv/bin/python benchmarks/bench_pg_backend.py --sizes 10000,100000
+    nice -n 5 .venv/bin/python benchmarks/bench_pg_backend.py --sizes 10000 --repeat 1 --work /tmp/pgbench
+
+For each size: a scale bundle (``benchmarks.scale_corpus.write_scale_bundle``: SYNTHETIC passages recombined from
+real sentences of the sample corpus, random unit vectors, queries embedded by ``RandomQueryEmbedder``) is written
+under ``--work``, then :func:`load_bundle` puts the same passages into a fresh database of an embedded PostgreSQL
+(documents, versions, chunks with their vectors and lexemes, entities, mentions, graph nodes and edges; the HNSW
+and GIN indexes built after the rows). ``serving.search.Searcher`` reads the bundle, ``serving.pg_search
+.PostgresSearcher`` the database; both search with the default options (BM25/full text + dense + graph, exact
+references, decomposition), ``k = 10``. Queries: the dev questions and word windows of the bundle's own passages.
+After a warm-up, ``--repeat`` passes over the queries, each query searched by one backend then the other (the order
+alternating), so a busy moment of the shared machine falls on both. A query's latency is its median pass.
+
+Writes benchmarks/results/pg_backend.json and prints a table. Random vectors are the hard case for HNSW (pgvector
+and FAISS alike); the passages' vocabulary is the sample corpus's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from mendel.index import bundle  # noqa: E402
+from mendel.index.analyzer import analyze  # noqa: E402
+from mendel.index.corpus import contextual_text  # noqa: E402
+from mendel.index.fulltext import lexemes_hash, tsvector_literal  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "pg_backend.json"
+DEV_QUESTIONS = ROOT / "retrieval_eval" / "questions" / "dev.jsonl"
+HNSW_INDEX = ("CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw_idx ON chunks USING hnsw (embedding vector_cosine_ops)"
+              " WITH (m = 16, ef_construction = 64)")  # migration 0004's definition
+GIN_INDEX = "CREATE INDEX IF NOT EXISTS chunks_lexemes_gin_idx ON chunks USING gin (lexemes)"  # migration 0016's
+
+
+# --- a bundle's passages into a database --------------------------------------------------------------------
+
+
+def _vectors(bundle_path: Path) -> np.ndarray:
+    import faiss
+
+    index = faiss.read_index(str(bundle.faiss_index_path(bundle_path)))
+    return index.reconstruct_n(0, index.ntotal) if index.ntotal else np.zeros((0, 384), np.float32)
+
+
+def _vector_text(vector: np.ndarray) -> str:
+    return "[" + ",".join(f"{x:.7g}" for x in vector.tolist()) + "]"
+
+
+def load_bundle(conn, bundle_path: Path, timings: dict | None = None) -> dict:
+    """Write a published bundle's documents and L3 passages (with their FAISS vectors and the lexemes of their
+    contextual text), its graph nodes and edges and its chunk -> entity links (as mentions) into an empty,
+    migrated database, so the postgres backend answers over the bundle's passages. The HNSW and GIN indexes are
+    dropped during the load and built after it. Returns counts."""
+    timings = {} if timings is None else timings
+    clock = time.perf_counter()
+    bundle_path = Path(bundle_path)
+    documents = json.loads(bundle.documents_path(bundle_path).read_text())
+    docs = {d["doc_id"]: d for d in documents}
+    graph = json.loads(bundle.graph_path(bundle_path).read_text())
+    vectors = _vectors(bundle_path)
+    conn.execute("SET maintenance_work_mem = '1GB'")
+    conn.execute("DROP INDEX IF EXISTS chunks_embedding_hnsw_idx")
+    conn.execute("DROP INDEX IF EXISTS chunks_lexemes_gin_idx")
+    with conn.cursor() as cur, cur.copy("COPY documents (doc_id, source, url, title, doc_type, citation, published)"
+                                        " FROM STDIN") as copy:
+        for d in documents:
+            copy.write_row((d["doc_id"], d.get("source") or "unknown", d.get("url") or "", d.get("title"),
+                            d.get("doc_type"), d.get("citation"), d.get("published")))
+    with conn.cursor() as cur, cur.copy("COPY document_versions (doc_id, sha256, content_type, byte_size)"
+                                        " FROM STDIN") as copy:
+        for d in documents:
+            copy.write_row((d["doc_id"], d.get("sha256") or hashlib.sha256(d["doc_id"].encode()).hexdigest(),
+                            d.get("content_type"), 0))
+    conn.execute("UPDATE documents d SET current_version_id = v.version_id FROM document_versions v"
+                 " WHERE v.doc_id = d.doc_id")
+    versions = dict(conn.execute("SELECT doc_id, version_id FROM document_versions"))
+    chunk_ids = []
+    with conn.cursor() as cur, cur.copy(
+            "COPY chunks (chunk_id, version_id, doc_id, layer, seq, page_start, page_end, section_path, char_start,"
+            " char_end, text, content_hash, embedding, lexemes, lexemes_hash) FROM STDIN") as copy:
+        for row, (_, _, c) in enumerate(_scan(bundle_path / bundle.CHUNKS)):
+            doc = docs.get(c["doc_id"], {})
+            context = contextual_text(c.get("citation"), c.get("title") or "", c.get("section") or "",
+                                      doc.get("summary") or "", c["text"])
+            copy.write_row((c["chunk_id"], versions[c["doc_id"]], c["doc_id"], 3, c.get("seq", row),
+                            c["page_start"], c["page_end"], c.get("section") or "", c.get("char_start", 0),
+                            c.get("char_end", 0), c["text"], hashlib.sha256(c["text"].encode()).hexdigest(),
+                            _vector_text(vectors[row]), tsvector_literal(analyze(context)), lexemes_hash(context)))
+            chunk_ids.append(c["chunk_id"])
+    timings["rows_seconds"] = round(time.perf_counter() - clock, 2)
+    links = graph.get("chunk_entities", {})
+    live = set(chunk_ids)
+    linked: dict[str, set[str]] = {}
+    entity_docs: dict[str, set[str]] = {}
+    chunk_doc = {}
+    for _, _, c in _scan(bundle_path / bundle.CHUNKS):
+        chunk_doc[c["chunk_id"]] = c["doc_id"]
+    for chunk_id, found in links.items():
+        if chunk_id in live:
+            for entity in found:
+                linked.setdefault(entity, set()).add(chunk_id)
+                entity_docs.setdefault(entity, set()).add(chunk_doc[chunk_id])
+    entities = {n["id"] for n in graph.get("nodes", ())} | set(linked)
+    with conn.cursor() as cur, cur.copy("COPY entities (entity_id, label, norm) FROM STDIN") as copy:
+        for entity in sorted(entities):
+            label, _, norm = entity.partition(":")
+            copy.write_row((entity, label, norm))
+    with conn.cursor() as cur, cur.copy("COPY graph_nodes (entity_id, label, norm, chunks, documents) FROM STDIN") as copy:
+        for entity in sorted(entities):
+            label, _, norm = entity.partition(":")
+            copy.write_row((entity, label, norm, len(linked.get(entity, ())), len(entity_docs.get(entity, ()))))
+    edges: dict[tuple[str, str, str], float] = {}
+    for kind, items in (("CO_OCCURS", graph.get("edges", ())), (None, graph.get("relations", ()))):
+        for e in items:
+            if e["source"] in entities and e["target"] in entities:
+                key = (e["source"], e["target"], kind or e.get("type", "REFERS_TO"))
+                edges[key] = edges.get(key, 0.0) + float(e.get("weight", 1.0))
+    with conn.cursor() as cur, cur.copy("COPY graph_edges (source, target, type, weight) FROM STDIN") as copy:
+        for (source, target, kind), weight in edges.items():
+            copy.write_row((source, target, kind, weight))
+    with conn.cursor() as cur, cur.copy("COPY mentions (chunk_id, entity_id, start_char, end_char, surface)"
+                                        " FROM STDIN") as copy:
+        for chunk_id, found in links.items():
+            if chunk_id in live:
+                for at, entity in enumerate(sorted(set(found))):  # the bundle keeps no offsets: one slot each
+                    copy.write_row((chunk_id, entity, at, at + 1, ""))
+    conn.commit()
+    clock = time.perf_counter()
+    conn.execute(GIN_INDEX)
+    conn.commit()
+    timings["gin_seconds"] = round(time.perf_counter() - clock, 2)
+    clock = time.perf_counter()
+    conn.execute(HNSW_INDEX)
+    conn.commit()
+    timings["hnsw_seconds"] = round(time.perf_counter() - clock, 2)
+    conn.execute("ANALYZE")
+    conn.commit()
+    return {"documents": len(documents), "chunks": len(chunk_ids), "entities": len(entities), "edges": len(edges)}
+
+
+def _scan(path: Path):
+    from serving.layers import ChunkTable
+
+    return ChunkTable.scan(path)
+
+
+# --- the benchmark ---------------------------------------------------------------------------------------------
+
+
+def queries_for(bundle_path: Path, n_windows: int = 40, seed: int = 7) -> list[str]:
+    """The dev questions and word windows (4-8 words) of the bundle's own passages."""
+    questions = [json.loads(line)["question"] for line in DEV_QUESTIONS.read_text(encoding="utf-8").splitlines()
+                 if line.strip()]
+    rng = np.random.default_rng(seed)
+    rows = [c["text"] for _, _, c in _scan(bundle_path / bundle.CHUNKS)]
+    windows = []
+    for i in rng.choice(len(rows), size=min(n_windows, len(rows)), replace=False).tolist():
+        words = rows[i].split()
+        if len(words) >= 8:
+            start = int(rng.integers(0, len(words) - 8 + 1))
+            windows.append(" ".join(words[start:start + int(rng.integers(4, 9))]))
+    return questions + windows
+
+
+def summary(values: list[float]) -> dict:
+    ordered = sorted(values)
+    return {"p50_ms": round(statistics.median(ordered), 2),
+            "p95_ms": round(ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))], 2),
+            "mean_ms": round(statistics.fmean(ordered), 2), "queries": len(ordered)}
+
+
+def bench_size(n: int, work: Path, server_url: str, repeat: int, log) -> dict:
+    from benchmarks.scale_corpus import RandomQueryEmbedder, write_scale_bundle
+    from mendel import db
+    from serving.pg_search import PostgresSearcher
+    from serving.search import Searcher
+
+    result: dict = {"passages": n}
+    bundles_dir = work / f"bundles-{n}"
+    clock = time.perf_counter()
+    if bundle.current_version(bundles_dir) is None:
+        write_scale_bundle(bundles_dir, n)
+        result["bundle_build_seconds"] = round(time.perf_counter() - clock, 1)
+    path = bundle.current_bundle(bundles_dir)
+    dbname = f"pgbench_{n}_{path.name.replace('-', '').replace('.', '')[-12:]}".lower()
+    url = db.with_database(server_url, dbname)
+    import psycopg
+
+    with psycopg.connect(server_url, autocommit=True) as admin:
+        exists = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (dbname,)).fetchone()
+    if not exists:
+        db.create_database(server_url, dbname)
+        db.migrate(url)
+        timings: dict = {}
+        clock = time.perf_counter()
+        with psycopg.connect(url) as conn:
+            result["loaded"] = load_bundle(conn, path, timings)
+        result["load_seconds"] = {**timings, "total": round(time.perf_counter() - clock, 1)}
+        log(f"  {n}: loaded into {dbname} in {result['load_seconds']}")
+    embedder = RandomQueryEmbedder()
+    clock = time.perf_counter()
+    searchers = {"bundle": Searcher(path, embedder=embedder)}
+    result["bundle_open_seconds"] = round(time.perf_counter() - clock, 2)
+    clock = time.perf_counter()
+    searchers["postgres"] = PostgresSearcher(path, embedder=embedder, database_url=url)
+    result["postgres_open_seconds"] = round(time.perf_counter() - clock, 2)
+    queries = queries_for(path)
+    for query in queries[:10]:  # warm-up: caches, the query analyser, connections
+        for searcher in searchers.values():
+            searcher.search(query + " zákon", k=10)
+    passes: dict[str, list[list[float]]] = {name: [[] for _ in queries] for name in searchers}
+    overlaps = []
+    for number in range(repeat):
+        for i, query in enumerate(queries):
+            order = list(searchers) if (i + number) % 2 == 0 else list(reversed(searchers))
+            found = {}
+            for name in order:
+                clock = time.perf_counter()
+                found[name] = searchers[name].search(query, k=10)
+                passes[name][i].append((time.perf_counter() - clock) * 1000)
+            if number == 0:
+                a, b = ({h.chunk_id for h in found[name]} for name in searchers)
+                overlaps.append(len(a & b) / max(len(a | b), 1))
+    for name in searchers:
+        result[name] = summary([statistics.median(times) for times in passes[name]])
+    result["top10_jaccard_mean"] = round(statistics.fmean(overlaps), 3)
+    result["queries"] = len(queries)
+    searchers["bundle"].close()
+    searchers["postgres"].close()
+    return result
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/mendel-bench-pg"))
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    from mendel import db
+
+    args.work.mkdir(parents=True, exist_ok=True)
+    args.work.chmod(0o755)  # as root, pgserver's own user must enter it
+    server_url = db.embedded_url(args.work / "pgdata")
+
+    def log(message: str) -> None:
+        print(message, flush=True)
+
+    results = {"machine": {"cpus": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2)},
+               "repeat": args.repeat, "sizes": {}}
+    for n in (int(s) for s in args.sizes.split(",") if s.strip()):
+        log(f"size {n}")
+        results["sizes"][str(n)] = bench_size(n, args.work, server_url, args.repeat, log)
+        log(json.dumps(results["sizes"][str(n)]))
+    results["machine"]["load_avg_1m_after"] = round(os.getloadavg()[0], 2)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2))
+    print(f"\n{'passages':>9} {'backend':>9} {'p50 ms':>8} {'p95 ms':>8} {'mean ms':>8}")
+    for n, found in results["sizes"].items():
+        for name in ("bundle", "postgres"):
+            s = found[name]
+            print(f"{n:>9} {name:>9} {s['p50_ms']:>8} {s['p95_ms']:>8} {s['mean_ms']:>8}")
+        print(f"{n:>9} top-10 Jaccard overlap (mean) {found['top10_jaccard_mean']}")
+    db.stop_embedded(args.work / "pgdata")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,95 @@
+"""Full-text search over passages inside PostgreSQL, with the Czech analyser BM25 uses.
+
+PostgreSQL's own parsers would split "89/2012" and "§ 7" and stem Czech differently from
+``mendel.index.analyzer.analyze``; so the tokens are made here and written as a tsvector literal (lexeme and
+positions) into ``chunks.lexemes`` (migration 0016), and queries are tsquery literals of the same tokens. What
+is analysed is the chunk in context (citation, title, section, document summary, text: ``ChunkRecord.context_text``),
+the text BM25 indexes. ``lexemes_hash`` records what the lexemes were made from, so a changed text or summary
+is analysed again and an unchanged one never is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Iterable
+
+import psycopg
+
+from mendel.index.analyzer import analyze
+from mendel.index.corpus import load_layer
+
+PASSAGE_LAYER = 3
+# PostgreSQL's limits: positions 1..16383 (larger ones are clamped), 256 positions kept per lexeme, a lexeme
+# under 2 kB. A token longer than MAX_LEXEME_CHARS is noise (a run of digits, a broken OCR line), never a word.
+MAX_POSITION = 16383
+MAX_POSITIONS = 256
+MAX_LEXEME_CHARS = 200
+
+
+def _quoted(lexeme: str) -> str:
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def tsvector_literal(tokens: Iterable[str]) -> str:
+    """A tsvector literal of analysed ``tokens``: each distinct one with its positions (1-based, in order)."""
+    positions: dict[str, list[int]] = {}
+    for position, token in enumerate(tokens, start=1):
+        if len(token) > MAX_LEXEME_CHARS:
+            continue
+        found = positions.setdefault(token, [])
+        place = min(position, MAX_POSITION)
+        if len(found) < MAX_POSITIONS and (not found or found[-1] != place):
+            found.append(place)
+    return " ".join(f"{_quoted(t)}:{','.join(map(str, p))}" for t, p in positions.items())
+
+
+def query_terms(text: str) -> list[str]:
+    """The analysed terms of a query, each once, in order (what :func:`tsquery_literal` ORs together)."""
+    return [t for t in dict.fromkeys(analyze(text)) if len(t) <= MAX_LEXEME_CHARS]
+
+
+def term_literal(term: str) -> str:
+    """A tsquery of one analysed term."""
+    return _quoted(term)
+
+
+def tsquery_literal(terms: Iterable[str]) -> str:
+    """A tsquery matching any of ``terms`` (analysed already): BM25's OR semantics. Empty for no terms."""
+    return " | ".join(_quoted(t) for t in terms)
+
+
+def lexemes_hash(context_text: str) -> str:
+    return hashlib.sha256(("lexemes-v1\n" + context_text).encode("utf-8")).hexdigest()
+
+
+def fill_lexemes(conn: psycopg.Connection, batch_size: int = 5000) -> dict:
+    """Write ``chunks.lexemes`` for the live passages whose lexemes are missing or were made from another
+    contextual text; returns counts for the run's metadata."""
+    started = time.monotonic()
+    records = load_layer(conn, PASSAGE_LAYER)
+    stored = dict(conn.execute(
+        "SELECT chunk_id, lexemes_hash FROM chunks WHERE layer = %s AND lexemes IS NOT NULL", (PASSAGE_LAYER,)))
+    pending = [(r.chunk_id, r.context_text) for r in records]
+    pending = [(cid, text, h) for cid, text in pending if stored.get(cid) != (h := lexemes_hash(text))]
+    for start in range(0, len(pending), batch_size):
+        write_lexemes(conn, [(cid, tsvector_literal(analyze(text)), h)
+                             for cid, text, h in pending[start:start + batch_size]])
+    return {"lexemes_written": len(pending), "lexemes_kept": len(records) - len(pending),
+            "lexemes_seconds": round(time.monotonic() - started, 2)}
+
+
+def write_lexemes(conn: psycopg.Connection, rows: list[tuple[str, str, str]]) -> None:
+    """Set (chunk_id, tsvector literal, lexemes_hash) rows in one transaction, through COPY into a temporary
+    table (an UPDATE per row costs a round trip each)."""
+    if not rows:
+        return
+    with conn.transaction():
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS pending_lexemes"
+                     " (chunk_id text PRIMARY KEY, lexemes tsvector, lexemes_hash text)")
+        conn.execute("TRUNCATE pending_lexemes")
+        with conn.cursor() as cur, cur.copy("COPY pending_lexemes (chunk_id, lexemes, lexemes_hash) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+        conn.execute("UPDATE chunks c SET lexemes = p.lexemes, lexemes_hash = p.lexemes_hash"
+                     " FROM pending_lexemes p WHERE c.chunk_id = p.chunk_id")

@@ -1,0 +1,543 @@
+"""The postgres serving backend (``MENDEL_SERVING_BACKEND=postgres``): searches answered from PostgreSQL, so many
+replicas serve one database instead of each loading a bundle.
+
+The same three lists as the bundle backend (``serving.search``), over the live passages (layer 3 of the current
+version of active documents), fused by the same weighted RRF with exact references leading:
+
+- lexical: full text over ``chunks.lexemes`` (migration 0016, ``mendel.index.fulltext``: the BM25 analyser's tokens
+  of the chunk in context), terms ORed, ranked by ``ts_rank_cd`` weighted per term by its inverse document
+  frequency among the live passages (``ts_rank_cd`` alone has no IDF: "zákon" would count as much as "výživné");
+- dense: pgvector HNSW (``mendel.index.pgvector.search_pgvector``) over ``chunks.embedding``;
+- graph: the query's entities, spread one hop along ``graph_edges``, scoring the passages that mention them
+  (``mentions``) as ``serving.graph.EntityGraph`` does (entity specificity, chunk focus).
+
+What it does not do (yet): the L1/L2 layers (a whole-act or whole-section query is answered with passages), the
+coverage block and relevance floor (``details`` gets no ``coverage``). The bundle directory is still what names
+the version: the API reloads when ``bundles/CURRENT`` changes, and the version is that bundle's name.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import queue
+import re
+import threading
+from collections import OrderedDict
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+import psycopg
+
+from mendel.index import bundle
+from mendel.index.fulltext import query_terms, term_literal, tsquery_literal
+from mendel.index.pgvector import search_pgvector
+from serving.filters import SearchFilters
+from serving.fusion import GRAPH_MIN_SHARE, RRF_K, RRF_WEIGHTS, SUBQUERY_WEIGHTS, entity_coverage, interleave_fuse, \
+    ordered_lists, rrf_fuse
+from serving.graph import ACT_SHARE, MAX_NEIGHBOURS, NEIGHBOUR_SHARE, SAME_PROVISION_SHARE, provision_head
+from serving.layers import PASSAGE_LAYER
+from serving.search import CANDIDATES, PROVISION_HEAD_RE, RERANK_MAX, Hit
+
+BACKEND_ENV = "MENDEL_SERVING_BACKEND"
+BACKENDS = ("bundle", "postgres")
+GRAPH_LABELS = ("LAW_REF", "DECISION_REF", "INSTITUTION")  # mendel.index.graph.GRAPH_LABELS
+MAX_CONNECTIONS = 8  # idle connections kept per searcher; more are opened under load and closed after
+EF_SEARCH = 100  # hnsw.ef_search: at least CANDIDATES, with room for recall
+RECENT_CHUNKS = 4096  # chunk rows kept addressable by position (see PostgresSearcher.chunks)
+
+# A passage is live when it is layer 3 of the current version of an active document that is not a citation
+# record: what mendel.index.corpus.load_layer gives the bundle.
+_LIVE = ("JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
+         " WHERE c.layer = 3 AND d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record'")
+_DOCS = " AND (%(docs)s::text[] IS NULL OR c.doc_id = ANY(%(docs)s::text[]))"
+
+# Terms' IDF (BM25's, over live passages) from GIN counts, then each matching passage scored by the sum over the
+# query's terms of IDF x ts_rank_cd of that term (length-normalised: flag 1 divides by 1 + log(length)).
+_LEXICAL = (
+    "WITH terms AS (SELECT term::tsquery AS q FROM unnest(%(terms)s::text[]) AS term),"
+    " counted AS (SELECT q, (SELECT count(*) FROM chunks c " + _LIVE + " AND c.lexemes @@ q) AS df FROM terms),"
+    " weighted AS (SELECT q, ln(1 + (%(n)s - df + 0.5) / (df + 0.5)) AS idf FROM counted WHERE df > 0),"
+    " matching AS (SELECT c.chunk_id, c.lexemes FROM chunks c " + _LIVE + _DOCS +
+    " AND c.lexemes @@ %(any)s::tsquery)"
+    " SELECT m.chunk_id, sum(w.idf * ts_rank_cd(m.lexemes, w.q, 1)) AS score FROM matching m CROSS JOIN weighted w"
+    " WHERE m.lexemes @@ w.q GROUP BY m.chunk_id ORDER BY score DESC, m.chunk_id LIMIT %(k)s"
+)
+_GRAPH = (
+    "WITH active(entity_id, weight) AS (SELECT * FROM unnest(%(ids)s::text[], %(weights)s::float8[])),"
+    " linked AS (SELECT DISTINCT m.chunk_id, m.entity_id FROM mentions m JOIN active a ON a.entity_id = m.entity_id)"
+    " SELECT l.chunk_id, sum(a.weight * ln(1 + %(n)s::float8 / greatest(g.chunks, 1)))"
+    "  / sqrt(greatest((SELECT count(DISTINCT m2.entity_id) FROM mentions m2 JOIN entities e2"
+    "   ON e2.entity_id = m2.entity_id AND e2.label = ANY(%(labels)s) WHERE m2.chunk_id = l.chunk_id), 1)) AS score"
+    " FROM linked l JOIN active a ON a.entity_id = l.entity_id JOIN graph_nodes g ON g.entity_id = l.entity_id"
+    " JOIN chunks c ON c.chunk_id = l.chunk_id " + _LIVE + _DOCS +
+    " GROUP BY l.chunk_id ORDER BY score DESC, l.chunk_id LIMIT %(k)s"
+)
+_CHUNK_ROWS = (
+    "SELECT c.chunk_id, c.doc_id, c.page_start, c.page_end, c.section_path, c.text, c.seq"
+    " FROM chunks c WHERE c.chunk_id = ANY(%s)"
+)
+
+
+class BackendError(RuntimeError):
+    """The database cannot serve searches (no lexemes or embeddings, or an unknown backend name)."""
+
+
+# --- choosing the backend ---------------------------------------------------------------------------------
+
+
+def backend_name(environ=None) -> str:
+    """``MENDEL_SERVING_BACKEND``: ``bundle`` (the default) or ``postgres``."""
+    value = ((environ if environ is not None else os.environ).get(BACKEND_ENV) or "bundle").strip().lower()
+    if value not in BACKENDS:
+        raise BackendError(f"{BACKEND_ENV}={value!r}: expected one of {', '.join(BACKENDS)}")
+    return value
+
+
+def searcher_factory(settings=None, environ=None) -> Callable[..., object]:
+    """What builds the searcher of a bundle path (``SearcherHolder(searcher_factory=...)``) for the configured
+    backend: ``serving.search.Searcher`` for ``bundle``; for ``postgres`` a :class:`PostgresSearcher` over the
+    configured database (the bundle path names the version only)."""
+    if backend_name(environ) == "bundle":
+        from serving.search import Searcher
+
+        return Searcher
+    from mendel import db
+
+    return functools.partial(PostgresSearcher, database_url=db.ready_url(settings))
+
+
+def open_searcher(settings=None, environ=None):
+    """The searcher of the latest published bundle for the configured backend (the CLI's)."""
+    from mendel.config import get_settings
+
+    settings = settings or get_settings()
+    return searcher_factory(settings, environ)(bundle.current_bundle(settings.bundles_dir))
+
+
+# --- the searcher -------------------------------------------------------------------------------------------
+
+
+class RecentChunks:
+    """``searcher.chunks`` for callers written for the bundle (``chunks[i]`` after ``bm25_ranking``): the
+    rows this searcher returned lately, addressable by the positions it handed out; ``len`` is the number of
+    live passages."""
+
+    def __init__(self, count: int):
+        self._count = count
+        self._rows: OrderedDict[int, dict] = OrderedDict()
+        self._next = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return self._count
+
+    def add(self, row: dict) -> int:
+        with self._lock:
+            position, self._next = self._next, self._next + 1
+            self._rows[position] = row
+            while len(self._rows) > RECENT_CHUNKS:
+                self._rows.popitem(last=False)
+            return position
+
+    def __getitem__(self, position: int) -> dict:
+        with self._lock:
+            return self._rows[position]
+
+
+class PostgresSearcher:
+    """Hybrid search over PostgreSQL with the interface of ``serving.search.Searcher`` that the API and CLI use:
+    ``search``, ``documents``, ``document``, ``path``, ``manifest``. Raises :class:`BackendError` when the
+    database has no searchable passages (no lexemes or no embeddings: run the nightly's index stage)."""
+
+    def __init__(self, path: Path | str | None = None, embedder=None, reranker=None, *, database_url: str,
+                 ef_search: int = EF_SEARCH):
+        self.path = Path(path) if path is not None else Path("postgres")
+        self.database_url = database_url
+        self._embedder = embedder
+        self.reranker = reranker
+        self.ef_search = ef_search
+        self._idle: queue.LifoQueue[psycopg.Connection] = queue.LifoQueue()
+        self._embedder_lock = threading.Lock()
+        with self.connection() as conn:
+            self._check(conn)
+            self.documents = self._load_documents(conn)
+            self.identifier_docs = self._identifier_docs()
+            self.passages = conn.execute("SELECT count(*) FROM chunks c " + _LIVE).fetchone()[0]
+        # citation records are documents without passages: leave them out of unfiltered searches only if present
+        self.passage_docs = sorted(d for d, doc in self.documents.items() if doc.get("doc_type") != "citation_record")
+        self._all_docs_searchable = len(self.passage_docs) == len(self.documents)
+        manifest_file = self.path / bundle.MANIFEST
+        self.manifest = json.loads(manifest_file.read_text()) if manifest_file.exists() else {}
+        self.manifest = {**self.manifest, "backend": "postgres"}
+        self.chunks = RecentChunks(self.passages)
+        self.doc_chunks: dict[str, list[int]] = {}  # no chunk table in memory: the page view shows no passage
+
+    # --- connections ----------------------------------------------------------------------------------
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """A connection of this searcher's small pool (autocommit: a search never holds a transaction open)."""
+        try:
+            conn = self._idle.get_nowait()
+        except queue.Empty:
+            conn = psycopg.connect(self.database_url, autocommit=True)
+        try:
+            yield conn
+        except BaseException:
+            conn.close()  # it may be mid-statement or broken; never hand it out again
+            raise
+        if conn.closed or self._idle.qsize() >= MAX_CONNECTIONS:
+            conn.close()
+        else:
+            self._idle.put(conn)
+
+    def close(self) -> None:
+        while True:
+            try:
+                self._idle.get_nowait().close()
+            except queue.Empty:
+                return
+
+    # --- loading ----------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _check(conn: psycopg.Connection) -> None:
+        has_column = conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'chunks'"
+            " AND column_name = 'lexemes' AND table_schema = current_schema())").fetchone()[0]
+        if not has_column:
+            raise BackendError("the database has no chunks.lexemes column: migrate it (mendel.db.migrate)")
+        live, with_lexemes, with_vectors = conn.execute(
+            "SELECT count(*), count(c.lexemes), count(c.embedding) FROM chunks c " + _LIVE).fetchone()
+        if live == 0:
+            raise BackendError("the database holds no live passages to search: run the nightly first")
+        missing = [f"{live - found} of {live} live passages have no {what}"
+                   for found, what in ((with_lexemes, "lexemes (mendel.index.fulltext.fill_lexemes, the "
+                                                      "bm25_index asset)"),
+                                       (with_vectors, "embedding (the chunk_embeddings asset)")) if found < live]
+        if missing:
+            raise BackendError("the database cannot serve searches: " + "; ".join(missing))
+
+    @staticmethod
+    def _load_documents(conn: psycopg.Connection) -> dict[str, dict]:
+        """The live documents, as the bundle's documents.json records them (mendel.pipeline.publish_bundle)."""
+        rows = conn.execute(
+            "SELECT d.doc_id, d.title, d.source, d.url, d.citation, d.doc_type, d.published, v.sha256,"
+            " v.content_type, coalesce(top.summary, '') FROM documents d"
+            " LEFT JOIN document_versions v ON v.version_id = d.current_version_id"
+            " LEFT JOIN LATERAL (SELECT summary FROM chunks t WHERE t.version_id = d.current_version_id"
+            "  AND t.layer = 1 LIMIT 1) top ON true"
+            " WHERE d.status = 'active' ORDER BY d.doc_id").fetchall()
+        return {d: {"doc_id": d, "title": t, "source": s, "url": u, "citation": c, "doc_type": k,
+                    "published": p.isoformat() if p else None, "summary": summary, "sha256": h, "content_type": m}
+                for d, t, s, u, c, k, p, h, m, summary in rows}
+
+    def _identifier_docs(self) -> dict[str, list[str]]:
+        """A decision's keys (citation, file number, upper-cased ECLI) -> its documents (serving.layers)."""
+        from serving.layers import identifier_keys
+
+        found: dict[str, list[str]] = {}
+        for doc_id, doc in self.documents.items():
+            for key in identifier_keys(doc.get("citation"), doc_id):
+                found.setdefault(key, []).append(doc_id)
+        return found
+
+    @property
+    def embedder(self):
+        if self._embedder is None:
+            with self._embedder_lock:
+                if self._embedder is None:
+                    from mendel.index.embed import get_embedder
+
+                    self._embedder = get_embedder()
+        return self._embedder
+
+    # --- filters -----------------------------------------------------------------------------------------
+
+    def allowed_documents(self, filters) -> list[str] | None:
+        """The documents a search may draw passages from; None when every live passage may be returned."""
+        filters = SearchFilters.of(filters)
+        if filters.is_empty():
+            return None if self._all_docs_searchable else self.passage_docs
+        matching = filters.matching_documents(self.documents)
+        return [d for d in self.passage_docs if d in matching]
+
+    # --- ranked lists (chunk ids, best first) --------------------------------------------------------------
+
+    def lexical_ranking(self, conn, text: str, n: int, docs: list[str] | None) -> list[str]:
+        terms = query_terms(text)
+        if not terms:
+            return []
+        rows = conn.execute(_LEXICAL, {"terms": [term_literal(t) for t in terms], "any": tsquery_literal(terms),
+                                       "n": self.passages, "docs": docs, "k": n}).fetchall()
+        return [chunk_id for chunk_id, _ in rows]
+
+    def dense_ranking(self, conn, text: str, n: int, docs: list[str] | None) -> list[str]:
+        vector = np.asarray(self.embedder.query(text), dtype=np.float32).ravel()
+        norm = float(np.linalg.norm(vector))
+        if norm == 0:
+            return []
+        found = search_pgvector(conn, (vector / norm).tolist(), n, ef_search=max(self.ef_search, n),
+                                current_only=True, layer=PASSAGE_LAYER, doc_ids=docs)
+        return [chunk_id for chunk_id, _ in found]
+
+    def graph_activation(self, conn, query: str, understanding) -> dict[str, float]:
+        """Entity id -> activation: the query's entities found in ``graph_nodes`` (a provision the graph does
+        not hold enters through the same provision cited more precisely and, more weakly, its act), then one
+        hop along ``graph_edges`` (the ``MAX_NEIGHBOURS`` strongest), as ``EntityGraph.activate``."""
+        from mendel.ner.rules import split_law_ref_norm
+        from serving.analyze import analyze_query
+
+        wanted = [(e["id"], e["weight"]) for e in analyze_query(query, understanding=understanding)["entities"]]
+        if not wanted:
+            return {}
+        known = {row[0] for row in conn.execute("SELECT entity_id FROM graph_nodes WHERE entity_id = ANY(%s)",
+                                                ([e for e, _ in wanted],))}
+        seeds: dict[str, float] = {}
+
+        def seed(entity: str, weight: float) -> None:
+            seeds[entity] = max(seeds.get(entity, 0.0), weight)
+
+        for entity, weight in wanted:
+            if entity in known:
+                seed(entity, weight)
+                continue
+            label, _, norm = entity.partition(":")
+            act, provision = split_law_ref_norm(norm) if label == "LAW_REF" else (None, None)
+            if not act:
+                continue
+            head = provision_head(provision)
+            rows = conn.execute("SELECT entity_id, norm FROM graph_nodes WHERE label = 'LAW_REF'"
+                                " AND (norm = %s OR norm LIKE %s)", (act, act.replace("%", r"\%") + " %")).fetchall()
+            if head:
+                same = [e for e, found_norm in rows
+                        if split_law_ref_norm(found_norm)[0] == act
+                        and provision_head(split_law_ref_norm(found_norm)[1]) == head]
+                for e in same:
+                    seed(e, weight * SAME_PROVISION_SHARE / math.sqrt(len(same)))
+                if any(found_norm == act for _, found_norm in rows):
+                    seed(f"LAW_REF:{act}", weight * ACT_SHARE)
+        if not seeds:
+            return {}
+        adjacency: dict[str, dict[str, float]] = {s: {} for s in seeds}
+        for source, target, weight in conn.execute(
+                "SELECT source, target, weight FROM graph_edges WHERE (source = ANY(%(s)s) OR target = ANY(%(s)s))"
+                " AND weight > 0 AND source <> target", {"s": list(seeds)}):
+            for a, b in ((source, target), (target, source)):
+                if a in adjacency:
+                    adjacency[a][b] = adjacency[a].get(b, 0.0) + float(weight)
+        spread: dict[str, float] = {}
+        for entity, weight in seeds.items():
+            row = adjacency[entity]
+            strongest = max(row.values(), default=0.0)
+            if strongest <= 0:
+                continue
+            share = weight * NEIGHBOUR_SHARE / strongest
+            for other, w in row.items():
+                if other not in seeds:
+                    spread[other] = spread.get(other, 0.0) + share * w
+        scores = dict(seeds)
+        for other, value in sorted(spread.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_NEIGHBOURS]:
+            scores[other] = value
+        return scores
+
+    def graph_ranking(self, conn, activation: dict[str, float], n: int, docs: list[str] | None) -> list[str]:
+        if not activation:
+            return []
+        ids = sorted(activation)
+        rows = conn.execute(_GRAPH, {"ids": ids, "weights": [activation[e] for e in ids], "n": self.passages,
+                                     "labels": list(GRAPH_LABELS), "docs": docs, "k": n}).fetchall()
+        return [chunk_id for chunk_id, score in rows if score > 0]
+
+    def reference_tiers(self, conn, understanding, docs: list[str] | None, n: int) -> tuple[list[str], list[str]]:
+        """Exact references (act + provision, file number, ECLI), as ``Searcher.reference_tiers``: the provision's
+        own section (or the passage its heading line stands in) or the decision itself, then passages citing
+        exactly that reference (at most ``n``, in document order)."""
+        from mendel.ner.rules import split_law_ref_norm
+
+        own: list[str] = []
+        wanted: list[str] = []
+        for entity in understanding.entities:
+            if entity.label == "LAW_REF":
+                act, provision = split_law_ref_norm(entity.norm)
+                head = PROVISION_HEAD_RE.match(provision) if provision else None
+                if not (act and head):
+                    continue
+                head_text = " ".join(head.group(0).split()).lower()
+                values = {"act": act, "head": head_text, "docs": docs,
+                          "re": "(?in)^[ \t]*" + "[ \t]*".join(re.escape(p) for p in head_text.split()) + "[ \t]*$"}
+                found = conn.execute(
+                    "SELECT c.chunk_id FROM chunks c " + _LIVE + _DOCS + " AND d.citation = %(act)s"
+                    " AND lower(btrim(regexp_replace(c.section_path, '^.* > ', ''))) = %(head)s"
+                    " ORDER BY c.doc_id, c.seq", values).fetchall() or conn.execute(
+                    "SELECT c.chunk_id FROM chunks c " + _LIVE + _DOCS + " AND d.citation = %(act)s"
+                    " AND c.text ~ %(re)s ORDER BY c.doc_id, c.seq", values).fetchall()
+                own += [cid for (cid,) in found]
+            elif entity.label == "DECISION_REF":
+                decisions = self.identifier_docs.get(entity.norm, [])
+                if decisions:
+                    own += [cid for (cid,) in conn.execute(
+                        "SELECT c.chunk_id FROM chunks c " + _LIVE + _DOCS + " AND c.doc_id = ANY(%(these)s)"
+                        " ORDER BY c.doc_id, c.seq", {"these": decisions, "docs": docs})]
+            else:
+                continue
+            wanted.append(entity.id)
+        own = list(dict.fromkeys(own))
+        citing: list[str] = []
+        if wanted:
+            citing = [row[0] for row in conn.execute(
+                "SELECT DISTINCT c.chunk_id, c.doc_id, c.seq FROM mentions m JOIN chunks c ON c.chunk_id = m.chunk_id "
+                + _LIVE + _DOCS + " AND m.entity_id = ANY(%(wanted)s) AND NOT (c.chunk_id = ANY(%(own)s))"
+                " ORDER BY c.doc_id, c.seq LIMIT %(k)s", {"wanted": wanted, "own": own, "docs": docs, "k": n})]
+        return own, citing
+
+    def rank(self, conn, query: str, understanding, docs: list[str] | None, n: int, dense: bool = True,
+             graph: bool = True) -> tuple[list[tuple[str, float, list[str]]], dict[str, float]]:
+        """One query's fused candidates (chunk id, score, lists) and the graph activation behind them."""
+        text = understanding.normalized
+        rankings = {"bm25": self.lexical_ranking(conn, text, n, docs)}
+        if dense:
+            rankings["dense"] = self.dense_ranking(conn, text, n, docs)
+        weights = dict(RRF_WEIGHTS)
+        activation: dict[str, float] = {}
+        if graph:
+            activation = self.graph_activation(conn, query, understanding)
+            share = max(entity_coverage(understanding), GRAPH_MIN_SHARE)
+            if activation and share > 0:
+                rankings["graph"] = self.graph_ranking(conn, activation, n, docs)
+                weights["graph"] = RRF_WEIGHTS["graph"] * share
+        fused = rrf_fuse(rankings, weights=weights)
+        own, citing = self.reference_tiers(conn, understanding, docs, n)
+        if own or citing:
+            position = {item: rank for rank, (item, _, _) in enumerate(fused)}
+            citing_set = set(citing)
+            lead_items = sorted(own, key=lambda i: position.get(i, len(position)))
+            lead_items += [item for item, _, _ in fused if item in citing_set and item not in lead_items]
+            lead_items += [item for item in citing if item not in position]
+            lead_items = list(dict.fromkeys(lead_items))[:n]
+            top_score = fused[0][1] if fused else 0.0
+            lists_of = {item: lists for item, _, lists in fused}
+            lead = [(i, top_score + 1.0 / (RRF_K + r), ["reference"] + lists_of.get(i, []))
+                    for r, i in enumerate(lead_items, start=1)]
+            chosen = set(lead_items)
+            fused = lead + [f for f in fused if f[0] not in chosen]
+        return fused, activation
+
+    # --- the search ---------------------------------------------------------------------------------------
+
+    def search(self, query: str, k: int = 10, dense: bool = True, filters=None, graph: bool = True,
+               decompose: bool = True, rerank: bool = False, details: dict | None = None) -> list[Hit]:
+        """Hybrid search over the live passages, with ``Searcher.search``'s arguments and hits."""
+        from serving.analyze import understand
+        from serving.decompose import decompose as split_query
+
+        if rerank and self.reranker is None:
+            raise ValueError("rerank requested but no cross-encoder is configured")
+        found = understand(query)
+        subqueries = split_query(query, found) if decompose else []
+        if details is not None:
+            details.update({"scope": found.scope, "layer": PASSAGE_LAYER, "subqueries": subqueries,
+                            "entities": [e.id for e in found.entities], "backend": "postgres"})
+        docs = self.allowed_documents(filters)
+        if docs is not None and not docs:
+            return []
+        depth = max(k, CANDIDATES)
+        with self.connection() as conn:
+            fused, activation = self.rank(conn, query, found, docs, depth, dense=dense, graph=graph)
+            found_by: dict[str, list[int]] = {}
+            if subqueries:
+                lists_of = {item: list(lists) for item, _, lists in fused}
+                rankings = {"query": [item for item, _, _ in fused]}
+                for number, sub in enumerate(subqueries, start=1):
+                    ranked, sub_activation = self.rank(conn, sub, understand(sub), docs, depth, dense=dense,
+                                                       graph=graph)
+                    rankings[f"subquery:{number}"] = [item for item, _, _ in ranked]
+                    for rank, (item, _, lists) in enumerate(ranked):
+                        if rank < k:
+                            found_by.setdefault(item, []).append(number)
+                        merged = lists_of.setdefault(item, [])
+                        merged += [name for name in lists if name not in merged]
+                    for entity, score in sub_activation.items():
+                        activation[entity] = max(activation.get(entity, 0.0), score)
+                weights = {name: SUBQUERY_WEIGHTS["query" if name == "query" else "subquery"] for name in rankings}
+                fused = [(item, score, ordered_lists(lists_of[item]))
+                         for item, score, _ in interleave_fuse(rankings, weights=weights)]
+            top = fused[:RERANK_MAX] if rerank else fused[:k]
+            rows = self._chunk_rows(conn, [item for item, _, _ in top])
+            linked = self._linked_entities(conn, [item for item, _, _ in top], activation)
+        rerank_scores: dict[str, float] = {}
+        if rerank:
+            scores = self.reranker.score(query, [self._passage_text(rows[item]) for item, _, _ in top])
+            order = sorted(range(len(top)), key=lambda j: (-scores[j], j))
+            fused = [top[j] for j in order] + fused[RERANK_MAX:]
+            rerank_scores = {top[j][0]: float(scores[j]) for j in range(len(top))}
+        hits = []
+        for item, score, lists in fused[:k]:
+            row = rows[item]
+            doc = self.documents.get(row["doc_id"], {})
+            hits.append(Hit(doc_id=row["doc_id"], title=doc.get("title") or "", source=doc.get("source") or "",
+                            url=doc.get("url") or "", page=row["page_start"], page_end=row["page_end"],
+                            section=row["section"], text=row["text"], score=round(score, 6), chunk_id=item,
+                            citation=doc.get("citation"),
+                            lists=lists + (["rerank"] if item in rerank_scores else []),
+                            entities=linked.get(item, []), subqueries=found_by.get(item, []),
+                            layer=PASSAGE_LAYER, rerank_score=rerank_scores.get(item)))
+        return hits
+
+    def _chunk_rows(self, conn, chunk_ids: list[str]) -> dict[str, dict]:
+        if not chunk_ids:
+            return {}
+        return {cid: {"chunk_id": cid, "doc_id": doc_id, "page_start": start, "page_end": end, "section": section,
+                      "text": text, "seq": seq}
+                for cid, doc_id, start, end, section, text, seq in conn.execute(_CHUNK_ROWS, (chunk_ids,))}
+
+    @staticmethod
+    def _linked_entities(conn, chunk_ids: list[str], activation: dict[str, float]) -> dict[str, list[str]]:
+        """Chunk id -> the activated entities it mentions, most activated first (a hit's ``entities``)."""
+        if not chunk_ids or not activation:
+            return {}
+        found: dict[str, list[str]] = {}
+        for chunk_id, entity in conn.execute("SELECT DISTINCT chunk_id, entity_id FROM mentions"
+                                             " WHERE chunk_id = ANY(%s) AND entity_id = ANY(%s)",
+                                             (chunk_ids, list(activation))):
+            found.setdefault(chunk_id, []).append(entity)
+        return {cid: sorted(es, key=lambda e: (-activation[e], e)) for cid, es in found.items()}
+
+    def _passage_text(self, row: dict) -> str:
+        doc = self.documents.get(row["doc_id"], {})
+        head = " — ".join(x for x in (doc.get("citation"), doc.get("title"), row["section"]) if x)
+        return f"{head}\n{row['text']}" if head else row["text"]
+
+    # --- what callers written for the bundle ask --------------------------------------------------------
+
+    def bm25_ranking(self, query: str, n: int = CANDIDATES, allowed=None, layer=None) -> list[int]:
+        """The lexical list as positions into :attr:`chunks` (``serving.analyze`` scores acts by it)."""
+        with self.connection() as conn:
+            ids = self.lexical_ranking(conn, query, n, self.allowed_documents(None))
+            rows = self._chunk_rows(conn, ids)
+        positions = []
+        for cid in ids:
+            row = rows[cid]
+            doc = self.documents.get(row["doc_id"], {})
+            positions.append(self.chunks.add({**row, "title": doc.get("title") or "", "source": doc.get("source"),
+                                              "url": doc.get("url"), "citation": doc.get("citation")}))
+        return positions
+
+    def layer(self, number: int):
+        return None  # passages only (see the module's docstring)
+
+    def document(self, doc_id: str) -> dict | None:
+        """A document's metadata with its passages in order; None when unknown."""
+        doc = self.documents.get(doc_id)
+        if doc is None:
+            return None
+        with self.connection() as conn:
+            rows = conn.execute("SELECT c.chunk_id, c.page_start, c.page_end, c.section_path, c.text FROM chunks c "
+                                + _LIVE + " AND c.doc_id = %s ORDER BY c.seq", (doc_id,)).fetchall()
+        return {**doc, "chunks": [{"chunk_id": cid, "page": start, "page_end": end, "section": section, "text": text}
+                                  for cid, start, end, section, text in rows]}
