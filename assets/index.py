@@ -5,7 +5,7 @@ FAISS and the entity graph; each rebuilds only what changed (mendel.pipeline, me
 from dagster import MaterializeResult, asset
 
 from mendel import pipeline
-from mendel.index import bundle
+from mendel.index import bundle, fulltext
 from orchestration.resources import MendelResource
 
 GATED = ["legal_entities"]  # nothing is indexed until the NER gate has passed
@@ -25,7 +25,8 @@ def chunk_embeddings(mendel: MendelResource) -> MaterializeResult:
 def bm25_index(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         part = bundle.part_path(mendel.settings().build_dir, bundle.BM25_PART)
-        return MaterializeResult(metadata=pipeline.build_bm25(conn, part))
+        # and the same analyser's lexemes in chunks.lexemes, for the postgres serving backend's full text
+        return MaterializeResult(metadata={**pipeline.build_bm25(conn, part), **fulltext.fill_lexemes(conn)})
 
 
 @asset(group_name="index", kinds={"faiss"}, owners=["team:ingest"], deps=[chunk_embeddings],

@@ -126,11 +126,11 @@ def search_bundle(args, settings) -> dict:
     from mendel.index.bundle import BundleError
     from serving.facets import FilterError, checked_filters
     from serving.results import run_search
-    from serving.search import Searcher
+    from serving.pg_search import BackendError, open_searcher
 
     try:
-        searcher = Searcher.latest(settings.bundles_dir)
-    except BundleError as exc:
+        searcher = open_searcher(settings)  # MENDEL_SERVING_BACKEND: bundle (default) or postgres
+    except (BundleError, BackendError) as exc:
         raise SearchFailed(str(exc)) from None
     try:
         filters = checked_filters(searcher, source=args.source, date_from=args.date_from, date_to=args.date_to,

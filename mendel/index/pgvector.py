@@ -18,6 +18,7 @@ DIMENSION = 384  # chunks.embedding vector(384)
 _SEARCH_ALL = (
     "SELECT chunk_id, 1 - (embedding <=> %(q)s::vector) AS score FROM chunks"
     " WHERE embedding IS NOT NULL AND (%(layer)s::smallint IS NULL OR layer = %(layer)s::smallint)"
+    " AND (%(docs)s::text[] IS NULL OR doc_id = ANY(%(docs)s::text[]))"
     " ORDER BY embedding <=> %(q)s::vector LIMIT %(k)s"
 )
 # Only chunks of the current version of an active document, like the FAISS index. The filter is applied
@@ -27,6 +28,7 @@ _SEARCH_CURRENT = (
     " JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
     " WHERE c.embedding IS NOT NULL AND d.status = 'active'"
     " AND (%(layer)s::smallint IS NULL OR c.layer = %(layer)s::smallint)"
+    " AND (%(docs)s::text[] IS NULL OR c.doc_id = ANY(%(docs)s::text[]))"
     " ORDER BY c.embedding <=> %(q)s::vector LIMIT %(k)s"
 )
 
@@ -49,14 +51,15 @@ def _vector_literal(query_vector: Sequence[float]) -> str:
 
 def search_pgvector(conn: psycopg.Connection, query_vector: Sequence[float], k: int, *,
                     ef_search: int | None = None, current_only: bool = False,
-                    layer: int | None = 3) -> list[tuple[str, float]]:
+                    layer: int | None = 3, doc_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
     """The ``k`` chunks nearest to ``query_vector`` by cosine similarity, best first, as ``(chunk_id, score)``
     with ``score = 1 - cosine distance`` (the inner product for unit vectors, as FAISS ``IndexFlatIP``).
 
     ``ef_search`` sets ``hnsw.ef_search`` for this search only (it must be at least ``k`` for ``k`` results
     from the index; pgvector's default is 40); ``None`` leaves the session's value. ``current_only`` keeps
     chunks of the current version of active documents only. ``layer`` keeps chunks of that layer (3: passages,
-    the default; 2: sections; 1: documents); ``None`` searches every layer. Filters are applied after the index
+    the default; 2: sections; 1: documents); ``None`` searches every layer. ``doc_ids`` keeps chunks of those
+    documents only (``None``: any). Filters are applied after the index
     scan, with pgvector's iterative scan fetching until ``k`` rows pass them.
     """
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
@@ -70,8 +73,9 @@ def search_pgvector(conn: psycopg.Connection, query_vector: Sequence[float], k: 
     with conn.transaction():
         if ef_search is not None:
             conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef_search),))
-        if current_only or layer is not None:
+        if current_only or layer is not None or doc_ids is not None:
             conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
         rows = conn.execute(_SEARCH_CURRENT if current_only else _SEARCH_ALL,
-                            {"q": literal, "k": k, "layer": layer}).fetchall()
+                            {"q": literal, "k": k, "layer": layer,
+                             "docs": list(doc_ids) if doc_ids is not None else None}).fetchall()
     return [(chunk_id, float(score)) for chunk_id, score in rows]
