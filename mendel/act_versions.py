@@ -384,3 +384,24 @@ def current_references(conn: psycopg.Connection) -> list[dict]:
         ref["target_norm"] = f"{ref['target_citation']} {provision}" if provision else ref["target_citation"]
         found.append(ref)
     return found
+
+
+def summary(conn: psycopg.Connection) -> dict:
+    """What the crawl keeps of act versions, for the nightly run's metadata: versions, acts with more than one,
+    provisions, provisions whose wording a later version changed, and how far the change feed was taken in."""
+    versions, acts, several, amended = conn.execute(
+        "SELECT count(*), count(DISTINCT doc_id), count(*) FILTER (WHERE n > 1),"
+        " (SELECT count(*) FROM act_versions WHERE jsonb_array_length(amended_by) > 0)"
+        " FROM (SELECT doc_id, count(*) OVER (PARTITION BY doc_id) AS n FROM act_versions) v").fetchone()
+    provisions = conn.execute("SELECT count(*) FROM provisions").fetchone()[0]
+    changed = conn.execute(
+        "WITH ordered AS (SELECT doc_id, version, lag(version) OVER (PARTITION BY doc_id ORDER BY effective_from"
+        "  NULLS FIRST, version) AS previous FROM act_versions)"
+        " SELECT count(*) FROM ordered o JOIN provisions n ON n.doc_id = o.doc_id AND n.version = o.version"
+        " JOIN provisions p ON p.doc_id = o.doc_id AND p.version = o.previous AND p.provision_id = n.provision_id"
+        " WHERE p.wording_sha <> n.wording_sha").fetchone()[0]
+    feeds = conn.execute("SELECT max(last_published) FROM change_feeds").fetchone()[0]
+    return {"versions": versions, "acts": acts, "versions_of_acts_with_several": several,
+            "versions_with_amending_act": amended, "provisions": provisions,
+            "provisions_changed_by_a_later_version": changed,
+            "feed_taken_in_until": feeds.isoformat() if feeds else "never"}

@@ -6,7 +6,7 @@ Each list below is the one place its kind is registered: a new stage module, a s
 
 from dagster import Definitions, ExecutorDefinition, load_assets_from_modules
 
-from assets import boards, crawl, evaluation, extract, feedback, index, ner, serve
+from assets import boards, crawl, evaluation, extract, feedback, index, law, ner, serve
 from assets.doctor import data_invariants
 from orchestration.board_sensor import crawl_boards_job, new_boards_from_registry
 from orchestration.jobs import nightly_job
@@ -16,7 +16,7 @@ from orchestration.schedules import nightly_schedule
 from orchestration.sensors import alert_on_run_failure, process_new_versions
 from orchestration.sources import freshness_sensor, source_freshness_checks, source_jobs
 
-ASSET_MODULES = [crawl, boards, extract, ner, feedback, index, serve, evaluation]
+ASSET_MODULES = [crawl, boards, extract, ner, law, feedback, index, serve, evaluation]
 ASSET_CHECKS = [*source_freshness_checks(), data_invariants]
 JOBS = [nightly_job, *source_jobs(), crawl_boards_job]
 SCHEDULES = [nightly_schedule]

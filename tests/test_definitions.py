@@ -20,6 +20,8 @@ EXPECTED_GROUPS = {
     "document_pages": "extract",
     "document_chunks": "extract",
     "legal_entities": "ner",
+    "law_versions": "law",
+    "citations": "law",
     "chunk_embeddings": "index",
     "bm25_index": "index",
     "faiss_index": "index",
