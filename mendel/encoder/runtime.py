@@ -15,14 +15,18 @@ A GPU that is listed but fails to compile the graph is logged and the CPU is use
 (``auto``, ``cpu``, ``gpu``) overrides the choice. :func:`default_runtime` picks the runtime that has a GPU, else
 OpenVINO (the faster one on CPUs, see ``benchmarks/bench_embedding.py``).
 
-Nothing here opens a connection: OpenVINO's telemetry lives in its model-conversion tools (``openvino.tools``),
-which are never imported, and the ``openvino-telemetry`` package is kept out of the environment.
+Nothing here opens a connection. ``import openvino`` also imports its model-conversion tools, which send a usage
+event through the ``openvino-telemetry`` package whenever that package is importable (it is a dependency of the
+``openvino`` wheel, and it sends unless a consent file in the user's home says no). :func:`import_openvino` makes
+that package unimportable first, so the tools fall back to their built-in no-op stub; the package is also
+uninstalled from the project's environment. ONNX Runtime sends nothing on Linux.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
@@ -69,10 +73,17 @@ def wanted_device(device: str | None = None) -> str:
     return device
 
 
-def _openvino_core():
+def import_openvino():
+    """``openvino``, with its telemetry package blocked (a ``None`` entry in ``sys.modules`` makes every import of
+    a module fail with ImportError, which OpenVINO's tools answer by using their stub)."""
+    sys.modules.setdefault("openvino_telemetry", None)
     import openvino
 
-    return openvino.Core()
+    return openvino
+
+
+def _openvino_core():
+    return import_openvino().Core()
 
 
 def _onnxruntime():
@@ -137,10 +148,8 @@ class OpenVinoSession:
     def run_many(self, feeds: list[dict[str, np.ndarray]]) -> list[np.ndarray]:
         if self.requests == 1 or len(feeds) == 1:
             return [self.run(feed) for feed in feeds]
-        import openvino
-
         if self._queue is None:
-            self._queue = openvino.AsyncInferQueue(self.compiled, self.requests)
+            self._queue = import_openvino().AsyncInferQueue(self.compiled, self.requests)
         results: list = [None] * len(feeds)
 
         def done(request, index):
