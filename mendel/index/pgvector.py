@@ -18,7 +18,6 @@ DIMENSION = 384  # chunks.embedding vector(384)
 _SEARCH_ALL = (
     "SELECT chunk_id, 1 - (embedding <=> %(q)s::vector) AS score FROM chunks"
     " WHERE embedding IS NOT NULL AND (%(layer)s::smallint IS NULL OR layer = %(layer)s::smallint)"
-    " AND (%(docs)s::text[] IS NULL OR doc_id = ANY(%(docs)s::text[]))"
     " ORDER BY embedding <=> %(q)s::vector LIMIT %(k)s"
 )
 # Only chunks of the current version of an active document, like the FAISS index. The filter is applied
@@ -28,7 +27,6 @@ _SEARCH_CURRENT = (
     " JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
     " WHERE c.embedding IS NOT NULL AND d.status = 'active'"
     " AND (%(layer)s::smallint IS NULL OR c.layer = %(layer)s::smallint)"
-    " AND (%(docs)s::text[] IS NULL OR c.doc_id = ANY(%(docs)s::text[]))"
     " ORDER BY c.embedding <=> %(q)s::vector LIMIT %(k)s"
 )
 
@@ -75,7 +73,10 @@ def search_pgvector(conn: psycopg.Connection, query_vector: Sequence[float], k: 
             conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef_search),))
         if current_only or layer is not None or doc_ids is not None:
             conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
-        rows = conn.execute(_SEARCH_CURRENT if current_only else _SEARCH_ALL,
-                            {"q": literal, "k": k, "layer": layer,
-                             "docs": list(doc_ids) if doc_ids is not None else None}).fetchall()
+        query = _SEARCH_CURRENT if current_only else _SEARCH_ALL
+        if doc_ids is not None:
+            column = "c.doc_id" if current_only else "doc_id"
+            query = query.replace(" ORDER BY", f" AND {column} = ANY(%(docs)s::text[]) ORDER BY", 1)
+        rows = conn.execute(query, {"q": literal, "k": k, "layer": layer,
+                                    "docs": list(doc_ids) if doc_ids is not None else None}).fetchall()
     return [(chunk_id, float(score)) for chunk_id, score in rows]
