@@ -18,7 +18,11 @@ Variants (ablations), all over the same :class:`serving.search.Searcher`:
 - ``hybrid``           BM25 + dense fused by RRF (k=60), no fast path;
 - ``hybrid+fastpath``  hybrid with exact references first (no graph list, no decomposition);
 - ``+graph``           the above plus the graph-entered list (query entities -> entity-graph neighbourhood);
-- ``default``          the default ``Searcher.search``: the above plus decomposition into sub-queries;
+- ``bm25+bridge``, ``dense+bridge``, ``hybrid+bridge``: the same lists with the lay-to-legal bridge (the legal
+  wording of the query's lay words and abbreviations added to BM25 at a lower weight and appended to the dense
+  query: ``Searcher.legal_expansion``);
+- ``default-bridge``   the default search without the bridge;
+- ``default``          the default ``Searcher.search``: the above plus decomposition into sub-queries and the bridge;
 - ``default+rerank``   the default, its best 30 reranked by a local cross-encoder (``--rerank-model DIR``).
 
 Each variant's per-query wall time is recorded too (``latency_ms``: mean, p50, p95, max); BM25, dense and their
@@ -43,7 +47,9 @@ from typing import Iterable, Sequence
 from retrieval_eval import DEV_QUESTIONS
 
 DEFAULT_KS = (1, 5, 10, 20)
-VARIANTS = ("bm25", "dense", "hybrid", "hybrid+fastpath", "+graph", "default")
+VARIANTS = ("bm25", "dense", "hybrid", "bm25+bridge", "dense+bridge", "hybrid+bridge", "hybrid+fastpath", "+graph",
+            "default-bridge", "default")
+BRIDGE_VARIANTS = ("bm25+bridge", "dense+bridge", "hybrid+bridge")
 RERANK_VARIANT = "default+rerank"
 QUESTION_TYPES = ("paraphrase", "citation", "identifier", "ocr", "multi")
 REGISTERS = ("lay", "expert")
@@ -247,6 +253,17 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
     bm25, bm25_ms = _timed(searcher.bm25_ranking, query, n=depth) if {"bm25", "hybrid"} & set(variants) else ([], 0.0)
     dense, dense_ms = (_timed(searcher.dense_ranking, query, n=depth) if {"dense", "hybrid"} & set(variants)
                        else ([], 0.0))
+    if set(BRIDGE_VARIANTS) & set(variants):
+        from serving.analyze import understand
+
+        found = understand(query)
+        expansion = searcher.legal_expansion(found)
+        wanted = {"bm25+bridge", "hybrid+bridge"} & set(variants)
+        bm25_bridge, bm25_bridge_ms = (_timed(searcher.bm25_ranking, query, n=depth, expansion=expansion) if wanted
+                                       else ([], 0.0))
+        wanted = {"dense+bridge", "hybrid+bridge"} & set(variants)
+        dense_bridge, dense_bridge_ms = (_timed(searcher.dense_ranking, searcher.dense_text(found), n=depth)
+                                         if wanted else ([], 0.0))
     chunk = searcher.chunks.__getitem__
 
     def as_hits(items: list[int]) -> list[dict]:
@@ -261,6 +278,16 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
         elif variant == "hybrid":
             fused, fuse_ms = _timed(rrf_fuse, {"bm25": bm25, "dense": dense}, weights=RRF_WEIGHTS)
             out[variant], timings[variant] = as_hits([i for i, _, _ in fused]), bm25_ms + dense_ms + fuse_ms
+        elif variant == "bm25+bridge":
+            out[variant], timings[variant] = as_hits(bm25_bridge), bm25_bridge_ms
+        elif variant == "dense+bridge":
+            out[variant], timings[variant] = as_hits(dense_bridge), dense_bridge_ms
+        elif variant == "hybrid+bridge":
+            fused, fuse_ms = _timed(rrf_fuse, {"bm25": bm25_bridge, "dense": dense_bridge}, weights=RRF_WEIGHTS)
+            out[variant] = as_hits([i for i, _, _ in fused])
+            timings[variant] = bm25_bridge_ms + dense_bridge_ms + fuse_ms
+        elif variant == "default-bridge":
+            out[variant], timings[variant] = _timed(searcher.search, query, k=depth, bridge=False)
         elif variant == "hybrid+fastpath":
             out[variant], timings[variant] = _timed(searcher.search, query, k=depth, graph=False, decompose=False)
         elif variant == "+graph":

@@ -44,6 +44,8 @@ CANDIDATES = 50
 DENSE_WORKERS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 RERANK_MAX = 30
 QUERY_VECTORS_KEPT = 256  # recent query vectors, for the floor's dense signal without encoding twice
+# What a term of the lay-to-legal expansion counts in BM25 next to a term the user typed.
+EXPANSION_WEIGHT = 0.5
 
 
 @dataclass
@@ -130,6 +132,7 @@ class Searcher:
         self._signals = None
         self._floor = None
         self._floor_loaded = False
+        self._vocabulary = None
 
     @classmethod
     def latest(cls, bundles_dir: Path, embedder=None, reranker=None) -> "Searcher":
@@ -203,13 +206,18 @@ class Searcher:
     # --- ranked lists --------------------------------------------------------------------------------
 
     def bm25_ranking(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
-                     layer: LayerIndex | None = None) -> list[int]:
+                     layer: LayerIndex | None = None, expansion: str = "") -> list[int]:
+        """Chunks by BM25 score of ``query``; ``expansion`` (the legal wording of the query's lay words) adds its
+        own terms' scores at ``EXPANSION_WEIGHT``."""
         index = layer or self.passages
         vocab = index.bm25.vocab_dict
         tokens = [t for t in analyze(query) if t in vocab]
-        if not tokens or not index.chunks:
+        extra = [t for t in dict.fromkeys(analyze(expansion)) if t in vocab and t not in tokens] if expansion else []
+        if not (tokens or extra) or not index.chunks:
             return []
-        scores = index.bm25.get_scores(tokens)
+        scores = index.bm25.get_scores(tokens) if tokens else 0.0
+        if extra:
+            scores = scores + EXPANSION_WEIGHT * index.bm25.get_scores(extra)
         if allowed is not None:
             scores = np.where(allowed, scores, 0.0)
         matching = np.flatnonzero(scores > 0)  # the ranking keeps only these: select among them alone
@@ -330,9 +338,32 @@ class Searcher:
         own, citing = self.reference_tiers(query, allowed)
         return own + citing
 
+    # --- the lay-to-legal bridge ----------------------------------------------------------------------
+
+    @property
+    def vocabulary(self):
+        """The legal vocabulary (``mendel.legal_vocabulary``) plus the statutory definitions and aliases of this
+        bundle's acts, harvested from its passages on first use."""
+        if self._vocabulary is None:
+            from mendel.legal_vocabulary import default_vocabulary, harvest_definitions
+
+            with self._upper_lock:
+                if self._vocabulary is None:
+                    self._vocabulary = default_vocabulary().with_definitions(harvest_definitions(self.chunks))
+        return self._vocabulary
+
+    def legal_expansion(self, understanding) -> str:
+        """The legal wordings of the query's lay words and abbreviations, space-separated ("" when none)."""
+        return " ".join(e.legal for e in self.vocabulary.expand(understanding.normalized))
+
+    def dense_text(self, understanding, bridge: bool = True) -> str:
+        """What the dense list encodes: the query as normalised, followed by its legal wordings."""
+        expansion = self.legal_expansion(understanding) if bridge else ""
+        return f"{understanding.normalized} ({expansion})" if expansion else understanding.normalized
+
     def rank(self, query: str, allowed: np.ndarray | None = None, dense: bool = True, graph: bool = True,
              understanding=None, n: int = CANDIDATES, layer: LayerIndex | None = None,
-             dense_pending: Future | None = None) -> Ranked:
+             dense_pending: Future | None = None, bridge: bool = True) -> Ranked:
         """One query's fused candidates in one layer (no decomposition, no rerank): weighted RRF of the BM25,
         dense and (on L3) graph lists, with exact references leading. ``dense_pending``: this query's dense
         list already started (:meth:`dense_pending`); otherwise it starts here, before the other lists."""
@@ -342,8 +373,9 @@ class Searcher:
         found = understanding or understand(query)
         text = found.normalized  # "paragraf 204" is indexed as "§ 204"
         if dense and dense_pending is None:
-            dense_pending = self.dense_pending(text, n=n, allowed=allowed, layer=index)
-        rankings = {"bm25": self.bm25_ranking(text, n=n, allowed=allowed, layer=index)}
+            dense_pending = self.dense_pending(self.dense_text(found, bridge), n=n, allowed=allowed, layer=index)
+        expansion = self.legal_expansion(found) if bridge else ""
+        rankings = {"bm25": self.bm25_ranking(text, n=n, allowed=allowed, layer=index, expansion=expansion)}
         if dense:
             rankings["dense"] = []  # filled below: the lists keep this order in the fusion
         activation: dict[str, float] = {}
@@ -393,11 +425,12 @@ class Searcher:
 
     def search(self, query: str, k: int = 10, dense: bool = True,
                filters: "SearchFilters | dict | None" = None, graph: bool = True, decompose: bool = True,
-               rerank: bool = False, details: dict | None = None) -> list[Hit]:
+               rerank: bool = False, details: dict | None = None, bridge: bool = True) -> list[Hit]:
         """Hybrid search; ``filters`` (a :class:`SearchFilters` or a dict of its fields) restricts the
         documents every list draws from, so a filtered search still returns up to ``k`` hits. ``graph`` adds the
         graph-entered list, ``decompose`` searches sub-queries too, ``rerank`` reorders the best
-        ``RERANK_MAX`` candidates with the configured cross-encoder (an error when none is configured).
+        ``RERANK_MAX`` candidates with the configured cross-encoder (an error when none is configured), ``bridge``
+        adds the legal wording of the query's lay words and abbreviations to BM25 and dense (``legal_expansion``).
         ``details``, when given, receives the query's scope, the layer searched and the sub-queries."""
         from serving.analyze import understand
         from serving.decompose import decompose as split_query
@@ -423,10 +456,10 @@ class Searcher:
             details.update({"layer": index.layer, "subqueries": subqueries})
         # every dense search of this query starts now, so the workers run them while this thread ranks the rest
         understood = [(sub, understand(sub)) for sub in subqueries]
-        pending = [self.dense_pending(f.normalized, n=depth, allowed=allowed, layer=index) if dense else None
-                   for f in [found] + [f for _, f in understood]]
+        pending = [self.dense_pending(self.dense_text(f, bridge), n=depth, allowed=allowed, layer=index)
+                   if dense else None for f in [found] + [f for _, f in understood]]
         main = self.rank(query, allowed, dense=dense, graph=graph, understanding=found, n=depth, layer=index,
-                         dense_pending=pending[0])
+                         dense_pending=pending[0], bridge=bridge)
         fused, activation = main.fused, dict(main.activation)
         found_by: dict[int, list[int]] = {}
         if subqueries:
@@ -434,7 +467,7 @@ class Searcher:
             rankings = {"query": [item for item, _, _ in fused]}
             for number, (sub, sub_found) in enumerate(understood, start=1):
                 ranked = self.rank(sub, allowed, dense=dense, graph=graph, understanding=sub_found, n=depth,
-                                   layer=index, dense_pending=pending[number])
+                                   layer=index, dense_pending=pending[number], bridge=bridge)
                 rankings[f"subquery:{number}"] = [item for item, _, _ in ranked.fused]
                 for rank, (item, _, lists) in enumerate(ranked.fused):
                     if rank < k:  # "found by" a sub-query: among its own best k
@@ -505,8 +538,9 @@ class Searcher:
         report = coverage_report(query, understanding, self.collection())
         top = items[:TOP_HITS]
         text = understanding.normalized
+        searched = self.dense_text(understanding) if dense else text  # with its legal wordings, as searched
         with self._upper_lock:
-            vector = self._query_vectors.get(text) if dense else None
+            vector = self._query_vectors.get(searched, self._query_vectors.get(text)) if dense else None
         confidence = Confidence(lexical=lexical_signal(index, self._signals, text, allowed),
                                 dense=dense_signal(index, vector, top))
         verdict = judge(confidence, self.floor, self.manifest.get("model"), report)
