@@ -16,6 +16,7 @@ from functools import lru_cache
 from importlib import resources
 
 import yaml
+from mendel.municipalities import place_names
 from mendel.ner.spans import whole_surface_norm
 
 INSTITUTION = "INSTITUTION"
@@ -312,6 +313,29 @@ def institution_context_ok(text: str, start: int, end: int) -> bool:
     return not (COLLECTION_NUMBER_AFTER_RE.match(text, end) or FOREIGN_COURT_AFTER_RE.match(text, end))
 
 
+@lru_cache(maxsize=1)
+def _registered_res() -> tuple[re.Pattern, re.Pattern]:
+    """What may stand before a municipality of the registers (mendel.municipalities: every municipality, looked up
+    word by word, not compiled into a pattern): after an office "[obce|města|v] ", or a municipal type."""
+    c = _compiled()
+    lead = re.compile(rf"{WS}(?:(?:ve?|{_alt(c.type_norm)}){WS})?")
+    typed = re.compile(rf"{_first_char(c.type_norm)}(?<![\w.-])(?P<type>{_alt(c.type_norm)}){WS}")
+    return lead, typed
+
+
+def _registered_place(text: str, pos: int) -> int | None:
+    """The end of " [obce ]Nová Ves" after an office at ``pos``, for a municipality of the registers."""
+    lead = _registered_res()[0].match(text, pos)
+    if lead is None:
+        return None
+    bare = pos + len(text[pos:lead.end()]) - len(text[pos:lead.end()].lstrip())
+    for at in dict.fromkeys((lead.end(), bare)):
+        hit = place_names().match(text, at)
+        if hit is not None:
+            return hit[0]
+    return None
+
+
 def institution_candidates(text: str):
     """Yield (start, end, INSTITUTION, norm)."""
     c = _compiled()
@@ -323,6 +347,8 @@ def institution_candidates(text: str):
             cm = c.complements[inst.complement].match(text, end)
             if cm:
                 end, comp = cm.end(), text[m.end():cm.end()]
+            elif inst.complement == "place" and (place_end := _registered_place(text, end)) is not None:
+                end, comp = place_end, text[m.end():place_end]
         if inst.required and not comp:
             continue
         if not institution_context_ok(text, m.start(), end):
@@ -341,12 +367,20 @@ def institution_candidates(text: str):
     if c.abbr_before_number_re is not None:
         for m in c.abbr_before_number_re.finditer(text):
             yield m.start(), m.end(), INSTITUTION, gaz.abbreviations_before_file_number[m.group()]
+    found = set()
     for m in c.municipality_re.finditer(text):
         if PLACE_PREPOSITION_RE.search(text, max(0, m.start() - 12), m.start()):
             continue
         # Forms match across line breaks ("hlavního\nměsta"); the tables are keyed by single-spaced forms.
         kind, name = (" ".join(m.group(g).split()) for g in ("type", "name"))
+        found.add(m.start())
         yield m.start(), m.end(), INSTITUTION, f"{c.type_norm[kind]} {c.name_norm[name]}"
+    for m in _registered_res()[1].finditer(text):  # the other municipalities of the registers
+        hit = place_names().match(text, m.end())
+        if hit is None or m.start() in found or PLACE_PREPOSITION_RE.search(text, max(0, m.start() - 12),
+                                                                             m.start()):
+            continue
+        yield m.start(), hit[0], INSTITUTION, f"{c.type_norm[' '.join(m.group('type').split())]} {hit[1]}"
 
 
 @lru_cache(maxsize=1)
