@@ -94,23 +94,42 @@ def choose(positives: list[dict], negatives: list[dict], max_false_weak: float =
             "negatives_weak": caught}
 
 
-def calibrate(searcher, questions_path: Path = DEV_QUESTIONS) -> dict:
+def calibrate(searcher, questions_path: Path = DEV_QUESTIONS, dense: bool = True, positives: str = "answered"
+              ) -> dict:
+    """Signals of the dev questions and the negatives on ``searcher``'s bundle, and the chosen floor.
+
+    ``positives``: ``answered`` (the questions whose gold the default search finds in its top 10) or ``grounded``
+    (every question whose gold the bundle holds: the lexical signal does not depend on the ranking). ``dense``:
+    False calibrates the lexical threshold alone (a bundle embedded with a stand-in model, whose dense signal says
+    nothing about the real one)."""
     if Path(questions_path).name == "blind.jsonl":
         raise ValueError("the floor is calibrated on the dev questions, never on the blind set")
+    from retrieval_eval.retrieval import split_grounded
+
     searcher.floor = None  # signals only, no verdicts from an earlier floor
     questions = [q for q in load_questions(questions_path) if answerable(q)]
+    questions, _ = split_grounded(questions, searcher.chunks, searcher.documents)
     rows = [signals(searcher, q["question"], q["gold"]) for q in questions]
-    positives = [r for r in rows if r["answered"]]
     negatives = [signals(searcher, query) for query in CALIBRATION_NEGATIVES]
-    chosen = choose(positives, negatives)
-    return {"lexical": chosen["lexical"], "dense": chosen["dense"], "model": searcher.manifest.get("model"),
+    if not dense:
+        for row in rows + negatives:
+            row["dense"] = None
+    kept = rows if positives == "grounded" else [r for r in rows if r["answered"]]
+    chosen = choose(kept, negatives)
+    return {"lexical": chosen["lexical"], "dense": chosen["dense"],
+            "model": searcher.manifest.get("model") if dense else None,
             "source": {"questions_file": f"retrieval_eval/questions/{Path(questions_path).name}",
                        "questions_sha256": hashlib.sha256(Path(questions_path).read_bytes()).hexdigest(),
                        "bundle": searcher.path.name, "calibrated": date.today().isoformat(),
-                       "max_false_weak": MAX_FALSE_WEAK, "questions_answerable": len(questions),
-                       "questions_answered_top10": len(positives), "positives_weak": chosen["positives_weak"],
-                       "negatives": chosen["negatives"], "negatives_weak": chosen["negatives_weak"]},
-            "rows": {"positives": positives, "negatives": negatives}}
+                       "max_false_weak": MAX_FALSE_WEAK, "questions_grounded": len(questions),
+                       "positives": positives, "questions_answered_top10": sum(r["answered"] for r in rows),
+                       "dense_calibrated": dense, "positives_used": len(kept),
+                       "positives_weak": chosen["positives_weak"],
+                       "negatives": chosen["negatives"], "negatives_weak": chosen["negatives_weak"],
+                       **({} if dense else {"note": "lexical threshold only: this bundle's vectors are not the "
+                                                    "serving model's; the dense threshold waits for a calibration "
+                                                    "on a bundle embedded with it"})},
+            "rows": {"positives": kept, "negatives": negatives}}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -119,6 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--questions", type=Path, default=DEV_QUESTIONS)
     parser.add_argument("--out", type=Path, default=None, help="default: serving/floor.json")
     parser.add_argument("--dry-run", action="store_true", help="print, do not write")
+    parser.add_argument("--lexical-only", action="store_true",
+                        help="calibrate the lexical threshold alone (a bundle embedded with a stand-in model)")
+    parser.add_argument("--positives", choices=("answered", "grounded"), default="answered")
     args = parser.parse_args(argv)
     bundles = args.bundles
     if bundles is None:
@@ -128,7 +150,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from serving.coverage import FLOOR_FILE
     from serving.search import Searcher
 
-    result = calibrate(Searcher.latest(Path(bundles)), args.questions)
+    searcher = Searcher.latest(Path(bundles))
+    if args.lexical_only:
+        from mendel.index.embed import HashedBowEmbedder
+
+        if searcher.manifest.get("model") == HashedBowEmbedder.name:
+            searcher = Searcher.latest(Path(bundles), embedder=HashedBowEmbedder())
+    result = calibrate(searcher, args.questions, dense=not args.lexical_only, positives=args.positives)
     rows = result.pop("rows")
     print(json.dumps(result, ensure_ascii=False, indent=1))
     for name, items in rows.items():
