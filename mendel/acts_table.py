@@ -160,6 +160,7 @@ def load_acts_table(path: Path = ACTS_TABLE) -> tuple[NamedAct, ...]:
     return acts
 
 
+@functools.lru_cache(maxsize=4)
 def acts_by_citation(path: Path = ACTS_TABLE) -> dict[str, NamedAct]:
     return {act.citation: act for act in load_acts_table(path)}
 
@@ -191,13 +192,19 @@ class ActMatcher:
         bound = r"(?<!\w)(?:{})(?!\w)"
         self._insensitive = re.compile(bound.format("|".join(insensitive)), re.IGNORECASE) if insensitive else None
         self._sensitive = re.compile(bound.format("|".join(sensitive))) if sensitive else None
-        abbreviations: list[tuple[str, str, bool]] = []
+        abbreviations: dict[str, tuple[str, bool]] = {}
         for act in acts:
-            abbreviations += [(a, act.citation, False) for a in act.abbreviations]
-            abbreviations += [(a, act.citation, True) for a in act.strict]
-        abbreviations.sort(key=lambda item: -len(item[0]))
-        self._abbreviations = [(re.compile(_abbreviation_pattern(a)), citation, strict)
-                               for a, citation, strict in abbreviations]
+            for written, strict in [(a, False) for a in act.abbreviations] + [(a, True) for a in act.strict]:
+                key = "".join(written.split())
+                if abbreviations.get(key, (act.citation,))[0] != act.citation:
+                    raise ActsTableError(f"abbreviation {written!r} is given to {abbreviations[key][0]} and "
+                                         f"{act.citation}")
+                abbreviations[key] = (act.citation, strict)
+        self._abbreviations = abbreviations
+        ordered = sorted({a for act in acts for a in act.abbreviations + act.strict}, key=lambda a: -len(a))
+        self._abbreviation_re = re.compile("|".join(_abbreviation_pattern(a) for a in ordered)) if ordered else None
+        # the names regex runs only on a text holding one of the words names are made of (most texts hold none)
+        self._name_words = frozenset(w for form, _, _ in names for w in form.lower().split() if len(w) >= 4)
 
     def find(self, text: str) -> list[ActMention]:
         found: list[ActMention] = []
@@ -206,8 +213,9 @@ class ActMatcher:
         def free(start: int, end: int) -> bool:
             return not any(s < end and start < e for s, e in taken)
 
+        words = set(re.findall(r"\w{4,}", text.lower()))
         for pattern, exact in ((self._sensitive, True), (self._insensitive, False)):
-            if pattern is None:
+            if pattern is None or self._name_words.isdisjoint(words):
                 continue
             for m in pattern.finditer(text):
                 written = " ".join(m.group(0).split())
@@ -215,14 +223,14 @@ class ActMatcher:
                 if citation is not None and free(m.start(), m.end()):
                     found.append(ActMention(citation, m.start(), m.end(), m.group(0), "name"))
                     taken.append((m.start(), m.end()))
-        for pattern, citation, strict in self._abbreviations:
-            for m in pattern.finditer(text):
-                if not free(m.start(), m.end()):
-                    continue
-                if strict and not STRICT_CONTEXT.search(text[max(0, m.start() - 60):m.start()]):
-                    continue
-                found.append(ActMention(citation, m.start(), m.end(), m.group(0), "abbreviation"))
-                taken.append((m.start(), m.end()))
+        for m in self._abbreviation_re.finditer(text) if self._abbreviation_re is not None else ():
+            citation, strict = self._abbreviations["".join(m.group(0).split())]
+            if not free(m.start(), m.end()):
+                continue
+            if strict and not STRICT_CONTEXT.search(text[max(0, m.start() - 60):m.start()]):
+                continue
+            found.append(ActMention(citation, m.start(), m.end(), m.group(0), "abbreviation"))
+            taken.append((m.start(), m.end()))
         return sorted(found, key=lambda mention: mention.start)
 
 

@@ -103,6 +103,7 @@ class CollectionIndex:
         self.graph = graph
         self.vocabulary = sorted(vocabulary)  # the passages' BM25 terms: which place names the text uses
         self._terms = frozenset(self.vocabulary)
+        self._by_act: dict[str, int] | None = None
 
     def cited_chunks(self, entity_id: str) -> int:
         """How many passages cite exactly this reference or the same provision (its ``§ N`` / ``čl. N``)."""
@@ -119,9 +120,17 @@ class CollectionIndex:
             if act and head:
                 found += sum(graph.chunks_of(graph.ids[j]).size for j in graph.by_head.get((act, head), []))
             elif act and not provision:
-                found += sum(graph.chunks_of(graph.ids[j]).size for (a, _), nodes in graph.by_head.items()
-                             if a == act for j in nodes)
+                found += self._act_citations().get(act, 0)
         return int(found)
+
+    def _act_citations(self) -> dict[str, int]:
+        """Passages citing some provision of each act (summed once per bundle)."""
+        if self._by_act is None:
+            counts: dict[str, int] = {}
+            for (act, _), nodes in self.graph.by_head.items():
+                counts[act] = counts.get(act, 0) + sum(self.graph.chunks_of(self.graph.ids[j]).size for j in nodes)
+            self._by_act = counts
+        return self._by_act
 
     def act_status(self, citation: str, entity_id: str) -> tuple[str, dict]:
         if citation in self.acts:
