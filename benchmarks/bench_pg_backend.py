@@ -245,14 +245,73 @@ def bench_size(n: int, work: Path, server_url: str, repeat: int, log) -> dict:
     return result
 
 
+def compare_dev(bundles_dir: Path, database_url: str, questions_path: Path = DEV_QUESTIONS, embedder=None) -> dict:
+    """R@1/R@10/MRR of both backends' default search on the questions grounded in the live bundle, over the bundle
+    and the database it was built from (``retrieval_eval.retrieval.judge``); also each backend's lexical list alone
+    (BM25 against IDF-weighted ``ts_rank_cd``) and the top-10 overlap of the two default searches."""
+    from retrieval_eval.retrieval import answerable, judge, load_questions, score_ranking, split_grounded
+    from serving.pg_search import PostgresSearcher
+    from serving.search import CANDIDATES, Searcher
+
+    if embedder is None:
+        from mendel.index.embed import get_embedder
+
+        embedder = get_embedder()  # the configured model, one instance for both
+    path = bundle.current_bundle(bundles_dir)
+    searchers = {"bundle": Searcher(path, embedder=embedder),
+                 "postgres": PostgresSearcher(path, embedder=embedder, database_url=database_url)}
+    questions, problems = split_grounded([q for q in load_questions(questions_path) if answerable(q)],
+                                         searchers["bundle"].chunks, searchers["bundle"].documents)
+    rows: dict[str, list[dict]] = {}
+    overlaps, latency = [], {name: [] for name in searchers}
+    for q in questions:
+        tops = {}
+        for name, searcher in searchers.items():
+            clock = time.perf_counter()
+            hits = searcher.search(q["question"], k=CANDIDATES)
+            latency[name].append((time.perf_counter() - clock) * 1000)
+            rows.setdefault(name, []).append(score_ranking(judge(hits, q["gold"]), len(q["gold"]), (1, 10)))
+            tops[name] = {h.chunk_id for h in hits[:10]}
+        overlaps.append(len(tops["bundle"] & tops["postgres"]) / max(len(tops["bundle"] | tops["postgres"]), 1))
+        bundle_lexical = [searchers["bundle"].chunks[i] for i in
+                          searchers["bundle"].bm25_ranking(q["question"], n=CANDIDATES)]
+        with searchers["postgres"].connection() as conn:
+            ids = searchers["postgres"].lexical_ranking(conn, q["question"], CANDIDATES,
+                                                        searchers["postgres"].allowed_documents(None))
+            by_id = searchers["postgres"]._chunk_rows(conn, ids)
+        for name, hits in (("bundle:bm25", bundle_lexical), ("postgres:fulltext", [by_id[i] for i in ids])):
+            rows.setdefault(name, []).append(score_ranking(judge(hits, q["gold"]), len(q["gold"]), (1, 10)))
+    means = {name: {key: round(statistics.fmean(r[key] for r in found), 4) for key in ("recall@1", "recall@10", "mrr")}
+             for name, found in rows.items()}
+    return {"bundle": path.name, "questions": len(questions), "not_grounded": len(problems), "metrics": means,
+            "top10_jaccard_mean": round(statistics.fmean(overlaps), 3) if overlaps else None,
+            "latency_p50_ms": {name: round(statistics.median(v), 1) for name, v in latency.items() if v}}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--work", type=Path, default=Path("/tmp/mendel-bench-pg"))
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--dev-home", type=Path, default=None,
+                        help="compare both backends on the dev questions over this MENDEL_HOME's live bundle and "
+                             "its database (--database-url, or the home's embedded pgdata) instead of timing")
+    parser.add_argument("--database-url", default=None)
     args = parser.parse_args(argv)
     from mendel import db
+
+    if args.dev_home is not None:
+        import psycopg
+
+        from mendel.index.fulltext import fill_lexemes
+
+        url = args.database_url or db.embedded_url(args.dev_home / "pgdata")
+        db.migrate(url)
+        with psycopg.connect(url) as conn:  # a database indexed before migration 0016 has no lexemes yet
+            print("lexemes:", fill_lexemes(conn), flush=True)
+        print(json.dumps(compare_dev(args.dev_home / "bundles", url), indent=2))
+        return 0
 
     args.work.mkdir(parents=True, exist_ok=True)
     args.work.chmod(0o755)  # as root, pgserver's own user must enter it
