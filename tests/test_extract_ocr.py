@@ -119,3 +119,54 @@ def test_the_other_scans_read_as_czech(name, page_no, phrases):
     assert page.is_ocr and page.ocr_confidence > 0.8
     for phrase in phrases:
         assert phrase in page.text, (phrase, page.text[:600])
+
+
+# --- both cores ----------------------------------------------------------------------------------------------
+
+
+def test_one_tesseract_per_core_by_default(monkeypatch):
+    import os
+
+    from mendel.extract import ocr
+
+    monkeypatch.delenv(ocr.WORKERS_ENV, raising=False)
+    assert DEFAULT_LIMITS.ocr_workers is None  # decided where the pages are OCR'd
+    assert ocr.default_workers() == len(os.sched_getaffinity(0))
+    monkeypatch.setenv(ocr.WORKERS_ENV, "3")
+    assert ocr.default_workers() == 3
+    assert ocr._env()["OMP_THREAD_LIMIT"] == "1"  # each process one thread: the parallelism is across pages
+
+
+def test_pages_of_a_scan_are_ocrd_in_parallel_and_kept_in_order(monkeypatch):
+    """A stand-in for Tesseract that takes a while per page: with two workers two pages are read at once, and
+    the pages still come back in their order with their own text."""
+    import hashlib
+    import threading
+    import time
+
+    from mendel.extract import ocr
+
+    running, peak, lock = [0], [0], threading.Lock()
+
+    def slow_ocr(image, **kwargs):
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        time.sleep(0.4)
+        with lock:
+            running[0] -= 1
+        mark = hashlib.sha256(image.tobytes()).hexdigest()[:10]  # the page's own text, whichever order
+        return ocr.OcrResult(text=f"Strana {mark} s textem.\nDalší řádek strany {mark}.", confidence=0.9, words=8)
+
+    monkeypatch.setattr(ocr, "ocr_image", slow_ocr)
+    monkeypatch.setenv(ocr.WORKERS_ENV, "2")  # the default (one per core) on any machine
+    data = RADARS.read_bytes()
+    texts = {}
+    for workers, expected_peak in ((1, 1), (None, 2)):
+        peak[0] = 0
+        document = extract_document(data, "application/pdf", limits=replace(DEFAULT_LIMITS, ocr_workers=workers))
+        assert peak[0] == expected_peak and len(document.pages) >= 3
+        assert [p.page_no for p in document.pages] == list(range(1, len(document.pages) + 1))
+        assert all(p.is_ocr and p.text.startswith("Strana ") for p in document.pages), document.pages[0].text
+        texts[workers] = [p.text for p in document.pages]
+    assert texts[1] == texts[None] and len(set(texts[1])) == len(texts[1])

@@ -186,6 +186,34 @@ def test_model_directories_that_cannot_load(tmp_path):
         CrossEncoder.load(tmp_path / "ok")
 
 
+@pytest.mark.parametrize("runtime", ["onnxruntime", "openvino"])
+def test_runtimes_score_like_numpy(tmp_path, monkeypatch, runtime):
+    """The cross-encoder on a runtime runs the same network: the graph built from its weights, converted once."""
+    monkeypatch.setenv("MENDEL_ENCODER_CACHE", str(tmp_path / "cache"))
+    random_model(tmp_path / "random")
+    numpy_model = CrossEncoder.load(tmp_path / "random", runtime="numpy")
+    query, passages = "podpora bydlení", ["soud", "zákon " * 40 + "bydlení", "sazba náhrady bydlení", "vyhovující"]
+    expected = numpy_model.score(query, passages)
+    monkeypatch.setenv("MENDEL_RERANK_RUNTIME", runtime)  # how serving chooses it
+    model = CrossEncoder.load(tmp_path / "random")
+    assert model.runtime == runtime
+    scores = model.score(query, passages)
+    # ONNX Runtime computes in float32 like numpy; OpenVINO in bf16 where the CPU has it
+    np.testing.assert_allclose(scores, expected, atol=1e-4 if runtime == "onnxruntime" else 0.1)
+    assert list(np.argsort(-scores)) == list(np.argsort(-expected))
+    graphs = list((tmp_path / "cache").glob("cross-encoder-*/encoder.onnx"))
+    assert len(graphs) == 1
+    CrossEncoder.load(tmp_path / "random", runtime=runtime)
+    assert list((tmp_path / "cache").glob("cross-encoder-*/encoder.onnx")) == graphs  # re-used, not rebuilt
+    on_runtime = marker_model(tmp_path / "marker")  # the closed-form model, on the runtime too
+    assert on_runtime.runtime == runtime
+    shares = [(1 + 2) / 7, 1 / 6]  # marker tokens / all tokens of "[CLS] podpora bydleni [SEP] passage [SEP]"
+    np.testing.assert_allclose(on_runtime.score(query, ["bydlení bydlení", "soud"]),
+                               [expected_marker_score(p) for p in shares], atol=1e-4 if runtime == "onnxruntime" else 0.02)
+    with pytest.raises(ValueError, match="unknown runtime"):
+        CrossEncoder.load(tmp_path / "random", runtime="tensorflow")
+
+
 # --- in search and the API ---------------------------------------------------------------------------------
 
 

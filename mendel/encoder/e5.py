@@ -17,6 +17,7 @@ is padded, and batches run several at once when the runtime keeps more than one 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from pathlib import Path
 
@@ -31,7 +32,7 @@ GRAPH_VERSION = 1            # bump when build_bert_graph changes what it writes
 GRAPH_FILE = "encoder.onnx"
 BATCH_TOKENS = 1024          # padded tokens a batch: measured best among 512-4096 on the 2-core machine
 BATCH_ROWS = 64
-MAX_POSITIONS = 512       # e5-small's position table (checked against the file when converting)
+MAX_POSITIONS = 512          # e5-small's position table (checked against the file when converting)
 log = logging.getLogger("mendel.encoder")
 
 
@@ -78,11 +79,14 @@ class E5Encoder:
         self._options = {"device": device, "threads": threads, "precision": precision,
                          "blob_cache": self.graph_path.parent / "compiled"}
         self._sessions: dict[str, Session] = {}
+        self._compiling = threading.Lock()
 
     def session_for(self, mode: str) -> Session:
         """The compiled graph for ``throughput`` (passages) or ``latency`` (queries)."""
         if mode not in self._sessions:
-            self._sessions[mode] = open_session(self.graph_path, self.runtime, mode=mode, **self._options)
+            with self._compiling:  # API threads asking at once compile it once
+                if mode not in self._sessions:
+                    self._sessions[mode] = open_session(self.graph_path, self.runtime, mode=mode, **self._options)
         return self._sessions[mode]
 
     @property

@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
@@ -139,26 +140,30 @@ class OpenVinoSession:
         self.requests = 1 if mode == "latency" else max(
             1, int(self.compiled.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")))
         self.label = f"openvino-{self.device}-{self.precision}"
-        self._request = self.compiled.create_infer_request()
-        self._queue = None
+        self._local = threading.local()  # an infer request serves one call at a time: one per calling thread
+        self._queue, self._queue_lock = None, threading.Lock()
 
     def run(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
-        return self._request.infer(feeds)[0].copy()
+        request = getattr(self._local, "request", None)
+        if request is None:
+            request = self._local.request = self.compiled.create_infer_request()
+        return request.infer(feeds)[0].copy()
 
     def run_many(self, feeds: list[dict[str, np.ndarray]]) -> list[np.ndarray]:
         if self.requests == 1 or len(feeds) == 1:
             return [self.run(feed) for feed in feeds]
-        if self._queue is None:
-            self._queue = import_openvino().AsyncInferQueue(self.compiled, self.requests)
         results: list = [None] * len(feeds)
 
         def done(request, index):
             results[index] = request.get_output_tensor(0).data.copy()
 
-        self._queue.set_callback(done)
-        for index, feed in enumerate(feeds):
-            self._queue.start_async(feed, userdata=index)
-        self._queue.wait_all()
+        with self._queue_lock:  # the queue's requests and callback belong to one call at a time
+            if self._queue is None:
+                self._queue = import_openvino().AsyncInferQueue(self.compiled, self.requests)
+            self._queue.set_callback(done)
+            for index, feed in enumerate(feeds):
+                self._queue.start_async(feed, userdata=index)
+            self._queue.wait_all()
         return results
 
 

@@ -32,7 +32,7 @@ class ExtractionLimits:
     ocr_min_chars: int = 50                     # fewer meaningful characters than this: the page is OCR'd
     ocr_max_pages: int = 500                    # OCR budget per document
     ocr_timeout_s: float = 180.0                # per page
-    ocr_workers: int = 1                        # parallel tesseract processes (each one thread)
+    ocr_workers: int | None = None              # tesseract processes at once; None: one per core (extract.ocr)
 
 
 DEFAULT_LIMITS = ExtractionLimits()

@@ -6,6 +6,11 @@ than decoding a 0.3 MB PNG, which costs us 0.06 s to write. One run gives both t
 the TSV holds every word with its confidence and its block / paragraph / line, and the page text is rebuilt
 from it line by line. Only a page read with low confidence gets a second look: Tesseract's orientation
 detection (`--psm 0`), and a second OCR run if the page is upside down or sideways.
+
+Each Tesseract process runs one thread (`OMP_THREAD_LIMIT=1`: its OpenMP threads only contend on a busy machine),
+so the pages of a scanned document are OCR'd in parallel instead, one process per usable core
+(`default_workers`, the default of `ExtractionLimits.ocr_workers`; `MENDEL_OCR_WORKERS` overrides it).
+`benchmarks/bench_ocr.py` measures pages/s with one worker and with one per core.
 """
 
 from __future__ import annotations
@@ -32,6 +37,20 @@ class OcrResult:
     text: str
     confidence: float | None  # character-weighted mean word confidence, 0.0-1.0; None without words
     words: int
+
+
+WORKERS_ENV = "MENDEL_OCR_WORKERS"
+
+
+def default_workers() -> int:
+    """Tesseract processes to run at once: ``MENDEL_OCR_WORKERS``, else one per CPU this process may use."""
+    configured = os.environ.get(WORKERS_ENV, "").strip()
+    if configured:
+        return max(1, int(configured))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def tesseract_path() -> str | None:

@@ -410,13 +410,14 @@ def _ocr_pages(data: bytes, raws: list[_RawPage], todo: list[_RawPage], limits: 
                warnings: list[str]) -> dict[int, tuple[str, float | None]]:
     import pypdfium2 as pdfium
 
-    from mendel.extract.ocr import ocr_image
+    from mendel.extract.ocr import default_workers, ocr_image
 
     results: dict[int, tuple[str, float | None]] = {}
+    workers = max(1, limits.ocr_workers or default_workers())
     scales = {raw.page_no: render_scale(raw, limits) for raw in todo}  # every pixel check before any work
     document = pdfium.PdfDocument(data)
     try:
-        with ThreadPoolExecutor(max_workers=max(1, limits.ocr_workers)) as pool:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
             pending: list[tuple[int, Future]] = []
 
             def collect(page_no: int, future: Future) -> None:
@@ -435,7 +436,7 @@ def _ocr_pages(data: bytes, raws: list[_RawPage], todo: list[_RawPage], limits: 
                 dpi = round(72 * scale)
                 pending.append((raw.page_no, pool.submit(ocr_image, image, languages=limits.ocr_languages,
                                                          dpi=dpi, timeout_s=limits.ocr_timeout_s)))
-                while len(pending) > 2 * max(1, limits.ocr_workers):
+                while len(pending) > 2 * workers:
                     collect(*pending.pop(0))
             for item in pending:
                 collect(*item)

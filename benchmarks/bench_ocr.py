@@ -1,0 +1,89 @@
+"""OCR on every core: pages/s of `extract_document` on the scanned Blešno PDFs with one Tesseract at a time and
+with one per core (`ExtractionLimits.ocr_workers`, default one per core), alternating in one run.
+
+Each round OCRs the same pages both ways (the order flips every round, so a busy spell of the shared machine hits
+both alike) and checks that both give the same text. The goal: one per core on 2 cores >= 1.8x one worker. The
+speed-up needs free cores: where the kernel shares the CPU among sessions (autogroup) and other sessions keep it
+busy, a session's share is the same whether it runs one process or two, so the load average is reported too, and
+the CPU seconds per page (Tesseract's own, from the children), which parallelism must not raise.
+
+    .venv/bin/python benchmarks/bench_ocr.py [--rounds 2] [--scans 6]
+
+Writes benchmarks/results/ocr.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from mendel.config import SAMPLE_CORPUS
+from mendel.extract.document import DEFAULT_LIMITS, extract_document
+from mendel.extract.ocr import default_workers, ocr_available
+
+SCANS = sorted((SAMPLE_CORPUS / "municipal" / "blesno" / "scanned").glob("*.pdf"))
+
+
+def cpu_seconds() -> float:
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def ocr_run(paths: list[Path], workers: int) -> tuple[float, float, list[str]]:
+    limits = replace(DEFAULT_LIMITS, ocr_workers=workers)
+    started, cpu_started = time.perf_counter(), cpu_seconds()
+    texts = []
+    for path in paths:
+        document = extract_document(path.read_bytes(), "application/pdf", limits=limits)
+        texts += [page.text for page in document.pages if page.is_ocr]
+    return time.perf_counter() - started, cpu_seconds() - cpu_started, texts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--scans", type=int, default=len(SCANS), help="how many of the scanned PDFs")
+    args = parser.parse_args()
+    if not ocr_available("ces+eng"):
+        raise SystemExit("tesseract with ces+eng is not installed")
+    paths = SCANS[:args.scans]
+    cores = default_workers()
+    seconds: dict[int, list[float]] = {1: [], cores: []}
+    cpu: dict[int, float] = {1: 0.0, cores: 0.0}
+    load_at_start = os.getloadavg()[0]
+    pages, reference = 0, None
+    for round_no in range(args.rounds):
+        for workers in ((1, cores) if round_no % 2 == 0 else (cores, 1)):
+            elapsed, cpu_s, texts = ocr_run(paths, workers)
+            pages = len(texts)
+            seconds[workers].append(elapsed)
+            cpu[workers] += cpu_s
+            if reference is None:
+                reference = texts
+            elif texts != reference:
+                raise SystemExit(f"{workers} worker(s) read other text than the first run")
+            print(f"round {round_no + 1}: {workers} worker(s) {pages} pages in {elapsed:.1f} s "
+                  f"({pages / elapsed:.2f} pages/s)", flush=True)
+    rate = {w: pages / (sum(s) / len(s)) for w, s in seconds.items()}
+    result = {
+        "scans": len(paths), "pages": pages, "rounds": args.rounds, "cores": cores,
+        "cpus": os.cpu_count(), "machine": platform.processor() or platform.machine(),
+        "load_average": {"start": round(load_at_start, 2), "end": round(os.getloadavg()[0], 2)},
+        "pages_per_s": {"1 worker": round(rate[1], 3), f"{cores} workers": round(rate[cores], 3)},
+        "cpu_s_per_page": {f"{w} worker(s)": round(c / (pages * len(seconds[w])), 2) for w, c in cpu.items()},
+        "seconds": {f"{w} worker(s)": [round(s, 1) for s in runs] for w, runs in seconds.items()},
+        "speedup": round(rate[cores] / rate[1], 2), "goal_speedup": 1.8,
+    }
+    out = Path(__file__).parent / "results"
+    out.mkdir(exist_ok=True)
+    (out / "ocr.json").write_text(json.dumps(result, indent=2))
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
