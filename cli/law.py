@@ -19,7 +19,7 @@ def add_parsers(sub) -> None:
     provision.set_defaults(func=cmd_provision)
     cites = sub.add_parser("cites", help="documents and passages citing a provision, an act, a file number or an ECLI")
     cites.add_argument("ref", help='e.g. "§ 2 odst. 1 zákona č. 90/2024 Sb.", "IV. ÚS 393/00", "ECLI:CZ:US:…"')
-    cites.add_argument("--limit", type=int, default=50, help="citations listed per source family (default 50)")
+    cites.add_argument("--limit", type=int, default=20, help="citing documents listed per source family (default 20)")
     cites.add_argument("--json", action="store_true")
     cites.set_defaults(func=cmd_cites)
 

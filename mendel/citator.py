@@ -215,11 +215,63 @@ def build_links(conn: psycopg.Connection) -> dict:
     return counts
 
 
+def scopes(provision: str) -> list[str]:
+    """The scopes a citation of ``provision`` counts for: ``§ 2 odst. 1`` -> ['', '§ 2', '§ 2 odst. 1']."""
+    found = [""]
+    parts = provision.split()
+    for i in range(2, len(parts) + 1, 2):  # units come as (name, number) pairs: "§ 2", "odst. 1", "písm. a)"
+        found.append(" ".join(parts[:i]))
+    if provision and found[-1] != provision:
+        found.append(provision)
+    return found
+
+
+def build_index(conn: psycopg.Connection) -> dict:
+    """``citation_index`` and ``citation_totals`` anew from the mentions and the links: each citing document once per
+    cited item and scope, with its family, date and count; a document citing itself left out."""
+    pairs = conn.execute(
+        "SELECT DISTINCT target_kind, lower(target_key), target_provision FROM citation_targets"
+        " UNION SELECT DISTINCT target_kind, lower(target_key), target_provision FROM citation_links").fetchall()
+    with conn.transaction():
+        conn.execute("CREATE TEMP TABLE citation_scopes (target_kind text, key_folded text, target_provision text,"
+                     " scope text) ON COMMIT DROP")
+        with conn.cursor() as cur, cur.copy("COPY citation_scopes FROM STDIN") as copy:
+            for kind, key, provision in pairs:
+                for scope in scopes(provision):
+                    copy.write_row((kind, key, provision, scope))
+        conn.execute("CREATE INDEX ON citation_scopes (target_kind, key_folded, target_provision)")
+        conn.execute("ANALYZE citation_scopes")
+        conn.execute("TRUNCATE citation_index, citation_totals")
+        conn.execute(
+            "INSERT INTO citation_index (target_kind, key_folded, scope, family, doc_id, published, citations,"
+            " sample_chunks)"
+            " WITH hits AS ("
+            "  SELECT t.target_kind, lower(t.target_key) AS key_folded, t.target_provision, c.doc_id, c.chunk_id,"
+            "  c.seq FROM citation_targets t JOIN mentions m ON m.entity_id = t.entity_id"
+            "  JOIN chunks c ON c.chunk_id = m.chunk_id AND c.layer = 3"
+            "  UNION ALL SELECT target_kind, lower(target_key), target_provision, citing_doc_id, NULL, NULL"
+            "  FROM citation_links)"
+            f" SELECT h.target_kind, h.key_folded, s.scope, {FAMILY_SQL}, h.doc_id, d.published, count(*),"
+            f" coalesce((array_agg(DISTINCT h.chunk_id) FILTER (WHERE h.chunk_id IS NOT NULL))[1:{SAMPLE_PASSAGES}],"
+            "  '{}')"
+            " FROM hits h JOIN citation_scopes s USING (target_kind, key_folded, target_provision)"
+            " JOIN documents d ON d.doc_id = h.doc_id AND d.status = 'active'"
+            " WHERE lower(coalesce(d.citation, '')) <> h.key_folded AND lower(d.doc_id) <> h.key_folded"
+            " GROUP BY 1, 2, 3, 4, 5, 6")
+        conn.execute(
+            "INSERT INTO citation_totals SELECT target_kind, key_folded, scope, family, count(*), sum(citations)"
+            " FROM citation_index GROUP BY 1, 2, 3, 4")
+    rows, totals = (conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                    for table in ("citation_index", "citation_totals"))
+    return {"index_rows": rows, "cited_items": totals}
+
+
 def build(conn: psycopg.Connection) -> dict:
-    """Targets for new entities and the links anew: what the nightly citations asset runs."""
+    """Targets for new entities, the links and the index anew: what the nightly citations asset runs."""
     targets = update_targets(conn)
     links = build_links(conn)
-    return {"new_targets": targets, **{f"links_{k}": v for k, v in links.items()}}
+    index = build_index(conn)
+    return {"new_targets": targets, **{f"links_{k}": v for k, v in links.items()}, **index}
 
 
 def _clip(text: str | None) -> str | None:
@@ -229,15 +281,14 @@ def _clip(text: str | None) -> str | None:
 
 # ---------------------------------------------------------------- the query
 
-def family_of(doc_type: str | None, source: str | None) -> str:
-    kind = doc_type or ""
-    if kind.startswith("law") or source == "esbirka":
-        return "acts"
-    if kind in ("decision", CITATION_RECORD) or source in ("nsoud", "nalus", "nssoud"):
-        return "decisions"
-    if kind.startswith("notice") or kind == "municipal_document" or source in ("municipal", "boards"):
-        return "notices"
-    return "other"
+# The family of a citing document, from its kind and source (in SQL: counted and ranked in the database).
+FAMILY_SQL = (
+    "CASE WHEN d.doc_type LIKE 'law%%' OR d.source = 'esbirka' THEN 'acts'"
+    " WHEN d.doc_type IN ('decision', 'citation_record') OR d.source IN ('nsoud', 'nalus', 'nssoud') THEN 'decisions'"
+    " WHEN d.doc_type LIKE 'notice%%' OR d.doc_type = 'municipal_document' OR d.source IN ('municipal', 'boards')"
+    " THEN 'notices' ELSE 'other' END")
+PASSAGES_PER_DOCUMENT = 5
+SAMPLE_PASSAGES = 5  # passages (chunks) kept per citing document and scope to show
 
 
 def sentence_around(text: str, start: int, end: int) -> str:
@@ -279,100 +330,118 @@ def _expand_decision_keys(conn: psycopg.Connection, target: Target) -> Target:
     return Target(target.kind, spelled[0] if spelled else target.key, target.provision, tuple(keys))
 
 
-def cites(conn: psycopg.Connection, ref: str, limit: int = 50) -> dict:
-    """Everything citing ``ref``: ``{status, target, total, families: {acts|decisions|notices|other: {documents,
-    passages, items: [{doc_id, title, citation, kind, date, passages: [{sentence, page, cited, origin}]}]}}}``,
-    each family's documents newest first (at most ``limit`` listed, all counted)."""
+def cites(conn: psycopg.Connection, ref: str, limit: int = 20) -> dict:
+    """Everything citing ``ref``: ``{status, target, total_documents, total_citations, families: {acts|decisions|
+    notices|other: {documents, citations, items: [{doc_id, title, citation, kind, date, citations, passages:
+    [{sentence, page, cited, origins}]}]}}}``. Counts are every citing document and citation (``citation_totals``);
+    each family lists its newest ``limit`` documents (``citation_index``), each with at most PASSAGES_PER_DOCUMENT
+    passages (the same sentence on the same page once, with every way it was found)."""
     target = parse_target(ref)
     if target is None:
         return {"ref": ref, "status": "not_a_reference", "message": f"{ref!r} names no act, provision or decision."}
     if target.kind == "decision":
         target = _expand_decision_keys(conn, target)
-    self_ids = _self_ids(conn, target)
-    passages = _mention_passages(conn, target) + _link_passages(conn, target)
-    documents: dict[str, dict] = {}
-    for p in passages:
-        if p["doc_id"] in self_ids:
-            continue  # a document citing itself
-        doc = documents.setdefault(p["doc_id"], {
-            "doc_id": p["doc_id"], "title": p["title"], "citation": p["citation"], "kind": p["doc_type"],
-            "source": p["source"], "date": p["date"].isoformat() if p["date"] else None,
-            "family": family_of(p["doc_type"], p["source"]), "passages": [], "_seen": {}})
-        key = (p["page"], p["sentence"])
-        seen = doc["_seen"].get(key)
-        if seen is not None:
-            seen["origins"] = sorted(set(seen["origins"]) | {p["origin"]})
-            seen["cited"] = sorted(set(seen["cited"]) | {p["cited"]})
-            continue
-        entry = {"sentence": p["sentence"], "page": p["page"], "cited": [p["cited"]], "origins": [p["origin"]],
-                 **({"produces_version": p["produces_version"]} if p.get("produces_version") else {}),
-                 **({"chunk_id": p["chunk_id"]} if p.get("chunk_id") else {})}
-        doc["_seen"][key] = entry
-        doc["passages"].append(entry)
-    families = {name: {"documents": 0, "passages": 0, "items": []} for name in FAMILIES}
-    ordered = sorted(documents.values(), key=lambda d: (d["date"] or "", d["doc_id"]), reverse=True)
-    for doc in ordered:
-        doc.pop("_seen")
-        doc["passages"].sort(key=lambda e: (e["page"] is None, e["page"] or 0))
-        family = families[doc.pop("family")]
-        family["documents"] += 1
-        family["passages"] += len(doc["passages"])
-        if len(family["items"]) < limit:
-            family["items"].append(doc)
-    total = sum(f["passages"] for f in families.values())
+    keys = sorted({k.lower() for k in target.keys})
+    scope = target.provision
+    families = {name: {"documents": 0, "citations": 0, "items": []} for name in FAMILIES}
+    for family, documents, citations in conn.execute(
+            "SELECT family, sum(documents), sum(citations) FROM citation_totals WHERE target_kind = %s"
+            " AND key_folded = ANY(%s) AND scope = %s GROUP BY family", (target.kind, keys, scope)):
+        families[family]["documents"], families[family]["citations"] = int(documents), int(citations)
+    families_with = [name for name, counts in families.items() if counts["documents"]]
+    parts, params = [], []
+    for family in families_with:
+        for key in keys:  # one ordered index range per family and key form
+            parts.append("(SELECT family, doc_id, published, citations, sample_chunks FROM citation_index"
+                         " WHERE key_folded = %s AND scope = %s AND family = %s AND target_kind = %s"
+                         " ORDER BY published DESC NULLS LAST, doc_id DESC LIMIT %s)")
+            params += [key, scope, family, target.kind, limit]
+    merged: dict[str, list] = {}
+    if parts:
+        for family, doc_id, published, count, samples in conn.execute(" UNION ALL ".join(parts), params):
+            known = merged.get(doc_id)
+            if known is None:
+                merged[doc_id] = [family, doc_id, published, count, list(samples)]
+            else:
+                known[3] += count
+                known[4] += [s for s in samples if s not in known[4]]
+    about = {row[0]: row[1:] for row in conn.execute(
+        "SELECT doc_id, title, citation, doc_type, source, current_version_id FROM documents WHERE doc_id = ANY(%s)",
+        (list(merged),))}
+    listed: dict[str, dict] = {}
+    samples: dict[str, list[str]] = {}
+    for family in families_with:
+        rows = sorted((r for r in merged.values() if r[0] == family),
+                      key=lambda r: (r[2] is not None, r[2], r[1]), reverse=True)[:limit]
+        for _, doc_id, published, count, chunk_ids in rows:
+            title, citation, doc_type, source, version_id = about.get(doc_id, (None,) * 5)
+            doc = {"doc_id": doc_id, "title": title, "citation": citation, "kind": doc_type, "source": source,
+                   "date": published.isoformat() if published else None, "citations": count, "passages": [],
+                   "_version": version_id}
+            families[family]["items"].append(doc)
+            listed[doc_id] = doc
+            samples[doc_id] = chunk_ids
+    _fill_passages(conn, target, listed, samples)
+    for doc in listed.values():
+        doc.pop("_version")
+    total = sum(f["citations"] for f in families.values())
+    documents = sum(f["documents"] for f in families.values())
     return {"ref": ref, "status": "found" if total else "none", "target": {
         "kind": target.kind, "key": target.key, "provision": target.provision or None, "label": target.label,
-        "matched_as": list(target.keys)}, "total_documents": len(ordered), "total_passages": total,
+        "matched_as": list(target.keys)}, "total_documents": documents, "total_citations": total,
         "families": families,
-        "message": f"{target.label}: cited in {total} passage(s) of {len(ordered)} document(s)" if total
+        "message": f"{target.label}: cited {total} time(s) in {documents} document(s)" if total
         else f"{target.label}: no stored document cites it"}
 
 
-def _self_ids(conn: psycopg.Connection, target: Target) -> set[str]:
-    """The cited document itself (an act's text, a decision's record), whose own mentions are not citations."""
-    if target.kind == "act":
-        act = parse_citation(target.key)
-        return {act.eli} if act else set()
-    rows = conn.execute("SELECT doc_id FROM documents WHERE lower(citation) = ANY(%s) OR lower(doc_id) = ANY(%s)",
-                        ([k.lower() for k in target.keys], [k.lower() for k in target.keys])).fetchall()
-    return {r[0] for r in rows}
-
-
-def _mention_passages(conn: psycopg.Connection, target: Target) -> list[dict]:
+def _fill_passages(conn: psycopg.Connection, target: Target, listed: dict[str, dict],
+                   samples: dict[str, list[str]]) -> None:
+    """The citing passages of the listed documents: the sentence around each mention in their sampled passages
+    (``citation_index.sample_chunks``, read by primary key), and each link's own sentence (its page found in the
+    document's text when the link does not say). The cost follows the listed documents, not how often the target
+    is cited."""
+    if not listed:
+        return
     clause, params = _match_sql(target, "t")
-    rows = conn.execute(
-        "SELECT c.doc_id, c.chunk_id, c.page_start, c.text, m.start_char, m.end_char, t.target_key, t.target_provision,"
-        " d.title, d.citation, d.doc_type, d.source, d.published"
-        " FROM citation_targets t JOIN mentions m ON m.entity_id = t.entity_id"
-        " JOIN chunks c ON c.chunk_id = m.chunk_id AND c.layer = 3"
-        " JOIN documents d ON d.doc_id = c.doc_id AND d.status = 'active' AND d.current_version_id = c.version_id"
-        f" WHERE {clause}", params).fetchall()
-    found = []
-    for doc_id, chunk_id, page, text, start, end, key, provision, title, citation, doc_type, source, published in rows:
-        found.append({"doc_id": doc_id, "chunk_id": chunk_id, "page": page,
-                      "sentence": sentence_around(text, start, end),
-                      "cited": _cited_label(key, provision), "origin": "mention", "title": title,
-                      "citation": citation, "doc_type": doc_type, "source": source, "date": published})
-    return found
-
-
-def _link_passages(conn: psycopg.Connection, target: Target) -> list[dict]:
+    targets = {entity_id: (key, provision) for entity_id, key, provision in conn.execute(
+        f"SELECT t.entity_id, t.target_key, t.target_provision FROM citation_targets t WHERE {clause}", params)}
+    hits = []  # (doc_id, page, start, origin, sentence, key, provision, produces, end)
+    chunk_ids = [chunk_id for doc_id in listed for chunk_id in samples.get(doc_id, [])]
+    if chunk_ids and targets:
+        for doc_id, page, text, entity_id, start, end in conn.execute(
+                "SELECT c.doc_id, c.page_start, c.text, m.entity_id, m.start_char, m.end_char"
+                " FROM chunks c JOIN mentions m ON m.chunk_id = c.chunk_id"
+                " WHERE c.chunk_id = ANY(%s) AND m.chunk_id = ANY(%s)", (chunk_ids, chunk_ids)):
+            if entity_id in targets:
+                hits.append((doc_id, page, start, "mention", sentence_around(text, start, end), *targets[entity_id],
+                             None, end))
     clause, params = _match_sql(target, "l")
-    rows = conn.execute(
-        "SELECT l.citing_doc_id, l.origin, l.page, l.sentence, l.target_key, l.target_provision, l.produces_version,"
-        " d.title, d.citation, d.doc_type, d.source, d.published, d.current_version_id"
-        " FROM citation_links l JOIN documents d ON d.doc_id = l.citing_doc_id AND d.status = 'active'"
-        f" WHERE {clause}", params).fetchall()
-    found = []
+    for doc_id, origin, page, sentence, key, provision, produces in conn.execute(
+            "SELECT l.citing_doc_id, l.origin, l.page, l.sentence, l.target_key, l.target_provision,"
+            f" l.produces_version FROM citation_links l WHERE l.citing_doc_id = ANY(%s) AND {clause}",
+            [list(listed)] + params):
+        hits.append((doc_id, page, None, origin, sentence, key, provision, produces, None))
+    hits.sort(key=lambda h: (h[0], h[1] is None, h[1] or 0, h[2] or 0))
+    seen: dict[tuple, dict] = {}
     pages_of: dict[int, list] = {}
-    for doc_id, origin, page, sentence, key, provision, produces, title, citation, doc_type, source, published, \
-            version_id in rows:
+    for doc_id, page, start, origin, sentence, key, provision, produces, end in hits:
         if page is None and sentence:
-            page = _page_of(conn, version_id, sentence, pages_of)
-        found.append({"doc_id": doc_id, "page": page, "sentence": sentence, "cited": _cited_label(key, provision),
-                      "origin": origin, "produces_version": produces, "title": title, "citation": citation,
-                      "doc_type": doc_type, "source": source, "date": published})
-    return found
+            page = _page_of(conn, listed[doc_id]["_version"], sentence, pages_of)
+        cited = _cited_label(key, provision)
+        entry = seen.get((doc_id, page, sentence))
+        if entry is not None:
+            entry["origins"] = sorted(set(entry["origins"]) | {origin})
+            entry["cited"] = sorted(set(entry["cited"]) | {cited})
+            continue
+        passages_of = listed[doc_id]["passages"]
+        if len(passages_of) >= PASSAGES_PER_DOCUMENT:
+            continue
+        entry = {"sentence": sentence, "page": page, "cited": [cited], "origins": [origin],
+                 **({"produces_version": produces} if produces else {})}
+        seen[(doc_id, page, sentence)] = entry
+        passages_of.append(entry)
+    for doc in listed.values():
+        doc["passages"].sort(key=lambda e: (e["page"] is None, e["page"] or 0))
 
 
 def _page_of(conn: psycopg.Connection, version_id: int | None, sentence: str, cache: dict) -> int | None:
@@ -399,7 +468,7 @@ def describe(answer: dict) -> str:
     for name, family in (answer.get("families") or {}).items():
         if not family["documents"]:
             continue
-        lines.append(f"\n{name}: {family['documents']} document(s), {family['passages']} passage(s)")
+        lines.append(f"\n{name}: {family['documents']} document(s), {family['citations']} citation(s)")
         for doc in family["items"]:
             lines.append(f"  {doc['date'] or '????-??-??'}  {doc['citation'] or doc['doc_id']}  "
                          f"{(doc['title'] or '')[:70]}")

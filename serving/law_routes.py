@@ -86,7 +86,7 @@ def law_router(database_url: str | Callable[[], str] | None = None) -> APIRouter
     @router.get("/citations", summary="documents and passages citing a provision, an act, a file number or an ECLI")
     def citations(ref: str = Query(..., min_length=1, max_length=MAX_REF_CHARS,
                                    description='"§ 2 odst. 1 zákona č. 90/2024 Sb.", "IV. ÚS 393/00", an ECLI'),
-                  limit: int = Query(50, ge=1, le=500, description="citations listed per source family")):
+                  limit: int = Query(20, ge=1, le=200, description="citing documents listed per source family")):
         answer = connections.run(lambda conn: cites(conn, ref, limit=limit))
         if answer["status"] == "not_a_reference":
             raise HTTPException(400, detail=answer["message"])

@@ -67,7 +67,7 @@ def test_sub_provision_citations_roll_up_to_the_section_and_the_act(conn):
     act = citator.cites(conn, "zákon č. 40/2009 Sb.")
     assert "3 Tdo 289/2026" in listed(exact, "decisions")
     assert "270/2025 Sb." not in listed(exact, "acts")  # § 140 itself is not § 140 odst. 2
-    assert exact["total_passages"] < section["total_passages"] < act["total_passages"]
+    assert exact["total_citations"] < section["total_citations"] < act["total_citations"]
     assert set(listed(section, "decisions")) <= set(listed(act, "decisions"))
     assert set(listed(section, "acts")) <= set(listed(act, "acts"))
 
@@ -75,7 +75,7 @@ def test_sub_provision_citations_roll_up_to_the_section_and_the_act(conn):
 def test_an_ecli_and_its_file_number_give_the_same_list(conn):
     by_number = citator.cites(conn, "III. ÚS 3425/16")
     by_ecli = citator.cites(conn, "ECLI:CZ:US:2017:3.US.3425.16.1")
-    assert by_number["total_passages"] >= 2
+    assert by_number["total_citations"] >= 2
     assert by_number["families"] == by_ecli["families"]
     assert {"20 Cdo 3327/2025", "27 Cdo 2965/2025"} <= set(listed(by_number, "decisions"))
     # the Ústavní soud writes its years in two digits: IV. US 729/2000 is III. ÚS 729/00

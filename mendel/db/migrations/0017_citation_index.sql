@@ -11,6 +11,7 @@ CREATE TABLE IF NOT EXISTS citation_index (
     doc_id       text NOT NULL,
     published    date,
     citations    integer NOT NULL,           -- how often the document cites it within the scope
+    sample_chunks text[] NOT NULL DEFAULT '{}',  -- its first citing passages (chunk ids), shown with the answer
     PRIMARY KEY (target_kind, key_folded, scope, doc_id)
 );
 CREATE INDEX IF NOT EXISTS citation_index_newest_idx
@@ -27,3 +28,7 @@ CREATE TABLE IF NOT EXISTS citation_totals (
     citations    integer NOT NULL,
     PRIMARY KEY (target_kind, key_folded, scope, family)
 );
+
+-- A decision is looked up by its file number or ECLI whatever their case (documents.citation, documents.doc_id).
+CREATE INDEX IF NOT EXISTS documents_citation_folded_idx ON documents (lower(citation));
+CREATE INDEX IF NOT EXISTS documents_doc_id_folded_idx ON documents (lower(doc_id));
