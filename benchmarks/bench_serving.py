@@ -144,13 +144,15 @@ def build_bundle(bundles: str, n: int, vectors: str = "random") -> Path:
 def dense_texts(queries: dict) -> list[str]:
     """Every text the systems embed for these queries: FAISS-only embeds the query as typed; the hybrid search
     its normalised form and each sub-query's (``Searcher.search``)."""
-    from serving.analyze import understand
+    from serving.analyze import dense_query_text, understand
     from serving.decompose import decompose
 
     texts = []
     for text in queries["warmup"] + [q["text"] for q in queries["timed"]]:
         found = understand(text)
-        texts += [text, found.normalized] + [understand(sub).normalized for sub in decompose(text, found)]
+        # with the lay-to-legal bridge the search embeds the query with its legal wordings appended
+        texts += [text, found.normalized, dense_query_text(found)] + [
+            dense_query_text(understand(sub)) for sub in decompose(text, found)]
     return list(dict.fromkeys(texts))
 
 

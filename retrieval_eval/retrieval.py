@@ -21,8 +21,11 @@ Variants (ablations), all over the same :class:`serving.search.Searcher`:
 - ``bm25+bridge``, ``dense+bridge``, ``hybrid+bridge``: the same lists with the lay-to-legal bridge (the legal
   wording of the query's lay words and abbreviations added to BM25 at a lower weight and appended to the dense
   query: ``Searcher.legal_expansion``);
+- ``hybrid+fastpath`` and ``+graph`` run without the bridge and the learned stage (the ladder as before them);
+- ``default-learned``  the default search without the learned second stage (``serving.fusion.LearnedFusion``);
 - ``default-bridge``   the default search without the bridge;
-- ``default``          the default ``Searcher.search``: the above plus decomposition into sub-queries and the bridge;
+- ``default``          the default ``Searcher.search``: the above plus decomposition into sub-queries, the bridge and
+  the learned second stage (when ``serving/learned_fusion.json`` exists);
 - ``default+rerank``   the default, its best 30 reranked by a local cross-encoder (``--rerank-model DIR``).
 
 Each variant's per-query wall time is recorded too (``latency_ms``: mean, p50, p95, max); BM25, dense and their
@@ -48,8 +51,9 @@ from retrieval_eval import DEV_QUESTIONS
 
 DEFAULT_KS = (1, 5, 10, 20)
 VARIANTS = ("bm25", "dense", "hybrid", "bm25+bridge", "dense+bridge", "hybrid+bridge", "hybrid+fastpath", "+graph",
-            "default-bridge", "default")
+            "default-learned", "default-bridge", "default")
 BRIDGE_VARIANTS = ("bm25+bridge", "dense+bridge", "hybrid+bridge")
+_LADDER = {"bridge": False, "learned": False}  # hybrid+fastpath and +graph: the ablation ladder without the new stages
 RERANK_VARIANT = "default+rerank"
 QUESTION_TYPES = ("paraphrase", "citation", "identifier", "ocr", "multi")
 REGISTERS = ("lay", "expert")
@@ -286,12 +290,15 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
             fused, fuse_ms = _timed(rrf_fuse, {"bm25": bm25_bridge, "dense": dense_bridge}, weights=RRF_WEIGHTS)
             out[variant] = as_hits([i for i, _, _ in fused])
             timings[variant] = bm25_bridge_ms + dense_bridge_ms + fuse_ms
+        elif variant == "default-learned":
+            out[variant], timings[variant] = _timed(searcher.search, query, k=depth, learned=False)
         elif variant == "default-bridge":
             out[variant], timings[variant] = _timed(searcher.search, query, k=depth, bridge=False)
         elif variant == "hybrid+fastpath":
-            out[variant], timings[variant] = _timed(searcher.search, query, k=depth, graph=False, decompose=False)
+            out[variant], timings[variant] = _timed(searcher.search, query, k=depth, graph=False, decompose=False,
+                                                    **_LADDER)
         elif variant == "+graph":
-            out[variant], timings[variant] = _timed(searcher.search, query, k=depth, decompose=False)
+            out[variant], timings[variant] = _timed(searcher.search, query, k=depth, decompose=False, **_LADDER)
         elif variant == "default":
             if hasattr(searcher, "search_with_coverage"):
                 answer, timings[variant] = _timed(searcher.search_with_coverage, query, k=depth)

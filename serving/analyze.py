@@ -170,6 +170,22 @@ def understand(query: str) -> Understanding:
     return found
 
 
+def legal_wordings(text: str, vocabulary=None) -> list[str]:
+    """The legal wording of each lay word, abbreviation or act abbreviation of ``text`` (the lay-to-legal bridge,
+    ``mendel.legal_vocabulary``; ``vocabulary`` defaults to the maintained file)."""
+    from mendel.legal_vocabulary import default_vocabulary
+
+    return [e.legal for e in (vocabulary or default_vocabulary()).expand(text)]
+
+
+def dense_query_text(understanding: Understanding) -> str:
+    """What the dense list encodes: the normalised query, its legal wordings appended in brackets. Only the
+    maintained vocabulary is used (not a bundle's harvested definitions), so the text is known without a bundle
+    (benchmarks precompute it)."""
+    wordings = legal_wordings(understanding.normalized)
+    return f"{understanding.normalized} ({' '.join(wordings)})" if wordings else understanding.normalized
+
+
 def references(query: str) -> list[dict]:
     """Act + provision references named in ``query``: act citation, provision, ELI, the text and its span."""
     return understand(query).references

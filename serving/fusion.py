@@ -1,10 +1,16 @@
 """Fusion of ranked lists: weighted reciprocal rank fusion for one query's lists, interleaving for a query
-and its sub-queries, and the graph list's share by entity coverage."""
+and its sub-queries, the graph list's share by entity coverage, and a learned second stage that reorders the best
+candidates by the lists' signals (``LearnedFusion``)."""
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import dataclass, field
 from operator import itemgetter
+from pathlib import Path
+
+import numpy as np
 
 from mendel.index.analyzer import analyze
 
@@ -84,3 +90,128 @@ LIST_ORDER = ("reference", "bm25", "dense", "graph")
 
 def ordered_lists(lists: list[str]) -> list[str]:
     return sorted(lists, key=lambda name: LIST_ORDER.index(name) if name in LIST_ORDER else len(LIST_ORDER))
+
+
+# --- learned fusion: the second stage over the best candidates ---------------------------------------------
+
+LEARNED_FUSION_FILE = Path(__file__).resolve().parent / "learned_fusion.json"
+LEARNED_CANDIDATES = 40  # hard cap: the fused list's best, plus BM25's and dense's own best
+LIST_HEADS = 10          # each list's best that join the candidates even when fusion ranked them lower
+# An amendment clause or a bare heading is rarely the answer, though it repeats the words of many questions.
+AMENDMENT_RE = re.compile(r"\b(?:se\s+mění\s+takto|se\s+zrušuj[eí]|se\s+vklád[aá]|nahrazuj[eí]\s+slov|"
+                          r"se\s+slova?\s+„|zní:|novel\w*)\b", re.IGNORECASE)
+SHORT_CHUNK_CHARS = 300
+FEATURES = ("fused_inv", "bm25_inv", "bm25_rel", "dense_inv", "dense_rel", "graph_inv", "citing", "subquery_inv",
+            "amendment", "short", "section_depth")
+
+
+@dataclass
+class Signals:
+    """What one query's lists said about its candidates: BM25 items with scores, dense items with cosine
+    similarities, the graph list and its share, chunks citing an exact reference, sub-queries' fused lists."""
+
+    bm25: list[int] = field(default_factory=list)
+    bm25_scores: list[float] = field(default_factory=list)
+    dense: list[int] = field(default_factory=list)
+    dense_sims: list[float] = field(default_factory=list)
+    graph: list[int] = field(default_factory=list)
+    graph_share: float = 0.0
+    citing: set[int] = field(default_factory=set)
+    subqueries: list[list[int]] = field(default_factory=list)
+
+
+def learned_candidates(fused: list[int], signals: Signals, cap: int = LEARNED_CANDIDATES) -> list[int]:
+    """The second stage's candidates: the fused list's best, then BM25's and dense's own best, at most ``cap``."""
+    best = set(fused[:cap])
+    heads = [i for i in dict.fromkeys(signals.bm25[:LIST_HEADS] + signals.dense[:LIST_HEADS]) if i not in best]
+    return fused[:cap - len(heads)] + heads
+
+
+def candidate_features(candidates: list[int], fused: list[int], signals: Signals, chunks) -> np.ndarray:
+    """One row of :data:`FEATURES` per candidate: inverse ranks in each list (0 when absent), BM25 score over the
+    query's best, dense similarity minus the query's best, whether it cites the query's exact reference, and
+    what the chunk is (an amendment clause, a short heading-like chunk, how deep its section sits)."""
+    def inverse_ranks(items: list[int]) -> dict[int, float]:
+        return {item: 1.0 / rank for rank, item in enumerate(items, start=1)}
+
+    fused_inv, bm25_inv, dense_inv = inverse_ranks(fused), inverse_ranks(signals.bm25), inverse_ranks(signals.dense)
+    graph_inv = inverse_ranks(signals.graph)
+    sub_inv: dict[int, float] = {}
+    for ranking in signals.subqueries:
+        for item, value in inverse_ranks(ranking).items():
+            sub_inv[item] = max(sub_inv.get(item, 0.0), value)
+    top_bm25 = max(signals.bm25_scores, default=0.0) or 1.0
+    bm25_score = dict(zip(signals.bm25, signals.bm25_scores))
+    top_sim = max(signals.dense_sims, default=0.0)
+    floor_sim = min(signals.dense_sims, default=0.0)
+    dense_sim = dict(zip(signals.dense, signals.dense_sims))
+    rows = np.zeros((len(candidates), len(FEATURES)), dtype=np.float64)
+    for row, item in enumerate(candidates):
+        chunk = chunks[item]
+        text = chunk.get("text") or ""
+        rows[row] = (fused_inv.get(item, 0.0), bm25_inv.get(item, 0.0), bm25_score.get(item, 0.0) / top_bm25,
+                     dense_inv.get(item, 0.0), dense_sim.get(item, floor_sim) - top_sim,
+                     graph_inv.get(item, 0.0) * signals.graph_share, float(item in signals.citing),
+                     sub_inv.get(item, 0.0), float(bool(AMENDMENT_RE.search(text[:600]))),
+                     float(len(text) < SHORT_CHUNK_CHARS),
+                     min(len([p for p in re.split(r"\s*>\s*", chunk.get("section") or "") if p]), 5) / 5.0)
+    return rows
+
+
+@dataclass
+class LearnedFusion:
+    """A linear ranking function over :data:`FEATURES`, trained pairwise (``retrieval_eval.learn_fusion``);
+    ``provenance`` says on what."""
+
+    weights: np.ndarray
+    features: tuple[str, ...] = FEATURES
+    provenance: dict = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path = LEARNED_FUSION_FILE) -> "LearnedFusion | None":
+        """The stored model; None when there is none or it was trained on other features."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        if tuple(data["features"]) != FEATURES:
+            return None
+        return cls(np.asarray(data["weights"], dtype=np.float64), FEATURES, data.get("provenance", {}))
+
+    def save(self, path: Path = LEARNED_FUSION_FILE) -> None:
+        Path(path).write_text(json.dumps({"features": list(self.features), "weights": [round(float(w), 6)
+                                          for w in self.weights], "provenance": self.provenance},
+                                         ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+    def order(self, candidates: list[int], fused: list[int], signals: Signals, chunks) -> list[int]:
+        """``candidates`` best first by the learned score (ties: fused order)."""
+        if not candidates:
+            return []
+        scores = candidate_features(candidates, fused, signals, chunks) @ self.weights
+        return [candidates[j] for j in sorted(range(len(candidates)), key=lambda j: (-scores[j], j))]
+
+
+def train_pairwise(groups: list[tuple[np.ndarray, np.ndarray]], l2: float = 1e-3) -> tuple[np.ndarray, dict]:
+    """Weights of a linear ranker from (feature rows, relevant mask) per query: logistic loss over every
+    (relevant, irrelevant) pair of a query, L2-regularised, solved by L-BFGS (scipy). Returns the weights and
+    the fit's summary (pairs, final loss, pairwise accuracy)."""
+    from scipy.optimize import minimize
+
+    diffs = []
+    for rows, relevant in groups:
+        positives, negatives = rows[relevant], rows[~relevant]
+        if len(positives) and len(negatives):
+            diffs.append((positives[:, None, :] - negatives[None, :, :]).reshape(-1, rows.shape[1]))
+    if not diffs:
+        raise ValueError("no query has both a relevant and an irrelevant candidate")
+    pairs = np.concatenate(diffs)
+
+    def loss(w):
+        margin = pairs @ w
+        value = np.logaddexp(0.0, -margin).mean() + l2 * (w @ w)
+        grad = -(pairs * (1.0 / (1.0 + np.exp(margin)))[:, None]).mean(axis=0) + 2 * l2 * w
+        return value, grad
+
+    fit = minimize(loss, np.zeros(pairs.shape[1]), jac=True, method="L-BFGS-B")
+    accuracy = float(((pairs @ fit.x) > 0).mean())
+    return fit.x, {"pairs": int(len(pairs)), "loss": round(float(fit.fun), 5), "pair_accuracy": round(accuracy, 4)}

@@ -31,8 +31,8 @@ import numpy as np
 from mendel.index import bundle
 from mendel.index.analyzer import analyze
 from serving.filters import SearchFilters
-from serving.fusion import (GRAPH_MIN_SHARE, RRF_K, RRF_WEIGHTS, SUBQUERY_WEIGHTS, entity_coverage, interleave_fuse,
-                            ordered_lists, rrf_fuse)
+from serving.fusion import (GRAPH_MIN_SHARE, RRF_K, RRF_WEIGHTS, SUBQUERY_WEIGHTS, LearnedFusion, Signals,
+                            entity_coverage, interleave_fuse, learned_candidates, ordered_lists, rrf_fuse)
 from serving.graph import top_positions
 from serving.layers import PASSAGE_LAYER, SCOPE_LAYERS, ChunkEntities, LayerIndex, layer_of
 
@@ -94,6 +94,8 @@ class Ranked:
 
     fused: list[tuple[int, float, list[str]]]
     activation: dict[str, float]
+    signals: Signals = field(default_factory=Signals)
+    own: list[int] = field(default_factory=list)  # the exact reference's own chunks (they lead, whatever else)
 
 
 @contextmanager
@@ -133,6 +135,8 @@ class Searcher:
         self._floor = None
         self._floor_loaded = False
         self._vocabulary = None
+        self._learned: LearnedFusion | None = None
+        self._learned_loaded = False
 
     @classmethod
     def latest(cls, bundles_dir: Path, embedder=None, reranker=None) -> "Searcher":
@@ -209,23 +213,29 @@ class Searcher:
                      layer: LayerIndex | None = None, expansion: str = "") -> list[int]:
         """Chunks by BM25 score of ``query``; ``expansion`` (the legal wording of the query's lay words) adds its
         own terms' scores at ``EXPANSION_WEIGHT``."""
+        return self.bm25_scored(query, n, allowed, layer, expansion)[0]
+
+    def bm25_scored(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
+                    layer: LayerIndex | None = None, expansion: str = "") -> tuple[list[int], list[float]]:
+        """:meth:`bm25_ranking` with each chunk's score."""
         index = layer or self.passages
         vocab = index.bm25.vocab_dict
         tokens = [t for t in analyze(query) if t in vocab]
         extra = [t for t in dict.fromkeys(analyze(expansion)) if t in vocab and t not in tokens] if expansion else []
         if not (tokens or extra) or not index.chunks:
-            return []
+            return [], []
         scores = index.bm25.get_scores(tokens) if tokens else 0.0
         if extra:
             scores = scores + EXPANSION_WEIGHT * index.bm25.get_scores(extra)
         if allowed is not None:
             scores = np.where(allowed, scores, 0.0)
         matching = np.flatnonzero(scores > 0)  # the ranking keeps only these: select among them alone
-        return matching[top_positions(scores[matching], n)].tolist()
+        best = matching[top_positions(scores[matching], n)]
+        return best.tolist(), scores[best].tolist()
 
     def dense_pending(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
                       layer: LayerIndex | None = None) -> Future:
-        """:meth:`dense_ranking` started on a worker thread (run here when there is one core): its future."""
+        """:meth:`dense_scored` started on a worker thread (run here when there is one core): its future."""
         if DENSE_WORKERS > 1:
             pool = self._dense_pool
             if pool is None:
@@ -234,21 +244,26 @@ class Searcher:
                         self._dense_pool = ThreadPoolExecutor(DENSE_WORKERS, thread_name_prefix="mendel-dense")
                     pool = self._dense_pool
             try:
-                return pool.submit(self.dense_ranking, query, n, allowed, layer)
+                return pool.submit(self.dense_scored, query, n, allowed, layer)
             except RuntimeError:  # closed while this search ran: finish it here
                 pass
         done: Future = Future()
         try:
-            done.set_result(self.dense_ranking(query, n, allowed, layer))
+            done.set_result(self.dense_scored(query, n, allowed, layer))
         except Exception as error:  # raised where the result is read, as from a worker
             done.set_exception(error)
         return done
 
     def dense_ranking(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
                       layer: LayerIndex | None = None) -> list[int]:
+        return self.dense_scored(query, n, allowed, layer)[0]
+
+    def dense_scored(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
+                     layer: LayerIndex | None = None) -> tuple[list[int], list[float]]:
+        """:meth:`dense_ranking` with each chunk's cosine similarity to the query."""
         index = (layer or self.passages).faiss
         if index.ntotal == 0:
-            return []
+            return [], []
         vector = self.embedder.query(query).reshape(1, -1).astype(np.float32)
         vector /= max(float(np.linalg.norm(vector)), 1e-12)
         with self._upper_lock:
@@ -259,23 +274,23 @@ class Searcher:
             return self._dense_search(index, vector, n, allowed)
 
     @staticmethod
-    def _dense_search(index, vector: np.ndarray, n: int, allowed: np.ndarray | None) -> list[int]:
+    def _dense_search(index, vector: np.ndarray, n: int, allowed: np.ndarray | None) -> tuple[list[int], list[float]]:
         if allowed is None:
-            _, ids = index.search(vector, min(n, index.ntotal))
-            return [int(i) for i in ids[0] if i >= 0]
+            sims, ids = index.search(vector, min(n, index.ntotal))
+            return [int(i) for i in ids[0] if i >= 0], [float(d) for i, d in zip(ids[0], sims[0]) if i >= 0]
         import faiss
 
         wanted = np.flatnonzero(allowed[: index.ntotal]).astype(np.int64)
         if wanted.size == 0:
-            return []
+            return [], []
         selector = faiss.IDSelectorBatch(wanted)
         hnsw = getattr(index, "hnsw", None)
         if hnsw is not None:
             params = faiss.SearchParametersHNSW(sel=selector, efSearch=max(int(hnsw.efSearch), n))
         else:
             params = faiss.SearchParameters(sel=selector)
-        _, ids = index.search(vector, min(n, int(wanted.size)), params=params)
-        return [int(i) for i in ids[0] if i >= 0]
+        sims, ids = index.search(vector, min(n, int(wanted.size)), params=params)
+        return [int(i) for i in ids[0] if i >= 0], [float(d) for i, d in zip(ids[0], sims[0]) if i >= 0]
 
     def graph_activation(self, query: str, understanding=None):
         """Entity-graph activation (:class:`serving.graph.Activation`) for the query: its entities and routed
@@ -353,13 +368,19 @@ class Searcher:
         return self._vocabulary
 
     def legal_expansion(self, understanding) -> str:
-        """The legal wordings of the query's lay words and abbreviations, space-separated ("" when none)."""
-        return " ".join(e.legal for e in self.vocabulary.expand(understanding.normalized))
+        """The legal wordings of the query's lay words, abbreviations and the bundle's defined terms,
+        space-separated ("" when none): what BM25 adds at ``EXPANSION_WEIGHT``."""
+        from serving.analyze import legal_wordings
 
-    def dense_text(self, understanding, bridge: bool = True) -> str:
-        """What the dense list encodes: the query as normalised, followed by its legal wordings."""
-        expansion = self.legal_expansion(understanding) if bridge else ""
-        return f"{understanding.normalized} ({expansion})" if expansion else understanding.normalized
+        return " ".join(legal_wordings(understanding.normalized, self.vocabulary))
+
+    @staticmethod
+    def dense_text(understanding, bridge: bool = True) -> str:
+        """What the dense list encodes: the normalised query, with the bridge its legal wordings appended
+        (``serving.analyze.dense_query_text``)."""
+        from serving.analyze import dense_query_text
+
+        return dense_query_text(understanding) if bridge else understanding.normalized
 
     def rank(self, query: str, allowed: np.ndarray | None = None, dense: bool = True, graph: bool = True,
              understanding=None, n: int = CANDIDATES, layer: LayerIndex | None = None,
@@ -375,7 +396,10 @@ class Searcher:
         if dense and dense_pending is None:
             dense_pending = self.dense_pending(self.dense_text(found, bridge), n=n, allowed=allowed, layer=index)
         expansion = self.legal_expansion(found) if bridge else ""
-        rankings = {"bm25": self.bm25_ranking(text, n=n, allowed=allowed, layer=index, expansion=expansion)}
+        signals = Signals()
+        signals.bm25, signals.bm25_scores = self.bm25_scored(text, n=n, allowed=allowed, layer=index,
+                                                             expansion=expansion)
+        rankings = {"bm25": signals.bm25}
         if dense:
             rankings["dense"] = []  # filled below: the lists keep this order in the fusion
         activation: dict[str, float] = {}
@@ -385,12 +409,15 @@ class Searcher:
             activation = entered.scores
             share = max(entity_coverage(found), GRAPH_MIN_SHARE)
             if index is self.passages and share > 0:  # a list with no weight would claim hits it did not move
-                rankings["graph"] = self.graph.ranking(entered, n, allowed)
+                rankings["graph"] = signals.graph = self.graph.ranking(entered, n, allowed)
                 weights["graph"] = RRF_WEIGHTS["graph"] * share
+                signals.graph_share = share
         if dense:
-            rankings["dense"] = dense_pending.result()
+            signals.dense, signals.dense_sims = dense_pending.result()
+            rankings["dense"] = signals.dense
         fused = rrf_fuse(rankings, weights=weights)
         own, citing = self.reference_tiers(query, allowed=allowed, understanding=found, layer=index)
+        signals.citing = set(citing)
         if own or citing:
             # Exact references lead: the provision's own section or the decision, then chunks citing it;
             # within each tier in fused order.
@@ -419,19 +446,23 @@ class Searcher:
                     for r, i in enumerate(exact_sorted, start=1)]
             exact = set(exact_sorted)
             fused = lead + [f for f in fused if f[0] not in exact]
-        return Ranked(fused, activation)
+        return Ranked(fused, activation, signals, own)
 
     # --- the search -----------------------------------------------------------------------------------
 
     def search(self, query: str, k: int = 10, dense: bool = True,
                filters: "SearchFilters | dict | None" = None, graph: bool = True, decompose: bool = True,
-               rerank: bool = False, details: dict | None = None, bridge: bool = True) -> list[Hit]:
+               rerank: bool = False, details: dict | None = None, bridge: bool = True,
+               learned: bool = True, trace: list | None = None) -> list[Hit]:
         """Hybrid search; ``filters`` (a :class:`SearchFilters` or a dict of its fields) restricts the
         documents every list draws from, so a filtered search still returns up to ``k`` hits. ``graph`` adds the
         graph-entered list, ``decompose`` searches sub-queries too, ``rerank`` reorders the best
         ``RERANK_MAX`` candidates with the configured cross-encoder (an error when none is configured), ``bridge``
-        adds the legal wording of the query's lay words and abbreviations to BM25 and dense (``legal_expansion``).
-        ``details``, when given, receives the query's scope, the layer searched and the sub-queries."""
+        adds the legal wording of the query's lay words and abbreviations to BM25 and dense (``legal_expansion``),
+        ``learned`` reorders the best candidates by the learned fusion (:meth:`learned_order`) when one is stored.
+        ``details``, when given, receives the query's scope, the layer searched and the sub-queries; ``trace``,
+        when given, receives (fused candidates before the learned stage, the whole query's :class:`Ranked`, the
+        sub-queries' lists, the layer): what ``retrieval_eval.learn_fusion`` trains on."""
         from serving.analyze import understand
         from serving.decompose import decompose as split_query
 
@@ -462,6 +493,7 @@ class Searcher:
                          dense_pending=pending[0], bridge=bridge)
         fused, activation = main.fused, dict(main.activation)
         found_by: dict[int, list[int]] = {}
+        sub_rankings: list[list[int]] = []
         if subqueries:
             lists_of: dict[int, list[str]] = {item: list(lists) for item, _, lists in fused}
             rankings = {"query": [item for item, _, _ in fused]}
@@ -469,6 +501,7 @@ class Searcher:
                 ranked = self.rank(sub, allowed, dense=dense, graph=graph, understanding=sub_found, n=depth,
                                    layer=index, dense_pending=pending[number], bridge=bridge)
                 rankings[f"subquery:{number}"] = [item for item, _, _ in ranked.fused]
+                sub_rankings.append(rankings[f"subquery:{number}"])
                 for rank, (item, _, lists) in enumerate(ranked.fused):
                     if rank < k:  # "found by" a sub-query: among its own best k
                         found_by.setdefault(item, []).append(number)
@@ -479,6 +512,10 @@ class Searcher:
             weights = {name: SUBQUERY_WEIGHTS["query" if name == "query" else "subquery"] for name in rankings}
             fused = [(item, score, ordered_lists(lists_of[item]))
                      for item, score, _ in interleave_fuse(rankings, weights=weights)]
+        if trace is not None:
+            trace.append((list(fused), main, sub_rankings, index))
+        if learned and self.learned_fusion is not None:
+            fused = self.learned_order(fused, main, sub_rankings, index)
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]
@@ -497,6 +534,41 @@ class Searcher:
                                               dense=dense, references=any("reference" in h.lists for h in hits),
                                               allowed=allowed)
         return hits
+
+    @property
+    def learned_fusion(self) -> LearnedFusion | None:
+        """The learned second stage (``serving/learned_fusion.json``); None when none is stored."""
+        if not self._learned_loaded:
+            self._learned, self._learned_loaded = LearnedFusion.load(), True
+        return self._learned
+
+    @learned_fusion.setter
+    def learned_fusion(self, value: LearnedFusion | None) -> None:
+        self._learned, self._learned_loaded = value, True
+
+    def learned_order(self, fused: list[tuple[int, float, list[str]]], main: Ranked, sub_rankings: list[list[int]],
+                      layer: LayerIndex) -> list[tuple[int, float, list[str]]]:
+        """The second stage: an exact reference's own chunks keep the lead; the best other candidates (the
+        fused list's, BM25's and dense's own best, ``learned_candidates``) are reordered by the learned fusion
+        over the lists' signals; the rest follow in fused order. Scores keep their values, in the new order."""
+        signals = main.signals
+        signals.subqueries = sub_rankings
+        items = [item for item, _, _ in fused]
+        own = set(main.own)
+        lead = [item for item in items if item in own]
+        rest = [item for item in items if item not in own]
+        candidates = learned_candidates(rest, signals)
+        ordered = self.learned_fusion.order(candidates, items, signals, layer.chunks)
+        chosen = set(candidates)
+        new_order = lead + ordered + [item for item in rest if item not in chosen]
+        lists_of = {item: lists for item, _, lists in fused}
+        for item in signals.bm25:
+            lists_of.setdefault(item, ["bm25"])
+        for item in signals.dense:
+            lists_of.setdefault(item, ["dense"] if item not in set(signals.bm25) else ["bm25", "dense"])
+        scores = sorted((score for _, score, _ in fused), reverse=True)
+        scores += [scores[-1] if scores else 0.0] * (len(new_order) - len(scores))
+        return [(item, score, lists_of[item]) for item, score in zip(new_order, scores)]
 
     # --- honest answers ------------------------------------------------------------------------------
 

@@ -1,0 +1,170 @@
+"""Train the learned fusion (``serving.fusion.LearnedFusion``) on synthetic questions drawn from a bundle's own
+passages -- never on an evaluation set.
+
+A synthetic question is a sentence of a passage, cut to a window of words with some dropped ("words"), or the same
+with the legal terms the vocabulary knows replaced by a lay wording ("lay": "výživné" -> "alimenty"), so the dense
+and bridge signals have something to earn. Its gold is the passage's page (the evaluation's relevance rule). Passages
+on a page that a dev or held-out question has as gold are never drawn, so those sets stay unseen; the blind set is
+not read at all. Each question is searched with the default search minus the learned stage; the candidates'
+signals (``serving.fusion.candidate_features``) and relevance feed a pairwise logistic ranker
+(``serving.fusion.train_pairwise``), written to ``serving/learned_fusion.json`` with its provenance.
+
+    python -m retrieval_eval.learn_fusion --bundles DIR [--questions 600] [--seed 7] [--out serving/learned_fusion.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import random
+import re
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from retrieval_eval import DEV_QUESTIONS
+from retrieval_eval.retrieval import is_relevant, load_questions, reciprocal_rank
+
+HELDOUT_QUESTIONS = DEV_QUESTIONS.with_name("heldout.jsonl")
+_SENTENCE_END = re.compile(r"(?<=[.;:?!])\s+|\n+")
+WINDOW_WORDS = (5, 12)
+DROP_SHARE = 0.3
+MIN_PASSAGE_CHARS = 200
+
+
+def _reverse_vocabulary():
+    """legal term -> its first lay wording, as a vocabulary (its ``legal`` field then holds the lay wording)."""
+    import yaml
+
+    from mendel.legal_vocabulary import VOCABULARY_FILE, LegalVocabulary
+
+    data = yaml.safe_load(VOCABULARY_FILE.read_text(encoding="utf-8"))
+    rules = [(legal, lay[0], "reverse") for entries in data["areas"].values() for legal, lay in entries.items()]
+    return LegalVocabulary(rules, {})
+
+
+def _layman(sentence: str, reverse) -> str | None:
+    """``sentence`` with each legal term the vocabulary knows replaced by its lay wording; None when none is."""
+    found = reverse.expand(sentence)
+    if not found:
+        return None
+    out, position = [], 0
+    for expansion in sorted(found, key=lambda e: e.start):
+        if expansion.start >= position:
+            out += [sentence[position:expansion.start], expansion.legal]
+            position = expansion.end
+    return "".join(out + [sentence[position:]])
+
+
+def held_out_pages(paths: Sequence[Path]) -> set[tuple[str, int]]:
+    """(doc_id, page) of every gold item of these question files."""
+    return {(g["doc_id"], int(g["page"])) for path in paths for q in load_questions(path) for g in q["gold"]}
+
+
+def synthetic_questions(chunks: Sequence[dict], count: int, seed: int, excluded: set[tuple[str, int]]) -> list[dict]:
+    """``count`` questions (half "words", half "lay" where a passage allows), each with its passage's page as gold."""
+    rng = random.Random(seed)
+    reverse = _reverse_vocabulary()
+    eligible = [c for c in chunks if len(c.get("text") or "") >= MIN_PASSAGE_CHARS and not any(
+        (c["doc_id"], page) in excluded for page in range(int(c["page_start"]), int(c["page_end"]) + 1))]
+    rng.shuffle(eligible)
+    questions: list[dict] = []
+    for chunk in eligible:
+        if len(questions) >= count:
+            break
+        sentences = [s for s in _SENTENCE_END.split(chunk["text"]) if len(s.split()) >= WINDOW_WORDS[0]
+                     and sum(ch.isalpha() for ch in s) > 0.6 * len(s)]
+        if not sentences:
+            continue
+        words = rng.choice(sentences).split()
+        size = rng.randint(*WINDOW_WORDS)
+        start = rng.randint(0, max(0, len(words) - size))
+        window = words[start:start + size]
+        kept = [w for w in window if rng.random() >= DROP_SHARE] or window[:1]
+        text = " ".join(kept)
+        kind = "words"
+        if len(questions) % 2:
+            lay = _layman(text, reverse)
+            if lay is None:
+                continue
+            text, kind = lay, "lay"
+        questions.append({"id": f"syn-{len(questions)}", "question": text, "kind": kind,
+                          "gold": [{"doc_id": chunk["doc_id"], "page": int(chunk["page_start"]),
+                                    "evidence": " ".join(window)[:120]}]})
+    return questions
+
+
+def candidate_groups(searcher, questions: Sequence[dict]) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[dict]]:
+    """Per question: the learned stage's candidates' feature rows and which are relevant (questions whose
+    candidates hold no relevant passage give no group), and per question its MRR before the learned stage."""
+    from serving.fusion import candidate_features, learned_candidates
+    from serving.search import CANDIDATES
+
+    groups, before = [], []
+    for q in questions:
+        trace: list = []
+        searcher.search(q["question"], k=CANDIDATES, learned=False, trace=trace)
+        if not trace:
+            continue
+        fused, main, sub_rankings, layer = trace[0]
+        main.signals.subqueries = sub_rankings
+        items = [item for item, _, _ in fused]
+        own = set(main.own)
+        candidates = learned_candidates([i for i in items if i not in own], main.signals)
+        relevant = np.array([any(is_relevant(_as_hit(layer.chunks[i]), g) for g in q["gold"]) for i in candidates],
+                            dtype=bool)
+        before.append({"id": q["id"], "kind": q["kind"], "mrr": reciprocal_rank(
+            [frozenset({0}) if any(is_relevant(_as_hit(layer.chunks[i]), g) for g in q["gold"]) else frozenset()
+             for i in items])})
+        if relevant.any() and not relevant.all():
+            groups.append((candidate_features(candidates, items, main.signals, layer.chunks), relevant))
+    return groups, before
+
+
+def _as_hit(chunk: dict) -> dict:
+    return {"doc_id": chunk["doc_id"], "page": chunk["page_start"], "page_end": chunk["page_end"],
+            "text": chunk["text"]}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from serving.fusion import FEATURES, LEARNED_FUSION_FILE, LearnedFusion, train_pairwise
+    from serving.search import Searcher
+
+    parser = argparse.ArgumentParser(prog="python -m retrieval_eval.learn_fusion", description=__doc__.split("\n")[0])
+    parser.add_argument("--bundles", type=Path, required=True)
+    parser.add_argument("--questions", type=int, default=600)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--l2", type=float, default=1e-3)
+    parser.add_argument("--out", type=Path, default=LEARNED_FUSION_FILE)
+    args = parser.parse_args(argv)
+
+    searcher = Searcher.latest(args.bundles)
+    excluded = held_out_pages([DEV_QUESTIONS, HELDOUT_QUESTIONS])
+    questions = synthetic_questions(searcher.chunks, args.questions, args.seed, excluded)
+    groups, before = candidate_groups(searcher, questions)
+    weights, fit = train_pairwise(groups, l2=args.l2)
+    kinds = {kind: sum(1 for q in questions if q["kind"] == kind) for kind in ("words", "lay")}
+    model = LearnedFusion(weights, FEATURES, {
+        "trained_on": "synthetic questions from the bundle's own passages (retrieval_eval.learn_fusion): a sentence "
+                      "window with words dropped, half of them with legal terms replaced by lay wordings; passages "
+                      "on dev/held-out gold pages excluded, the blind set never read",
+        "bundle": searcher.path.name, "questions": len(questions), "kinds": kinds, "groups": len(groups),
+        "seed": args.seed, "l2": args.l2, "fit": fit, "date": dt.date.today().isoformat()})
+    model.save(args.out)
+    searcher.learned_fusion = model
+    after = []
+    for q in questions:  # the training questions' MRR with the stage (a fit check, not an evaluation)
+        hits = searcher.search(q["question"], k=20)
+        after.append(reciprocal_rank([frozenset({0}) if any(is_relevant(h, g) for g in q["gold"]) else frozenset()
+                                      for h in hits]))
+    print(json.dumps({"weights": dict(zip(FEATURES, [round(float(w), 4) for w in weights])), **model.provenance,
+                      "train_mrr_before": round(sum(b["mrr"] for b in before) / max(len(before), 1), 4),
+                      "train_mrr_after": round(sum(after) / max(len(after), 1), 4)}, ensure_ascii=False, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
