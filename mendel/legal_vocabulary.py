@@ -264,10 +264,26 @@ def definitions_in(text: str, citation: str | None = None, chunk_id: str = "") -
         alias = " ".join(m.group(1).split())
         before = text[max(0, m.start() - 160): m.start()]
         clause = re.split(r"[.;:()]|\bč\.\s*\d+/\d+\s*Sb\.,?", before)[-1]
-        words = _WORD_RE.findall(clause)[-8:]
-        if words and phrase_key(" ".join(words)) != phrase_key(alias):
-            found.append(Definition(alias, " ".join(words), "dále jen", citation, chunk_id))
+        name = _aliased_name(_WORD_RE.findall(clause)[-8:], alias)
+        if name and phrase_key(name) != phrase_key(alias):
+            found.append(Definition(alias, name, "dále jen", citation, chunk_id))
     return found
+
+
+def _aliased_name(words: list[str], alias: str) -> str | None:
+    """The name an alias stands for among the words before "(dále jen …)": from the last word sharing the
+    alias's first word ("… vypočítá Ministerstvo pro místní rozvoj" for "ministerstvo"), or the words whose
+    initials spell an abbreviation ("občanského soudního řádu" for "o. s. ř."); None when neither is there."""
+    head = phrase_key(alias)[:1]
+    for start in range(len(words) - 1, -1, -1):
+        if head and phrase_key(words[start])[:1] == head:
+            return " ".join(words[start:])
+    initials = [c for c in alias.lower() if c.isalpha()]
+    if 2 <= len(initials) <= 6 and len(alias.replace(" ", "")) <= 2 * len(initials) and len(words) >= len(initials):
+        tail = words[-len(initials):]
+        if [w[0].lower() for w in tail] == initials:
+            return " ".join(tail)
+    return None
 
 
 def harvest_definitions(chunks: Iterable[dict]) -> list[Definition]:

@@ -25,13 +25,15 @@ from typing import Sequence
 
 import numpy as np
 
+from mendel.index.analyzer import analyze
 from retrieval_eval import DEV_QUESTIONS
 from retrieval_eval.retrieval import is_relevant, load_questions, reciprocal_rank
 
 HELDOUT_QUESTIONS = DEV_QUESTIONS.with_name("heldout.jsonl")
 _SENTENCE_END = re.compile(r"(?<=[.;:?!])\s+|\n+")
-WINDOW_WORDS = (5, 12)
-DROP_SHARE = 0.3
+WINDOW_WORDS = (6, 14)
+DROP_SHARE = 0.25
+MIN_QUERY_TERMS = 4  # analysed content terms a question keeps ("v s §" asks nothing)
 MIN_PASSAGE_CHARS = 200
 
 
@@ -83,8 +85,9 @@ def synthetic_questions(chunks: Sequence[dict], count: int, seed: int, excluded:
         size = rng.randint(*WINDOW_WORDS)
         start = rng.randint(0, max(0, len(words) - size))
         window = words[start:start + size]
-        kept = [w for w in window if rng.random() >= DROP_SHARE] or window[:1]
-        text = " ".join(kept)
+        text = " ".join(w for w in window if rng.random() >= DROP_SHARE)
+        if len(analyze(text)) < MIN_QUERY_TERMS:
+            continue
         kind = "words"
         if len(questions) % 2:
             lay = _layman(text, reverse)

@@ -102,6 +102,14 @@ def test_single_definition_and_alias():
     assert aliases == [("ministerstvo", "Ministerstvo práce a sociálních věcí")]
 
 
+def test_alias_names_start_where_the_alias_does_or_spell_its_initials():
+    text = ("průměrné nájemné vypočítá Ministerstvo pro místní rozvoj (dále jen „ministerstvo“). Podle "
+            "zákona č. 99/1963 Sb., občanského soudního řádu (dále jen „o. s. ř.“), a slova volit v České republice "
+            "(dále jen „volič“)")
+    aliases = [(d.term, d.meaning) for d in definitions_in(text)]
+    assert aliases == [("ministerstvo", "Ministerstvo pro místní rozvoj"), ("o. s. ř.", "občanského soudního řádu")]
+
+
 def test_harvest_reads_acts_only_and_keeps_provenance():
     chunks = [{"chunk_id": "a1", "citation": "1/2025 Sb.", "text": LIST},
               {"chunk_id": "d1", "citation": None, "text": SINGLE},  # a decision quoting a definition
