@@ -21,11 +21,14 @@ from pathlib import Path
 
 import psycopg
 
-from crawlers.pipelines import DocumentRecordPipeline
+from scrapy.exceptions import DropItem
+
+from crawlers.pipelines import DocumentRecordPipeline, content_problem, quarantine_item
 from mendel.rawstore import RawStore
 
 PLAIN = "crawlers.pipelines.DocumentRecordPipeline"
 REPLACED = ("crawlers.pipelines.ContentHashPipeline", "crawlers.pipelines.RawStorePipeline")
+CHECK = "crawlers.pipelines.ContentCheckPipeline"  # done on the worker threads too
 THREADED = "crawlers.board_pipelines.ThreadedDocumentRecordPipeline"
 
 
@@ -71,6 +74,10 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
             conn.close()
 
     def store_and_record(self, item, spider=None):
+        reason = content_problem(item)
+        if reason is not None:
+            quarantine_item(self.conn, self.run_id, item, reason)
+            return item
         if self.store is not None:
             blob = self.store.put(item.body, meta={
                 "url": item.url, "content_type": item.content_type, "etag": item.etag,
@@ -81,17 +88,23 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
     async def process_item(self, item, spider=None):
         loop = asyncio.get_running_loop()
         item = await loop.run_in_executor(self._executor, self.store_and_record, item, spider)
+        if item.outcome == "quarantined":
+            if self.stats is not None:
+                self.stats.inc_value("mendel/outcome/quarantined")
+                self.stats.inc_value("mendel/content_rejected")
+            raise DropItem(f"{item.url}: not stored (content check)")
         if self.stats is not None and item.doc_type == "notice" and item.outcome == "stored":
             self.stats.inc_value("mendel/boards/notices_stored")
         return item
 
 
 def with_threaded_records(pipelines: dict) -> dict:
-    """The project's pipelines with hashing, raw store and document record done as one step on worker threads
-    (same place in the order as the record step)."""
+    """The project's pipelines with content check, hashing, raw store and document record done as one step on
+    worker threads (same place in the order as the record step)."""
     pipelines = dict(pipelines)
     if PLAIN in pipelines and all(step in pipelines for step in REPLACED):
         for step in REPLACED:
             pipelines.pop(step)
+        pipelines.pop(CHECK, None)
         pipelines[THREADED] = pipelines.pop(PLAIN)
     return pipelines

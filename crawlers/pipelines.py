@@ -1,4 +1,5 @@
-"""Item pipelines, run in order: hash the body, keep it in the raw store, record it in PostgreSQL."""
+"""Item pipelines, run in order: check the body is a real document of its source, hash it, keep it in the raw store,
+record it in PostgreSQL."""
 
 from __future__ import annotations
 
@@ -6,10 +7,56 @@ import hashlib
 from pathlib import Path
 
 import psycopg
+from scrapy.exceptions import DropItem
 
 from crawlers.items import FetchedDocument
 from mendel import crawlstate
+from mendel.content_checks import Candidate, check_document
 from mendel.rawstore import RawStore
+
+MAX_REASON = 500
+
+
+def content_problem(item: FetchedDocument) -> str | None:
+    """Why the item's body is not a real document of its source (mendel.content_checks), or None."""
+    reason = check_document(Candidate(
+        source=item.source, url=item.url, body=item.body, content_type=item.content_type or "",
+        doc_type=item.doc_type, title=item.title, citation=item.citation, extra=item.extra or {}))
+    return f"content: {reason}"[:MAX_REASON] if reason else None
+
+
+def quarantine_item(conn: psycopg.Connection, run_id: str | None, item: FetchedDocument, reason: str) -> None:
+    """Log the item's URL as quarantined with the reason; its body is dropped, never stored."""
+    crawlstate.log_outcome(conn, run_id=run_id, source=item.source, url=item.url, outcome="quarantined",
+                           status=item.http_status, reason=reason)
+    item.outcome, item.body = "quarantined", b""
+
+
+class ContentCheckPipeline:
+    """First step: a body that is not what its source publishes (an error page sent with 200, a page cut short
+    with a matching Content-Length, a PDF without its end) is quarantined with the reason and goes no further."""
+
+    def __init__(self, database_url: str, run_id: str | None):
+        self.database_url = database_url
+        self.run_id = run_id
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        pipeline = cls(crawler.settings.get("MENDEL_DATABASE_URL"), crawler.settings.get("MENDEL_RUN_ID"))
+        pipeline.stats = crawler.stats
+        return pipeline
+
+    def process_item(self, item: FetchedDocument, spider=None) -> FetchedDocument:
+        reason = content_problem(item)
+        if reason is None:
+            return item
+        with psycopg.connect(self.database_url, autocommit=True) as conn:
+            quarantine_item(conn, self.run_id, item, reason)
+        stats = getattr(self, "stats", None)
+        if stats is not None:
+            stats.inc_value("mendel/outcome/quarantined")
+            stats.inc_value("mendel/content_rejected")
+        raise DropItem(f"{item.url}: {reason}")
 
 
 class ContentHashPipeline:

@@ -65,6 +65,7 @@ DUPEFILTER_CLASS = "crawlers.middlewares.LoggingDupeFilter"
 
 # Small numbered steps, each testable on its own.
 ITEM_PIPELINES = {
+    "crawlers.pipelines.ContentCheckPipeline": 50,
     "crawlers.pipelines.ContentHashPipeline": 100,
     "crawlers.pipelines.RawStorePipeline": 200,
     "crawlers.pipelines.DocumentRecordPipeline": 300,

@@ -143,10 +143,16 @@ def log_outcome(
             conn.execute(
                 "INSERT INTO quarantine (stage, source, url, sha256, reason, detail)"
                 " SELECT 'crawl', %s, %s, %s, %s, %s WHERE NOT EXISTS (SELECT 1 FROM quarantine WHERE stage = 'crawl'"
-                " AND source = %s AND url = %s AND reason = %s AND sha256 IS NOT DISTINCT FROM %s)",
+                " AND source = %s AND url = %s AND reason = %s AND sha256 IS NOT DISTINCT FROM %s"
+                " AND resolved_at IS NULL)",
                 (source, url, sha256, reason, f"run {run_id}" + (f", HTTP {status}" if status else ""),
                  source, url, reason, sha256),
             )
+        elif outcome in ("stored", "unchanged"):
+            # The URL answers with a real document again: its open crawl quarantine entries are resolved.
+            conn.execute(
+                "UPDATE quarantine SET resolved_at = now(), resolved_by = %s"
+                " WHERE stage = 'crawl' AND source = %s AND url = %s AND resolved_at IS NULL", (run_id, source, url))
 
 
 def mark_seen(conn: psycopg.Connection, *, source: str, url: str) -> None:
