@@ -101,8 +101,7 @@ class CollectionIndex:
                     if key:
                         self.decisions[_norm_file_number(key)] = doc
         self.graph = graph
-        self.vocabulary = sorted(vocabulary)  # the passages' BM25 terms: which place names the text uses
-        self._terms = frozenset(self.vocabulary)
+        self._terms = frozenset(vocabulary)  # the passages' BM25 terms: which place names the text uses
         self._by_act: dict[str, int] | None = None
 
     def cited_chunks(self, entity_id: str) -> int:
@@ -166,12 +165,9 @@ class CollectionIndex:
         """A municipality named in a query: ``mentioned`` when passages use its name, else ``missing``."""
         from mendel.places import mentioned_in
 
-        names = sorted({m.name for m in mention.municipalities})
         extra = {"municipalities": [{"name": m.name, "okres": m.okres, "code": m.code}
                                     for m in mention.municipalities[:5]]}
-        if any(mentioned_in(name, self.vocabulary) for name in names):
-            return MENTIONED, extra
-        return MISSING, extra
+        return (MENTIONED if mentioned_in(mention.name, self._terms) else MISSING), extra
 
 
 def _act_label(citation: str) -> str:
@@ -209,8 +205,7 @@ def coverage_report(query: str, understanding, collection: CollectionIndex) -> d
 
     for place in find_places(query):
         status, extra = collection.place_status(place)
-        named.append({"kind": "place", "id": place.municipalities[0].name, "text": place.text, "status": status,
-                      **extra})
+        named.append({"kind": "place", "id": place.name, "text": place.text, "status": status, **extra})
     missing = []
     for item in named:
         if item["status"] in (INDEXED, MENTIONED):
