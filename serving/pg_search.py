@@ -49,7 +49,9 @@ GRAPH_LABELS = ("LAW_REF", "DECISION_REF", "INSTITUTION")  # mendel.index.graph.
 MAX_CONNECTIONS = 8  # idle connections kept per searcher; more are opened under load and closed after
 EF_SEARCH = 100  # hnsw.ef_search: at least CANDIDATES, with room for recall
 LEXICAL_CANDIDATES = 1000  # passages ranked by the lexical list, at most about (see lexical_ranking)
-DENSE_MARGIN = 10  # nearest passages fetched beyond those wanted, for the few that may not be live
+DENSE_MARGIN = 10
+GRAPH_MARGIN = 20  # graph candidates fetched beyond those wanted, for passages that are not live
+GRAPH_BATCHES = 5  # then as many further batches at most  # nearest passages fetched beyond those wanted, for the few that may not be live
 RECENT_CHUNKS = 4096  # chunk rows kept addressable by position (see PostgresSearcher.chunks)
 FREQUENCIES_KEPT = 100_000  # terms' document frequencies cached per searcher (one searcher per bundle version)
 
@@ -71,16 +73,24 @@ _DOCUMENT_FREQUENCY = _MATCHING + " SELECT count(*)" + _LIVE_MATCHES
 # 1 + log(length)); every term's tsquery is a parameter.
 _LEXICAL = _MATCHING + " SELECT m.chunk_id, {score} AS score" + _LIVE_MATCHES + \
     " ORDER BY score DESC, m.chunk_id LIMIT %(k)s"
+# Passages linking the activated entities, scored as EntityGraph.ranking: the sum of activation x specificity
+# (given per entity) over the entities a passage links, divided by the square root of how many graph entities it
+# links. Liveness is checked on the best of them afterwards (a join per linked passage costs seconds when a
+# common entity is active).
 _GRAPH = (
     "WITH active(entity_id, weight) AS (SELECT * FROM unnest(%(ids)s::text[], %(weights)s::float8[])),"
-    " linked AS (SELECT DISTINCT m.chunk_id, m.entity_id FROM mentions m JOIN active a ON a.entity_id = m.entity_id)"
-    " SELECT l.chunk_id, sum(a.weight * ln(1 + %(n)s::float8 / greatest(g.chunks, 1)))"
-    "  / sqrt(greatest((SELECT count(DISTINCT m2.entity_id) FROM mentions m2 JOIN entities e2"
-    "   ON e2.entity_id = m2.entity_id AND e2.label = ANY(%(labels)s) WHERE m2.chunk_id = l.chunk_id), 1)) AS score"
-    " FROM linked l JOIN active a ON a.entity_id = l.entity_id JOIN graph_nodes g ON g.entity_id = l.entity_id"
-    " JOIN chunks c ON c.chunk_id = l.chunk_id " + _LIVE + _DOCS +
-    " GROUP BY l.chunk_id ORDER BY score DESC, l.chunk_id LIMIT %(k)s"
+    " linked AS (SELECT m.chunk_id, sum(a.weight) AS score FROM (SELECT DISTINCT chunk_id, entity_id FROM mentions"
+    "  WHERE entity_id = ANY(%(ids)s::text[])) m JOIN active a ON a.entity_id = m.entity_id GROUP BY m.chunk_id),"
+    " focus AS (SELECT m.chunk_id, count(DISTINCT m.entity_id) AS entities FROM mentions m"
+    "  JOIN linked l ON l.chunk_id = m.chunk_id WHERE split_part(m.entity_id, ':', 1) = ANY(%(labels)s::text[])"
+    "  GROUP BY m.chunk_id)"
+    " SELECT l.chunk_id, l.score / sqrt(greatest(f.entities, 1)) AS score FROM linked l"
+    " JOIN focus f ON f.chunk_id = l.chunk_id ORDER BY score DESC, l.chunk_id LIMIT %(k)s OFFSET %(skip)s"
 )
+_GRAPH_FILTERED = _GRAPH.replace(
+    " JOIN focus f ON f.chunk_id = l.chunk_id",
+    " JOIN focus f ON f.chunk_id = l.chunk_id JOIN chunks c ON c.chunk_id = l.chunk_id"
+    " WHERE c.doc_id = ANY(%(docs)s::text[])")
 _CHUNK_ROWS = (
     "SELECT c.chunk_id, c.doc_id, c.page_start, c.page_end, c.section_path, c.text, c.seq"
     " FROM chunks c WHERE c.chunk_id = ANY(%s)"
@@ -173,9 +183,8 @@ class PostgresSearcher:
             self.documents = self._load_documents(conn)
             self.identifier_docs = self._identifier_docs()
             self.passages = conn.execute("SELECT count(*) FROM chunks c " + _LIVE).fetchone()[0]
-        # citation records are documents without passages: leave them out of unfiltered searches only if present
+        # citation records are documents without passages
         self.passage_docs = sorted(d for d, doc in self.documents.items() if doc.get("doc_type") != "citation_record")
-        self._all_docs_searchable = len(self.passage_docs) == len(self.documents)
         manifest_file = self.path / bundle.MANIFEST
         self.manifest = json.loads(manifest_file.read_text()) if manifest_file.exists() else {}
         self.manifest = {**self.manifest, "backend": "postgres"}
@@ -268,7 +277,7 @@ class PostgresSearcher:
         """The documents a search may draw passages from; None when every live passage may be returned."""
         filters = SearchFilters.of(filters)
         if filters.is_empty():
-            return None if self._all_docs_searchable else self.passage_docs
+            return None  # every list keeps live passages only, citation records' none among them
         matching = filters.matching_documents(self.documents)
         return [d for d in self.passage_docs if d in matching]
 
@@ -390,9 +399,20 @@ class PostgresSearcher:
         if not activation:
             return []
         ids = sorted(activation)
-        rows = conn.execute(_GRAPH, {"ids": ids, "weights": [activation[e] for e in ids], "n": self.passages,
-                                     "labels": list(GRAPH_LABELS), "docs": docs, "k": n}).fetchall()
-        return [chunk_id for chunk_id, score in rows if score > 0]
+        linking = dict(conn.execute("SELECT entity_id, chunks FROM graph_nodes WHERE entity_id = ANY(%s)", (ids,)))
+        weights = [activation[e] * math.log1p(max(self.passages, 1) / max(linking.get(e) or 0, 1)) for e in ids]
+        values = {"ids": ids, "weights": weights, "labels": list(GRAPH_LABELS), "docs": docs, "k": n + GRAPH_MARGIN}
+        kept: list[str] = []
+        for batch in range(GRAPH_BATCHES):
+            values["skip"] = batch * values["k"]
+            found = [cid for cid, score in conn.execute(_GRAPH if docs is None else _GRAPH_FILTERED, values)
+                     if score > 0]
+            live = {row[0] for row in conn.execute("SELECT c.chunk_id FROM chunks c " + _LIVE
+                                                   + " AND c.chunk_id = ANY(%s)", (found,))}
+            kept += [cid for cid in found if cid in live]
+            if len(kept) >= n or len(found) < values["k"]:
+                break
+        return kept[:n]
 
     def reference_tiers(self, conn, understanding, docs: list[str] | None, n: int) -> tuple[list[str], list[str]]:
         """Exact references (act + provision, file number, ECLI), as ``Searcher.reference_tiers``: the provision's

@@ -111,6 +111,27 @@ def test_filters_restrict_hits_like_the_bundle(loaded):
     assert pg.search("zákon", k=10, filters={"source": "no-such-source"}) == []
 
 
+def test_exact_references_lead_and_entities_enter_the_graph_list(loaded):
+    pg = loaded["postgres"]
+    for query, doc_id, section in (("§ 157 odst. 4 zákona č. 262/2006 Sb.", "/eli/cz/sb/2025/573", "§ 1"),
+                                   ("§ 5 zákona č. 175/2025 Sb.", "/eli/cz/sb/2025/175", "§ 5"),
+                                   ("sp. zn. 15 EXE 746/2026", "ECLI:CZ:NS:2026:20.ND.234.2026.1", None)):
+        hits = pg.search(query, k=3)
+        expected = loaded["bundle"].search(query, k=3)
+        assert hits[0].lists[0] == "reference" and hits[0].doc_id == doc_id, query
+        assert hits[0].chunk_id == expected[0].chunk_id, query
+        if section:
+            assert hits[0].section.rsplit(" > ", 1)[-1] == section
+    plain = pg.search("Nejvyšší soud zákon č. 175/2025 Sb.", k=5)
+    assert all("reference" not in h.lists for h in plain)
+    assert any("graph" in h.lists and h.entities for h in plain)
+    expected = loaded["bundle"].search("Nejvyšší soud zákon č. 175/2025 Sb.", k=5)
+    # the same activation reaches a passage both return: the same matched entities, in the same order
+    both = {h.chunk_id: h.entities for h in expected}
+    shared = [(h.entities, both[h.chunk_id]) for h in plain if h.chunk_id in both]
+    assert shared and all(mine == theirs for mine, theirs in shared), shared
+
+
 def test_top10_overlaps_the_bundle_backend(loaded):
     overlaps = []
     for query in QUERIES:
