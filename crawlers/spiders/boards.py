@@ -456,6 +456,7 @@ class BoardsSpider(MendelSpider):
             meta = kwargs.setdefault("meta", {})
             meta.setdefault("download_slot", MIRROR_SLOT)
             meta[UNPACED] = True
+            meta["autothrottle_dont_adjust_delay"] = True  # AutoThrottle would raise the slot's delay again
         return kwargs
 
     def listing_request(self, url: str, callback, listing: str | None = None, **kwargs):
