@@ -1,6 +1,7 @@
 """`mendel search` wall time: loading the bundle in the command (cold, every call) against asking a running
 `mendel serve` (the path the command takes when a server for the same bundle answers), over the latest published
-bundle of ``$MENDEL_HOME`` (``make run``).
+bundle of ``$MENDEL_HOME`` (``make run``); and the search page's time to its whole HTML (results included) from
+that server.
 
     .venv/bin/python benchmarks/bench_cli_search.py               # 5 runs of each of the sample queries
     .venv/bin/python benchmarks/bench_cli_search.py --runs 10
@@ -20,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -60,6 +62,27 @@ def wait_ready(url: str, server: subprocess.Popen, timeout: float = 300) -> floa
     raise SystemExit(f"{url} not ready after {timeout} s")
 
 
+def page_seconds(url: str, query: str) -> float:
+    started = time.perf_counter()
+    with urllib.request.urlopen(f"{url}/?{urllib.parse.urlencode({'q': query})}", timeout=60) as response:
+        html = response.read().decode()
+    elapsed = time.perf_counter() - started
+    if '<li class="card">' not in html and "Nic nenalezeno" not in html:
+        raise SystemExit(f"the search page for {query!r} has neither results nor the empty state")
+    return elapsed
+
+
+def differing_fields(expected: dict, got: dict) -> set[str]:
+    """Names of the top-level fields, and of the hit fields (as results.<name>), that differ."""
+    fields = {key for key in expected.keys() | got.keys() if key != "results" and expected.get(key) != got.get(key)}
+    ours, theirs = expected.get("results", []), got.get("results", [])
+    if len(ours) != len(theirs):
+        fields.add("results (count)")
+    for mine, other in zip(ours, theirs):
+        fields |= {f"results.{key}" for key in mine.keys() | other.keys() if mine.get(key) != other.get(key)}
+    return fields
+
+
 def summary(seconds: list[float]) -> dict:
     return {"runs": len(seconds), "median_s": round(statistics.median(seconds), 3), "min_s": round(min(seconds), 3),
             "max_s": round(max(seconds), 3)}
@@ -71,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("MENDEL_API_URL", None)
-    cold, served, differ = [], [], 0
+    cold, served, page, differ, differing = [], [], [], 0, set()
     local_answers = {}
     for query in QUERIES:
         for _ in range(args.runs):
@@ -88,21 +111,30 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(args.runs):
                 seconds, out = timed(["search", query, "--json", "--api", url], env)
                 served.append(seconds)
-                differ += json.loads(out) != local_answers[query]
+                answer = json.loads(out)
+                if answer != local_answers[query]:
+                    differ += 1
+                    differing.update(differing_fields(local_answers[query], answer))
+        for query in QUERIES:  # the search page: the whole HTML with its result cards, as a browser gets it
+            for _ in range(args.runs):
+                page.append(page_seconds(url, query))
     finally:
         server.terminate()
         server.wait(timeout=30)
     result = {"queries": len(QUERIES), "cold_local": summary(cold), "via_server": summary(served),
+              "search_page": summary(page),
               "server_ready_s": round(startup, 2), "answers_differing": differ,
+              "differing_fields": sorted(differing),
               "bundle": next(iter(local_answers.values()))["bundle"]}
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "cli_search.json").write_text(json.dumps(result, indent=1) + "\n")
     print(f"mendel search, {len(QUERIES)} queries x {args.runs} runs, bundle {result['bundle']}")
-    for name in ("cold_local", "via_server"):
+    for name in ("cold_local", "via_server", "search_page"):
         figures = result[name]
         print(f"  {name:<11} median {figures['median_s']:.3f} s  (min {figures['min_s']:.3f}, "
               f"max {figures['max_s']:.3f})")
-    print(f"  server ready after {result['server_ready_s']} s; answers differing between the paths: {differ}")
+    print(f"  server ready after {result['server_ready_s']} s; answers differing between the paths: {differ}"
+          + (f" (fields: {', '.join(sorted(differing))})" if differing else ""))
     return 1 if differ else 0
 
 

@@ -291,15 +291,15 @@ def test_search_shape_and_grounding(client, bundles, corpus):
         assert set(r["lists"]) <= {"reference", "bm25", "dense", "graph"} and r["lists"]
         assert r["layer"] == 3 and r["rerank_score"] is None and r["subqueries"] == []
         # highlights: the words of the hit that share an index term with the query
-        marked = [r["text"][start:end].lower() for start, end in r["highlights"]]
+        marked = [r["text"][start:end] for start, end in r["highlights"]]
         assert all(0 <= start < end <= len(r["text"]) for start, end in r["highlights"])
-        assert set(marked) <= {"podpora", "podpoře", "podporu", "podpory", "podporou", "bydlení", "vyhovující",
-                               "vyhovujícím", "vyhovujícího", "vyhovujícímu"}, marked
+        assert all(analyze(word) and analyze(word)[0] in analyze(HOUSING_QUERY) for word in marked), marked
         chunks = client.get(f"/documents{r['doc_id']}" if r["doc_id"].startswith("/") else
                             f"/documents/{r['doc_id']}").json()["chunks"]
         chunk = next(c for c in chunks if c["chunk_id"] == r["chunk_id"])
         assert (chunk["page"], chunk["page_end"], chunk["section"], chunk["text"]) == (
             r["page"], r["page_end"], r["section"], r["text"])
+    assert results[0]["highlights"]  # the best hit has the query's words
 
 
 def test_exact_reference_leads(client):

@@ -14,6 +14,7 @@ from serving.api import create_app
 from tests.test_api import EMBEDDER, TestClient, base_docs, build_bundle, load_corpus, running_server
 
 QUERY = "podpora bydlení vyhovující bydlení"
+BROAD = "zákon soud rozhodl bydlení náhrady ústava Sb. §"  # matches every document: the filters decide
 
 
 @pytest.fixture(scope="module")
@@ -94,16 +95,22 @@ def test_text_output_has_title_url_and_marks(capsys):
 @pytest.mark.parametrize("via_server", [False, True])
 def test_filters(capsys, server, via_server):
     where = ["--api", server] if via_server else ["--local"]
-    status, payload, _ = search_json(capsys, QUERY, "-k", "10", "--source", "nsoud", *where)
+    status, payload, _ = search_json(capsys, "dovolání soud", "-k", "10", "--source", "nsoud", *where)
     assert status == 0 and payload["results"] and {r["source"] for r in payload["results"]} == {"nsoud"}
-    _, dated, _ = search_json(capsys, QUERY, "-k", "10", "--from", "2025-01-01", "--to", "2025-12-31", *where)
+    _, dated, _ = search_json(capsys, BROAD, "-k", "100", "--from", "2025-01-01", "--to", "2025-12-31", *where)
     assert {r["doc_id"] for r in dated["results"]} == {"/eli/cz/sb/2025/175", "/eli/cz/sb/2025/573"}
-    _, act, _ = search_json(capsys, QUERY, "-k", "10", "--act", "573/2025 Sb.", *where)
+    _, act, _ = search_json(capsys, BROAD, "-k", "10", "--act", "573/2025 Sb.", *where)
     assert {r["doc_id"] for r in act["results"]} == {"/eli/cz/sb/2025/573"}
     status, payload, err = search_json(capsys, QUERY, "--source", "cnb", *where)
     assert status == 2 and payload is None and "source: unknown value 'cnb'" in err
     status, _, err = search_json(capsys, QUERY, "--act", "1/1900 Sb.", *where)
     assert status == 2 and "names no document" in err
+
+
+def test_text_output_says_what_is_not_in_the_collection(capsys):
+    assert main(["search", "Co říká § 2079 občanského zákoníku o kupní smlouvě?", "-k", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("not in the collection: 89/2012 Sb.") and "weak match" in out
 
 
 @pytest.mark.parametrize("query", ["", "   ", "\t\n"])
