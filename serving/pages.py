@@ -64,6 +64,10 @@ def _date(form: dict, name: str, errors: dict[str, str]) -> date | None:
         return None
 
 
+class PageUnavailable(Exception):
+    """No bundle is loaded: a page answers 503 in HTML, not as the API's problem."""
+
+
 def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> None:
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
@@ -71,17 +75,20 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
         return templates.TemplateResponse(request, name, context, status_code=status,
                                           headers={"Content-Language": "cs"})
 
-    def current_or_unavailable(request: Request):
+    @app.exception_handler(PageUnavailable)
+    async def unavailable(request: Request, exc: PageUnavailable):
+        return render(request, "unavailable.html", {}, status=503)
+
+    def page_searcher():
+        """The live searcher, or the page saying search is not ready yet (no bundle loaded)."""
         try:
-            return live_searcher(), None
+            return live_searcher()
         except StarletteHTTPException:
-            return None, render(request, "unavailable.html", {}, status=503)
+            raise PageUnavailable() from None
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def search_page(request: Request):
-        searcher, unavailable = current_or_unavailable(request)
-        if unavailable is not None:
-            return unavailable
+        searcher = page_searcher()
         params = request.query_params
         form = {name: params.get(name, "") for name in ("q", "date_from", "date_to", "at", "act", "k",
                                                          *PLACE_FIELDS)}
@@ -133,9 +140,7 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
 
     @app.get("/page", response_class=HTMLResponse, include_in_schema=False)
     def page_view(request: Request):
-        searcher, unavailable = current_or_unavailable(request)
-        if unavailable is not None:
-            return unavailable
+        searcher = page_searcher()
         params = request.query_params
         doc_id = params.get("doc", "")[:MAX_FIELD_CHARS]
         query = params.get("q", "")[:MAX_QUERY_CHARS].replace("\x00", "")

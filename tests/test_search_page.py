@@ -257,3 +257,9 @@ def test_browser_without_javascript_and_with_the_keyboard(browser, base_url):
         assert page.locator("li.card").count() == 10
     finally:
         context.close()
+
+
+def test_page_says_search_is_not_ready_without_a_bundle(tmp_path):
+    page = TestClient(create_app(tmp_path / "bundles", embedder=EMBEDDER, reload_interval=0)).get("/")
+    assert page.status_code == 503 and page.headers["content-type"].startswith("text/html")
+    assert "Vyhledávání zatím není připravené" in page.text
