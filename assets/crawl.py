@@ -21,9 +21,11 @@ from dagster import (
     TimeWindowPartitionsDefinition,
     asset,
 )
+from dagster._core.errors import DagsterPipesExecutionError
 
 from mendel import crawlstate
 from mendel.config import PROJECT_ROOT
+from mendel.outage import database_reachable
 from mendel.quality import load_thresholds
 from mendel.sources import SOURCES, Backfill, Source
 from orchestration.policies import NETWORK_RETRY
@@ -108,12 +110,19 @@ def crawl_asset(source: Source, retry_policy: RetryPolicy = NETWORK_RETRY) -> As
             window = source.window.backfill_env(start, end)
             env.update(window)
             context.log.info(f"{name}: crawling the window {start}..{end} ({window})")
-        result = pipes_subprocess_client.run(
-            command=[sys.executable, "-m", "crawlers.run", name],
-            context=context,
-            env=env,
-            cwd=str(PROJECT_ROOT),
-        ).get_materialize_result()
+        try:
+            result = pipes_subprocess_client.run(
+                command=[sys.executable, "-m", "crawlers.run", name],
+                context=context,
+                env=env,
+                cwd=str(PROJECT_ROOT),
+            ).get_materialize_result()
+        except DagsterPipesExecutionError:
+            if not database_reachable(env["MENDEL_DATABASE_URL"]):
+                # A retry against a dead server only repeats the failure; the crawl's spool waits for the next run.
+                raise Failure(f"{name}: PostgreSQL is unreachable (database outage); the crawl stopped and is "
+                              "not retried", allow_retries=False) from None
+            raise
         if window:
             result = result._replace(metadata={**(result.metadata or {}), "window_start": config.window_start,
                                                "window_end": config.window_end})

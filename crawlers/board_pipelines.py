@@ -46,8 +46,10 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
 
     @classmethod
     def from_crawler(cls, crawler):
-        return cls(crawler.settings.get("MENDEL_DATABASE_URL"), crawler.settings.get("MENDEL_RUN_ID"),
-                   crawler.settings.get("MENDEL_RAW_STORE"), crawler.stats)
+        pipeline = cls(crawler.settings.get("MENDEL_DATABASE_URL"), crawler.settings.get("MENDEL_RUN_ID"),
+                       crawler.settings.get("MENDEL_RAW_STORE"), crawler.stats)
+        pipeline.crawler = crawler
+        return pipeline
 
     @property
     def conn(self) -> psycopg.Connection:
@@ -76,7 +78,7 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
     def store_and_record(self, item, spider=None):
         reason = content_problem(item)
         if reason is not None:
-            quarantine_item(self.conn, self.run_id, item, reason)
+            quarantine_item(lambda: self.conn, self.run_id, item, reason, getattr(getattr(self, "crawler", None), "spider", None))
             return item
         if self.store is not None:
             blob = self.store.put(item.body, meta={

@@ -12,6 +12,7 @@ from scrapy.exceptions import DropItem
 from crawlers.items import FetchedDocument
 from mendel import crawlstate
 from mendel.content_checks import Candidate, check_document
+from mendel.outage import is_outage
 from mendel.rawstore import RawStore
 
 MAX_REASON = 500
@@ -25,11 +26,38 @@ def content_problem(item: FetchedDocument) -> str | None:
     return f"content: {reason}"[:MAX_REASON] if reason else None
 
 
-def quarantine_item(conn: psycopg.Connection, run_id: str | None, item: FetchedDocument, reason: str) -> None:
-    """Log the item's URL as quarantined with the reason; its body is dropped, never stored."""
-    crawlstate.log_outcome(conn, run_id=run_id, source=item.source, url=item.url, outcome="quarantined",
-                           status=item.http_status, reason=reason)
+def quarantine_item(conn_or_none, run_id: str | None, item: FetchedDocument, reason: str, spider=None) -> None:
+    """Log the item's URL as quarantined with the reason (in the outage spool when the database is gone); its body
+    is dropped, never stored. ``conn_or_none``: a connection, or a function that opens one."""
+    fields = dict(url=item.url, outcome="quarantined", status=item.http_status, reason=reason)
+    if not _database_lost(spider):
+        try:
+            conn = conn_or_none() if callable(conn_or_none) else conn_or_none
+            crawlstate.log_outcome(conn, run_id=run_id, source=item.source, **fields)
+            item.outcome, item.body = "quarantined", b""
+            return
+        except psycopg.Error as exc:
+            if not is_outage(exc) or spider is None:
+                raise
+            _report_outage(spider, exc)
+    spider.spool_outcome(**fields)
     item.outcome, item.body = "quarantined", b""
+
+
+def _database_lost(spider) -> bool:
+    return spider is not None and getattr(spider, "outage", None) is not None
+
+
+def _report_outage(spider, exc: BaseException) -> None:
+    """Tell the spider (on the reactor thread) that the database is gone."""
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        spider.database_down(exc)
+    else:
+        from twisted.internet import reactor
+
+        reactor.callFromThread(spider.database_down, exc)
 
 
 class ContentCheckPipeline:
@@ -43,20 +71,31 @@ class ContentCheckPipeline:
     @classmethod
     def from_crawler(cls, crawler):
         pipeline = cls(crawler.settings.get("MENDEL_DATABASE_URL"), crawler.settings.get("MENDEL_RUN_ID"))
-        pipeline.stats = crawler.stats
+        pipeline.stats, pipeline.crawler = crawler.stats, crawler
         return pipeline
 
     def process_item(self, item: FetchedDocument, spider=None) -> FetchedDocument:
         reason = content_problem(item)
         if reason is None:
             return item
-        with psycopg.connect(self.database_url, autocommit=True) as conn:
-            quarantine_item(conn, self.run_id, item, reason)
+        spider = getattr(getattr(self, "crawler", None), "spider", None)
+        quarantine_item(self._connection, self.run_id, item, reason, spider)
         stats = getattr(self, "stats", None)
         if stats is not None:
             stats.inc_value("mendel/outcome/quarantined")
             stats.inc_value("mendel/content_rejected")
         raise DropItem(f"{item.url}: {reason}")
+
+    def _connection(self) -> psycopg.Connection:
+        conn = getattr(self, "_conn", None)
+        if conn is None or conn.closed:
+            conn = self._conn = psycopg.connect(self.database_url, autocommit=True)
+        return conn
+
+    def close_spider(self, spider=None):
+        conn = getattr(self, "_conn", None)
+        if conn is not None:
+            conn.close()
 
 
 class ContentHashPipeline:
@@ -93,7 +132,9 @@ class DocumentRecordPipeline:
 
     @classmethod
     def from_crawler(cls, crawler):
-        return cls(crawler.settings.get("MENDEL_DATABASE_URL"), crawler.settings.get("MENDEL_RUN_ID"))
+        pipeline = cls(crawler.settings.get("MENDEL_DATABASE_URL"), crawler.settings.get("MENDEL_RUN_ID"))
+        pipeline.crawler = crawler
+        return pipeline
 
     def open_spider(self, spider=None):
         self.conn = psycopg.connect(self.database_url, autocommit=True)
@@ -103,12 +144,24 @@ class DocumentRecordPipeline:
             self.conn.close()
 
     def process_item(self, item: FetchedDocument, spider=None) -> FetchedDocument:
-        record = crawlstate.record_document(
-            self.conn, run_id=self.run_id, source=item.source, doc_id=item.doc_id, url=item.url,
-            sha256=item.sha256, byte_size=len(item.body), content_type=item.content_type,
-            title=item.title, doc_type=item.doc_type, citation=item.citation, published=item.published,
-            http_status=item.http_status, etag=item.etag, last_modified=item.last_modified, listing=item.listing,
-        )
-        item.outcome = record.outcome
+        fields = dict(source=item.source, doc_id=item.doc_id, url=item.url,
+                      sha256=item.sha256, byte_size=len(item.body), content_type=item.content_type,
+                      title=item.title, doc_type=item.doc_type, citation=item.citation, published=item.published,
+                      http_status=item.http_status, etag=item.etag, last_modified=item.last_modified,
+                      listing=item.listing)
+        spider = getattr(getattr(self, "crawler", None), "spider", None)
+        if not _database_lost(spider):
+            try:
+                item.outcome = crawlstate.record_document(self.conn, run_id=self.run_id, **fields).outcome
+                item.body = b""  # the bytes live in the raw store; don't keep them in memory or feeds
+                return item
+            except psycopg.Error as exc:
+                if not is_outage(exc) or spider is None or spider.spool is None:
+                    raise
+                _report_outage(spider, exc)
+        # The body is in the raw store already; its record waits in the spool for the next crawl.
+        fields.pop("source")
+        spider.spool.document(**fields)
+        item.outcome = "spooled"
         item.body = b""  # the bytes live in the raw store; don't keep them in memory or feeds
         return item

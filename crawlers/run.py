@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 import uuid
 
@@ -22,6 +23,7 @@ from scrapy.utils.misc import load_object
 from crawlers import settings as crawler_settings
 from mendel import crawlstate
 from mendel.config import get_settings
+from mendel.outage import OUTAGE_EXIT_CODE, DatabaseOutage, database_reachable, replay_spools
 from mendel.sources import SOURCES
 
 SPIDERS = {source.name: load_object(source.spider) for source in SOURCES.values()}
@@ -35,11 +37,17 @@ def spider_arguments(name: str) -> dict:
 def run_spider(name: str, run_id: str, database_url: str) -> dict:
     """Crawl one source to completion; returns counts by outcome plus what Scrapy saw."""
     settings = get_settings()
+    spool_dir = settings.home / "crawl_spool"
+    if not database_reachable(database_url):
+        raise DatabaseOutage(f"{name}: PostgreSQL is unreachable; nothing crawled")
+    # What a crawl stopped by an outage could not write (mendel.outage) goes in before anything else.
+    replayed = replay_spools(database_url, spool_dir)
     scrapy_settings = ScrapySettings()
     scrapy_settings.setmodule(crawler_settings, priority="project")
     scrapy_settings.set("MENDEL_DATABASE_URL", database_url)
     scrapy_settings.set("MENDEL_RAW_STORE", str(settings.raw_store))
     scrapy_settings.set("MENDEL_RUN_ID", run_id)
+    scrapy_settings.set("MENDEL_CRAWL_SPOOL", str(spool_dir))
     scrapy_settings.set("MENDEL_HOST_GUARD", settings.profile == "production")
     if settings.profile != "production":
         # The mirror answers instantly; politeness (robots.txt, concurrency caps) stays on, throttling waits are
@@ -55,6 +63,11 @@ def run_spider(name: str, run_id: str, database_url: str) -> dict:
     process.crawl(crawler, **spider_arguments(name))
     process.start()
     stats = crawler.stats.get_stats()
+    if crawler.spider.outage:
+        spool = crawler.spider.spool
+        raise DatabaseOutage(f"{name}: database outage ({crawler.spider.outage}); the crawl stopped after "
+                             f"{crawler.spider.discovered} URLs, {spool.entries} writes kept in {spool.path} "
+                             "for the next crawl")
     with psycopg.connect(database_url) as conn:
         counts = crawlstate.outcome_counts(conn, run_id, SPIDERS[name].source)
     counts["discovered"] = crawler.spider.discovered
@@ -66,6 +79,8 @@ def run_spider(name: str, run_id: str, database_url: str) -> dict:
     counts["responses"] = int(stats.get("downloader/response_count", 0))
     counts["withdrawn"] = int(stats.get("mendel/withdrawn", 0))
     counts["reactivated"] = int(stats.get("mendel/reactivated", 0))
+    if replayed:
+        counts["spool_entries_replayed"] = sum(replayed.values())
     for key, value in stats.items():  # the board crawl: boards by kind, attachments left unfetched
         if key.startswith("mendel/boards/") or key == "mendel/attachments_over_limit":
             counts[key.split("/", 1)[1].replace("/", "_")] = int(value)
@@ -84,12 +99,25 @@ def main() -> None:
     database_url = os.environ["MENDEL_DATABASE_URL"]
     run_id = os.environ.get("MENDEL_RUN_ID") or str(uuid.uuid4())
     if DAGSTER_PIPES_CONTEXT_ENV_VAR not in os.environ:  # run by hand, not by Dagster
-        print(run_spider(args.spider, run_id, database_url))
+        try:
+            print(run_spider(args.spider, run_id, database_url))
+        except DatabaseOutage as exc:
+            print(f"mendel crawl: {exc}", file=sys.stderr)
+            sys.exit(OUTAGE_EXIT_CODE)
         return
+    outage = None
     with open_dagster_pipes() as pipes:
-        counts = run_spider(args.spider, run_id, database_url)
-        pipes.log.info(f"{args.spider}: {counts}")
-        pipes.report_asset_materialization(metadata=counts)
+        try:
+            counts = run_spider(args.spider, run_id, database_url)
+        except DatabaseOutage as exc:  # one clear line, not a traceback; the asset fails without retrying
+            pipes.log.error(f"mendel crawl: {exc}")
+            outage = exc
+        else:
+            pipes.log.info(f"{args.spider}: {counts}")
+            pipes.report_asset_materialization(metadata=counts)
+    if outage is not None:
+        print(f"mendel crawl: {outage}", file=sys.stderr)
+        sys.exit(OUTAGE_EXIT_CODE)
 
 
 if __name__ == "__main__":

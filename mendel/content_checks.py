@@ -31,8 +31,8 @@ from html.parser import HTMLParser
 from io import BytesIO
 from typing import Callable, Optional
 
-# A decision's text is pages long; an error or placeholder page is a sentence or two.
-MIN_DECISION_CHARS = 400
+# Even a short resolution runs to a few paragraphs; an error or placeholder page is a sentence or two.
+MIN_DECISION_CHARS = 200
 # How far from the end of a file its closing marker may sit (sites append whitespace, comments, tracking tags).
 PDF_EOF_WINDOW = 2048
 HTML_END_WINDOW = 4096

@@ -523,22 +523,12 @@ def test_windows_1250_and_utf_16_pages_are_stored_as_sent_and_read_right(fault_r
     assert sample.body == '<meta charset="windows-1250">Nejvyšší &#8722; soud'.encode("windows-1250")
 
 
-def test_malformed_pdf_is_stored_then_quarantined_by_extraction(fault_runs):
-    from mendel.pipeline import extract_pending
-
+def test_malformed_pdf_is_quarantined_before_storing(fault_runs):
     h = fault_runs["malformed_pdf"]
-    reconciled(h, stored=19)  # the crawl can't tell: the bytes arrived whole, as the server had them
-    broken = blesno_doc("kanalizacni-rad.pdf")
-    body = BLESNO["kanalizacni-rad.pdf"].read_bytes()
-    docs = h.documents("boards")
-    assert h.store.get(docs[broken]["sha256"]) == body[:int(len(body) * 0.4)]
-    with psycopg.connect(h.database_url, autocommit=True) as conn:
-        # Only the broken file goes through the extract stage here (the others are real PDFs, tested elsewhere).
-        conn.execute("UPDATE document_versions SET extracted_at = now() WHERE doc_id <> %s", (broken,))
-        stats = extract_pending(conn, h.store)
-        rows = conn.execute("SELECT stage, doc_id, reason FROM quarantine WHERE stage = 'extract'").fetchall()
-    assert stats["quarantined"] == 1 and stats["versions"] == 0
-    assert rows == [("extract", broken, "PDF has no pages")]
+    # The bytes arrived whole as the server had them, but the PDF has no end: the content check quarantines it.
+    run = reconciled(h, stored=18, quarantined=1)
+    assert run.log[pdf("kanalizacni-rad.pdf")] == ("quarantined", 200, "content: incomplete PDF: no %%EOF at its end")
+    assert blesno_doc("kanalizacni-rad.pdf") not in h.documents("boards")
 
 
 def test_html_error_pages_sent_with_200_are_quarantined(fault_runs):

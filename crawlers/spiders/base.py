@@ -25,6 +25,7 @@ from twisted.python.failure import Failure
 from crawlers.middlewares import OffLimits, configured_hosts
 from mendel import crawlstate
 from mendel.config import Settings
+from mendel.outage import NOT_FETCHED, OutageSpool, describe, is_outage
 from mendel.sources import SOURCES, DateWindow
 
 # Document responses the callbacks see themselves (5xx only once retries are spent).
@@ -102,12 +103,17 @@ class MendelSpider(scrapy.Spider):
         self.discovered = 0
         self.listings: dict[str, set[str]] = {}  # complete listing → the doc ids it names in this run
         self.incomplete_listings: set[str] = set()
+        self.outage: str | None = None  # set when PostgreSQL went away: the crawl stops, writes go to the spool
+        self.spool: OutageSpool | None = None
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
         # The hosts this run was pointed at (every spider argument that is a URL); the host guard keeps to them.
         spider.allowed_hosts = configured_hosts(kwargs)
+        spool_dir = crawler.settings.get("MENDEL_CRAWL_SPOOL")
+        if spool_dir:
+            spider.spool = OutageSpool(spool_dir, spider.source, crawler.settings.get("MENDEL_RUN_ID"))
         crawler.signals.connect(spider.finish_run, signal=signals.spider_closed)
         return spider
 
@@ -159,12 +165,46 @@ class MendelSpider(scrapy.Spider):
 
     def log_outcome(self, url: str, outcome: str, status: int | None = None, reason: str | None = None,
                     **fields) -> None:
-        with self._connect() as conn:
-            crawlstate.log_outcome(conn, run_id=self.settings.get("MENDEL_RUN_ID"), source=self.source, url=url,
-                                   outcome=outcome, status=status, reason=reason, **fields)
-            if outcome == "unchanged" and status == 304:
-                crawlstate.mark_seen(conn, source=self.source, url=url)
         self.crawler.stats.inc_value(f"mendel/outcome/{outcome}")
+        if self.outage is None:
+            try:
+                with self._connect() as conn:
+                    crawlstate.log_outcome(conn, run_id=self.settings.get("MENDEL_RUN_ID"), source=self.source,
+                                           url=url, outcome=outcome, status=status, reason=reason, **fields)
+                    if outcome == "unchanged" and status == 304:
+                        crawlstate.mark_seen(conn, source=self.source, url=url)
+                return
+            except psycopg.Error as exc:
+                if not is_outage(exc):
+                    raise
+                self.database_down(exc)
+        self.spool_outcome(url=url, outcome=outcome, status=status, reason=reason, **fields)
+
+    # ---------------------------------------------------------------- database outage
+
+    def spool_outcome(self, **fields) -> None:
+        if self.spool is None:
+            raise RuntimeError(f"database outage and no MENDEL_CRAWL_SPOOL: outcome lost {fields}")
+        self.spool.outcome(**fields)
+
+    def database_down(self, exc: BaseException) -> None:
+        """PostgreSQL went away: say so once, stop the crawl (no request is sent to a crawl that can't record it),
+        and account for every URL still waiting as not fetched; from now on writes go to the spool."""
+        if self.outage is not None:
+            return
+        self.outage = describe(exc)
+        self.logger.error("database outage: %s; the crawl stops, what it could not write is kept in %s and "
+                          "written by the next crawl", self.outage, self.spool.path if self.spool else "nowhere")
+        self.crawler.stats.set_value("mendel/database_outage", self.outage)
+        engine = self.crawler.engine
+        slot = getattr(engine, "_slot", None)
+        if slot is None or slot.closing is not None:  # already closing (the outage showed at spider_closed)
+            return
+        while (request := slot.scheduler.next_request()) is not None:
+            if request.meta.get("mendel_document"):  # counted as discovered: it needs its outcome
+                self.spool_outcome(url=request.url, outcome="quarantined", reason=NOT_FETCHED)
+                self.crawler.stats.inc_value("mendel/outcome/quarantined")
+        _schedule_close(engine, "database_outage")
 
     def handle_not_ok(self, response) -> bool:
         """Log 304 as unchanged and errors as quarantined; True when the response has no new body."""
@@ -206,6 +246,12 @@ class MendelSpider(scrapy.Spider):
 
     def on_callback_error(self, response, exception: Exception) -> None:
         """A callback raised while parsing ``response`` (an HTML error page where JSON was expected...)."""
+        if is_outage(exception):  # not the page's fault: the database went away while the callback wrote
+            self.database_down(exception)
+            if response.request.meta.get("mendel_document"):
+                self.spool_outcome(url=response.url, outcome="quarantined", status=response.status,
+                                   reason=NOT_FETCHED)
+            return
         kind = _content_type(response) or "no content type"
         reason = f"unparseable ({kind}): {type(exception).__name__}: {exception}"
         if not response.request.meta.get("mendel_document"):
@@ -226,6 +272,20 @@ class MendelSpider(scrapy.Spider):
     def finish_run(self, spider=None, reason: str = "finished") -> None:
         """Sync the complete listings (only after a finished crawl) and record what this run discovered."""
         run_id = self.settings.get("MENDEL_RUN_ID")
+        if self.outage is None:
+            try:
+                self._finish_run_in_database(run_id, reason)
+                return
+            except psycopg.Error as exc:
+                if not is_outage(exc):
+                    raise
+                self.database_down(exc)
+        # Listings are not synced after an outage (the run was cut short); the run's record waits in the spool.
+        if run_id and self.spool is not None:
+            self.spool.run(discovered=self.discovered, incomplete_listings=sorted(self.incomplete_listings),
+                           finish_reason="database_outage")
+
+    def _finish_run_in_database(self, run_id: str | None, reason: str) -> None:
         withdrawn = reactivated = 0
         with self._connect() as conn:
             if reason == "finished":
@@ -242,6 +302,12 @@ class MendelSpider(scrapy.Spider):
                                       incomplete_listings=sorted(self.incomplete_listings), finish_reason=reason)
         self.crawler.stats.set_value("mendel/withdrawn", withdrawn)
         self.crawler.stats.set_value("mendel/reactivated", reactivated)
+
+
+def _schedule_close(engine, reason: str) -> None:
+    from scrapy.utils.defer import deferred_from_coro
+
+    deferred_from_coro(engine.close_spider_async(reason=reason))
 
 
 def _failure_status(failure: Failure) -> int | None:
