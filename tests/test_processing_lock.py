@@ -30,6 +30,15 @@ def test_waiting_holder_gets_the_lock_when_released(fresh_db):
         assert "mendel run second" in db.processing_lock_holder(conn)
 
 
+def test_steps_of_one_run_in_separate_processes_take_turns_instead_of_refusing(fresh_db):
+    """The multi-process and Celery executors run a run's steps in processes of their own: a step whose own run
+    holds the lock waits for it (wait_s=0 would refuse another run at once)."""
+    first_step = db.acquire_processing_lock(fresh_db, "mendel run r-1")
+    threading.Timer(1.5, first_step.close).start()
+    with db.processing_lock(fresh_db, "mendel run r-1", wait_s=0) as conn:
+        assert "mendel run r-1" in db.processing_lock_holder(conn)
+
+
 def test_lock_is_per_database(fresh_db, pg_server_url):
     other = db.create_database(pg_server_url, f"t_{uuid.uuid4().hex[:12]}")
     with db.processing_lock(fresh_db, "mendel run a"), db.processing_lock(other, "mendel run b"):

@@ -164,25 +164,35 @@ class ProcessingLocked(RuntimeError):
 
 def processing_lock_holder(conn: psycopg.Connection) -> str | None:
     """Who holds the processing lock on ``conn``'s database: its application name, pid and since when."""
-    row = conn.execute(
-        "SELECT a.application_name, a.pid, a.backend_start FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
-        " WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = %s AND l.objsubid = 1"
-        " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-        (PROCESSING_LOCK_KEY,)).fetchone()
+    row = _processing_lock_row(conn)
     if row is None:
         return None
     name, pid, since = row
     return f"{name or 'a client'} (server pid {pid}, connected {since:%Y-%m-%d %H:%M:%S %Z})"
 
 
+def _processing_lock_row(conn: psycopg.Connection):
+    return conn.execute(
+        "SELECT a.application_name, a.pid, a.backend_start FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+        " WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = %s AND l.objsubid = 1"
+        " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+        (PROCESSING_LOCK_KEY,)).fetchone()
+
+
 def acquire_processing_lock(url: str, holder: str, wait_s: float = 0.0, poll_s: float = 1.0) -> psycopg.Connection:
     """A connection holding the session-level processing lock of the database behind ``url``; the lock goes
     when the connection closes (or its process dies). Waits up to ``wait_s`` seconds for another holder, then
-    raises ProcessingLocked naming it. ``holder`` becomes the connection's application_name."""
+    raises ProcessingLocked naming it. ``holder`` becomes the connection's application_name; a holder of the
+    same name is a step of the same run (the multi-process and Celery executors run steps in processes of their
+    own): steps of one run take turns without a deadline instead of refusing each other."""
     conn = psycopg.connect(url, autocommit=True, application_name=holder[:63])
     deadline = time.monotonic() + max(0.0, wait_s)
     try:
         while not conn.execute("SELECT pg_try_advisory_lock(%s)", (PROCESSING_LOCK_KEY,)).fetchone()[0]:
+            same_run = (_processing_lock_row(conn) or (None,))[0] == holder[:63]
+            if same_run:
+                time.sleep(poll_s)
+                continue
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 other = processing_lock_holder(conn) or "another session (it has just let go; run again)"
