@@ -253,11 +253,12 @@ def compare_dev(bundles_dir: Path, database_url: str, questions_path: Path = DEV
     from serving.pg_search import PostgresSearcher
     from serving.search import CANDIDATES, Searcher
 
-    if embedder is None:
-        from mendel.index.embed import get_embedder
+    from mendel.index.embed import HashedBowEmbedder, get_embedder
 
-        embedder = get_embedder()  # the configured model, one instance for both
     path = bundle.current_bundle(bundles_dir)
+    if embedder is None:  # the bundle's model (a test home's hashed bag of words, or the configured one)
+        hashed = bundle.read_manifest(path).get("model") == HashedBowEmbedder.name
+        embedder = HashedBowEmbedder() if hashed else get_embedder()
     searchers = {"bundle": Searcher(path, embedder=embedder),
                  "postgres": PostgresSearcher(path, embedder=embedder, database_url=database_url)}
     questions, problems = split_grounded([q for q in load_questions(questions_path) if answerable(q)],
@@ -283,7 +284,7 @@ def compare_dev(bundles_dir: Path, database_url: str, questions_path: Path = DEV
             rows.setdefault(name, []).append(score_ranking(judge(hits, q["gold"]), len(q["gold"]), (1, 10)))
     means = {name: {key: round(statistics.fmean(r[key] for r in found), 4) for key in ("recall@1", "recall@10", "mrr")}
              for name, found in rows.items()}
-    return {"bundle": path.name, "questions": len(questions), "not_grounded": len(problems), "metrics": means,
+    return {"bundle": path.name, "model": getattr(embedder, "name", None), "questions": len(questions), "not_grounded": len(problems), "metrics": means,
             "top10_jaccard_mean": round(statistics.fmean(overlaps), 3) if overlaps else None,
             "latency_p50_ms": {name: round(statistics.median(v), 1) for name, v in latency.items() if v}}
 
@@ -298,6 +299,7 @@ def main(argv=None) -> int:
                         help="compare both backends on the dev questions over this MENDEL_HOME's live bundle and "
                              "its database (--database-url, or the home's embedded pgdata) instead of timing")
     parser.add_argument("--database-url", default=None)
+    parser.add_argument("--dbname", default=None, help="the database on the home's embedded server (default: its own)")
     args = parser.parse_args(argv)
     from mendel import db
 
@@ -307,6 +309,7 @@ def main(argv=None) -> int:
         from mendel.index.fulltext import fill_lexemes
 
         url = args.database_url or db.embedded_url(args.dev_home / "pgdata")
+        url = db.with_database(url, args.dbname) if args.dbname else url
         db.migrate(url)
         with psycopg.connect(url) as conn:  # a database indexed before migration 0016 has no lexemes yet
             print("lexemes:", fill_lexemes(conn), flush=True)

@@ -5,8 +5,8 @@ The same three lists as the bundle backend (``serving.search``), over the live p
 version of active documents), fused by the same weighted RRF with exact references leading:
 
 - lexical: full text over ``chunks.lexemes`` (migration 0016, ``mendel.index.fulltext``: the BM25 analyser's tokens
-  of the chunk in context), terms ORed, ranked by ``ts_rank_cd`` weighted per term by its inverse document
-  frequency among the live passages (``ts_rank_cd`` alone has no IDF: "zákon" would count as much as "výživné");
+  of the chunk in context), terms ORed, ranked by BM25 computed in SQL from the lexemes' positions (``ts_rank_cd``
+  has no IDF: "zákon" would count as much as "výživné");
 - dense: pgvector HNSW (``mendel.index.pgvector.search_pgvector``) over ``chunks.embedding``;
 - graph: the query's entities, spread one hop along ``graph_edges``, scoring the passages that mention them
   (``mentions``) as ``serving.graph.EntityGraph`` does (entity specificity, chunk focus).
@@ -69,10 +69,19 @@ _LIVE_MATCHES = (" FROM m JOIN documents d ON d.doc_id = m.doc_id AND d.current_
                  " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record'")
 # A term's document frequency among the live passages (cached per searcher).
 _DOCUMENT_FREQUENCY = _MATCHING + " SELECT count(*)" + _LIVE_MATCHES
-# Each candidate scored by the sum over the query's terms of IDF x ts_rank_cd of that term (flag 1: divided by
-# 1 + log(length)); every term's tsquery is a parameter.
-_LEXICAL = _MATCHING + " SELECT m.chunk_id, {score} AS score" + _LIVE_MATCHES + \
-    " ORDER BY score DESC, m.chunk_id LIMIT %(k)s"
+# BM25 of the live candidates (bm25s' defaults: k1 1.5, b 0.75, Lucene's IDF, given per term): a term's frequency
+# is the number of its positions in the passage's lexemes; a passage's length is its number of distinct lexemes
+# (against their mean), which orders passages as their token count does without unnesting every one.
+_LEXICAL = _MATCHING + (
+    ", live AS (SELECT m.chunk_id, m.lexemes" + _LIVE_MATCHES + "),"
+    " terms(term, idf) AS (SELECT * FROM unnest(%(terms)s::text[], %(idfs)s::float8[]))"
+    " SELECT l.chunk_id, sum(t.idf * cardinality(u.positions) * (%(k1)s + 1) / (cardinality(u.positions)"
+    "  + %(k1)s * (1 - %(b)s + %(b)s * length(l.lexemes) / %(mean_length)s))) AS score"
+    " FROM live l CROSS JOIN LATERAL unnest(l.lexemes) u JOIN terms t ON t.term = u.lexeme"
+    " GROUP BY l.chunk_id ORDER BY score DESC, l.chunk_id LIMIT %(k)s")
+BM25_K1, BM25_B = 1.5, 0.75
+_MEAN_LENGTH = "SELECT avg(length(c.lexemes)) FROM chunks c " + _LIVE + " AND c.lexemes IS NOT NULL"
+
 # Passages linking the activated entities, scored as EntityGraph.ranking: the sum of activation x specificity
 # (given per entity) over the entities a passage links, divided by the square root of how many graph entities it
 # links. Liveness is checked on the best of them afterwards (a join per linked passage costs seconds when a
@@ -183,6 +192,7 @@ class PostgresSearcher:
             self.documents = self._load_documents(conn)
             self.identifier_docs = self._identifier_docs()
             self.passages = conn.execute("SELECT count(*) FROM chunks c " + _LIVE).fetchone()[0]
+            self.mean_length = float(conn.execute(_MEAN_LENGTH).fetchone()[0] or 1.0)
         # citation records are documents without passages
         self.passage_docs = sorted(d for d, doc in self.documents.items() if doc.get("doc_type") != "citation_record")
         manifest_file = self.path / bundle.MANIFEST
@@ -284,7 +294,7 @@ class PostgresSearcher:
     # --- ranked lists (chunk ids, best first) --------------------------------------------------------------
 
     def lexical_ranking(self, conn, text: str, n: int, docs: list[str] | None) -> list[str]:
-        """Passages by IDF-weighted ts_rank_cd of the query's terms. Candidates are the passages holding the
+        """Passages by BM25 of the query's terms. Candidates are the passages holding the
         rarest terms, taken until about ``LEXICAL_CANDIDATES`` passages (at least one term): a term in most
         passages ("1", "soud") adds little to any score and would make every one of them a candidate to rank."""
         frequency = {term: self._frequency(conn, term) for term in query_terms(text)}
@@ -297,12 +307,10 @@ class PostgresSearcher:
                 break
             selective.append(term)
             total += frequency[term]
-        score = " + ".join(f"%(idf{i})s * ts_rank_cd(m.lexemes, %(term{i})s::tsquery, 1)" for i in range(len(terms)))
-        values = {"any": tsquery_literal(selective), "docs": docs, "k": n}
-        for i, term in enumerate(terms):
-            idf = math.log(1 + (self.passages - frequency[term] + 0.5) / (frequency[term] + 0.5))
-            values.update({f"idf{i}": idf, f"term{i}": term_literal(term)})
-        return [chunk_id for chunk_id, _ in conn.execute(_LEXICAL.format(score=score), values)]
+        idfs = [math.log(1 + (self.passages - frequency[t] + 0.5) / (frequency[t] + 0.5)) for t in terms]
+        values = {"any": tsquery_literal(selective), "docs": docs, "k": n, "terms": terms, "idfs": idfs,
+                  "k1": BM25_K1, "b": BM25_B, "mean_length": self.mean_length}
+        return [chunk_id for chunk_id, _ in conn.execute(_LEXICAL, values)]
 
     def _frequency(self, conn, term: str) -> int:
         """How many live passages hold an analysed term (BM25's document frequency)."""
