@@ -244,6 +244,16 @@ def cmd_doctor(args) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_status(args) -> int:
+    from mendel import db, stages
+
+    settings = get_settings()
+    with db.connect(db.ready_url(settings)) as conn:
+        report = stages.status(conn, settings.bundles_dir)
+    print(json.dumps(report, ensure_ascii=False, indent=1) if args.json else stages.format_status(report))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mendel", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -291,6 +301,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-hashes", action="store_true", help="check blob sizes, not their sha256 (faster)")
     check.add_argument("--json", action="store_true")
     check.set_defaults(func=cmd_doctor)
+    status = sub.add_parser("status", help="stage versions of the code, the live data and the live bundle")
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(func=cmd_status)
     law_commands.add_parsers(sub)  # provision, cites
     return parser
 

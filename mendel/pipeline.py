@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import psycopg
 
-from mendel import boards, crawlstate
+from mendel import boards, crawlstate, stages
 from mendel.chunking import build_layers
 from mendel.citation_records import CITATION_RECORD, is_citation_record, mark_citation_records
 from mendel.index import bundle, dense, lexical
@@ -37,6 +37,8 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
     from mendel.extract.document import extract_document
     from mendel.extract.model import ExtractionError
 
+    reprocessed = stages.reprocess_extract(conn)  # versions another extract version made go back
+    extract_version = stages.version("extract")
     rows = conn.execute(
         "SELECT v.version_id, v.doc_id, v.sha256, v.content_type, d.source, d.url, d.title FROM document_versions v"
         " JOIN documents d ON d.current_version_id = v.version_id"
@@ -44,7 +46,8 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
         (list(RECORD_SOURCES),),
     ).fetchall()
     stats = {"versions": 0, "pages": 0, "ocr_pages": 0, "sections": 0, "quarantined": 0, "empty_pages": 0,
-             "warnings": 0, "citation_records": 0}
+             "warnings": 0, "citation_records": 0, "stage_version": extract_version,
+             "reprocessed_by_version": reprocessed}
     if rows:
         log.info("extracting %d new document versions", len(rows))
     for version_id, doc_id, sha256, content_type, source, url, title in rows:
@@ -54,7 +57,8 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
             with conn.transaction():
                 crawlstate.quarantine(conn, stage="extract", reason=str(exc), source=source, doc_id=doc_id,
                                       url=url, sha256=sha256)
-                conn.execute("UPDATE document_versions SET extracted_at = now() WHERE version_id = %s", (version_id,))
+                conn.execute("UPDATE document_versions SET extracted_at = now(), extract_version = %s"
+                             " WHERE version_id = %s", (extract_version, version_id))
             log.warning("quarantined %s: %s", doc_id, exc)
             stats["quarantined"] += 1
             continue
@@ -66,6 +70,9 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
                     " ocr_confidence = EXCLUDED.ocr_confidence",
                     [(version_id, p.page_no, p.text, p.is_ocr, p.ocr_confidence) for p in document.pages],
                 )
+                # pages a re-extraction no longer yields go
+                cur.execute("DELETE FROM pages WHERE version_id = %s AND page_no > %s",
+                            (version_id, max((p.page_no for p in document.pages), default=0)))
                 cur.execute("DELETE FROM sections WHERE version_id = %s", (version_id,))
                 section_ids: list[int] = []
                 for section in document.sections:
@@ -82,7 +89,8 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
             if is_citation_record(document.text):  # stored for the citator, never chunked as document text
                 conn.execute("UPDATE documents SET doc_type = %s WHERE doc_id = %s", (CITATION_RECORD, doc_id))
                 stats["citation_records"] += 1
-            conn.execute("UPDATE document_versions SET extracted_at = now() WHERE version_id = %s", (version_id,))
+            conn.execute("UPDATE document_versions SET extracted_at = now(), extract_version = %s"
+                         " WHERE version_id = %s", (extract_version, version_id))
         stats["versions"] += 1
         stats["pages"] += len(document.pages)
         stats["ocr_pages"] += sum(1 for p in document.pages if p.is_ocr)
@@ -108,8 +116,10 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
     from mendel.summarize import get_summarizer, summarize_document
 
     summarizer = summarizer or get_summarizer()
+    chunk_version = stages.version("chunk")
     stats = {"versions": 0, "chunks": 0, "sections": 0, "documents": 0, "superseded_chunks_removed": 0,
-             "summarizer": summarizer.name}
+             "summarizer": summarizer.name, "stage_version": chunk_version,
+             "reprocessed_by_version": stages.reprocess_chunks(conn)}
     with conn.transaction():
         # records without decision text are not document text: their chunks (from before this rule) go too
         stats["citation_records_marked"] = mark_citation_records(conn)
@@ -133,7 +143,11 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
         " char_start, char_end, text, content_hash, parent_id, summary, ner_done_at)"
         " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, CASE WHEN %s THEN now() END)"
         " ON CONFLICT (chunk_id) DO UPDATE SET seq = EXCLUDED.seq, section_path = EXCLUDED.section_path,"
-        " parent_id = EXCLUDED.parent_id, summary = EXCLUDED.summary"
+        " parent_id = EXCLUDED.parent_id, summary = EXCLUDED.summary, text = EXCLUDED.text,"
+        " content_hash = EXCLUDED.content_hash,"
+        # a passage whose text changed (re-extracted pages) is recognised again; an unchanged one keeps its mentions
+        " ner_done_at = CASE WHEN chunks.content_hash IS DISTINCT FROM EXCLUDED.content_hash"
+        "  THEN EXCLUDED.ner_done_at ELSE chunks.ner_done_at END"
     )
     for version_id, doc_id, title in versions:
         pages = [t for (t,) in conn.execute(
@@ -157,11 +171,15 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
             # Rows of this version the chunker no longer produces (an older chunker's offsets) go.
             cur.execute("DELETE FROM chunks WHERE version_id = %s AND NOT (chunk_id = ANY(%s))",
                         (version_id, [row[0] for row in rows]))
+            cur.executemany("DELETE FROM mentions m USING chunks c WHERE m.chunk_id = c.chunk_id AND c.chunk_id = %s"
+                            " AND c.content_hash IS DISTINCT FROM %s",
+                            [(cid, c.content_hash) for cid, _, c, _, _ in rows])
             cur.executemany(insert, [
                 (cid, version_id, doc_id, layer, c.seq, c.page_start, c.page_end, c.section_path, c.char_start,
                  c.char_end, c.text, c.content_hash, parent, summary, layer != 3)
                 for cid, layer, c, parent, summary in rows])
-            cur.execute("UPDATE document_versions SET chunked_at = now() WHERE version_id = %s", (version_id,))
+            cur.execute("UPDATE document_versions SET chunked_at = now(), chunk_version = %s WHERE version_id = %s",
+                        (chunk_version, version_id))
         stats["versions"] += 1
         stats["chunks"] += len(layers.passages)
         stats["sections"] += len(layers.sections)
@@ -191,14 +209,20 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
                     found.append(exc)
             return found
 
+    # Called once the gate passed: passages another ner version recognised lose their mentions and come back here.
+    reprocessed = stages.reprocess_ner(conn)
+    ner_version = stages.version("ner")
     rows = conn.execute(
         "SELECT c.chunk_id, c.text, d.source, d.citation, c.version_id FROM chunks c JOIN documents d USING (doc_id)"
         " WHERE c.ner_done_at IS NULL ORDER BY c.doc_id, c.seq"
     ).fetchall()
-    stats = {"chunks": 0, "mentions": 0, "quarantined": 0, "by_label": {}, "relations": 0}
+    stats = {"chunks": 0, "mentions": 0, "quarantined": 0, "by_label": {}, "relations": 0,
+             "stage_version": ner_version, **reprocessed}
     # amending-act relations need the whole text (a point's act is named pages before it): read per version
-    stats["relations"] = _relations_for_versions(
-        conn, {(version_id, source, citation) for _, _, source, citation, version_id in rows if citation}, stats)
+    relation_versions = {(version_id, source, citation) for _, _, source, citation, version_id in rows if citation}
+    stale_relations = set(stages.reprocess_relations(conn)) - relation_versions
+    stats["relations_reprocessed_versions"] = len(stale_relations)
+    stats["relations"] = _relations_for_versions(conn, relation_versions | stale_relations, stats)
     for first in range(0, len(rows), batch_size):
         batch = rows[first:first + batch_size]
         for (chunk_id_, _, source, _, _), entities in zip(batch, recognised(batch)):
@@ -206,7 +230,8 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
                 with conn.transaction():
                     crawlstate.quarantine(conn, stage="ner", source=source, detail=f"chunk {chunk_id_}",
                                           reason=f"recogniser failed: {entities.__class__.__name__}: {entities}")
-                    conn.execute("UPDATE chunks SET ner_done_at = now() WHERE chunk_id = %s", (chunk_id_,))
+                    conn.execute("UPDATE chunks SET ner_done_at = now(), ner_version = %s WHERE chunk_id = %s",
+                                 (ner_version, chunk_id_))
                 stats["quarantined"] += 1
                 continue
             with conn.transaction(), conn.cursor() as cur:
@@ -227,7 +252,8 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
                     )
                     stats["mentions"] += 1
                     stats["by_label"][e.label] = stats["by_label"].get(e.label, 0) + 1
-                cur.execute("UPDATE chunks SET ner_done_at = now() WHERE chunk_id = %s", (chunk_id_,))
+                cur.execute("UPDATE chunks SET ner_done_at = now(), ner_version = %s WHERE chunk_id = %s",
+                            (ner_version, chunk_id_))
             stats["chunks"] += 1
     return stats
 
@@ -238,6 +264,7 @@ def _relations_for_versions(conn: psycopg.Connection, versions: set, stats: dict
     from mendel.ner.relations import extract_relations
 
     written = 0
+    relations_version = stages.version("relations")
     for version_id, source, citation in sorted(versions, key=lambda v: v[0]):
         pages = conn.execute("SELECT page_no, text FROM pages WHERE version_id = %s ORDER BY page_no",
                              (version_id,)).fetchall()
@@ -255,6 +282,8 @@ def _relations_for_versions(conn: psycopg.Connection, versions: set, stats: dict
             continue
         with conn.transaction(), conn.cursor() as cur:
             cur.execute("DELETE FROM relations WHERE version_id = %s", (version_id,))
+            cur.execute("UPDATE document_versions SET relations_version = %s WHERE version_id = %s",
+                        (relations_version, version_id))
             for r in relations:
                 index = max(i for i, start in enumerate(offsets) if start <= r.start)
                 cur.execute(
@@ -324,8 +353,9 @@ def embed_pending(conn: psycopg.Connection, embedder: Embedder) -> dict:
     pending = [(r, h) for r in records if stored.get(r.chunk_id) != (h := vector_hash(embedder.name, r.context_text))]
     vectors, newly = embed_with_cache(conn, embedder, [r.context_text for r, _ in pending])
     with conn.transaction(), conn.cursor() as cur:
-        cur.executemany("UPDATE chunks SET embedding = %s::vector, embedded_hash = %s WHERE chunk_id = %s",
-                        [(to_pgvector(v), h, r.chunk_id) for (r, h), v in zip(pending, vectors)])
+        cur.executemany("UPDATE chunks SET embedding = %s::vector, embedded_hash = %s, embed_version = %s"
+                        " WHERE chunk_id = %s",
+                        [(to_pgvector(v), h, embedder.name, r.chunk_id) for (r, h), v in zip(pending, vectors)])
     upper = _embed_upper_layers(conn)
     return {"chunks": len(pending), "embedded": newly, "cache_hits": len(pending) - newly,
             "sections": upper[2], "documents": upper[1], "seconds": round(time.monotonic() - started, 2),
@@ -345,7 +375,8 @@ def build_bm25(conn: psycopg.Connection, out_dir: Path) -> dict:
     for layer in (3, 2, 1):
         records = load_layer(conn, layer)
         ids, texts = [r.chunk_id for r in records], [r.context_text for r in records]
-        digest = lexical.fingerprint(ids, texts)
+        # the analyser's stage version (a digest of its code) is part of what the index is built from
+        digest = hashlib.sha256(f"{lexical.fingerprint(ids, texts)}:{stages.version('analyser')}".encode()).hexdigest()
         target = _layer_dir(out_dir, layer)
         if lexical.is_current(target, digest):
             info = lexical.read_build_info(target)
@@ -400,6 +431,13 @@ def _complete(part_dir: Path) -> Path:
     return part_dir
 
 
+def _live_stages(bundles_dir: Path, live: str | None) -> dict | None:
+    try:
+        return bundle.read_manifest(Path(bundles_dir) / live).get("stages") if live else None
+    except bundle.BundleError:
+        return None
+
+
 def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path, model: str, keep: int = 3) -> dict:
     """Copy the built indexes and every layer's chunk table into a new bundle, then publish it atomically
     (layout: mendel.index.bundle)."""
@@ -430,9 +468,11 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
         layers = bundle.check_layers(staging)  # every index part names the same chunks as its chunk table
         manifest = {"model": model, "counts": {"documents": len(documents), "chunks": len(records[3]),
                                                "sections": len(records[2]), "document_chunks": len(records[1])},
-                    "layers": layers}
+                    "layers": layers, "stages": stages.bundle_versions(conn, model)}
         previous = bundle.current_version(bundles_dir)
-        path = bundle.publish(staging, bundles_dir, manifest, keep=keep, skip_unchanged=True)
+        # the same files made by other stage versions are a new bundle too: the manifest says what made it
+        path = bundle.publish(staging, bundles_dir, manifest, keep=keep,
+                              skip_unchanged=_live_stages(bundles_dir, previous) == manifest["stages"])
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
