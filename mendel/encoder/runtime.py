@@ -93,10 +93,6 @@ def _onnxruntime():
     return onnxruntime
 
 
-def openvino_gpus() -> list[str]:
-    return [d for d in _openvino_core().available_devices if d.startswith("GPU")]
-
-
 def onnxruntime_has_cuda() -> bool:
     return "CUDAExecutionProvider" in _onnxruntime().get_available_providers()
 
