@@ -2,7 +2,8 @@
 PostgreSQL database holding N passages with their citations.
 
     .venv/bin/python benchmarks/bench_law.py --passages 100000
-    .venv/bin/python benchmarks/bench_law.py --passages 1000000 --queries 300
+    .venv/bin/python benchmarks/bench_law.py --passages 1000000 --queries 300 --keep /tmp/bench-law-1m
+    .venv/bin/python benchmarks/bench_law.py --passages 1000000 --queries 300 --keep /tmp/bench-law-1m   # queries only
 
 SYNTHETIC AT SCALE, REAL AT ITS CORE. The database holds:
 - the real versions of vyhláška 573/2025 Sb. and the real single version of 90/2024 Sb., read from the local
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -115,12 +117,18 @@ def _copy(conn: psycopg.Connection, sql: str, rows) -> None:
             copy.write_row(row)
 
 
-def synthetic_citations(conn: psycopg.Connection, passages: int, seed: int) -> dict:
-    """``passages`` synthetic passages with their mentions; returns the target pool for the queries."""
-    rng = random.Random(seed)
+def target_pool(rng: random.Random) -> tuple[list[str], list[str]]:
+    """The cited sections and court file numbers (the first draws of the seeded generator)."""
     sections = [f"§ {n}" for n in range(1, 600)]
     decisions = [f"{rng.randint(1, 33)} {rng.choice(REGISTERS)} {rng.randint(1, 5000)}/{rng.randint(1995, 2025)}"
                  for _ in range(20000)]
+    return sections, decisions
+
+
+def synthetic_citations(conn: psycopg.Connection, passages: int, seed: int) -> dict:
+    """``passages`` synthetic passages with their mentions; returns the target pool for the queries."""
+    rng = random.Random(seed)
+    sections, decisions = target_pool(rng)
     documents = passages // 10
     today = date(2026, 12, 1)
     with conn.transaction():
@@ -194,10 +202,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--database-url", default=None, help="an empty database (default: embedded, temporary)")
+    parser.add_argument("--keep", default=None, metavar="DIR",
+                        help="keep the embedded database in DIR (loaded there unless it already holds one: then only"
+                             " the queries run again, e.g. after a change to the query code)")
     args = parser.parse_args(argv)
     pgdata = None
+    reuse = False
     if args.database_url:
         url = args.database_url
+    elif args.keep:
+        Path(args.keep).mkdir(parents=True, exist_ok=True)
+        Path(args.keep).chmod(0o755)
+        reuse = (Path(args.keep) / "pgdata" / "PG_VERSION").exists()
+        server = db.embedded_url(Path(args.keep) / "pgdata")
+        url = db.with_database(server, "bench_law") if reuse else db.create_database(server, "bench_law")
     else:
         base = Path(tempfile.mkdtemp(prefix="mendel-bench-law-"))
         base.chmod(0o755)
@@ -207,17 +225,24 @@ def main(argv: list[str] | None = None) -> int:
     timings = {}
     try:
         with psycopg.connect(url, autocommit=True) as conn:
-            started = time.perf_counter()
-            load_real_versions(conn)
-            acts = synthetic_acts(conn, args.acts)
-            timings["versions_s"] = round(time.perf_counter() - started, 1)
-            started = time.perf_counter()
-            pool = synthetic_citations(conn, args.passages, args.seed)
-            timings["passages_s"] = round(time.perf_counter() - started, 1)
-            started = time.perf_counter()
-            build = citator.build(conn)
-            conn.execute("ANALYZE")
-            timings["citator_build_s"] = round(time.perf_counter() - started, 1)
+            if reuse:  # the data of an earlier run: its target pool is the seed's first draws
+                sections, decisions = target_pool(random.Random(args.seed))
+                pool = {"sections": sections, "decisions": decisions}
+                acts = conn.execute("SELECT DISTINCT doc_id FROM act_versions WHERE doc_id LIKE '/eli/cz/sb/203%%'"
+                                    ).fetchall()
+                build = {"reused": args.keep}
+            else:
+                started = time.perf_counter()
+                load_real_versions(conn)
+                acts = synthetic_acts(conn, args.acts)
+                timings["versions_s"] = round(time.perf_counter() - started, 1)
+                started = time.perf_counter()
+                pool = synthetic_citations(conn, args.passages, args.seed)
+                timings["passages_s"] = round(time.perf_counter() - started, 1)
+                started = time.perf_counter()
+                build = citator.build(conn)
+                conn.execute("ANALYZE")
+                timings["citator_build_s"] = round(time.perf_counter() - started, 1)
             counts = {table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
                       for table in ("chunks", "mentions", "entities", "citation_targets", "act_versions", "provisions")}
             rng = random.Random(args.seed + 1)
@@ -253,8 +278,11 @@ def main(argv: list[str] | None = None) -> int:
                 "cpus": __import__("os").cpu_count(), "note": "synthetic passages and act copies; see the docstring",
             }
     finally:
+        if args.keep:
+            db.stop_embedded(Path(args.keep) / "pgdata")
         if pgdata is not None:
             db.stop_embedded(pgdata)
+            shutil.rmtree(pgdata.parent, ignore_errors=True)
     print(json.dumps(result, ensure_ascii=False, indent=1))
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}

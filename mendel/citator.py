@@ -344,30 +344,37 @@ def cites(conn: psycopg.Connection, ref: str, limit: int = 20) -> dict:
     keys = sorted({k.lower() for k in target.keys})
     scope = target.provision
     families = {name: {"documents": 0, "citations": 0, "items": []} for name in FAMILIES}
-    for family, documents, citations in conn.execute(
-            "SELECT family, sum(documents), sum(citations) FROM citation_totals WHERE target_kind = %s"
-            " AND key_folded = ANY(%s) AND scope = %s GROUP BY family", (target.kind, keys, scope)):
-        families[family]["documents"], families[family]["citations"] = int(documents), int(citations)
-    families_with = [name for name, counts in families.items() if counts["documents"]]
-    parts, params = [], []
-    for family in families_with:
-        for key in keys:  # one ordered index range per family and key form
-            parts.append("(SELECT family, doc_id, published, citations, sample_chunks FROM citation_index"
-                         " WHERE key_folded = %s AND scope = %s AND family = %s AND target_kind = %s"
+    # one statement: the totals per family, then the newest documents of each family and key form (an ordered
+    # index range each; an empty family costs a probe)
+    parts = ["SELECT 'total' AS row, family, NULL AS doc_id, NULL::date AS published, sum(documents)::int AS documents,"
+             " sum(citations)::int AS citations, NULL::text[] AS samples FROM citation_totals"
+             " WHERE target_kind = %s AND key_folded = ANY(%s) AND scope = %s GROUP BY family"]
+    params: list = [target.kind, keys, scope]
+    for family in FAMILIES:
+        for key in keys:
+            parts.append("(SELECT 'document', family, doc_id, published, NULL, citations, sample_chunks"
+                         " FROM citation_index WHERE key_folded = %s AND scope = %s AND family = %s"
+                         " AND target_kind = %s"
                          " ORDER BY published DESC NULLS LAST, doc_id DESC LIMIT %s)")
             params += [key, scope, family, target.kind, limit]
+    ranked = conn.execute(
+        f"WITH found AS ({' UNION ALL '.join(parts)}) SELECT f.row, f.family, f.doc_id, f.published, f.documents,"
+        " f.citations, f.samples, d.title, d.citation, d.doc_type, d.source, d.current_version_id"
+        " FROM found f LEFT JOIN documents d ON d.doc_id = f.doc_id", params).fetchall()
     merged: dict[str, list] = {}
-    if parts:
-        for family, doc_id, published, count, samples in conn.execute(" UNION ALL ".join(parts), params):
-            known = merged.get(doc_id)
-            if known is None:
-                merged[doc_id] = [family, doc_id, published, count, list(samples)]
-            else:
-                known[3] += count
-                known[4] += [s for s in samples if s not in known[4]]
-    about = {row[0]: row[1:] for row in conn.execute(
-        "SELECT doc_id, title, citation, doc_type, source, current_version_id FROM documents WHERE doc_id = ANY(%s)",
-        (list(merged),))}
+    about: dict[str, tuple] = {}
+    for row, family, doc_id, published, documents, count, samples, *info in ranked:
+        if row == "total":
+            families[family]["documents"], families[family]["citations"] = documents, count
+            continue
+        about[doc_id] = tuple(info)
+        known = merged.get(doc_id)
+        if known is None:
+            merged[doc_id] = [family, doc_id, published, count, list(samples)]
+        else:
+            known[3] += count
+            known[4] += [s for s in samples if s not in known[4]]
+    families_with = [name for name, counts in families.items() if counts["documents"]]
     listed: dict[str, dict] = {}
     samples: dict[str, list[str]] = {}
     for family in families_with:
@@ -402,25 +409,26 @@ def _fill_passages(conn: psycopg.Connection, target: Target, listed: dict[str, d
     is cited."""
     if not listed:
         return
-    clause, params = _match_sql(target, "t")
-    targets = {entity_id: (key, provision) for entity_id, key, provision in conn.execute(
-        f"SELECT t.entity_id, t.target_key, t.target_provision FROM citation_targets t WHERE {clause}", params)}
-    hits = []  # (doc_id, page, start, origin, sentence, key, provision, produces, end)
+    # one statement: the mentions of the target in the sampled passages (by primary key), then the links
+    mention, mention_params = _match_sql(target, "t")
+    link, link_params = _match_sql(target, "l")
     chunk_ids = [chunk_id for doc_id in listed for chunk_id in samples.get(doc_id, [])]
-    if chunk_ids and targets:
-        for doc_id, page, text, entity_id, start, end in conn.execute(
-                "SELECT c.doc_id, c.page_start, c.text, m.entity_id, m.start_char, m.end_char"
-                " FROM chunks c JOIN mentions m ON m.chunk_id = c.chunk_id"
-                " WHERE c.chunk_id = ANY(%s) AND m.chunk_id = ANY(%s)", (chunk_ids, chunk_ids)):
-            if entity_id in targets:
-                hits.append((doc_id, page, start, "mention", sentence_around(text, start, end), *targets[entity_id],
-                             None, end))
-    clause, params = _match_sql(target, "l")
-    for doc_id, origin, page, sentence, key, provision, produces in conn.execute(
-            "SELECT l.citing_doc_id, l.origin, l.page, l.sentence, l.target_key, l.target_provision,"
-            f" l.produces_version FROM citation_links l WHERE l.citing_doc_id = ANY(%s) AND {clause}",
-            [list(listed)] + params):
-        hits.append((doc_id, page, None, origin, sentence, key, provision, produces, None))
+    rows = conn.execute(
+        "WITH sampled AS MATERIALIZED (SELECT c.doc_id, c.page_start, c.text, m.entity_id, m.start_char, m.end_char"
+        "  FROM chunks c JOIN mentions m ON m.chunk_id = c.chunk_id"
+        "  WHERE c.chunk_id = ANY(%s) AND m.chunk_id = ANY(%s))"
+        " SELECT s.doc_id, 'mention', s.page_start, s.text, s.start_char, s.end_char, t.target_key, t.target_provision,"
+        " NULL FROM sampled s JOIN citation_targets t ON t.entity_id = s.entity_id"
+        f" WHERE {mention}"
+        " UNION ALL SELECT l.citing_doc_id, l.origin, l.page, l.sentence, NULL, NULL, l.target_key, l.target_provision,"
+        f" l.produces_version FROM citation_links l WHERE l.citing_doc_id = ANY(%s) AND {link}",
+        [chunk_ids, chunk_ids] + mention_params + [list(listed)] + link_params).fetchall()
+    hits = []  # (doc_id, page, start, origin, sentence, key, provision, produces, end)
+    for doc_id, origin, page, text, start, end, key, provision, produces in rows:
+        if origin == "mention":
+            hits.append((doc_id, page, start, origin, sentence_around(text, start, end), key, provision, None, end))
+        else:  # a link: its sentence in the text column
+            hits.append((doc_id, page, None, origin, text, key, provision, produces, None))
     hits.sort(key=lambda h: (h[0], h[1] is None, h[1] or 0, h[2] or 0))
     seen: dict[tuple, dict] = {}
     pages_of: dict[int, list] = {}
