@@ -8,8 +8,8 @@ from typing import Optional
 from dagster import (
     AssetCheckResult,
     AssetCheckSeverity,
-    AssetCheckSpec,
     AssetExecutionContext,
+    AssetChecksDefinition,
     AssetsDefinition,
     Config,
     Failure,
@@ -20,6 +20,7 @@ from dagster import (
     RetryPolicy,
     TimeWindowPartitionsDefinition,
     asset,
+    asset_check,
 )
 from dagster._core.errors import DagsterPipesExecutionError
 
@@ -59,24 +60,35 @@ BACKFILL_PARTITIONS = {source.name: backfill_partitions(source.backfill) for sou
 CRAWL_FAILURES_CHECK = "crawl_failures"
 
 
-def _metadata_int(metadata: dict, key: str) -> int:
-    value = metadata.get(key, 0)
-    return int(getattr(value, "value", value) or 0)
-
-
-def crawl_failures_result(conn, run_id: str, source: str, metadata: dict) -> AssetCheckResult:
+def crawl_failures_result(conn, run_id: str, source: str) -> AssetCheckResult:
     """The crawl_failures check of one run: numbers to plot over runs, the commonest reasons as a table."""
     settings = load_thresholds()["crawl"]
     summary = crawlstate.failure_summary(conn, run_id, source, top=settings["top_reasons"])
-    discovered, listing_failed = _metadata_int(metadata, "discovered"), _metadata_int(metadata, "listing_failed")
+    discovered, listing_failed = crawlstate.run_listing_counts(conn, run_id, source)
     why = crawlstate.crawl_failed(summary, discovered, listing_failed, settings["max_failure_share"])
     reasons = "\n".join(["| reason | URLs |", "|---|---:|"] + [f"| {r} | {n} |" for r, n in summary["top_reasons"]])
     return AssetCheckResult(
         check_name=CRAWL_FAILURES_CHECK, passed=why is None, severity=AssetCheckSeverity.WARN,
         description=why or "crawl failures within the limit",
         metadata={"tried": summary["tried"], "failed": summary["failed"], "failure_share": summary["failure_share"],
-                  "max_failure_share": settings["max_failure_share"], "listing_failed": listing_failed,
-                  "top_reasons": MetadataValue.md(reasons)})
+                  "max_failure_share": settings["max_failure_share"], "discovered": discovered,
+                  "listing_failed": listing_failed, "top_reasons": MetadataValue.md(reasons)})
+
+
+def crawl_failures_check(source: Source) -> AssetChecksDefinition:
+    """Runs after the source's crawl in the same run (a check of its own, so jobs may select checks alone)."""
+
+    @asset_check(asset=source.asset, name=CRAWL_FAILURES_CHECK, blocking=False,
+                 description="Share of the run's URLs that failed or were quarantined, with the commonest reasons; "
+                             "fails above crawl.max_failure_share (quality_thresholds.yaml) or when no listing could "
+                             "be read and nothing was found.")
+    def _check(context, mendel: MendelResource) -> AssetCheckResult:
+        if not mendel.settings().source_enabled(source.name):
+            return AssetCheckResult(check_name=CRAWL_FAILURES_CHECK, passed=True, metadata={"crawled": False})
+        with mendel.connect(processing=False) as conn:  # a crawl check takes no processing lock
+            return crawl_failures_result(conn, context.run.run_id, source.name)
+
+    return _check
 
 
 def crawl_asset(source: Source, retry_policy: RetryPolicy = NETWORK_RETRY) -> AssetsDefinition:
@@ -90,17 +102,12 @@ def crawl_asset(source: Source, retry_policy: RetryPolicy = NETWORK_RETRY) -> As
         retry_policy=retry_policy,
         pool=source.pool,
         description=source.description,
-        check_specs=[AssetCheckSpec(CRAWL_FAILURES_CHECK, asset=source.asset,
-                                    description="Share of the run's URLs that failed or were quarantined, with the "
-                                                "commonest reasons; fails above crawl.max_failure_share "
-                                                "(quality_thresholds.yaml) or when nothing could be listed.")],
     )
     def _crawl(context: AssetExecutionContext, config: CrawlWindow, mendel: MendelResource,
                pipes_subprocess_client: PipesSubprocessClient):
         if not mendel.settings().source_enabled(name):
             context.log.info(f"{name} is not in MENDEL_SOURCES; nothing crawled")
-            return MaterializeResult(metadata={"enabled": False, "discovered": 0}, check_results=[
-                AssetCheckResult(check_name=CRAWL_FAILURES_CHECK, passed=True, metadata={"crawled": False})])
+            return MaterializeResult(metadata={"enabled": False, "discovered": 0})
         env = mendel.subprocess_env(context.run_id)
         window = {}
         if config.window_start or config.window_end:
@@ -126,9 +133,7 @@ def crawl_asset(source: Source, retry_policy: RetryPolicy = NETWORK_RETRY) -> As
         if window:
             result = result._replace(metadata={**(result.metadata or {}), "window_start": config.window_start,
                                                "window_end": config.window_end})
-        with mendel.connect(processing=False) as conn:  # a crawl takes no processing lock
-            check = crawl_failures_result(conn, context.run_id, name, result.metadata or {})
-        return result._replace(check_results=[check])
+        return result
 
     CRAWL_ASSETS[name] = _crawl
     return _crawl
@@ -136,6 +141,7 @@ def crawl_asset(source: Source, retry_policy: RetryPolicy = NETWORK_RETRY) -> As
 
 # Board sources have an asset of their own (assets/boards.py: one dynamic partition per board).
 crawl_assets = [crawl_asset(source) for source in SOURCES.values() if not source.board_partitions]
+CRAWL_CHECKS = [crawl_failures_check(source) for source in SOURCES.values() if not source.board_partitions]
 DOCUMENT_SOURCES = [CRAWL_ASSETS[source.name] for source in SOURCES.values()
                     if not source.board_partitions and source.feeds == "documents"]
 ruian_documents = CRAWL_ASSETS["ruian"]  # feeds the register records (assets/extract.py)

@@ -256,6 +256,14 @@ def failure_summary(conn: psycopg.Connection, run_id: str, source: str, top: int
             "top_reasons": [(why, int(n)) for why, n in reasons]}
 
 
+def run_listing_counts(conn: psycopg.Connection, run_id: str, source: str) -> tuple[int, int]:
+    """(URLs discovered, listings not read in full) of one run of one source, as its spider recorded on closing;
+    (0, 1) when the run recorded nothing (the spider never closed: nothing could be listed)."""
+    row = conn.execute("SELECT discovered, cardinality(incomplete_listings) FROM crawl_runs"
+                       " WHERE run_id = %s AND source = %s", (run_id, source)).fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 1)
+
+
 def crawl_failed(summary: dict, discovered: int, listing_failed: int, max_share: float) -> str | None:
     """Why a crawl run counts as failed, or None: too large a share of tried URLs failed, or a listing could not
     be read and nothing was found (a source that fetched nothing is not a success)."""

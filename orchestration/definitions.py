@@ -17,10 +17,11 @@ from orchestration.sensors import alert_on_run_failure, process_new_versions
 from orchestration.sources import freshness_sensor, source_freshness_checks, source_jobs
 
 ASSET_MODULES = [crawl, boards, extract, ner, law, feedback, index, serve, evaluation]
-ASSET_CHECKS = [*source_freshness_checks(), data_invariants]
+FRESHNESS_CHECKS = source_freshness_checks()
+ASSET_CHECKS = [*FRESHNESS_CHECKS, *crawl.CRAWL_CHECKS, data_invariants]
 JOBS = [nightly_job, *source_jobs(), crawl_boards_job]
 SCHEDULES = [nightly_schedule]
-SENSORS = [alert_on_run_failure, process_new_versions, freshness_sensor(ASSET_CHECKS), new_boards_from_registry]
+SENSORS = [alert_on_run_failure, process_new_versions, freshness_sensor(FRESHNESS_CHECKS), new_boards_from_registry]
 
 
 def build_definitions(executor: ExecutorDefinition | None = None, **resource_overrides) -> Definitions:

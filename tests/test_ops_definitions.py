@@ -23,7 +23,7 @@ from dagster._core.test_utils import freeze_time
 
 from assets.crawl import BACKFILL_PARTITIONS, CRAWL_ASSETS
 from mendel.sources import SOURCES as REGISTRY
-from orchestration.definitions import ASSET_CHECKS, defs
+from orchestration.definitions import FRESHNESS_CHECKS, defs
 from orchestration.policies import NETWORK_RETRY_DELAY_S, PROCESSING_TAG, SOURCE_TAG, crawl_pool
 from orchestration.sources import FRESHNESS_SLACK, freshness_checks
 
@@ -71,7 +71,7 @@ def test_backfill_jobs_partition_by_date_and_map_windows_to_crawler_settings():
 
 def test_freshness_check_per_source_with_its_cadence():
     checked = {}
-    for checks_def in ASSET_CHECKS:
+    for checks_def in FRESHNESS_CHECKS:
         for spec in checks_def.check_specs:
             params = spec.metadata["dagster/freshness_params"].data
             checked[spec.asset_key.to_user_string()] = params["lower_bound_delta_seconds"]

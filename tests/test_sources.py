@@ -17,7 +17,7 @@ from crawlers import run
 from mendel.config import PROJECT_ROOT, SAMPLE_CORPUS, Settings
 from mendel.sources import SOURCES, DateWindow, Option, YearWindow, production_base_urls, source_envs
 from mirror.server import MirrorServer
-from orchestration.definitions import ASSET_CHECKS, defs
+from orchestration.definitions import FRESHNESS_CHECKS, defs
 
 PROFILES = ("demo", "production")
 
@@ -48,7 +48,7 @@ def test_each_spider_takes_the_arguments_built_from_its_entry(name, profile, cle
 
 
 def test_every_source_has_an_asset_with_its_pool_and_the_jobs_and_checks_it_needs():
-    checked = {spec.asset_key.to_user_string() for checks_def in ASSET_CHECKS for spec in checks_def.check_specs}
+    checked = {spec.asset_key.to_user_string() for checks_def in FRESHNESS_CHECKS for spec in checks_def.check_specs}
     for source in SOURCES.values():
         assets_def = defs.resolve_assets_def(source.asset)
         assert assets_def.node_def.pool == source.pool
@@ -121,7 +121,7 @@ SOURCES["example"] = Source(
     backfill=Backfill("2010-01-01", "month"), cadence=timedelta(days=7))
 
 from crawlers import run
-from orchestration.definitions import ASSET_CHECKS, defs
+from orchestration.definitions import FRESHNESS_CHECKS, defs
 
 asset = defs.resolve_assets_def("example_documents")
 backfill = defs.resolve_job_def("backfill_example")
@@ -133,7 +133,7 @@ print(json.dumps({
     "crawl_job": [k.to_user_string() for k in defs.resolve_job_def("crawl_example").asset_layer.selected_asset_keys],
     "window": window["config"],
     "freshness_s": [spec.metadata["dagster/freshness_params"].data["lower_bound_delta_seconds"]
-                    for checks in ASSET_CHECKS for spec in checks.check_specs if spec.asset_key == asset.key],
+                    for checks in FRESHNESS_CHECKS for spec in checks.check_specs if spec.asset_key == asset.key],
 }))
 '''
 
