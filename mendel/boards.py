@@ -152,11 +152,6 @@ def boards_from_bindings(bindings: list[dict]) -> list[Board]:
     return list(boards.values())
 
 
-def boards_from_sparql(payload: dict) -> list[Board]:
-    """One page of SPARQL JSON results of :data:`NKOD_BOARDS_QUERY` → boards."""
-    return boards_from_bindings(_bindings(payload))
-
-
 def _bindings(payload) -> list[dict]:
     try:
         return list(payload["results"]["bindings"])
