@@ -47,7 +47,9 @@ BACKEND_ENV = "MENDEL_SERVING_BACKEND"
 BACKENDS = ("bundle", "postgres")
 GRAPH_LABELS = ("LAW_REF", "DECISION_REF", "INSTITUTION")  # mendel.index.graph.GRAPH_LABELS
 MAX_CONNECTIONS = 8  # idle connections kept per searcher; more are opened under load and closed after
-EF_SEARCH = 100  # hnsw.ef_search: at least CANDIDATES, with room for recall
+# hnsw.ef_search. On the dev set over a 3,419-passage home (hashed-bag-of-words vectors) 100 missed exact nearest
+# passages: default search R@1 0.619 / R@10 0.897 at 100, 0.683 / 0.913 at 200 and at 400.
+EF_SEARCH = 200
 LEXICAL_CANDIDATES = 1000  # passages ranked by the lexical list, at most about (see lexical_ranking)
 DENSE_MARGIN = 10
 GRAPH_MARGIN = 20  # graph candidates fetched beyond those wanted, for passages that are not live
