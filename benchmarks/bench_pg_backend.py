@@ -265,6 +265,9 @@ def compare_dev(bundles_dir: Path, database_url: str, questions_path: Path = DEV
                                          searchers["bundle"].chunks, searchers["bundle"].documents)
     rows: dict[str, list[dict]] = {}
     overlaps, latency = [], {name: [] for name in searchers}
+    # the bundle backend's default adds the lay-to-legal bridge and the learned second stage, which the postgres
+    # backend does not do: "bundle:rrf" is the bundle's search without them, the same method as postgres's
+    plain = {"bridge": False, "learned": False}
     for q in questions:
         tops = {}
         for name, searcher in searchers.items():
@@ -273,6 +276,8 @@ def compare_dev(bundles_dir: Path, database_url: str, questions_path: Path = DEV
             latency[name].append((time.perf_counter() - clock) * 1000)
             rows.setdefault(name, []).append(score_ranking(judge(hits, q["gold"]), len(q["gold"]), (1, 10)))
             tops[name] = {h.chunk_id for h in hits[:10]}
+        hits = searchers["bundle"].search(q["question"], k=CANDIDATES, **plain)
+        rows.setdefault("bundle:rrf", []).append(score_ranking(judge(hits, q["gold"]), len(q["gold"]), (1, 10)))
         overlaps.append(len(tops["bundle"] & tops["postgres"]) / max(len(tops["bundle"] | tops["postgres"]), 1))
         bundle_lexical = [searchers["bundle"].chunks[i] for i in
                           searchers["bundle"].bm25_ranking(q["question"], n=CANDIDATES)]
