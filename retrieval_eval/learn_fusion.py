@@ -112,8 +112,7 @@ def candidate_groups(searcher, questions: Sequence[dict]) -> tuple[list[tuple[np
         searcher.search(q["question"], k=CANDIDATES, learned=False, trace=trace)
         if not trace:
             continue
-        fused, main, sub_rankings, layer = trace[0]
-        main.signals.subqueries = sub_rankings
+        fused, main, layer = trace[0]
         items = [item for item, _, _ in fused]
         own = set(main.own)
         candidates = learned_candidates([i for i in items if i not in own], main.signals)

@@ -101,14 +101,14 @@ LIST_HEADS = 10          # each list's best that join the candidates even when f
 AMENDMENT_RE = re.compile(r"\b(?:se\s+mění\s+takto|se\s+zrušuj[eí]|se\s+vklád[aá]|nahrazuj[eí]\s+slov|"
                           r"se\s+slova?\s+„|zní:|novel\w*)\b", re.IGNORECASE)
 SHORT_CHUNK_CHARS = 300
-FEATURES = ("fused_inv", "bm25_inv", "bm25_rel", "dense_inv", "dense_rel", "graph_inv", "citing", "subquery_inv",
-            "amendment", "short", "section_depth")
+FEATURES = ("fused_inv", "bm25_inv", "bm25_rel", "dense_inv", "dense_rel", "graph_inv", "citing", "amendment",
+            "short", "section_depth")
 
 
 @dataclass
 class Signals:
     """What one query's lists said about its candidates: BM25 items with scores, dense items with cosine
-    similarities, the graph list and its share, chunks citing an exact reference, sub-queries' fused lists."""
+    similarities, the graph list and its share, chunks citing an exact reference."""
 
     bm25: list[int] = field(default_factory=list)
     bm25_scores: list[float] = field(default_factory=list)
@@ -117,7 +117,6 @@ class Signals:
     graph: list[int] = field(default_factory=list)
     graph_share: float = 0.0
     citing: set[int] = field(default_factory=set)
-    subqueries: list[list[int]] = field(default_factory=list)
 
 
 def learned_candidates(fused: list[int], signals: Signals, cap: int = LEARNED_CANDIDATES) -> list[int]:
@@ -136,10 +135,6 @@ def candidate_features(candidates: list[int], fused: list[int], signals: Signals
 
     fused_inv, bm25_inv, dense_inv = inverse_ranks(fused), inverse_ranks(signals.bm25), inverse_ranks(signals.dense)
     graph_inv = inverse_ranks(signals.graph)
-    sub_inv: dict[int, float] = {}
-    for ranking in signals.subqueries:
-        for item, value in inverse_ranks(ranking).items():
-            sub_inv[item] = max(sub_inv.get(item, 0.0), value)
     top_bm25 = max(signals.bm25_scores, default=0.0) or 1.0
     bm25_score = dict(zip(signals.bm25, signals.bm25_scores))
     top_sim = max(signals.dense_sims, default=0.0)
@@ -152,7 +147,7 @@ def candidate_features(candidates: list[int], fused: list[int], signals: Signals
         rows[row] = (fused_inv.get(item, 0.0), bm25_inv.get(item, 0.0), bm25_score.get(item, 0.0) / top_bm25,
                      dense_inv.get(item, 0.0), dense_sim.get(item, floor_sim) - top_sim,
                      graph_inv.get(item, 0.0) * signals.graph_share, float(item in signals.citing),
-                     sub_inv.get(item, 0.0), float(bool(AMENDMENT_RE.search(text[:600]))),
+                     float(bool(AMENDMENT_RE.search(text[:600]))),
                      float(len(text) < SHORT_CHUNK_CHARS),
                      min(len([p for p in re.split(r"\s*>\s*", chunk.get("section") or "") if p]), 5) / 5.0)
     return rows

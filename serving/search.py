@@ -31,8 +31,8 @@ import numpy as np
 from mendel.index import bundle
 from mendel.index.analyzer import analyze
 from serving.filters import SearchFilters
-from serving.fusion import (GRAPH_MIN_SHARE, RRF_K, RRF_WEIGHTS, SUBQUERY_WEIGHTS, LearnedFusion, Signals,
-                            entity_coverage, interleave_fuse, learned_candidates, ordered_lists, rrf_fuse)
+from serving.fusion import (GRAPH_MIN_SHARE, LEARNED_CANDIDATES, RRF_K, RRF_WEIGHTS, SUBQUERY_WEIGHTS, LearnedFusion,
+                            Signals, entity_coverage, interleave_fuse, learned_candidates, ordered_lists, rrf_fuse)
 from serving.graph import top_positions
 from serving.layers import PASSAGE_LAYER, SCOPE_LAYERS, ChunkEntities, LayerIndex, layer_of
 
@@ -461,8 +461,8 @@ class Searcher:
         adds the legal wording of the query's lay words and abbreviations to BM25 and dense (``legal_expansion``),
         ``learned`` reorders the best candidates by the learned fusion (:meth:`learned_order`) when one is stored.
         ``details``, when given, receives the query's scope, the layer searched and the sub-queries; ``trace``,
-        when given, receives (fused candidates before the learned stage, the whole query's :class:`Ranked`, the
-        sub-queries' lists, the layer): what ``retrieval_eval.learn_fusion`` trains on."""
+        when given, receives (the whole query's fused list before the learned stage, its :class:`Ranked`, the
+        layer): what ``retrieval_eval.learn_fusion`` trains on."""
         from serving.analyze import understand
         from serving.decompose import decompose as split_query
 
@@ -491,18 +491,23 @@ class Searcher:
                    if dense else None for f in [found] + [f for _, f in understood]]
         main = self.rank(query, allowed, dense=dense, graph=graph, understanding=found, n=depth, layer=index,
                          dense_pending=pending[0], bridge=bridge)
-        fused, activation = main.fused, dict(main.activation)
+        if trace is not None:
+            trace.append((list(main.fused), main, index))
+        # the learned stage orders each query's own list (the whole query's, each sub-query's) before they are
+        # interleaved, so a question in two parts still gets the best of each part
+        second_stage = learned and self.learned_fusion is not None
+        fused = self.learned_order(main, index) if second_stage else main.fused
+        activation = dict(main.activation)
         found_by: dict[int, list[int]] = {}
-        sub_rankings: list[list[int]] = []
         if subqueries:
             lists_of: dict[int, list[str]] = {item: list(lists) for item, _, lists in fused}
             rankings = {"query": [item for item, _, _ in fused]}
             for number, (sub, sub_found) in enumerate(understood, start=1):
                 ranked = self.rank(sub, allowed, dense=dense, graph=graph, understanding=sub_found, n=depth,
                                    layer=index, dense_pending=pending[number], bridge=bridge)
-                rankings[f"subquery:{number}"] = [item for item, _, _ in ranked.fused]
-                sub_rankings.append(rankings[f"subquery:{number}"])
-                for rank, (item, _, lists) in enumerate(ranked.fused):
+                sub_fused = self.learned_order(ranked, index) if second_stage else ranked.fused
+                rankings[f"subquery:{number}"] = [item for item, _, _ in sub_fused]
+                for rank, (item, _, lists) in enumerate(sub_fused):
                     if rank < k:  # "found by" a sub-query: among its own best k
                         found_by.setdefault(item, []).append(number)
                     merged = lists_of.setdefault(item, [])
@@ -512,10 +517,6 @@ class Searcher:
             weights = {name: SUBQUERY_WEIGHTS["query" if name == "query" else "subquery"] for name in rankings}
             fused = [(item, score, ordered_lists(lists_of[item]))
                      for item, score, _ in interleave_fuse(rankings, weights=weights)]
-        if trace is not None:
-            trace.append((list(fused), main, sub_rankings, index))
-        if learned and self.learned_fusion is not None:
-            fused = self.learned_order(fused, main, sub_rankings, index)
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]
@@ -546,19 +547,21 @@ class Searcher:
     def learned_fusion(self, value: LearnedFusion | None) -> None:
         self._learned, self._learned_loaded = value, True
 
-    def learned_order(self, fused: list[tuple[int, float, list[str]]], main: Ranked, sub_rankings: list[list[int]],
-                      layer: LayerIndex) -> list[tuple[int, float, list[str]]]:
-        """The second stage: an exact reference's own chunks keep the lead; the best other candidates (the
-        fused list's, BM25's and dense's own best, ``learned_candidates``) are reordered by the learned fusion
-        over the lists' signals; the rest follow in fused order. Scores keep their values, in the new order."""
-        signals = main.signals
-        signals.subqueries = sub_rankings
+    def learned_order(self, ranked: Ranked, layer: LayerIndex) -> list[tuple[int, float, list[str]]]:
+        """The second stage: an exact reference's own chunks keep the lead (among themselves in the learned
+        order: of a provision's passages, the one the question's words match best first); the best other
+        candidates (the fused list's, BM25's and dense's own best, ``learned_candidates``) are reordered by the
+        learned fusion over the lists' signals; the rest follow in fused order. Scores keep their values, in the
+        new order."""
+        fused, signals = ranked.fused, ranked.signals
         items = [item for item, _, _ in fused]
-        own = set(main.own)
+        own = set(ranked.own)
         lead = [item for item in items if item in own]
         rest = [item for item in items if item not in own]
         candidates = learned_candidates(rest, signals)
         ordered = self.learned_fusion.order(candidates, items, signals, layer.chunks)
+        lead = (self.learned_fusion.order(lead[:LEARNED_CANDIDATES], items, signals, layer.chunks)
+                + lead[LEARNED_CANDIDATES:])
         chosen = set(candidates)
         new_order = lead + ordered + [item for item in rest if item not in chosen]
         lists_of = {item: lists for item, _, lists in fused}
