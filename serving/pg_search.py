@@ -12,7 +12,8 @@ version of active documents), fused by the same weighted RRF with exact referenc
   (``mentions``) as ``serving.graph.EntityGraph`` does (entity specificity, chunk focus).
 
 What it does not do (yet): the L1/L2 layers (a whole-act or whole-section query is answered with passages), the
-coverage block and relevance floor (``details`` gets no ``coverage``). The bundle directory is still what names
+lay-to-legal bridge and the learned second stage of the bundle backend, the coverage block and relevance floor
+(``details`` gets no ``coverage``). The bundle directory is still what names
 the version: the API reloads when ``bundles/CURRENT`` changes, and the version is that bundle's name.
 """
 
