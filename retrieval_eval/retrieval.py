@@ -274,22 +274,21 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
         return [{"doc_id": chunk(i)["doc_id"], "page": chunk(i)["page_start"], "page_end": chunk(i)["page_end"],
                  "text": chunk(i)["text"]} for i in items[:depth]]
 
+    # the plain lists and, for the "+bridge" variants, the same lists with the bridge's legal wordings
+    lists = {"": ((bm25, bm25_ms), (dense, dense_ms))}
+    if set(BRIDGE_VARIANTS) & set(variants):
+        lists["+bridge"] = ((bm25_bridge, bm25_bridge_ms), (dense_bridge, dense_bridge_ms))
     for variant in variants:
-        if variant == "bm25":
-            out[variant], timings[variant] = as_hits(bm25), bm25_ms
-        elif variant == "dense":
-            out[variant], timings[variant] = as_hits(dense), dense_ms
-        elif variant == "hybrid":
-            fused, fuse_ms = _timed(rrf_fuse, {"bm25": bm25, "dense": dense}, weights=RRF_WEIGHTS)
-            out[variant], timings[variant] = as_hits([i for i, _, _ in fused]), bm25_ms + dense_ms + fuse_ms
-        elif variant == "bm25+bridge":
-            out[variant], timings[variant] = as_hits(bm25_bridge), bm25_bridge_ms
-        elif variant == "dense+bridge":
-            out[variant], timings[variant] = as_hits(dense_bridge), dense_bridge_ms
-        elif variant == "hybrid+bridge":
-            fused, fuse_ms = _timed(rrf_fuse, {"bm25": bm25_bridge, "dense": dense_bridge}, weights=RRF_WEIGHTS)
-            out[variant] = as_hits([i for i, _, _ in fused])
-            timings[variant] = bm25_bridge_ms + dense_bridge_ms + fuse_ms
+        base, plus, suffix = variant.partition("+")
+        if base in ("bm25", "dense", "hybrid") and suffix in ("", "bridge"):
+            (lexical, lexical_ms), (vector, vector_ms) = lists[plus + suffix]
+            if base == "hybrid":
+                fused, fuse_ms = _timed(rrf_fuse, {"bm25": lexical, "dense": vector}, weights=RRF_WEIGHTS)
+                out[variant] = as_hits([i for i, _, _ in fused])
+                timings[variant] = lexical_ms + vector_ms + fuse_ms
+            else:
+                items, ms = (lexical, lexical_ms) if base == "bm25" else (vector, vector_ms)
+                out[variant], timings[variant] = as_hits(items), ms
         elif variant == "default-learned":
             out[variant], timings[variant] = _timed(searcher.search, query, k=depth, learned=False)
         elif variant == "default-bridge":
