@@ -307,8 +307,10 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
     dense query); ``query_log`` is called with one record per search (see :mod:`serving.querylog`);
     ``reranker`` (a :class:`serving.rerank.CrossEncoder`) enables ``rerank=true`` on /search; ``raw_dir`` is the
     raw store holding the documents' originals (default: ``raw`` beside ``bundles_dir``, as in MENDEL_HOME)."""
+    from serving.pg_search import searcher_factory  # MENDEL_SERVING_BACKEND: bundle (default) or postgres
+
     holder = SearcherHolder(Path(bundles_dir), embedder=embedder, reload_interval=reload_interval, verify=verify,
-                            reranker=reranker)
+                            reranker=reranker, searcher_factory=searcher_factory())
     holder.reload()  # serve at once if a bundle is already published; /ready says 503 otherwise
     originals = Originals(Path(raw_dir) if raw_dir is not None else Path(bundles_dir).parent / "raw")
 
