@@ -32,6 +32,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from mendel.index import bundle
 from serving.analyze import analyze_query
 from serving.facets import FilterError, checked_filters, checked_places, facets_of, shown
+from serving.law_pages import law_pages_router
 from serving.law_routes import law_router
 from serving.originals import NotAPdf, OriginalMissing, Originals, PageOutOfRange, download_name
 from serving.pages import add_pages
@@ -512,6 +513,7 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
 
     add_pages(app, live_searcher, originals)
     app.include_router(law_router())  # /provisions, /citations: versions and citations in PostgreSQL
+    app.include_router(law_pages_router())  # /ustanoveni, /citator: the same answers as pages
 
     return app
 
