@@ -14,6 +14,18 @@ Model (every node keyed by a canonical ``id`` with a uniqueness constraint):
     (:Entity)-[:REFERS_TO]->(:Act)            a LAW_REF whose act (by ELI or citation) is a domain-graph act
     (:Entity)-[:REFERS_TO]->(:Institution)    an INSTITUTION whose norm is an institution's name or alias
 
+The law in time (``law_graph`` reads it from PostgreSQL: documents, ``act_versions``, ``provisions``, the citator):
+
+    (:Document {id, title, source, citation, published, kind, stored})   id = doc_id; a cited or amending act or
+                                               decision that is not stored is a Document with stored = false
+    (:Version {id, doc_id, version, eli, effective_from, effective_to, number})      id = the version ELI
+    (:Provision {id, provision, version, doc_id, effective_from, effective_to, heading, text, seq})
+                                               provision = "§ 4 písm. a)" (stable between versions), id = version#provision
+    (:Document)-[:HAS_VERSION]->(:Version)-[:HAS_PROVISION]->(:Provision)
+    (:Document)-[:CITES {provision, citations}]->(:Document)      one per cited provision ('' = the act itself)
+    (:Document)-[:AMENDS|REPEALS {version, effective_from}]->(:Document)    version: the ELI of the version it produced
+Dates travel as ISO strings (they sort in time order).
+
 Writes are idempotent: constraints first (``CREATE CONSTRAINT ... IF NOT EXISTS``), then batched
 ``UNWIND $rows AS r MERGE ...`` statements in managed write transactions. Every value travels as a parameter;
 the only text put into Cypher is the fixed labels and relationship types above. No APOC. Each export stamps what
@@ -35,9 +47,11 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from mendel.graph.domain import DomainGraph
+from mendel.legal_ids import parse_citation
 
 ENTITY, CHUNK, DOMAIN, INSTITUTION, ACT = "Entity", "Chunk", "Domain", "Institution", "Act"
-NODE_LABELS = (ENTITY, CHUNK, DOMAIN, INSTITUTION, ACT)
+DOCUMENT, VERSION, PROVISION = "Document", "Version", "Provision"
+NODE_LABELS = (ENTITY, CHUNK, DOMAIN, INSTITUTION, ACT, DOCUMENT, VERSION, PROVISION)
 LABEL_FOR_TYPE = {"domain": DOMAIN, "institution": INSTITUTION, "act": ACT}
 # relationship type -> (source label, target label, properties besides the stamp)
 RELATIONSHIPS = {
@@ -49,14 +63,25 @@ RELATIONSHIPS = {
     "AMENDS": (ACT, ACT, ()),
     "REFERS_TO_ACT": (ENTITY, ACT, ()),
     "REFERS_TO_INSTITUTION": (ENTITY, INSTITUTION, ()),
+    "HAS_VERSION": (DOCUMENT, VERSION, ()),
+    "HAS_PROVISION": (VERSION, PROVISION, ()),
+    "CITES": (DOCUMENT, DOCUMENT, ("citations",)),
+    "AMENDS_DOCUMENT": (DOCUMENT, DOCUMENT, ("effective_from",)),
+    "REPEALS": (DOCUMENT, DOCUMENT, ("effective_from",)),
 }
-REL_TYPE = {"REFERS_TO_ACT": "REFERS_TO", "REFERS_TO_INSTITUTION": "REFERS_TO"}  # statement key -> Cypher type
+# properties that tell apart several relationships of one type between the same two nodes (part of the MERGE)
+REL_MERGE_KEYS = {"CITES": ("provision",), "AMENDS_DOCUMENT": ("version",), "REPEALS": ("version",)}
+REL_TYPE = {"REFERS_TO_ACT": "REFERS_TO", "REFERS_TO_INSTITUTION": "REFERS_TO",
+            "AMENDS_DOCUMENT": "AMENDS"}  # statement key -> Cypher type
 NODE_PROPERTIES = {
     ENTITY: ("label", "norm", "eli", "chunks"),
     CHUNK: (),
     DOMAIN: ("name", "aliases", "vocabulary"),
     INSTITUTION: ("name", "aliases", "vocabulary"),
     ACT: ("name", "aliases", "vocabulary", "citation", "eli", "title"),
+    DOCUMENT: ("title", "source", "citation", "published", "kind", "stored"),
+    VERSION: ("doc_id", "version", "eli", "effective_from", "effective_to", "number"),
+    PROVISION: ("provision", "version", "doc_id", "effective_from", "effective_to", "heading", "text", "seq"),
 }
 STAMP = "export_stamp"
 
@@ -77,8 +102,10 @@ def _merge_nodes(label: str) -> str:
 def _merge_relationships(key: str) -> str:
     source, target, props = RELATIONSHIPS[key]
     sets = "".join(f"e.{p} = r.{p}, " for p in props)
+    keys = ", ".join(f"{p}: r.{p}" for p in REL_MERGE_KEYS.get(key, ()))
     return (f"UNWIND $rows AS r MATCH (a:{source} {{id: r.source}}) MATCH (b:{target} {{id: r.target}})"
-            f" MERGE (a)-[e:{REL_TYPE.get(key, key)}]->(b) SET {sets}e.{STAMP} = $stamp RETURN count(e) AS c")
+            f" MERGE (a)-[e:{REL_TYPE.get(key, key)}{f' {{{keys}}}' if keys else ''}]->(b)"
+            f" SET {sets}e.{STAMP} = $stamp RETURN count(e) AS c")
 
 
 def _check_identifiers() -> None:
@@ -86,7 +113,8 @@ def _check_identifiers() -> None:
     a label or property name that is not must never reach Cypher text)."""
     names = [*NODE_LABELS, *RELATIONSHIPS, *REL_TYPE.values(), STAMP,
              *(p for props in NODE_PROPERTIES.values() for p in props),
-             *(p for _, _, props in RELATIONSHIPS.values() for p in props)]
+             *(p for _, _, props in RELATIONSHIPS.values() for p in props),
+             *(p for props in REL_MERGE_KEYS.values() for p in props)]
     bad = [n for n in names if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", n)]
     if bad:
         raise ValueError(f"not plain identifiers, refusing to build Cypher with them: {bad}")
@@ -196,7 +224,143 @@ def _encodable(value: str) -> bool:
     return True
 
 
-def prepare(graph: dict, domain: DomainGraph, min_weight: float = 0.0,
+LAW_LABELS = (DOCUMENT, VERSION, PROVISION)
+LAW_RELATIONSHIPS = ("HAS_VERSION", "HAS_PROVISION", "CITES", "AMENDS_DOCUMENT", "REPEALS")
+
+
+def _iso(value) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def law_graph(conn) -> dict:
+    """Documents, act versions, their provisions and the citator's CITES / AMENDS / REPEALS from PostgreSQL
+    (a ``psycopg`` connection), as ``{"nodes": {label: rows}, "relationships": {key: rows}}`` for ``export_graph``.
+    A cited or amending act or decision that is not stored becomes a Document with ``stored = False``, keyed by
+    its ELI (acts) or its canonical file number (decisions)."""
+    documents: dict[str, dict] = {}
+    by_citation: dict[str, str] = {}
+    for doc_id, title, source, citation, published, kind in conn.execute(
+            "SELECT doc_id, title, source, citation, published, doc_type FROM documents WHERE status = 'active'"
+            " ORDER BY doc_id"):
+        documents[doc_id] = {"id": doc_id, "title": title, "source": source, "citation": citation,
+                             "published": _iso(published), "kind": kind, "stored": True}
+        if citation:
+            by_citation.setdefault(citation.casefold(), doc_id)
+
+    def document_for(key: str, kind: str) -> str:
+        """The stored document a citation names, or a placeholder Document for it."""
+        if key.casefold() in by_citation:
+            return by_citation[key.casefold()]
+        act = parse_citation(key) if kind == "act" else None
+        doc_id = act.eli if act else key
+        documents.setdefault(doc_id, {"id": doc_id, "title": None, "source": None, "citation": key,
+                                      "published": None, "kind": kind, "stored": False})
+        return doc_id
+
+    versions: dict[tuple[str, str], dict] = {}
+    amended_by: list[tuple[str, dict, list]] = []
+    for doc_id, version, eli, start, end, number, amending in conn.execute(
+            "SELECT doc_id, version, version_eli, effective_from, effective_to, version_number, amended_by"
+            " FROM act_versions WHERE version <> '0000-00-00' ORDER BY doc_id, effective_from NULLS FIRST, version"):
+        if doc_id not in documents:
+            continue
+        versions[(doc_id, version)] = {"id": eli or f"{doc_id}/{version}", "doc_id": doc_id, "version": version,
+                                       "eli": eli, "effective_from": _iso(start), "effective_to": _iso(end),
+                                       "number": number}
+        amended_by.append((doc_id, versions[(doc_id, version)], amending or []))
+    provisions = []
+    for doc_id, version, provision_id, heading, text, seq in conn.execute(
+            "SELECT doc_id, version, provision_id, heading, text, seq FROM provisions ORDER BY doc_id, version, seq"):
+        owner = versions.get((doc_id, version))
+        if owner is not None:
+            provisions.append({"id": f"{owner['id']}#{provision_id}", "provision": provision_id,
+                               "version": owner["id"], "doc_id": doc_id, "effective_from": owner["effective_from"],
+                               "effective_to": owner["effective_to"], "heading": heading, "text": text, "seq": seq})
+
+    # CITES: NER mentions (through citation_targets) and the citator's links other than amendments
+    cites = []
+    for citing, kind, key, provision, count in conn.execute(
+            "WITH hits AS ("
+            " SELECT c.doc_id AS citing, t.target_kind AS kind, t.target_key AS key, t.target_provision AS provision"
+            " FROM citation_targets t JOIN mentions m ON m.entity_id = t.entity_id"
+            " JOIN chunks c ON c.chunk_id = m.chunk_id AND c.layer = 3"
+            " UNION ALL SELECT citing_doc_id, target_kind, target_key, target_provision FROM citation_links"
+            " WHERE origin IN ('odkaz', 'record'))"
+            " SELECT citing, kind, min(key), provision, count(*) FROM hits"
+            " GROUP BY citing, kind, lower(key), provision ORDER BY 1, 3, 4"):
+        if citing not in documents:
+            continue
+        target = document_for(key, kind)
+        if target != citing:
+            cites.append({"source": citing, "target": target, "provision": provision, "citations": count})
+
+    # AMENDS / REPEALS: the amending acts' statements and the amending acts each version names, keyed by the
+    # version they produced ('' when not known)
+    changes: dict[str, dict[tuple, dict]] = {"AMENDS_DOCUMENT": {}, "REPEALS": {}}
+    for origin, citing, key, produced in conn.execute(
+            "SELECT origin, citing_doc_id, target_key, produces_version FROM citation_links"
+            " WHERE origin IN ('amends', 'repeals') ORDER BY link_id"):
+        target = document_for(key, "act")
+        version = versions.get((target, produced)) if produced else None
+        row = {"source": citing, "target": target, "version": version["id"] if version else "",
+               "effective_from": version["effective_from"] if version else None}
+        if citing in documents and citing != target:
+            changes["AMENDS_DOCUMENT" if origin == "amends" else "REPEALS"].setdefault(
+                (citing, target, row["version"]), row)
+    for doc_id, version, amending in amended_by:
+        for act in amending:
+            citation = act.get("citation") if isinstance(act, dict) else None
+            if citation:
+                source = document_for(citation, "act")
+                changes["AMENDS_DOCUMENT"].setdefault((source, doc_id, version["id"]), {
+                    "source": source, "target": doc_id, "version": version["id"],
+                    "effective_from": version["effective_from"]})
+    # a statement whose version is unknown adds nothing where the same pair has a known one
+    for rows in changes.values():
+        known = {(s, t) for s, t, v in rows if v}
+        for s, t, v in list(rows):
+            if not v and (s, t) in known:
+                del rows[(s, t, v)]
+
+    return {
+        "nodes": {DOCUMENT: list(documents.values()), VERSION: list(versions.values()), PROVISION: provisions},
+        "relationships": {
+            "HAS_VERSION": [{"source": v["doc_id"], "target": v["id"]} for v in versions.values()],
+            "HAS_PROVISION": [{"source": p["version"], "target": p["id"]} for p in provisions],
+            "CITES": cites,
+            "AMENDS_DOCUMENT": list(changes["AMENDS_DOCUMENT"].values()),
+            "REPEALS": list(changes["REPEALS"].values()),
+        },
+    }
+
+
+def _prepare_law(law: dict, clean: "_Cleaner", nodes: dict, rels: dict) -> None:
+    for label in LAW_LABELS:
+        seen: set[str] = set()
+        for raw in law.get("nodes", {}).get(label, []):
+            nid = clean.id(raw.get("id"), label.lower())
+            if nid in seen:
+                raise ValueError(f"{label.lower()} {nid!r} is listed twice")
+            seen.add(nid)
+            row = {"id": nid}
+            for prop in NODE_PROPERTIES[label]:
+                value = raw.get(prop)
+                row[prop] = clean.text(value) if isinstance(value, str) else value
+            nodes[label].append(row)
+    for key in LAW_RELATIONSHIPS:
+        props = (*RELATIONSHIPS[key][2], *REL_MERGE_KEYS.get(key, ()))
+        for raw in law.get("relationships", {}).get(key, []):
+            row = {"source": clean.id(raw.get("source"), key), "target": clean.id(raw.get("target"), key)}
+            for prop in props:
+                value = raw.get(prop)
+                row[prop] = clean.text(value) if isinstance(value, str) else value
+            for prop in REL_MERGE_KEYS.get(key, ()):
+                if row[prop] is None:
+                    row[prop] = ""  # MERGE can't match on a null property
+            rels[key].append(row)
+
+
+def prepare(graph: dict, domain: DomainGraph, min_weight: float = 0.0, law: dict | None = None,
             ) -> tuple[dict[str, list[dict]], dict[str, list[dict]], dict]:
     """Rows for every node label and relationship statement, plus counts of what was skipped or cleaned.
     Raises ValueError for ids that can't be stored (NUL, unpaired surrogates, duplicates)."""
@@ -258,6 +422,8 @@ def prepare(graph: dict, domain: DomainGraph, min_weight: float = 0.0,
             institution = domain.institution_for_name(entity["norm"])
             if institution is not None:
                 rels["REFERS_TO_INSTITUTION"].append({"source": entity["id"], "target": institution.id})
+    if law:
+        _prepare_law(law, clean, nodes, rels)
     return nodes, rels, {"skipped": skipped, "cleaned_values": clean.cleaned}
 
 
@@ -294,8 +460,10 @@ def count_graph(driver, database: str | None = None) -> dict:
 
 
 def export_graph(driver, graph: dict, domain: DomainGraph, batch_size: int = 500, *,
-                 database: str | None = None, prune: bool = True, min_weight: float = 0.0) -> dict:
-    """Write the entity graph and the domain graph; returns counts of what was written (nodes per label,
+                 database: str | None = None, prune: bool = True, min_weight: float = 0.0,
+                 law: dict | None = None) -> dict:
+    """Write the entity graph, the domain graph and the law in time (``law``, from :func:`law_graph`; without it
+    Documents, Versions and Provisions are pruned like any node not written); returns counts of what was written (nodes per label,
     relationships per type, as confirmed by the server), pruned, skipped and cleaned, batches and seconds.
 
     ``min_weight`` leaves out co-occurrences lighter than it: ``build_graph`` gives 0.5 to a pair that only
@@ -304,7 +472,7 @@ def export_graph(driver, graph: dict, domain: DomainGraph, batch_size: int = 500
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, not {batch_size!r}")
     started = time.monotonic()
-    nodes, rels, notes = prepare(graph, domain, min_weight)  # before any write: bad ids fail here
+    nodes, rels, notes = prepare(graph, domain, min_weight, law)  # before any write: bad ids fail here
     stamp = uuid.uuid4().hex
     written_nodes = {label: 0 for label in NODE_LABELS}
     written_rels: dict[str, int] = {}
