@@ -1,6 +1,6 @@
 """The people-facing pages over the law API: the wording of § 4 of vyhláška 573/2025 Sb. on three dates and before
-it took effect, and the citator's page for a provision cited by an act and a decision — over the real crawl of
-the bundled corpus (tests/law_support.py)."""
+it took effect, and the citator's page for § 105 of the občanský soudní řád, amended by 176/2025 Sb. and cited by
+two Nejvyšší soud decisions — over the real crawl of the bundled corpus (tests/law_support.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from tests.law_support import crawled_database
 REF = "§ 4 vyhlášky č. 573/2025 Sb."
 ACT = "/eli/cz/sb/2025/573"
 CRAWLS = [
-    ("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/270,/sb/2025/573"}),
+    ("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/176,/sb/2025/573"}),
     ("nsoud", {"MENDEL_NSOUD_FROM": "2026-06-05", "MENDEL_NSOUD_TO": "2026-06-05"}),
 ]
 
@@ -77,17 +77,16 @@ def test_provision_form_errors_are_shown_in_the_page(client):
 
 
 def test_the_citator_lists_acts_and_decisions_newest_first_with_sentence_and_page(client):
-    page = client.get("/citator", params={"ref": "§ 140 trestního zákoníku"})
+    page = client.get("/citator", params={"ref": "§ 105 zákona č. 99/1963 Sb."})
     assert page.status_code == 200 and '<html lang="cs">' in page.text
     acts = page.text.index('id="family-acts"')
     decisions = page.text.index('id="family-decisions"')
-    assert ">270/2025 Sb.</a>" in page.text[acts:decisions]
-    assert "3 Tdo 289/2026" in page.text[decisions:]
-    assert "28. 4. 2026" in text_of(page.text[decisions:])
+    assert ">176/2025 Sb.</a>" in page.text[acts:decisions]
+    assert "20 Nd 234/2026" in page.text[decisions:] and "33 Nd 232/2026" in page.text[decisions:]
+    assert "105" in text_of(page.text[acts:decisions].split('class="passages"')[1])  # the citing sentence
     assert re.search(r'href="/page\?doc=[^"]+&amp;page=\d+">strana \d+</a>', page.text)
     dates = re.findall(r'<time datetime="([0-9-]+)"', page.text[decisions:])
-    assert dates and dates == sorted(dates, reverse=True)
-    assert "140" in text_of(page.text[acts:decisions])
+    assert len(dates) == 2 and dates == sorted(dates, reverse=True)
 
 
 def test_citator_empty_and_error_states(client):
