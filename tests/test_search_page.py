@@ -244,7 +244,7 @@ def test_browser_without_javascript_and_with_the_keyboard(browser, base_url):
         page.goto(base_url + "/")
         page.keyboard.press("Tab")
         assert page.evaluate("() => document.activeElement.textContent") == "Přejít na obsah"  # the skip link first
-        for _ in range(3):  # then the site's name, then the query box
+        for _ in range(6):  # then the site's name and the header's three page links, then the query box
             page.keyboard.press("Tab")
             if page.evaluate("() => document.activeElement.id") == "f-q":
                 break
