@@ -34,3 +34,15 @@ def crawled_database(pg_server_url: str, home: Path, crawls: list[tuple[str, dic
             pipeline.chunk_pending(conn)
             pipeline.recognise_pending(conn)
     return url
+
+
+def cited_database(pg_server_url: str, home: Path, crawls: list[tuple[str, dict]]) -> str:
+    """A processed crawled database (:func:`crawled_database`) with the citator's tables built."""
+    url = crawled_database(pg_server_url, home, crawls, process=True)
+    import psycopg
+
+    from mendel import citator
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        citator.build(conn)
+    return url

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from mendel import citator
 from mendel.config import PROJECT_ROOT
 from serving.law_routes import law_router
-from tests.law_support import crawled_database
+from tests.law_support import cited_database
 
 CRAWLS = [
     ("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/120,/sb/2025/270,/sb/2025/573"}),
@@ -28,10 +28,7 @@ CRAWLS = [
 
 @pytest.fixture(scope="module")
 def database(pg_server_url, tmp_path_factory) -> str:
-    url = crawled_database(pg_server_url, tmp_path_factory.mktemp("citator-home"), CRAWLS, process=True)
-    with psycopg.connect(url, autocommit=True) as conn:
-        citator.build(conn)
-    return url
+    return cited_database(pg_server_url, tmp_path_factory.mktemp("citator-home"), CRAWLS)
 
 
 @pytest.fixture

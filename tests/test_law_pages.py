@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import re
 
-import psycopg
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from mendel import citator
 from serving.law_pages import law_pages_router, word_changes
-from tests.law_support import crawled_database
+from tests.law_support import cited_database
 
 REF = "§ 4 vyhlášky č. 573/2025 Sb."
 ACT = "/eli/cz/sb/2025/573"
@@ -25,9 +23,7 @@ CRAWLS = [
 
 @pytest.fixture(scope="module")
 def client(pg_server_url, tmp_path_factory) -> TestClient:
-    url = crawled_database(pg_server_url, tmp_path_factory.mktemp("law-pages-home"), CRAWLS, process=True)
-    with psycopg.connect(url, autocommit=True) as conn:
-        citator.build(conn)
+    url = cited_database(pg_server_url, tmp_path_factory.mktemp("law-pages-home"), CRAWLS)
     app = FastAPI()
     app.include_router(law_pages_router(url))
     return TestClient(app)
