@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 import psycopg
+from psycopg import sql
 
 from mendel.act_versions import provision_from_anchor
 from mendel.citation_records import CITATION_RECORD
@@ -242,7 +243,7 @@ def build_index(conn: psycopg.Connection) -> dict:
         conn.execute("CREATE INDEX ON citation_scopes (target_kind, key_folded, target_provision)")
         conn.execute("ANALYZE citation_scopes")
         conn.execute("TRUNCATE citation_index, citation_totals")
-        conn.execute(
+        conn.execute(sql.SQL(
             "INSERT INTO citation_index (target_kind, key_folded, scope, family, doc_id, published, citations,"
             " sample_chunks)"
             " WITH hits AS ("
@@ -251,17 +252,17 @@ def build_index(conn: psycopg.Connection) -> dict:
             "  JOIN chunks c ON c.chunk_id = m.chunk_id AND c.layer = 3"
             "  UNION ALL SELECT target_kind, lower(target_key), target_provision, citing_doc_id, NULL, NULL"
             "  FROM citation_links)"
-            f" SELECT h.target_kind, h.key_folded, s.scope, {FAMILY_SQL}, h.doc_id, d.published, count(*),"
-            f" coalesce((array_agg(DISTINCT h.chunk_id) FILTER (WHERE h.chunk_id IS NOT NULL))[1:{SAMPLE_PASSAGES}],"
-            "  '{}')"
+            " SELECT h.target_kind, h.key_folded, s.scope, {family}, h.doc_id, d.published, count(*),"
+            " coalesce((array_agg(DISTINCT h.chunk_id) FILTER (WHERE h.chunk_id IS NOT NULL))[1:{sample}],"
+            "  '{{}}')"
             " FROM hits h JOIN citation_scopes s USING (target_kind, key_folded, target_provision)"
             " JOIN documents d ON d.doc_id = h.doc_id AND d.status = 'active'"
             " WHERE lower(coalesce(d.citation, '')) <> h.key_folded AND lower(d.doc_id) <> h.key_folded"
-            " GROUP BY 1, 2, 3, 4, 5, 6")
+            " GROUP BY 1, 2, 3, 4, 5, 6").format(family=FAMILY_SQL, sample=sql.Literal(SAMPLE_PASSAGES)))
         conn.execute(
             "INSERT INTO citation_totals SELECT target_kind, key_folded, scope, family, count(*), sum(citations)"
             " FROM citation_index GROUP BY 1, 2, 3, 4")
-    rows, totals = (conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    rows, totals = (conn.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(table))).fetchone()[0]
                     for table in ("citation_index", "citation_totals"))
     return {"index_rows": rows, "cited_items": totals}
 
@@ -282,7 +283,7 @@ def _clip(text: str | None) -> str | None:
 # ---------------------------------------------------------------- the query
 
 # The family of a citing document, from its kind and source (in SQL: counted and ranked in the database).
-FAMILY_SQL = (
+FAMILY_SQL = sql.SQL(
     "CASE WHEN d.doc_type LIKE 'law%%' OR d.source = 'esbirka' THEN 'acts'"
     " WHEN d.doc_type IN ('decision', 'citation_record') OR d.source IN ('nsoud', 'nalus', 'nssoud') THEN 'decisions'"
     " WHEN d.doc_type LIKE 'notice%%' OR d.doc_type = 'municipal_document' OR d.source IN ('municipal', 'boards')"
@@ -303,14 +304,14 @@ def sentence_around(text: str, start: int, end: int) -> str:
     return re.sub(r"\s+", " ", text[begin:finish]).strip()
 
 
-def _match_sql(target: Target, table: str) -> tuple[str, list]:
+def _match_sql(target: Target, table: str) -> tuple[sql.Composed, list]:
     """WHERE clause matching the target (and, for a provision, everything below it)."""
-    clause = f"lower({table}.target_key) = ANY(%s) AND {table}.target_kind = %s"
+    clause = "lower({t}.target_key) = ANY(%s) AND {t}.target_kind = %s"
     params: list = [[k.lower() for k in target.keys], target.kind]
     if target.provision:
-        clause += (f" AND ({table}.target_provision = %s OR {table}.target_provision LIKE %s)")
+        clause += " AND ({t}.target_provision = %s OR {t}.target_provision LIKE %s)"
         params += [target.provision, target.provision.replace("%", r"\%").replace("_", r"\_") + " %"]
-    return clause, params
+    return sql.SQL(clause).format(t=sql.Identifier(table)), params
 
 
 def _expand_decision_keys(conn: psycopg.Connection, target: Target) -> Target:
@@ -346,21 +347,22 @@ def cites(conn: psycopg.Connection, ref: str, limit: int = 20) -> dict:
     families = {name: {"documents": 0, "citations": 0, "items": []} for name in FAMILIES}
     # one statement: the totals per family, then the newest documents of each family and key form (an ordered
     # index range each; an empty family costs a probe)
-    parts = ["SELECT 'total' AS row, family, NULL AS doc_id, NULL::date AS published, sum(documents)::int AS documents,"
+    parts = [sql.SQL("SELECT 'total' AS row, family, NULL AS doc_id, NULL::date AS published, sum(documents)::int AS documents,"
              " sum(citations)::int AS citations, NULL::text[] AS samples FROM citation_totals"
-             " WHERE target_kind = %s AND key_folded = ANY(%s) AND scope = %s GROUP BY family"]
+             " WHERE target_kind = %s AND key_folded = ANY(%s) AND scope = %s GROUP BY family")]
     params: list = [target.kind, keys, scope]
     for family in FAMILIES:
         for key in keys:
-            parts.append("(SELECT 'document', family, doc_id, published, NULL, citations, sample_chunks"
+            parts.append(sql.SQL("(SELECT 'document', family, doc_id, published, NULL, citations, sample_chunks"
                          " FROM citation_index WHERE key_folded = %s AND scope = %s AND family = %s"
                          " AND target_kind = %s"
-                         " ORDER BY published DESC NULLS LAST, doc_id DESC LIMIT %s)")
+                         " ORDER BY published DESC NULLS LAST, doc_id DESC LIMIT %s)"))
             params += [key, scope, family, target.kind, limit]
-    ranked = conn.execute(
-        f"WITH found AS ({' UNION ALL '.join(parts)}) SELECT f.row, f.family, f.doc_id, f.published, f.documents,"
+    ranked = conn.execute(sql.SQL(
+        "WITH found AS ({found}) SELECT f.row, f.family, f.doc_id, f.published, f.documents,"
         " f.citations, f.samples, d.title, d.citation, d.doc_type, d.source, d.current_version_id"
-        " FROM found f LEFT JOIN documents d ON d.doc_id = f.doc_id", params).fetchall()
+        " FROM found f LEFT JOIN documents d ON d.doc_id = f.doc_id").format(found=sql.SQL(" UNION ALL ").join(parts)),
+        params).fetchall()
     merged: dict[str, list] = {}
     about: dict[str, tuple] = {}
     for row, family, doc_id, published, documents, count, samples, *info in ranked:
@@ -413,15 +415,16 @@ def _fill_passages(conn: psycopg.Connection, target: Target, listed: dict[str, d
     mention, mention_params = _match_sql(target, "t")
     link, link_params = _match_sql(target, "l")
     chunk_ids = [chunk_id for doc_id in listed for chunk_id in samples.get(doc_id, [])]
-    rows = conn.execute(
+    rows = conn.execute(sql.SQL(
         "WITH sampled AS MATERIALIZED (SELECT c.doc_id, c.page_start, c.text, m.entity_id, m.start_char, m.end_char"
         "  FROM chunks c JOIN mentions m ON m.chunk_id = c.chunk_id"
         "  WHERE c.chunk_id = ANY(%s) AND m.chunk_id = ANY(%s))"
         " SELECT s.doc_id, 'mention', s.page_start, s.text, s.start_char, s.end_char, t.target_key, t.target_provision,"
         " NULL FROM sampled s JOIN citation_targets t ON t.entity_id = s.entity_id"
-        f" WHERE {mention}"
+        " WHERE {mention}"
         " UNION ALL SELECT l.citing_doc_id, l.origin, l.page, l.sentence, NULL, NULL, l.target_key, l.target_provision,"
-        f" l.produces_version FROM citation_links l WHERE l.citing_doc_id = ANY(%s) AND {link}",
+        " l.produces_version FROM citation_links l WHERE l.citing_doc_id = ANY(%s) AND {link}").format(
+            mention=mention, link=link),
         [chunk_ids, chunk_ids] + mention_params + [list(listed)] + link_params).fetchall()
     hits = []  # (doc_id, page, start, origin, sentence, key, provision, produces, end)
     for doc_id, origin, page, text, start, end, key, provision, produces in rows:
