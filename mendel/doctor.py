@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psycopg
+from psycopg import sql
 
 from mendel import crawlstate
 from mendel.index import bundle
@@ -147,20 +148,20 @@ def check_current_versions(conn: psycopg.Connection) -> Check:
 def check_chunks_current(conn: psycopg.Connection) -> Check:
     check = Check("chunks_current")
     check.checked = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    quarantined = ("EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = d.current_version_id)"
-                   if _table_exists(conn, "quality_quarantine") else "false")
-    for doc_id, version_id, n, why in conn.execute(
+    quarantined = sql.SQL("EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = d.current_version_id)"
+                          if _table_exists(conn, "quality_quarantine") else "false")
+    for doc_id, version_id, n, why in conn.execute(sql.SQL(
             "SELECT c.doc_id, c.version_id, count(*), CASE"
             "  WHEN v.doc_id <> c.doc_id THEN 'its version belongs to ' || v.doc_id"
             "  WHEN d.status <> 'active' THEN 'the document is ' || d.status"
-            f"  WHEN {quarantined} THEN 'the current version is quarantined'"
+            "  WHEN {quarantined} THEN 'the current version is quarantined'"
             "  ELSE 'the current version is ' || d.current_version_id END"
             " FROM chunks c JOIN document_versions v ON v.version_id = c.version_id"
             " JOIN documents d ON d.doc_id = c.doc_id LEFT JOIN document_versions cur"
             " ON cur.version_id = d.current_version_id"
             " WHERE v.doc_id <> c.doc_id OR d.status <> 'active' OR"
-            f" ({quarantined} OR (c.version_id <> d.current_version_id AND cur.chunked_at IS NOT NULL))"
-            " GROUP BY 1, 2, 4 ORDER BY 1, 2"):
+            " ({quarantined} OR (c.version_id <> d.current_version_id AND cur.chunked_at IS NOT NULL))"
+            " GROUP BY 1, 2, 4 ORDER BY 1, 2").format(quarantined=quarantined)):
         check.problems.append(f"{n} chunk(s) of {doc_id} version {version_id}: {why}")
     return check
 
@@ -214,11 +215,11 @@ def check_crawl_log(conn: psycopg.Connection) -> Check:
                                                                   "reconciled")}
             check.problems.append(f"run {run_id} {source}: discovered {counts['discovered']} but logged "
                                   + ", ".join(f"{k} {v}" for k, v in logged.items()))
-    act_versions = " UNION SELECT sha256 FROM act_versions" if _table_exists(conn, "act_versions") else ""
-    for source, url, sha in conn.execute(
+    act_versions = sql.SQL(" UNION SELECT sha256 FROM act_versions" if _table_exists(conn, "act_versions") else "")
+    for source, url, sha in conn.execute(sql.SQL(
             "SELECT DISTINCT l.source, l.url, l.sha256 FROM crawl_log l WHERE l.outcome = 'stored'"
-            f" AND l.sha256 IS NOT NULL AND l.sha256 NOT IN (SELECT sha256 FROM document_versions{act_versions})"
-            " ORDER BY 1, 2"):
+            " AND l.sha256 IS NOT NULL AND l.sha256 NOT IN (SELECT sha256 FROM document_versions{act_versions})"
+            " ORDER BY 1, 2").format(act_versions=act_versions)):
         check.problems.append(f"{source} {url}: logged as stored ({sha}) but no version has that body")
     return check
 
