@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from serving.law_pages import law_pages_router, word_changes
 from tests.law_support import cited_database
+from tests.test_search_page import browser, screenshot  # noqa: F401 (the Chromium fixture)
 
 REF = "§ 4 vyhlášky č. 573/2025 Sb."
 ACT = "/eli/cz/sb/2025/573"
@@ -97,3 +98,53 @@ def test_citator_empty_and_error_states(client):
 def test_word_changes_mark_what_was_removed_and_added():
     assert word_changes("c) 34,10 Kč za litr", "c) 44,50 Kč za litr") == [
         ("c)", "same"), ("34,10", "del"), ("44,50", "ins"), ("Kč za litr", "same")]
+
+
+# In Debian's Chromium, as a person uses them: the form filled and sent, the marked change seen.
+@pytest.fixture(scope="module")
+def law_base_url(client):
+    import threading
+
+    import uvicorn
+
+    from tests.test_api import wait_for
+
+    server = uvicorn.Server(uvicorn.Config(client.app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    wait_for(lambda: server.started, timeout=30)
+    yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_browser_provision_on_a_date_marks_the_changed_letter(browser, law_base_url, tmp_path):
+    context = browser.new_context(viewport={"width": 1100, "height": 900}, locale="cs-CZ")
+    page = context.new_page()
+    try:
+        page.goto(law_base_url + "/ustanoveni")
+        page.get_by_label("Ustanovení nebo předpis").fill(REF)
+        page.get_by_label("Ke dni").fill("2026-07-01")
+        page.get_by_role("button", name="Zobrazit").click()
+        page.wait_for_url(re.compile(r"/ustanoveni\?ref="))
+        assert page.locator("del", has_text="34,10").first.is_visible()
+        assert page.locator("ins", has_text="44,50").first.is_visible()
+        screenshot(page, tmp_path, "provision-at-a-date")
+    finally:
+        context.close()
+
+
+def test_browser_citator_lists_the_citing_decisions(browser, law_base_url, tmp_path):
+    context = browser.new_context(viewport={"width": 1100, "height": 900}, locale="cs-CZ")
+    page = context.new_page()
+    try:
+        page.goto(law_base_url + "/citator")
+        page.get_by_label("Ustanovení, předpis, spisová značka nebo ECLI").fill("§ 105 zákona č. 99/1963 Sb.")
+        page.get_by_role("button", name="Hledat citace").click()
+        page.wait_for_url(re.compile(r"/citator\?ref="))
+        assert page.locator("#family-decisions").is_visible()
+        assert page.get_by_text("20 Nd 234/2026").first.is_visible()
+        assert page.get_by_text("33 Nd 232/2026").first.is_visible()
+        screenshot(page, tmp_path, "citator")
+    finally:
+        context.close()
