@@ -150,6 +150,18 @@ _LIVE_UNQUARANTINED = (
     " WHERE d.status = 'active'"
     " AND NOT EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = d.current_version_id)"
 )
+# Composed once here from constants: the sections and the pages of live, unquarantined documents' current versions.
+_LIVE_SECTIONS = (
+    "SELECT d.doc_id, s.kind, s.label, s.depth, s.page_start, s.page_end, s.char_start, s.char_end"
+    " FROM documents d JOIN sections s ON s.version_id = d.current_version_id" + _LIVE_UNQUARANTINED +
+    " ORDER BY d.doc_id, s.char_start, s.depth, s.section_id"
+)
+_LIVE_PAGES = (
+    "SELECT d.doc_id, d.current_version_id, v.quality_checked_at IS NULL, p.page_no, p.text, p.is_ocr,"
+    " p.ocr_confidence FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id"
+    " JOIN pages p ON p.version_id = d.current_version_id" + _LIVE_UNQUARANTINED +
+    " ORDER BY d.doc_id, p.page_no"
+)
 
 
 def frames_from_database(conn, thresholds: dict) -> Frames:
@@ -157,21 +169,12 @@ def frames_from_database(conn, thresholds: dict) -> Frames:
     streamed one document at a time so that no more than one document's text is held."""
     builder = FrameBuilder(thresholds)
     sections: dict[str, list[_SectionRow]] = {}
-    for doc_id, *row in conn.execute(
-        "SELECT d.doc_id, s.kind, s.label, s.depth, s.page_start, s.page_end, s.char_start, s.char_end"
-        " FROM documents d JOIN sections s ON s.version_id = d.current_version_id" + _LIVE_UNQUARANTINED +
-        " ORDER BY d.doc_id, s.char_start, s.depth, s.section_id"
-    ):
+    for doc_id, *row in conn.execute(_LIVE_SECTIONS):
         sections.setdefault(doc_id, []).append(_SectionRow(*row))
     current: str | None = None
     pages: list[_PageRow] = []
     with conn.cursor() as cursor:
-        for doc_id, version_id, is_new, *row in cursor.stream(
-            "SELECT d.doc_id, d.current_version_id, v.quality_checked_at IS NULL, p.page_no, p.text, p.is_ocr,"
-            " p.ocr_confidence FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id"
-            " JOIN pages p ON p.version_id = d.current_version_id" + _LIVE_UNQUARANTINED +
-            " ORDER BY d.doc_id, p.page_no"
-        ):
+        for doc_id, version_id, is_new, *row in cursor.stream(_LIVE_PAGES):
             if doc_id != current:
                 if current is not None:
                     builder.add(current, pages, sections.get(current, ()))
