@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 import psycopg
+from psycopg import sql
 from psycopg.types.json import Jsonb
 
 PACKAGE = Path(__file__).resolve().parent
@@ -180,7 +181,7 @@ def reprocess_ner(conn: psycopg.Connection) -> dict:
     for old in stale:
         row = None if old is None else conn.execute(
             "SELECT inputs, patterns FROM stage_versions WHERE stage = 'ner' AND version = %s", (old,)).fetchone()
-        where = "layer = 3 AND ner_done_at IS NOT NULL AND ner_version IS NOT DISTINCT FROM %s"
+        where = sql.SQL("layer = 3 AND ner_done_at IS NOT NULL AND ner_version IS NOT DISTINCT FROM %s")
         affected: Optional[list[str]] = None  # None: every passage of that version
         if row is not None and row[1] is not None:
             old_inputs, old_lines = row
@@ -190,14 +191,16 @@ def reprocess_ner(conn: psycopg.Connection) -> dict:
                 finder = re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))) \
                     if forms else None
                 affected = [chunk_id for chunk_id, text in conn.execute(
-                    f"SELECT chunk_id, text FROM chunks WHERE {where}", (old,))
+                    sql.SQL("SELECT chunk_id, text FROM chunks WHERE {}").format(where), (old,))
                     if finder is not None and finder.search(fold(text))]
         with conn.transaction():
             if affected is None:
-                affected = [c for (c,) in conn.execute(f"SELECT chunk_id FROM chunks WHERE {where}", (old,))]
+                affected = [c for (c,) in conn.execute(
+                    sql.SQL("SELECT chunk_id FROM chunks WHERE {}").format(where), (old,))]
             conn.execute("DELETE FROM mentions WHERE chunk_id = ANY(%s)", (affected,))
             conn.execute("UPDATE chunks SET ner_done_at = NULL WHERE chunk_id = ANY(%s)", (affected,))
-            carried = conn.execute(f"UPDATE chunks SET ner_version = %s WHERE {where}", (current, old)).rowcount
+            carried = conn.execute(sql.SQL("UPDATE chunks SET ner_version = %s WHERE {}").format(where),
+                                   (current, old)).rowcount
         stats["ner_reprocessed"] += len(affected)
         stats["ner_carried_over"] += carried
     return stats
