@@ -84,6 +84,24 @@ _LEXICAL = _MATCHING + (
     " GROUP BY l.chunk_id ORDER BY score DESC, l.chunk_id LIMIT %(k)s")
 BM25_K1, BM25_B = 1.5, 0.75
 _MEAN_LENGTH = "SELECT avg(length(c.lexemes)) FROM chunks c " + _LIVE + " AND c.lexemes IS NOT NULL"
+# The statements below are composed once here from the constant fragments above; values travel as parameters.
+_LIVE_COUNT = "SELECT count(*) FROM chunks c " + _LIVE
+_LIVE_COVERAGE = "SELECT count(*), count(c.lexemes), count(c.embedding) FROM chunks c " + _LIVE
+_LIVE_AMONG = "SELECT c.chunk_id FROM chunks c " + _LIVE + " AND c.chunk_id = ANY(%s)"
+# A provision's own passages: by the last part of their section heading, else by a heading line in their text.
+_PROVISION_BY_HEADING = ("SELECT c.chunk_id FROM chunks c " + _LIVE + _DOCS + " AND d.citation = %(act)s"
+                         " AND lower(btrim(regexp_replace(c.section_path, '^.* > ', ''))) = %(head)s"
+                         " ORDER BY c.doc_id, c.seq")
+_PROVISION_BY_TEXT = ("SELECT c.chunk_id FROM chunks c " + _LIVE + _DOCS + " AND d.citation = %(act)s"
+                      " AND c.text ~ %(re)s ORDER BY c.doc_id, c.seq")
+_DECISION_PASSAGES = ("SELECT c.chunk_id FROM chunks c " + _LIVE + _DOCS + " AND c.doc_id = ANY(%(these)s)"
+                      " ORDER BY c.doc_id, c.seq")
+_CITING_PASSAGES = ("SELECT DISTINCT c.chunk_id, c.doc_id, c.seq FROM mentions m JOIN chunks c"
+                    " ON c.chunk_id = m.chunk_id " + _LIVE + _DOCS
+                    + " AND m.entity_id = ANY(%(wanted)s) AND NOT (c.chunk_id = ANY(%(own)s))"
+                    " ORDER BY c.doc_id, c.seq LIMIT %(k)s")
+_DOCUMENT_PASSAGES = ("SELECT c.chunk_id, c.page_start, c.page_end, c.section_path, c.text FROM chunks c "
+                      + _LIVE + " AND c.doc_id = %s ORDER BY c.seq")
 
 # Passages linking the activated entities, scored as EntityGraph.ranking: the sum of activation x specificity
 # (given per entity) over the entities a passage links, divided by the square root of how many graph entities it
@@ -194,7 +212,7 @@ class PostgresSearcher:
             self._check(conn)
             self.documents = self._load_documents(conn)
             self.identifier_docs = self._identifier_docs()
-            self.passages = conn.execute("SELECT count(*) FROM chunks c " + _LIVE).fetchone()[0]
+            self.passages = conn.execute(_LIVE_COUNT).fetchone()[0]
             self.mean_length = float(conn.execute(_MEAN_LENGTH).fetchone()[0] or 1.0)
         # citation records are documents without passages
         self.passage_docs = sorted(d for d, doc in self.documents.items() if doc.get("doc_type") != "citation_record")
@@ -239,8 +257,7 @@ class PostgresSearcher:
             " AND column_name = 'lexemes' AND table_schema = current_schema())").fetchone()[0]
         if not has_column:
             raise BackendError("the database has no chunks.lexemes column: migrate it (mendel.db.migrate)")
-        live, with_lexemes, with_vectors = conn.execute(
-            "SELECT count(*), count(c.lexemes), count(c.embedding) FROM chunks c " + _LIVE).fetchone()
+        live, with_lexemes, with_vectors = conn.execute(_LIVE_COVERAGE).fetchone()
         if live == 0:
             raise BackendError("the database holds no live passages to search: run the nightly first")
         missing = [f"{live - found} of {live} live passages have no {what}"
@@ -338,8 +355,7 @@ class PostgresSearcher:
         wanted = n + DENSE_MARGIN
         found = [cid for cid, _ in search_pgvector(conn, vector, wanted, ef_search=max(self.ef_search, wanted),
                                                    layer=PASSAGE_LAYER, doc_ids=docs)]
-        live = {row[0] for row in conn.execute("SELECT c.chunk_id FROM chunks c " + _LIVE
-                                               + " AND c.chunk_id = ANY(%s)", (found,))}
+        live = {row[0] for row in conn.execute(_LIVE_AMONG, (found,))}
         kept = [cid for cid in found if cid in live]
         if len(kept) >= n or len(found) < wanted:
             return kept[:n]
@@ -418,8 +434,7 @@ class PostgresSearcher:
             values["skip"] = batch * values["k"]
             found = [cid for cid, score in conn.execute(_GRAPH if docs is None else _GRAPH_FILTERED, values)
                      if score > 0]
-            live = {row[0] for row in conn.execute("SELECT c.chunk_id FROM chunks c " + _LIVE
-                                                   + " AND c.chunk_id = ANY(%s)", (found,))}
+            live = {row[0] for row in conn.execute(_LIVE_AMONG, (found,))}
             kept += [cid for cid in found if cid in live]
             if len(kept) >= n or len(found) < values["k"]:
                 break
@@ -442,19 +457,13 @@ class PostgresSearcher:
                 head_text = " ".join(head.group(0).split()).lower()
                 values = {"act": act, "head": head_text, "docs": docs,
                           "re": "(?in)^[ \t]*" + "[ \t]*".join(re.escape(p) for p in head_text.split()) + "[ \t]*$"}
-                found = conn.execute(
-                    "SELECT c.chunk_id FROM chunks c " + _LIVE + _DOCS + " AND d.citation = %(act)s"
-                    " AND lower(btrim(regexp_replace(c.section_path, '^.* > ', ''))) = %(head)s"
-                    " ORDER BY c.doc_id, c.seq", values).fetchall() or conn.execute(
-                    "SELECT c.chunk_id FROM chunks c " + _LIVE + _DOCS + " AND d.citation = %(act)s"
-                    " AND c.text ~ %(re)s ORDER BY c.doc_id, c.seq", values).fetchall()
+                found = (conn.execute(_PROVISION_BY_HEADING, values).fetchall()
+                         or conn.execute(_PROVISION_BY_TEXT, values).fetchall())
                 own += [cid for (cid,) in found]
             elif entity.label == "DECISION_REF":
                 decisions = self.identifier_docs.get(entity.norm, [])
                 if decisions:
-                    own += [cid for (cid,) in conn.execute(
-                        "SELECT c.chunk_id FROM chunks c " + _LIVE + _DOCS + " AND c.doc_id = ANY(%(these)s)"
-                        " ORDER BY c.doc_id, c.seq", {"these": decisions, "docs": docs})]
+                    own += [cid for (cid,) in conn.execute(_DECISION_PASSAGES, {"these": decisions, "docs": docs})]
             else:
                 continue
             wanted.append(entity.id)
@@ -462,9 +471,7 @@ class PostgresSearcher:
         citing: list[str] = []
         if wanted:
             citing = [row[0] for row in conn.execute(
-                "SELECT DISTINCT c.chunk_id, c.doc_id, c.seq FROM mentions m JOIN chunks c ON c.chunk_id = m.chunk_id "
-                + _LIVE + _DOCS + " AND m.entity_id = ANY(%(wanted)s) AND NOT (c.chunk_id = ANY(%(own)s))"
-                " ORDER BY c.doc_id, c.seq LIMIT %(k)s", {"wanted": wanted, "own": own, "docs": docs, "k": n})]
+                _CITING_PASSAGES, {"wanted": wanted, "own": own, "docs": docs, "k": n})]
         return own, citing
 
     def rank(self, conn, query: str, understanding, docs: list[str] | None, n: int, dense: bool = True,
@@ -613,7 +620,6 @@ class PostgresSearcher:
         if doc is None:
             return None
         with self.connection() as conn:
-            rows = conn.execute("SELECT c.chunk_id, c.page_start, c.page_end, c.section_path, c.text FROM chunks c "
-                                + _LIVE + " AND c.doc_id = %s ORDER BY c.seq", (doc_id,)).fetchall()
+            rows = conn.execute(_DOCUMENT_PASSAGES, (doc_id,)).fetchall()
         return {**doc, "chunks": [{"chunk_id": cid, "page": start, "page_end": end, "section": section, "text": text}
                                   for cid, start, end, section, text in rows]}
