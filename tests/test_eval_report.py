@@ -177,7 +177,8 @@ def test_evaluate_bundle_answers_the_grounded_questions_and_reuses_its_report(tm
     result = summary["result"]
     assert result["questions"] == 2 and result["questions_total"] == 3
     assert len(summary["skipped"]) == 1 and summary["skipped"][0].startswith("t-3: unknown document")
-    assert set(result["variants"]) == {"bm25", "dense", "hybrid", "hybrid+fastpath", "+graph", "default"}
+    assert set(result["variants"]) == {"bm25", "dense", "hybrid", "hybrid+fastpath", "+graph", "default", "bm25+bridge",
+                                       "dense+bridge", "hybrid+bridge", "default-learned", "default-bridge"}
     for data in result["variants"].values():
         assert 0.0 <= data["overall"]["recall@10"] <= 1.0
         assert 0.0 < data["latency_ms"]["p50"] <= data["latency_ms"]["p95"] <= data["latency_ms"]["max"]

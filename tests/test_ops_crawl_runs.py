@@ -32,7 +32,8 @@ from tests.support import nightly_resources
 
 TEST_RETRY_DELAY_S = 0.2  # the policy's shape (exponential, jitter) with a test-sized base delay
 NSOUD_DOWNSTREAM = {"document_pages", "document_chunks", "legal_entities", "chunk_embeddings", "bm25_index",
-                    "faiss_index", "entity_graph", "index_bundle", "neo4j_graph", "retrieval_evaluation"}
+                    "faiss_index", "entity_graph", "index_bundle", "neo4j_graph", "retrieval_evaluation",
+                    "citations"}  # the citator reads the decisions' mentions
 
 
 class FailsOnceThenRuns(PipesSubprocessClient):

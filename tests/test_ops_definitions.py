@@ -138,7 +138,7 @@ def test_schedules_and_run_starting_sensors_are_on_in_production_and_off_in_the_
 
 def test_every_asset_has_a_stage_group_kinds_and_an_owner():
     graph = defs.resolve_asset_graph()
-    stages = {"crawl", "extract", "ner", "index", "serve"}
+    stages = {"crawl", "extract", "ner", "law", "index", "serve"}
     for key in graph.get_all_asset_keys():
         node = graph.get(key)
         spec = defs.resolve_assets_def(key).specs_by_key[key]

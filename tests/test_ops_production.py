@@ -123,7 +123,7 @@ def test_a_busy_source_pool_holds_only_that_source(production):
         assert any(step.run_id != "a-slow-nsoud-crawl" for step in pending)  # waiting for the slot
     finally:
         storage.free_concurrency_slots_for_run("a-slow-nsoud-crawl")
-        worker.join(60)
+        worker.join(300)
     assert outcome["result"].success
     assert instance.get_latest_materialization_event(AssetKey("nsoud_documents")) is not None
     with psycopg.connect(production["database_url"]) as conn:
