@@ -13,7 +13,6 @@ board, a range of new boards (up to 100 per run), or — in a run without a part
 every registered board. Only JavaScript boards start Chromium.
 """
 
-import sys
 from collections import Counter
 
 import psycopg
@@ -27,8 +26,8 @@ from dagster import (
     asset,
 )
 
+from assets.crawl import run_crawl
 from mendel import boards as register
-from mendel.config import PROJECT_ROOT
 from orchestration.policies import NETWORK_RETRY, crawl_pool
 from orchestration.resources import MendelResource
 
@@ -126,10 +125,5 @@ def board_documents(context: AssetExecutionContext, mendel: MendelResource,
     boards_file = register.write_boards_file(boards, settings.home / "boards" / f"{context.run_id}.json")
     env = mendel.subprocess_env(context.run_id)
     env["MENDEL_BOARDS_FILE"] = str(boards_file)
-    result = pipes_subprocess_client.run(
-        command=[sys.executable, "-m", "crawlers.run", BOARD_SOURCE],
-        context=context,
-        env=env,
-        cwd=str(PROJECT_ROOT),
-    ).get_materialize_result()
+    result = run_crawl(pipes_subprocess_client, context, BOARD_SOURCE, env)
     return result._replace(metadata={**(result.metadata or {}), **summary})

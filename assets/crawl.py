@@ -91,6 +91,23 @@ def crawl_failures_check(source: Source) -> AssetChecksDefinition:
     return _check
 
 
+def run_crawl(pipes_subprocess_client: PipesSubprocessClient, context, name: str, env: dict) -> MaterializeResult:
+    """One spider in its own process through Pipes; a database outage fails the step without retries (a retry
+    against a dead server only repeats the failure; the crawl's spool waits for the next run)."""
+    try:
+        return pipes_subprocess_client.run(
+            command=[sys.executable, "-m", "crawlers.run", name],
+            context=context,
+            env=env,
+            cwd=str(PROJECT_ROOT),
+        ).get_materialize_result()
+    except DagsterPipesExecutionError:
+        if not database_reachable(env["MENDEL_DATABASE_URL"]):
+            raise Failure(f"{name}: PostgreSQL is unreachable (database outage); the crawl stopped and is "
+                          "not retried", allow_retries=False) from None
+        raise
+
+
 def crawl_asset(source: Source, retry_policy: RetryPolicy = NETWORK_RETRY) -> AssetsDefinition:
     name = source.name
 
@@ -117,19 +134,7 @@ def crawl_asset(source: Source, retry_policy: RetryPolicy = NETWORK_RETRY) -> As
             window = source.window.backfill_env(start, end)
             env.update(window)
             context.log.info(f"{name}: crawling the window {start}..{end} ({window})")
-        try:
-            result = pipes_subprocess_client.run(
-                command=[sys.executable, "-m", "crawlers.run", name],
-                context=context,
-                env=env,
-                cwd=str(PROJECT_ROOT),
-            ).get_materialize_result()
-        except DagsterPipesExecutionError:
-            if not database_reachable(env["MENDEL_DATABASE_URL"]):
-                # A retry against a dead server only repeats the failure; the crawl's spool waits for the next run.
-                raise Failure(f"{name}: PostgreSQL is unreachable (database outage); the crawl stopped and is "
-                              "not retried", allow_retries=False) from None
-            raise
+        result = run_crawl(pipes_subprocess_client, context, name, env)
         if window:
             result = result._replace(metadata={**(result.metadata or {}), "window_start": config.window_start,
                                                "window_end": config.window_end})
