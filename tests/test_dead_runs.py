@@ -211,8 +211,11 @@ def _postmaster(pgdata: Path) -> int | None:
 
 
 def _user(pgdata: Path, mode: str) -> subprocess.Popen:
+    # A default SIGTERM disposition, as a user started from a shell has: an ignored SIGTERM is inherited across exec,
+    # and code earlier in a long test session may have left it ignored in this process.
     process = subprocess.Popen([sys.executable, "-c", USER, str(pgdata), mode], cwd=PROJECT_ROOT,
-                               stdout=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
     assert process.stdout.readline().strip() == "ready"
     return process
 
