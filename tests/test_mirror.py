@@ -6,6 +6,7 @@ import hashlib
 import html
 import json
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -458,8 +459,10 @@ def test_request_log_records_method_path_status(mirror):
 
 
 def test_serve_forever_prints_the_base_url():
+    # A default SIGTERM disposition for the server, as from a shell: an ignored SIGTERM is inherited across exec.
     proc = subprocess.Popen([sys.executable, "-m", "mirror.server", "--port", "0"],
-                            stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
+                            stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1],
+                            preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
     try:
         base_url = proc.stdout.readline().strip()
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+", base_url)
