@@ -210,3 +210,14 @@ def train_pairwise(groups: list[tuple[np.ndarray, np.ndarray]], l2: float = 1e-3
     fit = minimize(loss, np.zeros(pairs.shape[1]), jac=True, method="L-BFGS-B")
     accuracy = float(((pairs @ fit.x) > 0).mean())
     return fit.x, {"pairs": int(len(pairs)), "loss": round(float(fit.fun), 5), "pair_accuracy": round(accuracy, 4)}
+
+
+def lead_with(fused: list[tuple[int, float, list[str]]], lead_items: list[int]) -> list[tuple[int, float, list[str]]]:
+    """``fused`` with ``lead_items`` first, in their order, scored just above its best and marked "reference"
+    (with the lists each came from), the rest after them as they were."""
+    top_score = fused[0][1] if fused else 0.0
+    lists_of = {item: lists for item, _, lists in fused}
+    lead = [(i, top_score + 1.0 / (RRF_K + r), ["reference"] + lists_of.get(i, []))
+            for r, i in enumerate(lead_items, start=1)]
+    chosen = set(lead_items)
+    return lead + [f for f in fused if f[0] not in chosen]

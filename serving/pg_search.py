@@ -38,8 +38,8 @@ from mendel.index import bundle
 from mendel.index.fulltext import query_terms, term_literal, tsquery_literal
 from mendel.index.pgvector import search_pgvector
 from serving.filters import SearchFilters
-from serving.fusion import GRAPH_MIN_SHARE, RRF_K, RRF_WEIGHTS, SUBQUERY_WEIGHTS, entity_coverage, interleave_fuse, \
-    ordered_lists, rrf_fuse
+from serving.fusion import GRAPH_MIN_SHARE, RRF_WEIGHTS, SUBQUERY_WEIGHTS, entity_coverage, interleave_fuse, \
+    lead_with, ordered_lists, rrf_fuse
 from serving.graph import ACT_SHARE, MAX_NEIGHBOURS, NEIGHBOUR_SHARE, SAME_PROVISION_SHARE, provision_head
 from serving.layers import PASSAGE_LAYER
 from serving.search import CANDIDATES, PROVISION_HEAD_RE, RERANK_MAX, Hit
@@ -497,13 +497,7 @@ class PostgresSearcher:
             lead_items = sorted(own, key=lambda i: position.get(i, len(position)))
             lead_items += [item for item, _, _ in fused if item in citing_set and item not in lead_items]
             lead_items += [item for item in citing if item not in position]
-            lead_items = list(dict.fromkeys(lead_items))[:n]
-            top_score = fused[0][1] if fused else 0.0
-            lists_of = {item: lists for item, _, lists in fused}
-            lead = [(i, top_score + 1.0 / (RRF_K + r), ["reference"] + lists_of.get(i, []))
-                    for r, i in enumerate(lead_items, start=1)]
-            chosen = set(lead_items)
-            fused = lead + [f for f in fused if f[0] not in chosen]
+            fused = lead_with(fused, list(dict.fromkeys(lead_items))[:n])
         return fused, activation
 
     # --- the search ---------------------------------------------------------------------------------------

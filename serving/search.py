@@ -31,8 +31,8 @@ import numpy as np
 from mendel.index import bundle
 from mendel.index.analyzer import analyze
 from serving.filters import SearchFilters
-from serving.fusion import (GRAPH_MIN_SHARE, LEARNED_CANDIDATES, RRF_K, RRF_WEIGHTS, SUBQUERY_WEIGHTS, LearnedFusion,
-                            Signals, entity_coverage, interleave_fuse, learned_candidates, ordered_lists, rrf_fuse)
+from serving.fusion import (GRAPH_MIN_SHARE, LEARNED_CANDIDATES, RRF_WEIGHTS, SUBQUERY_WEIGHTS, LearnedFusion, Signals,
+                            entity_coverage, interleave_fuse, lead_with, learned_candidates, ordered_lists, rrf_fuse)
 from serving.graph import top_positions
 from serving.layers import PASSAGE_LAYER, SCOPE_LAYERS, ChunkEntities, LayerIndex, layer_of
 
@@ -439,13 +439,7 @@ class Searcher:
                             if len(rest) == wanted_rest:
                                 break
                 exact_sorted += in_fused + rest
-            exact_sorted = exact_sorted[:n]
-            top_score = fused[0][1] if fused else 0.0
-            lists_of = {item: lists for item, _, lists in fused}
-            lead = [(i, top_score + 1.0 / (RRF_K + r), ["reference"] + lists_of.get(i, []))
-                    for r, i in enumerate(exact_sorted, start=1)]
-            exact = set(exact_sorted)
-            fused = lead + [f for f in fused if f[0] not in exact]
+            fused = lead_with(fused, exact_sorted[:n])
         return Ranked(fused, activation, signals, own)
 
     # --- the search -----------------------------------------------------------------------------------
