@@ -168,6 +168,7 @@ def run_score(path: Path = ANNOTATIONS) -> dict:
         kind_records = [{**r, "entities": only(r["entities"])} for r in records]
         per_kind[kind] = score(kind_records, lambda text, only=only: only(predictions[text]),
                                labels=["INSTITUTION"])["INSTITUTION"]
+        per_kind[kind].label = kind
     return {"records": len(records), "overall": overall, "per_kind": per_kind}
 
 
@@ -183,9 +184,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{result['records']} records, INSTITUTION")
     print(format_table(result["overall"]))
     print("\nper kind of authority (kind from the norm; a false positive counts under its predicted kind)")
-    print(format_table({kind: s for kind, s in result["per_kind"].items()}).replace("INSTITUTION", "INSTITUTION"))
-    for kind, s in result["per_kind"].items():
-        print(f"  {kind}: gold {s.gold} pred {s.predicted} P {s.precision:.3f} R {s.recall:.3f} F1 {s.f1:.3f}")
+    print(format_table(result["per_kind"]))
+    for error in result["overall"]["INSTITUTION"].errors:
+        print(f"  {error['kind']:4} {error['id']}: {error['text']!r} gold {error.get('gold_norm')!r} "
+              f"predicted {error.get('pred_norm')!r}")
     if args.json:
         args.json.write_text(json.dumps({
             "records": result["records"], "overall": result["overall"]["INSTITUTION"].as_row(),
