@@ -84,6 +84,8 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
                          f"{len(change.withdrawn)} document(s) withdrawn")
     return MaterializeResult(metadata={
         "boards": len(boards), **boards_by_kind(boards), "placed": placed, "unplaced": len(boards) - placed,
+        # HTML boards by the CMS their site runs, and those whose CMS has no rule set (counted, never dropped).
+        **register.cms_summary(boards),
         "added": len(change.added), "removed": len(change.removed), "withdrawn": len(change.withdrawn),
         "partitions_added": len(new_partitions), "partitions_removed": len(gone)})
 
@@ -117,9 +119,14 @@ def board_documents(context: AssetExecutionContext, mendel: MendelResource,
         return MaterializeResult(metadata={"enabled": False, "boards": 0})
     with psycopg.connect(mendel.db_url(), autocommit=True) as conn:
         boards, unknown = register.boards_for_keys(boards_of_run(context), settings, conn)
+    without_rules = [b for b in boards if b.kind == "html" and not b.rules]
+    if without_rules:
+        context.log.warning(f"{len(without_rules)} HTML board(s) have no extraction rules and are not read: "
+                            + "; ".join(f"{b.key}: {b.no_rules}" for b in without_rules[:10]))
     if unknown:
         context.log.warning(f"{len(unknown)} board(s) no longer in the maintained list, not crawled: {unknown[:10]}")
-    summary = {"boards": len(boards), **boards_by_kind(boards), "unknown_boards": len(unknown)}
+    summary = {"boards": len(boards), **boards_by_kind(boards), **register.cms_summary(boards),
+               "unknown_boards": len(unknown)}
     if not boards:
         return MaterializeResult(metadata={**summary, "discovered": 0})
     boards_file = register.write_boards_file(boards, settings.home / "boards" / f"{context.run_id}.json")

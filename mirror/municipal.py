@@ -41,6 +41,17 @@ real site looks exactly like them):
   ``GET /uredni-deska/api/informace.json`` and inserts as a table (only a browser sees them);
 - ``kadan-html.mirror.test``: ``GET /deska/`` lists the same notices as server-rendered articles.
 
+HTML boards by CMS (:data:`CMS_BOARDS`): six real municipalities whose website the municipal websites list
+(``registry/obecni_weby_cms_2023-11.csv``) says runs a given CMS — Přerov, Prostějov and Trutnov on Public4u
+(as4u.cz), Kubova Huť and Nýrsko on SumavaNet.CZ, Ostrava on Plone — each on a host of its own
+(``prerov.mirror.test`` …, ``GET /uredni-deska/``), listing that municipality's **real notices** from the edesky.cz
+register dump (``registry/edesky_boards_2024-05.sql``, tables ``oznameni`` and ``dokument``: title, posting time,
+edesky URL, attachment names and links, unchanged) in a **mirror-made page layout per CMS** (:data:`CMS_LAYOUTS`:
+every board of one CMS has the same markup; no real Public4u, SumavaNet or Plone page is in the corpus, so the
+markup is synthetic). ``GET /mirror/cms/html-boards.json`` on the origin is these boards as a maintained HTML-board
+list (entries without rules: the crawl reads each with its CMS's rule set, ``mendel/data/board_rules_by_cms.yaml``,
+found through the entry's ``site``); point ``MENDEL_HTML_BOARDS`` at it.
+
 Every board served from a real file is a dataset of the mirror's NKOD catalogue (:func:`served_boards`,
 :mod:`mirror.nkod`). In scale mode (``MirrorThread(root, scale=1500)``, ``mendel mirror --scale 1500``) the
 generated boards of :mod:`mirror.scale` are served on their hosts too.
@@ -192,6 +203,8 @@ class MunicipalSite:
         if mvcr and self.mvcr_file.exists():
             feed = _mvcr_feeds(self.mvcr_file).get(mvcr.group(1))
             return json_response(feed, content_type="application/ld+json") if feed is not None else None
+        if path == CMS_LIST_PATH:
+            return json_response(cms_html_list())
         if path == BLESNO_PREFIX.rstrip("/") or path == BLESNO_PREFIX:
             return self.blesno_index()
         pdf = self.blesno.get(path)
@@ -395,6 +408,9 @@ class BoardHosts:
         export = EXPORT_FILES.get(host, {}).get(path)
         if export is not None:
             return file_response(self.corpus_root / "municipal" / export[0], export[1], self.digests)
+        cms_board = CMS_BOARDS_BY_HOST.get(host)
+        if cms_board is not None and path == CMS_BOARD_PATH:
+            return html_response(cms_board_page(self.corpus_root, cms_board))
         if host in (KADAN_JS_HOST, KADAN_HTML_HOST):
             feed = kadan_snapshot(self.corpus_root)
             modified = feed.stat().st_mtime
@@ -432,3 +448,136 @@ def observe_robots_txt(server) -> None:
         return route(method, path, raw_path, query, headers, body)
 
     server.route = counted_route
+
+
+# ---------------------------------------------------------------- HTML boards by CMS (real notices, made-up markup)
+
+CMS_LIST_PATH = "/mirror/cms/html-boards.json"
+CMS_BOARD_PATH = "/uredni-deska/"
+EDESKY_FILE = "registry/edesky_boards_2024-05.sql"
+
+
+@dataclass(frozen=True)
+class CmsBoard:
+    id: str  # host {id}.mirror.test, list id
+    edesky_name: str  # the board's name in the edesky register (table urad)
+    site: str  # the municipality's website domain, as the websites list has it
+    layout: str  # a key of CMS_LAYOUTS: the CMS the websites list names for the site
+
+    @property
+    def host(self) -> str:
+        return f"{self.id}{MIRROR_HOST_SUFFIX}"
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}{CMS_BOARD_PATH}"
+
+
+CMS_BOARDS = (
+    CmsBoard("prerov", "Město Přerov", "prerov.eu", "public4u"),
+    CmsBoard("prostejov", "Město Prostějov", "prostejov.eu", "public4u"),
+    CmsBoard("trutnov", "Město Trutnov", "trutnov.cz", "public4u"),
+    CmsBoard("kubova-hut", "Obec Kubova Huť", "kubovahut.cz", "sumavanet"),
+    CmsBoard("nyrsko", "Město Nýrsko", "mestonyrsko.cz", "sumavanet"),
+    CmsBoard("ostrava", "Město Ostrava", "ostrava.cz", "plone"),
+)
+CMS_BOARDS_BY_HOST = {b.host: b for b in CMS_BOARDS}
+
+
+def _copy_rows(sql: str, table: str) -> list[dict]:
+    """The rows of one ``COPY public.{table} (…) FROM stdin;`` block of a PostgreSQL dump (text format)."""
+    start = sql.index(f"COPY public.{table} (")
+    header, body = sql[start:].split("\n", 1)
+    columns = [c.strip() for c in header[header.index("(") + 1:header.index(")")].split(",")]
+    unescape = {"\\t": "\t", "\\n": "\n", "\\\\": "\\"}
+    rows = []
+    for line in body.split("\n\\.\n", 1)[0].splitlines():
+        values = [None if v == "\\N" else re.sub(r"\\[tn\\]", lambda m: unescape[m.group(0)], v)
+                  for v in line.split("\t")]
+        rows.append(dict(zip(columns, values)))
+    return rows
+
+
+@lru_cache(maxsize=2)
+def edesky_notices(sql_file: Path) -> dict[str, list[dict]]:
+    """board name → its notices in the edesky dump, newest first: {title, posted (ISO date), url, files [(name,
+    url)]} — the dump's values, nothing added."""
+    sql = Path(sql_file).read_text(encoding="utf-8")
+    names = {row["id"]: " ".join((row["nazev"] or "").split()) for row in _copy_rows(sql, "urad")}
+    # A file belongs to the notice whose page its URL anchors on (…/dokument/{n}#priloha_{m}): the dump's
+    # dokument.oznameni_id holds the board's id, not the notice's.
+    files: dict[str, list[tuple[str, str]]] = {}
+    for row in _copy_rows(sql, "dokument"):
+        pair = (row["nazev"] or "", row["url"] or "")
+        if pair[1] and pair not in files.setdefault(pair[1].split("#", 1)[0], []):
+            files[pair[1].split("#", 1)[0]].append(pair)
+    boards: dict[str, list[dict]] = {}
+    for row in _copy_rows(sql, "oznameni"):
+        boards.setdefault(names.get(row["urad_id"], ""), []).append({
+            "title": row["nazev"] or "", "posted": (row["datum_vyveseni"] or "")[:10] or None, "url": row["url"],
+            "until": (row["datum_relevance"] or "")[:10] or None, "files": files.get(row["url"], [])})
+    for notices in boards.values():
+        notices.sort(key=lambda n: (n["posted"] or "", n["url"] or ""), reverse=True)
+    return boards
+
+
+def _day(iso_day: str | None, style: str) -> str:
+    if not iso_day:
+        return ""
+    year, month, day = iso_day.split("-")
+    return f"{day}.{month}.{year}" if style == "padded" else f"{int(day)}. {int(month)}. {year}"
+
+
+def _public4u_page(name: str, notices: list[dict]) -> str:
+    rows = "\n".join(
+        f'<tr class="dokument"><td class="nazev"><a href="{html.escape(n["url"] or "")}">{html.escape(n["title"])}'
+        f'</a></td><td class="cislo-jednaci"></td><td class="vyveseno">{_day(n["posted"], "padded")}</td>'
+        f'<td class="sejmuto">{_day(n["until"], "padded")}</td><td class="prilohy">'
+        + "".join(f'<a href="{html.escape(u)}">{html.escape(f)}</a>' for f, u in n["files"]) + "</td></tr>"
+        for n in notices)
+    return ('<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8"><meta name="generator" content="Public4u">'
+            f"<title>Úřední deska – {html.escape(name)}</title></head><body>\n<h1>Úřední deska</h1>\n"
+            '<div id="uredni-deska"><table class="seznam-dokumentu"><thead><tr><th>Název</th><th>Číslo jednací</th>'
+            f"<th>Vyvěšeno</th><th>Sejmuto</th><th>Přílohy</th></tr></thead><tbody>\n{rows}\n</tbody></table></div>\n"
+            "</body></html>\n")
+
+
+def _sumavanet_page(name: str, notices: list[dict]) -> str:
+    items = "\n".join(
+        f'<li class="deska-polozka"><h3><a href="{html.escape(n["url"] or "")}">{html.escape(n["title"])}</a></h3>'
+        f'<p class="data">Vyvěšeno: <span class="vyveseno">{_day(n["posted"], "spaced")}</span>'
+        + (f' Sejmutí: <span class="sejmuti">{_day(n["until"], "spaced")}</span>' if n["until"] else "") + "</p>"
+        + (f'<div class="soubory">' + "".join(f'<a href="{html.escape(u)}">{html.escape(f)}</a>'
+                                              for f, u in n["files"]) + "</div>" if n["files"] else "") + "</li>"
+        for n in notices)
+    return ('<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8"><meta name="author" content="SumavaNet.CZ">'
+            f"<title>{html.escape(name)} - úřední deska</title></head><body>\n<h2>Úřední deska</h2>\n"
+            f'<ul class="deska-seznam">\n{items}\n</ul>\n</body></html>\n')
+
+
+def _plone_page(name: str, notices: list[dict]) -> str:
+    items = "\n".join(
+        f'<article class="tileItem"><h2 class="tileHeadline"><a href="{html.escape(n["url"] or "")}">'
+        f'{html.escape(n["title"])}</a></h2><span class="documentPublished">{_day(n["posted"], "padded")}</span>'
+        "</article>" for n in notices)
+    return ('<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8"><meta name="generator" content="Plone">'
+            f"<title>Úřední deska — {html.escape(name)}</title></head><body>\n"
+            f'<div id="content-core">\n{items}\n</div>\n</body></html>\n')
+
+
+# CMS (the key of mendel/data/board_rules_by_cms.yaml) → the mirror-made page of a board on it.
+CMS_LAYOUTS = {"public4u": _public4u_page, "sumavanet": _sumavanet_page, "plone": _plone_page}
+
+
+def cms_board_notices(corpus_root: Path, board: CmsBoard) -> list[dict]:
+    return edesky_notices(Path(corpus_root) / EDESKY_FILE).get(board.edesky_name, [])
+
+
+def cms_board_page(corpus_root: Path, board: CmsBoard) -> str:
+    return CMS_LAYOUTS[board.layout](board.edesky_name, cms_board_notices(corpus_root, board))
+
+
+def cms_html_list() -> dict:
+    """The CMS boards as a maintained HTML-board list: no rules, each read with its site's CMS rule set."""
+    return {"boards": [{"id": b.id, "name": f"{b.edesky_name} (mirror-made {b.layout} page over its real notices)",
+                        "url": b.url, "site": b.site} for b in CMS_BOARDS]}

@@ -11,7 +11,9 @@ crawl path — a notice is one document, owned by the board that lists it.
   of a notice's attachments in order, written once per read, whether or not each could be fetched). Notices carry
   no HTTP validators, so a re-run re-reads the listing and finds them ``unchanged`` by hash; attachments are
   conditional requests.
-- **HTML boards** (the maintained list): the board page is read with the board's rules (CSS or XPath); each
+- **HTML boards** (the maintained list): the board page is read with the board's rules (CSS or XPath: the rule
+  set of its site's CMS, or the list entry's own; a board whose CMS has none is not fetched and is logged as
+  quarantined with that reason — :func:`mendel.boards.apply_cms_rules`); each
   notice row becomes a notice document in OFN form (``application/ld+json``, the fields the page shows, nothing
   invented) and its attachment links are fetched like a feed's. Boards marked ``javascript: true`` are rendered by
   Debian's Chromium through scrapy-playwright — only those requests; everything else (robots.txt, feeds, static
@@ -426,10 +428,21 @@ class BoardsSpider(MendelSpider):
             elif board.kind == "article_api":
                 yield self.listing_request(self.fetch_url(board.url), self.parse_article_ids, listing=board.url,
                                            cb_kwargs={"board": board}, dont_filter=True)
+            elif not board.rules:
+                self.skip_board_without_rules(board)
             elif board.publisher_ico and self.feeds_unread[board.publisher_ico]:
                 self.waiting_for_feed.setdefault(board.publisher_ico, []).append(board)
             else:
                 yield self.html_board_request(board)
+
+    def skip_board_without_rules(self, board: Board) -> None:
+        """An HTML board whose CMS has no rule set (:func:`mendel.boards.apply_cms_rules`) is not fetched; it is
+        logged as quarantined with the reason, so a crawl never skips a board silently. Nothing is withdrawn."""
+        self.discovered += 1
+        self.crawler.stats.inc_value("mendel/boards/without_rules")
+        self.crawler.stats.inc_value(f"mendel/boards/without_rules_cms_{board.cms or 'unlisted'}")
+        self.log_outcome(board.url, "quarantined",
+                         reason=(board.no_rules or "HTML board not read: it has no extraction rules")[:500])
 
     def allow_board_hosts(self, boards) -> None:
         """Production host guard: the board hosts (and the attachment hosts their boards name, added as found: a
@@ -666,6 +679,7 @@ class BoardsSpider(MendelSpider):
             self.notice_ids[doc["url"]] = (doc["doc_id"], False)
             self.notice_owners[doc["url"]] = board.url
             doc["extra"]["board_key"] = board.key
+            doc["extra"]["rules_from"] = board.rules_from  # "cms:{system}@{version}" or the list entry's own
             self.listed(board.url, doc["doc_id"])
             links.append((doc["doc_id"], [(a["url"], a["name"]) for a in doc["attachments"]]))
             yield FetchedDocument(
