@@ -66,7 +66,7 @@ NKOD_BOARDS_QUERY = """\
 PREFIX dcat: <http://www.w3.org/ns/dcat#>
 PREFIX dcterms: <http://purl.org/dc/terms/>
 PREFIX foaf: <http://xmlns.com/foaf/0.1/>
-SELECT DISTINCT ?dataset ?publisher ?publisherName ?downloadURL ?format ?spatial
+SELECT DISTINCT ?dataset ?publisher ?publisherName ?downloadURL ?format ?spatial ?page
 WHERE {
   ?dataset a dcat:Dataset ;
     dcterms:conformsTo <%(ofn)s> ;
@@ -76,6 +76,7 @@ WHERE {
   OPTIONAL { ?distribution dcterms:format ?format }
   OPTIONAL { ?publisher foaf:name ?publisherName . FILTER(LANG(?publisherName) = "cs") }
   OPTIONAL { ?dataset dcterms:spatial ?spatial }
+  OPTIONAL { ?dataset dcat:landingPage ?page }
 }
 ORDER BY ?dataset ?downloadURL
 LIMIT %(limit)d OFFSET %(offset)d
@@ -105,6 +106,7 @@ class Board:
     rules: dict = field(default_factory=dict)
     dataset: str | None = None  # the NKOD dataset IRI
     format: str | None = None  # a catalogue board's distribution format (EU file type: JSON_LD, JSON, CSV, XML)
+    page: str | None = None  # the board's page (catalogue dcat:landingPage): the region its address names places it
     # Where the board belongs (mendel.municipalities.place_boards): the municipality's kód obce and name, its
     # okres and kraj; a regional body has only its kraj. Its notices inherit them.
     obec_kod: str | None = None
@@ -176,7 +178,8 @@ def boards_from_bindings(bindings: list[dict]) -> list[Board]:
             key=url, kind="ofn" if file_type in (None, "JSON_LD") else "export", url=url,
             name=(row.get("publisherName") or {}).get("value"),
             publisher_ico=_ico_from_publisher((row.get("publisher") or {}).get("value")), dataset=dataset,
-            format=file_type, obec_kod=codes[0] if len(codes) == 1 else None))
+            format=file_type, obec_kod=codes[0] if len(codes) == 1 else None,
+            page=(row.get("page") or {}).get("value")))
     return list(boards.values())
 
 

@@ -13,8 +13,12 @@ builds it from the registry files of the sample corpus —
 
 A board's place (:func:`place_boards`): the kód obce its catalogue record names (``dcterms:spatial``, a RÚIAN
 obec IRI) or its list entry gives; else its publisher's name ("Město Hranice": the one municipality of that kind
-and name, or the one the board register puts in a district; "Zlínský kraj": the region); else the place of another
-board of the same publisher (IČO).
+and name, or the one the board register puts in a district; "Zlínský kraj" or a regional body such as
+"Hasičský záchranný sbor Zlínského kraje": the region); else the place of another board of the same publisher
+(IČO), when that publisher's boards agree; else the one region its page's address names (``…/hzs-zlinskeho-kraje-
+…-uredni-deska.aspx``: a page names the board, not its publisher, so this place is not passed on by IČO). A name
+or address that names no current region exactly (the police's "správa západočeského kraje", a region of before
+2000; "KŘP OLK") or names two places nothing.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "municipalities.tsv"
@@ -190,6 +194,19 @@ class Register:
         """The region a regional body's name is ("Zlínský kraj", "Kraj Vysočina")."""
         return self.kraje.get(key(publisher)) if publisher else None
 
+    @cached_property
+    def _kraj_forms(self) -> dict[tuple[str, ...], str]:
+        return {tuple(_words(form)): kraj for kraj in self.kraje.values() for form in kraj_forms(kraj)}
+
+    def kraj_named(self, text: str | None) -> str | None:
+        """The one region ``text`` names in any case, accents and punctuation aside — a body's name ("Hasičský
+        záchranný sbor Jihomoravského kraje", "Krajské ředitelství policie hl. m. Prahy") or a page's address
+        (``…/krajske-reditelstvi-stredoceskeho-kraje-uredni-deska.aspx``); None when it names none or several."""
+        words = _words(text or "")
+        found = {kraj for form, kraj in self._kraj_forms.items()
+                 if any(tuple(words[i:i + len(form)]) == form for i in range(len(words) - len(form) + 1))}
+        return found.pop() if len(found) == 1 else None
+
 
 @lru_cache(maxsize=1)
 def register() -> Register:
@@ -200,21 +217,46 @@ def place_of(municipality: Municipality) -> Place:
     return Place(municipality.code, municipality.name, municipality.okres, municipality.kraj)
 
 
+def kraj_forms(kraj: str) -> list[str]:
+    """A region's name in the six cases, as bodies' names and page addresses write it: "Zlínský kraj" →
+    "Zlínského kraje", "Zlínském kraji"…; "Kraj Vysočina" → "Kraje Vysočina"…; Prague also "hl. m. Prahy"."""
+    kraj_cases = ("kraj", "kraje", "kraji", "kraj", "kraji", "krajem")
+    if kraj.startswith("Hlavní město"):
+        city = ("Praha", "Prahy", "Praze", "Prahu", "Praze", "Prahou")
+        town = ("hlavní město", "hlavního města", "hlavnímu městu", "hlavní město", "hlavním městě", "hlavním městem")
+        return [f"{t} {c}" for t, c in zip(town, city)] + [f"hl. m. {c}" for c in city]
+    if kraj.startswith("Kraj "):
+        return [f"{k} {kraj.removeprefix('Kraj ')}" for k in kraj_cases]
+    adjective = kraj.removesuffix(" kraj")
+    return [f"{a[0]} {k}" for a, k in zip(_adjective_cases(adjective, "m"), kraj_cases)]
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", fold(text).casefold())
+
+
 def place_boards(boards: list) -> tuple[list, int]:
     """Boards (:class:`mendel.boards.Board`) with their place filled in where it can be told; returns them and how
     many have one."""
     known = register()
-    places: dict[str, Place] = {}  # board key → place
+    places: dict[str, Place] = {}  # board key → place, from the board's publisher
     for board in boards:
         municipality = known.by_code.get(board.obec_kod or "") or known.find(board.name)
         if municipality is not None:
             places[board.key] = place_of(municipality)
-        elif known.kraj(board.name):
-            places[board.key] = Place(None, None, None, known.kraj(board.name))
-    by_publisher = {b.publisher_ico: places[b.key] for b in boards if b.key in places and b.publisher_ico}
+        elif kraj := known.kraj(board.name) or known.kraj_named(board.name):
+            places[board.key] = Place(None, None, None, kraj)
+    publisher_places: dict[str, set[Place]] = defaultdict(set)
+    for board in boards:
+        if board.key in places and board.publisher_ico:
+            publisher_places[board.publisher_ico].add(places[board.key])
+    # A publisher whose boards disagree passes no place on.
+    by_publisher = {ico: next(iter(found)) for ico, found in publisher_places.items() if len(found) == 1}
     placed = []
     for board in boards:
         place = places.get(board.key) or by_publisher.get(board.publisher_ico or "")
+        if place is None and (kraj := known.kraj_named(getattr(board, "page", None))):
+            place = Place(None, None, None, kraj)
         if place is not None:
             board = replace(board, obec_kod=place.obec_kod, obec=place.obec, okres=place.okres, kraj=place.kraj)
         placed.append(board)

@@ -4,10 +4,17 @@ obec over the documents that inherit it."""
 
 from __future__ import annotations
 
+import json
+import urllib.parse
+from collections import Counter
+
 from mendel import municipalities
-from mendel.boards import Board
+from mendel.boards import Board, boards_from_bindings, nkod_query
 from mendel.config import SAMPLE_CORPUS
+from mirror.nkod import NkodSite
 from serving.filters import SearchFilters
+
+MVCR_FEEDS = SAMPLE_CORPUS / "municipal" / "boards" / "mvcr_182_boards.json"
 
 
 def test_the_data_file_is_what_the_registry_files_give():
@@ -48,6 +55,77 @@ def test_boards_are_linked_to_their_municipality_or_region():
     assert placed == 6
     # A name several municipalities share, with nothing to tell them apart, places nothing.
     assert municipalities.register().find("Nová Ves") is None
+
+
+def test_a_region_is_found_in_a_bodys_name_or_page_address_only_when_named_exactly():
+    known = municipalities.register()
+    assert known.kraj_named("Hasičský záchranný sbor Jihomoravského kraje") == "Jihomoravský kraj"
+    assert known.kraj_named("https://www.hzscr.cz/hzs-kraje-vysocina-menu-sluzby-pro-verejnost-uredni-deska.aspx") \
+        == "Kraj Vysočina"
+    assert known.kraj_named("https://www.policie.cz/sprava-hl-m-prahy-uredni-deska.aspx") == "Hlavní město Praha"
+    assert known.kraj_named("https://www.policie.cz/jihocesky-kraj-uredni-deska.aspx") == "Jihočeský kraj"
+    # A region of before 2000, a police abbreviation, two regions, a municipality: no region.
+    assert known.kraj_named("https://www.policie.cz/sprava-zapadoceskeho-kraje-o-nas-uredni-deska.aspx") is None
+    assert known.kraj_named("https://www.policie.cz/krajske-reditelstvi-policie-olk-o-nas-uredni-deska.aspx") is None
+    assert known.kraj_named("Smlouva Zlínského kraje a Jihomoravského kraje") is None
+    assert known.kraj_named("Město Hranice") is None and known.kraj_named(None) is None
+
+
+def test_a_place_passes_between_boards_of_one_publisher_only_when_the_publishers_boards_agree():
+    boards, placed = municipalities.place_boards([
+        Board(key="a", kind="ofn", url="https://a/", name="Hasičský záchranný sbor Zlínského kraje", publisher_ico="1"),
+        Board(key="b", kind="ofn", url="https://b/", publisher_ico="1"),  # no name: its publisher's place
+        Board(key="c", kind="ofn", url="https://c/", name="Krajské ředitelství policie Zlínského kraje",
+              publisher_ico="2"),
+        Board(key="d", kind="ofn", url="https://d/", name="Krajské ředitelství policie Olomouckého kraje",
+              publisher_ico="2"),
+        Board(key="e", kind="ofn", url="https://e/", publisher_ico="2"),  # its publisher's boards disagree
+        # A page names its board, not the publisher: board f is placed, g (same IČO, no page) is not.
+        Board(key="f", kind="ofn", url="https://f/", publisher_ico="3",
+              page="https://www.hzscr.cz/hzs-libereckeho-kraje-menu-sluzby-pro-verejnost-uredni-deska.aspx"),
+        Board(key="g", kind="ofn", url="https://g/", publisher_ico="3"),
+    ])
+    assert {b.key: b.kraj for b in boards} == {
+        "a": "Zlínský kraj", "b": "Zlínský kraj", "c": "Zlínský kraj", "d": "Olomoucký kraj", "e": None,
+        "f": "Liberecký kraj", "g": None}
+    assert placed == 5
+
+
+def _catalogue_boards() -> list[Board]:
+    """The boards of the mirror's NKOD catalogue (the real feeds' publisher IČO and page), read with the register's
+    own query."""
+    site = NkodSite(SAMPLE_CORPUS)
+    answer = site.handle("GET", "/sparql", "/sparql", urllib.parse.urlencode({"query": nkod_query()}),
+                         {"Accept": "application/sparql-results+json"}, b"")
+    return boards_from_bindings(json.loads(answer.body)["results"]["bindings"])
+
+
+def test_the_real_feeds_are_placed_by_what_their_records_name():
+    boards, placed = municipalities.place_boards(_catalogue_boards())
+    feeds = {feed["iri"]: feed for feed in json.loads(MVCR_FEEDS.read_text(encoding="utf-8"))}
+    mvcr = [b for b in boards if b.url in feeds]
+    assert len(boards) == 186 and len(mvcr) == 182
+    # Every MVČR feed placed is placed in the region its own page names, and only there.
+    for board in mvcr:
+        page = feeds[board.url]["stránka"]
+        assert board.page == page
+        assert board.kraj == municipalities.register().kraj_named(page)
+        assert board.obec is None and board.okres is None  # regional bodies: a region, no municipality
+    by_kind = Counter(("hzs" if "hzscr.cz" in b.page else "policie" if "policie.cz" in b.page else "mv", bool(b.kraj))
+                      for b in mvcr)
+    # The 14 regional fire-and-rescue services; 8 police boards (Praha, Středočeský, Jihočeský, Jihomoravský kraj).
+    # Unplaced: 20 police boards whose pages name a region of before 2000 or an abbreviation and the national
+    # police board; the national fire-and-rescue unit and school; the ministry's departments (IČO 00007064).
+    assert by_kind == {("hzs", True): 14, ("hzs", False): 4, ("policie", True): 8, ("policie", False): 22,
+                       ("mv", False): 134}
+    assert {b.kraj for b in mvcr if b.kraj and "hzscr.cz" in b.page} == {
+        m.kraj for m in municipalities.register().municipalities}
+    assert not any(b.kraj for b in mvcr if b.publisher_ico == "00007064")
+    named = {b.name: (b.obec, b.kraj) for b in boards if b.name}
+    assert named == {"Město Kadaň": ("Kadaň", "Ústecký kraj"), "Město Hranice": ("Hranice", "Olomoucký kraj"),
+                     "Statutární město Karviná": ("Karviná", "Moravskoslezský kraj"),
+                     "Zlínský kraj": (None, "Zlínský kraj")}
+    assert placed == 4 + 22
 
 
 def test_search_filters_by_place():

@@ -57,7 +57,8 @@ def test_nkod_lists_every_real_board_the_mirror_serves(mirror):
     status, ctype, body = sparql(mirror.base_url, nkod_query())
     assert status == 200 and ctype == "application/sparql-results+json"
     result = json.loads(body)
-    assert result["head"]["vars"] == ["dataset", "publisher", "publisherName", "downloadURL", "format", "spatial"]
+    assert result["head"]["vars"] == ["dataset", "publisher", "publisherName", "downloadURL", "format", "spatial",
+                                      "page"]
     kadan = [r for r in result["results"]["bindings"] if r["downloadURL"]["value"] == KADAN_FEED_URL]
     assert {r["publisherName"]["value"] for r in kadan} == {"Město Kadaň"}
     assert {r["format"]["value"].rsplit("/", 1)[-1] for r in kadan} == {"JSON_LD"}
