@@ -158,7 +158,6 @@ def run_score(path: Path = ANNOTATIONS) -> dict:
     from mendel.ner import recognise
 
     records = gold_records(path)
-    GOLD.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     predictions = dict(zip((r["text"] for r in records), recognise([r["text"] for r in records])))
     overall = score(records, lambda text: predictions[text], labels=["INSTITUTION"])
     per_kind = {}
@@ -180,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.step == "sample":
         print(write_skeleton())
         return 0
+    GOLD.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in gold_records()), encoding="utf-8")
     result = run_score()
     print(f"{result['records']} records, INSTITUTION")
     print(format_table(result["overall"]))
