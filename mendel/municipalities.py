@@ -190,10 +190,6 @@ class Register:
             candidates = same_kind or candidates
         return candidates[0] if len(candidates) == 1 else None
 
-    def kraj(self, publisher: str | None) -> str | None:
-        """The region a regional body's name is ("Zlínský kraj", "Kraj Vysočina")."""
-        return self.kraje.get(key(publisher)) if publisher else None
-
     @cached_property
     def _kraj_forms(self) -> dict[tuple[str, ...], str]:
         return {tuple(_words(form)): kraj for kraj in self.kraje.values() for form in kraj_forms(kraj)}
@@ -244,7 +240,7 @@ def place_boards(boards: list) -> tuple[list, int]:
         municipality = known.by_code.get(board.obec_kod or "") or known.find(board.name)
         if municipality is not None:
             places[board.key] = place_of(municipality)
-        elif kraj := known.kraj(board.name) or known.kraj_named(board.name):
+        elif kraj := known.kraj_named(board.name):  # "Zlínský kraj", "HZS Zlínského kraje"
             places[board.key] = Place(None, None, None, kraj)
     publisher_places: dict[str, set[Place]] = defaultdict(set)
     for board in boards:
