@@ -379,16 +379,31 @@ class BoardHosts:
             arrivals = {h: sorted(t for t, _ in hits) for h, hits in self.arrivals.items()}
             robots = sum(1 for hits in self.arrivals.values() for _, path in hits if path == "/robots.txt")
             browser = sum(1 for hits in self.arrivals.values() for _, path in hits if path in BROWSER_OWN_REQUESTS)
-        gaps = sorted(b - a for times in arrivals.values() for a, b in zip(times, times[1:]))
+        host_gaps = {h: sorted(b - a for a, b in zip(t, t[1:])) for h, t in arrivals.items()}
+        gaps = sorted(g for each in host_gaps.values() for g in each)
 
-        def quantile(q: float) -> float | None:
-            return round(gaps[min(len(gaps) - 1, int(q * len(gaps)))], 3) if gaps else None
+        def quantile(values: list[float], q: float) -> float | None:
+            return round(values[min(len(values) - 1, int(q * len(values)))], 3) if values else None
 
+        per_host_min = sorted(g[0] for g in host_gaps.values() if g)
+        per_host_median = sorted(quantile(g, 0.5) for g in host_gaps.values() if g)
+        busiest = max(arrivals.items(), key=lambda item: len(item[1]), default=(None, []))
         return {"hosts": len(arrivals), "requests": sum(len(t) for t in arrivals.values()), "gaps": len(gaps),
                 "robots_txt_requests": robots, "browser_own_requests": browser,
-                "min_gap_s": quantile(0), "p01_gap_s": quantile(0.01), "p05_gap_s": quantile(0.05),
-                "median_gap_s": quantile(0.5), "delay_s": delay,
-                "gaps_under_delay": sum(1 for g in gaps if g < delay)}
+                "min_gap_s": quantile(gaps, 0), "p01_gap_s": quantile(gaps, 0.01), "p05_gap_s": quantile(gaps, 0.05),
+                "median_gap_s": quantile(gaps, 0.5), "delay_s": delay,
+                "gaps_under_delay": sum(1 for g in gaps if g < delay),
+                # Per host: the smallest of the hosts' own minimum gaps, the median of their median gaps.
+                "per_host_min_gap_s": {"min": quantile(per_host_min, 0), "median": quantile(per_host_min, 0.5)},
+                "per_host_median_gap_s": {"min": quantile(per_host_median, 0),
+                                          "median": quantile(per_host_median, 0.5)},
+                # The least wall time politeness allows: the busiest host's requests, one delay apart.
+                "busiest_host": busiest[0], "busiest_host_requests": len(busiest[1]),
+                "politeness_floor_s": round(max(0, len(busiest[1]) - 1) * delay, 1),
+                # The real hosts the mirror stood in for (published_hosts): each on its own.
+                "published_hosts": {h: {"requests": len(arrivals[h]), "min_gap_s": quantile(host_gaps[h], 0),
+                                        "median_gap_s": quantile(host_gaps[h], 0.5)}
+                                    for h in sorted(arrivals) if not h.endswith(MIRROR_HOST_SUFFIX)}}
 
     def kadan_notices(self, feed: Path) -> list[dict]:
         return _notices(feed, feed.stat().st_mtime_ns)
@@ -396,6 +411,9 @@ class BoardHosts:
     def handle(self, method: str, path: str, raw_path: str, query: str, headers, body: bytes) -> Response | None:
         host = request_host(headers)
         if self.scale is not None and not host.endswith(MIRROR_HOST_SUFFIX):
+            published = published_hosts(self.corpus_root).get(path)
+            if published is not None:  # a real host's URL re-rooted onto the origin: counted as that host's
+                self.note_arrival(published, path)
             return self.scale.handle_mirror_path(method, path)
         if not host.endswith(MIRROR_HOST_SUFFIX):
             return None
@@ -428,6 +446,23 @@ class BoardHosts:
                 if response is not None:
                     return response
         return text_response("404 Not Found\n", status=404)
+
+
+@lru_cache(maxsize=2)
+def published_hosts(corpus_root: Path) -> dict[str, str]:
+    """Path on the mirror's origin → the real host that published it, for the 182 MVČR feeds (the API's
+    ``/api/boards/{n}``) and their attachments (www.mvcr.cz, www.hzscr.cz, www.policie.cz): how scale mode counts
+    requests re-rooted onto the origin per real host."""
+    path = Path(corpus_root) / "municipal" / MVCR_FILE
+    if not path.exists():
+        return {}
+    hosts = {}
+    for feed in _mvcr_feeds(path).values():
+        for url in [feed["iri"], *(d.get("url") for n in feed.get("informace") or [] if isinstance(n, dict)
+                                    for d in n.get("dokument") or [] if isinstance(d, dict))]:
+            if isinstance(url, str) and urlsplit(url).hostname:
+                hosts.setdefault(urlsplit(url).path, urlsplit(url).hostname.lower())
+    return hosts
 
 
 @lru_cache(maxsize=8)

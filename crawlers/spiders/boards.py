@@ -37,7 +37,8 @@ Chromium skips images, fonts and style sheets) —, no random jitter, AutoThrott
 settings), hosts taking turns in the scheduler (:mod:`crawlers.host_queue`) so the crawl spreads over many hosts.
 In the demo profile the mirror's own origin, which stands in for every real host the boards name (their URLs
 re-rooted onto it), is not paced as one host: the per-host delay applies to the hosts a production crawl would
-meet and to the mirror's ``*.mirror.test`` board hosts.
+meet and to the mirror's ``*.mirror.test`` board hosts — unless ``MENDEL_BOARD_PACE_PUBLISHED_HOSTS`` is set (the
+crawl-scale benchmark): then each re-rooted request is paced as the host that published its URL.
 
 Spider arguments: ``boards_file`` — a JSON list of boards (:func:`mendel.boards.write_boards_file`; without it the
 whole register is read), ``rebase`` — the mirror's origin in the demo profile, ``max_attachments`` — at most this
@@ -85,6 +86,11 @@ BROWSER_PAGES = 4  # pages Chromium renders at a time
 MIRROR_SLOT = "mirror-origin"  # demo profile: the mirror's origin, standing in for many real hosts
 MIRROR_CONCURRENCY = 8
 UNPACED = "mendel_unpaced"  # request meta: not paced per host (the mirror's origin in the demo profile)
+PACE_HOST = "mendel_pace_host"  # request meta: the host a request is paced as (when not its URL's own)
+# Demo profile, for benchmarks: a URL re-rooted onto the mirror's origin is paced as the host that published it
+# (opendata-test.mvcr.cz, www.mvcr.cz …), as a production crawl would be, instead of going unpaced.
+PACE_PUBLISHED_HOSTS = (os.environ.get("MENDEL_BOARD_PACE_PUBLISHED_HOSTS") or "").strip().lower() in (
+    "1", "true", "yes")
 # What Chromium need not fetch to show a board's notices (the page, its scripts and their data are fetched).
 BROWSER_BLOCKED = frozenset({"image", "media", "font", "stylesheet", "manifest", "texttrack"})
 PACED_HANDLERS = {"http": "crawlers.spiders.boards.PacedHTTPDownloadHandler",
@@ -227,7 +233,7 @@ class PacedHTTPDownloadHandler(HTTP11DownloadHandler):
     async def download_request(self, request):
         if request.meta.get(UNPACED):
             return await super().download_request(request)
-        host = url_host(request.url)
+        host = request.meta.get(PACE_HOST) or url_host(request.url)
         await self.pacer.wait_turn(host)
         try:
             return await super().download_request(request)
@@ -289,7 +295,7 @@ class BoundedPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
             pending[1].set()
 
     async def download_request(self, request):
-        host = url_host(request.url)
+        host = request.meta.get(PACE_HOST) or url_host(request.url)
         if not request.meta.get("playwright") and request.meta.get(UNPACED):
             return await super().download_request(request)
         if not request.meta.get("playwright"):
@@ -397,6 +403,7 @@ class BoardsSpider(MendelSpider):
         self.boards_file = boards_file or ""
         self.rebase = rebase or None
         self.mirror_origin_host = url_host(self.rebase) if self.rebase else None
+        self.published_hosts: dict[str, str] = {}  # re-rooted URL → the host that published it (pacing)
         # Attachments fetched per board; None = all. Those over the limit stay listed and linked, unfetched.
         self.max_attachments = int(max_attachments) if str(max_attachments or "").strip() else None
         self.boards: list[Board] = []
@@ -461,12 +468,21 @@ class BoardsSpider(MendelSpider):
 
     def fetch_url(self, url: str) -> str:
         """Where to fetch a URL a site published (the mirror in the demo profile; mirror hosts keep their names)."""
-        return fetch_url(url, self.rebase)
+        fetched = fetch_url(url, self.rebase)
+        if PACE_PUBLISHED_HOSTS and self.mirror_origin_host and url_host(fetched) == self.mirror_origin_host:
+            self.published_hosts[fetched] = url_host(url)
+        return fetched
 
     def _unpaced(self, url: str, kwargs: dict) -> dict:
-        """Requests to the demo mirror's own origin go to its slot, without the per-host delay."""
+        """Requests to the demo mirror's own origin go to its slot, without the per-host delay — or, with
+        ``MENDEL_BOARD_PACE_PUBLISHED_HOSTS``, to the slot of the host that published the URL, paced as that host."""
         if self.mirror_origin_host and url_host(url) == self.mirror_origin_host:
             meta = kwargs.setdefault("meta", {})
+            published = self.published_hosts.get(url)
+            if published:
+                meta.setdefault("download_slot", published)
+                meta[PACE_HOST] = published
+                return kwargs
             meta.setdefault("download_slot", MIRROR_SLOT)
             meta[UNPACED] = True
             meta["autothrottle_dont_adjust_delay"] = True  # AutoThrottle would raise the slot's delay again
