@@ -43,6 +43,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--to", dest="date_to", type=date.fromisoformat, metavar="YYYY-MM-DD",
                         help="published on or before")
     parser.add_argument("--act", help="act citation (175/2025 Sb.), ELI or file number")
+    parser.add_argument("--at", type=date.fromisoformat, metavar="YYYY-MM-DD",
+                        help="acts as in force on this date (default: today)")
+    parser.add_argument("--version", choices=["promulgated"],
+                        help="acts in their promulgated text (the Sbírka PDF), whatever the date")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--api", metavar="URL", help=f"search through this server (default: ${API_URL_ENV}, or "
                                                     f"{DEFAULT_API_URL} when it serves the same bundle)")
@@ -88,7 +92,7 @@ def search(args, settings) -> tuple[dict, str]:
 
 def params_of(args) -> dict:
     params = {"q": args.query, "k": args.k, "source": args.source}
-    for name in ("date_from", "date_to", "act"):
+    for name in ("date_from", "date_to", "act", "at", "version"):
         if getattr(args, name):
             params[name] = str(getattr(args, name))
     return params
@@ -137,7 +141,7 @@ def search_bundle(args, settings) -> dict:
                                   act=args.act)
     except FilterError as exc:
         raise SearchFailed(str(exc)) from None
-    payload, _ = run_search(searcher, args.query, k=args.k, filters=filters)
+    payload, _ = run_search(searcher, args.query, k=args.k, filters=filters, at=args.at, version=args.version)
     return payload
 
 
@@ -156,6 +160,9 @@ def print_text(payload: dict, color: bool = False) -> None:
         pages = f"p. {hit['page']}" + (f"-{hit['page_end']}" if hit["page_end"] != hit["page"] else "")
         where = " · ".join(x for x in (hit.get("citation") or hit["doc_id"], hit["source"], hit["section"], pages)
                            if x)
+        if hit.get("version_eli"):  # an act's passage: which version, valid when
+            where += (f"\n    version {hit['version_eli']} ({hit.get('version_kind')}, "
+                      f"{hit.get('valid_from') or '?'} – {hit.get('valid_to') or ''}; {hit.get('status')})")
         spans = [tuple(s) for s in hit.get("highlights", [])]
         start, end = excerpt_window(hit["text"], spans, EXCERPT_CHARS)
         excerpt = "".join(f"{mark_on}{text}{mark_off}" if marked else text

@@ -20,6 +20,7 @@ from mendel.chunking import build_layers
 from mendel.citation_records import CITATION_RECORD, is_citation_record, mark_citation_records
 from mendel.index import bundle, dense, lexical
 from mendel.index import graph as entity_graph
+from mendel.index.act_passages import index_act_versions
 from mendel.index.corpus import LAYERS, ChunkRecord, load_layer  # noqa: F401 (ChunkRecord: re-exported)
 from mendel.index.dense import HNSW_THRESHOLD  # noqa: F401 (re-exported)
 from mendel.index.embed import Embedder, embed_with_cache, text_hash, to_pgvector
@@ -184,6 +185,8 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
         stats["chunks"] += len(layers.passages)
         stats["sections"] += len(layers.sections)
         stats["documents"] += layers.document is not None
+    # the act versions other than the stored document's text, as passages of the act (search in force)
+    stats.update({f"act_passages_{k}": v for k, v in index_act_versions(conn).items()})
     return stats
 
 

@@ -20,7 +20,7 @@ import time
 from datetime import date, datetime, timezone
 from http import HTTPStatus
 from pathlib import Path
-from typing import Annotated, Callable
+from typing import Annotated, Callable, Literal
 
 from fastapi import BackgroundTasks, FastAPI, HTTPException, Path as PathParam, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -185,9 +185,10 @@ class SearchResponse(BaseModel):
     scope: str | None = Field(default=None, description="act or section when the query asks about a whole one")
     layer: int = Field(default=3, description="the layer searched")
     subqueries: list[str] = Field(default=[], description="the sub-queries searched besides the query")
-    at: str | None = Field(default=None, description="the in-force date asked for (echoed)")
-    not_applied: list[str] = Field(default=[], description="filters accepted but not (yet) restricting the "
-                                                            "results: 'at' until the searcher has a time filter")
+    at: str | None = Field(default=None, description="the date acts are searched as in force on")
+    version: str | None = Field(default=None, description="promulgated: acts in their promulgated text")
+    not_applied: list[str] = Field(default=[], description="filters accepted but not restricting the results "
+                                                            "(the postgres backend: 'at', 'version')")
     results: list[SearchResult]
 
 
@@ -415,8 +416,10 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
         date_to: Annotated[date | None, Query(description="published on or before (ISO date)")] = None,
         act: Annotated[str | None, Query(max_length=MAX_FILTER_CHARS,
                                          description="act citation (175/2025 Sb.), ELI or file number")] = None,
-        at: Annotated[date | None, Query(description="in force on this date (accepted and echoed; listed in "
-                                                     "not_applied until the searcher has a time filter)")] = None,
+        at: Annotated[date | None, Query(description="acts as in force on this date (default today): passages of "
+                                                     "superseded versions are left out")] = None,
+        version: Annotated[Literal["promulgated"] | None, Query(
+            description="promulgated: acts in their promulgated text (the Sbírka PDF), whatever the date")] = None,
         kraj: Annotated[str | None, Query(max_length=MAX_FILTER_CHARS, description="region (when documents "
                                                                                     "carry it, see /facets)")] = None,
         okres: Annotated[str | None, Query(max_length=MAX_FILTER_CHARS, description="district")] = None,
@@ -447,8 +450,8 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
             wanted_places = checked_places(searcher, places)
         except FilterError as exc:
             raise HTTPException(400, detail=str(exc)) from None
-        payload, hits = run_search(searcher, q, k=k, filters=filters, places=wanted_places, at=at, graph=graph,
-                                   decompose=decompose, rerank=rerank)
+        payload, hits = run_search(searcher, q, k=k, filters=filters, places=wanted_places, at=at, version=version,
+                                   graph=graph, decompose=decompose, rerank=rerank)
         if query_log is not None:
             background.add_task(write_log, {"query": q, "entities": _query_entities(q),
                                             "hits": [h.chunk_id for h in hits], "bundle": searcher.path.name,

@@ -504,10 +504,11 @@ class PostgresSearcher:
 
     def search(self, query: str, k: int = 10, dense: bool = True, filters=None, graph: bool = True,
                decompose: bool = True, rerank: bool = False, details: dict | None = None, bridge: bool = True,
-               learned: bool = True, trace: list | None = None) -> list[Hit]:
+               learned: bool = True, trace: list | None = None, at=None, version: str | None = None) -> list[Hit]:
         """Hybrid search over the live passages, with ``Searcher.search``'s arguments and hits. The bundle
-        backend's lay-to-legal bridge and learned second stage (``bridge``, ``learned``, ``trace``) are not done
-        here: accepted so callers need not know the backend, and listed in ``details["not_applied"]``."""
+        backend's lay-to-legal bridge and learned second stage (``bridge``, ``learned``, ``trace``) and its
+        search in force (``at``, ``version``: every version's passages are searched here) are not done here:
+        accepted so callers need not know the backend, and listed in ``details["not_applied"]``."""
         from serving.analyze import understand
         from serving.decompose import decompose as split_query
 
@@ -518,7 +519,8 @@ class PostgresSearcher:
         if details is not None:
             details.update({"scope": found.scope, "layer": PASSAGE_LAYER, "subqueries": subqueries,
                             "entities": [e.id for e in found.entities], "backend": "postgres",
-                            "not_applied": [name for name, asked in (("bridge", bridge), ("learned", learned))
+                            "not_applied": [name for name, asked in (("bridge", bridge), ("learned", learned),
+                                                                     ("at", True), ("version", version is not None))
                                             if asked]})
         docs = self.allowed_documents(filters)
         if docs is not None and not docs:

@@ -35,18 +35,26 @@ def search_payload(query: str, bundle_version: str, hits: list, details: dict,
     return payload
 
 
+IN_FORCE_OPTIONS = ("at", "version")
+
+
 def run_search(searcher, query: str, k: int = 10, filters=None, places: dict[str, str] | None = None,
-               at: date | None = None, **options) -> tuple[dict, list]:
+               at: date | None = None, version: str | None = None, **options) -> tuple[dict, list]:
     """Search ``searcher`` and build the payload; returns it and the hits (for the query log).
 
-    ``at`` (in force on a date) is accepted and echoed, and listed in ``not_applied`` while the searcher has no
-    time filter: the caller sees that the results are not restricted by it."""
+    ``at`` (default: today) is the date an act's passages are in force on, ``version="promulgated"`` asks for
+    acts' promulgated text instead (``serving.in_force``); the payload echoes the date searched. A searcher that
+    does not apply them (the postgres backend) says so in ``details["not_applied"]``, and so does the payload."""
     details: dict = {}
     depth = min(k * PLACE_DEPTH, MAX_DEPTH) if places else k
-    hits = searcher.search(query, k=depth, filters=filters, details=details, **options)
+    at = at or date.today()
+    hits = searcher.search(query, k=depth, filters=filters, details=details, at=at, version=version, **options)
     if (details.get("coverage") or {}).get("empty"):
         hits = []  # below the relevance floor with nothing matching: no hits (the coverage block says why)
     if places:
         hits = [h for h in hits if in_places(searcher.documents.get(h.doc_id), places)][:k]
-    not_applied = ["at"] if at is not None else []
-    return search_payload(query, searcher.path.name, hits, details, not_applied, at), hits
+    not_applied = [name for name in details.get("not_applied", ()) if name in IN_FORCE_OPTIONS]
+    payload = search_payload(query, searcher.path.name, hits, details, not_applied, at)
+    payload["version"] = version
+    return payload, hits
+

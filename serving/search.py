@@ -24,12 +24,14 @@ from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from datetime import date
 from pathlib import Path
 
 import numpy as np
 
 from mendel.index import bundle
 from mendel.index.analyzer import analyze
+from serving import in_force
 from serving.filters import SearchFilters
 from serving.fusion import (GRAPH_MIN_SHARE, LEARNED_CANDIDATES, RRF_WEIGHTS, SUBQUERY_WEIGHTS, LearnedFusion, Signals,
                             entity_coverage, interleave_fuse, lead_with, learned_candidates, ordered_lists, rrf_fuse)
@@ -66,6 +68,14 @@ class Hit:
     subqueries: list[int] = field(default_factory=list)
     layer: int = PASSAGE_LAYER
     rerank_score: float | None = None
+    # an act's passage: its version on the search's date (serving.in_force.version_of)
+    version_eli: str | None = None
+    version_kind: str | None = None
+    valid_from: str | None = None
+    valid_to: str | None = None
+    status: str | None = None
+    provision: str | None = None
+    page_of: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -137,6 +147,7 @@ class Searcher:
         self._vocabulary = None
         self._learned: LearnedFusion | None = None
         self._learned_loaded = False
+        self._version_columns: dict[int, in_force.VersionColumns] = {}
 
     @classmethod
     def latest(cls, bundles_dir: Path, embedder=None, reranker=None) -> "Searcher":
@@ -206,6 +217,18 @@ class Searcher:
         if filters.is_empty():
             return None
         return (layer or self.passages).mask(filters.matching_documents(self.documents))
+
+    def in_force_mask(self, layer: LayerIndex, at: date, version: str | None = None) -> np.ndarray | None:
+        """Mask over a layer's chunks of an act's text served on ``at`` (or its promulgated text); None when the
+        layer holds no act with versions (``serving.in_force``)."""
+        columns = self._version_columns.get(layer.layer)
+        if columns is None:
+            with self._upper_lock:
+                columns = self._version_columns.setdefault(layer.layer, in_force.VersionColumns.of(layer.chunks))
+        return columns.mask(at, version)
+
+    def _allowed(self, filters, layer: LayerIndex, at: date, version: str | None) -> np.ndarray | None:
+        return in_force.combine(self.allowed_chunks(filters, layer), self.in_force_mask(layer, at, version))
 
     # --- ranked lists --------------------------------------------------------------------------------
 
@@ -447,7 +470,8 @@ class Searcher:
     def search(self, query: str, k: int = 10, dense: bool = True,
                filters: "SearchFilters | dict | None" = None, graph: bool = True, decompose: bool = True,
                rerank: bool = False, details: dict | None = None, bridge: bool = True,
-               learned: bool = True, trace: list | None = None) -> list[Hit]:
+               learned: bool = True, trace: list | None = None, at: date | None = None,
+               version: str | None = None) -> list[Hit]:
         """Hybrid search; ``filters`` (a :class:`SearchFilters` or a dict of its fields) restricts the
         documents every list draws from, so a filtered search still returns up to ``k`` hits. ``graph`` adds the
         graph-entered list, ``decompose`` searches sub-queries too, ``rerank`` reorders the best
@@ -456,21 +480,25 @@ class Searcher:
         ``learned`` reorders the best candidates by the learned fusion (:meth:`learned_order`) when one is stored.
         ``details``, when given, receives the query's scope, the layer searched and the sub-queries; ``trace``,
         when given, receives (the whole query's fused list before the learned stage, its :class:`Ranked`, the
-        layer): what ``retrieval_eval.learn_fusion`` trains on."""
+        layer): what ``retrieval_eval.learn_fusion`` trains on. ``at`` (default today): an act's passages are those
+        of its version in force on that date (``serving.in_force``); ``version="promulgated"``: its promulgated
+        text instead."""
         from serving.analyze import understand
         from serving.decompose import decompose as split_query
 
         if rerank and self.reranker is None:
             raise ValueError("rerank requested but no cross-encoder is configured")
+        at = at or date.today()
+        in_force.check_version(version)
         found = understand(query)
         index = self.layer_for(found.scope)
         if details is not None:
             details.update({"scope": found.scope, "layer": index.layer, "subqueries": [],
                             "entities": [e.id for e in found.entities]})
-        allowed = self.allowed_chunks(filters, index)
+        allowed = self._allowed(filters, index, at, version)
         if allowed is not None and not allowed.any() and index is not self.passages:
             index = self.passages  # the asked-for layer has nothing that passes the filters
-            allowed = self.allowed_chunks(filters, index)
+            allowed = self._allowed(filters, index, at, version)
         if allowed is not None and not allowed.any():
             if details is not None:
                 details["coverage"] = self.assess(query, found, [], index, dense=False, allowed=allowed)
@@ -523,6 +551,8 @@ class Searcher:
             hit = self._hit(item, score, lists + (["rerank"] if item in rerank_scores else []), activation, index)
             hit.subqueries = found_by.get(item, [])
             hit.rerank_score = rerank_scores.get(item)
+            for name, value in in_force.version_of(index.chunks[item], at).items():
+                setattr(hit, name, value)
             hits.append(hit)
         if details is not None:
             details["coverage"] = self.assess(query, found, [item for item, _, _ in fused[:k]], index,

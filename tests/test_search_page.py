@@ -94,9 +94,9 @@ def test_form_errors_are_shown_in_czech(client, params, field):
     assert f"{field}:" in response.text and '<li class="card">' not in response.text
 
 
-def test_at_is_kept_and_said_not_to_restrict(client):
+def test_at_is_kept_and_applied(client):
     html = client.get("/", params={"q": QUERY, "at": "2025-07-01"}).text
-    assert 'value="2025-07-01"' in html and "zatím výsledky neomezuje" in html and '<li class="card">' in html
+    assert 'value="2025-07-01"' in html and "Filtr „Platné ke dni“" not in html and '<li class="card">' in html
 
 
 def test_not_in_collection_notice(client):

@@ -7,14 +7,19 @@ bundle stores and search returns is the raw chunk text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import psycopg
+
+from mendel.index.act_passages import ActChunkVersions
 
 LAYERS = (1, 2, 3)
 # Keys of a chunk row in the bundle's chunks.jsonl (L3) and layers/L<n>/chunks.jsonl.
 BUNDLE_KEYS = ("chunk_id", "doc_id", "title", "source", "url", "citation", "page_start", "page_end", "section",
                "text", "layer", "parent_id", "seq", "char_start", "char_end")
+# An act's chunks also carry their version (mendel.index.act_passages.ActChunkVersions); other chunks do not.
+VERSION_KEYS = ("version_eli", "version_kind", "valid_from", "valid_to", "served_from", "served_to", "provision",
+                "versions", "page_of")
 
 
 def contextual_text(citation: str | None, title: str, section: str, document_summary: str, text: str) -> str:
@@ -41,6 +46,7 @@ class ChunkRecord:
     char_end: int = 0
     summary: str = ""            # this chunk's own summary (L1: the document's, L2: the section's)
     document_summary: str = ""   # context for every layer
+    act_version: dict = field(default_factory=dict, compare=False)  # an act's chunk: its VERSION_KEYS
 
     @property
     def context_text(self) -> str:
@@ -51,6 +57,7 @@ class ChunkRecord:
         row = {key: getattr(self, key) for key in BUNDLE_KEYS}
         if self.layer != 3:
             row["summary"] = self.summary
+        row.update({key: self.act_version[key] for key in VERSION_KEYS if key in self.act_version})
         return row
 
 
@@ -66,7 +73,11 @@ _LAYER_QUERY = (
 
 
 def load_layer(conn: psycopg.Connection, layer: int = 3) -> list[ChunkRecord]:
-    """The live chunks of one layer (current versions of active documents), in bundle order."""
+    """The live chunks of one layer (current versions of active documents), in bundle order; an act's chunks
+    with their version."""
     if layer not in LAYERS:
         raise ValueError(f"layer must be one of {LAYERS}, not {layer!r}")
-    return [ChunkRecord(*row) for row in conn.execute(_LAYER_QUERY, (layer,))]
+    records = [ChunkRecord(*row) for row in conn.execute(_LAYER_QUERY, (layer,))]
+    versions = ActChunkVersions(conn)
+    return [replace(r, act_version=fields) if (fields := versions.fields(r.doc_id, r.chunk_id)) else r
+            for r in records]
