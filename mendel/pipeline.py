@@ -351,6 +351,7 @@ def embed_pending(conn: psycopg.Connection, embedder: Embedder) -> dict:
     """Vectors for passages whose contextual text (or the model) changed since they were embedded, through
     the content-hash cache; then section and document vectors as centroids of their passages."""
     started = time.monotonic()
+    reprocessed = stages.reprocess_embed(conn, embedder.name)  # vectors another model (or an unrecorded one) made
     records = load_layer(conn, 3)
     stored = dict(conn.execute("SELECT chunk_id, embedded_hash FROM chunks WHERE layer = 3 AND embedding IS NOT NULL"))
     pending = [(r, h) for r in records if stored.get(r.chunk_id) != (h := vector_hash(embedder.name, r.context_text))]
@@ -362,7 +363,7 @@ def embed_pending(conn: psycopg.Connection, embedder: Embedder) -> dict:
     upper = _embed_upper_layers(conn)
     return {"chunks": len(pending), "embedded": newly, "cache_hits": len(pending) - newly,
             "sections": upper[2], "documents": upper[1], "seconds": round(time.monotonic() - started, 2),
-            "model": embedder.name}
+            "model": embedder.name, "reprocessed_by_version": reprocessed}
 
 
 def _layer_dir(out_dir: Path, layer: int) -> Path:

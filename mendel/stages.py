@@ -19,11 +19,16 @@ stage          version inputs (files under ``mendel/``)    recorded on / what a 
 ``relations``  ``ner/relations.py``, ``ner/rules.py``,     ``document_versions.relations_version``: the relations
                ``ner/acts.py``, ``legal_ids.py``,          of current versions made by another version are
                ``data/acts_by_name``                       extracted again
-``analyser``   ``index/analyzer.py``, ``index/lexical.py``  the BM25 build fingerprint: every layer's BM25 index
-                                                           is rebuilt
+``analyser``   ``index/analyzer.py``, ``index/lexical.py``, ``chunks.lexemes_version``: the passages' full-text
+               ``index/fulltext.py``                       lexemes another version made are analysed again; the
+                                                           BM25 build fingerprint: every layer's BM25 index is
+                                                           rebuilt
 ``embed``      the embedder's ``name`` (runtime and        ``chunks.embed_version``: passages embedded by another
                weights digest, ``mendel.index.embed``)     model are embedded again (through the vector cache)
 =============  ==========================================  =====================================================
+
+A row that was processed but records no version (made before migration 0019; lexemes before 0021) lacks the
+version: every stage re-processes it as if another version had made it (``IS DISTINCT FROM`` the current one).
 
 A version is ``<stage>-<12 hex digits>``: the sha256 of each input file's path and bytes. ``stage_versions`` keeps
 every version a run used with its inputs' digests (and, for ``ner``, its pattern lines), so the next version can
@@ -92,8 +97,9 @@ STAGES: dict[str, Stage] = {stage.name: stage for stage in (
                         "data/acts_by_name.v*.yaml"),
           recorded_on="document_versions.relations_version",
           reprocesses="the relations of current versions made by another version"),
-    Stage("analyser", ("index/analyzer.py", "index/lexical.py"), recorded_on="BM25 build fingerprint",
-          reprocesses="every layer's BM25 index"),
+    Stage("analyser", ("index/analyzer.py", "index/lexical.py", "index/fulltext.py"),
+          recorded_on="chunks.lexemes_version; BM25 build fingerprint",
+          reprocesses="the passages' lexemes another version made; every layer's BM25 index"),
 )}
 EMBED = "embed"  # its version is the embedder's name (runtime and weights digest)
 
@@ -139,8 +145,10 @@ def fold(text: str) -> str:
 # ---------------------------------------------------------------- re-processing
 
 
-# Rows from before versions were recorded (NULL) are re-processed by the ner stage only: re-extracting (OCR) and
-# re-chunking a whole corpus because its maker is unknown costs hours; `mendel status` counts them as unrecorded.
+# A processed row without a version (made before versions were recorded) is re-processed by every stage like another
+# version's row: its maker is unknown, so nothing says it equals what the current code makes. On a corpus from before
+# migration 0019 the first run after it re-extracts (OCR included) and re-chunks once; chunks whose text is unchanged
+# keep their mentions and vectors, and vectors of unchanged texts come from the vector cache.
 
 
 def reprocess_extract(conn: psycopg.Connection) -> int:
@@ -149,7 +157,7 @@ def reprocess_extract(conn: psycopg.Connection) -> int:
     return conn.execute(
         "UPDATE document_versions v SET extracted_at = NULL, chunked_at = NULL FROM documents d"
         " WHERE d.current_version_id = v.version_id AND v.extracted_at IS NOT NULL"
-        " AND v.extract_version <> %s", (current,)).rowcount
+        " AND v.extract_version IS DISTINCT FROM %s", (current,)).rowcount
 
 
 def reprocess_chunks(conn: psycopg.Connection) -> int:
@@ -158,7 +166,7 @@ def reprocess_chunks(conn: psycopg.Connection) -> int:
     return conn.execute(
         "UPDATE document_versions v SET chunked_at = NULL FROM documents d"
         " WHERE d.current_version_id = v.version_id AND v.chunked_at IS NOT NULL"
-        " AND v.chunk_version <> %s", (current,)).rowcount
+        " AND v.chunk_version IS DISTINCT FROM %s", (current,)).rowcount
 
 
 def _changed_forms(old_lines: Iterable[str], new_lines: Iterable[str]) -> set[str]:
@@ -212,7 +220,23 @@ def reprocess_relations(conn: psycopg.Connection) -> list[tuple[int, str, str]]:
     return conn.execute(
         "SELECT v.version_id, d.source, d.citation FROM document_versions v"
         " JOIN documents d ON d.current_version_id = v.version_id"
-        " WHERE d.citation IS NOT NULL AND v.relations_version <> %s", (current,)).fetchall()
+        " WHERE d.citation IS NOT NULL AND v.relations_version IS DISTINCT FROM %s", (current,)).fetchall()
+
+
+def reprocess_lexemes(conn: psycopg.Connection) -> int:
+    """Passages whose lexemes another analyser version made lose them; the full-text fill analyses them again."""
+    current = register(conn, "analyser")
+    return conn.execute(
+        "UPDATE chunks SET lexemes = NULL, lexemes_hash = NULL WHERE layer = 3 AND lexemes IS NOT NULL"
+        " AND lexemes_version IS DISTINCT FROM %s", (current,)).rowcount
+
+
+def reprocess_embed(conn: psycopg.Connection, embedder_name: str) -> int:
+    """Passages embedded by another model, or with no model recorded, lose their vector's hash, so the embed
+    stage takes them again (a vector of an unchanged text by the same model comes from the vector cache)."""
+    return conn.execute(
+        "UPDATE chunks SET embedded_hash = NULL WHERE layer = 3 AND embedding IS NOT NULL"
+        " AND embed_version IS DISTINCT FROM %s", (embedder_name,)).rowcount
 
 
 # ---------------------------------------------------------------- what the data was made by
@@ -226,6 +250,7 @@ DATA_VERSIONS = {
     "ner": "SELECT ner_version, count(*) FROM chunks WHERE layer = 3 AND ner_done_at IS NOT NULL GROUP BY 1",
     "relations": "SELECT relations_version, count(*) FROM document_versions v JOIN documents d"
                  " ON d.current_version_id = v.version_id WHERE v.relations_version IS NOT NULL GROUP BY 1",
+    "analyser": "SELECT lexemes_version, count(*) FROM chunks WHERE layer = 3 AND lexemes IS NOT NULL GROUP BY 1",
     "embed": "SELECT embed_version, count(*) FROM chunks WHERE layer = 3 AND embedding IS NOT NULL GROUP BY 1",
 }
 
@@ -268,5 +293,6 @@ def format_status(report: dict) -> str:
 
 
 __all__ = ["EMBED", "STAGES", "Stage", "bundle_versions", "current_versions", "data_versions", "fold",
-           "pattern_lines", "register", "reprocess_chunks", "reprocess_extract", "reprocess_ner",
-           "reprocess_relations", "status", "format_status", "version", "version_of"]
+           "pattern_lines", "register", "reprocess_chunks", "reprocess_embed", "reprocess_extract",
+           "reprocess_lexemes", "reprocess_ner", "reprocess_relations", "status", "format_status", "version",
+           "version_of"]

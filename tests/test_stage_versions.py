@@ -149,3 +149,86 @@ def test_mendel_status_prints_the_versions(fresh_db, tmp_path, monkeypatch, caps
     report = json.loads(capsys.readouterr().out)
     assert report["code"] == stages.current_versions()
     assert report["bundle"]["version"] is None
+
+
+def test_rows_without_a_version_are_re_processed_by_every_stage(fresh_db, tmp_path):
+    """Rows made before versions were recorded (migrations 0019, 0021) lack them: each stage takes them again."""
+    from mendel.index.fulltext import fill_lexemes
+
+    decisions = ns_decisions()[:3]
+    with psycopg.connect(fresh_db, autocommit=True) as conn:
+        for d in decisions:
+            add_document(conn, d["ecli"], [d["full_text"]], title=d["ecli"], citation=d.get("case_number"))
+        embedder = RecordingEmbedder()
+        run_index(conn, tmp_path, embedder)
+        fill_lexemes(conn)
+        passages = conn.execute("SELECT count(*) FROM chunks WHERE layer = 3").fetchone()[0]
+        before = mentions_by_chunk(conn)
+        embedded = len(embedder.embedded)
+        conn.execute("UPDATE document_versions SET chunk_version = NULL, relations_version = NULL")
+        conn.execute("UPDATE chunks SET ner_version = NULL, embed_version = NULL, lexemes_version = NULL")
+        unrecorded = stages.data_versions(conn)
+        assert {s: unrecorded[s] for s in ("chunk", "ner", "embed", "analyser")} == {
+            "chunk": {"unrecorded": 3}, "ner": {"unrecorded": passages}, "embed": {"unrecorded": passages},
+            "analyser": {"unrecorded": passages}}
+
+        second = run_index(conn, tmp_path, embedder)
+        lexemes = fill_lexemes(conn)
+        assert second["chunks"]["reprocessed_by_version"] == 3
+        assert second["ner"]["ner_reprocessed"] == passages and second["ner"]["chunks"] == passages
+        assert second["embed"]["reprocessed_by_version"] == passages == second["embed"]["chunks"]
+        assert len(embedder.embedded) == embedded  # the same texts by the same model: vectors from the cache
+        assert lexemes["lexemes_reprocessed_by_version"] == passages == lexemes["lexemes_written"]
+        assert mentions_by_chunk(conn) == before  # same code, same mentions: only the versions are new
+        current = stages.current_versions(embedder.name)
+        recorded = stages.data_versions(conn)
+        assert {s: recorded[s] for s in ("chunk", "relations", "ner", "embed", "analyser")} == {
+            "chunk": {current["chunk"]: 3}, "relations": {current["relations"]: 3}, "ner": {current["ner"]: passages},
+            "embed": {current["embed"]: passages}, "analyser": {current["analyser"]: passages}}
+
+        # A third run finds nothing to re-process.
+        third = run_index(conn, tmp_path, embedder)
+        assert (third["chunks"]["reprocessed_by_version"], third["ner"]["chunks"],
+                third["embed"]["reprocessed_by_version"], fill_lexemes(conn)["lexemes_written"]) == (0, 0, 0, 0)
+
+        # Extraction: add_document stores extracted versions without an extract version — they go back.
+        assert stages.data_versions(conn)["extract"] == {"unrecorded": 3}
+        assert stages.reprocess_extract(conn) == 3
+        assert conn.execute("SELECT count(*) FROM document_versions WHERE extracted_at IS NULL"
+                            " AND chunked_at IS NULL").fetchone()[0] == 3
+        conn.execute("UPDATE document_versions SET extracted_at = now(), extract_version = %s",
+                     (stages.version("extract"),))
+        assert stages.reprocess_extract(conn) == 0  # the current version's rows stay
+
+
+def test_a_changed_analyser_re_analyses_the_lexemes_it_made(fresh_db, tmp_path, package_copy):
+    from mendel.index.fulltext import fill_lexemes
+
+    copy, _ = package_copy
+    d = ns_decisions()[0]
+    with psycopg.connect(fresh_db, autocommit=True) as conn:
+        add_document(conn, d["ecli"], [d["full_text"]], title=d["ecli"], citation=d.get("case_number"))
+        run_index(conn, tmp_path, RecordingEmbedder())
+        passages = conn.execute("SELECT count(*) FROM chunks WHERE layer = 3").fetchone()[0]
+        old_version = stages.version("analyser")
+        first = fill_lexemes(conn)
+        assert first["lexemes_written"] == passages > 1 and first["lexemes_stage_version"] == old_version
+        assert stages.data_versions(conn)["analyser"] == {old_version: passages}
+        assert fill_lexemes(conn)["lexemes_written"] == 0
+
+        (copy / "index" / "analyzer.py").write_text((copy / "index" / "analyzer.py").read_text() + "\n# changed\n")
+        new_version = stages.version("analyser")
+        assert new_version != old_version and stages.version("chunk") != new_version
+        report = stages.status(conn, tmp_path / "bundles")
+        assert f"{'analyser':10s} code {new_version} STALE" in stages.format_status(report).splitlines()
+        second = fill_lexemes(conn)
+        assert second["lexemes_reprocessed_by_version"] == passages == second["lexemes_written"]
+        assert stages.data_versions(conn)["analyser"] == {new_version: passages}
+
+        # one passage's lexemes from before the version was recorded: exactly that one is analysed again
+        some = conn.execute("SELECT chunk_id FROM chunks WHERE layer = 3 LIMIT 1").fetchone()[0]
+        conn.execute("UPDATE chunks SET lexemes_version = NULL WHERE chunk_id = %s", (some,))
+        third = fill_lexemes(conn)
+        assert (third["lexemes_reprocessed_by_version"], third["lexemes_written"]) == (1, 1)
+        assert conn.execute("SELECT lexemes_version FROM chunks WHERE chunk_id = %s", (some,)).fetchone()[0] \
+            == new_version

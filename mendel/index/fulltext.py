@@ -5,7 +5,8 @@ PostgreSQL's own parsers would split "89/2012" and "§ 7" and stem Czech differe
 positions) into ``chunks.lexemes`` (migration 0016), and queries are tsquery literals of the same tokens. What
 is analysed is the chunk in context (citation, title, section, document summary, text: ``ChunkRecord.context_text``),
 the text BM25 indexes. ``lexemes_hash`` records what the lexemes were made from, so a changed text or summary
-is analysed again and an unchanged one never is.
+is analysed again and an unchanged one never is; ``lexemes_version`` the analyser version that made them
+(``mendel.stages``: a changed analyser re-analyses the lexemes another version made).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Iterable
 
 import psycopg
 
+from mendel import stages
 from mendel.index.analyzer import analyze
 from mendel.index.corpus import load_layer
 
@@ -67,6 +69,8 @@ def fill_lexemes(conn: psycopg.Connection, batch_size: int = 5000) -> dict:
     """Write ``chunks.lexemes`` for the live passages whose lexemes are missing or were made from another
     contextual text; returns counts for the run's metadata."""
     started = time.monotonic()
+    reprocessed = stages.reprocess_lexemes(conn)
+    analyser_version = stages.version("analyser")
     records = load_layer(conn, PASSAGE_LAYER)
     stored = dict(conn.execute(
         "SELECT chunk_id, lexemes_hash FROM chunks WHERE layer = %s AND lexemes IS NOT NULL", (PASSAGE_LAYER,)))
@@ -74,14 +78,15 @@ def fill_lexemes(conn: psycopg.Connection, batch_size: int = 5000) -> dict:
     pending = [(cid, text, h) for cid, text in pending if stored.get(cid) != (h := lexemes_hash(text))]
     for start in range(0, len(pending), batch_size):
         write_lexemes(conn, [(cid, tsvector_literal(analyze(text)), h)
-                             for cid, text, h in pending[start:start + batch_size]])
+                             for cid, text, h in pending[start:start + batch_size]], analyser_version)
     return {"lexemes_written": len(pending), "lexemes_kept": len(records) - len(pending),
+            "lexemes_reprocessed_by_version": reprocessed, "lexemes_stage_version": analyser_version,
             "lexemes_seconds": round(time.monotonic() - started, 2)}
 
 
-def write_lexemes(conn: psycopg.Connection, rows: list[tuple[str, str, str]]) -> None:
-    """Set (chunk_id, tsvector literal, lexemes_hash) rows in one transaction, through COPY into a temporary
-    table (an UPDATE per row costs a round trip each)."""
+def write_lexemes(conn: psycopg.Connection, rows: list[tuple[str, str, str]], analyser_version: str) -> None:
+    """Set (chunk_id, tsvector literal, lexemes_hash) rows made by ``analyser_version`` in one transaction,
+    through COPY into a temporary table (an UPDATE per row costs a round trip each)."""
     if not rows:
         return
     with conn.transaction():
@@ -91,5 +96,5 @@ def write_lexemes(conn: psycopg.Connection, rows: list[tuple[str, str, str]]) ->
         with conn.cursor() as cur, cur.copy("COPY pending_lexemes (chunk_id, lexemes, lexemes_hash) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(row)
-        conn.execute("UPDATE chunks c SET lexemes = p.lexemes, lexemes_hash = p.lexemes_hash"
-                     " FROM pending_lexemes p WHERE c.chunk_id = p.chunk_id")
+        conn.execute("UPDATE chunks c SET lexemes = p.lexemes, lexemes_hash = p.lexemes_hash, lexemes_version = %s"
+                     " FROM pending_lexemes p WHERE c.chunk_id = p.chunk_id", (analyser_version,))
