@@ -165,10 +165,23 @@ class LegalVocabulary:
         return out
 
 
+# What the dense encoder is given of the bridge: abbreviations and acts named by abbreviation say exactly one thing,
+# and so does a lay wording of two or more words ("hlavou státu" -> "prezident republiky"); a single everyday word
+# ("firma", "obálky", "kanalizace") stands for a legal term only sometimes, and appended to a sentence it moves the
+# query's vector more than it helps (BM25, where an expansion term counts half, keeps all of them).
+DENSE_SOURCES = frozenset({"abbreviation", "act"})
+
+
+def dense_wordings(expansions: Iterable[Expansion]) -> list[str]:
+    """The legal wordings of ``expansions`` (:meth:`LegalVocabulary.expand`) that the dense query carries."""
+    return [e.legal for e in expansions if e.source in DENSE_SOURCES or len(phrase_key(e.text)) >= 2]
+
+
 def _abbreviation_pattern(abbreviation: str) -> str:
-    # whole tokens, inner spaces optional ("s.r.o." = "s. r. o."), case-sensitive
+    # whole tokens, inner spaces optional ("s.r.o." = "s. r. o."), case-sensitive; not inside an identifier
+    # ("NS" of "ECLI:CZ:NS:2026:…" is part of the ECLI, not the Supreme Court named in words)
     parts = [re.escape(part) for part in re.split(r"(?<=\.)\s*", abbreviation) if part]
-    return r"(?<![\w.])" + r"\s*".join(parts) + (r"(?!\w)" if abbreviation[-1].isalnum() else "")
+    return r"(?<![\w.:])" + r"\s*".join(parts) + (r"(?!\w)" if abbreviation[-1].isalnum() else "")
 
 
 def parse_vocabulary(data: dict) -> LegalVocabulary:

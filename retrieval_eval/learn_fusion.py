@@ -4,12 +4,17 @@ passages -- never on an evaluation set.
 A synthetic question is a sentence of a passage, cut to a window of words with some dropped ("words"), or the same
 with the legal terms the vocabulary knows replaced by a lay wording ("lay": "výživné" -> "alimenty"), so the dense
 and bridge signals have something to earn. Its gold is the passage's page (the evaluation's relevance rule). Passages
-on a page that a dev or held-out question has as gold are never drawn, so those sets stay unseen; the blind set is
-not read at all. Each question is searched with the default search minus the learned stage; the candidates'
-signals (``serving.fusion.candidate_features``) and relevance feed a pairwise logistic ranker
-(``serving.fusion.train_pairwise``), written to ``serving/learned_fusion.json`` with its provenance.
+are drawn in turn from each source family (acts, decisions, notices), so the many notices of a board-heavy bundle
+do not make every question a notice. Passages on a page that a dev or held-out question has as gold are never
+drawn, so those sets stay unseen; the blind set is not read at all. Each question is searched with the default
+search minus the learned stage; the candidates' signals (``serving.fusion.candidate_features``) and relevance feed a
+listwise softmax ranker (``serving.fusion.train_listwise``; ``--loss pairwise`` for the pairwise logistic one).
 
-    python -m retrieval_eval.learn_fusion --bundles DIR [--questions 600] [--seed 7] [--out serving/learned_fusion.json]
+A quarter of the questions is kept out of training: the model is written to ``serving/learned_fusion.json`` (with
+its provenance and those questions' MRR with and without it) only when it ranks them better than the fused order
+(``--force`` writes it anyway).
+
+    python -m retrieval_eval.learn_fusion --bundles DIR [--questions 800] [--seed 7] [--out serving/learned_fusion.json]
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ WINDOW_WORDS = (6, 14)
 DROP_SHARE = 0.25
 MIN_QUERY_TERMS = 4  # analysed content terms a question keeps ("v s §" asks nothing)
 MIN_PASSAGE_CHARS = 200
+VALIDATION_EVERY = 4  # every fourth question is kept out of training, to check the model on unseen questions
 
 
 def _reverse_vocabulary():
@@ -70,9 +76,14 @@ def synthetic_questions(chunks: Sequence[dict], count: int, seed: int, excluded:
     """``count`` questions (half "words", half "lay" where a passage allows), each with its passage's page as gold."""
     rng = random.Random(seed)
     reverse = _reverse_vocabulary()
-    eligible = [c for c in chunks if len(c.get("text") or "") >= MIN_PASSAGE_CHARS and not any(
-        (c["doc_id"], page) in excluded for page in range(int(c["page_start"]), int(c["page_end"]) + 1))]
-    rng.shuffle(eligible)
+    by_source: dict[str, list[dict]] = {}
+    for c in chunks:
+        if len(c.get("text") or "") >= MIN_PASSAGE_CHARS and not any(
+                (c["doc_id"], page) in excluded for page in range(int(c["page_start"]), int(c["page_end"]) + 1)):
+            by_source.setdefault(c.get("source") or "", []).append(c)
+    for source in sorted(by_source):
+        rng.shuffle(by_source[source])
+    eligible = _round_robin([by_source[source] for source in sorted(by_source)])
     questions: list[dict] = []
     for chunk in eligible:
         if len(questions) >= count:
@@ -98,6 +109,14 @@ def synthetic_questions(chunks: Sequence[dict], count: int, seed: int, excluded:
                           "gold": [{"doc_id": chunk["doc_id"], "page": int(chunk["page_start"]),
                                     "evidence": " ".join(window)[:120]}]})
     return questions
+
+
+def _round_robin(lists: Sequence[list]) -> list:
+    """One item of each list in turn, until all are used: [a1, b1, c1, a2, b2, a3, ...]."""
+    out = []
+    for position in range(max((len(items) for items in lists), default=0)):
+        out += [items[position] for items in lists if position < len(items)]
+    return out
 
 
 def candidate_groups(searcher, questions: Sequence[dict]) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[dict]]:
@@ -131,41 +150,72 @@ def _as_hit(chunk: dict) -> dict:
             "text": chunk["text"]}
 
 
+def mean_reciprocal_rank(searcher, questions: Sequence[dict], learned: bool) -> float:
+    """MRR of the default search (with or without the learned stage) over ``questions``, top 20."""
+    ranks = []
+    for q in questions:
+        hits = searcher.search(q["question"], k=20, learned=learned)
+        ranks.append(reciprocal_rank([frozenset({0}) if any(is_relevant(h, g) for g in q["gold"]) else frozenset()
+                                      for h in hits]))
+    return round(sum(ranks) / max(len(ranks), 1), 4)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    from serving.fusion import FEATURES, LEARNED_FUSION_FILE, LearnedFusion, train_pairwise
+    from serving.fusion import FEATURES, LEARNED_FUSION_FILE, LearnedFusion, train_listwise, train_pairwise
     from serving.search import Searcher
 
     parser = argparse.ArgumentParser(prog="python -m retrieval_eval.learn_fusion", description=__doc__.split("\n")[0])
     parser.add_argument("--bundles", type=Path, required=True)
-    parser.add_argument("--questions", type=int, default=600)
+    parser.add_argument("--questions", type=int, default=800)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--l2", type=float, default=1e-3)
+    parser.add_argument("--loss", choices=("listwise", "pairwise"), default="listwise")
     parser.add_argument("--out", type=Path, default=LEARNED_FUSION_FILE)
+    parser.add_argument("--force", action="store_true", help="write the model even when it does not beat the fused "
+                                                              "order on the questions kept out of training")
     args = parser.parse_args(argv)
 
     searcher = Searcher.latest(args.bundles)
     excluded = held_out_pages([DEV_QUESTIONS, HELDOUT_QUESTIONS])
     questions = synthetic_questions(searcher.chunks, args.questions, args.seed, excluded)
-    groups, before = candidate_groups(searcher, questions)
-    weights, fit = train_pairwise(groups, l2=args.l2)
-    kinds = {kind: sum(1 for q in questions if q["kind"] == kind) for kind in ("words", "lay")}
-    model = LearnedFusion(weights, FEATURES, {
-        "trained_on": "synthetic questions from the bundle's own passages (retrieval_eval.learn_fusion): a sentence "
-                      "window with words dropped, half of them with legal terms replaced by lay wordings; passages "
-                      "on dev/held-out gold pages excluded, the blind set never read",
-        "bundle": searcher.path.name, "questions": len(questions), "kinds": kinds, "groups": len(groups),
-        "seed": args.seed, "l2": args.l2, "fit": fit, "date": dt.date.today().isoformat()})
-    model.save(args.out)
+    validation = questions[::VALIDATION_EVERY]
+    training = [q for position, q in enumerate(questions) if position % VALIDATION_EVERY]
+    groups, before = candidate_groups(searcher, training)
+    train = train_listwise if args.loss == "listwise" else train_pairwise
+    weights, fit = train(groups, l2=args.l2)
+    searcher.learned_fusion = None
+    validation_fused = mean_reciprocal_rank(searcher, validation, learned=False)
+    model = LearnedFusion(weights, FEATURES)
     searcher.learned_fusion = model
-    after = []
-    for q in questions:  # the training questions' MRR with the stage (a fit check, not an evaluation)
-        hits = searcher.search(q["question"], k=20)
-        after.append(reciprocal_rank([frozenset({0}) if any(is_relevant(h, g) for g in q["gold"]) else frozenset()
-                                      for h in hits]))
+    validation_learned = mean_reciprocal_rank(searcher, validation, learned=True)
+    documents = {q["gold"][0]["doc_id"] for q in questions}
+    sources = {}
+    for q in questions:
+        source = (searcher.documents.get(q["gold"][0]["doc_id"]) or {}).get("source", "")
+        sources[source] = sources.get(source, 0) + 1
+    model.provenance = {
+        "trained_on": "synthetic questions from the bundle's own passages (retrieval_eval.learn_fusion): a sentence "
+                      "window with words dropped, half of them with legal terms replaced by lay wordings, drawn in "
+                      "turn from each source family; passages on dev/held-out gold pages excluded, the blind set "
+                      "never read",
+        "bundle": searcher.path.name, "bundle_created": searcher.manifest.get("created"),
+        "bundle_counts": searcher.manifest.get("counts"), "questions": len(questions),
+        "training_questions": len(training), "validation_questions": len(validation),
+        "kinds": {kind: sum(1 for q in questions if q["kind"] == kind) for kind in ("words", "lay")},
+        "sources": sources, "documents": len(documents), "groups": len(groups), "seed": args.seed,
+        "loss": args.loss, "l2": args.l2, "fit": fit,
+        "validation_mrr": {"fused": validation_fused, "learned": validation_learned},
+        "date": dt.datetime.now(dt.timezone.utc).date().isoformat()}
+    better = validation_learned > validation_fused
+    if better or args.force:
+        model.save(args.out)
     print(json.dumps({"weights": dict(zip(FEATURES, [round(float(w), 4) for w in weights])), **model.provenance,
                       "train_mrr_before": round(sum(b["mrr"] for b in before) / max(len(before), 1), 4),
-                      "train_mrr_after": round(sum(after) / max(len(after), 1), 4)}, ensure_ascii=False, indent=1))
-    return 0
+                      "written": str(args.out) if better or args.force else None}, ensure_ascii=False, indent=1))
+    if not better:
+        print("the learned stage does not beat the fused order on the validation questions"
+              + ("" if args.force else ": not written"), file=sys.stderr)
+    return 0 if better or args.force else 1
 
 
 if __name__ == "__main__":

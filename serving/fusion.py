@@ -17,8 +17,10 @@ from mendel.index.analyzer import analyze
 RRF_K = 60
 # Dense counts 3/4 of BM25: on the dev set (retrieval_eval/questions/dev.jsonl) equal weights lost rank-1 hits that BM25
 # alone found (R@1 0.780 vs 0.826); 0.75 keeps both (R@1 0.826, R@10 0.992, MRR 0.909).
-RRF_WEIGHTS = {"bm25": 1.0, "dense": 0.75, "graph": 0.5}
+RRF_WEIGHTS = {"bm25": 1.0, "dense": 0.75, "graph": 0.5, "routed": 0.5}
 GRAPH_MIN_SHARE = 0.0  # the graph list's weight is scaled by the query's entity coverage (entity_coverage)
+# The routed list (BM25 within the acts the domain graph routes the question to, serving.graph.routed_acts) counts
+# for the rest: a question NER recognises nothing in is carried by routing, one about entities by the graph list.
 # The whole query against its sub-queries when a query is decomposed.
 SUBQUERY_WEIGHTS = {"query": 1.0, "subquery": 0.9}
 INTERLEAVE_K = 1
@@ -85,7 +87,7 @@ def entity_coverage(understanding) -> float:
     return inside / total if total else 0.0
 
 
-LIST_ORDER = ("reference", "bm25", "dense", "graph")
+LIST_ORDER = ("reference", "bm25", "dense", "graph", "routed")
 
 
 def ordered_lists(lists: list[str]) -> list[str]:
@@ -101,8 +103,8 @@ LIST_HEADS = 10          # each list's best that join the candidates even when f
 AMENDMENT_RE = re.compile(r"\b(?:se\s+mění\s+takto|se\s+zrušuj[eí]|se\s+vklád[aá]|nahrazuj[eí]\s+slov|"
                           r"se\s+slova?\s+„|zní:|novel\w*)\b", re.IGNORECASE)
 SHORT_CHUNK_CHARS = 300
-FEATURES = ("fused_inv", "bm25_inv", "bm25_rel", "dense_inv", "dense_rel", "graph_inv", "citing", "amendment",
-            "short", "section_depth")
+FEATURES = ("fused_inv", "bm25_inv", "bm25_rel", "dense_inv", "dense_rel", "graph_inv", "routed", "citing",
+            "amendment", "short", "section_depth")
 
 
 @dataclass
@@ -117,6 +119,7 @@ class Signals:
     graph: list[int] = field(default_factory=list)
     graph_share: float = 0.0
     citing: set[int] = field(default_factory=set)
+    routed: dict[str, float] = field(default_factory=dict)  # act citation -> route share x the query's plainness
 
 
 def learned_candidates(fused: list[int], signals: Signals, cap: int = LEARNED_CANDIDATES) -> list[int]:
@@ -128,7 +131,8 @@ def learned_candidates(fused: list[int], signals: Signals, cap: int = LEARNED_CA
 
 def candidate_features(candidates: list[int], fused: list[int], signals: Signals, chunks) -> np.ndarray:
     """One row of :data:`FEATURES` per candidate: inverse ranks in each list (0 when absent), BM25 score over the
-    query's best, dense similarity minus the query's best, whether it cites the query's exact reference, and
+    query's best, dense similarity minus the query's best, the route share of the candidate's act (0 when the
+    domain graph routed the question elsewhere or nowhere), whether it cites the query's exact reference, and
     what the chunk is (an amendment clause, a short heading-like chunk, how deep its section sits)."""
     def inverse_ranks(items: list[int]) -> dict[int, float]:
         return {item: 1.0 / rank for rank, item in enumerate(items, start=1)}
@@ -146,7 +150,9 @@ def candidate_features(candidates: list[int], fused: list[int], signals: Signals
         text = chunk.get("text") or ""
         rows[row] = (fused_inv.get(item, 0.0), bm25_inv.get(item, 0.0), bm25_score.get(item, 0.0) / top_bm25,
                      dense_inv.get(item, 0.0), dense_sim.get(item, floor_sim) - top_sim,
-                     graph_inv.get(item, 0.0) * signals.graph_share, float(item in signals.citing),
+                     graph_inv.get(item, 0.0) * signals.graph_share,
+                     signals.routed.get(chunk.get("citation") or "", 0.0) if signals.routed else 0.0,
+                     float(item in signals.citing),
                      float(bool(AMENDMENT_RE.search(text[:600]))),
                      float(len(text) < SHORT_CHUNK_CHARS),
                      min(len([p for p in re.split(r"\s*>\s*", chunk.get("section") or "") if p]), 5) / 5.0)
@@ -210,6 +216,36 @@ def train_pairwise(groups: list[tuple[np.ndarray, np.ndarray]], l2: float = 1e-3
     fit = minimize(loss, np.zeros(pairs.shape[1]), jac=True, method="L-BFGS-B")
     accuracy = float(((pairs @ fit.x) > 0).mean())
     return fit.x, {"pairs": int(len(pairs)), "loss": round(float(fit.fun), 5), "pair_accuracy": round(accuracy, 4)}
+
+
+def train_listwise(groups: list[tuple[np.ndarray, np.ndarray]], l2: float = 1e-3) -> tuple[np.ndarray, dict]:
+    """Weights of a linear ranker from (feature rows, relevant mask) per query: the softmax over a query's
+    candidates should put its mass on the relevant ones (loss: -log of the relevant candidates' share, averaged
+    over queries, L2-regularised; L-BFGS). Unlike the pairwise loss, every query counts once however many
+    candidates it has, and the top of the list is what the loss pays for -- what MRR measures. Returns the weights
+    and the fit's summary (queries, final loss, share of queries whose best-scored candidate is relevant)."""
+    from scipy.optimize import minimize
+    from scipy.special import logsumexp
+
+    usable = [(rows, relevant) for rows, relevant in groups if relevant.any() and not relevant.all()]
+    if not usable:
+        raise ValueError("no query has both a relevant and an irrelevant candidate")
+    width = usable[0][0].shape[1]
+
+    def loss(w):
+        value, grad = 0.0, np.zeros(width)
+        for rows, relevant in usable:
+            scores = rows @ w
+            every, wanted = logsumexp(scores), logsumexp(scores[relevant])
+            value += every - wanted
+            p_all = np.exp(scores - every)
+            p_rel = np.exp(scores[relevant] - wanted)
+            grad += p_all @ rows - p_rel @ rows[relevant]
+        return value / len(usable) + l2 * (w @ w), grad / len(usable) + 2 * l2 * w
+
+    fit = minimize(loss, np.zeros(width), jac=True, method="L-BFGS-B")
+    top1 = float(np.mean([relevant[int(np.argmax(rows @ fit.x))] for rows, relevant in usable]))
+    return fit.x, {"queries": len(usable), "loss": round(float(fit.fun), 5), "top1_relevant": round(top1, 4)}
 
 
 def lead_with(fused: list[tuple[int, float, list[str]]], lead_items: list[int]) -> list[tuple[int, float, list[str]]]:

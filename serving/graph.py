@@ -368,3 +368,59 @@ def top_positions(values: np.ndarray, n: int) -> np.ndarray:
     tied = np.flatnonzero(values == threshold)[: n - len(above)]
     chosen = np.sort(np.concatenate([above, tied]))
     return chosen[np.argsort(-values[chosen], kind="stable")]
+
+
+# --- routing plain questions by the domain graph ---------------------------------------------------------------
+
+# A route counts only when its best act scores at least this (about two of an area's vocabulary terms matched):
+# a notice about a village's sewer loan routes weakly to whatever act shares a word, and is better left alone.
+ROUTE_MIN_SCORE = 5.0
+ROUTE_MIN_SHARE = 0.5   # further acts within this share of the best route's score
+ROUTED_ACTS = 3
+
+
+def routed_acts(routing_text: str, k: int = ROUTED_ACTS) -> dict[str, float]:
+    """Act citation -> its share of the best route (1.0 for the best), for the acts the domain graph
+    (``mendel.graph.domain``) confidently routes ``routing_text`` to; empty when no route is confident."""
+    from mendel.graph.domain import default_graph
+
+    graph = default_graph()
+    routed = graph.route(routing_text, k=k, types=("act",))
+    if not routed or routed[0][1] < ROUTE_MIN_SCORE:
+        return {}
+    top = routed[0][1]
+    return {graph.nodes[node_id].citation: round(score / top, 4) for node_id, score in routed
+            if score / top >= ROUTE_MIN_SHARE and graph.nodes[node_id].citation}
+
+
+class ActRouter:
+    """Routing for plain questions: the acts a question routes to (:func:`routed_acts`), as a mask over a layer's
+    chunks (act citation -> the rows of that act's documents, from ``documents.json`` and the layer's
+    doc_id -> rows), so the routed acts can bound a search."""
+
+    def __init__(self, documents: dict[str, dict], doc_chunks: dict[str, list[int]], size: int):
+        by_citation: dict[str, list[int]] = {}
+        for doc_id, rows in doc_chunks.items():
+            citation = (documents.get(doc_id) or {}).get("citation")
+            if citation:
+                by_citation.setdefault(citation, []).extend(rows)
+        self.rows = {citation: np.asarray(sorted(rows), dtype=np.int64) for citation, rows in by_citation.items()}
+        self.size = size
+
+    def route(self, understanding) -> dict[str, float]:
+        """:func:`routed_acts` of a query understood by ``serving.analyze.understand``, its references left out
+        ("Listiny" in "čl. 10 Listiny" names an act, not a topic), only acts this layer holds."""
+        from serving.analyze import _routing_text, analysed_part
+
+        routed = routed_acts(_routing_text(analysed_part(understanding.query), understanding))
+        return {citation: share for citation, share in routed.items() if citation in self.rows}
+
+    def mask(self, citations) -> np.ndarray | None:
+        """Boolean mask of the chunks of ``citations``; None when the layer holds none of them."""
+        found = [self.rows[c] for c in citations if c in self.rows]
+        if not found:
+            return None
+        mask = np.zeros(self.size, dtype=bool)
+        for rows in found:
+            mask[rows] = True
+        return mask

@@ -148,6 +148,7 @@ class Searcher:
         self._learned: LearnedFusion | None = None
         self._learned_loaded = False
         self._version_columns: dict[int, in_force.VersionColumns] = {}
+        self._act_router = None
 
     @classmethod
     def latest(cls, bundles_dir: Path, embedder=None, reranker=None) -> "Searcher":
@@ -376,6 +377,17 @@ class Searcher:
         own, citing = self.reference_tiers(query, allowed)
         return own + citing
 
+    @property
+    def act_router(self):
+        """Routing plain questions to acts over L3 (``serving.graph.ActRouter``), built on first use."""
+        if self._act_router is None:
+            from serving.graph import ActRouter
+
+            with self._upper_lock:
+                if self._act_router is None:
+                    self._act_router = ActRouter(self.documents, self.passages.doc_chunks, len(self.passages.chunks))
+        return self._act_router
+
     # --- the lay-to-legal bridge ----------------------------------------------------------------------
 
     @property
@@ -435,6 +447,14 @@ class Searcher:
                 rankings["graph"] = signals.graph = self.graph.ranking(entered, n, allowed)
                 weights["graph"] = RRF_WEIGHTS["graph"] * share
                 signals.graph_share = share
+        plain = 1.0 - entity_coverage(found)  # routing carries what the recognised entities do not
+        routed = self.act_router.route(found) if graph and plain > 0 and index is self.passages else {}
+        if routed:
+            within = self.act_router.mask(routed)
+            rankings["routed"] = self.bm25_ranking(text, n=n, allowed=within if allowed is None else within & allowed,
+                                                   expansion=expansion)
+            weights["routed"] = RRF_WEIGHTS["routed"] * plain
+            signals.routed = {citation: share * plain for citation, share in routed.items()}
         if dense:
             signals.dense, signals.dense_sims = dense_pending.result()
             rankings["dense"] = signals.dense
