@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 import uuid
 from pathlib import Path
@@ -14,6 +15,18 @@ import pytest
 from mendel import db
 from mendel.config import SAMPLE_CORPUS
 from tests.support import run_nightly
+
+@pytest.fixture(autouse=True)
+def sigterm_as_before_the_test():
+    """Put SIGTERM's disposition back after each test. A Dagster run in this process (materialize,
+    execute_in_process: dagster._utils.interrupts.capture_interrupts) maps SIGTERM to SIGINT's handler and never
+    maps it back; when pytest runs with SIGINT ignored (a background job of a non-interactive shell, nohup) that
+    leaves SIGTERM ignored, and every process a later test starts inherits the ignored SIGTERM across exec."""
+    before = signal.getsignal(signal.SIGTERM)
+    yield
+    if signal.getsignal(signal.SIGTERM) != before:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if before == signal.SIG_IGN else before)
+
 
 @pytest.fixture(scope="session")
 def pg_server_url() -> str:
