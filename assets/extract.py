@@ -43,14 +43,16 @@ def quality_check_results(conn) -> list[AssetCheckResult]:
     return results
 
 
-# Board documents (notices and their attachments, every board partition) are extracted in the same run and lineage.
+# Board documents (notices and their attachments, every board partition) are extracted in the same run and lineage;
+# so are the record documents rendered from the register (ruian_records) and the acts' e-Sbírka metadata.
 @asset(group_name="extract", kinds={"pdfplumber", "postgres"}, owners=["team:ingest"],
-       deps=[*DOCUMENT_SOURCES, board_documents],
+       deps=[*DOCUMENT_SOURCES, board_documents, "ruian_records"],
        check_specs=QUALITY_CHECKS,
-       description="Page text (1-based pages) of every new document version; unreadable files are quarantined.")
+       description="Page text (1-based pages) of every new document version, and of the record documents (RÚIAN "
+                   "municipalities, act metadata); unreadable files are quarantined.")
 def document_pages(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
-        stats = pipeline.extract_pending(conn, mendel.raw_store())
+        stats = pipeline.extract_with_records(conn, mendel.raw_store())
         checks = quality_check_results(conn)
     return MaterializeResult(metadata=stats, check_results=checks)
 

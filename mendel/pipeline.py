@@ -26,6 +26,7 @@ from mendel.index.dense import HNSW_THRESHOLD  # noqa: F401 (re-exported)
 from mendel.index.embed import Embedder, embed_with_cache, text_hash, to_pgvector
 from mendel.index.graph import DOC_EDGE_TOP_ENTITIES, GRAPH_LABELS  # noqa: F401 (re-exported)
 from mendel.rawstore import RawStore
+from mendel.records import RECORD_DOCUMENT_TYPES, build_record_documents, notice_links, record_grounding
 
 log = logging.getLogger("mendel.pipeline")
 RECORD_SOURCES = ("ruian",)  # sources whose files are register records, not pages
@@ -43,8 +44,8 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
     rows = conn.execute(
         "SELECT v.version_id, v.doc_id, v.sha256, v.content_type, d.source, d.url, d.title FROM document_versions v"
         " JOIN documents d ON d.current_version_id = v.version_id"
-        " WHERE v.extracted_at IS NULL AND d.status = 'active' AND d.source <> ALL(%s) ORDER BY v.version_id",
-        (list(RECORD_SOURCES),),
+        " WHERE v.extracted_at IS NULL AND d.status = 'active' AND (d.source <> ALL(%s) OR d.doc_type = ANY(%s))"
+        " ORDER BY v.version_id", (list(RECORD_SOURCES), list(RECORD_DOCUMENT_TYPES)),
     ).fetchall()
     stats = {"versions": 0, "pages": 0, "ocr_pages": 0, "sections": 0, "quarantined": 0, "empty_pages": 0,
              "warnings": 0, "citation_records": 0, "stage_version": extract_version,
@@ -98,6 +99,20 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
         stats["sections"] += len(document.sections)
         stats["warnings"] += len(document.warnings)
         stats["empty_pages"] += sum(1 for p in document.pages if len(p.text.strip()) < 50)
+    return stats
+
+
+def extract_with_records(conn: psycopg.Connection, store: RawStore) -> dict:
+    """:func:`extract_pending`, then the record documents (mendel.records: RÚIAN municipalities, act metadata;
+    an act's record reads its extracted first page), then the new record versions' pages."""
+    stats = extract_pending(conn, store)
+    rendered = build_record_documents(conn, store)
+    for key, value in extract_pending(conn, store).items():
+        if type(value) is int and key != "reprocessed_by_version":
+            stats[key] = stats.get(key, 0) + value
+    by_kind = rendered.pop("by_kind")
+    stats.update({f"records_{key}": value for key, value in rendered.items()})
+    stats.update({f"records_{kind}": count for kind, count in sorted(by_kind.items())})
     return stats
 
 
@@ -459,10 +474,12 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
         summaries = {r.doc_id: r.summary for r in records[1]}
         # sha256 + content_type: the current version's original in the raw store (served by the API).
         places = boards.document_places(conn)  # a notice board's documents carry its kraj / okres / obec
+        # a record document names its record and sources; a notice attachment its notice and board
+        grounding = {**record_grounding(conn), **notice_links(conn)}
         documents = [
             {"doc_id": d, "title": t, "source": s, "url": u, "citation": c, "doc_type": k,
              "published": p.isoformat() if p else None, "summary": summaries.get(d, ""), "sha256": h,
-             "content_type": m, **places.get(d, {})}
+             "content_type": m, **places.get(d, {}), **grounding.get(d, {})}
             for d, t, s, u, c, k, p, h, m in conn.execute(
                 "SELECT d.doc_id, d.title, d.source, d.url, d.citation, d.doc_type, d.published, v.sha256,"
                 " v.content_type FROM documents d LEFT JOIN document_versions v"
@@ -494,7 +511,8 @@ def load_registry_pending(conn: psycopg.Connection, store: RawStore, batch_size:
     rows = conn.execute(
         "SELECT v.version_id, v.doc_id, v.sha256, d.source, d.url FROM document_versions v"
         " JOIN documents d ON d.doc_id = v.doc_id WHERE d.source = ANY(%s) AND v.records_loaded_at IS NULL"
-        " ORDER BY v.version_id", (list(RECORD_SOURCES),)
+        " AND coalesce(d.doc_type, '') <> ALL(%s) ORDER BY v.version_id",
+        (list(RECORD_SOURCES), list(RECORD_DOCUMENT_TYPES))
     ).fetchall()
     stats: dict = {"files": 0, "records": 0, "quarantined": 0, "by_kind": {}}
     upsert = (

@@ -23,6 +23,10 @@ stage          version inputs (files under ``mendel/``)    recorded on / what a 
                ``index/fulltext.py``                       lexemes another version made are analysed again; the
                                                            BM25 build fingerprint: every layer's BM25 index is
                                                            rebuilt
+``records``    ``records.py``, ``data/municipalities.tsv``  ``document_versions.record_version``: record documents
+                                                           (RÚIAN municipalities, act metadata) are rendered again;
+                                                           a text that changed is a new version (extracted and
+                                                           chunked again), an unchanged one keeps its version
 ``embed``      the embedder's ``name`` (runtime and        ``chunks.embed_version``: passages embedded by another
                weights digest, ``mendel.index.embed``)     model are embedded again (through the vector cache)
 =============  ==========================================  =====================================================
@@ -100,6 +104,9 @@ STAGES: dict[str, Stage] = {stage.name: stage for stage in (
     Stage("analyser", ("index/analyzer.py", "index/lexical.py", "index/fulltext.py"),
           recorded_on="chunks.lexemes_version; BM25 build fingerprint",
           reprocesses="the passages' lexemes another version made; every layer's BM25 index"),
+    Stage("records", ("records.py", "data/municipalities.tsv"), recorded_on="document_versions.record_version",
+          reprocesses="record documents rendered again; those whose text changed get a new version (extracted, "
+                      "chunked, embedded again), the others keep theirs"),
 )}
 EMBED = "embed"  # its version is the embedder's name (runtime and weights digest)
 
@@ -252,6 +259,8 @@ DATA_VERSIONS = {
                  " ON d.current_version_id = v.version_id WHERE v.relations_version IS NOT NULL GROUP BY 1",
     "analyser": "SELECT lexemes_version, count(*) FROM chunks WHERE layer = 3 AND lexemes IS NOT NULL GROUP BY 1",
     "embed": "SELECT embed_version, count(*) FROM chunks WHERE layer = 3 AND embedding IS NOT NULL GROUP BY 1",
+    "records": "SELECT record_version, count(*) FROM document_versions v JOIN documents d"
+               " ON d.current_version_id = v.version_id WHERE v.record_version IS NOT NULL GROUP BY 1",
 }
 
 

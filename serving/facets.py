@@ -29,6 +29,7 @@ DOC_TYPE_NAMES = {
     "law": "předpis", "decision": "rozhodnutí", "notice": "oznámení", "notice_attachment": "příloha oznámení",
     "municipal_document": "dokument obce", "regulatory_document": "dokument regulátora",
     "ruian_vfr": "výměnný formát RÚIAN",
+    "register_record": "záznam registru RÚIAN", "act_metadata": "údaje e-Sbírky o předpisu",
 }
 # Territorial fields a document may carry; the page offers them only when some document has them.
 PLACE_FIELDS = ("kraj", "okres", "obec")

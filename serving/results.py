@@ -6,12 +6,25 @@ from __future__ import annotations
 from datetime import date
 
 from serving.evidence import query_terms, term_spans
-from serving.facets import in_places
+from serving.facets import DOC_TYPE_NAMES, in_places
 
 # A territorial filter is applied to the ranked hits (the searcher filters by source, type, date and act):
 # look this many times deeper so k hits of the place are usually among them.
 PLACE_DEPTH = 5
 MAX_DEPTH = 500
+
+
+# What a hit's document is, beyond its text: its kind (a record is labelled as one, never as a decision or an act's
+# text) and, for a record document or a notice attachment, where it comes from.
+GROUNDING_KEYS = ("record", "record_sources", "notice")
+
+
+def document_kind(doc: dict | None) -> dict:
+    """``kind`` (documents.json ``doc_type``), its Czech ``kind_label`` and the document's grounding fields."""
+    doc = doc or {}
+    kind = doc.get("doc_type")
+    return {"kind": kind, "kind_label": DOC_TYPE_NAMES.get(kind, kind) if kind else None,
+            **{key: doc[key] for key in GROUNDING_KEYS if doc.get(key)}}
 
 
 def hit_record(hit, terms: frozenset[str]) -> dict:
@@ -56,5 +69,7 @@ def run_search(searcher, query: str, k: int = 10, filters=None, places: dict[str
     not_applied = [name for name in details.get("not_applied", ()) if name in IN_FORCE_OPTIONS]
     payload = search_payload(query, searcher.path.name, hits, details, not_applied, at)
     payload["version"] = version
+    for record in payload["results"]:
+        record.update(document_kind(searcher.documents.get(record["doc_id"])))
     return payload, hits
 
