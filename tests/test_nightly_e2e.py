@@ -50,11 +50,17 @@ def test_first_run_builds_every_stage(nightly):
     assert assets["board_registry"]["enabled"] is False and assets["board_documents"]["enabled"] is False
 
     with psycopg.connect(nightly["database_url"]) as conn:
-        docs = dict(conn.execute("SELECT doc_id, citation FROM documents WHERE source = 'esbirka'").fetchall())
+        docs = dict(conn.execute("SELECT doc_id, citation FROM documents WHERE source = 'esbirka'"
+                                 " AND doc_type <> 'act_metadata'").fetchall())
         assert docs == {"/eli/cz/sb/2024/87": "87/2024 Sb.", "/eli/cz/sb/2025/573": "573/2025 Sb."}
         pages = conn.execute("SELECT count(*) FROM pages p JOIN documents d ON d.current_version_id = p.version_id"
-                             " WHERE d.source = 'esbirka'").fetchone()[0]
+                             " WHERE d.source = 'esbirka' AND d.doc_type <> 'act_metadata'").fetchone()[0]
         assert pages == 8  # 4 + 4 real pages
+        # the crawled records are searchable documents too (mendel.records), each labelled a record
+        records = dict(conn.execute("SELECT doc_id, doc_type FROM documents WHERE doc_type IN"
+                                    " ('register_record', 'act_metadata')").fetchall())
+        assert records == {"ruian:obec:564729": "register_record", "act-metadata:/eli/cz/sb/2024/87": "act_metadata",
+                           "act-metadata:/eli/cz/sb/2025/573": "act_metadata"}
         decisions = dict(conn.execute("SELECT doc_id, citation FROM documents WHERE source = 'nsoud'").fetchall())
         assert decisions["ECLI:CZ:NS:2024:29.ND.461.2024.1"] == "29 Nd 461/2024"
         kinds = dict(conn.execute("SELECT kind, count(*) FROM registry_records GROUP BY kind").fetchall())
@@ -88,6 +94,7 @@ def test_second_run_changes_nothing(nightly, tmp_path):
     crawl = assets["esbirka_documents"]
     assert crawl["stored"] == 0 and crawl["unchanged"] == 2  # conditional requests answered 304
     assert assets["document_pages"]["versions"] == 0
+    assert assets["document_pages"]["records_new_versions"] == 0 and assets["document_pages"]["records_documents"] == 3
     assert assets["ruian_records"]["files"] == 0
     assert assets["nsoud_documents"]["stored"] == 0
     assert assets["document_chunks"]["chunks"] == 0

@@ -233,3 +233,13 @@ def test_czech_wording_helpers():
     assert records.worded_date("2026-09-30") == "30. září 2026"
     assert records.act_type("Nařízení vlády o …") == ("nařízení vlády", "n")
     assert records.adoption_date("VYHLÁŠKA\nze dne 18. prosince 2025\no změně") .isoformat() == "2025-12-18"
+
+
+def test_streets_go_to_their_own_page():
+    """Děčany has no streets in the register, so this municipality is made up here (its parts and counts too)."""
+    record = records.MunicipalityRecord("999999", "Zkušebná", {}, None, streets=["Nádražní", "Husova"],
+                                        address_points=3, buildings=2)
+    record.parts["1"] = records.Part("1", "Zkušebná", address_points=3, buildings=2)
+    pages = records.municipality_pages(record, [{"file": "x.xml.gz", "doc_id": "ruian:x", "url": "u"}])
+    assert len(pages) == 2 and "Obec Zkušebná má v registru 2 ulice." in pages[0]
+    assert pages[1].endswith("Husova, Nádražní.") and "3 adresní místa" in pages[0]
