@@ -6,14 +6,16 @@ pool slots are freed after 2 s instead of 300 s, the queue is read every second;
 they are. The code location is the nightly's shape in small: an asset job ``nightly`` with the processing tag, a
 crawl step holding a one-slot pool, a processing step after it, and a schedule ticking every minute.
 
-A run launched by hand hangs in its crawl step; its run worker is SIGKILLed. Then: run monitoring marks it FAILED
-(the launcher's message names the dead worker), its pool slot is freed, and a run of the next scheduled tick —
-which could only leave the queue once the dead run stopped holding the one run slot — starts and succeeds.
+The nightly runs as `mendel run` runs it (in process, outside the queue, yet holding the one run slot) and hangs in
+its crawl step; the next minute's tick queues a scheduled run behind it; the in-process run is SIGKILLed. Then: run
+monitoring marks it FAILED (the launcher's message names the dead worker; with Dagster's DefaultRunLauncher it stays
+STARTED and the queue logs "1 runs are currently in progress… won't launch more"), its pool slot is freed, and the
+queued scheduled run starts and succeeds. (A run the daemon launched itself is failed by its code server once the
+worker dies; the in-process run has no code server, so only run monitoring can see it die.)
 """
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -127,12 +129,13 @@ class Processes:
         return found
 
     def kill_all(self) -> None:
-        for process in self.started:  # let the daemon stop its threads and code server first
+        for process in self.started:  # give the daemon a moment to stop its threads and code server
             if process.poll() is None:
                 process.terminate()
+        deadline = time.monotonic() + 5
         for process in self.started:
             try:
-                process.wait(timeout=15)
+                process.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 pass
         for process in self.tagged():
@@ -176,7 +179,8 @@ def instance_home(tmp_path, monkeypatch):
            "PYTHONPATH": os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))}
     processes = Processes(env)
     try:
-        yield {"home": home, "markers": markers, "workspace": workspace, "location": location, "processes": processes, "log": tmp_path}
+        yield {"home": home, "markers": markers, "workspace": workspace, "location": location,
+               "processes": processes, "log": tmp_path}
     finally:
         processes.kill_all()
         assert not processes.tagged(), "a process the test started outlived it"
