@@ -23,8 +23,8 @@ stage          version inputs (files under ``mendel/``)    recorded on / what a 
                ``index/fulltext.py``                       lexemes another version made are analysed again; the
                                                            BM25 build fingerprint: every layer's BM25 index is
                                                            rebuilt
-``records``    ``records.py``, ``data/municipalities.tsv``  ``document_versions.record_version``: record documents
-                                                           (RÚIAN municipalities, act metadata) are rendered again;
+``records``    ``records.py``, ``czech_dates.py``,         ``document_versions.record_version``: record documents
+               ``data/municipalities.tsv``                 (RÚIAN municipalities, act metadata) are rendered again;
                                                            a text that changed is a new version (extracted and
                                                            chunked again), an unchanged one keeps its version
 ``embed``      the embedder's ``name`` (runtime and        ``chunks.embed_version``: passages embedded by another
@@ -104,7 +104,8 @@ STAGES: dict[str, Stage] = {stage.name: stage for stage in (
     Stage("analyser", ("index/analyzer.py", "index/lexical.py", "index/fulltext.py"),
           recorded_on="chunks.lexemes_version; BM25 build fingerprint",
           reprocesses="the passages' lexemes another version made; every layer's BM25 index"),
-    Stage("records", ("records.py", "data/municipalities.tsv"), recorded_on="document_versions.record_version",
+    Stage("records", ("records.py", "data/municipalities.tsv", "czech_dates.py"),
+          recorded_on="document_versions.record_version",
           reprocesses="record documents rendered again; those whose text changed get a new version (extracted, "
                       "chunked, embedded again), the others keep theirs"),
 )}
