@@ -179,10 +179,12 @@ def legal_wordings(text: str, vocabulary=None) -> list[str]:
 
 
 def dense_query_text(understanding: Understanding) -> str:
-    """What the dense list encodes: the normalised query, its legal wordings appended in brackets. Only the
-    maintained vocabulary is used (not a bundle's harvested definitions), so the text is known without a bundle
-    (benchmarks precompute it)."""
-    wordings = legal_wordings(understanding.normalized)
+    """What the dense list encodes: the normalised query, the legal wordings of its abbreviations and multi-word lay
+    wordings appended in brackets (``mendel.legal_vocabulary.dense_wordings``). Only the maintained vocabulary is
+    used (not a bundle's harvested definitions), so the text is known without a bundle (benchmarks precompute it)."""
+    from mendel.legal_vocabulary import default_vocabulary, dense_wordings
+
+    wordings = dense_wordings(default_vocabulary().expand(understanding.normalized))
     return f"{understanding.normalized} ({' '.join(wordings)})" if wordings else understanding.normalized
 
 

@@ -152,4 +152,22 @@ def test_searcher_bm25_expansion_finds_the_legal_wording(tmp_path):
     hits = searcher.bm25_ranking("alimenty", expansion=expansion)
     assert hits and searcher.chunks[hits[0]]["doc_id"] == "/eli/cz/sb/2025/1"
     assert searcher.search("alimenty", k=3, dense=False)[0].doc_id == "/eli/cz/sb/2025/1"
-    assert "výživné" in searcher.dense_text(found) and searcher.dense_text(found, bridge=False) == "alimenty"
+    # the dense query carries only the bridge's exact wordings: abbreviations and multi-word lay wordings
+    assert searcher.dense_text(found) == searcher.dense_text(found, bridge=False) == "alimenty"
+    plural = understand("kdo je hlavou státu, co je DPH")
+    assert searcher.dense_text(plural) == "kdo je hlavou státu, co je DPH (prezident republiky daň z přidané hodnoty)"
+
+
+def test_dense_wordings_keep_only_exact_expansions():
+    """Abbreviations and multi-word lay wordings reach the dense query; a single everyday word, which stands for a
+    legal term only sometimes ("firma" -> podnikatel, zaměstnavatel, obchodní korporace), does not; an
+    abbreviation inside an identifier (the NS of an ECLI) is no abbreviation at all."""
+    from mendel.legal_vocabulary import dense_wordings
+
+    vocabulary = default_vocabulary()
+    assert dense_wordings(vocabulary.expand("Kdo je hlavou státu?")) == ["prezident republiky"]
+    assert dense_wordings(vocabulary.expand("sazba DPH")) == ["daň z přidané hodnoty"]
+    single = vocabulary.expand("Jakou cenu nabídla firma?")
+    assert single and dense_wordings(single) == []
+    assert vocabulary.expand("ECLI:CZ:NS:2026:3.TDO.289.2026.1") == []
+    assert [e.legal for e in vocabulary.expand("usnesení NS")] == ["Nejvyšší soud"]
