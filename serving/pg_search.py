@@ -277,8 +277,12 @@ class PostgresSearcher:
             " LEFT JOIN LATERAL (SELECT summary FROM chunks t WHERE t.version_id = d.current_version_id"
             "  AND t.layer = 1 LIMIT 1) top ON true"
             " WHERE d.status = 'active' ORDER BY d.doc_id").fetchall()
+        from mendel.records import notice_links, record_grounding
+
+        grounding = {**record_grounding(conn), **notice_links(conn)}  # a record's sources, an attachment's notice
         return {d: {"doc_id": d, "title": t, "source": s, "url": u, "citation": c, "doc_type": k,
-                    "published": p.isoformat() if p else None, "summary": summary, "sha256": h, "content_type": m}
+                    "published": p.isoformat() if p else None, "summary": summary, "sha256": h, "content_type": m,
+                    **grounding.get(d, {})}
                 for d, t, s, u, c, k, p, h, m, summary in rows}
 
     def _identifier_docs(self) -> dict[str, list[str]]:

@@ -243,3 +243,14 @@ def test_streets_go_to_their_own_page():
     pages = records.municipality_pages(record, [{"file": "x.xml.gz", "doc_id": "ruian:x", "url": "u"}])
     assert len(pages) == 2 and "Obec Zkušebná má v registru 2 ulice." in pages[0]
     assert pages[1].endswith("Husova, Nádražní.") and "3 adresní místa" in pages[0]
+
+
+def test_postgres_backend_documents_carry_the_same_grounding(indexed, conn):
+    from serving.pg_search import PostgresSearcher
+
+    documents = PostgresSearcher._load_documents(conn)
+    published = {d["doc_id"]: d for d in json.loads(
+        bundle.documents_path(bundle.current_bundle(indexed["home"] / "bundles")).read_text())}
+    for doc_id in (DECANY, METADATA, ATTACHMENT_ID):
+        for key in ("doc_type", "record", "record_sources", "notice"):
+            assert documents[doc_id].get(key) == published[doc_id].get(key), (doc_id, key)
