@@ -375,22 +375,29 @@ def _sentence(text: str) -> str:
     return text if text.endswith(".") else text + "."
 
 
+def act_name(act: dict, versions: list[dict]) -> tuple[str, str, str, str]:
+    """(type, gender, "Vyhláška č. 573/2025 Sb.", its subject "o změně …" or '') of an act."""
+    kind, gender = act_type(act.get("title"), *(v["title"] for v in versions))
+    subject = act.get("title") or next((v["title"] for v in versions if v["title"]), "")
+    if subject.lower().startswith(kind):  # "Vyhláška o změně …" → "o změně …"
+        subject = subject[len(kind):].strip(" ,")
+    return kind, gender, f"{kind.capitalize()} č. {act['citation']}", subject
+
+
 def act_metadata_pages(act: dict, versions: list[dict], amends: list[str]) -> list[str]:
     """An act's e-Sbírka metadata as Czech text."""
     citation = act["citation"]
-    kind, gender = act_type(act.get("title"), *(v["title"] for v in versions))
-    named = f"{kind.capitalize()} č. {citation}"
-    title = act.get("title") or next((v["title"] for v in versions if v["title"]), "")
+    kind, gender, named, subject = act_name(act, versions)
     lines = [f"{named} – údaje e-Sbírky o předpisu (účinnost, znění, novely)", ""]
-    if title.lower().startswith(kind):  # "Vyhláška o změně …" → "o změně …"
-        title = title[len(kind):].strip(" ,")
-    lines.append(_sentence(f"Předpis: {named}" + (f", {title}" if title else "")))
+    lines.append(_sentence(f"Předpis: {named}" + (f", {subject}" if subject else "")))
     lines.append(f"Číslo předpisu: {citation}; ELI {act['eli']}.")
     verbs = _VERBS[gender]
     announced = next((v["announced"] for v in versions if v["announced"]), None)
     if announced:
         lines.append(f"Vyhlášení: {kind} {verbs['was']} vyhlášen{verbs['ending']} ve Sbírce dne "
                      f"{both_dates(announced)} (datum vyhlášení).")
+        # a Czech act is valid (platný) from the day it is promulgated; people also say "platí" for in effect
+        lines.append(f"Platnost: {kind} {verbs['took_effect']} platnosti dnem vyhlášení, {worded_date(announced)}.")
     if act.get("adopted"):
         lines.append(f"Datum přijetí (ze dne): {both_dates(act['adopted'])}, podle vyhlášeného textu.")
     announced_version = next((v for v in versions if v["version"] == ANNOUNCED_VERSION), None)
@@ -453,10 +460,10 @@ def act_metadata_documents(conn: psycopg.Connection) -> list[RecordDocument]:
         known = [act["url"]] + [url for v in act_versions for url in sorted(v["page_etags"] or {})]
         act["api_url"], act["stale_url"] = api_record_url(stale_url, known), stale_url
         act["adopted"] = adoption_date(act["heading_pages"])
-        kind, _ = act_type(act["title"], *(v["title"] for v in act_versions))
+        _, _, named, subject = act_name(act, act_versions)
         documents.append(RecordDocument(
             doc_id=f"act-metadata:{doc_id}", source=ESBIRKA_SOURCE, kind=ACT_METADATA, url=act["api_url"],
-            title=f"{kind.capitalize()} č. {act['citation']} – údaje e-Sbírky (účinnost, znění, novely)",
+            title=f"{named}" + (f", {subject}" if subject else "") + " – údaje e-Sbírky (účinnost, znění, novely)",
             record=f"esbirka:{stale_url}", pages=act_metadata_pages(act, act_versions, amended_acts.get(doc_id, [])),
             sources=[{"doc_id": doc_id, "url": act["api_url"], "act_url": act["url"],
                       "versions": [v["version"] for v in act_versions]}],
