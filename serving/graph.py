@@ -385,7 +385,9 @@ def routed_acts(routing_text: str, k: int = ROUTED_ACTS) -> dict[str, float]:
     from mendel.graph.domain import default_graph
 
     graph = default_graph()
-    routed = graph.route(routing_text, k=k, types=("act",))
+    # areas and acts, as query understanding routes the same text (its cached ranking is reused), acts kept
+    routed = [(node_id, score) for node_id, score in graph.route(routing_text, k=len(graph.nodes))
+              if graph.nodes[node_id].type == "act"][:k]
     if not routed or routed[0][1] < ROUTE_MIN_SCORE:
         return {}
     top = routed[0][1]
