@@ -43,7 +43,9 @@ real site looks exactly like them):
 
 HTML boards by CMS (:data:`CMS_BOARDS`): six real municipalities whose website the municipal websites list
 (``registry/obecni_weby_cms_2023-11.csv``) says runs a given CMS — Přerov, Prostějov and Trutnov on Public4u
-(as4u.cz), Kubova Huť and Nýrsko on SumavaNet.CZ, Ostrava on Plone — each on a host of its own
+(as4u.cz), Kubova Huť and Nýrsko on SumavaNet.CZ, Ostrava on Plone — and Praha 7 (``praha7.cz``, not in that list;
+its 301 notices of 2017, titles and dates, from ``municipal/boards/praha7_archive/uredni_deska_2017.json``, on a
+plain mirror-made table) — each on a host of its own
 (``prerov.mirror.test`` …, ``GET /uredni-deska/``), listing that municipality's **real notices** from the edesky.cz
 register dump (``registry/edesky_boards_2024-05.sql``, tables ``oznameni`` and ``dokument``: title, posting time,
 edesky URL, attachment names and links, unchanged) in a **mirror-made page layout per CMS** (:data:`CMS_LAYOUTS`:
@@ -492,12 +494,16 @@ CMS_BOARD_PATH = "/uredni-deska/"
 EDESKY_FILE = "registry/edesky_boards_2024-05.sql"
 
 
+PRAHA7_ARCHIVE = "boards/praha7_archive/uredni_deska_2017.json"  # under municipal/
+
+
 @dataclass(frozen=True)
 class CmsBoard:
     id: str  # host {id}.mirror.test, list id
-    edesky_name: str  # the board's name in the edesky register (table urad)
+    edesky_name: str  # the board's name (in the edesky register, table urad, for the boards whose notices it has)
     site: str  # the municipality's website domain, as the websites list has it
     layout: str  # a key of CMS_LAYOUTS: the CMS the websites list names for the site
+    source: str = "edesky"  # where its notices come from: the edesky dump, or "praha7" (the Praha 7 archive)
 
     @property
     def host(self) -> str:
@@ -515,6 +521,8 @@ CMS_BOARDS = (
     CmsBoard("kubova-hut", "Obec Kubova Huť", "kubovahut.cz", "sumavanet"),
     CmsBoard("nyrsko", "Město Nýrsko", "mestonyrsko.cz", "sumavanet"),
     CmsBoard("ostrava", "Město Ostrava", "ostrava.cz", "plone"),
+    # praha7.cz is not in the websites list (it names only p7.mepnet.cz, without a CMS): no rule set applies.
+    CmsBoard("praha7", "Městská část Praha 7", "praha7.cz", "plain", source="praha7"),
 )
 CMS_BOARDS_BY_HOST = {b.host: b for b in CMS_BOARDS}
 
@@ -600,11 +608,32 @@ def _plone_page(name: str, notices: list[dict]) -> str:
             f'<div id="content-core">\n{items}\n</div>\n</body></html>\n')
 
 
-# CMS (the key of mendel/data/board_rules_by_cms.yaml) → the mirror-made page of a board on it.
-CMS_LAYOUTS = {"public4u": _public4u_page, "sumavanet": _sumavanet_page, "plone": _plone_page}
+def _plain_page(name: str, notices: list[dict]) -> str:
+    rows = "\n".join(f'<tr><td>{html.escape(n["title"])}</td><td>{_day(n["posted"], "spaced")}</td>'
+                     f'<td>{_day(n["until"], "spaced")}</td></tr>' for n in notices)
+    return ('<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8">'
+            f"<title>Úřední deska – {html.escape(name)}</title></head><body>\n<h1>Úřední deska</h1>\n"
+            "<table><thead><tr><th>Název</th><th>Vyvěšeno</th><th>Do</th></tr></thead><tbody>\n"
+            f"{rows}\n</tbody></table>\n</body></html>\n")
+
+
+# CMS (the key of mendel/data/board_rules_by_cms.yaml) → the mirror-made page of a board on it; "plain" for a site
+# whose CMS the websites list does not name.
+CMS_LAYOUTS = {"public4u": _public4u_page, "sumavanet": _sumavanet_page, "plone": _plone_page, "plain": _plain_page}
+
+
+@lru_cache(maxsize=2)
+def praha7_notices(archive: Path) -> list[dict]:
+    """The Praha 7 archive's notices, newest first: title and dates as archived (it has no notice URLs, no files)."""
+    rows = json.loads(Path(archive).read_text(encoding="utf-8"))
+    notices = [{"title": r.get("official_desk_name") or "", "posted": r.get("official_desk_date"), "url": None,
+                "until": r.get("official_desk_date_until"), "files": []} for r in rows if isinstance(r, dict)]
+    return sorted(notices, key=lambda n: n["posted"] or "", reverse=True)
 
 
 def cms_board_notices(corpus_root: Path, board: CmsBoard) -> list[dict]:
+    if board.source == "praha7":
+        return praha7_notices(Path(corpus_root) / "municipal" / PRAHA7_ARCHIVE)
     return edesky_notices(Path(corpus_root) / EDESKY_FILE).get(board.edesky_name, [])
 
 
