@@ -162,7 +162,7 @@ def print_text(payload: dict, color: bool = False) -> None:
                            if x)
         if hit.get("version_eli"):  # an act's passage: which version, valid when
             where += (f"\n    version {hit['version_eli']} ({hit.get('version_kind')}, "
-                      f"{hit.get('valid_from') or '?'} – {hit.get('valid_to') or ''}; {hit.get('status')})")
+                      f"{hit.get('valid_from') or '?'} – {hit.get('valid_to') or '…'}; {hit.get('status')})")
         spans = [tuple(s) for s in hit.get("highlights", [])]
         start, end = excerpt_window(hit["text"], spans, EXCERPT_CHARS)
         excerpt = "".join(f"{mark_on}{text}{mark_off}" if marked else text

@@ -185,4 +185,4 @@ def test_the_cli_applies_at(indexed, monkeypatch, capsys):
         answers[day] = next(r for r in body["results"] if r["doc_id"] == ACT and r["section"] == "§ 4")
     assert "34,70" in answers[BEFORE_AMENDMENTS]["text"] and "41,80" in answers[AFTER_ALL]["text"]
     assert main(["search", QUERY, "--local", "-k", "3", "--at", AFTER_ALL.isoformat()]) == 0
-    assert f"version {ACT}/{LATEST} (consolidated, {LATEST} – ; in_force)" in capsys.readouterr().out
+    assert f"version {ACT}/{LATEST} (consolidated, {LATEST} – …; in_force)" in capsys.readouterr().out
