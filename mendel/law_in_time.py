@@ -276,6 +276,10 @@ def provision_at(conn: psycopg.Connection, ref: str | Reference, at: date) -> di
         subtree = _subtree(conn, act.eli, chosen["version"], reference.provision)
     else:
         subtree = _whole_act(conn, act.eli, chosen["version"])
+    if not subtree and not reference.provision:
+        return {**answer, "status": "no_text", "message": (
+            f"Only the list of versions of {act.citation} is stored (version {chosen['eli']} on {at.isoformat()}), "
+            "not its text.")}
     if not subtree:
         elsewhere = [v["eli"] for v in versions if v is not chosen
                      and _subtree(conn, act.eli, v["version"], reference.provision)]

@@ -28,6 +28,11 @@ it (:data:`AMENDING_ACTS`).
 - ``GET  /esel-esbir-daver/sbirky`` → the real ``api/response_sbirky.json`` bytes
 - ``GET|POST /sparql?query=...`` → the real SPARQL JSON results for act 110/2019 Sb., else an empty result set
 
+Acts known only from the SPARQL metadata (``esbirka/api/sparql_act_*_meta.json``: 110/2019 Sb.) have their
+version list and nothing else: each ``ver`` URI is a version, dated by its version ELI (e-Sbírka's ELI names a
+version by the day it takes effect); ``/historie``, the detail and ``zmeny-zneni`` list it, ``/fragmenty`` is an
+empty list (the corpus has no text of it) and the chronological register, which lists documents, leaves it out.
+
 ``{staleUrl}`` is ``/sb/{year}/{number}``, URL-encoded (``%2Fsb%2F2024%2F87``); an unencoded form, a trailing
 version date (``/sb/2024/87/2024-04-16``) and the ELI form (``/eli/cz/sb/2024/87``) are accepted too.
 
@@ -366,6 +371,7 @@ class ActFile:
 # so none is served for that one.
 AMENDING_ACTS = {("sb", 2025, 573, "2026-10-01"): (ActId("sb", 2026, 175),)}
 _VERSION_FILE = re.compile(r"^(\d+)-(\d{4})__(\d{4}-\d{2}-\d{2})\.md$")
+_VERSION_ELI = re.compile(r"/eli/cz/(sb|sm)/(\d{4})/(\d+)/(\d{4}-\d{2}-\d{2})$")
 
 
 @dataclass
@@ -376,7 +382,7 @@ class ActVersion:
 
     date: str  # the version date of its stale URL and ELI; '' when the source names none
     path: Path
-    format: str  # pdf | docx | md
+    format: str  # pdf | docx | md | sparql (a version known from the SPARQL metadata: no text)
     effective_from: date | None
     effective_to: date | None = None
     amended_by: tuple[ActId, ...] = ()
@@ -472,8 +478,13 @@ class Act:
 
     @property
     def main(self) -> dict:
-        """Metadata source: the PDF if there is one."""
-        return next((f.entry for f in self.files if f.format == "pdf"), self.files[0].entry)
+        """Metadata source: the PDF if there is one ({} for an act known only from the SPARQL metadata)."""
+        return next((f.entry for f in self.files if f.format == "pdf"), self.files[0].entry if self.files else {})
+
+    @property
+    def listed_only(self) -> bool:
+        """Known from the SPARQL metadata alone: versions without text, no document."""
+        return not self.files
 
     @property
     def act_id(self) -> ActId:
@@ -542,6 +553,8 @@ class Act:
             "sadaDokumentuKod": self.collection,
             "typZneni": "AKTUALNI" if self.is_consolidated else "VYHLASENE",
         }
+        if self.listed_only:  # only versions are known: the one in force says what it is
+            detail["typZneni"] = self.current_version(today or date.today()).kind(today or date.today())
         if self.announced:
             detail["datumCasVyhlaseni"] = _prague_midnight(self.announced)
         if m.get("effective"):
@@ -644,6 +657,25 @@ class EsbirkaSite:
                 version_files.setdefault(("sb", int(named.group(2)), int(named.group(1))), []).append(path)
         for key, act in self.acts.items():
             act.build_versions(version_files.get(key, []))
+        for path in sorted(self.api_dir.glob("sparql_act_*_meta.json")):
+            self.add_listed_acts(path)
+
+    def add_listed_acts(self, path: Path) -> None:
+        """Acts of a SPARQL metadata result that the corpus has no document of: their versions from the ``ver``
+        URIs (version ELIs), each in force until the day before the next."""
+        dates: dict[tuple[str, int, int], set[date]] = {}
+        for binding in json.loads(path.read_text(encoding="utf-8")).get("results", {}).get("bindings", []):
+            named = _VERSION_ELI.search((binding.get("ver") or {}).get("value", ""))
+            if named:
+                key = (named.group(1), int(named.group(2)), int(named.group(3)))
+                dates.setdefault(key, set()).add(date.fromisoformat(named.group(4)))
+        for key, days in dates.items():
+            if key in self.acts:
+                continue  # a document of it is in the corpus: its versions come from the files
+            versions = [ActVersion(day.isoformat(), path, "sparql", day) for day in sorted(days)]
+            for earlier, later in zip(versions, versions[1:]):
+                earlier.effective_to = later.effective_from - timedelta(days=1)
+            self.acts[key] = Act(*key, versions=versions)
 
     # -- routing
 
@@ -690,7 +722,7 @@ class EsbirkaSite:
     # -- endpoints
 
     def acts_of_year(self, year: int) -> list[Act]:
-        return sorted((a for a in self.acts.values() if a.year == year),
+        return sorted((a for a in self.acts.values() if a.year == year and not a.listed_only),
                       key=lambda a: (a.announced or date(year, 1, 1), a.number))
 
     def acts_by_month(self, body: bytes) -> Response:
@@ -713,7 +745,7 @@ class EsbirkaSite:
         return json_response(payload)
 
     def years(self) -> Response:
-        with_acts = {a.year for a in self.acts.values()}
+        with_acts = {a.year for a in self.acts.values() if not a.listed_only}
         last = max([date.today().year, *with_acts])
         return json_response({"seznam": [
             {"rok": y, "deaktivovano": y not in with_acts} for y in range(last, 1917, -1)]})
@@ -793,10 +825,11 @@ class EsbirkaSite:
         changes.sort(key=lambda c: (c[0], c[1].year, c[1].number, c[2].date))
         items = []
         for published, act, version in changes[start:start + count]:
-            item = {"dokumentId": act.files[0].document_id, "kodSbirky": act.collection, "rok": act.year,
-                    "cisloPredpisu": str(act.number), "nazev": act.name,
+            item = {"kodSbirky": act.collection, "rok": act.year, "cisloPredpisu": str(act.number), "nazev": act.name,
                     "datumCasPublikaceDokumentu": published.isoformat(), "staleUrl": act.version_stale_url(version)}
             item.update(act.version_dates(version))
+            if act.files:
+                item["dokumentId"] = act.files[0].document_id
             items.append(item)
         return json_response({"pocetCelkem": len(changes), "seznamZneniPravnichPredpisu": items})
 
@@ -804,6 +837,10 @@ class EsbirkaSite:
         raw = (parse_qs(query).get("cisloStranky") or [""])[0]
         if not raw.isdigit():
             return chyby_response(400, "CHYBA_VSTUPU", "Parametr cisloStranky je povinný (celé číslo od 1).")
+        if version.format == "sparql":  # no text of it in the corpus: an empty list, nothing made up
+            if raw != "1":
+                return chyby_response(404, "NENALEZENO", f"Stránka {raw} fragmentů neexistuje (stránek: 0).")
+            return json_response({"seznam": [], "pocetStranek": 0}, last_modified=last_modified)
         records = self.version_fragments(act, version)
         size = self.fragment_page_size
         pages = (len(records) + size - 1) // size

@@ -186,3 +186,20 @@ def test_the_cli_applies_at(indexed, monkeypatch, capsys):
     assert "34,70" in answers[BEFORE_AMENDMENTS]["text"] and "41,80" in answers[AFTER_ALL]["text"]
     assert main(["search", QUERY, "--local", "-k", "3", "--at", AFTER_ALL.isoformat()]) == 0
     assert f"version {ACT}/{LATEST} (consolidated, {LATEST} – …; in_force)" in capsys.readouterr().out
+
+
+def test_an_act_known_only_from_sparql_has_its_version_list_and_no_text(pg_server_url, tmp_path):
+    """110/2019 Sb.: the mirror has only its SPARQL metadata (one version ELI, .../2025-08-01); /historie lists that
+    version, the crawl stores it as the act's only version with no fragments and no provisions, and no document."""
+    from mendel.law_in_time import provision_at
+
+    url = crawled_database(pg_server_url, tmp_path, [
+        ("esbirka", {"MENDEL_ESBIRKA_YEARS": "2019", "MENDEL_ESBIRKA_ACTS": "/sb/2019/110"})])
+    with psycopg.connect(url, autocommit=True) as conn:
+        stored = conn.execute("SELECT version, version_eli, effective_from, effective_to, fragment_count"
+                              " FROM act_versions WHERE doc_id = '/eli/cz/sb/2019/110'").fetchall()
+        assert stored == [("2025-08-01", "/eli/cz/sb/2019/110/2025-08-01", date(2025, 8, 1), None, 0)]
+        assert conn.execute("SELECT count(*) FROM provisions").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM documents").fetchone()[0] == 0
+        answer = provision_at(conn, "zákon č. 110/2019 Sb.", date(2026, 1, 1))
+        assert answer["status"] == "no_text" and answer["version"]["eli"] == "/eli/cz/sb/2019/110/2025-08-01"
