@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import shutil
 import subprocess
 import sys
@@ -67,8 +68,12 @@ def run_nightly(settings: Settings):
 
     job = build_definitions().resolve_job_def("nightly")
     run_config = {"loggers": {"console": {"config": {"log_level": os.environ.get("MENDEL_LOG_LEVEL", "INFO")}}}}
-    return job.execute_in_process(run_config=run_config, instance=DagsterInstance.get(), raise_on_error=False,
-                                  tags=workspace_run_tags())
+    sigterm = signal.getsignal(signal.SIGTERM)
+    try:
+        return job.execute_in_process(run_config=run_config, instance=DagsterInstance.get(), raise_on_error=False,
+                                      tags=workspace_run_tags())
+    finally:  # Dagster maps SIGTERM to SIGINT's handler for the run and leaves it so (ignored under nohup)
+        signal.signal(signal.SIGTERM, sigterm)
 
 
 def workspace_run_tags() -> dict[str, str]:
@@ -86,7 +91,13 @@ def summarize(result) -> dict:
     assets: dict[str, dict] = {}
     checks: dict[str, bool] = {}
     skipped: list[str] = []
+    started: dict[str, float] = {}
+    step_seconds: dict[str, float] = {}
     for event in result.all_events:
+        if event.event_type_value == "STEP_START":
+            started[event.step_key] = event.timestamp
+        elif event.event_type_value in ("STEP_SUCCESS", "STEP_FAILURE") and event.step_key in started:
+            step_seconds[event.step_key] = round(event.timestamp - started[event.step_key], 1)
         if event.event_type_value == "ASSET_MATERIALIZATION":
             mat = event.event_specific_data.materialization
             assets[mat.asset_key.to_user_string()] = {k: v.value for k, v in mat.metadata.items()
@@ -99,7 +110,8 @@ def summarize(result) -> dict:
     # An asset whose step ran but chose not to materialize (the Neo4j export without a server) is skipped too.
     planned = {key.to_user_string() for key in result.job_def.asset_layer.executable_asset_keys}
     skipped = sorted(set(skipped) | (planned - set(assets) - set(failed_steps(result))))
-    return {"success": result.success, "assets": assets, "checks": checks, "skipped": skipped}
+    return {"success": result.success, "assets": assets, "checks": checks, "skipped": skipped,
+            "step_seconds": step_seconds}
 
 
 def failed_steps(result) -> list[str]:
@@ -122,6 +134,8 @@ def cmd_run(args) -> int:
         print(f"  check {check}: {'PASSED' if passed else 'FAILED'}")
     for step in summary["skipped"]:
         print(f"  skipped {step}")
+    slowest = sorted(summary["step_seconds"].items(), key=lambda item: -item[1])
+    print("  step wall times (s): " + ", ".join(f"{step}={seconds}" for step, seconds in slowest))
     if summary["success"]:
         print(f"\nsample query: {args.query}")
         from serving.search import Searcher
