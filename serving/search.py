@@ -78,7 +78,14 @@ class Hit:
     page_of: str | None = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        record = asdict(self)
+        if self.version_kind is None:  # not an act's passage: no version fields
+            for name in VERSION_FIELDS:
+                record.pop(name)
+        return record
+
+
+VERSION_FIELDS = ("version_eli", "version_kind", "valid_from", "valid_to", "status", "provision", "page_of")
 
 
 @dataclass

@@ -482,8 +482,8 @@ def test_openapi_docs(client):
     assert {"/search", "/analyze", "/facets", "/documents/{doc_id}", "/documents/{doc_id}/original",
             "/documents/{doc_id}/pages/{page}.png", "/health", "/ready"} <= set(spec["paths"])
     names = {p["name"] for p in spec["paths"]["/search"]["get"]["parameters"]}
-    assert names == {"q", "k", "source", "doc_type", "date_from", "date_to", "act", "at", "kraj", "okres", "obec",
-                     "graph", "decompose", "rerank"}
+    assert names == {"q", "k", "source", "doc_type", "date_from", "date_to", "act", "at", "version", "kraj", "okres",
+                     "obec", "graph", "decompose", "rerank"}
     # Errors are documented as what is sent: problem details, not FastAPI's default validation body.
     assert set(spec["paths"]["/search"]["get"]["responses"]["422"]["content"]) == {"application/problem+json"}
     assert "HTTPValidationError" not in spec["components"]["schemas"]
