@@ -386,11 +386,11 @@ def act_name(act: dict, versions: list[dict]) -> tuple[str, str, str, str]:
 
 def act_metadata_pages(act: dict, versions: list[dict], amends: list[str]) -> list[str]:
     """An act's e-Sbírka metadata as Czech text."""
-    citation = act["citation"]
     kind, gender, named, subject = act_name(act, versions)
-    lines = [f"{named} – údaje e-Sbírky o předpisu (účinnost, znění, novely)", ""]
-    lines.append(_sentence(f"Předpis: {named}" + (f", {subject}" if subject else "")))
-    lines.append(f"Číslo předpisu: {citation}; ELI {act['eli']}.")
+    # The citation stands once in the text (and in the title): a short record repeating it would outrank the
+    # act's own provisions for every query that names the act.
+    lines = [_sentence(f"Údaje e-Sbírky o předpisu {named}" + (f", {subject}" if subject else "")),
+             f"ELI {act['eli']}."]
     verbs = _VERBS[gender]
     announced = next((v["announced"] for v in versions if v["announced"]), None)
     if announced:
@@ -404,7 +404,7 @@ def act_metadata_pages(act: dict, versions: list[dict], amends: list[str]) -> li
     dated = [v["effective_from"] for v in versions if v["effective_from"]]
     effective = (announced_version or {}).get("effective_from") or (min(dated) if dated else None)
     if effective:
-        lines.append(f"Účinnost: {named} {verbs['took_effect']} účinnosti dnem {both_dates(effective)}"
+        lines.append(f"Účinnost: {kind} {verbs['took_effect']} účinnosti dnem {both_dates(effective)}"
                      f" (den nabytí účinnosti, datum účinnosti).")
     ends = [v["effective_to"] for v in versions if v["effective_to"]]
     if ends and all(v["effective_to"] for v in versions if v["effective_from"]):
@@ -416,10 +416,10 @@ def act_metadata_pages(act: dict, versions: list[dict], amends: list[str]) -> li
     lines.append("")
     amending = list(dict.fromkeys(a["citation"] for v in ordered for a in v["amended_by"] or [] if a.get("citation")))
     if amending:
-        lines.append(_sentence(f"Novely: {named} {verbs['amended']} "
+        lines.append(_sentence(f"Novely: {kind} {verbs['amended']} "
                                + ("předpisem " if len(amending) == 1 else "předpisy ") + ", ".join(amending)))
     else:
-        lines.append(f"Novely: e-Sbírka u předpisu {citation} neeviduje žádný novelizující předpis.")
+        lines.append("Novely: e-Sbírka u tohoto předpisu neeviduje žádný novelizující předpis.")
     if amends:
         lines.append(_sentence("Tento předpis mění (novelizuje): " + ", ".join(amends)))
     lines.append("")

@@ -114,7 +114,8 @@ def test_act_metadata_record_lists_versions_dates_and_amending_acts(conn):
             assert f"do {records.both_dates(effective_to)}" in text
         assert all(a["citation"] in text for a in amended_by)
     first = versions[0][0]
-    assert f"Vyhláška č. 573/2025 Sb. nabyla účinnosti dnem {records.both_dates(first)}" in text
+    assert text.startswith("Údaje e-Sbírky o předpisu Vyhláška č. 573/2025 Sb., o změně sazby")
+    assert f"vyhláška nabyla účinnosti dnem {records.both_dates(first)}" in text
     amending = sorted({a["citation"] for *_, amended_by in versions for a in amended_by})
     assert amending and f"byla změněna (novelizována) předpisem {amending[0]}" in text
     # the date of adoption is read from the promulgated text's heading ("ze dne 18. prosince 2025")
