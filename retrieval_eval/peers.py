@@ -353,6 +353,7 @@ def lancedb_systems(chunks: Sequence[dict], vectors: np.ndarray, queries: QueryV
     os.environ.setdefault("LANCEDB_LOG", "error")
     import lancedb
     import pyarrow as pa
+    from lancedb.index import FTS
 
     from mendel.index.dense import normalized
 
@@ -363,8 +364,8 @@ def lancedb_systems(chunks: Sequence[dict], vectors: np.ndarray, queries: QueryV
         "tokens": pa.array([" ".join(tokenize(c["text"])) for c in chunks], pa.string()),
     })
     table = lancedb.connect(str(directory)).create_table("chunks", data=data, mode="overwrite")
-    table.create_fts_index("tokens", base_tokenizer="whitespace", lower_case=False, stem=False,
-                           remove_stop_words=False, ascii_folding=False, max_token_length=None)
+    table.create_index("tokens", config=FTS(base_tokenizer="whitespace", lower_case=False, stem=False,
+                                            remove_stop_words=False, ascii_folding=False, max_token_length=None))
 
     def rows(builder, *score: str) -> list[int]:
         # the score column is named so Lance does not warn that it adds it on its own
