@@ -252,7 +252,8 @@ def wait_for(predicate, timeout: float = 20.0, interval: float = 0.02):
 
 
 RESULT_KEYS = {"doc_id", "chunk_id", "title", "source", "url", "page", "page_end", "section", "text", "score",
-               "lists", "citation", "entities", "subqueries", "layer", "rerank_score", "highlights"}
+               "lists", "citation", "entities", "subqueries", "layer", "rerank_score", "highlights",
+               "kind", "kind_label"}  # kind: the document's doc_type (a record says it is one, serving.results)
 
 
 # --- endpoints -------------------------------------------------------------------------------------------
