@@ -79,6 +79,7 @@ def run_spider(name: str, run_id: str, database_url: str) -> dict:
     counts["responses"] = int(stats.get("downloader/response_count", 0))
     counts["withdrawn"] = int(stats.get("mendel/withdrawn", 0))
     counts["reactivated"] = int(stats.get("mendel/reactivated", 0))
+    counts["held_back"] = int(stats.get("mendel/held_back", 0))  # gone URLs in their backoff: logged, not requested
     if replayed:
         counts["spool_entries_replayed"] = sum(replayed.values())
     for key, value in stats.items():  # the board crawl: boards by kind, attachments left unfetched

@@ -17,6 +17,7 @@ comes back to ``active`` when a listing names it again (:func:`sync_listing`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 import psycopg
 
@@ -38,6 +39,55 @@ def known_validators(conn: psycopg.Connection, source: str) -> dict[str, tuple[s
         (source,),
     ).fetchall()
     return {url: (etag, last_modified) for url, etag, last_modified in rows}
+
+
+# A URL that answered "gone" (404/410) on its last real tries is not requested again until its backoff ends:
+# 1 day after the first such answer, then 2, 4 … up to 32 days (less a slack for a schedule that runs a little
+# early). Each run still logs it — quarantined with the same reason and no status — so every discovered URL
+# stays accounted for and a source whose every URL is gone still fails its check.
+GONE_STATUSES = (404, 410)
+GONE_REASONS = tuple(f"HTTP {status}" for status in GONE_STATUSES)
+GONE_BACKOFF_MAX_DAYS = 32
+GONE_BACKOFF_SLACK = timedelta(hours=3)
+
+
+@dataclass(frozen=True)
+class Gone:
+    status: int
+    reason: str
+    tries: int             # consecutive real requests that answered gone
+    last_try: datetime
+
+    @property
+    def retry_after(self) -> datetime:
+        days = min(2 ** (self.tries - 1), GONE_BACKOFF_MAX_DAYS)
+        return self.last_try + timedelta(days=days) - GONE_BACKOFF_SLACK
+
+
+def known_gone(conn: psycopg.Connection, source: str) -> dict[str, Gone]:
+    """URLs of a source whose open crawl quarantine says gone, with their run of gone answers: counted over real
+    requests (held-back rows have no status and neither count nor break it), back to the last other outcome."""
+    rows = conn.execute(
+        "SELECT l.url, l.status, l.outcome, l.reason, l.fetched_at FROM crawl_log l WHERE l.source = %s"
+        " AND l.url IN (SELECT q.url FROM quarantine q WHERE q.stage = 'crawl' AND q.source = %s"
+        " AND q.resolved_at IS NULL AND q.reason = ANY(%s))"
+        " ORDER BY l.url, l.fetched_at DESC, l.id DESC",
+        (source, source, list(GONE_REASONS)),
+    ).fetchall()
+    gone: dict[str, Gone] = {}
+    streak_over: set[str] = set()
+    for url, status, outcome, reason, fetched_at in rows:
+        if url in streak_over:
+            continue
+        if outcome == "quarantined" and status is None and reason in GONE_REASONS:
+            continue  # held back: no request was made
+        if outcome == "quarantined" and status in GONE_STATUSES:
+            seen = gone.get(url)
+            gone[url] = (Gone(status, reason, seen.tries + 1, seen.last_try) if seen
+                         else Gone(status, reason, 1, fetched_at))
+            continue
+        streak_over.add(url)
+    return gone
 
 
 def record_document(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from datetime import datetime, timezone
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
@@ -100,6 +101,7 @@ class MendelSpider(scrapy.Spider):
         super().__init__(*args, **kwargs)
         self.allowed_hosts: frozenset[str] = frozenset()
         self.validators: dict[str, tuple[str | None, str | None]] = {}
+        self.gone: dict[str, crawlstate.Gone] = {}
         self.discovered = 0
         self.listings: dict[str, set[str]] = {}  # complete listing → the doc ids it names in this run
         self.incomplete_listings: set[str] = set()
@@ -123,10 +125,19 @@ class MendelSpider(scrapy.Spider):
     def load_validators(self) -> None:
         with self._connect() as conn:
             self.validators = crawlstate.known_validators(conn, self.source)
+            if self.settings.getbool("MENDEL_GONE_BACKOFF", True):
+                self.gone = crawlstate.known_gone(conn, self.source)
 
-    def document_request(self, url: str, callback, **kwargs) -> scrapy.Request:
-        """A request for a document body: conditional on what we saw last time, and counted."""
+    def document_request(self, url: str, callback, **kwargs) -> scrapy.Request | None:
+        """A request for a document body: conditional on what we saw last time, and counted. None for a URL
+        that answered gone on its last tries and whose backoff has not ended (:func:`mendel.crawlstate.known_gone`):
+        it is logged quarantined again, without a request."""
         self.discovered += 1
+        gone = self.gone.get(url)
+        if gone is not None and datetime.now(timezone.utc) < gone.retry_after:
+            self.crawler.stats.inc_value("mendel/held_back")
+            self.log_outcome(url, "quarantined", reason=gone.reason)
+            return None
         headers = {}
         etag, last_modified = self.validators.get(url, (None, None))
         if etag:
