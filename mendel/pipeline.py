@@ -363,14 +363,14 @@ def _embed_upper_layers(conn: psycopg.Connection, batch_versions: int = 200) -> 
 
 
 def embed_pending(conn: psycopg.Connection, embedder: Embedder) -> dict:
-    """Vectors for passages whose contextual text (or the model) changed since they were embedded, through
+    """Vectors for passages whose dense text (ChunkRecord.dense_text) or model changed since they were embedded, through
     the content-hash cache; then section and document vectors as centroids of their passages."""
     started = time.monotonic()
     reprocessed = stages.reprocess_embed(conn, embedder.name)  # vectors another model (or an unrecorded one) made
     records = load_layer(conn, 3)
     stored = dict(conn.execute("SELECT chunk_id, embedded_hash FROM chunks WHERE layer = 3 AND embedding IS NOT NULL"))
-    pending = [(r, h) for r in records if stored.get(r.chunk_id) != (h := vector_hash(embedder.name, r.context_text))]
-    vectors, newly = embed_with_cache(conn, embedder, [r.context_text for r, _ in pending])
+    pending = [(r, h) for r in records if stored.get(r.chunk_id) != (h := vector_hash(embedder.name, r.dense_text))]
+    vectors, newly = embed_with_cache(conn, embedder, [r.dense_text for r, _ in pending])
     with conn.transaction(), conn.cursor() as cur:
         cur.executemany("UPDATE chunks SET embedding = %s::vector, embedded_hash = %s, embed_version = %s"
                         " WHERE chunk_id = %s",

@@ -2,11 +2,13 @@
 
 Contextual retrieval: what BM25 indexes and what the embedder sees is the chunk *in context* — the document's
 citation and title, the chunk's section path and the document's summary, then the chunk — while what the
-bundle stores and search returns is the raw chunk text.
+bundle stores and search returns is the raw chunk text. The embedder reads the same less web addresses and a
+summary the chunk already holds (:func:`dense_text`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 import psycopg
@@ -25,6 +27,25 @@ VERSION_KEYS = ("version_eli", "version_kind", "valid_from", "valid_to", "served
 def contextual_text(citation: str | None, title: str, section: str, document_summary: str, text: str) -> str:
     head = " — ".join(x for x in (citation, title, section) if x)
     return "\n".join(x for x in (head, document_summary, text) if x)
+
+
+# A web address with the dash that introduces it, and a label line the removal leaves empty.
+_WEB_ADDRESS = re.compile(r"[ \t]*(?:[–-][ \t]*)?\bhttps?://\S+")
+_EMPTY_LABEL = re.compile(r"^[^\S\n]*(?:Odkaz|URL|Web|Adresa)[^\S\n]*:[^\S\n]*$\n?", re.MULTILINE | re.IGNORECASE)
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def dense_text(citation: str | None, title: str, section: str, document_summary: str, text: str) -> str:
+    """What the encoder reads of a chunk: its contextual text less what only costs tokens — web addresses (a
+    third of a notice's tokens, meaningless to the model) and the document summary where the chunk already
+    holds it (a one-passage notice's summary is its own opening). BM25 keeps the whole contextual text."""
+    summary = document_summary
+    if summary and _words(summary.rstrip("…")) in _words(text):
+        summary = ""
+    return _EMPTY_LABEL.sub("", _WEB_ADDRESS.sub("", contextual_text(citation, title, section, summary, text)))
 
 
 @dataclass(frozen=True)
@@ -50,8 +71,13 @@ class ChunkRecord:
 
     @property
     def context_text(self) -> str:
-        """What is embedded and indexed: citation, title, section path and document summary, then the chunk."""
+        """What is indexed: citation, title, section path and document summary, then the chunk."""
         return contextual_text(self.citation, self.title, self.section, self.document_summary, self.text)
+
+    @property
+    def dense_text(self) -> str:
+        """What is embedded: :func:`dense_text`."""
+        return dense_text(self.citation, self.title, self.section, self.document_summary, self.text)
 
     def bundle_row(self) -> dict:
         row = {key: getattr(self, key) for key in BUNDLE_KEYS}
