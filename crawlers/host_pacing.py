@@ -28,6 +28,10 @@ class HostPacer:
         self.delay = max(0.0, float(delay))
         self._next_start: dict[str, float] = {}  # host → earliest start of its next request
 
+    def ready_at(self, host: str) -> float:
+        """The earliest moment (``time.monotonic``) a request to ``host`` may start; 0 for a host not asked yet."""
+        return self._next_start.get(host, 0.0)
+
     async def wait_turn(self, host: str) -> float:
         """Wait until ``host`` may be asked again and book that moment; returns the seconds waited."""
         if self.delay <= 0 or not host:

@@ -53,27 +53,27 @@ def test_every_request_to_a_board_host_waits_its_turn(tmp_path, fresh_db, monkey
     assert summary["robots_txt_requests"] == 4 and summary["browser_own_requests"] == 1
 
 
-def test_host_turns_queue_hands_out_idle_hosts_first_and_counts_its_requests():
+def test_host_queue_hands_out_idle_hosts_first_and_counts_its_requests():
     from types import SimpleNamespace
 
     from scrapy import Request
     from scrapy.squeues import FifoMemoryQueue
     from scrapy.utils.test import get_crawler
 
-    from crawlers.host_queue import HostTurnsPriorityQueue
+    from crawlers.host_queue import LongestReadyHostPriorityQueue
 
     crawler = get_crawler()
-    active: dict[str, int] = {}
+    slots: dict[str, SimpleNamespace] = {}
     crawler.engine = SimpleNamespace(downloader=SimpleNamespace(
-        slots={}, get_slot_key=lambda request: request.url.split("/")[2]))
-    queue = HostTurnsPriorityQueue.from_crawler(crawler, FifoMemoryQueue, "")
-    queue._downloader_interface._active_downloads = lambda slot: active.get(slot, 0)
+        slots=slots, get_slot_key=lambda request: request.url.split("/")[2]))
+    queue = LongestReadyHostPriorityQueue.from_crawler(crawler, FifoMemoryQueue, "")
     for url in ("http://a/1", "http://a/2", "http://a/3", "http://b/1", "http://c/1"):
         queue.push(Request(url))
     assert len(queue) == 5
-    active["a"] = 1  # a has a request in the downloader: b and c go first, then a's in order
+    # a (the longest queue) has a request in the downloader: b and c go first, then a's in order
+    slots["a"] = SimpleNamespace(active={"a/0"}, concurrency=1, lastseen=0.0, delay=0.0)
     order = [queue.pop().url for _ in range(2)]
-    active["a"] = 0
+    slots["a"].active.clear()
     order += [queue.pop().url for _ in range(3)]
     assert order == ["http://b/1", "http://c/1", "http://a/1", "http://a/2", "http://a/3"]
     assert len(queue) == 0 and queue.pop() is None

@@ -34,7 +34,7 @@ Politeness per board host: one request at a time, ``MENDEL_BOARD_DOWNLOAD_DELAY`
 request a second per domain) — counted from the previous request's start *and* its answer, for every request to the
 host: robots.txt, feeds, attachments, and what Chromium fetches for a rendered board (:mod:`crawlers.host_pacing`;
 Chromium skips images, fonts and style sheets) —, no random jitter, AutoThrottle on top, robots.txt obeyed (project
-settings), hosts taking turns in the scheduler (:mod:`crawlers.host_queue`) so the crawl spreads over many hosts.
+settings), the ready host with the longest queue first in the scheduler (:mod:`crawlers.host_queue`).
 In the demo profile the mirror's own origin, which stands in for every real host the boards name (their URLs
 re-rooted onto it), is not paced as one host: the per-host delay applies to the hosts a production crawl would
 meet and to the mirror's ``*.mirror.test`` board hosts — unless ``MENDEL_BOARD_PACE_PUBLISHED_HOSTS`` is set (the
@@ -375,8 +375,8 @@ class BoardsSpider(MendelSpider):
         # a non-200 answer, so a slow first response would slow a run of 304s and 404s for good.
         "AUTOTHROTTLE_ENABLED": BOARD_DELAY > 0,
         "AUTOTHROTTLE_START_DELAY": BOARD_DELAY,
-        # Hosts take turns, busy ones wait (Scrapy's downloader-aware queue, minus its scan of every host per request).
-        "SCHEDULER_PRIORITY_QUEUE": "crawlers.host_queue.HostTurnsPriorityQueue",
+        # The ready host with the most requests waiting goes first (busiest hosts start early), busy ones wait.
+        "SCHEDULER_PRIORITY_QUEUE": "crawlers.host_queue.LongestReadyHostPriorityQueue",
         # Items of one response handled side by side: Scrapy starts this many asyncio tasks for every callback's
         # output, however few items it has; the records themselves go to worker threads (board_pipelines).
         "CONCURRENT_ITEMS": 8,
