@@ -11,6 +11,12 @@ version of active documents), fused by the same weighted RRF with exact referenc
 - graph: the query's entities, spread one hop along ``graph_edges``, scoring the passages that mention them
   (``mentions``) as ``serving.graph.EntityGraph`` does (entity specificity, chunk focus).
 
+Search in force as the bundle backend (``serving.in_force``, one rule for both): an act's passages are those of its
+version served on ``at`` (default today), or its promulgated text with ``version="promulgated"``; each act hit
+carries its version fields (``mendel.index.act_passages.ActChunkVersions``, what the bundle's chunk rows carry).
+The passages left out are few (other versions of acts with versions), so each list fetches that many more and drops
+them; a promulgated search leaves consolidated acts out by document.
+
 What it does not do (yet): the L1/L2 layers (a whole-act or whole-section query is answered with passages), the
 lay-to-legal bridge and the learned second stage of the bundle backend, the coverage block and relevance floor
 (``details`` gets no ``coverage``). The bundle directory is still what names
@@ -28,6 +34,7 @@ import re
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
+from datetime import date
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -35,8 +42,10 @@ import numpy as np
 import psycopg
 
 from mendel.index import bundle
+from mendel.index.act_passages import CONSOLIDATED, ActChunkVersions
 from mendel.index.fulltext import query_terms, term_literal, tsquery_literal
 from mendel.index.pgvector import search_pgvector
+from serving import in_force
 from serving.filters import SearchFilters
 from serving.fusion import GRAPH_MIN_SHARE, RRF_WEIGHTS, SUBQUERY_WEIGHTS, entity_coverage, interleave_fuse, \
     lead_with, ordered_lists, rrf_fuse
@@ -100,6 +109,7 @@ _CITING_PASSAGES = ("SELECT DISTINCT c.chunk_id, c.doc_id, c.seq FROM mentions m
                     " ON c.chunk_id = m.chunk_id " + _LIVE + _DOCS
                     + " AND m.entity_id = ANY(%(wanted)s) AND NOT (c.chunk_id = ANY(%(own)s))"
                     " ORDER BY c.doc_id, c.seq LIMIT %(k)s")
+_ACT_PASSAGES = "SELECT c.chunk_id, c.doc_id FROM chunks c " + _LIVE + " AND c.doc_id = ANY(%s) ORDER BY c.chunk_id"
 _DOCUMENT_PASSAGES = ("SELECT c.chunk_id, c.page_start, c.page_end, c.section_path, c.text FROM chunks c "
                       + _LIVE + " AND c.doc_id = %s ORDER BY c.seq")
 
@@ -214,6 +224,7 @@ class PostgresSearcher:
             self.identifier_docs = self._identifier_docs()
             self.passages = conn.execute(_LIVE_COUNT).fetchone()[0]
             self.mean_length = float(conn.execute(_MEAN_LENGTH).fetchone()[0] or 1.0)
+            self._load_versions(conn)
         # citation records are documents without passages
         self.passage_docs = sorted(d for d, doc in self.documents.items() if doc.get("doc_type") != "citation_record")
         manifest_file = self.path / bundle.MANIFEST
@@ -285,6 +296,23 @@ class PostgresSearcher:
                     **grounding.get(d, {})}
                 for d, t, s, u, c, k, p, h, m, summary in rows}
 
+    def _load_versions(self, conn: psycopg.Connection) -> None:
+        """Every act's version fields, and the live passages of acts with versions as ``serving.in_force``
+        columns (what a date leaves out is among them)."""
+        self.act_versions = ActChunkVersions(conn)
+        rows = conn.execute(_ACT_PASSAGES, (sorted(self.act_versions.timelines),)).fetchall()
+        self._versioned_ids = np.array([cid for cid, _ in rows], dtype=object)
+        self._version_columns = in_force.VersionColumns.of(
+            [self.act_versions.fields(doc_id, cid) for cid, doc_id in rows])
+        self._consolidated_docs = frozenset(d for d, kind in self.act_versions.kinds.items() if kind == CONSOLIDATED)
+
+    def left_out(self, at: date, version: str | None = None) -> tuple[frozenset[str], frozenset[str]]:
+        """What a search on ``at`` (or of the promulgated text) may not return, by ``serving.in_force``'s rule:
+        (documents, passages). Documents: consolidated acts, for a promulgated search only."""
+        mask = self._version_columns.mask(at, version)
+        passages = frozenset(self._versioned_ids[~mask].tolist()) if mask is not None else frozenset()
+        return (self._consolidated_docs if version == in_force.PROMULGATED else frozenset()), passages
+
     def _identifier_docs(self) -> dict[str, list[str]]:
         """A decision's keys (citation, file number, upper-cased ECLI) -> its documents (serving.layers)."""
         from serving.layers import identifier_keys
@@ -317,8 +345,9 @@ class PostgresSearcher:
 
     # --- ranked lists (chunk ids, best first) --------------------------------------------------------------
 
-    def lexical_ranking(self, conn, text: str, n: int, docs: list[str] | None) -> list[str]:
-        """Passages by BM25 of the query's terms. Candidates are the passages holding the
+    def lexical_ranking(self, conn, text: str, n: int, docs: list[str] | None,
+                        skip: frozenset[str] = frozenset()) -> list[str]:
+        """Passages by BM25 of the query's terms, none of ``skip``. Candidates are the passages holding the
         rarest terms, taken until about ``LEXICAL_CANDIDATES`` passages (at least one term): a term in most
         passages ("1", "soud") adds little to any score and would make every one of them a candidate to rank."""
         frequency = {term: self._frequency(conn, term) for term in query_terms(text)}
@@ -332,9 +361,9 @@ class PostgresSearcher:
             selective.append(term)
             total += frequency[term]
         idfs = [math.log(1 + (self.passages - frequency[t] + 0.5) / (frequency[t] + 0.5)) for t in terms]
-        values = {"any": tsquery_literal(selective), "docs": docs, "k": n, "terms": terms, "idfs": idfs,
+        values = {"any": tsquery_literal(selective), "docs": docs, "k": n + len(skip), "terms": terms, "idfs": idfs,
                   "k1": BM25_K1, "b": BM25_B, "mean_length": self.mean_length}
-        return [chunk_id for chunk_id, _ in conn.execute(_LEXICAL, values)]
+        return [chunk_id for chunk_id, _ in conn.execute(_LEXICAL, values) if chunk_id not in skip][:n]
 
     def _frequency(self, conn, term: str) -> int:
         """How many live passages hold an analysed term (BM25's document frequency)."""
@@ -347,7 +376,8 @@ class PostgresSearcher:
                     self._frequencies.popitem(last=False)
         return found
 
-    def dense_ranking(self, conn, text: str, n: int, docs: list[str] | None) -> list[str]:
+    def dense_ranking(self, conn, text: str, n: int, docs: list[str] | None,
+                      skip: frozenset[str] = frozenset()) -> list[str]:
         """HNSW over the passages of the table alone (joined to documents, the planner sorts every live passage
         exactly instead: 250 ms against 3 ms at 10,000), then only the live ones kept; should superseded or
         withdrawn passages crowd the candidates out, the joined query answers instead."""
@@ -356,15 +386,17 @@ class PostgresSearcher:
         if norm == 0:
             return []
         vector = (vector / norm).tolist()
-        wanted = n + DENSE_MARGIN
+        wanted = n + DENSE_MARGIN + len(skip)
         found = [cid for cid, _ in search_pgvector(conn, vector, wanted, ef_search=max(self.ef_search, wanted),
                                                    layer=PASSAGE_LAYER, doc_ids=docs)]
         live = {row[0] for row in conn.execute(_LIVE_AMONG, (found,))}
-        kept = [cid for cid in found if cid in live]
+        kept = [cid for cid in found if cid in live and cid not in skip]
         if len(kept) >= n or len(found) < wanted:
             return kept[:n]
-        return [cid for cid, _ in search_pgvector(conn, vector, n, ef_search=max(self.ef_search, n),
-                                                  current_only=True, layer=PASSAGE_LAYER, doc_ids=docs)]
+        wanted = n + len(skip)
+        return [cid for cid, _ in search_pgvector(conn, vector, wanted, ef_search=max(self.ef_search, wanted),
+                                                  current_only=True, layer=PASSAGE_LAYER, doc_ids=docs)
+                if cid not in skip][:n]
 
     def graph_activation(self, conn, query: str, understanding) -> dict[str, float]:
         """Entity id -> activation: the query's entities found in ``graph_nodes`` (a provision the graph does
@@ -426,7 +458,8 @@ class PostgresSearcher:
             scores[other] = value
         return scores
 
-    def graph_ranking(self, conn, activation: dict[str, float], n: int, docs: list[str] | None) -> list[str]:
+    def graph_ranking(self, conn, activation: dict[str, float], n: int, docs: list[str] | None,
+                      skip: frozenset[str] = frozenset()) -> list[str]:
         if not activation:
             return []
         ids = sorted(activation)
@@ -439,12 +472,13 @@ class PostgresSearcher:
             found = [cid for cid, score in conn.execute(_GRAPH if docs is None else _GRAPH_FILTERED, values)
                      if score > 0]
             live = {row[0] for row in conn.execute(_LIVE_AMONG, (found,))}
-            kept += [cid for cid in found if cid in live]
+            kept += [cid for cid in found if cid in live and cid not in skip]
             if len(kept) >= n or len(found) < values["k"]:
                 break
         return kept[:n]
 
-    def reference_tiers(self, conn, understanding, docs: list[str] | None, n: int) -> tuple[list[str], list[str]]:
+    def reference_tiers(self, conn, understanding, docs: list[str] | None, n: int,
+                        skip: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
         """Exact references (act + provision, file number, ECLI), as ``Searcher.reference_tiers``: the provision's
         own section (or the passage its heading line stands in) or the decision itself, then passages citing
         exactly that reference (at most ``n``, in document order)."""
@@ -471,30 +505,33 @@ class PostgresSearcher:
             else:
                 continue
             wanted.append(entity.id)
-        own = list(dict.fromkeys(own))
+        own = [cid for cid in dict.fromkeys(own) if cid not in skip]
         citing: list[str] = []
         if wanted:
             citing = [row[0] for row in conn.execute(
-                _CITING_PASSAGES, {"wanted": wanted, "own": own, "docs": docs, "k": n})]
+                _CITING_PASSAGES, {"wanted": wanted, "own": own, "docs": docs, "k": n + len(skip)})
+                      if row[0] not in skip][:n]
         return own, citing
 
     def rank(self, conn, query: str, understanding, docs: list[str] | None, n: int, dense: bool = True,
-             graph: bool = True) -> tuple[list[tuple[str, float, list[str]]], dict[str, float]]:
-        """One query's fused candidates (chunk id, score, lists) and the graph activation behind them."""
+             graph: bool = True, skip: frozenset[str] = frozenset()
+             ) -> tuple[list[tuple[str, float, list[str]]], dict[str, float]]:
+        """One query's fused candidates (chunk id, score, lists; none of ``skip``) and the graph activation
+        behind them."""
         text = understanding.normalized
-        rankings = {"bm25": self.lexical_ranking(conn, text, n, docs)}
+        rankings = {"bm25": self.lexical_ranking(conn, text, n, docs, skip)}
         if dense:
-            rankings["dense"] = self.dense_ranking(conn, text, n, docs)
+            rankings["dense"] = self.dense_ranking(conn, text, n, docs, skip)
         weights = dict(RRF_WEIGHTS)
         activation: dict[str, float] = {}
         if graph:
             activation = self.graph_activation(conn, query, understanding)
             share = max(entity_coverage(understanding), GRAPH_MIN_SHARE)
             if activation and share > 0:
-                rankings["graph"] = self.graph_ranking(conn, activation, n, docs)
+                rankings["graph"] = self.graph_ranking(conn, activation, n, docs, skip)
                 weights["graph"] = RRF_WEIGHTS["graph"] * share
         fused = rrf_fuse(rankings, weights=weights)
-        own, citing = self.reference_tiers(conn, understanding, docs, n)
+        own, citing = self.reference_tiers(conn, understanding, docs, n, skip)
         if own or citing:
             position = {item: rank for rank, (item, _, _) in enumerate(fused)}
             citing_set = set(citing)
@@ -510,35 +547,39 @@ class PostgresSearcher:
                decompose: bool = True, rerank: bool = False, details: dict | None = None, bridge: bool = True,
                learned: bool = True, trace: list | None = None, at=None, version: str | None = None) -> list[Hit]:
         """Hybrid search over the live passages, with ``Searcher.search``'s arguments and hits. The bundle
-        backend's lay-to-legal bridge and learned second stage (``bridge``, ``learned``, ``trace``) and its
-        search in force (``at``, ``version``: every version's passages are searched here) are not done here:
-        accepted so callers need not know the backend, and listed in ``details["not_applied"]``."""
+        backend's lay-to-legal bridge and learned second stage (``bridge``, ``learned``, ``trace``) are not done
+        here: accepted so callers need not know the backend, and listed in ``details["not_applied"]``. ``at``
+        (default today) and ``version`` as the bundle backend (``serving.in_force``)."""
         from serving.analyze import understand
         from serving.decompose import decompose as split_query
 
         if rerank and self.reranker is None:
             raise ValueError("rerank requested but no cross-encoder is configured")
+        at = at or date.today()
+        in_force.check_version(version)
         found = understand(query)
         subqueries = split_query(query, found) if decompose else []
         if details is not None:
             details.update({"scope": found.scope, "layer": PASSAGE_LAYER, "subqueries": subqueries,
                             "entities": [e.id for e in found.entities], "backend": "postgres",
-                            "not_applied": [name for name, asked in (("bridge", bridge), ("learned", learned),
-                                                                     ("at", True), ("version", version is not None))
+                            "not_applied": [name for name, asked in (("bridge", bridge), ("learned", learned))
                                             if asked]})
         docs = self.allowed_documents(filters)
+        left_docs, skip = self.left_out(at, version)
+        if left_docs:
+            docs = [d for d in (self.passage_docs if docs is None else docs) if d not in left_docs]
         if docs is not None and not docs:
             return []
         depth = max(k, CANDIDATES)
         with self.connection() as conn:
-            fused, activation = self.rank(conn, query, found, docs, depth, dense=dense, graph=graph)
+            fused, activation = self.rank(conn, query, found, docs, depth, dense=dense, graph=graph, skip=skip)
             found_by: dict[str, list[int]] = {}
             if subqueries:
                 lists_of = {item: list(lists) for item, _, lists in fused}
                 rankings = {"query": [item for item, _, _ in fused]}
                 for number, sub in enumerate(subqueries, start=1):
                     ranked, sub_activation = self.rank(conn, sub, understand(sub), docs, depth, dense=dense,
-                                                       graph=graph)
+                                                       graph=graph, skip=skip)
                     rankings[f"subquery:{number}"] = [item for item, _, _ in ranked]
                     for rank, (item, _, lists) in enumerate(ranked):
                         if rank < k:
@@ -563,13 +604,16 @@ class PostgresSearcher:
         for item, score, lists in fused[:k]:
             row = rows[item]
             doc = self.documents.get(row["doc_id"], {})
-            hits.append(Hit(doc_id=row["doc_id"], title=doc.get("title") or "", source=doc.get("source") or "",
-                            url=doc.get("url") or "", page=row["page_start"], page_end=row["page_end"],
-                            section=row["section"], text=row["text"], score=round(score, 6), chunk_id=item,
-                            citation=doc.get("citation"),
-                            lists=lists + (["rerank"] if item in rerank_scores else []),
-                            entities=linked.get(item, []), subqueries=found_by.get(item, []),
-                            layer=PASSAGE_LAYER, rerank_score=rerank_scores.get(item)))
+            hit = Hit(doc_id=row["doc_id"], title=doc.get("title") or "", source=doc.get("source") or "",
+                      url=doc.get("url") or "", page=row["page_start"], page_end=row["page_end"],
+                      section=row["section"], text=row["text"], score=round(score, 6), chunk_id=item,
+                      citation=doc.get("citation"),
+                      lists=lists + (["rerank"] if item in rerank_scores else []),
+                      entities=linked.get(item, []), subqueries=found_by.get(item, []),
+                      layer=PASSAGE_LAYER, rerank_score=rerank_scores.get(item))
+            for name, value in in_force.version_of(self.act_versions.fields(row["doc_id"], item), at).items():
+                setattr(hit, name, value)
+            hits.append(hit)
         return hits
 
     def _chunk_rows(self, conn, chunk_ids: list[str]) -> dict[str, dict]:

@@ -20,7 +20,7 @@ from mendel.index.corpus import contextual_text
 from mendel.index.fulltext import fill_lexemes, tsvector_literal
 from serving.pg_search import BackendError, PostgresSearcher, backend_name, open_searcher, searcher_factory
 from serving.results import run_search
-from serving.search import Hit, Searcher
+from serving.search import VERSION_FIELDS, Hit, Searcher
 from tests.test_api import EMBEDDER, base_docs, build_bundle, load_corpus
 
 QUERIES = ["náhrada za 1 km jízdy osobním autem", "sazba stravného při pracovní cestě", "dovolání odmítnuto",
@@ -59,7 +59,9 @@ def test_hits_have_the_bundle_schema(loaded):
                                   row["title"], row["citation"])
     payload, _ = run_search(pg, QUERIES[0], k=5)
     expected, _ = run_search(loaded["bundle"], QUERIES[0], k=5)
-    assert set(payload["results"][0]) == set(expected["results"][0])
+    # the hand-built bundle's chunks carry no act version fields (mendel.index.corpus adds them when publishing
+    # from the database, tests/test_pg_in_force.py compares them); the database gives an act's chunks theirs
+    assert set(payload["results"][0]) - set(VERSION_FIELDS) == set(expected["results"][0]) - set(VERSION_FIELDS)
     assert payload["bundle"] == loaded["path"].name
     found = pg.document(hits[0].doc_id)
     assert [c["chunk_id"] for c in found["chunks"]] == \
