@@ -16,7 +16,7 @@ from functools import lru_cache
 from importlib import resources
 
 import yaml
-from mendel.municipalities import place_names
+from mendel.municipalities import kraj_genitives, place_names
 from mendel.ner.spans import whole_surface_norm
 
 INSTITUTION = "INSTITUTION"
@@ -194,7 +194,8 @@ def _complement_patterns(gaz: Gazetteer) -> dict[str, str]:
                  rf"{PLACE_WORD}-(?:jih|sever|východ|západ|venkov|město))(?!\w)"),
         "territory": (rf"{WS}pro{WS}(?:hlavní{WS}město{WS}Prahu|Prahu(?:{SP}[0-9]{{1,2}}(?!\d))?|"
                       rf"[{UP}][{LOW}]+ý{WS}kraj|kraj{WS}Vysočina)(?!\w)"),
-        "region": rf"{WS}(?:[{UP}][{LOW}]+ého{WS}kraje|hlavního{WS}města{WS}Prahy|[Kk]raje{WS}Vysočina)(?!\w)",
+        # any "…ého kraje" (a court decision's region of before 2000 too) and every current region's genitive
+        "region": rf"{WS}(?:[{UP}][{LOW}]+ého{WS}kraje|{_alt(kraj_genitives())})(?!\w)",
         # "XY": the placeholder of anonymised court decisions ("Městského úřadu XY")
         "place": rf"{WS}(?:(?:ve?|{_alt(types)}){WS})?(?:{_alt(names)}|XY)(?!\w)",
         "eu": rf"{WS}(?:Evropské{WS}unie|EU)(?!\w)",
@@ -323,6 +324,9 @@ def _registered_res() -> tuple[re.Pattern, re.Pattern]:
     return lead, typed
 
 
+ABBREVIATED_TAIL_RE = re.compile(rf"{SP}(?:n|p)\.{SP}?[{UP}]")
+
+
 def _registered_place(text: str, pos: int) -> int | None:
     """The end of " [obce ]Nová Ves" after an office at ``pos``, for a municipality of the registers."""
     lead = _registered_res()[0].match(text, pos)
@@ -332,7 +336,8 @@ def _registered_place(text: str, pos: int) -> int | None:
     for at in dict.fromkeys((lead.end(), bare)):
         hit = place_names().match(text, at)
         if hit is not None:
-            return hit[0]
+            # "MěÚ Lipník n. B.": an abbreviated "nad/pod …" tail names another municipality than the words before it
+            return None if ABBREVIATED_TAIL_RE.match(text, hit[0]) else hit[0]
     return None
 
 
@@ -359,10 +364,15 @@ def institution_candidates(text: str):
             continue
         norm, end = gaz.abbreviations[m.group()], m.end()
         inst = _by_norm().get(norm)
-        if inst is not None and inst.complement == "place":  # "ZO Blešno"
-            cm = c.complements["place"].match(text, end)
-            if cm:
-                norm, end = inst.norm(text[end:cm.end()]), cm.end()
+        if inst is not None and inst.complement in ("place", "region"):  # "ZO Blešno", "HZS Zlínského kraje"
+            cm = c.complements[inst.complement].match(text, end)
+            comp_end = cm.end() if cm else None
+            if comp_end is None and inst.complement == "place":  # "MěÚ Hranice": a municipality of the registers
+                comp_end = _registered_place(text, end)
+            if comp_end is not None:
+                norm, end = inst.norm(text[end:comp_end]), comp_end
+            elif inst.required:
+                continue
         yield m.start(), end, INSTITUTION, norm
     if c.abbr_before_number_re is not None:
         for m in c.abbr_before_number_re.finditer(text):
