@@ -27,7 +27,9 @@ politeness floor (the busiest host's requests one delay apart: no crawl that kee
     nice -n 5 .venv/bin/python benchmarks/bench_crawl_scale.py [--boards 1500] [--real-feeds 182]
         [--max-attachments N]
 
-Writes benchmarks/results/crawl_scale.json. Goal: ≤ 300 s on 2 cores.
+Writes benchmarks/results/crawl_scale.json, the previous result's headline figures kept beside the new ones
+(``previous_run``). Goal: ≤ 300 s on 2 cores — out of reach while one host (www.mvcr.cz) has ~480 attachments at
+1 request/s: the floor alone is ~480 s.
 """
 
 from __future__ import annotations
@@ -137,6 +139,21 @@ def stored_by_listing(database_url: str, real_urls: list[str]) -> dict[str, int]
     return {"real_feeds": real, "generated_boards": generated}
 
 
+def previous_headline(path: Path) -> dict | None:
+    """The figures of the result this run replaces, to read side by side."""
+    try:
+        previous = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    gaps = previous.get("politeness_seen_by_mirror") or {}
+    return {"commit": previous.get("commit"), "crawl_wall_s": previous.get("crawl_wall_s"),
+            "politeness_floor_s": gaps.get("politeness_floor_s"),
+            "per_host_median_gap_s_median": (gaps.get("per_host_median_gap_s") or {}).get("median"),
+            "pages_per_s": previous.get("pages_per_s"), "cpu_s_crawl_tree": previous.get("cpu_s_crawl_tree"),
+            "load_avg_at_start": (previous.get("machine") or {}).get("load_avg_at_start"),
+            "load_avg_at_end": (previous.get("machine") or {}).get("load_avg_at_end")}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--boards", type=int, default=1500, help="boards in all, the real feeds included")
@@ -214,11 +231,14 @@ def main() -> int:
             # What 2 cores of our own would need at least: all CPU spread over both, the crawl process on one.
             "cpu_bound_2_cores_s": round(max(cpu, (cpu + mirror_cpu + pg_cpu) / 2), 1),
             "politeness_seen_by_mirror": politeness,
+            "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                     text=True).stdout.strip() or None,
             "goal_s": GOAL_S, "within_goal": counts["finish_reason"] == "finished" and wall <= GOAL_S,
             "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "niceness": os.nice(0),
                         "load_avg_at_start": load_at_start,
                         "load_avg_at_end": [round(x, 1) for x in os.getloadavg()]},
         }
+        result["previous_run"] = previous_headline(args.out)
         print(json.dumps(result, indent=2, ensure_ascii=False))
         gaps = politeness
         print(f"wall {wall:.1f} s (goal {GOAL_S} s, politeness floor {gaps['politeness_floor_s']} s: "
