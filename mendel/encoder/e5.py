@@ -42,8 +42,8 @@ BATCH_ROWS = 64
 MAX_POSITIONS = 512          # e5-small's position table (checked against the file when converting)
 QUERY_LENGTHS = (16, 24, 32, 48, 64)  # static query shapes, <s> and </s> included: dev questions are 11-35 tokens
 QUERY_CACHE_SIZE = 4096      # query vectors kept by text (~1.6 kB each)
-# one thread a query: on the shared 2-core machine two threads cost twice the CPU (waiting for each other) and
-# were no faster (benchmarks/bench_embedding.py --queries); a machine with idle cores may pass more
+# one thread a query: on the shared 2-core machine two threads cost more CPU (CPU p50 14.7 against 9.6 ms, waiting
+# for each other) and were no faster (benchmarks/bench_embedding.py --queries); a machine with idle cores may pass more
 QUERY_THREADS = 1
 log = logging.getLogger("mendel.encoder")
 
