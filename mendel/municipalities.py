@@ -512,24 +512,25 @@ def regional_offices() -> dict[str, str]:
     return out
 
 
-def kraj_genitives() -> list[str]:
-    """Every region's name in the genitive, as a regional body's name writes it ("Hasičský záchranný sbor
-    Jihomoravského kraje", "… Kraje Vysočina", "… hlavního města Prahy", "… hl. m. Prahy")."""
-    out = []
+@lru_cache(maxsize=1)
+def kraj_genitives() -> dict[str, str]:
+    """Every region's name in the genitive as a regional body's name writes it ("… Jihomoravského kraje", "… kraje
+    Vysočina", "… hl. m. Prahy") → the way its full name writes it ("Kraje Vysočina", "hlavního města Prahy")."""
+    out = {}
     for kraj in sorted(register().kraje.values()):
         forms = kraj_forms(kraj)
-        genitives = [forms[1], forms[7]] if kraj.startswith("Hlavní město") else [forms[1]]
-        out += [g for form in genitives for g in dict.fromkeys((form, form[:1].upper() + form[1:]))]
+        canonical = forms[1][:1].upper() + forms[1][1:] if kraj.startswith("Kraj ") else forms[1]
+        for form in [forms[1], forms[7]] if kraj.startswith("Hlavní město") else [forms[1]]:
+            for spelling in (form, form[:1].upper() + form[1:]):
+                out[spelling] = canonical
     return out
 
 
 def fire_rescue_services() -> dict[str, str]:
     """kraj → its fire-and-rescue service (Hasičský záchranný sbor Ústeckého kraje), a state authority per region."""
-    out = {}
-    for kraj in sorted(register().kraje.values()):
-        genitive = kraj_forms(kraj)[1]
-        out[kraj] = "Hasičský záchranný sbor " + (genitive[:1].upper() + genitive[1:] if kraj.startswith("Kraj ") else genitive)
-    return out
+    canonical = kraj_genitives()
+    return {kraj: f"Hasičský záchranný sbor {canonical[kraj_forms(kraj)[1]]}"
+            for kraj in sorted(register().kraje.values())}
 
 
 def main() -> None:

@@ -68,3 +68,39 @@ def test_the_recogniser_finds_municipalities_of_the_registers_in_real_notice_tit
     for iri in ("https://opendata-test.mvcr.cz/api/boards/3/info/1450445",  # "výrobce WALTHER"
                 "https://data.mesto-hranice.cz/zdroj/uredni-deska/420"):  # "v obci Polom u Hranic"
         assert not [n for *_, n in institution_candidates(titles[iri]) if n.startswith(("obec", "město"))]
+
+
+def _found(text: str) -> set[tuple[str, str]]:
+    return {(text[s:e], n) for s, e, _, n in institution_candidates(text)}
+
+
+def test_every_regions_fire_and_rescue_service_is_recognised_in_full_and_abbreviated():
+    services = municipalities.fire_rescue_services()
+    assert len(services) == 14
+    assert services["Kraj Vysočina"] == "Hasičský záchranný sbor Kraje Vysočina"
+    assert services["Hlavní město Praha"] == "Hasičský záchranný sbor hlavního města Prahy"
+    for name in services.values():
+        region = name.removeprefix("Hasičský záchranný sbor ")
+        for text, surface in ((f"Smlouva mezi {name} a obcí Lysovice", name),
+                              (f"o činnosti a hospodaření HZS {region} 2012", f"HZS {region}"),
+                              (f"dotace Hasičskému záchrannému sboru {region}", f"Hasičskému záchrannému sboru {region}")):
+            assert (surface, name) in _found(text), text
+    # other spellings of a region name the service as its full name does
+    assert ("HZS hl. m. Prahy", services["Hlavní město Praha"]) in _found("HZS hl. m. Prahy")
+    assert ("HZS kraje Vysočina", services["Kraj Vysočina"]) in _found("HZS kraje Vysočina")
+    # a bare HZS is not one region's service; a region funding is no authority (real notice texts)
+    for text in ("Spolufinancování MV-GŘ HZS smlouva D/2170/2020/KH", "Generální ředitelství HZS ČR",
+                 "o poskytnutí dotace z rozpočtu Zlínského kraje"):
+        assert _found(text) == set(), text
+
+
+def test_abbreviated_town_offices_take_a_municipality_of_the_registers():
+    # real Hranice notice titles; neither Hranice nor Odry is in the hand-kept table
+    assert not {"Hranice", "Odry"} & set(HAND_KEPT)
+    text = 'nabídky - "Dodávka drogistického spotřebního materiálu pro MěÚ Hranice" e.č. 71/2018'
+    assert ("MěÚ Hranice", "Městský úřad Hranice") in _found(text)
+    assert ("MěÚ Odry", "Městský úřad Odry") in _found("Odboru kanceláře starosty - MěÚ Odry e.č 435/2017")
+    # "Lipník n. B." is Lipník nad Bečvou, not the obec Lipník: the office is marked, no wrong town claimed
+    assert _found("za rok 2017 MěÚ Lipník n. B. e.č. 78/2020") == {("MěÚ", "městský úřad")}
+    assert _found("MÚ ŽP VV Zákaz odběru povrch vod") == {("MÚ", "městský úřad")}
+    assert _found("Teplárna Karviná - ZŘ změny IP - vyvěšení na ÚD SMK") >= {("SMK", "statutární město Karviná")}

@@ -351,7 +351,7 @@ def institution_candidates(text: str):
         if inst.complement:
             cm = c.complements[inst.complement].match(text, end)
             if cm:
-                end, comp = cm.end(), text[m.end():cm.end()]
+                end, comp = cm.end(), _canonical_region(inst, text[m.end():cm.end()])
             elif inst.complement == "place" and (place_end := _registered_place(text, end)) is not None:
                 end, comp = place_end, text[m.end():place_end]
         if inst.required and not comp:
@@ -370,7 +370,7 @@ def institution_candidates(text: str):
             if comp_end is None and inst.complement == "place":  # "MěÚ Hranice": a municipality of the registers
                 comp_end = _registered_place(text, end)
             if comp_end is not None:
-                norm, end = inst.norm(text[end:comp_end]), comp_end
+                norm, end = inst.norm(_canonical_region(inst, text[end:comp_end])), comp_end
             elif inst.required:
                 continue
         yield m.start(), end, INSTITUTION, norm
@@ -391,6 +391,13 @@ def institution_candidates(text: str):
                                                                              m.start()):
             continue
         yield m.start(), hit[0], INSTITUTION, f"{c.type_norm[' '.join(m.group('type').split())]} {hit[1]}"
+
+
+def _canonical_region(inst: Institution, complement: str) -> str:
+    """A region as its full name writes it ("HZS hl. m. Prahy" → Hasičský záchranný sbor hlavního města Prahy)."""
+    if inst.complement != "region":
+        return complement
+    return kraj_genitives().get(" ".join(complement.split()), complement)
 
 
 @lru_cache(maxsize=1)
