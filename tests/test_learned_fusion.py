@@ -40,14 +40,20 @@ def test_candidates_are_capped_and_keep_each_lists_best():
     assert learned_candidates([1, 2], Signals(bm25=[2, 9])) == [1, 2, 9]
 
 
-def test_pairwise_training_learns_which_signal_marks_the_relevant():
-    rng = np.random.default_rng(0)
+def _synthetic_groups(seed: int, queries: int, candidates: int, best_of):
+    """Random feature rows per query, the relevant candidate the one ``best_of(rows)`` picks."""
+    rng = np.random.default_rng(seed)
     groups = []
-    for _ in range(60):
-        rows = rng.random((12, len(FEATURES)))
-        relevant = np.zeros(12, dtype=bool)
-        relevant[int(np.argmax(rows[:, FEATURES.index("dense_inv")]))] = True  # dense knows, fused does not
+    for _ in range(queries):
+        rows = rng.random((candidates, len(FEATURES)))
+        relevant = np.zeros(candidates, dtype=bool)
+        relevant[int(np.argmax(best_of(rows)))] = True
         groups.append((rows, relevant))
+    return groups
+
+
+def test_pairwise_training_learns_which_signal_marks_the_relevant():
+    groups = _synthetic_groups(0, 60, 12, lambda rows: rows[:, FEATURES.index("dense_inv")])  # dense knows
     weights, fit = train_pairwise(groups)
     assert int(np.argmax(weights)) == FEATURES.index("dense_inv")
     assert fit["pair_accuracy"] > 0.9 and fit["pairs"] == 60 * 11
@@ -56,20 +62,14 @@ def test_pairwise_training_learns_which_signal_marks_the_relevant():
 
 
 def test_listwise_training_puts_the_relevant_candidate_first():
-    rng = np.random.default_rng(1)
-    groups = []
-    for _ in range(80):
-        rows = rng.random((15, len(FEATURES)))
-        relevant = np.zeros(15, dtype=bool)
-        relevant[int(np.argmax(rows[:, FEATURES.index("bm25_rel")] - rows[:, FEATURES.index("short")]))] = True
-        groups.append((rows, relevant))
-    weights, fit = train_listwise(groups)
+    def best_of(rows):  # a strong BM25 match that is not a short heading
+        return rows[:, FEATURES.index("bm25_rel")] - rows[:, FEATURES.index("short")]
+
+    weights, fit = train_listwise(_synthetic_groups(1, 80, 15, best_of))
     assert weights[FEATURES.index("bm25_rel")] > 1.0 and weights[FEATURES.index("short")] < -1.0
     assert fit["queries"] == 80 and fit["top1_relevant"] > 0.8
-    held = [(rng.random((15, len(FEATURES))), None) for _ in range(40)]
-    firsts = [int(np.argmax(rows @ weights)) == int(np.argmax(rows[:, FEATURES.index("bm25_rel")]
-                                                             - rows[:, FEATURES.index("short")])) for rows, _ in held]
-    assert np.mean(firsts) > 0.8  # it generalises to candidates it was not fitted on
+    unseen = _synthetic_groups(2, 40, 15, best_of)
+    assert np.mean([relevant[int(np.argmax(rows @ weights))] for rows, relevant in unseen]) > 0.8
     with pytest.raises(ValueError):
         train_listwise([(np.ones((2, len(FEATURES))), np.array([False, False]))])
 
