@@ -1,8 +1,8 @@
 """The search page for people: server-rendered Czech HTML that works without JavaScript (a GET form).
 
-``/``      the query box, filters (source family, publication dates, in force on a date, act, and kraj / okres /
-           obec when the bundle's documents carry them), result cards with the query's words marked in the
-           passage, an honest empty state and the search's coverage notice when the searcher reports one;
+``/``      the query box, filters (source family, publication dates, in force on a date or the promulgated
+           wording, act, and kraj / okres / obec when the bundle's documents carry them), result cards with the
+           query's words marked in the passage and an act's version (ELI, validity, not yet in force / superseded), an honest empty state and the search's coverage notice when the searcher reports one;
 ``/page``  one page of a hit's original: the PDF page as an image with the passage's lines and the query's
            words boxed over it, the passage as text below, and the original file one link away.
 
@@ -26,6 +26,7 @@ from mendel.czech_dates import numeric_from_iso
 
 from serving.evidence import excerpt_window, query_terms, segments, term_spans
 from serving.facets import PLACE_FIELDS, FilterError, checked_filters, checked_places, facets_of, source_label
+from serving.in_force import PROMULGATED
 from serving.originals import NotAPdf, OriginalMissing, Originals, PageOutOfRange
 from serving.results import run_search
 
@@ -35,7 +36,10 @@ MAX_QUERY_CHARS = 1000
 MAX_FIELD_CHARS = 200
 FIELD_NAMES = {"q": "Dotaz", "date_from": "Vydáno od", "date_to": "Vydáno do", "at": "Platné ke dni",
                "act": "Předpis nebo spisová značka", "source": "Zdroj", "kraj": "Kraj", "okres": "Okres",
-               "obec": "Obec", "k": "Počet výsledků"}
+               "obec": "Obec", "k": "Počet výsledků", "version": "Znění"}
+# an act hit's version (serving.in_force.version_of): its kind, and a badge for a status worth a warning
+VERSION_KIND_LABELS = {"promulgated": "vyhlášené znění", "consolidated": "konsolidované znění"}
+STATUS_BADGES = {"not_yet_in_force": "Dosud neúčinné", "superseded": "Již neúčinné znění"}
 
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 
@@ -51,6 +55,7 @@ def czech_date(value) -> str:
 
 
 templates.env.filters.update(document_path=document_path, czech_date=czech_date, source_label=source_label)
+templates.env.globals.update(version_kind_labels=VERSION_KIND_LABELS, status_badges=STATUS_BADGES)
 
 
 def _date(form: dict, name: str, errors: dict[str, str]) -> date | None:
@@ -90,7 +95,7 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
     def search_page(request: Request):
         searcher = page_searcher()
         params = request.query_params
-        form = {name: params.get(name, "") for name in ("q", "date_from", "date_to", "at", "act", "k",
+        form = {name: params.get(name, "") for name in ("q", "date_from", "date_to", "at", "act", "k", "version",
                                                          *PLACE_FIELDS)}
         form["source"] = params.getlist("source")
         facets = facets_of(searcher)
@@ -105,6 +110,9 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
             errors["source"] = "Neznámý zdroj."
             form["source"] = []
         date_from, date_to, at = (_date(form, name, errors) for name in ("date_from", "date_to", "at"))
+        if form["version"] not in ("", PROMULGATED):
+            errors["version"] = "Neznámé znění."
+            form["version"] = ""
         k = int(form["k"]) if form["k"].isdigit() and int(form["k"]) in PAGE_SIZES else PAGE_SIZES[0]
         context = {"form": form, "facets": facets, "errors": errors, "field_names": FIELD_NAMES, "k": k,
                    "page_sizes": PAGE_SIZES, "bundle": searcher.path.name, "searched": False, "payload": None,
@@ -122,7 +130,8 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
                                 "act": "Takový předpis ani spisovou značku kolekce neobsahuje.",
                                 "date_from": "Datum „od“ je po datu „do“."}.get(exc.name, "Neznámá hodnota.")
             return render(request, "search.html", context, status=400)
-        payload, _ = run_search(searcher, query, k=k, filters=filters, places=places, at=at)
+        payload, _ = run_search(searcher, query, k=k, filters=filters, places=places, at=at,
+                                version=form["version"] or None)
         terms = query_terms(query)
         cards = []
         for hit in payload["results"]:

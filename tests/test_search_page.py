@@ -263,3 +263,49 @@ def test_page_says_search_is_not_ready_without_a_bundle(tmp_path):
     page = TestClient(create_app(tmp_path / "bundles", embedder=EMBEDDER, reload_interval=0)).get("/")
     assert page.status_code == 503 and page.headers["content-type"].startswith("text/html")
     assert "Vyhledávání zatím není připravené" in page.text
+
+
+# --- search in force: an act hit's version on the page (the real 573/2025 Sb. versions) ----------------------
+
+from tests.test_search_in_force import indexed  # noqa: E402,F401  (the fixture: the act crawled and indexed)
+
+IN_FORCE_QUERY = "průměrná cena benzinu automobilového 95 oktanů za 1 litr"
+
+
+@pytest.fixture(scope="module")
+def in_force_client(indexed) -> TestClient:  # noqa: F811
+    return TestClient(create_app(indexed["home"] / "bundles", embedder=indexed["embedder"], reload_interval=0))
+
+
+def section_4_card(html: str) -> str:
+    cards = re.findall(r'<li class="card">.*?</li>', html, re.S)
+    return next(card for card in cards if "/eli/cz/sb/2025/573" in card and "<dd>§ 4</dd>" in card)
+
+
+def test_act_card_shows_its_version_on_the_date(in_force_client):
+    html = in_force_client.get("/", params={"q": IN_FORCE_QUERY, "at": "2026-11-15"}).text
+    assert 'value="2026-11-15"' in html and "Filtr „Platné ke dni“" not in html
+    card = section_4_card(html)
+    assert "41,80" in card and "konsolidované znění <code>/eli/cz/sb/2025/573/2026-10-01</code>" in card
+    assert '<dt>Účinnost</dt><dd>od <time datetime="2026-10-01">1. 10. 2026</time></dd>' in card
+    assert 'class="badge' not in card
+    march = section_4_card(in_force_client.get("/", params={"q": IN_FORCE_QUERY, "at": "2026-03-01"}).text)
+    assert "34,70" in march and "vyhlášené znění <code>/eli/cz/sb/2025/573/2026-01-01</code>" in march
+    assert ('<time datetime="2026-01-01">1. 1. 2026</time> – <time datetime="2026-05-31">31. 5. 2026</time>'
+            in march)
+
+
+def test_act_card_badges_not_yet_in_force_and_superseded(in_force_client):
+    early = section_4_card(in_force_client.get("/", params={"q": IN_FORCE_QUERY, "at": "2025-12-20"}).text)
+    assert '<strong class="badge status-not_yet_in_force">Dosud neúčinné</strong>' in early
+    html = in_force_client.get("/", params={"q": IN_FORCE_QUERY, "at": "2026-11-15", "version": "promulgated"}).text
+    assert re.search(r'<input id="f-version" name="version" type="checkbox" value="promulgated" checked', html)
+    assert "ve vyhlášeném znění (bez pozdějších změn)" in html
+    card = section_4_card(html)
+    assert "34,70" in card and "41,80" not in card
+    assert '<strong class="badge status-superseded">Již neúčinné znění</strong>' in card
+
+
+def test_unknown_version_is_a_form_error(in_force_client):
+    response = in_force_client.get("/", params={"q": IN_FORCE_QUERY, "version": "newest"})
+    assert response.status_code == 400 and "Znění: Neznámé znění." in response.text
