@@ -19,13 +19,16 @@ Not real documents, not legal text; the point is the query plans and the row cou
 Queries: random targets from the same distribution (an act, a section, a sub-section; a file number or its ECLI)
 for cites, limit 50; random provisions of the stored acts at random dates for provision_at. Each query is timed
 from the call to the returned dict, on one warm connection; p50 / p95 / max in milliseconds go to
-benchmarks/results/law.json with the row counts.
+benchmarks/results/law.json with the row counts, with the same percentiles of CPU time per call (this process
+plus the PostgreSQL process answering it, from /proc/PID/schedstat): on a shared machine the wall time is mostly
+the wait for a core, and the CPU time is what the query itself costs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import statistics
@@ -184,15 +187,35 @@ def synthetic_citations(conn: psycopg.Connection, passages: int, seed: int) -> d
             "decisions": decisions, "sections": sections}
 
 
-def timed(fn, runs: list) -> dict:
-    latencies = []
+def server_cpu_ms(conn: psycopg.Connection):
+    """A reader of the CPU time the connection's server process has run (Linux schedstat, nanoseconds), or None
+    where it cannot be read: on a shared machine wall time mostly measures the queue for the cores."""
+    path = Path(f"/proc/{conn.info.backend_pid}/schedstat")
+    try:
+        path.read_text()
+    except OSError:
+        return None
+    return lambda: int(path.read_text().split()[0]) / 1e6
+
+
+def _percentiles(values: list[float], prefix: str) -> dict:
+    values = sorted(values)
+    return {f"{prefix}p50_ms": round(statistics.median(values), 2),
+            f"{prefix}p95_ms": round(values[int(0.95 * (len(values) - 1))], 2), f"{prefix}max_ms": round(values[-1], 2)}
+
+
+def timed(fn, runs: list, server_cpu=None) -> dict:
+    """Wall time per call, and CPU time per call (this process plus the server process answering it)."""
+    latencies, cpu = [], []
     for args in runs:
-        started = time.perf_counter()
+        server_before = server_cpu() if server_cpu else 0.0
+        cpu_started, started = time.process_time(), time.perf_counter()
         fn(*args)
         latencies.append((time.perf_counter() - started) * 1000)
-    latencies.sort()
-    return {"queries": len(latencies), "p50_ms": round(statistics.median(latencies), 2),
-            "p95_ms": round(latencies[int(0.95 * (len(latencies) - 1))], 2), "max_ms": round(latencies[-1], 2)}
+        client = (time.process_time() - cpu_started) * 1000
+        cpu.append(client + ((server_cpu() - server_before) if server_cpu else 0.0))
+    result = {"queries": len(latencies), **_percentiles(latencies, "")}
+    return {**result, **_percentiles(cpu, "cpu_" if server_cpu else "client_cpu_")}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -266,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
             citations_of = dict(conn.execute("SELECT DISTINCT doc_id, citation FROM act_versions").fetchall())
             provision_refs = [(conn, f"{pid} {citations_of[doc_id]}",
                                date(2026, 1, 1) + timedelta(days=rng.randint(-30, 360))) for doc_id, pid in ids]
+            load_before = os.getloadavg()
             for warm in cite_refs[:5]:
                 citator.cites(*warm)
             for warm in provision_refs[:5]:
@@ -273,9 +297,11 @@ def main(argv: list[str] | None = None) -> int:
             result = {
                 "passages": args.passages, "synthetic_acts": len(acts), "counts": counts, "build": build,
                 "load": timings,
-                "cites": timed(lambda c, r: citator.cites(c, r, limit=50), cite_refs),
-                "provision_at": timed(provision_at, provision_refs),
-                "cpus": __import__("os").cpu_count(), "note": "synthetic passages and act copies; see the docstring",
+                "cites": timed(lambda c, r: citator.cites(c, r, limit=50), cite_refs, server_cpu_ms(conn)),
+                "provision_at": timed(provision_at, provision_refs, server_cpu_ms(conn)),
+                "machine_load": "load average (1/5/15 min) %.1f / %.1f / %.1f before the queries, %.1f / %.1f / %.1f"
+                                " after" % (*load_before, *os.getloadavg()),
+                "cpus": os.cpu_count(), "note": "synthetic passages and act copies; see the docstring",
             }
     finally:
         if args.keep:

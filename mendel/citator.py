@@ -36,6 +36,7 @@ from mendel.legal_ids import (CONSTITUTIONAL, CONSTITUTIONAL_SENATES, FileNumber
 
 FAMILIES = ("acts", "decisions", "notices", "other")
 SENTENCE_CHARS = 400
+_SPACES = re.compile(r"\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ§(„\"])|\n+")
 
 
@@ -301,7 +302,7 @@ def sentence_around(text: str, start: int, end: int) -> str:
     finish = stop.start() if stop else len(text)
     begin = max(begin, start - SENTENCE_CHARS // 2)
     finish = min(finish, end + SENTENCE_CHARS // 2)
-    return re.sub(r"\s+", " ", text[begin:finish]).strip()
+    return _SPACES.sub(" ", text[begin:finish]).strip()
 
 
 def _match_sql(target: Target, table: str) -> tuple[sql.Composed, list]:
@@ -416,26 +417,28 @@ def _fill_passages(conn: psycopg.Connection, target: Target, listed: dict[str, d
     link, link_params = _match_sql(target, "l")
     chunk_ids = [chunk_id for doc_id in listed for chunk_id in samples.get(doc_id, [])]
     rows = conn.execute(sql.SQL(
-        "WITH sampled AS MATERIALIZED (SELECT c.doc_id, c.page_start, c.text, m.entity_id, m.start_char, m.end_char"
-        "  FROM chunks c JOIN mentions m ON m.chunk_id = c.chunk_id"
-        "  WHERE c.chunk_id = ANY(%s) AND m.chunk_id = ANY(%s))"
-        " SELECT s.doc_id, 'mention', s.page_start, s.text, s.start_char, s.end_char, t.target_key, t.target_provision,"
-        " NULL FROM sampled s JOIN citation_targets t ON t.entity_id = s.entity_id"
-        " WHERE {mention}"
+        "WITH cited AS MATERIALIZED (SELECT m.chunk_id, m.start_char, m.end_char, t.target_key, t.target_provision"
+        "  FROM mentions m JOIN citation_targets t ON t.entity_id = m.entity_id"
+        "  WHERE m.chunk_id = ANY(%s) AND {mention})"
+        " SELECT c.doc_id, 'mention', c.page_start, c.text, s.start_char, s.end_char, s.target_key, s.target_provision,"
+        " NULL, c.seq FROM cited s JOIN chunks c ON c.chunk_id = s.chunk_id"
         " UNION ALL SELECT l.citing_doc_id, l.origin, l.page, l.sentence, NULL, NULL, l.target_key, l.target_provision,"
-        " l.produces_version FROM citation_links l WHERE l.citing_doc_id = ANY(%s) AND {link}").format(
+        " l.produces_version, NULL FROM citation_links l WHERE l.citing_doc_id = ANY(%s) AND {link}").format(
             mention=mention, link=link),
-        [chunk_ids, chunk_ids] + mention_params + [list(listed)] + link_params).fetchall()
-    hits = []  # (doc_id, page, start, origin, sentence, key, provision, produces, end)
-    for doc_id, origin, page, text, start, end, key, provision, produces in rows:
+        [chunk_ids] + mention_params + [list(listed)] + link_params).fetchall()
+    hits = []  # (doc_id, page, start, origin, sentence, key, provision, produces, seq)
+    for doc_id, origin, page, text, start, end, key, provision, produces, seq in rows:
         if origin == "mention":
-            hits.append((doc_id, page, start, origin, sentence_around(text, start, end), key, provision, None, end))
+            hits.append((doc_id, page, start, origin, sentence_around(text, start, end), key, provision, None, seq))
         else:  # a link: its sentence in the text column
             hits.append((doc_id, page, None, origin, text, key, provision, produces, None))
-    hits.sort(key=lambda h: (h[0], h[1] is None, h[1] or 0, h[2] or 0))
+    # in reading order; mentions at the same offset of passages on one page by passage order, then by what they
+    # cite and how it was found (so which passages are shown never depends on the plan's row order)
+    hits.sort(key=lambda h: (h[0], h[1] is None, h[1] or 0, h[2] or 0, h[8] or 0, h[4] or "", h[5] or "",
+                             h[6] or "", h[3]))
     seen: dict[tuple, dict] = {}
     pages_of: dict[int, list] = {}
-    for doc_id, page, start, origin, sentence, key, provision, produces, end in hits:
+    for doc_id, page, start, origin, sentence, key, provision, produces, _ in hits:
         if page is None and sentence:
             page = _page_of(conn, listed[doc_id]["_version"], sentence, pages_of)
         cited = _cited_label(key, provision)
