@@ -17,7 +17,8 @@ Queries take a path of their own, built for latency: one text, padded to the nex
 (the attention mask 0 over the padding, so the vector is the unpadded one) and run on a copy of the graph
 compiled for that static length with the latency hint (OpenVINO; each copy compiled when a query of its length
 first comes, ~2 s) with ``QUERY_THREADS`` threads, through an infer request kept per thread. Longer queries and ONNX Runtime use the dynamic
-latency session. Query vectors are kept in a bounded LRU cache by text (read-only arrays).
+latency session. Each compiled length holds its own copy of the weights (~100 MB, mostly the int8 word table).
+Query vectors are kept in a bounded LRU cache by text (read-only arrays).
 """
 
 from __future__ import annotations
