@@ -37,44 +37,41 @@ def searchers(pg_server_url, tmp_path_factory):
     postgres.close()
 
 
-def test_default_search_serves_the_version_in_force(searchers):
+# (date, version) -> what § 4's best hit holds, what no act hit holds, and its version fields
+CASES = [
+    ((date(2026, 11, 1), None), "a) 41,80 Kč", "34,70",
+     {"version_eli": f"{ACT}/{LATEST}", "version_kind": "consolidated", "valid_from": LATEST, "valid_to": None,
+      "status": "in_force", "page_of": "promulgated"}),
+    ((date(2026, 7, 1), None), "c) 44,50 Kč", "41,80",
+     {"version_eli": f"{ACT}/2026-06-01", "version_kind": "consolidated", "valid_from": "2026-06-01",
+      "valid_to": "2026-09-30", "status": "in_force", "page_of": "promulgated"}),
+    ((BEFORE_AMENDMENTS, None), "34,70 Kč", "44,50",
+     {"version_eli": f"{ACT}/2026-01-01", "version_kind": "promulgated", "valid_from": "2026-01-01",
+      "valid_to": "2026-05-31", "status": "in_force", "page_of": None}),
+    ((date(2025, 12, 20), None), "34,70 Kč", "41,80",
+     {"version_kind": "promulgated", "status": "not_yet_in_force"}),
+    ((AFTER_ALL, "promulgated"), "34,70 Kč", "41,80",
+     {"version_eli": f"{ACT}/2026-01-01", "version_kind": "promulgated", "status": "superseded", "page_of": None}),
+]
+
+
+@pytest.mark.parametrize("asked, wording, absent, fields", CASES)
+def test_a_date_serves_the_wording_in_force_then(searchers, asked, wording, absent, fields):
+    """Superseded versions' passages are left out (none of the act's hits holds ``absent``); § 4 is found in
+    the wording of the version asked for, on the promulgated PDF's page 3, with that version's fields."""
+    day, version = asked
     details: dict = {}
-    hits = searchers["postgres"].search(QUERY, k=10, at=AFTER_ALL, details=details)
-    assert "at" not in details["not_applied"] and "version" not in details["not_applied"]
+    hits = searchers["postgres"].search(QUERY, k=10, at=day, version=version, details=details)
+    assert not {"at", "version"} & set(details["not_applied"])
     found = section_4(hits)
-    assert found and "a) 41,80 Kč" in found[0].text
-    assert (found[0].version_eli, found[0].version_kind, found[0].valid_from, found[0].valid_to,
-            found[0].status) == (f"{ACT}/{LATEST}", "consolidated", LATEST, None, "in_force")
-    assert found[0].page == 3 and found[0].page_of == "promulgated"
-    # neither the promulgated § 4 nor the 1. 6. 2026 one: superseded passages are left out
-    assert not any("34,70" in h.text for h in hits if h.doc_id == ACT)
-    assert all(h.status == "in_force" for h in hits if h.doc_id == ACT)
+    assert found and wording in found[0].text and found[0].page == 3
+    assert {name: getattr(found[0], name) for name in fields} == fields
+    assert not any(absent in h.text for h in hits if h.doc_id == ACT)
+    if version == "promulgated":
+        assert all(h.version_kind == "promulgated" for h in hits if h.doc_id == ACT)
 
 
-def test_an_earlier_date_serves_the_wording_then(searchers):
-    march = section_4(searchers["postgres"].search(QUERY, k=10, at=BEFORE_AMENDMENTS))
-    assert march and "34,70 Kč" in march[0].text and not any("41,80" in h.text or "44,50" in h.text for h in march)
-    assert (march[0].version_eli, march[0].version_kind, march[0].status, march[0].valid_to) == (
-        f"{ACT}/2026-01-01", "promulgated", "in_force", "2026-05-31")
-    july = section_4(searchers["postgres"].search(QUERY, k=10, at=date(2026, 7, 1)))
-    assert july and "a) 34,70 Kč" in july[0].text and "c) 44,50 Kč" in july[0].text
-    assert (july[0].version_eli, july[0].valid_from, july[0].valid_to) == (
-        f"{ACT}/2026-06-01", "2026-06-01", "2026-09-30")
-
-
-def test_before_the_act_takes_effect_its_first_version_is_marked(searchers):
-    hits = section_4(searchers["postgres"].search(QUERY, k=10, at=date(2025, 12, 20)))
-    assert hits and "34,70 Kč" in hits[0].text
-    assert (hits[0].version_kind, hits[0].status) == ("promulgated", "not_yet_in_force")
-
-
-def test_version_promulgated_returns_the_pdf_passage_with_its_page(searchers):
-    hits = searchers["postgres"].search(QUERY, k=10, at=AFTER_ALL, version="promulgated")
-    act_hits = [h for h in hits if h.doc_id == ACT]
-    assert act_hits and all(h.version_kind == "promulgated" for h in act_hits)
-    found = section_4(hits)
-    assert found and "34,70 Kč" in found[0].text and found[0].page == 3 and found[0].page_of is None
-    assert (found[0].version_eli, found[0].status) == (f"{ACT}/2026-01-01", "superseded")
+def test_an_unknown_version_is_refused(searchers):
     with pytest.raises(ValueError):
         searchers["postgres"].search(QUERY, at=AFTER_ALL, version="latest")
 
