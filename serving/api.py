@@ -188,7 +188,7 @@ class SearchResponse(BaseModel):
     at: str | None = Field(default=None, description="the date acts are searched as in force on")
     version: str | None = Field(default=None, description="promulgated: acts in their promulgated text")
     not_applied: list[str] = Field(default=[], description="filters accepted but not restricting the results "
-                                                            "(the postgres backend: 'at', 'version')")
+                                                            "('at', 'version' where a backend cannot apply them)")
     results: list[SearchResult]
 
 

@@ -2,7 +2,8 @@
 
 ``/``      the query box, filters (source family, publication dates, in force on a date or the promulgated
            wording, act, and kraj / okres / obec when the bundle's documents carry them), result cards with the
-           query's words marked in the passage and an act's version (ELI, validity, not yet in force / superseded), an honest empty state and the search's coverage notice when the searcher reports one;
+           query's words marked in the passage and an act's version (ELI, validity, not yet in force /
+           superseded), an honest empty state and the search's coverage notice when the searcher reports one;
 ``/page``  one page of a hit's original: the PDF page as an image with the passage's lines and the query's
            words boxed over it, the passage as text below, and the original file one link away.
 

@@ -61,9 +61,9 @@ MAX_CONNECTIONS = 8  # idle connections kept per searcher; more are opened under
 # passages: default search R@1 0.619 / R@10 0.897 at 100, 0.683 / 0.913 at 200 and at 400.
 EF_SEARCH = 200
 LEXICAL_CANDIDATES = 1000  # passages ranked by the lexical list, at most about (see lexical_ranking)
-DENSE_MARGIN = 10
+DENSE_MARGIN = 10  # nearest passages fetched beyond those wanted, for the few that may not be live
 GRAPH_MARGIN = 20  # graph candidates fetched beyond those wanted, for passages that are not live
-GRAPH_BATCHES = 5  # then as many further batches at most  # nearest passages fetched beyond those wanted, for the few that may not be live
+GRAPH_BATCHES = 5  # then as many further batches at most
 RECENT_CHUNKS = 4096  # chunk rows kept addressable by position (see PostgresSearcher.chunks)
 FREQUENCIES_KEPT = 100_000  # terms' document frequencies cached per searcher (one searcher per bundle version)
 

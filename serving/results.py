@@ -57,7 +57,7 @@ def run_search(searcher, query: str, k: int = 10, filters=None, places: dict[str
 
     ``at`` (default: today) is the date an act's passages are in force on, ``version="promulgated"`` asks for
     acts' promulgated text instead (``serving.in_force``); the payload echoes the date searched. A searcher that
-    does not apply them (the postgres backend) says so in ``details["not_applied"]``, and so does the payload."""
+    does not apply them says so in ``details["not_applied"]``, and so does the payload (both backends apply them)."""
     details: dict = {}
     depth = min(k * PLACE_DEPTH, MAX_DEPTH) if places else k
     at = at or date.today()
