@@ -36,8 +36,7 @@ RECORD_SOURCES = ("ruian",)  # sources whose files are register records, not pag
 
 def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
     """Pages and sections for every current document version not yet extracted; bad input is quarantined."""
-    from mendel.extract.document import extract_document
-    from mendel.extract.model import ExtractionError
+    from mendel.extract.document import extract_files
 
     reprocessed = stages.reprocess_extract(conn)  # versions another extract version made go back
     extract_version = stages.version("extract")
@@ -52,16 +51,16 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
              "reprocessed_by_version": reprocessed}
     if rows:
         log.info("extracting %d new document versions", len(rows))
-    for version_id, doc_id, sha256, content_type, source, url, title in rows:
-        try:
-            document = extract_document(store.get(sha256), content_type, url)
-        except (ExtractionError, FileNotFoundError) as exc:
+    jobs = [(str(store.path_for(sha256)), content_type, url) for _, _, sha256, content_type, _, url, _ in rows]
+    for (version_id, doc_id, sha256, content_type, source, url, title), (document, failure) in zip(
+            rows, extract_files(jobs)):
+        if document is None:
             with conn.transaction():
-                crawlstate.quarantine(conn, stage="extract", reason=str(exc), source=source, doc_id=doc_id,
+                crawlstate.quarantine(conn, stage="extract", reason=failure, source=source, doc_id=doc_id,
                                       url=url, sha256=sha256)
                 conn.execute("UPDATE document_versions SET extracted_at = now(), extract_version = %s"
                              " WHERE version_id = %s", (extract_version, version_id))
-            log.warning("quarantined %s: %s", doc_id, exc)
+            log.warning("quarantined %s: %s", doc_id, failure)
             stats["quarantined"] += 1
             continue
         with conn.transaction():

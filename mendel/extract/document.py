@@ -24,7 +24,11 @@ from __future__ import annotations
 
 import bisect
 import io
+import multiprocessing
+import os
 import re
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from urllib.parse import urlparse
 
 from mendel.chunking import PAGE_SEPARATOR, join_pages
@@ -363,3 +367,38 @@ def extract_document(data: bytes, content_type: str | None = None, url: str | No
         if isinstance(exc, OcrUnavailableError):
             raise
         raise ExtractionError(f"unreadable {fmt}: {exc.__class__.__name__}: {exc}") from exc
+
+
+def extract_file(path: str, content_type: str | None = None, url: str | None = None
+                 ) -> tuple[ExtractedDocument | None, str | None]:
+    """(document, None), or (None, the reason) when the file is bad input or missing: what a worker process of
+    :func:`extract_files` returns (a reason string crosses a process boundary where an exception may not)."""
+    try:
+        return extract_document(Path(path).read_bytes(), content_type, url), None
+    except (ExtractionError, FileNotFoundError) as exc:
+        return None, str(exc)
+
+
+EXTRACT_WORKERS_ENV = "MENDEL_EXTRACT_WORKERS"
+POOL_MIN_FILES = 40  # below this, starting worker processes costs more than it saves
+
+
+def extract_workers() -> int:
+    """Documents extracted at once: ``MENDEL_EXTRACT_WORKERS``, else one per CPU this process may use."""
+    configured = os.environ.get(EXTRACT_WORKERS_ENV, "").strip()
+    if configured:
+        return max(1, int(configured))
+    return max(1, len(os.sched_getaffinity(0)))
+
+
+def extract_files(jobs: list[tuple[str, str | None, str | None]], workers: int | None = None):
+    """:func:`extract_file` of each (path, content type, url), in order, as they finish in order. Many files are
+    shared among worker processes (pdfplumber and the page loop are single-threaded Python; a scanned document's
+    pages are OCR'd in parallel inside its worker), started fresh ("spawn": the caller may hold threads and a
+    database connection); a few are extracted here."""
+    workers = extract_workers() if workers is None else workers
+    if workers < 2 or len(jobs) < POOL_MIN_FILES:
+        yield from (extract_file(*job) for job in jobs)
+        return
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield from pool.map(extract_file, *zip(*jobs), chunksize=8)
