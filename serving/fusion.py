@@ -161,8 +161,8 @@ def candidate_features(candidates: list[int], fused: list[int], signals: Signals
 
 @dataclass
 class LearnedFusion:
-    """A linear ranking function over :data:`FEATURES`, trained pairwise (``retrieval_eval.learn_fusion``);
-    ``provenance`` says on what."""
+    """A linear ranking function over :data:`FEATURES`, trained listwise (:func:`train_listwise`, by
+    ``retrieval_eval.learn_fusion``); ``provenance`` says on what."""
 
     weights: np.ndarray
     features: tuple[str, ...] = FEATURES
