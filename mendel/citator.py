@@ -347,7 +347,9 @@ def cites(conn: psycopg.Connection, ref: str, limit: int = 20) -> dict:
     scope = target.provision
     families = {name: {"documents": 0, "citations": 0, "items": []} for name in FAMILIES}
     # one statement: the totals per family, then the newest documents of each family and key form (an ordered
-    # index range each; an empty family costs a probe)
+    # index range each; an empty family costs a probe). Planned for its values, never prepared: a generic plan
+    # (chosen after a few runs of a prepared statement) cannot range-scan a provision's LIKE prefix nor size the
+    # arrays, and at 1M passages cost ~100 ms of server CPU a call instead of ~10.
     parts = [sql.SQL("SELECT 'total' AS row, family, NULL AS doc_id, NULL::date AS published, sum(documents)::int AS documents,"
              " sum(citations)::int AS citations, NULL::text[] AS samples FROM citation_totals"
              " WHERE target_kind = %s AND key_folded = ANY(%s) AND scope = %s GROUP BY family")]
@@ -363,7 +365,7 @@ def cites(conn: psycopg.Connection, ref: str, limit: int = 20) -> dict:
         "WITH found AS ({found}) SELECT f.row, f.family, f.doc_id, f.published, f.documents,"
         " f.citations, f.samples, d.title, d.citation, d.doc_type, d.source, d.current_version_id"
         " FROM found f LEFT JOIN documents d ON d.doc_id = f.doc_id").format(found=sql.SQL(" UNION ALL ").join(parts)),
-        params).fetchall()
+        params, prepare=False).fetchall()
     merged: dict[str, list] = {}
     about: dict[str, tuple] = {}
     for row, family, doc_id, published, documents, count, samples, *info in ranked:
@@ -412,7 +414,8 @@ def _fill_passages(conn: psycopg.Connection, target: Target, listed: dict[str, d
     is cited."""
     if not listed:
         return
-    # one statement: the mentions of the target in the sampled passages (by primary key), then the links
+    # one statement: the mentions of the target in the sampled passages (by primary key), then the links; never
+    # prepared (see cites)
     mention, mention_params = _match_sql(target, "t")
     link, link_params = _match_sql(target, "l")
     chunk_ids = [chunk_id for doc_id in listed for chunk_id in samples.get(doc_id, [])]
@@ -425,7 +428,7 @@ def _fill_passages(conn: psycopg.Connection, target: Target, listed: dict[str, d
         " UNION ALL SELECT l.citing_doc_id, l.origin, l.page, l.sentence, NULL, NULL, l.target_key, l.target_provision,"
         " l.produces_version, NULL FROM citation_links l WHERE l.citing_doc_id = ANY(%s) AND {link}").format(
             mention=mention, link=link),
-        [chunk_ids] + mention_params + [list(listed)] + link_params).fetchall()
+        [chunk_ids] + mention_params + [list(listed)] + link_params, prepare=False).fetchall()
     hits = []  # (doc_id, page, start, origin, sentence, key, provision, produces, seq)
     for doc_id, origin, page, text, start, end, key, provision, produces, seq in rows:
         if origin == "mention":
