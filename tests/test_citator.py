@@ -84,6 +84,31 @@ def test_an_ecli_and_its_file_number_give_the_same_list(conn):
     assert nd_number["total_documents"] >= 2 and nd_number["families"] == nd_ecli["families"]
 
 
+def test_a_page_is_the_newest_documents_of_each_family_and_the_counts_do_not_depend_on_it(conn):
+    # the act cited by the most documents of one family
+    key, family = conn.execute("SELECT key_folded, family FROM citation_totals WHERE target_kind = 'act'"
+                               " AND scope = '' AND key_folded LIKE '%/% sb.'"
+                               " ORDER BY documents DESC, key_folded LIMIT 1").fetchone()
+    ref = "zákon č. " + key.replace(" sb.", " Sb.")
+    whole = citator.cites(conn, ref, limit=1000)
+    assert whole["families"][family]["documents"] >= 2
+    items = whole["families"][family]["items"]
+    assert len(items) == whole["families"][family]["documents"]  # everything when the limit allows it
+    assert [(d["date"] is not None, d["date"], d["doc_id"]) for d in items] == sorted(
+        ((d["date"] is not None, d["date"], d["doc_id"]) for d in items), reverse=True)
+    for limit in (1, 2):
+        page = citator.cites(conn, ref, limit=limit)
+        for name, counts in page["families"].items():
+            # the counts are every citing document and citation whatever the page; the page is the head of the list
+            assert (counts["documents"], counts["citations"]) == (whole["families"][name]["documents"],
+                                                                  whole["families"][name]["citations"])
+            assert counts["items"] == whole["families"][name]["items"][:limit]
+        assert (page["total_documents"], page["total_citations"]) == (whole["total_documents"],
+                                                                      whole["total_citations"])
+    assert all(len(d["passages"]) <= citator.PASSAGES_PER_DOCUMENT for d in items)
+    assert citator.cites(conn, ref, limit=2) == citator.cites(conn, ref, limit=2)
+
+
 def test_citation_records_and_e_sbirka_references_feed_the_citator(conn):
     record = conn.execute("SELECT target_key FROM citation_links WHERE origin = 'record' LIMIT 1").fetchone()
     assert record is not None, "the NALUS records name no decision"
