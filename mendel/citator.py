@@ -414,15 +414,17 @@ def _fill_passages(conn: psycopg.Connection, target: Target, listed: dict[str, d
     is cited."""
     if not listed:
         return
-    # one statement: the mentions of the target in the sampled passages (by primary key), then the links; never
-    # prepared (see cites)
+    # one statement: the mentions in the sampled passages (by primary key; materialised first, or a decision cited
+    # 100k times is joined through all its mentions), those of the target, their passages' text, then the links;
+    # never prepared (see cites)
     mention, mention_params = _match_sql(target, "t")
     link, link_params = _match_sql(target, "l")
     chunk_ids = [chunk_id for doc_id in listed for chunk_id in samples.get(doc_id, [])]
     rows = conn.execute(sql.SQL(
-        "WITH cited AS MATERIALIZED (SELECT m.chunk_id, m.start_char, m.end_char, t.target_key, t.target_provision"
-        "  FROM mentions m JOIN citation_targets t ON t.entity_id = m.entity_id"
-        "  WHERE m.chunk_id = ANY(%s) AND {mention})"
+        "WITH sampled AS MATERIALIZED (SELECT chunk_id, entity_id, start_char, end_char FROM mentions"
+        "  WHERE chunk_id = ANY(%s)),"
+        " cited AS MATERIALIZED (SELECT m.chunk_id, m.start_char, m.end_char, t.target_key, t.target_provision"
+        "  FROM sampled m JOIN citation_targets t ON t.entity_id = m.entity_id WHERE {mention})"
         " SELECT c.doc_id, 'mention', c.page_start, c.text, s.start_char, s.end_char, s.target_key, s.target_provision,"
         " NULL, c.seq FROM cited s JOIN chunks c ON c.chunk_id = s.chunk_id"
         " UNION ALL SELECT l.citing_doc_id, l.origin, l.page, l.sentence, NULL, NULL, l.target_key, l.target_provision,"
