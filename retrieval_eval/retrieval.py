@@ -441,6 +441,32 @@ def evaluate_bundle(bundles_dir: Path, questions_path: Path, reports_dir: Path, 
     return {**summary, "result": result}
 
 
+WATCHED = ("recall@10", "mrr")  # the default search's figures a new bundle must not lose on a set
+REGRESSION_TOLERANCE = 0.001   # rounding in stored results, not a margin to lose quality in
+
+
+def previous_result(reports_dir: Path, version: str, label: str) -> tuple[str, dict] | None:
+    """(version, stored result) of the newest bundle before ``version`` with a ``label`` report: the bundle that
+    was live before this one was published (reports follow their bundles while those are kept)."""
+    from retrieval_eval.report import RESULTS_NAME
+
+    earlier = sorted((p.name for p in Path(reports_dir).iterdir() if _VERSION.match(p.name) and p.name < version),
+                     reverse=True) if Path(reports_dir).is_dir() else []
+    for name in earlier:
+        path = Path(reports_dir) / name / label / RESULTS_NAME
+        if path.is_file():
+            return name, json.loads(path.read_text(encoding="utf-8"))
+    return None
+
+
+def regressions(current: dict, previous: dict, variant: str = "default") -> dict[str, tuple[float, float]]:
+    """{metric: (before, now)} for each watched figure of ``variant`` that the current result lost."""
+    now = current["variants"][variant]["overall"]
+    before = previous.get("variants", {}).get(variant, {}).get("overall", {})
+    return {metric: (float(before[metric]), float(now[metric])) for metric in WATCHED
+            if metric in before and metric in now and float(now[metric]) < float(before[metric]) - REGRESSION_TOLERANCE}
+
+
 _VERSION = re.compile(r"^\d{8}T\d+Z$")
 
 

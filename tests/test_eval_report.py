@@ -228,6 +228,49 @@ def test_asset_materializes_on_a_small_bundle(tmp_path, tiny_docs):
     assert isinstance(metadata["recall@10 default"], float) and isinstance(metadata["mrr bm25"], float)
     assert metadata["plot"].startswith("![recall@10 and MRR per variant](data:image/png;base64,")
     assert Path(metadata["report"]).exists() and Path(metadata["report"]).is_relative_to(tmp_path / "reports")
+    # the blind set is reported too, and its regression check has nothing earlier to compare with
+    (check,) = result.get_asset_check_evaluations()
+    assert check.check_name == "blind_no_regression" and check.passed
+    assert metadata["blind questions"] >= 1 and isinstance(metadata["blind mrr default"], float)
+
+    # a bundle live before this one that scored higher on the blind set (above any real figure, as the tiny bundle
+    # may answer everything): the (non-blocking) check fails
+    version = Path(metadata["report"]).parent.parent.name
+    earlier = tmp_path / "reports" / "retrieval" / "20000101T000000000000Z" / "blind"
+    earlier.mkdir(parents=True)
+    (earlier / RESULTS_NAME).write_text(json.dumps(
+        {"variants": {"default": {"overall": {"recall@10": 1.01, "mrr": 1.01}}}}), encoding="utf-8")
+    again = materialize([retrieval_evaluation], resources={"mendel": MendelResource(home=str(tmp_path))},
+                        raise_on_error=False)
+    assert again.success  # the asset itself materializes; only its check says the bundle lost quality
+    (check,) = again.get_asset_check_evaluations()
+    assert not check.passed and check.metadata["compared_with"].value == "20000101T000000000000Z"
+    assert "lower than the bundle live before it" in check.description and version > "20000101"
+
+
+@pytest.mark.parametrize("before, now, lost", [
+    ({"recall@10": 0.92, "mrr": 0.80}, {"recall@10": 0.92, "mrr": 0.80}, {}),
+    ({"recall@10": 0.92, "mrr": 0.80}, {"recall@10": 0.9195, "mrr": 0.81}, {}),  # within rounding
+    ({"recall@10": 0.92, "mrr": 0.80}, {"recall@10": 0.90, "mrr": 0.81}, {"recall@10": (0.92, 0.90)}),
+    ({"mrr": 0.80}, {"recall@10": 0.5, "mrr": 0.70}, {"mrr": (0.80, 0.70)}),  # a figure not stored before
+])
+def test_blind_regressions_compare_the_default_with_the_bundle_before(before, now, lost):
+    from retrieval_eval.retrieval import regressions
+
+    as_result = lambda figures: {"variants": {"default": {"overall": figures}}}  # noqa: E731
+    assert regressions(as_result(now), as_result(before)) == lost
+
+
+def test_the_previous_result_is_the_newest_earlier_bundle_with_that_set(tmp_path):
+    from retrieval_eval.retrieval import previous_result
+
+    for version, label, mrr in (("20261201T010000000000Z", "blind", 0.7), ("20261201T020000000000Z", "dev", 0.9),
+                                ("20261201T015000000000Z", "blind", 0.8), ("20261202T010000000000Z", "blind", 0.99)):
+        (tmp_path / version / label).mkdir(parents=True)
+        (tmp_path / version / label / RESULTS_NAME).write_text(json.dumps({"mrr": mrr}), encoding="utf-8")
+    assert previous_result(tmp_path, "20261202T010000000000Z", "blind") == ("20261201T015000000000Z", {"mrr": 0.8})
+    assert previous_result(tmp_path, "20261201T010000000000Z", "blind") is None
+    assert previous_result(tmp_path / "missing", "20261202T010000000000Z", "blind") is None
 
 
 def test_nightly_run_evaluates_its_bundle(nightly):
