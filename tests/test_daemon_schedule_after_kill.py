@@ -30,6 +30,7 @@ import pytest
 import yaml
 
 from mendel.config import PROJECT_ROOT
+from tests.test_api import wait_for
 
 POOL = "crawl_nightly_shape"
 SCHEDULE = "nightly_every_minute"
@@ -151,14 +152,11 @@ class Processes:
 
 
 def poll(predicate, timeout: float, what: str, log: Path, interval: float = 0.5):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    tail = log.read_text(encoding="utf-8", errors="replace")[-4000:] if log.exists() else ""
-    raise AssertionError(f"{what}: not within {timeout} s\n--- daemon log (tail) ---\n{tail}")
+    try:
+        return wait_for(predicate, timeout, interval)
+    except AssertionError:
+        tail = log.read_text(encoding="utf-8", errors="replace")[-4000:] if log.exists() else ""
+        raise AssertionError(f"{what}: not within {timeout} s\n--- daemon log (tail) ---\n{tail}") from None
 
 
 @pytest.fixture
