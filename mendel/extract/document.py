@@ -391,13 +391,14 @@ def extract_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)))
 
 
-def extract_files(jobs: list[tuple[str, str | None, str | None]], workers: int | None = None):
+def extract_files(jobs: list[tuple[str, str | None, str | None]], workers: int | None = None,
+                  min_files: int = POOL_MIN_FILES):
     """:func:`extract_file` of each (path, content type, url), in order, as they finish in order. Many files are
     shared among worker processes (pdfplumber and the page loop are single-threaded Python; a scanned document's
     pages are OCR'd in parallel inside its worker), started fresh ("spawn": the caller may hold threads and a
     database connection); a few are extracted here."""
     workers = extract_workers() if workers is None else workers
-    if workers < 2 or len(jobs) < POOL_MIN_FILES:
+    if workers < 2 or len(jobs) < min_files:
         yield from (extract_file(*job) for job in jobs)
         return
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
