@@ -43,7 +43,7 @@ def test_first_run_builds_every_stage(nightly):
         assert counts["discovered"] == outcomes, (source, counts)
     assert check_outcomes(result) == {"ner_gold_precision_recall": True, "extraction_quality_hard": True,
                                       "extraction_quality_soft": True, "data_invariants": True,
-                                      "crawl_failures": True}
+                                      "crawl_failures": True, "blind_no_regression": True}
 
     assert assets["nsoud_documents"]["stored"] >= 1
     assert assets["ruian_documents"]["stored"] == 2
