@@ -11,7 +11,7 @@ from dagster import (AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, Asset
 
 from assets.serve import index_bundle
 from retrieval_eval.report import ablation_table
-from retrieval_eval.retrieval import evaluate_bundle, previous_result, regressions
+from retrieval_eval.retrieval import WATCHED, evaluate_bundle, previous_result, regressions
 from orchestration.resources import MendelResource
 from retrieval_eval import BLIND_QUESTIONS, DEV_QUESTIONS
 
@@ -34,13 +34,16 @@ def _inline_png(path: Path, alt: str) -> str:
                    "and the default on the blind questions; the markdown reports and PNG plots are written under "
                    "$MENDEL_HOME/reports/retrieval/<bundle version>/<set>/.")
 def retrieval_evaluation(context: AssetExecutionContext, mendel: MendelResource) -> MaterializeResult:
+    from serving.search import Searcher
+
     settings = mendel.settings()
-    summary = evaluate_bundle(settings.bundles_dir, DEV_QUESTIONS, settings.home / "reports" / "retrieval",
-                              embedder=mendel.get_embedder(), label="dev")
+    reports_dir = settings.home / "reports" / "retrieval"
+    searcher = Searcher.latest(settings.bundles_dir, embedder=mendel.get_embedder())  # one load for both sets
+    summary = evaluate_bundle(settings.bundles_dir, DEV_QUESTIONS, reports_dir, label="dev", searcher=searcher)
     result = summary["result"]
     metadata = {"bundle": summary["bundle"], "questions_file": summary["questions_file"],
                 "questions_skipped": len(summary["skipped"]), "reused": summary["reused"]}
-    blind, blind_metadata = _blind_check(settings.home / "reports" / "retrieval", settings.bundles_dir, mendel)
+    blind, blind_metadata = _blind_check(reports_dir, settings.bundles_dir, searcher)
     metadata.update(blind_metadata)
     if result is None:
         context.log.warning("no dev question is grounded in bundle %s; nothing evaluated", summary["bundle"])
@@ -50,36 +53,43 @@ def retrieval_evaluation(context: AssetExecutionContext, mendel: MendelResource)
                          summary["skipped"][0])
     metadata.update({"evaluated": True, "questions": result["questions"],
                      "table": MetadataValue.md("\n".join(ablation_table(result))),
-                     "report": MetadataValue.path(summary["report"]), "seconds": result.get("seconds", 0.0)})
-    for variant, data in result["variants"].items():
-        metadata[f"recall@10 {variant}"] = float(data["overall"].get("recall@10", 0.0))
-        metadata[f"mrr {variant}"] = float(data["overall"].get("mrr", 0.0))
+                     "report": MetadataValue.path(summary["report"]), "seconds": result.get("seconds", 0.0),
+                     **_headline(result)})
     plot = Path(summary["report_dir"]) / PLOT_NAME
     if plot.exists():
         metadata["plot"] = MetadataValue.md(_inline_png(plot, "recall@10 and MRR per variant"))
     return MaterializeResult(metadata=metadata, check_results=[blind])
 
 
-def _blind_check(reports_dir: Path, bundles_dir: Path, mendel: MendelResource) -> tuple[AssetCheckResult, dict]:
+def _headline(result: dict, prefix: str = "") -> dict[str, float]:
+    """Recall@10 and MRR of every variant evaluated, as metadata the UI can plot over runs."""
+    return {f"{prefix}{metric} {variant}": float(data["overall"].get(metric, 0.0))
+            for variant, data in result["variants"].items() for metric in WATCHED}
+
+
+def _blind_check(reports_dir: Path, bundles_dir: Path, searcher) -> tuple[AssetCheckResult, dict]:
     """The blind set's figures for the asset's metadata and the regression check against the bundle live before."""
-    summary = evaluate_bundle(bundles_dir, BLIND_QUESTIONS, reports_dir, embedder=mendel.get_embedder(),
-                              variants=BLIND_VARIANTS, label="blind")
+    summary = evaluate_bundle(bundles_dir, BLIND_QUESTIONS, reports_dir, variants=BLIND_VARIANTS, label="blind",
+                              searcher=searcher)
     result = summary["result"]
     if result is None:
         return AssetCheckResult(check_name=BLIND_CHECK, passed=True, severity=AssetCheckSeverity.WARN,
                                 metadata={"questions": 0, "note": "no blind question is grounded in this bundle"}), {}
-    metadata = {f"blind {metric} {variant}": float(result["variants"][variant]["overall"].get(metric, 0.0))
-                for variant in BLIND_VARIANTS for metric in ("recall@10", "mrr")}
-    check_metadata = {"questions": result["questions"], **{k.removeprefix("blind "): v for k, v in metadata.items()
-                                                            if k.endswith(" default")}}
+    figures = _headline(result)
+    check_metadata = {"questions": result["questions"],
+                      **{key: value for key, value in figures.items() if key.endswith(" default")}}
     before = previous_result(reports_dir, summary["bundle"], "blind")
     lost = regressions(result, before[1]) if before else {}
+    if lost:
+        description = "lower than the bundle live before it: " + ", ".join(
+            f"{metric} {was:.3f} → {now:.3f}" for metric, (was, now) in lost.items())
+    elif before:
+        description = "not lower than the bundle live before it"
+    else:
+        description = "no earlier bundle's blind figures to compare"
     if before:
         check_metadata["compared_with"] = before[0]
         check_metadata.update({f"{metric} default before": was for metric, (was, _) in lost.items()})
-    description = ("lower than the bundle live before it: " + ", ".join(
-        f"{metric} {was:.3f} → {now:.3f}" for metric, (was, now) in lost.items())) if lost else (
-        "not lower than the bundle live before it" if before else "no earlier bundle's blind figures to compare")
-    return AssetCheckResult(check_name=BLIND_CHECK, passed=not lost, severity=AssetCheckSeverity.WARN,
-                            description=description, metadata=check_metadata), {
-        **metadata, "blind questions": result["questions"]}
+    check = AssetCheckResult(check_name=BLIND_CHECK, passed=not lost, severity=AssetCheckSeverity.WARN,
+                             description=description, metadata=check_metadata)
+    return check, {**_headline(result, prefix="blind "), "blind questions": result["questions"]}

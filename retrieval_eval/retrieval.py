@@ -402,11 +402,12 @@ def split_grounded(questions: Sequence[dict], chunks: Iterable[dict],
 
 
 def evaluate_bundle(bundles_dir: Path, questions_path: Path, reports_dir: Path, embedder=None,
-                    variants: Sequence[str] = VARIANTS, label: str | None = None) -> dict:
+                    variants: Sequence[str] = VARIANTS, label: str | None = None, searcher=None) -> dict:
     """Evaluate the published bundle on the questions its documents can answer and write the report (JSON,
     markdown, PNGs) under ``reports_dir/<bundle version>/<question set>/``. A report already written for the
-    same bundle version and questions file content is reused. Returns a summary with the full ``result``
-    (None when no question is grounded in this bundle)."""
+    same bundle version and questions file content is reused. ``searcher``: the published bundle already loaded
+    (several question sets need one load). Returns a summary with the full ``result`` (None when no question is
+    grounded in this bundle)."""
     import hashlib
 
     from retrieval_eval.report import REPORT_NAME, RESULTS_NAME, write_report
@@ -417,7 +418,7 @@ def evaluate_bundle(bundles_dir: Path, questions_path: Path, reports_dir: Path, 
     problems = schema_errors(questions)
     if problems:
         raise ValueError(f"{questions_path}: {len(problems)} schema problems, first: {problems[0]}")
-    searcher = Searcher.latest(Path(bundles_dir), embedder=embedder)
+    searcher = searcher or Searcher.latest(Path(bundles_dir), embedder=embedder)
     version = searcher.path.name
     label = label or questions_path.stem
     out_dir = Path(reports_dir) / version / label
