@@ -16,7 +16,7 @@ comes back to ``active`` when a listing names it again (:func:`sync_listing`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 import psycopg
@@ -82,9 +82,8 @@ def known_gone(conn: psycopg.Connection, source: str) -> dict[str, Gone]:
         if outcome == "quarantined" and status is None and reason in GONE_REASONS:
             continue  # held back: no request was made
         if outcome == "quarantined" and status in GONE_STATUSES:
-            seen = gone.get(url)
-            gone[url] = (Gone(status, reason, seen.tries + 1, seen.last_try) if seen
-                         else Gone(status, reason, 1, fetched_at))
+            seen = gone.get(url)  # rows come newest first: the newest answer gives status, reason and time
+            gone[url] = replace(seen, tries=seen.tries + 1) if seen else Gone(status, reason, 1, fetched_at)
             continue
         streak_over.add(url)
     return gone

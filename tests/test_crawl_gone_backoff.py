@@ -28,6 +28,7 @@ def log(conn, run, url, outcome, status=None, reason=None, at=NOW):
     ([(404, 0), (None, -1), (404, -2)], 2, 2),           # a held-back night neither counts nor breaks the run
     ([(410, 0), ("stored", -1), (404, -2)], 1, 1),       # answered once in between: the run starts again
     ([(404, -i) for i in range(9)], 9, 32),              # capped
+    ([(410, 0), (404, -2)], 2, 2),                       # the newest answer says how it is gone
 ])
 def test_gone_urls_back_off_by_their_run_of_gone_answers(fresh_db, history, tries, wait_days):
     url = "https://www.mvcr.cz/soubor/priloha.pdf"
@@ -43,6 +44,7 @@ def test_gone_urls_back_off_by_their_run_of_gone_answers(fresh_db, history, trie
         gone = crawlstate.known_gone(conn, "boards")
     assert list(gone) == [url]
     assert gone[url].tries == tries and gone[url].last_try == NOW
+    assert gone[url].status == history[0][0] and gone[url].reason == f"HTTP {history[0][0]}"
     assert gone[url].retry_after == NOW + timedelta(days=wait_days) - crawlstate.GONE_BACKOFF_SLACK
 
 
