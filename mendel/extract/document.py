@@ -25,7 +25,6 @@ from __future__ import annotations
 import bisect
 import io
 import multiprocessing
-import os
 import re
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -33,7 +32,7 @@ from urllib.parse import urlparse
 
 from mendel.chunking import PAGE_SEPARATOR, join_pages
 from mendel.extract.model import (
-    DEFAULT_LIMITS, ExtractedDocument, ExtractionError, ExtractionLimits, Page, Section,
+    DEFAULT_LIMITS, ExtractedDocument, ExtractionError, ExtractionLimits, Page, Section, configured_workers,
 )
 from mendel.extract.normalize import meaningful_chars, normalize_text, normalize_with_map
 from mendel.extract.notice import notice_text
@@ -385,10 +384,7 @@ POOL_MIN_FILES = 40  # below this, starting worker processes costs more than it 
 
 def extract_workers() -> int:
     """Documents extracted at once: ``MENDEL_EXTRACT_WORKERS``, else one per CPU this process may use."""
-    configured = os.environ.get(EXTRACT_WORKERS_ENV, "").strip()
-    if configured:
-        return max(1, int(configured))
-    return max(1, len(os.sched_getaffinity(0)))
+    return configured_workers(EXTRACT_WORKERS_ENV)
 
 
 def extract_files(jobs: list[tuple[str, str | None, str | None]], workers: int | None = None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 
@@ -71,3 +72,14 @@ class ExtractedDocument:
     def text(self) -> str:
         """The document text that section offsets point into (pages joined as mendel.chunking joins them)."""
         return "\n\n".join(page.text for page in self.pages)
+
+
+def configured_workers(env_var: str) -> int:
+    """Processes to run at once: ``env_var`` when set, else one per CPU this process may use."""
+    configured = os.environ.get(env_var, "").strip()
+    if configured:
+        return max(1, int(configured))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1

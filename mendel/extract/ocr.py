@@ -25,7 +25,7 @@ from functools import lru_cache
 
 from PIL import Image
 
-from mendel.extract.model import ExtractionError
+from mendel.extract.model import ExtractionError, configured_workers
 
 
 class OcrUnavailableError(RuntimeError):
@@ -44,13 +44,7 @@ WORKERS_ENV = "MENDEL_OCR_WORKERS"
 
 def default_workers() -> int:
     """Tesseract processes to run at once: ``MENDEL_OCR_WORKERS``, else one per CPU this process may use."""
-    configured = os.environ.get(WORKERS_ENV, "").strip()
-    if configured:
-        return max(1, int(configured))
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    return configured_workers(WORKERS_ENV)
 
 
 def tesseract_path() -> str | None:
