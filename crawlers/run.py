@@ -70,6 +70,8 @@ def run_spider(name: str, run_id: str, database_url: str) -> dict:
                              "for the next crawl")
     with psycopg.connect(database_url) as conn:
         counts = crawlstate.outcome_counts(conn, run_id, SPIDERS[name].source)
+        # Put off to the next run (the board crawl's budget per host): logged, not discovered in this run.
+        counts["deferred"] = crawlstate.deferred_count(conn, run_id, SPIDERS[name].source)
     counts["discovered"] = crawler.spider.discovered
     counts["requests"] = int(stats.get("downloader/request_count", 0))
     counts["bytes"] = int(stats.get("downloader/response_bytes", 0))

@@ -12,6 +12,10 @@ Every URL a crawl discovers ends in exactly one logged outcome, so a run reconci
 Documents found through a complete listing (an OFN feed, a site's article index) carry that listing; when the
 listing is read in full and no longer names a document, the document is marked ``withdrawn`` (never deleted) and
 comes back to ``active`` when a listing names it again (:func:`sync_listing`).
+
+A URL a crawl chose not to request in this run — the board crawl's per-host request budget was spent — is logged
+``deferred`` with its reason: not an outcome of a fetch and not discovered in the run (the reconciliation leaves it
+out), but the next run reads it back (:func:`known_deferred`) and requests it first.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from datetime import datetime, timedelta
 import psycopg
 
 OUTCOMES = ("stored", "unchanged", "quarantined", "disallowed")
+DEFERRED = "deferred"  # put off to the next run (a crawl_log row with its reason; not an outcome of this run)
 
 
 @dataclass(frozen=True)
@@ -79,8 +84,8 @@ def known_gone(conn: psycopg.Connection, source: str) -> dict[str, Gone]:
     for url, status, outcome, reason, fetched_at in rows:
         if url in streak_over:
             continue
-        if outcome == "quarantined" and status is None and reason in GONE_REASONS:
-            continue  # held back: no request was made
+        if outcome == DEFERRED or (outcome == "quarantined" and status is None and reason in GONE_REASONS):
+            continue  # held back or deferred: no request was made
         if outcome == "quarantined" and status in GONE_STATUSES:
             seen = gone.get(url)  # rows come newest first: the newest answer gives status, reason and time
             gone[url] = replace(seen, tries=seen.tries + 1) if seen else Gone(status, reason, 1, fetched_at)
@@ -174,11 +179,12 @@ def log_outcome(
     byte_size: int | None = None,
     reason: str | None = None,
 ) -> None:
-    """One outcome for one discovered URL; a quarantined one also gets a quarantine record (stage ``crawl``)."""
+    """One outcome for one discovered URL; a quarantined one also gets a quarantine record (stage ``crawl``).
+    ``deferred`` (:data:`DEFERRED`, with its reason): the URL was not requested in this run, the next one asks first."""
     url, reason = _without_nul(url), _without_nul(reason)
-    if outcome not in OUTCOMES:
-        raise ValueError(f"unknown crawl outcome {outcome!r} (one of {', '.join(OUTCOMES)})")
-    if outcome in ("quarantined", "disallowed") and not reason:
+    if outcome not in OUTCOMES and outcome != DEFERRED:
+        raise ValueError(f"unknown crawl outcome {outcome!r} (one of {', '.join(OUTCOMES)}, or {DEFERRED})")
+    if outcome in ("quarantined", "disallowed", DEFERRED) and not reason:
         raise ValueError(f"a {outcome} URL needs a reason: {url}")
     with conn.transaction():
         conn.execute(
@@ -278,14 +284,33 @@ def run_counts(conn: psycopg.Connection, run_id: str, source: str) -> dict:
 
 
 def outcome_counts(conn: psycopg.Connection, run_id: str, source: str | None = None) -> dict[str, int]:
-    """Outcomes logged in one run (one Dagster run crawls several sources: pass ``source`` to split them)."""
+    """Outcomes logged in one run (one Dagster run crawls several sources: pass ``source`` to split them);
+    deferred URLs are not among them (:func:`deferred_count`)."""
     counts = dict.fromkeys(OUTCOMES, 0)
     for outcome, n in conn.execute(
         "SELECT outcome, count(*) FROM crawl_log WHERE run_id = %s AND (%s::text IS NULL OR source = %s)"
-        " GROUP BY outcome", (run_id, source, source)
+        " AND outcome <> %s GROUP BY outcome", (run_id, source, source, DEFERRED)
     ):
         counts[outcome] = n
     return counts
+
+
+def deferred_count(conn: psycopg.Connection, run_id: str, source: str) -> int:
+    """URLs one run of one source deferred to the next run."""
+    return conn.execute("SELECT count(*) FROM crawl_log WHERE run_id = %s AND source = %s AND outcome = %s",
+                        (run_id, source, DEFERRED)).fetchone()[0]
+
+
+def known_deferred(conn: psycopg.Connection, source: str) -> list[str]:
+    """URLs of a source whose newest crawl_log row says deferred — put off by an earlier run and not requested
+    since —, the longest waiting first."""
+    rows = conn.execute(
+        "SELECT url, first_deferred FROM (SELECT DISTINCT ON (url) url, outcome,"
+        "  min(id) FILTER (WHERE outcome = %s) OVER (PARTITION BY url) AS first_deferred"
+        "  FROM crawl_log WHERE source = %s AND url IN (SELECT url FROM crawl_log WHERE source = %s AND outcome = %s)"
+        "  ORDER BY url, fetched_at DESC, id DESC) newest WHERE outcome = %s ORDER BY first_deferred",
+        (DEFERRED, source, source, DEFERRED, DEFERRED)).fetchall()
+    return [url for url, _ in rows]
 
 
 FAILED_OUTCOMES = ("quarantined", "failed")
@@ -295,8 +320,8 @@ def failure_summary(conn: psycopg.Connection, run_id: str, source: str, top: int
     """How one run of one source failed: URLs tried, URLs quarantined or failed, their share, and the commonest
     reasons (HTTP status and the logged reason) with their counts."""
     tried, failed = conn.execute(
-        "SELECT count(*), count(*) FILTER (WHERE outcome = ANY(%s)) FROM crawl_log WHERE run_id = %s AND source = %s",
-        (list(FAILED_OUTCOMES), run_id, source)).fetchone()
+        "SELECT count(*), count(*) FILTER (WHERE outcome = ANY(%s)) FROM crawl_log WHERE run_id = %s AND source = %s"
+        " AND outcome <> %s", (list(FAILED_OUTCOMES), run_id, source, DEFERRED)).fetchone()
     reasons = conn.execute(
         "SELECT coalesce('HTTP ' || status::text || ': ', '') || coalesce(reason, outcome) AS why, count(*)"
         " FROM crawl_log WHERE run_id = %s AND source = %s AND outcome = ANY(%s)"

@@ -242,6 +242,12 @@ SOURCES: dict[str, Source] = {source.name: source for source in (
             Option("boards_file", "MENDEL_BOARDS_FILE",
                    doc="the boards to crawl (written by the board asset); unset = the whole register"),
             Option("max_attachments", "MENDEL_BOARD_MAX_ATTACHMENTS", doc="attachments fetched per board at most"),
+            # 200 a night at 1 request/s is 200 s of one host's time: one run's politeness floor stays well under the
+            # crawl's 300 s goal, and ~200 new files a night is more than nearly any board posts (MVČR's 480 arrive
+            # over three nights).
+            Option("host_budget", "MENDEL_BOARD_HOST_BUDGET", "200", "int",
+                   "requests to one host per run at most (robots.txt and listings first, never deferred; attachments "
+                   "over it are deferred to the next run, which asks for them first); 0 = no budget"),
         ),
         board_partitions=True,
         asset="board_documents",

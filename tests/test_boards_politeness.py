@@ -16,14 +16,20 @@ CLOCK_TOLERANCE = 0.05  # a request's arrival is stamped when the mirror's threa
 ATTACHMENTS = 3
 
 
+def scaled_crawl(mirror, monkeypatch, tmp_path, database_url):
+    """A crawl runner against a scale-mode mirror (its board hosts' requests observed), the register it serves and
+    the mirror's generated board of each host."""
+    observe_robots_txt(mirror.server)
+    run = crawl_runner(monkeypatch, tmp_path, database_url, mirror.base_url)
+    register = load_registry(Settings(profile="demo", mirror_url=mirror.base_url,
+                                      html_boards=mirror.base_url + HTML_LIST_PATH))
+    return run, register, {b.host: b for b in mirror.server.scale.boards}
+
+
 def test_every_request_to_a_board_host_waits_its_turn(tmp_path, fresh_db, monkeypatch):
     with MirrorThread(SAMPLE_CORPUS, scale=10) as mirror:
-        observe_robots_txt(mirror.server)
-        run = crawl_runner(monkeypatch, tmp_path, fresh_db, mirror.base_url)
-        register = load_registry(Settings(profile="demo", mirror_url=mirror.base_url,
-                                          html_boards=mirror.base_url + HTML_LIST_PATH))
+        run, register, by_host = scaled_crawl(mirror, monkeypatch, tmp_path, fresh_db)
         scale = mirror.server.scale
-        by_host = {b.host: b for b in scale.boards}
         ofn = sorted((b for b in register if not b.javascript),
                      key=lambda b: len(scale.content(by_host[b.host].index)[0]))[:3]
         chosen = ofn + [b for b in register if b.javascript]

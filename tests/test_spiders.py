@@ -318,7 +318,7 @@ def test_every_spider_is_wired_into_run(monkeypatch):
                                              "date_to": "", "page_size": 20}
     assert run.spider_arguments("ruian") == {"base_url": "http://127.0.0.1:8765", "obce": "564729",
                                              "changes": True, "rebase": "http://127.0.0.1:8765"}
-    assert run.spider_arguments("boards") == {"boards_file": "", "max_attachments": "",
+    assert run.spider_arguments("boards") == {"boards_file": "", "max_attachments": "", "host_budget": 200,
                                               "rebase": "http://127.0.0.1:8765"}
     for name, spider in run.SPIDERS.items():
         assert spider.name == name and spider.source

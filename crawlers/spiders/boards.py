@@ -40,9 +40,20 @@ re-rooted onto it), is not paced as one host: the per-host delay applies to the 
 meet and to the mirror's ``*.mirror.test`` board hosts — unless ``MENDEL_BOARD_PACE_PUBLISHED_HOSTS`` is set (the
 crawl-scale benchmark): then each re-rooted request is paced as the host that published its URL.
 
+A budget per host and run (``host_budget``, ``MENDEL_BOARD_HOST_BUDGET``, default 200 requests): the crawl sends
+one host at most that many requests in one run — counted by the host that published the URL (in the demo profile,
+the real host a re-rooted URL stands for). Its robots.txt and every listing on the host (feed, board page — a
+rendered one counts its page and its data —, article index) are counted first and always go: a board is never
+starved by attachments, and a listing is never deferred. Attachments take what is left; one over the budget is not
+requested but **deferred**: listed and linked as ever, logged in ``crawl_log`` as ``deferred`` with its reason (not
+an outcome of the run, not discovered in it), counted (``deferred`` in the crawl's counts), and the next run
+requests the deferred attachments of earlier runs (:func:`mendel.crawlstate.known_deferred`) before any other
+attachment — so a host with more files than its budget gets them all over successive runs. 0 = no budget.
+
 Spider arguments: ``boards_file`` — a JSON list of boards (:func:`mendel.boards.write_boards_file`; without it the
 whole register is read), ``rebase`` — the mirror's origin in the demo profile, ``max_attachments`` — at most this
-many attachments fetched per board (the rest stay listed and linked; default all).
+many attachments fetched per board (the rest stay listed and linked, unfetched and not deferred; default all),
+``host_budget`` — requests per host and run (above).
 """
 
 from __future__ import annotations
@@ -54,6 +65,7 @@ import logging
 import os
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 import psycopg
@@ -72,6 +84,7 @@ from crawlers.items import FetchedDocument
 from crawlers.middlewares import host_allowed
 from crawlers.mirror_hosts import CHROMIUM_HOST_RULE, fetch_url
 from crawlers.spiders.base import MendelSpider, media_type, response_header
+from mendel import crawlstate
 from mendel.boards import (API_KEY_PREFIX, Board, RegistryError, load_registry, read_boards_file,
                            record_notice_links)
 from mendel.config import get_settings
@@ -398,7 +411,8 @@ class BoardsSpider(MendelSpider):
             options["args"] = [*options.get("args", []), CHROMIUM_HOST_RULE]
             settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", options, priority="spider")
 
-    def __init__(self, boards_file: str = "", rebase: str = "", max_attachments: str = "", *args, **kwargs):
+    def __init__(self, boards_file: str = "", rebase: str = "", max_attachments: str = "", host_budget: str = "",
+                 *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.boards_file = boards_file or ""
         self.rebase = rebase or None
@@ -406,6 +420,11 @@ class BoardsSpider(MendelSpider):
         self.published_hosts: dict[str, str] = {}  # re-rooted URL → the host that published it (pacing)
         # Attachments fetched per board; None = all. Those over the limit stay listed and linked, unfetched.
         self.max_attachments = int(max_attachments) if str(max_attachments or "").strip() else None
+        # Requests per host in this run (published host → requests counted); None = no budget.
+        self.host_budget = int(host_budget) if str(host_budget or "").strip() and int(host_budget) > 0 else None
+        self.host_requests: Counter = Counter()
+        self.deferred: set[str] = set()  # attachment URLs put off to the next run by this one
+        self.hosts_over_budget: set[str] = set()
         self.boards: list[Board] = []
         self.seen: set[str] = set()
         self._links_executor: ThreadPoolExecutor | None = None
@@ -421,6 +440,12 @@ class BoardsSpider(MendelSpider):
         self.boards = read_boards_file(self.boards_file) if self.boards_file else load_registry(get_settings())
         self.allow_board_hosts(self.boards)
         self.crawler.stats.set_value("mendel/boards/total", len(self.boards))
+        # The budget: every board's listing counted first (they always go), then what earlier runs deferred.
+        for board in self.boards:
+            if board.kind in ("ofn", "export", "article_api") or board.rules:
+                self.count_request(board.url, 2 if board.javascript else 1)
+        for request in self.carried_over_requests():
+            yield request
         # An HTML board of a publisher whose feed this run reads waits for that feed: its notices are the feed's
         # (one document each, under the feed's ids), not new ones (see parse_html_board).
         feeds = {board.url: board for board in self.boards if board.kind in ("ofn", "export")}
@@ -614,20 +639,95 @@ class BoardsSpider(MendelSpider):
                     yield self.html_board_request(html_board)
 
     def attachment_requests(self, doc: dict, listing: str, fetched: int):
-        """The requests for a notice's attachments not fetched yet in this run (each listed either way), at most
-        ``max_attachments`` per board (``fetched`` so far)."""
+        """The requests for a notice's attachments not fetched (nor deferred) yet in this run (each listed either
+        way), at most ``max_attachments`` per board (``fetched`` so far), each within its host's budget (else
+        deferred)."""
         for number, attachment in enumerate(doc["attachments"]):
             self.listed(listing, attachment["url"])
             url = self.fetch_url(attachment["url"])
-            if url in self.seen:
+            if url in self.seen or url in self.deferred:
                 continue
             if self.max_attachments is not None and fetched >= self.max_attachments:
                 self.crawler.stats.inc_value("mendel/attachments_over_limit")
+                continue
+            if not self.held_back(url) and not self.within_budget(attachment["url"]):
+                self.defer(url, attachment["url"])
                 continue
             fetched += 1
             self.seen.add(url)
             yield self.document_request(url, self.parse_attachment, cb_kwargs={
                 "notice": doc, "attachment": attachment, "number": number, "listing": listing})
+
+    # ---------------------------------------------------------------- the budget per host and run
+
+    def count_request(self, published_url: str, requests: int = 1) -> None:
+        """Count requests to the host that published ``published_url`` (its robots.txt too, on the first)."""
+        host = url_host(published_url)
+        self.host_requests[host] += requests + (0 if host in self.host_requests else 1)
+
+    def within_budget(self, published_url: str) -> bool:
+        """Whether one more request to the URL's host fits this run's budget (counted when it does)."""
+        host = url_host(published_url)
+        if self.host_budget is not None and self.host_requests[host] + (host not in self.host_requests) >= \
+                self.host_budget:
+            return False
+        self.count_request(published_url)
+        return True
+
+    def held_back(self, url: str) -> bool:
+        """A gone URL in its backoff: logged without a request, so it takes nothing of the budget."""
+        gone = self.gone.get(url)
+        return gone is not None and datetime.now(timezone.utc) < gone.retry_after
+
+    def defer(self, url: str, published_url: str) -> None:
+        """An attachment over its host's budget: not requested in this run; logged deferred, the next run asks
+        for it first."""
+        self.deferred.add(url)
+        host = url_host(published_url)
+        self.crawler.stats.inc_value("mendel/boards/attachments_deferred")
+        if host not in self.hosts_over_budget:
+            self.hosts_over_budget.add(host)
+            self.crawler.stats.inc_value("mendel/boards/hosts_over_budget")
+        self.log_outcome(url, crawlstate.DEFERRED,
+                         reason=f"deferred: {host} had its budget of {self.host_budget} requests in this run; "
+                                "the next run asks for it first"[:500])
+
+    def carried_over_requests(self) -> list:
+        """The attachments earlier runs deferred, in the order they were deferred, each with what its notice's
+        documents and links say (``notice_attachments``): requested first in this run, within the budget —
+        counted before any attachment a listing of this run names; the rest are deferred again."""
+        with self._connect() as conn:
+            waiting = crawlstate.known_deferred(conn, self.source)
+            if not waiting:
+                return []
+            rows = conn.execute(
+                "SELECT DISTINCT ON (a.attachment_doc_id) a.attachment_doc_id, a.name, a.position, a.board,"
+                " n.doc_id, n.title, n.citation, n.published FROM notice_attachments a"
+                " JOIN documents n ON n.doc_id = a.notice_doc_id ORDER BY a.attachment_doc_id, a.seen_at DESC"
+                ).fetchall()
+        by_url = {fetch_url(row[0], self.rebase): row for row in rows}
+        requests = []
+        for url in waiting:
+            row = by_url.get(url)
+            if row is None or url in self.seen or url in self.deferred:
+                continue  # no notice links it any more: a listing that names it again fetches it as any other
+            published, name, position, listing, notice_id, title, citation, day = row
+            self.fetch_url(published)  # paced as the host that published it
+            if self.held_back(url):  # gone meanwhile: logged as held back, no request
+                self.seen.add(url)
+                self.document_request(url, self.parse_attachment)
+                continue
+            if not self.within_budget(published):
+                self.defer(url, published)
+                continue
+            self.seen.add(url)
+            self.crawler.stats.inc_value("mendel/boards/attachments_carried_over")
+            notice = {"doc_id": notice_id, "title": title, "citation": citation,
+                      "published": day.isoformat() if day else None}
+            requests.append(self.document_request(url, self.parse_attachment, priority=1, cb_kwargs={
+                "notice": notice, "attachment": {"url": published, "name": name}, "number": position,
+                "listing": listing}))
+        return requests
 
     def parse_attachment(self, response, notice: dict, attachment: dict, number: int, listing: str | None = None):
         if self.handle_not_ok(response):
@@ -722,6 +822,7 @@ class BoardsSpider(MendelSpider):
         for article in ids:
             if isinstance(article, str) and article:
                 url = self.fetch_url(f"{base}articles/{quote(article)}/assets?type=references")
+                self.count_request(board.url)  # a listing: counted, never deferred
                 yield self.listing_request(url, self.parse_article_assets, listing=board.url,
                                            cb_kwargs={"board": board, "article": article})
 
@@ -738,6 +839,7 @@ class BoardsSpider(MendelSpider):
             if not ref.get("url") or url in self.seen:
                 continue
             self.seen.add(url)
+            self.count_request(board.url)  # an article's PDF: counted, not deferred (no notice links it)
             file_name = unquote(urlsplit(url).path.rsplit("/", 1)[-1]) or ref["name"]
             doc_id = f"{site}:{article}/{file_name}"
             self.listed(board.url, doc_id)
