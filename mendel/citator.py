@@ -23,8 +23,10 @@ file number for the ECLIs of the stored decisions that carry it.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
+from itertools import groupby, islice
 
 import psycopg
 from psycopg import sql
@@ -230,7 +232,8 @@ def scopes(provision: str) -> list[str]:
 
 def build_index(conn: psycopg.Connection) -> dict:
     """``citation_index`` and ``citation_totals`` anew from the mentions and the links: each citing document once per
-    cited item and scope, with its family, date and count; a document citing itself left out."""
+    cited item and scope, with its family, date, count and the passages a query shows (:func:`_ready_passages`); a
+    document citing itself left out."""
     pairs = conn.execute(
         "SELECT DISTINCT target_kind, lower(target_key), target_provision FROM citation_targets"
         " UNION SELECT DISTINCT target_kind, lower(target_key), target_provision FROM citation_links").fetchall()
@@ -243,29 +246,118 @@ def build_index(conn: psycopg.Connection) -> dict:
                     copy.write_row((kind, key, provision, scope))
         conn.execute("CREATE INDEX ON citation_scopes (target_kind, key_folded, target_provision)")
         conn.execute("ANALYZE citation_scopes")
-        conn.execute("TRUNCATE citation_index, citation_totals")
         conn.execute(sql.SQL(
-            "INSERT INTO citation_index (target_kind, key_folded, scope, family, doc_id, published, citations,"
-            " sample_chunks)"
+            "CREATE TEMP TABLE citation_staged ON COMMIT DROP AS"
             " WITH hits AS ("
             "  SELECT t.target_kind, lower(t.target_key) AS key_folded, t.target_provision, c.doc_id, c.chunk_id,"
             "  c.seq FROM citation_targets t JOIN mentions m ON m.entity_id = t.entity_id"
             "  JOIN chunks c ON c.chunk_id = m.chunk_id AND c.layer = 3"
             "  UNION ALL SELECT target_kind, lower(target_key), target_provision, citing_doc_id, NULL, NULL"
             "  FROM citation_links)"
-            " SELECT h.target_kind, h.key_folded, s.scope, {family}, h.doc_id, d.published, count(*),"
+            " SELECT h.target_kind, h.key_folded, s.scope, {family} AS family, h.doc_id, d.published,"
+            " count(*)::int AS citations,"
             " coalesce((array_agg(DISTINCT h.chunk_id) FILTER (WHERE h.chunk_id IS NOT NULL))[1:{sample}],"
-            "  '{{}}')"
+            "  '{{}}') AS sample_chunks"
             " FROM hits h JOIN citation_scopes s USING (target_kind, key_folded, target_provision)"
             " JOIN documents d ON d.doc_id = h.doc_id AND d.status = 'active'"
             " WHERE lower(coalesce(d.citation, '')) <> h.key_folded AND lower(d.doc_id) <> h.key_folded"
             " GROUP BY 1, 2, 3, 4, 5, 6").format(family=FAMILY_SQL, sample=sql.Literal(SAMPLE_PASSAGES)))
+        _ready_passages(conn)
+        conn.execute("TRUNCATE citation_index, citation_totals")
+        conn.execute(
+            "INSERT INTO citation_index (target_kind, key_folded, scope, family, doc_id, published, citations,"
+            " sample_chunks, passages)"
+            " SELECT s.target_kind, s.key_folded, s.scope, s.family, s.doc_id, s.published, s.citations,"
+            " s.sample_chunks, coalesce(r.passages, '[]') FROM citation_staged s"
+            " LEFT JOIN citation_ready r USING (target_kind, key_folded, scope, doc_id)")
         conn.execute(
             "INSERT INTO citation_totals SELECT target_kind, key_folded, scope, family, count(*), sum(citations)"
             " FROM citation_index GROUP BY 1, 2, 3, 4")
     rows, totals = (conn.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(table))).fetchone()[0]
                     for table in ("citation_index", "citation_totals"))
     return {"index_rows": rows, "cited_items": totals}
+
+
+# A row's scope matches a cited provision as a query's does (_match_sql): '' everything, else the path or below it.
+_SCOPE_MATCH = ("(s.scope = '' OR {t}.target_provision = s.scope"
+                " OR {t}.target_provision LIKE replace(replace(s.scope, '%%', '\\%%'), '_', '\\_') || ' %%')")
+STREAM_ROWS = 20_000  # rows per fetch and per COPY in the streamed passes of _ready_passages
+
+
+def _ready_passages(conn: psycopg.Connection) -> None:
+    """``citation_ready``: the passages each staged index row (``citation_staged``) shows, exactly as a query would
+    cut them (:func:`_passages_of` over the row's sampled passages and links), in two streamed passes: the sentence
+    around every mention in a sampled passage (each passage's text read once), then each row's hits in index
+    order, assembled in Python and copied back. A link naming no page is looked up once in its document's pages."""
+    conn.execute("CREATE TEMP TABLE citation_sentences (chunk_id text, start_char integer, entity_id text,"
+                 " page integer, seq integer, sentence text) ON COMMIT DROP")
+
+    def sentences(rows):
+        for chunk_id, text, page, seq, spans in rows:
+            for start, end, entity_id in spans:
+                yield chunk_id, start, entity_id, page, seq, sentence_around(text, start, end)
+
+    _stream(conn,
+            "WITH sampled AS (SELECT DISTINCT unnest(sample_chunks) AS chunk_id FROM citation_staged),"
+            " spans AS (SELECT m.chunk_id, array_agg(ARRAY[m.start_char::text, m.end_char::text, m.entity_id])"
+            "  AS spans FROM sampled JOIN mentions m USING (chunk_id)"
+            "  WHERE EXISTS (SELECT 1 FROM citation_targets t WHERE t.entity_id = m.entity_id) GROUP BY m.chunk_id)"
+            " SELECT c.chunk_id, c.text, c.page_start, c.seq, s.spans FROM spans s JOIN chunks c USING (chunk_id)",
+            lambda rows: sentences((cid, text, page, seq, [(int(a), int(b), e) for a, b, e in spans])
+                                   for cid, text, page, seq, spans in rows),
+            "COPY citation_sentences FROM STDIN")
+    conn.execute("CREATE INDEX ON citation_sentences (chunk_id)")
+    conn.execute("ANALYZE citation_sentences")
+    # the page of each link that names none: where its sentence starts in the citing document's current version
+    link_pages: dict[tuple, int | None] = {}
+    cache: dict[int, list] = {}
+    for doc_id, version_id, sentence in conn.execute(
+            "SELECT DISTINCT l.citing_doc_id, d.current_version_id, l.sentence FROM citation_links l"
+            " JOIN documents d ON d.doc_id = l.citing_doc_id WHERE l.page IS NULL AND l.sentence <> ''"
+            " ORDER BY 2, 1, 3").fetchall():
+        if version_id not in cache:
+            cache.clear()  # one document version's pages in memory at a time
+        link_pages[(doc_id, sentence)] = _page_of(conn, version_id, sentence, cache)
+    conn.execute("CREATE TEMP TABLE citation_ready (target_kind text, key_folded text, scope text, doc_id text,"
+                 " passages jsonb) ON COMMIT DROP")
+
+    def ready(rows):
+        for (kind, key, scope, doc_id), hits in groupby(rows, key=lambda r: r[:4]):
+            passages = _passages_of([h[4:] for h in hits], lambda sentence: link_pages.get((doc_id, sentence)))
+            yield kind, key, scope, doc_id, json.dumps(passages, ensure_ascii=False)
+
+    _stream(conn, sql.SQL(
+        "SELECT s.target_kind, s.key_folded, s.scope, s.doc_id, x.page, x.start_char, 'mention', x.sentence,"
+        " t.target_key, t.target_provision, NULL, x.seq"
+        " FROM (SELECT target_kind, key_folded, scope, doc_id, unnest(sample_chunks) AS chunk_id"
+        "  FROM citation_staged) s JOIN citation_sentences x USING (chunk_id)"
+        " JOIN citation_targets t ON t.entity_id = x.entity_id AND t.target_kind = s.target_kind"
+        "  AND lower(t.target_key) = s.key_folded WHERE {mention}"
+        " UNION ALL SELECT s.target_kind, s.key_folded, s.scope, s.doc_id, l.page, NULL, l.origin, l.sentence,"
+        " l.target_key, l.target_provision, l.produces_version, NULL"
+        " FROM citation_staged s JOIN citation_links l ON l.citing_doc_id = s.doc_id"
+        "  AND l.target_kind = s.target_kind AND lower(l.target_key) = s.key_folded WHERE {link}"
+        " ORDER BY 1, 2, 3, 4").format(mention=sql.SQL(_SCOPE_MATCH.format(t="t")),
+                                       link=sql.SQL(_SCOPE_MATCH.format(t="l"))),
+        ready, "COPY citation_ready FROM STDIN")
+    # rows whose document has no hit left (a scope the query's provision match does not reach) show none
+
+
+def _stream(conn: psycopg.Connection, query, transform, copy_sql: str) -> None:
+    """``query``'s rows through ``transform`` into ``copy_sql``, STREAM_ROWS at a time: a server-side cursor read
+    between COPYs on the same connection (inside the caller's transaction). ``transform`` sees every row once, in
+    order, as one iterator (so a group of rows may span fetches)."""
+    def fetched(cursor):
+        while rows := cursor.fetchmany(STREAM_ROWS):
+            yield from rows
+
+    with conn.cursor(name="citation_stream") as read:
+        read.execute(query, ())  # parameters (none): '%%' in the text is '%'
+        out = transform(fetched(read))
+        while batch := list(islice(out, STREAM_ROWS)):
+            with conn.cursor() as cur, cur.copy(copy_sql) as copy:
+                for row in batch:
+                    copy.write_row(row)
 
 
 def build(conn: psycopg.Connection) -> dict:
@@ -332,12 +424,15 @@ def _expand_decision_keys(conn: psycopg.Connection, target: Target) -> Target:
     return Target(target.kind, spelled[0] if spelled else target.key, target.provision, tuple(keys))
 
 
-def cites(conn: psycopg.Connection, ref: str, limit: int = 20) -> dict:
+def cites(conn: psycopg.Connection, ref: str, limit: int = 20, cut: bool = False) -> dict:
     """Everything citing ``ref``: ``{status, target, total_documents, total_citations, families: {acts|decisions|
     notices|other: {documents, citations, items: [{doc_id, title, citation, kind, date, citations, passages:
     [{sentence, page, cited, origins}]}]}}}``. Counts are every citing document and citation (``citation_totals``);
     each family lists its newest ``limit`` documents (``citation_index``), each with at most PASSAGES_PER_DOCUMENT
-    passages (the same sentence on the same page once, with every way it was found)."""
+    passages (the same sentence on the same page once, with every way it was found): those the index holds ready
+    for the document (``citation_index.passages``), cut on the call (:func:`_fill_passages`) for a document the
+    index cannot answer alone — listed under two key forms of the target (a decision's file number and an ECLI
+    that names none), or indexed before the passages were — or for every document with ``cut``."""
     target = parse_target(ref)
     if target is None:
         return {"ref": ref, "status": "not_a_reference", "message": f"{ref!r} names no act, provision or decision."}
@@ -346,46 +441,49 @@ def cites(conn: psycopg.Connection, ref: str, limit: int = 20) -> dict:
     keys = sorted({k.lower() for k in target.keys})
     scope = target.provision
     families = {name: {"documents": 0, "citations": 0, "items": []} for name in FAMILIES}
-    # one statement: the totals per family, then the newest documents of each family and key form (an ordered
-    # index range each; an empty family costs a probe). Planned for its values, never prepared: a generic plan
-    # (chosen after a few runs of a prepared statement) cannot range-scan a provision's LIKE prefix nor size the
-    # arrays, and at 1M passages cost ~100 ms of server CPU a call instead of ~10.
-    parts = [sql.SQL("SELECT 'total' AS row, family, NULL AS doc_id, NULL::date AS published, sum(documents)::int AS documents,"
-             " sum(citations)::int AS citations, NULL::text[] AS samples FROM citation_totals"
+    # one statement: the totals per family, then the newest documents of each family and key form with their
+    # ready passages (an ordered index range each; an empty family costs a probe). Planned for its values, never
+    # prepared: a generic plan (chosen after a few runs of a prepared statement) cannot range-scan a provision's
+    # LIKE prefix nor size the arrays, and at 1M passages cost ~100 ms of server CPU a call instead of ~10.
+    parts = [sql.SQL("SELECT 'total' AS row, family, NULL AS doc_id, NULL::date AS published,"
+             " sum(documents)::int AS documents, sum(citations)::int AS citations, NULL::text[] AS samples,"
+             " NULL::jsonb AS passages FROM citation_totals"
              " WHERE target_kind = %s AND key_folded = ANY(%s) AND scope = %s GROUP BY family")]
     params: list = [target.kind, keys, scope]
     for family in FAMILIES:
         for key in keys:
-            parts.append(sql.SQL("(SELECT 'document', family, doc_id, published, NULL, citations, sample_chunks"
+            parts.append(sql.SQL("(SELECT 'document', family, doc_id, published, NULL, citations, sample_chunks,"
+                         " passages"
                          " FROM citation_index WHERE key_folded = %s AND scope = %s AND family = %s"
                          " AND target_kind = %s"
                          " ORDER BY published DESC NULLS LAST, doc_id DESC LIMIT %s)"))
             params += [key, scope, family, target.kind, limit]
     ranked = conn.execute(sql.SQL(
         "WITH found AS ({found}) SELECT f.row, f.family, f.doc_id, f.published, f.documents,"
-        " f.citations, f.samples, d.title, d.citation, d.doc_type, d.source, d.current_version_id"
+        " f.citations, f.samples, f.passages, d.title, d.citation, d.doc_type, d.source, d.current_version_id"
         " FROM found f LEFT JOIN documents d ON d.doc_id = f.doc_id").format(found=sql.SQL(" UNION ALL ").join(parts)),
         params, prepare=False).fetchall()
     merged: dict[str, list] = {}
     about: dict[str, tuple] = {}
-    for row, family, doc_id, published, documents, count, samples, *info in ranked:
+    for row, family, doc_id, published, documents, count, samples, ready, *info in ranked:
         if row == "total":
             families[family]["documents"], families[family]["citations"] = documents, count
             continue
         about[doc_id] = tuple(info)
         known = merged.get(doc_id)
         if known is None:
-            merged[doc_id] = [family, doc_id, published, count, list(samples)]
-        else:
+            merged[doc_id] = [family, doc_id, published, count, list(samples), None if cut else ready]
+        else:  # listed under another key form too: its passages are those of both, cut on the call
             known[3] += count
             known[4] += [s for s in samples if s not in known[4]]
+            known[5] = None
     families_with = [name for name, counts in families.items() if counts["documents"]]
     listed: dict[str, dict] = {}
     samples: dict[str, list[str]] = {}
     for family in families_with:
         rows = sorted((r for r in merged.values() if r[0] == family),
                       key=lambda r: (r[2] is not None, r[2], r[1]), reverse=True)[:limit]
-        for _, doc_id, published, count, chunk_ids in rows:
+        for _, doc_id, published, count, chunk_ids, ready in rows:
             title, citation, doc_type, source, version_id = about.get(doc_id, (None,) * 5)
             doc = {"doc_id": doc_id, "title": title, "citation": citation, "kind": doc_type, "source": source,
                    "date": published.isoformat() if published else None, "citations": count, "passages": [],
@@ -393,7 +491,16 @@ def cites(conn: psycopg.Connection, ref: str, limit: int = 20) -> dict:
             families[family]["items"].append(doc)
             listed[doc_id] = doc
             samples[doc_id] = chunk_ids
-    _fill_passages(conn, target, listed, samples)
+            if ready is not None:
+                doc["passages"] = _ready(ready)
+    if len(keys) > 1 and listed:
+        # a document indexed under two key forms but listed under one (the other's newest did not reach it)
+        for (doc_id,) in conn.execute(
+                "SELECT doc_id FROM citation_index WHERE target_kind = %s AND key_folded = ANY(%s) AND scope = %s"
+                " AND doc_id = ANY(%s) GROUP BY doc_id HAVING count(*) > 1",
+                (target.kind, keys, scope, list(listed)), prepare=False):
+            merged[doc_id][5] = None
+    _fill_passages(conn, target, {d: doc for d, doc in listed.items() if merged[d][5] is None}, samples)
     for doc in listed.values():
         doc.pop("_version")
     total = sum(f["citations"] for f in families.values())
@@ -408,10 +515,12 @@ def cites(conn: psycopg.Connection, ref: str, limit: int = 20) -> dict:
 
 def _fill_passages(conn: psycopg.Connection, target: Target, listed: dict[str, dict],
                    samples: dict[str, list[str]]) -> None:
-    """The citing passages of the listed documents: the sentence around each mention in their sampled passages
+    """The citing passages of the listed documents cut on the call (what the index holds ready, for the documents
+    it cannot answer alone: see :func:`cites`): the sentence around each mention in their sampled passages
     (``citation_index.sample_chunks``, read by primary key), and each link's own sentence (its page found in the
-    document's text when the link does not say). The cost follows the listed documents, not how often the target
-    is cited."""
+    document's text when the link does not say)."""
+    for doc in listed.values():
+        doc["passages"] = []
     if not listed:
         return
     # one statement: the mentions in the sampled passages (by primary key; materialised first, or a decision cited
@@ -431,36 +540,49 @@ def _fill_passages(conn: psycopg.Connection, target: Target, listed: dict[str, d
         " l.produces_version, NULL FROM citation_links l WHERE l.citing_doc_id = ANY(%s) AND {link}").format(
             mention=mention, link=link),
         [chunk_ids] + mention_params + [list(listed)] + link_params, prepare=False).fetchall()
-    hits = []  # (doc_id, page, start, origin, sentence, key, provision, produces, seq)
+    hits: dict[str, list] = {}
     for doc_id, origin, page, text, start, end, key, provision, produces, seq in rows:
-        if origin == "mention":
-            hits.append((doc_id, page, start, origin, sentence_around(text, start, end), key, provision, None, seq))
-        else:  # a link: its sentence in the text column
-            hits.append((doc_id, page, None, origin, text, key, provision, produces, None))
-    # in reading order; mentions at the same offset of passages on one page by passage order, then by what they
-    # cite and how it was found (so which passages are shown never depends on the plan's row order)
-    hits.sort(key=lambda h: (h[0], h[1] is None, h[1] or 0, h[2] or 0, h[8] or 0, h[4] or "", h[5] or "",
-                             h[6] or "", h[3]))
-    seen: dict[tuple, dict] = {}
+        sentence = sentence_around(text, start, end) if origin == "mention" else text  # a link: its own sentence
+        hits.setdefault(doc_id, []).append((page, start, origin, sentence, key, provision, produces, seq))
     pages_of: dict[int, list] = {}
-    for doc_id, page, start, origin, sentence, key, provision, produces, _ in hits:
+    for doc_id, found in hits.items():
+        version = listed[doc_id]["_version"]
+        listed[doc_id]["passages"] = _passages_of(found, lambda s, v=version: _page_of(conn, v, s, pages_of))
+
+
+def _passages_of(hits: list[tuple], page_of) -> list[dict]:
+    """One citing document's passages from its hits ``(page, start, origin, sentence, key, provision, produces,
+    seq)``: in reading order (mentions at the same offset of passages on one page by passage order, then by what
+    they cite and how it was found, so which passages are shown never depends on a plan's row order), the same
+    sentence on the same page once with every way it was found, at most PASSAGES_PER_DOCUMENT, by page.
+    ``page_of(sentence)`` is the page of a link that names none."""
+    hits = sorted(hits, key=lambda h: (h[0] is None, h[0] or 0, h[1] or 0, h[7] or 0, h[3] or "", h[4] or "",
+                                       h[5] or "", h[2]))
+    seen: dict[tuple, dict] = {}
+    passages: list[dict] = []
+    for page, _, origin, sentence, key, provision, produces, _ in hits:
         if page is None and sentence:
-            page = _page_of(conn, listed[doc_id]["_version"], sentence, pages_of)
+            page = page_of(sentence)
         cited = _cited_label(key, provision)
-        entry = seen.get((doc_id, page, sentence))
+        entry = seen.get((page, sentence))
         if entry is not None:
             entry["origins"] = sorted(set(entry["origins"]) | {origin})
             entry["cited"] = sorted(set(entry["cited"]) | {cited})
             continue
-        passages_of = listed[doc_id]["passages"]
-        if len(passages_of) >= PASSAGES_PER_DOCUMENT:
+        if len(passages) >= PASSAGES_PER_DOCUMENT:
             continue
         entry = {"sentence": sentence, "page": page, "cited": [cited], "origins": [origin],
                  **({"produces_version": produces} if produces else {})}
-        seen[(doc_id, page, sentence)] = entry
-        passages_of.append(entry)
-    for doc in listed.values():
-        doc["passages"].sort(key=lambda e: (e["page"] is None, e["page"] or 0))
+        seen[(page, sentence)] = entry
+        passages.append(entry)
+    passages.sort(key=lambda e: (e["page"] is None, e["page"] or 0))
+    return passages
+
+
+def _ready(stored: list[dict]) -> list[dict]:
+    """Passages as the index holds them (jsonb orders an object's keys its own way) in the answer's key order."""
+    return [{"sentence": p["sentence"], "page": p["page"], "cited": p["cited"], "origins": p["origins"],
+             **({"produces_version": p["produces_version"]} if "produces_version" in p else {})} for p in stored]
 
 
 def _page_of(conn: psycopg.Connection, version_id: int | None, sentence: str, cache: dict) -> int | None:

@@ -161,3 +161,31 @@ def test_nightly_assets_for_versions_and_citations(database, tmp_path):
     assert versions["versions_with_amending_act"].value == 1
     assert versions["provisions_changed_by_a_later_version"].value == 4  # § 4 and c), then § 4 and a)
     assert built["new_targets"].value == 0 and built["links_record"].value > 0 and built["targets"].value > 0
+
+
+def test_the_passages_held_ready_are_those_cut_on_the_call(conn):
+    # citation_index.passages (built with the index) against the passages a query cut from the passages' text on
+    # every call before: every row of the index, i.e. every cited item, scope and citing document of the corpus
+    rows = conn.execute(
+        "SELECT i.target_kind, i.key_folded, i.scope, i.doc_id, i.sample_chunks, i.passages, d.current_version_id"
+        " FROM citation_index i JOIN documents d USING (doc_id) ORDER BY 1, 2, 3, 4").fetchall()
+    assert len(rows) > 100 and all(row[5] is not None for row in rows)
+    by_target: dict[tuple, list] = {}
+    for kind, key, scope, *rest in rows:
+        by_target.setdefault((kind, key, scope), []).append(rest)
+    shown = 0
+    for (kind, key, scope), docs in by_target.items():
+        listed = {doc_id: {"_version": version, "passages": []} for doc_id, _, _, version in docs}
+        citator._fill_passages(conn, citator.Target(kind, key, scope, (key,)), listed,
+                               {doc_id: samples for doc_id, samples, _, _ in docs})
+        for doc_id, _, ready, _ in docs:
+            assert citator._ready(ready) == listed[doc_id]["passages"], (kind, key, scope, doc_id)
+            shown += len(ready)
+    origins = {origin for *_, ready, _ in rows for p in ready for origin in p["origins"]}
+    assert shown and {"mention", "odkaz", "record"} <= origins  # and pages found for links naming none
+    # whole answers: ready, and cut on the call, the same (JSON text included: the keys in the same order)
+    for ref in ("§ 140 trestního zákoníku", "zákon č. 40/2009 Sb.", "III. ÚS 3425/16",
+                "ECLI:CZ:US:2017:3.US.3425.16.1", "31 Nd 200/2012", "ECLI:CZ:NS:2012:31.ND.200.2012.1",
+                "§ 189 zákona č. 262/2006 Sb."):
+        ready, cut = citator.cites(conn, ref, limit=50), citator.cites(conn, ref, limit=50, cut=True)
+        assert json.dumps(ready, ensure_ascii=False) == json.dumps(cut, ensure_ascii=False), ref
