@@ -658,12 +658,16 @@ class PostgresSearcher:
     def layer(self, number: int):
         return None  # passages only (see the module's docstring)
 
-    def document(self, doc_id: str) -> dict | None:
-        """A document's metadata with its passages in order; None when unknown."""
+    def document(self, doc_id: str, at: date | None = None, version: str | None = None) -> dict | None:
+        """A document's metadata with its passages in order; None when unknown. An act with versions lists one
+        version's passages, as search serves them (``serving.in_force``): the version served on ``at`` (default
+        today), or its promulgated text with ``version="promulgated"`` — never every version's passages at once."""
         doc = self.documents.get(doc_id)
         if doc is None:
             return None
+        in_force.check_version(version)
+        _, skip = self.left_out(at or date.today(), version)
         with self.connection() as conn:
             rows = conn.execute(_DOCUMENT_PASSAGES, (doc_id,)).fetchall()
         return {**doc, "chunks": [{"chunk_id": cid, "page": start, "page_end": end, "section": section, "text": text}
-                                  for cid, start, end, section, text in rows]}
+                                  for cid, start, end, section, text in rows if cid not in skip]}

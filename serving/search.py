@@ -696,12 +696,15 @@ class Searcher:
         head = " — ".join(x for x in (c.get("citation"), c.get("title"), c.get("section")) if x)
         return f"{head}\n{c['text']}" if head else c["text"]
 
-    def document(self, doc_id: str) -> dict | None:
-        """A document's metadata from ``documents.json`` with its chunks in order; None when unknown."""
+    def document(self, doc_id: str, at: date | None = None, version: str | None = None) -> dict | None:
+        """A document's metadata from ``documents.json`` with its chunks in order; None when unknown. An act with
+        versions lists one version's chunks: those served on ``at`` (default today) or its promulgated text."""
         doc = self.documents.get(doc_id)
         if doc is None:
             return None
-        chunks = [self.chunks[i] for i in self.doc_chunks.get(doc_id, [])]
+        in_force.check_version(version)
+        served = self.in_force_mask(self.passages, at or date.today(), version)
+        chunks = [self.chunks[i] for i in self.doc_chunks.get(doc_id, []) if served is None or served[i]]
         return {**doc, "chunks": [{"chunk_id": c["chunk_id"], "page": c["page_start"], "page_end": c["page_end"],
                                    "section": c["section"], "text": c["text"]} for c in chunks]}
 
