@@ -24,12 +24,20 @@ two requests to one host, counting every request the host got — robots.txt, fe
 fetched for a JavaScript board —, overall and per host (min, median), each real host on its own, and the
 politeness floor (the busiest host's requests one delay apart: no crawl that keeps the delay can be faster).
 
+The crawl keeps its production budget of requests per host and run (``MENDEL_BOARD_HOST_BUDGET``, 200; or
+``--host-budget``, 0 = none): what one host has over it is deferred to the next run, never dropped — reported as
+``attachments_deferred`` (www.mvcr.cz's 480 attachment requests: 199 in this run, 281 in the next ones). The
+benchmark measures one nightly run of a fresh database.
+
     nice -n 5 .venv/bin/python benchmarks/bench_crawl_scale.py [--boards 1500] [--real-feeds 182]
-        [--max-attachments N]
+        [--max-attachments N] [--host-budget N]
 
 Writes benchmarks/results/crawl_scale.json, the previous result's headline figures kept beside the new ones
-(``previous_run``). Goal: ≤ 300 s on 2 cores — out of reach while one host (www.mvcr.cz) has ~480 attachments at
-1 request/s: the floor alone is ~480 s.
+(``previous_run``). Goal: ≤ 300 s on 2 cores. The budget brings the politeness floor to ~200 s (www.mvcr.cz's
+199 requests; the 182 feeds on opendata-test.mvcr.cz need 182 s), under the goal; what bounds the wall time then
+is CPU: the crawl tree needs ~230 CPU-s for ~23,000 requests and ~40,000 documents (the Scrapy process most of it,
+its reactor one core; Chromium the rest), the mirror and PostgreSQL ~80 CPU-s more, so on a shared 2-core
+machine the crawl gets its 300 s only when the machine is otherwise near idle (347 s at load 4.5–7.7).
 """
 
 from __future__ import annotations
@@ -59,6 +67,7 @@ import psycopg  # noqa: E402
 from mendel import db  # noqa: E402
 from mendel.boards import Board, load_registry, write_boards_file  # noqa: E402
 from mendel.config import SAMPLE_CORPUS, Settings  # noqa: E402
+from mendel.sources import SOURCES  # noqa: E402
 from mirror.municipal import MVCR_API, observe_robots_txt, served_boards  # noqa: E402
 from mirror.scale import HTML_LIST_PATH  # noqa: E402
 from mirror.server import MirrorThread  # noqa: E402
@@ -150,6 +159,8 @@ def previous_headline(path: Path) -> dict | None:
             "politeness_floor_s": gaps.get("politeness_floor_s"),
             "per_host_median_gap_s_median": (gaps.get("per_host_median_gap_s") or {}).get("median"),
             "pages_per_s": previous.get("pages_per_s"), "cpu_s_crawl_tree": previous.get("cpu_s_crawl_tree"),
+            "requests": (previous.get("counts") or {}).get("requests"),
+            "host_budget_per_run": previous.get("host_budget_per_run"),
             "load_avg_at_start": (previous.get("machine") or {}).get("load_avg_at_start"),
             "load_avg_at_end": (previous.get("machine") or {}).get("load_avg_at_end")}
 
@@ -160,6 +171,8 @@ def main() -> int:
     parser.add_argument("--real-feeds", type=int, default=REAL_FEEDS, help="how many of the 182 real MVČR feeds")
     parser.add_argument("--delay", type=float, default=1.0, help="seconds between requests to one host")
     parser.add_argument("--max-attachments", type=int, default=None, help="attachments fetched per board")
+    parser.add_argument("--host-budget", type=int, default=None,
+                        help="requests per host and run (MENDEL_BOARD_HOST_BUDGET; default: the crawl's own, 0 = none)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "crawl_scale.json")
     parser.add_argument("--log", type=Path, default=None, help="keep the crawler's log here")
     parser.add_argument("--profile", type=Path, default=None,
@@ -190,6 +203,10 @@ def main() -> int:
             env.pop("DAGSTER_PIPES_CONTEXT", None)
             if args.max_attachments is not None:
                 env["MENDEL_BOARD_MAX_ATTACHMENTS"] = str(args.max_attachments)
+            env.pop("MENDEL_BOARD_HOST_BUDGET", None)
+            if args.host_budget is not None:
+                env["MENDEL_BOARD_HOST_BUDGET"] = str(args.host_budget)
+            host_budget = SOURCES["boards"].option("host_budget").value(env.get("MENDEL_BOARD_HOST_BUDGET"))
             print(f"{len(boards)} boards: {len(real)} real MVČR feeds + {len(generated)} generated (synthetic, "
                   f"{sum(b.javascript for b in boards)} JavaScript), register read in {registry_s:.1f} s; "
                   f"crawling with {args.delay:g} s per host …", flush=True)
@@ -220,6 +237,8 @@ def main() -> int:
             "boards": len(boards), "real_mvcr_feeds": len(real), "generated_boards_synthetic": len(generated),
             "javascript_boards": sum(b.javascript for b in boards), "documents_stored_by_origin": stored,
             "delay_per_domain_s": args.delay, "max_attachments_per_board": args.max_attachments,
+            # Requests per host in one run (0: none); attachments over it are deferred to the next run, not lost.
+            "host_budget_per_run": host_budget, "attachments_deferred": counts.get("deferred"),
             "registry_s": round(registry_s, 2), "crawl_wall_s": round(wall, 1),
             "pages": counts["responses"], "pages_per_s": round(counts["responses"] / wall, 1),
             "documents_per_s": round(counts["stored"] / wall, 1), "counts": counts,
@@ -243,6 +262,7 @@ def main() -> int:
         gaps = politeness
         print(f"wall {wall:.1f} s (goal {GOAL_S} s, politeness floor {gaps['politeness_floor_s']} s: "
               f"{gaps['busiest_host_requests']} requests to {gaps['busiest_host']}), "
+              f"host budget {host_budget or 'none'}: {counts.get('deferred', 0)} attachments deferred, "
               f"{result['pages_per_s']} pages/s, peak RSS crawl tree {result['peak_rss_mb_crawl_tree']} MB "
               f"(PSS {result['peak_pss_mb_crawl_tree']} MB), CPU crawl tree {result['cpu_s_crawl_tree']} s = "
               f"{result['cpu_s_crawl_per_board']} s per board; gaps per host: min of minima "
