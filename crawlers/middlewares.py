@@ -52,7 +52,12 @@ def configured_hosts(spider_kwargs: dict) -> frozenset[str]:
 
 
 def host_allowed(host: str, allowed: frozenset[str]) -> bool:
-    return any(host == a or host.endswith("." + a) for a in allowed)
+    """The host is an allowed host or a subdomain of one: a look-up per label, not a scan of the allowlist (the
+    board crawl's holds every board host and is asked for every request)."""
+    if host in allowed:
+        return True
+    labels = host.split(".")
+    return any(".".join(labels[i:]) in allowed for i in range(1, len(labels)))
 
 
 def is_public_address(address: str) -> bool:

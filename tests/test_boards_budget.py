@@ -77,3 +77,16 @@ def test_host_budget_defers_attachments_and_the_next_run_fetches_them_first(tmp_
     assert third["deferred"] == 0 and "boards_attachments_deferred" not in third
     stored = [u for rows in (rows_2, rows_3) for u, outcome, _ in rows if outcome == "stored"]
     assert len(stored) == len(set(stored)) == every_file
+
+
+def test_no_board_callback_is_a_generator_returning_a_value():
+    """The spider turns off Scrapy's per-response check of this (WARN_ON_GENERATOR_RETURN_VALUE): checked here."""
+    from scrapy.utils.misc import is_generator_with_return_value
+
+    from crawlers.spiders.boards import BoardsSpider
+
+    assert BoardsSpider.custom_settings["WARN_ON_GENERATOR_RETURN_VALUE"] is False
+    callbacks = [name for name in vars(BoardsSpider) if name.startswith(("parse_", "on_"))] + ["on_error",
+                                                                                           "on_listing_error"]
+    assert len(callbacks) >= 6
+    assert not [name for name in callbacks if is_generator_with_return_value(getattr(BoardsSpider, name))]

@@ -179,17 +179,34 @@ class MendelSpider(scrapy.Spider):
         self.crawler.stats.inc_value(f"mendel/outcome/{outcome}")
         if self.outage is None:
             try:
-                with self._connect() as conn:
-                    crawlstate.log_outcome(conn, run_id=self.settings.get("MENDEL_RUN_ID"), source=self.source,
-                                           url=url, outcome=outcome, status=status, reason=reason, **fields)
-                    if outcome == "unchanged" and status == 304:
-                        crawlstate.mark_seen(conn, source=self.source, url=url)
+                conn = self._outcome_connection()
+                crawlstate.log_outcome(conn, run_id=self.settings.get("MENDEL_RUN_ID"), source=self.source,
+                                       url=url, outcome=outcome, status=status, reason=reason, **fields)
+                if outcome == "unchanged" and status == 304:
+                    crawlstate.mark_seen(conn, source=self.source, url=url)
                 return
             except psycopg.Error as exc:
+                self._close_outcome_connection()
                 if not is_outage(exc):
                     raise
                 self.database_down(exc)
         self.spool_outcome(url=url, outcome=outcome, status=status, reason=reason, **fields)
+
+    def _outcome_connection(self) -> psycopg.Connection:
+        """The connection outcomes are logged on: one for the run (a connection per outcome cost the reactor
+        thread ~10 ms each), a new one after an error; closed when the spider closes."""
+        conn = getattr(self, "_outcome_conn", None)
+        if conn is None or conn.closed:
+            conn = self._outcome_conn = self._connect()
+        return conn
+
+    def _close_outcome_connection(self) -> None:
+        conn, self._outcome_conn = getattr(self, "_outcome_conn", None), None
+        if conn is not None:
+            try:
+                conn.close()
+            except psycopg.Error:
+                pass
 
     # ---------------------------------------------------------------- database outage
 
@@ -282,6 +299,7 @@ class MendelSpider(scrapy.Spider):
 
     def finish_run(self, spider=None, reason: str = "finished") -> None:
         """Sync the complete listings (only after a finished crawl) and record what this run discovered."""
+        self._close_outcome_connection()
         run_id = self.settings.get("MENDEL_RUN_ID")
         if self.outage is None:
             try:

@@ -394,6 +394,10 @@ class BoardsSpider(MendelSpider):
         # output, however few items it has; the records themselves go to worker threads (board_pipelines).
         "CONCURRENT_ITEMS": 8,
         "REACTOR_THREADPOOL_MAXSIZE": 20,
+        # Scrapy re-reads a callback's source (inspect + ast) for every response to warn about a generator that
+        # returns a value; bound methods miss its cache, so at scale it cost the reactor more than parsing the
+        # feeds. None of this spider's callbacks returns a value (tests/test_boards_budget.py checks).
+        "WARN_ON_GENERATOR_RETURN_VALUE": False,
     }
 
     @classmethod
