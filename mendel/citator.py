@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from itertools import groupby, islice
 
@@ -246,36 +247,45 @@ def build_index(conn: psycopg.Connection) -> dict:
                     copy.write_row((kind, key, provision, scope))
         conn.execute("CREATE INDEX ON citation_scopes (target_kind, key_folded, target_provision)")
         conn.execute("ANALYZE citation_scopes")
+        # staged first (the passages are cut from the rows' samples), by the statement that filled the index
+        # itself: an INSERT is planned serially, where CREATE TABLE AS planned a parallel merge join of the hits
+        # and the scopes on the key alone (a cited act's every provision against every other: minutes at 1M)
+        conn.execute("CREATE TEMP TABLE citation_staged (row_no bigint GENERATED ALWAYS AS IDENTITY,"
+                     " LIKE citation_index) ON COMMIT DROP")
         conn.execute(sql.SQL(
-            "CREATE TEMP TABLE citation_staged ON COMMIT DROP AS"
+            "INSERT INTO citation_staged (target_kind, key_folded, scope, family, doc_id, published, citations,"
+            " sample_chunks)"
             " WITH hits AS ("
             "  SELECT t.target_kind, lower(t.target_key) AS key_folded, t.target_provision, c.doc_id, c.chunk_id,"
             "  c.seq FROM citation_targets t JOIN mentions m ON m.entity_id = t.entity_id"
             "  JOIN chunks c ON c.chunk_id = m.chunk_id AND c.layer = 3"
             "  UNION ALL SELECT target_kind, lower(target_key), target_provision, citing_doc_id, NULL, NULL"
             "  FROM citation_links)"
-            " SELECT h.target_kind, h.key_folded, s.scope, {family} AS family, h.doc_id, d.published,"
-            " count(*)::int AS citations,"
+            " SELECT h.target_kind, h.key_folded, s.scope, {family}, h.doc_id, d.published, count(*),"
             " coalesce((array_agg(DISTINCT h.chunk_id) FILTER (WHERE h.chunk_id IS NOT NULL))[1:{sample}],"
-            "  '{{}}') AS sample_chunks"
+            "  '{{}}')"
             " FROM hits h JOIN citation_scopes s USING (target_kind, key_folded, target_provision)"
             " JOIN documents d ON d.doc_id = h.doc_id AND d.status = 'active'"
             " WHERE lower(coalesce(d.citation, '')) <> h.key_folded AND lower(d.doc_id) <> h.key_folded"
             " GROUP BY 1, 2, 3, 4, 5, 6").format(family=FAMILY_SQL, sample=sql.Literal(SAMPLE_PASSAGES)))
+        conn.execute("ANALYZE citation_staged")
+        conn.execute("SET LOCAL work_mem = '128MB'")  # the passes' sorts and joins in memory (this build only)
+        started = time.perf_counter()
         _ready_passages(conn)
+        passages_s = round(time.perf_counter() - started, 1)
         conn.execute("TRUNCATE citation_index, citation_totals")
         conn.execute(
             "INSERT INTO citation_index (target_kind, key_folded, scope, family, doc_id, published, citations,"
             " sample_chunks, passages)"
             " SELECT s.target_kind, s.key_folded, s.scope, s.family, s.doc_id, s.published, s.citations,"
             " s.sample_chunks, coalesce(r.passages, '[]') FROM citation_staged s"
-            " LEFT JOIN citation_ready r USING (target_kind, key_folded, scope, doc_id)")
+            " LEFT JOIN citation_ready r USING (row_no)")
         conn.execute(
             "INSERT INTO citation_totals SELECT target_kind, key_folded, scope, family, count(*), sum(citations)"
             " FROM citation_index GROUP BY 1, 2, 3, 4")
     rows, totals = (conn.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(table))).fetchone()[0]
                     for table in ("citation_index", "citation_totals"))
-    return {"index_rows": rows, "cited_items": totals}
+    return {"index_rows": rows, "cited_items": totals, "passages_s": passages_s}
 
 
 # A row's scope matches a cited provision as a query's does (_match_sql): '' everything, else the path or below it.
@@ -287,7 +297,7 @@ STREAM_ROWS = 20_000  # rows per fetch and per COPY in the streamed passes of _r
 def _ready_passages(conn: psycopg.Connection) -> None:
     """``citation_ready``: the passages each staged index row (``citation_staged``) shows, exactly as a query would
     cut them (:func:`_passages_of` over the row's sampled passages and links), in two streamed passes: the sentence
-    around every mention in a sampled passage (each passage's text read once), then each row's hits in index
+    around every mention in a sampled passage (each passage's text read once), then each row's hits in the rows'
     order, assembled in Python and copied back. A link naming no page is looked up once in its document's pages."""
     conn.execute("CREATE TEMP TABLE citation_sentences (chunk_id text, start_char integer, entity_id text,"
                  " page integer, seq integer, sentence text) ON COMMIT DROP")
@@ -318,27 +328,25 @@ def _ready_passages(conn: psycopg.Connection) -> None:
         if version_id not in cache:
             cache.clear()  # one document version's pages in memory at a time
         link_pages[(doc_id, sentence)] = _page_of(conn, version_id, sentence, cache)
-    conn.execute("CREATE TEMP TABLE citation_ready (target_kind text, key_folded text, scope text, doc_id text,"
-                 " passages jsonb) ON COMMIT DROP")
+    conn.execute("CREATE TEMP TABLE citation_ready (row_no bigint, passages jsonb) ON COMMIT DROP")
 
     def ready(rows):
-        for (kind, key, scope, doc_id), hits in groupby(rows, key=lambda r: r[:4]):
-            passages = _passages_of([h[4:] for h in hits], lambda sentence: link_pages.get((doc_id, sentence)))
-            yield kind, key, scope, doc_id, json.dumps(passages, ensure_ascii=False)
+        for (row_no, doc_id), hits in groupby(rows, key=lambda r: r[:2]):
+            passages = _passages_of([h[2:] for h in hits], lambda sentence: link_pages.get((doc_id, sentence)))
+            yield row_no, json.dumps(passages, ensure_ascii=False)
 
     _stream(conn, sql.SQL(
-        "SELECT s.target_kind, s.key_folded, s.scope, s.doc_id, x.page, x.start_char, 'mention', x.sentence,"
-        " t.target_key, t.target_provision, NULL, x.seq"
-        " FROM (SELECT target_kind, key_folded, scope, doc_id, unnest(sample_chunks) AS chunk_id"
+        "SELECT s.row_no, s.doc_id, x.page, x.start_char, 'mention', x.sentence, t.target_key,"
+        " t.target_provision, NULL, x.seq"
+        " FROM (SELECT row_no, target_kind, key_folded, scope, doc_id, unnest(sample_chunks) AS chunk_id"
         "  FROM citation_staged) s JOIN citation_sentences x USING (chunk_id)"
         " JOIN citation_targets t ON t.entity_id = x.entity_id AND t.target_kind = s.target_kind"
         "  AND lower(t.target_key) = s.key_folded WHERE {mention}"
-        " UNION ALL SELECT s.target_kind, s.key_folded, s.scope, s.doc_id, l.page, NULL, l.origin, l.sentence,"
-        " l.target_key, l.target_provision, l.produces_version, NULL"
+        " UNION ALL SELECT s.row_no, s.doc_id, l.page, NULL, l.origin, l.sentence, l.target_key,"
+        " l.target_provision, l.produces_version, NULL"
         " FROM citation_staged s JOIN citation_links l ON l.citing_doc_id = s.doc_id"
         "  AND l.target_kind = s.target_kind AND lower(l.target_key) = s.key_folded WHERE {link}"
-        " ORDER BY 1, 2, 3, 4").format(mention=sql.SQL(_SCOPE_MATCH.format(t="t")),
-                                       link=sql.SQL(_SCOPE_MATCH.format(t="l"))),
+        " ORDER BY 1").format(mention=sql.SQL(_SCOPE_MATCH.format(t="t")), link=sql.SQL(_SCOPE_MATCH.format(t="l"))),
         ready, "COPY citation_ready FROM STDIN")
     # rows whose document has no hit left (a scope the query's provision match does not reach) show none
 
