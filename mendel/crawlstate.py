@@ -210,6 +210,16 @@ def log_outcome(
                 " WHERE stage = 'crawl' AND source = %s AND url = %s AND resolved_at IS NULL", (run_id, source, url))
 
 
+def log_deferred(conn: psycopg.Connection, *, run_id: str | None, source: str, rows) -> None:
+    """URLs put off to the next run, (url, reason) each: one crawl_log row each, in one transaction."""
+    rows = [(run_id, source, _without_nul(url), DEFERRED, _without_nul(reason)) for url, reason in rows]
+    if not all(reason for *_, reason in rows):
+        raise ValueError("a deferred URL needs a reason")
+    with conn.transaction(), conn.cursor() as cur:
+        cur.executemany("INSERT INTO crawl_log (run_id, source, url, outcome, reason) VALUES (%s, %s, %s, %s, %s)",
+                        rows)
+
+
 def mark_seen(conn: psycopg.Connection, *, source: str, url: str) -> None:
     """A 304: the document behind ``url`` is still there (``last_seen``)."""
     conn.execute("UPDATE documents SET last_seen = now() WHERE source = %s AND url = %s", (source, url))

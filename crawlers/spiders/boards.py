@@ -74,6 +74,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from scrapy import signals
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.exceptions import DontCloseSpider, DownloadTimeoutError
+from scrapy.logformatter import LogFormatter
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 from scrapy_playwright.page import PageMethod
 
@@ -359,6 +360,24 @@ async def _close_page(page, timeout: float = 30.0) -> None:
 
 
 
+class QuietLogFormatter(LogFormatter):
+    """Scrapy's log formatter without its DEBUG line per response ("Crawled") and per item ("Scraped from") when
+    the crawl logs above DEBUG: Scrapy builds their log records before the handler drops them, ~60,000 at the
+    benchmark's scale, seconds of the reactor thread for nothing shown."""
+
+    @staticmethod
+    def _shown(spider) -> bool:
+        level = spider.settings.get("LOG_LEVEL") if spider is not None else None
+        level = logging.getLevelName(level) if isinstance(level, str) else level
+        return not isinstance(level, int) or level <= logging.DEBUG
+
+    def crawled(self, request, response, spider):
+        return super().crawled(request, response, spider) if self._shown(spider) else None
+
+    def scraped(self, item, response, spider):
+        return super().scraped(item, response, spider) if self._shown(spider) else None
+
+
 class BoardsSpider(MendelSpider):
     name = "boards"
     source = "boards"
@@ -398,6 +417,7 @@ class BoardsSpider(MendelSpider):
         # returns a value; bound methods miss its cache, so at scale it cost the reactor more than parsing the
         # feeds. None of this spider's callbacks returns a value (tests/test_boards_budget.py checks).
         "WARN_ON_GENERATOR_RETURN_VALUE": False,
+        "LOG_FORMATTER": "crawlers.spiders.boards.QuietLogFormatter",
     }
 
     @classmethod
@@ -429,6 +449,7 @@ class BoardsSpider(MendelSpider):
         self.host_requests: Counter = Counter()
         self.deferred: set[str] = set()  # attachment URLs put off to the next run by this one
         self.hosts_over_budget: set[str] = set()
+        self._deferred_rows: list[tuple[str, str]] = []  # (url, reason) to log, with the next links written
         self.boards: list[Board] = []
         self.seen: set[str] = set()
         self._links_executor: ThreadPoolExecutor | None = None
@@ -448,7 +469,9 @@ class BoardsSpider(MendelSpider):
         for board in self.boards:
             if board.kind in ("ofn", "export", "article_api") or board.rules:
                 self.count_request(board.url, 2 if board.javascript else 1)
-        for request in self.carried_over_requests():
+        carried = self.carried_over_requests()
+        self.record_deferred()  # those deferred again
+        for request in carried:
             yield request
         # An HTML board of a publisher whose feed this run reads waits for that feed: its notices are the feed's
         # (one document each, under the feed's ids), not new ones (see parse_html_board).
@@ -542,26 +565,45 @@ class BoardsSpider(MendelSpider):
     # ---------------------------------------------------------------- notice links
 
     def record_links(self, listing: str, links) -> None:
-        """Notice → attachment links of one board read, written on a thread of their own (one connection for the
-        whole crawl): the reactor keeps downloading meanwhile. Waited for when the spider closes."""
-        links = list(links)
+        """Notice → attachment links of one board read, and the attachments deferred meanwhile, written on a
+        thread of their own (one connection for the whole crawl): the reactor keeps downloading meanwhile. Waited
+        for when the spider closes."""
+        self._in_background(listing, list(links), self._take_deferred())
+
+    def record_deferred(self) -> None:
+        """The attachments deferred and not written yet (with the next links, or now)."""
+        deferred = self._take_deferred()
+        if deferred:
+            self._in_background(None, [], deferred)
+
+    def _take_deferred(self) -> list[tuple[str, str]]:
+        deferred, self._deferred_rows = self._deferred_rows, []
+        return deferred
+
+    def _in_background(self, listing: str | None, links: list, deferred: list[tuple[str, str]]) -> None:
         if self._links_executor is None:
             self._links_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mendel-links")
             self.crawler.signals.connect(self.finish_links, signal=signals.spider_closed)
-        future = self._links_executor.submit(self._record_links_now, listing, links)
-        future.add_done_callback(lambda done: self._links_failed(listing, done))
+        future = self._links_executor.submit(self._record_links_now, listing, links, deferred)
+        future.add_done_callback(lambda done: self._links_failed(listing or "deferred attachments", done))
 
-    def _record_links_now(self, listing: str, links) -> None:
+    def _record_links_now(self, listing: str | None, links, deferred) -> None:
         if self._links_conn is None:
             self._links_conn = psycopg.connect(self.settings.get("MENDEL_DATABASE_URL"), autocommit=True)
-        record_notice_links(self._links_conn, listing, links)
+        if listing is not None:
+            record_notice_links(self._links_conn, listing, links)
+        if deferred:
+            crawlstate.log_deferred(self._links_conn, run_id=self.settings.get("MENDEL_RUN_ID"), source=self.source,
+                                    rows=deferred)
 
     def _links_failed(self, listing: str, done) -> None:
         if done.exception() is not None:
-            self.logger.error("notice links of %s not recorded: %s", listing, done.exception())
+            self.logger.error("notice links or deferred attachments of %s not recorded: %s", listing,
+                              done.exception())
             self.crawler.stats.inc_value("mendel/boards/links_failed")
 
     def finish_links(self, spider=None) -> None:
+        self.record_deferred()
         self._links_executor.shutdown(wait=True)
         if self._links_conn is not None:
             self._links_conn.close()
@@ -692,9 +734,10 @@ class BoardsSpider(MendelSpider):
         if host not in self.hosts_over_budget:
             self.hosts_over_budget.add(host)
             self.crawler.stats.inc_value("mendel/boards/hosts_over_budget")
-        self.log_outcome(url, crawlstate.DEFERRED,
-                         reason=f"deferred: {host} had its budget of {self.host_budget} requests in this run; "
-                                "the next run asks for it first"[:500])
+        # Logged off the reactor thread, with the board's links (record_links): a row each, in one transaction.
+        self.crawler.stats.inc_value(f"mendel/outcome/{crawlstate.DEFERRED}")
+        self._deferred_rows.append((url, f"deferred: {host} had its budget of {self.host_budget} requests in this "
+                                         "run; the next run asks for it first"[:500]))
 
     def carried_over_requests(self) -> list:
         """The attachments earlier runs deferred, in the order they were deferred, each with what its notice's
