@@ -2,7 +2,9 @@
 dynamic partition per board.
 
 ``board_registry`` reads the whole register (:func:`mendel.boards.load_registry`: NKOD's boards, the maintained
-list), links each board to its place (:func:`mendel.municipalities.place_boards`), records it in PostgreSQL
+list), links each board to its place (:func:`mendel.municipalities.place_boards`) or, for a board of a public body
+such as a police directorate, to that body by its stored notices' file numbers
+(:func:`mendel.boards.place_by_notices`), records it in PostgreSQL
 (:func:`mendel.boards.register_boards`) and makes the instance's partitions match it: new boards are added, boards
 gone from the register are removed — their documents withdrawn, never deleted. It runs in the nightly job, so a
 run without a daemon (``mendel run``) crawls every board of the register; the ``new_boards_from_registry`` sensor
@@ -62,9 +64,10 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
         context.log.info(f"{BOARD_SOURCE} is not in MENDEL_SOURCES; the register is not read")
         return MaterializeResult(metadata={"enabled": False, "boards": 0})
     from mendel.municipalities import place_boards
+    from mendel.public_bodies import place_summary
 
     # A register that cannot be read fails the step (RegistryError): nothing is added or removed from half a read.
-    boards, placed = place_boards(register.load_registry(settings))
+    boards, _ = place_boards(register.load_registry(settings))
     known = set(context.instance.get_dynamic_partitions(board_partitions.name))
     keys = [b.key for b in boards]
     gone = sorted(known - set(keys))
@@ -73,17 +76,22 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
                       f"known ones; refused (more than {MAX_REMOVED_SHARE:.0%})", allow_retries=False)
     # No processing lock: the register is the crawl's business, like the crawls in their subprocesses.
     with psycopg.connect(mendel.db_url(), autocommit=True) as conn:
+        boards = register.place_by_notices(conn, boards)  # the notices stored by earlier crawls name the body
         change = register.register_boards(conn, boards)
     new_partitions = [k for k in keys if k not in known]
     if new_partitions:
         context.instance.add_dynamic_partitions(board_partitions.name, new_partitions)
     for key in gone:
         context.instance.delete_dynamic_partition(board_partitions.name, key)
+    placed = sum(1 for b in boards if b.obec or b.kraj or b.body)
     if change.removed:
         context.log.info(f"{len(change.removed)} board(s) left the register: {change.removed[:10]}; "
                          f"{len(change.withdrawn)} document(s) withdrawn")
     return MaterializeResult(metadata={
         "boards": len(boards), **boards_by_kind(boards), "placed": placed, "unplaced": len(boards) - placed,
+        # by municipality (kód obce), by public body (notices' file numbers), by region only (a name or page
+        # address); the unplaced by reason (mendel.public_bodies)
+        **place_summary(boards),
         # HTML boards by the CMS their site runs, and those whose CMS has no rule set (counted, never dropped).
         **register.cms_summary(boards),
         "added": len(change.added), "removed": len(change.removed), "withdrawn": len(change.withdrawn),

@@ -113,6 +113,14 @@ class Board:
     obec: str | None = None
     okres: str | None = None
     kraj: str | None = None
+    placed_by: str | None = None  # what placed it: municipality | name | page | body (numbers) | site (page host)
+    # A board of a public body no municipality runs (a police directorate, the ministry), linked by its notices'
+    # file numbers (mendel.public_bodies): the unit's name, its scope (national | regional) and code (KRPA); its
+    # notices inherit the body as they inherit the place. Without any place, why (``unplaced``: "{kind}: {words}").
+    body: str | None = None
+    body_scope: str | None = None
+    body_code: str | None = None
+    unplaced: str | None = None
     # HTML boards: the municipality's website domain (default: the board URL's host without "www."), the CMS the
     # websites list names for it (mendel/data/board_rules_by_cms.yaml keys, "unknown", "unlisted"), where its
     # rules come from ("cms:{key}@{version}" or "list": the entry's own) and, without rules, why.
@@ -468,14 +476,14 @@ def register_boards(conn, boards: list[Board]) -> RegisterChange:
         active = {k for (k,) in conn.execute("SELECT key FROM boards WHERE removed_at IS NULL")}
         with conn.cursor() as cur:
             cur.executemany(
-                "INSERT INTO boards (key, kind, url, name, publisher_ico, obec_kod, obec, okres, kraj, spec)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                "INSERT INTO boards (key, kind, url, name, publisher_ico, obec_kod, obec, okres, kraj, body,"
+                " body_scope, spec) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
                 " ON CONFLICT (key) DO UPDATE SET kind = EXCLUDED.kind, url = EXCLUDED.url, name = EXCLUDED.name,"
                 "  publisher_ico = EXCLUDED.publisher_ico, obec_kod = EXCLUDED.obec_kod, obec = EXCLUDED.obec,"
-                "  okres = EXCLUDED.okres, kraj = EXCLUDED.kraj, spec = EXCLUDED.spec, seen_at = now(),"
-                "  removed_at = NULL",
-                [(b.key, b.kind, b.url, b.name, b.publisher_ico, b.obec_kod, b.obec, b.okres, b.kraj,
-                  json.dumps(b.to_dict(), ensure_ascii=False)) for b in boards])
+                "  okres = EXCLUDED.okres, kraj = EXCLUDED.kraj, body = EXCLUDED.body,"
+                "  body_scope = EXCLUDED.body_scope, spec = EXCLUDED.spec, seen_at = now(), removed_at = NULL",
+                [(b.key, b.kind, b.url, b.name, b.publisher_ico, b.obec_kod, b.obec, b.okres, b.kraj, b.body,
+                  b.body_scope, json.dumps(b.to_dict(), ensure_ascii=False)) for b in boards])
         removed = conn.execute(
             "UPDATE boards SET removed_at = now() WHERE removed_at IS NULL AND NOT (key = ANY(%s))"
             " RETURNING key, url", (keys,)).fetchall()
@@ -496,15 +504,51 @@ def registered_boards(conn, keys=None) -> list[Board]:
     return [Board.from_dict(spec) for (spec,) in rows]
 
 
+def notice_numbers(conn, urls) -> dict[str, list[str | None]]:
+    """Board URL → the file numbers (číslo jednací; None where a notice has none) of the notices stored for it
+    (``documents.listing`` is its URL); a board with none stored is absent."""
+    out: dict[str, list[str | None]] = {}
+    for listing, citation in conn.execute(
+            "SELECT listing, citation FROM documents WHERE source = %s AND doc_type = 'notice' AND status = 'active'"
+            " AND listing = ANY(%s) ORDER BY listing, doc_id", (BOARD_SOURCE, list(urls))):
+        out.setdefault(listing, []).append(citation)
+    return out
+
+
+def place_by_notices(conn, boards) -> list[Board]:
+    """``boards`` linked to their public body by the file numbers of their notices stored so far
+    (:func:`mendel.public_bodies.place_boards`)."""
+    from mendel import public_bodies
+
+    boards = list(boards)
+    return public_bodies.place_boards(boards, notice_numbers(conn, {b.url for b in boards}))
+
+
+def place_registered_boards(conn) -> int:
+    """The register table's boards placed again by the notices stored now — the crawl stores a new board's notices
+    after the register read it, so a board is linked to its body in the same night; returns the rows changed."""
+    registered = registered_boards(conn)
+    changed = [b for b, old in zip(place_by_notices(conn, registered), registered) if b != old]
+    if changed:
+        with conn.transaction(), conn.cursor() as cur:
+            cur.executemany("UPDATE boards SET kraj = %s, body = %s, body_scope = %s, spec = %s WHERE key = %s",
+                            [(b.kraj, b.body, b.body_scope, json.dumps(b.to_dict(), ensure_ascii=False), b.key)
+                             for b in changed])
+    return len(changed)
+
+
 def document_places(conn) -> dict[str, dict]:
-    """doc_id → {kraj, okres, obec} for the board documents whose board has a place (what the bundle shows and
-    search filters by); a board's notices and attachments inherit its place."""
+    """doc_id → {kraj, okres, obec, body, body_scope} for the board documents whose board has a place or a body
+    (what the bundle shows and search filters by); a board's notices and attachments inherit them. The register's
+    boards are first placed by the notices stored now (:func:`place_registered_boards`)."""
+    place_registered_boards(conn)
     rows = conn.execute(
-        "SELECT DISTINCT ON (d.doc_id) d.doc_id, b.kraj, b.okres, b.obec FROM documents d"
-        " JOIN boards b ON b.url = d.listing WHERE d.source = %s AND (b.kraj IS NOT NULL OR b.obec IS NOT NULL)"
+        "SELECT DISTINCT ON (d.doc_id) d.doc_id, b.kraj, b.okres, b.obec, b.body, b.body_scope FROM documents d"
+        " JOIN boards b ON b.url = d.listing WHERE d.source = %s"
+        " AND (b.kraj IS NOT NULL OR b.obec IS NOT NULL OR b.body IS NOT NULL)"
         " ORDER BY d.doc_id, b.removed_at DESC NULLS FIRST", (BOARD_SOURCE,)).fetchall()
-    return {doc_id: {k: v for k, v in (("kraj", kraj), ("okres", okres), ("obec", obec)) if v}
-            for doc_id, kraj, okres, obec in rows}
+    fields = ("kraj", "okres", "obec", "body", "body_scope")
+    return {doc_id: {k: v for k, v in zip(fields, values) if v} for doc_id, *values in rows}
 
 
 def write_boards_file(boards, path: Path) -> Path:

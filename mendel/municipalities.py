@@ -232,8 +232,10 @@ def _words(text: str) -> list[str]:
 
 
 def place_boards(boards: list) -> tuple[list, int]:
-    """Boards (:class:`mendel.boards.Board`) with their place filled in where it can be told; returns them and how
-    many have one."""
+    """Boards (:class:`mendel.boards.Board`) with their place filled in where it can be told, and what told it
+    (``placed_by``: ``municipality``; ``name``: a region the board's or its publisher's name names; ``page``);
+    returns them and how many have one. A board none of these places may still be linked to a public body by its
+    notices (:func:`mendel.public_bodies.place_boards`)."""
     known = register()
     places: dict[str, Place] = {}  # board key → place, from the board's publisher
     for board in boards:
@@ -251,10 +253,12 @@ def place_boards(boards: list) -> tuple[list, int]:
     placed = []
     for board in boards:
         place = places.get(board.key) or by_publisher.get(board.publisher_ico or "")
+        placed_by = None if place is None else "municipality" if place.obec_kod else "name"
         if place is None and (kraj := known.kraj_named(getattr(board, "page", None))):
-            place = Place(None, None, None, kraj)
+            place, placed_by = Place(None, None, None, kraj), "page"
         if place is not None:
-            board = replace(board, obec_kod=place.obec_kod, obec=place.obec, okres=place.okres, kraj=place.kraj)
+            board = replace(board, obec_kod=place.obec_kod, obec=place.obec, okres=place.okres, kraj=place.kraj,
+                            placed_by=placed_by)
         placed.append(board)
     return placed, sum(1 for b in placed if b.kraj or b.obec)
 

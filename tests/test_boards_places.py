@@ -128,6 +128,30 @@ def test_the_real_feeds_are_placed_by_what_their_records_name():
     assert placed == 4 + 22
 
 
+def test_the_demo_register_s_boards_placed_by_municipality_region_or_public_body():
+    """The 189 boards a demo run registers (the mirror's catalogue and the maintained list): before the public
+    bodies, 29 had a place and 160 none; with the notices of the real feeds as the crawl stores them, the police's
+    and the ministry's boards are linked to their bodies (mendel.public_bodies) and 9 stay unplaced, each with its
+    reason."""
+    from mendel import public_bodies
+    from mendel.boards import load_html_boards
+    from mendel.config import HTML_BOARDS_FILE
+
+    boards, placed = municipalities.place_boards(_catalogue_boards() + load_html_boards(str(HTML_BOARDS_FILE)))
+    assert (len(boards), placed) == (189, 29)
+    assert Counter(b.placed_by for b in boards) == {None: 160, "page": 22, "municipality": 6, "name": 1}
+    feeds = json.loads(MVCR_FEEDS.read_text(encoding="utf-8"))
+    numbers = {f["iri"]: [n.get("číslo_jednací") for n in f["informace"]] for f in feeds}
+    bodies = public_bodies.place_boards(boards, numbers)
+    assert sum(1 for b in bodies if b.obec or b.kraj or b.body) == 180
+    assert public_bodies.place_summary(bodies) == {
+        "placed_by_municipality": 6, "placed_by_body": 155, "placed_by_region": 19,
+        "unplaced_by_reason": {"no_numbers": 8, "tie": 1}}
+    # Every board a kraj placed before keeps it; the 16 regional police boards no page placed gain theirs.
+    assert all(after.kraj == before.kraj for before, after in zip(boards, bodies) if before.kraj)
+    assert sum(1 for b in bodies if b.kraj) - sum(1 for b in boards if b.kraj) == 16
+
+
 def test_search_filters_by_place():
     documents = {
         "kadan-1": {"source": "boards", "kraj": "Ústecký kraj", "okres": "Chomutov", "obec": "Kadaň"},
