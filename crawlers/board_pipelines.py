@@ -9,11 +9,19 @@ release the GIL: the second core works too), each thread with its own connection
 store's digest is the item's). The board spider puts it in the place of
 those three (``BoardsSpider.update_settings``); what is stored and recorded is the same. It also counts the
 notices stored (new or changed) in the crawl's stats (``mendel/boards/notices_stored``).
+
+Most of a nightly board crawl is notices that have not changed (a feed lists every notice each night). An item
+whose bytes are its document's current version and whose fields are the stored ones
+(:func:`mendel.crawlstate.is_unchanged`, against the source's documents read once when the crawl opens) is
+confirmed in batches (:func:`mendel.crawlstate.confirm_unchanged`: the same crawl_log row, ``last_seen`` and
+quarantine resolution, one transaction per ``confirm_batch`` items, the rest when the spider closes) instead of one
+transaction each; its blob is already in the raw store.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -23,7 +31,9 @@ import psycopg
 
 from scrapy.exceptions import DropItem
 
-from crawlers.pipelines import DocumentRecordPipeline, content_problem, quarantine_item
+from crawlers.pipelines import DocumentRecordPipeline, _report_outage, content_problem, quarantine_item
+from mendel import crawlstate
+from mendel.outage import is_outage
 from mendel.rawstore import RawStore
 
 PLAIN = "crawlers.pipelines.DocumentRecordPipeline"
@@ -34,6 +44,7 @@ THREADED = "crawlers.board_pipelines.ThreadedDocumentRecordPipeline"
 
 class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
     workers = 3
+    confirm_batch = 500
 
     def __init__(self, database_url: str, run_id: str | None, raw_store: str | None = None, stats=None):
         self.store = RawStore(Path(raw_store)) if raw_store else None
@@ -42,6 +53,9 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
         self._connections: list[psycopg.Connection] = []
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
+        self._current: dict[str, crawlstate.CurrentDocument] = {}
+        self._confirming: list[dict] = []
+        self._source: str | None = None
         super().__init__(database_url, run_id)
 
     @classmethod
@@ -68,17 +82,72 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
 
     def open_spider(self, spider=None):
         self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="mendel-record")
+        self._source = getattr(spider or getattr(getattr(self, "crawler", None), "spider", None), "source", None)
+        if self._source and self.store is not None:
+            try:
+                with psycopg.connect(self.database_url) as conn:
+                    self._current = crawlstate.current_documents(conn, self._source)
+            except psycopg.Error as exc:
+                if not is_outage(exc):
+                    raise
+                self._current = {}  # every item takes the full path (and its outage handling)
 
     def close_spider(self, spider=None):
         if self._executor is not None:
             self._executor.shutdown(wait=True)
+        self._flush_confirmed(self._take_confirmed(0))
         for conn in self._connections:
             conn.close()
+
+    def _confirm_if_unchanged(self, item) -> bool:
+        """Confirm the item in the next batch when recording it would change nothing; True when it was."""
+        sha256 = hashlib.sha256(item.body).hexdigest()
+        with self._lock:
+            known = self._current.get(item.doc_id)
+        if not crawlstate.is_unchanged(known, sha256=sha256, url=item.url, title=item.title, doc_type=item.doc_type,
+                                       citation=item.citation, published=item.published, listing=item.listing) \
+                or not self.store.exists(sha256):
+            with self._lock:  # recorded the long way: a later item of the document is compared with what it left
+                self._current.pop(item.doc_id, None)
+            return False
+        item.sha256, item.raw_path, item.outcome = sha256, str(self.store.path_for(sha256)), "unchanged"
+        row = {"doc_id": item.doc_id, "url": item.url, "sha256": sha256, "byte_size": len(item.body),
+               "http_status": item.http_status, "etag": item.etag, "last_modified": item.last_modified,
+               "content_type": item.content_type, "title": item.title, "doc_type": item.doc_type,
+               "citation": item.citation, "published": item.published, "listing": item.listing}
+        item.body = b""
+        with self._lock:
+            self._confirming.append(row)
+        self._flush_confirmed(self._take_confirmed(self.confirm_batch))
+        return True
+
+    def _take_confirmed(self, at_least: int) -> list[dict]:
+        with self._lock:
+            if len(self._confirming) < max(at_least, 1):
+                return []
+            rows, self._confirming = self._confirming, []
+        return rows
+
+    def _flush_confirmed(self, rows: list[dict]) -> None:
+        if not rows:
+            return
+        spider = getattr(getattr(self, "crawler", None), "spider", None)
+        try:
+            crawlstate.confirm_unchanged(self.conn, run_id=self.run_id, source=self._source, rows=rows)
+            return
+        except psycopg.Error as exc:
+            if not is_outage(exc) or spider is None or spider.spool is None:
+                raise
+            _report_outage(spider, exc)
+        for row in rows:  # their records wait in the spool for the next crawl, as the long way's do
+            spider.spool.document(**row)
 
     def store_and_record(self, item, spider=None):
         reason = content_problem(item)
         if reason is not None:
             quarantine_item(lambda: self.conn, self.run_id, item, reason, getattr(getattr(self, "crawler", None), "spider", None))
+            return item
+        if self.store is not None and self._source and self._confirm_if_unchanged(item):
             return item
         if self.store is not None:
             blob = self.store.put(item.body, meta={

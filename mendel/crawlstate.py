@@ -3,7 +3,8 @@
 Every URL a crawl discovers ends in exactly one logged outcome, so a run reconciles from the database alone
 (:func:`run_counts`): ``crawl_runs.discovered = stored + unchanged + quarantined + disallowed``.
 
-- ``stored``: new bytes, a new document version; ``unchanged``: a 304 or the same sha256 as before;
+- ``stored``: new bytes, a new document version; ``unchanged``: a 304 or the same sha256 as before — or a
+  document not due for another look (the board crawl's ``revalidate_days``: no status, the reason says so);
 - ``quarantined``: a permanent failure (HTTP error after retries, timeout, reset, truncated or oversized body,
   redirect loop, not the expected kind of document, unparseable listing), always with its reason, also in
   ``quarantine`` (stage ``crawl``);
@@ -44,6 +45,14 @@ def known_validators(conn: psycopg.Connection, source: str) -> dict[str, tuple[s
         (source,),
     ).fetchall()
     return {url: (etag, last_modified) for url, etag, last_modified in rows}
+
+
+def last_confirmed(conn: psycopg.Connection, source: str) -> dict[str, datetime]:
+    """URL → when it last answered with its document (stored, the same bytes, or a 304: ``documents.last_seen``),
+    for the source's active documents."""
+    rows = conn.execute("SELECT url, last_seen FROM documents WHERE source = %s AND status = 'active'"
+                        " AND current_version_id IS NOT NULL AND url IS NOT NULL", (source,))
+    return dict(rows.fetchall())
 
 
 # A URL that answered "gone" (404/410) on its last real tries is not requested again until its backoff ends:
@@ -159,6 +168,61 @@ def record_document(
             sha256=sha256, etag=etag, last_modified=last_modified, byte_size=byte_size,
         )
     return FetchRecord(outcome, version_id)
+
+
+@dataclass(frozen=True)
+class CurrentDocument:
+    """What :func:`record_document` would find stored for a document: its current version's bytes and the fields
+    the upsert writes."""
+
+    sha256: str
+    url: str
+    title: str | None
+    doc_type: str | None
+    citation: str | None
+    published: str | None  # ISO date
+    listing: str | None
+
+
+def current_documents(conn: psycopg.Connection, source: str) -> dict[str, CurrentDocument]:
+    """doc_id → :class:`CurrentDocument` of the source's active documents (read once when a crawl starts)."""
+    rows = conn.execute(
+        "SELECT d.doc_id, v.sha256, d.url, d.title, d.doc_type, d.citation, d.published::text, d.listing"
+        " FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id"
+        " WHERE d.source = %s AND d.status = 'active'", (source,))
+    return {doc_id: CurrentDocument(*row) for doc_id, *row in rows}
+
+
+def is_unchanged(known: CurrentDocument | None, *, sha256: str, url: str, title: str | None = None,
+                 doc_type: str | None = None, citation: str | None = None, published: str | None = None,
+                 listing: str | None = None) -> bool:
+    """Whether :func:`record_document` of these bytes and fields would change nothing but ``last_seen``: the
+    current version has the bytes and every field is the stored one (a field given as None keeps it)."""
+    if known is None or known.sha256 != sha256 or known.url != _without_nul(url):
+        return False
+    given = {"title": title, "doc_type": doc_type, "citation": citation, "published": published,
+             "listing": listing}
+    return all(value is None or _without_nul(value) == getattr(known, name) for name, value in given.items())
+
+
+def confirm_unchanged(conn: psycopg.Connection, *, run_id: str | None, source: str, rows: list[dict]) -> None:
+    """What :func:`record_document` does for documents :func:`is_unchanged` says it would leave as they are, many
+    in one transaction: an ``unchanged`` crawl_log row each, ``last_seen``, their open crawl quarantine entries
+    resolved. ``rows``: dicts with doc_id, url, sha256, byte_size and optionally http_status, etag, last_modified
+    (a crawl of many unchanged notices wrote these one transaction a notice)."""
+    if not rows:
+        return
+    log = [(run_id, source, _without_nul(r["url"]), r.get("http_status", 200), "unchanged", r["sha256"],
+            r.get("etag"), r.get("last_modified"), r["byte_size"], None) for r in rows]
+    with conn.transaction(), conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO crawl_log (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size,"
+            " reason) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", log)
+        cur.execute("UPDATE documents SET last_seen = now() WHERE doc_id = ANY(%s)",
+                    ([_without_nul(r["doc_id"]) for r in rows],))
+        cur.execute("UPDATE quarantine SET resolved_at = now(), resolved_by = %s WHERE stage = 'crawl'"
+                    " AND source = %s AND url = ANY(%s) AND resolved_at IS NULL",
+                    (run_id, source, [entry[2] for entry in log]))
 
 
 def _without_nul(value):

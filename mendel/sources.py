@@ -248,6 +248,11 @@ SOURCES: dict[str, Source] = {source.name: source for source in (
             Option("host_budget", "MENDEL_BOARD_HOST_BUDGET", "200", "int",
                    "requests to one host per run at most (robots.txt and listings first, never deferred; attachments "
                    "over it are deferred to the next run, which asks for them first); 0 = no budget"),
+            # A notice's attachment is the document as posted: asking for each one every night (a conditional request,
+            # 304) spends the host's politeness on nothing new; a week keeps a changed file from going unseen long.
+            Option("revalidate_days", "MENDEL_BOARD_REVALIDATE_DAYS", "7", "int",
+                   "an attachment stored or confirmed within this many days is not asked for again (logged unchanged, "
+                   "not due); 0 = ask every run"),
         ),
         board_partitions=True,
         asset="board_documents",

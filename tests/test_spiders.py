@@ -161,14 +161,22 @@ def test_boards_crawl_the_kadan_feed_and_blesno_then_store_nothing_new(crawl):
     # Each attachment was asked for at its real path on the mirror (and the mirror has none of them).
     assert {urlsplit(u).path for u in failed} == {urlsplit(u).path for u in attachments}
 
+    def unchanged_by_status(run_id: str) -> dict:
+        with psycopg.connect(crawl.database_url) as conn:
+            assert conn.execute("SELECT count(*) FROM document_versions").fetchone()[0] == len(docs)
+            return {(status, (reason or "").split(":")[0]): n for status, reason, n in conn.execute(
+                "SELECT status, reason, count(*) FROM crawl_log WHERE run_id = %s AND outcome = 'unchanged'"
+                " GROUP BY 1, 2", (run_id,))}
+
+    # The next night: the Blešno PDFs answered yesterday are not due (not asked for: logged unchanged without a
+    # status, the reason saying so); the notices come from the re-read feed and are unchanged by hash.
     again = crawl("boards", "mu-2", **env)
-    # Blešno PDFs answer 304; the notices come from the re-read feed and are unchanged by hash.
     only(again, unchanged=len(KADAN["informace"]) + len(BLESNO_PDFS), quarantined=len(attachments))
-    with psycopg.connect(crawl.database_url) as conn:
-        statuses = dict(conn.execute(
-            "SELECT status, count(*) FROM crawl_log WHERE run_id = 'mu-2' AND outcome = 'unchanged' GROUP BY status"))
-        assert conn.execute("SELECT count(*) FROM document_versions").fetchone()[0] == len(docs)
-    assert statuses == {304: len(BLESNO_PDFS), 200: len(KADAN["informace"])}
+    assert unchanged_by_status("mu-2") == {(None, "not due"): len(BLESNO_PDFS), (200, ""): len(KADAN["informace"])}
+    # Once due (here: every run), they are asked for again, conditionally: 304.
+    due = crawl("boards", "mu-3", **env, MENDEL_BOARD_REVALIDATE_DAYS="0")
+    only(due, unchanged=len(KADAN["informace"]) + len(BLESNO_PDFS), quarantined=len(attachments))
+    assert unchanged_by_status("mu-3") == {(304, ""): len(BLESNO_PDFS), (200, ""): len(KADAN["informace"])}
 
 
 def test_ruian_crawls_the_vfr_files_then_only_304s(crawl):
@@ -319,6 +327,6 @@ def test_every_spider_is_wired_into_run(monkeypatch):
     assert run.spider_arguments("ruian") == {"base_url": "http://127.0.0.1:8765", "obce": "564729",
                                              "changes": True, "rebase": "http://127.0.0.1:8765"}
     assert run.spider_arguments("boards") == {"boards_file": "", "max_attachments": "", "host_budget": 200,
-                                              "rebase": "http://127.0.0.1:8765"}
+                                              "revalidate_days": 7, "rebase": "http://127.0.0.1:8765"}
     for name, spider in run.SPIDERS.items():
         assert spider.name == name and spider.source

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
@@ -102,6 +102,9 @@ class MendelSpider(scrapy.Spider):
         self.allowed_hosts: frozenset[str] = frozenset()
         self.validators: dict[str, tuple[str | None, str | None]] = {}
         self.gone: dict[str, crawlstate.Gone] = {}
+        # A spider that sets revalidate_after asks for a document it has again only once it is due (not_due).
+        self.revalidate_after: timedelta | None = None
+        self.confirmed: dict[str, datetime] = {}
         self.discovered = 0
         self.listings: dict[str, set[str]] = {}  # complete listing → the doc ids it names in this run
         self.incomplete_listings: set[str] = set()
@@ -127,16 +130,32 @@ class MendelSpider(scrapy.Spider):
             self.validators = crawlstate.known_validators(conn, self.source)
             if self.settings.getbool("MENDEL_GONE_BACKOFF", True):
                 self.gone = crawlstate.known_gone(conn, self.source)
+            if self.revalidate_after:
+                self.confirmed = crawlstate.last_confirmed(conn, self.source)
+
+    def not_due(self, url: str) -> bool:
+        """A document that answered within ``revalidate_after``: not asked for in this run."""
+        confirmed = self.confirmed.get(url)
+        return bool(self.revalidate_after) and confirmed is not None and \
+            datetime.now(timezone.utc) - confirmed < self.revalidate_after
 
     def document_request(self, url: str, callback, **kwargs) -> scrapy.Request | None:
         """A request for a document body: conditional on what we saw last time, and counted. None for a URL
         that answered gone on its last tries and whose backoff has not ended (:func:`mendel.crawlstate.known_gone`):
-        it is logged quarantined again, without a request."""
+        it is logged quarantined again, without a request; None too for a document not due for another look
+        (:meth:`not_due`): logged unchanged, without a request."""
         self.discovered += 1
         gone = self.gone.get(url)
         if gone is not None and datetime.now(timezone.utc) < gone.retry_after:
             self.crawler.stats.inc_value("mendel/held_back")
             self.log_outcome(url, "quarantined", reason=gone.reason)
+            return None
+        if self.not_due(url):
+            # Logged unchanged with no status: accounted for, and when it is asked for next is in the reason.
+            self.crawler.stats.inc_value("mendel/not_due")
+            self.log_outcome(url, "unchanged", reason=(
+                f"not due: answered with this document {self.confirmed[url]:%Y-%m-%d %H:%M} UTC; asked again "
+                f"{self.revalidate_after.days} days after"))
             return None
         headers = {}
         etag, last_modified = self.validators.get(url, (None, None))

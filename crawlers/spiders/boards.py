@@ -53,7 +53,10 @@ attachment — so a host with more files than its budget gets them all over succ
 Spider arguments: ``boards_file`` — a JSON list of boards (:func:`mendel.boards.write_boards_file`; without it the
 whole register is read), ``rebase`` — the mirror's origin in the demo profile, ``max_attachments`` — at most this
 many attachments fetched per board (the rest stay listed and linked, unfetched and not deferred; default all),
-``host_budget`` — requests per host and run (above).
+``host_budget`` — requests per host and run (above), ``revalidate_days`` — an attachment (or an article's PDF)
+that answered with its document within this many days is not asked for again (``MENDEL_BOARD_REVALIDATE_DAYS``,
+default 7; logged ``unchanged`` without a status, the reason saying when it answered): a posted notice's files
+rarely change, and asking for each every night would spend the host's politeness on 304s.
 """
 
 from __future__ import annotations
@@ -65,7 +68,7 @@ import logging
 import os
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 import psycopg
@@ -436,7 +439,7 @@ class BoardsSpider(MendelSpider):
             settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", options, priority="spider")
 
     def __init__(self, boards_file: str = "", rebase: str = "", max_attachments: str = "", host_budget: str = "",
-                 *args, **kwargs):
+                 revalidate_days: str = "", *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.boards_file = boards_file or ""
         self.rebase = rebase or None
@@ -446,6 +449,8 @@ class BoardsSpider(MendelSpider):
         self.max_attachments = int(max_attachments) if str(max_attachments or "").strip() else None
         # Requests per host in this run (published host → requests counted); None = no budget.
         self.host_budget = int(host_budget) if str(host_budget or "").strip() and int(host_budget) > 0 else None
+        days = int(revalidate_days) if str(revalidate_days or "").strip() else 0
+        self.revalidate_after = timedelta(days=days) if days > 0 else None
         self.host_requests: Counter = Counter()
         self.deferred: set[str] = set()  # attachment URLs put off to the next run by this one
         self.hosts_over_budget: set[str] = set()
@@ -696,7 +701,7 @@ class BoardsSpider(MendelSpider):
             if self.max_attachments is not None and fetched >= self.max_attachments:
                 self.crawler.stats.inc_value("mendel/attachments_over_limit")
                 continue
-            if not self.held_back(url) and not self.within_budget(attachment["url"]):
+            if not self.held_back(url) and not self.not_due(url) and not self.within_budget(attachment["url"]):
                 self.defer(url, attachment["url"])
                 continue
             fetched += 1
@@ -886,7 +891,8 @@ class BoardsSpider(MendelSpider):
             if not ref.get("url") or url in self.seen:
                 continue
             self.seen.add(url)
-            self.count_request(board.url)  # an article's PDF: counted, not deferred (no notice links it)
+            if not self.not_due(url):
+                self.count_request(board.url)  # an article's PDF: counted, not deferred (no notice links it)
             file_name = unquote(urlsplit(url).path.rsplit("/", 1)[-1]) or ref["name"]
             doc_id = f"{site}:{article}/{file_name}"
             self.listed(board.url, doc_id)
