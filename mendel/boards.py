@@ -498,10 +498,12 @@ def register_boards(conn, boards: list[Board]) -> RegisterChange:
 
 def registered_boards(conn, keys=None) -> list[Board]:
     """The boards the register names now (``keys``: only these), in the order they were registered."""
-    rows = conn.execute("SELECT spec FROM boards WHERE removed_at IS NULL AND (%s::text[] IS NULL OR key = ANY(%s))"
-                        " ORDER BY registered_at, key", (list(keys) if keys is not None else None,
-                                                         list(keys) if keys is not None else None)).fetchall()
-    return [Board.from_dict(spec) for (spec,) in rows]
+    rows = conn.execute("SELECT key, kind, url, name, spec FROM boards WHERE removed_at IS NULL"
+                        " AND (%s::text[] IS NULL OR key = ANY(%s)) ORDER BY registered_at, key",
+                        (list(keys) if keys is not None else None, list(keys) if keys is not None else None)).fetchall()
+    # the row's own columns where its spec lacks them (a row written without a full spec)
+    return [Board.from_dict({"key": key, "kind": kind, "url": url, "name": name, **(spec or {})})
+            for key, kind, url, name, spec in rows]
 
 
 def notice_numbers(conn, urls) -> dict[str, list[str | None]]:
