@@ -31,7 +31,8 @@ import psycopg
 
 from scrapy.exceptions import DropItem
 
-from crawlers.pipelines import DocumentRecordPipeline, _report_outage, content_problem, quarantine_item
+from crawlers.pipelines import (DocumentRecordPipeline, _report_outage, content_problem, quarantine_item,
+                                record_fields)
 from mendel import crawlstate
 from mendel.outage import is_outage
 from mendel.rawstore import RawStore
@@ -101,20 +102,17 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
 
     def _confirm_if_unchanged(self, item) -> bool:
         """Confirm the item in the next batch when recording it would change nothing; True when it was."""
+        with self._lock:  # recorded the long way or not: a later item of the document is compared with what it left
+            known = self._current.pop(item.doc_id, None)
+        if known is None:  # a new document (most of a first crawl): not hashed here, the raw store hashes it
+            return False
         sha256 = hashlib.sha256(item.body).hexdigest()
-        with self._lock:
-            known = self._current.get(item.doc_id)
         if not crawlstate.is_unchanged(known, sha256=sha256, url=item.url, title=item.title, doc_type=item.doc_type,
                                        citation=item.citation, published=item.published, listing=item.listing) \
                 or not self.store.exists(sha256):
-            with self._lock:  # recorded the long way: a later item of the document is compared with what it left
-                self._current.pop(item.doc_id, None)
             return False
         item.sha256, item.raw_path, item.outcome = sha256, str(self.store.path_for(sha256)), "unchanged"
-        row = {"doc_id": item.doc_id, "url": item.url, "sha256": sha256, "byte_size": len(item.body),
-               "http_status": item.http_status, "etag": item.etag, "last_modified": item.last_modified,
-               "content_type": item.content_type, "title": item.title, "doc_type": item.doc_type,
-               "citation": item.citation, "published": item.published, "listing": item.listing}
+        row = record_fields(item)
         item.body = b""
         with self._lock:
             self._confirming.append(row)

@@ -122,6 +122,15 @@ class RawStorePipeline:
         return item
 
 
+def record_fields(item: FetchedDocument) -> dict:
+    """What :func:`mendel.crawlstate.record_document` takes of a hashed item, its source aside (the outage spool's
+    document entries hold the same)."""
+    return dict(doc_id=item.doc_id, url=item.url, sha256=item.sha256, byte_size=len(item.body),
+                content_type=item.content_type, title=item.title, doc_type=item.doc_type, citation=item.citation,
+                published=item.published, http_status=item.http_status, etag=item.etag,
+                last_modified=item.last_modified, listing=item.listing)
+
+
 class DocumentRecordPipeline:
     """Upserts the document and version, and logs the fetch; the body itself stays in the raw store."""
 
@@ -144,15 +153,12 @@ class DocumentRecordPipeline:
             self.conn.close()
 
     def process_item(self, item: FetchedDocument, spider=None) -> FetchedDocument:
-        fields = dict(source=item.source, doc_id=item.doc_id, url=item.url,
-                      sha256=item.sha256, byte_size=len(item.body), content_type=item.content_type,
-                      title=item.title, doc_type=item.doc_type, citation=item.citation, published=item.published,
-                      http_status=item.http_status, etag=item.etag, last_modified=item.last_modified,
-                      listing=item.listing)
+        fields = record_fields(item)
         spider = getattr(getattr(self, "crawler", None), "spider", None)
         if not _database_lost(spider):
             try:
-                item.outcome = crawlstate.record_document(self.conn, run_id=self.run_id, **fields).outcome
+                item.outcome = crawlstate.record_document(self.conn, run_id=self.run_id, source=item.source,
+                                                          **fields).outcome
                 item.body = b""  # the bytes live in the raw store; don't keep them in memory or feeds
                 return item
             except psycopg.Error as exc:
@@ -160,7 +166,6 @@ class DocumentRecordPipeline:
                     raise
                 _report_outage(spider, exc)
         # The body is in the raw store already; its record waits in the spool for the next crawl.
-        fields.pop("source")
         spider.spool.document(**fields)
         item.outcome = "spooled"
         item.body = b""  # the bytes live in the raw store; don't keep them in memory or feeds
