@@ -220,9 +220,7 @@ def confirm_unchanged(conn: psycopg.Connection, *, run_id: str | None, source: s
             " reason) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", log)
         cur.execute("UPDATE documents SET last_seen = now() WHERE doc_id = ANY(%s)",
                     ([_without_nul(r["doc_id"]) for r in rows],))
-        cur.execute("UPDATE quarantine SET resolved_at = now(), resolved_by = %s WHERE stage = 'crawl'"
-                    " AND source = %s AND url = ANY(%s) AND resolved_at IS NULL",
-                    (run_id, source, [entry[2] for entry in log]))
+        resolve_crawl_quarantine(cur, run_id=run_id, source=source, urls=[entry[2] for entry in log])
 
 
 def _without_nul(value):
@@ -268,10 +266,14 @@ def log_outcome(
                  source, url, reason, sha256),
             )
         elif outcome in ("stored", "unchanged"):
-            # The URL answers with a real document again: its open crawl quarantine entries are resolved.
-            conn.execute(
-                "UPDATE quarantine SET resolved_at = now(), resolved_by = %s"
-                " WHERE stage = 'crawl' AND source = %s AND url = %s AND resolved_at IS NULL", (run_id, source, url))
+            resolve_crawl_quarantine(conn, run_id=run_id, source=source, urls=[url])
+
+
+def resolve_crawl_quarantine(conn, *, run_id: str | None, source: str, urls: list[str]) -> None:
+    """The URLs answer with a real document again: their open crawl quarantine entries are resolved by the run."""
+    conn.execute("UPDATE quarantine SET resolved_at = now(), resolved_by = %s"
+                 " WHERE stage = 'crawl' AND source = %s AND url = ANY(%s) AND resolved_at IS NULL",
+                 (run_id, source, urls))
 
 
 def log_deferred(conn: psycopg.Connection, *, run_id: str | None, source: str, rows) -> None:

@@ -133,6 +133,11 @@ class MendelSpider(scrapy.Spider):
             if self.revalidate_after:
                 self.confirmed = crawlstate.last_confirmed(conn, self.source)
 
+    def held_back(self, url: str) -> bool:
+        """A URL gone on its last tries whose backoff has not ended: logged without a request."""
+        gone = self.gone.get(url)
+        return gone is not None and datetime.now(timezone.utc) < gone.retry_after
+
     def not_due(self, url: str) -> bool:
         """A document that answered within ``revalidate_after``: not asked for in this run."""
         confirmed = self.confirmed.get(url)
@@ -145,10 +150,9 @@ class MendelSpider(scrapy.Spider):
         it is logged quarantined again, without a request; None too for a document not due for another look
         (:meth:`not_due`): logged unchanged, without a request."""
         self.discovered += 1
-        gone = self.gone.get(url)
-        if gone is not None and datetime.now(timezone.utc) < gone.retry_after:
+        if self.held_back(url):
             self.crawler.stats.inc_value("mendel/held_back")
-            self.log_outcome(url, "quarantined", reason=gone.reason)
+            self.log_outcome(url, "quarantined", reason=self.gone[url].reason)
             return None
         if self.not_due(url):
             # Logged unchanged with no status: accounted for, and when it is asked for next is in the reason.

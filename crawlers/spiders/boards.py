@@ -68,7 +68,7 @@ import logging
 import os
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 import psycopg
@@ -724,11 +724,6 @@ class BoardsSpider(MendelSpider):
             return False
         self.count_request(published_url)
         return True
-
-    def held_back(self, url: str) -> bool:
-        """A gone URL in its backoff: logged without a request, so it takes nothing of the budget."""
-        gone = self.gone.get(url)
-        return gone is not None and datetime.now(timezone.utc) < gone.retry_after
 
     def defer(self, url: str, published_url: str) -> None:
         """An attachment over its host's budget: not requested in this run; logged deferred, the next run asks
