@@ -21,7 +21,7 @@ from mendel.citation_records import CITATION_RECORD, is_citation_record, mark_ci
 from mendel.index import bundle, dense, lexical
 from mendel.index import graph as entity_graph
 from mendel.index.act_passages import index_act_versions
-from mendel.index.corpus import LAYERS, ChunkRecord, load_layer  # noqa: F401 (ChunkRecord: re-exported)
+from mendel.index.corpus import LAYERS, ChunkRecord, dense_texts, load_layer  # noqa: F401 (ChunkRecord: re-exported)
 from mendel.index.dense import HNSW_THRESHOLD  # noqa: F401 (re-exported)
 from mendel.index.embed import Embedder, embed_with_cache, text_hash, to_pgvector
 from mendel.index.graph import DOC_EDGE_TOP_ENTITIES, GRAPH_LABELS  # noqa: F401 (re-exported)
@@ -362,18 +362,19 @@ def _embed_upper_layers(conn: psycopg.Connection, batch_versions: int = 200) -> 
 
 
 def embed_pending(conn: psycopg.Connection, embedder: Embedder) -> dict:
-    """Vectors for passages whose dense text (ChunkRecord.dense_text) or model changed since they were embedded, through
-    the content-hash cache; then section and document vectors as centroids of their passages."""
+    """Vectors for passages whose dense text (mendel.index.corpus.dense_texts) or model changed since they were
+    embedded, through the content-hash cache; then section and document vectors as centroids of their passages."""
     started = time.monotonic()
     reprocessed = stages.reprocess_embed(conn, embedder.name)  # vectors another model (or an unrecorded one) made
     records = load_layer(conn, 3)
     stored = dict(conn.execute("SELECT chunk_id, embedded_hash FROM chunks WHERE layer = 3 AND embedding IS NOT NULL"))
-    pending = [(r, h) for r in records if stored.get(r.chunk_id) != (h := vector_hash(embedder.name, r.dense_text))]
-    vectors, newly = embed_with_cache(conn, embedder, [r.dense_text for r, _ in pending])
+    pending = [(r, t, h) for r, t in zip(records, dense_texts(conn, records))
+               if stored.get(r.chunk_id) != (h := vector_hash(embedder.name, t))]
+    vectors, newly = embed_with_cache(conn, embedder, [t for _, t, _ in pending])
     with conn.transaction(), conn.cursor() as cur:
         cur.executemany("UPDATE chunks SET embedding = %s::vector, embedded_hash = %s, embed_version = %s"
                         " WHERE chunk_id = %s",
-                        [(to_pgvector(v), h, embedder.name, r.chunk_id) for (r, h), v in zip(pending, vectors)])
+                        [(to_pgvector(v), h, embedder.name, r.chunk_id) for (r, _, h), v in zip(pending, vectors)])
     upper = _embed_upper_layers(conn)
     return {"chunks": len(pending), "embedded": newly, "cache_hits": len(pending) - newly,
             "sections": upper[2], "documents": upper[1], "seconds": round(time.monotonic() - started, 2),

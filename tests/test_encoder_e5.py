@@ -254,6 +254,16 @@ def test_query_vectors_are_cached_by_text(cache):
 # --- selection ----------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("runtime_name", ["openvino", "onnxruntime"])
+def test_cache_key_known_before_compiling_equals_what_runs(encoder, cache, runtime_name):
+    # a run with nothing to embed asks only for the name: on a CPU-only machine it compiles nothing for it
+    fresh = E5Encoder(runtime_name, cache=cache, device="cpu")
+    name = fresh.name
+    assert fresh._sessions == {}
+    assert name == f"e5-small/{fresh.session_for('throughput').label}@{fresh.digest[:12]}"
+    assert E5Encoder(runtime_name, cache=cache, device="cpu").name == name
+
+
 def test_embedder_chosen_by_name(monkeypatch):
     made = []
 

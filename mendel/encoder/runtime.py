@@ -221,6 +221,22 @@ class OnnxRuntimeSession:
         return list(self._pool.map(self.run, feeds))
 
 
+def cpu_label(runtime: str, device: str | None = None, precision: str = "auto") -> str | None:
+    """The ``label`` a session of ``runtime`` will have when it is sure to run on the CPU (no GPU wanted, or none
+    listed), known without compiling anything (~1 s): else None, since only compiling tells whether a GPU works."""
+    wanted = wanted_device(device)
+    if runtime == "openvino":
+        core = _openvino_core()
+        if wanted != "cpu" and any(d.startswith("GPU") for d in core.available_devices):
+            return None
+        if precision == "auto":
+            precision = "bf16" if "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES") else "f32"
+        return f"openvino-cpu-{precision}"
+    if runtime == "onnxruntime":
+        return None if wanted != "cpu" and onnxruntime_has_cuda() else "onnxruntime-cpu-f32"
+    raise ValueError(f"unknown runtime {runtime!r}: expected one of {RUNTIMES}")
+
+
 def open_session(path: Path, runtime: str, **options) -> Session:
     """A compiled graph for ``runtime`` (``openvino`` or ``onnxruntime``); see the module docstring."""
     if runtime == "openvino":
