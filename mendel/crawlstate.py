@@ -55,6 +55,20 @@ def last_confirmed(conn: psycopg.Connection, source: str) -> dict[str, datetime]
     return dict(rows.fetchall())
 
 
+def listing_documents(conn: psycopg.Connection, source: str, listing: str) -> list[tuple[str, str]]:
+    """(doc_id, url) of the active documents with a current version that ``listing`` holds (the documents it named
+    when it was last read), for a crawl that does not read a part of the listing again in this run."""
+    return conn.execute("SELECT doc_id, url FROM documents WHERE source = %s AND listing = %s AND status = 'active'"
+                        " AND current_version_id IS NOT NULL AND url IS NOT NULL ORDER BY doc_id",
+                        (source, listing)).fetchall()
+
+
+def open_crawl_quarantine(conn: psycopg.Connection, source: str) -> set[str]:
+    """URLs of a source with an open crawl quarantine entry (the last try failed)."""
+    return {url for (url,) in conn.execute("SELECT DISTINCT url FROM quarantine WHERE stage = 'crawl' AND source = %s"
+                                           " AND resolved_at IS NULL AND url IS NOT NULL", (source,))}
+
+
 # A URL that answered "gone" (404/410) on its last real tries is not requested again until its backoff ends:
 # 1 day after the first such answer, then 2, 4 … up to 32 days (less a slack for a schedule that runs a little
 # early). Each run still logs it — quarantined with the same reason and no status — so every discovered URL

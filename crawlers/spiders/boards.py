@@ -21,7 +21,8 @@ crawl path — a notice is one document, owned by the board that lists it.
 - **Article APIs** (the maintained list, ``article_api``: obec Blešno's site, an Angular front end over a Spring REST
   backend, tomkre/obec-blesno): article ids (``…/articles/ids?prefix=``) → each article's asset list
   (``/articles/{id}/assets?type=references``) → its PDFs, ``doc_id`` = ``{board id}:{article}/{file}``,
-  ``doc_type`` ``municipal_document``.
+  ``doc_type`` ``municipal_document``. An article already read whose asset list answered within
+  ``revalidate_days`` (below) is not read again: its PDFs stay listed (nothing withdrawn) and are logged not due.
 - **One notice, one document**: a notice document belongs to the listing that stored it (``documents.listing``,
   while active). A feed takes a notice over from an HTML board; an HTML row of a notice another listing owns only
   confirms it, in this run or any later one, so a board never adds a version to a feed's notice. A board owns a
@@ -56,7 +57,11 @@ many attachments fetched per board (the rest stay listed and linked, unfetched a
 ``host_budget`` — requests per host and run (above), ``revalidate_days`` — an attachment (or an article's PDF)
 that answered with its document within this many days is not asked for again (``MENDEL_BOARD_REVALIDATE_DAYS``,
 default 7; logged ``unchanged`` without a status, the reason saying when it answered): a posted notice's files
-rarely change, and asking for each every night would spend the host's politeness on 304s.
+rarely change, and asking for each every night would spend the host's politeness on 304s. The same holds for an
+article's asset list (obec Blešno: a request a second for each of its articles every night): one that answered
+within the window — each PDF it named has its document and answered within it, and nothing of it failed on its last
+try — is not read; it is logged like a not-due attachment and the PDFs it named still count as listed
+(:meth:`BoardsSpider.article_not_due`).
 """
 
 from __future__ import annotations
@@ -457,6 +462,8 @@ class BoardsSpider(MendelSpider):
         self._deferred_rows: list[tuple[str, str]] = []  # (url, reason) to log, with the next links written
         self.boards: list[Board] = []
         self.seen: set[str] = set()
+        self.quarantined: set[str] = set()  # URLs that failed on their last try (article_not_due)
+        self.quarantined_folders: set[str] = set()
         self._links_executor: ThreadPoolExecutor | None = None
         self._links_conn = None
         # A notice's own page (its url) → (its document id, whether a feed gave it): one notice is one document,
@@ -866,18 +873,69 @@ class BoardsSpider(MendelSpider):
             return
         self.listing_read(board.url)
         base = urljoin(board.url, "/")
-        for article in ids:
-            if isinstance(article, str) and article:
-                url = self.fetch_url(f"{base}articles/{quote(article)}/assets?type=references")
-                self.count_request(board.url)  # a listing: counted, never deferred
-                yield self.listing_request(url, self.parse_article_assets, listing=board.url,
-                                           cb_kwargs={"board": board, "article": article})
+        articles = list(dict.fromkeys(a for a in ids if isinstance(a, str) and a))
+        known = self.known_article_pdfs(board, articles)
+        for article in articles:
+            url = self.fetch_url(f"{base}articles/{quote(article)}/assets?type=references")
+            if self.article_not_due(board, url, known.get(article, [])):
+                continue
+            self.count_request(board.url)  # a listing: counted, never deferred
+            yield self.listing_request(url, self.parse_article_assets, listing=board.url,
+                                       cb_kwargs={"board": board, "article": article})
+
+    def known_article_pdfs(self, board: Board, articles: list[str]) -> dict[str, list[tuple[str, str]]]:
+        """Article → (doc_id, url) of the PDFs its asset list named when it was last read — the board's active
+        documents ``{site}:{article}/{file}`` —, when the crawl revalidates (``revalidate_days``); else nothing."""
+        if not self.revalidate_after or not articles:
+            return {}
+        prefix = board.key.removeprefix(API_KEY_PREFIX) + ":"
+        with self._connect() as conn:
+            rows = crawlstate.listing_documents(conn, self.source, board.url)
+            self.quarantined = crawlstate.open_crawl_quarantine(conn, self.source)
+        self.quarantined_folders = {url.rsplit("/", 1)[0] for url in self.quarantined}
+        names, known = set(articles), {}
+        for doc_id, url in rows:
+            if not doc_id.startswith(prefix):
+                continue
+            rest = doc_id[len(prefix):]
+            # {article}/{file}: the longest article of the index the id starts with (an article id may hold "/")
+            cuts = [i for i, char in enumerate(rest) if char == "/" and rest[:i] in names]
+            if cuts:
+                known.setdefault(rest[:cuts[-1]], []).append((doc_id, url))
+        return known
+
+    def article_not_due(self, board: Board, url: str, pdfs: list[tuple[str, str]]) -> bool:
+        """Whether an article's asset list is not due: it answered within ``revalidate_after`` — every PDF it named
+        when last read has its document and answered within it (the list is read with them: it is due when the
+        first of them is) — and neither the list nor a URL beside its PDFs failed on its last try (a PDF of the list
+        that is no document yet). Then it is not read in this run: logged ``unchanged`` without a status, the
+        reason saying when it answered; its PDFs stay listed (the board's listing still names them: nothing is
+        withdrawn) and are logged not due, as when the list is read."""
+        if not pdfs or url in self.quarantined or not all(self.not_due(pdf_url) for _, pdf_url in pdfs) or \
+                any(pdf_url.rsplit("/", 1)[0] in self.quarantined_folders for _, pdf_url in pdfs):
+            return False
+        answered = min(self.confirmed[pdf_url] for _, pdf_url in pdfs)
+        self.discovered += 1
+        self.crawler.stats.inc_value("mendel/boards/article_lists_not_due")
+        self.log_outcome(url, "unchanged", reason=(
+            f"not due: the article's asset list answered with its {len(pdfs)} PDF(s) {answered:%Y-%m-%d %H:%M} UTC;"
+            f" read again {self.revalidate_after.days} days after"))
+        for doc_id, pdf_url in pdfs:
+            self.listed(board.url, doc_id)
+            self.seen.add(pdf_url)
+            self.document_request(pdf_url, self.parse_site_pdf)  # not due: logged unchanged, no request
+        return True
 
     def parse_article_assets(self, response, board: Board, article: str):
         refs = response.json()
         if not isinstance(refs, list):
             self.reject_listing(response, "article assets are not a JSON list")
             return
+        if response.url in self.quarantined and self.outage is None:
+            # It failed on its last try and answers again: not held for a failed list any more (article_not_due).
+            self.quarantined.discard(response.url)
+            crawlstate.resolve_crawl_quarantine(self._outcome_connection(), run_id=self.settings.get("MENDEL_RUN_ID"),
+                                                source=self.source, urls=[response.url])
         site = board.key.removeprefix(API_KEY_PREFIX)
         for ref in refs:
             if not isinstance(ref, dict) or not str(ref.get("name", "")).lower().endswith(".pdf"):
