@@ -22,7 +22,7 @@ from dagster import (
 )
 from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
-from assets.crawl import BACKFILL_PARTITIONS, CRAWL_ASSETS
+from assets.crawl import BACKFILL_PARTITIONS, CRAWL_SPECS, source_crawls
 from mendel.sources import SOURCES
 from orchestration.automation import sensor_status
 from orchestration.policies import SOURCE_TAG
@@ -33,25 +33,30 @@ FRESHNESS_CHECK_NAME = "freshness_check"  # the name Dagster's freshness-check f
 
 def without_freshness_checks(selection: AssetSelection) -> AssetSelection:
     """Jobs leave freshness checks to their sensor: right after a crawl they would only ever pass."""
-    keys = [AssetCheckKey(asset.key, FRESHNESS_CHECK_NAME) for asset in CRAWL_ASSETS.values()]
+    keys = [AssetCheckKey(spec.key, FRESHNESS_CHECK_NAME) for spec in CRAWL_SPECS.values()]
     return selection - AssetSelection.checks(*keys)
+
+
+def source_selection(source: str) -> AssetSelection:
+    """One source's crawl asset (and its crawl_failures check): the crawl step, subset to it, crawls it alone."""
+    return without_freshness_checks(AssetSelection.assets(CRAWL_SPECS[source].key))
 
 
 def crawl_job(source: str) -> UnresolvedAssetJobDefinition:
     return define_asset_job(
         f"crawl_{source}",
-        selection=without_freshness_checks(AssetSelection.assets(CRAWL_ASSETS[source])),
+        selection=source_selection(source),
         tags={SOURCE_TAG: source},
         description=f"Crawl {source} now; new or changed documents then trigger their processing (sensor).",
     )
 
 
 def window_run_config(source: str):
-    asset_name = CRAWL_ASSETS[source].key.to_python_identifier()
+    op_name = source_crawls.node_def.name  # the one crawl step, subset to the source
 
     def run_config(partition_key: str) -> dict:
         window = BACKFILL_PARTITIONS[source].time_window_for_partition_key(partition_key)
-        return {"ops": {asset_name: {"config": {"window_start": window.start.date().isoformat(),
+        return {"ops": {op_name: {"config": {"window_start": window.start.date().isoformat(),
                                                 "window_end": window.end.date().isoformat()}}}}
 
     return run_config
@@ -61,7 +66,7 @@ def backfill_job(source: str) -> UnresolvedAssetJobDefinition:
     partitions = BACKFILL_PARTITIONS[source]
     return define_asset_job(
         f"backfill_{source}",
-        selection=without_freshness_checks(AssetSelection.assets(CRAWL_ASSETS[source])),
+        selection=source_selection(source),
         partitions_def=partitions,
         config=PartitionedConfig(partitions_def=partitions, run_config_for_partition_key_fn=window_run_config(source)),
         tags={SOURCE_TAG: source},
@@ -78,19 +83,19 @@ def freshness_checks(source: str) -> list[AssetChecksDefinition]:
     with warnings.catch_warnings():
         warnings.filterwarnings(**_SUPERSEDED)
         return list(build_last_update_freshness_checks(
-            assets=[CRAWL_ASSETS[source]], lower_bound_delta=SOURCES[source].cadence + FRESHNESS_SLACK,
+            assets=[CRAWL_SPECS[source].key], lower_bound_delta=SOURCES[source].cadence + FRESHNESS_SLACK,
             timezone="Europe/Prague",
         ))
 
 
 def source_jobs() -> list[UnresolvedAssetJobDefinition]:
-    jobs = [crawl_job(source) for source in CRAWL_ASSETS]
+    jobs = [crawl_job(source) for source in CRAWL_SPECS]
     jobs += [backfill_job(source) for source in BACKFILL_PARTITIONS]
     return jobs
 
 
 def source_freshness_checks() -> list[AssetChecksDefinition]:
-    return [check for source in CRAWL_ASSETS for check in freshness_checks(source)]
+    return [check for source in CRAWL_SPECS for check in freshness_checks(source)]
 
 
 def freshness_sensor(checks: list[AssetChecksDefinition]) -> SensorDefinition:

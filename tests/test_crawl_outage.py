@@ -114,7 +114,8 @@ def test_the_crawl_asset_does_not_retry_a_database_outage(pg_server_url, tmp_pat
     from dagster import Failure, build_asset_context
     from dagster._core.errors import DagsterPipesExecutionError
 
-    from assets.crawl import CRAWL_ASSETS, CrawlWindow
+    from assets.crawl import CrawlWindow, build_source_crawls
+    from mendel.sources import SOURCES
     from orchestration.resources import MendelResource
 
     database_url = db.create_database(pg_server_url, f"outage_{uuid.uuid4().hex[:8]}")
@@ -130,8 +131,8 @@ def test_the_crawl_asset_does_not_retry_a_database_outage(pg_server_url, tmp_pat
     mendel = MendelResource(home=str(tmp_path), profile="demo", database_url=database_url, sources="nsoud")
     try:
         with pytest.raises(Failure) as failure:
-            CRAWL_ASSETS["nsoud"](build_asset_context(), config=CrawlWindow(), mendel=mendel,
-                                  pipes_subprocess_client=DyingCrawl())
+            list(build_source_crawls([SOURCES["nsoud"]])(build_asset_context(), config=CrawlWindow(), mendel=mendel,
+                                                         pipes_subprocess_client=DyingCrawl()))
     finally:
         start_database(pg_server_url, name)
     assert failure.value.allow_retries is False

@@ -21,7 +21,7 @@ from dagster import (
     define_asset_job,
 )
 
-from assets.crawl import crawl_asset
+from assets.crawl import build_source_crawls
 from mendel import db
 from mendel.sources import SOURCES
 from cli.main import dagster_yaml_for
@@ -77,7 +77,7 @@ def crawls(tmp_path_factory, pg_server_url, mirror):
     mendel = nightly_resources(home, database_url, mirror.base_url)
 
     # The factory's own asset, with the production policy's backoff and jitter but a short base delay.
-    flaky_asset = crawl_asset(SOURCES["nsoud"], retry_policy=network_retry_policy(TEST_RETRY_DELAY_S))
+    flaky_asset = build_source_crawls([SOURCES["nsoud"]], retry_policy=network_retry_policy(TEST_RETRY_DELAY_S))
     flaky_defs = Definitions(
         assets=[flaky_asset],
         jobs=[define_asset_job("crawl_nsoud", selection=[flaky_asset])],  # the project's job name

@@ -21,25 +21,26 @@ from dagster import (
 )
 from dagster._core.test_utils import freeze_time
 
-from assets.crawl import BACKFILL_PARTITIONS, CRAWL_ASSETS
+from assets.crawl import BACKFILL_PARTITIONS, CRAWL_SPECS, source_crawls
 from mendel.sources import SOURCES as REGISTRY
 from orchestration.definitions import FRESHNESS_CHECKS, defs
 from orchestration.policies import NETWORK_RETRY_DELAY_S, PROCESSING_TAG, SOURCE_TAG, crawl_pool
 from orchestration.sources import FRESHNESS_SLACK, freshness_checks
 
-SOURCES = sorted(CRAWL_ASSETS)
+SOURCES = sorted(CRAWL_SPECS)
 
 
-def test_every_source_has_a_pool_and_the_network_retry_policy():
+def test_every_source_is_crawled_by_the_one_crawl_step_with_the_network_retry_policy():
     assert {"esbirka", "nsoud", "cnb", "ruian"} <= set(SOURCES)
-    pools = set()
     for source in SOURCES:
+        # One subsettable step crawls the selected sources in one process; each keeps its own asset.
         assets_def = defs.resolve_assets_def(f"{source}_documents")
-        pools.add(assets_def.node_def.pool)
+        assert assets_def.node_def.name == source_crawls.node_def.name and assets_def.can_subset
+        assert assets_def.node_def.pool is None  # a site's crawls exclude each other by their pool's lock instead
         policy = assets_def.op.retry_policy
         assert policy.backoff is Backoff.EXPONENTIAL and policy.jitter is Jitter.PLUS_MINUS
         assert policy.max_retries >= 2 and policy.delay == NETWORK_RETRY_DELAY_S
-    assert pools == {crawl_pool(source) for source in SOURCES}  # one pool per source, none shared
+    assert len({crawl_pool(source) for source in SOURCES}) == len(SOURCES)  # one pool (lock) per source
     assert defs.resolve_assets_def("neo4j_graph").op.retry_policy is not None  # the other network asset
 
 
@@ -47,7 +48,7 @@ def test_jobs_per_source_carry_the_source_tag():
     for source in SOURCES:
         job = defs.resolve_job_def(f"crawl_{source}")
         assert job.tags[SOURCE_TAG] == source
-        assert job.asset_layer.selected_asset_keys == {CRAWL_ASSETS[source].key}
+        assert job.asset_layer.selected_asset_keys == {CRAWL_SPECS[source].key}
     assert defs.resolve_job_def("nightly").tags[PROCESSING_TAG] == "process"
 
 
@@ -57,13 +58,13 @@ def test_backfill_jobs_partition_by_date_and_map_windows_to_crawler_settings():
     esbirka = defs.resolve_job_def("backfill_esbirka")
     assert "2024" in esbirka.partitions_def.get_partition_keys()
     config = esbirka.partitioned_config.get_run_config_for_partition_key("2024")
-    window = config["ops"]["esbirka_documents"]["config"]
+    window = config["ops"]["source_crawls"]["config"]
     assert window == {"window_start": "2024-01-01", "window_end": "2025-01-01"}
     assert REGISTRY["esbirka"].window.backfill_env(datetime(2024, 1, 1).date(), datetime(2025, 1, 1).date()) == {
         "MENDEL_ESBIRKA_YEARS": "2024"}
     nsoud = defs.resolve_job_def("backfill_nsoud")
     assert nsoud.tags[SOURCE_TAG] == "nsoud"
-    window = nsoud.partitioned_config.get_run_config_for_partition_key("2025-01-01")["ops"]["nsoud_documents"]
+    window = nsoud.partitioned_config.get_run_config_for_partition_key("2025-01-01")["ops"]["source_crawls"]
     start, end = (datetime.fromisoformat(window["config"][k]).date() for k in ("window_start", "window_end"))
     assert REGISTRY["nsoud"].window.backfill_env(start, end) == {"MENDEL_NSOUD_FROM": "2025-01-01",
                                                                  "MENDEL_NSOUD_TO": "2025-01-31"}
@@ -82,7 +83,7 @@ def test_freshness_check_per_source_with_its_cadence():
 def test_freshness_check_passes_then_fails_on_a_real_instance():
     source = "esbirka"
     check_defs = Definitions(
-        assets=[CRAWL_ASSETS[source]],
+        assets=[source_crawls],
         asset_checks=freshness_checks(source),
         jobs=[define_asset_job("freshness", selection=AssetSelection.all_asset_checks())],
         resources=defs.resources,  # the crawl asset needs them to load; only its check runs

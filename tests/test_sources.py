@@ -12,7 +12,7 @@ from datetime import date
 
 import pytest
 
-from assets.crawl import BACKFILL_PARTITIONS, CRAWL_ASSETS
+from assets.crawl import BACKFILL_PARTITIONS, CRAWL_SPECS
 from crawlers import run
 from mendel.config import PROJECT_ROOT, SAMPLE_CORPUS, Settings
 from mendel.sources import SOURCES, DateWindow, Option, YearWindow, production_base_urls, source_envs
@@ -51,18 +51,19 @@ def test_every_source_has_an_asset_with_its_pool_and_the_jobs_and_checks_it_need
     checked = {spec.asset_key.to_user_string() for checks_def in FRESHNESS_CHECKS for spec in checks_def.check_specs}
     for source in SOURCES.values():
         assets_def = defs.resolve_assets_def(source.asset)
-        assert assets_def.node_def.pool == source.pool
-        if source.board_partitions:  # the board asset (assets/boards.py) and its own job
-            assert source.name not in CRAWL_ASSETS
+        if source.board_partitions:  # the board asset (assets/boards.py), its pool and its own job
+            assert assets_def.node_def.pool == source.pool
+            assert source.name not in CRAWL_SPECS
             continue
-        assert CRAWL_ASSETS[source.name].key == assets_def.key
-        assert defs.resolve_job_def(f"crawl_{source.name}").asset_layer.selected_asset_keys == {assets_def.key}
+        key = CRAWL_SPECS[source.name].key
+        assert key in assets_def.keys and key.to_user_string() == source.asset
+        assert defs.resolve_job_def(f"crawl_{source.name}").asset_layer.selected_asset_keys == {key}
         assert source.asset in checked
         assert (source.name in BACKFILL_PARTITIONS) == (source.backfill is not None)
         if source.backfill is not None:
             keys = defs.resolve_job_def(f"backfill_{source.name}").partitions_def.get_partition_keys()
             assert keys[0] == (source.backfill.start[:4] if source.backfill.unit == "year" else source.backfill.start)
-    assert set(CRAWL_ASSETS) == {name for name, source in SOURCES.items() if not source.board_partitions}
+    assert set(CRAWL_SPECS) == {name for name, source in SOURCES.items() if not source.board_partitions}
     assert len({source.pool for source in SOURCES.values()}) == len(SOURCES)  # no two sources share a pool
 
 
@@ -125,15 +126,16 @@ from orchestration.definitions import FRESHNESS_CHECKS, defs
 
 asset = defs.resolve_assets_def("example_documents")
 backfill = defs.resolve_job_def("backfill_example")
-window = backfill.partitioned_config.get_run_config_for_partition_key("2010-02-01")["ops"]["example_documents"]
+window = backfill.partitioned_config.get_run_config_for_partition_key("2010-02-01")["ops"]["source_crawls"]
 print(json.dumps({
     "spider": run.SPIDERS["example"].__name__,
     "arguments": run.spider_arguments("example"),
-    "pool": asset.node_def.pool,
+    "pool": SOURCES["example"].pool,  # its crawl lock (crawlers.run.take_crawl_lock)
+    "crawled_by": asset.node_def.name,
     "crawl_job": [k.to_user_string() for k in defs.resolve_job_def("crawl_example").asset_layer.selected_asset_keys],
     "window": window["config"],
     "freshness_s": [spec.metadata["dagster/freshness_params"].data["lower_bound_delta_seconds"]
-                    for checks in FRESHNESS_CHECKS for spec in checks.check_specs if spec.asset_key == asset.key],
+                    for checks in FRESHNESS_CHECKS for spec in checks.check_specs if spec.asset_key.to_user_string() == "example_documents"],
 }))
 '''
 
@@ -149,6 +151,7 @@ def test_a_new_source_is_one_registry_entry(tmp_path):
         "spider": "ExampleSpider",
         "arguments": {"base_url": "http://127.0.0.1:8765", "date_from": "2020-01-01", "date_to": "", "depth": 3},
         "pool": "crawl_example",
+        "crawled_by": "source_crawls",
         "crawl_job": ["example_documents"],
         "window": {"window_start": "2010-02-01", "window_end": "2010-03-01"},
         "freshness_s": [(7 * 24 + 2) * 3600],
