@@ -193,22 +193,38 @@ def schema_errors(questions: Sequence[dict]) -> list[str]:
 
 def gold_errors(questions: Sequence[dict], chunks: Iterable[dict], documents: Iterable[str] | None = None) -> list[str]:
     """Gold items not grounded in a bundle: unknown document, or evidence not on a chunk covering that page."""
-    by_doc: dict[str, list[dict]] = {}
-    for c in chunks:
-        by_doc.setdefault(c["doc_id"], []).append(c)
-    known = set(documents) if documents is not None else set(by_doc)
-    errors = []
-    for q in questions:
-        for g in q.get("gold", []):
-            if g["doc_id"] not in known:
-                errors.append(f"{q['id']}: unknown document {g['doc_id']}")
-                continue
-            evidence = normalize(g["evidence"])
-            on_page = [c for c in by_doc.get(g["doc_id"], [])
-                       if int(c["page_start"]) <= int(g["page"]) <= int(c["page_end"])]
-            if not any(evidence in normalize(c["text"]) for c in on_page):
-                errors.append(f"{q['id']}: evidence not on page {g['page']} of {g['doc_id']}: {g['evidence']!r}")
-    return errors
+    return _GroundTruth(chunks, documents).errors(questions)
+
+
+class _GroundTruth:
+    """A bundle's chunks by document, indexed once for every question checked against them."""
+
+    def __init__(self, chunks: Iterable[dict], documents: Iterable[str] | None = None):
+        self.by_doc: dict[str, list[dict]] = {}
+        for c in chunks:
+            self.by_doc.setdefault(c["doc_id"], []).append(c)
+        self.known = set(documents) if documents is not None else set(self.by_doc)
+        self._normalized: dict[int, str] = {}
+
+    def _text(self, chunk: dict) -> str:
+        key = id(chunk)
+        if key not in self._normalized:
+            self._normalized[key] = normalize(chunk["text"])
+        return self._normalized[key]
+
+    def errors(self, questions: Sequence[dict]) -> list[str]:
+        errors = []
+        for q in questions:
+            for g in q.get("gold", []):
+                if g["doc_id"] not in self.known:
+                    errors.append(f"{q['id']}: unknown document {g['doc_id']}")
+                    continue
+                evidence = normalize(g["evidence"])
+                on_page = [c for c in self.by_doc.get(g["doc_id"], [])
+                           if int(c["page_start"]) <= int(g["page"]) <= int(c["page_end"])]
+                if not any(evidence in self._text(c) for c in on_page):
+                    errors.append(f"{q['id']}: evidence not on page {g['page']} of {g['doc_id']}: {g['evidence']!r}")
+        return errors
 
 
 # --- running the variants -----------------------------------------------------------------------------------
@@ -268,11 +284,17 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
         wanted = {"dense+bridge", "hybrid+bridge"} & set(variants)
         dense_bridge, dense_bridge_ms = (_timed(searcher.dense_ranking, searcher.dense_text(found), n=depth)
                                          if wanted else ([], 0.0))
-    chunk = searcher.chunks.__getitem__
+    rows: dict[int, dict] = {}  # each chunk read once for this question's lists (a bundle row is parsed when read)
 
     def as_hits(items: list[int]) -> list[dict]:
-        return [{"doc_id": chunk(i)["doc_id"], "page": chunk(i)["page_start"], "page_end": chunk(i)["page_end"],
-                 "text": chunk(i)["text"]} for i in items[:depth]]
+        hits = []
+        for i in items[:depth]:
+            if i not in rows:
+                row = searcher.chunks[i]
+                rows[i] = {"doc_id": row["doc_id"], "page": row["page_start"], "page_end": row["page_end"],
+                           "text": row["text"]}
+            hits.append(rows[i])
+        return hits
 
     # the plain lists and, for the "+bridge" variants, the same lists with the bridge's legal wordings
     lists = {"": ((bm25, bm25_ms), (dense, dense_ms))}
@@ -389,11 +411,10 @@ def split_grounded(questions: Sequence[dict], chunks: Iterable[dict],
                    documents: Iterable[str] | None = None) -> tuple[list[dict], list[str]]:
     """(questions whose every gold item is grounded in the bundle, the problems of the others). A bundle built
     from part of the corpus answers only the questions about that part."""
-    chunks = list(chunks)
-    documents = list(documents) if documents is not None else None
+    truth = _GroundTruth(chunks, documents)
     kept, problems = [], []
     for q in questions:
-        errors = gold_errors([q], chunks, documents)
+        errors = truth.errors([q])
         if errors:
             problems.extend(errors)
         else:
