@@ -25,8 +25,9 @@ QUALITY_CHECKS = [
 
 
 def quality_check_results(conn) -> list[AssetCheckResult]:
-    """Both checks from one validation of the live extracted documents; hard failures quarantine their
-    documents (mendel.quality.review_database)."""
+    """Both checks from one review of the live extracted documents (incremental: only versions not reviewed
+    since their extraction are validated, the corpus-level figures are summed from the stored per-version
+    results); hard failures quarantine their documents (mendel.quality.review_database)."""
     from mendel import quality
 
     review = quality.review_database(conn)

@@ -18,13 +18,24 @@ takes seconds to import, so it is imported only when a validation runs.
 fails a hard expectation is recorded in `quality_quarantine` with the failed expectations and the offending
 rows, its chunks go and the chunk stage skips it; the hard check blocks only when the failing share of new
 versions (never checked before) exceeds `quarantine.max_new_failing_share`, and then nothing is recorded.
+
+The review is incremental: each version's share of every expectation (its rows, missing rows, failing rows and
+first examples) is stored when it is validated (tables `quality_reviews`, `quality_review_results`), and only the
+live versions without a share by the current review version (`review_version()`: thresholds, this code, Great
+Expectations' release) since their extraction are validated; the corpus-level results are sums in SQL over the
+live versions, exactly what a validation of the whole corpus gives (`review_database(..., incremental=False)`,
+tests/test_quality_incremental.py). A run where nothing changed loads no Great Expectations at all.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
+import math
 import re
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -33,6 +44,7 @@ import yaml
 from mendel.chunking import PAGE_SEPARATOR
 from mendel.extract.normalize import meaningful_chars
 
+log = logging.getLogger("mendel.quality")
 THRESHOLDS_PATH = Path(__file__).with_name("quality_thresholds.yaml")
 SEVERITIES = ("hard", "soft")
 
@@ -150,31 +162,36 @@ _LIVE_UNQUARANTINED = (
     " WHERE d.status = 'active'"
     " AND NOT EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = d.current_version_id)"
 )
-# Composed once here from constants: the sections and the pages of live, unquarantined documents' current versions.
+# Composed once here from constants: the sections and the pages of live, unquarantined documents' current versions
+# (all of them, or those of the versions in %(versions)s).
+_ONLY_VERSIONS = " AND d.current_version_id = ANY(%(versions)s)"
 _LIVE_SECTIONS = (
     "SELECT d.doc_id, s.kind, s.label, s.depth, s.page_start, s.page_end, s.char_start, s.char_end"
-    " FROM documents d JOIN sections s ON s.version_id = d.current_version_id" + _LIVE_UNQUARANTINED +
+    " FROM documents d JOIN sections s ON s.version_id = d.current_version_id" + _LIVE_UNQUARANTINED + "{only}"
     " ORDER BY d.doc_id, s.char_start, s.depth, s.section_id"
 )
 _LIVE_PAGES = (
     "SELECT d.doc_id, d.current_version_id, v.quality_checked_at IS NULL, p.page_no, p.text, p.is_ocr,"
     " p.ocr_confidence FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id"
-    " JOIN pages p ON p.version_id = d.current_version_id" + _LIVE_UNQUARANTINED +
+    " JOIN pages p ON p.version_id = d.current_version_id" + _LIVE_UNQUARANTINED + "{only}"
     " ORDER BY d.doc_id, p.page_no"
 )
 
 
-def frames_from_database(conn, thresholds: dict) -> Frames:
-    """Frames of the current extracted version of every active, unquarantined document that has pages,
-    streamed one document at a time so that no more than one document's text is held."""
+def frames_from_database(conn, thresholds: dict, versions: Sequence[int] | None = None) -> Frames:
+    """Frames of the current extracted version of every active, unquarantined document that has pages (or of
+    those whose current version is in ``versions``), streamed one document at a time so that no more than one
+    document's text is held."""
+    only = "" if versions is None else _ONLY_VERSIONS
+    params = None if versions is None else {"versions": list(versions)}
     builder = FrameBuilder(thresholds)
     sections: dict[str, list[_SectionRow]] = {}
-    for doc_id, *row in conn.execute(_LIVE_SECTIONS):
+    for doc_id, *row in conn.execute(_LIVE_SECTIONS.format(only=only), params):
         sections.setdefault(doc_id, []).append(_SectionRow(*row))
     current: str | None = None
     pages: list[_PageRow] = []
     with conn.cursor() as cursor:
-        for doc_id, version_id, is_new, *row in cursor.stream(_LIVE_PAGES):
+        for doc_id, version_id, is_new, *row in cursor.stream(_LIVE_PAGES.format(only=only), params):
             if doc_id != current:
                 if current is not None:
                     builder.add(current, pages, sections.get(current, ()))
@@ -311,10 +328,15 @@ def _by_document(rows: list[dict], key: str, examples: int) -> dict[str, list[st
     return found
 
 
+def _kwargs(config) -> dict:
+    """An expectation's columns and thresholds as the check metadata shows them."""
+    return _jsonable({k: v for k, v in config.kwargs.items() if k not in ("batch_id", "result_format")})
+
+
 def _outcome(planned: Planned, result, key: str, examples: int) -> Outcome:
     config = result.expectation_config
     details = result.result or {}
-    kwargs = {k: v for k, v in config.kwargs.items() if k not in ("batch_id", "result_format")}
+    kwargs = _kwargs(config)
     observed = details.get("observed_value")
     counted = (details.get("element_count") or 0) - (details.get("missing_count") or 0)
     if observed is None and details.get("element_count") is not None and counted > 0:
@@ -331,7 +353,7 @@ def _outcome(planned: Planned, result, key: str, examples: int) -> Outcome:
         error = str(info.get("exception_message"))
     return Outcome(
         suite=planned.suite, name=planned.name, severity=planned.severity, expectation=config.type,
-        kwargs=_jsonable(kwargs), success=bool(result.success), observed_value=_jsonable(observed),
+        kwargs=kwargs, success=bool(result.success), observed_value=_jsonable(observed),
         element_count=details.get("element_count"), unexpected_count=details.get("unexpected_count"),
         unexpected_examples=shown, error=error,
         unexpected_by_document={} if result.success else _by_document(
@@ -391,16 +413,16 @@ def _context():
     return gx.get_context(mode="ephemeral", project_config=config)
 
 
-def validate_frames(frames: Frames, thresholds: dict | None = None) -> QualityReport:
-    """Runs the documents, pages and sections suites with an ephemeral Great Expectations context."""
+def _validated(frames: Frames, thresholds: dict) -> tuple[list[tuple[Planned, Any]], dict[str, int]]:
+    """Great Expectations' result of every planned expectation over the frames (an ephemeral context), in plan
+    order, and the rows of each suite. A suite without rows is not validated (its expectations have no result)."""
     import great_expectations as gx
 
-    thresholds = thresholds or load_thresholds()
     examples = int(thresholds.get("examples", 5))
     plan = _plan(thresholds)
     context = _context()
     source = context.data_sources.add_pandas("mendel_extraction")
-    outcomes: list[Outcome] = []
+    results: list[tuple[Planned, Any]] = []
     counts = {}
     for suite_name in ("documents", "pages", "sections"):
         rows = getattr(frames, suite_name)
@@ -423,9 +445,17 @@ def validate_frames(frames: Frames, thresholds: dict | None = None) -> QualityRe
                            "partial_unexpected_count": examples},
         )
         by_id = {r.expectation_config.id: r for r in result.results}
-        for item in planned:
-            outcomes.append(_outcome(item, by_id[item.expectation.id], key, examples))
-    return QualityReport(outcomes=outcomes, counts=counts)
+        results += [(item, by_id[item.expectation.id]) for item in planned]
+    return results, counts
+
+
+def validate_frames(frames: Frames, thresholds: dict | None = None) -> QualityReport:
+    """Runs the documents, pages and sections suites with an ephemeral Great Expectations context."""
+    thresholds = thresholds or load_thresholds()
+    examples = int(thresholds.get("examples", 5))
+    results, counts = _validated(frames, thresholds)
+    return QualityReport(outcomes=[_outcome(item, result, _KEYS[item.suite], examples) for item, result in results],
+                         counts=counts)
 
 
 def validate_documents(documents: Iterable[tuple[str, Any]], thresholds: dict | None = None) -> QualityReport:
@@ -492,7 +522,8 @@ class QualityReview:
                 "unattributed": ", ".join(self.unattributed) or "none"}
 
 
-def _failing_documents(report: QualityReport, frames: Frames, examples: int) -> tuple[list[DocumentFailure], list[str]]:
+def _failing_documents(report: QualityReport, versions: dict[str, int], new: set[str],
+                       examples: int) -> tuple[list[DocumentFailure], list[str]]:
     by_document: dict[str, tuple[list[str], list[str]]] = {}
     unattributed = []
     for outcome in report.selected("hard"):
@@ -507,12 +538,12 @@ def _failing_documents(report: QualityReport, frames: Frames, examples: int) -> 
             if name not in expectations:
                 expectations.append(name)
             shown.extend(rows[:max(0, examples - len(shown))])
-    failing = [DocumentFailure(doc_id, frames.versions[doc_id], doc_id in frames.new, expectations, shown)
+    failing = [DocumentFailure(doc_id, versions[doc_id], doc_id in new, expectations, shown)
                for doc_id, (expectations, shown) in sorted(by_document.items())]
     return failing, unattributed
 
 
-def _record(conn, review: QualityReview, frames: Frames) -> None:
+def _record(conn, review: QualityReview, new_versions: Sequence[int]) -> None:
     failing = {f.version_id: f for f in review.failing}
     with conn.transaction(), conn.cursor() as cur:
         for failure in failing.values():
@@ -529,22 +560,261 @@ def _record(conn, review: QualityReview, frames: Frames) -> None:
                  failure.version_id, failure.doc_id))
         cur.execute("DELETE FROM chunks WHERE version_id = ANY(%s)", (list(failing),))
         cur.execute("UPDATE document_versions SET quality_checked_at = now()"
-                    " WHERE quality_checked_at IS NULL AND version_id = ANY(%s)",
-                    ([frames.versions[doc_id] for doc_id in frames.new],))
+                    " WHERE quality_checked_at IS NULL AND version_id = ANY(%s)", (list(new_versions),))
 
 
-def review_database(conn, thresholds: dict | None = None) -> QualityReview:
+def _review(report: QualityReport, versions: dict[str, int], new: set[str], thresholds: dict) -> QualityReview:
+    failing, unattributed = _failing_documents(report, versions, new, int(thresholds.get("examples", 5)))
+    return QualityReview(
+        report=report, new_versions=len(new), failing=failing, unattributed=unattributed,
+        max_new_failing_share=float((thresholds.get("quarantine") or {}).get("max_new_failing_share", 0.0)))
+
+
+def review_database(conn, thresholds: dict | None = None, incremental: bool = True) -> QualityReview:
     """Validate the live, unquarantined corpus; when the hard check passes, quarantine every document that
     fails a hard expectation (its chunks go; the chunk stage skips it) and mark the new versions checked.
-    When it blocks, nothing is written: the same versions count as new on the next run."""
+    When it blocks, nothing is written: the same versions count as new on the next run.
+
+    ``incremental``: only the versions not reviewed since they were extracted (or since the review changed:
+    :func:`review_version`) are validated, and each expectation's corpus-level result is summed in SQL from the
+    live versions' stored shares (:func:`_aggregate`); the report is the one a validation of the whole corpus
+    gives (``incremental=False``). The stored shares are no verdict (a blocked review stores them too)."""
     thresholds = thresholds or load_thresholds()
-    frames = frames_from_database(conn, thresholds)
-    report = validate_frames(frames, thresholds)
-    failing, unattributed = _failing_documents(report, frames, int(thresholds.get("examples", 5)))
-    review = QualityReview(
-        report=report, new_versions=len(frames.new), failing=failing, unattributed=unattributed,
-        max_new_failing_share=float((thresholds.get("quarantine") or {}).get("max_new_failing_share", 0.0)))
+    live = _review_stored(conn, thresholds) if incremental else None
+    if live is None:
+        frames = frames_from_database(conn, thresholds)
+        report = validate_frames(frames, thresholds)
+        versions, new = frames.versions, frames.new
+    else:
+        report, versions, new = live
+    review = _review(report, versions, new, thresholds)
     if review.passed("hard"):
-        _record(conn, review, frames)
+        _record(conn, review, [versions[doc_id] for doc_id in new])
         review.recorded = True
     return review
+
+
+# --- incremental review: each version's share of every expectation, stored and summed ---------------------------
+
+# What the review's results are made from besides the thresholds: this module, the page separator (a section's
+# text length), the meaningful characters of a page (has_text) and Great Expectations itself.
+_REVIEW_INPUTS = ("quality.py", "chunking.py", "extract/normalize.py")
+
+
+def review_version(thresholds: dict) -> str:
+    """``quality-<12 hex>``: a digest of the thresholds, the review's code and the Great Expectations release; a
+    version reviewed by another review version is reviewed again."""
+    from importlib.metadata import version
+
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256(json.dumps(thresholds, sort_keys=True, ensure_ascii=False, default=str).encode())
+    for name in _REVIEW_INPUTS:
+        digest.update(f"\0{name}\0".encode() + (package / name).read_bytes())
+    digest.update(f"\0great_expectations {version('great_expectations')}".encode())
+    return f"quality-{digest.hexdigest()[:12]}"
+
+
+# Live, unquarantined current versions (d: documents, v: their current version).
+_LIVE_VERSIONS = (
+    " FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id" + _LIVE_UNQUARANTINED)
+_PENDING = (
+    "SELECT v.version_id, d.doc_id, v.extracted_at" + _LIVE_VERSIONS +
+    " AND NOT EXISTS (SELECT 1 FROM quality_reviews r WHERE r.version_id = v.version_id"
+    "  AND r.review_version = %s AND r.extracted_at IS NOT DISTINCT FROM v.extracted_at)")
+# ... and reviewed by this review version since their extraction, with pages: the documents that a validation of
+# the whole corpus sees (e: a version's shares, where joined)
+_REVIEWED = (
+    " FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id"
+    " JOIN quality_reviews r ON r.version_id = v.version_id AND r.review_version = %(review)s"
+    " AND r.extracted_at IS NOT DISTINCT FROM v.extracted_at{shares}" + _LIVE_UNQUARANTINED + " AND r.pages > 0")
+_REVIEWED_VERSIONS = _REVIEWED.format(shares="")
+_REVIEWED_SHARES = _REVIEWED.format(shares=" JOIN quality_review_results e ON e.version_id = v.version_id")
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _missing_rows(kwargs: dict, rows: Iterable[dict]) -> int:
+    """Rows Great Expectations leaves out of an expectation as missing: a null value of its column, or for a pair
+    or a list of columns the rows its ``ignore_row_if`` ignores."""
+    if "column" in kwargs:
+        return sum(_is_missing(row[kwargs["column"]]) for row in rows)
+    if "column_A" in kwargs:
+        rule = kwargs.get("ignore_row_if", "both_values_are_missing")
+        columns = (kwargs["column_A"], kwargs["column_B"])
+        test = {"both_values_are_missing": all, "either_value_is_missing": any}.get(rule)
+    else:
+        rule = kwargs.get("ignore_row_if", "all_values_are_missing")
+        columns = tuple(kwargs["column_list"])
+        test = {"all_values_are_missing": all, "any_value_is_missing": any}.get(rule)
+    if test is None:  # "neither" / "never"
+        return 0
+    return sum(test(_is_missing(row[c]) for c in columns) for row in rows)
+
+
+def _config(planned: Planned) -> tuple[str, dict]:
+    config = planned.expectation.configuration
+    return config.type, _kwargs(config)
+
+
+def _counts_missing(kind: str) -> bool:
+    # expect_column_values_to_be_null counts every row and reports no missing ones (its own _validate)
+    return kind != "expect_column_values_to_be_null"
+
+
+@dataclass(frozen=True)
+class _Share:
+    """One document's share of one expectation's result."""
+
+    missing: int
+    unexpected: int
+    examples: list[str]  # its first failing rows, "<row key>: <values>"
+
+
+def _shares(frames: Frames, results: list[tuple[Planned, Any]], examples: int) -> dict[str, dict[int, _Share]] | None:
+    """Each document's share (by plan position) of one validation of several documents; None when a result
+    cannot be split by document exactly (an error, failing rows without their documents, missing rows counted
+    otherwise than here): then the whole corpus is validated at once, as before."""
+    rows_by_doc: dict[str, dict[str, list[dict]]] = {suite: {} for suite in _KEYS}
+    for suite, by_doc in rows_by_doc.items():
+        for row in getattr(frames, suite):
+            by_doc.setdefault(row["doc_id"], []).append(row)
+    shares: dict[str, dict[int, _Share]] = {}
+    for position, (item, result) in enumerate(results):
+        details = result.result or {}
+        kind, kwargs = _config(item)
+        if ((getattr(result, "exception_info", None) or {}).get("raised_exception")
+                or (result.expectation_config.type, _kwargs(result.expectation_config)) != (kind, kwargs)
+                or _counts_missing(kind) != ("missing_count" in details)):
+            return None
+        listed = details.get("unexpected_index_list") or []
+        if details.get("unexpected_count") != len(listed) or any("doc_id" not in e for e in listed):
+            return None
+        failing = _by_document(listed, _KEYS[item.suite], examples)
+        failing_counts = Counter(str(entry["doc_id"]) for entry in listed)
+        missing_total = 0
+        for doc_id, rows in rows_by_doc[item.suite].items():
+            missing = _missing_rows(kwargs, rows) if _counts_missing(kind) else 0
+            missing_total += missing
+            bad = failing_counts.pop(str(doc_id), 0)
+            if missing or bad:
+                shares.setdefault(doc_id, {})[position] = _Share(missing, bad, failing.get(str(doc_id), []))
+        if failing_counts or (_counts_missing(kind) and missing_total != details.get("missing_count")):
+            return None
+    return shares
+
+
+def _store_plan(conn, review: str, plan: list[Planned]) -> None:
+    rows = []
+    for position, item in enumerate(plan):
+        kind, kwargs = _config(item)
+        rows.append((review, position, item.suite, item.name, item.severity, kind,
+                     json.dumps(kwargs, ensure_ascii=False), _counts_missing(kind)))
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO quality_review_plans (review_version, position, suite, name, severity, expectation, kwargs,"
+            " counts_missing) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", rows)
+
+
+def _store_shares(conn, review: str, pending: list[tuple[int, str, Any]], frames: Frames,
+                  shares: dict[str, dict[int, _Share]]) -> None:
+    """The pending versions' reviews (rows per suite; none for a version without pages) and their shares."""
+    rows: dict[str, dict[str, int]] = {}
+    for suite in ("documents", "pages", "sections"):
+        for row in getattr(frames, suite):
+            counted = rows.setdefault(row["doc_id"], {"documents": 0, "pages": 0, "sections": 0})
+            counted[suite] += 1
+    nothing = {"documents": 0, "pages": 0, "sections": 0}
+    reviews = []
+    for version_id, doc_id, extracted_at in pending:
+        counted = rows.get(doc_id, nothing) if frames.versions.get(doc_id) == version_id else nothing
+        reviews.append((version_id, doc_id, review, extracted_at,
+                        counted["documents"], counted["pages"], counted["sections"]))
+    with conn.transaction(), conn.cursor() as cur:
+        cur.execute("DELETE FROM quality_reviews WHERE version_id = ANY(%s)", ([r[0] for r in reviews],))
+        cur.executemany(
+            "INSERT INTO quality_reviews (version_id, doc_id, review_version, extracted_at, documents, pages, sections)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s)", reviews)
+        cur.executemany(
+            "INSERT INTO quality_review_results (version_id, position, missing, unexpected, examples)"
+            " VALUES (%s, %s, %s, %s, %s)",
+            [(frames.versions[doc_id], position, share.missing, share.unexpected,
+              json.dumps(share.examples, ensure_ascii=False))
+             for doc_id, by_position in shares.items() for position, share in by_position.items()])
+
+
+def _review_stored(conn, thresholds: dict) -> tuple[QualityReport, dict[str, int], set[str]] | None:
+    """The report of the whole live corpus from the stored shares, after validating the versions not reviewed
+    by this review version since their extraction; None where a share cannot be told exactly (see _shares)."""
+    review = review_version(thresholds)
+    examples = int(thresholds.get("examples", 5))
+    pending = conn.execute(_PENDING, (review,)).fetchall()
+    planned = conn.execute("SELECT count(*) FROM quality_review_plans WHERE review_version = %s",
+                           (review,)).fetchone()[0]
+    if pending or not planned:
+        frames = frames_from_database(conn, thresholds, [version_id for version_id, _, _ in pending])
+        if frames.documents or not planned:
+            results, _ = _validated(frames, thresholds)
+            shares = _shares(frames, results, examples)
+            if shares is None:
+                log.warning("quality review: a result could not be split by document; the whole corpus is"
+                            " validated at once")
+                return None
+            _store_plan(conn, review, [item for item, _ in results])
+        else:
+            shares = {}
+        _store_shares(conn, review, pending, frames, shares)
+    return _aggregate(conn, review, examples)
+
+
+def _aggregate(conn, review: str, examples: int) -> tuple[QualityReport, dict[str, int], set[str]]:
+    """Every expectation's corpus-level result as Great Expectations gives it for the whole corpus (see
+    :func:`_outcome`), summed in SQL from the live versions' stored shares; the failing rows shown are the first
+    ones in document order."""
+    params = {"review": review, "examples": examples}
+    counts = dict(zip(("documents", "pages", "sections"), (int(n or 0) for n in conn.execute(
+        "SELECT sum(r.documents), sum(r.pages), sum(r.sections)" + _REVIEWED_VERSIONS, params).fetchone())))
+    versions: dict[str, int] = {}
+    new: set[str] = set()
+    for doc_id, version_id in conn.execute(
+            "SELECT d.doc_id, v.version_id" + _REVIEWED_VERSIONS + " AND v.quality_checked_at IS NULL", params):
+        versions[doc_id] = version_id
+        new.add(doc_id)
+    sums = {position: (int(missing), int(unexpected)) for position, missing, unexpected in conn.execute(
+        "SELECT e.position, sum(e.missing), sum(e.unexpected)" + _REVIEWED_SHARES + " GROUP BY e.position", params)}
+    shown: dict[int, list[str]] = {}
+    for position, rows in conn.execute(
+            "SELECT position, examples FROM (SELECT e.position, e.examples, d.doc_id, row_number() OVER"
+            " (PARTITION BY e.position ORDER BY d.doc_id) AS n" + _REVIEWED_SHARES + " AND e.unexpected > 0) first WHERE n <= %(examples)s ORDER BY position, doc_id", params):
+        shown.setdefault(position, []).extend(rows)
+    outcomes = []
+    for position, suite, name, severity, kind, kwargs, counts_missing in conn.execute(
+            "SELECT position, suite, name, severity, expectation, kwargs, counts_missing FROM quality_review_plans"
+            " WHERE review_version = %(review)s ORDER BY position", params):
+        total = counts[suite]
+        missing, unexpected = sums.get(position, (0, 0))
+        considered = total - missing if counts_missing else total
+        if total == 0 or considered == 0:
+            success = True  # vacuously, as Great Expectations has it
+        else:
+            success = (float(considered) - float(unexpected)) / float(considered) >= kwargs.get("mostly", 1)
+        observed = None
+        if considered > 0:
+            observed = round(1.0 - (unexpected / considered * 100) / 100.0, 4)
+        outcomes.append(Outcome(
+            suite=suite, name=name, severity=severity, expectation=kind, kwargs=kwargs, success=success,
+            observed_value=observed, element_count=total, unexpected_count=unexpected,
+            unexpected_examples=shown.get(position, [])[:examples]))
+    failed_hard = [i for i, o in enumerate(outcomes) if o.severity == "hard" and not o.success]
+    if failed_hard:
+        by_document: dict[int, dict[str, list[str]]] = {i: {} for i in failed_hard}
+        for position, doc_id, version_id, rows in conn.execute(
+                "SELECT e.position, d.doc_id, v.version_id, e.examples" + _REVIEWED_SHARES +
+                " AND e.unexpected > 0 AND e.position = ANY(%(failed)s) ORDER BY d.doc_id",
+                {**params, "failed": failed_hard}):
+            by_document[position][doc_id] = rows
+            versions[doc_id] = version_id
+        outcomes = [replace(o, unexpected_by_document=by_document[i]) if i in by_document else o
+                    for i, o in enumerate(outcomes)]
+    return QualityReport(outcomes=outcomes, counts=counts), versions, new
