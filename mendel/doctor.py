@@ -14,12 +14,21 @@ problems it found, each naming the thing that is wrong. :func:`examine` runs the
   it does not list, and every index part its build info (``build_info.json``) over the chunks of its layer;
 - ``crawl_log``: every closed crawl run reconciles (discovered = stored + unchanged + quarantined + disallowed,
   nothing else logged), and every body logged as stored is a version.
+
+Hashes are not computed again for a file that has not changed since it was hashed (:class:`HashCache`, table
+``verified_files``): the same size, mtime, ctime and inode, hashed at least a few seconds after its last change, and
+within the last week or two (a file is read again at least that often, so a disk returning other bytes under an
+unchanged stat is still found). A live bundle whose files all have the stat they had when every bundle check last
+passed is not read again either. ``rehash=True`` reads everything.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,6 +96,81 @@ def _table_exists(conn: psycopg.Connection, name: str) -> bool:
     return conn.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()[0]
 
 
+def _stat_key(st: os.stat_result) -> tuple[int, int, int, int]:
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
+
+
+# A file that changed this shortly before it was hashed is not remembered: a second change within the same tick of
+# its timestamps could leave its stat as it was.
+RACY_NS = 3_000_000_000
+# A remembered hash is trusted for this long (spread up to twice that by path, so that the files hashed in one run
+# are not all read again in one later run): then the file is read again.
+TRUST_DAYS = 7
+BUNDLE_OK = "bundle-ok:"
+
+
+class HashCache:
+    """The sha256 of files by path, computed once: a file whose size, mtime, ctime and inode are those it had when
+    it was hashed is not read again. Every write to a file moves its ctime (which no one can set back) and a
+    replaced file has another inode, so a changed file is always hashed again. ``trust=False`` (or a database
+    without ``verified_files``): every file is read."""
+
+    def __init__(self, conn: psycopg.Connection, trust: bool = True):
+        self.conn = conn
+        self.enabled = trust and _table_exists(conn, "verified_files")
+        self.known: dict[str, tuple[str, tuple]] = {}
+        self.fresh: dict[str, tuple] = {}
+        if self.enabled:
+            self.known = {path: (digest, (size, mtime, ctime, inode)) for path, digest, size, mtime, ctime, inode in
+                          conn.execute(
+                              "SELECT path, digest, size, mtime_ns, ctime_ns, inode FROM verified_files WHERE"
+                              " verified_at > now() - make_interval(days => %s) * (1 + (hashtext(path) & 7) / 7.0)",
+                              (TRUST_DAYS,))}
+
+    def digest(self, key: str, st: os.stat_result) -> str | None:
+        """What was remembered for ``key`` with this stat, if anything."""
+        known = self.known.get(key)
+        return known[0] if known is not None and known[1] == _stat_key(st) else None
+
+    def remember(self, key: str, digest: str, st: os.stat_result, started_ns: int, changed_ns: int | None = None):
+        """Keep ``digest`` for ``key`` with the stat taken before ``started_ns``; not when what it covers changed
+        (``changed_ns``: by default the file's own mtime or ctime) within RACY_NS of it."""
+        changed = changed_ns if changed_ns is not None else max(st.st_mtime_ns, st.st_ctime_ns)
+        if self.enabled and changed < started_ns - RACY_NS:
+            self.fresh[key] = (key, digest, *_stat_key(st))
+
+    def sha256(self, path: Path, st: os.stat_result) -> str:
+        """The file's sha256 (``st``: its stat, taken just before)."""
+        key = str(path)
+        known = self.digest(key, st)
+        if known is not None:
+            return known
+        started = time.time_ns()
+        digest = _file_sha256(path)
+        self.remember(key, digest, st, started)
+        return digest
+
+    def save(self) -> None:
+        if not self.fresh:
+            return
+        with self.conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO verified_files (path, digest, size, mtime_ns, ctime_ns, inode) VALUES (%s, %s, %s, %s,"
+                " %s, %s) ON CONFLICT (path) DO UPDATE SET digest = EXCLUDED.digest, size = EXCLUDED.size,"
+                " mtime_ns = EXCLUDED.mtime_ns, ctime_ns = EXCLUDED.ctime_ns, inode = EXCLUDED.inode,"
+                " verified_at = now()", list(self.fresh.values()))
+        self.fresh.clear()
+
+
+def _stat_file(path: Path) -> os.stat_result | None:
+    """The stat of a regular file; None when there is none at ``path``."""
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
+
+
 def _stored_versions(conn: psycopg.Connection) -> list[tuple[str, str, int | None]]:
     """(what, sha256, byte size or None) of every version whose body is in the raw store."""
     rows = [(f"{doc_id} version {version_id}", sha, size) for doc_id, version_id, sha, size in conn.execute(
@@ -97,7 +181,8 @@ def _stored_versions(conn: psycopg.Connection) -> list[tuple[str, str, int | Non
     return rows
 
 
-def check_version_blobs(conn: psycopg.Connection, store: RawStore, verify_hashes: bool = True) -> Check:
+def check_version_blobs(conn: psycopg.Connection, store: RawStore, verify_hashes: bool = True,
+                        hashes: HashCache | None = None) -> Check:
     check = Check("version_blobs", note="" if verify_hashes else "sizes only, hashes not verified")
     for what, sha, size in _stored_versions(conn):
         check.checked += 1
@@ -106,31 +191,41 @@ def check_version_blobs(conn: psycopg.Connection, store: RawStore, verify_hashes
         except ValueError:
             check.problems.append(f"{what}: {sha!r} is not a sha256")
             continue
-        if not path.is_file():
+        st = _stat_file(path)
+        if st is None:
             check.problems.append(f"{what}: blob {sha} is missing from the raw store ({path})")
-        elif size is not None and path.stat().st_size != size:
-            check.problems.append(f"{what}: blob {sha} has {path.stat().st_size} bytes, the version says {size}")
-        elif verify_hashes and _file_sha256(path) != sha:
+        elif size is not None and st.st_size != size:
+            check.problems.append(f"{what}: blob {sha} has {st.st_size} bytes, the version says {size}")
+        elif verify_hashes and (hashes.sha256(path, st) if hashes else _file_sha256(path)) != sha:
             check.problems.append(f"{what}: blob {sha} does not hash to its name (corrupted)")
     return check
 
 
-def _blobs(store: RawStore):
-    root = Path(store.root)
-    if not root.is_dir():
+def _two_hex_dirs(root: str):
+    """The directories of a raw store level (two-character names), in name order."""
+    try:
+        entries = sorted((e for e in os.scandir(root) if len(e.name) == 2 and e.is_dir()), key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
         return
-    for path in sorted(root.glob("??/??/*")):
-        if path.is_file() and len(path.name) == 64 and set(path.name) <= _HEX:
-            yield path
+    yield from entries
+
+
+def _blobs(store: RawStore):
+    """(name, path) of every blob file of the raw store (``??/??/<sha256>``), in path order."""
+    for first in _two_hex_dirs(str(store.root)):
+        for second in _two_hex_dirs(first.path):
+            for entry in sorted(os.scandir(second.path), key=lambda e: e.name):
+                if len(entry.name) == 64 and set(entry.name) <= _HEX and entry.is_file():
+                    yield entry.name, entry.path
 
 
 def check_orphan_blobs(conn: psycopg.Connection, store: RawStore) -> Check:
     check = Check("orphan_blobs")
     known = {sha for _, sha, _ in _stored_versions(conn)}
-    for path in _blobs(store):
+    for name, path in _blobs(store):
         check.checked += 1
-        if path.name not in known:
-            check.problems.append(f"blob {path.name} belongs to no version ({path})")
+        if name not in known:
+            check.problems.append(f"blob {name} belongs to no version ({path})")
     return check
 
 
@@ -166,7 +261,26 @@ def check_chunks_current(conn: psycopg.Connection) -> Check:
     return check
 
 
-def check_bundle(bundles_dir: Path) -> Check:
+def _bundle_files(path: Path) -> dict[str, os.stat_result]:
+    """Every file under a bundle directory (relative name: stat)."""
+    found = {}
+    for folder, _, names in os.walk(path):
+        for name in names:
+            file = Path(folder) / name
+            st = _stat_file(file)
+            if st is not None:
+                found[str(file.relative_to(path))] = st
+    return found
+
+
+def _listing_digest(files: dict[str, os.stat_result]) -> str:
+    digest = hashlib.sha256()
+    for name, st in sorted(files.items()):
+        digest.update(f"{name}\0{_stat_key(st)}\n".encode())
+    return BUNDLE_OK + digest.hexdigest()
+
+
+def check_bundle(bundles_dir: Path, hashes: HashCache | None = None) -> Check:
     check = Check("bundle")
     version = bundle.current_version(Path(bundles_dir))
     if version is None:
@@ -179,16 +293,24 @@ def check_bundle(bundles_dir: Path) -> Check:
         check.problems.append(f"bundle {version}: {exc}")
         return check
     listed = manifest.get("files") or {}
+    files = _bundle_files(path)
+    started = time.time_ns()
+    listing = _listing_digest(files)
+    folder = os.stat(path)
+    if hashes is not None and listed and hashes.digest(str(path), folder) == listing:
+        check.checked = len(listed)  # every file as it was when all of this last passed
+        return check
     if not listed:
         check.problems.append(f"bundle {version}: the manifest lists no files and no checksums")
     for name, digest in sorted(listed.items()):
         check.checked += 1
         file = path / name
-        if not file.is_file():
+        st = _stat_file(file)
+        if st is None:
             check.problems.append(f"bundle {version}: {name} is missing")
-        elif _file_sha256(file) != digest:
+        elif (hashes.sha256(file, st) if hashes else _file_sha256(file)) != digest:
             check.problems.append(f"bundle {version}: {name} does not match its checksum")
-    present = {str(p.relative_to(path)) for p in path.rglob("*") if p.is_file() and p.name != bundle.MANIFEST}
+    present = {name for name in files if Path(name).name != bundle.MANIFEST}
     for name in sorted(present - set(listed)):
         check.problems.append(f"bundle {version}: {name} is not in the manifest (no checksum)")
     for layer in (1, 2, 3):
@@ -202,6 +324,9 @@ def check_bundle(bundles_dir: Path) -> Check:
         bundle.check_layers(path)
     except (bundle.BundleError, json.JSONDecodeError, KeyError) as exc:
         check.problems.append(f"bundle {version}: {exc}")
+    if hashes is not None and check.ok:
+        changed = max((max(st.st_mtime_ns, st.st_ctime_ns) for st in [folder, *files.values()]), default=0)
+        hashes.remember(str(path), listing, folder, started, changed_ns=changed)
     return check
 
 
@@ -224,13 +349,18 @@ def check_crawl_log(conn: psycopg.Connection) -> Check:
     return check
 
 
-def examine(conn: psycopg.Connection, store: RawStore, bundles_dir: Path, verify_hashes: bool = True) -> DoctorReport:
-    """Every check, in order (see the module docstring)."""
-    return DoctorReport([
-        check_version_blobs(conn, store, verify_hashes),
+def examine(conn: psycopg.Connection, store: RawStore, bundles_dir: Path, verify_hashes: bool = True,
+            rehash: bool = False) -> DoctorReport:
+    """Every check, in order (see the module docstring); ``rehash``: every file is read, remembered hashes are
+    not trusted."""
+    hashes = HashCache(conn, trust=not rehash)
+    report = DoctorReport([
+        check_version_blobs(conn, store, verify_hashes, hashes),
         check_orphan_blobs(conn, store),
         check_current_versions(conn),
         check_chunks_current(conn),
-        check_bundle(bundles_dir),
+        check_bundle(bundles_dir, hashes),
         check_crawl_log(conn),
     ])
+    hashes.save()
+    return report

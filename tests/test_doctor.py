@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import time
 
 import psycopg
 
@@ -32,12 +33,18 @@ def test_doctor_passes_on_a_fresh_nightly_home(nightly, cli_env):
     assert "doctor: all invariants hold" in done.stdout
 
 
-def _broken_copy(nightly, tmp_path):
-    """The home's raw store and bundles copied, then broken: one version's blob deleted, one stray blob added,
-    the live bundle's chunk table truncated. Returns the copy's home and what was broken."""
+def _copy(nightly, tmp_path):
     home = tmp_path / "home"
     shutil.copytree(nightly["home"] / "raw", home / "raw")
     shutil.copytree(nightly["home"] / "bundles", home / "bundles")
+    return home
+
+
+def _broken_copy(nightly, tmp_path, home=None):
+    """The home's raw store and bundles copied (unless ``home`` is that copy), then broken: one version's blob
+    deleted, one stray blob added, the live bundle's chunk table truncated. Returns the copy's home and what was
+    broken."""
+    home = home or _copy(nightly, tmp_path)
     store = RawStore(home / "raw")
     with psycopg.connect(nightly["database_url"]) as conn:
         doc_id, version_id, sha = conn.execute(
@@ -51,19 +58,33 @@ def _broken_copy(nightly, tmp_path):
                   "bundle": live.name}
 
 
-def test_doctor_names_every_problem_on_a_broken_copy(nightly, tmp_path):
-    home, broken = _broken_copy(nightly, tmp_path)
-    with psycopg.connect(nightly["database_url"]) as conn:  # the orphan chunk lives only in this transaction
-        doc_id, current = conn.execute(
-            "SELECT d.doc_id, d.current_version_id FROM documents d JOIN chunks c ON c.version_id ="
-            " d.current_version_id WHERE c.layer = 3 LIMIT 1").fetchone()
-        old = conn.execute("INSERT INTO document_versions (doc_id, sha256, byte_size) VALUES (%s, %s, 1)"
-                           " RETURNING version_id", (doc_id, "0" * 64)).fetchone()[0]
-        conn.execute("INSERT INTO chunks (chunk_id, version_id, doc_id, seq, page_start, page_end, char_start,"
-                     " char_end, text, content_hash) VALUES ('orphan-chunk', %s, %s, 0, 1, 1, 0, 5, 'stale', 'x')",
-                     (old, doc_id))
-        report = doctor.examine(conn, RawStore(home / "raw"), home / "bundles")
+def test_doctor_names_every_problem_on_a_broken_copy(nightly, tmp_path, monkeypatch):
+    # examined whole first, so that its hashes and the bundle's verdict are remembered (doctor.HashCache): what
+    # breaks afterwards is found all the same
+    home = _copy(nightly, tmp_path)
+    monkeypatch.setattr(doctor, "RACY_NS", 10_000_000)
+    time.sleep(0.05)
+    with psycopg.connect(nightly["database_url"]) as conn:  # the remembered hashes live only in this transaction
+        assert doctor.examine(conn, RawStore(home / "raw"), home / "bundles").ok
+        live = home / "bundles" / bundle.current_version(home / "bundles")
+        assert conn.execute("SELECT digest FROM verified_files WHERE path = %s", (str(live),)
+                            ).fetchone()[0].startswith(doctor.BUNDLE_OK)
+        home, broken = _broken_copy(nightly, tmp_path, home)
+        _check_broken(conn, home, broken)
         conn.rollback()
+
+
+def _check_broken(conn, home, broken):
+    """The doctor names every problem of the broken copy (the orphan chunk: only in the caller's transaction)."""
+    doc_id, current = conn.execute(
+        "SELECT d.doc_id, d.current_version_id FROM documents d JOIN chunks c ON c.version_id ="
+        " d.current_version_id WHERE c.layer = 3 LIMIT 1").fetchone()
+    old = conn.execute("INSERT INTO document_versions (doc_id, sha256, byte_size) VALUES (%s, %s, 1)"
+                       " RETURNING version_id", (doc_id, "0" * 64)).fetchone()[0]
+    conn.execute("INSERT INTO chunks (chunk_id, version_id, doc_id, seq, page_start, page_end, char_start,"
+                 " char_end, text, content_hash) VALUES ('orphan-chunk', %s, %s, 0, 1, 1, 0, 5, 'stale', 'x')",
+                 (old, doc_id))
+    report = doctor.examine(conn, RawStore(home / "raw"), home / "bundles")
     assert not report.ok
     by_check = {c.name: c.problems for c in report.checks}
     assert any(f"version {broken['version_id']}: blob {broken['sha']} is missing" in p
