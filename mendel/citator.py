@@ -23,6 +23,7 @@ file number for the ECLIs of the stored decisions that carry it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
@@ -368,12 +369,55 @@ def _stream(conn: psycopg.Connection, query, transform, copy_sql: str) -> None:
                     copy.write_row(row)
 
 
-def build(conn: psycopg.Connection) -> dict:
-    """Targets for new entities, the links and the index anew: what the nightly citations asset runs."""
+# What the links and the index are made of (read by build_links and build_index, with the entities behind the targets)
+# and what they are (written): a build whose code and tables are all as they were after the last one is kept.
+BUILD_READS = ("entities", "citation_targets", "mentions", "chunks", "documents", "document_versions", "pages",
+               "act_versions", "provisions", "act_references", "relations")
+BUILD_WRITES = ("citation_links", "citation_index", "citation_totals")
+BUILD_CODE = ("citator.py", "citation_records.py", "law_in_time.py", "act_versions.py", "legal_ids.py")
+BUILD_NAME = "citations"
+
+
+def table_states(conn: psycopg.Connection, tables: tuple[str, ...]) -> str:
+    """A digest of each table's rows as stored: their count and the sum of a hash of every row's version (its
+    xmin): any insert, update or delete changes it (an update writes a new row version), reading changes nothing."""
+    parts = sql.SQL(", ").join(
+        sql.SQL("(SELECT count(*) || ':' || coalesce(sum(hashint8extended(xmin::text::bigint, 0)), 0) FROM {})")
+        .format(sql.Identifier(table)) for table in tables)
+    states = conn.execute(sql.SQL("SELECT ARRAY[{}]").format(parts)).fetchone()[0]
+    return ",".join(f"{table}={state}" for table, state in zip(tables, states))
+
+
+def _code_digest() -> str:
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for name in BUILD_CODE:
+        digest.update(f"{name}\0".encode() + (package / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def build(conn: psycopg.Connection, force: bool = False) -> dict:
+    """Targets for new entities, the links and the index anew: what the nightly citations asset runs. The links
+    and the index are kept as they are when nothing they are made of changed since they were built (the code,
+    every table they read, and they themselves: ``build_fingerprints``), unless ``force``."""
     targets = update_targets(conn)
+    code = _code_digest()
+    reads = table_states(conn, BUILD_READS)
+    stored = conn.execute("SELECT fingerprint, stats FROM build_fingerprints WHERE name = %s",
+                          (BUILD_NAME,)).fetchone()
+    if not force and stored and stored[0] == f"{code}|{reads}|{table_states(conn, BUILD_WRITES)}":
+        return {"new_targets": targets, **stored[1], "rebuilt": False}
     links = build_links(conn)
     index = build_index(conn)
-    return {"new_targets": targets, **{f"links_{k}": v for k, v in links.items()}, **index}
+    stats = {**{f"links_{k}": v for k, v in links.items()}, **index}
+    # the tables read as they were before the build: a change made meanwhile (a crawl) is built on the next run
+    conn.execute(
+        "INSERT INTO build_fingerprints (name, fingerprint, stats) VALUES (%s, %s, %s) ON CONFLICT (name) DO UPDATE"
+        " SET fingerprint = EXCLUDED.fingerprint, stats = EXCLUDED.stats, built_at = now()",
+        (BUILD_NAME, f"{code}|{reads}|{table_states(conn, BUILD_WRITES)}", json.dumps(stats)))
+    return {"new_targets": targets, **stats, "rebuilt": True}
 
 
 def _clip(text: str | None) -> str | None:

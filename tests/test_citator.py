@@ -189,3 +189,23 @@ def test_the_passages_held_ready_are_those_cut_on_the_call(conn):
                 "§ 189 zákona č. 262/2006 Sb."):
         ready, cut = citator.cites(conn, ref, limit=50), citator.cites(conn, ref, limit=50, cut=True)
         assert json.dumps(ready, ensure_ascii=False) == json.dumps(cut, ensure_ascii=False), ref
+
+
+def _built(conn) -> dict:
+    """Every row of the citator's built tables (in a stable order; a link without its serial id)."""
+    return {table: sorted(json.dumps(row, sort_keys=True) for (row,) in conn.execute(
+        f"SELECT to_jsonb(t) - 'link_id' FROM {table} t"))
+        for table in ("citation_links", "citation_index", "citation_totals")}
+
+
+def test_a_build_with_nothing_changed_is_kept_and_any_change_builds_it_again(conn):
+    before = _built(conn)
+    kept = citator.build(conn)
+    assert kept["rebuilt"] is False and kept["index_rows"] > 0 and _built(conn) == before
+    # a row it reads written again (the same values, a new row version): built again, to the same tables
+    conn.execute("UPDATE documents SET title = title WHERE doc_id = (SELECT min(doc_id) FROM documents)")
+    assert citator.build(conn)["rebuilt"] is True and _built(conn) == before
+    assert citator.build(conn)["rebuilt"] is False
+    conn.execute("DELETE FROM citation_totals")  # what it wrote, changed behind its back: built again
+    assert citator.build(conn)["rebuilt"] is True and _built(conn) == before
+    assert citator.build(conn, force=True)["rebuilt"] is True and _built(conn) == before
