@@ -121,6 +121,9 @@ def chunk_id(version_id: int, layer: int, start: int, end: int) -> str:
     return hashlib.sha256(f"{version_id}:{layer}:{start}:{end}".encode()).hexdigest()[:32]
 
 
+CHUNK_BATCH_VERSIONS = 200  # document versions chunked and written in one transaction
+
+
 def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
     """L1 (document), L2 (section) and L3 (passage) chunks with summaries for extracted current versions not
     yet chunked; chunks of superseded versions and of withdrawn documents go (their mentions with them).
@@ -163,42 +166,55 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
         # a passage whose text changed (re-extracted pages) is recognised again; an unchanged one keeps its mentions
         " ner_done_at = CASE WHEN chunks.content_hash IS DISTINCT FROM EXCLUDED.content_hash"
         "  THEN EXCLUDED.ner_done_at ELSE chunks.ner_done_at END"
+        # an unchanged row is not rewritten (a new tuple would update every index, the vector index too)
+        " WHERE (chunks.seq, chunks.section_path, chunks.parent_id, chunks.summary, chunks.text, chunks.content_hash)"
+        "  IS DISTINCT FROM (EXCLUDED.seq, EXCLUDED.section_path, EXCLUDED.parent_id, EXCLUDED.summary, EXCLUDED.text,"
+        "  EXCLUDED.content_hash)"
     )
-    for version_id, doc_id, title in versions:
-        pages = [t for (t,) in conn.execute(
-            "SELECT text FROM pages WHERE version_id = %s ORDER BY page_no", (version_id,))]
-        sections = conn.execute(
-            "SELECT char_start, path FROM sections WHERE version_id = %s ORDER BY char_start, depth", (version_id,)
-        ).fetchall()
-        layers = build_layers(pages, sections=[(start, path) for start, path in sections] or None)
-        summaries = summarize_document([c.text for c in layers.sections], summarizer, title=title)
+    for first in range(0, len(versions), CHUNK_BATCH_VERSIONS):
+        batch = versions[first:first + CHUNK_BATCH_VERSIONS]
+        ids = [version_id for version_id, _, _ in batch]
+        pages_of: dict[int, list[str]] = {}
+        for version_id, text in conn.execute(
+                "SELECT version_id, text FROM pages WHERE version_id = ANY(%s) ORDER BY version_id, page_no", (ids,)):
+            pages_of.setdefault(version_id, []).append(text)
+        sections_of: dict[int, list[tuple[int, str]]] = {}
+        for version_id, start, path in conn.execute(
+                "SELECT version_id, char_start, path FROM sections WHERE version_id = ANY(%s)"
+                " ORDER BY version_id, char_start, depth", (ids,)):
+            sections_of.setdefault(version_id, []).append((start, path))
         rows = []
-        if layers.document is not None:
-            d = layers.document
-            document_id = chunk_id(version_id, 1, d.char_start, d.char_end)
-            rows.append((document_id, 1, d, None, summaries.document))
-            section_ids = [chunk_id(version_id, 2, c.char_start, c.char_end) for c in layers.sections]
-            rows += [(cid, 2, c, document_id, summary)
-                     for cid, c, summary in zip(section_ids, layers.sections, summaries.sections)]
-            rows += [(chunk_id(version_id, 3, c.char_start, c.char_end), 3, c, section_ids[c.parent], None)
-                     for c in layers.passages]
+        for version_id, doc_id, title in batch:
+            layers = build_layers(pages_of.get(version_id, []), sections=sections_of.get(version_id) or None)
+            summaries = summarize_document([c.text for c in layers.sections], summarizer, title=title)
+            if layers.document is not None:
+                d = layers.document
+                document_id = chunk_id(version_id, 1, d.char_start, d.char_end)
+                rows.append((version_id, doc_id, document_id, 1, d, None, summaries.document))
+                section_ids = [chunk_id(version_id, 2, c.char_start, c.char_end) for c in layers.sections]
+                rows += [(version_id, doc_id, cid, 2, c, document_id, summary)
+                         for cid, c, summary in zip(section_ids, layers.sections, summaries.sections)]
+                rows += [(version_id, doc_id, chunk_id(version_id, 3, c.char_start, c.char_end), 3, c,
+                          section_ids[c.parent], None) for c in layers.passages]
+            stats["versions"] += 1
+            stats["chunks"] += len(layers.passages)
+            stats["sections"] += len(layers.sections)
+            stats["documents"] += layers.document is not None
+        # a batch of versions in one transaction (a version a transaction cost ~6 round trips each)
         with conn.transaction(), conn.cursor() as cur:
-            # Rows of this version the chunker no longer produces (an older chunker's offsets) go.
-            cur.execute("DELETE FROM chunks WHERE version_id = %s AND NOT (chunk_id = ANY(%s))",
-                        (version_id, [row[0] for row in rows]))
-            cur.executemany("DELETE FROM mentions m USING chunks c WHERE m.chunk_id = c.chunk_id AND c.chunk_id = %s"
-                            " AND c.content_hash IS DISTINCT FROM %s",
-                            [(cid, c.content_hash) for cid, _, c, _, _ in rows])
+            # Rows of these versions the chunker no longer produces (an older chunker's offsets) go.
+            cur.execute("DELETE FROM chunks WHERE version_id = ANY(%s) AND NOT (chunk_id = ANY(%s))",
+                        (ids, [row[2] for row in rows]))
+            # a passage whose text changed loses its mentions (it is recognised again)
+            cur.execute("DELETE FROM mentions m USING chunks c, unnest(%s::text[], %s::text[]) AS n(id, hash)"
+                        " WHERE m.chunk_id = c.chunk_id AND c.chunk_id = n.id AND c.content_hash IS DISTINCT FROM n.hash",
+                        ([row[2] for row in rows], [row[4].content_hash for row in rows]))
             cur.executemany(insert, [
                 (cid, version_id, doc_id, layer, c.seq, c.page_start, c.page_end, c.section_path, c.char_start,
                  c.char_end, c.text, c.content_hash, parent, summary, layer != 3)
-                for cid, layer, c, parent, summary in rows])
-            cur.execute("UPDATE document_versions SET chunked_at = now(), chunk_version = %s WHERE version_id = %s",
-                        (chunk_version, version_id))
-        stats["versions"] += 1
-        stats["chunks"] += len(layers.passages)
-        stats["sections"] += len(layers.sections)
-        stats["documents"] += layers.document is not None
+                for version_id, doc_id, cid, layer, c, parent, summary in rows])
+            cur.execute("UPDATE document_versions SET chunked_at = now(), chunk_version = %s WHERE version_id = ANY(%s)",
+                        (chunk_version, ids))
     # the act versions other than the stored document's text, as passages of the act (search in force)
     stats.update({f"act_passages_{k}": v for k, v in index_act_versions(conn).items()})
     return stats
