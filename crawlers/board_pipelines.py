@@ -16,12 +16,24 @@ whose bytes are its document's current version and whose fields are the stored o
 confirmed in batches (:func:`mendel.crawlstate.confirm_unchanged`: the same crawl_log row, ``last_seen`` and
 quarantine resolution, one transaction per ``confirm_batch`` items, the rest when the spider closes) instead of one
 transaction each; its blob is already in the raw store.
+
+Most of a first board crawl is documents not stored yet (the sample corpus: ~6,500 notices of the Hranice, Zlín and
+MVČR feeds). A document whose id no document has (:func:`mendel.crawlstate.known_doc_ids`, read when the crawl
+opens) goes into the raw store as ever and is recorded in batches too (:func:`mendel.crawlstate.record_new_documents`:
+the document, its version, its ``stored`` crawl_log row and quarantine resolution, one transaction per ``new_batch``
+documents, the rest when the spider closes); the item leaves the step as ``stored``. A second item of a document
+still waiting in a batch has the batch written first, then takes the one-transaction way, so the versions come in
+the order the items came. A batch the database refuses (not an outage) is written one document at a time; a
+document that still fails is quarantined with the database's error (crawl_log and ``quarantine``, stage ``crawl``)
+and the error is logged — the others of its batch are stored. In an outage the batch's records go to the spool,
+as the one-transaction way's do.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -31,8 +43,8 @@ import psycopg
 
 from scrapy.exceptions import DropItem
 
-from crawlers.pipelines import (DocumentRecordPipeline, _report_outage, content_problem, quarantine_item,
-                                record_fields)
+from crawlers.pipelines import (MAX_REASON, DocumentRecordPipeline, _database_lost, _report_outage,
+                                content_problem, quarantine_item, record_fields)
 from mendel import crawlstate
 from mendel.outage import is_outage
 from mendel.rawstore import RawStore
@@ -41,11 +53,13 @@ PLAIN = "crawlers.pipelines.DocumentRecordPipeline"
 REPLACED = ("crawlers.pipelines.ContentHashPipeline", "crawlers.pipelines.RawStorePipeline")
 CHECK = "crawlers.pipelines.ContentCheckPipeline"  # done on the worker threads too
 THREADED = "crawlers.board_pipelines.ThreadedDocumentRecordPipeline"
+logger = logging.getLogger(__name__)
 
 
 class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
     workers = 3
     confirm_batch = 500
+    new_batch = 500
 
     def __init__(self, database_url: str, run_id: str | None, raw_store: str | None = None, stats=None):
         self.store = RawStore(Path(raw_store)) if raw_store else None
@@ -56,6 +70,10 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
         self._executor: ThreadPoolExecutor | None = None
         self._current: dict[str, crawlstate.CurrentDocument] = {}
         self._confirming: list[dict] = []
+        self._known_ids: set[str] | None = None  # every stored doc id (None: new documents take the long way)
+        self._new: list[dict] = []  # records of new documents waiting for their batch
+        self._pending: set[str] = set()  # their doc ids, until their batch is written
+        self._flush_lock = threading.Lock()  # one batch of new documents written at a time
         self._source: str | None = None
         super().__init__(database_url, run_id)
 
@@ -88,14 +106,16 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
             try:
                 with psycopg.connect(self.database_url) as conn:
                     self._current = crawlstate.current_documents(conn, self._source)
+                    self._known_ids = crawlstate.known_doc_ids(conn)
             except psycopg.Error as exc:
                 if not is_outage(exc):
                     raise
-                self._current = {}  # every item takes the full path (and its outage handling)
+                self._current, self._known_ids = {}, None  # every item takes the full path (and its outage handling)
 
     def close_spider(self, spider=None):
         if self._executor is not None:
             self._executor.shutdown(wait=True)
+        self._flush_new(0)
         self._flush_confirmed(self._take_confirmed(0))
         for conn in self._connections:
             conn.close()
@@ -127,32 +147,113 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
         return rows
 
     def _flush_confirmed(self, rows: list[dict]) -> None:
-        if not rows:
-            return
+        if rows:
+            self._write_or_spool(lambda: crawlstate.confirm_unchanged(self.conn, run_id=self.run_id,
+                                                                      source=self._source, rows=rows), rows)
+
+    def _write_or_spool(self, write, rows: list[dict]) -> bool:
+        """``write()`` the records of ``rows``; in a database outage they wait in the spool for the next crawl, as
+        the long way's do. False when they were spooled; a database error other than an outage is raised."""
         spider = getattr(getattr(self, "crawler", None), "spider", None)
         try:
-            crawlstate.confirm_unchanged(self.conn, run_id=self.run_id, source=self._source, rows=rows)
-            return
+            write()
+            return True
         except psycopg.Error as exc:
             if not is_outage(exc) or spider is None or spider.spool is None:
                 raise
             _report_outage(spider, exc)
-        for row in rows:  # their records wait in the spool for the next crawl, as the long way's do
+        for row in rows:
             spider.spool.document(**row)
+        return False
+
+    def _record_if_new(self, item, spider=None) -> bool:
+        """Put a document not stored yet in the raw store and its record in the next batch; True when it was. A
+        document waiting in a batch has the batch written first (its first version before this one)."""
+        if self._known_ids is None or _database_lost(getattr(getattr(self, "crawler", None), "spider", spider)):
+            return False
+        with self._lock:
+            new = item.doc_id not in self._known_ids
+            waiting = not new and item.doc_id in self._pending
+            self._known_ids.add(item.doc_id)
+        if not new:
+            if waiting:
+                self._flush_new(0)
+            return False
+        self._put_blob(item)
+        row = record_fields(item)
+        item.outcome, item.body = "stored", b""
+        with self._lock:
+            self._new.append(row)
+            self._pending.add(item.doc_id)
+        self._flush_new(self.new_batch)
+        return True
+
+    def _flush_new(self, at_least: int) -> None:
+        """Write the waiting new documents when at least ``at_least`` wait (0: any), one batch at a time: a caller
+        that finds a batch being written waits for it."""
+        if at_least and len(self._new) < at_least:
+            return
+        with self._flush_lock:
+            with self._lock:
+                if len(self._new) < max(at_least, 1):
+                    return
+                rows, self._new = self._new, []
+            try:
+                try:
+                    self._write_or_spool(lambda: crawlstate.record_new_documents(
+                        self.conn, run_id=self.run_id, source=self._source, rows=rows), rows)
+                except psycopg.Error as exc:  # not an outage: find the document the database refused
+                    logger.warning("a batch of %d new documents was refused (%s: %s); recording them one at a time",
+                                   len(rows), type(exc).__name__, str(exc).strip().splitlines()[0] if str(exc) else "")
+                    self._record_one_at_a_time(rows)
+            finally:
+                with self._lock:
+                    self._pending.difference_update(row["doc_id"] for row in rows)
+
+    def _record_one_at_a_time(self, rows: list[dict]) -> None:
+        """The records of a refused batch, each in its own transaction; one the database still refuses is
+        quarantined with the database's error (the others are stored)."""
+        for number, row in enumerate(rows):
+            try:
+                written = self._write_or_spool(lambda: crawlstate.record_document(
+                    self.conn, run_id=self.run_id, source=self._source, **row), [row])
+            except psycopg.Error as exc:
+                detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                reason = f"not recorded: {type(exc).__name__}: {detail}"[:MAX_REASON]
+                logger.error("%s (%s): %s", row["doc_id"], row["url"], reason)
+                crawlstate.log_outcome(self.conn, run_id=self.run_id, source=self._source, url=row["url"],
+                                       outcome="quarantined", status=row.get("http_status"), sha256=row["sha256"],
+                                       reason=reason)
+                if self.stats is not None:
+                    self.stats.inc_value("mendel/outcome/quarantined")
+                    self.stats.inc_value("mendel/records_refused")
+                    if row.get("doc_type") == "notice":
+                        self.stats.inc_value("mendel/boards/notices_stored", -1)
+                continue
+            if not written:  # the database went away: the rest wait in the spool too
+                spider = self.crawler.spider
+                for rest in rows[number + 1:]:
+                    spider.spool.document(**rest)
+                return
 
     def store_and_record(self, item, spider=None):
         reason = content_problem(item)
         if reason is not None:
             quarantine_item(lambda: self.conn, self.run_id, item, reason, getattr(getattr(self, "crawler", None), "spider", None))
             return item
-        if self.store is not None and self._source and self._confirm_if_unchanged(item):
+        if self.store is not None and self._source and (self._confirm_if_unchanged(item)
+                                                         or self._record_if_new(item, spider)):
             return item
         if self.store is not None:
-            blob = self.store.put(item.body, meta={
-                "url": item.url, "content_type": item.content_type, "etag": item.etag,
-                "last_modified": item.last_modified, "source": item.source})
-            item.sha256, item.raw_path = blob.sha256, str(blob.path)
+            self._put_blob(item)
         return DocumentRecordPipeline.process_item(self, item, spider)
+
+    def _put_blob(self, item) -> None:
+        """The item's body into the raw store (hashed once: the store's digest is the item's)."""
+        blob = self.store.put(item.body, meta={
+            "url": item.url, "content_type": item.content_type, "etag": item.etag,
+            "last_modified": item.last_modified, "source": item.source})
+        item.sha256, item.raw_path = blob.sha256, str(blob.path)
 
     async def process_item(self, item, spider=None):
         loop = asyncio.get_running_loop()

@@ -16,21 +16,25 @@ from crawlers.items import FetchedDocument
 from mendel import crawlstate
 
 
-def notice(number: int, title: str | None = None, text: str | None = None) -> FetchedDocument:
+def notice(number: int, title: str | None = None, text: str | None = None,
+           published: str = "2026-11-02") -> FetchedDocument:
     body = {"iri": f"https://deska.example/info/{number}", "název": {"cs": title or f"Oznámení {number}"},
             "popis": text or f"Veřejná vyhláška o opatření obecné povahy číslo {number}."}
     return FetchedDocument(source="boards", doc_id=f"https://deska.example/info/{number}",
                            url=f"https://deska.example/info/{number}",
                            body=json.dumps(body, ensure_ascii=False).encode(), content_type="application/ld+json",
                            title=title or f"Oznámení {number}", doc_type="notice", citation=f"ČJ {number}/2026",
-                           published="2026-11-02", listing="https://deska.example/feed.jsonld")
+                           published=published, listing="https://deska.example/feed.jsonld")
 
 
 def crawl(database_url: str, raw_store: str, run_id: str, items: list[FetchedDocument], fast: bool = True,
-          batch: int = 2) -> list[str]:
+          batch: int = 2, spool=None) -> list[str]:
+    """The record step over ``items``; ``fast``: with its batches (of ``batch`` unchanged and of ``batch`` new
+    documents), else one transaction a document."""
     step = ThreadedDocumentRecordPipeline(database_url, run_id, raw_store)
-    step.confirm_batch = batch
-    spider = SimpleNamespace(source="boards" if fast else None, spool=None)
+    step.confirm_batch = step.new_batch = batch
+    spider = SimpleNamespace(source="boards" if fast else None, spool=spool, outage=None,
+                             database_down=lambda exc: setattr(spider, "outage", str(exc)))
     step.crawler = SimpleNamespace(spider=spider)
     step.open_spider(spider)
     try:
@@ -92,9 +96,15 @@ def test_unchanged_notices_take_no_transaction_each(fresh_db, tmp_path, monkeypa
     confirm = crawlstate.confirm_unchanged
     monkeypatch.setattr(crawlstate, "confirm_unchanged",
                         lambda conn, **kwargs: batches.append(len(kwargs["rows"])) or confirm(conn, **kwargs))
+    new = []
+    record_new = crawlstate.record_new_documents
+    monkeypatch.setattr(crawlstate, "record_new_documents",
+                        lambda conn, **kwargs: new.append([r["doc_id"] for r in kwargs["rows"]])
+                        or record_new(conn, **kwargs))
     outcomes = crawl(fresh_db, store, "night-2", [notice(n) for n in range(1, 8)] + [notice(9)], batch=3)
     assert outcomes == ["unchanged"] * 7 + ["stored"]
-    assert calls == [notice(9).doc_id]  # only the new notice is recorded the long way
+    assert calls == []  # none is recorded the long way: the new notice goes in a batch of new documents
+    assert new == [[notice(9).doc_id]]
     assert sorted(batches) == [1, 3, 3]  # two full batches, the rest when the spider closes
     with psycopg.connect(fresh_db) as conn:
         assert crawlstate.outcome_counts(conn, "night-2")["unchanged"] == 7
