@@ -204,8 +204,8 @@ def record_new_documents(conn: psycopg.Connection, *, run_id: str | None, source
     if len({r["doc_id"] for r in clean}) != len(rows):
         raise ValueError("record_new_documents: a doc id twice in one batch")
 
-    def column(name: str) -> list:
-        return [r.get(name) for r in clean]
+    def column(name: str) -> list:  # text[]: a date given as a date object is its ISO text
+        return [None if r.get(name) is None else str(r[name]) for r in clean]
 
     records: dict[str, FetchRecord] = {}
     with conn.transaction(), conn.cursor() as cur:
