@@ -378,12 +378,25 @@ BUILD_CODE = ("citator.py", "citation_records.py", "law_in_time.py", "act_versio
 BUILD_NAME = "citations"
 
 
+# Columns a crawl writes on a night when nothing changed (a document confirmed unchanged is seen again): a table with
+# such columns is told by the rest of its rows' values instead of its row versions.
+VOLATILE_COLUMNS = {"documents": ("last_seen",)}
+
+
 def table_states(conn: psycopg.Connection, tables: tuple[str, ...]) -> str:
     """A digest of each table's rows as stored: their count and the sum of a hash of every row's version (its
-    xmin): any insert, update or delete changes it (an update writes a new row version), reading changes nothing."""
+    xmin): any insert, update or delete changes it (an update writes a new row version), reading changes nothing;
+    for a table with VOLATILE_COLUMNS, the sum of a hash of every row's other values."""
+    def row_hash(table: str) -> sql.Composable:
+        if table in VOLATILE_COLUMNS:
+            dropped = sql.SQL(" - ").join(sql.Literal(c) for c in VOLATILE_COLUMNS[table])
+            return sql.SQL("hashtextextended((to_jsonb(t) - {})::text, 0)").format(dropped)
+        return sql.SQL("hashint8extended(xmin::text::bigint, 0)")
+
     parts = sql.SQL(", ").join(
-        sql.SQL("(SELECT count(*) || ':' || coalesce(sum(hashint8extended(xmin::text::bigint, 0)), 0) FROM {})")
-        .format(sql.Identifier(table)) for table in tables)
+        sql.SQL("(SELECT count(*) || ':' || coalesce(sum({}), 0) FROM {} t)").format(row_hash(table),
+                                                                                   sql.Identifier(table))
+        for table in tables)
     states = conn.execute(sql.SQL("SELECT ARRAY[{}]").format(parts)).fetchone()[0]
     return ",".join(f"{table}={state}" for table, state in zip(tables, states))
 

@@ -203,9 +203,17 @@ def test_a_build_with_nothing_changed_is_kept_and_any_change_builds_it_again(con
     kept = citator.build(conn)
     assert kept["rebuilt"] is False and kept["index_rows"] > 0 and _built(conn) == before
     # a row it reads written again (the same values, a new row version): built again, to the same tables
-    conn.execute("UPDATE documents SET title = title WHERE doc_id = (SELECT min(doc_id) FROM documents)")
+    conn.execute("UPDATE chunks SET text = text WHERE chunk_id = (SELECT min(chunk_id) FROM chunks)")
     assert citator.build(conn)["rebuilt"] is True and _built(conn) == before
     assert citator.build(conn)["rebuilt"] is False
+    # a crawl's night with nothing new (documents seen again) keeps it; a document's values changed do not
+    conn.execute("UPDATE documents SET last_seen = now()")
+    assert citator.build(conn)["rebuilt"] is False
+    doc_id, title = conn.execute("SELECT doc_id, title FROM documents ORDER BY doc_id LIMIT 1").fetchone()
+    conn.execute("UPDATE documents SET title = 'x' WHERE doc_id = %s", (doc_id,))
+    assert citator.build(conn)["rebuilt"] is True
+    conn.execute("UPDATE documents SET title = %s WHERE doc_id = %s", (title, doc_id))
+    assert citator.build(conn)["rebuilt"] is True and _built(conn) == before
     conn.execute("DELETE FROM citation_totals")  # what it wrote, changed behind its back: built again
     assert citator.build(conn)["rebuilt"] is True and _built(conn) == before
     assert citator.build(conn, force=True)["rebuilt"] is True and _built(conn) == before
