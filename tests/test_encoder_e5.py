@@ -476,3 +476,17 @@ def test_the_no_network_check_can_fail(tmp_path):
            "ATTEMPTS": str(attempts)}
     subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
     assert "create_connection" in attempts.read_text()
+
+
+def test_install_prepares_the_default_encoder_once(cache, monkeypatch):
+    # `make setup` runs mendel.encoder.prepare: the graph converted and the passage graph compiled into the cache
+    from mendel.encoder import prepare
+    from mendel.encoder.runtime import CACHE_ENV
+    from mendel.index import embed
+
+    monkeypatch.setenv(CACHE_ENV, str(cache))
+    monkeypatch.delenv("MENDEL_EMBEDDER", raising=False)
+    monkeypatch.setattr(embed, "_embedders", {})
+    done = prepare.prepare()
+    graph_dir = E5Encoder(cache=cache).graph_path.parent
+    assert done["embedder"].startswith("e5-small/openvino-") and any((graph_dir / "compiled").iterdir())
