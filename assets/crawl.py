@@ -105,8 +105,9 @@ def crawl_failures_check(source: Source) -> AssetChecksDefinition:
     return _check
 
 
-# The Pipes message by which ``python -m crawlers.run`` names the sources whose crawl failed (crawlers.run.FAILED_MESSAGE;
-# not imported from there: this module loads in every Dagster process, the crawler only in its own).
+# The Pipes message by which ``python -m crawlers.run`` names the sources whose crawl failed
+# (crawlers.run.FAILED_MESSAGE; not imported from there: this module loads in every Dagster process, Scrapy only in
+# the crawl's).
 FAILED_MESSAGE = "failed"
 
 

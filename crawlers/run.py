@@ -36,9 +36,9 @@ from mendel.outage import OUTAGE_EXIT_CODE, DatabaseOutage, database_reachable, 
 from mendel.sources import SOURCES
 
 SPIDERS = {source.name: load_object(source.spider) for source in SOURCES.values()}
-FAILED_MESSAGE = "failed"
+FAILED_MESSAGE = "failed"  # the Pipes custom message naming the sources whose crawl failed: {"failed": {name: why}}
 LOCK_POLL_S = 5.0  # how often a crawl waiting for its source's lock asks again
-logger = logging.getLogger("mendel.crawl")  # the Pipes custom message naming the sources whose crawl failed: {"failed": {name: why}}
+logger = logging.getLogger("mendel.crawl")
 
 
 def spider_arguments(name: str) -> dict:
@@ -154,6 +154,7 @@ def run_spiders(names: list[str], run_id: str, database_url: str) -> Crawls:
 
     def failed(failure, name: str) -> None:  # a crawl that raised (its spider failed to start, …): the others go on
         why = f"{failure.type.__name__}: {failure.getErrorMessage()}"
+        logger.error("%s: the crawl failed", name, exc_info=(failure.type, failure.value, failure.getTracebackObject()))
         if is_outage(failure.value):
             why = f"{name}: database outage ({why})"
             crawls.outages.append(why)
@@ -190,16 +191,6 @@ def run_spiders(names: list[str], run_id: str, database_url: str) -> Crawls:
             counts = crawls.counts[target]
             counts["spool_entries_replayed"] = counts.get("spool_entries_replayed", 0) + entries
     return crawls
-
-
-def run_spider(name: str, run_id: str, database_url: str) -> dict:
-    """Crawl one source to completion; returns counts by outcome plus what Scrapy saw."""
-    crawls = run_spiders([name], run_id, database_url)
-    if crawls.outages:
-        raise DatabaseOutage(crawls.outages[0])
-    if name in crawls.failed:
-        raise RuntimeError(f"{name}: the crawl failed: {crawls.failed[name]}")
-    return crawls.counts[name]
 
 
 def main() -> None:

@@ -89,6 +89,13 @@ def test_a_subset_of_one_source_crawls_only_that_source(crawl):
     assert logged_sources(crawl.database_url, result.run_id) == {"ruian"}
 
 
+def test_the_step_reads_the_failed_message_the_crawl_process_sends():
+    from assets import crawl
+    from crawlers import run
+
+    assert crawl.FAILED_MESSAGE == run.FAILED_MESSAGE
+
+
 def test_a_failed_source_is_reported_without_losing_the_others(crawl):
     """nsoud's spider cannot start (a page size that is no number); RÚIAN's crawl still materializes, once: the
     step's retry crawls only the source that has not materialized in the run."""

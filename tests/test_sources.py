@@ -135,7 +135,8 @@ print(json.dumps({
     "crawl_job": [k.to_user_string() for k in defs.resolve_job_def("crawl_example").asset_layer.selected_asset_keys],
     "window": window["config"],
     "freshness_s": [spec.metadata["dagster/freshness_params"].data["lower_bound_delta_seconds"]
-                    for checks in FRESHNESS_CHECKS for spec in checks.check_specs if spec.asset_key.to_user_string() == "example_documents"],
+                    for checks in FRESHNESS_CHECKS for spec in checks.check_specs
+                    if spec.asset_key.to_user_string() == "example_documents"],
 }))
 '''
 
