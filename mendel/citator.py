@@ -378,19 +378,23 @@ BUILD_CODE = ("citator.py", "citation_records.py", "law_in_time.py", "act_versio
 BUILD_NAME = "citations"
 
 
-# Columns a crawl writes on a night when nothing changed (a document confirmed unchanged is seen again): a table with
-# such columns is told by the rest of its rows' values instead of its row versions.
-VOLATILE_COLUMNS = {"documents": ("last_seen",)}
+# Tables other stages write every night, or in columns the build does not read (a crawl's last_seen of each document
+# seen again; the chunk stages' lexemes, vectors and marks): told by the values the build reads instead of their row
+# versions, so that a night with nothing new keeps the build.
+ROW_VALUES = {
+    "documents": "to_jsonb(t) - 'last_seen'",
+    "document_versions": "row(t.version_id, t.doc_id)",
+    "chunks": "row(t.chunk_id, t.doc_id, t.version_id, t.seq, t.layer, t.page_start, t.text)",
+}
 
 
 def table_states(conn: psycopg.Connection, tables: tuple[str, ...]) -> str:
     """A digest of each table's rows as stored: their count and the sum of a hash of every row's version (its
     xmin): any insert, update or delete changes it (an update writes a new row version), reading changes nothing;
-    for a table with VOLATILE_COLUMNS, the sum of a hash of every row's other values."""
+    for a table in ROW_VALUES, the sum of a hash of the values named there."""
     def row_hash(table: str) -> sql.Composable:
-        if table in VOLATILE_COLUMNS:
-            dropped = sql.SQL(" - ").join(sql.Literal(c) for c in VOLATILE_COLUMNS[table])
-            return sql.SQL("hashtextextended((to_jsonb(t) - {})::text, 0)").format(dropped)
+        if table in ROW_VALUES:
+            return sql.SQL("hashtextextended(({})::text, 0)").format(sql.SQL(ROW_VALUES[table]))
         return sql.SQL("hashint8extended(xmin::text::bigint, 0)")
 
     parts = sql.SQL(", ").join(
