@@ -227,10 +227,11 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
 def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
     """Entities (``mendel.ner.recognise``, ``batch_size`` chunks at a time) for chunks not yet processed; a bare §
     in a law resolves to that law."""
-    from mendel.ner import recognise
     from mendel.ner.rules import eli_for, split_law_ref_norm
 
     def recognised(batch: list) -> list:
+        from mendel.ner import recognise  # spaCy (~2 s to import): only when there is something to recognise
+
         texts = [text for _, text, _, _, _ in batch]
         acts = [citation if source == "esbirka" else None for _, _, source, citation, _ in batch]
         try:

@@ -165,33 +165,36 @@ _LIVE_UNQUARANTINED = (
 # Composed once here from constants: the sections and the pages of live, unquarantined documents' current versions
 # (all of them, or those of the versions in %(versions)s).
 _ONLY_VERSIONS = " AND d.current_version_id = ANY(%(versions)s)"
-_LIVE_SECTIONS = (
+_LIVE_SECTIONS_TEMPLATE = (
     "SELECT d.doc_id, s.kind, s.label, s.depth, s.page_start, s.page_end, s.char_start, s.char_end"
     " FROM documents d JOIN sections s ON s.version_id = d.current_version_id" + _LIVE_UNQUARANTINED + "{only}"
     " ORDER BY d.doc_id, s.char_start, s.depth, s.section_id"
 )
-_LIVE_PAGES = (
+_LIVE_PAGES_TEMPLATE = (
     "SELECT d.doc_id, d.current_version_id, v.quality_checked_at IS NULL, p.page_no, p.text, p.is_ocr,"
     " p.ocr_confidence FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id"
     " JOIN pages p ON p.version_id = d.current_version_id" + _LIVE_UNQUARANTINED + "{only}"
     " ORDER BY d.doc_id, p.page_no"
 )
+# by whether only the versions in %(versions)s are read
+_LIVE_SECTIONS = {only: _LIVE_SECTIONS_TEMPLATE.format(only=_ONLY_VERSIONS if only else "") for only in (False, True)}
+_LIVE_PAGES = {only: _LIVE_PAGES_TEMPLATE.format(only=_ONLY_VERSIONS if only else "") for only in (False, True)}
 
 
 def frames_from_database(conn, thresholds: dict, versions: Sequence[int] | None = None) -> Frames:
     """Frames of the current extracted version of every active, unquarantined document that has pages (or of
     those whose current version is in ``versions``), streamed one document at a time so that no more than one
     document's text is held."""
-    only = "" if versions is None else _ONLY_VERSIONS
+    only = versions is not None
     params = None if versions is None else {"versions": list(versions)}
     builder = FrameBuilder(thresholds)
     sections: dict[str, list[_SectionRow]] = {}
-    for doc_id, *row in conn.execute(_LIVE_SECTIONS.format(only=only), params):
+    for doc_id, *row in conn.execute(_LIVE_SECTIONS[only], params):
         sections.setdefault(doc_id, []).append(_SectionRow(*row))
     current: str | None = None
     pages: list[_PageRow] = []
     with conn.cursor() as cursor:
-        for doc_id, version_id, is_new, *row in cursor.stream(_LIVE_PAGES.format(only=only), params):
+        for doc_id, version_id, is_new, *row in cursor.stream(_LIVE_PAGES[only], params):
             if doc_id != current:
                 if current is not None:
                     builder.add(current, pages, sections.get(current, ()))
@@ -629,6 +632,15 @@ _REVIEWED = (
     " AND r.extracted_at IS NOT DISTINCT FROM v.extracted_at{shares}" + _LIVE_UNQUARANTINED + " AND r.pages > 0")
 _REVIEWED_VERSIONS = _REVIEWED.format(shares="")
 _REVIEWED_SHARES = _REVIEWED.format(shares=" JOIN quality_review_results e ON e.version_id = v.version_id")
+_REVIEWED_COUNTS = "SELECT sum(r.documents), sum(r.pages), sum(r.sections)" + _REVIEWED_VERSIONS
+_REVIEWED_NEW = "SELECT d.doc_id, v.version_id" + _REVIEWED_VERSIONS + " AND v.quality_checked_at IS NULL"
+_REVIEWED_SUMS = "SELECT e.position, sum(e.missing), sum(e.unexpected)" + _REVIEWED_SHARES + " GROUP BY e.position"
+_REVIEWED_FIRST_EXAMPLES = (
+    "SELECT position, examples FROM (SELECT e.position, e.examples, d.doc_id, row_number() OVER"
+    " (PARTITION BY e.position ORDER BY d.doc_id) AS n" + _REVIEWED_SHARES + " AND e.unexpected > 0) first"
+    " WHERE n <= %(examples)s ORDER BY position, doc_id")
+_REVIEWED_FAILING = ("SELECT e.position, d.doc_id, v.version_id, e.examples" + _REVIEWED_SHARES
+                     + " AND e.unexpected > 0 AND e.position = ANY(%(failed)s) ORDER BY d.doc_id")
 
 
 def _is_missing(value: Any) -> bool:
@@ -774,19 +786,18 @@ def _aggregate(conn, review: str, examples: int) -> tuple[QualityReport, dict[st
     ones in document order."""
     params = {"review": review, "examples": examples}
     counts = dict(zip(("documents", "pages", "sections"), (int(n or 0) for n in conn.execute(
-        "SELECT sum(r.documents), sum(r.pages), sum(r.sections)" + _REVIEWED_VERSIONS, params).fetchone())))
+        _REVIEWED_COUNTS, params).fetchone())))
     versions: dict[str, int] = {}
     new: set[str] = set()
     for doc_id, version_id in conn.execute(
-            "SELECT d.doc_id, v.version_id" + _REVIEWED_VERSIONS + " AND v.quality_checked_at IS NULL", params):
+            _REVIEWED_NEW, params):
         versions[doc_id] = version_id
         new.add(doc_id)
     sums = {position: (int(missing), int(unexpected)) for position, missing, unexpected in conn.execute(
-        "SELECT e.position, sum(e.missing), sum(e.unexpected)" + _REVIEWED_SHARES + " GROUP BY e.position", params)}
+        _REVIEWED_SUMS, params)}
     shown: dict[int, list[str]] = {}
     for position, rows in conn.execute(
-            "SELECT position, examples FROM (SELECT e.position, e.examples, d.doc_id, row_number() OVER"
-            " (PARTITION BY e.position ORDER BY d.doc_id) AS n" + _REVIEWED_SHARES + " AND e.unexpected > 0) first WHERE n <= %(examples)s ORDER BY position, doc_id", params):
+            _REVIEWED_FIRST_EXAMPLES, params):
         shown.setdefault(position, []).extend(rows)
     outcomes = []
     for position, suite, name, severity, kind, kwargs, counts_missing in conn.execute(
@@ -810,9 +821,7 @@ def _aggregate(conn, review: str, examples: int) -> tuple[QualityReport, dict[st
     if failed_hard:
         by_document: dict[int, dict[str, list[str]]] = {i: {} for i in failed_hard}
         for position, doc_id, version_id, rows in conn.execute(
-                "SELECT e.position, d.doc_id, v.version_id, e.examples" + _REVIEWED_SHARES +
-                " AND e.unexpected > 0 AND e.position = ANY(%(failed)s) ORDER BY d.doc_id",
-                {**params, "failed": failed_hard}):
+                _REVIEWED_FAILING, {**params, "failed": failed_hard}):
             by_document[position][doc_id] = rows
             versions[doc_id] = version_id
         outcomes = [replace(o, unexpected_by_document=by_document[i]) if i in by_document else o

@@ -339,12 +339,14 @@ def run_withdrawal(launcher: CrawlLauncher, database_url: str, home: Path) -> Ha
     harness = Harness(launcher, database_url, home, corpus)
     try:
         boards = [KADAN_FEED, BLESNO_SITE]
-        harness.crawl("boards", "wd-1", boards=boards)
+        every_night = {"MENDEL_BOARD_REVALIDATE_DAYS": "0"}  # Blešno's article lists read every night
+        harness.crawl("boards", "wd-1", boards=boards, **every_night)
         write_feed(corpus, [n for i, n in enumerate(notices) if i not in TAKEN_DOWN])
         # Blešno's index is read only in part this time (one article listing fails): nothing of it is withdrawn.
-        harness.crawl("boards", "wd-2", [{"kind": "status", "path": assets("volby"), "status": 404}], boards=boards)
+        harness.crawl("boards", "wd-2", [{"kind": "status", "path": assets("volby"), "status": 404}], boards=boards,
+                      **every_night)
         write_feed(corpus, notices)
-        harness.crawl("boards", "wd-3", boards=boards)
+        harness.crawl("boards", "wd-3", boards=boards, **every_night)
     finally:
         harness.close()
     return harness
