@@ -427,10 +427,11 @@ def evaluate_bundle(bundles_dir: Path, questions_path: Path, reports_dir: Path, 
     """Evaluate the published bundle on the questions its documents can answer and write the report (JSON,
     markdown, PNGs) under ``reports_dir/<bundle version>/<question set>/``. A report already written for the
     same bundle version and questions file content is reused. ``searcher``: the published bundle already loaded
-    (several question sets need one load). Returns a summary with the full ``result`` (None when no question is
+    (several question sets need one load), or a function loading it, called only when a report is to be written. Returns a summary with the full ``result`` (None when no question is
     grounded in this bundle)."""
     import hashlib
 
+    from mendel.index.bundle import current_bundle
     from retrieval_eval.report import REPORT_NAME, RESULTS_NAME, write_report
     from serving.search import Searcher
 
@@ -439,8 +440,12 @@ def evaluate_bundle(bundles_dir: Path, questions_path: Path, reports_dir: Path, 
     problems = schema_errors(questions)
     if problems:
         raise ValueError(f"{questions_path}: {len(problems)} schema problems, first: {problems[0]}")
-    searcher = searcher or Searcher.latest(Path(bundles_dir), embedder=embedder)
-    version = searcher.path.name
+    if callable(searcher):  # loaded only when this set's report for the live bundle is not written yet
+        load, searcher = searcher, None
+    else:
+        def load():
+            return Searcher.latest(Path(bundles_dir), embedder=embedder)
+    version = searcher.path.name if searcher is not None else current_bundle(Path(bundles_dir)).name
     label = label or questions_path.stem
     out_dir = Path(reports_dir) / version / label
     digest = hashlib.sha256(questions_path.read_bytes()).hexdigest()
@@ -451,6 +456,7 @@ def evaluate_bundle(bundles_dir: Path, questions_path: Path, reports_dir: Path, 
         previous = json.loads(cached.read_text(encoding="utf-8"))
         if previous.get("questions_sha256") == digest:
             return {**summary, "reused": True, "result": previous, "skipped": previous.get("skipped", [])}
+    searcher = searcher or load()
     kept, skipped = split_grounded(questions, searcher.chunks, searcher.documents)
     summary["skipped"] = skipped
     if not kept:

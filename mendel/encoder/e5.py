@@ -87,7 +87,6 @@ class E5Encoder:
         self.runtime = runtime or default_runtime(device)
         self.digest = file_digest(model_path)
         self.graph_path = e5_graph_path(model_path, cache)
-        self.tokenizer = XlmrTokenizer.load(self.graph_path.parent)
         self.window = MAX_POSITIONS - 2  # content tokens a window: the positions less <s> and </s>
         self.batch_tokens, self.batch_rows = batch_tokens, batch_rows
         self._options = {"device": device, "threads": threads, "precision": precision,
@@ -113,6 +112,11 @@ class E5Encoder:
                     self._sessions[key] = open_session(self.graph_path, self.runtime, mode=mode, length=length,
                                                        **options)
         return self._sessions[key]
+
+    @functools.cached_property
+    def tokenizer(self) -> XlmrTokenizer:
+        """Loaded when first needed (~0.6 s): a run with nothing to embed never needs it."""
+        return XlmrTokenizer.load(self.graph_path.parent)
 
     @property
     def name(self) -> str:

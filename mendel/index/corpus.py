@@ -46,12 +46,16 @@ def _without_repeats(text: str, title: str, boilerplate: frozenset[str]) -> str:
     """``text`` less the lines that only repeat: the title (as the notice's ``Název:`` line, ~12 % of the
     corpus's tokens) and the listing's boilerplate (:func:`boilerplate_lines`)."""
     title = _words(title)
+    first_word = title.split(" ", 1)[0]
     kept = []
     for line in text.split("\n"):
-        words = _words(line)
-        labelled = _LABELLED.match(words)
-        if (title and (words == title or (labelled and labelled.group(1) == title))) or words in boilerplate:
-            continue
+        # only a line holding the title's first word, or long enough to be boilerplate, can repeat (whitespace
+        # normalising only shortens a line): most lines skip the normalising
+        if (title and first_word in line) or (boilerplate and len(line) >= BOILERPLATE_MIN_CHARS):
+            words = _words(line)
+            labelled = _LABELLED.match(words)
+            if (title and (words == title or (labelled and labelled.group(1) == title))) or words in boilerplate:
+                continue
         kept.append(line)
     return "\n".join(kept)
 
@@ -65,8 +69,10 @@ def dense_text(citation: str | None, title: str, section: str, document_summary:
     summary = document_summary
     if summary and _words(summary.rstrip("…")) in _words(text):
         summary = ""
-    text = _without_repeats(text, title, boilerplate)
-    return _EMPTY_LABEL.sub("", _WEB_ADDRESS.sub("", contextual_text(citation, title, section, summary, text)))
+    text = contextual_text(citation, title, section, summary, _without_repeats(text, title, boilerplate))
+    if "http" not in text:  # what the two patterns remove starts with a web address
+        return text
+    return _EMPTY_LABEL.sub("", _WEB_ADDRESS.sub("", text))
 
 
 # A line that many documents of one listing carry word for word says nothing of any one of them: a board's
