@@ -1,7 +1,7 @@
 """The source registry: every crawl source declared once, with all it needs from the rest of the project.
 
 One :class:`Source` entry holds a source's production hosts, the environment settings of its crawl (with their
-defaults and the spider argument each becomes), its date window, backfill partitions, cadence, Dagster pool and the
+defaults and the spider argument each becomes), its date window, backfill partitions, cadence, crawl pool and the
 mirror sites that stand in for it in the demo profile. The other floors read it:
 
 - ``mendel.config.Settings`` resolves the entries' settings (``base_url``, ``option``, ``window``);
@@ -125,7 +125,7 @@ class Source:
     # True: one Dagster dynamic partition per notice board, its asset built by assets/boards.py.
     board_partitions: bool = False
     asset: str = ""  # the Dagster asset; default <name>_documents
-    pool: str = ""  # the Dagster concurrency pool of its crawl steps; default crawl_<name>
+    pool: str = ""  # one crawl of it at a time: a Dagster pool (boards) or an advisory lock; crawl_<name>
 
     def __post_init__(self):
         if not self.asset:
