@@ -21,6 +21,7 @@ from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import Queued
 from mendel import db
 from cli.main import dagster_yaml_for
 from mendel.config import PROJECT_ROOT
+from mendel.sources import SOURCES
 from orchestration.definitions import defs
 
 DAGSTER_CLI = str(Path(sys.executable).parent / "dagster")
@@ -67,7 +68,8 @@ def test_backfill_queues_one_run_per_requested_window(production, backfill):
     assert {run.status for run in runs} == {DagsterRunStatus.QUEUED}  # the daemon starts them, one at a time
     assert len({run.tags["dagster/backfill"] for run in runs}) == 1
     assert {run.tags["mendel/source"] for run in runs} == {"nsoud"}
-    windows = {run.tags["dagster/partition"]: run.run_config["ops"]["nsoud_documents"]["config"] for run in runs}
+    # the sources crawl in one step (source_crawls); a backfill run selects nsoud's key of it
+    windows = {run.tags["dagster/partition"]: run.run_config["ops"]["source_crawls"]["config"] for run in runs}
     assert windows["2025-02-01"] == {"window_start": "2025-02-01", "window_end": "2025-03-01"}
     with psycopg.connect(production["database_url"]) as conn:  # in PostgreSQL, not a local file
         assert conn.execute("SELECT count(*) FROM runs WHERE status = 'QUEUED'").fetchone()[0] == 2
@@ -92,13 +94,16 @@ def test_queue_starts_one_run_per_source(production, backfill):
     assert esbirka.run_id in {run.run_id for run in chosen}
 
 
-def test_a_busy_source_pool_holds_only_that_source(production):
+def test_a_busy_crawl_pool_holds_only_that_crawl(production):
     instance = production["instance"]
-    pools = {source: defs.resolve_assets_def(f"{source}_documents").node_def.pool for source in ("nsoud", "esbirka")}
+    # The board crawl holds a Dagster pool; the other sources take an advisory lock named by theirs in the crawl
+    # process (tests/test_crawl_one_process.py): here the instance's limits, with a source pool's name as the other.
+    pools = {"boards": defs.resolve_assets_def("board_documents").node_def.pool, "esbirka": SOURCES["esbirka"].pool}
+    assert pools["boards"] and pools["esbirka"]
 
     # Stand-ins with the crawl assets' keys and pools: what is tested is the instance's pool limits.
-    @asset(name="nsoud_documents", pool=pools["nsoud"])
-    def nsoud_stand_in() -> int:
+    @asset(name="board_documents", pool=pools["boards"])
+    def boards_stand_in() -> int:
         return 1
 
     @asset(name="esbirka_documents", pool=pools["esbirka"])
@@ -106,11 +111,13 @@ def test_a_busy_source_pool_holds_only_that_source(production):
         return 1
 
     storage = instance.event_log_storage
-    assert storage.get_concurrency_info(pools["nsoud"]).slot_count == 1  # default_limit of the profile
-    storage.claim_concurrency_slot(pools["nsoud"], "a-slow-nsoud-crawl", "nsoud_documents")
+    # a pool's slots are made at its first claim (by a step, or here): the profile's default_limit, 1
+    assert storage.initialize_concurrency_limit_to_default(pools["boards"])
+    assert storage.get_concurrency_info(pools["boards"]).slot_count == 1
+    storage.claim_concurrency_slot(pools["boards"], "a-slow-board-crawl", "board_documents")
     outcome = {}
     worker = threading.Thread(target=lambda: outcome.setdefault(
-        "result", materialize([nsoud_stand_in, esbirka_stand_in], instance=instance)))
+        "result", materialize([boards_stand_in, esbirka_stand_in], instance=instance)))
     worker.start()
     try:
         deadline = time.monotonic() + 60
@@ -118,14 +125,14 @@ def test_a_busy_source_pool_holds_only_that_source(production):
             assert time.monotonic() < deadline, "esbirka's crawl never ran"
             time.sleep(0.2)
         time.sleep(1.0)
-        assert instance.get_latest_materialization_event(AssetKey("nsoud_documents")) is None
-        pending = storage.get_concurrency_info(pools["nsoud"]).pending_steps
-        assert any(step.run_id != "a-slow-nsoud-crawl" for step in pending)  # waiting for the slot
+        assert instance.get_latest_materialization_event(AssetKey("board_documents")) is None
+        pending = storage.get_concurrency_info(pools["boards"]).pending_steps
+        assert any(step.run_id != "a-slow-board-crawl" for step in pending)  # waiting for the slot
     finally:
-        storage.free_concurrency_slots_for_run("a-slow-nsoud-crawl")
+        storage.free_concurrency_slots_for_run("a-slow-board-crawl")
         worker.join(300)
     assert outcome["result"].success
-    assert instance.get_latest_materialization_event(AssetKey("nsoud_documents")) is not None
+    assert instance.get_latest_materialization_event(AssetKey("board_documents")) is not None
     with psycopg.connect(production["database_url"]) as conn:
         events = conn.execute("SELECT count(*) FROM event_logs WHERE run_id = %s",
                               (outcome["result"].run_id,)).fetchone()[0]
