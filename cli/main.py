@@ -255,7 +255,7 @@ def cmd_doctor(args) -> int:
     settings = get_settings()
     with db.connect(db.ready_url(settings)) as conn:
         report = doctor.examine(conn, RawStore(settings.raw_store), settings.bundles_dir,
-                                verify_hashes=not args.no_hashes)
+                                verify_hashes=not args.no_hashes, rehash=args.rehash)
     print(json.dumps(report.as_dict(), ensure_ascii=False, indent=1) if args.json else report.format())
     return 0 if report.ok else 1
 
@@ -315,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("migrate", help="apply database migrations").set_defaults(func=cmd_migrate)
     check = sub.add_parser("doctor", help="invariants of the database, raw store and live bundle (exit 1 on a problem)")
     check.add_argument("--no-hashes", action="store_true", help="check blob sizes, not their sha256 (faster)")
+    check.add_argument("--rehash", action="store_true",
+                       help="read every file again (a file whose size, times and inode are unchanged since it was "
+                            "hashed within the last 7-14 days is otherwise trusted)")
     check.add_argument("--json", action="store_true")
     check.set_defaults(func=cmd_doctor)
     status = sub.add_parser("status", help="stage versions of the code, the live data and the live bundle")
