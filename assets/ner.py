@@ -7,7 +7,7 @@ every chunk's ``ner_done_at`` exactly as they were, so the next run with a passi
 from dagster import (AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, MaterializeResult, MetadataValue, TableColumn,
                      TableRecord, TableSchema, asset)
 
-from mendel import pipeline
+from mendel import pipeline, stages
 from ner_eval.gate import evaluate_gate
 from orchestration.resources import MendelResource
 
@@ -55,17 +55,13 @@ def gate_inputs(gold_path: str | None, thresholds_path: str | None) -> str:
 def scored_gate(conn, gold_path: str | None, thresholds_path: str | None) -> dict:
     """The gate's verdict, table and failures: scored on the gold corpus (ner_eval.gate), or as last scored when
     nothing it depends on changed since (:func:`gate_inputs`; the score is a function of those alone)."""
-    import json
-
     key = gate_inputs(gold_path, thresholds_path)
-    stored = conn.execute("SELECT fingerprint, stats FROM build_fingerprints WHERE name = %s", (GATE_BUILD,)).fetchone()
-    if stored and stored[0] == key:
-        return {**stored[1], "scored": False}
+    kept = stages.kept_build(conn, GATE_BUILD, key)
+    if kept is not None:
+        return {**kept, "scored": False}
     gate = evaluate_gate(gold_path=gold_path, thresholds_path=thresholds_path)
     result = {"passed": gate.passed, "table": gate.table, "failures": gate.failures}
-    conn.execute("INSERT INTO build_fingerprints (name, fingerprint, stats) VALUES (%s, %s, %s) ON CONFLICT (name)"
-                 " DO UPDATE SET fingerprint = EXCLUDED.fingerprint, stats = EXCLUDED.stats, built_at = now()",
-                 (GATE_BUILD, key, json.dumps(result)))
+    stages.record_build(conn, GATE_BUILD, key, result)
     return {**result, "scored": True}
 
 

@@ -56,6 +56,12 @@ THREADED = "crawlers.board_pipelines.ThreadedDocumentRecordPipeline"
 logger = logging.getLogger(__name__)
 
 
+def _first_line(exc: Exception) -> str:
+    """The first line of a database error's message (psycopg's carry the statement's context below it)."""
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else ""
+
+
 class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
     workers = 3
     confirm_batch = 500
@@ -204,7 +210,7 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
                         self.conn, run_id=self.run_id, source=self._source, rows=rows), rows)
                 except psycopg.Error as exc:  # not an outage: find the document the database refused
                     logger.warning("a batch of %d new documents was refused (%s: %s); recording them one at a time",
-                                   len(rows), type(exc).__name__, str(exc).strip().splitlines()[0] if str(exc) else "")
+                                   len(rows), type(exc).__name__, _first_line(exc))
                     self._record_one_at_a_time(rows)
             finally:
                 with self._lock:
@@ -218,8 +224,7 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
                 written = self._write_or_spool(lambda: crawlstate.record_document(
                     self.conn, run_id=self.run_id, source=self._source, **row), [row])
             except psycopg.Error as exc:
-                detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                reason = f"not recorded: {type(exc).__name__}: {detail}"[:MAX_REASON]
+                reason = f"not recorded: {type(exc).__name__}: {_first_line(exc)}"[:MAX_REASON]
                 logger.error("%s (%s): %s", row["doc_id"], row["url"], reason)
                 crawlstate.log_outcome(self.conn, run_id=self.run_id, source=self._source, url=row["url"],
                                        outcome="quarantined", status=row.get("http_status"), sha256=row["sha256"],

@@ -33,6 +33,7 @@ from itertools import groupby, islice
 import psycopg
 from psycopg import sql
 
+from mendel import stages
 from mendel.act_versions import provision_from_anchor
 from mendel.citation_records import CITATION_RECORD
 from mendel.legal_ids import (CONSTITUTIONAL, CONSTITUTIONAL_SENATES, FileNumber, full_year, parse_citation,
@@ -422,18 +423,15 @@ def build(conn: psycopg.Connection, force: bool = False) -> dict:
     targets = update_targets(conn)
     code = _code_digest()
     reads = table_states(conn, BUILD_READS)
-    stored = conn.execute("SELECT fingerprint, stats FROM build_fingerprints WHERE name = %s",
-                          (BUILD_NAME,)).fetchone()
-    if not force and stored and stored[0] == f"{code}|{reads}|{table_states(conn, BUILD_WRITES)}":
-        return {"new_targets": targets, **stored[1], "rebuilt": False}
+    kept = None if force else stages.kept_build(conn, BUILD_NAME,
+                                                f"{code}|{reads}|{table_states(conn, BUILD_WRITES)}")
+    if kept is not None:
+        return {"new_targets": targets, **kept, "rebuilt": False}
     links = build_links(conn)
     index = build_index(conn)
     stats = {**{f"links_{k}": v for k, v in links.items()}, **index}
     # the tables read as they were before the build: a change made meanwhile (a crawl) is built on the next run
-    conn.execute(
-        "INSERT INTO build_fingerprints (name, fingerprint, stats) VALUES (%s, %s, %s) ON CONFLICT (name) DO UPDATE"
-        " SET fingerprint = EXCLUDED.fingerprint, stats = EXCLUDED.stats, built_at = now()",
-        (BUILD_NAME, f"{code}|{reads}|{table_states(conn, BUILD_WRITES)}", json.dumps(stats)))
+    stages.record_build(conn, BUILD_NAME, f"{code}|{reads}|{table_states(conn, BUILD_WRITES)}", stats)
     return {"new_targets": targets, **stats, "rebuilt": True}
 
 

@@ -189,6 +189,11 @@ def known_doc_ids(conn: psycopg.Connection) -> set[str]:
     return {doc_id for (doc_id,) in conn.execute("SELECT doc_id FROM documents")}
 
 
+# One outcome row of a URL in a run (log_outcome, and the batched record steps).
+_LOG_INSERT = ("INSERT INTO crawl_log (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size,"
+               " reason) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
+
+
 def record_new_documents(conn: psycopg.Connection, *, run_id: str | None, source: str,
                          rows: list[dict]) -> list[FetchRecord]:
     """:func:`record_document` for many documents, in one transaction: what it writes for each — the document, its
@@ -230,11 +235,8 @@ def record_new_documents(conn: psycopg.Connection, *, run_id: str | None, source
             cur.execute("UPDATE documents d SET current_version_id = t.version_id"
                         " FROM unnest(%s::text[], %s::bigint[]) AS t(doc_id, version_id) WHERE d.doc_id = t.doc_id",
                         (list(versions), list(versions.values())))
-            cur.executemany(
-                "INSERT INTO crawl_log (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size,"
-                " reason) VALUES (%s, %s, %s, %s, 'stored', %s, %s, %s, %s, NULL)",
-                [(run_id, source, r["url"], r.get("http_status", 200), r["sha256"], r.get("etag"),
-                  r.get("last_modified"), r["byte_size"]) for r in new])
+            cur.executemany(_LOG_INSERT, [(run_id, source, r["url"], r.get("http_status", 200), "stored", r["sha256"],
+                                           r.get("etag"), r.get("last_modified"), r["byte_size"], None) for r in new])
             resolve_crawl_quarantine(cur, run_id=run_id, source=source, urls=[r["url"] for r in new])
             records.update((r["doc_id"], FetchRecord("stored", versions[r["doc_id"]])) for r in new)
         for row, cleaned in zip(rows, clean):  # stored meanwhile by another writer: the one-document way decides
@@ -288,9 +290,7 @@ def confirm_unchanged(conn: psycopg.Connection, *, run_id: str | None, source: s
     log = [(run_id, source, _without_nul(r["url"]), r.get("http_status", 200), "unchanged", r["sha256"],
             r.get("etag"), r.get("last_modified"), r["byte_size"], None) for r in rows]
     with conn.transaction(), conn.cursor() as cur:
-        cur.executemany(
-            "INSERT INTO crawl_log (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size,"
-            " reason) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", log)
+        cur.executemany(_LOG_INSERT, log)
         cur.execute("UPDATE documents SET last_seen = now() WHERE doc_id = ANY(%s)",
                     ([_without_nul(r["doc_id"]) for r in rows],))
         resolve_crawl_quarantine(cur, run_id=run_id, source=source, urls=[entry[2] for entry in log])
@@ -322,11 +322,8 @@ def log_outcome(
     if outcome in ("quarantined", "disallowed", DEFERRED) and not reason:
         raise ValueError(f"a {outcome} URL needs a reason: {url}")
     with conn.transaction():
-        conn.execute(
-            "INSERT INTO crawl_log (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size,"
-            " reason) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size, reason),
-        )
+        conn.execute(_LOG_INSERT,
+                     (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size, reason))
         if outcome == "quarantined":
             # One record per distinct problem: a link that stays broken is logged every run in crawl_log,
             # but is one quarantine entry.

@@ -202,21 +202,22 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
             stats["chunks"] += len(layers.passages)
             stats["sections"] += len(layers.sections)
             stats["documents"] += layers.document is not None
+        chunk_ids = [cid for _, _, cid, _, _, _, _ in rows]
         # a batch of versions in one transaction (a version a transaction cost ~6 round trips each)
         with conn.transaction(), conn.cursor() as cur:
             # Rows of these versions the chunker no longer produces (an older chunker's offsets) go.
-            cur.execute("DELETE FROM chunks WHERE version_id = ANY(%s) AND NOT (chunk_id = ANY(%s))",
-                        (ids, [row[2] for row in rows]))
+            cur.execute("DELETE FROM chunks WHERE version_id = ANY(%s) AND NOT (chunk_id = ANY(%s))", (ids, chunk_ids))
             # a passage whose text changed loses its mentions (it is recognised again)
             cur.execute("DELETE FROM mentions m USING chunks c, unnest(%s::text[], %s::text[]) AS n(id, hash)"
-                        " WHERE m.chunk_id = c.chunk_id AND c.chunk_id = n.id AND c.content_hash IS DISTINCT FROM n.hash",
-                        ([row[2] for row in rows], [row[4].content_hash for row in rows]))
+                        " WHERE m.chunk_id = c.chunk_id AND c.chunk_id = n.id"
+                        " AND c.content_hash IS DISTINCT FROM n.hash",
+                        (chunk_ids, [c.content_hash for _, _, _, _, c, _, _ in rows]))
             cur.executemany(insert, [
                 (cid, version_id, doc_id, layer, c.seq, c.page_start, c.page_end, c.section_path, c.char_start,
                  c.char_end, c.text, c.content_hash, parent, summary, layer != 3)
                 for version_id, doc_id, cid, layer, c, parent, summary in rows])
-            cur.execute("UPDATE document_versions SET chunked_at = now(), chunk_version = %s WHERE version_id = ANY(%s)",
-                        (chunk_version, ids))
+            cur.execute("UPDATE document_versions SET chunked_at = now(), chunk_version = %s"
+                        " WHERE version_id = ANY(%s)", (chunk_version, ids))
     # the act versions other than the stored document's text, as passages of the act (search in force)
     stats.update({f"act_passages_{k}": v for k, v in index_act_versions(conn).items()})
     return stats

@@ -279,6 +279,20 @@ def bundle_versions(conn: psycopg.Connection, embedder_name: str) -> dict[str, s
     return versions
 
 
+def kept_build(conn: psycopg.Connection, name: str, fingerprint: str) -> dict | None:
+    """The figures of the last build of ``name`` (``build_fingerprints``) when it was made from ``fingerprint``:
+    nothing it depends on changed since, so it is kept; else None."""
+    stored = conn.execute("SELECT fingerprint, stats FROM build_fingerprints WHERE name = %s", (name,)).fetchone()
+    return stored[1] if stored and stored[0] == fingerprint else None
+
+
+def record_build(conn: psycopg.Connection, name: str, fingerprint: str, stats: dict) -> None:
+    """What the build of ``name`` was just made from and its figures, for :func:`kept_build` to compare."""
+    conn.execute("INSERT INTO build_fingerprints (name, fingerprint, stats) VALUES (%s, %s, %s) ON CONFLICT (name)"
+                 " DO UPDATE SET fingerprint = EXCLUDED.fingerprint, stats = EXCLUDED.stats, built_at = now()",
+                 (name, fingerprint, json.dumps(stats)))
+
+
 def status(conn: psycopg.Connection, bundles_dir: Path) -> dict:
     """Which versions the code is at, which made the live data (rows per version) and which the live bundle."""
     from mendel.index import bundle

@@ -427,8 +427,8 @@ def evaluate_bundle(bundles_dir: Path, questions_path: Path, reports_dir: Path, 
     """Evaluate the published bundle on the questions its documents can answer and write the report (JSON,
     markdown, PNGs) under ``reports_dir/<bundle version>/<question set>/``. A report already written for the
     same bundle version and questions file content is reused. ``searcher``: the published bundle already loaded
-    (several question sets need one load), or a function loading it, called only when a report is to be written. Returns a summary with the full ``result`` (None when no question is
-    grounded in this bundle)."""
+    (several question sets need one load), or a function loading it, called only when a report is to be
+    written. Returns a summary with the full ``result`` (None when no question is grounded in this bundle)."""
     import hashlib
 
     from mendel.index.bundle import current_bundle

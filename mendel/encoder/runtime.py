@@ -114,6 +114,17 @@ def default_runtime(device: str | None = None) -> str:
     return "openvino"
 
 
+def _openvino_gpus(core) -> list[str]:
+    return [d for d in core.available_devices if d.startswith("GPU")]
+
+
+def _openvino_cpu_precision(core, precision: str) -> str:
+    """``precision``, or for ``auto`` bf16 where the CPU computes it natively, else f32."""
+    if precision != "auto":
+        return precision
+    return "bf16" if "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES") else "f32"
+
+
 class OpenVinoSession:
     def __init__(self, path: Path, *, device: str | None = None, threads: int | None = None,
                  mode: str = "throughput", precision: str = "auto", blob_cache: Path | None = None,
@@ -129,7 +140,7 @@ class OpenVinoSession:
         wanted = wanted_device(device)
         hint = "LATENCY" if mode == "latency" else "THROUGHPUT"
         self.compiled = None
-        for target in ([d for d in core.available_devices if d.startswith("GPU")] if wanted != "cpu" else []):
+        for target in (_openvino_gpus(core) if wanted != "cpu" else []):
             try:
                 self.compiled = core.compile_model(model, target, {"PERFORMANCE_HINT": hint})
                 self.device = "gpu"
@@ -140,8 +151,7 @@ class OpenVinoSession:
         if self.compiled is None:
             if wanted == "gpu":
                 log.warning("OpenVINO has no usable GPU; using the CPU")
-            if precision == "auto":
-                precision = "bf16" if "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES") else "f32"
+            precision = _openvino_cpu_precision(core, precision)
             streams = 1 if mode == "latency" else threads
             self.compiled = core.compile_model(model, "CPU", {
                 "PERFORMANCE_HINT": hint, "INFERENCE_PRECISION_HINT": precision, "NUM_STREAMS": streams,
@@ -227,11 +237,9 @@ def cpu_label(runtime: str, device: str | None = None, precision: str = "auto") 
     wanted = wanted_device(device)
     if runtime == "openvino":
         core = _openvino_core()
-        if wanted != "cpu" and any(d.startswith("GPU") for d in core.available_devices):
+        if wanted != "cpu" and _openvino_gpus(core):
             return None
-        if precision == "auto":
-            precision = "bf16" if "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES") else "f32"
-        return f"openvino-cpu-{precision}"
+        return f"openvino-cpu-{_openvino_cpu_precision(core, precision)}"
     if runtime == "onnxruntime":
         return None if wanted != "cpu" and onnxruntime_has_cuda() else "onnxruntime-cpu-f32"
     raise ValueError(f"unknown runtime {runtime!r}: expected one of {RUNTIMES}")
