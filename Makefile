@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test]'
 	$(BIN)/python -m pip uninstall -q -y openvino-telemetry  # openvino pulls it in; it reports usage (pyproject.toml)
-	$(BIN)/python -m mendel.encoder.prepare  # the encoder's weights converted and compiled once, here
+	$(BIN)/python -m mendel.index.prepare_encoder  # the encoder's weights converted and compiled once, here
 	@touch $@
 
 run: setup

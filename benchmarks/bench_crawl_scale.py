@@ -67,10 +67,10 @@ sys.path.insert(0, str(ROOT))
 
 import psycopg  # noqa: E402
 
-from mendel import db  # noqa: E402
-from mendel.boards import Board, load_registry, write_boards_file  # noqa: E402
-from mendel.config import SAMPLE_CORPUS, Settings  # noqa: E402
-from mendel.sources import SOURCES  # noqa: E402
+from mendel.core import db  # noqa: E402
+from mendel.crawl.boards.register import Board, load_registry, write_boards_file  # noqa: E402
+from mendel.core.config import SAMPLE_CORPUS, Settings  # noqa: E402
+from mendel.core.sources import SOURCES  # noqa: E402
 from mirror.municipal import MVCR_API, observe_robots_txt, served_boards  # noqa: E402
 from mirror.scale import HTML_LIST_PATH  # noqa: E402
 from mirror.server import MirrorThread  # noqa: E402

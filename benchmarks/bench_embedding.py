@@ -48,8 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mendel.chunking import chunk_pages
-from mendel.config import SAMPLE_CORPUS
+from mendel.passages.chunking import chunk_pages
+from mendel.core.config import SAMPLE_CORPUS
 
 RESULTS = Path(__file__).parent / "results"
 CHUNK_CACHE = RESULTS / "cache" / "embedding_corpus_chunks.json"

@@ -28,7 +28,7 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
-from mendel.config import SAMPLE_CORPUS  # noqa: E402
+from mendel.core.config import SAMPLE_CORPUS  # noqa: E402
 from mendel.extract.document import DEFAULT_LIMITS, extract_document  # noqa: E402
 from mendel.extract.ocr import tesseract_path  # noqa: E402
 

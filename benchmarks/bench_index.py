@@ -123,10 +123,10 @@ def scale_table(rows: list[dict]) -> str:
 
 
 def bench_embedding(n_chunks: int) -> dict:
-    from mendel.chunking import build_layers
+    from mendel.passages.chunking import build_layers
     from mendel.index.corpus import contextual_text
     from mendel.index.embed import get_embedder
-    from mendel.summarize import ExtractiveSummarizer, summarize_document
+    from mendel.passages.summaries import ExtractiveSummarizer, summarize_document
 
     pages = pdf_texts()["176-2025"]
     layers = build_layers(pages)
@@ -171,7 +171,7 @@ def _documents() -> list[dict]:
 
 
 def _timed_run(conn, home: Path, embedder) -> dict:
-    from mendel import pipeline
+    from mendel.nightly import pipeline
 
     build = home / "build"
     stages = [
@@ -201,9 +201,9 @@ def _timed_run(conn, home: Path, embedder) -> dict:
 def bench_rerun(work: Path, limit: int | None = None) -> dict:
     import psycopg
 
-    from mendel import db
+    from mendel.core import db
     from mendel.index.embed import get_embedder
-    from tests.test_index_support import add_document
+    from tests.support.index import add_document
 
     url = db.embedded_url(work / "pgdata")
     url = db.create_database(url, f"bench_{uuid.uuid4().hex[:8]}")

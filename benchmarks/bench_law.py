@@ -1,4 +1,4 @@
-"""Latency of `mendel cites` (mendel.citator.cites) and `/provisions` (mendel.law_in_time.provision_at) on a
+"""Latency of `mendel cites` (mendel.citator.build.cites) and `/provisions` (mendel.citator.wording.provision_at) on a
 PostgreSQL database holding N passages with their citations.
 
     .venv/bin/python benchmarks/bench_law.py --passages 100000
@@ -46,9 +46,11 @@ sys.path.insert(0, str(ROOT))
 import psycopg  # noqa: E402
 import requests  # noqa: E402
 
-from mendel import act_versions, citator, db  # noqa: E402
-from mendel.config import SAMPLE_CORPUS  # noqa: E402
-from mendel.law_in_time import provision_at  # noqa: E402
+from mendel.law import act_versions  # noqa: E402
+from mendel.citator import build as citator
+from mendel.core import db
+from mendel.core.config import SAMPLE_CORPUS  # noqa: E402
+from mendel.citator.wording import provision_at  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "law.json"
 API = "/esel-esbir-daver/dokumenty-sbirky"

@@ -3,7 +3,7 @@ optionally beside the recogniser of an older checkout, timed on the same passage
 
     .venv/bin/python benchmarks/bench_ner.py [--rounds 5] [--repeat 3] [--baseline-tree DIR] [--with-cs-core-news-sm]
 
-Passages: the ~500-character chunks (``mendel.chunking.chunk_pages``) of real sample-corpus documents:
+Passages: the ~500-character chunks (``mendel.passages.chunking.chunk_pages``) of real sample-corpus documents:
 e-Sbírka acts (PDF text layers), Supreme Court decisions (full texts) and a Blešno municipal newsletter.
 
 ``--baseline-tree DIR``: a checkout of an earlier commit (e.g. ``git worktree add /tmp/ner-base <commit>``); its
@@ -37,8 +37,8 @@ DECISIONS = "courts/ns_decisions_sample.jsonl"
 
 
 def corpus_passages() -> list[str]:
-    from mendel.chunking import chunk_pages
-    from mendel.config import SAMPLE_CORPUS
+    from mendel.passages.chunking import chunk_pages
+    from mendel.core.config import SAMPLE_CORPUS
     from mendel.extract.pdf import pdf_pages
 
     documents = [[p.text for p in pdf_pages((SAMPLE_CORPUS / "esbirka" / "pdf" / name).read_bytes())]

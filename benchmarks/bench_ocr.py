@@ -24,7 +24,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from mendel.config import SAMPLE_CORPUS
+from mendel.core.config import SAMPLE_CORPUS
 from mendel.extract.document import DEFAULT_LIMITS, extract_document, extract_files
 from mendel.extract.ocr import default_workers, ocr_available
 

@@ -8,7 +8,7 @@ For each size: a scale bundle (``benchmarks.scale_corpus.write_scale_bundle``: S
 real sentences of the sample corpus, random unit vectors, queries embedded by ``RandomQueryEmbedder``) is written
 under ``--work``, then :func:`load_bundle` puts the same passages into a fresh database of an embedded PostgreSQL
 (documents, versions, chunks with their vectors and lexemes, entities, mentions, graph nodes and edges; the HNSW
-and GIN indexes built after the rows). ``serving.search.Searcher`` reads the bundle, ``serving.pg_search
+and GIN indexes built after the rows). ``serving.ranking.search.Searcher`` reads the bundle, ``serving.ranking.pg_search
 .PostgresSearcher`` the database; both search with the default options (BM25/full text + dense + graph, exact
 references, decomposition), ``k = 10``. Queries: the dev questions and word windows of the bundle's own passages.
 After a warm-up, ``--repeat`` passes over the queries, each query searched by one backend then the other (the order
@@ -36,7 +36,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from mendel.index import bundle  # noqa: E402
-from mendel.index.analyzer import analyze  # noqa: E402
+from mendel.czech.analyzer import analyze  # noqa: E402
 from mendel.index.corpus import contextual_text  # noqa: E402
 from mendel.index.fulltext import lexemes_hash, tsvector_literal  # noqa: E402
 
@@ -154,7 +154,7 @@ def load_bundle(conn, bundle_path: Path, timings: dict | None = None) -> dict:
 
 
 def _scan(path: Path):
-    from serving.layers import ChunkTable
+    from serving.ranking.layers import ChunkTable
 
     return ChunkTable.scan(path)
 
@@ -186,9 +186,9 @@ def summary(values: list[float]) -> dict:
 
 def bench_size(n: int, work: Path, server_url: str, repeat: int, log) -> dict:
     from benchmarks.scale_corpus import RandomQueryEmbedder, write_scale_bundle
-    from mendel import db
-    from serving.pg_search import PostgresSearcher
-    from serving.search import Searcher
+    from mendel.core import db
+    from serving.ranking.pg_search import PostgresSearcher
+    from serving.ranking.search import Searcher
 
     result: dict = {"passages": n}
     bundles_dir = work / f"bundles-{n}"
@@ -250,8 +250,8 @@ def compare_dev(bundles_dir: Path, database_url: str, questions_path: Path = DEV
     and the database it was built from (``retrieval_eval.retrieval.judge``); also each backend's lexical list alone
     (BM25 against IDF-weighted ``ts_rank_cd``) and the top-10 overlap of the two default searches."""
     from retrieval_eval.retrieval import answerable, judge, load_questions, score_ranking, split_grounded
-    from serving.pg_search import PostgresSearcher
-    from serving.search import CANDIDATES, Searcher
+    from serving.ranking.pg_search import PostgresSearcher
+    from serving.ranking.search import CANDIDATES, Searcher
 
     from mendel.index.embed import HashedBowEmbedder, get_embedder
 
@@ -306,7 +306,7 @@ def main(argv=None) -> int:
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--dbname", default=None, help="the database on the home's embedded server (default: its own)")
     args = parser.parse_args(argv)
-    from mendel import db
+    from mendel.core import db
 
     if args.dev_home is not None:
         import psycopg

@@ -95,11 +95,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     from retrieval_eval.report import write_report
-    from serving.search import Searcher
+    from serving.ranking.search import Searcher
 
     bundles = args.bundles
     if bundles is None:
-        from mendel.config import get_settings
+        from mendel.core.config import get_settings
 
         bundles = get_settings().bundles_dir
     searcher = Searcher.latest(Path(bundles))

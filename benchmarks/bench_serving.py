@@ -12,10 +12,10 @@ time and RSS belong to that system and size alone):
 - ``bm25``: bm25s alone — the query through the Czech analyser, ``BM25.get_scores``, top 10, the hits' rows
   read from ``chunks.jsonl``;
 - ``faiss``: the FAISS index alone — the query vector, ``index.search`` top 10, the hits' rows;
-- ``hybrid``: the default search as the API runs it (``serving.results.run_search``: ``Searcher.search`` with
+- ``hybrid``: the default search as the API runs it (``serving.web.results.run_search``: ``Searcher.search`` with
   ``details``): query understanding, BM25 + dense + graph-entered lists fused by RRF, exact-reference fast paths,
-  decomposition, the learned second stage (``serving.fusion.LearnedFusion`` over the best candidates, when
-  ``serving/learned_fusion.json`` is stored: ``learned_fusion`` in the results says whether it ran) and the
+  decomposition, the learned second stage (``serving.ranking.fusion.LearnedFusion`` over the best candidates, when
+  ``serving/ranking/learned_fusion.json`` is stored: ``learned_fusion`` in the results says whether it ran) and the
   coverage block with the relevance floor; no cross-encoder. Its section and document layers (L2, L1), which a
   search loads on first use, are loaded with it: load time and RSS include them.
 
@@ -167,8 +167,8 @@ def bundle_encoder(manifest: dict) -> str:
 def dense_texts(queries: dict) -> list[str]:
     """Every text the systems embed for these queries: FAISS-only embeds the query as typed; the hybrid search
     its normalised form and each sub-query's (``Searcher.search``)."""
-    from serving.analyze import dense_query_text, understand
-    from serving.decompose import decompose
+    from serving.query.analyze import dense_query_text, understand
+    from serving.query.decompose import decompose
 
     texts = []
     for text in queries["warmup"] + [q["text"] for q in queries["timed"]]:
@@ -198,7 +198,7 @@ def _sample_rows(path: Path, count: int, seed: int) -> list[dict]:
 def make_queries(path: Path, seed: int = 7, sentence_queries: int = 100, entity_queries: int = 90,
                  warmup: int = 30) -> dict:
     """The query set for one bundle: {"warmup": [...], "timed": [{"text", "kind"}, ...]}."""
-    from mendel.index.graph import GRAPH_LABELS
+    from mendel.index.entity_graph import GRAPH_LABELS
     from mendel.ner import recognise_text
 
     rng = random.Random(seed)
@@ -268,19 +268,19 @@ def make_system(name: str, path: Path, embedder):
     import numpy as np
 
     if name == "hybrid":
-        from serving.search import Searcher
+        from serving.ranking.search import Searcher
 
         searcher = Searcher(path, embedder=embedder)
         for number in (2, 1):  # section and document layers load on first use: here, not in a timed query
             searcher.layer(number)
         _ = (searcher.learned_fusion, searcher.floor)  # the second stage and the floor load on first use too
-        # as serving.results.run_search calls it: with details, so the coverage block and the floor are computed
+        # as serving.web.results.run_search calls it: with details, so the coverage block and the floor are computed
         return (lambda q: searcher.search(q, k=K, details={})), searcher
     rows = ChunkRows(path)
     if name == "bm25":
         import bm25s
 
-        from mendel.index.analyzer import analyze
+        from mendel.czech.analyzer import analyze
 
         retriever = bm25s.BM25.load(str(path / "bm25" / "bm25"))
         vocab = retriever.vocab_dict
@@ -298,7 +298,7 @@ def make_system(name: str, path: Path, embedder):
     if name == "faiss":
         import faiss
 
-        from serving.search import one_faiss_thread
+        from serving.ranking.search import one_faiss_thread
 
         index = faiss.read_index(str(path / "dense" / "dense.faiss"))
 
@@ -353,7 +353,7 @@ class RecordingEmbedder:
 def forget_routes() -> None:
     """Empty the domain graph's per-text routing cache: a repeated pass over the same queries must cost what
     the first did."""
-    from mendel.graph.domain import default_graph
+    from mendel.law.domain_graph import default_graph
 
     default_graph()._index.pop("routes", None)
 
@@ -488,7 +488,7 @@ def run_recall(args) -> dict:
     import faiss
     import numpy as np
 
-    from serving.search import CANDIDATES, one_faiss_thread
+    from serving.ranking.search import CANDIDATES, one_faiss_thread
 
     index = faiss.read_index(str(Path(args.bundle) / "dense" / "dense.faiss"))
     hnsw = faiss.downcast_index(index.index if hasattr(index, "index") else index)

@@ -24,7 +24,7 @@ Every index file is written by the same functions the pipeline uses (``mendel.in
 
     from benchmarks.scale_corpus import write_scale_bundle, RandomQueryEmbedder
     path = write_scale_bundle(tmp / "bundles", 100_000)
-    searcher = serving.search.Searcher(path, embedder=RandomQueryEmbedder())
+    searcher = serving.ranking.search.Searcher(path, embedder=RandomQueryEmbedder())
 
 Command line: ``python benchmarks/scale_corpus.py OUT_BUNDLES_DIR N [--seed S] [--faiss flat|hnsw|ivfpq]``.
 """
@@ -46,11 +46,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from mendel.config import SAMPLE_CORPUS  # noqa: E402
+from mendel.core.config import SAMPLE_CORPUS  # noqa: E402
 from mendel.index import bundle, dense, lexical  # noqa: E402
 from mendel.index.corpus import ChunkRecord  # noqa: E402
-from mendel.index.graph import GRAPH_LABELS, aggregate, document_contributions, write_graph  # noqa: E402
-from mendel.summarize import fit, sentences  # noqa: E402
+from mendel.index.entity_graph import GRAPH_LABELS, aggregate, document_contributions, write_graph  # noqa: E402
+from mendel.passages.summaries import fit, sentences  # noqa: E402
 
 CACHE_DIR = Path(__file__).resolve().parent / "results" / "cache"
 DIM = 384

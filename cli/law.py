@@ -1,5 +1,5 @@
 """`mendel provision` and `mendel cites`: the wording of a provision on a date, and what cites a provision, an act
-or a court decision — read from PostgreSQL (``mendel.law_in_time``, ``mendel.citator``), no bundle needed."""
+or a court decision — read from PostgreSQL (``mendel.citator.wording``, ``mendel.citator.build``), no bundle needed."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import json
 from datetime import date
 
-from mendel.config import get_settings
+from mendel.core.config import get_settings
 
 
 def add_parsers(sub) -> None:
@@ -27,13 +27,13 @@ def add_parsers(sub) -> None:
 def _connection():
     import psycopg
 
-    from mendel import db
+    from mendel.core import db
 
     return psycopg.connect(db.database_url(get_settings()))
 
 
 def cmd_provision(args: argparse.Namespace) -> int:
-    from mendel.law_in_time import describe, provision_at
+    from mendel.citator.wording import describe, provision_at
 
     with _connection() as conn:
         answer = provision_at(conn, args.ref, args.at or date.today())
@@ -42,7 +42,7 @@ def cmd_provision(args: argparse.Namespace) -> int:
 
 
 def cmd_cites(args: argparse.Namespace) -> int:
-    from mendel.citator import cites, describe
+    from mendel.citator.build import cites, describe
 
     with _connection() as conn:
         answer = cites(conn, args.ref, limit=args.limit)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cli import law as law_commands
 from cli import search as search_command
-from mendel.config import PROJECT_ROOT, SAMPLE_CORPUS, Settings, get_settings
+from mendel.core.config import PROJECT_ROOT, SAMPLE_CORPUS, Settings, get_settings
 
 DEMO_MIRROR_PORT = 8765
 SAMPLE_QUERY = "Jaké podmínky musí splnit žadatel o podporu bydlení?"
@@ -43,7 +43,7 @@ def prepare_home(settings: Settings) -> None:
 @contextlib.contextmanager
 def demo_services(settings: Settings):
     """The local mirror (demo profile) and the embedded database, for as long as the command runs."""
-    from mendel import db
+    from mendel.core import db
     from mirror.server import MirrorThread
 
     with contextlib.ExitStack() as stack:
@@ -140,7 +140,7 @@ def cmd_run(args) -> int:
     print("  step wall times (s): " + ", ".join(f"{step}={seconds}" for step, seconds in slowest))
     if summary["success"]:
         print(f"\nsample query: {args.query}")
-        from serving.search import Searcher
+        from serving.ranking.search import Searcher
 
         for rank, hit in enumerate(Searcher.latest(live.bundles_dir).search(args.query, k=3), start=1):
             print(f"  {rank}. {hit.citation or hit.doc_id} — {hit.title[:70]}\n     page {hit.page}, {hit.section or '-'}: "
@@ -172,8 +172,8 @@ def cmd_search(args) -> int:
 
 def cmd_analyze(args) -> int:
     from mendel.index.bundle import BundleError
-    from serving.analyze import analyze_query
-    from serving.search import Searcher
+    from serving.query.analyze import analyze_query
+    from serving.ranking.search import Searcher
 
     try:
         searcher = Searcher.latest(get_settings().bundles_dir)
@@ -219,13 +219,13 @@ def cmd_eval_ner(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from serving.api import serve
+    from serving.web.api import serve
 
     settings = get_settings()
     query_log = None
     if not args.no_query_log:
-        from mendel import db
-        from serving.querylog import PostgresQueryLog
+        from mendel.core import db
+        from serving.web.querylog import PostgresQueryLog
 
         query_log = PostgresQueryLog(db.ready_url(settings))
     serve(settings.bundles_dir, host=args.host, port=args.port, query_log=query_log)
@@ -239,7 +239,7 @@ def cmd_eval_retrieval(args) -> int:
 
 
 def cmd_migrate(args) -> int:
-    from mendel import db
+    from mendel.core import db
 
     settings = get_settings()
     url = db.database_url(settings)
@@ -249,8 +249,9 @@ def cmd_migrate(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    from mendel import db, doctor
-    from mendel.rawstore import RawStore
+    from mendel.core import db
+    from mendel.checks import doctor
+    from mendel.core.rawstore import RawStore
 
     settings = get_settings()
     with db.connect(db.ready_url(settings)) as conn:
@@ -261,12 +262,13 @@ def cmd_doctor(args) -> int:
 
 
 def cmd_status(args) -> int:
-    from mendel import db, stages
+    from mendel.checks import stage_status
+    from mendel.core import db
 
     settings = get_settings()
     with db.connect(db.ready_url(settings)) as conn:
-        report = stages.status(conn, settings.bundles_dir)
-    print(json.dumps(report, ensure_ascii=False, indent=1) if args.json else stages.format_status(report))
+        report = stage_status.status(conn, settings.bundles_dir)
+    print(json.dumps(report, ensure_ascii=False, indent=1) if args.json else stage_status.format_status(report))
     return 0
 
 

@@ -3,7 +3,7 @@
 A search goes to a running server when there is one for the same bundle (``--api URL``, else ``MENDEL_API_URL``,
 else a quick look at ``mendel serve``'s default address): the server has the bundle and the model loaded, so a
 repeated search costs a request instead of a load. Otherwise (or with ``--local``) the bundle is loaded here.
-Either way the JSON is the /search body (``serving.results``), so both paths print the same thing.
+Either way the JSON is the /search body (``serving.web.results``), so both paths print the same thing.
 """
 
 from __future__ import annotations
@@ -128,9 +128,9 @@ def search_server(base_url: str, args) -> dict:
 
 def search_bundle(args, settings) -> dict:
     from mendel.index.bundle import BundleError
-    from serving.facets import FilterError, checked_filters
-    from serving.results import run_search
-    from serving.pg_search import BackendError, open_searcher
+    from serving.web.facets import FilterError, checked_filters
+    from serving.web.results import run_search
+    from serving.ranking.pg_search import BackendError, open_searcher
 
     try:
         searcher = open_searcher(settings)  # MENDEL_SERVING_BACKEND: bundle (default) or postgres
@@ -146,7 +146,7 @@ def search_bundle(args, settings) -> dict:
 
 
 def print_text(payload: dict, color: bool = False) -> None:
-    from serving.evidence import excerpt_window, segments
+    from serving.web.evidence import excerpt_window, segments
 
     mark_on, mark_off = ("\033[1;33m", "\033[0m") if color else ("[", "]")
     coverage = payload.get("coverage") or {}

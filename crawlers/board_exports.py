@@ -27,7 +27,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
-from mendel.czech_dates import find_date, iso
+from mendel.czech.dates import find_date, iso
 
 OFN_CONTEXT = "https://ofn.gov.cz/úřední-desky/2021-07-20/kontexty/úřední-deska.jsonld"
 NOTICE_TYPES = ["Digitální objekt", "Informace na úřední desce"]

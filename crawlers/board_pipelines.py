@@ -12,14 +12,14 @@ notices stored (new or changed) in the crawl's stats (``mendel/boards/notices_st
 
 Most of a nightly board crawl is notices that have not changed (a feed lists every notice each night). An item
 whose bytes are its document's current version and whose fields are the stored ones
-(:func:`mendel.crawlstate.is_unchanged`, against the source's documents read once when the crawl opens) is
-confirmed in batches (:func:`mendel.crawlstate.confirm_unchanged`: the same crawl_log row, ``last_seen`` and
+(:func:`mendel.crawl.crawlstate.is_unchanged`, against the source's documents read once when the crawl opens) is
+confirmed in batches (:func:`mendel.crawl.crawlstate.confirm_unchanged`: the same crawl_log row, ``last_seen`` and
 quarantine resolution, one transaction per ``confirm_batch`` items, the rest when the spider closes) instead of one
 transaction each; its blob is already in the raw store.
 
 Most of a first board crawl is documents not stored yet (the sample corpus: ~6,500 notices of the Hranice, Zlín and
-MVČR feeds). A document whose id no document has (:func:`mendel.crawlstate.known_doc_ids`, read when the crawl
-opens) goes into the raw store as ever and is recorded in batches too (:func:`mendel.crawlstate.record_new_documents`:
+MVČR feeds). A document whose id no document has (:func:`mendel.crawl.crawlstate.known_doc_ids`, read when the crawl
+opens) goes into the raw store as ever and is recorded in batches too (:func:`mendel.crawl.crawlstate.record_new_documents`:
 the document, its version, its ``stored`` crawl_log row and quarantine resolution, one transaction per ``new_batch``
 documents, the rest when the spider closes); the item leaves the step as ``stored``. A second item of a document
 still waiting in a batch has the batch written first, then takes the one-transaction way, so the versions come in
@@ -45,9 +45,9 @@ from scrapy.exceptions import DropItem
 
 from crawlers.pipelines import (MAX_REASON, DocumentRecordPipeline, _database_lost, _report_outage,
                                 content_problem, quarantine_item, record_fields)
-from mendel import crawlstate
-from mendel.outage import is_outage
-from mendel.rawstore import RawStore
+from mendel.crawl import crawlstate
+from mendel.crawl.outage import is_outage
+from mendel.core.rawstore import RawStore
 
 PLAIN = "crawlers.pipelines.DocumentRecordPipeline"
 REPLACED = ("crawlers.pipelines.ContentHashPipeline", "crawlers.pipelines.RawStorePipeline")

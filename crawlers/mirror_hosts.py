@@ -20,7 +20,7 @@ from scrapy.resolver import CachingThreadedResolver
 from twisted.internet import defer
 
 from crawlers.spiders.base import rebase_url
-from mendel.boards import MIRROR_HOST_SUFFIX
+from mendel.crawl.boards.register import MIRROR_HOST_SUFFIX
 
 MIRROR_ADDRESS = "127.0.0.1"
 CHROMIUM_HOST_RULE = f"--host-resolver-rules=MAP *{MIRROR_HOST_SUFFIX} {MIRROR_ADDRESS}"

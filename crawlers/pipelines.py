@@ -10,16 +10,16 @@ import psycopg
 from scrapy.exceptions import DropItem
 
 from crawlers.items import FetchedDocument
-from mendel import crawlstate
-from mendel.content_checks import Candidate, check_document
-from mendel.outage import is_outage
-from mendel.rawstore import RawStore
+from mendel.crawl import crawlstate
+from mendel.crawl.content_checks import Candidate, check_document
+from mendel.crawl.outage import is_outage
+from mendel.core.rawstore import RawStore
 
 MAX_REASON = 500
 
 
 def content_problem(item: FetchedDocument) -> str | None:
-    """Why the item's body is not a real document of its source (mendel.content_checks), or None."""
+    """Why the item's body is not a real document of its source (mendel.crawl.content_checks), or None."""
     reason = check_document(Candidate(
         source=item.source, url=item.url, body=item.body, content_type=item.content_type or "",
         doc_type=item.doc_type, title=item.title, citation=item.citation, extra=item.extra or {}))
@@ -123,7 +123,7 @@ class RawStorePipeline:
 
 
 def record_fields(item: FetchedDocument) -> dict:
-    """What :func:`mendel.crawlstate.record_document` takes of a hashed item, its source aside (the outage spool's
+    """What :func:`mendel.crawl.crawlstate.record_document` takes of a hashed item, its source aside (the outage spool's
     document entries hold the same)."""
     return dict(doc_id=item.doc_id, url=item.url, sha256=item.sha256, byte_size=len(item.body),
                 content_type=item.content_type, title=item.title, doc_type=item.doc_type, citation=item.citation,

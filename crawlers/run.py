@@ -1,7 +1,7 @@
 """Run spiders in one process, one Twisted reactor (it can't restart), all at once, and report each source's counts
 through Dagster Pipes.
 
-    python -m crawlers.run esbirka                # one source of the registry (mendel.sources)
+    python -m crawlers.run esbirka                # one source of the registry (mendel.core.sources)
     python -m crawlers.run esbirka nsoud nalus    # several, crawling side by side
 
 Reads MENDEL_* settings from the environment. When started by a Pipes client, each source's counts become the
@@ -30,10 +30,10 @@ from twisted.internet.defer import DeferredList, inlineCallbacks
 from twisted.internet.task import deferLater
 
 from crawlers import settings as crawler_settings
-from mendel import crawlstate
-from mendel.config import Settings, get_settings
-from mendel.outage import OUTAGE_EXIT_CODE, DatabaseOutage, database_reachable, is_outage, replay_spools
-from mendel.sources import SOURCES
+from mendel.crawl import crawlstate
+from mendel.core.config import Settings, get_settings
+from mendel.crawl.outage import OUTAGE_EXIT_CODE, DatabaseOutage, database_reachable, is_outage, replay_spools
+from mendel.core.sources import SOURCES
 
 SPIDERS = {source.name: load_object(source.spider) for source in SOURCES.values()}
 FAILED_MESSAGE = "failed"  # the Pipes custom message naming the sources whose crawl failed: {"failed": {name: why}}
@@ -105,7 +105,7 @@ def crawl_counts(conn: psycopg.Connection, crawler, run_id: str, duration_s: flo
 
 
 def take_crawl_lock(database_url: str, source: str) -> psycopg.Connection | None:
-    """The source's crawl lock (named by its pool, mendel.sources; per database schema), held by the returned
+    """The source's crawl lock (named by its pool, mendel.core.sources; per database schema), held by the returned
     connection until it closes, or None while another crawl of the source holds it: whichever runs ask (the nightly,
     a re-crawl, a backfill window), one site is never crawled twice at once, and the other sources go on."""
     conn = psycopg.connect(database_url, autocommit=True)
@@ -141,7 +141,7 @@ def run_spiders(names: list[str], run_id: str, database_url: str) -> Crawls:
     settings = get_settings()
     if not database_reachable(database_url):
         raise DatabaseOutage(f"{', '.join(names)}: PostgreSQL is unreachable; nothing crawled")
-    # What a crawl stopped by an outage could not write (mendel.outage) goes in before anything else.
+    # What a crawl stopped by an outage could not write (mendel.crawl.outage) goes in before anything else.
     replayed = replay_spools(database_url, settings.home / "crawl_spool")
     process = CrawlerProcess(scrapy_settings(settings, run_id, database_url))
     # The reactor the crawlers ask for, installed now: a crawl waiting for its lock needs it before any crawl starts.
@@ -184,7 +184,7 @@ def run_spiders(names: list[str], run_id: str, database_url: str) -> Crawls:
         for name, crawler in crawlers.items():
             if name in durations and name not in crawls.failed:
                 crawls.counts[name] = crawl_counts(conn, crawler, run_id, durations[name])
-    for spool, entries in replayed.items():  # spools are named <source>--<run id>.jsonl (mendel.outage)
+    for spool, entries in replayed.items():  # spools are named <source>--<run id>.jsonl (mendel.crawl.outage)
         source = spool.split("--", 1)[0]
         target = source if source in crawls.counts else next(iter(crawls.counts), None)
         if target is not None:

@@ -13,7 +13,7 @@ Limits that tests and operators tune come from the environment (read when a craw
 
 import os
 
-from mendel.config import USER_AGENT
+from mendel.core.config import USER_AGENT
 
 
 def _number(name: str, default: float) -> float:

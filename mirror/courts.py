@@ -33,8 +33,8 @@ from datetime import date
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from mendel.czech_dates import numeric_from_iso, parse_iso_date, parse_numeric_date
-from mendel.legal_ids import CONSTITUTIONAL, CONSTITUTIONAL_SENATES, PLENARY_OPINION, FileNumber, constitutional_ecli
+from mendel.czech.dates import numeric_from_iso, parse_iso_date, parse_numeric_date
+from mendel.law.identifiers import CONSTITUTIONAL, CONSTITUTIONAL_SENATES, PLENARY_OPINION, FileNumber, constitutional_ecli
 
 from .responses import Response, html_response
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qs
 
-from mendel.ruian import VfrError, parse_file_name, read_header
+from mendel.registers.ruian import VfrError, parse_file_name, read_header
 
 from .responses import FileDigests, Response, file_response, text_response
 

@@ -67,8 +67,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, quote, unquote
 from xml.etree import ElementTree
 
-from mendel.czech_dates import WORDED_DATE_PATTERN, date_of_match, find_worded_date
-from mendel.legal_ids import ActId, parse_act_path
+from mendel.czech.dates import WORDED_DATE_PATTERN, date_of_match, find_worded_date
+from mendel.law.identifiers import ActId, parse_act_path
 
 from . import fragments as act_fragments
 from .responses import FileDigests, Response, chyby_response, file_response, json_response

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
-from mendel.czech_dates import MONTH_NAME_PATTERN
-from mendel.legal_ids import ActId
+from mendel.czech.dates import MONTH_NAME_PATTERN
+from mendel.law.identifiers import ActId
 
 HEADING_KINDS = ("Cast", "Hlava", "Dil", "Oddil", "Pododdil", "Paragraf", "Clanek", "Priloha")
 # Depth order of the structure: a unit closes every open unit at its level or below.

@@ -72,7 +72,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
 
-from mendel.czech_dates import iso, numeric_from_iso, ofn_instant_date
+from mendel.czech.dates import iso, numeric_from_iso, ofn_instant_date
 
 from .responses import FileDigests, Response, file_response, html_response, json_response, text_response
 

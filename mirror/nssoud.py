@@ -37,7 +37,7 @@ import secrets
 from pathlib import Path
 from urllib.parse import parse_qs
 
-from mendel.czech_dates import format_numeric_date, parse_numeric_date
+from mendel.czech.dates import format_numeric_date, parse_numeric_date
 
 from .courts import AdministrativeDecision, load_conco
 from .responses import Response, html_response

@@ -169,7 +169,7 @@ class ScaleBoards:
     @cached_property
     def js_rules(self) -> dict:
         # One layout for every generated JavaScript board: the rules of the maintained list's kadan-js entry.
-        from mendel.config import HTML_BOARDS_FILE
+        from mendel.core.config import HTML_BOARDS_FILE
 
         listing = yaml.safe_load(HTML_BOARDS_FILE.read_text(encoding="utf-8"))
         return next(b["rules"] for b in listing["boards"] if b["id"] == "kadan-js")

@@ -2,7 +2,7 @@
 
 All sources share one origin (``http://127.0.0.1:{port}``) and are told apart by path only — the real
 paths of the different hosts do not collide — so switching a crawler from the mirror to production is a
-change of base URL (``mendel.config.PRODUCTION_BASE_URLS``). The Host header is ignored, except for the
+change of base URL (``mendel.core.config.PRODUCTION_BASE_URLS``). The Host header is ignored, except for the
 made-up notice-board hosts ``{name}.mirror.test`` (below).
 
 =============================  ======================================================================

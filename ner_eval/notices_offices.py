@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 import yaml
-from mendel.config import SAMPLE_CORPUS
+from mendel.core.config import SAMPLE_CORPUS
 from mendel.extract.notice import notice_text
 
 from ner_eval.build_gold import ANNOTATIONS_PATH, GOLD_DIR, build_lines

@@ -3,7 +3,7 @@ demo profile, so opening the UI (`make ui`) queues no crawl by itself — a pers
 
 from dagster import DefaultScheduleStatus, DefaultSensorStatus
 
-from mendel.config import get_settings
+from mendel.core.config import get_settings
 
 
 def automation_on() -> bool:

@@ -1,30 +1,23 @@
-"""The one Definitions object: assets by stage, the jobs, schedules and sensors, resources from the environment.
+"""The one Definitions object: every domain folder of ``assets/`` merged, with the resources from the environment and
+the executor of the code location."""
 
-Each list below is the one place its kind is registered: a new stage module, a source family with its own sensor
-(e.g. municipal boards from the registry), or another job is one more entry in ASSET_MODULES, SENSORS or JOBS.
-"""
+import importlib
+import pkgutil
 
-from dagster import Definitions, ExecutorDefinition, load_assets_from_modules
+import dagster as dg
 
-from assets import boards, crawl, evaluation, extract, feedback, index, law, ner, serve
-from assets.doctor import data_invariants
-from orchestration.board_sensor import crawl_boards_job, new_boards_from_registry
-from orchestration.jobs import nightly_job
+import assets
 from orchestration.pipes import ParentBoundPipesSubprocessClient
 from orchestration.resources import mendel_resource_from_env
-from orchestration.schedules import nightly_schedule
-from orchestration.sensors import alert_on_run_failure, process_new_versions
-from orchestration.sources import freshness_sensor, source_freshness_checks, source_jobs
-
-ASSET_MODULES = [crawl, boards, extract, ner, law, feedback, index, serve, evaluation]
-FRESHNESS_CHECKS = source_freshness_checks()
-ASSET_CHECKS = [*FRESHNESS_CHECKS, *crawl.CRAWL_CHECKS, data_invariants]
-JOBS = [nightly_job, *source_jobs(), crawl_boards_job]
-SCHEDULES = [nightly_schedule]
-SENSORS = [alert_on_run_failure, process_new_versions, freshness_sensor(FRESHNESS_CHECKS), new_boards_from_registry]
 
 
-def build_definitions(executor: ExecutorDefinition | None = None, **resource_overrides) -> Definitions:
+def domain_definitions() -> list[dg.Definitions]:
+    """Each folder of ``assets/`` is a domain with its own ``defs``."""
+    return [importlib.import_module(f"assets.{module.name}").defs
+            for module in pkgutil.iter_modules(assets.__path__) if module.ispkg]
+
+
+def build_definitions(executor: dg.ExecutorDefinition | None = None, **resource_overrides) -> dg.Definitions:
     """``executor``: None runs each step in its own process on this machine (Dagster's default); the Celery and
     Kubernetes code locations (orchestration/celery_defs.py, orchestration/k8s_defs.py) pass theirs."""
     resources = {
@@ -32,15 +25,7 @@ def build_definitions(executor: ExecutorDefinition | None = None, **resource_ove
         "pipes_subprocess_client": ParentBoundPipesSubprocessClient(),  # crawlers die with their run
         **resource_overrides,
     }
-    return Definitions(
-        assets=load_assets_from_modules(ASSET_MODULES),
-        asset_checks=ASSET_CHECKS,
-        jobs=JOBS,
-        schedules=SCHEDULES,
-        sensors=SENSORS,
-        resources=resources,
-        executor=executor,
-    )
+    return dg.Definitions.merge(*domain_definitions(), dg.Definitions(resources=resources, executor=executor))
 
 
 defs = build_definitions()

@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 from dagster_k8s import k8s_job_executor
 
-from mendel.config import PROJECT_ROOT
+from mendel.core.config import PROJECT_ROOT
 from orchestration.definitions import build_definitions
 
 EXECUTOR_CONFIG: Path = PROJECT_ROOT / "deploy" / "k8s" / "executor.yaml"

@@ -2,7 +2,7 @@
 
 from dagster import Backoff, Jitter, RetryPolicy
 
-from mendel.sources import SOURCES
+from mendel.core.sources import SOURCES
 
 # A failed crawl or export step is retried after ~30 s, ~90 s and ~210 s (exponential), each wait moved by up to
 # ±30 s (jitter) so retries of several sources and runs don't hit a recovering host at the same moment.

@@ -11,10 +11,10 @@ import psycopg
 from dagster import ConfigurableResource, EnvVar, InitResourceContext
 from pydantic import PrivateAttr
 
-from mendel import db
-from mendel.config import Settings, get_settings
+from mendel.core import db
+from mendel.core.config import Settings, get_settings
 from mendel.index.embed import Embedder, get_embedder
-from mendel.rawstore import RawStore
+from mendel.core.rawstore import RawStore
 
 
 class MendelResource(ConfigurableResource):

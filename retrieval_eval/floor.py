@@ -1,6 +1,6 @@
-"""Calibrate the relevance floor (``serving/floor.json``) on the dev questions only.
+"""Calibrate the relevance floor (``serving/ranking/floor.json``) on the dev questions only.
 
-The floor has two thresholds (``serving.coverage``): an answer is weak when its lexical signal is below the lexical
+The floor has two thresholds (``serving.ranking.coverage``): an answer is weak when its lexical signal is below the lexical
 threshold *and* its dense signal below the dense one. They are chosen on two samples:
 
 - positives: the dev questions (``questions/dev.jsonl``) whose gold the default search finds in its top 10 — an
@@ -12,7 +12,7 @@ Among all threshold pairs taken from the observed signals, the one that marks th
 marking at most ``MAX_FALSE_WEAK`` of the positives weak is kept (ties: fewer positives weak, then lower
 thresholds). The blind set is never read here.
 
-    python -m retrieval_eval.floor [--bundles DIR] [--out serving/floor.json] [--dry-run]
+    python -m retrieval_eval.floor [--bundles DIR] [--out serving/ranking/floor.json] [--dry-run]
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m retrieval_eval.floor", description=__doc__.split("\n")[0])
     parser.add_argument("--bundles", type=Path, default=None, help="bundles directory (default: settings)")
     parser.add_argument("--questions", type=Path, default=DEV_QUESTIONS)
-    parser.add_argument("--out", type=Path, default=None, help="default: serving/floor.json")
+    parser.add_argument("--out", type=Path, default=None, help="default: serving/ranking/floor.json")
     parser.add_argument("--dry-run", action="store_true", help="print, do not write")
     parser.add_argument("--lexical-only", action="store_true",
                         help="calibrate the lexical threshold alone (a bundle embedded with a stand-in model)")
@@ -144,11 +144,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     bundles = args.bundles
     if bundles is None:
-        from mendel.config import get_settings
+        from mendel.core.config import get_settings
 
         bundles = get_settings().bundles_dir
-    from serving.coverage import FLOOR_FILE
-    from serving.search import Searcher
+    from serving.ranking.coverage import FLOOR_FILE
+    from serving.ranking.search import Searcher
 
     searcher = Searcher.latest(Path(bundles))
     if args.lexical_only:

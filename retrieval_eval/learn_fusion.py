@@ -1,4 +1,4 @@
-"""Train the learned fusion (``serving.fusion.LearnedFusion``) on synthetic questions drawn from a bundle's own
+"""Train the learned fusion (``serving.ranking.fusion.LearnedFusion``) on synthetic questions drawn from a bundle's own
 passages -- never on an evaluation set.
 
 A synthetic question is a sentence of a passage, cut to a window of words with some dropped ("words"), or the same
@@ -7,14 +7,14 @@ and bridge signals have something to earn. Its gold is the passage's page (the e
 are drawn in turn from each source family (acts, decisions, notices), so the many notices of a board-heavy bundle
 do not make every question a notice. Passages on a page that a dev or held-out question has as gold are never
 drawn, so those sets stay unseen; the blind set is not read at all. Each question is searched with the default
-search minus the learned stage; the candidates' signals (``serving.fusion.candidate_features``) and relevance feed a
-listwise softmax ranker (``serving.fusion.train_listwise``; ``--loss pairwise`` for the pairwise logistic one).
+search minus the learned stage; the candidates' signals (``serving.ranking.fusion.candidate_features``) and relevance feed a
+listwise softmax ranker (``serving.ranking.fusion.train_listwise``; ``--loss pairwise`` for the pairwise logistic one).
 
-A quarter of the questions is kept out of training: the model is written to ``serving/learned_fusion.json`` (with
+A quarter of the questions is kept out of training: the model is written to ``serving/ranking/learned_fusion.json`` (with
 its provenance and those questions' MRR with and without it) only when it ranks them better than the fused order
 (``--force`` writes it anyway).
 
-    python -m retrieval_eval.learn_fusion --bundles DIR [--questions 800] [--seed 7] [--out serving/learned_fusion.json]
+    python -m retrieval_eval.learn_fusion --bundles DIR [--questions 800] [--seed 7] [--out serving/ranking/learned_fusion.json]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
-from mendel.index.analyzer import analyze
+from mendel.czech.analyzer import analyze
 from retrieval_eval import DEV_QUESTIONS
 from retrieval_eval.retrieval import is_relevant, load_questions, reciprocal_rank
 
@@ -47,7 +47,7 @@ def _reverse_vocabulary():
     """legal term -> its first lay wording, as a vocabulary (its ``legal`` field then holds the lay wording)."""
     import yaml
 
-    from mendel.legal_vocabulary import VOCABULARY_FILE, LegalVocabulary
+    from mendel.law.vocabulary import VOCABULARY_FILE, LegalVocabulary
 
     data = yaml.safe_load(VOCABULARY_FILE.read_text(encoding="utf-8"))
     rules = [(legal, lay[0], "reverse") for entries in data["areas"].values() for legal, lay in entries.items()]
@@ -122,8 +122,8 @@ def _round_robin(lists: Sequence[list]) -> list:
 def candidate_groups(searcher, questions: Sequence[dict]) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[dict]]:
     """Per question: the learned stage's candidates' feature rows and which are relevant (questions whose
     candidates hold no relevant passage give no group), and per question its MRR before the learned stage."""
-    from serving.fusion import candidate_features, learned_candidates
-    from serving.search import CANDIDATES
+    from serving.ranking.fusion import candidate_features, learned_candidates
+    from serving.ranking.search import CANDIDATES
 
     groups, before = [], []
     for q in questions:
@@ -161,8 +161,8 @@ def mean_reciprocal_rank(searcher, questions: Sequence[dict], learned: bool) -> 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from serving.fusion import FEATURES, LEARNED_FUSION_FILE, LearnedFusion, train_listwise, train_pairwise
-    from serving.search import Searcher
+    from serving.ranking.fusion import FEATURES, LEARNED_FUSION_FILE, LearnedFusion, train_listwise, train_pairwise
+    from serving.ranking.search import Searcher
 
     parser = argparse.ArgumentParser(prog="python -m retrieval_eval.learn_fusion", description=__doc__.split("\n")[0])
     parser.add_argument("--bundles", type=Path, required=True)

@@ -67,7 +67,7 @@ RESULTS_DIR = ROOT / "benchmarks" / "results"
 DEFAULT_OUT = RESULTS_DIR / "retrieval_peers.json"
 DEFAULT_CACHE_DIR = RESULTS_DIR / "cache"
 CACHE_FILE = "embeddings.sqlite"
-DEPTH = 50  # as deep as evaluate() ranks (serving.search.CANDIDATES)
+DEPTH = 50  # as deep as evaluate() ranks (serving.ranking.search.CANDIDATES)
 PLAIN_TOKEN_RE = re.compile(r"\w+", re.UNICODE)
 
 SYSTEMS = ("rank-bm25 (plain tokens)", "rank-bm25 (Czech analyser)", "faiss-flat (raw chunks)",
@@ -197,7 +197,7 @@ def resolve_bundle(path: Path) -> Path:
 
 def default_bundles_dir() -> Path:
     """The configured bundles directory (``MENDEL_HOME``), for the CLIs when ``--bundles`` is not given."""
-    from mendel.config import get_settings
+    from mendel.core.config import get_settings
 
     return get_settings().bundles_dir
 
@@ -400,7 +400,7 @@ def engine_missing(name: str) -> str | None:
 
 
 def mendel_systems(bundle_path: Path, queries: QueryVectors, depth: int = DEPTH):
-    from serving.search import Searcher
+    from serving.ranking.search import Searcher
 
     searcher = Searcher(bundle_path, embedder=queries)
     return searcher, {
@@ -443,7 +443,7 @@ def score_system(ranking: Callable[[str], list], questions: Sequence[dict], to_h
 
 NOTES = {
     "rank-bm25 (plain tokens)": "rank_bm25.BM25Okapi (k1 1.5, b 0.75) over lower-cased \\w+ tokens of the raw chunk",
-    "rank-bm25 (Czech analyser)": "rank_bm25.BM25Okapi over mendel.index.analyzer tokens of the raw chunk",
+    "rank-bm25 (Czech analyser)": "rank_bm25.BM25Okapi over mendel.czech.analyzer tokens of the raw chunk",
     "faiss-flat (raw chunks)": "faiss.IndexFlatIP over vectors of the raw chunk text (embedded for this study, "
                                "cached), no context",
     "haystack bm25": "Haystack 2 InMemoryDocumentStore defaults (BM25L, its own tokeniser) + InMemoryBM25Retriever",
@@ -452,10 +452,10 @@ NOTES = {
     "tantivy bm25 (default tokenizer)": "tantivy (in RAM, BM25 k1 1.2, b 0.75) over the raw chunk with its default "
                                         "analyser (simple tokenizer, long-token filter, lower case); query = OR of "
                                         "its term queries",
-    "tantivy bm25 (Czech analyser)": "tantivy over mendel.index.analyzer tokens of the raw chunk (whitespace "
+    "tantivy bm25 (Czech analyser)": "tantivy over mendel.czech.analyzer tokens of the raw chunk (whitespace "
                                      "tokenizer); query = OR of the query's analyser tokens",
     "lancedb dense": "LanceDB exact vector scan (no ANN index, dot product) over the bundle's own passage vectors",
-    "lancedb fts (Czech analyser)": "LanceDB native full-text index (BM25) over mendel.index.analyzer tokens of the "
+    "lancedb fts (Czech analyser)": "LanceDB native full-text index (BM25) over mendel.czech.analyzer tokens of the "
                                     "raw chunk (whitespace tokenizer, no stemming/stop words/folding)",
     "lancedb hybrid": "LanceDB hybrid query: the two above fused by its default RRFReranker",
     "mendel bm25": "bm25s over contextual texts (citation, title, section, document summary where the bundle "
@@ -521,7 +521,7 @@ def run(bundle_dir: Path, questions, *, embedder=None, cache_dir: Path | None = 
         for q in qs:
             queries.query(q["question"])
 
-    from mendel.index.analyzer import analyze
+    from mendel.czech.analyzer import analyze
 
     def by_index(i):
         return as_hit(chunks[i])

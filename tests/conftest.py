@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from mendel import db
-from mendel.config import SAMPLE_CORPUS
-from tests.support import run_nightly
+from mendel.core import db
+from mendel.core.config import SAMPLE_CORPUS
+from tests.support.nightly import run_nightly
 
 @pytest.fixture(autouse=True)
 def sigterm_as_before_the_test():

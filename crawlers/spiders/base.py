@@ -4,8 +4,8 @@ bookkeeping of complete listings (withdrawn documents).
 Every URL a spider sets out to fetch is *discovered* (a document request, a notice read from a feed, or a listing
 that could not be read) and ends in exactly one outcome in ``crawl_log``: stored, unchanged, quarantined (with a
 reason) or disallowed. When the spider closes, ``crawl_runs`` gets its discovered count (the reconciliation is
-:func:`mendel.crawlstate.run_counts`) and the listings are synced: withdrawn documents a listing names again become
-active, and a listing read in full withdraws the documents it no longer names (:func:`mendel.crawlstate.sync_listing`).
+:func:`mendel.crawl.crawlstate.run_counts`) and the listings are synced: withdrawn documents a listing names again become
+active, and a listing read in full withdraws the documents it no longer names (:func:`mendel.crawl.crawlstate.sync_listing`).
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
 from crawlers.middlewares import OffLimits, configured_hosts
-from mendel import crawlstate
-from mendel.config import Settings
-from mendel.outage import NOT_FETCHED, OutageSpool, describe, is_outage
-from mendel.sources import SOURCES, DateWindow
+from mendel.crawl import crawlstate
+from mendel.core.config import Settings
+from mendel.crawl.outage import NOT_FETCHED, OutageSpool, describe, is_outage
+from mendel.core.sources import SOURCES, DateWindow
 
 # Document responses the callbacks see themselves (5xx only once retries are spent).
 DOCUMENT_STATUSES = [304, 400, 401, 403, 404, 410, 500, 502, 503, 504]
@@ -78,7 +78,7 @@ def failure_outcome(failure: Failure, maxsize: int | None = None) -> tuple[str, 
 
 
 class MendelSpider(scrapy.Spider):
-    source: str = ""  # its entry in the source registry (mendel.sources)
+    source: str = ""  # its entry in the source registry (mendel.core.sources)
 
     @classmethod
     def arguments(cls, settings: Settings) -> dict:
@@ -146,7 +146,7 @@ class MendelSpider(scrapy.Spider):
 
     def document_request(self, url: str, callback, **kwargs) -> scrapy.Request | None:
         """A request for a document body: conditional on what we saw last time, and counted. None for a URL
-        that answered gone on its last tries and whose backoff has not ended (:func:`mendel.crawlstate.known_gone`):
+        that answered gone on its last tries and whose backoff has not ended (:func:`mendel.crawl.crawlstate.known_gone`):
         it is logged quarantined again, without a request; None too for a document not due for another look
         (:meth:`not_due`): logged unchanged, without a request."""
         self.discovered += 1

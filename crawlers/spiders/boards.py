@@ -1,4 +1,4 @@
-"""The board crawl: every notice board of the register (:mod:`mendel.boards`), each treated as its own site, in one
+"""The board crawl: every notice board of the register (:mod:`mendel.crawl.boards.register`), each treated as its own site, in one
 crawl path — a notice is one document, owned by the board that lists it.
 
 - **Catalogue boards** (NKOD's ``ofn`` and ``export`` boards): the download URL is read whatever it turns out to be
@@ -13,7 +13,7 @@ crawl path — a notice is one document, owned by the board that lists it.
   conditional requests.
 - **HTML boards** (the maintained list): the board page is read with the board's rules (CSS or XPath: the rule
   set of its site's CMS, or the list entry's own; a board whose CMS has none is not fetched and is logged as
-  quarantined with that reason — :func:`mendel.boards.apply_cms_rules`); each
+  quarantined with that reason — :func:`mendel.crawl.boards.register.apply_cms_rules`); each
   notice row becomes a notice document in OFN form (``application/ld+json``, the fields the page shows, nothing
   invented) and its attachment links are fetched like a feed's. Boards marked ``javascript: true`` are rendered by
   Debian's Chromium through scrapy-playwright — only those requests; everything else (robots.txt, feeds, static
@@ -48,10 +48,10 @@ rendered one counts its page and its data —, article index) are counted first 
 starved by attachments, and a listing is never deferred. Attachments take what is left; one over the budget is not
 requested but **deferred**: listed and linked as ever, logged in ``crawl_log`` as ``deferred`` with its reason (not
 an outcome of the run, not discovered in it), counted (``deferred`` in the crawl's counts), and the next run
-requests the deferred attachments of earlier runs (:func:`mendel.crawlstate.known_deferred`) before any other
+requests the deferred attachments of earlier runs (:func:`mendel.crawl.crawlstate.known_deferred`) before any other
 attachment — so a host with more files than its budget gets them all over successive runs. 0 = no budget.
 
-Spider arguments: ``boards_file`` — a JSON list of boards (:func:`mendel.boards.write_boards_file`; without it the
+Spider arguments: ``boards_file`` — a JSON list of boards (:func:`mendel.crawl.boards.register.write_boards_file`; without it the
 whole register is read), ``rebase`` — the mirror's origin in the demo profile, ``max_attachments`` — at most this
 many attachments fetched per board (the rest stay listed and linked, unfetched and not deferred; default all),
 ``host_budget`` — requests per host and run (above), ``revalidate_days`` — an attachment (or an article's PDF)
@@ -93,11 +93,11 @@ from crawlers.items import FetchedDocument
 from crawlers.middlewares import host_allowed
 from crawlers.mirror_hosts import CHROMIUM_HOST_RULE, fetch_url
 from crawlers.spiders.base import MendelSpider, media_type, response_header
-from mendel import crawlstate
-from mendel.boards import (API_KEY_PREFIX, Board, RegistryError, load_registry, read_boards_file,
+from mendel.crawl import crawlstate
+from mendel.crawl.boards.register import (API_KEY_PREFIX, Board, RegistryError, load_registry, read_boards_file,
                            record_notice_links)
-from mendel.config import get_settings
-from mendel.czech_dates import find_date, iso, ofn_instant_date
+from mendel.core.config import get_settings
+from mendel.czech.dates import find_date, iso, ofn_instant_date
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package; Playwright's own browser downloads are never used
 BOARD_DELAY = float(os.environ.get("MENDEL_BOARD_DOWNLOAD_DELAY") or 1.0)
@@ -423,7 +423,7 @@ class BoardsSpider(MendelSpider):
         "REACTOR_THREADPOOL_MAXSIZE": 20,
         # Scrapy re-reads a callback's source (inspect + ast) for every response to warn about a generator that
         # returns a value; bound methods miss its cache, so at scale it cost the reactor more than parsing the
-        # feeds. None of this spider's callbacks returns a value (tests/test_boards_budget.py checks).
+        # feeds. None of this spider's callbacks returns a value (tests/crawlers/boards/test_boards_budget.py checks).
         "WARN_ON_GENERATOR_RETURN_VALUE": False,
         "LOG_FORMATTER": "crawlers.spiders.boards.QuietLogFormatter",
     }
@@ -511,7 +511,7 @@ class BoardsSpider(MendelSpider):
                 yield self.html_board_request(board)
 
     def skip_board_without_rules(self, board: Board) -> None:
-        """An HTML board whose CMS has no rule set (:func:`mendel.boards.apply_cms_rules`) is not fetched; it is
+        """An HTML board whose CMS has no rule set (:func:`mendel.crawl.boards.register.apply_cms_rules`) is not fetched; it is
         logged as quarantined with the reason, so a crawl never skips a board silently. Nothing is withdrawn."""
         self.discovered += 1
         self.crawler.stats.inc_value("mendel/boards/without_rules")

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider, media_type, rebase_url, response_header
-from mendel.czech_dates import find_numeric_date
+from mendel.czech.dates import find_numeric_date
 
 DOCUMENT_SUFFIXES = (".pdf", ".docx", ".xlsx", ".zip")
 _YEAR = re.compile(r"\b(19|20)\d\d\b")

@@ -17,7 +17,7 @@ Fragments: ``/dokumenty-sbirky/{staleUrl}/fragmenty?cisloStranky=N`` (pages from
 ``pocetStranek`` says how many). Every page is asked for conditionally (the ETags kept with the stored version);
 when all answer 304 the version is confirmed unchanged, when page 1 changed every page is fetched afresh, and
 when only a later page changed the 304 pages are fetched again without validators, so a version is always
-assembled from one consistent set of pages (:func:`mendel.act_versions.assemble`). The assembled version goes to
+assembled from one consistent set of pages (:func:`mendel.law.act_versions.assemble`). The assembled version goes to
 the raw store (canonical JSON) and to ``act_versions`` / ``provisions`` / ``act_references``; the act's PDF or
 DOCX stays the document that is extracted and indexed. Feed, history and fragment pages are listings, not
 documents: a page that fails is logged as a quarantined listing URL (with the reason) and that version is left
@@ -36,9 +36,9 @@ from scrapy.http import JsonRequest
 
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider
-from mendel import act_versions
-from mendel.legal_ids import ActId, parse_act_path, parse_stale_url
-from mendel.rawstore import RawStore
+from mendel.law import act_versions
+from mendel.law.identifiers import ActId, parse_act_path, parse_stale_url
+from mendel.core.rawstore import RawStore
 
 API_PREFIX = "/esel-esbir-daver"
 CHANGES_PAGE = 500  # versions asked for per zmeny-zneni page

@@ -21,8 +21,8 @@ import scrapy
 
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider, media_type, response_header
-from mendel.czech_dates import NUMERIC_DATE_PATTERN, date_of_match, format_numeric_date, iso
-from mendel.legal_ids import file_number, find_ecli
+from mendel.czech.dates import NUMERIC_DATE_PATTERN, date_of_match, format_numeric_date, iso
+from mendel.law.identifiers import file_number, find_ecli
 
 SEARCH_PATH = "/Search/Search.aspx"
 FIELD = "ctl00$MainContent$"

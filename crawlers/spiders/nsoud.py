@@ -17,7 +17,7 @@ import scrapy
 
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider, media_type, response_header
-from mendel.czech_dates import find_numeric_date, format_numeric_date, iso
+from mendel.czech.dates import find_numeric_date, format_numeric_date, iso
 
 NSF = "/Judikatura/judikatura_ns.nsf"
 COURT_GENITIVE = "Nejvyššího soudu"

@@ -21,8 +21,8 @@ from parsel import Selector
 
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider, response_header
-from mendel.czech_dates import format_numeric_date, iso, parse_numeric_date
-from mendel.legal_ids import find_ecli, parse_file_number, reference_number
+from mendel.czech.dates import format_numeric_date, iso, parse_numeric_date
+from mendel.law.identifiers import find_ecli, parse_file_number, reference_number
 
 FORM_PATH = "/Home/Index?formular=4"
 DATE_CONDITION = "datumvydanirozhodnuti"

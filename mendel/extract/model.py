@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import os
 from dataclasses import dataclass, field
 
@@ -70,7 +71,7 @@ class ExtractedDocument:
 
     @property
     def text(self) -> str:
-        """The document text that section offsets point into (pages joined as mendel.chunking joins them)."""
+        """The document text that section offsets point into (pages joined as mendel.passages.chunking joins them)."""
         return "\n\n".join(page.text for page in self.pages)
 
 
@@ -83,3 +84,20 @@ def configured_workers(env_var: str) -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+PAGE_SEPARATOR = "\n\n"  # between the pages of a document text
+
+
+def join_pages(pages: list[str]) -> tuple[str, list[int]]:
+    """The document text and the offset at which each page starts."""
+    starts, parts, offset = [], [], 0
+    for text in pages:
+        starts.append(offset)
+        parts.append(text)
+        offset += len(text) + len(PAGE_SEPARATOR)
+    return PAGE_SEPARATOR.join(parts), starts
+
+
+def page_at(page_starts: list[int], offset: int) -> int:
+    return max(1, bisect.bisect_right(page_starts, offset))

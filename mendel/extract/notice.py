@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from datetime import date, datetime
 
-from mendel.czech_dates import format_numeric_date
+from mendel.czech.dates import format_numeric_date
 from mendel.extract.model import ExtractionError
 
 NOTICE_TYPE = "Informace na úřední desce"

@@ -19,7 +19,7 @@ Layout of one bundle (every path relative to ``bundles/<version>/``)::
     dense/dense.faiss      FAISS inner-product index of the L3 unit vectors (flat, HNSW or IVF-PQ by size)
     dense/ids.json         FAISS id i -> chunk id (equal to chunks.jsonl order)
     graph/graph.json       entity graph: nodes, edges (CO_OCCURS), relations (REFERS_TO, PART_OF, AMENDS,
-                           REPEALS), chunk_entities (L3 chunk id -> entity ids); see mendel.index.graph
+                           REPEALS), chunk_entities (L3 chunk id -> entity ids); see mendel.index.entity_graph
     layers/L2/             sections: chunks.jsonl (same keys as L3, plus summary; parent_id = the L1 chunk),
                            bm25/, dense/ (vectors: unit centroid of the section's L3 vectors)
     layers/L1/             documents, one chunk each: chunks.jsonl (text = the whole document text, plus
@@ -236,7 +236,7 @@ def faiss_index_path(layer_dir: Path) -> Path:
 
 
 def graph_path(root: Path) -> Path:
-    """The entity graph's ``graph.json`` (``mendel.index.graph``)."""
+    """The entity graph's ``graph.json`` (``mendel.index.entity_graph``)."""
     return Path(root) / GRAPH_PART / GRAPH_FILE
 
 

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field, replace
 
 import psycopg
 
-from mendel.index.act_passages import ActChunkVersions
+from mendel.passages.act_passages import ActChunkVersions
 
 LAYERS = (1, 2, 3)
 # Keys of a chunk row in the bundle's chunks.jsonl (L3) and layers/L<n>/chunks.jsonl.
 BUNDLE_KEYS = ("chunk_id", "doc_id", "title", "source", "url", "citation", "page_start", "page_end", "section",
                "text", "layer", "parent_id", "seq", "char_start", "char_end")
-# An act's chunks also carry their version (mendel.index.act_passages.ActChunkVersions); other chunks do not.
+# An act's chunks also carry their version (mendel.passages.act_passages.ActChunkVersions); other chunks do not.
 VERSION_KEYS = ("version_eli", "version_kind", "valid_from", "valid_to", "served_from", "served_to", "provision",
                 "versions", "page_of")
 

@@ -258,7 +258,7 @@ class HashedBowEmbedder:
     dim = 384
 
     def _vector(self, text: str) -> np.ndarray:
-        from mendel.index.analyzer import analyze
+        from mendel.czech.analyzer import analyze
 
         vector = np.zeros(self.dim, dtype=np.float32)
         for token in analyze(text):

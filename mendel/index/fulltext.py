@@ -1,12 +1,12 @@
 """Full-text search over passages inside PostgreSQL, with the Czech analyser BM25 uses.
 
 PostgreSQL's own parsers would split "89/2012" and "§ 7" and stem Czech differently from
-``mendel.index.analyzer.analyze``; so the tokens are made here and written as a tsvector literal (lexeme and
+``mendel.czech.analyzer.analyze``; so the tokens are made here and written as a tsvector literal (lexeme and
 positions) into ``chunks.lexemes`` (migration 0016), and queries are tsquery literals of the same tokens. What
 is analysed is the chunk in context (citation, title, section, document summary, text: ``ChunkRecord.context_text``),
 the text BM25 indexes. ``lexemes_hash`` records what the lexemes were made from, so a changed text or summary
 is analysed again and an unchanged one never is; ``lexemes_version`` the analyser version that made them
-(``mendel.stages``: a changed analyser re-analyses the lexemes another version made).
+(``mendel.core.stage_versions``: a changed analyser re-analyses the lexemes another version made).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Iterable
 
 import psycopg
 
-from mendel import stages
-from mendel.index.analyzer import analyze
+from mendel.core import stage_versions
+from mendel.czech.analyzer import analyze
 from mendel.index.corpus import load_layer
 
 PASSAGE_LAYER = 3
@@ -69,8 +69,8 @@ def fill_lexemes(conn: psycopg.Connection, batch_size: int = 5000) -> dict:
     """Write ``chunks.lexemes`` for the live passages whose lexemes are missing or were made from another
     contextual text; returns counts for the run's metadata."""
     started = time.monotonic()
-    reprocessed = stages.reprocess_lexemes(conn)
-    analyser_version = stages.version("analyser")
+    reprocessed = stage_versions.reprocess_lexemes(conn)
+    analyser_version = stage_versions.version("analyser")
     records = load_layer(conn, PASSAGE_LAYER)
     stored = dict(conn.execute(
         "SELECT chunk_id, lexemes_hash FROM chunks WHERE layer = %s AND lexemes IS NOT NULL", (PASSAGE_LAYER,)))

@@ -17,8 +17,8 @@ from typing import Iterable, Sequence
 import numpy as np
 
 # TOKEN_RE and _term are analyze()'s own two steps; token_id_arrays applies them with a per-token cache and
-# tests/test_bm25_build.py proves its ids equal those of analyze() text by text.
-from mendel.index.analyzer import TOKEN_RE, _term
+# tests/mendel/index/test_bm25_build.py proves its ids equal those of analyze() text by text.
+from mendel.czech.analyzer import TOKEN_RE, _term
 from mendel.index.bundle import BM25_INDEX, BUILD_INFO, IDS
 
 # Bump when the analyser's output changes: indexes built with the old one must be rebuilt.

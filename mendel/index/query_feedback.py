@@ -8,7 +8,7 @@ distinct clients (``query_log.client``, a keyed hash of the address; rows withou
 together) that named both entities, each client counting once, ``0.5 ** (age / half-life)`` by the age of its
 latest such query: a client repeating a query, however often, adds at most 1, and pairs nobody asks about any
 more fade. The graph build then caps what queries add to any edge at a share of its heaviest data edge
-(``mendel.index.graph.QUERY_WEIGHT_MAX_SHARE``), so traffic never outweighs the documents' own edges. Only
+(``mendel.index.entity_graph.QUERY_WEIGHT_MAX_SHARE``), so traffic never outweighs the documents' own edges. Only
 entity-graph labels count (laws, decisions, institutions; dates and amounts are not nodes).
 """
 
@@ -19,7 +19,7 @@ from datetime import datetime
 
 import psycopg
 
-from mendel.index.graph import GRAPH_LABELS
+from mendel.index.entity_graph import GRAPH_LABELS
 
 HALF_LIFE_DAYS = 30.0
 DEFAULT_RETENTION_DAYS = 90

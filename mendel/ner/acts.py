@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mendel.legal_ids import act_citation, act_eli
+from mendel.law.identifiers import act_citation, act_eli
 
 # case endings
 ADJ = "(?:ý|ého|ému|ém|ým)"  # občansk-ý

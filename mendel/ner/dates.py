@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from mendel.czech_dates import MONTH_BY_NAME, calendar_date, iso
-from mendel.czech_dates import MONTH_NAME_PATTERN as MONTH_NAME
+from mendel.czech.dates import MONTH_BY_NAME, calendar_date, iso
+from mendel.czech.dates import MONTH_NAME_PATTERN as MONTH_NAME
 from mendel.ner.spans import whole_surface_norm
 
 DATE = "DATE"

@@ -16,7 +16,7 @@ from functools import lru_cache
 from importlib import resources
 
 import yaml
-from mendel.municipalities import kraj_genitives, place_names
+from mendel.registers.municipalities import kraj_genitives, place_names
 from mendel.ner.spans import whole_surface_norm
 
 INSTITUTION = "INSTITUTION"
@@ -316,7 +316,7 @@ def institution_context_ok(text: str, start: int, end: int) -> bool:
 
 @lru_cache(maxsize=1)
 def _registered_res() -> tuple[re.Pattern, re.Pattern]:
-    """What may stand before a municipality of the registers (mendel.municipalities: every municipality, looked up
+    """What may stand before a municipality of the registers (mendel.registers.municipalities: every municipality, looked up
     word by word, not compiled into a pattern): after an office "[obce|města|v] ", or a municipal type."""
     c = _compiled()
     lead = re.compile(rf"{WS}(?:(?:ve?|{_alt(c.type_norm)}){WS})?")

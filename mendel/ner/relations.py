@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from mendel.legal_ids import parse_citation
+from mendel.law.identifiers import parse_citation
 from mendel.ner import recognise_text
 from mendel.ner.rules import LAW_REF, Entity, split_law_ref_norm
 

@@ -3,7 +3,7 @@
 Patterns are assembled from small tables (provision markers, sub-units, act types, court
 registers, the named-act gazetteer in ``acts.py``). Each ``*_candidates`` finder yields every
 match as ``(start, end, label, norm)``; ``resolve`` keeps the non-overlapping ones. The finders
-run as components of the spaCy pipeline (``mendel.ner.pipeline``), next to the DATE, MONEY and
+run as components of the spaCy pipeline (``mendel.ner.component``), next to the DATE, MONEY and
 INSTITUTION finders of ``dates.py``, ``money.py`` and ``institutions.py``; callers use
 ``mendel.ner.recognise``. Annotation rules are in ``ner_eval/GUIDELINES.md``.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from mendel.legal_ids import (CONSTITUTIONAL, CONSTITUTIONAL_SENATES, ECLI_PATTERN, PLENARY_OPINION, FileNumber,
+from mendel.law.identifiers import (CONSTITUTIONAL, CONSTITUTIONAL_SENATES, ECLI_PATTERN, PLENARY_OPINION, FileNumber,
                               act_citation, citation_mark, eli_for_citation)
 from mendel.ner.acts import NAMED_ACTS, NamedAct
 from mendel.ner.dates import DATE

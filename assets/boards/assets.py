@@ -1,0 +1,144 @@
+"""Municipal notice boards: the register (``board_registry``) and the crawl (``board_documents``), one Dagster
+dynamic partition per board.
+
+``board_registry`` reads the whole register (:func:`mendel.crawl.boards.register.load_registry`: NKOD's boards, the maintained
+list), links each board to its place (:func:`mendel.registers.municipalities.place_boards`) or, for a board of a public body
+such as a police directorate, to that body by its stored notices' file numbers
+(:func:`mendel.crawl.boards.register.place_by_notices`), records it in PostgreSQL
+(:func:`mendel.crawl.boards.register.register_boards`) and makes the instance's partitions match it: new boards are added, boards
+gone from the register are removed — their documents withdrawn, never deleted. It runs in the nightly job, so a
+run without a daemon (``mendel run``) crawls every board of the register; the ``new_boards_from_registry`` sensor
+(assets/boards/sensors.py) still adds and crawls new boards between nights in production.
+
+``board_documents`` crawls its boards in one Scrapy process through Pipes (``python -m crawlers.run boards``): one
+board, a range of new boards (up to 100 per run), or — in a run without a partition, such as the nightly job —
+every registered board. Only JavaScript boards start Chromium.
+"""
+
+from collections import Counter
+
+import psycopg
+from dagster import (
+    AssetExecutionContext,
+    BackfillPolicy,
+    DynamicPartitionsDefinition,
+    Failure,
+    MaterializeResult,
+    PipesSubprocessClient,
+    asset,
+)
+
+from assets.crawl.assets import run_crawl
+from mendel.crawl.boards import register
+from orchestration.policies import NETWORK_RETRY, crawl_pool
+from orchestration.resources import MendelResource
+
+BOARD_SOURCE = register.BOARD_SOURCE  # the crawl source (MENDEL_SOURCES, crawl_log, the concurrency pool)
+MAX_BOARDS_PER_RUN = 100
+# A register read that would remove more than this share of the known boards (and more than a few) is refused: a
+# catalogue answering half empty must not withdraw half the country's notices.
+MAX_REMOVED_SHARE = 0.5
+board_partitions = DynamicPartitionsDefinition(name="municipal_boards")
+
+
+def boards_by_kind(boards) -> dict[str, int]:
+    """Boards per kind (``javascript``: the HTML boards Chromium renders), for run metadata."""
+    kinds = Counter("javascript" if b.javascript else b.kind for b in boards)
+    return {f"kind_{kind}": count for kind, count in sorted(kinds.items())}
+
+
+@asset(
+    name="board_registry",
+    group_name="crawl",
+    kinds={"sparql", "postgres"},
+    owners=["team:ingest"],
+    retry_policy=NETWORK_RETRY,
+    pool=crawl_pool(BOARD_SOURCE),
+    description="The register of notice boards (NKOD's boards, the maintained list), each linked to its "
+                "municipality or region; the board partitions follow it, boards gone from it have their documents "
+                "withdrawn.",
+)
+def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> MaterializeResult:
+    settings = mendel.settings()
+    if not settings.source_enabled(BOARD_SOURCE):
+        context.log.info(f"{BOARD_SOURCE} is not in MENDEL_SOURCES; the register is not read")
+        return MaterializeResult(metadata={"enabled": False, "boards": 0})
+    from mendel.registers.municipalities import place_boards
+    from mendel.registers.public_bodies import place_summary
+
+    # A register that cannot be read fails the step (RegistryError): nothing is added or removed from half a read.
+    boards, _ = place_boards(register.load_registry(settings))
+    known = set(context.instance.get_dynamic_partitions(board_partitions.name))
+    keys = [b.key for b in boards]
+    gone = sorted(known - set(keys))
+    if len(gone) > 5 and len(gone) > MAX_REMOVED_SHARE * len(known):
+        raise Failure(f"the register names {len(keys)} boards and would remove {len(gone)} of the {len(known)} "
+                      f"known ones; refused (more than {MAX_REMOVED_SHARE:.0%})", allow_retries=False)
+    # No processing lock: the register is the crawl's business, like the crawls in their subprocesses.
+    with psycopg.connect(mendel.db_url(), autocommit=True) as conn:
+        boards = register.place_by_notices(conn, boards)  # the notices stored by earlier crawls name the body
+        change = register.register_boards(conn, boards)
+    new_partitions = [k for k in keys if k not in known]
+    if new_partitions:
+        context.instance.add_dynamic_partitions(board_partitions.name, new_partitions)
+    for key in gone:
+        context.instance.delete_dynamic_partition(board_partitions.name, key)
+    placed = sum(1 for b in boards if b.obec or b.kraj or b.body)
+    if change.removed:
+        context.log.info(f"{len(change.removed)} board(s) left the register: {change.removed[:10]}; "
+                         f"{len(change.withdrawn)} document(s) withdrawn")
+    return MaterializeResult(metadata={
+        "boards": len(boards), **boards_by_kind(boards), "placed": placed, "unplaced": len(boards) - placed,
+        # by municipality (kód obce), by public body (notices' file numbers), by region only (a name or page
+        # address); the unplaced by reason (mendel.registers.public_bodies)
+        **place_summary(boards),
+        # HTML boards by the CMS their site runs, and those whose CMS has no rule set (counted, never dropped).
+        **register.cms_summary(boards),
+        "added": len(change.added), "removed": len(change.removed), "withdrawn": len(change.withdrawn),
+        "partitions_added": len(new_partitions), "partitions_removed": len(gone)})
+
+
+def boards_of_run(context: AssetExecutionContext) -> list[str]:
+    """The partition keys this run crawls: its own, or every registered board in a run without partitions."""
+    if context.has_partition_key or context.has_partition_key_range:
+        return list(context.partition_keys)
+    return list(context.instance.get_dynamic_partitions(board_partitions.name))
+
+
+@asset(
+    name="board_documents",
+    deps=[board_registry],
+    partitions_def=board_partitions,
+    backfill_policy=BackfillPolicy.multi_run(MAX_BOARDS_PER_RUN),
+    group_name="crawl",
+    kinds={"scrapy", "playwright", "postgres"},
+    owners=["team:ingest"],
+    retry_policy=NETWORK_RETRY,
+    pool=crawl_pool(BOARD_SOURCE),
+    description="Municipal notice boards, one partition per board of the register (NKOD's feeds and exports, the "
+                "maintained list's HTML boards and site APIs): notices and their attachments, JavaScript boards "
+                "rendered by Chromium.",
+)
+def board_documents(context: AssetExecutionContext, mendel: MendelResource,
+                    pipes_subprocess_client: PipesSubprocessClient) -> MaterializeResult:
+    settings = mendel.settings()
+    if not settings.source_enabled(BOARD_SOURCE):
+        context.log.info(f"{BOARD_SOURCE} is not in MENDEL_SOURCES; nothing crawled")
+        return MaterializeResult(metadata={"enabled": False, "boards": 0})
+    with psycopg.connect(mendel.db_url(), autocommit=True) as conn:
+        boards, unknown = register.boards_for_keys(boards_of_run(context), settings, conn)
+    without_rules = [b for b in boards if b.kind == "html" and not b.rules]
+    if without_rules:
+        context.log.warning(f"{len(without_rules)} HTML board(s) have no extraction rules and are not read: "
+                            + "; ".join(f"{b.key}: {b.no_rules}" for b in without_rules[:10]))
+    if unknown:
+        context.log.warning(f"{len(unknown)} board(s) no longer in the maintained list, not crawled: {unknown[:10]}")
+    summary = {"boards": len(boards), **boards_by_kind(boards), **register.cms_summary(boards),
+               "unknown_boards": len(unknown)}
+    if not boards:
+        return MaterializeResult(metadata={**summary, "discovered": 0})
+    boards_file = register.write_boards_file(boards, settings.home / "boards" / f"{context.run_id}.json")
+    env = mendel.subprocess_env(context.run_id)
+    env["MENDEL_BOARDS_FILE"] = str(boards_file)
+    result = run_crawl(pipes_subprocess_client, context, BOARD_SOURCE, env)
+    return result._replace(metadata={**(result.metadata or {}), **summary})

@@ -1,0 +1,13 @@
+from dagster import ScheduleDefinition
+
+from orchestration.automation import schedule_status
+
+from assets.ops.jobs import nightly_job
+
+nightly_schedule = ScheduleDefinition(
+    name="nightly_at_two",
+    job=nightly_job,
+    cron_schedule="0 2 * * *",
+    execution_timezone="Europe/Prague",
+    default_status=schedule_status(),
+)

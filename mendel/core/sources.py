@@ -1,0 +1,269 @@
+"""The source registry: every crawl source declared once, with all it needs from the rest of the project.
+
+One :class:`Source` entry holds a source's production hosts, the environment settings of its crawl (with their
+defaults and the spider argument each becomes), its date window, backfill partitions, cadence, crawl pool and the
+mirror sites that stand in for it in the demo profile. The other floors read it:
+
+- ``mendel.core.config.Settings`` resolves the entries' settings (``base_url``, ``option``, ``window``);
+- each spider builds its keyword arguments from its entry and the settings (``arguments`` classmethod), and
+  ``crawlers.run`` finds the spider by ``Source.spider``;
+- ``assets/crawl/assets.py`` makes one asset per entry, its backfill partitions from ``Source.backfill``;
+  ``assets/crawl/per_source.py`` makes the jobs and freshness checks.
+
+A new source is one entry in ``SOURCES`` plus its spider (and its mirror site for the demo); tests/mendel/crawl/test_sources.py
+checks that every entry has them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Literal, Mapping, Optional, Union
+
+OptionKind = Literal["text", "int", "flag", "list"]
+_FALSE_FLAGS = ("0", "false", "no", "")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One crawl setting read from the environment and handed to the spider as the keyword ``argument``."""
+
+    argument: str
+    env: str
+    default: str = ""
+    # text: the value ("" or unset = default); int: a number ("" = default); flag: anything but 0/false/no/empty is
+    # on (unset = default); list: comma-separated, spaces trimmed (set but empty = none, unset = default).
+    kind: OptionKind = "text"
+    doc: str = ""
+
+    def value(self, raw: Optional[str]) -> Union[str, int, bool, tuple[str, ...]]:
+        if self.kind == "int":
+            return int(raw or self.default)
+        if self.kind == "flag":
+            return (self.default if raw is None else raw).strip().lower() not in _FALSE_FLAGS
+        if self.kind == "list":
+            return tuple(v.strip() for v in (self.default if raw is None else raw).split(",") if v.strip())
+        return raw or self.default
+
+
+@dataclass(frozen=True)
+class DateWindow:
+    """A search by date: ISO dates [from, to], both inclusive; an empty ``to`` is open-ended."""
+
+    from_env: str
+    to_env: str
+    demo_from: str  # the demo profile's start: it covers the bundled sample's documents
+    production_lookback_days: int  # production starts this many days before today
+    doc: str = ""
+
+    def resolve(self, environ: Mapping[str, str], profile: str, today: Optional[date] = None) -> tuple[str, str]:
+        start = environ.get(self.from_env, "").strip()
+        if not start:
+            if profile == "production":
+                start = ((today or date.today()) - timedelta(days=self.production_lookback_days)).isoformat()
+            else:
+                start = self.demo_from
+        return start, environ.get(self.to_env, "").strip()
+
+    def backfill_env(self, start: date, end: date) -> dict[str, str]:
+        """The settings of one backfill window [start, end)."""
+        return {self.from_env: start.isoformat(), self.to_env: (end - timedelta(days=1)).isoformat()}
+
+    @property
+    def envs(self) -> tuple[str, ...]:
+        return (self.from_env, self.to_env)
+
+
+@dataclass(frozen=True)
+class YearWindow:
+    """A register listed a year at a time: a comma-separated list of years."""
+
+    env: str
+    demo_years: tuple[int, ...]  # the years of the bundled sample
+    production_years: int = 2  # production lists this year and the ones before it
+    doc: str = ""
+
+    def resolve(self, environ: Mapping[str, str], profile: str, today: Optional[date] = None) -> tuple[int, ...]:
+        value = environ.get(self.env, "").strip()
+        if not value:
+            if profile == "production":
+                this_year = (today or date.today()).year
+                return tuple(range(this_year - self.production_years + 1, this_year + 1))
+            return self.demo_years
+        return tuple(int(y) for y in value.split(",") if y.strip())
+
+    def backfill_env(self, start: date, end: date) -> dict[str, str]:
+        """The settings of one backfill window [start, end): every year it touches."""
+        return {self.env: ",".join(str(y) for y in range(start.year, (end - timedelta(days=1)).year + 1))}
+
+    @property
+    def envs(self) -> tuple[str, ...]:
+        return (self.env,)
+
+
+@dataclass(frozen=True)
+class Backfill:
+    """The date partitions a backfill may ask for (one run each, through the source's window settings)."""
+
+    start: str  # ISO date of the first partition
+    unit: Literal["year", "month"]
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str  # MENDEL_SOURCES, crawl_log and the documents' source column, the spider's name
+    description: str
+    spider: str  # dotted path of its Scrapy spider class (loaded by crawlers.run)
+    mirror_sites: tuple[str, ...]  # dotted paths of the mirror sites that serve its hosts in the demo profile
+    hosts: Mapping[str, str] = field(default_factory=dict)  # production base URLs by key (Settings.base_url)
+    options: tuple[Option, ...] = ()
+    window: Union[DateWindow, YearWindow, None] = None
+    backfill: Optional[Backfill] = None  # None: no date dimension to crawl by (re-crawl it whole)
+    cadence: timedelta = timedelta(days=1)  # its freshness check fails once the last crawl is older (+ slack)
+    # What its crawl feeds: document versions (document_pages) or register records (ruian_records).
+    feeds: Literal["documents", "registry"] = "documents"
+    # True: one Dagster dynamic partition per notice board, its asset built by assets/boards/assets.py.
+    board_partitions: bool = False
+    asset: str = ""  # the Dagster asset; default <name>_documents
+    pool: str = ""  # one crawl of it at a time: a Dagster pool (boards) or an advisory lock; crawl_<name>
+
+    def __post_init__(self):
+        if not self.asset:
+            object.__setattr__(self, "asset", f"{self.name}_documents")
+        if not self.pool:
+            object.__setattr__(self, "pool", f"crawl_{self.name}")
+        if self.backfill is not None and self.window is None:
+            raise ValueError(f"{self.name}: a backfill needs a window its partitions can set")
+        arguments = [option.argument for option in self.options]
+        if len(set(arguments)) != len(arguments):
+            raise ValueError(f"{self.name}: two options for one argument")
+
+    def option(self, argument: str) -> Option:
+        return next(option for option in self.options if option.argument == argument)
+
+    @property
+    def envs(self) -> tuple[str, ...]:
+        """Every environment variable its crawl reads."""
+        return (*(o.env for o in self.options), *(self.window.envs if self.window else ()))
+
+
+# The real download URL of Město Kadaň's OFN notice-board feed (the bundled sample is its copy; the mirror's NKOD
+# catalogue lists it).
+KADAN_FEED_URL = "https://www.mesto-kadan.cz/1ad1f16beff952576ae7ddd76a91e163"
+
+# Court searches by decision date: decisions appear online weeks after they are made, so production looks back
+# 60 days (already stored ones answer 304). The demo windows cover the last days of the bundled ConCo records.
+COURT_LOOKBACK_DAYS = 60
+
+SOURCES: dict[str, Source] = {source.name: source for source in (
+    Source(
+        "esbirka",
+        "Acts of the Sbírka zákonů from e-Sbírka's REST API: verified PDFs into the raw store, versions in PostgreSQL.",
+        spider="crawlers.spiders.esbirka.EsbirkaSpider",
+        mirror_sites=("mirror.esbirka.EsbirkaSite",),
+        hosts={"esbirka": "https://www.e-sbirka.cz", "esbirka_opendata": "https://opendata.eselpoint.gov.cz"},
+        options=(
+            Option("fragments", "MENDEL_ESBIRKA_FRAGMENTS", "1", "flag",
+                   "also read each act's fragments (act versions and e-Sbírka's cross-references)"),
+            Option("api_key", "ESBIRKA_API_KEY", doc="e-Sbírka's API access key (production)"),
+        ),
+        # Also settable per run as the MendelResource's esbirka_years (Settings.esbirka_years).
+        window=YearWindow("MENDEL_ESBIRKA_YEARS", demo_years=(1918, 1993, 2004, 2012, 2024, 2025),
+                          doc="years the chronological register is listed for"),
+        backfill=Backfill("1918-01-01", "year"),
+    ),
+    Source(
+        "nsoud",
+        "Nejvyšší soud decisions (search results → decision pages), keyed by ECLI.",
+        spider="crawlers.spiders.nsoud.NsoudSpider",
+        mirror_sites=("mirror.courts.NsoudSite",),
+        hosts={"nsoud": "https://rozhodnuti.nsoud.cz"},
+        options=(Option("page_size", "MENDEL_NSOUD_PAGE_SIZE", "20", "int", "results per search page (Count=)"),),
+        window=DateWindow("MENDEL_NSOUD_FROM", "MENDEL_NSOUD_TO", demo_from="2024-01-01",
+                          production_lookback_days=14, doc="publication dates (datum_predani_na_web)"),
+        backfill=Backfill("1993-01-01", "month"),
+    ),
+    Source(
+        "ruian",
+        "ČÚZK RÚIAN exchange-format files (municipality snapshots and daily changes).",
+        spider="crawlers.spiders.ruian.RuianSpider",
+        mirror_sites=("mirror.cuzk.CuzkSite",),
+        hosts={"cuzk": "https://vdp.cuzk.gov.cz"},
+        options=(
+            Option("obce", "MENDEL_RUIAN_OBCE", "564729", "list",
+                   "municipality codes whose full VFR file is crawled (default Děčany, the bundled sample; * = all)"),
+            Option("changes", "MENDEL_RUIAN_CHANGES", "1", "flag", "also crawl the state-wide daily change files"),
+        ),
+        feeds="registry",
+    ),
+    Source(
+        "nalus",
+        "Ústavní soud decisions from NALUS (ASP.NET search form → result pages → GetText pages), keyed by ECLI.",
+        spider="crawlers.spiders.nalus.NalusSpider",
+        mirror_sites=("mirror.nalus.NalusSite",),
+        hosts={"nalus": "https://nalus.usoud.cz"},
+        options=(Option("page_size", "MENDEL_NALUS_PAGE_SIZE", "20", "int", "results per page (resultsPageSize)"),),
+        window=DateWindow("MENDEL_NALUS_FROM", "MENDEL_NALUS_TO", demo_from="2018-09-18",
+                          production_lookback_days=COURT_LOOKBACK_DAYS, doc="decision dates"),
+        backfill=Backfill("1993-01-01", "month"),
+    ),
+    Source(
+        "nssoud",
+        "Nejvyšší správní soud decisions (search form → result rows → UTF-16-LE texts).",
+        spider="crawlers.spiders.nssoud.NssoudSpider",
+        mirror_sites=("mirror.nssoud.NssoudSite",),
+        hosts={"nssoud": "https://vyhledavac.nssoud.cz"},
+        window=DateWindow("MENDEL_NSSOUD_FROM", "MENDEL_NSSOUD_TO", demo_from="2017-01-01",
+                          production_lookback_days=COURT_LOOKBACK_DAYS, doc="decision dates"),
+        backfill=Backfill("2003-01-01", "month"),
+    ),
+    Source(
+        "cnb",
+        "ČNB regulatory listings (vyhlášky, úřední sdělení, dohledová sdělení a benchmarky, pravomocná rozhodnutí) "
+        "→ their PDF and HTML documents.",
+        spider="crawlers.spiders.cnb.CnbSpider",
+        mirror_sites=("mirror.cnb.CnbSite",),
+        hosts={"cnb": "https://www.cnb.cz"},
+        options=(Option("listings", "MENDEL_CNB_LISTINGS", ",".join((
+            "https://www.cnb.cz/cs/legislativa/vyhlasky/",
+            "https://www.cnb.cz/cs/legislativa/uredni_sdeleni/",
+            "https://www.cnb.cz/cs/dohled-financni-trh/vykon-dohledu/dohledova-uredni-sdeleni-a-benchmarky/",
+            "https://www.cnb.cz/cs/dohled-financni-trh/vykon-dohledu/pravomocna-rozhodnuti/",
+        )), "list", "listing URLs (real cnb.cz URLs; the demo fetches them from the mirror)"),),
+    ),
+    Source(
+        "boards",
+        "Every notice board of the register, one partition each: NKOD's boards (OFN feeds and publishers' own "
+        "exports) and the maintained list (HTML boards, JavaScript ones rendered by Chromium, site APIs).",
+        spider="crawlers.spiders.boards.BoardsSpider",
+        mirror_sites=("mirror.nkod.NkodSite", "mirror.municipal.MunicipalSite", "mirror.municipal.BoardHosts"),
+        hosts={"nkod": "https://data.gov.cz"},  # the national open-data catalogue: the register of OFN boards
+        options=(
+            Option("boards_file", "MENDEL_BOARDS_FILE",
+                   doc="the boards to crawl (written by the board asset); unset = the whole register"),
+            Option("max_attachments", "MENDEL_BOARD_MAX_ATTACHMENTS", doc="attachments fetched per board at most"),
+            # 200 a night at 1 request/s is 200 s of one host's time: one run's politeness floor stays well under the
+            # crawl's 300 s goal, and ~200 new files a night is more than nearly any board posts (MVČR's 480 arrive
+            # over three nights).
+            Option("host_budget", "MENDEL_BOARD_HOST_BUDGET", "200", "int",
+                   "requests to one host per run at most (robots.txt and listings first, never deferred; attachments "
+                   "over it are deferred to the next run, which asks for them first); 0 = no budget"),
+            # A notice's attachment is the document as posted: asking for each one every night (a conditional request,
+            # 304) spends the host's politeness on nothing new; a week keeps a changed file from going unseen long.
+            Option("revalidate_days", "MENDEL_BOARD_REVALIDATE_DAYS", "7", "int",
+                   "an attachment stored or confirmed within this many days is not asked for again (logged unchanged, "
+                   "not due); 0 = ask every run"),
+        ),
+        board_partitions=True,
+        asset="board_documents",
+    ),
+)}
+
+
+def source_envs() -> tuple[str, ...]:
+    """Every environment variable some source's crawl reads."""
+    return tuple(env for source in SOURCES.values() for env in source.envs)
+
+
+def production_base_urls() -> dict[str, str]:
+    return {key: url for source in SOURCES.values() for key, url in source.hosts.items()}

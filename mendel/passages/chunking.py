@@ -1,0 +1,179 @@
+"""Chunks in three layers: L1 the document, L2 its sections, L3 passages of about 500 characters.
+
+An L3 chunk prefers to start at a heading (`§ 5`, `Čl. II`, `HLAVA I`), so a provision's heading
+stays with its text; otherwise it ends at the sentence boundary nearest to the target size.
+An L2 chunk is a run of consecutive L3 chunks that share a section path (a `§` with its paragraphs, an
+article, or — in a document without headings — a stretch of passages), split when longer than
+``SECTION_MAX`` characters; a heading-only run too short to stand alone joins the next run. L1 spans every
+L3 chunk of the document. Every chunk keeps its pages, section path and character offsets into the
+document text (pages joined with ``PAGE_SEPARATOR``), and points to its parent in the layer above.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import re
+from dataclasses import dataclass, replace
+
+from mendel.extract.model import PAGE_SEPARATOR, join_pages, page_at
+from mendel.extract.sections import find_headings, section_paths
+
+SENTENCE_END_RE = re.compile(r"[.;:!?][)\"”]?\s+(?=[\(\"„A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ0-9§a-z])")
+NEWLINE_RE = re.compile(r"\n")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    seq: int
+    char_start: int
+    char_end: int
+    page_start: int
+    page_end: int
+    section_path: str
+    text: str
+    layer: int = 3
+    parent: int | None = None  # seq of the chunk one layer up (L3 -> L2, L2 -> the L1 chunk, 0)
+
+    @property
+    def content_hash(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+def _best_end(text: str, pos: int, heading_offsets: list[int], target: int, min_len: int, max_len: int) -> int:
+    limit = min(len(text), pos + max_len)
+    if limit == len(text) and limit - pos <= max_len:
+        # Still split before a heading inside the tail, so the heading starts its own chunk.
+        for offset in heading_offsets[bisect.bisect_left(heading_offsets, pos + min_len):]:
+            if offset < limit:
+                return offset
+        return limit
+    for offset in heading_offsets[bisect.bisect_left(heading_offsets, pos + min_len):]:
+        if offset >= limit:
+            break
+        return offset
+    window = text[pos:limit]
+    for pattern in (SENTENCE_END_RE, NEWLINE_RE):
+        ends = [pos + m.end() for m in pattern.finditer(window) if m.end() >= min_len]
+        if ends:
+            return min(ends, key=lambda e: abs(e - (pos + target)))
+    space = window.rfind(" ", min_len)
+    return pos + space + 1 if space > 0 else limit
+
+
+def chunk_pages(pages: list[str], target: int = 500, min_len: int = 150, max_len: int = 800,
+                sections: list[tuple[int, str]] | None = None) -> list[Chunk]:
+    """Chunks of the joined pages. ``sections`` are (char_start, path) from extraction; without them the
+    headings are found in the text."""
+    text, page_starts = join_pages(pages)
+    if sections is None:
+        paths = section_paths(find_headings(text))
+    else:
+        paths = sorted(sections)
+    heading_offsets = sorted({offset for offset, _ in paths})
+    path_offsets = [offset for offset, _ in paths]
+    chunks: list[Chunk] = []
+    pos = 0
+    while pos < len(text):
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            break
+        end = _best_end(text, pos, heading_offsets, target, min_len, max_len)
+        if end <= pos:
+            end = min(len(text), pos + max_len)
+        body = text[pos:end].rstrip()
+        if body:
+            # The section a chunk belongs to is the one open where its text starts.
+            index = bisect.bisect_right(path_offsets, pos) - 1
+            chunks.append(
+                Chunk(
+                    seq=len(chunks),
+                    char_start=pos,
+                    char_end=pos + len(body),
+                    page_start=page_at(page_starts, pos),
+                    page_end=page_at(page_starts, pos + len(body) - 1),
+                    section_path=paths[index][1] if index >= 0 else "",
+                    text=body,
+                )
+            )
+        pos = end
+    return chunks
+
+
+SECTION_MAX = 4000  # characters of one L2 chunk; a longer section is split at L3 boundaries
+SECTION_MIN = 200   # a shorter run of L3 chunks (a bare heading, a title block) joins the run after it
+DOCUMENT, SECTION, PASSAGE = 1, 2, 3
+
+
+@dataclass(frozen=True)
+class DocumentLayers:
+    document: Chunk | None        # L1; None when the document has no text
+    sections: list[Chunk]         # L2, in order, non-overlapping
+    passages: list[Chunk]         # L3, in order; ``parent`` is the seq of the L2 chunk holding it
+
+    def all(self) -> list[Chunk]:
+        return ([self.document] if self.document else []) + self.sections + self.passages
+
+
+def _common_path(paths: list[str]) -> str:
+    parts = [p.split(" > ") if p else [] for p in paths]
+    common: list[str] = []
+    for level in zip(*parts):
+        if len(set(level)) != 1:
+            break
+        common.append(level[0])
+    return " > ".join(common)
+
+
+def _section_runs(passages: list[Chunk], section_min: int, section_max: int) -> list[list[Chunk]]:
+    runs: list[list[Chunk]] = []
+    for chunk in passages:
+        if runs and runs[-1][-1].section_path == chunk.section_path:
+            runs[-1].append(chunk)
+        else:
+            runs.append([chunk])
+    length = lambda run: run[-1].char_end - run[0].char_start  # noqa: E731
+    merged: list[list[Chunk]] = []
+    carry: list[Chunk] = []
+    for i, run in enumerate(runs):
+        run, carry = carry + run, []
+        if length(run) < section_min and i < len(runs) - 1:
+            carry = run  # too short to stand alone (a bare heading, a title block): joins the run after it
+            continue
+        merged.append(run)
+    if len(merged) > 1 and length(merged[-1]) < section_min:
+        merged[-2].extend(merged.pop())  # a short tail (signatures) joins the run before it
+    split: list[list[Chunk]] = []
+    for run in merged:
+        piece: list[Chunk] = []
+        for chunk in run:
+            if piece and chunk.char_end - piece[0].char_start > section_max:
+                split.append(piece)
+                piece = []
+            piece.append(chunk)
+        split.append(piece)
+    return split
+
+
+def build_layers(pages: list[str], sections: list[tuple[int, str]] | None = None, *, target: int = 500,
+                 min_len: int = 150, max_len: int = 800, section_min: int = SECTION_MIN,
+                 section_max: int = SECTION_MAX) -> DocumentLayers:
+    """L1, L2 and L3 chunks of one document; L3 is exactly ``chunk_pages`` with parents set."""
+    text, _ = join_pages(pages)
+    passages = chunk_pages(pages, target=target, min_len=min_len, max_len=max_len, sections=sections)
+    if not passages:
+        return DocumentLayers(None, [], [])
+    runs = _section_runs(passages, section_min, section_max)
+    section_chunks: list[Chunk] = []
+    parented: list[Chunk] = []
+    for seq, run in enumerate(runs):
+        start, end = run[0].char_start, run[-1].char_end
+        section_chunks.append(Chunk(seq=seq, char_start=start, char_end=end, page_start=run[0].page_start,
+                                    page_end=run[-1].page_end, section_path=_common_path([c.section_path for c in run]),
+                                    text=text[start:end], layer=SECTION, parent=0))
+        parented += [replace(c, layer=PASSAGE, parent=seq) for c in run]
+    start, end = passages[0].char_start, passages[-1].char_end
+    document = Chunk(seq=0, char_start=start, char_end=end, page_start=passages[0].page_start,
+                     page_end=passages[-1].page_end, section_path="", text=text[start:end], layer=DOCUMENT)
+    return DocumentLayers(document, section_chunks, parented)

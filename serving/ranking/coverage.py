@@ -1,0 +1,310 @@
+"""What a query names that the collection does or does not hold, and how sure the search is of its answer.
+
+Two parts of an honest answer (issue 21):
+
+- the **coverage block**: every act (by citation, name or abbreviation — ``mendel.law.acts_table``), court decision
+  (file number, ECLI) and place a query names, each with its status in this bundle: ``indexed`` (a document of the
+  collection), ``cited`` (not a document here, but passages cite it), ``record`` (only a citation record, no
+  text), ``missing`` (nothing in the collection). ``missing`` items are listed apart with a message
+  ("89/2012 Sb. (občanský zákoník) is not indexed");
+- the **relevance floor**: two signals of the best hits — the lexical one (BM25 score of the best hit over the
+  score every query term could contribute, so words the collection never uses pull it down) and the dense one
+  (cosine of query and best hit) — against thresholds calibrated on the dev questions only
+  (``retrieval_eval.floor``, written to ``serving/ranking/floor.json``). Below both, the hits are marked weak; with no
+  lexical match at all and the dense signal below its floor, nothing is returned. A query whose every named
+  reference is missing and uncited is weak whatever the signals say: its hits cannot be about what it asks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from mendel.law.acts_table import acts_by_citation, find_named_acts
+from mendel.records.citation_records import CITATION_RECORD
+from mendel.czech.analyzer import analyze
+from mendel.law.identifiers import parse_citation
+from mendel.ner.rules import split_law_ref_norm
+
+FLOOR_FILE = Path(__file__).resolve().with_name("floor.json")
+TOP_HITS = 3  # the signals are the best of this many hits
+INDEXED, CITED, RECORD, MENTIONED, MISSING = "indexed", "cited", "record", "mentioned", "missing"
+_CITED_ACT_RE = re.compile(r"č\.\s*(\d{1,4})\s*/\s*(\d{4})\s*Sb\.")
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Floor:
+    """Thresholds below which an answer is weak. ``dense`` holds only for the embedding model it was calibrated
+    with (``model``); for any other model the lexical signal decides alone."""
+
+    lexical: float
+    dense: float | None = None
+    model: str | None = None
+    source: dict = field(default_factory=dict)  # how it was calibrated (questions file, bundle, counts)
+
+    def dense_for(self, model: str | None) -> float | None:
+        return self.dense if self.dense is not None and model is not None and model == self.model else None
+
+    @classmethod
+    def load(cls, path: Path = FLOOR_FILE) -> "Floor":
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return cls(lexical=float(data["lexical"]), dense=data.get("dense"), model=data.get("model"),
+                   source=data.get("source", {}))
+
+
+@dataclass
+class Confidence:
+    lexical: float
+    dense: float | None
+
+    def as_dict(self) -> dict:
+        return {"lexical": round(self.lexical, 4), "dense": None if self.dense is None else round(self.dense, 4)}
+
+
+def _norm_file_number(text: str) -> str:
+    return _WS.sub(" ", text).strip().upper()
+
+
+class CollectionIndex:
+    """What one bundle holds, for the coverage block: acts by citation (and the acts amending each act it lacks),
+    decisions by file number and ECLI, citation records, and the references its passages cite."""
+
+    def __init__(self, documents: dict[str, dict], graph=None, vocabulary=()):
+        self.acts: dict[str, dict] = {}
+        self.amending: dict[str, list[dict]] = {}
+        self.decisions: dict[str, dict] = {}
+        self.records: dict[str, dict] = {}
+        for doc in documents.values():
+            citation = (doc.get("citation") or "").strip()
+            kind = doc.get("doc_type") or ""
+            act = parse_citation(citation) if citation else None
+            if kind == CITATION_RECORD:
+                for key in (doc["doc_id"], citation):
+                    if key:
+                        self.records[_norm_file_number(key)] = doc
+                continue
+            if act is not None and act.citation == citation:
+                self.acts[citation] = doc
+                for number, year in _CITED_ACT_RE.findall(doc.get("title") or ""):
+                    amended = f"{int(number)}/{year} Sb."
+                    if amended != citation:
+                        self.amending.setdefault(amended, []).append(doc)
+            elif kind == "decision" or doc["doc_id"].upper().startswith("ECLI:"):
+                for key in (doc["doc_id"], citation):
+                    if key:
+                        self.decisions[_norm_file_number(key)] = doc
+        self.graph = graph
+        self._terms = frozenset(vocabulary)  # the passages' BM25 terms: which place names the text uses
+        self._by_act: dict[str, int] | None = None
+
+    def cited_chunks(self, entity_id: str) -> int:
+        """How many passages cite exactly this reference or the same provision (its ``§ N`` / ``čl. N``)."""
+        graph = self.graph
+        if graph is None or not len(graph):
+            return 0
+        found = graph.chunks_of(entity_id).size
+        label, _, norm = entity_id.partition(":")
+        if label == "LAW_REF":
+            from serving.ranking.graph_retrieval import provision_head
+
+            act, provision = split_law_ref_norm(norm)
+            head = provision_head(provision) if provision else None
+            if act and head:
+                found += sum(graph.chunks_of(graph.ids[j]).size for j in graph.by_head.get((act, head), []))
+            elif act and not provision:
+                found += self._act_citations().get(act, 0)
+        return int(found)
+
+    def _act_citations(self) -> dict[str, int]:
+        """Passages citing some provision of each act (summed once per bundle)."""
+        if self._by_act is None:
+            counts: dict[str, int] = {}
+            for (act, _), nodes in self.graph.by_head.items():
+                counts[act] = counts.get(act, 0) + sum(self.graph.chunks_of(self.graph.ids[j]).size for j in nodes)
+            self._by_act = counts
+        return self._by_act
+
+    def act_status(self, citation: str, entity_id: str) -> tuple[str, dict]:
+        if citation in self.acts:
+            doc = self.acts[citation]
+            return INDEXED, {"doc_id": doc["doc_id"], "title": doc.get("title")}
+        extra: dict = {}
+        amending = self.amending.get(citation, [])
+        if amending:
+            extra["amended_by"] = [{"doc_id": d["doc_id"], "citation": d.get("citation")} for d in amending]
+        cited = self.cited_chunks(entity_id)
+        if cited:
+            extra["cited_in"] = cited
+        return (CITED if cited or amending else MISSING), extra
+
+    def decision_status(self, norm: str) -> tuple[str, dict]:
+        key = _norm_file_number(norm)
+        if key in self.decisions:
+            doc = self.decisions[key]
+            return INDEXED, {"doc_id": doc["doc_id"], "title": doc.get("title")}
+        if key in self.records:
+            return RECORD, {"doc_id": self.records[key]["doc_id"]}
+        cited = self.cited_chunks(f"DECISION_REF:{norm}")
+        if cited:
+            return CITED, {"cited_in": cited}
+        # a file number the recogniser did not link: its "number/year" token in the passages' text still counts
+        number = re.search(r"\d+/\d{2,4}", norm)
+        if number and number.group(0) in self._terms and not norm.upper().startswith("ECLI:"):
+            return CITED, {"mentioned": True}
+        return MISSING, {}
+
+
+    def place_status(self, mention) -> tuple[str, dict]:
+        """A municipality named in a query: ``mentioned`` when passages use its name, else ``missing``."""
+        from mendel.registers.places import mentioned_in
+
+        extra = {"municipalities": [{"name": m.name, "okres": m.okres, "code": m.code}
+                                    for m in mention.municipalities[:5]]}
+        return (MENTIONED if mentioned_in(mention.name, self._terms) else MISSING), extra
+
+
+def _act_label(citation: str) -> str:
+    named = acts_by_citation().get(citation)
+    return f"{citation} ({named.short_name})" if named is not None else citation
+
+
+def coverage_report(query: str, understanding, collection: CollectionIndex) -> dict:
+    """The coverage block of one query: ``named`` (everything it names, with status), ``missing`` (the ones the
+    collection does not hold, each with a message) and ``all_missing`` (it names something and none of it is
+    indexed, cited or recorded)."""
+    named: list[dict] = []
+    seen: set[tuple[str, str]] = set()
+    acts_named: dict[str, dict] = {}
+    for entity in understanding.entities:
+        if entity.label == "LAW_REF":
+            act, provision = split_law_ref_norm(entity.norm)
+            if act and (act, provision or "") not in seen:
+                seen.add((act, provision or ""))
+                acts_named.setdefault(act, {"text": entity.text, "provision": provision, "entity": entity.id})
+        elif entity.label == "DECISION_REF" and ("decision", entity.norm) not in seen:
+            seen.add(("decision", entity.norm))
+            status, extra = collection.decision_status(entity.norm)
+            named.append({"kind": "decision", "id": entity.norm, "text": entity.text, "status": status, **extra})
+    for mention in find_named_acts(query):
+        acts_named.setdefault(mention.citation, {"text": mention.text, "provision": None,
+                                                 "entity": f"LAW_REF:{mention.citation}"})
+    for citation, info in acts_named.items():
+        status, extra = collection.act_status(citation, info["entity"])
+        item = {"kind": "act", "id": citation, "text": info["text"], "status": status, **extra}
+        if info["provision"]:
+            item["provision"] = info["provision"]
+        named.append(item)
+    from mendel.registers.places import find_places
+
+    for place in find_places(query):
+        status, extra = collection.place_status(place)
+        named.append({"kind": "place", "id": place.name, "text": place.text, "status": status, **extra})
+    missing = []
+    for item in named:
+        if item["status"] in (INDEXED, MENTIONED):
+            continue
+        label = _act_label(item["id"]) if item["kind"] == "act" else item["id"]
+        if item["status"] == MISSING:
+            message = f"{label} is not indexed" if item["kind"] != "place" else f"{label}: no document of the " \
+                                                                                 f"collection mentions this place"
+        elif item["status"] == RECORD:
+            message = f"{label}: only a citation record, the decision's text is not in the collection"
+        else:
+            cited = item.get("cited_in")
+            amended = ", ".join(a["citation"] or a["doc_id"] for a in item.get("amended_by", []))
+            message = f"{label} is not indexed" + (f"; cited in {cited} passages" if cited else "") + (
+                "; named in the collection's text" if item.get("mentioned") else "") + (
+                f"; the collection holds acts amending it: {amended}" if amended else "")
+        missing.append({**item, "message": message})
+    return {"named": named, "missing": missing,
+            "all_missing": bool(named) and all(item["status"] == MISSING for item in named)}
+
+
+# --- the relevance floor ---------------------------------------------------------------------------------------
+
+def _idf_table(bm25) -> tuple[dict, np.ndarray, float]:
+    """(vocabulary, idf per term id, idf of a term no chunk has) of a bm25s index, as bm25s' Lucene variant
+    computes idf: log(1 + (N - df + 0.5) / (df + 0.5))."""
+    scores = bm25.scores
+    n_docs = float(scores["num_docs"])
+    indptr = np.asarray(scores["indptr"])
+    df = np.diff(indptr).astype(np.float64)
+    idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+    return bm25.vocab_dict, idf, math.log1p((n_docs + 0.5) / 0.5)
+
+
+class SignalTables:
+    """Per-layer idf tables, built once per layer on first use."""
+
+    def __init__(self):
+        self._tables: dict[int, tuple] = {}
+        self._lock = threading.Lock()
+
+    def idf(self, layer) -> tuple[dict, np.ndarray, float]:
+        key = id(layer)
+        if key not in self._tables:
+            with self._lock:
+                if key not in self._tables:
+                    self._tables[key] = _idf_table(layer.bm25)
+        return self._tables[key]
+
+
+def lexical_signal(layer, tables: SignalTables, text: str, allowed: np.ndarray | None = None) -> float:
+    """The best BM25 score of the layer (among ``allowed`` chunks) over the sum of idf of every query term (a term
+    the collection never uses counts with the idf it would have in one chunk): 0 when no term matches anywhere,
+    higher the more of the query's weight one passage carries."""
+    if not layer.chunks:
+        return 0.0
+    vocab, idf, unseen = tables.idf(layer)
+    terms = analyze(text)
+    if not terms:
+        return 0.0
+    weight = sum(float(idf[vocab[t]]) if t in vocab else unseen for t in terms)
+    known = [t for t in terms if t in vocab]
+    if not known or weight <= 0:
+        return 0.0
+    scores = np.asarray(layer.bm25.get_scores(known))
+    if allowed is not None:
+        scores = np.where(allowed, scores, 0.0)
+    best = float(scores.max()) if scores.size else 0.0
+    return max(0.0, best) / weight
+
+
+def dense_signal(layer, query_vector: np.ndarray | None, items: list[int]) -> float | None:
+    """Best cosine between the (unit) query vector and the stored vectors of ``items``; None when unknown."""
+    if query_vector is None or not items:
+        return None
+    index = layer.faiss
+    best = None
+    for item in items:
+        try:
+            vector = index.reconstruct(int(item))
+        except Exception:  # an index kind that cannot give a vector back
+            return None
+        norm = float(np.linalg.norm(vector)) or 1.0
+        value = float(np.dot(query_vector.ravel(), vector) / norm)
+        best = value if best is None else max(best, value)
+    return best
+
+
+def judge(confidence: Confidence, floor: Floor | None, model: str | None, coverage: dict) -> dict:
+    """``weak`` (below the floor, or about nothing the collection holds) and ``empty`` (nothing matches: return
+    no hits) for one answer."""
+    dense_floor = floor.dense_for(model) if floor is not None else None
+    dense_ok = dense_floor is not None and confidence.dense is not None and confidence.dense >= dense_floor
+    lexical_ok = floor is not None and confidence.lexical >= floor.lexical
+    below = floor is not None and not (lexical_ok or dense_ok)
+    empty = confidence.lexical <= 0.0 and not dense_ok
+    return {"weak": bool(below or coverage.get("all_missing") or empty), "empty": bool(empty),
+            "floor": None if floor is None else {"lexical": floor.lexical, "dense": dense_floor}}
+
+
+def as_dict(value) -> dict:
+    return asdict(value)

@@ -1,0 +1,218 @@
+"""Every index stage from chunks to the published bundle on real documents, then again: unchanged documents cost
+nothing, a changed one replaces its chunks, vectors, postings and graph contributions, a withdrawn one is removed
+everywhere. Also the contextual / raw split and FAISS-vs-pgvector agreement per layer."""
+
+from __future__ import annotations
+
+import json
+
+import faiss
+import numpy as np
+import psycopg
+import pytest
+
+from mendel.index import bundle
+from mendel.index.pgvector import search_pgvector
+from serving.ranking.search import Searcher
+from tests.support.index import RecordingEmbedder, add_document, law_pages, ns_decisions, read_jsonl, run_index
+
+LAW = ("/eli/cz/sb/2025/176", "176/2025 Sb.",
+       "Zákon, kterým se mění zákon č. 99/1963 Sb., občanský soudní řád, ve znění pozdějších předpisů, a zákon "
+       "č. 549/1991 Sb., o soudních poplatcích, ve znění pozdějších předpisů")
+DECISION_CHARS = 3000
+
+
+@pytest.fixture(scope="module")
+def sources() -> dict:
+    return {"law": law_pages("176-2025", 3), "decisions": ns_decisions()[:2]}
+
+
+@pytest.fixture
+def indexed(fresh_db, tmp_path, sources):
+    """Three real documents indexed once: an act and two Nejvyšší soud decisions."""
+    conn = psycopg.connect(fresh_db, autocommit=True)
+    add_document(conn, LAW[0], sources["law"], title=LAW[2], source="esbirka", doc_type="law", citation=LAW[1])
+    for r in sources["decisions"]:
+        add_document(conn, r["ecli"], [r["full_text"][:DECISION_CHARS]], title=r["title"], citation=r["case_number"])
+    embedder = RecordingEmbedder()
+    first = run_index(conn, tmp_path, embedder)
+    yield {"conn": conn, "home": tmp_path, "embedder": embedder, "first": first, "sources": sources}
+    conn.close()
+
+
+def current_bundle(home) -> dict:
+    """Every layer's chunk table and index ids, the documents and the graph of the live bundle."""
+    path = bundle.current_bundle(home / "bundles", verify=True)
+    layers = {}
+    for layer in (1, 2, 3):
+        root = bundle.layer_path(path, layer)
+        layers[layer] = {
+            "chunks": read_jsonl(root / "chunks.jsonl"),
+            "bm25": json.loads((root / "bm25" / "ids.json").read_text()),
+            "dense": json.loads((root / "dense" / "ids.json").read_text()),
+            "ntotal": faiss.read_index(str(root / "dense" / "dense.faiss")).ntotal,
+        }
+    return {"path": path, "layers": layers, "manifest": bundle.read_manifest(path),
+            "documents": json.loads((path / "documents.json").read_text()),
+            "graph": json.loads((path / "graph" / "graph.json").read_text())}
+
+
+def graph_entities_of(conn, doc_id: str) -> set[str]:
+    return {e for (e,) in conn.execute(
+        "SELECT DISTINCT m.entity_id FROM mentions m JOIN chunks c USING (chunk_id)"
+        " JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
+        " JOIN entities e ON e.entity_id = m.entity_id"
+        " WHERE c.doc_id = %s AND e.label IN ('LAW_REF', 'DECISION_REF', 'INSTITUTION')", (doc_id,))}
+
+
+def test_bundle_layers_and_the_context_raw_split(indexed):
+    conn, embedder = indexed["conn"], indexed["embedder"]
+    live = current_bundle(indexed["home"])
+    for layer, part in live["layers"].items():
+        ids = [c["chunk_id"] for c in part["chunks"]]
+        assert ids and part["bm25"] == ids and part["dense"] == ids and part["ntotal"] == len(ids)
+        assert all(c["layer"] == layer for c in part["chunks"])
+        assert live["manifest"]["layers"][str(layer)]["chunks"] == len(ids)
+    l1, l2, l3 = (live["layers"][n]["chunks"] for n in (1, 2, 3))
+    assert len(l1) == 3 and len(l2) < len(l3)
+    by_id = {c["chunk_id"]: c for c in l1 + l2}
+    for passage in l3:  # parents one layer up, enclosing offsets
+        section = by_id[passage["parent_id"]]
+        document = by_id[section["parent_id"]]
+        assert section["char_start"] <= passage["char_start"] < passage["char_end"] <= section["char_end"]
+        assert document["char_start"] <= section["char_start"] and section["char_end"] <= document["char_end"]
+        assert passage["doc_id"] == section["doc_id"] == document["doc_id"]
+    summaries = {d["doc_id"]: d["summary"] for d in live["documents"]}
+    assert all(0 < len(s) <= 150 for s in summaries.values())
+
+    # Stored and returned: the raw chunk, exactly as in the database and the page text.
+    raw = dict(conn.execute("SELECT chunk_id, text FROM chunks WHERE layer = 3").fetchall())
+    assert all(c["text"] == raw[c["chunk_id"]] for c in l3)
+    summary = summaries[LAW[0]]
+
+    def holds_summary(passage: dict) -> bool:
+        return " ".join(summary.rstrip("…").split()) in " ".join(passage["text"].split())
+
+    law_passages = [c for c in l3 if c["doc_id"] == LAW[0] and c["section"]]
+    law_passage = next(c for c in law_passages if not holds_summary(c))
+    # Embedded: citation, title, section path and document summary, then the chunk.
+    expected = f"{LAW[1]} — {LAW[2]} — {law_passage['section']}\n{summary}\n{law_passage['text']}"
+    assert expected in embedder.embedded and law_passage["text"] not in embedder.embedded
+    # ... less the summary where the passage already holds it (the act's opening)
+    for holder in filter(holds_summary, law_passages):
+        assert f"{LAW[1]} — {LAW[2]} — {holder['section']}\n{holder['text']}" in embedder.embedded
+    # Indexed: a word found only in the title and summary of the act finds its passages through BM25.
+    searcher = Searcher.latest(indexed["home"] / "bundles", embedder=embedder)
+    only_in_context = "poplatcích"
+    hits = searcher.bm25_ranking(only_in_context)
+    assert hits and {searcher.chunks[i]["doc_id"] for i in hits} == {LAW[0]}
+    assert any(only_in_context not in searcher.chunks[i]["text"] for i in hits)
+    top = searcher.search("adresa pro doručování nájemce při vyklizení bytu", k=3)
+    assert top and top[0].doc_id == LAW[0] and top[0].text == raw[top[0].chunk_id]
+
+
+def test_unchanged_documents_cost_nothing(indexed):
+    conn, home, embedder = indexed["conn"], indexed["home"], indexed["embedder"]
+    before = bundle.current_version(home / "bundles")
+    calls = len(embedder.embedded)
+    again = run_index(conn, home, embedder)
+    assert again["chunks"]["versions"] == 0 and again["ner"]["chunks"] == 0
+    assert again["embed"]["chunks"] == again["embed"]["sections"] == again["embed"]["documents"] == 0
+    assert len(embedder.embedded) == calls
+    assert again["bm25"]["rebuilt"] == again["faiss"]["rebuilt"] == "none" and not again["graph"]["rebuilt"]
+    assert again["bundle"]["published"] is False and bundle.current_version(home / "bundles") == before
+
+
+def test_a_changed_document_replaces_its_chunks_vectors_postings_and_graph(indexed):
+    conn, home, embedder = indexed["conn"], indexed["home"], indexed["embedder"]
+    changed = indexed["sources"]["decisions"][1]
+    doc_id = changed["ecli"]
+    old = current_bundle(home)
+    old_ids = {n: {c["chunk_id"] for c in old["layers"][n]["chunks"] if c["doc_id"] == doc_id} for n in (1, 2, 3)}
+    kept_ids = {c["chunk_id"] for c in old["layers"][3]["chunks"] if c["doc_id"] != doc_id}
+    old_entities = graph_entities_of(conn, doc_id)
+    elsewhere = set().union(*(graph_entities_of(conn, d["doc_id"]) for d in old["documents"] if d["doc_id"] != doc_id))
+    calls = len(embedder.embedded)
+
+    # A new version: the real decision text, now cut shorter (its tail and the entities there are gone).
+    add_document(conn, doc_id, [changed["full_text"][:1200]], title=changed["title"], citation=changed["case_number"])
+    stats = run_index(conn, home, embedder)
+    new = current_bundle(home)
+    new_ids = {n: {c["chunk_id"] for c in new["layers"][n]["chunks"] if c["doc_id"] == doc_id} for n in (1, 2, 3)}
+    assert stats["chunks"]["versions"] == 1 and stats["chunks"]["superseded_chunks_removed"] > 0
+    for layer in (1, 2, 3):
+        assert new_ids[layer] and not new_ids[layer] & old_ids[layer]
+        part = new["layers"][layer]
+        assert part["bm25"] == part["dense"] == [c["chunk_id"] for c in part["chunks"]]
+    # Only the changed document's passages needed vectors (a passage whose contextual text is unchanged comes
+    # from the cache); the other documents kept their chunks and vectors.
+    assert stats["embed"]["chunks"] == len(new_ids[3])
+    assert len(embedder.embedded) - calls == stats["embed"]["embedded"] == len(new_ids[3]) - stats["embed"]["cache_hits"]
+    assert kept_ids == {c["chunk_id"] for c in new["layers"][3]["chunks"] if c["doc_id"] != doc_id}
+    assert stats["faiss"]["rebuilt"] == "L3,L2,L1" and stats["graph"]["documents_updated"] == 1
+    # Graph: the entities only the dropped tail supported are gone; the rest stay.
+    dropped = old_entities - graph_entities_of(conn, doc_id) - elsewhere
+    assert dropped, "the shortened text should lose at least one entity of its own"
+    nodes = {n["id"] for n in new["graph"]["nodes"]}
+    assert not dropped & nodes and (old_entities - dropped) <= nodes
+    assert not set(new["graph"]["chunk_entities"]) & old_ids[3]
+    assert conn.execute("SELECT count(*) FROM chunks WHERE chunk_id = ANY(%s)",
+                        (list(old_ids[1] | old_ids[2] | old_ids[3]),)).fetchone()[0] == 0
+
+
+def test_a_withdrawn_document_is_removed_everywhere(indexed):
+    conn, home, embedder = indexed["conn"], indexed["home"], indexed["embedder"]
+    gone = indexed["sources"]["decisions"][0]["ecli"]
+    own = graph_entities_of(conn, gone)
+    others = graph_entities_of(conn, indexed["sources"]["decisions"][1]["ecli"]) | graph_entities_of(conn, LAW[0])
+    shared, alone = own & others, own - others
+    assert shared and alone
+    before = {n["id"]: n["chunks"] for n in current_bundle(home)["graph"]["nodes"]}
+
+    conn.execute("UPDATE documents SET status = 'withdrawn' WHERE doc_id = %s", (gone,))
+    stats = run_index(conn, home, embedder)
+    live = current_bundle(home)
+    assert stats["embed"]["embedded"] == 0 and stats["graph"]["documents_removed"] == 1
+    assert gone not in {d["doc_id"] for d in live["documents"]}
+    for part in live["layers"].values():
+        assert gone not in {c["doc_id"] for c in part["chunks"]}
+        assert part["bm25"] == part["dense"] == [c["chunk_id"] for c in part["chunks"]]
+        assert part["ntotal"] == len(part["chunks"])
+    nodes = {n["id"]: n["chunks"] for n in live["graph"]["nodes"]}
+    assert not alone & set(nodes)                    # supported by nothing else: gone
+    assert shared <= set(nodes)                      # still supported by another document: stays, weaker
+    assert any(nodes[e] < before[e] for e in shared)
+    assert conn.execute("SELECT count(*) FROM chunks WHERE doc_id = %s", (gone,)).fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM graph_contributions WHERE doc_id = %s", (gone,)).fetchone()[0] == 0
+
+
+def test_faiss_and_pgvector_agree_on_every_layer(indexed):
+    conn, embedder = indexed["conn"], indexed["embedder"]
+    path = bundle.current_bundle(indexed["home"] / "bundles")
+    query = embedder.query("exekuce místní příslušnost soud povinný").reshape(1, -1)
+    for layer in (1, 2, 3):
+        root = bundle.layer_path(path, layer)
+        index = faiss.read_index(str(root / "dense" / "dense.faiss"))
+        ids = json.loads((root / "dense" / "ids.json").read_text())
+        k = min(3, len(ids))
+        scores, rows = index.search(query.astype(np.float32), k)
+        hits = search_pgvector(conn, query[0], k, layer=layer, current_only=True, ef_search=100)
+        assert [cid for cid, _ in hits] == [ids[i] for i in rows[0]]
+        assert [s for _, s in hits] == pytest.approx(scores[0].tolist(), abs=1e-5)
+
+
+def test_a_part_left_half_built_is_never_published(indexed):
+    from mendel.nightly import pipeline
+
+    conn, home = indexed["conn"], indexed["home"]
+    before = bundle.current_version(home / "bundles")
+    (home / "build" / "graph" / "graph.json").unlink()  # a graph build killed before it wrote the file
+    with pytest.raises(bundle.BundleError, match="graph"):
+        pipeline.publish_bundle(conn, home / "build", home / "bundles", model=indexed["embedder"].name)
+    pipeline.build_graph(conn, home / "build" / "graph")
+    ids = home / "build" / "layers" / "L2" / "dense" / "ids.json"
+    ids.write_text(json.dumps(json.loads(ids.read_text())[::-1]))  # an index over other chunks
+    with pytest.raises(bundle.BundleError, match="layer 2"):
+        pipeline.publish_bundle(conn, home / "build", home / "bundles", model=indexed["embedder"].name)
+    assert bundle.current_version(home / "bundles") == before
+    assert not [p for p in (home / "bundles").iterdir() if p.name.startswith(".staging-")]

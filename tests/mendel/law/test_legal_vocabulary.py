@@ -1,0 +1,173 @@
+"""The lay-to-legal bridge: the vocabulary file, query expansion, the statutory definitions harvester and the
+searcher's use of the expansion in BM25 (no real bundle needed)."""
+
+import pytest
+import yaml
+
+from mendel.law.vocabulary import (VOCABULARY_FILE, Definition, VocabularyError, default_vocabulary,
+                                     definitions_in, harvest_definitions, match_key, parse_vocabulary, phrase_key)
+
+
+def legal_of(query: str, vocabulary=None) -> list[str]:
+    return [e.legal for e in (vocabulary or default_vocabulary()).expand(query)]
+
+
+def test_vocabulary_file_is_large_grouped_and_versioned():
+    data = yaml.safe_load(VOCABULARY_FILE.read_text(encoding="utf-8"))
+    assert data["version"] == 1 and "v1" in VOCABULARY_FILE.name
+    assert len(data["areas"]) >= 10
+    assert sum(len(entries) for entries in data["areas"].values()) >= 300
+    assert len(data["abbreviations"]) >= 50
+    assert default_vocabulary().size >= 1000
+
+
+def test_no_lay_wording_collapses_to_a_stop_word_free_generic_word():
+    """A multi-word lay wording whose other words are all stop-words would expand every query with its one word
+    ("bez práce" -> any "práce"): such wordings must be written so that two content words remain."""
+    data = yaml.safe_load(VOCABULARY_FILE.read_text(encoding="utf-8"))
+    generic = {match_key(t) for t in ("práce", "byt", "platba", "poplatek", "příspěvek", "důchod", "záloha")}
+    collapsed = [(legal, wording) for entries in data["areas"].values() for legal, lay in entries.items()
+                 for wording in lay if len(wording.split()) > 1 and len(phrase_key(wording)) == 1
+                 and phrase_key(wording)[0] in generic]
+    assert collapsed == []
+
+
+@pytest.mark.parametrize("query, legal", [
+    ("Kolik se platí alimenty?", "výživné"),
+    ("kolik alimentů musí otec platit", "výživné"),
+    ("výpověď z bytu kvůli dluhu", "skončení nájmu"),
+    ("výpověď z bytu kvůli dluhu", "výpověď z nájmu bytu"),
+    ("vyhazov z práce bez udání důvodu", "výpověď z pracovního poměru"),
+    ("Kdy může přijít exekutor?", "soudní exekutor"),
+    ("dostal jsem blokovou pokutu", "příkaz na místě"),
+    ("Kdo je hlavou státu?", "prezident republiky"),
+    ("sazba DPH na potraviny", "daň z přidané hodnoty"),
+    ("založení s.r.o.", "společnost s ručením omezeným"),
+    ("výpovědní doba podle § 51 ZP", "zákoník práce"),  # an act abbreviation, from the acts table
+])
+def test_lay_wordings_and_abbreviations_expand_to_the_legal_term(query, legal):
+    assert legal in legal_of(query)
+
+
+def test_expansion_spans_point_into_the_query_and_nothing_is_repeated():
+    query = "Alimenty a alimenty na dítě"
+    found = default_vocabulary().expand(query)
+    assert found and all(query[e.start:e.end] == e.text for e in found)
+    assert len({e.legal for e in found}) == len(found)
+
+
+def test_a_legal_query_is_not_expanded_with_its_own_words_nor_slang():
+    assert legal_of("výživné pro nezletilé dítě") == []
+    assert "alimenty" not in " ".join(legal_of("výživné"))
+    assert legal_of("Prezident republiky jmenuje soudce") == []
+
+
+def test_abbreviations_are_case_sensitive_whole_tokens():
+    assert "zvlášť těžké postižení" in legal_of("ZTP")
+    assert legal_of("ztp") == [] and legal_of("ZTPX") == []
+
+
+def test_equivalents_go_both_ways():
+    assert "soudní exekutor" in legal_of("exekutor")
+    assert "pokuta" in legal_of("správní trest")
+
+
+def test_malformed_vocabulary_is_refused():
+    with pytest.raises(VocabularyError):
+        parse_vocabulary({"areas": {"x": {"výživné": "alimenty"}}})
+    with pytest.raises(VocabularyError):
+        parse_vocabulary({"areas": {}, "equivalents": [["jen jeden"]]})
+
+
+LIST = ("§ 2 Vymezení pojmů\nPro účely tohoto zákona se rozumí\na) zaměstnavatelem osoba, která zaměstnává "
+        "fyzické osoby,\nb) osobním automobilem silniční motorové vozidlo kategorie M1,\nc) veřejnou zakázkou "
+        "zakázka zadávaná zadavatelem na základě smlouvy.")
+SINGLE = "Podle odstavce 1 se postupuje obdobně. Stavbou se rozumí veškerá stavební díla, která vznikají stavební činností."
+ALIAS = ("Ministerstvo práce a sociálních věcí (dále jen „ministerstvo“) vede evidenci; zákon č. 262/2006 Sb., "
+         "zákoník práce (dále jen „zákoník práce“)")
+
+
+def test_definitions_from_a_lettered_list():
+    found = {(d.term, d.meaning) for d in definitions_in(LIST, "1/2025 Sb.", "c1")}
+    assert ("zaměstnavatelem", "osoba") in found
+    assert ("osobním automobilem", "silniční motorové vozidlo kategorie M1") in found
+    assert ("veřejnou zakázkou", "zakázka zadávaná zadavatelem na základě smlouvy") in found
+
+
+def test_single_definition_and_alias():
+    single = definitions_in(SINGLE)
+    assert [(d.term, d.meaning, d.kind) for d in single] == [("Stavbou", "veškerá stavební díla", "rozumí")]
+    aliases = [(d.term, d.meaning) for d in definitions_in(ALIAS) if d.kind == "dále jen"]
+    # the act's own name repeated as its alias is no new wording
+    assert aliases == [("ministerstvo", "Ministerstvo práce a sociálních věcí")]
+
+
+def test_alias_names_start_where_the_alias_does_or_spell_its_initials():
+    text = ("průměrné nájemné vypočítá Ministerstvo pro místní rozvoj (dále jen „ministerstvo“). Podle "
+            "zákona č. 99/1963 Sb., občanského soudního řádu (dále jen „o. s. ř.“), a slova volit v České republice "
+            "(dále jen „volič“)")
+    aliases = [(d.term, d.meaning) for d in definitions_in(text)]
+    assert aliases == [("ministerstvo", "Ministerstvo pro místní rozvoj"), ("o. s. ř.", "občanského soudního řádu")]
+
+
+def test_harvest_reads_acts_only_and_keeps_provenance():
+    chunks = [{"chunk_id": "a1", "citation": "1/2025 Sb.", "text": LIST},
+              {"chunk_id": "d1", "citation": None, "text": SINGLE},  # a decision quoting a definition
+              {"chunk_id": "a2", "citation": "1/2025 Sb.", "text": LIST}]  # the same definitions again
+    harvested = harvest_definitions(chunks)
+    assert harvested and {d.chunk_id for d in harvested} == {"a1"}
+    assert all(d.citation == "1/2025 Sb." for d in harvested)
+    assert not any(d.term == "Stavbou" for d in harvested)
+
+
+def test_definitions_extend_the_vocabulary_in_the_safe_direction():
+    vocabulary = default_vocabulary().with_definitions(
+        [Definition("osobním automobilem", "silniční motorové vozidlo kategorie M1", "rozumí", "x", "c"),
+         Definition("zaměstnavatelem", "osoba", "rozumí", "x", "c"),
+         Definition("inspektorát", "Státní úřad inspekce práce", "dále jen", "x", "c")])
+    assert "osobním automobilem" in legal_of("silniční motorové vozidlo kategorie M1 a jeho nájem", vocabulary)
+    assert "zaměstnavatelem" not in legal_of("osoba", vocabulary)  # a one-word meaning names nothing
+    assert "Státní úřad inspekce práce" in legal_of("inspektorát", vocabulary)
+    assert "inspektorát" in legal_of("Státní úřad inspekce práce", vocabulary)
+    assert default_vocabulary().size < vocabulary.size
+
+
+def test_searcher_bm25_expansion_finds_the_legal_wording(tmp_path):
+    """A bundle whose only answer says "výživné": the lay query "alimenty" finds it through the bridge and not
+    without it; the expanded term counts less than a typed one."""
+    from tests.serving.web.test_api import EMBEDDER, build_bundle
+
+    docs = [{"doc_id": "/eli/cz/sb/2025/1", "title": "Zákon o rodině", "source": "esbirka", "url": "u1",
+             "citation": "1/2025 Sb.", "doc_type": "law", "published": "2025-01-01", "pages": ["§ 5 Výživné pro nezletilé dítě platí rodič měsíčně předem."]},
+            {"doc_id": "/eli/cz/sb/2025/2", "title": "Zákon o nájmu", "source": "esbirka", "url": "u2",
+             "citation": "2/2025 Sb.", "doc_type": "law", "published": "2025-01-01", "pages": ["§ 9 Nájemné platí nájemce měsíčně předem."]}]
+    from serving.query.analyze import understand
+    from serving.ranking.search import Searcher
+
+    searcher = Searcher.latest(build_bundle(tmp_path / "bundles", docs).parent, embedder=EMBEDDER)
+    found = understand("alimenty")
+    expansion = searcher.legal_expansion(found)
+    assert "výživné" in expansion
+    assert searcher.bm25_ranking("alimenty") == []
+    hits = searcher.bm25_ranking("alimenty", expansion=expansion)
+    assert hits and searcher.chunks[hits[0]]["doc_id"] == "/eli/cz/sb/2025/1"
+    assert searcher.search("alimenty", k=3, dense=False)[0].doc_id == "/eli/cz/sb/2025/1"
+    # the dense query carries only the bridge's exact wordings: abbreviations and multi-word lay wordings
+    assert searcher.dense_text(found) == searcher.dense_text(found, bridge=False) == "alimenty"
+    plural = understand("kdo je hlavou státu, co je DPH")
+    assert searcher.dense_text(plural) == "kdo je hlavou státu, co je DPH (prezident republiky daň z přidané hodnoty)"
+
+
+def test_dense_wordings_keep_only_exact_expansions():
+    """Abbreviations and multi-word lay wordings reach the dense query; a single everyday word, which stands for a
+    legal term only sometimes ("firma" -> podnikatel, zaměstnavatel, obchodní korporace), does not; an
+    abbreviation inside an identifier (the NS of an ECLI) is no abbreviation at all."""
+    from mendel.law.vocabulary import dense_wordings
+
+    vocabulary = default_vocabulary()
+    assert dense_wordings(vocabulary.expand("Kdo je hlavou státu?")) == ["prezident republiky"]
+    assert dense_wordings(vocabulary.expand("sazba DPH")) == ["daň z přidané hodnoty"]
+    single = vocabulary.expand("Jakou cenu nabídla firma?")
+    assert single and dense_wordings(single) == []
+    assert vocabulary.expand("ECLI:CZ:NS:2026:3.TDO.289.2026.1") == []
+    assert [e.legal for e in vocabulary.expand("usnesení NS")] == ["Nejvyšší soud"]
