@@ -26,6 +26,8 @@ run: setup
 	$(BIN)/mendel run
 
 test: setup
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
 	$(BIN)/lint-imports  # the layer contracts in pyproject.toml
 	$(BIN)/python -m pytest -q
 

@@ -28,8 +28,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 MENDEL = [sys.executable, "-m", "cli.main"]
-QUERIES = ["Jaké podmínky musí splnit žadatel o podporu bydlení?", "§ 5 zákona č. 175/2025 Sb.",
-           "sazba základní náhrady za používání osobního automobilu"]
+QUERIES = [
+    "Jaké podmínky musí splnit žadatel o podporu bydlení?",
+    "§ 5 zákona č. 175/2025 Sb.",
+    "sazba základní náhrady za používání osobního automobilu",
+]
 
 
 def free_port() -> int:
@@ -84,8 +87,12 @@ def differing_fields(expected: dict, got: dict) -> set[str]:
 
 
 def summary(seconds: list[float]) -> dict:
-    return {"runs": len(seconds), "median_s": round(statistics.median(seconds), 3), "min_s": round(min(seconds), 3),
-            "max_s": round(max(seconds), 3)}
+    return {
+        "runs": len(seconds),
+        "median_s": round(statistics.median(seconds), 3),
+        "min_s": round(min(seconds), 3),
+        "max_s": round(max(seconds), 3),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,8 +110,13 @@ def main(argv: list[str] | None = None) -> int:
             local_answers[query] = json.loads(out)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(MENDEL + ["serve", "--no-query-log", "--port", str(port)], env=env, cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        MENDEL + ["serve", "--no-query-log", "--port", str(port)],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         startup = wait_ready(url, server)
         for query in QUERIES:
@@ -121,20 +133,28 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.terminate()
         server.wait(timeout=30)
-    result = {"queries": len(QUERIES), "cold_local": summary(cold), "via_server": summary(served),
-              "search_page": summary(page),
-              "server_ready_s": round(startup, 2), "answers_differing": differ,
-              "differing_fields": sorted(differing),
-              "bundle": next(iter(local_answers.values()))["bundle"]}
+    result = {
+        "queries": len(QUERIES),
+        "cold_local": summary(cold),
+        "via_server": summary(served),
+        "search_page": summary(page),
+        "server_ready_s": round(startup, 2),
+        "answers_differing": differ,
+        "differing_fields": sorted(differing),
+        "bundle": next(iter(local_answers.values()))["bundle"],
+    }
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "cli_search.json").write_text(json.dumps(result, indent=1) + "\n")
     print(f"mendel search, {len(QUERIES)} queries x {args.runs} runs, bundle {result['bundle']}")
     for name in ("cold_local", "via_server", "search_page"):
         figures = result[name]
-        print(f"  {name:<11} median {figures['median_s']:.3f} s  (min {figures['min_s']:.3f}, "
-              f"max {figures['max_s']:.3f})")
-    print(f"  server ready after {result['server_ready_s']} s; answers differing between the paths: {differ}"
-          + (f" (fields: {', '.join(sorted(differing))})" if differing else ""))
+        print(
+            f"  {name:<11} median {figures['median_s']:.3f} s  (min {figures['min_s']:.3f}, max {figures['max_s']:.3f})"
+        )
+    print(
+        f"  server ready after {result['server_ready_s']} s; answers differing between the paths: {differ}"
+        + (f" (fields: {', '.join(sorted(differing))})" if differing else "")
+    )
     return 1 if differ else 0
 
 

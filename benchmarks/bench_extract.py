@@ -33,8 +33,14 @@ from mendel.extract.document import DEFAULT_LIMITS, extract_document  # noqa: E4
 from mendel.extract.ocr import tesseract_path  # noqa: E402
 
 TEXT_PDFS = [
-    "esbirka/pdf/87-2024.pdf", "esbirka/pdf/573-2025.pdf", "esbirka/pdf/324-2025.pdf", "esbirka/pdf/176-2025.pdf",
-    "esbirka/pdf/285-2025.pdf", "esbirka/pdf/120-2025.pdf", "esbirka/pdf/323-2025.pdf", "esbirka/pdf/234-2025.pdf",
+    "esbirka/pdf/87-2024.pdf",
+    "esbirka/pdf/573-2025.pdf",
+    "esbirka/pdf/324-2025.pdf",
+    "esbirka/pdf/176-2025.pdf",
+    "esbirka/pdf/285-2025.pdf",
+    "esbirka/pdf/120-2025.pdf",
+    "esbirka/pdf/323-2025.pdf",
+    "esbirka/pdf/234-2025.pdf",
     "municipal/blesno/text/kanalizace__kanalizacni-rad.pdf",
     "municipal/blesno/text/obecni-knihovna__smernice-pro-nakladani-s-osobnimi-udaji.pdf",
     "municipal/blesno/text/informacni-noviny__bib-2020-02.pdf",
@@ -66,8 +72,14 @@ def bench_text(paths: list[str]) -> dict:
             document = extract_document((SAMPLE_CORPUS / path).read_bytes(), "application/pdf")
             assert not any(p.is_ocr for p in document.pages), path
             pages += len(document.pages)
-    return {"files": len(paths), "pages": pages, "wall_s": round(clock.wall, 2), "cpu_s": round(clock.cpu, 2),
-            "pages_per_s_wall": round(pages / clock.wall, 2), "pages_per_core_s": round(pages / clock.cpu, 2)}
+    return {
+        "files": len(paths),
+        "pages": pages,
+        "wall_s": round(clock.wall, 2),
+        "cpu_s": round(clock.cpu, 2),
+        "pages_per_s_wall": round(pages / clock.wall, 2),
+        "pages_per_core_s": round(pages / clock.cpu, 2),
+    }
 
 
 def bench_ocr(paths: list[Path]) -> dict:
@@ -85,12 +97,16 @@ def bench_ocr(paths: list[Path]) -> dict:
             pages += len(document.pages)
             confidences += [p.ocr_confidence for p in ocr_pages]
             text = document.text
-            per_file.append({
-                "file": path.name, "pages": len(document.pages), "ocr_pages": len(ocr_pages),
-                "mean_confidence": round(sum(p.ocr_confidence for p in ocr_pages) / max(len(ocr_pages), 1), 3),
-                "czech_letters": sum(text.count(c) for c in "áčďéěíňóřšťúůýžÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ"),
-                "start": text[:80],
-            })
+            per_file.append(
+                {
+                    "file": path.name,
+                    "pages": len(document.pages),
+                    "ocr_pages": len(ocr_pages),
+                    "mean_confidence": round(sum(p.ocr_confidence for p in ocr_pages) / max(len(ocr_pages), 1), 3),
+                    "czech_letters": sum(text.count(c) for c in "áčďéěíňóřšťúůýžÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ"),
+                    "start": text[:80],
+                }
+            )
 
     # The bare command on the same images: render once (not timed), then time tesseract alone.
     with tempfile.TemporaryDirectory() as tmp:
@@ -108,15 +124,24 @@ def bench_ocr(paths: list[Path]) -> dict:
         env = dict(os.environ, OMP_THREAD_LIMIT="1")
         with Clock() as bare:
             for image in images:
-                subprocess.run([tesseract_path(), str(image), "stdout", "-l", "ces+eng"], check=True,
-                               capture_output=True, env=env)
+                subprocess.run(
+                    [tesseract_path(), str(image), "stdout", "-l", "ces+eng"], check=True, capture_output=True, env=env
+                )
     return {
-        "files": len(paths), "pages": pages,
-        "ours": {"wall_s": round(ours.wall, 2), "cpu_s": round(ours.cpu, 2),
-                 "pages_per_s_wall": round(pages / ours.wall, 3), "pages_per_core_s": round(pages / ours.cpu, 3)},
-        "bare_tesseract": {"wall_s": round(bare.wall, 2), "cpu_s": round(bare.cpu, 2),
-                           "pages_per_s_wall": round(len(images) / bare.wall, 3),
-                           "pages_per_core_s": round(len(images) / bare.cpu, 3)},
+        "files": len(paths),
+        "pages": pages,
+        "ours": {
+            "wall_s": round(ours.wall, 2),
+            "cpu_s": round(ours.cpu, 2),
+            "pages_per_s_wall": round(pages / ours.wall, 3),
+            "pages_per_core_s": round(pages / ours.cpu, 3),
+        },
+        "bare_tesseract": {
+            "wall_s": round(bare.wall, 2),
+            "cpu_s": round(bare.cpu, 2),
+            "pages_per_s_wall": round(len(images) / bare.wall, 3),
+            "pages_per_core_s": round(len(images) / bare.cpu, 3),
+        },
         "overhead_cpu": round(ours.cpu / bare.cpu, 3),
         "ratio_to_bare": round((pages / ours.cpu) / (len(images) / bare.cpu), 3),
         "goal_ratio": 0.9,
@@ -136,8 +161,12 @@ def main() -> None:
         scans = [s for s in scans if "jmenovani" in s.name]
     version = subprocess.run([tesseract_path(), "--version"], capture_output=True, text=True).stdout.split("\n")[0]
     result = {
-        "cpus": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2), "python": platform.python_version(),
-        "tesseract": version, "ocr_dpi": DEFAULT_LIMITS.ocr_dpi, "ocr_languages": DEFAULT_LIMITS.ocr_languages,
+        "cpus": os.cpu_count(),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "python": platform.python_version(),
+        "tesseract": version,
+        "ocr_dpi": DEFAULT_LIMITS.ocr_dpi,
+        "ocr_languages": DEFAULT_LIMITS.ocr_languages,
         "text_pdf": bench_text(QUICK_TEXT if args.quick else TEXT_PDFS),
         "ocr": bench_ocr(scans),
     }

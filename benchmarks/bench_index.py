@@ -64,8 +64,9 @@ def peak_rss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def bench_scale(sizes: list[int], kinds: list[str], work: Path, sources: str,
-                keep_bundles: Path | None = None) -> list[dict]:
+def bench_scale(
+    sizes: list[int], kinds: list[str], work: Path, sources: str, keep_bundles: Path | None = None
+) -> list[dict]:
     """``keep_bundles``: publish each size's bundle into ``keep_bundles/bundles-N`` and leave it there (for
     serving benchmarks that read it); otherwise bundles are written under ``work`` and removed."""
     pool = real_sentences(sources)
@@ -75,8 +76,13 @@ def bench_scale(sizes: list[int], kinds: list[str], work: Path, sources: str,
         bundles = (keep_bundles or work) / f"bundles-{n}"
         timings: dict = {}
         log(f"{n:,} chunks: writing the bundle")
-        path = write_scale_bundle(bundles, n, pool=pool, timings=timings,
-                                  progress=lambda part, figures: log(f"{n:,} chunks: {part} {json.dumps(figures)}"))
+        path = write_scale_bundle(
+            bundles,
+            n,
+            pool=pool,
+            timings=timings,
+            progress=lambda part, figures: log(f"{n:,} chunks: {part} {json.dumps(figures)}"),
+        )
         auto = dense.choose_kind(n, dense.ivfpq_threshold())
         for kind in kinds:
             if kind == auto:
@@ -86,8 +92,10 @@ def bench_scale(sizes: list[int], kinds: list[str], work: Path, sources: str,
             ids = [f"{i}" for i in range(n)]
             clock = time.perf_counter()
             dense.write_faiss(work / f"faiss-{kind}-{n}", ids, matrix, kind=kind)
-            timings[f"L3.faiss.{kind}"] = {"seconds": round(time.perf_counter() - clock, 3),
-                                          "bytes": tree_bytes(work / f"faiss-{kind}-{n}")}
+            timings[f"L3.faiss.{kind}"] = {
+                "seconds": round(time.perf_counter() - clock, 3),
+                "bytes": tree_bytes(work / f"faiss-{kind}-{n}"),
+            }
             log(f"{n:,} chunks: L3.faiss.{kind} {json.dumps(timings[f'L3.faiss.{kind}'])}")
             shutil.rmtree(work / f"faiss-{kind}-{n}", ignore_errors=True)
             del matrix, ids
@@ -95,8 +103,15 @@ def bench_scale(sizes: list[int], kinds: list[str], work: Path, sources: str,
         # Process-lifetime peak: with several sizes in one run it is the peak of the largest so far.
         timings["peak_rss_bytes"] = peak_rss_bytes()
         timings["faiss_ivfpq_min"] = dense.ivfpq_threshold()
-        rows.append({"chunks": n, "sections": timings["L2.chunks"]["count"], "documents": timings["L1.chunks"]["count"],
-                     "auto_faiss": auto, **timings})
+        rows.append(
+            {
+                "chunks": n,
+                "sections": timings["L2.chunks"]["count"],
+                "documents": timings["L1.chunks"]["count"],
+                "auto_faiss": auto,
+                **timings,
+            }
+        )
         log(f"{n:,} chunks: done in {timings['total_seconds']:.0f} s, bundle {timings['bundle_bytes'] / 1e6:.0f} MB")
         print(json.dumps(rows[-1]), flush=True)
         if keep_bundles is None:
@@ -108,8 +123,7 @@ def bench_scale(sizes: list[int], kinds: list[str], work: Path, sources: str,
 
 def scale_table(rows: list[dict]) -> str:
     parts = sorted({k for r in rows for k in r if isinstance(r[k], dict) and "bytes" in r[k]})
-    lines = ["| index | " + " | ".join(f"{r['chunks']:,} chunks" for r in rows) + " |",
-             "|---|" + "---:|" * len(rows)]
+    lines = ["| index | " + " | ".join(f"{r['chunks']:,} chunks" for r in rows) + " |", "|---|" + "---:|" * len(rows)]
     for part in parts:
         cells = []
         for r in rows:
@@ -123,9 +137,9 @@ def scale_table(rows: list[dict]) -> str:
 
 
 def bench_embedding(n_chunks: int) -> dict:
-    from mendel.passages.chunking import build_layers
     from mendel.index.corpus import contextual_text
     from mendel.index.embed import get_embedder
+    from mendel.passages.chunking import build_layers
     from mendel.passages.summaries import ExtractiveSummarizer, summarize_document
 
     pages = pdf_texts()["176-2025"]
@@ -141,10 +155,13 @@ def bench_embedding(n_chunks: int) -> dict:
     for name, texts in (("raw", raw), ("contextual", context)):
         clock = time.perf_counter()
         for start in range(0, len(texts), 32):
-            embedder.passages(texts[start:start + 32])
+            embedder.passages(texts[start : start + 32])
         seconds = time.perf_counter() - clock
-        result[name] = {"mean_chars": round(sum(map(len, texts)) / len(texts)), "seconds": round(seconds, 2),
-                        "passages_per_s": round(len(texts) / seconds, 2)}
+        result[name] = {
+            "mean_chars": round(sum(map(len, texts)) / len(texts)),
+            "seconds": round(seconds, 2),
+            "passages_per_s": round(len(texts) / seconds, 2),
+        }
         log(f"embedding ({name}): {result[name]['passages_per_s']} passages/s")
     return result
 
@@ -160,13 +177,29 @@ def _documents() -> list[dict]:
                 r = json.loads(line)
                 if any(d["doc_id"] == r["ecli"] for d in docs):
                     continue  # the same decision in both files
-                docs.append({"doc_id": r["ecli"], "title": r.get("title") or r["case_number"], "source": "nsoud",
-                             "doc_type": "decision", "citation": r["case_number"], "pages": [r["full_text"]]})
+                docs.append(
+                    {
+                        "doc_id": r["ecli"],
+                        "title": r.get("title") or r["case_number"],
+                        "source": "nsoud",
+                        "doc_type": "decision",
+                        "citation": r["case_number"],
+                        "pages": [r["full_text"]],
+                    }
+                )
     pages = pdf_texts()
     for pdf in RERUN_PDFS:
         number, year = pdf.split("-")
-        docs.append({"doc_id": f"/eli/cz/sb/{year}/{number}", "title": f"Sbírka zákonů {number}/{year}",
-                     "source": "esbirka", "doc_type": "law", "citation": f"{number}/{year} Sb.", "pages": pages[pdf]})
+        docs.append(
+            {
+                "doc_id": f"/eli/cz/sb/{year}/{number}",
+                "title": f"Sbírka zákonů {number}/{year}",
+                "source": "esbirka",
+                "doc_type": "law",
+                "citation": f"{number}/{year} Sb.",
+                "pages": pages[pdf],
+            }
+        )
     return docs
 
 
@@ -214,11 +247,20 @@ def bench_rerun(work: Path, limit: int | None = None) -> dict:
     try:
         with psycopg.connect(url, autocommit=True) as conn:
             for d in docs:
-                add_document(conn, d["doc_id"], d["pages"], title=d["title"], source=d["source"],
-                             doc_type=d["doc_type"], citation=d["citation"])
+                add_document(
+                    conn,
+                    d["doc_id"],
+                    d["pages"],
+                    title=d["title"],
+                    source=d["source"],
+                    doc_type=d["doc_type"],
+                    citation=d["citation"],
+                )
             log(f"re-run: {len(docs)} documents; full run (empty indexes, empty embedding cache)")
             full = _timed_run(conn, home, embedder)
-            chunks = dict(conn.execute("SELECT doc_id, count(*) FROM chunks WHERE layer = 3 GROUP BY doc_id").fetchall())
+            chunks = dict(
+                conn.execute("SELECT doc_id, count(*) FROM chunks WHERE layer = 3 GROUP BY doc_id").fetchall()
+            )
             total_chunks = sum(chunks.values())
             log(f"full: {full['seconds']:.0f} s for {total_chunks} passages")
             unchanged = _timed_run(conn, home, embedder)
@@ -231,17 +273,31 @@ def bench_rerun(work: Path, limit: int | None = None) -> dict:
             last = pages[-1].rstrip()
             cut = last.rfind("\n\n", 0, len(last) - 1)
             pages[-1] = last[:cut] if cut > 0 else last[: int(len(last) * 0.8)]
-            add_document(conn, doc["doc_id"], pages, title=doc["title"], source=doc["source"],
-                         doc_type=doc["doc_type"], citation=doc["citation"])
+            add_document(
+                conn,
+                doc["doc_id"],
+                pages,
+                title=doc["title"],
+                source=doc["source"],
+                doc_type=doc["doc_type"],
+                citation=doc["citation"],
+            )
             changed = _timed_run(conn, home, embedder)
             log(f"1 % changed ({chunks[target]} of {total_chunks} passages): {changed['seconds']:.2f} s")
     finally:
         db.stop_embedded(work / "pgdata")
-    return {"documents": len(docs), "passages": total_chunks, "changed_document": target,
-            "changed_passages": chunks[target], "changed_share": round(chunks[target] / total_chunks, 4),
-            "full": full, "unchanged": unchanged, "one_percent": changed,
-            "unchanged_vs_full": round(unchanged["seconds"] / full["seconds"], 4),
-            "one_percent_vs_full": round(changed["seconds"] / full["seconds"], 4)}
+    return {
+        "documents": len(docs),
+        "passages": total_chunks,
+        "changed_document": target,
+        "changed_passages": chunks[target],
+        "changed_share": round(chunks[target] / total_chunks, 4),
+        "full": full,
+        "unchanged": unchanged,
+        "one_percent": changed,
+        "unchanged_vs_full": round(unchanged["seconds"] / full["seconds"], 4),
+        "one_percent_vs_full": round(changed["seconds"] / full["seconds"], 4),
+    }
 
 
 def main() -> None:
@@ -253,8 +309,13 @@ def main() -> None:
     parser.add_argument("--embedding-chunks", type=int, default=32)
     parser.add_argument("--rerun-documents", type=int, default=None, help="only the first N documents (a quick try)")
     parser.add_argument("--work", type=Path, default=None, help="scratch directory (default: a temporary one)")
-    parser.add_argument("--keep-bundles", type=Path, default=None, metavar="DIR",
-                        help="publish the scale bundles into DIR/bundles-N and keep them")
+    parser.add_argument(
+        "--keep-bundles",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="publish the scale bundles into DIR/bundles-N and keep them",
+    )
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     work = args.work or Path(tempfile.mkdtemp(prefix="mendel-bench-index-"))
@@ -268,8 +329,9 @@ def main() -> None:
         if "rerun" in parts:
             fresh["rerun"] = bench_rerun(work / "rerun", args.rerun_documents)
         if "scale" in parts:
-            fresh["scale"] = bench_scale([int(s) for s in args.sizes.split(",")], args.kinds.split(","), work,
-                                         args.sources, args.keep_bundles)
+            fresh["scale"] = bench_scale(
+                [int(s) for s in args.sizes.split(",")], args.kinds.split(","), work, args.sources, args.keep_bundles
+            )
         # Read the file only now: a long scale run must not overwrite figures another run wrote meanwhile.
         results = json.loads(out.read_text()) if out.exists() else {}
         if "scale" in fresh:
@@ -285,10 +347,12 @@ def main() -> None:
         print(scale_table(results["scale"]))
     if "rerun" in results:
         r = results["rerun"]
-        print(f"re-run cost: full {r['full']['seconds']:.1f} s ({r['passages']} passages, {r['documents']} documents);"
-              f" 0 % changed {r['unchanged']['seconds']:.2f} s = {100 * r['unchanged_vs_full']:.2f} % of full;"
-              f" {100 * r['changed_share']:.1f} % changed {r['one_percent']['seconds']:.2f} s ="
-              f" {100 * r['one_percent_vs_full']:.2f} % of full")
+        print(
+            f"re-run cost: full {r['full']['seconds']:.1f} s ({r['passages']} passages, {r['documents']} documents);"
+            f" 0 % changed {r['unchanged']['seconds']:.2f} s = {100 * r['unchanged_vs_full']:.2f} % of full;"
+            f" {100 * r['changed_share']:.1f} % changed {r['one_percent']['seconds']:.2f} s ="
+            f" {100 * r['one_percent_vs_full']:.2f} % of full"
+        )
     print(f"results: {out}")
 
 

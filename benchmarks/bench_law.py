@@ -46,19 +46,37 @@ sys.path.insert(0, str(ROOT))
 import psycopg  # noqa: E402
 import requests  # noqa: E402
 
-from mendel.law import act_versions  # noqa: E402
-from mendel.citator import build as citator
-from mendel.core import db
-from mendel.core.config import SAMPLE_CORPUS  # noqa: E402
+from mendel.citator import build as citator  # noqa: E402
 from mendel.citator.wording import provision_at  # noqa: E402
+from mendel.core import db  # noqa: E402
+from mendel.core.config import SAMPLE_CORPUS  # noqa: E402
+from mendel.law import act_versions  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "law.json"
 API = "/esel-esbir-daver/dokumenty-sbirky"
 REAL_ACTS = ("/sb/2025/573", "/sb/2024/90")
-CITED_ACTS = ("89/2012 Sb.", "99/1963 Sb.", "40/2009 Sb.", "141/1961 Sb.", "262/2006 Sb.", "500/2004 Sb.",
-              "280/2009 Sb.", "183/2006 Sb.", "2/1993 Sb.", "1/1993 Sb.", "182/2006 Sb.", "120/2001 Sb.",
-              "6/2002 Sb.", "90/2012 Sb.", "586/1992 Sb.", "235/2004 Sb.", "128/2000 Sb.", "563/1991 Sb.",
-              "573/2025 Sb.", "90/2024 Sb.")
+CITED_ACTS = (
+    "89/2012 Sb.",
+    "99/1963 Sb.",
+    "40/2009 Sb.",
+    "141/1961 Sb.",
+    "262/2006 Sb.",
+    "500/2004 Sb.",
+    "280/2009 Sb.",
+    "183/2006 Sb.",
+    "2/1993 Sb.",
+    "1/1993 Sb.",
+    "182/2006 Sb.",
+    "120/2001 Sb.",
+    "6/2002 Sb.",
+    "90/2012 Sb.",
+    "586/1992 Sb.",
+    "235/2004 Sb.",
+    "128/2000 Sb.",
+    "563/1991 Sb.",
+    "573/2025 Sb.",
+    "90/2024 Sb.",
+)
 REGISTERS = ("Cdo", "Tdo", "ICdo", "Nd", "Afs", "As", "Ads")
 FAMILIES = (("decision", "nsoud", 0.6), ("law", "esbirka", 0.3), ("notice", "municipal", 0.1))
 
@@ -84,8 +102,10 @@ def load_real_versions(conn: psycopg.Connection) -> None:
             for entry in history["historie"]:
                 url = f"{mirror.base_url}{API}/{quote(entry['staleUrl'], safe='')}/fragmenty"
                 first = requests.get(url, params={"cisloStranky": 1}, timeout=120).json()
-                pages = [first] + [requests.get(url, params={"cisloStranky": n}, timeout=120).json()
-                                   for n in range(2, first["pocetStranek"] + 1)]
+                pages = [first] + [
+                    requests.get(url, params={"cisloStranky": n}, timeout=120).json()
+                    for n in range(2, first["pocetStranek"] + 1)
+                ]
                 record = act_versions.assemble({**entry, "zkracenaCitace": None}, pages)
                 act_versions.record_version(conn, record, act_versions.sha256(record), {})
             act_versions.apply_history(conn, act_versions.parse_stale_url(stale).eli, history)
@@ -107,12 +127,14 @@ def synthetic_acts(conn: psycopg.Connection, count: int) -> list[tuple[str, str]
                 " 'SYNTETICKÝ předpis pro měření (kopie ' || citation || ')', version_kind, announced,"
                 " effective_from,"
                 " effective_to, fragment_count, 0, sha256, %s || '/' || version FROM act_versions WHERE doc_id = %s",
-                (doc_id, f"/sb/{year}/{number}", citation, doc_id, source))
+                (doc_id, f"/sb/{year}/{number}", citation, doc_id, source),
+            )
             conn.execute(
                 "INSERT INTO provisions (doc_id, version, provision_id, path, kind, parent_id, seq, last_seq, depth,"
                 " heading, text, wording_sha, fragment_ids) SELECT %s, version, provision_id, path, kind, parent_id,"
                 " seq, last_seq, depth, heading, text, wording_sha, fragment_ids FROM provisions WHERE doc_id = %s",
-                (doc_id, source))
+                (doc_id, source),
+            )
             created.append((doc_id, citation))
     return created
 
@@ -126,8 +148,10 @@ def _copy(conn: psycopg.Connection, sql: str, rows) -> None:
 def target_pool(rng: random.Random) -> tuple[list[str], list[str]]:
     """The cited sections and court file numbers (the first draws of the seeded generator)."""
     sections = [f"§ {n}" for n in range(1, 600)]
-    decisions = [f"{rng.randint(1, 33)} {rng.choice(REGISTERS)} {rng.randint(1, 5000)}/{rng.randint(1995, 2025)}"
-                 for _ in range(20000)]
+    decisions = [
+        f"{rng.randint(1, 33)} {rng.choice(REGISTERS)} {rng.randint(1, 5000)}/{rng.randint(1995, 2025)}"
+        for _ in range(20000)
+    ]
     return sections, decisions
 
 
@@ -141,16 +165,28 @@ def synthetic_citations(conn: psycopg.Connection, passages: int, seed: int) -> d
         docs = []
         for d in range(documents):
             doc_type, source, _ = rng.choices(FAMILIES, weights=[f[2] for f in FAMILIES])[0]
-            docs.append((f"synthetic/{d}", source, f"https://synthetic.invalid/{d}",
-                         f"SYNTETICKÝ dokument {d} pro měření citátoru", doc_type,
-                         f"{d % 90 + 1} Syn {d}/2026" if doc_type == "decision" else None,
-                         today - timedelta(days=rng.randint(0, 9000))))
+            docs.append(
+                (
+                    f"synthetic/{d}",
+                    source,
+                    f"https://synthetic.invalid/{d}",
+                    f"SYNTETICKÝ dokument {d} pro měření citátoru",
+                    doc_type,
+                    f"{d % 90 + 1} Syn {d}/2026" if doc_type == "decision" else None,
+                    today - timedelta(days=rng.randint(0, 9000)),
+                )
+            )
         _copy(conn, "COPY documents (doc_id, source, url, title, doc_type, citation, published) FROM STDIN", docs)
-        version_ids = dict(conn.execute(
-            "INSERT INTO document_versions (doc_id, sha256, byte_size) SELECT doc_id, md5(doc_id), 0 FROM documents"
-            " WHERE doc_id LIKE 'synthetic/%%' RETURNING doc_id, version_id").fetchall())
-        conn.execute("UPDATE documents d SET current_version_id = v.version_id FROM document_versions v"
-                     " WHERE v.doc_id = d.doc_id AND d.doc_id LIKE 'synthetic/%%'")
+        version_ids = dict(
+            conn.execute(
+                "INSERT INTO document_versions (doc_id, sha256, byte_size) SELECT doc_id, md5(doc_id), 0 FROM documents"
+                " WHERE doc_id LIKE 'synthetic/%%' RETURNING doc_id, version_id"
+            ).fetchall()
+        )
+        conn.execute(
+            "UPDATE documents d SET current_version_id = v.version_id FROM document_versions v"
+            " WHERE v.doc_id = d.doc_id AND d.doc_id LIKE 'synthetic/%%'"
+        )
         entities: dict[str, tuple[str, str]] = {}
         mentions: list[tuple] = []
 
@@ -179,15 +215,28 @@ def synthetic_citations(conn: psycopg.Connection, passages: int, seed: int) -> d
                     mentions.append((chunk_id, entity_id, start, end, surface))
                 yield (chunk_id, version_ids[doc_id], doc_id, 3, p % 10, 1, 1, 0, len(text), text, chunk_id)
 
-        _copy(conn, "COPY chunks (chunk_id, version_id, doc_id, layer, seq, page_start, page_end, char_start,"
-                    " char_end, text, content_hash) FROM STDIN", chunk_rows())
-        _copy(conn, "COPY entities (entity_id, label, norm) FROM STDIN",
-              [(k, label, norm) for k, (label, norm) in entities.items()])
+        _copy(
+            conn,
+            "COPY chunks (chunk_id, version_id, doc_id, layer, seq, page_start, page_end, char_start,"
+            " char_end, text, content_hash) FROM STDIN",
+            chunk_rows(),
+        )
+        _copy(
+            conn,
+            "COPY entities (entity_id, label, norm) FROM STDIN",
+            [(k, label, norm) for k, (label, norm) in entities.items()],
+        )
         unique = {(m[0], m[2], m[3]): m for m in mentions}
         _copy(conn, "COPY mentions (chunk_id, entity_id, start_char, end_char, surface) FROM STDIN", unique.values())
     conn.execute("ANALYZE")
-    return {"documents": documents, "passages": passages, "mentions": len(unique), "entities": len(entities),
-            "decisions": decisions, "sections": sections}
+    return {
+        "documents": documents,
+        "passages": passages,
+        "mentions": len(unique),
+        "entities": len(entities),
+        "decisions": decisions,
+        "sections": sections,
+    }
 
 
 def server_cpu_ms(conn: psycopg.Connection):
@@ -203,8 +252,11 @@ def server_cpu_ms(conn: psycopg.Connection):
 
 def _percentiles(values: list[float], prefix: str) -> dict:
     values = sorted(values)
-    return {f"{prefix}p50_ms": round(statistics.median(values), 2),
-            f"{prefix}p95_ms": round(values[int(0.95 * (len(values) - 1))], 2), f"{prefix}max_ms": round(values[-1], 2)}
+    return {
+        f"{prefix}p50_ms": round(statistics.median(values), 2),
+        f"{prefix}p95_ms": round(values[int(0.95 * (len(values) - 1))], 2),
+        f"{prefix}max_ms": round(values[-1], 2),
+    }
 
 
 def timed(fn, runs: list, server_cpu=None) -> dict:
@@ -228,12 +280,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--database-url", default=None, help="an empty database (default: embedded, temporary)")
-    parser.add_argument("--keep", default=None, metavar="DIR",
-                        help="keep the embedded database in DIR (loaded there unless it already holds one: then only"
-                             " the queries run again, e.g. after a change to the query code)")
-    parser.add_argument("--rebuild", action="store_true",
-                        help="with --keep on a database already loaded: build the citator's tables again (timed)"
-                             " before the queries, e.g. after a change to the build")
+    parser.add_argument(
+        "--keep",
+        default=None,
+        metavar="DIR",
+        help="keep the embedded database in DIR (loaded there unless it already holds one: then only"
+        " the queries run again, e.g. after a change to the query code)",
+    )
+    parser.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="with --keep on a database already loaded: build the citator's tables again (timed)"
+        " before the queries, e.g. after a change to the build",
+    )
     args = parser.parse_args(argv)
     pgdata = None
     reuse = False
@@ -257,8 +316,9 @@ def main(argv: list[str] | None = None) -> int:
             if reuse:  # the data of an earlier run: its target pool is the seed's first draws
                 sections, decisions = target_pool(random.Random(args.seed))
                 pool = {"sections": sections, "decisions": decisions}
-                acts = conn.execute("SELECT DISTINCT doc_id FROM act_versions WHERE doc_id LIKE '/eli/cz/sb/203%%'"
-                                    ).fetchall()
+                acts = conn.execute(
+                    "SELECT DISTINCT doc_id FROM act_versions WHERE doc_id LIKE '/eli/cz/sb/203%%'"
+                ).fetchall()
                 build = {"reused": args.keep}
                 if args.rebuild:
                     started = time.perf_counter()
@@ -266,7 +326,8 @@ def main(argv: list[str] | None = None) -> int:
                     conn.execute("ANALYZE")
                     timings["citator_build_s"] = round(time.perf_counter() - started, 1)
                     timings["citator_build_load"] = "load average (1/5/15 min) %.1f / %.1f / %.1f after" % (
-                        os.getloadavg())
+                        os.getloadavg()
+                    )
             else:
                 started = time.perf_counter()
                 load_real_versions(conn)
@@ -279,8 +340,10 @@ def main(argv: list[str] | None = None) -> int:
                 build = citator.build(conn)
                 conn.execute("ANALYZE")
                 timings["citator_build_s"] = round(time.perf_counter() - started, 1)
-            counts = {table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-                      for table in ("chunks", "mentions", "entities", "citation_targets", "act_versions", "provisions")}
+            counts = {
+                table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                for table in ("chunks", "mentions", "entities", "citation_targets", "act_versions", "provisions")
+            }
             rng = random.Random(args.seed + 1)
             cite_refs = []
             for _ in range(args.queries):
@@ -297,24 +360,33 @@ def main(argv: list[str] | None = None) -> int:
                     cite_refs.append((conn, f"{section} odst. {rng.randint(1, 5)} zákona č. {act}"))
                 else:
                     cite_refs.append((conn, pool["decisions"][zipf_index(rng, len(pool["decisions"]), 1.05)]))
-            ids = conn.execute("SELECT doc_id, provision_id FROM provisions WHERE kind IN ('Paragraf', 'Odstavec_Dc',"
-                               " 'Pismeno_Lb') ORDER BY random() LIMIT %s", (args.queries,)).fetchall()
+            ids = conn.execute(
+                "SELECT doc_id, provision_id FROM provisions WHERE kind IN ('Paragraf', 'Odstavec_Dc',"
+                " 'Pismeno_Lb') ORDER BY random() LIMIT %s",
+                (args.queries,),
+            ).fetchall()
             citations_of = dict(conn.execute("SELECT DISTINCT doc_id, citation FROM act_versions").fetchall())
-            provision_refs = [(conn, f"{pid} {citations_of[doc_id]}",
-                               date(2026, 1, 1) + timedelta(days=rng.randint(-30, 360))) for doc_id, pid in ids]
+            provision_refs = [
+                (conn, f"{pid} {citations_of[doc_id]}", date(2026, 1, 1) + timedelta(days=rng.randint(-30, 360)))
+                for doc_id, pid in ids
+            ]
             load_before = os.getloadavg()
             for warm in cite_refs[:5]:
                 citator.cites(*warm)
             for warm in provision_refs[:5]:
                 provision_at(*warm)
             result = {
-                "passages": args.passages, "synthetic_acts": len(acts), "counts": counts, "build": build,
+                "passages": args.passages,
+                "synthetic_acts": len(acts),
+                "counts": counts,
+                "build": build,
                 "load": timings,
                 "cites": timed(lambda c, r: citator.cites(c, r, limit=50), cite_refs, server_cpu_ms(conn)),
                 "provision_at": timed(provision_at, provision_refs, server_cpu_ms(conn)),
                 "machine_load": "load average (1/5/15 min) %.1f / %.1f / %.1f before the queries, %.1f / %.1f / %.1f"
-                                " after" % (*load_before, *os.getloadavg()),
-                "cpus": os.cpu_count(), "note": "synthetic passages and act copies; see the docstring",
+                " after" % (*load_before, *os.getloadavg()),
+                "cpus": os.cpu_count(),
+                "note": "synthetic passages and act copies; see the docstring",
             }
     finally:
         if args.keep:

@@ -37,12 +37,13 @@ DECISIONS = "courts/ns_decisions_sample.jsonl"
 
 
 def corpus_passages() -> list[str]:
-    from mendel.passages.chunking import chunk_pages
     from mendel.core.config import SAMPLE_CORPUS
     from mendel.extract.pdf import pdf_pages
+    from mendel.passages.chunking import chunk_pages
 
-    documents = [[p.text for p in pdf_pages((SAMPLE_CORPUS / "esbirka" / "pdf" / name).read_bytes())]
-                 for name in ESBIRKA_PDFS]
+    documents = [
+        [p.text for p in pdf_pages((SAMPLE_CORPUS / "esbirka" / "pdf" / name).read_bytes())] for name in ESBIRKA_PDFS
+    ]
     documents += [[p.text for p in pdf_pages((SAMPLE_CORPUS / name).read_bytes())] for name in MUNICIPAL_PDFS]
     with open(SAMPLE_CORPUS / DECISIONS, encoding="utf-8") as lines:
         documents += [[json.loads(line)["full_text"]] for line in lines if line.strip()]
@@ -50,6 +51,7 @@ def corpus_passages() -> list[str]:
 
 
 # --- one recogniser, in this process ---------------------------------------------------------------
+
 
 def _recogniser():
     """(name, function of a list of texts -> entity count) of the ``mendel`` on sys.path."""
@@ -77,21 +79,33 @@ def worker(texts_path: str, repeat: int) -> dict:
 
 # --- the comparison --------------------------------------------------------------------------------
 
+
 def run_worker(tree: Path, texts_path: str, repeat: int) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run([sys.executable, __file__, "--worker", texts_path, "--repeat", str(repeat)],
-                         cwd=tree, env=env, check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--worker", texts_path, "--repeat", str(repeat)],
+        cwd=tree,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def summary(runs: list[dict], passages: int, chars: int) -> dict:
     best_cpu = min(r["cpu_s"] for r in runs)
     best_wall = min(r["wall_s"] for r in runs)
-    return {"recogniser": runs[0]["recogniser"], "entities": runs[0]["entities"],
-            "cpu_s": round(best_cpu, 3), "passages_per_cpu_s": round(passages / best_cpu),
-            "chars_per_cpu_s": round(chars / best_cpu),
-            "wall_s": round(best_wall, 3), "passages_per_wall_s": round(passages / best_wall),
-            "rounds_cpu_s": [round(r["cpu_s"], 3) for r in runs]}
+    return {
+        "recogniser": runs[0]["recogniser"],
+        "entities": runs[0]["entities"],
+        "cpu_s": round(best_cpu, 3),
+        "passages_per_cpu_s": round(passages / best_cpu),
+        "chars_per_cpu_s": round(chars / best_cpu),
+        "wall_s": round(best_wall, 3),
+        "passages_per_wall_s": round(passages / best_wall),
+        "rounds_cpu_s": [round(r["cpu_s"], 3) for r in runs],
+    }
 
 
 def cs_core_news_sm(texts: list[str], repeat: int) -> dict:
@@ -107,8 +121,14 @@ def cs_core_news_sm(texts: list[str], repeat: int) -> dict:
         started = time.process_time()
         list(core.pipe(texts, batch_size=64))
         best = min(best, time.process_time() - started)
-    return {"available": True, "version": core.meta.get("version"), "components": core.pipe_names,
-            "entities": entities, "cpu_s": round(best, 3), "passages_per_cpu_s": round(len(texts) / best)}
+    return {
+        "available": True,
+        "version": core.meta.get("version"),
+        "components": core.pipe_names,
+        "entities": entities,
+        "cpu_s": round(best, 3),
+        "passages_per_cpu_s": round(len(texts) / best),
+    }
 
 
 def main() -> None:
@@ -138,15 +158,23 @@ def main() -> None:
 
     import spacy
 
-    result: dict = {"passages": len(texts), "chars": chars, "rounds": args.rounds, "repeat": args.repeat,
-                    "cpus": os.cpu_count(), "load_avg_1min": round(os.getloadavg()[0], 2),
-                    "python": platform.python_version(), "spacy": spacy.__version__}
+    result: dict = {
+        "passages": len(texts),
+        "chars": chars,
+        "rounds": args.rounds,
+        "repeat": args.repeat,
+        "cpus": os.cpu_count(),
+        "load_avg_1min": round(os.getloadavg()[0], 2),
+        "python": platform.python_version(),
+        "spacy": spacy.__version__,
+    }
     for name in trees:
         result[name] = summary(runs[name], len(texts), chars)
     if "baseline" in result:
         result["baseline"]["tree"] = str(trees["baseline"])
         result["new_over_baseline_passages_per_cpu_s"] = round(
-            result["new"]["passages_per_cpu_s"] / result["baseline"]["passages_per_cpu_s"], 2)
+            result["new"]["passages_per_cpu_s"] / result["baseline"]["passages_per_cpu_s"], 2
+        )
     if args.with_cs_core_news_sm:
         result["cs_core_news_sm"] = cs_core_news_sm(texts, args.repeat)
 

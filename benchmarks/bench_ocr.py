@@ -67,14 +67,14 @@ def main() -> None:
     args = parser.parse_args()
     if not ocr_available("ces+eng"):
         raise SystemExit("tesseract with ces+eng is not installed")
-    paths = SCANS[:args.scans]
+    paths = SCANS[: args.scans]
     cores = default_workers()
     seconds: dict = {1: [], cores: [], PIPELINE: []}
     cpu: dict = {1: 0.0, cores: 0.0, PIPELINE: 0.0}
     load_at_start = os.getloadavg()[0]
     pages, reference = 0, None
     for round_no in range(args.rounds):
-        for workers in ((1, cores, PIPELINE) if round_no % 2 == 0 else (PIPELINE, cores, 1)):
+        for workers in (1, cores, PIPELINE) if round_no % 2 == 0 else (PIPELINE, cores, 1):
             elapsed, cpu_s, texts = pipeline_run(paths, cores) if workers == PIPELINE else ocr_run(paths, workers)
             pages = len(texts)
             seconds[workers].append(elapsed)
@@ -83,18 +83,28 @@ def main() -> None:
                 reference = texts
             elif texts != reference:
                 raise SystemExit(f"{workers} worker(s) read other text than the first run")
-            print(f"round {round_no + 1}: {workers} {pages} pages in {elapsed:.1f} s "
-                  f"({pages / elapsed:.2f} pages/s)", flush=True)
+            print(
+                f"round {round_no + 1}: {workers} {pages} pages in {elapsed:.1f} s ({pages / elapsed:.2f} pages/s)",
+                flush=True,
+            )
     rate = {w: pages / (sum(s) / len(s)) for w, s in seconds.items()}
     result = {
-        "scans": len(paths), "pages": pages, "rounds": args.rounds, "cores": cores,
-        "cpus": os.cpu_count(), "machine": platform.processor() or platform.machine(),
+        "scans": len(paths),
+        "pages": pages,
+        "rounds": args.rounds,
+        "cores": cores,
+        "cpus": os.cpu_count(),
+        "machine": platform.processor() or platform.machine(),
         "load_average": {"start": round(load_at_start, 2), "end": round(os.getloadavg()[0], 2)},
-        "pages_per_s": {"1 worker": round(rate[1], 3), f"{cores} workers": round(rate[cores], 3),
-                        f"{cores} processes x {cores} workers (the nightly)": round(rate[PIPELINE], 3)},
+        "pages_per_s": {
+            "1 worker": round(rate[1], 3),
+            f"{cores} workers": round(rate[cores], 3),
+            f"{cores} processes x {cores} workers (the nightly)": round(rate[PIPELINE], 3),
+        },
         "cpu_s_per_page": {f"{w} worker(s)": round(c / (pages * len(seconds[w])), 2) for w, c in cpu.items()},
         "seconds": {f"{w} worker(s)": [round(s, 1) for s in runs] for w, runs in seconds.items()},
-        "speedup": round(rate[cores] / rate[1], 2), "speedup_nightly": round(rate[PIPELINE] / rate[1], 2),
+        "speedup": round(rate[cores] / rate[1], 2),
+        "speedup_nightly": round(rate[PIPELINE] / rate[1], 2),
         "goal_speedup": 1.8,
     }
     out = Path(__file__).parent / "results"

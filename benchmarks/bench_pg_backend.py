@@ -35,15 +35,17 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from mendel.index import bundle  # noqa: E402
 from mendel.czech.analyzer import analyze  # noqa: E402
+from mendel.index import bundle  # noqa: E402
 from mendel.index.corpus import contextual_text  # noqa: E402
 from mendel.index.fulltext import lexemes_hash, tsvector_literal  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "pg_backend.json"
 DEV_QUESTIONS = ROOT / "retrieval_eval" / "questions" / "dev.jsonl"
-HNSW_INDEX = ("CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw_idx ON chunks USING hnsw (embedding vector_cosine_ops)"
-              " WITH (m = 16, ef_construction = 64)")  # migration 0004's definition
+HNSW_INDEX = (
+    "CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw_idx ON chunks USING hnsw (embedding vector_cosine_ops)"
+    " WITH (m = 16, ef_construction = 64)"
+)  # migration 0004's definition
 GIN_INDEX = "CREATE INDEX IF NOT EXISTS chunks_lexemes_gin_idx ON chunks USING gin (lexemes)"  # migration 0016's
 
 
@@ -76,31 +78,71 @@ def load_bundle(conn, bundle_path: Path, timings: dict | None = None) -> dict:
     conn.execute("SET maintenance_work_mem = '1GB'")
     conn.execute("DROP INDEX IF EXISTS chunks_embedding_hnsw_idx")
     conn.execute("DROP INDEX IF EXISTS chunks_lexemes_gin_idx")
-    with conn.cursor() as cur, cur.copy("COPY documents (doc_id, source, url, title, doc_type, citation, published)"
-                                        " FROM STDIN") as copy:
+    with (
+        conn.cursor() as cur,
+        cur.copy("COPY documents (doc_id, source, url, title, doc_type, citation, published) FROM STDIN") as copy,
+    ):
         for d in documents:
-            copy.write_row((d["doc_id"], d.get("source") or "unknown", d.get("url") or "", d.get("title"),
-                            d.get("doc_type"), d.get("citation"), d.get("published")))
-    with conn.cursor() as cur, cur.copy("COPY document_versions (doc_id, sha256, content_type, byte_size)"
-                                        " FROM STDIN") as copy:
+            copy.write_row(
+                (
+                    d["doc_id"],
+                    d.get("source") or "unknown",
+                    d.get("url") or "",
+                    d.get("title"),
+                    d.get("doc_type"),
+                    d.get("citation"),
+                    d.get("published"),
+                )
+            )
+    with (
+        conn.cursor() as cur,
+        cur.copy("COPY document_versions (doc_id, sha256, content_type, byte_size) FROM STDIN") as copy,
+    ):
         for d in documents:
-            copy.write_row((d["doc_id"], d.get("sha256") or hashlib.sha256(d["doc_id"].encode()).hexdigest(),
-                            d.get("content_type"), 0))
-    conn.execute("UPDATE documents d SET current_version_id = v.version_id FROM document_versions v"
-                 " WHERE v.doc_id = d.doc_id")
+            copy.write_row(
+                (
+                    d["doc_id"],
+                    d.get("sha256") or hashlib.sha256(d["doc_id"].encode()).hexdigest(),
+                    d.get("content_type"),
+                    0,
+                )
+            )
+    conn.execute(
+        "UPDATE documents d SET current_version_id = v.version_id FROM document_versions v WHERE v.doc_id = d.doc_id"
+    )
     versions = dict(conn.execute("SELECT doc_id, version_id FROM document_versions"))
     chunk_ids = []
-    with conn.cursor() as cur, cur.copy(
+    with (
+        conn.cursor() as cur,
+        cur.copy(
             "COPY chunks (chunk_id, version_id, doc_id, layer, seq, page_start, page_end, section_path, char_start,"
-            " char_end, text, content_hash, embedding, lexemes, lexemes_hash) FROM STDIN") as copy:
+            " char_end, text, content_hash, embedding, lexemes, lexemes_hash) FROM STDIN"
+        ) as copy,
+    ):
         for row, (_, _, c) in enumerate(_scan(bundle_path / bundle.CHUNKS)):
             doc = docs.get(c["doc_id"], {})
-            context = contextual_text(c.get("citation"), c.get("title") or "", c.get("section") or "",
-                                      doc.get("summary") or "", c["text"])
-            copy.write_row((c["chunk_id"], versions[c["doc_id"]], c["doc_id"], 3, c.get("seq", row),
-                            c["page_start"], c["page_end"], c.get("section") or "", c.get("char_start", 0),
-                            c.get("char_end", 0), c["text"], hashlib.sha256(c["text"].encode()).hexdigest(),
-                            _vector_text(vectors[row]), tsvector_literal(analyze(context)), lexemes_hash(context)))
+            context = contextual_text(
+                c.get("citation"), c.get("title") or "", c.get("section") or "", doc.get("summary") or "", c["text"]
+            )
+            copy.write_row(
+                (
+                    c["chunk_id"],
+                    versions[c["doc_id"]],
+                    c["doc_id"],
+                    3,
+                    c.get("seq", row),
+                    c["page_start"],
+                    c["page_end"],
+                    c.get("section") or "",
+                    c.get("char_start", 0),
+                    c.get("char_end", 0),
+                    c["text"],
+                    hashlib.sha256(c["text"].encode()).hexdigest(),
+                    _vector_text(vectors[row]),
+                    tsvector_literal(analyze(context)),
+                    lexemes_hash(context),
+                )
+            )
             chunk_ids.append(c["chunk_id"])
     timings["rows_seconds"] = round(time.perf_counter() - clock, 2)
     links = graph.get("chunk_entities", {})
@@ -120,7 +162,10 @@ def load_bundle(conn, bundle_path: Path, timings: dict | None = None) -> dict:
         for entity in sorted(entities):
             label, _, norm = entity.partition(":")
             copy.write_row((entity, label, norm))
-    with conn.cursor() as cur, cur.copy("COPY graph_nodes (entity_id, label, norm, chunks, documents) FROM STDIN") as copy:
+    with (
+        conn.cursor() as cur,
+        cur.copy("COPY graph_nodes (entity_id, label, norm, chunks, documents) FROM STDIN") as copy,
+    ):
         for entity in sorted(entities):
             label, _, norm = entity.partition(":")
             copy.write_row((entity, label, norm, len(linked.get(entity, ())), len(entity_docs.get(entity, ()))))
@@ -133,8 +178,10 @@ def load_bundle(conn, bundle_path: Path, timings: dict | None = None) -> dict:
     with conn.cursor() as cur, cur.copy("COPY graph_edges (source, target, type, weight) FROM STDIN") as copy:
         for (source, target, kind), weight in edges.items():
             copy.write_row((source, target, kind, weight))
-    with conn.cursor() as cur, cur.copy("COPY mentions (chunk_id, entity_id, start_char, end_char, surface)"
-                                        " FROM STDIN") as copy:
+    with (
+        conn.cursor() as cur,
+        cur.copy("COPY mentions (chunk_id, entity_id, start_char, end_char, surface) FROM STDIN") as copy,
+    ):
         for chunk_id, found in links.items():
             if chunk_id in live:
                 for at, entity in enumerate(sorted(set(found))):  # the bundle keeps no offsets: one slot each
@@ -164,8 +211,9 @@ def _scan(path: Path):
 
 def queries_for(bundle_path: Path, n_windows: int = 40, seed: int = 7) -> list[str]:
     """The dev questions and word windows (4-8 words) of the bundle's own passages."""
-    questions = [json.loads(line)["question"] for line in DEV_QUESTIONS.read_text(encoding="utf-8").splitlines()
-                 if line.strip()]
+    questions = [
+        json.loads(line)["question"] for line in DEV_QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     rng = np.random.default_rng(seed)
     rows = [c["text"] for _, _, c in _scan(bundle_path / bundle.CHUNKS)]
     windows = []
@@ -173,15 +221,18 @@ def queries_for(bundle_path: Path, n_windows: int = 40, seed: int = 7) -> list[s
         words = rows[i].split()
         if len(words) >= 8:
             start = int(rng.integers(0, len(words) - 8 + 1))
-            windows.append(" ".join(words[start:start + int(rng.integers(4, 9))]))
+            windows.append(" ".join(words[start : start + int(rng.integers(4, 9))]))
     return questions + windows
 
 
 def summary(values: list[float]) -> dict:
     ordered = sorted(values)
-    return {"p50_ms": round(statistics.median(ordered), 2),
-            "p95_ms": round(ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))], 2),
-            "mean_ms": round(statistics.fmean(ordered), 2), "queries": len(ordered)}
+    return {
+        "p50_ms": round(statistics.median(ordered), 2),
+        "p95_ms": round(ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))], 2),
+        "mean_ms": round(statistics.fmean(ordered), 2),
+        "queries": len(ordered),
+    }
 
 
 def bench_size(n: int, work: Path, server_url: str, repeat: int, log) -> dict:
@@ -249,20 +300,24 @@ def compare_dev(bundles_dir: Path, database_url: str, questions_path: Path = DEV
     """R@1/R@10/MRR of both backends' default search on the questions grounded in the live bundle, over the bundle
     and the database it was built from (``retrieval_eval.retrieval.judge``); also each backend's lexical list alone
     (BM25 against IDF-weighted ``ts_rank_cd``) and the top-10 overlap of the two default searches."""
+    from mendel.index.embed import HashedBowEmbedder, get_embedder
     from retrieval_eval.retrieval import answerable, judge, load_questions, score_ranking, split_grounded
     from serving.ranking.pg_search import PostgresSearcher
     from serving.ranking.search import CANDIDATES, Searcher
-
-    from mendel.index.embed import HashedBowEmbedder, get_embedder
 
     path = bundle.current_bundle(bundles_dir)
     if embedder is None:  # the bundle's model (a test home's hashed bag of words, or the configured one)
         hashed = bundle.read_manifest(path).get("model") == HashedBowEmbedder.name
         embedder = HashedBowEmbedder() if hashed else get_embedder()
-    searchers = {"bundle": Searcher(path, embedder=embedder),
-                 "postgres": PostgresSearcher(path, embedder=embedder, database_url=database_url)}
-    questions, problems = split_grounded([q for q in load_questions(questions_path) if answerable(q)],
-                                         searchers["bundle"].chunks, searchers["bundle"].documents)
+    searchers = {
+        "bundle": Searcher(path, embedder=embedder),
+        "postgres": PostgresSearcher(path, embedder=embedder, database_url=database_url),
+    }
+    questions, problems = split_grounded(
+        [q for q in load_questions(questions_path) if answerable(q)],
+        searchers["bundle"].chunks,
+        searchers["bundle"].documents,
+    )
     rows: dict[str, list[dict]] = {}
     overlaps, latency = [], {name: [] for name in searchers}
     # the bundle backend's default adds the lay-to-legal bridge and the learned second stage, which the postgres
@@ -279,19 +334,29 @@ def compare_dev(bundles_dir: Path, database_url: str, questions_path: Path = DEV
         hits = searchers["bundle"].search(q["question"], k=CANDIDATES, **plain)
         rows.setdefault("bundle:rrf", []).append(score_ranking(judge(hits, q["gold"]), len(q["gold"]), (1, 10)))
         overlaps.append(len(tops["bundle"] & tops["postgres"]) / max(len(tops["bundle"] | tops["postgres"]), 1))
-        bundle_lexical = [searchers["bundle"].chunks[i] for i in
-                          searchers["bundle"].bm25_ranking(q["question"], n=CANDIDATES)]
+        bundle_lexical = [
+            searchers["bundle"].chunks[i] for i in searchers["bundle"].bm25_ranking(q["question"], n=CANDIDATES)
+        ]
         with searchers["postgres"].connection() as conn:
-            ids = searchers["postgres"].lexical_ranking(conn, q["question"], CANDIDATES,
-                                                        searchers["postgres"].allowed_documents(None))
+            ids = searchers["postgres"].lexical_ranking(
+                conn, q["question"], CANDIDATES, searchers["postgres"].allowed_documents(None)
+            )
             by_id = searchers["postgres"]._chunk_rows(conn, ids)
         for name, hits in (("bundle:bm25", bundle_lexical), ("postgres:fulltext", [by_id[i] for i in ids])):
             rows.setdefault(name, []).append(score_ranking(judge(hits, q["gold"]), len(q["gold"]), (1, 10)))
-    means = {name: {key: round(statistics.fmean(r[key] for r in found), 4) for key in ("recall@1", "recall@10", "mrr")}
-             for name, found in rows.items()}
-    return {"bundle": path.name, "model": getattr(embedder, "name", None), "questions": len(questions), "not_grounded": len(problems), "metrics": means,
-            "top10_jaccard_mean": round(statistics.fmean(overlaps), 3) if overlaps else None,
-            "latency_p50_ms": {name: round(statistics.median(v), 1) for name, v in latency.items() if v}}
+    means = {
+        name: {key: round(statistics.fmean(r[key] for r in found), 4) for key in ("recall@1", "recall@10", "mrr")}
+        for name, found in rows.items()
+    }
+    return {
+        "bundle": path.name,
+        "model": getattr(embedder, "name", None),
+        "questions": len(questions),
+        "not_grounded": len(problems),
+        "metrics": means,
+        "top10_jaccard_mean": round(statistics.fmean(overlaps), 3) if overlaps else None,
+        "latency_p50_ms": {name: round(statistics.median(v), 1) for name, v in latency.items() if v},
+    }
 
 
 def main(argv=None) -> int:
@@ -300,9 +365,13 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--work", type=Path, default=Path("/tmp/mendel-bench-pg"))
     parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--dev-home", type=Path, default=None,
-                        help="compare both backends on the dev questions over this MENDEL_HOME's live bundle and "
-                             "its database (--database-url, or the home's embedded pgdata) instead of timing")
+    parser.add_argument(
+        "--dev-home",
+        type=Path,
+        default=None,
+        help="compare both backends on the dev questions over this MENDEL_HOME's live bundle and "
+        "its database (--database-url, or the home's embedded pgdata) instead of timing",
+    )
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--dbname", default=None, help="the database on the home's embedded server (default: its own)")
     args = parser.parse_args(argv)
@@ -328,8 +397,11 @@ def main(argv=None) -> int:
     def log(message: str) -> None:
         print(message, flush=True)
 
-    results = {"machine": {"cpus": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2)},
-               "repeat": args.repeat, "sizes": {}}
+    results = {
+        "machine": {"cpus": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2)},
+        "repeat": args.repeat,
+        "sizes": {},
+    }
     for n in (int(s) for s in args.sizes.split(",") if s.strip()):
         log(f"size {n}")
         results["sizes"][str(n)] = bench_size(n, args.work, server_url, args.repeat, log)

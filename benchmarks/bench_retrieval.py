@@ -53,13 +53,21 @@ def ablations(searcher, questions_path: Path, label: str) -> dict:
         raise SystemExit(f"{questions_path}: {problems[0]}")
     kept, skipped = split_grounded(questions, searcher.chunks, searcher.documents)
     if skipped:
-        log(f"{label}: {len(skipped)} gold items not in this bundle, {len(kept)}/{len(questions)} questions kept "
-            f"(first: {skipped[0]})")
+        log(
+            f"{label}: {len(skipped)} gold items not in this bundle, {len(kept)}/{len(questions)} questions kept "
+            f"(first: {skipped[0]})"
+        )
     if not kept:
         return {}
     result = evaluate(searcher, kept)
-    result.update({"label": label, "questions_file": str(questions_path.relative_to(ROOT)),
-                   "questions_total": len(questions), "skipped": skipped})
+    result.update(
+        {
+            "label": label,
+            "questions_file": str(questions_path.relative_to(ROOT)),
+            "questions_total": len(questions),
+            "skipped": skipped,
+        }
+    )
     print(format_table(result), flush=True)
     return result
 
@@ -88,10 +96,18 @@ def main(argv=None) -> int:
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--no-scaling", action="store_true")
     parser.add_argument("--scaling-sizes", default=None, help="documents per size, e.g. 30,300,3000 (module default)")
-    parser.add_argument("--peers-from", type=Path, default=None,
-                        help="take the peers section from this JSON (a saved peers.run result) instead of running it")
-    parser.add_argument("--scaling-from", type=Path, default=None,
-                        help="take the scaling section from this JSON (a saved scaling.run result)")
+    parser.add_argument(
+        "--peers-from",
+        type=Path,
+        default=None,
+        help="take the peers section from this JSON (a saved peers.run result) instead of running it",
+    )
+    parser.add_argument(
+        "--scaling-from",
+        type=Path,
+        default=None,
+        help="take the scaling section from this JSON (a saved scaling.run result)",
+    )
     args = parser.parse_args(argv)
 
     from retrieval_eval.report import write_report
@@ -123,8 +139,11 @@ def main(argv=None) -> int:
         scaling = optional_study("retrieval_eval.scaling", Path(bundles), DEV, **kwargs)
         if scaling:
             results["scaling"] = scaling
-    results["machine"] = {"cpus": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2),
-                          "python": sys.version.split()[0]}
+    results["machine"] = {
+        "cpus": os.cpu_count(),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "python": sys.version.split()[0],
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")
     report = write_report(results, args.report_dir)

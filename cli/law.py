@@ -13,8 +13,9 @@ from mendel.core.config import get_settings
 def add_parsers(sub) -> None:
     provision = sub.add_parser("provision", help="the wording of a provision on a date, its version and what changed")
     provision.add_argument("ref", help='e.g. "§ 4 vyhlášky č. 573/2025 Sb."')
-    provision.add_argument("--at", type=date.fromisoformat, default=None, metavar="YYYY-MM-DD",
-                           help="the date (default: today)")
+    provision.add_argument(
+        "--at", type=date.fromisoformat, default=None, metavar="YYYY-MM-DD", help="the date (default: today)"
+    )
     provision.add_argument("--json", action="store_true")
     provision.set_defaults(func=cmd_provision)
     cites = sub.add_parser("cites", help="documents and passages citing a provision, an act, a file number or an ECLI")

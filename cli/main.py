@@ -6,8 +6,8 @@ import argparse
 import contextlib
 import json
 import os
-import signal
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -70,8 +70,9 @@ def run_nightly(settings: Settings):
     run_config = {"loggers": {"console": {"config": {"log_level": os.environ.get("MENDEL_LOG_LEVEL", "INFO")}}}}
     sigterm = signal.getsignal(signal.SIGTERM)
     try:
-        return job.execute_in_process(run_config=run_config, instance=DagsterInstance.get(), raise_on_error=False,
-                                      tags=workspace_run_tags())
+        return job.execute_in_process(
+            run_config=run_config, instance=DagsterInstance.get(), raise_on_error=False, tags=workspace_run_tags()
+        )
     finally:  # Dagster maps SIGTERM to SIGINT's handler for the run and leaves it so (ignored under nohup)
         signal.signal(signal.SIGTERM, sigterm)
 
@@ -94,8 +95,9 @@ def summarize(result) -> dict:
     for event in result.all_events:
         if event.event_type_value == "ASSET_MATERIALIZATION":
             mat = event.event_specific_data.materialization
-            assets[mat.asset_key.to_user_string()] = {k: v.value for k, v in mat.metadata.items()
-                                                      if not isinstance(v.value, (dict, list))}
+            assets[mat.asset_key.to_user_string()] = {
+                k: v.value for k, v in mat.metadata.items() if not isinstance(v.value, (dict, list))
+            }
         elif event.event_type_value == "ASSET_CHECK_EVALUATION":
             evaluation = event.event_specific_data
             checks[f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"] = evaluation.passed
@@ -143,8 +145,10 @@ def cmd_run(args) -> int:
         from serving.ranking.search import Searcher
 
         for rank, hit in enumerate(Searcher.latest(live.bundles_dir).search(args.query, k=3), start=1):
-            print(f"  {rank}. {hit.citation or hit.doc_id} — {hit.title[:70]}\n     page {hit.page}, {hit.section or '-'}: "
-                  f"{hit.text[:140].replace(chr(10), ' ')}…")
+            print(
+                f"  {rank}. {hit.citation or hit.doc_id} — {hit.title[:70]}\n     page {hit.page}, {hit.section or '-'}: "
+                f"{hit.text[:140].replace(chr(10), ' ')}…"
+            )
     return 0 if summary["success"] else 1
 
 
@@ -194,8 +198,16 @@ def cmd_ui(args) -> int:
     settings = get_settings()
     prepare_home(settings)
     with demo_services(settings):
-        command = [str(Path(sys.executable).parent / "dagster"), "dev", "-w", str(PROJECT_ROOT / "workspace.yaml"),
-                   "-h", "127.0.0.1", "-p", str(args.port)]
+        command = [
+            str(Path(sys.executable).parent / "dagster"),
+            "dev",
+            "-w",
+            str(PROJECT_ROOT / "workspace.yaml"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(args.port),
+        ]
         return subprocess.call(command, cwd=PROJECT_ROOT)
 
 
@@ -207,8 +219,12 @@ def cmd_eval_ner(args) -> int:
     report = write_html_report(gate, args.html or get_settings().home / "reports" / "ner_eval.html", args.gold)
     print(f"HTML report: {report}", file=sys.stderr)
     if args.json:
-        print(json.dumps({"passed": gate.passed, "failures": gate.failures, "labels": gate.table,
-                          "html_report": str(report)}, ensure_ascii=False))
+        print(
+            json.dumps(
+                {"passed": gate.passed, "failures": gate.failures, "labels": gate.table, "html_report": str(report)},
+                ensure_ascii=False,
+            )
+        )
     else:
         columns = ["label", "gold", "predicted", "precision", "recall", "f1", "norm_accuracy", "passed"]
         print("  ".join(f"{c:>13}" for c in columns))
@@ -249,14 +265,19 @@ def cmd_migrate(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    from mendel.core import db
     from mendel.checks import doctor
+    from mendel.core import db
     from mendel.core.rawstore import RawStore
 
     settings = get_settings()
     with db.connect(db.ready_url(settings)) as conn:
-        report = doctor.examine(conn, RawStore(settings.raw_store), settings.bundles_dir,
-                                verify_hashes=not args.no_hashes, rehash=args.rehash)
+        report = doctor.examine(
+            conn,
+            RawStore(settings.raw_store),
+            settings.bundles_dir,
+            verify_hashes=not args.no_hashes,
+            rehash=args.rehash,
+        )
     print(json.dumps(report.as_dict(), ensure_ascii=False, indent=1) if args.json else report.format())
     return 0 if report.ok else 1
 
@@ -282,10 +303,19 @@ def build_parser() -> argparse.ArgumentParser:
     mirror.add_argument("--host", default="127.0.0.1")
     mirror.add_argument("--port", type=int, default=DEMO_MIRROR_PORT)
     mirror.add_argument("--corpus", default=str(SAMPLE_CORPUS))
-    mirror.add_argument("--scale", type=int, default=0, metavar="N",
-                        help="scale mode: also serve N generated notice boards on hosts of their own")
-    mirror.add_argument("--faults", default=None, metavar="JSON|FILE",
-                        help="fault rules to inject (see mirror.faults); default: MENDEL_MIRROR_FAULTS")
+    mirror.add_argument(
+        "--scale",
+        type=int,
+        default=0,
+        metavar="N",
+        help="scale mode: also serve N generated notice boards on hosts of their own",
+    )
+    mirror.add_argument(
+        "--faults",
+        default=None,
+        metavar="JSON|FILE",
+        help="fault rules to inject (see mirror.faults); default: MENDEL_MIRROR_FAULTS",
+    )
     mirror.set_defaults(func=cmd_mirror)
     sub.add_parser("ner", help="entities of each stdin line as one JSON object per line").set_defaults(func=cmd_ner)
     search = sub.add_parser("search", help="query the latest published bundle (through `mendel serve` when it runs)")
@@ -308,18 +338,23 @@ def build_parser() -> argparse.ArgumentParser:
     eval_ner.add_argument("--gold", default=None, help="gold JSONL (default: the bundled ner_eval gold)")
     eval_ner.add_argument("--thresholds", default=None, help="thresholds YAML (default: ner_eval/thresholds.yaml)")
     eval_ner.add_argument("--json", action="store_true")
-    eval_ner.add_argument("--html", default=None,
-                          help="where to write the HTML report (default: $MENDEL_HOME/reports/ner_eval.html)")
+    eval_ner.add_argument(
+        "--html", default=None, help="where to write the HTML report (default: $MENDEL_HOME/reports/ner_eval.html)"
+    )
     eval_ner.set_defaults(func=cmd_eval_ner)
     eval_retrieval = evaluate.add_parser(
-        "retrieval", add_help=False, help="recall@k, MRR, nDCG per variant on a question set (see --help)")
+        "retrieval", add_help=False, help="recall@k, MRR, nDCG per variant on a question set (see --help)"
+    )
     eval_retrieval.set_defaults(func=cmd_eval_retrieval)
     sub.add_parser("migrate", help="apply database migrations").set_defaults(func=cmd_migrate)
     check = sub.add_parser("doctor", help="invariants of the database, raw store and live bundle (exit 1 on a problem)")
     check.add_argument("--no-hashes", action="store_true", help="check blob sizes, not their sha256 (faster)")
-    check.add_argument("--rehash", action="store_true",
-                       help="read every file again (a file whose size, times and inode are unchanged since it was "
-                            "hashed within the last 7-14 days is otherwise trusted)")
+    check.add_argument(
+        "--rehash",
+        action="store_true",
+        help="read every file again (a file whose size, times and inode are unchanged since it was "
+        "hashed within the last 7-14 days is otherwise trusted)",
+    )
     check.add_argument("--json", action="store_true")
     check.set_defaults(func=cmd_doctor)
     status = sub.add_parser("status", help="stage versions of the code, the live data and the live bundle")

@@ -36,27 +36,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query")
     parser.add_argument("-k", type=int, default=10, help="number of hits (1-100)")
     parser.add_argument("--json", action="store_true", help="print the /search response body")
-    parser.add_argument("--source", action="append", default=[], metavar="SOURCE",
-                        help="only this source (esbirka, nsoud, …; repeatable; see /facets)")
-    parser.add_argument("--from", dest="date_from", type=date.fromisoformat, metavar="YYYY-MM-DD",
-                        help="published on or after")
-    parser.add_argument("--to", dest="date_to", type=date.fromisoformat, metavar="YYYY-MM-DD",
-                        help="published on or before")
+    parser.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        metavar="SOURCE",
+        help="only this source (esbirka, nsoud, …; repeatable; see /facets)",
+    )
+    parser.add_argument(
+        "--from", dest="date_from", type=date.fromisoformat, metavar="YYYY-MM-DD", help="published on or after"
+    )
+    parser.add_argument(
+        "--to", dest="date_to", type=date.fromisoformat, metavar="YYYY-MM-DD", help="published on or before"
+    )
     parser.add_argument("--act", help="act citation (175/2025 Sb.), ELI or file number")
-    parser.add_argument("--at", type=date.fromisoformat, metavar="YYYY-MM-DD",
-                        help="acts as in force on this date (default: today)")
-    parser.add_argument("--version", choices=["promulgated"],
-                        help="acts in their promulgated text (the Sbírka PDF), whatever the date")
+    parser.add_argument(
+        "--at", type=date.fromisoformat, metavar="YYYY-MM-DD", help="acts as in force on this date (default: today)"
+    )
+    parser.add_argument(
+        "--version", choices=["promulgated"], help="acts in their promulgated text (the Sbírka PDF), whatever the date"
+    )
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--api", metavar="URL", help=f"search through this server (default: ${API_URL_ENV}, or "
-                                                    f"{DEFAULT_API_URL} when it serves the same bundle)")
+    where.add_argument(
+        "--api",
+        metavar="URL",
+        help=f"search through this server (default: ${API_URL_ENV}, or "
+        f"{DEFAULT_API_URL} when it serves the same bundle)",
+    )
     where.add_argument("--local", action="store_true", help="load the bundle here even if a server runs")
 
 
 def run(args, settings) -> int:
     if not args.query.strip():
-        print("mendel: the query is blank: say what to search for, e.g. mendel search 'podpora bydlení'",
-              file=sys.stderr)
+        print(
+            "mendel: the query is blank: say what to search for, e.g. mendel search 'podpora bydlení'", file=sys.stderr
+        )
         return 2
     if not 1 <= args.k <= 100:
         print("mendel: -k must be between 1 and 100", file=sys.stderr)
@@ -128,17 +142,18 @@ def search_server(base_url: str, args) -> dict:
 
 def search_bundle(args, settings) -> dict:
     from mendel.index.bundle import BundleError
+    from serving.ranking.pg_search import BackendError, open_searcher
     from serving.web.facets import FilterError, checked_filters
     from serving.web.results import run_search
-    from serving.ranking.pg_search import BackendError, open_searcher
 
     try:
         searcher = open_searcher(settings)  # MENDEL_SERVING_BACKEND: bundle (default) or postgres
     except (BundleError, BackendError) as exc:
         raise SearchFailed(str(exc)) from None
     try:
-        filters = checked_filters(searcher, source=args.source, date_from=args.date_from, date_to=args.date_to,
-                                  act=args.act)
+        filters = checked_filters(
+            searcher, source=args.source, date_from=args.date_from, date_to=args.date_to, act=args.act
+        )
     except FilterError as exc:
         raise SearchFailed(str(exc)) from None
     payload, _ = run_search(searcher, args.query, k=args.k, filters=filters, at=args.at, version=args.version)
@@ -158,15 +173,20 @@ def print_text(payload: dict, color: bool = False) -> None:
         print("weak match: the hits answer the query only loosely, check them")
     for rank, hit in enumerate(payload["results"], start=1):
         pages = f"p. {hit['page']}" + (f"-{hit['page_end']}" if hit["page_end"] != hit["page"] else "")
-        where = " · ".join(x for x in (hit.get("citation") or hit["doc_id"], hit["source"], hit["section"], pages)
-                           if x)
+        where = " · ".join(x for x in (hit.get("citation") or hit["doc_id"], hit["source"], hit["section"], pages) if x)
         if hit.get("version_eli"):  # an act's passage: which version, valid when
-            where += (f"\n    version {hit['version_eli']} ({hit.get('version_kind')}, "
-                      f"{hit.get('valid_from') or '?'} – {hit.get('valid_to') or '…'}; {hit.get('status')})")
+            where += (
+                f"\n    version {hit['version_eli']} ({hit.get('version_kind')}, "
+                f"{hit.get('valid_from') or '?'} – {hit.get('valid_to') or '…'}; {hit.get('status')})"
+            )
         spans = [tuple(s) for s in hit.get("highlights", [])]
         start, end = excerpt_window(hit["text"], spans, EXCERPT_CHARS)
-        excerpt = "".join(f"{mark_on}{text}{mark_off}" if marked else text
-                          for text, marked in segments(hit["text"], spans, start, end))
+        excerpt = "".join(
+            f"{mark_on}{text}{mark_off}" if marked else text
+            for text, marked in segments(hit["text"], spans, start, end)
+        )
         excerpt = " ".join(excerpt.split())
-        print(f"{rank:2}. [{hit['score']:.4f}] {hit['title']}\n    {where}\n    {hit['url']}\n"
-              f"    {'… ' if start else ''}{excerpt}{' …' if end < len(hit['text']) else ''}")
+        print(
+            f"{rank:2}. [{hit['score']:.4f}] {hit['title']}\n    {where}\n    {hit['url']}\n"
+            f"    {'… ' if start else ''}{excerpt}{' …' if end < len(hit['text']) else ''}"
+        )

@@ -66,8 +66,9 @@ def _text(value) -> str | None:
     return " ".join(value.split()) if isinstance(value, str) and value.strip() else None
 
 
-def export_notice(title, posted, until, *, url=None, file_url=None, file_name=None, reference=None,
-                  agenda=None, description=None) -> tuple[dict | None, str | None]:
+def export_notice(
+    title, posted, until, *, url=None, file_url=None, file_name=None, reference=None, agenda=None, description=None
+) -> tuple[dict | None, str | None]:
     """An OFN notice from an export's fields, or (None, reason) when it lacks a title or a date of posting."""
     title = _text(title)
     if not title:
@@ -94,8 +95,7 @@ def export_notice(title, posted, until, *, url=None, file_url=None, file_name=No
     if _text(agenda):
         notice["agenda"] = [{"typ": "Agenda", "název": {"cs": _text(agenda)}}]
     if file_url:
-        notice["dokument"] = [{"typ": "Digitální objekt", "název": {"cs": _text(file_name) or title},
-                               "url": file_url}]
+        notice["dokument"] = [{"typ": "Digitální objekt", "název": {"cs": _text(file_name) or title}, "url": file_url}]
     return notice, None
 
 
@@ -107,10 +107,14 @@ def export_notice_id(feed_url: str, key: str) -> str:
 
 # ---------------------------------------------------------------- the layouts
 
+
 def _flat_json(value: list, feed_url: str) -> Listing:
     header = value[0] if value and isinstance(value[0], dict) and "informace" not in value[0] else {}
-    feed = {"@context": OFN_CONTEXT, "stránka": header.get("stránka"),
-            "provozovatel": header.get("provozovatel") if isinstance(header.get("provozovatel"), dict) else {}}
+    feed = {
+        "@context": OFN_CONTEXT,
+        "stránka": header.get("stránka"),
+        "provozovatel": header.get("provozovatel") if isinstance(header.get("provozovatel"), dict) else {},
+    }
     listing = Listing("flat_json", feed)
     for position, item in enumerate(value[1:] if header else value, start=1 if header else 0):
         if not isinstance(item, dict):
@@ -118,25 +122,41 @@ def _flat_json(value: list, feed_url: str) -> Listing:
             continue
         file_url = item.get("url") if isinstance(item.get("url"), str) and item.get("url") else None
         agenda = " – ".join(t for t in item.get("informace") or [] if isinstance(t, str) and t != "Digitální objekt")
-        notice, reason = export_notice(item.get("nazev"), item.get("vyveseni"), item.get("relevantni_do"),
-                                       file_url=file_url, agenda=" / ".join(filter(None, [agenda, item.get("odbor")])))
-        listing.items.append(Item(position, notice, reason, export_notice_id(
-            feed_url, file_url or json.dumps(item, sort_keys=True, ensure_ascii=False))))
+        notice, reason = export_notice(
+            item.get("nazev"),
+            item.get("vyveseni"),
+            item.get("relevantni_do"),
+            file_url=file_url,
+            agenda=" / ".join(filter(None, [agenda, item.get("odbor")])),
+        )
+        listing.items.append(
+            Item(
+                position,
+                notice,
+                reason,
+                export_notice_id(feed_url, file_url or json.dumps(item, sort_keys=True, ensure_ascii=False)),
+            )
+        )
     return listing
 
 
 def _ud_xml(root: ET.Element, feed_url: str) -> Listing:
     listing = Listing("ud_xml", {"@context": OFN_CONTEXT, "provozovatel": {}})
     for position, item in enumerate(root):
+
         def field_text(tag: str) -> str | None:
             node = item.find(tag)
             return node.text if node is not None else None
+
         relative = _text(field_text("URL"))
         file_url = urljoin(feed_url, relative) if relative else None
-        notice, reason = export_notice(field_text("NAZEV"), field_text("VYVESENO"), field_text("STAZENO"),
-                                       file_url=file_url,
-                                       agenda=" / ".join(filter(None, [_text(field_text("TYP")),
-                                                                       _text(field_text("ZDROJ"))])))
+        notice, reason = export_notice(
+            field_text("NAZEV"),
+            field_text("VYVESENO"),
+            field_text("STAZENO"),
+            file_url=file_url,
+            agenda=" / ".join(filter(None, [_text(field_text("TYP")), _text(field_text("ZDROJ"))])),
+        )
         key = f"item:{item.get('id')}" if item.get("id") else (file_url or ET.tostring(item, encoding="unicode"))
         listing.items.append(Item(position, notice, reason, export_notice_id(feed_url, key)))
     return listing
@@ -148,14 +168,17 @@ def _ofn_csv(text: str, feed_url: str) -> Listing:
     provozovatel = {"typ": first.get("provozovatel_typ") or "Osoba", "ičo": first.get("provozovatel_ičo")}
     if first.get("provozovatel_název"):
         provozovatel["název"] = {"cs": first["provozovatel_název"]}
-    listing = Listing("ofn_csv", {"@context": OFN_CONTEXT, "stránka": first.get("stránka"),
-                                  "provozovatel": provozovatel})
+    listing = Listing(
+        "ofn_csv", {"@context": OFN_CONTEXT, "stránka": first.get("stránka"), "provozovatel": provozovatel}
+    )
     for position, row in enumerate(rows):
         page = _text(row.get("informace_url"))
-        notice, reason = export_notice(row.get("název"), row.get("vyvěšení"), row.get("relevantní_do"), url=page,
-                                       description=row.get("anotace"))
-        listing.items.append(Item(position, notice, reason,
-                                  None if page else export_notice_id(feed_url, f"id:{row.get('id')}")))
+        notice, reason = export_notice(
+            row.get("název"), row.get("vyvěšení"), row.get("relevantní_do"), url=page, description=row.get("anotace")
+        )
+        listing.items.append(
+            Item(position, notice, reason, None if page else export_notice_id(feed_url, f"id:{row.get('id')}"))
+        )
     return listing
 
 
@@ -170,8 +193,10 @@ def read_listing(body: bytes, feed_url: str) -> Listing:
             raise NotABoard(f"JSON that does not parse: {exc}") from exc
         if isinstance(value, dict) and isinstance(value.get("informace"), list):
             listing = Listing("ofn", value)
-            listing.items = [Item(i, n) if isinstance(n, dict) else Item(i, None, "notice is not a JSON object")
-                             for i, n in enumerate(value["informace"])]
+            listing.items = [
+                Item(i, n) if isinstance(n, dict) else Item(i, None, "notice is not a JSON object")
+                for i, n in enumerate(value["informace"])
+            ]
             return listing
         if isinstance(value, list) and value:
             return _flat_json(value, feed_url)

@@ -36,18 +36,23 @@ import hashlib
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
-
 from pathlib import Path
 
 import psycopg
-
 from scrapy.exceptions import DropItem
 
-from crawlers.pipelines import (MAX_REASON, DocumentRecordPipeline, _database_lost, _report_outage,
-                                content_problem, quarantine_item, record_fields)
+from crawlers.pipelines import (
+    MAX_REASON,
+    DocumentRecordPipeline,
+    _database_lost,
+    _report_outage,
+    content_problem,
+    quarantine_item,
+    record_fields,
+)
+from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
 from mendel.crawl.outage import is_outage
-from mendel.core.rawstore import RawStore
 
 PLAIN = "crawlers.pipelines.DocumentRecordPipeline"
 REPLACED = ("crawlers.pipelines.ContentHashPipeline", "crawlers.pipelines.RawStorePipeline")
@@ -85,8 +90,12 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
 
     @classmethod
     def from_crawler(cls, crawler):
-        pipeline = cls(crawler.settings.get("MENDEL_DATABASE_URL"), crawler.settings.get("MENDEL_RUN_ID"),
-                       crawler.settings.get("MENDEL_RAW_STORE"), crawler.stats)
+        pipeline = cls(
+            crawler.settings.get("MENDEL_DATABASE_URL"),
+            crawler.settings.get("MENDEL_RUN_ID"),
+            crawler.settings.get("MENDEL_RAW_STORE"),
+            crawler.stats,
+        )
         pipeline.crawler = crawler
         return pipeline
 
@@ -133,9 +142,16 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
         if known is None:  # a new document (most of a first crawl): not hashed here, the raw store hashes it
             return False
         sha256 = hashlib.sha256(item.body).hexdigest()
-        if not crawlstate.is_unchanged(known, sha256=sha256, url=item.url, title=item.title, doc_type=item.doc_type,
-                                       citation=item.citation, published=item.published, listing=item.listing) \
-                or not self.store.exists(sha256):
+        if not crawlstate.is_unchanged(
+            known,
+            sha256=sha256,
+            url=item.url,
+            title=item.title,
+            doc_type=item.doc_type,
+            citation=item.citation,
+            published=item.published,
+            listing=item.listing,
+        ) or not self.store.exists(sha256):
             return False
         item.sha256, item.raw_path, item.outcome = sha256, str(self.store.path_for(sha256)), "unchanged"
         row = record_fields(item)
@@ -154,8 +170,10 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
 
     def _flush_confirmed(self, rows: list[dict]) -> None:
         if rows:
-            self._write_or_spool(lambda: crawlstate.confirm_unchanged(self.conn, run_id=self.run_id,
-                                                                      source=self._source, rows=rows), rows)
+            self._write_or_spool(
+                lambda: crawlstate.confirm_unchanged(self.conn, run_id=self.run_id, source=self._source, rows=rows),
+                rows,
+            )
 
     def _write_or_spool(self, write, rows: list[dict]) -> bool:
         """``write()`` the records of ``rows``; in a database outage they wait in the spool for the next crawl, as
@@ -206,11 +224,19 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
                 rows, self._new = self._new, []
             try:
                 try:
-                    self._write_or_spool(lambda: crawlstate.record_new_documents(
-                        self.conn, run_id=self.run_id, source=self._source, rows=rows), rows)
+                    self._write_or_spool(
+                        lambda: crawlstate.record_new_documents(
+                            self.conn, run_id=self.run_id, source=self._source, rows=rows
+                        ),
+                        rows,
+                    )
                 except psycopg.Error as exc:  # not an outage: find the document the database refused
-                    logger.warning("a batch of %d new documents was refused (%s: %s); recording them one at a time",
-                                   len(rows), type(exc).__name__, _first_line(exc))
+                    logger.warning(
+                        "a batch of %d new documents was refused (%s: %s); recording them one at a time",
+                        len(rows),
+                        type(exc).__name__,
+                        _first_line(exc),
+                    )
                     self._record_one_at_a_time(rows)
             finally:
                 with self._lock:
@@ -221,14 +247,22 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
         quarantined with the database's error (the others are stored)."""
         for number, row in enumerate(rows):
             try:
-                written = self._write_or_spool(lambda: crawlstate.record_document(
-                    self.conn, run_id=self.run_id, source=self._source, **row), [row])
+                written = self._write_or_spool(
+                    lambda: crawlstate.record_document(self.conn, run_id=self.run_id, source=self._source, **row), [row]
+                )
             except psycopg.Error as exc:
                 reason = f"not recorded: {type(exc).__name__}: {_first_line(exc)}"[:MAX_REASON]
                 logger.error("%s (%s): %s", row["doc_id"], row["url"], reason)
-                crawlstate.log_outcome(self.conn, run_id=self.run_id, source=self._source, url=row["url"],
-                                       outcome="quarantined", status=row.get("http_status"), sha256=row["sha256"],
-                                       reason=reason)
+                crawlstate.log_outcome(
+                    self.conn,
+                    run_id=self.run_id,
+                    source=self._source,
+                    url=row["url"],
+                    outcome="quarantined",
+                    status=row.get("http_status"),
+                    sha256=row["sha256"],
+                    reason=reason,
+                )
                 if self.stats is not None:
                     self.stats.inc_value("mendel/outcome/quarantined")
                     self.stats.inc_value("mendel/records_refused")
@@ -237,17 +271,22 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
                 continue
             if not written:  # the database went away: the rest wait in the spool too
                 spider = self.crawler.spider
-                for rest in rows[number + 1:]:
+                for rest in rows[number + 1 :]:
                     spider.spool.document(**rest)
                 return
 
     def store_and_record(self, item, spider=None):
         reason = content_problem(item)
         if reason is not None:
-            quarantine_item(lambda: self.conn, self.run_id, item, reason, getattr(getattr(self, "crawler", None), "spider", None))
+            quarantine_item(
+                lambda: self.conn, self.run_id, item, reason, getattr(getattr(self, "crawler", None), "spider", None)
+            )
             return item
-        if self.store is not None and self._source and (self._confirm_if_unchanged(item)
-                                                         or self._record_if_new(item, spider)):
+        if (
+            self.store is not None
+            and self._source
+            and (self._confirm_if_unchanged(item) or self._record_if_new(item, spider))
+        ):
             return item
         if self.store is not None:
             self._put_blob(item)
@@ -255,9 +294,16 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
 
     def _put_blob(self, item) -> None:
         """The item's body into the raw store (hashed once: the store's digest is the item's)."""
-        blob = self.store.put(item.body, meta={
-            "url": item.url, "content_type": item.content_type, "etag": item.etag,
-            "last_modified": item.last_modified, "source": item.source})
+        blob = self.store.put(
+            item.body,
+            meta={
+                "url": item.url,
+                "content_type": item.content_type,
+                "etag": item.etag,
+                "last_modified": item.last_modified,
+                "source": item.source,
+            },
+        )
         item.sha256, item.raw_path = blob.sha256, str(blob.path)
 
     async def process_item(self, item, spider=None):

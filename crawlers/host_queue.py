@@ -66,7 +66,7 @@ class LongestReadyHostPriorityQueue(DownloaderAwarePriorityQueue):
         self._heap_push(slot, len(self.pqueues[slot]))
 
     def _state(self, slot: str, now_monotonic: float, now_wall: float) -> str:
-        """"ready", "gap" (nothing in the downloader, its delay not over yet) or "busy"."""
+        """ "ready", "gap" (nothing in the downloader, its delay not over yet) or "busy"."""
         download_slot = self._downloader_interface.downloader.slots.get(slot)
         if download_slot is not None:
             if len(download_slot.active) >= max(1, download_slot.concurrency):

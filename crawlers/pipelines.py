@@ -10,19 +10,28 @@ import psycopg
 from scrapy.exceptions import DropItem
 
 from crawlers.items import FetchedDocument
+from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
 from mendel.crawl.content_checks import Candidate, check_document
 from mendel.crawl.outage import is_outage
-from mendel.core.rawstore import RawStore
 
 MAX_REASON = 500
 
 
 def content_problem(item: FetchedDocument) -> str | None:
     """Why the item's body is not a real document of its source (mendel.crawl.content_checks), or None."""
-    reason = check_document(Candidate(
-        source=item.source, url=item.url, body=item.body, content_type=item.content_type or "",
-        doc_type=item.doc_type, title=item.title, citation=item.citation, extra=item.extra or {}))
+    reason = check_document(
+        Candidate(
+            source=item.source,
+            url=item.url,
+            body=item.body,
+            content_type=item.content_type or "",
+            doc_type=item.doc_type,
+            title=item.title,
+            citation=item.citation,
+            extra=item.extra or {},
+        )
+    )
     return f"content: {reason}"[:MAX_REASON] if reason else None
 
 
@@ -115,8 +124,13 @@ class RawStorePipeline:
     def process_item(self, item: FetchedDocument, spider=None) -> FetchedDocument:
         blob = self.store.put(
             item.body,
-            meta={"url": item.url, "content_type": item.content_type, "etag": item.etag,
-                  "last_modified": item.last_modified, "source": item.source},
+            meta={
+                "url": item.url,
+                "content_type": item.content_type,
+                "etag": item.etag,
+                "last_modified": item.last_modified,
+                "source": item.source,
+            },
         )
         item.raw_path = str(blob.path)
         return item
@@ -125,10 +139,21 @@ class RawStorePipeline:
 def record_fields(item: FetchedDocument) -> dict:
     """What :func:`mendel.crawl.crawlstate.record_document` takes of a hashed item, its source aside (the outage spool's
     document entries hold the same)."""
-    return dict(doc_id=item.doc_id, url=item.url, sha256=item.sha256, byte_size=len(item.body),
-                content_type=item.content_type, title=item.title, doc_type=item.doc_type, citation=item.citation,
-                published=item.published, http_status=item.http_status, etag=item.etag,
-                last_modified=item.last_modified, listing=item.listing)
+    return dict(
+        doc_id=item.doc_id,
+        url=item.url,
+        sha256=item.sha256,
+        byte_size=len(item.body),
+        content_type=item.content_type,
+        title=item.title,
+        doc_type=item.doc_type,
+        citation=item.citation,
+        published=item.published,
+        http_status=item.http_status,
+        etag=item.etag,
+        last_modified=item.last_modified,
+        listing=item.listing,
+    )
 
 
 class DocumentRecordPipeline:
@@ -157,8 +182,9 @@ class DocumentRecordPipeline:
         spider = getattr(getattr(self, "crawler", None), "spider", None)
         if not _database_lost(spider):
             try:
-                item.outcome = crawlstate.record_document(self.conn, run_id=self.run_id, source=item.source,
-                                                          **fields).outcome
+                item.outcome = crawlstate.record_document(
+                    self.conn, run_id=self.run_id, source=item.source, **fields
+                ).outcome
                 item.body = b""  # the bytes live in the raw store; don't keep them in memory or feeds
                 return item
             except psycopg.Error as exc:

@@ -30,10 +30,10 @@ from twisted.internet.defer import DeferredList, inlineCallbacks
 from twisted.internet.task import deferLater
 
 from crawlers import settings as crawler_settings
-from mendel.crawl import crawlstate
 from mendel.core.config import Settings, get_settings
-from mendel.crawl.outage import OUTAGE_EXIT_CODE, DatabaseOutage, database_reachable, is_outage, replay_spools
 from mendel.core.sources import SOURCES
+from mendel.crawl import crawlstate
+from mendel.crawl.outage import OUTAGE_EXIT_CODE, DatabaseOutage, database_reachable, is_outage, replay_spools
 
 SPIDERS = {source.name: load_object(source.spider) for source in SOURCES.values()}
 FAILED_MESSAGE = "failed"  # the Pipes custom message naming the sources whose crawl failed: {"failed": {name: why}}
@@ -109,8 +109,9 @@ def take_crawl_lock(database_url: str, source: str) -> psycopg.Connection | None
     connection until it closes, or None while another crawl of the source holds it: whichever runs ask (the nightly,
     a re-crawl, a backfill window), one site is never crawled twice at once, and the other sources go on."""
     conn = psycopg.connect(database_url, autocommit=True)
-    if conn.execute("SELECT pg_try_advisory_lock(hashtextextended(current_schema() || ':' || %s, 0))",
-                    (SOURCES[source].pool,)).fetchone()[0]:
+    if conn.execute(
+        "SELECT pg_try_advisory_lock(hashtextextended(current_schema() || ':' || %s, 0))", (SOURCES[source].pool,)
+    ).fetchone()[0]:
         return conn
     conn.close()
     return None
@@ -174,9 +175,11 @@ def run_spiders(names: list[str], run_id: str, database_url: str) -> Crawls:
     for name, crawler in crawlers.items():
         if name in durations and crawler.spider.outage:
             spider = crawler.spider
-            crawls.failed[name] = (f"{name}: database outage ({spider.outage}); the crawl stopped after "
-                                   f"{spider.discovered} URLs, {spider.spool.entries} writes kept in "
-                                   f"{spider.spool.path} for the next crawl")
+            crawls.failed[name] = (
+                f"{name}: database outage ({spider.outage}); the crawl stopped after "
+                f"{spider.discovered} URLs, {spider.spool.entries} writes kept in "
+                f"{spider.spool.path} for the next crawl"
+            )
             crawls.outages.append(crawls.failed[name])
     if crawls.outages:  # the database is gone: no counts to read, the spools wait for the next crawl
         return crawls
@@ -195,8 +198,13 @@ def run_spiders(names: list[str], run_id: str, database_url: str) -> Crawls:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("sources", nargs="+", choices=sorted(SPIDERS), metavar="source",
-                        help=f"the sources to crawl, side by side: {', '.join(sorted(SPIDERS))}")
+    parser.add_argument(
+        "sources",
+        nargs="+",
+        choices=sorted(SPIDERS),
+        metavar="source",
+        help=f"the sources to crawl, side by side: {', '.join(sorted(SPIDERS))}",
+    )
     names = list(dict.fromkeys(parser.parse_args().sources))
     database_url = os.environ["MENDEL_DATABASE_URL"]
     run_id = os.environ.get("MENDEL_RUN_ID") or str(uuid.uuid4())

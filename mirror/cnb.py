@@ -35,8 +35,10 @@ SITE = "https://www.cnb.cz"
 BENCHMARKS_ID = "CNB_DOHLEDOVE_BENCHMARKY"
 ENFORCEMENT_ID = "CNB_ENFORCEMENT"
 KIND_TITLES = {
-    "dohledovy_benchmark": "Dohledový benchmark", "dohledove_sdeleni": "Dohledové sdělení",
-    "dohledove-sdeleni": "Dohledové sdělení", "informace-dohledu": "Informace dohledu",
+    "dohledovy_benchmark": "Dohledový benchmark",
+    "dohledove_sdeleni": "Dohledové sdělení",
+    "dohledove-sdeleni": "Dohledové sdělení",
+    "informace-dohledu": "Informace dohledu",
 }
 MIME = {".pdf": "application/pdf", ".html": "text/html; charset=utf-8"}
 
@@ -127,17 +129,25 @@ class CnbSite:
         items = []
         for d in listing.documents:
             date = f' <span class="date">{d.year}</span>' if d.year else ""
-            items.append(f'<li data-category="{html.escape(d.category)}"><a href="{html.escape(d.path)}">'
-                         f"{html.escape(d.title)}</a>{date}</li>")
+            items.append(
+                f'<li data-category="{html.escape(d.category)}"><a href="{html.escape(d.path)}">'
+                f"{html.escape(d.title)}</a>{date}</li>"
+            )
         if items:
             content = '<ul class="document-list">\n' + "\n".join(items) + "\n</ul>"
         else:
-            content = ('<p class="mirror-note">Index ČNB v ukázkovém korpusu (coverage.json) k tomuto seznamu neuvádí '
-                       "žádné dokumenty.</p>")
-        body = (f'<div class="page-cnt">\n<h1>{html.escape(listing.name)}</h1>\n'
-                f'<p class="perex">{html.escape(listing.description)}</p>\n{content}\n</div>')
-        page = (f'<!DOCTYPE html>\n<html lang="cs"><head><meta charset="utf-8" /><title>{html.escape(listing.name)}'
-                f" | Česká národní banka</title></head><body>\n{body}\n</body></html>\n")
+            content = (
+                '<p class="mirror-note">Index ČNB v ukázkovém korpusu (coverage.json) k tomuto seznamu neuvádí '
+                "žádné dokumenty.</p>"
+            )
+        body = (
+            f'<div class="page-cnt">\n<h1>{html.escape(listing.name)}</h1>\n'
+            f'<p class="perex">{html.escape(listing.description)}</p>\n{content}\n</div>'
+        )
+        page = (
+            f'<!DOCTYPE html>\n<html lang="cs"><head><meta charset="utf-8" /><title>{html.escape(listing.name)}'
+            f" | Česká národní banka</title></head><body>\n{body}\n</body></html>\n"
+        )
         return html_response(page, last_modified=self._mtime)
 
     def document(self, document: ListedDocument) -> Response | None:

@@ -34,7 +34,13 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from mendel.czech.dates import numeric_from_iso, parse_iso_date, parse_numeric_date
-from mendel.law.identifiers import CONSTITUTIONAL, CONSTITUTIONAL_SENATES, PLENARY_OPINION, FileNumber, constitutional_ecli
+from mendel.law.identifiers import (
+    CONSTITUTIONAL,
+    CONSTITUTIONAL_SENATES,
+    PLENARY_OPINION,
+    FileNumber,
+    constitutional_ecli,
+)
 
 from .responses import Response, html_response
 
@@ -59,8 +65,7 @@ class Decision:
         return self.record.get("case_number") or ""
 
     def field_date(self, name: str) -> date | None:
-        value = self.record.get({"datum_predani_na_web": "publication_date",
-                                 "datum_rozhodnuti": "decision_date"}[name])
+        value = self.record.get({"datum_predani_na_web": "publication_date", "datum_rozhodnuti": "decision_date"}[name])
         return date.fromisoformat(value) if value else None
 
 
@@ -79,6 +84,7 @@ def load_decisions(corpus_root: Path) -> list[Decision]:
 
 
 # ---------------------------------------------------------------- query subset
+
 
 def _split_top_level(query: str, word: str) -> list[str]:
     parts, depth, start, i = [], 0, 0, 0
@@ -154,8 +160,13 @@ def _clause_match(clause: str, d: Decision) -> bool:
         wanted, actual = parse_numeric_date(value), d.field_date(name)
         if wanted is None or actual is None:
             return False
-        return {"=": actual == wanted, "<": actual < wanted, "<=": actual <= wanted,
-                ">": actual > wanted, ">=": actual >= wanted}[op]
+        return {
+            "=": actual == wanted,
+            "<": actual < wanted,
+            "<=": actual <= wanted,
+            ">": actual > wanted,
+            ">=": actual >= wanted,
+        }[op]
     if name in ("spzn1", "spzn2", "spzn3", "spzn4"):
         parts = re.match(r"^\s*(\d+)\s+(\S+)\s+(\d+)/(\d{4})", d.case_number)
         if not parts:
@@ -181,9 +192,12 @@ def search(decisions: list[Decision], query: str) -> list[Decision]:
 
 # ---------------------------------------------------------------- pages
 
+
 def _page(title: str, body: str) -> str:
-    return (f'<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8"><title>{html.escape(title)}</title>'
-            f"</head><body>\n{body}\n</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8"><title>{html.escape(title)}</title>'
+        f"</head><body>\n{body}\n</body></html>\n"
+    )
 
 
 class NsoudSite:
@@ -207,7 +221,7 @@ class NsoudSite:
         hits = search(self.decisions, params.get("query", ""))
         start = max(int(params.get("start") or 1), 1) if (params.get("start") or "1").isdigit() else 1
         count = int(params["count"]) if (params.get("count") or "").isdigit() and int(params["count"]) > 0 else 20
-        page = hits[start - 1:start - 1 + count]
+        page = hits[start - 1 : start - 1 + count]
         if not page:
             body = f'<div class="vysledky">{EMPTY_MARKER}</div>'
             return html_response(_page("Vyhledávání", body))
@@ -222,15 +236,21 @@ class NsoudSite:
                 f"<td>{html.escape(r.get('ecli') or '')}</td>"
                 f"<td>{html.escape((r.get('document_type') or '').capitalize())}</td>"
                 f"<td>{numeric_from_iso(r.get('publication_date'))}</td>"
-                "</tr>")
+                "</tr>"
+            )
         end = start - 1 + len(page)
         banner = f'<div class="vysledky">Výsledky {start} - {end} z {len(hits)}</div>'
-        table = ('<table id="tabl"><tr><th>Spisová značka</th><th>Datum rozhodnutí</th><th>ECLI</th>'
-                 "<th>Typ rozhodnutí</th><th>Zveřejněno na webu</th></tr>\n" + "\n".join(rows) + "\n</table>")
+        table = (
+            '<table id="tabl"><tr><th>Spisová značka</th><th>Datum rozhodnutí</th><th>ECLI</th>'
+            "<th>Typ rozhodnutí</th><th>Zveřejněno na webu</th></tr>\n" + "\n".join(rows) + "\n</table>"
+        )
         nav = ""
         if end < len(hits):
-            next_params = {k: v for k, v in parse_qs(query_string, keep_blank_values=True).items()
-                           if k.lower() not in ("start", "count", "searchview")}
+            next_params = {
+                k: v
+                for k, v in parse_qs(query_string, keep_blank_values=True).items()
+                if k.lower() not in ("start", "count", "searchview")
+            }
             flat = {k: v[0] for k, v in next_params.items()}
             flat.update({"Start": str(end + 1), "Count": str(count)})
             href = f"{NSF_PREFIX}/$$WebSearch1?SearchView&" + urlencode(flat)
@@ -239,17 +259,24 @@ class NsoudSite:
 
     def decision_page(self, d: Decision) -> Response:
         r = d.record
-        meta = [("Soud", r.get("court") or "Nejvyšší soud"),
-                ("Datum rozhodnutí", numeric_from_iso(r.get("decision_date"))),
-                ("Spisová značka", d.case_number),
-                ("ECLI", r.get("ecli") or ""),
-                ("Typ rozhodnutí", r.get("document_type") or ""),
-                ("Zveřejněno na webu", numeric_from_iso(r.get("publication_date")))]
-        rows = "\n".join(f'<tr><td class="left-part">{html.escape(k)}:</td>'
-                         f'<td class="right-part">{html.escape(v)}</td></tr>' for k, v in meta if v)
+        meta = [
+            ("Soud", r.get("court") or "Nejvyšší soud"),
+            ("Datum rozhodnutí", numeric_from_iso(r.get("decision_date"))),
+            ("Spisová značka", d.case_number),
+            ("ECLI", r.get("ecli") or ""),
+            ("Typ rozhodnutí", r.get("document_type") or ""),
+            ("Zveřejněno na webu", numeric_from_iso(r.get("publication_date"))),
+        ]
+        rows = "\n".join(
+            f'<tr><td class="left-part">{html.escape(k)}:</td><td class="right-part">{html.escape(v)}</td></tr>'
+            for k, v in meta
+            if v
+        )
         text = html.escape(r.get("full_text") or "", quote=False)
-        body = (f'<table class="metadata">\n{rows}\n</table>\n'
-                f'<div id="obsah"><font face="Times New Roman" size="3">{text}</font></div>')
+        body = (
+            f'<table class="metadata">\n{rows}\n</table>\n'
+            f'<div id="obsah"><font face="Times New Roman" size="3">{text}</font></div>'
+        )
         return html_response(_page(r.get("title") or d.case_number, body), last_modified=d.source_mtime)
 
 
@@ -379,23 +406,29 @@ def load_conco(corpus_root: Path) -> ConcoRecords:
                 if not sz or decided is None:
                     continue
                 linked = len(row) >= 8 and row[5].strip()
-                ref = ConcoReference(path.stem, re.sub(r"\s+", " ", row[4]).strip(),
-                                     row[5].strip() if linked else None, parse_iso_date(row[6]) if linked else None,
-                                     LINKED_COURT.get(row[7].strip(), row[7].strip()) if linked else None)
+                ref = ConcoReference(
+                    path.stem,
+                    re.sub(r"\s+", " ", row[4]).strip(),
+                    row[5].strip() if linked else None,
+                    parse_iso_date(row[6]) if linked else None,
+                    LINKED_COURT.get(row[7].strip(), row[7].strip()) if linked else None,
+                )
                 decision = constitutional.get(sz)
                 if decision is None:
                     decision = constitutional[sz] = ConstitutionalDecision(sz, docket, decided, [], mtime)
                 decision.source_mtime = max(decision.source_mtime, mtime)
                 decision.references.append(ref)
                 if linked and row[7].strip() == "SupAdmCo" and ref.linked_date:
-                    entry = administrative.setdefault(ref.linked_file, {"dockets": [], "date": ref.linked_date,
-                                                                        "cited_by": [], "mtime": mtime})
+                    entry = administrative.setdefault(
+                        ref.linked_file, {"dockets": [], "date": ref.linked_date, "cited_by": [], "mtime": mtime}
+                    )
                     entry["dockets"].append(row[4].strip())
                     entry["cited_by"].append((docket, decided, sz))
         nss = []
         for file, entry in administrative.items():
-            forms = sorted(set(entry["dockets"]), key=lambda d: (-len(re.sub(r"\s+", "", d)),
-                                                                 -entry["dockets"].count(d), d))
+            forms = sorted(
+                set(entry["dockets"]), key=lambda d: (-len(re.sub(r"\s+", "", d)), -entry["dockets"].count(d), d)
+            )
             cited = sorted(set(entry["cited_by"]), key=lambda c: (c[1], c[2]))
             nss.append(AdministrativeDecision(file, forms, entry["date"], cited, entry["mtime"]))
         nss.sort(key=lambda d: (d.decided, d.file))

@@ -59,7 +59,7 @@ class CuzkSite:
         if method not in ("GET", "HEAD"):
             return None
         if path.startswith(FILES_PREFIX):
-            file = self.files.get(path[len(FILES_PREFIX):])
+            file = self.files.get(path[len(FILES_PREFIX) :])
             return file_response(file, GZIP, self.digests) if file else None
         if path in LIST_PATHS:
             return self.link_list(query)

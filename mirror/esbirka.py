@@ -130,7 +130,7 @@ def parse_act_heading(text: str) -> dict | None:
     adopted = find_worded_date(after)
     rest = re.sub(r"^\s*" + WORDED_DATE_PATTERN + r"\s*,?", "", after).strip()
     title_lines = [rest] if rest else []
-    for ln in lines[ze_idx + 1:]:
+    for ln in lines[ze_idx + 1 :]:
         if _TITLE_STOP.search(ln):
             break
         if re.match(r"^ze dne " + WORDED_DATE_PATTERN, ln):
@@ -155,13 +155,14 @@ def parse_cover(text: str) -> dict | None:
     head = next((i for i, ln in enumerate(lines) if re.match(r"^.+ č\. \d+/\d{4} Sb\.$", ln)), None)
     if announced is None or head is None:
         return None
-    name = re.sub(r"\s+", " ", " ".join(lines[head + 1:])).strip()
+    name = re.sub(r"\s+", " ", " ".join(lines[head + 1 :])).strip()
     return {"announced": announced, "name": name or None}
 
 
 _ORDINAL_MONTHS = {"": 1, "druhého ": 2, "třetího ": 3}
 _EFFECT_SENTENCE = re.compile(
-    r"(?:Tento|Tato) (?:ústavní )?(?:zákon|vyhláška|nařízení|opatření) nabývá účinnosti (.{0,160})")
+    r"(?:Tento|Tato) (?:ústavní )?(?:zákon|vyhláška|nařízení|opatření) nabývá účinnosti (.{0,160})"
+)
 
 
 def parse_effective_date(text: str, announced: date | None) -> date | None:
@@ -183,7 +184,9 @@ def parse_effective_date(text: str, announced: date | None) -> date | None:
         return announced
     if clause.startswith("dnem následujícím po dni jeho vyhlášení"):
         return announced + timedelta(days=1)
-    m = re.match(r"prvním dnem (druhého |třetího |)kalendářního měsíce následujícího po (?:dni )?jeho vyhlášení", clause)
+    m = re.match(
+        r"prvním dnem (druhého |třetího |)kalendářního měsíce následujícího po (?:dni )?jeho vyhlášení", clause
+    )
     if m:
         months = announced.month - 1 + _ORDINAL_MONTHS[m.group(1)]
         return date(announced.year + months // 12, months % 12 + 1, 1)
@@ -202,6 +205,7 @@ def number_year_from_name(file_name: str) -> tuple[int, int] | None:
 
 
 # ---------------------------------------------------------------- catalog (derived metadata)
+
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -239,8 +243,13 @@ def _pdf_entry(path: Path, rel: str) -> dict:
     version_date = re.search(r"_(\d{4}-\d{2}-\d{2})_IZ$", doc_title)
     name = (cover or {}).get("name") or (heading or {}).get("name")
     return {
-        "file": rel, "format": "pdf", "size": path.stat().st_size, "sha256": _sha256(path),
-        "collection": "sb", "number": number, "year": year,
+        "file": rel,
+        "format": "pdf",
+        "size": path.stat().st_size,
+        "sha256": _sha256(path),
+        "collection": "sb",
+        "number": number,
+        "year": year,
         "act_type": (heading or {}).get("act_type"),
         "title": (heading or {}).get("title"),
         "name": name,
@@ -285,9 +294,16 @@ def _docx_entry(path: Path, rel: str) -> dict:
         number, year = core
     heading = parse_act_heading(text) or {}
     return {
-        "file": rel, "format": "docx", "size": path.stat().st_size, "sha256": _sha256(path),
-        "collection": "sb", "number": number, "year": year,
-        "act_type": heading.get("act_type"), "title": heading.get("title"), "name": heading.get("name"),
+        "file": rel,
+        "format": "docx",
+        "size": path.stat().st_size,
+        "sha256": _sha256(path),
+        "collection": "sb",
+        "number": number,
+        "year": year,
+        "act_type": heading.get("act_type"),
+        "title": heading.get("title"),
+        "name": heading.get("name"),
         "name_source": "heading",
         "adopted": _iso(heading.get("adopted")),
         "announced": _iso(heading.get("adopted")),
@@ -338,6 +354,7 @@ def load_catalog(corpus_root: Path, catalog_path: Path = CATALOG_PATH) -> list[d
 
 
 # ---------------------------------------------------------------- acts and API payloads
+
 
 @dataclass
 class ActFile:
@@ -401,8 +418,11 @@ class ActVersion:
         return "AKTUALNI"
 
     def in_force(self, day: date) -> bool:
-        return (self.effective_from is not None and self.effective_from <= day
-                and (self.effective_to is None or day <= self.effective_to))
+        return (
+            self.effective_from is not None
+            and self.effective_from <= day
+            and (self.effective_to is None or day <= self.effective_to)
+        )
 
     def published(self) -> datetime:
         """When the mirror's copy of this version appeared: its file's modification time (the corpus has no
@@ -447,7 +467,8 @@ class Act:
         """The version in force ``today``; before the act takes effect, the first one; after the last dated one
         ends (never, here), the last one."""
         return next((v for v in self.versions if v.in_force(today)), None) or (
-            self.versions[0] if (self.versions[0].effective_from or today) > today else self.versions[-1])
+            self.versions[0] if (self.versions[0].effective_from or today) > today else self.versions[-1]
+        )
 
     def resolve_version(self, requested: str, today: date) -> ActVersion | None:
         """The version a stale URL's date names: ``''`` the current one, ``0000-00-00`` the promulgated text, a
@@ -570,9 +591,12 @@ class Act:
 
     def version_fields(self, version: ActVersion, today: date) -> dict:
         """What ``DokumentSbirkyZneni`` says of one version."""
-        return {"staleUrl": self.version_stale_url(version), "eli": self.version_eli(version),
-                "typZneni": version.kind(today),
-                "novely": [{"staleUrl": a.stale_url, "kodDokumentuSbirky": a.citation} for a in version.amended_by]}
+        return {
+            "staleUrl": self.version_stale_url(version),
+            "eli": self.version_eli(version),
+            "typZneni": version.kind(today),
+            "novely": [{"staleUrl": a.stale_url, "kodDokumentuSbirky": a.citation} for a in version.amended_by],
+        }
 
     @staticmethod
     def version_dates(version: ActVersion) -> dict:
@@ -587,8 +611,12 @@ class Act:
         """``Historie``: every version in time, numbered from 1."""
         entries = []
         for number, version in enumerate(self.versions, start=1):
-            entry = {**self.version_fields(version, today), **self.version_dates(version), "cisloZneni": number,
-                     "poznamky": []}
+            entry = {
+                **self.version_fields(version, today),
+                **self.version_dates(version),
+                "cisloZneni": number,
+                "poznamky": [],
+            }
             if self.announced:
                 entry["datumCasVyhlaseni"] = _prague_midnight(self.announced)
             entries.append(entry)
@@ -630,8 +658,7 @@ _SUB_RESOURCE = re.compile(r"(/[a-z-]+)?")  # what may follow an act's path: /fr
 class EsbirkaSite:
     """Routes for the e-Sbírka REST API and the open-data SPARQL endpoint."""
 
-    def __init__(self, corpus_root: Path, digests: FileDigests, catalog_path: Path = CATALOG_PATH,
-                 today=date.today):
+    def __init__(self, corpus_root: Path, digests: FileDigests, catalog_path: Path = CATALOG_PATH, today=date.today):
         self.corpus_root = Path(corpus_root)
         self.digests = digests
         self.today = today  # what "in force now" means (typZneni, the current version): a test can move it
@@ -686,7 +713,7 @@ class EsbirkaSite:
             return None
         if not (path == API_PREFIX or path.startswith(API_PREFIX + "/")):
             return None
-        api_path = raw_path[len(API_PREFIX):]
+        api_path = raw_path[len(API_PREFIX) :]
         decoded = unquote(api_path)
         if decoded == "/sbirky":
             sbirky = self.api_dir / "response_sbirky.json"
@@ -700,11 +727,10 @@ class EsbirkaSite:
         if decoded.split("?")[0] == "/dokumenty-sbirky/zmeny-zneni":
             return self._get_only(method) or self.version_changes(query)
         if api_path.startswith("/dokumenty-sbirky/"):
-            stale = unquote(api_path[len("/dokumenty-sbirky/"):])
-            return self._get_only(method) or self.act_resource(stale if stale.startswith("/") else "/" + stale,
-                                                                 query)
+            stale = unquote(api_path[len("/dokumenty-sbirky/") :])
+            return self._get_only(method) or self.act_resource(stale if stale.startswith("/") else "/" + stale, query)
         if api_path.startswith("/souborove-dokumenty/"):
-            return self._get_only(method) or self.file_document(api_path[len("/souborove-dokumenty/"):])
+            return self._get_only(method) or self.file_document(api_path[len("/souborove-dokumenty/") :])
         return not_found_api(f"Cesta {path} nebyla nalezena.")
 
     @staticmethod
@@ -722,8 +748,10 @@ class EsbirkaSite:
     # -- endpoints
 
     def acts_of_year(self, year: int) -> list[Act]:
-        return sorted((a for a in self.acts.values() if a.year == year and not a.listed_only),
-                      key=lambda a: (a.announced or date(year, 1, 1), a.number))
+        return sorted(
+            (a for a in self.acts.values() if a.year == year and not a.listed_only),
+            key=lambda a: (a.announced or date(year, 1, 1), a.number),
+        )
 
     def acts_by_month(self, body: bytes) -> Response:
         try:
@@ -737,18 +765,23 @@ class EsbirkaSite:
             announced = act.announced
             month = announced.month if announced and announced.year == year else 1
             months.setdefault(month, []).append(act.register_info())
-        payload = {"dokumentySbirkyVMesici": [
-            {"mesic": month, "sbirkyDokumentuSbirky": [
-                {"sadaDokumentuKod": "sb", "dokumentySbirkyRejstrikInfo": infos}]}
-            for month, infos in sorted(months.items())
-        ]}
+        payload = {
+            "dokumentySbirkyVMesici": [
+                {
+                    "mesic": month,
+                    "sbirkyDokumentuSbirky": [{"sadaDokumentuKod": "sb", "dokumentySbirkyRejstrikInfo": infos}],
+                }
+                for month, infos in sorted(months.items())
+            ]
+        }
         return json_response(payload)
 
     def years(self) -> Response:
         with_acts = {a.year for a in self.acts.values() if not a.listed_only}
         last = max([date.today().year, *with_acts])
-        return json_response({"seznam": [
-            {"rok": y, "deaktivovano": y not in with_acts} for y in range(last, 1917, -1)]})
+        return json_response(
+            {"seznam": [{"rok": y, "deaktivovano": y not in with_acts} for y in range(last, 1917, -1)]}
+        )
 
     def act_resource(self, stale: str, query: str = "") -> Response:
         found = parse_act_path(stale)  # the stale URL or the ELI, with or without a version date
@@ -762,8 +795,7 @@ class EsbirkaSite:
             return chyby_response(404, "DOKUMENT_NENALEZEN", f"Znění {stale} nebylo nalezeno.")
         last_modified = max([f.path.stat().st_mtime for f in act.files] + [version.path.stat().st_mtime])
         if not sub:
-            return json_response(act.detail(version if found[0].version else None, today),
-                                 last_modified=last_modified)
+            return json_response(act.detail(version if found[0].version else None, today), last_modified=last_modified)
         if sub == "/odkazy-ke-stazeni":
             return json_response(act.download_links(), last_modified=last_modified)
         if sub == "/historie":
@@ -786,12 +818,20 @@ class EsbirkaSite:
             segments = act_fragments.segment_lines(act_fragments.docx_paragraphs(version.path), hard_breaks=True)
         else:
             segments = act_fragments.segment_lines(act_fragments.markdown_version(version.path)[1], hard_breaks=True)
-        index = 0 if version.announced_text else next(
-            (i for i, v in enumerate(act.versions, start=1) if v.date == version.date), 0)
+        index = (
+            0
+            if version.announced_text
+            else next((i for i, v in enumerate(act.versions, start=1) if v.date == version.date), 0)
+        )
         records = act_fragments.fragment_records(
-            segments, year=act.year, number=act.number, version=version.date,
-            id_base=((act.year * 100_000 + act.number) * 100 + index) * 100_000, act_type=act.main.get("act_type"),
-            title=act.main.get("title"))
+            segments,
+            year=act.year,
+            number=act.number,
+            version=version.date,
+            id_base=((act.year * 100_000 + act.number) * 100 + index) * 100_000,
+            act_type=act.main.get("act_type"),
+            title=act.main.get("title"),
+        )
         with self._fragments_lock:
             self._fragments[key] = records
         return records
@@ -824,9 +864,15 @@ class EsbirkaSite:
                     changes.append((published, act, version))
         changes.sort(key=lambda c: (c[0], c[1].year, c[1].number, c[2].date))
         items = []
-        for published, act, version in changes[start:start + count]:
-            item = {"kodSbirky": act.collection, "rok": act.year, "cisloPredpisu": str(act.number), "nazev": act.name,
-                    "datumCasPublikaceDokumentu": published.isoformat(), "staleUrl": act.version_stale_url(version)}
+        for published, act, version in changes[start : start + count]:
+            item = {
+                "kodSbirky": act.collection,
+                "rok": act.year,
+                "cisloPredpisu": str(act.number),
+                "nazev": act.name,
+                "datumCasPublikaceDokumentu": published.isoformat(),
+                "staleUrl": act.version_stale_url(version),
+            }
             item.update(act.version_dates(version))
             if act.files:
                 item["dokumentId"] = act.files[0].document_id
@@ -847,13 +893,16 @@ class EsbirkaSite:
         page = int(raw)
         if not 1 <= page <= pages:
             return chyby_response(404, "NENALEZENO", f"Stránka {page} fragmentů neexistuje (stránek: {pages}).")
-        return json_response({"seznam": records[(page - 1) * size:page * size], "pocetStranek": pages},
-                             last_modified=last_modified)
+        return json_response(
+            {"seznam": records[(page - 1) * size : page * size], "pocetStranek": pages}, last_modified=last_modified
+        )
 
     def file_document(self, rest: str) -> Response:
         parts = rest.split("/")
         if len(parts) != 4 or not parts[0].isdigit():
-            return chyby_response(404, "NENALEZENO", "Očekáváno /souborove-dokumenty/{id}/{druhObsahu}/{operace}/{nazevSouboru}.")
+            return chyby_response(
+                404, "NENALEZENO", "Očekáváno /souborove-dokumenty/{id}/{druhObsahu}/{operace}/{nazevSouboru}."
+            )
         doc_id, kind, operation, _name = int(parts[0]), parts[1], parts[2], unquote(parts[3])
         if operation not in ("STAHNI", "ZOBRAZ"):
             return chyby_response(400, "CHYBA_VSTUPU", "Operace musí být STAHNI nebo ZOBRAZ.")
@@ -864,8 +913,12 @@ class EsbirkaSite:
         _act, act_file = hit
         disposition = "attachment" if operation == "STAHNI" else "inline"
         file_name = quote(act_file.entry["document_name"])
-        return file_response(act_file.path, MIME[act_file.format], self.digests,
-                             {"Content-Disposition": f"{disposition};filename={file_name}"})
+        return file_response(
+            act_file.path,
+            MIME[act_file.format],
+            self.digests,
+            {"Content-Disposition": f"{disposition};filename={file_name}"},
+        )
 
     # -- open-data SPARQL
 
@@ -882,12 +935,16 @@ class EsbirkaSite:
         ctype = "application/sparql-results+json" if "sparql-results+json" in accept else "application/json"
         lowered = query.lower()
         if "sb/2019/110" in lowered or "110/2019" in lowered:
-            name = "sparql_act_2019_110_fragments.json" if ("fragment" in lowered or "?text" in lowered) \
+            name = (
+                "sparql_act_2019_110_fragments.json"
+                if ("fragment" in lowered or "?text" in lowered)
                 else "sparql_act_2019_110_meta.json"
+            )
             if (self.api_dir / name).exists():
                 return file_response(self.api_dir / name, ctype, self.digests)
-        return json_response({"head": {"vars": sparql_select_vars(query)}, "results": {"bindings": []}},
-                             content_type=ctype)
+        return json_response(
+            {"head": {"vars": sparql_select_vars(query)}, "results": {"bindings": []}}, content_type=ctype
+        )
 
 
 def sparql_select_vars(query: str) -> list[str]:
@@ -908,6 +965,8 @@ if __name__ == "__main__":
     root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "sample_corpus"
     catalog = write_catalog(root)
     for e in catalog["entries"]:
-        print(f"{e['number']}/{e['year']} {e['format']:4} {e['announced']} eff={e['effective']} "
-              f"pages={e['pages']} {e['name']}")
+        print(
+            f"{e['number']}/{e['year']} {e['format']:4} {e['announced']} eff={e['effective']} "
+            f"pages={e['pages']} {e['name']}"
+        )
     print(f"wrote {CATALOG_PATH}")

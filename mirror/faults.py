@@ -114,12 +114,21 @@ class FaultRule:
             raise ValueError(f"a fault rule needs {exc.args[0]!r}: {spec}") from None
         times = spec.pop("times", None)
         method = spec.pop("method", None)
-        return cls(kind=kind, path=path, times=None if times is None else int(times),
-                   method=method.upper() if method else None, query=spec.pop("query", None), params=spec)
+        return cls(
+            kind=kind,
+            path=path,
+            times=None if times is None else int(times),
+            method=method.upper() if method else None,
+            query=spec.pop("query", None),
+            params=spec,
+        )
 
     def matches(self, method: str, path: str, query: str = "") -> bool:
-        return ((self.method is None or self.method == method) and fnmatch.fnmatchcase(path, self.path)
-                and (self.query is None or fnmatch.fnmatchcase(_without_loop(query), self.query)))
+        return (
+            (self.method is None or self.method == method)
+            and fnmatch.fnmatchcase(path, self.path)
+            and (self.query is None or fnmatch.fnmatchcase(_without_loop(query), self.query))
+        )
 
 
 def parse_rules(spec) -> list[FaultRule]:
@@ -198,20 +207,25 @@ def serve(rule: FaultRule, handler, method: str, path: str, raw_path: str, query
             handler._send(method, transcode(route(path, raw_path), str(p["encoding"])))
         elif rule.kind == "cut":
             normal = route(path, raw_path)
-            handler._send(method, _derived(normal, normal.body[:_kept(len(normal.body), p["keep"])]))
+            handler._send(method, _derived(normal, normal.body[: _kept(len(normal.body), p["keep"])]))
         elif rule.kind == "gzip_bomb":
             _gzip_bomb(handler, method, route(path, raw_path), int(p["size"]), bool(p["as_file"]))
         elif rule.kind == "error_page":
-            handler._send(method, Response(status=int(p["status"]), body=ERROR_PAGE.encode("utf-8"),
-                                           content_type="text/html; charset=UTF-8"))
+            handler._send(
+                method,
+                Response(
+                    status=int(p["status"]), body=ERROR_PAGE.encode("utf-8"), content_type="text/html; charset=UTF-8"
+                ),
+            )
         elif rule.kind == "redirect_loop":
             original = _without_loop(query)
             if original != query:  # on the looped URL: back to the original
                 target = f"{raw_path}?{original}" if original else raw_path
             else:
                 target = f"{raw_path}?{original}&{LOOP_PARAM}=1" if original else f"{raw_path}?{LOOP_PARAM}=1"
-            handler._send(method, Response(status=302, body=b"", content_type="text/plain",
-                                           headers={"Location": target}))
+            handler._send(
+                method, Response(status=302, body=b"", content_type="text/plain", headers={"Location": target})
+            )
         elif rule.kind == "duplicate":
             other = str(p["of"])
             handler._send(method, route(other, _quote_path(other)))
@@ -220,8 +234,7 @@ def serve(rule: FaultRule, handler, method: str, path: str, raw_path: str, query
     except (BrokenPipeError, ConnectionResetError):  # the client gave up first (a timeout fault): expected
         handler.close_connection = True
     except Exception as exc:  # a rule that can't apply (e.g. a binary body to transcode) must not hang the client
-        handler._send(method, text_response(f"500 fault {rule.kind} failed: {type(exc).__name__}: {exc}\n",
-                                            status=500))
+        handler._send(method, text_response(f"500 fault {rule.kind} failed: {type(exc).__name__}: {exc}\n", status=500))
 
 
 def _without_loop(query: str) -> str:
@@ -236,9 +249,14 @@ def _kept(total: int, keep) -> int:
 
 def _derived(normal: Response, body: bytes, **changes) -> Response:
     """The normal response with another body (a fresh ETag for it)."""
-    return Response(status=normal.status, body=body, content_type=changes.get("content_type", normal.content_type),
-                    headers={**normal.headers, **changes.get("headers", {})}, etag=None,
-                    last_modified=normal.last_modified)
+    return Response(
+        status=normal.status,
+        body=body,
+        content_type=changes.get("content_type", normal.content_type),
+        headers={**normal.headers, **changes.get("headers", {})},
+        etag=None,
+        last_modified=normal.last_modified,
+    )
 
 
 def _quote_path(path: str) -> str:
@@ -281,7 +299,7 @@ def _truncated(handler, method: str, normal: Response, keep) -> None:
     headers = {"Content-Type": normal.content_type, "Content-Length": str(len(normal.body)), **normal.headers}
     _head(handler, normal.status, headers)
     if method != "HEAD":
-        handler.wfile.write(normal.body[:_kept(len(normal.body), keep)])
+        handler.wfile.write(normal.body[: _kept(len(normal.body), keep)])
         handler.wfile.flush()
     handler.close_connection = True
 
@@ -293,7 +311,7 @@ def gzip_of_zeros(size: int) -> bytes:
     chunk = bytes(1 << 20)
     parts, left = [], size
     while left > 0:
-        parts.append(compressor.compress(chunk[:min(left, len(chunk))]))
+        parts.append(compressor.compress(chunk[: min(left, len(chunk))]))
         left -= len(chunk)
     parts.append(compressor.flush())
     return b"".join(parts)
@@ -319,9 +337,18 @@ def _oversize(handler, method: str, normal: Response, size: int, declare_length:
     handler.wfile.write(normal.body)
     chunk = bytes(1 << 20)
     while padding > 0:
-        handler.wfile.write(chunk[:min(padding, len(chunk))])
+        handler.wfile.write(chunk[: min(padding, len(chunk))])
         padding -= len(chunk)
 
 
-__all__ = ["FAULTS_ENV", "KINDS", "FaultRule", "Faults", "configured_rules", "gzip_of_zeros", "parse_rules",
-           "serve", "transcode"]
+__all__ = [
+    "FAULTS_ENV",
+    "KINDS",
+    "FaultRule",
+    "Faults",
+    "configured_rules",
+    "gzip_of_zeros",
+    "parse_rules",
+    "serve",
+    "transcode",
+]

@@ -38,14 +38,42 @@ from mendel.law.identifiers import ActId
 
 HEADING_KINDS = ("Cast", "Hlava", "Dil", "Oddil", "Pododdil", "Paragraf", "Clanek", "Priloha")
 # Depth order of the structure: a unit closes every open unit at its level or below.
-LEVEL = {"Cast": 0, "Hlava": 1, "Dil": 2, "Oddil": 3, "Pododdil": 4, "Paragraf": 5, "Clanek": 5, "Priloha": 0,
-         "Odstavec_Dc": 6, "Pismeno_Lb": 7, "Bod_Dd": 8}
-ELI_KEY = {"Cast": "cast", "Hlava": "hlava", "Dil": "dil", "Oddil": "oddil", "Pododdil": "pododdil",
-           "Paragraf": "par", "Clanek": "cl", "Priloha": "priloha", "Odstavec_Dc": "odst", "Pismeno_Lb": "pism",
-           "Bod_Dd": "bod"}
-ORDINALS = {w: i for i, w in enumerate(
-    ("PRVNÍ DRUHÁ TŘETÍ ČTVRTÁ PÁTÁ ŠESTÁ SEDMÁ OSMÁ DEVÁTÁ DESÁTÁ JEDENÁCTÁ DVANÁCTÁ TŘINÁCTÁ ČTRNÁCTÁ "
-     "PATNÁCTÁ ŠESTNÁCTÁ SEDMNÁCTÁ OSMNÁCTÁ DEVATENÁCTÁ DVACÁTÁ").split(), start=1)}
+LEVEL = {
+    "Cast": 0,
+    "Hlava": 1,
+    "Dil": 2,
+    "Oddil": 3,
+    "Pododdil": 4,
+    "Paragraf": 5,
+    "Clanek": 5,
+    "Priloha": 0,
+    "Odstavec_Dc": 6,
+    "Pismeno_Lb": 7,
+    "Bod_Dd": 8,
+}
+ELI_KEY = {
+    "Cast": "cast",
+    "Hlava": "hlava",
+    "Dil": "dil",
+    "Oddil": "oddil",
+    "Pododdil": "pododdil",
+    "Paragraf": "par",
+    "Clanek": "cl",
+    "Priloha": "priloha",
+    "Odstavec_Dc": "odst",
+    "Pismeno_Lb": "pism",
+    "Bod_Dd": "bod",
+}
+ORDINALS = {
+    w: i
+    for i, w in enumerate(
+        (
+            "PRVNÍ DRUHÁ TŘETÍ ČTVRTÁ PÁTÁ ŠESTÁ SEDMÁ OSMÁ DEVÁTÁ DESÁTÁ JEDENÁCTÁ DVANÁCTÁ TŘINÁCTÁ ČTRNÁCTÁ "
+            "PATNÁCTÁ ŠESTNÁCTÁ SEDMNÁCTÁ OSMNÁCTÁ DEVATENÁCTÁ DVACÁTÁ"
+        ).split(),
+        start=1,
+    )
+}
 ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
 
 _UNIT_PATTERNS = [
@@ -64,17 +92,20 @@ _UNIT_PATTERNS = [
 _FOOTNOTE = re.compile(r"^(\d+)\)\s+\S")
 _RUNNING_HEADER = re.compile(
     r"^(Strana \d+ Akt č\. \d+ / \d{4} Sb\.|Akt č\. \d+ / \d{4} Sb\. Strana \d+|Sbírka zákonů č\. \d+ / \d{4}|Částka \d+)",
-    re.IGNORECASE)  # "strana 2 Akt č. 573 / 2025 Sb." in the acts of 2025
+    re.IGNORECASE,
+)  # "strana 2 Akt č. 573 / 2025 Sb." in the acts of 2025
 _SPACES = re.compile(r"[^\S\n]+")  # any run of spaces but a line break: tabs, no-break and narrow no-break spaces
 _PREAMBLE_OWN = re.compile(
-    r"^(\d+|[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ ]{3,}|ze dne .*|.*(?:se usnesl|se usnesla|nařizuje|stanoví|vyhlašuje)\b.*:|PREAMBULE)$")
+    r"^(\d+|[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ ]{3,}|ze dne .*|.*(?:se usnesl|se usnesla|nařizuje|stanoví|vyhlašuje)\b.*:|PREAMBULE)$"
+)
 _SIGNATURE = re.compile(r"\bv\. ?r\.$")
 _CLOSED = ".:;,“)"
 _TITLE_MAX = 80
 # A line ending in one of these words goes on (it is not a heading): "Pro účely tohoto zákona je".
 _OPEN_WORDS = frozenset(
     "je jsou se si a i nebo ani v ve k ke s z ze o na do od pro za pod nad před při po u že který která které "
-    "kterým jako aby tak také tímto tohoto této podle mezi".split())
+    "kterým jako aby tak také tímto tohoto této podle mezi".split()
+)
 # A wrapped line may start like an item: "... písm." + "a) ...", "... dnem" + "1. ledna 2026".
 _REFERENCE_TAIL = re.compile(r"(písm\.|bod[uy]?|odst\.|čl\.|§|dne|dnem|od|do|ke dni)$")
 _DATE_START = re.compile(r"^\d{1,2}\.\s*(\d{1,2}\.|" + MONTH_NAME_PATTERN + ")")
@@ -82,13 +113,19 @@ _DATE_START = re.compile(r"^\d{1,2}\.\s*(\d{1,2}\.|" + MONTH_NAME_PATTERN + ")")
 ACT_CITATION = re.compile(
     r"(?:(?P<provision>(?:§|čl\.|Čl\.) ?\d+[a-z]*(?: odst\. ?\d+[a-z]?)?(?: písm\. ?[a-z]{1,2}\))?(?: bod[u]? ?\d+)?) )?"
     r"(?P<kind>(?:ústavní(?:ho|m)? )?zákon(?:a|u|em|ě)?|vyhlášk(?:a|y|u|ou|e)|nařízení vlády)"
-    r" (?:č\. ?)?(?P<number>\d{1,4})/(?P<year>1[89]\d\d|20\d\d) Sb\.")
+    r" (?:č\. ?)?(?P<number>\d{1,4})/(?P<year>1[89]\d\d|20\d\d) Sb\."
+)
 
 # PDFium is not thread-safe and the mirror answers requests in threads: one document at a time.
 _PDFIUM_LOCK = threading.Lock()
 
-_GENITIVE = {"zákon": "zákona", "ústavní zákon": "ústavního zákona", "vyhláška": "vyhlášky",
-             "nařízení": "nařízení", "nařízení vlády": "nařízení vlády"}
+_GENITIVE = {
+    "zákon": "zákona",
+    "ústavní zákon": "ústavního zákona",
+    "vyhláška": "vyhlášky",
+    "nařízení": "nařízení",
+    "nařízení vlády": "nařízení vlády",
+}
 
 
 @dataclass
@@ -102,6 +139,7 @@ class Segment:
 
 
 # ---------------------------------------------------------------- text of the act
+
 
 def pdf_lines(path: Path) -> list[str]:
     """The act's lines from a Sbírka PDF, without the cover sheet, running headers and the imprint page."""
@@ -155,8 +193,12 @@ def docx_paragraphs(path: Path) -> list[str]:
 
 
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
-_MARKUP = [(re.compile(r"^#{1,6}\s+"), ""), (re.compile(r"^[-*]\s+(?=[a-z]{1,2}\)|\d+[a-z]?\.|\()"), ""),
-           (re.compile(r"^\*\*(.+)\*\*$"), r"\1"), (re.compile(r"^\*(.+)\*$"), r"\1")]
+_MARKUP = [
+    (re.compile(r"^#{1,6}\s+"), ""),
+    (re.compile(r"^[-*]\s+(?=[a-z]{1,2}\)|\d+[a-z]?\.|\()"), ""),
+    (re.compile(r"^\*\*(.+)\*\*$"), r"\1"),
+    (re.compile(r"^\*(.+)\*$"), r"\1"),
+]
 
 
 def markdown_version(path: Path) -> tuple[dict, list[str]]:
@@ -170,7 +212,7 @@ def markdown_version(path: Path) -> tuple[dict, list[str]]:
     meta = yaml.safe_load(found.group(1)) if found else {}
     meta = {key: html.unescape(str(value)) if isinstance(value, str) else value for key, value in meta.items()}
     paragraphs = []
-    for raw in text[found.end() if found else 0:].split("\n"):
+    for raw in text[found.end() if found else 0 :].split("\n"):
         line = _SPACES.sub(" ", raw).strip()
         for pattern, replacement in _MARKUP:
             line = pattern.sub(replacement, line)
@@ -180,6 +222,7 @@ def markdown_version(path: Path) -> tuple[dict, list[str]]:
 
 
 # ---------------------------------------------------------------- segmentation
+
 
 def _unit(line: str) -> tuple[str, str] | None:
     for kind, pattern in _UNIT_PATTERNS:
@@ -191,8 +234,13 @@ def _unit(line: str) -> tuple[str, str] | None:
 
 def _is_title(line: str) -> bool:
     words = line.split()
-    return (len(line) <= _TITLE_MAX and line[-1] not in ".:;," and not _unit(line) and line[:1].isupper()
-            and words[-1].lower() not in _OPEN_WORDS)
+    return (
+        len(line) <= _TITLE_MAX
+        and line[-1] not in ".:;,"
+        and not _unit(line)
+        and line[:1].isupper()
+        and words[-1].lower() not in _OPEN_WORDS
+    )
 
 
 def _starts_unit(unit: tuple[str, str] | None, line: str, previous: str, hard_breaks: bool) -> bool:
@@ -222,9 +270,13 @@ def segment_lines(lines: list[str], hard_breaks: bool = False) -> list[Segment]:
     in_preamble = True
     for index, line in enumerate(lines):
         current = segments[-1] if segments else None
-        closed = current is None or current.kind in HEADING_KINDS or current.kind.startswith("Nadpis") \
-            or current.kind.startswith("Virtual") \
+        closed = (
+            current is None
+            or current.kind in HEADING_KINDS
+            or current.kind.startswith("Nadpis")
+            or current.kind.startswith("Virtual")
             or (not current.text.endswith("\ufffe") and current.text[-1:] in _CLOSED)
+        )
         unit = _unit(line)
         if unit and unit[0] in ("Cast", "Hlava", "Paragraf", "Clanek", "Priloha", "Dil", "Oddil", "Pododdil"):
             in_preamble = False
@@ -249,15 +301,24 @@ def segment_lines(lines: list[str], hard_breaks: bool = False) -> list[Segment]:
         if current is not None and current.kind in HEADING_KINDS and current.kind != "Priloha" and _is_title(line):
             segments.append(Segment("Nadpis_pod", line))
             continue
-        if current is not None and current.kind == "Nadpis_pod" and not hard_breaks and len(line) <= _TITLE_MAX \
-                and line[-1] not in ".:;," and line.split()[-1].lower() not in _OPEN_WORDS:
+        if (
+            current is not None
+            and current.kind == "Nadpis_pod"
+            and not hard_breaks
+            and len(line) <= _TITLE_MAX
+            and line[-1] not in ".:;,"
+            and line.split()[-1].lower() not in _OPEN_WORDS
+        ):
             _append(current, line)
             continue
         if closed and _is_title(line) and _unit(following) and _unit(following)[0] in ("Paragraf", "Clanek"):
             segments.append(Segment("Nadpis_nad", line))
             continue
-        if current is None or hard_breaks or (closed and current.kind not in ("Odstavec_Dc", "Pismeno_Lb", "Bod_Dd",
-                                                                            "Text", "PPC")):
+        if (
+            current is None
+            or hard_breaks
+            or (closed and current.kind not in ("Odstavec_Dc", "Pismeno_Lb", "Bod_Dd", "Text", "PPC"))
+        ):
             segments.append(Segment("Text", line))
         else:
             _append(current, line)
@@ -312,6 +373,7 @@ def _assign_structure(segments: list[Segment]) -> None:
 
 # ---------------------------------------------------------------- API records
 
+
 def provision_label(path: tuple[tuple[str, str], ...]) -> str:
     """'§ 2 odst. 4 písm. a)' from a structural path (the innermost paragraph/article and below)."""
     parts = []
@@ -348,14 +410,28 @@ def cited_acts(text: str) -> list[dict]:
             parts = re.findall(r"(§|čl\.|Čl\.|odst\.|písm\.|bod[u]?) ?(\d+[a-z]*|[a-z]{1,2})", provision)
             keys = {"§": "par", "čl.": "cl", "Čl.": "cl", "odst.": "odst", "písm.": "pism", "bod": "bod", "bodu": "bod"}
             anchor = "#" + "-".join(f"{keys[k]}_{v}" for k, v in parts)
-        found.append({"start": m.start(), "end": m.end(), "surface": m.group(0),
-                      "stale_url": ActId("sb", int(m.group("year")), int(m.group("number"))).stale_url + anchor,
-                      "provision": provision})
+        found.append(
+            {
+                "start": m.start(),
+                "end": m.end(),
+                "surface": m.group(0),
+                "stale_url": ActId("sb", int(m.group("year")), int(m.group("number"))).stale_url + anchor,
+                "provision": provision,
+            }
+        )
     return found
 
 
-def fragment_records(segments: list[Segment], *, year: int, number: int, version: str | None, id_base: int,
-                     act_type: str | None, title: str | None) -> list[dict]:
+def fragment_records(
+    segments: list[Segment],
+    *,
+    year: int,
+    number: int,
+    version: str | None,
+    id_base: int,
+    act_type: str | None,
+    title: str | None,
+) -> list[dict]:
     """The ``Fragment`` objects of the API for one act version, in document order."""
     act = ActId("sb", year, number, version or "")
     citation = act.citation
@@ -372,38 +448,50 @@ def fragment_records(segments: list[Segment], *, year: int, number: int, version
             if ref["stale_url"].split("#")[0] == ActId("sb", year, number).stale_url:
                 continue  # the act citing itself ("tohoto zákona" written out) is not a cross-reference
             link_id += 1
-            pieces.append(html.escape(segment.text[cursor:ref["start"]], quote=False))
-            pieces.append(f'<a data-odkaz-id="{link_id}" href="#" class="odkaz">'
-                          f'{html.escape(ref["surface"], quote=False)}</a>')
+            pieces.append(html.escape(segment.text[cursor : ref["start"]], quote=False))
+            pieces.append(
+                f'<a data-odkaz-id="{link_id}" href="#" class="odkaz">{html.escape(ref["surface"], quote=False)}</a>'
+            )
             cursor = ref["end"]
-            links.append({"odkazId": link_id, "odkazBaseId": link_id, "kodTypuVazbyOdkazu": "CITACE",
-                          "cil": {"staleUrl": ref["stale_url"]}})
+            links.append(
+                {
+                    "odkazId": link_id,
+                    "odkazBaseId": link_id,
+                    "kodTypuVazbyOdkazu": "CITACE",
+                    "cil": {"staleUrl": ref["stale_url"]},
+                }
+            )
         pieces.append(html.escape(segment.text[cursor:], quote=False))
         xhtml = "".join(pieces)
         if segment.kind in LEVEL and segment.value is not None:
             designation = _designation(segment)
             if designation and xhtml.startswith(html.escape(designation, quote=False)):
                 escaped = html.escape(designation, quote=False)
-                xhtml = f"<var>{escaped}</var>{xhtml[len(escaped):]}"
-        records.append({
-            "id": id_base + seq,
-            "eli": f"{act.versioned_eli}/dokument/norma" + (f"/{eli_path}" if eli_path else ""),
-            "staleUrl": act.stale_url + (f"#{anchor}" if anchor else ""),
-            "kodTypuFragmentu": segment.kind,
-            "hloubka": segment.depth,
-            "xhtml": xhtml,
-            "zkracenaCitace": short,
-            "uplnaCitace": f"{short}, {title}" if title else short,
-            "odkazyZFragmentu": links,
-            "jeUcinny": True,
-            "baseId": id_base + seq,
-        })
+                xhtml = f"<var>{escaped}</var>{xhtml[len(escaped) :]}"
+        records.append(
+            {
+                "id": id_base + seq,
+                "eli": f"{act.versioned_eli}/dokument/norma" + (f"/{eli_path}" if eli_path else ""),
+                "staleUrl": act.stale_url + (f"#{anchor}" if anchor else ""),
+                "kodTypuFragmentu": segment.kind,
+                "hloubka": segment.depth,
+                "xhtml": xhtml,
+                "zkracenaCitace": short,
+                "uplnaCitace": f"{short}, {title}" if title else short,
+                "odkazyZFragmentu": links,
+                "jeUcinny": True,
+                "baseId": id_base + seq,
+            }
+        )
     return records
 
 
 def _designation(segment: Segment) -> str:
-    m = re.match(r"^(ČÁST [^\s].*|HLAVA \S+(?: \S+)?|Díl \d+|Oddíl \d+|Pododdíl \d+|§ \S+|Čl\. \S+|\(\S+\)|[a-z]{1,2}\)"
-                 r"|\d+[a-z]?\.|Příloha(?: č\. \d+)?)", segment.text)
+    m = re.match(
+        r"^(ČÁST [^\s].*|HLAVA \S+(?: \S+)?|Díl \d+|Oddíl \d+|Pododdíl \d+|§ \S+|Čl\. \S+|\(\S+\)|[a-z]{1,2}\)"
+        r"|\d+[a-z]?\.|Příloha(?: č\. \d+)?)",
+        segment.text,
+    )
     if not m:
         return ""
     return m.group(1) if segment.kind not in ("Cast", "Hlava") else segment.text

@@ -80,8 +80,11 @@ KADAN_FEED_URL = "https://www.mesto-kadan.cz/1ad1f16beff952576ae7ddd76a91e163"
 KADAN_PAGE = "https://www.mesto-kadan.cz/cs/mestsky-urad/uredni-deska-6.html"
 KADAN_FEED_PATHS = (urlsplit(KADAN_FEED_URL).path, "/kadan/uredni-deska.json")
 # The real snapshots of the Kadaň feed, oldest first (the last one is the bundled feed itself).
-KADAN_SNAPSHOTS = ("kadan_history/kadan_2022-01-31.json", "kadan_history/kadan_2023-08-16.json",
-                   "kadan_uredni_deska.json")
+KADAN_SNAPSHOTS = (
+    "kadan_history/kadan_2022-01-31.json",
+    "kadan_history/kadan_2023-08-16.json",
+    "kadan_uredni_deska.json",
+)
 SNAPSHOT_ENV = "MENDEL_MIRROR_KADAN_SNAPSHOT"
 STATE_ENV = "MENDEL_MIRROR_STATE_DIR"
 STATE_FILE = "kadan_snapshot.json"
@@ -99,8 +102,10 @@ BLESNO_HOST = "obec-blesno.mirror.test"
 # host → path → (file under municipal/, media type).
 EXPORT_FILES = {
     "hranice.mirror.test": {"/uredni-deska.jsonld": ("boards/hranice_ofn.jsonld", "application/ld+json")},
-    "karvina.mirror.test": {"/opendata.json": ("boards/karvina_deska.json", "application/json"),
-                            "/uredni-deska.xml": ("boards/karvina_deska.xml", "application/xml")},
+    "karvina.mirror.test": {
+        "/opendata.json": ("boards/karvina_deska.json", "application/json"),
+        "/uredni-deska.xml": ("boards/karvina_deska.xml", "application/xml"),
+    },
     "kr-zlinsky.mirror.test": {"/uredni-deska.csv": ("boards/zlinsky_kraj_deska.csv", "text/csv; charset=utf-8")},
 }
 
@@ -124,8 +129,11 @@ def _export_url(host: str, path: str) -> str:
 def _mvcr_feeds(path: Path) -> dict[str, dict]:
     """n → the feed whose iri is the API's /api/boards/{n}."""
     feeds = json.loads(path.read_text(encoding="utf-8"))
-    return {feed["iri"].removeprefix(MVCR_API): feed for feed in feeds
-            if isinstance(feed, dict) and str(feed.get("iri", "")).startswith(MVCR_API)}
+    return {
+        feed["iri"].removeprefix(MVCR_API): feed
+        for feed in feeds
+        if isinstance(feed, dict) and str(feed.get("iri", "")).startswith(MVCR_API)
+    }
 
 
 def served_boards(corpus_root: Path) -> list[ServedBoard]:
@@ -134,20 +142,42 @@ def served_boards(corpus_root: Path) -> list[ServedBoard]:
     base = Path(corpus_root) / "municipal"
     boards = [
         ServedBoard("00261912/uredni-deska", "00261912", "Město Kadaň", KADAN_PAGE, ((KADAN_FEED_URL, "JSON_LD"),)),
-        ServedBoard("00301311/uredni-deska", "00301311", "Město Hranice", "https://www.mesto-hranice.cz/uredni-deska",
-                    ((_export_url("hranice.mirror.test", "/uredni-deska.jsonld"), "JSON_LD"),)),
-        ServedBoard("00297534/uredni-deska", "00297534", "Statutární město Karviná",
-                    "https://www.karvina.cz/magistrat/uredni-deska",
-                    ((_export_url("karvina.mirror.test", "/opendata.json"), "JSON"),
-                     (_export_url("karvina.mirror.test", "/uredni-deska.xml"), "XML"))),
-        ServedBoard("70891320/uredni-deska", "70891320", "Zlínský kraj", "https://www.kr-zlinsky.cz/uredni-deska.asp",
-                    ((_export_url("kr-zlinsky.mirror.test", "/uredni-deska.csv"), "CSV"),)),
+        ServedBoard(
+            "00301311/uredni-deska",
+            "00301311",
+            "Město Hranice",
+            "https://www.mesto-hranice.cz/uredni-deska",
+            ((_export_url("hranice.mirror.test", "/uredni-deska.jsonld"), "JSON_LD"),),
+        ),
+        ServedBoard(
+            "00297534/uredni-deska",
+            "00297534",
+            "Statutární město Karviná",
+            "https://www.karvina.cz/magistrat/uredni-deska",
+            (
+                (_export_url("karvina.mirror.test", "/opendata.json"), "JSON"),
+                (_export_url("karvina.mirror.test", "/uredni-deska.xml"), "XML"),
+            ),
+        ),
+        ServedBoard(
+            "70891320/uredni-deska",
+            "70891320",
+            "Zlínský kraj",
+            "https://www.kr-zlinsky.cz/uredni-deska.asp",
+            ((_export_url("kr-zlinsky.mirror.test", "/uredni-deska.csv"), "CSV"),),
+        ),
     ]
     if (base / MVCR_FILE).exists():
         for number, feed in sorted(_mvcr_feeds(base / MVCR_FILE).items(), key=lambda item: int(item[0])):
-            boards.append(ServedBoard(f"{feed['provozovatel']['ičo']}/uredni-deska-mvcr-{number}",
-                                      feed["provozovatel"]["ičo"], None, feed.get("stránka"),
-                                      ((feed["iri"], "JSON_LD"),)))
+            boards.append(
+                ServedBoard(
+                    f"{feed['provozovatel']['ičo']}/uredni-deska-mvcr-{number}",
+                    feed["provozovatel"]["ičo"],
+                    None,
+                    feed.get("stránka"),
+                    ((feed["iri"], "JSON_LD"),),
+                )
+            )
     return boards
 
 
@@ -222,7 +252,7 @@ class MunicipalSite:
         """Article id → its bundled PDF file names."""
         found: dict[str, list[str]] = {}
         for key in sorted(self.blesno):
-            slug, name = key[len(BLESNO_PREFIX):].split("/", 1)
+            slug, name = key[len(BLESNO_PREFIX) :].split("/", 1)
             found.setdefault(slug, []).append(name)
         return found
 
@@ -236,8 +266,12 @@ class MunicipalSite:
         if m and params.get("type") == "references":
             host = (headers.get("Host") if headers is not None else None) or "localhost"
             slug = m.group(1)
-            return json_response([{"name": name, "url": f"http://{host}/articles/{quote(slug)}/assets/{quote(name)}"}
-                                  for name in self.articles().get(slug, [])])
+            return json_response(
+                [
+                    {"name": name, "url": f"http://{host}/articles/{quote(slug)}/assets/{quote(name)}"}
+                    for name in self.articles().get(slug, [])
+                ]
+            )
         m = _ARTICLE_PDF.match(path)
         if m:
             pdf = self.blesno.get(f"{BLESNO_PREFIX}{m.group(1)}/{m.group(2)}")
@@ -245,11 +279,15 @@ class MunicipalSite:
         return None
 
     def blesno_index(self) -> Response:
-        items = "\n".join(f'<li><a href="{html.escape(p)}">{html.escape(p[len(BLESNO_PREFIX):])}</a></li>'
-                          for p in sorted(self.blesno))
-        return html_response('<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8">'
-                             "<title>Obec Blešno - dokumenty (zrcadlo)</title></head><body>\n"
-                             f"<ul>\n{items}\n</ul>\n</body></html>\n")
+        items = "\n".join(
+            f'<li><a href="{html.escape(p)}">{html.escape(p[len(BLESNO_PREFIX) :])}</a></li>'
+            for p in sorted(self.blesno)
+        )
+        return html_response(
+            '<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8">'
+            "<title>Obec Blešno - dokumenty (zrcadlo)</title></head><body>\n"
+            f"<ul>\n{items}\n</ul>\n</body></html>\n"
+        )
 
 
 # ---------------------------------------------------------------- notice boards on hosts of their own
@@ -320,41 +358,63 @@ def _cs(value) -> str:
 
 def board_api(notices: list[dict]) -> dict:
     """The JSON a JavaScript board's script reads (a mirror-made API shape), from OFN notices."""
-    return {"informace": [{
-        "nazev": _cs(n.get("název")), "url": n.get("url"), "cj": n.get("číslo_jednací"),
-        "sz": n.get("spisová_značka"), "vyveseno": iso(ofn_instant_date(n.get("vyvěšení"))),
-        "relevantni_do": iso(ofn_instant_date(n.get("relevantní_do"))),
-        "prilohy": [{"nazev": _cs(d.get("název")), "url": d.get("url")} for d in n.get("dokument") or []],
-    } for n in notices]}
+    return {
+        "informace": [
+            {
+                "nazev": _cs(n.get("název")),
+                "url": n.get("url"),
+                "cj": n.get("číslo_jednací"),
+                "sz": n.get("spisová_značka"),
+                "vyveseno": iso(ofn_instant_date(n.get("vyvěšení"))),
+                "relevantni_do": iso(ofn_instant_date(n.get("relevantní_do"))),
+                "prilohy": [{"nazev": _cs(d.get("název")), "url": d.get("url")} for d in n.get("dokument") or []],
+            }
+            for n in notices
+        ]
+    }
 
 
 def js_board_page(name: str, ico: str) -> str:
-    return ('<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8">'
-            f"<title>{html.escape(name)} – úřední deska</title></head><body>\n<h1>Úřední deska</h1>\n"
-            f'<p class="provozovatel">{html.escape(name)}, IČO {html.escape(ico)}</p>\n'
-            f'<div id="deska" data-zdroj="{JS_BOARD_API}"><p>Načítám úřední desku…</p></div>\n'
-            "<noscript>Úřední deska se zobrazí jen se zapnutým JavaScriptem.</noscript>\n"
-            f"<script>{_BOARD_SCRIPT}</script>\n</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8">'
+        f"<title>{html.escape(name)} – úřední deska</title></head><body>\n<h1>Úřední deska</h1>\n"
+        f'<p class="provozovatel">{html.escape(name)}, IČO {html.escape(ico)}</p>\n'
+        f'<div id="deska" data-zdroj="{JS_BOARD_API}"><p>Načítám úřední desku…</p></div>\n'
+        "<noscript>Úřední deska se zobrazí jen se zapnutým JavaScriptem.</noscript>\n"
+        f"<script>{_BOARD_SCRIPT}</script>\n</body></html>\n"
+    )
 
 
 def static_board_page(name: str, ico: str, notices: list[dict]) -> str:
     articles = []
     for n in notices:
-        facts = [("Vyvěšeno", numeric_from_iso(iso(ofn_instant_date(n.get("vyvěšení"))), "nespecifikováno")),
-                 ("Relevantní do", numeric_from_iso(iso(ofn_instant_date(n.get("relevantní_do"))), "nespecifikováno"))]
-        facts += [(label, n[key]) for label, key in (("Číslo jednací", "číslo_jednací"),
-                                                     ("Spisová značka", "spisová_značka")) if n.get(key)]
+        facts = [
+            ("Vyvěšeno", numeric_from_iso(iso(ofn_instant_date(n.get("vyvěšení"))), "nespecifikováno")),
+            ("Relevantní do", numeric_from_iso(iso(ofn_instant_date(n.get("relevantní_do"))), "nespecifikováno")),
+        ]
+        facts += [
+            (label, n[key])
+            for label, key in (("Číslo jednací", "číslo_jednací"), ("Spisová značka", "spisová_značka"))
+            if n.get(key)
+        ]
         facts_html = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in facts)
-        files = "".join(f'<li><a href="{html.escape(d["url"])}">{html.escape(_cs(d.get("název")))}</a></li>'
-                        for d in n.get("dokument") or [] if isinstance(d.get("url"), str))
-        articles.append(f'<article class="oznameni"><h2><a href="{html.escape(n.get("url") or "")}">'
-                        f'{html.escape(_cs(n.get("název")))}</a></h2><dl>{facts_html}</dl>'
-                        f'<ul class="prilohy">{files}</ul></article>')
+        files = "".join(
+            f'<li><a href="{html.escape(d["url"])}">{html.escape(_cs(d.get("název")))}</a></li>'
+            for d in n.get("dokument") or []
+            if isinstance(d.get("url"), str)
+        )
+        articles.append(
+            f'<article class="oznameni"><h2><a href="{html.escape(n.get("url") or "")}">'
+            f"{html.escape(_cs(n.get('název')))}</a></h2><dl>{facts_html}</dl>"
+            f'<ul class="prilohy">{files}</ul></article>'
+        )
     body = "\n".join(articles)
-    return ('<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8">'
-            f"<title>{html.escape(name)} – úřední deska</title></head><body>\n<h1>Úřední deska</h1>\n"
-            f'<p class="provozovatel">{html.escape(name)}, IČO {html.escape(ico)}</p>\n'
-            f'<div class="uredni-deska">\n{body}\n</div>\n</body></html>\n')
+    return (
+        '<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8">'
+        f"<title>{html.escape(name)} – úřední deska</title></head><body>\n<h1>Úřední deska</h1>\n"
+        f'<p class="provozovatel">{html.escape(name)}, IČO {html.escape(ico)}</p>\n'
+        f'<div class="uredni-deska">\n{body}\n</div>\n</body></html>\n'
+    )
 
 
 class BoardHosts:
@@ -390,22 +450,36 @@ class BoardHosts:
         per_host_min = sorted(g[0] for g in host_gaps.values() if g)
         per_host_median = sorted(quantile(g, 0.5) for g in host_gaps.values() if g)
         busiest = max(arrivals.items(), key=lambda item: len(item[1]), default=(None, []))
-        return {"hosts": len(arrivals), "requests": sum(len(t) for t in arrivals.values()), "gaps": len(gaps),
-                "robots_txt_requests": robots, "browser_own_requests": browser,
-                "min_gap_s": quantile(gaps, 0), "p01_gap_s": quantile(gaps, 0.01), "p05_gap_s": quantile(gaps, 0.05),
-                "median_gap_s": quantile(gaps, 0.5), "delay_s": delay,
-                "gaps_under_delay": sum(1 for g in gaps if g < delay),
-                # Per host: the smallest of the hosts' own minimum gaps, the median of their median gaps.
-                "per_host_min_gap_s": {"min": quantile(per_host_min, 0), "median": quantile(per_host_min, 0.5)},
-                "per_host_median_gap_s": {"min": quantile(per_host_median, 0),
-                                          "median": quantile(per_host_median, 0.5)},
-                # The least wall time politeness allows: the busiest host's requests, one delay apart.
-                "busiest_host": busiest[0], "busiest_host_requests": len(busiest[1]),
-                "politeness_floor_s": round(max(0, len(busiest[1]) - 1) * delay, 1),
-                # The real hosts the mirror stood in for (published_hosts): each on its own.
-                "published_hosts": {h: {"requests": len(arrivals[h]), "min_gap_s": quantile(host_gaps[h], 0),
-                                        "median_gap_s": quantile(host_gaps[h], 0.5)}
-                                    for h in sorted(arrivals) if not h.endswith(MIRROR_HOST_SUFFIX)}}
+        return {
+            "hosts": len(arrivals),
+            "requests": sum(len(t) for t in arrivals.values()),
+            "gaps": len(gaps),
+            "robots_txt_requests": robots,
+            "browser_own_requests": browser,
+            "min_gap_s": quantile(gaps, 0),
+            "p01_gap_s": quantile(gaps, 0.01),
+            "p05_gap_s": quantile(gaps, 0.05),
+            "median_gap_s": quantile(gaps, 0.5),
+            "delay_s": delay,
+            "gaps_under_delay": sum(1 for g in gaps if g < delay),
+            # Per host: the smallest of the hosts' own minimum gaps, the median of their median gaps.
+            "per_host_min_gap_s": {"min": quantile(per_host_min, 0), "median": quantile(per_host_min, 0.5)},
+            "per_host_median_gap_s": {"min": quantile(per_host_median, 0), "median": quantile(per_host_median, 0.5)},
+            # The least wall time politeness allows: the busiest host's requests, one delay apart.
+            "busiest_host": busiest[0],
+            "busiest_host_requests": len(busiest[1]),
+            "politeness_floor_s": round(max(0, len(busiest[1]) - 1) * delay, 1),
+            # The real hosts the mirror stood in for (published_hosts): each on its own.
+            "published_hosts": {
+                h: {
+                    "requests": len(arrivals[h]),
+                    "min_gap_s": quantile(host_gaps[h], 0),
+                    "median_gap_s": quantile(host_gaps[h], 0.5),
+                }
+                for h in sorted(arrivals)
+                if not h.endswith(MIRROR_HOST_SUFFIX)
+            },
+        }
 
     def kadan_notices(self, feed: Path) -> list[dict]:
         return _notices(feed, feed.stat().st_mtime_ns)
@@ -439,8 +513,9 @@ class BoardHosts:
             if host == KADAN_JS_HOST and path == JS_BOARD_API:
                 return json_response(board_api(self.kadan_notices(feed)), last_modified=modified)
             if host == KADAN_HTML_HOST and path == STATIC_BOARD_PATH:
-                return html_response(static_board_page("Město Kadaň", "00261912", self.kadan_notices(feed)),
-                                     last_modified=modified)
+                return html_response(
+                    static_board_page("Město Kadaň", "00261912", self.kadan_notices(feed)), last_modified=modified
+                )
         if self.scale is not None:
             board = self.scale.by_host.get(host)
             if board is not None:
@@ -460,8 +535,16 @@ def published_hosts(corpus_root: Path) -> dict[str, str]:
         return {}
     hosts = {}
     for feed in _mvcr_feeds(path).values():
-        for url in [feed["iri"], *(d.get("url") for n in feed.get("informace") or [] if isinstance(n, dict)
-                                    for d in n.get("dokument") or [] if isinstance(d, dict))]:
+        for url in [
+            feed["iri"],
+            *(
+                d.get("url")
+                for n in feed.get("informace") or []
+                if isinstance(n, dict)
+                for d in n.get("dokument") or []
+                if isinstance(d, dict)
+            ),
+        ]:
             if isinstance(url, str) and urlsplit(url).hostname:
                 hosts.setdefault(urlsplit(url).path, urlsplit(url).hostname.lower())
     return hosts
@@ -531,12 +614,13 @@ def _copy_rows(sql: str, table: str) -> list[dict]:
     """The rows of one ``COPY public.{table} (…) FROM stdin;`` block of a PostgreSQL dump (text format)."""
     start = sql.index(f"COPY public.{table} (")
     header, body = sql[start:].split("\n", 1)
-    columns = [c.strip() for c in header[header.index("(") + 1:header.index(")")].split(",")]
+    columns = [c.strip() for c in header[header.index("(") + 1 : header.index(")")].split(",")]
     unescape = {"\\t": "\t", "\\n": "\n", "\\\\": "\\"}
     rows = []
     for line in body.split("\n\\.\n", 1)[0].splitlines():
-        values = [None if v == "\\N" else re.sub(r"\\[tn\\]", lambda m: unescape[m.group(0)], v)
-                  for v in line.split("\t")]
+        values = [
+            None if v == "\\N" else re.sub(r"\\[tn\\]", lambda m: unescape[m.group(0)], v) for v in line.split("\t")
+        ]
         rows.append(dict(zip(columns, values)))
     return rows
 
@@ -556,9 +640,15 @@ def edesky_notices(sql_file: Path) -> dict[str, list[dict]]:
             files[pair[1].split("#", 1)[0]].append(pair)
     boards: dict[str, list[dict]] = {}
     for row in _copy_rows(sql, "oznameni"):
-        boards.setdefault(names.get(row["urad_id"], ""), []).append({
-            "title": row["nazev"] or "", "posted": (row["datum_vyveseni"] or "")[:10] or None, "url": row["url"],
-            "until": (row["datum_relevance"] or "")[:10] or None, "files": files.get(row["url"], [])})
+        boards.setdefault(names.get(row["urad_id"], ""), []).append(
+            {
+                "title": row["nazev"] or "",
+                "posted": (row["datum_vyveseni"] or "")[:10] or None,
+                "url": row["url"],
+                "until": (row["datum_relevance"] or "")[:10] or None,
+                "files": files.get(row["url"], []),
+            }
+        )
     for notices in boards.values():
         notices.sort(key=lambda n: (n["posted"] or "", n["url"] or ""), reverse=True)
     return boards
@@ -576,45 +666,68 @@ def _public4u_page(name: str, notices: list[dict]) -> str:
         f'<tr class="dokument"><td class="nazev"><a href="{html.escape(n["url"] or "")}">{html.escape(n["title"])}'
         f'</a></td><td class="cislo-jednaci"></td><td class="vyveseno">{_day(n["posted"], "padded")}</td>'
         f'<td class="sejmuto">{_day(n["until"], "padded")}</td><td class="prilohy">'
-        + "".join(f'<a href="{html.escape(u)}">{html.escape(f)}</a>' for f, u in n["files"]) + "</td></tr>"
-        for n in notices)
-    return ('<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8"><meta name="generator" content="Public4u">'
-            f"<title>Úřední deska – {html.escape(name)}</title></head><body>\n<h1>Úřední deska</h1>\n"
-            '<div id="uredni-deska"><table class="seznam-dokumentu"><thead><tr><th>Název</th><th>Číslo jednací</th>'
-            f"<th>Vyvěšeno</th><th>Sejmuto</th><th>Přílohy</th></tr></thead><tbody>\n{rows}\n</tbody></table></div>\n"
-            "</body></html>\n")
+        + "".join(f'<a href="{html.escape(u)}">{html.escape(f)}</a>' for f, u in n["files"])
+        + "</td></tr>"
+        for n in notices
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8"><meta name="generator" content="Public4u">'
+        f"<title>Úřední deska – {html.escape(name)}</title></head><body>\n<h1>Úřední deska</h1>\n"
+        '<div id="uredni-deska"><table class="seznam-dokumentu"><thead><tr><th>Název</th><th>Číslo jednací</th>'
+        f"<th>Vyvěšeno</th><th>Sejmuto</th><th>Přílohy</th></tr></thead><tbody>\n{rows}\n</tbody></table></div>\n"
+        "</body></html>\n"
+    )
 
 
 def _sumavanet_page(name: str, notices: list[dict]) -> str:
     items = "\n".join(
         f'<li class="deska-polozka"><h3><a href="{html.escape(n["url"] or "")}">{html.escape(n["title"])}</a></h3>'
         f'<p class="data">Vyvěšeno: <span class="vyveseno">{_day(n["posted"], "spaced")}</span>'
-        + (f' Sejmutí: <span class="sejmuti">{_day(n["until"], "spaced")}</span>' if n["until"] else "") + "</p>"
-        + (f'<div class="soubory">' + "".join(f'<a href="{html.escape(u)}">{html.escape(f)}</a>'
-                                              for f, u in n["files"]) + "</div>" if n["files"] else "") + "</li>"
-        for n in notices)
-    return ('<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8"><meta name="author" content="SumavaNet.CZ">'
-            f"<title>{html.escape(name)} - úřední deska</title></head><body>\n<h2>Úřední deska</h2>\n"
-            f'<ul class="deska-seznam">\n{items}\n</ul>\n</body></html>\n')
+        + (f' Sejmutí: <span class="sejmuti">{_day(n["until"], "spaced")}</span>' if n["until"] else "")
+        + "</p>"
+        + (
+            '<div class="soubory">'
+            + "".join(f'<a href="{html.escape(u)}">{html.escape(f)}</a>' for f, u in n["files"])
+            + "</div>"
+            if n["files"]
+            else ""
+        )
+        + "</li>"
+        for n in notices
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8"><meta name="author" content="SumavaNet.CZ">'
+        f"<title>{html.escape(name)} - úřední deska</title></head><body>\n<h2>Úřední deska</h2>\n"
+        f'<ul class="deska-seznam">\n{items}\n</ul>\n</body></html>\n'
+    )
 
 
 def _plone_page(name: str, notices: list[dict]) -> str:
     items = "\n".join(
         f'<article class="tileItem"><h2 class="tileHeadline"><a href="{html.escape(n["url"] or "")}">'
         f'{html.escape(n["title"])}</a></h2><span class="documentPublished">{_day(n["posted"], "padded")}</span>'
-        "</article>" for n in notices)
-    return ('<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8"><meta name="generator" content="Plone">'
-            f"<title>Úřední deska — {html.escape(name)}</title></head><body>\n"
-            f'<div id="content-core">\n{items}\n</div>\n</body></html>\n')
+        "</article>"
+        for n in notices
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8"><meta name="generator" content="Plone">'
+        f"<title>Úřední deska — {html.escape(name)}</title></head><body>\n"
+        f'<div id="content-core">\n{items}\n</div>\n</body></html>\n'
+    )
 
 
 def _plain_page(name: str, notices: list[dict]) -> str:
-    rows = "\n".join(f'<tr><td>{html.escape(n["title"])}</td><td>{_day(n["posted"], "spaced")}</td>'
-                     f'<td>{_day(n["until"], "spaced")}</td></tr>' for n in notices)
-    return ('<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8">'
-            f"<title>Úřední deska – {html.escape(name)}</title></head><body>\n<h1>Úřední deska</h1>\n"
-            "<table><thead><tr><th>Název</th><th>Vyvěšeno</th><th>Do</th></tr></thead><tbody>\n"
-            f"{rows}\n</tbody></table>\n</body></html>\n")
+    rows = "\n".join(
+        f"<tr><td>{html.escape(n['title'])}</td><td>{_day(n['posted'], 'spaced')}</td>"
+        f"<td>{_day(n['until'], 'spaced')}</td></tr>"
+        for n in notices
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="cs"><head><meta charset="UTF-8">'
+        f"<title>Úřední deska – {html.escape(name)}</title></head><body>\n<h1>Úřední deska</h1>\n"
+        "<table><thead><tr><th>Název</th><th>Vyvěšeno</th><th>Do</th></tr></thead><tbody>\n"
+        f"{rows}\n</tbody></table>\n</body></html>\n"
+    )
 
 
 # CMS (the key of mendel/data/board_rules_by_cms.yaml) → the mirror-made page of a board on it; "plain" for a site
@@ -626,8 +739,17 @@ CMS_LAYOUTS = {"public4u": _public4u_page, "sumavanet": _sumavanet_page, "plone"
 def praha7_notices(archive: Path) -> list[dict]:
     """The Praha 7 archive's notices, newest first: title and dates as archived (it has no notice URLs, no files)."""
     rows = json.loads(Path(archive).read_text(encoding="utf-8"))
-    notices = [{"title": r.get("official_desk_name") or "", "posted": r.get("official_desk_date"), "url": None,
-                "until": r.get("official_desk_date_until"), "files": []} for r in rows if isinstance(r, dict)]
+    notices = [
+        {
+            "title": r.get("official_desk_name") or "",
+            "posted": r.get("official_desk_date"),
+            "url": None,
+            "until": r.get("official_desk_date_until"),
+            "files": [],
+        }
+        for r in rows
+        if isinstance(r, dict)
+    ]
     return sorted(notices, key=lambda n: n["posted"] or "", reverse=True)
 
 
@@ -643,5 +765,14 @@ def cms_board_page(corpus_root: Path, board: CmsBoard) -> str:
 
 def cms_html_list() -> dict:
     """The CMS boards as a maintained HTML-board list: no rules, each read with its site's CMS rule set."""
-    return {"boards": [{"id": b.id, "name": f"{b.edesky_name} (mirror-made {b.layout} page over its real notices)",
-                        "url": b.url, "site": b.site} for b in CMS_BOARDS]}
+    return {
+        "boards": [
+            {
+                "id": b.id,
+                "name": f"{b.edesky_name} (mirror-made {b.layout} page over its real notices)",
+                "url": b.url,
+                "site": b.site,
+            }
+            for b in CMS_BOARDS
+        ]
+    }

@@ -56,9 +56,11 @@ FIELD = "ctl00$MainContent$"
 PAGE_SIZES = (20, 40, 80)
 NO_HITS = "Pro zadaná kritéria nebyly nalezeny žádné záznamy."
 MAX_SESSIONS = 500
-MIRROR_NOTE = ("Záznam zrcadla Mendel, ne text rozhodnutí: ukázkový korpus neobsahuje texty rozhodnutí Ústavního "
-               "soudu. Níže jsou jen skutečné záznamy datové sady ConCo (Harašta, Novotná, Šavelka; "
-               "czech-court-citations-dataset) o odkazech, které toto rozhodnutí činí na jiná rozhodnutí.")
+MIRROR_NOTE = (
+    "Záznam zrcadla Mendel, ne text rozhodnutí: ukázkový korpus neobsahuje texty rozhodnutí Ústavního "
+    "soudu. Níže jsou jen skutečné záznamy datové sady ConCo (Harašta, Novotná, Šavelka; "
+    "czech-court-citations-dataset) o odkazech, které toto rozhodnutí činí na jiná rozhodnutí."
+)
 
 
 def _docket_key(text: str) -> str:
@@ -76,7 +78,9 @@ def record_text(decision: ConstitutionalDecision) -> str:
 def reference_line(ref) -> str:
     line = f"{CONCO_CATEGORY.get(ref.category, ref.category)}: {ref.reference}"
     if ref.linked_court and ref.linked_date:
-        line += f" (v datové sadě propojeno: {ref.linked_court}, rozhodnutí ze dne {format_numeric_date(ref.linked_date)})"
+        line += (
+            f" (v datové sadě propojeno: {ref.linked_court}, rozhodnutí ze dne {format_numeric_date(ref.linked_date)})"
+        )
     return line
 
 
@@ -157,13 +161,20 @@ class NalusSite:
     def search_form(self, headers) -> Response:
         sid, new = self._session(headers)
         sizes = "".join(f'<option value="{n}"{" selected" if n == 20 else ""}>{n}</option>' for n in PAGE_SIZES)
-        hidden = {"__EVENTTARGET": "", "__EVENTARGUMENT": "", "__VIEWSTATE": self._token("viewstate"),
-                  "__VIEWSTATEGENERATOR": "8D0E13E6", "__EVENTVALIDATION": self._token("eventvalidation")}
-        inputs = "\n".join(f'<input type="hidden" name="{k}" id="{k}" value="{html.escape(v)}" />'
-                           for k, v in hidden.items())
+        hidden = {
+            "__EVENTTARGET": "",
+            "__EVENTARGUMENT": "",
+            "__VIEWSTATE": self._token("viewstate"),
+            "__VIEWSTATEGENERATOR": "8D0E13E6",
+            "__EVENTVALIDATION": self._token("eventvalidation"),
+        }
+        inputs = "\n".join(
+            f'<input type="hidden" name="{k}" id="{k}" value="{html.escape(v)}" />' for k, v in hidden.items()
+        )
         checkbox = lambda name, label, on=True: (  # noqa: E731 - a one-line form helper
             f'<input id="ctl00_MainContent_{name}" type="checkbox" name="{FIELD}{name}"{" checked" if on else ""} />'
-            f'<label for="ctl00_MainContent_{name}">{label}</label>')
+            f'<label for="ctl00_MainContent_{name}">{label}</label>'
+        )
         text = lambda name: f'<input name="{FIELD}{name}" type="text" id="ctl00_MainContent_{name}" />'  # noqa: E731
         body = (
             '<form method="post" action="./Search.aspx" id="form1">\n' + inputs + "\n"
@@ -176,7 +187,8 @@ class NalusSite:
             f'<div>Počet výsledků na stránce <select name="{FIELD}resultsPageSize" '
             f'id="ctl00_MainContent_resultsPageSize">{sizes}</select></div>\n'
             f'<input type="submit" name="{FIELD}but_search" value="Vyhledat" id="ctl00_MainContent_but_search" />\n'
-            "</form>")
+            "</form>"
+        )
         response = html_response(_page("NALUS - Vyhledávání", body))
         response.etag = None  # a fresh view state every time: not cacheable
         if new:
@@ -185,10 +197,17 @@ class NalusSite:
 
     def postback(self, headers, body: bytes) -> Response:
         form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
-        if not (self._valid("viewstate", form.get("__VIEWSTATE"))
-                and self._valid("eventvalidation", form.get("__EVENTVALIDATION"))):
-            return html_response(_page("Runtime Error", "<h2>Server Error in '/' Application.</h2>"
-                                       "<p>Validation of viewstate MAC failed.</p>"), status=500)
+        if not (
+            self._valid("viewstate", form.get("__VIEWSTATE"))
+            and self._valid("eventvalidation", form.get("__EVENTVALIDATION"))
+        ):
+            return html_response(
+                _page(
+                    "Runtime Error",
+                    "<h2>Server Error in '/' Application.</h2><p>Validation of viewstate MAC failed.</p>",
+                ),
+                status=500,
+            )
         hits = self.search(form)
         size = int(form.get(FIELD + "resultsPageSize") or 20)
         size = size if size in PAGE_SIZES else 20
@@ -196,12 +215,16 @@ class NalusSite:
         self._remember(sid, {"hits": [d.sz for d in hits], "size": size})
         cookie = {"Set-Cookie": f"ASP.NET_SessionId={sid}; path=/; HttpOnly; SameSite=Lax"} if new else {}
         if not hits:
-            response = html_response(_page("NALUS - Vyhledávání",
-                                           f'<span id="ctl00_MainContent_lbError" class="labelError">{NO_HITS}</span>'))
+            response = html_response(
+                _page(
+                    "NALUS - Vyhledávání", f'<span id="ctl00_MainContent_lbError" class="labelError">{NO_HITS}</span>'
+                )
+            )
             response.headers.update(cookie)
             return response
-        return Response(status=302, body=b"", content_type="text/html; charset=utf-8",
-                        headers={"Location": RESULTS_PATH, **cookie})
+        return Response(
+            status=302, body=b"", content_type="text/html; charset=utf-8", headers={"Location": RESULTS_PATH, **cookie}
+        )
 
     def search(self, form: dict) -> list[ConstitutionalDecision]:
         on = lambda name: (form.get(FIELD + name) or "").lower() in ("on", "true", "1")  # noqa: E731
@@ -232,13 +255,14 @@ class NalusSite:
         with self._lock:
             state = self._sessions.get(sid) if sid else None
         if state is None:
-            return Response(status=302, body=b"", content_type="text/html; charset=utf-8",
-                            headers={"Location": SEARCH_PATH})
+            return Response(
+                status=302, body=b"", content_type="text/html; charset=utf-8", headers={"Location": SEARCH_PATH}
+            )
         raw = (parse_qs(query).get("page") or ["0"])[0]
         page = int(raw) if raw.isdigit() else 0
         size, szs = state["size"], state["hits"]
         pages = max((len(szs) + size - 1) // size, 1)
-        chunk = szs[page * size:(page + 1) * size]
+        chunk = szs[page * size : (page + 1) * size]
         self.decisions()
         by_sz = {d.sz: d for d in self._ordered or []}
         host = headers.get("Host") or "nalus.usoud.cz"
@@ -254,14 +278,20 @@ class NalusSite:
                 f"&amp;typ=result'>{html.escape(d.docket)} #{counter}</a><br />{d.ecli or ''}<br />"
                 f"{format_numeric_date(d.decided)}</td>\n</tr>\n"
                 f"<tr class='resultData{offset % 2}' valign=\"top\">\n"
-                f"  <td><img onclick='javascript:ShowLink(\"{text_url}\", \"Odkaz\", \"\")' alt='Odkaz' /></td>\n</tr>")
+                f'  <td><img onclick=\'javascript:ShowLink("{text_url}", "Odkaz", "")\' alt=\'Odkaz\' /></td>\n</tr>'
+            )
         first = page * size + 1
-        banner = (f'<span class="resultsInfo">Výsledky {first} - {first + len(chunk) - 1} z celkem {len(szs)}</span>'
-                  if chunk else f'<span class="resultsInfo">Výsledky 0 - 0 z celkem {len(szs)}</span>')
-        pager = " ".join(f'<a href="Results.aspx?page={n}">{n + 1}</a>' if n != page else f"<span>{n + 1}</span>"
-                         for n in range(pages))
+        banner = (
+            f'<span class="resultsInfo">Výsledky {first} - {first + len(chunk) - 1} z celkem {len(szs)}</span>'
+            if chunk
+            else f'<span class="resultsInfo">Výsledky 0 - 0 z celkem {len(szs)}</span>'
+        )
+        pager = " ".join(
+            f'<a href="Results.aspx?page={n}">{n + 1}</a>' if n != page else f"<span>{n + 1}</span>"
+            for n in range(pages)
+        )
         table = '<table class="resultsTable">\n' + "\n".join(rows) + "\n</table>"
-        response = html_response(_page("NALUS - Výsledky", f"{banner}\n{table}\n<div class=\"pager\">{pager}</div>"))
+        response = html_response(_page("NALUS - Výsledky", f'{banner}\n{table}\n<div class="pager">{pager}</div>'))
         response.etag = None  # the session's search, not a resource
         return response
 
@@ -282,10 +312,13 @@ class NalusSite:
             '<table class="DocContent"><tr><td>\n'
             f"<p>{html.escape(MIRROR_NOTE)}</p>\n"
             f"<p>Spisová značka podle datové sady: {html.escape(decision.docket_as_recorded)}</p>\n"
-            f"<ul>\n{items}\n</ul>\n</td></tr></table>")
+            f"<ul>\n{items}\n</ul>\n</td></tr></table>"
+        )
         return html_response(_page(decision.docket, body), last_modified=decision.source_mtime)
 
 
 def _page(title: str, body: str) -> str:
-    return (f'<!DOCTYPE html>\n<html lang="cs"><head><meta charset="utf-8" /><title>{html.escape(title)}</title>'
-            f"</head><body>\n{body}\n</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="cs"><head><meta charset="utf-8" /><title>{html.escape(title)}</title>'
+        f"</head><body>\n{body}\n</body></html>\n"
+    )

@@ -47,24 +47,40 @@ RPP_BODY = "https://rpp-opendata.egon.gov.cz/odrpp/zdroj/orgán-veřejné-moci/"
 DATASETS = "https://data.gov.cz/zdroj/datové-sady/"  # mirror-made dataset IRIs live under NKOD's dataset space
 TEMPLATE = Path("municipal") / "ofn-2021-07-20" / "metadata_úřední-desky.jsonld"
 FILE_TYPES = "http://publications.europa.eu/resource/authority/file-type/"
-MEDIA_TYPES = {"JSON_LD": "application/ld+json", "JSON": "application/json", "XML": "application/xml",
-               "CSV": "text/csv"}
+MEDIA_TYPES = {
+    "JSON_LD": "application/ld+json",
+    "JSON": "application/json",
+    "XML": "application/xml",
+    "CSV": "text/csv",
+}
 
 # The OFN catalogue keys of a dataset / distribution record and the predicates NKOD stores them as.
 DATASET_KEYS = {
-    "název": DCTERMS + "title", "popis": DCTERMS + "description", "klíčové_slovo": DCAT + "keyword",
-    "prvek_rúian": DCTERMS + "spatial", "geografické_území": DCTERMS + "spatial",
-    "prostorové_pokrytí": DCTERMS + "spatial", "periodicita_aktualizace": DCTERMS + "accrualPeriodicity",
-    "dokumentace": FOAF + "page", "téma": DCAT + "theme", "koncept_euroVoc": DCAT + "theme",
+    "název": DCTERMS + "title",
+    "popis": DCTERMS + "description",
+    "klíčové_slovo": DCAT + "keyword",
+    "prvek_rúian": DCTERMS + "spatial",
+    "geografické_území": DCTERMS + "spatial",
+    "prostorové_pokrytí": DCTERMS + "spatial",
+    "periodicita_aktualizace": DCTERMS + "accrualPeriodicity",
+    "dokumentace": FOAF + "page",
+    "téma": DCAT + "theme",
+    "koncept_euroVoc": DCAT + "theme",
     "specifikace": DCTERMS + "conformsTo",
 }
 DISTRIBUTION_KEYS = {
-    "soubor_ke_stažení": DCAT + "downloadURL", "přístupové_url": DCAT + "accessURL",
-    "typ_média": DCAT + "mediaType", "formát": DCTERMS + "format", "schéma": DCTERMS + "conformsTo",
+    "soubor_ke_stažení": DCAT + "downloadURL",
+    "přístupové_url": DCAT + "accessURL",
+    "typ_média": DCAT + "mediaType",
+    "formát": DCTERMS + "format",
+    "schéma": DCTERMS + "conformsTo",
 }
-TERMS_KEYS = {"autorské_dílo": PU + "autorské-dílo", "databáze_jako_autorské_dílo": PU + "databáze-jako-autorské-dílo",
-              "databáze_chráněná_zvláštními_právy": PU + "databáze-chráněná-zvláštními-právy",
-              "osobní_údaje": PU + "osobní-údaje"}
+TERMS_KEYS = {
+    "autorské_dílo": PU + "autorské-dílo",
+    "databáze_jako_autorské_dílo": PU + "databáze-jako-autorské-dílo",
+    "databáze_chráněná_zvláštními_právy": PU + "databáze-chráněná-zvláštními-právy",
+    "osobní_údaje": PU + "osobní-údaje",
+}
 
 
 class QueryError(ValueError):
@@ -100,6 +116,7 @@ class CatalogueBoard:
 
 # ---------------------------------------------------------------- records
 
+
 def dataset_triples(template: dict, board: CatalogueBoard) -> list[tuple]:
     """The triples of one dataset record: the template's values, this board's publisher and URLs."""
     subject = Iri(board.dataset)
@@ -119,11 +136,16 @@ def dataset_triples(template: dict, board: CatalogueBoard) -> list[tuple]:
     source = (template.get("distribuce") or [{}])[0]
     for download_url, file_type in board.distributions:
         distribution = Iri(f"{board.dataset}/distribuce/{file_type.lower().replace('_', '-')}")
-        triples += [(subject, Iri(DCAT + "distribution"), distribution),
-                    (distribution, Iri(RDF_TYPE), Iri(DCAT + "Distribution"))]
-        values = {"soubor_ke_stažení": download_url, "přístupové_url": download_url,
-                  "typ_média": f"http://www.iana.org/assignments/media-types/{MEDIA_TYPES[file_type]}",
-                  "formát": FILE_TYPES + file_type}
+        triples += [
+            (subject, Iri(DCAT + "distribution"), distribution),
+            (distribution, Iri(RDF_TYPE), Iri(DCAT + "Distribution")),
+        ]
+        values = {
+            "soubor_ke_stažení": download_url,
+            "přístupové_url": download_url,
+            "typ_média": f"http://www.iana.org/assignments/media-types/{MEDIA_TYPES[file_type]}",
+            "formát": FILE_TYPES + file_type,
+        }
         if file_type != "JSON_LD":
             values["schéma"] = None  # the OFN's JSON schema describes its JSON-LD only
         for key, predicate in DISTRIBUTION_KEYS.items():
@@ -160,7 +182,8 @@ class TripleStore:
 
 # ---------------------------------------------------------------- a small SPARQL subset
 
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(
+    r"""
     (?P<ws>\s+|\#[^\n]*)
   | (?P<iri><[^<>"\s]*>)
   | (?P<var>[?$][^\s{}()<>"',;.=*]+)
@@ -169,7 +192,9 @@ _TOKEN = re.compile(r"""
   | (?P<pname>[^\s{}()<>"',;=?$#*]*:[^\s{}()<>"',;=#*]*)
   | (?P<punct>[{}().,;=*]|&&)
   | (?P<word>[A-Za-z]+)
-""", re.X)
+""",
+    re.X,
+)
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
@@ -180,7 +205,7 @@ def tokenize(text: str) -> list[tuple[str, str, str | None]]:
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if not m:
-            raise QueryError(f"cannot read the query at character {pos}: {text[pos:pos + 20]!r}")
+            raise QueryError(f"cannot read the query at character {pos}: {text[pos : pos + 20]!r}")
         pos = m.end()
         kind = m.lastgroup if m.lastgroup != "lang" else "str"
         if kind == "ws":
@@ -332,7 +357,9 @@ class _Parser:
                 self.expect("punct", "=")
                 lang = self.expect("str")[1][1:-1]
             else:
-                raise QueryError(f"unsupported FILTER starting at {self.peek()[1]!r} (the mirror evaluates LANG filters)")
+                raise QueryError(
+                    f"unsupported FILTER starting at {self.peek()[1]!r} (the mirror evaluates LANG filters)"
+                )
             filters.append((name, lang.lower()))
             if self.peek()[:2] == ("punct", "&&"):
                 self.take()
@@ -457,13 +484,19 @@ def run_query(store: TripleStore, text: str) -> dict:
     if query.distinct:
         rows = list(dict.fromkeys(rows))
     end = None if query.limit is None else query.offset + query.limit
-    rows = rows[query.offset:end]
-    return {"head": {"vars": names},
-            "results": {"distinct": query.distinct, "ordered": bool(query.order_by),
-                        "bindings": [{n: _binding(v) for n, v in zip(names, row) if v is not None} for row in rows]}}
+    rows = rows[query.offset : end]
+    return {
+        "head": {"vars": names},
+        "results": {
+            "distinct": query.distinct,
+            "ordered": bool(query.order_by),
+            "bindings": [{n: _binding(v) for n, v in zip(names, row) if v is not None} for row in rows],
+        },
+    }
 
 
 # ---------------------------------------------------------------- the site
+
 
 class NkodSite:
     def __init__(self, corpus_root: Path, scale=None):
@@ -472,12 +505,26 @@ class NkodSite:
 
     def boards(self) -> list[CatalogueBoard]:
         if self.scale is None:
-            return [CatalogueBoard(dataset=DATASETS + b.dataset, publisher_ico=b.publisher_ico,
-                                   publisher_name=b.publisher_name, page_url=b.page_url, distributions=b.distributions)
-                    for b in served_boards(self.corpus_root)]
-        return [CatalogueBoard(dataset=f"{DATASETS}{b.ico}/uredni-deska", publisher_ico=b.ico, publisher_name=b.name,
-                               page_url=b.page_url, distributions=((b.feed_url, "JSON_LD"),))
-                for b in self.scale.ofn_boards]
+            return [
+                CatalogueBoard(
+                    dataset=DATASETS + b.dataset,
+                    publisher_ico=b.publisher_ico,
+                    publisher_name=b.publisher_name,
+                    page_url=b.page_url,
+                    distributions=b.distributions,
+                )
+                for b in served_boards(self.corpus_root)
+            ]
+        return [
+            CatalogueBoard(
+                dataset=f"{DATASETS}{b.ico}/uredni-deska",
+                publisher_ico=b.ico,
+                publisher_name=b.name,
+                page_url=b.page_url,
+                distributions=((b.feed_url, "JSON_LD"),),
+            )
+            for b in self.scale.ofn_boards
+        ]
 
     @cached_property
     def store(self) -> TripleStore:

@@ -48,19 +48,31 @@ TEXT_PREFIX = "/DokumentOriginal/Text/"
 FIRST_PAGE_ROWS = 40
 MORE_ROWS = 20
 ID_BASE = 900_000  # mirror ids: ID_BASE + position in date order
-CONDITIONS = (("datumvydanirozhodnuti", "Datum vydání rozhodnutí", "DatumACas"),
-              ("textDokumentu", "Text dokumentu", "Text"), ("ecli", "ECLI", "Text"))
-MIRROR_NOTE = ("Záznam zrcadla Mendel, ne text rozhodnutí: ukázkový korpus neobsahuje texty rozhodnutí Nejvyššího "
-               "správního soudu. Níže jsou jen skutečné záznamy datové sady ConCo (Harašta, Novotná, Šavelka; "
-               "czech-court-citations-dataset) o tom, která rozhodnutí Ústavního soudu toto rozhodnutí citují.")
+CONDITIONS = (
+    ("datumvydanirozhodnuti", "Datum vydání rozhodnutí", "DatumACas"),
+    ("textDokumentu", "Text dokumentu", "Text"),
+    ("ecli", "ECLI", "Text"),
+)
+MIRROR_NOTE = (
+    "Záznam zrcadla Mendel, ne text rozhodnutí: ukázkový korpus neobsahuje texty rozhodnutí Nejvyššího "
+    "správního soudu. Níže jsou jen skutečné záznamy datové sady ConCo (Harašta, Novotná, Šavelka; "
+    "czech-court-citations-dataset) o tom, která rozhodnutí Ústavního soudu toto rozhodnutí citují."
+)
 
 
 def decision_text(decision: AdministrativeDecision) -> str:
-    lines = ["Nejvyšší správní soud", f"Spisová značka: {decision.docket}",
-             f"Datum rozhodnutí: {format_numeric_date(decision.decided)}", "", MIRROR_NOTE, "",
-             f"Soubor v datové sadě CzCDC: {decision.file}",
-             "Spisová značka, jak ji zapisují citující rozhodnutí: " + "; ".join(decision.dockets), "",
-             "Citováno v rozhodnutích Ústavního soudu:"]
+    lines = [
+        "Nejvyšší správní soud",
+        f"Spisová značka: {decision.docket}",
+        f"Datum rozhodnutí: {format_numeric_date(decision.decided)}",
+        "",
+        MIRROR_NOTE,
+        "",
+        f"Soubor v datové sadě CzCDC: {decision.file}",
+        "Spisová značka, jak ji zapisují citující rozhodnutí: " + "; ".join(decision.dockets),
+        "",
+        "Citováno v rozhodnutích Ústavního soudu:",
+    ]
     for docket, decided, sz in decision.cited_by:
         lines.append(f"- {docket} ze dne {format_numeric_date(decided)} (NALUS: {sz})")
     return "\r\n".join(lines) + "\r\n"
@@ -87,7 +99,7 @@ class NssoudSite:
         if lowered == MORE_ROWS_PATH.lower() and method == "POST":
             return self.more_rows(body)
         if lowered.startswith(TEXT_PREFIX.lower()) and method in ("GET", "HEAD"):
-            return self.text(path[len(TEXT_PREFIX):])
+            return self.text(path[len(TEXT_PREFIX) :])
         return None
 
     # -- anti-forgery token
@@ -101,7 +113,9 @@ class NssoudSite:
             raw = base64.urlsafe_b64decode((token or "").encode())
         except ValueError:
             return False
-        return len(raw) == 32 and hmac.compare_digest(raw[16:], hmac.new(self._secret, raw[:16], hashlib.sha256).digest()[:16])
+        return len(raw) == 32 and hmac.compare_digest(
+            raw[16:], hmac.new(self._secret, raw[:16], hashlib.sha256).digest()[:16]
+        )
 
     # -- pages
 
@@ -110,16 +124,26 @@ class NssoudSite:
         for i, (tech, label, kind) in enumerate(CONDITIONS):
             prefix = f"vyhledavaciPodminky[{i}]"
             value = f"{prefix}.vyhledavaciPodminkaHodnota[0]"
-            fields = (f'<input type="text" name="{value}.HodnotaDatumACasOd" value="" />'
-                      f'<input type="text" name="{value}.HodnotaDatumACasDo" value="" />') if kind == "DatumACas" \
+            fields = (
+                (
+                    f'<input type="text" name="{value}.HodnotaDatumACasOd" value="" />'
+                    f'<input type="text" name="{value}.HodnotaDatumACasDo" value="" />'
+                )
+                if kind == "DatumACas"
                 else f'<input type="text" name="{value}.HodnotaText" value="" />'
-            rows.append(f'<div class="podminka"><input type="hidden" name="{prefix}.TechnickyNazev" value="{tech}" />'
-                        f'<input type="hidden" name="{prefix}.ZobrazovanyNazev" value="{label}" />'
-                        f'<input type="hidden" name="{prefix}.DatovyTyp" value="{kind}" />'
-                        f'<label>{label}</label>{fields}</div>')
-        body = ('<form id="findform" method="post" action="/Home/Index?formular=4">\n'
-                f'<input name="__RequestVerificationToken" type="hidden" value="{self._token()}" />\n'
-                + "\n".join(rows) + '\n<input type="submit" name="btSubmit" value="Vyhledat" />\n</form>')
+            )
+            rows.append(
+                f'<div class="podminka"><input type="hidden" name="{prefix}.TechnickyNazev" value="{tech}" />'
+                f'<input type="hidden" name="{prefix}.ZobrazovanyNazev" value="{label}" />'
+                f'<input type="hidden" name="{prefix}.DatovyTyp" value="{kind}" />'
+                f"<label>{label}</label>{fields}</div>"
+            )
+        body = (
+            '<form id="findform" method="post" action="/Home/Index?formular=4">\n'
+            f'<input name="__RequestVerificationToken" type="hidden" value="{self._token()}" />\n'
+            + "\n".join(rows)
+            + '\n<input type="submit" name="btSubmit" value="Vyhledat" />\n</form>'
+        )
         response = html_response(_page("Vyhledávač NSS", body))
         response.etag = None  # a fresh token every time
         return response
@@ -127,30 +151,52 @@ class NssoudSite:
     def search(self, body: bytes) -> Response:
         form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
         if not self._valid(form.get("__RequestVerificationToken")):
-            return html_response(_page("Chyba", 'The required anti-forgery form field "__RequestVerificationToken" '
-                                                'is not present or is not valid.'), status=400)
+            return html_response(
+                _page(
+                    "Chyba",
+                    'The required anti-forgery form field "__RequestVerificationToken" is not present or is not valid.',
+                ),
+                status=400,
+            )
         conditions = []
         for i, (tech, _label, kind) in enumerate(CONDITIONS):
             value = f"vyhledavaciPodminky[{i}].vyhledavaciPodminkaHodnota[0]"
             if kind == "DatumACas":
                 od, do = form.get(f"{value}.HodnotaDatumACasOd", ""), form.get(f"{value}.HodnotaDatumACasDo", "")
                 if od or do:
-                    conditions.append({"TechnickyNazev": tech, "vyhledavaciPodminkaHodnota": [
-                        {"HodnotaDatumACasOd": od, "HodnotaDatumACasDo": do}]})
+                    conditions.append(
+                        {
+                            "TechnickyNazev": tech,
+                            "vyhledavaciPodminkaHodnota": [{"HodnotaDatumACasOd": od, "HodnotaDatumACasDo": do}],
+                        }
+                    )
             elif form.get(f"{value}.HodnotaText"):
-                conditions.append({"TechnickyNazev": tech, "vyhledavaciPodminkaHodnota": [
-                    {"HodnotaText": form[f"{value}.HodnotaText"]}]})
+                conditions.append(
+                    {
+                        "TechnickyNazev": tech,
+                        "vyhledavaciPodminkaHodnota": [{"HodnotaText": form[f"{value}.HodnotaText"]}],
+                    }
+                )
         hits = self.matching(conditions)
         params = json.dumps(conditions, ensure_ascii=True)
-        script = ("<script>\n"
-                  f"var currParams = '{_js(params)}';\nvar currViewId = '1';\nvar currSort = 'datum_desc';\n"
-                  f"var moreRowsUrl = '{MORE_ROWS_PATH}';\n</script>")
-        table = ('<table id="tresults" class="infinite-scroll"><thead><tr><th>#</th><th></th><th>Datum vydání</th>'
-                 "<th>Spisová značka</th><th>Senát</th><th>Forma rozhodnutí</th><th>Výrok</th><th></th><th></th>"
-                 "<th>Účastníci</th><th>Dokumenty</th></tr></thead>\n<tbody>\n"
-                 + self.rows(hits, 0, FIRST_PAGE_ROWS) + "\n</tbody></table>")
-        response = html_response(_page("Vyhledávač NSS - výsledky",
-                                       f'<div class="pocet">Nalezeno záznamů: {len(hits)}</div>\n{table}\n{script}'))
+        script = (
+            "<script>\n"
+            f"var currParams = '{_js(params)}';\nvar currViewId = '1';\nvar currSort = 'datum_desc';\n"
+            f"var moreRowsUrl = '{MORE_ROWS_PATH}';\n</script>"
+        )
+        table = (
+            '<table id="tresults" class="infinite-scroll"><thead><tr><th>#</th><th></th><th>Datum vydání</th>'
+            "<th>Spisová značka</th><th>Senát</th><th>Forma rozhodnutí</th><th>Výrok</th><th></th><th></th>"
+            "<th>Účastníci</th><th>Dokumenty</th></tr></thead>\n<tbody>\n"
+            + self.rows(hits, 0, FIRST_PAGE_ROWS)
+            + "\n</tbody></table>"
+        )
+        response = html_response(
+            _page(
+                "Vyhledávač NSS - výsledky",
+                f'<div class="pocet">Nalezeno záznamů: {len(hits)}</div>\n{table}\n{script}',
+            )
+        )
         response.etag = None
         return response
 
@@ -180,13 +226,14 @@ class NssoudSite:
     def rows(self, hits: list[AdministrativeDecision], start: int, count: int) -> str:
         ids = {d.file: ID_BASE + i for i, d in enumerate(self.decisions(), start=1)}
         out = []
-        for n, d in enumerate(hits[start:start + count], start=start):
+        for n, d in enumerate(hits[start : start + count], start=start):
             doc = ids[d.file]
             out.append(
                 f'<tr><td>{n + 1}</td><td><input name="ZobrazeneVysledky[{n}].ID" type="hidden" value="{doc}" /></td>'
                 f"<td>{format_numeric_date(d.decided, separator='.', zero_pad=True)}</td>"
                 f"<td>{html.escape(d.docket)}</td><td>senát NSS</td><td></td><td></td><td>&nbsp;</td><td>&nbsp;</td>"
-                f'<td></td><td><a href="{TEXT_PREFIX}{doc}">Text</a></td></tr>')
+                f'<td></td><td><a href="{TEXT_PREFIX}{doc}">Text</a></td></tr>'
+            )
         return "\n".join(out)
 
     def more_rows(self, body: bytes) -> Response:
@@ -211,8 +258,12 @@ class NssoudSite:
         if not 0 <= index < len(decisions):
             return None
         decision = decisions[index]
-        return Response(status=200, body=decision_text(decision).encode("utf-16-le"),
-                        content_type="text/plain; charset=utf-16", last_modified=decision.source_mtime)
+        return Response(
+            status=200,
+            body=decision_text(decision).encode("utf-16-le"),
+            content_type="text/plain; charset=utf-16",
+            last_modified=decision.source_mtime,
+        )
 
 
 def _js(text: str) -> str:
@@ -220,5 +271,7 @@ def _js(text: str) -> str:
 
 
 def _page(title: str, body: str) -> str:
-    return (f'<!DOCTYPE html>\n<html lang="cs"><head><meta charset="utf-8" /><title>{html.escape(title)}</title>'
-            f"</head><body>\n{body}\n</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="cs"><head><meta charset="utf-8" /><title>{html.escape(title)}</title>'
+        f"</head><body>\n{body}\n</body></html>\n"
+    )

@@ -48,7 +48,9 @@ class FileDigests:
         return digest
 
 
-def file_response(path: Path, content_type: str, digests: FileDigests, headers: dict[str, str] | None = None) -> Response:
+def file_response(
+    path: Path, content_type: str, digests: FileDigests, headers: dict[str, str] | None = None
+) -> Response:
     """The file's bytes unchanged; ETag = sha256 of the bytes, Last-Modified = file mtime."""
     return Response(
         status=200,
@@ -60,15 +62,17 @@ def file_response(path: Path, content_type: str, digests: FileDigests, headers: 
     )
 
 
-def json_response(payload: object, status: int = 200, last_modified: float | None = None,
-                  content_type: str = "application/json") -> Response:
+def json_response(
+    payload: object, status: int = 200, last_modified: float | None = None, content_type: str = "application/json"
+) -> Response:
     body = json.dumps(payload, ensure_ascii=False, indent=None, separators=(",", ":")).encode("utf-8")
     return Response(status=status, body=body, content_type=content_type, last_modified=last_modified)
 
 
 def html_response(html: str, status: int = 200, last_modified: float | None = None) -> Response:
-    return Response(status=status, body=html.encode("utf-8"), content_type="text/html; charset=UTF-8",
-                    last_modified=last_modified)
+    return Response(
+        status=status, body=html.encode("utf-8"), content_type="text/html; charset=UTF-8", last_modified=last_modified
+    )
 
 
 def text_response(text: str, status: int = 200, content_type: str = "text/plain; charset=utf-8") -> Response:

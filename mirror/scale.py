@@ -92,9 +92,16 @@ class ScaleBoards:
         if not self.pdfs or len(self.source_notices) < MAX_NOTICES:
             raise ValueError(f"scale mode needs the Kadaň feed and the Blešno PDFs under {base}")
         self.digests = digests or FileDigests()
-        self.boards = [ScaleBoard(index=i, host=f"deska-{i + 1:04d}{MIRROR_HOST_SUFFIX}",
-                                  ico=ico_with_check_digit(7_100_000 + i), name=f"Testovací obec {i + 1:04d}",
-                                  javascript=(i % JS_EVERY == JS_EVERY - 1)) for i in range(count)]
+        self.boards = [
+            ScaleBoard(
+                index=i,
+                host=f"deska-{i + 1:04d}{MIRROR_HOST_SUFFIX}",
+                ico=ico_with_check_digit(7_100_000 + i),
+                name=f"Testovací obec {i + 1:04d}",
+                javascript=(i % JS_EVERY == JS_EVERY - 1),
+            )
+            for i in range(count)
+        ]
         self.by_host = {b.host: b for b in self.boards}
 
     @property
@@ -107,7 +114,7 @@ class ScaleBoards:
 
     # ---------------------------------------------------------------- content
 
-    @lru_cache(maxsize=4096)
+    @lru_cache(maxsize=4096)  # noqa: B019 (one scale mirror per process)
     def content(self, index: int) -> tuple[list[dict], dict[str, Path]]:
         """(notices in OFN form, attachment file id → sample PDF) of one board."""
         board = self.boards[index]
@@ -117,13 +124,21 @@ class ScaleBoards:
         titles, refs, dates = rng.sample(pool, count), rng.sample(pool, count), rng.sample(pool, count)
         notices, files = [], {}
         for j in range(count):
-            named, referenced, dated = (self.source_notices[titles[j]], self.source_notices[refs[j]],
-                                        self.source_notices[dates[j]])
+            named, referenced, dated = (
+                self.source_notices[titles[j]],
+                self.source_notices[refs[j]],
+                self.source_notices[dates[j]],
+            )
             notice_id = f"{index + 1:04d}{j + 1:03d}"
-            notice = {"typ": named["typ"], "iri": f"http://{board.host}/zdroj/uredni-deska/informace/{notice_id}",
-                      "url": f"http://{board.host}/uredni-deska/informace/{notice_id}", "název": named["název"],
-                      "popis": named.get("popis", {"cs": ""}), "vyvěšení": dated["vyvěšení"],
-                      "relevantní_do": dated["relevantní_do"]}
+            notice = {
+                "typ": named["typ"],
+                "iri": f"http://{board.host}/zdroj/uredni-deska/informace/{notice_id}",
+                "url": f"http://{board.host}/uredni-deska/informace/{notice_id}",
+                "název": named["název"],
+                "popis": named.get("popis", {"cs": ""}),
+                "vyvěšení": dated["vyvěšení"],
+                "relevantní_do": dated["relevantní_do"],
+            }
             for key in ("číslo_jednací", "spisová_značka"):
                 if key in referenced:
                     notice[key] = referenced[key]
@@ -132,16 +147,27 @@ class ScaleBoards:
             for m, document in enumerate(named.get("dokument") or []):
                 file_id = f"{notice_id}{m + 1}"
                 files[file_id] = self.pdfs[rng.randrange(len(self.pdfs))]
-                documents.append({"typ": document.get("typ", "Digitální objekt"), "název": document.get("název"),
-                                  "url": f"http://{board.host}{FILES_PREFIX}{file_id}.pdf"})
+                documents.append(
+                    {
+                        "typ": document.get("typ", "Digitální objekt"),
+                        "název": document.get("název"),
+                        "url": f"http://{board.host}{FILES_PREFIX}{file_id}.pdf",
+                    }
+                )
             notice["dokument"] = documents
             notices.append(notice)
         return notices, files
 
     def feed(self, board: ScaleBoard) -> dict:
         notices, _ = self.content(board.index)
-        return {"@context": self.context, "typ": "Úřední deska", "iri": f"http://{board.host}/zdroj/uredni-deska",
-                "stránka": board.page_url, "provozovatel": {"typ": "Osoba", "ičo": board.ico}, "informace": notices}
+        return {
+            "@context": self.context,
+            "typ": "Úřední deska",
+            "iri": f"http://{board.host}/zdroj/uredni-deska",
+            "stránka": board.page_url,
+            "provozovatel": {"typ": "Osoba", "ičo": board.ico},
+            "informace": notices,
+        }
 
     def attachment(self, board: ScaleBoard, file_id: str) -> Path | None:
         return self.content(board.index)[1].get(file_id)
@@ -175,6 +201,16 @@ class ScaleBoards:
         return next(b["rules"] for b in listing["boards"] if b["id"] == "kadan-js")
 
     def html_list(self) -> dict:
-        return {"boards": [{"id": b.host.removesuffix(MIRROR_HOST_SUFFIX), "name": b.name, "url": b.page_url,
-                            "publisher_ico": b.ico, "javascript": True, "rules": self.js_rules}
-                           for b in self.js_boards]}
+        return {
+            "boards": [
+                {
+                    "id": b.host.removesuffix(MIRROR_HOST_SUFFIX),
+                    "name": b.name,
+                    "url": b.page_url,
+                    "publisher_ico": b.ico,
+                    "javascript": True,
+                    "rules": self.js_rules,
+                }
+                for b in self.js_boards
+            ]
+        }

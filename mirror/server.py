@@ -66,7 +66,8 @@ from .cnb import CnbSite
 from .courts import NsoudSite
 from .cuzk import CuzkSite
 from .esbirka import API_PREFIX, EsbirkaSite, not_found_api
-from .faults import Faults, configured_rules, serve as serve_fault
+from .faults import Faults, configured_rules
+from .faults import serve as serve_fault
 from .municipal import BoardHosts, MunicipalSite
 from .nalus import NalusSite
 from .nkod import NkodSite
@@ -98,8 +99,14 @@ class MirrorServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256  # scale mode: a crawler opens connections to many board hosts at once
 
-    def __init__(self, server_address: tuple[str, int], corpus_root: Path, robots_txt: str | None = None,
-                 faults=None, scale: int = 0):
+    def __init__(
+        self,
+        server_address: tuple[str, int],
+        corpus_root: Path,
+        robots_txt: str | None = None,
+        faults=None,
+        scale: int = 0,
+    ):
         self.corpus_root = Path(corpus_root).resolve()
         self.robots_txt = robots_txt if robots_txt is not None else configured_robots_txt()
         self.faults = Faults(faults if faults is not None else configured_rules())
@@ -108,11 +115,20 @@ class MirrorServer(ThreadingHTTPServer):
         self.esbirka = EsbirkaSite(self.corpus_root, self.digests)
         # Scale mode (mirror.scale): `scale` generated notice boards, each on its own host name.
         from .scale import ScaleBoards
+
         self.scale = ScaleBoards(self.corpus_root, scale, self.digests) if scale else None
         self.board_hosts = BoardHosts(self.corpus_root, self.digests, self.scale)
-        self.sites = [self.board_hosts, NkodSite(self.corpus_root, self.scale), self.esbirka, NsoudSite(self.corpus_root), MunicipalSite(self.corpus_root, self.digests),
-                      CuzkSite(self.corpus_root, self.digests), NalusSite(self.corpus_root),
-                      NssoudSite(self.corpus_root), CnbSite(self.corpus_root, self.digests)]
+        self.sites = [
+            self.board_hosts,
+            NkodSite(self.corpus_root, self.scale),
+            self.esbirka,
+            NsoudSite(self.corpus_root),
+            MunicipalSite(self.corpus_root, self.digests),
+            CuzkSite(self.corpus_root, self.digests),
+            NalusSite(self.corpus_root),
+            NssoudSite(self.corpus_root),
+            CnbSite(self.corpus_root, self.digests),
+        ]
         super().__init__(server_address, MirrorRequestHandler)
 
     def handle_error(self, request, client_address) -> None:
@@ -159,7 +175,8 @@ class MirrorServer(ThreadingHTTPServer):
             '<a href="/Search/Search.aspx">Ústavní soud (NALUS)</a> · '
             '<a href="/Home/Index?formular=4">Nejvyšší správní soud</a> · '
             '<a href="/cs/dohled-financni-trh/vykon-dohledu/dohledova-uredni-sdeleni-a-benchmarky/">ČNB</a></p>\n'
-            "</body></html>\n")
+            "</body></html>\n"
+        )
 
 
 class MirrorRequestHandler(BaseHTTPRequestHandler):
@@ -195,8 +212,15 @@ class MirrorRequestHandler(BaseHTTPRequestHandler):
             body = self.rfile.read(length) if length > 0 else b""
         fault = self.server.faults.take(method, path, split.query)
         if fault is not None:
-            serve_fault(fault, self, method, path, raw_path, split.query,
-                        lambda p, rp: self.server.route(method, p, rp, split.query, self.headers, body))
+            serve_fault(
+                fault,
+                self,
+                method,
+                path,
+                raw_path,
+                split.query,
+                lambda p, rp: self.server.route(method, p, rp, split.query, self.headers, body),
+            )
             return
         try:
             response = self.server.route(method, path, raw_path, split.query, self.headers, body)
@@ -254,16 +278,29 @@ class MirrorRequestHandler(BaseHTTPRequestHandler):
         pass
 
 
-def make_server(corpus_root: Path, host: str = "127.0.0.1", port: int = 0,
-                robots_txt: str | None = None, faults=None, scale: int = 0) -> ThreadingHTTPServer:
+def make_server(
+    corpus_root: Path,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    robots_txt: str | None = None,
+    faults=None,
+    scale: int = 0,
+) -> ThreadingHTTPServer:
     return MirrorServer((host, port), corpus_root, robots_txt=robots_txt, faults=faults, scale=scale)
 
 
 class MirrorThread:
     """Context manager running a mirror in a daemon thread: ``with MirrorThread(root) as m: m.base_url``."""
 
-    def __init__(self, corpus_root: Path, host: str = "127.0.0.1", port: int = 0, robots_txt: str | None = None,
-                 faults=None, scale: int = 0):
+    def __init__(
+        self,
+        corpus_root: Path,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        robots_txt: str | None = None,
+        faults=None,
+        scale: int = 0,
+    ):
         self.corpus_root = Path(corpus_root)
         self.scale = scale
         self.host = host
@@ -280,11 +317,16 @@ class MirrorThread:
 
     def start(self) -> "MirrorThread":
         if self.server is None:
-            self.server = make_server(self.corpus_root, self.host, self.port, robots_txt=self.robots_txt,
-                                      faults=self.faults, scale=self.scale)
+            self.server = make_server(
+                self.corpus_root, self.host, self.port, robots_txt=self.robots_txt, faults=self.faults, scale=self.scale
+            )
             self.base_url = self.server.base_url
-            self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
-                                            name=f"mendel-mirror-{self.server.server_address[1]}", daemon=True)
+            self._thread = threading.Thread(
+                target=self.server.serve_forever,
+                kwargs={"poll_interval": 0.05},
+                name=f"mendel-mirror-{self.server.server_address[1]}",
+                daemon=True,
+            )
             self._thread.start()
         return self
 
@@ -305,8 +347,9 @@ class MirrorThread:
         self.stop()
 
 
-def serve_forever(corpus_root: Path, host: str, port: int, robots_txt: str | None = None, faults=None,
-                  scale: int = 0) -> None:
+def serve_forever(
+    corpus_root: Path, host: str, port: int, robots_txt: str | None = None, faults=None, scale: int = 0
+) -> None:
     """Run a mirror in the foreground (the ``mendel mirror`` command); prints its base URL first."""
     server = make_server(corpus_root, host, port, robots_txt=robots_txt, faults=faults, scale=scale)
     print(server.base_url, flush=True)
@@ -323,13 +366,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--corpus", type=Path, default=default_corpus_root())
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--robots", type=Path, default=None,
-                        help=f"serve this file as /robots.txt (default: ${ROBOTS_ENV} or allow all)")
-    parser.add_argument("--faults", default=None,
-                        help="fault rules, JSON text or a JSON file (default: $MENDEL_MIRROR_FAULTS or none);"
-                             " see mirror.faults")
-    parser.add_argument("--scale", type=int, default=0,
-                        help="also serve this many generated notice boards (see mirror.scale)")
+    parser.add_argument(
+        "--robots",
+        type=Path,
+        default=None,
+        help=f"serve this file as /robots.txt (default: ${ROBOTS_ENV} or allow all)",
+    )
+    parser.add_argument(
+        "--faults",
+        default=None,
+        help="fault rules, JSON text or a JSON file (default: $MENDEL_MIRROR_FAULTS or none); see mirror.faults",
+    )
+    parser.add_argument(
+        "--scale", type=int, default=0, help="also serve this many generated notice boards (see mirror.scale)"
+    )
     args = parser.parse_args(argv)
     robots = args.robots.read_text(encoding="utf-8") if args.robots else None
     serve_forever(args.corpus, args.host, args.port, robots_txt=robots, faults=args.faults, scale=args.scale)

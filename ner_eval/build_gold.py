@@ -8,6 +8,7 @@ known, norms have their label's format, ids are unique and no two records share 
 Run ``python -m ner_eval.build_gold`` after editing the annotations; a test checks that the committed JSONL is
 what the annotations build.
 """
+
 from __future__ import annotations
 
 import json
@@ -52,8 +53,7 @@ class NearDuplicate:
     containment: float  # share of the shorter text found in passages of the longer one
 
     def __str__(self) -> str:
-        return (f"{self.first} ~ {self.second}: similarity {self.similarity:.2f}, "
-                f"containment {self.containment:.2f}")
+        return f"{self.first} ~ {self.second}: similarity {self.similarity:.2f}, containment {self.containment:.2f}"
 
 
 def load_annotations(path: Path | None = None) -> list[dict]:
@@ -108,8 +108,11 @@ def locate(record: dict) -> list[dict]:
         if occurrence is None:
             start = text.find(surface, previous_end)
             if start < 0:
-                missing = "not in the text" if surface not in text else \
-                    f"not after offset {previous_end}, where the previous entity ends (entities go in text order)"
+                missing = (
+                    "not in the text"
+                    if surface not in text
+                    else f"not after offset {previous_end}, where the previous entity ends (entities go in text order)"
+                )
                 raise GoldError(f"{where}: surface {missing}")
         else:
             start = _nth(text, surface, occurrence) if isinstance(occurrence, int) and occurrence > 0 else -1
@@ -135,8 +138,12 @@ def build_lines(records: list[dict] | None = None) -> list[str]:
         if rid in seen:
             raise GoldError(f"{rid}: duplicate record id")
         seen.add(rid)
-        lines.append(json.dumps({"id": rid, "source": record.get("source"), "text": record.get("text"),
-                                 "entities": locate(record)}, ensure_ascii=False))
+        lines.append(
+            json.dumps(
+                {"id": rid, "source": record.get("source"), "text": record.get("text"), "entities": locate(record)},
+                ensure_ascii=False,
+            )
+        )
     return lines
 
 
@@ -145,7 +152,7 @@ def _normalised(text: str) -> str:
 
 
 def _passages(text: str) -> set[str]:
-    return {text[i:i + SHARED_PASSAGE] for i in range(len(text) - SHARED_PASSAGE + 1)}
+    return {text[i : i + SHARED_PASSAGE] for i in range(len(text) - SHARED_PASSAGE + 1)}
 
 
 def containment(shorter: str, longer: str, longer_passages: set[str] | None = None) -> float:
@@ -153,8 +160,8 @@ def containment(shorter: str, longer: str, longer_passages: set[str] | None = No
     passages = _passages(longer) if longer_passages is None else longer_passages
     covered = [False] * len(shorter)
     for i in range(len(shorter) - SHARED_PASSAGE + 1):
-        if shorter[i:i + SHARED_PASSAGE] in passages:
-            covered[i:i + SHARED_PASSAGE] = [True] * SHARED_PASSAGE
+        if shorter[i : i + SHARED_PASSAGE] in passages:
+            covered[i : i + SHARED_PASSAGE] = [True] * SHARED_PASSAGE
     return sum(covered) / len(shorter) if shorter else 0.0
 
 
@@ -190,8 +197,11 @@ def near_duplicates(records: list[dict], threshold: float = NEAR_DUPLICATE) -> l
         similar = 0.0
         bound = threshold * (len(a) + len(b)) / 2  # matched characters difflib needs to reach the threshold
         # difflib is slow on long texts: first its cheap upper bounds (lengths, characters in common, LCS)
-        if (min(len(a), len(b)) >= bound and (characters[i] & characters[j]).total() >= bound
-                and lcs_length(a, b) >= bound):
+        if (
+            min(len(a), len(b)) >= bound
+            and (characters[i] & characters[j]).total() >= bound
+            and lcs_length(a, b) >= bound
+        ):
             similar = SequenceMatcher(None, a, b, autojunk=False).ratio()
         if similar >= threshold or contained >= threshold:
             found.append(NearDuplicate(records[i]["id"], records[j]["id"], round(similar, 3), round(contained, 3)))

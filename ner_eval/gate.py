@@ -2,6 +2,7 @@
 
 ``python -m ner_eval.gate`` prints the score table and exits non-zero on failure.
 """
+
 from __future__ import annotations
 
 import sys
@@ -54,8 +55,9 @@ def load_thresholds(path: str | Path | None = None) -> dict[str, dict[str, float
     return thresholds
 
 
-def evaluate_gate(gold_path: str | Path | None = None, thresholds_path: str | Path | None = None,
-                  predict: Predict | None = None) -> GateResult:
+def evaluate_gate(
+    gold_path: str | Path | None = None, thresholds_path: str | Path | None = None, predict: Predict | None = None
+) -> GateResult:
     """Score ``predict`` (default: the rule recogniser) on the gold file and compare with the thresholds."""
     if predict is None:
         from mendel.ner import recognise_text as predict

@@ -25,9 +25,9 @@ import sys
 from pathlib import Path
 
 import yaml
+
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.extract.notice import notice_text
-
 from ner_eval.build_gold import ANNOTATIONS_PATH, GOLD_DIR, build_lines
 from ner_eval.scorer import format_table, score
 
@@ -37,8 +37,9 @@ ANNOTATIONS = GOLD_DIR / "notices_offices.v1.yaml"
 GOLD = GOLD_DIR / "notices_offices.v1.jsonl"
 BOARDS = Path("municipal") / "boards"
 # Words that announce an authority or a municipality; chosen before annotating, never from the recogniser's output.
-CUE = re.compile(r"úřad|magistrát|obec|obce|obci|měst|kraj|zastupitel|\brad[ayě]\b|\bM[ěe]?Ú\b|\bOÚ\b|\bKÚ\b",
-                 re.IGNORECASE)
+CUE = re.compile(
+    r"úřad|magistrát|obec|obce|obci|měst|kraj|zastupitel|\brad[ayě]\b|\bM[ěe]?Ú\b|\bOÚ\b|\bKÚ\b", re.IGNORECASE
+)
 _URL_LINE = re.compile(r"^(Odkaz: .*|- .*?)(?: – https?://\S+)?$")
 KINDS = ("municipal office", "regional office", "municipality", "assembly or council", "other")
 
@@ -56,16 +57,24 @@ def _render(item: dict) -> str:
 def _ofn_notices(path: Path, source: str) -> list[tuple[str, str]]:
     data = json.loads(path.read_text(encoding="utf-8-sig"))
     boards = data if isinstance(data, list) else [data]
-    return [(f"{source}#{item.get('iri') or item.get('url')}", _render(item))
-            for board in boards for item in board.get("informace") or [] if isinstance(item, dict)]
+    return [
+        (f"{source}#{item.get('iri') or item.get('url')}", _render(item))
+        for board in boards
+        for item in board.get("informace") or []
+        if isinstance(item, dict)
+    ]
 
 
 def _karvina(path: Path) -> list[tuple[str, str]]:
     rows = json.loads(path.read_text(encoding="utf-8"))
     out = []
     for row in rows[1:]:
-        item = {"název": {"cs": row.get("nazev") or ""}, "vyvěšení": row.get("vyveseni"),
-                "relevantní_do": row.get("relevantni_do"), "odbor": row.get("odbor")}
+        item = {
+            "název": {"cs": row.get("nazev") or ""},
+            "vyvěšení": row.get("vyveseni"),
+            "relevantní_do": row.get("relevantni_do"),
+            "odbor": row.get("odbor"),
+        }
         out.append((f"{path.relative_to(SAMPLE_CORPUS.parent)}#{row.get('url')}", _render(item)))
     return out
 
@@ -74,9 +83,12 @@ def _zlin(path: Path) -> list[tuple[str, str]]:
     out = []
     with path.open(encoding="utf-8", newline="") as handle:
         for row in csv.DictReader(handle):
-            item = {"název": {"cs": row["název"]}, "popis": {"cs": row["anotace"]},
-                    "vyvěšení": {"datum_a_čas": row["vyvěšení"]} if row["vyvěšení"] else None,
-                    "relevantní_do": {"datum_a_čas": row["relevantní_do"]} if row["relevantní_do"] else None}
+            item = {
+                "název": {"cs": row["název"]},
+                "popis": {"cs": row["anotace"]},
+                "vyvěšení": {"datum_a_čas": row["vyvěšení"]} if row["vyvěšení"] else None,
+                "relevantní_do": {"datum_a_čas": row["relevantní_do"]} if row["relevantní_do"] else None,
+            }
             out.append((f"{path.relative_to(SAMPLE_CORPUS.parent)}#id={row['id']}", _render(item)))
     return out
 
@@ -84,6 +96,7 @@ def _zlin(path: Path) -> list[tuple[str, str]]:
 def pools(corpus: Path = SAMPLE_CORPUS) -> dict[str, list[tuple[str, str]]]:
     """(source, text) of every notice, per board file; Kadaň's older snapshots without the notices whose title the
     older gold already holds (rules were tuned on those)."""
+
     def rel(path: Path) -> str:
         return str(path.relative_to(corpus.parent))
 
@@ -113,7 +126,7 @@ def draw(seed: int = SEED, per_source: int = PER_SOURCE) -> list[dict]:
         for pool in (unique, cued):
             candidates = [n for n in pool if n[1] not in seen]
             rng.shuffle(candidates)
-            for source, text in candidates[:per_source // 2]:
+            for source, text in candidates[: per_source // 2]:
                 seen.add(text)
                 picked.append((source, text))
         for number, (source, text) in enumerate(picked, start=1):
@@ -124,10 +137,11 @@ def draw(seed: int = SEED, per_source: int = PER_SOURCE) -> list[dict]:
 def write_skeleton(path: Path = ANNOTATIONS) -> Path:
     if path.exists():
         raise SystemExit(f"{path} exists: the sample is drawn once")
-    header = ("# Blind gold for municipal-office recognition (issue 18): notices drawn by ner_eval.notices_offices "
-              f"(seed {SEED}).\n# Annotated by hand; see notices_offices.README.md for who, when and how.\n")
-    path.write_text(header + yaml.safe_dump(draw(), allow_unicode=True, sort_keys=False, width=120),
-                    encoding="utf-8")
+    header = (
+        "# Blind gold for municipal-office recognition (issue 18): notices drawn by ner_eval.notices_offices "
+        f"(seed {SEED}).\n# Annotated by hand; see notices_offices.README.md for who, when and how.\n"
+    )
+    path.write_text(header + yaml.safe_dump(draw(), allow_unicode=True, sort_keys=False, width=120), encoding="utf-8")
     return path
 
 
@@ -136,13 +150,17 @@ def kind_of(norm: str | None) -> str:
     text = (norm or "").lower()
     if text.startswith("krajský úřad"):
         return "regional office"
-    if text.startswith(("obecní úřad", "městský úřad", "úřad městyse", "magistrát", "úřad městské části",
-                        "újezdní úřad")):
+    if text.startswith(
+        ("obecní úřad", "městský úřad", "úřad městyse", "magistrát", "úřad městské části", "újezdní úřad")
+    ):
         return "municipal office"
     if text.startswith(("zastupitelstvo", "rada ")):
         return "assembly or council"
-    if text.startswith(("obec ", "město ", "městys ", "statutární město", "hlavní město")) or text.endswith(" kraj") \
-            or text.startswith("kraj "):
+    if (
+        text.startswith(("obec ", "město ", "městys ", "statutární město", "hlavní město"))
+        or text.endswith(" kraj")
+        or text.startswith("kraj ")
+    ):
         return "municipality"
     return "other"
 
@@ -162,11 +180,14 @@ def run_score(path: Path = ANNOTATIONS) -> dict:
     overall = score(records, lambda text: predictions[text], labels=["INSTITUTION"])
     per_kind = {}
     for kind in KINDS:
+
         def only(entities, kind=kind):
             return [e for e in entities if kind_of(e["norm"] if isinstance(e, dict) else e.norm) == kind]
+
         kind_records = [{**r, "entities": only(r["entities"])} for r in records]
-        per_kind[kind] = score(kind_records, lambda text, only=only: only(predictions[text]),
-                               labels=["INSTITUTION"])["INSTITUTION"]
+        per_kind[kind] = score(kind_records, lambda text, only=only: only(predictions[text]), labels=["INSTITUTION"])[
+            "INSTITUTION"
+        ]
         per_kind[kind].label = kind
     return {"records": len(records), "overall": overall, "per_kind": per_kind}
 
@@ -186,14 +207,24 @@ def main(argv: list[str] | None = None) -> int:
     print("\nper kind of authority (kind from the norm; a false positive counts under its predicted kind)")
     print(format_table(result["per_kind"]))
     for error in result["overall"]["INSTITUTION"].errors:
-        print(f"  {error['kind']:4} {error['id']}: {error['text']!r} gold {error.get('gold_norm')!r} "
-              f"predicted {error.get('pred_norm')!r}")
+        print(
+            f"  {error['kind']:4} {error['id']}: {error['text']!r} gold {error.get('gold_norm')!r} "
+            f"predicted {error.get('pred_norm')!r}"
+        )
     if args.json:
-        args.json.write_text(json.dumps({
-            "records": result["records"], "overall": result["overall"]["INSTITUTION"].as_row(),
-            "errors": result["overall"]["INSTITUTION"].errors,
-            "per_kind": {k: s.as_row() for k, s in result["per_kind"].items()}}, ensure_ascii=False, indent=1),
-            encoding="utf-8")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "records": result["records"],
+                    "overall": result["overall"]["INSTITUTION"].as_row(),
+                    "errors": result["overall"]["INSTITUTION"].errors,
+                    "per_kind": {k: s.as_row() for k, s in result["per_kind"].items()},
+                },
+                ensure_ascii=False,
+                indent=1,
+            ),
+            encoding="utf-8",
+        )
     return 0
 
 

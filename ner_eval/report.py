@@ -3,6 +3,7 @@ thresholds) and, per label, every false positive, false negative and wrong norm 
 
 ``mendel eval ner`` writes it (``--html PATH``, by default ``$MENDEL_HOME/reports/ner_eval.html``).
 """
+
 from __future__ import annotations
 
 import html
@@ -13,9 +14,11 @@ from ner_eval.gate import GateResult, default_gold_path
 from ner_eval.scorer import load_gold
 
 CONTEXT_CHARS = 60
-ERROR_KINDS = (("fp", "False positives", "predicted, not in the gold"),
-               ("fn", "False negatives", "in the gold, not predicted with this exact span"),
-               ("norm", "Wrong norms", "exact span, different norm"))
+ERROR_KINDS = (
+    ("fp", "False positives", "predicted, not in the gold"),
+    ("fn", "False negatives", "in the gold, not predicted with this exact span"),
+    ("norm", "Wrong norms", "exact span, different norm"),
+)
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #1b1b1b; }
@@ -34,10 +37,17 @@ def _esc(value) -> str:
 
 
 def _context(text: str, start: int, end: int) -> str:
-    before = text[max(0, start - CONTEXT_CHARS):start]
-    after = text[end:end + CONTEXT_CHARS]
-    return (("…" if start > CONTEXT_CHARS else "") + _esc(before) + "<mark>" + _esc(text[start:end]) + "</mark>"
-            + _esc(after) + ("…" if end + CONTEXT_CHARS < len(text) else ""))
+    before = text[max(0, start - CONTEXT_CHARS) : start]
+    after = text[end : end + CONTEXT_CHARS]
+    return (
+        ("…" if start > CONTEXT_CHARS else "")
+        + _esc(before)
+        + "<mark>"
+        + _esc(text[start:end])
+        + "</mark>"
+        + _esc(after)
+        + ("…" if end + CONTEXT_CHARS < len(text) else "")
+    )
 
 
 def _metric(row: dict, name: str) -> str:
@@ -48,22 +58,58 @@ def _metric(row: dict, name: str) -> str:
 def render_html(result: GateResult, records: list[dict], gold_path: str | Path) -> str:
     """The report as one self-contained HTML page."""
     by_id = {r.get("id"): r for r in records}
-    verdict = ('<p class="passed">Gate PASSED</p>' if result.passed else
-               '<p class="failed-gate">Gate FAILED</p><ul>'
-               + "".join(f"<li>{_esc(f)}</li>" for f in result.failures) + "</ul>")
-    head = ("label", "gold", "predicted", "TP", "FP", "FN", "P", "R", "F1", "overlap P", "overlap R", "overlap F1",
-            "norm acc", "min P", "min R", "min norm acc", "passed")
+    verdict = (
+        '<p class="passed">Gate PASSED</p>'
+        if result.passed
+        else '<p class="failed-gate">Gate FAILED</p><ul>'
+        + "".join(f"<li>{_esc(f)}</li>" for f in result.failures)
+        + "</ul>"
+    )
+    head = (
+        "label",
+        "gold",
+        "predicted",
+        "TP",
+        "FP",
+        "FN",
+        "P",
+        "R",
+        "F1",
+        "overlap P",
+        "overlap R",
+        "overlap F1",
+        "norm acc",
+        "min P",
+        "min R",
+        "min norm acc",
+        "passed",
+    )
     rows = []
     for row in result.table:
-        cells = [row["label"], row["gold"], row["predicted"], row["tp"], row["fp"], row["fn"],
-                 _metric(row, "precision"), _metric(row, "recall"), _metric(row, "f1"),
-                 _metric(row, "overlap_precision"), _metric(row, "overlap_recall"), _metric(row, "overlap_f1"),
-                 _metric(row, "norm_accuracy"), _metric(row, "min_precision"), _metric(row, "min_recall"),
-                 _metric(row, "min_norm_accuracy"), "yes" if row.get("passed") else "no"]
+        cells = [
+            row["label"],
+            row["gold"],
+            row["predicted"],
+            row["tp"],
+            row["fp"],
+            row["fn"],
+            _metric(row, "precision"),
+            _metric(row, "recall"),
+            _metric(row, "f1"),
+            _metric(row, "overlap_precision"),
+            _metric(row, "overlap_recall"),
+            _metric(row, "overlap_f1"),
+            _metric(row, "norm_accuracy"),
+            _metric(row, "min_precision"),
+            _metric(row, "min_recall"),
+            _metric(row, "min_norm_accuracy"),
+            "yes" if row.get("passed") else "no",
+        ]
         css = "" if row.get("passed") else ' class="failed"'
         rows.append(f"<tr{css}>" + "".join(f"<td>{_esc(c)}</td>" for c in cells) + "</tr>")
     parts = [
-        "<!DOCTYPE html>", '<html lang="cs"><head><meta charset="utf-8"><title>NER evaluation</title>',
+        "<!DOCTYPE html>",
+        '<html lang="cs"><head><meta charset="utf-8"><title>NER evaluation</title>',
         f"<style>{STYLE}</style></head><body>",
         "<h1>NER evaluation</h1>",
         f"<p>Gold: <code>{_esc(gold_path)}</code>, {len(records)} records. "
@@ -71,7 +117,8 @@ def render_html(result: GateResult, records: list[dict], gold_path: str | Path) 
         "label; overlap: same label, at least one shared character; norm accuracy over exact matches.</p>",
         verdict,
         '<table id="scores"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>",
-        *rows, "</tbody></table>",
+        *rows,
+        "</tbody></table>",
     ]
     for label, score in result.scores.items():
         parts.append(f'<section id="{_esc(label)}"><h2>{_esc(label)}</h2>')
@@ -80,16 +127,23 @@ def render_html(result: GateResult, records: list[dict], gold_path: str | Path) 
             parts.append(f'<h3 id="{_esc(label)}-{kind}">{title} ({len(errors)})</h3><p>{explanation}</p>')
             if not errors:
                 continue
-            parts.append("<table><thead><tr><th>record</th><th>source</th><th>context</th><th>gold norm</th>"
-                         "<th>predicted norm</th></tr></thead><tbody>")
+            parts.append(
+                "<table><thead><tr><th>record</th><th>source</th><th>context</th><th>gold norm</th>"
+                "<th>predicted norm</th></tr></thead><tbody>"
+            )
             for e in errors:
                 record = by_id.get(e.get("id")) or {}
                 text = record.get("text", "")
-                context = (_context(text, e["start"], e["end"]) if "start" in e and text
-                           else f"<mark>{_esc(e.get('text'))}</mark>")
-                parts.append(f"<tr><td>{_esc(e.get('id'))}</td><td class=\"text\">{_esc(record.get('source'))}</td>"
-                             f"<td class=\"context\">{context}</td><td class=\"text\">{_esc(e.get('gold_norm'))}</td>"
-                             f"<td class=\"text\">{_esc(e.get('pred_norm'))}</td></tr>")
+                context = (
+                    _context(text, e["start"], e["end"])
+                    if "start" in e and text
+                    else f"<mark>{_esc(e.get('text'))}</mark>"
+                )
+                parts.append(
+                    f'<tr><td>{_esc(e.get("id"))}</td><td class="text">{_esc(record.get("source"))}</td>'
+                    f'<td class="context">{context}</td><td class="text">{_esc(e.get("gold_norm"))}</td>'
+                    f'<td class="text">{_esc(e.get("pred_norm"))}</td></tr>'
+                )
             parts.append("</tbody></table>")
         parts.append("</section>")
     parts.append("</body></html>")

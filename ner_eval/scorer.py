@@ -5,6 +5,7 @@ spans share at least one character (each gold / predicted entity is matched at
 most once, greedily in text order). Norm accuracy: share of exact matches whose
 ``norm`` equals the gold ``norm``.
 """
+
 from __future__ import annotations
 
 import json
@@ -72,10 +73,15 @@ class LabelScore:
 
     def as_row(self) -> dict:
         row = {k: v for k, v in asdict(self).items() if k != "errors"}
-        row.update(precision=round(self.precision, 4), recall=round(self.recall, 4), f1=round(self.f1, 4),
-                   overlap_precision=round(self.overlap_precision, 4), overlap_recall=round(self.overlap_recall, 4),
-                   overlap_f1=round(self.overlap_f1, 4),
-                   norm_accuracy=round(self.norm_accuracy, 4))
+        row.update(
+            precision=round(self.precision, 4),
+            recall=round(self.recall, 4),
+            f1=round(self.f1, 4),
+            overlap_precision=round(self.overlap_precision, 4),
+            overlap_recall=round(self.overlap_recall, 4),
+            overlap_f1=round(self.overlap_f1, 4),
+            norm_accuracy=round(self.norm_accuracy, 4),
+        )
         return row
 
 
@@ -85,8 +91,10 @@ def gold_issues(records: Iterable[dict]) -> list[str]:
     for record in records:
         text = record["text"]
         for ent in record.get("entities", []):
-            if text[ent["start"]:ent["end"]] != ent.get("text"):
-                issues.append(f"{record.get('id')}: offsets {ent['start']}:{ent['end']} do not match {ent.get('text')!r}")
+            if text[ent["start"] : ent["end"]] != ent.get("text"):
+                issues.append(
+                    f"{record.get('id')}: offsets {ent['start']}:{ent['end']} do not match {ent.get('text')!r}"
+                )
     return issues
 
 
@@ -152,18 +160,43 @@ def score(gold_records: Iterable[dict], predict: Predict, labels: Iterable[str] 
                 if p[3] == g[3]:
                     s.norm_correct += 1
                 else:
-                    s.errors.append({"id": record.get("id"), "kind": "norm", "text": text[p[0]:p[1]],
-                                     "start": p[0], "end": p[1], "gold_norm": g[3], "pred_norm": p[3]})
+                    s.errors.append(
+                        {
+                            "id": record.get("id"),
+                            "kind": "norm",
+                            "text": text[p[0] : p[1]],
+                            "start": p[0],
+                            "end": p[1],
+                            "gold_norm": g[3],
+                            "pred_norm": p[3],
+                        }
+                    )
             else:
                 s.fp += 1
-                s.errors.append({"id": record.get("id"), "kind": "fp", "text": text[p[0]:p[1]],
-                                 "start": p[0], "end": p[1], "pred_norm": p[3]})
+                s.errors.append(
+                    {
+                        "id": record.get("id"),
+                        "kind": "fp",
+                        "text": text[p[0] : p[1]],
+                        "start": p[0],
+                        "end": p[1],
+                        "pred_norm": p[3],
+                    }
+                )
         for g in gold:
             s = bucket(g[2])
             if s is not None and (g[0], g[1], g[2]) not in matched_gold:
                 s.fn += 1
-                s.errors.append({"id": record.get("id"), "kind": "fn", "text": text[g[0]:g[1]],
-                                 "start": g[0], "end": g[1], "gold_norm": g[3]})
+                s.errors.append(
+                    {
+                        "id": record.get("id"),
+                        "kind": "fn",
+                        "text": text[g[0] : g[1]],
+                        "start": g[0],
+                        "end": g[1],
+                        "gold_norm": g[3],
+                    }
+                )
 
         scored_gold = [g for g in gold if bucket(g[2]) is not None]
         scored_pred = [p for p in pred if bucket(p[2]) is not None]
@@ -179,9 +212,22 @@ def format_table(scores: dict[str, LabelScore]) -> str:
     headers = ("label", "gold", "pred", "tp", "fp", "fn", "P", "R", "F1", "ovl P", "ovl R", "norm acc")
     rows = []
     for s in scores.values():
-        rows.append((s.label, str(s.gold), str(s.predicted), str(s.tp), str(s.fp), str(s.fn),
-                     f"{s.precision:.3f}", f"{s.recall:.3f}", f"{s.f1:.3f}",
-                     f"{s.overlap_precision:.3f}", f"{s.overlap_recall:.3f}", f"{s.norm_accuracy:.3f}"))
+        rows.append(
+            (
+                s.label,
+                str(s.gold),
+                str(s.predicted),
+                str(s.tp),
+                str(s.fp),
+                str(s.fn),
+                f"{s.precision:.3f}",
+                f"{s.recall:.3f}",
+                f"{s.f1:.3f}",
+                f"{s.overlap_precision:.3f}",
+                f"{s.overlap_recall:.3f}",
+                f"{s.norm_accuracy:.3f}",
+            )
+        )
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
     line = "  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(headers, widths)))
     out = [line, "-" * len(line)]

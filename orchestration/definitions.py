@@ -13,8 +13,11 @@ from orchestration.resources import mendel_resource_from_env
 
 def domain_definitions() -> list[dg.Definitions]:
     """Each folder of ``assets/`` is a domain with its own ``defs``."""
-    return [importlib.import_module(f"assets.{module.name}").defs
-            for module in pkgutil.iter_modules(assets.__path__) if module.ispkg]
+    return [
+        importlib.import_module(f"assets.{module.name}").defs
+        for module in pkgutil.iter_modules(assets.__path__)
+        if module.ispkg
+    ]
 
 
 def build_definitions(executor: dg.ExecutorDefinition | None = None, **resource_overrides) -> dg.Definitions:

@@ -12,4 +12,6 @@ from orchestration.definitions import build_definitions
 
 EXECUTOR_CONFIG: Path = PROJECT_ROOT / "deploy" / "k8s" / "executor.yaml"
 
-defs = build_definitions(executor=k8s_job_executor.configured(yaml.safe_load(EXECUTOR_CONFIG.read_text(encoding="utf-8"))))
+defs = build_definitions(
+    executor=k8s_job_executor.configured(yaml.safe_load(EXECUTOR_CONFIG.read_text(encoding="utf-8")))
+)

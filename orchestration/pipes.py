@@ -12,6 +12,13 @@ from orchestration.parent_death import bound_command
 
 
 class ParentBoundPipesSubprocessClient(PipesSubprocessClient):
-    def run(self, *, context, extras=None, command: str | Sequence[str], env: Mapping[str, str] | None = None,
-            cwd: str | None = None):
+    def run(
+        self,
+        *,
+        context,
+        extras=None,
+        command: str | Sequence[str],
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ):
         return super().run(context=context, extras=extras, command=bound_command(command), env=env, cwd=cwd)

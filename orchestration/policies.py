@@ -10,7 +10,9 @@ NETWORK_RETRY_DELAY_S = 30
 NETWORK_RETRY_ATTEMPTS = 3
 
 
-def network_retry_policy(delay: float = NETWORK_RETRY_DELAY_S, max_retries: int = NETWORK_RETRY_ATTEMPTS) -> RetryPolicy:
+def network_retry_policy(
+    delay: float = NETWORK_RETRY_DELAY_S, max_retries: int = NETWORK_RETRY_ATTEMPTS
+) -> RetryPolicy:
     return RetryPolicy(max_retries=max_retries, delay=delay, backoff=Backoff.EXPONENTIAL, jitter=Jitter.PLUS_MINUS)
 
 

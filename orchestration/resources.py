@@ -13,8 +13,8 @@ from pydantic import PrivateAttr
 
 from mendel.core import db
 from mendel.core.config import Settings, get_settings
-from mendel.index.embed import Embedder, get_embedder
 from mendel.core.rawstore import RawStore
+from mendel.index.embed import Embedder, get_embedder
 
 
 class MendelResource(ConfigurableResource):
@@ -52,8 +52,11 @@ class MendelResource(ConfigurableResource):
             profile=self.profile,
             database_url=self.database_url or None,
             mirror_url=self.mirror_url or None,
-            **({"esbirka_years": tuple(int(y) for y in self.esbirka_years.split(",") if y.strip())}
-               if self.esbirka_years.strip() else {}),
+            **(
+                {"esbirka_years": tuple(int(y) for y in self.esbirka_years.split(",") if y.strip())}
+                if self.esbirka_years.strip()
+                else {}
+            ),
             esbirka_acts=tuple(a.strip() for a in self.esbirka_acts.split(",") if a.strip()),
             sources=tuple(a.strip() for a in self.sources.split(",") if a.strip()),
         )
@@ -68,7 +71,8 @@ class MendelResource(ConfigurableResource):
         # overlap any run (crawls of different sources run side by side).
         if processing and self._processing_lock is None:
             self._processing_lock = db.acquire_processing_lock(
-                self.db_url(), f"mendel run {self._run_id or '?'}", wait_s=self.processing_lock_wait_s)
+                self.db_url(), f"mendel run {self._run_id or '?'}", wait_s=self.processing_lock_wait_s
+            )
         # Autocommit: each stage's `conn.transaction()` block commits on its own, so a crash keeps finished work.
         with psycopg.connect(self.db_url(), autocommit=True) as conn:
             yield conn

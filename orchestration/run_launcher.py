@@ -37,8 +37,9 @@ def worker_health(pid: int, started_at: float) -> CheckRunHealthResult:
     if zombie:
         return CheckRunHealthResult(WorkerStatus.FAILED, f"run worker process {pid} has exited (zombie)")
     if created > started_at + PID_REUSE_SLACK_S:
-        return CheckRunHealthResult(WorkerStatus.FAILED,
-                                    f"run worker process {pid} is gone (the pid now belongs to a newer process)")
+        return CheckRunHealthResult(
+            WorkerStatus.FAILED, f"run worker process {pid} is gone (the pid now belongs to a newer process)"
+        )
     return CheckRunHealthResult(WorkerStatus.RUNNING, f"run worker process {pid} is alive")
 
 

@@ -89,13 +89,17 @@ def choose(positives: list[dict], negatives: list[dict], max_false_weak: float =
             if best is None or key > best[0]:
                 best = (key, lexical, dense, false_weak, caught)
     _, lexical, dense, false_weak, caught = best
-    return {"lexical": round(lexical, 6), "dense": None if dense is None else round(dense, 6),
-            "positives": len(positives), "positives_weak": false_weak, "negatives": len(negatives),
-            "negatives_weak": caught}
+    return {
+        "lexical": round(lexical, 6),
+        "dense": None if dense is None else round(dense, 6),
+        "positives": len(positives),
+        "positives_weak": false_weak,
+        "negatives": len(negatives),
+        "negatives_weak": caught,
+    }
 
 
-def calibrate(searcher, questions_path: Path = DEV_QUESTIONS, dense: bool = True, positives: str = "answered"
-              ) -> dict:
+def calibrate(searcher, questions_path: Path = DEV_QUESTIONS, dense: bool = True, positives: str = "answered") -> dict:
     """Signals of the dev questions and the negatives on ``searcher``'s bundle, and the chosen floor.
 
     ``positives``: ``answered`` (the questions whose gold the default search finds in its top 10) or ``grounded``
@@ -116,20 +120,36 @@ def calibrate(searcher, questions_path: Path = DEV_QUESTIONS, dense: bool = True
             row["dense"] = None
     kept = rows if positives == "grounded" else [r for r in rows if r["answered"]]
     chosen = choose(kept, negatives)
-    return {"lexical": chosen["lexical"], "dense": chosen["dense"],
-            "model": searcher.manifest.get("model") if dense else None,
-            "source": {"questions_file": f"retrieval_eval/questions/{Path(questions_path).name}",
-                       "questions_sha256": hashlib.sha256(Path(questions_path).read_bytes()).hexdigest(),
-                       "bundle": searcher.path.name, "calibrated": date.today().isoformat(),
-                       "max_false_weak": MAX_FALSE_WEAK, "questions_grounded": len(questions),
-                       "positives": positives, "questions_answered_top10": sum(r["answered"] for r in rows),
-                       "dense_calibrated": dense, "positives_used": len(kept),
-                       "positives_weak": chosen["positives_weak"],
-                       "negatives": chosen["negatives"], "negatives_weak": chosen["negatives_weak"],
-                       **({} if dense else {"note": "lexical threshold only: this bundle's vectors are not the "
-                                                    "serving model's; the dense threshold waits for a calibration "
-                                                    "on a bundle embedded with it"})},
-            "rows": {"positives": kept, "negatives": negatives}}
+    return {
+        "lexical": chosen["lexical"],
+        "dense": chosen["dense"],
+        "model": searcher.manifest.get("model") if dense else None,
+        "source": {
+            "questions_file": f"retrieval_eval/questions/{Path(questions_path).name}",
+            "questions_sha256": hashlib.sha256(Path(questions_path).read_bytes()).hexdigest(),
+            "bundle": searcher.path.name,
+            "calibrated": date.today().isoformat(),
+            "max_false_weak": MAX_FALSE_WEAK,
+            "questions_grounded": len(questions),
+            "positives": positives,
+            "questions_answered_top10": sum(r["answered"] for r in rows),
+            "dense_calibrated": dense,
+            "positives_used": len(kept),
+            "positives_weak": chosen["positives_weak"],
+            "negatives": chosen["negatives"],
+            "negatives_weak": chosen["negatives_weak"],
+            **(
+                {}
+                if dense
+                else {
+                    "note": "lexical threshold only: this bundle's vectors are not the "
+                    "serving model's; the dense threshold waits for a calibration "
+                    "on a bundle embedded with it"
+                }
+            ),
+        },
+        "rows": {"positives": kept, "negatives": negatives},
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -138,8 +158,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--questions", type=Path, default=DEV_QUESTIONS)
     parser.add_argument("--out", type=Path, default=None, help="default: serving/ranking/floor.json")
     parser.add_argument("--dry-run", action="store_true", help="print, do not write")
-    parser.add_argument("--lexical-only", action="store_true",
-                        help="calibrate the lexical threshold alone (a bundle embedded with a stand-in model)")
+    parser.add_argument(
+        "--lexical-only",
+        action="store_true",
+        help="calibrate the lexical threshold alone (a bundle embedded with a stand-in model)",
+    )
     parser.add_argument("--positives", choices=("answered", "grounded"), default="answered")
     args = parser.parse_args(argv)
     bundles = args.bundles
@@ -160,11 +183,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = result.pop("rows")
     print(json.dumps(result, ensure_ascii=False, indent=1))
     for name, items in rows.items():
-        print(f"{name}: " + ", ".join(f"{r['lexical']:.3f}/{r['dense'] if r['dense'] is None else round(r['dense'], 3)}"
-                                      for r in items), file=sys.stderr)
+        print(
+            f"{name}: "
+            + ", ".join(
+                f"{r['lexical']:.3f}/{r['dense'] if r['dense'] is None else round(r['dense'], 3)}" for r in items
+            ),
+            file=sys.stderr,
+        )
     if not args.dry_run:
-        (args.out or FLOOR_FILE).write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n",
-                                             encoding="utf-8")
+        (args.out or FLOOR_FILE).write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return 0
 
 

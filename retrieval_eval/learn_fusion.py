@@ -62,7 +62,7 @@ def _layman(sentence: str, reverse) -> str | None:
     out, position = [], 0
     for expansion in sorted(found, key=lambda e: e.start):
         if expansion.start >= position:
-            out += [sentence[position:expansion.start], expansion.legal]
+            out += [sentence[position : expansion.start], expansion.legal]
             position = expansion.end
     return "".join(out + [sentence[position:]])
 
@@ -79,7 +79,8 @@ def synthetic_questions(chunks: Sequence[dict], count: int, seed: int, excluded:
     by_source: dict[str, list[dict]] = {}
     for c in chunks:
         if len(c.get("text") or "") >= MIN_PASSAGE_CHARS and not any(
-                (c["doc_id"], page) in excluded for page in range(int(c["page_start"]), int(c["page_end"]) + 1)):
+            (c["doc_id"], page) in excluded for page in range(int(c["page_start"]), int(c["page_end"]) + 1)
+        ):
             by_source.setdefault(c.get("source") or "", []).append(c)
     for source in sorted(by_source):
         rng.shuffle(by_source[source])
@@ -88,14 +89,17 @@ def synthetic_questions(chunks: Sequence[dict], count: int, seed: int, excluded:
     for chunk in eligible:
         if len(questions) >= count:
             break
-        sentences = [s for s in _SENTENCE_END.split(chunk["text"]) if len(s.split()) >= WINDOW_WORDS[0]
-                     and sum(ch.isalpha() for ch in s) > 0.6 * len(s)]
+        sentences = [
+            s
+            for s in _SENTENCE_END.split(chunk["text"])
+            if len(s.split()) >= WINDOW_WORDS[0] and sum(ch.isalpha() for ch in s) > 0.6 * len(s)
+        ]
         if not sentences:
             continue
         words = rng.choice(sentences).split()
         size = rng.randint(*WINDOW_WORDS)
         start = rng.randint(0, max(0, len(words) - size))
-        window = words[start:start + size]
+        window = words[start : start + size]
         text = " ".join(w for w in window if rng.random() >= DROP_SHARE)
         if len(analyze(text)) < MIN_QUERY_TERMS:
             continue
@@ -105,9 +109,16 @@ def synthetic_questions(chunks: Sequence[dict], count: int, seed: int, excluded:
             if lay is None:
                 continue
             text, kind = lay, "lay"
-        questions.append({"id": f"syn-{len(questions)}", "question": text, "kind": kind,
-                          "gold": [{"doc_id": chunk["doc_id"], "page": int(chunk["page_start"]),
-                                    "evidence": " ".join(window)[:120]}]})
+        questions.append(
+            {
+                "id": f"syn-{len(questions)}",
+                "question": text,
+                "kind": kind,
+                "gold": [
+                    {"doc_id": chunk["doc_id"], "page": int(chunk["page_start"]), "evidence": " ".join(window)[:120]}
+                ],
+            }
+        )
     return questions
 
 
@@ -135,19 +146,35 @@ def candidate_groups(searcher, questions: Sequence[dict]) -> tuple[list[tuple[np
         items = [item for item, _, _ in fused]
         own = set(main.own)
         candidates = learned_candidates([i for i in items if i not in own], main.signals)
-        relevant = np.array([any(is_relevant(_as_hit(layer.chunks[i]), g) for g in q["gold"]) for i in candidates],
-                            dtype=bool)
-        before.append({"id": q["id"], "kind": q["kind"], "mrr": reciprocal_rank(
-            [frozenset({0}) if any(is_relevant(_as_hit(layer.chunks[i]), g) for g in q["gold"]) else frozenset()
-             for i in items])})
+        relevant = np.array(
+            [any(is_relevant(_as_hit(layer.chunks[i]), g) for g in q["gold"]) for i in candidates], dtype=bool
+        )
+        before.append(
+            {
+                "id": q["id"],
+                "kind": q["kind"],
+                "mrr": reciprocal_rank(
+                    [
+                        frozenset({0})
+                        if any(is_relevant(_as_hit(layer.chunks[i]), g) for g in q["gold"])
+                        else frozenset()
+                        for i in items
+                    ]
+                ),
+            }
+        )
         if relevant.any() and not relevant.all():
             groups.append((candidate_features(candidates, items, main.signals, layer.chunks), relevant))
     return groups, before
 
 
 def _as_hit(chunk: dict) -> dict:
-    return {"doc_id": chunk["doc_id"], "page": chunk["page_start"], "page_end": chunk["page_end"],
-            "text": chunk["text"]}
+    return {
+        "doc_id": chunk["doc_id"],
+        "page": chunk["page_start"],
+        "page_end": chunk["page_end"],
+        "text": chunk["text"],
+    }
 
 
 def mean_reciprocal_rank(searcher, questions: Sequence[dict], learned: bool) -> float:
@@ -155,8 +182,11 @@ def mean_reciprocal_rank(searcher, questions: Sequence[dict], learned: bool) -> 
     ranks = []
     for q in questions:
         hits = searcher.search(q["question"], k=20, learned=learned)
-        ranks.append(reciprocal_rank([frozenset({0}) if any(is_relevant(h, g) for g in q["gold"]) else frozenset()
-                                      for h in hits]))
+        ranks.append(
+            reciprocal_rank(
+                [frozenset({0}) if any(is_relevant(h, g) for g in q["gold"]) else frozenset() for h in hits]
+            )
+        )
     return round(sum(ranks) / max(len(ranks), 1), 4)
 
 
@@ -171,8 +201,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--l2", type=float, default=1e-2)  # chosen on the dev set among 1e-3 and 1e-2
     parser.add_argument("--loss", choices=("listwise", "pairwise"), default="listwise")
     parser.add_argument("--out", type=Path, default=LEARNED_FUSION_FILE)
-    parser.add_argument("--force", action="store_true", help="write the model even when it does not beat the fused "
-                                                              "order on the questions kept out of training")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write the model even when it does not beat the fused order on the questions kept out of training",
+    )
     args = parser.parse_args(argv)
 
     searcher = Searcher.latest(args.bundles)
@@ -195,26 +228,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         sources[source] = sources.get(source, 0) + 1
     model.provenance = {
         "trained_on": "synthetic questions from the bundle's own passages (retrieval_eval.learn_fusion): a sentence "
-                      "window with words dropped, half of them with legal terms replaced by lay wordings, drawn in "
-                      "turn from each source family; passages on dev/held-out gold pages excluded, the blind set "
-                      "never read",
-        "bundle": searcher.path.name, "bundle_created": searcher.manifest.get("created"),
-        "bundle_counts": searcher.manifest.get("counts"), "questions": len(questions),
-        "training_questions": len(training), "validation_questions": len(validation),
+        "window with words dropped, half of them with legal terms replaced by lay wordings, drawn in "
+        "turn from each source family; passages on dev/held-out gold pages excluded, the blind set "
+        "never read",
+        "bundle": searcher.path.name,
+        "bundle_created": searcher.manifest.get("created"),
+        "bundle_counts": searcher.manifest.get("counts"),
+        "questions": len(questions),
+        "training_questions": len(training),
+        "validation_questions": len(validation),
         "kinds": {kind: sum(1 for q in questions if q["kind"] == kind) for kind in ("words", "lay")},
-        "sources": sources, "documents": len(documents), "groups": len(groups), "seed": args.seed,
-        "loss": args.loss, "l2": args.l2, "fit": fit,
+        "sources": sources,
+        "documents": len(documents),
+        "groups": len(groups),
+        "seed": args.seed,
+        "loss": args.loss,
+        "l2": args.l2,
+        "fit": fit,
         "validation_mrr": {"fused": validation_fused, "learned": validation_learned},
-        "date": dt.datetime.now(dt.timezone.utc).date().isoformat()}
+        "date": dt.datetime.now(dt.timezone.utc).date().isoformat(),
+    }
     better = validation_learned > validation_fused
     if better or args.force:
         model.save(args.out)
-    print(json.dumps({"weights": dict(zip(FEATURES, [round(float(w), 4) for w in weights])), **model.provenance,
-                      "train_mrr_before": round(sum(b["mrr"] for b in before) / max(len(before), 1), 4),
-                      "written": str(args.out) if better or args.force else None}, ensure_ascii=False, indent=1))
+    print(
+        json.dumps(
+            {
+                "weights": dict(zip(FEATURES, [round(float(w), 4) for w in weights])),
+                **model.provenance,
+                "train_mrr_before": round(sum(b["mrr"] for b in before) / max(len(before), 1), 4),
+                "written": str(args.out) if better or args.force else None,
+            },
+            ensure_ascii=False,
+            indent=1,
+        )
+    )
     if not better:
-        print("the learned stage does not beat the fused order on the validation questions"
-              + ("" if args.force else ": not written"), file=sys.stderr)
+        print(
+            "the learned stage does not beat the fused order on the validation questions"
+            + ("" if args.force else ": not written"),
+            file=sys.stderr,
+        )
     return 0 if better or args.force else 1
 
 

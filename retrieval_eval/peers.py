@@ -56,9 +56,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from retrieval_eval import DEV_QUESTIONS, HELDOUT_QUESTIONS
-
-from retrieval_eval.retrieval import (DEFAULT_KS, NDCG_K, QUESTION_TYPES, _mean, judge, load_questions,
-                                         score_ranking)
+from retrieval_eval.retrieval import DEFAULT_KS, NDCG_K, QUESTION_TYPES, _mean, judge, load_questions, score_ranking
 
 log = logging.getLogger("retrieval_eval.peers")
 
@@ -70,10 +68,21 @@ CACHE_FILE = "embeddings.sqlite"
 DEPTH = 50  # as deep as evaluate() ranks (serving.ranking.search.CANDIDATES)
 PLAIN_TOKEN_RE = re.compile(r"\w+", re.UNICODE)
 
-SYSTEMS = ("rank-bm25 (plain tokens)", "rank-bm25 (Czech analyser)", "faiss-flat (raw chunks)",
-           "haystack bm25", "haystack embedding", "tantivy bm25 (default tokenizer)", "tantivy bm25 (Czech analyser)",
-           "lancedb dense", "lancedb fts (Czech analyser)", "lancedb hybrid", "mendel bm25", "mendel dense",
-           "mendel default")
+SYSTEMS = (
+    "rank-bm25 (plain tokens)",
+    "rank-bm25 (Czech analyser)",
+    "faiss-flat (raw chunks)",
+    "haystack bm25",
+    "haystack embedding",
+    "tantivy bm25 (default tokenizer)",
+    "tantivy bm25 (Czech analyser)",
+    "lancedb dense",
+    "lancedb fts (Czech analyser)",
+    "lancedb hybrid",
+    "mendel bm25",
+    "mendel dense",
+    "mendel default",
+)
 # systems whose engine comes with the optional extra ``peers``: system name prefix -> importable module
 EXTRA_ENGINES = {"tantivy": "tantivy", "lancedb": "lancedb"}
 RAW_VECTOR_SYSTEMS = frozenset({"faiss-flat (raw chunks)", "haystack embedding"})
@@ -81,6 +90,7 @@ TANTIVY_TOKENS = "mendel_tokens"  # tantivy tokenizer name for text already spli
 
 
 # --- passage vectors, cached on disk ----------------------------------------------------------------------
+
 
 class EmbeddingCache:
     """Passage vectors by (model name, sha256 of the text) in one SQLite file; every batch commits, so an
@@ -91,8 +101,10 @@ class EmbeddingCache:
         directory.mkdir(parents=True, exist_ok=True)
         self.path = directory / CACHE_FILE
         self._conn = sqlite3.connect(self.path, timeout=120)
-        self._conn.execute("CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, hash TEXT NOT NULL,"
-                           " dim INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, hash))")
+        self._conn.execute(
+            "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, hash TEXT NOT NULL,"
+            " dim INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, hash))"
+        )
         self._conn.commit()
 
     @staticmethod
@@ -103,11 +115,12 @@ class EmbeddingCache:
         found: dict[str, np.ndarray] = {}
         unique = sorted(set(hashes))
         for start in range(0, len(unique), 500):
-            part = unique[start:start + 500]
+            part = unique[start : start + 500]
             # the hashes travel as one JSON parameter, so the statement text never depends on the data
             rows = self._conn.execute(
                 "SELECT hash, vector FROM vectors WHERE model = ? AND hash IN (SELECT value FROM json_each(?))",
-                [model, json.dumps(part)]).fetchall()
+                [model, json.dumps(part)],
+            ).fetchall()
             found.update((h, np.frombuffer(blob, dtype=np.float32).copy()) for h, blob in rows)
         return found
 
@@ -128,8 +141,9 @@ class EmbeddingCache:
                 matrix[i], present[i] = cached[h], True
         return matrix, present
 
-    def vectors(self, embedder, texts: Sequence[str], batch_size: int = 16,
-                progress: Callable[[int, int], None] | None = None) -> tuple[np.ndarray, int]:
+    def vectors(
+        self, embedder, texts: Sequence[str], batch_size: int = 16, progress: Callable[[int, int], None] | None = None
+    ) -> tuple[np.ndarray, int]:
         """Vectors of ``texts`` (row i for text i), embedding only what the cache lacks; returns (matrix, how
         many were newly embedded)."""
         hashes = [self.key(t) for t in texts]
@@ -137,10 +151,12 @@ class EmbeddingCache:
         missing = list({h: t for h, t in zip(hashes, texts) if h not in cached}.items())
         started = time.monotonic()
         for start in range(0, len(missing), batch_size):
-            batch = missing[start:start + batch_size]
+            batch = missing[start : start + batch_size]
             matrix = np.asarray(embedder.passages([t for _, t in batch]), dtype=np.float32)
-            self._conn.executemany("INSERT OR IGNORE INTO vectors (model, hash, dim, vector) VALUES (?, ?, ?, ?)",
-                                   [(embedder.name, h, matrix.shape[1], v.tobytes()) for (h, _), v in zip(batch, matrix)])
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO vectors (model, hash, dim, vector) VALUES (?, ?, ?, ?)",
+                [(embedder.name, h, matrix.shape[1], v.tobytes()) for (h, _), v in zip(batch, matrix)],
+            )
             self._conn.commit()
             cached.update((h, v) for (h, _), v in zip(batch, matrix))
             done = start + len(batch)
@@ -187,6 +203,7 @@ def default_embedder():
 
 # --- the corpus ----------------------------------------------------------------------------------------------
 
+
 def resolve_bundle(path: Path) -> Path:
     """A bundle directory itself, or the current bundle of a bundles directory."""
     from mendel.index import bundle
@@ -208,8 +225,12 @@ def read_chunks(bundle_path: Path) -> list[dict]:
 
 
 def as_hit(chunk: dict) -> dict:
-    return {"doc_id": chunk["doc_id"], "page": chunk["page_start"], "page_end": chunk["page_end"],
-            "text": chunk["text"]}
+    return {
+        "doc_id": chunk["doc_id"],
+        "page": chunk["page_start"],
+        "page_end": chunk["page_end"],
+        "text": chunk["text"],
+    }
 
 
 def plain_tokens(text: str) -> list[str]:
@@ -222,6 +243,7 @@ def _top(scores: np.ndarray, n: int) -> list[int]:
 
 
 # --- systems: each a callable query -> chunk indexes, best first ------------------------------------------
+
 
 def rank_bm25_system(chunks: Sequence[dict], tokenize: Callable[[str], list[str]], depth: int = DEPTH):
     from rank_bm25 import BM25Okapi
@@ -251,8 +273,9 @@ def faiss_flat_system(vectors: np.ndarray, queries: QueryVectors, depth: int = D
     return ranking
 
 
-def haystack_systems(chunks: Sequence[dict], vectors: np.ndarray | None, queries: QueryVectors | None,
-                     depth: int = DEPTH) -> dict[str, Callable[[str], list[int]]]:
+def haystack_systems(
+    chunks: Sequence[dict], vectors: np.ndarray | None, queries: QueryVectors | None, depth: int = DEPTH
+) -> dict[str, Callable[[str], list[int]]]:
     """Haystack 2 in-memory BM25 (defaults: BM25L, its own tokenisation) and embedding retrievers; the
     Document id is the chunk's row, so rankings map back to the same chunks."""
     os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")  # offline: no telemetry calls
@@ -274,8 +297,9 @@ def haystack_systems(chunks: Sequence[dict], vectors: np.ndarray | None, queries
     if vectors is not None and queries is not None:
         unit = normalized(vectors)
         vector_store = InMemoryDocumentStore(embedding_similarity_function="dot_product")
-        vector_store.write_documents([Document(id=str(i), content=c["text"], embedding=unit[i].tolist())
-                                      for i, c in enumerate(chunks)])
+        vector_store.write_documents(
+            [Document(id=str(i), content=c["text"], embedding=unit[i].tolist()) for i, c in enumerate(chunks)]
+        )
         dense = InMemoryEmbeddingRetriever(document_store=vector_store, top_k=depth)
 
         def dense_ranking(query: str) -> list[int]:
@@ -299,8 +323,7 @@ def bundle_vectors(bundle_path: Path) -> np.ndarray:
     return np.asarray(index.reconstruct_n(0, index.ntotal), dtype=np.float32)
 
 
-def tantivy_system(chunks: Sequence[dict], tokenize: Callable[[str], list[str]] | None = None,
-                   depth: int = DEPTH):
+def tantivy_system(chunks: Sequence[dict], tokenize: Callable[[str], list[str]] | None = None, depth: int = DEPTH):
     """tantivy BM25 over the raw chunks, in RAM. ``tokenize=None``: tantivy's ``default`` analyser (split on
     non-alphanumerics, drop tokens over 40 bytes, lower-case); otherwise the text is indexed as ``tokenize``'s
     tokens joined by spaces through a whitespace tokenizer. A query is the OR of term queries of its tokens,
@@ -313,8 +336,12 @@ def tantivy_system(chunks: Sequence[dict], tokenize: Callable[[str], list[str]] 
     schema = builder.build()
     index = tantivy.Index(schema)  # no path: in RAM
     if tokenize is None:
-        analyser = (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).filter(tantivy.Filter.remove_long(40))
-                    .filter(tantivy.Filter.lowercase()).build())  # what "default" is
+        analyser = (
+            tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+            .filter(tantivy.Filter.remove_long(40))
+            .filter(tantivy.Filter.lowercase())
+            .build()
+        )  # what "default" is
         query_tokens = analyser.analyze
     else:
         index.register_tokenizer(TANTIVY_TOKENS, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
@@ -334,8 +361,9 @@ def tantivy_system(chunks: Sequence[dict], tokenize: Callable[[str], list[str]] 
         tokens = query_tokens(query)
         if not tokens:
             return []
-        parsed = tantivy.Query.boolean_query([(tantivy.Occur.Should, tantivy.Query.term_query(schema, "text", t))
-                                              for t in tokens])
+        parsed = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "text", t)) for t in tokens]
+        )
         hits = searcher.search(parsed, depth).hits
         rows = searcher.fast_field_values("row", [address for _, address in hits])
         return [int(row) for (score, _), row in zip(hits, rows) if score > 0]
@@ -343,8 +371,14 @@ def tantivy_system(chunks: Sequence[dict], tokenize: Callable[[str], list[str]] 
     return ranking
 
 
-def lancedb_systems(chunks: Sequence[dict], vectors: np.ndarray, queries: QueryVectors, directory: Path,
-                    tokenize: Callable[[str], list[str]], depth: int = DEPTH) -> dict[str, Callable[[str], list[int]]]:
+def lancedb_systems(
+    chunks: Sequence[dict],
+    vectors: np.ndarray,
+    queries: QueryVectors,
+    directory: Path,
+    tokenize: Callable[[str], list[str]],
+    depth: int = DEPTH,
+) -> dict[str, Callable[[str], list[int]]]:
     """LanceDB over one table in ``directory``: ``row`` (the chunk's row), ``vector`` (the unit vector given) and
     ``tokens`` (``tokenize``'s tokens joined by spaces, under a native full-text index with a whitespace
     tokenizer and no stemming, stop words or folding of its own). No vector index is built, so vector search is
@@ -358,14 +392,25 @@ def lancedb_systems(chunks: Sequence[dict], vectors: np.ndarray, queries: QueryV
     from mendel.index.dense import normalized
 
     unit = normalized(np.asarray(vectors, dtype=np.float32))
-    data = pa.table({
-        "row": pa.array(np.arange(len(chunks), dtype=np.int32)),
-        "vector": pa.FixedSizeListArray.from_arrays(pa.array(unit.reshape(-1)), unit.shape[1]),
-        "tokens": pa.array([" ".join(tokenize(c["text"])) for c in chunks], pa.string()),
-    })
+    data = pa.table(
+        {
+            "row": pa.array(np.arange(len(chunks), dtype=np.int32)),
+            "vector": pa.FixedSizeListArray.from_arrays(pa.array(unit.reshape(-1)), unit.shape[1]),
+            "tokens": pa.array([" ".join(tokenize(c["text"])) for c in chunks], pa.string()),
+        }
+    )
     table = lancedb.connect(str(directory)).create_table("chunks", data=data, mode="overwrite")
-    table.create_index("tokens", config=FTS(base_tokenizer="whitespace", lower_case=False, stem=False,
-                                            remove_stop_words=False, ascii_folding=False, max_token_length=None))
+    table.create_index(
+        "tokens",
+        config=FTS(
+            base_tokenizer="whitespace",
+            lower_case=False,
+            stem=False,
+            remove_stop_words=False,
+            ascii_folding=False,
+            max_token_length=None,
+        ),
+    )
 
     def rows(builder, *score: str) -> list[int]:
         # the score column is named so Lance does not warn that it adds it on its own
@@ -385,8 +430,12 @@ def lancedb_systems(chunks: Sequence[dict], vectors: np.ndarray, queries: QueryV
         text = " ".join(tokenize(query))
         if not text:
             return dense(query)
-        return rows(table.search(query_type="hybrid", fts_columns="tokens").vector(unit_query(query)).text(text)
-                    .distance_type("dot"))
+        return rows(
+            table.search(query_type="hybrid", fts_columns="tokens")
+            .vector(unit_query(query))
+            .text(text)
+            .distance_type("dot")
+        )
 
     return {"lancedb dense": dense, "lancedb fts (Czech analyser)": fts, "lancedb hybrid": hybrid}
 
@@ -412,18 +461,27 @@ def mendel_systems(bundle_path: Path, queries: QueryVectors, depth: int = DEPTH)
 
 # --- scoring ------------------------------------------------------------------------------------------------
 
+
 def percentile_ms(seconds: Sequence[float], q: float) -> float:
     return round(float(np.percentile(np.asarray(seconds) * 1000.0, q)), 2) if seconds else 0.0
 
 
 def latency(seconds: Sequence[float]) -> dict:
-    return {"p50": percentile_ms(seconds, 50), "p95": percentile_ms(seconds, 95),
-            "mean": round(float(np.mean(seconds)) * 1000.0, 2) if seconds else 0.0,
-            "max": round(float(np.max(seconds)) * 1000.0, 2) if seconds else 0.0}
+    return {
+        "p50": percentile_ms(seconds, 50),
+        "p95": percentile_ms(seconds, 95),
+        "mean": round(float(np.mean(seconds)) * 1000.0, 2) if seconds else 0.0,
+        "max": round(float(np.max(seconds)) * 1000.0, 2) if seconds else 0.0,
+    }
 
 
-def score_system(ranking: Callable[[str], list], questions: Sequence[dict], to_hit: Callable,
-                 ks: Sequence[int] = DEFAULT_KS, depth: int = DEPTH) -> dict:
+def score_system(
+    ranking: Callable[[str], list],
+    questions: Sequence[dict],
+    to_hit: Callable,
+    ks: Sequence[int] = DEFAULT_KS,
+    depth: int = DEPTH,
+) -> dict:
     """Overall and per-type metrics, per-query latency and first relevant ranks of one system."""
     rows, seconds, first = [], [], {}
     for q in questions:  # untimed warm-up: caches filled, sub-queries of decomposed questions embedded
@@ -436,30 +494,33 @@ def score_system(ranking: Callable[[str], list], questions: Sequence[dict], to_h
         rows.append((q, score_ranking(matches, len(q["gold"]), ks)))
         first[q["id"]] = next((r for r, m in enumerate(matches, 1) if m), None)
     types = [t for t in QUESTION_TYPES if any(q["type"] == t for q in questions)]
-    return {"overall": _mean([s for _, s in rows]),
-            "by_type": {t: _mean([s for q, s in rows if q["type"] == t]) for t in types},
-            "latency_ms": latency(seconds), "first_relevant_rank": first}
+    return {
+        "overall": _mean([s for _, s in rows]),
+        "by_type": {t: _mean([s for q, s in rows if q["type"] == t]) for t in types},
+        "latency_ms": latency(seconds),
+        "first_relevant_rank": first,
+    }
 
 
 NOTES = {
     "rank-bm25 (plain tokens)": "rank_bm25.BM25Okapi (k1 1.5, b 0.75) over lower-cased \\w+ tokens of the raw chunk",
     "rank-bm25 (Czech analyser)": "rank_bm25.BM25Okapi over mendel.czech.analyzer tokens of the raw chunk",
     "faiss-flat (raw chunks)": "faiss.IndexFlatIP over vectors of the raw chunk text (embedded for this study, "
-                               "cached), no context",
+    "cached), no context",
     "haystack bm25": "Haystack 2 InMemoryDocumentStore defaults (BM25L, its own tokeniser) + InMemoryBM25Retriever",
     "haystack embedding": "Haystack 2 InMemoryEmbeddingRetriever over the same raw-chunk vectors "
-                          "(dot product of unit vectors)",
+    "(dot product of unit vectors)",
     "tantivy bm25 (default tokenizer)": "tantivy (in RAM, BM25 k1 1.2, b 0.75) over the raw chunk with its default "
-                                        "analyser (simple tokenizer, long-token filter, lower case); query = OR of "
-                                        "its term queries",
+    "analyser (simple tokenizer, long-token filter, lower case); query = OR of "
+    "its term queries",
     "tantivy bm25 (Czech analyser)": "tantivy over mendel.czech.analyzer tokens of the raw chunk (whitespace "
-                                     "tokenizer); query = OR of the query's analyser tokens",
+    "tokenizer); query = OR of the query's analyser tokens",
     "lancedb dense": "LanceDB exact vector scan (no ANN index, dot product) over the bundle's own passage vectors",
     "lancedb fts (Czech analyser)": "LanceDB native full-text index (BM25) over mendel.czech.analyzer tokens of the "
-                                    "raw chunk (whitespace tokenizer, no stemming/stop words/folding)",
+    "raw chunk (whitespace tokenizer, no stemming/stop words/folding)",
     "lancedb hybrid": "LanceDB hybrid query: the two above fused by its default RRFReranker",
     "mendel bm25": "bm25s over contextual texts (citation, title, section, document summary where the bundle "
-                   "has one, then the chunk), Czech analyser",
+    "has one, then the chunk), Czech analyser",
     "mendel dense": "FAISS over the bundle's vectors of the contextual texts",
     "mendel default": "Searcher.search: hybrid RRF + exact-reference fast paths + graph list + decomposition",
 }
@@ -472,13 +533,22 @@ def question_sets(questions) -> dict[str, list[dict]]:
 
 
 def type_counts(questions: Sequence[dict]) -> dict[str, int]:
-    return {t: sum(1 for q in questions if q["type"] == t) for t in QUESTION_TYPES
-            if any(q["type"] == t for q in questions)}
+    return {
+        t: sum(1 for q in questions if q["type"] == t) for t in QUESTION_TYPES if any(q["type"] == t for q in questions)
+    }
 
 
-def run(bundle_dir: Path, questions, *, embedder=None, cache_dir: Path | None = None,
-        systems: Sequence[str] = SYSTEMS, ks: Sequence[int] = DEFAULT_KS, depth: int = DEPTH,
-        embed_missing: bool = True) -> dict:
+def run(
+    bundle_dir: Path,
+    questions,
+    *,
+    embedder=None,
+    cache_dir: Path | None = None,
+    systems: Sequence[str] = SYSTEMS,
+    ks: Sequence[int] = DEFAULT_KS,
+    depth: int = DEPTH,
+    embed_missing: bool = True,
+) -> dict:
     """Every system in ``systems`` over the bundle's L3 chunks, built once, and scored on ``questions``: one
     set (a list or a JSONL path) gives ``{"systems": {name: {"overall", "by_type", "latency_ms", "notes", ...}},
     "skipped": {name: why}, ...}``; a mapping of set names to sets gives ``{"sets": {name: {"questions",
@@ -508,8 +578,10 @@ def run(bundle_dir: Path, questions, *, embedder=None, cache_dir: Path | None = 
         try:
             lacking = 0 if embed_missing else cache.missing(queries.name, [c["text"] for c in chunks])
             if lacking:
-                why = (f"not run: {lacking} of {len(chunks)} raw chunks have no cached {queries.name} vector yet "
-                       f"(rerun without --no-embed to embed them)")
+                why = (
+                    f"not run: {lacking} of {len(chunks)} raw chunks have no cached {queries.name} vector yet "
+                    f"(rerun without --no-embed to embed them)"
+                )
                 skipped.update(dict.fromkeys(sorted(needs_vectors), why))
                 systems = [s for s in systems if s not in needs_vectors]
             else:
@@ -541,8 +613,9 @@ def run(bundle_dir: Path, questions, *, embedder=None, cache_dir: Path | None = 
                 rankers[name] = (faiss_flat_system(vectors, queries, depth), by_index)
             elif name.startswith("haystack"):
                 wanted = "haystack embedding" in systems
-                for found, ranking in haystack_systems(chunks, vectors if wanted else None,
-                                                       queries if wanted else None, depth).items():
+                for found, ranking in haystack_systems(
+                    chunks, vectors if wanted else None, queries if wanted else None, depth
+                ).items():
                     if found in systems:
                         rankers[found] = (ranking, by_index)
             elif name == "tantivy bm25 (default tokenizer)":
@@ -554,8 +627,9 @@ def run(bundle_dir: Path, questions, *, embedder=None, cache_dir: Path | None = 
                 found_vectors = bundle_vectors(bundle_path)
                 if len(found_vectors) != len(chunks):
                     raise ValueError(f"{bundle_path}: {len(found_vectors)} vectors for {len(chunks)} chunks")
-                for found, ranking in lancedb_systems(chunks, found_vectors, queries, directory, analyze,
-                                                      depth).items():
+                for found, ranking in lancedb_systems(
+                    chunks, found_vectors, queries, directory, analyze, depth
+                ).items():
                     if found in systems:
                         rankers[found] = (ranking, by_index)
             elif name.startswith("mendel"):
@@ -580,17 +654,24 @@ def run(bundle_dir: Path, questions, *, embedder=None, cache_dir: Path | None = 
 
         scored = {set_name: scored_systems(qs) for set_name, qs in sets.items()}
 
-    result = {"bundle": str(bundle_path), "bundle_model": bundle_model, "chunks": len(chunks), "ks": list(ks),
-              "embedder": queries.name, "passages_embedded_now": newly,
-              "passage_embedding_seconds": round(embed_seconds, 1),
-              "query_embedding_ms": latency(queries.seconds),
-              "latency_note": "per-query ranking time; query vectors computed beforehand (query_embedding_ms)"}
+    result = {
+        "bundle": str(bundle_path),
+        "bundle_model": bundle_model,
+        "chunks": len(chunks),
+        "ks": list(ks),
+        "embedder": queries.name,
+        "passages_embedded_now": newly,
+        "passage_embedding_seconds": round(embed_seconds, 1),
+        "query_embedding_ms": latency(queries.seconds),
+        "latency_note": "per-query ranking time; query vectors computed beforehand (query_embedding_ms)",
+    }
     if list(sets) == [""]:
         only = sets[""]
         result.update({"questions": len(only), "types": type_counts(only), "systems": scored[""]})
     else:
-        result["sets"] = {name: {"questions": len(qs), "types": type_counts(qs), "systems": scored[name]}
-                          for name, qs in sets.items()}
+        result["sets"] = {
+            name: {"questions": len(qs), "types": type_counts(qs), "systems": scored[name]} for name, qs in sets.items()
+        }
     result["skipped"] = skipped
     result["seconds"] = round(time.perf_counter() - started, 1)
     return result
@@ -603,33 +684,53 @@ def format_table(result: dict) -> str:
     lines = []
     for set_name, data in sets.items():
         label = f" ({set_name})" if set_name else ""
-        lines += [f"Peers{label}: {data['questions']} questions over {result['chunks']} chunks", "",
-                  "| system | " + " | ".join(metrics) + " | p50 ms | p95 ms |",
-                  "|---|" + "---:|" * (len(metrics) + 2)]
+        lines += [
+            f"Peers{label}: {data['questions']} questions over {result['chunks']} chunks",
+            "",
+            "| system | " + " | ".join(metrics) + " | p50 ms | p95 ms |",
+            "|---|" + "---:|" * (len(metrics) + 2),
+        ]
         for name, system in data["systems"].items():
-            lines.append(f"| {name} | " + " | ".join(f"{system['overall'].get(m, 0.0):.3f}" for m in metrics)
-                         + f" | {system['latency_ms']['p50']:.1f} | {system['latency_ms']['p95']:.1f} |")
+            lines.append(
+                f"| {name} | "
+                + " | ".join(f"{system['overall'].get(m, 0.0):.3f}" for m in metrics)
+                + f" | {system['latency_ms']['p50']:.1f} | {system['latency_ms']['p95']:.1f} |"
+            )
         for name, why in (result.get("skipped") or {}).items():
             lines.append(f"| {name} | {why} |")
         lines.append("")
     q = result.get("query_embedding_ms") or {}
     if q.get("p50"):
-        lines += [f"{result.get('embedder')} query embedding (shared by every dense system, not in the figures "
-                  f"above): p50 {q['p50']:.0f} ms, p95 {q['p95']:.0f} ms"]
+        lines += [
+            f"{result.get('embedder')} query embedding (shared by every dense system, not in the figures "
+            f"above): p50 {q['p50']:.0f} ms, p95 {q['p95']:.0f} ms"
+        ]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m retrieval_eval.peers", description=__doc__.split("\n")[0])
-    parser.add_argument("--bundles", type=Path, default=None,
-                        help="a bundles directory (its CURRENT bundle) or one bundle (default: settings)")
-    parser.add_argument("--questions", type=Path, action="append", default=None,
-                        help="a question set (JSONL; repeatable, named by its file stem); default: dev and held-out")
+    parser.add_argument(
+        "--bundles",
+        type=Path,
+        default=None,
+        help="a bundles directory (its CURRENT bundle) or one bundle (default: settings)",
+    )
+    parser.add_argument(
+        "--questions",
+        type=Path,
+        action="append",
+        default=None,
+        help="a question set (JSONL; repeatable, named by its file stem); default: dev and held-out",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--cache-dir", type=Path, default=None)
     parser.add_argument("--systems", default=",".join(SYSTEMS))
-    parser.add_argument("--no-embed", action="store_true",
-                        help="embed no passages: raw-vector systems run only when the cache holds every vector")
+    parser.add_argument(
+        "--no-embed",
+        action="store_true",
+        help="embed no passages: raw-vector systems run only when the cache holds every vector",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     bundles = args.bundles or default_bundles_dir()

@@ -57,8 +57,11 @@ def _number(value, digits: int = 3) -> str:
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1),
-            *("| " + " | ".join(row) + " |" for row in rows)]
+    return [
+        "| " + " | ".join(header) + " |",
+        "|---|" + "---:|" * (len(header) - 1),
+        *("| " + " | ".join(row) + " |" for row in rows),
+    ]
 
 
 def _pyplot():
@@ -79,21 +82,30 @@ def _save(fig, path: Path) -> str:
 
 # --- tables -------------------------------------------------------------------------------------------------
 
+
 def ablation_table(result: dict) -> list[str]:
     """Markdown rows: every variant's metrics and its mean / p95 latency."""
     rows = []
     for variant, data in result.get("variants", {}).items():
         overall, latency = data.get("overall", {}), data.get("latency_ms", {})
-        rows.append([variant, *(_number(overall.get(m)) for m in METRICS),
-                     _number(latency.get("mean"), 1), _number(latency.get("p95"), 1)])
+        rows.append(
+            [
+                variant,
+                *(_number(overall.get(m)) for m in METRICS),
+                _number(latency.get("mean"), 1),
+                _number(latency.get("p95"), 1),
+            ]
+        )
     return _table(["variant", *METRICS, "mean ms", "p95 ms"], rows)
 
 
 def type_table(result: dict, metric: str = TYPE_METRIC) -> list[str]:
     """Markdown rows: ``metric`` per question type for every variant."""
     types = list(result.get("types", {}))
-    rows = [[variant, *(_number(data.get("by_type", {}).get(t, {}).get(metric)) for t in types)]
-            for variant, data in result.get("variants", {}).items()]
+    rows = [
+        [variant, *(_number(data.get("by_type", {}).get(t, {}).get(metric)) for t in types)]
+        for variant, data in result.get("variants", {}).items()
+    ]
     return _table(["variant", *(f"{t} ({result['types'][t]})" for t in types)], rows)
 
 
@@ -101,8 +113,15 @@ def peers_table(peers: dict) -> list[str]:
     rows = []
     for name, system in peers.get("systems", {}).items():
         overall, latency = system.get("overall", {}), system.get("latency_ms", {})
-        rows.append([name, *(_number(overall.get(m)) for m in METRICS), _number(latency.get("p50"), 1),
-                     _number(latency.get("p95"), 1), str(system.get("notes", "")).replace("|", "/")])
+        rows.append(
+            [
+                name,
+                *(_number(overall.get(m)) for m in METRICS),
+                _number(latency.get("p50"), 1),
+                _number(latency.get("p95"), 1),
+                str(system.get("notes", "")).replace("|", "/"),
+            ]
+        )
     return _table(["system", *METRICS, "p50 ms", "p95 ms", "notes"], rows)
 
 
@@ -114,13 +133,22 @@ def scaling_table(scaling: dict) -> list[str]:
         for variant in variants:
             data = size.get("variants", {}).get(variant, {})
             overall, latency = data.get("overall", {}), data.get("latency_ms", {})
-            rows.append([str(size.get("documents", DASH)), str(size.get("chunks", DASH)), variant,
-                         _number(overall.get("recall@10")), _number(overall.get("mrr")),
-                         _number(latency.get("p50"), 1), _number(latency.get("p95"), 1)])
+            rows.append(
+                [
+                    str(size.get("documents", DASH)),
+                    str(size.get("chunks", DASH)),
+                    variant,
+                    _number(overall.get("recall@10")),
+                    _number(overall.get("mrr")),
+                    _number(latency.get("p50"), 1),
+                    _number(latency.get("p95"), 1),
+                ]
+            )
     return _table(["documents", "chunks", "variant", "recall@10", "MRR", "p50 ms", "p95 ms"], rows)
 
 
 # --- plots --------------------------------------------------------------------------------------------------
+
 
 def plot_metrics_per_variant(result: dict, path: Path, title: str) -> str | None:
     """Grouped bars: recall@10 and MRR per variant."""
@@ -132,8 +160,9 @@ def plot_metrics_per_variant(result: dict, path: Path, title: str) -> str | None
     width = 0.8 / len(PLOT_METRICS)
     for n, metric in enumerate(PLOT_METRICS):
         values = [result["variants"][v].get("overall", {}).get(metric) or 0.0 for v in variants]
-        bars = ax.bar([i + (n - (len(PLOT_METRICS) - 1) / 2) * width for i in range(len(variants))], values,
-                      width, label=metric)
+        bars = ax.bar(
+            [i + (n - (len(PLOT_METRICS) - 1) / 2) * width for i in range(len(variants))], values, width, label=metric
+        )
         ax.bar_label(bars, fmt="%.2f", fontsize=7)
     ax.set_xticks(range(len(variants)), variants, rotation=20, ha="right")
     ax.set_ylim(0, 1.08)
@@ -149,16 +178,16 @@ def plot_types_heatmap(result: dict, path: Path, title: str, metric: str = TYPE_
     if not variants or not types:
         return None
     plt = _pyplot()
-    grid = [[result["variants"][v].get("by_type", {}).get(t, {}).get(metric) or 0.0 for t in types]
-            for v in variants]
+    grid = [[result["variants"][v].get("by_type", {}).get(t, {}).get(metric) or 0.0 for t in types] for v in variants]
     fig, ax = plt.subplots(figsize=(1.3 * len(types) + 3, 0.45 * len(variants) + 1.5))
     image = ax.imshow(grid, vmin=0.0, vmax=1.0, cmap="viridis", aspect="auto")
     ax.set_xticks(range(len(types)), [f"{t}\n(n={result['types'][t]})" for t in types])
     ax.set_yticks(range(len(variants)), variants)
     for r, row in enumerate(grid):
         for c, value in enumerate(row):
-            ax.text(c, r, f"{value:.2f}", ha="center", va="center", fontsize=8,
-                    color="black" if value > 0.6 else "white")
+            ax.text(
+                c, r, f"{value:.2f}", ha="center", va="center", fontsize=8, color="black" if value > 0.6 else "white"
+            )
     fig.colorbar(image, ax=ax, label=metric)
     ax.set_title(title)
     return _save(fig, path)
@@ -199,18 +228,32 @@ def plot_scaling(scaling: dict, path: Path) -> str | None:
 
 # --- the report ---------------------------------------------------------------------------------------------
 
+
 def _question_set_section(result: dict, out_dir: Path, prefix: str, heading: str) -> list[str]:
     label = result.get("label") or prefix
-    lines = [f"## {heading}", "",
-             f"{result.get('questions', 0)} questions (`{result.get('questions_file', label)}`), "
-             f"bundle `{Path(result['bundle']).name if result.get('bundle') else DASH}`, "
-             f"{result.get('seconds', DASH)} s in all"
-             + (f" on {machine.get('cpus', DASH)} CPUs at load {machine.get('load_avg_1m', DASH)}"
-                if (machine := result.get("machine") or {}) else "") + ".", "",
-             *ablation_table(result), "",
-             f"{TYPE_METRIC} per question type (n):", "", *type_table(result), ""]
-    bars = plot_metrics_per_variant(result, out_dir / f"{prefix}_variants.png",
-                                    f"{label}: recall@10 and MRR per variant")
+    lines = [
+        f"## {heading}",
+        "",
+        f"{result.get('questions', 0)} questions (`{result.get('questions_file', label)}`), "
+        f"bundle `{Path(result['bundle']).name if result.get('bundle') else DASH}`, "
+        f"{result.get('seconds', DASH)} s in all"
+        + (
+            f" on {machine.get('cpus', DASH)} CPUs at load {machine.get('load_avg_1m', DASH)}"
+            if (machine := result.get("machine") or {})
+            else ""
+        )
+        + ".",
+        "",
+        *ablation_table(result),
+        "",
+        f"{TYPE_METRIC} per question type (n):",
+        "",
+        *type_table(result),
+        "",
+    ]
+    bars = plot_metrics_per_variant(
+        result, out_dir / f"{prefix}_variants.png", f"{label}: recall@10 and MRR per variant"
+    )
     heat = plot_types_heatmap(result, out_dir / f"{prefix}_types.png", f"{label}: {TYPE_METRIC} per question type")
     lines += [f"![{label}: recall@10 and MRR per variant]({name})" for name in [bars] if name]
     lines += [f"![{label}: {TYPE_METRIC} per question type]({name})" for name in [heat] if name]
@@ -219,13 +262,18 @@ def _question_set_section(result: dict, out_dir: Path, prefix: str, heading: str
 
 def render(results: dict, out_dir: Path) -> str:
     """The markdown text; writes the PNGs it links into ``out_dir``."""
-    lines = ["# Retrieval evaluation", "",
-             "A hit is relevant when it lies on the gold document and page or contains the gold evidence; "
-             "latency is per-query wall time on this machine (BM25 and dense lists timed apart).", ""]
+    lines = [
+        "# Retrieval evaluation",
+        "",
+        "A hit is relevant when it lies on the gold document and page or contains the gold evidence; "
+        "latency is per-query wall time on this machine (BM25 and dense lists timed apart).",
+        "",
+    ]
     lines += _question_set_section(results, out_dir, "main", f"Ablations: {results.get('label') or 'questions'}")
     if isinstance(results.get("heldout"), dict) and results["heldout"].get("variants"):
-        lines += _question_set_section(results["heldout"], out_dir, "heldout",
-                                       f"Ablations: {results['heldout'].get('label') or 'held-out'}")
+        lines += _question_set_section(
+            results["heldout"], out_dir, "heldout", f"Ablations: {results['heldout'].get('label') or 'held-out'}"
+        )
     peers = results.get("peers")
     if isinstance(peers, dict) and peers.get("systems"):
         lines += ["## Peers", "", *peers_table(peers), ""]
@@ -238,9 +286,13 @@ def render(results: dict, out_dir: Path) -> str:
         lines += ["## Scaling", "", *scaling_table(scaling), ""]
         loss = scaling.get("recall10_loss") or {}
         if loss:
-            lines += ["recall@10 lost from the smallest to the largest corpus (goal ≤ 10 %): "
-                      + ", ".join(f"{v} {_number(100 * f, 1) if isinstance(f, (int, float)) else DASH} %"
-                                  for v, f in loss.items()), ""]
+            lines += [
+                "recall@10 lost from the smallest to the largest corpus (goal ≤ 10 %): "
+                + ", ".join(
+                    f"{v} {_number(100 * f, 1) if isinstance(f, (int, float)) else DASH} %" for v, f in loss.items()
+                ),
+                "",
+            ]
         name = plot_scaling(scaling, out_dir / "scaling.png")
         lines += [f"![recall@10 and p95 latency vs documents]({name})", ""] if name else []
     return "\n".join(lines).rstrip() + "\n"

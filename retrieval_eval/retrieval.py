@@ -50,8 +50,19 @@ from typing import Iterable, Sequence
 from retrieval_eval import DEV_QUESTIONS
 
 DEFAULT_KS = (1, 5, 10, 20)
-VARIANTS = ("bm25", "dense", "hybrid", "bm25+bridge", "dense+bridge", "hybrid+bridge", "hybrid+fastpath", "+graph",
-            "default-learned", "default-bridge", "default")
+VARIANTS = (
+    "bm25",
+    "dense",
+    "hybrid",
+    "bm25+bridge",
+    "dense+bridge",
+    "hybrid+bridge",
+    "hybrid+fastpath",
+    "+graph",
+    "default-learned",
+    "default-bridge",
+    "default",
+)
 BRIDGE_VARIANTS = ("bm25+bridge", "dense+bridge", "hybrid+bridge")
 _LADDER = {"bridge": False, "learned": False}  # hybrid+fastpath and +graph: the ablation ladder without the new stages
 RERANK_VARIANT = "default+rerank"
@@ -64,6 +75,7 @@ _WS = re.compile(r"\s+")
 
 
 # --- relevance ----------------------------------------------------------------------------------------------
+
 
 def normalize(text: str | None) -> str:
     """Whitespace collapsed to single spaces, stripped, lower case."""
@@ -93,6 +105,7 @@ def judge(hits: Sequence, gold: Sequence[dict]) -> list[frozenset[int]]:
 
 
 # --- metrics over judged rankings ---------------------------------------------------------------------------
+
 
 def recall_at_k(matches: Sequence[frozenset[int]], n_gold: int, k: int) -> float:
     """Share of the ``n_gold`` gold items covered by the first ``k`` hits."""
@@ -141,6 +154,7 @@ def _mean(rows: list[dict]) -> dict:
 
 
 # --- questions ----------------------------------------------------------------------------------------------
+
 
 def load_questions(path: Path) -> list[dict]:
     with Path(path).open(encoding="utf-8") as f:
@@ -220,14 +234,18 @@ class _GroundTruth:
                     errors.append(f"{q['id']}: unknown document {g['doc_id']}")
                     continue
                 evidence = normalize(g["evidence"])
-                on_page = [c for c in self.by_doc.get(g["doc_id"], [])
-                           if int(c["page_start"]) <= int(g["page"]) <= int(c["page_end"])]
+                on_page = [
+                    c
+                    for c in self.by_doc.get(g["doc_id"], [])
+                    if int(c["page_start"]) <= int(g["page"]) <= int(c["page_end"])
+                ]
                 if not any(evidence in self._text(c) for c in on_page):
                     errors.append(f"{q['id']}: evidence not on page {g['page']} of {g['doc_id']}: {g['evidence']!r}")
         return errors
 
 
 # --- running the variants -----------------------------------------------------------------------------------
+
 
 def _timed(function, *args, **kwargs):
     """(function's result, wall milliseconds)."""
@@ -248,8 +266,12 @@ def latency_summary(milliseconds: Sequence[float]) -> dict:
         high = min(low + 1, len(values) - 1)
         return values[low] + (values[high] - values[low]) * (position - low)
 
-    return {"mean": round(sum(values) / len(values), 2), "p50": round(percentile(0.5), 2),
-            "p95": round(percentile(0.95), 2), "max": round(values[-1], 2)}
+    return {
+        "mean": round(sum(values) / len(values), 2),
+        "p50": round(percentile(0.5), 2),
+        "p95": round(percentile(0.95), 2),
+        "max": round(values[-1], 2),
+    }
 
 
 def answer_honesty(answer) -> dict:
@@ -257,12 +279,22 @@ def answer_honesty(answer) -> dict:
     they are marked weak, what the query names that the collection lacks, and ``admits``: no hits, weak hits or
     something reported missing -- what a question with no answer in the collection expects."""
     missing = [m.get("text") or m.get("id") for m in (answer.coverage or {}).get("missing", [])]
-    return {"hits": len(answer.hits), "weak": bool(answer.weak), "missing": missing,
-            "admits": not answer.hits or bool(answer.weak) or bool(missing)}
+    return {
+        "hits": len(answer.hits),
+        "weak": bool(answer.weak),
+        "missing": missing,
+        "admits": not answer.hits or bool(answer.weak) or bool(missing),
+    }
 
 
-def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
-              timings: dict[str, float] | None = None, honesty: dict | None = None) -> dict[str, list]:
+def _rankings(
+    searcher,
+    query: str,
+    variants: Sequence[str],
+    depth: int,
+    timings: dict[str, float] | None = None,
+    honesty: dict | None = None,
+) -> dict[str, list]:
     """Hits (dicts or :class:`Hit`) per variant for one query, best first, at most ``depth``. When ``timings``
     is given, each variant's wall milliseconds are stored in it (a shared BM25 or dense list counts for each
     variant that uses it); ``honesty`` receives :func:`answer_honesty` of the default search."""
@@ -271,19 +303,22 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
     out: dict[str, list] = {}
     timings = {} if timings is None else timings
     bm25, bm25_ms = _timed(searcher.bm25_ranking, query, n=depth) if {"bm25", "hybrid"} & set(variants) else ([], 0.0)
-    dense, dense_ms = (_timed(searcher.dense_ranking, query, n=depth) if {"dense", "hybrid"} & set(variants)
-                       else ([], 0.0))
+    dense, dense_ms = (
+        _timed(searcher.dense_ranking, query, n=depth) if {"dense", "hybrid"} & set(variants) else ([], 0.0)
+    )
     if set(BRIDGE_VARIANTS) & set(variants):
         from serving.query.analyze import understand
 
         found = understand(query)
         expansion = searcher.legal_expansion(found)
         wanted = {"bm25+bridge", "hybrid+bridge"} & set(variants)
-        bm25_bridge, bm25_bridge_ms = (_timed(searcher.bm25_ranking, query, n=depth, expansion=expansion) if wanted
-                                       else ([], 0.0))
+        bm25_bridge, bm25_bridge_ms = (
+            _timed(searcher.bm25_ranking, query, n=depth, expansion=expansion) if wanted else ([], 0.0)
+        )
         wanted = {"dense+bridge", "hybrid+bridge"} & set(variants)
-        dense_bridge, dense_bridge_ms = (_timed(searcher.dense_ranking, searcher.dense_text(found), n=depth)
-                                         if wanted else ([], 0.0))
+        dense_bridge, dense_bridge_ms = (
+            _timed(searcher.dense_ranking, searcher.dense_text(found), n=depth) if wanted else ([], 0.0)
+        )
     rows: dict[int, dict] = {}  # each chunk read once for this question's lists (a bundle row is parsed when read)
 
     def as_hits(items: list[int]) -> list[dict]:
@@ -291,8 +326,12 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
         for i in items[:depth]:
             if i not in rows:
                 row = searcher.chunks[i]
-                rows[i] = {"doc_id": row["doc_id"], "page": row["page_start"], "page_end": row["page_end"],
-                           "text": row["text"]}
+                rows[i] = {
+                    "doc_id": row["doc_id"],
+                    "page": row["page_start"],
+                    "page_end": row["page_end"],
+                    "text": row["text"],
+                }
             hits.append(rows[i])
         return hits
 
@@ -316,8 +355,9 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
         elif variant == "default-bridge":
             out[variant], timings[variant] = _timed(searcher.search, query, k=depth, bridge=False)
         elif variant == "hybrid+fastpath":
-            out[variant], timings[variant] = _timed(searcher.search, query, k=depth, graph=False, decompose=False,
-                                                    **_LADDER)
+            out[variant], timings[variant] = _timed(
+                searcher.search, query, k=depth, graph=False, decompose=False, **_LADDER
+            )
         elif variant == "+graph":
             out[variant], timings[variant] = _timed(searcher.search, query, k=depth, decompose=False, **_LADDER)
         elif variant == "default":
@@ -335,8 +375,9 @@ def _rankings(searcher, query: str, variants: Sequence[str], depth: int,
     return out
 
 
-def evaluate(searcher, questions: Sequence[dict], ks: Sequence[int] = DEFAULT_KS,
-             variants: Sequence[str] = VARIANTS) -> dict:
+def evaluate(
+    searcher, questions: Sequence[dict], ks: Sequence[int] = DEFAULT_KS, variants: Sequence[str] = VARIANTS
+) -> dict:
     """Metrics per variant, overall and per question type, plus per-question first relevant ranks."""
     from serving.ranking.search import CANDIDATES
 
@@ -359,8 +400,12 @@ def evaluate(searcher, questions: Sequence[dict], ks: Sequence[int] = DEFAULT_KS
         ranked = _rankings(searcher, q["question"], variants, depth, timings, honesty)
         for variant in variants:
             latencies[variant].append(timings[variant])
-        entry = {"id": q["id"], "type": q["type"], "first_relevant_rank": {},
-                 "latency_ms": {v: round(timings[v], 2) for v in variants}}
+        entry = {
+            "id": q["id"],
+            "type": q["type"],
+            "first_relevant_rank": {},
+            "latency_ms": {v: round(timings[v], 2) for v in variants},
+        }
         if q.get("register"):
             entry["register"] = q["register"]
         if honesty:
@@ -395,20 +440,24 @@ def evaluate(searcher, questions: Sequence[dict], ks: Sequence[int] = DEFAULT_KS
         }
         if registers:
             result["variants"][variant]["by_register"] = {
-                r: _mean([s for q, s in rows[variant] if q.get("register") == r]) for r in registers}
+                r: _mean([s for q, s in rows[variant] if q.get("register") == r]) for r in registers
+            }
     weak_flags = [e["weak"] for e in per_question if "weak" in e]
     if weak_flags:
         # answerable questions the default search marked weak: the price of the relevance floor
         result["weak_answerable"] = {"questions": len(weak_flags), "weak": sum(weak_flags)}
     if unanswerable:
-        result["not_in_collection"] = {"questions": len(unanswerable),
-                                       "admitted": sum(1 for u in unanswerable if u["admits"]),
-                                       "per_question": unanswerable}
+        result["not_in_collection"] = {
+            "questions": len(unanswerable),
+            "admitted": sum(1 for u in unanswerable if u["admits"]),
+            "per_question": unanswerable,
+        }
     return result
 
 
-def split_grounded(questions: Sequence[dict], chunks: Iterable[dict],
-                   documents: Iterable[str] | None = None) -> tuple[list[dict], list[str]]:
+def split_grounded(
+    questions: Sequence[dict], chunks: Iterable[dict], documents: Iterable[str] | None = None
+) -> tuple[list[dict], list[str]]:
     """(questions whose every gold item is grounded in the bundle, the problems of the others). A bundle built
     from part of the corpus answers only the questions about that part."""
     truth = _GroundTruth(chunks, documents)
@@ -422,8 +471,15 @@ def split_grounded(questions: Sequence[dict], chunks: Iterable[dict],
     return kept, problems
 
 
-def evaluate_bundle(bundles_dir: Path, questions_path: Path, reports_dir: Path, embedder=None,
-                    variants: Sequence[str] = VARIANTS, label: str | None = None, searcher=None) -> dict:
+def evaluate_bundle(
+    bundles_dir: Path,
+    questions_path: Path,
+    reports_dir: Path,
+    embedder=None,
+    variants: Sequence[str] = VARIANTS,
+    label: str | None = None,
+    searcher=None,
+) -> dict:
     """Evaluate the published bundle on the questions its documents can answer and write the report (JSON,
     markdown, PNGs) under ``reports_dir/<bundle version>/<question set>/``. A report already written for the
     same bundle version and questions file content is reused. ``searcher``: the published bundle already loaded
@@ -443,14 +499,22 @@ def evaluate_bundle(bundles_dir: Path, questions_path: Path, reports_dir: Path, 
     if callable(searcher):  # loaded only when this set's report for the live bundle is not written yet
         load, searcher = searcher, None
     else:
+
         def load():
             return Searcher.latest(Path(bundles_dir), embedder=embedder)
+
     version = searcher.path.name if searcher is not None else current_bundle(Path(bundles_dir)).name
     label = label or questions_path.stem
     out_dir = Path(reports_dir) / version / label
     digest = hashlib.sha256(questions_path.read_bytes()).hexdigest()
-    summary = {"bundle": version, "questions_file": str(questions_path), "questions_sha256": digest,
-               "report_dir": str(out_dir), "report": str(out_dir / REPORT_NAME), "reused": False}
+    summary = {
+        "bundle": version,
+        "questions_file": str(questions_path),
+        "questions_sha256": digest,
+        "report_dir": str(out_dir),
+        "report": str(out_dir / REPORT_NAME),
+        "reused": False,
+    }
     cached = out_dir / RESULTS_NAME
     if cached.exists():
         previous = json.loads(cached.read_text(encoding="utf-8"))
@@ -462,15 +526,22 @@ def evaluate_bundle(bundles_dir: Path, questions_path: Path, reports_dir: Path, 
     if not kept:
         return {**summary, "result": None}
     result = evaluate(searcher, kept, variants=variants)
-    result.update({"label": label, "questions_file": str(questions_path), "questions_sha256": digest,
-                   "questions_total": len(questions), "skipped": skipped})
+    result.update(
+        {
+            "label": label,
+            "questions_file": str(questions_path),
+            "questions_sha256": digest,
+            "questions_total": len(questions),
+            "skipped": skipped,
+        }
+    )
     write_report(result, out_dir)
     _prune_reports(Path(reports_dir), Path(bundles_dir))
     return {**summary, "result": result}
 
 
 WATCHED = ("recall@10", "mrr")  # the default search's figures a new bundle must not lose on a set
-REGRESSION_TOLERANCE = 0.001   # rounding in stored results, not a margin to lose quality in
+REGRESSION_TOLERANCE = 0.001  # rounding in stored results, not a margin to lose quality in
 
 
 def previous_result(reports_dir: Path, version: str, label: str) -> tuple[str, dict] | None:
@@ -478,8 +549,13 @@ def previous_result(reports_dir: Path, version: str, label: str) -> tuple[str, d
     was live before this one was published (reports follow their bundles while those are kept)."""
     from retrieval_eval.report import RESULTS_NAME
 
-    earlier = sorted((p.name for p in Path(reports_dir).iterdir() if _VERSION.match(p.name) and p.name < version),
-                     reverse=True) if Path(reports_dir).is_dir() else []
+    earlier = (
+        sorted(
+            (p.name for p in Path(reports_dir).iterdir() if _VERSION.match(p.name) and p.name < version), reverse=True
+        )
+        if Path(reports_dir).is_dir()
+        else []
+    )
     for name in earlier:
         path = Path(reports_dir) / name / label / RESULTS_NAME
         if path.is_file():
@@ -491,8 +567,11 @@ def regressions(current: dict, previous: dict, variant: str = "default") -> dict
     """{metric: (before, now)} for each watched figure of ``variant`` that the current result lost."""
     now = current["variants"][variant]["overall"]
     before = previous.get("variants", {}).get(variant, {}).get("overall", {})
-    return {metric: (float(before[metric]), float(now[metric])) for metric in WATCHED
-            if metric in before and metric in now and float(now[metric]) < float(before[metric]) - REGRESSION_TOLERANCE}
+    return {
+        metric: (float(before[metric]), float(now[metric]))
+        for metric in WATCHED
+        if metric in before and metric in now and float(now[metric]) < float(before[metric]) - REGRESSION_TOLERANCE
+    }
 
 
 _VERSION = re.compile(r"^\d{8}T\d+Z$")
@@ -509,16 +588,20 @@ def _prune_reports(reports_dir: Path, bundles_dir: Path) -> None:
 
 # --- reporting ----------------------------------------------------------------------------------------------
 
+
 def format_table(result: dict) -> str:
     """Markdown: the ablation table, then recall@10 (or the largest k <= 10) per question type."""
     ks = result["ks"]
     metrics = [f"recall@{k}" for k in ks] + ["mrr", f"ndcg@{NDCG_K}"]
     timed = all(data.get("latency_ms") for data in result["variants"].values())
     latency_columns = ["mean ms", "p95 ms"] if timed else []
-    lines = [f"Retrieval evaluation: {result['questions']} questions"
-             + (f", bundle `{Path(result['bundle']).name}`" if result.get("bundle") else ""), "",
-             "| variant | " + " | ".join(metrics + latency_columns) + " |",
-             "|---|" + "---:|" * (len(metrics) + len(latency_columns))]
+    lines = [
+        f"Retrieval evaluation: {result['questions']} questions"
+        + (f", bundle `{Path(result['bundle']).name}`" if result.get("bundle") else ""),
+        "",
+        "| variant | " + " | ".join(metrics + latency_columns) + " |",
+        "|---|" + "---:|" * (len(metrics) + len(latency_columns)),
+    ]
     for variant, data in result["variants"].items():
         cells = [f"{data['overall'].get(m, 0.0):.3f}" for m in metrics]
         if timed:
@@ -526,28 +609,45 @@ def format_table(result: dict) -> str:
         lines.append(f"| {variant} | " + " | ".join(cells) + " |")
     k_type = max([k for k in ks if k <= 10] or ks)
     types = list(result["types"])
-    lines += ["", f"recall@{k_type} per question type (n):", "",
-              "| variant | " + " | ".join(f"{t} ({result['types'][t]})" for t in types) + " |",
-              "|---|" + "---:|" * len(types)]
+    lines += [
+        "",
+        f"recall@{k_type} per question type (n):",
+        "",
+        "| variant | " + " | ".join(f"{t} ({result['types'][t]})" for t in types) + " |",
+        "|---|" + "---:|" * len(types),
+    ]
     for variant, data in result["variants"].items():
-        lines.append(f"| {variant} | " + " | ".join(
-            f"{data['by_type'][t].get(f'recall@{k_type}', 0.0):.3f}" for t in types) + " |")
+        lines.append(
+            f"| {variant} | "
+            + " | ".join(f"{data['by_type'][t].get(f'recall@{k_type}', 0.0):.3f}" for t in types)
+            + " |"
+        )
     registers = result.get("registers") or {}
     if registers:
-        lines += ["", f"recall@{k_type} / MRR per register (n):", "",
-                  "| variant | " + " | ".join(f"{r} ({n})" for r, n in registers.items()) + " |",
-                  "|---|" + "---:|" * len(registers)]
+        lines += [
+            "",
+            f"recall@{k_type} / MRR per register (n):",
+            "",
+            "| variant | " + " | ".join(f"{r} ({n})" for r, n in registers.items()) + " |",
+            "|---|" + "---:|" * len(registers),
+        ]
         for variant, data in result["variants"].items():
-            cells = [f"{data['by_register'][r].get(f'recall@{k_type}', 0.0):.3f} / "
-                     f"{data['by_register'][r].get('mrr', 0.0):.3f}" for r in registers]
+            cells = [
+                f"{data['by_register'][r].get(f'recall@{k_type}', 0.0):.3f} / "
+                f"{data['by_register'][r].get('mrr', 0.0):.3f}"
+                for r in registers
+            ]
             lines.append(f"| {variant} | " + " | ".join(cells) + " |")
     if result.get("weak_answerable"):
         weak = result["weak_answerable"]
         lines += ["", f"default search marked {weak['weak']} of {weak['questions']} answerable questions weak"]
     if result.get("not_in_collection"):
         nic = result["not_in_collection"]
-        lines += ["", f"questions with no answer in the collection: the default search admitted "
-                      f"{nic['admitted']} of {nic['questions']} (no hits, weak hits or a coverage notice)"]
+        lines += [
+            "",
+            f"questions with no answer in the collection: the default search admitted "
+            f"{nic['admitted']} of {nic['questions']} (no hits, weak hits or a coverage notice)",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -560,11 +660,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.add_argument("--out", type=Path, default=None, help="also write the markdown table here")
     parser.add_argument("--validate-only", action="store_true", help="only check the gold against the bundle")
-    parser.add_argument("--report", type=Path, default=None,
-                        help="write the JSON results, a markdown report and PNG plots into this directory")
+    parser.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        help="write the JSON results, a markdown report and PNG plots into this directory",
+    )
     parser.add_argument("--label", default=None, help="the question set's name in the report (default: file stem)")
-    parser.add_argument("--rerank-model", type=Path, default=None,
-                        help=f"a local cross-encoder directory: adds the {RERANK_VARIANT} variant")
+    parser.add_argument(
+        "--rerank-model",
+        type=Path,
+        default=None,
+        help=f"a local cross-encoder directory: adds the {RERANK_VARIANT} variant",
+    )
     args = parser.parse_args(argv)
 
     questions = load_questions(args.questions)

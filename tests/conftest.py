@@ -16,6 +16,7 @@ from mendel.core import db
 from mendel.core.config import SAMPLE_CORPUS
 from tests.support.nightly import run_nightly
 
+
 @pytest.fixture(autouse=True)
 def sigterm_as_before_the_test():
     """Put SIGTERM's disposition back after each test. A Dagster run in this process (materialize,
@@ -62,8 +63,13 @@ def nightly(tmp_path_factory, pg_server_url, mirror):
     database_url = db.create_database(pg_server_url, f"nightly_{uuid.uuid4().hex[:8]}")
     instance = DagsterInstance.ephemeral()
     result = run_nightly(home, database_url, mirror.base_url, instance)
-    return {"home": home, "database_url": database_url, "mirror_url": mirror.base_url, "result": result,
-            "instance": instance}
+    return {
+        "home": home,
+        "database_url": database_url,
+        "mirror_url": mirror.base_url,
+        "result": result,
+        "instance": instance,
+    }
 
 
 @pytest.fixture

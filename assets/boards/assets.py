@@ -55,8 +55,8 @@ def boards_by_kind(boards) -> dict[str, int]:
     retry_policy=NETWORK_RETRY,
     pool=crawl_pool(BOARD_SOURCE),
     description="The register of notice boards (NKOD's boards, the maintained list), each linked to its "
-                "municipality or region; the board partitions follow it, boards gone from it have their documents "
-                "withdrawn.",
+    "municipality or region; the board partitions follow it, boards gone from it have their documents "
+    "withdrawn.",
 )
 def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> MaterializeResult:
     settings = mendel.settings()
@@ -72,8 +72,11 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
     keys = [b.key for b in boards]
     gone = sorted(known - set(keys))
     if len(gone) > 5 and len(gone) > MAX_REMOVED_SHARE * len(known):
-        raise Failure(f"the register names {len(keys)} boards and would remove {len(gone)} of the {len(known)} "
-                      f"known ones; refused (more than {MAX_REMOVED_SHARE:.0%})", allow_retries=False)
+        raise Failure(
+            f"the register names {len(keys)} boards and would remove {len(gone)} of the {len(known)} "
+            f"known ones; refused (more than {MAX_REMOVED_SHARE:.0%})",
+            allow_retries=False,
+        )
     # No processing lock: the register is the crawl's business, like the crawls in their subprocesses.
     with psycopg.connect(mendel.db_url(), autocommit=True) as conn:
         boards = register.place_by_notices(conn, boards)  # the notices stored by earlier crawls name the body
@@ -85,17 +88,28 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
         context.instance.delete_dynamic_partition(board_partitions.name, key)
     placed = sum(1 for b in boards if b.obec or b.kraj or b.body)
     if change.removed:
-        context.log.info(f"{len(change.removed)} board(s) left the register: {change.removed[:10]}; "
-                         f"{len(change.withdrawn)} document(s) withdrawn")
-    return MaterializeResult(metadata={
-        "boards": len(boards), **boards_by_kind(boards), "placed": placed, "unplaced": len(boards) - placed,
-        # by municipality (kód obce), by public body (notices' file numbers), by region only (a name or page
-        # address); the unplaced by reason (mendel.registers.public_bodies)
-        **place_summary(boards),
-        # HTML boards by the CMS their site runs, and those whose CMS has no rule set (counted, never dropped).
-        **register.cms_summary(boards),
-        "added": len(change.added), "removed": len(change.removed), "withdrawn": len(change.withdrawn),
-        "partitions_added": len(new_partitions), "partitions_removed": len(gone)})
+        context.log.info(
+            f"{len(change.removed)} board(s) left the register: {change.removed[:10]}; "
+            f"{len(change.withdrawn)} document(s) withdrawn"
+        )
+    return MaterializeResult(
+        metadata={
+            "boards": len(boards),
+            **boards_by_kind(boards),
+            "placed": placed,
+            "unplaced": len(boards) - placed,
+            # by municipality (kód obce), by public body (notices' file numbers), by region only (a name or page
+            # address); the unplaced by reason (mendel.registers.public_bodies)
+            **place_summary(boards),
+            # HTML boards by the CMS their site runs, and those whose CMS has no rule set (counted, never dropped).
+            **register.cms_summary(boards),
+            "added": len(change.added),
+            "removed": len(change.removed),
+            "withdrawn": len(change.withdrawn),
+            "partitions_added": len(new_partitions),
+            "partitions_removed": len(gone),
+        }
+    )
 
 
 def boards_of_run(context: AssetExecutionContext) -> list[str]:
@@ -116,11 +130,12 @@ def boards_of_run(context: AssetExecutionContext) -> list[str]:
     retry_policy=NETWORK_RETRY,
     pool=crawl_pool(BOARD_SOURCE),
     description="Municipal notice boards, one partition per board of the register (NKOD's feeds and exports, the "
-                "maintained list's HTML boards and site APIs): notices and their attachments, JavaScript boards "
-                "rendered by Chromium.",
+    "maintained list's HTML boards and site APIs): notices and their attachments, JavaScript boards "
+    "rendered by Chromium.",
 )
-def board_documents(context: AssetExecutionContext, mendel: MendelResource,
-                    pipes_subprocess_client: PipesSubprocessClient) -> MaterializeResult:
+def board_documents(
+    context: AssetExecutionContext, mendel: MendelResource, pipes_subprocess_client: PipesSubprocessClient
+) -> MaterializeResult:
     settings = mendel.settings()
     if not settings.source_enabled(BOARD_SOURCE):
         context.log.info(f"{BOARD_SOURCE} is not in MENDEL_SOURCES; nothing crawled")
@@ -129,12 +144,18 @@ def board_documents(context: AssetExecutionContext, mendel: MendelResource,
         boards, unknown = register.boards_for_keys(boards_of_run(context), settings, conn)
     without_rules = [b for b in boards if b.kind == "html" and not b.rules]
     if without_rules:
-        context.log.warning(f"{len(without_rules)} HTML board(s) have no extraction rules and are not read: "
-                            + "; ".join(f"{b.key}: {b.no_rules}" for b in without_rules[:10]))
+        context.log.warning(
+            f"{len(without_rules)} HTML board(s) have no extraction rules and are not read: "
+            + "; ".join(f"{b.key}: {b.no_rules}" for b in without_rules[:10])
+        )
     if unknown:
         context.log.warning(f"{len(unknown)} board(s) no longer in the maintained list, not crawled: {unknown[:10]}")
-    summary = {"boards": len(boards), **boards_by_kind(boards), **register.cms_summary(boards),
-               "unknown_boards": len(unknown)}
+    summary = {
+        "boards": len(boards),
+        **boards_by_kind(boards),
+        **register.cms_summary(boards),
+        "unknown_boards": len(unknown),
+    }
     if not boards:
         return MaterializeResult(metadata={**summary, "discovered": 0})
     boards_file = register.write_boards_file(boards, settings.home / "boards" / f"{context.run_id}.json")

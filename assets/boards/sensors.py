@@ -39,13 +39,17 @@ def run_requests_for(new_keys: list[str], per_run: int = MAX_BOARDS_PER_RUN) -> 
     """Runs covering exactly ``new_keys`` (in the order they are added as partitions)."""
     requests = []
     for start in range(0, len(new_keys), per_run):
-        chunk = new_keys[start:start + per_run]
+        chunk = new_keys[start : start + per_run]
         run_key = f"new-boards:{chunk[0]}..{chunk[-1]}"
         if len(chunk) == 1:
             requests.append(RunRequest(run_key=run_key, partition_key=chunk[0]))
         else:
-            requests.append(RunRequest(run_key=run_key, tags={ASSET_PARTITION_RANGE_START_TAG: chunk[0],
-                                                              ASSET_PARTITION_RANGE_END_TAG: chunk[-1]}))
+            requests.append(
+                RunRequest(
+                    run_key=run_key,
+                    tags={ASSET_PARTITION_RANGE_START_TAG: chunk[0], ASSET_PARTITION_RANGE_END_TAG: chunk[-1]},
+                )
+            )
     return requests
 
 
@@ -55,7 +59,7 @@ def run_requests_for(new_keys: list[str], per_run: int = MAX_BOARDS_PER_RUN) -> 
     minimum_interval_seconds=6 * 3600,
     default_status=sensor_status(),
     description="Adds notice boards new in the register (NKOD's boards, the maintained list) as partitions of "
-                "board_documents and crawls only those.",
+    "board_documents and crawls only those.",
 )
 def new_boards_from_registry(context: SensorEvaluationContext, mendel: MendelResource):
     settings = mendel.settings()
@@ -68,5 +72,7 @@ def new_boards_from_registry(context: SensorEvaluationContext, mendel: MendelRes
     if not new_keys:
         return SkipReason(f"no new boards: {len(boards)} in the register, all known ({gone} known ones gone from it)")
     context.log.info(f"{len(new_keys)} new board(s) of {len(boards)}; {gone} known board(s) gone from the register")
-    return SensorResult(run_requests=run_requests_for(new_keys),
-                        dynamic_partitions_requests=[board_partitions.build_add_request(new_keys)])
+    return SensorResult(
+        run_requests=run_requests_for(new_keys),
+        dynamic_partitions_requests=[board_partitions.build_add_request(new_keys)],
+    )

@@ -9,8 +9,8 @@ from typing import Iterator, Optional, Sequence
 
 from dagster import (
     AssetCheckResult,
-    AssetCheckSeverity,
     AssetChecksDefinition,
+    AssetCheckSeverity,
     AssetExecutionContext,
     AssetKey,
     AssetsDefinition,
@@ -29,21 +29,23 @@ from dagster import (
 )
 from dagster._core.errors import DagsterPipesExecutionError
 
-from mendel.crawl import crawlstate
-from mendel.core.config import PROJECT_ROOT
-from mendel.crawl.outage import database_reachable
 from mendel.checks.quality import load_thresholds
+from mendel.core.config import PROJECT_ROOT
 from mendel.core.sources import SOURCES, Backfill, Source
+from mendel.crawl import crawlstate
+from mendel.crawl.outage import database_reachable
 from orchestration.policies import NETWORK_RETRY
 from orchestration.resources import MendelResource
+
 
 def backfill_partitions(backfill: Optional[Backfill]) -> Optional[TimeWindowPartitionsDefinition]:
     """The date partitions of a source's backfill; end_offset=1: the current, still open window can be backfilled."""
     if backfill is None:
         return None
     if backfill.unit == "year":
-        return TimeWindowPartitionsDefinition(cron_schedule="0 0 1 1 *", start=backfill.start[:4], fmt="%Y",
-                                              end_offset=1)
+        return TimeWindowPartitionsDefinition(
+            cron_schedule="0 0 1 1 *", start=backfill.start[:4], fmt="%Y", end_offset=1
+        )
     return MonthlyPartitionsDefinition(start_date=backfill.start, end_offset=1)
 
 
@@ -62,13 +64,21 @@ CRAWL_SOURCES = [source for source in SOURCES.values() if not source.board_parti
 
 def crawl_spec(source: Source) -> AssetSpec:
     # skippable: a step that crawls several sources reports those that finished even when another failed.
-    return AssetSpec(source.asset, group_name="crawl", kinds={"scrapy", "postgres"}, owners=["team:ingest"],
-                     description=source.description, metadata={"mendel/source": source.name}, skippable=True)
+    return AssetSpec(
+        source.asset,
+        group_name="crawl",
+        kinds={"scrapy", "postgres"},
+        owners=["team:ingest"],
+        description=source.description,
+        metadata={"mendel/source": source.name},
+        skippable=True,
+    )
 
 
 CRAWL_SPECS: dict[str, AssetSpec] = {source.name: crawl_spec(source) for source in CRAWL_SOURCES}
-BACKFILL_PARTITIONS = {source.name: backfill_partitions(source.backfill) for source in CRAWL_SOURCES
-                       if source.backfill is not None}
+BACKFILL_PARTITIONS = {
+    source.name: backfill_partitions(source.backfill) for source in CRAWL_SOURCES if source.backfill is not None
+}
 
 
 CRAWL_FAILURES_CHECK = "crawl_failures"
@@ -82,20 +92,33 @@ def crawl_failures_result(conn, run_id: str, source: str) -> AssetCheckResult:
     why = crawlstate.crawl_failed(summary, discovered, listing_failed, settings["max_failure_share"])
     reasons = "\n".join(["| reason | URLs |", "|---|---:|"] + [f"| {r} | {n} |" for r, n in summary["top_reasons"]])
     return AssetCheckResult(
-        check_name=CRAWL_FAILURES_CHECK, passed=why is None, severity=AssetCheckSeverity.WARN,
+        check_name=CRAWL_FAILURES_CHECK,
+        passed=why is None,
+        severity=AssetCheckSeverity.WARN,
         description=why or "crawl failures within the limit",
-        metadata={"tried": summary["tried"], "failed": summary["failed"], "failure_share": summary["failure_share"],
-                  "max_failure_share": settings["max_failure_share"], "discovered": discovered,
-                  "listing_failed": listing_failed, "top_reasons": MetadataValue.md(reasons)})
+        metadata={
+            "tried": summary["tried"],
+            "failed": summary["failed"],
+            "failure_share": summary["failure_share"],
+            "max_failure_share": settings["max_failure_share"],
+            "discovered": discovered,
+            "listing_failed": listing_failed,
+            "top_reasons": MetadataValue.md(reasons),
+        },
+    )
 
 
 def crawl_failures_check(source: Source) -> AssetChecksDefinition:
     """Runs after the source's crawl in the same run (a check of its own, so jobs may select checks alone)."""
 
-    @asset_check(asset=source.asset, name=CRAWL_FAILURES_CHECK, blocking=False,
-                 description="Share of the run's URLs that failed or were quarantined, with the commonest reasons; "
-                             "fails above crawl.max_failure_share (quality_thresholds.yaml) or when no listing could "
-                             "be read and nothing was found.")
+    @asset_check(
+        asset=source.asset,
+        name=CRAWL_FAILURES_CHECK,
+        blocking=False,
+        description="Share of the run's URLs that failed or were quarantined, with the commonest reasons; "
+        "fails above crawl.max_failure_share (quality_thresholds.yaml) or when no listing could "
+        "be read and nothing was found.",
+    )
     def _check(context, mendel: MendelResource) -> AssetCheckResult:
         if not mendel.settings().source_enabled(source.name):
             return AssetCheckResult(check_name=CRAWL_FAILURES_CHECK, passed=True, metadata={"crawled": False})
@@ -111,8 +134,9 @@ def crawl_failures_check(source: Source) -> AssetChecksDefinition:
 FAILED_MESSAGE = "failed"
 
 
-def pipes_crawl(pipes_subprocess_client: PipesSubprocessClient, context, names: Sequence[str],
-                env: dict) -> PipesClientCompletedInvocation:
+def pipes_crawl(
+    pipes_subprocess_client: PipesSubprocessClient, context, names: Sequence[str], env: dict
+) -> PipesClientCompletedInvocation:
     """The sources' spiders in one process through Pipes; a database outage fails the step without retries (a retry
     against a dead server only repeats the failure; the crawl's spool waits for the next run)."""
     try:
@@ -124,8 +148,11 @@ def pipes_crawl(pipes_subprocess_client: PipesSubprocessClient, context, names: 
         )
     except DagsterPipesExecutionError:
         if not database_reachable(env["MENDEL_DATABASE_URL"]):
-            raise Failure(f"{', '.join(names)}: PostgreSQL is unreachable (database outage); the crawl stopped and "
-                          "is not retried", allow_retries=False) from None
+            raise Failure(
+                f"{', '.join(names)}: PostgreSQL is unreachable (database outage); the crawl stopped and "
+                "is not retried",
+                allow_retries=False,
+            ) from None
         raise
 
 
@@ -139,8 +166,10 @@ def failed_crawls(invocation: PipesClientCompletedInvocation) -> dict[str, str]:
 
 
 def crawl_failure(failed: dict[str, str], crawled: int) -> Failure:
-    return Failure(f"{len(failed)} of {crawled} crawls failed: {', '.join(failed)}",
-                   metadata={source: MetadataValue.text(why) for source, why in failed.items()})
+    return Failure(
+        f"{len(failed)} of {crawled} crawls failed: {', '.join(failed)}",
+        metadata={source: MetadataValue.text(why) for source, why in failed.items()},
+    )
 
 
 def run_crawl(pipes_subprocess_client: PipesSubprocessClient, context, name: str, env: dict) -> MaterializeResult:
@@ -173,18 +202,27 @@ def crawled_in_this_run(context: AssetExecutionContext, keys: Sequence[AssetKey]
     return {key for key, records in latest.items() if records and records[0].run_id == context.run_id}
 
 
-def build_source_crawls(sources: Sequence[Source], retry_policy: RetryPolicy = NETWORK_RETRY,
-                        name: str = "source_crawls") -> AssetsDefinition:
+def build_source_crawls(
+    sources: Sequence[Source], retry_policy: RetryPolicy = NETWORK_RETRY, name: str = "source_crawls"
+) -> AssetsDefinition:
     """One asset per source, crawled by one step: the selected sources' spiders in one Pipes process, side by side.
     A source that failed costs the step (retried: the retry crawls only the sources not yet materialized in the
     run), never the other sources' materializations."""
     by_key = {AssetKey(source.asset): source for source in sources}
 
-    @multi_asset(name=name, specs=[crawl_spec(source) for source in sources], can_subset=True,
-                 retry_policy=retry_policy,
-                 description="Crawls the selected sources in one Scrapy process (python -m crawlers.run <sources>).")
-    def _crawls(context: AssetExecutionContext, config: CrawlWindow, mendel: MendelResource,
-                pipes_subprocess_client: PipesSubprocessClient) -> Iterator[MaterializeResult]:
+    @multi_asset(
+        name=name,
+        specs=[crawl_spec(source) for source in sources],
+        can_subset=True,
+        retry_policy=retry_policy,
+        description="Crawls the selected sources in one Scrapy process (python -m crawlers.run <sources>).",
+    )
+    def _crawls(
+        context: AssetExecutionContext,
+        config: CrawlWindow,
+        mendel: MendelResource,
+        pipes_subprocess_client: PipesSubprocessClient,
+    ) -> Iterator[MaterializeResult]:
         settings = mendel.settings()
         selected = [source for key, source in by_key.items() if key in context.selected_asset_keys]
         done = crawled_in_this_run(context, [AssetKey(source.asset) for source in selected])
@@ -198,8 +236,9 @@ def build_source_crawls(sources: Sequence[Source], retry_policy: RetryPolicy = N
             else:
                 window = window_env(source, config)
                 if window:
-                    context.log.info(f"{source.name}: crawling the window {config.window_start}.."
-                                     f"{config.window_end} ({window})")
+                    context.log.info(
+                        f"{source.name}: crawling the window {config.window_start}..{config.window_end} ({window})"
+                    )
                 env.update(window)
                 crawl.append(source)
         if not crawl:
@@ -208,8 +247,13 @@ def build_source_crawls(sources: Sequence[Source], retry_policy: RetryPolicy = N
         # Only what the process reported: a source that failed gets no (empty) materialization of its own.
         for result in invocation.get_results(implicit_materializations=False):
             if isinstance(result, MaterializeResult) and (config.window_start or config.window_end):
-                result = result._replace(metadata={**(result.metadata or {}), "window_start": config.window_start,
-                                                   "window_end": config.window_end})
+                result = result._replace(
+                    metadata={
+                        **(result.metadata or {}),
+                        "window_start": config.window_start,
+                        "window_end": config.window_end,
+                    }
+                )
             yield result
         failed = failed_crawls(invocation)
         if failed:

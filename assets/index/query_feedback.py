@@ -2,13 +2,17 @@
 
 from dagster import MaterializeResult, asset
 
-from orchestration.resources import MendelResource
 from mendel.index.query_feedback import fold_query_log
+from orchestration.resources import MendelResource
 
 
-@asset(group_name="index", kinds={"postgres"}, owners=["team:ingest"],
-       description="Entities named together in logged queries (query_log) as weighted pairs in "
-                   "query_entity_edges; the entity graph adds them to its co-occurrence edges.")
+@asset(
+    group_name="index",
+    kinds={"postgres"},
+    owners=["team:ingest"],
+    description="Entities named together in logged queries (query_log) as weighted pairs in "
+    "query_entity_edges; the entity graph adds them to its co-occurrence edges.",
+)
 def query_entity_edges(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         stats = fold_query_log(conn)

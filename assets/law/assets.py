@@ -3,8 +3,8 @@ targets and links, built after recognition (thin assets over mendel.law.act_vers
 
 from dagster import MaterializeResult, asset
 
-from mendel.law import act_versions
 from mendel.citator import build as citator
+from mendel.law import act_versions
 from orchestration.resources import MendelResource
 
 
@@ -14,8 +14,8 @@ from orchestration.resources import MendelResource
     owners=["team:ingest"],
     deps=["esbirka_documents"],
     description="Act versions (znění) with validity, version ELI and amending acts, and each version's text as a"
-                " tree of provisions (tables act_versions, provisions), as the e-Sbírka crawl took them in from"
-                " the change feed.",
+    " tree of provisions (tables act_versions, provisions), as the e-Sbírka crawl took them in from"
+    " the change feed.",
 )
 def law_versions(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
@@ -28,8 +28,8 @@ def law_versions(mendel: MendelResource) -> MaterializeResult:
     owners=["team:ingest"],
     deps=["legal_entities", "law_versions"],
     description="The citator: the canonical target of every LAW_REF / DECISION_REF entity (citation_targets) and"
-                " the citations that are not mentions — e-Sbírka's odkazyZFragmentu, AMENDS/REPEALS relations,"
-                " citation records (citation_links).",
+    " the citations that are not mentions — e-Sbírka's odkazyZFragmentu, AMENDS/REPEALS relations,"
+    " citation records (citation_links).",
 )
 def citations(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:

@@ -7,14 +7,21 @@ import base64
 import functools
 from pathlib import Path
 
-from dagster import (AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, AssetExecutionContext, MaterializeResult,
-                     MetadataValue, asset)
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 
 from assets.index.bundle import index_bundle
-from retrieval_eval.report import ablation_table
-from retrieval_eval.retrieval import WATCHED, evaluate_bundle, previous_result, regressions
 from orchestration.resources import MendelResource
 from retrieval_eval import BLIND_QUESTIONS, DEV_QUESTIONS
+from retrieval_eval.report import ablation_table
+from retrieval_eval.retrieval import WATCHED, evaluate_bundle, previous_result, regressions
 
 BLIND_CHECK = "blind_no_regression"
 BLIND_VARIANTS = ("bm25", "dense", "default")
@@ -26,14 +33,25 @@ def _inline_png(path: Path, alt: str) -> str:
     return f"![{alt}](data:image/png;base64,{base64.b64encode(path.read_bytes()).decode('ascii')})"
 
 
-@asset(group_name="serve", kinds={"python"}, owners=["team:ingest"], deps=[index_bundle],
-       check_specs=[AssetCheckSpec(BLIND_CHECK, asset="retrieval_evaluation", blocking=False,
-                                   description="the default search's recall@10 and MRR on the blind questions are "
-                                               "not lower than on the bundle live before this one")],
-       description="Recall@k, MRR, nDCG@10 and latency of every search variant (BM25, dense, hybrid, fast paths, "
-                   "graph, the default) on the dev questions the published bundle can answer, and of BM25, dense "
-                   "and the default on the blind questions; the markdown reports and PNG plots are written under "
-                   "$MENDEL_HOME/reports/retrieval/<bundle version>/<set>/.")
+@asset(
+    group_name="serve",
+    kinds={"python"},
+    owners=["team:ingest"],
+    deps=[index_bundle],
+    check_specs=[
+        AssetCheckSpec(
+            BLIND_CHECK,
+            asset="retrieval_evaluation",
+            blocking=False,
+            description="the default search's recall@10 and MRR on the blind questions are "
+            "not lower than on the bundle live before this one",
+        )
+    ],
+    description="Recall@k, MRR, nDCG@10 and latency of every search variant (BM25, dense, hybrid, fast paths, "
+    "graph, the default) on the dev questions the published bundle can answer, and of BM25, dense "
+    "and the default on the blind questions; the markdown reports and PNG plots are written under "
+    "$MENDEL_HOME/reports/retrieval/<bundle version>/<set>/.",
+)
 def retrieval_evaluation(context: AssetExecutionContext, mendel: MendelResource) -> MaterializeResult:
     from serving.ranking.search import Searcher
 
@@ -43,20 +61,31 @@ def retrieval_evaluation(context: AssetExecutionContext, mendel: MendelResource)
     searcher = functools.cache(lambda: Searcher.latest(settings.bundles_dir, embedder=mendel.get_embedder()))
     summary = evaluate_bundle(settings.bundles_dir, DEV_QUESTIONS, reports_dir, label="dev", searcher=searcher)
     result = summary["result"]
-    metadata = {"bundle": summary["bundle"], "questions_file": summary["questions_file"],
-                "questions_skipped": len(summary["skipped"]), "reused": summary["reused"]}
+    metadata = {
+        "bundle": summary["bundle"],
+        "questions_file": summary["questions_file"],
+        "questions_skipped": len(summary["skipped"]),
+        "reused": summary["reused"],
+    }
     blind, blind_metadata = _blind_check(reports_dir, settings.bundles_dir, searcher)
     metadata.update(blind_metadata)
     if result is None:
         context.log.warning("no dev question is grounded in bundle %s; nothing evaluated", summary["bundle"])
         return MaterializeResult(metadata={**metadata, "evaluated": False, "questions": 0}, check_results=[blind])
     if summary["skipped"]:
-        context.log.info("%d dev gold items are not in this bundle (first: %s)", len(summary["skipped"]),
-                         summary["skipped"][0])
-    metadata.update({"evaluated": True, "questions": result["questions"],
-                     "table": MetadataValue.md("\n".join(ablation_table(result))),
-                     "report": MetadataValue.path(summary["report"]), "seconds": result.get("seconds", 0.0),
-                     **_headline(result)})
+        context.log.info(
+            "%d dev gold items are not in this bundle (first: %s)", len(summary["skipped"]), summary["skipped"][0]
+        )
+    metadata.update(
+        {
+            "evaluated": True,
+            "questions": result["questions"],
+            "table": MetadataValue.md("\n".join(ablation_table(result))),
+            "report": MetadataValue.path(summary["report"]),
+            "seconds": result.get("seconds", 0.0),
+            **_headline(result),
+        }
+    )
     plot = Path(summary["report_dir"]) / PLOT_NAME
     if plot.exists():
         metadata["plot"] = MetadataValue.md(_inline_png(plot, "recall@10 and MRR per variant"))
@@ -65,26 +94,37 @@ def retrieval_evaluation(context: AssetExecutionContext, mendel: MendelResource)
 
 def _headline(result: dict, prefix: str = "") -> dict[str, float]:
     """Recall@10 and MRR of every variant evaluated, as metadata the UI can plot over runs."""
-    return {f"{prefix}{metric} {variant}": float(data["overall"].get(metric, 0.0))
-            for variant, data in result["variants"].items() for metric in WATCHED}
+    return {
+        f"{prefix}{metric} {variant}": float(data["overall"].get(metric, 0.0))
+        for variant, data in result["variants"].items()
+        for metric in WATCHED
+    }
 
 
 def _blind_check(reports_dir: Path, bundles_dir: Path, searcher) -> tuple[AssetCheckResult, dict]:
     """The blind set's figures for the asset's metadata and the regression check against the bundle live before."""
-    summary = evaluate_bundle(bundles_dir, BLIND_QUESTIONS, reports_dir, variants=BLIND_VARIANTS, label="blind",
-                              searcher=searcher)
+    summary = evaluate_bundle(
+        bundles_dir, BLIND_QUESTIONS, reports_dir, variants=BLIND_VARIANTS, label="blind", searcher=searcher
+    )
     result = summary["result"]
     if result is None:
-        return AssetCheckResult(check_name=BLIND_CHECK, passed=True, severity=AssetCheckSeverity.WARN,
-                                metadata={"questions": 0, "note": "no blind question is grounded in this bundle"}), {}
+        return AssetCheckResult(
+            check_name=BLIND_CHECK,
+            passed=True,
+            severity=AssetCheckSeverity.WARN,
+            metadata={"questions": 0, "note": "no blind question is grounded in this bundle"},
+        ), {}
     figures = _headline(result)
-    check_metadata = {"questions": result["questions"],
-                      **{key: value for key, value in figures.items() if key.endswith(" default")}}
+    check_metadata = {
+        "questions": result["questions"],
+        **{key: value for key, value in figures.items() if key.endswith(" default")},
+    }
     before = previous_result(reports_dir, summary["bundle"], "blind")
     lost = regressions(result, before[1]) if before else {}
     if lost:
         description = "lower than the bundle live before it: " + ", ".join(
-            f"{metric} {was:.3f} → {now:.3f}" for metric, (was, now) in lost.items())
+            f"{metric} {was:.3f} → {now:.3f}" for metric, (was, now) in lost.items()
+        )
     elif before:
         description = "not lower than the bundle live before it"
     else:
@@ -92,6 +132,11 @@ def _blind_check(reports_dir: Path, bundles_dir: Path, searcher) -> tuple[AssetC
     if before:
         check_metadata["compared_with"] = before[0]
         check_metadata.update({f"{metric} default before": was for metric, (was, _) in lost.items()})
-    check = AssetCheckResult(check_name=BLIND_CHECK, passed=not lost, severity=AssetCheckSeverity.WARN,
-                             description=description, metadata=check_metadata)
+    check = AssetCheckResult(
+        check_name=BLIND_CHECK,
+        passed=not lost,
+        severity=AssetCheckSeverity.WARN,
+        description=description,
+        metadata=check_metadata,
+    )
     return check, {**_headline(result, prefix="blind "), "blind questions": result["questions"]}

@@ -1,7 +1,7 @@
 from dagster import AssetSelection, define_asset_job
 
-from orchestration.policies import PROCESSING_TAG, PROCESSING_TAG_VALUE
 from assets.crawl.per_source import without_freshness_checks
+from orchestration.policies import PROCESSING_TAG, PROCESSING_TAG_VALUE
 
 nightly_job = define_asset_job(
     "nightly",

@@ -1,8 +1,7 @@
 from dagster import ScheduleDefinition
 
-from orchestration.automation import schedule_status
-
 from assets.ops.jobs import nightly_job
+from orchestration.automation import schedule_status
 
 nightly_schedule = ScheduleDefinition(
     name="nightly_at_two",

@@ -29,8 +29,13 @@ WEBHOOK_ENV = "MENDEL_ALERT_WEBHOOK_URL"  # may carry a token: read from the env
 
 
 def failure_alert(job_name: str, run_id: str, failed_steps: list[str], message: str) -> dict:
-    return {"event": "mendel.run_failed", "job": job_name, "run_id": run_id, "failed_steps": sorted(failed_steps),
-            "message": message[:2000]}
+    return {
+        "event": "mendel.run_failed",
+        "job": job_name,
+        "run_id": run_id,
+        "failed_steps": sorted(failed_steps),
+        "message": message[:2000],
+    }
 
 
 alerts_log = logging.getLogger("mendel.alerts")
@@ -45,8 +50,12 @@ def send_alert(alert: dict, webhook_url: str | None = None, log=None, timeout: f
             logger.error(line)
     if not webhook_url:
         return False
-    request = urllib.request.Request(webhook_url, data=json.dumps(alert, ensure_ascii=False).encode("utf-8"),
-                                     headers={"Content-Type": "application/json"}, method="POST")
+    request = urllib.request.Request(
+        webhook_url,
+        data=json.dumps(alert, ensure_ascii=False).encode("utf-8"),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return 200 <= response.status < 300
@@ -59,11 +68,13 @@ def send_alert(alert: dict, webhook_url: str | None = None, log=None, timeout: f
 @run_failure_sensor(name="alert_on_run_failure", default_status=DefaultSensorStatus.RUNNING)
 def alert_on_run_failure(context: RunFailureSensorContext):
     failed_steps = [
-        event.step_key for event in context.instance.all_logs(context.dagster_run.run_id)
+        event.step_key
+        for event in context.instance.all_logs(context.dagster_run.run_id)
         if event.dagster_event is not None and event.dagster_event.event_type_value == "STEP_FAILURE"
     ]
-    alert = failure_alert(context.dagster_run.job_name, context.dagster_run.run_id, failed_steps,
-                          context.failure_event.message or "")
+    alert = failure_alert(
+        context.dagster_run.job_name, context.dagster_run.run_id, failed_steps, context.failure_event.message or ""
+    )
     send_alert(alert, os.environ.get(WEBHOOK_ENV), log=context.log)
 
 
@@ -101,7 +112,7 @@ def _assets_run_by(context: SensorEvaluationContext, run_id: str) -> set[AssetKe
     minimum_interval_seconds=120,
     default_status=sensor_status(),
     description="When a crawl outside the nightly run (re-crawl, backfill) stored new or changed versions, run only "
-                "the assets downstream of that source.",
+    "the assets downstream of that source.",
 )
 def process_new_versions(context: SensorEvaluationContext):
     graph = context.repository_def.asset_graph
@@ -112,7 +123,8 @@ def process_new_versions(context: SensorEvaluationContext):
         downstream = (AssetSelection.assets(key).downstream() & not_crawl).resolve(graph)
         records = context.instance.fetch_materializations(
             AssetRecordsFilter(asset_key=key, after_storage_id=cursor.get(key.to_user_string())),
-            limit=FETCH_LIMIT, ascending=True,
+            limit=FETCH_LIMIT,
+            ascending=True,
         ).records
         for record in records:
             cursor[key.to_user_string()] = record.storage_id
@@ -128,6 +140,9 @@ def process_new_versions(context: SensorEvaluationContext):
     return RunRequest(
         run_key=f"new-versions-{max(cursor.values())}",
         asset_selection=sorted(selection),
-        tags={PROCESSING_TAG: PROCESSING_TAG_VALUE, "mendel/changed": changed,
-              "mendel/new_versions": str(sum(pending.values()))},
+        tags={
+            PROCESSING_TAG: PROCESSING_TAG_VALUE,
+            "mendel/changed": changed,
+            "mendel/new_versions": str(sum(pending.values())),
+        },
     )

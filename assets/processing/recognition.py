@@ -3,12 +3,20 @@
 The gate is scored before anything is written: a failing rule set leaves entities, mentions, relations and
 every chunk's ``ner_done_at`` exactly as they were, so the next run with a passing gate recognises them."""
 
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
+    MaterializeResult,
+    MetadataValue,
+    TableColumn,
+    TableRecord,
+    TableSchema,
+    asset,
+)
 
-from dagster import (AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, MaterializeResult, MetadataValue, TableColumn,
-                     TableRecord, TableSchema, asset)
-
-from mendel.nightly import pipeline
 from mendel.core import stage_versions
+from mendel.nightly import pipeline
 from ner_eval.gate import evaluate_gate
 from orchestration.resources import MendelResource
 
@@ -16,16 +24,31 @@ GATE_CHECK = "ner_gold_precision_recall"
 GATE_BUILD = "ner_gate"  # its row in build_fingerprints: the last score and what it was scored with
 
 
-GATE_COLUMNS = ("label", "passed", "precision", "min_precision", "recall", "min_recall", "f1", "norm_accuracy",
-                "min_norm_accuracy", "gold", "predicted")
+GATE_COLUMNS = (
+    "label",
+    "passed",
+    "precision",
+    "min_precision",
+    "recall",
+    "min_recall",
+    "f1",
+    "norm_accuracy",
+    "min_norm_accuracy",
+    "gold",
+    "predicted",
+)
 GATE_METRICS = ("precision", "recall", "f1", "norm_accuracy")
 
 
 def gate_metadata(table: list[dict]) -> dict:
     """Per-label scores as plain numbers (plotted over runs in the UI: ``LAW_REF_recall``, …) and one table with
     each metric beside its threshold."""
-    numbers = {f"{row['label']}_{metric}": float(row[metric]) for row in table for metric in GATE_METRICS
-               if row.get(metric) is not None}
+    numbers = {
+        f"{row['label']}_{metric}": float(row[metric])
+        for row in table
+        for metric in GATE_METRICS
+        if row.get(metric) is not None
+    }
     columns = [c for c in GATE_COLUMNS if any(c in row for row in table)]
     kinds = {"label": "string", "passed": "bool", "gold": "int", "predicted": "int"}
     schema = TableSchema(columns=[TableColumn(c, kinds.get(c, "float")) for c in columns])
@@ -71,11 +94,17 @@ def scored_gate(conn, gold_path: str | None, thresholds_path: str | None) -> dic
     kinds={"python", "postgres"},
     owners=["team:ingest"],
     deps=["document_chunks"],
-    check_specs=[AssetCheckSpec(GATE_CHECK, asset="legal_entities", blocking=True,
-                                description="Per-label precision/recall/norm accuracy on ner_eval gold vs thresholds;"
-                                            " scored before recognition, which runs only when it passes")],
+    check_specs=[
+        AssetCheckSpec(
+            GATE_CHECK,
+            asset="legal_entities",
+            blocking=True,
+            description="Per-label precision/recall/norm accuracy on ner_eval gold vs thresholds;"
+            " scored before recognition, which runs only when it passes",
+        )
+    ],
     description="LAW_REF, DECISION_REF, DATE, MONEY and INSTITUTION mentions with canonical ids for every new"
-                " chunk, and the AMENDS/REPEALS relations of amending acts (table relations).",
+    " chunk, and the AMENDS/REPEALS relations of amending acts (table relations).",
 )
 def legal_entities(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
@@ -98,8 +127,10 @@ def legal_entities(mendel: MendelResource) -> MaterializeResult:
                 check_name=GATE_CHECK,
                 passed=gate["passed"],
                 severity=AssetCheckSeverity.ERROR,
-                metadata={**gate_metadata(gate["table"]),
-                          "failures": MetadataValue.text("\n".join(gate["failures"]) or "none")},
+                metadata={
+                    **gate_metadata(gate["table"]),
+                    "failures": MetadataValue.text("\n".join(gate["failures"]) or "none"),
+                },
             )
         ],
     )

@@ -18,16 +18,21 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import scrapy
 from scrapy import signals
-from scrapy.exceptions import (DownloadCancelledError, DownloadFailedError, DownloadTimeoutError, IgnoreRequest,
-                               ResponseDataLossError)
+from scrapy.exceptions import (
+    DownloadCancelledError,
+    DownloadFailedError,
+    DownloadTimeoutError,
+    IgnoreRequest,
+    ResponseDataLossError,
+)
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
 from crawlers.middlewares import OffLimits, configured_hosts
-from mendel.crawl import crawlstate
 from mendel.core.config import Settings
-from mendel.crawl.outage import NOT_FETCHED, OutageSpool, describe, is_outage
 from mendel.core.sources import SOURCES, DateWindow
+from mendel.crawl import crawlstate
+from mendel.crawl.outage import NOT_FETCHED, OutageSpool, describe, is_outage
 
 # Document responses the callbacks see themselves (5xx only once retries are spent).
 DOCUMENT_STATUSES = [304, 400, 401, 403, 404, 410, 500, 502, 503, 504]
@@ -87,8 +92,10 @@ class MendelSpider(scrapy.Spider):
         (or the mirror) as base_url and the mirror origin as rebase, for a spider whose __init__ takes them."""
         source = SOURCES[cls.source]
         taken = inspect.signature(cls.__init__).parameters
-        arguments = {name: ",".join(value) if isinstance(value, tuple) else value
-                     for name, value in settings.options(cls.source).items()}
+        arguments = {
+            name: ",".join(value) if isinstance(value, tuple) else value
+            for name, value in settings.options(cls.source).items()
+        }
         if isinstance(source.window, DateWindow):
             arguments["date_from"], arguments["date_to"] = settings.window(cls.source)
         if "base_url" in taken:
@@ -141,8 +148,11 @@ class MendelSpider(scrapy.Spider):
     def not_due(self, url: str) -> bool:
         """A document that answered within ``revalidate_after``: not asked for in this run."""
         confirmed = self.confirmed.get(url)
-        return bool(self.revalidate_after) and confirmed is not None and \
-            datetime.now(timezone.utc) - confirmed < self.revalidate_after
+        return (
+            bool(self.revalidate_after)
+            and confirmed is not None
+            and datetime.now(timezone.utc) - confirmed < self.revalidate_after
+        )
 
     def document_request(self, url: str, callback, **kwargs) -> scrapy.Request | None:
         """A request for a document body: conditional on what we saw last time, and counted. None for a URL
@@ -157,9 +167,14 @@ class MendelSpider(scrapy.Spider):
         if self.not_due(url):
             # Logged unchanged with no status: accounted for, and when it is asked for next is in the reason.
             self.crawler.stats.inc_value("mendel/not_due")
-            self.log_outcome(url, "unchanged", reason=(
-                f"not due: answered with this document {self.confirmed[url]:%Y-%m-%d %H:%M} UTC; asked again "
-                f"{self.revalidate_after.days} days after"))
+            self.log_outcome(
+                url,
+                "unchanged",
+                reason=(
+                    f"not due: answered with this document {self.confirmed[url]:%Y-%m-%d %H:%M} UTC; asked again "
+                    f"{self.revalidate_after.days} days after"
+                ),
+            )
             return None
         headers = {}
         etag, last_modified = self.validators.get(url, (None, None))
@@ -170,8 +185,9 @@ class MendelSpider(scrapy.Spider):
         meta = kwargs.pop("meta", {})
         meta["handle_httpstatus_list"] = DOCUMENT_STATUSES
         meta["mendel_document"] = True
-        return scrapy.Request(url, callback=callback, errback=self.on_error, headers=headers, meta=meta,
-                              dont_filter=True, **kwargs)
+        return scrapy.Request(
+            url, callback=callback, errback=self.on_error, headers=headers, meta=meta, dont_filter=True, **kwargs
+        )
 
     def listing_request(self, url: str, callback, listing: str | None = None, **kwargs) -> scrapy.Request:
         """A request for a listing (feed, index, search page); ``listing`` names the complete listing it is part
@@ -197,14 +213,23 @@ class MendelSpider(scrapy.Spider):
 
     # ---------------------------------------------------------------- outcomes
 
-    def log_outcome(self, url: str, outcome: str, status: int | None = None, reason: str | None = None,
-                    **fields) -> None:
+    def log_outcome(
+        self, url: str, outcome: str, status: int | None = None, reason: str | None = None, **fields
+    ) -> None:
         self.crawler.stats.inc_value(f"mendel/outcome/{outcome}")
         if self.outage is None:
             try:
                 conn = self._outcome_connection()
-                crawlstate.log_outcome(conn, run_id=self.settings.get("MENDEL_RUN_ID"), source=self.source,
-                                       url=url, outcome=outcome, status=status, reason=reason, **fields)
+                crawlstate.log_outcome(
+                    conn,
+                    run_id=self.settings.get("MENDEL_RUN_ID"),
+                    source=self.source,
+                    url=url,
+                    outcome=outcome,
+                    status=status,
+                    reason=reason,
+                    **fields,
+                )
                 if outcome == "unchanged" and status == 304:
                     crawlstate.mark_seen(conn, source=self.source, url=url)
                 return
@@ -244,8 +269,11 @@ class MendelSpider(scrapy.Spider):
         if self.outage is not None:
             return
         self.outage = describe(exc)
-        self.logger.error("database outage: %s; the crawl stops, what it could not write is kept in %s and "
-                          "written by the next crawl", self.outage, self.spool.path if self.spool else "nowhere")
+        self.logger.error(
+            "database outage: %s; the crawl stops, what it could not write is kept in %s and written by the next crawl",
+            self.outage,
+            self.spool.path if self.spool else "nowhere",
+        )
         self.crawler.stats.set_value("mendel/database_outage", self.outage)
         engine = self.crawler.engine
         slot = getattr(engine, "_slot", None)
@@ -264,8 +292,12 @@ class MendelSpider(scrapy.Spider):
             self.log_outcome(response.url, "unchanged", status=304, etag=etag, last_modified=last_modified)
             return True
         if response.status >= 400:
-            self.log_outcome(response.url, "quarantined", status=response.status,
-                             reason=f"HTTP {response.status}{_retries(response.request)}")
+            self.log_outcome(
+                response.url,
+                "quarantined",
+                status=response.status,
+                reason=f"HTTP {response.status}{_retries(response.request)}",
+            )
             return True
         return False
 
@@ -283,8 +315,9 @@ class MendelSpider(scrapy.Spider):
         self.listing_incomplete(request.meta.get("mendel_listing"))
         outcome, reason = failure_outcome(failure, self.settings.getint("DOWNLOAD_MAXSIZE"))
         self.discovered += 1
-        self.log_outcome(request.url, outcome, reason=f"listing: {reason}"[:MAX_REASON],
-                         status=_failure_status(failure))
+        self.log_outcome(
+            request.url, outcome, reason=f"listing: {reason}"[:MAX_REASON], status=_failure_status(failure)
+        )
 
     def reject_listing(self, response, reason: str) -> None:
         """A listing answered but is not what it should be (an error page, the wrong JSON): it is logged as a
@@ -300,8 +333,7 @@ class MendelSpider(scrapy.Spider):
         if is_outage(exception):  # not the page's fault: the database went away while the callback wrote
             self.database_down(exception)
             if response.request.meta.get("mendel_document"):
-                self.spool_outcome(url=response.url, outcome="quarantined", status=response.status,
-                                   reason=NOT_FETCHED)
+                self.spool_outcome(url=response.url, outcome="quarantined", status=response.status, reason=NOT_FETCHED)
             return
         kind = _content_type(response) or "no content type"
         reason = f"unparseable ({kind}): {type(exception).__name__}: {exception}"
@@ -317,8 +349,11 @@ class MendelSpider(scrapy.Spider):
         self.crawler.stats.inc_value("mendel/listing_failed")
         self.listing_incomplete(request.meta.get("mendel_listing"))
         self.discovered += 1
-        self.log_outcome(chain[0] if chain else request.url, "quarantined",
-                         reason=f"listing: redirect loop: back to an already fetched URL after {len(chain)} redirects")
+        self.log_outcome(
+            chain[0] if chain else request.url,
+            "quarantined",
+            reason=f"listing: redirect loop: back to an already fetched URL after {len(chain)} redirects",
+        )
 
     def finish_run(self, spider=None, reason: str = "finished") -> None:
         """Sync the complete listings (only after a finished crawl) and record what this run discovered."""
@@ -334,8 +369,11 @@ class MendelSpider(scrapy.Spider):
                 self.database_down(exc)
         # Listings are not synced after an outage (the run was cut short); the run's record waits in the spool.
         if run_id and self.spool is not None:
-            self.spool.run(discovered=self.discovered, incomplete_listings=sorted(self.incomplete_listings),
-                           finish_reason="database_outage")
+            self.spool.run(
+                discovered=self.discovered,
+                incomplete_listings=sorted(self.incomplete_listings),
+                finish_reason="database_outage",
+            )
 
     def _finish_run_in_database(self, run_id: str | None, reason: str) -> None:
         withdrawn = reactivated = 0
@@ -343,15 +381,27 @@ class MendelSpider(scrapy.Spider):
             if reason == "finished":
                 for listing, doc_ids in self.listings.items():
                     # A listing read only in part proves what is there, never what is gone.
-                    gone, back = crawlstate.sync_listing(conn, source=self.source, listing=listing, doc_ids=doc_ids,
-                                                         complete=listing not in self.incomplete_listings)
+                    gone, back = crawlstate.sync_listing(
+                        conn,
+                        source=self.source,
+                        listing=listing,
+                        doc_ids=doc_ids,
+                        complete=listing not in self.incomplete_listings,
+                    )
                     withdrawn, reactivated = withdrawn + len(gone), reactivated + len(back)
                     if gone or back:
                         self.logger.info("listing %s: %d withdrawn, %d active again", listing, len(gone), len(back))
             if run_id:
-                crawlstate.record_run(conn, run_id=run_id, source=self.source, discovered=self.discovered,
-                                      withdrawn=withdrawn, reactivated=reactivated,
-                                      incomplete_listings=sorted(self.incomplete_listings), finish_reason=reason)
+                crawlstate.record_run(
+                    conn,
+                    run_id=run_id,
+                    source=self.source,
+                    discovered=self.discovered,
+                    withdrawn=withdrawn,
+                    reactivated=reactivated,
+                    incomplete_listings=sorted(self.incomplete_listings),
+                    finish_reason=reason,
+                )
         self.crawler.stats.set_value("mendel/withdrawn", withdrawn)
         self.crawler.stats.set_value("mendel/reactivated", reactivated)
 

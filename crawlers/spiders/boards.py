@@ -93,10 +93,16 @@ from crawlers.items import FetchedDocument
 from crawlers.middlewares import host_allowed
 from crawlers.mirror_hosts import CHROMIUM_HOST_RULE, fetch_url
 from crawlers.spiders.base import MendelSpider, media_type, response_header
-from mendel.crawl import crawlstate
-from mendel.crawl.boards.register import (API_KEY_PREFIX, Board, RegistryError, load_registry, read_boards_file,
-                           record_notice_links)
 from mendel.core.config import get_settings
+from mendel.crawl import crawlstate
+from mendel.crawl.boards.register import (
+    API_KEY_PREFIX,
+    Board,
+    RegistryError,
+    load_registry,
+    read_boards_file,
+    record_notice_links,
+)
 from mendel.czech.dates import find_date, iso, ofn_instant_date
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package; Playwright's own browser downloads are never used
@@ -112,11 +118,16 @@ PACE_HOST = "mendel_pace_host"  # request meta: the host a request is paced as (
 # Demo profile, for benchmarks: a URL re-rooted onto the mirror's origin is paced as the host that published it
 # (opendata-test.mvcr.cz, www.mvcr.cz …), as a production crawl would be, instead of going unpaced.
 PACE_PUBLISHED_HOSTS = (os.environ.get("MENDEL_BOARD_PACE_PUBLISHED_HOSTS") or "").strip().lower() in (
-    "1", "true", "yes")
+    "1",
+    "true",
+    "yes",
+)
 # What Chromium need not fetch to show a board's notices (the page, its scripts and their data are fetched).
 BROWSER_BLOCKED = frozenset({"image", "media", "font", "stylesheet", "manifest", "texttrack"})
-PACED_HANDLERS = {"http": "crawlers.spiders.boards.PacedHTTPDownloadHandler",
-                  "https": "crawlers.spiders.boards.PacedHTTPDownloadHandler"}
+PACED_HANDLERS = {
+    "http": "crawlers.spiders.boards.PacedHTTPDownloadHandler",
+    "https": "crawlers.spiders.boards.PacedHTTPDownloadHandler",
+}
 DOCUMENT_MAGIC = {
     b"%PDF": "application/pdf",
     b"PK\x03\x04": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
@@ -141,8 +152,11 @@ def notice_document(feed: dict, notice: dict, index: int, feed_url: str) -> dict
     documents = notice.get("dokument") if isinstance(notice.get("dokument"), list) else []
     operator = feed.get("provozovatel") if isinstance(feed.get("provozovatel"), dict) else {}
     body = notice if "@context" in notice or "@context" not in feed else {"@context": feed["@context"], **notice}
-    attachments = [{"url": d["url"], "name": czech_text(d.get("název"))}
-                   for d in documents if isinstance(d, dict) and isinstance(d.get("url"), str)]
+    attachments = [
+        {"url": d["url"], "name": czech_text(d.get("název"))}
+        for d in documents
+        if isinstance(d, dict) and isinstance(d.get("url"), str)
+    ]
     return {
         "doc_id": doc_id,
         "url": notice.get("url") if isinstance(notice.get("url"), str) else doc_id,
@@ -151,11 +165,15 @@ def notice_document(feed: dict, notice: dict, index: int, feed_url: str) -> dict
         "published": iso(ofn_instant_date(notice.get("vyvěšení"))),
         "citation": notice.get("číslo_jednací") if isinstance(notice.get("číslo_jednací"), str) else None,
         "attachments": attachments,
-        "extra": {"feed": feed_key, "index": index, "board": feed.get("stránka"),
-                  "publisher_ico": operator.get("ičo"),
-                  "relevant_until": iso(ofn_instant_date(notice.get("relevantní_do"))),
-                  "file_mark": notice.get("spisová_značka"),
-                  "attachments": [a["url"] for a in attachments]},
+        "extra": {
+            "feed": feed_key,
+            "index": index,
+            "board": feed.get("stránka"),
+            "publisher_ico": operator.get("ičo"),
+            "relevant_until": iso(ofn_instant_date(notice.get("relevantní_do"))),
+            "file_mark": notice.get("spisová_značka"),
+            "attachments": [a["url"] for a in attachments],
+        },
     }
 
 
@@ -227,10 +245,16 @@ def html_notice(row, rules: dict, base_url: str) -> dict | None:
     for link in select(row, rules["attachments"]) if rules.get("attachments") else []:
         url = first_text(link, rules.get("attachment_url") or "xpath:@href")
         if url:
-            documents.append({"typ": "Digitální objekt",
-                              "název": {"cs": first_text(link, rules.get("attachment_name") or "xpath:normalize-space(.)")
-                                        or url.rsplit("/", 1)[-1]},
-                              "url": urljoin(base_url, url)})
+            documents.append(
+                {
+                    "typ": "Digitální objekt",
+                    "název": {
+                        "cs": first_text(link, rules.get("attachment_name") or "xpath:normalize-space(.)")
+                        or url.rsplit("/", 1)[-1]
+                    },
+                    "url": urljoin(base_url, url),
+                }
+            )
     if documents:
         notice["dokument"] = documents
     return notice
@@ -240,8 +264,15 @@ def html_notice_id(board: Board, notice: dict) -> str:
     """The notice's own page when the board links one; else the board page plus a digest of what identifies it."""
     if isinstance(notice.get("url"), str):
         return notice["url"]
-    basis = "|".join(str(x) for x in (czech_text(notice.get("název")), notice.get("vyvěšení"),
-                                      notice.get("číslo_jednací"), notice.get("spisová_značka")))
+    basis = "|".join(
+        str(x)
+        for x in (
+            czech_text(notice.get("název")),
+            notice.get("vyvěšení"),
+            notice.get("číslo_jednací"),
+            notice.get("spisová_značka"),
+        )
+    )
     return f"{board.url}#{hashlib.sha256(basis.encode('utf-8')).hexdigest()[:16]}"
 
 
@@ -342,7 +373,9 @@ class BoundedPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
         # Chromium's answers count too: its next request to the host waits a full delay after the last answer.
         request.meta["playwright_page_event_handlers"] = {
             **(request.meta.get("playwright_page_event_handlers") or {}),
-            "requestfinished": self.browser_request_answered, "requestfailed": self.browser_request_answered}
+            "requestfinished": self.browser_request_answered,
+            "requestfailed": self.browser_request_answered,
+        }
         timeout = float(request.meta.get("download_timeout") or 60)
         await self._maybe_launch_browser()  # starting Chromium (once) is not part of any page's time
         try:
@@ -364,8 +397,6 @@ async def _close_page(page, timeout: float = 30.0) -> None:
         await asyncio.wait_for(page.close(), timeout=timeout)
     except Exception as exc:  # a wedged page: nothing more to do than say so
         logging.getLogger(__name__).warning("could not close a Chromium page: %s: %s", type(exc).__name__, exc)
-
-
 
 
 class QuietLogFormatter(LogFormatter):
@@ -391,20 +422,27 @@ class BoardsSpider(MendelSpider):
     source = "boards"
     custom_settings = {
         # Playwright only for requests that ask for it (meta "playwright"); others go through Scrapy's own handler.
-        "DOWNLOAD_HANDLERS": {"http": "crawlers.spiders.boards.BoundedPlaywrightDownloadHandler",
-                              "https": "crawlers.spiders.boards.BoundedPlaywrightDownloadHandler"},
+        "DOWNLOAD_HANDLERS": {
+            "http": "crawlers.spiders.boards.BoundedPlaywrightDownloadHandler",
+            "https": "crawlers.spiders.boards.BoundedPlaywrightDownloadHandler",
+        },
         "PLAYWRIGHT_BROWSER_TYPE": "chromium",
         # No images: a board's notices are text (what else a page needs not is aborted in the route handler).
-        "PLAYWRIGHT_LAUNCH_OPTIONS": {"executable_path": CHROMIUM, "headless": True,
-                                      "args": ["--blink-settings=imagesEnabled=false"]},
+        "PLAYWRIGHT_LAUNCH_OPTIONS": {
+            "executable_path": CHROMIUM,
+            "headless": True,
+            "args": ["--blink-settings=imagesEnabled=false"],
+        },
         "PLAYWRIGHT_MAX_CONTEXTS": 1,
         "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": BROWSER_PAGES,
         # Rendered pages queue in a download slot of their own, as many at a time as Chromium has pages: they never
         # wait inside the browser handler (where the download timeout already runs) nor take the downloader's
         # places from the plain requests. A board's robots.txt and attachments keep its host's spacing.
         # The demo mirror's origin (every real host's URLs re-rooted onto it) is one slot without delay.
-        "DOWNLOAD_SLOTS": {BROWSER_SLOT: {"concurrency": BROWSER_PAGES, "delay": 0},
-                           MIRROR_SLOT: {"concurrency": MIRROR_CONCURRENCY, "delay": 0}},
+        "DOWNLOAD_SLOTS": {
+            BROWSER_SLOT: {"concurrency": BROWSER_PAGES, "delay": 0},
+            MIRROR_SLOT: {"concurrency": MIRROR_CONCURRENCY, "delay": 0},
+        },
         "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": RENDER_TIMEOUT_MS,
         # Politeness per board host; many hosts crawled side by side.
         "CONCURRENT_REQUESTS": BOARD_CONCURRENCY,
@@ -443,8 +481,16 @@ class BoardsSpider(MendelSpider):
             options["args"] = [*options.get("args", []), CHROMIUM_HOST_RULE]
             settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", options, priority="spider")
 
-    def __init__(self, boards_file: str = "", rebase: str = "", max_attachments: str = "", host_budget: str = "",
-                 revalidate_days: str = "", *args, **kwargs):
+    def __init__(
+        self,
+        boards_file: str = "",
+        rebase: str = "",
+        max_attachments: str = "",
+        host_budget: str = "",
+        revalidate_days: str = "",
+        *args,
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
         self.boards_file = boards_file or ""
         self.rebase = rebase or None
@@ -498,11 +544,21 @@ class BoardsSpider(MendelSpider):
         # pipeline are full of the feeds).
         for board in sorted(self.boards, key=lambda board: board.kind != "article_api"):
             if board.kind in ("ofn", "export"):
-                yield self.listing_request(self.fetch_url(board.url), self.parse_feed, listing=board.url,
-                                           cb_kwargs={"feed_url": board.url}, dont_filter=True)
+                yield self.listing_request(
+                    self.fetch_url(board.url),
+                    self.parse_feed,
+                    listing=board.url,
+                    cb_kwargs={"feed_url": board.url},
+                    dont_filter=True,
+                )
             elif board.kind == "article_api":
-                yield self.listing_request(self.fetch_url(board.url), self.parse_article_ids, listing=board.url,
-                                           cb_kwargs={"board": board}, dont_filter=True)
+                yield self.listing_request(
+                    self.fetch_url(board.url),
+                    self.parse_article_ids,
+                    listing=board.url,
+                    cb_kwargs={"board": board},
+                    dont_filter=True,
+                )
             elif not board.rules:
                 self.skip_board_without_rules(board)
             elif board.publisher_ico and self.feeds_unread[board.publisher_ico]:
@@ -516,8 +572,9 @@ class BoardsSpider(MendelSpider):
         self.discovered += 1
         self.crawler.stats.inc_value("mendel/boards/without_rules")
         self.crawler.stats.inc_value(f"mendel/boards/without_rules_cms_{board.cms or 'unlisted'}")
-        self.log_outcome(board.url, "quarantined",
-                         reason=(board.no_rules or "HTML board not read: it has no extraction rules")[:500])
+        self.log_outcome(
+            board.url, "quarantined", reason=(board.no_rules or "HTML board not read: it has no extraction rules")[:500]
+        )
 
     def allow_board_hosts(self, boards) -> None:
         """Production host guard: the board hosts (and the attachment hosts their boards name, added as found: a
@@ -564,13 +621,24 @@ class BoardsSpider(MendelSpider):
         if board.javascript:
             ready = board.rules.get("ready") or board.rules["board"]
             # The page's HTML, then its script's work: wait for the board to say it is ready, not for every load.
-            meta = {"playwright": True, "playwright_context": "boards", "download_slot": BROWSER_SLOT,
-                    "autothrottle_dont_adjust_delay": True,
-                    "playwright_page_goto_kwargs": {"wait_until": "domcontentloaded"},
-                    "playwright_page_methods": [PageMethod("wait_for_selector", playwright_selector(ready),
-                                                           timeout=RENDER_TIMEOUT_MS)]}
-        return self.listing_request(self.fetch_url(board.url), self.parse_html_board, listing=board.url, meta=meta,
-                                    cb_kwargs={"board": board}, dont_filter=True)
+            meta = {
+                "playwright": True,
+                "playwright_context": "boards",
+                "download_slot": BROWSER_SLOT,
+                "autothrottle_dont_adjust_delay": True,
+                "playwright_page_goto_kwargs": {"wait_until": "domcontentloaded"},
+                "playwright_page_methods": [
+                    PageMethod("wait_for_selector", playwright_selector(ready), timeout=RENDER_TIMEOUT_MS)
+                ],
+            }
+        return self.listing_request(
+            self.fetch_url(board.url),
+            self.parse_html_board,
+            listing=board.url,
+            meta=meta,
+            cb_kwargs={"board": board},
+            dont_filter=True,
+        )
 
     def document_request(self, url: str, callback, **kwargs):
         host = (urlsplit(url).hostname or "").lower()
@@ -609,13 +677,13 @@ class BoardsSpider(MendelSpider):
         if listing is not None:
             record_notice_links(self._links_conn, listing, links)
         if deferred:
-            crawlstate.log_deferred(self._links_conn, run_id=self.settings.get("MENDEL_RUN_ID"), source=self.source,
-                                    rows=deferred)
+            crawlstate.log_deferred(
+                self._links_conn, run_id=self.settings.get("MENDEL_RUN_ID"), source=self.source, rows=deferred
+            )
 
     def _links_failed(self, listing: str, done) -> None:
         if done.exception() is not None:
-            self.logger.error("notice links or deferred attachments of %s not recorded: %s", listing,
-                              done.exception())
+            self.logger.error("notice links or deferred attachments of %s not recorded: %s", listing, done.exception())
             self.crawler.stats.inc_value("mendel/boards/links_failed")
 
     def finish_links(self, spider=None) -> None:
@@ -634,8 +702,10 @@ class BoardsSpider(MendelSpider):
         run. A withdrawn notice (its owner, read in full, no longer names it) has no owner: a board that shows it
         takes it. Returns the rows read, (url, doc_id, listing, status)."""
         with self._connect() as conn:
-            rows = conn.execute("SELECT url, doc_id, listing, status FROM documents"
-                                " WHERE doc_type = 'notice' AND url IS NOT NULL ORDER BY first_seen, doc_id").fetchall()
+            rows = conn.execute(
+                "SELECT url, doc_id, listing, status FROM documents"
+                " WHERE doc_type = 'notice' AND url IS NOT NULL ORDER BY first_seen, doc_id"
+            ).fetchall()
         for url, doc_id, _, _ in rows:
             known = self.notice_ids.get(url)
             if known is None or (not known[1] and doc_id != url):
@@ -665,16 +735,21 @@ class BoardsSpider(MendelSpider):
         except NotABoard as exc:
             self.reject_listing(response, f"not a notice board ({media_type(response) or 'no type'}): {exc}"[:480])
             return
-        self.crawler.stats.inc_value("mendel/boards/ofn" if listing.layout == "ofn" else
-                                     f"mendel/boards/export_{listing.layout}")
+        self.crawler.stats.inc_value(
+            "mendel/boards/ofn" if listing.layout == "ofn" else f"mendel/boards/export_{listing.layout}"
+        )
         self.listing_read(feed_url)
         feed = listing.feed
         links, fetched = [], 0
         for item in listing.items:
             self.discovered += 1
             if item.notice is None:
-                self.log_outcome(f"{feed_url}#{item.position}", "quarantined", status=response.status,
-                                 reason=f"notice {item.position} of the {listing.layout} listing: {item.reason}"[:500])
+                self.log_outcome(
+                    f"{feed_url}#{item.position}",
+                    "quarantined",
+                    status=response.status,
+                    reason=f"notice {item.position} of the {listing.layout} listing: {item.reason}"[:500],
+                )
                 continue
             doc = notice_document(feed, item.notice, item.position, feed_url)
             if item.notice_id and not item.notice.get("iri") and not item.notice.get("url"):
@@ -684,10 +759,18 @@ class BoardsSpider(MendelSpider):
             self.listed(feed_url, doc["doc_id"])
             links.append((doc["doc_id"], [(a["url"], a["name"]) for a in doc["attachments"]]))
             yield FetchedDocument(
-                source=self.source, doc_id=doc["doc_id"], url=doc["url"], body=doc["body"],
-                content_type="application/ld+json", title=doc["title"], doc_type="notice",
-                citation=doc["citation"], published=doc["published"], http_status=response.status,
-                extra=doc["extra"], listing=feed_url,
+                source=self.source,
+                doc_id=doc["doc_id"],
+                url=doc["url"],
+                body=doc["body"],
+                content_type="application/ld+json",
+                title=doc["title"],
+                doc_type="notice",
+                citation=doc["citation"],
+                published=doc["published"],
+                http_status=response.status,
+                extra=doc["extra"],
+                listing=feed_url,
             )
             for request in self.attachment_requests(doc, feed_url, fetched):
                 fetched += 1
@@ -717,8 +800,11 @@ class BoardsSpider(MendelSpider):
                 continue
             fetched += 1
             self.seen.add(url)
-            yield self.document_request(url, self.parse_attachment, cb_kwargs={
-                "notice": doc, "attachment": attachment, "number": number, "listing": listing})
+            yield self.document_request(
+                url,
+                self.parse_attachment,
+                cb_kwargs={"notice": doc, "attachment": attachment, "number": number, "listing": listing},
+            )
 
     # ---------------------------------------------------------------- the budget per host and run
 
@@ -730,8 +816,10 @@ class BoardsSpider(MendelSpider):
     def within_budget(self, published_url: str) -> bool:
         """Whether one more request to the URL's host fits this run's budget (counted when it does)."""
         host = url_host(published_url)
-        if self.host_budget is not None and self.host_requests[host] + (host not in self.host_requests) >= \
-                self.host_budget:
+        if (
+            self.host_budget is not None
+            and self.host_requests[host] + (host not in self.host_requests) >= self.host_budget
+        ):
             return False
         self.count_request(published_url)
         return True
@@ -747,8 +835,13 @@ class BoardsSpider(MendelSpider):
             self.crawler.stats.inc_value("mendel/boards/hosts_over_budget")
         # Logged off the reactor thread, with the board's links (record_links): a row each, in one transaction.
         self.crawler.stats.inc_value(f"mendel/outcome/{crawlstate.DEFERRED}")
-        self._deferred_rows.append((url, f"deferred: {host} had its budget of {self.host_budget} requests in this "
-                                         "run; the next run asks for it first"[:500]))
+        self._deferred_rows.append(
+            (
+                url,
+                f"deferred: {host} had its budget of {self.host_budget} requests in this "
+                "run; the next run asks for it first"[:500],
+            )
+        )
 
     def carried_over_requests(self) -> list:
         """The attachments earlier runs deferred, in the order they were deferred, each with what its notice's
@@ -762,7 +855,7 @@ class BoardsSpider(MendelSpider):
                 "SELECT DISTINCT ON (a.attachment_doc_id) a.attachment_doc_id, a.name, a.position, a.board,"
                 " n.doc_id, n.title, n.citation, n.published FROM notice_attachments a"
                 " JOIN documents n ON n.doc_id = a.notice_doc_id ORDER BY a.attachment_doc_id, a.seen_at DESC"
-                ).fetchall()
+            ).fetchall()
         by_url = {fetch_url(row[0], self.rebase): row for row in rows}
         requests = []
         for url in waiting:
@@ -780,11 +873,25 @@ class BoardsSpider(MendelSpider):
                 continue
             self.seen.add(url)
             self.crawler.stats.inc_value("mendel/boards/attachments_carried_over")
-            notice = {"doc_id": notice_id, "title": title, "citation": citation,
-                      "published": day.isoformat() if day else None}
-            requests.append(self.document_request(url, self.parse_attachment, priority=1, cb_kwargs={
-                "notice": notice, "attachment": {"url": published, "name": name}, "number": position,
-                "listing": listing}))
+            notice = {
+                "doc_id": notice_id,
+                "title": title,
+                "citation": citation,
+                "published": day.isoformat() if day else None,
+            }
+            requests.append(
+                self.document_request(
+                    url,
+                    self.parse_attachment,
+                    priority=1,
+                    cb_kwargs={
+                        "notice": notice,
+                        "attachment": {"url": published, "name": name},
+                        "number": position,
+                        "listing": listing,
+                    },
+                )
+            )
         return requests
 
     def parse_attachment(self, response, notice: dict, attachment: dict, number: int, listing: str | None = None):
@@ -793,19 +900,32 @@ class BoardsSpider(MendelSpider):
         declared = media_type(response)
         kind = sniff_document_type(response.body, declared)
         if kind is None:
-            self.log_outcome(response.url, "quarantined", status=response.status,
-                             reason=f"expected a document, got {declared or 'unknown type'}")
+            self.log_outcome(
+                response.url,
+                "quarantined",
+                status=response.status,
+                reason=f"expected a document, got {declared or 'unknown type'}",
+            )
             return
         name = attachment.get("name")
         title = notice["title"]
         if name:
             title = f"{title} – {name}" if title else name
         yield FetchedDocument(
-            source=self.source, doc_id=attachment["url"], url=response.url, body=response.body, content_type=kind,
-            title=title, doc_type="notice_attachment", citation=notice["citation"], published=notice["published"],
-            http_status=response.status, etag=response_header(response, "ETag"),
+            source=self.source,
+            doc_id=attachment["url"],
+            url=response.url,
+            body=response.body,
+            content_type=kind,
+            title=title,
+            doc_type="notice_attachment",
+            citation=notice["citation"],
+            published=notice["published"],
+            http_status=response.status,
+            etag=response_header(response, "ETag"),
             last_modified=response_header(response, "Last-Modified"),
-            extra={"notice": notice["doc_id"], "attachment_index": number, "attachment_name": name}, listing=listing,
+            extra={"notice": notice["doc_id"], "attachment_index": number, "attachment_name": name},
+            listing=listing,
         )
 
     # ---------------------------------------------------------------- HTML boards
@@ -820,15 +940,22 @@ class BoardsSpider(MendelSpider):
             self.reject_listing(response, f"board layout changed: {rules['board']!r} not on the page")
             return
         self.listing_read(board.url)
-        feed = {"@context": OFN_CONTEXT, "stránka": board.url,
-                "provozovatel": {"typ": "Osoba", "ičo": board.publisher_ico}}
+        feed = {
+            "@context": OFN_CONTEXT,
+            "stránka": board.url,
+            "provozovatel": {"typ": "Osoba", "ičo": board.publisher_ico},
+        }
         links, fetched = [], 0
         for index, row in enumerate(select(response, rules["row"])):
             self.discovered += 1
             notice = html_notice(row, rules, board.url)
             if notice is None:
-                self.log_outcome(f"{board.url}#{index}", "quarantined", status=response.status,
-                                 reason=f"notice row {index} has no title ({rules['title']!r})")
+                self.log_outcome(
+                    f"{board.url}#{index}",
+                    "quarantined",
+                    status=response.status,
+                    reason=f"notice row {index} has no title ({rules['title']!r})",
+                )
                 continue
             doc = notice_document(feed, notice, index, board.url)
             doc["doc_id"] = html_notice_id(board, notice)
@@ -842,8 +969,9 @@ class BoardsSpider(MendelSpider):
                 self.listed(board.url, known[0])
                 for attachment in doc["attachments"]:
                     self.listed(board.url, attachment["url"])
-                self.log_outcome(doc["url"], "unchanged", status=response.status,
-                                 reason=f"the notice of {owner}: {known[0]}"[:500])
+                self.log_outcome(
+                    doc["url"], "unchanged", status=response.status, reason=f"the notice of {owner}: {known[0]}"[:500]
+                )
                 self.crawler.stats.inc_value("mendel/boards/notices_confirmed")
                 if known[1] or owner in self.feed_boards:
                     self.crawler.stats.inc_value("mendel/boards/notices_from_feed")
@@ -857,10 +985,18 @@ class BoardsSpider(MendelSpider):
             self.listed(board.url, doc["doc_id"])
             links.append((doc["doc_id"], [(a["url"], a["name"]) for a in doc["attachments"]]))
             yield FetchedDocument(
-                source=self.source, doc_id=doc["doc_id"], url=doc["url"], body=doc["body"],
-                content_type="application/ld+json", title=doc["title"], doc_type="notice",
-                citation=doc["citation"], published=doc["published"], http_status=response.status,
-                extra=doc["extra"], listing=board.url,
+                source=self.source,
+                doc_id=doc["doc_id"],
+                url=doc["url"],
+                body=doc["body"],
+                content_type="application/ld+json",
+                title=doc["title"],
+                doc_type="notice",
+                citation=doc["citation"],
+                published=doc["published"],
+                http_status=response.status,
+                extra=doc["extra"],
+                listing=board.url,
             )
             for request in self.attachment_requests(doc, board.url, fetched):
                 fetched += 1
@@ -884,8 +1020,9 @@ class BoardsSpider(MendelSpider):
             if self.article_not_due(board, url, known.get(article, [])):
                 continue
             self.count_request(board.url)  # a listing: counted, never deferred
-            yield self.listing_request(url, self.parse_article_assets, listing=board.url,
-                                       cb_kwargs={"board": board, "article": article})
+            yield self.listing_request(
+                url, self.parse_article_assets, listing=board.url, cb_kwargs={"board": board, "article": article}
+            )
 
     def known_article_pdfs(self, board: Board, articles: list[str]) -> dict[str, list[tuple[str, str]]]:
         """Article → (doc_id, url) of the PDFs its asset list named when it was last read — the board's active
@@ -901,11 +1038,11 @@ class BoardsSpider(MendelSpider):
         for doc_id, url in rows:
             if not doc_id.startswith(prefix):
                 continue
-            rest = doc_id[len(prefix):]
+            rest = doc_id[len(prefix) :]
             # {article}/{file}: the longest article of the index the id starts with (an article id may hold "/")
             cuts = [i for i, char in enumerate(rest) if char == "/" and rest[:i] in names]
             if cuts:
-                known.setdefault(rest[:cuts[-1]], []).append((doc_id, url))
+                known.setdefault(rest[: cuts[-1]], []).append((doc_id, url))
         return known
 
     def article_not_due(self, board: Board, url: str, pdfs: list[tuple[str, str]]) -> bool:
@@ -915,15 +1052,24 @@ class BoardsSpider(MendelSpider):
         that is no document yet). Then it is not read in this run: logged ``unchanged`` without a status, the
         reason saying when it answered; its PDFs stay listed (the board's listing still names them: nothing is
         withdrawn) and are logged not due, as when the list is read."""
-        if not pdfs or url in self.quarantined or not all(self.not_due(pdf_url) for _, pdf_url in pdfs) or \
-                any(pdf_url.rsplit("/", 1)[0] in self.quarantined_folders for _, pdf_url in pdfs):
+        if (
+            not pdfs
+            or url in self.quarantined
+            or not all(self.not_due(pdf_url) for _, pdf_url in pdfs)
+            or any(pdf_url.rsplit("/", 1)[0] in self.quarantined_folders for _, pdf_url in pdfs)
+        ):
             return False
         answered = min(self.confirmed[pdf_url] for _, pdf_url in pdfs)
         self.discovered += 1
         self.crawler.stats.inc_value("mendel/boards/article_lists_not_due")
-        self.log_outcome(url, "unchanged", reason=(
-            f"not due: the article's asset list answered with its {len(pdfs)} PDF(s) {answered:%Y-%m-%d %H:%M} UTC;"
-            f" read again {self.revalidate_after.days} days after"))
+        self.log_outcome(
+            url,
+            "unchanged",
+            reason=(
+                f"not due: the article's asset list answered with its {len(pdfs)} PDF(s) {answered:%Y-%m-%d %H:%M} UTC;"
+                f" read again {self.revalidate_after.days} days after"
+            ),
+        )
         for doc_id, pdf_url in pdfs:
             self.listed(board.url, doc_id)
             self.seen.add(pdf_url)
@@ -938,8 +1084,12 @@ class BoardsSpider(MendelSpider):
         if response.url in self.quarantined and self.outage is None:
             # It failed on its last try and answers again: not held for a failed list any more (article_not_due).
             self.quarantined.discard(response.url)
-            crawlstate.resolve_crawl_quarantine(self._outcome_connection(), run_id=self.settings.get("MENDEL_RUN_ID"),
-                                                source=self.source, urls=[response.url])
+            crawlstate.resolve_crawl_quarantine(
+                self._outcome_connection(),
+                run_id=self.settings.get("MENDEL_RUN_ID"),
+                source=self.source,
+                urls=[response.url],
+            )
         site = board.key.removeprefix(API_KEY_PREFIX)
         for ref in refs:
             if not isinstance(ref, dict) or not str(ref.get("name", "")).lower().endswith(".pdf"):
@@ -953,21 +1103,33 @@ class BoardsSpider(MendelSpider):
             file_name = unquote(urlsplit(url).path.rsplit("/", 1)[-1]) or ref["name"]
             doc_id = f"{site}:{article}/{file_name}"
             self.listed(board.url, doc_id)
-            yield self.document_request(url, self.parse_site_pdf, cb_kwargs={
-                "board": board, "doc_id": doc_id, "file": file_name})
+            yield self.document_request(
+                url, self.parse_site_pdf, cb_kwargs={"board": board, "doc_id": doc_id, "file": file_name}
+            )
 
     def parse_site_pdf(self, response, board: Board, doc_id: str, file: str):
         if self.handle_not_ok(response):
             return
         if not response.body.startswith(b"%PDF"):
-            self.log_outcome(response.url, "quarantined", status=response.status,
-                             reason=f"expected a PDF, got {media_type(response) or 'unknown type'}")
+            self.log_outcome(
+                response.url,
+                "quarantined",
+                status=response.status,
+                reason=f"expected a PDF, got {media_type(response) or 'unknown type'}",
+            )
             return
         title = humanise_file_name(file)
         yield FetchedDocument(
-            source=self.source, doc_id=doc_id, url=response.url, body=response.body, content_type="application/pdf",
-            title=f"{title} ({board.name})" if board.name else title, doc_type="municipal_document",
-            http_status=response.status, etag=response_header(response, "ETag"),
-            last_modified=response_header(response, "Last-Modified"), extra={"board_key": board.key},
+            source=self.source,
+            doc_id=doc_id,
+            url=response.url,
+            body=response.body,
+            content_type="application/pdf",
+            title=f"{title} ({board.name})" if board.name else title,
+            doc_type="municipal_document",
+            http_status=response.status,
+            etag=response_header(response, "ETag"),
+            last_modified=response_header(response, "Last-Modified"),
+            extra={"board_key": board.key},
             listing=board.url,
         )

@@ -49,8 +49,9 @@ class CnbSpider(MendelSpider):
     async def start(self):
         self.load_validators()
         for listing in self.listing_urls:
-            yield self.listing_request(rebase_url(listing, self.rebase), self.parse_listing, listing=listing,
-                                       cb_kwargs={"listing": listing})
+            yield self.listing_request(
+                rebase_url(listing, self.rebase), self.parse_listing, listing=listing, cb_kwargs={"listing": listing}
+            )
 
     def parse_listing(self, response, listing: str):
         content = response.css("div.page-cnt, .page-cnt")
@@ -68,15 +69,20 @@ class CnbSpider(MendelSpider):
             self.seen.add(url)
             item = link.xpath("ancestor::li[1]")
             published, year = listing_date(" ".join(item.css(".date ::text").getall()) if item else "")
-            meta = {"title": re.sub(r"\s+", " ", " ".join(link.css("::text").getall())).strip() or None,
-                    "published": published, "year": year, "listing": listing,
-                    "category": item.attrib.get("data-category") if item else None}
+            meta = {
+                "title": re.sub(r"\s+", " ", " ".join(link.css("::text").getall())).strip() or None,
+                "published": published,
+                "year": year,
+                "listing": listing,
+                "category": item.attrib.get("data-category") if item else None,
+            }
             self.listed(listing, document_id(url))
             yield self.document_request(url, self.parse_document, cb_kwargs={"listed": meta})
         next_page = response.css("a[rel=next]::attr(href)").get()
         if next_page:
-            yield self.listing_request(response.urljoin(next_page), self.parse_listing, listing=listing,
-                                       cb_kwargs={"listing": listing})
+            yield self.listing_request(
+                response.urljoin(next_page), self.parse_listing, listing=listing, cb_kwargs={"listing": listing}
+            )
 
     def parse_document(self, response, listed: dict):
         if self.handle_not_ok(response):
@@ -85,13 +91,24 @@ class CnbSpider(MendelSpider):
         is_pdf = response.body.startswith(b"%PDF")
         expects_pdf = urlsplit(response.url).path.lower().endswith(".pdf") or declared == "application/pdf"
         if expects_pdf and not is_pdf:
-            self.log_outcome(response.url, "quarantined", status=response.status,
-                             reason=f"expected a PDF, got {declared or 'an unknown type'}")
+            self.log_outcome(
+                response.url,
+                "quarantined",
+                status=response.status,
+                reason=f"expected a PDF, got {declared or 'an unknown type'}",
+            )
             return
-        if not is_pdf and declared not in ("text/html", "application/xhtml+xml") and \
-                not urlsplit(response.url).path.lower().endswith(DOCUMENT_SUFFIXES):
-            self.log_outcome(response.url, "quarantined", status=response.status,
-                             reason=f"not a document: {declared or 'unknown type'}")
+        if (
+            not is_pdf
+            and declared not in ("text/html", "application/xhtml+xml")
+            and not urlsplit(response.url).path.lower().endswith(DOCUMENT_SUFFIXES)
+        ):
+            self.log_outcome(
+                response.url,
+                "quarantined",
+                status=response.status,
+                reason=f"not a document: {declared or 'unknown type'}",
+            )
             return
         yield FetchedDocument(
             source=self.source,

@@ -36,9 +36,9 @@ from scrapy.http import JsonRequest
 
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider
+from mendel.core.rawstore import RawStore
 from mendel.law import act_versions
 from mendel.law.identifiers import ActId, parse_act_path, parse_stale_url
-from mendel.core.rawstore import RawStore
 
 API_PREFIX = "/esel-esbir-daver"
 CHANGES_PAGE = 500  # versions asked for per zmeny-zneni page
@@ -67,23 +67,39 @@ class EsbirkaSpider(MendelSpider):
     @classmethod
     def arguments(cls, settings) -> dict:
         # Years and acts are Settings fields: a Dagster run can set them (MendelResource).
-        return {"years": ",".join(str(y) for y in settings.esbirka_years), "acts": ",".join(settings.esbirka_acts),
-                **super().arguments(settings)}
+        return {
+            "years": ",".join(str(y) for y in settings.esbirka_years),
+            "acts": ",".join(settings.esbirka_acts),
+            **super().arguments(settings),
+        }
 
-    def __init__(self, base_url: str, years: str = "2024,2025", api_key: str | None = None, acts: str = "",
-                 fragments: bool | str = True, *args, **kwargs):
+    def __init__(
+        self,
+        base_url: str,
+        years: str = "2024,2025",
+        api_key: str | None = None,
+        acts: str = "",
+        fragments: bool | str = True,
+        *args,
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
         self.allowed_acts = {a.strip() for a in acts.split(",") if a.strip()}
         self.api = base_url.rstrip("/") + API_PREFIX
         self.years = [int(y) for y in str(years).split(",") if y.strip()]
         self.api_headers = {"esel-api-access-key": api_key} if api_key else {}
-        self.fragments = fragments if isinstance(fragments, bool) else str(fragments).strip().lower() in (
-            "1", "true", "yes")
+        self.fragments = (
+            fragments if isinstance(fragments, bool) else str(fragments).strip().lower() in ("1", "true", "yes")
+        )
         self.fragment_etags: dict[str, str] = {}
         self.fragment_page_counts: dict[str, int] = {}
         # the change feed of this selection of acts: its own position, moved only after a complete read
-        self.feed = act_versions.FEED + "|years=" + ",".join(map(str, sorted(self.years))) + (
-            "|acts=" + ",".join(sorted(self.allowed_acts)) if self.allowed_acts else "")
+        self.feed = (
+            act_versions.FEED
+            + "|years="
+            + ",".join(map(str, sorted(self.years)))
+            + ("|acts=" + ",".join(sorted(self.allowed_acts)) if self.allowed_acts else "")
+        )
         self.feed_latest: str | None = None
         self.feed_complete = False
         self.feed_failed = False
@@ -106,7 +122,10 @@ class EsbirkaSpider(MendelSpider):
         for year in self.years:
             yield JsonRequest(
                 f"{self.api}/chronologicke-rejstriky/dokumenty-sbirky-po-mesicich",
-                data=year, headers=self.api_headers, callback=self.parse_register, cb_kwargs={"year": year},
+                data=year,
+                headers=self.api_headers,
+                callback=self.parse_register,
+                cb_kwargs={"year": year},
             )
         if self.fragments:
             yield self.changes_request(since, 0)
@@ -115,9 +134,14 @@ class EsbirkaSpider(MendelSpider):
 
     def changes_request(self, since: str | None, start: int) -> scrapy.Request:
         query = {"start": start, "pocet": CHANGES_PAGE, **({"datumCasOdberuOd": since} if since else {})}
-        return scrapy.Request(f"{self.api}/dokumenty-sbirky/zmeny-zneni?{urlencode(query)}", self.parse_changes,
-                              headers=self.api_headers, cb_kwargs={"since": since, "start": start},
-                              dont_filter=True, errback=self.on_feed_error)
+        return scrapy.Request(
+            f"{self.api}/dokumenty-sbirky/zmeny-zneni?{urlencode(query)}",
+            self.parse_changes,
+            headers=self.api_headers,
+            cb_kwargs={"since": since, "start": start},
+            dont_filter=True,
+            errback=self.on_feed_error,
+        )
 
     def wanted(self, act) -> bool:
         if self.allowed_acts:
@@ -152,9 +176,14 @@ class EsbirkaSpider(MendelSpider):
             if act is not None and self.wanted(act):
                 changed.setdefault(ActId(act.collection, act.year, act.number).stale_url, []).append(item)
         for stale_url, versions in changed.items():
-            yield scrapy.Request(f"{self.api}/dokumenty-sbirky/{stale_url_path(stale_url)}/historie",
-                                 self.parse_history, headers=self.api_headers, dont_filter=True,
-                                 errback=self.on_feed_error, cb_kwargs={"stale_url": stale_url, "versions": versions})
+            yield scrapy.Request(
+                f"{self.api}/dokumenty-sbirky/{stale_url_path(stale_url)}/historie",
+                self.parse_history,
+                headers=self.api_headers,
+                dont_filter=True,
+                errback=self.on_feed_error,
+                cb_kwargs={"stale_url": stale_url, "versions": versions},
+            )
         total = payload.get("pocetCelkem")
         if items and isinstance(total, int) and start + len(items) < total:
             yield self.changes_request(since, start + len(items))
@@ -171,8 +200,12 @@ class EsbirkaSpider(MendelSpider):
         entries = {e.get("staleUrl"): e for e in history.get("historie") or [] if isinstance(e, dict)}
         for item in versions:
             entry = entries.get(item.get("staleUrl"), {})
-            detail = {"zkracenaCitace": parse_stale_url(stale_url).citation, **item, **entry,
-                      "staleUrl": item["staleUrl"]}
+            detail = {
+                "zkracenaCitace": parse_stale_url(stale_url).citation,
+                **item,
+                **entry,
+                "staleUrl": item["staleUrl"],
+            }
             job = FragmentJob(detail, self.fragments_url(detail["staleUrl"], 1))
             self.version_jobs.append(job)
             yield self.fragments_request(job, 1, conditional=True)
@@ -200,15 +233,19 @@ class EsbirkaSpider(MendelSpider):
                     if self.allowed_acts and stale_url not in self.allowed_acts:
                         continue
                     yield scrapy.Request(
-                        f"{self.api}/dokumenty-sbirky/{stale_url_path(stale_url)}", headers=self.api_headers,
-                        callback=self.parse_detail, cb_kwargs={"listing": act},
+                        f"{self.api}/dokumenty-sbirky/{stale_url_path(stale_url)}",
+                        headers=self.api_headers,
+                        callback=self.parse_detail,
+                        cb_kwargs={"listing": act},
                     )
 
     def parse_detail(self, response, listing: dict):
         detail = {**listing, **response.json()}
         yield scrapy.Request(
             f"{self.api}/dokumenty-sbirky/{stale_url_path(detail['staleUrl'])}/odkazy-ke-stazeni",
-            headers=self.api_headers, callback=self.parse_download_links, cb_kwargs={"detail": detail},
+            headers=self.api_headers,
+            callback=self.parse_download_links,
+            cb_kwargs={"detail": detail},
         )
 
     # ---------------------------------------------------------------- fragments → act version
@@ -222,9 +259,15 @@ class EsbirkaSpider(MendelSpider):
         if conditional and self.fragment_etags.get(url):
             headers["If-None-Match"] = self.fragment_etags[url]
         job.waiting.add(page)
-        return scrapy.Request(url, headers=headers, callback=self.parse_fragments, errback=self.on_fragments_error,
-                              cb_kwargs={"job": job, "page": page}, dont_filter=True,
-                              meta={"handle_httpstatus_list": [304]})
+        return scrapy.Request(
+            url,
+            headers=headers,
+            callback=self.parse_fragments,
+            errback=self.on_fragments_error,
+            cb_kwargs={"job": job, "page": page},
+            dont_filter=True,
+            meta={"handle_httpstatus_list": [304]},
+        )
 
     def parse_fragments(self, response, job: "FragmentJob", page: int):
         job.waiting.discard(page)
@@ -285,14 +328,27 @@ class EsbirkaSpider(MendelSpider):
         body = act_versions.canonical_bytes(record)
         digest = act_versions.sha256(record)
         RawStore(Path(self.settings.get("MENDEL_RAW_STORE"))).put(
-            body, meta={"url": job.first_url, "content_type": "application/json", "source": self.source,
-                        "kind": "act_version"})
-        page_etags = {self.fragments_url(job.detail["staleUrl"], n): job.etags.get(
-            self.fragments_url(job.detail["staleUrl"], n)) for n in range(1, job.page_count + 1)}
+            body,
+            meta={
+                "url": job.first_url,
+                "content_type": "application/json",
+                "source": self.source,
+                "kind": "act_version",
+            },
+        )
+        page_etags = {
+            self.fragments_url(job.detail["staleUrl"], n): job.etags.get(self.fragments_url(job.detail["staleUrl"], n))
+            for n in range(1, job.page_count + 1)
+        }
         with self._connect() as conn:
-            outcome = act_versions.record_version(conn, record, digest, page_etags,
-                                                  doc_id=document_id(job.detail["staleUrl"]),
-                                                  published=job.detail.get("datumCasPublikaceDokumentu"))
+            outcome = act_versions.record_version(
+                conn,
+                record,
+                digest,
+                page_etags,
+                doc_id=document_id(job.detail["staleUrl"]),
+                published=job.detail.get("datumCasPublikaceDokumentu"),
+            )
         self.crawler.stats.inc_value(f"mendel/fragments/{outcome}")
 
     def on_fragments_error(self, failure):
@@ -323,8 +379,12 @@ class EsbirkaSpider(MendelSpider):
         content_type = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0].strip()
         magic = b"%PDF" if expected == "pdf" else b"PK\x03\x04"
         if not response.body.startswith(magic):
-            self.log_outcome(response.url, "quarantined", status=response.status,
-                             reason=f"expected {expected.upper()}, got {content_type or 'unknown type'}")
+            self.log_outcome(
+                response.url,
+                "quarantined",
+                status=response.status,
+                reason=f"expected {expected.upper()}, got {content_type or 'unknown type'}",
+            )
             return
         published = detail.get("datumCasVyhlaseni") or detail.get("datum")
         yield FetchedDocument(

@@ -58,8 +58,7 @@ class NalusSpider(MendelSpider):
     source = "nalus"
     custom_settings = {"COOKIES_ENABLED": True}  # the hits live in the ASP.NET session
 
-    def __init__(self, base_url: str, date_from: str, date_to: str = "", page_size: int | str = 20,
-                 *args, **kwargs):
+    def __init__(self, base_url: str, date_from: str, date_to: str = "", page_size: int | str = 20, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.base_url = base_url.rstrip("/")
         self.date_from, self.date_to = date_from, date_to
@@ -74,13 +73,24 @@ class NalusSpider(MendelSpider):
         if not response.css("input[name=__VIEWSTATE]"):
             self.reject_listing(response, "no ASP.NET search form (__VIEWSTATE missing)")
             return
-        formdata = {FIELD + "decidedFrom": form_date(self.date_from) if self.date_from else "",
-                    FIELD + "decidedTo": form_date(self.date_to) if self.date_to else "",
-                    FIELD + "resultsPageSize": str(self.page_size),
-                    FIELD + "nalezy": "on", FIELD + "usneseni": "on", FIELD + "stanoviska_plena": "on"}
+        formdata = {
+            FIELD + "decidedFrom": form_date(self.date_from) if self.date_from else "",
+            FIELD + "decidedTo": form_date(self.date_to) if self.date_to else "",
+            FIELD + "resultsPageSize": str(self.page_size),
+            FIELD + "nalezy": "on",
+            FIELD + "usneseni": "on",
+            FIELD + "stanoviska_plena": "on",
+        }
         yield scrapy.FormRequest.from_response(
-            response, formid="form1", formdata=formdata, clickdata={"name": FIELD + "but_search"},
-            callback=self.parse_results, errback=self.on_listing_error, cb_kwargs={"page": 0}, dont_filter=True)
+            response,
+            formid="form1",
+            formdata=formdata,
+            clickdata={"name": FIELD + "but_search"},
+            callback=self.parse_results,
+            errback=self.on_listing_error,
+            cb_kwargs={"page": 0},
+            dont_filter=True,
+        )
 
     def parse_results(self, response, page: int):
         if response.css("#ctl00_MainContent_lbError"):
@@ -94,8 +104,10 @@ class NalusSpider(MendelSpider):
             detail = row.css("a[href*='ResultDetail.aspx']")
             if detail:
                 cell = " ".join(t.strip() for t in row.css("td ::text").getall() if t.strip())
-                listed = {"docket": re.sub(r"\s+#\d+$", "", detail.css("::text").get("").strip()),
-                          "ecli": find_ecli(cell, "US")}
+                listed = {
+                    "docket": re.sub(r"\s+#\d+$", "", detail.css("::text").get("").strip()),
+                    "ecli": find_ecli(cell, "US"),
+                }
                 continue
             link = _SHOW_LINK.search(row.get())
             if link is None:
@@ -110,8 +122,12 @@ class NalusSpider(MendelSpider):
         if page == 0 and last >= first:
             pages = math.ceil(total / (last - first + 1))
             for number in range(1, pages):
-                yield self.listing_request(response.urljoin(f"Results.aspx?page={number}"), self.parse_results,
-                                           cb_kwargs={"page": number}, dont_filter=True)
+                yield self.listing_request(
+                    response.urljoin(f"Results.aspx?page={number}"),
+                    self.parse_results,
+                    cb_kwargs={"page": number},
+                    dont_filter=True,
+                )
 
     def parse_decision(self, response, listed: dict):
         if self.handle_not_ok(response):
@@ -120,8 +136,12 @@ class NalusSpider(MendelSpider):
         sign = _SIGN.match(" ".join(response.css("#lblRegistrySign ::text").getall()))
         text = " ".join(t.strip() for t in response.css("table.DocContent td ::text").getall() if t.strip())
         if not sign or not text:
-            self.log_outcome(response.url, "quarantined", status=response.status,
-                             reason="no decision on the page (lblRegistrySign or DocContent missing)")
+            self.log_outcome(
+                response.url,
+                "quarantined",
+                status=response.status,
+                reason="no decision on the page (lblRegistrySign or DocContent missing)",
+            )
             return
         docket = file_number(sign.group("docket"))  # NALUS's "II.ÚS 866/16" -> "II. ÚS 866/16"
         kind = decision_kind(response.css("#lblDecisionForm ::text").get(), sz)

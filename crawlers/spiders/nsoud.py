@@ -37,8 +37,10 @@ def search_query(date_from: str, date_to: str = "") -> str:
 
 
 def search_url(base_url: str, query: str, start: int = 1, count: int = 20) -> str:
-    return (f"{base_url.rstrip('/')}{NSF}/$$WebSearch1?SearchView&Query={quote(query, safe='')}"
-            f"&SearchMax=1000&SearchOrder=4&Start={start}&Count={count}&pohled=1")
+    return (
+        f"{base_url.rstrip('/')}{NSF}/$$WebSearch1?SearchView&Query={quote(query, safe='')}"
+        f"&SearchMax=1000&SearchOrder=4&Start={start}&Count={count}&pohled=1"
+    )
 
 
 def decision_title(decision_type: str | None, file_number: str) -> str:
@@ -62,8 +64,7 @@ class NsoudSpider(MendelSpider):
     name = "nsoud"
     source = "nsoud"
 
-    def __init__(self, base_url: str, date_from: str, date_to: str = "", page_size: int | str = 20,
-                 *args, **kwargs):
+    def __init__(self, base_url: str, date_from: str, date_to: str = "", page_size: int | str = 20, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.base_url = base_url.rstrip("/")
         self.query = search_query(date_from, date_to)
@@ -72,8 +73,11 @@ class NsoudSpider(MendelSpider):
 
     async def start(self):
         self.load_validators()
-        yield scrapy.Request(search_url(self.base_url, self.query, 1, self.page_size), callback=self.parse_results,
-                             errback=self.on_listing_error)
+        yield scrapy.Request(
+            search_url(self.base_url, self.query, 1, self.page_size),
+            callback=self.parse_results,
+            errback=self.on_listing_error,
+        )
 
     def parse_results(self, response):
         for row in response.css("table#tabl tr"):
@@ -88,18 +92,23 @@ class NsoudSpider(MendelSpider):
             yield self.document_request(url, self.parse_decision, cb_kwargs={"listing": cells})
         next_href = response.xpath("//a[normalize-space(.)='Další']/@href").get()
         if next_href:
-            yield scrapy.Request(response.urljoin(next_href), callback=self.parse_results,
-                                 errback=self.on_listing_error)
+            yield scrapy.Request(
+                response.urljoin(next_href), callback=self.parse_results, errback=self.on_listing_error
+            )
 
     def parse_decision(self, response, listing: list[str]):
         if self.handle_not_ok(response):
             return
         meta = decision_metadata(response)
         file_number = meta.get("Spisová značka") or (listing[0] if listing else "")
-        text = response.css('div#obsah ::text').getall()
+        text = response.css("div#obsah ::text").getall()
         if not file_number or not text:
-            self.log_outcome(response.url, "quarantined", status=response.status,
-                             reason="no decision on the page (file number or text missing)")
+            self.log_outcome(
+                response.url,
+                "quarantined",
+                status=response.status,
+                reason="no decision on the page (file number or text missing)",
+            )
             return
         unid = _UNID.search(response.url)
         ecli = meta.get("ECLI") or ""
@@ -116,7 +125,10 @@ class NsoudSpider(MendelSpider):
             http_status=response.status,
             etag=response_header(response, "ETag"),
             last_modified=response_header(response, "Last-Modified"),
-            extra={"court": meta.get("Soud") or "Nejvyšší soud", "ecli": ecli or None,
-                   "web_published": iso(find_numeric_date(meta.get("Zveřejněno na webu"))),
-                   "unid": unid.group(1).upper() if unid else None},
+            extra={
+                "court": meta.get("Soud") or "Nejvyšší soud",
+                "ecli": ecli or None,
+                "web_published": iso(find_numeric_date(meta.get("Zveřejněno na webu"))),
+                "unid": unid.group(1).upper() if unid else None,
+            },
         )

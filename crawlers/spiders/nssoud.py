@@ -46,10 +46,13 @@ def js_string(html_text: str, name: str) -> str | None:
 def decode_text(body: bytes, content_type: str) -> tuple[str, str]:
     """(text, codec) of a ``DokumentOriginal/Text`` answer: a BOM wins, then NUL-interleaving or a UTF-16 charset
     (little-endian, as the site sends it), then the declared charset, then UTF-8. ValueError when undecodable."""
-    for bom, codec in ((codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
-                       (codecs.BOM_UTF8, "utf-8")):
+    for bom, codec in (
+        (codecs.BOM_UTF16_LE, "utf-16-le"),
+        (codecs.BOM_UTF16_BE, "utf-16-be"),
+        (codecs.BOM_UTF8, "utf-8"),
+    ):
         if body.startswith(bom):
-            return body[len(bom):].decode(codec), codec
+            return body[len(bom) :].decode(codec), codec
     charset = ""
     m = re.search(r"charset=([\w-]+)", content_type or "", re.I)
     if m:
@@ -70,8 +73,9 @@ def clean_text(text: str) -> str:
 
 def result_row(row) -> dict | None:
     """One ``<tr>`` of the result table: document id, date, docket, decision form, text URL."""
-    cells = [re.sub(r"\s+", " ", " ".join(td.css("::text").getall()).replace("\u00a0", " ")).strip()
-             for td in row.css("td")]
+    cells = [
+        re.sub(r"\s+", " ", " ".join(td.css("::text").getall()).replace("\u00a0", " ")).strip() for td in row.css("td")
+    ]
     text_href = row.css("a[href*='DokumentOriginal/Text/']::attr(href)").get()
     doc_id = row.css("input[name$='.ID']::attr(value)").get()
     if not doc_id and text_href:
@@ -102,18 +106,34 @@ class NssoudSpider(MendelSpider):
 
     def parse_form(self, response):
         form = response.css("form#findform")
-        prefix = next((name[: -len(".TechnickyNazev")] for name, value in zip(
-            form.css("input[name$='.TechnickyNazev']::attr(name)").getall(),
-            form.css("input[name$='.TechnickyNazev']::attr(value)").getall()) if value == DATE_CONDITION), None)
+        prefix = next(
+            (
+                name[: -len(".TechnickyNazev")]
+                for name, value in zip(
+                    form.css("input[name$='.TechnickyNazev']::attr(name)").getall(),
+                    form.css("input[name$='.TechnickyNazev']::attr(value)").getall(),
+                )
+                if value == DATE_CONDITION
+            ),
+            None,
+        )
         if not form or prefix is None:
             self.reject_listing(response, f"no search form with a '{DATE_CONDITION}' condition")
             return
         value = f"{prefix}.vyhledavaciPodminkaHodnota[0]"
-        formdata = {f"{value}.HodnotaDatumACasOd": condition_datetime(self.date_from) if self.date_from else "",
-                    f"{value}.HodnotaDatumACasDo": condition_datetime(self.date_to, True) if self.date_to else ""}
-        yield scrapy.FormRequest.from_response(response, formid="findform", formdata=formdata,
-                                               clickdata={"name": "btSubmit"}, callback=self.parse_results,
-                                               errback=self.on_listing_error, dont_filter=True)
+        formdata = {
+            f"{value}.HodnotaDatumACasOd": condition_datetime(self.date_from) if self.date_from else "",
+            f"{value}.HodnotaDatumACasDo": condition_datetime(self.date_to, True) if self.date_to else "",
+        }
+        yield scrapy.FormRequest.from_response(
+            response,
+            formid="findform",
+            formdata=formdata,
+            clickdata={"name": "btSubmit"},
+            callback=self.parse_results,
+            errback=self.on_listing_error,
+            dont_filter=True,
+        )
 
     def parse_results(self, response):
         table = response.css("table#tresults")
@@ -124,17 +144,25 @@ class NssoudSpider(MendelSpider):
         yield from self.follow_rows(response, rows)
         more_url = js_string(response.text, "moreRowsUrl")
         if rows and more_url:
-            state = {"url": response.urljoin(more_url), "vyhledavaciPodminky": js_string(response.text, "currParams") or "",
-                     "zobrazeniVysledkuId": js_string(response.text, "currViewId") or "",
-                     "resultOrder": js_string(response.text, "currSort") or ""}
+            state = {
+                "url": response.urljoin(more_url),
+                "vyhledavaciPodminky": js_string(response.text, "currParams") or "",
+                "zobrazeniVysledkuId": js_string(response.text, "currViewId") or "",
+                "resultOrder": js_string(response.text, "currSort") or "",
+            }
             yield self.more_rows_request(state, 1)
 
     def more_rows_request(self, state: dict, page: int) -> scrapy.Request:
         formdata = {k: v for k, v in state.items() if k != "url"}
         formdata["pageNum"] = str(page)
-        return scrapy.FormRequest(state["url"], formdata=formdata, callback=self.parse_more_rows,
-                                  errback=self.on_listing_error, cb_kwargs={"state": state, "page": page},
-                                  dont_filter=True)
+        return scrapy.FormRequest(
+            state["url"],
+            formdata=formdata,
+            callback=self.parse_more_rows,
+            errback=self.on_listing_error,
+            cb_kwargs={"state": state, "page": page},
+            dont_filter=True,
+        )
 
     def parse_more_rows(self, response, state: dict, page: int):
         # The answer is bare <tr> rows: parse them inside a table, or an HTML parser drops them.
@@ -186,6 +214,10 @@ class NssoudSpider(MendelSpider):
             http_status=response.status,
             etag=response_header(response, "ETag"),
             last_modified=response_header(response, "Last-Modified"),
-            extra={"court": "Nejvyšší správní soud", "ecli": ecli,
-                   "decision_type": listed.get("form"), "nss_document_id": listed["id"]},
+            extra={
+                "court": "Nejvyšší správní soud",
+                "ecli": ecli,
+                "decision_type": listed.get("form"),
+                "nss_document_id": listed["id"],
+            },
         )

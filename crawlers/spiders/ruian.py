@@ -21,8 +21,15 @@ from mendel.registers import ruian
 LIST_PATH = "/vdp/ruian/vymennyformat/seznamlinku"
 # The form's fixed fields: stav k (S = current), vlastnosti uzlu (Z = základní, with original boundaries H).
 _FORM = [("vf.pu", "S"), ("_vf.pu", "on"), ("_vf.pu", "on")]
-_FORM_TAIL = [("vf.vu", "Z"), ("_vf.vu", "on"), ("_vf.vu", "on"), ("vf.vu", "H"), ("_vf.vu", "on"),
-              ("_vf.vu", "on"), ("search", "Vyhledat")]
+_FORM_TAIL = [
+    ("vf.vu", "Z"),
+    ("_vf.vu", "on"),
+    ("_vf.vu", "on"),
+    ("vf.vu", "H"),
+    ("_vf.vu", "on"),
+    ("_vf.vu", "on"),
+    ("search", "Vyhledat"),
+]
 
 
 def link_list_url(base_url: str, *, changes: bool = False, obec: str | None = None) -> str:
@@ -52,8 +59,7 @@ class RuianSpider(MendelSpider):
     name = "ruian"
     source = "ruian"
 
-    def __init__(self, base_url: str, obce: str = "", changes: bool | str = True, rebase: str = "",
-                 *args, **kwargs):
+    def __init__(self, base_url: str, obce: str = "", changes: bool | str = True, rebase: str = "", *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.base_url = base_url.rstrip("/")
         self.obce = [o.strip() for o in str(obce).split(",") if o.strip()]
@@ -92,12 +98,22 @@ class RuianSpider(MendelSpider):
         info = ruian.parse_file_name(name) or {}
         declared = media_type(response)
         yield FetchedDocument(
-            source=self.source, doc_id=ruian.doc_id_for_file(name), url=response.url, body=response.body,
+            source=self.source,
+            doc_id=ruian.doc_id_for_file(name),
+            url=response.url,
+            body=response.body,
             content_type=declared if declared not in ("", "application/octet-stream") else "application/x-gzip",
-            title=vfr_title(header, name), doc_type="ruian_vfr",
+            title=vfr_title(header, name),
+            doc_type="ruian_vfr",
             published=info.get("date") or (header.get("Datum") or "")[:10] or None,
-            http_status=response.status, etag=response_header(response, "ETag"),
+            http_status=response.status,
+            etag=response_header(response, "ETag"),
             last_modified=response_header(response, "Last-Modified"),
-            extra={"file": name, "file_type": header.get("TypSouboru"), "batch": header.get("TypDavky"),
-                   "obec_kod": header.get("obec_kod"), "previous_file": header.get("PredchoziSoubor")},
+            extra={
+                "file": name,
+                "file_type": header.get("TypSouboru"),
+                "batch": header.get("TypDavky"),
+                "obec_kod": header.get("obec_kod"),
+                "previous_file": header.get("PredchoziSoubor"),
+            },
         )

@@ -35,9 +35,9 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
+from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
 from mendel.index import bundle
-from mendel.core.rawstore import RawStore
 
 SHOWN_PROBLEMS = 20  # per check; the count says how many there were
 _HEX = frozenset("0123456789abcdef")
@@ -55,8 +55,14 @@ class Check:
         return not self.problems
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "ok": self.ok, "checked": self.checked, "problems": len(self.problems),
-                "shown": self.problems[:SHOWN_PROBLEMS], **({"note": self.note} if self.note else {})}
+        return {
+            "name": self.name,
+            "ok": self.ok,
+            "checked": self.checked,
+            "problems": len(self.problems),
+            "shown": self.problems[:SHOWN_PROBLEMS],
+            **({"note": self.note} if self.note else {}),
+        }
 
 
 @dataclass
@@ -78,8 +84,10 @@ class DoctorReport:
         lines = []
         for c in self.checks:
             found = f", {len(c.problems)} problem(s)" if c.problems else ""
-            lines.append(f"{'ok  ' if c.ok else 'FAIL'} {c.name}: {c.checked} checked{found}"
-                         + (f" ({c.note})" if c.note else ""))
+            lines.append(
+                f"{'ok  ' if c.ok else 'FAIL'} {c.name}: {c.checked} checked{found}"
+                + (f" ({c.note})" if c.note else "")
+            )
             lines += [f"       {p}" for p in c.problems[:SHOWN_PROBLEMS]]
             if len(c.problems) > SHOWN_PROBLEMS:
                 lines.append(f"       … and {len(c.problems) - SHOWN_PROBLEMS} more")
@@ -121,11 +129,14 @@ class HashCache:
         self.known: dict[str, tuple[str, tuple]] = {}
         self.fresh: dict[str, tuple] = {}
         if self.enabled:
-            self.known = {path: (digest, (size, mtime, ctime, inode)) for path, digest, size, mtime, ctime, inode in
-                          conn.execute(
-                              "SELECT path, digest, size, mtime_ns, ctime_ns, inode FROM verified_files WHERE"
-                              " verified_at > now() - make_interval(days => %s) * (1 + (hashtext(path) & 7) / 7.0)",
-                              (TRUST_DAYS,))}
+            self.known = {
+                path: (digest, (size, mtime, ctime, inode))
+                for path, digest, size, mtime, ctime, inode in conn.execute(
+                    "SELECT path, digest, size, mtime_ns, ctime_ns, inode FROM verified_files WHERE"
+                    " verified_at > now() - make_interval(days => %s) * (1 + (hashtext(path) & 7) / 7.0)",
+                    (TRUST_DAYS,),
+                )
+            }
 
     def digest(self, key: str, st: os.stat_result) -> str | None:
         """What was remembered for ``key`` with this stat, if anything."""
@@ -158,7 +169,9 @@ class HashCache:
                 "INSERT INTO verified_files (path, digest, size, mtime_ns, ctime_ns, inode) VALUES (%s, %s, %s, %s,"
                 " %s, %s) ON CONFLICT (path) DO UPDATE SET digest = EXCLUDED.digest, size = EXCLUDED.size,"
                 " mtime_ns = EXCLUDED.mtime_ns, ctime_ns = EXCLUDED.ctime_ns, inode = EXCLUDED.inode,"
-                " verified_at = now()", list(self.fresh.values()))
+                " verified_at = now()",
+                list(self.fresh.values()),
+            )
         self.fresh.clear()
 
 
@@ -173,16 +186,25 @@ def _stat_file(path: Path) -> os.stat_result | None:
 
 def _stored_versions(conn: psycopg.Connection) -> list[tuple[str, str, int | None]]:
     """(what, sha256, byte size or None) of every version whose body is in the raw store."""
-    rows = [(f"{doc_id} version {version_id}", sha, size) for doc_id, version_id, sha, size in conn.execute(
-        "SELECT doc_id, version_id, sha256, byte_size FROM document_versions ORDER BY version_id")]
+    rows = [
+        (f"{doc_id} version {version_id}", sha, size)
+        for doc_id, version_id, sha, size in conn.execute(
+            "SELECT doc_id, version_id, sha256, byte_size FROM document_versions ORDER BY version_id"
+        )
+    ]
     if _table_exists(conn, "act_versions"):
-        rows += [(f"{doc_id} act version {version}", sha, None) for doc_id, version, sha in conn.execute(
-            "SELECT doc_id, version, sha256 FROM act_versions ORDER BY doc_id, version")]
+        rows += [
+            (f"{doc_id} act version {version}", sha, None)
+            for doc_id, version, sha in conn.execute(
+                "SELECT doc_id, version, sha256 FROM act_versions ORDER BY doc_id, version"
+            )
+        ]
     return rows
 
 
-def check_version_blobs(conn: psycopg.Connection, store: RawStore, verify_hashes: bool = True,
-                        hashes: HashCache | None = None) -> Check:
+def check_version_blobs(
+    conn: psycopg.Connection, store: RawStore, verify_hashes: bool = True, hashes: HashCache | None = None
+) -> Check:
     check = Check("version_blobs", note="" if verify_hashes else "sizes only, hashes not verified")
     for what, sha, size in _stored_versions(conn):
         check.checked += 1
@@ -233,9 +255,10 @@ def check_current_versions(conn: psycopg.Connection) -> Check:
     check = Check("current_versions")
     check.checked = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
     for doc_id, version_id in conn.execute(
-            "SELECT d.doc_id, d.current_version_id FROM documents d LEFT JOIN document_versions v"
-            " ON v.version_id = d.current_version_id WHERE d.current_version_id IS NOT NULL"
-            " AND (v.version_id IS NULL OR v.doc_id <> d.doc_id) ORDER BY d.doc_id"):
+        "SELECT d.doc_id, d.current_version_id FROM documents d LEFT JOIN document_versions v"
+        " ON v.version_id = d.current_version_id WHERE d.current_version_id IS NOT NULL"
+        " AND (v.version_id IS NULL OR v.doc_id <> d.doc_id) ORDER BY d.doc_id"
+    ):
         check.problems.append(f"{doc_id}: current version {version_id} is not one of its versions")
     return check
 
@@ -243,9 +266,13 @@ def check_current_versions(conn: psycopg.Connection) -> Check:
 def check_chunks_current(conn: psycopg.Connection) -> Check:
     check = Check("chunks_current")
     check.checked = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    quarantined = sql.SQL("EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = d.current_version_id)"
-                          if _table_exists(conn, "quality_quarantine") else "false")
-    for doc_id, version_id, n, why in conn.execute(sql.SQL(
+    quarantined = sql.SQL(
+        "EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = d.current_version_id)"
+        if _table_exists(conn, "quality_quarantine")
+        else "false"
+    )
+    for doc_id, version_id, n, why in conn.execute(
+        sql.SQL(
             "SELECT c.doc_id, c.version_id, count(*), CASE"
             "  WHEN v.doc_id <> c.doc_id THEN 'its version belongs to ' || v.doc_id"
             "  WHEN d.status <> 'active' THEN 'the document is ' || d.status"
@@ -256,7 +283,9 @@ def check_chunks_current(conn: psycopg.Connection) -> Check:
             " ON cur.version_id = d.current_version_id"
             " WHERE v.doc_id <> c.doc_id OR d.status <> 'active' OR"
             " ({quarantined} OR (c.version_id <> d.current_version_id AND cur.chunked_at IS NOT NULL))"
-            " GROUP BY 1, 2, 4 ORDER BY 1, 2").format(quarantined=quarantined)):
+            " GROUP BY 1, 2, 4 ORDER BY 1, 2"
+        ).format(quarantined=quarantined)
+    ):
         check.problems.append(f"{n} chunk(s) of {doc_id} version {version_id}: {why}")
     return check
 
@@ -336,31 +365,40 @@ def check_crawl_log(conn: psycopg.Connection) -> Check:
         check.checked += 1
         counts = crawlstate.run_counts(conn, run_id, source)
         if not counts["reconciled"]:
-            logged = {k: v for k, v in counts.items() if k not in ("discovered", "withdrawn", "reactivated",
-                                                                  "reconciled")}
-            check.problems.append(f"run {run_id} {source}: discovered {counts['discovered']} but logged "
-                                  + ", ".join(f"{k} {v}" for k, v in logged.items()))
+            logged = {
+                k: v for k, v in counts.items() if k not in ("discovered", "withdrawn", "reactivated", "reconciled")
+            }
+            check.problems.append(
+                f"run {run_id} {source}: discovered {counts['discovered']} but logged "
+                + ", ".join(f"{k} {v}" for k, v in logged.items())
+            )
     act_versions = sql.SQL(" UNION SELECT sha256 FROM act_versions" if _table_exists(conn, "act_versions") else "")
-    for source, url, sha in conn.execute(sql.SQL(
+    for source, url, sha in conn.execute(
+        sql.SQL(
             "SELECT DISTINCT l.source, l.url, l.sha256 FROM crawl_log l WHERE l.outcome = 'stored'"
             " AND l.sha256 IS NOT NULL AND l.sha256 NOT IN (SELECT sha256 FROM document_versions{act_versions})"
-            " ORDER BY 1, 2").format(act_versions=act_versions)):
+            " ORDER BY 1, 2"
+        ).format(act_versions=act_versions)
+    ):
         check.problems.append(f"{source} {url}: logged as stored ({sha}) but no version has that body")
     return check
 
 
-def examine(conn: psycopg.Connection, store: RawStore, bundles_dir: Path, verify_hashes: bool = True,
-            rehash: bool = False) -> DoctorReport:
+def examine(
+    conn: psycopg.Connection, store: RawStore, bundles_dir: Path, verify_hashes: bool = True, rehash: bool = False
+) -> DoctorReport:
     """Every check, in order (see the module docstring); ``rehash``: every file is read, remembered hashes are
     not trusted."""
     hashes = HashCache(conn, trust=not rehash)
-    report = DoctorReport([
-        check_version_blobs(conn, store, verify_hashes, hashes),
-        check_orphan_blobs(conn, store),
-        check_current_versions(conn),
-        check_chunks_current(conn),
-        check_bundle(bundles_dir, hashes),
-        check_crawl_log(conn),
-    ])
+    report = DoctorReport(
+        [
+            check_version_blobs(conn, store, verify_hashes, hashes),
+            check_orphan_blobs(conn, store),
+            check_current_versions(conn),
+            check_chunks_current(conn),
+            check_bundle(bundles_dir, hashes),
+            check_crawl_log(conn),
+        ]
+    )
     hashes.save()
     return report

@@ -41,9 +41,9 @@ from typing import Any, Iterable, Sequence
 
 import yaml
 
+from mendel.data import DATA_DIR
 from mendel.extract.model import PAGE_SEPARATOR
 from mendel.extract.normalize import meaningful_chars
-from mendel.data import DATA_DIR
 
 log = logging.getLogger("mendel.checks.quality")
 THRESHOLDS_PATH = DATA_DIR / "quality_thresholds.yaml"
@@ -64,6 +64,7 @@ def load_thresholds(path: str | Path | None = None) -> dict:
 
 
 # --- frames --------------------------------------------------------------------------------------
+
 
 @dataclass
 class Frames:
@@ -110,26 +111,42 @@ class FrameBuilder:
             page_letters = sum(1 for ch in text if ch.isalpha())
             letters += page_letters
             czech += sum(1 for ch in text if ch in _CZECH_LETTERS)
-            self.frames.pages.append({
-                "doc_id": doc_id, "page_key": f"{doc_id} p. {page.page_no}",
-                "page_no": int(page.page_no), "expected_page_no": position,
-                "has_text": meaningful_chars(text) >= self.min_chars,
-                "mojibake": _mojibake(text, self.patterns),
-                "ocr_confidence": float(page.ocr_confidence) if page.is_ocr and page.ocr_confidence is not None
-                else None,
-            })
-        self.frames.documents.append({
-            "doc_id": doc_id, "pages": len(pages), "letters": letters,
-            "czech_share": round(czech_share(letters, czech), 4) if letters >= self.min_letters else None,
-        })
+            self.frames.pages.append(
+                {
+                    "doc_id": doc_id,
+                    "page_key": f"{doc_id} p. {page.page_no}",
+                    "page_no": int(page.page_no),
+                    "expected_page_no": position,
+                    "has_text": meaningful_chars(text) >= self.min_chars,
+                    "mojibake": _mojibake(text, self.patterns),
+                    "ocr_confidence": float(page.ocr_confidence)
+                    if page.is_ocr and page.ocr_confidence is not None
+                    else None,
+                }
+            )
+        self.frames.documents.append(
+            {
+                "doc_id": doc_id,
+                "pages": len(pages),
+                "letters": letters,
+                "czech_share": round(czech_share(letters, czech), 4) if letters >= self.min_letters else None,
+            }
+        )
         for section in sections:
-            self.frames.sections.append({
-                "doc_id": doc_id, "section_key": f"{doc_id} {section.label}",
-                "kind": section.kind, "depth": int(section.depth),
-                "page_start": int(section.page_start), "page_end": int(section.page_end),
-                "page_count": len(pages), "char_start": int(section.char_start),
-                "char_end": int(section.char_end), "text_length": text_length,
-            })
+            self.frames.sections.append(
+                {
+                    "doc_id": doc_id,
+                    "section_key": f"{doc_id} {section.label}",
+                    "kind": section.kind,
+                    "depth": int(section.depth),
+                    "page_start": int(section.page_start),
+                    "page_end": int(section.page_end),
+                    "page_count": len(pages),
+                    "char_start": int(section.char_start),
+                    "char_end": int(section.char_end),
+                    "text_length": text_length,
+                }
+            )
 
 
 def frames_from_documents(documents: Iterable[tuple[str, Any]], thresholds: dict) -> Frames:
@@ -211,6 +228,7 @@ def frames_from_database(conn, thresholds: dict, versions: Sequence[int] | None 
 
 # --- suites --------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Planned:
     suite: str
@@ -226,45 +244,99 @@ def _plan(thresholds: dict) -> list[Planned]:
     plan = [
         ("documents", "unique_doc_ids", gxe.ExpectColumnValuesToBeUnique(column="doc_id")),
         ("documents", "at_least_one_page", gxe.ExpectColumnValuesToBeBetween(column="pages", min_value=1)),
-        ("documents", "czech_character_share", gxe.ExpectColumnValuesToBeBetween(
-            column="czech_share", min_value=docs["czech_character_share"]["min_share"],
-            mostly=docs["czech_character_share"]["mostly"])),
-        ("pages", "contiguous_page_numbers", gxe.ExpectColumnPairValuesToBeEqual(
-            column_A="page_no", column_B="expected_page_no")),
+        (
+            "documents",
+            "czech_character_share",
+            gxe.ExpectColumnValuesToBeBetween(
+                column="czech_share",
+                min_value=docs["czech_character_share"]["min_share"],
+                mostly=docs["czech_character_share"]["mostly"],
+            ),
+        ),
+        (
+            "pages",
+            "contiguous_page_numbers",
+            gxe.ExpectColumnPairValuesToBeEqual(column_A="page_no", column_B="expected_page_no"),
+        ),
         ("pages", "unique_page_numbers", gxe.ExpectCompoundColumnsToBeUnique(column_list=["doc_id", "page_no"])),
-        ("pages", "no_mojibake", gxe.ExpectColumnValuesToBeNull(column="mojibake",
-                                                                mostly=pages["no_mojibake"].get("mostly", 1.0))),
-        ("pages", "non_empty_text_share", gxe.ExpectColumnValuesToBeInSet(
-            column="has_text", value_set=[True], mostly=pages["non_empty_text_share"]["min_share"])),
-        ("pages", "ocr_confidence", gxe.ExpectColumnValuesToBeBetween(
-            column="ocr_confidence", min_value=pages["ocr_confidence"]["floor"], max_value=1.0,
-            mostly=pages["ocr_confidence"]["mostly"])),
-        ("sections", "known_kinds", gxe.ExpectColumnValuesToBeInSet(
-            column="kind", value_set=list(sections["known_kinds"]["kinds"]))),
-        ("sections", "page_span_ordered", gxe.ExpectColumnPairValuesAToBeGreaterThanB(
-            column_A="page_end", column_B="page_start", or_equal=True)),
-        ("sections", "page_span_within_document", gxe.ExpectColumnPairValuesAToBeGreaterThanB(
-            column_A="page_count", column_B="page_end", or_equal=True)),
-        ("sections", "page_span_within_document", gxe.ExpectColumnValuesToBeBetween(
-            column="page_start", min_value=1)),
-        ("sections", "char_span_within_text", gxe.ExpectColumnPairValuesAToBeGreaterThanB(
-            column_A="char_end", column_B="char_start", or_equal=True)),
-        ("sections", "char_span_within_text", gxe.ExpectColumnPairValuesAToBeGreaterThanB(
-            column_A="text_length", column_B="char_end", or_equal=True)),
+        (
+            "pages",
+            "no_mojibake",
+            gxe.ExpectColumnValuesToBeNull(column="mojibake", mostly=pages["no_mojibake"].get("mostly", 1.0)),
+        ),
+        (
+            "pages",
+            "non_empty_text_share",
+            gxe.ExpectColumnValuesToBeInSet(
+                column="has_text", value_set=[True], mostly=pages["non_empty_text_share"]["min_share"]
+            ),
+        ),
+        (
+            "pages",
+            "ocr_confidence",
+            gxe.ExpectColumnValuesToBeBetween(
+                column="ocr_confidence",
+                min_value=pages["ocr_confidence"]["floor"],
+                max_value=1.0,
+                mostly=pages["ocr_confidence"]["mostly"],
+            ),
+        ),
+        (
+            "sections",
+            "known_kinds",
+            gxe.ExpectColumnValuesToBeInSet(column="kind", value_set=list(sections["known_kinds"]["kinds"])),
+        ),
+        (
+            "sections",
+            "page_span_ordered",
+            gxe.ExpectColumnPairValuesAToBeGreaterThanB(column_A="page_end", column_B="page_start", or_equal=True),
+        ),
+        (
+            "sections",
+            "page_span_within_document",
+            gxe.ExpectColumnPairValuesAToBeGreaterThanB(column_A="page_count", column_B="page_end", or_equal=True),
+        ),
+        ("sections", "page_span_within_document", gxe.ExpectColumnValuesToBeBetween(column="page_start", min_value=1)),
+        (
+            "sections",
+            "char_span_within_text",
+            gxe.ExpectColumnPairValuesAToBeGreaterThanB(column_A="char_end", column_B="char_start", or_equal=True),
+        ),
+        (
+            "sections",
+            "char_span_within_text",
+            gxe.ExpectColumnPairValuesAToBeGreaterThanB(column_A="text_length", column_B="char_end", or_equal=True),
+        ),
         ("sections", "char_span_within_text", gxe.ExpectColumnValuesToBeBetween(column="char_start", min_value=0)),
-        ("sections", "max_depth", gxe.ExpectColumnValuesToBeBetween(
-            column="depth", min_value=1, max_value=sections["max_depth"]["max"])),
+        (
+            "sections",
+            "max_depth",
+            gxe.ExpectColumnValuesToBeBetween(column="depth", min_value=1, max_value=sections["max_depth"]["max"]),
+        ),
     ]
     rules = {"documents": docs, "pages": pages, "sections": sections}
-    return [Planned(suite, name, rules[suite][name]["severity"], expectation)
-            for suite, name, expectation in plan if name in rules[suite]]
+    return [
+        Planned(suite, name, rules[suite][name]["severity"], expectation)
+        for suite, name, expectation in plan
+        if name in rules[suite]
+    ]
 
 
 _COLUMNS = {
     "documents": ["doc_id", "pages", "letters", "czech_share"],
     "pages": ["doc_id", "page_key", "page_no", "expected_page_no", "has_text", "mojibake", "ocr_confidence"],
-    "sections": ["doc_id", "section_key", "kind", "depth", "page_start", "page_end", "page_count", "char_start",
-                 "char_end", "text_length"],
+    "sections": [
+        "doc_id",
+        "section_key",
+        "kind",
+        "depth",
+        "page_start",
+        "page_end",
+        "page_count",
+        "char_start",
+        "char_end",
+        "text_length",
+    ],
 }
 _KEYS = {"documents": "doc_id", "pages": "page_key", "sections": "section_key"}
 _DTYPES = {"ocr_confidence": "float64", "czech_share": "float64", "has_text": "bool", "mojibake": "object"}
@@ -282,6 +354,7 @@ def _frame(rows: list[dict], suite: str):
 
 # --- results -------------------------------------------------------------------------------------
 
+
 def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
@@ -293,10 +366,10 @@ class Outcome:
     suite: str
     name: str
     severity: str
-    expectation: str              # the Great Expectations type, e.g. expect_column_values_to_be_null
-    kwargs: dict                  # its columns and thresholds
+    expectation: str  # the Great Expectations type, e.g. expect_column_values_to_be_null
+    kwargs: dict  # its columns and thresholds
     success: bool
-    observed_value: Any           # the statistic (aggregate expectations) or the share of rows that meet it
+    observed_value: Any  # the statistic (aggregate expectations) or the share of rows that meet it
     element_count: int | None
     unexpected_count: int | None
     unexpected_examples: list[str]  # "<row key>: <value>" for the first few rows that fail
@@ -307,10 +380,17 @@ class Outcome:
 
     def as_dict(self) -> dict:
         return {
-            "suite": self.suite, "name": self.name, "severity": self.severity, "expectation": self.expectation,
-            "kwargs": self.kwargs, "success": self.success, "observed_value": self.observed_value,
-            "element_count": self.element_count, "unexpected_count": self.unexpected_count,
-            "unexpected_examples": self.unexpected_examples, **({"error": self.error} if self.error else {}),
+            "suite": self.suite,
+            "name": self.name,
+            "severity": self.severity,
+            "expectation": self.expectation,
+            "kwargs": self.kwargs,
+            "success": self.success,
+            "observed_value": self.observed_value,
+            "element_count": self.element_count,
+            "unexpected_count": self.unexpected_count,
+            "unexpected_examples": self.unexpected_examples,
+            **({"error": self.error} if self.error else {}),
         }
 
 
@@ -356,12 +436,20 @@ def _outcome(planned: Planned, result, key: str, examples: int) -> Outcome:
     if info.get("raised_exception"):
         error = str(info.get("exception_message"))
     return Outcome(
-        suite=planned.suite, name=planned.name, severity=planned.severity, expectation=config.type,
-        kwargs=kwargs, success=bool(result.success), observed_value=_jsonable(observed),
-        element_count=details.get("element_count"), unexpected_count=details.get("unexpected_count"),
-        unexpected_examples=shown, error=error,
-        unexpected_by_document={} if result.success else _by_document(
-            details.get("unexpected_index_list") or [], key, examples),
+        suite=planned.suite,
+        name=planned.name,
+        severity=planned.severity,
+        expectation=config.type,
+        kwargs=kwargs,
+        success=bool(result.success),
+        observed_value=_jsonable(observed),
+        element_count=details.get("element_count"),
+        unexpected_count=details.get("unexpected_count"),
+        unexpected_examples=shown,
+        error=error,
+        unexpected_by_document={}
+        if result.success
+        else _by_document(details.get("unexpected_index_list") or [], key, examples),
     )
 
 
@@ -386,9 +474,11 @@ class QualityReport:
         lines = ["| suite | expectation | success | observed | unexpected | examples |", "|---|---|---|---|---|---|"]
         for o in self.selected(severity):
             examples = "; ".join(o.unexpected_examples[:3]).replace("|", "\\|") or ""
-            lines.append(f"| {o.suite} | {o.name} ({o.expectation}) | {'yes' if o.success else '**no**'} "
-                         f"| {o.observed_value} | {o.unexpected_count if o.unexpected_count is not None else ''} "
-                         f"| {examples} |")
+            lines.append(
+                f"| {o.suite} | {o.name} ({o.expectation}) | {'yes' if o.success else '**no**'} "
+                f"| {o.observed_value} | {o.unexpected_count if o.unexpected_count is not None else ''} "
+                f"| {examples} |"
+            )
         return "\n".join(lines)
 
     def check_metadata(self, severity: str) -> dict[str, Any]:
@@ -406,14 +496,20 @@ class QualityReport:
 
 # --- validation ----------------------------------------------------------------------------------
 
+
 def _context():
     import great_expectations as gx
     from great_expectations.data_context.types.base import (
-        DataContextConfig, InMemoryStoreBackendDefaults, ProgressBarsConfig,
+        DataContextConfig,
+        InMemoryStoreBackendDefaults,
+        ProgressBarsConfig,
     )
 
-    config = DataContextConfig(store_backend_defaults=InMemoryStoreBackendDefaults(), analytics_enabled=False,
-                               progress_bars=ProgressBarsConfig(globally=False))
+    config = DataContextConfig(
+        store_backend_defaults=InMemoryStoreBackendDefaults(),
+        analytics_enabled=False,
+        progress_bars=ProgressBarsConfig(globally=False),
+    )
     return gx.get_context(mode="ephemeral", project_config=config)
 
 
@@ -439,14 +535,17 @@ def _validated(frames: Frames, thresholds: dict) -> tuple[list[tuple[Planned, An
             suite.add_expectation(item.expectation)
         batch = source.add_dataframe_asset(suite_name).add_batch_definition_whole_dataframe("all")
         definition = context.validation_definitions.add(
-            gx.ValidationDefinition(name=f"extraction_{suite_name}", data=batch, suite=suite))
+            gx.ValidationDefinition(name=f"extraction_{suite_name}", data=batch, suite=suite)
+        )
         key = _KEYS[suite_name]
         # COMPLETE: every failing row with its document, for the per-document quarantine
         result = definition.run(
             batch_parameters={"dataframe": _frame(rows, suite_name)},
-            result_format={"result_format": "COMPLETE",
-                           "unexpected_index_column_names": list(dict.fromkeys([key, "doc_id"])),
-                           "partial_unexpected_count": examples},
+            result_format={
+                "result_format": "COMPLETE",
+                "unexpected_index_column_names": list(dict.fromkeys([key, "doc_id"])),
+                "partial_unexpected_count": examples,
+            },
         )
         by_id = {r.expectation_config.id: r for r in result.results}
         results += [(item, by_id[item.expectation.id]) for item in planned]
@@ -458,8 +557,9 @@ def validate_frames(frames: Frames, thresholds: dict | None = None) -> QualityRe
     thresholds = thresholds or load_thresholds()
     examples = int(thresholds.get("examples", 5))
     results, counts = _validated(frames, thresholds)
-    return QualityReport(outcomes=[_outcome(item, result, _KEYS[item.suite], examples) for item, result in results],
-                         counts=counts)
+    return QualityReport(
+        outcomes=[_outcome(item, result, _KEYS[item.suite], examples) for item, result in results], counts=counts
+    )
 
 
 def validate_documents(documents: Iterable[tuple[str, Any]], thresholds: dict | None = None) -> QualityReport:
@@ -474,20 +574,25 @@ def validate_database(conn, thresholds: dict | None = None) -> QualityReport:
     return validate_frames(frames_from_database(conn, thresholds), thresholds)
 
 
-
 # --- per-document quarantine ---------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class DocumentFailure:
     doc_id: str
     version_id: int
-    new: bool                # the version was checked for the first time
+    new: bool  # the version was checked for the first time
     expectations: list[str]  # "pages.no_mojibake", …
-    examples: list[str]      # its offending rows
+    examples: list[str]  # its offending rows
 
     def as_dict(self) -> dict:
-        return {"doc_id": self.doc_id, "version_id": self.version_id, "new": self.new,
-                "expectations": self.expectations, "examples": self.examples}
+        return {
+            "doc_id": self.doc_id,
+            "version_id": self.version_id,
+            "new": self.new,
+            "expectations": self.expectations,
+            "examples": self.examples,
+        }
 
 
 @dataclass
@@ -496,10 +601,10 @@ class QualityReview:
 
     report: QualityReport
     new_versions: int
-    failing: list[DocumentFailure]   # documents that fail a hard expectation
-    unattributed: list[str]          # failed hard expectations that name no document (block on their own)
+    failing: list[DocumentFailure]  # documents that fail a hard expectation
+    unattributed: list[str]  # failed hard expectations that name no document (block on their own)
     max_new_failing_share: float
-    recorded: bool = False           # quarantine and checked marks written (only when the hard check passes)
+    recorded: bool = False  # quarantine and checked marks written (only when the hard check passes)
 
     @property
     def new_failing(self) -> int:
@@ -518,16 +623,21 @@ class QualityReview:
         metadata = self.report.check_metadata(severity)
         if severity != "hard":
             return metadata
-        return {**metadata, "new_versions": self.new_versions, "new_failing": self.new_failing,
-                "new_failing_share": round(self.new_failing_share, 4),
-                "max_new_failing_share": self.max_new_failing_share,
-                "quarantined_documents": len(self.failing) if self.recorded else 0,
-                "quarantine": [f.as_dict() for f in self.failing],
-                "unattributed": ", ".join(self.unattributed) or "none"}
+        return {
+            **metadata,
+            "new_versions": self.new_versions,
+            "new_failing": self.new_failing,
+            "new_failing_share": round(self.new_failing_share, 4),
+            "max_new_failing_share": self.max_new_failing_share,
+            "quarantined_documents": len(self.failing) if self.recorded else 0,
+            "quarantine": [f.as_dict() for f in self.failing],
+            "unattributed": ", ".join(self.unattributed) or "none",
+        }
 
 
-def _failing_documents(report: QualityReport, versions: dict[str, int], new: set[str],
-                       examples: int) -> tuple[list[DocumentFailure], list[str]]:
+def _failing_documents(
+    report: QualityReport, versions: dict[str, int], new: set[str], examples: int
+) -> tuple[list[DocumentFailure], list[str]]:
     by_document: dict[str, tuple[list[str], list[str]]] = {}
     unattributed = []
     for outcome in report.selected("hard"):
@@ -541,9 +651,11 @@ def _failing_documents(report: QualityReport, versions: dict[str, int], new: set
             expectations, shown = by_document.setdefault(doc_id, ([], []))
             if name not in expectations:
                 expectations.append(name)
-            shown.extend(rows[:max(0, examples - len(shown))])
-    failing = [DocumentFailure(doc_id, versions[doc_id], doc_id in new, expectations, shown)
-               for doc_id, (expectations, shown) in sorted(by_document.items())]
+            shown.extend(rows[: max(0, examples - len(shown))])
+    failing = [
+        DocumentFailure(doc_id, versions[doc_id], doc_id in new, expectations, shown)
+        for doc_id, (expectations, shown) in sorted(by_document.items())
+    ]
     return failing, unattributed
 
 
@@ -554,24 +666,37 @@ def _record(conn, review: QualityReview, new_versions: Sequence[int]) -> None:
             cur.execute(
                 "INSERT INTO quality_quarantine (version_id, doc_id, expectations, examples)"
                 " VALUES (%s, %s, %s, %s) ON CONFLICT (version_id) DO NOTHING",
-                (failure.version_id, failure.doc_id, failure.expectations, json.dumps(failure.examples)))
+                (failure.version_id, failure.doc_id, failure.expectations, json.dumps(failure.examples)),
+            )
             # the run-wide quarantine log, as extraction and NER write it
             cur.execute(
                 "INSERT INTO quarantine (stage, source, doc_id, url, sha256, reason, detail)"
                 " SELECT 'quality', d.source, d.doc_id, d.url, v.sha256, %s, %s FROM documents d"
                 " JOIN document_versions v ON v.version_id = %s WHERE d.doc_id = %s",
-                (f"failed hard expectations: {', '.join(failure.expectations)}", "\n".join(failure.examples),
-                 failure.version_id, failure.doc_id))
+                (
+                    f"failed hard expectations: {', '.join(failure.expectations)}",
+                    "\n".join(failure.examples),
+                    failure.version_id,
+                    failure.doc_id,
+                ),
+            )
         cur.execute("DELETE FROM chunks WHERE version_id = ANY(%s)", (list(failing),))
-        cur.execute("UPDATE document_versions SET quality_checked_at = now()"
-                    " WHERE quality_checked_at IS NULL AND version_id = ANY(%s)", (list(new_versions),))
+        cur.execute(
+            "UPDATE document_versions SET quality_checked_at = now()"
+            " WHERE quality_checked_at IS NULL AND version_id = ANY(%s)",
+            (list(new_versions),),
+        )
 
 
 def _review(report: QualityReport, versions: dict[str, int], new: set[str], thresholds: dict) -> QualityReview:
     failing, unattributed = _failing_documents(report, versions, new, int(thresholds.get("examples", 5)))
     return QualityReview(
-        report=report, new_versions=len(new), failing=failing, unattributed=unattributed,
-        max_new_failing_share=float((thresholds.get("quarantine") or {}).get("max_new_failing_share", 0.0)))
+        report=report,
+        new_versions=len(new),
+        failing=failing,
+        unattributed=unattributed,
+        max_new_failing_share=float((thresholds.get("quarantine") or {}).get("max_new_failing_share", 0.0)),
+    )
 
 
 def review_database(conn, thresholds: dict | None = None, incremental: bool = True) -> QualityReview:
@@ -620,17 +745,21 @@ def review_version(thresholds: dict) -> str:
 
 # Live, unquarantined current versions (d: documents, v: their current version).
 _LIVE_VERSIONS = (
-    " FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id" + _LIVE_UNQUARANTINED)
+    " FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id" + _LIVE_UNQUARANTINED
+)
 _PENDING = (
-    "SELECT v.version_id, d.doc_id, v.extracted_at" + _LIVE_VERSIONS +
-    " AND NOT EXISTS (SELECT 1 FROM quality_reviews r WHERE r.version_id = v.version_id"
-    "  AND r.review_version = %s AND r.extracted_at IS NOT DISTINCT FROM v.extracted_at)")
+    "SELECT v.version_id, d.doc_id, v.extracted_at"
+    + _LIVE_VERSIONS
+    + " AND NOT EXISTS (SELECT 1 FROM quality_reviews r WHERE r.version_id = v.version_id"
+    "  AND r.review_version = %s AND r.extracted_at IS NOT DISTINCT FROM v.extracted_at)"
+)
 # ... and reviewed by this review version since their extraction, with pages: the documents that a validation of
 # the whole corpus sees (e: a version's shares, where joined)
 _REVIEWED = (
     " FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id"
     " JOIN quality_reviews r ON r.version_id = v.version_id AND r.review_version = %(review)s"
-    " AND r.extracted_at IS NOT DISTINCT FROM v.extracted_at{shares}" + _LIVE_UNQUARANTINED + " AND r.pages > 0")
+    " AND r.extracted_at IS NOT DISTINCT FROM v.extracted_at{shares}" + _LIVE_UNQUARANTINED + " AND r.pages > 0"
+)
 _REVIEWED_VERSIONS = _REVIEWED.format(shares="")
 _REVIEWED_SHARES = _REVIEWED.format(shares=" JOIN quality_review_results e ON e.version_id = v.version_id")
 _REVIEWED_COUNTS = "SELECT sum(r.documents), sum(r.pages), sum(r.sections)" + _REVIEWED_VERSIONS
@@ -639,9 +768,13 @@ _REVIEWED_SUMS = "SELECT e.position, sum(e.missing), sum(e.unexpected)" + _REVIE
 _REVIEWED_FIRST_EXAMPLES = (
     "SELECT position, examples FROM (SELECT e.position, e.examples, d.doc_id, row_number() OVER"
     " (PARTITION BY e.position ORDER BY d.doc_id) AS n" + _REVIEWED_SHARES + " AND e.unexpected > 0) first"
-    " WHERE n <= %(examples)s ORDER BY position, doc_id")
-_REVIEWED_FAILING = ("SELECT e.position, d.doc_id, v.version_id, e.examples" + _REVIEWED_SHARES
-                     + " AND e.unexpected > 0 AND e.position = ANY(%(failed)s) ORDER BY d.doc_id")
+    " WHERE n <= %(examples)s ORDER BY position, doc_id"
+)
+_REVIEWED_FAILING = (
+    "SELECT e.position, d.doc_id, v.version_id, e.examples"
+    + _REVIEWED_SHARES
+    + " AND e.unexpected > 0 AND e.position = ANY(%(failed)s) ORDER BY d.doc_id"
+)
 
 
 def _is_missing(value: Any) -> bool:
@@ -697,9 +830,11 @@ def _shares(frames: Frames, results: list[tuple[Planned, Any]], examples: int) -
     for position, (item, result) in enumerate(results):
         details = result.result or {}
         kind, kwargs = _config(item)
-        if ((getattr(result, "exception_info", None) or {}).get("raised_exception")
-                or (result.expectation_config.type, _kwargs(result.expectation_config)) != (kind, kwargs)
-                or _counts_missing(kind) != ("missing_count" in details)):
+        if (
+            (getattr(result, "exception_info", None) or {}).get("raised_exception")
+            or (result.expectation_config.type, _kwargs(result.expectation_config)) != (kind, kwargs)
+            or _counts_missing(kind) != ("missing_count" in details)
+        ):
             return None
         listed = details.get("unexpected_index_list") or []
         if details.get("unexpected_count") != len(listed) or any("doc_id" not in e for e in listed):
@@ -722,16 +857,29 @@ def _store_plan(conn, review: str, plan: list[Planned]) -> None:
     rows = []
     for position, item in enumerate(plan):
         kind, kwargs = _config(item)
-        rows.append((review, position, item.suite, item.name, item.severity, kind,
-                     json.dumps(kwargs, ensure_ascii=False), _counts_missing(kind)))
+        rows.append(
+            (
+                review,
+                position,
+                item.suite,
+                item.name,
+                item.severity,
+                kind,
+                json.dumps(kwargs, ensure_ascii=False),
+                _counts_missing(kind),
+            )
+        )
     with conn.cursor() as cur:
         cur.executemany(
             "INSERT INTO quality_review_plans (review_version, position, suite, name, severity, expectation, kwargs,"
-            " counts_missing) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", rows)
+            " counts_missing) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+            rows,
+        )
 
 
-def _store_shares(conn, review: str, pending: list[tuple[int, str, Any]], frames: Frames,
-                  shares: dict[str, dict[int, _Share]]) -> None:
+def _store_shares(
+    conn, review: str, pending: list[tuple[int, str, Any]], frames: Frames, shares: dict[str, dict[int, _Share]]
+) -> None:
     """The pending versions' reviews (rows per suite; none for a version without pages) and their shares."""
     rows: dict[str, dict[str, int]] = {}
     for suite in ("documents", "pages", "sections"):
@@ -742,19 +890,31 @@ def _store_shares(conn, review: str, pending: list[tuple[int, str, Any]], frames
     reviews = []
     for version_id, doc_id, extracted_at in pending:
         counted = rows.get(doc_id, nothing) if frames.versions.get(doc_id) == version_id else nothing
-        reviews.append((version_id, doc_id, review, extracted_at,
-                        counted["documents"], counted["pages"], counted["sections"]))
+        reviews.append(
+            (version_id, doc_id, review, extracted_at, counted["documents"], counted["pages"], counted["sections"])
+        )
     with conn.transaction(), conn.cursor() as cur:
         cur.execute("DELETE FROM quality_reviews WHERE version_id = ANY(%s)", ([r[0] for r in reviews],))
         cur.executemany(
             "INSERT INTO quality_reviews (version_id, doc_id, review_version, extracted_at, documents, pages, sections)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s)", reviews)
+            " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            reviews,
+        )
         cur.executemany(
             "INSERT INTO quality_review_results (version_id, position, missing, unexpected, examples)"
             " VALUES (%s, %s, %s, %s, %s)",
-            [(frames.versions[doc_id], position, share.missing, share.unexpected,
-              json.dumps(share.examples, ensure_ascii=False))
-             for doc_id, by_position in shares.items() for position, share in by_position.items()])
+            [
+                (
+                    frames.versions[doc_id],
+                    position,
+                    share.missing,
+                    share.unexpected,
+                    json.dumps(share.examples, ensure_ascii=False),
+                )
+                for doc_id, by_position in shares.items()
+                for position, share in by_position.items()
+            ],
+        )
 
 
 def _review_stored(conn, thresholds: dict) -> tuple[QualityReport, dict[str, int], set[str]] | None:
@@ -763,16 +923,18 @@ def _review_stored(conn, thresholds: dict) -> tuple[QualityReport, dict[str, int
     review = review_version(thresholds)
     examples = int(thresholds.get("examples", 5))
     pending = conn.execute(_PENDING, (review,)).fetchall()
-    planned = conn.execute("SELECT count(*) FROM quality_review_plans WHERE review_version = %s",
-                           (review,)).fetchone()[0]
+    planned = conn.execute("SELECT count(*) FROM quality_review_plans WHERE review_version = %s", (review,)).fetchone()[
+        0
+    ]
     if pending or not planned:
         frames = frames_from_database(conn, thresholds, [version_id for version_id, _, _ in pending])
         if frames.documents or not planned:
             results, _ = _validated(frames, thresholds)
             shares = _shares(frames, results, examples)
             if shares is None:
-                log.warning("quality review: a result could not be split by document; the whole corpus is"
-                            " validated at once")
+                log.warning(
+                    "quality review: a result could not be split by document; the whole corpus is validated at once"
+                )
                 return None
             _store_plan(conn, review, [item for item, _ in results])
         else:
@@ -786,24 +948,29 @@ def _aggregate(conn, review: str, examples: int) -> tuple[QualityReport, dict[st
     :func:`_outcome`), summed in SQL from the live versions' stored shares; the failing rows shown are the first
     ones in document order."""
     params = {"review": review, "examples": examples}
-    counts = dict(zip(("documents", "pages", "sections"), (int(n or 0) for n in conn.execute(
-        _REVIEWED_COUNTS, params).fetchone())))
+    counts = dict(
+        zip(
+            ("documents", "pages", "sections"), (int(n or 0) for n in conn.execute(_REVIEWED_COUNTS, params).fetchone())
+        )
+    )
     versions: dict[str, int] = {}
     new: set[str] = set()
-    for doc_id, version_id in conn.execute(
-            _REVIEWED_NEW, params):
+    for doc_id, version_id in conn.execute(_REVIEWED_NEW, params):
         versions[doc_id] = version_id
         new.add(doc_id)
-    sums = {position: (int(missing), int(unexpected)) for position, missing, unexpected in conn.execute(
-        _REVIEWED_SUMS, params)}
+    sums = {
+        position: (int(missing), int(unexpected))
+        for position, missing, unexpected in conn.execute(_REVIEWED_SUMS, params)
+    }
     shown: dict[int, list[str]] = {}
-    for position, rows in conn.execute(
-            _REVIEWED_FIRST_EXAMPLES, params):
+    for position, rows in conn.execute(_REVIEWED_FIRST_EXAMPLES, params):
         shown.setdefault(position, []).extend(rows)
     outcomes = []
     for position, suite, name, severity, kind, kwargs, counts_missing in conn.execute(
-            "SELECT position, suite, name, severity, expectation, kwargs, counts_missing FROM quality_review_plans"
-            " WHERE review_version = %(review)s ORDER BY position", params):
+        "SELECT position, suite, name, severity, expectation, kwargs, counts_missing FROM quality_review_plans"
+        " WHERE review_version = %(review)s ORDER BY position",
+        params,
+    ):
         total = counts[suite]
         missing, unexpected = sums.get(position, (0, 0))
         considered = total - missing if counts_missing else total
@@ -814,17 +981,27 @@ def _aggregate(conn, review: str, examples: int) -> tuple[QualityReport, dict[st
         observed = None
         if considered > 0:
             observed = round(1.0 - (unexpected / considered * 100) / 100.0, 4)
-        outcomes.append(Outcome(
-            suite=suite, name=name, severity=severity, expectation=kind, kwargs=kwargs, success=success,
-            observed_value=observed, element_count=total, unexpected_count=unexpected,
-            unexpected_examples=shown.get(position, [])[:examples]))
+        outcomes.append(
+            Outcome(
+                suite=suite,
+                name=name,
+                severity=severity,
+                expectation=kind,
+                kwargs=kwargs,
+                success=success,
+                observed_value=observed,
+                element_count=total,
+                unexpected_count=unexpected,
+                unexpected_examples=shown.get(position, [])[:examples],
+            )
+        )
     failed_hard = [i for i, o in enumerate(outcomes) if o.severity == "hard" and not o.success]
     if failed_hard:
         by_document: dict[int, dict[str, list[str]]] = {i: {} for i in failed_hard}
-        for position, doc_id, version_id, rows in conn.execute(
-                _REVIEWED_FAILING, {**params, "failed": failed_hard}):
+        for position, doc_id, version_id, rows in conn.execute(_REVIEWED_FAILING, {**params, "failed": failed_hard}):
             by_document[position][doc_id] = rows
             versions[doc_id] = version_id
-        outcomes = [replace(o, unexpected_by_document=by_document[i]) if i in by_document else o
-                    for i, o in enumerate(outcomes)]
+        outcomes = [
+            replace(o, unexpected_by_document=by_document[i]) if i in by_document else o for i, o in enumerate(outcomes)
+        ]
     return QualityReport(outcomes=outcomes, counts=counts), versions, new

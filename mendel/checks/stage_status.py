@@ -14,8 +14,11 @@ def status(conn: psycopg.Connection, bundles_dir: Path) -> dict:
     """Which versions the code is at, which made the live data (rows per version) and which the live bundle."""
     live = bundle.current_version(Path(bundles_dir))
     manifest = bundle.read_manifest(Path(bundles_dir) / live) if live else {}
-    return {"code": current_versions(), "data": data_versions(conn),
-            "bundle": {"version": live, "stages": manifest.get("stages", {}), "model": manifest.get("model")}}
+    return {
+        "code": current_versions(),
+        "data": data_versions(conn),
+        "bundle": {"version": live, "stages": manifest.get("stages", {}), "model": manifest.get("model")},
+    }
 
 
 def format_status(report: dict) -> str:

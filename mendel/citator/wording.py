@@ -23,12 +23,13 @@ from datetime import date
 
 import psycopg
 
-from mendel.law.act_versions import PageLocator, normalise_wording, provision_wording
+from mendel.law.act_versions import PageLocator, provision_wording
 from mendel.law.identifiers import ActId, parse_act_path, parse_citation
 
 _PROVISION = re.compile(
     r"(?P<unit>§|čl\.|Čl\.|článek|článku)\s*(?P<number>\d+[a-z]*|[IVXLC]+)"
-    r"(?P<rest>(?:\s+(?:odst\.|odstavec|odstavce)\s*\d+[a-z]?|\s+písm\.\s*[a-z]{1,2}\)?|\s+bod[u]?\s*\d+[a-z]?)*)")
+    r"(?P<rest>(?:\s+(?:odst\.|odstavec|odstavce)\s*\d+[a-z]?|\s+písm\.\s*[a-z]{1,2}\)?|\s+bod[u]?\s*\d+[a-z]?)*)"
+)
 _ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
 _ELI_UNITS = {"par": "§ {}", "cl": "čl. {}", "odst": "odst. {}", "pism": "písm. {})", "bod": "bod {}"}
 
@@ -110,13 +111,26 @@ def parse_reference(text: str) -> Reference | None:
 
 # ---------------------------------------------------------------- the database
 
+
 def _versions(conn: psycopg.Connection, doc_id: str) -> list[dict]:
     rows = conn.execute(
         "SELECT version, version_eli, stale_url, citation, title, announced, effective_from, effective_to, amended_by,"
         " version_number FROM act_versions WHERE doc_id = %s AND version <> '0000-00-00'"
-        " ORDER BY effective_from NULLS FIRST, version", (doc_id,)).fetchall()
-    keys = ("version", "eli", "stale_url", "citation", "title", "announced", "effective_from", "effective_to",
-            "amended_by", "number")
+        " ORDER BY effective_from NULLS FIRST, version",
+        (doc_id,),
+    ).fetchall()
+    keys = (
+        "version",
+        "eli",
+        "stale_url",
+        "citation",
+        "title",
+        "announced",
+        "effective_from",
+        "effective_to",
+        "amended_by",
+        "number",
+    )
     return [dict(zip(keys, row)) for row in rows]
 
 
@@ -126,14 +140,17 @@ def _subtree(conn: psycopg.Connection, doc_id: str, version: str, provision_id: 
         "SELECT c.provision_id, c.heading, c.text, c.depth, c.kind, c.path FROM provisions p"
         " JOIN provisions c ON c.doc_id = p.doc_id AND c.version = p.version AND c.seq BETWEEN p.seq AND p.last_seq"
         " WHERE p.doc_id = %s AND p.version = %s AND p.provision_id = %s ORDER BY c.seq",
-        (doc_id, version, provision_id)).fetchall()
+        (doc_id, version, provision_id),
+    ).fetchall()
     return [dict(zip(("id", "heading", "text", "depth", "kind", "path"), row)) for row in rows]
 
 
 def _whole_act(conn: psycopg.Connection, doc_id: str, version: str) -> list[dict]:
     rows = conn.execute(
         "SELECT provision_id, heading, text, depth, kind, path FROM provisions WHERE doc_id = %s AND version = %s"
-        " ORDER BY seq", (doc_id, version)).fetchall()
+        " ORDER BY seq",
+        (doc_id, version),
+    ).fetchall()
     return [dict(zip(("id", "heading", "text", "depth", "kind", "path"), row)) for row in rows]
 
 
@@ -146,9 +163,15 @@ def _lines(subtree: list[dict]) -> list[str]:
 
 
 def _version_view(version: dict) -> dict:
-    return {"version": version["version"], "eli": version["eli"], "stale_url": version["stale_url"],
-            "effective_from": _iso(version["effective_from"]), "effective_to": _iso(version["effective_to"]),
-            "amended_by": version["amended_by"] or [], "number": version["number"]}
+    return {
+        "version": version["version"],
+        "eli": version["eli"],
+        "stale_url": version["stale_url"],
+        "effective_from": _iso(version["effective_from"]),
+        "effective_to": _iso(version["effective_to"]),
+        "amended_by": version["amended_by"] or [],
+        "number": version["number"],
+    }
 
 
 def _iso(value) -> str | None:
@@ -171,13 +194,25 @@ def diff_subtrees(previous: list[dict], current: list[dict], previous_eli: str, 
     """What changed in a provision between two versions, sub-provision by sub-provision."""
     before = {item["id"]: provision_wording(item) for item in previous}
     after = {item["id"]: provision_wording(item) for item in current}
-    changed = [{"provision": pid, "before": before[pid], "after": after[pid],
-                "values": changed_values(before[pid], after[pid])}
-               for pid in after if pid in before and before[pid] != after[pid]]
-    unified = "\n".join(difflib.unified_diff(_lines(previous), _lines(current), fromfile=previous_eli,
-                                             tofile=current_eli, lineterm=""))
-    return {"changed": changed, "added": [pid for pid in after if pid not in before],
-            "removed": [pid for pid in before if pid not in after], "unified": unified}
+    changed = [
+        {
+            "provision": pid,
+            "before": before[pid],
+            "after": after[pid],
+            "values": changed_values(before[pid], after[pid]),
+        }
+        for pid in after
+        if pid in before and before[pid] != after[pid]
+    ]
+    unified = "\n".join(
+        difflib.unified_diff(_lines(previous), _lines(current), fromfile=previous_eli, tofile=current_eli, lineterm="")
+    )
+    return {
+        "changed": changed,
+        "added": [pid for pid in after if pid not in before],
+        "removed": [pid for pid in before if pid not in after],
+        "unified": unified,
+    }
 
 
 def _promulgated_page(conn: psycopg.Connection, doc_id: str, subtree: list[dict]) -> dict | None:
@@ -196,66 +231,110 @@ def provision_at(conn: psycopg.Connection, ref: str | Reference, at: date) -> di
     answer["provision_ref"] = reference.provision or None
     versions = _versions(conn, act.eli)
     if not versions:
-        return {**answer, "status": "unknown_act",
-                "message": f"No version of {act.citation} is stored (is it crawled from e-Sbírka?)."}
+        return {
+            **answer,
+            "status": "unknown_act",
+            "message": f"No version of {act.citation} is stored (is it crawled from e-Sbírka?).",
+        }
     answer["act"]["title"] = versions[-1]["title"]
     answer["versions"] = [_version_view(v) for v in versions]
     what = reference.provision or act.citation
     dated = [v for v in versions if v["effective_from"] is not None]
-    chosen = next((v for v in dated if v["effective_from"] <= at
-                   and (v["effective_to"] is None or at <= v["effective_to"])), None)
+    chosen = next(
+        (v for v in dated if v["effective_from"] <= at and (v["effective_to"] is None or at <= v["effective_to"])), None
+    )
     if chosen is None and not dated:
         chosen = versions[-1]
-        answer.update(status="validity_unknown", message=(
-            f"e-Sbírka gives {act.citation} no effective dates: the only known version is shown, whether it was "
-            f"in force on {at.isoformat()} is not known."))
+        answer.update(
+            status="validity_unknown",
+            message=(
+                f"e-Sbírka gives {act.citation} no effective dates: the only known version is shown, whether it was "
+                f"in force on {at.isoformat()} is not known."
+            ),
+        )
     elif chosen is None and at < dated[0]["effective_from"]:
         announced = min((v["announced"] for v in versions if v["announced"]), default=None)
         first = dated[0]["effective_from"].isoformat()
         if announced and at < announced:
-            return {**answer, "status": "not_yet_announced", "message": (
-                f"{act.citation} did not exist on {at.isoformat()}: it was announced on {announced.isoformat()} "
-                f"and is in force from {first}.")}
-        return {**answer, "status": "not_yet_in_force", "message": (
-            f"{act.citation} was not yet in force on {at.isoformat()}: it takes effect on {first}.")}
+            return {
+                **answer,
+                "status": "not_yet_announced",
+                "message": (
+                    f"{act.citation} did not exist on {at.isoformat()}: it was announced on {announced.isoformat()} "
+                    f"and is in force from {first}."
+                ),
+            }
+        return {
+            **answer,
+            "status": "not_yet_in_force",
+            "message": (f"{act.citation} was not yet in force on {at.isoformat()}: it takes effect on {first}."),
+        }
     elif chosen is None:
         ended = dated[-1]["effective_to"]
         if ended is not None and at > ended:
-            return {**answer, "status": "no_longer_in_force",
-                    "message": f"No version of {act.citation} was in force on {at.isoformat()}: the last ended on "
-                               f"{ended.isoformat()}."}
-        return {**answer, "status": "validity_unknown",
-                "message": f"The stored versions of {act.citation} leave {at.isoformat()} uncovered."}
+            return {
+                **answer,
+                "status": "no_longer_in_force",
+                "message": f"No version of {act.citation} was in force on {at.isoformat()}: the last ended on "
+                f"{ended.isoformat()}.",
+            }
+        return {
+            **answer,
+            "status": "validity_unknown",
+            "message": f"The stored versions of {act.citation} leave {at.isoformat()} uncovered.",
+        }
     else:
-        answer.update(status="in_force", message=(
-            f"{what} as in force on {at.isoformat()}: version {chosen['eli']} "
-            f"(from {chosen['effective_from'].isoformat()}"
-            + (f" to {chosen['effective_to'].isoformat()}" if chosen["effective_to"] else "") + ")."))
+        answer.update(
+            status="in_force",
+            message=(
+                f"{what} as in force on {at.isoformat()}: version {chosen['eli']} "
+                f"(from {chosen['effective_from'].isoformat()}"
+                + (f" to {chosen['effective_to'].isoformat()}" if chosen["effective_to"] else "")
+                + ")."
+            ),
+        )
     answer["version"] = _version_view(chosen)
     if reference.provision:
         subtree = _subtree(conn, act.eli, chosen["version"], reference.provision)
     else:
         subtree = _whole_act(conn, act.eli, chosen["version"])
     if not subtree and not reference.provision:
-        return {**answer, "status": "no_text", "message": (
-            f"Only the list of versions of {act.citation} is stored (version {chosen['eli']} on {at.isoformat()}), "
-            "not its text.")}
+        return {
+            **answer,
+            "status": "no_text",
+            "message": (
+                f"Only the list of versions of {act.citation} is stored (version {chosen['eli']} on {at.isoformat()}), "
+                "not its text."
+            ),
+        }
     if not subtree:
-        elsewhere = [v["eli"] for v in versions if v is not chosen
-                     and _subtree(conn, act.eli, v["version"], reference.provision)]
-        return {**answer, "status": "no_such_provision", "message": (
-            f"{act.citation} has no {reference.provision} in the version in force on {at.isoformat()} "
-            f"({chosen['eli']})" + (f"; it exists in {', '.join(elsewhere)}." if elsewhere else "; no stored "
-                                    "version has it.")), "exists_in": elsewhere}
-    answer["provision"] = {"id": subtree[0]["id"] if reference.provision else None,
-                           "heading": subtree[0]["heading"] if reference.provision else None,
-                           "text": "\n".join(_lines(subtree)),
-                           "items": [{"id": item["id"], "text": provision_wording(item)} for item in subtree]}
+        elsewhere = [
+            v["eli"] for v in versions if v is not chosen and _subtree(conn, act.eli, v["version"], reference.provision)
+        ]
+        return {
+            **answer,
+            "status": "no_such_provision",
+            "message": (
+                f"{act.citation} has no {reference.provision} in the version in force on {at.isoformat()} "
+                f"({chosen['eli']})"
+                + (f"; it exists in {', '.join(elsewhere)}." if elsewhere else "; no stored version has it.")
+            ),
+            "exists_in": elsewhere,
+        }
+    answer["provision"] = {
+        "id": subtree[0]["id"] if reference.provision else None,
+        "heading": subtree[0]["heading"] if reference.provision else None,
+        "text": "\n".join(_lines(subtree)),
+        "items": [{"id": item["id"], "text": provision_wording(item)} for item in subtree],
+    }
     earlier = [v for v in dated if chosen["effective_from"] and v["effective_from"] < chosen["effective_from"]]
     if earlier:
         previous = earlier[-1]
-        before = (_subtree(conn, act.eli, previous["version"], reference.provision) if reference.provision
-                  else _whole_act(conn, act.eli, previous["version"]))
+        before = (
+            _subtree(conn, act.eli, previous["version"], reference.provision)
+            if reference.provision
+            else _whole_act(conn, act.eli, previous["version"])
+        )
         answer["previous_version"] = _version_view(previous)
         answer["diff"] = diff_subtrees(before, subtree, previous["eli"], chosen["eli"])
     else:
@@ -271,21 +350,29 @@ def describe(answer: dict) -> str:
     version = answer.get("version")
     if version and answer.get("provision"):
         amended = ", ".join(a["citation"] for a in version["amended_by"]) or (
-            "none (the original wording)" if not answer.get("previous_version") else "not named by the source")
-        lines.append(f"version {version['eli']}  valid {version['effective_from'] or '?'} – "
-                     f"{version['effective_to'] or 'today'}  amended by: {amended}")
+            "none (the original wording)" if not answer.get("previous_version") else "not named by the source"
+        )
+        lines.append(
+            f"version {version['eli']}  valid {version['effective_from'] or '?'} – "
+            f"{version['effective_to'] or 'today'}  amended by: {amended}"
+        )
         lines += ["", answer["provision"]["text"]]
         diff = answer.get("diff")
         if diff is None:
             lines += ["", "diff: none, this is the first version"]
         else:
             previous = answer["previous_version"]
-            lines += ["", f"changes against {previous['eli']} ({previous['effective_from']} – "
-                          f"{previous['effective_to'] or '?'}):"]
+            lines += [
+                "",
+                f"changes against {previous['eli']} ({previous['effective_from']} – "
+                f"{previous['effective_to'] or '?'}):",
+            ]
             for change in diff["changed"]:
                 values = change["values"]
-                lines.append(f"  {change['provision']}: {', '.join(values['before']) or '—'} -> "
-                             f"{', '.join(values['after']) or '—'}")
+                lines.append(
+                    f"  {change['provision']}: {', '.join(values['before']) or '—'} -> "
+                    f"{', '.join(values['after']) or '—'}"
+                )
             lines += [f"  added {pid}" for pid in diff["added"]] + [f"  removed {pid}" for pid in diff["removed"]]
             if not (diff["changed"] or diff["added"] or diff["removed"]):
                 lines.append("  none in this provision")

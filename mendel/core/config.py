@@ -26,8 +26,13 @@ from datetime import date
 from pathlib import Path
 from typing import Mapping
 
-from mendel.core.sources import SOURCES, DateWindow, production_base_urls, source_envs
-from mendel.core.sources import KADAN_FEED_URL  # noqa: F401  (re-exported: tests name it from here)
+from mendel.core.sources import (
+    KADAN_FEED_URL,  # noqa: F401  (re-exported: tests name it from here)
+    SOURCES,
+    DateWindow,
+    production_base_urls,
+    source_envs,
+)
 from mendel.data import DATA_DIR
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]

@@ -155,109 +155,163 @@ KADAN_FEED_URL = "https://www.mesto-kadan.cz/1ad1f16beff952576ae7ddd76a91e163"
 # 60 days (already stored ones answer 304). The demo windows cover the last days of the bundled ConCo records.
 COURT_LOOKBACK_DAYS = 60
 
-SOURCES: dict[str, Source] = {source.name: source for source in (
-    Source(
-        "esbirka",
-        "Acts of the Sbírka zákonů from e-Sbírka's REST API: verified PDFs into the raw store, versions in PostgreSQL.",
-        spider="crawlers.spiders.esbirka.EsbirkaSpider",
-        mirror_sites=("mirror.esbirka.EsbirkaSite",),
-        hosts={"esbirka": "https://www.e-sbirka.cz", "esbirka_opendata": "https://opendata.eselpoint.gov.cz"},
-        options=(
-            Option("fragments", "MENDEL_ESBIRKA_FRAGMENTS", "1", "flag",
-                   "also read each act's fragments (act versions and e-Sbírka's cross-references)"),
-            Option("api_key", "ESBIRKA_API_KEY", doc="e-Sbírka's API access key (production)"),
+SOURCES: dict[str, Source] = {
+    source.name: source
+    for source in (
+        Source(
+            "esbirka",
+            "Acts of the Sbírka zákonů from e-Sbírka's REST API: verified PDFs into the raw store, versions in PostgreSQL.",
+            spider="crawlers.spiders.esbirka.EsbirkaSpider",
+            mirror_sites=("mirror.esbirka.EsbirkaSite",),
+            hosts={"esbirka": "https://www.e-sbirka.cz", "esbirka_opendata": "https://opendata.eselpoint.gov.cz"},
+            options=(
+                Option(
+                    "fragments",
+                    "MENDEL_ESBIRKA_FRAGMENTS",
+                    "1",
+                    "flag",
+                    "also read each act's fragments (act versions and e-Sbírka's cross-references)",
+                ),
+                Option("api_key", "ESBIRKA_API_KEY", doc="e-Sbírka's API access key (production)"),
+            ),
+            # Also settable per run as the MendelResource's esbirka_years (Settings.esbirka_years).
+            window=YearWindow(
+                "MENDEL_ESBIRKA_YEARS",
+                demo_years=(1918, 1993, 2004, 2012, 2024, 2025),
+                doc="years the chronological register is listed for",
+            ),
+            backfill=Backfill("1918-01-01", "year"),
         ),
-        # Also settable per run as the MendelResource's esbirka_years (Settings.esbirka_years).
-        window=YearWindow("MENDEL_ESBIRKA_YEARS", demo_years=(1918, 1993, 2004, 2012, 2024, 2025),
-                          doc="years the chronological register is listed for"),
-        backfill=Backfill("1918-01-01", "year"),
-    ),
-    Source(
-        "nsoud",
-        "Nejvyšší soud decisions (search results → decision pages), keyed by ECLI.",
-        spider="crawlers.spiders.nsoud.NsoudSpider",
-        mirror_sites=("mirror.courts.NsoudSite",),
-        hosts={"nsoud": "https://rozhodnuti.nsoud.cz"},
-        options=(Option("page_size", "MENDEL_NSOUD_PAGE_SIZE", "20", "int", "results per search page (Count=)"),),
-        window=DateWindow("MENDEL_NSOUD_FROM", "MENDEL_NSOUD_TO", demo_from="2024-01-01",
-                          production_lookback_days=14, doc="publication dates (datum_predani_na_web)"),
-        backfill=Backfill("1993-01-01", "month"),
-    ),
-    Source(
-        "ruian",
-        "ČÚZK RÚIAN exchange-format files (municipality snapshots and daily changes).",
-        spider="crawlers.spiders.ruian.RuianSpider",
-        mirror_sites=("mirror.cuzk.CuzkSite",),
-        hosts={"cuzk": "https://vdp.cuzk.gov.cz"},
-        options=(
-            Option("obce", "MENDEL_RUIAN_OBCE", "564729", "list",
-                   "municipality codes whose full VFR file is crawled (default Děčany, the bundled sample; * = all)"),
-            Option("changes", "MENDEL_RUIAN_CHANGES", "1", "flag", "also crawl the state-wide daily change files"),
+        Source(
+            "nsoud",
+            "Nejvyšší soud decisions (search results → decision pages), keyed by ECLI.",
+            spider="crawlers.spiders.nsoud.NsoudSpider",
+            mirror_sites=("mirror.courts.NsoudSite",),
+            hosts={"nsoud": "https://rozhodnuti.nsoud.cz"},
+            options=(Option("page_size", "MENDEL_NSOUD_PAGE_SIZE", "20", "int", "results per search page (Count=)"),),
+            window=DateWindow(
+                "MENDEL_NSOUD_FROM",
+                "MENDEL_NSOUD_TO",
+                demo_from="2024-01-01",
+                production_lookback_days=14,
+                doc="publication dates (datum_predani_na_web)",
+            ),
+            backfill=Backfill("1993-01-01", "month"),
         ),
-        feeds="registry",
-    ),
-    Source(
-        "nalus",
-        "Ústavní soud decisions from NALUS (ASP.NET search form → result pages → GetText pages), keyed by ECLI.",
-        spider="crawlers.spiders.nalus.NalusSpider",
-        mirror_sites=("mirror.nalus.NalusSite",),
-        hosts={"nalus": "https://nalus.usoud.cz"},
-        options=(Option("page_size", "MENDEL_NALUS_PAGE_SIZE", "20", "int", "results per page (resultsPageSize)"),),
-        window=DateWindow("MENDEL_NALUS_FROM", "MENDEL_NALUS_TO", demo_from="2018-09-18",
-                          production_lookback_days=COURT_LOOKBACK_DAYS, doc="decision dates"),
-        backfill=Backfill("1993-01-01", "month"),
-    ),
-    Source(
-        "nssoud",
-        "Nejvyšší správní soud decisions (search form → result rows → UTF-16-LE texts).",
-        spider="crawlers.spiders.nssoud.NssoudSpider",
-        mirror_sites=("mirror.nssoud.NssoudSite",),
-        hosts={"nssoud": "https://vyhledavac.nssoud.cz"},
-        window=DateWindow("MENDEL_NSSOUD_FROM", "MENDEL_NSSOUD_TO", demo_from="2017-01-01",
-                          production_lookback_days=COURT_LOOKBACK_DAYS, doc="decision dates"),
-        backfill=Backfill("2003-01-01", "month"),
-    ),
-    Source(
-        "cnb",
-        "ČNB regulatory listings (vyhlášky, úřední sdělení, dohledová sdělení a benchmarky, pravomocná rozhodnutí) "
-        "→ their PDF and HTML documents.",
-        spider="crawlers.spiders.cnb.CnbSpider",
-        mirror_sites=("mirror.cnb.CnbSite",),
-        hosts={"cnb": "https://www.cnb.cz"},
-        options=(Option("listings", "MENDEL_CNB_LISTINGS", ",".join((
-            "https://www.cnb.cz/cs/legislativa/vyhlasky/",
-            "https://www.cnb.cz/cs/legislativa/uredni_sdeleni/",
-            "https://www.cnb.cz/cs/dohled-financni-trh/vykon-dohledu/dohledova-uredni-sdeleni-a-benchmarky/",
-            "https://www.cnb.cz/cs/dohled-financni-trh/vykon-dohledu/pravomocna-rozhodnuti/",
-        )), "list", "listing URLs (real cnb.cz URLs; the demo fetches them from the mirror)"),),
-    ),
-    Source(
-        "boards",
-        "Every notice board of the register, one partition each: NKOD's boards (OFN feeds and publishers' own "
-        "exports) and the maintained list (HTML boards, JavaScript ones rendered by Chromium, site APIs).",
-        spider="crawlers.spiders.boards.BoardsSpider",
-        mirror_sites=("mirror.nkod.NkodSite", "mirror.municipal.MunicipalSite", "mirror.municipal.BoardHosts"),
-        hosts={"nkod": "https://data.gov.cz"},  # the national open-data catalogue: the register of OFN boards
-        options=(
-            Option("boards_file", "MENDEL_BOARDS_FILE",
-                   doc="the boards to crawl (written by the board asset); unset = the whole register"),
-            Option("max_attachments", "MENDEL_BOARD_MAX_ATTACHMENTS", doc="attachments fetched per board at most"),
-            # 200 a night at 1 request/s is 200 s of one host's time: one run's politeness floor stays well under the
-            # crawl's 300 s goal, and ~200 new files a night is more than nearly any board posts (MVČR's 480 arrive
-            # over three nights).
-            Option("host_budget", "MENDEL_BOARD_HOST_BUDGET", "200", "int",
-                   "requests to one host per run at most (robots.txt and listings first, never deferred; attachments "
-                   "over it are deferred to the next run, which asks for them first); 0 = no budget"),
-            # A notice's attachment is the document as posted: asking for each one every night (a conditional request,
-            # 304) spends the host's politeness on nothing new; a week keeps a changed file from going unseen long.
-            Option("revalidate_days", "MENDEL_BOARD_REVALIDATE_DAYS", "7", "int",
-                   "an attachment stored or confirmed within this many days is not asked for again (logged unchanged, "
-                   "not due); 0 = ask every run"),
+        Source(
+            "ruian",
+            "ČÚZK RÚIAN exchange-format files (municipality snapshots and daily changes).",
+            spider="crawlers.spiders.ruian.RuianSpider",
+            mirror_sites=("mirror.cuzk.CuzkSite",),
+            hosts={"cuzk": "https://vdp.cuzk.gov.cz"},
+            options=(
+                Option(
+                    "obce",
+                    "MENDEL_RUIAN_OBCE",
+                    "564729",
+                    "list",
+                    "municipality codes whose full VFR file is crawled (default Děčany, the bundled sample; * = all)",
+                ),
+                Option("changes", "MENDEL_RUIAN_CHANGES", "1", "flag", "also crawl the state-wide daily change files"),
+            ),
+            feeds="registry",
         ),
-        board_partitions=True,
-        asset="board_documents",
-    ),
-)}
+        Source(
+            "nalus",
+            "Ústavní soud decisions from NALUS (ASP.NET search form → result pages → GetText pages), keyed by ECLI.",
+            spider="crawlers.spiders.nalus.NalusSpider",
+            mirror_sites=("mirror.nalus.NalusSite",),
+            hosts={"nalus": "https://nalus.usoud.cz"},
+            options=(Option("page_size", "MENDEL_NALUS_PAGE_SIZE", "20", "int", "results per page (resultsPageSize)"),),
+            window=DateWindow(
+                "MENDEL_NALUS_FROM",
+                "MENDEL_NALUS_TO",
+                demo_from="2018-09-18",
+                production_lookback_days=COURT_LOOKBACK_DAYS,
+                doc="decision dates",
+            ),
+            backfill=Backfill("1993-01-01", "month"),
+        ),
+        Source(
+            "nssoud",
+            "Nejvyšší správní soud decisions (search form → result rows → UTF-16-LE texts).",
+            spider="crawlers.spiders.nssoud.NssoudSpider",
+            mirror_sites=("mirror.nssoud.NssoudSite",),
+            hosts={"nssoud": "https://vyhledavac.nssoud.cz"},
+            window=DateWindow(
+                "MENDEL_NSSOUD_FROM",
+                "MENDEL_NSSOUD_TO",
+                demo_from="2017-01-01",
+                production_lookback_days=COURT_LOOKBACK_DAYS,
+                doc="decision dates",
+            ),
+            backfill=Backfill("2003-01-01", "month"),
+        ),
+        Source(
+            "cnb",
+            "ČNB regulatory listings (vyhlášky, úřední sdělení, dohledová sdělení a benchmarky, pravomocná rozhodnutí) "
+            "→ their PDF and HTML documents.",
+            spider="crawlers.spiders.cnb.CnbSpider",
+            mirror_sites=("mirror.cnb.CnbSite",),
+            hosts={"cnb": "https://www.cnb.cz"},
+            options=(
+                Option(
+                    "listings",
+                    "MENDEL_CNB_LISTINGS",
+                    ",".join(
+                        (
+                            "https://www.cnb.cz/cs/legislativa/vyhlasky/",
+                            "https://www.cnb.cz/cs/legislativa/uredni_sdeleni/",
+                            "https://www.cnb.cz/cs/dohled-financni-trh/vykon-dohledu/dohledova-uredni-sdeleni-a-benchmarky/",
+                            "https://www.cnb.cz/cs/dohled-financni-trh/vykon-dohledu/pravomocna-rozhodnuti/",
+                        )
+                    ),
+                    "list",
+                    "listing URLs (real cnb.cz URLs; the demo fetches them from the mirror)",
+                ),
+            ),
+        ),
+        Source(
+            "boards",
+            "Every notice board of the register, one partition each: NKOD's boards (OFN feeds and publishers' own "
+            "exports) and the maintained list (HTML boards, JavaScript ones rendered by Chromium, site APIs).",
+            spider="crawlers.spiders.boards.BoardsSpider",
+            mirror_sites=("mirror.nkod.NkodSite", "mirror.municipal.MunicipalSite", "mirror.municipal.BoardHosts"),
+            hosts={"nkod": "https://data.gov.cz"},  # the national open-data catalogue: the register of OFN boards
+            options=(
+                Option(
+                    "boards_file",
+                    "MENDEL_BOARDS_FILE",
+                    doc="the boards to crawl (written by the board asset); unset = the whole register",
+                ),
+                Option("max_attachments", "MENDEL_BOARD_MAX_ATTACHMENTS", doc="attachments fetched per board at most"),
+                # 200 a night at 1 request/s is 200 s of one host's time: one run's politeness floor stays well under the
+                # crawl's 300 s goal, and ~200 new files a night is more than nearly any board posts (MVČR's 480 arrive
+                # over three nights).
+                Option(
+                    "host_budget",
+                    "MENDEL_BOARD_HOST_BUDGET",
+                    "200",
+                    "int",
+                    "requests to one host per run at most (robots.txt and listings first, never deferred; attachments "
+                    "over it are deferred to the next run, which asks for them first); 0 = no budget",
+                ),
+                # A notice's attachment is the document as posted: asking for each one every night (a conditional request,
+                # 304) spends the host's politeness on nothing new; a week keeps a changed file from going unseen long.
+                Option(
+                    "revalidate_days",
+                    "MENDEL_BOARD_REVALIDATE_DAYS",
+                    "7",
+                    "int",
+                    "an attachment stored or confirmed within this many days is not asked for again (logged unchanged, "
+                    "not due); 0 = ask every run",
+                ),
+            ),
+            board_partitions=True,
+            asset="board_documents",
+        ),
+    )
+}
 
 
 def source_envs() -> tuple[str, ...]:

@@ -85,30 +85,60 @@ def version_of(stage: str, digests: dict[str, str]) -> str:
     return f"{stage}-{digest.hexdigest()[:12]}"
 
 
-STAGES: dict[str, Stage] = {stage.name: stage for stage in (
-    Stage("extract", ("extract/*.py",), recorded_on="document_versions.extract_version",
-          reprocesses="current versions extracted by another version: extracted and chunked again"),
-    Stage("chunk", ("passages/chunking.py", "passages/summaries.py", "extract/sections.py", "czech/analyzer.py"),
-          recorded_on="document_versions.chunk_version",
-          reprocesses="current versions chunked by another version: chunked and summarised again; chunks whose "
-                      "text is unchanged keep their mentions and vectors"),
-    Stage("ner", ("ner/*.py", "ner/data/*", NER_PATTERNS, "registers/municipalities.py",
-                  "data/municipalities.tsv", "data/acts_by_name.v*.yaml", "law/identifiers.py", "czech/dates.py"),
-          exclude=("ner/relations.py",), recorded_on="chunks.ner_version",
-          reprocesses="pattern files alone changed: the passages holding a form added or removed; otherwise "
-                      "every passage"),
-    Stage("relations", ("ner/relations.py", "ner/rules.py", "ner/acts.py", "law/identifiers.py",
-                        "data/acts_by_name.v*.yaml"),
-          recorded_on="document_versions.relations_version",
-          reprocesses="the relations of current versions made by another version"),
-    Stage("analyser", ("czech/analyzer.py", "index/lexical.py", "index/fulltext.py"),
-          recorded_on="chunks.lexemes_version; BM25 build fingerprint",
-          reprocesses="the passages' lexemes another version made; every layer's BM25 index"),
-    Stage("records", ("records/record_documents.py", "data/municipalities.tsv", "czech/dates.py"),
-          recorded_on="document_versions.record_version",
-          reprocesses="record documents rendered again; those whose text changed get a new version (extracted, "
-                      "chunked, embedded again), the others keep theirs"),
-)}
+STAGES: dict[str, Stage] = {
+    stage.name: stage
+    for stage in (
+        Stage(
+            "extract",
+            ("extract/*.py",),
+            recorded_on="document_versions.extract_version",
+            reprocesses="current versions extracted by another version: extracted and chunked again",
+        ),
+        Stage(
+            "chunk",
+            ("passages/chunking.py", "passages/summaries.py", "extract/sections.py", "czech/analyzer.py"),
+            recorded_on="document_versions.chunk_version",
+            reprocesses="current versions chunked by another version: chunked and summarised again; chunks whose "
+            "text is unchanged keep their mentions and vectors",
+        ),
+        Stage(
+            "ner",
+            (
+                "ner/*.py",
+                "ner/data/*",
+                NER_PATTERNS,
+                "registers/municipalities.py",
+                "data/municipalities.tsv",
+                "data/acts_by_name.v*.yaml",
+                "law/identifiers.py",
+                "czech/dates.py",
+            ),
+            exclude=("ner/relations.py",),
+            recorded_on="chunks.ner_version",
+            reprocesses="pattern files alone changed: the passages holding a form added or removed; otherwise "
+            "every passage",
+        ),
+        Stage(
+            "relations",
+            ("ner/relations.py", "ner/rules.py", "ner/acts.py", "law/identifiers.py", "data/acts_by_name.v*.yaml"),
+            recorded_on="document_versions.relations_version",
+            reprocesses="the relations of current versions made by another version",
+        ),
+        Stage(
+            "analyser",
+            ("czech/analyzer.py", "index/lexical.py", "index/fulltext.py"),
+            recorded_on="chunks.lexemes_version; BM25 build fingerprint",
+            reprocesses="the passages' lexemes another version made; every layer's BM25 index",
+        ),
+        Stage(
+            "records",
+            ("records/record_documents.py", "data/municipalities.tsv", "czech/dates.py"),
+            recorded_on="document_versions.record_version",
+            reprocesses="record documents rendered again; those whose text changed get a new version (extracted, "
+            "chunked, embedded again), the others keep theirs",
+        ),
+    )
+}
 EMBED = "embed"  # its version is the embedder's name (runtime and weights digest)
 
 
@@ -130,7 +160,9 @@ def register(conn: psycopg.Connection, stage: str) -> str:
     patterns = pattern_lines() if stage == "ner" else None
     conn.execute(
         "INSERT INTO stage_versions (stage, version, inputs, patterns) VALUES (%s, %s, %s, %s)"
-        " ON CONFLICT (stage, version) DO NOTHING", (stage, current, Jsonb(digests), patterns))
+        " ON CONFLICT (stage, version) DO NOTHING",
+        (stage, current, Jsonb(digests), patterns),
+    )
     return current
 
 
@@ -165,7 +197,9 @@ def reprocess_extract(conn: psycopg.Connection) -> int:
     return conn.execute(
         "UPDATE document_versions v SET extracted_at = NULL, chunked_at = NULL FROM documents d"
         " WHERE d.current_version_id = v.version_id AND v.extracted_at IS NOT NULL"
-        " AND v.extract_version IS DISTINCT FROM %s", (current,)).rowcount
+        " AND v.extract_version IS DISTINCT FROM %s",
+        (current,),
+    ).rowcount
 
 
 def reprocess_chunks(conn: psycopg.Connection) -> int:
@@ -174,7 +208,9 @@ def reprocess_chunks(conn: psycopg.Connection) -> int:
     return conn.execute(
         "UPDATE document_versions v SET chunked_at = NULL FROM documents d"
         " WHERE d.current_version_id = v.version_id AND v.chunked_at IS NOT NULL"
-        " AND v.chunk_version IS DISTINCT FROM %s", (current,)).rowcount
+        " AND v.chunk_version IS DISTINCT FROM %s",
+        (current,),
+    ).rowcount
 
 
 def _changed_forms(old_lines: Iterable[str], new_lines: Iterable[str]) -> set[str]:
@@ -187,16 +223,26 @@ def reprocess_ner(conn: psycopg.Connection) -> dict:
     recognised again; the others take the new version as they are. Returns the counts."""
     current = register(conn, "ner")
     stats = {"ner_reprocessed": 0, "ner_carried_over": 0}
-    stale = [v for (v,) in conn.execute(
-        "SELECT DISTINCT ner_version FROM chunks WHERE layer = 3 AND ner_done_at IS NOT NULL"
-        " AND ner_version IS DISTINCT FROM %s", (current,))]
+    stale = [
+        v
+        for (v,) in conn.execute(
+            "SELECT DISTINCT ner_version FROM chunks WHERE layer = 3 AND ner_done_at IS NOT NULL"
+            " AND ner_version IS DISTINCT FROM %s",
+            (current,),
+        )
+    ]
     if not stale:
         return stats
     new_inputs = STAGES["ner"].input_digests()
     new_lines = pattern_lines()
     for old in stale:
-        row = None if old is None else conn.execute(
-            "SELECT inputs, patterns FROM stage_versions WHERE stage = 'ner' AND version = %s", (old,)).fetchone()
+        row = (
+            None
+            if old is None
+            else conn.execute(
+                "SELECT inputs, patterns FROM stage_versions WHERE stage = 'ner' AND version = %s", (old,)
+            ).fetchone()
+        )
         where = sql.SQL("layer = 3 AND ner_done_at IS NOT NULL AND ner_version IS NOT DISTINCT FROM %s")
         affected: Optional[list[str]] = None  # None: every passage of that version
         if row is not None and row[1] is not None:
@@ -204,19 +250,26 @@ def reprocess_ner(conn: psycopg.Connection) -> dict:
             changed_files = {p for p in set(old_inputs) | set(new_inputs) if old_inputs.get(p) != new_inputs.get(p)}
             if all(p.startswith("ner/data/patterns/") for p in changed_files):
                 forms = _changed_forms(old_lines, new_lines)
-                finder = re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))) \
-                    if forms else None
-                affected = [chunk_id for chunk_id, text in conn.execute(
-                    sql.SQL("SELECT chunk_id, text FROM chunks WHERE {}").format(where), (old,))
-                    if finder is not None and finder.search(fold(text))]
+                finder = (
+                    re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))) if forms else None
+                )
+                affected = [
+                    chunk_id
+                    for chunk_id, text in conn.execute(
+                        sql.SQL("SELECT chunk_id, text FROM chunks WHERE {}").format(where), (old,)
+                    )
+                    if finder is not None and finder.search(fold(text))
+                ]
         with conn.transaction():
             if affected is None:
-                affected = [c for (c,) in conn.execute(
-                    sql.SQL("SELECT chunk_id FROM chunks WHERE {}").format(where), (old,))]
+                affected = [
+                    c for (c,) in conn.execute(sql.SQL("SELECT chunk_id FROM chunks WHERE {}").format(where), (old,))
+                ]
             conn.execute("DELETE FROM mentions WHERE chunk_id = ANY(%s)", (affected,))
             conn.execute("UPDATE chunks SET ner_done_at = NULL WHERE chunk_id = ANY(%s)", (affected,))
-            carried = conn.execute(sql.SQL("UPDATE chunks SET ner_version = %s WHERE {}").format(where),
-                                   (current, old)).rowcount
+            carried = conn.execute(
+                sql.SQL("UPDATE chunks SET ner_version = %s WHERE {}").format(where), (current, old)
+            ).rowcount
         stats["ner_reprocessed"] += len(affected)
         stats["ner_carried_over"] += carried
     return stats
@@ -228,7 +281,9 @@ def reprocess_relations(conn: psycopg.Connection) -> list[tuple[int, str, str]]:
     return conn.execute(
         "SELECT v.version_id, d.source, d.citation FROM document_versions v"
         " JOIN documents d ON d.current_version_id = v.version_id"
-        " WHERE d.citation IS NOT NULL AND v.relations_version IS DISTINCT FROM %s", (current,)).fetchall()
+        " WHERE d.citation IS NOT NULL AND v.relations_version IS DISTINCT FROM %s",
+        (current,),
+    ).fetchall()
 
 
 def reprocess_lexemes(conn: psycopg.Connection) -> int:
@@ -236,7 +291,9 @@ def reprocess_lexemes(conn: psycopg.Connection) -> int:
     current = register(conn, "analyser")
     return conn.execute(
         "UPDATE chunks SET lexemes = NULL, lexemes_hash = NULL WHERE layer = 3 AND lexemes IS NOT NULL"
-        " AND lexemes_version IS DISTINCT FROM %s", (current,)).rowcount
+        " AND lexemes_version IS DISTINCT FROM %s",
+        (current,),
+    ).rowcount
 
 
 def reprocess_embed(conn: psycopg.Connection, embedder_name: str) -> int:
@@ -244,7 +301,9 @@ def reprocess_embed(conn: psycopg.Connection, embedder_name: str) -> int:
     stage takes them again (a vector of an unchanged text by the same model comes from the vector cache)."""
     return conn.execute(
         "UPDATE chunks SET embedded_hash = NULL WHERE layer = 3 AND embedding IS NOT NULL"
-        " AND embed_version IS DISTINCT FROM %s", (embedder_name,)).rowcount
+        " AND embed_version IS DISTINCT FROM %s",
+        (embedder_name,),
+    ).rowcount
 
 
 # ---------------------------------------------------------------- what the data was made by
@@ -252,16 +311,16 @@ def reprocess_embed(conn: psycopg.Connection, embedder_name: str) -> int:
 
 DATA_VERSIONS = {
     "extract": "SELECT extract_version, count(*) FROM document_versions v JOIN documents d"
-               " ON d.current_version_id = v.version_id WHERE v.extracted_at IS NOT NULL GROUP BY 1",
+    " ON d.current_version_id = v.version_id WHERE v.extracted_at IS NOT NULL GROUP BY 1",
     "chunk": "SELECT chunk_version, count(*) FROM document_versions v JOIN documents d"
-             " ON d.current_version_id = v.version_id WHERE v.chunked_at IS NOT NULL GROUP BY 1",
+    " ON d.current_version_id = v.version_id WHERE v.chunked_at IS NOT NULL GROUP BY 1",
     "ner": "SELECT ner_version, count(*) FROM chunks WHERE layer = 3 AND ner_done_at IS NOT NULL GROUP BY 1",
     "relations": "SELECT relations_version, count(*) FROM document_versions v JOIN documents d"
-                 " ON d.current_version_id = v.version_id WHERE v.relations_version IS NOT NULL GROUP BY 1",
+    " ON d.current_version_id = v.version_id WHERE v.relations_version IS NOT NULL GROUP BY 1",
     "analyser": "SELECT lexemes_version, count(*) FROM chunks WHERE layer = 3 AND lexemes IS NOT NULL GROUP BY 1",
     "embed": "SELECT embed_version, count(*) FROM chunks WHERE layer = 3 AND embedding IS NOT NULL GROUP BY 1",
     "records": "SELECT record_version, count(*) FROM document_versions v JOIN documents d"
-               " ON d.current_version_id = v.version_id WHERE v.record_version IS NOT NULL GROUP BY 1",
+    " ON d.current_version_id = v.version_id WHERE v.record_version IS NOT NULL GROUP BY 1",
 }
 
 
@@ -288,12 +347,29 @@ def kept_build(conn: psycopg.Connection, name: str, fingerprint: str) -> dict | 
 
 def record_build(conn: psycopg.Connection, name: str, fingerprint: str, stats: dict) -> None:
     """What the build of ``name`` was just made from and its figures, for :func:`kept_build` to compare."""
-    conn.execute("INSERT INTO build_fingerprints (name, fingerprint, stats) VALUES (%s, %s, %s) ON CONFLICT (name)"
-                 " DO UPDATE SET fingerprint = EXCLUDED.fingerprint, stats = EXCLUDED.stats, built_at = now()",
-                 (name, fingerprint, json.dumps(stats)))
+    conn.execute(
+        "INSERT INTO build_fingerprints (name, fingerprint, stats) VALUES (%s, %s, %s) ON CONFLICT (name)"
+        " DO UPDATE SET fingerprint = EXCLUDED.fingerprint, stats = EXCLUDED.stats, built_at = now()",
+        (name, fingerprint, json.dumps(stats)),
+    )
 
 
-__all__ = ["EMBED", "STAGES", "Stage", "bundle_versions", "current_versions", "data_versions", "fold",
-           "pattern_lines", "register", "reprocess_chunks", "reprocess_embed", "reprocess_extract",
-           "reprocess_lexemes", "reprocess_ner", "reprocess_relations", "version",
-           "version_of"]
+__all__ = [
+    "EMBED",
+    "STAGES",
+    "Stage",
+    "bundle_versions",
+    "current_versions",
+    "data_versions",
+    "fold",
+    "pattern_lines",
+    "register",
+    "reprocess_chunks",
+    "reprocess_embed",
+    "reprocess_extract",
+    "reprocess_lexemes",
+    "reprocess_ner",
+    "reprocess_relations",
+    "version",
+    "version_of",
+]

@@ -196,16 +196,21 @@ def check_gzip(candidate: Candidate, chunk: int = 1 << 20) -> Optional[str]:
 
 
 KIND_CHECKS: dict[str, Callable[[Candidate], Optional[str]]] = {
-    "pdf": check_pdf, "zip": check_zip, "html": check_html, "json": check_json, "gzip": check_gzip,
+    "pdf": check_pdf,
+    "zip": check_zip,
+    "html": check_html,
+    "json": check_json,
+    "gzip": check_gzip,
 }
 
 
 # ---------------------------------------------------------------- checks by source
 
+
 def _court_pattern(court: str) -> re.Pattern:
     """A court's name in any case form: each word's stem (``Nejvyšší správní soud`` → ``nejvyš\\w* správ\\w*
     soud\\w*``)."""
-    stems = [re.escape(word[:max(4, len(word) - 3)]) + r"\w*" for word in court.split()]
+    stems = [re.escape(word[: max(4, len(word) - 3)]) + r"\w*" for word in court.split()]
     return re.compile(r"\s+".join(stems), re.IGNORECASE)
 
 

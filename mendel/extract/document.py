@@ -30,45 +30,101 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from urllib.parse import urlparse
 
-from mendel.extract.model import PAGE_SEPARATOR, join_pages
 from mendel.extract.model import (
-    DEFAULT_LIMITS, ExtractedDocument, ExtractionError, ExtractionLimits, Page, Section, configured_workers,
+    DEFAULT_LIMITS,
+    PAGE_SEPARATOR,
+    ExtractedDocument,
+    ExtractionError,
+    ExtractionLimits,
+    Page,
+    Section,
+    configured_workers,
+    join_pages,
 )
 from mendel.extract.normalize import meaningful_chars, normalize_text, normalize_with_map
 from mendel.extract.notice import notice_text
 from mendel.extract.sections import GENERIC_LEVEL, ExtraHeading, build_sections, line_offsets
 
 __all__ = [
-    "DEFAULT_LIMITS", "ExtractedDocument", "ExtractionError", "ExtractionLimits", "Page", "Section",
-    "detect_format", "extract_document", "notice_text",
+    "DEFAULT_LIMITS",
+    "ExtractedDocument",
+    "ExtractionError",
+    "ExtractionLimits",
+    "Page",
+    "Section",
+    "detect_format",
+    "extract_document",
+    "notice_text",
 ]
 
 
 _CONTENT_TYPES = {
-    "application/pdf": "pdf", "application/x-pdf": "pdf", "application/acrobat": "pdf", "text/pdf": "pdf",
+    "application/pdf": "pdf",
+    "application/x-pdf": "pdf",
+    "application/acrobat": "pdf",
+    "text/pdf": "pdf",
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
-    "text/html": "html", "application/xhtml+xml": "html",
-    "application/json": "json", "application/ld+json": "json", "text/json": "json",
-    "text/plain": "text", "text/csv": "text", "text/markdown": "text",
-    "application/rtf": "rtf", "text/rtf": "rtf", "application/x-rtf": "rtf", "text/richtext": "rtf",
+    "text/html": "html",
+    "application/xhtml+xml": "html",
+    "application/json": "json",
+    "application/ld+json": "json",
+    "text/json": "json",
+    "text/plain": "text",
+    "text/csv": "text",
+    "text/markdown": "text",
+    "application/rtf": "rtf",
+    "text/rtf": "rtf",
+    "application/x-rtf": "rtf",
+    "text/richtext": "rtf",
 }
 _GENERIC = {
-    "", "application/octet-stream", "binary/octet-stream", "application/download", "application/force-download",
-    "application/x-download", "application/unknown", "application/binary", "application/x-unknown",
+    "",
+    "application/octet-stream",
+    "binary/octet-stream",
+    "application/download",
+    "application/force-download",
+    "application/x-download",
+    "application/unknown",
+    "application/binary",
+    "application/x-unknown",
 }
 _EXTENSIONS = {
-    ".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".xhtml": "html", ".json": "json",
-    ".jsonld": "json", ".txt": "text", ".rtf": "rtf", ".png": "image", ".jpg": "image", ".jpeg": "image",
-    ".tif": "image", ".tiff": "image", ".gif": "image", ".bmp": "image", ".webp": "image",
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".json": "json",
+    ".jsonld": "json",
+    ".txt": "text",
+    ".rtf": "rtf",
+    ".png": "image",
+    ".jpg": "image",
+    ".jpeg": "image",
+    ".tif": "image",
+    ".tiff": "image",
+    ".gif": "image",
+    ".bmp": "image",
+    ".webp": "image",
 }
 _DESCRIBE = {
-    "pdf": "a PDF", "zip": "a ZIP archive (DOCX)", "docx": "a DOCX", "ole": "a legacy MS Office file",
-    "rtf": "RTF", "image": "an image", "html": "HTML", "json": "JSON", "xml": "XML", "text": "plain text",
-    "binary": "binary data", "empty": "empty",
+    "pdf": "a PDF",
+    "zip": "a ZIP archive (DOCX)",
+    "docx": "a DOCX",
+    "ole": "a legacy MS Office file",
+    "rtf": "RTF",
+    "image": "an image",
+    "html": "HTML",
+    "json": "JSON",
+    "xml": "XML",
+    "text": "plain text",
+    "binary": "binary data",
+    "empty": "empty",
 }
 
 
 # --- format detection ----------------------------------------------------------------------------
+
 
 def _media_type(content_type: str | None) -> tuple[str, str | None]:
     if not content_type:
@@ -95,16 +151,18 @@ def sniff(data: bytes) -> str:
         return "ole"
     if data.lstrip()[:5] == b"{\\rtf":
         return "rtf"
-    if (data.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*", b"GIF87a", b"GIF89a"))
-            or (data[:4] == b"RIFF" and data[8:12] == b"WEBP") or (data[:2] == b"BM" and len(data) > 26
-                                                                  and data[6:10] == b"\x00\x00\x00\x00")):
+    if (
+        data.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*", b"GIF87a", b"GIF89a"))
+        or (data[:4] == b"RIFF" and data[8:12] == b"WEBP")
+        or (data[:2] == b"BM" and len(data) > 26 and data[6:10] == b"\x00\x00\x00\x00")
+    ):
         return "image"
     from mendel.extract.text import _looks_utf16
 
     encoding = _looks_utf16(head)
     for bom, name in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
         if data.startswith(bom):
-            encoding, head = name, data[len(bom):1024 + len(bom)]
+            encoding, head = name, data[len(bom) : 1024 + len(bom)]
             break
     sample = head.decode(encoding or "latin-1", errors="ignore").lstrip().lower()
     if encoding is None and head.count(b"\x00") > 0:
@@ -139,8 +197,13 @@ def _expected(content_type: str | None, url: str | None) -> tuple[str | None, st
 
 
 _COMPATIBLE = {
-    "pdf": {"pdf"}, "docx": {"zip"}, "rtf": {"rtf"}, "image": {"image"},
-    "html": {"html", "xml", "text"}, "json": {"json", "text"}, "text": {"text", "html", "json", "rtf", "xml"},
+    "pdf": {"pdf"},
+    "docx": {"zip"},
+    "rtf": {"rtf"},
+    "image": {"image"},
+    "html": {"html", "xml", "text"},
+    "json": {"json", "text"},
+    "text": {"text", "html", "json", "rtf", "xml"},
 }
 
 
@@ -173,6 +236,7 @@ def detect_format(data: bytes, content_type: str | None = None, url: str | None 
 
 # --- assembly ------------------------------------------------------------------------------------
 
+
 def _not_headings(pages: list[Page], starts: list[int], false_lines) -> set[int]:
     """Offsets in the joined text of the heading-rule lines that PDF layout rejected (`pdf.HeadingLine`s)."""
     by_page: dict[int, set[tuple[str, int]]] = {}
@@ -185,15 +249,22 @@ def _not_headings(pages: list[Page], starts: list[int], false_lines) -> set[int]
     return offsets
 
 
-def _document(pages: list[Page], fmt: str, title: str | None, warnings: list[str],
-              extra: list[ExtraHeading] | None = None, false_lines=(), back_matter_page: int | None = None
-              ) -> ExtractedDocument:
+def _document(
+    pages: list[Page],
+    fmt: str,
+    title: str | None,
+    warnings: list[str],
+    extra: list[ExtraHeading] | None = None,
+    false_lines=(),
+    back_matter_page: int | None = None,
+) -> ExtractedDocument:
     if not pages:
         pages = [Page(1, "")]
     text, starts = join_pages([page.text for page in pages])  # the text chunking will offset into
     body_end = starts[back_matter_page - 1] if back_matter_page else None
-    sections = build_sections(text, starts, extra, _not_headings(pages, starts, false_lines) if false_lines else None,
-                              body_end)
+    sections = build_sections(
+        text, starts, extra, _not_headings(pages, starts, false_lines) if false_lines else None, body_end
+    )
     if not any(meaningful_chars(page.text) for page in pages) and not any("no text" in w for w in warnings):
         warnings.append("no text found")
     return ExtractedDocument(pages=pages, sections=sections, title=title or None, format=fmt, warnings=warnings)
@@ -252,8 +323,9 @@ def _json_document(data: bytes, charset: str | None, limits: ExtractionLimits) -
             warnings.append("board has no notices")
         extra, offset = [], 0
         for page, item in zip(pages, items):
-            extra.append(ExtraHeading(offset, notice.notice_title(item) or f"Informace {page.page_no}",
-                                      level=1, kind="notice"))
+            extra.append(
+                ExtraHeading(offset, notice.notice_title(item) or f"Informace {page.page_no}", level=1, kind="notice")
+            )
             offset += len(page.text) + len(PAGE_SEPARATOR)
         return _document(pages, "json", notice.board_title(value), warnings, extra)
     raise ExtractionError("unsupported JSON: not an OFN úřední deska notice or board")
@@ -295,8 +367,12 @@ def _image_document(data: bytes, limits: ExtractionLimits) -> ExtractedDocument:
             raise ExtractionError(f"malformed or truncated image: {exc}") from exc
         dpi = (frame.info.get("dpi") or (None,))[0]
         try:
-            result = ocr_image(grey, languages=limits.ocr_languages, dpi=int(round(float(dpi))) if dpi else None,
-                               timeout_s=limits.ocr_timeout_s)
+            result = ocr_image(
+                grey,
+                languages=limits.ocr_languages,
+                dpi=int(round(float(dpi))) if dpi else None,
+                timeout_s=limits.ocr_timeout_s,
+            )
         except ExtractionError as exc:
             warnings.append(f"page {number}: {exc}")
             pages.append(Page(number, ""))
@@ -305,13 +381,15 @@ def _image_document(data: bytes, limits: ExtractionLimits) -> ExtractedDocument:
 
         if result.confidence is not None and result.confidence < 0.6:
             warnings.append(f"page {number}: low OCR confidence {result.confidence:.2f}")
-        pages.append(Page(number, normalize_text(fix_ocr_text(result.text)), is_ocr=True,
-                          ocr_confidence=result.confidence))
+        pages.append(
+            Page(number, normalize_text(fix_ocr_text(result.text)), is_ocr=True, ocr_confidence=result.confidence)
+        )
     return _document(pages, "image", _title_from(pages[0].text) if pages else None, warnings)
 
 
-def extract_document(data: bytes, content_type: str | None = None, url: str | None = None, *,
-                     limits: ExtractionLimits = DEFAULT_LIMITS) -> ExtractedDocument:
+def extract_document(
+    data: bytes, content_type: str | None = None, url: str | None = None, *, limits: ExtractionLimits = DEFAULT_LIMITS
+) -> ExtractedDocument:
     """Pages, sections, title and warnings of a document of any supported format.
 
     Raises ExtractionError(reason) for every kind of bad input: empty, oversized, unsupported or
@@ -330,8 +408,14 @@ def extract_document(data: bytes, content_type: str | None = None, url: str | No
             from mendel.extract.pdf import extract_pdf
 
             pdf = extract_pdf(data, limits)
-            return _document(pdf.pages, "pdf", pdf.title, pdf.warnings, false_lines=pdf.false_headings,
-                             back_matter_page=pdf.back_matter_page)
+            return _document(
+                pdf.pages,
+                "pdf",
+                pdf.title,
+                pdf.warnings,
+                false_lines=pdf.false_headings,
+                back_matter_page=pdf.back_matter_page,
+            )
         if fmt == "docx":
             from mendel.extract.office import docx_document
 
@@ -358,8 +442,9 @@ def extract_document(data: bytes, content_type: str | None = None, url: str | No
     except ExtractionError:
         raise
     except (MemoryError, RecursionError) as exc:
-        raise ExtractionError(f"{fmt} document too large or too deeply nested to process "
-                              f"({exc.__class__.__name__})") from exc
+        raise ExtractionError(
+            f"{fmt} document too large or too deeply nested to process ({exc.__class__.__name__})"
+        ) from exc
     except Exception as exc:
         from mendel.extract.ocr import OcrUnavailableError
 
@@ -368,8 +453,9 @@ def extract_document(data: bytes, content_type: str | None = None, url: str | No
         raise ExtractionError(f"unreadable {fmt}: {exc.__class__.__name__}: {exc}") from exc
 
 
-def extract_file(path: str, content_type: str | None = None, url: str | None = None
-                 ) -> tuple[ExtractedDocument | None, str | None]:
+def extract_file(
+    path: str, content_type: str | None = None, url: str | None = None
+) -> tuple[ExtractedDocument | None, str | None]:
     """(document, None), or (None, the reason) when the file is bad input or missing: what a worker process of
     :func:`extract_files` returns (a reason string crosses a process boundary where an exception may not)."""
     try:
@@ -387,8 +473,9 @@ def extract_workers() -> int:
     return configured_workers(EXTRACT_WORKERS_ENV)
 
 
-def extract_files(jobs: list[tuple[str, str | None, str | None]], workers: int | None = None,
-                  min_files: int = POOL_MIN_FILES):
+def extract_files(
+    jobs: list[tuple[str, str | None, str | None]], workers: int | None = None, min_files: int = POOL_MIN_FILES
+):
     """:func:`extract_file` of each (path, content type, url), in order, as they finish in order. Many files are
     shared among worker processes (pdfplumber and the page loop are single-threaded Python; a scanned document's
     pages are OCR'd in parallel inside its worker), started fresh ("spawn": the caller may hold threads and a

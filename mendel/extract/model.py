@@ -20,21 +20,21 @@ class ExtractionLimits:
     """Guards against oversized, bomb-like or endless inputs. Every limit breach raises ExtractionError,
     except the OCR page budget, which leaves the pages past it without text and says so in the warnings."""
 
-    max_bytes: int = 100 * 1024 * 1024          # raw input size
-    max_pages: int = 2000                       # PDF pages, TIFF frames, OFN notices
-    max_pixels: int = 100_000_000               # one rendered page or one embedded/decoded image
-    max_stream_bytes: int = 64 * 1024 * 1024    # PDF: one Flate stream inflated (images: 8 bytes a pixel)
+    max_bytes: int = 100 * 1024 * 1024  # raw input size
+    max_pages: int = 2000  # PDF pages, TIFF frames, OFN notices
+    max_pixels: int = 100_000_000  # one rendered page or one embedded/decoded image
+    max_stream_bytes: int = 64 * 1024 * 1024  # PDF: one Flate stream inflated (images: 8 bytes a pixel)
     max_unzipped_bytes: int = 200 * 1024 * 1024  # DOCX: total uncompressed size of the archive
-    max_zip_ratio: float = 200.0                # DOCX: uncompressed/compressed size of a member over 1 MiB
-    max_zip_members: int = 10_000               # DOCX: entries in the archive
-    max_text_chars: int = 50_000_000            # decoded text, HTML or JSON
-    ocr: bool = True                            # OCR PDF pages without a text layer and image files
+    max_zip_ratio: float = 200.0  # DOCX: uncompressed/compressed size of a member over 1 MiB
+    max_zip_members: int = 10_000  # DOCX: entries in the archive
+    max_text_chars: int = 50_000_000  # decoded text, HTML or JSON
+    ocr: bool = True  # OCR PDF pages without a text layer and image files
     ocr_languages: str = "ces+eng"
     ocr_dpi: int = 300
-    ocr_min_chars: int = 50                     # fewer meaningful characters than this: the page is OCR'd
-    ocr_max_pages: int = 500                    # OCR budget per document
-    ocr_timeout_s: float = 180.0                # per page
-    ocr_workers: int | None = None              # tesseract processes at once; None: one per core (extract.ocr)
+    ocr_min_chars: int = 50  # fewer meaningful characters than this: the page is OCR'd
+    ocr_max_pages: int = 500  # OCR budget per document
+    ocr_timeout_s: float = 180.0  # per page
+    ocr_workers: int | None = None  # tesseract processes at once; None: one per core (extract.ocr)
 
 
 DEFAULT_LIMITS = ExtractionLimits()
@@ -50,10 +50,10 @@ class Page:
 
 @dataclass(frozen=True)
 class Section:
-    kind: str        # ČÁST, HLAVA, DÍL, ODDÍL, PODODDÍL, §, Čl., PŘÍLOHA, heading, notice
-    label: str       # "HLAVA PRVNÍ", "§ 5", "Čl. 54"
-    path: str        # labels of the open ancestors and this one joined with " > "
-    depth: int       # 1 for a top-level section
+    kind: str  # ČÁST, HLAVA, DÍL, ODDÍL, PODODDÍL, §, Čl., PŘÍLOHA, heading, notice
+    label: str  # "HLAVA PRVNÍ", "§ 5", "Čl. 54"
+    path: str  # labels of the open ancestors and this one joined with " > "
+    depth: int  # 1 for a top-level section
     page_start: int
     page_end: int
     char_start: int  # offsets into "\n\n".join(page.text for page in pages)

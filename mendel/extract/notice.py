@@ -153,8 +153,10 @@ def is_notice(value) -> bool:
 
 
 def is_board(value) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("informace"), list) and (
-        BOARD_TYPE in _types(value.get("typ")) or all(is_notice(i) for i in value["informace"][:5])
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("informace"), list)
+        and (BOARD_TYPE in _types(value.get("typ")) or all(is_notice(i) for i in value["informace"][:5]))
     )
 
 

@@ -86,8 +86,13 @@ def _run(args: list[str], image_path: str, timeout_s: float) -> str:
     if path is None:
         raise OcrUnavailableError("tesseract is not installed (apt-get install tesseract-ocr tesseract-ocr-ces)")
     try:
-        result = subprocess.run([path, image_path, "stdout", *args], capture_output=True, stdin=subprocess.DEVNULL,
-                                env=_env(), timeout=timeout_s)
+        result = subprocess.run(
+            [path, image_path, "stdout", *args],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            env=_env(),
+            timeout=timeout_s,
+        )
     except subprocess.TimeoutExpired as exc:
         raise ExtractionError(f"OCR timed out after {timeout_s:.0f} s") from exc
     if result.returncode != 0:
@@ -118,9 +123,7 @@ def parse_tsv(tsv: str) -> OcrResult:
         weighted += conf * len(word)
         weight += len(word)
         words += 1
-    text = "\n\n".join(
-        "\n".join(" ".join(line_words) for line_words in lines.values()) for lines in blocks.values()
-    )
+    text = "\n\n".join("\n".join(" ".join(line_words) for line_words in lines.values()) for lines in blocks.values())
     return OcrResult(text=text, confidence=round(weighted / weight / 100.0, 4) if weight else None, words=words)
 
 
@@ -140,21 +143,31 @@ def _orientation(image_path: str, timeout_s: float) -> int:
     return int(rotate.group(1)) % 360
 
 
-def ocr_image(image: Image.Image, *, languages: str = "ces+eng", dpi: int | None = 300,
-              timeout_s: float = 180.0, detect_orientation: bool = True) -> OcrResult:
+def ocr_image(
+    image: Image.Image,
+    *,
+    languages: str = "ces+eng",
+    dpi: int | None = 300,
+    timeout_s: float = 180.0,
+    detect_orientation: bool = True,
+) -> OcrResult:
     """OCR one page image. `dpi` is its resolution when known; below 150 it is not passed on (a scan stored
     one pixel per point says 72 dpi but holds 300 dpi text) and Tesseract estimates it from the glyphs."""
     args = ["-l", languages, *(["--dpi", str(int(dpi))] if dpi and 150 <= dpi <= 1200 else []), "--psm", "3", "tsv"]
     with tempfile.TemporaryDirectory(prefix="mendel-ocr-") as directory:
         page = _bitmap(image, directory, "page")
         result = parse_tsv(_run(args, page, timeout_s))
-        if detect_orientation and (result.confidence is None or result.confidence < 0.6) \
-                and "osd" in tesseract_languages():
+        if (
+            detect_orientation
+            and (result.confidence is None or result.confidence < 0.6)
+            and "osd" in tesseract_languages()
+        ):
             rotate = _orientation(page, timeout_s)
             if rotate:
                 # Tesseract's "Rotate: N" is clockwise; PIL rotates counter-clockwise.
-                turned = parse_tsv(_run(args, _bitmap(image.rotate(-rotate, expand=True), directory, "turned"),
-                                        timeout_s))
+                turned = parse_tsv(
+                    _run(args, _bitmap(image.rotate(-rotate, expand=True), directory, "turned"), timeout_s)
+                )
                 if (turned.confidence or 0) > (result.confidence or 0):
                     result = turned
     return result

@@ -34,6 +34,7 @@ class LayoutDocument:
 
 # --- zip bombs -----------------------------------------------------------------------------------
 
+
 def check_zip(data: bytes, limits: ExtractionLimits, what: str = "DOCX") -> zipfile.ZipFile:
     """Open the archive after checking its declared sizes: member count, total size, compression ratio."""
     try:
@@ -82,6 +83,7 @@ def _verify_members(archive: zipfile.ZipFile, limits: ExtractionLimits) -> None:
 
 # --- docling -------------------------------------------------------------------------------------
 
+
 def _convert(data: bytes, kind: str, filename: str):
     from docling.datamodel.base_models import InputFormat
     from docling.datamodel.document import InputDocument
@@ -115,8 +117,11 @@ def _table_lines(item, doc) -> list[str]:
         cells, seen = [], set()
         for cell in row:
             text = " ".join((cell.text or "").split())
-            key = (id(cell), text) if not hasattr(cell, "start_row_offset_idx") else (
-                cell.start_row_offset_idx, cell.start_col_offset_idx)
+            key = (
+                (id(cell), text)
+                if not hasattr(cell, "start_row_offset_idx")
+                else (cell.start_row_offset_idx, cell.start_col_offset_idx)
+            )
             if text and key not in seen:
                 cells.append(text)
             seen.add(key)
@@ -174,20 +179,30 @@ def flatten(doc) -> LayoutDocument:
 
 # --- formats -------------------------------------------------------------------------------------
 
+
 def docx_document(data: bytes, limits: ExtractionLimits) -> LayoutDocument:
     archive = check_zip(data, limits)
     names = set(archive.namelist())
     if "word/document.xml" not in names:
-        kind = ("an ODF document" if "content.xml" in names else
-                "an XLSX workbook" if "xl/workbook.xml" in names else
-                "a PPTX presentation" if "ppt/presentation.xml" in names else "a ZIP archive")
+        kind = (
+            "an ODF document"
+            if "content.xml" in names
+            else "an XLSX workbook"
+            if "xl/workbook.xml" in names
+            else "a PPTX presentation"
+            if "ppt/presentation.xml" in names
+            else "a ZIP archive"
+        )
         raise ExtractionError(f"not a DOCX: {kind} without word/document.xml")
     _verify_members(archive, limits)
     layout = flatten(_convert(data, "docx", "document.docx"))
     title = None
     try:
-        core = _read_member(archive, "docProps/core.xml", 1 << 20).decode("utf-8", "replace") \
-            if "docProps/core.xml" in names else ""
+        core = (
+            _read_member(archive, "docProps/core.xml", 1 << 20).decode("utf-8", "replace")
+            if "docProps/core.xml" in names
+            else ""
+        )
         found = re.search(r"<dc:title>([^<]{3,300})</dc:title>", core)
         title = " ".join(found.group(1).split()) if found else None
     except ExtractionError:

@@ -136,13 +136,13 @@ def check_streams(data: bytes, limits: ExtractionLimits) -> None:
     Streams are found in the raw bytes (streams never sit inside object streams); encrypted or non-zlib
     streams don't inflate and are left to the parsers."""
     for match in _STREAM_START.finditer(data):
-        head = data[max(0, match.start() - 4096):match.start()]
+        head = data[max(0, match.start() - 4096) : match.start()]
         start, number = _object_header(head)
         head = head[start:]
         if b"/FlateDecode" not in head:
             continue
         end = data.find(b"endstream", match.end())
-        compressed = data[match.end():end if end >= 0 else len(data)]
+        compressed = data[match.end() : end if end >= 0 else len(data)]
         image = re.search(rb"/Subtype\s*/Image\b", head) is not None
         limit = 8 * limits.max_pixels if image else limits.max_stream_bytes
         size = _inflated_size(compressed, limit)
@@ -156,6 +156,7 @@ def check_streams(data: bytes, limits: ExtractionLimits) -> None:
 
 # --- text layer ----------------------------------------------------------------------------------
 
+
 def snap_chars(chars: list[dict]) -> list[dict]:
     """Glyphs that continue a word (adjacent, same size, mostly overlapping vertically) but sit a little
     higher or lower, typically because they come from a fallback font, are moved onto the word's line."""
@@ -165,14 +166,24 @@ def snap_chars(chars: list[dict]) -> list[dict]:
         if prev is not None and char.get("upright", True) and prev.get("upright", True):
             size, prev_size = char.get("size") or 0, prev.get("size") or 0
             dy = char["top"] - prev["top"]
-            if (size and prev_size and 0.5 < abs(dy) and abs(size - prev_size) <= 0.2 * prev_size
-                    and abs(char["x0"] - prev["x1"]) <= max(1.0, 0.3 * size)):
+            if (
+                size
+                and prev_size
+                and 0.5 < abs(dy)
+                and abs(size - prev_size) <= 0.2 * prev_size
+                and abs(char["x0"] - prev["x1"]) <= max(1.0, 0.3 * size)
+            ):
                 height = min(char["bottom"] - char["top"], prev["bottom"] - prev["top"])
                 overlap = min(char["bottom"], prev["bottom"]) - max(char["top"], prev["top"])
                 if height > 0 and overlap >= 0.5 * height:
-                    char = dict(char, top=char["top"] - dy, bottom=char["bottom"] - dy,
-                                doctop=char.get("doctop", char["top"]) - dy, y0=char["y0"] + dy,
-                                y1=char["y1"] + dy)
+                    char = dict(
+                        char,
+                        top=char["top"] - dy,
+                        bottom=char["bottom"] - dy,
+                        doctop=char.get("doctop", char["top"]) - dy,
+                        y0=char["y0"] + dy,
+                        y1=char["y1"] + dy,
+                    )
         out.append(char)
         prev = char
     return out
@@ -200,13 +211,13 @@ class HeadingLine:
     """A line the text rules take for a heading, with how it is set."""
 
     page_no: int
-    key: str          # sections.line_key of the line
-    occurrence: int   # how many lines with the same key come before it on the page
-    kind: str         # §, Čl., ČÁST, …
-    size: float       # median glyph size
-    bold: float       # share of glyphs in a bold face
-    x0: float         # where the line starts
-    left: float       # where most of the page's text starts (its left margin)
+    key: str  # sections.line_key of the line
+    occurrence: int  # how many lines with the same key come before it on the page
+    kind: str  # §, Čl., ČÁST, …
+    size: float  # median glyph size
+    bold: float  # share of glyphs in a bold face
+    x0: float  # where the line starts
+    left: float  # where most of the page's text starts (its left margin)
 
 
 def page_heading_lines(page_no: int, lines: list[tuple[str, list[dict]]]) -> list[HeadingLine]:
@@ -228,11 +239,18 @@ def page_heading_lines(page_no: int, lines: list[tuple[str, list[dict]]]) -> lis
         if not inked or not HEADING_RE.match(text):
             continue
         sizes = sorted(float(c.get("size") or 0) for c in inked)
-        found.append(HeadingLine(
-            page_no, key, occurrence, heading_kind(text), size=sizes[len(sizes) // 2],
-            bold=sum(bool(_BOLD_FONT.search(c.get("fontname") or "")) for c in inked) / len(inked),
-            x0=min(c["x0"] for c in inked), left=left,
-        ))
+        found.append(
+            HeadingLine(
+                page_no,
+                key,
+                occurrence,
+                heading_kind(text),
+                size=sizes[len(sizes) // 2],
+                bold=sum(bool(_BOLD_FONT.search(c.get("fontname") or "")) for c in inked) / len(inked),
+                x0=min(c["x0"] for c in inked),
+                left=left,
+            )
+        )
     return found
 
 
@@ -303,8 +321,9 @@ def _read_pdfplumber(data: bytes, limits: ExtractionLimits) -> list[_RawPage]:
                 lines = text_lines(snap_chars(page.chars))
                 raw.text = "\n".join(text for text, _ in lines)
                 raw.heading_lines = page_heading_lines(number, lines)
-                raw.sizes = Counter(round(float(c.get("size") or 0), 1) for _, glyphs in lines for c in glyphs
-                                    if c["text"].strip())
+                raw.sizes = Counter(
+                    round(float(c.get("size") or 0), 1) for _, glyphs in lines for c in glyphs if c["text"].strip()
+                )
             except ExtractionError:
                 raise
             except Exception as exc:  # one broken content stream: the page stays empty, maybe OCR'd
@@ -379,14 +398,18 @@ def strip_running_lines(texts: list[str]) -> list[str]:
         lines = text.split("\n")
         filled = [i for i, line in enumerate(lines) if line.strip()]
         edges = set(filled[:_EDGE_LINES] + filled[-_EDGE_LINES:])
-        out.append("\n".join(
-            line for i, line in enumerate(lines)
-            if not (i in edges and _line_key(line) in running and not HEADING_RE.match(line))
-        ))
+        out.append(
+            "\n".join(
+                line
+                for i, line in enumerate(lines)
+                if not (i in edges and _line_key(line) in running and not HEADING_RE.match(line))
+            )
+        )
     return out
 
 
 # --- OCR -----------------------------------------------------------------------------------------
+
 
 def render_scale(raw: _RawPage, limits: ExtractionLimits) -> float:
     """Points-to-pixels scale for OCR: `ocr_dpi`, but no more than a high-resolution scan's own resolution,
@@ -406,8 +429,9 @@ def render_scale(raw: _RawPage, limits: ExtractionLimits) -> float:
     return scale
 
 
-def _ocr_pages(data: bytes, raws: list[_RawPage], todo: list[_RawPage], limits: ExtractionLimits,
-               warnings: list[str]) -> dict[int, tuple[str, float | None]]:
+def _ocr_pages(
+    data: bytes, raws: list[_RawPage], todo: list[_RawPage], limits: ExtractionLimits, warnings: list[str]
+) -> dict[int, tuple[str, float | None]]:
     import pypdfium2 as pdfium
 
     from mendel.extract.ocr import default_workers, ocr_image
@@ -434,8 +458,14 @@ def _ocr_pages(data: bytes, raws: list[_RawPage], todo: list[_RawPage], limits: 
                 image = page.render(scale=scale, grayscale=True).to_pil()
                 page.close()
                 dpi = round(72 * scale)
-                pending.append((raw.page_no, pool.submit(ocr_image, image, languages=limits.ocr_languages,
-                                                         dpi=dpi, timeout_s=limits.ocr_timeout_s)))
+                pending.append(
+                    (
+                        raw.page_no,
+                        pool.submit(
+                            ocr_image, image, languages=limits.ocr_languages, dpi=dpi, timeout_s=limits.ocr_timeout_s
+                        ),
+                    )
+                )
                 while len(pending) > 2 * workers:
                     collect(*pending.pop(0))
             for item in pending:
@@ -461,8 +491,12 @@ def good_metadata_title(title: str | None) -> str | None:
         return None
     title = " ".join(str(title).split())
     letters = sum(ch.isalpha() for ch in title)
-    if (len(title.split()) < 2 or letters < 6 or _JUNK_TITLE.match(title)
-            or title.lower().endswith((".doc", ".docx", ".pdf"))):
+    if (
+        len(title.split()) < 2
+        or letters < 6
+        or _JUNK_TITLE.match(title)
+        or title.lower().endswith((".doc", ".docx", ".pdf"))
+    ):
         return None
     return title[:300]
 
@@ -473,7 +507,7 @@ def title_from_text(text: str) -> str | None:
     for index, line in enumerate(lines):
         if _ACT_LINE.match(line):
             parts = [line]
-            for following in lines[index + 1:index + 6]:
+            for following in lines[index + 1 : index + 6]:
                 if not following or HEADING_RE.match(following) or _TITLE_STOP.search(following):
                     break
                 parts.append(following)
@@ -485,6 +519,7 @@ def title_from_text(text: str) -> str | None:
 
 
 # --- the whole PDF -------------------------------------------------------------------------------
+
 
 @dataclass
 class PdfExtraction:
@@ -583,5 +618,6 @@ def extract_pdf(data: bytes, limits: ExtractionLimits = DEFAULT_LIMITS) -> PdfEx
     for raw in text_layer:
         sizes.update(raw.sizes)
     rejected = false_headings([line for raw in text_layer for line in raw.heading_lines], sizes)
-    return PdfExtraction(pages=pages, title=title, warnings=warnings, false_headings=rejected,
-                         back_matter_page=back_matter_page(pages))
+    return PdfExtraction(
+        pages=pages, title=title, warnings=warnings, false_headings=rejected, back_matter_page=back_matter_page(pages)
+    )

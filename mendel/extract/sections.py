@@ -19,15 +19,24 @@ from mendel.extract.model import Section
 
 # Rank in the hierarchy: a heading closes every open section of the same or a deeper rank.
 HEADING_LEVELS = {
-    "PŘÍLOHA": 1, "ČÁST": 1, "HLAVA": 2, "DÍL": 3, "ODDÍL": 4, "PODODDÍL": 5, "§": 7, "Čl.": 7,
+    "PŘÍLOHA": 1,
+    "ČÁST": 1,
+    "HLAVA": 2,
+    "DÍL": 3,
+    "ODDÍL": 4,
+    "PODODDÍL": 5,
+    "§": 7,
+    "Čl.": 7,
 }
 GENERIC_LEVEL = 6  # generic headings (DOCX/HTML heading styles) sit between the divisions and § / Čl.
 
 _UPPER = "A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ"
-_ORDINAL = rf"[{_UPPER}]+(?:[ \t]+[{_UPPER}]+){{0,2}}"   # PRVNÍ, DVACÁTÁ PRVNÍ, I, XIV
+_ORDINAL = rf"[{_UPPER}]+(?:[ \t]+[{_UPPER}]+){{0,2}}"  # PRVNÍ, DVACÁTÁ PRVNÍ, I, XIV
 _NUMBER = r"\d+[a-z]?"
-_ORDINAL_WORD = (r"(?:[Pp]rvní|[Dd]ruh[áý]|[Tt]řetí|[Čč]tvrt[áý]|[Pp]át[áý]|[Šš]est[áý]|[Ss]edm[áý]|[Oo]sm[áý]"
-                 r"|[Dd]evát[áý]|[Dd]esát[áý])")
+_ORDINAL_WORD = (
+    r"(?:[Pp]rvní|[Dd]ruh[áý]|[Tt]řetí|[Čč]tvrt[áý]|[Pp]át[áý]|[Šš]est[áý]|[Ss]edm[áý]|[Oo]sm[áý]"
+    r"|[Dd]evát[áý]|[Dd]esát[áý])"
+)
 
 HEADING_RE = re.compile(
     r"^[ \t]*(?:"
@@ -94,7 +103,7 @@ def line_offsets(text: str, wanted: set[tuple[str, int]]) -> list[int]:
     return found
 
 
-_SENTENCE_END = ".:;!?)\"”“"
+_SENTENCE_END = '.:;!?)"”“'
 
 
 def _after_sentence(text: str, offset: int) -> bool:
@@ -103,7 +112,7 @@ def _after_sentence(text: str, offset: int) -> bool:
     line_start = text.rfind("\n", 0, offset) + 1
     if line_start == 0:
         return True
-    previous = text[text.rfind("\n", 0, line_start - 1) + 1:line_start - 1].strip()
+    previous = text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1].strip()
     return not previous or previous[-1] in _SENTENCE_END
 
 
@@ -140,8 +149,13 @@ class ExtraHeading:
     kind: str = "heading"
 
 
-def build_sections(text: str, page_starts: list[int], extra: list[ExtraHeading] | None = None,
-                   not_headings: set[int] | None = None, body_end: int | None = None) -> list[Section]:
+def build_sections(
+    text: str,
+    page_starts: list[int],
+    extra: list[ExtraHeading] | None = None,
+    not_headings: set[int] | None = None,
+    body_end: int | None = None,
+) -> list[Section]:
     """The section tree of `text` (pages joined with "\\n\\n"; `page_starts` = where each page begins).
 
     A section runs from its heading to the next heading of the same or a higher rank (trailing whitespace
@@ -151,8 +165,7 @@ def build_sections(text: str, page_starts: list[int], extra: list[ExtraHeading] 
     """
     skip = not_headings or set()
     items: list[tuple[int, float, str, str]] = [
-        (h.offset, float(HEADING_LEVELS[h.kind]), h.kind, h.label) for h in find_headings(text)
-        if h.offset not in skip
+        (h.offset, float(HEADING_LEVELS[h.kind]), h.kind, h.label) for h in find_headings(text) if h.offset not in skip
     ]
     rule_offsets = {offset for offset, *_ in items}
     for heading in extra or []:
@@ -182,10 +195,15 @@ def build_sections(text: str, page_starts: list[int], extra: list[ExtraHeading] 
         last = max(offset, end - 1)
         sections.append(
             Section(
-                kind=kind, label=label, path=path, depth=depth,
+                kind=kind,
+                label=label,
+                path=path,
+                depth=depth,
                 page_start=max(1, bisect.bisect_right(starts, offset)),
                 page_end=max(1, bisect.bisect_right(starts, last)),
-                char_start=offset, char_end=end, parent=parent,
+                char_start=offset,
+                char_end=end,
+                parent=parent,
             )
         )
     return sections

@@ -9,8 +9,11 @@ import re
 from mendel.extract.model import ExtractionError
 
 _BOMS = [
-    (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
 ]
 
 # Letters of Czech (and Slovak) text; the rest of the 8-bit range that Czech text hardly ever uses.
@@ -75,8 +78,15 @@ def detect_encoding(data: bytes, declared: str | None = None) -> str:
         try:
             codecs.lookup(declared)
             data.decode(declared)
-            if declared.lower().replace("_", "-") not in ("iso-8859-1", "latin-1", "latin1", "us-ascii", "ascii",
-                                                         "windows-1252", "cp1252"):
+            if declared.lower().replace("_", "-") not in (
+                "iso-8859-1",
+                "latin-1",
+                "latin1",
+                "us-ascii",
+                "ascii",
+                "windows-1252",
+                "cp1252",
+            ):
                 return declared
         except (LookupError, UnicodeDecodeError):
             pass
@@ -123,6 +133,7 @@ def decode_text(data: bytes, declared: str | None = None) -> tuple[str, str]:
 
 
 # --- RTF -----------------------------------------------------------------------------------------
+
 
 def is_rtf(data: bytes) -> bool:
     return data.lstrip()[:5] == b"{\\rtf"

@@ -143,7 +143,7 @@ def sweep_abandoned(bundles_dir: Path) -> list[str]:
     for entry in list(bundles_dir.iterdir()) if bundles_dir.exists() else []:
         name = entry.name
         prefix = next((p for p in (".staging-", ".current-", ".trash-") if name.startswith(p)), None)
-        if prefix is None or (prefix != ".trash-" and not _process_gone(name[len(prefix):].rsplit("-", 1)[0])):
+        if prefix is None or (prefix != ".trash-" and not _process_gone(name[len(prefix) :].rsplit("-", 1)[0])):
             continue
         if entry.is_dir():
             shutil.rmtree(entry, ignore_errors=True)
@@ -156,7 +156,9 @@ def sweep_abandoned(bundles_dir: Path) -> list[str]:
 def list_versions(bundles_dir: Path) -> list[str]:
     if not bundles_dir.exists():
         return []
-    return sorted(p.name for p in bundles_dir.iterdir() if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists())
+    return sorted(
+        p.name for p in bundles_dir.iterdir() if p.is_dir() and not p.name.startswith(".") and (p / MANIFEST).exists()
+    )
 
 
 def prune(bundles_dir: Path, keep: int) -> None:
@@ -274,8 +276,10 @@ def check_layers(staging: Path) -> dict:
             except FileNotFoundError as exc:
                 raise BundleError(f"layer {layer}: {part} index is missing") from exc
             if ids != chunk_ids:
-                raise BundleError(f"layer {layer}: the {part} index was built from other chunks than "
-                                  f"{CHUNKS}; rebuild before publishing")
+                raise BundleError(
+                    f"layer {layer}: the {part} index was built from other chunks than "
+                    f"{CHUNKS}; rebuild before publishing"
+                )
             try:
                 info = json.loads((path / part / BUILD_INFO).read_text())
             except FileNotFoundError:

@@ -17,11 +17,35 @@ from mendel.passages.act_passages import ActChunkVersions
 
 LAYERS = (1, 2, 3)
 # Keys of a chunk row in the bundle's chunks.jsonl (L3) and layers/L<n>/chunks.jsonl.
-BUNDLE_KEYS = ("chunk_id", "doc_id", "title", "source", "url", "citation", "page_start", "page_end", "section",
-               "text", "layer", "parent_id", "seq", "char_start", "char_end")
+BUNDLE_KEYS = (
+    "chunk_id",
+    "doc_id",
+    "title",
+    "source",
+    "url",
+    "citation",
+    "page_start",
+    "page_end",
+    "section",
+    "text",
+    "layer",
+    "parent_id",
+    "seq",
+    "char_start",
+    "char_end",
+)
 # An act's chunks also carry their version (mendel.passages.act_passages.ActChunkVersions); other chunks do not.
-VERSION_KEYS = ("version_eli", "version_kind", "valid_from", "valid_to", "served_from", "served_to", "provision",
-                "versions", "page_of")
+VERSION_KEYS = (
+    "version_eli",
+    "version_kind",
+    "valid_from",
+    "valid_to",
+    "served_from",
+    "served_to",
+    "provision",
+    "versions",
+    "page_of",
+)
 
 
 def contextual_text(citation: str | None, title: str, section: str, document_summary: str, text: str) -> str:
@@ -60,8 +84,14 @@ def _without_repeats(text: str, title: str, boilerplate: frozenset[str]) -> str:
     return "\n".join(kept)
 
 
-def dense_text(citation: str | None, title: str, section: str, document_summary: str, text: str,
-               boilerplate: frozenset[str] = frozenset()) -> str:
+def dense_text(
+    citation: str | None,
+    title: str,
+    section: str,
+    document_summary: str,
+    text: str,
+    boilerplate: frozenset[str] = frozenset(),
+) -> str:
     """What the encoder reads of a chunk: its contextual text less what only costs tokens — web addresses (a
     third of a notice's tokens, meaningless to the model), the document summary where the chunk already
     holds it (a one-passage notice's summary is its own opening), a line repeating the title of the head, and
@@ -86,9 +116,13 @@ def boilerplate_lines(conn: psycopg.Connection, records: list["ChunkRecord"]) ->
     """Per document of a listing (a board), the lines (whitespace-normalised) that at least
     ``BOILERPLATE_MIN_DOCUMENTS`` active documents of its listing hold, each at least ``BOILERPLATE_MIN_CHARS``
     long; documents without boilerplate are left out."""
-    listing_of = dict(conn.execute("SELECT doc_id, listing FROM documents WHERE status = 'active'"
-                                   " AND listing IS NOT NULL AND doc_id = ANY(%s)",
-                                   (sorted({r.doc_id for r in records}),)))
+    listing_of = dict(
+        conn.execute(
+            "SELECT doc_id, listing FROM documents WHERE status = 'active'"
+            " AND listing IS NOT NULL AND doc_id = ANY(%s)",
+            (sorted({r.doc_id for r in records}),),
+        )
+    )
     holders: dict[tuple[str, str], set[str]] = {}
     for record in records:
         listing = listing_of.get(record.doc_id)
@@ -129,8 +163,8 @@ class ChunkRecord:
     seq: int = 0
     char_start: int = 0
     char_end: int = 0
-    summary: str = ""            # this chunk's own summary (L1: the document's, L2: the section's)
-    document_summary: str = ""   # context for every layer
+    summary: str = ""  # this chunk's own summary (L1: the document's, L2: the section's)
+    document_summary: str = ""  # context for every layer
     act_version: dict = field(default_factory=dict, compare=False)  # an act's chunk: its VERSION_KEYS
 
     @property
@@ -172,5 +206,4 @@ def load_layer(conn: psycopg.Connection, layer: int = 3) -> list[ChunkRecord]:
         raise ValueError(f"layer must be one of {LAYERS}, not {layer!r}")
     records = [ChunkRecord(*row) for row in conn.execute(_LAYER_QUERY, (layer,))]
     versions = ActChunkVersions(conn)
-    return [replace(r, act_version=fields) if (fields := versions.fields(r.doc_id, r.chunk_id)) else r
-            for r in records]
+    return [replace(r, act_version=fields) if (fields := versions.fields(r.doc_id, r.chunk_id)) else r for r in records]

@@ -150,12 +150,20 @@ def build_index(matrix: np.ndarray, kind: str, seed: int = 1234, gpu: bool | Non
 
 def is_current(out_dir: Path, digest: str, kind: str) -> bool:
     info = read_build_info(out_dir)
-    return info.get("fingerprint") == digest and info.get("index_type") == kind and (
-        Path(out_dir) / FAISS_INDEX).exists()
+    return (
+        info.get("fingerprint") == digest and info.get("index_type") == kind and (Path(out_dir) / FAISS_INDEX).exists()
+    )
 
 
-def write_faiss(out_dir: Path, ids: Sequence[str], matrix: np.ndarray, *, kind: str | None = None,
-                digest: str | None = None, dim: int = 384) -> dict:
+def write_faiss(
+    out_dir: Path,
+    ids: Sequence[str],
+    matrix: np.ndarray,
+    *,
+    kind: str | None = None,
+    digest: str | None = None,
+    dim: int = 384,
+) -> dict:
     """Write the index of ``matrix`` (row i belongs to ``ids[i]``; rows are normalised here) into ``out_dir``."""
     import faiss
 
@@ -171,8 +179,9 @@ def write_faiss(out_dir: Path, ids: Sequence[str], matrix: np.ndarray, *, kind: 
     faiss.write_index(index, str(out_dir / FAISS_INDEX))
     (out_dir / IDS).write_text(json.dumps(list(ids)))
     info = {"vectors": len(ids), "index_type": kind, "dim": dim}
-    (out_dir / BUILD_INFO).write_text(json.dumps({**info, "fingerprint": digest, "built_on": "gpu" if gpu else "cpu"},
-                                                 indent=1))
+    (out_dir / BUILD_INFO).write_text(
+        json.dumps({**info, "fingerprint": digest, "built_on": "gpu" if gpu else "cpu"}, indent=1)
+    )
     return info
 
 

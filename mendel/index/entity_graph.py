@@ -79,8 +79,9 @@ def _act_of(entity_id: str) -> tuple[str | None, str | None]:
     return split_law_ref_norm(norm)
 
 
-def document_contributions(doc_entity: str | None, chunk_entities: Iterable[Iterable[str]],
-                           relations: Iterable[tuple[str, str, str]] = ()) -> dict[tuple[str, str, str], float]:
+def document_contributions(
+    doc_entity: str | None, chunk_entities: Iterable[Iterable[str]], relations: Iterable[tuple[str, str, str]] = ()
+) -> dict[tuple[str, str, str], float]:
     """What one document adds to the graph: ``(kind, source, target) -> count`` (see the module docstring).
     ``chunk_entities`` holds the graph entities of each of its chunks; ``relations`` (kind, subject norm,
     object norm) its AMENDS/REPEALS rows."""
@@ -90,11 +91,11 @@ def document_contributions(doc_entity: str | None, chunk_entities: Iterable[Iter
         ordered = sorted(set(members))
         chunks_with.update(ordered)
         for i, a in enumerate(ordered):
-            for b in ordered[i + 1:]:
+            for b in ordered[i + 1 :]:
                 out[("CO_CHUNK", a, b)] += 1
     top = sorted(sorted(chunks_with, key=lambda e: (-chunks_with[e], e))[:DOC_EDGE_TOP_ENTITIES])
     for i, a in enumerate(top):
-        for b in top[i + 1:]:
+        for b in top[i + 1 :]:
             out[("CO_DOCUMENT", a, b)] += 1
     own_act = _split(doc_entity)[1] if doc_entity and doc_entity.startswith("LAW_REF:") else None
     for entity, n in chunks_with.items():
@@ -115,12 +116,16 @@ def document_contributions(doc_entity: str | None, chunk_entities: Iterable[Iter
 @dataclass
 class Graph:
     nodes: list[dict] = field(default_factory=list)
-    edges: list[dict] = field(default_factory=list)      # CO_OCCURS
+    edges: list[dict] = field(default_factory=list)  # CO_OCCURS
     relations: list[dict] = field(default_factory=list)  # typed
 
     def to_json(self, chunk_entities: Mapping[str, list[str]]) -> dict:
-        return {"nodes": self.nodes, "edges": self.edges, "relations": self.relations,
-                "chunk_entities": dict(sorted(chunk_entities.items()))}
+        return {
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "relations": self.relations,
+            "chunk_entities": dict(sorted(chunk_entities.items())),
+        }
 
 
 def _node(entity_id: str, known: Mapping[str, tuple[str, str, str | None]]) -> dict:
@@ -135,9 +140,11 @@ def _node(entity_id: str, known: Mapping[str, tuple[str, str, str | None]]) -> d
     return {"id": entity_id, "label": label, "norm": norm, "eli": eli}
 
 
-def aggregate(contributions: Iterable[tuple[str, str, str, str, float]],
-              known: Mapping[str, tuple[str, str, str | None]] | None = None,
-              query_edges: Iterable[tuple[str, str, float]] = ()) -> Graph:
+def aggregate(
+    contributions: Iterable[tuple[str, str, str, str, float]],
+    known: Mapping[str, tuple[str, str, str | None]] | None = None,
+    query_edges: Iterable[tuple[str, str, float]] = (),
+) -> Graph:
     """The graph from every document's contributions ``(doc_id, kind, source, target, count)`` plus query
     co-activation ``(a, b, weight)`` (entity ids, or bare norms resolved to the nodes carrying them)."""
     known = known or {}
@@ -174,21 +181,33 @@ def aggregate(contributions: Iterable[tuple[str, str, str, str, float]],
         nodes.append({**node, "chunks": int(mentioned[entity_id]), "documents": int(documents[entity_id])})
     query_cap = QUERY_WEIGHT_MAX_SHARE * max((c + DOCUMENT_WEIGHT * d for c, d, _ in co.values()), default=0.0)
     co = {pair: (c, d, min(q, query_cap)) for pair, (c, d, q) in co.items()}
-    edges = [{"source": a, "target": b, "weight": c + DOCUMENT_WEIGHT * d + q, "chunks": c, "documents": d,
-              "queries": q} for (a, b), (c, d, q) in sorted(co.items()) if c or d or q]
-    relations = [{"source": s, "target": t, "type": kind, "weight": w}
-                 for (kind, s, t), w in sorted(typed.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0]))]
+    edges = [
+        {"source": a, "target": b, "weight": c + DOCUMENT_WEIGHT * d + q, "chunks": c, "documents": d, "queries": q}
+        for (a, b), (c, d, q) in sorted(co.items())
+        if c or d or q
+    ]
+    relations = [
+        {"source": s, "target": t, "type": kind, "weight": w}
+        for (kind, s, t), w in sorted(typed.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0]))
+    ]
     return Graph(nodes, edges, relations)
 
 
-def write_graph(out_dir: Path, graph: Graph, chunk_entities: Mapping[str, list[str]], digest: str | None = None) -> dict:
+def write_graph(
+    out_dir: Path, graph: Graph, chunk_entities: Mapping[str, list[str]], digest: str | None = None
+) -> dict:
     out_dir = Path(out_dir)
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
-    (out_dir / GRAPH_FILE).write_text(json.dumps(graph.to_json(chunk_entities), ensure_ascii=False,
-                                                   separators=(",", ":")), encoding="utf-8")
-    info = {"nodes": len(graph.nodes), "edges": len(graph.edges), "relations": len(graph.relations),
-            "linked_chunks": len(chunk_entities)}
+    (out_dir / GRAPH_FILE).write_text(
+        json.dumps(graph.to_json(chunk_entities), ensure_ascii=False, separators=(",", ":")), encoding="utf-8"
+    )
+    info = {
+        "nodes": len(graph.nodes),
+        "edges": len(graph.edges),
+        "relations": len(graph.relations),
+        "linked_chunks": len(chunk_entities),
+    }
     (out_dir / BUILD_INFO).write_text(json.dumps({**info, "fingerprint": digest}, indent=1))
     return info
 
@@ -208,13 +227,17 @@ def _document_inputs(conn: psycopg.Connection) -> dict[str, tuple[int, str, str]
         " FROM documents d JOIN chunks c ON c.version_id = d.current_version_id AND c.layer = 3"
         " LEFT JOIN (mentions m JOIN entities e ON e.entity_id = m.entity_id AND e.label = ANY(%s))"
         "   ON m.chunk_id = c.chunk_id"
-        " WHERE d.status = 'active' GROUP BY d.doc_id", (list(GRAPH_LABELS),)
+        " WHERE d.status = 'active' GROUP BY d.doc_id",
+        (list(GRAPH_LABELS),),
     ).fetchall()
     relations: dict[int, str] = {}
     if _table_exists(conn, "relations"):
-        relations = dict(conn.execute(
-            "SELECT version_id, md5(string_agg(kind || '|' || subject_norm || '|' || object_norm, ','"
-            " ORDER BY kind, subject_norm, object_norm)) FROM relations GROUP BY version_id").fetchall())
+        relations = dict(
+            conn.execute(
+                "SELECT version_id, md5(string_agg(kind || '|' || subject_norm || '|' || object_norm, ','"
+                " ORDER BY kind, subject_norm, object_norm)) FROM relations GROUP BY version_id"
+            ).fetchall()
+        )
     found = {}
     for doc_id, version_id, doc_type, citation, mentions_md5 in rows:
         entity = document_entity(doc_id, doc_type, citation)
@@ -228,16 +251,19 @@ def _recompute(conn: psycopg.Connection, batch: dict[str, tuple[int, str, str]])
     doc_ids = list(batch)
     per_chunk: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for doc_id, chunk_id, entity_id in conn.execute(
-            "SELECT c.doc_id, m.chunk_id, m.entity_id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
-            " AND d.current_version_id = c.version_id JOIN mentions m ON m.chunk_id = c.chunk_id"
-            " JOIN entities e ON e.entity_id = m.entity_id"
-            " WHERE c.doc_id = ANY(%s) AND c.layer = 3 AND e.label = ANY(%s)", (doc_ids, list(GRAPH_LABELS))):
+        "SELECT c.doc_id, m.chunk_id, m.entity_id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+        " AND d.current_version_id = c.version_id JOIN mentions m ON m.chunk_id = c.chunk_id"
+        " JOIN entities e ON e.entity_id = m.entity_id"
+        " WHERE c.doc_id = ANY(%s) AND c.layer = 3 AND e.label = ANY(%s)",
+        (doc_ids, list(GRAPH_LABELS)),
+    ):
         per_chunk[doc_id][chunk_id].add(entity_id)
     relations: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
     if _table_exists(conn, "relations"):
         for version_id, kind, subject, obj in conn.execute(
-                "SELECT version_id, kind, subject_norm, object_norm FROM relations WHERE version_id = ANY(%s)",
-                ([version for version, _, _ in batch.values()],)):
+            "SELECT version_id, kind, subject_norm, object_norm FROM relations WHERE version_id = ANY(%s)",
+            ([version for version, _, _ in batch.values()],),
+        ):
             relations[version_id].append((kind, subject, obj))
     rows = []
     for doc_id, (version_id, entity, _digest) in batch.items():
@@ -245,8 +271,10 @@ def _recompute(conn: psycopg.Connection, batch: dict[str, tuple[int, str, str]])
         rows += [(doc_id, version_id, kind, source, target, count) for (kind, source, target), count in found.items()]
     with conn.transaction():
         conn.execute("DELETE FROM graph_contributions WHERE doc_id = ANY(%s)", (doc_ids,))
-        with conn.cursor() as cur, cur.copy(
-                "COPY graph_contributions (doc_id, version_id, kind, source, target, count) FROM STDIN") as copy:
+        with (
+            conn.cursor() as cur,
+            cur.copy("COPY graph_contributions (doc_id, version_id, kind, source, target, count) FROM STDIN") as copy,
+        ):
             for row in rows:
                 copy.write_row(row)
         with conn.cursor() as cur:
@@ -254,7 +282,8 @@ def _recompute(conn: psycopg.Connection, batch: dict[str, tuple[int, str, str]])
                 "INSERT INTO graph_documents (doc_id, version_id, fingerprint, built_at) VALUES (%s, %s, %s, now())"
                 " ON CONFLICT (doc_id) DO UPDATE SET version_id = EXCLUDED.version_id,"
                 " fingerprint = EXCLUDED.fingerprint, built_at = now()",
-                [(doc_id, version, digest) for doc_id, (version, _, digest) in batch.items()])
+                [(doc_id, version, digest) for doc_id, (version, _, digest) in batch.items()],
+            )
     return len(rows)
 
 
@@ -272,17 +301,26 @@ def sync_contributions(conn: psycopg.Connection, batch_size: int = 500) -> dict:
     written = 0
     items = sorted(changed.items())
     for start in range(0, len(items), batch_size):
-        written += _recompute(conn, dict(items[start:start + batch_size]))
+        written += _recompute(conn, dict(items[start : start + batch_size]))
     digest = hashlib.sha256("\n".join(f"{d}:{v[2]}" for d, v in sorted(inputs.items())).encode())
-    return {"documents": len(inputs), "documents_updated": len(changed), "documents_removed": len(gone),
-            "contribution_rows_written": written, "fingerprint": digest.hexdigest()}
+    return {
+        "documents": len(inputs),
+        "documents_updated": len(changed),
+        "documents_removed": len(gone),
+        "contribution_rows_written": written,
+        "fingerprint": digest.hexdigest(),
+    }
 
 
 def _query_edges(conn: psycopg.Connection) -> tuple[list[tuple[str, str, float]], str]:
     if not _table_exists(conn, "query_entity_edges"):
         return [], ""
-    rows = [(a, b, float(w)) for a, b, w in conn.execute(
-        "SELECT a, b, weight FROM query_entity_edges WHERE weight IS NOT NULL AND weight > 0 ORDER BY a, b")]
+    rows = [
+        (a, b, float(w))
+        for a, b, w in conn.execute(
+            "SELECT a, b, weight FROM query_entity_edges WHERE weight IS NOT NULL AND weight > 0 ORDER BY a, b"
+        )
+    ]
     return rows, hashlib.sha256(json.dumps(rows).encode()).hexdigest()
 
 
@@ -290,15 +328,20 @@ def _store(conn: psycopg.Connection, graph: Graph) -> None:
     with conn.transaction():
         conn.execute("DELETE FROM graph_edges")
         conn.execute("DELETE FROM graph_nodes")
-        with conn.cursor() as cur, cur.copy(
-                "COPY graph_nodes (entity_id, label, norm, eli, chunks, documents) FROM STDIN") as copy:
+        with (
+            conn.cursor() as cur,
+            cur.copy("COPY graph_nodes (entity_id, label, norm, eli, chunks, documents) FROM STDIN") as copy,
+        ):
             for n in graph.nodes:
                 copy.write_row((n["id"], n["label"], n["norm"], n["eli"], n["chunks"], n["documents"]))
-        with conn.cursor() as cur, cur.copy(
-                "COPY graph_edges (source, target, type, weight, chunks, documents, queries) FROM STDIN") as copy:
+        with (
+            conn.cursor() as cur,
+            cur.copy("COPY graph_edges (source, target, type, weight, chunks, documents, queries) FROM STDIN") as copy,
+        ):
             for e in graph.edges:
-                copy.write_row((e["source"], e["target"], "CO_OCCURS", e["weight"], e["chunks"], e["documents"],
-                                e["queries"]))
+                copy.write_row(
+                    (e["source"], e["target"], "CO_OCCURS", e["weight"], e["chunks"], e["documents"], e["queries"])
+                )
             for r in graph.relations:
                 copy.write_row((r["source"], r["target"], r["type"], r["weight"], None, None, None))
 
@@ -312,8 +355,12 @@ def build_graph(conn: psycopg.Connection, out_dir: Path) -> dict:
     if read_build_info(out_dir).get("fingerprint") == digest and (Path(out_dir) / GRAPH_FILE).exists():
         info = {k: v for k, v in read_build_info(out_dir).items() if k != "fingerprint"}
         return {**stats, **info, "rebuilt": False}
-    known = {eid: (label, norm, eli) for eid, label, norm, eli in conn.execute(
-        "SELECT entity_id, label, norm, eli FROM entities WHERE label = ANY(%s)", (list(GRAPH_LABELS),))}
+    known = {
+        eid: (label, norm, eli)
+        for eid, label, norm, eli in conn.execute(
+            "SELECT entity_id, label, norm, eli FROM entities WHERE label = ANY(%s)", (list(GRAPH_LABELS),)
+        )
+    }
     with conn.transaction(), conn.cursor(name="graph_contributions_scan") as cur:
         cur.itersize = 20_000
         cur.execute("SELECT doc_id, kind, source, target, count FROM graph_contributions")
@@ -321,13 +368,14 @@ def build_graph(conn: psycopg.Connection, out_dir: Path) -> dict:
     _store(conn, graph)
     chunk_entities: dict[str, list[str]] = {}
     for chunk_id, entity_ids in conn.execute(
-            "SELECT m.chunk_id, array_agg(DISTINCT m.entity_id ORDER BY m.entity_id) FROM mentions m"
-            " JOIN chunks c ON c.chunk_id = m.chunk_id AND c.layer = 3"
-            " JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
-            " JOIN entities e ON e.entity_id = m.entity_id"
-            " WHERE d.status = 'active' AND e.label = ANY(%s) GROUP BY m.chunk_id", (list(GRAPH_LABELS),)):
+        "SELECT m.chunk_id, array_agg(DISTINCT m.entity_id ORDER BY m.entity_id) FROM mentions m"
+        " JOIN chunks c ON c.chunk_id = m.chunk_id AND c.layer = 3"
+        " JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
+        " JOIN entities e ON e.entity_id = m.entity_id"
+        " WHERE d.status = 'active' AND e.label = ANY(%s) GROUP BY m.chunk_id",
+        (list(GRAPH_LABELS),),
+    ):
         chunk_entities[chunk_id] = list(entity_ids)
     info = write_graph(out_dir, graph, chunk_entities, digest)
-    log.info("graph: %d nodes, %d co-occurrence edges, %d typed edges", info["nodes"], info["edges"],
-             info["relations"])
+    log.info("graph: %d nodes, %d co-occurrence edges, %d typed edges", info["nodes"], info["edges"], info["relations"])
     return {**stats, **info, "query_edges": len(query_edges), "rebuilt": True}

@@ -72,16 +72,26 @@ def fill_lexemes(conn: psycopg.Connection, batch_size: int = 5000) -> dict:
     reprocessed = stage_versions.reprocess_lexemes(conn)
     analyser_version = stage_versions.version("analyser")
     records = load_layer(conn, PASSAGE_LAYER)
-    stored = dict(conn.execute(
-        "SELECT chunk_id, lexemes_hash FROM chunks WHERE layer = %s AND lexemes IS NOT NULL", (PASSAGE_LAYER,)))
+    stored = dict(
+        conn.execute(
+            "SELECT chunk_id, lexemes_hash FROM chunks WHERE layer = %s AND lexemes IS NOT NULL", (PASSAGE_LAYER,)
+        )
+    )
     pending = [(r.chunk_id, r.context_text) for r in records]
     pending = [(cid, text, h) for cid, text in pending if stored.get(cid) != (h := lexemes_hash(text))]
     for start in range(0, len(pending), batch_size):
-        write_lexemes(conn, [(cid, tsvector_literal(analyze(text)), h)
-                             for cid, text, h in pending[start:start + batch_size]], analyser_version)
-    return {"lexemes_written": len(pending), "lexemes_kept": len(records) - len(pending),
-            "lexemes_reprocessed_by_version": reprocessed, "lexemes_stage_version": analyser_version,
-            "lexemes_seconds": round(time.monotonic() - started, 2)}
+        write_lexemes(
+            conn,
+            [(cid, tsvector_literal(analyze(text)), h) for cid, text, h in pending[start : start + batch_size]],
+            analyser_version,
+        )
+    return {
+        "lexemes_written": len(pending),
+        "lexemes_kept": len(records) - len(pending),
+        "lexemes_reprocessed_by_version": reprocessed,
+        "lexemes_stage_version": analyser_version,
+        "lexemes_seconds": round(time.monotonic() - started, 2),
+    }
 
 
 def write_lexemes(conn: psycopg.Connection, rows: list[tuple[str, str, str]], analyser_version: str) -> None:
@@ -90,11 +100,19 @@ def write_lexemes(conn: psycopg.Connection, rows: list[tuple[str, str, str]], an
     if not rows:
         return
     with conn.transaction():
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS pending_lexemes"
-                     " (chunk_id text PRIMARY KEY, lexemes tsvector, lexemes_hash text)")
+        conn.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS pending_lexemes"
+            " (chunk_id text PRIMARY KEY, lexemes tsvector, lexemes_hash text)"
+        )
         conn.execute("TRUNCATE pending_lexemes")
-        with conn.cursor() as cur, cur.copy("COPY pending_lexemes (chunk_id, lexemes, lexemes_hash) FROM STDIN") as copy:
+        with (
+            conn.cursor() as cur,
+            cur.copy("COPY pending_lexemes (chunk_id, lexemes, lexemes_hash) FROM STDIN") as copy,
+        ):
             for row in rows:
                 copy.write_row(row)
-        conn.execute("UPDATE chunks c SET lexemes = p.lexemes, lexemes_hash = p.lexemes_hash, lexemes_version = %s"
-                     " FROM pending_lexemes p WHERE c.chunk_id = p.chunk_id", (analyser_version,))
+        conn.execute(
+            "UPDATE chunks c SET lexemes = p.lexemes, lexemes_hash = p.lexemes_hash, lexemes_version = %s"
+            " FROM pending_lexemes p WHERE c.chunk_id = p.chunk_id",
+            (analyser_version,),
+        )

@@ -95,13 +95,25 @@ SCORE_BLOCK = 1 << 20
 def _vectorised_build_applies(retriever) -> bool:
     import bm25s
 
-    return (bm25s.__version__ == BM25S_VERSION_MATCHED and int(np.__version__.split(".")[0]) >= 2
-            and retriever.method == "lucene" and retriever.idf_method == "lucene"
-            and np.dtype(retriever.dtype) == np.float32 and np.dtype(retriever.int_dtype) == np.int32)
+    return (
+        bm25s.__version__ == BM25S_VERSION_MATCHED
+        and int(np.__version__.split(".")[0]) >= 2
+        and retriever.method == "lucene"
+        and retriever.idf_method == "lucene"
+        and np.dtype(retriever.dtype) == np.float32
+        and np.dtype(retriever.int_dtype) == np.int32
+    )
 
 
-def bm25_score_matrix(flat_ids: np.ndarray, lengths: np.ndarray, n_vocab: int, k1: float = 1.5, b: float = 0.75,
-                      dtype="float32", int_dtype="int32") -> dict:
+def bm25_score_matrix(
+    flat_ids: np.ndarray,
+    lengths: np.ndarray,
+    n_vocab: int,
+    k1: float = 1.5,
+    b: float = 0.75,
+    dtype="float32",
+    int_dtype="int32",
+) -> dict:
     """bm25s' ``scores`` dict (CSC over documents x terms: data, indices, indptr, num_docs) for term ids
     ``flat_ids`` split into documents of ``lengths``, with bm25s' Lucene BM25 arithmetic step for step: idf in
     Python floats stored as float32, the tf component in float64, the product rounded once to float32."""
@@ -125,8 +137,10 @@ def bm25_score_matrix(flat_ids: np.ndarray, lengths: np.ndarray, n_vocab: int, k
     # idf per term as bm25s computes it: math.log of Python floats, then stored into a float32 array.
     idf = np.zeros(n_vocab, dtype=dtype)
     distinct_dfs, df_group = np.unique(doc_freqs, return_inverse=True)
-    idf_of_df = np.array([math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) if df else 0.0
-                          for df in distinct_dfs.tolist()], dtype=np.float64)
+    idf_of_df = np.array(
+        [math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) if df else 0.0 for df in distinct_dfs.tolist()],
+        dtype=np.float64,
+    )
     idf[:] = idf_of_df[df_group]
     # Per-document length normalisation, in float64 like bm25s' numpy-scalar expression.
     avg_doc_len = lengths.mean() if n_docs else np.float64(0)
@@ -157,8 +171,15 @@ def write_bm25(out_dir: Path, ids: Sequence[str], texts: Iterable[str], digest: 
         flat_ids, lengths, vocabulary = np.zeros(1, np.int32), np.ones(1, np.int64), {"": 0}
     retriever = bm25s.BM25()
     if _vectorised_build_applies(retriever):
-        retriever.scores = bm25_score_matrix(flat_ids, lengths, len(vocabulary), k1=retriever.k1, b=retriever.b,
-                                             dtype=retriever.dtype, int_dtype=retriever.int_dtype)
+        retriever.scores = bm25_score_matrix(
+            flat_ids,
+            lengths,
+            len(vocabulary),
+            k1=retriever.k1,
+            b=retriever.b,
+            dtype=retriever.dtype,
+            int_dtype=retriever.int_dtype,
+        )
         retriever.nonoccurrence_array = None
         # As bm25s.BM25.index(create_empty_token=True): an empty term after the last id (no column of its own).
         if "" not in vocabulary:
@@ -167,7 +188,7 @@ def write_bm25(out_dir: Path, ids: Sequence[str], texts: Iterable[str], digest: 
         retriever.unique_token_ids_set = set(vocabulary.values())
     else:
         ends = np.cumsum(lengths)
-        corpus = [flat_ids[end - length:end].tolist() for end, length in zip(ends.tolist(), lengths.tolist())]
+        corpus = [flat_ids[end - length : end].tolist() for end, length in zip(ends.tolist(), lengths.tolist())]
         retriever.index(Tokenized(ids=corpus, vocab=vocabulary), show_progress=False)
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)

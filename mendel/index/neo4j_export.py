@@ -71,8 +71,11 @@ RELATIONSHIPS = {
 }
 # properties that tell apart several relationships of one type between the same two nodes (part of the MERGE)
 REL_MERGE_KEYS = {"CITES": ("provision",), "AMENDS_DOCUMENT": ("version",), "REPEALS": ("version",)}
-REL_TYPE = {"REFERS_TO_ACT": "REFERS_TO", "REFERS_TO_INSTITUTION": "REFERS_TO",
-            "AMENDS_DOCUMENT": "AMENDS"}  # statement key -> Cypher type
+REL_TYPE = {
+    "REFERS_TO_ACT": "REFERS_TO",
+    "REFERS_TO_INSTITUTION": "REFERS_TO",
+    "AMENDS_DOCUMENT": "AMENDS",
+}  # statement key -> Cypher type
 NODE_PROPERTIES = {
     ENTITY: ("label", "norm", "eli", "chunks"),
     CHUNK: (),
@@ -103,18 +106,25 @@ def _merge_relationships(key: str) -> str:
     source, target, props = RELATIONSHIPS[key]
     sets = "".join(f"e.{p} = r.{p}, " for p in props)
     keys = ", ".join(f"{p}: r.{p}" for p in REL_MERGE_KEYS.get(key, ()))
-    return (f"UNWIND $rows AS r MATCH (a:{source} {{id: r.source}}) MATCH (b:{target} {{id: r.target}})"
-            f" MERGE (a)-[e:{REL_TYPE.get(key, key)}{f' {{{keys}}}' if keys else ''}]->(b)"
-            f" SET {sets}e.{STAMP} = $stamp RETURN count(e) AS c")
+    return (
+        f"UNWIND $rows AS r MATCH (a:{source} {{id: r.source}}) MATCH (b:{target} {{id: r.target}})"
+        f" MERGE (a)-[e:{REL_TYPE.get(key, key)}{f' {{{keys}}}' if keys else ''}]->(b)"
+        f" SET {sets}e.{STAMP} = $stamp RETURN count(e) AS c"
+    )
 
 
 def _check_identifiers() -> None:
     """Everything spliced into the statements is a plain identifier from the tables above (a safeguard for edits:
     a label or property name that is not must never reach Cypher text)."""
-    names = [*NODE_LABELS, *RELATIONSHIPS, *REL_TYPE.values(), STAMP,
-             *(p for props in NODE_PROPERTIES.values() for p in props),
-             *(p for _, _, props in RELATIONSHIPS.values() for p in props),
-             *(p for props in REL_MERGE_KEYS.values() for p in props)]
+    names = [
+        *NODE_LABELS,
+        *RELATIONSHIPS,
+        *REL_TYPE.values(),
+        STAMP,
+        *(p for props in NODE_PROPERTIES.values() for p in props),
+        *(p for _, _, props in RELATIONSHIPS.values() for p in props),
+        *(p for props in REL_MERGE_KEYS.values() for p in props),
+    ]
     bad = [n for n in names if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", n)]
     if bad:
         raise ValueError(f"not plain identifiers, refusing to build Cypher with them: {bad}")
@@ -126,15 +136,18 @@ NODE_STATEMENTS = {label: _merge_nodes(label) for label in NODE_LABELS}
 RELATIONSHIP_STATEMENTS = {key: _merge_relationships(key) for key in RELATIONSHIPS}
 PRUNE_NODE_STATEMENTS = {
     label: f"MATCH (n:{label}) WHERE n.{STAMP} IS NULL OR n.{STAMP} <> $stamp"
-           f" WITH n LIMIT $limit DETACH DELETE n RETURN count(*) AS c"
-    for label in NODE_LABELS}
+    f" WITH n LIMIT $limit DETACH DELETE n RETURN count(*) AS c"
+    for label in NODE_LABELS
+}
 PRUNE_RELATIONSHIP_STATEMENTS = {
     rel: f"MATCH ()-[e:{rel}]->() WHERE e.{STAMP} IS NULL OR e.{STAMP} <> $stamp"
-         f" WITH e LIMIT $limit DELETE e RETURN count(*) AS c"
-    for rel in sorted(set(REL_TYPE.get(k, k) for k in RELATIONSHIPS))}
+    f" WITH e LIMIT $limit DELETE e RETURN count(*) AS c"
+    for rel in sorted(set(REL_TYPE.get(k, k) for k in RELATIONSHIPS))
+}
 COUNT_NODE_STATEMENTS = {label: f"MATCH (n:{label}) RETURN count(n) AS c" for label in NODE_LABELS}
-COUNT_RELATIONSHIP_STATEMENTS = {rel: f"MATCH ()-[e:{rel}]->() RETURN count(e) AS c"
-                                 for rel in PRUNE_RELATIONSHIP_STATEMENTS}
+COUNT_RELATIONSHIP_STATEMENTS = {
+    rel: f"MATCH ()-[e:{rel}]->() RETURN count(e) AS c" for rel in PRUNE_RELATIONSHIP_STATEMENTS
+}
 
 
 # --- connection settings -------------------------------------------------------------------------------
@@ -240,10 +253,18 @@ def law_graph(conn) -> dict:
     documents: dict[str, dict] = {}
     by_citation: dict[str, str] = {}
     for doc_id, title, source, citation, published, kind in conn.execute(
-            "SELECT doc_id, title, source, citation, published, doc_type FROM documents WHERE status = 'active'"
-            " ORDER BY doc_id"):
-        documents[doc_id] = {"id": doc_id, "title": title, "source": source, "citation": citation,
-                             "published": _iso(published), "kind": kind, "stored": True}
+        "SELECT doc_id, title, source, citation, published, doc_type FROM documents WHERE status = 'active'"
+        " ORDER BY doc_id"
+    ):
+        documents[doc_id] = {
+            "id": doc_id,
+            "title": title,
+            "source": source,
+            "citation": citation,
+            "published": _iso(published),
+            "kind": kind,
+            "stored": True,
+        }
         if citation:
             by_citation.setdefault(citation.casefold(), doc_id)
 
@@ -253,41 +274,70 @@ def law_graph(conn) -> dict:
             return by_citation[key.casefold()]
         act = parse_citation(key) if kind == "act" else None
         doc_id = act.eli if act else key
-        documents.setdefault(doc_id, {"id": doc_id, "title": None, "source": None, "citation": key,
-                                      "published": None, "kind": kind, "stored": False})
+        documents.setdefault(
+            doc_id,
+            {
+                "id": doc_id,
+                "title": None,
+                "source": None,
+                "citation": key,
+                "published": None,
+                "kind": kind,
+                "stored": False,
+            },
+        )
         return doc_id
 
     versions: dict[tuple[str, str], dict] = {}
     amended_by: list[tuple[str, dict, list]] = []
     for doc_id, version, eli, start, end, number, amending in conn.execute(
-            "SELECT doc_id, version, version_eli, effective_from, effective_to, version_number, amended_by"
-            " FROM act_versions WHERE version <> '0000-00-00' ORDER BY doc_id, effective_from NULLS FIRST, version"):
+        "SELECT doc_id, version, version_eli, effective_from, effective_to, version_number, amended_by"
+        " FROM act_versions WHERE version <> '0000-00-00' ORDER BY doc_id, effective_from NULLS FIRST, version"
+    ):
         if doc_id not in documents:
             continue
-        versions[(doc_id, version)] = {"id": eli or f"{doc_id}/{version}", "doc_id": doc_id, "version": version,
-                                       "eli": eli, "effective_from": _iso(start), "effective_to": _iso(end),
-                                       "number": number}
+        versions[(doc_id, version)] = {
+            "id": eli or f"{doc_id}/{version}",
+            "doc_id": doc_id,
+            "version": version,
+            "eli": eli,
+            "effective_from": _iso(start),
+            "effective_to": _iso(end),
+            "number": number,
+        }
         amended_by.append((doc_id, versions[(doc_id, version)], amending or []))
     provisions = []
     for doc_id, version, provision_id, heading, text, seq in conn.execute(
-            "SELECT doc_id, version, provision_id, heading, text, seq FROM provisions ORDER BY doc_id, version, seq"):
+        "SELECT doc_id, version, provision_id, heading, text, seq FROM provisions ORDER BY doc_id, version, seq"
+    ):
         owner = versions.get((doc_id, version))
         if owner is not None:
-            provisions.append({"id": f"{owner['id']}#{provision_id}", "provision": provision_id,
-                               "version": owner["id"], "doc_id": doc_id, "effective_from": owner["effective_from"],
-                               "effective_to": owner["effective_to"], "heading": heading, "text": text, "seq": seq})
+            provisions.append(
+                {
+                    "id": f"{owner['id']}#{provision_id}",
+                    "provision": provision_id,
+                    "version": owner["id"],
+                    "doc_id": doc_id,
+                    "effective_from": owner["effective_from"],
+                    "effective_to": owner["effective_to"],
+                    "heading": heading,
+                    "text": text,
+                    "seq": seq,
+                }
+            )
 
     # CITES: NER mentions (through citation_targets) and the citator's links other than amendments
     cites = []
     for citing, kind, key, provision, count in conn.execute(
-            "WITH hits AS ("
-            " SELECT c.doc_id AS citing, t.target_kind AS kind, t.target_key AS key, t.target_provision AS provision"
-            " FROM citation_targets t JOIN mentions m ON m.entity_id = t.entity_id"
-            " JOIN chunks c ON c.chunk_id = m.chunk_id AND c.layer = 3"
-            " UNION ALL SELECT citing_doc_id, target_kind, target_key, target_provision FROM citation_links"
-            " WHERE origin IN ('odkaz', 'record'))"
-            " SELECT citing, kind, min(key), provision, count(*) FROM hits"
-            " GROUP BY citing, kind, lower(key), provision ORDER BY 1, 3, 4"):
+        "WITH hits AS ("
+        " SELECT c.doc_id AS citing, t.target_kind AS kind, t.target_key AS key, t.target_provision AS provision"
+        " FROM citation_targets t JOIN mentions m ON m.entity_id = t.entity_id"
+        " JOIN chunks c ON c.chunk_id = m.chunk_id AND c.layer = 3"
+        " UNION ALL SELECT citing_doc_id, target_kind, target_key, target_provision FROM citation_links"
+        " WHERE origin IN ('odkaz', 'record'))"
+        " SELECT citing, kind, min(key), provision, count(*) FROM hits"
+        " GROUP BY citing, kind, lower(key), provision ORDER BY 1, 3, 4"
+    ):
         if citing not in documents:
             continue
         target = document_for(key, kind)
@@ -298,23 +348,35 @@ def law_graph(conn) -> dict:
     # version they produced ('' when not known)
     changes: dict[str, dict[tuple, dict]] = {"AMENDS_DOCUMENT": {}, "REPEALS": {}}
     for origin, citing, key, produced in conn.execute(
-            "SELECT origin, citing_doc_id, target_key, produces_version FROM citation_links"
-            " WHERE origin IN ('amends', 'repeals') ORDER BY link_id"):
+        "SELECT origin, citing_doc_id, target_key, produces_version FROM citation_links"
+        " WHERE origin IN ('amends', 'repeals') ORDER BY link_id"
+    ):
         target = document_for(key, "act")
         version = versions.get((target, produced)) if produced else None
-        row = {"source": citing, "target": target, "version": version["id"] if version else "",
-               "effective_from": version["effective_from"] if version else None}
+        row = {
+            "source": citing,
+            "target": target,
+            "version": version["id"] if version else "",
+            "effective_from": version["effective_from"] if version else None,
+        }
         if citing in documents and citing != target:
             changes["AMENDS_DOCUMENT" if origin == "amends" else "REPEALS"].setdefault(
-                (citing, target, row["version"]), row)
+                (citing, target, row["version"]), row
+            )
     for doc_id, version, amending in amended_by:
         for act in amending:
             citation = act.get("citation") if isinstance(act, dict) else None
             if citation:
                 source = document_for(citation, "act")
-                changes["AMENDS_DOCUMENT"].setdefault((source, doc_id, version["id"]), {
-                    "source": source, "target": doc_id, "version": version["id"],
-                    "effective_from": version["effective_from"]})
+                changes["AMENDS_DOCUMENT"].setdefault(
+                    (source, doc_id, version["id"]),
+                    {
+                        "source": source,
+                        "target": doc_id,
+                        "version": version["id"],
+                        "effective_from": version["effective_from"],
+                    },
+                )
     # a statement whose version is unknown adds nothing where the same pair has a known one
     for rows in changes.values():
         known = {(s, t) for s, t, v in rows if v}
@@ -360,8 +422,12 @@ def _prepare_law(law: dict, clean: "_Cleaner", nodes: dict, rels: dict) -> None:
             rels[key].append(row)
 
 
-def prepare(graph: dict, domain: DomainGraph, min_weight: float = 0.0, law: dict | None = None,
-            ) -> tuple[dict[str, list[dict]], dict[str, list[dict]], dict]:
+def prepare(
+    graph: dict,
+    domain: DomainGraph,
+    min_weight: float = 0.0,
+    law: dict | None = None,
+) -> tuple[dict[str, list[dict]], dict[str, list[dict]], dict]:
     """Rows for every node label and relationship statement, plus counts of what was skipped or cleaned.
     Raises ValueError for ids that can't be stored (NUL, unpaired surrogates, duplicates)."""
     clean = _Cleaner()
@@ -375,8 +441,13 @@ def prepare(graph: dict, domain: DomainGraph, min_weight: float = 0.0, law: dict
         if eid in entities:
             raise ValueError(f"entity {eid!r} is listed twice")
         chunks = raw.get("chunks")
-        entities[eid] = {"id": eid, "label": clean.text(raw.get("label")), "norm": clean.text(raw.get("norm")),
-                         "eli": clean.text(raw.get("eli")), "chunks": int(chunks) if chunks is not None else None}
+        entities[eid] = {
+            "id": eid,
+            "label": clean.text(raw.get("label")),
+            "norm": clean.text(raw.get("norm")),
+            "eli": clean.text(raw.get("eli")),
+            "chunks": int(chunks) if chunks is not None else None,
+        }
     nodes[ENTITY] = list(entities.values())
 
     seen_pairs: set[tuple[str, str]] = set()
@@ -404,8 +475,12 @@ def prepare(graph: dict, domain: DomainGraph, min_weight: float = 0.0, law: dict
                 skipped["mentions"] += 1
 
     for node in domain.nodes.values():
-        row = {"id": node.id, "name": clean.text(node.name), "aliases": clean.texts(node.aliases),
-               "vocabulary": clean.texts(node.vocabulary)}
+        row = {
+            "id": node.id,
+            "name": clean.text(node.name),
+            "aliases": clean.texts(node.aliases),
+            "vocabulary": clean.texts(node.vocabulary),
+        }
         if node.type == "act":
             row.update(citation=node.citation, eli=node.eli, title=node.title)
         nodes[LABEL_FOR_TYPE[node.type]].append(row)
@@ -415,7 +490,8 @@ def prepare(graph: dict, domain: DomainGraph, min_weight: float = 0.0, law: dict
     for entity in entities.values():
         if entity["label"] == "LAW_REF":
             act = (domain.act_for_eli(entity["eli"]) if entity["eli"] else None) or (
-                domain.act_for_citation(entity["norm"]) if entity["norm"] else None)
+                domain.act_for_citation(entity["norm"]) if entity["norm"] else None
+            )
             if act is not None:
                 rels["REFERS_TO_ACT"].append({"source": entity["id"], "target": act.id})
         elif entity["label"] == "INSTITUTION" and entity["norm"]:
@@ -432,7 +508,7 @@ def prepare(graph: dict, domain: DomainGraph, min_weight: float = 0.0, law: dict
 
 def _batches(rows: list[dict], size: int) -> Iterable[list[dict]]:
     for start in range(0, len(rows), size):
-        yield rows[start:start + size]
+        yield rows[start : start + size]
 
 
 def _write(tx, query: str, params: dict) -> int:
@@ -454,14 +530,23 @@ def count_graph(driver, database: str | None = None) -> dict:
     with driver.session(database=database) as session:
         return {
             "nodes": {label: session.execute_read(_read, q, {}) for label, q in COUNT_NODE_STATEMENTS.items()},
-            "relationships": {rel: session.execute_read(_read, q, {})
-                              for rel, q in COUNT_RELATIONSHIP_STATEMENTS.items()},
+            "relationships": {
+                rel: session.execute_read(_read, q, {}) for rel, q in COUNT_RELATIONSHIP_STATEMENTS.items()
+            },
         }
 
 
-def export_graph(driver, graph: dict, domain: DomainGraph, batch_size: int = 500, *,
-                 database: str | None = None, prune: bool = True, min_weight: float = 0.0,
-                 law: dict | None = None) -> dict:
+def export_graph(
+    driver,
+    graph: dict,
+    domain: DomainGraph,
+    batch_size: int = 500,
+    *,
+    database: str | None = None,
+    prune: bool = True,
+    min_weight: float = 0.0,
+    law: dict | None = None,
+) -> dict:
     """Write the entity graph, the domain graph and the law in time (``law``, from :func:`law_graph`; without it
     Documents, Versions and Provisions are pruned like any node not written); returns counts of what was written (nodes per label,
     relationships per type, as confirmed by the server), pruned, skipped and cleaned, batches and seconds.
@@ -481,15 +566,17 @@ def export_graph(driver, graph: dict, domain: DomainGraph, batch_size: int = 500
         ensure_constraints(session)
         for label in NODE_LABELS:
             for rows in _batches(nodes[label], batch_size):
-                written_nodes[label] += session.execute_write(_write, NODE_STATEMENTS[label],
-                                                              {"rows": rows, "stamp": stamp})
+                written_nodes[label] += session.execute_write(
+                    _write, NODE_STATEMENTS[label], {"rows": rows, "stamp": stamp}
+                )
                 batches += 1
         for key in RELATIONSHIPS:
             rel = REL_TYPE.get(key, key)
             written_rels.setdefault(rel, 0)
             for rows in _batches(rels[key], batch_size):
-                written_rels[rel] += session.execute_write(_write, RELATIONSHIP_STATEMENTS[key],
-                                                           {"rows": rows, "stamp": stamp})
+                written_rels[rel] += session.execute_write(
+                    _write, RELATIONSHIP_STATEMENTS[key], {"rows": rows, "stamp": stamp}
+                )
                 batches += 1
         pruned = {"nodes": 0, "relationships": 0}
         if prune:

@@ -47,9 +47,16 @@ def _vector_literal(query_vector: Sequence[float]) -> str:
     return "[" + ",".join(repr(x) for x in values) + "]"
 
 
-def search_pgvector(conn: psycopg.Connection, query_vector: Sequence[float], k: int, *,
-                    ef_search: int | None = None, current_only: bool = False,
-                    layer: int | None = 3, doc_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+def search_pgvector(
+    conn: psycopg.Connection,
+    query_vector: Sequence[float],
+    k: int,
+    *,
+    ef_search: int | None = None,
+    current_only: bool = False,
+    layer: int | None = 3,
+    doc_ids: Sequence[str] | None = None,
+) -> list[tuple[str, float]]:
     """The ``k`` chunks nearest to ``query_vector`` by cosine similarity, best first, as ``(chunk_id, score)``
     with ``score = 1 - cosine distance`` (the inner product for unit vectors, as FAISS ``IndexFlatIP``).
 
@@ -62,8 +69,9 @@ def search_pgvector(conn: psycopg.Connection, query_vector: Sequence[float], k: 
     """
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"k must be a positive integer, not {k!r}")
-    if ef_search is not None and (isinstance(ef_search, bool) or not isinstance(ef_search, int)
-                                  or not 1 <= ef_search <= 1000):
+    if ef_search is not None and (
+        isinstance(ef_search, bool) or not isinstance(ef_search, int) or not 1 <= ef_search <= 1000
+    ):
         raise ValueError(f"ef_search must be an integer in 1..1000, not {ef_search!r}")
     if layer is not None and layer not in (1, 2, 3):
         raise ValueError(f"layer must be 1, 2, 3 or None, not {layer!r}")
@@ -77,6 +85,7 @@ def search_pgvector(conn: psycopg.Connection, query_vector: Sequence[float], k: 
         if doc_ids is not None:
             column = "c.doc_id" if current_only else "doc_id"
             query = query.replace(" ORDER BY", f" AND {column} = ANY(%(docs)s::text[]) ORDER BY", 1)
-        rows = conn.execute(query, {"q": literal, "k": k, "layer": layer,
-                                    "docs": list(doc_ids) if doc_ids is not None else None}).fetchall()
+        rows = conn.execute(
+            query, {"q": literal, "k": k, "layer": layer, "docs": list(doc_ids) if doc_ids is not None else None}
+        ).fetchall()
     return [(chunk_id, float(score)) for chunk_id, score in rows]

@@ -52,8 +52,12 @@ def retention_days(environ: dict | None = None) -> int:
     return days
 
 
-def fold_query_log(conn: psycopg.Connection, now: datetime | None = None, half_life_days: float = HALF_LIFE_DAYS,
-                   retention: int | None = None) -> dict:
+def fold_query_log(
+    conn: psycopg.Connection,
+    now: datetime | None = None,
+    half_life_days: float = HALF_LIFE_DAYS,
+    retention: int | None = None,
+) -> dict:
     """Delete query-log rows past the retention and recompute ``query_entity_edges`` as of ``now`` (default: the
     database's now()); returns counts for the run's metadata."""
     retention = retention if retention is not None else retention_days()
@@ -61,27 +65,42 @@ def fold_query_log(conn: psycopg.Connection, now: datetime | None = None, half_l
         raise ValueError("half_life_days and retention must be positive")
     with conn.transaction():
         at = now if now is not None else conn.execute("SELECT now()").fetchone()[0]
-        params = {"now": at, "retention": int(retention), "half_life": float(half_life_days),
-                  "labels": list(GRAPH_LABELS)}
-        expired = conn.execute("DELETE FROM query_log WHERE at <= %(now)s - make_interval(days => %(retention)s)",
-                               params).rowcount
+        params = {
+            "now": at,
+            "retention": int(retention),
+            "half_life": float(half_life_days),
+            "labels": list(GRAPH_LABELS),
+        }
+        expired = conn.execute(
+            "DELETE FROM query_log WHERE at <= %(now)s - make_interval(days => %(retention)s)", params
+        ).rowcount
         conn.execute(_FOLD, params)
         pairs, queries, clients = conn.execute(
             "SELECT count(*), coalesce(sum(queries), 0), coalesce(max(clients), 0) FROM folded_query_edges"
         ).fetchone()
         removed = conn.execute(
             "DELETE FROM query_entity_edges q WHERE NOT EXISTS"
-            " (SELECT 1 FROM folded_query_edges f WHERE f.a = q.a AND f.b = q.b)").rowcount
+            " (SELECT 1 FROM folded_query_edges f WHERE f.a = q.a AND f.b = q.b)"
+        ).rowcount
         written = conn.execute(
             "INSERT INTO query_entity_edges (a, b, weight, updated_at)"
             " SELECT a, b, round(weight::numeric, 6)::double precision, %(now)s FROM folded_query_edges"
             " WHERE round(weight::numeric, 6) > 0"
             " ON CONFLICT (a, b) DO UPDATE SET weight = EXCLUDED.weight, updated_at = EXCLUDED.updated_at"
-            " WHERE query_entity_edges.weight IS DISTINCT FROM EXCLUDED.weight", {"now": at}).rowcount
+            " WHERE query_entity_edges.weight IS DISTINCT FROM EXCLUDED.weight",
+            {"now": at},
+        ).rowcount
         logged = conn.execute("SELECT count(*) FROM query_log WHERE at <= %(now)s", params).fetchone()[0]
-    return {"logged_queries": int(logged), "expired_queries": int(expired), "pairs": int(pairs),
-            "pair_queries": int(queries), "max_pair_clients": int(clients), "written": int(written),
-            "removed": int(removed), "retention_days": int(retention)}
+    return {
+        "logged_queries": int(logged),
+        "expired_queries": int(expired),
+        "pairs": int(pairs),
+        "pair_queries": int(queries),
+        "max_pair_clients": int(clients),
+        "written": int(written),
+        "removed": int(removed),
+        "retention_days": int(retention),
+    }
 
 
 def query_edges(conn: psycopg.Connection) -> dict[tuple[str, str], float]:

@@ -30,11 +30,30 @@ _TAG = re.compile(r"<[^>]+>")
 
 
 _PROVISION_PARTS = {"par": "§ {}", "cl": "čl. {}", "odst": "odst. {}", "pism": "písm. {})", "bod": "bod {}"}
-_STRUCTURE_PARTS = {"cast": "část {}", "hlava": "hlava {}", "dil": "díl {}", "oddil": "oddíl {}",
-                    "pododdil": "pododdíl {}", "priloha": "příloha {}"}
+_STRUCTURE_PARTS = {
+    "cast": "část {}",
+    "hlava": "hlava {}",
+    "dil": "díl {}",
+    "oddil": "oddíl {}",
+    "pododdil": "pododdíl {}",
+    "priloha": "příloha {}",
+}
 # Fragment kinds that open a unit of the tree; headings belong to their unit; the rest is text of the unit.
-UNIT_KINDS = frozenset({"Cast", "Hlava", "Dil", "Oddil", "Pododdil", "Paragraf", "Clanek", "Priloha", "Odstavec_Dc",
-                        "Pismeno_Lb", "Bod_Dd"})
+UNIT_KINDS = frozenset(
+    {
+        "Cast",
+        "Hlava",
+        "Dil",
+        "Oddil",
+        "Pododdil",
+        "Paragraf",
+        "Clanek",
+        "Priloha",
+        "Odstavec_Dc",
+        "Pismeno_Lb",
+        "Bod_Dd",
+    }
+)
 _HEADING_KINDS = frozenset({"Nadpis_nad", "Nadpis_pod"})
 # Only a designation ("§ 4", "ČÁST PRVNÍ"): the unit's id says it; odstavce, písmena and body keep theirs.
 _DESIGNATION_ONLY = frozenset({"Cast", "Hlava", "Dil", "Oddil", "Pododdil", "Paragraf", "Clanek"})
@@ -90,23 +109,37 @@ def assemble(detail: dict, pages: list[dict]) -> dict:
     items, references = [], []
     for fragment in fragments:
         links = [link for link in (fragment.get("odkazyZFragmentu") or []) if isinstance(link, dict)]
-        items.append({
-            "id": fragment.get("id"), "eli": fragment.get("eli"), "staleUrl": fragment.get("staleUrl"),
-            "kind": fragment.get("kodTypuFragmentu"), "depth": fragment.get("hloubka"),
-            "citation": fragment.get("zkracenaCitace"), "text": xhtml_text(fragment.get("xhtml")),
-            "effective": fragment.get("jeUcinny"), "links": [link.get("odkazId") for link in links],
-        })
+        items.append(
+            {
+                "id": fragment.get("id"),
+                "eli": fragment.get("eli"),
+                "staleUrl": fragment.get("staleUrl"),
+                "kind": fragment.get("kodTypuFragmentu"),
+                "depth": fragment.get("hloubka"),
+                "citation": fragment.get("zkracenaCitace"),
+                "text": xhtml_text(fragment.get("xhtml")),
+                "effective": fragment.get("jeUcinny"),
+                "links": [link.get("odkazId") for link in links],
+            }
+        )
         for link in links:
             references.append(reference_row(fragment, link))
     return {
-        "eli": act.eli, "staleUrl": stale_url, "version": version, "versionEli": versioned.versioned_eli,
-        "citation": detail.get("zkracenaCitace")
-        or act.citation, "title": detail.get("nazev"), "fullCitation": detail.get("uplnaCitace"),
-        "versionKind": detail.get("typZneni"), "announced": iso(parse_iso_date(detail.get("datumCasVyhlaseni"))),
+        "eli": act.eli,
+        "staleUrl": stale_url,
+        "version": version,
+        "versionEli": versioned.versioned_eli,
+        "citation": detail.get("zkracenaCitace") or act.citation,
+        "title": detail.get("nazev"),
+        "fullCitation": detail.get("uplnaCitace"),
+        "versionKind": detail.get("typZneni"),
+        "announced": iso(parse_iso_date(detail.get("datumCasVyhlaseni"))),
         "effectiveFrom": iso(parse_iso_date(detail.get("datumUcinnostiZneniOd") or detail.get("datumUcinnostiOd"))),
         "effectiveTo": iso(parse_iso_date(detail.get("datumUcinnostiZneniDo"))),
         "amendedBy": amending_acts(detail.get("novely")),
-        "fragments": items, "references": references, "provisions": provision_tree(items),
+        "fragments": items,
+        "references": references,
+        "provisions": provision_tree(items),
     }
 
 
@@ -123,6 +156,7 @@ def amending_acts(novely) -> list[dict]:
 
 
 # ---------------------------------------------------------------- the text as a tree of provisions
+
 
 def anchor_path(stale_url: str | None) -> tuple[tuple[str, str], ...]:
     """``/sb/2025/573/2026-06-01#par_4-pism_a`` -> (('par', '4'), ('pism', 'a'))."""
@@ -174,13 +208,23 @@ def provision_tree(fragments: list[dict]) -> list[dict]:
             if node_id in used and provision and structure:
                 node_id = f"{structure} {provision}"
             while node_id in used:
-                node_id = f"{node_id} [{sum(1 for u in used if u.startswith(node_id))+1}]"
+                node_id = f"{node_id} [{sum(1 for u in used if u.startswith(node_id)) + 1}]"
             used.add(node_id)
             parent = next((nodes[path[:i]] for i in range(len(path) - 1, 0, -1) if path[:i] in nodes), None)
-            node = {"id": node_id, "path": "/".join(f"{k}_{v}" for k, v in path), "kind": kind if kind in UNIT_KINDS
-                    else "Text", "parent": parent["id"] if parent else None, "seq": len(order), "last_seq": len(order),
-                    "depth": parent["depth"] + 1 if parent else 0, "heading": [], "text": [], "fragments": [],
-                    "designated": False, "_path": path}
+            node = {
+                "id": node_id,
+                "path": "/".join(f"{k}_{v}" for k, v in path),
+                "kind": kind if kind in UNIT_KINDS else "Text",
+                "parent": parent["id"] if parent else None,
+                "seq": len(order),
+                "last_seq": len(order),
+                "depth": parent["depth"] + 1 if parent else 0,
+                "heading": [],
+                "text": [],
+                "fragments": [],
+                "designated": False,
+                "_path": path,
+            }
             nodes[path] = node
             order.append(node)
         node["fragments"].append(fragment.get("id"))
@@ -196,8 +240,8 @@ def provision_tree(fragments: list[dict]) -> list[dict]:
     for node in order:  # a subtree ends where the next node outside it starts
         path = node["_path"]
         last = node["seq"]
-        for later in order[node["seq"] + 1:]:
-            if later["_path"][:len(path)] != path:
+        for later in order[node["seq"] + 1 :]:
+            if later["_path"][: len(path)] != path:
                 break
             last = later["seq"]
         node["last_seq"] = last
@@ -205,13 +249,25 @@ def provision_tree(fragments: list[dict]) -> list[dict]:
     for node in order:
         heading = normalise_wording(" ".join(node["heading"])) or None
         text = normalise_wording(" ".join(node["text"]))
-        provisions.append({"id": node["id"], "path": node["path"], "kind": node["kind"], "parent": node["parent"],
-                           "seq": node["seq"], "last_seq": node["last_seq"], "depth": node["depth"],
-                           "heading": heading, "text": text, "fragments": node["fragments"]})
+        provisions.append(
+            {
+                "id": node["id"],
+                "path": node["path"],
+                "kind": node["kind"],
+                "parent": node["parent"],
+                "seq": node["seq"],
+                "last_seq": node["last_seq"],
+                "depth": node["depth"],
+                "heading": heading,
+                "text": text,
+                "fragments": node["fragments"],
+            }
+        )
     for node in provisions:
-        subtree = provisions[node["seq"]:node["last_seq"] + 1]
-        node["wording_sha"] = hashlib.sha256("\n".join(
-            f"{p['id']}\t{wording(p)}" for p in subtree).encode("utf-8")).hexdigest()
+        subtree = provisions[node["seq"] : node["last_seq"] + 1]
+        node["wording_sha"] = hashlib.sha256(
+            "\n".join(f"{p['id']}\t{wording(p)}" for p in subtree).encode("utf-8")
+        ).hexdigest()
     return provisions
 
 
@@ -231,10 +287,15 @@ def reference_row(fragment: dict, link: dict) -> dict:
     stale = target.get("staleUrl") if isinstance(target, dict) else None
     parsed = parse_stale_url(stale)
     return {
-        "odkazId": link.get("odkazId"), "fragmentId": fragment.get("id"), "fragmentEli": fragment.get("eli"),
-        "fragmentCitation": fragment.get("zkracenaCitace"), "kind": link.get("kodTypuVazbyOdkazu"),
-        "targetStaleUrl": stale, "targetEli": parsed.eli if parsed else None,
-        "targetCitation": parsed.citation if parsed else None, "targetProvision": parsed.anchor if parsed else None,
+        "odkazId": link.get("odkazId"),
+        "fragmentId": fragment.get("id"),
+        "fragmentEli": fragment.get("eli"),
+        "fragmentCitation": fragment.get("zkracenaCitace"),
+        "kind": link.get("kodTypuVazbyOdkazu"),
+        "targetStaleUrl": stale,
+        "targetEli": parsed.eli if parsed else None,
+        "targetCitation": parsed.citation if parsed else None,
+        "targetProvision": parsed.anchor if parsed else None,
         "targetExternal": (target.get("odkaz") or target.get("celex")) if isinstance(target, dict) else None,
     }
 
@@ -249,6 +310,7 @@ def sha256(record: dict) -> str:
 
 
 # ---------------------------------------------------------------- PostgreSQL
+
 
 def page_validators(conn: psycopg.Connection) -> dict[str, str]:
     """ETag per fragments page URL, from every stored act version."""
@@ -269,19 +331,28 @@ def page_counts(conn: psycopg.Connection) -> dict[str, int]:
     return counts
 
 
-def record_version(conn: psycopg.Connection, record: dict, digest: str, page_etags: dict[str, str],
-                   doc_id: str | None = None, published: str | None = None) -> str:
+def record_version(
+    conn: psycopg.Connection,
+    record: dict,
+    digest: str,
+    page_etags: dict[str, str],
+    doc_id: str | None = None,
+    published: str | None = None,
+) -> str:
     """Keep one assembled version with its provisions: 'stored' when it is new or changed, 'unchanged' when the
     same sha256 is already there (only its page ETags, publication time and ``checked_at`` are refreshed).
     ``published``: e-Sbírka's publication time of the version (``zmeny-zneni``)."""
     doc_id = doc_id or record["eli"]
     with conn.transaction():
-        row = conn.execute("SELECT sha256 FROM act_versions WHERE doc_id = %s AND version = %s",
-                           (doc_id, record["version"])).fetchone()
+        row = conn.execute(
+            "SELECT sha256 FROM act_versions WHERE doc_id = %s AND version = %s", (doc_id, record["version"])
+        ).fetchone()
         if row is not None and row[0] == digest:
-            conn.execute("UPDATE act_versions SET page_etags = %s, checked_at = now(),"
-                         " published_at = coalesce(%s, published_at) WHERE doc_id = %s AND version = %s",
-                         (Jsonb(page_etags), published, doc_id, record["version"]))
+            conn.execute(
+                "UPDATE act_versions SET page_etags = %s, checked_at = now(),"
+                " published_at = coalesce(%s, published_at) WHERE doc_id = %s AND version = %s",
+                (Jsonb(page_etags), published, doc_id, record["version"]),
+            )
             return "unchanged"
         conn.execute("DELETE FROM act_versions WHERE doc_id = %s AND version = %s", (doc_id, record["version"]))
         conn.execute(
@@ -289,18 +360,49 @@ def record_version(conn: psycopg.Connection, record: dict, digest: str, page_eta
             " effective_from, effective_to, fragment_count, reference_count, sha256, page_etags, version_eli,"
             " amended_by, published_at)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (doc_id, record["version"], record["staleUrl"], record["citation"], record["title"],
-             record["versionKind"], record["announced"], record["effectiveFrom"], record["effectiveTo"],
-             len(record["fragments"]), len(record["references"]), digest, Jsonb(page_etags),
-             record.get("versionEli"), Jsonb(record.get("amendedBy") or []), published))
+            (
+                doc_id,
+                record["version"],
+                record["staleUrl"],
+                record["citation"],
+                record["title"],
+                record["versionKind"],
+                record["announced"],
+                record["effectiveFrom"],
+                record["effectiveTo"],
+                len(record["fragments"]),
+                len(record["references"]),
+                digest,
+                Jsonb(page_etags),
+                record.get("versionEli"),
+                Jsonb(record.get("amendedBy") or []),
+                published,
+            ),
+        )
         with conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO provisions (doc_id, version, provision_id, path, kind, parent_id, seq, last_seq, depth,"
                 " heading, text, wording_sha, fragment_ids)"
                 " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                [(doc_id, record["version"], p["id"], p["path"], p["kind"], p["parent"], p["seq"], p["last_seq"],
-                  p["depth"], p["heading"], p["text"], p["wording_sha"],
-                  [f for f in p["fragments"] if isinstance(f, int)]) for p in record.get("provisions") or []])
+                [
+                    (
+                        doc_id,
+                        record["version"],
+                        p["id"],
+                        p["path"],
+                        p["kind"],
+                        p["parent"],
+                        p["seq"],
+                        p["last_seq"],
+                        p["depth"],
+                        p["heading"],
+                        p["text"],
+                        p["wording_sha"],
+                        [f for f in p["fragments"] if isinstance(f, int)],
+                    )
+                    for p in record.get("provisions") or []
+                ],
+            )
         seen = set()
         for ref in record["references"]:
             if not isinstance(ref["odkazId"], int) or ref["odkazId"] in seen:
@@ -310,9 +412,21 @@ def record_version(conn: psycopg.Connection, record: dict, digest: str, page_eta
                 "INSERT INTO act_references (doc_id, version, odkaz_id, fragment_id, fragment_eli, fragment_citation,"
                 " kind, target_stale_url, target_eli, target_citation, target_provision, target_external)"
                 " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (doc_id, record["version"], ref["odkazId"], ref["fragmentId"], ref["fragmentEli"],
-                 ref["fragmentCitation"], ref["kind"], ref["targetStaleUrl"], ref["targetEli"],
-                 ref["targetCitation"], ref["targetProvision"], ref["targetExternal"]))
+                (
+                    doc_id,
+                    record["version"],
+                    ref["odkazId"],
+                    ref["fragmentId"],
+                    ref["fragmentEli"],
+                    ref["fragmentCitation"],
+                    ref["kind"],
+                    ref["targetStaleUrl"],
+                    ref["targetEli"],
+                    ref["targetCitation"],
+                    ref["targetProvision"],
+                    ref["targetExternal"],
+                ),
+            )
     return "stored"
 
 
@@ -330,10 +444,16 @@ def apply_history(conn: psycopg.Connection, doc_id: str, history: dict) -> int:
             "UPDATE act_versions SET effective_from = coalesce(%s, effective_from), effective_to = %s,"
             " version_number = %s, amended_by = %s, version_kind = coalesce(%s, version_kind)"
             " WHERE doc_id = %s AND version = %s",
-            (iso(parse_iso_date(entry.get("datumUcinnostiZneniOd"))),
-             iso(parse_iso_date(entry.get("datumUcinnostiZneniDo"))),
-             entry.get("cisloZneni") if isinstance(entry.get("cisloZneni"), int) else None,
-             Jsonb(amending_acts(entry.get("novely"))), entry.get("typZneni"), doc_id, act.version)).rowcount
+            (
+                iso(parse_iso_date(entry.get("datumUcinnostiZneniOd"))),
+                iso(parse_iso_date(entry.get("datumUcinnostiZneniDo"))),
+                entry.get("cisloZneni") if isinstance(entry.get("cisloZneni"), int) else None,
+                Jsonb(amending_acts(entry.get("novely"))),
+                entry.get("typZneni"),
+                doc_id,
+                act.version,
+            ),
+        ).rowcount
     return updated
 
 
@@ -352,13 +472,13 @@ def advance_feed(conn: psycopg.Connection, last_published: str | None, feed: str
     conn.execute(
         "INSERT INTO change_feeds (feed, last_published) VALUES (%s, %s) ON CONFLICT (feed) DO UPDATE"
         " SET last_published = greatest(change_feeds.last_published, EXCLUDED.last_published), checked_at = now()",
-        (feed, last_published))
+        (feed, last_published),
+    )
 
 
 def confirm_unchanged(conn: psycopg.Connection, first_page_url: str) -> int:
     """Every fragments page answered 304: the versions holding that page were confirmed (``checked_at``)."""
-    return conn.execute("UPDATE act_versions SET checked_at = now() WHERE page_etags ? %s",
-                        (first_page_url,)).rowcount
+    return conn.execute("UPDATE act_versions SET checked_at = now() WHERE page_etags ? %s", (first_page_url,)).rowcount
 
 
 def current_references(conn: psycopg.Connection) -> list[dict]:
@@ -373,9 +493,18 @@ def current_references(conn: psycopg.Connection) -> list[dict]:
         "  ORDER BY v.doc_id, v.effective_from DESC NULLS LAST, v.version DESC)"
         " SELECT l.doc_id, l.citation, r.fragment_citation, r.fragment_eli, r.kind, r.target_eli, r.target_citation,"
         "  r.target_provision FROM latest l JOIN act_references r USING (doc_id, version)"
-        " WHERE r.target_eli IS NOT NULL ORDER BY l.doc_id, r.odkaz_id").fetchall()
-    keys = ("source_eli", "source_citation", "fragment_citation", "fragment_eli", "kind", "target_eli",
-            "target_citation", "target_provision")
+        " WHERE r.target_eli IS NOT NULL ORDER BY l.doc_id, r.odkaz_id"
+    ).fetchall()
+    keys = (
+        "source_eli",
+        "source_citation",
+        "fragment_citation",
+        "fragment_eli",
+        "kind",
+        "target_eli",
+        "target_citation",
+        "target_provision",
+    )
     found = []
     for row in rows:
         ref = dict(zip(keys, row))
@@ -392,19 +521,26 @@ def summary(conn: psycopg.Connection) -> dict:
     versions, acts, several, amended = conn.execute(
         "SELECT count(*), count(DISTINCT doc_id), count(*) FILTER (WHERE n > 1),"
         " (SELECT count(*) FROM act_versions WHERE jsonb_array_length(amended_by) > 0)"
-        " FROM (SELECT doc_id, count(*) OVER (PARTITION BY doc_id) AS n FROM act_versions) v").fetchone()
+        " FROM (SELECT doc_id, count(*) OVER (PARTITION BY doc_id) AS n FROM act_versions) v"
+    ).fetchone()
     provisions = conn.execute("SELECT count(*) FROM provisions").fetchone()[0]
     changed = conn.execute(
         "WITH ordered AS (SELECT doc_id, version, lag(version) OVER (PARTITION BY doc_id ORDER BY effective_from"
         "  NULLS FIRST, version) AS previous FROM act_versions)"
         " SELECT count(*) FROM ordered o JOIN provisions n ON n.doc_id = o.doc_id AND n.version = o.version"
         " JOIN provisions p ON p.doc_id = o.doc_id AND p.version = o.previous AND p.provision_id = n.provision_id"
-        " WHERE p.wording_sha <> n.wording_sha").fetchone()[0]
+        " WHERE p.wording_sha <> n.wording_sha"
+    ).fetchone()[0]
     feeds = conn.execute("SELECT max(last_published) FROM change_feeds").fetchone()[0]
-    return {"versions": versions, "acts": acts, "versions_of_acts_with_several": several,
-            "versions_with_amending_act": amended, "provisions": provisions,
-            "provisions_changed_by_a_later_version": changed,
-            "feed_taken_in_until": feeds.isoformat() if feeds else "never"}
+    return {
+        "versions": versions,
+        "acts": acts,
+        "versions_of_acts_with_several": several,
+        "versions_with_amending_act": amended,
+        "provisions": provisions,
+        "provisions_changed_by_a_later_version": changed,
+        "feed_taken_in_until": feeds.isoformat() if feeds else "never",
+    }
 
 
 def provision_wording(item: dict) -> str:
@@ -420,7 +556,9 @@ class PageLocator:
         rows = conn.execute(
             "SELECT d.doc_type, d.url, p.page_no, p.text FROM documents d"
             " JOIN pages p ON p.version_id = d.current_version_id"
-            " WHERE d.doc_id = %s ORDER BY p.page_no", (doc_id,)).fetchall()
+            " WHERE d.doc_id = %s ORDER BY p.page_no",
+            (doc_id,),
+        ).fetchall()
         self.doc_id = doc_id
         self._starts: list[tuple[int, int, str, str]] = []
         parts = []

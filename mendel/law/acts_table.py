@@ -17,8 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from mendel.law.identifiers import parse_citation
 from mendel.data import DATA_DIR
+from mendel.law.identifiers import parse_citation
 
 ACTS_TABLE = DATA_DIR / "acts_by_name.v1.yaml"
 KINDS = ("zákon", "ústavní zákon", "vyhláška", "nařízení vlády", "usnesení", "nařízení EU")
@@ -38,13 +38,22 @@ HEAD_NOUNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "zřízení": ("n", ("zřízení", "zřízení", "zřízení", "zřízení", "zřízení", "zřízením")),
 }
 # Adjective endings per gender and case: hard (-ý/-á/-é) and soft (-í) paradigms.
-HARD_ENDINGS = {"m": ("ý", "ého", "ému", "ý", "ém", "ým"), "f": ("á", "é", "é", "ou", "é", "ou"),
-                "n": ("é", "ého", "ému", "é", "ém", "ým")}
-SOFT_ENDINGS = {"m": ("í", "ího", "ímu", "í", "ím", "ím"), "f": ("í", "í", "í", "í", "í", "í"),
-                "n": ("í", "ího", "ímu", "í", "ím", "ím")}
+HARD_ENDINGS = {
+    "m": ("ý", "ého", "ému", "ý", "ém", "ým"),
+    "f": ("á", "é", "é", "ou", "é", "ou"),
+    "n": ("é", "ého", "ému", "é", "ém", "ým"),
+}
+SOFT_ENDINGS = {
+    "m": ("í", "ího", "ímu", "í", "ím", "ím"),
+    "f": ("í", "í", "í", "í", "í", "í"),
+    "n": ("í", "ího", "ímu", "í", "ím", "ím"),
+}
 # Where an ambiguous abbreviation counts as an act: right after a provision or a "according to" word.
-STRICT_CONTEXT = re.compile(r"(?:§+\s*\d+[a-z]?|čl\.\s*[IVXLC\d]+[a-z]?|odst\.\s*\d+|písm\.\s*[a-z]\)|"
-                            r"\bpodle|\bdle|\bve\s+smyslu)[^.;!?]{0,25}$", re.IGNORECASE)
+STRICT_CONTEXT = re.compile(
+    r"(?:§+\s*\d+[a-z]?|čl\.\s*[IVXLC\d]+[a-z]?|odst\.\s*\d+|písm\.\s*[a-z]\)|"
+    r"\bpodle|\bdle|\bve\s+smyslu)[^.;!?]{0,25}$",
+    re.IGNORECASE,
+)
 
 
 class ActsTableError(ValueError):
@@ -53,11 +62,11 @@ class ActsTableError(ValueError):
 
 @dataclass(frozen=True)
 class NamedAct:
-    citation: str                       # "89/2012 Sb." or "nařízení (EU) 2016/679"
-    title: str                          # official title
+    citation: str  # "89/2012 Sb." or "nařízení (EU) 2016/679"
+    title: str  # official title
     kind: str
-    names: tuple[str, ...] = ()         # customary names, nominative
-    forms: tuple[str, ...] = ()         # every case form of every name
+    names: tuple[str, ...] = ()  # customary names, nominative
+    forms: tuple[str, ...] = ()  # every case form of every name
     abbreviations: tuple[str, ...] = ()
     strict: tuple[str, ...] = ()
     case_sensitive: bool = False
@@ -84,8 +93,7 @@ class ActMention:
 
 
 def _adjective_forms(word: str, gender: str) -> tuple[str, ...] | None:
-    for nominative, table in (({"m": "ý", "f": "á", "n": "é"}[gender], HARD_ENDINGS),
-                              ("í", SOFT_ENDINGS)):
+    for nominative, table in (({"m": "ý", "f": "á", "n": "é"}[gender], HARD_ENDINGS), ("í", SOFT_ENDINGS)):
         if word.endswith(nominative) and len(word) > 3:
             stem = word[: -len(nominative)]
             return tuple(stem + ending for ending in table[gender])
@@ -108,7 +116,7 @@ def decline(name: str) -> tuple[str, ...]:
             columns.append(declined if declined is not None else (before,) * 6)
         capital = word[:1].isupper()
         columns.append(tuple(f[:1].upper() + f[1:] if capital else f for f in noun_forms))
-        rest = words[index + 1:]
+        rest = words[index + 1 :]
         forms = [" ".join([column[case] for column in columns] + rest) for case in range(6)]
         return tuple(dict.fromkeys(forms))
     return (name,)
@@ -135,10 +143,16 @@ def _entry(raw: dict, position: int) -> NamedAct:
     forms: list[str] = []
     for name in names:
         forms += explicit.get(name) or decline(name)
-    return NamedAct(citation=citation, title=title, kind=kind, names=names, forms=tuple(dict.fromkeys(forms)),
-                    abbreviations=tuple(str(a) for a in raw.get("abbreviations") or ()),
-                    strict=tuple(str(a) for a in raw.get("strict") or ()),
-                    case_sensitive=bool(raw.get("case_sensitive", False)))
+    return NamedAct(
+        citation=citation,
+        title=title,
+        kind=kind,
+        names=names,
+        forms=tuple(dict.fromkeys(forms)),
+        abbreviations=tuple(str(a) for a in raw.get("abbreviations") or ()),
+        strict=tuple(str(a) for a in raw.get("strict") or ()),
+        case_sensitive=bool(raw.get("case_sensitive", False)),
+    )
 
 
 @functools.lru_cache(maxsize=4)
@@ -198,8 +212,9 @@ class ActMatcher:
             for written, strict in [(a, False) for a in act.abbreviations] + [(a, True) for a in act.strict]:
                 key = "".join(written.split())
                 if abbreviations.get(key, (act.citation,))[0] != act.citation:
-                    raise ActsTableError(f"abbreviation {written!r} is given to {abbreviations[key][0]} and "
-                                         f"{act.citation}")
+                    raise ActsTableError(
+                        f"abbreviation {written!r} is given to {abbreviations[key][0]} and {act.citation}"
+                    )
                 abbreviations[key] = (act.citation, strict)
         self._abbreviations = abbreviations
         ordered = sorted({a for act in acts for a in act.abbreviations + act.strict}, key=lambda a: -len(a))
@@ -228,7 +243,7 @@ class ActMatcher:
             citation, strict = self._abbreviations["".join(m.group(0).split())]
             if not free(m.start(), m.end()):
                 continue
-            if strict and not STRICT_CONTEXT.search(text[max(0, m.start() - 60):m.start()]):
+            if strict and not STRICT_CONTEXT.search(text[max(0, m.start() - 60) : m.start()]):
                 continue
             found.append(ActMention(citation, m.start(), m.end(), m.group(0), "abbreviation"))
             taken.append((m.start(), m.end()))

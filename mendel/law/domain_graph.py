@@ -19,14 +19,13 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 import yaml
 
 from mendel.czech.analyzer import analyze
-from mendel.law.identifiers import act_eli
 from mendel.data import DATA_DIR
+from mendel.law.identifiers import act_eli
 
 NODE_TYPES = ("domain", "institution", "act")
 ID_PREFIX = {"domain": "domain:", "institution": "inst:", "act": "act:"}
@@ -42,21 +41,25 @@ ACT_ONLY_KEYS = {"citation", "eli", "title"}
 
 SB_CITATION_RE = re.compile(r"(?P<number>[1-9]\d{0,3})/(?P<year>1[89]\d\d|20\d\d) Sb\.")
 EU_CITATION_RE = re.compile(
-    r"(?P<kind>nařízení|směrnice) \((?:EU|ES|EHS)\) (?P<year>(?:19|20)\d\d)/(?P<number>[1-9]\d{0,4})")
+    r"(?P<kind>nařízení|směrnice) \((?:EU|ES|EHS)\) (?P<year>(?:19|20)\d\d)/(?P<number>[1-9]\d{0,4})"
+)
 SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 # Question words the analyser keeps, and words every act shares ("zákon", "Sb."): they carry no topic.
-QUERY_STOPWORDS = frozenset(analyze(
-    "jaký jaká jaké jakou jakým jakého kolik kdy dokdy kdo komu čím proč můžu mohu můžeme musím musí mám má "
-    "lze smí platí potřebuji potřeba nutné nutno dá dát dělat "
-    "zákon zákona zákonu zákonem zákony zákonů zákoník zákoníku zákoníkem předpis předpisu sb sbírka"))
+QUERY_STOPWORDS = frozenset(
+    analyze(
+        "jaký jaká jaké jakou jakým jakého kolik kdy dokdy kdo komu čím proč můžu mohu můžeme musím musí mám má "
+        "lze smí platí potřebuji potřeba nutné nutno dá dát dělat "
+        "zákon zákona zákonu zákonem zákony zákonů zákoník zákoníku zákoníkem předpis předpisu sb sbírka"
+    )
+)
 FIELD_WEIGHTS = {"name": 1.5, "alias": 1.5, "citation": 2.0, "vocabulary": 1.0}
-FULL_PHRASE_FACTOR = 1.25   # every token of a multi-word term is in the query
+FULL_PHRASE_FACTOR = 1.25  # every token of a multi-word term is in the query
 PARTIAL_PHRASE_FACTOR = 0.5  # only some are
 LOWERCASE_ABBREVIATION_FACTOR = 0.6  # "dph" for "DPH"
-GOVERNS_FACTOR = 0.8         # an act gets this share of the score of an area it governs
+GOVERNS_FACTOR = 0.8  # an act gets this share of the score of an area it governs
 AMENDING_GOVERNS_FACTOR = 0.4
-PART_OF_DECAY = 0.7          # an area passes this share of its score up to a parent, for act propagation
+PART_OF_DECAY = 0.7  # an area passes this share of its score up to a parent, for act propagation
 ROUTE_CACHE_SIZE = 2048
 
 
@@ -150,9 +153,12 @@ def _similarity(query_token: str, term_token: str) -> float:
         rest = (query_token if len(query_token) > len(term_token) else term_token)[common:]
         if (len(rest) <= (2 if shorter == 3 else 3) and set(rest) <= _VOWELS) or (shorter >= 5 and len(rest) <= 2):
             return 0.85  # pracovn ~ pracovni, dan ~ dane, vypoved ~ vypovedn (not prij ~ prijd)
-    if common >= 3 and common >= 0.75 * longer and all(
-            len(rest) <= 2 and set(rest) <= _VOWELS for rest in (query_token[common:], term_token[common:])):
-        return 0.7   # different case endings: vadu ~ vada, mzda ~ mzdy (not přijde ~ příjmů)
+    if (
+        common >= 3
+        and common >= 0.75 * longer
+        and all(len(rest) <= 2 and set(rest) <= _VOWELS for rest in (query_token[common:], term_token[common:]))
+    ):
+        return 0.7  # different case endings: vadu ~ vada, mzda ~ mzdy (not přijde ~ příjmů)
     return 0.0
 
 
@@ -294,8 +300,11 @@ class DomainGraph:
         # only terms with a token matched or their abbreviation present can score (the rest cover nothing)
         by_token = self._terms_by_token()
         touched: dict[str, list[int]] = {}
-        for node_id, position in sorted(set().union(*(by_token.get(tt, ()) for tt in best_match),
-                                                    *(by_token.get(("raw", r), ()) for r in raw_tokens))):
+        for node_id, position in sorted(
+            set().union(
+                *(by_token.get(tt, ()) for tt in best_match), *(by_token.get(("raw", r), ()) for r in raw_tokens)
+            )
+        ):
             touched.setdefault(node_id, []).append(position)
         scores: dict[str, float] = {}
         for node_id, positions in touched.items():
@@ -364,8 +373,9 @@ class DomainGraph:
 
         @lru_cache(maxsize=None)
         def area_score(domain_id: str) -> float:
-            return max([direct.get(domain_id, 0.0)]
-                       + [PART_OF_DECAY * area_score(c) for c in children.get(domain_id, ())])
+            return max(
+                [direct.get(domain_id, 0.0)] + [PART_OF_DECAY * area_score(c) for c in children.get(domain_id, ())]
+            )
 
         # areas scoring above zero: those matched and their ancestors; an act governing none of them gets nothing
         scored, pending = set(direct), list(direct)
@@ -381,8 +391,10 @@ class DomainGraph:
             reached = factor * max(area_score(d) for d in governed)
             if reached > 0:
                 scores[act_id] = scores.get(act_id, 0.0) + reached
-        ranked = sorted(((nid, s) for nid, s in scores.items() if self.nodes[nid].type in types),
-                        key=lambda item: (-round(item[1], 9), -centrality[item[0]], item[0]))
+        ranked = sorted(
+            ((nid, s) for nid, s in scores.items() if self.nodes[nid].type in types),
+            key=lambda item: (-round(item[1], 9), -centrality[item[0]], item[0]),
+        )
         return [(nid, round(s, 4)) for nid, s in ranked[:k]]
 
 
@@ -445,8 +457,9 @@ def _parse_node(raw, position: int, errors: list[str]) -> Node | None:
             errors.append(f"{where}: citation {citation!r} is not well formed ('N/YYYY Sb.' or 'nařízení (EU) YYYY/N')")
         else:
             if eli != expected_eli(citation):
-                errors.append(f"{where}: eli {eli!r} does not match citation {citation!r} "
-                              f"(expected {expected_eli(citation)!r})")
+                errors.append(
+                    f"{where}: eli {eli!r} does not match citation {citation!r} (expected {expected_eli(citation)!r})"
+                )
             if node_id != expected_act_id(citation):
                 errors.append(f"{where}: id must be {expected_act_id(citation)!r} for citation {citation!r}")
         if title is not None and (not isinstance(title, str) or not title.strip()):
@@ -455,11 +468,18 @@ def _parse_node(raw, position: int, errors: list[str]) -> Node | None:
         present = sorted(k for k in ACT_ONLY_KEYS if k in raw)
         if present:
             errors.append(f"{where}: {present} only belong to acts")
-        if not node_id.startswith(prefix) or not SLUG_RE.fullmatch(node_id[len(prefix):]):
+        if not node_id.startswith(prefix) or not SLUG_RE.fullmatch(node_id[len(prefix) :]):
             errors.append(f"{where}: id must look like '{prefix}<lower-case-slug>'")
-    return Node(id=node_id, type=node_type, name=(name or "").strip(), aliases=aliases, vocabulary=vocabulary,
-                citation=citation if node_type == "act" else None, eli=eli if node_type == "act" else None,
-                title=title.strip() if node_type == "act" and isinstance(title, str) else None)
+    return Node(
+        id=node_id,
+        type=node_type,
+        name=(name or "").strip(),
+        aliases=aliases,
+        vocabulary=vocabulary,
+        citation=citation if node_type == "act" else None,
+        eli=eli if node_type == "act" else None,
+        title=title.strip() if node_type == "act" and isinstance(title, str) else None,
+    )
 
 
 def _parse_edge(raw, position: int, nodes: dict[str, Node], errors: list[str]) -> Edge | None:
@@ -474,8 +494,10 @@ def _parse_edge(raw, position: int, nodes: dict[str, Node], errors: list[str]) -
         errors.append(f"{where}: type must be one of {sorted(EDGE_TYPES)}")
         return None
     ok = True
-    for end, node_id, wanted in (("source", source, EDGE_TYPES[edge_type][0]),
-                                 ("target", target, EDGE_TYPES[edge_type][1])):
+    for end, node_id, wanted in (
+        ("source", source, EDGE_TYPES[edge_type][0]),
+        ("target", target, EDGE_TYPES[edge_type][1]),
+    ):
         if node_id not in nodes:
             errors.append(f"{where}: {end} {node_id!r} is not a node")
             ok = False
@@ -500,8 +522,9 @@ def _cycles(edges: list[Edge], edge_type: str) -> list[str]:
         state[node] = 1
         for nxt in graph.get(node, ()):
             if state.get(nxt) == 1:
-                found.append(" -> ".join(stack[stack.index(nxt):] + [node, nxt]) if nxt in stack
-                             else f"{node} -> {nxt}")
+                found.append(
+                    " -> ".join(stack[stack.index(nxt) :] + [node, nxt]) if nxt in stack else f"{node} -> {nxt}"
+                )
             elif nxt not in state:
                 visit(nxt, stack + [node])
         state[node] = 2
@@ -582,8 +605,9 @@ def default_graph() -> DomainGraph:
     return _default_graph()
 
 
-def route(query: str, k: int = 5, graph: DomainGraph | None = None,
-          types: tuple[str, ...] = ("domain", "act")) -> list[tuple[str, float]]:
+def route(
+    query: str, k: int = 5, graph: DomainGraph | None = None, types: tuple[str, ...] = ("domain", "act")
+) -> list[tuple[str, float]]:
     """Areas and acts for a plain question, best first: ``[(node_id, score), ...]`` (packaged graph by default)."""
     return (graph or _default_graph()).route(query, k=k, types=types)
 

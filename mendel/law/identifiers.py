@@ -27,10 +27,13 @@ COLLECTION_MARKS = {"sb": "Sb.", "sm": "Sb. m. s."}  # ELI collection -> the mar
 _MARK_SPELLINGS = {"Sb": "Sb.", "Sb.": "Sb.", "Sb.m.s.": "Sb. m. s.", "Sb.z.an.": "Sb. z. a n."}
 TWO_DIGIT_YEAR_PIVOT = 44  # "18/97 Sb." -> 1997, "5/05 Sb." -> 2005: the Sbírka's numbering starts in 1945
 
-_CITATION = re.compile(r"^\s*(?P<number>[0-9]{1,4})\s*/\s*(?P<year>[0-9]{4}|[0-9]{2})\s*"
-                       r"(?P<mark>Sb\.\s*m\.\s*s\.|Sb\.\s*z\.\s*a\s*n\.|Sb\.?)")
+_CITATION = re.compile(
+    r"^\s*(?P<number>[0-9]{1,4})\s*/\s*(?P<year>[0-9]{4}|[0-9]{2})\s*"
+    r"(?P<mark>Sb\.\s*m\.\s*s\.|Sb\.\s*z\.\s*a\s*n\.|Sb\.?)"
+)
 _ACT_PATH = re.compile(
-    r"^/(?:eli/cz/)?(?P<collection>[a-z]+\d*)/(?P<year>\d{4})/(?P<number>\d+)(?:/(?P<version>\d{4}-\d{2}-\d{2}))?")
+    r"^/(?:eli/cz/)?(?P<collection>[a-z]+\d*)/(?P<year>\d{4})/(?P<number>\d+)(?:/(?P<version>\d{4}-\d{2}-\d{2}))?"
+)
 _STALE_URL = re.compile(_ACT_PATH.pattern.replace("(?:eli/cz/)?", "") + r"(?:#(?P<anchor>.*))?$")
 
 
@@ -104,7 +107,7 @@ def parse_act_path(path: str | None) -> tuple[ActId, str] | None:
     if not m:
         return None
     act = ActId(m["collection"], int(m["year"]), int(m["number"]), m["version"] or "")
-    return act, path.strip()[m.end():]
+    return act, path.strip()[m.end() :]
 
 
 def parse_stale_url(value: str | None) -> ActId | None:
@@ -139,13 +142,16 @@ REGISTER_ALIASES = {"NSCR": "NSČR"}
 
 _CONSTITUTIONAL_NUMBER = re.compile(
     r"(?:(?P<senate>Pl|IV|I{1,3})\s*\.?|(?P<digit>[1-4])\.)\s*(?:ÚS|US)(?P<opinion>\s*-?\s*st\.)?\s*[-.]?\s*"
-    r"(?P<number>\d{1,5})\s*/\s*(?P<year>\d{2,4})")
+    r"(?P<number>\d{1,5})\s*/\s*(?P<year>\d{2,4})"
+)
 _FILE_NUMBER = re.compile(
     r"(?:(?P<court>(?:MS|KS|VS)[A-ZČ]{2})\s+)?(?:(?P<senate>\d{1,3})\s*)?(?P<register>[^\W\d_]{1,8})\s*"
-    r"(?P<number>\d{1,6})\s*/\s*(?P<year>\d{2,4})(?:\s*[-–]\s*(?P<list>(?:[A-Z]\s*-?\s*)?\d{1,5}))?")
+    r"(?P<number>\d{1,6})\s*/\s*(?P<year>\d{2,4})(?:\s*[-–]\s*(?P<list>(?:[A-Z]\s*-?\s*)?\d{1,5}))?"
+)
 ECLI_PATTERN = r"ECLI:[A-Za-z]{2}:[A-Za-z0-9]{1,7}:\d{4}:[A-Za-z0-9.]{1,60}"
-_ECLI = re.compile(r"ECLI:(?P<country>[A-Z]{2}):(?P<court>[A-Z0-9]{1,7}):(?P<year>\d{4}):(?P<number>[A-Z0-9.]{1,60})",
-                   re.IGNORECASE)
+_ECLI = re.compile(
+    r"ECLI:(?P<country>[A-Z]{2}):(?P<court>[A-Z0-9]{1,7}):(?P<year>\d{4}):(?P<number>[A-Z0-9.]{1,60})", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)

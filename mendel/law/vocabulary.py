@@ -27,13 +27,15 @@ from typing import Iterable
 
 import yaml
 
-from mendel.law.acts_table import find_named_acts, acts_by_citation
 from mendel.czech.analyzer import TOKEN_RE, _term
 from mendel.data import DATA_DIR
+from mendel.law.acts_table import acts_by_citation, find_named_acts
 
 VOCABULARY_FILE = DATA_DIR / "legal_vocabulary.v1.yaml"
 # Endings removed once more for matching only (the analyser keeps stems of 4+ letters; "bytu" / "byt" must meet).
-_MATCH_ENDINGS = sorted("ami emi ymi imi ech ich ych ovi ov em om um ou ho mi a e i o u y".split(), key=len, reverse=True)
+_MATCH_ENDINGS = sorted(
+    "ami emi ymi imi ech ich ych ovi ov em om um ou ho mi a e i o u y".split(), key=len, reverse=True
+)
 # A definition becomes an equivalent only when both sides are this short: a long definiens is a description, not
 # another name.
 DEFINITION_MAX_TERMS = 6
@@ -108,8 +110,10 @@ class LegalVocabulary:
         for entries in self._by_first.values():
             entries.sort(key=lambda entry: -len(entry[0]))  # longest wording first
         self.abbreviations = dict(abbreviations)
-        self._abbreviation_patterns = [(re.compile(_abbreviation_pattern(a)), a, full)
-                                       for a, full in sorted(abbreviations.items(), key=lambda kv: -len(kv[0]))]
+        self._abbreviation_patterns = [
+            (re.compile(_abbreviation_pattern(a)), a, full)
+            for a, full in sorted(abbreviations.items(), key=lambda kv: -len(kv[0]))
+        ]
 
     def with_definitions(self, definitions: Iterable[Definition]) -> "LegalVocabulary":
         """This vocabulary plus the short definitions and aliases as two-way equivalents."""
@@ -120,8 +124,10 @@ class LegalVocabulary:
                 continue
             if definition.kind == "dále jen" and len(meaning) >= 2:
                 # an alias: the long name and the short one name the same thing
-                extra += [(definition.term, definition.meaning, "definition"),
-                          (definition.meaning, definition.term, "definition")]
+                extra += [
+                    (definition.term, definition.meaning, "definition"),
+                    (definition.meaning, definition.term, "definition"),
+                ]
             elif definition.kind == "rozumí" and len(meaning) >= DEFINITION_MIN_MEANING_TERMS:
                 # a query that says what the act defines gets the defined term, never the reverse ("osoba")
                 extra.append((definition.meaning, definition.term, "definition"))
@@ -141,7 +147,7 @@ class LegalVocabulary:
         """The legal wordings for what ``query`` says in lay words, abbreviations or act abbreviations, in query
         order, each legal wording once; a wording already in the query is not repeated."""
         found: list[Expansion] = []
-        for pattern, abbreviation, full in self._abbreviation_patterns:
+        for pattern, _abbreviation, full in self._abbreviation_patterns:
             for m in pattern.finditer(query):
                 found.append(Expansion(full, m.group(0), m.start(), m.end(), "abbreviation"))
         for mention in find_named_acts(query):
@@ -152,7 +158,7 @@ class LegalVocabulary:
         keys = [key for key, _, _ in tokens]
         for position, key in enumerate(keys):
             for wording, legal, source in self._by_first.get(key, ()):
-                if tuple(keys[position:position + len(wording)]) == wording:
+                if tuple(keys[position : position + len(wording)]) == wording:
                     start, end = tokens[position][1], tokens[position + len(wording) - 1][2]
                     found.append(Expansion(legal, query[start:end], start, end, source))
         present = set(keys)
@@ -248,12 +254,12 @@ def definitions_in(text: str, citation: str | None = None, chunk_id: str = "") -
     """The statutory definitions and aliases of one passage of an act."""
     found: list[Definition] = []
     for m in _DEFINES_RE.finditer(text):
-        after = text[m.end():]
+        after = text[m.end() :]
         items = list(_LIST_ITEM_RE.finditer(after[:4000]))
         if items and items[0].start() < 8:
             # a lettered list: each item opens with the defined words in the instrumental
             for index, item in enumerate(items):
-                body = after[item.end(): items[index + 1].start() if index + 1 < len(items) else len(after)]
+                body = after[item.end() : items[index + 1].start() if index + 1 < len(items) else len(after)]
                 words = _WORD_RE.findall(body[:120])
                 count = _instrumental_prefix(words)
                 if count == 0 or count >= len(words):
@@ -264,7 +270,7 @@ def definitions_in(text: str, citation: str | None = None, chunk_id: str = "") -
                     found.append(Definition(" ".join(words[:count]), meaning, "rozumí", citation, chunk_id))
             continue
         # "Stavbou se rozumí …": the defined words right before
-        before = _WORD_RE.findall(re.split(r"[.;:)]", text[max(0, m.start() - 80): m.start()])[-1])
+        before = _WORD_RE.findall(re.split(r"[.;:)]", text[max(0, m.start() - 80) : m.start()])[-1])
         term_words: list[str] = []
         for word in reversed(before):
             if _INSTRUMENTAL_RE.match(word) and len(term_words) < 4:
@@ -276,7 +282,7 @@ def definitions_in(text: str, citation: str | None = None, chunk_id: str = "") -
             found.append(Definition(" ".join(term_words), meaning, "rozumí", citation, chunk_id))
     for m in _ALIAS_RE.finditer(text):
         alias = " ".join(m.group(1).split())
-        before = text[max(0, m.start() - 160): m.start()]
+        before = text[max(0, m.start() - 160) : m.start()]
         clause = re.split(r"[.;:()]|\bč\.\s*\d+/\d+\s*Sb\.,?", before)[-1]
         name = _aliased_name(_WORD_RE.findall(clause)[-8:], alias)
         if name and phrase_key(name) != phrase_key(alias):
@@ -294,7 +300,7 @@ def _aliased_name(words: list[str], alias: str) -> str | None:
             return " ".join(words[start:])
     initials = [c for c in alias.lower() if c.isalpha()]
     if 2 <= len(initials) <= 6 and len(alias.replace(" ", "")) <= 2 * len(initials) and len(words) >= len(initials):
-        tail = words[-len(initials):]
+        tail = words[-len(initials) :]
         if [w[0].lower() for w in tail] == initials:
             return " ".join(tail)
     return None

@@ -6,6 +6,7 @@
 spaCy with it, is imported on first use, so that modules which only need the norm helpers of
 ``mendel.ner.rules`` (``eli_for``, ``split_law_ref_norm``) stay light.
 """
+
 from __future__ import annotations
 
 __all__ = ["recognise", "recognise_text"]

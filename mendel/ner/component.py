@@ -20,6 +20,7 @@ misses a name broken across PDF lines ("Krajského\\nsoudu") or glued to a chara
 does not split off ("1)Krajský úřad"), and token patterns that allow line breaks are far slower
 (``benchmarks/bench_ner.py`` has the figures).
 """
+
 from __future__ import annotations
 
 import re
@@ -46,11 +47,40 @@ MAX_VOCABULARY_STRINGS = 500_000
 # Czech legal abbreviations kept whole by the tokenizer ("odst." not "odst" + ".");
 # glued pairs are split into their two abbreviations.
 LEGAL_ABBREVIATIONS: tuple[str, ...] = (
-    "odst.", "písm.", "č.", "Č.", "Sb.", "čl.", "Čl.", "sp.", "zn.", "j.", "sen.", "násl.", "zák.", "vyhl.",
-    "tr.", "ř.", "obč.", "rozh.", "odd.", "resp.", "tj.", "např.", "srov.", "tzv.", "tis.", "mil.", "mld.", "Kčs.",
+    "odst.",
+    "písm.",
+    "č.",
+    "Č.",
+    "Sb.",
+    "čl.",
+    "Čl.",
+    "sp.",
+    "zn.",
+    "j.",
+    "sen.",
+    "násl.",
+    "zák.",
+    "vyhl.",
+    "tr.",
+    "ř.",
+    "obč.",
+    "rozh.",
+    "odd.",
+    "resp.",
+    "tj.",
+    "např.",
+    "srov.",
+    "tzv.",
+    "tis.",
+    "mil.",
+    "mld.",
+    "Kčs.",
 )
 GLUED_ABBREVIATIONS: dict[str, tuple[str, ...]] = {
-    "sp.zn.": ("sp.", "zn."), "č.j.": ("č.", "j."), "Č.j.": ("Č.", "j."), "sen.zn.": ("sen.", "zn."),
+    "sp.zn.": ("sp.", "zn."),
+    "č.j.": ("č.", "j."),
+    "Č.j.": ("Č.", "j."),
+    "sen.zn.": ("sen.", "zn."),
 }
 
 for _target, _name in ((Span, "norm"), (Doc, "default_act"), (Doc, "entities"), (Doc, "ner_pending")):
@@ -135,9 +165,11 @@ def _set_ents(doc: Doc, entities: list[Entity]) -> None:
     spans = [doc.char_span(e.start, e.end, label=e.label) for e in entities]
     if None in spans:  # an entity edge inside a token: split it there, then every span again
         _split_at_boundaries(doc, [e for e, span in zip(entities, spans) if span is None])
-        spans = [doc.char_span(e.start, e.end, label=e.label) or
-                 doc.char_span(e.start, e.end, label=e.label, alignment_mode="expand")  # an edge in whitespace
-                 for e in entities]
+        spans = [
+            doc.char_span(e.start, e.end, label=e.label)
+            or doc.char_span(e.start, e.end, label=e.label, alignment_mode="expand")  # an edge in whitespace
+            for e in entities
+        ]
     kept, last_end = [], 0
     for entity, span in zip(entities, spans):
         if span is not None and span.start >= last_end:
@@ -198,8 +230,9 @@ def shared_pipeline() -> Language:
     return build_pipeline()
 
 
-def recognise(texts: Iterable[str], default_act: str | Sequence[str | None] | None = None,
-              batch_size: int = BATCH_SIZE) -> list[list[Entity]]:
+def recognise(
+    texts: Iterable[str], default_act: str | Sequence[str | None] | None = None, batch_size: int = BATCH_SIZE
+) -> list[list[Entity]]:
     """Entities of each text (labels in ``rules.LABELS``), sorted by start and non-overlapping.
 
     ``default_act`` (e.g. ``"563/1991 Sb."``) prefixes the norm of provisions cited without an act: one act

@@ -6,6 +6,7 @@ month and year ``březen 2024`` / ``v březnu 2024`` -> ``2024-03``; ranges join
 norm ``2024-03-01/2024-03-03``. A day and month without a year, a year alone, act numbers
 (``89/2012 Sb.``), file numbers and phone numbers are not dates. Rules: ``ner_eval/GUIDELINES.md``.
 """
+
 from __future__ import annotations
 
 import re
@@ -37,14 +38,17 @@ FULL_RE = re.compile(LEFT + _one("a") + RIGHT)
 FULL_RANGE_RE = re.compile(LEFT + _one("a") + RANGE_SEP + _one("b") + RIGHT)
 # "1.–3. 3. 2024", "1. až 3. března 2024": the first day shares month and year
 DAY_RANGE_RE = re.compile(
-    rf"{LEFT}(?P<d1>{DAY})\.{RANGE_SEP}(?P<d2>{DAY})\.{S}(?:(?P<m>{MON})\.|(?P<mn>{MONTH_NAME})){S}(?P<y>{YEAR}){RIGHT}")
+    rf"{LEFT}(?P<d1>{DAY})\.{RANGE_SEP}(?P<d2>{DAY})\.{S}(?:(?P<m>{MON})\.|(?P<mn>{MONTH_NAME})){S}(?P<y>{YEAR}){RIGHT}"
+)
 # "1. 3. – 5. 4. 2024", "1. března až 5. dubna 2024": the first date shares the year
 DAYMONTH_RANGE_RE = re.compile(
     rf"{LEFT}(?P<d1>{DAY})\.{S}(?:(?P<m1>{MON})\.|(?P<mn1>{MONTH_NAME})){RANGE_SEP}"
-    rf"(?P<d2>{DAY})\.{S}(?:(?P<m2>{MON})\.|(?P<mn2>{MONTH_NAME})){S}(?P<y>{YEAR}){RIGHT}")
+    rf"(?P<d2>{DAY})\.{S}(?:(?P<m2>{MON})\.|(?P<mn2>{MONTH_NAME})){S}(?P<y>{YEAR}){RIGHT}"
+)
 ISO_RE = re.compile(rf"(?<![\w\-/.])(?P<y>{YEAR})-(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12][0-9]|3[01])(?![0-9\-/])")
 MONTH_YEAR_RE = re.compile(
-    rf"(?<![\w.])(?P<mn>{MONTH_NAME}){S}(?:roku{S})?(?P<y>{YEAR})(?![0-9/]|[.,][0-9])")  # "v červenci roku 2024"
+    rf"(?<![\w.])(?P<mn>{MONTH_NAME}){S}(?:roku{S})?(?P<y>{YEAR})(?![0-9/]|[.,][0-9])"
+)  # "v červenci roku 2024"
 # "30. 3 2023": the dot after the month left out, only in the spaced form with a four-digit year
 NO_MONTH_DOT_RE = re.compile(rf"{LEFT}(?P<d>{DAY})\. (?P<m>{MON}) (?P<y>{YEAR}){RIGHT}")
 
@@ -82,8 +86,10 @@ def date_candidates(text: str):
             yield m.start(), m.end(), DATE, norm
     for m in DAYMONTH_RANGE_RE.finditer(text):
         y = m.group("y")
-        norm = _interval(_iso(y, _month(m.group("m1"), m.group("mn1")), m.group("d1")),
-                         _iso(y, _month(m.group("m2"), m.group("mn2")), m.group("d2")))
+        norm = _interval(
+            _iso(y, _month(m.group("m1"), m.group("mn1")), m.group("d1")),
+            _iso(y, _month(m.group("m2"), m.group("mn2")), m.group("d2")),
+        )
         if norm:
             yield m.start(), m.end(), DATE, norm
     for m in FULL_RE.finditer(text):

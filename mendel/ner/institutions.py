@@ -6,6 +6,7 @@ table only holds nominatives; irregular heads list their ``forms``. The forms ar
 versioned pattern file (``mendel.ner.patterns``), from which the name finder reads them.
 Annotation rules: ``ner_eval/GUIDELINES.md``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -16,8 +17,9 @@ from functools import lru_cache
 from importlib import resources
 
 import yaml
-from mendel.registers.municipalities import kraj_genitives, place_names
+
 from mendel.ner.spans import whole_surface_norm
+from mendel.registers.municipalities import kraj_genitives, place_names
 
 INSTITUTION = "INSTITUTION"
 
@@ -107,6 +109,7 @@ def fold(text: str) -> str:
 # Gazetteer
 # --------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Institution:
     name: str  # canonical nominative = norm
@@ -157,9 +160,14 @@ def load_gazetteer() -> Gazetteer:
                 variants.append(v)
                 if "soud" in name.lower() and fold(v) != v:
                     variants.append(fold(v))
-        inst = Institution(name=name, forms=tuple(dict.fromkeys(variants)), abbreviations=tuple(entry.get("abbr", ())),
-                           complement=entry.get("complement"), generic=bool(entry.get("generic")),
-                           required=bool(entry.get("required")))
+        inst = Institution(
+            name=name,
+            forms=tuple(dict.fromkeys(variants)),
+            abbreviations=tuple(entry.get("abbr", ())),
+            complement=entry.get("complement"),
+            generic=bool(entry.get("generic")),
+            required=bool(entry.get("required")),
+        )
         institutions.append(inst)
         for abbr in inst.abbreviations:
             abbreviations[abbr] = inst.norm()
@@ -167,8 +175,14 @@ def load_gazetteer() -> Gazetteer:
     types = {k: tuple(v) for k, v in data["municipal_types"].items()}
     # OCR and ASCII-folded text ("Obec Blesno") spell names without diacritics
     munis = {k: tuple(dict.fromkeys([*v, *(fold(f) for f in v)])) for k, v in data["municipalities"].items()}
-    return Gazetteer(int(data["version"]), tuple(institutions), abbreviations, types, munis,
-                     dict(data.get("abbreviations_before_file_number") or {}))
+    return Gazetteer(
+        int(data["version"]),
+        tuple(institutions),
+        abbreviations,
+        types,
+        munis,
+        dict(data.get("abbreviations_before_file_number") or {}),
+    )
 
 
 # --------------------------------------------------------------------------
@@ -190,10 +204,14 @@ def _complement_patterns(gaz: Gazetteer) -> dict[str, str]:
     names = [f for forms in gaz.municipalities.values() for f in forms]
     types = [v for forms in gaz.municipal_types.values() for f in forms for v in (f, f[:1].upper() + f[1:])]
     return {
-        "seat": (rf"{WS}(?:ve?{WS}{PLACE_WORD}(?:{WS}(?:nad|pod){WS}{PLACE_WORD}|{SP}{PLACE_WORD})?|"
-                 rf"{PLACE_WORD}-(?:jih|sever|východ|západ|venkov|město))(?!\w)"),
-        "territory": (rf"{WS}pro{WS}(?:hlavní{WS}město{WS}Prahu|Prahu(?:{SP}[0-9]{{1,2}}(?!\d))?|"
-                      rf"[{UP}][{LOW}]+ý{WS}kraj|kraj{WS}Vysočina)(?!\w)"),
+        "seat": (
+            rf"{WS}(?:ve?{WS}{PLACE_WORD}(?:{WS}(?:nad|pod){WS}{PLACE_WORD}|{SP}{PLACE_WORD})?|"
+            rf"{PLACE_WORD}-(?:jih|sever|východ|západ|venkov|město))(?!\w)"
+        ),
+        "territory": (
+            rf"{WS}pro{WS}(?:hlavní{WS}město{WS}Prahu|Prahu(?:{SP}[0-9]{{1,2}}(?!\d))?|"
+            rf"[{UP}][{LOW}]+ý{WS}kraj|kraj{WS}Vysočina)(?!\w)"
+        ),
         # any "…ého kraje" (a court decision's region of before 2000 too) and every current region's genitive
         "region": rf"{WS}(?:[{UP}][{LOW}]+ého{WS}kraje|{_alt(kraj_genitives())})(?!\w)",
         # "XY": the placeholder of anonymised court decisions ("Městského úřadu XY")
@@ -255,8 +273,9 @@ def _forms_by_name() -> dict[str, list[str]]:
 def _compiled() -> _Compiled:
     gaz = load_gazetteer()
     forms = _forms_by_name()
-    groups = "|".join(f"(?P<i{i}>{_alt(forms[inst.name])})" for i, inst in enumerate(gaz.institutions)
-                      if forms.get(inst.name))
+    groups = "|".join(
+        f"(?P<i{i}>{_alt(forms[inst.name])})" for i, inst in enumerate(gaz.institutions) if forms.get(inst.name)
+    )
     name_re = re.compile(rf"(?<![\w.-])(?:{groups})(?!\w)")
     first_words = {form.split()[0] for names in forms.values() for form in names}
     assert all(re.fullmatch(r"\w+", word) for word in first_words), "a name form must start with a whole word"
@@ -267,14 +286,17 @@ def _compiled() -> _Compiled:
     if gaz.abbreviations_before_file_number:
         abbr_before_number_re = re.compile(
             rf"{_first_char(gaz.abbreviations_before_file_number)}(?<![\w.-])"
-            rf"(?:{_alt(gaz.abbreviations_before_file_number)})(?=\s+[0-9]{{1,3}}\s*[A-Z][A-Za-zČŘ]{{0,4}}\s*[0-9])")
+            rf"(?:{_alt(gaz.abbreviations_before_file_number)})(?=\s+[0-9]{{1,3}}\s*[A-Z][A-Za-zČŘ]{{0,4}}\s*[0-9])"
+        )
     type_forms = {f: t for t, forms in gaz.municipal_types.items() for f in forms}
     type_forms.update({f[:1].upper() + f[1:]: t for f, t in list(type_forms.items())})
     name_forms = {f: n for n, forms in gaz.municipalities.items() for f in forms}
     municipality_re = re.compile(
-        rf"{_first_char(type_forms)}(?<![\w.-])(?P<type>{_alt(type_forms)}){WS}(?P<name>{_alt(name_forms)})(?!\w)")
-    return _Compiled(name_start_re, name_re, complements, abbr_re, abbr_before_number_re, municipality_re, type_forms,
-                     name_forms)
+        rf"{_first_char(type_forms)}(?<![\w.-])(?P<type>{_alt(type_forms)}){WS}(?P<name>{_alt(name_forms)})(?!\w)"
+    )
+    return _Compiled(
+        name_start_re, name_re, complements, abbr_re, abbr_before_number_re, municipality_re, type_forms, name_forms
+    )
 
 
 def _name_matches(text: str):
@@ -293,7 +315,8 @@ def _name_matches(text: str):
 # a municipality after these prepositions is a place, not an authority ("v obci Blešno", "do obce Útočiště")
 PLACE_PREPOSITION_RE = re.compile(
     r"(?:^|[^\w])(?:[vV]e?|[nN]a|[dD]o|[zZ]e?|[uU]|[kK]e?|[pP]o|[pP]řes|[oO]de?|[mM]ezi|[nN]ad|[pP]od|[pP]ři|"
-    r"[kK]olem|[oO]kolo|[mM]imo|území)\s+$")
+    r"[kK]olem|[oO]kolo|[mM]imo|území)\s+$"
+)
 
 
 # "726/2005 Sb. NSS": the court's collection of decisions, not the court
@@ -332,7 +355,7 @@ def _registered_place(text: str, pos: int) -> int | None:
     lead = _registered_res()[0].match(text, pos)
     if lead is None:
         return None
-    bare = pos + len(text[pos:lead.end()]) - len(text[pos:lead.end()].lstrip())
+    bare = pos + len(text[pos : lead.end()]) - len(text[pos : lead.end()].lstrip())
     for at in dict.fromkeys((lead.end(), bare)):
         hit = place_names().match(text, at)
         if hit is not None:
@@ -351,9 +374,9 @@ def institution_candidates(text: str):
         if inst.complement:
             cm = c.complements[inst.complement].match(text, end)
             if cm:
-                end, comp = cm.end(), _canonical_region(inst, text[m.end():cm.end()])
+                end, comp = cm.end(), _canonical_region(inst, text[m.end() : cm.end()])
             elif inst.complement == "place" and (place_end := _registered_place(text, end)) is not None:
-                end, comp = place_end, text[m.end():place_end]
+                end, comp = place_end, text[m.end() : place_end]
         if inst.required and not comp:
             continue
         if not institution_context_ok(text, m.start(), end):
@@ -387,8 +410,7 @@ def institution_candidates(text: str):
         yield m.start(), m.end(), INSTITUTION, f"{c.type_norm[kind]} {c.name_norm[name]}"
     for m in _registered_res()[1].finditer(text):  # the other municipalities of the registers
         hit = place_names().match(text, m.end())
-        if hit is None or m.start() in found or PLACE_PREPOSITION_RE.search(text, max(0, m.start() - 12),
-                                                                             m.start()):
+        if hit is None or m.start() in found or PLACE_PREPOSITION_RE.search(text, max(0, m.start() - 12), m.start()):
             continue
         yield m.start(), hit[0], INSTITUTION, f"{c.type_norm[' '.join(m.group('type').split())]} {hit[1]}"
 

@@ -6,10 +6,12 @@
 no exponent, a fractional part (two digits, or more when written) only when it is not zero.
 Rules: ``ner_eval/GUIDELINES.md``.
 """
+
 from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation, localcontext
+
 from mendel.ner.spans import whole_surface_norm
 
 MONEY = "MONEY"
@@ -18,30 +20,70 @@ GROUP_SEP = r"[ \u00a0\u202f]"
 # thousands grouped by spaces or dots ("1 500 000", "1.500.000"), or plain digits; then ",50" / ",-" / ".50"
 # (",52-" too: a whole-crowns dash after the decimals in typed tables). A leading "0" followed by digits
 # is the tail of a number split oddly ("1020 000 Kč"), not an amount.
-NUMBER = (rf"(?!0[0-9])(?:[0-9]{{1,3}}(?:{GROUP_SEP}[0-9]{{3}}(?![0-9]))+|[0-9]{{1,3}}(?:\.[0-9]{{3}}(?![0-9]))+|"
-          r"[0-9]{1,15}(?![0-9]))(?:,(?:[0-9]{1,6}(?![0-9])-?|-{1,2}|–)|\.[0-9]{1,2}(?![0-9]))?")
+NUMBER = (
+    rf"(?!0[0-9])(?:[0-9]{{1,3}}(?:{GROUP_SEP}[0-9]{{3}}(?![0-9]))+|[0-9]{{1,3}}(?:\.[0-9]{{3}}(?![0-9]))+|"
+    r"[0-9]{1,15}(?![0-9]))(?:,(?:[0-9]{1,6}(?![0-9])-?|-{1,2}|–)|\.[0-9]{1,2}(?![0-9]))?"
+)
 MULTIPLIERS = {
-    "tis.": 10 ** 3, "tisíc": 10 ** 3, "tisíce": 10 ** 3,
-    "mil.": 10 ** 6, "mil": 10 ** 6, "milion": 10 ** 6, "miliony": 10 ** 6, "milionů": 10 ** 6, "milionu": 10 ** 6,
-    "mld.": 10 ** 9, "mld": 10 ** 9, "miliarda": 10 ** 9, "miliardy": 10 ** 9, "miliard": 10 ** 9,
+    "tis.": 10**3,
+    "tisíc": 10**3,
+    "tisíce": 10**3,
+    "mil.": 10**6,
+    "mil": 10**6,
+    "milion": 10**6,
+    "miliony": 10**6,
+    "milionů": 10**6,
+    "milionu": 10**6,
+    "mld.": 10**9,
+    "mld": 10**9,
+    "miliarda": 10**9,
+    "miliardy": 10**9,
+    "miliard": 10**9,
 }
-MULT = "(?:" + "|".join(re.escape(k) + ("" if k.endswith(".") else r"(?!\w)")
-                        for k in sorted(MULTIPLIERS, key=len, reverse=True)) + ")"
+MULT = (
+    "(?:"
+    + "|".join(
+        re.escape(k) + ("" if k.endswith(".") else r"(?!\w)") for k in sorted(MULTIPLIERS, key=len, reverse=True)
+    )
+    + ")"
+)
 CURRENCIES = {  # surface -> ISO code; "Kc": ASCII-folded text (the court-citation CSVs)
-    "Kč": "CZK", "Kčs": "CSK", ",- Kč": "CZK", "Kc": "CZK",
-    "CZK": "CZK", "korun českých": "CZK", "koruny české": "CZK",
-    "koruna česká": "CZK", "korun": "CZK", "koruny": "CZK", "korunu": "CZK", "korunách": "CZK",
-    "EUR": "EUR", "eur": "EUR", "euro": "EUR", "€": "EUR", "USD": "USD", "US$": "USD", "$": "USD",
-    "GBP": "GBP", "£": "GBP", "CHF": "CHF", "PLN": "PLN",
+    "Kč": "CZK",
+    "Kčs": "CSK",
+    ",- Kč": "CZK",
+    "Kc": "CZK",
+    "CZK": "CZK",
+    "korun českých": "CZK",
+    "koruny české": "CZK",
+    "koruna česká": "CZK",
+    "korun": "CZK",
+    "koruny": "CZK",
+    "korunu": "CZK",
+    "korunách": "CZK",
+    "EUR": "EUR",
+    "eur": "EUR",
+    "euro": "EUR",
+    "€": "EUR",
+    "USD": "USD",
+    "US$": "USD",
+    "$": "USD",
+    "GBP": "GBP",
+    "£": "GBP",
+    "CHF": "CHF",
+    "PLN": "PLN",
 }
-CUR_AFTER = "(?:" + "|".join(re.escape(k) for k in sorted(CURRENCIES, key=len, reverse=True) if not k.startswith(",")) + ")"
+CUR_AFTER = (
+    "(?:" + "|".join(re.escape(k) for k in sorted(CURRENCIES, key=len, reverse=True) if not k.startswith(",")) + ")"
+)
 CUR_BEFORE = r"(?:Kč|Kc|CZK|EUR|€|USD|US\$|\$|GBP|£|CHF)"
 SPACING = r"[ \u00a0\u202f]*(?:\n[ \u00a0\u202f]*)?"
 
 AMOUNT_FIRST_RE = re.compile(
-    rf"(?<![0-9.,/§-])(?P<num>{NUMBER})(?:{SPACING}(?P<mult>{MULT}))?{SPACING}(?P<cur>{CUR_AFTER})(?![\w$€£])")
+    rf"(?<![0-9.,/§-])(?P<num>{NUMBER})(?:{SPACING}(?P<mult>{MULT}))?{SPACING}(?P<cur>{CUR_AFTER})(?![\w$€£])"
+)
 CURRENCY_FIRST_RE = re.compile(
-    rf"(?<![\w$€£])(?P<cur>{CUR_BEFORE}){SPACING}(?P<num>{NUMBER})(?:{SPACING}(?P<mult>{MULT}))?(?![\w/]|[.,][0-9])")
+    rf"(?<![\w$€£])(?P<cur>{CUR_BEFORE}){SPACING}(?P<num>{NUMBER})(?:{SPACING}(?P<mult>{MULT}))?(?![\w/]|[.,][0-9])"
+)
 
 
 def _amount(number: str, multiplier: str | None) -> Decimal | None:

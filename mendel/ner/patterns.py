@@ -10,6 +10,7 @@ surface form the recogniser looks for, and the file name says which table made t
 
 Abbreviations, complements (seats, territories) and municipalities are read from the yaml table.
 """
+
 from __future__ import annotations
 
 import json

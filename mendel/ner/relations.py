@@ -17,6 +17,7 @@ delimit the statement or point the relation was read from; ``evidence`` is that 
 collapsed and cut to ``EVIDENCE_CHARS``. Quoted new wording (``„§ 64 …“``) is never read as an
 instruction of the amending act.
 """
+
 from __future__ import annotations
 
 import re
@@ -51,7 +52,8 @@ class Relation:
 
 # lines that end a block of points: part, chapter and article headings, a § alone on its line
 HEADING_LINE_RE = re.compile(
-    r"^[ \t]*(?:(?:ČÁST|HLAVA|DÍL|ODDÍL)\b.*|Čl\.\s*[IVXLC0-9]+[a-z]?\.?|§\s*[0-9]+[a-z]*)[ \t]*$", re.M)
+    r"^[ \t]*(?:(?:ČÁST|HLAVA|DÍL|ODDÍL)\b.*|Čl\.\s*[IVXLC0-9]+[a-z]?\.?|§\s*[0-9]+[a-z]*)[ \t]*$", re.M
+)
 POINT_START_RE = re.compile(r"^[ \t]*(?P<num>[0-9]{1,3})\.[ \t]+(?=\S)", re.M)
 # the amended act opens a block: "…, se mění takto:", "se mění a doplňuje takto:", "se doplňuje takto:"
 BLOCK_TRIGGER_RE = re.compile(r"\bse\s+(?:mění(?:\s+a\s+doplňuje)?|doplňuje)\s+(?:takto|tak,\s+že)\s*:?")
@@ -60,30 +62,39 @@ REPEAL_LIST_RE = re.compile(r"^[ \t]*Zrušuj(?:e|í)\s+se\s*(?P<colon>:)?", re.M
 # "kterým se mění …" is the title of an act, not an instruction
 CHANGE_VERB_RE = re.compile(
     r"(?<!kterým )(?<!kterou )(?<!kterým se )(?<!kterou se )"
-    r"\b(?:vklád(?:á|ají)|nahrazuj(?:e|í)|doplňuj(?:e|í)|mění|zní|znějí|zrušuj(?:e|í)|označuj(?:e|í))\b")
+    r"\b(?:vklád(?:á|ají)|nahrazuj(?:e|í)|doplňuj(?:e|í)|mění|zní|znějí|zrušuj(?:e|í)|označuj(?:e|í))\b"
+)
 # "…, § 29a zní:" / "…, se § 3 včetně nadpisu zní:": a single provision gets new wording
 NEW_WORDING_RE = re.compile(
-    r"(?:,\s*|\bse\s+)(?P<loc>(?:§|[čČ]l\.)[^„:]{0,120}?)\s+(?:včetně\s+[^„:]{0,60}?\s+)?zn(?:í|ějí)\s*:")
+    r"(?:,\s*|\bse\s+)(?P<loc>(?:§|[čČ]l\.)[^„:]{0,120}?)\s+(?:včetně\s+[^„:]{0,60}?\s+)?zn(?:í|ějí)\s*:"
+)
 # what may precede the act that opens a statement on its line: nothing, "V ", "12. ", "12. V "
 OPENER_PREFIX_RE = re.compile(r"^(?:[0-9]{1,3}\.\s+)?(?:V\s+)?$")
 OPENER_ENTITY_RE = re.compile(
     r"^(?:(?:[Úú]stavní\s+)?[Zz]ákon|[Zz]ákoně|[Vv]yhláška|[Vv]yhlášce|[Nn]ařízení"
-    r"|[Zz]ákonné\s+opatření|[Ss]dělení|§|[čČ]l\.)(?!\w)")
+    r"|[Zz]ákonné\s+opatření|[Ss]dělení|§|[čČ]l\.)(?!\w)"
+)
 PAGE_HEADER_ENTITY_RE = re.compile(r"^[Aa]kt(?:u|em)?\s")
 
 # inside a point of a block
 POINT_LOCATION_RE = re.compile(
     r"(?:V\s+(?:nadpisu\s+|úvodní\s+části\s+ustanovení\s+|závěrečné\s+části\s+ustanovení\s+)?"
     r"|Nadpis\s+|(?=§|[čČ]l\.))"
-    r"(?P<loc>(?:§|[čČ]l\.).{0,200}?)\s+(?:se|zní|znějí|včetně|nadpis)\b", re.S)
+    r"(?P<loc>(?:§|[čČ]l\.).{0,200}?)\s+(?:se|zní|znějí|včetně|nadpis)\b",
+    re.S,
+)
 POINT_INSERT_RE = re.compile(
     r"(?:Za|Před)\s+(?:§|[čČ]l\.)\s*\S+\s+se\s+vklád(?:á|ají)\s+nov(?:ý|é)\s+"
-    r"(?P<new>(?:§§?|[čČ]l(?:\.|ánky?))\s*.{0,80}?)(?=,|\s+kter|\s+zn)", re.S)
+    r"(?P<new>(?:§§?|[čČ]l(?:\.|ánky?))\s*.{0,80}?)(?=,|\s+kter|\s+zn)",
+    re.S,
+)
 POINT_WHOLE_REPEAL_RE = re.compile(
-    r"(?P<loc>(?:§|[čČ]l\.).{0,160}?)\s+(?:se\s+)?(?:včetně\s+.{0,120}?\s+)?(?:se\s+)?zrušuj(?:e|í)\s*\.", re.S)
+    r"(?P<loc>(?:§|[čČ]l\.).{0,160}?)\s+(?:se\s+)?(?:včetně\s+.{0,120}?\s+)?(?:se\s+)?zrušuj(?:e|í)\s*\.", re.S
+)
 UNIT_REPEAL_RE = re.compile(
     r"\b(?P<unit>odstav(?:ec|ce)|písmen(?:o|a)|bod(?:y)?)\s+(?P<items>(?:[0-9]{1,3}[a-z]?|[a-z]{1,2}\))"
-    r"(?:\s*(?:,|a|až)\s*(?:[0-9]{1,3}[a-z]?|[a-z]{1,2}\)))*)\s+(?:se\s+)?zrušuj(?:e|í)\b")
+    r"(?:\s*(?:,|a|až)\s*(?:[0-9]{1,3}[a-z]?|[a-z]{1,2}\)))*)\s+(?:se\s+)?zrušuj(?:e|í)\b"
+)
 INCLUDING_RE = re.compile(r"\s+včetně\s+.*?(?=\s+a\s+(?:§|[čČ]l\.)|$)", re.S)
 
 # a list of provisions: "§ 205, 206 a 209", "§ 12 odst. 1 a § 25 odst. 1", "§ 210 až 212", "čl. 3 a 4"
@@ -96,13 +107,15 @@ _PROV_TOKEN_RE = re.compile(
     r"|(?P<sep>\s*,\s*|\s+a\s+|\s+nebo\s+)"
     r"|(?P<bare>(?<![\w.])[0-9]+[a-z]{0,2})(?![\w/.)])"
     r"|(?P<letter>(?<![\w.])[a-z]{1,2}\))"  # "písm. a) a b)": continues the letter before it
-    r"|(?P<word>[^\W\d]{2,}\.?)")  # any other word ("včetně poznámky pod čarou č. 2b") ends a list
+    r"|(?P<word>[^\W\d]{2,}\.?)"
+)  # any other word ("včetně poznámky pod čarou č. 2b") ends a list
 UNIT_NAMES = {"odstav": "odst.", "písmen": "písm.", "bod": "bod"}
 
 
 # --------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------
+
 
 def _quote_depths(text: str) -> list[int]:
     """Depth of „…“ quoting at every line start (index: line number). A point that follows a line
@@ -116,7 +129,7 @@ def _quote_depths(text: str) -> list[int]:
             depth -= 1
         elif ch == "\n":
             line = text[line_start:i].rstrip()
-            nxt = text[i + 1:i + 40]
+            nxt = text[i + 1 : i + 40]
             if depth and line.endswith(("“.", "“;")) and POINT_START_RE.match(nxt):
                 depth = 0
             depths.append(depth)
@@ -149,7 +162,7 @@ class _Lines:
         """Whether ``pos`` itself lies inside „…“ (the line's depth plus the quotes before it on the line)."""
         i = self.index(pos)
         depth = self.depths[i]
-        for ch in self.text[self.starts[i]:pos]:
+        for ch in self.text[self.starts[i] : pos]:
             if ch == "„":
                 depth += 1
             elif ch == "“" and depth:
@@ -159,7 +172,7 @@ class _Lines:
 
 def _evidence(text: str, start: int, end: int) -> str:
     snippet = " ".join(text[start:end].split())
-    return snippet if len(snippet) <= EVIDENCE_CHARS else snippet[:EVIDENCE_CHARS - 1].rstrip() + "…"
+    return snippet if len(snippet) <= EVIDENCE_CHARS else snippet[: EVIDENCE_CHARS - 1].rstrip() + "…"
 
 
 UNIT_LEVELS = {"odst": 0, "pism": 1, "bod": 2}
@@ -170,7 +183,7 @@ def _unit_kind(sub: str) -> str:
 
 
 def _unit_value(token: str) -> str:
-    """"odst.3" -> "odst. 3", "bodů 2" -> "bod 2"."""
+    """ "odst.3" -> "odst. 3", "bodů 2" -> "bod 2"."""
     value = " ".join(token.split())
     value = re.sub(r"^(odst\.|písm\.)\s*", r"\1 ", value)
     return re.sub(r"^bod\w*\s+", "bod ", value)
@@ -190,8 +203,11 @@ def provisions(fragment: str) -> list[str]:
     items: list[tuple[str, str, list[str]]] = []  # (mark, number, sub-units)
     mark, pending_range, last, last_token = None, False, None, None
     for m in _PROV_TOKEN_RE.finditer(fragment):
-        kind = next(k for k in ("mark", "odst", "pism", "bod", "range", "sep", "bare", "letter", "word")
-                    if m.group(k) is not None)
+        kind = next(
+            k
+            for k in ("mark", "odst", "pism", "bod", "range", "sep", "bare", "letter", "word")
+            if m.group(k) is not None
+        )
         if kind == "word" or (kind == "letter" and last != "pism"):
             mark, pending_range, last = None, False, "word"
             continue
@@ -246,8 +262,13 @@ def _expand(first: str, last: str) -> list[str]:
     (num_a, letters_a, close), (num_b, letters_b, _) = a.groups(), b.groups()
     if num_a and num_b and not letters_a and not letters_b and 0 < int(num_b) - int(num_a) <= MAX_RANGE:
         return [str(n) for n in range(int(num_a) + 1, int(num_b) + 1)]
-    if num_a == num_b and len(letters_a) <= 1 and len(letters_b) == 1 and (letters_a or "`") < letters_b \
-            and (num_a or letters_a):  # the same provision number, or písmena, with one letter each
+    if (
+        num_a == num_b
+        and len(letters_a) <= 1
+        and len(letters_b) == 1
+        and (letters_a or "`") < letters_b
+        and (num_a or letters_a)
+    ):  # the same provision number, or písmena, with one letter each
         start = ord(letters_a) + 1 if letters_a else ord("a")
         return [f"{num_a}{chr(c)}{close}" for c in range(start, ord(letters_b) + 1)]
     return [last]
@@ -257,7 +278,7 @@ UNIT_ITEM_RE = re.compile(r"(?P<value>[0-9]{1,3}[a-z]?|[a-z]{1,2}\))|(?P<range>a
 
 
 def _unit_items(unit: str, items: str) -> list[str]:
-    """"písmena d) a e)" -> ["písm. d)", "písm. e)"]; "odstavce 4 až 6" -> odst. 4, 5, 6."""
+    """ "písmena d) a e)" -> ["písm. d)", "písm. e)"]; "odstavce 4 až 6" -> odst. 4, 5, 6."""
     name = next(v for k, v in UNIT_NAMES.items() if unit.startswith(k))
     values: list[str] = []
     pending_range = False
@@ -278,6 +299,7 @@ def _act_of(entity: Entity) -> str | None:
 # --------------------------------------------------------------------------
 # Extraction
 # --------------------------------------------------------------------------
+
 
 def _block_end(text: str, start: int, lines: _Lines) -> int:
     """Where a block of points that starts at ``start`` ends: the next heading outside quotes."""
@@ -335,7 +357,7 @@ def _point_relations(text: str, start: int, end: int, act: str, subject: str) ->
         for path in paths:
             for item in _unit_items(units.group("unit"), units.group("items")):
                 rel(REPEALS, f"{path} {item}")
-        rest = body[:units.start()] + body[units.end():]
+        rest = body[: units.start()] + body[units.end() :]
         if not CHANGE_VERB_RE.search(rest, loc.end("loc")):  # nothing else changes in the provision
             return out
     for path in paths:
@@ -348,8 +370,12 @@ def _statement_end(text: str, start: int, limit: int, lines: _Lines) -> tuple[in
     ("block", end) for "se mění takto:", ("repeal", end) for "se zrušuje.", ("wording", end, match) for
     "…, § 29a zní:", ("change", end) for another change verb; None when there is none before ``limit``."""
     found = []
-    for kind, regex in (("block", BLOCK_TRIGGER_RE), ("repeal", REPEAL_VERB_RE), ("wording", NEW_WORDING_RE),
-                        ("change", CHANGE_VERB_RE)):
+    for kind, regex in (
+        ("block", BLOCK_TRIGGER_RE),
+        ("repeal", REPEAL_VERB_RE),
+        ("wording", NEW_WORDING_RE),
+        ("change", CHANGE_VERB_RE),
+    ):
         for m in regex.finditer(text, start, limit):
             if not lines.quoted_at(m.start()):
                 found.append((m.start(), m.end(), kind, m))
@@ -381,15 +407,17 @@ def extract_relations(text: str, subject_norm: str | None) -> list[Relation]:
         if any(a <= entity.start < b for a, b in list_spans):
             continue
         line_start = lines.starts[lines.index(entity.start)]
-        prefix = text[line_start:entity.start]
+        prefix = text[line_start : entity.start]
         if not OPENER_PREFIX_RE.match(prefix) or not OPENER_ENTITY_RE.match(entity.text):
             continue
         act = _act_of(entity)
         if not act or act == subject_norm or PAGE_HEADER_ENTITY_RE.match(entity.text):
             continue
         block_end = _block_end(text, entity.end, lines)
-        point_after = next((m.start() for m in POINT_START_RE.finditer(text, entity.end, block_end)
-                            if not lines.quoted(m.start())), block_end)
+        point_after = next(
+            (m.start() for m in POINT_START_RE.finditer(text, entity.end, block_end) if not lines.quoted(m.start())),
+            block_end,
+        )
         found = _statement_end(text, entity.end, min(point_after, entity.end + 12000), lines)
         if found is None:
             continue
@@ -405,7 +433,7 @@ def extract_relations(text: str, subject_norm: str | None) -> list[Relation]:
                 out.extend(_point_relations(text, a, b, act, subject_norm))
             covered_until = block_end
         elif kind == "repeal":
-            statement = text[entity.end:statement_end]
+            statement = text[entity.end : statement_end]
             inner = re.search(r"\bse\s+(?P<loc>(?:§|[čČ]l\.).{0,120}?)\s+zrušuj", statement, re.S)
             units = UNIT_REPEAL_RE.search(statement)
             if inner:  # "V zákoně č. …, se § 12 zrušuje."
@@ -428,8 +456,9 @@ def extract_relations(text: str, subject_norm: str | None) -> list[Relation]:
     return sorted(out, key=lambda r: (r.start, r.kind, r.object_norm))
 
 
-def _repeal_lists(text: str, subject: str, entities: list[Entity],
-                  lines: _Lines) -> tuple[list[Relation], list[tuple[int, int]]]:
+def _repeal_lists(
+    text: str, subject: str, entities: list[Entity], lines: _Lines
+) -> tuple[list[Relation], list[tuple[int, int]]]:
     """``Zrušují se: 1. Vyhláška č. 23/2002 Sb., … 2. …`` and ``Zrušuje se zákon č. …``: the relations
     and the spans of the lists. An item that repeals only a part of an act (``Část třetí zákona č. …``)
     gives none: the act itself stays in force."""
@@ -450,7 +479,7 @@ def _repeal_lists(text: str, subject: str, entities: list[Entity],
                 continue
             if PAGE_HEADER_ENTITY_RE.match(act_entity.text):
                 continue
-            lead = re.sub(r"^\s*(?:[0-9]{1,3}\.\s*)?(?:Zrušuj(?:e|í)\s+se\s*:?\s*)?", "", text[a:act_entity.start])
+            lead = re.sub(r"^\s*(?:[0-9]{1,3}\.\s*)?(?:Zrušuj(?:e|í)\s+se\s*:?\s*)?", "", text[a : act_entity.start])
             if lead:  # "Část padesátá třetí zákona č. 320/2002 Sb." repeals a part only
                 continue
             stop = text.find("\n", act_entity.end, b)

@@ -7,13 +7,22 @@ run as components of the spaCy pipeline (``mendel.ner.component``), next to the 
 INSTITUTION finders of ``dates.py``, ``money.py`` and ``institutions.py``; callers use
 ``mendel.ner.recognise``. Annotation rules are in ``ner_eval/GUIDELINES.md``.
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
 
-from mendel.law.identifiers import (CONSTITUTIONAL, CONSTITUTIONAL_SENATES, ECLI_PATTERN, PLENARY_OPINION, FileNumber,
-                              act_citation, citation_mark, eli_for_citation)
+from mendel.law.identifiers import (
+    CONSTITUTIONAL,
+    CONSTITUTIONAL_SENATES,
+    ECLI_PATTERN,
+    PLENARY_OPINION,
+    FileNumber,
+    act_citation,
+    citation_mark,
+    eli_for_citation,
+)
 from mendel.ner.acts import NAMED_ACTS, NamedAct
 from mendel.ner.dates import DATE
 from mendel.ner.institutions import INSTITUTION
@@ -40,13 +49,15 @@ class Entity:
 # Collection of Laws citations: "89/2012 Sb.", ELI
 # --------------------------------------------------------------------------
 
+
 def eli_for(citation: str) -> str | None:
     """``"89/2012 Sb."`` (optionally followed by a provision path) -> ``"/eli/cz/sb/2012/89"``."""
     if not isinstance(citation, str):
         return None
     # EU acts known to the gazetteer: "nařízení (EU) 2016/679 čl. 6"
     return eli_for_citation(citation) or next(
-        (a.eli for a in NAMED_ACTS if a.eli and citation.strip().startswith(a.citation)), None)
+        (a.eli for a in NAMED_ACTS if a.eli and citation.strip().startswith(a.citation)), None
+    )
 
 
 # --------------------------------------------------------------------------
@@ -74,7 +85,7 @@ SUB_UNITS = {
     "písm.": r"písm(?:\.|eno|ene|enu|enem)\s*[a-z]{1,2}(?:\)|/|(?!\w))",
     "bod": rf"bod(?:u|ě|y|ů|em|ech)?\s+{D}{{1,3}}[a-z]?(?![\w/])",
     "věta": rf"(?:část\w*\s+)?(?:vět(?:a|y|ě|u|ou)\s+{ORDINAL}|{ORDINAL}\s+vět(?:a|y|ě|u|ou))"
-            r"(?:\s+(?:část\w*\s+)?(?:před|za)\s+(?:středníkem|čárkou))?",
+    r"(?:\s+(?:část\w*\s+)?(?:před|za)\s+(?:středníkem|čárkou))?",
     "pododst.": rf"(?:{ORDINAL}\s+pododstav\w*|pododstav\w*\s+{ORDINAL})",
 }
 SUB = "(?:" + "|".join(SUB_UNITS.values()) + ")"
@@ -89,7 +100,8 @@ TRAILING_LETTER_ITEM_RE = re.compile(rf"{LIST_SEP}[a-z]{{1,2}}[)/]$")
 # provisions of private documents, not law
 NON_LAW_TAIL_RE = re.compile(
     r"\.?(?:\s+odst\.\s*[IVX0-9]+(?:\.[0-9]+)*)?"
-    r"\s+(?:(?:této|teto|uvedené)\s+)?(?:smlouv|dohod[ayěo]|podmínek|zadávací\s+dokumentac|stanov\b|POV\b)")
+    r"\s+(?:(?:této|teto|uvedené)\s+)?(?:smlouv|dohod[ayěo]|podmínek|zadávací\s+dokumentac|stanov\b|POV\b)"
+)
 
 # Czech act types before "č. N/YYYY Sb."
 ACT_TYPES = (
@@ -103,14 +115,17 @@ ACT_TYPES = (
     r"[aA]kt(?:u|em)?",  # e-Sbírka page header "Akt č. 90 / 2024 Sb."
 )
 ACT_TYPE = "(?:" + "|".join(ACT_TYPES) + ")"
-ACT_ISSUER = (r"(?:\s+(?:České\s+národní\s+rady|Federálního\s+shromáždění|vlády|"
-              r"Ministerstva\s+[^\W\d_]+|[A-ZČŘŠŽ]{2,5}[a-z]?))?")  # ČNR, MZe
+ACT_ISSUER = (
+    r"(?:\s+(?:České\s+národní\s+rady|Federálního\s+shromáždění|vlády|"
+    r"Ministerstva\s+[^\W\d_]+|[A-ZČŘŠŽ]{2,5}[a-z]?))?"
+)  # ČNR, MZe
 ACT_TITLE = r"(?:\s+o\s+[^\W\d_]+(?:\s+[^\W\d_]+){0,6})?"
-SB_NUMBER = (rf"(?P<num>{D}{{1,4}})\s*/\s*(?:/\s*)?(?P<year>{D}{{4}}|{D}{{2}})(?!{D})\s*"
-             r"(?P<coll>Sb\.\s*m\.\s*s\.|Sb\.\s*z\.\s*a\s*n\.|Sb(?:\.|(?![\w.])))"
-             r"(?!\s*(?:rozh|n\.\s*u|NSS|ÚS))")
-CZ_ACT_RE = re.compile(
-    rf"(?<![\w/])(?:{ACT_TYPE}{ACT_ISSUER}{ACT_TITLE}\s*)?(?:[čc]\.\s*)?{SB_NUMBER}")
+SB_NUMBER = (
+    rf"(?P<num>{D}{{1,4}})\s*/\s*(?:/\s*)?(?P<year>{D}{{4}}|{D}{{2}})(?!{D})\s*"
+    r"(?P<coll>Sb\.\s*m\.\s*s\.|Sb\.\s*z\.\s*a\s*n\.|Sb(?:\.|(?![\w.])))"
+    r"(?!\s*(?:rozh|n\.\s*u|NSS|ÚS))"
+)
+CZ_ACT_RE = re.compile(rf"(?<![\w/])(?:{ACT_TYPE}{ACT_ISSUER}{ACT_TITLE}\s*)?(?:[čc]\.\s*)?{SB_NUMBER}")
 NOT_AN_ACT_BEFORE_RE = re.compile(r"(?:částk[ayuěo]|částce)\s*(?:č\.\s*)?$")
 
 # EU acts
@@ -120,8 +135,10 @@ EU_TYPES = {
     "rozhodnutí": r"(?:[rR]ámcové(?:ho|m)?\s+)?[rR]ozhodnutí(?:m)?",
 }
 EU_NS = r"EU|ES|EHS|Euratom"
-EU_ISSUER = (r"(?:\s+(?:Evrop(?:-\s*)?ského\s+parlamentu\s+a\s+Rady|Rady|Komise))?"  # "Evrop-\nského": PDF hyphenation
-             r"(?:\s+v\s+přenesené\s+pravomoci)?")
+EU_ISSUER = (
+    r"(?:\s+(?:Evrop(?:-\s*)?ského\s+parlamentu\s+a\s+Rady|Rady|Komise))?"  # "Evrop-\nského": PDF hyphenation
+    r"(?:\s+v\s+přenesené\s+pravomoci)?"
+)
 EU_PAREN_NUM = rf"\((?P<ns>{EU_NS})\)\s*(?:č\.\s*)?(?P<pnum>{D}{{1,4}}/{D}{{1,4}})(?![\w/])"
 EU_SUFFIX_NUM = rf"(?P<snum>{D}{{2,4}}/{D}{{1,4}}/(?:{EU_NS}))(?!\w)"
 EU_ACT_RES = {
@@ -135,14 +152,81 @@ EU_TYPED_NORM_RE = re.compile(r"^(nařízení|směrnice|rozhodnutí) \S+$")
 # register has at least three letters (e.g. "Cpjn 206/2010", "Cdo 2288/2000")
 COURT_REGISTERS = (
     # Nejvyšší soud
-    "Cdo", "Cdon", "Odo", "Odon", "Tdo", "Tz", "Tvo", "Td", "Tcu", "Tul", "Cul", "Tpjn", "Cpjn", "Opjn",
-    "NSČR", "NSCR", "ICdo", "Nd", "Ncu", "Ncn", "Pzo", "Cz", "Zp", "Plsn", "Tmo", "Ntd",
+    "Cdo",
+    "Cdon",
+    "Odo",
+    "Odon",
+    "Tdo",
+    "Tz",
+    "Tvo",
+    "Td",
+    "Tcu",
+    "Tul",
+    "Cul",
+    "Tpjn",
+    "Cpjn",
+    "Opjn",
+    "NSČR",
+    "NSCR",
+    "ICdo",
+    "Nd",
+    "Ncu",
+    "Ncn",
+    "Pzo",
+    "Cz",
+    "Zp",
+    "Plsn",
+    "Tmo",
+    "Ntd",
     # Nejvyšší správní soud
-    "As", "Afs", "Ads", "Azs", "Ans", "Aps", "Ars", "Ao", "Aos", "Ca", "Konf", "Vol", "Nao", "Pst", "Aprk",
-    "Kss", "Kse", "Komp", "Nk",
+    "As",
+    "Afs",
+    "Ads",
+    "Azs",
+    "Ans",
+    "Aps",
+    "Ars",
+    "Ao",
+    "Aos",
+    "Ca",
+    "Konf",
+    "Vol",
+    "Nao",
+    "Pst",
+    "Aprk",
+    "Kss",
+    "Kse",
+    "Komp",
+    "Nk",
     # krajské, vrchní a okresní soudy
-    "C", "Co", "Cm", "Cmo", "ICm", "INS", "VSPH", "VSOL", "KSPH", "T", "To", "Tm", "Nt", "Nc", "Ro", "EXE",
-    "EPR", "A", "Ad", "Af", "Az", "Ncp", "P", "Pa", "Sd", "Cad", "K", "D",
+    "C",
+    "Co",
+    "Cm",
+    "Cmo",
+    "ICm",
+    "INS",
+    "VSPH",
+    "VSOL",
+    "KSPH",
+    "T",
+    "To",
+    "Tm",
+    "Nt",
+    "Nc",
+    "Ro",
+    "EXE",
+    "EPR",
+    "A",
+    "Ad",
+    "Af",
+    "Az",
+    "Ncp",
+    "P",
+    "Pa",
+    "Sd",
+    "Cad",
+    "K",
+    "D",
     # justiční správa (court administration files)
     "Spr",
 )
@@ -151,11 +235,13 @@ _REG_ALT = "|".join(sorted(set(COURT_REGISTERS), key=len, reverse=True))
 FILE_NUMBER_RE = re.compile(
     rf"(?<![\w/])(?:(?P<court>(?:MS|KS|VS)[A-ZČ]{{2}})\s+)?(?:(?P<senate>{D}{{1,3}})\s*)?"
     rf"(?P<reg>{_REG_ALT})(?:\s+|(?<=[^\W\d]{{2}})(?=\d))(?P<num>{D}{{1,6}})\s*/\s*(?P<year>{D}{{2,4}})(?![0-9/])"
-    rf"(?:\s*[-–]\s*(?:[A-Z]\s*-?\s*)?{D}{{1,5}}(?![\w/]))?")  # list number; insolvency register "-A-11", "-B14"
+    rf"(?:\s*[-–]\s*(?:[A-Z]\s*-?\s*)?{D}{{1,5}}(?![\w/]))?"
+)  # list number; insolvency register "-A-11", "-B14"
 US_SENATES = ("Pl", "IV", "III", "II", "I")
 CONST_COURT_RE = re.compile(
     rf"(?<!\w)(?:(?P<senate>{'|'.join(US_SENATES)})\s*\.?|(?P<arabic>[1-4])\.)\s*(?:ÚS|US)(?P<st>\s*-?\s*st\.)?\s*[-.]?\s*"
-    rf"(?P<num>{D}{{1,5}})\s*/\s*(?P<year>{D}{{2,4}})(?![0-9/])")
+    rf"(?P<num>{D}{{1,5}})\s*/\s*(?P<year>{D}{{2,4}})(?![0-9/])"
+)
 CJEU_CASE_RE = re.compile(rf"(?<![\w-])(?P<court>[CT])-(?P<num>{D}{{1,4}})/(?P<year>{D}{{2}})(?![\w/-])")
 ECLI_RE = re.compile(r"(?<!\w)" + ECLI_PATTERN, re.IGNORECASE)
 
@@ -163,6 +249,7 @@ ECLI_RE = re.compile(r"(?<!\w)" + ECLI_PATTERN, re.IGNORECASE)
 # --------------------------------------------------------------------------
 # Gazetteer patterns
 # --------------------------------------------------------------------------
+
 
 def _name_pattern(name: str) -> str:
     first = name[0]
@@ -213,14 +300,19 @@ GAZETTEER = _build_gazetteer()
 # reject most positions before the alternation is tried.
 _GAZETTEER_FIRST = "".join(sorted(set().union(*(_first_letters(a) for a in NAMED_ACTS))))
 GAZETTEER_ANY_RE = re.compile(
-    rf"(?=[{_GAZETTEER_FIRST}])(?<!\w)(?:" + "|".join(f"(?P<g{i}>{e.pattern})" for i, e in enumerate(GAZETTEER))
-    + r")" + NAME_END)
+    rf"(?=[{_GAZETTEER_FIRST}])(?<!\w)(?:"
+    + "|".join(f"(?P<g{i}>{e.pattern})" for i, e in enumerate(GAZETTEER))
+    + r")"
+    + NAME_END
+)
 APPOSITIVE_RES = {e.act.citation: re.compile(r",\s*" + e.pattern + r"(?!\w)") for e in GAZETTEER if not e.strict}
 STRICT_CONTEXT_RE = re.compile(r"(?:podle|dle|ve\s+smyslu|viz)\s+$")
 DEFINITION_BEFORE_RE = re.compile(r"dál(?:e)?\s+(?:též\s+|také\s+|i\s+|opět\s+)?(?:jen\s+)?(?:[„\"“]|,,)\s*$")
 BIBLIOGRAPHY_AFTER_RE = re.compile(r"\s*(?:[IVX]{1,4}\b)?\s*[.,]\s*(?:[0-9]+\.\s*)?vydání")
 GAZ_CITATION_TAIL_RE = re.compile(rf"\s+(?:[čc]\.\s*)?{SB_NUMBER}")
-GAZ_EU_TAIL_RE = re.compile(rf"\s+\(?(?:{EU_NS})\)?\s*(?:č\.\s*)?{D}{{1,4}}/{D}{{1,4}}(?![\w/])")  # "Obecného nařízení EU č. 2016/679"
+GAZ_EU_TAIL_RE = re.compile(
+    rf"\s+\(?(?:{EU_NS})\)?\s*(?:č\.\s*)?{D}{{1,4}}/{D}{{1,4}}(?![\w/])"
+)  # "Obecného nařízení EU č. 2016/679"
 
 
 # --------------------------------------------------------------------------
@@ -329,10 +421,10 @@ HEADING_NEXT_RE = re.compile(r"[ \t]*(?:\n\s*(\S)(?P<para>(?<=\()[0-9]{1,3}[a-z]
 
 
 def _is_heading(text: str, start: int, end: int) -> bool:
-    """"§ 1" or "Čl. I" alone on its line (a quoted new provision may open it: "„§ 64"), followed by a
+    """ "§ 1" or "Čl. I" alone on its line (a quoted new provision may open it: "„§ 64"), followed by a
     capitalised line, a numbered paragraph "(1)" or the end of a multi-line text."""
     line_start = text.rfind("\n", 0, start) + 1
-    if text[line_start:start].strip(" \t„\"“"):
+    if text[line_start:start].strip(' \t„"“'):
         return False
     after = HEADING_NEXT_RE.match(text, end)
     if not after:
@@ -347,12 +439,14 @@ def _is_heading(text: str, start: int, end: int) -> bool:
 # Each first skips, by a plain substring test, texts that cannot hold a match.
 # --------------------------------------------------------------------------
 
+
 def provision_candidates(text: str, default_act: str | None = None):
     """Provision chains ("§ 5 odst. 1 a 2", "čl. 36 Listiny"), with the act that follows them."""
     for m in CHAIN_RE.finditer(text):
         start, end = m.span()
         while (letter := TRAILING_LETTER_ITEM_RE.search(text, start, end)) and (
-                "\n" in letter.group() or "písm" not in text[start:letter.start()]):
+            "\n" in letter.group() or "písm" not in text[start : letter.start()]
+        ):
             end = letter.start()
         if NON_LAW_TAIL_RE.match(text, end):
             continue
@@ -393,8 +487,8 @@ def eu_act_candidates(text: str):
 
 
 def _title_of_same_act(text: str, start: int, citation: str) -> bool:
-    """"zákon č. 141/1961 Sb., o trestním řízení soudním (trestní řád)": the name is part of the title."""
-    before = text[max(0, start - 400):start]
+    """ "zákon č. 141/1961 Sb., o trestním řízení soudním (trestní řád)": the name is part of the title."""
+    before = text[max(0, start - 400) : start]
     if not before.rstrip().endswith(("(", "/")):
         return False
     number = citation.split(" Sb.")[0].split(") ")[-1]
@@ -454,6 +548,7 @@ def decision_candidates(text: str):
 # Choosing entities
 # --------------------------------------------------------------------------
 
+
 def resolve(text: str, found) -> list[Entity]:
     """Non-overlapping entities from candidates, sorted by start: left to right, the earliest start wins,
     then the longest; of equal spans, the candidate found first (the order of ``found`` breaks ties)."""
@@ -471,9 +566,9 @@ def resolve(text: str, found) -> list[Entity]:
 
 
 def _inherit_eu_type(text: str, previous: Entity, start: int, norm: str) -> str:
-    """"směrnic 64/221/EHS, 68/360/EHS": list members take the type of the first."""
+    """ "směrnic 64/221/EHS, 68/360/EHS": list members take the type of the first."""
     typed = EU_TYPED_NORM_RE.match(previous.norm or "")
-    if typed and re.fullmatch(r"\s*(?:,|a|nebo)?\s*", text[previous.end:start]):
+    if typed and re.fullmatch(r"\s*(?:,|a|nebo)?\s*", text[previous.end : start]):
         return f"{typed.group(1)} {norm}"
     return norm
 
@@ -485,6 +580,6 @@ _PROVISION_START_RE = re.compile(r"(?:^|\s)(?=§|čl\.|Čl\.)")
 def split_law_ref_norm(norm: str) -> tuple[str | None, str | None]:
     """`89/2012 Sb. § 2079 odst. 1` → (`89/2012 Sb.`, `§ 2079 odst. 1`); `§ 5` → (None, `§ 5`)."""
     split = _PROVISION_START_RE.search(norm)
-    act = (norm[:split.start()] if split else norm).strip() or None
-    provision = norm[split.end():].strip() if split else None
+    act = (norm[: split.start()] if split else norm).strip() or None
+    provision = norm[split.end() :].strip() if split else None
     return act, provision or None

@@ -17,26 +17,31 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from mendel.crawl.boards import register as boards
-from mendel.crawl import crawlstate
 from mendel.core import stage_versions
-from mendel.passages.chunking import build_layers
-from mendel.records.citation_records import CITATION_RECORD, is_citation_record, mark_citation_records
-from mendel.index import bundle, dense, lexical
-from mendel.index import entity_graph
-from mendel.passages.act_passages import index_act_versions
+from mendel.core.rawstore import RawStore
+from mendel.crawl import crawlstate
+from mendel.crawl.boards import register as boards
+from mendel.index import bundle, dense, entity_graph, lexical
 from mendel.index.corpus import LAYERS, ChunkRecord, dense_texts, load_layer  # noqa: F401 (ChunkRecord: re-exported)
 from mendel.index.dense import HNSW_THRESHOLD  # noqa: F401 (re-exported)
 from mendel.index.embed import Embedder, embed_with_cache, text_hash, to_pgvector
 from mendel.index.entity_graph import DOC_EDGE_TOP_ENTITIES, GRAPH_LABELS  # noqa: F401 (re-exported)
-from mendel.core.rawstore import RawStore
-from mendel.records.record_documents import RECORD_DOCUMENT_TYPES, build_record_documents, notice_links, record_grounding
+from mendel.passages.act_passages import index_act_versions
+from mendel.passages.chunking import build_layers
+from mendel.records.citation_records import CITATION_RECORD, is_citation_record, mark_citation_records
+from mendel.records.record_documents import (
+    RECORD_DOCUMENT_TYPES,
+    build_record_documents,
+    notice_links,
+    record_grounding,
+)
 
 log = logging.getLogger("mendel.nightly.pipeline")
 RECORD_SOURCES = ("ruian",)  # sources whose files are register records, not pages
 
 
 # --- extract -------------------------------------------------------------------------------------
+
 
 def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
     """Pages and sections for every current document version not yet extracted; bad input is quarantined."""
@@ -48,22 +53,36 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
         "SELECT v.version_id, v.doc_id, v.sha256, v.content_type, d.source, d.url, d.title FROM document_versions v"
         " JOIN documents d ON d.current_version_id = v.version_id"
         " WHERE v.extracted_at IS NULL AND d.status = 'active' AND (d.source <> ALL(%s) OR d.doc_type = ANY(%s))"
-        " ORDER BY v.version_id", (list(RECORD_SOURCES), list(RECORD_DOCUMENT_TYPES)),
+        " ORDER BY v.version_id",
+        (list(RECORD_SOURCES), list(RECORD_DOCUMENT_TYPES)),
     ).fetchall()
-    stats = {"versions": 0, "pages": 0, "ocr_pages": 0, "sections": 0, "quarantined": 0, "empty_pages": 0,
-             "warnings": 0, "citation_records": 0, "stage_version": extract_version,
-             "reprocessed_by_version": reprocessed}
+    stats = {
+        "versions": 0,
+        "pages": 0,
+        "ocr_pages": 0,
+        "sections": 0,
+        "quarantined": 0,
+        "empty_pages": 0,
+        "warnings": 0,
+        "citation_records": 0,
+        "stage_version": extract_version,
+        "reprocessed_by_version": reprocessed,
+    }
     if rows:
         log.info("extracting %d new document versions", len(rows))
     jobs = [(str(store.path_for(sha256)), content_type, url) for _, _, sha256, content_type, _, url, _ in rows]
-    for (version_id, doc_id, sha256, content_type, source, url, title), (document, failure) in zip(
-            rows, extract_files(jobs)):
+    for (version_id, doc_id, sha256, _content_type, source, url, title), (document, failure) in zip(
+        rows, extract_files(jobs)
+    ):
         if document is None:
             with conn.transaction():
-                crawlstate.quarantine(conn, stage="extract", reason=failure, source=source, doc_id=doc_id,
-                                      url=url, sha256=sha256)
-                conn.execute("UPDATE document_versions SET extracted_at = now(), extract_version = %s"
-                             " WHERE version_id = %s", (extract_version, version_id))
+                crawlstate.quarantine(
+                    conn, stage="extract", reason=failure, source=source, doc_id=doc_id, url=url, sha256=sha256
+                )
+                conn.execute(
+                    "UPDATE document_versions SET extracted_at = now(), extract_version = %s WHERE version_id = %s",
+                    (extract_version, version_id),
+                )
             log.warning("quarantined %s: %s", doc_id, failure)
             stats["quarantined"] += 1
             continue
@@ -76,8 +95,10 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
                     [(version_id, p.page_no, p.text, p.is_ocr, p.ocr_confidence) for p in document.pages],
                 )
                 # pages a re-extraction no longer yields go
-                cur.execute("DELETE FROM pages WHERE version_id = %s AND page_no > %s",
-                            (version_id, max((p.page_no for p in document.pages), default=0)))
+                cur.execute(
+                    "DELETE FROM pages WHERE version_id = %s AND page_no > %s",
+                    (version_id, max((p.page_no for p in document.pages), default=0)),
+                )
                 cur.execute("DELETE FROM sections WHERE version_id = %s", (version_id,))
                 section_ids: list[int] = []
                 for section in document.sections:
@@ -85,8 +106,18 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
                     cur.execute(
                         "INSERT INTO sections (version_id, parent_id, depth, kind, label, path, page_start, page_end,"
                         " char_start, char_end) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING section_id",
-                        (version_id, parent_id, section.depth, section.kind, section.label, section.path,
-                         section.page_start, section.page_end, section.char_start, section.char_end),
+                        (
+                            version_id,
+                            parent_id,
+                            section.depth,
+                            section.kind,
+                            section.label,
+                            section.path,
+                            section.page_start,
+                            section.page_end,
+                            section.char_start,
+                            section.char_end,
+                        ),
                     )
                     section_ids.append(cur.fetchone()[0])
             if document.title and not title:
@@ -94,8 +125,10 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
             if is_citation_record(document.text):  # stored for the citator, never chunked as document text
                 conn.execute("UPDATE documents SET doc_type = %s WHERE doc_id = %s", (CITATION_RECORD, doc_id))
                 stats["citation_records"] += 1
-            conn.execute("UPDATE document_versions SET extracted_at = now(), extract_version = %s"
-                         " WHERE version_id = %s", (extract_version, version_id))
+            conn.execute(
+                "UPDATE document_versions SET extracted_at = now(), extract_version = %s WHERE version_id = %s",
+                (extract_version, version_id),
+            )
         stats["versions"] += 1
         stats["pages"] += len(document.pages)
         stats["ocr_pages"] += sum(1 for p in document.pages if p.is_ocr)
@@ -121,6 +154,7 @@ def extract_with_records(conn: psycopg.Connection, store: RawStore) -> dict:
 
 # --- chunk ---------------------------------------------------------------------------------------
 
+
 def chunk_id(version_id: int, layer: int, start: int, end: int) -> str:
     return hashlib.sha256(f"{version_id}:{layer}:{start}:{end}".encode()).hexdigest()[:32]
 
@@ -139,9 +173,16 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
 
     summarizer = summarizer or get_summarizer()
     chunk_version = stage_versions.version("chunk")
-    stats = {"versions": 0, "chunks": 0, "sections": 0, "documents": 0, "superseded_chunks_removed": 0,
-             "summarizer": summarizer.name, "stage_version": chunk_version,
-             "reprocessed_by_version": stage_versions.reprocess_chunks(conn)}
+    stats = {
+        "versions": 0,
+        "chunks": 0,
+        "sections": 0,
+        "documents": 0,
+        "superseded_chunks_removed": 0,
+        "summarizer": summarizer.name,
+        "stage_version": chunk_version,
+        "reprocessed_by_version": stage_versions.reprocess_chunks(conn),
+    }
     with conn.transaction():
         # records without decision text are not document text: their chunks (from before this rule) go too
         stats["citation_records_marked"] = mark_citation_records(conn)
@@ -158,7 +199,8 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
         " AND d.doc_type IS DISTINCT FROM %s"
         " AND EXISTS (SELECT 1 FROM pages p WHERE p.version_id = d.current_version_id)"
         " AND NOT EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = d.current_version_id)"
-        " ORDER BY d.doc_id", (CITATION_RECORD,)
+        " ORDER BY d.doc_id",
+        (CITATION_RECORD,),
     ).fetchall()
     insert = (
         "INSERT INTO chunks (chunk_id, version_id, doc_id, layer, seq, page_start, page_end, section_path,"
@@ -176,16 +218,19 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
         "  EXCLUDED.content_hash)"
     )
     for first in range(0, len(versions), CHUNK_BATCH_VERSIONS):
-        batch = versions[first:first + CHUNK_BATCH_VERSIONS]
+        batch = versions[first : first + CHUNK_BATCH_VERSIONS]
         ids = [version_id for version_id, _, _ in batch]
         pages_of: dict[int, list[str]] = {}
         for version_id, text in conn.execute(
-                "SELECT version_id, text FROM pages WHERE version_id = ANY(%s) ORDER BY version_id, page_no", (ids,)):
+            "SELECT version_id, text FROM pages WHERE version_id = ANY(%s) ORDER BY version_id, page_no", (ids,)
+        ):
             pages_of.setdefault(version_id, []).append(text)
         sections_of: dict[int, list[tuple[int, str]]] = {}
         for version_id, start, path in conn.execute(
-                "SELECT version_id, char_start, path FROM sections WHERE version_id = ANY(%s)"
-                " ORDER BY version_id, char_start, depth", (ids,)):
+            "SELECT version_id, char_start, path FROM sections WHERE version_id = ANY(%s)"
+            " ORDER BY version_id, char_start, depth",
+            (ids,),
+        ):
             sections_of.setdefault(version_id, []).append((start, path))
         rows = []
         for version_id, doc_id, title in batch:
@@ -196,10 +241,22 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
                 document_id = chunk_id(version_id, 1, d.char_start, d.char_end)
                 rows.append((version_id, doc_id, document_id, 1, d, None, summaries.document))
                 section_ids = [chunk_id(version_id, 2, c.char_start, c.char_end) for c in layers.sections]
-                rows += [(version_id, doc_id, cid, 2, c, document_id, summary)
-                         for cid, c, summary in zip(section_ids, layers.sections, summaries.sections)]
-                rows += [(version_id, doc_id, chunk_id(version_id, 3, c.char_start, c.char_end), 3, c,
-                          section_ids[c.parent], None) for c in layers.passages]
+                rows += [
+                    (version_id, doc_id, cid, 2, c, document_id, summary)
+                    for cid, c, summary in zip(section_ids, layers.sections, summaries.sections)
+                ]
+                rows += [
+                    (
+                        version_id,
+                        doc_id,
+                        chunk_id(version_id, 3, c.char_start, c.char_end),
+                        3,
+                        c,
+                        section_ids[c.parent],
+                        None,
+                    )
+                    for c in layers.passages
+                ]
             stats["versions"] += 1
             stats["chunks"] += len(layers.passages)
             stats["sections"] += len(layers.sections)
@@ -210,22 +267,46 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
             # Rows of these versions the chunker no longer produces (an older chunker's offsets) go.
             cur.execute("DELETE FROM chunks WHERE version_id = ANY(%s) AND NOT (chunk_id = ANY(%s))", (ids, chunk_ids))
             # a passage whose text changed loses its mentions (it is recognised again)
-            cur.execute("DELETE FROM mentions m USING chunks c, unnest(%s::text[], %s::text[]) AS n(id, hash)"
-                        " WHERE m.chunk_id = c.chunk_id AND c.chunk_id = n.id"
-                        " AND c.content_hash IS DISTINCT FROM n.hash",
-                        (chunk_ids, [c.content_hash for _, _, _, _, c, _, _ in rows]))
-            cur.executemany(insert, [
-                (cid, version_id, doc_id, layer, c.seq, c.page_start, c.page_end, c.section_path, c.char_start,
-                 c.char_end, c.text, c.content_hash, parent, summary, layer != 3)
-                for version_id, doc_id, cid, layer, c, parent, summary in rows])
-            cur.execute("UPDATE document_versions SET chunked_at = now(), chunk_version = %s"
-                        " WHERE version_id = ANY(%s)", (chunk_version, ids))
+            cur.execute(
+                "DELETE FROM mentions m USING chunks c, unnest(%s::text[], %s::text[]) AS n(id, hash)"
+                " WHERE m.chunk_id = c.chunk_id AND c.chunk_id = n.id"
+                " AND c.content_hash IS DISTINCT FROM n.hash",
+                (chunk_ids, [c.content_hash for _, _, _, _, c, _, _ in rows]),
+            )
+            cur.executemany(
+                insert,
+                [
+                    (
+                        cid,
+                        version_id,
+                        doc_id,
+                        layer,
+                        c.seq,
+                        c.page_start,
+                        c.page_end,
+                        c.section_path,
+                        c.char_start,
+                        c.char_end,
+                        c.text,
+                        c.content_hash,
+                        parent,
+                        summary,
+                        layer != 3,
+                    )
+                    for version_id, doc_id, cid, layer, c, parent, summary in rows
+                ],
+            )
+            cur.execute(
+                "UPDATE document_versions SET chunked_at = now(), chunk_version = %s WHERE version_id = ANY(%s)",
+                (chunk_version, ids),
+            )
     # the act versions other than the stored document's text, as passages of the act (search in force)
     stats.update({f"act_passages_{k}": v for k, v in index_act_versions(conn).items()})
     return stats
 
 
 # --- recognise -----------------------------------------------------------------------------------
+
 
 def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
     """Entities (``mendel.ner.recognise``, ``batch_size`` chunks at a time) for chunks not yet processed; a bare §
@@ -255,15 +336,22 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
         "SELECT c.chunk_id, c.text, d.source, d.citation, c.version_id FROM chunks c JOIN documents d USING (doc_id)"
         " WHERE c.ner_done_at IS NULL ORDER BY c.doc_id, c.seq"
     ).fetchall()
-    stats = {"chunks": 0, "mentions": 0, "quarantined": 0, "by_label": {}, "relations": 0,
-             "stage_version": ner_version, **reprocessed}
+    stats = {
+        "chunks": 0,
+        "mentions": 0,
+        "quarantined": 0,
+        "by_label": {},
+        "relations": 0,
+        "stage_version": ner_version,
+        **reprocessed,
+    }
     # amending-act relations need the whole text (a point's act is named pages before it): read per version
     relation_versions = {(version_id, source, citation) for _, _, source, citation, version_id in rows if citation}
     stale_relations = set(stage_versions.reprocess_relations(conn)) - relation_versions
     stats["relations_reprocessed_versions"] = len(stale_relations)
     stats["relations"] = _relations_for_versions(conn, relation_versions | stale_relations, stats)
     for first in range(0, len(rows), batch_size):
-        batch = rows[first:first + batch_size]
+        batch = rows[first : first + batch_size]
         entity_rows: dict[str, tuple] = {}
         mention_rows, done, failed = [], [], []
         for (chunk_id_, _, source, _, _), entities in zip(batch, recognised(batch)):
@@ -284,15 +372,28 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
         # one transaction a batch (a statement a row cost ~100k round trips on the demo corpus); a batch that
         # does not commit is recognised again by the next run, its mentions inserted at most once
         with conn.transaction(), conn.cursor() as cur:
-            cur.executemany("INSERT INTO entities (entity_id, label, norm, eli) VALUES (%s, %s, %s, %s)"
-                            " ON CONFLICT (entity_id) DO NOTHING", sorted(entity_rows.values()))
-            cur.executemany("INSERT INTO mentions (chunk_id, entity_id, start_char, end_char, surface)"
-                            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", mention_rows)
+            cur.executemany(
+                "INSERT INTO entities (entity_id, label, norm, eli) VALUES (%s, %s, %s, %s)"
+                " ON CONFLICT (entity_id) DO NOTHING",
+                sorted(entity_rows.values()),
+            )
+            cur.executemany(
+                "INSERT INTO mentions (chunk_id, entity_id, start_char, end_char, surface)"
+                " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                mention_rows,
+            )
             for chunk_id_, source, error in failed:
-                crawlstate.quarantine(conn, stage="ner", source=source, detail=f"chunk {chunk_id_}",
-                                      reason=f"recogniser failed: {error.__class__.__name__}: {error}")
-            cur.execute("UPDATE chunks SET ner_done_at = now(), ner_version = %s WHERE chunk_id = ANY(%s)",
-                        (ner_version, done + [chunk_id_ for chunk_id_, _, _ in failed]))
+                crawlstate.quarantine(
+                    conn,
+                    stage="ner",
+                    source=source,
+                    detail=f"chunk {chunk_id_}",
+                    reason=f"recogniser failed: {error.__class__.__name__}: {error}",
+                )
+            cur.execute(
+                "UPDATE chunks SET ner_done_at = now(), ner_version = %s WHERE chunk_id = ANY(%s)",
+                (ner_version, done + [chunk_id_ for chunk_id_, _, _ in failed]),
+            )
         stats["chunks"] += len(done)
         stats["quarantined"] += len(failed)
     return stats
@@ -306,8 +407,9 @@ def _relations_for_versions(conn: psycopg.Connection, versions: set, stats: dict
     written = 0
     relations_version = stage_versions.version("relations")
     for version_id, source, citation in sorted(versions, key=lambda v: v[0]):
-        pages = conn.execute("SELECT page_no, text FROM pages WHERE version_id = %s ORDER BY page_no",
-                             (version_id,)).fetchall()
+        pages = conn.execute(
+            "SELECT page_no, text FROM pages WHERE version_id = %s ORDER BY page_no", (version_id,)
+        ).fetchall()
         offsets, pos = [], 0
         for _, page_text in pages:
             offsets.append(pos)
@@ -316,27 +418,43 @@ def _relations_for_versions(conn: psycopg.Connection, versions: set, stats: dict
             relations = extract_relations("\n\n".join(t for _, t in pages), citation)
         except Exception as exc:  # a bad document costs its relations, not the night's run
             with conn.transaction():
-                crawlstate.quarantine(conn, stage="ner", reason=f"relations failed: {exc.__class__.__name__}: {exc}",
-                                      source=source, detail=f"version {version_id}")
+                crawlstate.quarantine(
+                    conn,
+                    stage="ner",
+                    reason=f"relations failed: {exc.__class__.__name__}: {exc}",
+                    source=source,
+                    detail=f"version {version_id}",
+                )
             stats["quarantined"] += 1
             continue
         with conn.transaction(), conn.cursor() as cur:
             cur.execute("DELETE FROM relations WHERE version_id = %s", (version_id,))
-            cur.execute("UPDATE document_versions SET relations_version = %s WHERE version_id = %s",
-                        (relations_version, version_id))
+            cur.execute(
+                "UPDATE document_versions SET relations_version = %s WHERE version_id = %s",
+                (relations_version, version_id),
+            )
             for r in relations:
                 index = max(i for i, start in enumerate(offsets) if start <= r.start)
                 cur.execute(
                     "INSERT INTO relations (version_id, kind, subject_norm, object_norm, page_no, char_start,"
                     " char_end, evidence) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                    (version_id, r.kind, r.subject_norm, r.object_norm, pages[index][0],
-                     r.start - offsets[index], r.end - offsets[index], r.evidence),
+                    (
+                        version_id,
+                        r.kind,
+                        r.subject_norm,
+                        r.object_norm,
+                        pages[index][0],
+                        r.start - offsets[index],
+                        r.end - offsets[index],
+                        r.evidence,
+                    ),
                 )
         written += len(relations)
     return written
 
 
 # --- index ---------------------------------------------------------------------------------------
+
 
 def load_corpus(conn: psycopg.Connection, layer: int = 3) -> list[ChunkRecord]:
     return load_layer(conn, layer)
@@ -362,7 +480,8 @@ def _vector_index_set_aside(conn: psycopg.Connection, writes: int):
         return
     indexes = conn.execute(
         "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'chunks'"
-        " AND indexdef ILIKE '%% USING hnsw %%' ORDER BY indexname").fetchall()
+        " AND indexdef ILIKE '%% USING hnsw %%' ORDER BY indexname"
+    ).fetchall()
     for name, _ in indexes:
         conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(name)))
     yield
@@ -389,11 +508,13 @@ def _embed_upper_layers(conn: psycopg.Connection, batch_versions: int = 200) -> 
     updated = {1: 0, 2: 0}
     versions = sorted(pending)
     for start in range(0, len(versions), batch_versions):
-        batch = versions[start:start + batch_versions]
+        batch = versions[start : start + batch_versions]
         children: dict[int, list[tuple[str | None, np.ndarray]]] = {}
         for version_id, parent_id, vector in conn.execute(
-                "SELECT version_id, parent_id, embedding::text FROM chunks"
-                " WHERE layer = 3 AND version_id = ANY(%s) ORDER BY version_id, seq", (batch,)):
+            "SELECT version_id, parent_id, embedding::text FROM chunks"
+            " WHERE layer = 3 AND version_id = ANY(%s) ORDER BY version_id, seq",
+            (batch,),
+        ):
             children.setdefault(version_id, []).append((parent_id, dense.parse_vector(vector)))
         updates = []
         for version_id in batch:
@@ -402,8 +523,7 @@ def _embed_upper_layers(conn: psycopg.Connection, batch_versions: int = 200) -> 
                 updates.append((to_pgvector(dense.centroid(np.stack(members))), expected, parent_id))
                 updated[layer] += 1
         with conn.transaction(), conn.cursor() as cur:
-            cur.executemany("UPDATE chunks SET embedding = %s::vector, embedded_hash = %s WHERE chunk_id = %s",
-                            updates)
+            cur.executemany("UPDATE chunks SET embedding = %s::vector, embedded_hash = %s WHERE chunk_id = %s", updates)
     return updated
 
 
@@ -411,21 +531,34 @@ def embed_pending(conn: psycopg.Connection, embedder: Embedder) -> dict:
     """Vectors for passages whose dense text (mendel.index.corpus.dense_texts) or model changed since they were
     embedded, through the content-hash cache; then section and document vectors as centroids of their passages."""
     started = time.monotonic()
-    reprocessed = stage_versions.reprocess_embed(conn, embedder.name)  # vectors another model (or an unrecorded one) made
+    reprocessed = stage_versions.reprocess_embed(
+        conn, embedder.name
+    )  # vectors another model (or an unrecorded one) made
     records = load_layer(conn, 3)
     stored = dict(conn.execute("SELECT chunk_id, embedded_hash FROM chunks WHERE layer = 3 AND embedding IS NOT NULL"))
-    pending = [(r, t, h) for r, t in zip(records, dense_texts(conn, records))
-               if stored.get(r.chunk_id) != (h := vector_hash(embedder.name, t))]
+    pending = [
+        (r, t, h)
+        for r, t in zip(records, dense_texts(conn, records))
+        if stored.get(r.chunk_id) != (h := vector_hash(embedder.name, t))
+    ]
     vectors, newly = embed_with_cache(conn, embedder, [t for _, t, _ in pending])
     with conn.transaction(), _vector_index_set_aside(conn, len(pending)):
         with conn.cursor() as cur:
-            cur.executemany("UPDATE chunks SET embedding = %s::vector, embedded_hash = %s, embed_version = %s"
-                            " WHERE chunk_id = %s",
-                            [(to_pgvector(v), h, embedder.name, r.chunk_id) for (r, _, h), v in zip(pending, vectors)])
+            cur.executemany(
+                "UPDATE chunks SET embedding = %s::vector, embedded_hash = %s, embed_version = %s WHERE chunk_id = %s",
+                [(to_pgvector(v), h, embedder.name, r.chunk_id) for (r, _, h), v in zip(pending, vectors)],
+            )
         upper = _embed_upper_layers(conn)
-    return {"chunks": len(pending), "embedded": newly, "cache_hits": len(pending) - newly,
-            "sections": upper[2], "documents": upper[1], "seconds": round(time.monotonic() - started, 2),
-            "model": embedder.name, "reprocessed_by_version": reprocessed}
+    return {
+        "chunks": len(pending),
+        "embedded": newly,
+        "cache_hits": len(pending) - newly,
+        "sections": upper[2],
+        "documents": upper[1],
+        "seconds": round(time.monotonic() - started, 2),
+        "model": embedder.name,
+        "reprocessed_by_version": reprocessed,
+    }
 
 
 def _layer_dir(out_dir: Path, layer: int) -> Path:
@@ -442,7 +575,9 @@ def build_bm25(conn: psycopg.Connection, out_dir: Path) -> dict:
         records = load_layer(conn, layer)
         ids, texts = [r.chunk_id for r in records], [r.context_text for r in records]
         # the analyser's stage version (a digest of its code) is part of what the index is built from
-        digest = hashlib.sha256(f"{lexical.fingerprint(ids, texts)}:{stage_versions.version('analyser')}".encode()).hexdigest()
+        digest = hashlib.sha256(
+            f"{lexical.fingerprint(ids, texts)}:{stage_versions.version('analyser')}".encode()
+        ).hexdigest()
         target = _layer_dir(out_dir, layer)
         if lexical.is_current(target, digest):
             info = lexical.read_build_info(target)
@@ -463,7 +598,8 @@ def build_faiss(conn: psycopg.Connection, out_dir: Path, dim: int = 384) -> dict
         rows = conn.execute(
             "SELECT c.chunk_id, c.embedded_hash FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
             " AND d.current_version_id = c.version_id WHERE d.status = 'active' AND c.embedding IS NOT NULL"
-            " AND c.layer = %s ORDER BY c.doc_id, c.seq", (layer,)
+            " AND c.layer = %s ORDER BY c.doc_id, c.seq",
+            (layer,),
         ).fetchall()
         ids = [cid for cid, _ in rows]
         digest = dense.fingerprint(ids, [h for _, h in rows])
@@ -472,10 +608,15 @@ def build_faiss(conn: psycopg.Connection, out_dir: Path, dim: int = 384) -> dict
         if dense.is_current(target, digest, kind):
             info = lexical.read_build_info(target)
         else:
-            vectors = {cid: dense.parse_vector(v) for cid, v in conn.execute(
-                "SELECT c.chunk_id, c.embedding::text FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
-                " AND d.current_version_id = c.version_id WHERE d.status = 'active' AND c.embedding IS NOT NULL"
-                " AND c.layer = %s", (layer,))}
+            vectors = {
+                cid: dense.parse_vector(v)
+                for cid, v in conn.execute(
+                    "SELECT c.chunk_id, c.embedding::text FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+                    " AND d.current_version_id = c.version_id WHERE d.status = 'active' AND c.embedding IS NOT NULL"
+                    " AND c.layer = %s",
+                    (layer,),
+                )
+            }
             matrix = np.stack([vectors[cid] for cid in ids]) if ids else np.zeros((0, dim), np.float32)
             info = dense.write_faiss(target, ids, matrix, kind=kind, digest=digest, dim=dim)
             rebuilt.append(f"L{layer}")
@@ -514,8 +655,9 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
             shutil.copytree(_complete(bundle.part_path(build_dir, part)), bundle.part_path(staging, part))
         for layer in (1, 2):
             for part in bundle.LAYER_PARTS:
-                shutil.copytree(_complete(bundle.part_path(build_dir, part, layer)),
-                                bundle.part_path(staging, part, layer))
+                shutil.copytree(
+                    _complete(bundle.part_path(build_dir, part, layer)), bundle.part_path(staging, part, layer)
+                )
         for layer, rows in records.items():
             bundle.write_chunks(bundle.layer_path(staging, layer), (r.bundle_row() for r in rows))
         summaries = {r.doc_id: r.summary for r in records[1]}
@@ -524,28 +666,59 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
         # a record document names its record and sources; a notice attachment its notice and board
         grounding = {**record_grounding(conn), **notice_links(conn)}
         documents = [
-            {"doc_id": d, "title": t, "source": s, "url": u, "citation": c, "doc_type": k,
-             "published": p.isoformat() if p else None, "summary": summaries.get(d, ""), "sha256": h,
-             "content_type": m, **places.get(d, {}), **grounding.get(d, {})}
+            {
+                "doc_id": d,
+                "title": t,
+                "source": s,
+                "url": u,
+                "citation": c,
+                "doc_type": k,
+                "published": p.isoformat() if p else None,
+                "summary": summaries.get(d, ""),
+                "sha256": h,
+                "content_type": m,
+                **places.get(d, {}),
+                **grounding.get(d, {}),
+            }
             for d, t, s, u, c, k, p, h, m in conn.execute(
                 "SELECT d.doc_id, d.title, d.source, d.url, d.citation, d.doc_type, d.published, v.sha256,"
                 " v.content_type FROM documents d LEFT JOIN document_versions v"
-                " ON v.version_id = d.current_version_id WHERE d.status = 'active' ORDER BY d.doc_id")
+                " ON v.version_id = d.current_version_id WHERE d.status = 'active' ORDER BY d.doc_id"
+            )
         ]
         bundle.documents_path(staging).write_text(json.dumps(documents, ensure_ascii=False, indent=1))
         layers = bundle.check_layers(staging)  # every index part names the same chunks as its chunk table
-        manifest = {"model": model, "counts": {"documents": len(documents), "chunks": len(records[3]),
-                                               "sections": len(records[2]), "document_chunks": len(records[1])},
-                    "layers": layers, "stages": stage_versions.bundle_versions(conn, model)}
+        manifest = {
+            "model": model,
+            "counts": {
+                "documents": len(documents),
+                "chunks": len(records[3]),
+                "sections": len(records[2]),
+                "document_chunks": len(records[1]),
+            },
+            "layers": layers,
+            "stages": stage_versions.bundle_versions(conn, model),
+        }
         previous = bundle.current_version(bundles_dir)
         # the same files made by other stage versions are a new bundle too: the manifest says what made it
-        path = bundle.publish(staging, bundles_dir, manifest, keep=keep,
-                              skip_unchanged=_live_stages(bundles_dir, previous) == manifest["stages"])
+        path = bundle.publish(
+            staging,
+            bundles_dir,
+            manifest,
+            keep=keep,
+            skip_unchanged=_live_stages(bundles_dir, previous) == manifest["stages"],
+        )
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return {"version": path.name, "path": str(path), "documents": len(documents), "chunks": len(records[3]),
-            "sections": len(records[2]), "published": path.name != previous}
+    return {
+        "version": path.name,
+        "path": str(path),
+        "documents": len(documents),
+        "chunks": len(records[3]),
+        "sections": len(records[2]),
+        "published": path.name != previous,
+    }
 
 
 # --- registers -----------------------------------------------------------------------------------
@@ -559,7 +732,7 @@ def load_registry_pending(conn: psycopg.Connection, store: RawStore, batch_size:
         "SELECT v.version_id, v.doc_id, v.sha256, d.source, d.url FROM document_versions v"
         " JOIN documents d ON d.doc_id = v.doc_id WHERE d.source = ANY(%s) AND v.records_loaded_at IS NULL"
         " AND coalesce(d.doc_type, '') <> ALL(%s) ORDER BY v.version_id",
-        (list(RECORD_SOURCES), list(RECORD_DOCUMENT_TYPES))
+        (list(RECORD_SOURCES), list(RECORD_DOCUMENT_TYPES)),
     ).fetchall()
     stats: dict = {"files": 0, "records": 0, "quarantined": 0, "by_kind": {}}
     upsert = (
@@ -574,9 +747,21 @@ def load_registry_pending(conn: psycopg.Connection, store: RawStore, batch_size:
             with conn.transaction():
                 with conn.cursor() as cur:
                     for record in iter_records(store.path_for(sha256)):
-                        parent = record.get("obec_kod") or record.get("cast_obce_kod") or record.get("stavebni_objekt_kod")
-                        batch.append((source, record["kind"], record["kod"], record.get("nazev"), parent,
-                                      record.get("plati_od"), json.dumps(record, ensure_ascii=False), version_id))
+                        parent = (
+                            record.get("obec_kod") or record.get("cast_obce_kod") or record.get("stavebni_objekt_kod")
+                        )
+                        batch.append(
+                            (
+                                source,
+                                record["kind"],
+                                record["kod"],
+                                record.get("nazev"),
+                                parent,
+                                record.get("plati_od"),
+                                json.dumps(record, ensure_ascii=False),
+                                version_id,
+                            )
+                        )
                         stats["by_kind"][record["kind"]] = stats["by_kind"].get(record["kind"], 0) + 1
                         if len(batch) >= batch_size:
                             cur.executemany(upsert, batch)
@@ -584,16 +769,25 @@ def load_registry_pending(conn: psycopg.Connection, store: RawStore, batch_size:
                             batch.clear()
                     cur.executemany(upsert, batch)
                     stats["records"] += len(batch)
-                conn.execute("UPDATE document_versions SET records_loaded_at = now() WHERE version_id = %s",
-                             (version_id,))
+                conn.execute(
+                    "UPDATE document_versions SET records_loaded_at = now() WHERE version_id = %s", (version_id,)
+                )
             stats["files"] += 1
         # ValueError covers VfrError and values the reader can't convert; the database refuses a record without
         # its code (IntegrityError) or with text it can't store (DataError): the file is quarantined, not the run.
         except (ValueError, OSError, psycopg.DataError, psycopg.IntegrityError) as exc:
             with conn.transaction():
-                crawlstate.quarantine(conn, stage="extract", reason=f"unreadable RÚIAN file: {exc}", source=source,
-                                      doc_id=doc_id, url=url, sha256=sha256)
-                conn.execute("UPDATE document_versions SET records_loaded_at = now() WHERE version_id = %s",
-                             (version_id,))
+                crawlstate.quarantine(
+                    conn,
+                    stage="extract",
+                    reason=f"unreadable RÚIAN file: {exc}",
+                    source=source,
+                    doc_id=doc_id,
+                    url=url,
+                    sha256=sha256,
+                )
+                conn.execute(
+                    "UPDATE document_versions SET records_loaded_at = now() WHERE version_id = %s", (version_id,)
+                )
             stats["quarantined"] += 1
     return stats

@@ -56,7 +56,7 @@ class ActTimeline:
     doc_id: str
     versions: list[ActVersion]
     document_version: str | None  # the version the document's own chunks are
-    document_kind: str            # promulgated (PDF) or consolidated
+    document_kind: str  # promulgated (PDF) or consolidated
     passage_versions: set[str] = field(default_factory=set)  # versions with act passages
 
     def by_key(self, key: str) -> ActVersion | None:
@@ -77,8 +77,11 @@ class ActTimeline:
         end = keys.index(last)
         served_from = None if start == 0 else served[start].effective_from
         following = served[end + 1] if end + 1 < len(served) else None
-        served_to = (following.effective_from - timedelta(days=1)
-                     if following is not None and following.effective_from is not None else None)
+        served_to = (
+            following.effective_from - timedelta(days=1)
+            if following is not None and following.effective_from is not None
+            else None
+        )
         return served_from, served_to
 
 
@@ -88,10 +91,14 @@ def _kind_of(content_type: str | None) -> str:
 
 def document_kinds(conn: psycopg.Connection) -> dict[str, str]:
     """Acts' documents (kind ``law`` or with versions): promulgated (a PDF) or consolidated (a DOCX …)."""
-    return {doc_id: _kind_of(ctype) for doc_id, ctype in conn.execute(
-        "SELECT d.doc_id, v.content_type FROM documents d LEFT JOIN document_versions v"
-        " ON v.version_id = d.current_version_id WHERE d.doc_type = 'law'"
-        " OR EXISTS (SELECT 1 FROM act_versions a WHERE a.doc_id = d.doc_id)")}
+    return {
+        doc_id: _kind_of(ctype)
+        for doc_id, ctype in conn.execute(
+            "SELECT d.doc_id, v.content_type FROM documents d LEFT JOIN document_versions v"
+            " ON v.version_id = d.current_version_id WHERE d.doc_type = 'law'"
+            " OR EXISTS (SELECT 1 FROM act_versions a WHERE a.doc_id = d.doc_id)"
+        )
+    }
 
 
 def timelines(conn: psycopg.Connection) -> dict[str, ActTimeline]:
@@ -99,9 +106,10 @@ def timelines(conn: psycopg.Connection) -> dict[str, ActTimeline]:
     kinds = document_kinds(conn)
     versions: dict[str, list[ActVersion]] = {}
     for doc_id, key, eli, start, end, has_text in conn.execute(
-            "SELECT v.doc_id, v.version, v.version_eli, v.effective_from, v.effective_to,"
-            " EXISTS (SELECT 1 FROM provisions p WHERE p.doc_id = v.doc_id AND p.version = v.version)"
-            " FROM act_versions v ORDER BY v.doc_id, v.effective_from NULLS FIRST, v.version"):
+        "SELECT v.doc_id, v.version, v.version_eli, v.effective_from, v.effective_to,"
+        " EXISTS (SELECT 1 FROM provisions p WHERE p.doc_id = v.doc_id AND p.version = v.version)"
+        " FROM act_versions v ORDER BY v.doc_id, v.effective_from NULLS FIRST, v.version"
+    ):
         versions.setdefault(doc_id, []).append(ActVersion(key, eli, start, end, has_text))
     passages: dict[str, set[str]] = {}
     for doc_id, keys in conn.execute("SELECT doc_id, versions FROM act_passages"):
@@ -128,9 +136,9 @@ def _units(rows: list[dict]) -> list[list[dict]]:
     while position < len(rows):
         row = rows[position]
         end = position + (row["last_seq"] - row["seq"])
-        inside = rows[position + 1:end + 1]
+        inside = rows[position + 1 : end + 1]
         if row["kind"] in SECTION_KINDS or not any(r["kind"] in SECTION_KINDS for r in inside):
-            units.append(rows[position:end + 1])
+            units.append(rows[position : end + 1])
             position = end + 1
         else:
             position += 1
@@ -159,8 +167,10 @@ def _provisions(conn: psycopg.Connection, doc_id: str) -> dict[str, list[dict]]:
     by_version: dict[str, list[dict]] = {}
     keys = ("provision_id", "kind", "seq", "last_seq", "heading", "text", "wording_sha")
     for version, *row in conn.execute(
-            "SELECT version, provision_id, kind, seq, last_seq, heading, text, wording_sha FROM provisions"
-            " WHERE doc_id = %s ORDER BY version, seq", (doc_id,)):
+        "SELECT version, provision_id, kind, seq, last_seq, heading, text, wording_sha FROM provisions"
+        " WHERE doc_id = %s ORDER BY version, seq",
+        (doc_id,),
+    ):
         by_version.setdefault(version, []).append(dict(zip(keys, row)))
     return by_version
 
@@ -190,10 +200,16 @@ def _act_passages(conn: psycopg.Connection, timeline: ActTimeline) -> list[dict]
             # where the provision starts in the stored document: by the document's own wording of it, else
             # by this one
             page = locator.locate(own_units.get(key[0], [])) or locator.locate(unit)
-            run = {"chunk_id": passage_id(timeline.doc_id, key[0], key[1], version.version),
-                   "provision_id": key[0], "wording_sha": key[1], "versions": [version.version],
-                   "text": passage_text(unit), "page": page["page"] if page else 0, "located": page is not None,
-                   "seq": SEQ_BASE + position * VERSION_SEQ + unit[0]["seq"]}
+            run = {
+                "chunk_id": passage_id(timeline.doc_id, key[0], key[1], version.version),
+                "provision_id": key[0],
+                "wording_sha": key[1],
+                "versions": [version.version],
+                "text": passage_text(unit),
+                "page": page["page"] if page else 0,
+                "located": page is not None,
+                "seq": SEQ_BASE + position * VERSION_SEQ + unit[0]["seq"],
+            }
             runs[key] = run
             passages.append(run)
         previous = current
@@ -206,9 +222,15 @@ def index_act_versions(conn: psycopg.Connection) -> dict:
     mentions and vectors with them), unchanged ones only get their list of versions updated. Acts whose
     document is not chunked yet wait for it."""
     stats = {"acts": 0, "passages": 0, "new": 0, "removed": 0, "unchanged": 0}
-    documents = dict(((doc_id, version_id) for doc_id, version_id in conn.execute(
-        "SELECT d.doc_id, d.current_version_id FROM documents d JOIN document_versions v"
-        " ON v.version_id = d.current_version_id WHERE d.status = 'active' AND v.chunked_at IS NOT NULL")))
+    documents = dict(
+        (
+            (doc_id, version_id)
+            for doc_id, version_id in conn.execute(
+                "SELECT d.doc_id, d.current_version_id FROM documents d JOIN document_versions v"
+                " ON v.version_id = d.current_version_id WHERE d.status = 'active' AND v.chunked_at IS NOT NULL"
+            )
+        )
+    )
     stored: dict[str, set[str]] = {}
     for doc_id, chunk in conn.execute("SELECT doc_id, chunk_id FROM act_passages"):
         stored.setdefault(doc_id, set()).add(chunk)
@@ -228,14 +250,30 @@ def index_act_versions(conn: psycopg.Connection) -> dict:
                     " VALUES (%s, %s, %s, 3, %s, %s, %s, %s, 0, 0, %s, %s)"
                     " ON CONFLICT (chunk_id) DO UPDATE SET version_id = EXCLUDED.version_id, seq = EXCLUDED.seq,"
                     " page_start = EXCLUDED.page_start, page_end = EXCLUDED.page_end",
-                    [(p["chunk_id"], version_id, doc_id, p["seq"], p["page"], p["page"], p["provision_id"],
-                      p["text"], hashlib.sha256(p["text"].encode()).hexdigest()) for p in passages])
+                    [
+                        (
+                            p["chunk_id"],
+                            version_id,
+                            doc_id,
+                            p["seq"],
+                            p["page"],
+                            p["page"],
+                            p["provision_id"],
+                            p["text"],
+                            hashlib.sha256(p["text"].encode()).hexdigest(),
+                        )
+                        for p in passages
+                    ],
+                )
                 cur.executemany(
                     "INSERT INTO act_passages (chunk_id, doc_id, provision_id, wording_sha, versions, page_located)"
                     " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (chunk_id) DO UPDATE"
                     " SET versions = EXCLUDED.versions, page_located = EXCLUDED.page_located",
-                    [(p["chunk_id"], doc_id, p["provision_id"], p["wording_sha"], p["versions"], p["located"])
-                     for p in passages])
+                    [
+                        (p["chunk_id"], doc_id, p["provision_id"], p["wording_sha"], p["versions"], p["located"])
+                        for p in passages
+                    ],
+                )
         if passages or gone:
             stats["acts"] += bool(passages)
             stats["passages"] += len(passages)
@@ -261,8 +299,12 @@ class ActChunkVersions:
     def __init__(self, conn: psycopg.Connection):
         self.timelines = timelines(conn)
         self.kinds = document_kinds(conn)
-        self.passages = {chunk: (provision, list(versions), located) for chunk, provision, versions, located in
-                         conn.execute("SELECT chunk_id, provision_id, versions, page_located FROM act_passages")}
+        self.passages = {
+            chunk: (provision, list(versions), located)
+            for chunk, provision, versions, located in conn.execute(
+                "SELECT chunk_id, provision_id, versions, page_located FROM act_passages"
+            )
+        }
 
     def fields(self, doc_id: str, chunk_id: str) -> dict:
         """What a chunk of ``doc_id`` carries; {} for a document that is not an act."""
@@ -274,16 +316,27 @@ class ActChunkVersions:
         if passage is None:  # the document's own text
             own = timeline.by_key(timeline.document_version)
             served_from, served_to = timeline.served_window(own.version, own.version)
-            return {"version_eli": own.eli, "version_kind": timeline.document_kind,
-                    "valid_from": _iso(own.effective_from), "valid_to": _iso(own.effective_to),
-                    "served_from": _iso(served_from), "served_to": _iso(served_to)}
+            return {
+                "version_eli": own.eli,
+                "version_kind": timeline.document_kind,
+                "valid_from": _iso(own.effective_from),
+                "valid_to": _iso(own.effective_to),
+                "served_from": _iso(served_from),
+                "served_to": _iso(served_to),
+            }
         provision, keys, located = passage
         versions = [v for v in (timeline.by_key(k) for k in keys) if v is not None]
         if not versions:
             return {"version_kind": CONSOLIDATED, "provision": provision}
         served_from, served_to = timeline.served_window(versions[0].version, versions[-1].version)
-        return {"version_eli": versions[0].eli, "version_kind": CONSOLIDATED,
-                "valid_from": _iso(versions[0].effective_from), "valid_to": _iso(versions[-1].effective_to),
-                "served_from": _iso(served_from), "served_to": _iso(served_to), "provision": provision,
-                "versions": [[v.eli, _iso(v.effective_from), _iso(v.effective_to)] for v in versions],
-                "page_of": timeline.document_kind if located else None}
+        return {
+            "version_eli": versions[0].eli,
+            "version_kind": CONSOLIDATED,
+            "valid_from": _iso(versions[0].effective_from),
+            "valid_to": _iso(versions[-1].effective_to),
+            "served_from": _iso(served_from),
+            "served_to": _iso(served_to),
+            "provision": provision,
+            "versions": [[v.eli, _iso(v.effective_from), _iso(v.effective_to)] for v in versions],
+            "page_of": timeline.document_kind if located else None,
+        }

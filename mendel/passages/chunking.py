@@ -16,7 +16,7 @@ import hashlib
 import re
 from dataclasses import dataclass, replace
 
-from mendel.extract.model import PAGE_SEPARATOR, join_pages, page_at
+from mendel.extract.model import join_pages, page_at
 from mendel.extract.sections import find_headings, section_paths
 
 SENTENCE_END_RE = re.compile(r"[.;:!?][)\"”]?\s+(?=[\(\"„A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ0-9§a-z])")
@@ -44,11 +44,11 @@ def _best_end(text: str, pos: int, heading_offsets: list[int], target: int, min_
     limit = min(len(text), pos + max_len)
     if limit == len(text) and limit - pos <= max_len:
         # Still split before a heading inside the tail, so the heading starts its own chunk.
-        for offset in heading_offsets[bisect.bisect_left(heading_offsets, pos + min_len):]:
+        for offset in heading_offsets[bisect.bisect_left(heading_offsets, pos + min_len) :]:
             if offset < limit:
                 return offset
         return limit
-    for offset in heading_offsets[bisect.bisect_left(heading_offsets, pos + min_len):]:
+    for offset in heading_offsets[bisect.bisect_left(heading_offsets, pos + min_len) :]:
         if offset >= limit:
             break
         return offset
@@ -61,8 +61,13 @@ def _best_end(text: str, pos: int, heading_offsets: list[int], target: int, min_
     return pos + space + 1 if space > 0 else limit
 
 
-def chunk_pages(pages: list[str], target: int = 500, min_len: int = 150, max_len: int = 800,
-                sections: list[tuple[int, str]] | None = None) -> list[Chunk]:
+def chunk_pages(
+    pages: list[str],
+    target: int = 500,
+    min_len: int = 150,
+    max_len: int = 800,
+    sections: list[tuple[int, str]] | None = None,
+) -> list[Chunk]:
     """Chunks of the joined pages. ``sections`` are (char_start, path) from extraction; without them the
     headings are found in the text."""
     text, page_starts = join_pages(pages)
@@ -102,15 +107,15 @@ def chunk_pages(pages: list[str], target: int = 500, min_len: int = 150, max_len
 
 
 SECTION_MAX = 4000  # characters of one L2 chunk; a longer section is split at L3 boundaries
-SECTION_MIN = 200   # a shorter run of L3 chunks (a bare heading, a title block) joins the run after it
+SECTION_MIN = 200  # a shorter run of L3 chunks (a bare heading, a title block) joins the run after it
 DOCUMENT, SECTION, PASSAGE = 1, 2, 3
 
 
 @dataclass(frozen=True)
 class DocumentLayers:
-    document: Chunk | None        # L1; None when the document has no text
-    sections: list[Chunk]         # L2, in order, non-overlapping
-    passages: list[Chunk]         # L3, in order; ``parent`` is the seq of the L2 chunk holding it
+    document: Chunk | None  # L1; None when the document has no text
+    sections: list[Chunk]  # L2, in order, non-overlapping
+    passages: list[Chunk]  # L3, in order; ``parent`` is the seq of the L2 chunk holding it
 
     def all(self) -> list[Chunk]:
         return ([self.document] if self.document else []) + self.sections + self.passages
@@ -156,9 +161,16 @@ def _section_runs(passages: list[Chunk], section_min: int, section_max: int) -> 
     return split
 
 
-def build_layers(pages: list[str], sections: list[tuple[int, str]] | None = None, *, target: int = 500,
-                 min_len: int = 150, max_len: int = 800, section_min: int = SECTION_MIN,
-                 section_max: int = SECTION_MAX) -> DocumentLayers:
+def build_layers(
+    pages: list[str],
+    sections: list[tuple[int, str]] | None = None,
+    *,
+    target: int = 500,
+    min_len: int = 150,
+    max_len: int = 800,
+    section_min: int = SECTION_MIN,
+    section_max: int = SECTION_MAX,
+) -> DocumentLayers:
     """L1, L2 and L3 chunks of one document; L3 is exactly ``chunk_pages`` with parents set."""
     text, _ = join_pages(pages)
     passages = chunk_pages(pages, target=target, min_len=min_len, max_len=max_len, sections=sections)
@@ -169,11 +181,29 @@ def build_layers(pages: list[str], sections: list[tuple[int, str]] | None = None
     parented: list[Chunk] = []
     for seq, run in enumerate(runs):
         start, end = run[0].char_start, run[-1].char_end
-        section_chunks.append(Chunk(seq=seq, char_start=start, char_end=end, page_start=run[0].page_start,
-                                    page_end=run[-1].page_end, section_path=_common_path([c.section_path for c in run]),
-                                    text=text[start:end], layer=SECTION, parent=0))
+        section_chunks.append(
+            Chunk(
+                seq=seq,
+                char_start=start,
+                char_end=end,
+                page_start=run[0].page_start,
+                page_end=run[-1].page_end,
+                section_path=_common_path([c.section_path for c in run]),
+                text=text[start:end],
+                layer=SECTION,
+                parent=0,
+            )
+        )
         parented += [replace(c, layer=PASSAGE, parent=seq) for c in run]
     start, end = passages[0].char_start, passages[-1].char_end
-    document = Chunk(seq=0, char_start=start, char_end=end, page_start=passages[0].page_start,
-                     page_end=passages[-1].page_end, section_path="", text=text[start:end], layer=DOCUMENT)
+    document = Chunk(
+        seq=0,
+        char_start=start,
+        char_end=end,
+        page_start=passages[0].page_start,
+        page_end=passages[-1].page_end,
+        section_path="",
+        text=text[start:end],
+        layer=DOCUMENT,
+    )
     return DocumentLayers(document, section_chunks, parented)

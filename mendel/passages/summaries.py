@@ -25,8 +25,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
-from mendel.extract.sections import find_headings
 from mendel.czech.analyzer import analyze
+from mendel.extract.sections import find_headings
 
 SUMMARY_CHARS = 150
 ELLIPSIS = "…"
@@ -37,9 +37,10 @@ _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])[)\"”]?\s+(?=[\"„(]?[A-ZÁČĎÉ
 # A piece ending in one of these abbreviations (or an initial: "L.") continues into the next one.
 _ABBREVIATION_END_RE = re.compile(
     r"(?:\b(?:Čl|JUDr|Mgr|Ing|Bc|MUDr|PhDr|RNDr|Ph\.D|doc|prof|tj|tzv|např|resp|odst|písm|č|čl|Sb|sp|zn|srov|viz"
-    r"|mj|atd|apod|s\. r|a\. s|v\. r|o\. s|ř|tr|zák)|(?<![\w.])[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ])\.[)\"”]?$")
+    r"|mj|atd|apod|s\. r|a\. s|v\. r|o\. s|ř|tr|zák)|(?<![\w.])[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ])\.[)\"”]?$"
+)
 _PARAGRAPH_NUMBER_TAIL_RE = re.compile(r"(?<=[.!?])\s+\d{1,3}\.$")
-_TERMINAL = ".!?:;)\"”"
+_TERMINAL = '.!?:;)"”'
 _MIN_SENTENCE_CHARS = 25
 _MIN_SENTENCE_TOKENS = 3
 
@@ -74,14 +75,15 @@ def _strip_leading_headings(sentence: str) -> str:
         newline = sentence.find("\n")
         if newline < 0:
             return ""
-        sentence = sentence[newline + 1:]
+        sentence = sentence[newline + 1 :]
 
 
 def _continues(previous: str, piece: str) -> bool:
     """A split that cut a sentence: after an abbreviation, a line break inside a sentence, or before lower case."""
     previous, piece = previous.rstrip(), piece.lstrip()
-    return bool(_ABBREVIATION_END_RE.search(previous) or (previous and previous[-1] not in _TERMINAL)
-                or (piece[:1].islower()))
+    return bool(
+        _ABBREVIATION_END_RE.search(previous) or (previous and previous[-1] not in _TERMINAL) or (piece[:1].islower())
+    )
 
 
 def sentences(text: str) -> list[str]:
@@ -167,19 +169,22 @@ class OpenAICompatibleSummarizer:
 
     def _messages(self, parts: Sequence[str], context: str, max_chars: int) -> list[dict]:
         text = "\n\n".join(p.strip() for p in parts if p.strip())[: self.max_input_chars]
-        instruction = (f"Shrň následující text jednou větou česky, nejvýše {max_chars} znaků. "
-                       "Piš věcně, bez úvodu a bez uvozovek.")
+        instruction = (
+            f"Shrň následující text jednou větou česky, nejvýše {max_chars} znaků. Piš věcně, bez úvodu a bez uvozovek."
+        )
         user = f"Dokument: {context}\n\n{text}" if context else text
         return [{"role": "system", "content": instruction}, {"role": "user", "content": user}]
 
     def _complete(self, messages: list[dict]) -> str:
-        body = json.dumps({"model": self.model, "messages": messages, "temperature": 0,
-                           "max_tokens": 200}).encode("utf-8")
+        body = json.dumps({"model": self.model, "messages": messages, "temperature": 0, "max_tokens": 200}).encode(
+            "utf-8"
+        )
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(self.base_url.rstrip("/") + "/chat/completions", data=body,
-                                         headers=headers, method="POST")
+        request = urllib.request.Request(
+            self.base_url.rstrip("/") + "/chat/completions", data=body, headers=headers, method="POST"
+        )
         with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 (http(s) only)
             payload = json.loads(response.read().decode("utf-8"))
         content = payload["choices"][0]["message"]["content"]
@@ -194,10 +199,9 @@ class OpenAICompatibleSummarizer:
             content = self._complete(self._messages(parts, context, max_chars))
         except (urllib.error.URLError, OSError, ValueError, KeyError, IndexError, TypeError) as exc:
             self.failures += 1
-            log.warning("summary endpoint failed (%s: %s); using the extractive summary",
-                        exc.__class__.__name__, exc)
+            log.warning("summary endpoint failed (%s: %s); using the extractive summary", exc.__class__.__name__, exc)
             return self.fallback.summarize(parts, context=context, max_chars=max_chars)
-        return fit(content.strip().strip("\"„“”"), max_chars)
+        return fit(content.strip().strip('"„“”'), max_chars)
 
 
 def get_summarizer(environ: dict[str, str] | None = None) -> Summarizer:
@@ -209,9 +213,11 @@ def get_summarizer(environ: dict[str, str] | None = None) -> Summarizer:
     if not url:
         return ExtractiveSummarizer()
     return OpenAICompatibleSummarizer(
-        base_url=url, model=(env.get("MENDEL_SUMMARY_LLM_MODEL") or "").strip(),
+        base_url=url,
+        model=(env.get("MENDEL_SUMMARY_LLM_MODEL") or "").strip(),
         api_key=env.get("MENDEL_SUMMARY_LLM_API_KEY") or None,
-        timeout=float(env.get("MENDEL_SUMMARY_LLM_TIMEOUT") or 30))
+        timeout=float(env.get("MENDEL_SUMMARY_LLM_TIMEOUT") or 30),
+    )
 
 
 @dataclass(frozen=True)
@@ -220,8 +226,9 @@ class DocumentSummary:
     sections: list[str]
 
 
-def summarize_document(section_texts: Sequence[str], summarizer: Summarizer, *, title: str = "",
-                       max_chars: int = SUMMARY_CHARS) -> DocumentSummary:
+def summarize_document(
+    section_texts: Sequence[str], summarizer: Summarizer, *, title: str = "", max_chars: int = SUMMARY_CHARS
+) -> DocumentSummary:
     """Bottom-up: one summary per section from its text, then the document's from the section summaries."""
     sections = [summarizer.summarize([text], context=title, max_chars=max_chars) for text in section_texts]
     if len(sections) == 1:

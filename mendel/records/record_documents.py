@@ -33,8 +33,8 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from mendel.core import stage_versions
-from mendel.czech.dates import MONTH_FORMS, WORDED_DATE_PATTERN, date_of_match, parse_iso_date
 from mendel.core.rawstore import RawStore
+from mendel.czech.dates import MONTH_FORMS, WORDED_DATE_PATTERN, date_of_match, parse_iso_date
 
 REGISTER_RECORD = "register_record"
 ACT_METADATA = "act_metadata"
@@ -106,6 +106,7 @@ def postcode(value: str) -> str:
 
 # ---------------------------------------------------------------- RÚIAN: one document per municipality
 
+
 @dataclass
 class Part:
     code: str
@@ -156,17 +157,23 @@ HOUSE_NUMBER_KINDS = {"1": "s číslem popisným", "2": "s číslem evidenčním
 def municipality_records(conn: psycopg.Connection, source: str = RUIAN_SOURCE) -> list[MunicipalityRecord]:
     """Every municipality in ``registry_records`` with its parts, streets, buildings, address points and
     postcodes gathered (the register as loaded: newest file wins per record)."""
-    found = {code: MunicipalityRecord(code, name or code, data or {}, version_id)
-             for code, name, data, version_id in conn.execute(
-                 "SELECT code, name, data, version_id FROM registry_records WHERE source = %s AND kind = 'obec'"
-                 " ORDER BY code", (source,))}
+    found = {
+        code: MunicipalityRecord(code, name or code, data or {}, version_id)
+        for code, name, data, version_id in conn.execute(
+            "SELECT code, name, data, version_id FROM registry_records WHERE source = %s AND kind = 'obec'"
+            " ORDER BY code",
+            (source,),
+        )
+    }
     for record in found.values():
         if record.version_id is not None:
             record.version_ids.add(record.version_id)
     for kind in ("cast_obce", "ulice"):
         for code, name, parent, version_id in conn.execute(
-                "SELECT code, name, parent_code, version_id FROM registry_records WHERE source = %s AND kind = %s"
-                " ORDER BY name, code", (source, kind)):
+            "SELECT code, name, parent_code, version_id FROM registry_records WHERE source = %s AND kind = %s"
+            " ORDER BY name, code",
+            (source, kind),
+        ):
             record = found.get(parent)
             if record is None:
                 continue
@@ -218,11 +225,18 @@ def _postcodes(counts: Counter) -> str:
 def municipality_pages(record: MunicipalityRecord, files: list[dict]) -> list[str]:
     """The municipality's register data as Czech text: page 1 the facts, page 2 (when it has any) its streets."""
     place = _place(record.code)
-    kind = (place.get("kind") or "obec")
+    kind = place.get("kind") or "obec"
     name = record.name
-    where = ", ".join(x for x in (f"okres {place['okres']}" if place.get("okres") else
-                                  (f"kód okresu {record.data['okres_kod']}" if record.data.get("okres_kod") else ""),
-                                  place.get("kraj") or "") if x)
+    where = ", ".join(
+        x
+        for x in (
+            f"okres {place['okres']}"
+            if place.get("okres")
+            else (f"kód okresu {record.data['okres_kod']}" if record.data.get("okres_kod") else ""),
+            place.get("kraj") or "",
+        )
+        if x
+    )
     parts = sorted(record.parts.values(), key=lambda p: p.name)
     lines = [f"{kind.capitalize()} {name} – údaje Registru územní identifikace, adres a nemovitostí (RÚIAN)", ""]
     facts = [f"{kind.capitalize()} {name}, kód obce {record.code}" + (f", {where}" if where else "") + "."]
@@ -239,20 +253,26 @@ def municipality_pages(record: MunicipalityRecord, files: list[dict]) -> list[st
         lines.append(f"Registr u obce {name} neuvádí žádné části obce.")
     lines.append("")
     buildings = plural(record.buildings, "stavební objekt", "stavební objekty", "stavebních objektů")
-    by_kind = [f"{number(record.buildings_by_kind[k])} {label}"
-               for k, label in HOUSE_NUMBER_KINDS.items() if record.buildings_by_kind[k]]
-    lines.append(f"Adresní místa: obec {name} má v registru "
-                 f"{plural(record.address_points, 'adresní místo', 'adresní místa', 'adresních míst')} a "
-                 f"{buildings} s číslem domovním" + (f" ({', '.join(by_kind)})" if len(by_kind) > 1 else "") + ".")
+    by_kind = [
+        f"{number(record.buildings_by_kind[k])} {label}"
+        for k, label in HOUSE_NUMBER_KINDS.items()
+        if record.buildings_by_kind[k]
+    ]
+    lines.append(
+        f"Adresní místa: obec {name} má v registru "
+        f"{plural(record.address_points, 'adresní místo', 'adresní místa', 'adresních míst')} a "
+        f"{buildings} s číslem domovním" + (f" ({', '.join(by_kind)})" if len(by_kind) > 1 else "") + "."
+    )
     if record.postcodes:
         label = "Poštovní směrovací číslo (PSČ)" if len(record.postcodes) == 1 else "Poštovní směrovací čísla (PSČ)"
         lines.append(f"{label} obce {name}: {_postcodes(record.postcodes)}.")
     lines.append("")
     for part in parts:
-        details = [f"kód části obce {part.code}",
-                   plural(part.address_points, "adresní místo", "adresní místa", "adresních míst"),
-                   plural(part.buildings, "stavební objekt", "stavební objekty", "stavebních objektů")
-                   + " s číslem domovním"]
+        details = [
+            f"kód části obce {part.code}",
+            plural(part.address_points, "adresní místo", "adresní místa", "adresních míst"),
+            plural(part.buildings, "stavební objekt", "stavební objekty", "stavebních objektů") + " s číslem domovním",
+        ]
         if part.postcodes:
             details.append(f"PSČ {_postcodes(part.postcodes)}")
         lines.append(f"Část obce {part.name} ({name}): " + ", ".join(details) + ".")
@@ -261,27 +281,45 @@ def municipality_pages(record: MunicipalityRecord, files: list[dict]) -> list[st
         lines.append(f"Obec {name} má v registru {plural(len(record.streets), 'ulici', 'ulice', 'ulic')}.")
     else:
         lines.append("")
-        lines.append(f"Registr u obce {name} nevede žádné ulice: adresy se zde udávají názvem části obce a "
-                     "číslem popisným.")
+        lines.append(
+            f"Registr u obce {name} nevede žádné ulice: adresy se zde udávají názvem části obce a číslem popisným."
+        )
     lines.append("")
     # the files by name (their URLs, which name the host they were read from, are in the grounding, not the text)
-    lines.append("Zdroj: RÚIAN, výměnný formát (VFR) – " + "; ".join(
-        f"soubor {f['file']}" + (f" ({f['title']})" if f.get("title") not in (None, f["file"]) else "")
-        for f in files) + ".")
+    lines.append(
+        "Zdroj: RÚIAN, výměnný formát (VFR) – "
+        + "; ".join(
+            f"soubor {f['file']}" + (f" ({f['title']})" if f.get("title") not in (None, f["file"]) else "")
+            for f in files
+        )
+        + "."
+    )
     pages = ["\n".join(lines)]
     if record.streets:
-        pages.append(f"Ulice v obci {name} ({len(record.streets)}), podle registru RÚIAN:\n\n"
-                     + ", ".join(sorted(record.streets)) + ".")
+        pages.append(
+            f"Ulice v obci {name} ({len(record.streets)}), podle registru RÚIAN:\n\n"
+            + ", ".join(sorted(record.streets))
+            + "."
+        )
     return pages
 
 
 def _source_files(conn: psycopg.Connection, version_ids: set[int]) -> dict[int, dict]:
     rows = conn.execute(
         "SELECT v.version_id, d.doc_id, d.url, d.title, d.published FROM document_versions v"
-        " JOIN documents d ON d.doc_id = v.doc_id WHERE v.version_id = ANY(%s)", (sorted(version_ids),)).fetchall()
-    return {version_id: {"doc_id": doc_id, "url": url, "file": url.rsplit("/", 1)[-1], "title": title,
-                         "published": published.isoformat() if published else None}
-            for version_id, doc_id, url, title, published in rows}
+        " JOIN documents d ON d.doc_id = v.doc_id WHERE v.version_id = ANY(%s)",
+        (sorted(version_ids),),
+    ).fetchall()
+    return {
+        version_id: {
+            "doc_id": doc_id,
+            "url": url,
+            "file": url.rsplit("/", 1)[-1],
+            "title": title,
+            "published": published.isoformat() if published else None,
+        }
+        for version_id, doc_id, url, title, published in rows
+    }
 
 
 def ruian_documents(conn: psycopg.Connection) -> list[RecordDocument]:
@@ -294,31 +332,55 @@ def ruian_documents(conn: psycopg.Connection) -> list[RecordDocument]:
         # the municipality's own file first, then the other files (change batches) its records came from
         record_files = ([own] if own else []) + sorted(
             (files[v] for v in record.version_ids if v in files and files[v] is not own),
-            key=lambda f: (f["published"] or "", f["doc_id"]))
+            key=lambda f: (f["published"] or "", f["doc_id"]),
+        )
         record_files = list({f["doc_id"]: f for f in record_files}.values())
         kind = (_place(record.code).get("kind") or "obec").capitalize()
-        documents.append(RecordDocument(
-            doc_id=f"ruian:obec:{record.code}", source=RUIAN_SOURCE, kind=REGISTER_RECORD,
-            url=own["url"] if own else (record_files[0]["url"] if record_files else ""),
-            title=f"{kind} {record.name} (kód obce {record.code}) – záznam registru RÚIAN",
-            record=f"ruian:obec:{record.code}", pages=municipality_pages(record, record_files),
-            sources=[{k: f[k] for k in ("doc_id", "url", "file", "published")} for f in record_files],
-            published=own["published"] if own else None))
+        documents.append(
+            RecordDocument(
+                doc_id=f"ruian:obec:{record.code}",
+                source=RUIAN_SOURCE,
+                kind=REGISTER_RECORD,
+                url=own["url"] if own else (record_files[0]["url"] if record_files else ""),
+                title=f"{kind} {record.name} (kód obce {record.code}) – záznam registru RÚIAN",
+                record=f"ruian:obec:{record.code}",
+                pages=municipality_pages(record, record_files),
+                sources=[{k: f[k] for k in ("doc_id", "url", "file", "published")} for f in record_files],
+                published=own["published"] if own else None,
+            )
+        )
     return documents
 
 
 # ---------------------------------------------------------------- e-Sbírka: one document per act
 
 # Act types by how titles start, with the gender of "nabyl/nabyla/nabylo" účinnosti.
-ACT_TYPES = (("ústavní zákon", "m"), ("zákonné opatření", "n"), ("nařízení vlády", "n"), ("zákon", "m"),
-             ("nařízení", "n"), ("vyhláška", "f"), ("sdělení", "n"), ("usnesení", "n"), ("nález", "m"),
-             ("rozhodnutí", "n"), ("opatření", "n"), ("dekret", "m"))
+ACT_TYPES = (
+    ("ústavní zákon", "m"),
+    ("zákonné opatření", "n"),
+    ("nařízení vlády", "n"),
+    ("zákon", "m"),
+    ("nařízení", "n"),
+    ("vyhláška", "f"),
+    ("sdělení", "n"),
+    ("usnesení", "n"),
+    ("nález", "m"),
+    ("rozhodnutí", "n"),
+    ("opatření", "n"),
+    ("dekret", "m"),
+)
 # the verb forms a sentence about the act needs, by its gender
-_VERBS = {"m": {"took_effect": "nabyl", "was": "byl", "ending": "", "amended": "byl změněn (novelizován)"},
-          "f": {"took_effect": "nabyla", "was": "byla", "ending": "a", "amended": "byla změněna (novelizována)"},
-          "n": {"took_effect": "nabylo", "was": "bylo", "ending": "o", "amended": "bylo změněno (novelizováno)"}}
-_VERSION_KINDS = {"AKTUALNI": "aktuální znění", "MINULE": "dřívější znění", "BUDOUCI": "budoucí znění",
-                  "VYHLASENE": "vyhlášené znění"}
+_VERBS = {
+    "m": {"took_effect": "nabyl", "was": "byl", "ending": "", "amended": "byl změněn (novelizován)"},
+    "f": {"took_effect": "nabyla", "was": "byla", "ending": "a", "amended": "byla změněna (novelizována)"},
+    "n": {"took_effect": "nabylo", "was": "bylo", "ending": "o", "amended": "bylo změněno (novelizováno)"},
+}
+_VERSION_KINDS = {
+    "AKTUALNI": "aktuální znění",
+    "MINULE": "dřívější znění",
+    "BUDOUCI": "budoucí znění",
+    "VYHLASENE": "vyhlášené znění",
+}
 HEADING_PAGES = 2
 _ADOPTED = re.compile(r"\bze\s+dne\s+" + WORDED_DATE_PATTERN, re.IGNORECASE)
 
@@ -380,7 +442,7 @@ def act_name(act: dict, versions: list[dict]) -> tuple[str, str, str, str]:
     kind, gender = act_type(act.get("title"), *(v["title"] for v in versions))
     subject = act.get("title") or next((v["title"] for v in versions if v["title"]), "")
     if subject.lower().startswith(kind):  # "Vyhláška o změně …" → "o změně …"
-        subject = subject[len(kind):].strip(" ,")
+        subject = subject[len(kind) :].strip(" ,")
     return kind, gender, f"{kind.capitalize()} č. {act['citation']}", subject
 
 
@@ -389,13 +451,17 @@ def act_metadata_pages(act: dict, versions: list[dict], amends: list[str]) -> li
     kind, gender, named, subject = act_name(act, versions)
     # The citation stands once in the text (and in the title): a short record repeating it would outrank the
     # act's own provisions for every query that names the act.
-    lines = [_sentence(f"Údaje e-Sbírky o předpisu {named}" + (f", {subject}" if subject else "")),
-             f"ELI {act['eli']}."]
+    lines = [
+        _sentence(f"Údaje e-Sbírky o předpisu {named}" + (f", {subject}" if subject else "")),
+        f"ELI {act['eli']}.",
+    ]
     verbs = _VERBS[gender]
     announced = next((v["announced"] for v in versions if v["announced"]), None)
     if announced:
-        lines.append(f"Vyhlášení: {kind} {verbs['was']} vyhlášen{verbs['ending']} ve Sbírce dne "
-                     f"{both_dates(announced)} (datum vyhlášení).")
+        lines.append(
+            f"Vyhlášení: {kind} {verbs['was']} vyhlášen{verbs['ending']} ve Sbírce dne "
+            f"{both_dates(announced)} (datum vyhlášení)."
+        )
         # a Czech act is valid (platný) from the day it is promulgated; people also say "platí" for in effect
         lines.append(f"Platnost: {kind} {verbs['took_effect']} platnosti dnem vyhlášení, {worded_date(announced)}.")
     if act.get("adopted"):
@@ -404,8 +470,10 @@ def act_metadata_pages(act: dict, versions: list[dict], amends: list[str]) -> li
     dated = [v["effective_from"] for v in versions if v["effective_from"]]
     effective = (announced_version or {}).get("effective_from") or (min(dated) if dated else None)
     if effective:
-        lines.append(f"Účinnost: {kind} {verbs['took_effect']} účinnosti dnem {both_dates(effective)}"
-                     f" (den nabytí účinnosti, datum účinnosti).")
+        lines.append(
+            f"Účinnost: {kind} {verbs['took_effect']} účinnosti dnem {both_dates(effective)}"
+            f" (den nabytí účinnosti, datum účinnosti)."
+        )
     ends = [v["effective_to"] for v in versions if v["effective_to"]]
     if ends and all(v["effective_to"] for v in versions if v["effective_from"]):
         lines.append(f"Poslední evidované znění je účinné do {both_dates(max(ends))}.")
@@ -416,8 +484,13 @@ def act_metadata_pages(act: dict, versions: list[dict], amends: list[str]) -> li
     lines.append("")
     amending = list(dict.fromkeys(a["citation"] for v in ordered for a in v["amended_by"] or [] if a.get("citation")))
     if amending:
-        lines.append(_sentence(f"Novely: {kind} {verbs['amended']} "
-                               + ("předpisem " if len(amending) == 1 else "předpisy ") + ", ".join(amending)))
+        lines.append(
+            _sentence(
+                f"Novely: {kind} {verbs['amended']} "
+                + ("předpisem " if len(amending) == 1 else "předpisy ")
+                + ", ".join(amending)
+            )
+        )
     else:
         lines.append("Novely: e-Sbírka u tohoto předpisu neeviduje žádný novelizující předpis.")
     if amends:
@@ -435,17 +508,41 @@ def act_metadata_documents(conn: psycopg.Connection) -> list[RecordDocument]:
         " d.title, d.url, d.published, (SELECT string_agg(p.text, E'\n' ORDER BY p.page_no) FROM pages p"
         "  WHERE p.version_id = d.current_version_id AND p.page_no <= %s)"
         " FROM act_versions v LEFT JOIN documents d ON d.doc_id = v.doc_id"
-        " WHERE coalesce(d.status, 'active') = 'active' ORDER BY v.doc_id, v.version", (HEADING_PAGES,)).fetchall()
+        " WHERE coalesce(d.status, 'active') = 'active' ORDER BY v.doc_id, v.version",
+        (HEADING_PAGES,),
+    ).fetchall()
     acts: dict[str, dict] = {}
     versions: dict[str, list[dict]] = defaultdict(list)
-    keys = ("version", "stale_url", "citation", "title", "version_kind", "announced", "effective_from",
-            "effective_to", "version_eli", "amended_by", "version_number", "page_etags", "published_at")
+    keys = (
+        "version",
+        "stale_url",
+        "citation",
+        "title",
+        "version_kind",
+        "announced",
+        "effective_from",
+        "effective_to",
+        "version_eli",
+        "amended_by",
+        "version_number",
+        "page_etags",
+        "published_at",
+    )
     for row in rows:
         doc_id, values = row[0], dict(zip(keys, row[1:14]))
         doc_title, doc_url, doc_published, heading_pages = row[14:]
         versions[doc_id].append(values)
-        acts.setdefault(doc_id, {"eli": doc_id, "title": doc_title, "url": doc_url, "published": doc_published,
-                                 "heading_pages": heading_pages, "citation": values["citation"]})
+        acts.setdefault(
+            doc_id,
+            {
+                "eli": doc_id,
+                "title": doc_title,
+                "url": doc_url,
+                "published": doc_published,
+                "heading_pages": heading_pages,
+                "citation": values["citation"],
+            },
+        )
     amended_acts: dict[str, list[str]] = defaultdict(list)  # amending act ELI -> citations of acts it changed
     for doc_id, act_versions in versions.items():
         for version in act_versions:
@@ -461,17 +558,31 @@ def act_metadata_documents(conn: psycopg.Connection) -> list[RecordDocument]:
         act["api_url"], act["stale_url"] = api_record_url(stale_url, known), stale_url
         act["adopted"] = adoption_date(act["heading_pages"])
         _, _, named, subject = act_name(act, act_versions)
-        documents.append(RecordDocument(
-            doc_id=f"act-metadata:{doc_id}", source=ESBIRKA_SOURCE, kind=ACT_METADATA, url=act["api_url"],
-            title=f"{named}" + (f", {subject}" if subject else "") + " – údaje e-Sbírky (účinnost, znění, novely)",
-            record=f"esbirka:{stale_url}", pages=act_metadata_pages(act, act_versions, amended_acts.get(doc_id, [])),
-            sources=[{"doc_id": doc_id, "url": act["api_url"], "act_url": act["url"],
-                      "versions": [v["version"] for v in act_versions]}],
-            published=act["published"].isoformat() if act["published"] else None))
+        documents.append(
+            RecordDocument(
+                doc_id=f"act-metadata:{doc_id}",
+                source=ESBIRKA_SOURCE,
+                kind=ACT_METADATA,
+                url=act["api_url"],
+                title=f"{named}" + (f", {subject}" if subject else "") + " – údaje e-Sbírky (účinnost, znění, novely)",
+                record=f"esbirka:{stale_url}",
+                pages=act_metadata_pages(act, act_versions, amended_acts.get(doc_id, [])),
+                sources=[
+                    {
+                        "doc_id": doc_id,
+                        "url": act["api_url"],
+                        "act_url": act["url"],
+                        "versions": [v["version"] for v in act_versions],
+                    }
+                ],
+                published=act["published"].isoformat() if act["published"] else None,
+            )
+        )
     return documents
 
 
 # ---------------------------------------------------------------- writing them
+
 
 def build_record_documents(conn: psycopg.Connection, store: RawStore) -> dict:
     """Render every record document; a text that changed becomes a new version (extracted and chunked next), an
@@ -479,12 +590,23 @@ def build_record_documents(conn: psycopg.Connection, store: RawStore) -> dict:
     withdrawn. Returns the counts."""
     current = stage_versions.register(conn, "records")
     documents = ruian_documents(conn) + act_metadata_documents(conn)
-    stats = {"documents": len(documents), "new_versions": 0, "unchanged": 0, "carried_over": 0, "withdrawn": 0,
-             "stage_version": current, "by_kind": dict(Counter(d.kind for d in documents))}
-    existing = {doc_id: (sha, made_by, status) for doc_id, sha, made_by, status in conn.execute(
-        "SELECT d.doc_id, v.sha256, v.record_version, d.status FROM documents d"
-        " LEFT JOIN document_versions v ON v.version_id = d.current_version_id WHERE d.doc_type = ANY(%s)",
-        (list(RECORD_DOCUMENT_TYPES),))}
+    stats = {
+        "documents": len(documents),
+        "new_versions": 0,
+        "unchanged": 0,
+        "carried_over": 0,
+        "withdrawn": 0,
+        "stage_version": current,
+        "by_kind": dict(Counter(d.kind for d in documents)),
+    }
+    existing = {
+        doc_id: (sha, made_by, status)
+        for doc_id, sha, made_by, status in conn.execute(
+            "SELECT d.doc_id, v.sha256, v.record_version, d.status FROM documents d"
+            " LEFT JOIN document_versions v ON v.version_id = d.current_version_id WHERE d.doc_type = ANY(%s)",
+            (list(RECORD_DOCUMENT_TYPES),),
+        )
+    }
     for document in documents:
         body = document.body
         digest = hashlib.sha256(body).hexdigest()
@@ -494,19 +616,30 @@ def build_record_documents(conn: psycopg.Connection, store: RawStore) -> dict:
             if sha == digest:
                 stats["unchanged"] += 1
                 if made_by != current:
-                    conn.execute("UPDATE document_versions SET record_version = %s WHERE doc_id = %s"
-                                 " AND sha256 = %s", (current, document.doc_id, digest))
+                    conn.execute(
+                        "UPDATE document_versions SET record_version = %s WHERE doc_id = %s AND sha256 = %s",
+                        (current, document.doc_id, digest),
+                    )
                     stats["carried_over"] += 1
             else:
-                blob = store.put(body, meta={"url": document.url, "content_type": CONTENT_TYPE,
-                                             "source": document.source, "record": document.record})
+                blob = store.put(
+                    body,
+                    meta={
+                        "url": document.url,
+                        "content_type": CONTENT_TYPE,
+                        "source": document.source,
+                        "record": document.record,
+                    },
+                )
                 _add_version(conn, document.doc_id, blob.sha256, len(body), current)
                 stats["new_versions"] += 1
     produced = [d.doc_id for d in documents]
     with conn.transaction():
         stats["withdrawn"] = conn.execute(
             "UPDATE documents SET status = 'withdrawn' WHERE doc_type = ANY(%s) AND status = 'active'"
-            " AND NOT (doc_id = ANY(%s))", (list(RECORD_DOCUMENT_TYPES), produced)).rowcount
+            " AND NOT (doc_id = ANY(%s))",
+            (list(RECORD_DOCUMENT_TYPES), produced),
+        ).rowcount
     return stats
 
 
@@ -516,34 +649,51 @@ def _upsert_document(conn: psycopg.Connection, document: RecordDocument) -> None
         " VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (doc_id) DO UPDATE SET url = EXCLUDED.url,"
         " title = EXCLUDED.title, doc_type = EXCLUDED.doc_type, citation = EXCLUDED.citation,"
         " published = EXCLUDED.published, status = 'active', last_seen = now()",
-        (document.doc_id, document.source, document.url, document.title, document.kind, document.citation,
-         document.published))
+        (
+            document.doc_id,
+            document.source,
+            document.url,
+            document.title,
+            document.kind,
+            document.citation,
+            document.published,
+        ),
+    )
     conn.execute(
         "INSERT INTO record_documents (doc_id, kind, record, sources) VALUES (%s, %s, %s, %s)"
         " ON CONFLICT (doc_id) DO UPDATE SET kind = EXCLUDED.kind, record = EXCLUDED.record,"
         " sources = EXCLUDED.sources",
-        (document.doc_id, document.kind, document.record, Jsonb(document.sources)))
+        (document.doc_id, document.kind, document.record, Jsonb(document.sources)),
+    )
 
 
 def _add_version(conn: psycopg.Connection, doc_id: str, sha256: str, size: int, made_by: str) -> None:
     row = conn.execute(
         "INSERT INTO document_versions (doc_id, sha256, content_type, byte_size, record_version)"
         " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (doc_id, sha256) DO NOTHING RETURNING version_id",
-        (doc_id, sha256, CONTENT_TYPE, size, made_by)).fetchone()
+        (doc_id, sha256, CONTENT_TYPE, size, made_by),
+    ).fetchone()
     if row is None:  # the text went back to an earlier version's: that version is current again, chunked anew
-        row = conn.execute("UPDATE document_versions SET chunked_at = NULL, record_version = %s"
-                           " WHERE doc_id = %s AND sha256 = %s RETURNING version_id",
-                           (made_by, doc_id, sha256)).fetchone()
+        row = conn.execute(
+            "UPDATE document_versions SET chunked_at = NULL, record_version = %s"
+            " WHERE doc_id = %s AND sha256 = %s RETURNING version_id",
+            (made_by, doc_id, sha256),
+        ).fetchone()
     conn.execute("UPDATE documents SET current_version_id = %s WHERE doc_id = %s", (row[0], doc_id))
 
 
 # ---------------------------------------------------------------- what the bundle says of them
 
+
 def record_grounding(conn: psycopg.Connection) -> dict[str, dict]:
     """doc_id → {"record": …, "record_sources": [...]} for the active record documents."""
-    return {doc_id: {"record": record, "record_sources": sources} for doc_id, record, sources in conn.execute(
-        "SELECT r.doc_id, r.record, r.sources FROM record_documents r JOIN documents d USING (doc_id)"
-        " WHERE d.status = 'active'")}
+    return {
+        doc_id: {"record": record, "record_sources": sources}
+        for doc_id, record, sources in conn.execute(
+            "SELECT r.doc_id, r.record, r.sources FROM record_documents r JOIN documents d USING (doc_id)"
+            " WHERE d.status = 'active'"
+        )
+    }
 
 
 def notice_links(conn: psycopg.Connection) -> dict[str, dict]:
@@ -554,12 +704,27 @@ def notice_links(conn: psycopg.Connection) -> dict[str, dict]:
         " coalesce(b.name, a.board), a.name FROM notice_attachments a JOIN documents n ON n.doc_id = a.notice_doc_id"
         " JOIN documents d ON d.doc_id = a.attachment_doc_id AND d.status = 'active'"
         " LEFT JOIN boards b ON b.url = a.board AND b.removed_at IS NULL"
-        " ORDER BY a.attachment_doc_id, n.status = 'active' DESC, a.seen_at DESC").fetchall()
-    return {attachment: {"notice": {"doc_id": notice, "title": title, "url": url, "board": board,
-                                    "attachment_name": name}}
-            for attachment, notice, title, url, board, name in rows}
+        " ORDER BY a.attachment_doc_id, n.status = 'active' DESC, a.seen_at DESC"
+    ).fetchall()
+    return {
+        attachment: {"notice": {"doc_id": notice, "title": title, "url": url, "board": board, "attachment_name": name}}
+        for attachment, notice, title, url, board, name in rows
+    }
 
 
-__all__ = ["ACT_METADATA", "RECORD_DOCUMENT_TYPES", "REGISTER_RECORD", "RecordDocument", "act_metadata_documents",
-           "act_metadata_pages", "act_type", "adoption_date", "build_record_documents", "municipality_pages",
-           "municipality_records", "notice_links", "record_grounding", "ruian_documents"]
+__all__ = [
+    "ACT_METADATA",
+    "RECORD_DOCUMENT_TYPES",
+    "REGISTER_RECORD",
+    "RecordDocument",
+    "act_metadata_documents",
+    "act_metadata_pages",
+    "act_type",
+    "adoption_date",
+    "build_record_documents",
+    "municipality_pages",
+    "municipality_records",
+    "notice_links",
+    "record_grounding",
+    "ruian_documents",
+]

@@ -30,6 +30,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
+
 from mendel.data import DATA_DIR
 
 DATA_FILE = DATA_DIR / "municipalities.tsv"
@@ -37,8 +38,14 @@ RUIAN_FILE = Path("registry") / "ruian_casti_obci_psc.csv"
 EDESKY_FILE = Path("registry") / "edesky_boards_2024-05.sql"
 COLUMNS = ("kod", "nazev", "druh", "okres_kod", "okres", "kraj_kod", "kraj", "casti", "psc", "desky")
 # The kinds of municipality a board register's name starts with ("Město Kadaň"), longest first.
-KINDS = {"statutární město": "statutární město", "hlavní město": "hlavní město", "vojenský újezd": "vojenský újezd",
-         "městys": "městys", "město": "město", "obec": "obec"}
+KINDS = {
+    "statutární město": "statutární město",
+    "hlavní město": "hlavní město",
+    "vojenský újezd": "vojenský újezd",
+    "městys": "městys",
+    "město": "město",
+    "obec": "obec",
+}
 _KIND_PREFIX = re.compile(r"^(" + "|".join(sorted(KINDS, key=len, reverse=True)) + r")\s+(.+)$", re.IGNORECASE)
 _INVISIBLE = re.compile(r"[\u200b-\u200f\u2060\ufeff]")
 
@@ -83,11 +90,12 @@ def fold(text: str) -> str:
 
 # ---------------------------------------------------------------- building the data file
 
+
 def _edesky_boards(sql: str) -> list[tuple[str, str | None, str | None]]:
     """(name, okres, kraj) of every board of the dump's ``urad`` table."""
     start = sql.index("COPY public.urad (")
     header, body = sql[start:].split("\n", 1)
-    columns = [c.strip() for c in header[header.index("(") + 1:header.index(")")].split(",")]
+    columns = [c.strip() for c in header[header.index("(") + 1 : header.index(")")].split(",")]
     rows = []
     for line in body.split("\n\\.\n", 1)[0].splitlines():
         values = dict(zip(columns, (None if v == "\\N" else v for v in line.split("\t"))))
@@ -122,28 +130,56 @@ def build(corpus: Path) -> list[Municipality]:
         match = _KIND_PREFIX.match(name)
         if not match:
             continue
-        candidates = [c for c in by_name.get(key(match.group(2)), [])
-                      if _okres_matches(rows[c]["row"]["nazokresu"], okres)]
+        candidates = [
+            c for c in by_name.get(key(match.group(2)), []) if _okres_matches(rows[c]["row"]["nazokresu"], okres)
+        ]
         if len(candidates) == 1:
             kinds[candidates[0]].add(KINDS[match.group(1).lower()])
             boards[candidates[0]].append(name)
     municipalities = []
     for code in sorted(rows, key=int):
         row, entry = rows[code]["row"], rows[code]
-        kind = "hlavní město" if row["nazobce"] == "Praha" else (
-            next(iter(kinds[code])) if len(kinds[code]) == 1 else None)
-        municipalities.append(Municipality(
-            code=code, name=row["nazobce"], kind=kind, okres_code=row["kodokresu"], okres=row["nazokresu"],
-            kraj_code=row["kodkraj"], kraj=kraj_name(row["nazevkraj"]), parts=tuple(sorted(entry["parts"])),
-            postcodes=tuple(sorted(entry["postcodes"])), boards=tuple(sorted(set(boards[code])))))
+        kind = (
+            "hlavní město"
+            if row["nazobce"] == "Praha"
+            else (next(iter(kinds[code])) if len(kinds[code]) == 1 else None)
+        )
+        municipalities.append(
+            Municipality(
+                code=code,
+                name=row["nazobce"],
+                kind=kind,
+                okres_code=row["kodokresu"],
+                okres=row["nazokresu"],
+                kraj_code=row["kodkraj"],
+                kraj=kraj_name(row["nazevkraj"]),
+                parts=tuple(sorted(entry["parts"])),
+                postcodes=tuple(sorted(entry["postcodes"])),
+                boards=tuple(sorted(set(boards[code]))),
+            )
+        )
     return municipalities
 
 
 def write_data(municipalities: list[Municipality], path: Path = DATA_FILE) -> Path:
     lines = ["\t".join(COLUMNS)]
     for m in municipalities:
-        lines.append("\t".join((m.code, m.name, m.kind or "", m.okres_code, m.okres, m.kraj_code, m.kraj,
-                                "|".join(m.parts), "|".join(m.postcodes), "|".join(m.boards))))
+        lines.append(
+            "\t".join(
+                (
+                    m.code,
+                    m.name,
+                    m.kind or "",
+                    m.okres_code,
+                    m.okres,
+                    m.kraj_code,
+                    m.kraj,
+                    "|".join(m.parts),
+                    "|".join(m.postcodes),
+                    "|".join(m.boards),
+                )
+            )
+        )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
@@ -152,15 +188,26 @@ def read_data(path: Path = DATA_FILE) -> list[Municipality]:
     out = []
     with path.open(encoding="utf-8", newline="") as handle:
         for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
-            split = (lambda value: tuple(value.split("|")) if value else ())  # noqa: E731
-            out.append(Municipality(code=row["kod"], name=row["nazev"], kind=row["druh"] or None,
-                                    okres_code=row["okres_kod"], okres=row["okres"], kraj_code=row["kraj_kod"],
-                                    kraj=row["kraj"], parts=split(row["casti"]), postcodes=split(row["psc"]),
-                                    boards=split(row["desky"])))
+            split = lambda value: tuple(value.split("|")) if value else ()  # noqa: E731
+            out.append(
+                Municipality(
+                    code=row["kod"],
+                    name=row["nazev"],
+                    kind=row["druh"] or None,
+                    okres_code=row["okres_kod"],
+                    okres=row["okres"],
+                    kraj_code=row["kraj_kod"],
+                    kraj=row["kraj"],
+                    parts=split(row["casti"]),
+                    postcodes=split(row["psc"]),
+                    boards=split(row["desky"]),
+                )
+            )
     return out
 
 
 # ---------------------------------------------------------------- the register
+
 
 class Register:
     def __init__(self, municipalities: list[Municipality]):
@@ -200,8 +247,11 @@ class Register:
         záchranný sbor Jihomoravského kraje", "Krajské ředitelství policie hl. m. Prahy") or a page's address
         (``…/krajske-reditelstvi-stredoceskeho-kraje-uredni-deska.aspx``); None when it names none or several."""
         words = _words(text or "")
-        found = {kraj for form, kraj in self._kraj_forms.items()
-                 if any(tuple(words[i:i + len(form)]) == form for i in range(len(words) - len(form) + 1))}
+        found = {
+            kraj
+            for form, kraj in self._kraj_forms.items()
+            if any(tuple(words[i : i + len(form)]) == form for i in range(len(words) - len(form) + 1))
+        }
         return found.pop() if len(found) == 1 else None
 
 
@@ -258,8 +308,9 @@ def place_boards(boards: list) -> tuple[list, int]:
         if place is None and (kraj := known.kraj_named(getattr(board, "page", None))):
             place, placed_by = Place(None, None, None, kraj), "page"
         if place is not None:
-            board = replace(board, obec_kod=place.obec_kod, obec=place.obec, okres=place.okres, kraj=place.kraj,
-                            placed_by=placed_by)
+            board = replace(
+                board, obec_kod=place.obec_kod, obec=place.obec, okres=place.okres, kraj=place.kraj, placed_by=placed_by
+            )
         placed.append(board)
     return placed, sum(1 for b in placed if b.kraj or b.obec)
 
@@ -318,8 +369,14 @@ def _noun_cases(word: str, feminine: bool = False) -> tuple[list[list[str]], str
         return [[w], [s, s + "ů"], [s + "ům"], [w], [s + "ech", s + "ích"], [w]], "p"
     if w.endswith("a"):  # Praha, Lhota
         s = w[:-1]
-        return [[w], [s + ("e" if s.endswith(tuple(_SOFT)) else "y")], [_mutated_e(s)], [s + "u"], [_mutated_e(s)],
-                [s + "ou"]], "f"
+        return [
+            [w],
+            [s + ("e" if s.endswith(tuple(_SOFT)) else "y")],
+            [_mutated_e(s)],
+            [s + "u"],
+            [_mutated_e(s)],
+            [s + "ou"],
+        ], "f"
     if w.endswith("o"):  # Blešno, Brno, Hradisko
         s = w[:-1]
         loc = [s + "u"] if s.endswith(("k", "h", "ch", "g")) else [_mutated_e(s), s + "u"]
@@ -343,10 +400,14 @@ def _noun_cases(word: str, feminine: bool = False) -> tuple[list[list[str]], str
 
 
 _POSSESSIVE = {  # possessive adjectives: Havlíčkův Brod, Karlovy Vary, Jindřichův Hradec
-    "ův": ("ův", "ova", "ovu", "ův", "ově", "ovým"), "ova": ("ova", "ovy", "ově", "ovu", "ově", "ovou"),
-    "ovo": ("ovo", "ova", "ovu", "ovo", "ově", "ovým"), "ovy": ("ovy", "ových", "ovým", "ovy", "ových", "ovými"),
-    "in": ("in", "ina", "inu", "in", "ině", "iným"), "ina": ("ina", "iny", "ině", "inu", "ině", "inou"),
-    "ino": ("ino", "ina", "inu", "ino", "ině", "iným"), "iny": ("iny", "iných", "iným", "iny", "iných", "inými"),
+    "ův": ("ův", "ova", "ovu", "ův", "ově", "ovým"),
+    "ova": ("ova", "ovy", "ově", "ovu", "ově", "ovou"),
+    "ovo": ("ovo", "ova", "ovu", "ovo", "ově", "ovým"),
+    "ovy": ("ovy", "ových", "ovým", "ovy", "ových", "ovými"),
+    "in": ("in", "ina", "inu", "in", "ině", "iným"),
+    "ina": ("ina", "iny", "ině", "inu", "ině", "inou"),
+    "ino": ("ino", "ina", "inu", "ino", "ině", "iným"),
+    "iny": ("iny", "iných", "iným", "iny", "iných", "inými"),
 }
 
 
@@ -392,12 +453,12 @@ def _compound_cases(words: list[str]) -> list[list[str]]:
     feminine = any(w.endswith("á") for w in words[:noun])
     parts = [_noun_cases(word, feminine) for word in words[noun].split("-")]  # Frýdek-Místek: both halves
     gender = parts[-1][1]
-    noun_forms = [list(dict.fromkeys("-".join(combo) for combo in _product([p[0][c] for p in parts])))
-                  for c in range(N_CASES)]
+    noun_forms = [
+        list(dict.fromkeys("-".join(combo) for combo in _product([p[0][c] for p in parts]))) for c in range(N_CASES)
+    ]
     per_word = [_adjective_cases(w, gender) for w in words[:noun]] + [noun_forms]
-    rest = words[noun + 1:]
-    return [[" ".join(combo + rest) for combo in _product([cases[c] for cases in per_word])]
-            for c in range(N_CASES)]
+    rest = words[noun + 1 :]
+    return [[" ".join(combo + rest) for combo in _product([cases[c] for cases in per_word])] for c in range(N_CASES)]
 
 
 def _product(lists: list[list[str]]) -> list[list[str]]:
@@ -534,8 +595,9 @@ def kraj_genitives() -> dict[str, str]:
 def fire_rescue_services() -> dict[str, str]:
     """kraj → its fire-and-rescue service (Hasičský záchranný sbor Ústeckého kraje), a state authority per region."""
     canonical = kraj_genitives()
-    return {kraj: f"Hasičský záchranný sbor {canonical[kraj_forms(kraj)[1]]}"
-            for kraj in sorted(register().kraje.values())}
+    return {
+        kraj: f"Hasičský záchranný sbor {canonical[kraj_forms(kraj)[1]]}" for kraj in sorted(register().kraje.values())
+    }
 
 
 def main() -> None:

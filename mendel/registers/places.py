@@ -14,8 +14,10 @@ from mendel.czech.analyzer import analyze
 from mendel.registers.municipalities import Municipality, case_forms, place_names, register
 
 # A place is looked for after these words only: a capitalised word elsewhere is as likely a sentence start.
-_LEAD_RE = re.compile(r"(?<!\w)(?:v|ve|na|u|z|ze|do|k|ke|od|pro|po|obec|obce|obci|obcí|město|města|městě|městys|"
-                      r"městyse|městysi)\s+(?=[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ])")
+_LEAD_RE = re.compile(
+    r"(?<!\w)(?:v|ve|na|u|z|ze|do|k|ke|od|pro|po|obec|obce|obci|obcí|město|města|městě|městys|"
+    r"městyse|městysi)\s+(?=[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ])"
+)
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,7 @@ def find_places(text: str) -> list[PlaceMention]:
         if matched is None:
             continue
         end, nominative = matched
-        found.append(PlaceMention(text[lead.end():end], lead.end(), end, nominative,
-                                  _by_name().get(nominative, ())))
+        found.append(PlaceMention(text[lead.end() : end], lead.end(), end, nominative, _by_name().get(nominative, ())))
     return found
 
 

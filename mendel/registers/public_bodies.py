@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import yaml
+
 from mendel.data import DATA_DIR
 
 TABLE_FILE = DATA_DIR / "public_bodies.v1.yaml"
@@ -67,8 +68,11 @@ class BodyPlace:
 def table_from(value, where: str = "public bodies table", kraje=None) -> BodyTable:
     """Parsed table (``{"version": n, "bodies": {code: {unit, scope, kraj}}}``) → :class:`BodyTable`; ``kraje``:
     the region names a regional unit may name (default: those of the municipalities register)."""
-    if not isinstance(value, dict) or not isinstance(value.get("version"), int) \
-            or not isinstance(value.get("bodies"), dict):
+    if (
+        not isinstance(value, dict)
+        or not isinstance(value.get("version"), int)
+        or not isinstance(value.get("bodies"), dict)
+    ):
         raise TableError(f"{where}: expected a mapping with an integer 'version' and a 'bodies' mapping")
     if kraje is None:
         from mendel.registers.municipalities import register
@@ -125,8 +129,12 @@ def place_by_numbers(numbers, table: BodyTable | None = None) -> BodyPlace:
         return BodyPlace(None, TIE, f"its notices' unit codes tie ({counts})")
     body = table.bodies.get(leaders[0])
     if body is None:
-        return BodyPlace(None, UNKNOWN_CODE, f"most of its numbered notices start with {leaders[0]}-, a code the "
-                                             f"public bodies table (version {table.version}) does not list ({counts})")
+        return BodyPlace(
+            None,
+            UNKNOWN_CODE,
+            f"most of its numbered notices start with {leaders[0]}-, a code the "
+            f"public bodies table (version {table.version}) does not list ({counts})",
+        )
     return BodyPlace(body)
 
 
@@ -150,12 +158,19 @@ def place_boards(boards, numbers: dict, table: BodyTable | None = None) -> list:
             host = (urllib.parse.urlsplit(board.page or "").hostname or "").lower()
             body, placed_by = table.sites.get(host), "site"
         if body is not None and body.kraj and board.kraj and body.kraj != board.kraj:
-            found = BodyPlace(None, OTHER_REGION, f"its notices' unit {body.code}- is of {body.kraj}, its page "
-                                                  f"names {board.kraj}")
+            found = BodyPlace(
+                None, OTHER_REGION, f"its notices' unit {body.code}- is of {body.kraj}, its page names {board.kraj}"
+            )
             body = None
         if body is not None:
-            board = replace(board, body=body.unit, body_scope=body.scope, body_code=body.code,
-                            kraj=board.kraj or body.kraj, placed_by=board.placed_by or placed_by)
+            board = replace(
+                board,
+                body=body.unit,
+                body_scope=body.scope,
+                body_code=body.code,
+                kraj=board.kraj or body.kraj,
+                placed_by=board.placed_by or placed_by,
+            )
         elif not board.kraj:
             board = replace(board, unplaced=f"{found.why_not}: {found.reason}")
         out.append(board)
@@ -166,10 +181,15 @@ def place_summary(boards) -> dict:
     """Boards by what placed them, for the register's metadata: by municipality (kód obce), by a public body
     (its notices' file numbers; a body's board a page also placed counts here), by region only (a name or a page),
     unplaced — and the unplaced by reason."""
+
     def kind(board) -> str:
-        return ("municipality" if board.obec else "body" if board.body else "region" if board.kraj else "unplaced")
+        return "municipality" if board.obec else "body" if board.body else "region" if board.kraj else "unplaced"
 
     kinds = Counter(kind(b) for b in boards)
     reasons = Counter((b.unplaced or "unknown").split(":", 1)[0] for b in boards if kind(b) == "unplaced")
-    return {"placed_by_municipality": kinds["municipality"], "placed_by_body": kinds["body"],
-            "placed_by_region": kinds["region"], "unplaced_by_reason": dict(sorted(reasons.items()))}
+    return {
+        "placed_by_municipality": kinds["municipality"],
+        "placed_by_body": kinds["body"],
+        "placed_by_region": kinds["region"],
+        "unplaced_by_reason": dict(sorted(reasons.items())),
+    }

@@ -56,7 +56,8 @@ KINDS = tuple(RECORD_KINDS.values())
 _DATA = _q("vf:Data")
 _HEADER = _q("vf:Hlavicka")
 _FILE_NAME = re.compile(
-    r"(?P<date>\d{8})_(?P<type>(?:OB_(?P<obec>\d+)_|ST_)(?P<suffix>[UZ][A-Z]{3}))\.xml(?:\.(?:gz|zip))?$")
+    r"(?P<date>\d{8})_(?P<type>(?:OB_(?P<obec>\d+)_|ST_)(?P<suffix>[UZ][A-Z]{3}))\.xml(?:\.(?:gz|zip))?$"
+)
 
 
 class VfrError(ValueError):
@@ -67,6 +68,7 @@ _STREAM_ERRORS = (OSError, EOFError, zlib.error, zipfile.BadZipFile)
 
 
 # ---------------------------------------------------------------- opening
+
 
 @contextmanager
 def open_vfr(source: str | Path | bytes | BinaryIO) -> Iterator[BinaryIO]:
@@ -94,6 +96,7 @@ def open_vfr(source: str | Path | bytes | BinaryIO) -> Iterator[BinaryIO]:
 
 # ---------------------------------------------------------------- file names and the header
 
+
 def parse_file_name(name: str) -> dict | None:
     """``20140331_OB_564729_UKSH.xml.gz`` → ``{date: 2014-03-31, type: OB_564729_UKSH, obec: 564729, ...}``."""
     m = _FILE_NAME.search(name.rsplit("/", 1)[-1])
@@ -101,8 +104,13 @@ def parse_file_name(name: str) -> dict | None:
         return None
     d = m.group("date")
     suffix = m.group("suffix")
-    return {"date": f"{d[:4]}-{d[4:6]}-{d[6:]}", "type": m.group("type"), "obec": m.group("obec"),
-            "full": suffix.startswith("U"), "scope": "OB" if m.group("obec") else "ST"}
+    return {
+        "date": f"{d[:4]}-{d[4:6]}-{d[6:]}",
+        "type": m.group("type"),
+        "obec": m.group("obec"),
+        "full": suffix.startswith("U"),
+        "scope": "OB" if m.group("obec") else "ST",
+    }
 
 
 def doc_id_for_file(name: str) -> str:
@@ -158,6 +166,7 @@ def read_header(source: str | Path | bytes | BinaryIO, peek_obec: bool = True) -
 
 # ---------------------------------------------------------------- records
 
+
 def _text(elem, path: str) -> str | None:
     found = elem.find("/".join(_q(p) for p in path.split("/")))
     if found is None or found.text is None:
@@ -177,45 +186,75 @@ def _point(elem) -> tuple[float, float] | None:
 
 
 def _obec(elem) -> dict:
-    return {"kind": "obec", "kod": _text(elem, "obi:Kod"), "nazev": _text(elem, "obi:Nazev"),
-            "status_kod": _text(elem, "obi:StatusKod"), "okres_kod": _text(elem, "obi:Okres/oki:Kod"),
-            "pou_kod": _text(elem, "obi:Pou/pui:Kod"), "nuts_lau": _text(elem, "obi:NutsLau"),
-            "plati_od": _date(_text(elem, "obi:PlatiOd")), "bod": _point(elem)}
+    return {
+        "kind": "obec",
+        "kod": _text(elem, "obi:Kod"),
+        "nazev": _text(elem, "obi:Nazev"),
+        "status_kod": _text(elem, "obi:StatusKod"),
+        "okres_kod": _text(elem, "obi:Okres/oki:Kod"),
+        "pou_kod": _text(elem, "obi:Pou/pui:Kod"),
+        "nuts_lau": _text(elem, "obi:NutsLau"),
+        "plati_od": _date(_text(elem, "obi:PlatiOd")),
+        "bod": _point(elem),
+    }
 
 
 def _cast_obce(elem) -> dict:
-    return {"kind": "cast_obce", "kod": _text(elem, "coi:Kod"), "nazev": _text(elem, "coi:Nazev"),
-            "obec_kod": _text(elem, "coi:Obec/obi:Kod"), "plati_od": _date(_text(elem, "coi:PlatiOd")),
-            "bod": _point(elem)}
+    return {
+        "kind": "cast_obce",
+        "kod": _text(elem, "coi:Kod"),
+        "nazev": _text(elem, "coi:Nazev"),
+        "obec_kod": _text(elem, "coi:Obec/obi:Kod"),
+        "plati_od": _date(_text(elem, "coi:PlatiOd")),
+        "bod": _point(elem),
+    }
 
 
 def _ulice(elem) -> dict:
-    return {"kind": "ulice", "kod": _text(elem, "uli:Kod"), "nazev": _text(elem, "uli:Nazev"),
-            "obec_kod": _text(elem, "uli:Obec/obi:Kod"), "plati_od": _date(_text(elem, "uli:PlatiOd"))}
+    return {
+        "kind": "ulice",
+        "kod": _text(elem, "uli:Kod"),
+        "nazev": _text(elem, "uli:Nazev"),
+        "obec_kod": _text(elem, "uli:Obec/obi:Kod"),
+        "plati_od": _date(_text(elem, "uli:PlatiOd")),
+    }
 
 
 def _stavebni_objekt(elem) -> dict:
     numbers = [n.text.strip() for n in elem.iter(_q("com:CisloDomovni")) if n.text and n.text.strip()]
-    return {"kind": "stavebni_objekt", "kod": _text(elem, "soi:Kod"), "cisla_domovni": numbers,
-            "typ_kod": _text(elem, "soi:TypStavebnihoObjektuKod"),
-            "cast_obce_kod": _text(elem, "soi:CastObce/coi:Kod"), "plati_od": _date(_text(elem, "soi:PlatiOd")),
-            "bod": _point(elem)}
+    return {
+        "kind": "stavebni_objekt",
+        "kod": _text(elem, "soi:Kod"),
+        "cisla_domovni": numbers,
+        "typ_kod": _text(elem, "soi:TypStavebnihoObjektuKod"),
+        "cast_obce_kod": _text(elem, "soi:CastObce/coi:Kod"),
+        "plati_od": _date(_text(elem, "soi:PlatiOd")),
+        "bod": _point(elem),
+    }
 
 
 def _adresni_misto(elem) -> dict:
-    return {"kind": "adresni_misto", "kod": _text(elem, "ami:Kod"),
-            "cislo_domovni": _text(elem, "ami:CisloDomovni"),
-            "cislo_orientacni": _text(elem, "ami:CisloOrientacni"),
-            "cislo_orientacni_pismeno": _text(elem, "ami:CisloOrientacniPismeno"),
-            "psc": _text(elem, "ami:Psc"),
-            "stavebni_objekt_kod": _text(elem, "ami:StavebniObjekt/soi:Kod"),
-            "ulice_kod": _text(elem, "ami:Ulice/uli:Kod"),
-            "plati_od": _date(_text(elem, "ami:PlatiOd")),
-            "bod": _point(elem)}
+    return {
+        "kind": "adresni_misto",
+        "kod": _text(elem, "ami:Kod"),
+        "cislo_domovni": _text(elem, "ami:CisloDomovni"),
+        "cislo_orientacni": _text(elem, "ami:CisloOrientacni"),
+        "cislo_orientacni_pismeno": _text(elem, "ami:CisloOrientacniPismeno"),
+        "psc": _text(elem, "ami:Psc"),
+        "stavebni_objekt_kod": _text(elem, "ami:StavebniObjekt/soi:Kod"),
+        "ulice_kod": _text(elem, "ami:Ulice/uli:Kod"),
+        "plati_od": _date(_text(elem, "ami:PlatiOd")),
+        "bod": _point(elem),
+    }
 
 
-_BUILDERS = {"obec": _obec, "cast_obce": _cast_obce, "ulice": _ulice, "stavebni_objekt": _stavebni_objekt,
-             "adresni_misto": _adresni_misto}
+_BUILDERS = {
+    "obec": _obec,
+    "cast_obce": _cast_obce,
+    "ulice": _ulice,
+    "stavebni_objekt": _stavebni_objekt,
+    "adresni_misto": _adresni_misto,
+}
 
 
 def _date(value: str | None) -> str | None:

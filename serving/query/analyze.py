@@ -15,7 +15,6 @@ from mendel.index.entity_graph import GRAPH_LABELS
 from mendel.ner import recognise_text
 from mendel.ner.rules import eli_for, split_law_ref_norm
 
-
 # Spoken or spelled-out forms of provision markers -> the form legal texts use.
 _SPOKEN_FORMS = [
     (re.compile(r"\b(?:paragraf(?:u|em|y|ů|ech|ům)?|par\.)(?=\s*\d)", re.IGNORECASE), "§"),
@@ -30,19 +29,22 @@ _WHOLE_ACT_RE = re.compile(
     r"\b(?:cel(?:ý|é|á|ého|ém|ou|ým)\s+(?:zákon\w*|vyhlášk\w*|předpis\w*|nařízení|dokument\w*|znění\s+zákon\w*)"
     r"|o\s+čem\s+(?:je|pojednává|jsou)|co\s+(?:upravuje|obsahuje|řeší)\s+(?:zákon|vyhláška|předpis|nařízení)"
     r"|shrnutí|přehled\s+(?:zákon|vyhlášk|předpis)\w*|předmět\s+úpravy|obsah\s+(?:zákon|vyhlášk|předpis)\w*)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _WHOLE_SECTION_RE = re.compile(
     r"\b(?:cel(?:ý|é|á|ého|ém|ou|ým)\s+(?:§|paragraf\w*|článe?k\w*|čl\.|hlav\w*|díl\w*|část\w*|oddíl\w*|ustanovení)"
     r"|(?:celé\s+)?znění\s+(?:§|čl\.)|(?:hlav[ayu]|díl|oddíl)\s+(?:[IVXLC]+|\d+)\b)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 # "§ 111 zákona o zbraních a střelivu": an act named by a title the NER gazetteer lacks, resolved through the
 # domain graph when the words right after the provision route clearly to one act.
 _ACT_WORDS_AFTER_RE = re.compile(
-    r"\s*(?:zákon\w*|zákoník\w*|vyhlášk\w*|nařízení|řád\w*|ústavní\w*)\b[^,;?!.()]{0,80}", re.IGNORECASE)
+    r"\s*(?:zákon\w*|zákoník\w*|vyhlášk\w*|nařízení|řád\w*|ústavní\w*)\b[^,;?!.()]{0,80}", re.IGNORECASE
+)
 ACT_TITLE_MIN_SCORE = 3.0
-ACT_TITLE_MARGIN = 1.4      # the best act must beat the second by this factor
-ROUTED_ACT_SEEDS = 3        # routed (not named) acts that enter the entity graph
+ACT_TITLE_MARGIN = 1.4  # the best act must beat the second by this factor
+ROUTED_ACT_SEEDS = 3  # routed (not named) acts that enter the entity graph
 ROUTED_ACT_SEED_WEIGHT = 0.5  # a routed act counts this much of a named entity
 
 
@@ -82,7 +84,7 @@ def analysed_part(query: str, max_tokens: int = MAX_ANALYZED_TOKENS) -> str:
     """``query`` up to the end of its ``max_tokens``-th whitespace-separated word (all of it when shorter)."""
     for count, match in enumerate(_TOKEN_RE.finditer(query), start=1):
         if count == max_tokens:
-            return query[:match.end()]
+            return query[: match.end()]
     return query
 
 
@@ -127,12 +129,15 @@ def _with_titled_act(text: str, entity):
     if not m:
         return entity
     routed = default_graph().route(m.group(0), k=2, types=("act",))
-    if not routed or routed[0][1] < ACT_TITLE_MIN_SCORE or (
-            len(routed) > 1 and routed[0][1] < ACT_TITLE_MARGIN * routed[1][1]):
+    if (
+        not routed
+        or routed[0][1] < ACT_TITLE_MIN_SCORE
+        or (len(routed) > 1 and routed[0][1] < ACT_TITLE_MARGIN * routed[1][1])
+    ):
         return entity
     act = default_graph().nodes[routed[0][0]].citation
     end = m.end() - (len(m.group(0)) - len(m.group(0).rstrip()))
-    return Entity(entity.start, end, entity.label, text[entity.start:end], f"{act} {entity.norm}")
+    return Entity(entity.start, end, entity.label, text[entity.start : end], f"{act} {entity.norm}")
 
 
 def understand(query: str) -> Understanding:
@@ -146,8 +151,7 @@ def understand(query: str) -> Understanding:
             entity = _with_titled_act(normalized, entity)
         start, end = origin[entity.start], origin[entity.end]
         text = query[start:end]
-        found.entities.append(QueryEntity(f"{entity.label}:{entity.norm}", entity.label, entity.norm, text,
-                                          start, end))
+        found.entities.append(QueryEntity(f"{entity.label}:{entity.norm}", entity.label, entity.norm, text, start, end))
         if entity.label != "LAW_REF":
             continue
         act, provision = split_law_ref_norm(entity.norm)
@@ -158,11 +162,20 @@ def understand(query: str) -> Understanding:
             provisions = [provision] + heads[1:]
             for head in heads[1:]:
                 norm = f"{act} {head}"
-                found.entities.append(QueryEntity(f"LAW_REF:{norm}", "LAW_REF", norm, text, start, end,
-                                                  via="reference"))
+                found.entities.append(
+                    QueryEntity(f"LAW_REF:{norm}", "LAW_REF", norm, text, start, end, via="reference")
+                )
         for item in provisions:
-            found.references.append({"act": act, "provision": item, "eli": eli_for(act) if act else None,
-                                     "text": text, "start": start, "end": end})
+            found.references.append(
+                {
+                    "act": act,
+                    "provision": item,
+                    "eli": eli_for(act) if act else None,
+                    "text": text,
+                    "start": start,
+                    "end": end,
+                }
+            )
     if _WHOLE_SECTION_RE.search(query):
         found.scope = "section"
     elif _WHOLE_ACT_RE.search(query):
@@ -234,8 +247,10 @@ def analyze_query(query: str, searcher=None, k: int = 5, understanding: Understa
     for act in dict.fromkeys(named_acts):
         node = graph.act_for_citation(act)
         for domain_id in graph.targets(node.id, "governs") if node is not None else ():
-            domains.setdefault(domain_id, {"id": domain_id, "name": graph.nodes[domain_id].name,
-                                           "score": round(top_route + 1.0, 4), "via": act})
+            domains.setdefault(
+                domain_id,
+                {"id": domain_id, "name": graph.nodes[domain_id].name, "score": round(top_route + 1.0, 4), "via": act},
+            )
     routed_acts: list[tuple[str, float]] = []
     for node_id, score in routed:
         node = graph.nodes[node_id]
@@ -258,16 +273,35 @@ def analyze_query(query: str, searcher=None, k: int = 5, understanding: Understa
     for citation in scores:
         if citation not in titles and (node := graph.act_for_citation(citation)) is not None:
             titles[citation] = node.title or node.name
-    acts = [{"citation": c, "title": titles.get(c, ""), "score": round(s, 6), "eli": eli_for(c)}
-            for c, s in sorted(scores.items(), key=lambda kv: -kv[1])[:k]]
-    entities = [{"id": e.id, "label": e.label, "norm": e.norm, "text": e.text, "weight": e.weight, "via": e.via}
-                for e in found.graph_entities()]
+    acts = [
+        {"citation": c, "title": titles.get(c, ""), "score": round(s, 6), "eli": eli_for(c)}
+        for c, s in sorted(scores.items(), key=lambda kv: -kv[1])[:k]
+    ]
+    entities = [
+        {"id": e.id, "label": e.label, "norm": e.norm, "text": e.text, "weight": e.weight, "via": e.via}
+        for e in found.graph_entities()
+    ]
     known = {e["id"] for e in entities}
     for citation, share in routed_acts[:ROUTED_ACT_SEEDS]:
         entity_id = f"LAW_REF:{citation}"
         if entity_id not in known:
-            entities.append({"id": entity_id, "label": "LAW_REF", "norm": citation, "text": "",
-                             "weight": round(ROUTED_ACT_SEED_WEIGHT * share, 4), "via": "routed"})
+            entities.append(
+                {
+                    "id": entity_id,
+                    "label": "LAW_REF",
+                    "norm": citation,
+                    "text": "",
+                    "weight": round(ROUTED_ACT_SEED_WEIGHT * share, 4),
+                    "via": "routed",
+                }
+            )
             known.add(entity_id)
-    return {"query": query, "normalized": found.normalized, "references": refs, "entities": entities,
-            "acts": acts, "domains": list(domains.values())[:k], "scope": found.scope}
+    return {
+        "query": query,
+        "normalized": found.normalized,
+        "references": refs,
+        "entities": entities,
+        "acts": acts,
+        "domains": list(domains.values())[:k],
+        "scope": found.scope,
+    }

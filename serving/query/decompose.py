@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from serving.query.analyze import GRAPH_LABELS, Understanding, understand
 
 MAX_SUBQUERIES = 4
-MIN_ROUTE_SCORE = 3.0      # a clause's routing counts as an anchor from this score ...
-ROUTE_NEAR_BEST = 0.8      # ... for every node within this share of the clause's best
+MIN_ROUTE_SCORE = 3.0  # a clause's routing counts as an anchor from this score ...
+ROUTE_NEAR_BEST = 0.8  # ... for every node within this share of the clause's best
 # A comma before "o ...", "kterým ...", "ve znění ..." continues an act's title, not the query.
 _SPLIT_RE = re.compile(
     r"\s*[;?!]\s+|\s*:\s+|\s*,\s+(?!o\s|kter|ve\s+znění|ze\s+dne|č\.)"
     r"|\s+(?:a\s+také|a\s+zároveň|a\s+dále|a\s+navíc|jakož\s+i|a|i|nebo|ani|oproti|versus|vs\.)\s+",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _CONTENT_RE = re.compile(r"\w{3,}")
 
 
@@ -36,14 +37,13 @@ class Clause:
 
 def _clauses(query: str, found: Understanding) -> list[Clause]:
     spans = [(e.start, e.end) for e in found.entities]
-    cuts = [m for m in _SPLIT_RE.finditer(query)
-            if not any(s < m.end() and m.start() < e for s, e in spans)]
+    cuts = [m for m in _SPLIT_RE.finditer(query) if not any(s < m.end() and m.start() < e for s, e in spans)]
     clauses, position = [], 0
     for m in cuts:
         clauses.append(Clause(position, m.start()))
         position = m.end()
     clauses.append(Clause(position, len(query)))
-    return [c for c in clauses if query[c.start:c.end].strip()]
+    return [c for c in clauses if query[c.start : c.end].strip()]
 
 
 def _anchor(query: str, clause: Clause, found: Understanding) -> set[str]:
@@ -63,7 +63,7 @@ def _anchor(query: str, clause: Clause, found: Understanding) -> set[str]:
                 anchors.update(default_graph().targets(node.id, "governs"))
     if resolved:
         return anchors
-    routed = default_graph().route(query[clause.start:clause.end], k=5)
+    routed = default_graph().route(query[clause.start : clause.end], k=5)
     best = routed[0][1] if routed else 0.0
     if best >= MIN_ROUTE_SCORE:
         anchors |= {node_id for node_id, score in routed if score >= ROUTE_NEAR_BEST * best}
@@ -93,9 +93,10 @@ def decompose(query: str, understanding: Understanding | None = None) -> list[st
     subqueries: list[str] = []
     anchored = [c for c in merged if c.anchors]
     distinct = len(anchored) >= 2 and all(
-        not (a.anchors & b.anchors) for i, a in enumerate(anchored) for b in anchored[i + 1:])
+        not (a.anchors & b.anchors) for i, a in enumerate(anchored) for b in anchored[i + 1 :]
+    )
     for clause in merged if distinct else []:
-        subqueries.append(query[clause.start:clause.end].strip(" ,;:?!"))
+        subqueries.append(query[clause.start : clause.end].strip(" ,;:?!"))
     # One clause naming several provisions of one act: one sub-query per provision.
     by_span: dict[tuple[int, int], list[dict]] = {}
     for ref in found.references:

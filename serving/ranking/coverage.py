@@ -26,11 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
-from mendel.law.acts_table import acts_by_citation, find_named_acts
-from mendel.records.citation_records import CITATION_RECORD
 from mendel.czech.analyzer import analyze
+from mendel.law.acts_table import acts_by_citation, find_named_acts
 from mendel.law.identifiers import parse_citation
 from mendel.ner.rules import split_law_ref_norm
+from mendel.records.citation_records import CITATION_RECORD
 
 FLOOR_FILE = Path(__file__).resolve().with_name("floor.json")
 TOP_HITS = 3  # the signals are the best of this many hits
@@ -55,8 +55,12 @@ class Floor:
     @classmethod
     def load(cls, path: Path = FLOOR_FILE) -> "Floor":
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        return cls(lexical=float(data["lexical"]), dense=data.get("dense"), model=data.get("model"),
-                   source=data.get("source", {}))
+        return cls(
+            lexical=float(data["lexical"]),
+            dense=data.get("dense"),
+            model=data.get("model"),
+            source=data.get("source", {}),
+        )
 
 
 @dataclass
@@ -160,13 +164,13 @@ class CollectionIndex:
             return CITED, {"mentioned": True}
         return MISSING, {}
 
-
     def place_status(self, mention) -> tuple[str, dict]:
         """A municipality named in a query: ``mentioned`` when passages use its name, else ``missing``."""
         from mendel.registers.places import mentioned_in
 
-        extra = {"municipalities": [{"name": m.name, "okres": m.okres, "code": m.code}
-                                    for m in mention.municipalities[:5]]}
+        extra = {
+            "municipalities": [{"name": m.name, "okres": m.okres, "code": m.code} for m in mention.municipalities[:5]]
+        }
         return (MENTIONED if mentioned_in(mention.name, self._terms) else MISSING), extra
 
 
@@ -193,8 +197,9 @@ def coverage_report(query: str, understanding, collection: CollectionIndex) -> d
             status, extra = collection.decision_status(entity.norm)
             named.append({"kind": "decision", "id": entity.norm, "text": entity.text, "status": status, **extra})
     for mention in find_named_acts(query):
-        acts_named.setdefault(mention.citation, {"text": mention.text, "provision": None,
-                                                 "entity": f"LAW_REF:{mention.citation}"})
+        acts_named.setdefault(
+            mention.citation, {"text": mention.text, "provision": None, "entity": f"LAW_REF:{mention.citation}"}
+        )
     for citation, info in acts_named.items():
         status, extra = collection.act_status(citation, info["entity"])
         item = {"kind": "act", "id": citation, "text": info["text"], "status": status, **extra}
@@ -212,22 +217,32 @@ def coverage_report(query: str, understanding, collection: CollectionIndex) -> d
             continue
         label = _act_label(item["id"]) if item["kind"] == "act" else item["id"]
         if item["status"] == MISSING:
-            message = f"{label} is not indexed" if item["kind"] != "place" else f"{label}: no document of the " \
-                                                                                 f"collection mentions this place"
+            message = (
+                f"{label} is not indexed"
+                if item["kind"] != "place"
+                else f"{label}: no document of the collection mentions this place"
+            )
         elif item["status"] == RECORD:
             message = f"{label}: only a citation record, the decision's text is not in the collection"
         else:
             cited = item.get("cited_in")
             amended = ", ".join(a["citation"] or a["doc_id"] for a in item.get("amended_by", []))
-            message = f"{label} is not indexed" + (f"; cited in {cited} passages" if cited else "") + (
-                "; named in the collection's text" if item.get("mentioned") else "") + (
-                f"; the collection holds acts amending it: {amended}" if amended else "")
+            message = (
+                f"{label} is not indexed"
+                + (f"; cited in {cited} passages" if cited else "")
+                + ("; named in the collection's text" if item.get("mentioned") else "")
+                + (f"; the collection holds acts amending it: {amended}" if amended else "")
+            )
         missing.append({**item, "message": message})
-    return {"named": named, "missing": missing,
-            "all_missing": bool(named) and all(item["status"] == MISSING for item in named)}
+    return {
+        "named": named,
+        "missing": missing,
+        "all_missing": bool(named) and all(item["status"] == MISSING for item in named),
+    }
 
 
 # --- the relevance floor ---------------------------------------------------------------------------------------
+
 
 def _idf_table(bm25) -> tuple[dict, np.ndarray, float]:
     """(vocabulary, idf per term id, idf of a term no chunk has) of a bm25s index, as bm25s' Lucene variant
@@ -302,8 +317,11 @@ def judge(confidence: Confidence, floor: Floor | None, model: str | None, covera
     lexical_ok = floor is not None and confidence.lexical >= floor.lexical
     below = floor is not None and not (lexical_ok or dense_ok)
     empty = confidence.lexical <= 0.0 and not dense_ok
-    return {"weak": bool(below or coverage.get("all_missing") or empty), "empty": bool(empty),
-            "floor": None if floor is None else {"lexical": floor.lexical, "dense": dense_floor}}
+    return {
+        "weak": bool(below or coverage.get("all_missing") or empty),
+        "empty": bool(empty),
+        "floor": None if floor is None else {"lexical": floor.lexical, "dense": dense_floor},
+    }
 
 
 def as_dict(value) -> dict:

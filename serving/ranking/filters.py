@@ -6,7 +6,6 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-
 PLACE_FIELDS = ("kraj", "okres", "obec")  # a board's place, which its documents carry in documents.json
 
 
@@ -61,14 +60,24 @@ class SearchFilters:
         unknown = set(value) - {"source", "doc_type", "date_from", "date_to", "act", *PLACE_FIELDS}
         if unknown:
             raise ValueError(f"unknown filters: {', '.join(sorted(unknown))}")
-        return cls(source=_as_tuple(value.get("source")), doc_type=_as_tuple(value.get("doc_type")),
-                   date_from=_as_date(value.get("date_from")), date_to=_as_date(value.get("date_to")),
-                   act=value.get("act") or None,
-                   **{name: _as_tuple(value.get(name)) for name in PLACE_FIELDS})
+        return cls(
+            source=_as_tuple(value.get("source")),
+            doc_type=_as_tuple(value.get("doc_type")),
+            date_from=_as_date(value.get("date_from")),
+            date_to=_as_date(value.get("date_to")),
+            act=value.get("act") or None,
+            **{name: _as_tuple(value.get(name)) for name in PLACE_FIELDS},
+        )
 
     def is_empty(self) -> bool:
-        return not (self.source or self.doc_type or self.date_from or self.date_to or self.act
-                    or any(getattr(self, name) for name in PLACE_FIELDS))
+        return not (
+            self.source
+            or self.doc_type
+            or self.date_from
+            or self.date_to
+            or self.act
+            or any(getattr(self, name) for name in PLACE_FIELDS)
+        )
 
     def _act_keys(self) -> set[str]:
         from mendel.ner.rules import eli_for
@@ -96,8 +105,11 @@ class SearchFilters:
                     published = _as_date(doc.get("published"))
                 except ValueError:
                     published = None
-                if published is None or (self.date_from and published < self.date_from) \
-                        or (self.date_to and published > self.date_to):
+                if (
+                    published is None
+                    or (self.date_from and published < self.date_from)
+                    or (self.date_to and published > self.date_to)
+                ):
                     continue
             if act_keys:
                 citation = doc.get("citation")

@@ -27,8 +27,9 @@ INTERLEAVE_K = 1
 INTERLEAVE_TIE_SHARE = 0.05
 
 
-def rrf_fuse(rankings: dict[str, list[int]], k: int = RRF_K,
-             weights: dict[str, float] | None = None) -> list[tuple[int, float, list[str]]]:
+def rrf_fuse(
+    rankings: dict[str, list[int]], k: int = RRF_K, weights: dict[str, float] | None = None
+) -> list[tuple[int, float, list[str]]]:
     """Reciprocal rank fusion, optionally weighted per list: (item, score, names of its lists), best first."""
     scores: dict[int, float] = {}
     sources: dict[int, list[str]] = {}
@@ -48,8 +49,9 @@ def _best_first(scores: dict[int, float]) -> list[tuple[int, float]]:
     return ordered
 
 
-def interleave_fuse(rankings: dict[str, list[int]], k: int = INTERLEAVE_K,
-                    weights: dict[str, float] | None = None) -> list[tuple[int, float, list[str]]]:
+def interleave_fuse(
+    rankings: dict[str, list[int]], k: int = INTERLEAVE_K, weights: dict[str, float] | None = None
+) -> list[tuple[int, float, list[str]]]:
     """Fusion for sub-queries: an item scores its best weighted reciprocal rank in any list (plus a small share
     of the rest, to break ties), with a small ``k`` so the lists take turns at the top (the query's best, each
     sub-query's best, the query's second, ...) instead of the items that are mediocre for all of them rising
@@ -98,13 +100,27 @@ def ordered_lists(lists: list[str]) -> list[str]:
 
 LEARNED_FUSION_FILE = Path(__file__).resolve().parent / "learned_fusion.json"
 LEARNED_CANDIDATES = 40  # hard cap: the fused list's best, plus BM25's and dense's own best
-LIST_HEADS = 10          # each list's best that join the candidates even when fusion ranked them lower
+LIST_HEADS = 10  # each list's best that join the candidates even when fusion ranked them lower
 # An amendment clause or a bare heading is rarely the answer, though it repeats the words of many questions.
-AMENDMENT_RE = re.compile(r"\b(?:se\s+mění\s+takto|se\s+zrušuj[eí]|se\s+vklád[aá]|nahrazuj[eí]\s+slov|"
-                          r"se\s+slova?\s+„|zní:|novel\w*)\b", re.IGNORECASE)
+AMENDMENT_RE = re.compile(
+    r"\b(?:se\s+mění\s+takto|se\s+zrušuj[eí]|se\s+vklád[aá]|nahrazuj[eí]\s+slov|"
+    r"se\s+slova?\s+„|zní:|novel\w*)\b",
+    re.IGNORECASE,
+)
 SHORT_CHUNK_CHARS = 300
-FEATURES = ("fused_inv", "bm25_inv", "bm25_rel", "dense_inv", "dense_rel", "graph_inv", "routed", "citing",
-            "amendment", "short", "section_depth")
+FEATURES = (
+    "fused_inv",
+    "bm25_inv",
+    "bm25_rel",
+    "dense_inv",
+    "dense_rel",
+    "graph_inv",
+    "routed",
+    "citing",
+    "amendment",
+    "short",
+    "section_depth",
+)
 
 
 @dataclass
@@ -126,7 +142,7 @@ def learned_candidates(fused: list[int], signals: Signals, cap: int = LEARNED_CA
     """The second stage's candidates: the fused list's best, then BM25's and dense's own best, at most ``cap``."""
     best = set(fused[:cap])
     heads = [i for i in dict.fromkeys(signals.bm25[:LIST_HEADS] + signals.dense[:LIST_HEADS]) if i not in best]
-    return fused[:cap - len(heads)] + heads
+    return fused[: cap - len(heads)] + heads
 
 
 def candidate_features(candidates: list[int], fused: list[int], signals: Signals, chunks) -> np.ndarray:
@@ -134,6 +150,7 @@ def candidate_features(candidates: list[int], fused: list[int], signals: Signals
     query's best, dense similarity minus the query's best, the route share of the candidate's act (0 when the
     domain graph routed the question elsewhere or nowhere), whether it cites the query's exact reference, and
     what the chunk is (an amendment clause, a short heading-like chunk, how deep its section sits)."""
+
     def inverse_ranks(items: list[int]) -> dict[int, float]:
         return {item: 1.0 / rank for rank, item in enumerate(items, start=1)}
 
@@ -148,14 +165,19 @@ def candidate_features(candidates: list[int], fused: list[int], signals: Signals
     for row, item in enumerate(candidates):
         chunk = chunks[item]
         text = chunk.get("text") or ""
-        rows[row] = (fused_inv.get(item, 0.0), bm25_inv.get(item, 0.0), bm25_score.get(item, 0.0) / top_bm25,
-                     dense_inv.get(item, 0.0), dense_sim.get(item, floor_sim) - top_sim,
-                     graph_inv.get(item, 0.0) * signals.graph_share,
-                     signals.routed.get(chunk.get("citation") or "", 0.0) if signals.routed else 0.0,
-                     float(item in signals.citing),
-                     float(bool(AMENDMENT_RE.search(text[:600]))),
-                     float(len(text) < SHORT_CHUNK_CHARS),
-                     min(len([p for p in re.split(r"\s*>\s*", chunk.get("section") or "") if p]), 5) / 5.0)
+        rows[row] = (
+            fused_inv.get(item, 0.0),
+            bm25_inv.get(item, 0.0),
+            bm25_score.get(item, 0.0) / top_bm25,
+            dense_inv.get(item, 0.0),
+            dense_sim.get(item, floor_sim) - top_sim,
+            graph_inv.get(item, 0.0) * signals.graph_share,
+            signals.routed.get(chunk.get("citation") or "", 0.0) if signals.routed else 0.0,
+            float(item in signals.citing),
+            float(bool(AMENDMENT_RE.search(text[:600]))),
+            float(len(text) < SHORT_CHUNK_CHARS),
+            min(len([p for p in re.split(r"\s*>\s*", chunk.get("section") or "") if p]), 5) / 5.0,
+        )
     return rows
 
 
@@ -180,9 +202,19 @@ class LearnedFusion:
         return cls(np.asarray(data["weights"], dtype=np.float64), FEATURES, data.get("provenance", {}))
 
     def save(self, path: Path = LEARNED_FUSION_FILE) -> None:
-        Path(path).write_text(json.dumps({"features": list(self.features), "weights": [round(float(w), 6)
-                                          for w in self.weights], "provenance": self.provenance},
-                                         ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        Path(path).write_text(
+            json.dumps(
+                {
+                    "features": list(self.features),
+                    "weights": [round(float(w), 6) for w in self.weights],
+                    "provenance": self.provenance,
+                },
+                ensure_ascii=False,
+                indent=1,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
 
     def order(self, candidates: list[int], fused: list[int], signals: Signals, chunks) -> list[int]:
         """``candidates`` best first by the learned score (ties: fused order)."""
@@ -253,7 +285,9 @@ def lead_with(fused: list[tuple[int, float, list[str]]], lead_items: list[int]) 
     (with the lists each came from), the rest after them as they were."""
     top_score = fused[0][1] if fused else 0.0
     lists_of = {item: lists for item, _, lists in fused}
-    lead = [(i, top_score + 1.0 / (RRF_K + r), ["reference"] + lists_of.get(i, []))
-            for r, i in enumerate(lead_items, start=1)]
+    lead = [
+        (i, top_score + 1.0 / (RRF_K + r), ["reference"] + lists_of.get(i, []))
+        for r, i in enumerate(lead_items, start=1)
+    ]
     chosen = set(lead_items)
     return lead + [f for f in fused if f[0] not in chosen]

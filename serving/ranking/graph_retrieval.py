@@ -30,8 +30,8 @@ from mendel.ner.rules import split_law_ref_norm
 
 NEIGHBOUR_SHARE = 0.5
 MAX_NEIGHBOURS = 40
-SAME_PROVISION_SHARE = 0.7   # "§ 157" asked, "§ 157 odst. 4" known
-ACT_SHARE = 0.3              # "§ 157 zákoníku práce" asked, the act "262/2006 Sb." known
+SAME_PROVISION_SHARE = 0.7  # "§ 157" asked, "§ 157 odst. 4" known
+ACT_SHARE = 0.3  # "§ 157 zákoníku práce" asked, the act "262/2006 Sb." known
 _HEAD_RE = re.compile(r"^(§+\s*\d+[a-z]?|čl\.\s*[IVXLC\d]+[a-z]?)", re.IGNORECASE)
 
 
@@ -89,15 +89,17 @@ class _GraphParts:
         self.weight.extend((w, w))
 
     def finish(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        src, dst, weight = (np.frombuffer(x, dtype=x.typecode) if len(x) else np.zeros(0, dtype=x.typecode)
-                            for x in (self.src, self.dst, self.weight))
+        src, dst, weight = (
+            np.frombuffer(x, dtype=x.typecode) if len(x) else np.zeros(0, dtype=x.typecode)
+            for x in (self.src, self.dst, self.weight)
+        )
         if not self.pending:
             return src, dst, weight
         src, dst = src.copy(), dst.copy()
         for at, source, target in self.pending:
             a, b = self.index.get(source, -1), self.index.get(target, -1)
             if a != b:
-                src[at:at + 2], dst[at:at + 2] = (a, b), (b, a)
+                src[at : at + 2], dst[at : at + 2] = (a, b), (b, a)
         keep = (src >= 0) & (dst >= 0)
         return src[keep], dst[keep], weight[keep]
 
@@ -116,7 +118,7 @@ def _json_items(path: Path, block: int = 1 << 22):
                 return False
             data = handle.read(block)
             state["eof"] = not data
-            state["text"] = state["text"][state["pos"]:] + utf8.decode(data, final=not data)
+            state["text"] = state["text"][state["pos"] :] + utf8.decode(data, final=not data)
             state["pos"] = 0
             return True
 
@@ -220,11 +222,12 @@ class EntityGraph:
         self.ids = node_ids
         self.index = parts.index
         n = len(node_ids)
-        rows, cols = (np.frombuffer(x, dtype=np.int64) if len(x) else np.zeros(0, dtype=np.int64)
-                      for x in (parts.rows, parts.cols))
+        rows, cols = (
+            np.frombuffer(x, dtype=np.int64) if len(x) else np.zeros(0, dtype=np.int64)
+            for x in (parts.rows, parts.cols)
+        )
         chunk_ids = range(n_chunks)  # only its length is needed from here on
-        incidence = sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)),
-                                      shape=(n, len(chunk_ids)))
+        incidence = sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(n, len(chunk_ids)))
         incidence.sum_duplicates()
         incidence.data[:] = 1.0
         incidence.sort_indices()
@@ -278,7 +281,7 @@ class EntityGraph:
         i = self.index.get(entity_id)
         if i is None:
             return np.zeros(0, dtype=np.int64)
-        return self.entity_chunk_idx[self.entity_chunk_ptr[i]:self.entity_chunk_ptr[i + 1]].astype(np.int64)
+        return self.entity_chunk_idx[self.entity_chunk_ptr[i] : self.entity_chunk_ptr[i + 1]].astype(np.int64)
 
     def entities_of(self, chunk: int) -> list[str]:
         """Entity ids linked to chunk index ``chunk``, sorted."""
@@ -375,7 +378,7 @@ def top_positions(values: np.ndarray, n: int) -> np.ndarray:
 # A route counts only when its best act scores at least this (about two of an area's vocabulary terms matched):
 # a notice about a village's sewer loan routes weakly to whatever act shares a word, and is better left alone.
 ROUTE_MIN_SCORE = 5.0
-ROUTE_MIN_SHARE = 0.5   # further acts within this share of the best route's score
+ROUTE_MIN_SHARE = 0.5  # further acts within this share of the best route's score
 ROUTED_ACTS = 3
 
 
@@ -386,13 +389,19 @@ def routed_acts(routing_text: str, k: int = ROUTED_ACTS) -> dict[str, float]:
 
     graph = default_graph()
     # areas and acts, as query understanding routes the same text (its cached ranking is reused), acts kept
-    routed = [(node_id, score) for node_id, score in graph.route(routing_text, k=len(graph.nodes))
-              if graph.nodes[node_id].type == "act"][:k]
+    routed = [
+        (node_id, score)
+        for node_id, score in graph.route(routing_text, k=len(graph.nodes))
+        if graph.nodes[node_id].type == "act"
+    ][:k]
     if not routed or routed[0][1] < ROUTE_MIN_SCORE:
         return {}
     top = routed[0][1]
-    return {graph.nodes[node_id].citation: round(score / top, 4) for node_id, score in routed
-            if score / top >= ROUTE_MIN_SHARE and graph.nodes[node_id].citation}
+    return {
+        graph.nodes[node_id].citation: round(score / top, 4)
+        for node_id, score in routed
+        if score / top >= ROUTE_MIN_SHARE and graph.nodes[node_id].citation
+    }
 
 
 class ActRouter:

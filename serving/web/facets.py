@@ -26,10 +26,15 @@ SOURCE_NAMES: dict[str, tuple[str, str]] = {
 }
 FAMILY_ORDER = ("Předpisy", "Judikatura", "Obce a úřední desky", "Registry", "Ostatní")
 DOC_TYPE_NAMES = {
-    "law": "předpis", "decision": "rozhodnutí", "notice": "oznámení", "notice_attachment": "příloha oznámení",
-    "municipal_document": "dokument obce", "regulatory_document": "dokument regulátora",
+    "law": "předpis",
+    "decision": "rozhodnutí",
+    "notice": "oznámení",
+    "notice_attachment": "příloha oznámení",
+    "municipal_document": "dokument obce",
+    "regulatory_document": "dokument regulátora",
     "ruian_vfr": "výměnný formát RÚIAN",
-    "register_record": "záznam registru RÚIAN", "act_metadata": "údaje e-Sbírky o předpisu",
+    "register_record": "záznam registru RÚIAN",
+    "act_metadata": "údaje e-Sbírky o předpisu",
 }
 # Territorial fields a document may carry; the page offers them only when some document has them.
 PLACE_FIELDS = ("kraj", "okres", "obec")
@@ -63,19 +68,30 @@ class Facets:
         dates = sorted(str(d["published"])[:10] for d in documents.values() if d.get("published"))
         places = {name: sorted({str(d[name]) for d in documents.values() if d.get(name)}) for name in PLACE_FIELDS}
         return cls(
-            sources=[{"value": s, "label": source_label(s), "family": source_family(s), "documents": n}
-                     for s, n in sorted(sources.items())],
-            doc_types=[{"value": t, "label": DOC_TYPE_NAMES.get(t, t), "documents": n}
-                       for t, n in sorted(doc_types.items())],
-            acts=[{"citation": d["citation"], "doc_id": doc_id, "title": d.get("title") or ""}
-                  for doc_id, d in sorted(documents.items()) if d.get("citation")],
+            sources=[
+                {"value": s, "label": source_label(s), "family": source_family(s), "documents": n}
+                for s, n in sorted(sources.items())
+            ],
+            doc_types=[
+                {"value": t, "label": DOC_TYPE_NAMES.get(t, t), "documents": n} for t, n in sorted(doc_types.items())
+            ],
+            acts=[
+                {"citation": d["citation"], "doc_id": doc_id, "title": d.get("title") or ""}
+                for doc_id, d in sorted(documents.items())
+                if d.get("citation")
+            ],
             published={"from": dates[0] if dates else None, "to": dates[-1] if dates else None},
             places={name: values for name, values in places.items() if values},
         )
 
     def as_dict(self) -> dict:
-        return {"sources": self.sources, "doc_types": self.doc_types, "acts": self.acts,
-                "published": self.published, "places": self.places}
+        return {
+            "sources": self.sources,
+            "doc_types": self.doc_types,
+            "acts": self.acts,
+            "published": self.published,
+            "places": self.places,
+        }
 
     def source_families(self) -> list[tuple[str, list[dict]]]:
         """The sources grouped by family, families in a fixed order (for the page's fieldsets)."""
@@ -104,24 +120,32 @@ def facets_of(searcher) -> Facets:
     return found
 
 
-def checked_filters(searcher, source=(), doc_type=(), date_from: date | None = None, date_to: date | None = None,
-                    act: str | None = None) -> SearchFilters:
+def checked_filters(
+    searcher, source=(), doc_type=(), date_from: date | None = None, date_to: date | None = None, act: str | None = None
+) -> SearchFilters:
     """SearchFilters of a request whose every value names something in the bundle (else FilterError)."""
     facets = facets_of(searcher)
-    for name, values, known in (("source", source, {s["value"] for s in facets.sources}),
-                                ("doc_type", doc_type, {t["value"] for t in facets.doc_types})):
+    for name, values, known in (
+        ("source", source, {s["value"] for s in facets.sources}),
+        ("doc_type", doc_type, {t["value"] for t in facets.doc_types}),
+    ):
         unknown = [v for v in values if v not in known]
         if unknown:
-            raise FilterError(name, f"unknown value {shown(unknown[0])}; this bundle has: "
-                                    f"{', '.join(sorted(known)) or 'none'} (see /facets)")
+            raise FilterError(
+                name,
+                f"unknown value {shown(unknown[0])}; this bundle has: "
+                f"{', '.join(sorted(known)) or 'none'} (see /facets)",
+            )
     if date_from and date_to and date_from > date_to:
         raise FilterError("date_from", "is after date_to")
     act = act.strip() if act and act.strip() else None
     if act and not SearchFilters(act=act).matching_documents(searcher.documents):
-        raise FilterError("act", f"{shown(act)} names no document in this bundle (citation such as "
-                                 "'175/2025 Sb.', an ELI or a file number; see /facets)")
-    return SearchFilters(source=tuple(source), doc_type=tuple(doc_type), date_from=date_from, date_to=date_to,
-                         act=act)
+        raise FilterError(
+            "act",
+            f"{shown(act)} names no document in this bundle (citation such as "
+            "'175/2025 Sb.', an ELI or a file number; see /facets)",
+        )
+    return SearchFilters(source=tuple(source), doc_type=tuple(doc_type), date_from=date_from, date_to=date_to, act=act)
 
 
 def checked_places(searcher, places: dict[str, str | None]) -> dict[str, str]:

@@ -56,15 +56,20 @@ def provision_status(answer: dict) -> str:
     if status == "not_yet_in_force":
         return f"Předpis {act} ke dni {at} ještě nebyl účinný: účinnosti nabývá dnem {first}."
     if status == "no_longer_in_force":
-        return f"Ke dni {at} nebylo účinné žádné znění předpisu {act}: poslední skončilo dnem " \
-               f"{czech_date(dated[-1]['effective_to'])}."
+        return (
+            f"Ke dni {at} nebylo účinné žádné znění předpisu {act}: poslední skončilo dnem "
+            f"{czech_date(dated[-1]['effective_to'])}."
+        )
     if status == "no_such_provision":
         elsewhere = answer.get("exists_in") or []
         return f"Znění předpisu {act} účinné ke dni {at} ustanovení {what} neobsahuje" + (
-            f"; je v zněních {', '.join(elsewhere)}." if elsewhere else "; nemá ho žádné uložené znění.")
+            f"; je v zněních {', '.join(elsewhere)}." if elsewhere else "; nemá ho žádné uložené znění."
+        )
     if status == "validity_unknown":
-        return f"U předpisu {act} nejsou známa data účinnosti pokrývající den {at}; zobrazujeme známé znění, " \
-               "zda bylo k tomuto dni účinné, nevíme."
+        return (
+            f"U předpisu {act} nejsou známa data účinnosti pokrývající den {at}; zobrazujeme známé znění, "
+            "zda bylo k tomuto dni účinné, nevíme."
+        )
     return f"{what}: znění účinné ke dni {at}."
 
 
@@ -92,8 +97,9 @@ def law_pages_router(database_url: str | Callable[[], str] | None = None) -> API
     router = APIRouter(include_in_schema=False)
 
     def render(request: Request, name: str, context: dict, status: int = 200) -> HTMLResponse:
-        return templates.TemplateResponse(request, name, {"bundle": None, **context}, status_code=status,
-                                          headers={"Content-Language": "cs"})
+        return templates.TemplateResponse(
+            request, name, {"bundle": None, **context}, status_code=status, headers={"Content-Language": "cs"}
+        )
 
     @router.get("/ustanoveni", response_class=HTMLResponse)
     def provision_page(request: Request):
@@ -110,8 +116,9 @@ def law_pages_router(database_url: str | Callable[[], str] | None = None) -> API
         if errors or not ref:
             return render(request, "ustanoveni.html", context, status=400 if errors else 200)
         answer = connections.run(lambda conn: provision_at(conn, ref, at))
-        changes = {c["provision"]: word_changes(c["before"], c["after"]) for c in (answer.get("diff") or {})
-                   .get("changed", [])}
+        changes = {
+            c["provision"]: word_changes(c["before"], c["after"]) for c in (answer.get("diff") or {}).get("changed", [])
+        }
         context.update(answer=answer, status_text=provision_status(answer), changes=changes)
         status = {"not_a_reference": 400, "unknown_act": 404}.get(answer["status"], 200)
         return render(request, "ustanoveni.html", context, status=status)
@@ -120,8 +127,13 @@ def law_pages_router(database_url: str | Callable[[], str] | None = None) -> API
     def citator_page(request: Request):
         errors: dict[str, str] = {}
         ref = _ref(request, errors)
-        context = {"form": {"ref": ref}, "errors": errors, "answer": None, "family_names": FAMILY_NAMES,
-                   "document_view_url": document_view_url}
+        context = {
+            "form": {"ref": ref},
+            "errors": errors,
+            "answer": None,
+            "family_names": FAMILY_NAMES,
+            "document_view_url": document_view_url,
+        }
         if errors or not ref:
             return render(request, "citator.html", context, status=400 if errors else 200)
         answer = connections.run(lambda conn: cites(conn, ref, limit=20))

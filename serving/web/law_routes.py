@@ -73,9 +73,15 @@ def law_router(database_url: str | Callable[[], str] | None = None) -> APIRouter
     router = APIRouter(tags=["law"])
 
     @router.get("/provisions", summary="the wording of a provision on a date, with its version and the last change")
-    def provisions(ref: str = Query(..., min_length=1, max_length=MAX_REF_CHARS,
-                                    description='a provision or an act: "§ 4 vyhlášky č. 573/2025 Sb."'),
-                   at: date | None = Query(None, description="the date (YYYY-MM-DD); default today")):
+    def provisions(
+        ref: str = Query(
+            ...,
+            min_length=1,
+            max_length=MAX_REF_CHARS,
+            description='a provision or an act: "§ 4 vyhlášky č. 573/2025 Sb."',
+        ),
+        at: date | None = Query(None, description="the date (YYYY-MM-DD); default today"),
+    ):
         answer = connections.run(lambda conn: provision_at(conn, ref, at or date.today()))
         if answer["status"] == "not_a_reference":
             raise HTTPException(400, detail=answer["message"])
@@ -84,9 +90,15 @@ def law_router(database_url: str | Callable[[], str] | None = None) -> APIRouter
         return answer
 
     @router.get("/citations", summary="documents and passages citing a provision, an act, a file number or an ECLI")
-    def citations(ref: str = Query(..., min_length=1, max_length=MAX_REF_CHARS,
-                                   description='"§ 2 odst. 1 zákona č. 90/2024 Sb.", "IV. ÚS 393/00", an ECLI'),
-                  limit: int = Query(20, ge=1, le=200, description="citing documents listed per source family")):
+    def citations(
+        ref: str = Query(
+            ...,
+            min_length=1,
+            max_length=MAX_REF_CHARS,
+            description='"§ 2 odst. 1 zákona č. 90/2024 Sb.", "IV. ÚS 393/00", an ECLI',
+        ),
+        limit: int = Query(20, ge=1, le=200, description="citing documents listed per source family"),
+    ):
         answer = connections.run(lambda conn: cites(conn, ref, limit=limit))
         if answer["status"] == "not_a_reference":
             raise HTTPException(400, detail=answer["message"])

@@ -77,8 +77,9 @@ class Originals:
             raise PageOutOfRange(page, pages)
         return _render_png(str(path), page, PAGE_SCALE)
 
-    def page_evidence(self, doc: dict, page: int, passage: str | None, first_page: int, last_page: int,
-                      query: str) -> PageEvidence:
+    def page_evidence(
+        self, doc: dict, page: int, passage: str | None, first_page: int, last_page: int, query: str
+    ) -> PageEvidence:
         """Boxes of the passage's lines on ``page`` and of the query's terms inside it (over the whole page
         when the passage is not found in the page's own text)."""
         path = self.pdf(doc)
@@ -99,15 +100,20 @@ class Originals:
                 if rotation:
                     evidence.note = "stránka je otočená: vyznačení se nezobrazuje"
                     return evidence
-                span = (locate_passage(text, passage, page == first_page, page == last_page)
-                        if passage and first_page <= page <= last_page else None)
+                span = (
+                    locate_passage(text, passage, page == first_page, page == last_page)
+                    if passage and first_page <= page <= last_page
+                    else None
+                )
                 evidence.located = span is not None
                 low, high = span or (0, len(text))
                 if span is not None:
                     evidence.passage = merge_lines(_boxes(text_page, [span], width, height))
                 elif passage:
-                    evidence.note = ("úsek se na stránce nepodařilo přesně najít (jiné čtení textu); vyznačeny "
-                                     "jsou hledané výrazy na celé stránce")
+                    evidence.note = (
+                        "úsek se na stránce nepodařilo přesně najít (jiné čtení textu); vyznačeny "
+                        "jsou hledané výrazy na celé stránce"
+                    )
                 terms = [(s, e) for s, e in term_spans(query, text) if low <= s and e <= high] if query else []
                 evidence.terms = _boxes(text_page, terms, width, height)
                 return evidence
@@ -194,6 +200,12 @@ def _boxes(text_page, spans: list[tuple[int, int]], width: float, height: float)
     for start, end in spans:
         for i in range(text_page.count_rects(start, end - start)):
             left, bottom, right, top = text_page.get_rect(i)
-            boxes.append(Box(left=max(0.0, left / width), top=max(0.0, (height - top) / height),
-                             width=max(0.0, (right - left) / width), height=max(0.0, (top - bottom) / height)))
+            boxes.append(
+                Box(
+                    left=max(0.0, left / width),
+                    top=max(0.0, (height - top) / height),
+                    width=max(0.0, (right - left) / width),
+                    height=max(0.0, (top - bottom) / height),
+                )
+            )
     return boxes

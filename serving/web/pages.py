@@ -24,10 +24,9 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from mendel.czech.dates import numeric_from_iso
-
+from serving.ranking.in_force import PROMULGATED
 from serving.web.evidence import excerpt_window, query_terms, segments, term_spans
 from serving.web.facets import PLACE_FIELDS, FilterError, checked_filters, checked_places, facets_of, source_label
-from serving.ranking.in_force import PROMULGATED
 from serving.web.originals import NotAPdf, OriginalMissing, Originals, PageOutOfRange
 from serving.web.results import run_search
 
@@ -35,9 +34,19 @@ HERE = Path(__file__).parent
 PAGE_SIZES = (10, 20, 50)
 MAX_QUERY_CHARS = 1000
 MAX_FIELD_CHARS = 200
-FIELD_NAMES = {"q": "Dotaz", "date_from": "Vydáno od", "date_to": "Vydáno do", "at": "Platné ke dni",
-               "act": "Předpis nebo spisová značka", "source": "Zdroj", "kraj": "Kraj", "okres": "Okres",
-               "obec": "Obec", "k": "Počet výsledků", "version": "Znění"}
+FIELD_NAMES = {
+    "q": "Dotaz",
+    "date_from": "Vydáno od",
+    "date_to": "Vydáno do",
+    "at": "Platné ke dni",
+    "act": "Předpis nebo spisová značka",
+    "source": "Zdroj",
+    "kraj": "Kraj",
+    "okres": "Okres",
+    "obec": "Obec",
+    "k": "Počet výsledků",
+    "version": "Znění",
+}
 # an act hit's version (serving.ranking.in_force.version_of): its kind, and a badge for a status worth a warning
 VERSION_KIND_LABELS = {"promulgated": "vyhlášené znění", "consolidated": "konsolidované znění"}
 STATUS_BADGES = {"not_yet_in_force": "Dosud neúčinné", "superseded": "Již neúčinné znění"}
@@ -78,8 +87,9 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
     def render(request: Request, name: str, context: dict, status: int = 200) -> HTMLResponse:
-        return templates.TemplateResponse(request, name, context, status_code=status,
-                                          headers={"Content-Language": "cs"})
+        return templates.TemplateResponse(
+            request, name, context, status_code=status, headers={"Content-Language": "cs"}
+        )
 
     @app.exception_handler(PageUnavailable)
     async def unavailable(request: Request, exc: PageUnavailable):
@@ -96,8 +106,10 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
     def search_page(request: Request):
         searcher = page_searcher()
         params = request.query_params
-        form = {name: params.get(name, "") for name in ("q", "date_from", "date_to", "at", "act", "k", "version",
-                                                         *PLACE_FIELDS)}
+        form = {
+            name: params.get(name, "")
+            for name in ("q", "date_from", "date_to", "at", "act", "k", "version", *PLACE_FIELDS)
+        }
         form["source"] = params.getlist("source")
         facets = facets_of(searcher)
         errors: dict[str, str] = {}
@@ -115,24 +127,38 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
             errors["version"] = "Neznámé znění."
             form["version"] = ""
         k = int(form["k"]) if form["k"].isdigit() and int(form["k"]) in PAGE_SIZES else PAGE_SIZES[0]
-        context = {"form": form, "facets": facets, "errors": errors, "field_names": FIELD_NAMES, "k": k,
-                   "page_sizes": PAGE_SIZES, "bundle": searcher.path.name, "searched": False, "payload": None,
-                   "cards": [], "originals_pdf": set()}
+        context = {
+            "form": form,
+            "facets": facets,
+            "errors": errors,
+            "field_names": FIELD_NAMES,
+            "k": k,
+            "page_sizes": PAGE_SIZES,
+            "bundle": searcher.path.name,
+            "searched": False,
+            "payload": None,
+            "cards": [],
+            "originals_pdf": set(),
+        }
         if "q" in params and not query and not errors:
             errors["q"] = "Zadejte, co hledáte."
         if errors or not query:
             return render(request, "search.html", context, status=400 if errors else 200)
         try:
-            filters = checked_filters(searcher, source=form["source"], date_from=date_from, date_to=date_to,
-                                      act=form["act"])
+            filters = checked_filters(
+                searcher, source=form["source"], date_from=date_from, date_to=date_to, act=form["act"]
+            )
             places = checked_places(searcher, {name: form[name] for name in PLACE_FIELDS})
         except FilterError as exc:
-            errors[exc.name] = {"source": "Tento zdroj v kolekci není.",
-                                "act": "Takový předpis ani spisovou značku kolekce neobsahuje.",
-                                "date_from": "Datum „od“ je po datu „do“."}.get(exc.name, "Neznámá hodnota.")
+            errors[exc.name] = {
+                "source": "Tento zdroj v kolekci není.",
+                "act": "Takový předpis ani spisovou značku kolekce neobsahuje.",
+                "date_from": "Datum „od“ je po datu „do“.",
+            }.get(exc.name, "Neznámá hodnota.")
             return render(request, "search.html", context, status=400)
-        payload, _ = run_search(searcher, query, k=k, filters=filters, places=places, at=at,
-                                version=form["version"] or None)
+        payload, _ = run_search(
+            searcher, query, k=k, filters=filters, places=places, at=at, version=form["version"] or None
+        )
         terms = query_terms(query)
         cards = []
         for hit in payload["results"]:
@@ -140,11 +166,19 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
             start, end = excerpt_window(hit["text"], spans)
             doc = searcher.documents.get(hit["doc_id"]) or {}
             view = {"doc": hit["doc_id"], "page": hit["page"], "chunk": hit["chunk_id"], "q": query}
-            cards.append({"hit": hit, "doc": doc, "excerpt": segments(hit["text"], spans, start, end),
-                          "cut_start": start > 0, "cut_end": end < len(hit["text"]),
-                          "full": segments(hit["text"], spans) if (start, end) != (0, len(hit["text"])) else None,
-                          "page_url": "/page?" + urlencode(view), "has_original": bool(doc.get("sha256")),
-                          "is_pdf": originals.is_pdf(doc) if doc.get("sha256") else False})
+            cards.append(
+                {
+                    "hit": hit,
+                    "doc": doc,
+                    "excerpt": segments(hit["text"], spans, start, end),
+                    "cut_start": start > 0,
+                    "cut_end": end < len(hit["text"]),
+                    "full": segments(hit["text"], spans) if (start, end) != (0, len(hit["text"])) else None,
+                    "page_url": "/page?" + urlencode(view),
+                    "has_original": bool(doc.get("sha256")),
+                    "is_pdf": originals.is_pdf(doc) if doc.get("sha256") else False,
+                }
+            )
         context.update(searched=True, payload=payload, cards=cards, terms=terms)
         return render(request, "search.html", context)
 
@@ -156,17 +190,31 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
         query = params.get("q", "")[:MAX_QUERY_CHARS].replace("\x00", "")
         doc = searcher.documents.get(doc_id)
         if doc is None:
-            return render(request, "message.html", {"title": "Dokument nenalezen",
-                                                    "message": "Tento dokument v kolekci není."}, status=404)
+            return render(
+                request,
+                "message.html",
+                {"title": "Dokument nenalezen", "message": "Tento dokument v kolekci není."},
+                status=404,
+            )
         page = int(params["page"]) if params.get("page", "").isdigit() else 1
         chunk = _chunk(searcher, doc_id, params.get("chunk", ""))
         passage_text = chunk["text"] if chunk else None
         first, last = (chunk["page_start"], chunk["page_end"]) if chunk else (page, page)
-        context = {"doc": doc, "doc_id": doc_id, "page": page, "query": query, "chunk": chunk,
-                   "passage": segments(passage_text, [tuple(s) for s in _spans(query, passage_text)])
-                   if passage_text else None,
-                   "back_url": "/?" + urlencode({"q": query}) if query else "/", "evidence": None, "pages": None,
-                   "problem": None, "bundle": searcher.path.name}
+        context = {
+            "doc": doc,
+            "doc_id": doc_id,
+            "page": page,
+            "query": query,
+            "chunk": chunk,
+            "passage": segments(passage_text, [tuple(s) for s in _spans(query, passage_text)])
+            if passage_text
+            else None,
+            "back_url": "/?" + urlencode({"q": query}) if query else "/",
+            "evidence": None,
+            "pages": None,
+            "problem": None,
+            "bundle": searcher.path.name,
+        }
         try:
             context["pages"] = originals.page_count(doc)
             context["evidence"] = originals.page_evidence(doc, page, passage_text, first, last, query)
@@ -193,6 +241,7 @@ def _chunk(searcher, doc_id: str, chunk_id: str) -> dict | None:
 
 def _with_links(context: dict) -> dict:
     """Previous / next page links that keep the passage and query."""
+
     def link(number: int) -> str:
         view = {"doc": context["doc_id"], "page": number, "q": context["query"]}
         if context["chunk"]:

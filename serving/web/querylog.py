@@ -55,8 +55,13 @@ class PostgresQueryLog:
         return self._conn
 
     def __call__(self, record: dict) -> None:
-        params = (record["query"], Jsonb(list(record.get("entities") or [])), Jsonb(list(record.get("hits") or [])),
-                  record.get("bundle"), record.get("client"))
+        params = (
+            record["query"],
+            Jsonb(list(record.get("entities") or [])),
+            Jsonb(list(record.get("hits") or [])),
+            record.get("bundle"),
+            record.get("client"),
+        )
         with self._lock:
             for attempt in (1, 2):
                 try:

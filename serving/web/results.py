@@ -23,8 +23,11 @@ def document_kind(doc: dict | None) -> dict:
     """``kind`` (documents.json ``doc_type``), its Czech ``kind_label`` and the document's grounding fields."""
     doc = doc or {}
     kind = doc.get("doc_type")
-    return {"kind": kind, "kind_label": DOC_TYPE_NAMES.get(kind, kind) if kind else None,
-            **{key: doc[key] for key in GROUNDING_KEYS if doc.get(key)}}
+    return {
+        "kind": kind,
+        "kind_label": DOC_TYPE_NAMES.get(kind, kind) if kind else None,
+        **{key: doc[key] for key in GROUNDING_KEYS if doc.get(key)},
+    }
 
 
 def hit_record(hit, terms: frozenset[str]) -> dict:
@@ -34,12 +37,23 @@ def hit_record(hit, terms: frozenset[str]) -> dict:
     return record
 
 
-def search_payload(query: str, bundle_version: str, hits: list, details: dict,
-                   not_applied: list[str] | None = None, at: date | None = None) -> dict:
+def search_payload(
+    query: str,
+    bundle_version: str,
+    hits: list,
+    details: dict,
+    not_applied: list[str] | None = None,
+    at: date | None = None,
+) -> dict:
     terms = query_terms(query)
-    payload = {"query": query, "bundle": bundle_version, "scope": details.get("scope"),
-               "layer": details.get("layer", 3), "subqueries": details.get("subqueries", []),
-               "results": [hit_record(h, terms) for h in hits]}
+    payload = {
+        "query": query,
+        "bundle": bundle_version,
+        "scope": details.get("scope"),
+        "layer": details.get("layer", 3),
+        "subqueries": details.get("subqueries", []),
+        "results": [hit_record(h, terms) for h in hits],
+    }
     coverage = details.get("coverage", getattr(hits, "coverage", None))
     if coverage is not None:
         payload["coverage"] = coverage
@@ -51,8 +65,16 @@ def search_payload(query: str, bundle_version: str, hits: list, details: dict,
 IN_FORCE_OPTIONS = ("at", "version")
 
 
-def run_search(searcher, query: str, k: int = 10, filters=None, places: dict[str, str] | None = None,
-               at: date | None = None, version: str | None = None, **options) -> tuple[dict, list]:
+def run_search(
+    searcher,
+    query: str,
+    k: int = 10,
+    filters=None,
+    places: dict[str, str] | None = None,
+    at: date | None = None,
+    version: str | None = None,
+    **options,
+) -> tuple[dict, list]:
     """Search ``searcher`` and build the payload; returns it and the hits (for the query log).
 
     ``at`` (default: today) is the date an act's passages are in force on, ``version="promulgated"`` asks for
@@ -72,4 +94,3 @@ def run_search(searcher, query: str, k: int = 10, filters=None, places: dict[str
     for record in payload["results"]:
         record.update(document_kind(searcher.documents.get(record["doc_id"])))
     return payload, hits
-

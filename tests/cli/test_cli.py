@@ -7,8 +7,6 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 MENDEL = [sys.executable, "-m", "cli.main"]
 
 
@@ -17,8 +15,12 @@ def run_cli(args, env=None, stdin=None):
 
 
 def test_ner_one_json_object_per_line():
-    lines = ["Podle § 2358 odst. 1 zákona č. 89/2012 Sb. se postupuje.", "", "Nic tu není.",
-             "Viz usnesení sp. zn. IV. ÚS 2265/13."]
+    lines = [
+        "Podle § 2358 odst. 1 zákona č. 89/2012 Sb. se postupuje.",
+        "",
+        "Nic tu není.",
+        "Viz usnesení sp. zn. IV. ÚS 2265/13.",
+    ]
     out = run_cli(["ner"], stdin="\n".join(lines) + "\n")
     assert out.returncode == 0, out.stderr
     records = [json.loads(line) for line in out.stdout.splitlines()]
@@ -27,7 +29,7 @@ def test_ner_one_json_object_per_line():
         assert set(record) == {"entities"}
         for entity in record["entities"]:
             assert set(entity) == {"start", "end", "label", "text", "norm"}
-            assert line[entity["start"]:entity["end"]] == entity["text"]
+            assert line[entity["start"] : entity["end"]] == entity["text"]
     assert records[0]["entities"][0]["label"] == "LAW_REF"
     assert records[0]["entities"][0]["norm"].startswith("89/2012 Sb. § 2358")
     assert records[1] == {"entities": []}

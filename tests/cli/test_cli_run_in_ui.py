@@ -36,8 +36,9 @@ def test_a_mendel_run_is_listed_under_the_nightly_job(monkeypatch, tmp_path):
         monkeypatch.setattr(DagsterInstance, "get", staticmethod(lambda: instance))
         result = cli_main.run_nightly(None)
         assert result.success
-        listed = instance.get_runs(RunsFilter(job_name="nightly",
-                                              tags={REPOSITORY_LABEL_TAG: ui_repository_label(instance)}))
+        listed = instance.get_runs(
+            RunsFilter(job_name="nightly", tags={REPOSITORY_LABEL_TAG: ui_repository_label(instance)})
+        )
         assert [run.run_id for run in listed] == [result.run_id]
         step_seconds = cli_main.step_wall_times(instance, result.run_id)  # what the summary prints per asset
         assert list(step_seconds) == ["tiny"] and step_seconds["tiny"] >= 0
@@ -51,5 +52,6 @@ def test_a_neo4j_export_without_a_server_is_skipped_not_materialized(monkeypatch
     assert result.asset_materializations_for_node("neo4j_graph") == []
     summary = cli_main.summarize(result)
     assert "neo4j_graph" in summary["skipped"] and "neo4j_graph" not in summary["assets"]
-    assert AssetKey("neo4j_graph") not in {m.asset_key for m in result.get_asset_materialization_events()
-                                           if hasattr(m, "asset_key")}
+    assert AssetKey("neo4j_graph") not in {
+        m.asset_key for m in result.get_asset_materialization_events() if hasattr(m, "asset_key")
+    }

@@ -8,8 +8,8 @@ import uuid
 from dagster import DagsterInstance, asset, materialize
 from dagster._core.run_coordinator import QueuedRunCoordinator
 
-from mendel.core import db
 from cli.main import dagster_yaml_for
+from mendel.core import db
 
 
 @asset

@@ -17,19 +17,21 @@ NOW = datetime(2026, 12, 2, 2, 0, tzinfo=timezone.utc)
 
 
 def log(conn, run, url, outcome, status=None, reason=None, at=NOW):
-    crawlstate.log_outcome(conn, run_id=run, source="boards", url=url, outcome=outcome, status=status,
-                           reason=reason)
+    crawlstate.log_outcome(conn, run_id=run, source="boards", url=url, outcome=outcome, status=status, reason=reason)
     conn.execute("UPDATE crawl_log SET fetched_at = %s WHERE id = (SELECT max(id) FROM crawl_log)", (at,))
 
 
-@pytest.mark.parametrize("history, tries, wait_days", [
-    ([(404, 0)], 1, 1),                                  # gone once: try again tomorrow
-    ([(404, 0), (404, -2), (404, -3)], 3, 4),            # gone on three real tries: four days
-    ([(404, 0), (None, -1), (404, -2)], 2, 2),           # a held-back night neither counts nor breaks the run
-    ([(410, 0), ("stored", -1), (404, -2)], 1, 1),       # answered once in between: the run starts again
-    ([(404, -i) for i in range(9)], 9, 32),              # capped
-    ([(410, 0), (404, -2)], 2, 2),                       # the newest answer says how it is gone
-])
+@pytest.mark.parametrize(
+    "history, tries, wait_days",
+    [
+        ([(404, 0)], 1, 1),  # gone once: try again tomorrow
+        ([(404, 0), (404, -2), (404, -3)], 3, 4),  # gone on three real tries: four days
+        ([(404, 0), (None, -1), (404, -2)], 2, 2),  # a held-back night neither counts nor breaks the run
+        ([(410, 0), ("stored", -1), (404, -2)], 1, 1),  # answered once in between: the run starts again
+        ([(404, -i) for i in range(9)], 9, 32),  # capped
+        ([(410, 0), (404, -2)], 2, 2),  # the newest answer says how it is gone
+    ],
+)
 def test_gone_urls_back_off_by_their_run_of_gone_answers(fresh_db, history, tries, wait_days):
     url = "https://www.mvcr.cz/soubor/priloha.pdf"
     with psycopg.connect(fresh_db, autocommit=True) as conn:
@@ -82,9 +84,11 @@ def test_the_spider_logs_a_held_back_url_without_requesting_it(fresh_db):
     assert isinstance(spider.document_request(fresh, spider.parse), scrapy.Request)
     assert spider.discovered == 2 and spider.crawler.stats.get_value("mendel/held_back") == 1
     with psycopg.connect(fresh_db) as conn:
-        rows = conn.execute("SELECT run_id, status, outcome, reason FROM crawl_log WHERE url = %s ORDER BY id",
-                            (held,)).fetchall()
-        open_entries = conn.execute("SELECT count(*) FROM quarantine WHERE url = %s AND resolved_at IS NULL",
-                                    (held,)).fetchone()[0]
+        rows = conn.execute(
+            "SELECT run_id, status, outcome, reason FROM crawl_log WHERE url = %s ORDER BY id", (held,)
+        ).fetchall()
+        open_entries = conn.execute(
+            "SELECT count(*) FROM quarantine WHERE url = %s AND resolved_at IS NULL", (held,)
+        ).fetchone()[0]
     assert rows == [("r8", 404, "quarantined", "HTTP 404"), ("r9", None, "quarantined", "HTTP 404")]
     assert open_entries == 1  # the same problem: still one quarantine entry

@@ -18,7 +18,7 @@ from tests.support.crawl import crawl_runner
 
 # Installed before the crawl's own code runs: refuses and records any way out of this machine, then runs the
 # module (``-m name``, as Dagster starts a crawl) or the code given.
-OFFLINE_LAUNCHER = r'''
+OFFLINE_LAUNCHER = r"""
 import json, os, runpy, socket, sys
 
 RECORD = os.environ["OFFLINE_TEST_ATTEMPTS"]
@@ -74,12 +74,12 @@ if sys.argv[1] == "-m":
     runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
 else:
     exec(compile(sys.argv[1], "<offline test>", "exec"), {"__name__": "__main__"})
-'''
+"""
 
 # The lookups Scrapy's cookie middleware makes, through its public API: a cookie set for a registrable domain
 # reaches that domain's other hosts only; one set for a public suffix (ICANN ``cz`` or the private ``github.io``,
 # which only the Public Suffix List knows) is dropped.
-COOKIE_LOOKUPS = r'''
+COOKIE_LOOKUPS = r"""
 import json
 import crawlers.run  # what a crawl process imports first
 from scrapy.downloadermiddlewares.cookies import CookiesMiddleware, _split_domain
@@ -105,7 +105,7 @@ print(json.dumps({
     "registrable": {host: _split_domain(host).top_domain_under_public_suffix
                     for host in ["www.mesto.kadan.cz", "obec-kadan.cz", "user.github.io", "praha.eu"]},
 }))
-'''
+"""
 
 
 def offline_process(args: list[str], tmp_path: Path, env: dict | None = None, timeout: int = 120):
@@ -115,11 +115,19 @@ def offline_process(args: list[str], tmp_path: Path, env: dict | None = None, ti
     attempts = tmp_path / "network_attempts.jsonl"
     home = tmp_path / "user_home"
     home.mkdir()
-    clean = {k: v for k, v in os.environ.items()
-             if not k.upper().endswith("_PROXY") and not k.startswith("TLDEXTRACT_") and k != "XDG_CACHE_HOME"}
-    proc = subprocess.run([sys.executable, str(launcher), *args],
-                          env={**clean, **(env or {}), "HOME": str(home), "OFFLINE_TEST_ATTEMPTS": str(attempts)},
-                          capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=timeout)
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.upper().endswith("_PROXY") and not k.startswith("TLDEXTRACT_") and k != "XDG_CACHE_HOME"
+    }
+    proc = subprocess.run(
+        [sys.executable, str(launcher), *args],
+        env={**clean, **(env or {}), "HOME": str(home), "OFFLINE_TEST_ATTEMPTS": str(attempts)},
+        capture_output=True,
+        text=True,
+        cwd=PROJECT_ROOT,
+        timeout=timeout,
+    )
     recorded = [json.loads(line) for line in attempts.read_text().splitlines()] if attempts.exists() else []
     return proc, recorded, home
 
@@ -136,10 +144,18 @@ def test_cookie_domain_checks_use_the_bundled_suffix_list_without_fetching_or_ca
     assert files_under(home) == []  # no ~/.cache/python-tldextract
 
     result = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert result["registrable"] == {"www.mesto.kadan.cz": "kadan.cz", "obec-kadan.cz": "obec-kadan.cz",
-                                     "user.github.io": "user.github.io", "praha.eu": "praha.eu"}
-    assert result["sent"] == {"https://uredni-deska.kadan.cz/": "town=1", "https://obec-kadan.cz/x": "village=1",
-                              "https://example.cz/": "", "https://other.github.io/": ""}
+    assert result["registrable"] == {
+        "www.mesto.kadan.cz": "kadan.cz",
+        "obec-kadan.cz": "obec-kadan.cz",
+        "user.github.io": "user.github.io",
+        "praha.eu": "praha.eu",
+    }
+    assert result["sent"] == {
+        "https://uredni-deska.kadan.cz/": "town=1",
+        "https://obec-kadan.cz/x": "village=1",
+        "https://example.cz/": "",
+        "https://other.github.io/": "",
+    }
 
 
 def test_nalus_crawl_keeps_its_session_cookie_with_no_suffix_list_fetch(tmp_path, fresh_db, mirror, monkeypatch):
@@ -147,8 +163,12 @@ def test_nalus_crawl_keeps_its_session_cookie_with_no_suffix_list_fetch(tmp_path
     crawl = crawl_runner(monkeypatch, tmp_path / "mendel_home", fresh_db, mirror.base_url)  # sets the MENDEL_* env
     newest = max(d.decided for d in load_conco(SAMPLE_CORPUS).constitutional.values())  # a few hits: one page
     before = len(mirror.request_log)
-    proc, attempts, home = offline_process(["-m", "crawlers.run", "nalus"], tmp_path, timeout=300,
-                                           env={"MENDEL_RUN_ID": "psl-1", "MENDEL_NALUS_FROM": newest.isoformat()})
+    proc, attempts, home = offline_process(
+        ["-m", "crawlers.run", "nalus"],
+        tmp_path,
+        timeout=300,
+        env={"MENDEL_RUN_ID": "psl-1", "MENDEL_NALUS_FROM": newest.isoformat()},
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert attempts == []
     assert "Public Suffix List" not in proc.stderr

@@ -19,9 +19,9 @@ from mendel.core import db
 from mendel.core.config import PROJECT_ROOT
 from orchestration.pipes import ParentBoundPipesSubprocessClient
 from orchestration.policies import network_retry_policy
+from tests.e2e.test_nightly_e2e import materialized
 from tests.support.crawl import CLEARED_ENV
 from tests.support.nightly import E2E_CRAWL_ENV, nightly_resources
-from tests.e2e.test_nightly_e2e import materialized
 
 
 class RecordingClient(ParentBoundPipesSubprocessClient):
@@ -38,7 +38,7 @@ class RecordingClient(ParentBoundPipesSubprocessClient):
 
 def crawled_sources(client: RecordingClient) -> list[list[str]]:
     """The sources each started crawl process was given."""
-    return [command[command.index("crawlers.run") + 1:] for command in client.commands]
+    return [command[command.index("crawlers.run") + 1 :] for command in client.commands]
 
 
 def logged_sources(database_url: str, run_id: str) -> set[str]:
@@ -56,11 +56,21 @@ def crawl(tmp_path, pg_server_url, mirror, monkeypatch):
 
     def run(selection, crawl_env=None, assets_def=source_crawls):
         client = RecordingClient()
-        mendel = nightly_resources(tmp_path / "home", database_url, mirror.base_url, sources="nsoud,ruian",
-                                   crawl_env={**E2E_CRAWL_ENV, **(crawl_env or {})})
+        mendel = nightly_resources(
+            tmp_path / "home",
+            database_url,
+            mirror.base_url,
+            sources="nsoud,ruian",
+            crawl_env={**E2E_CRAWL_ENV, **(crawl_env or {})},
+        )
         with DagsterInstance.ephemeral() as instance:
-            result = materialize([assets_def], selection=selection, instance=instance, raise_on_error=False,
-                                 resources={"mendel": mendel, "pipes_subprocess_client": client})
+            result = materialize(
+                [assets_def],
+                selection=selection,
+                instance=instance,
+                raise_on_error=False,
+                resources={"mendel": mendel, "pipes_subprocess_client": client},
+            )
         return result, crawled_sources(client)
 
     run.database_url = database_url
@@ -100,8 +110,9 @@ def test_a_failed_source_is_reported_without_losing_the_others(crawl):
     """nsoud's spider cannot start (a page size that is no number); RÚIAN's crawl still materializes, once: the
     step's retry crawls only the source that has not materialized in the run."""
     crawls = build_source_crawls(CRAWL_SOURCES, retry_policy=network_retry_policy(0.1, max_retries=1))
-    result, processes = crawl(["nsoud_documents", "ruian_documents"], crawl_env={"MENDEL_NSOUD_PAGE_SIZE": "x"},
-                              assets_def=crawls)
+    result, processes = crawl(
+        ["nsoud_documents", "ruian_documents"], crawl_env={"MENDEL_NSOUD_PAGE_SIZE": "x"}, assets_def=crawls
+    )
     assert not result.success
     assert processes == [["nsoud", "ruian"], ["nsoud"]]  # the retry: only what failed
     assert set(materialized(result)) == {"ruian_documents"}
@@ -118,12 +129,25 @@ def test_a_crawl_waits_while_another_crawl_of_its_source_holds_the_lock(tmp_path
     database_url = db.create_database(pg_server_url, f"lock_{uuid.uuid4().hex[:8]}")
     db.migrate(database_url)
     env = {k: v for k, v in os.environ.items() if k not in CLEARED_ENV}
-    env.update({"MENDEL_HOME": str(tmp_path), "MENDEL_PROFILE": "demo", "MENDEL_MIRROR_URL": mirror.base_url,
-                "MENDEL_DATABASE_URL": database_url, "MENDEL_RUN_ID": "waits"})
+    env.update(
+        {
+            "MENDEL_HOME": str(tmp_path),
+            "MENDEL_PROFILE": "demo",
+            "MENDEL_MIRROR_URL": mirror.base_url,
+            "MENDEL_DATABASE_URL": database_url,
+            "MENDEL_RUN_ID": "waits",
+        }
+    )
     held = take_crawl_lock(database_url, "ruian")
     assert held is not None and take_crawl_lock(database_url, "ruian") is None  # one holder at a time
-    process = subprocess.Popen([sys.executable, "-m", "crawlers.run", "ruian"], env=env, cwd=PROJECT_ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "crawlers.run", "ruian"],
+        env=env,
+        cwd=PROJECT_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         for line in process.stderr:  # Scrapy logs to stderr
             if "another crawl of this source is running" in line:

@@ -8,16 +8,23 @@ import psycopg
 
 from crawlers.items import FetchedDocument
 from crawlers.pipelines import ContentHashPipeline, DocumentRecordPipeline, RawStorePipeline
-from mendel.crawl import crawlstate
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.crawl import crawlstate
 
 PDF = SAMPLE_CORPUS / "esbirka" / "pdf" / "87-2024.pdf"
 
 
 def make_item(body: bytes) -> FetchedDocument:
-    return FetchedDocument(source="esbirka", doc_id="/eli/cz/sb/2024/87", url="http://mirror/87.pdf", body=body,
-                           content_type="application/pdf", title="Ústavní zákon", citation="87/2024 Sb.",
-                           etag='"abc"')
+    return FetchedDocument(
+        source="esbirka",
+        doc_id="/eli/cz/sb/2024/87",
+        url="http://mirror/87.pdf",
+        body=body,
+        content_type="application/pdf",
+        title="Ústavní zákon",
+        citation="87/2024 Sb.",
+        etag='"abc"',
+    )
 
 
 def test_content_hash():
@@ -41,8 +48,10 @@ def test_document_record_versions(fresh_db):
     step.open_spider()
     try:
         body = PDF.read_bytes()
-        outcomes = [step.process_item(ContentHashPipeline().process_item(make_item(b))).outcome
-                    for b in (body, body, body + b"\n%changed")]
+        outcomes = [
+            step.process_item(ContentHashPipeline().process_item(make_item(b))).outcome
+            for b in (body, body, body + b"\n%changed")
+        ]
     finally:
         step.close_spider()
     assert outcomes == ["stored", "unchanged", "stored"]
@@ -51,5 +60,9 @@ def test_document_record_versions(fresh_db):
         current = conn.execute("SELECT current_version_id FROM documents").fetchone()[0]
         assert len(versions) == 2 and current == versions[-1][0]
         assert crawlstate.outcome_counts(conn, "run-1") == {
-            "stored": 2, "unchanged": 1, "quarantined": 0, "disallowed": 0}
+            "stored": 2,
+            "unchanged": 1,
+            "quarantined": 0,
+            "disallowed": 0,
+        }
         assert crawlstate.known_validators(conn, "esbirka") == {"http://mirror/87.pdf": ('"abc"', None)}

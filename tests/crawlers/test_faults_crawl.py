@@ -37,14 +37,14 @@ import psycopg.conninfo
 import pytest
 
 from crawlers.spiders.nsoud import decision_title
-from mendel.crawl import crawlstate
 from mendel.core import db
-from mendel.crawl.boards.register import Board, load_html_boards, write_boards_file
 from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, PROJECT_ROOT, SAMPLE_CORPUS
+from mendel.core.rawstore import RawStore
+from mendel.crawl import crawlstate
+from mendel.crawl.boards.register import Board, load_html_boards, write_boards_file
 from mirror.faults import transcode
 from mirror.responses import Response
 from mirror.server import ROBOTS_TXT, MirrorThread
-from mendel.core.rawstore import RawStore
 
 OUTCOMES = crawlstate.OUTCOMES
 BLESNO = {p.name.split("__", 1)[1]: p for p in sorted((SAMPLE_CORPUS / "municipal" / "blesno").glob("*/*.pdf"))}
@@ -52,30 +52,56 @@ ARTICLES: dict[str, list[str]] = {}
 for _name, _path in BLESNO.items():
     ARTICLES.setdefault(_path.name.split("__", 1)[0], []).append(_name)
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
-NS_RECORDS = {r["ecli"]: r for path in sorted((SAMPLE_CORPUS / "courts").glob("ns_decisions*.jsonl"))
-              for r in map(json.loads, filter(str.strip, path.read_text(encoding="utf-8").splitlines()))}
+NS_RECORDS = {
+    r["ecli"]: r
+    for path in sorted((SAMPLE_CORPUS / "courts").glob("ns_decisions*.jsonl"))
+    for r in map(json.loads, filter(str.strip, path.read_text(encoding="utf-8").splitlines()))
+}
 NSF = "/Judikatura/judikatura_ns.nsf"
 
 # One day of Nejvyšší soud decisions, two a result page: A and B on page 1, C on page 2 (the mirror's order).
 NS_DAY = {"MENDEL_NSOUD_FROM": "2026-06-03", "MENDEL_NSOUD_TO": "2026-06-03", "MENDEL_NSOUD_PAGE_SIZE": "2"}
-NS_A, NS_B, NS_C = "139E48A2C93FEB31C1258E0B004D42FA", "0A90D0A75FA82997C1258E0B004D4332", \
-    "0A361E48F4C44513C1258E0B004D4353"
-ECLI = {NS_A: "ECLI:CZ:NS:2026:27.CDO.2965.2025.1", NS_B: "ECLI:CZ:NS:2026:33.CDO.2717.2024.1",
-        NS_C: "ECLI:CZ:NS:2026:29.ICDO.177.2024.1"}
+NS_A, NS_B, NS_C = (
+    "139E48A2C93FEB31C1258E0B004D42FA",
+    "0A90D0A75FA82997C1258E0B004D4332",
+    "0A361E48F4C44513C1258E0B004D4353",
+)
+ECLI = {
+    NS_A: "ECLI:CZ:NS:2026:27.CDO.2965.2025.1",
+    NS_B: "ECLI:CZ:NS:2026:33.CDO.2717.2024.1",
+    NS_C: "ECLI:CZ:NS:2026:29.ICDO.177.2024.1",
+}
 SEARCH = f"{NSF}/$$WebSearch1"
 PAGE_2 = "*&Start=3&*"  # the query of the second result page
 
 # Test crawl settings: short waits, a 4 MiB body limit (every sample file is under 2 MB).
 MAXSIZE = 4 << 20
-FAST = {"MENDEL_DOWNLOAD_TIMEOUT": "10", "MENDEL_RETRY_TIMES": "2", "MENDEL_RETRY_BACKOFF": "0.05",
-        "MENDEL_RETRY_BACKOFF_MAX": "0.5", "MENDEL_DOWNLOAD_MAXSIZE": str(MAXSIZE)}
+FAST = {
+    "MENDEL_DOWNLOAD_TIMEOUT": "10",
+    "MENDEL_RETRY_TIMES": "2",
+    "MENDEL_RETRY_BACKOFF": "0.05",
+    "MENDEL_RETRY_BACKOFF_MAX": "0.5",
+    "MENDEL_DOWNLOAD_MAXSIZE": str(MAXSIZE),
+}
 BLESNO_SITE = next(b for b in load_html_boards(str(HTML_BOARDS_FILE)) if b.key == "api:blesno")
 KADAN_FEED = Board(key=KADAN_FEED_URL, kind="ofn", url=KADAN_FEED_URL, publisher_ico="00261912")
 BLESNO_ONLY = {"boards": [BLESNO_SITE]}  # the board crawl over these boards (Harness.crawl writes the file)
-CLEARED = ("MENDEL_NSOUD_FROM", "MENDEL_NSOUD_TO", "MENDEL_NSOUD_PAGE_SIZE", "MENDEL_BOARDS_FILE",
-           "MENDEL_RUIAN_OBCE", "MENDEL_RUIAN_CHANGES", "MENDEL_ESBIRKA_YEARS", "MENDEL_ESBIRKA_ACTS",
-           "DAGSTER_PIPES_CONTEXT", "MENDEL_MIRROR_FAULTS", "MENDEL_MIRROR_ROBOTS_TXT", "MENDEL_RUN_ID",
-           "MENDEL_MIRROR_KADAN_SNAPSHOT", "MENDEL_MIRROR_STATE_DIR")
+CLEARED = (
+    "MENDEL_NSOUD_FROM",
+    "MENDEL_NSOUD_TO",
+    "MENDEL_NSOUD_PAGE_SIZE",
+    "MENDEL_BOARDS_FILE",
+    "MENDEL_RUIAN_OBCE",
+    "MENDEL_RUIAN_CHANGES",
+    "MENDEL_ESBIRKA_YEARS",
+    "MENDEL_ESBIRKA_ACTS",
+    "DAGSTER_PIPES_CONTEXT",
+    "MENDEL_MIRROR_FAULTS",
+    "MENDEL_MIRROR_ROBOTS_TXT",
+    "MENDEL_RUN_ID",
+    "MENDEL_MIRROR_KADAN_SNAPSHOT",
+    "MENDEL_MIRROR_STATE_DIR",
+)
 
 
 def decision(unid: str) -> str:
@@ -145,8 +171,14 @@ class CrawlLauncher:
     def __init__(self):
         # The board crawl reads its per-host delay when the launcher imports it: no politeness waits in these tests.
         env = {**{k: v for k, v in os.environ.items() if k not in CLEARED}, "MENDEL_BOARD_DOWNLOAD_DELAY": "0"}
-        self.proc = subprocess.Popen([sys.executable, "-c", LAUNCHER], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, cwd=PROJECT_ROOT, env=env)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", LAUNCHER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=PROJECT_ROOT,
+            env=env,
+        )
         self.lock = threading.Lock()
         self.done: dict[str, threading.Event] = {}
         self.results: dict[str, dict] = {}
@@ -161,8 +193,13 @@ class CrawlLauncher:
                     self.done[message["id"]].set()
 
     def run(self, spider: str, env: dict, out: Path, timeout: float = 240) -> tuple[int, str, str]:
-        job = {"id": uuid.uuid4().hex, "spider": spider, "env": env,
-               "stdout": str(out.with_suffix(".out")), "stderr": str(out.with_suffix(".err"))}
+        job = {
+            "id": uuid.uuid4().hex,
+            "spider": spider,
+            "env": env,
+            "stdout": str(out.with_suffix(".out")),
+            "stderr": str(out.with_suffix(".err")),
+        }
         with self.lock:
             self.done[job["id"]] = threading.Event()
             self.proc.stdin.write(json.dumps(job) + "\n")
@@ -172,8 +209,11 @@ class CrawlLauncher:
             if pid:
                 os.kill(pid, signal.SIGKILL)
             raise TimeoutError(f"crawl {spider} did not finish in {timeout} s")
-        return (self.results[job["id"]]["rc"], Path(job["stdout"]).read_text(encoding="utf-8"),
-                Path(job["stderr"]).read_text(encoding="utf-8", errors="replace"))
+        return (
+            self.results[job["id"]]["rc"],
+            Path(job["stdout"]).read_text(encoding="utf-8"),
+            Path(job["stderr"]).read_text(encoding="utf-8", errors="replace"),
+        )
 
     def close(self) -> None:
         self.proc.stdin.close()
@@ -183,6 +223,7 @@ class CrawlLauncher:
 @dataclass
 class Run:
     """One finished crawl: counts from the database and from the process, the mirror's view of it."""
+
     run_id: str
     spider: str
     counts: dict
@@ -226,21 +267,32 @@ class Harness:
         server.faults.replace(list(faults))
         server.robots_txt = robots or ROBOTS_TXT
         server.request_log.clear()
-        rc, out, err = self.launcher.run(spider, {
-            **{k: v for k, v in os.environ.items() if k not in CLEARED},
-            "MENDEL_HOME": str(self.home), "MENDEL_PROFILE": "demo", "MENDEL_MIRROR_URL": self.mirror.base_url,
-            "MENDEL_DATABASE_URL": self.database_url, "MENDEL_RUN_ID": run_id, **FAST, **env},
-            self.home / run_id)
+        rc, out, err = self.launcher.run(
+            spider,
+            {
+                **{k: v for k, v in os.environ.items() if k not in CLEARED},
+                "MENDEL_HOME": str(self.home),
+                "MENDEL_PROFILE": "demo",
+                "MENDEL_MIRROR_URL": self.mirror.base_url,
+                "MENDEL_DATABASE_URL": self.database_url,
+                "MENDEL_RUN_ID": run_id,
+                **FAST,
+                **env,
+            },
+            self.home / run_id,
+        )
         requests, hits = list(server.request_log), list(server.faults.hits)
         assert rc == 0, err[-4000:]
         printed = ast.literal_eval(out.strip().splitlines()[-1])
         with psycopg.connect(self.database_url) as conn:
             counts = crawlstate.run_counts(conn, run_id, spider)
-            rows = conn.execute("SELECT url, outcome, status, reason FROM crawl_log WHERE run_id = %s",
-                                (run_id,)).fetchall()
+            rows = conn.execute(
+                "SELECT url, outcome, status, reason FROM crawl_log WHERE run_id = %s", (run_id,)
+            ).fetchall()
             statuses = dict(conn.execute("SELECT doc_id, status FROM documents").fetchall())
-        run = Run(run_id, spider, counts, printed, {_path(u): (o, s, r) for u, o, s, r in rows}, requests, hits,
-                  statuses)
+        run = Run(
+            run_id, spider, counts, printed, {_path(u): (o, s, r) for u, o, s, r in rows}, requests, hits, statuses
+        )
         self.runs.append(run)
         return run
 
@@ -252,7 +304,8 @@ class Harness:
             rows = conn.execute(
                 "SELECT d.doc_id, d.url, d.status, d.title, v.sha256, v.content_type FROM documents d"
                 " JOIN document_versions v ON v.version_id = d.current_version_id WHERE d.source = %s",
-                (source,)).fetchall()
+                (source,),
+            ).fetchall()
         keys = ("url", "status", "title", "sha256", "content_type")
         return {r[0]: dict(zip(keys, r[1:])) for r in rows}
 
@@ -263,48 +316,103 @@ def _path(url: str) -> str:
 
 
 SCENARIOS = {
-    "5xx_burst": Scenario("nsoud", [
-        {"kind": "status", "path": decision(NS_A), "times": 2, "status": 503, "retry_after": 0},
-        {"kind": "status", "path": decision(NS_B), "status": 500},
-        {"kind": "status", "path": SEARCH, "query": PAGE_2, "status": 503}], NS_DAY, runs=2),
-    "timeout": Scenario("nsoud", [
-        {"kind": "slow", "path": decision(NS_B), "seconds": 8},
-        {"kind": "slow", "path": decision(NS_A), "seconds": 8, "times": 1}],
-        {**NS_DAY, "MENDEL_DOWNLOAD_TIMEOUT": "3", "MENDEL_RETRY_TIMES": "1"}),
-    "connection_reset": Scenario("nsoud", [
-        {"kind": "reset", "path": decision(NS_B)},
-        {"kind": "reset", "path": decision(NS_A), "times": 1}], NS_DAY),
-    "truncated_body": Scenario("nsoud", [
-        {"kind": "truncate", "path": decision(NS_B), "keep": 0.5},
-        {"kind": "truncate", "path": decision(NS_A), "keep": 0.3, "times": 1}], NS_DAY),
-    "windows_1250_and_utf_16": Scenario("nsoud", [
-        {"kind": "transcode", "path": decision(NS_A), "encoding": "windows-1250"},
-        {"kind": "transcode", "path": decision(NS_B), "encoding": "utf-16"}], NS_DAY),
-    "malformed_pdf": Scenario("boards", [
-        {"kind": "cut", "path": pdf("kanalizacni-rad.pdf"), "keep": 0.4}], BLESNO_ONLY),
-    "decompression_bomb": Scenario("nsoud", [
-        {"kind": "gzip_bomb", "path": decision(NS_B), "size": 64 << 20}], NS_DAY),
-    "decompression_bomb_file": Scenario("ruian", [
-        {"kind": "gzip_bomb", "path": "/vymenny_format/soucasna/*_ST_ZKSH.xml.gz", "size": 256 << 20,
-         "as_file": True}]),
-    "html_error_page_200": Scenario("boards", [
-        {"kind": "error_page", "path": pdf("vr-opatreni-ke-snizeni-energeticke-narocnosti-verejneho-osvetleni-v"
-                                           "-obci-blesno-oznameni-o-vysledku.pdf")},
-        {"kind": "error_page", "path": assets("vymena-ridicskych-prukazu-finisuje")}], BLESNO_ONLY),
-    "html_error_page_200_json_api": Scenario("esbirka", [
-        {"kind": "error_page", "path": "/esel-esbir-daver/dokumenty-sbirky//sb/2024/87"}],
-        {"MENDEL_ESBIRKA_YEARS": "2024,2025", "MENDEL_ESBIRKA_ACTS": "/sb/2024/87,/sb/2025/573"}),
-    "robots_disallow": Scenario("boards", [], BLESNO_ONLY, robots=(
-        "User-agent: *\nDisallow: /articles/volby/\n"
-        f"Disallow: {pdf('vzor-smlouvy-o-odvadeni-odpadnich-vod.pdf')}\n")),
-    "redirect_loop": Scenario("nsoud", [
-        {"kind": "redirect_loop", "path": decision(NS_B)},
-        {"kind": "redirect_loop", "path": SEARCH, "query": PAGE_2}], NS_DAY),
-    "duplicate_content": Scenario("nsoud", [
-        {"kind": "duplicate", "path": decision(NS_B), "of": decision(NS_A)}], NS_DAY),
-    "oversized_file": Scenario("nsoud", [
-        {"kind": "oversize", "path": decision(NS_B), "size": 6 << 20},
-        {"kind": "oversize", "path": decision(NS_C), "size": 6 << 20, "declare_length": False}], NS_DAY),
+    "5xx_burst": Scenario(
+        "nsoud",
+        [
+            {"kind": "status", "path": decision(NS_A), "times": 2, "status": 503, "retry_after": 0},
+            {"kind": "status", "path": decision(NS_B), "status": 500},
+            {"kind": "status", "path": SEARCH, "query": PAGE_2, "status": 503},
+        ],
+        NS_DAY,
+        runs=2,
+    ),
+    "timeout": Scenario(
+        "nsoud",
+        [
+            {"kind": "slow", "path": decision(NS_B), "seconds": 8},
+            {"kind": "slow", "path": decision(NS_A), "seconds": 8, "times": 1},
+        ],
+        {**NS_DAY, "MENDEL_DOWNLOAD_TIMEOUT": "3", "MENDEL_RETRY_TIMES": "1"},
+    ),
+    "connection_reset": Scenario(
+        "nsoud",
+        [{"kind": "reset", "path": decision(NS_B)}, {"kind": "reset", "path": decision(NS_A), "times": 1}],
+        NS_DAY,
+    ),
+    "truncated_body": Scenario(
+        "nsoud",
+        [
+            {"kind": "truncate", "path": decision(NS_B), "keep": 0.5},
+            {"kind": "truncate", "path": decision(NS_A), "keep": 0.3, "times": 1},
+        ],
+        NS_DAY,
+    ),
+    "windows_1250_and_utf_16": Scenario(
+        "nsoud",
+        [
+            {"kind": "transcode", "path": decision(NS_A), "encoding": "windows-1250"},
+            {"kind": "transcode", "path": decision(NS_B), "encoding": "utf-16"},
+        ],
+        NS_DAY,
+    ),
+    "malformed_pdf": Scenario(
+        "boards", [{"kind": "cut", "path": pdf("kanalizacni-rad.pdf"), "keep": 0.4}], BLESNO_ONLY
+    ),
+    "decompression_bomb": Scenario("nsoud", [{"kind": "gzip_bomb", "path": decision(NS_B), "size": 64 << 20}], NS_DAY),
+    "decompression_bomb_file": Scenario(
+        "ruian",
+        [
+            {
+                "kind": "gzip_bomb",
+                "path": "/vymenny_format/soucasna/*_ST_ZKSH.xml.gz",
+                "size": 256 << 20,
+                "as_file": True,
+            }
+        ],
+    ),
+    "html_error_page_200": Scenario(
+        "boards",
+        [
+            {
+                "kind": "error_page",
+                "path": pdf(
+                    "vr-opatreni-ke-snizeni-energeticke-narocnosti-verejneho-osvetleni-v"
+                    "-obci-blesno-oznameni-o-vysledku.pdf"
+                ),
+            },
+            {"kind": "error_page", "path": assets("vymena-ridicskych-prukazu-finisuje")},
+        ],
+        BLESNO_ONLY,
+    ),
+    "html_error_page_200_json_api": Scenario(
+        "esbirka",
+        [{"kind": "error_page", "path": "/esel-esbir-daver/dokumenty-sbirky//sb/2024/87"}],
+        {"MENDEL_ESBIRKA_YEARS": "2024,2025", "MENDEL_ESBIRKA_ACTS": "/sb/2024/87,/sb/2025/573"},
+    ),
+    "robots_disallow": Scenario(
+        "boards",
+        [],
+        BLESNO_ONLY,
+        robots=(
+            f"User-agent: *\nDisallow: /articles/volby/\nDisallow: {pdf('vzor-smlouvy-o-odvadeni-odpadnich-vod.pdf')}\n"
+        ),
+    ),
+    "redirect_loop": Scenario(
+        "nsoud",
+        [{"kind": "redirect_loop", "path": decision(NS_B)}, {"kind": "redirect_loop", "path": SEARCH, "query": PAGE_2}],
+        NS_DAY,
+    ),
+    "duplicate_content": Scenario(
+        "nsoud", [{"kind": "duplicate", "path": decision(NS_B), "of": decision(NS_A)}], NS_DAY
+    ),
+    "oversized_file": Scenario(
+        "nsoud",
+        [
+            {"kind": "oversize", "path": decision(NS_B), "size": 6 << 20},
+            {"kind": "oversize", "path": decision(NS_C), "size": 6 << 20, "declare_length": False},
+        ],
+        NS_DAY,
+    ),
 }
 # Withdrawal: a real subset of the Kadaň feed, then the board takes three notices down, then puts them back.
 FEED_NOTICES = 12
@@ -324,8 +432,9 @@ def run_scenario(launcher: CrawlLauncher, name: str, scenario: Scenario, databas
 
 def write_feed(corpus: Path, notices: list[dict]) -> None:
     feed = {**KADAN, "informace": notices}
-    (corpus / "municipal" / "kadan_uredni_deska.json").write_text(json.dumps(feed, ensure_ascii=False),
-                                                                  encoding="utf-8")
+    (corpus / "municipal" / "kadan_uredni_deska.json").write_text(
+        json.dumps(feed, ensure_ascii=False), encoding="utf-8"
+    )
 
 
 def run_withdrawal(launcher: CrawlLauncher, database_url: str, home: Path) -> Harness:
@@ -344,8 +453,9 @@ def run_withdrawal(launcher: CrawlLauncher, database_url: str, home: Path) -> Ha
         harness.crawl("boards", "wd-1", boards=boards, **every_night)
         write_feed(corpus, [n for i, n in enumerate(notices) if i not in TAKEN_DOWN])
         # Blešno's index is read only in part this time (one article listing fails): nothing of it is withdrawn.
-        harness.crawl("boards", "wd-2", [{"kind": "status", "path": assets("volby"), "status": 404}], boards=boards,
-                      **every_night)
+        harness.crawl(
+            "boards", "wd-2", [{"kind": "status", "path": assets("volby"), "status": 404}], boards=boards, **every_night
+        )
         write_feed(corpus, notices)
         harness.crawl("boards", "wd-3", boards=boards, **every_night)
     finally:
@@ -363,11 +473,13 @@ def fault_runs(pg_server_url, tmp_path_factory) -> dict[str, Harness]:
     launcher = CrawlLauncher()
     try:
         with ThreadPoolExecutor(max_workers=3) as pool:
-            futures = {"withdrawal": pool.submit(run_withdrawal, launcher, database_url,
-                                                 tmp_path_factory.mktemp("withdrawal"))}
+            futures = {
+                "withdrawal": pool.submit(run_withdrawal, launcher, database_url, tmp_path_factory.mktemp("withdrawal"))
+            }
             for name, scenario in SCENARIOS.items():
-                futures[name] = pool.submit(run_scenario, launcher, name, scenario, database_url,
-                                            tmp_path_factory.mktemp(name))
+                futures[name] = pool.submit(
+                    run_scenario, launcher, name, scenario, database_url, tmp_path_factory.mktemp(name)
+                )
             results = {name: future.result() for name, future in futures.items()}
     finally:
         launcher.close()
@@ -375,9 +487,11 @@ def fault_runs(pg_server_url, tmp_path_factory) -> dict[str, Harness]:
     for harness in results.values():
         for run in harness.runs:
             c = run.counts
-            print(f"  {run.run_id:32s} {c['discovered']:3d} = {c['stored']:3d} + {c['unchanged']:3d}"
-                  f" + {c['quarantined']:3d} + {c['disallowed']:3d}  reconciled={c['reconciled']}"
-                  f" withdrawn={c['withdrawn']} reactivated={c['reactivated']} crawl={run.printed['duration_s']}s")
+            print(
+                f"  {run.run_id:32s} {c['discovered']:3d} = {c['stored']:3d} + {c['unchanged']:3d}"
+                f" + {c['quarantined']:3d} + {c['disallowed']:3d}  reconciled={c['reconciled']}"
+                f" withdrawn={c['withdrawn']} reactivated={c['reactivated']} crawl={run.printed['duration_s']}s"
+            )
     return results
 
 
@@ -395,11 +509,14 @@ def reconciled(harness: Harness, run_index: int = 0, **expected) -> Run:
     with psycopg.connect(harness.database_url) as conn:
         unexplained = conn.execute(
             "SELECT url FROM crawl_log WHERE run_id = %s AND outcome IN ('quarantined', 'disallowed')"
-            " AND coalesce(reason, '') = ''", (run.run_id,)).fetchall()
+            " AND coalesce(reason, '') = ''",
+            (run.run_id,),
+        ).fetchall()
         unrecorded = conn.execute(
             "SELECT l.url FROM crawl_log l WHERE l.run_id = %s AND l.outcome = 'quarantined' AND NOT EXISTS"
             " (SELECT 1 FROM quarantine q WHERE q.stage = 'crawl' AND q.url = l.url AND q.reason = l.reason)",
-            (run.run_id,)).fetchall()
+            (run.run_id,),
+        ).fetchall()
     assert not unexplained and not unrecorded, (unexplained, unrecorded)
     return run
 
@@ -444,7 +561,10 @@ def test_timeouts_are_retried_then_quarantined(fault_runs):
     h = fault_runs["timeout"]
     run = reconciled(h, stored=2, quarantined=1)
     assert logged(run, decision(NS_B)) == (
-        "quarantined", None, "timeout: no complete answer within 3.0 s after 1 retry")
+        "quarantined",
+        None,
+        "timeout: no complete answer within 3.0 s after 1 retry",
+    )
     assert run.hits == [2, 1]  # B: first try + 1 retry; A: slow once, then served
     assert set(h.documents("nsoud")) == {ECLI[NS_A], ECLI[NS_C]}
 
@@ -463,7 +583,10 @@ def test_truncated_bodies_are_never_stored(fault_runs):
     h = fault_runs["truncated_body"]
     run = reconciled(h, stored=2, quarantined=1)
     assert logged(run, decision(NS_B)) == (
-        "quarantined", None, "truncated body: fewer bytes than its Content-Length after 2 retries")
+        "quarantined",
+        None,
+        "truncated body: fewer bytes than its Content-Length after 2 retries",
+    )
     docs = h.documents("nsoud")
     assert set(docs) == {ECLI[NS_A], ECLI[NS_C]}
     # A was cut once and served whole on the retry: the whole page is what is stored.
@@ -476,9 +599,15 @@ def test_oversized_files_are_quarantined(fault_runs):
     h = fault_runs["oversized_file"]
     run = reconciled(h, stored=1, quarantined=2)
     assert logged(run, decision(NS_B)) == (
-        "quarantined", None, f"too large: Content-Length {6 << 20}, over the {MAXSIZE}-byte limit")
+        "quarantined",
+        None,
+        f"too large: Content-Length {6 << 20}, over the {MAXSIZE}-byte limit",
+    )
     assert logged(run, decision(NS_C)) == (
-        "quarantined", None, f"too large: body kept coming, over the {MAXSIZE}-byte limit")
+        "quarantined",
+        None,
+        f"too large: body kept coming, over the {MAXSIZE}-byte limit",
+    )
     assert run.printed["bytes"] < 2 * MAXSIZE  # both downloads were cut off at the limit, not read to the end
 
 
@@ -520,8 +649,10 @@ def test_windows_1250_and_utf_16_pages_are_stored_as_sent_and_read_right(fault_r
         text = " ".join(" ".join(p.text for p in pages).split())
         assert " ".join(record["full_text"].split())[:300] in text
     # The mirror's transcoding: the same text, declared in both places, unmappable characters as references.
-    sample = transcode(Response(body='<meta charset="UTF-8">Nejvyšší − soud'.encode(),
-                                content_type="text/html; charset=UTF-8"), "windows-1250")
+    sample = transcode(
+        Response(body='<meta charset="UTF-8">Nejvyšší − soud'.encode(), content_type="text/html; charset=UTF-8"),
+        "windows-1250",
+    )
     assert sample.content_type == "text/html; charset=windows-1250"
     assert sample.body == '<meta charset="windows-1250">Nejvyšší &#8722; soud'.encode("windows-1250")
 
@@ -572,7 +703,8 @@ def test_redirect_loops_are_quarantined(fault_runs):
     # LoggingDupeFilter reports it); after a retry (no filter) the redirect limit ends it instead.
     assert page_2(run) in (
         ("quarantined", None, "listing: redirect loop: back to an already fetched URL after 2 redirects"),
-        ("quarantined", None, "listing: redirect loop: gave up after 10 redirects"))
+        ("quarantined", None, "listing: redirect loop: gave up after 10 redirects"),
+    )
     assert requests_for(run, decision(NS_B)) == 11  # the first try and 10 redirects, then given up
     assert set(h.documents("nsoud")) == {ECLI[NS_A]}
 
@@ -603,8 +735,9 @@ def test_notices_leaving_the_feed_are_withdrawn_and_come_back(fault_runs):
     assert first.counts["withdrawn"] == 0
     kept = [n for i, n in enumerate(notices) if i not in TAKEN_DOWN]
     kept_attachments = {d["url"] for n in kept for d in n.get("dokument", [])}
-    second = reconciled(h, 1, unchanged=len(kept) + len(BLESNO) - len(ARTICLES["volby"]),
-                        quarantined=len(kept_attachments) + 1)
+    second = reconciled(
+        h, 1, unchanged=len(kept) + len(BLESNO) - len(ARTICLES["volby"]), quarantined=len(kept_attachments) + 1
+    )
     assert second.counts["withdrawn"] == len(TAKEN_DOWN) and second.counts["reactivated"] == 0
     withdrawn = {d for d, status in second.statuses.items() if status == "withdrawn"}
     # Marked, never deleted; Blešno's documents stay active although volby's two PDFs were not listed (its index

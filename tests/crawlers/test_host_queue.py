@@ -32,8 +32,9 @@ class SimulatedCrawl:
         monkeypatch.setattr(host_queue, "time", lambda: self.now)
         self.crawler = get_crawler(settings_dict={"DOWNLOAD_DELAY": DELAY})
         self.slots: dict[str, SimpleNamespace] = {}
-        self.crawler.engine = SimpleNamespace(downloader=SimpleNamespace(
-            slots=self.slots, get_slot_key=lambda request: request.url.split("/")[2]))
+        self.crawler.engine = SimpleNamespace(
+            downloader=SimpleNamespace(slots=self.slots, get_slot_key=lambda request: request.url.split("/")[2])
+        )
         self.queue = queue_cls.from_crawler(self.crawler, FifoMemoryQueue, "")
         self.next_start: dict[str, float] = {}
         self.queue._pacer = SimpleNamespace(ready_at=lambda host: self.next_start.get(host, 0.0))
@@ -55,8 +56,9 @@ class SimulatedCrawl:
                 if request is None:
                     break
                 host = request.url.split("/")[2]
-                slot = self.slots.setdefault(host, SimpleNamespace(active=set(), concurrency=1, lastseen=-1e9,
-                                                                    delay=DELAY))
+                slot = self.slots.setdefault(
+                    host, SimpleNamespace(active=set(), concurrency=1, lastseen=-1e9, delay=DELAY)
+                )
                 assert not slot.active, "a host got a second request while one was in the downloader"
                 slot.active.add(host)
                 start = max(self.now, self.next_start.get(host, 0.0), slot.lastseen + slot.delay)

@@ -15,13 +15,15 @@ from urllib.parse import urlsplit
 import psycopg
 import pytest
 
-from crawlers.spiders import boards as board_spider, nsoud, ruian as ruian_spider
+from crawlers.spiders import boards as board_spider
+from crawlers.spiders import nsoud
+from crawlers.spiders import ruian as ruian_spider
 from crawlers.spiders.base import rebase_url
-from mendel.crawl.boards.register import Board, load_html_boards, write_boards_file
 from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, PROJECT_ROOT, SAMPLE_CORPUS, Settings
-from mirror.server import MirrorThread
 from mendel.core.rawstore import RawStore
 from mendel.core.sources import source_envs
+from mendel.crawl.boards.register import Board, load_html_boards, write_boards_file
+from mirror.server import MirrorThread
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
 BLESNO_PDFS = sorted((SAMPLE_CORPUS / "municipal" / "blesno").glob("*/*.pdf"))
@@ -32,8 +34,10 @@ BLESNO_SITE = next(b for b in load_html_boards(str(HTML_BOARDS_FILE)) if b.key =
 
 def board_env(home, *boards: Board) -> dict:
     """The board crawl over just these boards, without politeness delays (the benchmark measures those)."""
-    return {"MENDEL_BOARDS_FILE": str(write_boards_file(list(boards), home / "boards.json")),
-            "MENDEL_BOARD_DOWNLOAD_DELAY": "0"}
+    return {
+        "MENDEL_BOARDS_FILE": str(write_boards_file(list(boards), home / "boards.json")),
+        "MENDEL_BOARD_DOWNLOAD_DELAY": "0",
+    }
 
 
 def ns_records() -> dict[str, dict]:
@@ -53,14 +57,26 @@ def crawl(tmp_path, fresh_db, mirror, monkeypatch):
     monkeypatch.setenv("MENDEL_PROFILE", "demo")
     monkeypatch.setenv("MENDEL_MIRROR_URL", mirror.base_url)
     monkeypatch.setenv("MENDEL_DATABASE_URL", fresh_db)
-    for name in ("MENDEL_NSOUD_FROM", "MENDEL_NSOUD_TO", "MENDEL_NSOUD_PAGE_SIZE", "MENDEL_BOARDS_FILE",
-                 "MENDEL_RUIAN_OBCE", "MENDEL_RUIAN_CHANGES", "DAGSTER_PIPES_CONTEXT"):
+    for name in (
+        "MENDEL_NSOUD_FROM",
+        "MENDEL_NSOUD_TO",
+        "MENDEL_NSOUD_PAGE_SIZE",
+        "MENDEL_BOARDS_FILE",
+        "MENDEL_RUIAN_OBCE",
+        "MENDEL_RUIAN_CHANGES",
+        "DAGSTER_PIPES_CONTEXT",
+    ):
         monkeypatch.delenv(name, raising=False)
 
     def run(spider: str, run_id: str, **env) -> dict:
-        proc = subprocess.run([sys.executable, "-m", "crawlers.run", spider],
-                              env={**os.environ, "MENDEL_RUN_ID": run_id, **env},
-                              capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=300)
+        proc = subprocess.run(
+            [sys.executable, "-m", "crawlers.run", spider],
+            env={**os.environ, "MENDEL_RUN_ID": run_id, **env},
+            capture_output=True,
+            text=True,
+            cwd=PROJECT_ROOT,
+            timeout=300,
+        )
         assert proc.returncode == 0, proc.stderr[-4000:]
         counts = ast.literal_eval(proc.stdout.strip().splitlines()[-1])
         assert counts["finish_reason"] == "finished" and counts["listing_failed"] == 0, counts
@@ -81,12 +97,15 @@ def documents(database_url: str, source: str) -> dict[str, dict]:
         rows = conn.execute(
             "SELECT d.doc_id, d.url, d.title, d.doc_type, d.citation, d.published, v.content_type, v.sha256"
             " FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id"
-            " WHERE d.source = %s", (source,)).fetchall()
+            " WHERE d.source = %s",
+            (source,),
+        ).fetchall()
     keys = ("url", "title", "doc_type", "citation", "published", "content_type", "sha256")
     return {row[0]: dict(zip(keys, row[1:])) for row in rows}
 
 
 # ---------------------------------------------------------------- crawls against the mirror
+
 
 def test_nsoud_crawls_every_decision_then_only_304s(crawl):
     first = crawl("nsoud", "ns-1", MENDEL_NSOUD_PAGE_SIZE="5")  # 11 decisions: three result pages
@@ -126,7 +145,10 @@ def test_boards_crawl_the_kadan_feed_and_blesno_then_store_nothing_new(crawl):
     # 87 notices + 19 Blešno PDFs stored; the feed's 93 attachments are not in the corpus: 404 → quarantined.
     only(first, stored=len(KADAN["informace"]) + len(BLESNO_PDFS), quarantined=len(attachments))
     assert (first["boards_ofn"], first["boards_article_api"], first["boards_notices_stored"]) == (
-        1, 1, len(KADAN["informace"]))
+        1,
+        1,
+        len(KADAN["informace"]),
+    )
     docs = documents(crawl.database_url, "boards")
     store = RawStore(crawl.home / "raw")
 
@@ -156,17 +178,26 @@ def test_boards_crawl_the_kadan_feed_and_blesno_then_store_nothing_new(crawl):
     assert blesno["blesno:kanalizace/kanalizacni-rad.pdf"]["title"] == "Kanalizacni rad (Obec Blešno)"
 
     with psycopg.connect(crawl.database_url) as conn:
-        failed = {url for (url,) in conn.execute(
-            "SELECT url FROM crawl_log WHERE run_id = 'mu-1' AND outcome = 'quarantined' AND status = 404")}
+        failed = {
+            url
+            for (url,) in conn.execute(
+                "SELECT url FROM crawl_log WHERE run_id = 'mu-1' AND outcome = 'quarantined' AND status = 404"
+            )
+        }
     # Each attachment was asked for at its real path on the mirror (and the mirror has none of them).
     assert {urlsplit(u).path for u in failed} == {urlsplit(u).path for u in attachments}
 
     def unchanged_by_status(run_id: str) -> dict:
         with psycopg.connect(crawl.database_url) as conn:
             assert conn.execute("SELECT count(*) FROM document_versions").fetchone()[0] == len(docs)
-            return {(status, why): n for status, why, n in conn.execute(
-                "SELECT status, split_part(coalesce(reason, ''), ':', 1), count(*) FROM crawl_log"
-                " WHERE run_id = %s AND outcome = 'unchanged' GROUP BY 1, 2", (run_id,))}
+            return {
+                (status, why): n
+                for status, why, n in conn.execute(
+                    "SELECT status, split_part(coalesce(reason, ''), ':', 1), count(*) FROM crawl_log"
+                    " WHERE run_id = %s AND outcome = 'unchanged' GROUP BY 1, 2",
+                    (run_id,),
+                )
+            }
 
     # The next night: the Blešno articles' asset lists and PDFs answered yesterday are not due (not asked for: logged
     # unchanged without a status, the reason saying so); the notices come from the re-read feed and are unchanged by
@@ -174,8 +205,10 @@ def test_boards_crawl_the_kadan_feed_and_blesno_then_store_nothing_new(crawl):
     articles = len({p.name.split("__", 1)[0] for p in BLESNO_PDFS})
     again = crawl("boards", "mu-2", **env)
     only(again, unchanged=len(KADAN["informace"]) + articles + len(BLESNO_PDFS), quarantined=len(attachments))
-    assert unchanged_by_status("mu-2") == {(None, "not due"): articles + len(BLESNO_PDFS),
-                                           (200, ""): len(KADAN["informace"])}
+    assert unchanged_by_status("mu-2") == {
+        (None, "not due"): articles + len(BLESNO_PDFS),
+        (200, ""): len(KADAN["informace"]),
+    }
     # Once due (here: every run), they are asked for again, conditionally: 304.
     due = crawl("boards", "mu-3", **env, MENDEL_BOARD_REVALIDATE_DAYS="0")
     only(due, unchanged=len(KADAN["informace"]) + len(BLESNO_PDFS), quarantined=len(attachments))
@@ -196,10 +229,12 @@ def test_ruian_crawls_the_vfr_files_then_only_304s(crawl):
     only(crawl("ruian", "ru-2"), unchanged=2)
 
 
-ROBOTS = ("User-agent: *\n"
-          "Disallow: /Judikatura/judikatura_ns.nsf/WebSearch/0A\n"
-          "Disallow: /articles/kanalizace/assets/\n"
-          "Disallow: /vymenny_format/soucasna/20140706_ST_ZKSH\n")
+ROBOTS = (
+    "User-agent: *\n"
+    "Disallow: /Judikatura/judikatura_ns.nsf/WebSearch/0A\n"
+    "Disallow: /articles/kanalizace/assets/\n"
+    "Disallow: /vymenny_format/soucasna/20140706_ST_ZKSH\n"
+)
 
 
 def test_robots_txt_disallow_is_obeyed_and_logged(crawl, monkeypatch):
@@ -210,12 +245,24 @@ def test_robots_txt_disallow_is_obeyed_and_logged(crawl, monkeypatch):
         only(crawl("ruian", "rb-ru"), stored=1, disallowed=1)
         kanalizace = [p for p in BLESNO_PDFS if p.name.startswith("kanalizace__")]
         attachments = {d["url"] for n in KADAN["informace"] for d in n.get("dokument", [])}
-        only(crawl("boards", "rb-mu", **board_env(crawl.home, KADAN_FEED, BLESNO_SITE)),
-             stored=len(KADAN["informace"]) + len(BLESNO_PDFS) - len(kanalizace), disallowed=len(kanalizace),
-             quarantined=len(attachments))
+        only(
+            crawl("boards", "rb-mu", **board_env(crawl.home, KADAN_FEED, BLESNO_SITE)),
+            stored=len(KADAN["informace"]) + len(BLESNO_PDFS) - len(kanalizace),
+            disallowed=len(kanalizace),
+            quarantined=len(attachments),
+        )
         fetched = [path for _, path, _ in strict.request_log]
-    assert not [p for p in fetched if p.startswith(("/Judikatura/judikatura_ns.nsf/WebSearch/0A",
-                                                    "/articles/kanalizace/assets/", "/vymenny_format/soucasna/2014070"))]
+    assert not [
+        p
+        for p in fetched
+        if p.startswith(
+            (
+                "/Judikatura/judikatura_ns.nsf/WebSearch/0A",
+                "/articles/kanalizace/assets/",
+                "/vymenny_format/soucasna/2014070",
+            )
+        )
+    ]
     docs = documents(crawl.database_url, "nsoud")
     assert not blocked_ns & set(docs) and len(docs) == 11 - len(blocked_ns)
     with psycopg.connect(crawl.database_url) as conn:
@@ -225,9 +272,12 @@ def test_robots_txt_disallow_is_obeyed_and_logged(crawl, monkeypatch):
 
 # ---------------------------------------------------------------- pure helpers
 
+
 def test_rebase_url_keeps_path_and_query():
-    assert rebase_url("https://www.mesto-kadan.cz/filemanager/files/895830.pdf", "http://127.0.0.1:8765") == \
-        "http://127.0.0.1:8765/filemanager/files/895830.pdf"
+    assert (
+        rebase_url("https://www.mesto-kadan.cz/filemanager/files/895830.pdf", "http://127.0.0.1:8765")
+        == "http://127.0.0.1:8765/filemanager/files/895830.pdf"
+    )
     assert rebase_url("https://x.cz/a/b?c=1&d=%C3%A9#frag", "http://m:1/") == "http://m:1/a/b?c=1&d=%C3%A9"
     assert rebase_url("https://x.cz/a", None) == "https://x.cz/a"
     assert rebase_url("/relative/path", "http://m:1") == "/relative/path"
@@ -236,24 +286,37 @@ def test_rebase_url_keeps_path_and_query():
 def test_nsoud_query_and_page_helpers():
     assert nsoud.domino_date("2025-01-20") == "20/01/2025"
     assert nsoud.search_query("2025-01-20") == "[datum_predani_na_web]>=20/01/2025"
-    assert nsoud.search_query("2025-01-20", "2025-02-01") == \
-        "[datum_predani_na_web]>=20/01/2025 AND [datum_predani_na_web]<=01/02/2025"
+    assert (
+        nsoud.search_query("2025-01-20", "2025-02-01")
+        == "[datum_predani_na_web]>=20/01/2025 AND [datum_predani_na_web]<=01/02/2025"
+    )
     url = nsoud.search_url("https://rozhodnuti.nsoud.cz", "[datum_predani_na_web]>=20/01/2025", 21, 20)
-    assert url == ("https://rozhodnuti.nsoud.cz/Judikatura/judikatura_ns.nsf/$$WebSearch1?SearchView&Query="
-                   "%5Bdatum_predani_na_web%5D%3E%3D20%2F01%2F2025&SearchMax=1000&SearchOrder=4&Start=21&Count=20&pohled=1")
+    assert url == (
+        "https://rozhodnuti.nsoud.cz/Judikatura/judikatura_ns.nsf/$$WebSearch1?SearchView&Query="
+        "%5Bdatum_predani_na_web%5D%3E%3D20%2F01%2F2025&SearchMax=1000&SearchOrder=4&Start=21&Count=20&pohled=1"
+    )
     assert nsoud.decision_title("USNESENÍ", "29 NSČR 123/2024") == "Usnesení Nejvyššího soudu sp. zn. 29 NSČR 123/2024"
     assert nsoud.decision_title("rozsudek", "20 Ncu 48/2026") == "Rozsudek Nejvyššího soudu sp. zn. 20 Ncu 48/2026"
     assert nsoud.decision_title(None, "3 Tdo 1/2026") == "Rozhodnutí Nejvyššího soudu sp. zn. 3 Tdo 1/2026"
 
 
 def test_notice_document_from_an_ofn_feed():
-    feed = {"@context": "ctx", "iri": "https://obec.cz/deska", "stránka": "https://obec.cz/ud",
-            "provozovatel": {"typ": "Osoba", "ičo": "00261912"}, "informace": []}
-    notice = {"iri": "https://obec.cz/deska/1", "url": "https://obec.cz/ud/1", "název": {"cs": "Oznámení"},
-              "vyvěšení": {"typ": "Časový okamžik", "datum": "2024-05-01"},
-              "relevantní_do": {"typ": "Časový okamžik", "nespecifikovaný": True},
-              "číslo_jednací": "MUKK/1/2024", "dokument": [{"název": {"cs": "Příloha"}, "url": "https://obec.cz/a.pdf"},
-                                                        {"název": {"cs": "bez url"}}]}
+    feed = {
+        "@context": "ctx",
+        "iri": "https://obec.cz/deska",
+        "stránka": "https://obec.cz/ud",
+        "provozovatel": {"typ": "Osoba", "ičo": "00261912"},
+        "informace": [],
+    }
+    notice = {
+        "iri": "https://obec.cz/deska/1",
+        "url": "https://obec.cz/ud/1",
+        "název": {"cs": "Oznámení"},
+        "vyvěšení": {"typ": "Časový okamžik", "datum": "2024-05-01"},
+        "relevantní_do": {"typ": "Časový okamžik", "nespecifikovaný": True},
+        "číslo_jednací": "MUKK/1/2024",
+        "dokument": [{"název": {"cs": "Příloha"}, "url": "https://obec.cz/a.pdf"}, {"název": {"cs": "bez url"}}],
+    }
     doc = board_spider.notice_document(feed, notice, 0, "https://obec.cz/feed.json")
     assert doc["doc_id"] == "https://obec.cz/deska/1" and doc["url"] == "https://obec.cz/ud/1"
     assert json.loads(doc["body"]) == {"@context": "ctx", **notice}
@@ -272,8 +335,10 @@ def test_board_value_helpers():
     assert board_spider.czech_text({"cs": " Text "}) == "Text"
     assert board_spider.czech_text({"en": "Only English"}) == "Only English"
     assert board_spider.czech_text({"cs": ""}) is None and board_spider.czech_text(None) is None
-    assert board_spider.humanise_file_name("oznameni-o-cene-stocneho-pro-rok-2018.pdf") == \
-        "Oznameni o cene stocneho pro rok 2018"
+    assert (
+        board_spider.humanise_file_name("oznameni-o-cene-stocneho-pro-rok-2018.pdf")
+        == "Oznameni o cene stocneho pro rok 2018"
+    )
     assert board_spider.sniff_document_type(b"%PDF-1.4 ...", "application/pdf") == "application/pdf"
     assert board_spider.sniff_document_type(b"%PDF-1.4 ...", "application/octet-stream") == "application/pdf"
     assert board_spider.sniff_document_type(b"PK\x03\x04...", "").startswith("application/vnd.openxmlformats")
@@ -289,8 +354,10 @@ def test_ruian_link_lists_and_titles():
     changes = ruian_spider.link_list_url("https://h", changes=True)
     assert "vf.cr=Z&vf.up=ST&vf.ds=K" in changes and "ob.kod" not in changes
     header = {"TypSouboru": "ST_ZKSH", "TypDavky": "Prirustek", "Datum": "2014-07-07T00:00:01"}
-    assert ruian_spider.vfr_title(header, "20140706_ST_ZKSH.xml.gz") == \
-        "RÚIAN výměnný formát: celý stát, změnová data k 2014-07-06"
+    assert (
+        ruian_spider.vfr_title(header, "20140706_ST_ZKSH.xml.gz")
+        == "RÚIAN výměnný formát: celý stát, změnová data k 2014-07-06"
+    )
 
 
 def test_settings_for_the_new_sources(monkeypatch):
@@ -325,11 +392,24 @@ def test_every_spider_is_wired_into_run(monkeypatch):
     for name in source_envs():
         monkeypatch.delenv(name, raising=False)
     assert set(run.SPIDERS) == {"esbirka", "nsoud", "ruian", "nalus", "nssoud", "cnb", "boards"}
-    assert run.spider_arguments("nsoud") == {"base_url": "http://127.0.0.1:8765", "date_from": "2024-01-01",
-                                             "date_to": "", "page_size": 20}
-    assert run.spider_arguments("ruian") == {"base_url": "http://127.0.0.1:8765", "obce": "564729",
-                                             "changes": True, "rebase": "http://127.0.0.1:8765"}
-    assert run.spider_arguments("boards") == {"boards_file": "", "max_attachments": "", "host_budget": 200,
-                                              "revalidate_days": 7, "rebase": "http://127.0.0.1:8765"}
+    assert run.spider_arguments("nsoud") == {
+        "base_url": "http://127.0.0.1:8765",
+        "date_from": "2024-01-01",
+        "date_to": "",
+        "page_size": 20,
+    }
+    assert run.spider_arguments("ruian") == {
+        "base_url": "http://127.0.0.1:8765",
+        "obce": "564729",
+        "changes": True,
+        "rebase": "http://127.0.0.1:8765",
+    }
+    assert run.spider_arguments("boards") == {
+        "boards_file": "",
+        "max_attachments": "",
+        "host_budget": 200,
+        "revalidate_days": 7,
+        "rebase": "http://127.0.0.1:8765",
+    }
     for name, spider in run.SPIDERS.items():
         assert spider.name == name and spider.source

@@ -11,8 +11,8 @@ import pytest
 
 from crawlers.spiders import cnb as cnb_spider
 from mendel.core.config import SAMPLE_CORPUS
-from mirror.server import MirrorThread
 from mendel.core.rawstore import RawStore
+from mirror.server import MirrorThread
 from tests.support.crawl import crawl_runner, documents, logged, only
 
 STATE = json.loads((SAMPLE_CORPUS / "cnb" / "ingest-state.json").read_text(encoding="utf-8"))
@@ -25,8 +25,7 @@ def crawl(tmp_path, fresh_db, mirror, monkeypatch):
     return crawl_runner(monkeypatch, tmp_path, fresh_db, mirror.base_url)
 
 
-def test_cnb_reads_every_listing_stores_the_pdf_it_has_records_each_missing_one_then_304(crawl, tmp_path,
-                                                                                         monkeypatch):
+def test_cnb_reads_every_listing_stores_the_pdf_it_has_records_each_missing_one_then_304(crawl, tmp_path, monkeypatch):
     # The real ČNB index, plus one PDF at a listed file name. The corpus has no ČNB PDF: a real Sbírka PDF stands
     # in to exercise listing → PDF (its bytes are presented as ČNB content nowhere but in this test).
     corpus = tmp_path / "corpus"
@@ -35,8 +34,10 @@ def test_cnb_reads_every_listing_stores_the_pdf_it_has_records_each_missing_one_
         shutil.copy(SAMPLE_CORPUS / "cnb" / name, corpus / "cnb" / name)
     stand_in = SAMPLE_CORPUS / "esbirka" / "pdf" / "573-2025.pdf"
     shutil.copy(stand_in, corpus / "cnb" / "documents" / "dohledovy_benchmark_2025_01.pdf")
-    path = ("/export/sites/cnb/cs/dohled-financni-trh/.galleries/vykon_dohledu/dohledove_benchmarky/download/"
-            "dohledovy_benchmark_2025_01.pdf")
+    path = (
+        "/export/sites/cnb/cs/dohled-financni-trh/.galleries/vykon_dohledu/dohledove_benchmarky/download/"
+        "dohledovy_benchmark_2025_01.pdf"
+    )
     linked = set(STATE["completedBenchmarkUrls"]) | {u for u in STATE["completedEnforcementUrls"] if u != ENFORCEMENT}
     missing = {urlsplit(u).path for u in linked} - {path}
     with MirrorThread(corpus) as site:
@@ -47,8 +48,9 @@ def test_cnb_reads_every_listing_stores_the_pdf_it_has_records_each_missing_one_
         assert first["listing_failed"] == 0
         rows = logged(crawl.database_url, "cnb-1")
         assert {urlsplit(url).path for url, outcome, *_ in rows if outcome == "quarantined"} == missing
-        assert {(status, reason) for _url, outcome, status, reason in rows if outcome == "quarantined"} == \
-            {(404, "HTTP 404")}
+        assert {(status, reason) for _url, outcome, status, reason in rows if outcome == "quarantined"} == {
+            (404, "HTTP 404")
+        }
         docs = documents(crawl.database_url, "cnb")
         assert set(docs) == {f"cnb:{path}"}
         doc = docs[f"cnb:{path}"]
@@ -59,7 +61,9 @@ def test_cnb_reads_every_listing_stores_the_pdf_it_has_records_each_missing_one_
 
         again = crawl("cnb", "cnb-2", MENDEL_CNB_LISTINGS=BENCHMARKS)
         only(again, unchanged=1, quarantined=len(STATE["completedBenchmarkUrls"]) - 1)
-        statuses = {status for _url, outcome, status, _ in logged(crawl.database_url, "cnb-2") if outcome == "unchanged"}
+        statuses = {
+            status for _url, outcome, status, _ in logged(crawl.database_url, "cnb-2") if outcome == "unchanged"
+        }
         assert statuses == {304}
 
 

@@ -11,9 +11,9 @@ import pytest
 from crawlers.spiders import nalus as nalus_spider
 from crawlers.spiders import nssoud as nssoud_spider
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.core.rawstore import RawStore
 from mendel.extract.document import extract_document
 from mendel.law.identifiers import reference_number
-from mendel.core.rawstore import RawStore
 from tests.support.crawl import crawl_runner, documents, only
 
 CITATIONS = SAMPLE_CORPUS / "courts" / "citations"
@@ -136,9 +136,11 @@ def test_court_spider_helpers():
     assert nssoud_spider.condition_datetime("2017-12-31", end_of_day=True) == "31.12.2017 23:59:59"
     assert nssoud_spider.js_string("var currParams = '[{\\'a\\': 1}]';", "currParams") == "[{'a': 1}]"
     text = "Kasační stížnost se zamítá. 7 Afs 41/2013\u001e8"
-    for body, header in ((text.encode("utf-16-le"), "text/plain; charset=utf-16"),
-                         (b"\xff\xfe" + text.encode("utf-16-le"), "text/plain"),
-                         (text.encode("utf-16-le"), "text/plain"),  # no charset, no BOM: the NULs tell
-                         (text.encode("utf-8"), "text/plain; charset=utf-8")):
+    for body, header in (
+        (text.encode("utf-16-le"), "text/plain; charset=utf-16"),
+        (b"\xff\xfe" + text.encode("utf-16-le"), "text/plain"),
+        (text.encode("utf-16-le"), "text/plain"),  # no charset, no BOM: the NULs tell
+        (text.encode("utf-8"), "text/plain; charset=utf-8"),
+    ):
         decoded, _codec = nssoud_spider.decode_text(body, header)
         assert nssoud_spider.clean_text(decoded) == "Kasační stížnost se zamítá. 7 Afs 41/2013-8"

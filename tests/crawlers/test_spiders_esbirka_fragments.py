@@ -11,10 +11,10 @@ import psycopg
 import pytest
 import requests
 
-from mendel.law import act_versions
 from mendel.core.config import SAMPLE_CORPUS
-from mirror.server import MirrorThread
 from mendel.core.rawstore import RawStore
+from mendel.law import act_versions
+from mirror.server import MirrorThread
 from tests.support.crawl import crawl_runner, only
 
 API = "/esel-esbir-daver/dokumenty-sbirky"
@@ -34,8 +34,10 @@ def crawl(tmp_path, fresh_db, site, monkeypatch):
 
 def pages(base_url: str, stale: str) -> list[dict]:
     first = requests.get(f"{base_url}{API}/{stale}/fragmenty", params={"cisloStranky": 1}, timeout=60).json()
-    rest = [requests.get(f"{base_url}{API}/{stale}/fragmenty", params={"cisloStranky": n}, timeout=60).json()
-            for n in range(2, first["pocetStranek"] + 1)]
+    rest = [
+        requests.get(f"{base_url}{API}/{stale}/fragmenty", params={"cisloStranky": n}, timeout=60).json()
+        for n in range(2, first["pocetStranek"] + 1)
+    ]
     return [first, *rest]
 
 
@@ -55,22 +57,29 @@ def test_fragments_are_assembled_into_act_versions_with_their_cross_references_t
     links = [(f["id"], link) for f in fragments for link in f["odkazyZFragmentu"]]
     assert links
     with psycopg.connect(crawl.database_url) as conn:
-        versions = {row[0]: row[1:] for row in conn.execute(
-            "SELECT doc_id, version, fragment_count, reference_count, sha256, page_etags, citation, effective_from,"
-            " version_eli FROM act_versions")}
+        versions = {
+            row[0]: row[1:]
+            for row in conn.execute(
+                "SELECT doc_id, version, fragment_count, reference_count, sha256, page_etags, citation, effective_from,"
+                " version_eli FROM act_versions"
+            )
+        }
         references = conn.execute(
             "SELECT odkaz_id, fragment_id, target_eli, target_citation FROM act_references"
-            " WHERE doc_id = '/eli/cz/sb/2024/90' ORDER BY odkaz_id").fetchall()
-        provisions = dict(conn.execute(
-            "SELECT provision_id, text FROM provisions WHERE doc_id = '/eli/cz/sb/2024/90'").fetchall())
+            " WHERE doc_id = '/eli/cz/sb/2024/90' ORDER BY odkaz_id"
+        ).fetchall()
+        provisions = dict(
+            conn.execute("SELECT provision_id, text FROM provisions WHERE doc_id = '/eli/cz/sb/2024/90'").fetchall()
+        )
         graph_edges = act_versions.current_references(conn)
     assert set(versions) == {"/eli/cz/sb/2024/90", "/eli/cz/sb/2024/87"}
     version, count, ref_count, digest, etags, citation, effective, version_eli = versions["/eli/cz/sb/2024/90"]
     # one known wording, one version: the act's own text, in force from 1. 1. 2026
     assert (version, count, ref_count, citation) == ("2026-01-01", len(fragments), len(links), "90/2024 Sb.")
     assert str(effective) == "2026-01-01" and len(etags) == 2 and version_eli == "/eli/cz/sb/2024/90/2026-01-01"
-    assert provisions["§ 1 odst. 1"] == ("(1) Právo nabývat, držet a nosit zbraně je zaručeno za podmínek "
-                                         "stanovených tímto zákonem.")
+    assert provisions["§ 1 odst. 1"] == (
+        "(1) Právo nabývat, držet a nosit zbraně je zaručeno za podmínek stanovených tímto zákonem."
+    )
     # Every link of every page, with the act it cites resolved (e.g. the former weapons act 119/2002 Sb.).
     assert [(r[0], r[1]) for r in references] == sorted((link["odkazId"], fid) for fid, link in links)
     assert ("/eli/cz/sb/2002/119", "119/2002 Sb.") in {(r[2], r[3]) for r in references}
@@ -133,51 +142,84 @@ def test_a_newly_published_version_is_all_the_next_crawl_fetches(tmp_path, fresh
         first = crawl("esbirka", "v-1", **acts)
     assert first["act_versions_stored"] == 2
     with psycopg.connect(fresh_db) as conn:
-        assert conn.execute("SELECT version, effective_from::text, effective_to::text FROM act_versions"
-                            " ORDER BY version").fetchall() == [("2026-01-01", "2026-01-01", "2026-05-31"),
-                                                                ("2026-06-01", "2026-06-01", None)]
+        assert conn.execute(
+            "SELECT version, effective_from::text, effective_to::text FROM act_versions ORDER BY version"
+        ).fetchall() == [("2026-01-01", "2026-01-01", "2026-05-31"), ("2026-06-01", "2026-06-01", None)]
     # 175/2026 Sb. is published: the October version appears in the feed, after the position taken last time.
-    shutil.copyfile(SAMPLE_CORPUS / "esbirka" / "versions" / "573-2025__2026-10-01.md",
-                    corpus / "esbirka" / "versions" / "573-2025__2026-10-01.md")
+    shutil.copyfile(
+        SAMPLE_CORPUS / "esbirka" / "versions" / "573-2025__2026-10-01.md",
+        corpus / "esbirka" / "versions" / "573-2025__2026-10-01.md",
+    )
     with MirrorThread(corpus) as after_amendment:
         crawl = crawl_runner(monkeypatch, tmp_path / "home", fresh_db, after_amendment.base_url)
         second = crawl("esbirka", "v-2", **acts)
         fetched = version_requests(after_amendment.request_log)
     assert second["act_versions_stored"] == 1 and "act_versions_unchanged" not in second
     assert [p.split("?")[0] for p in fetched] == [
-        f"{API}/zmeny-zneni", f"{API}/%2Fsb%2F2025%2F573/historie", f"{API}/%2Fsb%2F2025%2F573%2F2026-10-01/fragmenty"]
+        f"{API}/zmeny-zneni",
+        f"{API}/%2Fsb%2F2025%2F573/historie",
+        f"{API}/%2Fsb%2F2025%2F573%2F2026-10-01/fragmenty",
+    ]
     with psycopg.connect(fresh_db) as conn:
-        rows = conn.execute("SELECT version, effective_from::text, effective_to::text, amended_by, version_eli"
-                            " FROM act_versions ORDER BY version").fetchall()
+        rows = conn.execute(
+            "SELECT version, effective_from::text, effective_to::text, amended_by, version_eli"
+            " FROM act_versions ORDER BY version"
+        ).fetchall()
         changed = conn.execute(
             "SELECT n.provision_id FROM provisions n JOIN provisions o ON o.doc_id = n.doc_id"
             " AND o.provision_id = n.provision_id AND o.version = '2026-06-01'"
-            " WHERE n.version = '2026-10-01' AND n.wording_sha <> o.wording_sha ORDER BY 1").fetchall()
+            " WHERE n.version = '2026-10-01' AND n.wording_sha <> o.wording_sha ORDER BY 1"
+        ).fetchall()
     assert rows == [
         ("2026-01-01", "2026-01-01", "2026-05-31", [], "/eli/cz/sb/2025/573/2026-01-01"),
         ("2026-06-01", "2026-06-01", "2026-09-30", [], "/eli/cz/sb/2025/573/2026-06-01"),  # ended by the new one
-        ("2026-10-01", "2026-10-01", None, [{"citation": "175/2026 Sb.", "eli": "/eli/cz/sb/2026/175"}],
-         "/eli/cz/sb/2025/573/2026-10-01")]
+        (
+            "2026-10-01",
+            "2026-10-01",
+            None,
+            [{"citation": "175/2026 Sb.", "eli": "/eli/cz/sb/2026/175"}],
+            "/eli/cz/sb/2025/573/2026-10-01",
+        ),
+    ]
     assert changed == [("§ 4",), ("§ 4 písm. a)",)]
 
 
 def test_assemble_and_reference_rows():
-    detail = {"staleUrl": "/sb/2024/87", "zkracenaCitace": "87/2024 Sb.", "nazev": "Ústavní zákon",
-              "typZneni": "VYHLASENE", "datumCasVyhlaseni": "2024-04-16T00:00:00+02:00",
-              "datumUcinnostiZneniOd": "2026-01-01"}
-    page = {"pocetStranek": 1, "seznam": [
-        {"id": 5, "eli": "/eli/cz/sb/2024/87/0000-00-00/dokument/norma/cl_1", "staleUrl": "/sb/2024/87/0000-00-00#cl_1",
-         "kodTypuFragmentu": "Clanek", "hloubka": 0, "xhtml": "<var>Čl. I</var> Ústavní zákon č. "
-         "<a data-odkaz-id=\"7\" href=\"#\">1/1993 Sb.</a>", "zkracenaCitace": "čl. I ústavního zákona č. 87/2024 Sb.",
-         "odkazyZFragmentu": [{"odkazId": 7, "kodTypuVazbyOdkazu": "CITACE",
-                               "cil": {"staleUrl": "/sb/1993/1#cl_5-odst_2"}}]}]}
+    detail = {
+        "staleUrl": "/sb/2024/87",
+        "zkracenaCitace": "87/2024 Sb.",
+        "nazev": "Ústavní zákon",
+        "typZneni": "VYHLASENE",
+        "datumCasVyhlaseni": "2024-04-16T00:00:00+02:00",
+        "datumUcinnostiZneniOd": "2026-01-01",
+    }
+    page = {
+        "pocetStranek": 1,
+        "seznam": [
+            {
+                "id": 5,
+                "eli": "/eli/cz/sb/2024/87/0000-00-00/dokument/norma/cl_1",
+                "staleUrl": "/sb/2024/87/0000-00-00#cl_1",
+                "kodTypuFragmentu": "Clanek",
+                "hloubka": 0,
+                "xhtml": '<var>Čl. I</var> Ústavní zákon č. <a data-odkaz-id="7" href="#">1/1993 Sb.</a>',
+                "zkracenaCitace": "čl. I ústavního zákona č. 87/2024 Sb.",
+                "odkazyZFragmentu": [
+                    {"odkazId": 7, "kodTypuVazbyOdkazu": "CITACE", "cil": {"staleUrl": "/sb/1993/1#cl_5-odst_2"}}
+                ],
+            }
+        ],
+    }
     record = act_versions.assemble(detail, [page])
     assert record["version"] == "0000-00-00" and record["staleUrl"] == "/sb/2024/87/0000-00-00"
     assert record["announced"] == "2024-04-16" and record["effectiveFrom"] == "2026-01-01"
     assert record["fragments"][0]["text"] == "Čl. I Ústavní zákon č. 1/1993 Sb."
     [ref] = record["references"]
-    assert (ref["targetEli"], ref["targetCitation"], ref["targetProvision"]) == ("/eli/cz/sb/1993/1", "1/1993 Sb.",
-                                                                                 "cl_5-odst_2")
+    assert (ref["targetEli"], ref["targetCitation"], ref["targetProvision"]) == (
+        "/eli/cz/sb/1993/1",
+        "1/1993 Sb.",
+        "cl_5-odst_2",
+    )
     assert act_versions.sha256(record) == act_versions.sha256(act_versions.assemble(detail, [page]))
     for bad in ({"seznam": "x", "pocetStranek": 1}, {"seznam": []}, {"seznam": [], "pocetStranek": True}, []):
         with pytest.raises(act_versions.FragmentPageError):

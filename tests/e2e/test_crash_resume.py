@@ -74,15 +74,29 @@ def world(tmp_path_factory, pg_server_url):
     db.migrate(database_url)
     with MirrorThread(SAMPLE_CORPUS) as mirror:
         gate = DownloadGate(mirror.server)
-        yield SimpleNamespace(home=home, bundles=home / "bundles", database_url=database_url, mirror=mirror,
-                              gate=gate, embedder=register_stand_in(), versions={})
+        yield SimpleNamespace(
+            home=home,
+            bundles=home / "bundles",
+            database_url=database_url,
+            mirror=mirror,
+            gate=gate,
+            embedder=register_stand_in(),
+            versions={},
+        )
         gate.released.set()
 
 
 def child_env(world, **extra) -> dict[str, str]:
     env = dict(os.environ)
-    env.update({"CRASH_HOME": str(world.home), "CRASH_DATABASE_URL": world.database_url,
-                "CRASH_MIRROR_URL": world.mirror.base_url, "CRASH_ACTS": ACTS, "PYTHONPATH": str(PROJECT_ROOT)})
+    env.update(
+        {
+            "CRASH_HOME": str(world.home),
+            "CRASH_DATABASE_URL": world.database_url,
+            "CRASH_MIRROR_URL": world.mirror.base_url,
+            "CRASH_ACTS": ACTS,
+            "PYTHONPATH": str(PROJECT_ROOT),
+        }
+    )
     env.update(extra)
     return env
 
@@ -90,17 +104,22 @@ def child_env(world, **extra) -> dict[str, str]:
 def kill_when(args: list[str], env: dict, ready, log: Path) -> None:
     """Start ``args`` in its own process group, wait until ``ready()``, then SIGKILL the whole group."""
     with log.open("wb") as out:
-        process = subprocess.Popen(args, env=env, cwd=PROJECT_ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            args, env=env, cwd=PROJECT_ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
     deadline = time.monotonic() + WAIT_S
     try:
         while not ready():
             if process.poll() is not None:
-                pytest.fail(f"the child ended (exit {process.returncode}) before its stopping point:\n"
-                            f"{log.read_text(errors='replace')[-4000:]}")
+                pytest.fail(
+                    f"the child ended (exit {process.returncode}) before its stopping point:\n"
+                    f"{log.read_text(errors='replace')[-4000:]}"
+                )
             if time.monotonic() > deadline:
-                pytest.fail(f"the child did not reach its stopping point in {WAIT_S} s:\n"
-                            f"{log.read_text(errors='replace')[-4000:]}")
+                pytest.fail(
+                    f"the child did not reach its stopping point in {WAIT_S} s:\n"
+                    f"{log.read_text(errors='replace')[-4000:]}"
+                )
             time.sleep(0.05)
     finally:
         if process.poll() is None:
@@ -111,8 +130,12 @@ def kill_when(args: list[str], env: dict, ready, log: Path) -> None:
 
 def kill_at(world, mode: str, point: str, tmp_path: Path) -> None:
     marker = tmp_path / f"{point}.reached"
-    kill_when([sys.executable, "-m", "tests.support.crash_resume", mode],
-              child_env(world, CRASH_AT=point, CRASH_MARKER=str(marker)), marker.exists, tmp_path / f"{point}.log")
+    kill_when(
+        [sys.executable, "-m", "tests.support.crash_resume", mode],
+        child_env(world, CRASH_AT=point, CRASH_MARKER=str(marker)),
+        marker.exists,
+        tmp_path / f"{point}.log",
+    )
 
 
 def scalar(world, sql: str, *params):
@@ -212,8 +235,12 @@ def test_crawl_killed_with_a_download_in_flight(world, tmp_path):
     env = dict(os.environ)
     env.update(resources(world.home, world.database_url, world.mirror.base_url, ACTS).subprocess_env("crash-crawl"))
     count = "SELECT count(*) FROM documents WHERE source = 'esbirka'"
-    kill_when([sys.executable, "-m", "crawlers.run", "esbirka"], env,
-              lambda: world.gate.held.is_set() and scalar(world, count) == 1, tmp_path / "crawl.log")
+    kill_when(
+        [sys.executable, "-m", "crawlers.run", "esbirka"],
+        env,
+        lambda: world.gate.held.is_set() and scalar(world, count) == 1,
+        tmp_path / "crawl.log",
+    )
     # One act stored; the other was being downloaded: no document, no version, no partial blob for it.
     assert scalar(world, count) == 1
     assert scalar(world, "SELECT count(*) FROM document_versions") == 1
@@ -242,22 +269,29 @@ def test_resumed_run_completes_and_keeps_the_paid_work(world):
     with DagsterInstance.ephemeral() as instance:
         result = run_nightly(world.home, world.database_url, world.mirror.base_url, ACTS, instance)
     assert result.success
-    metadata = {e.event_specific_data.materialization.asset_key.to_user_string():
-                {k: v.value for k, v in e.event_specific_data.materialization.metadata.items()}
-                for e in result.all_events if e.event_type_value == "ASSET_MATERIALIZATION"}
+    metadata = {
+        e.event_specific_data.materialization.asset_key.to_user_string(): {
+            k: v.value for k, v in e.event_specific_data.materialization.metadata.items()
+        }
+        for e in result.all_events
+        if e.event_type_value == "ASSET_MATERIALIZATION"
+    }
     assert metadata["esbirka_documents"]["stored"] == 0  # both acts were already in
     assert metadata["document_chunks"]["chunks"] == 0 and scalar(world, "SELECT count(*) FROM chunks") == chunks_before
     embedded = metadata["chunk_embeddings"]
     # The 8 vectors paid for before the kill are not paid again (passages with the same dense text share one).
     assert embedded["cache_hits"] >= 8 and embedded["embedded"] + embedded["cache_hits"] == embedded["chunks"]
-    assert scalar(world, "SELECT count(*) FROM embedding_cache WHERE model = %s", STAND_IN_EMBEDDER) == \
-        8 + embedded["embedded"]
+    assert (
+        scalar(world, "SELECT count(*) FROM embedding_cache WHERE model = %s", STAND_IN_EMBEDDER)
+        == 8 + embedded["embedded"]
+    )
     assert scalar(world, "SELECT count(*) FROM chunks WHERE layer = 3 AND embedding IS NULL") == 0
     assert_no_duplicates(world)
     version = bundle.current_version(world.bundles)
     assert version and metadata["index_bundle"]["version"] == version
-    assert [c["chunk_id"] for c in Searcher.latest(world.bundles, embedder=world.embedder).chunks] == \
-        live_corpus_ids(world)
+    assert [c["chunk_id"] for c in Searcher.latest(world.bundles, embedder=world.embedder).chunks] == live_corpus_ids(
+        world
+    )
     assert_serving(world, version)
     world.versions["first"] = version
 

@@ -37,11 +37,11 @@ from scrapy.utils.test import get_crawler
 
 from crawlers.middlewares import HostGuardMiddleware
 from crawlers.spiders.boards import BoardsSpider
-from mendel.crawl.boards.register import Board, write_boards_file
 from mendel.core import db
 from mendel.core.config import KADAN_FEED_URL, PROJECT_ROOT, SAMPLE_CORPUS
-from mirror.server import MirrorThread
 from mendel.core.rawstore import RawStore
+from mendel.crawl.boards.register import Board, write_boards_file
+from mirror.server import MirrorThread
 from tests.support.crash_resume import register_stand_in
 
 with warnings.catch_warnings():
@@ -49,7 +49,7 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 SQL = "'); DROP TABLE documents; --"
-SQL_QUOTES = "Robert'); DROP TABLE chunks;-- \"quoted\" \\back\\slash `tick` $1 %s %(x)s ;"
+SQL_QUOTES = 'Robert\'); DROP TABLE chunks;-- "quoted" \\back\\slash `tick` $1 %s %(x)s ;'
 CYPHER = '"}) DETACH DELETE n //'
 CYPHER_2 = "'}) MATCH (n) DETACH DELETE n RETURN 1 AS c //"
 NUL = "Oznámení\x00 s NUL bajtem"
@@ -57,21 +57,39 @@ NUL = "Oznámení\x00 s NUL bajtem"
 # the run slower: the NER cost per character is what bench_ner.py measures).
 BIG = SQL + " Žluťoučký kůň " + "\u00a0" * 1_000_000 + " konec"
 HOSTILE_IRI = f"https://www.mesto-kadan.cz/zdroj/uredni-deska/informace/{SQL}"
-TRAVERSAL = ["https://www.mesto-kadan.cz/filemanager/files/../../../../etc/passwd",
-             "https://www.mesto-kadan.cz/files/..%2F..%2F..%2Fescape.pdf"]
-TABLES = ("documents", "document_versions", "pages", "sections", "chunks", "entities", "mentions", "crawl_log",
-          "quarantine", "query_log", "schema_migrations")
+TRAVERSAL = [
+    "https://www.mesto-kadan.cz/filemanager/files/../../../../etc/passwd",
+    "https://www.mesto-kadan.cz/files/..%2F..%2F..%2Fescape.pdf",
+]
+TABLES = (
+    "documents",
+    "document_versions",
+    "pages",
+    "sections",
+    "chunks",
+    "entities",
+    "mentions",
+    "crawl_log",
+    "quarantine",
+    "query_log",
+    "schema_migrations",
+)
 
 
 def _notice(number: int, title: str, description: str = "", iri: str | None = None, attachments=()) -> dict:
-    return {"typ": ["Digitální objekt", "Informace na úřední desce"],
-            "iri": iri or f"https://www.mesto-kadan.cz/zdroj/uredni-deska/informace/{number}",
-            "url": f"https://www.mesto-kadan.cz/uredni-deska/{number}",
-            "název": {"cs": title}, "popis": {"cs": description},
-            "vyvěšení": {"typ": "Časový okamžik", "datum": "2024-05-01"},
-            "číslo_jednací": f"ČJ-{number}/2024 {SQL}",
-            "dokument": [{"typ": "Digitální objekt", "název": {"cs": f"příloha {i}"}, "url": url}
-                         for i, url in enumerate(attachments)]}
+    return {
+        "typ": ["Digitální objekt", "Informace na úřední desce"],
+        "iri": iri or f"https://www.mesto-kadan.cz/zdroj/uredni-deska/informace/{number}",
+        "url": f"https://www.mesto-kadan.cz/uredni-deska/{number}",
+        "název": {"cs": title},
+        "popis": {"cs": description},
+        "vyvěšení": {"typ": "Časový okamžik", "datum": "2024-05-01"},
+        "číslo_jednací": f"ČJ-{number}/2024 {SQL}",
+        "dokument": [
+            {"typ": "Digitální objekt", "název": {"cs": f"příloha {i}"}, "url": url}
+            for i, url in enumerate(attachments)
+        ],
+    }
 
 
 NOTICES = {  # doc_id -> the notice; titles are what must read back unchanged
@@ -99,22 +117,41 @@ def crawled(tmp_path_factory, pg_server_url):
 
     corpus = tmp_path_factory.mktemp("hostile-corpus")
     (corpus / "municipal").mkdir()
-    feed = {"@context": "https://ofn.gov.cz/úřední-desky/2021-07-20/kontexty/úřední-deska.jsonld",
-            "typ": "Úřední deska", "iri": "https://www.mesto-kadan.cz/zdroj/uredni-deska",
-            "informace": [*NOTICES.values(), NUL_NOTICE]}
-    (corpus / "municipal" / "kadan_uredni_deska.json").write_text(json.dumps(feed, ensure_ascii=False),
-                                                                 encoding="utf-8")
+    feed = {
+        "@context": "https://ofn.gov.cz/úřední-desky/2021-07-20/kontexty/úřední-deska.jsonld",
+        "typ": "Úřední deska",
+        "iri": "https://www.mesto-kadan.cz/zdroj/uredni-deska",
+        "informace": [*NOTICES.values(), NUL_NOTICE],
+    }
+    (corpus / "municipal" / "kadan_uredni_deska.json").write_text(
+        json.dumps(feed, ensure_ascii=False), encoding="utf-8"
+    )
     home = tmp_path_factory.mktemp("hostile-home")
     database_url = db.create_database(pg_server_url, f"hostile_{uuid.uuid4().hex[:10]}")
     db.migrate(database_url)
     run_id = f"hostile-{uuid.uuid4().hex[:8]}"
     with MirrorThread(corpus) as mirror:
         boards = write_boards_file([Board(key=KADAN_FEED_URL, kind="ofn", url=KADAN_FEED_URL)], home / "boards.json")
-        env = dict(os.environ, MENDEL_HOME=str(home), MENDEL_PROFILE="demo", MENDEL_DATABASE_URL=database_url,
-                   MENDEL_MIRROR_URL=mirror.base_url, MENDEL_RUN_ID=run_id, MENDEL_SOURCES="boards",
-                   MENDEL_BOARDS_FILE=str(boards), MENDEL_BOARD_DOWNLOAD_DELAY="0", PYTHONPATH=str(PROJECT_ROOT))
-        crawl = subprocess.run([sys.executable, "-m", "crawlers.run", "boards"], env=env, cwd=PROJECT_ROOT,
-                               capture_output=True, text=True, timeout=300)
+        env = dict(
+            os.environ,
+            MENDEL_HOME=str(home),
+            MENDEL_PROFILE="demo",
+            MENDEL_DATABASE_URL=database_url,
+            MENDEL_MIRROR_URL=mirror.base_url,
+            MENDEL_RUN_ID=run_id,
+            MENDEL_SOURCES="boards",
+            MENDEL_BOARDS_FILE=str(boards),
+            MENDEL_BOARD_DOWNLOAD_DELAY="0",
+            PYTHONPATH=str(PROJECT_ROOT),
+        )
+        crawl = subprocess.run(
+            [sys.executable, "-m", "crawlers.run", "boards"],
+            env=env,
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     assert crawl.returncode == 0, crawl.stderr[-4000:]
     embedder = register_stand_in()
     build = home / "build"
@@ -129,8 +166,15 @@ def crawled(tmp_path_factory, pg_server_url):
             "graph": pipeline.build_graph(conn, build / "graph"),
         }
         stages["bundle"] = pipeline.publish_bundle(conn, build, home / "bundles", model=embedder.name)
-    return SimpleNamespace(home=home, corpus=corpus, database_url=database_url, run_id=run_id, stages=stages,
-                           embedder=embedder, crawl_log=crawl.stderr)
+    return SimpleNamespace(
+        home=home,
+        corpus=corpus,
+        database_url=database_url,
+        run_id=run_id,
+        stages=stages,
+        embedder=embedder,
+        crawl_log=crawl.stderr,
+    )
 
 
 def rows(crawled, sql: str, *params) -> list[tuple]:
@@ -162,8 +206,11 @@ def test_hostile_notices_are_stored_verbatim(crawled):
 def test_nul_bytes_are_stripped_or_refused_with_a_reason(crawled):
     doc_id = _doc_id(NUL_NOTICE)
     stored = rows(crawled, "SELECT title FROM documents WHERE doc_id = %s", doc_id)
-    refused = rows(crawled, "SELECT reason FROM crawl_log WHERE run_id = %s AND outcome = 'quarantined'"
-                            " AND reason ILIKE '%%NUL%%'", crawled.run_id)
+    refused = rows(
+        crawled,
+        "SELECT reason FROM crawl_log WHERE run_id = %s AND outcome = 'quarantined' AND reason ILIKE '%%NUL%%'",
+        crawled.run_id,
+    )
     assert stored == [(NUL.replace("\x00", ""),)] or refused, crawled.crawl_log[-3000:]
 
 
@@ -179,15 +226,28 @@ def test_file_names_from_the_web_stay_out_of_the_filesystem(crawled):
     # the stored notice bodies are the notices, hostile strings and all
     store = RawStore(crawled.home / "raw")
     bodies = {}
-    for doc_id, sha256 in rows(crawled, "SELECT d.doc_id, v.sha256 FROM documents d"
-                                        " JOIN document_versions v ON v.version_id = d.current_version_id"):
+    for doc_id, sha256 in rows(
+        crawled,
+        "SELECT d.doc_id, v.sha256 FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id",
+    ):
         bodies[doc_id] = json.loads(store.get(sha256))
     for notice in NOTICES.values():
         assert bodies[_doc_id(notice)]["popis"] == notice["popis"]
 
 
-@pytest.mark.parametrize("digest", ["../../../../etc/passwd", "..", "/etc/passwd", "a" * 63 + "/", "A" * 64,
-                                    "0" * 63 + "\x00", "../" + "0" * 61, None])
+@pytest.mark.parametrize(
+    "digest",
+    [
+        "../../../../etc/passwd",
+        "..",
+        "/etc/passwd",
+        "a" * 63 + "/",
+        "A" * 64,
+        "0" * 63 + "\x00",
+        "../" + "0" * 61,
+        None,
+    ],
+)
 def test_raw_store_paths_come_only_from_digests(tmp_path, digest):
     store = RawStore(tmp_path / "raw")
     with pytest.raises(ValueError, match="sha256"):
@@ -196,8 +256,11 @@ def test_raw_store_paths_come_only_from_digests(tmp_path, digest):
 
 def test_raw_store_meta_from_the_web_is_inert(tmp_path):
     store = RawStore(tmp_path / "raw")
-    meta = {"url": "https://x.example/../../../../etc/passwd\x00.pdf", "title": "\ud800 lone surrogate " + SQL,
-            "content_type": "application/pdf"}
+    meta = {
+        "url": "https://x.example/../../../../etc/passwd\x00.pdf",
+        "title": "\ud800 lone surrogate " + SQL,
+        "content_type": "application/pdf",
+    }
     blob = store.put(b"%PDF-1.4 hostile", meta=meta)
     assert blob.path.resolve().is_relative_to((tmp_path / "raw").resolve())
     assert json.loads(blob.path.with_suffix(".json").read_text()) == meta  # round-trips exactly
@@ -210,8 +273,12 @@ def test_raw_store_meta_from_the_web_is_inert(tmp_path):
 
 def test_extraction_ner_and_graph_keep_hostile_text(crawled):
     assert crawled.stages["extract"]["quarantined"] == 0
-    pages = {d: t for d, t in rows(crawled, "SELECT d.doc_id, p.text FROM pages p JOIN documents d"
-                                            " ON d.current_version_id = p.version_id")}
+    pages = {
+        d: t
+        for d, t in rows(
+            crawled, "SELECT d.doc_id, p.text FROM pages p JOIN documents d ON d.current_version_id = p.version_id"
+        )
+    }
     assert SQL in pages[_doc_id(NOTICES["sql"])]
     assert SQL_QUOTES in pages[_doc_id(NOTICES["quotes"])]
     assert CYPHER in pages[_doc_id(NOTICES["cypher"])] and CYPHER_2 in pages[_doc_id(NOTICES["cypher"])]
@@ -226,6 +293,7 @@ def test_extraction_ner_and_graph_keep_hostile_text(crawled):
 
 # --- Neo4j export (a real Bolt server) -----------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def bolt_server():
     pytest.importorskip("arcadedb_embedded", reason="the Bolt test server comes with the test extra")
@@ -236,15 +304,16 @@ def bolt_server():
 
 
 def test_neo4j_export_of_the_hostile_graph(crawled, bolt_server):
-    from mendel.law.domain_graph import load_domain_graph
     from mendel.index.neo4j_export import Neo4jSettings, connect, count_graph, export_graph
+    from mendel.law.domain_graph import load_domain_graph
 
     domain = load_domain_graph()
     graph = json.loads((crawled.home / "build" / "graph" / "graph.json").read_text(encoding="utf-8"))
     hostile = {"sql": SQL, "quotes": SQL_QUOTES, "cypher": CYPHER, "cypher2": CYPHER_2, "big": "x" * 1_000_000}
     for key, text in hostile.items():
-        graph["nodes"].append({"id": f"LAW_REF:{key} {text[:200]}", "label": "LAW_REF", "norm": text, "eli": text,
-                               "chunks": 1})
+        graph["nodes"].append(
+            {"id": f"LAW_REF:{key} {text[:200]}", "label": "LAW_REF", "norm": text, "eli": text, "chunks": 1}
+        )
         graph["chunk_entities"][f"chunk {text[:200]}"] = [f"LAW_REF:{key} {text[:200]}"]
     graph["nodes"].append({"id": "LAW_REF:nul", "label": "LAW_REF", "norm": NUL, "eli": None, "chunks": 1})
     driver = connect(Neo4jSettings(url=bolt_server["url"], user="root", password=bolt_server["password"]))
@@ -258,8 +327,12 @@ def test_neo4j_export_of_the_hostile_graph(crawled, bolt_server):
         assert counts["nodes"]["Act"] == len(domain.of_type("act"))  # nothing deleted by any fragment
         assert counts["nodes"]["Chunk"] == len(graph["chunk_entities"])
         with driver.session() as session:
-            stored = {r["id"]: r["norm"] for r in session.run(
-                "MATCH (n:Entity) WHERE n.id STARTS WITH 'LAW_REF:' RETURN n.id AS id, n.norm AS norm")}
+            stored = {
+                r["id"]: r["norm"]
+                for r in session.run(
+                    "MATCH (n:Entity) WHERE n.id STARTS WITH 'LAW_REF:' RETURN n.id AS id, n.norm AS norm"
+                )
+            }
         for key, text in hostile.items():
             assert stored[f"LAW_REF:{key} {text[:200]}"] == text
         assert stored["LAW_REF:nul"] == NUL.replace("\x00", "")
@@ -277,14 +350,27 @@ def api(crawled):
     from serving.web.querylog import PostgresQueryLog
 
     query_log = PostgresQueryLog(crawled.database_url)
-    client = TestClient(create_app(crawled.home / "bundles", embedder=crawled.embedder, query_log=query_log,
-                                   reload_interval=0))
+    client = TestClient(
+        create_app(crawled.home / "bundles", embedder=crawled.embedder, query_log=query_log, reload_interval=0)
+    )
     yield client
     query_log.close()
 
 
-@pytest.mark.parametrize("query", [SQL, SQL_QUOTES, CYPHER, CYPHER_2, "' OR '1'='1", "%' OR 1=1 --",
-                                   "{\"$where\": \"1\"}", "\\", "§ 5 zákona č. 128/2000 Sb. " + SQL])
+@pytest.mark.parametrize(
+    "query",
+    [
+        SQL,
+        SQL_QUOTES,
+        CYPHER,
+        CYPHER_2,
+        "' OR '1'='1",
+        "%' OR 1=1 --",
+        '{"$where": "1"}',
+        "\\",
+        "§ 5 zákona č. 128/2000 Sb. " + SQL,
+    ],
+)
 def test_api_search_with_hostile_queries(api, crawled, query):
     response = api.get("/search", params={"q": query, "k": 5})
     assert response.status_code == 200 and response.headers["content-type"].startswith("application/json")
@@ -309,16 +395,19 @@ def test_api_finds_and_serves_hostile_documents(api):
     assert filtered.status_code == 400 and filtered.headers["content-type"] == "application/problem+json"
 
 
-@pytest.mark.parametrize("params", [
-    {"q": "x" * 1_000_000},                  # 1 MB query
-    {"q": "bydlení", "k": 10**9},
-    {"q": "bydlení", "k": -1},
-    {"q": "bydlení", "act": "a" * 1_000_000},
-    {"q": "bydlení", "source": "s" * 1_000_000},
-    {"q": "bydlení", "doc_type": ["law"] * 1000},
-    {"q": "bydlení", "date_from": SQL},
-    {"q": "a\x00b"},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"q": "x" * 1_000_000},  # 1 MB query
+        {"q": "bydlení", "k": 10**9},
+        {"q": "bydlení", "k": -1},
+        {"q": "bydlení", "act": "a" * 1_000_000},
+        {"q": "bydlení", "source": "s" * 1_000_000},
+        {"q": "bydlení", "doc_type": ["law"] * 1000},
+        {"q": "bydlení", "date_from": SQL},
+        {"q": "a\x00b"},
+    ],
+)
 def test_api_bounds_refuse_with_json(api, params):
     status, headers, body = asgi_get(api.app, "/search", params)  # HTTP clients won't send a 1 MB URL; a socket can
     assert status in (400, 422), (list(params), status)
@@ -333,9 +422,20 @@ def asgi_get(app, path: str, params: dict) -> tuple[int, dict[bytes, bytes], byt
     messages: list[dict] = []
 
     async def call():
-        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
-                 "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": query, "root_path": "",
-                 "headers": [(b"host", b"testserver")], "client": ("127.0.0.1", 1), "server": ("testserver", 80)}
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "GET",
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": query,
+            "root_path": "",
+            "headers": [(b"host", b"testserver")],
+            "client": ("127.0.0.1", 1),
+            "server": ("testserver", 80),
+        }
 
         async def receive():
             return {"type": "http.request", "body": b"", "more_body": False}
@@ -367,8 +467,11 @@ def test_after_hostile_queries_tables_and_log_are_intact(api, crawled):
 
 # --- the production host guard ---------------------------------------------------------------------------------
 
-PUBLIC_DNS = {"www.mesto-kadan.cz": ("185.5.1.10",), "intranet.www.mesto-kadan.cz": ("10.1.2.3",),
-              "mixed.www.mesto-kadan.cz": ("185.5.1.11", "127.0.0.1")}
+PUBLIC_DNS = {
+    "www.mesto-kadan.cz": ("185.5.1.10",),
+    "intranet.www.mesto-kadan.cz": ("10.1.2.3",),
+    "mixed.www.mesto-kadan.cz": ("185.5.1.11", "127.0.0.1"),
+}
 REDIRECT_TARGETS = [
     ("http://127.0.0.1:8080/admin", "allowlist"),
     ("http://169.254.169.254/latest/meta-data/", "allowlist"),
@@ -433,8 +536,12 @@ def test_guard_refuses_a_meta_refresh_to_metadata():
     spider = _board_spider(crawler)
     guard = HostGuardMiddleware(resolver=lambda host: PUBLIC_DNS.get(host, ()))
     request = Request("https://www.mesto-kadan.cz/deska.html")
-    page = HtmlResponse(request.url, request=request, body=b'<html><head><meta http-equiv="refresh"'
-                        b' content="0; url=http://169.254.169.254/latest/user-data"></head></html>')
+    page = HtmlResponse(
+        request.url,
+        request=request,
+        body=b'<html><head><meta http-equiv="refresh"'
+        b' content="0; url=http://169.254.169.254/latest/user-data"></head></html>',
+    )
     follow = MetaRefreshMiddleware.from_crawler(crawler).process_response(request, page)
     assert isinstance(follow, Request)
     with pytest.raises(IgnoreRequest, match="allowlist"):
@@ -458,10 +565,12 @@ class _RecordingProxy(BaseHTTPRequestHandler):
         elif parts.path == "/files/ok.pdf":
             self._send(200, self.pdf, "application/pdf")
         elif parts.path.startswith("/files/to-"):
-            target = {"loopback": f"http://127.0.0.1:{self.server.server_address[1]}/secret",
-                      "metadata": "http://169.254.169.254/latest/meta-data/iam/",
-                      "private": "http://10.0.0.7/x.pdf", "rebind": "http://intranet.www.mesto-kadan.cz/x.pdf",
-                      }[parts.path.removeprefix("/files/to-").removesuffix(".pdf")]
+            target = {
+                "loopback": f"http://127.0.0.1:{self.server.server_address[1]}/secret",
+                "metadata": "http://169.254.169.254/latest/meta-data/iam/",
+                "private": "http://10.0.0.7/x.pdf",
+                "rebind": "http://intranet.www.mesto-kadan.cz/x.pdf",
+            }[parts.path.removeprefix("/files/to-").removesuffix(".pdf")]
             self.send_response(302)
             self.send_header("Location", target)
             self.send_header("Content-Length", "0")
@@ -502,41 +611,65 @@ def test_production_crawl_never_requests_private_addresses(tmp_path, pg_server_u
     db.migrate(database_url)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _RecordingProxy)
     port = server.server_address[1]
-    attachments = [f"http://www.mesto-kadan.cz/files/{name}.pdf"
-                   for name in ("ok", "to-loopback", "to-metadata", "to-private", "to-rebind")]
-    attachments += [f"http://127.0.0.1:{port}/direct.pdf", "http://evil.example/x.pdf",
-                    "http://169.254.169.254/latest/meta-data/"]
+    attachments = [
+        f"http://www.mesto-kadan.cz/files/{name}.pdf"
+        for name in ("ok", "to-loopback", "to-metadata", "to-private", "to-rebind")
+    ]
+    attachments += [
+        f"http://127.0.0.1:{port}/direct.pdf",
+        "http://evil.example/x.pdf",
+        "http://169.254.169.254/latest/meta-data/",
+    ]
     _RecordingProxy.seen = []
-    _RecordingProxy.feed = json.dumps({"typ": "Úřední deska", "informace": [
-        _notice(1, "Oznámení s přílohami", attachments=attachments)]}, ensure_ascii=False).encode()
+    _RecordingProxy.feed = json.dumps(
+        {"typ": "Úřední deska", "informace": [_notice(1, "Oznámení s přílohami", attachments=attachments)]},
+        ensure_ascii=False,
+    ).encode()
     _RecordingProxy.pdf = next((SAMPLE_CORPUS / "municipal" / "blesno" / "text").glob("*.pdf")).read_bytes()
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     run_id = f"guard-{uuid.uuid4().hex[:8]}"
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
-    env.update(MENDEL_HOME=str(tmp_path / "home"), MENDEL_PROFILE="production", MENDEL_DATABASE_URL=database_url,
-               MENDEL_RUN_ID=run_id, MENDEL_SOURCES="boards", PYTHONPATH=str(PROJECT_ROOT),
-               MENDEL_BOARDS_FILE=str(write_boards_file(
-                   [Board(key="f", kind="ofn", url="http://www.mesto-kadan.cz/feed.json")], tmp_path / "boards.json")),
-               MENDEL_BOARD_DOWNLOAD_DELAY="0", http_proxy=f"http://127.0.0.1:{port}",
-               no_proxy="", TEST_DNS=json.dumps({"www.mesto-kadan.cz": ["185.5.1.10"],
-                                                 "intranet.www.mesto-kadan.cz": ["10.1.2.3"]}),
-               MENDEL_RETRY_TIMES="0")
+    env.update(
+        MENDEL_HOME=str(tmp_path / "home"),
+        MENDEL_PROFILE="production",
+        MENDEL_DATABASE_URL=database_url,
+        MENDEL_RUN_ID=run_id,
+        MENDEL_SOURCES="boards",
+        PYTHONPATH=str(PROJECT_ROOT),
+        MENDEL_BOARDS_FILE=str(
+            write_boards_file(
+                [Board(key="f", kind="ofn", url="http://www.mesto-kadan.cz/feed.json")], tmp_path / "boards.json"
+            )
+        ),
+        MENDEL_BOARD_DOWNLOAD_DELAY="0",
+        http_proxy=f"http://127.0.0.1:{port}",
+        no_proxy="",
+        TEST_DNS=json.dumps({"www.mesto-kadan.cz": ["185.5.1.10"], "intranet.www.mesto-kadan.cz": ["10.1.2.3"]}),
+        MENDEL_RETRY_TIMES="0",
+    )
     try:
-        crawl = subprocess.run([sys.executable, "-c", CHILD], env=env, cwd=PROJECT_ROOT, capture_output=True,
-                               text=True, timeout=300)
+        crawl = subprocess.run(
+            [sys.executable, "-c", CHILD], env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300
+        )
     finally:
         server.shutdown()
     assert crawl.returncode == 0, crawl.stderr[-4000:]
     requested = set(_RecordingProxy.seen)
     # A public host a board names for an attachment is asked like the board's own (a notice's files often live
     # elsewhere: MVČR's on www.mvcr.cz, a town's on its web vendor's host); a private address never is.
-    site = {"http://www.mesto-kadan.cz/robots.txt", "http://www.mesto-kadan.cz/feed.json",
-            *attachments[:5], "http://evil.example/robots.txt", "http://evil.example/x.pdf"}
+    site = {
+        "http://www.mesto-kadan.cz/robots.txt",
+        "http://www.mesto-kadan.cz/feed.json",
+        *attachments[:5],
+        "http://evil.example/robots.txt",
+        "http://evil.example/x.pdf",
+    }
     assert requested <= site and "http://www.mesto-kadan.cz/files/ok.pdf" in requested, requested - site
     with psycopg.connect(database_url) as conn:
-        outcomes = conn.execute("SELECT url, outcome, reason FROM crawl_log WHERE run_id = %s ORDER BY id",
-                                (run_id,)).fetchall()
+        outcomes = conn.execute(
+            "SELECT url, outcome, reason FROM crawl_log WHERE run_id = %s ORDER BY id", (run_id,)
+        ).fetchall()
     by_outcome: dict[str, list[tuple[str, str]]] = {}
     for url, outcome, reason in outcomes:
         by_outcome.setdefault(outcome, []).append((url, reason or ""))
@@ -574,11 +707,20 @@ def test_every_sql_and_cypher_statement_is_parameterised():
     for package in PACKAGES:
         for path in sorted((PROJECT_ROOT / package).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                        and node.func.attr in EXECUTORS and node.args and _built_from_data(node.args[0])):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in EXECUTORS
+                    and node.args
+                    and _built_from_data(node.args[0])
+                ):
                     spliced.append(f"{path.relative_to(PROJECT_ROOT)}:{node.lineno}: {ast.unparse(node.args[0])[:80]}")
-                elif (isinstance(node, ast.JoinedStr) and _built_from_data(node) and path not in TEMPLATE_MODULES
-                      and STATEMENT.search("".join(v.value for v in node.values if isinstance(v, ast.Constant)))):
+                elif (
+                    isinstance(node, ast.JoinedStr)
+                    and _built_from_data(node)
+                    and path not in TEMPLATE_MODULES
+                    and STATEMENT.search("".join(v.value for v in node.values if isinstance(v, ast.Constant)))
+                ):
                     spliced.append(f"{path.relative_to(PROJECT_ROOT)}:{node.lineno}: {ast.unparse(node)[:80]}")
     assert spliced == []
 
@@ -591,11 +733,13 @@ TEMPLATE_MODULES = {PROJECT_ROOT / "mendel" / "index" / "neo4j_export.py", *(PRO
 
 # --- RÚIAN register files -----------------------------------------------------------------------------------
 
-VFR = ('<?xml version="1.0" encoding="UTF-8"?><vf:VymennyFormat'
-       ' xmlns:vf="urn:cz:isvs:ruian:schemas:VymennyFormatTypy:v1"'
-       ' xmlns:obi="urn:cz:isvs:ruian:schemas:ObecIntTypy:v1" xmlns:gml="http://www.opengis.net/gml/3.2">'
-       "<vf:Hlavicka><vf:TypSouboru>OB_UKSH</vf:TypSouboru></vf:Hlavicka><vf:Data><vf:Obce><vf:Obec>{fields}"
-       "</vf:Obec></vf:Obce></vf:Data></vf:VymennyFormat>")
+VFR = (
+    '<?xml version="1.0" encoding="UTF-8"?><vf:VymennyFormat'
+    ' xmlns:vf="urn:cz:isvs:ruian:schemas:VymennyFormatTypy:v1"'
+    ' xmlns:obi="urn:cz:isvs:ruian:schemas:ObecIntTypy:v1" xmlns:gml="http://www.opengis.net/gml/3.2">'
+    "<vf:Hlavicka><vf:TypSouboru>OB_UKSH</vf:TypSouboru></vf:Hlavicka><vf:Data><vf:Obce><vf:Obec>{fields}"
+    "</vf:Obec></vf:Obce></vf:Data></vf:VymennyFormat>"
+)
 
 
 def test_hostile_register_files_are_loaded_verbatim_or_quarantined(tmp_path, fresh_db):
@@ -609,7 +753,7 @@ def test_hostile_register_files_are_loaded_verbatim_or_quarantined(tmp_path, fre
     files = {
         "hostile-names": f"<obi:Kod>1</obi:Kod><obi:Nazev>{escape(SQL_QUOTES)}</obi:Nazev>",
         "bad-coordinate": "<obi:Kod>2</obi:Kod><obi:Nazev>x</obi:Nazev>"
-                          "<obi:DefinicniBod><gml:Point><gml:pos>1 ; DROP</gml:pos></gml:Point></obi:DefinicniBod>",
+        "<obi:DefinicniBod><gml:Point><gml:pos>1 ; DROP</gml:pos></gml:Point></obi:DefinicniBod>",
         "no-code": "<obi:Nazev>bez kódu</obi:Nazev>",
     }
     store = RawStore(tmp_path / "raw")
@@ -617,9 +761,16 @@ def test_hostile_register_files_are_loaded_verbatim_or_quarantined(tmp_path, fre
         for name, fields in files.items():
             body = VFR.format(fields=fields).encode()
             blob = store.put(body)
-            crawlstate.record_document(conn, run_id="r", source="ruian", doc_id=f"ruian:{name}",
-                                       url=f"https://vdp.cuzk.gov.cz/{name}.xml", sha256=blob.sha256,
-                                       byte_size=len(body), content_type="application/xml")
+            crawlstate.record_document(
+                conn,
+                run_id="r",
+                source="ruian",
+                doc_id=f"ruian:{name}",
+                url=f"https://vdp.cuzk.gov.cz/{name}.xml",
+                sha256=blob.sha256,
+                byte_size=len(body),
+                content_type="application/xml",
+            )
         stats = pipeline.load_registry_pending(conn, store)
         names = conn.execute("SELECT code, name FROM registry_records").fetchall()
         reasons = [r for (r,) in conn.execute("SELECT reason FROM quarantine WHERE stage = 'extract'")]

@@ -22,8 +22,8 @@ from twisted.python.failure import Failure
 
 from crawlers.middlewares import OffLimits, backoff_delay, retry_after_seconds
 from crawlers.spiders.base import failure_outcome
-from mendel.crawl import crawlstate
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.crawl import crawlstate
 from mirror import faults as faults_mod
 from mirror.faults import FaultRule, Faults, parse_rules
 from mirror.server import MirrorThread, make_server
@@ -31,8 +31,9 @@ from mirror.server import MirrorThread, make_server
 PDF_PATH = "/articles/kanalizace/assets/kanalizacni-rad.pdf"
 PDF_BYTES = (SAMPLE_CORPUS / "municipal" / "blesno" / "text" / "kanalizace__kanalizacni-rad.pdf").read_bytes()
 OTHER_PATH = "/articles/svoz-odpadu-2019/assets/svozovy-plan-pro-rok-2019.pdf"
-OTHER_BYTES = (SAMPLE_CORPUS / "municipal" / "blesno" / "text" / "svoz-odpadu-2019__svozovy-plan-pro-rok-2019.pdf"
-               ).read_bytes()
+OTHER_BYTES = (
+    SAMPLE_CORPUS / "municipal" / "blesno" / "text" / "svoz-odpadu-2019__svozovy-plan-pro-rok-2019.pdf"
+).read_bytes()
 DECISION = "/Judikatura/judikatura_ns.nsf/WebSearch/0080C73B8514F9FBC1258C180052DBC5?openDocument"
 
 
@@ -83,8 +84,9 @@ def test_rules_are_validated_and_parsed(tmp_path, monkeypatch):
 
 
 def test_rules_match_by_path_query_and_count():
-    rules = Faults([{"kind": "status", "path": "/s", "query": "*Start=3*", "times": 1},
-                    {"kind": "reset", "path": "/articles/*"}])
+    rules = Faults(
+        [{"kind": "status", "path": "/s", "query": "*Start=3*", "times": 1}, {"kind": "reset", "path": "/articles/*"}]
+    )
     assert rules.take("GET", "/s", "a=1&Start=1") is None
     assert rules.take("GET", "/s", "a=1&Start=3&b").kind == "status"
     assert rules.take("GET", "/s", "a=1&Start=3&b") is None  # its one try is spent
@@ -103,8 +105,7 @@ def test_status_burst_then_normal(faulty):
 
 
 def test_reset_truncate_and_cut(faulty):
-    with_faults(faulty, [{"kind": "reset", "path": PDF_PATH},
-                         {"kind": "truncate", "path": OTHER_PATH, "keep": 1000}])
+    with_faults(faulty, [{"kind": "reset", "path": PDF_PATH}, {"kind": "truncate", "path": OTHER_PATH, "keep": 1000}])
     with pytest.raises((ConnectionResetError, http.client.RemoteDisconnected)):
         get(faulty, PDF_PATH)
     with pytest.raises(http.client.IncompleteRead) as truncated:
@@ -112,16 +113,21 @@ def test_reset_truncate_and_cut(faulty):
     assert truncated.value.partial == OTHER_BYTES[:1000] and truncated.value.expected == len(OTHER_BYTES) - 1000
     with_faults(faulty, [{"kind": "cut", "path": PDF_PATH, "keep": 0.25}])
     status, headers, body = get(faulty, PDF_PATH)
-    assert status == 200 and body == PDF_BYTES[:len(PDF_BYTES) // 4]
+    assert status == 200 and body == PDF_BYTES[: len(PDF_BYTES) // 4]
     assert int(headers["Content-Length"]) == len(body)
     assert headers["ETag"] == f'"{hashlib.sha256(body).hexdigest()}"'
 
 
 def test_transcode_duplicate_and_error_page(faulty):
     _, _, original = get(faulty, DECISION)
-    with_faults(faulty, [{"kind": "transcode", "path": DECISION.split("?")[0], "encoding": "utf-16"},
-                         {"kind": "duplicate", "path": OTHER_PATH, "of": PDF_PATH},
-                         {"kind": "error_page", "path": "/articles/volby/assets"}])
+    with_faults(
+        faulty,
+        [
+            {"kind": "transcode", "path": DECISION.split("?")[0], "encoding": "utf-16"},
+            {"kind": "duplicate", "path": OTHER_PATH, "of": PDF_PATH},
+            {"kind": "error_page", "path": "/articles/volby/assets"},
+        ],
+    )
     status, headers, body = get(faulty, DECISION)
     assert headers["Content-Type"] == "text/html; charset=utf-16" and body.startswith(b"\xff\xfe")
     assert body.decode("utf-16") == original.decode("utf-8").replace('charset="UTF-8"', 'charset="utf-16"', 1)
@@ -139,16 +145,26 @@ def test_redirect_loop_keeps_the_query(faulty):
 
 
 def test_gzip_bomb_and_oversize(faulty):
-    with_faults(faulty, [{"kind": "gzip_bomb", "path": PDF_PATH, "size": 16 << 20},
-                         {"kind": "gzip_bomb", "path": OTHER_PATH, "size": 1 << 20, "as_file": True}])
+    with_faults(
+        faulty,
+        [
+            {"kind": "gzip_bomb", "path": PDF_PATH, "size": 16 << 20},
+            {"kind": "gzip_bomb", "path": OTHER_PATH, "size": 1 << 20, "as_file": True},
+        ],
+    )
     status, headers, body = get(faulty, PDF_PATH)
     assert headers["Content-Encoding"] == "gzip" and len(body) < 64 << 10
     inflater = zlib.decompressobj(31)
     assert len(inflater.decompress(body, 1 << 20)) == 1 << 20 and inflater.unconsumed_tail  # it goes on
     status, headers, body = get(faulty, OTHER_PATH)
     assert "Content-Encoding" not in headers and gzip.decompress(body) == bytes(1 << 20)
-    with_faults(faulty, [{"kind": "oversize", "path": PDF_PATH, "size": 3 << 20},
-                         {"kind": "oversize", "path": OTHER_PATH, "size": 3 << 20, "declare_length": False}])
+    with_faults(
+        faulty,
+        [
+            {"kind": "oversize", "path": PDF_PATH, "size": 3 << 20},
+            {"kind": "oversize", "path": OTHER_PATH, "size": 3 << 20, "declare_length": False},
+        ],
+    )
     status, headers, body = get(faulty, PDF_PATH)
     assert int(headers["Content-Length"]) == len(body) == 3 << 20 and body.startswith(PDF_BYTES)
     status, headers, body = get(faulty, OTHER_PATH)
@@ -165,6 +181,7 @@ def test_slow_answers_wait(faulty):
 
 
 # ---------------------------------------------------------------- the crawl side
+
 
 def test_backoff_and_retry_after():
     assert [backoff_delay(n, 0.5, 10) for n in (1, 2, 3, 6)] == [0.5, 1.0, 2.0, 10]
@@ -184,35 +201,64 @@ def test_failures_are_classified_with_reasons():
     html = HtmlResponse("http://mirror/x", status=503, body=b"", request=Request("http://mirror/x"))
     assert failure_outcome(failed(HttpError(html), retry_times=2)) == ("quarantined", "HTTP 503 after 2 retries")
     assert failure_outcome(failed(IgnoreRequest("Forbidden by robots.txt"))) == ("disallowed", "robots.txt")
-    assert failure_outcome(failed(OffLimits("host a.b is outside this source's allowlist"))) == \
-        ("disallowed", "host a.b is outside this source's allowlist")
-    assert failure_outcome(failed(IgnoreRequest("max redirections reached"), redirect_urls=["a", "b"])) == \
-        ("quarantined", "redirect loop: gave up after 2 redirects")
-    assert failure_outcome(failed(DownloadTimeoutError("took longer"), download_timeout=3.0, retry_times=1)) == \
-        ("quarantined", "timeout: no complete answer within 3.0 s after 1 retry")
+    assert failure_outcome(failed(OffLimits("host a.b is outside this source's allowlist"))) == (
+        "disallowed",
+        "host a.b is outside this source's allowlist",
+    )
+    assert failure_outcome(failed(IgnoreRequest("max redirections reached"), redirect_urls=["a", "b"])) == (
+        "quarantined",
+        "redirect loop: gave up after 2 redirects",
+    )
+    assert failure_outcome(failed(DownloadTimeoutError("took longer"), download_timeout=3.0, retry_times=1)) == (
+        "quarantined",
+        "timeout: no complete answer within 3.0 s after 1 retry",
+    )
     assert failure_outcome(failed(ValueError("odd"))) == ("quarantined", "download failed: ValueError: odd")
 
 
 def test_listing_sync_withdraws_only_from_complete_listings(fresh_db):
     with psycopg.connect(fresh_db, autocommit=True) as conn:
         for doc in ("a", "b", "c"):
-            crawlstate.record_document(conn, run_id="r1", source="municipal", doc_id=doc, url=f"http://m/{doc}",
-                                       sha256=doc * 64, byte_size=1, content_type="text/plain", listing="feed")
-        crawlstate.record_document(conn, run_id="r1", source="municipal", doc_id="lone", url="http://m/lone",
-                                   sha256="d" * 64, byte_size=1, content_type="text/plain")
+            crawlstate.record_document(
+                conn,
+                run_id="r1",
+                source="municipal",
+                doc_id=doc,
+                url=f"http://m/{doc}",
+                sha256=doc * 64,
+                byte_size=1,
+                content_type="text/plain",
+                listing="feed",
+            )
+        crawlstate.record_document(
+            conn,
+            run_id="r1",
+            source="municipal",
+            doc_id="lone",
+            url="http://m/lone",
+            sha256="d" * 64,
+            byte_size=1,
+            content_type="text/plain",
+        )
         # A partly read listing proves nothing missing.
-        assert crawlstate.sync_listing(conn, source="municipal", listing="feed", doc_ids={"a"}, complete=False) == \
-            ([], [])
+        assert crawlstate.sync_listing(conn, source="municipal", listing="feed", doc_ids={"a"}, complete=False) == (
+            [],
+            [],
+        )
         assert crawlstate.sync_listing(conn, source="municipal", listing="feed", doc_ids={"a"}) == (["b", "c"], [])
         assert crawlstate.sync_listing(conn, source="municipal", listing="feed", doc_ids=set()) == (["a"], [])
-        assert crawlstate.sync_listing(conn, source="municipal", listing="feed", doc_ids={"b"}, complete=False) == \
-            ([], ["b"])
+        assert crawlstate.sync_listing(conn, source="municipal", listing="feed", doc_ids={"b"}, complete=False) == (
+            [],
+            ["b"],
+        )
         statuses = dict(conn.execute("SELECT doc_id, status FROM documents"))
         assert statuses == {"a": "withdrawn", "b": "active", "c": "withdrawn", "lone": "active"}
-        crawlstate.log_outcome(conn, run_id="r1", source="municipal", url="http://m/x", outcome="quarantined",
-                               reason="HTTP 404")
-        crawlstate.log_outcome(conn, run_id="r2", source="municipal", url="http://m/x", outcome="quarantined",
-                               reason="HTTP 404")
+        crawlstate.log_outcome(
+            conn, run_id="r1", source="municipal", url="http://m/x", outcome="quarantined", reason="HTTP 404"
+        )
+        crawlstate.log_outcome(
+            conn, run_id="r2", source="municipal", url="http://m/x", outcome="quarantined", reason="HTTP 404"
+        )
         with pytest.raises(ValueError, match="needs a reason"):
             crawlstate.log_outcome(conn, run_id="r1", source="municipal", url="http://m/y", outcome="quarantined")
         with pytest.raises(ValueError, match="unknown crawl outcome"):
@@ -222,7 +268,15 @@ def test_listing_sync_withdraws_only_from_complete_listings(fresh_db):
         assert crawlstate.run_counts(conn, "r1", "municipal")["discovered"] is None  # the spider never closed
         crawlstate.record_run(conn, run_id="r1", source="municipal", discovered=5)
         counts = crawlstate.run_counts(conn, "r1", "municipal")
-        assert counts == {"discovered": 5, "stored": 4, "unchanged": 0, "quarantined": 1, "disallowed": 0,
-                          "withdrawn": 0, "reactivated": 0, "reconciled": True}
+        assert counts == {
+            "discovered": 5,
+            "stored": 4,
+            "unchanged": 0,
+            "quarantined": 1,
+            "disallowed": 0,
+            "withdrawn": 0,
+            "reactivated": 0,
+            "reconciled": True,
+        }
         crawlstate.record_run(conn, run_id="r1", source="municipal", discovered=6)
         assert crawlstate.run_counts(conn, "r1", "municipal")["reconciled"] is False

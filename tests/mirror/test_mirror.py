@@ -49,10 +49,12 @@ def by_month(http, mirror, year: int) -> dict:
 
 
 def listed(payload: dict) -> list[dict]:
-    return [info
-            for month in payload["dokumentySbirkyVMesici"]
-            for sada in month["sbirkyDokumentuSbirky"]
-            for info in sada["dokumentySbirkyRejstrikInfo"]]
+    return [
+        info
+        for month in payload["dokumentySbirkyVMesici"]
+        for sada in month["sbirkyDokumentuSbirky"]
+        for info in sada["dokumentySbirkyRejstrikInfo"]
+    ]
 
 
 def stale_path(stale_url: str) -> str:
@@ -60,6 +62,7 @@ def stale_path(stale_url: str) -> str:
 
 
 # ---------------------------------------------------------------- e-Sbírka REST API
+
 
 def test_default_corpus_root_is_the_bundled_corpus():
     assert CORPUS == REPO_ROOT / "sample_corpus"
@@ -77,8 +80,13 @@ def test_listing_2024_has_the_four_acts_in_april_and_one_consolidated_act_in_jan
     payload = by_month(http, mirror, 2024)
     infos = listed(payload)
     # 30/2024 is an informativní-znění DOCX (no cover sheet: its adoption date, 24 January, stands in)
-    assert [i["zkracenaCitace"] for i in infos] == ["30/2024 Sb.", "87/2024 Sb.", "88/2024 Sb.", "89/2024 Sb.",
-                                                    "90/2024 Sb."]
+    assert [i["zkracenaCitace"] for i in infos] == [
+        "30/2024 Sb.",
+        "87/2024 Sb.",
+        "88/2024 Sb.",
+        "89/2024 Sb.",
+        "90/2024 Sb.",
+    ]
     assert [m["mesic"] for m in payload["dokumentySbirkyVMesici"]] == [1, 4]
     sada = payload["dokumentySbirkyVMesici"][1]["sbirkyDokumentuSbirky"][0]
     assert sada["sadaDokumentuKod"] == "sb"
@@ -169,14 +177,17 @@ def test_every_listed_pdf_downloads_byte_for_byte(http, mirror):
     downloaded = 0
     for year in (2024, 2025):
         for info in listed(by_month(http, mirror, year)):
-            links = http.get(f"{mirror.base_url}{API}/dokumenty-sbirky/{stale_path(info['staleUrl'])}"
-                             "/odkazy-ke-stazeni").json()
+            links = http.get(
+                f"{mirror.base_url}{API}/dokumenty-sbirky/{stale_path(info['staleUrl'])}/odkazy-ke-stazeni"
+            ).json()
             if "overeneZneni" not in links:  # 30/2024: an informativní znění DOCX only
                 assert info["staleUrl"] == "/sb/2024/30" and "informativniZneniDocx" in links
                 continue
             link = links["overeneZneni"]["odkazPdf"]
-            url = (f"{mirror.base_url}{API}/souborove-dokumenty/{link['dokumentId']}/ORIGINAL/STAHNI/"
-                   f"{quote(link['nazevDokumentu'])}")
+            url = (
+                f"{mirror.base_url}{API}/souborove-dokumenty/{link['dokumentId']}/ORIGINAL/STAHNI/"
+                f"{quote(link['nazevDokumentu'])}"
+            )
             r = http.get(url)
             assert r.status_code == 200
             assert r.headers["Content-Type"] == "application/pdf"
@@ -224,11 +235,13 @@ def test_conditional_requests_give_304(http, mirror):
 
 
 def test_unknown_act_and_paths_are_404_chyby(http, mirror):
-    for path in (f"{API}/dokumenty-sbirky/{stale_path('/sb/2024/9999')}",
-                 f"{API}/dokumenty-sbirky/{stale_path('/sb/2024/9999')}/odkazy-ke-stazeni",
-                 f"{API}/souborove-dokumenty/123/ORIGINAL/STAHNI/x.pdf",
-                 f"{API}/souborove-dokumenty/202400087/NAHLED/STAHNI/x.pdf",
-                 f"{API}/neexistuje"):
+    for path in (
+        f"{API}/dokumenty-sbirky/{stale_path('/sb/2024/9999')}",
+        f"{API}/dokumenty-sbirky/{stale_path('/sb/2024/9999')}/odkazy-ke-stazeni",
+        f"{API}/souborove-dokumenty/123/ORIGINAL/STAHNI/x.pdf",
+        f"{API}/souborove-dokumenty/202400087/NAHLED/STAHNI/x.pdf",
+        f"{API}/neexistuje",
+    ):
         r = http.get(mirror.base_url + path)
         assert r.status_code == 404, path
         assert r.headers["Content-Type"] == "application/json"
@@ -255,6 +268,7 @@ def test_robots_txt_allows_all(http, mirror):
 
 # ---------------------------------------------------------------- DOCX (informativní znění)
 
+
 def test_docx_acts_are_listed_and_served(http, mirror):
     infos = listed(by_month(http, mirror, 1993))
     assert {i["staleUrl"] for i in infos} == {"/sb/1993/1", "/sb/1993/2", "/sb/1993/4", "/sb/1993/29"}
@@ -273,6 +287,7 @@ def test_docx_acts_are_listed_and_served(http, mirror):
 
 # ---------------------------------------------------------------- open-data SPARQL
 
+
 def sparql(http, mirror, query: str) -> requests.Response:
     return http.get(mirror.base_url + "/sparql", params={"query": query}, headers={"Accept": "application/json"})
 
@@ -280,14 +295,22 @@ def sparql(http, mirror, query: str) -> requests.Response:
 def test_sparql_serves_the_real_results(http, mirror):
     api = CORPUS / "esbirka" / "api"
     vocab = "https://slovník.gov.cz/legislativní/sbírka/"
-    meta = sparql(http, mirror, f"SELECT ?act ?citation ?year ?number ?ver WHERE {{ "
-                                f"BIND(<https://opendata.eselpoint.gov.cz/esel-esb/eli/cz/sb/2019/110> AS ?act) "
-                                f"?act <{vocab}citace-právního-aktu> ?citation . }} LIMIT 1")
+    meta = sparql(
+        http,
+        mirror,
+        f"SELECT ?act ?citation ?year ?number ?ver WHERE {{ "
+        f"BIND(<https://opendata.eselpoint.gov.cz/esel-esb/eli/cz/sb/2019/110> AS ?act) "
+        f"?act <{vocab}citace-právního-aktu> ?citation . }} LIMIT 1",
+    )
     assert meta.status_code == 200 and meta.headers["Content-Type"] == "application/json"
     assert meta.content == (api / "sparql_act_2019_110_meta.json").read_bytes()
-    fragments = sparql(http, mirror, "SELECT ?text ?order WHERE { "
-                                     "<https://opendata.eselpoint.gov.cz/esel-esb/eli/cz/sb/2019/110/2025-08-01> "
-                                     f"<{vocab}má-fragment-znění> ?frag . }} ORDER BY ?order")
+    fragments = sparql(
+        http,
+        mirror,
+        "SELECT ?text ?order WHERE { "
+        "<https://opendata.eselpoint.gov.cz/esel-esb/eli/cz/sb/2019/110/2025-08-01> "
+        f"<{vocab}má-fragment-znění> ?frag . }} ORDER BY ?order",
+    )
     assert fragments.content == (api / "sparql_act_2019_110_fragments.json").read_bytes()
     posted = http.post(mirror.base_url + "/sparql", data={"query": "SELECT ?text WHERE { <x/sb/2019/110> ?p ?text }"})
     assert posted.content == fragments.content
@@ -301,6 +324,7 @@ def test_sparql_unknown_query_is_an_empty_result_set(http, mirror):
 
 
 # ---------------------------------------------------------------- other sources
+
 
 def test_kadan_feed_is_served_unchanged(http, mirror):
     feed = (CORPUS / "municipal" / "kadan_uredni_deska.json").read_bytes()
@@ -337,7 +361,9 @@ def test_blesno_rest_backend_lists_articles_and_their_pdfs(http, mirror):
     r = http.get(mirror.base_url + "/articles/ids?prefix=")
     assert r.status_code == 200 and r.headers["Content-Type"] == "application/json"
     assert r.json() == sorted(by_article)
-    assert http.get(mirror.base_url + "/articles/ids?prefix=vr-").json() == sorted(a for a in by_article if a.startswith("vr-"))
+    assert http.get(mirror.base_url + "/articles/ids?prefix=vr-").json() == sorted(
+        a for a in by_article if a.startswith("vr-")
+    )
     assert http.get(mirror.base_url + "/articles/ids").status_code == 404  # Spring: no `prefix` → article "ids"
     host = mirror.base_url.split("://", 1)[1]
     for slug, names in by_article.items():
@@ -347,8 +373,12 @@ def test_blesno_rest_backend_lists_articles_and_their_pdfs(http, mirror):
             assert ref["url"] == f"http://{host}/articles/{slug}/assets/{ref['name']}"
             pdf = http.get(ref["url"])
             assert pdf.status_code == 200 and pdf.headers["Content-Type"] == "application/pdf"
-            assert pdf.content == (CORPUS / "municipal" / "blesno").joinpath(
-                next(p for p in files if p.name == f"{slug}__{ref['name']}")).read_bytes()
+            assert (
+                pdf.content
+                == (CORPUS / "municipal" / "blesno")
+                .joinpath(next(p for p in files if p.name == f"{slug}__{ref['name']}"))
+                .read_bytes()
+            )
     assert http.get(mirror.base_url + "/articles/neni/assets?type=references").json() == []
     assert http.get(mirror.base_url + "/articles/kanalizace/assets").status_code == 404
     assert http.get(mirror.base_url + "/articles/kanalizace/assets/neni.pdf").status_code == 404
@@ -356,13 +386,17 @@ def test_blesno_rest_backend_lists_articles_and_their_pdfs(http, mirror):
 
 
 def test_ruian_vfr_files_and_link_list(http, mirror):
-    files = {"20140331_OB_564729_UKSH.xml.gz": CORPUS / "cuzk" / "ruian" / "OB_UKSH.xml.gz",
-             "20140706_ST_ZKSH.xml.gz": CORPUS / "cuzk" / "ruian" / "ST_ZKSH.xml.gz"}
+    files = {
+        "20140331_OB_564729_UKSH.xml.gz": CORPUS / "cuzk" / "ruian" / "OB_UKSH.xml.gz",
+        "20140706_ST_ZKSH.xml.gz": CORPUS / "cuzk" / "ruian" / "ST_ZKSH.xml.gz",
+    }
     for name, path in files.items():
         r = http.get(f"{mirror.base_url}/vymenny_format/soucasna/{name}")
         assert r.status_code == 200 and r.headers["Content-Type"] == "application/x-gzip"
         assert r.content == path.read_bytes() and r.headers["ETag"] == f'"{sha256_file(path)}"'
-        again = http.get(f"{mirror.base_url}/vymenny_format/soucasna/{name}", headers={"If-None-Match": r.headers["ETag"]})
+        again = http.get(
+            f"{mirror.base_url}/vymenny_format/soucasna/{name}", headers={"If-None-Match": r.headers["ETag"]}
+        )
         assert again.status_code == 304
     assert http.get(mirror.base_url + "/vymenny_format/soucasna/20140331_OB_1_UKSH.xml.gz").status_code == 404
 
@@ -373,7 +407,9 @@ def test_ruian_vfr_files_and_link_list(http, mirror):
         return r.text.split("\r\n")[:-1]
 
     real = "https://vdp.cuzk.gov.cz/vymenny_format/soucasna/"
-    assert links("vf.pu=S&_vf.pu=on&vf.cr=U&vf.up=OB&vf.ds=K&vf.uo=A&search=Vyhledat") == [real + "20140331_OB_564729_UKSH.xml.gz"]
+    assert links("vf.pu=S&_vf.pu=on&vf.cr=U&vf.up=OB&vf.ds=K&vf.uo=A&search=Vyhledat") == [
+        real + "20140331_OB_564729_UKSH.xml.gz"
+    ]
     assert links("vf.cr=U&vf.up=OB&vf.ds=K&vf.uo=O&ob.kod=564729") == [real + "20140331_OB_564729_UKSH.xml.gz"]
     assert links("vf.cr=U&vf.up=OB&vf.ds=K&vf.uo=O&ob.kod=554782") == []
     assert links("vf.cr=Z&vf.up=ST&vf.ds=K") == [real + "20140706_ST_ZKSH.xml.gz"]
@@ -405,8 +441,10 @@ def ns_records() -> dict[str, dict]:
 
 
 def ns_search(http, mirror, query: str, start: int = 1, count: int = 20) -> str:
-    r = http.get(f"{mirror.base_url}/Judikatura/judikatura_ns.nsf/$$WebSearch1?SearchView&"
-                 f"Query={quote(query)}&SearchMax=1000&SearchOrder=4&Start={start}&Count={count}&pohled=1")
+    r = http.get(
+        f"{mirror.base_url}/Judikatura/judikatura_ns.nsf/$$WebSearch1?SearchView&"
+        f"Query={quote(query)}&SearchMax=1000&SearchOrder=4&Start={start}&Count={count}&pohled=1"
+    )
     assert r.status_code == 200 and r.headers["Content-Type"] == "text/html; charset=UTF-8"
     return r.text
 
@@ -432,7 +470,9 @@ def test_nsoud_search_pages(http, mirror):
     assert "Start=6" in next_href and "Count=5" in next_href
     second = http.get(mirror.base_url + next_href).text
     assert "Výsledky 6 - 10 z 11" in second
-    assert not set(re.findall(r'class="odk"[^>]*>([^<]+)<', first)) & set(re.findall(r'class="odk"[^>]*>([^<]+)<', second))
+    assert not set(re.findall(r'class="odk"[^>]*>([^<]+)<', first)) & set(
+        re.findall(r'class="odk"[^>]*>([^<]+)<', second)
+    )
 
 
 def test_nsoud_decision_page_carries_the_full_text(http, mirror):
@@ -450,20 +490,28 @@ def test_nsoud_decision_page_carries_the_full_text(http, mirror):
 
 # ---------------------------------------------------------------- server mechanics and the derived catalog
 
+
 def test_request_log_records_method_path_status(mirror):
     with MirrorThread(CORPUS) as m, requests.Session() as s:
         s.get(m.base_url + "/robots.txt")
         s.get(m.base_url + "/missing")
         s.head(m.base_url + "/robots.txt")
-        assert m.server.request_log == [("GET", "/robots.txt", 200), ("GET", "/missing", 404),
-                                        ("HEAD", "/robots.txt", 200)]
+        assert m.server.request_log == [
+            ("GET", "/robots.txt", 200),
+            ("GET", "/missing", 404),
+            ("HEAD", "/robots.txt", 200),
+        ]
 
 
 def test_serve_forever_prints_the_base_url():
     # A default SIGTERM disposition for the server, as from a shell: an ignored SIGTERM is inherited across exec.
-    proc = subprocess.Popen([sys.executable, "-m", "mirror.server", "--port", "0"],
-                            stdout=subprocess.PIPE, text=True, cwd=REPO_ROOT,
-                            preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mirror.server", "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO_ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL),
+    )
     try:
         base_url = proc.stdout.readline().strip()
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+", base_url)
@@ -506,16 +554,24 @@ def test_heading_and_effect_parsers():
     heading = esbirka.parse_act_heading(
         "Strana 2 Akt č. 175 / 2025 Sb.\n175\nZÁKON\nze dne 22. května 2025\n"
         "o poskytování některých opatření v podpoře bydlení\n(zákon o podpoře bydlení)\n"
-        "Parlament se usnesl na tomto zákoně České republiky:\nČÁST PRVNÍ")
-    assert heading == {"act_type": "Zákon", "adopted": date(2025, 5, 22),
-                       "title": "o poskytování některých opatření v podpoře bydlení (zákon o podpoře bydlení)",
-                       "name": "Zákon o poskytování některých opatření v podpoře bydlení (zákon o podpoře bydlení)"}
+        "Parlament se usnesl na tomto zákoně České republiky:\nČÁST PRVNÍ"
+    )
+    assert heading == {
+        "act_type": "Zákon",
+        "adopted": date(2025, 5, 22),
+        "title": "o poskytování některých opatření v podpoře bydlení (zákon o podpoře bydlení)",
+        "name": "Zákon o poskytování některých opatření v podpoře bydlení (zákon o podpoře bydlení)",
+    }
     announced = date(2025, 4, 29)
     parse = esbirka.parse_effective_date
     assert parse("Tento zákon nabývá účinnosti dnem jeho vyhlášení.", announced) == announced
-    assert parse("Tato vyhláška nabývá účinnosti dnem následujícím po dni jeho vyhlášení.", announced) == date(2025, 4, 30)
-    assert parse("Tento zákon nabývá účinnosti prvním dnem kalendářního měsíce následujícího po dni jeho "
-                 "vyhlášení.", date(2025, 12, 3)) == date(2026, 1, 1)
+    assert parse("Tato vyhláška nabývá účinnosti dnem následujícím po dni jeho vyhlášení.", announced) == date(
+        2025, 4, 30
+    )
+    assert parse(
+        "Tento zákon nabývá účinnosti prvním dnem kalendářního měsíce následujícího po dni jeho vyhlášení.",
+        date(2025, 12, 3),
+    ) == date(2026, 1, 1)
     assert parse("Tento zákon nabývá účinnosti dnem 1. ledna 2026, s výjimkou ...", None) == date(2026, 1, 1)
     assert parse("Tento zákon nabývá účinnosti dnem jeho vyhlášení.", None) is None
     assert esbirka.number_year_from_name("Sb_1993_1_IZ.docx") == (1, 1993)

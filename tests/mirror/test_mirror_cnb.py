@@ -22,8 +22,9 @@ def test_listings_are_served_at_their_real_paths_with_the_real_links(mirror):
     for book in COVERAGE["sourcebooks"]:
         page = requests.get(mirror.base_url + urlsplit(book["source_url"]).path, timeout=30)
         assert page.status_code == 200 and '<div class="page-cnt">' in page.text and book["name"] in page.text
-    benchmarks = requests.get(f"{mirror.base_url}/cs/dohled-financni-trh/vykon-dohledu/"
-                              "dohledova-uredni-sdeleni-a-benchmarky/", timeout=30).text
+    benchmarks = requests.get(
+        f"{mirror.base_url}/cs/dohled-financni-trh/vykon-dohledu/dohledova-uredni-sdeleni-a-benchmarky/", timeout=30
+    ).text
     links = re.findall(r'<a href="([^"]+)">', benchmarks.split('class="page-cnt"', 1)[1])
     assert links == [urlsplit(u).path for u in STATE["completedBenchmarkUrls"]]
     assert '>Dohledové sdělení č. 1/2026</a> <span class="date">2026</span>' in benchmarks
@@ -44,18 +45,28 @@ def test_a_document_the_corpus_has_is_served_byte_for_byte(tmp_path):
         answer = requests.get(site.base_url + urlsplit(STATE["completedBenchmarkUrls"][0]).path, timeout=30)
         assert answer.status_code == 200 and answer.content == pdf.read_bytes()
         assert answer.headers["Content-Type"] == "application/pdf"
-        again = requests.get(site.base_url + urlsplit(STATE["completedBenchmarkUrls"][0]).path, timeout=30,
-                             headers={"If-None-Match": answer.headers["ETag"]})
+        again = requests.get(
+            site.base_url + urlsplit(STATE["completedBenchmarkUrls"][0]).path,
+            timeout=30,
+            headers={"If-None-Match": answer.headers["ETag"]},
+        )
         assert again.status_code == 304
 
 
 def test_titles_come_from_the_real_file_names():
-    assert cnb.title_from_url("https://www.cnb.cz/x/download/dohledovy_benchmark_2025_01.pdf") == \
-        ("Dohledový benchmark č. 1/2025", 2025)
-    assert cnb.title_from_url("https://www.cnb.cz/x/dohledove-sdeleni-c.-1-2018-platebni-ucty-pro-nezletile-osoby/") \
-        == ("Dohledové sdělení č. 1/2018 – platebni ucty pro nezletile osoby", 2018)
-    assert cnb.title_from_url("https://www.cnb.cz/cs/x/vybrana-rozhodnuti-mimo-kapitalovy-trh/") == \
-        ("vybrana rozhodnuti mimo kapitalovy trh", None)
+    assert cnb.title_from_url("https://www.cnb.cz/x/download/dohledovy_benchmark_2025_01.pdf") == (
+        "Dohledový benchmark č. 1/2025",
+        2025,
+    )
+    assert cnb.title_from_url(
+        "https://www.cnb.cz/x/dohledove-sdeleni-c.-1-2018-platebni-ucty-pro-nezletile-osoby/"
+    ) == ("Dohledové sdělení č. 1/2018 – platebni ucty pro nezletile osoby", 2018)
+    assert cnb.title_from_url("https://www.cnb.cz/cs/x/vybrana-rozhodnuti-mimo-kapitalovy-trh/") == (
+        "vybrana rozhodnuti mimo kapitalovy trh",
+        None,
+    )
     listings = cnb.load_listings(SAMPLE_CORPUS)
-    assert sum(len(listing.documents) for listing in listings) == \
-        len(STATE["completedBenchmarkUrls"]) + len(STATE["completedEnforcementUrls"]) - 1
+    assert (
+        sum(len(listing.documents) for listing in listings)
+        == len(STATE["completedBenchmarkUrls"]) + len(STATE["completedEnforcementUrls"]) - 1
+    )

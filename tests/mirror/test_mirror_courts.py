@@ -24,13 +24,23 @@ def test_nalus_form_postback_needs_the_issued_view_state_and_pages_the_session_h
     assert form.status_code == 200 and "ASP.NET_SessionId" in session.cookies
     state = hidden_fields(form.text)
     assert set(state) >= {"__VIEWSTATE", "__VIEWSTATEGENERATOR", "__EVENTVALIDATION"}
-    criteria = {FIELD + "decidedFrom": "18.9.2018", FIELD + "nalezy": "on", FIELD + "usneseni": "on",
-                FIELD + "stanoviska_plena": "on", FIELD + "resultsPageSize": "20", FIELD + "but_search": "Vyhledat"}
-    forged = session.post(f"{mirror.base_url}/Search/Search.aspx", data={**state, "__VIEWSTATE": "AAAA" + "x" * 36,
-                                                                        **criteria}, timeout=30)
+    criteria = {
+        FIELD + "decidedFrom": "18.9.2018",
+        FIELD + "nalezy": "on",
+        FIELD + "usneseni": "on",
+        FIELD + "stanoviska_plena": "on",
+        FIELD + "resultsPageSize": "20",
+        FIELD + "but_search": "Vyhledat",
+    }
+    forged = session.post(
+        f"{mirror.base_url}/Search/Search.aspx",
+        data={**state, "__VIEWSTATE": "AAAA" + "x" * 36, **criteria},
+        timeout=30,
+    )
     assert forged.status_code == 500 and "viewstate" in forged.text.lower()
-    posted = session.post(f"{mirror.base_url}/Search/Search.aspx", data={**state, **criteria}, allow_redirects=False,
-                          timeout=30)
+    posted = session.post(
+        f"{mirror.base_url}/Search/Search.aspx", data={**state, **criteria}, allow_redirects=False, timeout=30
+    )
     assert posted.status_code == 302 and posted.headers["Location"] == "/Search/Results.aspx"
 
     expected = constitutional_since(date(2018, 9, 18))
@@ -49,8 +59,11 @@ def test_nalus_form_postback_needs_the_issued_view_state_and_pages_the_session_h
 
     none = requests.Session()
     state = hidden_fields(none.get(f"{mirror.base_url}/Search/Search.aspx", timeout=30).text)
-    empty = none.post(f"{mirror.base_url}/Search/Search.aspx", timeout=30,
-                      data={**state, **criteria, FIELD + "decidedFrom": "1.1.1990", FIELD + "decidedTo": "31.12.1990"})
+    empty = none.post(
+        f"{mirror.base_url}/Search/Search.aspx",
+        timeout=30,
+        data={**state, **criteria, FIELD + "decidedFrom": "1.1.1990", FIELD + "decidedTo": "31.12.1990"},
+    )
     assert empty.status_code == 200 and "ctl00_MainContent_lbError" in empty.text
 
 
@@ -64,36 +77,47 @@ def test_nalus_text_page_shows_only_the_real_citation_records(mirror):
     for reference in decision.references:
         assert reference.reference in content
     assert "30 Cdo 85/2005" in content  # a linked reference of this decision (ConCo-ref-SupCo.csv)
-    again = requests.get(f"{mirror.base_url}/Search/GetText.aspx", params={"sz": "2-680-06_1"},
-                         headers={"If-None-Match": page.headers["ETag"]}, timeout=30)
+    again = requests.get(
+        f"{mirror.base_url}/Search/GetText.aspx",
+        params={"sz": "2-680-06_1"},
+        headers={"If-None-Match": page.headers["ETag"]},
+        timeout=30,
+    )
     assert again.status_code == 304
-    assert requests.get(f"{mirror.base_url}/Search/GetText.aspx", params={"sz": "9-1-99_1"}, timeout=30).status_code == 404
+    assert (
+        requests.get(f"{mirror.base_url}/Search/GetText.aspx", params={"sz": "9-1-99_1"}, timeout=30).status_code == 404
+    )
 
 
 def test_nssoud_search_rows_more_rows_and_utf16_texts(mirror):
     session = requests.Session()
     form = session.get(f"{mirror.base_url}/Home/Index", params={"formular": "4"}, timeout=30).text
     token = re.search(r'name="__RequestVerificationToken" type="hidden" value="([^"]+)"', form).group(1)
-    prefix = re.search(r'name="(vyhledavaciPodminky\[\d+\])\.TechnickyNazev" value="datumvydanirozhodnuti"', form).group(1)
+    prefix = re.search(
+        r'name="(vyhledavaciPodminky\[\d+\])\.TechnickyNazev" value="datumvydanirozhodnuti"', form
+    ).group(1)
     condition = {f"{prefix}.vyhledavaciPodminkaHodnota[0].HodnotaDatumACasOd": "01.01.2017 00:00:00"}
     refused = session.post(f"{mirror.base_url}/Home/Index?formular=4", data=condition, timeout=30)
     assert refused.status_code == 400
-    results = session.post(f"{mirror.base_url}/Home/Index?formular=4",
-                           data={"__RequestVerificationToken": token, **condition}, timeout=30).text
+    results = session.post(
+        f"{mirror.base_url}/Home/Index?formular=4", data={"__RequestVerificationToken": token, **condition}, timeout=30
+    ).text
     expected = administrative_since(date(2017, 1, 1))
     assert f"Nalezeno záznamů: {len(expected)}" in results
     table = results.split('<table id="tresults"', 1)[1].split("</table>", 1)[0]
-    ids = re.findall(r'DokumentOriginal/Text/(\d+)', table)
+    ids = re.findall(r"DokumentOriginal/Text/(\d+)", table)
     assert len(ids) == 40
     params = re.sub(r"\\(.)", r"\1", re.search(r"var currParams = '((?:[^'\\]|\\.)*)'", results).group(1))
     page, more = 1, []
     while True:
-        rows = session.post(f"{mirror.base_url}/Home/MyResTRowsCont", timeout=30,
-                            data={"vyhledavaciPodminky": params, "zobrazeniVysledkuId": "1",
-                                  "pageNum": str(page), "resultOrder": ""}).text
+        rows = session.post(
+            f"{mirror.base_url}/Home/MyResTRowsCont",
+            timeout=30,
+            data={"vyhledavaciPodminky": params, "zobrazeniVysledkuId": "1", "pageNum": str(page), "resultOrder": ""},
+        ).text
         if not rows.strip():
             break
-        more += re.findall(r'DokumentOriginal/Text/(\d+)', rows)
+        more += re.findall(r"DokumentOriginal/Text/(\d+)", rows)
         page += 1
     assert len(set(ids + more)) == len(ids) + len(more) == len(expected)
 

@@ -17,8 +17,12 @@ def ent(start, end, label, norm=None):
 
 
 def record(text, *entities):
-    return {"id": text[:10], "source": "test", "text": text,
-            "entities": [dict(e, text=text[e["start"]:e["end"]]) for e in entities]}
+    return {
+        "id": text[:10],
+        "source": "test",
+        "text": text,
+        "entities": [dict(e, text=text[e["start"] : e["end"]]) for e in entities],
+    }
 
 
 TEXT = "aaaa bbbb cccc dddd eeee"
@@ -32,24 +36,57 @@ def fixed(predictions):
     return lambda text: predictions.get(text, [])
 
 
-@pytest.mark.parametrize("predictions,expected", [
-    # perfect
-    ({TEXT: [Entity(0, 4, "LAW_REF", "aaaa", "A"), Entity(5, 9, "LAW_REF", "bbbb", "B"),
-             Entity(10, 14, "DECISION_REF", "cccc", "C")]},
-     {"LAW_REF": dict(tp=2, fp=0, fn=0, precision=1.0, recall=1.0, norm_accuracy=1.0, overlap_recall=1.0),
-      "DECISION_REF": dict(tp=1, fp=0, fn=0, precision=1.0, recall=1.0)}),
-    # one exact with a wrong norm, one shifted span (overlap only), one spurious, decision missed
-    ({TEXT: [Entity(0, 4, "LAW_REF", "aaaa", "WRONG"), Entity(5, 11, "LAW_REF", "bbbb c", "B"),
-             Entity(15, 19, "LAW_REF", "dddd", None)],
-      "no entities here": [{"start": 0, "end": 2, "label": "LAW_REF", "norm": None}]},
-     {"LAW_REF": dict(tp=1, fp=3, fn=1, precision=0.25, recall=0.5, norm_accuracy=0.0,
-                      overlap_precision=0.5, overlap_recall=1.0),
-      "DECISION_REF": dict(tp=0, fp=0, fn=1, precision=1.0, recall=0.0, f1=0.0)}),
-    # labels must match too
-    ({TEXT: [Entity(10, 14, "LAW_REF", "cccc", "C")]},
-     {"LAW_REF": dict(tp=0, fp=1, fn=2, precision=0.0, recall=0.0, overlap_recall=0.0),
-      "DECISION_REF": dict(tp=0, fn=1, overlap_recall=0.0)}),
-])
+@pytest.mark.parametrize(
+    "predictions,expected",
+    [
+        # perfect
+        (
+            {
+                TEXT: [
+                    Entity(0, 4, "LAW_REF", "aaaa", "A"),
+                    Entity(5, 9, "LAW_REF", "bbbb", "B"),
+                    Entity(10, 14, "DECISION_REF", "cccc", "C"),
+                ]
+            },
+            {
+                "LAW_REF": dict(tp=2, fp=0, fn=0, precision=1.0, recall=1.0, norm_accuracy=1.0, overlap_recall=1.0),
+                "DECISION_REF": dict(tp=1, fp=0, fn=0, precision=1.0, recall=1.0),
+            },
+        ),
+        # one exact with a wrong norm, one shifted span (overlap only), one spurious, decision missed
+        (
+            {
+                TEXT: [
+                    Entity(0, 4, "LAW_REF", "aaaa", "WRONG"),
+                    Entity(5, 11, "LAW_REF", "bbbb c", "B"),
+                    Entity(15, 19, "LAW_REF", "dddd", None),
+                ],
+                "no entities here": [{"start": 0, "end": 2, "label": "LAW_REF", "norm": None}],
+            },
+            {
+                "LAW_REF": dict(
+                    tp=1,
+                    fp=3,
+                    fn=1,
+                    precision=0.25,
+                    recall=0.5,
+                    norm_accuracy=0.0,
+                    overlap_precision=0.5,
+                    overlap_recall=1.0,
+                ),
+                "DECISION_REF": dict(tp=0, fp=0, fn=1, precision=1.0, recall=0.0, f1=0.0),
+            },
+        ),
+        # labels must match too
+        (
+            {TEXT: [Entity(10, 14, "LAW_REF", "cccc", "C")]},
+            {
+                "LAW_REF": dict(tp=0, fp=1, fn=2, precision=0.0, recall=0.0, overlap_recall=0.0),
+                "DECISION_REF": dict(tp=0, fn=1, overlap_recall=0.0),
+            },
+        ),
+    ],
+)
 def test_score_tiny_gold(predictions, expected):
     scores = score(TINY_GOLD, fixed(predictions))
     for label, values in expected.items():
@@ -75,9 +112,18 @@ def test_score_restricted_labels_and_table():
 
 def test_load_gold_rejects_bad_offsets(tmp_path):
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps({"id": "x", "source": "t", "text": "§ 5 zákona",
-                               "entities": [{"start": 1, "end": 4, "label": "LAW_REF", "text": "§ 5", "norm": "§ 5"}]}) + "\n",
-                   encoding="utf-8")
+    bad.write_text(
+        json.dumps(
+            {
+                "id": "x",
+                "source": "t",
+                "text": "§ 5 zákona",
+                "entities": [{"start": 1, "end": 4, "label": "LAW_REF", "text": "§ 5", "norm": "§ 5"}],
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     with pytest.raises(ValueError, match="do not match"):
         load_gold(bad)
 
@@ -101,8 +147,16 @@ def test_bundled_gold_is_well_formed_and_large_enough():
 
 def test_bundled_gold_covers_every_source_family():
     sources = {r["source"] for r in load_gold(GOLD)}
-    families = ("esbirka/pdf/", "esbirka/docx/", "courts/ns_decisions", "courts/citations/", "cnb/",
-                "kadan_uredni_deska.json", "blesno/text/", "blesno/scanned/")
+    families = (
+        "esbirka/pdf/",
+        "esbirka/docx/",
+        "courts/ns_decisions",
+        "courts/citations/",
+        "cnb/",
+        "kadan_uredni_deska.json",
+        "blesno/text/",
+        "blesno/scanned/",
+    )
     assert all(any(family in source for source in sources) for family in families)
 
 

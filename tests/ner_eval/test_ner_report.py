@@ -1,4 +1,5 @@
 """`mendel eval ner` writes an HTML report: the per-label table and every error in its context."""
+
 import json
 import os
 import re
@@ -18,12 +19,18 @@ def tiny_gold(tmp_path: Path) -> Path:
     def span(surface, label, norm):
         start = TEXT.index(surface)
         return {"start": start, "end": start + len(surface), "label": label, "text": surface, "norm": norm}
-    record = {"id": "tiny-1", "source": "test/tiny", "text": TEXT, "entities": [
-        span("§ 5 zákona č. 89/2012 Sb.", "LAW_REF", "89/2012 Sb. § 5"),
-        span("12. 3. 2019", "DATE", "2019-03-12"),
-        span("1 500 Kč", "MONEY", "1500 CZK"),
-        span("Nejvyššímu soudu", "INSTITUTION", "Nejvyšší soud"),
-    ]}
+
+    record = {
+        "id": "tiny-1",
+        "source": "test/tiny",
+        "text": TEXT,
+        "entities": [
+            span("§ 5 zákona č. 89/2012 Sb.", "LAW_REF", "89/2012 Sb. § 5"),
+            span("12. 3. 2019", "DATE", "2019-03-12"),
+            span("1 500 Kč", "MONEY", "1500 CZK"),
+            span("Nejvyššímu soudu", "INSTITUTION", "Nejvyšší soud"),
+        ],
+    }
     path = tmp_path / "tiny.jsonl"
     path.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
@@ -63,8 +70,9 @@ def test_report_lists_errors_in_context(tmp_path):
 def test_cli_writes_the_report_next_to_the_table(tmp_path):
     target = tmp_path / "ner.html"
     env = dict(os.environ, MENDEL_HOME=str(tmp_path / "home"))
-    out = subprocess.run(MENDEL + ["eval", "ner", "--json", "--html", str(target)], capture_output=True, text=True,
-                         env=env, timeout=300)
+    out = subprocess.run(
+        MENDEL + ["eval", "ner", "--json", "--html", str(target)], capture_output=True, text=True, env=env, timeout=300
+    )
     assert out.returncode == 0, out.stderr
     payload = json.loads(out.stdout)
     assert payload["html_report"] == str(target)

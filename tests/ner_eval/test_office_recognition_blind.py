@@ -10,6 +10,7 @@ from collections import Counter
 
 import pytest
 import yaml
+
 from mendel.registers import municipalities
 from ner_eval import notices_offices
 
@@ -22,7 +23,12 @@ def annotations() -> list[dict]:
 def test_the_gold_holds_real_notices_twenty_per_board_file(annotations):
     assert len(annotations) == 100
     assert Counter(r["id"].split("-")[1] for r in annotations) == {
-        "mvcr": 20, "kadan": 20, "hranice": 20, "karvina": 20, "zlin": 20}
+        "mvcr": 20,
+        "kadan": 20,
+        "hranice": 20,
+        "karvina": 20,
+        "zlin": 20,
+    }
     rendered = {(source, text) for notices in notices_offices.pools().values() for source, text in notices}
     for record in annotations:  # each text is its source notice's render, unedited
         assert (record["source"], record["text"]) in rendered, record["id"]

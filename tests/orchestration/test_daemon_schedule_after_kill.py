@@ -114,8 +114,16 @@ class Processes:
 
     def start(self, command: list[str], log: Path) -> subprocess.Popen:
         with log.open("ab") as out:
-            process = subprocess.Popen(command, cwd=PROJECT_ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, preexec_fn=_default_sigterm, start_new_session=True)
+            process = subprocess.Popen(
+                command,
+                cwd=PROJECT_ROOT,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                preexec_fn=_default_sigterm,
+                start_new_session=True,
+            )
         self.started.append(process)
         return process
 
@@ -168,17 +176,40 @@ def instance_home(tmp_path, monkeypatch):
     location = tmp_path / "nightly_shape.py"
     location.write_text(LOCATION, encoding="utf-8")
     workspace = tmp_path / "workspace.yaml"
-    workspace.write_text(yaml.safe_dump({"load_from": [{"python_file": {
-        "relative_path": str(tmp_path / "nightly_shape.py"), "working_directory": str(PROJECT_ROOT),
-        "location_name": "nightly_shape"}}]}), encoding="utf-8")
+    workspace.write_text(
+        yaml.safe_dump(
+            {
+                "load_from": [
+                    {
+                        "python_file": {
+                            "relative_path": str(tmp_path / "nightly_shape.py"),
+                            "working_directory": str(PROJECT_ROOT),
+                            "location_name": "nightly_shape",
+                        }
+                    }
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
     write_test_profile(home)
     monkeypatch.setenv("DAGSTER_HOME", str(home))  # the instance opened in the test reads it too
-    env = {**os.environ, "DAGSTER_HOME": str(home), "NIGHTLY_SHAPE_MARKERS": str(markers),
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "NIGHTLY_SHAPE_MARKERS": str(markers),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")])),
+    }
     processes = Processes(env)
     try:
-        yield {"home": home, "markers": markers, "workspace": workspace, "location": location,
-               "processes": processes, "log": tmp_path}
+        yield {
+            "home": home,
+            "markers": markers,
+            "workspace": workspace,
+            "location": location,
+            "processes": processes,
+            "log": tmp_path,
+        }
     finally:
         processes.kill_all()
         assert not processes.tagged(), "a process the test started outlived it"
@@ -205,8 +236,10 @@ def test_schedule_runs_again_after_a_sigkilled_nightly(instance_home):
         instance.event_log_storage.set_concurrency_slots(POOL, 1)
         processes.start([str(bin_dir / "dagster-daemon"), "run", "-w", str(instance_home["workspace"])], daemon_log)
         # The nightly as `mendel run` runs it: in process, outside the queue, yet holding the one run slot.
-        mendel_run = processes.start([sys.executable, "-c", IN_PROCESS_RUN, str(instance_home["location"])],
-                                     instance_home["log"] / "mendel_run.log")
+        mendel_run = processes.start(
+            [sys.executable, "-c", IN_PROCESS_RUN, str(instance_home["location"])],
+            instance_home["log"] / "mendel_run.log",
+        )
 
         def hung_run():
             runs = instance.get_runs(filters=RunsFilter(tags={HANG_TAG: "1"}))
@@ -237,15 +270,26 @@ def test_schedule_runs_again_after_a_sigkilled_nightly(instance_home):
         mendel_run.wait()
         killed_at = time.time()
 
-        failed = poll(lambda: (r := instance.get_run_record_by_id(hung.run_id)).dagster_run.status
-                      == DagsterRunStatus.FAILURE and r, FAIL_TIMEOUT_S, "run monitoring fails the killed run",
-                      daemon_log)
+        failed = poll(
+            lambda: (
+                (r := instance.get_run_record_by_id(hung.run_id)).dagster_run.status == DagsterRunStatus.FAILURE and r
+            ),
+            FAIL_TIMEOUT_S,
+            "run monitoring fails the killed run",
+            daemon_log,
+        )
         messages = [e.message for e in instance.all_logs(hung.run_id)]
         assert any(f"run worker process {worker_pid} is gone" in (m or "") for m in messages), messages[-3:]
         assert failed.end_time >= killed_at - 1
-        poll(lambda: hung.run_id not in {slot.run_id for slot in
-                                         instance.event_log_storage.get_concurrency_info(POOL).claimed_slots},
-             FAIL_TIMEOUT_S, "the killed run's pool slot is freed", daemon_log)
+        poll(
+            lambda: (
+                hung.run_id
+                not in {slot.run_id for slot in instance.event_log_storage.get_concurrency_info(POOL).claimed_slots}
+            ),
+            FAIL_TIMEOUT_S,
+            "the killed run's pool slot is freed",
+            daemon_log,
+        )
 
         def finished():
             status = instance.get_run_by_id(scheduled.run_id).status
@@ -255,8 +299,11 @@ def test_schedule_runs_again_after_a_sigkilled_nightly(instance_home):
         record = instance.get_run_record_by_id(scheduled.run_id)
         assert record.start_time >= failed.end_time  # it left the queue only once the dead run was failed
         assert HANG_TAG not in record.dagster_run.tags
-        materialized = {e.dagster_event.asset_key.path[-1] for e in instance.all_logs(scheduled.run_id)
-                        if e.dagster_event and e.dagster_event.event_type_value == "ASSET_MATERIALIZATION"}
+        materialized = {
+            e.dagster_event.asset_key.path[-1]
+            for e in instance.all_logs(scheduled.run_id)
+            if e.dagster_event and e.dagster_event.event_type_value == "ASSET_MATERIALIZATION"
+        }
         assert materialized == {"crawled", "processed"}
     finally:
         instance.dispose()

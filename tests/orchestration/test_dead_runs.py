@@ -47,7 +47,8 @@ def test_every_instance_profile_monitors_runs(path):
 
 def test_helm_values_monitor_runs():
     monitoring = yaml.safe_load((PROJECT_ROOT / "deploy" / "k8s" / "values.yaml").read_text())["dagsterDaemon"][
-        "runMonitoring"]
+        "runMonitoring"
+    ]
     assert monitoring["enabled"] is True and 0 < monitoring["pollIntervalSeconds"] <= 120
 
 
@@ -165,8 +166,9 @@ PDEATHSIG_REPORTER = textwrap.dedent("""
 @asset
 def pipes_child(context, pipes_subprocess_client: ParentBoundPipesSubprocessClient):
     report = os.environ["PDEATHSIG_REPORT"]
-    return pipes_subprocess_client.run(command=[sys.executable, "-c", PDEATHSIG_REPORTER, report], context=context,
-                                       cwd=str(PROJECT_ROOT)).get_materialize_result()
+    return pipes_subprocess_client.run(
+        command=[sys.executable, "-c", PDEATHSIG_REPORTER, report], context=context, cwd=str(PROJECT_ROOT)
+    ).get_materialize_result()
 
 
 def test_definitions_run_crawlers_bound_to_their_step(tmp_path, monkeypatch):
@@ -213,9 +215,13 @@ def _postmaster(pgdata: Path) -> int | None:
 def _user(pgdata: Path, mode: str) -> subprocess.Popen:
     # A default SIGTERM disposition, as a user started from a shell has: an ignored SIGTERM is inherited across exec,
     # and code earlier in a long test session may have left it ignored in this process.
-    process = subprocess.Popen([sys.executable, "-c", USER, str(pgdata), mode], cwd=PROJECT_ROOT,
-                               stdout=subprocess.PIPE, text=True,
-                               preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+    process = subprocess.Popen(
+        [sys.executable, "-c", USER, str(pgdata), mode],
+        cwd=PROJECT_ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL),
+    )
     assert process.stdout.readline().strip() == "ready"
     return process
 

@@ -44,11 +44,20 @@ def test_assets_grouped_by_stage():
 
 def test_lineage_runs_through_the_gate():
     graph = defs.resolve_asset_graph()
-    upstream = {key.to_user_string(): {p.to_user_string() for p in graph.get(key).parent_keys}
-                for key in graph.get_all_asset_keys()}
+    upstream = {
+        key.to_user_string(): {p.to_user_string() for p in graph.get(key).parent_keys}
+        for key in graph.get_all_asset_keys()
+    }
     # the record documents (mendel.records.record_documents) are rendered from the loaded register: it comes first
-    assert upstream["document_pages"] == {"esbirka_documents", "nsoud_documents", "nalus_documents",
-                                         "nssoud_documents", "cnb_documents", "board_documents", "ruian_records"}
+    assert upstream["document_pages"] == {
+        "esbirka_documents",
+        "nsoud_documents",
+        "nalus_documents",
+        "nssoud_documents",
+        "cnb_documents",
+        "board_documents",
+        "ruian_records",
+    }
     # The nightly job reads the board register, then crawls every board it registered.
     assert upstream["board_documents"] == {"board_registry"}
     nightly = defs.resolve_job_def("nightly").asset_layer.selected_asset_keys

@@ -19,8 +19,8 @@ import psycopg
 import pytest
 from dagster import DagsterInstance, DagsterRunStatus
 
-from mendel.core import db
 from cli.main import dagster_yaml_for
+from mendel.core import db
 from mendel.core.config import PROJECT_ROOT
 from tests.support.nightly import E2E_ACTS, E2E_CRAWL_ENV, E2E_SOURCES
 
@@ -54,9 +54,24 @@ def stop(process: subprocess.Popen) -> None:
 def redis_url(tmp_path_factory):
     port = free_port()
     workdir = tmp_path_factory.mktemp("redis")
-    server = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                               "--appendonly", "no", "--dir", str(workdir)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    server = subprocess.Popen(
+        [
+            REDIS_SERVER,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(workdir),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     import redis
 
     client = redis.Redis(host="127.0.0.1", port=port)
@@ -100,10 +115,26 @@ def celery_run(tmp_path_factory, pg_server_url, mirror, redis_url):
         **E2E_CRAWL_ENV,
     )
     workers = [
-        subprocess.Popen([str(BIN / "dagster-celery"), "worker", "start", "-A", "dagster_celery.app",
-                          "-y", str(CELERY_CONFIG), "-n", name, "--", "--pool=solo"],
-                         cwd=PROJECT_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True)
+        subprocess.Popen(
+            [
+                str(BIN / "dagster-celery"),
+                "worker",
+                "start",
+                "-A",
+                "dagster_celery.app",
+                "-y",
+                str(CELERY_CONFIG),
+                "-n",
+                name,
+                "--",
+                "--pool=solo",
+            ],
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         for name in WORKERS
     ]
     try:
@@ -117,13 +148,29 @@ def celery_run(tmp_path_factory, pg_server_url, mirror, redis_url):
         started = time.monotonic()
         try:
             launched = subprocess.run(
-                [str(BIN / "dagster"), "job", "execute", "-m", "orchestration.celery_defs", "-a", "defs",
-                 "-j", "nightly", "-c", str(CELERY_CONFIG)],
-                cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT_S,
+                [
+                    str(BIN / "dagster"),
+                    "job",
+                    "execute",
+                    "-m",
+                    "orchestration.celery_defs",
+                    "-a",
+                    "defs",
+                    "-j",
+                    "nightly",
+                    "-c",
+                    str(CELERY_CONFIG),
+                ],
+                cwd=PROJECT_ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=LAUNCH_TIMEOUT_S,
             )
         except subprocess.TimeoutExpired as exc:  # reported by the test, with the run's own events
-            launched = subprocess.CompletedProcess(exc.cmd, returncode=-1, stdout=exc.stdout or "",
-                                                   stderr=f"timed out after {LAUNCH_TIMEOUT_S} s")
+            launched = subprocess.CompletedProcess(
+                exc.cmd, returncode=-1, stdout=exc.stdout or "", stderr=f"timed out after {LAUNCH_TIMEOUT_S} s"
+            )
         wall_s = time.monotonic() - started
     finally:
         for worker in workers:
@@ -132,8 +179,14 @@ def celery_run(tmp_path_factory, pg_server_url, mirror, redis_url):
     patch.setenv("MENDEL_DAGSTER_PG_URL", env["MENDEL_DAGSTER_PG_URL"])  # this test reads the same instance
     instance = DagsterInstance.from_config(str(dagster_home))
     try:
-        yield {"launched": launched, "wall_s": wall_s, "instance": instance, "home": home,
-               "database_url": database_url, "storage_url": storage_url}
+        yield {
+            "launched": launched,
+            "wall_s": wall_s,
+            "instance": instance,
+            "home": home,
+            "database_url": database_url,
+            "storage_url": storage_url,
+        }
     finally:
         instance.dispose()
         patch.undo()
@@ -156,22 +209,29 @@ def materialized(instance, run_id: str) -> dict[str, dict]:
 
 def table_counts(database_url: str) -> dict[str, int]:
     with psycopg.connect(database_url) as conn:
-        return {table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-                for table in ("documents", "pages", "chunks", "registry_records")}
+        return {
+            table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for table in ("documents", "pages", "chunks", "registry_records")
+        }
 
 
 def step_trouble(instance, run_id: str) -> list[str]:
     """The run's failures and retries, to say why a run did not succeed."""
     wanted = {"STEP_FAILURE", "STEP_UP_FOR_RETRY", "RUN_FAILURE", "ENGINE_EVENT"}
-    return [f"{r.dagster_event.event_type_value} {r.step_key}: {r.dagster_event.message}"[:600]
-            for r in instance.all_logs(run_id) if r.dagster_event and r.dagster_event.event_type_value in wanted]
+    return [
+        f"{r.dagster_event.event_type_value} {r.step_key}: {r.dagster_event.message}"[:600]
+        for r in instance.all_logs(run_id)
+        if r.dagster_event and r.dagster_event.event_type_value in wanted
+    ]
 
 
 def test_nightly_runs_on_two_celery_workers(celery_run, nightly):
     launched, instance = celery_run["launched"], celery_run["instance"]
     (run,) = instance.get_runs()
     assert launched.returncode == 0 and run.status == DagsterRunStatus.SUCCESS, (
-        launched.stderr[-3000:], step_trouble(instance, run.run_id)[-15:])
+        launched.stderr[-3000:],
+        step_trouble(instance, run.run_id)[-15:],
+    )
     assert run.job_name == "nightly"
 
     # Every step went to a Celery worker, and both workers took steps.
@@ -186,14 +246,20 @@ def test_nightly_runs_on_two_celery_workers(celery_run, nightly):
 
     celery_assets = materialized(instance, run.run_id)
     in_process = nightly["result"]
-    in_process_assets = {e.event_specific_data.materialization.asset_key.to_user_string()
-                         for e in in_process.all_events if e.event_type_value == "ASSET_MATERIALIZATION"}
+    in_process_assets = {
+        e.event_specific_data.materialization.asset_key.to_user_string()
+        for e in in_process.all_events
+        if e.event_type_value == "ASSET_MATERIALIZATION"
+    }
     assert set(celery_assets) == in_process_assets
     # One Celery task per step: every asset's step (the six crawl sources share one, source_crawls), the asset
     # checks' steps, and the Neo4j export that ran but materialized nothing (no server configured).
     in_process_steps = {e.step_key for e in in_process.all_events if e.event_type_value == "STEP_SUCCESS"}
-    asset_steps = {e.event_specific_data.materialization.asset_key.to_user_string(): e.step_key
-                   for e in in_process.all_events if e.event_type_value == "ASSET_MATERIALIZATION"}
+    asset_steps = {
+        e.event_specific_data.materialization.asset_key.to_user_string(): e.step_key
+        for e in in_process.all_events
+        if e.event_type_value == "ASSET_MATERIALIZATION"
+    }
     assert set(hosts) == in_process_steps and set(asset_steps.values()) <= set(hosts)
     assert asset_steps["esbirka_documents"] == asset_steps["ruian_documents"] == "source_crawls"
     assert celery_assets["esbirka_documents"]["stored"] == 2
@@ -205,7 +271,9 @@ def test_nightly_runs_on_two_celery_workers(celery_run, nightly):
         assert conn.execute("SELECT count(*) FROM event_logs WHERE run_id = %s", (run.run_id,)).fetchone()[0] > 0
 
     print(f"\nsteps by Celery worker: {json.dumps(hosts, sort_keys=True)}")
-    timing = {"celery_two_workers_s": round(run_seconds(instance, run.run_id), 1),
-              "celery_command_wall_s": round(celery_run["wall_s"], 1),
-              "in_process_s": round(run_seconds(nightly["instance"], in_process.run_id), 1)}
+    timing = {
+        "celery_two_workers_s": round(run_seconds(instance, run.run_id), 1),
+        "celery_command_wall_s": round(celery_run["wall_s"], 1),
+        "in_process_s": round(run_seconds(nightly["instance"], in_process.run_id), 1),
+    }
     print(f"\nnightly E2E slice: {json.dumps(timing)}")

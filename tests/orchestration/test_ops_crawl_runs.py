@@ -22,18 +22,28 @@ from dagster import (
 )
 
 from assets.crawl.assets import build_source_crawls
+from assets.ops.sensors import process_new_versions
+from cli.main import dagster_yaml_for
 from mendel.core import db
 from mendel.core.sources import SOURCES
-from cli.main import dagster_yaml_for
 from orchestration.definitions import build_definitions, defs
 from orchestration.policies import PROCESSING_TAG, network_retry_policy
-from assets.ops.sensors import process_new_versions
 from tests.support.nightly import nightly_resources
 
 TEST_RETRY_DELAY_S = 0.2  # the policy's shape (exponential, jitter) with a test-sized base delay
-NSOUD_DOWNSTREAM = {"document_pages", "document_chunks", "legal_entities", "chunk_embeddings", "bm25_index",
-                    "faiss_index", "entity_graph", "index_bundle", "neo4j_graph", "retrieval_evaluation",
-                    "citations"}  # the citator reads the decisions' mentions
+NSOUD_DOWNSTREAM = {
+    "document_pages",
+    "document_chunks",
+    "legal_entities",
+    "chunk_embeddings",
+    "bm25_index",
+    "faiss_index",
+    "entity_graph",
+    "index_bundle",
+    "neo4j_graph",
+    "retrieval_evaluation",
+    "citations",
+}  # the citator reads the decisions' mentions
 
 
 class FailsOnceThenRuns(PipesSubprocessClient):
@@ -87,7 +97,8 @@ def crawls(tmp_path_factory, pg_server_url, mirror):
     try:
         flaky = flaky_defs.resolve_job_def("crawl_nsoud").execute_in_process(instance=instance, raise_on_error=False)
         window = project.resolve_job_def("backfill_nsoud").execute_in_process(
-            instance=instance, partition_key="2025-02-01", raise_on_error=False)
+            instance=instance, partition_key="2025-02-01", raise_on_error=False
+        )
         yield {"instance": instance, "flaky": flaky, "window": window}
     finally:
         instance.dispose()
@@ -128,13 +139,16 @@ def test_new_versions_sensor_requests_only_downstream_work(crawls):
 
     # The next tick sees nothing new; a tick that starts after the flaky crawl sees only the window crawl, which
     # stored nothing, so it asks for no work.
-    assert isinstance(process_new_versions(build_sensor_context(instance=instance, definitions=defs,
-                                                                cursor=context.cursor)), SkipReason)
+    assert isinstance(
+        process_new_versions(build_sensor_context(instance=instance, definitions=defs, cursor=context.cursor)),
+        SkipReason,
+    )
     flaky_record = instance.fetch_materializations(AssetKey("nsoud_documents"), limit=1, ascending=True).records[0]
     assert flaky_record.run_id == crawls["flaky"].run_id
     after_flaky = json.dumps({"nsoud_documents": flaky_record.storage_id})
-    assert isinstance(process_new_versions(build_sensor_context(instance=instance, definitions=defs,
-                                                                cursor=after_flaky)), SkipReason)
+    assert isinstance(
+        process_new_versions(build_sensor_context(instance=instance, definitions=defs, cursor=after_flaky)), SkipReason
+    )
 
 
 def test_nightly_run_processes_its_own_crawl(nightly):
@@ -143,10 +157,12 @@ def test_nightly_run_processes_its_own_crawl(nightly):
     assert isinstance(result, SkipReason)
 
 
-
 def check_evaluations(result, check_name: str = "crawl_failures") -> dict:
-    return {e.event_specific_data.asset_key.to_user_string(): e.event_specific_data
-            for e in events_of(result, "ASSET_CHECK_EVALUATION") if e.event_specific_data.check_name == check_name}
+    return {
+        e.event_specific_data.asset_key.to_user_string(): e.event_specific_data
+        for e in events_of(result, "ASSET_CHECK_EVALUATION")
+        if e.event_specific_data.check_name == check_name
+    }
 
 
 def test_a_source_where_every_document_failed_fails_its_crawl_check(tmp_path, pg_server_url, mirror, monkeypatch):
@@ -154,8 +170,7 @@ def test_a_source_where_every_document_failed_fails_its_crawl_check(tmp_path, pg
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
     database_url = db.create_database(pg_server_url, f"cnb_{uuid.uuid4().hex[:8]}")
     db.migrate(database_url)
-    defs = build_definitions(mendel=nightly_resources(tmp_path / "home", database_url, mirror.base_url,
-                                                      sources="cnb"))
+    defs = build_definitions(mendel=nightly_resources(tmp_path / "home", database_url, mirror.base_url, sources="cnb"))
     with DagsterInstance.ephemeral() as instance:
         result = defs.resolve_job_def("crawl_cnb").execute_in_process(instance=instance, raise_on_error=False)
     assert result.success  # the crawl ran: the check, not the run, says it got nothing

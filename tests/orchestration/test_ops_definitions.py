@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 from dagster import (
     AssetMaterialization,
@@ -21,12 +20,12 @@ from dagster import (
 )
 from dagster._core.test_utils import freeze_time
 
-from assets.crawl.assets import BACKFILL_PARTITIONS, CRAWL_SPECS, source_crawls
-from mendel.core.sources import SOURCES as REGISTRY
 from assets.crawl import FRESHNESS_CHECKS
+from assets.crawl.assets import BACKFILL_PARTITIONS, CRAWL_SPECS, source_crawls
+from assets.crawl.per_source import FRESHNESS_SLACK, freshness_checks
+from mendel.core.sources import SOURCES as REGISTRY
 from orchestration.definitions import defs
 from orchestration.policies import NETWORK_RETRY_DELAY_S, PROCESSING_TAG, SOURCE_TAG, crawl_pool
-from assets.crawl.per_source import FRESHNESS_SLACK, freshness_checks
 from tests.support import REPO_ROOT
 
 SOURCES = sorted(CRAWL_SPECS)
@@ -63,13 +62,16 @@ def test_backfill_jobs_partition_by_date_and_map_windows_to_crawler_settings():
     window = config["ops"]["source_crawls"]["config"]
     assert window == {"window_start": "2024-01-01", "window_end": "2025-01-01"}
     assert REGISTRY["esbirka"].window.backfill_env(datetime(2024, 1, 1).date(), datetime(2025, 1, 1).date()) == {
-        "MENDEL_ESBIRKA_YEARS": "2024"}
+        "MENDEL_ESBIRKA_YEARS": "2024"
+    }
     nsoud = defs.resolve_job_def("backfill_nsoud")
     assert nsoud.tags[SOURCE_TAG] == "nsoud"
     window = nsoud.partitioned_config.get_run_config_for_partition_key("2025-01-01")["ops"]["source_crawls"]
     start, end = (datetime.fromisoformat(window["config"][k]).date() for k in ("window_start", "window_end"))
-    assert REGISTRY["nsoud"].window.backfill_env(start, end) == {"MENDEL_NSOUD_FROM": "2025-01-01",
-                                                                 "MENDEL_NSOUD_TO": "2025-01-31"}
+    assert REGISTRY["nsoud"].window.backfill_env(start, end) == {
+        "MENDEL_NSOUD_FROM": "2025-01-01",
+        "MENDEL_NSOUD_TO": "2025-01-31",
+    }
 
 
 def test_freshness_check_per_source_with_its_cadence():
@@ -78,8 +80,9 @@ def test_freshness_check_per_source_with_its_cadence():
         for spec in checks_def.check_specs:
             params = spec.metadata["dagster/freshness_params"].data
             checked[spec.asset_key.to_user_string()] = params["lower_bound_delta_seconds"]
-    assert checked == {f"{source}_documents": (REGISTRY[source].cadence + FRESHNESS_SLACK).total_seconds()
-                       for source in SOURCES}
+    assert checked == {
+        f"{source}_documents": (REGISTRY[source].cadence + FRESHNESS_SLACK).total_seconds() for source in SOURCES
+    }
 
 
 def test_freshness_check_passes_then_fails_on_a_real_instance():
@@ -97,7 +100,9 @@ def test_freshness_check_passes_then_fails_on_a_real_instance():
     def outcome(instance, at: datetime) -> bool:
         with freeze_time(at):
             result = job.execute_in_process(instance=instance)
-        evaluations = [e.event_specific_data for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
+        evaluations = [
+            e.event_specific_data for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"
+        ]
         assert [e.asset_key.to_user_string() for e in evaluations] == [f"{source}_documents"]
         return evaluations[0].passed
 
@@ -124,8 +129,15 @@ RUN_STARTERS = {"process_new_versions", "crawl_freshness", "new_boards_from_regi
 
 def automation_statuses(profile: str) -> dict[str, str]:
     env = {**os.environ, "MENDEL_PROFILE": profile}
-    out = subprocess.run([sys.executable, "-c", AUTOMATION_STATUSES], capture_output=True, text=True, env=env,
-                         cwd=REPO_ROOT, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", AUTOMATION_STATUSES],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO_ROOT,
+        timeout=120,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

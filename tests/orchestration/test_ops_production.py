@@ -18,8 +18,8 @@ import pytest
 from dagster import AssetKey, DagsterInstance, DagsterRunStatus, asset, materialize
 from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import QueuedRunCoordinatorDaemon
 
-from mendel.core import db
 from cli.main import dagster_yaml_for
+from mendel.core import db
 from mendel.core.config import PROJECT_ROOT
 from mendel.core.sources import SOURCES
 from orchestration.definitions import defs
@@ -52,8 +52,20 @@ def production(tmp_path_factory, pg_server_url):
 def backfill(production):
     """`dagster job backfill` as an operator runs it, against the production instance."""
     env = dict(os.environ, DAGSTER_HOME=str(production["home"]))
-    command = [DAGSTER_CLI, "job", "backfill", "-m", "orchestration.definitions", "-a", "defs",
-               "-j", "backfill_nsoud", "--partitions", ",".join(BACKFILL_WINDOWS), "--noprompt"]
+    command = [
+        DAGSTER_CLI,
+        "job",
+        "backfill",
+        "-m",
+        "orchestration.definitions",
+        "-a",
+        "defs",
+        "-j",
+        "backfill_nsoud",
+        "--partitions",
+        ",".join(BACKFILL_WINDOWS),
+        "--noprompt",
+    ]
     completed = subprocess.run(command, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr[-3000:]
     return completed
@@ -80,7 +92,8 @@ def test_queue_starts_one_run_per_source(production, backfill):
     instance = production["instance"]
     origin = instance.get_runs()[0].remote_job_origin  # the same code location as the backfill's runs
     esbirka = instance.create_run_for_job(
-        job_def=defs.resolve_job_def("crawl_esbirka"), status=DagsterRunStatus.QUEUED,
+        job_def=defs.resolve_job_def("crawl_esbirka"),
+        status=DagsterRunStatus.QUEUED,
         tags={"mendel/source": "esbirka"},
         remote_job_origin=origin._replace(job_name="crawl_esbirka"),
     )
@@ -116,8 +129,9 @@ def test_a_busy_crawl_pool_holds_only_that_crawl(production):
     assert storage.get_concurrency_info(pools["boards"]).slot_count == 1
     storage.claim_concurrency_slot(pools["boards"], "a-slow-board-crawl", "board_documents")
     outcome = {}
-    worker = threading.Thread(target=lambda: outcome.setdefault(
-        "result", materialize([boards_stand_in, esbirka_stand_in], instance=instance)))
+    worker = threading.Thread(
+        target=lambda: outcome.setdefault("result", materialize([boards_stand_in, esbirka_stand_in], instance=instance))
+    )
     worker.start()
     try:
         deadline = time.monotonic() + 60
@@ -134,6 +148,7 @@ def test_a_busy_crawl_pool_holds_only_that_crawl(production):
     assert outcome["result"].success
     assert instance.get_latest_materialization_event(AssetKey("board_documents")) is not None
     with psycopg.connect(production["database_url"]) as conn:
-        events = conn.execute("SELECT count(*) FROM event_logs WHERE run_id = %s",
-                              (outcome["result"].run_id,)).fetchone()[0]
+        events = conn.execute(
+            "SELECT count(*) FROM event_logs WHERE run_id = %s", (outcome["result"].run_id,)
+        ).fetchone()[0]
     assert events > 0

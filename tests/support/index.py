@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import psycopg
 
-from mendel.nightly import pipeline
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.index.embed import HashedBowEmbedder
+from mendel.nightly import pipeline
 
 NS_DECISIONS = SAMPLE_CORPUS / "courts" / "ns_decisions_sample.jsonl"
 
@@ -33,20 +33,33 @@ def law_pages(pdf: str, n_pages: int) -> list[str]:
         return [handle.pages[i].extract_text() or "" for i in range(n_pages)]
 
 
-def add_document(conn: psycopg.Connection, doc_id: str, pages: list[str], *, title: str, source: str = "nsoud",
-                 doc_type: str = "decision", citation: str | None = None) -> int:
+def add_document(
+    conn: psycopg.Connection,
+    doc_id: str,
+    pages: list[str],
+    *,
+    title: str,
+    source: str = "nsoud",
+    doc_type: str = "decision",
+    citation: str | None = None,
+) -> int:
     """Insert (or add a new current version of) an extracted document; returns the version id."""
     conn.execute(
         "INSERT INTO documents (doc_id, source, url, title, doc_type, citation) VALUES (%s, %s, %s, %s, %s, %s)"
         " ON CONFLICT (doc_id) DO NOTHING",
-        (doc_id, source, f"https://example.test/{doc_id}", title, doc_type, citation))
+        (doc_id, source, f"https://example.test/{doc_id}", title, doc_type, citation),
+    )
     digest = hashlib.sha256("\f".join(pages).encode()).hexdigest()
     version_id = conn.execute(
         "INSERT INTO document_versions (doc_id, sha256, byte_size, extracted_at) VALUES (%s, %s, %s, now())"
-        " RETURNING version_id", (doc_id, digest, sum(map(len, pages)))).fetchone()[0]
+        " RETURNING version_id",
+        (doc_id, digest, sum(map(len, pages))),
+    ).fetchone()[0]
     with conn.cursor() as cur:
-        cur.executemany("INSERT INTO pages (version_id, page_no, text) VALUES (%s, %s, %s)",
-                        [(version_id, i, text) for i, text in enumerate(pages, start=1)])
+        cur.executemany(
+            "INSERT INTO pages (version_id, page_no, text) VALUES (%s, %s, %s)",
+            [(version_id, i, text) for i, text in enumerate(pages, start=1)],
+        )
     conn.execute("UPDATE documents SET current_version_id = %s WHERE doc_id = %s", (version_id, doc_id))
     return version_id
 

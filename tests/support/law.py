@@ -25,8 +25,8 @@ def crawled_database(pg_server_url: str, home: Path, crawls: list[tuple[str, dic
             crawl(spider, f"law-{number}", **env)
     import psycopg
 
-    from mendel.nightly import pipeline
     from mendel.core.rawstore import RawStore
+    from mendel.nightly import pipeline
 
     with psycopg.connect(url, autocommit=True) as conn:
         pipeline.extract_pending(conn, RawStore(home / "raw"))

@@ -14,10 +14,14 @@ E2E_CRAWL_ENV = {"MENDEL_NSOUD_FROM": "2025-01-01", "MENDEL_NSOUD_TO": "2025-12-
 def nightly_resources(home: Path, database_url: str, mirror_url: str, **overrides):
     from orchestration.resources import MendelResource
 
-    settings = {"esbirka_years": "2024,2025", "esbirka_acts": E2E_ACTS, "sources": E2E_SOURCES,
-                "crawl_env": E2E_CRAWL_ENV, **overrides}
-    return MendelResource(home=str(home), profile="demo", database_url=database_url, mirror_url=mirror_url,
-                          **settings)
+    settings = {
+        "esbirka_years": "2024,2025",
+        "esbirka_acts": E2E_ACTS,
+        "sources": E2E_SOURCES,
+        "crawl_env": E2E_CRAWL_ENV,
+        **overrides,
+    }
+    return MendelResource(home=str(home), profile="demo", database_url=database_url, mirror_url=mirror_url, **settings)
 
 
 def run_nightly(home: Path, database_url: str, mirror_url: str, instance, **overrides):

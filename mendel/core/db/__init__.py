@@ -140,9 +140,7 @@ def migrate(url: str) -> list[str]:
                     continue
                 with conn.transaction():
                     conn.execute(sql)
-                    conn.execute(
-                        "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", (version, name)
-                    )
+                    conn.execute("INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", (version, name))
                 applied.append(name)
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK_KEY,))
@@ -157,6 +155,7 @@ def ready_url(settings: Settings | None = None) -> str:
 
 
 # --- one processing run at a time --------------------------------------------------------------------------
+
 
 class ProcessingLocked(RuntimeError):
     """Another run's processing stages hold this database."""
@@ -176,7 +175,8 @@ def _processing_lock_row(conn: psycopg.Connection):
         "SELECT a.application_name, a.pid, a.backend_start FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
         " WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = %s AND l.objsubid = 1"
         " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-        (PROCESSING_LOCK_KEY,)).fetchone()
+        (PROCESSING_LOCK_KEY,),
+    ).fetchone()
 
 
 def acquire_processing_lock(url: str, holder: str, wait_s: float = 0.0, poll_s: float = 1.0) -> psycopg.Connection:
@@ -199,7 +199,9 @@ def acquire_processing_lock(url: str, holder: str, wait_s: float = 0.0, poll_s: 
                 raise ProcessingLocked(
                     f"another processing run holds this database: {other}. Only one run may extract, recognise, "
                     f"index and publish at a time; this run stops here without writing"
-                    + (f" (waited {wait_s:g} s)" if wait_s > 0 else "") + ".")
+                    + (f" (waited {wait_s:g} s)" if wait_s > 0 else "")
+                    + "."
+                )
             time.sleep(min(poll_s, remaining))
     except BaseException:
         conn.close()

@@ -43,6 +43,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import yaml
+
 from mendel.data import DATA_DIR
 
 OFN_BOARDS = "https://ofn.gov.cz/úřední-desky/2021-07-20/"
@@ -58,8 +59,17 @@ FORMAT_PREFERENCE = ("JSON_LD", "JSON", "CSV", "XML")
 NKOD_PAGE_SIZE = 1000
 # Every HTML board needs to say where a notice row is and what its title is; the rest is optional.
 REQUIRED_RULES = ("board", "row", "title")
-KNOWN_RULES = REQUIRED_RULES + ("ready", "url", "posted", "until", "reference", "file_mark", "attachments",
-                                "attachment_url", "attachment_name")
+KNOWN_RULES = REQUIRED_RULES + (
+    "ready",
+    "url",
+    "posted",
+    "until",
+    "reference",
+    "file_mark",
+    "attachments",
+    "attachment_url",
+    "attachment_name",
+)
 
 # One query for the whole register: datasets conforming to the OFN, each distribution with its download URL and
 # format, the publisher's name and the dataset's territory (RÚIAN IRIs: a municipality's names its kód obce).
@@ -147,6 +157,7 @@ class Board:
 
 # ---------------------------------------------------------------- NKOD (OFN boards)
 
+
 def nkod_query(limit: int = NKOD_PAGE_SIZE, offset: int = 0) -> str:
     return NKOD_BOARDS_QUERY % {"ofn": OFN_BOARDS, "format": JSON_LD_FORMAT, "limit": limit, "offset": offset}
 
@@ -182,12 +193,20 @@ def boards_from_bindings(bindings: list[dict]) -> list[Board]:
         url, file_type = min(entry["distributions"].items(), key=lambda d: (_format_rank(d[1]), d[0]))
         row = entry["row"]
         codes = sorted(entry["spatial"])
-        boards.setdefault(url, Board(
-            key=url, kind="ofn" if file_type in (None, "JSON_LD") else "export", url=url,
-            name=(row.get("publisherName") or {}).get("value"),
-            publisher_ico=_ico_from_publisher((row.get("publisher") or {}).get("value")), dataset=dataset,
-            format=file_type, obec_kod=codes[0] if len(codes) == 1 else None,
-            page=(row.get("page") or {}).get("value")))
+        boards.setdefault(
+            url,
+            Board(
+                key=url,
+                kind="ofn" if file_type in (None, "JSON_LD") else "export",
+                url=url,
+                name=(row.get("publisherName") or {}).get("value"),
+                publisher_ico=_ico_from_publisher((row.get("publisher") or {}).get("value")),
+                dataset=dataset,
+                format=file_type,
+                obec_kod=codes[0] if len(codes) == 1 else None,
+                page=(row.get("page") or {}).get("value"),
+            ),
+        )
     return list(boards.values())
 
 
@@ -204,8 +223,7 @@ def fetch_nkod_boards(sparql_url: str, page_size: int = NKOD_PAGE_SIZE, timeout:
     offset = 0
     while True:
         query = urllib.parse.urlencode({"query": nkod_query(page_size, offset)})
-        request = urllib.request.Request(f"{sparql_url}?{query}",
-                                         headers={"Accept": "application/sparql-results+json"})
+        request = urllib.request.Request(f"{sparql_url}?{query}", headers={"Accept": "application/sparql-results+json"})
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
                 payload = json.loads(response.read().decode("utf-8"))
@@ -219,6 +237,7 @@ def fetch_nkod_boards(sparql_url: str, page_size: int = NKOD_PAGE_SIZE, timeout:
 
 
 # ---------------------------------------------------------------- the maintained list (HTML boards, site APIs)
+
 
 def _read_list(location: str) -> str:
     if location.startswith(("http://", "https://")):
@@ -253,12 +272,19 @@ def html_boards_from(value, where: str = "HTML board list") -> list[Board]:
                 raise RegistryError(f"{label}: {problems}")
         elif rules:
             raise RegistryError(f"{label}: an {kind} site has no extraction rules")
-        boards.append(Board(key=f"{LISTED_KINDS[kind]}{entry['id']}", kind=kind, url=entry["url"],
-                            name=entry.get("name"), publisher_ico=str(entry["publisher_ico"]) if entry.get(
-                                "publisher_ico") else None, javascript=bool(entry.get("javascript")),
-                            rules={k: str(v) for k, v in rules.items()},
-                            obec_kod=str(entry["obec_kod"]) if entry.get("obec_kod") else None,
-                            site=str(entry["site"]).lower() if entry.get("site") else None))
+        boards.append(
+            Board(
+                key=f"{LISTED_KINDS[kind]}{entry['id']}",
+                kind=kind,
+                url=entry["url"],
+                name=entry.get("name"),
+                publisher_ico=str(entry["publisher_ico"]) if entry.get("publisher_ico") else None,
+                javascript=bool(entry.get("javascript")),
+                rules={k: str(v) for k, v in rules.items()},
+                obec_kod=str(entry["obec_kod"]) if entry.get("obec_kod") else None,
+                site=str(entry["site"]).lower() if entry.get("site") else None,
+            )
+        )
     return boards
 
 
@@ -280,6 +306,7 @@ def load_html_boards(location: str) -> list[Board]:
 
 
 # ---------------------------------------------------------------- HTML boards by CMS
+
 
 @dataclass(frozen=True)
 class CmsSystem:
@@ -311,8 +338,11 @@ class CmsRules:
 def cms_rules_from(value, where: str = "CMS rules") -> CmsRules:
     """Parsed rules-by-CMS data (``{"version": n, "systems": {key: {name, match, rules}}}``) → :class:`CmsRules`;
     a malformed system is an error naming it."""
-    if not isinstance(value, dict) or not isinstance(value.get("version"), int) \
-            or not isinstance(value.get("systems"), dict):
+    if (
+        not isinstance(value, dict)
+        or not isinstance(value.get("version"), int)
+        or not isinstance(value.get("systems"), dict)
+    ):
         raise RegistryError(f"{where}: expected a mapping with an integer 'version' and a 'systems' mapping")
     systems = []
     for key, entry in value["systems"].items():
@@ -321,8 +351,11 @@ def cms_rules_from(value, where: str = "CMS rules") -> CmsRules:
         if not isinstance(match, dict) or not match or set(match) - set(WEBSITES_COLUMNS[2:]):
             raise RegistryError(f"{label}: 'match' must map 'generator' and/or 'author' to expressions")
         try:
-            patterns = tuple((column, re.compile(expression, re.IGNORECASE))
-                             for column, expressions in match.items() for expression in expressions)
+            patterns = tuple(
+                (column, re.compile(expression, re.IGNORECASE))
+                for column, expressions in match.items()
+                for expression in expressions
+            )
         except (re.error, TypeError) as exc:
             raise RegistryError(f"{label}: bad expression: {exc}") from exc
         rules = entry.get("rules")
@@ -372,14 +405,27 @@ def apply_cms_rules(boards, cms_rules: CmsRules | None = None, websites: dict | 
         if board.rules:
             out.append(replace(board, site=site, cms=cms, rules_from="list", no_rules=None))
         elif system is not None and system.rules:
-            out.append(replace(board, site=site, cms=cms, rules=dict(system.rules),
-                               rules_from=f"cms:{cms}@{cms_rules.version}", no_rules=None))
+            out.append(
+                replace(
+                    board,
+                    site=site,
+                    cms=cms,
+                    rules=dict(system.rules),
+                    rules_from=f"cms:{cms}@{cms_rules.version}",
+                    no_rules=None,
+                )
+            )
         else:
-            why = (f"its site {site} is not in the municipal websites list" if cms == UNLISTED_SITE else
-                   f"the municipal websites list names no CMS for its site {site}" if cms == UNKNOWN_CMS else
-                   f"no extraction rules for its CMS {system.name} ({cms}) in rules version {cms_rules.version}")
-            out.append(replace(board, site=site, cms=cms, rules={}, rules_from=None,
-                               no_rules=f"HTML board not read: {why}"))
+            why = (
+                f"its site {site} is not in the municipal websites list"
+                if cms == UNLISTED_SITE
+                else f"the municipal websites list names no CMS for its site {site}"
+                if cms == UNKNOWN_CMS
+                else f"no extraction rules for its CMS {system.name} ({cms}) in rules version {cms_rules.version}"
+            )
+            out.append(
+                replace(board, site=site, cms=cms, rules={}, rules_from=None, no_rules=f"HTML board not read: {why}")
+            )
     return out
 
 
@@ -388,14 +434,17 @@ def cms_summary(boards) -> dict:
     html = [b for b in boards if b.kind == "html"]
     by_cms = Counter(b.cms or UNLISTED_SITE for b in html)
     without = Counter(b.cms or UNLISTED_SITE for b in html if not b.rules)
-    return {"html_boards_by_cms": dict(sorted(by_cms.items())),
-            "html_boards_without_rules": sum(without.values()),
-            "html_boards_without_rules_by_cms": dict(sorted(without.items()))}
+    return {
+        "html_boards_by_cms": dict(sorted(by_cms.items())),
+        "html_boards_without_rules": sum(without.values()),
+        "html_boards_without_rules_by_cms": dict(sorted(without.items())),
+    }
 
 
 def build_websites(corpus: Path, out: Path = WEBSITES_FILE) -> int:
     """``mendel/data/websites_cms.tsv`` from the websites list under ``corpus`` (the sample corpus): one row per
     domain (the first row of a domain wins), generator and vendor lists flattened to ``; ``-joined text."""
+
     def flat(value: str) -> str:
         value = value.strip()
         if value.startswith("["):
@@ -420,6 +469,7 @@ def build_websites(corpus: Path, out: Path = WEBSITES_FILE) -> int:
 
 
 # ---------------------------------------------------------------- the whole register
+
 
 def load_registry(settings) -> list[Board]:
     """All boards for ``settings`` (a :class:`mendel.core.config.Settings`): NKOD's boards, then the maintained list."""
@@ -458,6 +508,7 @@ def boards_for_keys(keys, settings, conn=None) -> tuple[list[Board], list[str]]:
 
 # ---------------------------------------------------------------- the register table (board_registry asset)
 
+
 @dataclass(frozen=True)
 class RegisterChange:
     added: list[str]  # keys new in the register
@@ -482,28 +533,62 @@ def register_boards(conn, boards: list[Board]) -> RegisterChange:
                 "  publisher_ico = EXCLUDED.publisher_ico, obec_kod = EXCLUDED.obec_kod, obec = EXCLUDED.obec,"
                 "  okres = EXCLUDED.okres, kraj = EXCLUDED.kraj, body = EXCLUDED.body,"
                 "  body_scope = EXCLUDED.body_scope, spec = EXCLUDED.spec, seen_at = now(), removed_at = NULL",
-                [(b.key, b.kind, b.url, b.name, b.publisher_ico, b.obec_kod, b.obec, b.okres, b.kraj, b.body,
-                  b.body_scope, json.dumps(b.to_dict(), ensure_ascii=False)) for b in boards])
+                [
+                    (
+                        b.key,
+                        b.kind,
+                        b.url,
+                        b.name,
+                        b.publisher_ico,
+                        b.obec_kod,
+                        b.obec,
+                        b.okres,
+                        b.kraj,
+                        b.body,
+                        b.body_scope,
+                        json.dumps(b.to_dict(), ensure_ascii=False),
+                    )
+                    for b in boards
+                ],
+            )
         removed = conn.execute(
-            "UPDATE boards SET removed_at = now() WHERE removed_at IS NULL AND NOT (key = ANY(%s))"
-            " RETURNING key, url", (keys,)).fetchall()
+            "UPDATE boards SET removed_at = now() WHERE removed_at IS NULL AND NOT (key = ANY(%s)) RETURNING key, url",
+            (keys,),
+        ).fetchall()
         # A URL another active board still reads keeps its documents.
         gone_urls = sorted({url for _, url in removed} - {b.url for b in boards})
-        withdrawn = [d for (d,) in conn.execute(
-            "UPDATE documents SET status = 'withdrawn' WHERE source = %s AND listing = ANY(%s) AND status = 'active'"
-            " RETURNING doc_id", (BOARD_SOURCE, gone_urls))] if gone_urls else []
-    return RegisterChange(added=[k for k in keys if k not in active], removed=sorted(k for k, _ in removed),
-                          withdrawn=sorted(withdrawn), kept=len(active & set(keys)))
+        withdrawn = (
+            [
+                d
+                for (d,) in conn.execute(
+                    "UPDATE documents SET status = 'withdrawn' WHERE source = %s AND listing = ANY(%s) AND status = 'active'"
+                    " RETURNING doc_id",
+                    (BOARD_SOURCE, gone_urls),
+                )
+            ]
+            if gone_urls
+            else []
+        )
+    return RegisterChange(
+        added=[k for k in keys if k not in active],
+        removed=sorted(k for k, _ in removed),
+        withdrawn=sorted(withdrawn),
+        kept=len(active & set(keys)),
+    )
 
 
 def registered_boards(conn, keys=None) -> list[Board]:
     """The boards the register names now (``keys``: only these), in the order they were registered."""
-    rows = conn.execute("SELECT key, kind, url, name, spec FROM boards WHERE removed_at IS NULL"
-                        " AND (%s::text[] IS NULL OR key = ANY(%s)) ORDER BY registered_at, key",
-                        (list(keys) if keys is not None else None, list(keys) if keys is not None else None)).fetchall()
+    rows = conn.execute(
+        "SELECT key, kind, url, name, spec FROM boards WHERE removed_at IS NULL"
+        " AND (%s::text[] IS NULL OR key = ANY(%s)) ORDER BY registered_at, key",
+        (list(keys) if keys is not None else None, list(keys) if keys is not None else None),
+    ).fetchall()
     # the row's own columns where its spec lacks them (a row written without a full spec)
-    return [Board.from_dict({"key": key, "kind": kind, "url": url, "name": name, **(spec or {})})
-            for key, kind, url, name, spec in rows]
+    return [
+        Board.from_dict({"key": key, "kind": kind, "url": url, "name": name, **(spec or {})})
+        for key, kind, url, name, spec in rows
+    ]
 
 
 def notice_numbers(conn, urls) -> dict[str, list[str | None]]:
@@ -511,8 +596,10 @@ def notice_numbers(conn, urls) -> dict[str, list[str | None]]:
     (``documents.listing`` is its URL); a board with none stored is absent."""
     out: dict[str, list[str | None]] = {}
     for listing, citation in conn.execute(
-            "SELECT listing, citation FROM documents WHERE source = %s AND doc_type = 'notice' AND status = 'active'"
-            " AND listing = ANY(%s) ORDER BY listing, doc_id", (BOARD_SOURCE, list(urls))):
+        "SELECT listing, citation FROM documents WHERE source = %s AND doc_type = 'notice' AND status = 'active'"
+        " AND listing = ANY(%s) ORDER BY listing, doc_id",
+        (BOARD_SOURCE, list(urls)),
+    ):
         out.setdefault(listing, []).append(citation)
     return out
 
@@ -533,9 +620,10 @@ def place_registered_boards(conn) -> int:
     changed = [b for b, old in zip(place_by_notices(conn, registered), registered) if b != old]
     if changed:
         with conn.transaction(), conn.cursor() as cur:
-            cur.executemany("UPDATE boards SET kraj = %s, body = %s, body_scope = %s, spec = %s WHERE key = %s",
-                            [(b.kraj, b.body, b.body_scope, json.dumps(b.to_dict(), ensure_ascii=False), b.key)
-                             for b in changed])
+            cur.executemany(
+                "UPDATE boards SET kraj = %s, body = %s, body_scope = %s, spec = %s WHERE key = %s",
+                [(b.kraj, b.body, b.body_scope, json.dumps(b.to_dict(), ensure_ascii=False), b.key) for b in changed],
+            )
     return len(changed)
 
 
@@ -548,7 +636,9 @@ def document_places(conn) -> dict[str, dict]:
         "SELECT DISTINCT ON (d.doc_id) d.doc_id, b.kraj, b.okres, b.obec, b.body, b.body_scope FROM documents d"
         " JOIN boards b ON b.url = d.listing WHERE d.source = %s"
         " AND (b.kraj IS NOT NULL OR b.obec IS NOT NULL OR b.body IS NOT NULL)"
-        " ORDER BY d.doc_id, b.removed_at DESC NULLS FIRST", (BOARD_SOURCE,)).fetchall()
+        " ORDER BY d.doc_id, b.removed_at DESC NULLS FIRST",
+        (BOARD_SOURCE,),
+    ).fetchall()
     fields = ("kraj", "okres", "obec", "body", "body_scope")
     return {doc_id: {k: v for k, v in zip(fields, values) if v} for doc_id, *values in rows}
 
@@ -568,19 +658,26 @@ def read_boards_file(path: str | Path) -> list[Board]:
 
 # ---------------------------------------------------------------- notice ↔ attachment links
 
+
 def record_notice_links(conn, board: str, links) -> int:
     """``links``: (notice doc_id, [(attachment doc_id, name), …]) for the notices a board lists in this read.
     Each notice's links are replaced as a whole (its attachments in order); returns the rows written."""
     links = list(links)
     if not links:
         return 0
-    rows = [(notice, position, attachment, name, board)
-            for notice, attachments in links for position, (attachment, name) in enumerate(attachments)]
+    rows = [
+        (notice, position, attachment, name, board)
+        for notice, attachments in links
+        for position, (attachment, name) in enumerate(attachments)
+    ]
     with conn.transaction():
         conn.execute("DELETE FROM notice_attachments WHERE notice_doc_id = ANY(%s)", ([n for n, _ in links],))
         with conn.cursor() as cur:
-            cur.executemany("INSERT INTO notice_attachments (notice_doc_id, position, attachment_doc_id, name, board)"
-                            " VALUES (%s, %s, %s, %s, %s)", rows)
+            cur.executemany(
+                "INSERT INTO notice_attachments (notice_doc_id, position, attachment_doc_id, name, board)"
+                " VALUES (%s, %s, %s, %s, %s)",
+                rows,
+            )
     return len(rows)
 
 

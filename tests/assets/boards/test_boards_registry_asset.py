@@ -15,8 +15,8 @@ import yaml
 from dagster import DagsterInstance, Definitions, define_asset_job
 
 from assets.boards.assets import board_documents, board_partitions, board_registry
-from mendel.crawl.boards import register as boards
 from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS
+from mendel.crawl.boards import register as boards
 from orchestration.pipes import ParentBoundPipesSubprocessClient
 from orchestration.resources import MendelResource
 
@@ -33,22 +33,31 @@ def metadata(result, asset: str) -> dict:
     return {k: v.value for k, v in materialization.metadata.items()}
 
 
-def test_the_register_drives_the_partitions_and_a_board_leaving_it_is_withdrawn(tmp_path, mirror, fresh_db,
-                                                                                monkeypatch):
+def test_the_register_drives_the_partitions_and_a_board_leaving_it_is_withdrawn(
+    tmp_path, mirror, fresh_db, monkeypatch
+):
     register = {KADAN_FEED_URL, KARVINA, *(f["iri"] for f in FEEDS)}
     real_catalogue = boards.fetch_nkod_boards
-    monkeypatch.setattr(boards, "fetch_nkod_boards",
-                        lambda url, *a, **k: [b for b in real_catalogue(url, *a, **k) if b.key in register])
+    monkeypatch.setattr(
+        boards, "fetch_nkod_boards", lambda url, *a, **k: [b for b in real_catalogue(url, *a, **k) if b.key in register]
+    )
     listed = yaml.safe_load(HTML_BOARDS_FILE.read_text(encoding="utf-8"))
     listed["boards"] = [b for b in listed["boards"] if b["id"] == "blesno"]
     (tmp_path / "listed.yaml").write_text(yaml.safe_dump(listed, allow_unicode=True), encoding="utf-8")
     monkeypatch.setenv("MENDEL_HTML_BOARDS", str(tmp_path / "listed.yaml"))
     monkeypatch.delenv("MENDEL_SOURCES", raising=False)
-    resource = MendelResource(home=str(tmp_path), profile="demo", mirror_url=mirror.base_url, database_url=fresh_db,
-                              crawl_env={"MENDEL_BOARD_DOWNLOAD_DELAY": "0"})
-    defs = Definitions(assets=[board_registry, board_documents],
-                       jobs=[define_asset_job("night", selection=["board_registry", "board_documents"])],
-                       resources={"mendel": resource, "pipes_subprocess_client": ParentBoundPipesSubprocessClient()})
+    resource = MendelResource(
+        home=str(tmp_path),
+        profile="demo",
+        mirror_url=mirror.base_url,
+        database_url=fresh_db,
+        crawl_env={"MENDEL_BOARD_DOWNLOAD_DELAY": "0"},
+    )
+    defs = Definitions(
+        assets=[board_registry, board_documents],
+        jobs=[define_asset_job("night", selection=["board_registry", "board_documents"])],
+        resources={"mendel": resource, "pipes_subprocess_client": ParentBoundPipesSubprocessClient()},
+    )
     night = defs.resolve_job_def("night")
     feed_notices = sum(len(f["informace"]) for f in FEEDS)
 
@@ -57,7 +66,11 @@ def test_the_register_drives_the_partitions_and_a_board_leaving_it_is_withdrawn(
         assert first.success
         registry = metadata(first, "board_registry")
         assert (registry["boards"], registry["added"], registry["partitions_added"], registry["removed"]) == (
-            5, 5, 5, 0)
+            5,
+            5,
+            5,
+            0,
+        )
         assert (registry["kind_ofn"], registry["kind_export"], registry["kind_article_api"]) == (3, 1, 1)
         assert (registry["placed"], registry["unplaced"]) == (3, 2)  # Kadaň, Karviná, Blešno; MVČR's are not towns
         keys = set(board_partitions.get_partition_keys(dynamic_partitions_store=instance))
@@ -69,8 +82,11 @@ def test_the_register_drives_the_partitions_and_a_board_leaving_it_is_withdrawn(
         assert crawl["boards_export_flat_json"] == 1 and crawl["boards_article_api"] == 1
         with psycopg.connect(fresh_db) as conn:
             places = boards.document_places(conn)
-            active = dict(conn.execute("SELECT listing, count(*) FROM documents WHERE status = 'active'"
-                                       " GROUP BY listing").fetchall())
+            active = dict(
+                conn.execute(
+                    "SELECT listing, count(*) FROM documents WHERE status = 'active' GROUP BY listing"
+                ).fetchall()
+            )
         kadan_notice = KADAN["informace"][0]["iri"]
         assert places[kadan_notice] == {"kraj": "Ústecký kraj", "okres": "Chomutov", "obec": "Kadaň"}
         assert places["blesno:kanalizace/kanalizacni-rad.pdf"]["obec"] == "Blešno"
@@ -82,18 +98,29 @@ def test_the_register_drives_the_partitions_and_a_board_leaving_it_is_withdrawn(
         assert second.success
         registry = metadata(second, "board_registry")
         assert (registry["boards"], registry["added"], registry["removed"], registry["partitions_removed"]) == (
-            4, 0, 1, 1)
+            4,
+            0,
+            1,
+            1,
+        )
         assert registry["withdrawn"] == len(KADAN["informace"])
         assert KADAN_FEED_URL not in board_partitions.get_partition_keys(dynamic_partitions_store=instance)
         crawl = metadata(second, "board_documents")
         assert crawl["boards"] == 4 and crawl["stored"] == 0 and crawl["withdrawn"] == 0
     with psycopg.connect(fresh_db) as conn:
-        statuses = dict(conn.execute("SELECT status, count(*) FROM documents WHERE listing = %s GROUP BY status",
-                                     (KADAN_FEED_URL,)).fetchall())
-        removed = conn.execute("SELECT removed_at IS NOT NULL FROM boards WHERE key = %s",
-                               (KADAN_FEED_URL,)).fetchone()[0]
-        others = dict(conn.execute("SELECT status, count(*) FROM documents WHERE listing <> %s GROUP BY status",
-                                   (KADAN_FEED_URL,)).fetchall())
+        statuses = dict(
+            conn.execute(
+                "SELECT status, count(*) FROM documents WHERE listing = %s GROUP BY status", (KADAN_FEED_URL,)
+            ).fetchall()
+        )
+        removed = conn.execute(
+            "SELECT removed_at IS NOT NULL FROM boards WHERE key = %s", (KADAN_FEED_URL,)
+        ).fetchone()[0]
+        others = dict(
+            conn.execute(
+                "SELECT status, count(*) FROM documents WHERE listing <> %s GROUP BY status", (KADAN_FEED_URL,)
+            ).fetchall()
+        )
     # Withdrawn, not deleted; the other boards' documents untouched.
     assert statuses == {"withdrawn": len(KADAN["informace"])} and removed
     assert others == {"active": feed_notices + KARVINA_NOTICES + BLESNO_PDFS}

@@ -11,9 +11,9 @@ from dagster import DagsterInstance, SensorResult, SkipReason, build_sensor_cont
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from assets.boards.assets import board_partitions
-from mendel.crawl.boards.register import load_registry
-from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS, Settings
 from assets.boards.sensors import new_boards_from_registry, run_requests_for
+from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS, Settings
+from mendel.crawl.boards.register import load_registry
 from orchestration.resources import MendelResource
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
@@ -27,8 +27,13 @@ def tick(instance, resource) -> SensorResult | SkipReason:
 def test_new_registry_boards_become_partitions_and_only_they_are_crawled(tmp_path, mirror, fresh_db, monkeypatch):
     monkeypatch.delenv("MENDEL_HTML_BOARDS", raising=False)
     monkeypatch.delenv("MENDEL_SOURCES", raising=False)
-    resource = MendelResource(home=str(tmp_path), profile="demo", mirror_url=mirror.base_url, database_url=fresh_db,
-                              crawl_env={"MENDEL_BOARD_DOWNLOAD_DELAY": "0"})
+    resource = MendelResource(
+        home=str(tmp_path),
+        profile="demo",
+        mirror_url=mirror.base_url,
+        database_url=fresh_db,
+        crawl_env={"MENDEL_BOARD_DOWNLOAD_DELAY": "0"},
+    )
     register = [b.key for b in load_registry(Settings(profile="demo", mirror_url=mirror.base_url))]
     assert len(register) == 189 and KADAN_FEED_URL in register
     with DagsterInstance.ephemeral() as instance:
@@ -37,8 +42,9 @@ def test_new_registry_boards_become_partitions_and_only_they_are_crawled(tmp_pat
         (added,) = first.dynamic_partitions_requests
         assert added.partitions_def_name == board_partitions.name and list(added.partition_keys) == register
         # The new boards in runs of at most 100: the ranges of partitions just added.
-        assert [(r.tags[ASSET_PARTITION_RANGE_START_TAG], r.tags[ASSET_PARTITION_RANGE_END_TAG])
-                for r in first.run_requests] == [(register[0], register[99]), (register[100], register[-1])]
+        assert [
+            (r.tags[ASSET_PARTITION_RANGE_START_TAG], r.tags[ASSET_PARTITION_RANGE_END_TAG]) for r in first.run_requests
+        ] == [(register[0], register[99]), (register[100], register[-1])]
         instance.add_dynamic_partitions(added.partitions_def_name, list(added.partition_keys))  # as the daemon does
 
         assert isinstance(tick(instance, resource), SkipReason)  # nothing new in the register
@@ -53,8 +59,10 @@ def test_new_registry_boards_become_partitions_and_only_they_are_crawled(tmp_pat
         assert [list(r.partition_keys) for r in second.dynamic_partitions_requests] == [["html:kadan-html-2"]]
         assert [(r.partition_key, dict(r.tags)) for r in second.run_requests] == [("html:kadan-html-2", {})]
         instance.add_dynamic_partitions(board_partitions.name, ["html:kadan-html-2"])
-        assert board_partitions.get_partition_keys(dynamic_partitions_store=instance) == [*register,
-                                                                                          "html:kadan-html-2"]
+        assert board_partitions.get_partition_keys(dynamic_partitions_store=instance) == [
+            *register,
+            "html:kadan-html-2",
+        ]
 
         # A run for one new board crawls that board alone, as the sensor asked.
         from orchestration.definitions import build_definitions
@@ -83,8 +91,9 @@ def test_many_new_boards_are_split_into_runs_of_at_most_100():
 def test_a_range_run_covers_exactly_its_boards(tmp_path, fresh_db):
     # Keys that name no board the register knows: the run reports them instead of crawling (no subprocess).
     keys = ["retired:a", "retired:b", "retired:c", "retired:d"]
-    resource = MendelResource(home=str(tmp_path), profile="demo", mirror_url="http://127.0.0.1:9",
-                              database_url=fresh_db)
+    resource = MendelResource(
+        home=str(tmp_path), profile="demo", mirror_url="http://127.0.0.1:9", database_url=fresh_db
+    )
     from orchestration.definitions import build_definitions
 
     job = build_definitions(mendel=resource).resolve_job_def("crawl_boards")

@@ -55,15 +55,19 @@ def _materialize(url: str, home, thresholds_path=None):
     from assets.processing.recognition import legal_entities
     from orchestration.resources import MendelResource
 
-    resource = MendelResource(home=str(home), database_url=url,
-                              ner_thresholds_path=str(thresholds_path) if thresholds_path else None)
+    resource = MendelResource(
+        home=str(home), database_url=url, ner_thresholds_path=str(thresholds_path) if thresholds_path else None
+    )
     return materialize([legal_entities], resources={"mendel": resource}, raise_on_error=False)
 
 
 def _gate_and_metadata(result):
     [check] = [e.event_specific_data for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
-    [mat] = [e.event_specific_data.materialization for e in result.all_events
-             if e.event_type_value == "ASSET_MATERIALIZATION"]
+    [mat] = [
+        e.event_specific_data.materialization
+        for e in result.all_events
+        if e.event_type_value == "ASSET_MATERIALIZATION"
+    ]
     return check.passed, {k: v.value for k, v in mat.metadata.items()}
 
 

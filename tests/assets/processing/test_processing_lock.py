@@ -10,9 +10,9 @@ import uuid
 import psycopg
 import pytest
 
-from mendel.crawl import crawlstate
 from mendel.core import db
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.crawl import crawlstate
 from tests.mendel.checks.test_quality_quarantine import _good_decision
 
 
@@ -64,22 +64,37 @@ def _prepare(url: str, home) -> None:
     store = MendelResource(home=str(home), database_url=url).raw_store()
     with psycopg.connect(url, autocommit=True) as conn:
         for doc_id, source, data, content_type in (
-                ("/eli/cz/sb/2024/87", "esbirka", (SAMPLE_CORPUS / "esbirka" / "pdf" / "87-2024.pdf").read_bytes(),
-                 "application/pdf"),
-                ("ECLI:good", "nsoud", _good_decision(), "text/html; charset=utf-8")):
+            (
+                "/eli/cz/sb/2024/87",
+                "esbirka",
+                (SAMPLE_CORPUS / "esbirka" / "pdf" / "87-2024.pdf").read_bytes(),
+                "application/pdf",
+            ),
+            ("ECLI:good", "nsoud", _good_decision(), "text/html; charset=utf-8"),
+        ):
             blob = store.put(data)
-            crawlstate.record_document(conn, run_id=None, source=source, doc_id=doc_id,
-                                       url=f"https://example.invalid/{doc_id}", sha256=blob.sha256,
-                                       byte_size=len(data), content_type=content_type)
+            crawlstate.record_document(
+                conn,
+                run_id=None,
+                source=source,
+                doc_id=doc_id,
+                url=f"https://example.invalid/{doc_id}",
+                sha256=blob.sha256,
+                byte_size=len(data),
+                content_type=content_type,
+            )
 
 
 def _state(url: str) -> dict:
     with psycopg.connect(url) as conn:
         return {
-            "pages": conn.execute("SELECT v.doc_id, p.page_no, md5(p.text) FROM pages p JOIN document_versions v"
-                                  " USING (version_id) ORDER BY 1, 2").fetchall(),
-            "chunks": conn.execute("SELECT doc_id, layer, seq, char_start, char_end, content_hash FROM chunks"
-                                   " ORDER BY 1, 2, 3").fetchall(),
+            "pages": conn.execute(
+                "SELECT v.doc_id, p.page_no, md5(p.text) FROM pages p JOIN document_versions v"
+                " USING (version_id) ORDER BY 1, 2"
+            ).fetchall(),
+            "chunks": conn.execute(
+                "SELECT doc_id, layer, seq, char_start, char_end, content_hash FROM chunks ORDER BY 1, 2, 3"
+            ).fetchall(),
             "sections": conn.execute("SELECT count(*) FROM sections").fetchone()[0],
         }
 
@@ -96,8 +111,9 @@ def _concurrent_runs(url: str, home, wait_s: float) -> list:
     def run(slot: int) -> None:
         resource = MendelResource(home=str(home), database_url=url, processing_lock_wait_s=wait_s)
         start.wait()
-        results[slot] = materialize([document_pages, document_chunks], resources={"mendel": resource},
-                                    raise_on_error=False)
+        results[slot] = materialize(
+            [document_pages, document_chunks], resources={"mendel": resource}, raise_on_error=False
+        )
 
     threads = [threading.Thread(target=run, args=(slot,)) for slot in (0, 1)]
     for thread in threads:
@@ -131,8 +147,10 @@ def reference(pg_server_url, tmp_path):
     url = db.create_database(pg_server_url, f"t_{uuid.uuid4().hex[:12]}")
     db.migrate(url)
     _prepare(url, tmp_path / "reference")
-    assert materialize([document_pages, document_chunks], resources={
-        "mendel": MendelResource(home=str(tmp_path / "reference"), database_url=url)}).success
+    assert materialize(
+        [document_pages, document_chunks],
+        resources={"mendel": MendelResource(home=str(tmp_path / "reference"), database_url=url)},
+    ).success
     return _state(url)
 
 
@@ -151,9 +169,13 @@ def test_concurrent_runs_second_waits_and_repeats_nothing(fresh_db, tmp_path, re
     results = _concurrent_runs(fresh_db, tmp_path / "home", wait_s=600)
     assert all(r.success for r in results)
     versions = sorted(
-        next(e.event_specific_data.materialization.metadata["versions"].value for e in r.all_events
-             if e.event_type_value == "ASSET_MATERIALIZATION"
-             and e.event_specific_data.materialization.asset_key.to_user_string() == "document_pages")
-        for r in results)
+        next(
+            e.event_specific_data.materialization.metadata["versions"].value
+            for e in r.all_events
+            if e.event_type_value == "ASSET_MATERIALIZATION"
+            and e.event_specific_data.materialization.asset_key.to_user_string() == "document_pages"
+        )
+        for r in results
+    )
     assert versions == [0, 2]  # the run that waited found nothing left to extract
     assert _state(fresh_db) == reference

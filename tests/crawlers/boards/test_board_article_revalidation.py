@@ -9,8 +9,8 @@ import re
 
 import psycopg
 
-from mendel.crawl.boards.register import load_html_boards, write_boards_file
 from mendel.core.config import HTML_BOARDS_FILE, SAMPLE_CORPUS
+from mendel.crawl.boards.register import load_html_boards, write_boards_file
 from mirror.server import MirrorThread
 from tests.support.crawl import crawl_runner, logged, only
 
@@ -28,8 +28,12 @@ def requested(mirror: MirrorThread, since: int, pattern: re.Pattern) -> list[str
 def blesno_documents(database_url: str) -> dict[str, tuple[str, str]]:
     """doc_id → (status, listing) of the Blešno PDFs."""
     with psycopg.connect(database_url) as conn:
-        return {doc_id: (status, listing) for doc_id, status, listing in conn.execute(
-            "SELECT doc_id, status, listing FROM documents WHERE doc_id LIKE 'blesno:%'")}
+        return {
+            doc_id: (status, listing)
+            for doc_id, status, listing in conn.execute(
+                "SELECT doc_id, status, listing FROM documents WHERE doc_id LIKE 'blesno:%'"
+            )
+        }
 
 
 def test_article_asset_lists_are_not_read_again_within_the_window(tmp_path, fresh_db, monkeypatch):
@@ -51,11 +55,16 @@ def test_article_asset_lists_are_not_read_again_within_the_window(tmp_path, fres
         only(second, unchanged=ARTICLES + len(BLESNO_PDFS))
         assert second["boards_article_lists_not_due"] == ARTICLES
         assert (second["withdrawn"], second["reactivated"]) == (0, 0)
-        lists = [(url, status, reason) for url, outcome, status, reason in logged(fresh_db, "a-2")
-                 if outcome == "unchanged" and "?type=references" in url]
+        lists = [
+            (url, status, reason)
+            for url, outcome, status, reason in logged(fresh_db, "a-2")
+            if outcome == "unchanged" and "?type=references" in url
+        ]
         assert len(lists) == ARTICLES
-        assert all(status is None and reason.startswith("not due: the article's asset list answered")
-                   for _, status, reason in lists)
+        assert all(
+            status is None and reason.startswith("not due: the article's asset list answered")
+            for _, status, reason in lists
+        )
         # The PDFs the lists named still count as listed: still active, still the board's.
         assert blesno_documents(fresh_db) == stored
 

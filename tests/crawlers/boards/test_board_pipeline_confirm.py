@@ -16,25 +16,47 @@ from crawlers.items import FetchedDocument
 from mendel.crawl import crawlstate
 
 
-def notice(number: int, title: str | None = None, text: str | None = None,
-           published: str = "2026-11-02") -> FetchedDocument:
-    body = {"iri": f"https://deska.example/info/{number}", "název": {"cs": title or f"Oznámení {number}"},
-            "popis": text or f"Veřejná vyhláška o opatření obecné povahy číslo {number}."}
-    return FetchedDocument(source="boards", doc_id=f"https://deska.example/info/{number}",
-                           url=f"https://deska.example/info/{number}",
-                           body=json.dumps(body, ensure_ascii=False).encode(), content_type="application/ld+json",
-                           title=title or f"Oznámení {number}", doc_type="notice", citation=f"ČJ {number}/2026",
-                           published=published, listing="https://deska.example/feed.jsonld")
+def notice(
+    number: int, title: str | None = None, text: str | None = None, published: str = "2026-11-02"
+) -> FetchedDocument:
+    body = {
+        "iri": f"https://deska.example/info/{number}",
+        "název": {"cs": title or f"Oznámení {number}"},
+        "popis": text or f"Veřejná vyhláška o opatření obecné povahy číslo {number}.",
+    }
+    return FetchedDocument(
+        source="boards",
+        doc_id=f"https://deska.example/info/{number}",
+        url=f"https://deska.example/info/{number}",
+        body=json.dumps(body, ensure_ascii=False).encode(),
+        content_type="application/ld+json",
+        title=title or f"Oznámení {number}",
+        doc_type="notice",
+        citation=f"ČJ {number}/2026",
+        published=published,
+        listing="https://deska.example/feed.jsonld",
+    )
 
 
-def crawl(database_url: str, raw_store: str, run_id: str, items: list[FetchedDocument], fast: bool = True,
-          batch: int = 2, spool=None) -> list[str]:
+def crawl(
+    database_url: str,
+    raw_store: str,
+    run_id: str,
+    items: list[FetchedDocument],
+    fast: bool = True,
+    batch: int = 2,
+    spool=None,
+) -> list[str]:
     """The record step over ``items``; ``fast``: with its batches (of ``batch`` unchanged and of ``batch`` new
     documents), else one transaction a document."""
     step = ThreadedDocumentRecordPipeline(database_url, run_id, raw_store)
     step.confirm_batch = step.new_batch = batch
-    spider = SimpleNamespace(source="boards" if fast else None, spool=spool, outage=None,
-                             database_down=lambda exc: setattr(spider, "outage", str(exc)))
+    spider = SimpleNamespace(
+        source="boards" if fast else None,
+        spool=spool,
+        outage=None,
+        database_down=lambda exc: setattr(spider, "outage", str(exc)),
+    )
     step.crawler = SimpleNamespace(spider=spider)
     step.open_spider(spider)
     try:
@@ -45,12 +67,17 @@ def crawl(database_url: str, raw_store: str, run_id: str, items: list[FetchedDoc
 
 def state(database_url: str, run_id: str) -> tuple[list, list, list]:
     with psycopg.connect(database_url) as conn:
-        log = conn.execute("SELECT url, status, outcome, sha256, etag, last_modified, byte_size, reason FROM crawl_log"
-                           " WHERE run_id = %s ORDER BY url, id", (run_id,)).fetchall()
+        log = conn.execute(
+            "SELECT url, status, outcome, sha256, etag, last_modified, byte_size, reason FROM crawl_log"
+            " WHERE run_id = %s ORDER BY url, id",
+            (run_id,),
+        ).fetchall()
         # the current version by its bytes (the long way's upserts use up version ids: the numbers differ)
-        documents = conn.execute("SELECT d.doc_id, d.url, d.title, d.doc_type, d.citation, d.published, d.listing,"
-                                 " d.status, v.sha256 FROM documents d JOIN document_versions v"
-                                 " ON v.version_id = d.current_version_id ORDER BY d.doc_id").fetchall()
+        documents = conn.execute(
+            "SELECT d.doc_id, d.url, d.title, d.doc_type, d.citation, d.published, d.listing,"
+            " d.status, v.sha256 FROM documents d JOIN document_versions v"
+            " ON v.version_id = d.current_version_id ORDER BY d.doc_id"
+        ).fetchall()
         quarantine = conn.execute("SELECT url, resolved_by FROM quarantine ORDER BY url").fetchall()
     return log, documents, quarantine
 
@@ -90,17 +117,25 @@ def test_unchanged_notices_take_no_transaction_each(fresh_db, tmp_path, monkeypa
     with psycopg.connect(fresh_db) as conn:
         seen_before = dict(conn.execute("SELECT doc_id, last_seen FROM documents"))
     calls = []
-    monkeypatch.setattr(crawlstate, "record_document",
-                        lambda *args, **kwargs: calls.append(kwargs["doc_id"]) or crawlstate.FetchRecord("stored", 0))
+    monkeypatch.setattr(
+        crawlstate,
+        "record_document",
+        lambda *args, **kwargs: calls.append(kwargs["doc_id"]) or crawlstate.FetchRecord("stored", 0),
+    )
     batches = []
     confirm = crawlstate.confirm_unchanged
-    monkeypatch.setattr(crawlstate, "confirm_unchanged",
-                        lambda conn, **kwargs: batches.append(len(kwargs["rows"])) or confirm(conn, **kwargs))
+    monkeypatch.setattr(
+        crawlstate,
+        "confirm_unchanged",
+        lambda conn, **kwargs: batches.append(len(kwargs["rows"])) or confirm(conn, **kwargs),
+    )
     new = []
     record_new = crawlstate.record_new_documents
-    monkeypatch.setattr(crawlstate, "record_new_documents",
-                        lambda conn, **kwargs: new.append([r["doc_id"] for r in kwargs["rows"]])
-                        or record_new(conn, **kwargs))
+    monkeypatch.setattr(
+        crawlstate,
+        "record_new_documents",
+        lambda conn, **kwargs: new.append([r["doc_id"] for r in kwargs["rows"]]) or record_new(conn, **kwargs),
+    )
     outcomes = crawl(fresh_db, store, "night-2", [notice(n) for n in range(1, 8)] + [notice(9)], batch=3)
     assert outcomes == ["unchanged"] * 7 + ["stored"]
     assert calls == []  # none is recorded the long way: the new notice goes in a batch of new documents
@@ -122,4 +157,3 @@ def test_missing_blob_is_stored_again(fresh_db, tmp_path):
     RawStore(store).path_for(digest).unlink()
     assert crawl(fresh_db, str(store), "night-2", [item]) == ["unchanged"]
     assert RawStore(store).exists(digest)
-

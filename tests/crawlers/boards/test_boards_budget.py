@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import psycopg
 
-from mendel.crawl.boards.register import write_boards_file
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.crawl.boards.register import write_boards_file
 from mirror.server import MirrorThread
 from tests.crawlers.boards.test_boards_politeness import scaled_crawl
 
@@ -17,15 +17,19 @@ FAST = {"MENDEL_BOARD_DOWNLOAD_DELAY": "0"}
 def attachment_rows(database_url: str, run_id: str) -> list[tuple[str, str, str | None]]:
     """(url, outcome, reason) of the attachments one run logged, in order."""
     with psycopg.connect(database_url) as conn:
-        return conn.execute("SELECT url, outcome, reason FROM crawl_log WHERE run_id = %s"
-                            " AND url LIKE '%%/filemanager/files/%%' ORDER BY id", (run_id,)).fetchall()
+        return conn.execute(
+            "SELECT url, outcome, reason FROM crawl_log WHERE run_id = %s"
+            " AND url LIKE '%%/filemanager/files/%%' ORDER BY id",
+            (run_id,),
+        ).fetchall()
 
 
 def test_host_budget_defers_attachments_and_the_next_run_fetches_them_first(tmp_path, fresh_db, monkeypatch):
     with MirrorThread(SAMPLE_CORPUS, scale=10) as mirror:
         run, register, by_host = scaled_crawl(mirror, monkeypatch, tmp_path, fresh_db)
-        files = {b.host: len(mirror.server.scale.content(by_host[b.host].index)[1])
-                 for b in register if not b.javascript}
+        files = {
+            b.host: len(mirror.server.scale.content(by_host[b.host].index)[1]) for b in register if not b.javascript
+        }
         ordered = sorted(files, key=files.get)
         big, small = ordered[-1], ordered[0]
         budget = files[small] + 2  # robots.txt + the feed + every file of the small board, fewer than the big one's
@@ -42,8 +46,7 @@ def test_host_budget_defers_attachments_and_the_next_run_fetches_them_first(tmp_
 
         # Run 2, a budget of the small board's files: what run 1 deferred goes first, within the budget of each
         # host; the rest is deferred again.
-        second = run("boards", "budget-2", MENDEL_BOARDS_FILE=boards_file, MENDEL_BOARD_HOST_BUDGET=str(budget),
-                     **FAST)
+        second = run("boards", "budget-2", MENDEL_BOARDS_FILE=boards_file, MENDEL_BOARD_HOST_BUDGET=str(budget), **FAST)
         hits_2 = {h: [p for _, p in hits] for h, hits in arrivals.items()}
         rows_2 = attachment_rows(fresh_db, "budget-2")
 
@@ -66,8 +69,7 @@ def test_host_budget_defers_attachments_and_the_next_run_fetches_them_first(tmp_
     # Run 2: each host got at most its budget; the big host's first deferred files, all of the small one's.
     assert all(len(paths) <= budget for paths in hits_2.values()), hits_2
     fetched_2 = [url for url, outcome, _ in rows_2 if outcome != "deferred"]
-    expected = ([u for u, _, _ in deferred_1 if big in u][:budget - 2]
-                + [u for u, _, _ in deferred_1 if small in u])
+    expected = [u for u, _, _ in deferred_1 if big in u][: budget - 2] + [u for u, _, _ in deferred_1 if small in u]
     assert sorted(fetched_2) == sorted(expected)
     assert second["boards_attachments_carried_over"] == len(expected)
     assert second["deferred"] == files[big] - (budget - 2) and second["boards_hosts_over_budget"] == 1
@@ -86,7 +88,9 @@ def test_no_board_callback_is_a_generator_returning_a_value():
     from crawlers.spiders.boards import BoardsSpider
 
     assert BoardsSpider.custom_settings["WARN_ON_GENERATOR_RETURN_VALUE"] is False
-    callbacks = [name for name in vars(BoardsSpider) if name.startswith(("parse_", "on_"))] + ["on_error",
-                                                                                           "on_listing_error"]
+    callbacks = [name for name in vars(BoardsSpider) if name.startswith(("parse_", "on_"))] + [
+        "on_error",
+        "on_listing_error",
+    ]
     assert len(callbacks) >= 6
     assert not [name for name in callbacks if is_generator_with_return_value(getattr(BoardsSpider, name))]

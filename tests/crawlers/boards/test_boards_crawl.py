@@ -10,10 +10,10 @@ from datetime import date
 
 import psycopg
 
-from mendel.crawl.boards.register import Board, load_html_boards, load_registry, write_boards_file
 from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS, Settings
-from mirror.server import MirrorThread
 from mendel.core.rawstore import RawStore
+from mendel.crawl.boards.register import Board, load_html_boards, load_registry, write_boards_file
+from mirror.server import MirrorThread
 from tests.support.crawl import crawl_runner, documents, only
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
@@ -29,8 +29,9 @@ def collapsed(text: str) -> str:
 
 def links(database_url: str) -> dict[str, list[tuple[str, str]]]:
     with psycopg.connect(database_url) as conn:
-        rows = conn.execute("SELECT notice_doc_id, attachment_doc_id, name FROM notice_attachments"
-                            " ORDER BY notice_doc_id, position").fetchall()
+        rows = conn.execute(
+            "SELECT notice_doc_id, attachment_doc_id, name FROM notice_attachments ORDER BY notice_doc_id, position"
+        ).fetchall()
     out: dict[str, list[tuple[str, str]]] = {}
     for notice, attachment, name in rows:
         out.setdefault(notice, []).append((attachment, name))
@@ -43,34 +44,63 @@ def test_boards_crawled_ofn_html_and_javascript_then_unchanged(tmp_path, fresh_d
     stall = [{"kind": "slow", "path": "/uredni-deska/", "times": 1, "seconds": 12}]
     with MirrorThread(SAMPLE_CORPUS, scale=20, faults=stall) as scaled:
         run = crawl_runner(monkeypatch, tmp_path, fresh_db, scaled.base_url)
-        generated = load_registry(Settings(profile="demo", mirror_url=scaled.base_url,
-                                           html_boards=f"{scaled.base_url}/mirror/scale/html-boards.json"))
+        generated = load_registry(
+            Settings(
+                profile="demo",
+                mirror_url=scaled.base_url,
+                html_boards=f"{scaled.base_url}/mirror/scale/html-boards.json",
+            )
+        )
         assert len(generated) == 20 and sum(b.javascript for b in generated) == 2
         chosen = [b for b in generated if b.javascript] + [b for b in generated if not b.javascript][:2]
-        kadan = [Board(key=KADAN_FEED_URL, kind="ofn", url=KADAN_FEED_URL, publisher_ico="00261912"),
-                 *(b for b in load_html_boards(str(HTML_BOARDS_FILE)) if b.kind == "html")]
+        kadan = [
+            Board(key=KADAN_FEED_URL, kind="ofn", url=KADAN_FEED_URL, publisher_ico="00261912"),
+            *(b for b in load_html_boards(str(HTML_BOARDS_FILE)) if b.kind == "html"),
+        ]
         boards_file = write_boards_file(kadan + chosen, tmp_path / "boards.json")
-        first = run("boards", "b-1", MENDEL_BOARDS_FILE=str(boards_file), MENDEL_DOWNLOAD_TIMEOUT="8",
-                    MENDEL_RETRY_BACKOFF="0.5", **FAST)
+        first = run(
+            "boards",
+            "b-1",
+            MENDEL_BOARDS_FILE=str(boards_file),
+            MENDEL_DOWNLOAD_TIMEOUT="8",
+            MENDEL_RETRY_BACKOFF="0.5",
+            **FAST,
+        )
         stalled = list(scaled.server.faults.hits)
         api_requests = [p for _, p, _ in scaled.request_log if p.endswith("/api/informace.json")]
 
         without_js = [b for b in kadan + chosen if not b.javascript]
-        again = run("boards", "b-2", MENDEL_BOARDS_FILE=str(write_boards_file(without_js, tmp_path / "again.json")),
-                    MENDEL_BOARD_MAX_ATTACHMENTS="1", **FAST)
+        again = run(
+            "boards",
+            "b-2",
+            MENDEL_BOARDS_FILE=str(write_boards_file(without_js, tmp_path / "again.json")),
+            MENDEL_BOARD_MAX_ATTACHMENTS="1",
+            **FAST,
+        )
         scale = scaled.server.scale
 
     by_host = {b.host: b for b in scale.boards}
-    generated_notices = {n["url"] if by_host[b.host].javascript else n["iri"]: n
-                         for b in chosen for n in scale.content(by_host[b.host].index)[0]}
-    generated_files = {d["url"]: scale.attachment(by_host[b.host], d["url"].rsplit("/", 1)[-1][:-4])
-                       for b in chosen for n in scale.content(by_host[b.host].index)[0] for d in n["dokument"]}
+    generated_notices = {
+        n["url"] if by_host[b.host].javascript else n["iri"]: n
+        for b in chosen
+        for n in scale.content(by_host[b.host].index)[0]
+    }
+    generated_files = {
+        d["url"]: scale.attachment(by_host[b.host], d["url"].rsplit("/", 1)[-1][:-4])
+        for b in chosen
+        for n in scale.content(by_host[b.host].index)[0]
+        for d in n["dokument"]
+    }
     kadan_notices = len(KADAN["informace"])
     # Kadaň: the feed's notices (ids = their IRIs); the same notices on the two HTML pages (read after the feed of
     # their publisher) are those documents, not new ones; the feed's attachments (not in the corpus: 404 →
     # quarantined, each asked for once); the generated boards: every notice and every attachment.
-    only(first, stored=kadan_notices + len(generated_notices) + len(generated_files), unchanged=2 * kadan_notices,
-         quarantined=len(KADAN_ATTACHMENTS))
+    only(
+        first,
+        stored=kadan_notices + len(generated_notices) + len(generated_files),
+        unchanged=2 * kadan_notices,
+        quarantined=len(KADAN_ATTACHMENTS),
+    )
     assert first["boards_notices_from_feed"] == 2 * kadan_notices
     assert (first["boards_ofn"], first["boards_html"], first["boards_javascript"]) == (3, 1, 3)
     # Chromium rendered the three JavaScript boards and the stalled one again (more when a cold Chromium times out
@@ -105,8 +135,18 @@ def test_boards_crawled_ofn_html_and_javascript_then_unchanged(tmp_path, fresh_d
     boards_again = [b for b in chosen if not b.javascript]
     fetched_again = sum(1 for b in boards_again if scale.content(by_host[b.host].index)[1])
     # Kadaň's feed fetches one attachment; its static page only confirms the feed's notices.
-    only(again, unchanged=2 * kadan_notices + sum(len(scale.content(by_host[b.host].index)[0]) for b in boards_again)
-         + fetched_again, quarantined=1)
-    assert again["attachments_over_limit"] == sum(len(scale.content(by_host[b.host].index)[1])
-                                                  for b in boards_again) - fetched_again + len(KADAN_ATTACHMENTS) - 1
+    only(
+        again,
+        unchanged=2 * kadan_notices
+        + sum(len(scale.content(by_host[b.host].index)[0]) for b in boards_again)
+        + fetched_again,
+        quarantined=1,
+    )
+    assert (
+        again["attachments_over_limit"]
+        == sum(len(scale.content(by_host[b.host].index)[1]) for b in boards_again)
+        - fetched_again
+        + len(KADAN_ATTACHMENTS)
+        - 1
+    )
     assert links(fresh_db) == linked and again["withdrawn"] == 0

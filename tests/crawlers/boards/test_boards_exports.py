@@ -10,8 +10,8 @@ import xml.etree.ElementTree as ET
 import psycopg
 
 from crawlers.board_exports import read_listing
-from mendel.crawl.boards.register import Board, write_boards_file
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.crawl.boards.register import Board, write_boards_file
 from mirror.server import MirrorThread
 from tests.support.crawl import crawl_runner, logged, only
 
@@ -32,9 +32,10 @@ def test_the_real_exports_read_as_ofn_notices():
     assert first.notice["dokument"][0]["url"] == source["url"] and "url" not in first.notice  # the file, no page
     assert first.notice_id.startswith(KARVINA_JSON + "#") and len({i.notice_id for i in listing.items}) == 164
     # What a notice needs, and the reason when it is missing.
-    assert [read_listing(json.dumps([karvina[0], {**karvina[1], **change}]).encode(), KARVINA_JSON).items[0].reason
-            for change in ({"nazev": None}, {"vyveseni": None}, {"vyveseni": "brzy"})] == [
-        "no title", "no date of posting", "unreadable date of posting 'brzy'"]
+    assert [
+        read_listing(json.dumps([karvina[0], {**karvina[1], **change}]).encode(), KARVINA_JSON).items[0].reason
+        for change in ({"nazev": None}, {"vyveseni": None}, {"vyveseni": "brzy"})
+    ] == ["no title", "no date of posting", "unreadable date of posting 'brzy'"]
 
     xml = ET.parse(BOARDS / "karvina_deska.xml").getroot()
     listing = read_listing((BOARDS / "karvina_deska.xml").read_bytes(), KARVINA_XML)
@@ -71,30 +72,48 @@ def test_exports_crawled_and_their_broken_notices_quarantined_one_by_one(tmp_pat
     karvina[1]["nazev"] = " "
     karvina[2]["vyveseni"] = {"typ": "Časový okamžik", "nespecifikovaný": True}
     karvina.append("Oznámení bez struktury")
-    (corpus / "municipal" / "boards" / "karvina_deska.json").write_text(json.dumps(karvina, ensure_ascii=False),
-                                                                        encoding="utf-8")
-    boards = [Board(key=url, kind="export", url=url, format=kind)
-              for url, kind in ((KARVINA_JSON, "JSON"), (KARVINA_XML, "XML"), (NOT_A_BOARD, "JSON"))]
+    (corpus / "municipal" / "boards" / "karvina_deska.json").write_text(
+        json.dumps(karvina, ensure_ascii=False), encoding="utf-8"
+    )
+    boards = [
+        Board(key=url, kind="export", url=url, format=kind)
+        for url, kind in ((KARVINA_JSON, "JSON"), (KARVINA_XML, "XML"), (NOT_A_BOARD, "JSON"))
+    ]
     with MirrorThread(corpus) as mirror:
         run = crawl_runner(monkeypatch, tmp_path, fresh_db, mirror.base_url)
-        counts = run("boards", "exports-1", MENDEL_BOARDS_FILE=str(write_boards_file(boards, tmp_path / "b.json")),
-                     MENDEL_BOARD_DOWNLOAD_DELAY="0")
+        counts = run(
+            "boards",
+            "exports-1",
+            MENDEL_BOARDS_FILE=str(write_boards_file(boards, tmp_path / "b.json")),
+            MENDEL_BOARD_DOWNLOAD_DELAY="0",
+        )
     good_json, xml_notices = len(karvina) - 1 - 3, 164
     # Every good notice stored; its file (not in the corpus) quarantined as a 404; three broken notices and the
     # HTML page quarantined with their reasons.
     only(counts, stored=good_json + xml_notices, quarantined=good_json + xml_notices + 3 + 1)
     assert (counts["boards_export_flat_json"], counts["boards_export_ud_xml"], counts["listing_failed"]) == (1, 1, 1)
-    reasons = {url: (outcome, reason) for url, outcome, _, reason in logged(fresh_db, "exports-1")
-               if outcome == "quarantined" and "#" in url}
+    reasons = {
+        url: (outcome, reason)
+        for url, outcome, _, reason in logged(fresh_db, "exports-1")
+        if outcome == "quarantined" and "#" in url
+    }
     assert reasons == {
         f"{KARVINA_JSON}#1": ("quarantined", "notice 1 of the flat_json listing: no title"),
-        f"{KARVINA_JSON}#2": ("quarantined", "notice 2 of the flat_json listing: the date of posting is given as "
-                                             "unspecified"),
-        f"{KARVINA_JSON}#{len(karvina) - 1}": ("quarantined", f"notice {len(karvina) - 1} of the flat_json listing: "
-                                                              "notice is not a JSON object")}
+        f"{KARVINA_JSON}#2": (
+            "quarantined",
+            "notice 2 of the flat_json listing: the date of posting is given as unspecified",
+        ),
+        f"{KARVINA_JSON}#{len(karvina) - 1}": (
+            "quarantined",
+            f"notice {len(karvina) - 1} of the flat_json listing: notice is not a JSON object",
+        ),
+    }
     [(_, not_a_board)] = [(u, r) for u, o, _, r in logged(fresh_db, "exports-1") if u.endswith("/deska/")]
     assert not_a_board == "listing: not a notice board (text/html): an HTML page, not a feed or an export"
     with psycopg.connect(fresh_db) as conn:
-        titles = dict(conn.execute("SELECT listing, count(*) FROM documents WHERE doc_type = 'notice'"
-                                   " GROUP BY listing").fetchall())
+        titles = dict(
+            conn.execute(
+                "SELECT listing, count(*) FROM documents WHERE doc_type = 'notice' GROUP BY listing"
+            ).fetchall()
+        )
     assert titles == {KARVINA_JSON: good_json, KARVINA_XML: xml_notices}

@@ -9,14 +9,16 @@ import json
 
 import psycopg
 
-from mendel.crawl.boards.register import Board, write_boards_file
 from mendel.core.config import KADAN_FEED_URL, SAMPLE_CORPUS
+from mendel.crawl.boards.register import Board, write_boards_file
 from mirror.municipal import KADAN_SNAPSHOTS, SNAPSHOT_ENV, STATE_ENV, advance_kadan_snapshot, kadan_snapshot
 from tests.support.crawl import crawl_runner, only
 
 FEED = Board(key=KADAN_FEED_URL, kind="ofn", url=KADAN_FEED_URL, publisher_ico="00261912")
-SNAPSHOTS = [json.loads((SAMPLE_CORPUS / "municipal" / name).read_text(encoding="utf-8"))["informace"]
-             for name in KADAN_SNAPSHOTS]
+SNAPSHOTS = [
+    json.loads((SAMPLE_CORPUS / "municipal" / name).read_text(encoding="utf-8"))["informace"]
+    for name in KADAN_SNAPSHOTS
+]
 
 
 def expected_nights() -> list[dict]:
@@ -26,14 +28,16 @@ def expected_nights() -> list[dict]:
     for notices in SNAPSHOTS:
         current = {n["iri"]: n for n in notices}
         assert len(current) == len(notices)  # ids are unique within a snapshot
-        nights.append({
-            "new": [i for i in current if i not in seen],
-            "changed": [i for i in current if i in previous and current[i] != previous[i]],
-            "back": [i for i in current if i in seen and i not in previous],
-            "unchanged": [i for i in current if i in previous and current[i] == previous[i]],
-            "withdrawn": [i for i in previous if i not in current],
-            "attachments": {d["url"] for n in notices for d in n.get("dokument", [])},
-        })
+        nights.append(
+            {
+                "new": [i for i in current if i not in seen],
+                "changed": [i for i in current if i in previous and current[i] != previous[i]],
+                "back": [i for i in current if i in seen and i not in previous],
+                "unchanged": [i for i in current if i in previous and current[i] == previous[i]],
+                "withdrawn": [i for i in previous if i not in current],
+                "attachments": {d["url"] for n in notices for d in n.get("dokument", [])},
+            }
+        )
         seen.update(current)
         previous = current
     return nights
@@ -43,26 +47,36 @@ def test_three_real_snapshots_give_new_changed_and_withdrawn_notices(tmp_path, f
     nights = expected_nights()
     # The files' own story, as a reader would tell it: every night real notices come and go, one changes.
     assert [(len(n["new"]), len(n["changed"]), len(n["withdrawn"])) for n in nights] == [
-        (82, 0, 0), (49, 1, 37), (75, 0, 82)]
+        (82, 0, 0),
+        (49, 1, 37),
+        (75, 0, 82),
+    ]
     run = crawl_runner(monkeypatch, tmp_path, fresh_db, mirror.base_url)
     boards_file = str(write_boards_file([FEED], tmp_path / "boards.json"))
     counts = []
     for number, night in enumerate(nights, start=1):
         monkeypatch.setenv(SNAPSHOT_ENV, str(number))  # the mirror serves this night's snapshot
-        counts.append(run("boards", f"night-{number}", MENDEL_BOARDS_FILE=boards_file,
-                          MENDEL_BOARD_DOWNLOAD_DELAY="0"))
+        counts.append(run("boards", f"night-{number}", MENDEL_BOARDS_FILE=boards_file, MENDEL_BOARD_DOWNLOAD_DELAY="0"))
         # New and changed notices are stored (a notice coming back with other content too); the rest is
         # unchanged by hash; attachments are not in the corpus (404, quarantined).
-        only(counts[-1], stored=len(night["new"]) + len(night["changed"]) + len(night["back"]),
-             unchanged=len(night["unchanged"]), quarantined=len(night["attachments"]))
+        only(
+            counts[-1],
+            stored=len(night["new"]) + len(night["changed"]) + len(night["back"]),
+            unchanged=len(night["unchanged"]),
+            quarantined=len(night["attachments"]),
+        )
         assert counts[-1]["boards_notices_stored"] == len(night["new"]) + len(night["changed"]) + len(night["back"])
         assert counts[-1]["withdrawn"] == len(night["withdrawn"])
         assert counts[-1]["reactivated"] == len(night["back"])
 
     with psycopg.connect(fresh_db) as conn:
-        documents = {doc_id: (status, versions) for doc_id, status, versions in conn.execute(
-            "SELECT d.doc_id, d.status, (SELECT count(*) FROM document_versions v WHERE v.doc_id = d.doc_id)"
-            " FROM documents d WHERE d.doc_type = 'notice'")}
+        documents = {
+            doc_id: (status, versions)
+            for doc_id, status, versions in conn.execute(
+                "SELECT d.doc_id, d.status, (SELECT count(*) FROM document_versions v WHERE v.doc_id = d.doc_id)"
+                " FROM documents d WHERE d.doc_type = 'notice'"
+            )
+        }
     last = {n["iri"] for n in SNAPSHOTS[-1]}
     ever = {n["iri"] for notices in SNAPSHOTS for n in notices}
     # Every notice ever published is kept; those no longer on the board are withdrawn, never deleted.

@@ -4,8 +4,8 @@ JavaScript board what Chromium fetches itself (the page and the notices its scri
 
 from __future__ import annotations
 
-from mendel.crawl.boards.register import load_registry, write_boards_file
 from mendel.core.config import SAMPLE_CORPUS, Settings
+from mendel.crawl.boards.register import load_registry, write_boards_file
 from mirror.municipal import JS_BOARD_API, JS_BOARD_PATH, observe_robots_txt
 from mirror.scale import HTML_LIST_PATH
 from mirror.server import MirrorThread
@@ -21,8 +21,9 @@ def scaled_crawl(mirror, monkeypatch, tmp_path, database_url):
     the mirror's generated board of each host."""
     observe_robots_txt(mirror.server)
     run = crawl_runner(monkeypatch, tmp_path, database_url, mirror.base_url)
-    register = load_registry(Settings(profile="demo", mirror_url=mirror.base_url,
-                                      html_boards=mirror.base_url + HTML_LIST_PATH))
+    register = load_registry(
+        Settings(profile="demo", mirror_url=mirror.base_url, html_boards=mirror.base_url + HTML_LIST_PATH)
+    )
     return run, register, {b.host: b for b in mirror.server.scale.boards}
 
 
@@ -30,12 +31,18 @@ def test_every_request_to_a_board_host_waits_its_turn(tmp_path, fresh_db, monkey
     with MirrorThread(SAMPLE_CORPUS, scale=10) as mirror:
         run, register, by_host = scaled_crawl(mirror, monkeypatch, tmp_path, fresh_db)
         scale = mirror.server.scale
-        ofn = sorted((b for b in register if not b.javascript),
-                     key=lambda b: len(scale.content(by_host[b.host].index)[0]))[:3]
+        ofn = sorted(
+            (b for b in register if not b.javascript), key=lambda b: len(scale.content(by_host[b.host].index)[0])
+        )[:3]
         chosen = ofn + [b for b in register if b.javascript]
         assert len(chosen) == 4
-        counts = run("boards", "polite-1", MENDEL_BOARDS_FILE=str(write_boards_file(chosen, tmp_path / "b.json")),
-                     MENDEL_BOARD_DOWNLOAD_DELAY=str(DELAY), MENDEL_BOARD_MAX_ATTACHMENTS=str(ATTACHMENTS))
+        counts = run(
+            "boards",
+            "polite-1",
+            MENDEL_BOARDS_FILE=str(write_boards_file(chosen, tmp_path / "b.json")),
+            MENDEL_BOARD_DOWNLOAD_DELAY=str(DELAY),
+            MENDEL_BOARD_MAX_ATTACHMENTS=str(ATTACHMENTS),
+        )
         arrivals = {h: sorted(hits) for h, hits in mirror.server.board_hosts.arrivals.items()}
         summary = mirror.server.board_hosts.politeness(DELAY)
 
@@ -70,8 +77,9 @@ def test_host_queue_hands_out_idle_hosts_first_and_counts_its_requests():
 
     crawler = get_crawler()
     slots: dict[str, SimpleNamespace] = {}
-    crawler.engine = SimpleNamespace(downloader=SimpleNamespace(
-        slots=slots, get_slot_key=lambda request: request.url.split("/")[2]))
+    crawler.engine = SimpleNamespace(
+        downloader=SimpleNamespace(slots=slots, get_slot_key=lambda request: request.url.split("/")[2])
+    )
     queue = LongestReadyHostPriorityQueue.from_crawler(crawler, FifoMemoryQueue, "")
     for url in ("http://a/1", "http://a/2", "http://a/3", "http://b/1", "http://c/1"):
         queue.push(Request(url))

@@ -19,11 +19,11 @@ import json
 
 import psycopg
 
+from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS
+from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
 from mendel.crawl.boards.register import Board, load_html_boards, write_boards_file
-from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS
 from mirror.server import MirrorThread
-from mendel.core.rawstore import RawStore
 from tests.support.crawl import crawl_runner, only
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
@@ -38,9 +38,11 @@ STATIC_FIRST_RULES = dataclasses.replace(STATIC, rules={k: v for k, v in STATIC.
 
 def board_crawler(run, tmp_path):
     """Run the board crawl over just these boards."""
+
     def crawl(run_id: str, *boards: Board) -> dict:
         boards_file = write_boards_file(list(boards), tmp_path / f"{run_id}.json")
         return run("boards", run_id, MENDEL_BOARDS_FILE=str(boards_file), **FAST)
+
     return crawl
 
 
@@ -51,18 +53,22 @@ def notices_by_url(database_url: str) -> dict[str, list[dict]]:
             "SELECT d.url, d.doc_id, d.listing, d.status, v.sha256,"
             " (SELECT count(*) FROM document_versions x WHERE x.doc_id = d.doc_id)"
             " FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id"
-            " WHERE d.doc_type = 'notice'").fetchall()
+            " WHERE d.doc_type = 'notice'"
+        ).fetchall()
     out: dict[str, list[dict]] = {}
     for url, doc_id, listing, status, sha, versions in rows:
-        out.setdefault(url, []).append({"doc_id": doc_id, "listing": listing, "status": status, "sha256": sha,
-                                        "versions": versions})
+        out.setdefault(url, []).append(
+            {"doc_id": doc_id, "listing": listing, "status": status, "sha256": sha, "versions": versions}
+        )
     return out
 
 
 def attachment_links(database_url: str) -> dict[str, list[tuple[str, str, str]]]:
     with psycopg.connect(database_url) as conn:
-        rows = conn.execute("SELECT notice_doc_id, attachment_doc_id, name, board FROM notice_attachments"
-                            " ORDER BY notice_doc_id, position").fetchall()
+        rows = conn.execute(
+            "SELECT notice_doc_id, attachment_doc_id, name, board FROM notice_attachments"
+            " ORDER BY notice_doc_id, position"
+        ).fetchall()
     out: dict[str, list[tuple[str, str, str]]] = {}
     for notice, attachment, name, board in rows:
         out.setdefault(notice, []).append((attachment, name, board))
@@ -75,8 +81,7 @@ def is_feed_reading(body: bytes, notice: dict) -> bool:
     return {k: v for k, v in stored.items() if k != "@context"} == notice
 
 
-def test_a_notice_the_feed_took_over_keeps_the_feeds_version_in_runs_without_the_feed(tmp_path, fresh_db,
-                                                                                       monkeypatch):
+def test_a_notice_the_feed_took_over_keeps_the_feeds_version_in_runs_without_the_feed(tmp_path, fresh_db, monkeypatch):
     store = RawStore(tmp_path / "raw")
     with MirrorThread(SAMPLE_CORPUS) as mirror:
         crawl = board_crawler(crawl_runner(monkeypatch, tmp_path, fresh_db, mirror.base_url), tmp_path)
@@ -103,11 +108,16 @@ def test_a_notice_the_feed_took_over_keeps_the_feeds_version_in_runs_without_the
     assert after == taken_over and attachment_links(fresh_db) == feed_links
     for notice in NOTICES:
         [doc] = after[notice["url"]]
-        assert (doc["doc_id"], doc["versions"], doc["listing"], doc["status"]) == (notice["url"], 2, KADAN_FEED_URL,
-                                                                                   "active")
+        assert (doc["doc_id"], doc["versions"], doc["listing"], doc["status"]) == (
+            notice["url"],
+            2,
+            KADAN_FEED_URL,
+            "active",
+        )
         assert is_feed_reading(store.get(doc["sha256"]), notice)
         assert [(a, n) for a, n, _ in feed_links.get(notice["url"], [])] == [
-            (d["url"], d["název"]["cs"]) for d in notice.get("dokument", [])]
+            (d["url"], d["název"]["cs"]) for d in notice.get("dokument", [])
+        ]
 
 
 def test_a_board_owns_a_notice_only_once_the_feed_no_longer_lists_it(tmp_path, fresh_db, monkeypatch):
@@ -122,15 +132,17 @@ def test_a_board_owns_a_notice_only_once_the_feed_no_longer_lists_it(tmp_path, f
         # Then the feed, read in full, no longer names five notices (what its next read records, done directly
         # here: the mirror serves the real feed unchanged).
         with psycopg.connect(fresh_db, autocommit=True) as conn:
-            withdrawn, _ = crawlstate.sync_listing(conn, source="boards", listing=KADAN_FEED_URL,
-                                                   doc_ids=[n["iri"] for n in NOTICES[len(dropped):]])
+            withdrawn, _ = crawlstate.sync_listing(
+                conn, source="boards", listing=KADAN_FEED_URL, doc_ids=[n["iri"] for n in NOTICES[len(dropped) :]]
+            )
         assert withdrawn == sorted(n["iri"] for n in dropped)
 
         # The board alone: it still shows the five, owns them now, and what it shows is their new version; its
         # other rows only confirm the feed's notices, though the feed is not read in this run.
         board_owns = crawl("f-2", STATIC)
-        only(board_owns, stored=len(dropped), unchanged=len(NOTICES) - len(dropped),
-             quarantined=len(dropped_attachments))
+        only(
+            board_owns, stored=len(dropped), unchanged=len(NOTICES) - len(dropped), quarantined=len(dropped_attachments)
+        )
         assert board_owns["reactivated"] == len(dropped)
         # The next night with nothing changed stores nothing.
         only(crawl("f-3", STATIC), unchanged=len(NOTICES), quarantined=len(dropped_attachments))

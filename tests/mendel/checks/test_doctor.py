@@ -12,8 +12,8 @@ import time
 import psycopg
 
 from mendel.checks import doctor
-from mendel.index import bundle
 from mendel.core.rawstore import RawStore
+from mendel.index import bundle
 
 
 def test_doctor_passes_on_a_fresh_nightly_home(nightly, cli_env):
@@ -24,11 +24,15 @@ def test_doctor_passes_on_a_fresh_nightly_home(nightly, cli_env):
     assert checked["version_blobs"] > 0 and checked["orphan_blobs"] == checked["version_blobs"]
     assert checked["chunks_current"] > 0 and checked["bundle"] > 5 and checked["crawl_log"] >= 3
     # the nightly ran the same checks as its last asset check
-    evaluations = {e.event_specific_data.check_name: e.event_specific_data.passed
-                   for e in nightly["result"].all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"}
+    evaluations = {
+        e.event_specific_data.check_name: e.event_specific_data.passed
+        for e in nightly["result"].all_events
+        if e.event_type_value == "ASSET_CHECK_EVALUATION"
+    }
     assert evaluations["data_invariants"] is True
-    done = subprocess.run([sys.executable, "-m", "cli.main", "doctor"], env=cli_env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "doctor"], env=cli_env, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "doctor: all invariants hold" in done.stdout
 
@@ -48,14 +52,14 @@ def _broken_copy(nightly, tmp_path, home=None):
     store = RawStore(home / "raw")
     with psycopg.connect(nightly["database_url"]) as conn:
         doc_id, version_id, sha = conn.execute(
-            "SELECT doc_id, version_id, sha256 FROM document_versions ORDER BY version_id LIMIT 1").fetchone()
+            "SELECT doc_id, version_id, sha256 FROM document_versions ORDER BY version_id LIMIT 1"
+        ).fetchone()
     store.path_for(sha).unlink()
     stray = store.put(b"a body no version has").sha256
     live = home / "bundles" / bundle.current_version(home / "bundles")
     chunks = live / bundle.CHUNKS
     chunks.write_bytes(chunks.read_bytes()[: chunks.stat().st_size // 3])
-    return home, {"doc_id": doc_id, "version_id": version_id, "sha": sha, "stray": stray,
-                  "bundle": live.name}
+    return home, {"doc_id": doc_id, "version_id": version_id, "sha": sha, "stray": stray, "bundle": live.name}
 
 
 def test_doctor_names_every_problem_on_a_broken_copy(nightly, tmp_path, monkeypatch):
@@ -67,8 +71,11 @@ def test_doctor_names_every_problem_on_a_broken_copy(nightly, tmp_path, monkeypa
     with psycopg.connect(nightly["database_url"]) as conn:  # the remembered hashes live only in this transaction
         assert doctor.examine(conn, RawStore(home / "raw"), home / "bundles").ok
         live = home / "bundles" / bundle.current_version(home / "bundles")
-        assert conn.execute("SELECT digest FROM verified_files WHERE path = %s", (str(live),)
-                            ).fetchone()[0].startswith(doctor.BUNDLE_OK)
+        assert (
+            conn.execute("SELECT digest FROM verified_files WHERE path = %s", (str(live),))
+            .fetchone()[0]
+            .startswith(doctor.BUNDLE_OK)
+        )
         home, broken = _broken_copy(nightly, tmp_path, home)
         _check_broken(conn, home, broken)
         conn.rollback()
@@ -78,17 +85,23 @@ def _check_broken(conn, home, broken):
     """The doctor names every problem of the broken copy (the orphan chunk: only in the caller's transaction)."""
     doc_id, current = conn.execute(
         "SELECT d.doc_id, d.current_version_id FROM documents d JOIN chunks c ON c.version_id ="
-        " d.current_version_id WHERE c.layer = 3 LIMIT 1").fetchone()
-    old = conn.execute("INSERT INTO document_versions (doc_id, sha256, byte_size) VALUES (%s, %s, 1)"
-                       " RETURNING version_id", (doc_id, "0" * 64)).fetchone()[0]
-    conn.execute("INSERT INTO chunks (chunk_id, version_id, doc_id, seq, page_start, page_end, char_start,"
-                 " char_end, text, content_hash) VALUES ('orphan-chunk', %s, %s, 0, 1, 1, 0, 5, 'stale', 'x')",
-                 (old, doc_id))
+        " d.current_version_id WHERE c.layer = 3 LIMIT 1"
+    ).fetchone()
+    old = conn.execute(
+        "INSERT INTO document_versions (doc_id, sha256, byte_size) VALUES (%s, %s, 1) RETURNING version_id",
+        (doc_id, "0" * 64),
+    ).fetchone()[0]
+    conn.execute(
+        "INSERT INTO chunks (chunk_id, version_id, doc_id, seq, page_start, page_end, char_start,"
+        " char_end, text, content_hash) VALUES ('orphan-chunk', %s, %s, 0, 1, 1, 0, 5, 'stale', 'x')",
+        (old, doc_id),
+    )
     report = doctor.examine(conn, RawStore(home / "raw"), home / "bundles")
     assert not report.ok
     by_check = {c.name: c.problems for c in report.checks}
-    assert any(f"version {broken['version_id']}: blob {broken['sha']} is missing" in p
-               for p in by_check["version_blobs"])
+    assert any(
+        f"version {broken['version_id']}: blob {broken['sha']} is missing" in p for p in by_check["version_blobs"]
+    )
     assert any(f"blob {'0' * 64} is missing" in p for p in by_check["version_blobs"])  # the stale version's
     assert by_check["orphan_blobs"] == [p for p in by_check["orphan_blobs"] if broken["stray"] in p] != []
     assert by_check["chunks_current"] == [f"1 chunk(s) of {doc_id} version {old}: the current version is {current}"]
@@ -99,8 +112,13 @@ def _check_broken(conn, home, broken):
 def test_doctor_command_fails_naming_the_problems(nightly, tmp_path, cli_env):
     home, broken = _broken_copy(nightly, tmp_path)
     env = {**cli_env, "MENDEL_HOME": str(home)}
-    done = subprocess.run([sys.executable, "-m", "cli.main", "doctor", "--no-hashes"], env=env, capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "doctor", "--no-hashes"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"blob {broken['sha']} is missing" in done.stdout
     assert f"blob {broken['stray']} belongs to no version" in done.stdout

@@ -9,9 +9,9 @@ import time
 import psycopg
 import pytest
 
-from mendel.crawl import crawlstate
 from mendel.checks import doctor
 from mendel.core.rawstore import RawStore
+from mendel.crawl import crawlstate
 
 
 @pytest.fixture
@@ -21,9 +21,16 @@ def home(fresh_db, tmp_path):
         for n in range(3):
             body = f"document {n} ".encode() * 50
             blob = store.put(body)
-            crawlstate.record_document(conn, run_id=None, source="test", doc_id=f"doc-{n}",
-                                       url=f"https://example.invalid/{n}", sha256=blob.sha256, byte_size=len(body),
-                                       content_type="text/plain")
+            crawlstate.record_document(
+                conn,
+                run_id=None,
+                source="test",
+                doc_id=f"doc-{n}",
+                url=f"https://example.invalid/{n}",
+                sha256=blob.sha256,
+                byte_size=len(body),
+                content_type="text/plain",
+            )
     time.sleep(0.05)  # the blobs' last change is behind the (shortened) racy window below
     return fresh_db, store, tmp_path / "bundles"
 

@@ -15,9 +15,9 @@ import re
 import psycopg
 import pytest
 
-from mendel.crawl import crawlstate
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.core.rawstore import RawStore
+from mendel.crawl import crawlstate
 from tests.mendel.extract.test_extract_bad_input import CASES
 
 LAW = SAMPLE_CORPUS / "esbirka" / "pdf" / "87-2024.pdf"
@@ -35,9 +35,16 @@ def _double_encoded_decision() -> bytes:
 
 def _store(conn, store: RawStore, doc_id: str, source: str, data: bytes, content_type: str | None) -> None:
     blob = store.put(data)
-    crawlstate.record_document(conn, run_id=None, source=source, doc_id=doc_id,
-                               url=f"https://example.invalid/{source}/{len(data)}-{blob.sha256[:8]}",
-                               sha256=blob.sha256, byte_size=len(data), content_type=content_type)
+    crawlstate.record_document(
+        conn,
+        run_id=None,
+        source=source,
+        doc_id=doc_id,
+        url=f"https://example.invalid/{source}/{len(data)}-{blob.sha256[:8]}",
+        sha256=blob.sha256,
+        byte_size=len(data),
+        content_type=content_type,
+    )
 
 
 def _events(result, kind: str) -> list:
@@ -45,8 +52,10 @@ def _events(result, kind: str) -> list:
 
 
 def _materialized(result) -> set[str]:
-    return {e.event_specific_data.materialization.asset_key.to_user_string()
-            for e in _events(result, "ASSET_MATERIALIZATION")}
+    return {
+        e.event_specific_data.materialization.asset_key.to_user_string()
+        for e in _events(result, "ASSET_MATERIALIZATION")
+    }
 
 
 def _checks(result) -> dict:
@@ -99,8 +108,10 @@ def test_failing_hard_check_blocks_chunks_and_bad_input_is_quarantined(prepared)
     assert "Å¡" in mojibake["unexpected_examples"][0]
     assert "| pages | no_mojibake" in meta["summary"]
     # the soft suite sees the same page: its Czech letters turned into mojibake
-    assert not soft.passed and {k: v.value for k, v in soft.metadata.items()}["failed"] == \
-        "documents.czech_character_share"
+    assert (
+        not soft.passed
+        and {k: v.value for k, v in soft.metadata.items()}["failed"] == "documents.czech_character_share"
+    )
 
     with psycopg.connect(prepared.database_url, autocommit=True) as conn:
         conn.execute("UPDATE documents SET status = 'withdrawn' WHERE doc_id = %s", (DECISION_ID,))

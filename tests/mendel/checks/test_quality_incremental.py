@@ -10,8 +10,8 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from mendel.crawl import crawlstate
 from mendel.checks import quality
+from mendel.crawl import crawlstate
 
 GOOD = "Nejvyšší soud rozhodl ve věci žalobce o náhradě škody způsobené výkonem veřejné moci. " * 4
 SHORT = "Usnesení."  # too few letters for the Czech share: a missing value, not a failing one
@@ -22,9 +22,16 @@ SECTION = ("§", "§ 1", 1, 1, 1, 0, 10)  # kind, label, depth, page_start, page
 def _document(conn, doc_id: str, pages: list, sections: list = (), sha: str | None = None) -> int:
     """A document's new current version with its pages ((text, ocr confidence or None) or text) and sections,
     stamped extracted as the extract stage does."""
-    crawlstate.record_document(conn, run_id=None, source="test", doc_id=doc_id,
-                               url=f"https://example.invalid/{doc_id}", sha256=sha or f"{doc_id}-v1",
-                               byte_size=1, content_type="text/plain")
+    crawlstate.record_document(
+        conn,
+        run_id=None,
+        source="test",
+        doc_id=doc_id,
+        url=f"https://example.invalid/{doc_id}",
+        sha256=sha or f"{doc_id}-v1",
+        byte_size=1,
+        content_type="text/plain",
+    )
     version = conn.execute("SELECT current_version_id FROM documents WHERE doc_id = %s", (doc_id,)).fetchone()[0]
     _extract(conn, version, pages, sections)
     return version
@@ -36,29 +43,38 @@ def _extract(conn, version: int, pages: list, sections: list = ()) -> None:
         conn.execute("DELETE FROM sections WHERE version_id = %s", (version,))
         for number, page in pages:
             text, confidence = page if isinstance(page, tuple) else (page, None)
-            conn.execute("INSERT INTO pages (version_id, page_no, text, is_ocr, ocr_confidence)"
-                         " VALUES (%s, %s, %s, %s, %s)", (version, number, text, confidence is not None, confidence))
+            conn.execute(
+                "INSERT INTO pages (version_id, page_no, text, is_ocr, ocr_confidence) VALUES (%s, %s, %s, %s, %s)",
+                (version, number, text, confidence is not None, confidence),
+            )
         for kind, label, depth, page_start, page_end, char_start, char_end in sections:
-            conn.execute("INSERT INTO sections (version_id, depth, kind, label, path, page_start, page_end,"
-                         " char_start, char_end) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                         (version, depth, kind, label, label, page_start, page_end, char_start, char_end))
-        conn.execute("UPDATE document_versions SET extracted_at = clock_timestamp() WHERE version_id = %s",
-                     (version,))
+            conn.execute(
+                "INSERT INTO sections (version_id, depth, kind, label, path, page_start, page_end,"
+                " char_start, char_end) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (version, depth, kind, label, label, page_start, page_end, char_start, char_end),
+            )
+        conn.execute("UPDATE document_versions SET extracted_at = clock_timestamp() WHERE version_id = %s", (version,))
 
 
 def _seen(review: quality.QualityReview) -> dict:
-    return {"metadata": {severity: review.check_metadata(severity) for severity in quality.SEVERITIES},
-            "passed": {severity: review.passed(severity) for severity in quality.SEVERITIES},
-            "failing": [f.as_dict() for f in review.failing], "unattributed": review.unattributed,
-            "new_versions": review.new_versions, "recorded": review.recorded}
+    return {
+        "metadata": {severity: review.check_metadata(severity) for severity in quality.SEVERITIES},
+        "passed": {severity: review.passed(severity) for severity in quality.SEVERITIES},
+        "failing": [f.as_dict() for f in review.failing],
+        "unattributed": review.unattributed,
+        "new_versions": review.new_versions,
+        "recorded": review.recorded,
+    }
 
 
 def _state(conn) -> dict:
     return {
-        "quarantined": conn.execute("SELECT version_id, doc_id, expectations, examples FROM quality_quarantine"
-                                    " ORDER BY version_id").fetchall(),
-        "unchecked": conn.execute("SELECT version_id FROM document_versions WHERE quality_checked_at IS NULL"
-                                  " ORDER BY version_id").fetchall(),
+        "quarantined": conn.execute(
+            "SELECT version_id, doc_id, expectations, examples FROM quality_quarantine ORDER BY version_id"
+        ).fetchall(),
+        "unchecked": conn.execute(
+            "SELECT version_id FROM document_versions WHERE quality_checked_at IS NULL ORDER BY version_id"
+        ).fetchall(),
     }
 
 
@@ -88,9 +104,16 @@ def test_incremental_review_equals_the_whole_corpus_review_on_a_changing_corpus(
         _document(conn, "short", [(1, SHORT)])
         _document(conn, "scan", [(1, (GOOD, 0.41)), (2, (GOOD, 0.97)), (3, "")])
         _document(conn, "broken", [(1, GOOD), (2, MOJIBAKE)])  # hard: one new document of 11, quarantined
-        crawlstate.record_document(conn, run_id=None, source="test", doc_id="unextracted",
-                                   url="https://example.invalid/unextracted", sha256="unextracted-v1", byte_size=1,
-                                   content_type="text/plain")
+        crawlstate.record_document(
+            conn,
+            run_id=None,
+            source="test",
+            doc_id="unextracted",
+            url="https://example.invalid/unextracted",
+            sha256="unextracted-v1",
+            byte_size=1,
+            content_type="text/plain",
+        )
 
     first = _both(fresh_db, thresholds)
     assert first["passed"] == {"hard": True, "soft": False} and first["recorded"]
@@ -122,8 +145,11 @@ def test_incremental_review_equals_the_whole_corpus_review_on_a_changing_corpus(
     third = _both(fresh_db, thresholds)
     assert unchanged == third and third["metadata"]["hard"]["new_versions"] == 0 and third["failing"] == []
 
-    looser = {**thresholds, "sections": {**thresholds["sections"], "max_depth": {"severity": "soft", "max": 1}},
-              "examples": 2}  # another review version: every version is reviewed again
+    looser = {
+        **thresholds,
+        "sections": {**thresholds["sections"], "max_depth": {"severity": "soft", "max": 1}},
+        "examples": 2,
+    }  # another review version: every version is reviewed again
     assert quality.review_version(looser) != quality.review_version(thresholds)
     assert not _both(fresh_db, looser)["passed"]["soft"]
 
@@ -139,8 +165,16 @@ def test_incremental_review_equals_the_whole_corpus_review_on_a_changing_corpus(
 
 def test_a_corpus_without_pages_or_sections(fresh_db, thresholds):
     with psycopg.connect(fresh_db, autocommit=True) as conn:
-        crawlstate.record_document(conn, run_id=None, source="test", doc_id="record", url="https://example.invalid/r",
-                                   sha256="record-v1", byte_size=1, content_type="text/plain")
+        crawlstate.record_document(
+            conn,
+            run_id=None,
+            source="test",
+            doc_id="record",
+            url="https://example.invalid/r",
+            sha256="record-v1",
+            byte_size=1,
+            content_type="text/plain",
+        )
     empty = _both(fresh_db, thresholds)
     assert empty["passed"] == {"hard": True, "soft": True} and empty["metadata"]["hard"]["rows_pages"] == 0
     with psycopg.connect(fresh_db, autocommit=True) as conn:

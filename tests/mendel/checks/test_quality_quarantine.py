@@ -9,11 +9,11 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from mendel.crawl import crawlstate
 from mendel.checks import quality
 from mendel.core.config import SAMPLE_CORPUS
-from mendel.index.corpus import load_layer
 from mendel.core.rawstore import RawStore
+from mendel.crawl import crawlstate
+from mendel.index.corpus import load_layer
 from tests.mendel.checks.test_quality_checks import DECISION_ID, _checks, _double_encoded_decision, _materialized
 
 ACTS = ("87-2024", "88-2024", "89-2024")
@@ -28,9 +28,16 @@ def _good_decision() -> bytes:
 
 def _store(conn, store: RawStore, doc_id: str, source: str, data: bytes, content_type: str) -> None:
     blob = store.put(data)
-    crawlstate.record_document(conn, run_id=None, source=source, doc_id=doc_id,
-                               url=f"https://example.invalid/{source}/{doc_id}", sha256=blob.sha256,
-                               byte_size=len(data), content_type=content_type)
+    crawlstate.record_document(
+        conn,
+        run_id=None,
+        source=source,
+        doc_id=doc_id,
+        url=f"https://example.invalid/{source}/{doc_id}",
+        sha256=blob.sha256,
+        byte_size=len(data),
+        content_type=content_type,
+    )
 
 
 @pytest.fixture
@@ -41,8 +48,14 @@ def corpus(fresh_db, tmp_path):
     store = resource.raw_store()
     with psycopg.connect(fresh_db, autocommit=True) as conn:
         for act in ACTS:
-            _store(conn, store, f"/eli/cz/sb/{act}", "esbirka",
-                   (SAMPLE_CORPUS / "esbirka" / "pdf" / f"{act}.pdf").read_bytes(), "application/pdf")
+            _store(
+                conn,
+                store,
+                f"/eli/cz/sb/{act}",
+                "esbirka",
+                (SAMPLE_CORPUS / "esbirka" / "pdf" / f"{act}.pdf").read_bytes(),
+                "application/pdf",
+            )
         _store(conn, store, "ECLI:good", "nsoud", _good_decision(), "text/html; charset=utf-8")
         _store(conn, store, DECISION_ID, "nsoud", _double_encoded_decision(), "text/html; charset=utf-8")
     return resource
@@ -80,14 +93,16 @@ def test_bad_document_is_quarantined_and_its_fixed_version_comes_back(corpus):
 
     with psycopg.connect(corpus.database_url) as conn:
         [(version, expectations, examples)] = conn.execute(
-            "SELECT version_id, expectations, examples FROM quality_quarantine WHERE doc_id = %s",
-            (DECISION_ID,)).fetchall()
+            "SELECT version_id, expectations, examples FROM quality_quarantine WHERE doc_id = %s", (DECISION_ID,)
+        ).fetchall()
         assert expectations == ["pages.no_mojibake"] and "Å¡" in examples[0]
-        assert conn.execute("SELECT reason FROM quarantine WHERE stage = 'quality' AND doc_id = %s",
-                            (DECISION_ID,)).fetchone() == ("failed hard expectations: pages.no_mojibake",)
+        assert conn.execute(
+            "SELECT reason FROM quarantine WHERE stage = 'quality' AND doc_id = %s", (DECISION_ID,)
+        ).fetchone() == ("failed hard expectations: pages.no_mojibake",)
         assert _chunked_docs(conn) == {f"/eli/cz/sb/{a}" for a in ACTS} | {"ECLI:good"}
-        assert conn.execute("SELECT count(*) FROM document_versions WHERE quality_checked_at IS NULL"
-                            ).fetchone()[0] == 0
+        assert (
+            conn.execute("SELECT count(*) FROM document_versions WHERE quality_checked_at IS NULL").fetchone()[0] == 0
+        )
 
     second = _run(corpus)  # the quarantined version is not validated again: nothing fails, nothing blocks
     assert second.success
@@ -97,39 +112,60 @@ def test_bad_document_is_quarantined_and_its_fixed_version_comes_back(corpus):
         assert DECISION_ID not in _chunked_docs(conn)
 
     with psycopg.connect(corpus.database_url, autocommit=True) as conn:  # fixed at the source: a new version
-        _store(conn, corpus.raw_store(), DECISION_ID, "nsoud",
-               _good_decision().replace(b"</body>", b"<p>Opraveno.</p></body>"), "text/html; charset=utf-8")
+        _store(
+            conn,
+            corpus.raw_store(),
+            DECISION_ID,
+            "nsoud",
+            _good_decision().replace(b"</body>", b"<p>Opraveno.</p></body>"),
+            "text/html; charset=utf-8",
+        )
     third = _run(corpus)
     assert third.success
     passed, meta = _hard(third)
     assert passed and meta["new_versions"] == 1 and meta["new_failing"] == 0 and meta["quarantine"] == []
     with psycopg.connect(corpus.database_url) as conn:
-        current = conn.execute("SELECT current_version_id FROM documents WHERE doc_id = %s",
-                               (DECISION_ID,)).fetchone()[0]
+        current = conn.execute("SELECT current_version_id FROM documents WHERE doc_id = %s", (DECISION_ID,)).fetchone()[
+            0
+        ]
         assert current != version
         passages = [r for r in load_layer(conn, 3) if r.doc_id == DECISION_ID]  # what the indexes are built from
         assert passages
-        assert {v for (v,) in conn.execute("SELECT DISTINCT version_id FROM chunks WHERE doc_id = %s",
-                                           (DECISION_ID,))} == {current}
+        assert {
+            v for (v,) in conn.execute("SELECT DISTINCT version_id FROM chunks WHERE doc_id = %s", (DECISION_ID,))
+        } == {current}
 
 
 def test_failing_share_over_threshold_blocks_and_records_nothing(fresh_db):
     with psycopg.connect(fresh_db, autocommit=True) as conn:
-        for doc_id, text in (("good", "Nejvyšší soud rozhodl ve věci žalobce " * 5),
-                             ("bad-1", "NejvyÅ¡Å¡Ã­ soud rozhodl " * 5),
-                             ("bad-2", "Ĺ˝aloba byla zamĂ­tnuta " * 5)):
-            crawlstate.record_document(conn, run_id=None, source="test", doc_id=doc_id,
-                                       url=f"https://example.invalid/{doc_id}", sha256=doc_id * 4,
-                                       byte_size=len(text), content_type="text/plain")
-            conn.execute("INSERT INTO pages (version_id, page_no, text) SELECT current_version_id, 1, %s"
-                         " FROM documents WHERE doc_id = %s", (text, doc_id))
+        for doc_id, text in (
+            ("good", "Nejvyšší soud rozhodl ve věci žalobce " * 5),
+            ("bad-1", "NejvyÅ¡Å¡Ã­ soud rozhodl " * 5),
+            ("bad-2", "Ĺ˝aloba byla zamĂ­tnuta " * 5),
+        ):
+            crawlstate.record_document(
+                conn,
+                run_id=None,
+                source="test",
+                doc_id=doc_id,
+                url=f"https://example.invalid/{doc_id}",
+                sha256=doc_id * 4,
+                byte_size=len(text),
+                content_type="text/plain",
+            )
+            conn.execute(
+                "INSERT INTO pages (version_id, page_no, text) SELECT current_version_id, 1, %s"
+                " FROM documents WHERE doc_id = %s",
+                (text, doc_id),
+            )
         thresholds = quality.load_thresholds()
         blocked = quality.review_database(conn, thresholds)
         assert blocked.new_versions == 3 and blocked.new_failing == 2 and not blocked.passed("hard")
         assert {f.doc_id for f in blocked.failing} == {"bad-1", "bad-2"} and not blocked.recorded
         assert conn.execute("SELECT count(*) FROM quality_quarantine").fetchone()[0] == 0
-        assert conn.execute("SELECT count(*) FROM document_versions WHERE quality_checked_at IS NULL"
-                            ).fetchone()[0] == 3
+        assert (
+            conn.execute("SELECT count(*) FROM document_versions WHERE quality_checked_at IS NULL").fetchone()[0] == 3
+        )
 
         thresholds["quarantine"] = {"max_new_failing_share": 0.7}  # the same corpus under a looser threshold
         accepted = quality.review_database(conn, thresholds)

@@ -21,11 +21,27 @@ from mendel.extract.document import extract_document
 from mendel.extract.ocr import ocr_available
 
 ESBIRKA = SAMPLE_CORPUS / "esbirka"
-SCAN = SAMPLE_CORPUS / "municipal" / "blesno" / "scanned" / (
-    "vr-na-dodavatele-projektove-dokumentace-pro-stavebni-rizeni-a-realizaci-kanalizace__jmenovani-vyberove-komise.pdf")
+SCAN = (
+    SAMPLE_CORPUS
+    / "municipal"
+    / "blesno"
+    / "scanned"
+    / (
+        "vr-na-dodavatele-projektove-dokumentace-pro-stavebni-rizeni-a-realizaci-kanalizace__jmenovani-vyberove-komise.pdf"
+    )
+)
 DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-HARD = {"unique_doc_ids", "at_least_one_page", "contiguous_page_numbers", "unique_page_numbers", "no_mojibake",
-        "known_kinds", "page_span_ordered", "page_span_within_document", "char_span_within_text"}
+HARD = {
+    "unique_doc_ids",
+    "at_least_one_page",
+    "contiguous_page_numbers",
+    "unique_page_numbers",
+    "no_mojibake",
+    "known_kinds",
+    "page_span_ordered",
+    "page_span_within_document",
+    "char_span_within_text",
+}
 SOFT = {"czech_character_share", "non_empty_text_share", "ocr_confidence", "max_depth"}
 
 
@@ -42,8 +58,9 @@ def real() -> dict:
         "/eli/cz/sb/2024/87": extract_document((ESBIRKA / "pdf" / "87-2024.pdf").read_bytes(), "application/pdf"),
         "/eli/cz/sb/1993/1": extract_document((ESBIRKA / "docx" / "Sb_1993_1_IZ.docx").read_bytes(), DOCX_TYPE),
         "ECLI:CZ:NS:2024:29.ND.461.2024.1": extract_document(_decision_html(), "text/html"),
-        "kadan:ud": extract_document((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_bytes(),
-                                     "application/json"),
+        "kadan:ud": extract_document(
+            (SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_bytes(), "application/json"
+        ),
     }
     if ocr_available("ces+eng"):
         documents["blesno:komise"] = extract_document(SCAN.read_bytes(), "application/pdf")
@@ -64,13 +81,17 @@ def _examples(report: quality.QualityReport, name: str) -> list[str]:
 
 
 def test_severities_come_from_the_thresholds_file(thresholds, tmp_path):
-    named = {name: rule["severity"] for suite in ("documents", "pages", "sections")
-             for name, rule in thresholds[suite].items()}
+    named = {
+        name: rule["severity"]
+        for suite in ("documents", "pages", "sections")
+        for name, rule in thresholds[suite].items()
+    }
     assert {n for n, s in named.items() if s == "hard"} == HARD
     assert {n for n, s in named.items() if s == "soft"} == SOFT
     broken = tmp_path / "thresholds.yaml"
-    broken.write_text(quality.THRESHOLDS_PATH.read_text("utf-8").replace("severity: hard", "severity: fatal", 1),
-                      encoding="utf-8")
+    broken.write_text(
+        quality.THRESHOLDS_PATH.read_text("utf-8").replace("severity: hard", "severity: fatal", 1), encoding="utf-8"
+    )
     with pytest.raises(ValueError, match="severity must be one of"):
         quality.load_thresholds(broken)
 
@@ -91,10 +112,13 @@ def test_real_documents_pass(real, thresholds):
         [ocr] = report.get("pages", "ocr_confidence")
         assert ocr.success and ocr.element_count - ocr.unexpected_count >= 1 and ocr.observed_value == 1.0
     metadata = report.check_metadata("hard")
-    assert metadata["failed"] == "none" and metadata["evaluated"] == metadata["successful"] == len(report.selected("hard"))
+    assert metadata["failed"] == "none" and metadata["evaluated"] == metadata["successful"] == len(
+        report.selected("hard")
+    )
     json.dumps(metadata)  # plain values all the way down
-    assert {"suite", "name", "severity", "expectation", "success", "observed_value", "unexpected_examples"} \
-        <= set(metadata["expectations"][0])
+    assert {"suite", "name", "severity", "expectation", "success", "observed_value", "unexpected_examples"} <= set(
+        metadata["expectations"][0]
+    )
 
 
 def test_broken_page_sets_fail_the_hard_expectations(real, thresholds):
@@ -110,15 +134,21 @@ def test_broken_page_sets_fail_the_hard_expectations(real, thresholds):
         *real.items(),
         ("mojibake:1250", replace(decision, pages=[as_1250], sections=[])),
         ("mojibake:1252", replace(decision, pages=[as_1252], sections=[])),
-        ("gap", replace(law, pages=[p1, p2, p4], sections=[])),                   # page 3 lost
+        ("gap", replace(law, pages=[p1, p2, p4], sections=[])),  # page 3 lost
         ("duplicate-page", replace(law, pages=[p1, p2, p2, p3, p4], sections=[])),
-        ("/eli/cz/sb/2024/87", law),                                               # the same id twice
+        ("/eli/cz/sb/2024/87", law),  # the same id twice
         ("section-past-end", replace(law, sections=[*law.sections[:-1], past_the_end])),
     ]
     report = quality.validate_documents(broken, thresholds)
     assert not report.passed("hard"), report.markdown()
-    assert _failed(report) == {"no_mojibake", "contiguous_page_numbers", "unique_page_numbers", "unique_doc_ids",
-                               "page_span_within_document", "czech_character_share"}
+    assert _failed(report) == {
+        "no_mojibake",
+        "contiguous_page_numbers",
+        "unique_page_numbers",
+        "unique_doc_ids",
+        "page_span_within_document",
+        "czech_character_share",
+    }
     # the Czech letters turned into mojibake, so the soft Czech-share expectation sees those two as well
     assert [e.split(":")[1] for e in _examples(report, "czech_character_share")] == ["1250", "1252"]
     mojibake = _examples(report, "no_mojibake")
@@ -128,7 +158,9 @@ def test_broken_page_sets_fail_the_hard_expectations(real, thresholds):
     assert "gap p. 4: page_no=4, expected_page_no=3" in _examples(report, "contiguous_page_numbers")
     assert any(e.startswith("duplicate-page p. 2:") for e in _examples(report, "unique_page_numbers"))
     assert set(_examples(report, "unique_doc_ids")) == {"/eli/cz/sb/2024/87"}
-    assert _examples(report, "page_span_within_document") == [f"section-past-end {past_the_end.label}: page_count=4, page_end=5"]
+    assert _examples(report, "page_span_within_document") == [
+        f"section-past-end {past_the_end.label}: page_count=4, page_end=5"
+    ]
     assert "no_mojibake" in report.check_metadata("hard")["failed"]
 
 
@@ -138,8 +170,9 @@ def test_broken_page_sets_fail_the_soft_expectations(real, thresholds):
     law, scan = real["/eli/cz/sb/2024/87"], real["blesno:komise"]
 
     def without_diacritics(text: str) -> str:
-        return unicodedata.normalize("NFC", "".join(
-            ch for ch in unicodedata.normalize("NFD", text) if not unicodedata.combining(ch)))
+        return unicodedata.normalize(
+            "NFC", "".join(ch for ch in unicodedata.normalize("NFD", text) if not unicodedata.combining(ch))
+        )
 
     stripped = replace(law, pages=[replace(p, text=without_diacritics(p.text)) for p in law.pages])
     unsure = replace(scan, pages=[replace(scan.pages[0], ocr_confidence=0.41)])
@@ -152,5 +185,7 @@ def test_broken_page_sets_fail_the_soft_expectations(real, thresholds):
     [non_empty] = report.get("pages", "non_empty_text_share")
     assert non_empty.observed_value == round(6 / 9, 4) and non_empty.unexpected_count == 3
     assert _examples(report, "non_empty_text_share")[0].startswith("blank p. 2:")
-    assert report.check_metadata("soft")["failed"] == \
-        "documents.czech_character_share, pages.non_empty_text_share, pages.ocr_confidence"
+    assert (
+        report.check_metadata("soft")["failed"]
+        == "documents.czech_character_share, pages.non_empty_text_share, pages.ocr_confidence"
+    )

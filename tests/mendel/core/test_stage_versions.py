@@ -45,7 +45,8 @@ def reload_recogniser():
 def mentions_by_chunk(conn) -> dict[str, list[tuple]]:
     found: dict[str, list[tuple]] = {}
     for chunk_id, *mention in conn.execute(
-            "SELECT chunk_id, entity_id, start_char, end_char, surface FROM mentions ORDER BY 1, 2, 3, 4"):
+        "SELECT chunk_id, entity_id, start_char, end_char, surface FROM mentions ORDER BY 1, 2, 3, 4"
+    ):
         found.setdefault(chunk_id, []).append(tuple(mention))
     return found
 
@@ -80,13 +81,16 @@ def test_a_changed_pattern_file_re_recognises_only_the_passages_it_touches(fresh
 
         # A reviewer adds one name form to the pattern file.
         with pattern_file.open("a", encoding="utf-8") as out:
-            out.write(json.dumps({"label": "INSTITUTION", "pattern": NEW_FORM, "id": NEW_FORM_ID},
-                                 ensure_ascii=False) + "\n")
+            out.write(
+                json.dumps({"label": "INSTITUTION", "pattern": NEW_FORM, "id": NEW_FORM_ID}, ensure_ascii=False) + "\n"
+            )
         reload_recogniser()
         new_version = stage_versions.version("ner")
         assert new_version != old_version
-        touched = [c for (c,) in conn.execute("SELECT chunk_id FROM chunks WHERE layer = 3 AND text LIKE %s",
-                                              (f"%{NEW_FORM}%",))]
+        touched = [
+            c
+            for (c,) in conn.execute("SELECT chunk_id FROM chunks WHERE layer = 3 AND text LIKE %s", (f"%{NEW_FORM}%",))
+        ]
         assert len(touched) == 1
 
         second = run_index(conn, tmp_path, embedder)
@@ -96,8 +100,9 @@ def test_a_changed_pattern_file_re_recognises_only_the_passages_it_touches(fresh
         after = mentions_by_chunk(conn)
         assert (touched[0], f"INSTITUTION:{NEW_FORM_ID}") in {(c, m[0]) for c, rows in after.items() for m in rows}
         # every other passage: the same mentions, not even recognised again
-        assert {c: m for c, m in after.items() if c != touched[0]} == \
-            {c: m for c, m in before.items() if c != touched[0]}
+        assert {c: m for c, m in after.items() if c != touched[0]} == {
+            c: m for c, m in before.items() if c != touched[0]
+        }
         done_after = dict(conn.execute("SELECT chunk_id, ner_done_at FROM chunks WHERE layer = 3"))
         assert [c for c in done_after if done_after[c] != done_before[c]] == touched
         assert conn.execute("SELECT DISTINCT ner_version FROM chunks WHERE layer = 3").fetchall() == [(new_version,)]
@@ -125,7 +130,9 @@ def test_a_changed_chunker_re_chunks_its_versions_and_keeps_unchanged_passages(f
         run_index(conn, tmp_path, embedder)
         before = mentions_by_chunk(conn)
         old_version = stage_versions.version("chunk")
-        (copy / "passages" / "chunking.py").write_text((copy / "passages" / "chunking.py").read_text() + "\n# a changed chunker\n")
+        (copy / "passages" / "chunking.py").write_text(
+            (copy / "passages" / "chunking.py").read_text() + "\n# a changed chunker\n"
+        )
         new_version = stage_versions.version("chunk")
         assert new_version != old_version
         report = stage_status.status(conn, tmp_path / "bundles")
@@ -170,8 +177,11 @@ def test_rows_without_a_version_are_re_processed_by_every_stage(fresh_db, tmp_pa
         conn.execute("UPDATE chunks SET ner_version = NULL, embed_version = NULL, lexemes_version = NULL")
         unrecorded = stage_versions.data_versions(conn)
         assert {s: unrecorded[s] for s in ("chunk", "ner", "embed", "analyser")} == {
-            "chunk": {"unrecorded": 3}, "ner": {"unrecorded": passages}, "embed": {"unrecorded": passages},
-            "analyser": {"unrecorded": passages}}
+            "chunk": {"unrecorded": 3},
+            "ner": {"unrecorded": passages},
+            "embed": {"unrecorded": passages},
+            "analyser": {"unrecorded": passages},
+        }
 
         second = run_index(conn, tmp_path, embedder)
         lexemes = fill_lexemes(conn)
@@ -184,21 +194,35 @@ def test_rows_without_a_version_are_re_processed_by_every_stage(fresh_db, tmp_pa
         current = stage_versions.current_versions(embedder.name)
         recorded = stage_versions.data_versions(conn)
         assert {s: recorded[s] for s in ("chunk", "relations", "ner", "embed", "analyser")} == {
-            "chunk": {current["chunk"]: 3}, "relations": {current["relations"]: 3}, "ner": {current["ner"]: passages},
-            "embed": {current["embed"]: passages}, "analyser": {current["analyser"]: passages}}
+            "chunk": {current["chunk"]: 3},
+            "relations": {current["relations"]: 3},
+            "ner": {current["ner"]: passages},
+            "embed": {current["embed"]: passages},
+            "analyser": {current["analyser"]: passages},
+        }
 
         # A third run finds nothing to re-process.
         third = run_index(conn, tmp_path, embedder)
-        assert (third["chunks"]["reprocessed_by_version"], third["ner"]["chunks"],
-                third["embed"]["reprocessed_by_version"], fill_lexemes(conn)["lexemes_written"]) == (0, 0, 0, 0)
+        assert (
+            third["chunks"]["reprocessed_by_version"],
+            third["ner"]["chunks"],
+            third["embed"]["reprocessed_by_version"],
+            fill_lexemes(conn)["lexemes_written"],
+        ) == (0, 0, 0, 0)
 
         # Extraction: add_document stores extracted versions without an extract version — they go back.
         assert stage_versions.data_versions(conn)["extract"] == {"unrecorded": 3}
         assert stage_versions.reprocess_extract(conn) == 3
-        assert conn.execute("SELECT count(*) FROM document_versions WHERE extracted_at IS NULL"
-                            " AND chunked_at IS NULL").fetchone()[0] == 3
-        conn.execute("UPDATE document_versions SET extracted_at = now(), extract_version = %s",
-                     (stage_versions.version("extract"),))
+        assert (
+            conn.execute(
+                "SELECT count(*) FROM document_versions WHERE extracted_at IS NULL AND chunked_at IS NULL"
+            ).fetchone()[0]
+            == 3
+        )
+        conn.execute(
+            "UPDATE document_versions SET extracted_at = now(), extract_version = %s",
+            (stage_versions.version("extract"),),
+        )
         assert stage_versions.reprocess_extract(conn) == 0  # the current version's rows stay
 
 
@@ -231,5 +255,6 @@ def test_a_changed_analyser_re_analyses_the_lexemes_it_made(fresh_db, tmp_path, 
         conn.execute("UPDATE chunks SET lexemes_version = NULL WHERE chunk_id = %s", (some,))
         third = fill_lexemes(conn)
         assert (third["lexemes_reprocessed_by_version"], third["lexemes_written"]) == (1, 1)
-        assert conn.execute("SELECT lexemes_version FROM chunks WHERE chunk_id = %s", (some,)).fetchone()[0] \
-            == new_version
+        assert (
+            conn.execute("SELECT lexemes_version FROM chunks WHERE chunk_id = %s", (some,)).fetchone()[0] == new_version
+        )

@@ -13,11 +13,21 @@ import psycopg
 import psycopg.conninfo
 import pytest
 
-from mendel.crawl import crawlstate
 from mendel.core import db
+from mendel.crawl import crawlstate
 from mendel.crawl.outage import OUTAGE_EXIT_CODE, database_reachable, is_outage
-from tests.crawlers.test_faults_crawl import (CLEARED, ECLI, FAST, NS_B, NS_C, NS_DAY, CrawlLauncher, Harness, decision,
-                                     logged)
+from tests.crawlers.test_faults_crawl import (
+    CLEARED,
+    ECLI,
+    FAST,
+    NS_B,
+    NS_C,
+    NS_DAY,
+    CrawlLauncher,
+    Harness,
+    decision,
+    logged,
+)
 
 SLOW_S = 3.0  # B and C answer this late: the database goes away while they are in flight
 
@@ -30,8 +40,10 @@ def stop_database(admin_url: str, name: str) -> None:
     """No new connections to ``name``, and every open one ended (what a server stop looks like to clients)."""
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
-        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s"
-                     " AND pid <> pg_backend_pid()", (name,))
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            (name,),
+        )
 
 
 def start_database(admin_url: str, name: str) -> None:
@@ -61,8 +73,12 @@ def test_is_outage_tells_a_lost_server_from_a_query_error():
 def test_database_stopped_mid_crawl_fails_fast_and_the_next_crawl_accounts_for_every_url(outage_harness):
     h = outage_harness
     server = h.mirror.server
-    server.faults.replace([{"kind": "slow", "path": decision(NS_B), "seconds": SLOW_S},
-                           {"kind": "slow", "path": decision(NS_C), "seconds": SLOW_S}])
+    server.faults.replace(
+        [
+            {"kind": "slow", "path": decision(NS_B), "seconds": SLOW_S},
+            {"kind": "slow", "path": decision(NS_C), "seconds": SLOW_S},
+        ]
+    )
 
     def stop_when_a_is_stored():
         deadline = time.monotonic() + 20
@@ -77,9 +93,20 @@ def test_database_stopped_mid_crawl_fails_fast_and_the_next_crawl_accounts_for_e
     stopper.start()
     started = time.monotonic()
     env = {k: v for k, v in os.environ.items() if k not in CLEARED}
-    rc, out, err = h.launcher.run("nsoud", {
-        **env, "MENDEL_HOME": str(h.home), "MENDEL_PROFILE": "demo", "MENDEL_MIRROR_URL": h.mirror.base_url,
-        "MENDEL_DATABASE_URL": h.database_url, "MENDEL_RUN_ID": "outage-1", **FAST, **NS_DAY}, h.home / "outage-1")
+    rc, out, err = h.launcher.run(
+        "nsoud",
+        {
+            **env,
+            "MENDEL_HOME": str(h.home),
+            "MENDEL_PROFILE": "demo",
+            "MENDEL_MIRROR_URL": h.mirror.base_url,
+            "MENDEL_DATABASE_URL": h.database_url,
+            "MENDEL_RUN_ID": "outage-1",
+            **FAST,
+            **NS_DAY,
+        },
+        h.home / "outage-1",
+    )
     elapsed = time.monotonic() - started
     stopper.join()
     # Fails fast with its own exit status and one clear error; never blamed on the pages.
@@ -132,8 +159,11 @@ def test_the_crawl_asset_does_not_retry_a_database_outage(pg_server_url, tmp_pat
     mendel = MendelResource(home=str(tmp_path), profile="demo", database_url=database_url, sources="nsoud")
     try:
         with pytest.raises(Failure) as failure:
-            list(build_source_crawls([SOURCES["nsoud"]])(build_asset_context(), config=CrawlWindow(), mendel=mendel,
-                                                         pipes_subprocess_client=DyingCrawl()))
+            list(
+                build_source_crawls([SOURCES["nsoud"]])(
+                    build_asset_context(), config=CrawlWindow(), mendel=mendel, pipes_subprocess_client=DyingCrawl()
+                )
+            )
     finally:
         start_database(pg_server_url, name)
     assert failure.value.allow_retries is False

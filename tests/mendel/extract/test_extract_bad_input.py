@@ -25,11 +25,21 @@ from mendel.core.config import SAMPLE_CORPUS
 from mendel.extract.document import DEFAULT_LIMITS, ExtractionError, extract_document
 
 ESBIRKA = SAMPLE_CORPUS / "esbirka"
-LAW = ESBIRKA / "pdf" / "87-2024.pdf"                      # 4 pages, xref stream
-SCAN = SAMPLE_CORPUS / "municipal" / "blesno" / "scanned" / (
-    "vr-na-realizaci-akce-vodacke-pristaviste-blesno__jmenovani-clenu-komise.pdf")  # PDF 1.2, xref table
-TEXT_PDF = SAMPLE_CORPUS / "municipal" / "blesno" / "text" / (
-    "volby__stanoveni-miminalniho-poctu-clenu-okrskove-volebni-komise.pdf")
+LAW = ESBIRKA / "pdf" / "87-2024.pdf"  # 4 pages, xref stream
+SCAN = (
+    SAMPLE_CORPUS
+    / "municipal"
+    / "blesno"
+    / "scanned"
+    / ("vr-na-realizaci-akce-vodacke-pristaviste-blesno__jmenovani-clenu-komise.pdf")
+)  # PDF 1.2, xref table
+TEXT_PDF = (
+    SAMPLE_CORPUS
+    / "municipal"
+    / "blesno"
+    / "text"
+    / ("volby__stanoveni-miminalniho-poctu-clenu-okrskove-volebni-komise.pdf")
+)
 USTAVA = ESBIRKA / "docx" / "Sb_1993_1_IZ.docx"
 DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
@@ -44,7 +54,7 @@ def _blank_xref(data: bytes) -> bytes:
     """Spaces over everything from the last cross-reference section to `startxref`."""
     match = list(re.finditer(rb"startxref\s+(\d+)", data))[-1]
     offset = int(match.group(1))
-    return data[:offset] + b" " * (match.start() - offset) + data[match.start():]
+    return data[:offset] + b" " * (match.start() - offset) + data[match.start() :]
 
 
 def truncated_law():
@@ -253,16 +263,21 @@ CASES = [
     (page_pixel_bomb, None, r"^pixel bomb: page 5 is 200x200 in"),
     (png_pixel_bomb, None, r"^pixel bomb: .*3600000000 pixels"),
     (truncated_png, None, r"^malformed or truncated image|^malformed image"),
-    (pdf_decompression_bomb, None,
-     r"^decompression bomb: PDF stream object \d+ inflates past 64 MiB from 100 KiB$"),
+    (pdf_decompression_bomb, None, r"^decompression bomb: PDF stream object \d+ inflates past 64 MiB from 100 KiB$"),
     (docx_zip_bomb, None, r"^zip bomb: DOCX member word/media/image1.bin expands \d+x \(limit 200x\)"),
-    (docx_zip_bomb, {"max_unzipped_bytes": 20 * 2**20, "max_zip_ratio": 10_000.0},
-     r"^zip bomb: DOCX unpacks to 50 MiB"),
+    (
+        docx_zip_bomb,
+        {"max_unzipped_bytes": 20 * 2**20, "max_zip_ratio": 10_000.0},
+        r"^zip bomb: DOCX unpacks to 50 MiB",
+    ),
     (docx_truncated, None, r"^malformed DOCX: not a readable ZIP archive"),
     (docx_corrupt_member, None, r"corrupt DOCX: word/document.xml|Bad CRC-32"),
     (xlsx_as_docx, None, r"^not a DOCX: an XLSX workbook"),
-    (html_error_page_as_pdf, None,
-     r"^content type mismatch: declared application/pdf says a PDF, but the content is HTML$"),
+    (
+        html_error_page_as_pdf,
+        None,
+        r"^content type mismatch: declared application/pdf says a PDF, but the content is HTML$",
+    ),
     (pdf_as_docx, None, r"^content type mismatch: .* says a DOCX, but the content is a PDF"),
     (pdf_as_text, None, r"^content type mismatch: declared text/plain says plain text, but the content is a PDF"),
     (malformed_laws_json, None, r"^malformed JSON: .* at line 28 column \d+$"),
@@ -280,7 +295,8 @@ CASES = [
 
 
 @pytest.mark.parametrize(
-    "build, limits, reason", CASES,
+    "build, limits, reason",
+    CASES,
     ids=[build.__name__ + (f"[{next(iter(limits))}]" if limits else "") for build, limits, _ in CASES],
 )
 def test_bad_input_raises_extraction_error(build, limits, reason):

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from mendel.extract.model import join_pages, page_at
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.extract.document import ExtractedDocument, detect_format, extract_document, notice_text
+from mendel.extract.model import join_pages, page_at
 from mendel.extract.normalize import normalize_text
 
 ESBIRKA = SAMPLE_CORPUS / "esbirka"
@@ -36,10 +36,11 @@ def _offsets_consistent(document: ExtractedDocument) -> None:
     assert text == document.text
     for section in document.sections:
         assert section.page_start == page_at(starts, section.char_start)
-        assert text[section.char_start:section.char_end].strip()
+        assert text[section.char_start : section.char_end].strip()
 
 
 # --- PDF -----------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def ustavni_zakon() -> ExtractedDocument:
@@ -72,6 +73,7 @@ def test_fallback_font_glyphs_stay_on_their_line():
 
 # --- DOCX, HTML ----------------------------------------------------------------------------------
 
+
 def test_docx_small_act():
     document = extract_document((ESBIRKA / "docx" / "Sb_1918_8_IZ.docx").read_bytes(), DOCX_TYPE)
     assert document.format == "docx" and len(document.pages) == 1
@@ -84,9 +86,9 @@ def test_docx_small_act():
     "encoding, content_type, keep_meta",
     [
         ("utf-8", "text/html; charset=utf-8", True),
-        ("windows-1250", "text/html", True),               # the page's own <meta charset>
+        ("windows-1250", "text/html", True),  # the page's own <meta charset>
         ("windows-1250", "text/html; charset=windows-1250", False),  # only the HTTP header says it
-        ("iso-8859-2", "text/html", False),                # nobody says: detected
+        ("iso-8859-2", "text/html", False),  # nobody says: detected
     ],
 )
 def test_html_decision_page_in_czech_encodings(encoding, content_type, keep_meta):
@@ -103,7 +105,7 @@ def test_html_decision_page_in_czech_encodings(encoding, content_type, keep_meta
 
 def test_html_headings_keep_their_hierarchy():
     ustava = extract_document((ESBIRKA / "docx" / "Sb_1993_1_IZ.docx").read_bytes(), DOCX_TYPE).text
-    article1 = ustava[ustava.index("Česká republika je svrchovaný"):].split("\n")[0]
+    article1 = ustava[ustava.index("Česká republika je svrchovaný") :].split("\n")[0]
     html = (
         "<!DOCTYPE html><html><head><title>Ústava České republiky</title></head><body>"
         "<h1>ÚSTAVA ČESKÉ REPUBLIKY</h1><h2>HLAVA PRVNÍ</h2><h3>ZÁKLADNÍ USTANOVENÍ</h3>"
@@ -126,6 +128,7 @@ def test_html_headings_keep_their_hierarchy():
 
 # --- text, RTF -----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "encoding",
     ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "windows-1250", "iso-8859-2"],
@@ -145,7 +148,11 @@ def test_form_feeds_split_text_pages():
     document = extract_document("\f".join(pages).encode("utf-8"), "text/plain")
     assert [p.text for p in document.pages] == pages
     assert [(s.label, s.page_start) for s in document.sections] == [
-        ("ČÁST PRVNÍ", 1), ("§ 1", 1), ("§ 2", 2), ("§ 3", 3)]
+        ("ČÁST PRVNÍ", 1),
+        ("§ 1", 1),
+        ("§ 2", 2),
+        ("§ 3", 3),
+    ]
     _offsets_consistent(document)
 
 
@@ -163,8 +170,9 @@ def _to_rtf(text: str) -> bytes:
                 body.append("\\'%02x" % char.encode("cp1250")[0])
             except UnicodeEncodeError:
                 body.append(f"\\u{ord(char)}?")
-    return ("{\\rtf1\\ansi\\ansicpg1250\\deff0{\\fonttbl{\\f0 Times New Roman;}}\\f0\\fs24 "
-            + "".join(body) + "}").encode("ascii")
+    return (
+        "{\\rtf1\\ansi\\ansicpg1250\\deff0{\\fonttbl{\\f0 Times New Roman;}}\\f0\\fs24 " + "".join(body) + "}"
+    ).encode("ascii")
 
 
 def test_rtf_decision():
@@ -177,6 +185,7 @@ def test_rtf_decision():
 
 
 # --- JSON ----------------------------------------------------------------------------------------
+
 
 def test_kadan_board():
     document = extract_document(KADAN.read_bytes(), "application/json", "https://www.mesto-kadan.cz/ud.json")
@@ -219,6 +228,7 @@ def test_ofn_example_with_people_and_places():
 
 
 # --- format detection ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "source, content_type, url, expected",

@@ -19,18 +19,19 @@ def _check_map(raw: str, normalized: str, mapping: list[int]) -> None:
         if char.isalnum():
             # a letter points at itself or at the base letter it was composed from (or at a ligature)
             source = raw[origin]
-            assert unicodedata.normalize("NFD", char)[0] == unicodedata.normalize("NFD", source)[0] \
-                or source in "ﬀﬁﬂﬃﬄ", (char, source)
+            assert (
+                unicodedata.normalize("NFD", char)[0] == unicodedata.normalize("NFD", source)[0] or source in "ﬀﬁﬂﬃﬄ"
+            ), (char, source)
 
 
 @pytest.mark.parametrize(
     "raw, expected",
     [
         ("Tento zá-\nkon stanoví", "Tento zákon stanoví"),
-        ("zá\u00ad\nkon", "zákon"),                                  # soft hyphen at a line end
-        ("Frýdek-\nMístek", "Frýdek-\nMístek"),                     # next line starts upper case: kept
-        ("body:\n- první\n- druhá", "body:\n- první\n- druhá"),     # list dashes kept
-        ("§ 5 -\nodst. 2", "§ 5 -\nodst. 2"),                       # a dash after a space is no hyphenation
+        ("zá\u00ad\nkon", "zákon"),  # soft hyphen at a line end
+        ("Frýdek-\nMístek", "Frýdek-\nMístek"),  # next line starts upper case: kept
+        ("body:\n- první\n- druhá", "body:\n- první\n- druhá"),  # list dashes kept
+        ("§ 5 -\nodst. 2", "§ 5 -\nodst. 2"),  # a dash after a space is no hyphenation
         (unicodedata.normalize("NFD", "Čl. 5 příliš žluťoučký kůň"), "Čl. 5 příliš žluťoučký kůň"),
         ("ﬁnanční  \t úřad\u00a0Praha", "finanční úřad Praha"),
         ("a\r\nb\rc\u2028d", "a\nb\nc\nd"),

@@ -16,14 +16,16 @@ from mendel.extract.document import DEFAULT_LIMITS, extract_document
 from mendel.extract.ocr import ocr_available, parse_tsv
 
 SCANNED = SAMPLE_CORPUS / "municipal" / "blesno" / "scanned"
-COMMITTEE = SCANNED / ("vr-na-dodavatele-projektove-dokumentace-pro-stavebni-rizeni-a-realizaci-kanalizace"
-                       "__jmenovani-vyberove-komise.pdf")
+COMMITTEE = SCANNED / (
+    "vr-na-dodavatele-projektove-dokumentace-pro-stavebni-rizeni-a-realizaci-kanalizace__jmenovani-vyberove-komise.pdf"
+)
 PROTOCOL = SCANNED / "vr-na-realizaci-akce-vodacke-pristaviste-blesno__protokol-vr.pdf"
 RADARS = SCANNED / "poptavkove-rizeni-radary-blesno__vr-radary-protokol.pdf"
 LAW = SAMPLE_CORPUS / "esbirka" / "pdf" / "87-2024.pdf"
 
-needs_tesseract = pytest.mark.skipif(not ocr_available("ces+eng"),
-                                     reason="tesseract with ces+eng is not installed (see .ci/run)")
+needs_tesseract = pytest.mark.skipif(
+    not ocr_available("ces+eng"), reason="tesseract with ces+eng is not installed (see .ci/run)"
+)
 
 
 @needs_tesseract
@@ -95,14 +97,23 @@ def test_tsv_to_lines_and_confidence():
 
 SCAN_PHRASES = [
     # (scan, page, phrases read off the page image by hand)
-    ("opatreni-ke-snizeni-energeticke-narocnosti-verejneho-osvetleni-v-obci-blesno-smlouva-a-dodatek"
-     "__sod-eltodo-dodatek-c-1.pdf", 2,
-     ["Závěrečná ustanovení", "Tento dodatek nabývá platnosti a účinnosti dnem jeho podpisu oběma smluvními"]),
-    ("vr-na-realizaci-akce-vodacke-pristaviste-blesno__jmenovani-clenu-komise.pdf", 1,
-     ["Do hodnotící komise byli přizváni a účast přijali všichni zastupitelé obce Blešno.", "Vladimír Krejcar"]),
-    ("vr-podtlakova-kanalizace-v-obci-blesno-s-napojenim-do-hradce-kralove-bankovni-uver"
-     "__vyzva-zmr-bankovni-uver-kanalizace-blesno.pdf", 2,
-     ["Předpokládaná hodnota veřejné zakázky je do 1 950 000,- Kč", "Zahájení splácení jistiny: leden 2016"]),
+    (
+        "opatreni-ke-snizeni-energeticke-narocnosti-verejneho-osvetleni-v-obci-blesno-smlouva-a-dodatek"
+        "__sod-eltodo-dodatek-c-1.pdf",
+        2,
+        ["Závěrečná ustanovení", "Tento dodatek nabývá platnosti a účinnosti dnem jeho podpisu oběma smluvními"],
+    ),
+    (
+        "vr-na-realizaci-akce-vodacke-pristaviste-blesno__jmenovani-clenu-komise.pdf",
+        1,
+        ["Do hodnotící komise byli přizváni a účast přijali všichni zastupitelé obce Blešno.", "Vladimír Krejcar"],
+    ),
+    (
+        "vr-podtlakova-kanalizace-v-obci-blesno-s-napojenim-do-hradce-kralove-bankovni-uver"
+        "__vyzva-zmr-bankovni-uver-kanalizace-blesno.pdf",
+        2,
+        ["Předpokládaná hodnota veřejné zakázky je do 1 950 000,- Kč", "Zahájení splácení jistiny: leden 2016"],
+    ),
 ]
 
 

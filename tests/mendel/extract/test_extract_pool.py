@@ -1,8 +1,6 @@
 """Documents extracted by worker processes (mendel.extract.document.extract_files) give what extraction in this
 process gives, in the same order, bad input included."""
 
-from pathlib import Path
-
 from mendel.extract import document
 from mendel.extract.document import POOL_MIN_FILES, extract_file, extract_files
 from tests.support import REPO_ROOT
@@ -16,12 +14,17 @@ def jobs(tmp_path) -> list[tuple[str, str | None, str | None]]:
     pdf = sorted((CORPUS / "municipal" / "blesno" / "text").glob("*.pdf"))[0]
     broken = tmp_path / "broken.pdf"
     broken.write_bytes(b"%PDF-1.7\nnot really a pdf")
-    work = [(str(pdf), PDF, f"https://blesno.cz/{pdf.name}"), (str(broken), PDF, "https://x.cz/broken.pdf"),
-            (str(tmp_path / "missing.pdf"), PDF, "https://x.cz/gone.pdf")]
+    work = [
+        (str(pdf), PDF, f"https://blesno.cz/{pdf.name}"),
+        (str(broken), PDF, "https://x.cz/broken.pdf"),
+        (str(tmp_path / "missing.pdf"), PDF, "https://x.cz/gone.pdf"),
+    ]
     for number in range(POOL_MIN_FILES):
         record = tmp_path / f"record-{number}.txt"
-        record.write_text(f"Obec Blešno\nČást obce č. {number}: Blešno {number}\nPočet adresních míst: {number * 7}\n",
-                          encoding="utf-8")
+        record.write_text(
+            f"Obec Blešno\nČást obce č. {number}: Blešno {number}\nPočet adresních míst: {number * 7}\n",
+            encoding="utf-8",
+        )
         work.append((str(record), "text/plain; charset=utf-8", f"https://ruian.cz/obec/{number}"))
     return work
 

@@ -41,7 +41,7 @@ def test_heading_lines(line, label):
 @pytest.mark.parametrize(
     "text",
     [
-        "podle\n§ 5 odst. 2 zákona",            # a reference wrapped onto its own line
+        "podle\n§ 5 odst. 2 zákona",  # a reference wrapped onto its own line
         "stanoví-li tak\n§ 16.\n(2) Splnění",  # 90/2024 Sb., page 11: the end of a reference, not § 16
         "čl. 3 písm. a)",
         "Část obce Blešno",
@@ -63,7 +63,7 @@ def _check_tree(text: str, sections, pages: int) -> None:
         assert 0 <= section.char_start <= section.char_end <= len(text)
         assert 1 <= section.page_start <= section.page_end <= pages
         first_word = section.label.split()[0]
-        assert text[section.char_start:].upper().startswith(first_word.upper()), section
+        assert text[section.char_start :].upper().startswith(first_word.upper()), section
         if section.parent is None:
             assert section.depth == 1 and section.path == section.label
         else:
@@ -103,8 +103,10 @@ def test_deep_tree_of_a_real_law(zbrane):
 
 
 def test_ustava_docx_hierarchy():
-    document = extract_document((ESBIRKA / "docx" / "Sb_1993_1_IZ.docx").read_bytes(),
-                                "application/vnd.openxmlformats-officedocument.wordprocessingml.document")
+    document = extract_document(
+        (ESBIRKA / "docx" / "Sb_1993_1_IZ.docx").read_bytes(),
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    )
     assert document.format == "docx" and len(document.pages) == 1
     kinds = Counter(s.kind for s in document.sections)
     assert kinds["HLAVA"] == 8 and kinds["Čl."] == 113
@@ -114,25 +116,31 @@ def test_ustava_docx_hierarchy():
     assert [s.label for s in first] == [f"Čl. {n}" for n in range(1, 15)]
     assert first[0].path == "HLAVA PRVNÍ > Čl. 1" and first[0].depth == 2
     text = document.text
-    assert text[first[0].char_start:first[0].char_end].startswith("Čl. 1\nČeská republika je svrchovaný")
+    assert text[first[0].char_start : first[0].char_end].startswith("Čl. 1\nČeská republika je svrchovaný")
     assert "ÚSTAVA ČESKÉ REPUBLIKY" in document.title
     _check_tree(text, document.sections, 1)
 
 
 def test_layout_headings_nest_between_divisions_and_articles():
     text = "HLAVA TŘETÍ\nMOC VÝKONNÁ\nPrezident republiky\nČl. 54\nPrezident je hlavou státu.\nVláda\nČl. 67\nVláda je."
-    extra = [ExtraHeading(text.index("Prezident republiky"), "Prezident republiky", level=6.1),
-             ExtraHeading(text.index("Vláda\n"), "Vláda", level=6.1)]
+    extra = [
+        ExtraHeading(text.index("Prezident republiky"), "Prezident republiky", level=6.1),
+        ExtraHeading(text.index("Vláda\n"), "Vláda", level=6.1),
+    ]
     sections = build_sections(text, [0], extra)
     assert [s.path for s in sections] == [
-        "HLAVA TŘETÍ", "HLAVA TŘETÍ > Prezident republiky", "HLAVA TŘETÍ > Prezident republiky > Čl. 54",
-        "HLAVA TŘETÍ > Vláda", "HLAVA TŘETÍ > Vláda > Čl. 67",
+        "HLAVA TŘETÍ",
+        "HLAVA TŘETÍ > Prezident republiky",
+        "HLAVA TŘETÍ > Prezident republiky > Čl. 54",
+        "HLAVA TŘETÍ > Vláda",
+        "HLAVA TŘETÍ > Vláda > Čl. 67",
     ]
     assert sections[1].kind == "heading"
     _check_tree(text, sections, 1)
 
 
 # --- PDF: § sections with their pages, and layout against false headings ---------------------------
+
 
 @pytest.fixture(scope="module")
 def act_324():
@@ -145,18 +153,28 @@ def test_sbirka_pdf_paragraphs_with_page_spans(act_324):
     # the next one of the same or a higher rank begins.
     paragraphs = [(s.label, s.page_start, s.page_end) for s in act_324.sections if s.kind == "§"]
     assert paragraphs == [
-        ("§ 1", 2, 2), ("§ 2", 2, 2), ("§ 3", 3, 3), ("§ 4", 3, 3), ("§ 5", 3, 3), ("§ 6", 3, 3), ("§ 7", 4, 4),
-        ("§ 8", 4, 5), ("§ 9", 5, 5), ("§ 10", 5, 5), ("§ 11", 5, 6), ("§ 12", 6, 6),
+        ("§ 1", 2, 2),
+        ("§ 2", 2, 2),
+        ("§ 3", 3, 3),
+        ("§ 4", 3, 3),
+        ("§ 5", 3, 3),
+        ("§ 6", 3, 3),
+        ("§ 7", 4, 4),
+        ("§ 8", 4, 5),
+        ("§ 9", 5, 5),
+        ("§ 10", 5, 5),
+        ("§ 11", 5, 6),
+        ("§ 12", 6, 6),
     ]
     parts = [(s.label, s.page_start, s.page_end) for s in act_324.sections if s.kind == "ČÁST"]
     assert parts == [("ČÁST PRVNÍ", 2, 5), ("ČÁST DRUHÁ", 5, 5), ("ČÁST TŘETÍ", 5, 6), ("ČÁST ČTVRTÁ", 6, 6)]
     text = act_324.text
     by_label = {s.label: s for s in act_324.sections}
-    assert text[by_label["§ 8"].char_start:].startswith("§ 8\nPřestupky\n(1) Fyzická, právnická nebo podnikající")
+    assert text[by_label["§ 8"].char_start :].startswith("§ 8\nPřestupky\n(1) Fyzická, právnická nebo podnikající")
     assert by_label["§ 8"].path == "ČÁST PRVNÍ > § 8"
     # page 7 is the Sbírka imprint: the last section stops before it
     assert act_324.pages[6].text.startswith("ISSN 3029-5092\nVydavatel: Ministerstvo vnitra")
-    assert text[:by_label["§ 12"].char_end].endswith("Pekarová Adamová v. r.\nPavel v. r.\nFiala v. r.")
+    assert text[: by_label["§ 12"].char_end].endswith("Pekarová Adamová v. r.\nPavel v. r.\nFiala v. r.")
     _check_tree(text, act_324.sections, 7)
 
 
@@ -172,8 +190,9 @@ def test_text_lines_rebuild_pdfplumbers_text():
             chars = snap_chars(page.chars)
             lines = text_lines(chars)
             assert "\n".join(text for text, _ in lines) == extract_text(chars, **TEXT_OPTIONS)
-            assert all("".join(c["text"] for c in glyphs).replace(" ", "") == text.replace(" ", "")
-                       for text, glyphs in lines)
+            assert all(
+                "".join(c["text"] for c in glyphs).replace(" ", "") == text.replace(" ", "") for text, glyphs in lines
+            )
 
 
 def _reference_wrapped_like_a_heading() -> bytes:
@@ -221,7 +240,7 @@ def test_layout_rejects_a_reference_line_that_reads_like_a_heading():
     paragraphs = [(s.label, s.page_start, s.page_end) for s in document.sections if s.kind == "§"]
     assert paragraphs == [("§ 14", 1, 1), ("§ 15", 1, 2), ("§ 16", 2, 2), ("§ 17", 2, 2)]
     sixteen = next(s for s in document.sections if s.label == "§ 16")
-    assert text[sixteen.char_start:].startswith("§ 16\n(1) Zdravotně způsobilou není osoba")
+    assert text[sixteen.char_start :].startswith("§ 16\n(1) Zdravotně způsobilou není osoba")
     assert text.index("stanoví-li tak\n§ 16") < sixteen.char_start
 
 

@@ -13,8 +13,8 @@ import pytest
 from bm25s.tokenization import Tokenized
 
 from benchmarks.scale_corpus import ScaleCorpus, real_sentences
-from mendel.index import lexical
 from mendel.czech.analyzer import analyze
+from mendel.index import lexical
 from tests.support.index import ns_decisions
 
 # Hand-made texts (made-up words and a pangram, not legal text) for the corners of the arithmetic.
@@ -26,8 +26,13 @@ EDGE_CORPORA = {
     "term in every text": ["delta alfa", "delta beta", "delta gama delta", "delta"],
     "every term in every text": ["alfa beta", "beta alfa", "alfa beta alfa"],
     "long and short texts": ["alfa " * 500 + "beta", "alfa beta", "beta " * 3, "gama"],
-    "unicode": ["Příliš žluťoučký kůň úpěl ďábelské ódy", "PŘÍLIŠ ŽLUŤOUČKÝ KŮŇ", "§ 7 odst. 2, čl. 4, 89/2012",
-                "§7 §  7a čl.IV Ω ß straße Straße 中文 ﬁnance 🙂 e\u0301 é", "nula 0 00 ٣ ²"],
+    "unicode": [
+        "Příliš žluťoučký kůň úpěl ďábelské ódy",
+        "PŘÍLIŠ ŽLUŤOUČKÝ KŮŇ",
+        "§ 7 odst. 2, čl. 4, 89/2012",
+        "§7 §  7a čl.IV Ω ß straße Straße 中文 ﬁnance 🙂 e\u0301 é",
+        "nula 0 00 ٣ ²",
+    ],
 }
 
 

@@ -17,10 +17,12 @@ def _embedded_state(url: str, bulk_above: int, monkeypatch) -> tuple[list, list]
         pipeline.chunk_pending(conn)
         stats = pipeline.embed_pending(conn, RecordingEmbedder())
         assert stats["chunks"] > 4
-        vectors = conn.execute("SELECT chunk_id, layer, embedding::text, embedded_hash FROM chunks"
-                               " ORDER BY chunk_id").fetchall()
-        indexes = conn.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'chunks'"
-                               " ORDER BY indexname").fetchall()
+        vectors = conn.execute(
+            "SELECT chunk_id, layer, embedding::text, embedded_hash FROM chunks ORDER BY chunk_id"
+        ).fetchall()
+        indexes = conn.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'chunks' ORDER BY indexname"
+        ).fetchall()
     return vectors, indexes
 
 
@@ -57,7 +59,11 @@ def test_a_failed_bulk_write_keeps_the_index(fresh_db, monkeypatch):
         pipeline.chunk_pending(conn)
         with pytest.raises(RuntimeError, match="disk full"):
             pipeline.embed_pending(conn, RecordingEmbedder())
-        assert conn.execute("SELECT count(*) FROM pg_indexes WHERE tablename = 'chunks'"
-                            " AND indexdef ILIKE '%USING hnsw%'").fetchone()[0] == 1
+        assert (
+            conn.execute(
+                "SELECT count(*) FROM pg_indexes WHERE tablename = 'chunks' AND indexdef ILIKE '%USING hnsw%'"
+            ).fetchone()[0]
+            == 1
+        )
         # the passages' vectors went back with the drop: the next run writes them
         assert conn.execute("SELECT count(*) FROM chunks WHERE layer = 3 AND embedding IS NOT NULL").fetchone()[0] == 0

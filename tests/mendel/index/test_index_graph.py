@@ -8,8 +8,8 @@ import json
 import psycopg
 import pytest
 
-from mendel.nightly import pipeline
 from mendel.index.entity_graph import DOCUMENT_WEIGHT, aggregate, document_contributions, document_entity
+from mendel.nightly import pipeline
 from tests.support.index import add_document, ns_decisions
 
 PROVISION = "LAW_REF:89/2012 Sb. § 2079"
@@ -47,15 +47,23 @@ def test_cooccurrence_edges_strengthen_when_they_repeat():
 def test_typed_edges():
     own_act = document_entity("/eli/cz/sb/2012/89", "law", "89/2012 Sb.")
     assert own_act == "LAW_REF:89/2012 Sb."
-    assert document_entity("ECLI:CZ:NS:2026:20.ND.234.2026.1", "decision", "20 Nd 234/2026") == \
-        "DECISION_REF:20 Nd 234/2026"
+    assert (
+        document_entity("ECLI:CZ:NS:2026:20.ND.234.2026.1", "decision", "20 Nd 234/2026")
+        == "DECISION_REF:20 Nd 234/2026"
+    )
     assert document_entity("kadan-1", "notice", None) == "DOCUMENT:kadan-1"
-    found = document_contributions(own_act, [{PROVISION, CODE}, {CODE}],
-                                   [("AMENDS", "89/2012 Sb.", "40/2009 Sb. § 12"), ("REPEALS", "89/2012 Sb.", "40/1964 Sb."),
-                                    ("AMENDS", "89/2012 Sb.", "40/2009 Sb. § 12")])
-    assert found[("PART_OF", PROVISION, own_act)] == 1          # provision -> its act
-    assert ("REFERS_TO", own_act, PROVISION) not in found        # its own provision is not a citation
-    assert found[("REFERS_TO", own_act, CODE)] == 2              # cited in two chunks
+    found = document_contributions(
+        own_act,
+        [{PROVISION, CODE}, {CODE}],
+        [
+            ("AMENDS", "89/2012 Sb.", "40/2009 Sb. § 12"),
+            ("REPEALS", "89/2012 Sb.", "40/1964 Sb."),
+            ("AMENDS", "89/2012 Sb.", "40/2009 Sb. § 12"),
+        ],
+    )
+    assert found[("PART_OF", PROVISION, own_act)] == 1  # provision -> its act
+    assert ("REFERS_TO", own_act, PROVISION) not in found  # its own provision is not a citation
+    assert found[("REFERS_TO", own_act, CODE)] == 2  # cited in two chunks
     assert found[("AMENDS", own_act, "LAW_REF:40/2009 Sb. § 12")] == 2
     assert found[("REPEALS", own_act, "LAW_REF:40/1964 Sb.")] == 1
     graph = aggregate(rows("d", found))
@@ -63,20 +71,34 @@ def test_typed_edges():
     # Endpoints no chunk names are nodes too, with their ELI derived from the citation.
     assert nodes["LAW_REF:40/1964 Sb."]["chunks"] == 0 and nodes["LAW_REF:40/1964 Sb."]["eli"] == "/eli/cz/sb/1964/40"
     assert {(r["type"], r["source"], r["target"]) for r in graph.relations} >= {
-        ("PART_OF", PROVISION, own_act), ("REFERS_TO", own_act, CODE), ("REPEALS", own_act, "LAW_REF:40/1964 Sb.")}
+        ("PART_OF", PROVISION, own_act),
+        ("REFERS_TO", own_act, CODE),
+        ("REPEALS", own_act, "LAW_REF:40/1964 Sb."),
+    }
 
 
 def test_query_coactivation_adds_to_entity_edges():
     from mendel.index.entity_graph import QUERY_WEIGHT_MAX_SHARE
 
     base = rows("d1", document_contributions(None, [{PROVISION, CODE}, {COURT}]))
-    graph = aggregate(base, query_edges=[("40/2009 Sb.", "89/2012 Sb. § 2079", 0.5),  # bare norms
-                                         (CODE, COURT, 0.25),                           # entity ids
-                                         ("1/1993 Sb.", CODE, 9.0)])                    # unknown: ignored
+    graph = aggregate(
+        base,
+        query_edges=[
+            ("40/2009 Sb.", "89/2012 Sb. § 2079", 0.5),  # bare norms
+            (CODE, COURT, 0.25),  # entity ids
+            ("1/1993 Sb.", CODE, 9.0),
+        ],
+    )  # unknown: ignored
     assert edge(graph, PROVISION, CODE)["queries"] == 0.5
     assert edge(graph, PROVISION, CODE)["weight"] == 1 + DOCUMENT_WEIGHT + 0.5
-    assert edge(graph, CODE, COURT) == {"source": min(CODE, COURT), "target": max(CODE, COURT), "weight": 0.5 + 0.25,
-                                        "chunks": 0.0, "documents": 1.0, "queries": 0.25}
+    assert edge(graph, CODE, COURT) == {
+        "source": min(CODE, COURT),
+        "target": max(CODE, COURT),
+        "weight": 0.5 + 0.25,
+        "chunks": 0.0,
+        "documents": 1.0,
+        "queries": 0.25,
+    }
     assert all("1/1993" not in e["source"] + e["target"] for e in graph.edges)
     # what queries add is capped at a share of the heaviest data edge (here 1 chunk + 1 document = 1.5)
     flooded = aggregate(base, query_edges=[(CODE, COURT, 300.0)])
@@ -95,18 +117,28 @@ AGREED_QUERY_EDGES = """CREATE TABLE IF NOT EXISTS query_entity_edges (a text, b
 def mention(conn, doc_id: str, seq: int, *entity_ids: str) -> None:
     (chunk_id,) = conn.execute(
         "SELECT c.chunk_id FROM chunks c JOIN documents d ON d.current_version_id = c.version_id"
-        " WHERE c.doc_id = %s AND c.layer = 3 AND c.seq = %s", (doc_id, seq)).fetchone()
+        " WHERE c.doc_id = %s AND c.layer = 3 AND c.seq = %s",
+        (doc_id, seq),
+    ).fetchone()
     for i, entity_id in enumerate(entity_ids):
         label, norm = entity_id.split(":", 1)
-        conn.execute("INSERT INTO entities (entity_id, label, norm) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                     (entity_id, label, norm))
-        conn.execute("INSERT INTO mentions (chunk_id, entity_id, start_char, end_char, surface) VALUES (%s, %s, %s, %s, 'x')",
-                     (chunk_id, entity_id, i, i + 1))
+        conn.execute(
+            "INSERT INTO entities (entity_id, label, norm) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+            (entity_id, label, norm),
+        )
+        conn.execute(
+            "INSERT INTO mentions (chunk_id, entity_id, start_char, end_char, surface) VALUES (%s, %s, %s, %s, 'x')",
+            (chunk_id, entity_id, i, i + 1),
+        )
 
 
 def pg_edges(conn) -> dict[tuple[str, str, str], tuple]:
-    return {(t, s, d): (w, c, n, q) for s, d, t, w, c, n, q in conn.execute(
-        "SELECT source, target, type, weight, chunks, documents, queries FROM graph_edges")}
+    return {
+        (t, s, d): (w, c, n, q)
+        for s, d, t, w, c, n, q in conn.execute(
+            "SELECT source, target, type, weight, chunks, documents, queries FROM graph_edges"
+        )
+    }
 
 
 @pytest.fixture
@@ -129,10 +161,14 @@ def test_postgres_graph_follows_documents(graph_db, tmp_path):
         mention(conn, d1, 0, PROVISION, CODE)
         mention(conn, d1, 1, PROVISION, CODE)
         version_1 = conn.execute("SELECT current_version_id FROM documents WHERE doc_id = %s", (d1,)).fetchone()[0]
-        conn.execute("INSERT INTO relations (version_id, kind, subject_norm, object_norm) VALUES (%s, 'AMENDS', %s, %s)",
-                     (version_1, "89/2012 Sb.", "40/2009 Sb. § 12"))
-        conn.execute("INSERT INTO query_entity_edges (a, b, weight, updated_at) VALUES (%s, %s, 0.25, now())",
-                     ("40/2009 Sb.", "89/2012 Sb. § 2079"))
+        conn.execute(
+            "INSERT INTO relations (version_id, kind, subject_norm, object_norm) VALUES (%s, 'AMENDS', %s, %s)",
+            (version_1, "89/2012 Sb.", "40/2009 Sb. § 12"),
+        )
+        conn.execute(
+            "INSERT INTO query_entity_edges (a, b, weight, updated_at) VALUES (%s, %s, 0.25, now())",
+            ("40/2009 Sb.", "89/2012 Sb. § 2079"),
+        )
         first = pipeline.build_graph(conn, out)
         assert first["documents_updated"] == 3 and first["rebuilt"]
         edges = pg_edges(conn)

@@ -16,9 +16,12 @@ from mendel.index.pgvector import search_pgvector
 from serving.ranking.search import Searcher
 from tests.support.index import RecordingEmbedder, add_document, law_pages, ns_decisions, read_jsonl, run_index
 
-LAW = ("/eli/cz/sb/2025/176", "176/2025 Sb.",
-       "Zákon, kterým se mění zákon č. 99/1963 Sb., občanský soudní řád, ve znění pozdějších předpisů, a zákon "
-       "č. 549/1991 Sb., o soudních poplatcích, ve znění pozdějších předpisů")
+LAW = (
+    "/eli/cz/sb/2025/176",
+    "176/2025 Sb.",
+    "Zákon, kterým se mění zákon č. 99/1963 Sb., občanský soudní řád, ve znění pozdějších předpisů, a zákon "
+    "č. 549/1991 Sb., o soudních poplatcích, ve znění pozdějších předpisů",
+)
 DECISION_CHARS = 3000
 
 
@@ -52,17 +55,26 @@ def current_bundle(home) -> dict:
             "dense": json.loads((root / "dense" / "ids.json").read_text()),
             "ntotal": faiss.read_index(str(root / "dense" / "dense.faiss")).ntotal,
         }
-    return {"path": path, "layers": layers, "manifest": bundle.read_manifest(path),
-            "documents": json.loads((path / "documents.json").read_text()),
-            "graph": json.loads((path / "graph" / "graph.json").read_text())}
+    return {
+        "path": path,
+        "layers": layers,
+        "manifest": bundle.read_manifest(path),
+        "documents": json.loads((path / "documents.json").read_text()),
+        "graph": json.loads((path / "graph" / "graph.json").read_text()),
+    }
 
 
 def graph_entities_of(conn, doc_id: str) -> set[str]:
-    return {e for (e,) in conn.execute(
-        "SELECT DISTINCT m.entity_id FROM mentions m JOIN chunks c USING (chunk_id)"
-        " JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
-        " JOIN entities e ON e.entity_id = m.entity_id"
-        " WHERE c.doc_id = %s AND e.label IN ('LAW_REF', 'DECISION_REF', 'INSTITUTION')", (doc_id,))}
+    return {
+        e
+        for (e,) in conn.execute(
+            "SELECT DISTINCT m.entity_id FROM mentions m JOIN chunks c USING (chunk_id)"
+            " JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
+            " JOIN entities e ON e.entity_id = m.entity_id"
+            " WHERE c.doc_id = %s AND e.label IN ('LAW_REF', 'DECISION_REF', 'INSTITUTION')",
+            (doc_id,),
+        )
+    }
 
 
 def test_bundle_layers_and_the_context_raw_split(indexed):
@@ -147,7 +159,9 @@ def test_a_changed_document_replaces_its_chunks_vectors_postings_and_graph(index
     # Only the changed document's passages needed vectors (a passage whose contextual text is unchanged comes
     # from the cache); the other documents kept their chunks and vectors.
     assert stats["embed"]["chunks"] == len(new_ids[3])
-    assert len(embedder.embedded) - calls == stats["embed"]["embedded"] == len(new_ids[3]) - stats["embed"]["cache_hits"]
+    assert (
+        len(embedder.embedded) - calls == stats["embed"]["embedded"] == len(new_ids[3]) - stats["embed"]["cache_hits"]
+    )
     assert kept_ids == {c["chunk_id"] for c in new["layers"][3]["chunks"] if c["doc_id"] != doc_id}
     assert stats["faiss"]["rebuilt"] == "L3,L2,L1" and stats["graph"]["documents_updated"] == 1
     # Graph: the entities only the dropped tail supported are gone; the rest stay.
@@ -156,8 +170,12 @@ def test_a_changed_document_replaces_its_chunks_vectors_postings_and_graph(index
     nodes = {n["id"] for n in new["graph"]["nodes"]}
     assert not dropped & nodes and (old_entities - dropped) <= nodes
     assert not set(new["graph"]["chunk_entities"]) & old_ids[3]
-    assert conn.execute("SELECT count(*) FROM chunks WHERE chunk_id = ANY(%s)",
-                        (list(old_ids[1] | old_ids[2] | old_ids[3]),)).fetchone()[0] == 0
+    assert (
+        conn.execute(
+            "SELECT count(*) FROM chunks WHERE chunk_id = ANY(%s)", (list(old_ids[1] | old_ids[2] | old_ids[3]),)
+        ).fetchone()[0]
+        == 0
+    )
 
 
 def test_a_withdrawn_document_is_removed_everywhere(indexed):
@@ -179,8 +197,8 @@ def test_a_withdrawn_document_is_removed_everywhere(indexed):
         assert part["bm25"] == part["dense"] == [c["chunk_id"] for c in part["chunks"]]
         assert part["ntotal"] == len(part["chunks"])
     nodes = {n["id"]: n["chunks"] for n in live["graph"]["nodes"]}
-    assert not alone & set(nodes)                    # supported by nothing else: gone
-    assert shared <= set(nodes)                      # still supported by another document: stays, weaker
+    assert not alone & set(nodes)  # supported by nothing else: gone
+    assert shared <= set(nodes)  # still supported by another document: stays, weaker
     assert any(nodes[e] < before[e] for e in shared)
     assert conn.execute("SELECT count(*) FROM chunks WHERE doc_id = %s", (gone,)).fetchone()[0] == 0
     assert conn.execute("SELECT count(*) FROM graph_contributions WHERE doc_id = %s", (gone,)).fetchone()[0] == 0

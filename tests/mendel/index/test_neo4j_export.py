@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("arcadedb_embedded",
-                    reason="the Bolt test server comes with the test extra: pip install -e .[test]")
+pytest.importorskip(
+    "arcadedb_embedded", reason="the Bolt test server comes with the test extra: pip install -e .[test]"
+)
 neo4j = pytest.importorskip("neo4j")
 
-from mendel.law.domain_graph import load_domain_graph  # noqa: E402
 from mendel.index.neo4j_export import (  # noqa: E402
     CONSTRAINT_STATEMENTS,
     NODE_STATEMENTS,
@@ -27,6 +27,7 @@ from mendel.index.neo4j_export import (  # noqa: E402
     export_graph,
     neo4j_settings,
 )
+from mendel.law.domain_graph import load_domain_graph  # noqa: E402
 
 PASSWORD = "mendel-test-password"
 DATABASE = "mendel"
@@ -70,7 +71,11 @@ def bolt_server():
     started = time.monotonic()
     process = subprocess.Popen(
         [sys.executable, "-c", SERVER_SCRIPT, str(root), str(bolt_port), str(http_port), PASSWORD, DATABASE],
-        stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, cwd=root)  # ArcadeDB logs to ./log
+        stdin=subprocess.PIPE,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=root,
+    )  # ArcadeDB logs to ./log
     try:
         while not (root / "READY").exists():
             if process.poll() is not None or time.monotonic() - started > STARTUP_TIMEOUT_S:
@@ -117,9 +122,16 @@ def domain():
 
 def _graph() -> dict:
     """The shape build_graph writes to graph.json, with real-looking ids."""
-    ids = ["LAW_REF:89/2012 Sb. § 2079", "LAW_REF:89/2012 Sb. § 2099", "LAW_REF:262/2006 Sb. § 52",
-           "LAW_REF:563/1991 Sb. § 24 odst. 3", "LAW_REF:254/2019 Sb.", "DECISION_REF:IV. ÚS 2265/13",
-           "INSTITUTION:Česká národní banka", "INSTITUTION:Krajský soud v Brně"]
+    ids = [
+        "LAW_REF:89/2012 Sb. § 2079",
+        "LAW_REF:89/2012 Sb. § 2099",
+        "LAW_REF:262/2006 Sb. § 52",
+        "LAW_REF:563/1991 Sb. § 24 odst. 3",
+        "LAW_REF:254/2019 Sb.",
+        "DECISION_REF:IV. ÚS 2265/13",
+        "INSTITUTION:Česká národní banka",
+        "INSTITUTION:Krajský soud v Brně",
+    ]
     nodes = []
     for eid in ids:
         label, norm = eid.split(":", 1)
@@ -132,8 +144,12 @@ def _graph() -> dict:
         {"source": ids[2], "target": ids[3], "weight": 1.5},
         {"source": ids[5], "target": ids[7], "weight": 1.0},
     ]
-    chunk_entities = {"c1": sorted([ids[0], ids[1], ids[6]]), "c2": sorted([ids[2], ids[3]]),
-                      "c3": sorted([ids[5], ids[7]]), "c4": [ids[4]]}
+    chunk_entities = {
+        "c1": sorted([ids[0], ids[1], ids[6]]),
+        "c2": sorted([ids[2], ids[3]]),
+        "c3": sorted([ids[5], ids[7]]),
+        "c4": [ids[4]],
+    }
     return {"nodes": nodes, "edges": edges, "chunk_entities": chunk_entities}
 
 
@@ -145,7 +161,10 @@ def _expected_relationships(graph: dict, domain) -> dict:
         "SUPERVISES": len(domain.edges_of("supervises")),
         "PART_OF": len(domain.edges_of("part_of")),
         "AMENDS": len(domain.edges_of("amends")),
-        "HAS_VERSION": 0, "HAS_PROVISION": 0, "CITES": 0, "REPEALS": 0,
+        "HAS_VERSION": 0,
+        "HAS_PROVISION": 0,
+        "CITES": 0,
+        "REPEALS": 0,
     }
 
 
@@ -159,9 +178,16 @@ def test_server_speaks_neo4j_5(module_driver, bolt_server):
 def test_export_counts_match_input_and_are_idempotent(driver, domain):
     graph = _graph()
     first = export_graph(driver, graph, domain, batch_size=3)
-    expected_nodes = {"Entity": 8, "Chunk": 4, "Domain": len(domain.of_type("domain")),
-                      "Institution": len(domain.of_type("institution")), "Act": len(domain.of_type("act")),
-                      "Document": 0, "Version": 0, "Provision": 0}  # no law given (tests/mendel/index/test_neo4j_export_law.py)
+    expected_nodes = {
+        "Entity": 8,
+        "Chunk": 4,
+        "Domain": len(domain.of_type("domain")),
+        "Institution": len(domain.of_type("institution")),
+        "Act": len(domain.of_type("act")),
+        "Document": 0,
+        "Version": 0,
+        "Provision": 0,
+    }  # no law given (tests/mendel/index/test_neo4j_export_law.py)
     expected_rels = _expected_relationships(graph, domain)
     # LAW_REF of 89/2012 (x2), 262/2006, 563/1991 reach act nodes, 254/2019 is not one; ČNB and
     # Krajský soud v Brně (→ krajské a okresní soudy) are institutions
@@ -177,12 +203,15 @@ def test_export_counts_match_input_and_are_idempotent(driver, domain):
     assert second["nodes"] == first["nodes"] and second["relationships"] == first["relationships"]
     assert second["pruned"] == {"nodes": 0, "relationships": 0}
     with driver.session() as session:
-        record = session.run("MATCH (a:Entity {id: $a})-[e:CO_OCCURS]->(b:Entity {id: $b})"
-                             " RETURN e.weight AS w, count(e) AS n",
-                             a="LAW_REF:89/2012 Sb. § 2079", b="LAW_REF:89/2012 Sb. § 2099").single()
+        record = session.run(
+            "MATCH (a:Entity {id: $a})-[e:CO_OCCURS]->(b:Entity {id: $b}) RETURN e.weight AS w, count(e) AS n",
+            a="LAW_REF:89/2012 Sb. § 2079",
+            b="LAW_REF:89/2012 Sb. § 2099",
+        ).single()
         assert (record["w"], record["n"]) == (2.0, 1)
-        act = session.run("MATCH (a:Act {id: 'act:89/2012'}) RETURN a.citation AS c, a.eli AS e, a.aliases AS al"
-                          ).single()
+        act = session.run(
+            "MATCH (a:Act {id: 'act:89/2012'}) RETURN a.citation AS c, a.eli AS e, a.aliases AS al"
+        ).single()
         assert (act["c"], act["e"]) == ("89/2012 Sb.", "/eli/cz/sb/2012/89")
         assert "NOZ" in act["al"]
 
@@ -208,8 +237,12 @@ def test_changed_graph_is_mirrored(driver, domain):
     assert result["pruned"] == {"nodes": 0, "relationships": 1}
     assert count_graph(driver)["relationships"]["CO_OCCURS"] == 2
     with driver.session() as session:
-        assert session.run("MATCH (:Entity {id: $a})-[e:CO_OCCURS]->() RETURN max(e.weight) AS w",
-                           a="LAW_REF:89/2012 Sb. § 2079").single()["w"] == 3.0
+        assert (
+            session.run(
+                "MATCH (:Entity {id: $a})-[e:CO_OCCURS]->() RETURN max(e.weight) AS w", a="LAW_REF:89/2012 Sb. § 2079"
+            ).single()["w"]
+            == 3.0
+        )
 
 
 def test_path_queries(driver, domain):
@@ -219,28 +252,34 @@ def test_path_queries(driver, domain):
         rows = session.run(
             "MATCH p = (x:Entity {id: $x})-[:CO_OCCURS]-(y:Entity)-[:REFERS_TO]->(a:Act)-[:GOVERNS]->(d:Domain)"
             " RETURN y.id AS y, a.citation AS act, d.id AS domain, length(p) AS hops ORDER BY domain",
-            x="LAW_REF:563/1991 Sb. § 24 odst. 3").data()
-        assert rows == [{"y": "LAW_REF:262/2006 Sb. § 52", "act": "262/2006 Sb.", "domain": "domain:pracovni-pravo",
-                         "hops": 3}]
+            x="LAW_REF:563/1991 Sb. § 24 odst. 3",
+        ).data()
+        assert rows == [
+            {"y": "LAW_REF:262/2006 Sb. § 52", "act": "262/2006 Sb.", "domain": "domain:pracovni-pravo", "hops": 3}
+        ]
         # act -GOVERNS-> domain -PART_OF-> domain, and who supervises it
         rows = session.run(
             "MATCH (a:Act {citation: $c})-[:GOVERNS]->(d:Domain)-[:PART_OF]->(p:Domain)"
-            " RETURN d.id AS d, p.id AS p ORDER BY d, p", c="89/2012 Sb.").data()
+            " RETURN d.id AS d, p.id AS p ORDER BY d, p",
+            c="89/2012 Sb.",
+        ).data()
         assert {"d": "domain:kupni-smlouva", "p": "domain:obcanske-pravo"} in rows
-        rows = session.run("MATCH (i:Institution)-[:SUPERVISES]->(d:Domain {id: 'domain:bankovnictvi'})"
-                           " RETURN i.name AS name").data()
+        rows = session.run(
+            "MATCH (i:Institution)-[:SUPERVISES]->(d:Domain {id: 'domain:bankovnictvi'}) RETURN i.name AS name"
+        ).data()
         assert rows == [{"name": "Česká národní banka"}]
         # chunk -MENTIONS-> entity -REFERS_TO-> institution
-        rows = session.run("MATCH (c:Chunk)-[:MENTIONS]->(:Entity)-[:REFERS_TO]->(i:Institution {id: 'inst:cnb'})"
-                           " RETURN c.id AS chunk").data()
+        rows = session.run(
+            "MATCH (c:Chunk)-[:MENTIONS]->(:Entity)-[:REFERS_TO]->(i:Institution {id: 'inst:cnb'}) RETURN c.id AS chunk"
+        ).data()
         assert rows == [{"chunk": "c1"}]
 
 
 HOSTILE = [
-    "it's \"quoted\" and \\backslashed\\",
+    'it\'s "quoted" and \\backslashed\\',
     "'); DROP DATABASE mendel; //",
     "}) MATCH (n) DETACH DELETE n //",
-    "\"}) WITH 1 AS x MATCH (n) DETACH DELETE n RETURN 1 AS c //",
+    '"}) WITH 1 AS x MATCH (n) DETACH DELETE n RETURN 1 AS c //',
     "$rows ${stamp} `backtick` {id: 'x'}",
     "čeština ÚS 2265/13 § 2079 — emoji 🙂 and \u200b zero width",
 ]
@@ -257,8 +296,10 @@ def test_hostile_strings_are_stored_verbatim(driver, domain):
     result = export_graph(driver, graph, domain)
     assert result["cleaned_values"] == 1
     with driver.session() as session:
-        stored = {r["id"]: r["norm"] for r in session.run(
-            "MATCH (n:Entity) WHERE n.id STARTS WITH 'LAW_REF:' RETURN n.id AS id, n.norm AS norm")}
+        stored = {
+            r["id"]: r["norm"]
+            for r in session.run("MATCH (n:Entity) WHERE n.id STARTS WITH 'LAW_REF:' RETURN n.id AS id, n.norm AS norm")
+        }
         for text in HOSTILE:
             assert stored[f"LAW_REF:{text}"] == text
         assert stored["LAW_REF:nul"] == "ab"
@@ -296,8 +337,13 @@ def test_constraints_exist_and_hold(driver, domain):
         constraints = session.run("SHOW CONSTRAINTS").data()
         with pytest.raises(neo4j.exceptions.Neo4jError):
             session.run("CREATE (n:Entity {id: $id})", id="LAW_REF:89/2012 Sb. § 2079").consume()
-    assert {c["name"] for c in constraints} >= {"mendel_entity_id", "mendel_chunk_id", "mendel_act_id",
-                                                "mendel_domain_id", "mendel_institution_id"}
+    assert {c["name"] for c in constraints} >= {
+        "mendel_entity_id",
+        "mendel_chunk_id",
+        "mendel_act_id",
+        "mendel_domain_id",
+        "mendel_institution_id",
+    }
 
 
 def test_larger_graph_in_batches(driver, domain):
@@ -305,10 +351,15 @@ def test_larger_graph_in_batches(driver, domain):
     n_entities, n_chunks = 2000, 1000
     ids = [f"LAW_REF:89/2012 Sb. § {i}" for i in range(n_entities)]
     graph = {
-        "nodes": [{"id": eid, "label": "LAW_REF", "norm": eid[8:], "eli": "/eli/cz/sb/2012/89", "chunks": 1}
-                  for eid in ids],
-        "edges": [{"source": ids[i], "target": ids[(i * 7 + j) % n_entities], "weight": 1.0}
-                  for i in range(n_entities) for j in (1, 2, 3) if i != (i * 7 + j) % n_entities],
+        "nodes": [
+            {"id": eid, "label": "LAW_REF", "norm": eid[8:], "eli": "/eli/cz/sb/2012/89", "chunks": 1} for eid in ids
+        ],
+        "edges": [
+            {"source": ids[i], "target": ids[(i * 7 + j) % n_entities], "weight": 1.0}
+            for i in range(n_entities)
+            for j in (1, 2, 3)
+            if i != (i * 7 + j) % n_entities
+        ],
         "chunk_entities": {f"chunk-{c}": sorted({ids[c], ids[(c * 3) % n_entities]}) for c in range(n_chunks)},
     }
     pairs = {}
@@ -324,8 +375,10 @@ def test_larger_graph_in_batches(driver, domain):
     stored = count_graph(driver)
     assert stored["relationships"]["CO_OCCURS"] == len(graph["edges"])
     assert stored["relationships"]["MENTIONS"] == sum(len(v) for v in graph["chunk_entities"].values())
-    print(f"\nexported {sum(result['nodes'].values())} nodes, {sum(result['relationships'].values())} relationships"
-          f" in {result['batches']} batches, {seconds:.1f} s")
+    print(
+        f"\nexported {sum(result['nodes'].values())} nodes, {sum(result['relationships'].values())} relationships"
+        f" in {result['batches']} batches, {seconds:.1f} s"
+    )
 
 
 def test_settings_from_environment(monkeypatch):
@@ -335,7 +388,11 @@ def test_settings_from_environment(monkeypatch):
     monkeypatch.delenv("MENDEL_NEO4J_DATABASE", raising=False)
     settings = neo4j_settings()
     assert (settings.url, settings.user, settings.password, settings.database) == (
-        "bolt://db.example:7687", "mendel", "s3cret", None)
+        "bolt://db.example:7687",
+        "mendel",
+        "s3cret",
+        None,
+    )
     assert settings.configured and "s3cret" not in repr(settings)
     assert not neo4j_settings({}).configured
     with pytest.raises(RuntimeError, match="MENDEL_NEO4J_URL"):

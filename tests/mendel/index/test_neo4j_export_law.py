@@ -12,23 +12,30 @@ import pytest
 
 from mendel.citator import build as citator
 from mendel.core.config import PROJECT_ROOT
+from mendel.index.neo4j_export import (
+    RELATIONSHIP_STATEMENTS,
+    Neo4jSettings,
+    connect,
+    count_graph,
+    export_graph,
+    law_graph,
+)
 from mendel.law.domain_graph import load_domain_graph
-from mendel.index.neo4j_export import (RELATIONSHIP_STATEMENTS, Neo4jSettings, connect, count_graph, export_graph,
-                                       law_graph)
-from tests.support.law import crawled_database
 from tests.mendel.index.test_neo4j_export import PASSWORD, bolt_server  # noqa: F401  (the module's Bolt server fixture)
+from tests.support.law import crawled_database
 
 ACT = "/eli/cz/sb/2025/573"
-CRAWLS = [("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025",
-                       "MENDEL_ESBIRKA_ACTS": "/sb/2025/176,/sb/2025/573"})]
+CRAWLS = [("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/176,/sb/2025/573"})]
 
 
 def readme_queries() -> dict[str, str]:
     """The Cypher blocks of the README's graph subsection, by the heading line above each."""
     text = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
     section = text.split("### The law as a graph (Cypher)", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
-    return {name.strip(): query.strip() for name, query in
-            re.findall(r"^\*\*(.+?)\*\*[^\n]*\n+```cypher\n(.+?)```", section, flags=re.S | re.M)}
+    return {
+        name.strip(): query.strip()
+        for name, query in re.findall(r"^\*\*(.+?)\*\*[^\n]*\n+```cypher\n(.+?)```", section, flags=re.S | re.M)
+    }
 
 
 @pytest.fixture(scope="module")
@@ -77,28 +84,48 @@ def test_the_three_readme_queries(exported):
         citing_act = session.run(cites, act="262/2006 Sb.", provision="").data()
     print("\nwording chain:", wording, "\namended:", changes, "\ncites:", citing)
     assert [(w["version"], w["effective_from"], w["effective_to"]) for w in wording] == [
-        (f"{ACT}/2026-01-01", "2026-01-01", "2026-05-31"), (f"{ACT}/2026-06-01", "2026-06-01", "2026-09-30"),
-        (f"{ACT}/2026-10-01", "2026-10-01", None)]
-    assert [w["text"] for w in wording] == ["c) 34,10 Kč za 1 litr motorové nafty,",
-                                            "c) 44,50 Kč za 1 litr motorové nafty,",
-                                            "c) 44,50 Kč za 1 litr motorové nafty,"]
+        (f"{ACT}/2026-01-01", "2026-01-01", "2026-05-31"),
+        (f"{ACT}/2026-06-01", "2026-06-01", "2026-09-30"),
+        (f"{ACT}/2026-10-01", "2026-10-01", None),
+    ]
+    assert [w["text"] for w in wording] == [
+        "c) 34,10 Kč za 1 litr motorové nafty,",
+        "c) 44,50 Kč za 1 litr motorové nafty,",
+        "c) 44,50 Kč za 1 litr motorové nafty,",
+    ]
     # the mirror names the amending act of the 2026-10-01 version only (the 2026-06-01 one lists none)
-    assert changes == [{"amending_act": "175/2026 Sb.", "change": "AMENDS", "version": f"{ACT}/2026-10-01",
-                        "effective_from": "2026-10-01"}]
+    assert changes == [
+        {
+            "amending_act": "175/2026 Sb.",
+            "change": "AMENDS",
+            "version": f"{ACT}/2026-10-01",
+            "effective_from": "2026-10-01",
+        }
+    ]
     # e-Sbírka's references of 573/2025 Sb.: § 189 odst. 1 of the zákoník práce rolls up to § 189 (not to § 18)
-    assert citing == [{"citing": "573/2025 Sb.", "title": citing[0]["title"], "kind": citing[0]["kind"],
-                       "published": citing[0]["published"], "provision": "§ 189 odst. 1", "citations": 1}]
+    assert citing == [
+        {
+            "citing": "573/2025 Sb.",
+            "title": citing[0]["title"],
+            "kind": citing[0]["kind"],
+            "published": citing[0]["published"],
+            "provision": "§ 189 odst. 1",
+            "citations": 1,
+        }
+    ]
     assert citing[0]["title"] and citing[0]["kind"] and citing[0]["published"]
     assert ("573/2025 Sb.", "§ 189 odst. 1") in {(c["citing"], c["provision"]) for c in citing_act}
     with driver.session() as session:
         assert session.run(cites, act="262/2006 Sb.", provision="§ 18").data() == []
-        assert [(c["citing"], c["provision"]) for c in session.run(cites, act="89/2012 Sb.", provision="§ 2239")
-                ] == [("176/2025 Sb.", "§ 2239")]
+        assert [(c["citing"], c["provision"]) for c in session.run(cites, act="89/2012 Sb.", provision="§ 2239")] == [
+            ("176/2025 Sb.", "§ 2239")
+        ]
         # a cited act that is not stored is still a node to ask about
-        assert session.run("MATCH (d:Document {citation: $c}) RETURN d.stored AS s", c="262/2006 Sb.").single()["s"] \
+        assert (
+            session.run("MATCH (d:Document {citation: $c}) RETURN d.stored AS s", c="262/2006 Sb.").single()["s"]
             is False
+        )
 
 
 def test_cites_statement_merges_per_provision():
     assert "MERGE (a)-[e:CITES {provision: r.provision}]->(b)" in RELATIONSHIP_STATEMENTS["CITES"]
-

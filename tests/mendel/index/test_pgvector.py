@@ -30,23 +30,31 @@ def vector_db(fresh_db):
     ids = [f"chunk-{i:04d}" for i in range(N_CHUNKS)]
     with psycopg.connect(fresh_db) as conn:
         for doc in ("doc-a", "doc-b"):
-            conn.execute("INSERT INTO documents (doc_id, source, url) VALUES (%s, 'test', %s)",
-                         (doc, f"https://example.test/{doc}"))
+            conn.execute(
+                "INSERT INTO documents (doc_id, source, url) VALUES (%s, 'test', %s)",
+                (doc, f"https://example.test/{doc}"),
+            )
             version_id = conn.execute(
                 "INSERT INTO document_versions (doc_id, sha256, byte_size) VALUES (%s, %s, 1) RETURNING version_id",
-                (doc, doc * 8)).fetchone()[0]
+                (doc, doc * 8),
+            ).fetchone()[0]
             conn.execute("UPDATE documents SET current_version_id = %s WHERE doc_id = %s", (version_id, doc))
         versions = dict(conn.execute("SELECT doc_id, version_id FROM document_versions"))
         with conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO chunks (chunk_id, version_id, doc_id, seq, page_start, page_end, char_start, char_end,"
                 " text, content_hash, embedding) VALUES (%s, %s, %s, %s, 1, 1, 0, 1, 'x', %s, %s::vector)",
-                [(cid, versions["doc-a" if i % 2 else "doc-b"], "doc-a" if i % 2 else "doc-b", i, cid, _literal(v))
-                 for i, (cid, v) in enumerate(zip(ids, vectors))])
+                [
+                    (cid, versions["doc-a" if i % 2 else "doc-b"], "doc-a" if i % 2 else "doc-b", i, cid, _literal(v))
+                    for i, (cid, v) in enumerate(zip(ids, vectors))
+                ],
+            )
             # a chunk without a vector is never returned
-            cur.execute("INSERT INTO chunks (chunk_id, version_id, doc_id, seq, page_start, page_end, char_start,"
-                        " char_end, text, content_hash) VALUES ('no-vector', %s, 'doc-a', 9999, 1, 1, 0, 1, 'x', 'h')",
-                        (versions["doc-a"],))
+            cur.execute(
+                "INSERT INTO chunks (chunk_id, version_id, doc_id, seq, page_start, page_end, char_start,"
+                " char_end, text, content_hash) VALUES ('no-vector', %s, 'doc-a', 9999, 1, 1, 0, 1, 'x', 'h')",
+                (versions["doc-a"],),
+            )
         conn.execute("ANALYZE chunks")
     return {"url": fresh_db, "ids": ids, "vectors": vectors, "queries": _unit(rng, N_QUERIES)}
 
@@ -67,9 +75,14 @@ def test_hnsw_agrees_with_faiss_flat_ip(vector_db):
         # 400 rows is small enough for the planner to prefer a sequential scan (exact, and no test of HNSW)
         conn.execute("SET enable_seqscan = off")
         conn.execute("SET hnsw.ef_search = 100")
-        plan = "\n".join(r[0] for r in conn.execute(
-            "EXPLAIN SELECT chunk_id FROM chunks WHERE embedding IS NOT NULL"
-            " ORDER BY embedding <=> %s::vector LIMIT 10", (_literal(vector_db["queries"][0]),)))
+        plan = "\n".join(
+            r[0]
+            for r in conn.execute(
+                "EXPLAIN SELECT chunk_id FROM chunks WHERE embedding IS NOT NULL"
+                " ORDER BY embedding <=> %s::vector LIMIT 10",
+                (_literal(vector_db["queries"][0]),),
+            )
+        )
         assert "chunks_embedding_hnsw_idx" in plan
         overlaps = []
         for q, row_ids, row_scores in zip(vector_db["queries"], exact, exact_scores):
@@ -82,8 +95,10 @@ def test_hnsw_agrees_with_faiss_flat_ip(vector_db):
             for cid, score in hits:  # the same cosine as FAISS' inner product for shared hits
                 if cid in faiss_score:
                     assert score == pytest.approx(float(faiss_score[cid]), abs=1e-5)
-    print(f"\nHNSW vs FAISS IndexFlatIP top-{K} overlap: mean {sum(overlaps) / len(overlaps):.3f},"
-          f" min {min(overlaps):.1f} over {N_QUERIES} queries, {N_CHUNKS} chunks")
+    print(
+        f"\nHNSW vs FAISS IndexFlatIP top-{K} overlap: mean {sum(overlaps) / len(overlaps):.3f},"
+        f" min {min(overlaps):.1f} over {N_QUERIES} queries, {N_CHUNKS} chunks"
+    )
     assert min(overlaps) >= 0.8
     assert sum(overlaps) / len(overlaps) >= 0.9, overlaps
 
@@ -119,14 +134,17 @@ def test_current_only_skips_superseded_versions(vector_db):
     assert any(cid not in doc_a for cid, _ in everything)
 
 
-@pytest.mark.parametrize("vector, k, message", [
-    ([0.1] * 10, 5, "dimensions"),
-    ([float("nan")] + [0.0] * (DIMENSION - 1), 5, "NaN"),
-    ([0.0] * DIMENSION, 5, "zeros"),
-    ([0.1] * DIMENSION, 0, "positive"),
-    ("[0.1, 0.2]", 5, "sequence of numbers"),
-    (["a"] * DIMENSION, 5, "sequence of numbers"),
-])
+@pytest.mark.parametrize(
+    "vector, k, message",
+    [
+        ([0.1] * 10, 5, "dimensions"),
+        ([float("nan")] + [0.0] * (DIMENSION - 1), 5, "NaN"),
+        ([0.0] * DIMENSION, 5, "zeros"),
+        ([0.1] * DIMENSION, 0, "positive"),
+        ("[0.1, 0.2]", 5, "sequence of numbers"),
+        (["a"] * DIMENSION, 5, "sequence of numbers"),
+    ],
+)
 def test_rejects_bad_queries(vector, k, message):
     with pytest.raises(ValueError, match=message):
         search_pgvector(None, vector, k)
@@ -140,8 +158,9 @@ def test_layer_filter_keeps_the_index_and_the_layer(vector_db):
         # 400 rows: the planner would sort them all; without a sort the layer filter must ride on the HNSW scan
         for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):
             conn.execute(f"SET {setting} = off")
-        plan = "\n".join(r[0] for r in conn.execute(
-            "EXPLAIN " + _SEARCH_ALL, {"q": _literal(target), "k": 10, "layer": 3}))
+        plan = "\n".join(
+            r[0] for r in conn.execute("EXPLAIN " + _SEARCH_ALL, {"q": _literal(target), "k": 10, "layer": 3})
+        )
         assert "chunks_embedding_hnsw_idx" in plan
         conn.execute("UPDATE chunks SET layer = 2 WHERE chunk_id = %s", (vector_db["ids"][0],))
         conn.commit()

@@ -20,10 +20,10 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
-from serving.web.api import create_app
 from mendel.index.query_feedback import DEFAULT_RETENTION_DAYS, HALF_LIFE_DAYS, fold_query_log, query_edges
-from serving.web.querylog import PostgresQueryLog
 from serving.ranking.search import Searcher
+from serving.web.api import create_app
+from serving.web.querylog import PostgresQueryLog
 from tests.serving.web.test_api import EMBEDDER, base_docs, build_bundle, chunk_graph, chunk_records, corpus  # noqa: F401
 
 COURT, SENATE = "INSTITUTION:Vrchní soud v Praze", "INSTITUTION:Senát"
@@ -32,9 +32,9 @@ QUERIES = [
     "Vrchní soud v Praze a Senát",
     "Vrchní soud v Praze a Senát",
     " Vrchní soud v Praze  a  Senát",
-    "Senát a Vrchní soud v Praze",         # another text naming the same pair
+    "Senát a Vrchní soud v Praze",  # another text naming the same pair
     "101 VSPH 73/2024 Vrchní soud v Praze",
-    "Senát 1. ledna 2025",                 # a date is no graph entity: no pair
+    "Senát 1. ledna 2025",  # a date is no graph entity: no pair
     "podpora bydlení",
 ]
 
@@ -50,8 +50,9 @@ def log_queries(bundles: Path, url: str, queries: list[str], address: str = "203
     """Serve the queries through the API with the PostgreSQL query log, as `mendel serve` does, from one client."""
     query_log = PostgresQueryLog(url)
     try:
-        client = TestClient(create_app(bundles, embedder=EMBEDDER, query_log=query_log, reload_interval=0),
-                            client=(address, 50000))
+        client = TestClient(
+            create_app(bundles, embedder=EMBEDDER, query_log=query_log, reload_interval=0), client=(address, 50000)
+        )
         for q in queries:
             assert client.get("/search", params={"q": q, "k": 3}).status_code == 200
     finally:
@@ -74,8 +75,16 @@ def test_fold_counts_each_client_once_per_pair(bundles, fresh_db):
         # four queries of the first client name Senát + court: one client, weight 1; the second client adds 1
         assert edges[(SENATE, COURT)] == pytest.approx(2.0, rel=1e-6)
         assert edges[(DECISION, COURT)] == pytest.approx(2.0, rel=1e-6)
-        assert stats == {"logged_queries": len(QUERIES) + 2, "expired_queries": 0, "pairs": 2, "pair_queries": 7,
-                         "max_pair_clients": 2, "written": 2, "removed": 0, "retention_days": DEFAULT_RETENTION_DAYS}
+        assert stats == {
+            "logged_queries": len(QUERIES) + 2,
+            "expired_queries": 0,
+            "pairs": 2,
+            "pair_queries": 7,
+            "max_pair_clients": 2,
+            "written": 2,
+            "removed": 0,
+            "retention_days": DEFAULT_RETENTION_DAYS,
+        }
         # folding again changes nothing
         assert fold_query_log(conn, now=now)["written"] == 0 and query_edges(conn) == edges
         # a half-life later every pair weighs half
@@ -138,8 +147,11 @@ def _data_contributions(corpus):  # noqa: F811
     chunk_entities = chunk_graph(records)["chunk_entities"]
     contributions = []
     for doc in docs:
-        members = [chunk_entities[r["chunk_id"]] for r in records
-                   if r["doc_id"] == doc["doc_id"] and r["chunk_id"] in chunk_entities]
+        members = [
+            chunk_entities[r["chunk_id"]]
+            for r in records
+            if r["doc_id"] == doc["doc_id"] and r["chunk_id"] in chunk_entities
+        ]
         for (kind, source, target), count in document_contributions(None, members).items():
             contributions.append((doc["doc_id"], kind, source, target, count))
     return docs, chunk_entities, contributions
@@ -148,9 +160,14 @@ def _data_contributions(corpus):  # noqa: F811
 def _flood(conn, clients: int, per_client: int, pair=(COURT, SENATE)) -> None:
     """What the API logs for ``clients`` × ``per_client`` identical searches naming ``pair``."""
     with conn.cursor() as cur:
-        cur.executemany("INSERT INTO query_log (query, entities, client) VALUES (%s, %s, %s)",
-                        [("Vrchní soud v Praze a Senát", Jsonb(sorted(pair)), None if clients == 1 else f"c{n:04d}")
-                         for n in range(clients) for _ in range(per_client)])
+        cur.executemany(
+            "INSERT INTO query_log (query, entities, client) VALUES (%s, %s, %s)",
+            [
+                ("Vrchní soud v Praze a Senát", Jsonb(sorted(pair)), None if clients == 1 else f"c{n:04d}")
+                for n in range(clients)
+                for _ in range(per_client)
+            ],
+        )
 
 
 @pytest.mark.parametrize("clients,per_client", [(1, 300), (300, 1)], ids=["one-client", "300-clients"])
@@ -174,8 +191,12 @@ def test_flood_of_identical_queries_never_makes_the_heaviest_edge(fresh_db, corp
     assert top["weight"] == pytest.approx(heaviest) and (top["source"], top["target"]) != (SENATE, COURT)
 
 
-def test_graph_build_adds_query_weights_and_the_graph_search_reaches_further(bundles, fresh_db, corpus,  # noqa: F811
-                                                                            tmp_path):
+def test_graph_build_adds_query_weights_and_the_graph_search_reaches_further(
+    bundles,
+    fresh_db,
+    corpus,  # noqa: F811
+    tmp_path,
+):
     from mendel.index.entity_graph import DOCUMENT_WEIGHT, aggregate
 
     docs, chunk_entities, contributions = _data_contributions(corpus)
@@ -194,7 +215,8 @@ def test_graph_build_adds_query_weights_and_the_graph_search_reaches_further(bun
     assert edge(after, SENATE, COURT)["queries"] == pytest.approx(1.0, rel=1e-6)
     shared = edge(before, DECISION, COURT)
     assert edge(after, DECISION, COURT)["weight"] == pytest.approx(
-        shared["chunks"] + DOCUMENT_WEIGHT * shared["documents"] + 1.0, rel=1e-6)
+        shared["chunks"] + DOCUMENT_WEIGHT * shared["documents"] + 1.0, rel=1e-6
+    )
 
     searchers = {}
     for name, graph in (("before", before), ("after", after)):
@@ -205,8 +227,11 @@ def test_graph_build_adds_query_weights_and_the_graph_search_reaches_further(bun
     assert SENATE in searchers["after"].graph_activation("Vrchní soud v Praze").scores
 
     def senate_chunks(searcher):
-        return [i for i in searcher.graph_ranking("Vrchní soud v Praze")
-                if SENATE in searcher.chunk_entities.get(searcher.chunks[i]["chunk_id"], ())]
+        return [
+            i
+            for i in searcher.graph_ranking("Vrchní soud v Praze")
+            if SENATE in searcher.chunk_entities.get(searcher.chunks[i]["chunk_id"], ())
+        ]
 
     assert senate_chunks(searchers["before"]) == []
     reached = senate_chunks(searchers["after"])
@@ -220,8 +245,9 @@ def test_nightly_asset_folds_the_log(bundles, fresh_db, tmp_path):
     from orchestration.resources import MendelResource
 
     log_queries(bundles, fresh_db, QUERIES[:2])
-    result = materialize([query_entity_edges],
-                         resources={"mendel": MendelResource(home=str(tmp_path), database_url=fresh_db)})
+    result = materialize(
+        [query_entity_edges], resources={"mendel": MendelResource(home=str(tmp_path), database_url=fresh_db)}
+    )
     assert result.success
     metadata = result.asset_materializations_for_node("query_entity_edges")[0].metadata
     assert metadata["pairs"].value == 1 and metadata["logged_queries"].value == 2

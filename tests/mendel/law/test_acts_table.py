@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from mendel.law.acts_table import (ActMatcher, ActsTableError, acts_by_citation, decline, find_named_acts,
-                               load_acts_table)
+from mendel.law.acts_table import (
+    ActMatcher,
+    ActsTableError,
+    acts_by_citation,
+    decline,
+    find_named_acts,
+    load_acts_table,
+)
 from mendel.law.identifiers import parse_citation
 
 
@@ -24,19 +30,35 @@ def test_the_table_holds_at_least_200_acts_with_unique_well_formed_citations():
             assert parse_citation(act.citation).citation == act.citation
 
 
-@pytest.mark.parametrize("citation, title_part", [
-    ("89/2012 Sb.", "občanský zákoník"), ("262/2006 Sb.", "zákoník práce"), ("40/2009 Sb.", "trestní zákoník"),
-    ("99/1963 Sb.", "občanský soudní řád"), ("283/2021 Sb.", "stavební zákon"), ("235/2004 Sb.", "přidané hodnoty"),
-    ("586/1992 Sb.", "daních z příjmů"), ("500/2004 Sb.", "správní řád"), ("182/2006 Sb.", "insolvenční zákon"),
-    ("1/1993 Sb.", "Ústava"), ("90/2012 Sb.", "obchodních korporacích"), ("120/2001 Sb.", "exekuční řád"),
-])
+@pytest.mark.parametrize(
+    "citation, title_part",
+    [
+        ("89/2012 Sb.", "občanský zákoník"),
+        ("262/2006 Sb.", "zákoník práce"),
+        ("40/2009 Sb.", "trestní zákoník"),
+        ("99/1963 Sb.", "občanský soudní řád"),
+        ("283/2021 Sb.", "stavební zákon"),
+        ("235/2004 Sb.", "přidané hodnoty"),
+        ("586/1992 Sb.", "daních z příjmů"),
+        ("500/2004 Sb.", "správní řád"),
+        ("182/2006 Sb.", "insolvenční zákon"),
+        ("1/1993 Sb.", "Ústava"),
+        ("90/2012 Sb.", "obchodních korporacích"),
+        ("120/2001 Sb.", "exekuční řád"),
+    ],
+)
 def test_well_known_acts_have_their_numbers(citation, title_part):
     assert title_part in acts_by_citation()[citation].title
 
 
 def test_names_are_declined_into_their_cases():
-    assert decline("občanský zákoník") == ("občanský zákoník", "občanského zákoníku", "občanskému zákoníku",
-                                           "občanském zákoníku", "občanským zákoníkem")
+    assert decline("občanský zákoník") == (
+        "občanský zákoník",
+        "občanského zákoníku",
+        "občanskému zákoníku",
+        "občanském zákoníku",
+        "občanským zákoníkem",
+    )
     assert "trestního řádu" in decline("trestní řád") and "trestním řádem" in decline("trestní řád")
     assert decline("zákon o obchodních korporacích")[1] == "zákona o obchodních korporacích"
     assert "vyhláškou o požární prevenci" in decline("vyhláška o požární prevenci")
@@ -50,17 +72,20 @@ def test_irregular_names_take_their_forms_from_the_table():
     assert "soudního řádu správního" in acts_by_citation()["150/2002 Sb."].forms
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("výpovědní doba podle zákoníku práce", ["262/2006 Sb."]),
-    ("§ 2079 občanského zákoníku", ["89/2012 Sb."]),
-    ("kupní smlouva podle NOZ", ["89/2012 Sb."]),
-    ("dovolání podle o.s.ř. a zároveň OSŘ", ["99/1963 Sb.", "99/1963 Sb."]),
-    ("povolení podle stavebního zákona", ["283/2021 Sb."]),
-    ("sazba daně podle zákona o DPH", ["235/2004 Sb."]),
-    ("čl. 10 Listiny a čl. 36 Ústavy", ["2/1993 Sb.", "1/1993 Sb."]),
-    ("s. ř. s.", ["150/2002 Sb."]),
-    ("zákon o zbraních a střelivu", ["90/2024 Sb."]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("výpovědní doba podle zákoníku práce", ["262/2006 Sb."]),
+        ("§ 2079 občanského zákoníku", ["89/2012 Sb."]),
+        ("kupní smlouva podle NOZ", ["89/2012 Sb."]),
+        ("dovolání podle o.s.ř. a zároveň OSŘ", ["99/1963 Sb.", "99/1963 Sb."]),
+        ("povolení podle stavebního zákona", ["283/2021 Sb."]),
+        ("sazba daně podle zákona o DPH", ["235/2004 Sb."]),
+        ("čl. 10 Listiny a čl. 36 Ústavy", ["2/1993 Sb.", "1/1993 Sb."]),
+        ("s. ř. s.", ["150/2002 Sb."]),
+        ("zákon o zbraních a střelivu", ["90/2024 Sb."]),
+    ],
+)
 def test_the_matcher_finds_acts_in_any_case(text, expected):
     assert citations(text) == expected
 
@@ -93,20 +118,29 @@ def test_a_malformed_table_is_refused(tmp_path):
     with pytest.raises(ActsTableError, match="citation"):
         load_acts_table(bad)
     twice = tmp_path / "twice.yaml"
-    twice.write_text("acts:\n  - {citation: 89/2012 Sb., title: a, kind: zákon, names: [a zákon]}\n"
-                     "  - {citation: 89/2012 Sb., title: b, kind: zákon, names: [b zákon]}\n", encoding="utf-8")
+    twice.write_text(
+        "acts:\n  - {citation: 89/2012 Sb., title: a, kind: zákon, names: [a zákon]}\n"
+        "  - {citation: 89/2012 Sb., title: b, kind: zákon, names: [b zákon]}\n",
+        encoding="utf-8",
+    )
     with pytest.raises(ActsTableError, match="twice"):
         load_acts_table(twice)
     shared = tmp_path / "shared.yaml"
-    shared.write_text("acts:\n  - {citation: 1/2000 Sb., title: a, kind: zákon, names: [lesní zákon]}\n"
-                      "  - {citation: 2/2000 Sb., title: b, kind: zákon, names: [lesní zákon]}\n", encoding="utf-8")
+    shared.write_text(
+        "acts:\n  - {citation: 1/2000 Sb., title: a, kind: zákon, names: [lesní zákon]}\n"
+        "  - {citation: 2/2000 Sb., title: b, kind: zákon, names: [lesní zákon]}\n",
+        encoding="utf-8",
+    )
     with pytest.raises(ActsTableError, match="given to"):
         load_acts_table(shared)
 
 
 def test_a_matcher_over_another_table(tmp_path):
     table = tmp_path / "acts.yaml"
-    table.write_text("acts:\n  - {citation: 12/2001 Sb., title: zákon o pokusech, kind: zákon,"
-                     " names: [pokusný zákon], abbreviations: [PokZ]}\n", encoding="utf-8")
+    table.write_text(
+        "acts:\n  - {citation: 12/2001 Sb., title: zákon o pokusech, kind: zákon,"
+        " names: [pokusný zákon], abbreviations: [PokZ]}\n",
+        encoding="utf-8",
+    )
     matcher = ActMatcher(load_acts_table(table))
     assert [m.citation for m in matcher.find("podle pokusného zákona a PokZ")] == ["12/2001 Sb.", "12/2001 Sb."]

@@ -86,25 +86,32 @@ def test_an_ecli_and_its_file_number_give_the_same_list(conn):
 
 def test_a_page_is_the_newest_documents_of_each_family_and_the_counts_do_not_depend_on_it(conn):
     # the act cited by the most documents of one family
-    key, family = conn.execute("SELECT key_folded, family FROM citation_totals WHERE target_kind = 'act'"
-                               " AND scope = '' AND key_folded LIKE '%/% sb.'"
-                               " ORDER BY documents DESC, key_folded LIMIT 1").fetchone()
+    key, family = conn.execute(
+        "SELECT key_folded, family FROM citation_totals WHERE target_kind = 'act'"
+        " AND scope = '' AND key_folded LIKE '%/% sb.'"
+        " ORDER BY documents DESC, key_folded LIMIT 1"
+    ).fetchone()
     ref = "zákon č. " + key.replace(" sb.", " Sb.")
     whole = citator.cites(conn, ref, limit=1000)
     assert whole["families"][family]["documents"] >= 2
     items = whole["families"][family]["items"]
     assert len(items) == whole["families"][family]["documents"]  # everything when the limit allows it
     assert [(d["date"] is not None, d["date"], d["doc_id"]) for d in items] == sorted(
-        ((d["date"] is not None, d["date"], d["doc_id"]) for d in items), reverse=True)
+        ((d["date"] is not None, d["date"], d["doc_id"]) for d in items), reverse=True
+    )
     for limit in (1, 2):
         page = citator.cites(conn, ref, limit=limit)
         for name, counts in page["families"].items():
             # the counts are every citing document and citation whatever the page; the page is the head of the list
-            assert (counts["documents"], counts["citations"]) == (whole["families"][name]["documents"],
-                                                                  whole["families"][name]["citations"])
+            assert (counts["documents"], counts["citations"]) == (
+                whole["families"][name]["documents"],
+                whole["families"][name]["citations"],
+            )
             assert counts["items"] == whole["families"][name]["items"][:limit]
-        assert (page["total_documents"], page["total_citations"]) == (whole["total_documents"],
-                                                                      whole["total_citations"])
+        assert (page["total_documents"], page["total_citations"]) == (
+            whole["total_documents"],
+            whole["total_citations"],
+        )
     assert all(len(d["passages"]) <= citator.PASSAGES_PER_DOCUMENT for d in items)
     assert citator.cites(conn, ref, limit=2) == citator.cites(conn, ref, limit=2)
 
@@ -124,13 +131,25 @@ def test_citation_records_and_e_sbirka_references_feed_the_citator(conn):
 
 def test_cli_and_api(database, tmp_path):
     env = {**os.environ, "MENDEL_DATABASE_URL": database, "MENDEL_HOME": str(tmp_path)}
-    run = subprocess.run([sys.executable, "-m", "cli.main", "cites", "§ 140 trestního zákoníku", "--json"],
-                         capture_output=True, text=True, env=env, cwd=PROJECT_ROOT, timeout=180)
+    run = subprocess.run(
+        [sys.executable, "-m", "cli.main", "cites", "§ 140 trestního zákoníku", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=PROJECT_ROOT,
+        timeout=180,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     answer = json.loads(run.stdout)
     assert "3 Tdo 289/2026" in listed(answer, "decisions")
-    text = subprocess.run([sys.executable, "-m", "cli.main", "cites", "III. ÚS 3425/16"],
-                          capture_output=True, text=True, env=env, cwd=PROJECT_ROOT, timeout=180)
+    text = subprocess.run(
+        [sys.executable, "-m", "cli.main", "cites", "III. ÚS 3425/16"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=PROJECT_ROOT,
+        timeout=180,
+    )
     assert text.returncode == 0 and "decisions:" in text.stdout and "20 Cdo 3327/2025" in text.stdout
     app = FastAPI()
     app.include_router(law_router(database))
@@ -148,12 +167,15 @@ def test_nightly_assets_for_versions_and_citations(database, tmp_path):
     from orchestration.resources import MendelResource
 
     graph = defs.resolve_asset_graph()
-    parents = {key.to_user_string(): {p.to_user_string() for p in graph.get(key).parent_keys}
-               for key in graph.get_all_asset_keys()}
+    parents = {
+        key.to_user_string(): {p.to_user_string() for p in graph.get(key).parent_keys}
+        for key in graph.get_all_asset_keys()
+    }
     assert parents["law_versions"] == {"esbirka_documents"}
     assert parents["citations"] == {"legal_entities", "law_versions"}
-    result = materialize([law_versions, citations],
-                         resources={"mendel": MendelResource(home=str(tmp_path), database_url=database)})
+    result = materialize(
+        [law_versions, citations], resources={"mendel": MendelResource(home=str(tmp_path), database_url=database)}
+    )
     assert result.success
     versions = result.asset_materializations_for_node("law_versions")[0].metadata
     built = result.asset_materializations_for_node("citations")[0].metadata
@@ -168,7 +190,8 @@ def test_the_passages_held_ready_are_those_cut_on_the_call(conn):
     # every call before: every row of the index, i.e. every cited item, scope and citing document of the corpus
     rows = conn.execute(
         "SELECT i.target_kind, i.key_folded, i.scope, i.doc_id, i.sample_chunks, i.passages, d.current_version_id"
-        " FROM citation_index i JOIN documents d USING (doc_id) ORDER BY 1, 2, 3, 4").fetchall()
+        " FROM citation_index i JOIN documents d USING (doc_id) ORDER BY 1, 2, 3, 4"
+    ).fetchall()
     assert len(rows) > 100 and all(row[5] is not None for row in rows)
     by_target: dict[tuple, list] = {}
     for kind, key, scope, *rest in rows:
@@ -176,26 +199,36 @@ def test_the_passages_held_ready_are_those_cut_on_the_call(conn):
     shown = 0
     for (kind, key, scope), docs in by_target.items():
         listed = {doc_id: {"_version": version, "passages": []} for doc_id, _, _, version in docs}
-        citator._fill_passages(conn, citator.Target(kind, key, scope, (key,)), listed,
-                               {doc_id: samples for doc_id, samples, _, _ in docs})
+        citator._fill_passages(
+            conn, citator.Target(kind, key, scope, (key,)), listed, {doc_id: samples for doc_id, samples, _, _ in docs}
+        )
         for doc_id, _, ready, _ in docs:
             assert citator._ready(ready) == listed[doc_id]["passages"], (kind, key, scope, doc_id)
             shown += len(ready)
     origins = {origin for *_, ready, _ in rows for p in ready for origin in p["origins"]}
     assert shown and {"mention", "odkaz", "record"} <= origins  # and pages found for links naming none
     # whole answers: ready, and cut on the call, the same (JSON text included: the keys in the same order)
-    for ref in ("§ 140 trestního zákoníku", "zákon č. 40/2009 Sb.", "III. ÚS 3425/16",
-                "ECLI:CZ:US:2017:3.US.3425.16.1", "31 Nd 200/2012", "ECLI:CZ:NS:2012:31.ND.200.2012.1",
-                "§ 189 zákona č. 262/2006 Sb."):
+    for ref in (
+        "§ 140 trestního zákoníku",
+        "zákon č. 40/2009 Sb.",
+        "III. ÚS 3425/16",
+        "ECLI:CZ:US:2017:3.US.3425.16.1",
+        "31 Nd 200/2012",
+        "ECLI:CZ:NS:2012:31.ND.200.2012.1",
+        "§ 189 zákona č. 262/2006 Sb.",
+    ):
         ready, cut = citator.cites(conn, ref, limit=50), citator.cites(conn, ref, limit=50, cut=True)
         assert json.dumps(ready, ensure_ascii=False) == json.dumps(cut, ensure_ascii=False), ref
 
 
 def _built(conn) -> dict:
     """Every row of the citator's built tables (in a stable order; a link without its serial id)."""
-    return {table: sorted(json.dumps(row, sort_keys=True) for (row,) in conn.execute(
-        f"SELECT to_jsonb(t) - 'link_id' FROM {table} t"))
-        for table in ("citation_links", "citation_index", "citation_totals")}
+    return {
+        table: sorted(
+            json.dumps(row, sort_keys=True) for (row,) in conn.execute(f"SELECT to_jsonb(t) - 'link_id' FROM {table} t")
+        )
+        for table in ("citation_links", "citation_index", "citation_totals")
+    }
 
 
 def test_a_build_with_nothing_changed_is_kept_and_any_change_builds_it_again(conn):

@@ -35,8 +35,10 @@ def test_an_act_lists_the_passages_of_the_version_asked_for(searchers, backend, 
 def test_both_backends_list_the_same_passages_and_every_version_is_listed_on_some_date(searchers):  # noqa: F811
     listed = {}
     for (day, version), *_ in WORDINGS:
-        ids = [[c["chunk_id"] for c in searchers[name].document(ACT, at=day, version=version)["chunks"]]
-               for name in ("postgres", "bundle")]
+        ids = [
+            [c["chunk_id"] for c in searchers[name].document(ACT, at=day, version=version)["chunks"]]
+            for name in ("postgres", "bundle")
+        ]
         assert ids[0] == ids[1]
         listed[(day, version)] = set(ids[0])
     every = {i for i in searchers["bundle"].doc_chunks[ACT]}

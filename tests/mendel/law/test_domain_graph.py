@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
 import yaml
@@ -62,14 +61,24 @@ def test_packaged_graph_is_valid_and_sized(graph):
 
 def test_brief_acts_present_with_real_citations(graph):
     expected = {
-        "89/2012 Sb.": "občanský zákoník", "262/2006 Sb.": "zákoník práce", "99/1963 Sb.": "občanský soudní řád",
-        "280/2009 Sb.": "daňový řád", "586/1992 Sb.": "zákon o daních z příjmů",
-        "235/2004 Sb.": "zákon o dani z přidané hodnoty", "182/2006 Sb.": "insolvenční zákon",
-        "40/2009 Sb.": "trestní zákoník", "500/2004 Sb.": "správní řád", "283/2021 Sb.": "stavební zákon",
-        "256/2013 Sb.": "katastrální zákon", "110/2019 Sb.": "zákon o zpracování osobních údajů",
-        "1/1993 Sb.": "Ústava České republiky", "2/1993 Sb.": "Listina základních práv a svobod",
-        "134/2016 Sb.": "zákon o zadávání veřejných zakázek", "128/2000 Sb.": "zákon o obcích",
-        "6/1993 Sb.": "zákon o České národní bance", "21/1992 Sb.": "zákon o bankách",
+        "89/2012 Sb.": "občanský zákoník",
+        "262/2006 Sb.": "zákoník práce",
+        "99/1963 Sb.": "občanský soudní řád",
+        "280/2009 Sb.": "daňový řád",
+        "586/1992 Sb.": "zákon o daních z příjmů",
+        "235/2004 Sb.": "zákon o dani z přidané hodnoty",
+        "182/2006 Sb.": "insolvenční zákon",
+        "40/2009 Sb.": "trestní zákoník",
+        "500/2004 Sb.": "správní řád",
+        "283/2021 Sb.": "stavební zákon",
+        "256/2013 Sb.": "katastrální zákon",
+        "110/2019 Sb.": "zákon o zpracování osobních údajů",
+        "1/1993 Sb.": "Ústava České republiky",
+        "2/1993 Sb.": "Listina základních práv a svobod",
+        "134/2016 Sb.": "zákon o zadávání veřejných zakázek",
+        "128/2000 Sb.": "zákon o obcích",
+        "6/1993 Sb.": "zákon o České národní bance",
+        "21/1992 Sb.": "zákon o bankách",
         "563/1991 Sb.": "zákon o účetnictví",
     }
     for citation, name in expected.items():
@@ -130,35 +139,41 @@ def test_route_defective_goods(graph):
     assert "act:89/2012" in acts
 
 
-@pytest.mark.parametrize("question, expected", [
-    ("Kolik je sazba DPH na potraviny?", "domain:dph"),
-    ("Jak podat daňové přiznání k dani z příjmů?", "domain:dane-z-prijmu"),
-    ("Potřebuji stavební povolení na přístavbu rodinného domu?", "domain:stavebni-rizeni"),
-    ("Jak požádat o oddlužení?", "domain:insolvence"),
-    ("Může pronajímatel zvýšit nájemné?", "domain:najem"),
-    ("Kdo dědí když není závěť?", "domain:dedicke-pravo"),
-    ("Jak funguje zadávací řízení u veřejné zakázky?", "domain:verejne-zakazky"),
-    ("Kdy potřebuji zbrojní průkaz?", "domain:zbrane"),
-    ("Jak odstoupit od smlouvy při nákupu na e-shopu?", "domain:spotrebitelske-smlouvy"),
-])
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Kolik je sazba DPH na potraviny?", "domain:dph"),
+        ("Jak podat daňové přiznání k dani z příjmů?", "domain:dane-z-prijmu"),
+        ("Potřebuji stavební povolení na přístavbu rodinného domu?", "domain:stavebni-rizeni"),
+        ("Jak požádat o oddlužení?", "domain:insolvence"),
+        ("Může pronajímatel zvýšit nájemné?", "domain:najem"),
+        ("Kdo dědí když není závěť?", "domain:dedicke-pravo"),
+        ("Jak funguje zadávací řízení u veřejné zakázky?", "domain:verejne-zakazky"),
+        ("Kdy potřebuji zbrojní průkaz?", "domain:zbrane"),
+        ("Jak odstoupit od smlouvy při nákupu na e-shopu?", "domain:spotrebitelske-smlouvy"),
+    ],
+)
 def test_route_areas(question, expected):
     domains = [node_id for node_id, _ in route(question, k=10) if node_id.startswith("domain:")]
     assert domains[0] == expected
 
 
-@pytest.mark.parametrize("question, expected", [
-    ("Co upravuje OSŘ?", "act:99/1963"),                      # abbreviation, as written
-    ("Co říká § 2079 zákona 89/2012?", "act:89/2012"),          # citation number
-    ("Jak zpracovávat osobní údaje zaměstnanců podle GDPR?", "act:eu/reg/2016/679"),
-    ("Jaké stravné na pracovní cestu v roce 2026?", "act:573/2025"),
-])
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Co upravuje OSŘ?", "act:99/1963"),  # abbreviation, as written
+        ("Co říká § 2079 zákona 89/2012?", "act:89/2012"),  # citation number
+        ("Jak zpracovávat osobní údaje zaměstnanců podle GDPR?", "act:eu/reg/2016/679"),
+        ("Jaké stravné na pracovní cestu v roce 2026?", "act:573/2025"),
+    ],
+)
 def test_route_acts_by_name_abbreviation_or_number(question, expected):
     assert route(question)[0][0] == expected
 
 
 def test_route_edge_cases(graph):
     assert route("") == []
-    assert route("a je to co") == []           # only stop-words
+    assert route("a je to co") == []  # only stop-words
     assert route("xyzzy qwerty") == []
     assert len(route("smlouva", k=3)) == 3
     assert route("Jak dlouhá je výpovědní doba?", k=1)[0][0] in {"domain:pracovni-pravo", "domain:najem"}
@@ -178,22 +193,35 @@ def test_validation_duplicate_id(raw, tmp_path):
 
 
 def test_validation_dangling_and_mistyped_edges(raw, tmp_path):
-    raw["edges"] += [["governs", "act:262/2006", "domain:neexistuje"],
-                     ["governs", "inst:cnb", "domain:bankovnictvi"],
-                     ["supervises", "inst:cnb", "act:6/1993"],
-                     ["regulates", "act:262/2006", "domain:pracovni-pravo"],
-                     ["governs", "act:262/2006", "domain:pracovni-pravo"]]
+    raw["edges"] += [
+        ["governs", "act:262/2006", "domain:neexistuje"],
+        ["governs", "inst:cnb", "domain:bankovnictvi"],
+        ["supervises", "inst:cnb", "act:6/1993"],
+        ["regulates", "act:262/2006", "domain:pracovni-pravo"],
+        ["governs", "act:262/2006", "domain:pracovni-pravo"],
+    ]
     errors = _errors(raw, tmp_path)
     assert "edge governs act:262/2006 -> domain:neexistuje: target 'domain:neexistuje' is not a node" in errors
     assert "edge governs inst:cnb -> domain:bankovnictvi: source must be a act, 'inst:cnb' is a institution" in errors
     assert "edge supervises inst:cnb -> act:6/1993: target must be a domain, 'act:6/1993' is a act" in errors
-    assert any(e.startswith("edge regulates act:262/2006 -> domain:pracovni-pravo: type must be one of")
-               for e in errors)
+    assert any(
+        e.startswith("edge regulates act:262/2006 -> domain:pracovni-pravo: type must be one of") for e in errors
+    )
     assert "edge governs act:262/2006 -> domain:pracovni-pravo: listed twice" in errors
 
 
-@pytest.mark.parametrize("citation", ["262/2006", "262/06 Sb.", "262 /2006 Sb.", "zákon 262/2006 Sb.", "0/2006 Sb.",
-                                      "262/2006 Sb. ", "262/2006 Sb.m.s."])
+@pytest.mark.parametrize(
+    "citation",
+    [
+        "262/2006",
+        "262/06 Sb.",
+        "262 /2006 Sb.",
+        "zákon 262/2006 Sb.",
+        "0/2006 Sb.",
+        "262/2006 Sb. ",
+        "262/2006 Sb.m.s.",
+    ],
+)
 def test_validation_malformed_citation(raw, tmp_path, citation):
     _node(raw, "act:262/2006")["citation"] = citation
     errors = _errors(raw, tmp_path)
@@ -205,8 +233,10 @@ def test_validation_eli_must_match_citation(raw, tmp_path):
     _node(raw, "act:89/2012")["eli"] = None
     _node(raw, "act:eu/reg/2016/679")["eli"] = "http://data.europa.eu/eli/dir/2016/679/oj"
     errors = _errors(raw, tmp_path)
-    assert ("node 'act:262/2006': eli '/eli/cz/sb/2006/263' does not match citation '262/2006 Sb.' "
-            "(expected '/eli/cz/sb/2006/262')") in errors
+    assert (
+        "node 'act:262/2006': eli '/eli/cz/sb/2006/263' does not match citation '262/2006 Sb.' "
+        "(expected '/eli/cz/sb/2006/262')"
+    ) in errors
     assert any(e.startswith("node 'act:89/2012': eli None does not match") for e in errors)
     assert any(e.startswith("node 'act:eu/reg/2016/679': eli") for e in errors)
     assert len(errors) == 3
@@ -215,8 +245,7 @@ def test_validation_eli_must_match_citation(raw, tmp_path):
 def test_validation_act_id_follows_citation(raw, tmp_path):
     _node(raw, "act:262/2006")["citation"] = "263/2006 Sb."
     _node(raw, "act:262/2006")["eli"] = "/eli/cz/sb/2006/263"
-    assert _errors(raw, tmp_path) == [
-        "node 'act:262/2006': id must be 'act:263/2006' for citation '263/2006 Sb.'"]
+    assert _errors(raw, tmp_path) == ["node 'act:262/2006': id must be 'act:263/2006' for citation '263/2006 Sb.'"]
 
 
 def test_validation_node_fields(raw, tmp_path):

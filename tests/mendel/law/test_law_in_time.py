@@ -16,8 +16,8 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from mendel.core.config import PROJECT_ROOT
 from mendel.citator.wording import parse_reference, provision_at, provision_key
+from mendel.core.config import PROJECT_ROOT
 from serving.web.law_routes import law_router
 from tests.support.law import crawled_database
 
@@ -27,8 +27,11 @@ ACT = "/eli/cz/sb/2025/573"
 
 @pytest.fixture(scope="module")
 def database(pg_server_url, tmp_path_factory) -> str:
-    return crawled_database(pg_server_url, tmp_path_factory.mktemp("law-home"), [
-        ("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/573"})])
+    return crawled_database(
+        pg_server_url,
+        tmp_path_factory.mktemp("law-home"),
+        [("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/573"})],
+    )
 
 
 @pytest.fixture
@@ -42,19 +45,28 @@ def items(answer: dict) -> dict[str, str]:
 
 
 def test_three_dates_give_the_three_wordings_of_section_4(conn):
-    march, july, november = (provision_at(conn, REF, date.fromisoformat(d))
-                             for d in ("2026-03-01", "2026-07-01", "2026-11-01"))
+    march, july, november = (
+        provision_at(conn, REF, date.fromisoformat(d)) for d in ("2026-03-01", "2026-07-01", "2026-11-01")
+    )
     assert [a["status"] for a in (march, july, november)] == ["in_force"] * 3
     assert [a["version"]["eli"] for a in (march, july, november)] == [
-        f"{ACT}/2026-01-01", f"{ACT}/2026-06-01", f"{ACT}/2026-10-01"]
+        f"{ACT}/2026-01-01",
+        f"{ACT}/2026-06-01",
+        f"{ACT}/2026-10-01",
+    ]
     assert [(a["version"]["effective_from"], a["version"]["effective_to"]) for a in (march, july, november)] == [
-        ("2026-01-01", "2026-05-31"), ("2026-06-01", "2026-09-30"), ("2026-10-01", None)]
+        ("2026-01-01", "2026-05-31"),
+        ("2026-06-01", "2026-09-30"),
+        ("2026-10-01", None),
+    ]
     assert [items(a)["§ 4 písm. c)"] for a in (march, july, november)] == [
-        "c) 34,10 Kč za 1 litr motorové nafty,", "c) 44,50 Kč za 1 litr motorové nafty,",
-        "c) 44,50 Kč za 1 litr motorové nafty,"]
+        "c) 34,10 Kč za 1 litr motorové nafty,",
+        "c) 44,50 Kč za 1 litr motorové nafty,",
+        "c) 44,50 Kč za 1 litr motorové nafty,",
+    ]
     assert [items(a)["§ 4 písm. a)"] for a in (march, july, november)] == [
-        "a) 34,70 Kč za 1 litr benzinu automobilového 95 oktanů,"] * 2 + [
-        "a) 41,80 Kč za 1 litr benzinu automobilového 95 oktanů,"]
+        "a) 34,70 Kč za 1 litr benzinu automobilového 95 oktanů,"
+    ] * 2 + ["a) 41,80 Kč za 1 litr benzinu automobilového 95 oktanů,"]
     assert list(items(march)) == ["§ 4", "§ 4 písm. a)", "§ 4 písm. b)", "§ 4 písm. c)", "§ 4 písm. d)"]
     assert march["provision"]["heading"] == "Průměrná cena pohonných hmot"
     first_line = march["provision"]["text"].splitlines()[0]
@@ -62,8 +74,9 @@ def test_three_dates_give_the_three_wordings_of_section_4(conn):
 
 
 def test_each_diff_names_the_changed_letter_and_values(conn):
-    march, july, november = (provision_at(conn, REF, date.fromisoformat(d))
-                             for d in ("2026-03-01", "2026-07-01", "2026-11-01"))
+    march, july, november = (
+        provision_at(conn, REF, date.fromisoformat(d)) for d in ("2026-03-01", "2026-07-01", "2026-11-01")
+    )
     assert march["diff"] is None and march["previous_version"] is None  # the original wording
     assert march["version"]["amended_by"] == []
     [june_change] = july["diff"]["changed"]
@@ -118,14 +131,26 @@ def test_references_in_several_forms():
 
 def test_cli_provision_json_and_text(database, tmp_path):
     env = {**os.environ, "MENDEL_DATABASE_URL": database, "MENDEL_HOME": str(tmp_path)}
-    run = subprocess.run([sys.executable, "-m", "cli.main", "provision", REF, "--at", "2026-07-01", "--json"],
-                         capture_output=True, text=True, env=env, cwd=PROJECT_ROOT, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "cli.main", "provision", REF, "--at", "2026-07-01", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=PROJECT_ROOT,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     answer = json.loads(run.stdout)
     assert answer["version"]["eli"] == f"{ACT}/2026-06-01"
     assert answer["diff"]["changed"][0]["values"] == {"before": ["34,10"], "after": ["44,50"]}
-    text = subprocess.run([sys.executable, "-m", "cli.main", "provision", REF, "--at", "2026-11-01"],
-                          capture_output=True, text=True, env=env, cwd=PROJECT_ROOT, timeout=120)
+    text = subprocess.run(
+        [sys.executable, "-m", "cli.main", "provision", REF, "--at", "2026-11-01"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=PROJECT_ROOT,
+        timeout=120,
+    )
     assert text.returncode == 0, text.stderr[-2000:]
     assert "amended by: 175/2026 Sb." in text.stdout and "§ 4 písm. a): 34,70 -> 41,80" in text.stdout
 

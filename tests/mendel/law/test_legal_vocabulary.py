@@ -4,8 +4,17 @@ searcher's use of the expansion in BM25 (no real bundle needed)."""
 import pytest
 import yaml
 
-from mendel.law.vocabulary import (VOCABULARY_FILE, Definition, VocabularyError, default_vocabulary,
-                                     definitions_in, harvest_definitions, match_key, parse_vocabulary, phrase_key)
+from mendel.law.vocabulary import (
+    VOCABULARY_FILE,
+    Definition,
+    VocabularyError,
+    default_vocabulary,
+    definitions_in,
+    harvest_definitions,
+    match_key,
+    parse_vocabulary,
+    phrase_key,
+)
 
 
 def legal_of(query: str, vocabulary=None) -> list[str]:
@@ -26,25 +35,32 @@ def test_no_lay_wording_collapses_to_a_stop_word_free_generic_word():
     ("bez práce" -> any "práce"): such wordings must be written so that two content words remain."""
     data = yaml.safe_load(VOCABULARY_FILE.read_text(encoding="utf-8"))
     generic = {match_key(t) for t in ("práce", "byt", "platba", "poplatek", "příspěvek", "důchod", "záloha")}
-    collapsed = [(legal, wording) for entries in data["areas"].values() for legal, lay in entries.items()
-                 for wording in lay if len(wording.split()) > 1 and len(phrase_key(wording)) == 1
-                 and phrase_key(wording)[0] in generic]
+    collapsed = [
+        (legal, wording)
+        for entries in data["areas"].values()
+        for legal, lay in entries.items()
+        for wording in lay
+        if len(wording.split()) > 1 and len(phrase_key(wording)) == 1 and phrase_key(wording)[0] in generic
+    ]
     assert collapsed == []
 
 
-@pytest.mark.parametrize("query, legal", [
-    ("Kolik se platí alimenty?", "výživné"),
-    ("kolik alimentů musí otec platit", "výživné"),
-    ("výpověď z bytu kvůli dluhu", "skončení nájmu"),
-    ("výpověď z bytu kvůli dluhu", "výpověď z nájmu bytu"),
-    ("vyhazov z práce bez udání důvodu", "výpověď z pracovního poměru"),
-    ("Kdy může přijít exekutor?", "soudní exekutor"),
-    ("dostal jsem blokovou pokutu", "příkaz na místě"),
-    ("Kdo je hlavou státu?", "prezident republiky"),
-    ("sazba DPH na potraviny", "daň z přidané hodnoty"),
-    ("založení s.r.o.", "společnost s ručením omezeným"),
-    ("výpovědní doba podle § 51 ZP", "zákoník práce"),  # an act abbreviation, from the acts table
-])
+@pytest.mark.parametrize(
+    "query, legal",
+    [
+        ("Kolik se platí alimenty?", "výživné"),
+        ("kolik alimentů musí otec platit", "výživné"),
+        ("výpověď z bytu kvůli dluhu", "skončení nájmu"),
+        ("výpověď z bytu kvůli dluhu", "výpověď z nájmu bytu"),
+        ("vyhazov z práce bez udání důvodu", "výpověď z pracovního poměru"),
+        ("Kdy může přijít exekutor?", "soudní exekutor"),
+        ("dostal jsem blokovou pokutu", "příkaz na místě"),
+        ("Kdo je hlavou státu?", "prezident republiky"),
+        ("sazba DPH na potraviny", "daň z přidané hodnoty"),
+        ("založení s.r.o.", "společnost s ručením omezeným"),
+        ("výpovědní doba podle § 51 ZP", "zákoník práce"),  # an act abbreviation, from the acts table
+    ],
+)
 def test_lay_wordings_and_abbreviations_expand_to_the_legal_term(query, legal):
     assert legal in legal_of(query)
 
@@ -52,7 +68,7 @@ def test_lay_wordings_and_abbreviations_expand_to_the_legal_term(query, legal):
 def test_expansion_spans_point_into_the_query_and_nothing_is_repeated():
     query = "Alimenty a alimenty na dítě"
     found = default_vocabulary().expand(query)
-    assert found and all(query[e.start:e.end] == e.text for e in found)
+    assert found and all(query[e.start : e.end] == e.text for e in found)
     assert len({e.legal for e in found}) == len(found)
 
 
@@ -79,12 +95,18 @@ def test_malformed_vocabulary_is_refused():
         parse_vocabulary({"areas": {}, "equivalents": [["jen jeden"]]})
 
 
-LIST = ("§ 2 Vymezení pojmů\nPro účely tohoto zákona se rozumí\na) zaměstnavatelem osoba, která zaměstnává "
-        "fyzické osoby,\nb) osobním automobilem silniční motorové vozidlo kategorie M1,\nc) veřejnou zakázkou "
-        "zakázka zadávaná zadavatelem na základě smlouvy.")
-SINGLE = "Podle odstavce 1 se postupuje obdobně. Stavbou se rozumí veškerá stavební díla, která vznikají stavební činností."
-ALIAS = ("Ministerstvo práce a sociálních věcí (dále jen „ministerstvo“) vede evidenci; zákon č. 262/2006 Sb., "
-         "zákoník práce (dále jen „zákoník práce“)")
+LIST = (
+    "§ 2 Vymezení pojmů\nPro účely tohoto zákona se rozumí\na) zaměstnavatelem osoba, která zaměstnává "
+    "fyzické osoby,\nb) osobním automobilem silniční motorové vozidlo kategorie M1,\nc) veřejnou zakázkou "
+    "zakázka zadávaná zadavatelem na základě smlouvy."
+)
+SINGLE = (
+    "Podle odstavce 1 se postupuje obdobně. Stavbou se rozumí veškerá stavební díla, která vznikají stavební činností."
+)
+ALIAS = (
+    "Ministerstvo práce a sociálních věcí (dále jen „ministerstvo“) vede evidenci; zákon č. 262/2006 Sb., "
+    "zákoník práce (dále jen „zákoník práce“)"
+)
 
 
 def test_definitions_from_a_lettered_list():
@@ -103,17 +125,21 @@ def test_single_definition_and_alias():
 
 
 def test_alias_names_start_where_the_alias_does_or_spell_its_initials():
-    text = ("průměrné nájemné vypočítá Ministerstvo pro místní rozvoj (dále jen „ministerstvo“). Podle "
-            "zákona č. 99/1963 Sb., občanského soudního řádu (dále jen „o. s. ř.“), a slova volit v České republice "
-            "(dále jen „volič“)")
+    text = (
+        "průměrné nájemné vypočítá Ministerstvo pro místní rozvoj (dále jen „ministerstvo“). Podle "
+        "zákona č. 99/1963 Sb., občanského soudního řádu (dále jen „o. s. ř.“), a slova volit v České republice "
+        "(dále jen „volič“)"
+    )
     aliases = [(d.term, d.meaning) for d in definitions_in(text)]
     assert aliases == [("ministerstvo", "Ministerstvo pro místní rozvoj"), ("o. s. ř.", "občanského soudního řádu")]
 
 
 def test_harvest_reads_acts_only_and_keeps_provenance():
-    chunks = [{"chunk_id": "a1", "citation": "1/2025 Sb.", "text": LIST},
-              {"chunk_id": "d1", "citation": None, "text": SINGLE},  # a decision quoting a definition
-              {"chunk_id": "a2", "citation": "1/2025 Sb.", "text": LIST}]  # the same definitions again
+    chunks = [
+        {"chunk_id": "a1", "citation": "1/2025 Sb.", "text": LIST},
+        {"chunk_id": "d1", "citation": None, "text": SINGLE},  # a decision quoting a definition
+        {"chunk_id": "a2", "citation": "1/2025 Sb.", "text": LIST},
+    ]  # the same definitions again
     harvested = harvest_definitions(chunks)
     assert harvested and {d.chunk_id for d in harvested} == {"a1"}
     assert all(d.citation == "1/2025 Sb." for d in harvested)
@@ -122,9 +148,12 @@ def test_harvest_reads_acts_only_and_keeps_provenance():
 
 def test_definitions_extend_the_vocabulary_in_the_safe_direction():
     vocabulary = default_vocabulary().with_definitions(
-        [Definition("osobním automobilem", "silniční motorové vozidlo kategorie M1", "rozumí", "x", "c"),
-         Definition("zaměstnavatelem", "osoba", "rozumí", "x", "c"),
-         Definition("inspektorát", "Státní úřad inspekce práce", "dále jen", "x", "c")])
+        [
+            Definition("osobním automobilem", "silniční motorové vozidlo kategorie M1", "rozumí", "x", "c"),
+            Definition("zaměstnavatelem", "osoba", "rozumí", "x", "c"),
+            Definition("inspektorát", "Státní úřad inspekce práce", "dále jen", "x", "c"),
+        ]
+    )
     assert "osobním automobilem" in legal_of("silniční motorové vozidlo kategorie M1 a jeho nájem", vocabulary)
     assert "zaměstnavatelem" not in legal_of("osoba", vocabulary)  # a one-word meaning names nothing
     assert "Státní úřad inspekce práce" in legal_of("inspektorát", vocabulary)
@@ -137,10 +166,28 @@ def test_searcher_bm25_expansion_finds_the_legal_wording(tmp_path):
     without it; the expanded term counts less than a typed one."""
     from tests.serving.web.test_api import EMBEDDER, build_bundle
 
-    docs = [{"doc_id": "/eli/cz/sb/2025/1", "title": "Zákon o rodině", "source": "esbirka", "url": "u1",
-             "citation": "1/2025 Sb.", "doc_type": "law", "published": "2025-01-01", "pages": ["§ 5 Výživné pro nezletilé dítě platí rodič měsíčně předem."]},
-            {"doc_id": "/eli/cz/sb/2025/2", "title": "Zákon o nájmu", "source": "esbirka", "url": "u2",
-             "citation": "2/2025 Sb.", "doc_type": "law", "published": "2025-01-01", "pages": ["§ 9 Nájemné platí nájemce měsíčně předem."]}]
+    docs = [
+        {
+            "doc_id": "/eli/cz/sb/2025/1",
+            "title": "Zákon o rodině",
+            "source": "esbirka",
+            "url": "u1",
+            "citation": "1/2025 Sb.",
+            "doc_type": "law",
+            "published": "2025-01-01",
+            "pages": ["§ 5 Výživné pro nezletilé dítě platí rodič měsíčně předem."],
+        },
+        {
+            "doc_id": "/eli/cz/sb/2025/2",
+            "title": "Zákon o nájmu",
+            "source": "esbirka",
+            "url": "u2",
+            "citation": "2/2025 Sb.",
+            "doc_type": "law",
+            "published": "2025-01-01",
+            "pages": ["§ 9 Nájemné platí nájemce měsíčně předem."],
+        },
+    ]
     from serving.query.analyze import understand
     from serving.ranking.search import Searcher
 

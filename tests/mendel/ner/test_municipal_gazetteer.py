@@ -8,19 +8,22 @@ import json
 
 import yaml
 
-from mendel.registers import municipalities
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.ner.institutions import institution_candidates
+from mendel.registers import municipalities
 
-HAND_KEPT = yaml.safe_load((municipalities.DATA_FILE.parent.parent / "ner" / "data" / "institutions.yaml")
-                           .read_text(encoding="utf-8"))["municipalities"]
+HAND_KEPT = yaml.safe_load(
+    (municipalities.DATA_FILE.parent.parent / "ner" / "data" / "institutions.yaml").read_text(encoding="utf-8")
+)["municipalities"]
 
 
 def notice_titles() -> dict[str, str]:
     """Every real notice title of the bundled boards, by notice IRI."""
     base = SAMPLE_CORPUS / "municipal"
-    feeds = [json.loads((base / name).read_text(encoding="utf-8-sig")) for name in (
-        "boards/hranice_ofn.jsonld", "kadan_uredni_deska.json", "kadan_history/kadan_2023-08-16.json")]
+    feeds = [
+        json.loads((base / name).read_text(encoding="utf-8-sig"))
+        for name in ("boards/hranice_ofn.jsonld", "kadan_uredni_deska.json", "kadan_history/kadan_2023-08-16.json")
+    ]
     feeds += json.loads((base / "boards" / "mvcr_182_boards.json").read_text(encoding="utf-8"))
     return {n["iri"]: n["název"]["cs"] for feed in feeds for n in feed["informace"]}
 
@@ -51,13 +54,16 @@ def test_the_recogniser_finds_municipalities_of_the_registers_in_real_notice_tit
     titles = notice_titles()
     expected = {  # notice → (what the title says, the norm); none of these names is in the hand-kept table
         "https://data.mesto-hranice.cz/zdroj/uredni-deska/2246": ("Městského úřadu Hranice", "Městský úřad Hranice"),
-        "https://data.mesto-hranice.cz/zdroj/uredni-deska/2209": ("obce Teplice nad Bečvou",
-                                                                  "obec Teplice nad Bečvou"),
-        "https://data.mesto-hranice.cz/zdroj/uredni-deska/725": ("obce Luboměř pod Strážnou",
-                                                                 "obec Luboměř pod Strážnou"),
+        "https://data.mesto-hranice.cz/zdroj/uredni-deska/2209": ("obce Teplice nad Bečvou", "obec Teplice nad Bečvou"),
+        "https://data.mesto-hranice.cz/zdroj/uredni-deska/725": (
+            "obce Luboměř pod Strážnou",
+            "obec Luboměř pod Strážnou",
+        ),
         "https://data.mesto-hranice.cz/zdroj/uredni-deska/745": ("obce Zámrsky", "obec Zámrsky"),
-        "https://www.mesto-kadan.cz/zdroj/uredni-deska/informace/197525": ("Městský úřad Horní Bříza",
-                                                                             "Městský úřad Horní Bříza"),
+        "https://www.mesto-kadan.cz/zdroj/uredni-deska/informace/197525": (
+            "Městský úřad Horní Bříza",
+            "Městský úřad Horní Bříza",
+        ),
     }
     for iri, (surface, norm) in expected.items():
         title = titles[iri]
@@ -65,8 +71,10 @@ def test_the_recogniser_finds_municipalities_of_the_registers_in_real_notice_tit
         found = {(title[s:e], n) for s, e, _, n in institution_candidates(title)}
         assert (surface, norm) in found, (title, found)
     # Not a municipality after "výrobce" / a place after a preposition: nothing of the registers is claimed.
-    for iri in ("https://opendata-test.mvcr.cz/api/boards/3/info/1450445",  # "výrobce WALTHER"
-                "https://data.mesto-hranice.cz/zdroj/uredni-deska/420"):  # "v obci Polom u Hranic"
+    for iri in (
+        "https://opendata-test.mvcr.cz/api/boards/3/info/1450445",  # "výrobce WALTHER"
+        "https://data.mesto-hranice.cz/zdroj/uredni-deska/420",
+    ):  # "v obci Polom u Hranic"
         assert not [n for *_, n in institution_candidates(titles[iri]) if n.startswith(("obec", "město"))]
 
 
@@ -81,16 +89,21 @@ def test_every_regions_fire_and_rescue_service_is_recognised_in_full_and_abbrevi
     assert services["Hlavní město Praha"] == "Hasičský záchranný sbor hlavního města Prahy"
     for name in services.values():
         region = name.removeprefix("Hasičský záchranný sbor ")
-        for text, surface in ((f"Smlouva mezi {name} a obcí Lysovice", name),
-                              (f"o činnosti a hospodaření HZS {region} 2012", f"HZS {region}"),
-                              (f"dotace Hasičskému záchrannému sboru {region}", f"Hasičskému záchrannému sboru {region}")):
+        for text, surface in (
+            (f"Smlouva mezi {name} a obcí Lysovice", name),
+            (f"o činnosti a hospodaření HZS {region} 2012", f"HZS {region}"),
+            (f"dotace Hasičskému záchrannému sboru {region}", f"Hasičskému záchrannému sboru {region}"),
+        ):
             assert (surface, name) in _found(text), text
     # other spellings of a region name the service as its full name does
     assert ("HZS hl. m. Prahy", services["Hlavní město Praha"]) in _found("HZS hl. m. Prahy")
     assert ("HZS kraje Vysočina", services["Kraj Vysočina"]) in _found("HZS kraje Vysočina")
     # a bare HZS is not one region's service; a region funding is no authority (real notice texts)
-    for text in ("Spolufinancování MV-GŘ HZS smlouva D/2170/2020/KH", "Generální ředitelství HZS ČR",
-                 "o poskytnutí dotace z rozpočtu Zlínského kraje"):
+    for text in (
+        "Spolufinancování MV-GŘ HZS smlouva D/2170/2020/KH",
+        "Generální ředitelství HZS ČR",
+        "o poskytnutí dotace z rozpočtu Zlínského kraje",
+    ):
         assert _found(text) == set(), text
 
 

@@ -1,4 +1,5 @@
 """DATE, MONEY and INSTITUTION: table-driven positives, hard negatives, offsets, normalisers, data tables."""
+
 import json
 
 import pytest
@@ -8,7 +9,7 @@ from mendel.ner.dates import DATE, normalize_date
 from mendel.ner.institutions import INSTITUTION, decline, load_gazetteer, normalize_institution
 from mendel.ner.money import MONEY, normalize_money
 from mendel.ner.patterns import build_patterns, bundled_patterns_path, patterns_filename, render_patterns
-from mendel.ner.rules import DECISION_REF, LAW_REF, Entity
+from mendel.ner.rules import DECISION_REF, LAW_REF
 from tests.support.nightly import expected_entities
 
 L, D, T, M, I = LAW_REF, DECISION_REF, DATE, MONEY, INSTITUTION
@@ -60,48 +61,105 @@ MONEY_POSITIVES = [
 
 INSTITUTION_POSITIVES = [
     ("Nejvyšší soud zrušil rozsudek", [("Nejvyšší soud", I, "Nejvyšší soud")]),
-    ("usnesení Nejvyššího soudu a nález Ústavního soudu", [("Nejvyššího soudu", I, "Nejvyšší soud"), ("Ústavního soudu", I, "Ústavní soud")]),
+    (
+        "usnesení Nejvyššího soudu a nález Ústavního soudu",
+        [("Nejvyššího soudu", I, "Nejvyšší soud"), ("Ústavního soudu", I, "Ústavní soud")],
+    ),
     ("rozsudek NSS 2 Ads 16/2003", [("NSS", I, "Nejvyšší správní soud"), ("2 Ads 16/2003", D, "2 Ads 16/2003")]),
     ("Nejvyššího správního soudu", [("Nejvyššího správního soudu", I, "Nejvyšší správní soud")]),
-    ("proti rozsudku Krajského soudu v Ústí nad Labem", [("Krajského soudu v Ústí nad Labem", I, "Krajský soud v Ústí nad Labem")]),
-    ("u Okresního soudu v Chomutově a Vrchním soudem v Praze",
-     [("Okresního soudu v Chomutově", I, "Okresní soud v Chomutově"), ("Vrchním soudem v Praze", I, "Vrchní soud v Praze")]),
+    (
+        "proti rozsudku Krajského soudu v Ústí nad Labem",
+        [("Krajského soudu v Ústí nad Labem", I, "Krajský soud v Ústí nad Labem")],
+    ),
+    (
+        "u Okresního soudu v Chomutově a Vrchním soudem v Praze",
+        [
+            ("Okresního soudu v Chomutově", I, "Okresní soud v Chomutově"),
+            ("Vrchním soudem v Praze", I, "Vrchní soud v Praze"),
+        ],
+    ),
     ("vedené u Obvodního soudu pro Prahu 8", [("Obvodního soudu pro Prahu 8", I, "Obvodní soud pro Prahu 8")]),
     ("u Okresního soudu Plzeň-jih", [("Okresního soudu Plzeň-jih", I, "Okresní soud Plzeň-jih")]),
-    ("rozsudek Okresniho soudu v Usti nad Labem", [("Okresniho soudu v Usti nad Labem", I, "Okresní soud v Usti nad Labem")]),
+    (
+        "rozsudek Okresniho soudu v Usti nad Labem",
+        [("Okresniho soudu v Usti nad Labem", I, "Okresní soud v Usti nad Labem")],
+    ),
     ("příslušným soudem je okresní soud", [("okresní soud", I, "okresní soud")]),
-    ("Soudní dvůr Evropské unie a ESLP", [("Soudní dvůr Evropské unie", I, "Soudní dvůr Evropské unie"),
-                                         ("ESLP", I, "Evropský soud pro lidská práva")]),
-    ("Ministerstvem financí, Ministerstva vnitra ČR a MŠMT",
-     [("Ministerstvem financí", I, "Ministerstvo financí"), ("Ministerstva vnitra ČR", I, "Ministerstvo vnitra"),
-      ("MŠMT", I, "Ministerstvo školství, mládeže a tělovýchovy")]),
-    ("Ministerstvo práce a sociálních věcí stanoví", [("Ministerstvo práce a sociálních věcí", I, "Ministerstvo práce a sociálních věcí")]),
-    ("Česká národní banka, České národní bance, ČNB",
-     [("Česká národní banka", I, "Česká národní banka"), ("České národní bance", I, "Česká národní banka"),
-      ("ČNB", I, "Česká národní banka")]),
-    ("Finančnímu úřadu pro Ústecký kraj a Generálnímu finančnímu ředitelství",
-     [("Finančnímu úřadu pro Ústecký kraj", I, "Finanční úřad pro Ústecký kraj"),
-      ("Generálnímu finančnímu ředitelství", I, "Generální finanční ředitelství")]),
-    ("Katastrální úřad pro Ústecký kraj a ČÚZK", [("Katastrální úřad pro Ústecký kraj", I, "Katastrální úřad pro Ústecký kraj"),
-                                                  ("ČÚZK", I, "Český úřad zeměměřický a katastrální")]),
-    ("Českého úřadu zeměměřického a katastrálního", [("Českého úřadu zeměměřického a katastrálního", I, "Český úřad zeměměřický a katastrální")]),
-    ("stížnost k Úřadu pro ochranu osobních údajů", [("Úřadu pro ochranu osobních údajů", I, "Úřad pro ochranu osobních údajů")]),
-    ("volby do Poslanecké sněmovny a do Senátu", [("Poslanecké sněmovny", I, "Poslanecká sněmovna"), ("Senátu", I, "Senát")]),
+    (
+        "Soudní dvůr Evropské unie a ESLP",
+        [("Soudní dvůr Evropské unie", I, "Soudní dvůr Evropské unie"), ("ESLP", I, "Evropský soud pro lidská práva")],
+    ),
+    (
+        "Ministerstvem financí, Ministerstva vnitra ČR a MŠMT",
+        [
+            ("Ministerstvem financí", I, "Ministerstvo financí"),
+            ("Ministerstva vnitra ČR", I, "Ministerstvo vnitra"),
+            ("MŠMT", I, "Ministerstvo školství, mládeže a tělovýchovy"),
+        ],
+    ),
+    (
+        "Ministerstvo práce a sociálních věcí stanoví",
+        [("Ministerstvo práce a sociálních věcí", I, "Ministerstvo práce a sociálních věcí")],
+    ),
+    (
+        "Česká národní banka, České národní bance, ČNB",
+        [
+            ("Česká národní banka", I, "Česká národní banka"),
+            ("České národní bance", I, "Česká národní banka"),
+            ("ČNB", I, "Česká národní banka"),
+        ],
+    ),
+    (
+        "Finančnímu úřadu pro Ústecký kraj a Generálnímu finančnímu ředitelství",
+        [
+            ("Finančnímu úřadu pro Ústecký kraj", I, "Finanční úřad pro Ústecký kraj"),
+            ("Generálnímu finančnímu ředitelství", I, "Generální finanční ředitelství"),
+        ],
+    ),
+    (
+        "Katastrální úřad pro Ústecký kraj a ČÚZK",
+        [
+            ("Katastrální úřad pro Ústecký kraj", I, "Katastrální úřad pro Ústecký kraj"),
+            ("ČÚZK", I, "Český úřad zeměměřický a katastrální"),
+        ],
+    ),
+    (
+        "Českého úřadu zeměměřického a katastrálního",
+        [("Českého úřadu zeměměřického a katastrálního", I, "Český úřad zeměměřický a katastrální")],
+    ),
+    (
+        "stížnost k Úřadu pro ochranu osobních údajů",
+        [("Úřadu pro ochranu osobních údajů", I, "Úřad pro ochranu osobních údajů")],
+    ),
+    (
+        "volby do Poslanecké sněmovny a do Senátu",
+        [("Poslanecké sněmovny", I, "Poslanecká sněmovna"), ("Senátu", I, "Senát")],
+    ),
     ("stanoví vláda nařízením", [("vláda", I, "vláda")]),
-    ("na obecním úřadu; Zastupitelstvo obce Blešno", [("obecním úřadu", I, "obecní úřad"),
-                                                     ("Zastupitelstvo obce Blešno", I, "Zastupitelstvo obce Blešno")]),
+    (
+        "na obecním úřadu; Zastupitelstvo obce Blešno",
+        [("obecním úřadu", I, "obecní úřad"), ("Zastupitelstvo obce Blešno", I, "Zastupitelstvo obce Blešno")],
+    ),
     ("Město Kadaň - MÚ - odbor dopravy", [("Město Kadaň", I, "město Kadaň"), ("MÚ", I, "městský úřad")]),
     ("z rozpočtu města Kadaně", [("města Kadaně", I, "město Kadaň")]),
     ("Statutární město Kladno - Veřejná vyhláška", [("Statutární město Kladno", I, "statutární město Kladno")]),
-    ("KÚÚK - zasedání Zastupitelstva Ústeckého kraje",
-     [("KÚÚK", I, "Krajský úřad Ústeckého kraje"), ("Zastupitelstva Ústeckého kraje", I, "Zastupitelstvo Ústeckého kraje")]),
+    (
+        "KÚÚK - zasedání Zastupitelstva Ústeckého kraje",
+        [
+            ("KÚÚK", I, "Krajský úřad Ústeckého kraje"),
+            ("Zastupitelstva Ústeckého kraje", I, "Zastupitelstvo Ústeckého kraje"),
+        ],
+    ),
     ("Újezdní úřad Hradiště", [("Újezdní úřad Hradiště", I, "Újezdní úřad Hradiště")]),
     ("ZO rozhodlo zavést", [("ZO", I, "zastupitelstvo obce")]),
 ]
 
 
-@pytest.mark.parametrize("text,items", DATE_POSITIVES + MONEY_POSITIVES + INSTITUTION_POSITIVES,
-                         ids=[t[:40] for t, _ in DATE_POSITIVES + MONEY_POSITIVES + INSTITUTION_POSITIVES])
+@pytest.mark.parametrize(
+    "text,items",
+    DATE_POSITIVES + MONEY_POSITIVES + INSTITUTION_POSITIVES,
+    ids=[t[:40] for t, _ in DATE_POSITIVES + MONEY_POSITIVES + INSTITUTION_POSITIVES],
+)
 def test_positive(text, items):
     assert recognise_text(text) == expected(text, items)
 
@@ -150,48 +208,82 @@ def test_explicit_offsets_across_labels():
         (38, 46, M, "1500 CZK"),
         (53, 78, L, "89/2012 Sb. § 5"),
     ]
-    assert all(text[e.start:e.end] == e.text for e in ents)
+    assert all(text[e.start : e.end] == e.text for e in ents)
 
 
 def test_dates_and_amounts_inside_law_refs_do_not_overlap():
     text = "nařízení Evropského parlamentu a Rady (EU) 2016/679 ze dne 27. dubna 2016 a vyhlášky Ministerstva zemědělství č. 428/2001 Sb."
     ents = recognise_text(text)
     assert [(e.label, e.text) for e in ents] == [
-        (L, "nařízení Evropského parlamentu a Rady (EU) 2016/679"), (T, "27. dubna 2016"),
+        (L, "nařízení Evropského parlamentu a Rady (EU) 2016/679"),
+        (T, "27. dubna 2016"),
         (L, "vyhlášky Ministerstva zemědělství č. 428/2001 Sb."),
     ]
 
 
-@pytest.mark.parametrize("surface,norm", [
-    ("12. března 2019", "2019-03-12"), (" 12.3.2019 ", "2019-03-12"), ("březen 2024", "2024-03"),
-    ("1.–3. března 2024", "2024-03-01/2024-03-03"), ("2024-02-29", "2024-02-29"),
-    ("2023-02-29", None), ("89/2012", None), ("", None), (None, None),
-])
+@pytest.mark.parametrize(
+    "surface,norm",
+    [
+        ("12. března 2019", "2019-03-12"),
+        (" 12.3.2019 ", "2019-03-12"),
+        ("březen 2024", "2024-03"),
+        ("1.–3. března 2024", "2024-03-01/2024-03-03"),
+        ("2024-02-29", "2024-02-29"),
+        ("2023-02-29", None),
+        ("89/2012", None),
+        ("", None),
+        (None, None),
+    ],
+)
 def test_normalize_date(surface, norm):
     assert normalize_date(surface) == norm
 
 
-@pytest.mark.parametrize("surface,norm", [
-    ("1 500 Kč", "1500 CZK"), ("1 500,50 Kč", "1500.50 CZK"), ("1,5 mil. Kč", "1500000 CZK"), ("2 mld. Kč", "2000000000 CZK"),
-    ("EUR 300", "300 EUR"), ("300 EUR", "300 EUR"), ("1.500.000,- Kč", "1500000 CZK"), ("Kč 1 500", "1500 CZK"),
-    ("1 500", None), ("Kč", None), ("", None), (None, None),
-])
+@pytest.mark.parametrize(
+    "surface,norm",
+    [
+        ("1 500 Kč", "1500 CZK"),
+        ("1 500,50 Kč", "1500.50 CZK"),
+        ("1,5 mil. Kč", "1500000 CZK"),
+        ("2 mld. Kč", "2000000000 CZK"),
+        ("EUR 300", "300 EUR"),
+        ("300 EUR", "300 EUR"),
+        ("1.500.000,- Kč", "1500000 CZK"),
+        ("Kč 1 500", "1500 CZK"),
+        ("1 500", None),
+        ("Kč", None),
+        ("", None),
+        (None, None),
+    ],
+)
 def test_normalize_money(surface, norm):
     assert normalize_money(surface) == norm
 
 
-@pytest.mark.parametrize("surface,norm", [
-    ("Nejvyššího soudu", "Nejvyšší soud"), ("Ministerstvem financí", "Ministerstvo financí"),
-    ("Českou národní bankou", "Česká národní banka"), ("krajského soudu", "krajský soud"),
-    ("Krajským soudem v Brně", "Krajský soud v Brně"), ("města Kadaně", "město Kadaň"),
-    ("soud", None), ("", None), (None, None),
-])
+@pytest.mark.parametrize(
+    "surface,norm",
+    [
+        ("Nejvyššího soudu", "Nejvyšší soud"),
+        ("Ministerstvem financí", "Ministerstvo financí"),
+        ("Českou národní bankou", "Česká národní banka"),
+        ("krajského soudu", "krajský soud"),
+        ("Krajským soudem v Brně", "Krajský soud v Brně"),
+        ("města Kadaně", "město Kadaň"),
+        ("soud", None),
+        ("", None),
+        (None, None),
+    ],
+)
 def test_normalize_institution(surface, norm):
     assert normalize_institution(surface) == norm
 
 
 def test_declension():
-    assert decline("Nejvyšší správní soud")[:3] == ["Nejvyšší správní soud", "Nejvyššího správního soudu", "Nejvyššímu správnímu soudu"]
+    assert decline("Nejvyšší správní soud")[:3] == [
+        "Nejvyšší správní soud",
+        "Nejvyššího správního soudu",
+        "Nejvyššímu správnímu soudu",
+    ]
     assert "České národní bance" in decline("Česká národní banka")
     assert "Poslaneckou sněmovnou" in decline("Poslanecká sněmovna")
     assert "Ministerstvem pro místní rozvoj" in decline("Ministerstvo pro místní rozvoj")
@@ -203,10 +295,27 @@ def test_gazetteer_covers_the_issue_list():
     names = {inst.name for inst in gaz.institutions}
     ministries = {n for n in names if n.startswith("Ministerstvo")}
     assert len(ministries) >= 14
-    for name in ("Nejvyšší soud", "Ústavní soud", "Nejvyšší správní soud", "Krajský soud", "Okresní soud", "Městský soud",
-                 "Soudní dvůr Evropské unie", "Česká národní banka", "Finanční úřad", "Generální finanční ředitelství",
-                 "Český úřad zeměměřický a katastrální", "Katastrální úřad", "Úřad pro ochranu osobních údajů",
-                 "Poslanecká sněmovna", "Senát", "vláda", "Obecní úřad", "Městský úřad", "zastupitelstvo obce"):
+    for name in (
+        "Nejvyšší soud",
+        "Ústavní soud",
+        "Nejvyšší správní soud",
+        "Krajský soud",
+        "Okresní soud",
+        "Městský soud",
+        "Soudní dvůr Evropské unie",
+        "Česká národní banka",
+        "Finanční úřad",
+        "Generální finanční ředitelství",
+        "Český úřad zeměměřický a katastrální",
+        "Katastrální úřad",
+        "Úřad pro ochranu osobních údajů",
+        "Poslanecká sněmovna",
+        "Senát",
+        "vláda",
+        "Obecní úřad",
+        "Městský úřad",
+        "zastupitelstvo obce",
+    ):
         assert name in names, name
     assert {"Blešno", "Kadaň", "Děčany"} <= set(gaz.municipalities)
 

@@ -1,7 +1,6 @@
 """The numbering forms of Czech legislation (provision suffixes, sub-units, ranges, lists, lists of acts), one
 case per block of ``tests/support/data/ner_numbering_forms.yaml``: the LAW_REF entities and norms, the members of a
 chain, and norms that the norm helpers (``split_law_ref_norm``, ``eli_for``) read as before."""
-from pathlib import Path
 
 import pytest
 import yaml
@@ -22,7 +21,7 @@ def law_refs(case: dict):
 def test_entities_and_norms(case):
     found = law_refs(case)
     assert [[e.text, e.norm] for e in found] == case["entities"]
-    assert all(case["text"][e.start:e.end] == e.text for e in found)
+    assert all(case["text"][e.start : e.end] == e.text for e in found)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if "provisions" in c], ids=lambda c: c["form"])
@@ -46,6 +45,15 @@ def test_norms_stay_readable_by_the_norm_helpers(case):
 
 def test_the_table_covers_every_kind_of_form():
     forms = " ".join(c["form"] for c in CASES)
-    for kind in ("one-letter suffix", "two-letter suffix", "range", "dash", "list", "list of acts", "písmena",
-                 "odstavce", "ve znění"):
+    for kind in (
+        "one-letter suffix",
+        "two-letter suffix",
+        "range",
+        "dash",
+        "list",
+        "list of acts",
+        "písmena",
+        "odstavce",
+        "ve znění",
+    ):
         assert kind in forms, kind

@@ -1,5 +1,6 @@
 """The one NER path: ``mendel.ner.recognise`` over a blank Czech spaCy pipeline whose components are the rule
 finders (no model download), its tokenizer, ``doc.ents``, batching and per-text default acts."""
+
 import pytest
 import spacy
 
@@ -27,12 +28,21 @@ def test_pipeline_is_blank_czech_with_the_rule_components(nlp):
     assert shared_pipeline() is nlp  # built once per process
 
 
-@pytest.mark.parametrize("text,tokens", [
-    ("§ 5 odst. 1 písm. a) zákona č. 89/2012 Sb.", ["§", "5", "odst.", "1", "písm.", "a", ")", "zákona", "č.", "89/2012", "Sb."]),
-    ("sp. zn. 29 Cdo 1/2020 a č. j. 5 As 1/2020", ["sp.", "zn.", "29", "Cdo", "1/2020", "a", "č.", "j.", "5", "As", "1/2020"]),
-    ("čl. 36 a Čl. I", ["čl.", "36", "a", "Čl.", "I"]),
-    ("sp.zn. a č.j.", ["sp.", "zn.", "a", "č.", "j."]),
-])
+@pytest.mark.parametrize(
+    "text,tokens",
+    [
+        (
+            "§ 5 odst. 1 písm. a) zákona č. 89/2012 Sb.",
+            ["§", "5", "odst.", "1", "písm.", "a", ")", "zákona", "č.", "89/2012", "Sb."],
+        ),
+        (
+            "sp. zn. 29 Cdo 1/2020 a č. j. 5 As 1/2020",
+            ["sp.", "zn.", "29", "Cdo", "1/2020", "a", "č.", "j.", "5", "As", "1/2020"],
+        ),
+        ("čl. 36 a Čl. I", ["čl.", "36", "a", "Čl.", "I"]),
+        ("sp.zn. a č.j.", ["sp.", "zn.", "a", "č.", "j."]),
+    ],
+)
 def test_tokenizer_keeps_legal_abbreviations(nlp, text, tokens):
     assert [t.text for t in nlp.make_doc(text)] == tokens
 
@@ -41,8 +51,10 @@ def test_entities_with_norm_extension(nlp):
     text = "Nejvyšší soud dne 12. 3. 2019 přiznal 1 500 Kč podle § 5 zákona č. 89/2012 Sb. (sp. zn. 22 Cdo 2191/2002)."
     doc = nlp(text)
     expected = [
-        ("Nejvyšší soud", "INSTITUTION", "Nejvyšší soud"), ("12. 3. 2019", "DATE", "2019-03-12"),
-        ("1 500 Kč", "MONEY", "1500 CZK"), ("§ 5 zákona č. 89/2012 Sb.", "LAW_REF", "89/2012 Sb. § 5"),
+        ("Nejvyšší soud", "INSTITUTION", "Nejvyšší soud"),
+        ("12. 3. 2019", "DATE", "2019-03-12"),
+        ("1 500 Kč", "MONEY", "1500 CZK"),
+        ("§ 5 zákona č. 89/2012 Sb.", "LAW_REF", "89/2012 Sb. § 5"),
         ("22 Cdo 2191/2002", "DECISION_REF", "22 Cdo 2191/2002"),
     ]
     assert [(s.text, s.label_, s._.norm) for s in doc.ents] == expected
@@ -67,11 +79,14 @@ def test_a_batch_is_recognised_text_by_text():
     assert [e.norm for e in found[2]] == ["Krajský soud v Brně"]
 
 
-@pytest.mark.parametrize("default_act,norms", [
-    (None, ["§ 24 odst. 3", "§ 5"]),
-    ("563/1991 Sb.", ["563/1991 Sb. § 24 odst. 3", "563/1991 Sb. § 5"]),
-    (["563/1991 Sb.", None], ["563/1991 Sb. § 24 odst. 3", "§ 5"]),  # one act per text
-])
+@pytest.mark.parametrize(
+    "default_act,norms",
+    [
+        (None, ["§ 24 odst. 3", "§ 5"]),
+        ("563/1991 Sb.", ["563/1991 Sb. § 24 odst. 3", "563/1991 Sb. § 5"]),
+        (["563/1991 Sb.", None], ["563/1991 Sb. § 24 odst. 3", "§ 5"]),  # one act per text
+    ],
+)
 def test_default_act_for_all_texts_or_per_text(default_act, norms):
     found = recognise(["podle § 24 odst. 3 platí", "viz § 5"], default_act=default_act)
     assert [e.norm for entities in found for e in entities] == norms
@@ -106,8 +121,9 @@ def test_institution_names_come_from_the_versioned_pattern_file(monkeypatch):
     monkeypatch.setattr(patterns, "load_patterns", lambda: [*file_patterns, added])
     institutions._compiled.cache_clear()
     try:
-        assert [(e.text, e.norm) for e in recognise_text(text)] == [("Státní úřad pro jadernou bezpečnost",
-                                                                      "Nejvyšší soud")]
+        assert [(e.text, e.norm) for e in recognise_text(text)] == [
+            ("Státní úřad pro jadernou bezpečnost", "Nejvyšší soud")
+        ]
     finally:
         monkeypatch.undo()
         institutions._compiled.cache_clear()

@@ -1,4 +1,5 @@
 """The NER stage stores AMENDS/REPEALS relations of amending acts in the relations table (migration 0005)."""
+
 import hashlib
 
 import psycopg
@@ -8,16 +9,21 @@ from tests.mendel.ner.test_ner_relations import pages_text
 
 
 def add_act(conn, doc_id: str, pages: list[str], citation: str | None) -> int:
-    conn.execute("INSERT INTO documents (doc_id, source, url, title, doc_type, citation)"
-                 " VALUES (%s, 'esbirka', %s, %s, 'act', %s)",
-                 (doc_id, f"https://example.test/{doc_id}", doc_id, citation))
+    conn.execute(
+        "INSERT INTO documents (doc_id, source, url, title, doc_type, citation)"
+        " VALUES (%s, 'esbirka', %s, %s, 'act', %s)",
+        (doc_id, f"https://example.test/{doc_id}", doc_id, citation),
+    )
     version_id = conn.execute(
         "INSERT INTO document_versions (doc_id, sha256, byte_size, extracted_at) VALUES (%s, %s, %s, now())"
         " RETURNING version_id",
-        (doc_id, hashlib.sha256("\f".join(pages).encode()).hexdigest(), sum(map(len, pages)))).fetchone()[0]
+        (doc_id, hashlib.sha256("\f".join(pages).encode()).hexdigest(), sum(map(len, pages))),
+    ).fetchone()[0]
     with conn.cursor() as cur:
-        cur.executemany("INSERT INTO pages (version_id, page_no, text) VALUES (%s, %s, %s)",
-                        [(version_id, n, text) for n, text in enumerate(pages, start=1)])
+        cur.executemany(
+            "INSERT INTO pages (version_id, page_no, text) VALUES (%s, %s, %s)",
+            [(version_id, n, text) for n, text in enumerate(pages, start=1)],
+        )
     conn.execute("UPDATE documents SET current_version_id = %s WHERE doc_id = %s", (version_id, doc_id))
     return version_id
 
@@ -31,13 +37,19 @@ def test_recognise_stores_relations_with_page_offsets(fresh_db):
         conn.commit()
         pipeline.chunk_pending(conn)
         stats = pipeline.recognise_pending(conn)
-        rows = conn.execute("SELECT version_id, kind, subject_norm, object_norm, page_no, char_start, char_end,"
-                            " evidence FROM relations ORDER BY relation_id").fetchall()
+        rows = conn.execute(
+            "SELECT version_id, kind, subject_norm, object_norm, page_no, char_start, char_end,"
+            " evidence FROM relations ORDER BY relation_id"
+        ).fetchall()
         assert stats["relations"] == len(rows) > 0
         assert {r[0] for r in rows} == {version}
         found = {(kind, obj) for _, kind, _, obj, *_ in rows}
-        assert {("REPEALS", "265/2001 Sb. čl. II bod 7"), ("REPEALS", "23/2002 Sb."), ("REPEALS", "508/2020 Sb.")} <= found
-        for _, kind, subject, obj, page_no, start, end, evidence in rows:
+        assert {
+            ("REPEALS", "265/2001 Sb. čl. II bod 7"),
+            ("REPEALS", "23/2002 Sb."),
+            ("REPEALS", "508/2020 Sb."),
+        } <= found
+        for _, _kind, subject, obj, page_no, start, end, evidence in rows:
             assert subject == "285/2025 Sb."
             page = pages[page_no - 1]
             span = page[start:end]
@@ -67,9 +79,11 @@ def test_recognise_quarantines_only_the_chunk_the_recogniser_fails_on(fresh_db, 
         return real(text)
 
     monkeypatch.setattr(rules, "decision_candidates", failing)
-    paragraphs = [f"§ {n}\nUstanovení {n}\n(1) Podle § {n + 10} odst. 2 zákona č. 89/2012 Sb. rozhodl Nejvyšší soud "
-                  f"pod sp. zn. 22 Cdo {n}/2020 dne 1. 3. 2021. " + "Text odstavce pokračuje dále. " * 12
-                  for n in range(1, 7)]
+    paragraphs = [
+        f"§ {n}\nUstanovení {n}\n(1) Podle § {n + 10} odst. 2 zákona č. 89/2012 Sb. rozhodl Nejvyšší soud "
+        f"pod sp. zn. 22 Cdo {n}/2020 dne 1. 3. 2021. " + "Text odstavce pokračuje dále. " * 12
+        for n in range(1, 7)
+    ]
     paragraphs[3] += broken
     with psycopg.connect(fresh_db) as conn:
         add_act(conn, "act-in-batches", ["\n".join(paragraphs[:3]), "\n".join(paragraphs[3:])], None)
@@ -81,7 +95,8 @@ def test_recognise_quarantines_only_the_chunk_the_recogniser_fails_on(fresh_db, 
         stats = pipeline.recognise_pending(conn, batch_size=2)
         assert stats["quarantined"] == 1
         assert conn.execute("SELECT reason, detail FROM quarantine WHERE stage = 'ner'").fetchall() == [
-            ("recogniser failed: RuntimeError: recogniser bug", f"chunk {failing_chunks[0]}")]
+            ("recogniser failed: RuntimeError: recogniser bug", f"chunk {failing_chunks[0]}")
+        ]
         assert conn.execute("SELECT count(*) FROM chunks WHERE ner_done_at IS NULL").fetchone()[0] == 0
         recognised = {chunk_id for (chunk_id,) in conn.execute("SELECT DISTINCT chunk_id FROM mentions")}
         assert recognised == {chunk_id for chunk_id, _ in chunks} - set(failing_chunks)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import psycopg
 
-from mendel.nightly import pipeline
 from mendel.index.entity_graph import aggregate, document_contributions, document_entity
 from mendel.ner.relations import extract_relations
+from mendel.nightly import pipeline
 from tests.mendel.ner.test_ner_relations import pages_text
 from tests.mendel.ner.test_ner_relations_db import add_act
 
@@ -24,8 +24,9 @@ def test_decision_relations_make_no_edges_and_no_law_ref_node():
     assert f"LAW_REF:{FILE_NUMBER}" not in {n["id"] for n in graph.nodes}
     # an act's own rows still count; another subject in an act's rows does not
     act = document_entity("/eli/cz/sb/2025/285", "law", "285/2025 Sb.")
-    found = document_contributions(act, [], [("REPEALS", "285/2025 Sb.", "40/2009 Sb."),
-                                             ("REPEALS", "286/2025 Sb.", "23/2002 Sb.")])
+    found = document_contributions(
+        act, [], [("REPEALS", "285/2025 Sb.", "40/2009 Sb."), ("REPEALS", "286/2025 Sb.", "23/2002 Sb.")]
+    )
     assert {(k, s, t) for k, s, t in found if k == "REPEALS"} == {("REPEALS", act, "LAW_REF:40/2009 Sb.")}
 
 
@@ -51,5 +52,9 @@ def test_decision_with_amending_language_stores_no_relations(fresh_db, tmp_path)
         pipeline.build_graph(conn, tmp_path / "graph")
         nodes = {n for (n,) in conn.execute("SELECT entity_id FROM graph_nodes")}
         assert f"LAW_REF:{FILE_NUMBER}" not in nodes and "LAW_REF:285/2025 Sb." in nodes
-        assert conn.execute("SELECT count(*) FROM graph_edges WHERE type = 'REPEALS' AND source = %s",
-                            ("LAW_REF:285/2025 Sb.",)).fetchone()[0] > 0
+        assert (
+            conn.execute(
+                "SELECT count(*) FROM graph_edges WHERE type = 'REPEALS' AND source = %s", ("LAW_REF:285/2025 Sb.",)
+            ).fetchone()[0]
+            > 0
+        )

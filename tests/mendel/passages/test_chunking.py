@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mendel.passages.chunking import chunk_pages, join_pages
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.extract.pdf import ExtractionError, pdf_pages
 from mendel.extract.sections import find_headings
+from mendel.passages.chunking import chunk_pages, join_pages
 
 PDF = SAMPLE_CORPUS / "esbirka" / "pdf" / "176-2025.pdf"
 
@@ -22,8 +22,8 @@ def test_chunks_map_back_to_text_and_pages(pages):
     chunks = chunk_pages(pages)
     assert len(chunks) > 20
     for chunk in chunks:
-        assert text[chunk.char_start:chunk.char_end] == chunk.text
-        assert chunk.text in "\n\n".join(pages[chunk.page_start - 1:chunk.page_end])
+        assert text[chunk.char_start : chunk.char_end] == chunk.text
+        assert chunk.text in "\n\n".join(pages[chunk.page_start - 1 : chunk.page_end])
         assert len(chunk.text) <= 800
 
 

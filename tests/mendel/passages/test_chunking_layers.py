@@ -3,10 +3,9 @@ layers nest (each passage inside one section, every section inside the document)
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import pytest
 
 from mendel.passages.chunking import SECTION_MAX, build_layers, chunk_pages, join_pages
 from tests.support.index import law_pages, ns_decisions
@@ -22,10 +21,11 @@ def check_nesting(pages: list[str]) -> None:
     layers = build_layers(pages)
     document, sections, passages = layers.document, layers.sections, layers.passages
     assert passages == [p for p in passages if p.layer == 3] and document.layer == 1
-    assert [(c.char_start, c.char_end, c.text) for c in passages] == \
-        [(c.char_start, c.char_end, c.text) for c in chunk_pages(pages)]
+    assert [(c.char_start, c.char_end, c.text) for c in passages] == [
+        (c.char_start, c.char_end, c.text) for c in chunk_pages(pages)
+    ]
     for chunk in [document] + sections + passages:
-        assert text[chunk.char_start:chunk.char_end] == chunk.text
+        assert text[chunk.char_start : chunk.char_end] == chunk.text
         assert 1 <= chunk.page_start <= chunk.page_end <= len(pages)
     assert document.char_start == passages[0].char_start and document.char_end == passages[-1].char_end
     assert [s.seq for s in sections] == list(range(len(sections)))
@@ -68,8 +68,10 @@ def test_empty_document_has_no_layers():
 
 
 legal_text = st.lists(
-    st.one_of(st.sampled_from(["§ 5\n", "Čl. II\n", "HLAVA I\n", "ČÁST PRVNÍ\n", ". Zákon ", "odst. 2 ", "\n\n"]),
-              st.text(alphabet=st.sampled_from(list("abcčdeěfhiíklmnoprřsštuůvyzžAČŘ .,;:()/0123\n")), max_size=300)),
+    st.one_of(
+        st.sampled_from(["§ 5\n", "Čl. II\n", "HLAVA I\n", "ČÁST PRVNÍ\n", ". Zákon ", "odst. 2 ", "\n\n"]),
+        st.text(alphabet=st.sampled_from(list("abcčdeěfhiíklmnoprřsštuůvyzžAČŘ .,;:()/0123\n")), max_size=300),
+    ),
     max_size=40,
 ).map("".join)
 

@@ -24,8 +24,10 @@ from mendel.passages.summaries import (
 )
 from tests.support.index import add_document, law_pages, ns_decisions
 
-LLM_ANSWER = ("Zákon mění občanský soudní řád a zákon o soudních poplatcích v řízení o vyklizení bytu; "
-              "stanoví adresu pro doručování nájemci a poplatky.") * 2  # longer than 150: must be cut
+LLM_ANSWER = (
+    "Zákon mění občanský soudní řád a zákon o soudních poplatcích v řízení o vyklizení bytu; "
+    "stanoví adresu pro doručování nájemci a poplatky."
+) * 2  # longer than 150: must be cut
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +74,7 @@ def test_document_summary_is_made_from_the_section_summaries():
     sections = [s.text for s in build_layers([decision["full_text"]]).sections]
     recorder = RecordingSummarizer()
     result = summarize_document(sections, recorder, title=decision["title"])
-    assert recorder.calls[:-1] == [[text] for text in sections]          # bottom-up: each section from its text
+    assert recorder.calls[:-1] == [[text] for text in sections]  # bottom-up: each section from its text
     assert recorder.calls[-1] == [f"summary {i}" for i in range(1, len(sections) + 1)]  # then the document
     assert result.document == f"summary {len(sections) + 1}"
 
@@ -93,12 +95,30 @@ class StubChatServer:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 (http.server's naming)
                 length = int(self.headers.get("Content-Length", 0))
-                stub.requests.append({"path": self.path, "authorization": self.headers.get("Authorization"),
-                                      "body": json.loads(self.rfile.read(length))})
-                body = stub.raw_body if stub.raw_body is not None else json.dumps(
-                    {"id": "stub", "object": "chat.completion",
-                     "choices": [{"index": 0, "message": {"role": "assistant", "content": stub.answer},
-                                  "finish_reason": "stop"}]}).encode()
+                stub.requests.append(
+                    {
+                        "path": self.path,
+                        "authorization": self.headers.get("Authorization"),
+                        "body": json.loads(self.rfile.read(length)),
+                    }
+                )
+                body = (
+                    stub.raw_body
+                    if stub.raw_body is not None
+                    else json.dumps(
+                        {
+                            "id": "stub",
+                            "object": "chat.completion",
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "message": {"role": "assistant", "content": stub.answer},
+                                    "finish_reason": "stop",
+                                }
+                            ],
+                        }
+                    ).encode()
+                )
                 self.send_response(stub.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -110,8 +130,7 @@ class StubChatServer:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
-                                       daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     def __enter__(self):
         self.thread.start()
@@ -130,8 +149,14 @@ def stub():
 
 def test_llm_summariser_is_off_by_default_and_configured_from_the_environment(stub):
     assert isinstance(get_summarizer({}), ExtractiveSummarizer)
-    summarizer = get_summarizer({"MENDEL_SUMMARY_LLM_URL": stub.url, "MENDEL_SUMMARY_LLM_MODEL": "stub-model",
-                                 "MENDEL_SUMMARY_LLM_API_KEY": "secret-key", "MENDEL_SUMMARY_LLM_TIMEOUT": "5"})
+    summarizer = get_summarizer(
+        {
+            "MENDEL_SUMMARY_LLM_URL": stub.url,
+            "MENDEL_SUMMARY_LLM_MODEL": "stub-model",
+            "MENDEL_SUMMARY_LLM_API_KEY": "secret-key",
+            "MENDEL_SUMMARY_LLM_TIMEOUT": "5",
+        }
+    )
     assert isinstance(summarizer, OpenAICompatibleSummarizer) and summarizer.name == "llm:stub-model"
     assert "secret-key" not in repr(summarizer)
     text = "Ustanovení § 196 se použije ve sporech o vyklizení bytu."
@@ -146,21 +171,33 @@ def test_llm_summariser_is_off_by_default_and_configured_from_the_environment(st
     assert str(SUMMARY_CHARS) in body["messages"][0]["content"]
 
 
-@pytest.mark.parametrize("status, raw_body", [(500, None), (200, b"not json"), (200, b'{"choices": []}'),
-                                              (200, b'{"choices": [{"message": {"content": "  "}}]}')])
+@pytest.mark.parametrize(
+    "status, raw_body",
+    [
+        (500, None),
+        (200, b"not json"),
+        (200, b'{"choices": []}'),
+        (200, b'{"choices": [{"message": {"content": "  "}}]}'),
+    ],
+)
 def test_llm_failure_falls_back_to_the_extractive_summary(stub, status, raw_body):
     stub.status, stub.raw_body = status, raw_body
     summarizer = OpenAICompatibleSummarizer(base_url=stub.url, model="stub-model", timeout=5)
-    text = ("Nejvyšší soud rozhodl o přikázání věci. Věc se přikazuje Okresnímu soudu v Chomutově. "
-            "Důvodem je hospodárnost řízení.")
+    text = (
+        "Nejvyšší soud rozhodl o přikázání věci. Věc se přikazuje Okresnímu soudu v Chomutově. "
+        "Důvodem je hospodárnost řízení."
+    )
     assert summarizer.summarize([text]) == ExtractiveSummarizer().summarize([text])
     assert summarizer.failures == 1 and len(stub.requests) == 1
 
 
-@pytest.mark.parametrize("env, message", [
-    ({"MENDEL_SUMMARY_LLM_URL": "http://127.0.0.1:9/v1"}, "model"),
-    ({"MENDEL_SUMMARY_LLM_URL": "file:///etc/passwd", "MENDEL_SUMMARY_LLM_MODEL": "m"}, "http"),
-])
+@pytest.mark.parametrize(
+    "env, message",
+    [
+        ({"MENDEL_SUMMARY_LLM_URL": "http://127.0.0.1:9/v1"}, "model"),
+        ({"MENDEL_SUMMARY_LLM_URL": "file:///etc/passwd", "MENDEL_SUMMARY_LLM_MODEL": "m"}, "http"),
+    ],
+)
 def test_bad_llm_configuration_is_a_clear_error(env, message):
     with pytest.raises(ValueError, match=message):
         get_summarizer(env)
@@ -170,8 +207,13 @@ def test_chunking_stores_llm_summaries_and_uses_them_as_context(stub, fresh_db):
     stub.answer = "Nejvyšší soud přikázal věc jinému soudu z důvodu vhodnosti."
     decision = ns_decisions()[0]
     with psycopg.connect(fresh_db, autocommit=True) as conn:
-        add_document(conn, decision["ecli"], [decision["full_text"][:2500]], title=decision["title"],
-                     citation=decision["case_number"])
+        add_document(
+            conn,
+            decision["ecli"],
+            [decision["full_text"][:2500]],
+            title=decision["title"],
+            citation=decision["case_number"],
+        )
         stats = pipeline.chunk_pending(conn, summarizer=OpenAICompatibleSummarizer(base_url=stub.url, model="m"))
         assert stats["summarizer"] == "llm:m" and stats["documents"] == 1
         summaries = dict(conn.execute("SELECT layer, summary FROM chunks WHERE layer IN (1, 2)").fetchall())

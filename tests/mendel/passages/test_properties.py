@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mendel.passages.chunking import chunk_pages, join_pages
 from mendel.czech.analyzer import analyze
+from mendel.passages.chunking import chunk_pages, join_pages
 
 # Czech letters, legal punctuation and line structure are over-represented so headings and sentences occur.
 legal_text = st.lists(
@@ -33,11 +33,11 @@ def test_chunks_cover_the_text_in_order(pages):
     chunks = chunk_pages(pages)
     previous_end = 0
     for chunk in chunks:
-        assert text[chunk.char_start:chunk.char_end] == chunk.text
+        assert text[chunk.char_start : chunk.char_end] == chunk.text
         assert chunk.char_start >= previous_end
         assert 1 <= chunk.page_start <= chunk.page_end <= len(pages)
         assert len(chunk.text) <= 800
         previous_end = chunk.char_end
-    covered = "".join(text[c.char_start:c.char_end] for c in chunks)
+    covered = "".join(text[c.char_start : c.char_end] for c in chunks)
     # Nothing but whitespace is dropped between chunks.
     assert "".join(covered.split()) == "".join(text.split())

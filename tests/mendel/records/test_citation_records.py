@@ -9,11 +9,11 @@ import json
 import psycopg
 import pytest
 
+from mendel.core.config import SAMPLE_CORPUS
+from mendel.core.rawstore import RawStore
+from mendel.extract.document import extract_document
 from mendel.nightly import pipeline
 from mendel.records.citation_records import CITATION_RECORD, is_citation_record
-from mendel.core.config import SAMPLE_CORPUS
-from mendel.extract.document import extract_document
-from mendel.core.rawstore import RawStore
 from mirror.nalus import NalusSite
 from mirror.nssoud import NssoudSite
 from tests.support.index import RecordingEmbedder, add_document, ns_decisions, run_index
@@ -29,8 +29,10 @@ def record_pages() -> dict:
     nalus_page = nalus.text_page(f"sz={decision.sz}")
     nss = NssoudSite(SAMPLE_CORPUS)
     nss_page = next(page for page in (nss.text(str(900_000 + i)) for i in range(50)) if page is not None)
-    return {"nalus": (nalus_page.body, nalus_page.content_type, decision.docket),
-            "nss": (nss_page.body, nss_page.content_type, None)}
+    return {
+        "nalus": (nalus_page.body, nalus_page.content_type, decision.docket),
+        "nss": (nss_page.body, nss_page.content_type, None),
+    }
 
 
 def test_records_are_recognised_from_their_extracted_text(record_pages):
@@ -50,11 +52,16 @@ def test_extraction_marks_a_record_and_keeps_its_pages(fresh_db, tmp_path, recor
     store = RawStore(tmp_path / "raw")
     blob = store.put(body)
     with psycopg.connect(fresh_db, autocommit=True) as conn:
-        conn.execute("INSERT INTO documents (doc_id, source, url, title, doc_type, citation)"
-                     " VALUES ('us:1', 'nalus', 'https://nalus.test/1', 'x', 'decision', %s)", (docket,))
-        version = conn.execute("INSERT INTO document_versions (doc_id, sha256, byte_size, content_type)"
-                               " VALUES ('us:1', %s, %s, %s) RETURNING version_id",
-                               (blob.sha256, len(body), content_type)).fetchone()[0]
+        conn.execute(
+            "INSERT INTO documents (doc_id, source, url, title, doc_type, citation)"
+            " VALUES ('us:1', 'nalus', 'https://nalus.test/1', 'x', 'decision', %s)",
+            (docket,),
+        )
+        version = conn.execute(
+            "INSERT INTO document_versions (doc_id, sha256, byte_size, content_type)"
+            " VALUES ('us:1', %s, %s, %s) RETURNING version_id",
+            (blob.sha256, len(body), content_type),
+        ).fetchone()[0]
         conn.execute("UPDATE documents SET current_version_id = %s WHERE doc_id = 'us:1'", (version,))
         stats = pipeline.extract_pending(conn, store)
         assert stats["citation_records"] == 1
@@ -73,8 +80,7 @@ def test_no_placeholder_text_is_indexed(fresh_db, tmp_path, record_pages):
             text = extract_document(body, content_type).text
             add_document(conn, f"{name}:record", [text], title=f"{name} record", source=name, citation=docket)
         real = ns_decisions()[0]
-        add_document(conn, real["ecli"], [real["full_text"][:3000]], title=real["title"],
-                     citation=real["case_number"])
+        add_document(conn, real["ecli"], [real["full_text"][:3000]], title=real["title"], citation=real["case_number"])
         result = run_index(conn, tmp_path, RecordingEmbedder())
         assert result["chunks"]["citation_records_marked"] == 2
         bundle_dir = tmp_path / "bundles" / result["bundle"]["version"]

@@ -12,18 +12,18 @@ from collections import Counter
 import psycopg
 import pytest
 
-from mendel.crawl.boards import register as boards
+from mendel.core.config import SAMPLE_CORPUS
+from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
+from mendel.crawl.boards import register as boards
+from mendel.index import bundle
 from mendel.nightly import pipeline
 from mendel.records import record_documents
 from mendel.registers import ruian
-from mendel.core.config import SAMPLE_CORPUS
-from mendel.index import bundle
-from mendel.core.rawstore import RawStore
-from serving.web.results import run_search
 from serving.ranking.search import Searcher
-from tests.support.law import crawled_database
+from serving.web.results import run_search
 from tests.support.index import RecordingEmbedder, run_index
+from tests.support.law import crawled_database
 
 OB_FILE = SAMPLE_CORPUS / "cuzk" / "ruian" / "OB_UKSH.xml.gz"
 ATTACHMENT = SAMPLE_CORPUS / "municipal" / "blesno" / "text" / "svoz-odpadu-2019__svozovy-plan-pro-rok-2019.pdf"
@@ -37,21 +37,48 @@ METADATA = f"act-metadata:{ACT}"
 
 def add_notice_with_attachment(conn: psycopg.Connection, store: RawStore) -> None:
     """A notice of the Blešno board (its text written here, in OFN form) whose attachment is the real PDF."""
-    notice = {"typ": ["Digitální objekt", "Informace na úřední desce"], "iri": NOTICE_ID, "url": NOTICE_ID,
-              "název": {"cs": "Svoz odpadu 2019"}, "vyvěšení": {"typ": "Časový okamžik", "datum": "2019-01-02"},
-              "dokument": [{"typ": "Digitální objekt", "název": {"cs": "Svozový plán pro rok 2019"},
-                            "url": ATTACHMENT_ID}]}
+    notice = {
+        "typ": ["Digitální objekt", "Informace na úřední desce"],
+        "iri": NOTICE_ID,
+        "url": NOTICE_ID,
+        "název": {"cs": "Svoz odpadu 2019"},
+        "vyvěšení": {"typ": "Časový okamžik", "datum": "2019-01-02"},
+        "dokument": [{"typ": "Digitální objekt", "název": {"cs": "Svozový plán pro rok 2019"}, "url": ATTACHMENT_ID}],
+    }
     for doc_id, body, content_type, title, doc_type in (
-            (NOTICE_ID, json.dumps(notice, ensure_ascii=False).encode(), "application/ld+json",
-             "Svoz odpadu 2019", "notice"),
-            (ATTACHMENT_ID, ATTACHMENT.read_bytes(), "application/pdf",
-             "Svoz odpadu 2019 – Svozový plán pro rok 2019", "notice_attachment")):
+        (
+            NOTICE_ID,
+            json.dumps(notice, ensure_ascii=False).encode(),
+            "application/ld+json",
+            "Svoz odpadu 2019",
+            "notice",
+        ),
+        (
+            ATTACHMENT_ID,
+            ATTACHMENT.read_bytes(),
+            "application/pdf",
+            "Svoz odpadu 2019 – Svozový plán pro rok 2019",
+            "notice_attachment",
+        ),
+    ):
         blob = store.put(body)
-        crawlstate.record_document(conn, run_id="t", source="boards", doc_id=doc_id, url=doc_id, sha256=blob.sha256,
-                                   byte_size=len(body), content_type=content_type, title=title, doc_type=doc_type,
-                                   listing=BOARD_URL)
-    conn.execute("INSERT INTO boards (key, kind, url, name, spec) VALUES ('blesno', 'article_api', %s, 'Obec Blešno',"
-                 " '{}')", (BOARD_URL,))
+        crawlstate.record_document(
+            conn,
+            run_id="t",
+            source="boards",
+            doc_id=doc_id,
+            url=doc_id,
+            sha256=blob.sha256,
+            byte_size=len(body),
+            content_type=content_type,
+            title=title,
+            doc_type=doc_type,
+            listing=BOARD_URL,
+        )
+    conn.execute(
+        "INSERT INTO boards (key, kind, url, name, spec) VALUES ('blesno', 'article_api', %s, 'Obec Blešno', '{}')",
+        (BOARD_URL,),
+    )
     boards.record_notice_links(conn, BOARD_URL, [(NOTICE_ID, [(ATTACHMENT_ID, "Svozový plán pro rok 2019")])])
 
 
@@ -59,9 +86,14 @@ def add_notice_with_attachment(conn: psycopg.Connection, store: RawStore) -> Non
 def indexed(pg_server_url, tmp_path_factory):
     home = tmp_path_factory.mktemp("records-home")
     home.chmod(0o755)
-    url = crawled_database(pg_server_url, home, [
-        ("esbirka", {"MENDEL_ESBIRKA_YEARS": "2024,2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/573,/sb/2024/87"}),
-        ("ruian", {})])
+    url = crawled_database(
+        pg_server_url,
+        home,
+        [
+            ("esbirka", {"MENDEL_ESBIRKA_YEARS": "2024,2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/573,/sb/2024/87"}),
+            ("ruian", {}),
+        ],
+    )
     store = RawStore(home / "raw")
     embedder = RecordingEmbedder()
     with psycopg.connect(url, autocommit=True) as conn:
@@ -69,9 +101,16 @@ def indexed(pg_server_url, tmp_path_factory):
         add_notice_with_attachment(conn, store)
         extracted = pipeline.extract_with_records(conn, store)
         stats = run_index(conn, home, embedder)
-    return {"url": url, "home": home, "store": store, "embedder": embedder, "registry": registry,
-            "extracted": extracted, "index": stats,
-            "searcher": Searcher.latest(home / "bundles", embedder=embedder)}
+    return {
+        "url": url,
+        "home": home,
+        "store": store,
+        "embedder": embedder,
+        "registry": registry,
+        "extracted": extracted,
+        "index": stats,
+        "searcher": Searcher.latest(home / "bundles", embedder=embedder),
+    }
 
 
 @pytest.fixture
@@ -81,9 +120,14 @@ def conn(indexed):
 
 
 def document_text(conn, doc_id: str) -> str:
-    return "\n".join(t for (t,) in conn.execute(
-        "SELECT p.text FROM documents d JOIN pages p ON p.version_id = d.current_version_id WHERE d.doc_id = %s"
-        " ORDER BY p.page_no", (doc_id,)))
+    return "\n".join(
+        t
+        for (t,) in conn.execute(
+            "SELECT p.text FROM documents d JOIN pages p ON p.version_id = d.current_version_id WHERE d.doc_id = %s"
+            " ORDER BY p.page_no",
+            (doc_id,),
+        )
+    )
 
 
 def test_municipality_record_says_what_the_vfr_file_says(indexed, conn):
@@ -103,13 +147,21 @@ def test_municipality_record_says_what_the_vfr_file_says(indexed, conn):
     # the change batch holds one address point of another municipality: it is not counted here
     assert indexed["registry"]["by_kind"]["adresni_misto"] == found["adresni_misto"] + 1
     # never loaded into the register as if it were a VFR file
-    assert conn.execute("SELECT count(*) FROM registry_records WHERE version_id IN (SELECT version_id"
-                        " FROM document_versions WHERE doc_id = %s)", (DECANY,)).fetchone()[0] == 0
+    assert (
+        conn.execute(
+            "SELECT count(*) FROM registry_records WHERE version_id IN (SELECT version_id"
+            " FROM document_versions WHERE doc_id = %s)",
+            (DECANY,),
+        ).fetchone()[0]
+        == 0
+    )
 
 
 def test_act_metadata_record_lists_versions_dates_and_amending_acts(conn):
-    versions = conn.execute("SELECT effective_from, effective_to, amended_by FROM act_versions WHERE doc_id = %s"
-                            " ORDER BY effective_from", (ACT,)).fetchall()
+    versions = conn.execute(
+        "SELECT effective_from, effective_to, amended_by FROM act_versions WHERE doc_id = %s ORDER BY effective_from",
+        (ACT,),
+    ).fetchall()
     text = document_text(conn, METADATA)
     assert f"Znění předpisu v e-Sbírce ({len(versions)}):" in text
     for effective_from, effective_to, amended_by in versions:
@@ -127,14 +179,19 @@ def test_act_metadata_record_lists_versions_dates_and_amending_acts(conn):
 
 
 def test_bundle_labels_and_grounds_every_record(indexed):
-    documents = {d["doc_id"]: d for d in json.loads(
-        bundle.documents_path(bundle.current_bundle(indexed["home"] / "bundles")).read_text())}
+    documents = {
+        d["doc_id"]: d
+        for d in json.loads(bundle.documents_path(bundle.current_bundle(indexed["home"] / "bundles")).read_text())
+    }
     decany = documents[DECANY]
     assert decany["doc_type"] == record_documents.REGISTER_RECORD and decany["source"] == "ruian"
     assert decany["record"] == DECANY
     assert [s["doc_id"] for s in decany["record_sources"]] == ["ruian:OB_564729_UKSH"]
-    assert decany["url"].endswith("/20140331_OB_564729_UKSH.xml.gz") == decany["record_sources"][0]["url"].endswith(
-        "/20140331_OB_564729_UKSH.xml.gz") is True
+    assert (
+        decany["url"].endswith("/20140331_OB_564729_UKSH.xml.gz")
+        == decany["record_sources"][0]["url"].endswith("/20140331_OB_564729_UKSH.xml.gz")
+        is True
+    )
     metadata = documents[METADATA]
     assert metadata["doc_type"] == record_documents.ACT_METADATA and metadata["source"] == "esbirka"
     assert metadata["url"].endswith("/esel-esbir-daver/dokumenty-sbirky/%2Fsb%2F2025%2F573")
@@ -142,8 +199,13 @@ def test_bundle_labels_and_grounds_every_record(indexed):
     # the act's own text stays the law
     assert documents[ACT]["doc_type"] == "law" and "record" not in documents[ACT]
     attachment = documents[ATTACHMENT_ID]
-    assert attachment["notice"] == {"doc_id": NOTICE_ID, "title": "Svoz odpadu 2019", "url": NOTICE_ID,
-                                    "board": "Obec Blešno", "attachment_name": "Svozový plán pro rok 2019"}
+    assert attachment["notice"] == {
+        "doc_id": NOTICE_ID,
+        "title": "Svoz odpadu 2019",
+        "url": NOTICE_ID,
+        "board": "Obec Blešno",
+        "attachment_name": "Svozový plán pro rok 2019",
+    }
 
 
 # Questions a person would ask, and the record document that answers each (ranks printed for the report).
@@ -191,41 +253,59 @@ def test_search_page_and_api_show_the_kind(indexed):
 
 def test_only_changed_records_are_rendered_again(indexed, conn):
     store = indexed["store"]
-    current = dict(conn.execute("SELECT doc_id, current_version_id FROM documents WHERE doc_type = ANY(%s)",
-                                (list(record_documents.RECORD_DOCUMENT_TYPES),)).fetchall())
+    current = dict(
+        conn.execute(
+            "SELECT doc_id, current_version_id FROM documents WHERE doc_type = ANY(%s)",
+            (list(record_documents.RECORD_DOCUMENT_TYPES),),
+        ).fetchall()
+    )
     again = record_documents.build_record_documents(conn, store)
     assert set(current) == {DECANY, METADATA, "act-metadata:/eli/cz/sb/2024/87"}
     assert again["new_versions"] == 0 and again["unchanged"] == again["documents"] == len(current)
 
     # another records stage version made them: re-rendered, same text, so the versions (and chunks) are kept
-    conn.execute("UPDATE document_versions SET record_version = 'records-000000000000' WHERE version_id = ANY(%s)",
-                 (list(current.values()),))
+    conn.execute(
+        "UPDATE document_versions SET record_version = 'records-000000000000' WHERE version_id = ANY(%s)",
+        (list(current.values()),),
+    )
     carried = record_documents.build_record_documents(conn, store)
     assert carried["carried_over"] == len(current) and carried["new_versions"] == 0
-    assert {v for (v,) in conn.execute("SELECT record_version FROM document_versions WHERE version_id = ANY(%s)",
-                                       (list(current.values()),))} == {carried["stage_version"]}
+    assert {
+        v
+        for (v,) in conn.execute(
+            "SELECT record_version FROM document_versions WHERE version_id = ANY(%s)", (list(current.values()),)
+        )
+    } == {carried["stage_version"]}
 
     # one part renamed in the register: exactly that municipality gets a new version, then extraction
     conn.execute("UPDATE registry_records SET name = 'Solany u Děčan' WHERE kind = 'cast_obce' AND code = '152323'")
     try:
         changed = record_documents.build_record_documents(conn, store)
         assert changed["new_versions"] == 1
-        after = dict(conn.execute("SELECT doc_id, current_version_id FROM documents WHERE doc_type = ANY(%s)",
-                                  (list(record_documents.RECORD_DOCUMENT_TYPES),)).fetchall())
+        after = dict(
+            conn.execute(
+                "SELECT doc_id, current_version_id FROM documents WHERE doc_type = ANY(%s)",
+                (list(record_documents.RECORD_DOCUMENT_TYPES),),
+            ).fetchall()
+        )
         assert after[METADATA] == current[METADATA] and after[DECANY] != current[DECANY]
         assert pipeline.extract_pending(conn, store)["versions"] == 1
         assert "Solany u Děčan" in document_text(conn, DECANY)
     finally:  # back as the file says: the earlier version is current again
         conn.execute("UPDATE registry_records SET name = 'Solany' WHERE kind = 'cast_obce' AND code = '152323'")
         record_documents.build_record_documents(conn, store)
-    assert conn.execute("SELECT current_version_id FROM documents WHERE doc_id = %s",
-                        (DECANY,)).fetchone()[0] == current[DECANY]
+    assert (
+        conn.execute("SELECT current_version_id FROM documents WHERE doc_id = %s", (DECANY,)).fetchone()[0]
+        == current[DECANY]
+    )
 
 
 def test_record_body_is_the_stored_original(indexed, conn):
     sha, content_type = conn.execute(
         "SELECT v.sha256, v.content_type FROM documents d JOIN document_versions v"
-        " ON v.version_id = d.current_version_id WHERE d.doc_id = %s", (DECANY,)).fetchone()
+        " ON v.version_id = d.current_version_id WHERE d.doc_id = %s",
+        (DECANY,),
+    ).fetchone()
     body = indexed["store"].get(sha)
     assert hashlib.sha256(body).hexdigest() == sha and content_type.startswith("text/plain")
     assert body.decode().startswith("Obec Děčany – údaje Registru územní identifikace")
@@ -237,13 +317,14 @@ def test_czech_wording_helpers():
     assert record_documents.plural(12345, "adresní místo", "adresní místa", "adresních míst") == "12 345 adresních míst"
     assert record_documents.worded_date("2026-09-30") == "30. září 2026"
     assert record_documents.act_type("Nařízení vlády o …") == ("nařízení vlády", "n")
-    assert record_documents.adoption_date("VYHLÁŠKA\nze dne 18. prosince 2025\no změně") .isoformat() == "2025-12-18"
+    assert record_documents.adoption_date("VYHLÁŠKA\nze dne 18. prosince 2025\no změně").isoformat() == "2025-12-18"
 
 
 def test_streets_go_to_their_own_page():
     """Děčany has no streets in the register, so this municipality is made up here (its parts and counts too)."""
-    record = record_documents.MunicipalityRecord("999999", "Zkušebná", {}, None, streets=["Nádražní", "Husova"],
-                                        address_points=3, buildings=2)
+    record = record_documents.MunicipalityRecord(
+        "999999", "Zkušebná", {}, None, streets=["Nádražní", "Husova"], address_points=3, buildings=2
+    )
     record.parts["1"] = record_documents.Part("1", "Zkušebná", address_points=3, buildings=2)
     pages = record_documents.municipality_pages(record, [{"file": "x.xml.gz", "doc_id": "ruian:x", "url": "u"}])
     assert len(pages) == 2 and "Obec Zkušebná má v registru 2 ulice." in pages[0]
@@ -254,8 +335,10 @@ def test_postgres_backend_documents_carry_the_same_grounding(indexed, conn):
     from serving.ranking.pg_search import PostgresSearcher
 
     documents = PostgresSearcher._load_documents(conn)
-    published = {d["doc_id"]: d for d in json.loads(
-        bundle.documents_path(bundle.current_bundle(indexed["home"] / "bundles")).read_text())}
+    published = {
+        d["doc_id"]: d
+        for d in json.loads(bundle.documents_path(bundle.current_bundle(indexed["home"] / "bundles")).read_text())
+    }
     for doc_id in (DECANY, METADATA, ATTACHMENT_ID):
         for key in ("doc_type", "record", "record_sources", "notice"):
             assert documents[doc_id].get(key) == published[doc_id].get(key), (doc_id, key)

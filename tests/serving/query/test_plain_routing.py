@@ -37,15 +37,41 @@ def _searcher(tmp_path):
     from serving.ranking.search import Searcher
     from tests.serving.web.test_api import EMBEDDER, build_bundle
 
-    docs = [{"doc_id": "/eli/cz/sb/2025/323", "title": "Zákon o jednotném hlášení", "source": "esbirka", "url": "u1",
-             "citation": "323/2025 Sb.", "doc_type": "law", "published": "2025-01-01",
-             "pages": ["§ 7 Zaměstnavatel podá hlášení ve lhůtě do dvacátého dne kalendářního měsíce.",
-                       "§ 8 Hlášení obsahuje údaje o zaměstnanci a o příjmu."]},
-            {"doc_id": "/eli/cz/sb/1993/1", "title": "Ústava", "source": "esbirka", "url": "u2",
-             "citation": "1/1993 Sb.", "doc_type": "law", "published": "1993-01-01",
-             "pages": ["Čl. 54 Prezident republiky je hlavou státu. Kdo podá hlášení o volbě, stanoví zákon."]},
-            {"doc_id": "notice-1", "title": "Oznámení", "source": "boards", "url": "u3", "citation": None,
-             "doc_type": "notice", "published": "2025-03-01", "pages": ["Zaměstnavatel musí podat hlášení o uzavírce silnice do pátku."]}]
+    docs = [
+        {
+            "doc_id": "/eli/cz/sb/2025/323",
+            "title": "Zákon o jednotném hlášení",
+            "source": "esbirka",
+            "url": "u1",
+            "citation": "323/2025 Sb.",
+            "doc_type": "law",
+            "published": "2025-01-01",
+            "pages": [
+                "§ 7 Zaměstnavatel podá hlášení ve lhůtě do dvacátého dne kalendářního měsíce.",
+                "§ 8 Hlášení obsahuje údaje o zaměstnanci a o příjmu.",
+            ],
+        },
+        {
+            "doc_id": "/eli/cz/sb/1993/1",
+            "title": "Ústava",
+            "source": "esbirka",
+            "url": "u2",
+            "citation": "1/1993 Sb.",
+            "doc_type": "law",
+            "published": "1993-01-01",
+            "pages": ["Čl. 54 Prezident republiky je hlavou státu. Kdo podá hlášení o volbě, stanoví zákon."],
+        },
+        {
+            "doc_id": "notice-1",
+            "title": "Oznámení",
+            "source": "boards",
+            "url": "u3",
+            "citation": None,
+            "doc_type": "notice",
+            "published": "2025-03-01",
+            "pages": ["Zaměstnavatel musí podat hlášení o uzavírce silnice do pátku."],
+        },
+    ]
     return Searcher.latest(build_bundle(tmp_path / "bundles", docs).parent, embedder=EMBEDDER)
 
 

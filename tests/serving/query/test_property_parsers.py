@@ -11,7 +11,6 @@ import json
 import zipfile
 from xml.sax.saxutils import escape
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scrapy import Request
@@ -20,43 +19,124 @@ from scrapy.http import TextResponse
 from crawlers.items import FetchedDocument
 from crawlers.spiders.boards import czech_text, humanise_file_name, notice_document, sniff_document_type
 from crawlers.spiders.esbirka import API_PREFIX, EsbirkaSpider, document_id, stale_url_path
-from mendel.registers import ruian
 from mendel.czech.dates import iso, ofn_instant_date
 from mendel.extract.document import extract_document
 from mendel.extract.model import ExtractionError
 from mendel.extract.normalize import fix_ocr_text, normalize_with_map
 from mendel.extract.notice import board_title, is_board, is_notice, lang_text, notice_text, time_text
+from mendel.registers import ruian
 from serving.query.analyze import analyze_query, references
 from serving.ranking.filters import SearchFilters
 
-COMMON = settings(max_examples=60, deadline=None, database=None,
-                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-FEW = settings(max_examples=25, deadline=None, database=None,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+COMMON = settings(
+    max_examples=60,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+FEW = settings(
+    max_examples=25,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 # Text with the characters that break parsers over-represented: quotes, NUL and other controls, surrogate-free
 # astral characters, combining marks, RTL, the separators JSON and XML care about.
-NASTY = st.sampled_from(["'", '"', "\\", "\x00", "\x1f", "\u2028", "\u202e", "\ufeff", "𝔘", "č\u030c", "]]>", "<",
-                         "&", "%00", "../", "\r\n", "{", "}", "$", "'); DROP TABLE documents; --"])
+NASTY = st.sampled_from(
+    [
+        "'",
+        '"',
+        "\\",
+        "\x00",
+        "\x1f",
+        "\u2028",
+        "\u202e",
+        "\ufeff",
+        "𝔘",
+        "č\u030c",
+        "]]>",
+        "<",
+        "&",
+        "%00",
+        "../",
+        "\r\n",
+        "{",
+        "}",
+        "$",
+        "'); DROP TABLE documents; --",
+    ]
+)
 TEXT = st.one_of(st.text(max_size=60), st.lists(st.one_of(NASTY, st.text(max_size=5)), max_size=12).map("".join))
 
 # --- OFN "Úřední desky" --------------------------------------------------------------------------------------
 
-OFN_KEYS = ["typ", "iri", "url", "název", "popis", "vyvěšení", "relevantní_do", "schválení", "číslo_jednací",
-            "spisová_značka", "odbor", "agenda", "autor_díla", "subjekt", "umístění", "revize", "dokument",
-            "informace", "provozovatel", "stránka", "@context", "cs", "en", "datum", "datum_a_čas",
-            "nespecifikovaný", "ičo", "jméno", "příjmení", "adresa", "název_ulice", "číslo_domovní",
-            "číslo_orientační", "psč", "název_obce", "geometrie", "coordinates", "budova", "adresní_místo"]
+OFN_KEYS = [
+    "typ",
+    "iri",
+    "url",
+    "název",
+    "popis",
+    "vyvěšení",
+    "relevantní_do",
+    "schválení",
+    "číslo_jednací",
+    "spisová_značka",
+    "odbor",
+    "agenda",
+    "autor_díla",
+    "subjekt",
+    "umístění",
+    "revize",
+    "dokument",
+    "informace",
+    "provozovatel",
+    "stránka",
+    "@context",
+    "cs",
+    "en",
+    "datum",
+    "datum_a_čas",
+    "nespecifikovaný",
+    "ičo",
+    "jméno",
+    "příjmení",
+    "adresa",
+    "název_ulice",
+    "číslo_domovní",
+    "číslo_orientační",
+    "psč",
+    "název_obce",
+    "geometrie",
+    "coordinates",
+    "budova",
+    "adresní_místo",
+]
 OFN_SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-2**63, max_value=2**63), st.floats(allow_nan=False),
-    TEXT, st.sampled_from(["2020-06-29", "2020-06-29T10:00:00Z", "2020-13-45", "Informace na úřední desce",
-                           "Úřední deska", "Časový okamžik"]))
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63),
+    st.floats(allow_nan=False),
+    TEXT,
+    st.sampled_from(
+        [
+            "2020-06-29",
+            "2020-06-29T10:00:00Z",
+            "2020-13-45",
+            "Informace na úřední desce",
+            "Úřední deska",
+            "Časový okamžik",
+        ]
+    ),
+)
 OFN_JSON = st.recursive(
     OFN_SCALARS,
     lambda children: st.one_of(
         st.lists(children, max_size=4),
-        st.dictionaries(st.one_of(st.sampled_from(OFN_KEYS), st.text(max_size=8)), children, max_size=6)),
-    max_leaves=30)
+        st.dictionaries(st.one_of(st.sampled_from(OFN_KEYS), st.text(max_size=8)), children, max_size=6),
+    ),
+    max_leaves=30,
+)
 OFN_OBJECT = st.dictionaries(st.sampled_from(OFN_KEYS), OFN_JSON, max_size=10)
 
 
@@ -149,7 +229,8 @@ VFR_HEAD = (
     ' xmlns:obi="urn:cz:isvs:ruian:schemas:ObecIntTypy:v1" xmlns:oki="urn:cz:isvs:ruian:schemas:OkresIntTypy:v1"'
     ' xmlns:ami="urn:cz:isvs:ruian:schemas:AdrMistoIntTypy:v1" xmlns:soi="urn:cz:isvs:ruian:schemas:StavObjIntTypy:v1"'
     ' xmlns:gml="http://www.opengis.net/gml/3.2">'
-    "<vf:Hlavicka><vf:TypSouboru>OB_UKSH</vf:TypSouboru><vf:TypDavky>Plna</vf:TypDavky></vf:Hlavicka><vf:Data>")
+    "<vf:Hlavicka><vf:TypSouboru>OB_UKSH</vf:TypSouboru><vf:TypDavky>Plna</vf:TypDavky></vf:Hlavicka><vf:Data>"
+)
 
 
 def _vfr(kod: str, nazev: str, plati_od: str, pos: str) -> bytes:
@@ -161,7 +242,8 @@ def _vfr(kod: str, nazev: str, plati_od: str, pos: str) -> bytes:
         f"<obi:DefinicniBod><gml:Point><gml:pos>{escape(pos)}</gml:pos></gml:Point></obi:DefinicniBod>"
         "</vf:Obec></vf:Obce><vf:AdresniMista><vf:AdresniMisto>"
         f"<ami:Kod>{escape(kod)}</ami:Kod><ami:CisloDomovni>{escape(nazev)}</ami:CisloDomovni>"
-        "</vf:AdresniMisto></vf:AdresniMista></vf:Data></vf:VymennyFormat>")
+        "</vf:AdresniMisto></vf:AdresniMista></vf:Data></vf:VymennyFormat>"
+    )
     return xml_text.encode("utf-8")
 
 
@@ -175,10 +257,16 @@ def _records_or_vfr_error(data: bytes) -> list[dict] | None:
 
 # XML 1.0 can't carry most C0 controls or lone surrogates at all: keep the text well-formed so the values reach
 # the record builders (the bytes tests cover malformed files).
-XML_TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",),
-                                          exclude_characters="".join(map(chr, range(32)))), max_size=30)
-POSITION = st.one_of(XML_TEXT, st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=3).map(
-    lambda xs: " ".join(repr(x) for x in xs)))
+XML_TEXT = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="".join(map(chr, range(32)))),
+    max_size=30,
+)
+POSITION = st.one_of(
+    XML_TEXT,
+    st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=3).map(
+        lambda xs: " ".join(repr(x) for x in xs)
+    ),
+)
 
 
 @COMMON
@@ -221,8 +309,11 @@ def test_record_fields_with_any_text(kod, nazev, plati_od, pos):
 
 
 @COMMON
-@given(st.one_of(st.text(max_size=80), st.from_regex(r"\d{8}_(OB_\d{1,7}_|ST_)[UZ][A-Z]{3}\.xml(\.gz|\.zip)?",
-                                                      fullmatch=True)))
+@given(
+    st.one_of(
+        st.text(max_size=80), st.from_regex(r"\d{8}_(OB_\d{1,7}_|ST_)[UZ][A-Z]{3}\.xml(\.gz|\.zip)?", fullmatch=True)
+    )
+)
 def test_vfr_file_names(name):
     info = ruian.parse_file_name(name)
     assert info is None or info["scope"] in ("OB", "ST")
@@ -236,8 +327,9 @@ API = "https://www.e-sbirka.cz" + API_PREFIX
 
 def _response(url: str, value) -> TextResponse:
     body = json.dumps(value, ensure_ascii=False).encode("utf-8")
-    return TextResponse(url, body=body, encoding="utf-8", headers={"Content-Type": "application/json"},
-                        request=Request(url))
+    return TextResponse(
+        url, body=body, encoding="utf-8", headers={"Content-Type": "application/json"}, request=Request(url)
+    )
 
 
 def _spider() -> EsbirkaSpider:
@@ -250,7 +342,8 @@ def _spider() -> EsbirkaSpider:
 
 ACT = st.fixed_dictionaries(
     {"staleUrl": TEXT.filter(bool)},
-    optional={"nazev": TEXT, "zkracenaCitace": TEXT, "datum": TEXT, "datumCasVyhlaseni": TEXT})
+    optional={"nazev": TEXT, "zkracenaCitace": TEXT, "datum": TEXT, "datumCasVyhlaseni": TEXT},
+)
 
 
 @COMMON
@@ -259,31 +352,37 @@ def test_register_listing_with_any_strings(acts, kod):
     """Act listings carrying any Unicode: one detail request per act, each on the API and naming the act's
     staleUrl as a single path segment (no traversal, no second host)."""
     spider = _spider()
-    register = {"dokumentySbirkyVMesici": [{"sbirkyDokumentuSbirky": [
-        {"sadaDokumentuKod": kod, "dokumentySbirkyRejstrikInfo": acts}]}]}
+    register = {
+        "dokumentySbirkyVMesici": [
+            {"sbirkyDokumentuSbirky": [{"sadaDokumentuKod": kod, "dokumentySbirkyRejstrikInfo": acts}]}
+        ]
+    }
     out = list(spider.parse_register(_response(f"{API}/chronologicke-rejstriky/x", register), year=2024))
     expected = acts if kod in (None, "sb") else []
     assert len(out) == len(expected)
     for request, act in zip(out, expected):
         assert isinstance(request, Request)
         assert request.url.startswith(f"{API}/dokumenty-sbirky/")
-        segment = request.url[len(f"{API}/dokumenty-sbirky/"):]
+        segment = request.url[len(f"{API}/dokumenty-sbirky/") :]
         assert "/" not in segment and "?" not in segment and "#" not in segment
         assert document_id(act["staleUrl"]).startswith(("/eli/cz/", "esbirka:"))
         assert stale_url_path(act["staleUrl"]) != ""
 
 
 @COMMON
-@given(act=ACT, name=st.one_of(st.none(), TEXT), doc_id=st.one_of(st.integers(0, 10**12), TEXT.filter(bool)),
-       verified=st.booleans())
+@given(
+    act=ACT,
+    name=st.one_of(st.none(), TEXT),
+    doc_id=st.one_of(st.integers(0, 10**12), TEXT.filter(bool)),
+    verified=st.booleans(),
+)
 def test_download_links_with_any_strings(act, name, doc_id, verified):
     """A download-link answer with any file name: one request to the API's file endpoint on the same host, or a
     logged 'quarantined' outcome when there is no link."""
     spider = _spider()
     link = {"dokumentId": doc_id, **({"nazevDokumentu": name} if name is not None else {})}
     links = {"overeneZneni": {"odkazPdf": link}} if verified else {}
-    out = list(spider.parse_download_links(_response(f"{API}/dokumenty-sbirky/x/odkazy-ke-stazeni", links),
-                                           detail=act))
+    out = list(spider.parse_download_links(_response(f"{API}/dokumenty-sbirky/x/odkazy-ke-stazeni", links), detail=act))
     if verified:
         assert len(out) == 1 and out[0].url.startswith(f"{API}/souborove-dokumenty/")
         assert out[0].url.split("/")[2] == "www.e-sbirka.cz"
@@ -296,8 +395,9 @@ def test_download_links_with_any_strings(act, name, doc_id, verified):
 def test_document_answer_with_any_body(act, body, expected):
     spider = _spider()
     url = f"{API}/souborove-dokumenty/1/ORIGINAL/STAHNI/x.pdf"
-    response = TextResponse(url, body=body, headers={"Content-Type": "application/pdf"}, request=Request(url),
-                            encoding="utf-8", status=200)
+    response = TextResponse(
+        url, body=body, headers={"Content-Type": "application/pdf"}, request=Request(url), encoding="utf-8", status=200
+    )
     out = list(spider.parse_document(response, detail=act, expected=expected))
     magic = b"%PDF" if expected == "pdf" else b"PK\x03\x04"
     if body.startswith(magic):
@@ -327,22 +427,32 @@ def test_normalize_with_map_invariants(raw):
 def test_query_analysis_never_crashes(query):
     found = references(query)
     for ref in found:
-        assert query[ref["start"]:ref["end"]] == ref["text"]
+        assert query[ref["start"] : ref["end"]] == ref["text"]
     analysis = analyze_query(query)
     assert analysis["query"] == query
     assert all(isinstance(a["citation"], str) and isinstance(a["score"], float) for a in analysis["acts"])
 
 
 @COMMON
-@given(st.dictionaries(st.sampled_from(["source", "doc_type", "date_from", "date_to", "act", "court"]),
-                       st.one_of(st.none(), TEXT, st.lists(TEXT, max_size=3)), max_size=5)
-       .map(lambda d: {**d, "act": d["act"][0] if d["act"] else None} if isinstance(d.get("act"), list) else d))
+@given(
+    st.dictionaries(
+        st.sampled_from(["source", "doc_type", "date_from", "date_to", "act", "court"]),
+        st.one_of(st.none(), TEXT, st.lists(TEXT, max_size=3)),
+        max_size=5,
+    ).map(lambda d: {**d, "act": d["act"][0] if d["act"] else None} if isinstance(d.get("act"), list) else d)
+)
 def test_search_filters_accept_or_refuse_cleanly(raw):
     try:
         filters = SearchFilters.of(raw)
     except ValueError as exc:  # unknown filters, bad dates
         assert str(exc)
         return
-    documents = {"/eli/cz/sb/2025/175": {"source": "esbirka", "doc_type": "law", "citation": "175/2025 Sb.",
-                                         "published": "2025-06-16"}}
+    documents = {
+        "/eli/cz/sb/2025/175": {
+            "source": "esbirka",
+            "doc_type": "law",
+            "citation": "175/2025 Sb.",
+            "published": "2025-06-16",
+        }
+    }
     assert filters.matching_documents(documents) <= set(documents)

@@ -8,21 +8,34 @@ import pytest
 from serving.query.analyze import analyze_query, normalize_query, references, understand
 
 
-@pytest.mark.parametrize("query, act, provision, eli, text", [
-    ("§ 51 odst. 1 ZP", "262/2006 Sb.", "§ 51 odst. 1", "/eli/cz/sb/2006/262", "§ 51 odst. 1 ZP"),
-    ("čl. 10 Listiny", "2/1993 Sb.", "čl. 10", "/eli/cz/sb/1993/2", "čl. 10 Listiny"),
-    ("paragraf 204 OSŘ", "99/1963 Sb.", "§ 204", "/eli/cz/sb/1963/99", "paragraf 204 OSŘ"),
-    ("Co říká § 2079 občanského zákoníku?", "89/2012 Sb.", "§ 2079", "/eli/cz/sb/2012/89",
-     "§ 2079 občanského zákoníku"),
-    ("podle článku 36 odstavce 1 Listiny", "2/1993 Sb.", "čl. 36 odst. 1", "/eli/cz/sb/1993/2",
-     "článku 36 odstavce 1 Listiny"),
-])
+@pytest.mark.parametrize(
+    "query, act, provision, eli, text",
+    [
+        ("§ 51 odst. 1 ZP", "262/2006 Sb.", "§ 51 odst. 1", "/eli/cz/sb/2006/262", "§ 51 odst. 1 ZP"),
+        ("čl. 10 Listiny", "2/1993 Sb.", "čl. 10", "/eli/cz/sb/1993/2", "čl. 10 Listiny"),
+        ("paragraf 204 OSŘ", "99/1963 Sb.", "§ 204", "/eli/cz/sb/1963/99", "paragraf 204 OSŘ"),
+        (
+            "Co říká § 2079 občanského zákoníku?",
+            "89/2012 Sb.",
+            "§ 2079",
+            "/eli/cz/sb/2012/89",
+            "§ 2079 občanského zákoníku",
+        ),
+        (
+            "podle článku 36 odstavce 1 Listiny",
+            "2/1993 Sb.",
+            "čl. 36 odst. 1",
+            "/eli/cz/sb/1993/2",
+            "článku 36 odstavce 1 Listiny",
+        ),
+    ],
+)
 def test_issue_reference_examples(query, act, provision, eli, text):
     found = references(query)
     assert len(found) == 1
     ref = found[0]
     assert (ref["act"], ref["provision"], ref["eli"], ref["text"]) == (act, provision, eli, text)
-    assert query[ref["start"]:ref["end"]] == text  # spans point into the query as typed
+    assert query[ref["start"] : ref["end"]] == text  # spans point into the query as typed
 
 
 def test_spoken_forms_are_written_out_with_offsets_kept():
@@ -30,7 +43,7 @@ def test_spoken_forms_are_written_out_with_offsets_kept():
     normalized, origin = normalize_query(query)
     assert normalized == "§ 204 odst. 2 písm. a) OSŘ"
     assert len(origin) == len(normalized) + 1 and origin[-1] == len(query)
-    assert query[origin[normalized.index("OSŘ")]:] == "OSŘ"
+    assert query[origin[normalized.index("OSŘ")] :] == "OSŘ"
     # words that merely start like a marker stay: "paragrafy" without a number, "odstavec" in prose
     assert normalize_query("paragrafy a odstavce zákona")[0] == "paragrafy a odstavce zákona"
 
@@ -38,8 +51,16 @@ def test_spoken_forms_are_written_out_with_offsets_kept():
 def test_issue_reference_examples_analysed():
     body = analyze_query("paragraf 204 OSŘ")
     assert body["acts"][0]["citation"] == "99/1963 Sb." and body["acts"][0]["title"] == "občanský soudní řád"
-    assert body["entities"] == [{"id": "LAW_REF:99/1963 Sb. § 204", "label": "LAW_REF", "norm": "99/1963 Sb. § 204",
-                                 "text": "paragraf 204 OSŘ", "weight": 1.0, "via": "ner"}]
+    assert body["entities"] == [
+        {
+            "id": "LAW_REF:99/1963 Sb. § 204",
+            "label": "LAW_REF",
+            "norm": "99/1963 Sb. § 204",
+            "text": "paragraf 204 OSŘ",
+            "weight": 1.0,
+            "via": "ner",
+        }
+    ]
     assert {d["id"] for d in body["domains"]} == {"domain:civilni-proces", "domain:exekuce"}  # what OSŘ governs
     listina = analyze_query("čl. 10 Listiny")
     # "Listiny" names the act; it routes to no area of its own (not accounting's "listina")
@@ -48,11 +69,17 @@ def test_issue_reference_examples_analysed():
     assert civil["acts"][0]["citation"] == "89/2012 Sb." and civil["domains"][0]["id"] == "domain:obcanske-pravo"
 
 
-@pytest.mark.parametrize("question, domain, act", [
-    ("Jaká je výpovědní doba u pracovního poměru?", "domain:pracovni-pravo", "262/2006 Sb."),
-    ("Do kdy můžu reklamovat vadu zboží?", {"domain:kupni-smlouva", "domain:spotrebitelske-smlouvy"},
-     "89/2012 Sb."),
-])
+@pytest.mark.parametrize(
+    "question, domain, act",
+    [
+        ("Jaká je výpovědní doba u pracovního poměru?", "domain:pracovni-pravo", "262/2006 Sb."),
+        (
+            "Do kdy můžu reklamovat vadu zboží?",
+            {"domain:kupni-smlouva", "domain:spotrebitelske-smlouvy"},
+            "89/2012 Sb.",
+        ),
+    ],
+)
 def test_issue_routing_questions(question, domain, act):
     body = analyze_query(question)
     assert body["references"] == []
@@ -72,22 +99,25 @@ def test_several_provisions_of_one_act_are_each_a_reference():
 
 
 def test_act_named_by_a_title_the_gazetteer_lacks():
-    ref, = references("§ 111 zákona o zbraních a střelivu")
+    (ref,) = references("§ 111 zákona o zbraních a střelivu")
     assert (ref["act"], ref["provision"], ref["text"]) == ("90/2024 Sb.", "§ 111", "§ 111 zákona o zbraních a střelivu")
     # no title that routes clearly: the provision stays without an act rather than guessing
-    vague, = references("§ 3 zákona")
+    (vague,) = references("§ 3 zákona")
     assert (vague["act"], vague["provision"]) == (None, "§ 3")
 
 
-@pytest.mark.parametrize("query, scope", [
-    ("O čem je zákon o podpoře bydlení?", "act"),
-    ("shrnutí zákona č. 175/2025 Sb.", "act"),
-    ("Co upravuje zákon o zbraních?", "act"),
-    ("celý § 5 zákona č. 175/2025 Sb.", "section"),
-    ("hlava II zákona o obcích", "section"),
-    ("§ 5 odst. 1 zákona č. 175/2025 Sb.", None),
-    ("Kolik činí stravné?", None),
-])
+@pytest.mark.parametrize(
+    "query, scope",
+    [
+        ("O čem je zákon o podpoře bydlení?", "act"),
+        ("shrnutí zákona č. 175/2025 Sb.", "act"),
+        ("Co upravuje zákon o zbraních?", "act"),
+        ("celý § 5 zákona č. 175/2025 Sb.", "section"),
+        ("hlava II zákona o obcích", "section"),
+        ("§ 5 odst. 1 zákona č. 175/2025 Sb.", None),
+        ("Kolik činí stravné?", None),
+    ],
+)
 def test_scope(query, scope):
     assert understand(query).scope == scope
     assert analyze_query(query)["scope"] == scope
@@ -113,6 +143,6 @@ def test_only_the_first_words_of_a_long_query_are_analysed():
     found = understand(early)
     assert [r["provision"] for r in found.references] == ["§ 2910"]
     ref = found.references[0]
-    assert early[ref["start"]:ref["end"]] == ref["text"]  # spans still point into the query as typed
+    assert early[ref["start"] : ref["end"]] == ref["text"]  # spans still point into the query as typed
     assert understand(late).references == []  # past the budget: not read
     assert analyze_query(late)["query"] == late  # the answer still names the whole query

@@ -13,38 +13,52 @@ from serving.ranking.search import Searcher
 from tests.serving.web.test_api import EMBEDDER, base_docs, build_bundle, corpus  # noqa: F401 (corpus: a fixture)
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("§ 51 odst. 1 ZP a čl. 10 Listiny", ["§ 51 odst. 1 ZP", "čl. 10 Listiny"]),
-    ("§ 2079 a § 2099 občanského zákoníku", ["§ 2079 zákona č. 89/2012 Sb.", "§ 2099 zákona č. 89/2012 Sb."]),
-    ("Jaká je výpovědní doba u pracovního poměru a do kdy můžu reklamovat vadu zboží?",
-     ["Jaká je výpovědní doba u pracovního poměru", "do kdy můžu reklamovat vadu zboží"]),
-    # a two-document question of the dev set (retrieval_eval/questions/dev.jsonl, dev-mul-02)
-    ("Kdo byl starostou Blešna při zakázce na radary i při dodatku smlouvy s ELTODO?",
-     ["Kdo byl starostou Blešna při zakázce na radary", "při dodatku smlouvy s ELTODO"]),
-    ("Kolik činí sazba DPH; jak podat daňové přiznání k dani z příjmů", ["Kolik činí sazba DPH",
-                                                                       "jak podat daňové přiznání k dani z příjmů"]),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("§ 51 odst. 1 ZP a čl. 10 Listiny", ["§ 51 odst. 1 ZP", "čl. 10 Listiny"]),
+        ("§ 2079 a § 2099 občanského zákoníku", ["§ 2079 zákona č. 89/2012 Sb.", "§ 2099 zákona č. 89/2012 Sb."]),
+        (
+            "Jaká je výpovědní doba u pracovního poměru a do kdy můžu reklamovat vadu zboží?",
+            ["Jaká je výpovědní doba u pracovního poměru", "do kdy můžu reklamovat vadu zboží"],
+        ),
+        # a two-document question of the dev set (retrieval_eval/questions/dev.jsonl, dev-mul-02)
+        (
+            "Kdo byl starostou Blešna při zakázce na radary i při dodatku smlouvy s ELTODO?",
+            ["Kdo byl starostou Blešna při zakázce na radary", "při dodatku smlouvy s ELTODO"],
+        ),
+        (
+            "Kolik činí sazba DPH; jak podat daňové přiznání k dani z příjmů",
+            ["Kolik činí sazba DPH", "jak podat daňové přiznání k dani z příjmů"],
+        ),
+    ],
+)
 def test_queries_about_several_things(query, expected):
     assert decompose(query) == expected
 
 
-@pytest.mark.parametrize("query", [
-    "Co říká § 2079 občanského zákoníku?",
-    "§ 111 zákona o zbraních a střelivu",                      # "a" inside an act's title
-    "změna zákona č. 107/1999 Sb., o jednacím řádu Senátu",     # the comma before a title
-    "§ 4 zákona č. 90/2024 Sb., kategorie zbraní",              # the words are about the act's own area
-    "výpovědní doba a zkušební doba v pracovním poměru",        # both clauses: labour law
-    "Nejvyšší soud sp. zn. 15 EXE 746/2026",
-    "podpora bydlení",
-    "",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Co říká § 2079 občanského zákoníku?",
+        "§ 111 zákona o zbraních a střelivu",  # "a" inside an act's title
+        "změna zákona č. 107/1999 Sb., o jednacím řádu Senátu",  # the comma before a title
+        "§ 4 zákona č. 90/2024 Sb., kategorie zbraní",  # the words are about the act's own area
+        "výpovědní doba a zkušební doba v pracovním poměru",  # both clauses: labour law
+        "Nejvyšší soud sp. zn. 15 EXE 746/2026",
+        "podpora bydlení",
+        "",
+    ],
+)
 def test_queries_about_one_thing_stay_whole(query):
     assert decompose(query) == []
 
 
 def test_interleave_fusion_takes_turns():
-    fused = interleave_fuse({"query": [1, 2, 3], "subquery:1": [4, 1], "subquery:2": [5, 6]},
-                            weights={"query": 1.0, "subquery:1": 0.9, "subquery:2": 0.9})
+    fused = interleave_fuse(
+        {"query": [1, 2, 3], "subquery:1": [4, 1], "subquery:2": [5, 6]},
+        weights={"query": 1.0, "subquery:1": 0.9, "subquery:2": 0.9},
+    )
     order = [item for item, _, _ in fused]
     # the query's best, then each sub-query's best, before the query's second
     assert order[:3] == [1, 4, 5] and order.index(2) > order.index(5)
@@ -53,16 +67,19 @@ def test_interleave_fusion_takes_turns():
 
 @pytest.fixture(scope="module")
 def searcher(tmp_path_factory, corpus):  # noqa: F811
-    return Searcher.latest(build_bundle(tmp_path_factory.mktemp("bundles"), base_docs(corpus)).parent,
-                           embedder=EMBEDDER)
+    return Searcher.latest(
+        build_bundle(tmp_path_factory.mktemp("bundles"), base_docs(corpus)).parent, embedder=EMBEDDER
+    )
 
 
 def test_each_part_of_a_two_topic_question_is_answered(searcher):
     query = "Jaká je sazba základní náhrady za používání osobního auta a co je vyhovující bydlení?"
     details: dict = {}
     hits = searcher.search(query, k=2, details=details)
-    assert details["subqueries"] == ["Jaká je sazba základní náhrady za používání osobního auta",
-                                     "co je vyhovující bydlení"]
+    assert details["subqueries"] == [
+        "Jaká je sazba základní náhrady za používání osobního auta",
+        "co je vyhovující bydlení",
+    ]
     # the whole query alone ranks the travel-rate decree first and second; with its parts, both acts lead
     assert {h.doc_id for h in searcher.search(query, k=2, decompose=False)} == {"/eli/cz/sb/2025/573"}
     assert {h.doc_id for h in hits} == {"/eli/cz/sb/2025/573", "/eli/cz/sb/2025/175"}
@@ -79,9 +96,31 @@ def test_two_references_each_lead_with_their_own_section(searcher):
 
 
 @settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.text(max_size=200) | st.lists(st.sampled_from(
-    ["§ 5", "zákona č. 175/2025 Sb.", "a", "i", ",", "Listiny", "čl. 10", "Nejvyšší soud", "bydlení", "?", ";",
-     "výpovědní doba", "paragraf 204 OSŘ", "nebo", ":"]), max_size=12).map(" ".join))
+@given(
+    st.text(max_size=200)
+    | st.lists(
+        st.sampled_from(
+            [
+                "§ 5",
+                "zákona č. 175/2025 Sb.",
+                "a",
+                "i",
+                ",",
+                "Listiny",
+                "čl. 10",
+                "Nejvyšší soud",
+                "bydlení",
+                "?",
+                ";",
+                "výpovědní doba",
+                "paragraf 204 OSŘ",
+                "nebo",
+                ":",
+            ]
+        ),
+        max_size=12,
+    ).map(" ".join)
+)
 def test_decomposition_never_fails(query):
     subqueries = decompose(query)
     assert len(subqueries) != 1 and len(subqueries) <= MAX_SUBQUERIES

@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from mendel.index import bundle
 from mendel.czech.analyzer import analyze
+from mendel.index import bundle
 from serving.ranking.fusion import rrf_fuse
 
 

@@ -7,18 +7,33 @@ import json
 import numpy as np
 import pytest
 
-from serving.ranking.fusion import (FEATURES, LEARNED_CANDIDATES, LEARNED_FUSION_FILE, LearnedFusion, Signals,
-                            candidate_features, learned_candidates, train_listwise, train_pairwise)
+from serving.ranking.fusion import (
+    FEATURES,
+    LEARNED_CANDIDATES,
+    LEARNED_FUSION_FILE,
+    LearnedFusion,
+    Signals,
+    candidate_features,
+    learned_candidates,
+    train_listwise,
+    train_pairwise,
+)
 
-CHUNKS = [{"text": "§ 5 Výživné pro nezletilé dítě platí rodič měsíčně předem. " * 6, "section": "ČÁST 1 > § 5",
-           "citation": "1/2025 Sb."},
-          {"text": "V § 7 se slova „do 30 dnů“ nahrazují slovy „do 60 dnů“.", "section": ""},
-          {"text": "Nájemné platí nájemce měsíčně předem, a to do pátého dne měsíce. " * 5, "section": "§ 9"}]
+CHUNKS = [
+    {
+        "text": "§ 5 Výživné pro nezletilé dítě platí rodič měsíčně předem. " * 6,
+        "section": "ČÁST 1 > § 5",
+        "citation": "1/2025 Sb.",
+    },
+    {"text": "V § 7 se slova „do 30 dnů“ nahrazují slovy „do 60 dnů“.", "section": ""},
+    {"text": "Nájemné platí nájemce měsíčně předem, a to do pátého dne měsíce. " * 5, "section": "§ 9"},
+]
 
 
 def test_features_of_each_candidate():
-    signals = Signals(bm25=[1, 0], bm25_scores=[4.0, 2.0], dense=[0, 2], dense_sims=[0.9, 0.7], citing={2},
-                      routed={"1/2025 Sb.": 0.8})
+    signals = Signals(
+        bm25=[1, 0], bm25_scores=[4.0, 2.0], dense=[0, 2], dense_sims=[0.9, 0.7], citing={2}, routed={"1/2025 Sb.": 0.8}
+    )
     rows = candidate_features([0, 1, 2], [1, 0, 2], signals, CHUNKS)
     assert rows.shape == (3, len(FEATURES))
     column = dict(zip(FEATURES, rows.T))
@@ -107,10 +122,21 @@ def test_learned_stage_keeps_an_exact_reference_first(tmp_path):
     from serving.ranking.search import Searcher
     from tests.serving.web.test_api import EMBEDDER, build_bundle
 
-    docs = [{"doc_id": "/eli/cz/sb/2025/1", "title": "Zákon o rodině", "source": "esbirka", "url": "u1",
-             "citation": "1/2025 Sb.", "doc_type": "law", "published": "2025-01-01",
-             "pages": ["§ 5\nVýživné pro nezletilé dítě platí rodič měsíčně předem.",
-                       "§ 6\nPodle § 5 zákona č. 1/2025 Sb. se výživné platí předem."]}]
+    docs = [
+        {
+            "doc_id": "/eli/cz/sb/2025/1",
+            "title": "Zákon o rodině",
+            "source": "esbirka",
+            "url": "u1",
+            "citation": "1/2025 Sb.",
+            "doc_type": "law",
+            "published": "2025-01-01",
+            "pages": [
+                "§ 5\nVýživné pro nezletilé dítě platí rodič měsíčně předem.",
+                "§ 6\nPodle § 5 zákona č. 1/2025 Sb. se výživné platí předem.",
+            ],
+        }
+    ]
     searcher = Searcher.latest(build_bundle(tmp_path / "bundles", docs).parent, embedder=EMBEDDER)
     plain = searcher.search("§ 5 zákona č. 1/2025 Sb.", k=5, learned=False)
     weights = np.zeros(len(FEATURES))
@@ -122,6 +148,7 @@ def test_learned_stage_keeps_an_exact_reference_first(tmp_path):
 
 
 # --- the default against its components on a real bundle ------------------------------------------------------
+
 
 def _demo_searcher():
     import os
@@ -146,8 +173,9 @@ def test_default_beats_bm25_and_dense_alone_in_mrr(question_set):
     searcher = _demo_searcher()
     if searcher is None:
         pytest.skip("no published bundle under $MENDEL_HOME")
-    questions, problems = split_grounded(load_questions(DEV_QUESTIONS.with_name(question_set)), searcher.chunks,
-                                         searcher.documents)
+    questions, problems = split_grounded(
+        load_questions(DEV_QUESTIONS.with_name(question_set)), searcher.chunks, searcher.documents
+    )
     if problems:
         pytest.skip("bundle does not hold the whole sample corpus")
     result = evaluate(searcher, questions, variants=("bm25", "dense", "default"))

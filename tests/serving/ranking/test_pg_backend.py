@@ -14,18 +14,25 @@ from fastapi.testclient import TestClient
 from benchmarks.bench_pg_backend import load_bundle
 from mendel.core import db
 from mendel.core.config import Settings
-from mendel.index import bundle
 from mendel.czech.analyzer import analyze
+from mendel.index import bundle
 from mendel.index.corpus import contextual_text
 from mendel.index.fulltext import fill_lexemes, tsvector_literal
 from serving.ranking.pg_search import BackendError, PostgresSearcher, backend_name, open_searcher, searcher_factory
-from serving.web.results import run_search
 from serving.ranking.search import VERSION_FIELDS, Hit, Searcher
+from serving.web.results import run_search
 from tests.serving.web.test_api import EMBEDDER, base_docs, build_bundle, load_corpus
 
-QUERIES = ["náhrada za 1 km jízdy osobním autem", "sazba stravného při pracovní cestě", "dovolání odmítnuto",
-           "zaměstnanec pracovní cesta", "Nejvyšší soud rozhodl o dovolání", "poplatek za psa",
-           "prezident republiky", "stravné 5 až 12 hodin"]
+QUERIES = [
+    "náhrada za 1 km jízdy osobním autem",
+    "sazba stravného při pracovní cestě",
+    "dovolání odmítnuto",
+    "zaměstnanec pracovní cesta",
+    "Nejvyšší soud rozhodl o dovolání",
+    "poplatek za psa",
+    "prezident republiky",
+    "stravné 5 až 12 hodin",
+]
 
 
 @pytest.fixture(scope="module")
@@ -37,26 +44,38 @@ def loaded(tmp_path_factory, pg_server_url):
     db.migrate(url)
     with psycopg.connect(url) as conn:
         counts = load_bundle(conn, path)
-    return {"path": path, "bundles_dir": bundles_dir, "url": url, "counts": counts,
-            "bundle": Searcher(path, embedder=EMBEDDER),
-            "postgres": PostgresSearcher(path, embedder=EMBEDDER, database_url=url)}
+    return {
+        "path": path,
+        "bundles_dir": bundles_dir,
+        "url": url,
+        "counts": counts,
+        "bundle": Searcher(path, embedder=EMBEDDER),
+        "postgres": PostgresSearcher(path, embedder=EMBEDDER, database_url=url),
+    }
 
 
 def test_hits_have_the_bundle_schema(loaded):
     pg = loaded["postgres"]
     assert len(pg.chunks) == loaded["counts"]["chunks"] == len(loaded["bundle"].chunks)
     fields = ("doc_id", "title", "source", "url", "citation", "doc_type", "published", "sha256", "content_type")
-    assert {d: [doc[k] for k in fields] for d, doc in pg.documents.items()} == \
-        {d: [doc.get(k) for k in fields] for d, doc in loaded["bundle"].documents.items()}
+    assert {d: [doc[k] for k in fields] for d, doc in pg.documents.items()} == {
+        d: [doc.get(k) for k in fields] for d, doc in loaded["bundle"].documents.items()
+    }
     hits = pg.search(QUERIES[0], k=10)
     assert len(hits) == 10 and all(isinstance(h, Hit) for h in hits)
     bundle_hit = loaded["bundle"].search(QUERIES[0], k=1)[0]
     assert [f.name for f in dataclasses.fields(hits[0])] == [f.name for f in dataclasses.fields(bundle_hit)]
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     row = next(c for c in loaded["bundle"].chunks if c["chunk_id"] == hits[0].chunk_id)
-    assert (hits[0].doc_id, hits[0].page, hits[0].page_end, hits[0].section, hits[0].text, hits[0].title,
-            hits[0].citation) == (row["doc_id"], row["page_start"], row["page_end"], row["section"], row["text"],
-                                  row["title"], row["citation"])
+    assert (
+        hits[0].doc_id,
+        hits[0].page,
+        hits[0].page_end,
+        hits[0].section,
+        hits[0].text,
+        hits[0].title,
+        hits[0].citation,
+    ) == (row["doc_id"], row["page_start"], row["page_end"], row["section"], row["text"], row["title"], row["citation"])
     payload, _ = run_search(pg, QUERIES[0], k=5)
     expected, _ = run_search(loaded["bundle"], QUERIES[0], k=5)
     # the hand-built bundle's chunks carry no act version fields (mendel.index.corpus adds them when publishing
@@ -64,8 +83,9 @@ def test_hits_have_the_bundle_schema(loaded):
     assert set(payload["results"][0]) - set(VERSION_FIELDS) == set(expected["results"][0]) - set(VERSION_FIELDS)
     assert payload["bundle"] == loaded["path"].name
     found = pg.document(hits[0].doc_id)
-    assert [c["chunk_id"] for c in found["chunks"]] == \
-        [c["chunk_id"] for c in loaded["bundle"].document(hits[0].doc_id)["chunks"]]
+    assert [c["chunk_id"] for c in found["chunks"]] == [
+        c["chunk_id"] for c in loaded["bundle"].document(hits[0].doc_id)["chunks"]
+    ]
     assert pg.document("/eli/cz/sb/1900/1") is None
 
 
@@ -103,8 +123,12 @@ def test_finds_an_exact_term_and_a_semantically_close_passage(loaded):
 
 def test_filters_restrict_hits_like_the_bundle(loaded):
     pg, bundle_searcher = loaded["postgres"], loaded["bundle"]
-    for filters in ({"source": "nsoud"}, {"doc_type": "law"}, {"date_from": "2025-01-01"},
-                    {"act": next(d["citation"] for d in pg.documents.values() if d["doc_type"] == "law")}):
+    for filters in (
+        {"source": "nsoud"},
+        {"doc_type": "law"},
+        {"date_from": "2025-01-01"},
+        {"act": next(d["citation"] for d in pg.documents.values() if d["doc_type"] == "law")},
+    ):
         allowed = bundle_searcher.allowed_chunks(filters)
         allowed_docs = {bundle_searcher.chunks[i]["doc_id"] for i in range(len(allowed)) if allowed[i]}
         hits = pg.search("rozhodnutí zákon náhrada", k=10, filters=filters)
@@ -115,9 +139,11 @@ def test_filters_restrict_hits_like_the_bundle(loaded):
 
 def test_exact_references_lead_and_entities_enter_the_graph_list(loaded):
     pg = loaded["postgres"]
-    for query, doc_id, section in (("§ 157 odst. 4 zákona č. 262/2006 Sb.", "/eli/cz/sb/2025/573", "§ 1"),
-                                   ("§ 5 zákona č. 175/2025 Sb.", "/eli/cz/sb/2025/175", "§ 5"),
-                                   ("sp. zn. 15 EXE 746/2026", "ECLI:CZ:NS:2026:20.ND.234.2026.1", None)):
+    for query, doc_id, section in (
+        ("§ 157 odst. 4 zákona č. 262/2006 Sb.", "/eli/cz/sb/2025/573", "§ 1"),
+        ("§ 5 zákona č. 175/2025 Sb.", "/eli/cz/sb/2025/175", "§ 5"),
+        ("sp. zn. 15 EXE 746/2026", "ECLI:CZ:NS:2026:20.ND.234.2026.1", None),
+    ):
         hits = pg.search(query, k=3)
         expected = loaded["bundle"].search(query, k=3)
         assert hits[0].lists[0] == "reference" and hits[0].doc_id == doc_id, query
@@ -207,8 +233,10 @@ def test_fill_lexemes_writes_missing_and_changed_rows_only(loaded, pg_server_url
         found = conn.execute("SELECT chunk_id FROM chunks WHERE lexemes @@ 'trpaslik'::tsquery").fetchall()
         assert found == [(chunk_id,)]
         # the lexemes are the BM25 analyser's tokens, legal identifiers whole
-        assert conn.execute("SELECT %s::tsvector @@ '''§7'''::tsquery AND %s::tsvector @@ '''89/2012'''::tsquery",
-                            (tsvector_literal(analyze("podle § 7 zákona č. 89/2012 Sb.")),) * 2).fetchone()[0]
+        assert conn.execute(
+            "SELECT %s::tsvector @@ '''§7'''::tsquery AND %s::tsvector @@ '''89/2012'''::tsquery",
+            (tsvector_literal(analyze("podle § 7 zákona č. 89/2012 Sb.")),) * 2,
+        ).fetchone()[0]
 
 
 def test_a_database_without_the_lexemes_column_is_a_clear_error(fresh_db, loaded):

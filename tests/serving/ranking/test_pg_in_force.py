@@ -15,9 +15,9 @@ from mendel.index import bundle
 from mendel.index.fulltext import fill_lexemes
 from serving.ranking.pg_search import PostgresSearcher
 from serving.ranking.search import VERSION_FIELDS, Searcher
-from tests.support.law import crawled_database
-from tests.support.index import RecordingEmbedder, run_index
 from tests.serving.ranking.test_search_in_force import ACT, AFTER_ALL, BEFORE_AMENDMENTS, LATEST, QUERY, section_4
+from tests.support.index import RecordingEmbedder, run_index
+from tests.support.law import crawled_database
 
 
 @pytest.fixture(scope="module")
@@ -25,8 +25,9 @@ def searchers(pg_server_url, tmp_path_factory):
     """The act crawled with its three versions, indexed as the nightly does, lexemes filled: the postgres
     searcher over the database and the bundle searcher over the bundle published from it."""
     home = tmp_path_factory.mktemp("pg-in-force-home")
-    url = crawled_database(pg_server_url, home, [
-        ("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/573"})])
+    url = crawled_database(
+        pg_server_url, home, [("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/573"})]
+    )
     embedder = RecordingEmbedder()
     with psycopg.connect(url, autocommit=True) as conn:
         run_index(conn, home, embedder)
@@ -39,19 +40,52 @@ def searchers(pg_server_url, tmp_path_factory):
 
 # (date, version) -> what § 4's best hit holds, what no act hit holds, and its version fields
 CASES = [
-    ((date(2026, 11, 1), None), "a) 41,80 Kč", "34,70",
-     {"version_eli": f"{ACT}/{LATEST}", "version_kind": "consolidated", "valid_from": LATEST, "valid_to": None,
-      "status": "in_force", "page_of": "promulgated"}),
-    ((date(2026, 7, 1), None), "c) 44,50 Kč", "41,80",
-     {"version_eli": f"{ACT}/2026-06-01", "version_kind": "consolidated", "valid_from": "2026-06-01",
-      "valid_to": "2026-09-30", "status": "in_force", "page_of": "promulgated"}),
-    ((BEFORE_AMENDMENTS, None), "34,70 Kč", "44,50",
-     {"version_eli": f"{ACT}/2026-01-01", "version_kind": "promulgated", "valid_from": "2026-01-01",
-      "valid_to": "2026-05-31", "status": "in_force", "page_of": None}),
-    ((date(2025, 12, 20), None), "34,70 Kč", "41,80",
-     {"version_kind": "promulgated", "status": "not_yet_in_force"}),
-    ((AFTER_ALL, "promulgated"), "34,70 Kč", "41,80",
-     {"version_eli": f"{ACT}/2026-01-01", "version_kind": "promulgated", "status": "superseded", "page_of": None}),
+    (
+        (date(2026, 11, 1), None),
+        "a) 41,80 Kč",
+        "34,70",
+        {
+            "version_eli": f"{ACT}/{LATEST}",
+            "version_kind": "consolidated",
+            "valid_from": LATEST,
+            "valid_to": None,
+            "status": "in_force",
+            "page_of": "promulgated",
+        },
+    ),
+    (
+        (date(2026, 7, 1), None),
+        "c) 44,50 Kč",
+        "41,80",
+        {
+            "version_eli": f"{ACT}/2026-06-01",
+            "version_kind": "consolidated",
+            "valid_from": "2026-06-01",
+            "valid_to": "2026-09-30",
+            "status": "in_force",
+            "page_of": "promulgated",
+        },
+    ),
+    (
+        (BEFORE_AMENDMENTS, None),
+        "34,70 Kč",
+        "44,50",
+        {
+            "version_eli": f"{ACT}/2026-01-01",
+            "version_kind": "promulgated",
+            "valid_from": "2026-01-01",
+            "valid_to": "2026-05-31",
+            "status": "in_force",
+            "page_of": None,
+        },
+    ),
+    ((date(2025, 12, 20), None), "34,70 Kč", "41,80", {"version_kind": "promulgated", "status": "not_yet_in_force"}),
+    (
+        (AFTER_ALL, "promulgated"),
+        "34,70 Kč",
+        "41,80",
+        {"version_eli": f"{ACT}/2026-01-01", "version_kind": "promulgated", "status": "superseded", "page_of": None},
+    ),
 ]
 
 
@@ -76,10 +110,12 @@ def test_an_unknown_version_is_refused(searchers):
         searchers["postgres"].search(QUERY, at=AFTER_ALL, version="latest")
 
 
-@pytest.mark.parametrize("day, version", [(AFTER_ALL, None), (BEFORE_AMENDMENTS, None), (date(2026, 7, 1), None),
-                                          (AFTER_ALL, "promulgated")])
+@pytest.mark.parametrize(
+    "day, version", [(AFTER_ALL, None), (BEFORE_AMENDMENTS, None), (date(2026, 7, 1), None), (AFTER_ALL, "promulgated")]
+)
 def test_both_backends_serve_the_same_act_passages_with_the_same_fields(searchers, day, version):
     """The act's passages a date serves and what each hit says of its version agree with the bundle's."""
+
     def act_hits(name):
         hits = searchers[name].search(QUERY, k=30, at=day, version=version)
         return {h.chunk_id: {f: getattr(h, f) for f in VERSION_FIELDS} for h in hits if h.doc_id == ACT}

@@ -19,9 +19,11 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
-LAW = ("/eli/cz/sb/2025/120", "120/2025 Sb.",
-       "Zákon, kterým se mění zákon č. 262/2006 Sb., zákoník práce, ve znění pozdějších předpisů, a některé další "
-       "zákony")
+LAW = (
+    "/eli/cz/sb/2025/120",
+    "120/2025 Sb.",
+    "Zákon, kterým se mění zákon č. 262/2006 Sb., zákoník práce, ve znění pozdějších předpisů, a některé další zákony",
+)
 NEIGHBOURS = "ECLI:CZ:NS:2026:22.CDO.1021.2026.1"  # imise: glare from a neighbour's glazed roof
 
 
@@ -32,8 +34,9 @@ def bundles(tmp_path_factory, pg_server_url):
     db.migrate(url)
     decisions = {r["ecli"]: r for r in ns_decisions()}
     with psycopg.connect(url, autocommit=True) as conn:
-        add_document(conn, LAW[0], law_pages("120-2025", 4), title=LAW[2], source="esbirka", doc_type="law",
-                     citation=LAW[1])
+        add_document(
+            conn, LAW[0], law_pages("120-2025", 4), title=LAW[2], source="esbirka", doc_type="law", citation=LAW[1]
+        )
         for ecli in (NEIGHBOURS, "ECLI:CZ:NS:2026:20.CDO.3327.2025.1"):
             r = decisions[ecli]
             add_document(conn, ecli, [r["full_text"][:12000]], title=r["title"], citation=r["case_number"])
@@ -147,10 +150,12 @@ def test_a_place_the_collection_never_mentions(searcher):
 
 
 def test_floor_calibration_keeps_answered_questions_and_catches_negatives():
-    from retrieval_eval.floor import choose, calibrate
+    from retrieval_eval.floor import calibrate, choose
 
-    positives = [{"lexical": x, "dense": d} for x, d in
-                 [(0.30, 0.80), (0.25, 0.82), (0.05, 0.86), (0.40, 0.70), (0.22, 0.79)] * 4]
+    positives = [
+        {"lexical": x, "dense": d}
+        for x, d in [(0.30, 0.80), (0.25, 0.82), (0.05, 0.86), (0.40, 0.70), (0.22, 0.79)] * 4
+    ]
     negatives = [{"lexical": x, "dense": d} for x, d in [(0.0, 0.70), (0.04, 0.74), (0.10, 0.76), (0.02, 0.81)]]
     chosen = choose(positives, negatives, max_false_weak=0.05)
     assert chosen["positives_weak"] == 0  # 20 positives: 5% allows none

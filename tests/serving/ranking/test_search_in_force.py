@@ -15,10 +15,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from mendel.index import bundle
-from serving.web.api import create_app
 from serving.ranking.search import Searcher
-from tests.support.law import crawled_database
+from serving.web.api import create_app
 from tests.support.index import RecordingEmbedder, read_jsonl, run_index
+from tests.support.law import crawled_database
 
 ACT = "/eli/cz/sb/2025/573"
 LATEST = "2026-10-01"
@@ -32,7 +32,9 @@ def changed_sections(conn, older: str, newer: str) -> int:
     return conn.execute(
         "SELECT count(*) FROM provisions a JOIN provisions b ON b.doc_id = a.doc_id AND b.provision_id = a.provision_id"
         " WHERE a.doc_id = %s AND a.version = %s AND b.version = %s AND a.kind = 'Paragraf'"
-        " AND a.wording_sha <> b.wording_sha", (ACT, older, newer)).fetchone()[0]
+        " AND a.wording_sha <> b.wording_sha",
+        (ACT, older, newer),
+    ).fetchone()[0]
 
 
 @pytest.fixture(scope="module")
@@ -40,33 +42,46 @@ def indexed(pg_server_url, tmp_path_factory):
     """The act crawled with its three versions; indexed first as if the 1. 10. 2026 version were not yet
     published, then again after it is (its rows put back as the crawl stored them)."""
     home = tmp_path_factory.mktemp("in-force-home")
-    url = crawled_database(pg_server_url, home, [
-        ("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/573"})])
+    url = crawled_database(
+        pg_server_url, home, [("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/573"})]
+    )
     embedder = RecordingEmbedder()
     with psycopg.connect(url, autocommit=True) as conn:
         assert conn.execute("SELECT count(*) FROM act_versions WHERE doc_id = %s", (ACT,)).fetchone()[0] == 3
         changed = changed_sections(conn, "2026-06-01", LATEST)
         with conn.transaction():
             for table in ("act_versions", "provisions", "act_references"):
-                conn.execute(f"CREATE TEMP TABLE saved_{table} AS SELECT * FROM {table}"
-                             " WHERE doc_id = %s AND version = %s", (ACT, LATEST))
-            ended = conn.execute("SELECT effective_to FROM act_versions WHERE doc_id = %s AND version = '2026-06-01'",
-                                 (ACT,)).fetchone()[0]
+                conn.execute(
+                    f"CREATE TEMP TABLE saved_{table} AS SELECT * FROM {table} WHERE doc_id = %s AND version = %s",
+                    (ACT, LATEST),
+                )
+            ended = conn.execute(
+                "SELECT effective_to FROM act_versions WHERE doc_id = %s AND version = '2026-06-01'", (ACT,)
+            ).fetchone()[0]
             conn.execute("DELETE FROM act_versions WHERE doc_id = %s AND version = %s", (ACT, LATEST))
-            conn.execute("UPDATE act_versions SET effective_to = NULL WHERE doc_id = %s AND version = '2026-06-01'",
-                         (ACT,))
+            conn.execute(
+                "UPDATE act_versions SET effective_to = NULL WHERE doc_id = %s AND version = '2026-06-01'", (ACT,)
+            )
         first = run_index(conn, home, embedder)
         embedded_first = list(embedder.embedded)
         with conn.transaction():
             for table in ("act_versions", "provisions", "act_references"):
                 conn.execute(f"INSERT INTO {table} SELECT * FROM saved_{table}")
-            conn.execute("UPDATE act_versions SET effective_to = %s WHERE doc_id = %s AND version = '2026-06-01'",
-                         (ended, ACT))
+            conn.execute(
+                "UPDATE act_versions SET effective_to = %s WHERE doc_id = %s AND version = '2026-06-01'", (ended, ACT)
+            )
         second = run_index(conn, home, embedder)
     path = bundle.current_bundle(home / "bundles")
-    return {"home": home, "first": first, "second": second, "changed": changed, "embedder": embedder,
-            "embedded_second": embedder.embedded[len(embedded_first):], "path": path,
-            "chunks": [c for c in read_jsonl(path / "chunks.jsonl") if c["doc_id"] == ACT]}
+    return {
+        "home": home,
+        "first": first,
+        "second": second,
+        "changed": changed,
+        "embedder": embedder,
+        "embedded_second": embedder.embedded[len(embedded_first) :],
+        "path": path,
+        "chunks": [c for c in read_jsonl(path / "chunks.jsonl") if c["doc_id"] == ACT],
+    }
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +99,8 @@ def test_every_act_passage_carries_its_version(indexed):
     pdf = [c for c in chunks if c["version_kind"] == "promulgated"]
     consolidated = [c for c in chunks if c["version_kind"] == "consolidated"]
     assert {(c["version_eli"], c["valid_from"], c["valid_to"]) for c in pdf} == {
-        (f"{ACT}/2026-01-01", "2026-01-01", "2026-05-31")}
+        (f"{ACT}/2026-01-01", "2026-01-01", "2026-05-31")
+    }
     # one passage per § of each wording: § 1–§ 6 of 1. 6. 2026, and the § 4 that 1. 10. 2026 changed
     assert sorted(c["provision"] for c in consolidated) == ["§ 1", "§ 2", "§ 3", "§ 4", "§ 4", "§ 5", "§ 6"]
     wordings = {c["version_eli"]: c for c in consolidated if c["provision"] == "§ 4"}
@@ -92,7 +108,11 @@ def test_every_act_passage_carries_its_version(indexed):
     assert "a) 34,70 Kč" in june["text"] and "c) 44,50 Kč" in june["text"]
     assert "a) 41,80 Kč" in october["text"] and "c) 44,50 Kč" in october["text"]
     assert (june["valid_from"], june["valid_to"], october["valid_from"], october["valid_to"]) == (
-        "2026-06-01", "2026-09-30", "2026-10-01", None)
+        "2026-06-01",
+        "2026-09-30",
+        "2026-10-01",
+        None,
+    )
     # the wording is the crawl's own, never made up: every line of the passage is a stored provision's
     assert "34,10" not in june["text"] and "34,70" not in october["text"]
     # grounded in the promulgated PDF's page where § 4 stands (the PDF's own § 4 chunk)
@@ -117,8 +137,13 @@ def test_default_search_serves_the_version_in_force(searcher):
     hits = searcher.search(QUERY, k=10, at=AFTER_ALL)
     found = section_4(hits)
     assert found and "a) 41,80 Kč" in found[0].text
-    assert (found[0].version_eli, found[0].version_kind, found[0].valid_from, found[0].valid_to,
-            found[0].status) == (f"{ACT}/{LATEST}", "consolidated", LATEST, None, "in_force")
+    assert (found[0].version_eli, found[0].version_kind, found[0].valid_from, found[0].valid_to, found[0].status) == (
+        f"{ACT}/{LATEST}",
+        "consolidated",
+        LATEST,
+        None,
+        "in_force",
+    )
     assert found[0].page == 3 and found[0].page_of == "promulgated"
     # neither the promulgated § 4 nor the 1. 6. 2026 one: superseded
     assert not any("34,70" in h.text for h in hits if h.doc_id == ACT)
@@ -129,11 +154,17 @@ def test_an_earlier_date_serves_the_wording_then(searcher):
     march = section_4(searcher.search(QUERY, k=10, at=BEFORE_AMENDMENTS))
     assert march and "34,70 Kč" in march[0].text and not any("41,80" in h.text or "44,50" in h.text for h in march)
     assert (march[0].version_eli, march[0].version_kind, march[0].status) == (
-        f"{ACT}/2026-01-01", "promulgated", "in_force")
+        f"{ACT}/2026-01-01",
+        "promulgated",
+        "in_force",
+    )
     july = section_4(searcher.search(QUERY, k=10, at=date(2026, 7, 1)))
     assert july and "a) 34,70 Kč" in july[0].text and "c) 44,50 Kč" in july[0].text
     assert (july[0].version_eli, july[0].valid_from, july[0].valid_to) == (
-        f"{ACT}/2026-06-01", "2026-06-01", "2026-09-30")
+        f"{ACT}/2026-06-01",
+        "2026-06-01",
+        "2026-09-30",
+    )
 
 
 def test_before_the_act_takes_effect_its_first_version_is_marked(searcher):
@@ -193,11 +224,14 @@ def test_an_act_known_only_from_sparql_has_its_version_list_and_no_text(pg_serve
     version, the crawl stores it as the act's only version with no fragments and no provisions, and no document."""
     from mendel.citator.wording import provision_at
 
-    url = crawled_database(pg_server_url, tmp_path, [
-        ("esbirka", {"MENDEL_ESBIRKA_YEARS": "2019", "MENDEL_ESBIRKA_ACTS": "/sb/2019/110"})])
+    url = crawled_database(
+        pg_server_url, tmp_path, [("esbirka", {"MENDEL_ESBIRKA_YEARS": "2019", "MENDEL_ESBIRKA_ACTS": "/sb/2019/110"})]
+    )
     with psycopg.connect(url, autocommit=True) as conn:
-        stored = conn.execute("SELECT version, version_eli, effective_from, effective_to, fragment_count"
-                              " FROM act_versions WHERE doc_id = '/eli/cz/sb/2019/110'").fetchall()
+        stored = conn.execute(
+            "SELECT version, version_eli, effective_from, effective_to, fragment_count"
+            " FROM act_versions WHERE doc_id = '/eli/cz/sb/2019/110'"
+        ).fetchall()
         assert stored == [("2025-08-01", "/eli/cz/sb/2019/110/2025-08-01", date(2025, 8, 1), None, 0)]
         assert conn.execute("SELECT count(*) FROM provisions").fetchone()[0] == 0
         assert conn.execute("SELECT count(*) FROM documents").fetchone()[0] == 0

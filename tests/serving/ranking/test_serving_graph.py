@@ -12,13 +12,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from serving.query.analyze import understand
-from serving.ranking.graph_retrieval import ACT_SHARE, MAX_NEIGHBOURS, NEIGHBOUR_SHARE, SAME_PROVISION_SHARE, EntityGraph
 from serving.ranking.fusion import RRF_K, RRF_WEIGHTS, entity_coverage, rrf_fuse
+from serving.ranking.graph_retrieval import (
+    ACT_SHARE,
+    MAX_NEIGHBOURS,
+    NEIGHBOUR_SHARE,
+    SAME_PROVISION_SHARE,
+    EntityGraph,
+)
 from serving.ranking.search import Searcher
 from tests.serving.web.test_api import EMBEDDER, base_docs, build_bundle, corpus  # noqa: F401 (corpus: a fixture)
 
-A, B, C, D = ("INSTITUTION:Vrchní soud v Praze", "DECISION_REF:101 VSPH 73/2024", "INSTITUTION:Senát",
-              "LAW_REF:89/2012 Sb. § 2079 odst. 1")
+A, B, C, D = (
+    "INSTITUTION:Vrchní soud v Praze",
+    "DECISION_REF:101 VSPH 73/2024",
+    "INSTITUTION:Senát",
+    "LAW_REF:89/2012 Sb. § 2079 odst. 1",
+)
 ACT = "LAW_REF:89/2012 Sb."
 
 
@@ -28,8 +38,13 @@ def small_graph() -> EntityGraph:
         "edges": [{"source": A, "target": B, "weight": 4.0}, {"source": A, "target": C, "weight": 1.0}],
         "relations": [{"source": D, "target": ACT, "type": "PART_OF", "weight": 2.0}],
         # chunk c0 names A only; c1 names B only; c2 names C; c3 names A and nine other things; c4 names D
-        "chunk_entities": {"c0": [A], "c1": [B], "c2": [C], "c3": [A] + [f"INSTITUTION:x{i}" for i in range(9)],
-                           "c4": [D]},
+        "chunk_entities": {
+            "c0": [A],
+            "c1": [B],
+            "c2": [C],
+            "c3": [A] + [f"INSTITUTION:x{i}" for i in range(9)],
+            "c4": [D],
+        },
     }
     return EntityGraph(graph, ["c0", "c1", "c2", "c3", "c4", "c5"])
 
@@ -61,9 +76,14 @@ def test_activation_spreads_one_hop_by_relative_edge_weight():
 def test_neighbourhood_is_bounded():
     hub = "INSTITUTION:hub"
     others = [f"INSTITUTION:n{i}" for i in range(MAX_NEIGHBOURS + 10)]
-    graph = EntityGraph({"nodes": [{"id": x} for x in [hub, *others]],
-                         "edges": [{"source": hub, "target": o, "weight": float(i + 1)} for i, o in enumerate(others)],
-                         "chunk_entities": {}}, [])
+    graph = EntityGraph(
+        {
+            "nodes": [{"id": x} for x in [hub, *others]],
+            "edges": [{"source": hub, "target": o, "weight": float(i + 1)} for i, o in enumerate(others)],
+            "chunk_entities": {},
+        },
+        [],
+    )
     scores = graph.activate([(hub, 1.0)]).scores
     assert len(scores) == 1 + MAX_NEIGHBOURS
     assert others[-1] in scores and others[0] not in scores  # the strongest are kept
@@ -91,12 +111,15 @@ def test_rrf_with_three_lists():
     assert {item: lists for item, _, lists in fused}[3] == ["bm25", "graph"]
 
 
-@pytest.mark.parametrize("query, coverage", [
-    ("Vrchní soud v Praze", 1.0),
-    ("101 VSPH 73/2024", 1.0),
-    ("Co rozhodl Vrchní soud v Praze o insolvenci dlužníka?", 0.5),
-    ("podpora bydlení", 0.0),
-])
+@pytest.mark.parametrize(
+    "query, coverage",
+    [
+        ("Vrchní soud v Praze", 1.0),
+        ("101 VSPH 73/2024", 1.0),
+        ("Co rozhodl Vrchní soud v Praze o insolvenci dlužníka?", 0.5),
+        ("podpora bydlení", 0.0),
+    ],
+)
 def test_entity_coverage(query, coverage):
     assert entity_coverage(understand(query)) == pytest.approx(coverage, abs=0.01)
 
@@ -106,8 +129,9 @@ def test_entity_coverage(query, coverage):
 
 @pytest.fixture(scope="module")
 def searcher(tmp_path_factory, corpus):  # noqa: F811
-    return Searcher.latest(build_bundle(tmp_path_factory.mktemp("bundles"), base_docs(corpus)).parent,
-                           embedder=EMBEDDER)
+    return Searcher.latest(
+        build_bundle(tmp_path_factory.mktemp("bundles"), base_docs(corpus)).parent, embedder=EMBEDDER
+    )
 
 
 def _mentions(searcher, hit, entity):
@@ -136,8 +160,9 @@ def test_graph_reaches_chunks_no_word_of_the_query_is_in(searcher):
 def test_institution_query_enters_through_the_graph(searcher):
     hits = searcher.search("Vrchní soud v Praze", k=5)
     assert all("graph" in h.lists for h in hits[:2])
-    assert hits[0].entities[0] == "INSTITUTION:Vrchní soud v Praze" and _mentions(searcher, hits[0],
-                                                                                "INSTITUTION:Vrchní soud v Praze")
+    assert hits[0].entities[0] == "INSTITUTION:Vrchní soud v Praze" and _mentions(
+        searcher, hits[0], "INSTITUTION:Vrchní soud v Praze"
+    )
     assert searcher.search("Vrchní soud v Praze", k=5, graph=False)[0].entities == []
 
 
@@ -150,11 +175,37 @@ def test_graph_stays_out_of_questions_the_words_answer(searcher):
     assert all("graph" not in h.lists for h in hits)
 
 
-@settings(max_examples=60, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(st.text(max_size=120) | st.lists(st.sampled_from(
-    ["Vrchní soud v Praze", "101 VSPH 73/2024", "§ 5", "zákona č. 175/2025 Sb.", "a", ",", "celý", "zákon",
-     "o čem je", "paragraf 204 OSŘ", "bydlení", "Senát", "\x00", "§§", "čl."]), max_size=10).map(" ".join))
+@settings(
+    max_examples=60,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.text(max_size=120)
+    | st.lists(
+        st.sampled_from(
+            [
+                "Vrchní soud v Praze",
+                "101 VSPH 73/2024",
+                "§ 5",
+                "zákona č. 175/2025 Sb.",
+                "a",
+                ",",
+                "celý",
+                "zákon",
+                "o čem je",
+                "paragraf 204 OSŘ",
+                "bydlení",
+                "Senát",
+                "\x00",
+                "§§",
+                "čl.",
+            ]
+        ),
+        max_size=10,
+    ).map(" ".join)
+)
 def test_any_query_gets_grounded_hits_or_none(searcher, query):
     hits = searcher.search(query, k=5)
     assert len(hits) <= 5

@@ -12,9 +12,9 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
-from serving.web.api import create_app
 from serving.ranking.layers import identifier_keys
 from serving.ranking.search import Searcher
+from serving.web.api import create_app
 from tests.serving.web.test_api import EMBEDDER, HOUSING_QUERY, base_docs, build_bundle, corpus  # noqa: F401 (a fixture)
 
 WHOLE_ACT = "O čem je zákon o podpoře bydlení?"
@@ -102,12 +102,18 @@ def test_a_broken_layer_keeps_the_live_bundle(tmp_path, corpus):  # noqa: F811
     assert client.get("/search", params={"q": WHOLE_ACT}).json()["layer"] == 1
 
 
-@pytest.mark.parametrize("citation, doc_id, expected", [
-    ("7 Afs 41/2013-8", "ECLI:CZ:NSS:2013:7.AFS.41.2013.8",
-     ["7 Afs 41/2013-8", "7 Afs 41/2013", "ECLI:CZ:NSS:2013:7.AFS.41.2013.8"]),
-    ("29 Cdo 1234/2019", "29 Cdo 1234/2019", ["29 Cdo 1234/2019", "29 CDO 1234/2019"]),
-    ("573/2025 Sb.", "/eli/cz/sb/2025/573", ["573/2025 Sb.", "/ELI/CZ/SB/2025/573"]),
-    (None, "kadan-notice-1", ["KADAN-NOTICE-1"]),
-])
+@pytest.mark.parametrize(
+    "citation, doc_id, expected",
+    [
+        (
+            "7 Afs 41/2013-8",
+            "ECLI:CZ:NSS:2013:7.AFS.41.2013.8",
+            ["7 Afs 41/2013-8", "7 Afs 41/2013", "ECLI:CZ:NSS:2013:7.AFS.41.2013.8"],
+        ),
+        ("29 Cdo 1234/2019", "29 Cdo 1234/2019", ["29 Cdo 1234/2019", "29 CDO 1234/2019"]),
+        ("573/2025 Sb.", "/eli/cz/sb/2025/573", ["573/2025 Sb.", "/ELI/CZ/SB/2025/573"]),
+        (None, "kadan-notice-1", ["KADAN-NOTICE-1"]),
+    ],
+)
 def test_a_decision_is_found_by_its_file_number_without_the_list_number(citation, doc_id, expected):
     assert identifier_keys(citation, doc_id) == expected

@@ -23,14 +23,22 @@ def graph_dict() -> dict:
         "nodes": [{"id": x, "label": x.split(":")[0]} for x in (A, B, C, ACT)],
         # "INSTITUTION:only-linked" is named by chunk links alone (after the edges in the file); the self-loop
         # and the zero weight are ignored; "INSTITUTION:nowhere" is unknown everywhere
-        "edges": [{"source": A, "target": B, "weight": 4.0}, {"source": A, "target": "INSTITUTION:only-linked",
-                                                               "weight": 1.5},
-                  {"source": B, "target": B, "weight": 9.0}, {"source": A, "target": C, "weight": 0.0},
-                  {"source": A, "target": "INSTITUTION:nowhere", "weight": 2.0},
-                  {"source": A, "target": B, "weight": 0.25}],
+        "edges": [
+            {"source": A, "target": B, "weight": 4.0},
+            {"source": A, "target": "INSTITUTION:only-linked", "weight": 1.5},
+            {"source": B, "target": B, "weight": 9.0},
+            {"source": A, "target": C, "weight": 0.0},
+            {"source": A, "target": "INSTITUTION:nowhere", "weight": 2.0},
+            {"source": A, "target": B, "weight": 0.25},
+        ],
         "relations": [{"source": C, "target": ACT, "type": "PART_OF", "weight": 3.0}],
-        "chunk_entities": {"c0": [A, B], "c1": ["INSTITUTION:only-linked"], "c9": [C], "c2": [C, ACT],
-                           "c3": [B, "INSTITUTION:x"]},
+        "chunk_entities": {
+            "c0": [A, B],
+            "c1": ["INSTITUTION:only-linked"],
+            "c9": [C],
+            "c2": [C, ACT],
+            "c3": [B, "INSTITUTION:x"],
+        },
     }
 
 
@@ -68,8 +76,14 @@ def test_graph_streamed_from_file_equals_the_parsed_one(tmp_path, block, monkeyp
 def test_json_items_reads_every_shape_and_rejects_broken_files(tmp_path):
     path = tmp_path / "x.json"
     path.write_text('{ "a" : [1, 22.5, {"k": "v\\"}"}], "b": {}, "n": 12345, "o": {"p": [1], "q": null} }')
-    assert list(_json_items(path, block=4)) == [("a", 1), ("a", 22.5), ("a", {"k": 'v"}'}), ("n", 12345),
-                                                ("o", ("p", [1])), ("o", ("q", None))]
+    assert list(_json_items(path, block=4)) == [
+        ("a", 1),
+        ("a", 22.5),
+        ("a", {"k": 'v"}'}),
+        ("n", 12345),
+        ("o", ("p", [1])),
+        ("o", ("q", None)),
+    ]
     path.write_text('{"a": [1, 2')
     with pytest.raises(ValueError):
         list(_json_items(path, block=4))
@@ -77,8 +91,12 @@ def test_json_items_reads_every_shape_and_rejects_broken_files(tmp_path):
 
 def test_graph_in_another_key_order_is_read_whole(tmp_path):
     data = graph_dict()
-    reordered = {"edges": data["edges"], "nodes": data["nodes"], "relations": data["relations"],
-                 "chunk_entities": data["chunk_entities"]}
+    reordered = {
+        "edges": data["edges"],
+        "nodes": data["nodes"],
+        "relations": data["relations"],
+        "chunk_entities": data["chunk_entities"],
+    }
     path = tmp_path / "graph.json"
     path.write_text(json.dumps(reordered), encoding="utf-8")
     assert_same_graph(EntityGraph.from_file(path, ["c0", "c2"]), EntityGraph(data, ["c0", "c2"]))
@@ -94,12 +112,14 @@ def test_top_positions_is_a_stable_descending_sort():
 
 def test_chunk_table_reads_rows_on_demand(tmp_path):
     rows = [{"chunk_id": f"c{i}", "doc_id": f"d{i // 3}", "text": f"řádek {i}\tč. {i}"} for i in range(10)]
-    (tmp_path / "chunks.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                                           encoding="utf-8")
+    (tmp_path / "chunks.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
     scanned = list(ChunkTable.scan(tmp_path / "chunks.jsonl"))
     assert [row for _, _, row in scanned] == rows
-    table = ChunkTable(tmp_path / "chunks.jsonl", np.asarray([s for s, _, _ in scanned]),
-                       np.asarray([e for _, e, _ in scanned]))
+    table = ChunkTable(
+        tmp_path / "chunks.jsonl", np.asarray([s for s, _, _ in scanned]), np.asarray([e for _, e, _ in scanned])
+    )
     assert len(table) == 10 and table[0] == rows[0] and table[-1] == rows[-1] and table[np.int64(4)] == rows[4]
     assert table[2:5] == rows[2:5] and list(table) == rows and table[::4] == rows[::4]
     with pytest.raises(IndexError):
@@ -138,8 +158,9 @@ def test_searcher_structures_equal_the_bundle_files(scale_bundle):
     assert layer.position("no such chunk") is None
     # the exact-reference tier of chunks citing an entity: every chunk linking it, in chunk order
     entity = max(searcher.graph.ids, key=lambda e: searcher.graph.chunks_of(e).size)
-    assert searcher.graph.chunks_of(entity).tolist() == [i for i, r in enumerate(rows)
-                                                          if entity in graph["chunk_entities"].get(r["chunk_id"], ())]
+    assert searcher.graph.chunks_of(entity).tolist() == [
+        i for i, r in enumerate(rows) if entity in graph["chunk_entities"].get(r["chunk_id"], ())
+    ]
 
 
 def test_dense_lists_on_worker_threads_give_what_inline_search_gives(scale_bundle, monkeypatch):
@@ -210,8 +231,10 @@ def test_serving_benchmark_precomputes_every_text_the_searches_embed(scale_bundl
     from serving.ranking.search import Searcher
 
     queries = make_queries(scale_bundle, sentence_queries=20, entity_queries=20, warmup=5)
-    queries["timed"] += [{"text": "§ 2079 a § 2099 občanského zákoníku", "kind": "dev"},
-                         {"text": "paragraf 204 OSŘ a Nejvyšší soud o vlastnictví", "kind": "dev"}]
+    queries["timed"] += [
+        {"text": "§ 2079 a § 2099 občanského zákoníku", "kind": "dev"},
+        {"text": "paragraf 204 OSŘ a Nejvyšší soud o vlastnictví", "kind": "dev"},
+    ]
     texts = dense_texts(queries)
     vectors = np.stack([RandomQueryEmbedder().query(t) for t in texts])
     np.savez(tmp_path / "vectors.npz", texts=json.dumps(texts, ensure_ascii=False), vectors=vectors)

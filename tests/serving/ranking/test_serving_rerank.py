@@ -20,12 +20,12 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
-from serving.web.api import create_app, reranker_from_env
 from mendel.encoder import ModelError
 from mendel.encoder.safetensors import read_safetensors, write_safetensors
 from mendel.encoder.wordpiece import WordPieceTokenizer
 from serving.ranking.rerank import CrossEncoder, CrossEncoderError
 from serving.ranking.search import RERANK_MAX, Searcher
+from serving.web.api import create_app, reranker_from_env
 from tests.serving.web.test_api import EMBEDDER, HOUSING_QUERY, base_docs, build_bundle, corpus  # noqa: F401 (a fixture)
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -35,19 +35,42 @@ MARKER = "bydleni"
 
 def _layer_names(n: int) -> list[str]:
     p = f"bert.encoder.layer.{n}."
-    return [p + x for x in ("attention.self.query", "attention.self.key", "attention.self.value",
-                            "attention.output.dense", "intermediate.dense", "output.dense")]
+    return [
+        p + x
+        for x in (
+            "attention.self.query",
+            "attention.self.key",
+            "attention.self.value",
+            "attention.output.dense",
+            "intermediate.dense",
+            "output.dense",
+        )
+    ]
 
 
-def write_model(directory, weights: dict, hidden: int, layers: int, heads: int, intermediate: int,
-                vocab: list[str], **config) -> CrossEncoder:
+def write_model(
+    directory, weights: dict, hidden: int, layers: int, heads: int, intermediate: int, vocab: list[str], **config
+) -> CrossEncoder:
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    (directory / "config.json").write_text(json.dumps({
-        "architectures": ["BertForSequenceClassification"], "model_type": "bert", "hidden_size": hidden,
-        "num_hidden_layers": layers, "num_attention_heads": heads, "intermediate_size": intermediate,
-        "max_position_embeddings": 128, "type_vocab_size": 2, "layer_norm_eps": 1e-12, "hidden_act": "gelu",
-        "num_labels": 1, **config}))
+    (directory / "config.json").write_text(
+        json.dumps(
+            {
+                "architectures": ["BertForSequenceClassification"],
+                "model_type": "bert",
+                "hidden_size": hidden,
+                "num_hidden_layers": layers,
+                "num_attention_heads": heads,
+                "intermediate_size": intermediate,
+                "max_position_embeddings": 128,
+                "type_vocab_size": 2,
+                "layer_norm_eps": 1e-12,
+                "hidden_act": "gelu",
+                "num_labels": 1,
+                **config,
+            }
+        )
+    )
     (directory / "tokenizer_config.json").write_text(json.dumps({"do_lower_case": True}))
     write_safetensors(directory / "model.safetensors", weights)
     return CrossEncoder.load(directory)
@@ -60,15 +83,26 @@ def marker_model(directory) -> CrossEncoder:
     eye, zeros, zero, one = np.eye(h), np.zeros((h, h)), np.zeros(h), np.ones(h)
     word = np.tile([0.0, 0.0, 1.0, -1.0], (len(vocab), 1))
     word[vocab.index(MARKER)] = [1.0, -1.0, 1.0, -1.0]
-    w = {"bert.embeddings.word_embeddings.weight": word,
-         "bert.embeddings.position_embeddings.weight": np.zeros((128, h)),
-         "bert.embeddings.token_type_embeddings.weight": np.zeros((2, h)),
-         "bert.embeddings.LayerNorm.gamma": one, "bert.embeddings.LayerNorm.beta": zero,  # old names load too
-         "bert.pooler.dense.weight": eye, "bert.pooler.dense.bias": zero,
-         "classifier.weight": np.array([[1.0, 0.0, 0.0, 0.0]]), "classifier.bias": np.zeros(1)}
+    w = {
+        "bert.embeddings.word_embeddings.weight": word,
+        "bert.embeddings.position_embeddings.weight": np.zeros((128, h)),
+        "bert.embeddings.token_type_embeddings.weight": np.zeros((2, h)),
+        "bert.embeddings.LayerNorm.gamma": one,
+        "bert.embeddings.LayerNorm.beta": zero,  # old names load too
+        "bert.pooler.dense.weight": eye,
+        "bert.pooler.dense.bias": zero,
+        "classifier.weight": np.array([[1.0, 0.0, 0.0, 0.0]]),
+        "classifier.bias": np.zeros(1),
+    }
     query, key, value, attention_out, inner, out = _layer_names(0)
-    for name, matrix in ((query, zeros), (key, zeros), (value, eye), (attention_out, eye), (inner, zeros),
-                         (out, zeros)):
+    for name, matrix in (
+        (query, zeros),
+        (key, zeros),
+        (value, eye),
+        (attention_out, eye),
+        (inner, zeros),
+        (out, zeros),
+    ):
         w[name + ".weight"], w[name + ".bias"] = matrix, zero
     for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
         w[f"bert.encoder.layer.0.{norm}.weight"], w[f"bert.encoder.layer.0.{norm}.bias"] = one, zero
@@ -88,22 +122,32 @@ def random_model(directory, seed: int = 7) -> CrossEncoder:
     def r(*shape):
         return rng.normal(0.0, 0.5, shape)
 
-    w = {"bert.embeddings.word_embeddings.weight": r(len(vocab), h),
-         "bert.embeddings.position_embeddings.weight": r(128, h),
-         "bert.embeddings.token_type_embeddings.weight": r(2, h),
-         "bert.embeddings.LayerNorm.weight": 1 + r(h) / 5, "bert.embeddings.LayerNorm.bias": r(h) / 5,
-         "bert.pooler.dense.weight": r(h, h), "bert.pooler.dense.bias": r(h),
-         "classifier.weight": r(2, h), "classifier.bias": r(2)}
+    w = {
+        "bert.embeddings.word_embeddings.weight": r(len(vocab), h),
+        "bert.embeddings.position_embeddings.weight": r(128, h),
+        "bert.embeddings.token_type_embeddings.weight": r(2, h),
+        "bert.embeddings.LayerNorm.weight": 1 + r(h) / 5,
+        "bert.embeddings.LayerNorm.bias": r(h) / 5,
+        "bert.pooler.dense.weight": r(h, h),
+        "bert.pooler.dense.bias": r(h),
+        "classifier.weight": r(2, h),
+        "classifier.bias": r(2),
+    }
     for n in range(layers):
         query, key, value, attention_out, inner_dense, out = _layer_names(n)
-        for name, shape in ((query, (h, h)), (key, (h, h)), (value, (h, h)), (attention_out, (h, h)),
-                            (inner_dense, (inner, h)), (out, (h, inner))):
+        for name, shape in (
+            (query, (h, h)),
+            (key, (h, h)),
+            (value, (h, h)),
+            (attention_out, (h, h)),
+            (inner_dense, (inner, h)),
+            (out, (h, inner)),
+        ):
             w[name + ".weight"], w[name + ".bias"] = r(*shape), r(shape[0])
         for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
             w[f"bert.encoder.layer.{n}.{norm}.weight"] = 1 + r(h) / 5
             w[f"bert.encoder.layer.{n}.{norm}.bias"] = r(h) / 5
-    return write_model(directory, w, hidden=h, layers=layers, heads=2, intermediate=inner, vocab=vocab,
-                       num_labels=2)
+    return write_model(directory, w, hidden=h, layers=layers, heads=2, intermediate=inner, vocab=vocab, num_labels=2)
 
 
 # --- the pieces ------------------------------------------------------------------------------------------
@@ -163,8 +207,9 @@ def test_model_directories_that_cannot_load(tmp_path):
         CrossEncoder.load(tmp_path / "missing")
     xlmr = tmp_path / "xlmr"
     xlmr.mkdir()
-    (xlmr / "config.json").write_text(json.dumps({"model_type": "xlm-roberta", "hidden_size": 4,
-                                                  "num_hidden_layers": 1, "num_attention_heads": 1}))
+    (xlmr / "config.json").write_text(
+        json.dumps({"model_type": "xlm-roberta", "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 1})
+    )
     with pytest.raises(CrossEncoderError, match="xlm-roberta"):
         CrossEncoder.load(xlmr)
     no_weights = tmp_path / "no-weights"
@@ -208,8 +253,11 @@ def test_runtimes_score_like_numpy(tmp_path, monkeypatch, runtime):
     on_runtime = marker_model(tmp_path / "marker")  # the closed-form model, on the runtime too
     assert on_runtime.runtime == runtime
     shares = [(1 + 2) / 7, 1 / 6]  # marker tokens / all tokens of "[CLS] podpora bydleni [SEP] passage [SEP]"
-    np.testing.assert_allclose(on_runtime.score(query, ["bydlení bydlení", "soud"]),
-                               [expected_marker_score(p) for p in shares], atol=1e-4 if runtime == "onnxruntime" else 0.02)
+    np.testing.assert_allclose(
+        on_runtime.score(query, ["bydlení bydlení", "soud"]),
+        [expected_marker_score(p) for p in shares],
+        atol=1e-4 if runtime == "onnxruntime" else 0.02,
+    )
     with pytest.raises(ValueError, match="unknown runtime"):
         CrossEncoder.load(tmp_path / "random", runtime="tensorflow")
 

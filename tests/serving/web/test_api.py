@@ -28,29 +28,46 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
-from mendel.passages.chunking import chunk_pages
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.core.rawstore import RawStore
+from mendel.czech.analyzer import analyze
 from mendel.index import bundle
 from mendel.index.embed import HashedBowEmbedder
-from mendel.czech.analyzer import analyze
 from mendel.ner import recognise_text
 from mendel.nightly.pipeline import GRAPH_LABELS
-from mendel.core.rawstore import RawStore
+from mendel.passages.chunking import chunk_pages
+from serving.ranking.filters import SearchFilters
+from serving.ranking.search import Searcher
 from serving.web.api import create_app, make_server
 from serving.web.facets import PLACE_FIELDS
 from serving.web.querylog import PostgresQueryLog
-from serving.ranking.filters import SearchFilters
-from serving.ranking.search import Searcher
 
 # (pdf, doc_id, citation, title, published, pages to take)
 LAWS = [
-    ("175-2025", "/eli/cz/sb/2025/175", "175/2025 Sb.",
-     "Zákon o poskytování některých opatření v podpoře bydlení (zákon o podpoře bydlení)", "2025-06-16", 3),
-    ("573-2025", "/eli/cz/sb/2025/573", "573/2025 Sb.",
-     "Vyhláška o změně sazby základní náhrady za používání silničních motorových vozidel a stravného",
-     "2025-12-22", 2),
-    ("87-2024", "/eli/cz/sb/2024/87", "87/2024 Sb.",
-     "Ústavní zákon, kterým se mění ústavní zákon č. 1/1993 Sb., Ústava České republiky", "2024-04-16", 2),
+    (
+        "175-2025",
+        "/eli/cz/sb/2025/175",
+        "175/2025 Sb.",
+        "Zákon o poskytování některých opatření v podpoře bydlení (zákon o podpoře bydlení)",
+        "2025-06-16",
+        3,
+    ),
+    (
+        "573-2025",
+        "/eli/cz/sb/2025/573",
+        "573/2025 Sb.",
+        "Vyhláška o změně sazby základní náhrady za používání silničních motorových vozidel a stravného",
+        "2025-12-22",
+        2,
+    ),
+    (
+        "87-2024",
+        "/eli/cz/sb/2024/87",
+        "87/2024 Sb.",
+        "Ústavní zákon, kterým se mění ústavní zákon č. 1/1993 Sb., Ústava České republiky",
+        "2024-04-16",
+        2,
+    ),
 ]
 EXTRA_LAW = ("90-2024", "/eli/cz/sb/2024/90", "90/2024 Sb.", "Zákon o zbraních a střelivu", "2024-04-16", 2)
 DECISIONS = 2  # first records of courts/ns_decisions_sample.jsonl
@@ -81,16 +98,35 @@ def load_corpus() -> list[dict]:
         with pdfplumber.open(SAMPLE_CORPUS / "esbirka" / "pdf" / f"{pdf}.pdf") as handle:
             pages = [handle.pages[i].extract_text() or "" for i in range(n_pages)]
         year, number = doc_id.rsplit("/", 2)[-2:]
-        docs.append({"doc_id": doc_id, "title": title, "source": "esbirka", "doc_type": "law", "citation": citation,
-                     "url": f"https://www.e-sbirka.cz/sb/{year}/{number}", "published": published, "pages": pages,
-                     "original": (SAMPLE_CORPUS / "esbirka" / "pdf" / f"{pdf}.pdf", "application/pdf")})
+        docs.append(
+            {
+                "doc_id": doc_id,
+                "title": title,
+                "source": "esbirka",
+                "doc_type": "law",
+                "citation": citation,
+                "url": f"https://www.e-sbirka.cz/sb/{year}/{number}",
+                "published": published,
+                "pages": pages,
+                "original": (SAMPLE_CORPUS / "esbirka" / "pdf" / f"{pdf}.pdf", "application/pdf"),
+            }
+        )
     with (SAMPLE_CORPUS / "courts" / "ns_decisions_sample.jsonl").open(encoding="utf-8") as handle:
         for line in list(handle)[:DECISIONS]:
             record = json.loads(line)
-            docs.append({"doc_id": record["ecli"], "title": record["title"], "source": "nsoud",
-                         "doc_type": "decision", "citation": record["case_number"], "url": record["url"],
-                         "published": record["decision_date"], "pages": [record["full_text"][:DECISION_CHARS]],
-                         "original": (record["full_text"].encode(), "text/plain; charset=utf-8")})
+            docs.append(
+                {
+                    "doc_id": record["ecli"],
+                    "title": record["title"],
+                    "source": "nsoud",
+                    "doc_type": "decision",
+                    "citation": record["case_number"],
+                    "url": record["url"],
+                    "published": record["decision_date"],
+                    "pages": [record["full_text"][:DECISION_CHARS]],
+                    "original": (record["full_text"].encode(), "text/plain; charset=utf-8"),
+                }
+            )
     return docs
 
 
@@ -136,9 +172,21 @@ def chunk_records(docs: list[dict]) -> list[dict]:
     for doc in docs:
         for c in chunk_pages(doc["pages"]):
             cid = hashlib.sha1(f"{doc['doc_id']}:{c.char_start}:{c.char_end}".encode()).hexdigest()[:20]
-            records.append({"chunk_id": cid, "doc_id": doc["doc_id"], "title": doc["title"], "source": doc["source"],
-                            "url": doc["url"], "citation": doc["citation"], "page_start": c.page_start,
-                            "page_end": c.page_end, "section": c.section_path, "text": c.text, "layer": 3})
+            records.append(
+                {
+                    "chunk_id": cid,
+                    "doc_id": doc["doc_id"],
+                    "title": doc["title"],
+                    "source": doc["source"],
+                    "url": doc["url"],
+                    "citation": doc["citation"],
+                    "page_start": c.page_start,
+                    "page_end": c.page_end,
+                    "section": c.section_path,
+                    "text": c.text,
+                    "layer": 3,
+                }
+            )
     return records
 
 
@@ -147,19 +195,20 @@ def chunk_graph(records: list[dict]) -> dict:
     chunk -> entity links."""
     chunk_entities = {}
     for r in records:
-        found = sorted({f"{e.label}:{e.norm}" for e in recognise_text(r["text"])
-                        if e.norm and e.label in GRAPH_LABELS})
+        found = sorted({f"{e.label}:{e.norm}" for e in recognise_text(r["text"]) if e.norm and e.label in GRAPH_LABELS})
         if found:
             chunk_entities[r["chunk_id"]] = found
     weights: dict[tuple[str, str], float] = {}
     for found in chunk_entities.values():
         for i, a in enumerate(found):
-            for b in found[i + 1:]:
+            for b in found[i + 1 :]:
                 weights[(a, b)] = weights.get((a, b), 0.0) + 1.0
     nodes = sorted({e for found in chunk_entities.values() for e in found})
-    return {"nodes": [{"id": n} for n in nodes],
-            "edges": [{"source": a, "target": b, "weight": w} for (a, b), w in sorted(weights.items())],
-            "chunk_entities": chunk_entities}
+    return {
+        "nodes": [{"id": n} for n in nodes],
+        "edges": [{"source": a, "target": b, "weight": w} for (a, b), w in sorted(weights.items())],
+        "chunk_entities": chunk_entities,
+    }
 
 
 def upper_layers(records: list[dict]) -> dict[int, list[dict]]:
@@ -171,12 +220,17 @@ def upper_layers(records: list[dict]) -> dict[int, list[dict]]:
             groups.setdefault(key(r), []).append(r)
         for group_key, members in groups.items():
             first = members[0]
-            layers[layer].append({
-                **{k: first[k] for k in ("doc_id", "title", "source", "url", "citation")},
-                "chunk_id": hashlib.sha1(f"L{layer}:{group_key}".encode()).hexdigest()[:20],
-                "page_start": min(m["page_start"] for m in members), "page_end": max(m["page_end"] for m in members),
-                "section": group_key[1] if layer == 2 else "", "text": "\n".join(m["text"] for m in members),
-                "layer": layer})
+            layers[layer].append(
+                {
+                    **{k: first[k] for k in ("doc_id", "title", "source", "url", "citation")},
+                    "chunk_id": hashlib.sha1(f"L{layer}:{group_key}".encode()).hexdigest()[:20],
+                    "page_start": min(m["page_start"] for m in members),
+                    "page_end": max(m["page_end"] for m in members),
+                    "section": group_key[1] if layer == 2 else "",
+                    "text": "\n".join(m["text"] for m in members),
+                    "layer": layer,
+                }
+            )
     return layers
 
 
@@ -193,8 +247,14 @@ def store_originals(raw_dir: Path, docs: list[dict]) -> dict[str, dict]:
     return stored
 
 
-def build_bundle(bundles_dir: Path, docs: list[dict], embedder=EMBEDDER, drop: tuple[str, ...] = (),
-                 layers: bool = False, graph: dict | None = None) -> Path:
+def build_bundle(
+    bundles_dir: Path,
+    docs: list[dict],
+    embedder=EMBEDDER,
+    drop: tuple[str, ...] = (),
+    layers: bool = False,
+    graph: dict | None = None,
+) -> Path:
     """Write a staging directory as `mendel.nightly.pipeline` lays it out (L1/L2 under layers/ when ``layers``), then
     publish it atomically. ``graph`` replaces the co-occurrence graph built from the chunks. The originals go
     to the raw store beside ``bundles_dir`` (``raw/``, where the API looks by default)."""
@@ -207,9 +267,14 @@ def build_bundle(bundles_dir: Path, docs: list[dict], embedder=EMBEDDER, drop: t
         for number, rows in upper_layers(records).items():
             _write_indexes(bundle.layer_path(staging, number), rows, embedder)
     originals = store_originals(Path(bundles_dir).parent / "raw", docs)
-    documents = [{**{k: d[k] for k in ("doc_id", "title", "source", "url", "citation", "doc_type", "published")},
-                  **{k: d[k] for k in PLACE_FIELDS if k in d}, **originals.get(d["doc_id"], {})}
-                 for d in sorted(docs, key=lambda d: d["doc_id"])]
+    documents = [
+        {
+            **{k: d[k] for k in ("doc_id", "title", "source", "url", "citation", "doc_type", "published")},
+            **{k: d[k] for k in PLACE_FIELDS if k in d},
+            **originals.get(d["doc_id"], {}),
+        }
+        for d in sorted(docs, key=lambda d: d["doc_id"])
+    ]
     (staging / "documents.json").write_text(json.dumps(documents, ensure_ascii=False, indent=1))
     for part in drop:  # to publish a broken bundle on purpose
         target = staging / part
@@ -251,9 +316,27 @@ def wait_for(predicate, timeout: float = 20.0, interval: float = 0.02):
     raise AssertionError("condition not met in time")
 
 
-RESULT_KEYS = {"doc_id", "chunk_id", "title", "source", "url", "page", "page_end", "section", "text", "score",
-               "lists", "citation", "entities", "subqueries", "layer", "rerank_score", "highlights",
-               "kind", "kind_label"}  # kind: the document's doc_type (a record says it is one, serving.web.results)
+RESULT_KEYS = {
+    "doc_id",
+    "chunk_id",
+    "title",
+    "source",
+    "url",
+    "page",
+    "page_end",
+    "section",
+    "text",
+    "score",
+    "lists",
+    "citation",
+    "entities",
+    "subqueries",
+    "layer",
+    "rerank_score",
+    "highlights",
+    "kind",
+    "kind_label",
+}  # kind: the document's doc_type (a record says it is one, serving.web.results)
 
 
 # --- endpoints -------------------------------------------------------------------------------------------
@@ -284,10 +367,14 @@ def test_search_shape_and_grounding(client, bundles, corpus):
     for r in results:
         # Grounded: the hit's text is on the cited pages of the real document, and /documents agrees.
         doc = by_id[r["doc_id"]]
-        assert (r["title"], r["source"], r["url"], r["citation"]) == (doc["title"], doc["source"], doc["url"],
-                                                                      doc["citation"])
+        assert (r["title"], r["source"], r["url"], r["citation"]) == (
+            doc["title"],
+            doc["source"],
+            doc["url"],
+            doc["citation"],
+        )
         assert 1 <= r["page"] <= r["page_end"] <= len(doc["pages"])
-        pages_text = "\n\n".join(doc["pages"][r["page"] - 1:r["page_end"]])
+        pages_text = "\n\n".join(doc["pages"][r["page"] - 1 : r["page_end"]])
         assert r["text"] in pages_text
         assert set(r["lists"]) <= {"reference", "bm25", "dense", "graph", "routed"} and r["lists"]
         assert r["layer"] == 3 and r["rerank_score"] is None and r["subqueries"] == []
@@ -295,11 +382,16 @@ def test_search_shape_and_grounding(client, bundles, corpus):
         marked = [r["text"][start:end] for start, end in r["highlights"]]
         assert all(0 <= start < end <= len(r["text"]) for start, end in r["highlights"])
         assert all(analyze(word) and analyze(word)[0] in analyze(HOUSING_QUERY) for word in marked), marked
-        chunks = client.get(f"/documents{r['doc_id']}" if r["doc_id"].startswith("/") else
-                            f"/documents/{r['doc_id']}").json()["chunks"]
+        chunks = client.get(
+            f"/documents{r['doc_id']}" if r["doc_id"].startswith("/") else f"/documents/{r['doc_id']}"
+        ).json()["chunks"]
         chunk = next(c for c in chunks if c["chunk_id"] == r["chunk_id"])
         assert (chunk["page"], chunk["page_end"], chunk["section"], chunk["text"]) == (
-            r["page"], r["page_end"], r["section"], r["text"])
+            r["page"],
+            r["page_end"],
+            r["section"],
+            r["text"],
+        )
     assert results[0]["highlights"]  # the best hit has the query's words
 
 
@@ -321,20 +413,25 @@ def test_provision_own_section_leads_over_chunks_citing_it(client):
     assert all("reference" not in r["lists"] for r in plain)
 
 
-@pytest.mark.parametrize("params, expected_docs", [
-    ({"source": "nsoud"}, {"ECLI:CZ:NS:2026:20.ND.234.2026.1", "ECLI:CZ:NS:2026:29.ICDO.177.2024.1"}),
-    ({"doc_type": "law"}, {"/eli/cz/sb/2025/175", "/eli/cz/sb/2025/573", "/eli/cz/sb/2024/87"}),
-    ({"source": ["esbirka", "nsoud"], "doc_type": "law"},
-     {"/eli/cz/sb/2025/175", "/eli/cz/sb/2025/573", "/eli/cz/sb/2024/87"}),
-    ({"date_from": "2025-01-01", "date_to": "2025-12-31"}, {"/eli/cz/sb/2025/175", "/eli/cz/sb/2025/573"}),
-    ({"date_to": "2024-12-31"}, {"/eli/cz/sb/2024/87"}),
-    ({"date_from": "2026-05-01"}, {"ECLI:CZ:NS:2026:20.ND.234.2026.1"}),
-    ({"act": "175/2025 Sb."}, {"/eli/cz/sb/2025/175"}),
-    ({"act": "zákon č. 573/2025 Sb."}, {"/eli/cz/sb/2025/573"}),
-    ({"act": "/eli/cz/sb/2024/87"}, {"/eli/cz/sb/2024/87"}),
-    ({"act": "29 ICdo 177/2024"}, {"ECLI:CZ:NS:2026:29.ICDO.177.2024.1"}),
-    ({"source": "nsoud", "act": "175/2025 Sb."}, set()),  # each value known, together nothing
-])
+@pytest.mark.parametrize(
+    "params, expected_docs",
+    [
+        ({"source": "nsoud"}, {"ECLI:CZ:NS:2026:20.ND.234.2026.1", "ECLI:CZ:NS:2026:29.ICDO.177.2024.1"}),
+        ({"doc_type": "law"}, {"/eli/cz/sb/2025/175", "/eli/cz/sb/2025/573", "/eli/cz/sb/2024/87"}),
+        (
+            {"source": ["esbirka", "nsoud"], "doc_type": "law"},
+            {"/eli/cz/sb/2025/175", "/eli/cz/sb/2025/573", "/eli/cz/sb/2024/87"},
+        ),
+        ({"date_from": "2025-01-01", "date_to": "2025-12-31"}, {"/eli/cz/sb/2025/175", "/eli/cz/sb/2025/573"}),
+        ({"date_to": "2024-12-31"}, {"/eli/cz/sb/2024/87"}),
+        ({"date_from": "2026-05-01"}, {"ECLI:CZ:NS:2026:20.ND.234.2026.1"}),
+        ({"act": "175/2025 Sb."}, {"/eli/cz/sb/2025/175"}),
+        ({"act": "zákon č. 573/2025 Sb."}, {"/eli/cz/sb/2025/573"}),
+        ({"act": "/eli/cz/sb/2024/87"}, {"/eli/cz/sb/2024/87"}),
+        ({"act": "29 ICdo 177/2024"}, {"ECLI:CZ:NS:2026:29.ICDO.177.2024.1"}),
+        ({"source": "nsoud", "act": "175/2025 Sb."}, set()),  # each value known, together nothing
+    ],
+)
 def test_filters(client, params, expected_docs):
     # A broad query that matches every document, so what comes back is decided by the filters.
     q = "zákon soud rozhodl bydlení náhrady ústava Sb. §"
@@ -367,7 +464,9 @@ def test_analyze(client):
 def test_analyze_understands_the_query(client):
     body = client.get("/analyze", params={"q": "paragraf 204 OSŘ a čl. 10 Listiny"}).json()
     assert [(r["act"], r["provision"], r["text"]) for r in body["references"]] == [
-        ("99/1963 Sb.", "§ 204", "paragraf 204 OSŘ"), ("2/1993 Sb.", "čl. 10", "čl. 10 Listiny")]
+        ("99/1963 Sb.", "§ 204", "paragraf 204 OSŘ"),
+        ("2/1993 Sb.", "čl. 10", "čl. 10 Listiny"),
+    ]
     assert [e["id"] for e in body["entities"]] == ["LAW_REF:99/1963 Sb. § 204", "LAW_REF:2/1993 Sb. čl. 10"]
     assert body["subqueries"] == ["paragraf 204 OSŘ", "čl. 10 Listiny"] and body["scope"] is None
     routed = client.get("/analyze", params={"q": "Jaká je výpovědní doba u pracovního poměru?"}).json()
@@ -384,7 +483,9 @@ def test_search_switches(client):
     two = "Jaká je sazba základní náhrady za používání osobního auta a co je vyhovující bydlení?"
     body = client.get("/search", params={"q": two, "k": 2}).json()
     assert len(body["subqueries"]) == 2 and {r["doc_id"] for r in body["results"]} == {
-        "/eli/cz/sb/2025/573", "/eli/cz/sb/2025/175"}
+        "/eli/cz/sb/2025/573",
+        "/eli/cz/sb/2025/175",
+    }
     whole = client.get("/search", params={"q": two, "k": 2, "decompose": "false"}).json()
     assert whole["subqueries"] == [] and all(r["subqueries"] == [] for r in whole["results"])
 
@@ -395,8 +496,11 @@ def test_documents(client, corpus):
     body = law.json()
     assert body["doc_id"] == "/eli/cz/sb/2025/175" and body["citation"] == "175/2025 Sb."
     assert body["doc_type"] == "law" and body["published"] == "2025-06-16" and body["source"] == "esbirka"
-    assert body["bundle"] and body["chunks"] and set(body["chunks"][0]) == {"chunk_id", "page", "page_end",
-                                                                          "section", "text"}
+    assert (
+        body["bundle"]
+        and body["chunks"]
+        and set(body["chunks"][0]) == {"chunk_id", "page", "page_end", "section", "text"}
+    )
     pages = [c["page"] for c in body["chunks"]]
     assert pages == sorted(pages) and pages[0] == 1
     assert any("Vyhovujícím bydlením" in c["text"] for c in body["chunks"])
@@ -410,23 +514,26 @@ def test_documents(client, corpus):
     assert "unknown document" in assert_problem(missing, 404)["detail"]
 
 
-@pytest.mark.parametrize("params, status", [
-    ({}, 422),
-    ({"q": ""}, 422),
-    ({"q": "x" * 1001}, 422),
-    ({"q": "   "}, 400),
-    ({"q": "bydlení", "k": 0}, 422),
-    ({"q": "bydlení", "k": 101}, 422),
-    ({"q": "bydlení", "k": "ten"}, 422),
-    ({"q": "bydlení", "date_from": "2025-13-01"}, 422),
-    ({"q": "bydlení", "date_to": "yesterday"}, 422),
-    ({"q": "bydlení", "date_from": "2025-06-01", "date_to": "2025-01-01"}, 400),
-    ({"q": "bydlení", "act": "a" * 201}, 422),
-    ({"q": "bydlení", "graph": "maybe"}, 422),
-    ({"q": "bydlení", "decompose": "2"}, 422),
-    ({"q": "bydlení", "rerank": "true"}, 400),  # no cross-encoder configured
-    ({"q": "bydlení", "at": "2025-02-30"}, 422),
-])
+@pytest.mark.parametrize(
+    "params, status",
+    [
+        ({}, 422),
+        ({"q": ""}, 422),
+        ({"q": "x" * 1001}, 422),
+        ({"q": "   "}, 400),
+        ({"q": "bydlení", "k": 0}, 422),
+        ({"q": "bydlení", "k": 101}, 422),
+        ({"q": "bydlení", "k": "ten"}, 422),
+        ({"q": "bydlení", "date_from": "2025-13-01"}, 422),
+        ({"q": "bydlení", "date_to": "yesterday"}, 422),
+        ({"q": "bydlení", "date_from": "2025-06-01", "date_to": "2025-01-01"}, 400),
+        ({"q": "bydlení", "act": "a" * 201}, 422),
+        ({"q": "bydlení", "graph": "maybe"}, 422),
+        ({"q": "bydlení", "decompose": "2"}, 422),
+        ({"q": "bydlení", "rerank": "true"}, 400),  # no cross-encoder configured
+        ({"q": "bydlení", "at": "2025-02-30"}, 422),
+    ],
+)
 def test_bounded_inputs(client, params, status):
     response = client.get("/search", params=params)
     assert response.status_code == status
@@ -472,19 +579,46 @@ def test_unexpected_error_is_a_json_500(client, monkeypatch):
     monkeypatch.setattr(client.app.state.holder.searcher, "search", explode)
     response = TestClient(client.app, raise_server_exceptions=False).get("/search", params={"q": HOUSING_QUERY})
     assert response.status_code == 500 and response.headers["content-type"] == "application/problem+json"
-    assert response.json() == {"type": "about:blank", "title": "Internal Server Error", "status": 500,
-                               "detail": "internal server error"}  # nothing of the exception leaks
+    assert response.json() == {
+        "type": "about:blank",
+        "title": "Internal Server Error",
+        "status": 500,
+        "detail": "internal server error",
+    }  # nothing of the exception leaks
 
 
 def test_openapi_docs(client):
     docs = client.get("/docs")
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
     spec = client.get("/openapi.json").json()
-    assert {"/search", "/analyze", "/facets", "/documents/{doc_id}", "/documents/{doc_id}/original",
-            "/documents/{doc_id}/pages/{page}.png", "/health", "/ready"} <= set(spec["paths"])
+    assert {
+        "/search",
+        "/analyze",
+        "/facets",
+        "/documents/{doc_id}",
+        "/documents/{doc_id}/original",
+        "/documents/{doc_id}/pages/{page}.png",
+        "/health",
+        "/ready",
+    } <= set(spec["paths"])
     names = {p["name"] for p in spec["paths"]["/search"]["get"]["parameters"]}
-    assert names == {"q", "k", "source", "doc_type", "date_from", "date_to", "act", "at", "version", "kraj", "okres",
-                     "obec", "graph", "decompose", "rerank"}
+    assert names == {
+        "q",
+        "k",
+        "source",
+        "doc_type",
+        "date_from",
+        "date_to",
+        "act",
+        "at",
+        "version",
+        "kraj",
+        "okres",
+        "obec",
+        "graph",
+        "decompose",
+        "rerank",
+    }
     # Errors are documented as what is sent: problem details, not FastAPI's default validation body.
     assert set(spec["paths"]["/search"]["get"]["responses"]["422"]["content"]) == {"application/problem+json"}
     assert "HTTPValidationError" not in spec["components"]["schemas"]
@@ -597,10 +731,15 @@ def test_query_log_callable(bundles):
     records: list[dict] = []
     client = TestClient(create_app(bundles, embedder=EMBEDDER, query_log=records.append, reload_interval=0))
     body = client.get("/search", params={"q": "§ 157 odst. 4 zákona č. 262/2006 Sb.", "k": 3}).json()
-    assert records == [{"query": "§ 157 odst. 4 zákona č. 262/2006 Sb.",
-                        "entities": ["LAW_REF:262/2006 Sb. § 157 odst. 4"],
-                        "hits": [r["chunk_id"] for r in body["results"]], "bundle": body["bundle"],
-                        "client": client_id("testclient")}]  # a keyed hash of the address, never the address
+    assert records == [
+        {
+            "query": "§ 157 odst. 4 zákona č. 262/2006 Sb.",
+            "entities": ["LAW_REF:262/2006 Sb. § 157 odst. 4"],
+            "hits": [r["chunk_id"] for r in body["results"]],
+            "bundle": body["bundle"],
+            "client": client_id("testclient"),
+        }
+    ]  # a keyed hash of the address, never the address
     client.get("/analyze", params={"q": "bydlení"})
     client.get("/search", params={"q": "x" * 1001})
     assert len(records) == 1  # only searches that were served are logged

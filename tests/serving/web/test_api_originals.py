@@ -15,8 +15,15 @@ from PIL import Image
 
 from mendel.core.config import SAMPLE_CORPUS
 from serving.web.api import create_app
-from tests.serving.web.test_api import (EMBEDDER, HOUSING_QUERY, TestClient, assert_problem, base_docs, build_bundle,  # noqa: F401
-                            corpus, load_corpus)
+from tests.serving.web.test_api import (
+    EMBEDDER,
+    HOUSING_QUERY,
+    TestClient,
+    assert_problem,
+    base_docs,
+    build_bundle,  # noqa: F401
+    load_corpus,
+)
 
 LAW = "/eli/cz/sb/2025/175"
 LAW_PDF = SAMPLE_CORPUS / "esbirka" / "pdf" / "175-2025.pdf"
@@ -46,8 +53,10 @@ def test_original_is_the_stored_file(client, corpus):
     response = client.get(f"/documents{LAW}/original")
     assert response.status_code == 200 and response.headers["content-type"] == "application/pdf"
     assert hashlib.sha256(response.content).hexdigest() == hashlib.sha256(LAW_PDF.read_bytes()).hexdigest()
-    assert response.headers["content-disposition"].startswith("inline;") and "175-2025-Sb.pdf" in \
-        response.headers["content-disposition"]
+    assert (
+        response.headers["content-disposition"].startswith("inline;")
+        and "175-2025-Sb.pdf" in response.headers["content-disposition"]
+    )
     decision = client.get(f"/documents/{DECISION}/original")
     record = next(d for d in corpus if d["doc_id"] == DECISION)
     assert decision.status_code == 200 and decision.headers["content-type"].startswith("text/plain")
@@ -66,12 +75,15 @@ def test_page_png_is_that_page_rendered(client):
     assert client.get(f"/documents{LAW}/pages/{last}.png").status_code == 200
 
 
-@pytest.mark.parametrize("path, says", [
-    (f"/documents{LAW}/pages/{10_000}.png", "is not in the document (it has 77 pages)"),
-    (f"/documents/{DECISION}/pages/1.png", "not a PDF"),
-    ("/documents/eli/cz/sb/1999/1/pages/1.png", "unknown document"),
-    ("/documents/eli/cz/sb/1999/1/original", "unknown document"),
-])
+@pytest.mark.parametrize(
+    "path, says",
+    [
+        (f"/documents{LAW}/pages/{10_000}.png", "is not in the document (it has 77 pages)"),
+        (f"/documents/{DECISION}/pages/1.png", "not a PDF"),
+        ("/documents/eli/cz/sb/1999/1/pages/1.png", "unknown document"),
+        ("/documents/eli/cz/sb/1999/1/original", "unknown document"),
+    ],
+)
 def test_page_and_original_404s_are_problems(client, path, says):
     assert says in assert_problem(client.get(path), 404)["detail"]
 
@@ -97,7 +109,9 @@ def test_facets_list_the_bundle_values(client, corpus):
     docs = base_docs(corpus)
     assert {s["value"]: s["documents"] for s in body["sources"]} == {"esbirka": 3, "nsoud": 2}
     assert {s["value"]: (s["label"], s["family"]) for s in body["sources"]} == {
-        "esbirka": ("Sbírka zákonů (e-Sbírka)", "Předpisy"), "nsoud": ("Nejvyšší soud", "Judikatura")}
+        "esbirka": ("Sbírka zákonů (e-Sbírka)", "Předpisy"),
+        "nsoud": ("Nejvyšší soud", "Judikatura"),
+    }
     assert {t["value"] for t in body["doc_types"]} == {"law", "decision"}
     assert {a["citation"] for a in body["acts"]} == {d["citation"] for d in docs}
     dates = sorted(d["published"] for d in docs)
@@ -106,14 +120,17 @@ def test_facets_list_the_bundle_values(client, corpus):
     assert body["bundle"] == client.get("/ready").json()["version"]
 
 
-@pytest.mark.parametrize("params, field", [
-    ({"source": "cnb"}, "source"),
-    ({"source": ["esbirka", "no-such-source"]}, "source"),
-    ({"doc_type": "no-such-type"}, "doc_type"),
-    ({"act": "1/1900 Sb."}, "act"),
-    ({"act": "x" * 200}, "act"),
-    ({"obec": "Kadaň"}, "obec"),  # the bundle's documents carry no place
-])
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"source": "cnb"}, "source"),
+        ({"source": ["esbirka", "no-such-source"]}, "source"),
+        ({"doc_type": "no-such-type"}, "doc_type"),
+        ({"act": "1/1900 Sb."}, "act"),
+        ({"act": "x" * 200}, "act"),
+        ({"obec": "Kadaň"}, "obec"),  # the bundle's documents carry no place
+    ],
+)
 def test_unknown_filter_values_are_400(client, params, field):
     body = assert_problem(client.get("/search", params={"q": HOUSING_QUERY, **params}), 400)
     assert body["detail"].startswith(f"{field}:")
@@ -154,13 +171,16 @@ def test_validation_problem_lists_errors_without_the_input(client):
     assert "bydlení" not in response.text and len(response.content) < 1000
 
 
-@pytest.mark.parametrize("path, status", [
-    ("/search?q=%20%20", 400),
-    ("/search", 422),
-    ("/analyze?q=", 422),
-    ("/no-such-endpoint", 404),
-    ("/documents/" + "x" * 5000, 404),
-])
+@pytest.mark.parametrize(
+    "path, status",
+    [
+        ("/search?q=%20%20", 400),
+        ("/search", 422),
+        ("/analyze?q=", 422),
+        ("/no-such-endpoint", 404),
+        ("/documents/" + "x" * 5000, 404),
+    ],
+)
 def test_every_error_is_a_problem(client, path, status):
     response = client.get(path)
     assert_problem(response, status)

@@ -11,8 +11,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from serving.web.law_pages import law_pages_router, word_changes
-from tests.support.law import cited_database
 from tests.serving.web.test_search_page import browser, screenshot  # noqa: F401 (the Chromium fixture)
+from tests.support.law import cited_database
 
 REF = "§ 4 vyhlášky č. 573/2025 Sb."
 ACT = "/eli/cz/sb/2025/573"
@@ -35,8 +35,9 @@ def text_of(html: str) -> str:
 
 
 def test_three_dates_show_the_three_wordings_and_the_changed_letter(client):
-    march, july, november = (client.get("/ustanoveni", params={"ref": REF, "at": at})
-                             for at in ("2026-03-01", "2026-07-01", "2026-11-01"))
+    march, july, november = (
+        client.get("/ustanoveni", params={"ref": REF, "at": at}) for at in ("2026-03-01", "2026-07-01", "2026-11-01")
+    )
     for page in (march, july, november):
         assert page.status_code == 200 and '<html lang="cs">' in page.text
         assert '<label for="f-ref">' in page.text and '<label for="f-at">' in page.text
@@ -97,7 +98,11 @@ def test_citator_empty_and_error_states(client):
 
 def test_word_changes_mark_what_was_removed_and_added():
     assert word_changes("c) 34,10 Kč za litr", "c) 44,50 Kč za litr") == [
-        ("c)", "same"), ("34,10", "del"), ("44,50", "ins"), ("Kč za litr", "same")]
+        ("c)", "same"),
+        ("34,10", "del"),
+        ("44,50", "ins"),
+        ("Kč za litr", "same"),
+    ]
 
 
 # In Debian's Chromium, as a person uses them: the form filled and sent, the marked change seen.

@@ -21,8 +21,13 @@ from serving.web.api import create_app
 from tests.serving.web.test_api import EMBEDDER, TestClient, base_docs, build_bundle, load_corpus, running_server
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
 QUERY = "podpora bydlení vyhovující bydlení"
 NOTHING = {"q": QUERY, "source": "nsoud", "act": "175/2025 Sb."}  # each value known, together no document
 MISSING_ACT = "Co říká § 2079 občanského zákoníku o kupní smlouvě?"  # the civil code is not in the bundle
@@ -70,7 +75,7 @@ def test_results_mark_the_query_words(client):
 
 
 def test_hostile_text_is_escaped(client):
-    html = client.get("/", params={"q": '<script>alert(1)</script> bydlení'}).text
+    html = client.get("/", params={"q": "<script>alert(1)</script> bydlení"}).text
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
 
 
@@ -81,13 +86,16 @@ def test_empty_state_is_honest(client):
     assert '<li class="card">' not in response.text and "Hledat bez filtrů" in response.text
 
 
-@pytest.mark.parametrize("params, field", [
-    ({"q": "   "}, "Dotaz"),
-    ({"q": QUERY, "source": "cnb"}, "Zdroj"),
-    ({"q": QUERY, "act": "1/1900 Sb."}, "Předpis nebo spisová značka"),
-    ({"q": QUERY, "date_from": "2025-13-01"}, "Vydáno od"),
-    ({"q": QUERY, "date_from": "2025-06-01", "date_to": "2025-01-01"}, "Vydáno od"),
-])
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"q": "   "}, "Dotaz"),
+        ({"q": QUERY, "source": "cnb"}, "Zdroj"),
+        ({"q": QUERY, "act": "1/1900 Sb."}, "Předpis nebo spisová značka"),
+        ({"q": QUERY, "date_from": "2025-13-01"}, "Vydáno od"),
+        ({"q": QUERY, "date_from": "2025-06-01", "date_to": "2025-01-01"}, "Vydáno od"),
+    ],
+)
 def test_form_errors_are_shown_in_czech(client, params, field):
     response = client.get("/", params=params)
     assert response.status_code == 400 and 'role="alert"' in response.text
@@ -210,13 +218,20 @@ def test_browser_page_image_with_evidence_on_the_text(page, base_url, tmp_path):
         assert frame["x"] - 1 <= box["x"] and box["x"] + box["width"] <= frame["x"] + frame["width"] + 1
         assert frame["y"] - 1 <= box["y"] and box["y"] + box["height"] <= frame["y"] + frame["height"] + 1
         scale = png.width / frame["width"]
-        crop = png.crop((int((box["x"] - frame["x"]) * scale), int((box["y"] - frame["y"]) * scale),
-                         int((box["x"] - frame["x"] + box["width"]) * scale) + 1,
-                         int((box["y"] - frame["y"] + box["height"]) * scale) + 1))
+        crop = png.crop(
+            (
+                int((box["x"] - frame["x"]) * scale),
+                int((box["y"] - frame["y"]) * scale),
+                int((box["x"] - frame["x"] + box["width"]) * scale) + 1,
+                int((box["y"] - frame["y"] + box["height"]) * scale) + 1,
+            )
+        )
         assert min(crop.getdata()) < 100, f"term box {i} is over blank paper"
     assert page.locator(".passage-text mark").count() >= 1
-    assert page.get_by_role("link", name="Stáhnout originál").get_attribute("href") == \
-        "/documents/eli/cz/sb/2025/175/original"
+    assert (
+        page.get_by_role("link", name="Stáhnout originál").get_attribute("href")
+        == "/documents/eli/cz/sb/2025/175/original"
+    )
     screenshot(page, tmp_path, "page")
 
 
@@ -248,8 +263,10 @@ def test_browser_without_javascript_and_with_the_keyboard(browser, base_url):
             page.keyboard.press("Tab")
             if page.evaluate("() => document.activeElement.id") == "f-q":
                 break
-        focused = page.evaluate("() => [document.activeElement.id, getComputedStyle(document.activeElement)"
-                                ".outlineStyle, getComputedStyle(document.activeElement).outlineWidth]")
+        focused = page.evaluate(
+            "() => [document.activeElement.id, getComputedStyle(document.activeElement)"
+            ".outlineStyle, getComputedStyle(document.activeElement).outlineWidth]"
+        )
         assert focused == ["f-q", "solid", "3px"]  # a visible focus outline
         page.keyboard.type("bydlení")
         page.keyboard.press("Enter")
@@ -291,8 +308,7 @@ def test_act_card_shows_its_version_on_the_date(in_force_client):
     assert 'class="badge' not in card
     march = section_4_card(in_force_client.get("/", params={"q": IN_FORCE_QUERY, "at": "2026-03-01"}).text)
     assert "34,70" in march and "vyhlášené znění <code>/eli/cz/sb/2025/573/2026-01-01</code>" in march
-    assert ('<time datetime="2026-01-01">1. 1. 2026</time> – <time datetime="2026-05-31">31. 5. 2026</time>'
-            in march)
+    assert '<time datetime="2026-01-01">1. 1. 2026</time> – <time datetime="2026-05-31">31. 5. 2026</time>' in march
 
 
 def test_act_card_badges_not_yet_in_force_and_superseded(in_force_client):

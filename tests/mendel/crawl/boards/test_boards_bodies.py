@@ -11,9 +11,9 @@ from collections import Counter
 import pytest
 import yaml
 
-from mendel.registers import municipalities, public_bodies
-from mendel.crawl.boards.register import Board
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.crawl.boards.register import Board
+from mendel.registers import municipalities, public_bodies
 
 MVCR_FEEDS = SAMPLE_CORPUS / "municipal" / "boards" / "mvcr_182_boards.json"
 FEEDS = {feed["iri"]: feed for feed in json.loads(MVCR_FEEDS.read_text(encoding="utf-8"))}
@@ -24,8 +24,9 @@ API = "https://opendata-test.mvcr.cz/api/boards/"
 def feed_board(number: int) -> Board:
     """The board of the n-th real feed as the catalogue gives it: its feed URL, the ministry's IČO, its page."""
     feed = FEEDS[f"{API}{number}"]
-    return Board(key=feed["iri"], kind="ofn", url=feed["iri"], publisher_ico=feed["provozovatel"]["ičo"],
-                 page=feed["stránka"])
+    return Board(
+        key=feed["iri"], kind="ofn", url=feed["iri"], publisher_ico=feed["provozovatel"]["ičo"], page=feed["stránka"]
+    )
 
 
 def place(*numbers: int) -> dict[int, Board]:
@@ -33,29 +34,35 @@ def place(*numbers: int) -> dict[int, Board]:
     return {int(b.url.removeprefix(API)): b for b in public_bodies.place_boards(boards, NUMBERS)}
 
 
-@pytest.mark.parametrize("number, code, unit, kraj", [
-    # Police boards whose page names a region of before 2000 or an abbreviation: only their notices place them.
-    (7, "KRPU", "Krajské ředitelství policie Ústeckého kraje", "Ústecký kraj"),  # "správa severočeského kraje"
-    (9, "KRPH", "Krajské ředitelství policie Královéhradeckého kraje", "Královéhradecký kraj"),  # "východočeského"
-    (14, "KRPM", "Krajské ředitelství policie Olomouckého kraje", "Olomoucký kraj"),  # "…-policie-olk-…"
-    (108, "KRPJ", "Krajské ředitelství policie kraje Vysočina", "Kraj Vysočina"),  # "…-policie-kvs-…"
-    (15, "KRPT", "Krajské ředitelství policie Moravskoslezského kraje", "Moravskoslezský kraj"),  # 10 of 17
-    (109, "KRPB", "Krajské ředitelství policie Jihomoravského kraje", "Jihomoravský kraj"),  # 13 KRPB-, 1 KRPT-
-    # A page that names the region already: the notices name the same one, and the body is linked.
-    (99, "KRPA", "Krajské ředitelství policie hlavního města Prahy", "Hlavní město Praha"),
-    (3, "KRPS", "Krajské ředitelství policie Středočeského kraje", "Středočeský kraj"),
-])
+@pytest.mark.parametrize(
+    "number, code, unit, kraj",
+    [
+        # Police boards whose page names a region of before 2000 or an abbreviation: only their notices place them.
+        (7, "KRPU", "Krajské ředitelství policie Ústeckého kraje", "Ústecký kraj"),  # "správa severočeského kraje"
+        (9, "KRPH", "Krajské ředitelství policie Královéhradeckého kraje", "Královéhradecký kraj"),  # "východočeského"
+        (14, "KRPM", "Krajské ředitelství policie Olomouckého kraje", "Olomoucký kraj"),  # "…-policie-olk-…"
+        (108, "KRPJ", "Krajské ředitelství policie kraje Vysočina", "Kraj Vysočina"),  # "…-policie-kvs-…"
+        (15, "KRPT", "Krajské ředitelství policie Moravskoslezského kraje", "Moravskoslezský kraj"),  # 10 of 17
+        (109, "KRPB", "Krajské ředitelství policie Jihomoravského kraje", "Jihomoravský kraj"),  # 13 KRPB-, 1 KRPT-
+        # A page that names the region already: the notices name the same one, and the body is linked.
+        (99, "KRPA", "Krajské ředitelství policie hlavního města Prahy", "Hlavní město Praha"),
+        (3, "KRPS", "Krajské ředitelství policie Středočeského kraje", "Středočeský kraj"),
+    ],
+)
 def test_a_regional_police_board_is_linked_to_its_directorate_and_its_kraj(number, code, unit, kraj):
     board = place(number)[number]
     assert (board.body_code, board.body, board.body_scope, board.kraj) == (code, unit, "regional", kraj)
     assert board.obec is None and board.okres is None and board.unplaced is None
 
 
-@pytest.mark.parametrize("number, code, unit", [
-    (98, "PPR", "Policejní prezidium České republiky"),  # the police's national board: 1 PPR-, 2 without a number
-    (128, "MV", "Ministerstvo vnitra"),  # 42 notices, all MV-
-    (37, "OAM", "Ministerstvo vnitra, Odbor azylové a migrační politiky"),  # 242 OAM-, 2 MV-, 2 without
-])
+@pytest.mark.parametrize(
+    "number, code, unit",
+    [
+        (98, "PPR", "Policejní prezidium České republiky"),  # the police's national board: 1 PPR-, 2 without a number
+        (128, "MV", "Ministerstvo vnitra"),  # 42 notices, all MV-
+        (37, "OAM", "Ministerstvo vnitra, Odbor azylové a migrační politiky"),  # 242 OAM-, 2 MV-, 2 without
+    ],
+)
 def test_a_national_body_s_board_is_linked_to_it_without_a_kraj(number, code, unit):
     board = place(number)[number]
     assert (board.body_code, board.body, board.body_scope, board.kraj) == (code, unit, "national", None)
@@ -83,7 +90,9 @@ def test_a_ministry_board_without_numbered_notices_is_the_ministrys_by_its_site(
     # Board 56 (a selection procedure of the ministry) lists one notice without a number; board 53 lists none.
     boards = place(53, 56)
     assert {n: (b.body_code, b.body_scope, b.placed_by) for n, b in boards.items()} == {
-        53: ("MV", "national", "site"), 56: ("MV", "national", "site")}
+        53: ("MV", "national", "site"),
+        56: ("MV", "national", "site"),
+    }
 
 
 def test_a_municipality_s_board_keeps_its_municipality_whatever_notices_it_lists():
@@ -118,7 +127,18 @@ def test_every_code_in_the_table_heads_notices_in_the_real_feeds():
     seen = Counter(public_bodies.code_of(n) for numbers in NUMBERS.values() for n in numbers)
     assert set(table.bodies) <= set(seen)  # no code listed that the feeds never show
     assert {c for c in table.bodies if table.bodies[c].scope == "regional"} == {
-        "KRPA", "KRPS", "KRPK", "KRPU", "KRPL", "KRPH", "KRPJ", "KRPB", "KRPM", "KRPT", "KRPZ"}
+        "KRPA",
+        "KRPS",
+        "KRPK",
+        "KRPU",
+        "KRPL",
+        "KRPH",
+        "KRPJ",
+        "KRPB",
+        "KRPM",
+        "KRPT",
+        "KRPZ",
+    }
     assert len({b.kraj for b in table.bodies.values() if b.kraj}) == 11
     assert public_bodies.code_of("KRPZ-119099-110/TČ -2023-150571") == "KRPZ"
     assert public_bodies.code_of("") is None and public_bodies.code_of("123/2024") is None
@@ -126,10 +146,13 @@ def test_every_code_in_the_table_heads_notices_in_the_real_feeds():
 
 def test_a_malformed_table_is_refused():
     good = yaml.safe_load(public_bodies.TABLE_FILE.read_text(encoding="utf-8"))
-    for broken in ({**good, "bodies": {"KRPX": {"unit": "X", "scope": "regional"}}},  # regional without kraj
-                   {**good, "bodies": {"PPR": {"unit": "X", "scope": "national", "kraj": "Zlínský kraj"}}},
-                   {**good, "bodies": {"X": {"unit": "X", "scope": "local"}}},
-                   {**good, "sites": {"www.example.cz": {"code": "NOPE"}}}, {"bodies": {}}):
+    for broken in (
+        {**good, "bodies": {"KRPX": {"unit": "X", "scope": "regional"}}},  # regional without kraj
+        {**good, "bodies": {"PPR": {"unit": "X", "scope": "national", "kraj": "Zlínský kraj"}}},
+        {**good, "bodies": {"X": {"unit": "X", "scope": "local"}}},
+        {**good, "sites": {"www.example.cz": {"code": "NOPE"}}},
+        {"bodies": {}},
+    ):
         with pytest.raises(public_bodies.TableError):
             public_bodies.table_from(broken)
 
@@ -141,8 +164,12 @@ def test_the_register_metadata_counts_boards_by_what_placed_them():
     # too —, 20 of the ministry's), 114 of the ministry's site with no numbered notice. By region alone: the 14
     # fire-and-rescue services' boards and 4 police boards with no numbered notice, by their page. Unplaced: the
     # tie and 8 boards with no numbered notice off the ministry's site.
-    assert summary == {"placed_by_municipality": 0, "placed_by_body": 155, "placed_by_region": 18,
-                       "unplaced_by_reason": {"no_numbers": 8, "tie": 1}}
+    assert summary == {
+        "placed_by_municipality": 0,
+        "placed_by_body": 155,
+        "placed_by_region": 18,
+        "unplaced_by_reason": {"no_numbers": 8, "tie": 1},
+    }
     assert Counter(b.placed_by for b in boards.values() if b.body) == {"body": 37, "page": 4, "site": 114}
 
 
@@ -160,22 +187,37 @@ def test_the_register_table_stores_the_body_and_the_notices_inherit_it(fresh_db)
         register.register_boards(conn, list(read.values()))
         # The crawl stores board 7's notices (and an attachment, which carries its notice's number too).
         feed = FEEDS[f"{API}7"]
-        rows = [(n["iri"], "boards", n["url"], "notice", n.get("číslo_jednací"), feed["iri"])
-                for n in feed["informace"]]
-        rows.append(("7:attachment.pdf", "boards", "https://x/a.pdf", "notice_attachment",
-                     "KRPL-1-1/ČJ-2024-1", feed["iri"]))
+        rows = [
+            (n["iri"], "boards", n["url"], "notice", n.get("číslo_jednací"), feed["iri"]) for n in feed["informace"]
+        ]
+        rows.append(
+            ("7:attachment.pdf", "boards", "https://x/a.pdf", "notice_attachment", "KRPL-1-1/ČJ-2024-1", feed["iri"])
+        )
         with conn.cursor() as cur:
-            cur.executemany("INSERT INTO documents (doc_id, source, url, doc_type, citation, listing)"
-                            " VALUES (%s, %s, %s, %s, %s, %s)", rows)
+            cur.executemany(
+                "INSERT INTO documents (doc_id, source, url, doc_type, citation, listing)"
+                " VALUES (%s, %s, %s, %s, %s, %s)",
+                rows,
+            )
         # The place query places the register's boards by the notices stored now, then hands their places out.
         places = register.document_places(conn)
-        ustecky = {"kraj": "Ústecký kraj", "body": "Krajské ředitelství policie Ústeckého kraje",
-                   "body_scope": "regional"}
+        ustecky = {
+            "kraj": "Ústecký kraj",
+            "body": "Krajské ředitelství policie Ústeckého kraje",
+            "body_scope": "regional",
+        }
         assert places[feed["informace"][0]["iri"]] == ustecky and places["7:attachment.pdf"] == ustecky
-        stored = dict(((k, (kraj, body, scope)) for k, kraj, body, scope in conn.execute(
-            "SELECT key, kraj, body, body_scope FROM boards")))
-        assert stored == {f"{API}7": ("Ústecký kraj", "Krajské ředitelství policie Ústeckého kraje", "regional"),
-                          f"{API}53": (None, "Ministerstvo vnitra", "national"), f"{API}10": (None, None, None)}
+        stored = dict(
+            (
+                (k, (kraj, body, scope))
+                for k, kraj, body, scope in conn.execute("SELECT key, kraj, body, body_scope FROM boards")
+            )
+        )
+        assert stored == {
+            f"{API}7": ("Ústecký kraj", "Krajské ředitelství policie Ústeckého kraje", "regional"),
+            f"{API}53": (None, "Ministerstvo vnitra", "national"),
+            f"{API}10": (None, None, None),
+        }
         (spec,) = register.registered_boards(conn, [f"{API}7"])
         assert (spec.body_code, spec.placed_by, spec.unplaced) == ("KRPU", "body", None)
         # The next night's register read finds the body in the stored notices and keeps it.

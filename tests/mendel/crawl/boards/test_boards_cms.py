@@ -17,12 +17,23 @@ from parsel import Selector
 
 from assets.boards.assets import board_registry
 from crawlers.spiders.boards import html_notice, select
-from mendel.crawl.boards import register
-from mendel.crawl.boards.register import (UNKNOWN_CMS, UNLISTED_SITE, Board, CmsRules, RegistryError, apply_cms_rules,
-                           cms_rules_from, cms_summary, html_boards_from, load_cms_rules, load_websites,
-                           write_boards_file)
 from mendel.core.config import SAMPLE_CORPUS
-from mirror.municipal import (CMS_BOARDS, CMS_LIST_PATH, cms_board_notices, cms_board_page, cms_html_list)
+from mendel.crawl.boards import register
+from mendel.crawl.boards.register import (
+    UNKNOWN_CMS,
+    UNLISTED_SITE,
+    Board,
+    CmsRules,
+    RegistryError,
+    apply_cms_rules,
+    cms_rules_from,
+    cms_summary,
+    html_boards_from,
+    load_cms_rules,
+    load_websites,
+    write_boards_file,
+)
+from mirror.municipal import CMS_BOARDS, CMS_LIST_PATH, cms_board_notices, cms_board_page, cms_html_list
 from mirror.server import MirrorThread
 from orchestration.resources import MendelResource
 from tests.support.crawl import crawl_runner, documents, logged, only
@@ -72,22 +83,25 @@ def test_two_boards_of_one_cms_are_read_by_the_same_rule_set():
 
 
 def test_a_board_whose_cms_has_no_rules_is_counted_and_says_why():
-    listed = html_boards_from({"boards": [*cms_html_list()["boards"],
-                                          {"id": "praha12", "url": "https://www.praha12.cz/deska/"}]})
+    listed = html_boards_from(
+        {"boards": [*cms_html_list()["boards"], {"id": "praha12", "url": "https://www.praha12.cz/deska/"}]}
+    )
     boards = {b.key: b for b in apply_cms_rules(listed)}
     ostrava = boards["html:ostrava"]
     assert (ostrava.cms, ostrava.rules, ostrava.rules_from) == ("plone", {}, None)
     assert "no extraction rules for its CMS Plone (plone)" in ostrava.no_rules
     assert boards["html:praha7"].cms == UNLISTED_SITE and "not in the municipal websites list" in (
-        boards["html:praha7"].no_rules)
+        boards["html:praha7"].no_rules
+    )
     assert boards["html:praha12"].cms == UNKNOWN_CMS
     # Praha 7's page lists its real 2017 archive (301 notices), but no rule set reads it.
     assert len(Selector(text=cms_board_page(SAMPLE_CORPUS, BY_ID["praha7"])).css("tbody tr")) == 301
     summary = cms_summary(boards.values())
-    assert summary == {"html_boards_by_cms": {"plone": 1, "public4u": 3, "sumavanet": 2, UNKNOWN_CMS: 1,
-                                              UNLISTED_SITE: 1},
-                       "html_boards_without_rules": 3,
-                       "html_boards_without_rules_by_cms": {"plone": 1, UNKNOWN_CMS: 1, UNLISTED_SITE: 1}}
+    assert summary == {
+        "html_boards_by_cms": {"plone": 1, "public4u": 3, "sumavanet": 2, UNKNOWN_CMS: 1, UNLISTED_SITE: 1},
+        "html_boards_without_rules": 3,
+        "html_boards_without_rules_by_cms": {"plone": 1, UNKNOWN_CMS: 1, UNLISTED_SITE: 1},
+    }
     # A list entry's own rules win over its CMS's (a site-specific layout).
     own = {"board": "div.x", "row": "div.x p", "title": "a::text"}
     (kept,) = apply_cms_rules(html_boards_from({"boards": [{"id": "o", "url": "http://ostrava.cz/d/", "rules": own}]}))
@@ -96,8 +110,9 @@ def test_a_board_whose_cms_has_no_rules_is_counted_and_says_why():
 
 def test_rules_by_cms_are_validated():
     with pytest.raises(RegistryError, match="system 'x': rules missing \\['row'\\]"):
-        cms_rules_from({"version": 1, "systems": {"x": {"match": {"author": ["x"]},
-                                                          "rules": {"board": "a", "title": "b"}}}})
+        cms_rules_from(
+            {"version": 1, "systems": {"x": {"match": {"author": ["x"]}, "rules": {"board": "a", "title": "b"}}}}
+        )
     with pytest.raises(RegistryError, match="'match' must map"):
         cms_rules_from({"version": 1, "systems": {"x": {"match": {"domain": ["x"]}}}})
     with pytest.raises(RegistryError, match="integer 'version'"):
@@ -112,8 +127,12 @@ def test_crawl_reads_cms_boards_and_logs_the_one_without_rules(tmp_path, fresh_d
         assert served == cms_html_list()
         chosen = [b for key, b in cms_boards().items() if key in ("prerov", "prostejov", "nyrsko", "ostrava")]
         run = crawl_runner(monkeypatch, tmp_path, fresh_db, mirror.base_url)
-        counts = run("boards", "cms-1", MENDEL_BOARDS_FILE=str(write_boards_file(chosen, tmp_path / "b.json")),
-                     MENDEL_BOARD_DOWNLOAD_DELAY="0")
+        counts = run(
+            "boards",
+            "cms-1",
+            MENDEL_BOARDS_FILE=str(write_boards_file(chosen, tmp_path / "b.json")),
+            MENDEL_BOARD_DOWNLOAD_DELAY="0",
+        )
         asked = {path for _, path, _ in mirror.request_log}
     read = [b for b in chosen if b.rules]
     notices = {n["url"]: n for b in read for n in cms_board_notices(SAMPLE_CORPUS, BY_ID[b.key[5:]])}
@@ -136,8 +155,11 @@ def test_register_metadata_counts_boards_by_cms(tmp_path, mirror, fresh_db, monk
     monkeypatch.setenv("MENDEL_HTML_BOARDS", mirror.base_url + CMS_LIST_PATH)
     monkeypatch.delenv("MENDEL_SOURCES", raising=False)
     resource = MendelResource(home=str(tmp_path), profile="demo", mirror_url=mirror.base_url, database_url=fresh_db)
-    defs = Definitions(assets=[board_registry], jobs=[define_asset_job("reg", selection=["board_registry"])],
-                       resources={"mendel": resource})
+    defs = Definitions(
+        assets=[board_registry],
+        jobs=[define_asset_job("reg", selection=["board_registry"])],
+        resources={"mendel": resource},
+    )
     with DagsterInstance.ephemeral() as instance:
         result = defs.resolve_job_def("reg").execute_in_process(instance=instance)
     assert result.success
@@ -146,7 +168,9 @@ def test_register_metadata_counts_boards_by_cms(tmp_path, mirror, fresh_db, monk
     assert meta["boards"] == len(CMS_BOARDS)
     assert meta["html_boards_by_cms"] == {"plone": 1, "public4u": 3, "sumavanet": 2, UNLISTED_SITE: 1}
     assert (meta["html_boards_without_rules"], meta["html_boards_without_rules_by_cms"]) == (
-        2, {"plone": 1, UNLISTED_SITE: 1})
+        2,
+        {"plone": 1, UNLISTED_SITE: 1},
+    )
     with psycopg.connect(fresh_db) as conn:  # the register keeps each board's CMS and why it has no rules
         specs = {k: s for k, s in conn.execute("SELECT key, spec FROM boards").fetchall()}
     assert specs["html:ostrava"]["cms"] == "plone" and specs["html:ostrava"]["no_rules"]
