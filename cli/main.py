@@ -60,13 +60,16 @@ def demo_services(settings: Settings):
         yield get_settings()
 
 
-def run_nightly(settings: Settings):
-    """Materialise the nightly job in process; returns the Dagster result."""
+def run_nightly(settings: Settings, log_file: Path | None = None, tracebacks: bool = False):
+    """Materialise the nightly job in process; returns the Dagster result. With ``log_file``, the console shows a
+    short line per event and the file holds the whole run."""
     from dagster import DagsterInstance
 
+    from cli.run_output import run_loggers
     from orchestration.definitions import build_definitions
 
-    job = build_definitions().resolve_job_def("nightly")
+    loggers = run_loggers(log_file, tracebacks) if log_file else None
+    job = build_definitions(loggers=loggers).resolve_job_def("nightly")
     run_config = {"loggers": {"console": {"config": {"log_level": os.environ.get("MENDEL_LOG_LEVEL", "INFO")}}}}
     sigterm = signal.getsignal(signal.SIGTERM)
     try:
@@ -123,12 +126,21 @@ def cmd_run(args) -> int:
     settings = get_settings()
     prepare_home(settings)
     started = time.monotonic()
-    with demo_services(settings) as live:
-        result = run_nightly(live)
-        summary = summarize(result)
-        from dagster import DagsterInstance
+    from cli.run_output import failure_line, run_log_path, startup_failure_line
 
-        summary["step_seconds"] = step_wall_times(DagsterInstance.get(), result.run_id)
+    log_file = run_log_path(settings.home)
+    try:
+        with demo_services(settings) as live:
+            result = run_nightly(live, log_file, tracebacks=args.traceback)
+            summary = summarize(result)
+            from dagster import DagsterInstance
+
+            summary["step_seconds"] = step_wall_times(DagsterInstance.get(), result.run_id)
+    except Exception as exc:  # the services or the instance failed: no run to summarise
+        if args.traceback:
+            raise
+        print(startup_failure_line(exc, log_file))
+        return 1
     summary["wall_time_s"] = round(time.monotonic() - started, 1)
     print(f"nightly run {'succeeded' if summary['success'] else 'FAILED'} in {summary['wall_time_s']} s")
     for asset_key, metadata in summary["assets"].items():
@@ -149,6 +161,8 @@ def cmd_run(args) -> int:
                 f"  {rank}. {hit.citation or hit.doc_id} — {hit.title[:70]}\n     page {hit.page}, {hit.section or '-'}: "
                 f"{hit.text[:140].replace(chr(10), ' ')}…"
             )
+    if not summary["success"]:
+        print(failure_line(result, log_file))
     return 0 if summary["success"] else 1
 
 
@@ -298,6 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="materialise the nightly job on the current profile and print a summary")
     run.add_argument("--query", default=SAMPLE_QUERY, help="sample query shown after the run")
+    run.add_argument("--traceback", action="store_true", help="print tracebacks on the console too (always in the log)")
     run.set_defaults(func=cmd_run)
     mirror = sub.add_parser("mirror", help="serve the sample corpus under the real sites' URL layout")
     mirror.add_argument("--host", default="127.0.0.1")

@@ -20,15 +20,22 @@ def domain_definitions() -> list[dg.Definitions]:
     ]
 
 
-def build_definitions(executor: dg.ExecutorDefinition | None = None, **resource_overrides) -> dg.Definitions:
+def build_definitions(
+    executor: dg.ExecutorDefinition | None = None,
+    loggers: dict[str, dg.LoggerDefinition] | None = None,
+    **resource_overrides,
+) -> dg.Definitions:
     """``executor``: None runs each step in its own process on this machine (Dagster's default); the Celery and
-    Kubernetes code locations (orchestration/celery_defs.py, orchestration/k8s_defs.py) pass theirs."""
+    Kubernetes code locations (orchestration/celery_defs.py, orchestration/k8s_defs.py) pass theirs. ``loggers``:
+    the jobs' loggers (``mendel run`` passes its console and log file)."""
     resources = {
         "mendel": mendel_resource_from_env(),
         "pipes_subprocess_client": ParentBoundPipesSubprocessClient(),  # crawlers die with their run
         **resource_overrides,
     }
-    return dg.Definitions.merge(*domain_definitions(), dg.Definitions(resources=resources, executor=executor))
+    return dg.Definitions.merge(
+        *domain_definitions(), dg.Definitions(resources=resources, executor=executor, loggers=loggers)
+    )
 
 
 defs = build_definitions()
