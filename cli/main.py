@@ -8,13 +8,13 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from cli import law as law_commands
 from cli import search as search_command
+from cli.processes import call_as_group
 from mendel.core.config import PROJECT_ROOT, SAMPLE_CORPUS, Settings, get_settings
 
 DEMO_MIRROR_PORT = 8765
@@ -222,7 +222,7 @@ def cmd_ui(args) -> int:
             "-p",
             str(args.port),
         ]
-        return subprocess.call(command, cwd=PROJECT_ROOT)
+        return call_as_group(command, cwd=PROJECT_ROOT)  # SIGTERM stops the webserver, daemon and code server
 
 
 def cmd_eval_ner(args) -> int:
