@@ -1,26 +1,14 @@
 """Run a command that dies with the process that started it: ``python -m orchestration.parent_death <pid> --
 <command…>`` arms the parent-death signal (Linux prctl PR_SET_PDEATHSIG: SIGTERM) and then execs the command in
 its place, so the command keeps this pid and, when the parent <pid> dies (even by SIGKILL, which it can't catch or
-forward), the kernel sends it SIGTERM. Standard library only: it runs before every crawler starts."""
+forward), the kernel sends it SIGTERM. It runs before every crawler starts: it imports nothing heavy."""
 
 from __future__ import annotations
 
-import ctypes
 import os
-import signal
 import sys
 
-PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-
-
-def arm_parent_death_signal(signum: int = signal.SIGTERM) -> bool:
-    """Ask the kernel for ``signum`` when the parent dies; False where that can't be had (not Linux)."""
-    if not sys.platform.startswith("linux"):
-        return False
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_PDEATHSIG, int(signum), 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
-    return True
+from mendel.core.process_death import arm_parent_death_signal
 
 
 def bound_command(command: str | list[str] | tuple[str, ...], parent_pid: int | None = None) -> list[str]:

@@ -26,10 +26,12 @@ import bisect
 import io
 import multiprocessing
 import re
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from urllib.parse import urlparse
 
+from mendel.core.process_death import arm_parent_death_signal
 from mendel.extract.model import (
     DEFAULT_LIMITS,
     PAGE_SEPARATOR,
@@ -484,5 +486,10 @@ def extract_files(
     if workers < 2 or len(jobs) < min_files:
         yield from (extract_file(*job) for job in jobs)
         return
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=arm_parent_death_signal,  # a run killed outright leaves no worker behind
+        initargs=(signal.SIGKILL,),
+    ) as pool:
         yield from pool.map(extract_file, *zip(*jobs), chunksize=8)

@@ -58,3 +58,40 @@ def test_the_worker_count_can_be_set(monkeypatch):
     assert document.extract_workers() == 3
     monkeypatch.delenv(document.EXTRACT_WORKERS_ENV)
     assert document.extract_workers() >= 1
+
+
+KILLED_RUN = """
+import sys
+from pathlib import Path
+from mendel.extract.document import extract_files
+
+scans = sorted(Path(sys.argv[1]).glob("*.pdf"))
+work = [(str(scan), "application/pdf", None) for scan in scans] * 4
+for _ in extract_files(work, workers=2, min_files=1):
+    pass
+"""
+
+
+def test_a_run_killed_during_extraction_leaves_no_worker_alive():
+    """SIGKILL to the process extracting with a pool (it can't clean up): its workers get the parent-death signal."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    scans = CORPUS / "municipal" / "blesno" / "scanned"
+    run = subprocess.Popen([sys.executable, "-c", KILLED_RUN, str(scans)], cwd=REPO_ROOT)
+    deadline = time.monotonic() + 60
+    workers: list[psutil.Process] = []
+    while time.monotonic() < deadline and len(workers) < 2:
+        workers = [p for p in psutil.Process(run.pid).children() if "python" in p.name()]
+        time.sleep(0.1)
+    assert len(workers) >= 2, "the pool's workers never started"
+    descendants = psutil.Process(run.pid).children(recursive=True)
+    os.kill(run.pid, signal.SIGKILL)
+    run.wait(timeout=30)
+    gone, alive = psutil.wait_procs(descendants, timeout=30)
+    assert alive == [], f"still running after the run was killed: {[(p.pid, p.name()) for p in alive]}"
