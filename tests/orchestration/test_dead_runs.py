@@ -230,17 +230,28 @@ def _handles(pgdata: Path) -> list[int]:
     return json.loads((pgdata / ".handle_pids.json").read_text() or "[]")
 
 
-def test_killed_user_is_dropped_and_the_next_last_user_stops_the_server(pgdata):
+def test_a_killed_last_user_leaves_no_server_running(pgdata):
+    """SIGKILL can't be caught: the home's watcher drops the dead user and stops the server it was the last of."""
     killed = _user(pgdata, "wait")
-    assert _handles(pgdata) == [killed.pid] and _postmaster(pgdata)
+    server = _postmaster(pgdata)
+    assert _handles(pgdata) == [killed.pid] and server
     killed.kill()
     killed.wait()
-    assert _handles(pgdata) == [killed.pid] and _postmaster(pgdata)  # what SIGKILL leaves: a dead handle
-
-    later = _user(pgdata, "exit")
-    assert later.wait(timeout=120) == 0
+    wait_for(lambda: _gone(server), timeout=30)
     assert _handles(pgdata) == []
-    wait_for(lambda: _postmaster(pgdata) is None, timeout=30)  # stopped: the dead handle no longer counts
+
+
+def test_a_killed_user_is_dropped_and_the_last_live_user_stops_the_server(pgdata):
+    killed = _user(pgdata, "wait")
+    live = _user(pgdata, "wait")
+    server = _postmaster(pgdata)
+    killed.kill()
+    killed.wait()
+    wait_for(lambda: _handles(pgdata) == [live.pid], timeout=30)
+    assert _postmaster(pgdata) == server  # still serving the live user
+    live.terminate()
+    assert live.wait(timeout=60) == 128 + signal.SIGTERM
+    wait_for(lambda: _gone(server), timeout=30)
 
 
 def test_terminated_user_stops_the_server(pgdata):

