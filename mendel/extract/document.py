@@ -404,6 +404,25 @@ def extract_document(
     if len(data) > limits.max_bytes:
         raise ExtractionError(f"document is {len(data)} bytes, limit is {limits.max_bytes}")
     fmt = detect_format(data, content_type, url)
+    return _require_text(_extract_format(data, fmt, content_type, limits), fmt)
+
+
+# Formats whose text is all they hold: one without any is an empty document, nothing to index. A PDF without
+# text keeps its pages (a scan whose OCR failed says so in its warnings and the quality review counts it).
+_TEXT_ONLY = ("docx", "html", "rtf", "text", "json")
+
+
+def _require_text(document: ExtractedDocument, fmt: str) -> ExtractedDocument:
+    if any(meaningful_chars(page.text) for page in document.pages):
+        return document
+    if fmt in _TEXT_ONLY:
+        raise ExtractionError(f"{_DESCRIBE[fmt]} with no text in it: an empty document, nothing to index")
+    if fmt == "image":
+        raise ExtractionError("an image with no text in it: OCR found none")
+    return document
+
+
+def _extract_format(data: bytes, fmt: str, content_type: str | None, limits: ExtractionLimits) -> ExtractedDocument:
     _, charset = _media_type(content_type)
     try:
         if fmt == "pdf":

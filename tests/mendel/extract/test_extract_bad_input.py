@@ -239,6 +239,35 @@ def empty():
     return b"", "application/pdf"
 
 
+def zero_byte_docx():
+    return b"", DOCX_TYPE
+
+
+EMPTY_BODY = (
+    b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+    b'<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>'
+    b"<w:p/></w:body></w:document>"
+)
+
+
+def empty_docx():
+    """A valid DOCX (the Ústava's package) whose document body holds one empty paragraph."""
+    source = zipfile.ZipFile(USTAVA)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for info in source.infolist():
+            archive.writestr(info, EMPTY_BODY if info.filename == "word/document.xml" else source.read(info))
+    return out.getvalue(), DOCX_TYPE
+
+
+def blank_image():
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("L", (800, 600), color=255).save(buffer, format="PNG")
+    return buffer.getvalue(), "image/png"
+
+
 def law():
     return LAW.read_bytes(), "application/pdf"
 
@@ -287,6 +316,9 @@ CASES = [
     (legacy_doc, None, r"legacy MS Office"),
     (unsupported_type, None, r"^unsupported content type application/vnd.ms-excel$"),
     (empty, None, r"^empty document"),
+    (zero_byte_docx, None, r"^empty document \(no content\)$"),
+    (empty_docx, None, r"^a DOCX with no text in it: an empty document"),
+    (blank_image, None, r"^an image with no text in it: OCR found none$"),
     (law, {"max_bytes": 100_000}, r"^document is 156827 bytes, limit is 100000$"),
     (law, {"max_pages": 3}, r"^PDF has 4 pages, limit is 3$"),
     (ustava, {"max_unzipped_bytes": 50_000}, r"^zip bomb: DOCX unpacks to"),
