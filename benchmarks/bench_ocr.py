@@ -1,17 +1,10 @@
-"""OCR on every core: pages/s of `extract_document` on the scanned Blešno PDFs with one Tesseract at a time, with
-one per core (`ExtractionLimits.ocr_workers`, default one per core: a document's pages in parallel), and as the
-nightly extracts them (`extract_files`: one worker process per core, documents in parallel, each OCR'ing its
-pages in parallel), alternating in one run.
-
-Each round OCRs the same pages both ways (the order flips every round, so a busy spell of the shared machine hits
-both alike) and checks that both give the same text. The goal: one per core on 2 cores >= 1.8x one worker. The
-speed-up needs free cores: where the kernel shares the CPU among sessions (autogroup) and other sessions keep it
-busy, a session's share is the same whether it runs one process or two, so the load average is reported too, and
-the CPU seconds per page (Tesseract's own, from the children), which parallelism must not raise.
+"""OCR on every core: pages/s of `extract_document` on the scanned Blešno PDFs with one Tesseract at a time, with one
+per core, and as the nightly extracts them (one worker process per core), alternating in one run and checked to
+give the same text (the goal: one per core on 2 cores >= 1.8x one worker).
 
     .venv/bin/python benchmarks/bench_ocr.py [--rounds 2] [--scans 6]
 
-Writes benchmarks/results/ocr.json.
+Writes benchmarks/results/ocr.json with the load average and the CPU seconds per page.
 """
 
 from __future__ import annotations

@@ -1,21 +1,11 @@
-"""The postgres serving backend against the bundle backend: search latency (p50/p95/mean) over the same passages,
-side by side at several sizes, the two backends alternating query by query.
+"""The PostgreSQL serving backend against the bundle backend: search latency over the same SYNTHETIC scale passages,
+the two backends alternating query by query.
 
     nice -n 5 .venv/bin/python benchmarks/bench_pg_backend.py --sizes 10000,100000
     nice -n 5 .venv/bin/python benchmarks/bench_pg_backend.py --sizes 10000 --repeat 1 --work /tmp/pgbench
 
-For each size: a scale bundle (``benchmarks.scale_corpus.write_scale_bundle``: SYNTHETIC passages recombined from
-real sentences of the sample corpus, random unit vectors, queries embedded by ``RandomQueryEmbedder``) is written
-under ``--work``, then :func:`load_bundle` puts the same passages into a fresh database of an embedded PostgreSQL
-(documents, versions, chunks with their vectors and lexemes, entities, mentions, graph nodes and edges; the HNSW
-and GIN indexes built after the rows). ``serving.ranking.search.Searcher`` reads the bundle, ``serving.ranking.pg_search
-.PostgresSearcher`` the database; both search with the default options (BM25/full text + dense + graph, exact
-references, decomposition), ``k = 10``. Queries: the dev questions and word windows of the bundle's own passages.
-After a warm-up, ``--repeat`` passes over the queries, each query searched by one backend then the other (the order
-alternating), so a busy moment of the shared machine falls on both. A query's latency is its median pass.
-
-Writes benchmarks/results/pg_backend.json and prints a table. Random vectors are the hard case for HNSW (pgvector
-and FAISS alike); the passages' vocabulary is the sample corpus's.
+Each size is a scale bundle (benchmarks/scale_corpus.py, random vectors) loaded whole into a fresh embedded
+PostgreSQL (:func:`load_bundle`). Writes benchmarks/results/pg_backend.json and prints a table.
 """
 
 from __future__ import annotations

@@ -1,19 +1,12 @@
-"""Retrieval benchmark: the search ablations on the dev and held-out questions, then peers and the scaling study
-when those modules are present, over the latest published bundle of the full sample corpus.
+"""Retrieval benchmark over the latest published bundle of the full sample corpus: the search variants on the dev and
+held-out questions, then peers and the scaling study.
 
     .venv/bin/python benchmarks/bench_retrieval.py                        # bundle from $MENDEL_HOME (make run)
     .venv/bin/python benchmarks/bench_retrieval.py --bundles DIR --no-scaling
     .venv/bin/python benchmarks/bench_retrieval.py --scaling-sizes 30,300
     .venv/bin/python benchmarks/bench_retrieval.py --peers-from peers.json --scaling-from scaling.json
 
-- ablations: every variant of ``retrieval_eval.retrieval`` (BM25, dense, hybrid, + fast paths, + graph, the
-  default search) with recall@1/5/10/20, MRR, nDCG@10 and per-query latency, on ``retrieval_eval/questions/dev.jsonl``
-  and ``retrieval_eval/questions/heldout.jsonl``; questions whose gold is not in the bundle are left out and counted;
-- peers: ``retrieval_eval.peers.run(bundles, questions)`` on the dev set (rank-bm25, plain FAISS, Haystack);
-- scaling: ``retrieval_eval.scaling.run(bundles, questions)`` (30 -> 300 -> 3,000 documents).
-
-Writes benchmarks/results/retrieval.json and the markdown report with its PNGs under
-benchmarks/results/retrieval/.
+Writes benchmarks/results/retrieval.json and the report with its PNGs under benchmarks/results/retrieval/.
 """
 
 from __future__ import annotations

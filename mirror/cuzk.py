@@ -1,21 +1,6 @@
-"""ČÚZK RÚIAN exchange-format (VFR) files for the local mirror.
-
-Served paths (real layout of vdp.cuzk.cz / vdp.cuzk.gov.cz as used by ctu-geoforall-lab/gdal-vfr and other
-downloaders):
-
-- ``GET /vymenny_format/soucasna/{name}`` → a bundled ``cuzk/ruian/*.xml.gz`` file, bytes unchanged
-  (``application/x-gzip``). ``{name}`` is the file's real name, read from its own header
-  (``vf:Metadata xlink:href=".../20140331_OB_564729_UKSH.xml"`` → ``20140331_OB_564729_UKSH.xml.gz``): in 2014,
-  when these files were issued, VFR files were ``.xml.gz`` (gdal-vfr:
-  ``/vymenny_format/soucasna/{date}_{type}.xml.gz``); today's are ``.xml.zip`` and the spider reads both.
-- ``GET /vdp/ruian/vymennyformat/seznamlinku?...`` → the plain-text link list (one absolute URL per line,
-  ``\\r\\n``-separated, on the real host ``https://vdp.cuzk.gov.cz``), filtered like the real form:
-  ``vf.cr`` = ``U`` (úplná, full) / ``Z`` (změnová, changes), ``vf.up`` = ``OB`` / ``ST``, ``vf.ds`` = ``K`` / ``Z``
-  (kompletní / základní data set), ``vf.uo`` = ``A`` (all municipalities) or ``O`` with ``ob.kod``. Absent
-  parameters do not filter; other parameters (``vf.vu``, ``_vf.*``, ``search``) are ignored.
-
-The bundled files: ``OB_UKSH.xml.gz`` = ``20140331_OB_564729_UKSH`` (obec Děčany, full data) and
-``ST_ZKSH.xml.gz`` = ``20140706_ST_ZKSH`` (a state-wide daily change batch).
+"""ČÚZK RÚIAN exchange-format (VFR) files for the local mirror, at their real paths on vdp.cuzk.gov.cz: the bundled
+``cuzk/ruian/*.xml.gz`` files bytes unchanged under the names their own headers give, and the plain-text link list
+(``/vdp/ruian/vymennyformat/seznamlinku``) filtered as the real form filters it.
 """
 
 from __future__ import annotations

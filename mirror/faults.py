@@ -1,41 +1,9 @@
 """Fault injection for the local mirror: answers that real sites give on bad days, by URL path.
 
-A mirror instance carries a list of rules (``MirrorThread(root, faults=[...])``, ``mirror.server
---faults FILE``, or the ``MENDEL_MIRROR_FAULTS`` environment variable: JSON text or the path of a JSON file).
-Each rule is a JSON object::
-
-    {"kind": "status", "path": "/articles/kanalizace/assets/*.pdf", "times": 2, "status": 503}
-
-- ``path``: a glob (``fnmatch``) on the decoded URL path; the first matching rule with tries left applies, every
-  other request is served normally.
-- ``query``: a glob on the raw query string as well (e.g. ``"*Start=3*"``: one result page); default any.
-- ``times``: the rule applies to that many matching requests, then the path is served normally again (a
-  burst); absent = every time.
-- ``method``: only requests with this method (default any).
-
-Kinds and their parameters:
-
-================  ==========================================================================================
-``status``        answer ``status`` (default 503) with a short text body; ``retry_after`` adds that header
-``slow``          wait ``seconds`` (default 5) before answering normally, so a client's timeout fires first
-``reset``         close the connection with a TCP reset, answering nothing
-``truncate``      the full Content-Length, but only the first ``keep`` of the body (a fraction ≤ 1 or a byte
-                  count; default 0.5), then close the connection
-``transcode``     a text body re-encoded to ``encoding`` (e.g. ``windows-1250``, ``utf-16``: with a BOM), the
-                  charset named in Content-Type and in the page's own ``<meta>`` / XML declaration
-``cut``           only the first ``keep`` of the body (default 0.5), as a complete response: a malformed file
-``gzip_bomb``     ``size`` zero bytes (default 1 GiB) gzipped (about 1/1000 of that on the wire), sent as
-                  ``Content-Encoding: gzip`` of the normal response (``as_file: false``, the default) or as the
-                  body itself (``as_file: true``, e.g. in place of an ``.xml.gz`` file)
-``error_page``    an HTML error page with status ``status`` (default 200), whatever the URL should hold
-``redirect_loop`` 302 back and forth between the URL and the same URL plus ``mendel-loop=1``, forever
-``duplicate``     the normal response of the path ``of`` (the same bytes under a second URL)
-``oversize``      the normal body padded with zero bytes to ``size`` bytes; ``declare_length: false`` sends it
-                  without Content-Length (the client only learns the size while reading)
-================  ==========================================================================================
-
-Rules can be replaced on a running server (``server.faults.replace([...])``); ``server.faults.hits`` counts the
-requests each rule answered (by rule index).
+A rule is a JSON object such as ``{"kind": "status", "path": "/articles/*.pdf", "times": 2, "status": 503}``:
+``path`` (and ``query``) are globs, ``times`` makes it a burst, ``method`` limits it to one method; the kinds and
+their parameters with defaults are ``_DEFAULTS`` below (what each does: docs/mirror.md). Every other request is
+served normally.
 """
 
 from __future__ import annotations

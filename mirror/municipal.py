@@ -1,62 +1,10 @@
 """Municipal sources for the local mirror: notice boards from real files, obec Blešno's site, the board hosts.
 
-Served paths on the mirror's origin (the real sites' paths):
-
-- ``GET /1ad1f16beff952576ae7ddd76a91e163`` → the Kadaň OFN feed (the feed's real download URL on
-  www.mesto-kadan.cz, as used by michalskop/uredni-desky-github); alias ``/kadan/uredni-deska.json``. Which of the
-  three real snapshots (``municipal/kadan_history/kadan_2022-01-31.json``, ``…/kadan_2023-08-16.json``,
-  ``municipal/kadan_uredni_deska.json`` = 2025-02-28) is served: ``MENDEL_MIRROR_KADAN_SNAPSHOT`` (1, 2 or 3, read
-  per request: tests drive it), else the state kept in ``MENDEL_MIRROR_STATE_DIR`` (each mirror started with it
-  serves the next snapshot: ``MENDEL_MIRROR_STATE_DIR=.mendel/mirror mendel run``, three times, shows the real
-  notices appear, change and disappear), else the latest — the default, since the retrieval question sets ask
-  about the latest snapshot's notices. The feed's attachment URLs (``/filemanager/files/{n}.pdf``) are not in the corpus and answer 404; the
-  feed bytes are never rewritten.
-- ``GET /api/boards/{n}`` → the n-th of the 182 real OFN feeds of ``municipal/boards/mvcr_182_boards.json`` (the
-  MVČR open-data API, ``https://opendata-test.mvcr.cz/api/boards/{n}``, each feed the element whose ``iri`` is
-  that URL, re-serialised as it was in the array; attachments are not in the corpus: 404).
-- ``GET /assets/articles/{page-slug}/{file}.pdf`` → ``municipal/blesno/{text,scanned}/{page-slug}__{file}.pdf``
-  (the real static path of the obec Blešno site, tomkre/obec-blesno); ``GET /assets/articles/`` is a
-  mirror-only HTML index linking every PDF.
-- The same files through the site's REST backend (``ArticleController`` / ``ArticleAssetsController`` of
-  tomkre/obec-blesno, which its Angular front end calls), on the origin and on ``obec-blesno.mirror.test`` (the
-  site's real host is not known; the board crawl reads it there):
-
-  - ``GET /articles/ids?prefix={p}`` → JSON list of the article ids starting with ``p`` (the mirror knows the
-    articles that have bundled PDFs); without ``prefix`` → 404, as Spring maps it to the unknown article ``ids``
-  - ``GET /articles/{id}/assets?type=references`` → JSON ``[{"name": file, "url": url}]``, ``url`` =
-    ``http://{Host}/articles/{id}/assets/{file}`` (absolute, built from the request's Host header as Spring's
-    ``UriComponentsBuilder`` does); ``[]`` for an unknown article
-  - ``GET /articles/{id}/assets/{file}.pdf`` → the PDF (``application/pdf``; file names ``[-a-z0-9]+.pdf``)
-
-Notice boards on host names of their own (:class:`BoardHosts`): a request whose Host is ``{name}.mirror.test``
-(RFC 2606 ``.test``: never a real host; crawlers resolve these names to the mirror, see
-``crawlers/mirror_hosts.py``) is a request to that board's site, so every board is its own domain for per-domain
-politeness. Real files whose download URL is not known are served on such hosts, bytes unchanged
-(:data:`EXPORT_FILES`): Město Hranice's OFN feed, Karviná's pre-OFN JSON and XML exports, the Zlínský kraj's CSV.
-The two boards of the maintained HTML list (``mendel/data/html_boards.yaml``) are **mirror-made page layouts**
-over the real Kadaň notices of the snapshot served (titles, čísla jednací, dates and attachment links unchanged; no
-real site looks exactly like them):
-
-- ``kadan-js.mirror.test``: ``GET /uredni-deska/`` is a page whose notices a script fetches from
-  ``GET /uredni-deska/api/informace.json`` and inserts as a table (only a browser sees them);
-- ``kadan-html.mirror.test``: ``GET /deska/`` lists the same notices as server-rendered articles.
-
-HTML boards by CMS (:data:`CMS_BOARDS`): six real municipalities whose website the municipal websites list
-(``registry/obecni_weby_cms_2023-11.csv``) says runs a given CMS — Přerov, Prostějov and Trutnov on Public4u
-(as4u.cz), Kubova Huť and Nýrsko on SumavaNet.CZ, Ostrava on Plone — and Praha 7 (``praha7.cz``, not in that list;
-its 301 notices of 2017, titles and dates, from ``municipal/boards/praha7_archive/uredni_deska_2017.json``, on a
-plain mirror-made table) — each on a host of its own
-(``prerov.mirror.test`` …, ``GET /uredni-deska/``), listing that municipality's **real notices** from the edesky.cz
-register dump (``registry/edesky_boards_2024-05.sql``, tables ``oznameni`` and ``dokument``: title, posting time,
-edesky URL, attachment names and links, unchanged) in a **mirror-made page layout per CMS** (:data:`CMS_LAYOUTS`:
-every board of one CMS has the same markup; no real Public4u, SumavaNet or Plone page is in the corpus, so the
-markup is synthetic). ``GET /mirror/cms/html-boards.json`` on the origin is these boards as a maintained HTML-board
-list (entries without rules: the crawl reads each with its CMS's rule set, ``mendel/data/board_rules_by_cms.yaml``,
-found through the entry's ``site``); point ``MENDEL_HTML_BOARDS`` at it.
-
-Every board served from a real file is a dataset of the mirror's NKOD catalogue (:func:`served_boards`,
-:mod:`mirror.nkod`). In scale mode (``MirrorThread(root, scale=1500)``, ``mendel mirror --scale 1500``) the
-generated boards of :mod:`mirror.scale` are served on their hosts too.
+On the origin: the Kadaň OFN feed (one of its three real snapshots: ``MENDEL_MIRROR_KADAN_SNAPSHOT``, or the next
+one each start with ``MENDEL_MIRROR_STATE_DIR``), the 182 real MVČR feeds and obec Blešno's PDFs with its REST
+backend. On hosts of their own (``{name}.mirror.test``, :class:`BoardHosts`): real exports whose download URL is not
+known, and HTML boards whose notices are real but whose page markup is mirror-made (:data:`CMS_LAYOUTS`). Files
+are served bytes unchanged; what the mirror makes is listed in mirror/DERIVED_DATA.md, the paths in docs/mirror.md.
 """
 
 from __future__ import annotations

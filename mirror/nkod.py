@@ -1,28 +1,10 @@
 """The national open-data catalogue (NKOD, data.gov.cz) as far as the board register needs it: SPARQL over the
-DCAT records of the notice-board datasets.
+DCAT records of the notice-board datasets (``/sparql``, shared with e-Sbírka's endpoint: a query naming the DCAT
+vocabulary is NKOD's).
 
-- ``GET /sparql?query=…`` (or ``POST`` with ``application/sparql-query`` or a form ``query=``), as on
-  ``https://data.gov.cz/sparql`` → ``application/sparql-results+json`` (or ``application/json``, by Accept).
-
-The path is shared with e-Sbírka's open-data endpoint on this one-origin mirror; a query is NKOD's when it names the
-DCAT vocabulary (``http://www.w3.org/ns/dcat#``), otherwise :mod:`mirror.esbirka` answers it.
-
-**Records.** In normal mode the catalogue holds one dataset per board the mirror serves from a real file
-(:func:`mirror.municipal.served_boards`): Kadaň (its real download URL, publisher IČO 00261912), the 182 MVČR feeds
-(their real API URLs), Hranice, Karviná (two distributions: its JSON and its XML export) and the Zlínský kraj's CSV
-(on mirror hosts: their real download URLs are not known). Each is described with the real shape of NKOD records —
-the OFN's DCAT metadata template (``sample_corpus/municipal/ofn-2021-07-20/metadata_úřední-desky.jsonld``) mapped
-onto DCAT-AP / Dublin Core predicates, the template's own values kept (title, description, keywords, themes,
-periodicity, spatial coverage, documentation, ``dcterms:conformsTo`` the OFN, distributions with their terms of
-use; the JSON-LD one with the template's schema, the others with their own format). A publisher's name is there
-only where the corpus names it. The dataset and distribution IRIs are mirror-made. In scale mode it holds one such
-dataset per generated OFN board (:mod:`mirror.scale`) instead.
-
-**Queries.** A small SPARQL 1.1 subset is evaluated for real over those triples: ``PREFIX``; ``SELECT [DISTINCT]``
-variables or ``*``; a ``WHERE`` group of triple patterns (``a``, ``;``, ``,``, IRIs, prefixed names, literals
-with a language tag), ``OPTIONAL { … }`` groups and the filters ``LANG(?v) = "cs"`` and
-``langMatches(LANG(?v), "cs")``; ``ORDER BY`` variables, ``LIMIT``, ``OFFSET``. Anything else is answered with
-400 and a message naming what the mirror does not support.
+One dataset per board the mirror serves from a real file (or per generated board in scale mode), in the real shape
+of NKOD records from the OFN metadata template; the dataset and distribution IRIs are mirror-made. A small SPARQL
+1.1 subset is evaluated for real over them; anything else is a 400 naming what is not supported.
 """
 
 from __future__ import annotations

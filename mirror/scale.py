@@ -1,31 +1,9 @@
 """Scale mode of the mirror: many notice boards built from the real Kadaň feed, for tests and benchmarks.
 
-``ScaleBoards(corpus_root, count)`` describes ``count`` boards, each on a host of its own
-(``deska-0001.mirror.test`` …), so that per-domain politeness applies to each as to a real municipality's site.
-Every 10th board (10 %) is a JavaScript board (the page layout of ``kadan-js.mirror.test``); the others publish an
-OFN feed and are listed in the mirror's NKOD catalogue (:mod:`mirror.nkod`).
-
-What is real and what is generated — deterministically, so two runs see the same boards:
-
-- the feed structure is the real Kadaň feed's (``@context``, ``typ``, ``iri``, ``stránka``, ``provozovatel``,
-  ``informace[]`` with the same keys per notice);
-- each notice recombines real Kadaň notices: its title, agenda and attachment names from one notice, its číslo
-  jednací / spisová značka from a second, its vyvěšení / relevantní_do dates from a third (3–25 notices a board);
-  so a generated notice is **not** a real notice, only made of real parts;
-- every attachment is one of the real obec Blešno PDFs (``sample_corpus/municipal/blesno``), served byte for byte;
-- host names, IČO (valid check digit), board names ("Testovací obec 0001"), notice ids and file numbers are made up.
-
-Served on each board host (``/robots.txt`` is the mirror's, allow-all):
-
-- OFN board: ``GET /uredni-deska.jsonld`` → the feed (``application/ld+json``);
-- JavaScript board: ``GET /uredni-deska/`` → the page, ``GET /uredni-deska/api/informace.json`` → its notices;
-- both: ``GET /filemanager/files/{id}.pdf`` → the attachment (the Kadaň attachment path layout).
-
-And on the mirror's own origin: ``GET /mirror/scale/html-boards.json`` → the JavaScript boards as a maintained
-HTML-board list (the format of ``mendel/data/html_boards.yaml``; point ``MENDEL_HTML_BOARDS`` at it).
-
-URLs inside feeds and pages carry no port (``http://deska-0001.mirror.test/…``): they are identifiers that stay
-the same whatever port the mirror runs on; crawlers fetch them on the mirror's port.
+``ScaleBoards(corpus_root, count)`` describes ``count`` boards, each on a host of its own (``deska-0001.mirror.test``
+…), every 10th a JavaScript board, the others OFN feeds listed in the mirror's NKOD catalogue. Deterministic and
+GENERATED, not real: the real feed's structure, notices recombined from parts of different real Kadaň notices,
+attachments the real Blešno PDFs, made-up host names, IČO, board names, notice ids and file numbers.
 """
 
 from __future__ import annotations

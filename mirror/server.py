@@ -1,51 +1,9 @@
-"""Local mirror: serves the bundled sample corpus under each source's real URL layout.
+"""Local mirror: serves the bundled sample corpus under each source's real URL layout, on one origin.
 
-All sources share one origin (``http://127.0.0.1:{port}``) and are told apart by path only — the real
-paths of the different hosts do not collide — so switching a crawler from the mirror to production is a
-change of base URL (``mendel.core.config.PRODUCTION_BASE_URLS``). The Host header is ignored, except for the
-made-up notice-board hosts ``{name}.mirror.test`` (below).
-
-=============================  ======================================================================
-real host                      paths served here (details in the module named)
-=============================  ======================================================================
-www.e-sbirka.cz                ``/esel-esbir-daver/...`` REST API (:mod:`mirror.esbirka`)
-opendata.eselpoint.gov.cz      ``/sparql`` (:mod:`mirror.esbirka`)
-rozhodnuti.nsoud.cz            ``/Judikatura/judikatura_ns.nsf/...`` (:mod:`mirror.courts`)
-nalus.usoud.cz                 ``/Search/Search.aspx``, ``Results.aspx``, ``GetText.aspx`` (:mod:`mirror.nalus`)
-vyhledavac.nssoud.cz           ``/Home/Index``, ``/Home/MyResTRowsCont``, ``/DokumentOriginal/Text/{id}``
-                               (:mod:`mirror.nssoud`)
-www.cnb.cz                     ``/cs/legislativa/...``, ``/cs/dohled-financni-trh/...`` listings, documents under
-                               ``/export/sites/cnb/...`` (:mod:`mirror.cnb`)
-www.mesto-kadan.cz             ``/1ad1f16beff952576ae7ddd76a91e163`` OFN feed (:mod:`mirror.municipal`)
-obec Blešno site               ``/assets/articles/{slug}/{file}.pdf``, REST ``/articles/...``
-                               (:mod:`mirror.municipal`)
-data.gov.cz (NKOD)             ``/sparql`` for catalogue (DCAT) queries: the notice-board register
-                               (:mod:`mirror.nkod`)
-{name}.mirror.test             notice boards on hosts of their own, told apart by the Host header: the HTML boards of
-                               ``mendel/data/html_boards.yaml`` and, in scale mode, generated boards
-                               (:mod:`mirror.municipal`, :mod:`mirror.scale`)
-vdp.cuzk.gov.cz                ``/vymenny_format/soucasna/{file}.xml.gz``, ``/vdp/ruian/vymennyformat/seznamlinku``
-                               (:mod:`mirror.cuzk`)
-(mirror)                       ``/`` index, ``/robots.txt`` (allow all unless told otherwise, see below)
-=============================  ======================================================================
-
-``/robots.txt`` allows everything by default. To test a crawler's obedience, a server can be given another
-robots.txt: ``MirrorThread(root, robots_txt="User-agent: *\\nDisallow: /articles/\\n")`` (also ``make_server`` and
-``MirrorServer``), ``mirror.server --robots FILE``, or the ``MENDEL_MIRROR_ROBOTS_TXT`` environment variable
-(a file path) read when a server starts without an explicit ``robots_txt``.
-
-Fault injection (:mod:`mirror.faults`): a server can answer chosen URL paths the way failing sites do (5xx
-bursts, slow answers, connection resets, truncated or re-encoded bodies, malformed files, decompression bombs,
-HTML error pages with 200, redirect loops, duplicates, oversized files) while every other path is served
-normally: ``MirrorThread(root, faults=[{"kind": "status", "path": "/articles/*", "times": 2}])`` (also
-``make_server`` / ``MirrorServer``; replace them on a running server with ``server.faults.replace(...)``),
-``mirror.server --faults FILE``, or the ``MENDEL_MIRROR_FAULTS`` environment variable (JSON or a file
-path) read when a server starts without explicit ``faults``. No faults unless asked for.
-
-Files are served byte-for-byte. Every 200 carries Content-Type, Content-Length and a sha256 ETag; file
-responses also carry Last-Modified. ``If-None-Match`` (or, without it, ``If-Modified-Since``) yields 304.
-Unknown paths are 404: a ``Chyby`` JSON body under ``/esel-esbir-daver``, plain text elsewhere.
-Requests are not logged to stderr; each server keeps ``request_log``: a list of (method, path, status).
+Sources are told apart by path (the real hosts' paths do not collide), so switching a crawl from the mirror to
+production is a change of base URL; the Host header matters only for the made-up board hosts
+``{name}.mirror.test``. Files are served byte for byte with a sha256 ETag, conditional requests get 304, and each
+server can be given its own robots.txt and fault rules (:mod:`mirror.faults`). Sites and paths: docs/mirror.md.
 """
 
 from __future__ import annotations

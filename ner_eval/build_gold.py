@@ -1,12 +1,8 @@
-"""Build ``gold/sample_gold.jsonl`` (what the gate scores) from ``gold/annotations.yaml`` (what people review).
+"""Build ``gold/sample_gold.jsonl`` (what the gate scores) from ``gold/annotations.yaml`` (what people review): compute
+each entity's character offsets and validate labels, norms, ids and near-duplicate texts.
 
-The annotations hold each record's source document, text and entities as surface/label/norm in text order
-(see ``GUIDELINES.md``). This module only computes character offsets and validates: every surface is found
-(at its first occurrence after the previous entity, or at its ``occurrence``-th in the whole text), labels are
-known, norms have their label's format, ids are unique and no two records share 80 % or more of their text.
-
-Run ``python -m ner_eval.build_gold`` after editing the annotations; a test checks that the committed JSONL is
-what the annotations build.
+Run ``python -m ner_eval.build_gold`` after editing the annotations; a test checks that the committed JSONL is what
+the annotations build.
 """
 
 from __future__ import annotations

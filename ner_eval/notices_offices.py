@@ -1,17 +1,10 @@
-"""Blind evaluation of municipal-office recognition (INSTITUTION) on real notice-board texts (issue 18).
+"""Blind evaluation of municipal-office recognition (INSTITUTION) on real notice-board texts, in three steps run in
+this order and committed in between:
 
-Three steps, run in this order and committed in between:
-
-1. ``python -m ner_eval.notices_offices sample`` draws the notices (fixed seed) from the real board files of the
-   sample corpus and writes ``gold/notices_offices.v1.yaml`` with empty ``entities`` for a person to annotate;
-2. a person annotates every INSTITUTION mention (GUIDELINES.md, section INSTITUTION) by reading the texts, before
-   the recogniser has been run on any of them, and commits the file;
-3. ``python -m ner_eval.notices_offices score`` builds ``gold/notices_offices.v1.jsonl`` (offsets computed by
-   :mod:`ner_eval.build_gold`) and scores ``mendel.ner.recognise`` on it: INSTITUTION overall and per kind of
-   authority (municipal office, regional office, municipality acting, assembly or council, other).
-
-The texts are ``notice_text`` renders (the text the nightly's NER reads) without the notice's own link and its
-documents' URLs: addresses carry no mention and only lengthen the reading.
+1. ``python -m ner_eval.notices_offices sample`` draws the notices and writes ``gold/notices_offices.v1.yaml``;
+2. a person annotates every INSTITUTION mention before the recogniser has seen any of these texts;
+3. ``python -m ner_eval.notices_offices score`` builds the JSONL and scores ``mendel.ner.recognise`` on it, overall
+   and per kind of authority.
 """
 
 from __future__ import annotations
@@ -138,7 +131,7 @@ def write_skeleton(path: Path = ANNOTATIONS) -> Path:
     if path.exists():
         raise SystemExit(f"{path} exists: the sample is drawn once")
     header = (
-        "# Blind gold for municipal-office recognition (issue 18): notices drawn by ner_eval.notices_offices "
+        "# Blind gold for municipal-office recognition: notices drawn by ner_eval.notices_offices "
         f"(seed {SEED}).\n# Annotated by hand; see notices_offices.README.md for who, when and how.\n"
     )
     path.write_text(header + yaml.safe_dump(draw(), allow_unicode=True, sort_keys=False, width=120), encoding="utf-8")

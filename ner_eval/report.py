@@ -1,7 +1,5 @@
-"""The HTML report of a NER evaluation: the per-label table (exact and overlapping spans, norm accuracy,
-thresholds) and, per label, every false positive, false negative and wrong norm in its context.
-
-``mendel eval ner`` writes it (``--html PATH``, by default ``$MENDEL_HOME/reports/ner_eval.html``).
+"""The HTML report of a NER evaluation: the per-label table and, per label, every false positive, false negative and
+wrong norm in its context. ``mendel eval ner`` writes it (``--html PATH``, default under ``$MENDEL_HOME/reports``).
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Dagster's default run launcher, able to tell the daemon's run monitoring whether a run's worker is alive.
-
-Dagster's DefaultRunLauncher can't, so a run whose process was killed (SIGKILL, OOM, a reboot) stays STARTED
-for ever and holds its run slot: the queue then starts nothing, the 02:00 nightly included. This launcher looks
-up the process that reported the run's RUN_START (the run worker; for `mendel run`, the command itself) and
-reports it FAILED when that process is gone or its pid now belongs to a younger process, so run monitoring
-marks the run failed on its next poll and frees its slots. It assumes what both file-based instance profiles
-assume: the daemon runs on the machine that runs the run workers (Kubernetes has its own launcher and check).
+"""Dagster's default run launcher, able to tell the daemon's run monitoring whether a run's worker is alive: a run
+whose worker process is gone (SIGKILL, OOM, a reboot) is reported failed, so its slots are freed instead of holding
+the queue. Assumes the daemon runs on the machine that runs the run workers, as both file-based profiles do.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""Offline evaluation of the serving layer (retrieval quality over a published bundle): the twin of ``ner_eval``.
-
-The question sets live beside the code: ``questions/dev.jsonl`` (tuned on) and ``questions/heldout.jsonl``.
+"""Offline evaluation of search quality over a published bundle, the twin of ``ner_eval``; the question sets are in
+``questions/`` (docs/retrieval.md says what each is for).
 """
 
 from pathlib import Path

@@ -1,16 +1,6 @@
-"""Calibrate the relevance floor (``serving/ranking/floor.json``) on the dev questions only.
-
-The floor has two thresholds (``serving.ranking.coverage``): an answer is weak when its lexical signal is below the lexical
-threshold *and* its dense signal below the dense one. They are chosen on two samples:
-
-- positives: the dev questions (``questions/dev.jsonl``) whose gold the default search finds in its top 10 — an
-  answer the floor must not call weak;
-- negatives: the queries below, written for this calibration, with no answer in the sample corpus (nonsense,
-  everyday topics, acts and questions the corpus does not cover). They are not the blind set's questions.
-
-Among all threshold pairs taken from the observed signals, the one that marks the most negatives weak while
-marking at most ``MAX_FALSE_WEAK`` of the positives weak is kept (ties: fewer positives weak, then lower
-thresholds). The blind set is never read here.
+"""Calibrate the relevance floor (``serving/ranking/floor.json``) on the dev questions only: the pair of lexical and
+dense thresholds that marks the most of the negative queries below weak while marking at most ``MAX_FALSE_WEAK``
+of the dev questions the default search answers. The blind set is never read here.
 
     python -m retrieval_eval.floor [--bundles DIR] [--out serving/ranking/floor.json] [--dry-run]
 """

@@ -1,18 +1,7 @@
 """Train the learned fusion (``serving.ranking.fusion.LearnedFusion``) on synthetic questions drawn from a bundle's own
-passages -- never on an evaluation set.
-
-A synthetic question is a sentence of a passage, cut to a window of words with some dropped ("words"), or the same
-with the legal terms the vocabulary knows replaced by a lay wording ("lay": "výživné" -> "alimenty"), so the dense
-and bridge signals have something to earn. Its gold is the passage's page (the evaluation's relevance rule). Passages
-are drawn in turn from each source family (acts, decisions, notices), so the many notices of a board-heavy bundle
-do not make every question a notice. Passages on a page that a dev or held-out question has as gold are never
-drawn, so those sets stay unseen; the blind set is not read at all. Each question is searched with the default
-search minus the learned stage; the candidates' signals (``serving.ranking.fusion.candidate_features``) and relevance feed a
-listwise softmax ranker (``serving.ranking.fusion.train_listwise``; ``--loss pairwise`` for the pairwise logistic one).
-
-A quarter of the questions is kept out of training: the model is written to ``serving/ranking/learned_fusion.json`` (with
-its provenance and those questions' MRR with and without it) only when it ranks them better than the fused order
-(``--force`` writes it anyway).
+passages -- never on an evaluation set: pages that dev or held-out questions have as gold are never drawn, the blind
+set is not read. The model is written only when it ranks the quarter of questions held out of training better than
+the fused order (``--force`` writes it anyway).
 
     python -m retrieval_eval.learn_fusion --bundles DIR [--questions 800] [--seed 7] [--out serving/ranking/learned_fusion.json]
 """

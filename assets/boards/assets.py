@@ -1,18 +1,7 @@
-"""Municipal notice boards: the register (``board_registry``) and the crawl (``board_documents``), one Dagster
-dynamic partition per board.
-
-``board_registry`` reads the whole register (:func:`mendel.crawl.boards.register.load_registry`: NKOD's boards, the maintained
-list), links each board to its place (:func:`mendel.registers.municipalities.place_boards`) or, for a board of a public body
-such as a police directorate, to that body by its stored notices' file numbers
-(:func:`mendel.crawl.boards.register.place_by_notices`), records it in PostgreSQL
-(:func:`mendel.crawl.boards.register.register_boards`) and makes the instance's partitions match it: new boards are added, boards
-gone from the register are removed — their documents withdrawn, never deleted. It runs in the nightly job, so a
-run without a daemon (``mendel run``) crawls every board of the register; the ``new_boards_from_registry`` sensor
-(assets/boards/sensors.py) still adds and crawls new boards between nights in production.
-
-``board_documents`` crawls its boards in one Scrapy process through Pipes (``python -m crawlers.run boards``): one
-board, a range of new boards (up to 100 per run), or — in a run without a partition, such as the nightly job —
-every registered board. Only JavaScript boards start Chromium.
+"""Municipal notice boards: the register (``board_registry``) and the crawl (``board_documents``), one Dagster dynamic
+partition per board. ``board_registry`` reads the register, links each board to its place or public body, records
+it and makes the partitions match (boards gone have their documents withdrawn, never deleted); ``board_documents``
+crawls one board, a range of new boards, or every registered board (the nightly) in one Scrapy process via Pipes.
 """
 
 from collections import Counter

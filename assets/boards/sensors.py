@@ -1,12 +1,6 @@
-"""New notice boards from the register become partitions of ``board_documents`` between nights (production), and
-only they are crawled.
-
-Each tick reads the register (:func:`mendel.crawl.boards.register.load_registry`: NKOD's boards and the maintained list), adds the
-boards the instance does not know yet as dynamic partitions, and requests runs of ``crawl_boards`` for exactly
-those: one run per board, or per range of up to 100 new boards (they were added in one go, so they are neighbours
-in the partition order). Boards already known are left to the nightly run and to re-crawls; boards gone from the
-register are the nightly ``board_registry`` asset's to remove (their partition goes, their documents are
-withdrawn). A register that cannot be read fails the tick, visibly, and nothing is added.
+"""New notice boards from the register become partitions of ``board_documents`` between nights (production), and only
+they are crawled: one run of ``crawl_boards`` per board or per range of up to 100 new boards. Removing boards is the
+nightly ``board_registry``'s work; a register that cannot be read fails the tick and adds nothing.
 """
 
 from dagster import (

@@ -1,3 +1,5 @@
+"""The nightly job: every asset, without the freshness checks, tagged as a processing run."""
+
 from dagster import AssetSelection, define_asset_job
 
 from assets.crawl.per_source import without_freshness_checks

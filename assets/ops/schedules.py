@@ -1,3 +1,5 @@
+"""The nightly job at 02:00 Europe/Prague (on in production, off in the demo profile)."""
+
 from dagster import ScheduleDefinition
 
 from assets.ops.jobs import nightly_job

@@ -1,21 +1,7 @@
-"""Settings shared by the CLI, the Dagster resources and the crawler subprocesses.
-
-Everything is read from the environment so that a Dagster run, a Pipes subprocess and a
-test all see the same values:
-
-- ``MENDEL_HOME``          working directory for state (default ``<project>/.mendel``)
-- ``MENDEL_PROFILE``       ``demo`` (crawl the local mirror) or ``production`` (real hosts)
-- ``MENDEL_DATABASE_URL``  an external PostgreSQL; unset means the embedded pgserver
-- ``MENDEL_MIRROR_URL``    base URL of a running mirror (demo profile)
-- ``MENDEL_SOURCES``       comma-separated crawl sources to run (default: all of them)
-- ``MENDEL_ESBIRKA_YEARS`` comma-separated years the e-Sbírka crawler lists (``Settings.esbirka_years``)
-- ``MENDEL_ESBIRKA_ACTS``  optional allow-list of stale URLs (``/sb/2024/87,...``) for partial re-crawls
-- ``MENDEL_HTML_BOARDS``   the maintained list of HTML notice boards with their extraction rules (a YAML/JSON file
-  path or an http URL); default ``mendel/data/html_boards.yaml``. OFN boards come from NKOD (``mendel.crawl.boards.register``)
-
-Each source's own settings (date windows, page sizes, listings, feeds, …), with their variables and defaults, are
-declared in its entry of the source registry (:mod:`mendel.core.sources`); ``Settings.option`` and ``Settings.window``
-resolve them.
+"""Settings shared by the CLI, the Dagster resources and the crawler subprocesses, all read from the environment so
+that a Dagster run, a Pipes subprocess and a test see the same values (``MENDEL_HOME``, ``MENDEL_PROFILE``,
+``MENDEL_DATABASE_URL``, …: docs/operations.md). Each source's own settings are declared in its entry of the
+source registry (:mod:`mendel.core.sources`); ``Settings.option`` and ``Settings.window`` resolve them.
 """
 
 from __future__ import annotations

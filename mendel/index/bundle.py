@@ -1,34 +1,8 @@
-"""Versioned index bundles, published atomically: readers see the old bundle or the new one, never a partial one.
-
-``bundles/<version>/`` with ``manifest.json`` and ``bundles/CURRENT`` naming the live version. A bundle directory
-is renamed into place only when complete, then CURRENT is replaced with os.replace (atomic on POSIX); the last
-``keep`` versions stay.
-
-Layout of one bundle (every path relative to ``bundles/<version>/``)::
-
-    manifest.json          version, created, model, counts {documents, chunks (L3), sections (L2),
-                           document_chunks (L1)}, layers {"1"|"2"|"3": {path, chunks, index_type, vocabulary}},
-                           files {relative path: sha256}
-    documents.json         [{doc_id, title, source, url, citation, doc_type, published, summary, sha256,
-                           content_type}] (sha256: the current version's original in the raw store)
-    chunks.jsonl           L3 passages, one JSON object a line, in index order: chunk_id, doc_id, title, source,
-                           url, citation, page_start, page_end, section, text (the raw chunk), layer, parent_id
-                           (its L2 chunk), seq, char_start, char_end (offsets into the document text)
-    bm25/bm25/…            bm25s index of the L3 contextual texts (title + section + document summary + chunk)
-    bm25/ids.json          row i -> chunk id (equal to chunks.jsonl order)
-    dense/dense.faiss      FAISS inner-product index of the L3 unit vectors (flat, HNSW or IVF-PQ by size)
-    dense/ids.json         FAISS id i -> chunk id (equal to chunks.jsonl order)
-    graph/graph.json       entity graph: nodes, edges (CO_OCCURS), relations (REFERS_TO, PART_OF, AMENDS,
-                           REPEALS), chunk_entities (L3 chunk id -> entity ids); see mendel.index.entity_graph
-    layers/L2/             sections: chunks.jsonl (same keys as L3, plus summary; parent_id = the L1 chunk),
-                           bm25/, dense/ (vectors: unit centroid of the section's L3 vectors)
-    layers/L1/             documents, one chunk each: chunks.jsonl (text = the whole document text, plus
-                           summary), bm25/, dense/ (centroid of all its L3 vectors)
-    */build_info.json      what an index part was built from (fingerprint, kind, counts)
-
-L3 stays at the top level, as before layers existed; ``layer_path(bundle, n)`` gives the directory whose
-``chunks.jsonl``, ``bm25/`` and ``dense/`` belong to layer ``n``. In every layer, row i of ``chunks.jsonl``,
-row i of BM25 and FAISS id i are the same chunk (``check_layers`` verifies it before publishing).
+"""Versioned index bundles, published atomically: ``bundles/<version>/`` with its ``manifest.json``, and
+``bundles/CURRENT`` naming the live version, replaced with ``os.replace`` once the bundle is complete, so readers
+see the old bundle or the new one, never a partial one; the last ``keep`` versions stay. The layout of a bundle is
+in docs/architecture.md; in every layer row i of the chunk table, of BM25 and of FAISS is the same chunk
+(:func:`check_layers`).
 """
 
 from __future__ import annotations

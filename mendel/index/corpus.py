@@ -1,9 +1,6 @@
-"""The chunks an index is built from, per layer, and the contextual text each is indexed by.
-
-Contextual retrieval: what BM25 indexes and what the embedder sees is the chunk *in context* — the document's
-citation and title, the chunk's section path and the document's summary, then the chunk — while what the
-bundle stores and search returns is the raw chunk text. The embedder reads the same less web addresses and a
-summary the chunk already holds (:func:`dense_text`).
+"""The chunks an index is built from, per layer, and the contextual text each is indexed by: BM25 and the embedder
+read a chunk in context (citation, title, section path, document summary, then the chunk), while the bundle stores
+and search returns the raw chunk text.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""FAISS inner-product indexes over unit vectors, one per layer, written as one bundle part.
-
-A part directory holds ``dense.faiss``, ``ids.json`` (FAISS id i -> chunk id) and ``build_info.json`` (index
-kind, dimension, count and the input fingerprint). The kind follows the size of the layer: an exact flat index
-below ``HNSW_THRESHOLD`` vectors, HNSW above it, and IVF-PQ (compressed, approximate) from
-``MENDEL_FAISS_IVFPQ_MIN`` vectors when that is set — for corpora of millions of chunks, where a flat or HNSW
-index no longer fits comfortably in memory.
-
-With faiss-gpu and a visible GPU (``faiss.get_num_gpus() > 0``; ``MENDEL_FAISS_GPU=0`` turns it off), flat and
-IVF-PQ indexes are trained and filled on the GPU and written back as CPU indexes (the files are the same either
-way); :func:`search_index` moves a loaded flat/IVF index to the GPU likewise. HNSW has no FAISS GPU version and
-stays on the CPU.
+"""FAISS inner-product indexes over unit vectors, one per layer, written as one bundle part (``dense.faiss``,
+``ids.json``, ``build_info.json``). The kind follows the layer's size: flat, HNSW from ``HNSW_THRESHOLD`` vectors,
+IVF-PQ from ``MENDEL_FAISS_IVFPQ_MIN``. With faiss-gpu and a visible GPU, flat and IVF-PQ are built and searched on
+it (``MENDEL_FAISS_GPU=0`` turns that off); the files are the same either way.
 """
 
 from __future__ import annotations

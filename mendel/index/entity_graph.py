@@ -1,30 +1,6 @@
-"""The entity graph: canonical entities as nodes, weighted co-occurrence and typed edges, chunk -> entity links.
-
-Built incrementally. Each document *contributes* rows (``graph_contributions``, migration 0006) computed from
-its current version alone:
-
-- ``MENTIONED`` (entity): the number of its chunks that mention the entity — an entity is a node while any
-  chunk of any live document supports it;
-- ``CO_CHUNK`` (a, b): chunks where both occur; ``CO_DOCUMENT`` (a, b): 1 when both are among the document's
-  ``DOC_EDGE_TOP_ENTITIES`` most mentioned entities (all pairs would be quadratic in long acts);
-- ``PART_OF`` (provision -> act): ``LAW_REF:89/2012 Sb. § 2079`` -> ``LAW_REF:89/2012 Sb.``;
-- ``REFERS_TO`` (the document's own entity -> an entity it cites, weighted by citing chunks): an act's entity is
-  ``LAW_REF:<citation>``, a decision's ``DECISION_REF:<file number>``, anything else ``DOCUMENT:<doc id>``;
-- ``AMENDS`` / ``REPEALS`` (act -> act or provision): one per row of the NER stage's ``relations`` table whose
-  subject is the document itself, an act (a decision or notice amends nothing).
-
-A changed document's rows are replaced, a withdrawn one's deleted; the graph is their sum. An edge is stronger
-each time its co-occurrence repeats: ``weight = chunks + DOCUMENT_WEIGHT · documents + queries``, where
-``queries`` is the co-activation of the pair in logged queries (``query_entity_edges``, folded in by the
-serving side) when that table exists. Typed edges weigh the number of supporting chunks (or relation rows).
-
-The result is stored in PostgreSQL (``graph_nodes``, ``graph_edges``; chunk -> entity links are ``mentions``)
-and in the bundle as ``graph/graph.json``::
-
-    {"nodes": [{"id", "label", "norm", "eli", "chunks", "documents"}],
-     "edges": [{"source", "target", "weight", "chunks", "documents", "queries"}],   # CO_OCCURS, source < target
-     "relations": [{"source", "target", "type", "weight"}],                         # REFERS_TO, PART_OF, AMENDS, REPEALS
-     "chunk_entities": {"<L3 chunk id>": ["LABEL:norm", ...]}}
+"""The entity graph: canonical entities as nodes, weighted co-occurrence and typed edges, passage -> entity links,
+built incrementally from each document's contributions (``graph_contributions``) and stored in PostgreSQL and in the
+bundle as ``graph/graph.json``. The model is described in docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""Full-text search over passages inside PostgreSQL, with the Czech analyser BM25 uses.
-
-PostgreSQL's own parsers would split "89/2012" and "§ 7" and stem Czech differently from
-``mendel.czech.analyzer.analyze``; so the tokens are made here and written as a tsvector literal (lexeme and
-positions) into ``chunks.lexemes`` (migration 0016), and queries are tsquery literals of the same tokens. What
-is analysed is the chunk in context (citation, title, section, document summary, text: ``ChunkRecord.context_text``),
-the text BM25 indexes. ``lexemes_hash`` records what the lexemes were made from, so a changed text or summary
-is analysed again and an unchanged one never is; ``lexemes_version`` the analyser version that made them
-(``mendel.core.stage_versions``: a changed analyser re-analyses the lexemes another version made).
+"""Full-text search over passages inside PostgreSQL with the Czech analyser BM25 uses: the tokens are made here and
+written as a tsvector literal into ``chunks.lexemes`` (PostgreSQL's parsers would split ``89/2012`` and ``§ 7``),
+and queries are tsquery literals of the same tokens. A passage is analysed again only when its contextual text or
+the analyser's version changed.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""Dense retrieval inside PostgreSQL: cosine k-NN over ``chunks.embedding`` through the HNSW index of
-migration 0004 (``vector_cosine_ops``).
-
-The query vector and every setting travel as bind parameters; ``hnsw.ef_search`` (recall vs speed, pgvector's
-default 40) and the iterative scan used with ``current_only`` are set with ``set_config(..., is_local => true)``,
-so they last only for the transaction of the search.
+"""Dense retrieval inside PostgreSQL: cosine k-NN over ``chunks.embedding`` through its HNSW index; ``hnsw.ef_search``
+and the iterative scan are set for the transaction of the search only.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""Query-log feedback: entities named together in served queries become weighted entity pairs that the entity
-graph build adds to its co-occurrence edges, so the graph grows from real traffic, within bounds.
-
-``fold_query_log`` first deletes log rows older than the retention (``MENDEL_QUERY_LOG_RETENTION_DAYS``,
-default 90), then recomputes ``query_entity_edges`` (migration 0007) from what is left of ``query_log``
-(migrations 0003, 0014) in one transaction; running it twice gives the same table. A pair weighs the number of
-distinct clients (``query_log.client``, a keyed hash of the address; rows without one count as one client
-together) that named both entities, each client counting once, ``0.5 ** (age / half-life)`` by the age of its
-latest such query: a client repeating a query, however often, adds at most 1, and pairs nobody asks about any
-more fade. The graph build then caps what queries add to any edge at a share of its heaviest data edge
-(``mendel.index.entity_graph.QUERY_WEIGHT_MAX_SHARE``), so traffic never outweighs the documents' own edges. Only
-entity-graph labels count (laws, decisions, institutions; dates and amounts are not nodes).
+"""Query-log feedback: entities named together in served queries become weighted entity pairs (``query_entity_edges``)
+that the entity graph build adds to its co-occurrence edges. A pair weighs the distinct clients that named both,
+decaying with age; log rows older than ``MENDEL_QUERY_LOG_RETENTION_DAYS`` (default 90) are deleted first, and
+folding twice gives the same table.
 """
 
 from __future__ import annotations

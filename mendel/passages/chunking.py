@@ -1,12 +1,7 @@
-"""Chunks in three layers: L1 the document, L2 its sections, L3 passages of about 500 characters.
-
-An L3 chunk prefers to start at a heading (`§ 5`, `Čl. II`, `HLAVA I`), so a provision's heading
-stays with its text; otherwise it ends at the sentence boundary nearest to the target size.
-An L2 chunk is a run of consecutive L3 chunks that share a section path (a `§` with its paragraphs, an
-article, or — in a document without headings — a stretch of passages), split when longer than
-``SECTION_MAX`` characters; a heading-only run too short to stand alone joins the next run. L1 spans every
-L3 chunk of the document. Every chunk keeps its pages, section path and character offsets into the
-document text (pages joined with ``PAGE_SEPARATOR``), and points to its parent in the layer above.
+"""Chunks in three layers: L1 the document, L2 its sections, L3 passages of about 500 characters. An L3 chunk prefers
+to start at a heading (``§ 5``, ``Čl. II``), else it ends at the sentence boundary nearest the target size; an L2
+chunk is a run of passages that share a section path. Every chunk keeps its pages, section path, character offsets
+into the document text and its parent in the layer above.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""Short generic summaries (~150 characters), bottom-up: each section from its text, the document from its
-section summaries.
-
-Two summarisers behind one interface (:class:`Summarizer`):
-
-- :class:`ExtractiveSummarizer` (the default): picks the sentences most central to the text (sharing the most
-  frequent analysed terms), preferring early ones, and cuts at a word boundary. No model, no network.
-- :class:`OpenAICompatibleSummarizer`: asks a chat-completions endpoint (OpenAI, vLLM, llama.cpp server, …).
-  Off unless ``MENDEL_SUMMARY_LLM_URL`` is set (see :func:`get_summarizer`); any failure of the endpoint falls
-  back to the extractive summary of the same input, counted in ``failures``.
-
-Summaries feed contextual retrieval: the document summary is part of every chunk's indexed text.
+"""Short generic summaries (~150 characters), bottom-up: each section from its text, the document from its section
+summaries; the document summary is part of every chunk's indexed text. :class:`ExtractiveSummarizer` is the default
+(no model, no network); :class:`OpenAICompatibleSummarizer` asks a chat-completions endpoint when
+``MENDEL_SUMMARY_LLM_URL`` is set, falling back to the extractive summary on any failure.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What a query names that the collection does or does not hold, and how sure the search is of its answer.
 
-Two parts of an honest answer (issue 21):
+Two parts of an honest answer:
 
 - the **coverage block**: every act (by citation, name or abbreviation — ``mendel.law.acts_table``), court decision
   (file number, ECLI) and place a query names, each with its status in this bundle: ``indexed`` (a document of the

@@ -138,7 +138,7 @@ def test_bundled_gold_is_well_formed_and_large_enough():
             counts[e["label"]] += 1  # KeyError: a label the recogniser does not know
         spans = sorted((e["start"], e["end"]) for e in r["entities"])
         assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), r["id"]
-    # The minimum is 300 per label. MONEY reached it only through near-duplicate records scoring the same
+    # The project's minimum is 300 per label. MONEY reached it only through near-duplicate records scoring the same
     # amounts twice; the sample corpus holds about 240 distinct amounts, so its floor is what the corpus has.
     floors = dict.fromkeys(LABELS, 300) | {"MONEY": 235}
     assert all(counts[label] >= floors[label] for label in LABELS), counts

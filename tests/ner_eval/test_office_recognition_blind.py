@@ -1,4 +1,4 @@
-"""Municipal-office recognition on real notice texts (issue 18): the blind gold of ner_eval/gold/notices_offices.v1
+"""Municipal-office recognition on real notice texts: the blind gold of ner_eval/gold/notices_offices.v1
 holds real notices as the board files give them, its canonical ids name real municipalities, and the recogniser
 keeps the per-kind precision and recall it had when the gold was scored blind (ner_eval/reports/notices_offices.v1.md:
 INSTITUTION P 1.000 R 0.775; municipal offices P 1.000 R 0.913; municipalities acting P 1.000 R 0.964)."""

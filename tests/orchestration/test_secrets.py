@@ -124,7 +124,7 @@ def test_secrets_stay_out_of_logs_metadata_and_run_records(
         )
         assert result.success
         # Each secret was really used.
-        # (the API calls carry it; the PDF download itself goes without it, see issue 10)
+        # (the API calls carry it; the PDF download, a public file, goes without it)
         assert seen.count(API_KEY) >= 3 and set(seen) <= {API_KEY, None}
         exported = {
             e.event_specific_data.materialization.asset_key.to_user_string(): {

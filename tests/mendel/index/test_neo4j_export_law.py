@@ -1,6 +1,6 @@
 """The law in time exported to a real Bolt server (ArcadeDB, as in test_neo4j_export): the acts 176/2025 and
 573/2025 Sb. crawled from the mirror with their versions, provisions and e-Sbírka references, the citator
-built over them, and the three Cypher queries the README shows run against the result."""
+built over them, and the three Cypher queries docs/law.md shows run against the result."""
 
 from __future__ import annotations
 
@@ -28,10 +28,10 @@ ACT = "/eli/cz/sb/2025/573"
 CRAWLS = [("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/176,/sb/2025/573"})]
 
 
-def readme_queries() -> dict[str, str]:
-    """The Cypher blocks of the README's graph subsection, by the heading line above each."""
-    text = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("### The law as a graph (Cypher)", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+def documented_queries() -> dict[str, str]:
+    """The Cypher blocks of the graph section of docs/law.md, by the bold line above each."""
+    text = (PROJECT_ROOT / "docs" / "law.md").read_text(encoding="utf-8")
+    section = text.split("## The law as a graph (Cypher)", 1)[1].split("\n## ", 1)[0]
     return {
         name.strip(): query.strip()
         for name, query in re.findall(r"^\*\*(.+?)\*\*[^\n]*\n+```cypher\n(.+?)```", section, flags=re.S | re.M)
@@ -72,9 +72,9 @@ def test_law_graph_is_written_whole_and_idempotently(exported, law):
     assert stored["relationships"]["HAS_PROVISION"] == len(law["nodes"]["Provision"])
 
 
-def test_the_three_readme_queries(exported):
+def test_the_three_documented_queries(exported):
     driver, _ = exported
-    queries = readme_queries()
+    queries = documented_queries()
     assert len(queries) == 3, queries
     cites, amended, chain = queries.values()
     with driver.session() as session:

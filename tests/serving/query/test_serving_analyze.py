@@ -1,4 +1,4 @@
-"""Query understanding: the issue's examples (abbreviations, named acts, spoken forms), spans into the query as
+"""Query understanding: the examples it was specified with (abbreviations, named acts, spoken forms), spans into the query as
 typed, act titles the gazetteer lacks, domain routing of plain questions, scope, and the graph entities."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Honest answers (issue 21): the coverage block (acts, decisions a query names and whether the collection holds
+"""Honest answers: the coverage block (acts, decisions a query names and whether the collection holds
 them), the relevance floor (weak answers; no hits when nothing matches) and the /search JSON carrying both. On a
 small real bundle: an amending act of the zákoník práce and two Nejvyšší soud decisions, indexed by the pipeline."""
 

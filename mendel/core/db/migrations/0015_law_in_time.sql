@@ -1,4 +1,4 @@
--- The law as it stands (issue 17): act versions with their text as a tree of provisions, the e-Sbírka change
+-- The law as it stands: act versions with their text as a tree of provisions, the e-Sbírka change
 -- feed's cursor, and the citator's targets and links (mendel.act_versions, mendel.law_in_time, mendel.citator).
 
 -- A version (znění) of an act: 0010 gave it dates and e-Sbírka's references; now also its version ELI, the

@@ -1,4 +1,4 @@
--- Search in force (issue 17): the passages of an act's consolidated versions (mendel.index.act_passages). Each
+-- Search in force: the passages of an act's consolidated versions (mendel.index.act_passages). Each
 -- is a row of chunks (layer 3, on the act document's current version, so NER, embedding and the indexes treat
 -- it as any passage) made from one § or čl. of the provisions tree; its identity is the provision's wording
 -- digest, so a version that leaves a provision unchanged keeps its passage (and vector) and only lists itself.

@@ -1,4 +1,4 @@
-"""Boards of public bodies know their body (issue 18): a board no municipality runs — a regional police directorate,
+"""Boards of public bodies know their body: a board no municipality runs — a regional police directorate,
 the police presidium, the Ministry of the Interior — is linked to the body most of its notices' file numbers name
 (mendel/data/public_bodies.v1.yaml), a regional body gives it its kraj, and a board the numbers cannot tell stays
 unplaced with the reason. Cases are the real MVČR feeds of the sample corpus."""
