@@ -21,7 +21,8 @@ from tests.serving.web.test_api import (
     TestClient,
     assert_problem,
     base_docs,
-    build_bundle,  # noqa: F401
+    build_bundle,
+    corpus,  # noqa: F401 (a fixture)
     load_corpus,
 )
 
