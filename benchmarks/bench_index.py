@@ -194,17 +194,17 @@ def _documents() -> list[dict]:
 
 
 def _timed_run(conn, home: Path, embedder) -> dict:
-    from mendel.nightly import pipeline
+    from mendel.nightly import chunk_stage, embed_stage, index_stage, publish_stage, recognise_stage
 
     build = home / "build"
     stages = [
-        ("chunk", lambda: pipeline.chunk_pending(conn)),
-        ("recognise", lambda: pipeline.recognise_pending(conn)),
-        ("embed", lambda: pipeline.embed_pending(conn, embedder)),
-        ("bm25", lambda: pipeline.build_bm25(conn, build / "bm25")),
-        ("faiss", lambda: pipeline.build_faiss(conn, build / "dense")),
-        ("graph", lambda: pipeline.build_graph(conn, build / "graph")),
-        ("publish", lambda: pipeline.publish_bundle(conn, build, home / "bundles", model=embedder.name)),
+        ("chunk", lambda: chunk_stage.chunk_pending(conn)),
+        ("recognise", lambda: recognise_stage.recognise_pending(conn)),
+        ("embed", lambda: embed_stage.embed_pending(conn, embedder)),
+        ("bm25", lambda: index_stage.build_bm25(conn, build / "bm25")),
+        ("faiss", lambda: index_stage.build_faiss(conn, build / "dense")),
+        ("graph", lambda: index_stage.build_graph(conn, build / "graph")),
+        ("publish", lambda: publish_stage.publish_bundle(conn, build, home / "bundles", model=embedder.name)),
     ]
     result: dict = {"stages": {}}
     total = time.perf_counter()

@@ -1,10 +1,10 @@
 """Index assets over three layers (documents, sections, passages): embeddings (cached by content hash), BM25,
-FAISS and the entity graph; each rebuilds only what changed (mendel.nightly.pipeline, mendel.index)."""
+FAISS and the entity graph; each rebuilds only what changed (mendel.nightly.embed_stage, mendel.nightly.index_stage)."""
 
 from dagster import MaterializeResult, asset
 
 from mendel.index import bundle, fulltext
-from mendel.nightly import pipeline
+from mendel.nightly import embed_stage, index_stage
 from orchestration.resources import MendelResource
 
 GATED = ["legal_entities"]  # nothing is indexed until the NER gate has passed
@@ -20,7 +20,7 @@ GATED = ["legal_entities"]  # nothing is indexed until the NER gate has passed
 )
 def chunk_embeddings(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
-        return MaterializeResult(metadata=pipeline.embed_pending(conn, mendel.get_embedder()))
+        return MaterializeResult(metadata=embed_stage.embed_pending(conn, mendel.get_embedder()))
 
 
 @asset(
@@ -35,7 +35,7 @@ def bm25_index(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         part = bundle.part_path(mendel.settings().build_dir, bundle.BM25_PART)
         # and the same analyser's lexemes in chunks.lexemes, for the postgres serving backend's full text
-        return MaterializeResult(metadata={**pipeline.build_bm25(conn, part), **fulltext.fill_lexemes(conn)})
+        return MaterializeResult(metadata={**index_stage.build_bm25(conn, part), **fulltext.fill_lexemes(conn)})
 
 
 @asset(
@@ -49,7 +49,7 @@ def bm25_index(mendel: MendelResource) -> MaterializeResult:
 def faiss_index(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         part = bundle.part_path(mendel.settings().build_dir, bundle.DENSE_PART)
-        return MaterializeResult(metadata=pipeline.build_faiss(conn, part))
+        return MaterializeResult(metadata=index_stage.build_faiss(conn, part))
 
 
 @asset(
@@ -64,4 +64,4 @@ def faiss_index(mendel: MendelResource) -> MaterializeResult:
 def entity_graph(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         part = bundle.part_path(mendel.settings().build_dir, bundle.GRAPH_PART)
-        return MaterializeResult(metadata=pipeline.build_graph(conn, part))
+        return MaterializeResult(metadata=index_stage.build_graph(conn, part))

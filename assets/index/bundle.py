@@ -5,7 +5,7 @@ from dagster import MaterializeResult, asset
 from assets.index.assets import bm25_index, entity_graph, faiss_index
 from assets.law.assets import citations, law_versions
 from mendel.index import bundle
-from mendel.nightly import pipeline
+from mendel.nightly import publish_stage
 from orchestration.policies import NETWORK_RETRY
 from orchestration.resources import MendelResource
 
@@ -21,7 +21,7 @@ from orchestration.resources import MendelResource
 def index_bundle(mendel: MendelResource) -> MaterializeResult:
     settings = mendel.settings()
     with mendel.connect() as conn:
-        result = pipeline.publish_bundle(
+        result = publish_stage.publish_bundle(
             conn, settings.build_dir, settings.bundles_dir, model=mendel.get_embedder().name, keep=mendel.bundles_keep
         )
     return MaterializeResult(metadata=result)

@@ -5,7 +5,7 @@ from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, Materi
 
 from assets.boards.assets import board_documents
 from assets.crawl.assets import DOCUMENT_SOURCES, ruian_documents
-from mendel.nightly import pipeline
+from mendel.nightly import chunk_stage, extract_stage, registry_stage
 from orchestration.resources import MendelResource
 
 QUALITY_HARD = "extraction_quality_hard"
@@ -70,7 +70,7 @@ def quality_check_results(conn) -> list[AssetCheckResult]:
 )
 def document_pages(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
-        stats = pipeline.extract_with_records(conn, mendel.raw_store())
+        stats = extract_stage.extract_with_records(conn, mendel.raw_store())
         checks = quality_check_results(conn)
     return MaterializeResult(metadata=stats, check_results=checks)
 
@@ -84,7 +84,7 @@ def document_pages(mendel: MendelResource) -> MaterializeResult:
 )
 def document_chunks(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
-        stats = pipeline.chunk_pending(conn)
+        stats = chunk_stage.chunk_pending(conn)
         stats["total_chunks"] = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     return MaterializeResult(metadata=stats)
 
@@ -98,7 +98,7 @@ def document_chunks(mendel: MendelResource) -> MaterializeResult:
 )
 def ruian_records(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
-        stats = pipeline.load_registry_pending(conn, mendel.raw_store())
+        stats = registry_stage.load_registry_pending(conn, mendel.raw_store())
         stats["total_records"] = conn.execute("SELECT count(*) FROM registry_records").fetchone()[0]
     by_kind = stats.pop("by_kind")
     return MaterializeResult(metadata={**stats, **{f"records_{kind}": n for kind, n in sorted(by_kind.items())}})

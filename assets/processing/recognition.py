@@ -16,7 +16,7 @@ from dagster import (
 )
 
 from mendel.core import stage_versions
-from mendel.nightly import pipeline
+from mendel.nightly import recognise_stage
 from ner_eval.gate import evaluate_gate
 from orchestration.resources import MendelResource
 
@@ -110,7 +110,7 @@ def legal_entities(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         gate = scored_gate(conn, mendel.ner_gold_path, mendel.ner_thresholds_path)
         if gate["passed"]:
-            stats = pipeline.recognise_pending(conn)
+            stats = recognise_stage.recognise_pending(conn)
             by_label = stats.pop("by_label")
             stats.update({f"mentions_{label}": n for label, n in sorted(by_label.items())})
         else:

@@ -1,4 +1,4 @@
-"""Export the entity co-occurrence graph (``graph.json`` of ``pipeline.build_graph``) and the domain graph to
+"""Export the entity co-occurrence graph (``graph.json`` of ``mendel.nightly.index_stage.build_graph``) and the domain graph to
 Neo4j, or any Bolt server that speaks Neo4j 5 Cypher (ArcadeDB's Bolt plugin is what the tests run against).
 
 Model (every node keyed by a canonical ``id`` with a uniqueness constraint):

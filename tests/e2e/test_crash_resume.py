@@ -165,10 +165,10 @@ def assert_no_duplicates(world) -> None:
 
 
 def live_corpus_ids(world) -> list[str]:
-    from mendel.nightly.pipeline import load_corpus
+    from mendel.index.corpus import load_layer
 
     with psycopg.connect(world.database_url) as conn:
-        return [r.chunk_id for r in load_corpus(conn)]
+        return [r.chunk_id for r in load_layer(conn, 3)]
 
 
 def assert_serving(world, version: str | None) -> None:
@@ -297,18 +297,18 @@ def test_resumed_run_completes_and_keeps_the_paid_work(world):
 
 
 def test_graph_build_killed_mid_write_is_never_published(world, tmp_path):
-    from mendel.nightly import pipeline
+    from mendel.nightly import index_stage, publish_stage
 
     first = world.versions["first"]
     with psycopg.connect(world.database_url, autocommit=True) as conn:
         # A withdrawal changes every index; BM25 and FAISS are rebuilt completely, the graph build is killed.
         conn.execute("UPDATE documents SET status = 'withdrawn' WHERE doc_id = %s", (WITHDRAWN,))
-        rebuild(conn, world, pipeline.build_bm25, pipeline.build_faiss)
+        rebuild(conn, world, index_stage.build_bm25, index_stage.build_faiss)
     kill_at(world, "graph", "graph-write", tmp_path)
     assert not (world.home / "build" / "graph" / "graph.json").exists()
     with psycopg.connect(world.database_url, autocommit=True) as conn:
         with pytest.raises(bundle.BundleError, match="graph"):
-            pipeline.publish_bundle(conn, world.home / "build", world.bundles, model=STAND_IN_EMBEDDER)
+            publish_stage.publish_bundle(conn, world.home / "build", world.bundles, model=STAND_IN_EMBEDDER)
     assert bundle.current_version(world.bundles) == first
     assert leftovers(world, ".staging-") == []  # the refused staging directory was removed
     assert_serving(world, first)
@@ -326,11 +326,11 @@ def test_publish_killed_after_staging_the_first_part(world, tmp_path):
 
 
 def test_publish_killed_before_switching_current(world, tmp_path):
-    from mendel.nightly import pipeline
+    from mendel.nightly import index_stage
 
     first = world.versions["first"]
     with psycopg.connect(world.database_url, autocommit=True) as conn:  # the graph of the withdrawal, complete
-        rebuild(conn, world, pipeline.build_graph)
+        rebuild(conn, world, index_stage.build_graph)
     with BundleReader(world) as reader:
         kill_at(world, "publish", "bundle-current", tmp_path)
         time.sleep(0.2)
@@ -342,11 +342,11 @@ def test_publish_killed_before_switching_current(world, tmp_path):
 
 
 def test_next_publish_completes_cleans_up_and_serves_the_new_bundle(world):
-    from mendel.nightly import pipeline
+    from mendel.nightly import publish_stage
 
     first = world.versions["first"]
     with psycopg.connect(world.database_url, autocommit=True) as conn:  # what the index_bundle asset runs
-        result = pipeline.publish_bundle(conn, world.home / "build", world.bundles, model=STAND_IN_EMBEDDER)
+        result = publish_stage.publish_bundle(conn, world.home / "build", world.bundles, model=STAND_IN_EMBEDDER)
     version = bundle.current_version(world.bundles)
     assert result["published"] and result["version"] == version != first
     assert leftovers(world, ".staging-") == leftovers(world, ".current-") == leftovers(world, ".trash-") == []

@@ -113,7 +113,7 @@ def _doc_id(notice: dict) -> str:
 @pytest.fixture(scope="module")
 def crawled(tmp_path_factory, pg_server_url):
     """The board crawl over a mirror whose Kadaň feed is the hostile board, then every later stage."""
-    from mendel.nightly import pipeline
+    from mendel.nightly import chunk_stage, embed_stage, extract_stage, index_stage, publish_stage, recognise_stage
 
     corpus = tmp_path_factory.mktemp("hostile-corpus")
     (corpus / "municipal").mkdir()
@@ -157,15 +157,15 @@ def crawled(tmp_path_factory, pg_server_url):
     build = home / "build"
     with psycopg.connect(database_url, autocommit=True) as conn:
         stages = {
-            "extract": pipeline.extract_pending(conn, RawStore(home / "raw")),
-            "chunk": pipeline.chunk_pending(conn),
-            "ner": pipeline.recognise_pending(conn),
-            "embed": pipeline.embed_pending(conn, embedder),
-            "bm25": pipeline.build_bm25(conn, build / "bm25"),
-            "faiss": pipeline.build_faiss(conn, build / "dense"),
-            "graph": pipeline.build_graph(conn, build / "graph"),
+            "extract": extract_stage.extract_pending(conn, RawStore(home / "raw")),
+            "chunk": chunk_stage.chunk_pending(conn),
+            "ner": recognise_stage.recognise_pending(conn),
+            "embed": embed_stage.embed_pending(conn, embedder),
+            "bm25": index_stage.build_bm25(conn, build / "bm25"),
+            "faiss": index_stage.build_faiss(conn, build / "dense"),
+            "graph": index_stage.build_graph(conn, build / "graph"),
         }
-        stages["bundle"] = pipeline.publish_bundle(conn, build, home / "bundles", model=embedder.name)
+        stages["bundle"] = publish_stage.publish_bundle(conn, build, home / "bundles", model=embedder.name)
     return SimpleNamespace(
         home=home,
         corpus=corpus,
@@ -748,7 +748,7 @@ def test_hostile_register_files_are_loaded_verbatim_or_quarantined(tmp_path, fre
     from xml.sax.saxutils import escape
 
     from mendel.crawl import crawlstate
-    from mendel.nightly import pipeline
+    from mendel.nightly import registry_stage
 
     files = {
         "hostile-names": f"<obi:Kod>1</obi:Kod><obi:Nazev>{escape(SQL_QUOTES)}</obi:Nazev>",
@@ -771,7 +771,7 @@ def test_hostile_register_files_are_loaded_verbatim_or_quarantined(tmp_path, fre
                 byte_size=len(body),
                 content_type="application/xml",
             )
-        stats = pipeline.load_registry_pending(conn, store)
+        stats = registry_stage.load_registry_pending(conn, store)
         names = conn.execute("SELECT code, name FROM registry_records").fetchall()
         reasons = [r for (r,) in conn.execute("SELECT reason FROM quarantine WHERE stage = 'extract'")]
     # An unreadable coordinate costs the record its definition point, not the file (mendel.registers.ruian._point).

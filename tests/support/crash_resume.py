@@ -170,13 +170,13 @@ def main() -> None:
         return
     import psycopg
 
-    from mendel.nightly import pipeline
+    from mendel.nightly import index_stage, publish_stage
 
     with psycopg.connect(database_url, autocommit=True) as conn:
         if mode == "graph":
-            print(pipeline.build_graph(conn, home / "build" / "graph"))
+            print(index_stage.build_graph(conn, home / "build" / "graph"))
         elif mode == "publish":
-            print(pipeline.publish_bundle(conn, home / "build", home / "bundles", model=STAND_IN_EMBEDDER))
+            print(publish_stage.publish_bundle(conn, home / "build", home / "bundles", model=STAND_IN_EMBEDDER))
         else:
             raise SystemExit(f"unknown mode {mode!r}")
 

@@ -14,7 +14,7 @@ import psycopg
 
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.index.embed import HashedBowEmbedder
-from mendel.nightly import pipeline
+from mendel.nightly import chunk_stage, embed_stage, index_stage, publish_stage, recognise_stage
 
 NS_DECISIONS = SAMPLE_CORPUS / "courts" / "ns_decisions_sample.jsonl"
 
@@ -82,13 +82,13 @@ def run_index(conn: psycopg.Connection, home: Path, embedder, summarizer=None) -
     """chunk -> recognise -> embed -> BM25 / FAISS / graph -> publish, as the nightly job orders them."""
     build = home / "build"
     return {
-        "chunks": pipeline.chunk_pending(conn, summarizer=summarizer),
-        "ner": pipeline.recognise_pending(conn),
-        "embed": pipeline.embed_pending(conn, embedder),
-        "bm25": pipeline.build_bm25(conn, build / "bm25"),
-        "faiss": pipeline.build_faiss(conn, build / "dense"),
-        "graph": pipeline.build_graph(conn, build / "graph"),
-        "bundle": pipeline.publish_bundle(conn, build, home / "bundles", model=embedder.name),
+        "chunks": chunk_stage.chunk_pending(conn, summarizer=summarizer),
+        "ner": recognise_stage.recognise_pending(conn),
+        "embed": embed_stage.embed_pending(conn, embedder),
+        "bm25": index_stage.build_bm25(conn, build / "bm25"),
+        "faiss": index_stage.build_faiss(conn, build / "dense"),
+        "graph": index_stage.build_graph(conn, build / "graph"),
+        "bundle": publish_stage.publish_bundle(conn, build, home / "bundles", model=embedder.name),
     }
 
 

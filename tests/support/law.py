@@ -26,13 +26,13 @@ def crawled_database(pg_server_url: str, home: Path, crawls: list[tuple[str, dic
     import psycopg
 
     from mendel.core.rawstore import RawStore
-    from mendel.nightly import pipeline
+    from mendel.nightly import chunk_stage, extract_stage, recognise_stage
 
     with psycopg.connect(url, autocommit=True) as conn:
-        pipeline.extract_pending(conn, RawStore(home / "raw"))
+        extract_stage.extract_pending(conn, RawStore(home / "raw"))
         if process:
-            pipeline.chunk_pending(conn)
-            pipeline.recognise_pending(conn)
+            chunk_stage.chunk_pending(conn)
+            recognise_stage.recognise_pending(conn)
     return url
 
 

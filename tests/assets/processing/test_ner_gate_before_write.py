@@ -9,7 +9,7 @@ import psycopg
 import pytest
 import yaml
 
-from mendel.nightly import pipeline
+from mendel.nightly import chunk_stage, recognise_stage
 from tests.mendel.ner.test_ner_relations import pages_text
 from tests.mendel.ner.test_ner_relations_db import add_act
 
@@ -40,11 +40,11 @@ def half_recognised(fresh_db):
     with psycopg.connect(fresh_db) as conn:
         add_act(conn, "/eli/cz/sb/2025/285", [pages_text("285-2025", (12,))], "285/2025 Sb.")
         conn.commit()
-        pipeline.chunk_pending(conn)
-        assert pipeline.recognise_pending(conn)["relations"] > 0
+        chunk_stage.chunk_pending(conn)
+        assert recognise_stage.recognise_pending(conn)["relations"] > 0
         add_act(conn, "/eli/cz/sb/2025/285-b", [pages_text("285-2025", (17,))], "286/2025 Sb.")
         conn.commit()
-        pipeline.chunk_pending(conn)
+        chunk_stage.chunk_pending(conn)
         assert conn.execute("SELECT count(*) FROM chunks WHERE ner_done_at IS NULL").fetchone()[0] > 0
     return fresh_db
 

@@ -8,7 +8,8 @@ import psycopg
 
 from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
-from mendel.nightly.pipeline import chunk_pending, extract_pending
+from mendel.nightly.chunk_stage import chunk_pending
+from mendel.nightly.extract_stage import extract_pending
 from tests.support.index import ns_decisions
 
 DOC = "test/revert"

@@ -1,21 +1,21 @@
-"""A bulk write of vectors sets the chunks' HNSW index aside and builds it again (mendel.nightly.pipeline.embed_pending):
-the database ends as the row-by-row writes leave it, the index included."""
+"""A bulk write of vectors sets the chunks' HNSW index aside and builds it again
+(mendel.nightly.embed_stage.embed_pending): the database ends as the row-by-row writes leave it, the index included."""
 
 import psycopg
 import pytest
 
-from mendel.nightly import pipeline
+from mendel.nightly import chunk_stage, embed_stage
 from tests.support.index import RecordingEmbedder, add_document, ns_decisions
 
 
 def _embedded_state(url: str, bulk_above: int, monkeypatch) -> tuple[list, list]:
-    monkeypatch.setattr(pipeline, "BULK_VECTOR_WRITES", bulk_above)
+    monkeypatch.setattr(embed_stage, "BULK_VECTOR_WRITES", bulk_above)
     with psycopg.connect(url) as conn:
         for decision in ns_decisions()[:4]:
             add_document(conn, decision["ecli"], [decision["full_text"]], title=decision["title"])
         conn.commit()
-        pipeline.chunk_pending(conn)
-        stats = pipeline.embed_pending(conn, RecordingEmbedder())
+        chunk_stage.chunk_pending(conn)
+        stats = embed_stage.embed_pending(conn, RecordingEmbedder())
         assert stats["chunks"] > 4
         vectors = conn.execute(
             "SELECT chunk_id, layer, embedding::text, embedded_hash FROM chunks ORDER BY chunk_id"
@@ -46,19 +46,19 @@ def test_bulk_vector_writes_end_as_row_by_row_ones_with_the_index_rebuilt(fresh_
 
 
 def test_a_failed_bulk_write_keeps_the_index(fresh_db, monkeypatch):
-    monkeypatch.setattr(pipeline, "BULK_VECTOR_WRITES", 1)
+    monkeypatch.setattr(embed_stage, "BULK_VECTOR_WRITES", 1)
 
     def failing(conn, batch_versions=200):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(pipeline, "_embed_upper_layers", failing)
+    monkeypatch.setattr(embed_stage, "_embed_upper_layers", failing)
     with psycopg.connect(fresh_db) as conn:
         decision = ns_decisions()[0]
         add_document(conn, decision["ecli"], [decision["full_text"]], title=decision["title"])
         conn.commit()
-        pipeline.chunk_pending(conn)
+        chunk_stage.chunk_pending(conn)
         with pytest.raises(RuntimeError, match="disk full"):
-            pipeline.embed_pending(conn, RecordingEmbedder())
+            embed_stage.embed_pending(conn, RecordingEmbedder())
         assert (
             conn.execute(
                 "SELECT count(*) FROM pg_indexes WHERE tablename = 'chunks' AND indexdef ILIKE '%USING hnsw%'"

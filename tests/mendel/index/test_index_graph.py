@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from mendel.index.entity_graph import DOCUMENT_WEIGHT, aggregate, document_contributions, document_entity
-from mendel.nightly import pipeline
+from mendel.nightly import chunk_stage, index_stage
 from tests.support.index import add_document, ns_decisions
 
 PROVISION = "LAW_REF:89/2012 Sb. § 2079"
@@ -149,7 +149,7 @@ def graph_db(fresh_db):
         conn.execute(AGREED_QUERY_EDGES)
         for r in decisions:
             add_document(conn, r["ecli"], [r["full_text"][:1500]], title=r["title"], citation=r["case_number"])
-        pipeline.chunk_pending(conn)  # no NER: the tests write the mentions they need
+        chunk_stage.chunk_pending(conn)  # no NER: the tests write the mentions they need
     return fresh_db, [r["ecli"] for r in decisions], [r["case_number"] for r in decisions]
 
 
@@ -169,7 +169,7 @@ def test_postgres_graph_follows_documents(graph_db, tmp_path):
             "INSERT INTO query_entity_edges (a, b, weight, updated_at) VALUES (%s, %s, 0.25, now())",
             ("40/2009 Sb.", "89/2012 Sb. § 2079"),
         )
-        first = pipeline.build_graph(conn, out)
+        first = index_stage.build_graph(conn, out)
         assert first["documents_updated"] == 3 and first["rebuilt"]
         edges = pg_edges(conn)
         assert edges[pair] == (2 + DOCUMENT_WEIGHT + 0.25, 2, 1, 0.25)
@@ -181,18 +181,18 @@ def test_postgres_graph_follows_documents(graph_db, tmp_path):
         assert {e["source"] + e["target"]: e["weight"] for e in bundle_graph["edges"]}[pair[1] + pair[2]] == 2.75
 
         # Nothing changed: nothing recomputed, the files stay.
-        again = pipeline.build_graph(conn, out)
+        again = index_stage.build_graph(conn, out)
         assert again["documents_updated"] == 0 and not again["rebuilt"]
 
         # The pair repeats in another document: only that document is recomputed, the edge strengthens.
         mention(conn, d2, 0, CODE, PROVISION, COURT)
-        grown = pipeline.build_graph(conn, out)
+        grown = index_stage.build_graph(conn, out)
         assert grown["documents_updated"] == 1 and grown["contribution_rows_written"] > 0
         assert pg_edges(conn)[pair] == (3 + 2 * DOCUMENT_WEIGHT + 0.25, 3, 2, 0.25)
 
         # Withdrawn: its contributions go; an entity it alone supported goes, shared ones stay.
         conn.execute("UPDATE documents SET status = 'withdrawn' WHERE doc_id = %s", (d2,))
-        shrunk = pipeline.build_graph(conn, out)
+        shrunk = index_stage.build_graph(conn, out)
         assert shrunk["documents_removed"] == 1
         assert pg_edges(conn)[pair] == (2 + DOCUMENT_WEIGHT + 0.25, 2, 1, 0.25)
         nodes = dict(conn.execute("SELECT entity_id, chunks FROM graph_nodes").fetchall())

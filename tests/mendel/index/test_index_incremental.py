@@ -220,17 +220,17 @@ def test_faiss_and_pgvector_agree_on_every_layer(indexed):
 
 
 def test_a_part_left_half_built_is_never_published(indexed):
-    from mendel.nightly import pipeline
+    from mendel.nightly import index_stage, publish_stage
 
     conn, home = indexed["conn"], indexed["home"]
     before = bundle.current_version(home / "bundles")
     (home / "build" / "graph" / "graph.json").unlink()  # a graph build killed before it wrote the file
     with pytest.raises(bundle.BundleError, match="graph"):
-        pipeline.publish_bundle(conn, home / "build", home / "bundles", model=indexed["embedder"].name)
-    pipeline.build_graph(conn, home / "build" / "graph")
+        publish_stage.publish_bundle(conn, home / "build", home / "bundles", model=indexed["embedder"].name)
+    index_stage.build_graph(conn, home / "build" / "graph")
     ids = home / "build" / "layers" / "L2" / "dense" / "ids.json"
     ids.write_text(json.dumps(json.loads(ids.read_text())[::-1]))  # an index over other chunks
     with pytest.raises(bundle.BundleError, match="layer 2"):
-        pipeline.publish_bundle(conn, home / "build", home / "bundles", model=indexed["embedder"].name)
+        publish_stage.publish_bundle(conn, home / "build", home / "bundles", model=indexed["embedder"].name)
     assert bundle.current_version(home / "bundles") == before
     assert not [p for p in (home / "bundles").iterdir() if p.name.startswith(".staging-")]

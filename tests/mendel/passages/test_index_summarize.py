@@ -12,7 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import psycopg
 import pytest
 
-from mendel.nightly import pipeline
+from mendel.index.corpus import load_layer
+from mendel.nightly import chunk_stage
 from mendel.passages.chunking import build_layers
 from mendel.passages.summaries import (
     ELLIPSIS,
@@ -214,10 +215,10 @@ def test_chunking_stores_llm_summaries_and_uses_them_as_context(stub, fresh_db):
             title=decision["title"],
             citation=decision["case_number"],
         )
-        stats = pipeline.chunk_pending(conn, summarizer=OpenAICompatibleSummarizer(base_url=stub.url, model="m"))
+        stats = chunk_stage.chunk_pending(conn, summarizer=OpenAICompatibleSummarizer(base_url=stub.url, model="m"))
         assert stats["summarizer"] == "llm:m" and stats["documents"] == 1
         summaries = dict(conn.execute("SELECT layer, summary FROM chunks WHERE layer IN (1, 2)").fetchall())
-        passages = pipeline.load_corpus(conn, 3)
+        passages = load_layer(conn, 3)
     assert summaries[1] == stub.answer and summaries[2] == stub.answer
     assert stub.requests and all(r["authorization"] is None for r in stub.requests)  # no key configured, none sent
     assert passages and all(stub.answer in r.context_text and stub.answer not in r.text for r in passages)

@@ -12,7 +12,7 @@ import pytest
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.core.rawstore import RawStore
 from mendel.extract.document import extract_document
-from mendel.nightly import pipeline
+from mendel.nightly import chunk_stage, extract_stage
 from mendel.records.citation_records import CITATION_RECORD, is_citation_record
 from mirror.nalus import NalusSite
 from mirror.nssoud import NssoudSite
@@ -63,11 +63,11 @@ def test_extraction_marks_a_record_and_keeps_its_pages(fresh_db, tmp_path, recor
             (blob.sha256, len(body), content_type),
         ).fetchone()[0]
         conn.execute("UPDATE documents SET current_version_id = %s WHERE doc_id = 'us:1'", (version,))
-        stats = pipeline.extract_pending(conn, store)
+        stats = extract_stage.extract_pending(conn, store)
         assert stats["citation_records"] == 1
         assert conn.execute("SELECT doc_type FROM documents WHERE doc_id = 'us:1'").fetchone()[0] == CITATION_RECORD
         assert conn.execute("SELECT count(*) FROM pages WHERE version_id = %s", (version,)).fetchone()[0] >= 1
-        assert pipeline.chunk_pending(conn)["versions"] == 0
+        assert chunk_stage.chunk_pending(conn)["versions"] == 0
         assert conn.execute("SELECT count(*) FROM chunks WHERE doc_id = 'us:1'").fetchone()[0] == 0
 
 
@@ -94,7 +94,7 @@ def test_no_placeholder_text_is_indexed(fresh_db, tmp_path, record_pages):
 
         # a later crawl storing the record as a "decision" again is corrected, and nothing is chunked for it
         conn.execute("UPDATE documents SET doc_type = 'decision' WHERE doc_id = 'nalus:record'")
-        again = pipeline.chunk_pending(conn)
+        again = chunk_stage.chunk_pending(conn)
         assert again["citation_records_marked"] == 1 and again["versions"] == 0
         assert conn.execute("SELECT count(*) FROM chunks WHERE doc_id LIKE '%:record'").fetchone()[0] == 0
     finally:

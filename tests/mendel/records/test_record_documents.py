@@ -17,7 +17,7 @@ from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
 from mendel.crawl.boards import register as boards
 from mendel.index import bundle
-from mendel.nightly import pipeline
+from mendel.nightly import extract_stage, registry_stage
 from mendel.records import record_documents
 from mendel.registers import ruian
 from serving.ranking.search import Searcher
@@ -97,9 +97,9 @@ def indexed(pg_server_url, tmp_path_factory):
     store = RawStore(home / "raw")
     embedder = RecordingEmbedder()
     with psycopg.connect(url, autocommit=True) as conn:
-        registry = pipeline.load_registry_pending(conn, store)
+        registry = registry_stage.load_registry_pending(conn, store)
         add_notice_with_attachment(conn, store)
-        extracted = pipeline.extract_with_records(conn, store)
+        extracted = extract_stage.extract_with_records(conn, store)
         stats = run_index(conn, home, embedder)
     return {
         "url": url,
@@ -289,7 +289,7 @@ def test_only_changed_records_are_rendered_again(indexed, conn):
             ).fetchall()
         )
         assert after[METADATA] == current[METADATA] and after[DECANY] != current[DECANY]
-        assert pipeline.extract_pending(conn, store)["versions"] == 1
+        assert extract_stage.extract_pending(conn, store)["versions"] == 1
         assert "Solany u Děčan" in document_text(conn, DECANY)
     finally:  # back as the file says: the earlier version is current again
         conn.execute("UPDATE registry_records SET name = 'Solany' WHERE kind = 'cast_obce' AND code = '152323'")

