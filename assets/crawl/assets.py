@@ -29,7 +29,7 @@ from dagster import (
 )
 from dagster._core.errors import DagsterPipesExecutionError
 
-from mendel.checks.quality import load_thresholds
+from mendel.checks.quality.thresholds import load_thresholds
 from mendel.core.config import PROJECT_ROOT
 from mendel.core.sources import SOURCES, Backfill, Source
 from mendel.crawl import crawlstate

@@ -32,10 +32,10 @@ QUALITY_CHECKS = [
 def quality_check_results(conn) -> list[AssetCheckResult]:
     """Both checks from one review of the live extracted documents (incremental: only versions not reviewed
     since their extraction are validated, the corpus-level figures are summed from the stored per-version
-    results); hard failures quarantine their documents (mendel.checks.quality.review_database)."""
-    from mendel.checks import quality
+    results); hard failures quarantine their documents (mendel.checks.quality.review)."""
+    from mendel.checks.quality.review import review_database
 
-    review = quality.review_database(conn)
+    review = review_database(conn)
     results = []
     for name, severity, level in (
         (QUALITY_HARD, "hard", AssetCheckSeverity.ERROR),

@@ -1,4 +1,4 @@
-"""The incremental quality review (mendel.checks.quality.review_database) against a validation of the whole corpus, on a
+"""The incremental quality review (mendel.checks.quality.review) against a validation of the whole corpus, on a
 corpus that changes between runs: new documents, a new version of a quarantined one, a re-extraction, a withdrawn
 document, changed thresholds, and a run the hard check blocks. At every step both reviews see the same database;
 the whole-corpus one runs in a transaction that is rolled back, the incremental one records what it records. The
@@ -10,7 +10,10 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from mendel.checks import quality
+from mendel.checks.quality import suites
+from mendel.checks.quality.review import QualityReview, review_database
+from mendel.checks.quality.stored_shares import review_version
+from mendel.checks.quality.thresholds import SEVERITIES, load_thresholds
 from mendel.crawl import crawlstate
 
 GOOD = "Nejvyšší soud rozhodl ve věci žalobce o náhradě škody způsobené výkonem veřejné moci. " * 4
@@ -56,10 +59,10 @@ def _extract(conn, version: int, pages: list, sections: list = ()) -> None:
         conn.execute("UPDATE document_versions SET extracted_at = clock_timestamp() WHERE version_id = %s", (version,))
 
 
-def _seen(review: quality.QualityReview) -> dict:
+def _seen(review: QualityReview) -> dict:
     return {
-        "metadata": {severity: review.check_metadata(severity) for severity in quality.SEVERITIES},
-        "passed": {severity: review.passed(severity) for severity in quality.SEVERITIES},
+        "metadata": {severity: review.check_metadata(severity) for severity in SEVERITIES},
+        "passed": {severity: review.passed(severity) for severity in SEVERITIES},
         "failing": [f.as_dict() for f in review.failing],
         "unattributed": review.unattributed,
         "new_versions": review.new_versions,
@@ -82,11 +85,11 @@ def _both(url: str, thresholds: dict) -> dict:
     """The whole-corpus review (rolled back, with the state it would leave) and then the incremental one, on the
     same database; asserts they agree and returns what they saw."""
     with psycopg.connect(url) as conn:  # not autocommit: the review's transactions are savepoints of this one
-        full = _seen(quality.review_database(conn, thresholds, incremental=False))
+        full = _seen(review_database(conn, thresholds, incremental=False))
         full_state = _state(conn)
         conn.rollback()
     with psycopg.connect(url, autocommit=True) as conn:
-        incremental = _seen(quality.review_database(conn, thresholds))
+        incremental = _seen(review_database(conn, thresholds))
         assert incremental == full
         assert _state(conn) == full_state
     return incremental
@@ -94,7 +97,7 @@ def _both(url: str, thresholds: dict) -> dict:
 
 @pytest.fixture
 def thresholds():
-    return quality.load_thresholds()
+    return load_thresholds()
 
 
 def test_incremental_review_equals_the_whole_corpus_review_on_a_changing_corpus(fresh_db, thresholds, monkeypatch):
@@ -139,9 +142,9 @@ def test_incremental_review_equals_the_whole_corpus_review_on_a_changing_corpus(
         raise AssertionError("nothing changed: nothing is validated")
 
     with monkeypatch.context() as patched:  # nothing changed: the stored shares alone
-        patched.setattr(quality, "_validated", no_validation)
+        patched.setattr(suites, "run_suites", no_validation)
         with psycopg.connect(fresh_db, autocommit=True) as conn:
-            unchanged = _seen(quality.review_database(conn, thresholds))
+            unchanged = _seen(review_database(conn, thresholds))
     third = _both(fresh_db, thresholds)
     assert unchanged == third and third["metadata"]["hard"]["new_versions"] == 0 and third["failing"] == []
 
@@ -150,7 +153,7 @@ def test_incremental_review_equals_the_whole_corpus_review_on_a_changing_corpus(
         "sections": {**thresholds["sections"], "max_depth": {"severity": "soft", "max": 1}},
         "examples": 2,
     }  # another review version: every version is reviewed again
-    assert quality.review_version(looser) != quality.review_version(thresholds)
+    assert review_version(looser) != review_version(thresholds)
     assert not _both(fresh_db, looser)["passed"]["soft"]
 
     with psycopg.connect(fresh_db, autocommit=True) as conn:  # most new versions fail: the hard check blocks

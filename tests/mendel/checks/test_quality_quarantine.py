@@ -9,7 +9,8 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from mendel.checks import quality
+from mendel.checks.quality.review import review_database
+from mendel.checks.quality.thresholds import load_thresholds
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
@@ -158,8 +159,8 @@ def test_failing_share_over_threshold_blocks_and_records_nothing(fresh_db):
                 " FROM documents WHERE doc_id = %s",
                 (text, doc_id),
             )
-        thresholds = quality.load_thresholds()
-        blocked = quality.review_database(conn, thresholds)
+        thresholds = load_thresholds()
+        blocked = review_database(conn, thresholds)
         assert blocked.new_versions == 3 and blocked.new_failing == 2 and not blocked.passed("hard")
         assert {f.doc_id for f in blocked.failing} == {"bad-1", "bad-2"} and not blocked.recorded
         assert conn.execute("SELECT count(*) FROM quality_quarantine").fetchone()[0] == 0
@@ -168,6 +169,6 @@ def test_failing_share_over_threshold_blocks_and_records_nothing(fresh_db):
         )
 
         thresholds["quarantine"] = {"max_new_failing_share": 0.7}  # the same corpus under a looser threshold
-        accepted = quality.review_database(conn, thresholds)
+        accepted = review_database(conn, thresholds)
         assert accepted.passed("hard") and accepted.recorded
         assert {d for (d,) in conn.execute("SELECT doc_id FROM quality_quarantine")} == {"bad-1", "bad-2"}

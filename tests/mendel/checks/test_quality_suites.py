@@ -15,7 +15,9 @@ from dataclasses import replace
 
 import pytest
 
-from mendel.checks import quality
+from mendel.checks.quality.frames import frames_from_documents
+from mendel.checks.quality.suites import QualityReport, validate_documents
+from mendel.checks.quality.thresholds import THRESHOLDS_PATH, load_thresholds
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.extract.document import extract_document
 from mendel.extract.ocr import ocr_available
@@ -69,14 +71,14 @@ def real() -> dict:
 
 @pytest.fixture(scope="module")
 def thresholds() -> dict:
-    return quality.load_thresholds()
+    return load_thresholds()
 
 
-def _failed(report: quality.QualityReport) -> set[str]:
+def _failed(report: QualityReport) -> set[str]:
     return {o.name for o in report.outcomes if not o.success}
 
 
-def _examples(report: quality.QualityReport, name: str) -> list[str]:
+def _examples(report: QualityReport, name: str) -> list[str]:
     return [example for o in report.outcomes if o.name == name for example in o.unexpected_examples]
 
 
@@ -90,14 +92,14 @@ def test_severities_come_from_the_thresholds_file(thresholds, tmp_path):
     assert {n for n, s in named.items() if s == "soft"} == SOFT
     broken = tmp_path / "thresholds.yaml"
     broken.write_text(
-        quality.THRESHOLDS_PATH.read_text("utf-8").replace("severity: hard", "severity: fatal", 1), encoding="utf-8"
+        THRESHOLDS_PATH.read_text("utf-8").replace("severity: hard", "severity: fatal", 1), encoding="utf-8"
     )
     with pytest.raises(ValueError, match="severity must be one of"):
-        quality.load_thresholds(broken)
+        load_thresholds(broken)
 
 
 def test_real_documents_pass(real, thresholds):
-    report = quality.validate_documents(real.items(), thresholds)
+    report = validate_documents(real.items(), thresholds)
     assert report.passed("hard") and report.passed("soft"), report.markdown()
     assert report.counts["documents"] == len(real)
     assert report.counts["pages"] == sum(len(d.pages) for d in real.values())
@@ -105,7 +107,7 @@ def test_real_documents_pass(real, thresholds):
     assert {o.name for o in report.outcomes} == HARD | SOFT
     [non_empty] = report.get("pages", "non_empty_text_share")
     assert non_empty.observed_value == 1.0 and non_empty.element_count == report.counts["pages"]
-    frames = quality.frames_from_documents(real.items(), thresholds)
+    frames = frames_from_documents(real.items(), thresholds)
     shares = {row["doc_id"]: row["czech_share"] for row in frames.documents}
     assert all(share is not None and share > 0.05 for share in shares.values()), shares
     if "blesno:komise" in real:  # the OCR'd scan is counted against the confidence floor
@@ -139,7 +141,7 @@ def test_broken_page_sets_fail_the_hard_expectations(real, thresholds):
         ("/eli/cz/sb/2024/87", law),  # the same id twice
         ("section-past-end", replace(law, sections=[*law.sections[:-1], past_the_end])),
     ]
-    report = quality.validate_documents(broken, thresholds)
+    report = validate_documents(broken, thresholds)
     assert not report.passed("hard"), report.markdown()
     assert _failed(report) == {
         "no_mojibake",
@@ -177,7 +179,7 @@ def test_broken_page_sets_fail_the_soft_expectations(real, thresholds):
     stripped = replace(law, pages=[replace(p, text=without_diacritics(p.text)) for p in law.pages])
     unsure = replace(scan, pages=[replace(scan.pages[0], ocr_confidence=0.41)])
     blank = replace(law, pages=[law.pages[0], *(replace(p, text="") for p in law.pages[1:])], sections=[])
-    report = quality.validate_documents([("ascii", stripped), ("unsure-scan", unsure), ("blank", blank)], thresholds)
+    report = validate_documents([("ascii", stripped), ("unsure-scan", unsure), ("blank", blank)], thresholds)
     assert report.passed("hard"), report.markdown()
     assert _failed(report) == {"czech_character_share", "ocr_confidence", "non_empty_text_share"}
     assert _examples(report, "czech_character_share") == ["ascii: czech_share=0.0"]
