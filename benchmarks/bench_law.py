@@ -1,4 +1,4 @@
-"""Latency of `mendel cites` (mendel.citator.build.cites) and `/provisions` (mendel.citator.wording.provision_at) on a
+"""Latency of `mendel cites` (mendel.cites) and `/provisions` (mendel.citator.wording.provision_at) on a
 PostgreSQL database holding N passages with their citations.
 
     .venv/bin/python benchmarks/bench_law.py --passages 100000
@@ -32,6 +32,7 @@ import requests  # noqa: E402
 
 from mendel.citator import build as citator  # noqa: E402
 from mendel.citator.wording import provision_at  # noqa: E402
+from mendel.cites import cites  # noqa: E402
 from mendel.core import db  # noqa: E402
 from mendel.core.config import SAMPLE_CORPUS  # noqa: E402
 from mendel.law import act_versions  # noqa: E402
@@ -356,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
             ]
             load_before = os.getloadavg()
             for warm in cite_refs[:5]:
-                citator.cites(*warm)
+                cites(*warm)
             for warm in provision_refs[:5]:
                 provision_at(*warm)
             result = {
@@ -365,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
                 "counts": counts,
                 "build": build,
                 "load": timings,
-                "cites": timed(lambda c, r: citator.cites(c, r, limit=50), cite_refs, server_cpu_ms(conn)),
+                "cites": timed(lambda c, r: cites(c, r, limit=50), cite_refs, server_cpu_ms(conn)),
                 "provision_at": timed(provision_at, provision_refs, server_cpu_ms(conn)),
                 "machine_load": "load average (1/5/15 min) %.1f / %.1f / %.1f before the queries, %.1f / %.1f / %.1f"
                 " after" % (*load_before, *os.getloadavg()),

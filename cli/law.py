@@ -1,5 +1,5 @@
 """`mendel provision` and `mendel cites`: the wording of a provision on a date, and what cites a provision, an act
-or a court decision — read from PostgreSQL (``mendel.citator.wording``, ``mendel.citator.build``), no bundle needed."""
+or a court decision — read from PostgreSQL (``mendel.citator.wording``, ``mendel.citator.cites``), no bundle needed."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def cmd_provision(args: argparse.Namespace) -> int:
 
 
 def cmd_cites(args: argparse.Namespace) -> int:
-    from mendel.citator.build import cites, describe
+    from mendel.citator.cites import cites, describe
 
     with _connection() as conn:
         answer = cites(conn, args.ref, limit=args.limit)

@@ -90,7 +90,7 @@ def _ref(request: Request, errors: dict[str, str]) -> str:
 
 def law_pages_router(database_url: str | Callable[[], str] | None = None) -> APIRouter:
     """The two pages; ``database_url`` (or a function giving it) defaults to the configured database."""
-    from mendel.citator.build import cites
+    from mendel.citator.cites import cites
     from mendel.citator.wording import provision_at
 
     connections = Connections(database_url)

@@ -1,7 +1,7 @@
 """The law as it stands, over HTTP: ``GET /provisions?ref=&at=`` (the wording of a provision on a date, its version,
 validity, amending act and the diff against the version before) and ``GET /citations?ref=`` (what cites a
 provision, an act, a court file number or an ECLI). Both read PostgreSQL, not the bundle: versions and citations
-are kept there by the nightly run (``mendel.citator.wording``, ``mendel.citator.build``).
+are kept there by the nightly run (``mendel.citator.wording``, ``mendel.citator.cites``).
 
 Answers that are about the law (not yet in force, no such provision on that date) are 200 with their ``status``;
 a ``ref`` that names nothing is a 400 problem, an act with no stored version a 404 one.
@@ -66,7 +66,7 @@ class Connections:
 
 def law_router(database_url: str | Callable[[], str] | None = None) -> APIRouter:
     """The routes; ``database_url`` (or a function giving it) defaults to the configured database."""
-    from mendel.citator.build import cites
+    from mendel.citator.cites import cites
     from mendel.citator.wording import provision_at
 
     connections = Connections(database_url)

@@ -15,6 +15,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from mendel.citator import build as citator
+from mendel.citator.cites import _fill_passages, _ready, cites
+from mendel.citator.citing_passages import PASSAGES_PER_DOCUMENT
+from mendel.citator.targets import Target
 from mendel.core.config import PROJECT_ROOT
 from serving.web.law_routes import law_router
 from tests.support.law import cited_database
@@ -44,7 +47,7 @@ def listed(answer: dict, family: str) -> dict[str, dict]:
 def test_a_provision_cited_by_acts_and_decisions_lists_both(conn):
     # § 140 trestního zákoníku: 270/2025 Sb. names it ("vraždy (§ 140 trestního zákoníku)"), 3 Tdo 289/2026
     # cites § 140 odst. 2 — which rolls up to § 140.
-    answer = citator.cites(conn, "§ 140 trestního zákoníku")
+    answer = cites(conn, "§ 140 trestního zákoníku")
     assert answer["target"]["key"] == "40/2009 Sb." and answer["target"]["provision"] == "§ 140"
     acts, decisions = listed(answer, "acts"), listed(answer, "decisions")
     assert "270/2025 Sb." in acts and "3 Tdo 289/2026" in decisions
@@ -59,9 +62,9 @@ def test_a_provision_cited_by_acts_and_decisions_lists_both(conn):
 
 
 def test_sub_provision_citations_roll_up_to_the_section_and_the_act(conn):
-    exact = citator.cites(conn, "§ 140 odst. 2 trestního zákoníku")
-    section = citator.cites(conn, "§ 140 trestního zákoníku")
-    act = citator.cites(conn, "zákon č. 40/2009 Sb.")
+    exact = cites(conn, "§ 140 odst. 2 trestního zákoníku")
+    section = cites(conn, "§ 140 trestního zákoníku")
+    act = cites(conn, "zákon č. 40/2009 Sb.")
     assert "3 Tdo 289/2026" in listed(exact, "decisions")
     assert "270/2025 Sb." not in listed(exact, "acts")  # § 140 itself is not § 140 odst. 2
     assert exact["total_citations"] < section["total_citations"] < act["total_citations"]
@@ -70,17 +73,17 @@ def test_sub_provision_citations_roll_up_to_the_section_and_the_act(conn):
 
 
 def test_an_ecli_and_its_file_number_give_the_same_list(conn):
-    by_number = citator.cites(conn, "III. ÚS 3425/16")
-    by_ecli = citator.cites(conn, "ECLI:CZ:US:2017:3.US.3425.16.1")
+    by_number = cites(conn, "III. ÚS 3425/16")
+    by_ecli = cites(conn, "ECLI:CZ:US:2017:3.US.3425.16.1")
     assert by_number["total_citations"] >= 2
     assert by_number["families"] == by_ecli["families"]
     assert {"20 Cdo 3327/2025", "27 Cdo 2965/2025"} <= set(listed(by_number, "decisions"))
     # the Ústavní soud writes its years in two digits: IV. US 729/2000 is III. ÚS 729/00
-    four_digits, two_digits = citator.cites(conn, "III. US 729/2000"), citator.cites(conn, "III. ÚS 729/00")
+    four_digits, two_digits = cites(conn, "III. US 729/2000"), cites(conn, "III. ÚS 729/00")
     assert four_digits["target"]["key"] == "III. ÚS 729/00" and four_digits["families"] == two_digits["families"]
     assert "22 Cdo 1021/2026" in listed(two_digits, "decisions")
     # a Nejvyšší soud ECLI names the file number with its register in capitals
-    nd_number, nd_ecli = citator.cites(conn, "31 Nd 200/2012"), citator.cites(conn, "ECLI:CZ:NS:2012:31.ND.200.2012.1")
+    nd_number, nd_ecli = cites(conn, "31 Nd 200/2012"), cites(conn, "ECLI:CZ:NS:2012:31.ND.200.2012.1")
     assert nd_number["total_documents"] >= 2 and nd_number["families"] == nd_ecli["families"]
 
 
@@ -92,7 +95,7 @@ def test_a_page_is_the_newest_documents_of_each_family_and_the_counts_do_not_dep
         " ORDER BY documents DESC, key_folded LIMIT 1"
     ).fetchone()
     ref = "zákon č. " + key.replace(" sb.", " Sb.")
-    whole = citator.cites(conn, ref, limit=1000)
+    whole = cites(conn, ref, limit=1000)
     assert whole["families"][family]["documents"] >= 2
     items = whole["families"][family]["items"]
     assert len(items) == whole["families"][family]["documents"]  # everything when the limit allows it
@@ -100,7 +103,7 @@ def test_a_page_is_the_newest_documents_of_each_family_and_the_counts_do_not_dep
         ((d["date"] is not None, d["date"], d["doc_id"]) for d in items), reverse=True
     )
     for limit in (1, 2):
-        page = citator.cites(conn, ref, limit=limit)
+        page = cites(conn, ref, limit=limit)
         for name, counts in page["families"].items():
             # the counts are every citing document and citation whatever the page; the page is the head of the list
             assert (counts["documents"], counts["citations"]) == (
@@ -112,18 +115,18 @@ def test_a_page_is_the_newest_documents_of_each_family_and_the_counts_do_not_dep
             whole["total_documents"],
             whole["total_citations"],
         )
-    assert all(len(d["passages"]) <= citator.PASSAGES_PER_DOCUMENT for d in items)
-    assert citator.cites(conn, ref, limit=2) == citator.cites(conn, ref, limit=2)
+    assert all(len(d["passages"]) <= PASSAGES_PER_DOCUMENT for d in items)
+    assert cites(conn, ref, limit=2) == cites(conn, ref, limit=2)
 
 
 def test_citation_records_and_e_sbirka_references_feed_the_citator(conn):
     record = conn.execute("SELECT target_key FROM citation_links WHERE origin = 'record' LIMIT 1").fetchone()
     assert record is not None, "the NALUS records name no decision"
-    answer = citator.cites(conn, record[0])
+    answer = cites(conn, record[0])
     records = [d for d in answer["families"]["decisions"]["items"] if d["kind"] == "citation_record"]
     assert records and all("record" in p["origins"] for d in records for p in d["passages"])
     # 573/2025 Sb. cites § 189 odst. 1 zákoníku práce in its preamble: an odkazyZFragmentu link of e-Sbírka
-    odkaz = citator.cites(conn, "§ 189 zákona č. 262/2006 Sb.")
+    odkaz = cites(conn, "§ 189 zákona č. 262/2006 Sb.")
     vyhlaska = listed(odkaz, "acts")["573/2025 Sb."]
     assert any("odkaz" in p["origins"] or "mention" in p["origins"] for p in vyhlaska["passages"])
     assert conn.execute("SELECT count(*) FROM citation_links WHERE origin = 'odkaz'").fetchone()[0] > 0
@@ -199,11 +202,11 @@ def test_the_passages_held_ready_are_those_cut_on_the_call(conn):
     shown = 0
     for (kind, key, scope), docs in by_target.items():
         listed = {doc_id: {"_version": version, "passages": []} for doc_id, _, _, version in docs}
-        citator._fill_passages(
-            conn, citator.Target(kind, key, scope, (key,)), listed, {doc_id: samples for doc_id, samples, _, _ in docs}
+        _fill_passages(
+            conn, Target(kind, key, scope, (key,)), listed, {doc_id: samples for doc_id, samples, _, _ in docs}
         )
         for doc_id, _, ready, _ in docs:
-            assert citator._ready(ready) == listed[doc_id]["passages"], (kind, key, scope, doc_id)
+            assert _ready(ready) == listed[doc_id]["passages"], (kind, key, scope, doc_id)
             shown += len(ready)
     origins = {origin for *_, ready, _ in rows for p in ready for origin in p["origins"]}
     assert shown and {"mention", "odkaz", "record"} <= origins  # and pages found for links naming none
@@ -217,7 +220,7 @@ def test_the_passages_held_ready_are_those_cut_on_the_call(conn):
         "ECLI:CZ:NS:2012:31.ND.200.2012.1",
         "§ 189 zákona č. 262/2006 Sb.",
     ):
-        ready, cut = citator.cites(conn, ref, limit=50), citator.cites(conn, ref, limit=50, cut=True)
+        ready, cut = cites(conn, ref, limit=50), cites(conn, ref, limit=50, cut=True)
         assert json.dumps(ready, ensure_ascii=False) == json.dumps(cut, ensure_ascii=False), ref
 
 

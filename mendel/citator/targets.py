@@ -1,0 +1,124 @@
+"""What a citation points at, in canonical form: an act by its citation (``573/2025 Sb.``) and a provision as a
+path below it (``§ 2 odst. 1``), a court decision by its file number as the court writes it (the Ústavní soud with
+a two-digit year: ``IV. ÚS 393/00``; no list number), compared case-folded; an ECLI stands for its file number.
+:func:`update_targets` keeps the target of every LAW_REF / DECISION_REF entity in ``citation_targets``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import psycopg
+
+from mendel.law.identifiers import (
+    CONSTITUTIONAL,
+    CONSTITUTIONAL_SENATES,
+    FileNumber,
+    full_year,
+    parse_citation,
+    parse_ecli,
+    parse_file_number,
+)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a citation points at: ``kind`` act (``key`` its citation, ``provision`` a path or '') or decision
+    (``key`` its canonical file number); ``keys`` every form it is matched under."""
+
+    kind: str
+    key: str
+    provision: str = ""
+    keys: tuple[str, ...] = field(default=())
+
+    @property
+    def label(self) -> str:
+        return f"{self.provision} {self.key}".strip() if self.kind == "act" else self.key
+
+
+def canonical_file_number(number: FileNumber) -> str:
+    """The file number as the court writes it: the Ústavní soud's year in two digits (``IV. ÚS 393/00``), other
+    courts' in four (``21 Cdo 1234/1999``); no list number."""
+    if number.register == CONSTITUTIONAL or number.is_constitutional:
+        return f"{number.senate}. {number.register} {number.number}/{int(number.year) % 100:02d}"
+    head = " ".join(p for p in (number.court, number.senate, number.register) if p)
+    return f"{head} {number.number}/{full_year(number.year)}"
+
+
+def file_number_of_ecli(ecli: str) -> str | None:
+    """``ECLI:CZ:US:2013:4.US.2265.13.1`` -> ``IV. ÚS 2265/13``; ``ECLI:CZ:NS:2026:29.ICDO.177.2024.1`` ->
+    ``29 ICDO 177/2024`` (the register's case is not in an ECLI: file numbers are compared case-folded)."""
+    parsed = parse_ecli(ecli)
+    if parsed is None or parsed.country != "CZ":
+        return None
+    parts = parsed.number.split(".")
+    if parsed.court == "US" and len(parts) >= 4 and parts[1].upper() == "US":
+        senate = "Pl" if parts[0].lower() == "pl" else CONSTITUTIONAL_SENATES.get(parts[0])
+        if senate is None or not parts[2].isdigit() or not parts[3].isdigit():
+            return None
+        return f"{senate}. {CONSTITUTIONAL} {int(parts[2])}/{int(parts[3]) % 100:02d}"
+    if len(parts) >= 4 and parts[0].isdigit() and parts[2].isdigit() and parts[3].isdigit():
+        return f"{int(parts[0])} {parts[1]} {int(parts[2])}/{full_year(parts[3])}"
+    return None
+
+
+def decision_target(text: str) -> Target | None:
+    """A court decision named by its file number (any spacing, ``US`` for ``ÚS``, a list number) or its ECLI."""
+    text = (text or "").strip()
+    if text.upper().startswith("ECLI:"):
+        number = file_number_of_ecli(text)
+        ecli = parse_ecli(text)
+        if ecli is None:
+            return None
+        keys = tuple(k for k in (number, ecli.text) if k)
+        return Target("decision", number or ecli.text, keys=keys)
+    parsed = parse_file_number(text)
+    if parsed is None:
+        return None
+    key = canonical_file_number(parsed)
+    return Target("decision", key, keys=(key,))
+
+
+def law_target(norm: str) -> Target | None:
+    """A LAW_REF norm (``89/2012 Sb. § 2079 odst. 1``) as an act and a provision path."""
+    from mendel.citator.wording import provision_key
+    from mendel.ner.rules import split_law_ref_norm
+
+    act_text, provision = split_law_ref_norm(norm)
+    act = parse_citation(act_text)
+    key = act.citation if act else (act_text or "").strip()
+    if not key:
+        return None
+    return Target("act", key, provision_key(provision), keys=(key,))
+
+
+def parse_target(ref: str) -> Target | None:
+    """What a query names: an ECLI, a file number, or an act with or without a provision."""
+    decision = decision_target(ref)
+    if decision is not None:
+        return decision
+    from mendel.citator.wording import parse_reference
+
+    reference = parse_reference(ref)
+    if reference is None:
+        return None
+    return Target("act", reference.act.citation, reference.provision, keys=(reference.act.citation,))
+
+
+def update_targets(conn: psycopg.Connection) -> int:
+    """The canonical target of every LAW_REF / DECISION_REF entity that has none yet (entities never change)."""
+    rows = conn.execute(
+        "SELECT e.entity_id, e.label, e.norm FROM entities e LEFT JOIN citation_targets t USING (entity_id)"
+        " WHERE t.entity_id IS NULL AND e.label IN ('LAW_REF', 'DECISION_REF')"
+    ).fetchall()
+    values = []
+    for entity_id, label, norm in rows:
+        target = law_target(norm) if label == "LAW_REF" else decision_target(norm)
+        if target is not None:
+            values.append((entity_id, target.kind, target.key, target.provision))
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO citation_targets (entity_id, target_kind, target_key, target_provision)"
+            " VALUES (%s, %s, %s, %s) ON CONFLICT (entity_id) DO NOTHING",
+            values,
+        )
+    return len(values)
