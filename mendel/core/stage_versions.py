@@ -99,7 +99,15 @@ STAGES: dict[str, Stage] = {
         ),
         Stage(
             "records",
-            ("records/record_documents.py", "data/municipalities.tsv", "czech/dates.py"),
+            (
+                "records/model.py",
+                "records/record_documents.py",
+                "records/municipality_records.py",
+                "records/act_metadata.py",
+                "data/municipalities.tsv",
+                "czech/dates.py",
+                "czech/wording.py",
+            ),
             recorded_on="document_versions.record_version",
             reprocesses="record documents rendered again; those whose text changed get a new version (extracted, "
             "chunked, embedded again), the others keep theirs",

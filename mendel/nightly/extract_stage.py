@@ -12,7 +12,8 @@ from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
 from mendel.nightly.registry_stage import RECORD_SOURCES
 from mendel.records.citation_records import CITATION_RECORD, is_citation_record
-from mendel.records.record_documents import RECORD_DOCUMENT_TYPES, build_record_documents
+from mendel.records.model import RECORD_DOCUMENT_TYPES
+from mendel.records.record_documents import build_record_documents
 
 log = logging.getLogger("mendel.nightly.extract_stage")
 

@@ -13,7 +13,7 @@ from mendel.core import stage_versions
 from mendel.crawl.boards import register as boards
 from mendel.index import bundle
 from mendel.index.corpus import LAYERS, load_layer
-from mendel.records.record_documents import notice_links, record_grounding
+from mendel.records.grounding import notice_links, record_grounding
 
 
 def _complete(part_dir: Path) -> Path:

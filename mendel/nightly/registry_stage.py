@@ -9,7 +9,7 @@ import psycopg
 
 from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
-from mendel.records.record_documents import RECORD_DOCUMENT_TYPES
+from mendel.records.model import RECORD_DOCUMENT_TYPES
 
 RECORD_SOURCES = ("ruian",)  # sources whose files are register records, not pages
 

@@ -335,7 +335,7 @@ class PostgresSearcher:
             "  AND t.layer = 1 LIMIT 1) top ON true"
             " WHERE d.status = 'active' ORDER BY d.doc_id"
         ).fetchall()
-        from mendel.records.record_documents import notice_links, record_grounding
+        from mendel.records.grounding import notice_links, record_grounding
 
         grounding = {**record_grounding(conn), **notice_links(conn)}  # a record's sources, an attachment's notice
         return {

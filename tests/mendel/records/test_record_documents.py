@@ -16,9 +16,13 @@ from mendel.core.config import SAMPLE_CORPUS
 from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
 from mendel.crawl.boards import register as boards
+from mendel.czech.wording import both_dates, plural, worded_date
 from mendel.index import bundle
 from mendel.nightly import extract_stage, registry_stage
-from mendel.records import record_documents
+from mendel.records.act_metadata import act_type, adoption_date
+from mendel.records.model import ACT_METADATA, RECORD_DOCUMENT_TYPES, REGISTER_RECORD
+from mendel.records.municipality_records import MunicipalityRecord, Part, municipality_pages
+from mendel.records.record_documents import build_record_documents
 from mendel.registers import ruian
 from serving.ranking.search import Searcher
 from serving.web.results import run_search
@@ -165,13 +169,13 @@ def test_act_metadata_record_lists_versions_dates_and_amending_acts(conn):
     text = document_text(conn, METADATA)
     assert f"Znění předpisu v e-Sbírce ({len(versions)}):" in text
     for effective_from, effective_to, amended_by in versions:
-        assert record_documents.both_dates(effective_from) in text
+        assert both_dates(effective_from) in text
         if effective_to:
-            assert f"do {record_documents.both_dates(effective_to)}" in text
+            assert f"do {both_dates(effective_to)}" in text
         assert all(a["citation"] in text for a in amended_by)
     first = versions[0][0]
     assert text.startswith("Údaje e-Sbírky o předpisu Vyhláška č. 573/2025 Sb., o změně sazby")
-    assert f"vyhláška nabyla účinnosti dnem {record_documents.both_dates(first)}" in text
+    assert f"vyhláška nabyla účinnosti dnem {both_dates(first)}" in text
     amending = sorted({a["citation"] for *_, amended_by in versions for a in amended_by})
     assert amending and f"byla změněna (novelizována) předpisem {amending[0]}" in text
     # the date of adoption is read from the promulgated text's heading ("ze dne 18. prosince 2025")
@@ -184,7 +188,7 @@ def test_bundle_labels_and_grounds_every_record(indexed):
         for d in json.loads(bundle.documents_path(bundle.current_bundle(indexed["home"] / "bundles")).read_text())
     }
     decany = documents[DECANY]
-    assert decany["doc_type"] == record_documents.REGISTER_RECORD and decany["source"] == "ruian"
+    assert decany["doc_type"] == REGISTER_RECORD and decany["source"] == "ruian"
     assert decany["record"] == DECANY
     assert [s["doc_id"] for s in decany["record_sources"]] == ["ruian:OB_564729_UKSH"]
     assert (
@@ -193,7 +197,7 @@ def test_bundle_labels_and_grounds_every_record(indexed):
         is True
     )
     metadata = documents[METADATA]
-    assert metadata["doc_type"] == record_documents.ACT_METADATA and metadata["source"] == "esbirka"
+    assert metadata["doc_type"] == ACT_METADATA and metadata["source"] == "esbirka"
     assert metadata["url"].endswith("/esel-esbir-daver/dokumenty-sbirky/%2Fsb%2F2025%2F573")
     assert metadata["record_sources"][0]["doc_id"] == ACT
     # the act's own text stays the law
@@ -226,7 +230,7 @@ def test_questions_find_the_record_and_it_is_labelled_a_record(indexed, question
     print(f"{question!r}: {expected} at rank {ranked.index(expected) + 1 if expected in ranked else None} of {ranked}")
     assert expected in ranked[:3], ranked
     hit = next(h for h in payload["results"] if h["doc_id"] == expected)
-    assert hit["kind"] in record_documents.RECORD_DOCUMENT_TYPES and hit["kind_label"] != "rozhodnutí"
+    assert hit["kind"] in RECORD_DOCUMENT_TYPES and hit["kind_label"] != "rozhodnutí"
     assert hit["record_sources"]
 
 
@@ -256,10 +260,10 @@ def test_only_changed_records_are_rendered_again(indexed, conn):
     current = dict(
         conn.execute(
             "SELECT doc_id, current_version_id FROM documents WHERE doc_type = ANY(%s)",
-            (list(record_documents.RECORD_DOCUMENT_TYPES),),
+            (list(RECORD_DOCUMENT_TYPES),),
         ).fetchall()
     )
-    again = record_documents.build_record_documents(conn, store)
+    again = build_record_documents(conn, store)
     assert set(current) == {DECANY, METADATA, "act-metadata:/eli/cz/sb/2024/87"}
     assert again["new_versions"] == 0 and again["unchanged"] == again["documents"] == len(current)
 
@@ -268,7 +272,7 @@ def test_only_changed_records_are_rendered_again(indexed, conn):
         "UPDATE document_versions SET record_version = 'records-000000000000' WHERE version_id = ANY(%s)",
         (list(current.values()),),
     )
-    carried = record_documents.build_record_documents(conn, store)
+    carried = build_record_documents(conn, store)
     assert carried["carried_over"] == len(current) and carried["new_versions"] == 0
     assert {
         v
@@ -280,12 +284,12 @@ def test_only_changed_records_are_rendered_again(indexed, conn):
     # one part renamed in the register: exactly that municipality gets a new version, then extraction
     conn.execute("UPDATE registry_records SET name = 'Solany u Děčan' WHERE kind = 'cast_obce' AND code = '152323'")
     try:
-        changed = record_documents.build_record_documents(conn, store)
+        changed = build_record_documents(conn, store)
         assert changed["new_versions"] == 1
         after = dict(
             conn.execute(
                 "SELECT doc_id, current_version_id FROM documents WHERE doc_type = ANY(%s)",
-                (list(record_documents.RECORD_DOCUMENT_TYPES),),
+                (list(RECORD_DOCUMENT_TYPES),),
             ).fetchall()
         )
         assert after[METADATA] == current[METADATA] and after[DECANY] != current[DECANY]
@@ -293,7 +297,7 @@ def test_only_changed_records_are_rendered_again(indexed, conn):
         assert "Solany u Děčan" in document_text(conn, DECANY)
     finally:  # back as the file says: the earlier version is current again
         conn.execute("UPDATE registry_records SET name = 'Solany' WHERE kind = 'cast_obce' AND code = '152323'")
-        record_documents.build_record_documents(conn, store)
+        build_record_documents(conn, store)
     assert (
         conn.execute("SELECT current_version_id FROM documents WHERE doc_id = %s", (DECANY,)).fetchone()[0]
         == current[DECANY]
@@ -312,21 +316,21 @@ def test_record_body_is_the_stored_original(indexed, conn):
 
 
 def test_czech_wording_helpers():
-    assert record_documents.plural(1, "část obce", "části obce", "částí obce") == "1 část obce"
-    assert record_documents.plural(4, "část obce", "části obce", "částí obce") == "4 části obce"
-    assert record_documents.plural(12345, "adresní místo", "adresní místa", "adresních míst") == "12 345 adresních míst"
-    assert record_documents.worded_date("2026-09-30") == "30. září 2026"
-    assert record_documents.act_type("Nařízení vlády o …") == ("nařízení vlády", "n")
-    assert record_documents.adoption_date("VYHLÁŠKA\nze dne 18. prosince 2025\no změně").isoformat() == "2025-12-18"
+    assert plural(1, "část obce", "části obce", "částí obce") == "1 část obce"
+    assert plural(4, "část obce", "části obce", "částí obce") == "4 části obce"
+    assert plural(12345, "adresní místo", "adresní místa", "adresních míst") == "12 345 adresních míst"
+    assert worded_date("2026-09-30") == "30. září 2026"
+    assert act_type("Nařízení vlády o …") == ("nařízení vlády", "n")
+    assert adoption_date("VYHLÁŠKA\nze dne 18. prosince 2025\no změně").isoformat() == "2025-12-18"
 
 
 def test_streets_go_to_their_own_page():
     """Děčany has no streets in the register, so this municipality is made up here (its parts and counts too)."""
-    record = record_documents.MunicipalityRecord(
+    record = MunicipalityRecord(
         "999999", "Zkušebná", {}, None, streets=["Nádražní", "Husova"], address_points=3, buildings=2
     )
-    record.parts["1"] = record_documents.Part("1", "Zkušebná", address_points=3, buildings=2)
-    pages = record_documents.municipality_pages(record, [{"file": "x.xml.gz", "doc_id": "ruian:x", "url": "u"}])
+    record.parts["1"] = Part("1", "Zkušebná", address_points=3, buildings=2)
+    pages = municipality_pages(record, [{"file": "x.xml.gz", "doc_id": "ruian:x", "url": "u"}])
     assert len(pages) == 2 and "Obec Zkušebná má v registru 2 ulice." in pages[0]
     assert pages[1].endswith("Husova, Nádražní.") and "3 adresní místa" in pages[0]
 
