@@ -75,6 +75,8 @@ STAGES: dict[str, Stage] = {
                 "ner/data/*",
                 NER_PATTERNS,
                 "registers/municipalities.py",
+                "registers/gazetteer.py",
+                "czech/declension.py",
                 "data/municipalities.tsv",
                 "data/acts_by_name.v*.yaml",
                 "law/identifiers.py",

@@ -19,7 +19,7 @@ from importlib import resources
 import yaml
 
 from mendel.ner.spans import whole_surface_norm
-from mendel.registers.municipalities import kraj_genitives, place_names
+from mendel.registers.gazetteer import kraj_genitives, place_names
 
 INSTITUTION = "INSTITUTION"
 

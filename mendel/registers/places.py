@@ -1,6 +1,7 @@
 """Czech municipalities a text names, as people write them in a question: declined ("ve Slavičíně", "v Hradci
 Králové", "z Kadaně") after a preposition or "obec/město". The names and their case forms are the municipal
-register's (``mendel.registers.municipalities``: all 6,258 obce, every case form of each name); :func:`mentioned_in` tells
+register's (``mendel.registers.municipalities``: all 6,258 obce; every case form of each name,
+``mendel.czech.declension``); :func:`mentioned_in` tells
 whether a collection's analysed vocabulary (a bundle's BM25 terms) holds one of a name's forms.
 """
 
@@ -11,7 +12,9 @@ import re
 from dataclasses import dataclass
 
 from mendel.czech.analyzer import analyze
-from mendel.registers.municipalities import Municipality, case_forms, place_names, register
+from mendel.czech.declension import case_forms
+from mendel.registers.gazetteer import place_names
+from mendel.registers.municipalities import Municipality, register
 
 # A place is looked for after these words only: a capitalised word elsewhere is as likely a sentence start.
 _LEAD_RE = re.compile(

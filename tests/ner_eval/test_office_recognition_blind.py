@@ -11,6 +11,7 @@ from collections import Counter
 import pytest
 import yaml
 
+from mendel.czech.declension import genitive
 from mendel.registers import municipalities
 from ner_eval import notices_offices
 
@@ -51,7 +52,7 @@ def test_the_built_gold_is_what_the_annotations_give_and_ids_name_real_municipal
                 assert len(names) == 1 and names.pop() in entity["norm"]
             else:
                 town = known.by_code[code]
-                assert town.name in entity["norm"] or municipalities.genitive(town.name) in entity["norm"], entity
+                assert town.name in entity["norm"] or genitive(town.name) in entity["norm"], entity
 
 
 def test_the_recogniser_keeps_its_blind_precision_and_recall():

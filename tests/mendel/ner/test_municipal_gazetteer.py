@@ -9,8 +9,10 @@ import json
 import yaml
 
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.czech.declension import case_forms
 from mendel.ner.institutions import institution_candidates
 from mendel.registers import municipalities
+from mendel.registers.gazetteer import fire_rescue_services, gazetteer_forms, offices, regional_offices
 
 HAND_KEPT = yaml.safe_load(
     (municipalities.DATA_FILE.parent.parent / "ner" / "data" / "institutions.yaml").read_text(encoding="utf-8")
@@ -30,21 +32,21 @@ def notice_titles() -> dict[str, str]:
 
 def test_generated_case_forms_cover_the_hand_kept_table():
     for name, forms in HAND_KEPT.items():
-        assert set(forms) <= set(municipalities.case_forms(name)), name
-    assert municipalities.case_forms("Karviná") == ("Karviná", "Karviné", "Karvinou")
-    assert {"Frýdku-Místku", "Frýdkem-Místkem"} <= set(municipalities.case_forms("Frýdek-Místek"))
-    assert {"Karlových Varů", "Karlovými Vary"} <= set(municipalities.case_forms("Karlovy Vary"))
-    assert {"Ústí nad Labem", "Ústím nad Labem"} <= set(municipalities.case_forms("Ústí nad Labem"))
-    forms = municipalities.gazetteer_forms()
+        assert set(forms) <= set(case_forms(name)), name
+    assert case_forms("Karviná") == ("Karviná", "Karviné", "Karvinou")
+    assert {"Frýdku-Místku", "Frýdkem-Místkem"} <= set(case_forms("Frýdek-Místek"))
+    assert {"Karlových Varů", "Karlovými Vary"} <= set(case_forms("Karlovy Vary"))
+    assert {"Ústí nad Labem", "Ústím nad Labem"} <= set(case_forms("Ústí nad Labem"))
+    forms = gazetteer_forms()
     assert len(forms) == len({m.name for m in municipalities.register().municipalities}) == 5346
 
 
 def test_offices_of_municipalities_and_regions():
     by_name = {m.name: m for m in municipalities.register().municipalities if m.boards}
-    assert municipalities.offices(by_name["Blešno"]) == ["Obecní úřad Blešno"]
-    assert municipalities.offices(by_name["Karviná"]) == ["Městský úřad Karviná", "Magistrát města Karviné"]
-    assert municipalities.offices(by_name["Náměšť na Hané"]) == ["Úřad městyse Náměšť na Hané"]
-    regional = municipalities.regional_offices()
+    assert offices(by_name["Blešno"]) == ["Obecní úřad Blešno"]
+    assert offices(by_name["Karviná"]) == ["Městský úřad Karviná", "Magistrát města Karviné"]
+    assert offices(by_name["Náměšť na Hané"]) == ["Úřad městyse Náměšť na Hané"]
+    regional = regional_offices()
     assert len(regional) == 14 and regional["Ústecký kraj"] == "Krajský úřad Ústeckého kraje"
     assert regional["Kraj Vysočina"] == "Krajský úřad Kraje Vysočina"
     assert regional["Hlavní město Praha"] == "Magistrát hlavního města Prahy"
@@ -83,7 +85,7 @@ def _found(text: str) -> set[tuple[str, str]]:
 
 
 def test_every_regions_fire_and_rescue_service_is_recognised_in_full_and_abbreviated():
-    services = municipalities.fire_rescue_services()
+    services = fire_rescue_services()
     assert len(services) == 14
     assert services["Kraj Vysočina"] == "Hasičský záchranný sbor Kraje Vysočina"
     assert services["Hlavní město Praha"] == "Hasičský záchranný sbor hlavního města Prahy"
