@@ -1,19 +1,10 @@
-"""The domain graph (``domain.yaml``): areas of law, institutions and key acts, with a validator and a
-router that ranks areas and acts for a plain Czech question without an LLM.
-
-Routing matches the query's analysed tokens (``mendel.czech.analyzer.analyze``: lower case, no diacritics,
-light stemming) against each node's name, aliases and vocabulary. A query token scores the best term token it
-matches, weighted by that token's IDF over the graph, by the field (names and aliases above vocabulary) and by
-how much of a multi-word term the query covers. The analyser's stemmer is light and not always consistent
-(``pracovní`` → ``pracovn`` but ``pracovního`` → ``pracovni``), so two tokens also match, more weakly, when one
-is a short extension of the other or both share a long prefix. Abbreviations (``OSŘ``, ``ČNB``) match as
-written. Acts are then reached through ``governs`` edges from the matched areas (and their sub-areas through
-``part_of``); an amending act gets less of its area's score than the act it amends.
+"""The domain graph (``mendel/data/domain_graph.yaml``): areas of law, institutions and key acts with the edges
+between them, loaded and validated (every problem found is reported at once); a question is routed over it by
+:mod:`mendel.law.domain_routing`.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import sys
 from collections import Counter
@@ -25,6 +16,7 @@ import yaml
 
 from mendel.czech.analyzer import analyze
 from mendel.data import DATA_DIR
+from mendel.law.domain_routing import Router, is_abbreviation
 from mendel.law.identifiers import act_eli
 
 NODE_TYPES = ("domain", "institution", "act")
@@ -44,23 +36,6 @@ EU_CITATION_RE = re.compile(
     r"(?P<kind>nařízení|směrnice) \((?:EU|ES|EHS)\) (?P<year>(?:19|20)\d\d)/(?P<number>[1-9]\d{0,4})"
 )
 SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-
-# Question words the analyser keeps, and words every act shares ("zákon", "Sb."): they carry no topic.
-QUERY_STOPWORDS = frozenset(
-    analyze(
-        "jaký jaká jaké jakou jakým jakého kolik kdy dokdy kdo komu čím proč můžu mohu můžeme musím musí mám má "
-        "lze smí platí potřebuji potřeba nutné nutno dá dát dělat "
-        "zákon zákona zákonu zákonem zákony zákonů zákoník zákoníku zákoníkem předpis předpisu sb sbírka"
-    )
-)
-FIELD_WEIGHTS = {"name": 1.5, "alias": 1.5, "citation": 2.0, "vocabulary": 1.0}
-FULL_PHRASE_FACTOR = 1.25  # every token of a multi-word term is in the query
-PARTIAL_PHRASE_FACTOR = 0.5  # only some are
-LOWERCASE_ABBREVIATION_FACTOR = 0.6  # "dph" for "DPH"
-GOVERNS_FACTOR = 0.8  # an act gets this share of the score of an area it governs
-AMENDING_GOVERNS_FACTOR = 0.4
-PART_OF_DECAY = 0.7  # an area passes this share of its score up to a parent, for act propagation
-ROUTE_CACHE_SIZE = 2048
 
 
 class DomainGraphError(ValueError):
@@ -91,18 +66,6 @@ class Edge:
     target: str
 
 
-@dataclass(frozen=True)
-class _Term:
-    tokens: tuple[str, ...]
-    weight: float
-    raw: str | None = None  # an abbreviation, matched case-sensitively against the query as written
-
-
-def is_abbreviation(text: str) -> bool:
-    """``OSŘ``, ``ČNB``, ``InsZ``, ``MSp``: no spaces, at least two capitals."""
-    return " " not in text and sum(c.isupper() for c in text) >= 2
-
-
 def _citation_parts(citation: str) -> tuple[str, str, str, str] | None:
     """(collection, kind, year, number) of a well-formed citation: ("sb", "", …) or ("eu", "reg"|"dir", …)."""
     m = SB_CITATION_RE.fullmatch(citation)
@@ -131,35 +94,6 @@ def expected_act_id(citation: str) -> str | None:
         return None
     collection, kind, year, number = parts
     return f"act:{number}/{year}" if collection == "sb" else f"act:eu/{kind}/{year}/{number}"
-
-
-_VOWELS = frozenset("aeiouy")
-
-
-def _similarity(query_token: str, term_token: str) -> float:
-    if query_token == term_token:
-        return 1.0
-    if not (query_token.isalpha() and term_token.isalpha()):
-        return 0.0  # numbers, citations, § tokens: exact only
-    shorter, longer = sorted((len(query_token), len(term_token)))
-    if shorter < 3:
-        return 0.0
-    common = 0
-    for a, b in zip(query_token, term_token):
-        if a != b:
-            break
-        common += 1
-    if common == shorter:
-        rest = (query_token if len(query_token) > len(term_token) else term_token)[common:]
-        if (len(rest) <= (2 if shorter == 3 else 3) and set(rest) <= _VOWELS) or (shorter >= 5 and len(rest) <= 2):
-            return 0.85  # pracovn ~ pracovni, dan ~ dane, vypoved ~ vypovedn (not prij ~ prijd)
-    if (
-        common >= 3
-        and common >= 0.75 * longer
-        and all(len(rest) <= 2 and set(rest) <= _VOWELS for rest in (query_token[common:], term_token[common:]))
-    ):
-        return 0.7  # different case endings: vadu ~ vada, mzda ~ mzdy (not přijde ~ příjmů)
-    return 0.0
 
 
 @dataclass
@@ -231,171 +165,12 @@ class DomainGraph:
 
     # --- routing ---------------------------------------------------------------------------------
 
-    def _terms(self) -> dict[str, list[_Term]]:
-        if "terms" in self._index:
-            return self._index["terms"]
-        terms: dict[str, list[_Term]] = {}
-        for node in self.nodes.values():
-            entries = [(node.name, "name")] + [(a, "alias") for a in node.aliases]
-            entries += [(v, "vocabulary") for v in node.vocabulary]
-            node_terms = []
-            for text, kind in entries:
-                tokens = tuple(analyze(text))
-                raw = text if is_abbreviation(text) else None
-                if tokens or raw:
-                    node_terms.append(_Term(tokens, FIELD_WEIGHTS[kind], raw))
-            if node.citation:
-                # "89/2012" alone identifies the act; "Sb." would match every act
-                number = [t for t in analyze(node.citation) if "/" in t]
-                if number:
-                    node_terms.append(_Term(tuple(number), FIELD_WEIGHTS["citation"]))
-            terms[node.id] = node_terms
-        self._index["terms"] = terms
-        df = Counter(t for node_terms in terms.values() for t in {tok for term in node_terms for tok in term.tokens})
-        total = len(terms)
-        self._index["idf"] = {t: math.log(1 + total / n) for t, n in df.items()}
-        return terms
-
-    def _terms_by_token(self) -> dict:
-        """Term token (or ("raw", abbreviation)) -> the terms having it, as (node id, position in its terms)."""
-        if "terms_by_token" not in self._index:
-            by_token: dict = {}
-            for node_id, node_terms in self._terms().items():
-                for position, term in enumerate(node_terms):
-                    for tt in term.tokens:
-                        by_token.setdefault(tt, set()).add((node_id, position))
-                    if term.raw is not None:
-                        by_token.setdefault(("raw", term.raw), set()).add((node_id, position))
-            self._index["terms_by_token"] = by_token
-        return self._index["terms_by_token"]
-
-    def _terms_by_prefix(self) -> dict[str, list[str]]:
-        """Alphabetic term tokens of three letters or more by their first three letters."""
-        if "by_prefix" not in self._index:
-            self._terms()
-            groups: dict[str, list[str]] = {}
-            for tt in self._index["idf"]:
-                if len(tt) >= 3 and tt.isalpha():
-                    groups.setdefault(tt[:3], []).append(tt)
-            self._index["by_prefix"] = groups
-        return self._index["by_prefix"]
-
-    def _direct_scores(self, query: str) -> dict[str, float]:
-        terms = self._terms()
-        idf = self._index["idf"]
-        tokens = [t for t in analyze(query) if t not in QUERY_STOPWORDS]
-        raw_tokens = set(re.findall(r"\w+", query))
-        max_idf = max(idf.values(), default=1.0)
-        # per term token, its best query token (similarity, index), for the term tokens similar to one: equal, or
-        # sharing the first three letters (_similarity is 0 otherwise), found through a prefix index
-        by_prefix = self._terms_by_prefix()
-        best_match: dict[str, tuple[float, int]] = {}
-        for i, q in enumerate(tokens):
-            candidates = by_prefix.get(q[:3], ()) if len(q) >= 3 and q.isalpha() else ()
-            for tt in (*candidates, q) if q in idf else candidates:
-                found = (_similarity(q, tt), i)
-                if found[0] > 0 and found > best_match.get(tt, (0.0, -1)):
-                    best_match[tt] = found
-        no_match = (0.0, -1)
-        # only terms with a token matched or their abbreviation present can score (the rest cover nothing)
-        by_token = self._terms_by_token()
-        touched: dict[str, list[int]] = {}
-        for node_id, position in sorted(
-            set().union(
-                *(by_token.get(tt, ()) for tt in best_match), *(by_token.get(("raw", r), ()) for r in raw_tokens)
-            )
-        ):
-            touched.setdefault(node_id, []).append(position)
-        scores: dict[str, float] = {}
-        for node_id, positions in touched.items():
-            node_terms = terms[node_id]
-            best = [0.0] * len(tokens)  # each query token counts once per node: its best match
-            abbreviation_score = 0.0
-            for term in (node_terms[position] for position in positions):
-                if term.raw is not None and term.raw in raw_tokens:
-                    abbreviation_score = max(abbreviation_score, term.weight * max_idf)
-                    continue
-                matches = [best_match.get(tt, no_match) for tt in term.tokens]  # (similarity, query token)
-                covered = sum(1 for s, _ in matches if s > 0)
-                if not covered or covered < len(term.tokens) / 2:
-                    continue  # one word of a long name is not a match
-                if len(term.tokens) == 1:
-                    factor = LOWERCASE_ABBREVIATION_FACTOR if term.raw is not None else 1.0
-                elif covered == len(term.tokens):
-                    factor = FULL_PHRASE_FACTOR
-                else:
-                    factor = PARTIAL_PHRASE_FACTOR
-                for (sim, i), tt in zip(matches, term.tokens):
-                    if sim > 0:
-                        best[i] = max(best[i], sim * idf.get(tt, 1.0) * term.weight * factor)
-            score = sum(best) + abbreviation_score
-            if score > 0:
-                scores[node_id] = score
-        return scores
-
     def route(self, query: str, k: int = 5, types: tuple[str, ...] = ("domain", "act")) -> list[tuple[str, float]]:
         """Rank nodes of ``types`` (default areas and acts) for a natural-language question:
-        ``[(node_id, score), ...]`` best first, at most ``k``, scores > 0."""
-        cache = self._index.setdefault("routes", {})  # one search routes the same text several times
-        key = (query, tuple(types))  # the whole ranking, so route(q, 5) after route(q, 10) is a slice
-        if key not in cache:
-            if len(cache) >= ROUTE_CACHE_SIZE:
-                cache.clear()
-            cache[key] = self._route(query, len(self.nodes), types)
-        return cache[key][:k]
-
-    def _route_structure(self) -> tuple[dict, dict, list, Counter]:
-        """What routing needs of the graph's edges, the same for every query: area -> sub-areas, area -> parent
-        areas, the acts that govern areas (with their factor) and each node's centrality."""
-        if "route_structure" not in self._index:
-            children: dict[str, list[str]] = {}
-            parents: dict[str, list[str]] = {}
-            for e in self.edges_of("part_of"):
-                children.setdefault(e.target, []).append(e.source)
-                parents.setdefault(e.source, []).append(e.target)
-            governing = []
-            for act in self.of_type("act"):
-                governed = self.targets(act.id, "governs")
-                if governed:
-                    factor = AMENDING_GOVERNS_FACTOR if self.targets(act.id, "amends") else GOVERNS_FACTOR
-                    governing.append((act.id, governed, factor))
-            # ties (acts reached through the same area) go to the more central act: governs + amended-by edges
-            centrality = Counter(e.source for e in self.edges_of("governs"))
-            for e in self.edges_of("amends"):
-                centrality[e.target] += 2
-            self._index["route_structure"] = (children, parents, governing, centrality)
-        return self._index["route_structure"]
-
-    def _route(self, query: str, k: int, types: tuple[str, ...]) -> list[tuple[str, float]]:
-        direct = self._direct_scores(query)
-        # An area's score for act propagation: its own, or a decayed share of its best sub-area's.
-        children, parents, governing, centrality = self._route_structure()
-
-        @lru_cache(maxsize=None)
-        def area_score(domain_id: str) -> float:
-            return max(
-                [direct.get(domain_id, 0.0)] + [PART_OF_DECAY * area_score(c) for c in children.get(domain_id, ())]
-            )
-
-        # areas scoring above zero: those matched and their ancestors; an act governing none of them gets nothing
-        scored, pending = set(direct), list(direct)
-        while pending:
-            for parent in parents.get(pending.pop(), ()):
-                if parent not in scored:
-                    scored.add(parent)
-                    pending.append(parent)
-        scores = dict(direct)
-        for act_id, governed, factor in governing:
-            if scored.isdisjoint(governed):
-                continue
-            reached = factor * max(area_score(d) for d in governed)
-            if reached > 0:
-                scores[act_id] = scores.get(act_id, 0.0) + reached
-        ranked = sorted(
-            ((nid, s) for nid, s in scores.items() if self.nodes[nid].type in types),
-            key=lambda item: (-round(item[1], 9), -centrality[item[0]], item[0]),
-        )
-        return [(nid, round(s, 4)) for nid, s in ranked[:k]]
+        ``[(node_id, score), ...]`` best first, at most ``k``, scores > 0 (:mod:`mendel.law.domain_routing`)."""
+        if "router" not in self._index:
+            self._index["router"] = Router(self)
+        return self._index["router"].route(query, k, types)
 
 
 # --- loading and validation ----------------------------------------------------------------------

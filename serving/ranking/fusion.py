@@ -76,7 +76,7 @@ def entity_coverage(understanding) -> float:
     carries queries about entities and barely moves (or, at 0, stays out of) questions the words answer. On the
     dev set a fixed graph weight cost rank-1 hits (R@1 0.841 -> 0.742 at weight 0.5 with routed acts as seeds);
     scaled by coverage the figures equal the hybrid's."""
-    from mendel.law.domain_graph import QUERY_STOPWORDS
+    from mendel.law.domain_routing import QUERY_STOPWORDS
 
     query = understanding.query
     spans = [(e.start, e.end) for e in understanding.graph_entities()]
