@@ -42,7 +42,8 @@ def index_bundle(mendel: MendelResource) -> MaterializeResult:
 def neo4j_graph(context, mendel: MendelResource):
     import json
 
-    from mendel.index.neo4j_export import connect, export_graph, law_graph, neo4j_settings
+    from mendel.index.neo4j_export import connect, export_graph, neo4j_settings
+    from mendel.index.neo4j_law import law_graph
     from mendel.law.domain_graph import load_domain_graph
 
     settings = neo4j_settings()

@@ -17,16 +17,8 @@ pytest.importorskip(
 )
 neo4j = pytest.importorskip("neo4j")
 
-from mendel.index.neo4j_export import (  # noqa: E402
-    CONSTRAINT_STATEMENTS,
-    NODE_STATEMENTS,
-    RELATIONSHIP_STATEMENTS,
-    Neo4jSettings,
-    connect,
-    count_graph,
-    export_graph,
-    neo4j_settings,
-)
+from mendel.index.neo4j_export import Neo4jSettings, connect, count_graph, export_graph, neo4j_settings  # noqa: E402
+from mendel.index.neo4j_schema import CONSTRAINT_STATEMENTS, NODE_STATEMENTS, RELATIONSHIP_STATEMENTS  # noqa: E402
 from mendel.law.domain_graph import load_domain_graph  # noqa: E402
 
 PASSWORD = "mendel-test-password"

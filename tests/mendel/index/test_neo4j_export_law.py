@@ -12,14 +12,9 @@ import pytest
 
 from mendel.citator import build as citator
 from mendel.core.config import PROJECT_ROOT
-from mendel.index.neo4j_export import (
-    RELATIONSHIP_STATEMENTS,
-    Neo4jSettings,
-    connect,
-    count_graph,
-    export_graph,
-    law_graph,
-)
+from mendel.index.neo4j_export import Neo4jSettings, connect, count_graph, export_graph
+from mendel.index.neo4j_law import law_graph
+from mendel.index.neo4j_schema import RELATIONSHIP_STATEMENTS
 from mendel.law.domain_graph import load_domain_graph
 from tests.mendel.index.test_neo4j_export import PASSWORD, bolt_server  # noqa: F401  (the module's Bolt server fixture)
 from tests.support.law import crawled_database
