@@ -46,6 +46,7 @@ from mendel.extract.model import (
 from mendel.extract.normalize import meaningful_chars, normalize_text, normalize_with_map
 from mendel.extract.notice import notice_text
 from mendel.extract.sections import GENERIC_LEVEL, ExtraHeading, build_sections, line_offsets
+from mendel.extract.titles import good_metadata_title, title_from_text
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -272,23 +273,15 @@ def _document(
     return ExtractedDocument(pages=pages, sections=sections, title=title or None, format=fmt, warnings=warnings)
 
 
-def _title_from(text: str) -> str | None:
-    from mendel.extract.pdf import title_from_text
-
-    return title_from_text(text)
-
-
 def _layout_document(layout, fmt: str) -> ExtractedDocument:
     """A DOCX or HTML flattened by docling: one page, its heading styles kept as generic headings."""
-    from mendel.extract.pdf import good_metadata_title
-
     text, mapping = normalize_with_map(layout.text)
     extra = []
     for offset, level, label in layout.headings:
         position = bisect.bisect_left(mapping, offset)
         if position < len(text):
             extra.append(ExtraHeading(position, label, GENERIC_LEVEL + min(max(level, 1), 9) / 10.0 - 0.1))
-    title = good_metadata_title(layout.title) or _title_from(text)
+    title = good_metadata_title(layout.title) or title_from_text(text)
     return _document([Page(1, text)], fmt, title, list(layout.warnings), extra)
 
 
@@ -297,7 +290,7 @@ def _text_document(text: str, fmt: str, warnings: list[str]) -> ExtractedDocumen
     if len(parts) > 1 and not parts[-1].strip():
         parts = parts[:-1]
     pages = [Page(number, normalize_text(part)) for number, part in enumerate(parts, start=1)]
-    return _document(pages, fmt, _title_from(pages[0].text) if pages else None, warnings)
+    return _document(pages, fmt, title_from_text(pages[0].text) if pages else None, warnings)
 
 
 def _json_document(data: bytes, charset: str | None, limits: ExtractionLimits) -> ExtractedDocument:
@@ -386,7 +379,7 @@ def _image_document(data: bytes, limits: ExtractionLimits) -> ExtractedDocument:
         pages.append(
             Page(number, normalize_text(fix_ocr_text(result.text)), is_ocr=True, ocr_confidence=result.confidence)
         )
-    return _document(pages, "image", _title_from(pages[0].text) if pages else None, warnings)
+    return _document(pages, "image", title_from_text(pages[0].text) if pages else None, warnings)
 
 
 def extract_document(

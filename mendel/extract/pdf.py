@@ -3,23 +3,18 @@
 `pdf_pages(data)` is the plain text-layer reader (kept for callers that want only that). `extract_pdf(data,
 limits)` is what `extract_document` uses:
 
+* decompression bombs are refused before any parser sees the file (:mod:`mendel.extract.pdf_streams`);
 * every page's text layer comes from pdfplumber, after snapping glyphs of a fallback font back onto their
-  line (a "Č" from another font sits a few points higher and would otherwise land on a line of its own);
+  line (:mod:`mendel.extract.pdf_layout`);
 * a page with fewer than `limits.ocr_min_chars` letters and digits (pdfminer's `(cid:NN)` placeholders do
   not count) that has an image or vector drawing on it is rendered with PDFium in grayscale and OCR'd;
   the render scale is 300 dpi, or the scan's own resolution when that is already high (a scan stored with
   one pixel per point), never above `limits.max_pixels`;
-* every Flate stream is inflated once, in bounded steps, before any parser sees it: a content or font
-  stream past `limits.max_stream_bytes` (an image stream past 8 bytes per allowed pixel) is a
-  decompression bomb, refused before pdfminer would inflate it into memory;
 * a PDF that pdfminer can't parse but PDFium can repair (a damaged cross-reference table) is read with
   PDFium's text layer, with a warning; one that neither can open raises ExtractionError;
-* running headers and footers (`Strana 3 Akt č. 175 / 2025 Sb.`, page numbers) repeated on most pages
-  are dropped, then every page is normalised (NFC, de-hyphenation, whitespace);
-* layout checks the legal headings the text rules find on text-layer pages: where a document sets its
-  headings of a kind (`§`, `Čl.`, `ČÁST` …) apart — larger than the body text, bold, centred or indented —
-  a line of that kind set like running text (body size, regular, at the left margin: `§ 16` wrapped out
-  of a sentence) is not a heading (`PdfExtraction.false_headings`).
+* running headers and footers are dropped (:mod:`mendel.extract.running_lines`), then every page is
+  normalised (NFC, de-hyphenation, whitespace);
+* layout tells which heading lines of the text layer are running text (`PdfExtraction.false_headings`).
 """
 
 from __future__ import annotations
@@ -27,7 +22,6 @@ from __future__ import annotations
 import io
 import logging
 import re
-import zlib
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -35,17 +29,24 @@ from dataclasses import dataclass, field
 import pdfplumber
 from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 from pdfminer.pdfparser import PDFSyntaxError
-from pdfplumber.utils.clustering import cluster_objects
-from pdfplumber.utils.text import WORD_EXTRACTOR_KWARGS, WordExtractor, get_line_cluster_key
 
 from mendel.extract.model import DEFAULT_LIMITS, ExtractionError, ExtractionLimits, Page
 from mendel.extract.normalize import fix_ocr_text, meaningful_chars, normalize_text
-from mendel.extract.sections import HEADING_RE, heading_kind, line_key
+from mendel.extract.pdf_layout import (
+    TEXT_OPTIONS,
+    HeadingLine,
+    false_headings,
+    page_heading_lines,
+    snap_chars,
+    text_lines,
+)
+from mendel.extract.pdf_streams import check_streams
+from mendel.extract.running_lines import strip_running_lines
+from mendel.extract.titles import good_metadata_title, title_from_text
 
 logging.getLogger("pdfminer").setLevel(logging.ERROR)
 
 MAX_PAGES = 2000
-TEXT_OPTIONS = {"x_tolerance": 1.5, "y_tolerance": 3}
 
 __all__ = ["ExtractionError", "PageText", "pdf_pages", "extract_pdf", "PdfExtraction", "MAX_PAGES"]
 
@@ -93,185 +94,6 @@ def _pdfminer_reason(exc: BaseException, data: bytes) -> str:
     if isinstance(inner, PDFSyntaxError):
         return f"malformed PDF: {detail}"
     return f"unreadable PDF: {inner.__class__.__name__}: {detail}"
-
-
-# --- decompression bombs -------------------------------------------------------------------------
-
-_STREAM_START = re.compile(rb"(?<!end)stream(?:\r\n|\n|\r)")
-_OBJECT_NUMBERS = re.compile(rb"(\d+)\s+\d+\s+$")
-_INFLATE_STEP = 1 << 20
-
-
-def _inflated_size(compressed: bytes, limit: int) -> int | None:
-    """Bytes a zlib stream inflates to, counting no further than just past `limit`; None if not zlib."""
-    inflater = zlib.decompressobj()
-    total = 0
-    try:
-        total = len(inflater.decompress(compressed, _INFLATE_STEP))
-        while inflater.unconsumed_tail and not inflater.eof and total <= limit:
-            before = len(inflater.unconsumed_tail)
-            out = inflater.decompress(inflater.unconsumed_tail, _INFLATE_STEP)
-            total += len(out)
-            if not out and len(inflater.unconsumed_tail) == before:
-                break
-    except zlib.error:
-        return None if total == 0 else total
-    return total
-
-
-def _object_header(head: bytes) -> tuple[int, int | None]:
-    """(offset of the last `N G obj` in head, N), or (0, None); searched backwards, as a forward regex over
-    binary stream data backtracks badly."""
-    at = head.rfind(b"obj")
-    while at >= 0:
-        numbers = _OBJECT_NUMBERS.search(head, max(0, at - 24), at)
-        if numbers:
-            return numbers.start(), int(numbers.group(1))
-        at = head.rfind(b"obj", 0, at)
-    return 0, None
-
-
-def check_streams(data: bytes, limits: ExtractionLimits) -> None:
-    """Raise ExtractionError for a Flate stream that inflates past its limit (see the module docstring).
-    Streams are found in the raw bytes (streams never sit inside object streams); encrypted or non-zlib
-    streams don't inflate and are left to the parsers."""
-    for match in _STREAM_START.finditer(data):
-        head = data[max(0, match.start() - 4096) : match.start()]
-        start, number = _object_header(head)
-        head = head[start:]
-        if b"/FlateDecode" not in head:
-            continue
-        end = data.find(b"endstream", match.end())
-        compressed = data[match.end() : end if end >= 0 else len(data)]
-        image = re.search(rb"/Subtype\s*/Image\b", head) is not None
-        limit = 8 * limits.max_pixels if image else limits.max_stream_bytes
-        size = _inflated_size(compressed, limit)
-        if size is not None and size > limit:
-            name = f"object {number}" if number is not None else f"at byte {match.start()}"
-            raise ExtractionError(
-                f"decompression bomb: PDF {'image ' if image else ''}stream {name} inflates past "
-                f"{limit / 2**20:.0f} MiB from {len(compressed) / 1024:.0f} KiB"
-            )
-
-
-# --- text layer ----------------------------------------------------------------------------------
-
-
-def snap_chars(chars: list[dict]) -> list[dict]:
-    """Glyphs that continue a word (adjacent, same size, mostly overlapping vertically) but sit a little
-    higher or lower, typically because they come from a fallback font, are moved onto the word's line."""
-    out: list[dict] = []
-    prev: dict | None = None
-    for char in chars:
-        if prev is not None and char.get("upright", True) and prev.get("upright", True):
-            size, prev_size = char.get("size") or 0, prev.get("size") or 0
-            dy = char["top"] - prev["top"]
-            if (
-                size
-                and prev_size
-                and 0.5 < abs(dy)
-                and abs(size - prev_size) <= 0.2 * prev_size
-                and abs(char["x0"] - prev["x1"]) <= max(1.0, 0.3 * size)
-            ):
-                height = min(char["bottom"] - char["top"], prev["bottom"] - prev["top"])
-                overlap = min(char["bottom"], prev["bottom"]) - max(char["top"], prev["top"])
-                if height > 0 and overlap >= 0.5 * height:
-                    char = dict(
-                        char,
-                        top=char["top"] - dy,
-                        bottom=char["bottom"] - dy,
-                        doctop=char.get("doctop", char["top"]) - dy,
-                        y0=char["y0"] + dy,
-                        y1=char["y1"] + dy,
-                    )
-        out.append(char)
-        prev = char
-    return out
-
-
-# --- layout of heading lines ---------------------------------------------------------------------
-
-_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|,b$", re.IGNORECASE)
-_WORDS = WordExtractor(**{k: v for k, v in TEXT_OPTIONS.items() if k in WORD_EXTRACTOR_KWARGS})
-
-
-def text_lines(chars: list[dict]) -> list[tuple[str, list[dict]]]:
-    """The page's lines with the glyphs on each, built exactly as pdfplumber's `extract_text` builds its
-    text (words, then lines clustered top to bottom), so the texts joined with newlines are that text."""
-    if not chars:
-        return []
-    words = _WORDS.extract_words(chars, return_chars=True)
-    tolerance = TEXT_OPTIONS["y_tolerance"] if _WORDS.line_dir in ("ttb", "btt") else TEXT_OPTIONS["x_tolerance"]
-    lines = cluster_objects(words, get_line_cluster_key(_WORDS.line_dir), tolerance)
-    return [(" ".join(word["text"] for word in line), [c for word in line for c in word["chars"]]) for line in lines]
-
-
-@dataclass(frozen=True)
-class HeadingLine:
-    """A line the text rules take for a heading, with how it is set."""
-
-    page_no: int
-    key: str  # sections.line_key of the line
-    occurrence: int  # how many lines with the same key come before it on the page
-    kind: str  # §, Čl., ČÁST, …
-    size: float  # median glyph size
-    bold: float  # share of glyphs in a bold face
-    x0: float  # where the line starts
-    left: float  # where most of the page's text starts (its left margin)
-
-
-def page_heading_lines(page_no: int, lines: list[tuple[str, list[dict]]]) -> list[HeadingLine]:
-    """The page's lines that HEADING_RE matches, with their typography and the page's left text margin."""
-    starts: Counter[int] = Counter()
-    for _, glyphs in lines:
-        if glyphs:
-            starts[round(min(c["x0"] for c in glyphs))] += len(glyphs)
-    if not starts:
-        return []
-    left = float(starts.most_common(1)[0][0])  # where most of the running text starts
-    seen: Counter[str] = Counter()
-    found = []
-    for text, glyphs in lines:
-        key = line_key(text)
-        occurrence = seen[key]
-        seen[key] += 1
-        inked = [c for c in glyphs if c["text"].strip()]
-        if not inked or not HEADING_RE.match(text):
-            continue
-        sizes = sorted(float(c.get("size") or 0) for c in inked)
-        found.append(
-            HeadingLine(
-                page_no,
-                key,
-                occurrence,
-                heading_kind(text),
-                size=sizes[len(sizes) // 2],
-                bold=sum(bool(_BOLD_FONT.search(c.get("fontname") or "")) for c in inked) / len(inked),
-                x0=min(c["x0"] for c in inked),
-                left=left,
-            )
-        )
-    return found
-
-
-def body_size(sizes: Counter) -> float:
-    """The most common glyph size: the running text's."""
-    return float(sizes.most_common(1)[0][0]) if sizes else 0.0
-
-
-def set_apart(line: HeadingLine, body: float) -> bool:
-    """Larger than the body text, bold, or not starting at the left margin (centred, indented, flush right)."""
-    if body <= 0:
-        return True
-    return line.size >= 1.08 * body or line.bold >= 0.5 or line.x0 - line.left > 1.5 * body
-
-
-def false_headings(lines: list[HeadingLine], sizes: Counter) -> list[HeadingLine]:
-    """Heading-rule lines that layout says are running text: set like the body in a document that sets at
-    least two headings of the same kind apart. Without that evidence every heading stays."""
-    body = body_size(sizes)
-    apart = Counter(line.kind for line in lines if set_apart(line, body))
-    return [line for line in lines if apart[line.kind] >= 2 and not set_apart(line, body)]
 
 
 @dataclass
@@ -361,53 +183,6 @@ def _read_pdfium(data: bytes, limits: ExtractionLimits) -> list[_RawPage]:
         document.close()
 
 
-# --- running headers and footers -----------------------------------------------------------------
-
-_DIGITS = re.compile(r"\d+")
-_EDGE_LINES = 3
-
-
-_PUNCT = re.compile(r"[^\w#]+")
-
-
-def _line_key(line: str) -> str:
-    """A line with numbers as "#", punctuation dropped and words sorted, so that OCR'd and typeset headers
-    compare equal, and so do the mirrored headers of even and odd pages (`Strana 2 Akt č. 87 / 2024 Sb.`,
-    `Akt č. 87 / 2024 Sb. Strana 3`)."""
-    return " ".join(sorted(_PUNCT.sub(" ", _DIGITS.sub(" # ", line)).lower().split()))
-
-
-def strip_running_lines(texts: list[str]) -> list[str]:
-    """Drop the lines among each page's first and last three that recur (numbers aside) on at least 40 % of
-    the pages (and on at least 2 when they carry a number, else 3): running headers, footers and page
-    numbers. Headings are never dropped."""
-    with_text = [t for t in texts if t.strip()]
-    if len(with_text) < 3:
-        return texts
-    counts: Counter[str] = Counter()
-    for text in with_text:
-        lines = [line for line in text.split("\n") if line.strip()]
-        edge = set(lines[:_EDGE_LINES] + lines[-_EDGE_LINES:])
-        counts.update({_line_key(line) for line in edge})
-    share = int(0.4 * len(with_text) + 0.999)
-    running = {key for key, n in counts.items() if key and n >= max(2 if "#" in key else 3, share)}
-    if not running:
-        return texts
-    out = []
-    for text in texts:
-        lines = text.split("\n")
-        filled = [i for i, line in enumerate(lines) if line.strip()]
-        edges = set(filled[:_EDGE_LINES] + filled[-_EDGE_LINES:])
-        out.append(
-            "\n".join(
-                line
-                for i, line in enumerate(lines)
-                if not (i in edges and _line_key(line) in running and not HEADING_RE.match(line))
-            )
-        )
-    return out
-
-
 # --- OCR -----------------------------------------------------------------------------------------
 
 
@@ -473,49 +248,6 @@ def _ocr_pages(
     finally:
         document.close()
     return results
-
-
-# --- title ---------------------------------------------------------------------------------------
-
-_ACT_LINE = re.compile(
-    r"^(?:Ústavní zákon|ÚSTAVNÍ ZÁKON|Zákon|ZÁKON|Vyhláška|VYHLÁŠKA|Nařízení vlády|NAŘÍZENÍ VLÁDY|Nařízení|NAŘÍZENÍ"
-    r"|Obecně závazná vyhláška|OBECNĚ ZÁVAZNÁ VYHLÁŠKA|Opatření obecné povahy|OPATŘENÍ OBECNÉ POVAHY|Sdělení|SDĚLENÍ"
-    r"|Usnesení|USNESENÍ|Nález|NÁLEZ|Rozsudek|ROZSUDEK|Rozhodnutí|ROZHODNUTÍ)\b"
-)
-_TITLE_STOP = re.compile(r"se usnesl|nařizuje|vyhlašuje|stanoví podle|^(?:Parlament|Vláda|Ministerstvo|PREAMBULE)")
-_JUNK_TITLE = re.compile(r"^(?:Microsoft Word - |Snímek|Slide|Dokument|Document|dopis$|untitled|Untitled|PowerPoint)")
-
-
-def good_metadata_title(title: str | None) -> str | None:
-    if not title:
-        return None
-    title = " ".join(str(title).split())
-    letters = sum(ch.isalpha() for ch in title)
-    if (
-        len(title.split()) < 2
-        or letters < 6
-        or _JUNK_TITLE.match(title)
-        or title.lower().endswith((".doc", ".docx", ".pdf"))
-    ):
-        return None
-    return title[:300]
-
-
-def title_from_text(text: str) -> str | None:
-    """An act's type line and the lines that go on with it, else the first line that reads like a title."""
-    lines = [line.strip() for line in text.split("\n")[:40]]
-    for index, line in enumerate(lines):
-        if _ACT_LINE.match(line):
-            parts = [line]
-            for following in lines[index + 1 : index + 6]:
-                if not following or HEADING_RE.match(following) or _TITLE_STOP.search(following):
-                    break
-                parts.append(following)
-            return " ".join(" ".join(parts).split())[:300]
-    for line in lines[:15]:
-        if len(line.split()) >= 2 and sum(ch.isalpha() for ch in line) >= 8:
-            return line[:300]
-    return None
 
 
 # --- the whole PDF -------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ A heading is a whole line: `ČÁST PRVNÍ`, `ČÁST DVACÁTÁ PRVNÍ`, `HLAVA II
 PODODDÍL > (generic headings) > § / Čl.; an annex (PŘÍLOHA) ranks with ČÁST. A reference that wraps onto a
 line of its own (`§ 5 odst. 2`, `čl. 3 písm. a)`) is not a heading: the line must end after the number.
 For PDFs, `build_sections` also leaves out the lines that layout shows to be running text
-(`mendel.extract.pdf.false_headings`) and stops sections where back matter begins.
+(`mendel.extract.pdf_layout.false_headings`) and stops sections where back matter begins.
 """
 
 from __future__ import annotations

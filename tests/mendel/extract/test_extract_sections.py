@@ -183,7 +183,7 @@ def test_text_lines_rebuild_pdfplumbers_text():
     import pdfplumber
     from pdfplumber.utils import extract_text
 
-    from mendel.extract.pdf import TEXT_OPTIONS, snap_chars, text_lines
+    from mendel.extract.pdf_layout import TEXT_OPTIONS, snap_chars, text_lines
 
     with pdfplumber.open(ESBIRKA / "pdf" / "87-2024.pdf") as pdf:
         for page in pdf.pages[:2]:
@@ -248,7 +248,7 @@ def test_layout_keeps_headings_without_evidence():
     """Only a document that sets headings of a kind apart can have one of that kind rejected."""
     from collections import Counter
 
-    from mendel.extract.pdf import HeadingLine, false_headings
+    from mendel.extract.pdf_layout import HeadingLine, false_headings
 
     def line(key, size, x0, bold=0.0):
         return HeadingLine(1, key, 0, "§", size=size, bold=bold, x0=x0, left=85)
