@@ -225,6 +225,8 @@ BUILD_CODE = (
     "records/citation_records.py",
     "citator/wording.py",
     "law/act_versions.py",
+    "law/provision_tree.py",
+    "law/provision_pages.py",
     "law/identifiers.py",
 )
 BUILD_NAME = "citations"

@@ -10,8 +10,8 @@ import psycopg
 
 from mendel.citator.citing_passages import clip
 from mendel.citator.targets import Target, decision_target, law_target
-from mendel.law.act_versions import provision_from_anchor
 from mendel.law.identifiers import parse_citation
+from mendel.law.provision_tree import provision_from_anchor
 from mendel.records.citation_records import CITATION_RECORD
 
 

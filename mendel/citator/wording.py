@@ -23,8 +23,9 @@ from datetime import date
 
 import psycopg
 
-from mendel.law.act_versions import PageLocator, provision_wording
 from mendel.law.identifiers import ActId, parse_act_path, parse_citation
+from mendel.law.provision_pages import PageLocator
+from mendel.law.provision_tree import provision_wording
 
 _PROVISION = re.compile(
     r"(?P<unit>§|čl\.|Čl\.|článek|článku)\s*(?P<number>\d+[a-z]*|[IVXLC]+)"

@@ -11,7 +11,7 @@ on the act document's current version, so recognition, embedding and the indexes
 A passage's identity is its provision's wording digest (``provisions.wording_sha``) from the version where that
 wording starts: a new version that leaves a provision unchanged only adds itself to the passage's versions, so
 only changed provisions are chunked, recognised and embedded again. Its page is where the provision starts in
-the act's stored document (:class:`mendel.law.act_versions.PageLocator`; 0 when it is not found there, e.g. a
+the act's stored document (:class:`mendel.law.provision_pages.PageLocator`; 0 when it is not found there, e.g. a
 provision an amendment added).
 
 :class:`ActTimelines` gives each chunk of an act its version: ELI, kind (``promulgated`` / ``consolidated``),
@@ -30,7 +30,7 @@ from datetime import date, timedelta
 
 import psycopg
 
-from mendel.law.act_versions import normalise_wording
+from mendel.law.provision_tree import normalise_wording
 
 PROMULGATED = "promulgated"
 CONSOLIDATED = "consolidated"
@@ -178,7 +178,7 @@ def _provisions(conn: psycopg.Connection, doc_id: str) -> dict[str, list[dict]]:
 def _act_passages(conn: psycopg.Connection, timeline: ActTimeline) -> list[dict]:
     """The passages of one act's versions other than its document's, each provision's unchanged wording over
     consecutive versions being one passage."""
-    from mendel.law.act_versions import PageLocator
+    from mendel.law.provision_pages import PageLocator
 
     provisions = _provisions(conn, timeline.doc_id)
     others = [v for v in timeline.versions if v.has_text and v.version != timeline.document_version]
