@@ -1,19 +1,6 @@
 """The wording of a provision on a date: which version (znění) of the act was in force, what the provision said
-in it, which act amended it into that wording, and what changed against the version before.
-
-``provision_at(conn, "§ 4 vyhlášky č. 573/2025 Sb.", date(2026, 7, 1))`` reads ``act_versions`` and
-``provisions`` (filled by the e-Sbírka crawl, :mod:`mendel.law.act_versions`) and answers with a plain dict:
-
-- ``status``: ``in_force`` (the wording below), ``not_yet_in_force`` (the act exists but takes effect later),
-  ``not_yet_announced`` (the act did not exist on that date), ``no_longer_in_force`` (its last version ended),
-  ``no_such_provision`` (the version in force has no such provision: never the nearest text instead),
-  ``validity_unknown`` (the source gives the act's only version no dates), ``unknown_act`` / ``not_a_reference``;
-- ``message``: one sentence saying so;
-- ``version``: the version in force (version ELI, validity, amending acts, number), ``provision`` (its id,
-  heading, wording and sub-provisions), ``diff`` against the version before (each changed sub-provision with the
-  values that changed, added and removed ones, a unified diff) and ``promulgated`` (the page of the promulgated
-  text the provision is on, when the act's PDF is stored).
-"""
+in it, which act amended it into that wording, and what changed against the version before; read from
+``act_versions`` and ``provisions`` (filled by the e-Sbírka crawl, :mod:`mendel.law.act_versions`)."""
 
 from __future__ import annotations
 
@@ -222,7 +209,18 @@ def _promulgated_page(conn: psycopg.Connection, doc_id: str, subtree: list[dict]
 
 
 def provision_at(conn: psycopg.Connection, ref: str | Reference, at: date) -> dict:
-    """The wording of ``ref`` (a provision, or an act: its whole text) in force on ``at`` (see the module doc)."""
+    """The wording of ``ref`` (a provision, or an act: its whole text) in force on ``at``, as a plain dict:
+
+    - ``status``: ``in_force`` (the wording below), ``not_yet_in_force`` (the act exists but takes effect later),
+      ``not_yet_announced`` (the act did not exist on that date), ``no_longer_in_force`` (its last version ended),
+      ``no_such_provision`` (the version in force has no such provision: never the nearest text instead),
+      ``validity_unknown`` (the source gives the act's only version no dates), ``unknown_act`` / ``not_a_reference``;
+    - ``message``: one sentence saying so;
+    - ``version``: the version in force (version ELI, validity, amending acts, number), ``provision`` (its id,
+      heading, wording and sub-provisions), ``diff`` against the version before (each changed sub-provision with
+      the values that changed, added and removed ones, a unified diff) and ``promulgated`` (the page of the
+      promulgated text the provision is on, when the act's PDF is stored).
+    """
     reference = ref if isinstance(ref, Reference) else parse_reference(ref)
     answer: dict = {"ref": ref if isinstance(ref, str) else ref.text, "at": at.isoformat()}
     if reference is None:

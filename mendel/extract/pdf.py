@@ -1,20 +1,11 @@
-"""PDF pages: pdfplumber text, Tesseract OCR for pages without a usable text layer, PDFium as the fallback.
+"""PDF pages: pdfplumber's text layer, Tesseract OCR for pages without a usable one, PDFium as the fallback.
 
-`pdf_pages(data)` is the plain text-layer reader (kept for callers that want only that). `extract_pdf(data,
-limits)` is what `extract_document` uses:
-
-* decompression bombs are refused before any parser sees the file (:mod:`mendel.extract.pdf_streams`);
-* every page's text layer comes from pdfplumber, after snapping glyphs of a fallback font back onto their
-  line (:mod:`mendel.extract.pdf_layout`);
-* a page with fewer than `limits.ocr_min_chars` letters and digits (pdfminer's `(cid:NN)` placeholders do
-  not count) that has an image or vector drawing on it is rendered with PDFium in grayscale and OCR'd;
-  the render scale is 300 dpi, or the scan's own resolution when that is already high (a scan stored with
-  one pixel per point), never above `limits.max_pixels`;
-* a PDF that pdfminer can't parse but PDFium can repair (a damaged cross-reference table) is read with
-  PDFium's text layer, with a warning; one that neither can open raises ExtractionError;
-* running headers and footers are dropped (:mod:`mendel.extract.running_lines`), then every page is
-  normalised (NFC, de-hyphenation, whitespace);
-* layout tells which heading lines of the text layer are running text (`PdfExtraction.false_headings`).
+`pdf_pages(data)` is the plain text-layer reader. `extract_pdf(data, limits)` is what `extract_document` uses: it
+refuses decompression bombs first (:mod:`mendel.extract.pdf_streams`); reads every page's text layer with its
+layout (:mod:`mendel.extract.pdf_layout`); renders and OCRs a page with fewer than `limits.ocr_min_chars` letters
+and digits that has an image or drawing on it (at 300 dpi, or a high-resolution scan's own, within
+`limits.max_pixels`); reads a PDF pdfminer can't parse with PDFium's repair, with a warning; drops running
+headers and footers (:mod:`mendel.extract.running_lines`) and normalises every page.
 """
 
 from __future__ import annotations

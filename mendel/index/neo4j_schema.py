@@ -1,28 +1,13 @@
 """The graph Mendel writes to Neo4j (or any Bolt server that speaks Neo4j 5 Cypher), and the fixed Cypher
 statements that write, prune and count it. Every node is keyed by a canonical ``id`` with a uniqueness constraint:
 
-    (:Entity {id, label, norm, eli, chunks})      id = "LAW_REF:89/2012 Sb. § 2079", "INSTITUTION:Česká národní banka"
-    (:Chunk {id})                                  chunk id of the bundle
-    (:Domain|:Institution|:Act {id, name, aliases, vocabulary[, citation, eli, title]})   from the domain graph
-
-    (:Entity)-[:CO_OCCURS {weight}]->(:Entity)     source < target, as in graph.json
-    (:Chunk)-[:MENTIONS]->(:Entity)
-    (:Act)-[:GOVERNS]->(:Domain)   (:Institution)-[:SUPERVISES]->(:Domain)   (:Domain)-[:PART_OF]->(:Domain)
-    (:Act)-[:AMENDS]->(:Act)
-    (:Entity)-[:REFERS_TO]->(:Act)            a LAW_REF whose act (by ELI or citation) is a domain-graph act
-    (:Entity)-[:REFERS_TO]->(:Institution)    an INSTITUTION whose norm is an institution's name or alias
-
-The law in time (:mod:`mendel.index.neo4j_law`):
-
-    (:Document {id, title, source, citation, published, kind, stored})   id = doc_id; a cited or amending act or
-                                               decision that is not stored is a Document with stored = false
-    (:Version {id, doc_id, version, eli, effective_from, effective_to, number})      id = the version ELI
-    (:Provision {id, provision, version, doc_id, effective_from, effective_to, heading, text, seq})
-                                               provision = "§ 4 písm. a)" (stable between versions), id = version#provision
-    (:Document)-[:HAS_VERSION]->(:Version)-[:HAS_PROVISION]->(:Provision)
-    (:Document)-[:CITES {provision, citations}]->(:Document)      one per cited provision ('' = the act itself)
-    (:Document)-[:AMENDS|REPEALS {version, effective_from}]->(:Document)    version: the ELI of the version it produced
-Dates travel as ISO strings (they sort in time order).
+* :Entity (``LAW_REF:89/2012 Sb. § 2079``) with CO_OCCURS {weight} between entities and MENTIONS from each :Chunk;
+* :Domain, :Institution and :Act from the domain graph (GOVERNS, SUPERVISES, PART_OF, AMENDS), and REFERS_TO from a
+  LAW_REF or INSTITUTION entity to the act or institution it names;
+* the law in time (:mod:`mendel.index.neo4j_law`): :Document (``stored = false`` for a cited act or decision that
+  is not stored) -HAS_VERSION-> :Version (id: the version ELI) -HAS_PROVISION-> :Provision (id:
+  ``version#§ 4 písm. a)``), and CITES {provision, citations} / AMENDS / REPEALS {version, effective_from} between
+  documents. Dates travel as ISO strings.
 
 The only text put into Cypher is the fixed labels and relationship types below; every value travels as a parameter.
 """

@@ -1,24 +1,15 @@
 """An act's versions as searchable passages, and the version every act passage belongs to (search in force).
 
-The act's stored document (the Sbírka PDF, or the consolidated DOCX where there is no PDF) is chunked like any
-document; its text is one version of the act: the promulgated version for a PDF (the act's first), the current
-consolidated version for a DOCX (its last). Every other version whose text e-Sbírka gave (its ``provisions``
-tree, :mod:`mendel.law.act_versions`) becomes passages here, one per § or čl. (or per top unit with none inside, such
-as a příloha): the provision's own wording and its subtree's, never anything else. They are rows of ``chunks``
-on the act document's current version, so recognition, embedding and the indexes take them as any passage, and
-``act_passages`` (migration 0020) says which provision and which versions each is.
-
-A passage's identity is its provision's wording digest (``provisions.wording_sha``) from the version where that
-wording starts: a new version that leaves a provision unchanged only adds itself to the passage's versions, so
-only changed provisions are chunked, recognised and embedded again. Its page is where the provision starts in
-the act's stored document (:class:`mendel.law.provision_pages.PageLocator`; 0 when it is not found there, e.g. a
-provision an amendment added).
+The act's stored document is chunked like any document and is one version of the act (the promulgated one for a
+PDF, the current consolidated one for a DOCX). Every other version whose provisions e-Sbírka gave becomes passages
+here, one per § or čl. (or per top unit with none inside), rows of ``chunks`` on the act document's current
+version; ``act_passages`` says which provision and which versions each is. A passage is identified by its
+provision's wording digest, so only changed provisions are chunked, recognised and embedded again; its page is
+where the provision starts in the stored document (0 when it is not found there).
 
 :class:`ActTimelines` gives each chunk of an act its version: ELI, kind (``promulgated`` / ``consolidated``),
-validity, and ``served_from`` / ``served_to``: the dates on which search serves it by default. A version's text
-is served from its own start until the next version with text starts — so a version whose successor has no text
-here stays served, and the act's first version with text is served before it takes effect too (search marks it
-``not_yet_in_force``). An act with one known version has one version.
+validity, and the dates on which search serves it by default (from its own start until the next version with text
+starts; the first version with text is served before it takes effect too, marked ``not_yet_in_force``).
 """
 
 from __future__ import annotations

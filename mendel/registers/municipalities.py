@@ -1,23 +1,15 @@
-"""Czech municipalities from the registers: all 6,258 with their kód obce, okres, kraj, parts and postcodes, and
-what kind of municipality each is; and where a notice board belongs (:func:`place_boards`).
+"""Czech municipalities from the registers — every obec with its kód obce, okres, kraj, parts, postcodes and
+kind — and where a notice board belongs (:func:`place_boards`).
 
 The data file ``mendel/data/municipalities.tsv`` is generated, never edited: ``python -m
-mendel.registers.municipalities`` builds it from the registry files of the sample corpus —
+mendel.registers.municipalities`` builds it from the sample corpus's ``registry/ruian_casti_obci_psc.csv`` (RÚIAN:
+every část obce with its PSČ, obec, okres and kraj) and ``registry/edesky_boards_2024-05.sql`` (the edesky.cz board
+register: each municipality's kind, and board names that tell apart municipalities of one name).
 
-- ``registry/ruian_casti_obci_psc.csv`` (RÚIAN-based: every část obce with its PSČ, kód/název obce, okres, kraj):
-  the municipalities, their parts and postcodes;
-- ``registry/edesky_boards_2024-05.sql`` (the edesky.cz board register, table ``urad``: "Město Kadaň", okres,
-  kraj): the kind of each municipality it names (obec, město, městys, vojenský újezd) and the board names used to
-  tell apart municipalities of one name.
-
-A board's place: the kód obce its catalogue record names (``dcterms:spatial``, a RÚIAN obec IRI) or its list entry
-gives; else its publisher's name ("Město Hranice": the one municipality of that kind and name, or the one the
-board register puts in a district; "Zlínský kraj" or a regional body such as "Hasičský záchranný sbor Zlínského
-kraje": the region); else the place of another board of the same publisher (IČO), when that publisher's boards
-agree; else the one region its page's address names (``…/hzs-zlinskeho-kraje-…-uredni-deska.aspx``: a page names
-the board, not its publisher, so this place is not passed on by IČO). A name or address that names no current
-region exactly (the police's "správa západočeského kraje", a region of before 2000; "KŘP OLK") or names two places
-nothing.
+A board's place comes from, in order: the kód obce its catalogue record or list entry gives; its publisher's name
+(the one municipality of that kind and name, or a region or regional body such as "Hasičský záchranný sbor
+Zlínského kraje"); another board of the same publisher (IČO), when that publisher's boards agree; the one region
+its page's address names. A name that names no current region exactly, or names two places, places nothing.
 """
 
 from __future__ import annotations
