@@ -9,7 +9,8 @@ import re
 import pytest
 
 from mendel.core.config import SAMPLE_CORPUS
-from mendel.extract.document import ExtractedDocument, detect_format, extract_document, notice_text
+from mendel.extract.document import ExtractedDocument, extract_document, notice_text
+from mendel.extract.formats import detect_format
 from mendel.extract.model import join_pages, page_at
 from mendel.extract.normalize import normalize_text
 
