@@ -701,7 +701,7 @@ def _built_from_data(node: ast.AST) -> bool:
 
 def test_every_sql_and_cypher_statement_is_parameterised():
     """No statement handed to PostgreSQL or Neo4j is built by splicing values into its text; values travel as
-    parameters (the Cypher builders in mendel.index.neo4j_export splice only their own constant labels, and
+    parameters (the Cypher builders in mendel.index.neo4j_schema splice only their own constant labels, and
     test_neo4j_export checks those statements)."""
     spliced = []
     for package in PACKAGES:
@@ -728,7 +728,7 @@ def test_every_sql_and_cypher_statement_is_parameterised():
 STATEMENT = re.compile(r"\b(SELECT .* FROM|INSERT INTO|UPDATE \w+ SET|DELETE FROM|MERGE \(|MATCH \(|UNWIND \$)")
 # Modules whose f-strings build statements from their own constant labels only (checked where they live), or that
 # merely talk about SQL (the mirror's error messages).
-TEMPLATE_MODULES = {PROJECT_ROOT / "mendel" / "index" / "neo4j_export.py", *(PROJECT_ROOT / "mirror").glob("*.py")}
+TEMPLATE_MODULES = {PROJECT_ROOT / "mendel" / "index" / "neo4j_schema.py", *(PROJECT_ROOT / "mirror").glob("*.py")}
 
 
 # --- RÚIAN register files -----------------------------------------------------------------------------------
