@@ -18,6 +18,21 @@ MAX_DEPTH = 500
 # text) and, for a record document or a notice attachment, where it comes from.
 GROUNDING_KEYS = ("record", "record_sources", "notice")
 
+# What every client's hit carries besides the searcher's Hit: name -> (type, default, description). The API's hit
+# model declares them (serving.web.models).
+HIT_ADDITIONS: dict[str, tuple] = {
+    "highlights": (
+        list[list[int]],
+        [],
+        "[start, end) character offsets in text of the words matching the query's terms",
+    ),
+    "kind": (str | None, None, "the document's type (documents.json doc_type)"),
+    "kind_label": (str | None, None, "the document's type in Czech"),
+    "record": (str | None, None, "a record document: the record it renders (ruian:obec:564729, esbirka:/sb/2025/573)"),
+    "record_sources": (list[dict] | None, None, "a record document: the files and API records it is from"),
+    "notice": (dict | None, None, "a notice's attachment: the notice (doc_id, title, url, board) it hangs on"),
+}
+
 
 def document_kind(doc: dict | None) -> dict:
     """``kind`` (documents.json ``doc_type``), its Czech ``kind_label`` and the document's grounding fields."""

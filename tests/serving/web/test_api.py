@@ -38,9 +38,10 @@ from mendel.nightly.pipeline import GRAPH_LABELS
 from mendel.passages.chunking import chunk_pages
 from serving.ranking.filters import SearchFilters
 from serving.ranking.search import Searcher
-from serving.web.api import create_app, make_server
+from serving.web.api import create_app
 from serving.web.facets import PLACE_FIELDS
 from serving.web.querylog import PostgresQueryLog
+from serving.web.server import make_server
 
 # (pdf, doc_id, citation, title, published, pages to take)
 LAWS = [
