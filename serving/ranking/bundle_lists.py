@@ -128,6 +128,21 @@ class BundleLists:
             return None
         return (layer or self.passages).mask(filters.matching_documents(self.documents))
 
+    @property
+    def passage_doc_ids(self) -> frozenset[str]:
+        """The documents with passages: the only ones a search can return."""
+        return frozenset(self.doc_chunks)
+
+    def filter_counts(self, filters: "SearchFilters | dict | None") -> dict | None:
+        """How much of the collection ``filters`` leave to search: documents and passages (``empty`` when none);
+        None when nothing is filtered."""
+        filters = SearchFilters.of(filters)
+        if filters.is_empty():
+            return None
+        docs = [d for d in filters.matching_documents(self.documents) if d in self.doc_chunks]
+        passages = sum(len(self.doc_chunks[d]) for d in docs)
+        return {"documents": len(docs), "passages": passages, "empty": passages == 0}
+
     def in_force_mask(self, layer: LayerIndex, at: date, version: str | None = None) -> np.ndarray | None:
         """Mask over a layer's chunks of an act's text served on ``at`` (or its promulgated text); None when the
         layer holds no act with versions (``serving.ranking.in_force``)."""

@@ -330,3 +330,9 @@ def rerank_order(fused: list[tuple], scores: list[float]) -> tuple[list[tuple], 
     top = fused[: len(scores)]
     order = sorted(range(len(top)), key=lambda j: (-scores[j], j))
     return [top[j] for j in order] + fused[len(top) :], {top[j][0]: float(scores[j]) for j in range(len(top))}
+
+
+def first_of_each(fused: list[tuple]) -> list[tuple]:
+    """``fused`` with each item once, where it first stands."""
+    seen: set = set()
+    return [entry for entry in fused if not (entry[0] in seen or seen.add(entry[0]))]

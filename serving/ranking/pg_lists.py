@@ -53,6 +53,7 @@ from serving.ranking.pg_sql import (
     LIVE_COUNT,
     LIVE_COVERAGE,
     MEAN_LENGTH,
+    PASSAGES_BY_DOCUMENT,
     PROVISION_BY_HEADING,
     PROVISION_BY_TEXT,
 )
@@ -118,8 +119,8 @@ class PostgresLists:
         self.passages = conn.execute(LIVE_COUNT).fetchone()[0]
         self.mean_length = float(conn.execute(MEAN_LENGTH).fetchone()[0] or 1.0)
         self._load_versions(conn)
-        # citation records are documents without passages
-        self.passage_docs = sorted(d for d, doc in self.documents.items() if doc.get("doc_type") != "citation_record")
+        self.passage_counts = {doc_id: count for doc_id, count in conn.execute(PASSAGES_BY_DOCUMENT)}
+        self.passage_docs = sorted(self.passage_counts)  # citation records, for one, have none
 
     @staticmethod
     def _check(conn: psycopg.Connection) -> None:
@@ -190,6 +191,20 @@ class PostgresLists:
             return None  # every list keeps live passages only, citation records' none among them
         matching = filters.matching_documents(self.documents)
         return [d for d in self.passage_docs if d in matching]
+
+    @property
+    def passage_doc_ids(self) -> frozenset[str]:
+        """The documents with live passages: the only ones a search can return."""
+        return frozenset(self.passage_counts)
+
+    def filter_counts(self, filters) -> dict | None:
+        """How much of the collection ``filters`` leave to search: documents and passages (``empty`` when none);
+        None when nothing is filtered."""
+        docs = self.allowed_documents(filters)
+        if docs is None:
+            return None
+        passages = sum(self.passage_counts[d] for d in docs)
+        return {"documents": len(docs), "passages": passages, "empty": passages == 0}
 
     # --- ranked lists (chunk ids, best first) --------------------------------------------------------------
 

@@ -29,12 +29,12 @@ import psycopg
 from mendel.index import bundle
 from serving.ranking import in_force
 from serving.ranking.bundle_lists import CANDIDATES
-from serving.ranking.fusion import SubqueryFusion, rerank_order
+from serving.ranking.fusion import SubqueryFusion, first_of_each, rerank_order
 from serving.ranking.hits import Hit
 from serving.ranking.layers import PASSAGE_LAYER
 from serving.ranking.pg_lists import EF_SEARCH, PostgresLists
 from serving.ranking.pg_sql import CHUNK_ROWS, DOCUMENT_PASSAGES
-from serving.ranking.search import RERANK_MAX
+from serving.ranking.search import RERANK_MAX, WARM_QUERY
 
 RECENT_CHUNKS = 4096  # chunk rows kept addressable by position (see PostgresSearcher.chunks)
 
@@ -133,6 +133,11 @@ class PostgresSearcher(PostgresLists):
 
     # --- the search ---------------------------------------------------------------------------------------
 
+    def warm(self) -> None:
+        """Load now what a first search would load on its way (the query encoder, term frequencies, pooled
+        connections): one search."""
+        self.search(WARM_QUERY, k=1)
+
     def search(
         self,
         query: str,
@@ -174,6 +179,9 @@ class PostgresSearcher(PostgresLists):
                 }
             )
         docs = self.allowed_documents(filters)
+        filtered = self.filter_counts(filters)
+        if details is not None and filtered is not None:
+            details["filters"] = filtered
         left_docs, skip = self.left_out(at, version)
         if left_docs:
             docs = [d for d in (self.passage_docs if docs is None else docs) if d not in left_docs]
@@ -190,6 +198,7 @@ class PostgresSearcher(PostgresLists):
                 merged.add(number, ranked, sub_activation)
             if subqueries:
                 fused = merged.fused()
+            fused = first_of_each(fused)
             top = fused[:RERANK_MAX] if rerank else fused[:k]
             rows = self._chunk_rows(conn, [item for item, _, _ in top])
             linked = self._linked_entities(conn, [item for item, _, _ in top], merged.activation)

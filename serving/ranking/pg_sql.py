@@ -36,6 +36,7 @@ BM25_K1, BM25_B = 1.5, 0.75
 MEAN_LENGTH = "SELECT avg(length(c.lexemes)) FROM chunks c " + LIVE + " AND c.lexemes IS NOT NULL"
 # The statements below are composed once here from the constant fragments above; values travel as parameters.
 LIVE_COUNT = "SELECT count(*) FROM chunks c " + LIVE
+PASSAGES_BY_DOCUMENT = "SELECT c.doc_id, count(*) FROM chunks c " + LIVE + " GROUP BY c.doc_id"
 LIVE_COVERAGE = "SELECT count(*), count(c.lexemes), count(c.embedding) FROM chunks c " + LIVE
 LIVE_AMONG = "SELECT c.chunk_id FROM chunks c " + LIVE + " AND c.chunk_id = ANY(%s)"
 # A provision's own passages: by the last part of their section heading, else by a heading line in their text.

@@ -25,11 +25,20 @@ from mendel.index import bundle
 from serving.ranking import in_force
 from serving.ranking.bundle_lists import CANDIDATES, BundleLists, Ranked
 from serving.ranking.filters import SearchFilters
-from serving.ranking.fusion import LEARNED_CANDIDATES, LearnedFusion, SubqueryFusion, learned_candidates, rerank_order
+from serving.ranking.fusion import (
+    LEARNED_CANDIDATES,
+    LearnedFusion,
+    SubqueryFusion,
+    first_of_each,
+    learned_candidates,
+    rerank_order,
+)
 from serving.ranking.hits import Hit, SearchResult
 from serving.ranking.layers import LayerIndex, layer_of
 
 RERANK_MAX = 30
+# A plain question: it runs every list, the act router, the bridge and the coverage block (Searcher.warm)
+WARM_QUERY = "jaké povinnosti má obec"
 
 
 class Searcher(BundleLists):
@@ -46,6 +55,15 @@ class Searcher(BundleLists):
     @classmethod
     def latest(cls, bundles_dir: Path, embedder=None, reranker=None) -> "Searcher":
         return cls(bundle.current_bundle(bundles_dir), embedder=embedder, reranker=reranker)
+
+    def warm(self) -> None:
+        """Load now what a first search would load on its way: the upper layers, the coverage block's tables and
+        floor, the learned stage, the bridge's vocabulary, the act router, the query encoder and the dense
+        workers (one search runs them all)."""
+        for number in (1, 2):
+            self.layer(number)
+        _ = (self.collection(), self.floor, self.learned_fusion, self.vocabulary, self.act_router)
+        self.search_with_coverage(WARM_QUERY, k=1)
 
     # --- the search -----------------------------------------------------------------------------------
 
@@ -71,7 +89,8 @@ class Searcher(BundleLists):
         ``RERANK_MAX`` candidates with the configured cross-encoder (an error when none is configured), ``bridge``
         adds the legal wording of the query's lay words and abbreviations to BM25 and dense (``legal_expansion``),
         ``learned`` reorders the best candidates by the learned fusion (:meth:`learned_order`) when one is stored.
-        ``details``, when given, receives the query's scope, the layer searched and the sub-queries; ``trace``,
+        ``details``, when given, receives the query's scope, the layer searched, the sub-queries, the coverage
+        block and, when filtered, how much of the collection the filters leave (``filters``); ``trace``,
         when given, receives (the whole query's fused list before the learned stage, its :class:`Ranked`, the
         layer): what ``retrieval_eval.learn_fusion`` trains on. ``at`` (default today): an act's passages are those
         of its version in force on that date (``serving.ranking.in_force``); ``version="promulgated"``: its promulgated
@@ -94,6 +113,9 @@ class Searcher(BundleLists):
                     "entities": [e.id for e in found.entities],
                 }
             )
+        filtered = self.filter_counts(filters)
+        if details is not None and filtered is not None:
+            details["filters"] = filtered
         allowed = self._allowed(filters, index, at, version)
         if allowed is not None and not allowed.any() and index is not self.passages:
             index = self.passages  # the asked-for layer has nothing that passes the filters
@@ -101,6 +123,8 @@ class Searcher(BundleLists):
         if allowed is not None and not allowed.any():
             if details is not None:
                 details["coverage"] = self.assess(query, found, [], index, dense=False, allowed=allowed)
+                if filtered is not None:
+                    details["coverage"]["filters"] = filtered
             return []
         depth = max(k, CANDIDATES)
         subqueries = split_query(query, found) if decompose else []
@@ -150,6 +174,7 @@ class Searcher(BundleLists):
             top = fused[:RERANK_MAX]
             scores = self.reranker.score(query, [self.passage_text(item, index) for item, _, _ in top])
             fused, rerank_scores = rerank_order(fused, scores)
+        fused = first_of_each(fused)  # never the same passage twice, whatever stage put it back
         hits = []
         for item, score, lists in fused[:k]:
             hit = self._hit(
@@ -170,6 +195,8 @@ class Searcher(BundleLists):
                 references=any("reference" in h.lists for h in hits),
                 allowed=allowed,
             )
+            if filtered is not None:
+                details["coverage"]["filters"] = filtered
         return hits
 
     @property
@@ -194,7 +221,7 @@ class Searcher(BundleLists):
         own = set(ranked.own)
         lead = [item for item in items if item in own]
         rest = [item for item in items if item not in own]
-        candidates = learned_candidates(rest, signals)
+        candidates = [item for item in learned_candidates(rest, signals) if item not in own]  # own ones lead already
         ordered = self.learned_fusion.order(candidates, items, signals, layer.chunks)
         lead = (
             self.learned_fusion.order(lead[:LEARNED_CANDIDATES], items, signals, layer.chunks)

