@@ -279,7 +279,7 @@ def make_system(name: str, path: Path, embedder):
     if name == "faiss":
         import faiss
 
-        from serving.ranking.search import one_faiss_thread
+        from serving.ranking.dense import one_faiss_thread
 
         index = faiss.read_index(str(path / "dense" / "dense.faiss"))
 
@@ -487,7 +487,8 @@ def run_recall(args) -> dict:
     import faiss
     import numpy as np
 
-    from serving.ranking.search import CANDIDATES, one_faiss_thread
+    from serving.ranking.dense import one_faiss_thread
+    from serving.ranking.search import CANDIDATES
 
     index = faiss.read_index(str(Path(args.bundle) / "dense" / "dense.faiss"))
     hnsw = faiss.downcast_index(index.index if hasattr(index, "index") else index)

@@ -249,7 +249,7 @@ def cmd_eval_ner(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from serving.web.api import serve
+    from serving.web.server import serve
 
     settings = get_settings()
     query_log = None

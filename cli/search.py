@@ -139,7 +139,7 @@ def search_server(base_url: str, args) -> dict:
 
 def search_bundle(args, settings) -> dict:
     from mendel.index.bundle import BundleError
-    from serving.ranking.pg_search import BackendError, open_searcher
+    from serving.ranking.backend import BackendError, open_searcher
     from serving.web.facets import FilterError, checked_filters
     from serving.web.results import run_search
 

@@ -249,7 +249,7 @@ def latency_summary(milliseconds: Sequence[float]) -> dict:
 
 
 def answer_honesty(answer) -> dict:
-    """What the default search said about its own answer (a :class:`serving.ranking.search.SearchResult`): hits, whether
+    """What the default search said about its own answer (a :class:`serving.ranking.hits.SearchResult`): hits, whether
     they are marked weak, what the query names that the collection lacks, and ``admits``: no hits, weak hits or
     something reported missing -- what a question with no answer in the collection expects."""
     missing = [m.get("text") or m.get("id") for m in (answer.coverage or {}).get("missing", [])]

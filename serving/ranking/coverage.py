@@ -326,3 +326,61 @@ def judge(confidence: Confidence, floor: Floor | None, model: str | None, covera
 
 def as_dict(value) -> dict:
     return asdict(value)
+
+
+class Assessor:
+    """The coverage block of one bundle's answers: what the bundle holds (``CollectionIndex``, built on first use),
+    the idf tables of its layers and the relevance floor (``floor.json``, read on first use)."""
+
+    def __init__(self, documents: dict[str, dict], graph, passages, model: str | None):
+        self._documents = documents
+        self._graph = graph
+        self._passages = passages  # L3: its BM25 vocabulary says which words the collection's text uses
+        self.model = model
+        self._collection: CollectionIndex | None = None
+        self._signals = SignalTables()
+        self._floor: Floor | None = None
+        self._floor_loaded = False
+        self._lock = threading.Lock()
+
+    @property
+    def floor(self) -> Floor | None:
+        """The relevance floor (``serving/ranking/floor.json``, calibrated on the dev questions); None when absent."""
+        if not self._floor_loaded:
+            self._floor = Floor.load() if FLOOR_FILE.exists() else None
+            self._floor_loaded = True
+        return self._floor
+
+    @floor.setter
+    def floor(self, value: Floor | None) -> None:
+        self._floor, self._floor_loaded = value, True
+
+    def collection(self) -> CollectionIndex:
+        if self._collection is None:
+            with self._lock:
+                if self._collection is None:
+                    self._collection = CollectionIndex(self._documents, self._graph, self._passages.bm25.vocab_dict)
+        return self._collection
+
+    def assess(
+        self,
+        query: str,
+        understanding,
+        items: list[int],
+        layer,
+        vector: np.ndarray | None,
+        references: bool = False,
+        allowed: np.ndarray | None = None,
+    ) -> dict:
+        """The coverage block of one answer: what the query names and whether the collection holds it, the floor's
+        signals over the best hits (``vector``: the query's, None without a dense list), and whether the answer
+        is ``weak`` or ``empty`` (nothing matches: no hits should be shown)."""
+        report = coverage_report(query, understanding, self.collection())
+        confidence = Confidence(
+            lexical=lexical_signal(layer, self._signals, understanding.normalized, allowed),
+            dense=dense_signal(layer, vector, items[:TOP_HITS]),
+        )
+        verdict = judge(confidence, self.floor, self.model, report)
+        if references and not report["all_missing"]:  # an exact reference was found: the answer is that text
+            verdict.update(weak=False, empty=False)
+        return {**report, "confidence": confidence.as_dict(), **verdict}

@@ -291,3 +291,48 @@ def lead_with(fused: list[tuple[int, float, list[str]]], lead_items: list[int]) 
     ]
     chosen = set(lead_items)
     return lead + [f for f in fused if f[0] not in chosen]
+
+
+class SubqueryFusion:
+    """A decomposed query's candidates: the whole query's fused list interleaved with each sub-query's
+    (``interleave_fuse``), each candidate keeping every list it came from, which sub-queries found it among their
+    own best ``k``, and the strongest activation of each graph entity."""
+
+    def __init__(self, fused: list[tuple], activation: dict[str, float], k: int):
+        self.k = k
+        self.rankings = {"query": [item for item, _, _ in fused]}
+        self.lists_of = {item: list(lists) for item, _, lists in fused}
+        self.found_by: dict = {}
+        self.activation = dict(activation)
+
+    def add(self, number: int, fused: list[tuple], activation: dict[str, float]) -> None:
+        """Sub-query ``number`` (1-based): its fused list and its graph activation."""
+        self.rankings[f"subquery:{number}"] = [item for item, _, _ in fused]
+        for rank, (item, _, lists) in enumerate(fused):
+            if rank < self.k:  # "found by" a sub-query: among its own best k
+                self.found_by.setdefault(item, []).append(number)
+            merged = self.lists_of.setdefault(item, [])
+            merged += [name for name in lists if name not in merged]
+        for entity, score in activation.items():
+            self.activation[entity] = max(self.activation.get(entity, 0.0), score)
+
+    def fused(self) -> list[tuple]:
+        weights = {name: SUBQUERY_WEIGHTS["query" if name == "query" else "subquery"] for name in self.rankings}
+        return [
+            (item, score, ordered_lists(self.lists_of[item]))
+            for item, score, _ in interleave_fuse(self.rankings, weights=weights)
+        ]
+
+
+def rerank_order(fused: list[tuple], scores: list[float]) -> tuple[list[tuple], dict]:
+    """``fused`` with its first ``len(scores)`` candidates reordered by their cross-encoder ``scores`` (ties keep
+    the fused order), and each reranked candidate's score."""
+    top = fused[: len(scores)]
+    order = sorted(range(len(top)), key=lambda j: (-scores[j], j))
+    return [top[j] for j in order] + fused[len(top) :], {top[j][0]: float(scores[j]) for j in range(len(top))}
+
+
+def first_of_each(fused: list[tuple]) -> list[tuple]:
+    """``fused`` with each item once, where it first stands."""
+    seen: set = set()
+    return [entry for entry in fused if not (entry[0] in seen or seen.add(entry[0]))]

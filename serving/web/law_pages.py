@@ -88,8 +88,11 @@ def _ref(request: Request, errors: dict[str, str]) -> str:
     return ref
 
 
-def law_pages_router(database_url: str | Callable[[], str] | None = None) -> APIRouter:
-    """The two pages; ``database_url`` (or a function giving it) defaults to the configured database."""
+def law_pages_router(
+    database_url: str | Callable[[], str] | None = None, bundle_version: Callable[[], str | None] | None = None
+) -> APIRouter:
+    """The two pages; ``database_url`` (or a function giving it) defaults to the configured database;
+    ``bundle_version`` gives the live bundle's version for the footer."""
     from mendel.citator.cites import cites
     from mendel.citator.wording import provision_at
 
@@ -98,7 +101,11 @@ def law_pages_router(database_url: str | Callable[[], str] | None = None) -> API
 
     def render(request: Request, name: str, context: dict, status: int = 200) -> HTMLResponse:
         return templates.TemplateResponse(
-            request, name, {"bundle": None, **context}, status_code=status, headers={"Content-Language": "cs"}
+            request,
+            name,
+            {"bundle": bundle_version() if bundle_version else None, **context},
+            status_code=status,
+            headers={"Content-Language": "cs"},
         )
 
     @router.get("/ustanoveni", response_class=HTMLResponse)

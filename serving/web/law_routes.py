@@ -4,7 +4,8 @@ provision, an act, a court file number or an ECLI). Both read PostgreSQL, not th
 are kept there by the nightly run (``mendel.citator.wording``, ``mendel.citator.cites``).
 
 Answers that are about the law (not yet in force, no such provision on that date) are 200 with their ``status``;
-a ``ref`` that names nothing is a 400 problem, an act with no stored version a 404 one.
+a ``ref`` that names nothing is a ``not-a-reference`` problem (400), an act with no stored version an ``unknown-act``
+one (404).
 """
 
 from __future__ import annotations
@@ -15,9 +16,13 @@ from datetime import date
 from typing import Callable
 
 import psycopg
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
+
+from serving.web.models import CitationsAnswer, ProvisionAnswer
+from serving.web.problems import PROBLEM, ProblemError
 
 MAX_REF_CHARS = 300
+NOT_BLANK = r"\S"  # an empty and a blank value are one kind of bad input
 POOL_SIZE = 4
 
 
@@ -72,36 +77,50 @@ def law_router(database_url: str | Callable[[], str] | None = None) -> APIRouter
     connections = Connections(database_url)
     router = APIRouter(tags=["law"])
 
-    @router.get("/provisions", summary="the wording of a provision on a date, with its version and the last change")
+    @router.get(
+        "/provisions",
+        response_model=ProvisionAnswer,
+        response_model_exclude_unset=True,  # what the answer has: a status says which parts there are
+        summary="the wording of a provision on a date, with its version and the last change",
+        responses={400: PROBLEM, 404: PROBLEM},
+    )
     def provisions(
         ref: str = Query(
             ...,
             min_length=1,
             max_length=MAX_REF_CHARS,
+            pattern=NOT_BLANK,
             description='a provision or an act: "§ 4 vyhlášky č. 573/2025 Sb."',
         ),
         at: date | None = Query(None, description="the date (YYYY-MM-DD); default today"),
     ):
         answer = connections.run(lambda conn: provision_at(conn, ref, at or date.today()))
         if answer["status"] == "not_a_reference":
-            raise HTTPException(400, detail=answer["message"])
+            raise ProblemError("not-a-reference", answer["message"])
         if answer["status"] == "unknown_act":
-            raise HTTPException(404, detail=answer["message"])
+            raise ProblemError("unknown-act", answer["message"])
         return answer
 
-    @router.get("/citations", summary="documents and passages citing a provision, an act, a file number or an ECLI")
+    @router.get(
+        "/citations",
+        response_model=CitationsAnswer,
+        response_model_exclude_unset=True,
+        summary="documents and passages citing a provision, an act, a file number or an ECLI",
+        responses={400: PROBLEM},
+    )
     def citations(
         ref: str = Query(
             ...,
             min_length=1,
             max_length=MAX_REF_CHARS,
+            pattern=NOT_BLANK,
             description='"§ 2 odst. 1 zákona č. 90/2024 Sb.", "IV. ÚS 393/00", an ECLI',
         ),
         limit: int = Query(20, ge=1, le=200, description="citing documents listed per source family"),
     ):
         answer = connections.run(lambda conn: cites(conn, ref, limit=limit))
         if answer["status"] == "not_a_reference":
-            raise HTTPException(400, detail=answer["message"])
+            raise ProblemError("not-a-reference", answer["message"])
         return answer
 
     return router

@@ -115,7 +115,10 @@ class Originals:
                         "jsou hledané výrazy na celé stránce"
                     )
                 terms = [(s, e) for s, e in term_spans(query, text) if low <= s and e <= high] if query else []
-                evidence.terms = _boxes(text_page, terms, width, height)
+                # one box a word: PDFium gives a letter of another font run (a Czech "ř") a rectangle of its own
+                evidence.terms = [
+                    box for span in terms for box in merge_lines(_boxes(text_page, [span], width, height))
+                ]
                 return evidence
             finally:
                 document.close()

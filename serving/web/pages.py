@@ -1,13 +1,17 @@
 """The search page for people: server-rendered Czech HTML that works without JavaScript (a GET form).
 
 ``/``      the query box, filters (source family, publication dates, in force on a date or the promulgated
-           wording, act, and kraj / okres / obec when the bundle's documents carry them), result cards with the
-           query's words marked in the passage and an act's version (ELI, validity, not yet in force /
-           superseded), an honest empty state and the search's coverage notice when the searcher reports one;
+           wording, act, and kraj / okres / obec when the bundle's documents carry them), results grouped by
+           document (each with its best passages, the query's words marked, an act's version: ELI, validity, not
+           yet in force / superseded), how many were found and pages of them, an honest empty state (saying when
+           the filters alone leave nothing) and the search's coverage notice when the searcher reports one;
 ``/page``  one page of a hit's original: the PDF page as an image with the passage's lines and the query's
-           words boxed over it, the passage as text below, and the original file one link away.
+           words boxed over it, the passage as text below, and the original file one link away. A passage of an
+           act's version whose pages the stored original is not (a consolidated version over the promulgated PDF)
+           is shown as text, saying so, never over another version's page.
 
-Form errors are shown in the page (status 400); the JSON API keeps its problem details.
+Every link from a result to its page and back carries the whole search (query, date, filters, page). Form errors
+are shown in the page (status 400); the JSON API keeps its problem details.
 """
 
 from __future__ import annotations
@@ -24,16 +28,27 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from mendel.czech.dates import numeric_from_iso
-from serving.ranking.in_force import PROMULGATED
+from serving.ranking.in_force import PROMULGATED, version_of
 from serving.web.evidence import excerpt_window, query_terms, segments, term_spans
-from serving.web.facets import PLACE_FIELDS, FilterError, checked_filters, checked_places, facets_of, source_label
+from serving.web.facets import PLACE_FIELDS, FilterError, checked_filters, facets_of
+from serving.web.labels import (
+    STATUS_BADGES,
+    VERSION_KIND_LABELS,
+    VERSION_KIND_OF,
+    doc_type_label,
+    plural,
+    source_label,
+)
 from serving.web.originals import NotAPdf, OriginalMissing, Originals, PageOutOfRange
 from serving.web.results import run_search
+from serving.web.source_links import source_url
 
 HERE = Path(__file__).parent
 PAGE_SIZES = (10, 20, 50)
 MAX_QUERY_CHARS = 1000
 MAX_FIELD_CHARS = 200
+MAX_RESULT_PAGE = 100
+RESULT_PAGE = "strana"  # the results page a link names ("page" is the document's page in the page view)
 FIELD_NAMES = {
     "q": "Dotaz",
     "date_from": "Vydáno od",
@@ -44,12 +59,10 @@ FIELD_NAMES = {
     "kraj": "Kraj",
     "okres": "Okres",
     "obec": "Obec",
-    "k": "Počet výsledků",
+    "k": "Dokumentů na stránku",
     "version": "Znění",
 }
-# an act hit's version (serving.ranking.in_force.version_of): its kind, and a badge for a status worth a warning
-VERSION_KIND_LABELS = {"promulgated": "vyhlášené znění", "consolidated": "konsolidované znění"}
-STATUS_BADGES = {"not_yet_in_force": "Dosud neúčinné", "superseded": "Již neúčinné znění"}
+SEARCH_FIELDS = ("q", "date_from", "date_to", "at", "act", "version", *PLACE_FIELDS, "k")
 
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 
@@ -64,8 +77,44 @@ def czech_date(value) -> str:
     return numeric_from_iso(str(value), default=str(value)) if value else ""
 
 
-templates.env.filters.update(document_path=document_path, czech_date=czech_date, source_label=source_label)
-templates.env.globals.update(version_kind_labels=VERSION_KIND_LABELS, status_badges=STATUS_BADGES)
+def citator_knows(reference: str | None) -> bool:
+    """Whether the citator understands ``reference`` (an act, a provision, a court's file number or ECLI): only
+    then is it linked there; an office's reference number is not."""
+    from mendel.citator.targets import parse_target
+
+    return bool(reference) and parse_target(reference) is not None
+
+
+templates.env.filters.update(
+    document_path=document_path, czech_date=czech_date, source_label=source_label, doc_type_label=doc_type_label
+)
+templates.env.globals.update(
+    version_kind_labels=VERSION_KIND_LABELS,
+    version_kind_of=VERSION_KIND_OF,
+    status_badges=STATUS_BADGES,
+    plural=plural,
+    source_url=source_url,
+)
+
+
+def load_templates() -> None:
+    """Compile the pages' templates now rather than on a person's first request."""
+    for name in ("search.html", "page.html", "message.html", "citator.html", "ustanoveni.html"):
+        templates.get_template(name)
+
+
+def search_params(params) -> list[tuple[str, str]]:
+    """The search a request carries (query, filters, date, page size, results page), without empty values: what
+    every link from its results and back keeps."""
+    kept = [(name, params.get(name)) for name in SEARCH_FIELDS if params.get(name)]
+    kept[1:1] = [("source", value) for value in params.getlist("source") if value]
+    if params.get(RESULT_PAGE, "").isdigit() and int(params[RESULT_PAGE]) > 1:
+        kept.append((RESULT_PAGE, params[RESULT_PAGE]))
+    return [(name, value[:MAX_QUERY_CHARS].replace("\x00", "")) for name, value in kept]
+
+
+def with_search(path: str, search: list[tuple[str, str]], **extra) -> str:
+    return path + "?" + urlencode([*extra.items(), *search])
 
 
 def _date(form: dict, name: str, errors: dict[str, str]) -> date | None:
@@ -106,10 +155,7 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
     def search_page(request: Request):
         searcher = page_searcher()
         params = request.query_params
-        form = {
-            name: params.get(name, "")
-            for name in ("q", "date_from", "date_to", "at", "act", "k", "version", *PLACE_FIELDS)
-        }
+        form = {name: params.get(name, "") for name in SEARCH_FIELDS}
         form["source"] = params.getlist("source")
         facets = facets_of(searcher)
         errors: dict[str, str] = {}
@@ -127,6 +173,9 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
             errors["version"] = "Neznámé znění."
             form["version"] = ""
         k = int(form["k"]) if form["k"].isdigit() and int(form["k"]) in PAGE_SIZES else PAGE_SIZES[0]
+        raw_page = params.get(RESULT_PAGE, "")
+        results_page = min(int(raw_page), MAX_RESULT_PAGE) if raw_page.isdigit() and int(raw_page) >= 1 else 1
+        search = search_params(params)
         context = {
             "form": form,
             "facets": facets,
@@ -138,7 +187,7 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
             "searched": False,
             "payload": None,
             "cards": [],
-            "originals_pdf": set(),
+            "without_filters": with_search("/", [("q", form["q"])]),
         }
         if "q" in params and not query and not errors:
             errors["q"] = "Zadejte, co hledáte."
@@ -146,9 +195,13 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
             return render(request, "search.html", context, status=400 if errors else 200)
         try:
             filters = checked_filters(
-                searcher, source=form["source"], date_from=date_from, date_to=date_to, act=form["act"]
+                searcher,
+                source=form["source"],
+                date_from=date_from,
+                date_to=date_to,
+                act=form["act"],
+                places={name: form[name] for name in PLACE_FIELDS},
             )
-            places = checked_places(searcher, {name: form[name] for name in PLACE_FIELDS})
         except FilterError as exc:
             errors[exc.name] = {
                 "source": "Tento zdroj v kolekci není.",
@@ -157,64 +210,92 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
             }.get(exc.name, "Neznámá hodnota.")
             return render(request, "search.html", context, status=400)
         payload, _ = run_search(
-            searcher, query, k=k, filters=filters, places=places, at=at, version=form["version"] or None
+            searcher,
+            query,
+            k=k,
+            page=results_page,
+            group=True,
+            filters=filters,
+            at=at,
+            version=form["version"] or None,
         )
-        terms = query_terms(query)
-        cards = []
-        for hit in payload["results"]:
-            spans = [tuple(s) for s in hit["highlights"]]
-            start, end = excerpt_window(hit["text"], spans)
-            doc = searcher.documents.get(hit["doc_id"]) or {}
-            view = {"doc": hit["doc_id"], "page": hit["page"], "chunk": hit["chunk_id"], "q": query}
-            cards.append(
-                {
-                    "hit": hit,
-                    "doc": doc,
-                    "excerpt": segments(hit["text"], spans, start, end),
-                    "cut_start": start > 0,
-                    "cut_end": end < len(hit["text"]),
-                    "full": segments(hit["text"], spans) if (start, end) != (0, len(hit["text"])) else None,
-                    "page_url": "/page?" + urlencode(view),
-                    "has_original": bool(doc.get("sha256")),
-                    "is_pdf": originals.is_pdf(doc) if doc.get("sha256") else False,
-                }
-            )
-        context.update(searched=True, payload=payload, cards=cards, terms=terms)
+        cards = [document_card(group, searcher, originals, search) for group in payload["documents"]]
+        first = (results_page - 1) * k
+        base = [(name, value) for name, value in search if name != RESULT_PAGE]
+
+        def results_url(number: int) -> str:
+            return with_search("/", base + ([(RESULT_PAGE, str(number))] if number > 1 else []))
+
+        context.update(
+            searched=True,
+            payload=payload,
+            cards=cards,
+            terms=query_terms(query),
+            shown_from=first + 1,
+            shown_to=first + len(cards),
+            previous_url=results_url(results_page - 1) if results_page > 1 else None,
+            next_url=results_url(results_page + 1) if results_page < payload["pages"] else None,
+        )
         return render(request, "search.html", context)
 
     @app.get("/page", response_class=HTMLResponse, include_in_schema=False)
     def page_view(request: Request):
         searcher = page_searcher()
         params = request.query_params
+        search = search_params(params)
         doc_id = params.get("doc", "")[:MAX_FIELD_CHARS]
         query = params.get("q", "")[:MAX_QUERY_CHARS].replace("\x00", "")
         doc = searcher.documents.get(doc_id)
+        back_url = with_search("/", search) if query else "/"
         if doc is None:
             return render(
                 request,
                 "message.html",
-                {"title": "Dokument nenalezen", "message": "Tento dokument v kolekci není."},
+                {
+                    "title": "Dokument nenalezen",
+                    "message": "Tento dokument v kolekci není.",
+                    "bundle": searcher.path.name,
+                    "back_url": back_url,
+                },
                 status=404,
             )
         page = int(params["page"]) if params.get("page", "").isdigit() else 1
         chunk = _chunk(searcher, doc_id, params.get("chunk", ""))
         passage_text = chunk["text"] if chunk else None
         first, last = (chunk["page_start"], chunk["page_end"]) if chunk else (page, page)
+        try:
+            at = date.fromisoformat(params.get("at", ""))
+        except ValueError:
+            at = date.today()
+        version = version_of(chunk, at) if chunk else {}
         context = {
             "doc": doc,
             "doc_id": doc_id,
             "page": page,
             "query": query,
             "chunk": chunk,
+            "version": version,
+            "other_version": _of_another_version(chunk),
             "passage": segments(passage_text, [tuple(s) for s in _spans(query, passage_text)])
             if passage_text
             else None,
-            "back_url": "/?" + urlencode({"q": query}) if query else "/",
+            "back_url": back_url,
             "evidence": None,
             "pages": None,
             "problem": None,
             "bundle": searcher.path.name,
+            "source_url": source_url(doc.get("url"), doc.get("source")),
+            "search": search,
         }
+        if context["other_version"]:
+            located = chunk.get("page_of")
+            context["stored_kind"] = located or (
+                "consolidated" if doc.get("doc_type") == "law_consolidated" else PROMULGATED
+            )
+            context["stored_page_url"] = (
+                with_search("/page", search, doc=doc_id, page=chunk["page_start"]) if located else None
+            )
+            return render(request, "page.html", _with_links(context))
         try:
             context["pages"] = originals.page_count(doc)
             context["evidence"] = originals.page_evidence(doc, page, passage_text, first, last, query)
@@ -223,9 +304,46 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
         except NotAPdf:
             context["problem"] = "Originál není PDF, nemá tedy stránky k zobrazení; zobrazujeme nalezený text."
         except PageOutOfRange as exc:
-            context["problem"] = f"Dokument má jen {exc.pages} stran."
+            context["problem"] = f"Dokument má jen {plural(exc.pages, 'stranu', 'strany', 'stran')}."
             return render(request, "page.html", _with_links(context), status=404)
         return render(request, "page.html", _with_links(context))
+
+
+def document_card(group: dict, searcher, originals: Originals, search: list[tuple[str, str]]) -> dict:
+    """One result card: a document, its best passages (excerpt around the marked words, the whole passage, its
+    page's link) and the links of the document."""
+    doc = searcher.documents.get(group["doc_id"]) or {}
+    passages = []
+    is_pdf = originals.is_pdf(doc) if doc.get("sha256") else False
+    for hit in group["passages"]:
+        spans = [tuple(s) for s in hit["highlights"]]
+        start, end = excerpt_window(hit["text"], spans)
+        passages.append(
+            {
+                "hit": hit,
+                "excerpt": segments(hit["text"], spans, start, end),
+                "cut_start": start > 0,
+                "cut_end": end < len(hit["text"]),
+                "full": segments(hit["text"], spans) if (start, end) != (0, len(hit["text"])) else None,
+                "page_url": with_search("/page", search, doc=hit["doc_id"], page=hit["page"], chunk=hit["chunk_id"]),
+                "own_page": is_pdf and not _of_another_version(hit),
+            }
+        )
+    return {
+        "group": group,
+        "hit": group["passages"][0],
+        "doc": doc,
+        "passages": passages,
+        "citator_ref": group["citation"] if citator_knows(group["citation"]) else None,
+        "has_original": bool(doc.get("sha256")),
+        "is_pdf": is_pdf,
+    }
+
+
+def _of_another_version(chunk: dict | None) -> bool:
+    """A passage of an act's version other than the stored original's (its ``provision`` says it is the wording of
+    one provision in that version): the original's pages are another version's."""
+    return bool(chunk and chunk.get("provision") and chunk.get("version_kind"))
 
 
 def _spans(query: str, text: str | None) -> list[tuple[int, int]]:
@@ -240,13 +358,13 @@ def _chunk(searcher, doc_id: str, chunk_id: str) -> dict | None:
 
 
 def _with_links(context: dict) -> dict:
-    """Previous / next page links that keep the passage and query."""
+    """Previous / next page links that keep the passage and the search."""
 
     def link(number: int) -> str:
-        view = {"doc": context["doc_id"], "page": number, "q": context["query"]}
+        view = {"doc": context["doc_id"], "page": number}
         if context["chunk"]:
             view["chunk"] = context["chunk"]["chunk_id"]
-        return "/page?" + urlencode(view)
+        return with_search("/page", context["search"], **view)
 
     pages, page = context["pages"], context["page"]
     context["previous_url"] = link(page - 1) if pages and page > 1 else None

@@ -89,17 +89,22 @@ class PostgresQueryLog:
 # --- access log ----------------------------------------------------------------------------------
 
 ACCESS_LOGGER = "uvicorn.access"
+MAX_LOGGED_PATH = 200  # characters of a request's path an access line keeps
 
 
 class WithoutQueryString(logging.Filter):
     """Drops the query string from uvicorn's access lines: ``GET /search?q=…`` is logged as ``GET /search``, so
-    what people searched for is kept only where its retention applies (the query log)."""
+    what people searched for is kept only where its retention applies (the query log); a path longer than
+    ``MAX_LOGGED_PATH`` characters is cut there, so a request line never floods the log."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args
         # uvicorn logs '%s - "%s %s HTTP/%s" %d' with (client, method, path with query, http version, status)
-        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str) and "?" in args[2]:
-            record.args = (*args[:2], args[2].split("?", 1)[0], *args[3:])
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str):
+            path = args[2].split("?", 1)[0]
+            if len(path) > MAX_LOGGED_PATH:
+                path = path[:MAX_LOGGED_PATH] + "…"
+            record.args = (*args[:2], path, *args[3:])
         return True
 
 

@@ -31,7 +31,7 @@ def test_a_mendel_run_is_listed_under_the_nightly_job(monkeypatch, tmp_path):
         return 1
 
     tiny_defs = Definitions(assets=[tiny], jobs=[define_asset_job("nightly")])
-    monkeypatch.setattr("orchestration.definitions.build_definitions", lambda: tiny_defs)
+    monkeypatch.setattr("orchestration.definitions.build_definitions", lambda **options: tiny_defs)
     with instance_for_test(temp_dir=str(tmp_path)) as instance:
         monkeypatch.setattr(DagsterInstance, "get", staticmethod(lambda: instance))
         result = cli_main.run_nightly(None)

@@ -41,7 +41,7 @@ def test_relevance_by_evidence_whitespace_and_case_insensitive():
 
 
 def test_relevance_accepts_search_hits():
-    from serving.ranking.search import Hit
+    from serving.ranking.hits import Hit
 
     h = Hit(
         doc_id="D", title="t", source="s", url="u", page=2, page_end=3, section="", text="", score=1.0, chunk_id="c"

@@ -256,7 +256,7 @@ def test_nightly_asset_folds_the_log(bundles, fresh_db, tmp_path):
 
 
 def test_access_log_shows_no_query_text(bundles, tmp_path):
-    from serving.web.api import make_server
+    from serving.web.server import make_server
 
     server = make_server(bundles, host="127.0.0.1", port=0, embedder=EMBEDDER, reload_interval=0)
     lines: list[str] = []

@@ -18,8 +18,10 @@ from mendel.czech.analyzer import analyze
 from mendel.index import bundle
 from mendel.index.corpus import contextual_text
 from mendel.index.fulltext import fill_lexemes, tsvector_literal
-from serving.ranking.pg_search import BackendError, PostgresSearcher, backend_name, open_searcher, searcher_factory
-from serving.ranking.search import VERSION_FIELDS, Hit, Searcher
+from serving.ranking.backend import BackendError, backend_name, open_searcher, searcher_factory
+from serving.ranking.hits import VERSION_FIELDS, Hit
+from serving.ranking.pg_search import PostgresSearcher
+from serving.ranking.search import Searcher
 from serving.web.results import run_search
 from tests.serving.web.test_api import EMBEDDER, base_docs, build_bundle, load_corpus
 

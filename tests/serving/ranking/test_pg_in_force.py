@@ -13,8 +13,9 @@ import pytest
 
 from mendel.index import bundle
 from mendel.index.fulltext import fill_lexemes
+from serving.ranking.hits import VERSION_FIELDS
 from serving.ranking.pg_search import PostgresSearcher
-from serving.ranking.search import VERSION_FIELDS, Searcher
+from serving.ranking.search import Searcher
 from tests.serving.ranking.test_search_in_force import ACT, AFTER_ALL, BEFORE_AMENDMENTS, LATEST, QUERY, section_4
 from tests.support.index import RecordingEmbedder, run_index
 from tests.support.law import crawled_database

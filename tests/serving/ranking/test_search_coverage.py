@@ -12,7 +12,8 @@ import pytest
 
 from mendel.core import db
 from serving.ranking.coverage import CITED, INDEXED, MISSING, Floor
-from serving.ranking.search import Searcher, SearchResult
+from serving.ranking.hits import SearchResult
+from serving.ranking.search import Searcher
 from tests.support.index import RecordingEmbedder, add_document, law_pages, ns_decisions, run_index
 
 with warnings.catch_warnings():

@@ -166,7 +166,7 @@ def test_searcher_structures_equal_the_bundle_files(scale_bundle):
 def test_dense_lists_on_worker_threads_give_what_inline_search_gives(scale_bundle, monkeypatch):
     """Dense searches run on worker threads while the calling thread ranks the rest: same hits, same lists, same
     sub-queries as one thread doing everything, and they really leave the calling thread."""
-    import serving.ranking.search as search_module
+    import serving.ranking.dense as dense_module
     from benchmarks.scale_corpus import RandomQueryEmbedder
     from serving.ranking.search import Searcher
 
@@ -183,7 +183,7 @@ def test_dense_lists_on_worker_threads_give_what_inline_search_gives(scale_bundl
     queries += ["§ 2079 a § 2099 občanského zákoníku", "Nejvyšší soud a Ústavní soud o vlastnictví"]
 
     def results(workers: int):
-        monkeypatch.setattr(search_module, "DENSE_WORKERS", workers)
+        monkeypatch.setattr(dense_module, "DENSE_WORKERS", workers)
         embedder = ThreadRecordingEmbedder()
         searcher = Searcher(scale_bundle, embedder=embedder)
         found = []
@@ -204,7 +204,7 @@ def test_dense_lists_on_worker_threads_give_what_inline_search_gives(scale_bundl
 
 
 def test_a_failing_dense_search_fails_the_search_and_a_closed_searcher_still_answers(scale_bundle, monkeypatch):
-    import serving.ranking.search as search_module
+    import serving.ranking.dense as dense_module
     from benchmarks.scale_corpus import RandomQueryEmbedder
     from serving.ranking.search import Searcher
 
@@ -212,7 +212,7 @@ def test_a_failing_dense_search_fails_the_search_and_a_closed_searcher_still_ans
         def query(self, text):
             raise RuntimeError("model file unreadable")
 
-    monkeypatch.setattr(search_module, "DENSE_WORKERS", 2)
+    monkeypatch.setattr(dense_module, "DENSE_WORKERS", 2)
     with pytest.raises(RuntimeError, match="model file unreadable"):
         Searcher(scale_bundle, embedder=BrokenEmbedder()).search("vlastnické právo k pozemku")
     searcher = Searcher(scale_bundle, embedder=RandomQueryEmbedder())

@@ -25,7 +25,8 @@ from mendel.encoder.safetensors import read_safetensors, write_safetensors
 from mendel.encoder.wordpiece import WordPieceTokenizer
 from serving.ranking.rerank import CrossEncoder, CrossEncoderError
 from serving.ranking.search import RERANK_MAX, Searcher
-from serving.web.api import create_app, reranker_from_env
+from serving.web.api import create_app
+from serving.web.server import reranker_from_env
 from tests.serving.web.test_api import EMBEDDER, HOUSING_QUERY, base_docs, build_bundle, corpus  # noqa: F401 (a fixture)
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]

@@ -12,6 +12,7 @@ import copy
 import functools
 import hashlib
 import json
+import re
 import shutil
 import threading
 import time
@@ -38,9 +39,10 @@ from mendel.ner import recognise_text
 from mendel.passages.chunking import chunk_pages
 from serving.ranking.filters import SearchFilters
 from serving.ranking.search import Searcher
-from serving.web.api import create_app, make_server
+from serving.web.api import create_app
 from serving.web.facets import PLACE_FIELDS
 from serving.web.querylog import PostgresQueryLog
+from serving.web.server import make_server
 
 # (pdf, doc_id, citation, title, published, pages to take)
 LAWS = [
@@ -301,7 +303,7 @@ def assert_problem(response, status: int) -> dict:
     assert response.status_code == status, response.text[:300]
     assert response.headers["content-type"] == "application/problem+json"
     body = response.json()
-    assert body["type"] == "about:blank" and body["status"] == status and body["title"]
+    assert re.fullmatch(r"/problems/[a-z-]+", body["type"]) and body["status"] == status and body["title"]
     assert isinstance(body.get("detail"), str) and body["detail"]
     return body
 
@@ -336,6 +338,7 @@ RESULT_KEYS = {
     "highlights",
     "kind",
     "kind_label",
+    "source_url",
 }  # kind: the document's doc_type (a record says it is one, serving.web.results)
 
 
@@ -520,7 +523,7 @@ def test_documents(client, corpus):
         ({}, 422),
         ({"q": ""}, 422),
         ({"q": "x" * 1001}, 422),
-        ({"q": "   "}, 400),
+        ({"q": "   "}, 422),  # blank is empty: one kind of bad input, one status
         ({"q": "bydlení", "k": 0}, 422),
         ({"q": "bydlení", "k": 101}, 422),
         ({"q": "bydlení", "k": "ten"}, 422),
@@ -580,8 +583,8 @@ def test_unexpected_error_is_a_json_500(client, monkeypatch):
     response = TestClient(client.app, raise_server_exceptions=False).get("/search", params={"q": HOUSING_QUERY})
     assert response.status_code == 500 and response.headers["content-type"] == "application/problem+json"
     assert response.json() == {
-        "type": "about:blank",
-        "title": "Internal Server Error",
+        "type": "/problems/internal-error",
+        "title": "Internal server error",
         "status": 500,
         "detail": "internal server error",
     }  # nothing of the exception leaks
@@ -618,6 +621,8 @@ def test_openapi_docs(client):
         "graph",
         "decompose",
         "rerank",
+        "page",
+        "group",
     }
     # Errors are documented as what is sent: problem details, not FastAPI's default validation body.
     assert set(spec["paths"]["/search"]["get"]["responses"]["422"]["content"]) == {"application/problem+json"}

@@ -153,3 +153,28 @@ def test_browser_citator_lists_the_citing_decisions(browser, law_base_url, tmp_p
         screenshot(page, tmp_path, "citator")
     finally:
         context.close()
+
+
+def czech_count(n: int, one: str, few: str, other: str) -> str:
+    from babel import Locale
+
+    return f"{n} " + {"one": one, "few": few}.get(Locale.parse("cs").plural_form(n), other)
+
+
+def test_browser_citator_counts_in_czech_plurals(browser, law_base_url):  # noqa: F811
+    context = browser.new_context(locale="cs-CZ")
+    page = context.new_page()
+    try:
+        page.goto(law_base_url + "/citator?ref=" + "§ 105 zákona č. 99/1963 Sb.")
+        heading = page.locator("h2#results-heading").inner_text()
+        numbers = [int(n) for n in re.findall(r"\d+(?= (?:dokument|citac))", heading)]
+        documents, citations = numbers
+        expected = f"{czech_count(documents, 'dokument', 'dokumenty', 'dokumentů')}, " + czech_count(
+            citations, "citace", "citace", "citací"
+        )
+        assert heading.endswith(expected), heading
+        family = page.locator("#family-decisions .count").inner_text()
+        decisions = int(re.search(r"\d+", family).group())
+        assert czech_count(decisions, "dokument", "dokumenty", "dokumentů") in family, family
+    finally:
+        context.close()

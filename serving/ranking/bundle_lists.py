@@ -1,0 +1,338 @@
+"""One query's ranked lists over a published bundle: BM25 (with the legal wording of the query's lay words), dense
+(FAISS), the entity graph (query entities -> weighted neighbourhood -> linked chunks) and the acts a plain question
+is routed to, fused by weighted reciprocal rank (k=60) with exact references first, in the layer a query's scope
+asks for and among the chunks its filters and date allow."""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+
+from mendel.czech.analyzer import analyze
+from mendel.index import bundle
+from serving.ranking import in_force
+from serving.ranking.dense import DenseLists
+from serving.ranking.filters import SearchFilters
+from serving.ranking.fusion import GRAPH_MIN_SHARE, RRF_WEIGHTS, Signals, entity_coverage, rrf_fuse
+from serving.ranking.graph_retrieval import top_positions
+from serving.ranking.layers import PASSAGE_LAYER, SCOPE_LAYERS, ChunkEntities, LayerIndex
+from serving.ranking.references import bundle_tiers, lead_exact
+
+CANDIDATES = 50
+# What a term of the lay-to-legal expansion counts in BM25 next to a term the user typed.
+EXPANSION_WEIGHT = 0.5
+
+
+@dataclass
+class Ranked:
+    """One query's candidates, best first: (chunk index, score, names of the lists it came from), and the
+    activation of graph entities behind the graph list."""
+
+    fused: list[tuple[int, float, list[str]]]
+    activation: dict[str, float]
+    signals: Signals = field(default_factory=Signals)
+    own: list[int] = field(default_factory=list)  # the exact reference's own chunks (they lead, whatever else)
+
+
+class BundleLists:
+    """A published bundle opened for search: its layers, what a search may return (filters, acts in force) and one
+    query's ranked lists (BM25, dense, the entity graph, routed acts) fused with its exact references first."""
+
+    def __init__(self, path: Path, embedder=None, reranker=None):
+        from serving.ranking.graph_retrieval import EntityGraph
+
+        self.path = Path(path)
+        self.manifest = bundle.read_manifest(self.path)
+        self.documents = {d["doc_id"]: d for d in json.loads(bundle.documents_path(self.path).read_text())}
+        self.passages = LayerIndex(self.path, PASSAGE_LAYER)
+        self.graph = EntityGraph.from_file(
+            bundle.graph_path(self.path), [cid.decode() for cid in self.passages.chunk_ids]
+        )
+        self.chunk_entities = ChunkEntities(self.graph, self.passages)
+        self._embedder = embedder
+        self.reranker = reranker
+        self._upper: dict[int, LayerIndex | None] = {}
+        self._upper_lock = threading.Lock()
+        self._dense = DenseLists(lambda: self.embedder)
+        self._vocabulary = None
+        self._version_columns: dict[int, in_force.VersionColumns] = {}
+        self._act_router = None
+
+    # L3, the default layer, as before layers existed
+    @property
+    def chunks(self) -> list[dict]:
+        return self.passages.chunks
+
+    @property
+    def bm25(self):
+        return self.passages.bm25
+
+    @property
+    def faiss(self):
+        return self.passages.faiss
+
+    @property
+    def doc_chunks(self) -> dict[str, list[int]]:
+        return self.passages.doc_chunks
+
+    @property
+    def embedder(self):
+        if self._embedder is None:
+            with self._upper_lock:  # dense searches on worker threads may ask at once
+                if self._embedder is None:
+                    from mendel.index.embed import get_embedder
+
+                    self._embedder = get_embedder()
+        return self._embedder
+
+    def close(self) -> None:
+        """Stop the dense worker threads (a replaced bundle's searcher; searches still running finish)."""
+        self._dense.close()
+
+    def layer(self, number: int) -> LayerIndex | None:
+        """Layer ``number`` of this bundle (3: passages; 2: sections; 1: documents), loaded on first use; None
+        when the bundle has no such layer (bundles built before layers existed)."""
+        if number == PASSAGE_LAYER:
+            return self.passages
+        if number not in self._upper:
+            with self._upper_lock:
+                if number not in self._upper:
+                    path = bundle.layer_path(self.path, number)
+                    self._upper[number] = LayerIndex(path, number) if (path / bundle.CHUNKS).exists() else None
+        return self._upper[number]
+
+    def layer_for(self, scope: str | None) -> LayerIndex:
+        """The layer a query's scope asks for (L1 documents for a whole act, L2 sections for a whole section,
+        L3 passages otherwise); L3 when the bundle lacks it."""
+        for number in SCOPE_LAYERS.get(scope or "", ()):
+            found = self.layer(number)
+            if found is not None and found.chunks:
+                return found
+        return self.passages
+
+    # --- what may be returned ----------------------------------------------------------------------
+
+    def allowed_chunks(
+        self, filters: "SearchFilters | dict | None", layer: LayerIndex | None = None
+    ) -> np.ndarray | None:
+        """Boolean mask over a layer's chunks (L3 by default) that pass ``filters``; None when nothing is
+        filtered."""
+        filters = SearchFilters.of(filters)
+        if filters.is_empty():
+            return None
+        return (layer or self.passages).mask(filters.matching_documents(self.documents))
+
+    @property
+    def passage_doc_ids(self) -> frozenset[str]:
+        """The documents with passages: the only ones a search can return."""
+        return frozenset(self.doc_chunks)
+
+    def filter_counts(self, filters: "SearchFilters | dict | None") -> dict | None:
+        """How much of the collection ``filters`` leave to search: documents and passages (``empty`` when none);
+        None when nothing is filtered."""
+        filters = SearchFilters.of(filters)
+        if filters.is_empty():
+            return None
+        docs = [d for d in filters.matching_documents(self.documents) if d in self.doc_chunks]
+        passages = sum(len(self.doc_chunks[d]) for d in docs)
+        return {"documents": len(docs), "passages": passages, "empty": passages == 0}
+
+    def in_force_mask(self, layer: LayerIndex, at: date, version: str | None = None) -> np.ndarray | None:
+        """Mask over a layer's chunks of an act's text served on ``at`` (or its promulgated text); None when the
+        layer holds no act with versions (``serving.ranking.in_force``)."""
+        columns = self._version_columns.get(layer.layer)
+        if columns is None:
+            with self._upper_lock:
+                columns = self._version_columns.setdefault(layer.layer, in_force.VersionColumns.of(layer.chunks))
+        return columns.mask(at, version)
+
+    def _allowed(self, filters, layer: LayerIndex, at: date, version: str | None) -> np.ndarray | None:
+        return in_force.combine(self.allowed_chunks(filters, layer), self.in_force_mask(layer, at, version))
+
+    # --- ranked lists --------------------------------------------------------------------------------
+
+    def bm25_ranking(
+        self,
+        query: str,
+        n: int = CANDIDATES,
+        allowed: np.ndarray | None = None,
+        layer: LayerIndex | None = None,
+        expansion: str = "",
+    ) -> list[int]:
+        """Chunks by BM25 score of ``query``; ``expansion`` (the legal wording of the query's lay words) adds its
+        own terms' scores at ``EXPANSION_WEIGHT``."""
+        return self.bm25_scored(query, n, allowed, layer, expansion)[0]
+
+    def bm25_scored(
+        self,
+        query: str,
+        n: int = CANDIDATES,
+        allowed: np.ndarray | None = None,
+        layer: LayerIndex | None = None,
+        expansion: str = "",
+    ) -> tuple[list[int], list[float]]:
+        """:meth:`bm25_ranking` with each chunk's score."""
+        index = layer or self.passages
+        vocab = index.bm25.vocab_dict
+        tokens = [t for t in analyze(query) if t in vocab]
+        extra = [t for t in dict.fromkeys(analyze(expansion)) if t in vocab and t not in tokens] if expansion else []
+        if not (tokens or extra) or not index.chunks:
+            return [], []
+        scores = index.bm25.get_scores(tokens) if tokens else 0.0
+        if extra:
+            scores = scores + EXPANSION_WEIGHT * index.bm25.get_scores(extra)
+        if allowed is not None:
+            scores = np.where(allowed, scores, 0.0)
+        matching = np.flatnonzero(scores > 0)  # the ranking keeps only these: select among them alone
+        best = matching[top_positions(scores[matching], n)]
+        return best.tolist(), scores[best].tolist()
+
+    def dense_pending(
+        self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None, layer: LayerIndex | None = None
+    ) -> Future:
+        """:meth:`dense_scored` started on a worker thread (run here when there is one core): its future."""
+        return self._dense.pending((layer or self.passages).faiss, query, n, allowed)
+
+    def dense_ranking(
+        self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None, layer: LayerIndex | None = None
+    ) -> list[int]:
+        return self.dense_scored(query, n, allowed, layer)[0]
+
+    def dense_scored(
+        self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None, layer: LayerIndex | None = None
+    ) -> tuple[list[int], list[float]]:
+        """:meth:`dense_ranking` with each chunk's cosine similarity to the query."""
+        return self._dense.scored((layer or self.passages).faiss, query, n, allowed)
+
+    def graph_activation(self, query: str, understanding=None):
+        """Entity-graph activation (:class:`serving.ranking.graph_retrieval.Activation`) for the query: its entities and routed
+        acts, spread one hop."""
+        from serving.query.analyze import analyze_query
+
+        seeds = [(e["id"], e["weight"]) for e in analyze_query(query, understanding=understanding)["entities"]]
+        return self.graph.activate(seeds)
+
+    def graph_ranking(
+        self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None, understanding=None
+    ) -> list[int]:
+        """L3 chunks linked to the query's entity-graph neighbourhood, best first."""
+        return self.graph.ranking(self.graph_activation(query, understanding), n, allowed)
+
+    def reference_tiers(
+        self, query: str, allowed: np.ndarray | None = None, understanding=None, layer: LayerIndex | None = None
+    ) -> tuple[list[int], list[int]]:
+        """Fast path for exact references (``serving.ranking.references``): first the provision's own section or
+        the decision itself, then chunks citing exactly that reference (L3 only: entities link passages)."""
+        from serving.query.analyze import understand
+
+        index = layer or self.passages
+        found = understanding or understand(query)
+        return bundle_tiers(index, self.graph, found, allowed, passages=index is self.passages)
+
+    def reference_ranking(self, query: str, allowed: np.ndarray | None = None) -> list[int]:
+        own, citing = self.reference_tiers(query, allowed)
+        return own + citing
+
+    @property
+    def act_router(self):
+        """Routing plain questions to acts over L3 (``serving.ranking.graph_retrieval.ActRouter``), built on first use."""
+        if self._act_router is None:
+            from serving.ranking.graph_retrieval import ActRouter
+
+            with self._upper_lock:
+                if self._act_router is None:
+                    self._act_router = ActRouter(self.documents, self.passages.doc_chunks, len(self.passages.chunks))
+        return self._act_router
+
+    # --- the lay-to-legal bridge ----------------------------------------------------------------------
+
+    @property
+    def vocabulary(self):
+        """The legal vocabulary (``mendel.law.vocabulary``) plus the statutory definitions and aliases of this
+        bundle's acts, harvested from its passages on first use."""
+        if self._vocabulary is None:
+            from mendel.law.vocabulary import default_vocabulary, harvest_definitions
+
+            with self._upper_lock:
+                if self._vocabulary is None:
+                    self._vocabulary = default_vocabulary().with_definitions(harvest_definitions(self.chunks))
+        return self._vocabulary
+
+    def legal_expansion(self, understanding) -> str:
+        """The legal wordings of the query's lay words, abbreviations and the bundle's defined terms,
+        space-separated ("" when none): what BM25 adds at ``EXPANSION_WEIGHT``."""
+        from serving.query.analyze import legal_wordings
+
+        return " ".join(legal_wordings(understanding.normalized, self.vocabulary))
+
+    @staticmethod
+    def dense_text(understanding, bridge: bool = True) -> str:
+        """What the dense list encodes: the normalised query, with the bridge its legal wordings appended
+        (``serving.query.analyze.dense_query_text``)."""
+        from serving.query.analyze import dense_query_text
+
+        return dense_query_text(understanding) if bridge else understanding.normalized
+
+    def rank(
+        self,
+        query: str,
+        allowed: np.ndarray | None = None,
+        dense: bool = True,
+        graph: bool = True,
+        understanding=None,
+        n: int = CANDIDATES,
+        layer: LayerIndex | None = None,
+        dense_pending: Future | None = None,
+        bridge: bool = True,
+    ) -> Ranked:
+        """One query's fused candidates in one layer (no decomposition, no rerank): weighted RRF of the BM25,
+        dense and (on L3) graph lists, with exact references leading. ``dense_pending``: this query's dense
+        list already started (:meth:`dense_pending`); otherwise it starts here, before the other lists."""
+        from serving.query.analyze import understand
+
+        index = layer or self.passages
+        found = understanding or understand(query)
+        text = found.normalized  # "paragraf 204" is indexed as "§ 204"
+        if dense and dense_pending is None:
+            dense_pending = self.dense_pending(self.dense_text(found, bridge), n=n, allowed=allowed, layer=index)
+        expansion = self.legal_expansion(found) if bridge else ""
+        signals = Signals()
+        signals.bm25, signals.bm25_scores = self.bm25_scored(
+            text, n=n, allowed=allowed, layer=index, expansion=expansion
+        )
+        rankings = {"bm25": signals.bm25}
+        if dense:
+            rankings["dense"] = []  # filled below: the lists keep this order in the fusion
+        activation: dict[str, float] = {}
+        weights = dict(RRF_WEIGHTS)
+        if graph and len(self.graph):
+            entered = self.graph_activation(query, found)
+            activation = entered.scores
+            share = max(entity_coverage(found), GRAPH_MIN_SHARE)
+            if index is self.passages and share > 0:  # a list with no weight would claim hits it did not move
+                rankings["graph"] = signals.graph = self.graph.ranking(entered, n, allowed)
+                weights["graph"] = RRF_WEIGHTS["graph"] * share
+                signals.graph_share = share
+        plain = 1.0 - entity_coverage(found)  # routing carries what the recognised entities do not
+        routed = self.act_router.route(found) if graph and plain > 0 and index is self.passages else {}
+        if routed:
+            within = self.act_router.mask(routed)
+            rankings["routed"] = self.bm25_ranking(
+                text, n=n, allowed=within if allowed is None else within & allowed, expansion=expansion
+            )
+            weights["routed"] = RRF_WEIGHTS["routed"] * plain
+            signals.routed = {citation: share * plain for citation, share in routed.items()}
+        if dense:
+            signals.dense, signals.dense_sims = dense_pending.result()
+            rankings["dense"] = signals.dense
+        fused = rrf_fuse(rankings, weights=weights)
+        own, citing = self.reference_tiers(query, allowed=allowed, understanding=found, layer=index)
+        signals.citing = set(citing)
+        fused = lead_exact(fused, own, citing, n)  # the provision's own section or the decision, then citing chunks
+        return Ranked(fused, activation, signals, own)

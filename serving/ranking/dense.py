@@ -1,0 +1,112 @@
+"""The dense list of a bundle search: the query encoded and searched in a layer's FAISS index, on worker threads
+while the calling thread ranks the other lists, and the query vectors kept for the relevance floor."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Callable
+
+import numpy as np
+
+# Dense searches (query encoding + FAISS, both outside the GIL) run on worker threads while the calling thread
+# does BM25, the graph list and fusion; one core has nothing to overlap with. One worker per usable CPU (started as
+# needed), so concurrent API requests search in parallel as they did on their own threads.
+DENSE_WORKERS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+QUERY_VECTORS_KEPT = 256  # recent query vectors, for the floor's dense signal without encoding twice
+
+
+@contextmanager
+def one_faiss_thread():
+    """Search one query vector in the calling thread: a thread team gains nothing for one vector, and waking
+    one cost 40 ms of a 45 ms search on a busy 2-core machine (flat index, 10,000 chunks). The OpenMP thread
+    count is per calling thread, so concurrent searches do not race on it."""
+    import faiss
+
+    threads = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)
+    try:
+        yield
+    finally:
+        faiss.omp_set_num_threads(threads)
+
+
+class DenseLists:
+    """Dense rankings over FAISS indexes; ``embedder`` is called for the query encoder when one is first needed."""
+
+    def __init__(self, embedder: Callable[[], object]):
+        self._embedder = embedder
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def close(self) -> None:
+        """Stop the worker threads (searches still running finish)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False)
+
+    def vector(self, text: str) -> np.ndarray | None:
+        """The vector of a query searched lately (None when it was not)."""
+        with self._lock:
+            return self._vectors.get(text)
+
+    def pending(self, faiss_index, query: str, n: int, allowed: np.ndarray | None) -> Future:
+        """:meth:`scored` started on a worker thread (run here when there is one core): its future."""
+        if DENSE_WORKERS > 1:
+            pool = self._pool
+            if pool is None:
+                with self._lock:
+                    if self._pool is None:
+                        self._pool = ThreadPoolExecutor(DENSE_WORKERS, thread_name_prefix="mendel-dense")
+                    pool = self._pool
+            try:
+                return pool.submit(self.scored, faiss_index, query, n, allowed)
+            except RuntimeError:  # closed while this search ran: finish it here
+                pass
+        done: Future = Future()
+        try:
+            done.set_result(self.scored(faiss_index, query, n, allowed))
+        except Exception as error:  # raised where the result is read, as from a worker
+            done.set_exception(error)
+        return done
+
+    def scored(self, faiss_index, query: str, n: int, allowed: np.ndarray | None) -> tuple[list[int], list[float]]:
+        """The ``n`` chunks nearest the query among ``allowed`` (all when None), with their cosine similarity."""
+        if faiss_index.ntotal == 0:
+            return [], []
+        vector = self._embedder().query(query).reshape(1, -1).astype(np.float32)
+        vector /= max(float(np.linalg.norm(vector)), 1e-12)
+        with self._lock:
+            self._vectors[query] = vector
+            while len(self._vectors) > QUERY_VECTORS_KEPT:
+                self._vectors.popitem(last=False)
+        with one_faiss_thread():
+            return nearest(faiss_index, vector, n, allowed)
+
+
+def nearest(index, vector: np.ndarray, n: int, allowed: np.ndarray | None) -> tuple[list[int], list[float]]:
+    if allowed is None:
+        sims, ids = index.search(vector, min(n, index.ntotal))
+        return [int(i) for i in ids[0] if i >= 0], [float(d) for i, d in zip(ids[0], sims[0]) if i >= 0]
+    import faiss
+
+    excluded = int(index.ntotal - np.count_nonzero(allowed[: index.ntotal]))
+    if excluded <= n:  # a few left out (superseded act versions): the best n + excluded, less those
+        sims, ids = index.search(vector, min(n + excluded, index.ntotal))
+        kept = [(int(i), float(d)) for i, d in zip(ids[0], sims[0]) if i >= 0 and allowed[i]][:n]
+        return [i for i, _ in kept], [d for _, d in kept]
+    wanted = np.flatnonzero(allowed[: index.ntotal]).astype(np.int64)
+    if wanted.size == 0:
+        return [], []
+    selector = faiss.IDSelectorBatch(wanted)
+    hnsw = getattr(index, "hnsw", None)
+    if hnsw is not None:
+        params = faiss.SearchParametersHNSW(sel=selector, efSearch=max(int(hnsw.efSearch), n))
+    else:
+        params = faiss.SearchParameters(sel=selector)
+    sims, ids = index.search(vector, min(n, int(wanted.size)), params=params)
+    return [int(i) for i in ids[0] if i >= 0], [float(d) for i, d in zip(ids[0], sims[0]) if i >= 0]
