@@ -1,6 +1,7 @@
 """Markdown retrieval report with PNG plots (matplotlib, Agg backend): ``write_report(results, out_dir)`` takes the
-output of :func:`retrieval_eval.retrieval.evaluate`, optionally with ``heldout``, ``peers`` and ``scaling`` sections
-in the same shape, and renders a missing metric as "–".
+output of :func:`retrieval_eval.retrieval.evaluate` (or ``evaluate_forms``: the typed forms of the questions side by
+side), optionally with ``heldout``, ``peers`` and ``scaling`` sections in the same shape, and renders a missing
+metric as "–".
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ RESULTS_NAME = "retrieval_results.json"
 METRICS = ("recall@1", "recall@5", "recall@10", "recall@20", "mrr", "ndcg@10")
 PLOT_METRICS = ("recall@10", "mrr")
 TYPE_METRIC = "recall@10"
+PAIR = ("recall@10", "mrr")  # the two figures a breakdown cell shows
 DASH = "–"
+AS_WRITTEN = "as written"
 
 
 def _number(value, digits: int = 3) -> str:
@@ -74,6 +77,95 @@ def type_table(result: dict, metric: str = TYPE_METRIC) -> list[str]:
         for variant, data in result.get("variants", {}).items()
     ]
     return _table(["variant", *(f"{t} ({result['types'][t]})" for t in types)], rows)
+
+
+def _pair(scores: dict | None) -> str:
+    scores = scores or {}
+    return f"{_number(scores.get(PAIR[0]))} / {_number(scores.get(PAIR[1]))}"
+
+
+def _delta(now: dict | None, before: dict | None) -> str:
+    """``+0.012 / -0.034``: a form's recall@10 and MRR less the same questions' as written."""
+    cells = []
+    for metric in PAIR:
+        a, b = (now or {}).get(metric), (before or {}).get(metric)
+        ok = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b))
+        cells.append(f"{a - b:+.3f}" if ok else DASH)
+    return " / ".join(cells)
+
+
+def breakdown_table(result: dict, by: str, counts: str) -> list[str]:
+    """Markdown rows: recall@10 / MRR of every variant per group (``by``: ``by_kind`` or ``by_register``, with the
+    group sizes under ``counts``)."""
+    groups = result.get(counts) or {}
+    rows = [
+        [variant, *(_pair(data.get(by, {}).get(g)) for g in groups)]
+        for variant, data in result.get("variants", {}).items()
+    ]
+    return _table(["variant", *(f"{g} ({n})" for g, n in groups.items())], rows)
+
+
+def forms_table(result: dict) -> list[str]:
+    """Markdown rows: recall@10 / MRR of every variant as written and in each typed form, with the form's
+    difference from the same questions as written (a form may hold fewer questions)."""
+    forms = result.get("forms") or {}
+    header = [f"{AS_WRITTEN} ({result.get('questions', 0)})"]
+    for form, data in forms.items():
+        header += [f"{form} ({data.get('questions', 0)})", f"{form} − {AS_WRITTEN}"]
+    rows = []
+    for variant, data in result.get("variants", {}).items():
+        cells = [_pair(data.get("overall"))]
+        for form_result in forms.values():
+            now = form_result.get("variants", {}).get(variant, {}).get("overall")
+            cells += [_pair(now), _delta(now, form_result.get("as_written", {}).get(variant))]
+        rows.append([variant, *cells])
+    return _table(["variant (recall@10 / MRR)", *header], rows)
+
+
+def forms_kind_table(result: dict, variant: str = "default") -> list[str]:
+    """Markdown rows: ``variant``'s recall@10 / MRR per question kind, as written and in each typed form."""
+    forms = result.get("forms") or {}
+    kinds = list(result.get("kinds") or {})
+    sets = {AS_WRITTEN: result, **forms}
+    rows = []
+    for kind in kinds:
+        cells = []
+        for data in sets.values():
+            scores = data.get("variants", {}).get(variant, {}).get("by_kind", {}).get(kind)
+            n = (data.get("kinds") or {}).get(kind)
+            cells.append(f"{_pair(scores)} ({n})" if n else DASH)
+        rows.append([kind, *cells])
+    return _table([f"kind: {variant} recall@10 / MRR (n)", *sets], rows)
+
+
+def admission_table(result: dict) -> list[str]:
+    """Markdown rows, one per form: how the default search answered the questions with no answer in the
+    collection -- named the governing act as not held, marked its hits weak or gave none, admitted either way,
+    or answered with confidence."""
+    sets = {AS_WRITTEN: result, **(result.get("forms") or {})}
+    rows = []
+    for form, data in sets.items():
+        nic = data.get("not_in_collection")
+        if not nic:
+            continue
+        total = nic.get("questions", 0)
+
+        def share(count, of=total):
+            return f"{count} ({count / of:.2f})" if isinstance(count, int) and of else DASH
+
+        named_of = nic.get("with_governing_act", 0)
+        rows.append(
+            [
+                form,
+                str(total),
+                share(nic.get("names_governing_act"), named_of) + (f" of {named_of}" if named_of != total else ""),
+                share(nic.get("weak_or_empty")),
+                share(nic.get("admitted")),
+                share(total - nic.get("admitted", 0)),
+            ]
+        )
+    header = ["form", "questions", "governing act named", "weak or no hits", "admitted", "confident answer"]
+    return _table(header, rows) if rows else []
 
 
 def peers_table(peers: dict) -> list[str]:
@@ -218,6 +310,7 @@ def _question_set_section(result: dict, out_dir: Path, prefix: str, heading: str
         *type_table(result),
         "",
     ]
+    lines += _breakdowns(result)
     bars = plot_metrics_per_variant(
         result, out_dir / f"{prefix}_variants.png", f"{label}: recall@10 and MRR per variant"
     )
@@ -227,12 +320,51 @@ def _question_set_section(result: dict, out_dir: Path, prefix: str, heading: str
     return lines + [""]
 
 
+def _breakdowns(result: dict) -> list[str]:
+    """The sections a question set with kinds, registers, typed forms or unanswerable questions adds."""
+    lines = []
+    if result.get("kinds"):
+        lines += ["recall@10 / MRR per question kind (n):", "", *breakdown_table(result, "by_kind", "kinds"), ""]
+    if result.get("registers"):
+        lines += ["recall@10 / MRR per register (n):", "", *breakdown_table(result, "by_register", "registers"), ""]
+    if result.get("forms"):
+        lines += [
+            "The questions as typed: as written, without diacritics (`ascii`) and in a hurry (`typo`); "
+            "each form's difference is taken against the same questions as written.",
+            "",
+            *forms_table(result),
+            "",
+        ]
+        if result.get("kinds") and "default" in result.get("variants", {}):
+            lines += [*forms_kind_table(result), ""]
+    admissions = admission_table(result)
+    if admissions:
+        lines += [
+            "Questions with no answer in the collection (the default search): the coverage block names the act "
+            "that governs the question as not held, the hits are marked weak or there are none; "
+            "admitted = any of these.",
+            "",
+            *admissions,
+            "",
+        ]
+    for key, heading in (
+        ("skipped", "left out (the bundle does not hold their gold)"),
+        ("gold_warnings", "gold provisions no passage carries in its path"),
+    ):
+        items = result.get(key) or []
+        if items:
+            lines += [f"Questions {heading}: {len(items)}", "", *(f"- {item}" for item in items), ""]
+    return lines
+
+
 def render(results: dict, out_dir: Path) -> str:
     """The markdown text; writes the PNGs it links into ``out_dir``."""
     lines = [
         "# Retrieval evaluation",
         "",
-        "A hit is relevant when it lies on the gold document and page or contains the gold evidence; "
+        "A hit is relevant when it lies on the gold document and page or contains the gold evidence, or, for gold "
+        "naming a provision, a decision or a municipality's document, when it is a passage of that act whose "
+        "provision path holds the § (that decision, a document of that place); "
         "latency is per-query wall time on this machine (BM25 and dense lists timed apart).",
         "",
     ]
