@@ -3,6 +3,7 @@ the local mirror, and one real nightly run on a small slice of the sample corpus
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import signal
@@ -14,6 +15,7 @@ import pytest
 
 from mendel.core import db
 from mendel.core.config import SAMPLE_CORPUS
+from tests.support.bundle import load_corpus
 from tests.support.nightly import run_nightly
 
 
@@ -77,3 +79,31 @@ def cli_env(nightly) -> dict[str, str]:
     env = dict(os.environ)
     env.update({"MENDEL_HOME": str(nightly["home"]), "MENDEL_DATABASE_URL": nightly["database_url"]})
     return env
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[dict]:
+    """The real documents of the small test bundle (tests/support/bundle.py), a module's own copy to change."""
+    return copy.deepcopy(load_corpus())
+
+
+@pytest.fixture(scope="session")
+def bolt_server():
+    """One real Bolt server (ArcadeDB) for the session: ``{"url", "password", "startup_s", "root"}``."""
+    pytest.importorskip("arcadedb_embedded", reason="the Bolt test server comes with the test extra")
+    pytest.importorskip("neo4j")
+    from tests.support.bolt_server import running_bolt_server
+
+    with running_bolt_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def searchers(pg_server_url, tmp_path_factory):
+    """vyhláška 573/2025 Sb. in time on both serving backends, ``{"postgres", "bundle"}`` (tests/support/law.py);
+    the tests only read them."""
+    from tests.support.law import both_backends
+
+    found = both_backends(pg_server_url, tmp_path_factory.mktemp("pg-in-force-home"))
+    yield found
+    found["postgres"].close()

@@ -19,9 +19,9 @@ from mendel.core import db
 from mendel.core.config import PROJECT_ROOT
 from orchestration.pipes import ParentBoundPipesSubprocessClient
 from orchestration.policies import network_retry_policy
-from tests.e2e.test_nightly_e2e import materialized
 from tests.support.crawl import CLEARED_ENV
 from tests.support.nightly import E2E_CRAWL_ENV, nightly_resources
+from tests.support.runs import materialized
 
 
 class RecordingClient(ParentBoundPipesSubprocessClient):

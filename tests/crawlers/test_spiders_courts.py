@@ -3,56 +3,17 @@ local mirror into a fresh PostgreSQL database; the expectations are read straigh
 
 from __future__ import annotations
 
-import csv
 from datetime import date
 
 import pytest
 
 from crawlers.spiders import nalus as nalus_spider
 from crawlers.spiders import nssoud as nssoud_spider
-from mendel.core.config import SAMPLE_CORPUS
 from mendel.core.rawstore import RawStore
 from mendel.extract.document import extract_document
 from mendel.law.identifiers import reference_number
+from tests.support.courts import administrative_since, constitutional_since
 from tests.support.crawl import crawl_runner, documents, only
-
-CITATIONS = SAMPLE_CORPUS / "courts" / "citations"
-
-
-def conco_rows():
-    """(file stem, row) of every ConCo CSV row, read independently of the mirror (a few lines are windows-1250)."""
-    for path in sorted(CITATIONS.glob("ConCo-*.csv")):
-        lines = []
-        for raw in path.read_bytes().splitlines()[1:]:
-            try:
-                lines.append(raw.decode("utf-8"))
-            except UnicodeDecodeError:
-                lines.append(raw.decode("windows-1250"))
-        for row in csv.reader(lines):
-            if len(row) >= 5:
-                yield path.stem, [cell.strip() for cell in row]
-
-
-def constitutional_since(start: date) -> dict[str, dict]:
-    """NALUS key → {docket as recorded, date, references} of the ÚS decisions made on or after ``start``."""
-    found: dict[str, dict] = {}
-    for _stem, row in conco_rows():
-        decided = date.fromisoformat(row[2])
-        if decided >= start:
-            entry = found.setdefault(row[0].removesuffix(".txt"), {"docket": row[1], "date": decided, "refs": []})
-            entry["refs"].append(row[4])
-    return found
-
-
-def administrative_since(start: date) -> dict[str, dict]:
-    """CzCDC file → {date, dockets} of the NSS decisions (linked in ConCo) made on or after ``start``."""
-    found: dict[str, dict] = {}
-    for stem, row in conco_rows():
-        if stem == "ConCo-ref-SupAdmCo" and len(row) >= 8 and row[7] == "SupAdmCo":
-            decided = date.fromisoformat(row[6])
-            if decided >= start:
-                found.setdefault(row[5], {"date": decided, "dockets": set()})["dockets"].add(row[4])
-    return found
 
 
 @pytest.fixture

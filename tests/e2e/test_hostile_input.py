@@ -294,15 +294,6 @@ def test_extraction_ner_and_graph_keep_hostile_text(crawled):
 # --- Neo4j export (a real Bolt server) -----------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def bolt_server():
-    pytest.importorskip("arcadedb_embedded", reason="the Bolt test server comes with the test extra")
-    pytest.importorskip("neo4j")
-    from tests.support.bolt_server import shared_bolt_server
-
-    return shared_bolt_server()
-
-
 def test_neo4j_export_of_the_hostile_graph(crawled, bolt_server):
     from mendel.index.neo4j_export import Neo4jSettings, connect, count_graph, export_graph
     from mendel.law.domain_graph import load_domain_graph

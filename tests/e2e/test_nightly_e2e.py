@@ -10,17 +10,9 @@ import psycopg
 from mendel.index import bundle
 from serving.ranking.search import Searcher
 from tests.support.nightly import run_nightly
+from tests.support.runs import materialized
 
 INDEX_ASSETS = {"chunk_embeddings", "bm25_index", "faiss_index", "entity_graph", "index_bundle"}
-
-
-def materialized(result) -> dict[str, dict]:
-    found = {}
-    for event in result.all_events:
-        if event.event_type_value == "ASSET_MATERIALIZATION":
-            mat = event.event_specific_data.materialization
-            found[mat.asset_key.to_user_string()] = {k: v.value for k, v in mat.metadata.items()}
-    return found
 
 
 def check_outcomes(result) -> dict[str, bool]:

@@ -9,7 +9,7 @@ import requests
 
 from mendel.core.config import SAMPLE_CORPUS
 from mirror import courts
-from tests.crawlers.test_spiders_courts import administrative_since, constitutional_since
+from tests.support.courts import administrative_since, constitutional_since
 
 FIELD = "ctl00$MainContent$"
 

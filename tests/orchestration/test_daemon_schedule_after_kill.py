@@ -30,7 +30,7 @@ import pytest
 import yaml
 
 from mendel.core.config import PROJECT_ROOT
-from tests.serving.web.test_api import wait_for
+from tests.support.wait import wait_for
 
 POOL = "crawl_nightly_shape"
 SCHEDULE = "nightly_every_minute"

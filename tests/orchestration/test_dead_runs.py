@@ -22,7 +22,7 @@ from dagster import asset, materialize
 
 from mendel.core.config import PROJECT_ROOT
 from orchestration.pipes import ParentBoundPipesSubprocessClient
-from tests.serving.web.test_api import wait_for
+from tests.support.wait import wait_for
 
 PROFILES = [PROJECT_ROOT / "dagster.yaml", PROJECT_ROOT / "deploy" / "production" / "dagster.yaml"]
 

@@ -25,8 +25,7 @@ from mendel.core.config import SAMPLE_CORPUS
 from mirror.server import MirrorThread
 
 pytest.importorskip("arcadedb_embedded", reason="the Bolt test server comes with the test extra")
-from tests.mendel.index.test_neo4j_export import PASSWORD as NEO4J_PASSWORD  # noqa: E402 - the server's root password
-from tests.support.bolt_server import shared_bolt_server  # noqa: E402
+from tests.support.bolt_server import PASSWORD as NEO4J_PASSWORD  # noqa: E402 - the server's root password
 
 DB_PASSWORD = "pgSecret-7f3a9c1e"
 API_KEY = "eselKey-4b8d2e6f"
@@ -76,11 +75,6 @@ def api_keys_seen():
 
         mirror.server.route = noting
         yield mirror, seen
-
-
-@pytest.fixture
-def bolt_server():
-    return shared_bolt_server()
 
 
 def _leaks(text: str) -> list[str]:

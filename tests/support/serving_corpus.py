@@ -13,7 +13,7 @@ import re
 import zipfile
 
 from mendel.core.config import SAMPLE_CORPUS
-from tests.serving.web.test_api import base_docs, load_corpus
+from tests.support.bundle import base_docs, load_corpus
 
 BOARDS = SAMPLE_CORPUS / "municipal" / "boards"
 KADAN = {"kraj": "Ústecký kraj", "okres": "Chomutov", "obec": "Kadaň"}

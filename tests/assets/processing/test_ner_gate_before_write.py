@@ -10,8 +10,7 @@ import pytest
 import yaml
 
 from mendel.nightly import chunk_stage, recognise_stage
-from tests.mendel.ner.test_ner_relations import pages_text
-from tests.mendel.ner.test_ner_relations_db import add_act
+from tests.support.index import add_act, pages_text
 
 DUMPS = {
     "entities": "SELECT * FROM entities ORDER BY entity_id",

@@ -13,7 +13,7 @@ import pytest
 from mendel.core import db
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.crawl import crawlstate
-from tests.mendel.checks.test_quality_quarantine import _good_decision
+from tests.support.courts import good_decision
 
 
 def test_second_holder_is_refused_by_name_then_served_after_release(fresh_db):
@@ -70,7 +70,7 @@ def _prepare(url: str, home) -> None:
                 (SAMPLE_CORPUS / "esbirka" / "pdf" / "87-2024.pdf").read_bytes(),
                 "application/pdf",
             ),
-            ("ECLI:good", "nsoud", _good_decision(), "text/html; charset=utf-8"),
+            ("ECLI:good", "nsoud", good_decision(), "text/html; charset=utf-8"),
         ):
             blob = store.put(data)
             crawlstate.record_document(

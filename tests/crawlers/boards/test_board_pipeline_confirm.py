@@ -4,65 +4,14 @@ notice way (crawlers.board_pipelines, mendel.crawl.crawlstate.confirm_unchanged)
 from __future__ import annotations
 
 import hashlib
-import json
 import uuid
-from types import SimpleNamespace
 
 import psycopg
 import pytest
 
-from crawlers.board_pipelines import ThreadedDocumentRecordPipeline
 from crawlers.items import FetchedDocument
 from mendel.crawl import crawlstate
-
-
-def notice(
-    number: int, title: str | None = None, text: str | None = None, published: str = "2026-11-02"
-) -> FetchedDocument:
-    body = {
-        "iri": f"https://deska.example/info/{number}",
-        "název": {"cs": title or f"Oznámení {number}"},
-        "popis": text or f"Veřejná vyhláška o opatření obecné povahy číslo {number}.",
-    }
-    return FetchedDocument(
-        source="boards",
-        doc_id=f"https://deska.example/info/{number}",
-        url=f"https://deska.example/info/{number}",
-        body=json.dumps(body, ensure_ascii=False).encode(),
-        content_type="application/ld+json",
-        title=title or f"Oznámení {number}",
-        doc_type="notice",
-        citation=f"ČJ {number}/2026",
-        published=published,
-        listing="https://deska.example/feed.jsonld",
-    )
-
-
-def crawl(
-    database_url: str,
-    raw_store: str,
-    run_id: str,
-    items: list[FetchedDocument],
-    fast: bool = True,
-    batch: int = 2,
-    spool=None,
-) -> list[str]:
-    """The record step over ``items``; ``fast``: with its batches (of ``batch`` unchanged and of ``batch`` new
-    documents), else one transaction a document."""
-    step = ThreadedDocumentRecordPipeline(database_url, run_id, raw_store)
-    step.confirm_batch = step.new_batch = batch
-    spider = SimpleNamespace(
-        source="boards" if fast else None,
-        spool=spool,
-        outage=None,
-        database_down=lambda exc: setattr(spider, "outage", str(exc)),
-    )
-    step.crawler = SimpleNamespace(spider=spider)
-    step.open_spider(spider)
-    try:
-        return [step.store_and_record(item, spider).outcome for item in items]
-    finally:
-        step.close_spider(spider)
+from tests.support.boards import crawl, notice
 
 
 def state(database_url: str, run_id: str) -> tuple[list, list, list]:

@@ -15,7 +15,7 @@ from crawlers.items import FetchedDocument
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.crawl import crawlstate
 from mendel.crawl.outage import OutageSpool
-from tests.crawlers.boards.test_board_pipeline_confirm import crawl, notice
+from tests.support.boards import crawl, notice
 
 FEED = "https://deska.example/feed.jsonld"
 PDFS = sorted((SAMPLE_CORPUS / "municipal" / "blesno" / "text").glob("*.pdf"))

@@ -9,7 +9,7 @@ import psycopg
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.crawl.boards.register import write_boards_file
 from mirror.server import MirrorThread
-from tests.crawlers.boards.test_boards_politeness import scaled_crawl
+from tests.support.boards import scaled_crawl
 
 FAST = {"MENDEL_BOARD_DOWNLOAD_DELAY": "0"}
 

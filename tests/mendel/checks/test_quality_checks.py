@@ -1,7 +1,7 @@
 """The quality checks as Dagster runs them: `document_pages` and `document_chunks` materialised over a
 prepared database whose raw store holds a real law, a real Nejvyšší soud decision page that its web server
 double-encoded (UTF-8 bytes re-encoded as if they were windows-1252: the page itself says "NejvyÅ¡Å¡Ã­"),
-and every bad input that tests/mendel/extract/test_extract_bad_input.py makes.
+and every bad input that tests/support/bad_input.py makes.
 
 First run: every bad input is quarantined with its reason and the run goes on; the blocking hard check
 fails on the mojibake, with the Great Expectations result in its metadata, so `document_chunks` is not
@@ -18,19 +18,12 @@ import pytest
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
-from tests.mendel.extract.test_extract_bad_input import CASES
+from tests.support.bad_input import CASES
+from tests.support.courts import DECISION_ID, double_encoded_decision
+from tests.support.runs import check_evaluations, events, materialized_keys
 
 LAW = SAMPLE_CORPUS / "esbirka" / "pdf" / "87-2024.pdf"
-DECISION_ID = "ECLI:CZ:NS:2024:29.ND.461.2024.1"
 BAD = [(build, reason) for build, limits, reason in CASES if limits is None]
-
-
-def _double_encoded_decision() -> bytes:
-    from mirror.courts import NsoudSite
-
-    site = NsoudSite(SAMPLE_CORPUS)
-    page = site.decision_page(site.decisions[0]).body.decode("utf-8")
-    return page.encode("utf-8").decode("cp1252", errors="replace").encode("utf-8")
 
 
 def _store(conn, store: RawStore, doc_id: str, source: str, data: bytes, content_type: str | None) -> None:
@@ -47,21 +40,6 @@ def _store(conn, store: RawStore, doc_id: str, source: str, data: bytes, content
     )
 
 
-def _events(result, kind: str) -> list:
-    return [e for e in result.all_events if e.event_type_value == kind]
-
-
-def _materialized(result) -> set[str]:
-    return {
-        e.event_specific_data.materialization.asset_key.to_user_string()
-        for e in _events(result, "ASSET_MATERIALIZATION")
-    }
-
-
-def _checks(result) -> dict:
-    return {e.event_specific_data.check_name: e.event_specific_data for e in _events(result, "ASSET_CHECK_EVALUATION")}
-
-
 @pytest.fixture
 def prepared(fresh_db, tmp_path):
     from orchestration.resources import MendelResource
@@ -70,7 +48,7 @@ def prepared(fresh_db, tmp_path):
     store = resource.raw_store()
     with psycopg.connect(fresh_db, autocommit=True) as conn:
         _store(conn, store, "/eli/cz/sb/2024/87", "esbirka", LAW.read_bytes(), "application/pdf")
-        _store(conn, store, DECISION_ID, "nsoud", _double_encoded_decision(), "text/html; charset=utf-8")
+        _store(conn, store, DECISION_ID, "nsoud", double_encoded_decision(), "text/html; charset=utf-8")
         for build, _ in BAD:
             data, content_type = build()
             _store(conn, store, f"bad:{build.__name__}", "municipal", data, content_type)
@@ -84,8 +62,8 @@ def test_failing_hard_check_blocks_chunks_and_bad_input_is_quarantined(prepared)
 
     first = materialize([document_pages, document_chunks], resources={"mendel": prepared}, raise_on_error=False)
     assert not first.success
-    assert _materialized(first) == {"document_pages"}  # the pages are kept, nothing downstream is built
-    pages = next(e for e in _events(first, "ASSET_MATERIALIZATION")).event_specific_data.materialization.metadata
+    assert materialized_keys(first) == {"document_pages"}  # the pages are kept, nothing downstream is built
+    pages = next(e for e in events(first, "ASSET_MATERIALIZATION")).event_specific_data.materialization.metadata
     assert pages["versions"].value == 2 and pages["quarantined"].value == len(BAD)
 
     with psycopg.connect(prepared.database_url) as conn:
@@ -94,7 +72,7 @@ def test_failing_hard_check_blocks_chunks_and_bad_input_is_quarantined(prepared)
     for build, pattern in BAD:
         assert re.search(pattern, reasons[f"bad:{build.__name__}"]), (build.__name__, reasons[f"bad:{build.__name__}"])
 
-    checks = _checks(first)
+    checks = check_evaluations(first)
     hard, soft = checks[QUALITY_HARD], checks[QUALITY_SOFT]
     assert not hard.passed and hard.severity == AssetCheckSeverity.ERROR and hard.blocking
     assert soft.severity == AssetCheckSeverity.WARN and not soft.blocking
@@ -117,7 +95,7 @@ def test_failing_hard_check_blocks_chunks_and_bad_input_is_quarantined(prepared)
         conn.execute("UPDATE documents SET status = 'withdrawn' WHERE doc_id = %s", (DECISION_ID,))
     second = materialize([document_pages, document_chunks], resources={"mendel": prepared}, raise_on_error=False)
     assert second.success
-    assert {name: c.passed for name, c in _checks(second).items()} == {QUALITY_HARD: True, QUALITY_SOFT: True}
-    assert _materialized(second) == {"document_pages", "document_chunks"}
+    assert {name: c.passed for name, c in check_evaluations(second).items()} == {QUALITY_HARD: True, QUALITY_SOFT: True}
+    assert materialized_keys(second) == {"document_pages", "document_chunks"}
     with psycopg.connect(prepared.database_url) as conn:
         assert conn.execute("SELECT count(DISTINCT doc_id) FROM chunks").fetchone()[0] == 1

@@ -15,16 +15,10 @@ from mendel.core.config import SAMPLE_CORPUS
 from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
 from mendel.index.corpus import load_layer
-from tests.mendel.checks.test_quality_checks import DECISION_ID, _checks, _double_encoded_decision, _materialized
+from tests.support.courts import DECISION_ID, double_encoded_decision, good_decision
+from tests.support.runs import check_evaluations, materialized_keys
 
 ACTS = ("87-2024", "88-2024", "89-2024")
-
-
-def _good_decision() -> bytes:
-    from mirror.courts import NsoudSite
-
-    site = NsoudSite(SAMPLE_CORPUS)
-    return site.decision_page(site.decisions[0]).body
 
 
 def _store(conn, store: RawStore, doc_id: str, source: str, data: bytes, content_type: str) -> None:
@@ -57,8 +51,8 @@ def corpus(fresh_db, tmp_path):
                 (SAMPLE_CORPUS / "esbirka" / "pdf" / f"{act}.pdf").read_bytes(),
                 "application/pdf",
             )
-        _store(conn, store, "ECLI:good", "nsoud", _good_decision(), "text/html; charset=utf-8")
-        _store(conn, store, DECISION_ID, "nsoud", _double_encoded_decision(), "text/html; charset=utf-8")
+        _store(conn, store, "ECLI:good", "nsoud", good_decision(), "text/html; charset=utf-8")
+        _store(conn, store, DECISION_ID, "nsoud", double_encoded_decision(), "text/html; charset=utf-8")
     return resource
 
 
@@ -73,7 +67,7 @@ def _run(resource):
 def _hard(result) -> tuple[bool, dict]:
     from assets.processing.extraction import QUALITY_HARD
 
-    check = _checks(result)[QUALITY_HARD]
+    check = check_evaluations(result)[QUALITY_HARD]
     return check.passed, {k: v.value for k, v in check.metadata.items()}
 
 
@@ -83,7 +77,7 @@ def _chunked_docs(conn) -> set[str]:
 
 def test_bad_document_is_quarantined_and_its_fixed_version_comes_back(corpus):
     first = _run(corpus)
-    assert first.success and _materialized(first) == {"document_pages", "document_chunks"}
+    assert first.success and materialized_keys(first) == {"document_pages", "document_chunks"}
     passed, meta = _hard(first)
     assert passed and meta["failed"] == "pages.no_mojibake"  # seen, but one document of five
     assert meta["new_versions"] == 5 and meta["new_failing"] == 1 and meta["new_failing_share"] == 0.2
@@ -118,7 +112,7 @@ def test_bad_document_is_quarantined_and_its_fixed_version_comes_back(corpus):
             corpus.raw_store(),
             DECISION_ID,
             "nsoud",
-            _good_decision().replace(b"</body>", b"<p>Opraveno.</p></body>"),
+            good_decision().replace(b"</body>", b"<p>Opraveno.</p></body>"),
             "text/html; charset=utf-8",
         )
     third = _run(corpus)

@@ -21,7 +21,7 @@ from mendel.crawl import content_checks
 from mendel.crawl.content_checks import Candidate, check_document
 from mirror.courts import NsoudSite
 from mirror.faults import ERROR_PAGE
-from tests.crawlers.test_faults_crawl import ECLI, NS_A, NS_B, NS_C, NS_DAY, CrawlLauncher, Harness, decision, logged
+from tests.support.faults import ECLI, NS_A, NS_B, NS_C, NS_DAY, CrawlLauncher, Harness, decision, logged
 
 BLESNO_PDF = next((SAMPLE_CORPUS / "municipal" / "blesno").glob("*/*.pdf"))
 

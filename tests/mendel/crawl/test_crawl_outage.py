@@ -16,7 +16,7 @@ import pytest
 from mendel.core import db
 from mendel.crawl import crawlstate
 from mendel.crawl.outage import OUTAGE_EXIT_CODE, database_reachable, is_outage
-from tests.crawlers.test_faults_crawl import (
+from tests.support.faults import (
     CLEARED,
     ECLI,
     FAST,

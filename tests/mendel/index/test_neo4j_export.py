@@ -1,14 +1,10 @@
 """Neo4j export against a real Bolt server: ArcadeDB (``arcadedb-embedded``: bundled JRE, Bolt plugin reporting
-Neo4j 5.26 compatibility) started in a subprocess on free loopback ports, once for this module."""
+Neo4j 5.26 compatibility) started in a subprocess on free loopback ports, once for the session
+(tests/support/bolt_server.py)."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 
@@ -20,75 +16,7 @@ neo4j = pytest.importorskip("neo4j")
 from mendel.index.neo4j_export import Neo4jSettings, connect, count_graph, export_graph, neo4j_settings  # noqa: E402
 from mendel.index.neo4j_schema import CONSTRAINT_STATEMENTS, NODE_STATEMENTS, RELATIONSHIP_STATEMENTS  # noqa: E402
 from mendel.law.domain_graph import load_domain_graph  # noqa: E402
-
-PASSWORD = "mendel-test-password"
-DATABASE = "mendel"
-STARTUP_TIMEOUT_S = 120
-
-# Runs in its own interpreter: the JVM (JPype) can't be restarted in a process, and pytest's stays clean.
-SERVER_SCRIPT = r"""
-import pathlib, sys, time
-started = time.monotonic()
-root, bolt_port, http_port, password, database = sys.argv[1:6]
-import arcadedb_embedded as arcadedb
-from arcadedb_embedded.jvm import start_jvm
-start_jvm(heap_size="512m")
-server = arcadedb.create_server(root, root_password=password, config={
-    "host": "127.0.0.1",
-    "http_port": int(http_port),
-    "server_httpsIncomingPort": int(http_port),
-    "server_plugins": "Bolt:com.arcadedb.bolt.BoltProtocolPlugin",
-    "bolt_port": int(bolt_port),
-    "bolt_defaultDatabase": database,
-})
-server.start()
-server.create_database(database)
-pathlib.Path(root, "READY").write_text(f"{time.monotonic() - started:.2f}")
-sys.stdin.read()  # until the test closes our stdin
-server.stop()
-"""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def bolt_server():
-    root = Path(tempfile.mkdtemp(prefix="mendel-arcadedb-"))
-    bolt_port, http_port = _free_port(), _free_port()
-    log = (root / "server.log").open("w")
-    started = time.monotonic()
-    process = subprocess.Popen(
-        [sys.executable, "-c", SERVER_SCRIPT, str(root), str(bolt_port), str(http_port), PASSWORD, DATABASE],
-        stdin=subprocess.PIPE,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        cwd=root,
-    )  # ArcadeDB logs to ./log
-    try:
-        while not (root / "READY").exists():
-            if process.poll() is not None or time.monotonic() - started > STARTUP_TIMEOUT_S:
-                log.flush()
-                tail = (root / "server.log").read_text(errors="replace")[-3000:]
-                pytest.fail(f"ArcadeDB did not start (exit {process.returncode}):\n{tail}")
-            time.sleep(0.05)
-        startup_s = time.monotonic() - started
-        yield {"url": f"bolt://127.0.0.1:{bolt_port}", "startup_s": startup_s, "root": root}
-    finally:
-        if process.poll() is None:
-            process.stdin.close()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        log.close()
-        import shutil
-
-        shutil.rmtree(root, ignore_errors=True)
+from tests.support.bolt_server import PASSWORD, STARTUP_TIMEOUT_S  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The law in time exported to a real Bolt server (ArcadeDB, as in test_neo4j_export): the acts 176/2025 and
+"""The law in time exported to a real Bolt server (ArcadeDB, tests/support/bolt_server.py): the acts 176/2025 and
 573/2025 Sb. crawled from the mirror with their versions, provisions and e-Sbírka references, the citator
 built over them, and the three Cypher queries docs/law.md shows run against the result."""
 
@@ -16,7 +16,7 @@ from mendel.index.neo4j_export import Neo4jSettings, connect, count_graph, expor
 from mendel.index.neo4j_law import law_graph
 from mendel.index.neo4j_schema import RELATIONSHIP_STATEMENTS
 from mendel.law.domain_graph import load_domain_graph
-from tests.mendel.index.test_neo4j_export import PASSWORD, bolt_server  # noqa: F401  (the module's Bolt server fixture)
+from tests.support.bolt_server import PASSWORD
 from tests.support.law import crawled_database
 
 ACT = "/eli/cz/sb/2025/573"
@@ -42,7 +42,7 @@ def law(pg_server_url, tmp_path_factory) -> dict:
 
 
 @pytest.fixture(scope="module")
-def exported(bolt_server, law):  # noqa: F811
+def exported(bolt_server, law):
     driver = connect(Neo4jSettings(url=bolt_server["url"], user="root", password=PASSWORD))
     with driver.session() as session:
         session.run("MATCH (n) DETACH DELETE n").consume()

@@ -24,7 +24,7 @@ from mendel.index.query_feedback import DEFAULT_RETENTION_DAYS, HALF_LIFE_DAYS, 
 from serving.ranking.search import Searcher
 from serving.web.api import create_app
 from serving.web.querylog import PostgresQueryLog
-from tests.serving.web.test_api import EMBEDDER, base_docs, build_bundle, chunk_graph, chunk_records, corpus  # noqa: F401
+from tests.support.bundle import EMBEDDER, base_docs, build_bundle, chunk_graph, chunk_records
 
 COURT, SENATE = "INSTITUTION:Vrchní soud v Praze", "INSTITUTION:Senát"
 DECISION = "DECISION_REF:101 VSPH 73/2024"
@@ -40,7 +40,7 @@ QUERIES = [
 
 
 @pytest.fixture(scope="module")
-def bundles(tmp_path_factory, corpus):  # noqa: F811
+def bundles(tmp_path_factory, corpus):
     bundles_dir = tmp_path_factory.mktemp("bundles")
     build_bundle(bundles_dir, base_docs(corpus))
     return bundles_dir
@@ -139,7 +139,7 @@ def test_repeats_of_one_client_add_nothing_new_clients_do(bundles, fresh_db):
     assert another == pytest.approx(2.0, rel=1e-6)
 
 
-def _data_contributions(corpus):  # noqa: F811
+def _data_contributions(corpus):
     from mendel.index.entity_graph import document_contributions
 
     docs = base_docs(corpus)
@@ -171,7 +171,7 @@ def _flood(conn, clients: int, per_client: int, pair=(COURT, SENATE)) -> None:
 
 
 @pytest.mark.parametrize("clients,per_client", [(1, 300), (300, 1)], ids=["one-client", "300-clients"])
-def test_flood_of_identical_queries_never_makes_the_heaviest_edge(fresh_db, corpus, clients, per_client):  # noqa: F811
+def test_flood_of_identical_queries_never_makes_the_heaviest_edge(fresh_db, corpus, clients, per_client):
     from mendel.index.entity_graph import QUERY_WEIGHT_MAX_SHARE, aggregate
 
     _, _, contributions = _data_contributions(corpus)
@@ -194,7 +194,7 @@ def test_flood_of_identical_queries_never_makes_the_heaviest_edge(fresh_db, corp
 def test_graph_build_adds_query_weights_and_the_graph_search_reaches_further(
     bundles,
     fresh_db,
-    corpus,  # noqa: F811
+    corpus,
     tmp_path,
 ):
     from mendel.index.entity_graph import DOCUMENT_WEIGHT, aggregate

@@ -10,8 +10,7 @@ from datetime import date
 
 import pytest
 
-from tests.serving.ranking.test_pg_in_force import searchers  # noqa: F401 (the fixture: both backends over one crawled database)
-from tests.serving.ranking.test_search_in_force import ACT, AFTER_ALL, BEFORE_AMENDMENTS
+from tests.support.law import ACT, AFTER_ALL, BEFORE_AMENDMENTS
 
 # (date, version) -> a price the act's text holds then, and prices of other versions it must not hold
 WORDINGS = [
@@ -24,7 +23,7 @@ WORDINGS = [
 
 @pytest.mark.parametrize("backend", ["postgres", "bundle"])
 @pytest.mark.parametrize("asked, wording, absent", WORDINGS)
-def test_an_act_lists_the_passages_of_the_version_asked_for(searchers, backend, asked, wording, absent):  # noqa: F811
+def test_an_act_lists_the_passages_of_the_version_asked_for(searchers, backend, asked, wording, absent):
     day, version = asked
     chunks = searchers[backend].document(ACT, at=day, version=version)["chunks"]
     text = "\n".join(c["text"] for c in chunks)
@@ -32,7 +31,7 @@ def test_an_act_lists_the_passages_of_the_version_asked_for(searchers, backend, 
     assert len({c["chunk_id"] for c in chunks}) == len(chunks)
 
 
-def test_both_backends_list_the_same_passages_and_every_version_is_listed_on_some_date(searchers):  # noqa: F811
+def test_both_backends_list_the_same_passages_and_every_version_is_listed_on_some_date(searchers):
     listed = {}
     for (day, version), *_ in WORDINGS:
         ids = [

@@ -164,7 +164,7 @@ def test_definitions_extend_the_vocabulary_in_the_safe_direction():
 def test_searcher_bm25_expansion_finds_the_legal_wording(tmp_path):
     """A bundle whose only answer says "výživné": the lay query "alimenty" finds it through the bridge and not
     without it; the expanded term counts less than a typed one."""
-    from tests.serving.web.test_api import EMBEDDER, build_bundle
+    from tests.support.bundle import EMBEDDER, build_bundle
 
     docs = [
         {

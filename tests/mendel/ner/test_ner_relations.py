@@ -4,28 +4,15 @@ The texts are pages of the bundled Sbírka PDFs (copied into a smaller PDF with 
 test stays fast), extracted with ``mendel.extract`` exactly as the pipeline extracts them.
 """
 
-import io
 import json
-from functools import lru_cache
 
-import pypdfium2 as pdfium
 import pytest
 
-from mendel.extract.document import extract_document
 from mendel.ner.relations import AMENDS, REPEALS, Relation, extract_relations, provisions
 from tests.support import REPO_ROOT
+from tests.support.index import pages_text
 
 CORPUS = REPO_ROOT / "sample_corpus"
-
-
-@lru_cache(maxsize=None)
-def pages_text(act: str, pages: tuple[int, ...]) -> str:
-    source = pdfium.PdfDocument((CORPUS / "esbirka" / "pdf" / f"{act}.pdf").read_bytes())
-    subset = pdfium.PdfDocument.new()
-    subset.import_pages(source, [p - 1 for p in pages])
-    buffer = io.BytesIO()
-    subset.save(buffer)
-    return extract_document(buffer.getvalue(), content_type="application/pdf").text
 
 
 def pairs(relations: list[Relation]) -> set[tuple[str, str]]:

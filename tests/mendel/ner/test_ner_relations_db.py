@@ -1,31 +1,9 @@
 """The NER stage stores AMENDS/REPEALS relations of amending acts in the relations table (migration 0005)."""
 
-import hashlib
-
 import psycopg
 
 from mendel.nightly import chunk_stage, recognise_stage
-from tests.mendel.ner.test_ner_relations import pages_text
-
-
-def add_act(conn, doc_id: str, pages: list[str], citation: str | None) -> int:
-    conn.execute(
-        "INSERT INTO documents (doc_id, source, url, title, doc_type, citation)"
-        " VALUES (%s, 'esbirka', %s, %s, 'act', %s)",
-        (doc_id, f"https://example.test/{doc_id}", doc_id, citation),
-    )
-    version_id = conn.execute(
-        "INSERT INTO document_versions (doc_id, sha256, byte_size, extracted_at) VALUES (%s, %s, %s, now())"
-        " RETURNING version_id",
-        (doc_id, hashlib.sha256("\f".join(pages).encode()).hexdigest(), sum(map(len, pages))),
-    ).fetchone()[0]
-    with conn.cursor() as cur:
-        cur.executemany(
-            "INSERT INTO pages (version_id, page_no, text) VALUES (%s, %s, %s)",
-            [(version_id, n, text) for n, text in enumerate(pages, start=1)],
-        )
-    conn.execute("UPDATE documents SET current_version_id = %s WHERE doc_id = %s", (version_id, doc_id))
-    return version_id
+from tests.support.index import add_act, pages_text
 
 
 def test_recognise_stores_relations_with_page_offsets(fresh_db):

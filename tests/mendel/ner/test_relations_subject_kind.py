@@ -8,8 +8,7 @@ import psycopg
 from mendel.index.entity_graph import aggregate, document_contributions, document_entity
 from mendel.ner.relations import extract_relations
 from mendel.nightly import chunk_stage, index_stage, recognise_stage
-from tests.mendel.ner.test_ner_relations import pages_text
-from tests.mendel.ner.test_ner_relations_db import add_act
+from tests.support.index import add_act, pages_text
 
 DECISION_ID = "ECLI:CZ:NS:2025:29.ND.461.2025.1"
 FILE_NUMBER = "29 Nd 461/2025"

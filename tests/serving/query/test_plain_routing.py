@@ -35,7 +35,7 @@ def test_act_router_masks_the_routed_acts_chunks():
 
 def _searcher(tmp_path):
     from serving.ranking.search import Searcher
-    from tests.serving.web.test_api import EMBEDDER, build_bundle
+    from tests.support.bundle import EMBEDDER, build_bundle
 
     docs = [
         {

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from serving.query.decompose import MAX_SUBQUERIES, decompose
 from serving.ranking.fusion import interleave_fuse
 from serving.ranking.search import Searcher
-from tests.serving.web.test_api import EMBEDDER, base_docs, build_bundle, corpus  # noqa: F401 (corpus: a fixture)
+from tests.support.bundle import EMBEDDER, base_docs, build_bundle
 
 
 @pytest.mark.parametrize(
@@ -66,7 +66,7 @@ def test_interleave_fusion_takes_turns():
 
 
 @pytest.fixture(scope="module")
-def searcher(tmp_path_factory, corpus):  # noqa: F811
+def searcher(tmp_path_factory, corpus):
     return Searcher.latest(
         build_bundle(tmp_path_factory.mktemp("bundles"), base_docs(corpus)).parent, embedder=EMBEDDER
     )

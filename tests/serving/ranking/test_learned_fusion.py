@@ -120,7 +120,7 @@ def test_stored_model_says_what_it_was_trained_on():
 def test_learned_stage_keeps_an_exact_reference_first(tmp_path):
     """Whatever the model says, the provision a query names exactly stays the first hit."""
     from serving.ranking.search import Searcher
-    from tests.serving.web.test_api import EMBEDDER, build_bundle
+    from tests.support.bundle import EMBEDDER, build_bundle
 
     docs = [
         {

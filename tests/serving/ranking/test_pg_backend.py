@@ -23,7 +23,7 @@ from serving.ranking.hits import VERSION_FIELDS, Hit
 from serving.ranking.pg_search import PostgresSearcher
 from serving.ranking.search import Searcher
 from serving.web.results import run_search
-from tests.serving.web.test_api import EMBEDDER, base_docs, build_bundle, load_corpus
+from tests.support.bundle import EMBEDDER, base_docs, build_bundle, load_corpus
 
 QUERIES = [
     "náhrada za 1 km jízdy osobním autem",

@@ -1,5 +1,5 @@
 """Search in force on the postgres serving backend, on the real versions of vyhláška 573/2025 Sb. crawled from the
-mirror (as tests/serving/ranking/test_search_in_force.py does for the bundle): the promulgated PDF (§ 4 písm. a) 34,70 Kč, in force
+mirror (as tests/serving/ranking/test_search_in_force.py does for the bundle; the ``searchers`` fixture, tests/conftest.py): the promulgated PDF (§ 4 písm. a) 34,70 Kč, in force
 1. 1. – 31. 5. 2026), the consolidated version of 1. 6. 2026 and that of 1. 10. 2026 (§ 4 písm. a) 41,80 Kč).
 The same rule as the bundle backend (serving.ranking.in_force) over the database's passages, with the same hit fields.
 Dates are passed explicitly (never the wall clock)."""
@@ -8,36 +8,10 @@ from __future__ import annotations
 
 from datetime import date
 
-import psycopg
 import pytest
 
-from mendel.index import bundle
-from mendel.index.fulltext import fill_lexemes
 from serving.ranking.hits import VERSION_FIELDS
-from serving.ranking.pg_search import PostgresSearcher
-from serving.ranking.search import Searcher
-from tests.serving.ranking.test_search_in_force import ACT, AFTER_ALL, BEFORE_AMENDMENTS, LATEST, QUERY, section_4
-from tests.support.index import RecordingEmbedder, run_index
-from tests.support.law import crawled_database
-
-
-@pytest.fixture(scope="module")
-def searchers(pg_server_url, tmp_path_factory):
-    """The act crawled with its three versions, indexed as the nightly does, lexemes filled: the postgres
-    searcher over the database and the bundle searcher over the bundle published from it."""
-    home = tmp_path_factory.mktemp("pg-in-force-home")
-    url = crawled_database(
-        pg_server_url, home, [("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/573"})]
-    )
-    embedder = RecordingEmbedder()
-    with psycopg.connect(url, autocommit=True) as conn:
-        run_index(conn, home, embedder)
-        fill_lexemes(conn)
-    path = bundle.current_bundle(home / "bundles")
-    postgres = PostgresSearcher(path, embedder=embedder, database_url=url)
-    yield {"postgres": postgres, "bundle": Searcher(path, embedder=embedder)}
-    postgres.close()
-
+from tests.support.law import ACT, AFTER_ALL, BEFORE_AMENDMENTS, LATEST, QUERY, section_4
 
 # (date, version) -> what § 4's best hit holds, what no act hit holds, and its version fields
 CASES = [

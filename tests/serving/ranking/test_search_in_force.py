@@ -14,83 +14,14 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from mendel.index import bundle
 from serving.ranking.search import Searcher
 from serving.web.api import create_app
-from tests.support.index import RecordingEmbedder, read_jsonl, run_index
-from tests.support.law import crawled_database
-
-ACT = "/eli/cz/sb/2025/573"
-LATEST = "2026-10-01"
-QUERY = "průměrná cena benzinu automobilového 95 oktanů za 1 litr"
-AFTER_ALL = date(2026, 11, 15)  # a fixed "today" after the last version took effect
-BEFORE_AMENDMENTS = date(2026, 3, 1)
-
-
-def changed_sections(conn, older: str, newer: str) -> int:
-    """§§ whose whole wording differs between two stored versions (from the provisions the crawl stored)."""
-    return conn.execute(
-        "SELECT count(*) FROM provisions a JOIN provisions b ON b.doc_id = a.doc_id AND b.provision_id = a.provision_id"
-        " WHERE a.doc_id = %s AND a.version = %s AND b.version = %s AND a.kind = 'Paragraf'"
-        " AND a.wording_sha <> b.wording_sha",
-        (ACT, older, newer),
-    ).fetchone()[0]
-
-
-@pytest.fixture(scope="module")
-def indexed(pg_server_url, tmp_path_factory):
-    """The act crawled with its three versions; indexed first as if the 1. 10. 2026 version were not yet
-    published, then again after it is (its rows put back as the crawl stored them)."""
-    home = tmp_path_factory.mktemp("in-force-home")
-    url = crawled_database(
-        pg_server_url, home, [("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/573"})]
-    )
-    embedder = RecordingEmbedder()
-    with psycopg.connect(url, autocommit=True) as conn:
-        assert conn.execute("SELECT count(*) FROM act_versions WHERE doc_id = %s", (ACT,)).fetchone()[0] == 3
-        changed = changed_sections(conn, "2026-06-01", LATEST)
-        with conn.transaction():
-            for table in ("act_versions", "provisions", "act_references"):
-                conn.execute(
-                    f"CREATE TEMP TABLE saved_{table} AS SELECT * FROM {table} WHERE doc_id = %s AND version = %s",
-                    (ACT, LATEST),
-                )
-            ended = conn.execute(
-                "SELECT effective_to FROM act_versions WHERE doc_id = %s AND version = '2026-06-01'", (ACT,)
-            ).fetchone()[0]
-            conn.execute("DELETE FROM act_versions WHERE doc_id = %s AND version = %s", (ACT, LATEST))
-            conn.execute(
-                "UPDATE act_versions SET effective_to = NULL WHERE doc_id = %s AND version = '2026-06-01'", (ACT,)
-            )
-        first = run_index(conn, home, embedder)
-        embedded_first = list(embedder.embedded)
-        with conn.transaction():
-            for table in ("act_versions", "provisions", "act_references"):
-                conn.execute(f"INSERT INTO {table} SELECT * FROM saved_{table}")
-            conn.execute(
-                "UPDATE act_versions SET effective_to = %s WHERE doc_id = %s AND version = '2026-06-01'", (ended, ACT)
-            )
-        second = run_index(conn, home, embedder)
-    path = bundle.current_bundle(home / "bundles")
-    return {
-        "home": home,
-        "first": first,
-        "second": second,
-        "changed": changed,
-        "embedder": embedder,
-        "embedded_second": embedder.embedded[len(embedded_first) :],
-        "path": path,
-        "chunks": [c for c in read_jsonl(path / "chunks.jsonl") if c["doc_id"] == ACT],
-    }
+from tests.support.law import ACT, AFTER_ALL, BEFORE_AMENDMENTS, LATEST, QUERY, crawled_database, section_4
 
 
 @pytest.fixture(scope="module")
 def searcher(indexed):
     return Searcher(indexed["path"], embedder=indexed["embedder"])
-
-
-def section_4(hits) -> list:
-    return [h for h in hits if h.doc_id == ACT and h.section == "§ 4"]
 
 
 def test_every_act_passage_carries_its_version(indexed):

@@ -21,7 +21,7 @@ from serving.ranking.graph_retrieval import (
     EntityGraph,
 )
 from serving.ranking.search import Searcher
-from tests.serving.web.test_api import EMBEDDER, base_docs, build_bundle, corpus  # noqa: F401 (corpus: a fixture)
+from tests.support.bundle import EMBEDDER, base_docs, build_bundle
 
 A, B, C, D = (
     "INSTITUTION:Vrchní soud v Praze",
@@ -128,7 +128,7 @@ def test_entity_coverage(query, coverage):
 
 
 @pytest.fixture(scope="module")
-def searcher(tmp_path_factory, corpus):  # noqa: F811
+def searcher(tmp_path_factory, corpus):
     return Searcher.latest(
         build_bundle(tmp_path_factory.mktemp("bundles"), base_docs(corpus)).parent, embedder=EMBEDDER
     )

@@ -15,21 +15,21 @@ with warnings.catch_warnings():
 from serving.ranking.layers import identifier_keys
 from serving.ranking.search import Searcher
 from serving.web.api import create_app
-from tests.serving.web.test_api import EMBEDDER, HOUSING_QUERY, base_docs, build_bundle, corpus  # noqa: F401 (a fixture)
+from tests.support.bundle import EMBEDDER, HOUSING_QUERY, base_docs, build_bundle
 
 WHOLE_ACT = "O čem je zákon o podpoře bydlení?"
 WHOLE_SECTION = "celý § 5 zákona č. 175/2025 Sb."
 
 
 @pytest.fixture(scope="module")
-def layered(tmp_path_factory, corpus):  # noqa: F811
+def layered(tmp_path_factory, corpus):
     bundles_dir = tmp_path_factory.mktemp("layered")
     build_bundle(bundles_dir, base_docs(corpus), layers=True)
     return bundles_dir
 
 
 @pytest.fixture(scope="module")
-def flat(tmp_path_factory, corpus):  # noqa: F811
+def flat(tmp_path_factory, corpus):
     bundles_dir = tmp_path_factory.mktemp("flat")
     build_bundle(bundles_dir, base_docs(corpus))
     return bundles_dir
@@ -90,7 +90,7 @@ def test_api_reports_scope_and_layer(layered):
     assert (body["scope"], body["layer"]) == (None, 3)
 
 
-def test_a_broken_layer_keeps_the_live_bundle(tmp_path, corpus):  # noqa: F811
+def test_a_broken_layer_keeps_the_live_bundle(tmp_path, corpus):
     bundles_dir = tmp_path / "bundles"
     good = build_bundle(bundles_dir, base_docs(corpus), layers=True)
     client = TestClient(create_app(bundles_dir, embedder=EMBEDDER, reload_interval=0))

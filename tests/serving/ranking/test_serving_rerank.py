@@ -27,7 +27,7 @@ from serving.ranking.rerank import CrossEncoder, CrossEncoderError
 from serving.ranking.search import RERANK_MAX, Searcher
 from serving.web.api import create_app
 from serving.web.server import reranker_from_env
-from tests.serving.web.test_api import EMBEDDER, HOUSING_QUERY, base_docs, build_bundle, corpus  # noqa: F401 (a fixture)
+from tests.support.bundle import EMBEDDER, HOUSING_QUERY, base_docs, build_bundle
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 WORDS = ["bydleni", "podpora", "vyhovujici", "zakon", "sazba", "nahrady", "##u", "##e", "soud"]

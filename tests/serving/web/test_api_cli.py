@@ -11,7 +11,8 @@ import pytest
 import cli.search
 from cli.main import main
 from serving.web.api import create_app
-from tests.serving.web.test_api import EMBEDDER, TestClient, base_docs, build_bundle, load_corpus, running_server
+from tests.support.bundle import EMBEDDER, base_docs, build_bundle, load_corpus
+from tests.support.web import TestClient, running_server
 
 QUERY = "podpora bydlení vyhovující bydlení"
 BROAD = "zákon soud rozhodl bydlení náhrady ústava Sb. §"  # matches every document: the filters decide

@@ -15,16 +15,8 @@ from PIL import Image
 
 from mendel.core.config import SAMPLE_CORPUS
 from serving.web.api import create_app
-from tests.serving.web.test_api import (
-    EMBEDDER,
-    HOUSING_QUERY,
-    TestClient,
-    assert_problem,
-    base_docs,
-    build_bundle,
-    corpus,  # noqa: F401 (a fixture)
-    load_corpus,
-)
+from tests.support.bundle import EMBEDDER, HOUSING_QUERY, base_docs, build_bundle, load_corpus
+from tests.support.web import TestClient, assert_problem
 
 LAW = "/eli/cz/sb/2025/175"
 LAW_PDF = SAMPLE_CORPUS / "esbirka" / "pdf" / "175-2025.pdf"

@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from serving.web.law_pages import law_pages_router, word_changes
-from tests.serving.web.test_search_page import browser, screenshot  # noqa: F401 (the Chromium fixture)
+from tests.support.browser import screenshot
 from tests.support.law import cited_database
 
 REF = "§ 4 vyhlášky č. 573/2025 Sb."
@@ -112,7 +112,7 @@ def law_base_url(client):
 
     import uvicorn
 
-    from tests.serving.web.test_api import wait_for
+    from tests.support.wait import wait_for
 
     server = uvicorn.Server(uvicorn.Config(client.app, host="127.0.0.1", port=0, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)

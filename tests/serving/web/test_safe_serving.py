@@ -14,9 +14,9 @@ import pytest
 
 from mendel.core import db
 from serving.web.api import create_app
-from tests.serving.web.test_api import EMBEDDER, TestClient, build_bundle, running_server
-from tests.serving.web.test_search_page import browser, page  # noqa: F401 (the Chromium fixtures)
+from tests.support.bundle import EMBEDDER, build_bundle
 from tests.support.serving_corpus import SCRIPTED_NOTICE_PROBE, scripted_notice, serving_docs
+from tests.support.web import TestClient, running_server
 
 DOC_PATH = re.compile(r"^/documents/")
 

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import copy
 import io
-import os
 import re
-import shutil
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -18,16 +16,10 @@ from PIL import Image
 
 from mendel.czech.analyzer import analyze
 from serving.web.api import create_app
-from tests.serving.web.test_api import EMBEDDER, TestClient, base_docs, build_bundle, load_corpus, running_server
+from tests.support.browser import screenshot
+from tests.support.bundle import EMBEDDER, base_docs, build_bundle, load_corpus
+from tests.support.web import TestClient, running_server
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
 QUERY = "podpora bydlení vyhovující bydlení"
 NOTHING = {"q": QUERY, "source": "nsoud", "act": "175/2025 Sb."}  # each value known, together no document
 MISSING_ACT = "Co říká § 2079 občanského zákoníku o kupní smlouvě?"  # the civil code is not in the bundle
@@ -148,34 +140,6 @@ def base_url(bundles_dir):
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium: apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1100, "height": 900}, locale="cs-CZ")
-    yield context.new_page()
-    context.close()
-
-
-def screenshot(page, tmp_path: Path, name: str) -> Path:
-    path = tmp_path / f"{name}.png"
-    page.screenshot(path=str(path))
-    target = os.environ.get("MENDEL_SCREENSHOT_DIR")
-    if target:
-        Path(target).mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, Path(target) / path.name)
-    return path
-
-
 def test_browser_search(page, base_url, tmp_path):
     page.goto(base_url + "/")
     page.get_by_label("Co hledáte").fill(QUERY)
@@ -284,13 +248,11 @@ def test_page_says_search_is_not_ready_without_a_bundle(tmp_path):
 
 # --- search in force: an act hit's version on the page (the real 573/2025 Sb. versions) ----------------------
 
-from tests.serving.ranking.test_search_in_force import indexed  # noqa: E402,F401  (the fixture: the act crawled and indexed)
-
 IN_FORCE_QUERY = "průměrná cena benzinu automobilového 95 oktanů za 1 litr"
 
 
 @pytest.fixture(scope="module")
-def in_force_client(indexed) -> TestClient:  # noqa: F811
+def in_force_client(indexed) -> TestClient:
     return TestClient(create_app(indexed["home"] / "bundles", embedder=indexed["embedder"], reload_interval=0))
 
 

@@ -18,10 +18,11 @@ from mendel.core.sources import SOURCES
 from mendel.law.identifiers import parse_citation
 from mendel.records.citation_records import CITATION_RECORD
 from mendel.records.record_documents import RECORD_DOCUMENT_TYPES
-from tests.serving.web.test_api import build_bundle, chunk_graph, chunk_records, running_server
-from tests.serving.web.test_search_page import browser, page, screenshot  # noqa: F401 (the Chromium fixtures)
+from tests.support.browser import screenshot
+from tests.support.bundle import build_bundle, chunk_graph, chunk_records
 from tests.support.serving_corpus import CITATION_RECORD as RECORD_DOC
 from tests.support.serving_corpus import DOCX_ACT, MIRRORED_LAW, MIRRORED_PATH, serving_docs
+from tests.support.web import running_server
 
 ROOT = Path(__file__).resolve().parents[3]
 PUBLIC_NOTICE = "veřejná vyhláška"
