@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test ui mirror bench clean
+.PHONY: setup run test test-fast ui mirror bench clean
 
 setup: $(STAMP)
 
@@ -30,6 +30,9 @@ test: setup
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports  # the layer contracts in pyproject.toml
 	$(BIN)/python -m pytest -q
+
+test-fast: setup  # the inner loop: no nightly, no crawl, no browser, nothing over ~5 s (markers in pyproject.toml)
+	$(BIN)/python -m pytest -q -m "not e2e and not browser and not slow"
 
 ui: setup
 	$(BIN)/mendel ui
