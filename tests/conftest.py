@@ -20,6 +20,27 @@ from mendel.core.config import SAMPLE_CORPUS
 from tests.support.databases import copy_database
 from tests.support.nightly import run_nightly
 
+# Session fixtures that run the nightly or crawl (or drive Chromium): a test that reads one carries the marker, so that
+# `make test-fast` (-m "not e2e and not browser and not slow") never sets them up.
+FIXTURE_MARKERS = {"nightly": "e2e", "searchers": "e2e", "indexed": "e2e", "browser": "browser"}
+
+
+def pytest_collection_modifyitems(config, items):
+    unmarked = [
+        f"{item.nodeid}: reads {name}, so mark it {marker}"
+        for item in items
+        for name, marker in FIXTURE_MARKERS.items()
+        if name in item.fixturenames and _from_conftest(item, name) and item.get_closest_marker(marker) is None
+    ]
+    if unmarked:
+        raise pytest.UsageError("tests without the marker their fixtures call for:\n" + "\n".join(unmarked))
+
+
+def _from_conftest(item, name: str) -> bool:
+    """Whether ``name`` resolves to a conftest fixture for this test (a module may define its own of that name)."""
+    definitions = item._fixtureinfo.name2fixturedefs.get(name) or ()
+    return bool(definitions) and Path(definitions[-1].func.__code__.co_filename).name == "conftest.py"
+
 
 @pytest.fixture(autouse=True)
 def sigterm_as_before_the_test():

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 MENDEL = [sys.executable, "-m", "cli.main"]
 
 
@@ -36,6 +38,7 @@ def test_ner_one_json_object_per_line():
     assert any(e["label"] == "DECISION_REF" and e["norm"] == "IV. ÚS 2265/13" for e in records[3]["entities"])
 
 
+@pytest.mark.e2e
 def test_search_json_shape(cli_env):
     out = run_cli(["search", "volební obvody", "-k", "3", "--json"], env=cli_env)
     assert out.returncode == 0, out.stderr
@@ -53,6 +56,7 @@ def test_search_without_bundle_fails_clearly(tmp_path):
     assert "no published bundle" in out.stderr
 
 
+@pytest.mark.e2e
 def test_analyze_json_shape(cli_env):
     out = run_cli(["analyze", "Co říká § 2079 zákona č. 89/2012 Sb.?", "--json"], env=cli_env)
     assert out.returncode == 0, out.stderr

@@ -12,9 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mendel.core.config import PROJECT_ROOT, SAMPLE_CORPUS
 from mirror.courts import load_conco
 from tests.support.crawl import crawl_runner
+
+pytestmark = pytest.mark.e2e
 
 # Installed before the crawl's own code runs: refuses and records any way out of this machine, then runs the
 # module (``-m name``, as Dagster starts a crawl) or the code given.

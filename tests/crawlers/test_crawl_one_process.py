@@ -77,6 +77,7 @@ def crawl(tmp_path, pg_server_url, mirror, monkeypatch):
     return run
 
 
+@pytest.mark.e2e
 def test_one_process_crawls_two_sources_and_reports_each_under_its_asset(crawl):
     result, processes = crawl(["nsoud_documents", "ruian_documents"])
     assert result.success
@@ -91,6 +92,7 @@ def test_one_process_crawls_two_sources_and_reports_each_under_its_asset(crawl):
     assert logged_sources(crawl.database_url, result.run_id) == {"nsoud", "ruian"}
 
 
+@pytest.mark.e2e
 def test_a_subset_of_one_source_crawls_only_that_source(crawl):
     result, processes = crawl(["ruian_documents"])
     assert result.success
@@ -106,6 +108,7 @@ def test_the_step_reads_the_failed_message_the_crawl_process_sends():
     assert crawl.FAILED_MESSAGE == run.FAILED_MESSAGE
 
 
+@pytest.mark.e2e
 def test_a_failed_source_is_reported_without_losing_the_others(crawl):
     """nsoud's spider cannot start (a page size that is no number); RÚIAN's crawl still materializes, once: the
     step's retry crawls only the source that has not materialized in the run."""
@@ -123,6 +126,7 @@ def test_a_failed_source_is_reported_without_losing_the_others(crawl):
     assert "ValueError" in failure.user_failure_data.metadata["nsoud"].value  # why, as the crawl process said
 
 
+@pytest.mark.e2e
 def test_a_crawl_waits_while_another_crawl_of_its_source_holds_the_lock(tmp_path, pg_server_url, mirror):
     from crawlers.run import take_crawl_lock
 

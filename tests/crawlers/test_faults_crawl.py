@@ -53,6 +53,8 @@ from tests.support.faults import (
     logged,
 )
 
+pytestmark = pytest.mark.e2e
+
 OUTCOMES = crawlstate.OUTCOMES
 BLESNO = {p.name.split("__", 1)[1]: p for p in sorted((SAMPLE_CORPUS / "municipal" / "blesno").glob("*/*.pdf"))}
 ARTICLES: dict[str, list[str]] = {}

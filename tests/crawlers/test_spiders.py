@@ -107,6 +107,7 @@ def documents(database_url: str, source: str) -> dict[str, dict]:
 # ---------------------------------------------------------------- crawls against the mirror
 
 
+@pytest.mark.e2e
 def test_nsoud_crawls_every_decision_then_only_304s(crawl):
     first = crawl("nsoud", "ns-1", MENDEL_NSOUD_PAGE_SIZE="5")  # 11 decisions: three result pages
     only(first, stored=11)
@@ -131,6 +132,7 @@ def test_nsoud_crawls_every_decision_then_only_304s(crawl):
     only(again, unchanged=11)
 
 
+@pytest.mark.e2e
 def test_nsoud_asks_for_the_publication_date_range(crawl):
     counts = crawl("nsoud", "ns-range", MENDEL_NSOUD_FROM="2026-06-03", MENDEL_NSOUD_TO="2026-06-03")
     only(counts, stored=3)
@@ -138,6 +140,7 @@ def test_nsoud_asks_for_the_publication_date_range(crawl):
     assert set(documents(crawl.database_url, "nsoud")) == expected
 
 
+@pytest.mark.e2e
 def test_boards_crawl_the_kadan_feed_and_blesno_then_store_nothing_new(crawl):
     env = board_env(crawl.home, KADAN_FEED, BLESNO_SITE)
     first = crawl("boards", "mu-1", **env)
@@ -215,6 +218,7 @@ def test_boards_crawl_the_kadan_feed_and_blesno_then_store_nothing_new(crawl):
     assert unchanged_by_status("mu-3") == {(304, ""): len(BLESNO_PDFS), (200, ""): len(KADAN["informace"])}
 
 
+@pytest.mark.e2e
 def test_ruian_crawls_the_vfr_files_then_only_304s(crawl):
     only(crawl("ruian", "ru-1"), stored=2)
     docs = documents(crawl.database_url, "ruian")
@@ -237,6 +241,7 @@ ROBOTS = (
 )
 
 
+@pytest.mark.e2e
 def test_robots_txt_disallow_is_obeyed_and_logged(crawl, monkeypatch):
     with MirrorThread(SAMPLE_CORPUS, robots_txt=ROBOTS) as strict:
         monkeypatch.setenv("MENDEL_MIRROR_URL", strict.base_url)

@@ -25,6 +25,7 @@ def crawl(tmp_path, fresh_db, mirror, monkeypatch):
     return crawl_runner(monkeypatch, tmp_path, fresh_db, mirror.base_url)
 
 
+@pytest.mark.e2e
 def test_cnb_reads_every_listing_stores_the_pdf_it_has_records_each_missing_one_then_304(crawl, tmp_path, monkeypatch):
     # The real ČNB index, plus one PDF at a listed file name. The corpus has no ČNB PDF: a real Sbírka PDF stands
     # in to exercise listing → PDF (its bytes are presented as ČNB content nowhere but in this test).

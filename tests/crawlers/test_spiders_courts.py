@@ -21,6 +21,7 @@ def crawl(tmp_path, fresh_db, mirror, monkeypatch):
     return crawl_runner(monkeypatch, tmp_path, fresh_db, mirror.base_url)
 
 
+@pytest.mark.e2e
 def test_nalus_posts_the_form_back_with_its_view_state_and_stores_every_hit_then_only_304s(crawl, mirror):
     expected = constitutional_since(date(2018, 9, 18))
     assert 20 < len(expected) < 60  # several result pages of 20
@@ -55,6 +56,7 @@ def test_nalus_posts_the_form_back_with_its_view_state_and_stores_every_hit_then
     only(again, unchanged=len(expected))
 
 
+@pytest.mark.e2e
 def test_nssoud_pages_through_more_rows_and_keeps_the_utf16_texts_then_only_304s(crawl, mirror):
     expected = administrative_since(date(2017, 1, 1))
     assert len(expected) > 40  # the first result page holds 40 rows; the rest come from MyResTRowsCont

@@ -46,6 +46,7 @@ def version_requests(log) -> list[str]:
     return [p for _, p, _ in log if "/zmeny-zneni" in p or "/historie" in p or "/fragmenty" in p]
 
 
+@pytest.mark.e2e
 def test_fragments_are_assembled_into_act_versions_with_their_cross_references_then_304(crawl, site):
     first = crawl("esbirka", "fr-1", MENDEL_ESBIRKA_YEARS="2024", MENDEL_ESBIRKA_ACTS=ACTS)
     only(first, stored=2)
@@ -134,6 +135,7 @@ def corpus_with_versions(root: Path, versions: list[str]) -> Path:
     return root
 
 
+@pytest.mark.e2e
 def test_a_newly_published_version_is_all_the_next_crawl_fetches(tmp_path, fresh_db, monkeypatch):
     corpus = corpus_with_versions(tmp_path / "corpus", ["573-2025__2026-06-01.md"])
     acts = {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/573"}

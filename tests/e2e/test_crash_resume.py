@@ -231,6 +231,7 @@ def leftovers(world, prefix: str) -> list[str]:
 # --- the story ---------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_crawl_killed_with_a_download_in_flight(world, tmp_path):
     env = dict(os.environ)
     env.update(resources(world.home, world.database_url, world.mirror.base_url, ACTS).subprocess_env("crash-crawl"))
@@ -264,6 +265,7 @@ def test_next_run_killed_while_embedding(world, tmp_path):
     assert_serving(world, None)
 
 
+@pytest.mark.e2e
 def test_resumed_run_completes_and_keeps_the_paid_work(world):
     chunks_before = scalar(world, "SELECT count(*) FROM chunks")
     with DagsterInstance.ephemeral() as instance:

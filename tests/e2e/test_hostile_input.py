@@ -189,6 +189,7 @@ def assert_tables_intact(database_url: str) -> None:
         assert conn.execute("SELECT count(*) FROM documents").fetchone()[0] >= len(NOTICES)
 
 
+@pytest.mark.e2e
 def test_hostile_notices_are_stored_verbatim(crawled):
     titles = dict(rows(crawled, "SELECT doc_id, title FROM documents WHERE doc_type = 'notice'"))
     for notice in NOTICES.values():
@@ -203,6 +204,7 @@ def test_hostile_notices_are_stored_verbatim(crawled):
     assert sum(1 for u, o in outcomes if "passwd" in u or "escape.pdf" in u) == len(TRAVERSAL)
 
 
+@pytest.mark.e2e
 def test_nul_bytes_are_stripped_or_refused_with_a_reason(crawled):
     doc_id = _doc_id(NUL_NOTICE)
     stored = rows(crawled, "SELECT title FROM documents WHERE doc_id = %s", doc_id)
@@ -214,6 +216,7 @@ def test_nul_bytes_are_stripped_or_refused_with_a_reason(crawled):
     assert stored == [(NUL.replace("\x00", ""),)] or refused, crawled.crawl_log[-3000:]
 
 
+@pytest.mark.e2e
 def test_file_names_from_the_web_stay_out_of_the_filesystem(crawled):
     raw = (crawled.home / "raw").resolve()
     for path in crawled.home.rglob("*"):
@@ -271,6 +274,7 @@ def test_raw_store_meta_from_the_web_is_inert(tmp_path):
     assert not again.is_new and json.loads(blob.path.with_suffix(".json").read_text()) == meta
 
 
+@pytest.mark.e2e
 def test_extraction_ner_and_graph_keep_hostile_text(crawled):
     assert crawled.stages["extract"]["quarantined"] == 0
     pages = {
@@ -294,6 +298,7 @@ def test_extraction_ner_and_graph_keep_hostile_text(crawled):
 # --- Neo4j export (a real Bolt server) -----------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_neo4j_export_of_the_hostile_graph(crawled, bolt_server):
     from mendel.index.neo4j_export import Neo4jSettings, connect, count_graph, export_graph
     from mendel.law.domain_graph import load_domain_graph
@@ -348,6 +353,7 @@ def api(crawled):
     query_log.close()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     "query",
     [
@@ -374,6 +380,7 @@ def test_api_search_with_hostile_queries(api, crawled, query):
     assert analysis.status_code == 200 and analysis.json()["query"] == query
 
 
+@pytest.mark.e2e
 def test_api_finds_and_serves_hostile_documents(api):
     hits = api.get("/search", params={"q": "DROP TABLE documents", "k": 20}).json()["results"]
     assert _doc_id(NOTICES["sql"]) in {h["doc_id"] for h in hits}
@@ -386,6 +393,7 @@ def test_api_finds_and_serves_hostile_documents(api):
     assert filtered.status_code == 400 and filtered.headers["content-type"] == "application/problem+json"
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     "params",
     [
@@ -442,12 +450,14 @@ def asgi_get(app, path: str, params: dict) -> tuple[int, dict[bytes, bytes], byt
     return start["status"], dict(start["headers"]), body
 
 
+@pytest.mark.e2e
 def test_api_nul_query_is_refused_with_a_clear_reason(api):
     for path in ("/search", "/analyze"):
         response = api.get(path, params={"q": "bydlení\x00"})
         assert response.status_code in (400, 422) and "NUL" in json.dumps(response.json())
 
 
+@pytest.mark.e2e
 def test_after_hostile_queries_tables_and_log_are_intact(api, crawled):
     api.get("/search", params={"q": SQL})  # at least one logged, whatever ran before
     assert_tables_intact(crawled.database_url)
@@ -597,6 +607,7 @@ main()
 """
 
 
+@pytest.mark.e2e
 def test_production_crawl_never_requests_private_addresses(tmp_path, pg_server_url):
     database_url = db.create_database(pg_server_url, f"guard_{uuid.uuid4().hex[:10]}")
     db.migrate(database_url)

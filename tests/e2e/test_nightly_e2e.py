@@ -6,11 +6,14 @@ import json
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from mendel.index import bundle
 from serving.ranking.search import Searcher
 from tests.support.nightly import run_nightly
 from tests.support.runs import materialized
+
+pytestmark = pytest.mark.e2e
 
 INDEX_ASSETS = {"chunk_embeddings", "bm25_index", "faiss_index", "entity_graph", "index_bundle"}
 

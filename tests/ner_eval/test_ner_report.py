@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mendel.ner.rules import LABELS, Entity
 from ner_eval.gate import evaluate_gate
 from ner_eval.report import write_html_report
@@ -67,6 +69,7 @@ def test_report_lists_errors_in_context(tmp_path):
     assert "tiny-1" in page and "test/tiny" in page
 
 
+@pytest.mark.slow
 def test_cli_writes_the_report_next_to_the_table(tmp_path):
     target = tmp_path / "ner.html"
     env = dict(os.environ, MENDEL_HOME=str(tmp_path / "home"))

@@ -32,6 +32,8 @@ import yaml
 from mendel.core.config import PROJECT_ROOT
 from tests.support.wait import wait_for
 
+pytestmark = pytest.mark.slow
+
 POOL = "crawl_nightly_shape"
 SCHEDULE = "nightly_every_minute"
 HANG_TAG = "test/hang"

@@ -52,6 +52,7 @@ def test_helm_values_monitor_runs():
     assert monitoring["enabled"] is True and 0 < monitoring["pollIntervalSeconds"] <= 120
 
 
+@pytest.mark.slow
 def test_demo_instance_loads_the_health_checking_launcher(tmp_path, monkeypatch):
     from dagster import DagsterInstance
 
@@ -82,6 +83,7 @@ SLOW_RUN = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_killed_run_is_failed_by_run_monitoring(tmp_path, monkeypatch):
     import logging
 
@@ -141,6 +143,7 @@ def _orphan_after_parent_killed(mode: str) -> tuple[int, bool]:
         return child, False
 
 
+@pytest.mark.slow
 def test_bound_child_dies_with_its_parent_and_unbound_one_does_not():
     child, died = _orphan_after_parent_killed("bound")
     assert died, f"bound child {child} outlived its SIGKILLed parent"
@@ -230,6 +233,7 @@ def _handles(pgdata: Path) -> list[int]:
     return json.loads((pgdata / ".handle_pids.json").read_text() or "[]")
 
 
+@pytest.mark.slow
 def test_a_killed_last_user_leaves_no_server_running(pgdata):
     """SIGKILL can't be caught: the home's watcher drops the dead user and stops the server it was the last of."""
     killed = _user(pgdata, "wait")
@@ -241,6 +245,7 @@ def test_a_killed_last_user_leaves_no_server_running(pgdata):
     assert _handles(pgdata) == []
 
 
+@pytest.mark.slow
 def test_a_killed_user_is_dropped_and_the_last_live_user_stops_the_server(pgdata):
     killed = _user(pgdata, "wait")
     live = _user(pgdata, "wait")
@@ -254,6 +259,7 @@ def test_a_killed_user_is_dropped_and_the_last_live_user_stops_the_server(pgdata
     wait_for(lambda: _gone(server), timeout=30)
 
 
+@pytest.mark.slow
 def test_terminated_user_stops_the_server(pgdata):
     user = _user(pgdata, "wait")
     server = _postmaster(pgdata)

@@ -30,7 +30,10 @@ CELERY_CONFIG = PROJECT_ROOT / "deploy" / "celery" / "celery.yaml"
 WORKERS = ("mendel-w1", "mendel-w2")
 LAUNCH_TIMEOUT_S = 420
 
-pytestmark = pytest.mark.skipif(not Path(REDIS_SERVER).exists(), reason="redis-server is not installed")
+pytestmark = [
+    pytest.mark.skipif(not Path(REDIS_SERVER).exists(), reason="redis-server is not installed"),
+    pytest.mark.e2e,
+]
 
 
 def free_port() -> int:

@@ -30,6 +30,8 @@ from orchestration.definitions import build_definitions, defs
 from orchestration.policies import PROCESSING_TAG, network_retry_policy
 from tests.support.nightly import nightly_resources
 
+pytestmark = pytest.mark.e2e
+
 TEST_RETRY_DELAY_S = 0.2  # the policy's shape (exponential, jitter) with a test-sized base delay
 NSOUD_DOWNSTREAM = {
     "document_pages",

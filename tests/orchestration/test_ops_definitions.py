@@ -9,6 +9,7 @@ import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from dagster import (
     AssetMaterialization,
     AssetSelection,
@@ -141,6 +142,7 @@ def automation_statuses(profile: str) -> dict[str, str]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_schedules_and_run_starting_sensors_are_on_in_production_and_off_in_the_demo():
     production, demo = automation_statuses("production"), automation_statuses("demo")
     assert RUN_STARTERS <= set(production) and set(production) == set(demo)

@@ -24,6 +24,8 @@ from mendel.core.config import PROJECT_ROOT
 from mendel.core.sources import SOURCES
 from orchestration.definitions import defs
 
+pytestmark = pytest.mark.slow
+
 DAGSTER_CLI = str(Path(sys.executable).parent / "dagster")
 BACKFILL_WINDOWS = ["2025-01-01", "2025-02-01"]
 

@@ -81,6 +81,7 @@ def _leaks(text: str) -> list[str]:
     return [name for name, secret in SECRETS.items() if secret in text]
 
 
+@pytest.mark.e2e
 def test_secrets_stay_out_of_logs_metadata_and_run_records(
     tmp_path, monkeypatch, capfd, caplog, pg_server_url, bolt_server, api_keys_seen, webhook
 ):

@@ -303,6 +303,7 @@ def test_cli_report_flag_writes_json_report_and_plots(tmp_path, tiny_docs, capsy
     assert (out / "main_types.png").read_bytes()[:8] == PNG_MAGIC
 
 
+@pytest.mark.slow
 def test_asset_materializes_on_a_small_bundle(tmp_path, tiny_docs):
     from dagster import materialize
 
@@ -376,6 +377,7 @@ def test_the_previous_result_is_the_newest_earlier_bundle_with_that_set(tmp_path
     assert previous_result(tmp_path / "missing", "20261202T010000000000Z", "blind") is None
 
 
+@pytest.mark.e2e
 def test_nightly_run_evaluates_its_bundle(nightly):
     """The nightly job runs the evaluation after publishing (the slice answers a few dev questions)."""
     from tests.support.runs import materialized

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 import psycopg
+import pytest
 import yaml
 from dagster import DagsterInstance, Definitions, define_asset_job
 
@@ -19,6 +20,8 @@ from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS
 from mendel.crawl.boards import register as boards
 from orchestration.pipes import ParentBoundPipesSubprocessClient
 from orchestration.resources import MendelResource
+
+pytestmark = pytest.mark.e2e
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
 MVCR = json.loads((SAMPLE_CORPUS / "municipal" / "boards" / "mvcr_182_boards.json").read_text(encoding="utf-8"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import psycopg
+import pytest
 import yaml
 from dagster import DagsterInstance, SensorResult, SkipReason, build_sensor_context
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
@@ -24,6 +25,7 @@ def tick(instance, resource) -> SensorResult | SkipReason:
         return new_boards_from_registry(context)
 
 
+@pytest.mark.e2e
 def test_new_registry_boards_become_partitions_and_only_they_are_crawled(tmp_path, mirror, fresh_db, monkeypatch):
     monkeypatch.delenv("MENDEL_HTML_BOARDS", raising=False)
     monkeypatch.delenv("MENDEL_SOURCES", raising=False)

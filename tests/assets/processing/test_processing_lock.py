@@ -154,6 +154,7 @@ def reference(pg_server_url, tmp_path):
     return _state(url)
 
 
+@pytest.mark.slow
 def test_concurrent_runs_one_refused(fresh_db, tmp_path, reference):
     _prepare(fresh_db, tmp_path / "home")
     results = _concurrent_runs(fresh_db, tmp_path / "home", wait_s=0)
@@ -164,6 +165,7 @@ def test_concurrent_runs_one_refused(fresh_db, tmp_path, reference):
     assert _state(fresh_db) == reference
 
 
+@pytest.mark.slow
 def test_concurrent_runs_second_waits_and_repeats_nothing(fresh_db, tmp_path, reference):
     _prepare(fresh_db, tmp_path / "home")
     results = _concurrent_runs(fresh_db, tmp_path / "home", wait_s=600)

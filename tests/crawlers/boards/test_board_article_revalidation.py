@@ -8,11 +8,14 @@ from __future__ import annotations
 import re
 
 import psycopg
+import pytest
 
 from mendel.core.config import HTML_BOARDS_FILE, SAMPLE_CORPUS
 from mendel.crawl.boards.register import load_html_boards, write_boards_file
 from mirror.server import MirrorThread
 from tests.support.crawl import crawl_runner, logged, only
+
+pytestmark = pytest.mark.e2e
 
 BLESNO_PDFS = list((SAMPLE_CORPUS / "municipal" / "blesno").glob("*/*.pdf"))
 ARTICLES = len({p.name.split("__", 1)[0] for p in BLESNO_PDFS})

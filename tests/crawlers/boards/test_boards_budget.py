@@ -5,6 +5,7 @@ the next run asks for them first, so every attachment arrives over successive ru
 from __future__ import annotations
 
 import psycopg
+import pytest
 
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.crawl.boards.register import write_boards_file
@@ -24,6 +25,7 @@ def attachment_rows(database_url: str, run_id: str) -> list[tuple[str, str, str 
         ).fetchall()
 
 
+@pytest.mark.e2e
 def test_host_budget_defers_attachments_and_the_next_run_fetches_them_first(tmp_path, fresh_db, monkeypatch):
     with MirrorThread(SAMPLE_CORPUS, scale=10) as mirror:
         run, register, by_host = scaled_crawl(mirror, monkeypatch, tmp_path, fresh_db)

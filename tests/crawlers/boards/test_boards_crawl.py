@@ -9,6 +9,7 @@ import json
 from datetime import date
 
 import psycopg
+import pytest
 
 from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS, Settings
 from mendel.core.rawstore import RawStore
@@ -38,6 +39,8 @@ def links(database_url: str) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
+@pytest.mark.e2e
+@pytest.mark.browser
 def test_boards_crawled_ofn_html_and_javascript_then_unchanged(tmp_path, fresh_db, monkeypatch):
     # The first JavaScript board page to be asked for answers too late: Chromium's request times out (the crawl's
     # download timeout bounds rendered requests too) and is retried like any other timeout.

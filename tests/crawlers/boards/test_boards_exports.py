@@ -8,6 +8,7 @@ import json
 import xml.etree.ElementTree as ET
 
 import psycopg
+import pytest
 
 from crawlers.board_exports import read_listing
 from mendel.core.config import SAMPLE_CORPUS
@@ -55,6 +56,7 @@ def test_the_real_exports_read_as_ofn_notices():
     assert notice["popis"]["cs"] == " ".join(rows[0]["anotace"].split())
 
 
+@pytest.mark.e2e
 def test_exports_crawled_and_their_broken_notices_quarantined_one_by_one(tmp_path, fresh_db, monkeypatch):
     # A copy of the corpus whose Karviná JSON export has three broken notices (a real export's ways of going wrong).
     corpus = tmp_path / "corpus"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import psycopg
+import pytest
 
 from mendel.core.config import KADAN_FEED_URL, SAMPLE_CORPUS
 from mendel.crawl.boards.register import Board, write_boards_file
@@ -43,6 +44,7 @@ def expected_nights() -> list[dict]:
     return nights
 
 
+@pytest.mark.e2e
 def test_three_real_snapshots_give_new_changed_and_withdrawn_notices(tmp_path, fresh_db, mirror, monkeypatch):
     nights = expected_nights()
     # The files' own story, as a reader would tell it: every night real notices come and go, one changes.

@@ -4,6 +4,8 @@ JavaScript board what Chromium fetches itself (the page and the notices its scri
 
 from __future__ import annotations
 
+import pytest
+
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.crawl.boards.register import write_boards_file
 from mirror.municipal import JS_BOARD_API, JS_BOARD_PATH
@@ -15,6 +17,8 @@ CLOCK_TOLERANCE = 0.05  # a request's arrival is stamped when the mirror's threa
 ATTACHMENTS = 3
 
 
+@pytest.mark.e2e
+@pytest.mark.browser
 def test_every_request_to_a_board_host_waits_its_turn(tmp_path, fresh_db, monkeypatch):
     with MirrorThread(SAMPLE_CORPUS, scale=10) as mirror:
         run, register, by_host = scaled_crawl(mirror, monkeypatch, tmp_path, fresh_db)

@@ -18,6 +18,7 @@ import dataclasses
 import json
 
 import psycopg
+import pytest
 
 from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS
 from mendel.core.rawstore import RawStore
@@ -25,6 +26,8 @@ from mendel.crawl import crawlstate
 from mendel.crawl.boards.register import Board, load_html_boards, write_boards_file
 from mirror.server import MirrorThread
 from tests.support.crawl import crawl_runner, only
+
+pytestmark = pytest.mark.e2e
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
 NOTICES = KADAN["informace"]

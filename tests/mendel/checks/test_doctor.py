@@ -10,10 +10,13 @@ import sys
 import time
 
 import psycopg
+import pytest
 
 from mendel.checks import doctor
 from mendel.core.rawstore import RawStore
 from mendel.index import bundle
+
+pytestmark = pytest.mark.e2e
 
 
 def test_doctor_passes_on_a_fresh_nightly_home(nightly, cli_env):

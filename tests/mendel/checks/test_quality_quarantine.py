@@ -75,6 +75,7 @@ def _chunked_docs(conn) -> set[str]:
     return {d for (d,) in conn.execute("SELECT DISTINCT doc_id FROM chunks")}
 
 
+@pytest.mark.slow
 def test_bad_document_is_quarantined_and_its_fixed_version_comes_back(corpus):
     first = _run(corpus)
     assert first.success and materialized_keys(first) == {"document_pages", "document_chunks"}

@@ -139,6 +139,7 @@ def harness(pg_server_url, tmp_path_factory):
     launcher.close()
 
 
+@pytest.mark.e2e
 def test_error_page_and_truncated_decision_are_quarantined_then_stored_and_resolved(harness):
     # A: an HTML error page with 200; B: the decision page cut to 30 %, sent as a complete response (its
     # Content-Length matches the cut, so HTTP sees nothing wrong).
@@ -177,6 +178,7 @@ def test_error_page_and_truncated_decision_are_quarantined_then_stored_and_resol
     assert {url.split("/WebSearch/")[1].split("?")[0] for url, _ in rows} == {NS_A, NS_B}
 
 
+@pytest.mark.e2e
 def test_a_url_failing_again_after_resolution_gets_a_new_quarantine_entry(harness):
     third = harness.crawl("nsoud", "content-3", [{"kind": "cut", "path": decision(NS_B), "keep": 0.3}], **NS_DAY)
     # B's cut page is quarantined again (the stored version stays current), A and C answer 304.

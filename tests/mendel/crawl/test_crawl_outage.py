@@ -70,6 +70,7 @@ def test_is_outage_tells_a_lost_server_from_a_query_error():
     assert not is_outage(psycopg.errors.DeadlockDetected("deadlock"))
 
 
+@pytest.mark.e2e
 def test_database_stopped_mid_crawl_fails_fast_and_the_next_crawl_accounts_for_every_url(outage_harness):
     h = outage_harness
     server = h.mirror.server

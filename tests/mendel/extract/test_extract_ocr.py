@@ -40,6 +40,7 @@ def test_scanned_pdf_reads_as_czech():
     assert document.warnings == []
 
 
+@pytest.mark.slow
 @needs_tesseract
 def test_mixed_pdf_is_ocrd_page_by_page():
     writer = pypdf.PdfWriter()
@@ -59,6 +60,7 @@ def test_mixed_pdf_is_ocrd_page_by_page():
     assert [s.path for s in document.sections] == ["ČÁST PRVNÍ", "ČÁST PRVNÍ > Čl. I"]
 
 
+@pytest.mark.slow
 @needs_tesseract
 def test_sideways_scan_image_is_turned_upright():
     image = pdfium.PdfDocument(str(RADARS))[2].render(scale=1.0, grayscale=True).to_pil().rotate(90, expand=True)
@@ -117,6 +119,7 @@ SCAN_PHRASES = [
 ]
 
 
+@pytest.mark.slow
 @needs_tesseract
 @pytest.mark.parametrize("name, page_no, phrases", SCAN_PHRASES, ids=["dodatek", "komise", "vyzva"])
 def test_the_other_scans_read_as_czech(name, page_no, phrases):
@@ -148,6 +151,7 @@ def test_one_tesseract_per_core_by_default(monkeypatch):
     assert ocr._env()["OMP_THREAD_LIMIT"] == "1"  # each process one thread: the parallelism is across pages
 
 
+@pytest.mark.slow
 def test_pages_of_a_scan_are_ocrd_in_parallel_and_kept_in_order(monkeypatch):
     """A stand-in for Tesseract that takes a while per page: with two workers two pages are read at once, and
     the pages still come back in their order with their own text."""

@@ -1,6 +1,8 @@
 """Documents extracted by worker processes (mendel.extract.document.extract_files) give what extraction in this
 process gives, in the same order, bad input included."""
 
+import pytest
+
 from mendel.extract import document
 from mendel.extract.document import POOL_MIN_FILES, extract_file, extract_files
 from tests.support import REPO_ROOT
@@ -34,6 +36,7 @@ def outline(result):
     return failure if doc is None else [(p.page_no, p.text) for p in doc.pages]
 
 
+@pytest.mark.slow
 def test_worker_processes_extract_what_this_process_extracts_in_order(tmp_path, monkeypatch):
     work = jobs(tmp_path)
     here = [outline(r) for r in extract_files(work, workers=1)]
@@ -44,6 +47,7 @@ def test_worker_processes_extract_what_this_process_extracts_in_order(tmp_path, 
     assert all(o for o in here if not isinstance(o, str))  # real files: pages
 
 
+@pytest.mark.slow
 def test_few_files_need_no_worker_processes(tmp_path, monkeypatch):
     def no_pool(*args, **kwargs):
         raise AssertionError("a pool was started for a few files")

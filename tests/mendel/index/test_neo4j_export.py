@@ -266,6 +266,7 @@ def test_constraints_exist_and_hold(driver, domain):
     }
 
 
+@pytest.mark.slow
 def test_larger_graph_in_batches(driver, domain):
     """2,000 entities, 6,000 co-occurrences, 1,000 chunks: counts and timing at the default batch size."""
     n_entities, n_chunks = 2000, 1000

@@ -53,6 +53,7 @@ def exported(bolt_server, law):
     driver.close()
 
 
+@pytest.mark.e2e
 def test_law_graph_is_written_whole_and_idempotently(exported, law):
     driver, first = exported
     for label, rows in law["nodes"].items():
@@ -67,6 +68,7 @@ def test_law_graph_is_written_whole_and_idempotently(exported, law):
     assert stored["relationships"]["HAS_PROVISION"] == len(law["nodes"]["Provision"])
 
 
+@pytest.mark.e2e
 def test_the_three_documented_queries(exported):
     driver, _ = exported
     queries = documented_queries()

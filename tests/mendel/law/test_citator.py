@@ -22,6 +22,8 @@ from mendel.core.config import PROJECT_ROOT
 from serving.web.law_routes import law_router
 from tests.support.law import cited_database
 
+pytestmark = pytest.mark.e2e
+
 CRAWLS = [
     ("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/120,/sb/2025/270,/sb/2025/573"}),
     ("nsoud", {"MENDEL_NSOUD_FROM": "2026-05-01", "MENDEL_NSOUD_TO": "2026-06-30"}),

@@ -12,6 +12,8 @@ import pytest
 
 from tests.support.law import ACT, AFTER_ALL, BEFORE_AMENDMENTS
 
+pytestmark = pytest.mark.e2e
+
 # (date, version) -> a price the act's text holds then, and prices of other versions it must not hold
 WORDINGS = [
     ((date(2026, 11, 1), None), "41,80 Kč", ("34,70 Kč",)),

@@ -44,6 +44,7 @@ def items(answer: dict) -> dict[str, str]:
     return {item["id"]: item["text"] for item in answer["provision"]["items"]}
 
 
+@pytest.mark.e2e
 def test_three_dates_give_the_three_wordings_of_section_4(conn):
     march, july, november = (
         provision_at(conn, REF, date.fromisoformat(d)) for d in ("2026-03-01", "2026-07-01", "2026-11-01")
@@ -73,6 +74,7 @@ def test_three_dates_give_the_three_wordings_of_section_4(conn):
     assert first_line.startswith("§ 4: Průměrná cena pohonných hmot Výše průměrné")
 
 
+@pytest.mark.e2e
 def test_each_diff_names_the_changed_letter_and_values(conn):
     march, july, november = (
         provision_at(conn, REF, date.fromisoformat(d)) for d in ("2026-03-01", "2026-07-01", "2026-11-01")
@@ -96,6 +98,7 @@ def test_each_diff_names_the_changed_letter_and_values(conn):
     assert unchanged["diff"]["changed"] == [] and unchanged["previous_version"]["eli"] == f"{ACT}/2026-06-01"
 
 
+@pytest.mark.e2e
 def test_before_the_act_took_effect_it_says_not_yet_in_force(conn):
     announced = provision_at(conn, REF, date(2025, 12, 30))
     assert announced["status"] == "not_yet_in_force" and "2026-01-01" in announced["message"]
@@ -104,6 +107,7 @@ def test_before_the_act_took_effect_it_says_not_yet_in_force(conn):
     assert earlier["status"] == "not_yet_announced" and "2025-12-22" in earlier["message"]
 
 
+@pytest.mark.e2e
 def test_a_provision_that_does_not_exist_on_that_date_is_said_so(conn):
     missing = provision_at(conn, "§ 7 vyhlášky č. 573/2025 Sb.", date(2026, 7, 1))
     assert missing["status"] == "no_such_provision" and "provision" not in missing
@@ -114,6 +118,7 @@ def test_a_provision_that_does_not_exist_on_that_date_is_said_so(conn):
     assert unknown["status"] == "unknown_act"
 
 
+@pytest.mark.e2e
 def test_the_promulgated_text_keeps_its_pages(conn):
     answer = provision_at(conn, REF, date(2026, 3, 1))
     assert answer["promulgated"]["doc_id"] == ACT and answer["promulgated"]["page"] == 3  # § 4 is on page 3
@@ -129,6 +134,7 @@ def test_references_in_several_forms():
     assert provision_key("§ 2 odst.1 písm.a)") == "§ 2 odst. 1 písm. a)"
 
 
+@pytest.mark.e2e
 def test_cli_provision_json_and_text(database, tmp_path):
     env = {**os.environ, "MENDEL_DATABASE_URL": database, "MENDEL_HOME": str(tmp_path)}
     run = subprocess.run(
@@ -155,6 +161,7 @@ def test_cli_provision_json_and_text(database, tmp_path):
     assert "amended by: 175/2026 Sb." in text.stdout and "§ 4 písm. a): 34,70 -> 41,80" in text.stdout
 
 
+@pytest.mark.e2e
 def test_api_provisions_route(database):
     app = FastAPI()
     app.include_router(law_router(database))

@@ -134,6 +134,7 @@ def document_text(conn, doc_id: str) -> str:
     )
 
 
+@pytest.mark.e2e
 def test_municipality_record_says_what_the_vfr_file_says(indexed, conn):
     found = Counter()
     parts, postcodes = [], set()
@@ -161,6 +162,7 @@ def test_municipality_record_says_what_the_vfr_file_says(indexed, conn):
     )
 
 
+@pytest.mark.e2e
 def test_act_metadata_record_lists_versions_dates_and_amending_acts(conn):
     versions = conn.execute(
         "SELECT effective_from, effective_to, amended_by FROM act_versions WHERE doc_id = %s ORDER BY effective_from",
@@ -182,6 +184,7 @@ def test_act_metadata_record_lists_versions_dates_and_amending_acts(conn):
     assert "Datum přijetí (ze dne): 18. prosince 2025 (18. 12. 2025)" in text
 
 
+@pytest.mark.e2e
 def test_bundle_labels_and_grounds_every_record(indexed):
     documents = {
         d["doc_id"]: d
@@ -223,6 +226,7 @@ QUESTIONS = [
 ]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("question, expected", QUESTIONS)
 def test_questions_find_the_record_and_it_is_labelled_a_record(indexed, question, expected):
     payload, _ = run_search(indexed["searcher"], question, k=5)
@@ -234,6 +238,7 @@ def test_questions_find_the_record_and_it_is_labelled_a_record(indexed, question
     assert hit["record_sources"]
 
 
+@pytest.mark.e2e
 def test_attachment_hits_name_their_notice_and_page(indexed):
     payload, _ = run_search(indexed["searcher"], "svozový plán svozový den středa známka", k=5)
     hit = next(h for h in payload["results"] if h["doc_id"] == ATTACHMENT_ID)
@@ -241,6 +246,7 @@ def test_attachment_hits_name_their_notice_and_page(indexed):
     assert hit["notice"]["title"] == "Svoz odpadu 2019" and hit["notice"]["board"] == "Obec Blešno"
 
 
+@pytest.mark.e2e
 def test_search_page_and_api_show_the_kind(indexed):
     from fastapi.testclient import TestClient
 
@@ -255,6 +261,7 @@ def test_search_page_and_api_show_the_kind(indexed):
     assert kinds[METADATA] == "act_metadata" and kinds.get(ACT, "law") == "law"
 
 
+@pytest.mark.e2e
 def test_only_changed_records_are_rendered_again(indexed, conn):
     store = indexed["store"]
     current = dict(
@@ -304,6 +311,7 @@ def test_only_changed_records_are_rendered_again(indexed, conn):
     )
 
 
+@pytest.mark.e2e
 def test_record_body_is_the_stored_original(indexed, conn):
     sha, content_type = conn.execute(
         "SELECT v.sha256, v.content_type FROM documents d JOIN document_versions v"
@@ -335,6 +343,7 @@ def test_streets_go_to_their_own_page():
     assert pages[1].endswith("Husova, Nádražní.") and "3 adresní místa" in pages[0]
 
 
+@pytest.mark.e2e
 def test_postgres_backend_documents_carry_the_same_grounding(indexed, conn):
     from serving.ranking.pg_search import PostgresSearcher
 

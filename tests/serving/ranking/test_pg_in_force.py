@@ -13,6 +13,8 @@ import pytest
 from serving.ranking.hits import VERSION_FIELDS
 from tests.support.law import ACT, AFTER_ALL, BEFORE_AMENDMENTS, LATEST, QUERY, section_4
 
+pytestmark = pytest.mark.e2e
+
 # (date, version) -> what § 4's best hit holds, what no act hit holds, and its version fields
 CASES = [
     (

@@ -18,6 +18,8 @@ from serving.ranking.search import Searcher
 from serving.web.api import create_app
 from tests.support.law import ACT, AFTER_ALL, BEFORE_AMENDMENTS, LATEST, QUERY, crawled_database, section_4
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture(scope="module")
 def searcher(indexed):

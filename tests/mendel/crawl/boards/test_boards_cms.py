@@ -120,6 +120,7 @@ def test_rules_by_cms_are_validated():
     assert isinstance(load_cms_rules(), CmsRules)
 
 
+@pytest.mark.e2e
 def test_crawl_reads_cms_boards_and_logs_the_one_without_rules(tmp_path, fresh_db, monkeypatch):
     with MirrorThread(SAMPLE_CORPUS) as mirror:
         with urllib.request.urlopen(mirror.base_url + CMS_LIST_PATH) as answer:
