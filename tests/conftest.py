@@ -17,7 +17,7 @@ import pytest
 
 from mendel.core import db
 from mendel.core.config import SAMPLE_CORPUS
-from tests.support.databases import copy_database
+from tests.support.databases import Dropper, copy_database
 from tests.support.nightly import run_nightly
 
 # Session fixtures that run the nightly or crawl (or drive Chromium): a test that reads one carries the marker, so that
@@ -79,10 +79,20 @@ def migrated_template(pg_server_url) -> str:
     return name
 
 
+@pytest.fixture(scope="session")
+def dropper(pg_server_url):
+    """Drops the databases tests are done with, in the background (tests/support/databases.py)."""
+    dropper = Dropper(pg_server_url)
+    yield dropper
+    assert dropper.close() == []
+
+
 @pytest.fixture
-def fresh_db(pg_server_url, migrated_template) -> str:
-    """A new, migrated database of the test's own (a copy of the template: cheaper than migrating)."""
-    return copy_database(pg_server_url, migrated_template, f"t_{uuid.uuid4().hex[:12]}")
+def fresh_db(pg_server_url, migrated_template, dropper) -> str:
+    """A new, migrated database of the test's own (a copy of the template: cheaper than migrating), dropped after."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    yield copy_database(pg_server_url, migrated_template, name)
+    dropper.drop(name)
 
 
 @pytest.fixture(scope="session")

@@ -39,6 +39,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
+pytestmark = pytest.mark.e2e  # one story, test by test: none of them runs alone
+
 ACTS = "/sb/2024/87,/sb/2025/573"
 WITHDRAWN = "/eli/cz/sb/2024/87"
 WAIT_S = 240  # the slowest child (a Dagster run) on a busy machine; only a hang ever waits this long
@@ -231,7 +233,6 @@ def leftovers(world, prefix: str) -> list[str]:
 # --- the story ---------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.e2e
 def test_crawl_killed_with_a_download_in_flight(world, tmp_path):
     env = dict(os.environ)
     env.update(resources(world.home, world.database_url, world.mirror.base_url, ACTS).subprocess_env("crash-crawl"))
@@ -265,7 +266,6 @@ def test_next_run_killed_while_embedding(world, tmp_path):
     assert_serving(world, None)
 
 
-@pytest.mark.e2e
 def test_resumed_run_completes_and_keeps_the_paid_work(world):
     chunks_before = scalar(world, "SELECT count(*) FROM chunks")
     with DagsterInstance.ephemeral() as instance:
