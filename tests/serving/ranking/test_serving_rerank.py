@@ -267,7 +267,7 @@ def test_runtimes_score_like_numpy(tmp_path, monkeypatch, runtime):
 
 
 @pytest.fixture(scope="module")
-def bundles(tmp_path_factory, corpus):  # noqa: F811
+def bundles(tmp_path_factory, corpus):
     bundles_dir = tmp_path_factory.mktemp("bundles")
     build_bundle(bundles_dir, base_docs(corpus))
     return bundles_dir

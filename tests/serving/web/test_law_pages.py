@@ -170,7 +170,9 @@ def czech_count(n: int, one: str, few: str, other: str) -> str:
     return f"{n} " + {"one": one, "few": few}.get(Locale.parse("cs").plural_form(n), other)
 
 
-def test_browser_citator_counts_in_czech_plurals(browser, law_base_url):  # noqa: F811
+@pytest.mark.e2e
+@pytest.mark.browser
+def test_browser_citator_counts_in_czech_plurals(browser, law_base_url):
     context = browser.new_context(locale="cs-CZ")
     page = context.new_page()
     try:

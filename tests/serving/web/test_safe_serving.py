@@ -62,6 +62,7 @@ def test_crawled_html_is_served_sandboxed_and_never_sniffed(http, docs):
         assert http.get(path).headers.get("x-content-type-options") == "nosniff", path
 
 
+@pytest.mark.browser
 def test_browser_a_crawled_pages_script_never_runs_on_the_search_origin(page, served, docs):
     asked = []
     page.on("request", lambda request: asked.append(request.url))
@@ -94,6 +95,7 @@ def test_head_of_an_original(http, docs):
     assert int(head.headers["content-length"]) == len(http.get(path).content)
 
 
+@pytest.mark.browser
 def test_browser_redoc_asks_nothing_outside(page, served):
     """ReDoc's bundle names its logo on a CDN: the page's policy stops the browser before any request leaves."""
     asked, blocked = [], {}

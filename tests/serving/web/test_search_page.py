@@ -300,11 +300,13 @@ def test_unknown_version_is_a_form_error(in_force_client):
 
 
 @pytest.fixture(scope="module")
-def in_force_url(indexed):  # noqa: F811
+def in_force_url(indexed):
     with running_server(indexed["home"] / "bundles") as (url, _):
         yield url
 
 
+@pytest.mark.e2e
+@pytest.mark.browser
 def test_browser_page_view_shows_the_version_the_passage_is_from(page, in_force_url, tmp_path):
     """§ 4 in the version of 1. 10. 2026 (41,80 Kč): the stored PDF is the promulgated text (34,70 Kč), so its page
     is not shown as the passage's page; the page says so and shows the version's text, and the way back keeps the
@@ -325,6 +327,8 @@ def test_browser_page_view_shows_the_version_the_passage_is_from(page, in_force_
     assert page.get_by_label("Platné ke dni").input_value() == "2026-11-15"
 
 
+@pytest.mark.e2e
+@pytest.mark.browser
 def test_browser_page_view_of_the_promulgated_passage_shows_its_page(page, in_force_url):
     page.goto(in_force_url + "/?" + urlencode({"q": IN_FORCE_QUERY, "at": "2026-03-01"}))
     passage = page.locator("li.card, li.passage").filter(has_text="34,70").last

@@ -74,6 +74,7 @@ def test_place_filter_finds_every_matching_notice_of_the_place(http, docs):
     assert not body["coverage"]["empty"] and body["filters"]["documents"] == sum(d.get("obec") == "Kadaň" for d in docs)
 
 
+@pytest.mark.browser
 def test_browser_place_filter(page, served, docs, tmp_path):
     page.goto(served["url"] + "/")
     page.get_by_label("Co hledáte").fill(PUBLIC_NOTICE)
@@ -90,6 +91,7 @@ def test_browser_place_filter(page, served, docs, tmp_path):
     screenshot(page, tmp_path, "place-filter")
 
 
+@pytest.mark.browser
 def test_a_filter_that_removes_everything_says_so(http, page, served):
     params = {"q": PUBLIC_NOTICE, "obec": "Kadaň", "source": "nsoud"}  # each value known, together nothing
     body = http.get("/search", params=params).json()
@@ -104,6 +106,7 @@ def test_a_filter_that_removes_everything_says_so(http, page, served):
 # --- what is offered, and how it is named -----------------------------------------------------------------------
 
 
+@pytest.mark.browser
 def test_browser_sources_and_acts_offered_are_those_with_passages(page, served, http):
     facets = http.get("/facets").json()
     assert {s["value"] for s in facets["sources"]} == {"esbirka", "nsoud", "boards"}  # not nalus: no passages
@@ -140,6 +143,7 @@ def test_every_source_and_kind_has_a_czech_label():
     assert all(source_label(name) not in (name, None) for name in SOURCES)
 
 
+@pytest.mark.browser
 def test_browser_cards_show_no_raw_keys(page, served):
     page.goto(search_url(served["url"], q="koordinace spolupráce s Evropským úřadem pro boj proti podvodům"))
     card = page.locator("li.card", has_text=DOCX_ACT[2]).first
@@ -149,6 +153,7 @@ def test_browser_cards_show_no_raw_keys(page, served):
         assert key not in text, key
 
 
+@pytest.mark.browser
 def test_browser_citator_links_answer(page, served, http):
     # Kadaň's notices carry the office's reference numbers (čísla jednací): not references the citator knows
     for query, shown in (
@@ -186,6 +191,7 @@ def test_api_groups_counts_and_pages(http):
     assert flat["page"] == 2 and len(flat["results"]) == 5 and flat["total"] >= 10
 
 
+@pytest.mark.browser
 def test_browser_results_grouped_by_document_with_a_total_and_pages(page, served, tmp_path):
     page.goto(search_url(served["url"], q="bydlení podpora nájemní", k="10"))
     cards = page.locator("li.card")
@@ -209,6 +215,7 @@ def test_browser_results_grouped_by_document_with_a_total_and_pages(page, served
 # --- links ------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.browser
 def test_browser_page_view_and_back_keep_the_search(page, served):
     params = {"q": PUBLIC_NOTICE, "obec": "Kadaň", "date_from": "2020-01-01", "k": "20"}
     page.goto(search_url(served["url"], **params))
@@ -223,6 +230,7 @@ def test_browser_page_view_and_back_keep_the_search(page, served):
     assert page.locator("#f-obec").input_value() == "Kadaň"
 
 
+@pytest.mark.browser
 def test_browser_source_links_resolve(page, served):
     page.goto(search_url(served["url"], q="podpora bydlení"))
     law = page.locator("li.card", has_text="175/2025 Sb.").first
@@ -239,6 +247,7 @@ def test_browser_source_links_resolve(page, served):
         assert not [h for h in outside if re.search(r"//(127\.0\.0\.1|localhost|[^/]*\.mirror\.test)[:/]", h)]
 
 
+@pytest.mark.browser
 def test_browser_word_boxes_are_whole_words(page, served):
     # "podpoře": PDFium gives the "ř" a rectangle of its own
     page.goto(served["url"] + "/page?" + str(httpx.QueryParams({"doc": MIRRORED_LAW, "page": 1, "q": "podpoře"})))
@@ -252,6 +261,7 @@ def test_browser_word_boxes_are_whole_words(page, served):
             assert not (a is not b and same_line and touching), "one word boxed in pieces"
 
 
+@pytest.mark.browser
 def test_browser_law_pages_footer_names_the_bundle(page, served):
     for path in ("/ustanoveni", "/citator", "/"):
         page.goto(served["url"] + path)
