@@ -1,4 +1,5 @@
-"""What the tests share: the nightly run, crawl and law fixtures' helpers, index helpers, a Bolt server, data files."""
+"""What the tests share, one module per thing and named for it (bundle, crawl, law, nightly, web, ...); test modules
+import from here, never from each other. Fixtures several packages read live in the nearest conftest.py."""
 
 from pathlib import Path
 

@@ -1,4 +1,5 @@
-"""Helpers the tests share (fixtures live in conftest.py)."""
+"""The nightly job as the tests run it: a small real slice of the sample corpus (the ``nightly`` fixture in
+tests/conftest.py runs it once a session), and entities expected at their offsets."""
 
 from __future__ import annotations
 
