@@ -2,7 +2,7 @@
 
 Conditional requests (:func:`known_validators`), documents not due for another look (:func:`last_confirmed`), URLs
 gone on their last tries and their backoff (:func:`known_gone`), attachments an earlier run deferred
-(:func:`known_deferred`), what a listing held when last read (:func:`listing_documents`), URLs whose last try failed
+(:func:`known_deferred`), what each listing held when last read (:func:`source_listing_documents`), URLs whose last try failed
 (:func:`open_crawl_quarantine`), and the stored documents a record step compares with (:func:`current_documents`,
 :func:`known_doc_ids`). Nothing here writes.
 """
@@ -39,14 +39,17 @@ def last_confirmed(conn: psycopg.Connection, source: str) -> dict[str, datetime]
     return dict(rows.fetchall())
 
 
-def listing_documents(conn: psycopg.Connection, source: str, listing: str) -> list[tuple[str, str]]:
-    """(doc_id, url) of the active documents with a current version that ``listing`` holds (the documents it named
-    when it was last read), for a crawl that does not read a part of the listing again in this run."""
-    return conn.execute(
-        "SELECT doc_id, url FROM documents WHERE source = %s AND listing = %s AND status = 'active'"
-        " AND current_version_id IS NOT NULL AND url IS NOT NULL ORDER BY doc_id",
-        (source, listing),
-    ).fetchall()
+def source_listing_documents(conn: psycopg.Connection, source: str) -> dict[str, list[tuple[str, str]]]:
+    """Listing → (doc_id, url) of the active documents with a current version it holds (the documents it named when
+    it was last read), for a crawl that does not read a part of a listing again in this run."""
+    held: dict[str, list[tuple[str, str]]] = {}
+    for listing, doc_id, url in conn.execute(
+        "SELECT listing, doc_id, url FROM documents WHERE source = %s AND listing IS NOT NULL AND status = 'active'"
+        " AND current_version_id IS NOT NULL AND url IS NOT NULL ORDER BY listing, doc_id",
+        (source,),
+    ):
+        held.setdefault(listing, []).append((doc_id, url))
+    return held
 
 
 def open_crawl_quarantine(conn: psycopg.Connection, source: str) -> set[str]:

@@ -1,14 +1,13 @@
-"""The board crawl's raw store and document records, written from worker threads.
+"""The board crawl's content check, raw store and document records, done on worker threads.
 
 A board crawl stores tens of thousands of small notices and gigabytes of attachments; hashing, writing and
 recording each (one PostgreSQL transaction) on the reactor thread would stop every download meanwhile.
-:class:`ThreadedDocumentRecordPipeline` does the project's three steps —
-:class:`crawlers.pipelines.ContentHashPipeline`, :class:`~crawlers.pipelines.RawStorePipeline`,
-:class:`~crawlers.pipelines.DocumentRecordPipeline` — as one step on a few worker threads (hashing and file writes
-release the GIL: the second core works too), each thread with its own connection, and hashes a body once (the raw
-store's digest is the item's). The board spider puts it in the place of
-those three (``BoardsSpider.update_settings``); what is stored and recorded is the same. It also counts the
-notices stored (new or changed) in the crawl's stats (``mendel/boards/notices_stored``).
+:class:`ThreadedDocumentRecordPipeline` does the steps of every other crawl — content check, hash, raw store,
+document record (crawlers/pipelines) — as one step on a few worker threads (hashing and file writes release the GIL:
+the second core works too), each thread with its own connection, and hashes a body once (the raw store's digest is
+the item's). The board crawl declares it instead of those four (``BoardsSpider.custom_settings``); what is stored
+and recorded is the same. A rejected body becomes its quarantine outcome, logged by the crawl log step. It also
+counts the notices stored (new or changed) in the crawl's stats (``mendel/boards/notices_stored``).
 
 Most of a nightly board crawl is notices that have not changed (a feed lists every notice each night). An item
 whose bytes are its document's current version and whose fields are the stored ones
@@ -18,7 +17,7 @@ quarantine resolution, one transaction per ``confirm_batch`` items, the rest whe
 transaction each; its blob is already in the raw store.
 
 Most of a first board crawl is documents not stored yet (the sample corpus: ~6,500 notices of the Hranice, Zlín and
-MVČR feeds). A document whose id no document has (:func:`mendel.crawl.crawlstate.known_doc_ids`, read when the crawl
+MVČR feeds). A document whose id no document has (:func:`mendel.crawl.known.known_doc_ids`, read when the crawl
 opens) goes into the raw store as ever and is recorded in batches too (:func:`mendel.crawl.crawlstate.record_new_documents`:
 the document, its version, its ``stored`` crawl_log row and quarantine resolution, one transaction per ``new_batch``
 documents, the rest when the spider closes); the item leaves the step as ``stored``. A second item of a document
@@ -39,25 +38,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psycopg
-from scrapy.exceptions import DropItem
 
-from crawlers.pipelines import (
-    MAX_REASON,
-    DocumentRecordPipeline,
-    _database_lost,
-    _report_outage,
-    content_problem,
-    quarantine_item,
-    record_fields,
-)
+from crawlers.database_outage import crawl_outage
+from crawlers.items import CrawlOutcome, FetchedDocument
+from crawlers.pipelines.content_check import MAX_REASON, content_problem, rejected
+from crawlers.pipelines.document_record import DocumentRecordPipeline, record_fields
+from crawlers.pipelines.raw_store import store_body
 from mendel.core.rawstore import RawStore
-from mendel.crawl import crawlstate
+from mendel.crawl import crawlstate, known
 from mendel.crawl.outage import is_outage
 
-PLAIN = "crawlers.pipelines.DocumentRecordPipeline"
-REPLACED = ("crawlers.pipelines.ContentHashPipeline", "crawlers.pipelines.RawStorePipeline")
-CHECK = "crawlers.pipelines.ContentCheckPipeline"  # done on the worker threads too
-THREADED = "crawlers.board_pipelines.ThreadedDocumentRecordPipeline"
 logger = logging.getLogger(__name__)
 
 
@@ -72,32 +62,31 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
     confirm_batch = 500
     new_batch = 500
 
-    def __init__(self, database_url: str, run_id: str | None, raw_store: str | None = None, stats=None):
+    def __init__(self, database_url: str, run_id: str | None, raw_store: str | None = None, stats=None, crawler=None):
         self.store = RawStore(Path(raw_store)) if raw_store else None
         self.stats = stats
         self._local = threading.local()
         self._connections: list[psycopg.Connection] = []
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
-        self._current: dict[str, crawlstate.CurrentDocument] = {}
+        self._current: dict[str, known.CurrentDocument] = {}
         self._confirming: list[dict] = []
         self._known_ids: set[str] | None = None  # every stored doc id (None: new documents take the long way)
         self._new: list[dict] = []  # records of new documents waiting for their batch
         self._pending: set[str] = set()  # their doc ids, until their batch is written
         self._flush_lock = threading.Lock()  # one batch of new documents written at a time
         self._source: str | None = None
-        super().__init__(database_url, run_id)
+        super().__init__(database_url, run_id, crawler)
 
     @classmethod
     def from_crawler(cls, crawler):
-        pipeline = cls(
+        return cls(
             crawler.settings.get("MENDEL_DATABASE_URL"),
             crawler.settings.get("MENDEL_RUN_ID"),
             crawler.settings.get("MENDEL_RAW_STORE"),
             crawler.stats,
+            crawler,
         )
-        pipeline.crawler = crawler
-        return pipeline
 
     @property
     def conn(self) -> psycopg.Connection:
@@ -116,12 +105,12 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
 
     def open_spider(self, spider=None):
         self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="mendel-record")
-        self._source = getattr(spider or getattr(getattr(self, "crawler", None), "spider", None), "source", None)
+        self._source = getattr(spider or getattr(self.crawler, "spider", None), "source", None)
         if self._source and self.store is not None:
             try:
                 with psycopg.connect(self.database_url) as conn:
-                    self._current = crawlstate.current_documents(conn, self._source)
-                    self._known_ids = crawlstate.known_doc_ids(conn)
+                    self._current = known.current_documents(conn, self._source)
+                    self._known_ids = known.known_doc_ids(conn)
             except psycopg.Error as exc:
                 if not is_outage(exc):
                     raise
@@ -142,7 +131,7 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
         if known is None:  # a new document (most of a first crawl): not hashed here, the raw store hashes it
             return False
         sha256 = hashlib.sha256(item.body).hexdigest()
-        if not crawlstate.is_unchanged(
+        if not known.is_unchanged(
             known,
             sha256=sha256,
             url=item.url,
@@ -178,22 +167,22 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
     def _write_or_spool(self, write, rows: list[dict]) -> bool:
         """``write()`` the records of ``rows``; in a database outage they wait in the spool for the next crawl, as
         the long way's do. False when they were spooled; a database error other than an outage is raised."""
-        spider = getattr(getattr(self, "crawler", None), "spider", None)
+        outage = crawl_outage(self.crawler)
         try:
             write()
             return True
         except psycopg.Error as exc:
-            if not is_outage(exc) or spider is None or spider.spool is None:
+            if not is_outage(exc) or outage.spool is None:
                 raise
-            _report_outage(spider, exc)
+            outage.report(exc)
         for row in rows:
-            spider.spool.document(**row)
+            outage.spool.document(**row)
         return False
 
     def _record_if_new(self, item, spider=None) -> bool:
         """Put a document not stored yet in the raw store and its record in the next batch; True when it was. A
         document waiting in a batch has the batch written first (its first version before this one)."""
-        if self._known_ids is None or _database_lost(getattr(getattr(self, "crawler", None), "spider", spider)):
+        if self._known_ids is None or crawl_outage(self.crawler).reason is not None:
             return False
         with self._lock:
             new = item.doc_id not in self._known_ids
@@ -270,18 +259,15 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
                         self.stats.inc_value("mendel/boards/notices_stored", -1)
                 continue
             if not written:  # the database went away: the rest wait in the spool too
-                spider = self.crawler.spider
                 for rest in rows[number + 1 :]:
-                    spider.spool.document(**rest)
+                    crawl_outage(self.crawler).spool.document(**rest)
                 return
 
-    def store_and_record(self, item, spider=None):
+    def store_and_record(self, item: FetchedDocument, spider=None) -> FetchedDocument | CrawlOutcome:
+        """The item checked, stored and recorded (on the calling worker thread); a rejected body's quarantine."""
         reason = content_problem(item)
         if reason is not None:
-            quarantine_item(
-                lambda: self.conn, self.run_id, item, reason, getattr(getattr(self, "crawler", None), "spider", None)
-            )
-            return item
+            return rejected(item, reason, self.stats)
         if (
             self.store is not None
             and self._source
@@ -290,42 +276,18 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
             return item
         if self.store is not None:
             self._put_blob(item)
-        return DocumentRecordPipeline.process_item(self, item, spider)
+        return self.record(item, self.conn)
 
     def _put_blob(self, item) -> None:
         """The item's body into the raw store (hashed once: the store's digest is the item's)."""
-        blob = self.store.put(
-            item.body,
-            meta={
-                "url": item.url,
-                "content_type": item.content_type,
-                "etag": item.etag,
-                "last_modified": item.last_modified,
-                "source": item.source,
-            },
-        )
+        blob = store_body(self.store, item)
         item.sha256, item.raw_path = blob.sha256, str(blob.path)
 
     async def process_item(self, item, spider=None):
+        if not isinstance(item, FetchedDocument):
+            return item
         loop = asyncio.get_running_loop()
         item = await loop.run_in_executor(self._executor, self.store_and_record, item, spider)
-        if item.outcome == "quarantined":
-            if self.stats is not None:
-                self.stats.inc_value("mendel/outcome/quarantined")
-                self.stats.inc_value("mendel/content_rejected")
-            raise DropItem(f"{item.url}: not stored (content check)")
-        if self.stats is not None and item.doc_type == "notice" and item.outcome == "stored":
+        if self.stats is not None and item.outcome == "stored" and getattr(item, "doc_type", None) == "notice":
             self.stats.inc_value("mendel/boards/notices_stored")
         return item
-
-
-def with_threaded_records(pipelines: dict) -> dict:
-    """The project's pipelines with content check, hashing, raw store and document record done as one step on
-    worker threads (same place in the order as the record step)."""
-    pipelines = dict(pipelines)
-    if PLAIN in pipelines and all(step in pipelines for step in REPLACED):
-        for step in REPLACED:
-            pipelines.pop(step)
-        pipelines.pop(CHECK, None)
-        pipelines[THREADED] = pipelines.pop(PLAIN)
-    return pipelines
