@@ -45,7 +45,8 @@ from crawlers.pipelines.content_check import MAX_REASON, content_problem, reject
 from crawlers.pipelines.document_record import DocumentRecordPipeline, record_fields
 from crawlers.pipelines.raw_store import store_body
 from mendel.core.rawstore import RawStore
-from mendel.crawl import crawlstate, known
+from mendel.crawl import crawlstate
+from mendel.crawl import known as crawl_known
 from mendel.crawl.outage import is_outage
 
 logger = logging.getLogger(__name__)
@@ -69,7 +70,7 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
         self._connections: list[psycopg.Connection] = []
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
-        self._current: dict[str, known.CurrentDocument] = {}
+        self._current: dict[str, crawl_known.CurrentDocument] = {}
         self._confirming: list[dict] = []
         self._known_ids: set[str] | None = None  # every stored doc id (None: new documents take the long way)
         self._new: list[dict] = []  # records of new documents waiting for their batch
@@ -109,8 +110,8 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
         if self._source and self.store is not None:
             try:
                 with psycopg.connect(self.database_url) as conn:
-                    self._current = known.current_documents(conn, self._source)
-                    self._known_ids = known.known_doc_ids(conn)
+                    self._current = crawl_known.current_documents(conn, self._source)
+                    self._known_ids = crawl_known.known_doc_ids(conn)
             except psycopg.Error as exc:
                 if not is_outage(exc):
                     raise
@@ -131,7 +132,7 @@ class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
         if known is None:  # a new document (most of a first crawl): not hashed here, the raw store hashes it
             return False
         sha256 = hashlib.sha256(item.body).hexdigest()
-        if not known.is_unchanged(
+        if not crawl_known.is_unchanged(
             known,
             sha256=sha256,
             url=item.url,

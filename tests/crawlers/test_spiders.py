@@ -22,7 +22,9 @@ from crawlers.spiders.base import rebase_url
 from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, PROJECT_ROOT, SAMPLE_CORPUS, Settings
 from mendel.core.rawstore import RawStore
 from mendel.core.sources import source_envs
-from mendel.crawl.boards.register import Board, load_html_boards, write_boards_file
+from mendel.crawl.boards.board import Board
+from mendel.crawl.boards.maintained_list import load_html_boards
+from mendel.crawl.boards.register import write_boards_file
 from mirror.server import MirrorThread
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))

@@ -90,7 +90,7 @@ class BoardsSpider(SiteApiBoards, JavaScriptBoards, CatalogueBoards):
         "REACTOR_THREADPOOL_MAXSIZE": 20,
         # Scrapy re-reads a callback's source (inspect + ast) for every response to warn about a generator that
         # returns a value; bound methods miss its cache, so at scale it cost the reactor more than parsing the
-        # feeds. None of this spider's callbacks returns a value (tests/crawlers/boards/test_boards_budget.py checks).
+        # feeds. None of this spider's callbacks returns a value (tests/crawlers/middlewares/test_host_budget.py checks).
         "WARN_ON_GENERATOR_RETURN_VALUE": False,
         "LOG_FORMATTER": project.BOARD_LOG_FORMATTER,
     }

@@ -10,9 +10,12 @@ from datetime import date
 
 import psycopg
 
+from assets.boards.register_read import read_register
 from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS, Settings
 from mendel.core.rawstore import RawStore
-from mendel.crawl.boards.register import Board, load_html_boards, load_registry, write_boards_file
+from mendel.crawl.boards.board import Board
+from mendel.crawl.boards.maintained_list import load_html_boards
+from mendel.crawl.boards.register import write_boards_file
 from mirror.server import MirrorThread
 from tests.support.crawl import crawl_runner, documents, only
 
@@ -44,7 +47,7 @@ def test_boards_crawled_ofn_html_and_javascript_then_unchanged(tmp_path, fresh_d
     stall = [{"kind": "slow", "path": "/uredni-deska/", "times": 1, "seconds": 12}]
     with MirrorThread(SAMPLE_CORPUS, scale=20, faults=stall) as scaled:
         run = crawl_runner(monkeypatch, tmp_path, fresh_db, scaled.base_url)
-        generated = load_registry(
+        generated = read_register(
             Settings(
                 profile="demo",
                 mirror_url=scaled.base_url,

@@ -1,4 +1,4 @@
-"""The board crawl's record step stores new documents in batches (crawlers.board_pipelines,
+"""The board crawl's record step stores new documents in batches (crawlers.pipelines.threaded_record,
 mendel.crawl.crawlstate.record_new_documents): the database ends as the one-transaction-a-document way leaves it, for new,
 changed and unchanged notices alike; a document the database refuses is quarantined with the error and the others
 of its batch are stored; in an outage the batch's records wait in the spool."""
@@ -15,7 +15,7 @@ from crawlers.items import FetchedDocument
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.crawl import crawlstate
 from mendel.crawl.outage import OutageSpool
-from tests.crawlers.boards.test_board_pipeline_confirm import crawl, notice
+from tests.crawlers.pipelines.test_threaded_record_confirm import crawl, notice
 
 FEED = "https://deska.example/feed.jsonld"
 PDFS = sorted((SAMPLE_CORPUS / "municipal" / "blesno" / "text").glob("*.pdf"))
@@ -136,7 +136,7 @@ def test_batched_new_documents_write_what_one_transaction_a_document_writes(fres
 def test_a_refused_document_is_quarantined_and_its_batch_stored(fresh_db, tmp_path, caplog):
     bad = notice(3, published="2026-02-30")  # no such day: PostgreSQL refuses the date
     items = [notice(1), notice(2), bad, attachment(1), notice(4)]
-    with caplog.at_level("ERROR", logger="crawlers.board_pipelines"):
+    with caplog.at_level("ERROR", logger="crawlers.pipelines.threaded_record"):
         outcomes = crawl(fresh_db, str(tmp_path / "raw"), "night-1", items, batch=500)
     assert outcomes == ["stored"] * 5  # decided when the batch is written, after the items left the step
     with psycopg.connect(fresh_db) as conn:

@@ -9,9 +9,10 @@ import xml.etree.ElementTree as ET
 
 import psycopg
 
-from crawlers.board_exports import read_listing
+from crawlers.spiders.boards.exports import read_listing
 from mendel.core.config import SAMPLE_CORPUS
-from mendel.crawl.boards.register import Board, write_boards_file
+from mendel.crawl.boards.board import Board
+from mendel.crawl.boards.register import write_boards_file
 from mirror.server import MirrorThread
 from tests.support.crawl import crawl_runner, logged, only
 

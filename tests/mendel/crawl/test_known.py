@@ -1,17 +1,13 @@
-"""A URL that answered gone (404/410) is not requested every night: mendel.crawl.crawlstate.known_gone counts its run of
-gone answers over real requests, and the spider logs it quarantined again (same reason, no status, no request)
-until its backoff (1, 2, 4 … 32 days) ends."""
+"""A URL that answered gone (404/410) is not requested every night: mendel.crawl.known.known_gone counts its run of
+gone answers over real requests (held-back nights neither count nor break it), and its backoff (1, 2, 4 … 32 days)
+says when it is asked for again."""
 
 from datetime import datetime, timedelta, timezone
 
 import psycopg
 import pytest
-import scrapy
-from scrapy.settings import Settings
-from scrapy.statscollectors import MemoryStatsCollector
 
-from crawlers.spiders.base import MendelSpider
-from mendel.crawl import crawlstate
+from mendel.crawl import crawlstate, known
 
 NOW = datetime(2026, 12, 2, 2, 0, tzinfo=timezone.utc)
 
@@ -43,11 +39,11 @@ def test_gone_urls_back_off_by_their_run_of_gone_answers(fresh_db, history, trie
                 gone_status = status or 404
                 log(conn, f"r{number}", url, "quarantined", status=status, reason=f"HTTP {gone_status}", at=at)
         log(conn, "other", "https://www.mvcr.cz/clanek/ok.aspx", "stored", status=200)
-        gone = crawlstate.known_gone(conn, "boards")
+        gone = known.known_gone(conn, "boards")
     assert list(gone) == [url]
     assert gone[url].tries == tries and gone[url].last_try == NOW
     assert gone[url].status == history[0][0] and gone[url].reason == f"HTTP {history[0][0]}"
-    assert gone[url].retry_after == NOW + timedelta(days=wait_days) - crawlstate.GONE_BACKOFF_SLACK
+    assert gone[url].retry_after == NOW + timedelta(days=wait_days) - known.GONE_BACKOFF_SLACK
 
 
 def test_a_resolved_quarantine_or_another_failure_is_retried_at_once(fresh_db):
@@ -55,40 +51,4 @@ def test_a_resolved_quarantine_or_another_failure_is_retried_at_once(fresh_db):
         log(conn, "r1", "https://a.cz/x.pdf", "quarantined", status=404, reason="HTTP 404")
         log(conn, "r2", "https://a.cz/x.pdf", "stored", status=200)  # resolves its quarantine entry
         log(conn, "r1", "https://a.cz/y.pdf", "quarantined", status=503, reason="HTTP 503 after 2 retries")
-        assert crawlstate.known_gone(conn, "boards") == {}
-
-
-class _Crawler:
-    stats = None
-
-    class settings:
-        @staticmethod
-        def getbool(name, default=False):
-            return False
-
-
-class _Spider(MendelSpider):
-    name = "gone-probe"
-    source = "boards"
-
-
-def test_the_spider_logs_a_held_back_url_without_requesting_it(fresh_db):
-    spider = _Spider()
-    spider.settings = Settings({"MENDEL_DATABASE_URL": fresh_db, "MENDEL_RUN_ID": "r9"})
-    spider.crawler = type("Crawler", (), {"stats": MemoryStatsCollector(_Crawler())})()
-    held, fresh = "https://a.cz/gone.pdf", "https://a.cz/new.pdf"
-    with psycopg.connect(fresh_db, autocommit=True) as conn:
-        log(conn, "r8", held, "quarantined", status=404, reason="HTTP 404", at=datetime.now(timezone.utc))
-    spider.load_validators()
-    assert spider.document_request(held, spider.parse) is None
-    assert isinstance(spider.document_request(fresh, spider.parse), scrapy.Request)
-    assert spider.discovered == 2 and spider.crawler.stats.get_value("mendel/held_back") == 1
-    with psycopg.connect(fresh_db) as conn:
-        rows = conn.execute(
-            "SELECT run_id, status, outcome, reason FROM crawl_log WHERE url = %s ORDER BY id", (held,)
-        ).fetchall()
-        open_entries = conn.execute(
-            "SELECT count(*) FROM quarantine WHERE url = %s AND resolved_at IS NULL", (held,)
-        ).fetchone()[0]
-    assert rows == [("r8", 404, "quarantined", "HTTP 404"), ("r9", None, "quarantined", "HTTP 404")]
-    assert open_entries == 1  # the same problem: still one quarantine entry
+        assert known.known_gone(conn, "boards") == {}

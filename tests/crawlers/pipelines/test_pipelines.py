@@ -7,9 +7,12 @@ import hashlib
 import psycopg
 
 from crawlers.items import FetchedDocument
-from crawlers.pipelines import ContentHashPipeline, DocumentRecordPipeline, RawStorePipeline
+from crawlers.pipelines.content_hash import ContentHashPipeline
+from crawlers.pipelines.document_record import DocumentRecordPipeline
+from crawlers.pipelines.raw_store import RawStorePipeline
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.crawl import crawlstate
+from mendel.crawl import known as crawl_known
 
 PDF = SAMPLE_CORPUS / "esbirka" / "pdf" / "87-2024.pdf"
 
@@ -65,4 +68,4 @@ def test_document_record_versions(fresh_db):
             "quarantined": 0,
             "disallowed": 0,
         }
-        assert crawlstate.known_validators(conn, "esbirka") == {"http://mirror/87.pdf": ('"abc"', None)}
+        assert crawl_known.known_validators(conn, "esbirka") == {"http://mirror/87.pdf": ('"abc"', None)}

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from mendel.core.config import SAMPLE_CORPUS
-from mendel.crawl.boards.register import Board
+from mendel.crawl.boards.board import Board
 from mendel.registers import municipalities, public_bodies
 
 MVCR_FEEDS = SAMPLE_CORPUS / "municipal" / "boards" / "mvcr_182_boards.json"
@@ -173,18 +173,23 @@ def test_the_register_metadata_counts_boards_by_what_placed_them():
     assert Counter(b.placed_by for b in boards.values() if b.body) == {"body": 37, "page": 4, "site": 114}
 
 
-def test_the_register_table_stores_the_body_and_the_notices_inherit_it(fresh_db):
+def test_the_register_read_places_boards_once_and_the_notices_inherit_it(fresh_db):
     import psycopg
 
-    from mendel.crawl.boards import register
+    from mendel.crawl.boards import placing, register
 
-    first_night, _ = municipalities.place_boards([feed_board(7), feed_board(53), feed_board(10)])
+    def table(conn) -> dict:
+        rows = conn.execute("SELECT key, kraj, body, body_scope FROM boards").fetchall()
+        return {k: (kraj, body, scope) for k, kraj, body, scope in rows}
+
+    catalogue = [feed_board(7), feed_board(53), feed_board(10)]
     with psycopg.connect(fresh_db, autocommit=True) as conn:
         # The register read before any crawl: the ministry's board by its site, the police boards not yet.
-        read = {b.key: b for b in register.place_by_notices(conn, first_night)}
-        assert read[f"{API}53"].body == "Ministerstvo vnitra" and read[f"{API}7"].body is None
+        first_night, placed = placing.place_boards(conn, catalogue)
+        read = {b.key: b for b in first_night}
+        assert read[f"{API}53"].body == "Ministerstvo vnitra" and read[f"{API}7"].body is None and placed == 1
         assert read[f"{API}7"].unplaced.startswith(f"{public_bodies.NO_NOTICES}:")
-        register.register_boards(conn, list(read.values()))
+        register.register_boards(conn, first_night)
         # The crawl stores board 7's notices (and an attachment, which carries its notice's number too).
         feed = FEEDS[f"{API}7"]
         rows = [
@@ -199,27 +204,27 @@ def test_the_register_table_stores_the_body_and_the_notices_inherit_it(fresh_db)
                 " VALUES (%s, %s, %s, %s, %s, %s)",
                 rows,
             )
-        # The place query places the register's boards by the notices stored now, then hands their places out.
-        places = register.document_places(conn)
+        # Reading the places writes nothing: board 7 is not placed before the register is read again.
+        before = table(conn)
+        places = placing.document_places(conn)
+        assert feed["informace"][0]["iri"] not in places and table(conn) == before
+        assert before[f"{API}7"] == (None, None, None)
+        # The next night's register read finds the body in the stored notices and keeps it; its notices inherit it.
+        next_night, _ = placing.place_boards(conn, catalogue)
+        register.register_boards(conn, next_night)
+        places = placing.document_places(conn)
         ustecky = {
             "kraj": "Ústecký kraj",
             "body": "Krajské ředitelství policie Ústeckého kraje",
             "body_scope": "regional",
         }
         assert places[feed["informace"][0]["iri"]] == ustecky and places["7:attachment.pdf"] == ustecky
-        stored = dict(
-            (
-                (k, (kraj, body, scope))
-                for k, kraj, body, scope in conn.execute("SELECT key, kraj, body, body_scope FROM boards")
-            )
-        )
-        assert stored == {
+        assert table(conn) == {
             f"{API}7": ("Ústecký kraj", "Krajské ředitelství policie Ústeckého kraje", "regional"),
             f"{API}53": (None, "Ministerstvo vnitra", "national"),
             f"{API}10": (None, None, None),
         }
         (spec,) = register.registered_boards(conn, [f"{API}7"])
         assert (spec.body_code, spec.placed_by, spec.unplaced) == ("KRPU", "body", None)
-        # The next night's register read finds the body in the stored notices and keeps it.
-        again = {b.key: b for b in register.place_by_notices(conn, first_night)}
+        again = {b.key: b for b in placing.place_boards(conn, catalogue)[0]}
         assert again[f"{API}7"].body_code == "KRPU" and again[f"{API}10"].unplaced.startswith("no_notices")

@@ -15,24 +15,23 @@ import pytest
 from dagster import DagsterInstance, Definitions, define_asset_job
 from parsel import Selector
 
+from assets.boards import register_read
 from assets.boards.assets import board_registry
-from crawlers.spiders.boards import html_notice, select
+from crawlers.spiders.boards.html import html_notice, select
 from mendel.core.config import SAMPLE_CORPUS
-from mendel.crawl.boards import register
-from mendel.crawl.boards.register import (
+from mendel.crawl.boards.board import Board, RegistryError
+from mendel.crawl.boards.cms_rules import (
     UNKNOWN_CMS,
     UNLISTED_SITE,
-    Board,
     CmsRules,
-    RegistryError,
     apply_cms_rules,
     cms_rules_from,
     cms_summary,
-    html_boards_from,
     load_cms_rules,
     load_websites,
-    write_boards_file,
 )
+from mendel.crawl.boards.maintained_list import html_boards_from
+from mendel.crawl.boards.register import write_boards_file
 from mirror.municipal import CMS_BOARDS, CMS_LIST_PATH, cms_board_notices, cms_board_page, cms_html_list
 from mirror.server import MirrorThread
 from orchestration.resources import MendelResource
@@ -151,7 +150,7 @@ def test_crawl_reads_cms_boards_and_logs_the_one_without_rules(tmp_path, fresh_d
 
 
 def test_register_metadata_counts_boards_by_cms(tmp_path, mirror, fresh_db, monkeypatch):
-    monkeypatch.setattr(register, "fetch_nkod_boards", lambda url, *a, **k: [])
+    monkeypatch.setattr(register_read, "read_catalogue", lambda path: [])  # the maintained list's boards alone
     monkeypatch.setenv("MENDEL_HTML_BOARDS", mirror.base_url + CMS_LIST_PATH)
     monkeypatch.delenv("MENDEL_SOURCES", raising=False)
     resource = MendelResource(home=str(tmp_path), profile="demo", mirror_url=mirror.base_url, database_url=fresh_db)

@@ -1,5 +1,5 @@
 """The board crawl's record step confirms unchanged notices in batches: what it writes equals the one-transaction-a-
-notice way (crawlers.board_pipelines, mendel.crawl.crawlstate.confirm_unchanged)."""
+notice way (crawlers.pipelines.threaded_record, mendel.crawl.crawlstate.confirm_unchanged)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from types import SimpleNamespace
 
 import psycopg
 import pytest
+from scrapy.settings import Settings
 
-from crawlers.board_pipelines import ThreadedDocumentRecordPipeline
+from crawlers.database_outage import crawl_outage
 from crawlers.items import FetchedDocument
+from crawlers.pipelines.threaded_record import ThreadedDocumentRecordPipeline
 from mendel.crawl import crawlstate
 
 
@@ -49,15 +51,16 @@ def crawl(
 ) -> list[str]:
     """The record step over ``items``; ``fast``: with its batches (of ``batch`` unchanged and of ``batch`` new
     documents), else one transaction a document."""
-    step = ThreadedDocumentRecordPipeline(database_url, run_id, raw_store)
-    step.confirm_batch = step.new_batch = batch
-    spider = SimpleNamespace(
-        source="boards" if fast else None,
-        spool=spool,
-        outage=None,
-        database_down=lambda exc: setattr(spider, "outage", str(exc)),
+    spider = SimpleNamespace(source="boards" if fast else None)
+    crawler = SimpleNamespace(
+        spider=spider,
+        settings=Settings({"MENDEL_RUN_ID": run_id}),
+        stats=SimpleNamespace(set_value=lambda *a, **k: None, inc_value=lambda *a, **k: None),
+        engine=None,
     )
-    step.crawler = SimpleNamespace(spider=spider)
+    step = ThreadedDocumentRecordPipeline(database_url, run_id, raw_store, crawler=crawler)
+    step.confirm_batch = step.new_batch = batch
+    crawl_outage(crawler)._spool = spool  # the run's spool, where writes go when the database is gone
     step.open_spider(spider)
     try:
         return [step.store_and_record(item, spider).outcome for item in items]

@@ -9,7 +9,8 @@ import urllib.parse
 from collections import Counter
 
 from mendel.core.config import SAMPLE_CORPUS
-from mendel.crawl.boards.register import Board, boards_from_bindings, nkod_query
+from mendel.crawl.boards.board import Board
+from mendel.crawl.boards.catalogue import boards_from_bindings, nkod_query
 from mendel.registers import municipalities
 from mirror.nkod import NkodSite
 from serving.ranking.filters import SearchFilters
@@ -182,7 +183,7 @@ def test_the_demo_register_s_boards_placed_by_municipality_region_or_public_body
     and the ministry's boards are linked to their bodies (mendel.registers.public_bodies) and 9 stay unplaced, each with its
     reason."""
     from mendel.core.config import HTML_BOARDS_FILE
-    from mendel.crawl.boards.register import load_html_boards
+    from mendel.crawl.boards.maintained_list import load_html_boards
     from mendel.registers import public_bodies
 
     boards, placed = municipalities.place_boards(_catalogue_boards() + load_html_boards(str(HTML_BOARDS_FILE)))

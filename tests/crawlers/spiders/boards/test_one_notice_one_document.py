@@ -10,7 +10,9 @@ import psycopg
 
 from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS
 from mendel.core.rawstore import RawStore
-from mendel.crawl.boards.register import Board, load_html_boards, write_boards_file
+from mendel.crawl.boards.board import Board
+from mendel.crawl.boards.maintained_list import load_html_boards
+from mendel.crawl.boards.register import write_boards_file
 from mirror.server import MirrorThread
 from tests.support.crawl import crawl_runner, only
 

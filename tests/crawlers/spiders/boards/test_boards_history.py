@@ -10,7 +10,8 @@ import json
 import psycopg
 
 from mendel.core.config import KADAN_FEED_URL, SAMPLE_CORPUS
-from mendel.crawl.boards.register import Board, write_boards_file
+from mendel.crawl.boards.board import Board
+from mendel.crawl.boards.register import write_boards_file
 from mirror.municipal import KADAN_SNAPSHOTS, SNAPSHOT_ENV, STATE_ENV, advance_kadan_snapshot, kadan_snapshot
 from tests.support.crawl import crawl_runner, only
 

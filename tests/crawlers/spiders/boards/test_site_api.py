@@ -10,7 +10,8 @@ import re
 import psycopg
 
 from mendel.core.config import HTML_BOARDS_FILE, SAMPLE_CORPUS
-from mendel.crawl.boards.register import load_html_boards, write_boards_file
+from mendel.crawl.boards.maintained_list import load_html_boards
+from mendel.crawl.boards.register import write_boards_file
 from mirror.server import MirrorThread
 from tests.support.crawl import crawl_runner, logged, only
 

@@ -4,27 +4,15 @@ JavaScript board what Chromium fetches itself (the page and the notices its scri
 
 from __future__ import annotations
 
-from mendel.core.config import SAMPLE_CORPUS, Settings
-from mendel.crawl.boards.register import load_registry, write_boards_file
-from mirror.municipal import JS_BOARD_API, JS_BOARD_PATH, observe_robots_txt
-from mirror.scale import HTML_LIST_PATH
+from mendel.core.config import SAMPLE_CORPUS
+from mendel.crawl.boards.register import write_boards_file
+from mirror.municipal import JS_BOARD_API, JS_BOARD_PATH
 from mirror.server import MirrorThread
-from tests.support.crawl import crawl_runner
+from tests.support.board_crawl import scaled_crawl
 
 DELAY = 0.3
 CLOCK_TOLERANCE = 0.05  # a request's arrival is stamped when the mirror's thread reads it, not on the wire
 ATTACHMENTS = 3
-
-
-def scaled_crawl(mirror, monkeypatch, tmp_path, database_url):
-    """A crawl runner against a scale-mode mirror (its board hosts' requests observed), the register it serves and
-    the mirror's generated board of each host."""
-    observe_robots_txt(mirror.server)
-    run = crawl_runner(monkeypatch, tmp_path, database_url, mirror.base_url)
-    register = load_registry(
-        Settings(profile="demo", mirror_url=mirror.base_url, html_boards=mirror.base_url + HTML_LIST_PATH)
-    )
-    return run, register, {b.host: b for b in mirror.server.scale.boards}
 
 
 def test_every_request_to_a_board_host_waits_its_turn(tmp_path, fresh_db, monkeypatch):
