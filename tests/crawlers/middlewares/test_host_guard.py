@@ -8,7 +8,7 @@ import pytest
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 
-from crawlers.middlewares import HostGuardMiddleware, configured_hosts, is_public_address
+from crawlers.middlewares.host_guard import HostGuardMiddleware, configured_hosts, is_public_address
 
 PUBLIC = {"www.e-sbirka.cz": ("185.5.1.10",), "evil.example": ("93.184.216.34",), "rebind.e-sbirka.cz": ("10.0.0.5",)}
 
