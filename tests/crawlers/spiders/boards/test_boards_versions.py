@@ -1,6 +1,6 @@
 """Across runs, a notice's versions come from the listing that owns it, never from every board that shows it.
 
-Kadaň's notices are in its OFN feed and on HTML boards. The rule (``crawlers/spiders/boards.py``): a notice
+Kadaň's notices are in its OFN feed and on HTML boards. The rule (``crawlers/spiders/boards/base.py``): a notice
 document belongs to the listing that stored it (``documents.listing`` while the document is active); an OFN feed
 takes a notice over from an HTML board; an HTML row of a notice that another listing owns only confirms it —
 whether or not that listing is read in the same run. Only when the owner, read in full, no longer lists the notice
