@@ -1,6 +1,5 @@
-"""Writes done off the reactor thread: one worker thread with a connection of its own, in the order they were
-handed over, all waited for when the crawl closes. Measured on the board crawl: a write on the reactor thread holds
-up every download meanwhile."""
+"""Writes done off the reactor thread (where a write holds up every download meanwhile): one worker thread with a
+connection of its own, in the order they were handed over, all waited for when the crawl closes."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
-"""The demo profile's crawl: every site is the local mirror, and the mirror's made-up board hosts resolve to it.
-
-Loaded only outside production (``crawlers.run`` applies :data:`SETTINGS`); nothing in a production crawl refers to
-it. Each mirror board has a host name of its own (``{name}.mirror.test``; RFC 2606 reserves ``.test``), so Scrapy's
-per-domain politeness (download slots, delays, robots.txt) treats every board as the separate site a real
-municipality's board is:
-
-- Scrapy resolves those names to the mirror (:class:`MirrorHostsResolver`, ``TWISTED_DNS_RESOLVER``) and Chromium
-  gets the same mapping (``MENDEL_CHROMIUM_ARGS``); every other name is resolved as usual;
-- :class:`MirrorRewriter` (``MENDEL_URL_REWRITER``) says where a URL a site published is fetched: a mirror host keeps
-  its name and takes the mirror's port — so the URL a board publishes, and the document id made from it, do not
-  depend on the port a mirror happens to run on —; any other absolute URL is re-rooted onto the mirror's origin.
-
-The mirror's own origin stands in for every real host the boards name, so it is not paced as one host: its requests
-share one download slot without the per-host delay — unless ``MENDEL_BOARD_PACE_PUBLISHED_HOSTS`` is set (the
-crawl-scale benchmark): then each re-rooted request is paced as the host that published its URL, as in production.
-"""
+"""The demo profile's crawl: every site is the local mirror, and the mirror's made-up board hosts
+(``{name}.mirror.test``, each board a site of its own for per-host politeness) resolve to it. Loaded only outside
+production: ``crawlers.run`` applies :func:`settings`; nothing in a production crawl refers to this module."""
 
 from __future__ import annotations
 
@@ -38,6 +24,8 @@ def is_mirror_host(host: str | None) -> bool:
 
 
 class MirrorHostsResolver(CachingThreadedResolver):
+    """Scrapy's resolver, the mirror's board hosts answered with the mirror's address (``TWISTED_DNS_RESOLVER``)."""
+
     def getHostByName(self, name: str, timeout=()):
         if is_mirror_host(name):
             return defer.succeed(MIRROR_ADDRESS)
@@ -57,7 +45,11 @@ def fetch_url(url: str, origin: str | None) -> str:
 
 
 class MirrorRewriter:
-    """Published URL → the mirror, and how a request to the mirror's origin is paced."""
+    """Where a URL a site published is fetched (``MENDEL_URL_REWRITER``): a mirror host keeps its name and takes the
+    mirror's port — so a board's URLs, and the document ids made from them, do not depend on the port —; any other
+    absolute URL is re-rooted onto the mirror's origin. The origin stands in for every real host the boards name, so
+    its requests share one unpaced slot — unless ``MENDEL_BOARD_PACE_PUBLISHED_HOSTS`` is set (the crawl-scale
+    benchmark): then each is paced as the host that published its URL, as in production."""
 
     def __init__(self, origin: str, pace_published_hosts: bool = False):
         self.origin = origin.rstrip("/")

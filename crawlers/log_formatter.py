@@ -1,6 +1,6 @@
 """Scrapy's log formatter without its DEBUG line per response ("Crawled") and per item ("Scraped from") when the
-crawl logs above DEBUG: Scrapy builds their log records before the handler drops them, ~60,000 at the board
-benchmark's scale, seconds of the reactor thread for nothing shown."""
+crawl logs above DEBUG: Scrapy builds their log records before the handler drops them, a cost on the reactor thread
+for every response and item at the board crawl's scale, for nothing shown."""
 
 from __future__ import annotations
 

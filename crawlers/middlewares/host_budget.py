@@ -1,18 +1,5 @@
-"""The board crawl's request budget per host and run (spider middleware): no host gets more than ``host_budget``
-requests in one run (the spider's argument; None = no budget), counted by the host that published the URL.
-
-A host's robots.txt and every listing on it (feed, board page — a rendered one counts its page and its data —,
-article index) are counted first and always go: the spider announces them before anything else
-(:class:`crawlers.items.ListingBudget`). Attachments take what is left, each once in a run and at most
-``max_attachments`` per board read; one over the budget is not requested but **deferred**
-(:class:`crawlers.items.DeferredAttachment`: logged with its reason, asked for first by the next run). A URL held
-back or not due costs no request and is never deferred.
-
-Requests say how they count in their meta: ``mendel_budget`` is ``attachment`` (with ``mendel_board``, the listing
-that names it), ``carried`` (an attachment an earlier run deferred), ``listing`` (counted, never deferred: an
-article's asset list) or ``file`` (counted unless not due, never deferred: an article's PDF); ``mendel_published`` is
-the URL whose host is counted. Requests without it (the announced listings) pass as they are.
-"""
+"""The board crawl's request budget per host and run (spider middleware): listings always go, attachments take what
+is left, and one over the budget is deferred to the next run, which asks for it first."""
 
 from __future__ import annotations
 
@@ -26,6 +13,19 @@ from mendel.crawl.crawlstate import DEFERRED
 
 
 class HostBudgetMiddleware:
+    """No host gets more than the spider's ``host_budget`` requests in one run, counted by the host that published
+    the URL. A host's robots.txt and its listings (feed, board page — a rendered one counts its page and its data —,
+    article index) are counted first: the spider announces them before anything else
+    (:class:`crawlers.items.ListingBudget`). Attachments take what is left, each once in a run and at most
+    ``max_attachments`` per board read; one over the budget becomes a :class:`crawlers.items.DeferredAttachment`. A
+    URL held back or not due costs no request and is never deferred.
+
+    Requests say how they count in their meta: ``mendel_budget`` is ``attachment`` (with ``mendel_board``, the
+    listing that names it), ``carried`` (an attachment an earlier run deferred), ``listing`` (counted, never
+    deferred) or ``file`` (counted unless not due, never deferred); ``mendel_published`` is the URL whose host is
+    counted. Requests without it (the announced listings) pass as they are.
+    """
+
     def __init__(self, crawler):
         self.crawler = crawler
         self.host_requests: Counter = Counter()  # published host → requests counted in this run

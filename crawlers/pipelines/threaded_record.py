@@ -1,32 +1,6 @@
-"""The board crawl's content check, raw store and document records, done on worker threads.
-
-A board crawl stores tens of thousands of small notices and gigabytes of attachments; hashing, writing and
-recording each (one PostgreSQL transaction) on the reactor thread would stop every download meanwhile.
-:class:`ThreadedDocumentRecordPipeline` does the steps of every other crawl — content check, hash, raw store,
-document record (crawlers/pipelines) — as one step on a few worker threads (hashing and file writes release the GIL:
-the second core works too), each thread with its own connection, and hashes a body once (the raw store's digest is
-the item's). The board crawl declares it instead of those four (``BoardsSpider.custom_settings``); what is stored
-and recorded is the same. A rejected body becomes its quarantine outcome, logged by the crawl log step. It also
-counts the notices stored (new or changed) in the crawl's stats (``mendel/boards/notices_stored``).
-
-Most of a nightly board crawl is notices that have not changed (a feed lists every notice each night). An item
-whose bytes are its document's current version and whose fields are the stored ones
-(:func:`mendel.crawl.crawlstate.is_unchanged`, against the source's documents read once when the crawl opens) is
-confirmed in batches (:func:`mendel.crawl.crawlstate.confirm_unchanged`: the same crawl_log row, ``last_seen`` and
-quarantine resolution, one transaction per ``confirm_batch`` items, the rest when the spider closes) instead of one
-transaction each; its blob is already in the raw store.
-
-Most of a first board crawl is documents not stored yet (the sample corpus: ~6,500 notices of the Hranice, Zlín and
-MVČR feeds). A document whose id no document has (:func:`mendel.crawl.known.known_doc_ids`, read when the crawl
-opens) goes into the raw store as ever and is recorded in batches too (:func:`mendel.crawl.crawlstate.record_new_documents`:
-the document, its version, its ``stored`` crawl_log row and quarantine resolution, one transaction per ``new_batch``
-documents, the rest when the spider closes); the item leaves the step as ``stored``. A second item of a document
-still waiting in a batch has the batch written first, then takes the one-transaction way, so the versions come in
-the order the items came. A batch the database refuses (not an outage) is written one document at a time; a
-document that still fails is quarantined with the database's error (crawl_log and ``quarantine``, stage ``crawl``)
-and the error is logged — the others of its batch are stored. In an outage the batch's records go to the spool,
-as the one-transaction way's do.
-"""
+"""The board crawl's content check, hash, raw store and document record as one step on worker threads, with unchanged
+and new documents recorded in batches: the board crawl declares it in place of the four steps every other crawl
+runs (``crawlers/settings.py``); what is stored and recorded is the same."""
 
 from __future__ import annotations
 
@@ -59,6 +33,23 @@ def _first_line(exc: Exception) -> str:
 
 
 class ThreadedDocumentRecordPipeline(DocumentRecordPipeline):
+    """Hashing, writing and recording each notice on the reactor thread would stop every download meanwhile: here
+    a few worker threads (hashing and file writes release the GIL) each hold a connection of their own, and a body
+    is hashed once (the raw store's digest is the item's). A rejected body becomes its quarantine outcome, logged by
+    the crawl log step; the notices stored (new or changed) are counted (``mendel/boards/notices_stored``).
+
+    - An item whose bytes are its document's current version and whose fields are the stored ones
+      (:func:`mendel.crawl.known.is_unchanged`, against the source's documents read when the crawl opens) is
+      confirmed in batches (:func:`mendel.crawl.crawlstate.confirm_unchanged`: the same crawl_log row, ``last_seen``
+      and quarantine resolution, one transaction per ``confirm_batch`` items, the rest when the spider closes).
+    - A document whose id no document has (:func:`mendel.crawl.known.known_doc_ids`) goes into the raw store and
+      is recorded in batches too (:func:`mendel.crawl.crawlstate.record_new_documents`, ``new_batch`` a
+      transaction); the item leaves the step as ``stored``. A second item of a document still waiting in a batch
+      has the batch written first, so the versions come in the order the items came.
+    - A batch the database refuses (not an outage) is written one document at a time; a document that still fails
+      is quarantined with the database's error and the others are stored. In an outage the records go to the spool.
+    """
+
     workers = 3
     confirm_batch = 500
     new_batch = 500

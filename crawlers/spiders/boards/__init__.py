@@ -1,16 +1,8 @@
-"""The board crawl: every notice board of the register, each treated as its own site, in one crawl — a notice is
-one document, owned by the board that lists it. One module per kind of board over a shared base
-(:mod:`~crawlers.spiders.boards.base`): catalogue feeds and exports (:mod:`~crawlers.spiders.boards.catalogue`),
-HTML boards by their CMS's rules (:mod:`~crawlers.spiders.boards.html`), JavaScript boards
-(:mod:`~crawlers.spiders.boards.javascript`) and site APIs (:mod:`~crawlers.spiders.boards.site_api`).
-
-Politeness per board host: one request at a time, ``MENDEL_BOARD_DOWNLOAD_DELAY`` seconds apart (default 1: one
-request a second per domain) — counted from the previous request's start *and* its answer, for every request to the
-host: robots.txt, feeds, attachments, and what Chromium fetches for a rendered board (:mod:`crawlers.host_pacing`;
-Chromium skips images, fonts and style sheets) —, no random jitter, AutoThrottle on top, robots.txt obeyed (project
-settings), the ready host with the longest queue first in the scheduler (:mod:`crawlers.host_queue`), and a budget
-of requests per host and run (:mod:`crawlers.middlewares.host_budget`, ``MENDEL_BOARD_HOST_BUDGET``).
-"""
+"""The board crawl: every notice board of the register, each treated as its own site, in one crawl — one module per
+kind of board over a shared base (:mod:`~crawlers.spiders.boards.base`): catalogue feeds and exports, HTML boards by
+their CMS's rules, JavaScript boards, site APIs. Politeness per board host: one request at a time, a delay apart
+(``MENDEL_BOARD_DOWNLOAD_DELAY``, :mod:`crawlers.host_pacing`), robots.txt obeyed, and a budget of requests per host
+and run (:mod:`crawlers.middlewares.host_budget`)."""
 
 from __future__ import annotations
 

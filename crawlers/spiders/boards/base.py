@@ -1,24 +1,5 @@
-"""What every kind of board shares in the board crawl: the boards of the run, where a URL a site published is
-fetched, one notice one document (who owns a notice), and a notice's attachments.
-
-- **One notice, one document**: a notice document belongs to the listing that stored it (``documents.listing``,
-  while active). A feed takes a notice over from an HTML board; an HTML row of a notice another listing owns only
-  confirms it, in this run or any later one, so a board never adds a version to a feed's notice. A board owns a
-  notice only once its owner, read in full, no longer lists it (withdrawn); then a change the board shows is new.
-- **Attachments**: every attachment (``dokument[].url``) of a notice is requested as a document of its own, linked
-  to its notice (:class:`crawlers.items.NoticeLinks`: all of a notice's attachments in order, written once per read,
-  whether or not each could be fetched). Attachments are conditional requests; each passes the host's budget
-  (:mod:`crawlers.middlewares.host_budget`), and the attachments earlier runs deferred are asked for first.
-
-Spider arguments: ``boards_file`` — a JSON list of boards (:func:`mendel.crawl.boards.register.write_boards_file`;
-without it the boards the register table names), ``max_attachments`` — at most this many attachments fetched per
-board (the rest stay listed and linked, unfetched and not deferred; default all), ``host_budget`` — requests per
-host and run, ``revalidate_days`` — an attachment (or an article's PDF) that answered with its document within this
-many days is not asked for again (logged ``unchanged`` without a status, the reason saying when it answered).
-
-Where a URL is fetched: as published, unless the profile names a rewriter (``MENDEL_URL_REWRITER``: the demo's
-mirror, :mod:`crawlers.demo`), which also says how a rewritten request is paced.
-"""
+"""What every kind of board shares in the board crawl: its boards and arguments, where a URL a site published is
+fetched, who owns a notice (one notice, one document), and a notice's attachments."""
 
 from __future__ import annotations
 
@@ -40,6 +21,24 @@ def _number(value) -> int | None:
 
 
 class BoardCrawl(MendelSpider):
+    """The board crawl's shared part.
+
+    - **One notice, one document**: a notice document belongs to the listing that stored it (``documents.listing``,
+      while active). A feed takes a notice over from an HTML board; an HTML row of a notice another listing owns
+      only confirms it, in this run or any later one. A board owns a notice only once its owner, read in full, no
+      longer lists it (withdrawn); then a change the board shows is new.
+    - **Attachments**: every attachment (``dokument[].url``) of a notice is requested as a document of its own,
+      linked to its notice (:class:`crawlers.items.NoticeLinks`: all of a notice's attachments in order, whether or
+      not each could be fetched); each passes the host's budget (:mod:`crawlers.middlewares.host_budget`), and the
+      attachments earlier runs deferred are asked for first.
+
+    Arguments: ``boards_file`` (a JSON list of boards, :func:`mendel.crawl.boards.register.write_boards_file`;
+    without it the boards the register table names), ``max_attachments`` (per board read; the rest stay listed and
+    linked, unfetched and not deferred), ``host_budget`` (requests per host and run), ``revalidate_days`` (a
+    document that answered within it is not asked for again: logged unchanged, the reason saying when). A URL is
+    fetched as published unless the profile names a rewriter (``MENDEL_URL_REWRITER``: the demo's mirror).
+    """
+
     source = BOARD_SOURCE
 
     def __init__(
