@@ -3,7 +3,7 @@ each version had, and how far its change feed was taken in (mendel.law.act_versi
 
 from __future__ import annotations
 
-from crawlers.extensions.known_state import KnownStateLoader
+from crawlers.extensions.state_loader import KnownStateLoader
 from mendel.law import act_versions
 
 

@@ -4,7 +4,7 @@ spider that revalidates only after a while (``revalidate_after``), when each doc
 
 from __future__ import annotations
 
-from crawlers.extensions.known_state import KnownStateLoader
+from crawlers.extensions.state_loader import KnownStateLoader
 from mendel.crawl import known as crawl_known
 
 

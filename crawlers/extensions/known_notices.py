@@ -5,7 +5,7 @@ only after a while — what each listing held when last read and the URLs whose 
 
 from __future__ import annotations
 
-from crawlers.extensions.known_state import KnownStateLoader
+from crawlers.extensions.state_loader import KnownStateLoader
 from mendel.crawl import known as crawl_known
 from mendel.crawl.boards.notice_links import deferred_attachment_links
 from mendel.crawl.boards.register import registered_boards
