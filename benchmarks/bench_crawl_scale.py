@@ -33,10 +33,12 @@ sys.path.insert(0, str(ROOT))
 
 import psycopg  # noqa: E402
 
+from assets.boards.register_read import read_register  # noqa: E402
 from mendel.core import db  # noqa: E402
 from mendel.core.config import SAMPLE_CORPUS, Settings  # noqa: E402
 from mendel.core.sources import SOURCES  # noqa: E402
-from mendel.crawl.boards.register import Board, load_registry, write_boards_file  # noqa: E402
+from mendel.crawl.boards.board import Board  # noqa: E402
+from mendel.crawl.boards.register import write_boards_file  # noqa: E402
 from mirror.municipal import MVCR_API, observe_robots_txt, served_boards  # noqa: E402
 from mirror.scale import HTML_LIST_PATH  # noqa: E402
 from mirror.server import MirrorThread  # noqa: E402
@@ -184,7 +186,7 @@ def main() -> int:
                 profile="demo", mirror_url=mirror.base_url, html_boards=mirror.base_url + HTML_LIST_PATH
             )
             started = time.perf_counter()
-            generated = load_registry(settings)
+            generated = read_register(settings)  # the register crawl, as the register step reads it
             registry_s = time.perf_counter() - started
             boards = real + generated  # the real feeds first: their one API host is the crawl's longest queue
             boards_file = write_boards_file(boards, work / "boards.json")

@@ -58,3 +58,11 @@ def crawler_pacer(crawler, delay: float) -> HostPacer:
         pacer = HostPacer(delay)
         crawler._mendel_host_pacer = pacer
     return pacer
+
+
+# Request meta the download handlers read: a request not paced per host (UNPACED: the download slot UNPACED_SLOT, no
+# delay; a profile that stands one origin in for many hosts sends such requests), or paced as another host than its
+# URL's (PACE_HOST: the host that published the URL).
+UNPACED = "mendel_unpaced"
+PACE_HOST = "mendel_pace_host"
+UNPACED_SLOT = "unpaced"

@@ -1,4 +1,5 @@
-"""What a spider hands to the pipelines: one fetched document body with its provenance."""
+"""What spiders hand to the item pipelines: fetched documents, the outcomes of URLs that stored none, and the other
+facts a crawl records (notice links, deferred attachments, act versions, the register's pages)."""
 
 from __future__ import annotations
 
@@ -26,3 +27,109 @@ class FetchedDocument:
     sha256: str | None = None
     raw_path: str | None = None
     outcome: str | None = None  # stored | unchanged
+
+
+@dataclass
+class CrawlOutcome:
+    """A discovered URL that ends without a document to store: unchanged (a 304, not due), quarantined with its
+    reason, or disallowed (mendel.crawl.crawlstate.log_outcome)."""
+
+    source: str
+    url: str
+    outcome: str
+    status: int | None = None
+    reason: str | None = None
+    etag: str | None = None
+    last_modified: str | None = None
+    sha256: str | None = None
+
+    def fields(self) -> dict:
+        """What :func:`mendel.crawl.crawlstate.log_outcome` takes, the source aside."""
+        return dict(
+            url=self.url,
+            outcome=self.outcome,
+            status=self.status,
+            reason=self.reason,
+            etag=self.etag,
+            last_modified=self.last_modified,
+            sha256=self.sha256,
+        )
+
+
+@dataclass
+class ListingAnswered:
+    """A listing URL whose last try failed answered again: its open crawl quarantine is resolved."""
+
+    source: str
+    url: str
+
+
+@dataclass
+class ListingBudget:
+    """Requests a crawl will send for a listing (its board page, feed, index) to the host that published ``url``:
+    counted against the host's budget before any attachment (crawlers.middlewares.host_budget)."""
+
+    url: str
+    requests: int = 1
+
+
+@dataclass
+class DeferredAttachment:
+    """An attachment over its host's budget: not requested in this run, asked for first by the next one."""
+
+    source: str
+    url: str
+    reason: str
+
+
+@dataclass
+class NoticeLinks:
+    """The notices a board lists in one read, each with its attachments in order: (notice doc_id, [(attachment
+    doc_id, name), …])."""
+
+    listing: str
+    links: list = field(default_factory=list)
+
+
+@dataclass
+class ActHistory:
+    """An act's version history as e-Sbírka gives it (mendel.law.act_versions.apply_history)."""
+
+    doc_id: str
+    history: dict
+
+
+@dataclass
+class ActVersion:
+    """One act version assembled from its fragment pages (mendel.law.act_versions.record_version)."""
+
+    source: str
+    doc_id: str
+    url: str  # its first fragments page
+    record: dict
+    page_etags: dict
+    published: str | None = None
+
+
+@dataclass
+class ActVersionUnchanged:
+    """Every fragments page of a version answered 304: the stored version is confirmed."""
+
+    url: str  # its first fragments page
+
+
+@dataclass
+class CataloguePage:
+    """One page of the catalogue's answer to the register query (SPARQL result rows); ``last``: no page follows."""
+
+    offset: int
+    rows: list
+    last: bool
+
+
+@dataclass
+class BoardList:
+    """The maintained list of boards as fetched from the URL that names it."""
+
+    location: str
+    text: str

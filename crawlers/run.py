@@ -30,6 +30,7 @@ from twisted.internet.defer import DeferredList, inlineCallbacks
 from twisted.internet.task import deferLater
 
 from crawlers import settings as crawler_settings
+from crawlers.database_outage import crawl_outage
 from mendel.core.config import Settings, get_settings
 from mendel.core.sources import SOURCES
 from mendel.crawl import crawlstate
@@ -65,14 +66,10 @@ def scrapy_settings(settings: Settings, run_id: str, database_url: str) -> Scrap
     scrapy.set("MENDEL_RUN_ID", run_id)
     scrapy.set("MENDEL_CRAWL_SPOOL", str(spool_dir))
     scrapy.set("MENDEL_HOST_GUARD", settings.profile == "production")
-    if settings.profile != "production":
-        # The mirror answers instantly; politeness (robots.txt, concurrency caps) stays on, throttling waits are
-        # pointless locally: AutoThrottle never lowers its delay on non-200 answers (304, 404), so a re-run that
-        # is mostly 304s would crawl the mirror at a few requests a second.
-        scrapy.set("AUTOTHROTTLE_START_DELAY", 0.0)
-        scrapy.set("AUTOTHROTTLE_ENABLED", False)
-        # Notice boards on the mirror have host names of their own (crawlers.mirror_hosts).
-        scrapy.set("TWISTED_DNS_RESOLVER", "crawlers.mirror_hosts.MirrorHostsResolver")
+    if settings.profile != "production":  # every site is the local mirror (crawlers.demo, loaded only here)
+        from crawlers import demo
+
+        scrapy.setdict(demo.settings(settings.rebase_origin()), priority="project")
     return scrapy
 
 
@@ -173,12 +170,13 @@ def run_spiders(names: list[str], run_id: str, database_url: str) -> Crawls:
         if name not in durations and name not in crawls.failed:  # stopped (SIGINT) before its crawl ended
             crawls.failed[name] = "the crawl was stopped before it finished"
     for name, crawler in crawlers.items():
-        if name in durations and crawler.spider.outage:
-            spider = crawler.spider
+        outage = crawl_outage(crawler)
+        if name in durations and outage.reason:
+            spool = outage.spool
             crawls.failed[name] = (
-                f"{name}: database outage ({spider.outage}); the crawl stopped after "
-                f"{spider.discovered} URLs, {spider.spool.entries} writes kept in "
-                f"{spider.spool.path} for the next crawl"
+                f"{name}: database outage ({outage.reason}); the crawl stopped after "
+                f"{crawler.spider.discovered} URLs, {spool.entries if spool else 0} writes kept in "
+                f"{spool.path if spool else 'no spool'} for the next crawl"
             )
             crawls.outages.append(crawls.failed[name])
     if crawls.outages:  # the database is gone: no counts to read, the spools wait for the next crawl

@@ -52,21 +52,65 @@ REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 
 # Production crawls stay on their sources' hosts and off private networks (crawlers.run turns it on).
 MENDEL_HOST_GUARD = False
+# A profile may fetch published URLs elsewhere (the demo's mirror: crawlers.demo) and add Chromium switches.
+MENDEL_URL_REWRITER = None
+MENDEL_CHROMIUM_ARGS = []
+
+# Every component of every crawl. The board crawl, the register crawl and e-Sbírka's differ as declared below (their
+# spiders' custom_settings take those dicts); nothing is replaced while a crawl runs.
+
+# What the crawl knew when it opened: validators, gone URLs, when documents last answered (crawlers/extensions).
+EXTENSIONS = {"crawlers.extensions.known_documents.KnownDocumentsExtension": 10}
 DOWNLOADER_MIDDLEWARES = {
-    "crawlers.middlewares.HostGuardMiddleware": 50,
+    "crawlers.middlewares.host_guard.HostGuardMiddleware": 50,
+    # Conditional requests from the validators each document answered with last time.
+    "crawlers.middlewares.conditional_request.ConditionalRequestMiddleware": 60,
     # Retries wait (exponential backoff, Retry-After) instead of hammering a failing server.
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
-    "crawlers.middlewares.BackoffRetryMiddleware": 550,
+    "crawlers.middlewares.backoff_retry.BackoffRetryMiddleware": 550,
 }
-# Every discovered URL ends in one logged outcome, even when a callback raises or a request has no errback.
-SPIDER_MIDDLEWARES = {"crawlers.middlewares.OutcomeGuardMiddleware": 50}
+SPIDER_MIDDLEWARES = {
+    # Every discovered URL ends in one logged outcome, even when a callback raises or a request has no errback.
+    "crawlers.middlewares.outcome_guard.OutcomeGuardMiddleware": 50,
+    # Document requests counted as discovered; held-back and not-due ones logged, never sent.
+    "crawlers.middlewares.document_due.DocumentDueMiddleware": 60,
+}
 # A redirect that lands on an already fetched URL would otherwise vanish in the duplicate filter.
-DUPEFILTER_CLASS = "crawlers.middlewares.LoggingDupeFilter"
+DUPEFILTER_CLASS = "crawlers.dupefilter.LoggingDupeFilter"
 
-# Small numbered steps, each testable on its own.
+# Small numbered steps, each testable on its own; each passes on the items it does not handle.
 ITEM_PIPELINES = {
-    "crawlers.pipelines.ContentCheckPipeline": 50,
-    "crawlers.pipelines.ContentHashPipeline": 100,
-    "crawlers.pipelines.RawStorePipeline": 200,
-    "crawlers.pipelines.DocumentRecordPipeline": 300,
+    "crawlers.pipelines.content_check.ContentCheckPipeline": 50,
+    "crawlers.pipelines.content_hash.ContentHashPipeline": 100,
+    "crawlers.pipelines.raw_store.RawStorePipeline": 200,
+    "crawlers.pipelines.document_record.DocumentRecordPipeline": 300,
+    "crawlers.pipelines.crawl_log.CrawlLogPipeline": 400,
+    "crawlers.pipelines.run_record.RunRecordPipeline": 900,
 }
+
+# e-Sbírka (EsbirkaSpider.custom_settings): its act versions, and what it knew of them.
+ESBIRKA_EXTENSIONS = {**EXTENSIONS, "crawlers.extensions.known_act_versions.KnownActVersionsExtension": 20}
+ESBIRKA_ITEM_PIPELINES = {**ITEM_PIPELINES, "crawlers.pipelines.act_versions.ActVersionPipeline": 500}
+
+# The board crawl (BoardsSpider.custom_settings): the stored notices and deferred attachments known when it opens,
+# a budget per host, the content check, raw store and record on worker threads, notice links and deferred
+# attachments written off the reactor thread, and Chromium for JavaScript boards only.
+BOARD_EXTENSIONS = {**EXTENSIONS, "crawlers.extensions.known_notices.KnownNoticesExtension": 20}
+BOARD_SPIDER_MIDDLEWARES = {**SPIDER_MIDDLEWARES, "crawlers.middlewares.host_budget.HostBudgetMiddleware": 70}
+BOARD_ITEM_PIPELINES = {
+    "crawlers.pipelines.threaded_record.ThreadedDocumentRecordPipeline": 300,
+    "crawlers.pipelines.crawl_log.CrawlLogPipeline": 400,
+    "crawlers.pipelines.notice_links.NoticeLinksPipeline": 500,
+    "crawlers.pipelines.deferred_attachments.DeferredAttachmentPipeline": 600,
+    "crawlers.pipelines.run_record.RunRecordPipeline": 900,
+}
+BOARD_DOWNLOAD_HANDLERS = {
+    "http": "crawlers.handlers.browser.BoundedPlaywrightDownloadHandler",
+    "https": "crawlers.handlers.browser.BoundedPlaywrightDownloadHandler",
+}
+BOARD_LOG_FORMATTER = "crawlers.log_formatter.QuietLogFormatter"
+BOARD_SCHEDULER_PRIORITY_QUEUE = "crawlers.host_queue.LongestReadyHostPriorityQueue"
+
+# The register crawl (CatalogueSpider.custom_settings): nothing known beforehand, its pages exported as JSON lines.
+CATALOGUE_EXTENSIONS = {}
+CATALOGUE_ITEM_PIPELINES = {}

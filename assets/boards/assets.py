@@ -17,12 +17,14 @@ from dagster import (
     asset,
 )
 
+from assets.boards import register_read
 from assets.crawl.assets import run_crawl
-from mendel.crawl.boards import register
+from mendel.crawl.boards import placing, register
+from mendel.crawl.boards.board import BOARD_SOURCE
+from mendel.crawl.boards.cms_rules import cms_summary
 from orchestration.policies import NETWORK_RETRY, crawl_pool
 from orchestration.resources import MendelResource
 
-BOARD_SOURCE = register.BOARD_SOURCE  # the crawl source (MENDEL_SOURCES, crawl_log, the concurrency pool)
 MAX_BOARDS_PER_RUN = 100
 # A register read that would remove more than this share of the known boards (and more than a few) is refused: a
 # catalogue answering half empty must not withdraw half the country's notices.
@@ -52,13 +54,12 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
     if not settings.source_enabled(BOARD_SOURCE):
         context.log.info(f"{BOARD_SOURCE} is not in MENDEL_SOURCES; the register is not read")
         return MaterializeResult(metadata={"enabled": False, "boards": 0})
-    from mendel.registers.municipalities import place_boards
     from mendel.registers.public_bodies import place_summary
 
     # A register that cannot be read fails the step (RegistryError): nothing is added or removed from half a read.
-    boards, _ = place_boards(register.load_registry(settings))
+    read = register_read.read_register(settings)
     known = set(context.instance.get_dynamic_partitions(board_partitions.name))
-    keys = [b.key for b in boards]
+    keys = [b.key for b in read]
     gone = sorted(known - set(keys))
     if len(gone) > 5 and len(gone) > MAX_REMOVED_SHARE * len(known):
         raise Failure(
@@ -68,14 +69,14 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
         )
     # No processing lock: the register is the crawl's business, like the crawls in their subprocesses.
     with psycopg.connect(mendel.db_url(), autocommit=True) as conn:
-        boards = register.place_by_notices(conn, boards)  # the notices stored by earlier crawls name the body
+        # Placed once, here: the notices stored by the crawls so far name a public body's board.
+        boards, placed = placing.place_boards(conn, read)
         change = register.register_boards(conn, boards)
     new_partitions = [k for k in keys if k not in known]
     if new_partitions:
         context.instance.add_dynamic_partitions(board_partitions.name, new_partitions)
     for key in gone:
         context.instance.delete_dynamic_partition(board_partitions.name, key)
-    placed = sum(1 for b in boards if b.obec or b.kraj or b.body)
     if change.removed:
         context.log.info(
             f"{len(change.removed)} board(s) left the register: {change.removed[:10]}; "
@@ -91,7 +92,7 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
             # address); the unplaced by reason (mendel.registers.public_bodies)
             **place_summary(boards),
             # HTML boards by the CMS their site runs, and those whose CMS has no rule set (counted, never dropped).
-            **register.cms_summary(boards),
+            **cms_summary(boards),
             "added": len(change.added),
             "removed": len(change.removed),
             "withdrawn": len(change.withdrawn),
@@ -142,7 +143,7 @@ def board_documents(
     summary = {
         "boards": len(boards),
         **boards_by_kind(boards),
-        **register.cms_summary(boards),
+        **cms_summary(boards),
         "unknown_boards": len(unknown),
     }
     if not boards:

@@ -14,8 +14,9 @@ from dagster import (
 )
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
-from assets.boards.assets import BOARD_SOURCE, MAX_BOARDS_PER_RUN, board_documents, board_partitions
-from mendel.crawl.boards import register
+from assets.boards import register_read
+from assets.boards.assets import MAX_BOARDS_PER_RUN, board_documents, board_partitions
+from mendel.crawl.boards.board import BOARD_SOURCE
 from orchestration.automation import sensor_status
 from orchestration.policies import SOURCE_TAG
 from orchestration.resources import MendelResource
@@ -59,7 +60,7 @@ def new_boards_from_registry(context: SensorEvaluationContext, mendel: MendelRes
     settings = mendel.settings()
     if not settings.source_enabled(BOARD_SOURCE):
         return SkipReason(f"{BOARD_SOURCE} is not in MENDEL_SOURCES")
-    boards = register.load_registry(settings)  # RegistryError fails the tick: nothing is added from half a register
+    boards = register_read.read_register(settings)  # RegistryError fails the tick: nothing added from half a register
     known = set(context.instance.get_dynamic_partitions(board_partitions.name))
     new_keys = [b.key for b in boards if b.key not in known]
     gone = len(known - {b.key for b in boards})

@@ -32,7 +32,7 @@ from dagster._core.errors import DagsterPipesExecutionError
 from mendel.checks.quality.thresholds import load_thresholds
 from mendel.core.config import PROJECT_ROOT
 from mendel.core.sources import SOURCES, Backfill, Source
-from mendel.crawl import crawlstate
+from mendel.crawl import run_health
 from mendel.crawl.outage import database_reachable
 from orchestration.policies import NETWORK_RETRY
 from orchestration.resources import MendelResource
@@ -87,9 +87,9 @@ CRAWL_FAILURES_CHECK = "crawl_failures"
 def crawl_failures_result(conn, run_id: str, source: str) -> AssetCheckResult:
     """The crawl_failures check of one run: numbers to plot over runs, the commonest reasons as a table."""
     settings = load_thresholds()["crawl"]
-    summary = crawlstate.failure_summary(conn, run_id, source, top=settings["top_reasons"])
-    discovered, listing_failed = crawlstate.run_listing_counts(conn, run_id, source)
-    why = crawlstate.crawl_failed(summary, discovered, listing_failed, settings["max_failure_share"])
+    summary = run_health.failure_summary(conn, run_id, source, top=settings["top_reasons"])
+    discovered, listing_failed = run_health.run_listing_counts(conn, run_id, source)
+    why = run_health.crawl_failed(summary, discovered, listing_failed, settings["max_failure_share"])
     reasons = "\n".join(["| reason | URLs |", "|---|---:|"] + [f"| {r} | {n} |" for r, n in summary["top_reasons"]])
     return AssetCheckResult(
         check_name=CRAWL_FAILURES_CHECK,

@@ -1,23 +1,26 @@
-"""What every Mendel spider shares: conditional requests, one logged outcome per discovered URL, and the
-bookkeeping of complete listings (withdrawn documents).
+"""What every Mendel spider shares: the requests it makes, and the outcome each discovered URL ends in.
 
-Every URL a spider sets out to fetch is *discovered* (a document request, a notice read from a feed, or a listing
-that could not be read) and ends in exactly one outcome in ``crawl_log``: stored, unchanged, quarantined (with a
-reason) or disallowed. When the spider closes, ``crawl_runs`` gets its discovered count (the reconciliation is
-:func:`mendel.crawl.crawlstate.run_counts`) and the listings are synced: withdrawn documents a listing names again become
-active, and a listing read in full withdraws the documents it no longer names (:func:`mendel.crawl.crawlstate.sync_listing`).
+A spider yields items and requests only. Every URL it sets out to fetch is *discovered* (a document request, a
+notice read from a feed, or a listing that could not be read) and ends in exactly one outcome: a stored (or
+unchanged) document (:class:`crawlers.items.FetchedDocument`), or a :class:`crawlers.items.CrawlOutcome` —
+unchanged, quarantined with a reason, or disallowed — which the crawl log pipeline writes. The spider keeps the
+run's ledger: what it discovered (``discovered``), the complete listings it read and the documents each names, and
+the listings it could not read in full (``listings``, ``incomplete_listings``), which the run record pipeline syncs
+when the spider closes (withdrawn documents: :func:`mendel.crawl.crawlstate.sync_listing`).
+
+What the crawl knew when it opened (validators, gone URLs, when documents last answered) is in ``known``
+(:class:`crawlers.known_state.KnownState`, read by the crawl's extensions); conditional request headers and the
+held-back and not-due checks are the middlewares' (crawlers/middlewares).
 """
 
 from __future__ import annotations
 
 import inspect
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from urllib.parse import urlsplit, urlunsplit
 
-import psycopg
 import scrapy
-from scrapy import signals
 from scrapy.exceptions import (
     DownloadCancelledError,
     DownloadFailedError,
@@ -28,11 +31,11 @@ from scrapy.exceptions import (
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
-from crawlers.middlewares import OffLimits, configured_hosts
+from crawlers.items import CrawlOutcome
+from crawlers.known_state import KnownState
+from crawlers.middlewares.host_guard import OffLimits, configured_hosts
 from mendel.core.config import Settings
 from mendel.core.sources import SOURCES, DateWindow
-from mendel.crawl import crawlstate
-from mendel.crawl.outage import NOT_FETCHED, OutageSpool, describe, is_outage
 
 # Document responses the callbacks see themselves (5xx only once retries are spent).
 DOCUMENT_STATUSES = [304, 400, 401, 403, 404, 410, 500, 502, 503, 504]
@@ -107,87 +110,46 @@ class MendelSpider(scrapy.Spider):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.allowed_hosts: frozenset[str] = frozenset()
-        self.validators: dict[str, tuple[str | None, str | None]] = {}
-        self.gone: dict[str, crawlstate.Gone] = {}
-        # A spider that sets revalidate_after asks for a document it has again only once it is due (not_due).
+        self.known = KnownState()
+        # A spider that sets revalidate_after asks for a document it has again only once it is due (not due).
         self.revalidate_after: timedelta | None = None
-        self.confirmed: dict[str, datetime] = {}
-        self.discovered = 0
         self.listings: dict[str, set[str]] = {}  # complete listing → the doc ids it names in this run
         self.incomplete_listings: set[str] = set()
-        self.outage: str | None = None  # set when PostgreSQL went away: the crawl stops, writes go to the spool
-        self.spool: OutageSpool | None = None
+        self._discovered = 0  # before the spider has a crawler (its stats keep the count after)
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
         # The hosts this run was pointed at (every spider argument that is a URL); the host guard keeps to them.
         spider.allowed_hosts = configured_hosts(kwargs)
-        spool_dir = crawler.settings.get("MENDEL_CRAWL_SPOOL")
-        if spool_dir:
-            spider.spool = OutageSpool(spool_dir, spider.source, crawler.settings.get("MENDEL_RUN_ID"))
-        crawler.signals.connect(spider.finish_run, signal=signals.spider_closed)
         return spider
 
-    def _connect(self) -> psycopg.Connection:
-        return psycopg.connect(self.settings.get("MENDEL_DATABASE_URL"), autocommit=True)
+    @property
+    def discovered(self) -> int:
+        """URLs discovered in this run (documents requested or accounted for, listings that failed, notices read)."""
+        crawler = getattr(self, "crawler", None)
+        if crawler is None or crawler.stats is None:
+            return self._discovered
+        return int(crawler.stats.get_value("mendel/discovered", 0))
 
-    def load_validators(self) -> None:
-        with self._connect() as conn:
-            self.validators = crawlstate.known_validators(conn, self.source)
-            if self.settings.getbool("MENDEL_GONE_BACKOFF", True):
-                self.gone = crawlstate.known_gone(conn, self.source)
-            if self.revalidate_after:
-                self.confirmed = crawlstate.last_confirmed(conn, self.source)
+    @discovered.setter
+    def discovered(self, value: int) -> None:
+        crawler = getattr(self, "crawler", None)
+        if crawler is None or crawler.stats is None:
+            self._discovered = value
+        else:
+            crawler.stats.set_value("mendel/discovered", value)
 
-    def held_back(self, url: str) -> bool:
-        """A URL gone on its last tries whose backoff has not ended: logged without a request."""
-        gone = self.gone.get(url)
-        return gone is not None and datetime.now(timezone.utc) < gone.retry_after
+    # ---------------------------------------------------------------- requests
 
-    def not_due(self, url: str) -> bool:
-        """A document that answered within ``revalidate_after``: not asked for in this run."""
-        confirmed = self.confirmed.get(url)
-        return (
-            bool(self.revalidate_after)
-            and confirmed is not None
-            and datetime.now(timezone.utc) - confirmed < self.revalidate_after
-        )
-
-    def document_request(self, url: str, callback, **kwargs) -> scrapy.Request | None:
-        """A request for a document body: conditional on what we saw last time, and counted. None for a URL
-        that answered gone on its last tries and whose backoff has not ended (:func:`mendel.crawl.crawlstate.known_gone`):
-        it is logged quarantined again, without a request; None too for a document not due for another look
-        (:meth:`not_due`): logged unchanged, without a request."""
-        self.discovered += 1
-        if self.held_back(url):
-            self.crawler.stats.inc_value("mendel/held_back")
-            self.log_outcome(url, "quarantined", reason=self.gone[url].reason)
-            return None
-        if self.not_due(url):
-            # Logged unchanged with no status: accounted for, and when it is asked for next is in the reason.
-            self.crawler.stats.inc_value("mendel/not_due")
-            self.log_outcome(
-                url,
-                "unchanged",
-                reason=(
-                    f"not due: answered with this document {self.confirmed[url]:%Y-%m-%d %H:%M} UTC; asked again "
-                    f"{self.revalidate_after.days} days after"
-                ),
-            )
-            return None
-        headers = {}
-        etag, last_modified = self.validators.get(url, (None, None))
-        if etag:
-            headers["If-None-Match"] = etag
-        if last_modified:
-            headers["If-Modified-Since"] = last_modified
+    def document_request(self, url: str, callback, **kwargs) -> scrapy.Request:
+        """A request for a document body: counted as discovered, conditional on what we saw last time, and — for
+        a URL gone on its last tries whose backoff has not ended, or a document not due for another look — never
+        sent, logged instead (crawlers.middlewares.document_due, crawlers.middlewares.conditional_request)."""
         meta = kwargs.pop("meta", {})
         meta["handle_httpstatus_list"] = DOCUMENT_STATUSES
         meta["mendel_document"] = True
-        return scrapy.Request(
-            url, callback=callback, errback=self.on_error, headers=headers, meta=meta, dont_filter=True, **kwargs
-        )
+        return scrapy.Request(url, callback=callback, errback=self.on_error, meta=meta, dont_filter=True, **kwargs)
 
     def listing_request(self, url: str, callback, listing: str | None = None, **kwargs) -> scrapy.Request:
         """A request for a listing (feed, index, search page); ``listing`` names the complete listing it is part
@@ -213,100 +175,30 @@ class MendelSpider(scrapy.Spider):
 
     # ---------------------------------------------------------------- outcomes
 
-    def log_outcome(
-        self, url: str, outcome: str, status: int | None = None, reason: str | None = None, **fields
-    ) -> None:
-        self.crawler.stats.inc_value(f"mendel/outcome/{outcome}")
-        if self.outage is None:
-            try:
-                conn = self._outcome_connection()
-                crawlstate.log_outcome(
-                    conn,
-                    run_id=self.settings.get("MENDEL_RUN_ID"),
-                    source=self.source,
-                    url=url,
-                    outcome=outcome,
-                    status=status,
-                    reason=reason,
-                    **fields,
-                )
-                if outcome == "unchanged" and status == 304:
-                    crawlstate.mark_seen(conn, source=self.source, url=url)
-                return
-            except psycopg.Error as exc:
-                self._close_outcome_connection()
-                if not is_outage(exc):
-                    raise
-                self.database_down(exc)
-        self.spool_outcome(url=url, outcome=outcome, status=status, reason=reason, **fields)
+    def outcome(self, url: str, outcome: str, status: int | None = None, reason: str | None = None, **fields):
+        """The outcome of a discovered URL that stores no document, for the crawl log."""
+        return CrawlOutcome(source=self.source, url=url, outcome=outcome, status=status, reason=reason, **fields)
 
-    def _outcome_connection(self) -> psycopg.Connection:
-        """The connection outcomes are logged on: one for the run (a connection per outcome cost the reactor
-        thread ~10 ms each), a new one after an error; closed when the spider closes."""
-        conn = getattr(self, "_outcome_conn", None)
-        if conn is None or conn.closed:
-            conn = self._outcome_conn = self._connect()
-        return conn
-
-    def _close_outcome_connection(self) -> None:
-        conn, self._outcome_conn = getattr(self, "_outcome_conn", None), None
-        if conn is not None:
-            try:
-                conn.close()
-            except psycopg.Error:
-                pass
-
-    # ---------------------------------------------------------------- database outage
-
-    def spool_outcome(self, **fields) -> None:
-        if self.spool is None:
-            raise RuntimeError(f"database outage and no MENDEL_CRAWL_SPOOL: outcome lost {fields}")
-        self.spool.outcome(**fields)
-
-    def database_down(self, exc: BaseException) -> None:
-        """PostgreSQL went away: say so once, stop the crawl (no request is sent to a crawl that can't record it),
-        and account for every URL still waiting as not fetched; from now on writes go to the spool."""
-        if self.outage is not None:
-            return
-        self.outage = describe(exc)
-        self.logger.error(
-            "database outage: %s; the crawl stops, what it could not write is kept in %s and written by the next crawl",
-            self.outage,
-            self.spool.path if self.spool else "nowhere",
-        )
-        self.crawler.stats.set_value("mendel/database_outage", self.outage)
-        engine = self.crawler.engine
-        slot = getattr(engine, "_slot", None)
-        if slot is None or slot.closing is not None:  # already closing (the outage showed at spider_closed)
-            return
-        while (request := slot.scheduler.next_request()) is not None:
-            if request.meta.get("mendel_document"):  # counted as discovered: it needs its outcome
-                self.spool_outcome(url=request.url, outcome="quarantined", reason=NOT_FETCHED)
-                self.crawler.stats.inc_value("mendel/outcome/quarantined")
-        _schedule_close(engine, "database_outage")
-
-    def handle_not_ok(self, response) -> bool:
-        """Log 304 as unchanged and errors as quarantined; True when the response has no new body."""
+    def not_ok(self, response) -> CrawlOutcome | None:
+        """A 304 (unchanged) or an error status (quarantined): the outcome of a response with no new body."""
         if response.status == 304:
-            etag, last_modified = self.validators.get(response.url, (None, None))
-            self.log_outcome(response.url, "unchanged", status=304, etag=etag, last_modified=last_modified)
-            return True
+            etag, last_modified = self.known.validators.get(response.url, (None, None))
+            return self.outcome(response.url, "unchanged", status=304, etag=etag, last_modified=last_modified)
         if response.status >= 400:
-            self.log_outcome(
+            return self.outcome(
                 response.url,
                 "quarantined",
                 status=response.status,
                 reason=f"HTTP {response.status}{_retries(response.request)}",
             )
-            return True
-        return False
+        return None
 
-    def on_error(self, failure: Failure) -> None:
+    def on_error(self, failure: Failure):
         """A document request ended in an error (already counted as discovered)."""
         outcome, reason = failure_outcome(failure, self.settings.getint("DOWNLOAD_MAXSIZE"))
-        self.log_outcome(failure.request.url, outcome, reason=reason, status=_failure_status(failure))
+        yield self.outcome(failure.request.url, outcome, reason=reason, status=_failure_status(failure))
 
-    def on_listing_error(self, failure: Failure) -> None:
+    def on_listing_error(self, failure: Failure):
         """A listing (search page, feed, index) failed: nothing below it was discovered; it is logged as a
         discovered URL of its own, and its complete listing is not synced."""
         request = failure.request
@@ -315,101 +207,41 @@ class MendelSpider(scrapy.Spider):
         self.listing_incomplete(request.meta.get("mendel_listing"))
         outcome, reason = failure_outcome(failure, self.settings.getint("DOWNLOAD_MAXSIZE"))
         self.discovered += 1
-        self.log_outcome(
+        yield self.outcome(
             request.url, outcome, reason=f"listing: {reason}"[:MAX_REASON], status=_failure_status(failure)
         )
 
-    def reject_listing(self, response, reason: str) -> None:
-        """A listing answered but is not what it should be (an error page, the wrong JSON): it is logged as a
-        quarantined URL of its own, and its complete listing is not synced."""
+    def reject_listing(self, response, reason: str) -> CrawlOutcome:
+        """A listing answered but is not what it should be (an error page, the wrong JSON): the quarantine of its
+        URL, a discovered URL of its own; its complete listing is not synced."""
         self.logger.error("unusable listing %s: %s", response.url, reason)
         self.crawler.stats.inc_value("mendel/listing_failed")
         self.listing_incomplete(response.request.meta.get("mendel_listing"))
         self.discovered += 1
-        self.log_outcome(response.url, "quarantined", status=response.status, reason=f"listing: {reason}"[:MAX_REASON])
+        return self.outcome(
+            response.url, "quarantined", status=response.status, reason=f"listing: {reason}"[:MAX_REASON]
+        )
 
-    def on_callback_error(self, response, exception: Exception) -> None:
+    def on_callback_error(self, response, exception: Exception) -> list:
         """A callback raised while parsing ``response`` (an HTML error page where JSON was expected...)."""
-        if is_outage(exception):  # not the page's fault: the database went away while the callback wrote
-            self.database_down(exception)
-            if response.request.meta.get("mendel_document"):
-                self.spool_outcome(url=response.url, outcome="quarantined", status=response.status, reason=NOT_FETCHED)
-            return
         kind = _content_type(response) or "no content type"
         reason = f"unparseable ({kind}): {type(exception).__name__}: {exception}"
         if not response.request.meta.get("mendel_document"):
-            self.reject_listing(response, reason)
-            return
+            return [self.reject_listing(response, reason)]
         self.logger.error("could not parse %s: %s", response.url, reason)
-        self.log_outcome(response.url, "quarantined", status=response.status, reason=reason[:MAX_REASON])
+        return [self.outcome(response.url, "quarantined", status=response.status, reason=reason[:MAX_REASON])]
 
-    def on_redirect_dropped(self, request) -> None:
+    def on_redirect_dropped(self, request) -> CrawlOutcome:
         """A redirected listing request landed on a URL already fetched in this run (a loop)."""
         chain = [*request.meta.get("redirect_urls", [])]
         self.crawler.stats.inc_value("mendel/listing_failed")
         self.listing_incomplete(request.meta.get("mendel_listing"))
         self.discovered += 1
-        self.log_outcome(
+        return self.outcome(
             chain[0] if chain else request.url,
             "quarantined",
             reason=f"listing: redirect loop: back to an already fetched URL after {len(chain)} redirects",
         )
-
-    def finish_run(self, spider=None, reason: str = "finished") -> None:
-        """Sync the complete listings (only after a finished crawl) and record what this run discovered."""
-        self._close_outcome_connection()
-        run_id = self.settings.get("MENDEL_RUN_ID")
-        if self.outage is None:
-            try:
-                self._finish_run_in_database(run_id, reason)
-                return
-            except psycopg.Error as exc:
-                if not is_outage(exc):
-                    raise
-                self.database_down(exc)
-        # Listings are not synced after an outage (the run was cut short); the run's record waits in the spool.
-        if run_id and self.spool is not None:
-            self.spool.run(
-                discovered=self.discovered,
-                incomplete_listings=sorted(self.incomplete_listings),
-                finish_reason="database_outage",
-            )
-
-    def _finish_run_in_database(self, run_id: str | None, reason: str) -> None:
-        withdrawn = reactivated = 0
-        with self._connect() as conn:
-            if reason == "finished":
-                for listing, doc_ids in self.listings.items():
-                    # A listing read only in part proves what is there, never what is gone.
-                    gone, back = crawlstate.sync_listing(
-                        conn,
-                        source=self.source,
-                        listing=listing,
-                        doc_ids=doc_ids,
-                        complete=listing not in self.incomplete_listings,
-                    )
-                    withdrawn, reactivated = withdrawn + len(gone), reactivated + len(back)
-                    if gone or back:
-                        self.logger.info("listing %s: %d withdrawn, %d active again", listing, len(gone), len(back))
-            if run_id:
-                crawlstate.record_run(
-                    conn,
-                    run_id=run_id,
-                    source=self.source,
-                    discovered=self.discovered,
-                    withdrawn=withdrawn,
-                    reactivated=reactivated,
-                    incomplete_listings=sorted(self.incomplete_listings),
-                    finish_reason=reason,
-                )
-        self.crawler.stats.set_value("mendel/withdrawn", withdrawn)
-        self.crawler.stats.set_value("mendel/reactivated", reactivated)
-
-
-def _schedule_close(engine, reason: str) -> None:
-    from scrapy.utils.defer import deferred_from_coro
-
-    deferred_from_coro(engine.close_spider_async(reason=reason))
 
 
 def _failure_status(failure: Failure) -> int | None:

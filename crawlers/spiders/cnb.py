@@ -47,7 +47,6 @@ class CnbSpider(MendelSpider):
         self.seen: set[str] = set()
 
     async def start(self):
-        self.load_validators()
         for listing in self.listing_urls:
             yield self.listing_request(
                 rebase_url(listing, self.rebase), self.parse_listing, listing=listing, cb_kwargs={"listing": listing}
@@ -56,7 +55,7 @@ class CnbSpider(MendelSpider):
     def parse_listing(self, response, listing: str):
         content = response.css("div.page-cnt, .page-cnt")
         if not content:
-            self.reject_listing(response, "no page content (.page-cnt)")
+            yield self.reject_listing(response, "no page content (.page-cnt)")
             return
         self.listing_read(listing)
         for link in content[0].css("a[href]"):
@@ -85,13 +84,14 @@ class CnbSpider(MendelSpider):
             )
 
     def parse_document(self, response, listed: dict):
-        if self.handle_not_ok(response):
+        if not_ok := self.not_ok(response):
+            yield not_ok
             return
         declared = media_type(response)
         is_pdf = response.body.startswith(b"%PDF")
         expects_pdf = urlsplit(response.url).path.lower().endswith(".pdf") or declared == "application/pdf"
         if expects_pdf and not is_pdf:
-            self.log_outcome(
+            yield self.outcome(
                 response.url,
                 "quarantined",
                 status=response.status,
@@ -103,7 +103,7 @@ class CnbSpider(MendelSpider):
             and declared not in ("text/html", "application/xhtml+xml")
             and not urlsplit(response.url).path.lower().endswith(DOCUMENT_SUFFIXES)
         ):
-            self.log_outcome(
+            yield self.outcome(
                 response.url,
                 "quarantined",
                 status=response.status,

@@ -27,16 +27,14 @@ as it was.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from urllib.parse import quote, urlencode
 
 import scrapy
-from scrapy import signals
 from scrapy.http import JsonRequest
 
-from crawlers.items import FetchedDocument
+from crawlers import settings as project
+from crawlers.items import ActHistory, ActVersion, ActVersionUnchanged, FetchedDocument
 from crawlers.spiders.base import MendelSpider
-from mendel.core.rawstore import RawStore
 from mendel.law import act_versions
 from mendel.law.identifiers import ActId, parse_act_path, parse_stale_url
 
@@ -63,6 +61,8 @@ def document_id(stale_url: str) -> str:
 class EsbirkaSpider(MendelSpider):
     name = "esbirka"
     source = "esbirka"
+    # What it knew of the act versions, and where they are recorded (crawlers/settings.py).
+    custom_settings = {"EXTENSIONS": project.ESBIRKA_EXTENSIONS, "ITEM_PIPELINES": project.ESBIRKA_ITEM_PIPELINES}
 
     @classmethod
     def arguments(cls, settings) -> dict:
@@ -105,20 +105,12 @@ class EsbirkaSpider(MendelSpider):
         self.feed_failed = False
         self.version_jobs: list[FragmentJob] = []
 
-    @classmethod
-    def from_crawler(cls, crawler, *args, **kwargs):
-        spider = super().from_crawler(crawler, *args, **kwargs)
-        crawler.signals.connect(spider.take_in_feed, signal=signals.spider_closed)
-        return spider
-
     async def start(self):
-        self.load_validators()
         since = None
         if self.fragments:
-            with self._connect() as conn:
-                self.fragment_etags = act_versions.page_validators(conn)
-                self.fragment_page_counts = act_versions.page_counts(conn)
-                since = act_versions.feed_position(conn, self.feed)
+            self.fragment_etags = self.known.fragment_etags
+            self.fragment_page_counts = self.known.fragment_page_counts
+            since = self.known.feed_position
         for year in self.years:
             yield JsonRequest(
                 f"{self.api}/chronologicke-rejstriky/dokumenty-sbirky-po-mesicich",
@@ -148,8 +140,9 @@ class EsbirkaSpider(MendelSpider):
             return ActId(act.collection, act.year, act.number).stale_url in self.allowed_acts
         return act.year in self.years
 
-    def feed_payload(self, response, key: str) -> dict | None:
-        """The JSON object of a feed or history page, or None (the page is rejected and the feed not taken in)."""
+    def feed_payload(self, response, key: str) -> tuple[dict | None, str | None]:
+        """The JSON object of a feed or history page, or (None, the problem): the page is rejected and the feed not
+        taken in."""
         try:
             payload = json.loads(response.body)
         except (ValueError, UnicodeDecodeError) as exc:
@@ -158,13 +151,13 @@ class EsbirkaSpider(MendelSpider):
             problem = None if isinstance(payload, dict) and isinstance(payload.get(key), list) else f"no '{key}' list"
         if problem:
             self.feed_failed = True
-            self.reject_listing(response, problem)
-            return None
-        return payload
+            return None, problem
+        return payload, None
 
     def parse_changes(self, response, since: str | None, start: int):
-        payload = self.feed_payload(response, "seznamZneniPravnichPredpisu")
+        payload, problem = self.feed_payload(response, "seznamZneniPravnichPredpisu")
         if payload is None:
+            yield self.reject_listing(response, problem)
             return
         items = [i for i in payload["seznamZneniPravnichPredpisu"] if isinstance(i, dict)]
         changed: dict[str, list[dict]] = {}
@@ -191,12 +184,12 @@ class EsbirkaSpider(MendelSpider):
             self.feed_complete = True
 
     def parse_history(self, response, stale_url: str, versions: list[dict]):
-        history = self.feed_payload(response, "historie")
+        history, problem = self.feed_payload(response, "historie")
         if history is None:
+            yield self.reject_listing(response, problem)
             return
         doc_id = document_id(stale_url)
-        with self._connect() as conn:
-            act_versions.apply_history(conn, doc_id, history)
+        yield ActHistory(doc_id=doc_id, history=history)
         entries = {e.get("staleUrl"): e for e in history.get("historie") or [] if isinstance(e, dict)}
         for item in versions:
             entry = entries.get(item.get("staleUrl"), {})
@@ -212,16 +205,16 @@ class EsbirkaSpider(MendelSpider):
 
     def on_feed_error(self, failure):
         self.feed_failed = True
-        self.on_listing_error(failure)
+        return self.on_listing_error(failure)
 
-    def take_in_feed(self, spider=None, reason: str = "finished") -> None:
-        """Move the feed position when the whole feed and every version it named were read."""
+    def feed_read_in_full(self, reason: str = "finished") -> tuple[str, str | None] | None:
+        """(the feed, the latest publication time it named) when the whole feed and every version it named were
+        read, for its position to move on (crawlers.pipelines.act_versions); else None."""
         if not self.fragments or reason != "finished" or self.feed_failed or not self.feed_complete:
-            return
+            return None
         if any(job.failed or not job.done for job in self.version_jobs):
-            return
-        with self._connect() as conn:
-            act_versions.advance_feed(conn, self.feed_latest, self.feed)
+            return None
+        return self.feed, self.feed_latest
 
     def parse_register(self, response, year: int):
         for month in response.json().get("dokumentySbirkyVMesici", []):
@@ -281,7 +274,7 @@ class EsbirkaSpider(MendelSpider):
             except (ValueError, UnicodeDecodeError) as exc:
                 job.failed = True
                 self.crawler.stats.inc_value("mendel/fragments/failed")
-                self.reject_listing(response, f"fragments page {page}: {exc}")
+                yield self.reject_listing(response, f"fragments page {page}: {exc}")
                 return
             job.pages[page] = payload
             etag = response.headers.get(b"ETag")
@@ -307,9 +300,7 @@ class EsbirkaSpider(MendelSpider):
         stale = [n for n in range(1, job.page_count + 1) if job.pages.get(n) is None]
         if len(stale) == job.page_count:
             job.done = True
-            with self._connect() as conn:
-                act_versions.confirm_unchanged(conn, job.first_url)
-            self.crawler.stats.inc_value("mendel/fragments/unchanged")
+            yield ActVersionUnchanged(url=job.first_url)
             return
         if stale:  # some pages changed and others did not: fetch the unchanged ones again to assemble one state
             for number in stale:
@@ -323,40 +314,27 @@ class EsbirkaSpider(MendelSpider):
             job.failed = True
             self.crawler.stats.inc_value("mendel/fragments/failed")
             self.discovered += 1
-            self.log_outcome(job.first_url, "quarantined", reason=f"listing: fragments: {exc}"[:500])
+            yield self.outcome(job.first_url, "quarantined", reason=f"listing: fragments: {exc}"[:500])
             return
-        body = act_versions.canonical_bytes(record)
-        digest = act_versions.sha256(record)
-        RawStore(Path(self.settings.get("MENDEL_RAW_STORE"))).put(
-            body,
-            meta={
-                "url": job.first_url,
-                "content_type": "application/json",
-                "source": self.source,
-                "kind": "act_version",
-            },
-        )
         page_etags = {
             self.fragments_url(job.detail["staleUrl"], n): job.etags.get(self.fragments_url(job.detail["staleUrl"], n))
             for n in range(1, job.page_count + 1)
         }
-        with self._connect() as conn:
-            outcome = act_versions.record_version(
-                conn,
-                record,
-                digest,
-                page_etags,
-                doc_id=document_id(job.detail["staleUrl"]),
-                published=job.detail.get("datumCasPublikaceDokumentu"),
-            )
-        self.crawler.stats.inc_value(f"mendel/fragments/{outcome}")
+        yield ActVersion(
+            source=self.source,
+            doc_id=document_id(job.detail["staleUrl"]),
+            url=job.first_url,
+            record=record,
+            page_etags=page_etags,
+            published=job.detail.get("datumCasPublikaceDokumentu"),
+        )
 
     def on_fragments_error(self, failure):
         job = failure.request.cb_kwargs["job"]
         job.waiting.discard(failure.request.cb_kwargs["page"])
         job.failed = True
         self.crawler.stats.inc_value("mendel/fragments/failed")
-        self.on_listing_error(failure)
+        return self.on_listing_error(failure)
 
     def parse_download_links(self, response, detail: dict):
         links = response.json()
@@ -367,19 +345,20 @@ class EsbirkaSpider(MendelSpider):
             link, expected = links.get("informativniZneniDocx"), "docx"
         if not link:
             self.discovered += 1
-            self.log_outcome(response.url, "quarantined", status=response.status, reason="no downloadable text")
+            yield self.outcome(response.url, "quarantined", status=response.status, reason="no downloadable text")
             return
         file_name = link.get("nazevDokumentu") or f"{link['dokumentId']}.{expected}"
         url = f"{self.api}/souborove-dokumenty/{link['dokumentId']}/ORIGINAL/STAHNI/{quote(file_name)}"
         yield self.document_request(url, self.parse_document, cb_kwargs={"detail": detail, "expected": expected})
 
     def parse_document(self, response, detail: dict, expected: str = "pdf"):
-        if self.handle_not_ok(response):
+        if not_ok := self.not_ok(response):
+            yield not_ok
             return
         content_type = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0].strip()
         magic = b"%PDF" if expected == "pdf" else b"PK\x03\x04"
         if not response.body.startswith(magic):
-            self.log_outcome(
+            yield self.outcome(
                 response.url,
                 "quarantined",
                 status=response.status,

@@ -66,12 +66,11 @@ class NalusSpider(MendelSpider):
         self.seen: set[str] = set()
 
     async def start(self):
-        self.load_validators()
         yield self.listing_request(self.base_url + SEARCH_PATH, self.parse_form)
 
     def parse_form(self, response):
         if not response.css("input[name=__VIEWSTATE]"):
-            self.reject_listing(response, "no ASP.NET search form (__VIEWSTATE missing)")
+            yield self.reject_listing(response, "no ASP.NET search form (__VIEWSTATE missing)")
             return
         formdata = {
             FIELD + "decidedFrom": form_date(self.date_from) if self.date_from else "",
@@ -97,7 +96,7 @@ class NalusSpider(MendelSpider):
             return  # "no records for these criteria"
         banner = _BANNER.search(" ".join(response.css("body ::text").getall()))
         if banner is None:
-            self.reject_listing(response, "no result banner (Výsledky … z celkem …)")
+            yield self.reject_listing(response, "no result banner (Výsledky … z celkem …)")
             return
         listed = None
         for row in response.css("tr"):
@@ -130,13 +129,14 @@ class NalusSpider(MendelSpider):
                 )
 
     def parse_decision(self, response, listed: dict):
-        if self.handle_not_ok(response):
+        if not_ok := self.not_ok(response):
+            yield not_ok
             return
         sz = text_key(response.url)
         sign = _SIGN.match(" ".join(response.css("#lblRegistrySign ::text").getall()))
         text = " ".join(t.strip() for t in response.css("table.DocContent td ::text").getall() if t.strip())
         if not sign or not text:
-            self.log_outcome(
+            yield self.outcome(
                 response.url,
                 "quarantined",
                 status=response.status,

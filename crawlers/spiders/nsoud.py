@@ -72,7 +72,6 @@ class NsoudSpider(MendelSpider):
         self.seen: set[str] = set()
 
     async def start(self):
-        self.load_validators()
         yield scrapy.Request(
             search_url(self.base_url, self.query, 1, self.page_size),
             callback=self.parse_results,
@@ -97,13 +96,14 @@ class NsoudSpider(MendelSpider):
             )
 
     def parse_decision(self, response, listing: list[str]):
-        if self.handle_not_ok(response):
+        if not_ok := self.not_ok(response):
+            yield not_ok
             return
         meta = decision_metadata(response)
         file_number = meta.get("Spisová značka") or (listing[0] if listing else "")
         text = response.css("div#obsah ::text").getall()
         if not file_number or not text:
-            self.log_outcome(
+            yield self.outcome(
                 response.url,
                 "quarantined",
                 status=response.status,

@@ -101,7 +101,6 @@ class NssoudSpider(MendelSpider):
         self.seen: set[str] = set()
 
     async def start(self):
-        self.load_validators()
         yield self.listing_request(self.base_url + FORM_PATH, self.parse_form)
 
     def parse_form(self, response):
@@ -118,7 +117,7 @@ class NssoudSpider(MendelSpider):
             None,
         )
         if not form or prefix is None:
-            self.reject_listing(response, f"no search form with a '{DATE_CONDITION}' condition")
+            yield self.reject_listing(response, f"no search form with a '{DATE_CONDITION}' condition")
             return
         value = f"{prefix}.vyhledavaciPodminkaHodnota[0]"
         formdata = {
@@ -138,7 +137,7 @@ class NssoudSpider(MendelSpider):
     def parse_results(self, response):
         table = response.css("table#tresults")
         if not table:
-            self.reject_listing(response, "no result table (table#tresults)")
+            yield self.reject_listing(response, "no result table (table#tresults)")
             return
         rows = table.css("tbody tr")
         yield from self.follow_rows(response, rows)
@@ -184,17 +183,18 @@ class NssoudSpider(MendelSpider):
             yield self.document_request(url, self.parse_text, cb_kwargs={"listed": listed})
 
     def parse_text(self, response, listed: dict):
-        if self.handle_not_ok(response):
+        if not_ok := self.not_ok(response):
+            yield not_ok
             return
         content_type = response_header(response, "Content-Type") or ""
         try:
             raw_text, codec = decode_text(response.body, content_type)
             text = clean_text(raw_text)
         except (UnicodeDecodeError, LookupError) as exc:
-            self.log_outcome(response.url, "quarantined", status=response.status, reason=f"undecodable text: {exc}")
+            yield self.outcome(response.url, "quarantined", status=response.status, reason=f"undecodable text: {exc}")
             return
         if not text:
-            self.log_outcome(response.url, "quarantined", status=response.status, reason="empty decision text")
+            yield self.outcome(response.url, "quarantined", status=response.status, reason="empty decision text")
             return
         ecli = find_ecli(text, "NSS")
         # "7 Afs 41/2013 - 8" as the search shows it -> "7 Afs 41/2013-8" as decisions cite it

@@ -68,7 +68,6 @@ class RuianSpider(MendelSpider):
         self.seen: set[str] = set()
 
     async def start(self):
-        self.load_validators()
         lists = [link_list_url(self.base_url, obec=obec) for obec in self.obce]
         if self.changes:
             lists.append(link_list_url(self.base_url, changes=True))
@@ -88,12 +87,13 @@ class RuianSpider(MendelSpider):
             yield self.document_request(url, self.parse_file, cb_kwargs={"name": name})
 
     def parse_file(self, response, name: str):
-        if self.handle_not_ok(response):
+        if not_ok := self.not_ok(response):
+            yield not_ok
             return
         try:
             header = ruian.read_header(response.body)
         except ruian.VfrError as exc:
-            self.log_outcome(response.url, "quarantined", status=response.status, reason=f"not a VFR file: {exc}")
+            yield self.outcome(response.url, "quarantined", status=response.status, reason=f"not a VFR file: {exc}")
             return
         info = ruian.parse_file_name(name) or {}
         declared = media_type(response)

@@ -26,7 +26,7 @@ SAMPLE_CORPUS = PROJECT_ROOT / "sample_corpus"
 
 # Real hosts by key (Settings.base_url), from the source registry; the demo profile swaps them for the local mirror.
 PRODUCTION_BASE_URLS = production_base_urls()
-# The maintained list of HTML notice boards (no OFN feed) with their extraction rules (mendel.crawl.boards.register).
+# The maintained list of HTML notice boards (no OFN feed) with their extraction rules (mendel.crawl.boards.maintained_list).
 HTML_BOARDS_FILE = DATA_DIR / "html_boards.yaml"
 
 

@@ -2,7 +2,7 @@
 
 HTTP can say a fetch went well when it did not: a site answers 200 with an HTML error page in place of a decision,
 or sends a page cut short with a Content-Length that matches the cut. The crawl's first pipeline step
-(``crawlers.pipelines.ContentCheckPipeline``) asks :func:`check_document` about every fetched body; a body that is
+(``crawlers.pipelines.content_check.ContentCheckPipeline``) asks :func:`check_document` about every fetched body; a body that is
 not what its source publishes is quarantined with the reason and never reaches the raw store or ``documents``.
 
 Checks go by the body's kind (every source):

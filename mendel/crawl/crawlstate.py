@@ -16,13 +16,12 @@ comes back to ``active`` when a listing names it again (:func:`sync_listing`).
 
 A URL a crawl chose not to request in this run — the board crawl's per-host request budget was spent — is logged
 ``deferred`` with its reason: not an outcome of a fetch and not discovered in the run (the reconciliation leaves it
-out), but the next run reads it back (:func:`known_deferred`) and requests it first.
+out), but the next run reads it back (:func:`mendel.crawl.known.known_deferred`) and requests it first.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from dataclasses import dataclass
 
 import psycopg
 
@@ -34,98 +33,6 @@ DEFERRED = "deferred"  # put off to the next run (a crawl_log row with its reaso
 class FetchRecord:
     outcome: str
     version_id: int
-
-
-def known_validators(conn: psycopg.Connection, source: str) -> dict[str, tuple[str | None, str | None]]:
-    """Latest ETag / Last-Modified per URL of a source, for conditional requests."""
-    rows = conn.execute(
-        "SELECT DISTINCT ON (url) url, etag, last_modified FROM crawl_log"
-        " WHERE source = %s AND outcome IN ('stored', 'unchanged') AND (etag IS NOT NULL OR last_modified IS NOT NULL)"
-        " ORDER BY url, fetched_at DESC, id DESC",
-        (source,),
-    ).fetchall()
-    return {url: (etag, last_modified) for url, etag, last_modified in rows}
-
-
-def last_confirmed(conn: psycopg.Connection, source: str) -> dict[str, datetime]:
-    """URL → when it last answered with its document (stored, the same bytes, or a 304: ``documents.last_seen``),
-    for the source's active documents."""
-    rows = conn.execute(
-        "SELECT url, last_seen FROM documents WHERE source = %s AND status = 'active'"
-        " AND current_version_id IS NOT NULL AND url IS NOT NULL",
-        (source,),
-    )
-    return dict(rows.fetchall())
-
-
-def listing_documents(conn: psycopg.Connection, source: str, listing: str) -> list[tuple[str, str]]:
-    """(doc_id, url) of the active documents with a current version that ``listing`` holds (the documents it named
-    when it was last read), for a crawl that does not read a part of the listing again in this run."""
-    return conn.execute(
-        "SELECT doc_id, url FROM documents WHERE source = %s AND listing = %s AND status = 'active'"
-        " AND current_version_id IS NOT NULL AND url IS NOT NULL ORDER BY doc_id",
-        (source, listing),
-    ).fetchall()
-
-
-def open_crawl_quarantine(conn: psycopg.Connection, source: str) -> set[str]:
-    """URLs of a source with an open crawl quarantine entry (the last try failed)."""
-    return {
-        url
-        for (url,) in conn.execute(
-            "SELECT DISTINCT url FROM quarantine WHERE stage = 'crawl' AND source = %s"
-            " AND resolved_at IS NULL AND url IS NOT NULL",
-            (source,),
-        )
-    }
-
-
-# A URL that answered "gone" (404/410) on its last real tries is not requested again until its backoff ends:
-# 1 day after the first such answer, then 2, 4 … up to 32 days (less a slack for a schedule that runs a little
-# early). Each run still logs it — quarantined with the same reason and no status — so every discovered URL
-# stays accounted for and a source whose every URL is gone still fails its check.
-GONE_STATUSES = (404, 410)
-GONE_REASONS = tuple(f"HTTP {status}" for status in GONE_STATUSES)
-GONE_BACKOFF_MAX_DAYS = 32
-GONE_BACKOFF_SLACK = timedelta(hours=3)
-
-
-@dataclass(frozen=True)
-class Gone:
-    status: int
-    reason: str
-    tries: int  # consecutive real requests that answered gone
-    last_try: datetime
-
-    @property
-    def retry_after(self) -> datetime:
-        days = min(2 ** (self.tries - 1), GONE_BACKOFF_MAX_DAYS)
-        return self.last_try + timedelta(days=days) - GONE_BACKOFF_SLACK
-
-
-def known_gone(conn: psycopg.Connection, source: str) -> dict[str, Gone]:
-    """URLs of a source whose open crawl quarantine says gone, with their run of gone answers: counted over real
-    requests (held-back rows have no status and neither count nor break it), back to the last other outcome."""
-    rows = conn.execute(
-        "SELECT l.url, l.status, l.outcome, l.reason, l.fetched_at FROM crawl_log l WHERE l.source = %s"
-        " AND l.url IN (SELECT q.url FROM quarantine q WHERE q.stage = 'crawl' AND q.source = %s"
-        " AND q.resolved_at IS NULL AND q.reason = ANY(%s))"
-        " ORDER BY l.url, l.fetched_at DESC, l.id DESC",
-        (source, source, list(GONE_REASONS)),
-    ).fetchall()
-    gone: dict[str, Gone] = {}
-    streak_over: set[str] = set()
-    for url, status, outcome, reason, fetched_at in rows:
-        if url in streak_over:
-            continue
-        if outcome == DEFERRED or (outcome == "quarantined" and status is None and reason in GONE_REASONS):
-            continue  # held back or deferred: no request was made
-        if outcome == "quarantined" and status in GONE_STATUSES:
-            seen = gone.get(url)  # rows come newest first: the newest answer gives status, reason and time
-            gone[url] = replace(seen, tries=seen.tries + 1) if seen else Gone(status, reason, 1, fetched_at)
-            continue
-        streak_over.add(url)
-    return gone
 
 
 def record_document(
@@ -152,7 +59,7 @@ def record_document(
     business: :func:`sync_listing`.)"""
     # PostgreSQL text can't hold NUL: a site's NUL is dropped, not allowed to lose the document.
     doc_id, url, title, doc_type, citation, published = (
-        _without_nul(v) for v in (doc_id, url, title, doc_type, citation, published)
+        without_nul(v) for v in (doc_id, url, title, doc_type, citation, published)
     )
     with conn.transaction():
         conn.execute(
@@ -205,11 +112,6 @@ def record_document(
     return FetchRecord(outcome, version_id)
 
 
-def known_doc_ids(conn: psycopg.Connection) -> set[str]:
-    """Every stored document id (any source, any status): a crawl tells a new document by it."""
-    return {doc_id for (doc_id,) in conn.execute("SELECT doc_id FROM documents")}
-
-
 # One outcome row of a URL in a run (log_outcome, and the batched record steps).
 _LOG_INSERT = (
     "INSERT INTO crawl_log (run_id, source, url, status, outcome, sha256, etag, last_modified, byte_size,"
@@ -229,7 +131,7 @@ def record_new_documents(
     if not rows:
         return []
     clean = [
-        {**r, **{k: _without_nul(r.get(k)) for k in ("doc_id", "url", "title", "doc_type", "citation", "published")}}
+        {**r, **{k: without_nul(r.get(k)) for k in ("doc_id", "url", "title", "doc_type", "citation", "published")}}
         for r in rows
     ]
     if len({r["doc_id"] for r in clean}) != len(rows):
@@ -308,52 +210,8 @@ def record_new_documents(
     return [records[r["doc_id"]] for r in clean]
 
 
-@dataclass(frozen=True)
-class CurrentDocument:
-    """What :func:`record_document` would find stored for a document: its current version's bytes and the fields
-    the upsert writes."""
-
-    sha256: str
-    url: str
-    title: str | None
-    doc_type: str | None
-    citation: str | None
-    published: str | None  # ISO date
-    listing: str | None
-
-
-def current_documents(conn: psycopg.Connection, source: str) -> dict[str, CurrentDocument]:
-    """doc_id → :class:`CurrentDocument` of the source's active documents (read once when a crawl starts)."""
-    rows = conn.execute(
-        "SELECT d.doc_id, v.sha256, d.url, d.title, d.doc_type, d.citation, d.published::text, d.listing"
-        " FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id"
-        " WHERE d.source = %s AND d.status = 'active'",
-        (source,),
-    )
-    return {doc_id: CurrentDocument(*row) for doc_id, *row in rows}
-
-
-def is_unchanged(
-    known: CurrentDocument | None,
-    *,
-    sha256: str,
-    url: str,
-    title: str | None = None,
-    doc_type: str | None = None,
-    citation: str | None = None,
-    published: str | None = None,
-    listing: str | None = None,
-) -> bool:
-    """Whether :func:`record_document` of these bytes and fields would change nothing but ``last_seen``: the
-    current version has the bytes and every field is the stored one (a field given as None keeps it)."""
-    if known is None or known.sha256 != sha256 or known.url != _without_nul(url):
-        return False
-    given = {"title": title, "doc_type": doc_type, "citation": citation, "published": published, "listing": listing}
-    return all(value is None or _without_nul(value) == getattr(known, name) for name, value in given.items())
-
-
 def confirm_unchanged(conn: psycopg.Connection, *, run_id: str | None, source: str, rows: list[dict]) -> None:
-    """What :func:`record_document` does for documents :func:`is_unchanged` says it would leave as they are, many
+    """What :func:`record_document` does for documents :func:`mendel.crawl.known.is_unchanged` says it would leave as they are, many
     in one transaction: an ``unchanged`` crawl_log row each, ``last_seen``, their open crawl quarantine entries
     resolved. ``rows``: dicts with doc_id, url, sha256, byte_size and optionally http_status, etag, last_modified
     (a crawl of many unchanged notices wrote these one transaction a notice)."""
@@ -363,7 +221,7 @@ def confirm_unchanged(conn: psycopg.Connection, *, run_id: str | None, source: s
         (
             run_id,
             source,
-            _without_nul(r["url"]),
+            without_nul(r["url"]),
             r.get("http_status", 200),
             "unchanged",
             r["sha256"],
@@ -378,12 +236,12 @@ def confirm_unchanged(conn: psycopg.Connection, *, run_id: str | None, source: s
         cur.executemany(_LOG_INSERT, log)
         cur.execute(
             "UPDATE documents SET last_seen = now() WHERE doc_id = ANY(%s)",
-            ([_without_nul(r["doc_id"]) for r in rows],),
+            ([without_nul(r["doc_id"]) for r in rows],),
         )
         resolve_crawl_quarantine(cur, run_id=run_id, source=source, urls=[entry[2] for entry in log])
 
 
-def _without_nul(value):
+def without_nul(value):
     return value.replace("\x00", "") if isinstance(value, str) else value
 
 
@@ -403,7 +261,7 @@ def log_outcome(
 ) -> None:
     """One outcome for one discovered URL; a quarantined one also gets a quarantine record (stage ``crawl``).
     ``deferred`` (:data:`DEFERRED`, with its reason): the URL was not requested in this run, the next one asks first."""
-    url, reason = _without_nul(url), _without_nul(reason)
+    url, reason = without_nul(url), without_nul(reason)
     if outcome not in OUTCOMES and outcome != DEFERRED:
         raise ValueError(f"unknown crawl outcome {outcome!r} (one of {', '.join(OUTCOMES)}, or {DEFERRED})")
     if outcome in ("quarantined", "disallowed", DEFERRED) and not reason:
@@ -447,7 +305,7 @@ def resolve_crawl_quarantine(conn, *, run_id: str | None, source: str, urls: lis
 
 def log_deferred(conn: psycopg.Connection, *, run_id: str | None, source: str, rows) -> None:
     """URLs put off to the next run, (url, reason) each: one crawl_log row each, in one transaction."""
-    rows = [(run_id, source, _without_nul(url), DEFERRED, _without_nul(reason)) for url, reason in rows]
+    rows = [(run_id, source, without_nul(url), DEFERRED, without_nul(reason)) for url, reason in rows]
     if not all(reason for *_, reason in rows):
         raise ValueError("a deferred URL needs a reason")
     with conn.transaction(), conn.cursor() as cur:
@@ -568,63 +426,3 @@ def deferred_count(conn: psycopg.Connection, run_id: str, source: str) -> int:
     return conn.execute(
         "SELECT count(*) FROM crawl_log WHERE run_id = %s AND source = %s AND outcome = %s", (run_id, source, DEFERRED)
     ).fetchone()[0]
-
-
-def known_deferred(conn: psycopg.Connection, source: str) -> list[str]:
-    """URLs of a source whose newest crawl_log row says deferred — put off by an earlier run and not requested
-    since —, the longest waiting first."""
-    rows = conn.execute(
-        "SELECT url, first_deferred FROM (SELECT DISTINCT ON (url) url, outcome,"
-        "  min(id) FILTER (WHERE outcome = %s) OVER (PARTITION BY url) AS first_deferred"
-        "  FROM crawl_log WHERE source = %s AND url IN (SELECT url FROM crawl_log WHERE source = %s AND outcome = %s)"
-        "  ORDER BY url, fetched_at DESC, id DESC) newest WHERE outcome = %s ORDER BY first_deferred",
-        (DEFERRED, source, source, DEFERRED, DEFERRED),
-    ).fetchall()
-    return [url for url, _ in rows]
-
-
-FAILED_OUTCOMES = ("quarantined", "failed")
-
-
-def failure_summary(conn: psycopg.Connection, run_id: str, source: str, top: int = 5) -> dict:
-    """How one run of one source failed: URLs tried, URLs quarantined or failed, their share, and the commonest
-    reasons (HTTP status and the logged reason) with their counts."""
-    tried, failed = conn.execute(
-        "SELECT count(*), count(*) FILTER (WHERE outcome = ANY(%s)) FROM crawl_log WHERE run_id = %s AND source = %s"
-        " AND outcome <> %s",
-        (list(FAILED_OUTCOMES), run_id, source, DEFERRED),
-    ).fetchone()
-    reasons = conn.execute(
-        "SELECT coalesce('HTTP ' || status::text || ': ', '') || coalesce(reason, outcome) AS why, count(*)"
-        " FROM crawl_log WHERE run_id = %s AND source = %s AND outcome = ANY(%s)"
-        " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT %s",
-        (run_id, source, list(FAILED_OUTCOMES), top),
-    ).fetchall()
-    return {
-        "tried": int(tried),
-        "failed": int(failed),
-        "failure_share": round(failed / tried, 4) if tried else 0.0,
-        "top_reasons": [(why, int(n)) for why, n in reasons],
-    }
-
-
-def run_listing_counts(conn: psycopg.Connection, run_id: str, source: str) -> tuple[int, int]:
-    """(URLs discovered, listings not read in full) of one run of one source, as its spider recorded on closing;
-    (0, 1) when the run recorded nothing (the spider never closed: nothing could be listed)."""
-    row = conn.execute(
-        "SELECT discovered, cardinality(incomplete_listings) FROM crawl_runs WHERE run_id = %s AND source = %s",
-        (run_id, source),
-    ).fetchone()
-    return (int(row[0]), int(row[1])) if row else (0, 1)
-
-
-def crawl_failed(summary: dict, discovered: int, listing_failed: int, max_share: float) -> str | None:
-    """Why a crawl run counts as failed, or None: too large a share of tried URLs failed, or a listing could not
-    be read and nothing was found (a source that fetched nothing is not a success)."""
-    if summary["tried"] and summary["failure_share"] > max_share:
-        return (
-            f"{summary['failed']} of {summary['tried']} URLs failed ({summary['failure_share']:.0%} > {max_share:.0%})"
-        )
-    if listing_failed and not discovered:
-        return f"{listing_failed} listing(s) could not be read and nothing was found"
-    return None

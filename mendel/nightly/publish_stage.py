@@ -10,10 +10,10 @@ from pathlib import Path
 import psycopg
 
 from mendel.core import stage_versions
-from mendel.crawl.boards import register as boards
+from mendel.crawl.boards import notice_links, placing
 from mendel.index import bundle
 from mendel.index.corpus import LAYERS, load_layer
-from mendel.records.grounding import notice_links, record_grounding
+from mendel.records.grounding import record_grounding
 
 
 def _complete(part_dir: Path) -> Path:
@@ -47,9 +47,9 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
             bundle.write_chunks(bundle.layer_path(staging, layer), (r.bundle_row() for r in rows))
         summaries = {r.doc_id: r.summary for r in records[1]}
         # sha256 + content_type: the current version's original in the raw store (served by the API).
-        places = boards.document_places(conn)  # a notice board's documents carry its kraj / okres / obec
+        places = placing.document_places(conn)  # a notice board's documents carry its kraj / okres / obec
         # a record document names its record and sources; a notice attachment its notice and board
-        grounding = {**record_grounding(conn), **notice_links(conn)}
+        grounding = {**record_grounding(conn), **notice_links.attachment_notices(conn)}
         documents = [
             {
                 "doc_id": d,

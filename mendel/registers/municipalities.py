@@ -261,7 +261,7 @@ def _words(text: str) -> list[str]:
 
 
 def place_boards(boards: list) -> tuple[list, int]:
-    """Boards (:class:`mendel.crawl.boards.register.Board`) with their place filled in where it can be told, and what told it
+    """Boards (:class:`mendel.crawl.boards.board.Board`) with their place filled in where it can be told, and what told it
     (``placed_by``: ``municipality``; ``name``: a region the board's or its publisher's name names; ``page``);
     returns them and how many have one. A board none of these places may still be linked to a public body by its
     notices (:func:`mendel.registers.public_bodies.place_boards`)."""

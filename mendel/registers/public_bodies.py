@@ -7,7 +7,7 @@ jednací) starts with — ``KRPA-291393-6/ČJ-2023-0011IY``: ``KRPA`` — to the
 board's notices and picks the one most of them carry; a board none of whose notices is numbered, a tie between two
 codes, or a leading code the table does not know places nothing, and the answer says why.
 
-:func:`place_boards` applies it to boards (:class:`mendel.crawl.boards.register.Board`) that neither a municipality nor a name
+:func:`place_boards` applies it to boards (:class:`mendel.crawl.boards.board.Board`) that neither a municipality nor a name
 places: a municipality's or a region's board lists notices of other bodies (a police notice on a town's board), so
 only a board of no municipality is placed by its notices. A regional body gives such a board its kraj; a board a
 page address already placed in another region keeps that region and is not linked (the two disagree).
@@ -140,7 +140,7 @@ def place_by_numbers(numbers, table: BodyTable | None = None) -> BodyPlace:
 
 def place_boards(boards, numbers: dict, table: BodyTable | None = None) -> list:
     """Boards linked to their public body where their notices tell it (``numbers``: board URL → the file numbers
-    of its stored notices, as :func:`mendel.crawl.boards.register.notice_numbers` reads them). Boards a municipality or a name
+    of its stored notices, as :func:`mendel.crawl.boards.placing.notice_numbers` reads them). Boards a municipality or a name
     places are returned as they are; the others get their body (``body``, ``body_scope``, ``body_code``; a
     regional body's kraj when they have none) or, when no place is known at all, the reason (``unplaced``)."""
     table = table or load_table()

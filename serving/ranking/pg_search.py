@@ -41,9 +41,10 @@ RECENT_CHUNKS = 4096  # chunk rows kept addressable by position (see PostgresSea
 
 def document_grounding(conn: psycopg.Connection) -> dict[str, dict]:
     """Where a document comes from beyond its own row, by document: a record's sources, an attachment's notice."""
-    from mendel.records.grounding import notice_links, record_grounding
+    from mendel.crawl.boards.notice_links import attachment_notices
+    from mendel.records.grounding import record_grounding
 
-    return {**record_grounding(conn), **notice_links(conn)}
+    return {**record_grounding(conn), **attachment_notices(conn)}
 
 
 class RecentChunks:

@@ -33,7 +33,8 @@ from crawlers.spiders.nsoud import decision_title
 from mendel.core import db
 from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS
 from mendel.crawl import crawlstate
-from mendel.crawl.boards.register import Board, load_html_boards
+from mendel.crawl.boards.board import Board
+from mendel.crawl.boards.maintained_list import load_html_boards
 from mirror.faults import transcode
 from mirror.responses import Response
 from tests.support.faults import (

@@ -22,7 +22,9 @@ from crawlers.spiders.base import rebase_url
 from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, PROJECT_ROOT, SAMPLE_CORPUS, Settings
 from mendel.core.rawstore import RawStore
 from mendel.core.sources import source_envs
-from mendel.crawl.boards.register import Board, load_html_boards, write_boards_file
+from mendel.crawl.boards.board import Board
+from mendel.crawl.boards.maintained_list import load_html_boards
+from mendel.crawl.boards.register import write_boards_file
 from mirror.server import MirrorThread
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
@@ -370,14 +372,16 @@ def test_settings_for_the_new_sources(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     demo = Settings(profile="demo", mirror_url="http://127.0.0.1:8765/")
     assert demo.window("nsoud") == ("2024-01-01", "")
-    assert board_spider.BoardsSpider.arguments(demo)["rebase"] == "http://127.0.0.1:8765"
+    # The board crawl reaches the mirror through the demo profile's settings (crawlers.demo), not an argument.
+    assert "rebase" not in board_spider.BoardsSpider.arguments(demo)
+    assert ruian_spider.RuianSpider.arguments(demo)["rebase"] == "http://127.0.0.1:8765"
     assert demo.rebase_origin() == "http://127.0.0.1:8765"
     assert demo.option("ruian", "obce") == ("564729",) and demo.option("ruian", "changes") is True
     assert demo.option("nsoud", "page_size") == 20
     production = Settings(profile="production")
     assert production.window("nsoud", today=date(2026, 11, 29)) == ("2026-11-15", "")
     assert production.window("nalus", today=date(2026, 11, 29)) == ("2026-09-30", "")
-    assert board_spider.BoardsSpider.arguments(production)["rebase"] == "" and production.rebase_origin() is None
+    assert ruian_spider.RuianSpider.arguments(production)["rebase"] == "" and production.rebase_origin() is None
     monkeypatch.setenv("MENDEL_NSOUD_FROM", "2025-01-01")
     monkeypatch.setenv("MENDEL_NSOUD_TO", "2025-01-31")
     monkeypatch.setenv("MENDEL_BOARD_MAX_ATTACHMENTS", "3")
@@ -414,7 +418,6 @@ def test_every_spider_is_wired_into_run(monkeypatch):
         "max_attachments": "",
         "host_budget": 200,
         "revalidate_days": 7,
-        "rebase": "http://127.0.0.1:8765",
     }
     for name, spider in run.SPIDERS.items():
         assert spider.name == name and spider.source

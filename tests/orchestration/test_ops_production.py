@@ -112,7 +112,7 @@ def test_queue_starts_one_run_per_source(production, backfill):
 def test_a_busy_crawl_pool_holds_only_that_crawl(production):
     instance = production["instance"]
     # The board crawl holds a Dagster pool; the other sources take an advisory lock named by theirs in the crawl
-    # process (tests/crawlers/test_crawl_one_process.py): here the instance's limits, with a source pool's name as the other.
+    # process (tests/crawlers/test_run.py): here the instance's limits, with a source pool's name as the other.
     pools = {"boards": defs.resolve_assets_def("board_documents").node_def.pool, "esbirka": SOURCES["esbirka"].pool}
     assert pools["boards"] and pools["esbirka"]
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
-from crawlers.board_pipelines import ThreadedDocumentRecordPipeline
+from scrapy.settings import Settings as ScrapySettings
+
+from assets.boards.register_read import read_register
+from crawlers.database_outage import crawl_outage
 from crawlers.items import FetchedDocument
+from crawlers.pipelines.threaded_record import ThreadedDocumentRecordPipeline
 from mendel.core.config import Settings
-from mendel.crawl.boards.register import load_registry
 from mirror.municipal import observe_robots_txt
 from mirror.scale import HTML_LIST_PATH
 from tests.support.crawl import crawl_runner
@@ -48,15 +51,16 @@ def crawl(
 ) -> list[str]:
     """The record step over ``items``; ``fast``: with its batches (of ``batch`` unchanged and of ``batch`` new
     documents), else one transaction a document."""
-    step = ThreadedDocumentRecordPipeline(database_url, run_id, raw_store)
-    step.confirm_batch = step.new_batch = batch
-    spider = SimpleNamespace(
-        source="boards" if fast else None,
-        spool=spool,
-        outage=None,
-        database_down=lambda exc: setattr(spider, "outage", str(exc)),
+    spider = SimpleNamespace(source="boards" if fast else None)
+    crawler = SimpleNamespace(
+        spider=spider,
+        settings=ScrapySettings({"MENDEL_RUN_ID": run_id}),
+        stats=SimpleNamespace(set_value=lambda *a, **k: None, inc_value=lambda *a, **k: None),
+        engine=None,
     )
-    step.crawler = SimpleNamespace(spider=spider)
+    step = ThreadedDocumentRecordPipeline(database_url, run_id, raw_store, crawler=crawler)
+    step.confirm_batch = step.new_batch = batch
+    crawl_outage(crawler)._spool = spool  # the run's spool, where writes go when the database is gone
     step.open_spider(spider)
     try:
         return [step.store_and_record(item, spider).outcome for item in items]
@@ -69,7 +73,7 @@ def scaled_crawl(mirror, monkeypatch, tmp_path, database_url):
     the mirror's generated board of each host."""
     observe_robots_txt(mirror.server)
     run = crawl_runner(monkeypatch, tmp_path, database_url, mirror.base_url)
-    register = load_registry(
+    register = read_register(
         Settings(profile="demo", mirror_url=mirror.base_url, html_boards=mirror.base_url + HTML_LIST_PATH)
     )
     return run, register, {b.host: b for b in mirror.server.scale.boards}

@@ -15,9 +15,10 @@ import pytest
 import yaml
 from dagster import DagsterInstance, Definitions, define_asset_job
 
+from assets.boards import register_read
 from assets.boards.assets import board_documents, board_partitions, board_registry
 from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS
-from mendel.crawl.boards import register as boards
+from mendel.crawl.boards import placing
 from orchestration.pipes import ParentBoundPipesSubprocessClient
 from orchestration.resources import MendelResource
 
@@ -40,9 +41,9 @@ def test_the_register_drives_the_partitions_and_a_board_leaving_it_is_withdrawn(
     tmp_path, mirror, fresh_db, monkeypatch
 ):
     register = {KADAN_FEED_URL, KARVINA, *(f["iri"] for f in FEEDS)}
-    real_catalogue = boards.fetch_nkod_boards
+    real_catalogue = register_read.read_catalogue
     monkeypatch.setattr(
-        boards, "fetch_nkod_boards", lambda url, *a, **k: [b for b in real_catalogue(url, *a, **k) if b.key in register]
+        register_read, "read_catalogue", lambda path: [b for b in real_catalogue(path) if b.key in register]
     )
     listed = yaml.safe_load(HTML_BOARDS_FILE.read_text(encoding="utf-8"))
     listed["boards"] = [b for b in listed["boards"] if b["id"] == "blesno"]
@@ -84,7 +85,7 @@ def test_the_register_drives_the_partitions_and_a_board_leaving_it_is_withdrawn(
         assert crawl["boards_notices_stored"] == len(KADAN["informace"]) + feed_notices + KARVINA_NOTICES
         assert crawl["boards_export_flat_json"] == 1 and crawl["boards_article_api"] == 1
         with psycopg.connect(fresh_db) as conn:
-            places = boards.document_places(conn)
+            places = placing.document_places(conn)
             active = dict(
                 conn.execute(
                     "SELECT listing, count(*) FROM documents WHERE status = 'active' GROUP BY listing"

@@ -12,9 +12,9 @@ from dagster import DagsterInstance, SensorResult, SkipReason, build_sensor_cont
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from assets.boards.assets import board_partitions
+from assets.boards.register_read import read_register
 from assets.boards.sensors import new_boards_from_registry, run_requests_for
 from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS, Settings
-from mendel.crawl.boards.register import load_registry
 from orchestration.resources import MendelResource
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
@@ -36,7 +36,7 @@ def test_new_registry_boards_become_partitions_and_only_they_are_crawled(tmp_pat
         database_url=fresh_db,
         crawl_env={"MENDEL_BOARD_DOWNLOAD_DELAY": "0"},
     )
-    register = [b.key for b in load_registry(Settings(profile="demo", mirror_url=mirror.base_url))]
+    register = [b.key for b in read_register(Settings(profile="demo", mirror_url=mirror.base_url))]
     assert len(register) == 189 and KADAN_FEED_URL in register
     with DagsterInstance.ephemeral() as instance:
         first = tick(instance, resource)

@@ -1,4 +1,4 @@
-"""Content validation before storing (mendel.crawl.content_checks, crawlers.pipelines.ContentCheckPipeline): a body that
+"""Content validation before storing (mendel.crawl.content_checks, crawlers.pipelines.content_check): a body that
 is not what its source publishes — an HTML error page sent with 200 in place of a decision, a decision page cut to
 30 % with a Content-Length that matches the cut — is quarantined with the reason and never stored; the next good
 fetch of the same URL stores the document and resolves its quarantine entry."""

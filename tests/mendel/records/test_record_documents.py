@@ -15,7 +15,7 @@ import pytest
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
-from mendel.crawl.boards import register as boards
+from mendel.crawl.boards import notice_links as boards
 from mendel.czech.wording import both_dates, plural, worded_date
 from mendel.index import bundle
 from mendel.nightly import extract_stage, registry_stage

@@ -1,0 +1,1 @@
+"""The crawl's extensions, one class a module, declared in ``crawlers/settings.py``."""

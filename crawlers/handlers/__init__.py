@@ -1,0 +1,1 @@
+"""Download handlers, one class a module, declared in ``crawlers/settings.py``."""
