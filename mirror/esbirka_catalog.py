@@ -328,6 +328,30 @@ def _html_entry(path: Path, rel: str) -> dict:
     }
 
 
+def _unreadable_entry(path: Path, rel: str, problem: Exception) -> dict:
+    """A file of the corpus that cannot be read (a corrupt DOCX): the act its name says, nothing else known; the
+    site serves its register entry and answers an error where its text is asked for."""
+    number, year = number_year_from_name(path.name) or (None, None)
+    version_date = version_date_from_name(path.name)
+    return {
+        "file": rel,
+        "format": path.suffix.lower().lstrip("."),
+        "size": path.stat().st_size,
+        "sha256": _sha256(path),
+        "collection": "sb",
+        "number": number,
+        "year": year,
+        "name": None,
+        "announced": None,
+        "effective": version_date,
+        "version_kind": "IZ" if path.suffix.lower() != ".pdf" else None,
+        "version_date": version_date,
+        "pages": None,
+        "document_name": path.name,
+        "unreadable": f"{type(problem).__name__}: {problem}",
+    }
+
+
 def _entry_for(path: Path, rel: str) -> dict:
     suffix = path.suffix.lower()
     if suffix == ".pdf":
@@ -357,6 +381,9 @@ def load_catalog(corpus_root: Path, catalog_path: Path = CATALOG_PATH) -> list[d
     for path, rel in _corpus_files(Path(corpus_root)):
         entry = known.get(rel)
         if entry is None or entry["size"] != path.stat().st_size or entry["sha256"] != _sha256(path):
-            entry = _entry_for(path, rel)
+            try:
+                entry = _entry_for(path, rel)
+            except (OSError, ValueError, KeyError, zipfile.BadZipFile, ElementTree.ParseError) as exc:
+                entry = _unreadable_entry(path, rel, exc)
         entries.append(entry)
     return entries
