@@ -12,7 +12,9 @@ from urllib.parse import unquote
 
 import psycopg
 import pytest
+from scrapy.crawler import Crawler
 
+from crawlers.middlewares.host_guard import host_allowed
 from crawlers.spiders.esbirka import EsbirkaSpider
 from mendel.core.config import SAMPLE_CORPUS, Settings
 from mirror.responses import json_response
@@ -105,7 +107,7 @@ def test_the_whole_register_first_then_the_feed_fetches_an_act_of_2012(tmp_path,
     with MirrorThread(corpus) as site:
         crawl = crawl_runner(monkeypatch, tmp_path / "home", fresh_db, site.base_url)
         quiet = crawl("esbirka", "whole-2")
-        assert [path.split("?")[0] for _, path in requested(site.request_log)] == [
+        assert [path.split("?")[0] for _, path in requested(site.request_log) if path != "/robots.txt"] == [
             "/esel-esbir-daver/dokumenty-sbirky/zmeny-zneni"
         ]
     assert quiet["discovered"] == 0
@@ -158,3 +160,13 @@ def test_a_corrupt_docx_and_a_bad_fragment_page_are_quarantined_and_the_night_go
     with psycopg.connect(fresh_db) as conn:
         position = conn.execute("SELECT count(*) FROM change_feeds").fetchone()[0]
     assert position == 0  # the feed is not taken in past versions that failed: the next night asks again
+
+
+def test_redirects_between_official_hosts_pass_the_host_guard():
+    spider = EsbirkaSpider.from_crawler(
+        Crawler(EsbirkaSpider, {"MENDEL_HOST_GUARD": True}), base_url="https://api.e-sbirka.cz"
+    )
+    for host in ("api.e-sbirka.cz", "www.e-sbirka.cz", "opendata.eselpoint.gov.cz"):
+        assert host_allowed(host, spider.allowed_hosts), host
+    for host in ("e-sbirka.cz.example.org", "zakonyprolidi.cz", "localhost"):
+        assert not host_allowed(host, spider.allowed_hosts), host
