@@ -26,9 +26,11 @@ def _error_text(record: logging.LogRecord) -> str:
 
 
 class _FileHandler(logging.FileHandler):
-    """Every record in full, with the error's whole chain and traceback."""
+    """Every record in full, with the error's whole chain and traceback. Writing is left to ``FileHandler.emit``:
+    it opens the file again when something closed the handler (Dagster closes a run's log handlers when the run
+    ends, and a record may come after that)."""
 
-    def emit(self, record: logging.LogRecord) -> None:
+    def format(self, record: logging.LogRecord) -> str:
         meta = getattr(record, "dagster_meta", {})
         step = meta.get("step_key") or "-"
         message = meta.get("orig_message", record.getMessage())
@@ -37,8 +39,7 @@ class _FileHandler(logging.FileHandler):
         error = _error_text(record)
         if error:
             text += "\n" + error
-        self.stream.write(text.rstrip("\n") + "\n")
-        self.flush()
+        return text.rstrip("\n")
 
 
 class _ConsoleHandler(logging.StreamHandler):

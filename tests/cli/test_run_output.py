@@ -100,3 +100,15 @@ def test_a_failure_before_the_run_is_one_line_with_the_traceback_in_the_log(tmp_
     line = startup_failure_line(raised.value, log)
     assert line.startswith("nightly FAILED before it started: OperationalError: could not connect to server")
     assert "Traceback" in log.read_text(encoding="utf-8")
+
+
+def test_the_log_file_is_written_again_after_its_handler_was_closed(tmp_path):
+    # Dagster closes a run's log handlers when the run ends; a record that comes after must not crash the run
+    log = tmp_path / "logs" / "run.log"
+    logger = run_loggers(log)["console"].logger_fn(dg.build_init_logger_context(logger_config={"log_level": "INFO"}))
+    logger.info("before the close")
+    for handler in logger.handlers:
+        handler.close()
+    logger.info("after the close")
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert [line.rsplit(" - ", 1)[1] for line in lines] == ["before the close", "after the close"]
