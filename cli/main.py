@@ -123,6 +123,9 @@ def failed_steps(result) -> list[str]:
 
 
 def cmd_run(args) -> int:
+    from mendel.core.run_guard import guard_run
+
+    guard_run()  # whatever ends this run, nothing it started outlives it
     settings = get_settings()
     prepare_home(settings)
     started = time.monotonic()

@@ -9,6 +9,7 @@ import pytest
 
 from cli.run_output import failure_line, run_loggers, startup_failure_line
 from mendel.core.db import ProcessingLocked
+from mendel.core.run_guard import RUN_TOKEN_ENV
 
 
 def run(assets, checks=(), log_file=None, tracebacks=False):
@@ -171,6 +172,7 @@ def test_the_console_of_a_failed_run_ends_in_one_line(case, tmp_path, monkeypatc
     from cli import main
 
     assets, checks, last_line, reason = CONSOLE_CASES[case]
+    monkeypatch.setenv(RUN_TOKEN_ENV, "console-test")  # as under a guarded run: no watcher of this test process
     monkeypatch.setenv("MENDEL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home" / "dagster_home"))
     monkeypatch.setattr(main, "demo_services", contextlib.nullcontext)  # no mirror, no database: the job fails alone
