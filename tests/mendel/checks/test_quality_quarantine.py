@@ -89,6 +89,16 @@ def _decision_hits(searcher, query: str) -> list[dict]:
     return [hit for hit in payload["results"] if hit["doc_id"] == DECISION_ID]
 
 
+def _search_page(tmp_path, query: str) -> str:
+    from serving.web.api import create_app
+    from tests.support.web import TestClient
+
+    app = create_app(tmp_path / "home" / "bundles", embedder=RecordingEmbedder(), reload_interval=0)
+    response = TestClient(app).get("/", params={"q": query})
+    assert response.status_code == 200
+    return response.text
+
+
 def _served(conn) -> tuple[int, int | None, set[int]]:
     current, served = conn.execute(
         "SELECT current_version_id, served_version_id FROM documents WHERE doc_id = %s", (DECISION_ID,)
@@ -131,6 +141,7 @@ def test_one_document_turns_bad_on_an_established_home_and_heals(corpus, tmp_pat
     mark = first["last_good_version"]
     assert mark["quarantined_sha256"] == bad_sha and "pages.no_mojibake" in mark["reason"]
     assert searcher.documents[DECISION_ID]["sha256"] == mark["sha256"] != bad_sha  # its original is the good one
+    assert "poslední bezvadná verze" in _search_page(tmp_path, query)  # the search page says so too
 
     fixed = good_decision().replace(b"</body>", b"<p>Opraveno.</p></body>")
     _store_decision(corpus, fixed)  # night 3: the source sends a good version again
