@@ -16,11 +16,10 @@ from mendel.core.config import SAMPLE_CORPUS
 from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
 from mendel.index.corpus import load_layer
+from mirror.courts import NsoudSite
 from tests.support.courts import DECISION_ID, double_encoded_decision, good_decision
 from tests.support.index import RecordingEmbedder, run_index
 from tests.support.runs import check_evaluations, materialized_keys
-
-ACTS = ("87-2024", "88-2024", "89-2024")
 
 
 def _store(conn, store: RawStore, doc_id: str, source: str, data: bytes, content_type: str) -> str:
@@ -49,16 +48,11 @@ def corpus(fresh_db, tmp_path):
 
     resource = MendelResource(home=str(tmp_path / "home"), database_url=fresh_db)
     store = resource.raw_store()
+    site = NsoudSite(SAMPLE_CORPUS)
     with psycopg.connect(fresh_db, autocommit=True) as conn:
-        for act in ACTS:
-            _store(
-                conn,
-                store,
-                f"/eli/cz/sb/{act}",
-                "esbirka",
-                (SAMPLE_CORPUS / "esbirka" / "pdf" / f"{act}.pdf").read_bytes(),
-                "application/pdf",
-            )
+        for decision in site.decisions[1:4]:  # three more real decisions, as the mirror serves them
+            page = site.decision_page(decision).body
+            _store(conn, store, decision.record["ecli"], "nsoud", page, "text/html; charset=utf-8")
     _store_decision(resource, good_decision())
     return resource
 
