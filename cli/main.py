@@ -123,6 +123,9 @@ def failed_steps(result) -> list[str]:
 
 
 def cmd_run(args) -> int:
+    from mendel.core.run_guard import guard_run
+
+    guard_run()  # whatever ends this run, nothing it started outlives it
     settings = get_settings()
     prepare_home(settings)
     started = time.monotonic()
@@ -148,8 +151,8 @@ def cmd_run(args) -> int:
         print(f"  {asset_key:<20} {shown}")
     for check, passed in summary["checks"].items():
         print(f"  check {check}: {'PASSED' if passed else 'FAILED'}")
-    for step in summary["skipped"]:
-        print(f"  skipped {step}")
+    if summary["skipped"]:
+        print(f"  skipped: {', '.join(summary['skipped'])}")
     slowest = sorted(summary["step_seconds"].items(), key=lambda item: -item[1])
     print("  step wall times (s): " + ", ".join(f"{step}={seconds}" for step, seconds in slowest))
     if summary["success"]:

@@ -189,7 +189,8 @@ _LAYER_QUERY = (
     "SELECT c.chunk_id, c.doc_id, coalesce(d.title, ''), d.source, d.url, d.citation, c.page_start, c.page_end,"
     " c.section_path, c.text, c.layer, c.parent_id, c.seq, c.char_start, c.char_end, coalesce(c.summary, ''),"
     " coalesce(top.summary, '')"
-    " FROM chunks c JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
+    " FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+    " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
     " LEFT JOIN chunks top ON top.version_id = c.version_id AND top.layer = 1"
     " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = %s"
     " ORDER BY c.doc_id, c.seq"
@@ -197,8 +198,8 @@ _LAYER_QUERY = (
 
 
 def load_layer(conn: psycopg.Connection, layer: int = 3) -> list[ChunkRecord]:
-    """The live chunks of one layer (current versions of active documents), in bundle order; an act's chunks
-    with their version."""
+    """The live chunks of one layer (served versions of active documents: mendel.crawl.last_good), in bundle
+    order; an act's chunks with their version."""
     if layer not in LAYERS:
         raise ValueError(f"layer must be one of {LAYERS}, not {layer!r}")
     records = [ChunkRecord(*row) for row in conn.execute(_LAYER_QUERY, (layer,))]

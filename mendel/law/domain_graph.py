@@ -168,9 +168,10 @@ class DomainGraph:
     def route(self, query: str, k: int = 5, types: tuple[str, ...] = ("domain", "act")) -> list[tuple[str, float]]:
         """Rank nodes of ``types`` (default areas and acts) for a natural-language question:
         ``[(node_id, score), ...]`` best first, at most ``k``, scores > 0 (:mod:`mendel.law.domain_routing`)."""
-        if "router" not in self._index:
-            self._index["router"] = Router(self)
-        return self._index["router"].route(query, k, types)
+        router = self._index.get("router")
+        if router is None:  # one router even when first questions come at once (it builds its index once)
+            router = self._index.setdefault("router", Router(self))
+        return router.route(query, k, types)
 
 
 # --- loading and validation ----------------------------------------------------------------------
