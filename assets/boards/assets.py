@@ -18,6 +18,7 @@ from dagster import (
 )
 
 from assets.boards import register_read
+from assets.boards.crawled import materialize_read_boards, run_boards_file
 from assets.crawl.assets import run_crawl
 from mendel.crawl.boards import placing, register
 from mendel.crawl.boards.board import BOARD_SOURCE
@@ -148,8 +149,10 @@ def board_documents(
     }
     if not boards:
         return MaterializeResult(metadata={**summary, "discovered": 0})
-    boards_file = register.write_boards_file(boards, settings.home / "boards" / f"{context.run_id}.json")
+    boards_file = register.write_boards_file(boards, run_boards_file(settings, context.run_id))
     env = mendel.subprocess_env(context.run_id)
     env["MENDEL_BOARDS_FILE"] = str(boards_file)
     result = run_crawl(pipes_subprocess_client, context, BOARD_SOURCE, env)
+    if not (context.has_partition_key or context.has_partition_key_range):  # the nightly: every registered board
+        summary.update(materialize_read_boards(context, mendel, boards))
     return result._replace(metadata={**(result.metadata or {}), **summary})

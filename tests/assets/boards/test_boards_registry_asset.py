@@ -33,7 +33,8 @@ FEEDS = [MVCR[0], MVCR[4]]  # two MVČR feeds with notices
 
 
 def metadata(result, asset: str) -> dict:
-    (materialization,) = result.asset_materializations_for_node(asset)
+    # the step's own materialisation (a run without partitions also reports each board it read as its partition)
+    (materialization,) = [m for m in result.asset_materializations_for_node(asset) if m.partition is None]
     return {k: v.value for k, v in materialization.metadata.items()}
 
 
