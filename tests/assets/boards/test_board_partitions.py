@@ -20,10 +20,13 @@ from assets.boards.checks import board_crawl_failures
 from mendel.core.config import HTML_BOARDS_FILE, KADAN_FEED_URL, SAMPLE_CORPUS
 from mirror.server import MirrorThread
 from orchestration.pipes import ParentBoundPipesSubprocessClient
+from orchestration.policies import CRAWL_SCOPE_TAG
 from orchestration.resources import MendelResource
 from tests.support.runs import check_evaluations
 
 pytestmark = pytest.mark.e2e
+
+NIGHTLY_SCOPE = {CRAWL_SCOPE_TAG: "usual"}
 
 MVCR = json.loads((SAMPLE_CORPUS / "municipal" / "boards" / "mvcr_182_boards.json").read_text(encoding="utf-8"))
 FEEDS = [MVCR[0]["iri"], MVCR[4]["iri"]]  # two MVČR feeds with notices
@@ -57,7 +60,7 @@ def night(tmp_path, fresh_db, monkeypatch):
         defs = Definitions(
             assets=[board_registry, board_documents],
             asset_checks=[board_crawl_failures],
-            jobs=[define_asset_job("night", selection=["board_registry", "board_documents"])],
+            jobs=[define_asset_job("night", selection=["board_registry", "board_documents"], tags=NIGHTLY_SCOPE)],
             resources={"mendel": resource, "pipes_subprocess_client": ParentBoundPipesSubprocessClient()},
         )
         yield defs.resolve_job_def("night"), register, mirror
