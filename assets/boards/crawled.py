@@ -36,7 +36,8 @@ def materialize_read_boards(context: AssetExecutionContext, mendel: MendelResour
                 metadata={
                     "kind": "javascript" if getattr(board, "javascript", False) else board.kind,
                     "listing": MetadataValue.url(board.url),
-                    "documents_active": documents.get(board.url, 0),
+                    # active documents the board's listing owns (a notice a feed also lists is the feed's)
+                    "documents_owned": documents.get(board.url, 0),
                 },
             )
         )
