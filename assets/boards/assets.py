@@ -5,20 +5,25 @@ crawls one board, a range of new boards, or every registered board (the nightly)
 """
 
 from collections import Counter
+from enum import Enum
+from typing import Optional
 
 import psycopg
 from dagster import (
     AssetExecutionContext,
     BackfillPolicy,
+    Config,
     DynamicPartitionsDefinition,
     Failure,
     MaterializeResult,
     PipesSubprocessClient,
     asset,
 )
+from pydantic import Field
 
 from assets.boards import register_read
-from assets.crawl.assets import run_crawl
+from assets.boards.crawled import materialize_read_boards, run_boards_file
+from assets.crawl.assets import crawl_scope, run_crawl
 from mendel.crawl.boards import placing, register
 from mendel.crawl.boards.board import BOARD_SOURCE
 from mendel.crawl.boards.cms_rules import cms_summary
@@ -102,11 +107,32 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
     )
 
 
-def boards_of_run(context: AssetExecutionContext) -> list[str]:
-    """The partition keys this run crawls: its own, or every registered board in a run without partitions."""
+class BoardScope(Enum):
+    PARTITIONS = "partitions"  # the run's board partitions: one board or a range (the sensor's runs, backfills)
+    USUAL = "usual"  # the board crawl's usual range: every registered board (the nightly's)
+
+
+class BoardCrawl(Config):
+    """Run config of the board crawl: which boards. A run of chosen partitions crawls those; a run without partitions
+    crawls every registered board only when its config or its run's tag (the nightly's) says USUAL — launched with
+    empty config and no partition, it crawls nothing and says so."""
+
+    boards: Optional[BoardScope] = Field(
+        default=None, description="PARTITIONS: the run's partitions; USUAL: every registered board"
+    )
+
+
+def boards_of_run(context: AssetExecutionContext, config: BoardCrawl) -> list[str]:
+    """The partition keys this run crawls: its own, or every registered board when the run crawls the usual range."""
     if context.has_partition_key or context.has_partition_key_range:
+        if config.boards == BoardScope.USUAL:
+            raise Failure(
+                "boards: USUAL crawls every registered board, in a run without partitions", allow_retries=False
+            )
         return list(context.partition_keys)
-    return list(context.instance.get_dynamic_partitions(board_partitions.name))
+    if crawl_scope(context, config.boards, BoardScope) == BoardScope.USUAL:
+        return list(context.instance.get_dynamic_partitions(board_partitions.name))
+    raise Failure("boards: PARTITIONS, and the run has no partition: choose board partitions", allow_retries=False)
 
 
 @asset(
@@ -124,14 +150,17 @@ def boards_of_run(context: AssetExecutionContext) -> list[str]:
     "rendered by Chromium.",
 )
 def board_documents(
-    context: AssetExecutionContext, mendel: MendelResource, pipes_subprocess_client: PipesSubprocessClient
+    context: AssetExecutionContext,
+    config: BoardCrawl,
+    mendel: MendelResource,
+    pipes_subprocess_client: PipesSubprocessClient,
 ) -> MaterializeResult:
     settings = mendel.settings()
     if not settings.source_enabled(BOARD_SOURCE):
         context.log.info(f"{BOARD_SOURCE} is not in MENDEL_SOURCES; nothing crawled")
         return MaterializeResult(metadata={"enabled": False, "boards": 0})
     with psycopg.connect(mendel.db_url(), autocommit=True) as conn:
-        boards, unknown = register.boards_for_keys(boards_of_run(context), settings, conn)
+        boards, unknown = register.boards_for_keys(boards_of_run(context, config), settings, conn)
     without_rules = [b for b in boards if b.kind == "html" and not b.rules]
     if without_rules:
         context.log.warning(
@@ -148,8 +177,10 @@ def board_documents(
     }
     if not boards:
         return MaterializeResult(metadata={**summary, "discovered": 0})
-    boards_file = register.write_boards_file(boards, settings.home / "boards" / f"{context.run_id}.json")
+    boards_file = register.write_boards_file(boards, run_boards_file(settings, context.run_id))
     env = mendel.subprocess_env(context.run_id)
     env["MENDEL_BOARDS_FILE"] = str(boards_file)
     result = run_crawl(pipes_subprocess_client, context, BOARD_SOURCE, env)
+    if not (context.has_partition_key or context.has_partition_key_range):  # the nightly: every registered board
+        summary.update(materialize_read_boards(context, mendel, boards))
     return result._replace(metadata={**(result.metadata or {}), **summary})
