@@ -195,9 +195,9 @@ SOURCES: dict[str, Source] = {
             window=DateWindow(
                 "MENDEL_NSOUD_FROM",
                 "MENDEL_NSOUD_TO",
-                demo_from="2024-01-01",
+                demo_from="1993-01-01",
                 production_lookback_days=14,
-                doc="publication dates (datum_predani_na_web)",
+                doc="publication dates (datum_predani_na_web), or decision dates where the site gives no web date",
             ),
             backfill=Backfill("1993-01-01", "month"),
         ),

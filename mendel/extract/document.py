@@ -6,7 +6,7 @@
 |---|---|
 | pdf   | pdfplumber text layer, headings checked against layout; pages without one OCR'd (`mendel.extract.pdf`) |
 | docx  | docling's Word backend, after zip-bomb checks (`mendel.extract.office`) |
-| html  | docling's HTML backend, charset from HTTP, BOM, <meta> or detection |
+| html  | docling's HTML backend, charset from HTTP, BOM, <meta> or detection; a court's decision page (Nejvyšší soud, NALUS) by its own markup (`mendel.extract.court_pages`) |
 | text  | encoding detected (BOM, UTF-16 without BOM, UTF-8, windows-1250 / ISO-8859-2); form feeds split pages |
 | rtf   | striprtf, code page from `\\ansicpg` |
 | json  | an OFN úřední deska notice or board (`mendel.extract.notice`); a court's open-data decision record (`mendel.extract.court_record`) |
@@ -258,6 +258,12 @@ def _extract_format(data: bytes, fmt: str, content_type: str | None, limits: Ext
 
             return _layout_document(docx_document(data, limits), "docx")
         if fmt == "html":
+            from mendel.extract.court_pages import decision_page
+
+            decision = decision_page(data, charset)
+            if decision is not None:  # a court's decision page, read by its own markup
+                extra = [ExtraHeading(o, label, GENERIC_LEVEL, "decision_part") for o, label in decision.headings]
+                return _document([Page(1, decision.text)], "html", decision.title, [], extra)
             from mendel.extract.office import html_document
 
             return _layout_document(html_document(data, limits, charset), "html")
