@@ -93,7 +93,12 @@ def load_decisions(corpus_root: Path) -> list[Decision]:
             seen[decision.record["url"]] = decision
     return sorted(
         seen.values(),
-        key=lambda d: (d.record.get("publication_date") or "", d.record.get("decision_date") or "", d.unid),
+        # by web date (then UNID); a decision without one (ns_full) after them all, by decision date
+        key=lambda d: (
+            d.record.get("publication_date") or "",
+            "" if d.record.get("publication_date") else d.record.get("decision_date") or "",
+            d.unid,
+        ),
         reverse=True,
     )
 

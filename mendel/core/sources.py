@@ -28,15 +28,17 @@ class Option:
     # on (unset = default); list: comma-separated, spaces trimmed (set but empty = none, unset = default).
     kind: OptionKind = "text"
     doc: str = ""
+    demo_default: Optional[str] = None  # the demo profile's default, where it is not ``default``
 
-    def value(self, raw: Optional[str]) -> Union[str, int, bool, tuple[str, ...]]:
+    def value(self, raw: Optional[str], profile: str = "production") -> Union[str, int, bool, tuple[str, ...]]:
+        default = self.demo_default if profile != "production" and self.demo_default is not None else self.default
         if self.kind == "int":
-            return int(raw or self.default)
+            return int(raw or default)
         if self.kind == "flag":
-            return (self.default if raw is None else raw).strip().lower() not in _FALSE_FLAGS
+            return (default if raw is None else raw).strip().lower() not in _FALSE_FLAGS
         if self.kind == "list":
-            return tuple(v.strip() for v in (self.default if raw is None else raw).split(",") if v.strip())
-        return raw or self.default
+            return tuple(v.strip() for v in (default if raw is None else raw).split(",") if v.strip())
+        return raw or default
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,15 @@ KADAN_FEED_URL = "https://www.mesto-kadan.cz/1ad1f16beff952576ae7ddd76a91e163"
 # Court searches by decision date: decisions appear online weeks after they are made, so production looks back
 # 60 days (already stored ones answer 304). The demo windows cover the last days of the bundled ConCo records.
 COURT_LOOKBACK_DAYS = 60
+# The Ústavní soud decisions whose real NALUS text pages the sample holds (courts/nalus_html/).
+NALUS_SAMPLE_PAGES = (
+    "I. ÚS 2/95",
+    "II. ÚS 287/96",
+    "I. ÚS 689/05",
+    "II. ÚS 549/06",
+    "IV. ÚS 899/15",
+    "III. ÚS 1773/19",
+)
 # The lower courts' open data lists a decision under the day it was published; a day still gains records for a while
 # after it (exports finishing late). Two weeks on, a day is taken as complete and closed.
 JUSTICE_LAG_DAYS = 14
@@ -225,7 +236,18 @@ SOURCES: dict[str, Source] = {
             spider="crawlers.spiders.nalus.NalusSpider",
             mirror_sites=("mirror.nalus.NalusSite",),
             hosts={"nalus": "https://nalus.usoud.cz"},
-            options=(Option("page_size", "MENDEL_NALUS_PAGE_SIZE", "20", "int", "results per page (resultsPageSize)"),),
+            options=(
+                Option("page_size", "MENDEL_NALUS_PAGE_SIZE", "20", "int", "results per page (resultsPageSize)"),
+                Option(
+                    "dockets",
+                    "MENDEL_NALUS_DOCKETS",
+                    "",
+                    "list",
+                    "file numbers searched for (the form's Spisová značka) besides the date window; the demo's: the "
+                    "decisions whose real NALUS pages the sample holds",
+                    demo_default=",".join(NALUS_SAMPLE_PAGES),
+                ),
+            ),
             window=DateWindow(
                 "MENDEL_NALUS_FROM",
                 "MENDEL_NALUS_TO",
