@@ -18,6 +18,7 @@ import scrapy
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider, media_type, response_header
 from mendel.czech.dates import find_numeric_date, format_numeric_date, iso
+from mendel.extract.court_pages import keyword_values, listed_values
 
 NSF = "/Judikatura/judikatura_ns.nsf"
 COURT = "Nejvyšší soud"
@@ -59,18 +60,10 @@ def decision_title(decision_type: str | None, file_number: str, court: str = COU
     return f"{kind} {of_court} sp. zn. {file_number}"
 
 
-def listed_values(value: str | None) -> list[str]:
-    """A header field listing several values, as the page shows them (one a line, or comma-separated before a
-    provision mark): ``§ 36 odst. 2 tr. ř., § 216 tr. ř.`` → two."""
-    parts = re.split(r"\n|,\s*(?=§|čl\.|Čl\.|článek)", value or "")
-    return [" ".join(p.split()) for p in parts if p.strip()]
-
-
 def header_fields(meta: dict[str, str]) -> dict:
     """What the decision's header says about it, under stable names (the NS site's labels, or the Sbírka's)."""
-    keywords = meta.get("Heslo") or meta.get("Hesla") or ""
     return {
-        "keywords": [" ".join(k.split()) for k in re.split(r",\s*|\n", keywords) if k.strip()],
+        "keywords": keyword_values(meta.get("Heslo") or meta.get("Hesla")),
         "provisions": listed_values(meta.get("Dotčené předpisy") or meta.get("Předpisy")),
         "category": meta.get("Kategorie rozhodnutí") or None,
         "decision_type": meta.get("Typ rozhodnutí") or None,

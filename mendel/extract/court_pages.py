@@ -142,6 +142,19 @@ def nalus_page(page: str) -> DecisionPage | None:
     return _assemble("nalus", fields, _text_of(content), title)
 
 
+def listed_values(value: str | None) -> list[str]:
+    """A header field listing several provisions, as the page shows them (one a line, or comma-separated before a
+    provision mark): ``§ 36 odst. 2 tr. ř., § 216 tr. ř.`` → two; ``§ 1 odst. 1, 2 …`` stays one."""
+    parts = re.split(r"\n|,\s*(?=§|čl\.|Čl\.|článek)", value or "")
+    return [" ".join(p.split()) for p in parts if p.strip()]
+
+
+def keyword_values(value: str | None) -> list[str]:
+    """A header field of keywords (Heslo, Hesla): comma- or line-separated, a bracketed note kept with its word."""
+    parts = re.split(r"\n|,\s*(?![^\[]*\])", value or "")
+    return [" ".join(p.split()) for p in parts if p.strip()]
+
+
 def decision_page(data: bytes, charset: str | None = None) -> DecisionPage | None:
     """The page as a court decision of a site this module knows; None for any other HTML."""
     if not any(marker in data for marker in _MARKERS):

@@ -25,6 +25,7 @@ from mendel.core.sources import source_envs
 from mendel.crawl.boards.board import Board
 from mendel.crawl.boards.maintained_list import load_html_boards
 from mendel.crawl.boards.register import write_boards_file
+from mendel.extract.court_pages import keyword_values, listed_values
 from mirror.server import MirrorThread
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
@@ -330,9 +331,13 @@ def test_nsoud_query_and_page_helpers():
         nsoud.decision_title("ROZSUDEK", "6 To 72/2009", "Vrchní soud v Olomouci")
         == "Rozsudek (Vrchní soud v Olomouci) sp. zn. 6 To 72/2009"
     )
-    assert nsoud.listed_values("§ 36 odst. 2 tr. ř., § 216 tr. ř.") == ["§ 36 odst. 2 tr. ř.", "§ 216 tr. ř."]
-    assert nsoud.listed_values("§ 2758 odst. 2 o. z.\n§ 556 o. z.") == ["§ 2758 odst. 2 o. z.", "§ 556 o. z."]
-    assert nsoud.listed_values("§ 1 odst. 1, 2 předpisu č. 119/1990Sb.") == ["§ 1 odst. 1, 2 předpisu č. 119/1990Sb."]
+    assert listed_values("§ 36 odst. 2 tr. ř., § 216 tr. ř.") == ["§ 36 odst. 2 tr. ř.", "§ 216 tr. ř."]
+    assert listed_values("§ 2758 odst. 2 o. z.\n§ 556 o. z.") == ["§ 2758 odst. 2 o. z.", "§ 556 o. z."]
+    assert listed_values("§ 1 odst. 1, 2 předpisu č. 119/1990Sb.") == ["§ 1 odst. 1, 2 předpisu č. 119/1990Sb."]
+    assert keyword_values("Forma (o. z.) [ Právní jednání (o. z.), X ], Pojištění") == [
+        "Forma (o. z.) [ Právní jednání (o. z.), X ]",
+        "Pojištění",
+    ]
 
 
 def test_notice_document_from_an_ofn_feed():
@@ -428,10 +433,10 @@ def test_every_spider_is_wired_into_run(monkeypatch):
     monkeypatch.setenv("MENDEL_MIRROR_URL", "http://127.0.0.1:8765")
     for name in source_envs():
         monkeypatch.delenv(name, raising=False)
-    assert set(run.SPIDERS) == {"esbirka", "nsoud", "ruian", "nalus", "nssoud", "cnb", "boards"}
+    assert set(run.SPIDERS) == {"esbirka", "nsoud", "ruian", "nalus", "nssoud", "justice", "cnb", "boards"}
     assert run.spider_arguments("nsoud") == {
         "base_url": "http://127.0.0.1:8765",
-        "date_from": "2024-01-01",
+        "date_from": "1993-01-01",
         "date_to": "",
         "page_size": 20,
     }
@@ -446,6 +451,13 @@ def test_every_spider_is_wired_into_run(monkeypatch):
         "max_attachments": "",
         "host_budget": 200,
         "revalidate_days": 7,
+    }
+    assert run.spider_arguments("justice") == {
+        "base_url": "http://127.0.0.1:8765",
+        "date_from": "2025-09-15",
+        "date_to": "2025-09-30",
+        "lag_days": 14,
+        "reread": False,
     }
     for name, spider in run.SPIDERS.items():
         assert spider.name == name and spider.source
