@@ -104,6 +104,11 @@ class FacetsResponse(BaseModel):
     places: dict[str, list[str]] = Field(
         default={}, description="kraj / okres / obec values, when documents carry them"
     )
+    courts: dict[str, list] = Field(
+        default={},
+        description="court_level: [{value, Czech label, documents}] highest first; court: the courts' names — of "
+        "the decisions with passages",
+    )
 
 
 class DocumentChunk(BaseModel):
