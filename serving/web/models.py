@@ -196,6 +196,8 @@ class CitationsAnswer(BaseModel):
     total_citations: int
     families: dict = Field(
         description="acts, decisions, notices, other: documents, citations and the newest items, each with its "
-        "citing passages (sentence, page)"
+        "citing passages (sentence, page, origins: who found it — mention = the recogniser, court_metadata = the "
+        "decision's own metadata, odkaz, record, amends, repeals); decisions also by_court_level (highest first, "
+        "each item with its court, newest first)"
     )
     message: str | None = None

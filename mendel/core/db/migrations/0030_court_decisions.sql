@@ -39,3 +39,9 @@ CREATE TABLE IF NOT EXISTS open_data_days (
     run_id      text,
     PRIMARY KEY (source, day)
 );
+
+-- citation_links gains the court's own witness: 'court_metadata', a provision the decision's metadata lists
+-- (court_decisions.provisions), beside the recogniser's mentions.
+ALTER TABLE citation_links DROP CONSTRAINT IF EXISTS citation_links_origin_check;
+ALTER TABLE citation_links ADD CONSTRAINT citation_links_origin_check
+    CHECK (origin IN ('odkaz', 'amends', 'repeals', 'record', 'court_metadata'));
