@@ -37,6 +37,8 @@ class _FileHandler(logging.FileHandler):
         error = _error_text(record)
         if error:
             text += "\n" + error
+        if self.stream is None:  # Dagster closes a logger's handlers when it is done with it; later records reopen
+            self.stream = self._open()
         self.stream.write(text.rstrip("\n") + "\n")
         self.flush()
 

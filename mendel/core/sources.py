@@ -78,16 +78,18 @@ class DateWindow:
 
 @dataclass(frozen=True)
 class YearWindow:
-    """A register listed a year at a time: a comma-separated list of years."""
+    """A register listed a year at a time: a comma-separated list of years; none (``()``) is the whole register."""
 
     env: str
-    demo_years: tuple[int, ...]  # the years of the bundled sample
-    production_years: int = 2  # production lists this year and the ones before it
+    demo_years: tuple[int, ...]  # the years of the bundled sample; () for every year
+    production_years: Optional[int] = 2  # production lists this year and the ones before it; None: every year
     doc: str = ""
 
     def resolve(self, environ: Mapping[str, str], profile: str, today: Optional[date] = None) -> tuple[int, ...]:
         value = environ.get(self.env, "").strip()
         if not value:
+            if profile == "production" and self.production_years is None:
+                return ()
             if profile == "production":
                 this_year = (today or date.today()).year
                 return tuple(range(this_year - self.production_years + 1, this_year + 1))
@@ -177,7 +179,13 @@ SOURCES: dict[str, Source] = {
             "Acts of the Sbírka zákonů from e-Sbírka's REST API: verified PDFs into the raw store, versions in PostgreSQL.",
             spider="crawlers.spiders.esbirka.EsbirkaSpider",
             mirror_sites=("mirror.esbirka.EsbirkaSite",),
-            hosts={"esbirka": "https://www.e-sbirka.cz", "esbirka_opendata": "https://opendata.eselpoint.gov.cz"},
+            # The public API (with its access key) first: the spider's base URL; the others are official hosts
+            # a redirect may lead to.
+            hosts={
+                "esbirka": "https://api.e-sbirka.cz",
+                "esbirka_web": "https://www.e-sbirka.cz",
+                "esbirka_opendata": "https://opendata.eselpoint.gov.cz",
+            },
             options=(
                 Option(
                     "fragments",
@@ -188,11 +196,14 @@ SOURCES: dict[str, Source] = {
                 ),
                 Option("api_key", "ESBIRKA_API_KEY", doc="e-Sbírka's API access key (production)"),
             ),
-            # Also settable per run as the MendelResource's esbirka_years (Settings.esbirka_years).
+            # Also settable per run as the MendelResource's esbirka_years (Settings.esbirka_years). Unset, a first
+            # crawl lists the whole register and later ones follow the change feed, in both profiles.
             window=YearWindow(
                 "MENDEL_ESBIRKA_YEARS",
-                demo_years=(1918, 1993, 2004, 2012, 2024, 2025),
-                doc="years the chronological register is listed for",
+                demo_years=(),
+                production_years=None,
+                doc="years a backfill lists the chronological register for (unset: the whole register, then the"
+                " change feed)",
             ),
             backfill=Backfill("1918-01-01", "year"),
         ),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import dagster as dg
 import psycopg
 import pytest
@@ -100,3 +102,12 @@ def test_a_failure_before_the_run_is_one_line_with_the_traceback_in_the_log(tmp_
     line = startup_failure_line(raised.value, log)
     assert line.startswith("nightly FAILED before it started: OperationalError: could not connect to server")
     assert "Traceback" in log.read_text(encoding="utf-8")
+
+
+def test_the_log_file_takes_records_after_its_handler_was_closed(tmp_path):
+    log = tmp_path / "run.log"
+    logger = run_loggers(log)["console"].logger_fn(dg.build_init_logger_context({"log_level": "INFO"}))
+    file_handler = next(h for h in logger.handlers if isinstance(h, logging.FileHandler))
+    file_handler.close()  # as Dagster does when a step's logger is done
+    logger.info("after close")
+    assert "after close" in log.read_text(encoding="utf-8")
