@@ -133,3 +133,15 @@ class BoardList:
 
     location: str
     text: str
+
+
+@dataclass
+class DayRead:
+    """Every page of one publication day of a day-by-day source was read (mendel.crawl.open_data_days); ``close``:
+    the day is older than the source's publication lag, so this read closes it."""
+
+    source: str
+    day: str  # ISO date
+    pages: int
+    records: int
+    close: bool

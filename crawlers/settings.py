@@ -92,6 +92,11 @@ ITEM_PIPELINES = {
 ESBIRKA_EXTENSIONS = {**EXTENSIONS, "crawlers.extensions.known_act_versions.KnownActVersionsExtension": 20}
 ESBIRKA_ITEM_PIPELINES = {**ITEM_PIPELINES, "crawlers.pipelines.act_versions.ActVersionPipeline": 500}
 
+# The lower courts' open data (JusticeSpider.custom_settings): the publication days it has closed, and the days it
+# reads in full recorded (and closed once older than the publication lag).
+DAYS_EXTENSIONS = {**EXTENSIONS, "crawlers.extensions.known_days.KnownDaysExtension": 20}
+DAYS_ITEM_PIPELINES = {**ITEM_PIPELINES, "crawlers.pipelines.open_data_days.OpenDataDaysPipeline": 500}
+
 # The board crawl (BoardsSpider.custom_settings): the stored notices and deferred attachments known when it opens,
 # a budget per host, the content check, raw store and record on worker threads, notice links and deferred
 # attachments written off the reactor thread, and Chromium for JavaScript boards only.

@@ -26,6 +26,7 @@ from .cuzk import CuzkSite
 from .esbirka import API_PREFIX, EsbirkaSite, not_found_api
 from .faults import Faults, configured_rules
 from .faults import serve as serve_fault
+from .justice import JusticeSite
 from .municipal import BoardHosts, MunicipalSite
 from .nalus import NalusSite
 from .nkod import NkodSite
@@ -86,6 +87,7 @@ class MirrorServer(ThreadingHTTPServer):
             NalusSite(self.corpus_root),
             NssoudSite(self.corpus_root),
             CnbSite(self.corpus_root, self.digests),
+            JusticeSite(self.corpus_root),
         ]
         super().__init__(server_address, MirrorRequestHandler)
 
@@ -132,7 +134,8 @@ class MirrorServer(ThreadingHTTPServer):
             '<a href="/vdp/ruian/vymennyformat/seznamlinku?vf.cr=U&amp;vf.up=OB&amp;vf.uo=A">RÚIAN VFR files</a> · '
             '<a href="/Search/Search.aspx">Ústavní soud (NALUS)</a> · '
             '<a href="/Home/Index?formular=4">Nejvyšší správní soud</a> · '
-            '<a href="/cs/dohled-financni-trh/vykon-dohledu/dohledova-uredni-sdeleni-a-benchmarky/">ČNB</a></p>\n'
+            '<a href="/cs/dohled-financni-trh/vykon-dohledu/dohledova-uredni-sdeleni-a-benchmarky/">ČNB</a> · '
+            '<a href="/api/opendata/2025/09/16">Soudní rozhodnutí (otevřená data)</a></p>\n'
             "</body></html>\n"
         )
 

@@ -24,6 +24,7 @@ from dagster import (
     AssetsDefinition,
     AssetSpec,
     Config,
+    DailyPartitionsDefinition,
     Failure,
     MaterializeResult,
     MetadataValue,
@@ -55,6 +56,8 @@ def backfill_partitions(backfill: Optional[Backfill]) -> Optional[TimeWindowPart
         return TimeWindowPartitionsDefinition(
             cron_schedule="0 0 1 1 *", start=backfill.start[:4], fmt="%Y", end_offset=1
         )
+    if backfill.unit == "day":
+        return DailyPartitionsDefinition(start_date=backfill.start, end_offset=1)
     return MonthlyPartitionsDefinition(start_date=backfill.start, end_offset=1)
 
 
