@@ -21,7 +21,7 @@ from mendel.data import DATA_DIR
 from mendel.law.identifiers import parse_citation
 
 ACTS_TABLE = DATA_DIR / "acts_by_name.v1.yaml"
-KINDS = ("zákon", "ústavní zákon", "vyhláška", "nařízení vlády", "usnesení", "nařízení EU")
+KINDS = ("zákon", "ústavní zákon", "vyhláška", "nařízení vlády", "usnesení", "sdělení", "nařízení EU")
 
 # Case forms (nominative, genitive, dative, accusative, locative, instrumental) of the nouns a customary name is
 # built on, and the gender their adjectives agree with. The vocative is left out: nobody addresses an act.
@@ -70,6 +70,11 @@ class NamedAct:
     abbreviations: tuple[str, ...] = ()
     strict: tuple[str, ...] = ()
     case_sensitive: bool = False
+    proper_forms: tuple[str, ...] = ()  # case forms matched only with their capital (``Obecné nařízení``)
+
+    def is_proper(self, form: str) -> bool:
+        """Whether ``form`` is matched only as written: a one-word name of a case-sensitive act, a proper name."""
+        return (self.case_sensitive and " " not in form) or form in self.proper_forms
 
     @property
     def eli(self) -> str | None:
@@ -136,19 +141,22 @@ def _entry(raw: dict, position: int) -> NamedAct:
     if not title:
         raise ActsTableError(f"{where}: no title")
     names = tuple(str(n).strip() for n in raw.get("names") or ())
+    proper_names = tuple(str(n).strip() for n in raw.get("proper_names") or ())
     explicit = {str(k): tuple(str(f) for f in v) for k, v in (raw.get("forms") or {}).items()}
-    unknown = set(explicit) - set(names)
+    unknown = set(explicit) - set(names) - set(proper_names)
     if unknown:
         raise ActsTableError(f"{where}: forms given for names it does not list: {sorted(unknown)}")
     forms: list[str] = []
     for name in names:
         forms += explicit.get(name) or decline(name)
+    proper_forms = [form for name in proper_names for form in explicit.get(name) or decline(name)]
     return NamedAct(
         citation=citation,
         title=title,
         kind=kind,
         names=names,
-        forms=tuple(dict.fromkeys(forms)),
+        forms=tuple(dict.fromkeys(forms + proper_forms)),
+        proper_forms=tuple(dict.fromkeys(proper_forms)),
         abbreviations=tuple(str(a) for a in raw.get("abbreviations") or ()),
         strict=tuple(str(a) for a in raw.get("strict") or ()),
         case_sensitive=bool(raw.get("case_sensitive", False)),
@@ -195,7 +203,7 @@ class ActMatcher:
         names: list[tuple[str, str, bool]] = []
         for act in acts:
             for form in act.forms:
-                names.append((form, act.citation, act.case_sensitive and " " not in form))
+                names.append((form, act.citation, act.is_proper(form)))
         names.sort(key=lambda item: -len(item[0]))
         self._forms = {}
         insensitive, sensitive = [], []
