@@ -131,15 +131,19 @@ def served_boards(corpus_root: Path) -> list[ServedBoard]:
 
 def kadan_snapshot(corpus_root: Path) -> Path:
     """The Kadaň snapshot served now (see the module docstring)."""
-    base = Path(corpus_root) / "municipal"
+    return Path(corpus_root) / "municipal" / KADAN_SNAPSHOTS[kadan_snapshot_number(corpus_root) - 1]
+
+
+def kadan_snapshot_number(corpus_root: Path) -> int:
+    """Which of the Kadaň snapshots is served now, from 1 (the oldest): what the mirror's other dated changes
+    follow too (mirror.municipal_sites)."""
     chosen = os.environ.get(SNAPSHOT_ENV, "").strip()
     if not chosen and os.environ.get(STATE_ENV):
         try:
             chosen = str(json.loads((Path(os.environ[STATE_ENV]) / STATE_FILE).read_text())["served"])
         except (OSError, ValueError, KeyError):
             chosen = ""
-    number = int(chosen) if chosen.isdigit() and 1 <= int(chosen) <= len(KADAN_SNAPSHOTS) else len(KADAN_SNAPSHOTS)
-    return base / KADAN_SNAPSHOTS[number - 1]
+    return int(chosen) if chosen.isdigit() and 1 <= int(chosen) <= len(KADAN_SNAPSHOTS) else len(KADAN_SNAPSHOTS)
 
 
 def advance_kadan_snapshot() -> int | None:

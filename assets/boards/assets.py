@@ -18,8 +18,9 @@ from dagster import (
 )
 
 from assets.boards import register_read
+from assets.boards.discovery import board_discovery
 from assets.crawl.assets import run_crawl
-from mendel.crawl.boards import placing, register
+from mendel.crawl.boards import candidates, placing, register
 from mendel.crawl.boards.board import BOARD_SOURCE
 from mendel.crawl.boards.cms_rules import cms_summary
 from orchestration.policies import NETWORK_RETRY, crawl_pool
@@ -40,12 +41,14 @@ def boards_by_kind(boards) -> dict[str, int]:
 
 @asset(
     name="board_registry",
+    deps=[board_discovery],
     group_name="crawl",
     kinds={"sparql", "postgres"},
     owners=["team:ingest"],
     retry_policy=NETWORK_RETRY,
     pool=crawl_pool(BOARD_SOURCE),
-    description="The register of notice boards (NKOD's boards, the maintained list), each linked to its "
+    description="The register of notice boards (NKOD's boards, the maintained list, the boards found on the "
+    "national list's websites), each linked to its "
     "municipality or region; the board partitions follow it, boards gone from it have their documents "
     "withdrawn.",
 )
@@ -56,8 +59,10 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
         return MaterializeResult(metadata={"enabled": False, "boards": 0})
     from mendel.registers.public_bodies import place_summary
 
+    with psycopg.connect(mendel.db_url(), autocommit=True) as conn:  # the boards the finder found and confirmed
+        found = candidates.confirmed_boards(conn)
     # A register that cannot be read fails the step (RegistryError): nothing is added or removed from half a read.
-    read = register_read.read_register(settings)
+    read = register_read.read_register(settings, found=found)
     known = set(context.instance.get_dynamic_partitions(board_partitions.name))
     keys = [b.key for b in read]
     gone = sorted(known - set(keys))
@@ -93,6 +98,8 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
             **place_summary(boards),
             # HTML boards by the CMS their site runs, and those whose CMS has no rule set (counted, never dropped).
             **cms_summary(boards),
+            # Boards found on the national list's websites and confirmed by a first read.
+            "found_boards": sum(1 for b in boards if b.key in {f.key for f in found}),
             "added": len(change.added),
             "removed": len(change.removed),
             "withdrawn": len(change.withdrawn),

@@ -37,6 +37,7 @@ from mendel.crawl.boards.cms_rules import (
     load_websites,
     site_domain,
 )
+from mendel.crawl.boards.finding import BOARD_PATH, NOTICE_PATH
 from mendel.data import DATA_DIR
 from mendel.registers.municipalities import KINDS, Municipality, fold, key, read_data, register
 
@@ -46,12 +47,8 @@ EDESKY_SOURCE = Path("registry") / "edesky_boards_2024-05.sql"
 DESK_LINKS_SOURCE = Path("registry") / "desk_links_2019.json"
 # Words a municipal site's domain puts before or after the municipality's name (obec-lhota.cz, mestokadan.cz).
 DOMAIN_AFFIXES = ("obecni-urad", "obecniurad", "mestys", "mesto", "obec", "ou", "mu", "urad")
-# A board page's address, as Czech municipal sites write it (úřední deska, e-deska, vismo's ud=, GINIS' UDEN).
-BOARD_PATH = re.compile(r"uredni[-_ ]?desk|e-?desk|/desk|deska|[?&]ud=|/uden\b", re.IGNORECASE)
-# A notice's own page under the board, not the board: a detail view, a file.
 # "Obec Čistá", "Statutární město Opava": the kind of municipality before its name.
 KIND_PREFIX = re.compile(r"^(" + "|".join(sorted(KINDS, key=len, reverse=True)) + r")\s+(.+)$", re.IGNORECASE)
-NOTICE_PATH = re.compile(r"detail|zobraz_dok|[.](pdf|docx?|odt)$|-\d{3,}[.]html?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
