@@ -18,6 +18,7 @@ from dagster import (
 )
 
 from assets.boards import register_read
+from assets.boards.attachments import attachment_health
 from assets.boards.discovery import board_discovery
 from assets.crawl.assets import run_crawl
 from mendel.crawl.boards import candidates, placing, register
@@ -159,4 +160,8 @@ def board_documents(
     env = mendel.subprocess_env(context.run_id)
     env["MENDEL_BOARDS_FILE"] = str(boards_file)
     result = run_crawl(pipes_subprocess_client, context, BOARD_SOURCE, env)
+    # What became of the notices' attachments, by reason (404s, deferrals): nothing unfetched goes unsaid.
+    with psycopg.connect(mendel.db_url(), autocommit=True) as conn:
+        attachments = attachment_health(conn, settings, context.run_id)
+    summary.update({f"attachments_{key}": value for key, value in attachments.items()})
     return result._replace(metadata={**(result.metadata or {}), **summary})

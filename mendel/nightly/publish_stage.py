@@ -48,8 +48,13 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
         summaries = {r.doc_id: r.summary for r in records[1]}
         # sha256 + content_type: the current version's original in the raw store (served by the API).
         places = placing.document_places(conn)  # a notice board's documents carry its kraj / okres / obec
-        # a record document names its record and sources; a notice attachment its notice and board
-        grounding = {**record_grounding(conn), **notice_links.attachment_notices(conn)}
+        # a record document names its record and sources; a notice attachment its notice and board; a notice its
+        # attachments
+        grounding = {
+            **record_grounding(conn),
+            **notice_links.attachment_notices(conn),
+            **notice_links.notice_attachment_lists(conn),
+        }
         documents = [
             {
                 "doc_id": d,

@@ -21,8 +21,8 @@ PASSAGES_PER_DOCUMENT = 3
 
 
 # What a hit's document is, beyond its text: its kind (a record is labelled as one, never as a decision or an act's
-# text) and, for a record document or a notice attachment, where it comes from.
-GROUNDING_KEYS = ("record", "record_sources", "notice")
+# text) and, for a record document or a notice attachment, where it comes from; for a notice, its attachments.
+GROUNDING_KEYS = ("record", "record_sources", "notice", "attachments")
 
 # What every client's hit carries besides the searcher's Hit: name -> (type, default, description). The API's hit
 # model declares them (serving.web.models).
@@ -37,6 +37,11 @@ HIT_ADDITIONS: dict[str, tuple] = {
     "record": (str | None, None, "a record document: the record it renders (ruian:obec:564729, esbirka:/sb/2025/573)"),
     "record_sources": (list[dict] | None, None, "a record document: the files and API records it is from"),
     "notice": (dict | None, None, "a notice's attachment: the notice (doc_id, title, url, board) it hangs on"),
+    "attachments": (
+        list[dict] | None,
+        None,
+        "a notice: its attachments in order (doc_id, name, stored: whether it was fetched and is searchable)",
+    ),
     "source_url": (
         str | None,
         None,

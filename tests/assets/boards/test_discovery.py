@@ -12,11 +12,12 @@ from dagster import DagsterInstance, Definitions, define_asset_job
 
 from assets.boards import register_read
 from assets.boards.assets import board_registry
+from assets.boards.attachments import attachment_health
 from assets.boards.discovery import DEMO_SITES_PATH, board_discovery, discover_boards
 from mendel.core.config import SAMPLE_CORPUS, Settings
 from mendel.crawl.boards import candidates
 from mendel.crawl.boards.register import write_boards_file
-from mirror.municipal import SNAPSHOT_ENV
+from mirror.municipal import SNAPSHOT_ENV, cms_board_notices
 from mirror.municipal_sites import DEMO_SITES, SITES_PATH
 from mirror.server import MirrorThread
 from orchestration.resources import MendelResource
@@ -66,7 +67,14 @@ def test_found_boards_enter_the_register_and_a_changed_layout_is_quarantined(tmp
         run = crawl_runner(monkeypatch, tmp_path, fresh_db, mirror.base_url)
         boards_file = write_boards_file(found, tmp_path / "found.json")
         night1 = run("boards", "crawl-1", MENDEL_BOARDS_FILE=str(boards_file))
-        assert night1["boards_html"] == 4 and night1["listing_failed"] == 0
+        assert night1["boards_html"] == 4 and night1["listing_failed"] == 0 and "boards_links_failed" not in night1
+        # The notices' attachments link edesky pages the corpus has no bytes of: each is counted, by reason.
+        read = [s.board for s in DEMO_SITES if s.board.host in {b.host for b in found}]
+        # (a notice the board lists twice is one notice: Kubova Huť's edesky rows repeat three)
+        files = sum({n["url"]: len(n["files"]) for b in read for n in cms_board_notices(SAMPLE_CORPUS, b)}.values())
+        with psycopg.connect(fresh_db, autocommit=True) as conn:
+            health = attachment_health(conn, settings, "crawl-1")
+        assert (health["linked"], health["failed"], health["failed_by_reason"]) == (files, files, {"HTTP 404": files})
 
         # The next night the mirror serves the next snapshot: Turnov's board has been redesigned.
         monkeypatch.setenv(SNAPSHOT_ENV, "2")
