@@ -66,6 +66,8 @@ MENDEL_EXTRA_PUBLIC_SUFFIXES = []
 EXTENSIONS = {"crawlers.extensions.known_documents.KnownDocumentsExtension": 10}
 DOWNLOADER_MIDDLEWARES = {
     "crawlers.middlewares.host_guard.HostGuardMiddleware": 50,
+    # A shared hosting provider's customers take turns in one download slot (robots.txt too).
+    "crawlers.middlewares.provider_slot.ProviderSlotMiddleware": 55,
     # Conditional requests from the validators each document answered with last time.
     "crawlers.middlewares.conditional_request.ConditionalRequestMiddleware": 60,
     # Retries wait (exponential backoff, Retry-After) instead of hammering a failing server.

@@ -385,12 +385,16 @@ class BoardHosts:
         with self._lock:
             self.arrivals.setdefault(host, []).append((time.monotonic(), path))
 
-    def politeness(self, delay: float = 1.0) -> dict:
+    def politeness(self, delay: float = 1.0, host_key=None) -> dict:
         """Requests per board host and the gaps between two requests to one host — every request the host saw:
         robots.txt too when the server counts it (:func:`observe_robots_txt`), and what Chromium fetched for a
-        JavaScript board (its page, the page's script fetching the notices)."""
+        JavaScript board (its page, the page's script fetching the notices). ``host_key``: what counts as one host
+        (a shared hosting provider's customers as the provider); each host name on its own by default."""
         with self._lock:
-            arrivals = {h: sorted(t for t, _ in hits) for h, hits in self.arrivals.items()}
+            grouped: dict[str, list[float]] = {}
+            for h, hits in self.arrivals.items():
+                grouped.setdefault(host_key(h) if host_key else h, []).extend(t for t, _ in hits)
+            arrivals = {h: sorted(times) for h, times in grouped.items()}
             robots = sum(1 for hits in self.arrivals.values() for _, path in hits if path == "/robots.txt")
             browser = sum(1 for hits in self.arrivals.values() for _, path in hits if path in BROWSER_OWN_REQUESTS)
         host_gaps = {h: sorted(b - a for a, b in zip(t, t[1:])) for h, t in arrivals.items()}

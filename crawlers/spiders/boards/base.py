@@ -89,7 +89,8 @@ class BoardCrawl(MendelSpider):
 
     def share_provider_hosts(self, boards) -> None:
         """Shared hosting providers among the boards' hosts (:func:`mendel.crawl.boards.hosting.shared_providers`):
-        each is paced as one host, its requests in one download slot, its requests counted in one budget."""
+        each is paced as one host, its requests in one download slot (crawlers.middlewares.provider_slot), its
+        requests counted in one budget."""
         extra = tuple(self.settings.getlist("MENDEL_EXTRA_PUBLIC_SUFFIXES"))
         owned = [(b.obec_kod or b.publisher_ico or b.key, b.url) for b in boards if b.url]
         self.providers = shared_providers(owned, extra)
@@ -108,10 +109,6 @@ class BoardCrawl(MendelSpider):
     def _with_meta(self, url: str, kwargs: dict) -> dict:
         """The rewriter's meta for a request to ``url`` (its download slot, how it is paced)."""
         extra = self.rewriter.request_meta(url) if self.rewriter is not None else {}
-        if self.providers and not extra:  # a provider's hosts share one download slot
-            provider = politeness_host(url_host(url), self.providers)
-            if provider != url_host(url):
-                extra = {"download_slot": provider}
         if extra:
             meta = kwargs.setdefault("meta", {})
             for key, value in extra.items():

@@ -72,6 +72,7 @@ class BoardFinderSpider(scrapy.Spider):
         self.sites_file, self.sites_url, self.skip_file = sites_file, sites_url, skip_file
         self.rewriter = None
         self.allowed_hosts: frozenset[str] = frozenset()
+        self.providers: frozenset[str] = frozenset()  # shared hosting providers, each one host to politeness
         self.cms_rules = load_cms_rules()
         self.websites = load_websites()
 
@@ -122,8 +123,8 @@ class BoardFinderSpider(scrapy.Spider):
         skip = set(json.loads(Path(self.skip_file).read_text(encoding="utf-8"))) if self.skip_file else set()
         sites = [s for s in sites if s["list_key"] not in skip]
         extra = tuple(self.settings.getlist("MENDEL_EXTRA_PUBLIC_SUFFIXES"))
-        providers = shared_providers([(s["obec_kod"] or s["list_key"], s["start_url"]) for s in sites], extra)
-        crawler_pacer(self.crawler, self.settings.getfloat("DOWNLOAD_DELAY")).share(providers)
+        self.providers = shared_providers([(s["obec_kod"] or s["list_key"], s["start_url"]) for s in sites], extra)
+        crawler_pacer(self.crawler, self.settings.getfloat("DOWNLOAD_DELAY")).share(self.providers)
         self.crawler.stats.set_value("mendel/finder/sites", len(sites))
         for site in sites:
             yield self.site_request(site["start_url"], self.parse_start, site)
