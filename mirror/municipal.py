@@ -1,6 +1,6 @@
 """Municipal sources for the local mirror: notice boards from real files, obec Blešno's site, the board hosts.
 
-On the origin: the Kadaň OFN feed (one of its three real snapshots: ``MENDEL_MIRROR_KADAN_SNAPSHOT``, or the next
+On the origin: the Kadaň OFN feed (one of its six real daily snapshots, 2022–2025: ``MENDEL_MIRROR_KADAN_SNAPSHOT``, or the next
 one each start with ``MENDEL_MIRROR_STATE_DIR``), the 182 real MVČR feeds and obec Blešno's PDFs with its REST
 backend. On hosts of their own (``{name}.mirror.test``, :class:`BoardHosts`): real exports whose download URL is not
 known, and HTML boards whose notices are real but whose page markup is mirror-made (:data:`CMS_LAYOUTS`). Files
@@ -27,10 +27,13 @@ from .responses import FileDigests, Response, file_response, html_response, json
 KADAN_FEED_URL = "https://www.mesto-kadan.cz/1ad1f16beff952576ae7ddd76a91e163"
 KADAN_PAGE = "https://www.mesto-kadan.cz/cs/mestsky-urad/uredni-deska-6.html"
 KADAN_FEED_PATHS = (urlsplit(KADAN_FEED_URL).path, "/kadan/uredni-deska.json")
-# The real snapshots of the Kadaň feed, oldest first (the last one is the bundled feed itself).
+# The real snapshots of the Kadaň feed, oldest first (the last one, 2025-02-28, is the bundled feed itself).
 KADAN_SNAPSHOTS = (
     "kadan_history/kadan_2022-01-31.json",
+    "kadan_history/kadan_2023-02-01.json",
     "kadan_history/kadan_2023-08-16.json",
+    "kadan_history/kadan_2024-07-31.json",
+    "kadan_history/kadan_2025-02-19.json",
     "kadan_uredni_deska.json",
 )
 SNAPSHOT_ENV = "MENDEL_MIRROR_KADAN_SNAPSHOT"
