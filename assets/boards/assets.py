@@ -22,9 +22,11 @@ from dagster import (
 from pydantic import Field
 
 from assets.boards import register_read
+from assets.boards.attachments import attachment_health
 from assets.boards.crawled import materialize_read_boards, run_boards_file
+from assets.boards.discovery import board_discovery
 from assets.crawl.assets import crawl_scope, run_crawl
-from mendel.crawl.boards import placing, register
+from mendel.crawl.boards import candidates, placing, register
 from mendel.crawl.boards.board import BOARD_SOURCE
 from mendel.crawl.boards.cms_rules import cms_summary
 from orchestration.policies import NETWORK_RETRY, crawl_pool
@@ -45,12 +47,14 @@ def boards_by_kind(boards) -> dict[str, int]:
 
 @asset(
     name="board_registry",
+    deps=[board_discovery],
     group_name="crawl",
     kinds={"sparql", "postgres"},
     owners=["team:ingest"],
     retry_policy=NETWORK_RETRY,
     pool=crawl_pool(BOARD_SOURCE),
-    description="The register of notice boards (NKOD's boards, the maintained list), each linked to its "
+    description="The register of notice boards (NKOD's boards, the maintained list, the boards found on the "
+    "national list's websites), each linked to its "
     "municipality or region; the board partitions follow it, boards gone from it have their documents "
     "withdrawn.",
 )
@@ -61,8 +65,10 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
         return MaterializeResult(metadata={"enabled": False, "boards": 0})
     from mendel.registers.public_bodies import place_summary
 
+    with psycopg.connect(mendel.db_url(), autocommit=True) as conn:  # the boards the finder found and confirmed
+        found = candidates.confirmed_boards(conn)
     # A register that cannot be read fails the step (RegistryError): nothing is added or removed from half a read.
-    read = register_read.read_register(settings)
+    read = register_read.read_register(settings, found=found)
     known = set(context.instance.get_dynamic_partitions(board_partitions.name))
     keys = [b.key for b in read]
     gone = sorted(known - set(keys))
@@ -98,6 +104,8 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
             **place_summary(boards),
             # HTML boards by the CMS their site runs, and those whose CMS has no rule set (counted, never dropped).
             **cms_summary(boards),
+            # Boards found on the national list's websites and confirmed by a first read.
+            "found_boards": sum(1 for b in boards if b.key in {f.key for f in found}),
             "added": len(change.added),
             "removed": len(change.removed),
             "withdrawn": len(change.withdrawn),
@@ -183,4 +191,8 @@ def board_documents(
     result = run_crawl(pipes_subprocess_client, context, BOARD_SOURCE, env)
     if not (context.has_partition_key or context.has_partition_key_range):  # the nightly: every registered board
         summary.update(materialize_read_boards(context, mendel, boards))
+    # What became of the notices' attachments, by reason (404s, deferrals): nothing unfetched goes unsaid.
+    with psycopg.connect(mendel.db_url(), autocommit=True) as conn:
+        attachments = attachment_health(conn, settings, context.run_id)
+    summary.update({f"attachments_{key}": value for key, value in attachments.items()})
     return result._replace(metadata={**(result.metadata or {}), **summary})

@@ -51,8 +51,13 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
         # sha256 + content_type: the served version's original in the raw store (served by the API): the current
         # one, or the last good one while the current is quarantined (the document says so: last_good_version).
         places = placing.document_places(conn)  # a notice board's documents carry its kraj / okres / obec
-        # a record document names its record and sources; a notice attachment its notice and board
-        grounding = {**record_grounding(conn), **notice_links.attachment_notices(conn)}
+        # a record document names its record and sources; a notice attachment its notice and board; a notice its
+        # attachments
+        grounding = {
+            **record_grounding(conn),
+            **notice_links.attachment_notices(conn),
+            **notice_links.notice_attachment_lists(conn),
+        }
         held = last_good.last_good_marks(conn)
         courts = document_courts(conn)  # a decision's court, its level and canonical file number
         documents = [
