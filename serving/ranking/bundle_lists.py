@@ -5,6 +5,7 @@ asks for and among the chunks its filters and date allow."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from concurrent.futures import Future
@@ -61,6 +62,7 @@ class BundleLists:
         self._upper_lock = threading.Lock()
         self._dense = DenseLists(lambda: self.embedder)
         self._vocabulary = None
+        self._lexicon = None
         self._version_columns: dict[int, in_force.VersionColumns] = {}
         self._act_router = None
 
@@ -263,6 +265,20 @@ class BundleLists:
                 if self._vocabulary is None:
                     self._vocabulary = default_vocabulary().with_definitions(harvest_definitions(self.chunks))
         return self._vocabulary
+
+    @property
+    def lexicon(self):
+        """The collection's word forms (``serving.query.typed.Lexicon``): the words of its passages and document
+        titles and those of the maintained tables, read on first use; a query is read as they are written."""
+        if self._lexicon is None:
+            from serving.query.typed import Lexicon, maintained_words
+
+            with self._upper_lock:
+                if self._lexicon is None:
+                    texts = (c["text"] for c in self.passages.chunks)
+                    titles = (d.get("title") or "" for d in self.documents.values())
+                    self._lexicon = Lexicon.from_texts(itertools.chain(texts, titles), extra=maintained_words())
+        return self._lexicon
 
     def legal_expansion(self, understanding) -> str:
         """The legal wordings of the query's lay words, abbreviations and the bundle's defined terms,

@@ -58,11 +58,11 @@ class Searcher(BundleLists):
 
     def warm(self) -> None:
         """Load now what a first search would load on its way: the upper layers, the coverage block's tables and
-        floor, the learned stage, the bridge's vocabulary, the act router, the query encoder and the dense
-        workers (one search runs them all)."""
+        floor, the learned stage, the bridge's vocabulary, the act router, the collection's word forms, the query
+        encoder and the dense workers (one search runs them all)."""
         for number in (1, 2):
             self.layer(number)
-        _ = (self.collection(), self.floor, self.learned_fusion, self.vocabulary, self.act_router)
+        _ = (self.collection(), self.floor, self.learned_fusion, self.vocabulary, self.act_router, self.lexicon)
         self.search_with_coverage(WARM_QUERY, k=1)
 
     # --- the search -----------------------------------------------------------------------------------
@@ -82,6 +82,7 @@ class Searcher(BundleLists):
         trace: list | None = None,
         at: date | None = None,
         version: str | None = None,
+        retype: bool = True,
     ) -> list[Hit]:
         """Hybrid search; ``filters`` (a :class:`SearchFilters` or a dict of its fields) restricts the
         documents every list draws from, so a filtered search still returns up to ``k`` hits. ``graph`` adds the
@@ -94,7 +95,8 @@ class Searcher(BundleLists):
         when given, receives (the whole query's fused list before the learned stage, its :class:`Ranked`, the
         layer): what ``retrieval_eval.learn_fusion`` trains on. ``at`` (default today): an act's passages are those
         of its version in force on that date (``serving.ranking.in_force``); ``version="promulgated"``: its promulgated
-        text instead."""
+        text instead. ``retype``: read the query's words as the collection writes them (``serving.query.typed``:
+        diacritics restored, slips and clipped words made whole)."""
         from serving.query.analyze import understand
         from serving.query.decompose import decompose as split_query
 
@@ -102,7 +104,8 @@ class Searcher(BundleLists):
             raise ValueError("rerank requested but no cross-encoder is configured")
         at = at or date.today()
         in_force.check_version(version)
-        found = understand(query)
+        lexicon = self.lexicon if retype else None
+        found = understand(query, lexicon)
         index = self.layer_for(found.scope)
         if details is not None:
             details.update(
@@ -131,7 +134,7 @@ class Searcher(BundleLists):
         if details is not None:
             details.update({"layer": index.layer, "subqueries": subqueries})
         # every dense search of this query starts now, so the workers run them while this thread ranks the rest
-        understood = [(sub, understand(sub)) for sub in subqueries]
+        understood = [(sub, understand(sub, lexicon)) for sub in subqueries]
         pending = [
             self.dense_pending(self.dense_text(f, bridge), n=depth, allowed=allowed, layer=index) if dense else None
             for f in [found] + [f for _, f in understood]

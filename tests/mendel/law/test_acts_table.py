@@ -144,3 +144,16 @@ def test_a_matcher_over_another_table(tmp_path):
     )
     matcher = ActMatcher(load_acts_table(table))
     assert [m.citation for m in matcher.find("podle pokusného zákona a PokZ")] == ["12/2001 Sb.", "12/2001 Sb."]
+
+
+@pytest.mark.parametrize(
+    "text, citation, written",
+    [
+        ("vypovedni doba podle zakoniku prace", "262/2006 Sb.", "zakoniku prace"),
+        ("podle obcanskeho soudniho radu", "99/1963 Sb.", "obcanskeho soudniho radu"),
+        ("§ 52 odst. 1 pism. a) ZP", "262/2006 Sb.", "ZP"),  # a strict abbreviation after a provision typed plainly
+    ],
+)
+def test_names_found_without_diacritics(text, citation, written):
+    (mention,) = find_named_acts(text)
+    assert (mention.citation, mention.text, text[mention.start : mention.end]) == (citation, written, written)
