@@ -37,19 +37,6 @@ def strip_diacritics(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
 
 
-@functools.lru_cache(maxsize=1024)
-def _folded_char(c: str) -> str:
-    base = strip_diacritics(c)
-    return base if len(base) == 1 else c
-
-
-def fold(text: str) -> str:
-    """``text`` without diacritics, character for character (``Zákoník práce`` -> ``Zakonik prace``): the same
-    length, so a span found in the folded text is the same span of ``text``. What people type without a Czech
-    keyboard matches what the documents write."""
-    return text if text.isascii() else "".join(map(_folded_char, text))
-
-
 def stem(token: str) -> str:
     if not token.isalpha():
         return token

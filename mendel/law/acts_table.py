@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from mendel.czech.analyzer import fold
+from mendel.czech.folding import fold
 from mendel.data import DATA_DIR
 from mendel.law.identifiers import parse_citation
 
@@ -190,7 +190,7 @@ def _abbreviation_pattern(abbreviation: str) -> str:
 class ActMatcher:
     """Finds the table's acts in a text: names in any case form (longest first), distinctive abbreviations
     anywhere, ambiguous ones only in a citing context; with or without diacritics (``zakonik prace`` is the
-    labour code too: names and text are matched folded, ``mendel.czech.analyzer.fold``, which keeps every
+    labour code too: names and text are matched folded, ``mendel.czech.folding.fold``, which keeps every
     character's place)."""
 
     def __init__(self, acts: tuple[NamedAct, ...]):
