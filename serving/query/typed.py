@@ -22,7 +22,7 @@ import re
 from collections import Counter
 from typing import Iterable
 
-from mendel.czech.analyzer import fold
+from mendel.czech.folding import fold
 
 WORD_RE = re.compile(r"[^\W\d_]+")
 # A spelling with diacritics replaces the plain one only when the collection writes it this many times as often.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -26,6 +27,18 @@ from serving.ranking.layers import PASSAGE_LAYER, SCOPE_LAYERS, ChunkEntities, L
 from serving.ranking.references import bundle_tiers, lead_exact
 
 CANDIDATES = 50
+
+
+def content_terms(text: str) -> frozenset[str]:
+    """The analysed terms of a query that carry its topic (question words and "zákon" left out)."""
+    from mendel.law.domain_routing import QUERY_STOPWORDS
+
+    return frozenset(analyze(text)) - QUERY_STOPWORDS
+
+
+SECTION_NUMBER_RE = re.compile(r"§\s*(\d+)")
+# The governing act's own list (BM25 among its passages) counts as much as BM25 itself: its passages lead.
+GOVERNING_WEIGHT = 1.0
 # What a term of the lay-to-legal expansion counts in BM25 next to a term the user typed.
 EXPANSION_WEIGHT = 0.5
 
@@ -252,6 +265,44 @@ class BundleLists:
                     self._act_router = ActRouter(self.documents, self.passages.doc_chunks, len(self.passages.chunks))
         return self._act_router
 
+    def governing(self, understanding) -> list:
+        """The acts that govern a plain question (``serving.query.governing``), whether or not this bundle holds
+        them; none when the query names an act or a provision itself (what it names is what it asks about)."""
+        from mendel.law.acts_table import find_named_acts
+        from serving.query.analyze import routing_text
+        from serving.query.governing import governing_acts
+
+        if any(e.label == "LAW_REF" for e in understanding.entities) or find_named_acts(understanding.query):
+            return []
+        return governing_acts(routing_text(understanding))
+
+    def governing_rows(self, governing, layer: LayerIndex) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Masks over ``layer`` of the chunks of the governing acts it holds, and of those in the part of the
+        act that deals with the question's area (its § spans; None when the graph names none or the layer
+        holds none of them)."""
+        held = [act for act in governing if act.citation in self.act_router.rows]
+        if not held or layer is not self.passages:
+            return None, None
+        acts = self.act_router.mask([act.citation for act in held])
+        part = np.zeros(len(layer.chunks), dtype=bool)
+        for act in held:
+            for number, rows in self.sections_by_number(layer).get(act.citation, ()):
+                if act.covers(number):
+                    part[rows] = True
+        return acts, (part if part.any() else None)
+
+    def sections_by_number(self, layer: LayerIndex) -> dict[str, list[tuple[int, list[int]]]]:
+        """Act citation -> (§ number, the chunks of that §) for every § of every act in ``layer``, built once."""
+        cache = self.__dict__.setdefault("_sections_by_number", {})
+        if layer.layer not in cache:
+            found: dict[str, list[tuple[int, list[int]]]] = {}
+            for (citation, label), rows in layer.section_chunks.items():
+                m = SECTION_NUMBER_RE.match(label)
+                if m:
+                    found.setdefault(citation, []).append((int(m.group(1)), rows))
+            cache[layer.layer] = found
+        return cache[layer.layer]
+
     # --- the lay-to-legal bridge ----------------------------------------------------------------------
 
     @property
@@ -306,9 +357,11 @@ class BundleLists:
         layer: LayerIndex | None = None,
         dense_pending: Future | None = None,
         bridge: bool = True,
+        governing=(),
     ) -> Ranked:
         """One query's fused candidates in one layer (no decomposition, no rerank): weighted RRF of the BM25,
-        dense and (on L3) graph lists, with exact references leading. ``dense_pending``: this query's dense
+        dense and (on L3) graph lists, the routed acts' and the ``governing`` acts' own lists, with exact references
+        leading. ``dense_pending``: this query's dense
         list already started (:meth:`dense_pending`); otherwise it starts here, before the other lists."""
         from serving.query.analyze import understand
 
@@ -318,7 +371,7 @@ class BundleLists:
         if dense and dense_pending is None:
             dense_pending = self.dense_pending(self.dense_text(found, bridge), n=n, allowed=allowed, layer=index)
         expansion = self.legal_expansion(found) if bridge else ""
-        signals = Signals()
+        signals = Signals(query_terms=content_terms(text))
         signals.bm25, signals.bm25_scores = self.bm25_scored(
             text, n=n, allowed=allowed, layer=index, expansion=expansion
         )
@@ -344,6 +397,16 @@ class BundleLists:
             )
             weights["routed"] = RRF_WEIGHTS["routed"] * plain
             signals.routed = {citation: share * plain for citation, share in routed.items()}
+        acts, part = self.governing_rows(governing, index) if governing else (None, None)
+        if acts is not None:
+            # the governing act's passages lead, those in the part dealing with the question's area first
+            within = part if part is not None else acts
+            rankings["governing"] = self.bm25_ranking(
+                text, n=n, allowed=within if allowed is None else within & allowed, expansion=expansion
+            )
+            weights["governing"] = GOVERNING_WEIGHT
+            signals.governing = {act.citation for act in governing}
+            signals.part = set(np.flatnonzero(part).tolist()) if part is not None else set()
         if dense:
             signals.dense, signals.dense_sims = dense_pending.result()
             rankings["dense"] = signals.dense

@@ -106,6 +106,7 @@ class Searcher(BundleLists):
         in_force.check_version(version)
         lexicon = self.lexicon if retype else None
         found = understand(query, lexicon)
+        governing = self.governing(found) if graph else []
         index = self.layer_for(found.scope)
         if details is not None:
             details.update(
@@ -114,6 +115,7 @@ class Searcher(BundleLists):
                     "layer": index.layer,
                     "subqueries": [],
                     "entities": [e.id for e in found.entities],
+                    "governing": [act.as_dict() for act in governing],
                 }
             )
         filtered = self.filter_counts(filters)
@@ -125,7 +127,9 @@ class Searcher(BundleLists):
             allowed = self._allowed(filters, index, at, version)
         if allowed is not None and not allowed.any():
             if details is not None:
-                details["coverage"] = self.assess(query, found, [], index, dense=False, allowed=allowed)
+                details["coverage"] = self.assess(
+                    query, found, [], index, dense=False, allowed=allowed, governing=governing
+                )
                 if filtered is not None:
                     details["coverage"]["filters"] = filtered
             return []
@@ -149,6 +153,7 @@ class Searcher(BundleLists):
             layer=index,
             dense_pending=pending[0],
             bridge=bridge,
+            governing=governing,
         )
         if trace is not None:
             trace.append((list(main.fused), main, index))
@@ -197,6 +202,7 @@ class Searcher(BundleLists):
                 dense=dense,
                 references=any("reference" in h.lists for h in hits),
                 allowed=allowed,
+                governing=governing,
             )
             if filtered is not None:
                 details["coverage"]["filters"] = filtered
@@ -265,17 +271,25 @@ class Searcher(BundleLists):
         dense: bool = True,
         references: bool = False,
         allowed: np.ndarray | None = None,
+        governing=(),
     ) -> dict:
         """The coverage block of one answer (``serving.ranking.coverage.Assessor``): what the query names and whether
-        the collection holds it, the floor's signals over the best hits, and whether the answer is ``weak`` or
-        ``empty`` (nothing matches: no hits should be shown)."""
+        the collection holds it (and the acts ``governing`` a plain question), the floor's signals over the best
+        hits, and whether the answer is ``weak`` or ``empty`` (nothing matches: no hits should be shown)."""
         vector = None
         if dense:  # the query as the dense list searched it (with its legal wordings), else as typed
             vector = self._dense.vector(self.dense_text(understanding))
             if vector is None:
                 vector = self._dense.vector(understanding.normalized)
         return self._assessor.assess(
-            query, understanding, items, layer or self.passages, vector, references=references, allowed=allowed
+            query,
+            understanding,
+            items,
+            layer or self.passages,
+            vector,
+            references=references,
+            allowed=allowed,
+            governing=governing,
         )
 
     def search_with_coverage(self, query: str, k: int = 10, **options) -> SearchResult:
