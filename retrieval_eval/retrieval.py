@@ -771,6 +771,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also ask every question typed without diacritics (retrieval_eval.typed_forms) and score that form",
     )
     parser.add_argument(
+        "--typo", action="store_true", help="also ask every question with derived slips (retrieval_eval.typed_forms)"
+    )
+    parser.add_argument(
         "--rerank-model",
         type=Path,
         default=None,
@@ -783,6 +786,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from retrieval_eval.typed_forms import with_ascii
 
         questions = with_ascii(questions)
+    if args.typo:
+        from retrieval_eval.typed_forms import with_typos
+
+        questions = with_typos(questions)
     problems = schema_errors(questions)
     if problems:
         print("\n".join(problems), file=sys.stderr)
