@@ -203,4 +203,70 @@ def load_layer(conn: psycopg.Connection, layer: int = 3) -> list[ChunkRecord]:
         raise ValueError(f"layer must be one of {LAYERS}, not {layer!r}")
     records = [ChunkRecord(*row) for row in conn.execute(_LAYER_QUERY, (layer,))]
     versions = ActChunkVersions(conn)
-    return [replace(r, act_version=fields) if (fields := versions.fields(r.doc_id, r.chunk_id)) else r for r in records]
+    records = [
+        replace(r, act_version=fields) if (fields := versions.fields(r.doc_id, r.chunk_id)) else r for r in records
+    ]
+    return with_heading_paths(conn, records) if layer == 3 else records
+
+
+# The units above a § in an act's provision tree (mendel.law.provision_tree), by their key in a provision's path.
+_STRUCTURE_LABELS = {"cast": "část", "hlava": "hlava", "dil": "díl", "oddil": "oddíl", "pododdil": "pododdíl"}
+_PROVISION_LABEL = re.compile(r"^(?:§+\s*\d+[a-z]?|čl\.\s*[IVXLC\d]+[a-z]?)$", re.IGNORECASE)
+
+
+def heading_paths(conn: psycopg.Connection, doc_ids: list[str]) -> dict[str, dict[str, str]]:
+    """Per act with a provision tree, its § / čl. -> the structure above it with the headings
+    (``část 4 Relativní majetková práva > hlava 2 Závazky z právních jednání > díl 1 Převod vlastnického práva``),
+    from the newest version the tree is stored for; provisions with no structure above them are left out."""
+    out: dict[str, dict[str, str]] = {}
+    newest = conn.execute(
+        "SELECT DISTINCT ON (doc_id) doc_id, version FROM provisions WHERE doc_id = ANY(%s)"
+        " ORDER BY doc_id, version DESC",
+        (sorted(set(doc_ids)),),
+    ).fetchall()
+    for doc_id, version in newest:
+        rows = conn.execute(
+            "SELECT provision_id, parent_id, path, coalesce(heading, '') FROM provisions"
+            " WHERE doc_id = %s AND version = %s ORDER BY seq",
+            (doc_id, version),
+        ).fetchall()
+        paths = structure_paths(rows)
+        if paths:
+            out[doc_id] = paths
+    return out
+
+
+def structure_paths(rows: list[tuple[str, str | None, str, str]]) -> dict[str, str]:
+    """§ / čl. -> the část / hlava / díl / oddíl above it, each with its heading, from one version's provision
+    rows (provision id, parent id, path, heading)."""
+    by_id = {provision_id: (parent, path, heading) for provision_id, parent, path, heading in rows}
+    paths: dict[str, str] = {}
+    for provision_id, parent, _, _ in rows:
+        if not _PROVISION_LABEL.match(provision_id):
+            continue
+        above = []
+        while parent in by_id:
+            grand, path, heading = by_id[parent]
+            key, _, value = path.rsplit("/", 1)[-1].partition("_")
+            if key in _STRUCTURE_LABELS:
+                above.append(" ".join(f"{_STRUCTURE_LABELS[key]} {value} {heading}".split()))
+            parent = grand
+        if above:
+            paths[provision_id] = " > ".join(reversed(above))
+    return paths
+
+
+def with_heading_paths(conn: psycopg.Connection, records: list[ChunkRecord]) -> list[ChunkRecord]:
+    """The passages of a § or čl. of an act with a provision tree carry the structure above it with its headings
+    in their section path (``… > oddíl 1 Koupě > § 2079``), so BM25 and the encoder read the part of the code a
+    provision belongs to; the path still ends in the provision, as references look it up."""
+    acts = sorted({r.doc_id for r in records if r.act_version})
+    paths = heading_paths(conn, acts) if acts else {}
+    if not paths:
+        return records
+    out = []
+    for r in records:
+        provision = r.section.rsplit(" > ", 1)[-1].strip()
+        above = paths.get(r.doc_id, {}).get(" ".join(provision.split()))
+        out.append(replace(r, section=f"{above} > {provision}") if above else r)
+    return out
