@@ -206,7 +206,51 @@ def load_layer(conn: psycopg.Connection, layer: int = 3) -> list[ChunkRecord]:
     records = [
         replace(r, act_version=fields) if (fields := versions.fields(r.doc_id, r.chunk_id)) else r for r in records
     ]
-    return with_heading_paths(conn, records) if layer == 3 else records
+    return with_heading_paths(conn, with_section_headings(records)) if layer == 3 else records
+
+
+# A division's designation as a line of its own ("HLAVA DRUHÁ", "Díl 1"), and the heading line under it.
+_DESIGNATION_LINE = re.compile(r"^(?:ČÁST|HLAVA|DÍL|ODDÍL|PODODDÍL|Část|Hlava|Díl|Oddíl|Pododdíl)\s+\S+$")
+_HEADING_LINE_MAX = 120
+
+
+def section_headings(records: list[ChunkRecord]) -> dict[str, dict[str, str]]:
+    """Per document, the heading printed under each division's designation (``HLAVA DRUHÁ`` -> ``MOC
+    ZÁKONODÁRNÁ``), read from its passages' text: a short line that is not a provision, a number or a sentence."""
+    found: dict[str, dict[str, str]] = {}
+    for r in records:
+        if " > " not in r.section and not _DESIGNATION_LINE.match(r.section):
+            continue
+        lines = [line.strip() for line in r.text.split("\n") if line.strip()]
+        for designation, heading in zip(lines, lines[1:]):
+            if (
+                _DESIGNATION_LINE.match(designation)
+                and len(heading) <= _HEADING_LINE_MAX
+                and heading[:1].isalpha()
+                and not heading.startswith(("§", "Čl.", "čl."))
+                and not heading.endswith((".", ",", ";", ":"))
+                and not _DESIGNATION_LINE.match(heading)
+            ):
+                found.setdefault(r.doc_id, {}).setdefault(" ".join(designation.split()), " ".join(heading.split()))
+    return found
+
+
+def with_section_headings(records: list[ChunkRecord]) -> list[ChunkRecord]:
+    """Each division of a passage's section path with its heading (``HLAVA DRUHÁ MOC ZÁKONODÁRNÁ > Čl. 16``),
+    where its document prints one; the last part of the path, what references look up, is left as it is."""
+    headings = section_headings(records)
+    if not headings:
+        return records
+    out = []
+    for r in records:
+        known = headings.get(r.doc_id)
+        parts = r.section.split(" > ") if known else []
+        if len(parts) > 1:
+            named = [f"{part} {known[part]}" if part in known else part for part in parts[:-1]] + parts[-1:]
+            if named != parts:
+                r = replace(r, section=" > ".join(named))
+        out.append(r)
+    return out
 
 
 # The units above a § in an act's provision tree (mendel.law.provision_tree), by their key in a provision's path.

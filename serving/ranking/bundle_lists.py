@@ -39,6 +39,7 @@ def content_terms(text: str) -> frozenset[str]:
 SECTION_NUMBER_RE = re.compile(r"§\s*(\d+)")
 # The governing act's own list (BM25 among its passages) counts as much as BM25 itself: its passages lead.
 GOVERNING_WEIGHT = 1.0
+PART_SECTIONS = 3  # sections of the governing act whose headings match a question best: the part it is about
 # What a term of the lay-to-legal expansion counts in BM25 next to a term the user typed.
 EXPANSION_WEIGHT = 0.5
 
@@ -276,10 +277,12 @@ class BundleLists:
             return []
         return governing_acts(routing_text(understanding))
 
-    def governing_rows(self, governing, layer: LayerIndex) -> tuple[np.ndarray | None, np.ndarray | None]:
+    def governing_rows(
+        self, governing, layer: LayerIndex, text: str = ""
+    ) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Masks over ``layer`` of the chunks of the governing acts it holds, and of those in the part of the
-        act that deals with the question's area (its § spans; None when the graph names none or the layer
-        holds none of them)."""
+        act the question is about: the § spans the domain graph gives for its area, else the sections whose
+        headings and wording match ``text`` best (:meth:`heading_part`); None when neither finds one."""
         held = [act for act in governing if act.citation in self.act_router.rows]
         if not held or layer is not self.passages:
             return None, None
@@ -289,7 +292,33 @@ class BundleLists:
             for number, rows in self.sections_by_number(layer).get(act.citation, ()):
                 if act.covers(number):
                     part[rows] = True
+        if not part.any() and text:
+            return acts, self.heading_part(text, [act.citation for act in held])
         return acts, (part if part.any() else None)
+
+    def heading_part(self, text: str, citations: list[str]) -> np.ndarray | None:
+        """The part of the acts ``citations`` a question is about, found by the headings: BM25 over their sections
+        (layer 2: a section's heading with its wording) picks the ``PART_SECTIONS`` best, and their passages are
+        the part (a mask over L3); None without a section layer or a matching section."""
+        sections = self.layer(2)
+        if sections is None or not sections.chunks:
+            return None
+        by_citation = self.__dict__.get("_docs_by_citation")
+        if by_citation is None:
+            by_citation = {}
+            for doc_id, doc in self.documents.items():
+                if doc.get("citation"):
+                    by_citation.setdefault(doc["citation"], set()).add(doc_id)
+            self.__dict__["_docs_by_citation"] = by_citation
+        within = sections.mask(set().union(*(by_citation.get(c, set()) for c in citations)))
+        if not within.any():
+            return None
+        part = np.zeros(len(self.passages.chunks), dtype=bool)
+        for row in self.bm25_ranking(text, n=PART_SECTIONS, allowed=within, layer=sections):
+            section = sections.chunks[row]
+            label = (section.get("section") or "").rsplit(" > ", 1)[-1].strip().lower()
+            part[self.passages.section_chunks.get((section.get("citation"), label), [])] = True
+        return part if part.any() else None
 
     def sections_by_number(self, layer: LayerIndex) -> dict[str, list[tuple[int, list[int]]]]:
         """Act citation -> (§ number, the chunks of that §) for every § of every act in ``layer``, built once."""
@@ -397,7 +426,7 @@ class BundleLists:
             )
             weights["routed"] = RRF_WEIGHTS["routed"] * plain
             signals.routed = {citation: share * plain for citation, share in routed.items()}
-        acts, part = self.governing_rows(governing, index) if governing else (None, None)
+        acts, part = self.governing_rows(governing, index, text) if governing else (None, None)
         if acts is not None:
             # the governing act's passages lead, those in the part dealing with the question's area first
             within = part if part is not None else acts

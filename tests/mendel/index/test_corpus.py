@@ -31,3 +31,25 @@ def test_the_heading_path_reaches_both_texts_an_index_reads():
     )  # fmt: skip
     for text in (record.context_text, record.dense_text):  # BM25's and the encoder's
         assert "oddíl 1 Koupě > § 2079" in text and "Závazky z právních jednání" in text
+
+
+def _record(chunk_id: str, section: str, text: str, doc_id: str = "/eli/cz/sb/1993/1") -> ChunkRecord:
+    return ChunkRecord(chunk_id, doc_id, "Ústava", "esbirka", "", "1/1993 Sb.", 1, 1, section, text)
+
+
+def test_divisions_of_a_section_path_get_the_headings_their_document_prints():
+    from mendel.index.corpus import with_section_headings
+
+    records = [
+        _record("a", "HLAVA DRUHÁ", "HLAVA DRUHÁ\nMOC ZÁKONODÁRNÁ\nČl. 15\n(1) Zákonodárná moc …"),
+        _record("b", "HLAVA DRUHÁ > Čl. 16", "Čl. 16\n(1) Poslanecká sněmovna má 200 poslanců."),
+        _record("c", "HLAVA TŘETÍ > Čl. 54", "Čl. 54\nPrezident republiky je hlavou státu."),  # no heading seen
+        _record("d", "HLAVA DRUHÁ > Čl. 1", "HLAVA DRUHÁ\nSoučást jiného dokumentu", doc_id="other"),
+    ]
+    sections = [r.section for r in with_section_headings(records)]
+    assert sections == [
+        "HLAVA DRUHÁ",  # the last part is what references look up: unchanged
+        "HLAVA DRUHÁ MOC ZÁKONODÁRNÁ > Čl. 16",
+        "HLAVA TŘETÍ > Čl. 54",
+        "HLAVA DRUHÁ Součást jiného dokumentu > Čl. 1",  # each document its own headings
+    ]
