@@ -39,6 +39,15 @@ def content_terms(text: str) -> frozenset[str]:
 SECTION_NUMBER_RE = re.compile(r"§\s*(\d+)")
 # The governing act's own list (BM25 among its passages) counts as much as BM25 itself: its passages lead.
 GOVERNING_WEIGHT = 1.0
+WORD_RE = re.compile(r"[^\W\d_]+")
+
+
+def names_something(query: str) -> bool:
+    """A capitalised word after the first (``Kadaň``, ``Mírovém``; not an abbreviation such as ``DPH``): the
+    question names something particular."""
+    return any(w[0].isupper() and w[1:].islower() for w in WORD_RE.findall(query)[1:])
+
+
 PART_SECTIONS = 3  # sections of the governing act whose headings match a question best: the part it is about
 # What a term of the lay-to-legal expansion counts in BM25 next to a term the user typed.
 EXPANSION_WEIGHT = 0.5
@@ -268,12 +277,22 @@ class BundleLists:
 
     def governing(self, understanding) -> list:
         """The acts that govern a plain question (``serving.query.governing``), whether or not this bundle holds
-        them; none when the query names an act or a provision itself (what it names is what it asks about)."""
+        them; none when the query names an act or a provision itself (what it names is what it asks about), nor
+        when it is about something particular -- an institution, a decision, a place, a name ("stipendium od města
+        Kadaň"): a notice or a decision answers that, not the act governing its area."""
         from mendel.law.acts_table import find_named_acts
+        from mendel.registers.places import find_places
         from serving.query.analyze import routing_text
         from serving.query.governing import governing_acts
 
-        if any(e.label == "LAW_REF" for e in understanding.entities) or find_named_acts(understanding.query):
+        query = understanding.query
+        if (
+            any(e.label == "LAW_REF" for e in understanding.entities)
+            or understanding.graph_entities()
+            or names_something(query)
+            or find_named_acts(query)
+            or find_places(query)
+        ):
             return []
         return governing_acts(routing_text(understanding))
 
