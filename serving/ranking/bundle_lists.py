@@ -48,6 +48,7 @@ def names_something(query: str) -> bool:
     return any(w[0].isupper() and w[1:].islower() for w in WORD_RE.findall(query)[1:])
 
 
+LEXICON_CHUNKS = 20_000  # passages read for the collection's word forms (a bundle's first search waits for them)
 PART_SECTIONS = 3  # sections of the governing act whose headings match a question best: the part it is about
 # What a term of the lay-to-legal expansion counts in BM25 next to a term the user typed.
 EXPANSION_WEIGHT = 0.5
@@ -367,14 +368,17 @@ class BundleLists:
 
     @property
     def lexicon(self):
-        """The collection's word forms (``serving.query.typed.Lexicon``): the words of its passages and document
-        titles and those of the maintained tables, read on first use; a query is read as they are written."""
+        """The collection's word forms (``serving.query.typed.Lexicon``): the words of its passages (at most
+        ``LEXICON_CHUNKS`` of them, evenly spread) and document titles and those of the maintained tables, read on
+        first use; a query is read as they are written."""
         if self._lexicon is None:
             from serving.query.typed import Lexicon, maintained_words
 
             with self._upper_lock:
                 if self._lexicon is None:
-                    texts = (c["text"] for c in self.passages.chunks)
+                    chunks = self.passages.chunks  # an even sample of a large bundle: the common words are what count
+                    step = max(1, len(chunks) // LEXICON_CHUNKS)
+                    texts = (chunks[i]["text"] for i in range(0, len(chunks), step))
                     titles = (d.get("title") or "" for d in self.documents.values())
                     self._lexicon = Lexicon.from_texts(itertools.chain(texts, titles), extra=maintained_words())
         return self._lexicon
