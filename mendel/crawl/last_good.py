@@ -3,8 +3,8 @@ version it was served from before stays live, and says so.
 
 ``documents.served_version_id`` names that version; NULL means the current version is served. Every reader of a
 document's live chunks (the chunk stage's clean-up, embeddings, the indexes, the graph, the bundle, the PostgreSQL
-backend) joins on :data:`SERVED_VERSION`. The quality review (:mod:`mendel.checks.quality.review`) holds a failing
-document on its last good version and lets it go when the document passes again; the bundle's ``documents.json``
+backend) joins on ``coalesce(d.served_version_id, d.current_version_id)``, written out in each statement. The
+quality review (:mod:`mendel.checks.quality.review`) holds a failing document on its last good version and lets it go when the document passes again; the bundle's ``documents.json``
 carries the mark (:func:`last_good_marks`) that the hits repeat."""
 
 from __future__ import annotations
@@ -12,11 +12,6 @@ from __future__ import annotations
 from typing import Sequence
 
 import psycopg
-
-# The version whose chunks are live, over ``documents d``.
-SERVED_VERSION = "coalesce(d.served_version_id, d.current_version_id)"
-
-_OPEN_QUARANTINE = "SELECT 1 FROM quality_quarantine q WHERE q.version_id = {version} AND q.resolved_at IS NULL"
 
 
 def hold_last_good(conn: psycopg.Connection, doc_ids: Sequence[str]) -> int:
@@ -28,7 +23,7 @@ def hold_last_good(conn: psycopg.Connection, doc_ids: Sequence[str]) -> int:
         "UPDATE documents d SET served_version_id = ("
         " SELECT c.version_id FROM chunks c JOIN document_versions v ON v.version_id = c.version_id"
         " WHERE c.doc_id = d.doc_id AND c.version_id <> d.current_version_id"
-        " AND NOT EXISTS (" + _OPEN_QUARANTINE.format(version="c.version_id") + ")"
+        " AND NOT EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = c.version_id AND q.resolved_at IS NULL)"
         " ORDER BY (c.version_id = d.served_version_id) IS TRUE DESC, v.chunked_at DESC NULLS LAST, c.version_id DESC"
         " LIMIT 1)"
         " WHERE d.doc_id = ANY(%s)",

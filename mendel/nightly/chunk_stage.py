@@ -9,7 +9,6 @@ import hashlib
 import psycopg
 
 from mendel.core import stage_versions
-from mendel.crawl.last_good import SERVED_VERSION
 from mendel.passages.act_passages import index_act_versions
 from mendel.passages.chunking import build_layers
 from mendel.records.citation_records import CITATION_RECORD, mark_citation_records
@@ -48,7 +47,7 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
         stats["citation_records_marked"] = mark_citation_records(conn)
         removed = conn.execute(
             "DELETE FROM chunks c USING documents d WHERE c.doc_id = d.doc_id"
-            f" AND (c.version_id <> {SERVED_VERSION} OR d.status <> 'active' OR d.doc_type = %s)",
+            " AND (c.version_id <> coalesce(d.served_version_id, d.current_version_id) OR d.status <> 'active' OR d.doc_type = %s)",
             (CITATION_RECORD,),
         )
         stats["superseded_chunks_removed"] = removed.rowcount

@@ -80,7 +80,7 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
             for d, t, s, u, c, k, p, h, m in conn.execute(
                 "SELECT d.doc_id, d.title, d.source, d.url, d.citation, d.doc_type, d.published, v.sha256,"
                 " v.content_type FROM documents d LEFT JOIN document_versions v"
-                f" ON v.version_id = {last_good.SERVED_VERSION} WHERE d.status = 'active' ORDER BY d.doc_id"
+                " ON v.version_id = coalesce(d.served_version_id, d.current_version_id) WHERE d.status = 'active' ORDER BY d.doc_id"
             )
         ]
         bundle.documents_path(staging).write_text(json.dumps(documents, ensure_ascii=False, indent=1))

@@ -111,7 +111,7 @@ class PostgresSearcher(PostgresLists):
         rows = conn.execute(
             "SELECT d.doc_id, d.title, d.source, d.url, d.citation, d.doc_type, d.published, v.sha256,"
             " v.content_type, coalesce(top.summary, '') FROM documents d"
-            f" LEFT JOIN document_versions v ON v.version_id = {last_good.SERVED_VERSION}"
+            " LEFT JOIN document_versions v ON v.version_id = coalesce(d.served_version_id, d.current_version_id)"
             " LEFT JOIN LATERAL (SELECT summary FROM chunks t WHERE t.version_id ="
             " coalesce(d.served_version_id, d.current_version_id)"
             "  AND t.layer = 1 LIMIT 1) top ON true"
