@@ -13,6 +13,11 @@ independent field (never from the string itself):
 - ``court_reference``: the reference numbers of the 1,500 lower-court decisions of the ministry's open data
   (``JednaciCislo``, ``52 C 99/2024-53``) against the decision's ECLI (``ECLI:CZ:MSBR:2025:52.C.99.2024.1``).
 
+ECLI and file number both ways, on the same 1,500 decisions: ``ecli_to_number``, the file number
+``mendel.ner.decisions.file_number_of_ecli`` reads from the ECLI against the reference number without its list
+number; ``number_to_ecli``, the ECLI ``ecli_of_file_number`` builds from the reference number and the ECLI's court,
+year and ordinal against the ECLI.
+
 The canonical form (``ner_eval/GUIDELINES.md``, DECISION_REF): the Ústavní soud's years in two digits (2000 in
 four, as the court writes it); every other court's years in four digits from 2000 on, in two before.
 
@@ -172,6 +177,36 @@ def measured_strings() -> tuple[dict[str, list[tuple[str, str]]], dict[str, int]
     return kept, left_out
 
 
+def court_eclis() -> list[tuple[str, str]]:
+    """(reference number, ECLI) of every decision of the open data, each pair once."""
+    pairs: dict[tuple[str, str], None] = {}
+    for path in sorted(DECISIONS_DIR.glob("*.xml")):
+        root = etree.parse(str(path), etree.XMLParser(recover=True, resolve_entities=False, no_network=True)).getroot()
+        for record in root.iter("Dokument"):
+            reference, ecli = (record.findtext("JednaciCislo") or "").strip(), (record.findtext("ECLI") or "").strip()
+            if reference and ecli:
+                pairs[(reference, ecli)] = None
+    return list(pairs)
+
+
+def ecli_both_ways() -> dict:
+    """How many ECLIs give their decision's file number, and how many file numbers give their ECLI back."""
+    from mendel.ner.decisions import ecli_of_file_number, file_number_of_ecli
+
+    pairs = court_eclis()
+    to_number = to_ecli = 0
+    for reference, ecli in pairs:
+        number = file_number_of_ecli(ecli)
+        to_number += number is not None and number.text == re.sub(r"\s*-\s*\d+$", "", reference)
+        court, year, core = ecli.split(":")[2], int(ecli.split(":")[3]), ecli.split(":")[4]
+        if number is not None:
+            to_ecli += ecli_of_file_number(number, court, year, core.rsplit(".", 1)[1]) == ecli
+    return {
+        "ecli_to_number": {"pairs": len(pairs), "right": to_number, "share": round(to_number / len(pairs), 4)},
+        "number_to_ecli": {"pairs": len(pairs), "right": to_ecli, "share": round(to_ecli / len(pairs), 4)},
+    }
+
+
 def decision_norms(texts: list[str]) -> list[list[str]]:
     from mendel.ner import recognise
 
@@ -211,11 +246,23 @@ def measure(norms: DecisionNorms | None = None) -> dict:
         canonical_total += canonical
     result.update(strings=total, canonical=canonical_total, share=round(canonical_total / total, 4) if total else 1.0)
     result["misses_by_shape"] = {shape: {"count": n, "examples": examples[shape]} for shape, n in shapes.most_common()}
+    cited = [row for kind, row in result["kinds"].items() if kind != "ús_docket"]
+    cited_canonical, cited_total = sum(r["canonical"] for r in cited), sum(r["strings"] for r in cited)
+    result["cited"] = {
+        "strings": cited_total,
+        "canonical": cited_canonical,
+        "share": round(cited_canonical / cited_total, 4),
+    }
+    result["ecli"] = ecli_both_ways()
     return result
 
 
 def _lines(result: dict, misses: int) -> Iterator[str]:
     yield f"DECISION_REF canonical: {result['canonical']}/{result['strings']} = {result['share']:.4f}"
+    cited = result["cited"]
+    yield f"  strings decisions cite (all but ús_docket): {cited['canonical']}/{cited['strings']} = {cited['share']:.4f}"
+    for kind, row in result["ecli"].items():
+        yield f"  {kind:<16} {row['right']:>6}/{row['pairs']:<6} {row['share']:.4f}"
     for kind, row in result["kinds"].items():
         yield (
             f"  {kind:<16} {row['canonical']:>6}/{row['strings']:<6} {row['share']:.4f}"

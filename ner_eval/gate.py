@@ -1,6 +1,8 @@
-"""Quality gate: the recogniser must reach per-label thresholds on the gold corpus.
+"""Quality gate on two golds: the recogniser must reach per-label thresholds on the team's annotated gold
+(``evaluate_gate``) and the court-metadata recall on real decisions (``ner_eval.court_gate``); ``evaluate_gates``
+scores both, and a failure of either fails the gate and says which.
 
-``python -m ner_eval.gate`` prints the score table and exits non-zero on failure.
+``python -m ner_eval.gate [GOLD [THRESHOLDS]]`` prints both and exits non-zero on failure.
 """
 
 from __future__ import annotations
@@ -12,7 +14,12 @@ from pathlib import Path
 
 import yaml
 
+from ner_eval.court_gate import CourtGate, evaluate_court_gate
+from ner_eval.court_metadata import LawNorms
 from ner_eval.scorer import LabelScore, Predict, format_table, gold_issues, load_gold, score
+
+ANNOTATED = "annotated gold"
+COURTS = "court metadata"
 
 METRICS = ("precision", "recall", "norm_accuracy")
 
@@ -88,9 +95,45 @@ def evaluate_gate(
     return GateResult(passed=not failures, scores=scores, failures=failures, table=table)
 
 
+@dataclass
+class Gates:
+    """Both golds' verdicts; the gate passes when both do."""
+
+    annotated: GateResult
+    courts: CourtGate
+
+    @property
+    def passed(self) -> bool:
+        return self.annotated.passed and self.courts.passed
+
+    @property
+    def failures(self) -> list[str]:
+        return [f"{ANNOTATED}: {f}" for f in self.annotated.failures] + [f"{COURTS}: {f}" for f in self.courts.failures]
+
+    def format(self) -> str:
+        lines = [format_table(self.annotated.scores), "", self.courts.format(), ""]
+        lines.append("gate: PASSED" if self.passed else "gate: FAILED")
+        return "\n".join(lines + [f"  - {failure}" for failure in self.failures])
+
+
+def evaluate_gates(
+    gold_path: str | Path | None = None,
+    thresholds_path: str | Path | None = None,
+    court_gold: str | Path | None = None,
+    court_thresholds_path: str | Path | None = None,
+    predict: Predict | None = None,
+    norms: LawNorms | None = None,
+) -> Gates:
+    """The annotated gold (``evaluate_gate``) and the court metadata (``evaluate_court_gate``)."""
+    return Gates(
+        evaluate_gate(gold_path, thresholds_path, predict),
+        evaluate_court_gate(court_gold, court_thresholds_path, norms),
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    result = evaluate_gate(*(args[:2]))
+    result = evaluate_gates(*(args[:2]))
     print(result.format())
     return 0 if result.passed else 1
 

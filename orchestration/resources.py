@@ -31,6 +31,9 @@ class MendelResource(ConfigurableResource):
     embedder: str = ""  # empty: MENDEL_EMBED_MODEL, else the default (mendel.index.embed.get_embedder)
     ner_gold_path: Optional[str] = None
     ner_thresholds_path: Optional[str] = None
+    # the NER gate's court-metadata gold: a folder of exports or files separated by commas (None: the sample's all)
+    ner_court_gold: Optional[str] = None
+    ner_court_thresholds_path: Optional[str] = None
     bundles_keep: int = 3
     # A second run's processing stages on the same database: 0 refuses at once, otherwise waits this long.
     processing_lock_wait_s: float = 0.0

@@ -1,4 +1,5 @@
-"""Legal entity recognition, gated by precision/recall on the gold corpus (a blocking check).
+"""Legal entity recognition, gated on two golds (a blocking check): precision/recall per label on the team's
+annotated gold, and the recall of the court system's own provision lists on real decisions (court metadata).
 
 The gate is scored before anything is written: a failing rule set leaves entities, mentions, relations and
 every chunk's ``ner_done_at`` exactly as they were, so the next run with a passing gate recognises them."""
@@ -17,7 +18,8 @@ from dagster import (
 
 from mendel.core import stage_versions
 from mendel.nightly import recognise_stage
-from ner_eval.gate import evaluate_gate
+from ner_eval.court_gate import court_gold_paths
+from ner_eval.gate import evaluate_gates
 from orchestration.resources import MendelResource
 
 GATE_CHECK = "ner_gold_precision_recall"
@@ -56,9 +58,26 @@ def gate_metadata(table: list[dict]) -> dict:
     return {**numbers, "scores": MetadataValue.table(records, schema=schema)}
 
 
-def gate_inputs(gold_path: str | None, thresholds_path: str | None) -> str:
+def court_gate_metadata(gate: dict) -> dict:
+    """Each gold's verdict, and the court-metadata figures as plain numbers beside their minimums
+    (``court_metadata_recall``, ``court_metadata_min_recall``, …)."""
+    numbers = {f"court_metadata_{name}": float(value) for name, value in (gate.get("courts") or {}).items()}
+    return {
+        "annotated_gold_passed": bool(gate.get("annotated_passed", gate["passed"])),
+        "court_metadata_passed": bool(gate.get("courts_passed", gate["passed"])),
+        **numbers,
+    }
+
+
+def gate_inputs(
+    gold_path: str | None,
+    thresholds_path: str | None,
+    court_gold: str | None = None,
+    court_thresholds_path: str | None = None,
+) -> str:
     """A digest of everything the gate's score can depend on: every file of the mendel and ner_eval packages (the
-    recogniser, its data, the gold corpus, the scorer), the gold and thresholds files named, spaCy's release."""
+    recogniser, its data, the gold corpus, the scorer), the gold and thresholds files named, the court exports,
+    spaCy's release."""
     import hashlib
     from importlib.metadata import version
     from pathlib import Path
@@ -71,20 +90,36 @@ def gate_inputs(gold_path: str | None, thresholds_path: str | None) -> str:
         root = Path(package.__file__).resolve().parent
         for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
             digest.update(f"\0{package.__name__}/{path.relative_to(root)}\0".encode() + path.read_bytes())
-    for named in (gold_path, thresholds_path):
+    for named in (gold_path, thresholds_path, court_thresholds_path):
         digest.update(b"\0named\0" + (Path(named).read_bytes() if named else b""))
+    for export in court_gold_paths(court_gold):
+        digest.update(f"\0court\0{export.name}\0".encode() + (export.read_bytes() if export.is_file() else b""))
     return digest.hexdigest()
 
 
-def scored_gate(conn, gold_path: str | None, thresholds_path: str | None) -> dict:
-    """The gate's verdict, table and failures: scored on the gold corpus (ner_eval.gate), or as last scored when
-    nothing it depends on changed since (:func:`gate_inputs`; the score is a function of those alone)."""
-    key = gate_inputs(gold_path, thresholds_path)
+def scored_gate(
+    conn,
+    gold_path: str | None,
+    thresholds_path: str | None,
+    court_gold: str | None = None,
+    court_thresholds_path: str | None = None,
+) -> dict:
+    """The gate's verdict, table, court-metadata figures and failures (each named by its gold): scored on both golds
+    (ner_eval.gate), or as last scored when nothing it depends on changed since (:func:`gate_inputs`; the score is a
+    function of those alone)."""
+    key = gate_inputs(gold_path, thresholds_path, court_gold, court_thresholds_path)
     kept = stage_versions.kept_build(conn, GATE_BUILD, key)
     if kept is not None:
         return {**kept, "scored": False}
-    gate = evaluate_gate(gold_path=gold_path, thresholds_path=thresholds_path)
-    result = {"passed": gate.passed, "table": gate.table, "failures": gate.failures}
+    gate = evaluate_gates(gold_path, thresholds_path, court_gold, court_thresholds_path)
+    result = {
+        "passed": gate.passed,
+        "annotated_passed": gate.annotated.passed,
+        "courts_passed": gate.courts.passed,
+        "table": gate.annotated.table,
+        "courts": gate.courts.numbers(),
+        "failures": gate.failures,
+    }
     stage_versions.record_build(conn, GATE_BUILD, key, result)
     return {**result, "scored": True}
 
@@ -99,8 +134,9 @@ def scored_gate(conn, gold_path: str | None, thresholds_path: str | None) -> dic
             GATE_CHECK,
             asset="legal_entities",
             blocking=True,
-            description="Per-label precision/recall/norm accuracy on ner_eval gold vs thresholds;"
-            " scored before recognition, which runs only when it passes",
+            description="Per-label precision/recall/norm accuracy on the annotated gold, and the recall of the court"
+            " system's provision lists on real decisions, vs thresholds; scored before recognition, which runs only"
+            " when both pass",
         )
     ],
     description="LAW_REF, DECISION_REF, DATE, MONEY and INSTITUTION mentions with canonical ids for every new"
@@ -108,7 +144,13 @@ def scored_gate(conn, gold_path: str | None, thresholds_path: str | None) -> dic
 )
 def legal_entities(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
-        gate = scored_gate(conn, mendel.ner_gold_path, mendel.ner_thresholds_path)
+        gate = scored_gate(
+            conn,
+            mendel.ner_gold_path,
+            mendel.ner_thresholds_path,
+            mendel.ner_court_gold,
+            mendel.ner_court_thresholds_path,
+        )
         if gate["passed"]:
             stats = recognise_stage.recognise_pending(conn)
             by_label = stats.pop("by_label")
@@ -129,6 +171,7 @@ def legal_entities(mendel: MendelResource) -> MaterializeResult:
                 severity=AssetCheckSeverity.ERROR,
                 metadata={
                     **gate_metadata(gate["table"]),
+                    **court_gate_metadata(gate),
                     "failures": MetadataValue.text("\n".join(gate["failures"]) or "none"),
                 },
             )

@@ -37,7 +37,7 @@ SENTENCE_END_RE = re.compile(r"[.!?]\s+[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ]")
 MAX_DEFINITION_DISTANCE = 250  # characters between the act and "(dále jen"
 TITLE_STOP = r"(?:ve\s+znění|v\s+platném|v\s+účinném|v\s+tehdy|v\s+rozhodném|účinn|platn|dále|který|kterým|kterou)"
 TITLE_AFTER_RE = re.compile(
-    rf",?[ \t]*(?P<title>o[ \t]+(?!{TITLE_STOP})[^\W\d_]+(?:[ \t]+(?!{TITLE_STOP})[^\W\d_]+){{0,11}})"
+    rf",?[ \t]*(?P<title>o[ \t]+(?!{TITLE_STOP})[^\W\d_]+(?:[ \t]+(?!{TITLE_STOP})[^\W\d_]+){{0,19}})"
     r"(?:[ \t,]*\((?P<short>[^()„“\"\n]{3,70})\))?"
 )
 TITLE_BEFORE_RE = re.compile(r"\s(?P<title>o\s+[^\W\d_]+(?:\s+[^\W\d_]+){0,6})\s+(?:[čc]\.|číslo)")
@@ -49,6 +49,14 @@ def is_abbreviation(term: str) -> bool:
     """``ZSÚ``, ``a. t.``, ``OdpVoz``, ``o.s.ř.``: written with dots or at least two capitals."""
     letters = term.replace(" ", "")
     return len(letters) <= 12 and ("." in letters or sum(c.isupper() for c in letters) >= 2)
+
+
+AMENDED_BEFORE_RE = re.compile(r"(?:a\s+)?o\s+změně\s+(?:a\s+doplnění\s+)?(?:[^\W\d_]+\s+){0,6}$")
+
+
+def _amended_in_title(text: str, act: ActMention) -> bool:
+    """ "… a o změně zákona České národní rady č. 358/1992 Sb.": an act the title of another amends."""
+    return AMENDED_BEFORE_RE.search(text, max(0, act.start - 80), act.start) is not None
 
 
 def _table_act(term: str) -> str | None:
@@ -131,18 +139,23 @@ class DocumentActs:
             if is_abbreviation(m.group("term"))
         ]
         for start, term in sorted(found):
-            act = next((a for a in reversed(acts) if a.end <= start), None)
+            # the act named last before the definition, not one amended in its title ("… a o změně zákona č. …")
+            act = next((a for a in reversed(acts) if a.end <= start and not _amended_in_title(text, a)), None)
             if act is None or act.kind == "eu" and not is_abbreviation(term):
                 continue
             between = text[act.end : start]
-            if len(between) > MAX_DEFINITION_DISTANCE or SENTENCE_END_RE.search(between) or "dál" in between:
+            sentence_end = SENTENCE_END_RE.search(text, act.end - 1, start)  # "… 1/2000 Sb. Žalobce …" too
+            if len(between) > MAX_DEFINITION_DISTANCE or sentence_end or "dál" in between:
                 continue
-            if _table_act(term) in {a.citation for a in acts if start - 2 * MAX_DEFINITION_DISTANCE <= a.end <= start}:
-                continue  # "… zákon č. 99/1963 Sb., …, zákon č. 292/2013 Sb. …), dále „o. s. ř.“": as the table has it
+            table = _table_act(term)
+            if table in {a.citation for a in acts if start - 2 * MAX_DEFINITION_DISTANCE <= a.end <= start}:
+                citation = table  # "… zákon č. 99/1963 Sb., …, zákon č. 292/2013 Sb. …), dále „o. s. ř.“"
+            else:
+                citation = act.citation
             if is_abbreviation(term):
-                self._bind_abbreviation(term, act.citation, self.offset + start)
+                self._bind_abbreviation(term, citation, self.offset + start)
             elif _has_head_noun(term) and len(term.split()) <= 10:
-                self._bind_name(term, act.citation, self.offset + start, standalone=len(term.split()) > 1)
+                self._bind_name(term, citation, self.offset + start, standalone=len(term.split()) > 1)
 
     def remember(self, text: str, acts: Iterable[ActMention]) -> None:
         """The end of a text: its last act of each kind stays known, and the next text starts after it."""

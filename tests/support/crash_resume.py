@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tests.support.nightly import E2E_COURT_GOLD
+
 STAND_IN_EMBEDDER = "test/hashed-bow"
 EMBED_BATCH = 4  # small batches, so an embedding run is killed between two committed batches
 SOURCES = "esbirka"
@@ -69,6 +71,7 @@ def resources(home: Path, database_url: str, mirror_url: str, acts: str):
         esbirka_acts=acts,
         sources=SOURCES,
         embedder=STAND_IN_EMBEDDER,
+        ner_court_gold=E2E_COURT_GOLD,
     )
 
 

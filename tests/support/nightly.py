@@ -11,6 +11,9 @@ E2E_ACTS = "/sb/2024/87,/sb/2025/573"
 E2E_SOURCES = "esbirka,nsoud,ruian"
 # One Nejvyšší soud decision (29 Nd 461/2024, put on the web that day; none of the bundled ones was decided on it).
 E2E_CRAWL_ENV = {"MENDEL_NSOUD_FROM": "2025-01-20", "MENDEL_NSOUD_TO": "2025-01-20"}
+# The NER gate's court-metadata gold in these runs: one export of 100 real decisions (the whole 1,500 take ~40 s of
+# CPU to score; the gate's own tests score them all).
+E2E_COURT_GOLD = str(Path(__file__).resolve().parents[2] / "sample_corpus/courts/justice_opendata/export-3-1000000.xml")
 
 
 def nightly_resources(home: Path, database_url: str, mirror_url: str, **overrides):
@@ -21,6 +24,7 @@ def nightly_resources(home: Path, database_url: str, mirror_url: str, **override
         "esbirka_acts": E2E_ACTS,
         "sources": E2E_SOURCES,
         "crawl_env": E2E_CRAWL_ENV,
+        "ner_court_gold": E2E_COURT_GOLD,
         **overrides,
     }
     return MendelResource(home=str(home), profile="demo", database_url=database_url, mirror_url=mirror_url, **settings)

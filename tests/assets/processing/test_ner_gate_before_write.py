@@ -11,6 +11,7 @@ import yaml
 
 from mendel.nightly import chunk_stage, recognise_stage
 from tests.support.index import add_act, pages_text
+from tests.support.nightly import E2E_COURT_GOLD
 
 DUMPS = {
     "entities": "SELECT * FROM entities ORDER BY entity_id",
@@ -55,7 +56,10 @@ def _materialize(url: str, home, thresholds_path=None):
     from orchestration.resources import MendelResource
 
     resource = MendelResource(
-        home=str(home), database_url=url, ner_thresholds_path=str(thresholds_path) if thresholds_path else None
+        home=str(home),
+        database_url=url,
+        ner_thresholds_path=str(thresholds_path) if thresholds_path else None,
+        ner_court_gold=E2E_COURT_GOLD,
     )
     return materialize([legal_entities], resources={"mendel": resource}, raise_on_error=False)
 

@@ -32,3 +32,26 @@ def test_a_failing_label_shows_failed_in_its_row(tmp_path):
     gate = evaluate_gate(thresholds_path=impossible)
     rows = {r.data["label"]: r.data for r in gate_metadata(gate.table)["scores"].records}
     assert rows["LAW_REF"]["passed"] is False and rows["LAW_REF"]["min_precision"] == 1.01
+
+
+def test_both_golds_show_as_numbers_and_a_failure_says_which_gold(tmp_path):
+    from assets.processing.recognition import court_gate_metadata
+    from ner_eval.gate import evaluate_gates
+    from tests.support.nightly import E2E_COURT_GOLD
+
+    strict = tmp_path / "court.yaml"
+    strict.write_text("recall: 0.999\n", encoding="utf-8")
+    gates = evaluate_gates(court_gold=E2E_COURT_GOLD, court_thresholds_path=strict)
+    gate = {
+        "passed": gates.passed,
+        "annotated_passed": gates.annotated.passed,
+        "courts_passed": gates.courts.passed,
+        "courts": gates.courts.numbers(),
+    }
+    metadata = court_gate_metadata(gate)
+    assert metadata["annotated_gold_passed"] is True and metadata["court_metadata_passed"] is False
+    assert 0.5 < metadata["court_metadata_recall"] < 0.999 == metadata["court_metadata_min_recall"]
+    assert metadata["court_metadata_decisions"] == 100.0
+    numbers = {k: v for k, v in metadata.items() if k.startswith("court_metadata_") and not k.endswith("_passed")}
+    assert numbers and all(isinstance(v, float) for v in numbers.values())
+    assert [f for f in gates.failures if f.startswith("court metadata: recall")] == gates.failures

@@ -1,0 +1,166 @@
+"""Provision chains: every element with its own span and norm, the act named once given to all of them."""
+
+from __future__ import annotations
+
+import pytest
+
+from mendel.ner import recognise_text
+from mendel.ner.provisions import chain_elements
+
+A = "177/1996 Sb."
+O = "99/1963 Sb."
+Z = "89/2012 Sb."
+
+
+def law_refs(text: str):
+    return [e for e in recognise_text(text) if e.label == "LAW_REF"]
+
+
+@pytest.mark.parametrize(
+    "text, chain, norms",
+    [
+        # the act named once, at the end
+        (
+            "dle § 6 odst. 1 a § 14b vyhlášky č. 177/1996 Sb.",
+            "§ 6 odst. 1 a § 14b vyhlášky č. 177/1996 Sb.",
+            [f"{A} § 6 odst. 1", f"{A} § 14b"],
+        ),
+        (
+            "(§ 137 odst. 3, § 151 odst. 2 o. s. ř.)",
+            "§ 137 odst. 3, § 151 odst. 2 o. s. ř.",
+            [f"{O} § 137 odst. 3", f"{O} § 151 odst. 2"],
+        ),
+        # sub-units of one provision, ranges, "až"
+        ("podle § 5 odst. 1 a 2 o. s. ř.", "§ 5 odst. 1 a 2 o. s. ř.", [f"{O} § 5 odst. 1", f"{O} § 5 odst. 2"]),
+        ("§ 45 až § 50 o. s. ř. (zásada)", "§ 45 až § 50 o. s. ř.", [f"{O} § 45", f"{O} § 50"]),
+        (
+            "§ 4 odst. 1 až odst. 7 o. s. ř.",
+            "§ 4 odst. 1 až odst. 7 o. s. ř.",
+            [f"{O} § 4 odst. 1", f"{O} § 4 odst. 7"],
+        ),
+        (
+            "§ 212a odst. 1, 3, 5 o.s.ř. Přitom",
+            "§ 212a odst. 1, 3, 5 o.s.ř.",
+            [f"{O} § 212a odst. 1", f"{O} § 212a odst. 3", f"{O} § 212a odst. 5"],
+        ),
+        # bare numbers: a small one continues the sub-unit, a large one is a provision
+        (
+            "§ 1746, 2079 a násl., § 2048 zákona č. 89/2012 Sb.",
+            "§ 1746, 2079 a násl., § 2048 zákona č. 89/2012 Sb.",
+            [f"{Z} § 1746", f"{Z} § 2079", f"{Z} § 2048"],
+        ),
+        ("§ 39 a 41 obč. zák. platí", "§ 39 a 41 obč. zák.", [f"{Z} § 39", f"{Z} § 41"]),
+        # letters, points, "a násl.", "an.", "a n."
+        (
+            "§ 11 odst. 1 písm. a), d), g) vyhl. č. 177/1996 Sb.",
+            "§ 11 odst. 1 písm. a), d), g) vyhl. č. 177/1996 Sb.",
+            [f"{A} § 11 odst. 1 písm. a)", f"{A} § 11 odst. 1 písm. d)", f"{A} § 11 odst. 1 písm. g)"],
+        ),
+        (
+            "§ 7 bod 5, § 8 odst. 1 advokátního tarifu",
+            "§ 7 bod 5, § 8 odst. 1 advokátního tarifu",
+            [f"{A} § 7 bod 5", f"{A} § 8 odst. 1"],
+        ),
+        (
+            "§ 2395 a násl. a § 2048 a násl. občanského zákoníku",
+            "§ 2395 a násl. a § 2048 a násl. občanského zákoníku",
+            [f"{Z} § 2395", f"{Z} § 2048"],
+        ),
+        ("§ 2395 an. o.s.ř.", "§ 2395 an. o.s.ř.", [f"{O} § 2395"]),
+        ("§ 2910 a n. občanského zákoníku", "§ 2910 a n. občanského zákoníku", [f"{Z} § 2910"]),
+        # sentences and paragraphs as courts write them
+        (
+            "§ 160 odst. 1 věta před středníkem o. s. ř.",
+            "§ 160 odst. 1 věta před středníkem o. s. ř.",
+            [f"{O} § 160 odst. 1"],
+        ),
+        (
+            "§ 160 odst. 1, část věty před středníkem o.s.ř.",
+            "§ 160 odst. 1, část věty před středníkem o.s.ř.",
+            [f"{O} § 160 odst. 1"],
+        ),
+        ("§ 564 odst. 1 věta prvá o. z. vyžaduje", "§ 564 odst. 1 věta prvá o. z.", [f"{Z} § 564 odst. 1"]),
+        ("§ 160 (1) o. s. ř. třeba", "§ 160 (1) o. s. ř.", [f"{O} § 160 odst. 1"]),
+        ("§ 151 odst. l o.s.ř. za", "§ 151 odst. l o.s.ř.", [f"{O} § 151 odst. 1"]),
+        ("podle § 115a) o. s. ř. nevyjádřil", "§ 115a) o. s. ř.", [f"{O} § 115a"]),
+        ("dle ust. § 5 a ust. § 6 o. s. ř.", "§ 5 a ust. § 6 o. s. ř.", [f"{O} § 5", f"{O} § 6"]),
+        # "ve znění …" stays out of the norm and the span
+        (
+            "§ 3 zákona č. 40/2009 Sb., ve znění zákona č. 330/2011 Sb.",
+            "§ 3 zákona č. 40/2009 Sb.",
+            ["40/2009 Sb. § 3"],
+        ),
+        (
+            "§ 13 odst. 4 advokátního tarifu, ve znění do 31. 12. 2024",
+            "§ 13 odst. 4 advokátního tarifu",
+            [f"{A} § 13 odst. 4"],
+        ),
+    ],
+)
+def test_a_chain_gives_every_element_its_act(text, chain, norms):
+    [entity] = [e for e in law_refs(text) if e.text == chain]
+    assert list(entity.norms) == norms
+    assert entity.norm == norms[0]
+    assert all(entity.start <= el.start < el.end <= entity.end for el in entity.elements)
+
+
+def test_each_element_has_its_own_span():
+    text = "podle § 142 odst. 1 a § 151 odst. 2 o. s. ř."
+    [entity] = law_refs(text)
+    assert [text[e.start : e.end] for e in entity.elements] == ["§ 142 odst. 1", "§ 151 odst. 2"]
+    assert entity.text == "§ 142 odst. 1 a § 151 odst. 2 o. s. ř."
+    assert entity.to_dict()["elements"][1] == {"start": 22, "end": 35, "norm": f"{O} § 151 odst. 2"}
+
+
+def test_a_single_provision_has_no_elements_and_the_old_dict():
+    [entity] = law_refs("podle § 142 odst. 1 o. s. ř.")
+    assert entity.elements == () and "elements" not in entity.to_dict() and entity.norms == (entity.norm,)
+
+
+@pytest.mark.parametrize(
+    "text, norms",
+    [
+        # joined chains share the act of the one that names it
+        ("§ 7 ve spojení s ust. § 9 odst. 3 vyhlášky č. 177/1996 Sb.", [[f"{A} § 7"], [f"{A} § 9 odst. 3"]]),
+        ("§ 151 odst. 1 za použití § 142 odst. 1 o. s. ř.", [[f"{O} § 151 odst. 1"], [f"{O} § 142 odst. 1"]]),
+        (
+            "§ 142 odst. 1 o. s. ř. ve spojení s § 14b vyhlášky č. 177/1996 Sb.",
+            [[f"{O} § 142 odst. 1"], [f"{A} § 14b"]],
+        ),
+        # pointing back to the last act of the kind
+        (
+            "zákona č. 257/2016 Sb. ... podle § 87 odst. 1 citovaného zákona",
+            [["257/2016 Sb."], ["257/2016 Sb. § 87 odst. 1"]],
+        ),
+        (
+            "vyhlášky č. 177/1996 Sb. a zákona č. 1/2000 Sb. ... § 13 odst. 3 téže vyhlášky",
+            [[A], ["1/2000 Sb."], [f"{A} § 13 odst. 3"]],
+        ),
+        ("§ 1746 odstavec 2 téhož obč. zák.", [[f"{Z} § 1746 odst. 2"]]),
+        ("§ 157 odst. 4 zákona o.s.ř.", [[f"{O} § 157 odst. 4"]]),
+        # nothing to point to: no act
+        ("podle § 5 citovaného zákona", [["§ 5"]]),
+    ],
+)
+def test_chains_take_the_act_they_are_joined_or_point_to(text, norms):
+    assert [list(e.norms) for e in law_refs(text)] == norms
+
+
+def test_a_pointing_word_keeps_the_span_to_the_chain():
+    text = "zákona č. 257/2016 Sb. a podle § 87 citovaného zákona"
+    assert [e.text for e in law_refs(text)] == ["zákona č. 257/2016 Sb.", "§ 87"]
+
+
+@pytest.mark.parametrize(
+    "chain, paths",
+    [
+        ("§ 5 odst. 1 a 2", ["§ 5 odst. 1", "§ 5 odst. 2"]),
+        ("§ 5 odst. 1, 6 odst. 2", ["§ 5 odst. 1", "§ 6 odst. 2"]),
+        ("§ 137 odst. 3, 151", ["§ 137 odst. 3", "§ 151"]),
+        ("čl. I bodů 2 až 11", ["čl. I bod 2", "čl. I bod 11"]),
+        ("§ 88 odst. 2 písm. b) bodech 1 až 6", ["§ 88 odst. 2 písm. b) bod 1", "§ 88 odst. 2 písm. b) bod 6"]),
+        ("§ 228 odst. 1, odst. 3 písm. b)", ["§ 228 odst. 1", "§ 228 odst. 3 písm. b)"]),
+    ],
+)
+def test_chain_elements(chain, paths):
+    assert [path for _, _, path in chain_elements(chain, 0, len(chain))] == paths
