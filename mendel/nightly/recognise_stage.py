@@ -1,34 +1,75 @@
 """The recognition stage: entities and their mentions in every passage not yet recognised, and the AMENDS /
-REPEALS relations of the versions those passages belong to; a failure quarantines one chunk or one version."""
+REPEALS relations of the versions those passages belong to; a failure quarantines one chunk or one version.
+
+Many passages are recognised in worker processes, one per core (the spaCy pipeline is single-threaded Python),
+batch after batch in order, while this process writes the batches already done."""
 
 from __future__ import annotations
+
+import multiprocessing
+import signal
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 
 import psycopg
 
 from mendel.core import stage_versions
+from mendel.core.process_death import arm_parent_death_signal
 from mendel.crawl import crawlstate
+from mendel.extract.model import configured_workers
+
+NER_WORKERS_ENV = "MENDEL_NER_WORKERS"
+# below this many passages, starting workers (spaCy and the pipeline, ~3 s each) costs more than it saves
+POOL_MIN_CHUNKS = 1500
 
 
-def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
-    """Entities (``mendel.ner.recognise``, ``batch_size`` chunks at a time) for chunks not yet processed; a bare §
-    in a law resolves to that law."""
+@dataclass(frozen=True)
+class RecognitionFailure:
+    """A passage the recogniser failed on, as it crosses from a worker process (any exception becomes this)."""
+
+    kind: str
+    message: str
+
+
+def recognise_batch(batch: list[tuple[str, str | None]]) -> list:
+    """Entities of each (text, default act), or a :class:`RecognitionFailure` for a text the recogniser fails on."""
+    from mendel.ner import recognise  # spaCy (~2 s to import): only when there is something to recognise
+
+    texts, acts = [text for text, _ in batch], [act for _, act in batch]
+    try:
+        return recognise(texts, default_act=acts)
+    except Exception:  # a recogniser bug must cost one chunk, not the night's run: find it
+        found = []
+        for text, act in zip(texts, acts):
+            try:
+                found.append(recognise([text], default_act=act)[0])
+            except Exception as exc:
+                found.append(RecognitionFailure(exc.__class__.__name__, str(exc)))
+        return found
+
+
+def recognised_batches(batches: list[list[tuple[str, str | None]]], workers: int | None = None) -> Iterator[list]:
+    """:func:`recognise_batch` of each batch, in order: in ``MENDEL_NER_WORKERS`` worker processes (default one per
+    core; started fresh, "spawn": the caller holds a database connection) when there are enough passages, else
+    here."""
+    workers = configured_workers(NER_WORKERS_ENV) if workers is None else workers
+    if workers < 2 or len(batches) < 2 or sum(len(b) for b in batches) < POOL_MIN_CHUNKS:
+        yield from (recognise_batch(batch) for batch in batches)
+        return
+    with ProcessPoolExecutor(
+        max_workers=min(workers, len(batches)),
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=arm_parent_death_signal,  # a run killed outright leaves no worker behind
+        initargs=(signal.SIGKILL,),
+    ) as pool:
+        yield from pool.map(recognise_batch, batches)
+
+
+def recognise_pending(conn: psycopg.Connection, batch_size: int = 512, workers: int | None = None) -> dict:
+    """Entities (``mendel.ner.recognise``, ``batch_size`` chunks at a time, in worker processes when there are
+    many: :func:`recognised_batches`) for chunks not yet processed; a bare § in a law resolves to that law."""
     from mendel.ner.rules import eli_for, split_law_ref_norm
-
-    def recognised(batch: list) -> list:
-        from mendel.ner import recognise  # spaCy (~2 s to import): only when there is something to recognise
-
-        texts = [text for _, text, _, _, _ in batch]
-        acts = [citation if source == "esbirka" else None for _, _, source, citation, _ in batch]
-        try:
-            return recognise(texts, default_act=acts)
-        except Exception:  # a recogniser bug must cost one chunk, not the night's run: find it
-            found = []
-            for text, act in zip(texts, acts):
-                try:
-                    found.append(recognise([text], default_act=act)[0])
-                except Exception as exc:
-                    found.append(exc)
-            return found
 
     # Called once the gate passed: passages another ner version recognised lose their mentions and come back here.
     reprocessed = stage_versions.reprocess_ner(conn)
@@ -51,12 +92,16 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
     stale_relations = set(stage_versions.reprocess_relations(conn)) - relation_versions
     stats["relations_reprocessed_versions"] = len(stale_relations)
     stats["relations"] = _relations_for_versions(conn, relation_versions | stale_relations, stats)
-    for first in range(0, len(rows), batch_size):
-        batch = rows[first : first + batch_size]
+    batches = [rows[first : first + batch_size] for first in range(0, len(rows), batch_size)]
+    inputs = [
+        [(text, citation if source == "esbirka" else None) for _, text, source, citation, _ in batch]
+        for batch in batches
+    ]
+    for batch, found in zip(batches, recognised_batches(inputs, workers)):
         entity_rows: dict[str, tuple] = {}
         mention_rows, done, failed = [], [], []
-        for (chunk_id_, _, source, _, _), entities in zip(batch, recognised(batch)):
-            if isinstance(entities, Exception):
+        for (chunk_id_, _, source, _, _), entities in zip(batch, found):
+            if isinstance(entities, RecognitionFailure):
                 failed.append((chunk_id_, source, entities))
                 continue
             for e in entities:
@@ -89,7 +134,7 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
                     stage="ner",
                     source=source,
                     detail=f"chunk {chunk_id_}",
-                    reason=f"recogniser failed: {error.__class__.__name__}: {error}",
+                    reason=f"recogniser failed: {error.kind}: {error.message}",
                 )
             cur.execute(
                 "UPDATE chunks SET ner_done_at = now(), ner_version = %s WHERE chunk_id = ANY(%s)",
