@@ -145,3 +145,25 @@ class DayRead:
     pages: int
     records: int
     close: bool
+
+
+@dataclass
+class BoardCandidate:
+    """What the board finder found on one site of the national list (mendel.crawl.boards.candidates): the page the
+    site labels as its notice board, its CMS and rule set, how many rows the first read found with a title and a
+    posting date, and the outcome (mendel.crawl.boards.finding.OUTCOMES) with its reason."""
+
+    list_key: str
+    site: str
+    start_url: str
+    outcome: str
+    reason: str | None = None
+    name: str | None = None
+    obec_kod: str | None = None
+    board_url: str | None = None
+    cms: str | None = None
+    rules_from: str | None = None
+    confidence: float = 0.0
+    evidence: dict = field(default_factory=dict)
+    notices_read: int = 0
+    notices_dated: int = 0

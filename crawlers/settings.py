@@ -55,6 +55,9 @@ MENDEL_HOST_GUARD = False
 # A profile may fetch published URLs elsewhere (the demo's mirror: crawlers.demo) and add Chromium switches.
 MENDEL_URL_REWRITER = None
 MENDEL_CHROMIUM_ARGS = []
+# Suffixes to treat as public when telling shared hosting providers apart (mendel.crawl.boards.hosting): the demo's
+# made-up board hosts are each a site of their own under mirror.test.
+MENDEL_EXTRA_PUBLIC_SUFFIXES = []
 
 # Every component of every crawl. The board crawl, the register crawl and e-Sbírka's differ as declared below (their
 # spiders' custom_settings take those dicts); nothing is replaced while a crawl runs.
@@ -63,6 +66,8 @@ MENDEL_CHROMIUM_ARGS = []
 EXTENSIONS = {"crawlers.extensions.known_documents.KnownDocumentsExtension": 10}
 DOWNLOADER_MIDDLEWARES = {
     "crawlers.middlewares.host_guard.HostGuardMiddleware": 50,
+    # A shared hosting provider's customers take turns in one download slot (robots.txt too).
+    "crawlers.middlewares.provider_slot.ProviderSlotMiddleware": 55,
     # Conditional requests from the validators each document answered with last time.
     "crawlers.middlewares.conditional_request.ConditionalRequestMiddleware": 60,
     # Retries wait (exponential backoff, Retry-After) instead of hammering a failing server.
@@ -119,3 +124,7 @@ BOARD_SCHEDULER_PRIORITY_QUEUE = "crawlers.host_queue.LongestReadyHostPriorityQu
 # The register crawl (CatalogueSpider.custom_settings): nothing known beforehand, its pages exported as JSON lines.
 CATALOGUE_EXTENSIONS = {}
 CATALOGUE_ITEM_PIPELINES = {}
+
+# The board finder (BoardFinderSpider.custom_settings): nothing known beforehand, its candidates exported as JSON lines.
+FINDER_EXTENSIONS = {}
+FINDER_ITEM_PIPELINES = {}

