@@ -2,6 +2,12 @@
 corpus; optionally beside the recogniser of an older checkout, in the same run.
 
     .venv/bin/python benchmarks/bench_ner.py [--rounds 5] [--repeat 3] [--baseline-tree DIR] [--with-cs-core-news-sm]
+    .venv/bin/python benchmarks/bench_ner.py --pool [--rounds 3] [--repeat 3]
+
+``--pool`` times the recognise stage's way (mendel.nightly.recognise_stage.recognised_batches: batches of 512
+passages, in one worker process a core) against one process, rounds alternating, worker start included; wall and
+CPU seconds of the whole process tree (the ``pool`` part of ner.json). On a busy machine two processes also get a
+bigger share of it than one: read the wall ratio where the machine is idle, the CPU seconds anywhere.
 
 Each recogniser runs in its own process, rounds alternating; ``--with-cs-core-news-sm`` also times that
 third-party pipeline if it happens to be installed (never a project dependency). Writes benchmarks/results/ner.json.
@@ -120,6 +126,46 @@ def cs_core_news_sm(texts: list[str], repeat: int) -> dict:
     }
 
 
+def pool_speed(texts: list[str], rounds: int, workers: int) -> dict:
+    """One process against ``workers`` worker processes over the same batches, rounds alternating."""
+    import resource
+
+    from mendel.nightly import recognise_stage
+
+    recognise_stage.POOL_MIN_CHUNKS = 0  # the pool whatever the size
+    batches = [[(t, None) for t in texts[i : i + 512]] for i in range(0, len(texts), 512)]
+
+    def tree_cpu() -> float:
+        mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+
+    recognise_stage.recognise_batch(batches[0][:8])  # this process's pipeline built before timing
+    timings: dict[int, list[tuple[float, float]]] = {1: [], workers: []}
+    found: dict[int, int] = {}
+    for round_no in range(rounds):
+        for count in (1, workers) if round_no % 2 == 0 else (workers, 1):
+            started, cpu_started = time.perf_counter(), tree_cpu()
+            results = list(recognise_stage.recognised_batches(batches, workers=count))
+            timings[count].append((time.perf_counter() - started, tree_cpu() - cpu_started))
+            found[count] = sum(len(entities) for batch in results for entities in batch)
+    assert found[1] == found[workers], found  # the same entities either way
+    one = sorted(w for w, _ in timings[1])[len(timings[1]) // 2]
+    many = sorted(w for w, _ in timings[workers])[len(timings[workers]) // 2]
+    return {
+        "passages": len(texts),
+        "workers": workers,
+        "rounds": rounds,
+        "wall_s": {"1": round(one, 2), str(workers): round(many, 2)},
+        "cpu_s": {
+            "1": round(sorted(c for _, c in timings[1])[rounds // 2], 2),
+            str(workers): round(sorted(c for _, c in timings[workers])[rounds // 2], 2),
+        },
+        "speedup_wall": round(one / many, 2),
+        "entities": found[1],
+        "load_avg_1min": round(os.getloadavg()[0], 2),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per recogniser")
@@ -127,9 +173,21 @@ def main() -> None:
     parser.add_argument("--baseline-tree", type=Path, default=None, help="checkout of an earlier commit")
     parser.add_argument("--with-cs-core-news-sm", action="store_true")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)  # internal: JSON file of passages
+    parser.add_argument("--pool", action="store_true", help="the recognise stage's worker processes against one")
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(worker(args.worker, args.repeat)))
+        return
+    if args.pool:
+        from mendel.extract.model import configured_workers
+        from mendel.nightly.recognise_stage import NER_WORKERS_ENV
+
+        path = Path(__file__).parent / "results" / "ner.json"
+        result = json.loads(path.read_text()) if path.exists() else {}
+        texts = corpus_passages() * args.repeat
+        result["pool"] = pool_speed(texts, args.rounds, max(2, configured_workers(NER_WORKERS_ENV)))
+        path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        print(json.dumps(result["pool"], ensure_ascii=False))
         return
 
     texts = corpus_passages()
@@ -169,6 +227,8 @@ def main() -> None:
 
     out = Path(__file__).parent / "results"
     out.mkdir(exist_ok=True)
+    if (out / "ner.json").exists() and "pool" in (earlier := json.loads((out / "ner.json").read_text())):
+        result["pool"] = earlier["pool"]  # --pool writes that part
     (out / "ner.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     print(json.dumps(result, ensure_ascii=False))
 

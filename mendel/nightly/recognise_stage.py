@@ -20,8 +20,10 @@ from mendel.crawl import crawlstate
 from mendel.extract.model import configured_workers
 
 NER_WORKERS_ENV = "MENDEL_NER_WORKERS"
-# below this many passages, starting workers (spaCy and the pipeline, ~3 s each) costs more than it saves
-POOL_MIN_CHUNKS = 1500
+# below this many passages one process is faster: a worker costs ~3 CPU-s to start (spaCy, the pipeline) and the
+# recogniser does ~1,300 passages a CPU-second, so the pool pays only for several seconds of work a core
+# (benchmarks/bench_ner.py --pool: on the loaded machine it lost at 9,530 and at 28,590 passages)
+POOL_MIN_CHUNKS = 20_000
 
 
 @dataclass(frozen=True)
