@@ -1,10 +1,14 @@
 """Throughput of the legal NER, ``mendel.ner.recognise``, in passages per second on real passages of the sample
 corpus; optionally beside the recogniser of an older checkout, in the same run.
 
-    .venv/bin/python benchmarks/bench_ner.py [--rounds 5] [--repeat 3] [--baseline-tree DIR] [--with-cs-core-news-sm]
+    .venv/bin/python benchmarks/bench_ner.py [--corpus mixed|decisions] [--rounds 5] [--repeat 3]
+        [--baseline-tree DIR] [--with-cs-core-news-sm]
 
-Each recogniser runs in its own process, rounds alternating; ``--with-cs-core-news-sm`` also times that
-third-party pipeline if it happens to be installed (never a project dependency). Writes benchmarks/results/ner.json.
+``mixed`` (the default): passages of acts, Nejvyšší soud decisions and a municipal newsletter; ``decisions``: the
+passages of the first 150 lower-court decisions of the ministry's open data (``courts/justice_opendata``), each
+decision's passages one document. Each recogniser runs in its own process, rounds alternating;
+``--with-cs-core-news-sm`` also times that third-party pipeline if it happens to be installed (never a project
+dependency). Writes benchmarks/results/ner.json (``ner-decisions.json`` for the decisions).
 """
 
 from __future__ import annotations
@@ -25,6 +29,30 @@ MUNICIPAL_PDFS = ("municipal/blesno/text/informacni-noviny__bib-2020-02.pdf",)
 DECISIONS = "courts/ns_decisions_sample.jsonl"
 
 
+DECISION_EXPORTS = ("export-3-1000000.xml", "export-12-1000000.xml")
+DECISIONS_TIMED = 150
+
+
+def decision_passages() -> tuple[list[str], list[str]]:
+    """The passages of real lower-court decisions and, for each, the decision it belongs to."""
+    from lxml import etree
+
+    from mendel.core.config import SAMPLE_CORPUS
+    from mendel.passages.chunking import chunk_pages
+
+    texts, documents = [], []
+    for name in DECISION_EXPORTS:
+        root = etree.parse(str(SAMPLE_CORPUS / "courts" / "justice_opendata" / name), etree.XMLParser(recover=True))
+        for record in root.getroot().iter("Dokument"):
+            if len(set(documents)) >= DECISIONS_TIMED:
+                break
+            text = "\n\n".join(record.findtext(tag) or "" for tag in ("Vyrok", "Oduvodneni")).strip()
+            for chunk in chunk_pages([text]):
+                texts.append(chunk.text)
+                documents.append(record.findtext("JednaciCislo"))
+    return texts, documents
+
+
 def corpus_passages() -> list[str]:
     from mendel.core.config import SAMPLE_CORPUS
     from mendel.extract.pdf import pdf_pages
@@ -42,20 +70,26 @@ def corpus_passages() -> list[str]:
 # --- one recogniser, in this process ---------------------------------------------------------------
 
 
-def _recogniser():
-    """(name, function of a list of texts -> entity count) of the ``mendel`` on sys.path."""
+def _recogniser(documents: list[str] | None):
+    """(name, function of a list of texts -> entity count) of the ``mendel`` on sys.path; the texts of one document
+    recognised as one where the recogniser knows documents."""
+    import inspect
+
     try:
         from mendel.ner import recognise
     except ImportError:
         from mendel.ner.rules import extract_entities
 
         return "mendel.ner.rules.extract_entities", lambda texts: sum(len(extract_entities(t)) for t in texts)
+    if documents and "documents" in inspect.signature(recognise).parameters:
+        return "mendel.ner.recognise", lambda texts: sum(map(len, recognise(texts, documents=documents)))
     return "mendel.ner.recognise", lambda texts: sum(map(len, recognise(texts)))
 
 
 def worker(texts_path: str, repeat: int) -> dict:
-    texts = json.loads(Path(texts_path).read_text(encoding="utf-8"))
-    name, run = _recogniser()
+    data = json.loads(Path(texts_path).read_text(encoding="utf-8"))
+    texts, documents = (data["texts"], data["documents"]) if isinstance(data, dict) else (data, None)
+    name, run = _recogniser(documents)
     entities = run(texts)  # warm-up: compiled patterns, the pipeline, the tokenizer's vocabulary
     best_cpu = best_wall = float("inf")
     for _ in range(repeat):
@@ -122,6 +156,7 @@ def cs_core_news_sm(texts: list[str], repeat: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", choices=("mixed", "decisions"), default="mixed")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per recogniser")
     parser.add_argument("--repeat", type=int, default=3, help="timed passes over the passages in each round")
     parser.add_argument("--baseline-tree", type=Path, default=None, help="checkout of an earlier commit")
@@ -132,14 +167,19 @@ def main() -> None:
         print(json.dumps(worker(args.worker, args.repeat)))
         return
 
-    texts = corpus_passages()
+    documents = None
+    if args.corpus == "decisions":
+        texts, documents = decision_passages()
+    else:
+        texts = corpus_passages()
     chars = sum(map(len, texts))
     trees = {"new": ROOT}
     if args.baseline_tree:
         trees = {"baseline": args.baseline_tree.resolve(), **trees}
     with tempfile.TemporaryDirectory() as tmp:
         texts_path = str(Path(tmp) / "passages.json")
-        Path(texts_path).write_text(json.dumps(texts, ensure_ascii=False), encoding="utf-8")
+        payload = {"texts": texts, "documents": documents} if documents else texts
+        Path(texts_path).write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
         runs: dict[str, list[dict]] = {name: [] for name in trees}
         for _ in range(args.rounds):
             for name, tree in trees.items():
@@ -148,6 +188,7 @@ def main() -> None:
     import spacy
 
     result: dict = {
+        "corpus": args.corpus,
         "passages": len(texts),
         "chars": chars,
         "rounds": args.rounds,
@@ -169,7 +210,8 @@ def main() -> None:
 
     out = Path(__file__).parent / "results"
     out.mkdir(exist_ok=True)
-    (out / "ner.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    name = "ner.json" if args.corpus == "mixed" else f"ner-{args.corpus}.json"
+    (out / name).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     print(json.dumps(result, ensure_ascii=False))
 
 

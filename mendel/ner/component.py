@@ -95,11 +95,12 @@ for _target, _name in (
         _target.set_extension(_name, default=None)
 
 
-def _pending(doc: Doc) -> tuple[str, list]:
+def _pending(doc: Doc, extensions=None) -> tuple[str, list]:
     """The doc's text and the candidates found so far (``doc.text`` joins every token: read it once)."""
-    pending = doc._.ner_pending
+    extensions = extensions if extensions is not None else doc._
+    pending = extensions.ner_pending
     if pending is None:
-        pending = doc._.ner_pending = (doc.text, [])
+        pending = extensions.ner_pending = (doc.text, [])
     return pending
 
 
@@ -114,8 +115,9 @@ def decision_refs(doc: Doc) -> Doc:
 def law_refs(doc: Doc) -> Doc:
     """Provisions (with ``doc._.default_act`` for those cited without an act), Czech and EU acts, named acts, the
     acts the document defines for itself (``doc._.ner_document``, shared by the texts of one document)."""
-    text, found = _pending(doc)
-    found.extend(rules.law_candidates(text, doc._.default_act, doc._.ner_document))
+    extensions = doc._  # each ``doc._`` makes an object: read it once
+    text, found = _pending(doc, extensions)
+    found.extend(rules.law_candidates(text, extensions.default_act, extensions.ner_document))
     return doc
 
 
@@ -152,10 +154,11 @@ class LegalNER:
     """The candidates of the finders -> ``doc._.entities`` and ``doc.ents`` (with ``span._.norm``)."""
 
     def __call__(self, doc: Doc) -> Doc:
-        text, found = _pending(doc)
-        doc._.ner_pending = None
+        extensions = doc._
+        text, found = _pending(doc, extensions)
+        extensions.ner_pending = None
         entities = rules.resolve(text, found)
-        doc._.entities = entities
+        extensions.entities = entities
         if entities:
             _set_ents(doc, entities)
         return doc
@@ -283,9 +286,10 @@ def _document_contexts(documents: Sequence[Hashable | None] | None, count: int) 
 def _docs(nlp: Language, texts: list[str], acts: Sequence[str | None], contexts: list[DocumentActs]) -> Iterator[Doc]:
     for text, act, context in zip(texts, acts, contexts):
         doc = nlp.make_doc(text)
-        doc._.default_act = act
-        doc._.ner_document = context
-        doc._.ner_pending = (text, [])
+        extensions = doc._
+        extensions.default_act = act
+        extensions.ner_document = context
+        extensions.ner_pending = (text, [])
         yield doc
 
 

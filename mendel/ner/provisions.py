@@ -25,6 +25,7 @@ UNIT_MARKERS = {
     "čl.": r"[čČ]l\.|[čČ]lán(?:ek|ku|kem|ky|ků|cích)",
 }
 UNIT_MARK = "(?:" + "|".join(UNIT_MARKERS.values()) + ")"
+MARKER_RE = re.compile(r"§|par\.|[čČ]l")  # a text without one holds no chain
 GLUED_SUB = r"(?=odst|písm)"  # pdf text layers lose spaces: "§122odst. 3"
 # a provision inserted later takes one or two letters (§ 14a, then § 14aa or § 14ab between § 14a and § 14b;
 # an article of an amending act: Čl. IIa)
@@ -244,6 +245,8 @@ def find_chains(text: str, acts: list[ActMention], learned=None, own_act: str | 
     """The provision chains of ``text`` with the act each names (``acts``: the act mentions of the text, in
     order, for anaphora; ``own_act``: the act the text is part of), before any default act."""
     chains: list[Chain] = []
+    if not MARKER_RE.search(text):
+        return chains
     for m in CHAIN_RE.finditer(text):
         start, end = m.span()
         while (letter := TRAILING_LETTER_ITEM_RE.search(text, start, end)) and (
