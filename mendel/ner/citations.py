@@ -6,11 +6,13 @@ candidates and ``provisions`` reads the act that follows a provision chain with 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
+from mendel.law.acts_table import acts_by_citation, decline
 from mendel.law.identifiers import act_citation, citation_mark
-from mendel.ner.acts import act_for_citation, gazetteer
+from mendel.ner.acts import act_for_citation, form_key, gazetteer
 
 D = "[0-9]"
 
@@ -88,8 +90,8 @@ APPOSITIVE_RE = re.compile(r",\s*")
 
 @dataclass(frozen=True)
 class ActMention:
-    """An act a text names: its span, citation, kind (``zákon``, ``vyhláška``, ``nařízení`` …, for anaphora) and
-    the end of the act citation proper (before an appositive short name or a title)."""
+    """An act a text names: its span (an appositive short name included), citation and kind (``zákon``,
+    ``vyhláška``, ``nařízení`` …, for anaphora)."""
 
     start: int
     end: int
@@ -128,11 +130,23 @@ def _mention(text: str, m: re.Match) -> ActMention:
     citation = act_citation(m.group("num"), m.group("year"), mark)
     end = m.end()
     appositive = APPOSITIVE_RE.match(text, end)
-    if appositive:  # "zákon č. 89/2012 Sb., občanský zákoník"
+    if appositive:  # "zákon č. 89/2012 Sb., občanský zákoník"; "zákon č. 40/1964 Sb., občanský zákoník"
         named = gazetteer().match_at(text, appositive.end(), allow_strict=False)
-        if named and named.citation == citation:
+        if named and (named.citation == citation or _own_name(citation, text[named.start : named.end])):
             end = named.end
     return ActMention(m.start(), end, citation, _kind(m))
+
+
+@functools.lru_cache(maxsize=4096)
+def _own_name(citation: str, written: str) -> str | None:
+    """The nominative of ``written`` among the acts table's names and title of ``citation`` (``občanského zákoníku``
+    after 40/1964 Sb. -> ``občanský zákoník``), if it is one."""
+    act = acts_by_citation().get(citation)
+    key = form_key(written).lower()
+    for name in (act.title, *act.names) if act else ():
+        if key in (form.lower() for form in decline(name)):
+            return name
+    return None
 
 
 def eu_norm(kind: str, m: re.Match) -> str:
