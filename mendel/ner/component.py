@@ -249,7 +249,9 @@ def recognise(
     ``default_act`` (e.g. ``"563/1991 Sb."``) prefixes the norm of provisions cited without an act: one act
     for every text, or a sequence with one act (or None) per text. ``documents`` gives each text its document
     (any key; None: a document of its own): consecutive texts of one document share what it defines for itself
-    (``(dále jen „a. t.“)``, an act's title), in text order. A text that is empty or not a string has no entities.
+    (``(dále jen „a. t.“)``, an act's title), in text order. A ``DocumentActs`` as the key is used as it is, so a
+    caller that recognises a document's texts over several calls keeps what the earlier ones defined. A text that
+    is empty or not a string has no entities.
     """
     texts = list(texts)
     if default_act is None or isinstance(default_act, str):
@@ -278,7 +280,10 @@ def _document_contexts(documents: Sequence[Hashable | None] | None, count: int) 
     contexts: list[DocumentActs] = []
     for i in range(count):
         key = documents[i] if documents is not None else None
-        same = key is not None and i > 0 and documents[i - 1] == key
+        if isinstance(key, DocumentActs):
+            contexts.append(key)
+            continue
+        same = key is not None and i > 0 and not isinstance(documents[i - 1], DocumentActs) and documents[i - 1] == key
         contexts.append(contexts[-1] if same else DocumentActs())
     return contexts
 

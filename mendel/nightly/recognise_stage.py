@@ -11,16 +11,21 @@ from mendel.crawl import crawlstate
 
 def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
     """Entities (``mendel.ner.recognise``, ``batch_size`` chunks at a time) for chunks not yet processed; a bare §
-    in a law resolves to that law."""
+    in a law resolves to that law, and what a document defines for itself (``(dále jen „a. t.“)``) holds in its
+    later passages of the same layer."""
+    from mendel.ner.document_acts import DocumentActs
     from mendel.ner.rules import eli_for, split_law_ref_norm
+
+    documents: dict[tuple, DocumentActs] = {}  # per version and layer, across batches
 
     def recognised(batch: list) -> list:
         from mendel.ner import recognise  # spaCy (~2 s to import): only when there is something to recognise
 
-        texts = [text for _, text, _, _, _ in batch]
-        acts = [citation if source == "esbirka" else None for _, _, source, citation, _ in batch]
+        texts = [text for _, text, _, _, _, _ in batch]
+        acts = [citation if source == "esbirka" else None for _, _, source, citation, _, _ in batch]
+        own = [documents.setdefault((version, layer), DocumentActs()) for _, _, _, _, version, layer in batch]
         try:
-            return recognise(texts, default_act=acts)
+            return recognise(texts, default_act=acts, documents=own)
         except Exception:  # a recogniser bug must cost one chunk, not the night's run: find it
             found = []
             for text, act in zip(texts, acts):
@@ -34,8 +39,8 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
     reprocessed = stage_versions.reprocess_ner(conn)
     ner_version = stage_versions.version("ner")
     rows = conn.execute(
-        "SELECT c.chunk_id, c.text, d.source, d.citation, c.version_id FROM chunks c JOIN documents d USING (doc_id)"
-        " WHERE c.ner_done_at IS NULL ORDER BY c.doc_id, c.seq"
+        "SELECT c.chunk_id, c.text, d.source, d.citation, c.version_id, c.layer FROM chunks c JOIN documents d"
+        " USING (doc_id) WHERE c.ner_done_at IS NULL ORDER BY c.doc_id, c.seq"
     ).fetchall()
     stats = {
         "chunks": 0,
@@ -47,7 +52,7 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
         **reprocessed,
     }
     # amending-act relations need the whole text (a point's act is named pages before it): read per version
-    relation_versions = {(version_id, source, citation) for _, _, source, citation, version_id in rows if citation}
+    relation_versions = {(version_id, source, citation) for _, _, source, citation, version_id, _ in rows if citation}
     stale_relations = set(stage_versions.reprocess_relations(conn)) - relation_versions
     stats["relations_reprocessed_versions"] = len(stale_relations)
     stats["relations"] = _relations_for_versions(conn, relation_versions | stale_relations, stats)
@@ -55,7 +60,7 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
         batch = rows[first : first + batch_size]
         entity_rows: dict[str, tuple] = {}
         mention_rows, done, failed = [], [], []
-        for (chunk_id_, _, source, _, _), entities in zip(batch, recognised(batch)):
+        for (chunk_id_, _, source, _, _, _), entities in zip(batch, recognised(batch)):
             if isinstance(entities, Exception):
                 failed.append((chunk_id_, source, entities))
                 continue
