@@ -35,7 +35,10 @@ def law_refs(text: str) -> list[tuple[str, str]]:
         ),
         ("podle o.s.ř.6. O lhůtě", [("o.s.ř.", "99/1963 Sb.")]),
         # an appositive short name the table gives another act is this act's own title
-        ("zákona č. 40/1964 Sb., občanský zákoník, ve znění", [("zákona č. 40/1964 Sb., občanský zákoník", "40/1964 Sb.")]),
+        (
+            "zákona č. 40/1964 Sb., občanský zákoník, ve znění",
+            [("zákona č. 40/1964 Sb., občanský zákoník", "40/1964 Sb.")],
+        ),
         ("§ 149 odst. 1 o. s. ř.6. O lhůtě", [("§ 149 odst. 1 o. s. ř.", "99/1963 Sb. § 149 odst. 1")]),
     ],
 )
