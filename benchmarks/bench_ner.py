@@ -1,16 +1,14 @@
 """Throughput of the legal NER, ``mendel.ner.recognise``, in passages per second on real passages of the sample
 corpus; optionally beside the recogniser of an older checkout, in the same run.
 
-    .venv/bin/python benchmarks/bench_ner.py [--rounds 5] [--repeat 3] [--baseline-tree DIR] [--with-cs-core-news-sm]
-    .venv/bin/python benchmarks/bench_ner.py --pool [--rounds 3] [--repeat 3]
+    .venv/bin/python benchmarks/bench_ner.py [--corpus mixed|decisions] [--rounds 5] [--repeat 3]
+        [--baseline-tree DIR] [--with-cs-core-news-sm]
 
-``--pool`` times the recognise stage's way (mendel.nightly.recognise_stage.recognised_batches: batches of 512
-passages, in one worker process a core) against one process, rounds alternating, worker start included; wall and
-CPU seconds of the whole process tree (the ``pool`` part of ner.json). On a busy machine two processes also get a
-bigger share of it than one: read the wall ratio where the machine is idle, the CPU seconds anywhere.
-
-Each recogniser runs in its own process, rounds alternating; ``--with-cs-core-news-sm`` also times that
-third-party pipeline if it happens to be installed (never a project dependency). Writes benchmarks/results/ner.json.
+``mixed`` (the default): passages of acts, Nejvyšší soud decisions and a municipal newsletter; ``decisions``: the
+passages of the first 150 lower-court decisions of the ministry's open data (``courts/justice_opendata``), each
+decision's passages one document. Each recogniser runs in its own process, rounds alternating;
+``--with-cs-core-news-sm`` also times that third-party pipeline if it happens to be installed (never a project
+dependency). Writes benchmarks/results/ner.json (``ner-decisions.json`` for the decisions).
 """
 
 from __future__ import annotations
@@ -31,6 +29,30 @@ MUNICIPAL_PDFS = ("municipal/blesno/text/informacni-noviny__bib-2020-02.pdf",)
 DECISIONS = "courts/ns_decisions_sample.jsonl"
 
 
+DECISION_EXPORTS = ("export-3-1000000.xml", "export-12-1000000.xml")
+DECISIONS_TIMED = 150
+
+
+def decision_passages() -> tuple[list[str], list[str]]:
+    """The passages of real lower-court decisions and, for each, the decision it belongs to."""
+    from lxml import etree
+
+    from mendel.core.config import SAMPLE_CORPUS
+    from mendel.passages.chunking import chunk_pages
+
+    texts, documents = [], []
+    for name in DECISION_EXPORTS:
+        root = etree.parse(str(SAMPLE_CORPUS / "courts" / "justice_opendata" / name), etree.XMLParser(recover=True))
+        for record in root.getroot().iter("Dokument"):
+            if len(set(documents)) >= DECISIONS_TIMED:
+                break
+            text = "\n\n".join(record.findtext(tag) or "" for tag in ("Vyrok", "Oduvodneni")).strip()
+            for chunk in chunk_pages([text]):
+                texts.append(chunk.text)
+                documents.append(record.findtext("JednaciCislo"))
+    return texts, documents
+
+
 def corpus_passages() -> list[str]:
     from mendel.core.config import SAMPLE_CORPUS
     from mendel.extract.pdf import pdf_pages
@@ -48,20 +70,26 @@ def corpus_passages() -> list[str]:
 # --- one recogniser, in this process ---------------------------------------------------------------
 
 
-def _recogniser():
-    """(name, function of a list of texts -> entity count) of the ``mendel`` on sys.path."""
+def _recogniser(documents: list[str] | None):
+    """(name, function of a list of texts -> entity count) of the ``mendel`` on sys.path; the texts of one document
+    recognised as one where the recogniser knows documents."""
+    import inspect
+
     try:
         from mendel.ner import recognise
     except ImportError:
         from mendel.ner.rules import extract_entities
 
         return "mendel.ner.rules.extract_entities", lambda texts: sum(len(extract_entities(t)) for t in texts)
+    if documents and "documents" in inspect.signature(recognise).parameters:
+        return "mendel.ner.recognise", lambda texts: sum(map(len, recognise(texts, documents=documents)))
     return "mendel.ner.recognise", lambda texts: sum(map(len, recognise(texts)))
 
 
 def worker(texts_path: str, repeat: int) -> dict:
-    texts = json.loads(Path(texts_path).read_text(encoding="utf-8"))
-    name, run = _recogniser()
+    data = json.loads(Path(texts_path).read_text(encoding="utf-8"))
+    texts, documents = (data["texts"], data["documents"]) if isinstance(data, dict) else (data, None)
+    name, run = _recogniser(documents)
     entities = run(texts)  # warm-up: compiled patterns, the pipeline, the tokenizer's vocabulary
     best_cpu = best_wall = float("inf")
     for _ in range(repeat):
@@ -126,78 +154,32 @@ def cs_core_news_sm(texts: list[str], repeat: int) -> dict:
     }
 
 
-def pool_speed(texts: list[str], rounds: int, workers: int) -> dict:
-    """One process against ``workers`` worker processes over the same batches, rounds alternating."""
-    import resource
-
-    from mendel.nightly import recognise_stage
-
-    recognise_stage.POOL_MIN_CHUNKS = 0  # the pool whatever the size
-    batches = [[(t, None) for t in texts[i : i + 512]] for i in range(0, len(texts), 512)]
-
-    def tree_cpu() -> float:
-        mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-        return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
-
-    recognise_stage.recognise_batch(batches[0][:8])  # this process's pipeline built before timing
-    timings: dict[int, list[tuple[float, float]]] = {1: [], workers: []}
-    found: dict[int, int] = {}
-    for round_no in range(rounds):
-        for count in (1, workers) if round_no % 2 == 0 else (workers, 1):
-            started, cpu_started = time.perf_counter(), tree_cpu()
-            results = list(recognise_stage.recognised_batches(batches, workers=count))
-            timings[count].append((time.perf_counter() - started, tree_cpu() - cpu_started))
-            found[count] = sum(len(entities) for batch in results for entities in batch)
-    assert found[1] == found[workers], found  # the same entities either way
-    one = sorted(w for w, _ in timings[1])[len(timings[1]) // 2]
-    many = sorted(w for w, _ in timings[workers])[len(timings[workers]) // 2]
-    return {
-        "passages": len(texts),
-        "workers": workers,
-        "rounds": rounds,
-        "wall_s": {"1": round(one, 2), str(workers): round(many, 2)},
-        "cpu_s": {
-            "1": round(sorted(c for _, c in timings[1])[rounds // 2], 2),
-            str(workers): round(sorted(c for _, c in timings[workers])[rounds // 2], 2),
-        },
-        "speedup_wall": round(one / many, 2),
-        "entities": found[1],
-        "load_avg_1min": round(os.getloadavg()[0], 2),
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", choices=("mixed", "decisions"), default="mixed")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per recogniser")
     parser.add_argument("--repeat", type=int, default=3, help="timed passes over the passages in each round")
     parser.add_argument("--baseline-tree", type=Path, default=None, help="checkout of an earlier commit")
     parser.add_argument("--with-cs-core-news-sm", action="store_true")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)  # internal: JSON file of passages
-    parser.add_argument("--pool", action="store_true", help="the recognise stage's worker processes against one")
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(worker(args.worker, args.repeat)))
         return
-    if args.pool:
-        from mendel.extract.model import configured_workers
-        from mendel.nightly.recognise_stage import NER_WORKERS_ENV
 
-        path = Path(__file__).parent / "results" / "ner.json"
-        result = json.loads(path.read_text()) if path.exists() else {}
-        texts = corpus_passages() * args.repeat
-        result["pool"] = pool_speed(texts, args.rounds, max(2, configured_workers(NER_WORKERS_ENV)))
-        path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-        print(json.dumps(result["pool"], ensure_ascii=False))
-        return
-
-    texts = corpus_passages()
+    documents = None
+    if args.corpus == "decisions":
+        texts, documents = decision_passages()
+    else:
+        texts = corpus_passages()
     chars = sum(map(len, texts))
     trees = {"new": ROOT}
     if args.baseline_tree:
         trees = {"baseline": args.baseline_tree.resolve(), **trees}
     with tempfile.TemporaryDirectory() as tmp:
         texts_path = str(Path(tmp) / "passages.json")
-        Path(texts_path).write_text(json.dumps(texts, ensure_ascii=False), encoding="utf-8")
+        payload = {"texts": texts, "documents": documents} if documents else texts
+        Path(texts_path).write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
         runs: dict[str, list[dict]] = {name: [] for name in trees}
         for _ in range(args.rounds):
             for name, tree in trees.items():
@@ -206,6 +188,7 @@ def main() -> None:
     import spacy
 
     result: dict = {
+        "corpus": args.corpus,
         "passages": len(texts),
         "chars": chars,
         "rounds": args.rounds,
@@ -227,9 +210,8 @@ def main() -> None:
 
     out = Path(__file__).parent / "results"
     out.mkdir(exist_ok=True)
-    if (out / "ner.json").exists() and "pool" in (earlier := json.loads((out / "ner.json").read_text())):
-        result["pool"] = earlier["pool"]  # --pool writes that part
-    (out / "ner.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    name = "ner.json" if args.corpus == "mixed" else f"ner-{args.corpus}.json"
+    (out / name).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     print(json.dumps(result, ensure_ascii=False))
 
 

@@ -15,7 +15,7 @@ import yaml
 
 from ner_eval.court_metadata import DECISIONS_DIR, CourtScore, LawNorms, load_decisions, score_decisions
 
-COURT_METRICS = ("recall", "precision_share", "read_share")
+COURT_METRICS = ("recall", "written_recall", "precision_share", "read_share")
 
 
 def default_court_thresholds_path() -> Path:
@@ -57,6 +57,7 @@ class CourtGate:
         overall = self.score.overall
         found = {
             "recall": overall.recall,
+            "written_recall": self.score.written.recall,
             "precision_share": overall.precision_share,
             "read_share": self.read_share,
             "decisions": float(overall.decisions),
@@ -72,6 +73,7 @@ class CourtGate:
         lines = [
             f"court metadata: {int(n['decisions'])} decisions, {int(n['listed'])} listed pairs;"
             f" recall {n['recall']:.3f} (min {self.minimums.get('recall', 0):.3f}),"
+            f" of the pairs the text writes {n['written_recall']:.3f} (min {self.minimums.get('written_recall', 0):.3f}),"
             f" precision share {n['precision_share']:.3f} (min {self.minimums.get('precision_share', 0):.3f})"
         ]
         return "\n".join(lines + [f"  - {failure}" for failure in self.failures])
@@ -89,8 +91,9 @@ def evaluate_court_gate(
     gate = CourtGate(passed=True, score=score, minimums=minimums)
     if not decisions:
         gate.failures.append(f"no decisions read from {len(paths)} export files")
+    values = {"read_share": gate.read_share, "written_recall": score.written.recall}
     for metric, minimum in minimums.items():
-        value = gate.read_share if metric == "read_share" else getattr(score.overall, metric)
+        value = values[metric] if metric in values else getattr(score.overall, metric)
         if value < minimum:
             gate.failures.append(f"{metric} {value:.3f} < {minimum:.3f}")
     gate.passed = not gate.failures

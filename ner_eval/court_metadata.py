@@ -211,6 +211,10 @@ class CourtScore:
     by_act: dict[str, Tally]
     misses: dict[str, list[dict]]  # kind -> examples (all of them; the report shows a few)
     load: LoadReport | None = None
+    # the listed pairs whose act and § the decision's text writes (the act by number or by a name or abbreviation
+    # of the acts table, the § after a § mark or in a provision list), and how many of them were found: what
+    # is left when the lists' own errors and provisions the text does not cite are set aside
+    written: Tally = field(default_factory=Tally)
 
     def top_acts(self, n: int = 10) -> list[tuple[str, Tally]]:
         return sorted(self.by_act.items(), key=lambda item: (-item[1].listed, item[0]))[:n]
@@ -218,6 +222,11 @@ class CourtScore:
     def as_dict(self, examples: int = 5) -> dict:
         return {
             **self.overall.as_dict(),
+            "written_in_text": {
+                "listed": self.written.listed,
+                "found": self.written.found,
+                "recall": round(self.written.recall, 4),
+            },
             "load": self.load.as_dict() if self.load else None,
             "by_court": {court: t.as_dict() for court, t in sorted(self.by_court.items())},
             "top_acts": {act: t.as_dict() for act, t in self.top_acts()},
@@ -244,10 +253,26 @@ def _miss_kind(text: str, pair: Pair, predicted: set[tuple[str | None, str]]) ->
     return kind, where.start() if where else -1
 
 
+def _named_acts(text: str) -> set[str]:
+    """The acts a text names by number ("99/1963", "89/2012") or by a name or abbreviation of the acts table."""
+    from mendel.ner.acts import gazetteer
+
+    numbers = {f"{int(n)}/{y}" for n, y in re.findall(r"(?<![\d/])(\d{1,4})\s*/\s*((?:19|20)\d{2})(?!\d)", text)}
+    return numbers | {m.citation.split(" ")[0] for m in gazetteer().finditer(text)}
+
+
+def _written(text: str, pair: Pair, named: set[str]) -> bool:
+    number = re.escape(pair[1][2:])
+    section = re.search(rf"§§?\s*{number}(?![\w/])", text, re.IGNORECASE) or re.search(
+        rf"§[^.;§]{{0,80}}?(?:,|\ba\b|\baž\b|[-–])\s*{number}(?![\w/])", text
+    )
+    return section is not None and pair[0].split(" ")[0] in named
+
+
 def score_decisions(decisions: Sequence[Decision], norms: LawNorms | None = None, batch: int = 64) -> CourtScore:
     """Recall of the listed pairs, share of predicted pairs listed: overall, per court, per act; misses by kind."""
     norms = norms or law_norms
-    overall, by_court, by_act = Tally(), defaultdict(Tally), defaultdict(Tally)
+    overall, by_court, by_act, written = Tally(), defaultdict(Tally), defaultdict(Tally), Tally()
     misses: dict[str, list[dict]] = {kind: [] for kind in MISS_KINDS}
     for first in range(0, len(decisions), batch):
         chunk = decisions[first : first + batch]
@@ -256,8 +281,12 @@ def score_decisions(decisions: Sequence[Decision], norms: LawNorms | None = None
             with_act = {p for p in predicted if p[0] is not None}
             for tally in (overall, by_court[decision.court]):
                 tally.decisions += 1
+            named = _named_acts(decision.text)
             for pair in sorted(decision.listed):
                 hit = pair in with_act
+                if _written(decision.text, pair, named):
+                    written.listed += 1
+                    written.found += hit
                 for tally in (overall, by_court[decision.court], by_act[pair[0]]):
                     tally.listed += 1
                     tally.found += hit
@@ -278,7 +307,7 @@ def score_decisions(decisions: Sequence[Decision], norms: LawNorms | None = None
                 for tally in (overall, by_court[decision.court], by_act[pair[0]]):
                     tally.predicted += 1
                     tally.predicted_listed += listed
-    return CourtScore(overall, dict(by_court), dict(by_act), misses)
+    return CourtScore(overall, dict(by_court), dict(by_act), misses, written=written)
 
 
 def format_report(result: CourtScore, examples: int = 3) -> str:
@@ -286,7 +315,14 @@ def format_report(result: CourtScore, examples: int = 3) -> str:
         return f"{name[:44]:<44} {t.listed:>6} {t.found:>6} {t.recall:>7.3f} {t.predicted:>6} {t.precision_share:>7.3f}"
 
     header = f"{'':<44} {'listed':>6} {'found':>6} {'recall':>7} {'pred':>6} {'share':>7}"
-    lines = [header, row("all decisions", result.overall), "", "per court:"]
+    written = result.written
+    lines = [
+        header,
+        row("all decisions", result.overall),
+        f"{'  of them written in the text (act and §)':<44} {written.listed:>6} {written.found:>6} {written.recall:>7.3f}",
+        "",
+        "per court:",
+    ]
     lines += [row(court, t) for court, t in sorted(result.by_court.items())]
     lines += ["", "ten most listed acts:"] + [row(act, t) for act, t in result.top_acts()]
     lines += ["", "misses by kind:"]

@@ -6,11 +6,13 @@ candidates and ``provisions`` reads the act that follows a provision chain with 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
+from mendel.law.acts_table import acts_by_citation, decline
 from mendel.law.identifiers import act_citation, citation_mark
-from mendel.ner.acts import act_for_citation, gazetteer
+from mendel.ner.acts import act_for_citation, form_key, gazetteer
 
 D = "[0-9]"
 
@@ -70,6 +72,7 @@ EU_ACT_RES = {
     for kind, pat in EU_TYPES.items()
 }
 EU_BARE_RE = re.compile(rf"(?<![\w/]){EU_SUFFIX_NUM}")
+EU_NAMESPACE_RE = re.compile(EU_NS)  # every EU number names its namespace: texts without one are skipped
 
 STRICT_CONTEXT_RE = re.compile(r"(?:podle|dle|ve\s+smyslu|viz)\s+$")
 DEFINITION_BEFORE_RE = re.compile(r"dál(?:e)?\s+(?:též\s+|také\s+|i\s+|opět\s+)?(?:jen\s+)?(?:[„\"“]|,,)\s*$")
@@ -87,8 +90,8 @@ APPOSITIVE_RE = re.compile(r",\s*")
 
 @dataclass(frozen=True)
 class ActMention:
-    """An act a text names: its span, citation, kind (``zákon``, ``vyhláška``, ``nařízení`` …, for anaphora) and
-    the end of the act citation proper (before an appositive short name or a title)."""
+    """An act a text names: its span (an appositive short name included), citation and kind (``zákon``,
+    ``vyhláška``, ``nařízení`` …, for anaphora)."""
 
     start: int
     end: int
@@ -119,17 +122,31 @@ def cz_act_at(text: str, pos: int, anchored: bool) -> ActMention | None:
     bare = LAW_WITHOUT_MARK_RE.match(text, pos) if anchored else LAW_WITHOUT_MARK_RE.search(text, pos)
     if bare and (m is None or bare.start() < m.start()) and not CZ_ACT_RE.match(text, bare.start()):
         m = bare
-    if not m:
-        return None
+    return _mention(text, m) if m else None
+
+
+def _mention(text: str, m: re.Match) -> ActMention:
     mark = _mark(m.group("coll")) if "coll" in m.groupdict() else "Sb."
     citation = act_citation(m.group("num"), m.group("year"), mark)
     end = m.end()
     appositive = APPOSITIVE_RE.match(text, end)
-    if appositive:  # "zákon č. 89/2012 Sb., občanský zákoník"
+    if appositive:  # "zákon č. 89/2012 Sb., občanský zákoník"; "zákon č. 40/1964 Sb., občanský zákoník"
         named = gazetteer().match_at(text, appositive.end(), allow_strict=False)
-        if named and named.citation == citation:
+        if named and (named.citation == citation or _own_name(citation, text[named.start : named.end])):
             end = named.end
     return ActMention(m.start(), end, citation, _kind(m))
+
+
+@functools.lru_cache(maxsize=4096)
+def _own_name(citation: str, written: str) -> str | None:
+    """The nominative of ``written`` among the acts table's names and title of ``citation`` (``občanského zákoníku``
+    after 40/1964 Sb. -> ``občanský zákoník``), if it is one."""
+    act = acts_by_citation().get(citation)
+    key = form_key(written).lower()
+    for name in (act.title, *act.names) if act else ():
+        if key in (form.lower() for form in decline(name)):
+            return name
+    return None
 
 
 def eu_norm(kind: str, m: re.Match) -> str:
@@ -187,22 +204,26 @@ def act_at(text: str, pos: int, learned=None) -> ActMention | None:
 
 
 def czech_act_mentions(text: str):
-    """Collection of Laws citations ("zákona č. 89/2012 Sb.")."""
+    """Collection of Laws citations ("zákona č. 89/2012 Sb."), and laws by number alone ("zákona č. 321/2001")."""
     if "/" not in text:
         return
-    pos = 0
-    while True:
-        found = cz_act_at(text, pos, anchored=False)
-        if not found:
-            return
-        if not NOT_AN_ACT_BEFORE_RE.search(text, max(0, found.start - 12), found.start):
-            yield found
-        pos = max(found.end, found.start + 1)
+    found = [_mention(text, m) for m in CZ_ACT_RE.finditer(text)]
+    if "č" in text:
+        taken = [(a.start, a.end) for a in found]
+        for m in LAW_WITHOUT_MARK_RE.finditer(text):
+            if not any(s < m.end() and m.start() < e for s, e in taken):
+                found.append(_mention(text, m))
+        found.sort(key=lambda a: a.start)
+    last_end = -1
+    for act in found:
+        if act.start >= last_end and not NOT_AN_ACT_BEFORE_RE.search(text, max(0, act.start - 12), act.start):
+            yield act
+        last_end = max(last_end, act.end)
 
 
 def eu_act_mentions(text: str):
     """EU acts by number ("nařízení (EU) 2016/679", "směrnice 2013/34/EU")."""
-    if "/" not in text:
+    if "/" not in text or not EU_NAMESPACE_RE.search(text):
         return
     for kind, regex in EU_ACT_RES.items():
         for m in regex.finditer(text):
@@ -221,10 +242,10 @@ def _title_of_same_act(text: str, start: int, citation: str) -> bool:
     return re.search(pattern, before) is not None
 
 
-def named_act_mentions(text: str, learned=None):
-    """Acts cited by name or abbreviation ("občanského zákoníku", "o. s. ř."): the acts table's, and the ones the
-    document defined for itself (``learned``) where they are written as abbreviations."""
-    found = list(gazetteer().finditer(text))
+def named_act_mentions(text: str, learned=None, table_matches=None):
+    """Acts cited by name or abbreviation ("občanského zákoníku", "o. s. ř."): the acts table's (``table_matches``
+    when the caller has them), and the ones the document defined for itself (``learned``) where they stand alone."""
+    found = list(gazetteer().finditer(text)) if table_matches is None else list(table_matches)
     if learned is not None:
         own = list(learned.standalone(text))
         taken = {(m.start, m.end) for m in own}

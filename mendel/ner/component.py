@@ -95,11 +95,12 @@ for _target, _name in (
         _target.set_extension(_name, default=None)
 
 
-def _pending(doc: Doc) -> tuple[str, list]:
+def _pending(doc: Doc, extensions=None) -> tuple[str, list]:
     """The doc's text and the candidates found so far (``doc.text`` joins every token: read it once)."""
-    pending = doc._.ner_pending
+    extensions = extensions if extensions is not None else doc._
+    pending = extensions.ner_pending
     if pending is None:
-        pending = doc._.ner_pending = (doc.text, [])
+        pending = extensions.ner_pending = (doc.text, [])
     return pending
 
 
@@ -114,8 +115,9 @@ def decision_refs(doc: Doc) -> Doc:
 def law_refs(doc: Doc) -> Doc:
     """Provisions (with ``doc._.default_act`` for those cited without an act), Czech and EU acts, named acts, the
     acts the document defines for itself (``doc._.ner_document``, shared by the texts of one document)."""
-    text, found = _pending(doc)
-    found.extend(rules.law_candidates(text, doc._.default_act, doc._.ner_document))
+    extensions = doc._  # each ``doc._`` makes an object: read it once
+    text, found = _pending(doc, extensions)
+    found.extend(rules.law_candidates(text, extensions.default_act, extensions.ner_document))
     return doc
 
 
@@ -152,10 +154,11 @@ class LegalNER:
     """The candidates of the finders -> ``doc._.entities`` and ``doc.ents`` (with ``span._.norm``)."""
 
     def __call__(self, doc: Doc) -> Doc:
-        text, found = _pending(doc)
-        doc._.ner_pending = None
+        extensions = doc._
+        text, found = _pending(doc, extensions)
+        extensions.ner_pending = None
         entities = rules.resolve(text, found)
-        doc._.entities = entities
+        extensions.entities = entities
         if entities:
             _set_ents(doc, entities)
         return doc
@@ -246,7 +249,9 @@ def recognise(
     ``default_act`` (e.g. ``"563/1991 Sb."``) prefixes the norm of provisions cited without an act: one act
     for every text, or a sequence with one act (or None) per text. ``documents`` gives each text its document
     (any key; None: a document of its own): consecutive texts of one document share what it defines for itself
-    (``(dále jen „a. t.“)``, an act's title), in text order. A text that is empty or not a string has no entities.
+    (``(dále jen „a. t.“)``, an act's title), in text order. A ``DocumentActs`` as the key is used as it is, so a
+    caller that recognises a document's texts over several calls keeps what the earlier ones defined. A text that
+    is empty or not a string has no entities.
     """
     texts = list(texts)
     if default_act is None or isinstance(default_act, str):
@@ -275,7 +280,10 @@ def _document_contexts(documents: Sequence[Hashable | None] | None, count: int) 
     contexts: list[DocumentActs] = []
     for i in range(count):
         key = documents[i] if documents is not None else None
-        same = key is not None and i > 0 and documents[i - 1] == key
+        if isinstance(key, DocumentActs):
+            contexts.append(key)
+            continue
+        same = key is not None and i > 0 and not isinstance(documents[i - 1], DocumentActs) and documents[i - 1] == key
         contexts.append(contexts[-1] if same else DocumentActs())
     return contexts
 
@@ -283,9 +291,10 @@ def _document_contexts(documents: Sequence[Hashable | None] | None, count: int) 
 def _docs(nlp: Language, texts: list[str], acts: Sequence[str | None], contexts: list[DocumentActs]) -> Iterator[Doc]:
     for text, act, context in zip(texts, acts, contexts):
         doc = nlp.make_doc(text)
-        doc._.default_act = act
-        doc._.ner_document = context
-        doc._.ner_pending = (text, [])
+        extensions = doc._
+        extensions.default_act = act
+        extensions.ner_document = context
+        extensions.ner_pending = (text, [])
         yield doc
 
 

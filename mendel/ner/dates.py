@@ -73,8 +73,27 @@ def _interval(a: str | None, b: str | None) -> str | None:
     return None
 
 
+# every range has a day ("1."), a month ("března") or a year ("2024") before its separator and a day after it; a
+# file number's list number ("99/2024-53") does not count. Most texts have none, and skip the three range patterns.
+SEPARATOR_THEN_DAY_RE = re.compile(rf"(?:[-–—]|až){S}[0-9]")
+BEFORE_SEPARATOR_RE = re.compile(rf"(?:(?<![/0-9])(?:[0-9]{{1,2}}\.|[0-9]{{4}})|{MONTH_NAME}){S}$")
+
+
+def _may_hold_a_range(text: str) -> bool:
+    return any(
+        BEFORE_SEPARATOR_RE.search(text, max(0, m.start() - 40), m.start())
+        for m in SEPARATOR_THEN_DAY_RE.finditer(text)
+    )
+
+
 def date_candidates(text: str):
     """Yield (start, end, DATE, norm)."""
+    if _may_hold_a_range(text):
+        yield from _range_candidates(text)
+    yield from _single_candidates(text)
+
+
+def _range_candidates(text: str):
     for m in FULL_RANGE_RE.finditer(text):
         norm = _interval(_full_norm(m, "a"), _full_norm(m, "b"))
         if norm:
@@ -92,6 +111,9 @@ def date_candidates(text: str):
         )
         if norm:
             yield m.start(), m.end(), DATE, norm
+
+
+def _single_candidates(text: str):
     for m in FULL_RE.finditer(text):
         norm = _full_norm(m, "a")
         if norm:

@@ -14,6 +14,7 @@ A document may come as several texts in order (the passages of a decision): give
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -59,6 +60,29 @@ def _amended_in_title(text: str, act: ActMention) -> bool:
     return AMENDED_BEFORE_RE.search(text, max(0, act.start - 80), act.start) is not None
 
 
+@functools.lru_cache(maxsize=4096)
+def _patterns(alternatives: tuple[tuple[str, ...], ...]) -> tuple[re.Pattern, re.Pattern]:
+    """A term's forms as a pattern at a position and one anywhere (terms recur across documents: compiled once)."""
+    pattern = trie_pattern(list(alternatives))
+    return re.compile(pattern), re.compile(rf"(?<!\w)(?:{pattern})")
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_term(name: str) -> tuple[tuple[str, ...], tuple[re.Pattern, re.Pattern], str]:
+    """A name's lookup keys (its case forms), its patterns and the piece every form holds (names recur across
+    documents: worked out once)."""
+    forms = decline(name)
+    keys = tuple(dict.fromkeys(form_key(f)[:1].lower() + form_key(f)[1:] for f in forms))
+    patterns = _patterns(tuple(tuple(name_units(form, proper=False)) for form in forms))
+    return keys, patterns, _common_prefix([form.lower() for form in forms]).split(" ")[0][:4]
+
+
+def _common_prefix(forms: list[str]) -> str:
+    first, last = min(forms), max(forms)
+    size = next((i for i, (a, b) in enumerate(zip(first, last)) if a != b), min(len(first), len(last)))
+    return first[:size]
+
+
 def _table_act(term: str) -> str | None:
     """The act the acts table gives ``term`` (the whole of it), if any."""
     found = gazetteer().match_at(term, 0)
@@ -84,23 +108,23 @@ class DocumentActs:
     last_by_kind: dict[str, str] = field(default_factory=dict)
     _names: dict[str, list[Binding]] = field(default_factory=dict)
     _abbreviations: dict[str, list[Binding]] = field(default_factory=dict)
-    _units: dict[str, list[str]] = field(default_factory=dict)
-    _pattern: re.Pattern | None = None
+    _patterns: dict[str, tuple[re.Pattern, re.Pattern]] = field(default_factory=dict)  # per term: at, anywhere
+    _needles: dict[str, str] = field(default_factory=dict)  # per term: a piece every form of it holds, lower-cased
 
     # --- learning -------------------------------------------------------------------------------------------
 
     def _bind_name(self, name: str, citation: str, position: int, standalone: bool) -> None:
-        for form in decline(name):
-            key = form_key(form)
-            key = key[:1].lower() + key[1:]
+        keys, patterns, needle = _name_term(name)
+        for key in keys:
             self._names.setdefault(key, []).append(Binding(position, citation, standalone))
-            self._units.setdefault("n:" + key, name_units(form, proper=False))
-        self._pattern = None
+        self._patterns["n:" + name.lower()] = patterns
+        self._needles["n:" + name.lower()] = needle
 
     def _bind_abbreviation(self, term: str, citation: str, position: int) -> None:
         self._abbreviations.setdefault(abbreviation_key(term), []).append(Binding(position, citation, True))
-        self._units.setdefault("a:" + abbreviation_key(term), abbreviation_units(term))
-        self._pattern = None
+        key = "a:" + abbreviation_key(term)
+        self._patterns[key] = _patterns((tuple(abbreviation_units(term)),))
+        self._needles[key] = re.split(r"[.\s]", term)[0].lower()  # "o. s. ř." is written "o.s.ř." too
 
     def learn(self, text: str, acts: Iterable[ActMention]) -> None:
         """Bindings made in ``text`` (``acts``: its act mentions, any order)."""
@@ -169,10 +193,9 @@ class DocumentActs:
 
     # --- matching -------------------------------------------------------------------------------------------
 
-    def _compiled(self) -> re.Pattern | None:
-        if self._pattern is None and self._units:
-            self._pattern = re.compile(trie_pattern(self._units.values()))
-        return self._pattern
+    @property
+    def has_terms(self) -> bool:
+        return bool(self._patterns)
 
     def _binding(self, written: str, at: int) -> Binding | None:
         key = form_key(written)
@@ -181,19 +204,23 @@ class DocumentActs:
         return next((b for b in reversed(bindings or ()) if b.position <= position), None)
 
     def match_at(self, text: str, pos: int) -> GazetteerMatch | None:
-        pattern = self._compiled()
-        if pattern is None or (pos > 0 and (text[pos - 1].isalnum() or text[pos - 1] == "_")):
+        """The longest of the document's terms written at ``pos`` and bound there."""
+        if not self._patterns or (pos > 0 and (text[pos - 1].isalnum() or text[pos - 1] == "_")):
             return None
-        m = pattern.match(text, pos)
-        binding = self._binding(m.group(), pos) if m else None
-        return GazetteerMatch(pos, m.end(), binding.citation, False) if binding else None
+        best = None
+        for at, _ in self._patterns.values():
+            m = at.match(text, pos)
+            if m and (best is None or m.end() > best.end) and (binding := self._binding(m.group(), pos)):
+                best = GazetteerMatch(pos, m.end(), binding.citation, False)
+        return best
 
     def standalone(self, text: str) -> Iterator[GazetteerMatch]:
         """Where the document's own abbreviations and multi-word names stand alone in ``text``."""
-        pattern = self._compiled()
-        if pattern is None:
-            return
-        for m in re.finditer(rf"(?<!\w)(?:{pattern.pattern})", text):
-            binding = self._binding(m.group(), m.start())
-            if binding is not None and binding.standalone:
-                yield GazetteerMatch(m.start(), m.end(), binding.citation, False)
+        folded = text.lower()
+        for key, (_, anywhere) in self._patterns.items():
+            if self._needles[key] not in folded:  # most texts hold none of the terms: a substring test skips them
+                continue
+            for m in anywhere.finditer(text):
+                binding = self._binding(m.group(), m.start())
+                if binding is not None and binding.standalone:
+                    yield GazetteerMatch(m.start(), m.end(), binding.citation, False)

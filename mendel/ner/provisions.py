@@ -25,6 +25,7 @@ UNIT_MARKERS = {
     "čl.": r"[čČ]l\.|[čČ]lán(?:ek|ku|kem|ky|ků|cích)",
 }
 UNIT_MARK = "(?:" + "|".join(UNIT_MARKERS.values()) + ")"
+MARKER_RE = re.compile(r"§|par\.|[čČ]l")  # a text without one holds no chain
 GLUED_SUB = r"(?=odst|písm)"  # pdf text layers lose spaces: "§122odst. 3"
 # a provision inserted later takes one or two letters (§ 14a, then § 14aa or § 14ab between § 14a and § 14b;
 # an article of an amending act: Čl. IIa)
@@ -33,7 +34,8 @@ UNIT_NUM = rf"(?:{D}{{1,5}}{PROVISION_SUFFIX}|[IVXLC]{{1,6}}[a-z]?)(?:(?![\w/])|
 ITEM_NUM = rf"{D}{{1,5}}{PROVISION_SUFFIX}(?![\w/])(?!\.\s*{D})"
 SENTENCE_PART = r"(?:\s+(?:část\w*\s+)?(?:před|za)\s+(?:středníkem|čárkou))"
 SUB_UNITS = {
-    "odst.": rf"odst(?:\.|avc(?:e|i|em|ích)|avec)\s*(?:{D}{{1,3}}[a-z]?|l)(?![\w/])",  # "odst. l": a typed 1
+    # "odst. l": a typed 1; "odst 2": the dot left out
+    "odst.": rf"odst(?:\.|avc(?:e|i|em|ích)|avec|(?=[ \t]+{D}))\s*(?:{D}{{1,3}}[a-z]?|l)(?![\w/])",
     "písm.": r"písm(?:\.|eno|ene|enu|enem)\s*[a-z]{1,2}(?:\)|/|(?!\w))",
     "bod": rf"bod(?:u|ě|y|ů|em|ech)?\s+{D}{{1,3}}[a-z]?(?:\.(?=\s))?(?![\w/])",
     "věta": rf"(?:část\w*\s+)?(?:vět(?:a|y|ě|u|ou)\s+(?:{ORDINAL}|[1-9](?!\d)){SENTENCE_PART}?|{ORDINAL}\s+vět(?:a|y|ě|u|ou)"
@@ -66,9 +68,11 @@ PARAGRAPH_MARK_RE = re.compile(rf"[ \t]*\((?P<odst>{D}{{1,2}})\)")
 POINTING_WORDS = r"(?:(?:shora\s+|výše\s+|posledně\s+)?(?:citovan|uveden|zmíněn|předmětn)\w*|téhož|téže|cit\.)"
 BEFORE_ACT_RES = (
     re.compile(r"\s+(?=\S)"),
-    re.compile(r"\s*,\s*(?=(?:zákon\w*|zák\.|z\.|vyhl\w*|nařízení)\s*(?:č\.|číslo))"),
+    re.compile(
+        r"\s*,\s*(?=(?:zákon\w*|zák\.|z\.|vyhl\w*|nařízení)\s*(?:č\.|číslo)|[a-zá-ž]{1,5}\.\s*[a-zá-ž]\.|\w+ého\s)"
+    ),
     re.compile(rf"\s+(?:{POINTING_WORDS}\s*|prováděc\w*\s+|jeho\s+prováděc\w*\s+)(?=\S)"),
-    re.compile(rf"\s+(?:{POINTING_WORDS}\s+)?(?:zákona|vyhlášky)\s+(?=[A-ZÁ-Ža-zá-ž]{{1,5}}\.?\s*[a-zá-ž]\.)"),
+    re.compile(rf"\s+(?:{POINTING_WORDS}\s+)?(?:zákona|vyhlášky)\s+(?=\S)"),
 )
 ANAPHORA_RE = re.compile(
     rf"\s+(?:{POINTING_WORDS}|(?P<own>tohoto|této|téhož))\s*(?P<kind>zákon|vyhlášk|nařízení|předpis)\w*(?!\w)"
@@ -244,6 +248,8 @@ def find_chains(text: str, acts: list[ActMention], learned=None, own_act: str | 
     """The provision chains of ``text`` with the act each names (``acts``: the act mentions of the text, in
     order, for anaphora; ``own_act``: the act the text is part of), before any default act."""
     chains: list[Chain] = []
+    if not MARKER_RE.search(text):
+        return chains
     for m in CHAIN_RE.finditer(text):
         start, end = m.span()
         while (letter := TRAILING_LETTER_ITEM_RE.search(text, start, end)) and (

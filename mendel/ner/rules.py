@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 from mendel.law.identifiers import eli_for_citation
 from mendel.ner import provisions
-from mendel.ner.acts import NAMED_ACTS
+from mendel.ner.acts import NAMED_ACTS, gazetteer
 from mendel.ner.citations import EU_BARE_RE, czech_act_mentions, eu_act_mentions, named_act_mentions
 from mendel.ner.dates import DATE
 from mendel.ner.decisions import DECISION_REF, decision_candidates
@@ -77,10 +77,14 @@ def law_candidates(text: str, default_act: str | None = None, document: Document
     the text is a document of its own) and learns what this one defines."""
     document = document if document is not None else DocumentActs()
     cited = list(czech_act_mentions(text)) + list(eu_act_mentions(text))
-    named = list(named_act_mentions(text))
+    table = list(gazetteer().finditer(text))
+    named = list(named_act_mentions(text, table_matches=table))
     document.learn(text, cited + named)
-    own = list(named_act_mentions(text, document))  # a document's own names win over the table's
-    acts = sorted(cited + own, key=lambda a: (a.start, -a.end))
+    if document.has_terms:  # the document's own names win over the table's where both stand
+        own = list(named_act_mentions(text, document, table_matches=()))
+        spans = {(a.start, a.end) for a in own}
+        named = own + [a for a in named if (a.start, a.end) not in spans]
+    acts = sorted(cited + named, key=lambda a: (a.start, -a.end))
     chains = provisions.find_chains(text, document.carried() + acts, document, default_act)
     document.remember(text, acts)
     for chain in chains:

@@ -1,84 +1,46 @@
 """The recognition stage: entities and their mentions in every passage not yet recognised, and the AMENDS /
-REPEALS relations of the versions those passages belong to; a failure quarantines one chunk or one version.
-
-Many passages are recognised in worker processes, one per core (the spaCy pipeline is single-threaded Python),
-batch after batch in order, while this process writes the batches already done."""
+REPEALS relations of the versions those passages belong to; a failure quarantines one chunk or one version."""
 
 from __future__ import annotations
-
-import multiprocessing
-import signal
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 
 import psycopg
 
 from mendel.core import stage_versions
-from mendel.core.process_death import arm_parent_death_signal
 from mendel.crawl import crawlstate
-from mendel.extract.model import configured_workers
-
-NER_WORKERS_ENV = "MENDEL_NER_WORKERS"
-# below this many passages one process is faster: a worker costs ~3 CPU-s to start (spaCy, the pipeline) and the
-# recogniser does ~1,300 passages a CPU-second, so the pool pays only for several seconds of work a core
-# (benchmarks/bench_ner.py --pool: on the loaded machine it lost at 9,530 and at 28,590 passages)
-POOL_MIN_CHUNKS = 20_000
 
 
-@dataclass(frozen=True)
-class RecognitionFailure:
-    """A passage the recogniser failed on, as it crosses from a worker process (any exception becomes this)."""
-
-    kind: str
-    message: str
-
-
-def recognise_batch(batch: list[tuple[str, str | None]]) -> list:
-    """Entities of each (text, default act), or a :class:`RecognitionFailure` for a text the recogniser fails on."""
-    from mendel.ner import recognise  # spaCy (~2 s to import): only when there is something to recognise
-
-    texts, acts = [text for text, _ in batch], [act for _, act in batch]
-    try:
-        return recognise(texts, default_act=acts)
-    except Exception:  # a recogniser bug must cost one chunk, not the night's run: find it
-        found = []
-        for text, act in zip(texts, acts):
-            try:
-                found.append(recognise([text], default_act=act)[0])
-            except Exception as exc:
-                found.append(RecognitionFailure(exc.__class__.__name__, str(exc)))
-        return found
-
-
-def recognised_batches(batches: list[list[tuple[str, str | None]]], workers: int | None = None) -> Iterator[list]:
-    """:func:`recognise_batch` of each batch, in order: in ``MENDEL_NER_WORKERS`` worker processes (default one per
-    core; started fresh, "spawn": the caller holds a database connection) when there are enough passages, else
-    here."""
-    workers = configured_workers(NER_WORKERS_ENV) if workers is None else workers
-    if workers < 2 or len(batches) < 2 or sum(len(b) for b in batches) < POOL_MIN_CHUNKS:
-        yield from (recognise_batch(batch) for batch in batches)
-        return
-    with ProcessPoolExecutor(
-        max_workers=min(workers, len(batches)),
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=arm_parent_death_signal,  # a run killed outright leaves no worker behind
-        initargs=(signal.SIGKILL,),
-    ) as pool:
-        yield from pool.map(recognise_batch, batches)
-
-
-def recognise_pending(conn: psycopg.Connection, batch_size: int = 512, workers: int | None = None) -> dict:
-    """Entities (``mendel.ner.recognise``, ``batch_size`` chunks at a time, in worker processes when there are
-    many: :func:`recognised_batches`) for chunks not yet processed; a bare § in a law resolves to that law."""
+def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
+    """Entities (``mendel.ner.recognise``, ``batch_size`` chunks at a time) for chunks not yet processed; a bare §
+    in a law resolves to that law, and what a document defines for itself (``(dále jen „a. t.“)``) holds in its
+    later passages of the same layer."""
+    from mendel.ner.document_acts import DocumentActs
     from mendel.ner.rules import eli_for, split_law_ref_norm
+
+    documents: dict[tuple, DocumentActs] = {}  # per version and layer, across batches
+
+    def recognised(batch: list) -> list:
+        from mendel.ner import recognise  # spaCy (~2 s to import): only when there is something to recognise
+
+        texts = [text for _, text, _, _, _, _ in batch]
+        acts = [citation if source == "esbirka" else None for _, _, source, citation, _, _ in batch]
+        own = [documents.setdefault((version, layer), DocumentActs()) for _, _, _, _, version, layer in batch]
+        try:
+            return recognise(texts, default_act=acts, documents=own)
+        except Exception:  # a recogniser bug must cost one chunk, not the night's run: find it
+            found = []
+            for text, act in zip(texts, acts):
+                try:
+                    found.append(recognise([text], default_act=act)[0])
+                except Exception as exc:
+                    found.append(exc)
+            return found
 
     # Called once the gate passed: passages another ner version recognised lose their mentions and come back here.
     reprocessed = stage_versions.reprocess_ner(conn)
     ner_version = stage_versions.version("ner")
     rows = conn.execute(
-        "SELECT c.chunk_id, c.text, d.source, d.citation, c.version_id FROM chunks c JOIN documents d USING (doc_id)"
-        " WHERE c.ner_done_at IS NULL ORDER BY c.doc_id, c.seq"
+        "SELECT c.chunk_id, c.text, d.source, d.citation, c.version_id, c.layer FROM chunks c JOIN documents d"
+        " USING (doc_id) WHERE c.ner_done_at IS NULL ORDER BY c.doc_id, c.seq"
     ).fetchall()
     stats = {
         "chunks": 0,
@@ -90,20 +52,16 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512, workers: 
         **reprocessed,
     }
     # amending-act relations need the whole text (a point's act is named pages before it): read per version
-    relation_versions = {(version_id, source, citation) for _, _, source, citation, version_id in rows if citation}
+    relation_versions = {(version_id, source, citation) for _, _, source, citation, version_id, _ in rows if citation}
     stale_relations = set(stage_versions.reprocess_relations(conn)) - relation_versions
     stats["relations_reprocessed_versions"] = len(stale_relations)
     stats["relations"] = _relations_for_versions(conn, relation_versions | stale_relations, stats)
-    batches = [rows[first : first + batch_size] for first in range(0, len(rows), batch_size)]
-    inputs = [
-        [(text, citation if source == "esbirka" else None) for _, text, source, citation, _ in batch]
-        for batch in batches
-    ]
-    for batch, found in zip(batches, recognised_batches(inputs, workers)):
+    for first in range(0, len(rows), batch_size):
+        batch = rows[first : first + batch_size]
         entity_rows: dict[str, tuple] = {}
         mention_rows, done, failed = [], [], []
-        for (chunk_id_, _, source, _, _), entities in zip(batch, found):
-            if isinstance(entities, RecognitionFailure):
+        for (chunk_id_, _, source, _, _, _), entities in zip(batch, recognised(batch)):
+            if isinstance(entities, Exception):
                 failed.append((chunk_id_, source, entities))
                 continue
             for e in entities:
@@ -136,7 +94,7 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512, workers: 
                     stage="ner",
                     source=source,
                     detail=f"chunk {chunk_id_}",
-                    reason=f"recogniser failed: {error.kind}: {error.message}",
+                    reason=f"recogniser failed: {error.__class__.__name__}: {error}",
                 )
             cur.execute(
                 "UPDATE chunks SET ner_done_at = now(), ner_version = %s WHERE chunk_id = ANY(%s)",

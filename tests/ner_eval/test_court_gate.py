@@ -15,12 +15,12 @@ EXPORT_1 = E2E_COURT_GOLD.replace("export-3-1000000", "export-1-100000")
 @pytest.fixture
 def thresholds(tmp_path):
     path = tmp_path / "court.yaml"
-    path.write_text("recall: 0.89\nprecision_share: 0.5\nread_share: 0.99\n", encoding="utf-8")
+    path.write_text("recall: 0.89\nwritten_recall: 0.95\nprecision_share: 0.5\nread_share: 0.99\n", encoding="utf-8")
     return path
 
 
 def test_the_shipped_thresholds_name_known_metrics():
-    assert set(load_court_thresholds()) == {"recall", "precision_share", "read_share"}
+    assert set(load_court_thresholds()) == {"recall", "written_recall", "precision_share", "read_share"}
     assert len(court_gold_paths()) == 16 and court_gold_paths(EXPORT_1)[0].name == "export-1-100000.xml"
 
 
@@ -34,7 +34,8 @@ def test_disabling_chain_distribution_makes_the_gate_fail(monkeypatch, threshold
     failing = evaluate_gates(court_gold=EXPORT_1, court_thresholds_path=thresholds)
     assert failing.annotated.passed  # the annotated gold does not notice ...
     assert not failing.courts.passed and not failing.passed  # ... the court metadata does
-    assert failing.failures == [f"court metadata: recall {failing.courts.score.overall.recall:.3f} < 0.890"]
+    assert [f.split(" ")[2] for f in failing.failures] == ["recall", "written_recall"]
+    assert failing.failures[0] == f"court metadata: recall {failing.courts.score.overall.recall:.3f} < 0.890"
     assert failing.courts.score.overall.recall < passing.score.overall.recall - 0.03
     print(failing.format())
 

@@ -74,7 +74,7 @@ def _decision(listed, text="", court="Okresní soud v Kladně"):
 
 def test_recall_share_per_court_and_act_and_misses_by_kind():
     decisions = [
-        _decision({(O, "§ 142"), (O, "§ 151"), ("89/2012 Sb.", "§ 2395")}, "podle § 151 a § 2395 dále"),
+        _decision({(O, "§ 142"), (O, "§ 151"), ("89/2012 Sb.", "§ 2395")}, "podle § 151 o. s. ř. a § 2395 dále"),
         _decision({(O, "§ 160")}, court="Krajský soud v Praze"),
     ]
     predicted = [["99/1963 Sb. § 142 odst. 1", "§ 151", "177/1996 Sb. § 7"], ["99/1963 Sb. § 160"]]
@@ -86,3 +86,5 @@ def test_recall_share_per_court_and_act_and_misses_by_kind():
     assert [m["section"] for m in result.misses["without_act"]] == ["§ 151"]
     assert [m["section"] for m in result.misses["after_section_mark"]] == ["§ 2395"]
     assert "misses by kind" in format_report(result)
+    # written in the text: § 151 with its act (o. s. ř.); § 142 is not written, 89/2012 not named, § 160 neither
+    assert (result.written.listed, result.written.found) == (1, 0)

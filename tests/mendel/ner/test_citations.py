@@ -34,6 +34,11 @@ def law_refs(text: str) -> list[tuple[str, str]]:
             [("§ 49 odst. 3 vyhlášky Ministerstva dopravy a spojů č. 175/2000 Sb.", "175/2000 Sb. § 49 odst. 3")],
         ),
         ("podle o.s.ř.6. O lhůtě", [("o.s.ř.", "99/1963 Sb.")]),
+        # an appositive short name the table gives another act is this act's own title
+        (
+            "zákona č. 40/1964 Sb., občanský zákoník, ve znění",
+            [("zákona č. 40/1964 Sb., občanský zákoník", "40/1964 Sb.")],
+        ),
         ("§ 149 odst. 1 o. s. ř.6. O lhůtě", [("§ 149 odst. 1 o. s. ř.", "99/1963 Sb. § 149 odst. 1")]),
     ],
 )

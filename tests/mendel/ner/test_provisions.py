@@ -84,6 +84,22 @@ def law_refs(text: str):
         ("§ 151 odst. l o.s.ř. za", "§ 151 odst. l o.s.ř.", [f"{O} § 151 odst. 1"]),
         ("podle § 115a) o. s. ř. nevyjádřil", "§ 115a) o. s. ř.", [f"{O} § 115a"]),
         ("dle ust. § 5 a ust. § 6 o. s. ř.", "§ 5 a ust. § 6 o. s. ř.", [f"{O} § 5", f"{O} § 6"]),
+        (
+            "podle § 142 odst 2 občanského soudního řádu",
+            "§ 142 odst 2 občanského soudního řádu",
+            [f"{O} § 142 odst. 2"],
+        ),
+        (
+            "dle § 580 a 588 zákona občanského zákoníku",
+            "§ 580 a 588 zákona občanského zákoníku",
+            [f"{Z} § 580", f"{Z} § 588"],
+        ),
+        ("Podle § 1958 odst. 2, občanského zákoníku", "§ 1958 odst. 2, občanského zákoníku", [f"{Z} § 1958 odst. 2"]),
+        (
+            "z § 160 odst. 1 věty před středníkem, o. s. ř., splatnost",
+            "§ 160 odst. 1 věty před středníkem, o. s. ř.",
+            [f"{O} § 160 odst. 1"],
+        ),
         # "ve znění …" stays out of the norm and the span
         (
             "§ 3 zákona č. 40/2009 Sb., ve znění zákona č. 330/2011 Sb.",
@@ -138,8 +154,10 @@ def test_a_single_provision_has_no_elements_and_the_old_dict():
         ),
         ("§ 1746 odstavec 2 téhož obč. zák.", [[f"{Z} § 1746 odst. 2"]]),
         ("§ 157 odst. 4 zákona o.s.ř.", [[f"{O} § 157 odst. 4"]]),
-        # nothing to point to: no act
+        # nothing to point to, nothing named: no act
         ("podle § 5 citovaného zákona", [["§ 5"]]),
+        ("podle § 5, který stanoví", [["§ 5"]]),
+        ("podle § 5 zákona, který stanoví", [["§ 5"]]),
     ],
 )
 def test_chains_take_the_act_they_are_joined_or_point_to(text, norms):
