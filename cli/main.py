@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from cli import boards as board_commands
 from cli import law as law_commands
 from cli import search as search_command
 from cli.processes import call_as_group
@@ -379,6 +380,7 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--json", action="store_true")
     status.set_defaults(func=cmd_status)
     law_commands.add_parsers(sub)  # provision, cites
+    board_commands.add_parsers(sub)  # boards build-list
     return parser
 
 

@@ -17,11 +17,12 @@ from pathlib import Path
 
 import yaml
 
+from mendel.czech.folding import fold
 from mendel.data import DATA_DIR
 from mendel.law.identifiers import parse_citation
 
 ACTS_TABLE = DATA_DIR / "acts_by_name.v1.yaml"
-KINDS = ("zákon", "ústavní zákon", "vyhláška", "nařízení vlády", "usnesení", "nařízení EU")
+KINDS = ("zákon", "ústavní zákon", "vyhláška", "nařízení vlády", "usnesení", "sdělení", "nařízení EU")
 
 # Case forms (nominative, genitive, dative, accusative, locative, instrumental) of the nouns a customary name is
 # built on, and the gender their adjectives agree with. The vocative is left out: nobody addresses an act.
@@ -50,7 +51,7 @@ SOFT_ENDINGS = {
 }
 # Where an ambiguous abbreviation counts as an act: right after a provision or a "according to" word.
 STRICT_CONTEXT = re.compile(
-    r"(?:§+\s*\d+[a-z]?|čl\.\s*[IVXLC\d]+[a-z]?|odst\.\s*\d+|písm\.\s*[a-z]\)|"
+    r"(?:§+\s*\d+[a-z]?|[čc]l\.\s*[IVXLC\d]+[a-z]?|odst\.\s*\d+|p[íi]sm\.\s*[a-z]\)|"
     r"\bpodle|\bdle|\bve\s+smyslu)[^.;!?]{0,25}$",
     re.IGNORECASE,
 )
@@ -70,6 +71,11 @@ class NamedAct:
     abbreviations: tuple[str, ...] = ()
     strict: tuple[str, ...] = ()
     case_sensitive: bool = False
+    proper_forms: tuple[str, ...] = ()  # case forms matched only with their capital (``Obecné nařízení``)
+
+    def is_proper(self, form: str) -> bool:
+        """Whether ``form`` is matched only as written: a one-word name of a case-sensitive act, a proper name."""
+        return (self.case_sensitive and " " not in form) or form in self.proper_forms
 
     @property
     def eli(self) -> str | None:
@@ -136,19 +142,22 @@ def _entry(raw: dict, position: int) -> NamedAct:
     if not title:
         raise ActsTableError(f"{where}: no title")
     names = tuple(str(n).strip() for n in raw.get("names") or ())
+    proper_names = tuple(str(n).strip() for n in raw.get("proper_names") or ())
     explicit = {str(k): tuple(str(f) for f in v) for k, v in (raw.get("forms") or {}).items()}
-    unknown = set(explicit) - set(names)
+    unknown = set(explicit) - set(names) - set(proper_names)
     if unknown:
         raise ActsTableError(f"{where}: forms given for names it does not list: {sorted(unknown)}")
     forms: list[str] = []
     for name in names:
         forms += explicit.get(name) or decline(name)
+    proper_forms = [form for name in proper_names for form in explicit.get(name) or decline(name)]
     return NamedAct(
         citation=citation,
         title=title,
         kind=kind,
         names=names,
-        forms=tuple(dict.fromkeys(forms)),
+        forms=tuple(dict.fromkeys(forms + proper_forms)),
+        proper_forms=tuple(dict.fromkeys(proper_forms)),
         abbreviations=tuple(str(a) for a in raw.get("abbreviations") or ()),
         strict=tuple(str(a) for a in raw.get("strict") or ()),
         case_sensitive=bool(raw.get("case_sensitive", False)),
@@ -188,14 +197,18 @@ def _abbreviation_pattern(abbreviation: str) -> str:
 
 class ActMatcher:
     """Finds the table's acts in a text: names in any case form (longest first), distinctive abbreviations
-    anywhere, ambiguous ones only in a citing context."""
+    anywhere, ambiguous ones only in a citing context; with or without diacritics (``zakonik prace`` is the
+    labour code too: names and text are matched folded, ``mendel.czech.folding.fold``, which keeps every
+    character's place)."""
 
     def __init__(self, acts: tuple[NamedAct, ...]):
         self.acts = {act.citation: act for act in acts}
         names: list[tuple[str, str, bool]] = []
         for act in acts:
             for form in act.forms:
-                names.append((form, act.citation, act.case_sensitive and " " not in form))
+                folded = fold(form)  # names and text are matched folded (the same length: spans carry over)
+                if all(folded != known for known, citation, _ in names if citation == act.citation):
+                    names.append((folded, act.citation, act.is_proper(form)))
         names.sort(key=lambda item: -len(item[0]))
         self._forms = {}
         insensitive, sensitive = [], []
@@ -210,19 +223,20 @@ class ActMatcher:
         abbreviations: dict[str, tuple[str, bool]] = {}
         for act in acts:
             for written, strict in [(a, False) for a in act.abbreviations] + [(a, True) for a in act.strict]:
-                key = "".join(written.split())
+                key = "".join(fold(written).split())
                 if abbreviations.get(key, (act.citation,))[0] != act.citation:
                     raise ActsTableError(
                         f"abbreviation {written!r} is given to {abbreviations[key][0]} and {act.citation}"
                     )
                 abbreviations[key] = (act.citation, strict)
         self._abbreviations = abbreviations
-        ordered = sorted({a for act in acts for a in act.abbreviations + act.strict}, key=lambda a: -len(a))
+        ordered = sorted({fold(a) for act in acts for a in act.abbreviations + act.strict}, key=lambda a: -len(a))
         self._abbreviation_re = re.compile("|".join(_abbreviation_pattern(a) for a in ordered)) if ordered else None
         # the names regex runs only on a text holding one of the words names are made of (most texts hold none)
         self._name_words = frozenset(w for form, _, _ in names for w in form.lower().split() if len(w) >= 4)
 
     def find(self, text: str) -> list[ActMention]:
+        typed, text = text, fold(text)  # the same length: spans of the folded text are spans of the typed one
         found: list[ActMention] = []
         taken: list[tuple[int, int]] = []
 
@@ -237,7 +251,7 @@ class ActMatcher:
                 written = " ".join(m.group(0).split())
                 citation = self._forms.get(written if exact else written.lower())
                 if citation is not None and free(m.start(), m.end()):
-                    found.append(ActMention(citation, m.start(), m.end(), m.group(0), "name"))
+                    found.append(ActMention(citation, m.start(), m.end(), typed[m.start() : m.end()], "name"))
                     taken.append((m.start(), m.end()))
         for m in self._abbreviation_re.finditer(text) if self._abbreviation_re is not None else ():
             citation, strict = self._abbreviations["".join(m.group(0).split())]
@@ -245,7 +259,7 @@ class ActMatcher:
                 continue
             if strict and not STRICT_CONTEXT.search(text[max(0, m.start() - 60) : m.start()]):
                 continue
-            found.append(ActMention(citation, m.start(), m.end(), m.group(0), "abbreviation"))
+            found.append(ActMention(citation, m.start(), m.end(), typed[m.start() : m.end()], "abbreviation"))
             taken.append((m.start(), m.end()))
         return sorted(found, key=lambda mention: mention.start)
 

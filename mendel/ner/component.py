@@ -24,7 +24,7 @@ does not split off ("1)Krajský úřad"), and token patterns that allow line bre
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from functools import lru_cache
 
 import spacy
@@ -34,6 +34,7 @@ from spacy.tokens import Doc, Span
 
 from mendel.ner import rules
 from mendel.ner.dates import YEAR, date_candidates
+from mendel.ner.document_acts import DocumentActs
 from mendel.ner.institutions import institution_candidates
 from mendel.ner.money import money_candidates
 from mendel.ner.rules import Entity
@@ -83,7 +84,13 @@ GLUED_ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "sen.zn.": ("sen.", "zn."),
 }
 
-for _target, _name in ((Span, "norm"), (Doc, "default_act"), (Doc, "entities"), (Doc, "ner_pending")):
+for _target, _name in (
+    (Span, "norm"),
+    (Doc, "default_act"),
+    (Doc, "entities"),
+    (Doc, "ner_pending"),
+    (Doc, "ner_document"),
+):
     if not _target.has_extension(_name):
         _target.set_extension(_name, default=None)
 
@@ -105,12 +112,10 @@ def decision_refs(doc: Doc) -> Doc:
 
 @Language.component("mendel_law_refs")
 def law_refs(doc: Doc) -> Doc:
-    """Provisions (with ``doc._.default_act`` for those cited without an act), Czech and EU acts, named acts."""
+    """Provisions (with ``doc._.default_act`` for those cited without an act), Czech and EU acts, named acts, the
+    acts the document defines for itself (``doc._.ner_document``, shared by the texts of one document)."""
     text, found = _pending(doc)
-    found.extend(rules.provision_candidates(text, doc._.default_act))
-    found.extend(rules.czech_act_candidates(text))
-    found.extend(rules.eu_act_candidates(text))
-    found.extend(rules.named_act_candidates(text))
+    found.extend(rules.law_candidates(text, doc._.default_act, doc._.ner_document))
     return doc
 
 
@@ -231,13 +236,17 @@ def shared_pipeline() -> Language:
 
 
 def recognise(
-    texts: Iterable[str], default_act: str | Sequence[str | None] | None = None, batch_size: int = BATCH_SIZE
+    texts: Iterable[str],
+    default_act: str | Sequence[str | None] | None = None,
+    batch_size: int = BATCH_SIZE,
+    documents: Sequence[Hashable | None] | None = None,
 ) -> list[list[Entity]]:
     """Entities of each text (labels in ``rules.LABELS``), sorted by start and non-overlapping.
 
     ``default_act`` (e.g. ``"563/1991 Sb."``) prefixes the norm of provisions cited without an act: one act
-    for every text, or a sequence with one act (or None) per text. A text that is empty or not a string
-    has no entities.
+    for every text, or a sequence with one act (or None) per text. ``documents`` gives each text its document
+    (any key; None: a document of its own): consecutive texts of one document share what it defines for itself
+    (``(dále jen „a. t.“)``, an act's title), in text order. A text that is empty or not a string has no entities.
     """
     texts = list(texts)
     if default_act is None or isinstance(default_act, str):
@@ -246,22 +255,36 @@ def recognise(
         acts = list(default_act)
         if len(acts) != len(texts):
             raise ValueError(f"{len(acts)} default acts for {len(texts)} texts")
+    if documents is not None and len(documents) != len(texts):
+        raise ValueError(f"{len(documents)} documents for {len(texts)} texts")
     nlp = shared_pipeline()
     if len(nlp.vocab.strings) > MAX_VOCABULARY_STRINGS:
         shared_pipeline.cache_clear()
         nlp = shared_pipeline()
     results: list[list[Entity]] = [[] for _ in texts]
     wanted = [i for i, text in enumerate(texts) if isinstance(text, str) and text]
-    docs = nlp.pipe(_docs(nlp, [texts[i] for i in wanted], [acts[i] for i in wanted]), batch_size=batch_size)
+    contexts = _document_contexts([documents[i] for i in wanted] if documents is not None else None, len(wanted))
+    docs = nlp.pipe(_docs(nlp, [texts[i] for i in wanted], [acts[i] for i in wanted], contexts), batch_size=batch_size)
     for i, doc in zip(wanted, docs):
         results[i] = doc._.entities
     return results
 
 
-def _docs(nlp: Language, texts: list[str], acts: Sequence[str | None]) -> Iterator[Doc]:
-    for text, act in zip(texts, acts):
+def _document_contexts(documents: Sequence[Hashable | None] | None, count: int) -> list[DocumentActs]:
+    """One ``DocumentActs`` per run of consecutive texts of the same document, a fresh one for every other text."""
+    contexts: list[DocumentActs] = []
+    for i in range(count):
+        key = documents[i] if documents is not None else None
+        same = key is not None and i > 0 and documents[i - 1] == key
+        contexts.append(contexts[-1] if same else DocumentActs())
+    return contexts
+
+
+def _docs(nlp: Language, texts: list[str], acts: Sequence[str | None], contexts: list[DocumentActs]) -> Iterator[Doc]:
+    for text, act, context in zip(texts, acts, contexts):
         doc = nlp.make_doc(text)
         doc._.default_act = act
+        doc._.ner_document = context
         doc._.ner_pending = (text, [])
         yield doc
 

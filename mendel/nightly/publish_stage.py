@@ -14,6 +14,7 @@ from mendel.crawl import last_good
 from mendel.crawl.boards import notice_links, placing
 from mendel.index import bundle
 from mendel.index.corpus import LAYERS, load_layer
+from mendel.records.court_decisions import document_courts
 from mendel.records.grounding import record_grounding
 
 
@@ -50,9 +51,15 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
         # sha256 + content_type: the served version's original in the raw store (served by the API): the current
         # one, or the last good one while the current is quarantined (the document says so: last_good_version).
         places = placing.document_places(conn)  # a notice board's documents carry its kraj / okres / obec
-        # a record document names its record and sources; a notice attachment its notice and board
-        grounding = {**record_grounding(conn), **notice_links.attachment_notices(conn)}
+        # a record document names its record and sources; a notice attachment its notice and board; a notice its
+        # attachments
+        grounding = {
+            **record_grounding(conn),
+            **notice_links.attachment_notices(conn),
+            **notice_links.notice_attachment_lists(conn),
+        }
         held = last_good.last_good_marks(conn)
+        courts = document_courts(conn)  # a decision's court, its level and canonical file number
         documents = [
             {
                 "doc_id": d,
@@ -68,6 +75,7 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
                 **places.get(d, {}),
                 **grounding.get(d, {}),
                 **held.get(d, {}),
+                **courts.get(d, {}),
             }
             for d, t, s, u, c, k, p, h, m in conn.execute(
                 "SELECT d.doc_id, d.title, d.source, d.url, d.citation, d.doc_type, d.published, v.sha256,"

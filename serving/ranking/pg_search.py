@@ -41,11 +41,12 @@ RECENT_CHUNKS = 4096  # chunk rows kept addressable by position (see PostgresSea
 
 
 def document_grounding(conn: psycopg.Connection) -> dict[str, dict]:
-    """Where a document comes from beyond its own row, by document: a record's sources, an attachment's notice."""
-    from mendel.crawl.boards.notice_links import attachment_notices
+    """Where a document comes from beyond its own row, by document: a record's sources, an attachment's notice, a
+    notice's attachments."""
+    from mendel.crawl.boards.notice_links import attachment_notices, notice_attachment_lists
     from mendel.records.grounding import record_grounding
 
-    return {**record_grounding(conn), **attachment_notices(conn)}
+    return {**record_grounding(conn), **attachment_notices(conn), **notice_attachment_lists(conn)}
 
 
 class RecentChunks:

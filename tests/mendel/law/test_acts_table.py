@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mendel.law.acts_table import (
+    HEAD_NOUNS,
     ActMatcher,
     ActsTableError,
     acts_by_citation,
@@ -144,3 +145,54 @@ def test_a_matcher_over_another_table(tmp_path):
     )
     matcher = ActMatcher(load_acts_table(table))
     assert [m.citation for m in matcher.find("podle pokusného zákona a PokZ")] == ["12/2001 Sb.", "12/2001 Sb."]
+
+
+def test_every_name_is_built_on_a_head_noun_or_has_its_forms():
+    """A name without an act noun is a flow-list item split at a comma of its name (``[zákon o matrikách, jménu a
+    příjmení]`` lists "jménu a příjmení"): quote a name that holds a comma."""
+    without_head_noun = {"infozákon", "rozpočtová pravidla"}  # one word; a plural whose forms the table lists
+    for act in load_acts_table():
+        for name in act.names:
+            assert any(word.lower() in HEAD_NOUNS for word in name.split()) or name in without_head_noun, (
+                act.citation,
+                name,
+            )
+    assert "rozpočtových pravidel" in acts_by_citation()["218/2000 Sb."].forms
+
+
+def test_proper_names_are_matched_only_with_their_capital():
+    gdpr = acts_by_citation()["nařízení (EU) 2016/679"]
+    assert "Obecné nařízení" in gdpr.proper_forms and gdpr.is_proper("Obecným nařízením")
+    assert not gdpr.is_proper("obecného nařízení o ochraně osobních údajů")
+    assert citations("podle Obecného nařízení") == ["nařízení (EU) 2016/679"]
+    assert citations("obecného nařízení obce") == []
+
+
+@pytest.mark.parametrize(
+    "citation, name",
+    [
+        ("177/1996 Sb.", "advokátního tarifu"),
+        ("549/1991 Sb.", "zákona o soudních poplatcích"),
+        ("30/2024 Sb.", "zákona o pojištění odpovědnosti z provozu vozidla"),
+        ("168/1999 Sb.", "zákonem o pojištění odpovědnosti za škodu způsobenou provozem vozidla"),
+        ("513/1991 Sb.", "obchodního zákoníku"),
+        ("229/1991 Sb.", "zákona o půdě"),
+        ("209/1992 Sb.", "Úmluvy o ochraně lidských práv a základních svobod"),
+        ("89/2012 Sb.", "obč. zákoníku"),
+    ],
+)
+def test_acts_the_courts_cite_are_found_by_their_names_in_any_case(citation, name):
+    assert citations(f"podle {name}") == [citation]
+
+
+@pytest.mark.parametrize(
+    "text, citation, written",
+    [
+        ("vypovedni doba podle zakoniku prace", "262/2006 Sb.", "zakoniku prace"),
+        ("podle obcanskeho soudniho radu", "99/1963 Sb.", "obcanskeho soudniho radu"),
+        ("§ 52 odst. 1 pism. a) ZP", "262/2006 Sb.", "ZP"),  # a strict abbreviation after a provision typed plainly
+    ],
+)
+def test_names_found_without_diacritics(text, citation, written):
+    (mention,) = find_named_acts(text)
+    assert (mention.citation, mention.text, text[mention.start : mention.end]) == (citation, written, written)

@@ -1,0 +1,186 @@
+"""What a document says about the acts it cites, learned as it is read and used where the names recur.
+
+- **Defined abbreviations and names**: ``zákona č. 257/2016 Sb., o spotřebitelském úvěru (dále jen „ZSÚ“)``,
+  ``vyhlášky č. 177/1996 Sb., advokátní tarif (dále též „a. t.“)``, ``(dále jen „zákon“)``: the term is bound to the
+  act named last before the definition, in the same sentence.
+- **Titles**: ``zákona č. 145/2010 Sb., o spotřebitelském úvěru``, ``zákona č. 168/1999 Sb., o … (zákon o pojištění
+  odpovědnosti z provozu vozidla)``: the act's title and the short name in brackets after it, declined into their
+  cases, name that act in this document, even where the acts table gives the name to another act.
+- **The last act of each kind** (zákon, vyhláška, nařízení), for ``citovaného zákona`` and the like.
+
+A binding holds from where it is made to the end of the document; of two bindings of a form the later one wins.
+A document may come as several texts in order (the passages of a decision): give each the same ``DocumentActs``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from mendel.law.acts_table import HEAD_NOUNS, decline
+from mendel.ner.acts import GazetteerMatch, abbreviation_key, form_key, gazetteer, trie_pattern
+from mendel.ner.acts import _abbreviation_units as abbreviation_units
+from mendel.ner.acts import _name_units as name_units
+from mendel.ner.citations import ActMention
+
+QUOTE_OPEN = r"(?:[„\"“”]|,,)"
+QUOTE_CLOSE = r"(?:[“”\"]|'')"
+DEFINITION_RE = re.compile(
+    rf"dál(?:e)?\s+(?:(?:též|také|i|jen|již|pouze|opět)\s+)*(?:jako\s+)?{QUOTE_OPEN}\s*"
+    rf"(?P<term>[^„\"“”\n]{{1,60}}?)\s*{QUOTE_CLOSE}"
+)
+UNQUOTED_DEFINITION_RE = re.compile(
+    r"dál(?:e)?\s+(?:též\s+)?jen\s+(?P<term>[^\s,;()„“\"]{2,12}(?:\s[^\s,;()„“\"]{1,6}){0,3}?)(?=\s*[,;)])"
+)
+SENTENCE_END_RE = re.compile(r"[.!?]\s+[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ]")
+MAX_DEFINITION_DISTANCE = 250  # characters between the act and "(dále jen"
+TITLE_STOP = r"(?:ve\s+znění|v\s+platném|v\s+účinném|v\s+tehdy|v\s+rozhodném|účinn|platn|dále|který|kterým|kterou)"
+TITLE_AFTER_RE = re.compile(
+    rf",?[ \t]*(?P<title>o[ \t]+(?!{TITLE_STOP})[^\W\d_]+(?:[ \t]+(?!{TITLE_STOP})[^\W\d_]+){{0,11}})"
+    r"(?:[ \t,]*\((?P<short>[^()„“\"\n]{3,70})\))?"
+)
+TITLE_BEFORE_RE = re.compile(r"\s(?P<title>o\s+[^\W\d_]+(?:\s+[^\W\d_]+){0,6})\s+(?:[čc]\.|číslo)")
+AMENDING_TAIL_RE = re.compile(r"\s+a\s+o\s+změně\b.*$")
+TYPE_NAMES = {"zákon": "zákon", "vyhláška": "vyhláška", "nařízení": "nařízení vlády"}
+
+
+def is_abbreviation(term: str) -> bool:
+    """``ZSÚ``, ``a. t.``, ``OdpVoz``, ``o.s.ř.``: written with dots or at least two capitals."""
+    letters = term.replace(" ", "")
+    return len(letters) <= 12 and ("." in letters or sum(c.isupper() for c in letters) >= 2)
+
+
+def _table_act(term: str) -> str | None:
+    """The act the acts table gives ``term`` (the whole of it), if any."""
+    found = gazetteer().match_at(term, 0)
+    return found.citation if found is not None and found.end == len(term) else None
+
+
+def _has_head_noun(term: str) -> bool:
+    return any(word.lower() in HEAD_NOUNS or word.lower() in ("předpis", "pravidla") for word in term.split())
+
+
+@dataclass(frozen=True)
+class Binding:
+    position: int  # in the document
+    citation: str
+    standalone: bool  # also an act where it stands alone, not only after a provision
+
+
+@dataclass
+class DocumentActs:
+    """The bindings and last acts of one document, carried from one of its texts to the next."""
+
+    offset: int = 0  # where the current text starts in the document
+    last_by_kind: dict[str, str] = field(default_factory=dict)
+    _names: dict[str, list[Binding]] = field(default_factory=dict)
+    _abbreviations: dict[str, list[Binding]] = field(default_factory=dict)
+    _units: dict[str, list[str]] = field(default_factory=dict)
+    _pattern: re.Pattern | None = None
+
+    # --- learning -------------------------------------------------------------------------------------------
+
+    def _bind_name(self, name: str, citation: str, position: int, standalone: bool) -> None:
+        for form in decline(name):
+            key = form_key(form)
+            key = key[:1].lower() + key[1:]
+            self._names.setdefault(key, []).append(Binding(position, citation, standalone))
+            self._units.setdefault("n:" + key, name_units(form, proper=False))
+        self._pattern = None
+
+    def _bind_abbreviation(self, term: str, citation: str, position: int) -> None:
+        self._abbreviations.setdefault(abbreviation_key(term), []).append(Binding(position, citation, True))
+        self._units.setdefault("a:" + abbreviation_key(term), abbreviation_units(term))
+        self._pattern = None
+
+    def learn(self, text: str, acts: Iterable[ActMention]) -> None:
+        """Bindings made in ``text`` (``acts``: its act mentions, any order)."""
+        acts = sorted(acts, key=lambda a: a.start)
+        for act in acts:
+            if act.kind == "eu":
+                continue
+            self._learn_title(text, act)
+        if "dál" in text:
+            self._learn_definitions(text, acts)
+
+    def _learn_title(self, text: str, act: ActMention) -> None:
+        type_name = TYPE_NAMES.get(act.kind)
+        if type_name is None:
+            return
+        titles = []
+        before = TITLE_BEFORE_RE.search(text, act.start, act.end)
+        if before:
+            titles.append(before.group("title"))
+        after = TITLE_AFTER_RE.match(text, act.end)
+        if after:
+            titles.append(after.group("title"))
+            short = (after.group("short") or "").strip()
+            if short and _has_head_noun(short) and len(short.split()) <= 10:
+                self._bind_name(short, act.citation, self.offset + after.end(), standalone=len(short.split()) > 1)
+        for title in titles:
+            title = AMENDING_TAIL_RE.sub("", " ".join(title.split()))
+            if len(title.split()) >= 2:
+                self._bind_name(f"{type_name} {title}", act.citation, self.offset + act.end, standalone=True)
+
+    def _learn_definitions(self, text: str, acts: list[ActMention]) -> None:
+        found = [(m.start(), m.group("term").strip()) for m in DEFINITION_RE.finditer(text)]
+        found += [
+            (m.start(), m.group("term").strip())
+            for m in UNQUOTED_DEFINITION_RE.finditer(text)
+            if is_abbreviation(m.group("term"))
+        ]
+        for start, term in sorted(found):
+            act = next((a for a in reversed(acts) if a.end <= start), None)
+            if act is None or act.kind == "eu" and not is_abbreviation(term):
+                continue
+            between = text[act.end : start]
+            if len(between) > MAX_DEFINITION_DISTANCE or SENTENCE_END_RE.search(between) or "dál" in between:
+                continue
+            if _table_act(term) in {a.citation for a in acts if start - 2 * MAX_DEFINITION_DISTANCE <= a.end <= start}:
+                continue  # "… zákon č. 99/1963 Sb., …, zákon č. 292/2013 Sb. …), dále „o. s. ř.“": as the table has it
+            if is_abbreviation(term):
+                self._bind_abbreviation(term, act.citation, self.offset + start)
+            elif _has_head_noun(term) and len(term.split()) <= 10:
+                self._bind_name(term, act.citation, self.offset + start, standalone=len(term.split()) > 1)
+
+    def remember(self, text: str, acts: Iterable[ActMention]) -> None:
+        """The end of a text: its last act of each kind stays known, and the next text starts after it."""
+        for act in sorted(acts, key=lambda a: a.end):
+            self.last_by_kind[act.kind] = act.citation
+        self.offset += len(text) + 1
+
+    def carried(self) -> list[ActMention]:
+        """The last acts of earlier texts, as mentions before this text's start."""
+        return [ActMention(-1, 0, citation, kind) for kind, citation in self.last_by_kind.items()]
+
+    # --- matching -------------------------------------------------------------------------------------------
+
+    def _compiled(self) -> re.Pattern | None:
+        if self._pattern is None and self._units:
+            self._pattern = re.compile(trie_pattern(self._units.values()))
+        return self._pattern
+
+    def _binding(self, written: str, at: int) -> Binding | None:
+        key = form_key(written)
+        bindings = self._names.get(key[:1].lower() + key[1:]) or self._abbreviations.get(abbreviation_key(written))
+        position = self.offset + at
+        return next((b for b in reversed(bindings or ()) if b.position <= position), None)
+
+    def match_at(self, text: str, pos: int) -> GazetteerMatch | None:
+        pattern = self._compiled()
+        if pattern is None or (pos > 0 and (text[pos - 1].isalnum() or text[pos - 1] == "_")):
+            return None
+        m = pattern.match(text, pos)
+        binding = self._binding(m.group(), pos) if m else None
+        return GazetteerMatch(pos, m.end(), binding.citation, False) if binding else None
+
+    def standalone(self, text: str) -> Iterator[GazetteerMatch]:
+        """Where the document's own abbreviations and multi-word names stand alone in ``text``."""
+        pattern = self._compiled()
+        if pattern is None:
+            return
+        for m in re.finditer(rf"(?<!\w)(?:{pattern.pattern})", text):
+            binding = self._binding(m.group(), m.start())
+            if binding is not None and binding.standalone:
+                yield GazetteerMatch(m.start(), m.end(), binding.citation, False)

@@ -1,0 +1,270 @@
+"""Provision chains (``§ 5 odst. 1 a 2``, ``§ 137 odst. 3, § 151 odst. 2 o. s. ř.``, ``čl. 36 Listiny``) and the act
+they belong to.
+
+A chain is one LAW_REF whose span is the whole chain with its act; each of its elements (every provision the chain
+names: list items, the ends of a range, ``§ 2395 an.``) has its own span and norm, and the act named once, at the
+end, belongs to every one of them (``distribute``). The act is the one written right after the chain (a citation, a
+name or abbreviation, one the document defined, ``citovaného zákona`` for the last act of that kind the document
+named); a chain with none takes the act of the chain it is joined to (``§ 7 ve spojení s § 9 vyhlášky č. 177/1996
+Sb.``), else the caller's ``default_act``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mendel.ner.citations import ActMention, act_at
+
+D = "[0-9]"
+ORDINAL = r"(?:prv|druh|třet|čtvrt|pát|šest|sedm|osm|dev[aá]t|desát|posledn)\w*"
+
+# provision markers by their normalised form
+UNIT_MARKERS = {
+    "§": r"§§?|par\.",
+    "čl.": r"[čČ]l\.|[čČ]lán(?:ek|ku|kem|ky|ků|cích)",
+}
+UNIT_MARK = "(?:" + "|".join(UNIT_MARKERS.values()) + ")"
+GLUED_SUB = r"(?=odst|písm)"  # pdf text layers lose spaces: "§122odst. 3"
+# a provision inserted later takes one or two letters (§ 14a, then § 14aa or § 14ab between § 14a and § 14b;
+# an article of an amending act: Čl. IIa)
+PROVISION_SUFFIX = "[a-z]{0,2}"
+UNIT_NUM = rf"(?:{D}{{1,5}}{PROVISION_SUFFIX}|[IVXLC]{{1,6}}[a-z]?)(?:(?![\w/])|{GLUED_SUB})(?!\.{D})"
+ITEM_NUM = rf"{D}{{1,5}}{PROVISION_SUFFIX}(?![\w/])(?!\.\s*{D})"
+SENTENCE_PART = r"(?:\s+(?:část\w*\s+)?(?:před|za)\s+(?:středníkem|čárkou))"
+SUB_UNITS = {
+    "odst.": rf"odst(?:\.|avc(?:e|i|em|ích)|avec)\s*(?:{D}{{1,3}}[a-z]?|l)(?![\w/])",  # "odst. l": a typed 1
+    "písm.": r"písm(?:\.|eno|ene|enu|enem)\s*[a-z]{1,2}(?:\)|/|(?!\w))",
+    "bod": rf"bod(?:u|ě|y|ů|em|ech)?\s+{D}{{1,3}}[a-z]?(?:\.(?=\s))?(?![\w/])",
+    "věta": rf"(?:část\w*\s+)?(?:vět(?:a|y|ě|u|ou)\s+(?:{ORDINAL}|[1-9](?!\d)){SENTENCE_PART}?|{ORDINAL}\s+vět(?:a|y|ě|u|ou)"
+    rf"{SENTENCE_PART}?|vět(?:a|y|ě|u|ou){SENTENCE_PART})",
+    "pododst.": rf"(?:{ORDINAL}\s+pododstav\w*|pododstav\w*\s+{ORDINAL})",
+}
+SUB = "(?:" + "|".join(SUB_UNITS.values()) + ")"
+SUB_SEP = r"(?:\s*,\s*(?=část|vět))?\s*"  # "§ 160 odst. 1, část věty před středníkem"
+LIST_SEP = r"(?:\s*,\s*(?:a\s+|nebo\s+)?|\s+(?:a|nebo|či|až|a\s+až|resp\.|a/nebo)\s+|\s*[-–]\s*)"
+PROVISION_WORD = r"(?:(?:ust\.|ustanovení)\s*)?"  # "§ 5 a ust. § 6"
+UNIT = rf"{UNIT_MARK}\s*{UNIT_NUM}(?:{SUB_SEP}{SUB})*"
+# "§ 2586 a násl.", "§ 2395 an.", "§ 2910 a n."
+FOLLOWING = r"(?:\s+a\s+(?:násl\.|následující(?:ch|m)?(?!\w)|n\.(?!\s*[a-zá-ž]\.))|\s+an\.)"
+LIST_ITEM = rf"(?:{PROVISION_WORD}{UNIT}|{ITEM_NUM}(?:\s+{SUB})*|{SUB}(?:\s+{SUB})*|[a-z]{{1,2}}[)/])"
+CHAIN_RE = re.compile(rf"(?:(?=§)|(?<!\w)){UNIT}(?:{FOLLOWING})?(?:{LIST_SEP}{LIST_ITEM}(?:{FOLLOWING})?)*")
+# a trailing "b)" belongs to the chain only after "písm." and on the same line ("§ 38 odst. 1 a 2, nebo\nb) …")
+TRAILING_LETTER_ITEM_RE = re.compile(rf"{LIST_SEP}[a-z]{{1,2}}[)/]$")
+
+# provisions of private documents, not law
+NON_LAW_TAIL_RE = re.compile(
+    r"\.?(?:\s+odst\.\s*[IVX0-9]+(?:\.[0-9]+)*)?"
+    r"\s+(?:(?:této|teto|uvedené)\s+)?(?:smlouv|dohod[ayěo]|podmínek|zadávací\s+dokumentac|stanov\b|POV\b)"
+)
+# between a chain and its act: a bracket a lettered provision leaves open ("§ 115a) o. s. ř."), a paragraph in
+# brackets ("§ 160 (1) o. s. ř."), a comma before a full citation ("§ 87 odst. 1, z.č. 257/2016 Sb."), words that
+# point back or describe ("citovaného", "téhož", "prováděcí") or a bare act type before an abbreviation ("zákona
+# o.s.ř.")
+STRAY_BRACKET_RE = re.compile(r"(?<=[0-9][a-z])\)")
+PARAGRAPH_MARK_RE = re.compile(rf"[ \t]*\((?P<odst>{D}{{1,2}})\)")
+POINTING_WORDS = r"(?:(?:shora\s+|výše\s+|posledně\s+)?(?:citovan|uveden|zmíněn|předmětn)\w*|téhož|téže|cit\.)"
+BEFORE_ACT_RES = (
+    re.compile(r"\s+(?=\S)"),
+    re.compile(r"\s*,\s*(?=(?:zákon\w*|zák\.|z\.|vyhl\w*|nařízení)\s*(?:č\.|číslo))"),
+    re.compile(rf"\s+(?:{POINTING_WORDS}\s*|prováděc\w*\s+|jeho\s+prováděc\w*\s+)(?=\S)"),
+    re.compile(rf"\s+(?:{POINTING_WORDS}\s+)?(?:zákona|vyhlášky)\s+(?=[A-ZÁ-Ža-zá-ž]{{1,5}}\.?\s*[a-zá-ž]\.)"),
+)
+ANAPHORA_RE = re.compile(
+    rf"\s+(?:{POINTING_WORDS}|(?P<own>tohoto|této|téhož))\s*(?P<kind>zákon|vyhlášk|nařízení|předpis)\w*(?!\w)"
+)
+ANAPHORA_KINDS = {"zákon": ("zákon",), "vyhlášk": ("vyhláška",), "nařízení": ("nařízení",), "předpis": ()}
+# a chain without an act joined to the next chain, whose act it shares
+CONNECTOR_RE = re.compile(
+    r"\s*,?\s*(?:ve\s+spojení\s+se?|ve\s+spoj\.\s+se?|za\s+použití|ve\s+smyslu|a(?:\s+(?:dle|podle|také|též|"
+    r"dále|rovněž))?|resp\.|či|nebo|popř\.|případně|event\.)\s+(?:(?:ust\.|ustanovení|ustanoveními)\s*)?"
+)
+
+
+@dataclass(frozen=True)
+class Element:
+    """One provision of a chain: its span and norm (``99/1963 Sb. § 151 odst. 2``, or the path alone)."""
+
+    start: int
+    end: int
+    norm: str
+
+
+# --------------------------------------------------------------------------
+# A chain's elements
+# --------------------------------------------------------------------------
+
+LEVELS = ("unit", "odst.", "písm.", "bod")
+_HEAD_RE = re.compile(rf"{PROVISION_WORD}(?P<mark>{UNIT_MARK})\s*(?P<num>{UNIT_NUM})")
+_ITEM_NUM_RE = re.compile(rf"(?P<num>{ITEM_NUM})")
+_LETTER_RE = re.compile(r"(?P<letter>[a-z]{1,2})[)/]")
+_SUB_RE = re.compile(rf"{SUB_SEP}(?P<sub>{SUB})")
+_SEP_RE = re.compile(LIST_SEP)
+_FOLLOWING_RE = re.compile(FOLLOWING)
+_SUB_VALUES = (  # sub-units kept in the norm, with their value pattern
+    ("odst.", re.compile(r"^odst\w*\.?\s*([0-9]+[a-z]?|l)")),
+    ("písm.", re.compile(r"^písm\w*\.?\s*([a-z]{1,2})")),
+    ("bod", re.compile(r"^bod\w*\s+([0-9]+[a-z]?)")),
+)
+# a bare number after a sub-unit of at most this value continues the sub-unit ("odst. 1 a 2"), a larger one is a
+# provision of its own ("§ 137 odst. 3, 151")
+MAX_SUB_NUMBER = 40
+
+
+def _sub_level(sub: str) -> tuple[str, str] | None:
+    for name, regex in _SUB_VALUES:
+        value = regex.match(sub)
+        if value:
+            number = "1" if value.group(1) == "l" else value.group(1)
+            return name, f"{number})" if name == "písm." else number
+    return None  # věta, pododstavec: kept in the span, not in the norm
+
+
+def _set(path: list[tuple[str, str]], level: str, value: str) -> list[tuple[str, str]]:
+    depth = LEVELS.index(level)
+    return [(lv, v) for lv, v in path if LEVELS.index(lv) < depth] + [(level, value)]
+
+
+def path_text(path: list[tuple[str, str]], mark: str) -> str:
+    parts = []
+    for level, value in path:
+        parts.append(f"{mark} {value}" if level == "unit" else f"{level} {value}")
+    return " ".join(parts)
+
+
+def chain_elements(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """(start, end, path) of every provision of the chain ``text[start:end]``, in order: ``§ 5 odst. 1 a 2`` ->
+    ``§ 5 odst. 1``, ``§ 5 odst. 2``; ``§ 212, § 212a odst. 1, 3`` -> ``§ 212``, ``§ 212a odst. 1``, ``… odst. 3``."""
+    elements: list[tuple[int, int, str]] = []
+    path: list[tuple[str, str]] = []
+    mark = "§"
+    pos = start
+    while pos < end:
+        item_start = pos
+        head = _HEAD_RE.match(text, pos, end)
+        if head:
+            mark = next(norm for norm, pattern in UNIT_MARKERS.items() if re.fullmatch(pattern, head.group("mark")))
+            path = [("unit", head.group("num"))]
+            pos = head.end()
+        elif (number := _ITEM_NUM_RE.match(text, pos, end)) and path:
+            following = _SUB_RE.match(text, number.end(), end)
+            sub = _sub_level(following.group("sub")) if following else None
+            value = number.group("num")
+            if sub is not None and LEVELS.index(sub[0]) > 0:
+                level = LEVELS[LEVELS.index(sub[0]) - 1]
+            else:
+                level = next((lv for lv, _ in reversed(path) if lv in ("unit", "odst.", "bod")), "unit")
+                if level != "unit" and not (value.isdigit() and int(value) <= MAX_SUB_NUMBER):
+                    level = "unit"
+            path = _set(path, level, value)
+            pos = number.end()
+        elif (letter := _LETTER_RE.match(text, pos, end)) and path:
+            path = _set(path, "písm.", f"{letter.group('letter')})")
+            pos = letter.end()
+        elif not _SUB_RE.match(text, pos, end) or not path:
+            separator = _SEP_RE.match(text, pos, end) or _FOLLOWING_RE.match(text, pos, end)
+            pos = separator.end() if separator and separator.end() > pos else pos + 1
+            continue
+        while sub := _SUB_RE.match(text, pos, end):
+            level = _sub_level(sub.group("sub"))
+            if level is not None:
+                path = _set(path, *level)
+            pos = sub.end()
+        item_end = pos
+        if following := _FOLLOWING_RE.match(text, pos, end):
+            pos = following.end()
+        if path and path[0][0] == "unit":
+            elements.append((item_start, item_end, path_text(path, mark)))
+    return elements
+
+
+def distribute(elements: list[tuple[int, int, str]], act: str | None) -> tuple[Element, ...]:
+    """Every element of a chain with the chain's act."""
+    return tuple(Element(s, e, f"{act} {path}" if act else path) for s, e, path in elements)
+
+
+# --------------------------------------------------------------------------
+# Chains with their act
+# --------------------------------------------------------------------------
+
+HEADING_NEXT_RE = re.compile(r"[ \t]*(?:\n\s*(\S)(?P<para>(?<=\()[0-9]{1,3}[a-z]?\))?|\s*$)")
+
+
+def _is_heading(text: str, start: int, end: int) -> bool:
+    """ "§ 1" or "Čl. I" alone on its line (a quoted new provision may open it: "„§ 64"), followed by a
+    capitalised line, a numbered paragraph "(1)" or the end of a multi-line text."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip(' \t„"“'):
+        return False
+    after = HEADING_NEXT_RE.match(text, end)
+    if not after:
+        return False
+    if after.group(1) is None:
+        return line_start > 0
+    return after.group(1).isupper() or after.group("para") is not None
+
+
+@dataclass
+class Chain:
+    start: int
+    end: int  # the act included
+    chain_end: int  # the provisions alone
+    elements: list[tuple[int, int, str]]
+    act: str | None = None
+
+
+def _act_after(
+    text: str, end: int, acts_before: list[ActMention], learned, own_act: str | None
+) -> tuple[int, str, str | None] | None:
+    """(end, act, extra sub-unit) of the act that follows a chain ending at ``end``; ``own_act``: the act the
+    text belongs to, that "tohoto zákona" names."""
+    stray = STRAY_BRACKET_RE.match(text, end)
+    opened = text.count("(", max(0, end - 80), end) > text.count(")", max(0, end - 80), end)
+    pos = stray.end() if stray and not opened else end
+    paragraph = PARAGRAPH_MARK_RE.match(text, pos)
+    pos = paragraph.end() if paragraph else pos
+    extra = f"odst. {paragraph.group('odst')}" if paragraph else None
+    for before in BEFORE_ACT_RES:
+        words = before.match(text, pos)
+        act = act_at(text, words.end(), learned) if words else None
+        if act is not None:
+            return act.end, act.citation, extra
+    anaphora = ANAPHORA_RE.match(text, pos)
+    if anaphora:  # the span stays the chain's: "citovaného zákona" names no act by itself
+        if anaphora.group("own") and own_act:
+            return end, own_act, extra
+        kinds = ANAPHORA_KINDS[anaphora.group("kind")]
+        previous = next((a for a in reversed(acts_before) if not kinds or a.kind in kinds), None)
+        if previous is not None:
+            return end, previous.citation, extra
+    return None
+
+
+def find_chains(text: str, acts: list[ActMention], learned=None, own_act: str | None = None) -> list[Chain]:
+    """The provision chains of ``text`` with the act each names (``acts``: the act mentions of the text, in
+    order, for anaphora; ``own_act``: the act the text is part of), before any default act."""
+    chains: list[Chain] = []
+    for m in CHAIN_RE.finditer(text):
+        start, end = m.span()
+        while (letter := TRAILING_LETTER_ITEM_RE.search(text, start, end)) and (
+            "\n" in letter.group() or "písm" not in text[start : letter.start()]
+        ):
+            end = letter.start()
+        if NON_LAW_TAIL_RE.match(text, end) or _is_heading(text, start, end):
+            continue
+        elements = chain_elements(text, start, end)
+        if not elements:
+            continue
+        acts_before = [a for a in acts if a.end <= start]
+        tail = _act_after(text, end, acts_before, learned, own_act)
+        chain = Chain(start, end, end, elements)
+        if tail:
+            chain.end, chain.act, extra = tail
+            if extra:
+                s, e, path = elements[-1]
+                elements[-1] = (s, e, f"{path} {extra}")
+        chains.append(chain)
+    for chain, following in reversed(list(zip(chains, chains[1:]))):
+        if chain.act is None and following.act and CONNECTOR_RE.fullmatch(text, chain.end, following.start):
+            chain.act = following.act
+    return chains
