@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from mendel.ner.institution_names import INSTITUTION, Gazetteer, Institution, decline, fold, load_gazetteer
 from mendel.ner import patterns
+from mendel.ner.institution_names import INSTITUTION, Gazetteer, Institution, decline, fold, load_gazetteer
 from mendel.ner.spans import whole_surface_norm
 from mendel.registers.gazetteer import kraj_genitives, place_names
 
