@@ -18,7 +18,6 @@ import argparse
 import ast
 import json
 import os
-import platform
 import resource
 import shutil
 import subprocess
@@ -38,6 +37,7 @@ from bench_crawl_scale import (  # noqa: E402
     postgres_cpu_s,
     previous_headline,
     real_feed_boards,
+    run_provenance,
     stored_by_listing,
 )
 
@@ -203,19 +203,9 @@ def main() -> int:
             "politeness_per_host_name": per_name,
             "politeness_per_politeness_host": per_host,
             "providers_seen_by_mirror": provider_gaps,
-            "commit": subprocess.run(
-                ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-            ).stdout.strip()
-            or None,
             "goal_s": GOAL_S,
             "within_goal": counts["finish_reason"] == "finished" and wall <= GOAL_S,
-            "machine": {
-                "cpus": os.cpu_count(),
-                "python": platform.python_version(),
-                "niceness": os.nice(0),
-                "load_avg_at_start": load_at_start,
-                "load_avg_at_end": [round(x, 1) for x in os.getloadavg()],
-            },
+            **run_provenance(load_at_start),
         }
         result["previous_run"] = previous_headline(args.out)
         print(json.dumps(result, indent=2, ensure_ascii=False))

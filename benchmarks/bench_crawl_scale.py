@@ -129,6 +129,21 @@ def stored_by_listing(database_url: str, real_urls: list[str]) -> dict[str, int]
     return {"real_feeds": real, "generated_boards": generated}
 
 
+def run_provenance(load_at_start: list[float]) -> dict:
+    """The commit and the machine a figure was measured on, with the load around it (these machines are shared)."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    return {
+        "commit": commit.stdout.strip() or None,
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "niceness": os.nice(0),
+            "load_avg_at_start": load_at_start,
+            "load_avg_at_end": [round(x, 1) for x in os.getloadavg()],
+        },
+    }
+
+
 def previous_headline(path: Path) -> dict | None:
     """The figures of the result this run replaces, to read side by side."""
     try:
@@ -271,19 +286,9 @@ def main() -> int:
             # What 2 cores of our own would need at least: all CPU spread over both, the crawl process on one.
             "cpu_bound_2_cores_s": round(max(cpu, (cpu + mirror_cpu + pg_cpu) / 2), 1),
             "politeness_seen_by_mirror": politeness,
-            "commit": subprocess.run(
-                ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-            ).stdout.strip()
-            or None,
             "goal_s": GOAL_S,
             "within_goal": counts["finish_reason"] == "finished" and wall <= GOAL_S,
-            "machine": {
-                "cpus": os.cpu_count(),
-                "python": platform.python_version(),
-                "niceness": os.nice(0),
-                "load_avg_at_start": load_at_start,
-                "load_avg_at_end": [round(x, 1) for x in os.getloadavg()],
-            },
+            **run_provenance(load_at_start),
         }
         result["previous_run"] = previous_headline(args.out)
         print(json.dumps(result, indent=2, ensure_ascii=False))
