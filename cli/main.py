@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from cli import boards as board_commands
 from cli import law as law_commands
 from cli import search as search_command
 from cli.processes import call_as_group
@@ -123,6 +124,9 @@ def failed_steps(result) -> list[str]:
 
 
 def cmd_run(args) -> int:
+    from mendel.core.run_guard import guard_run
+
+    guard_run()  # whatever ends this run, nothing it started outlives it
     settings = get_settings()
     prepare_home(settings)
     started = time.monotonic()
@@ -148,8 +152,8 @@ def cmd_run(args) -> int:
         print(f"  {asset_key:<20} {shown}")
     for check, passed in summary["checks"].items():
         print(f"  check {check}: {'PASSED' if passed else 'FAILED'}")
-    for step in summary["skipped"]:
-        print(f"  skipped {step}")
+    if summary["skipped"]:
+        print(f"  skipped: {', '.join(summary['skipped'])}")
     slowest = sorted(summary["step_seconds"].items(), key=lambda item: -item[1])
     print("  step wall times (s): " + ", ".join(f"{step}={seconds}" for step, seconds in slowest))
     if summary["success"]:
@@ -376,6 +380,7 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--json", action="store_true")
     status.set_defaults(func=cmd_status)
     law_commands.add_parsers(sub)  # provision, cites
+    board_commands.add_parsers(sub)  # boards build-list
     return parser
 
 

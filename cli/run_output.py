@@ -26,9 +26,11 @@ def _error_text(record: logging.LogRecord) -> str:
 
 
 class _FileHandler(logging.FileHandler):
-    """Every record in full, with the error's whole chain and traceback."""
+    """Every record in full, with the error's whole chain and traceback. Writing is left to ``FileHandler.emit``:
+    it opens the file again when something closed the handler (Dagster closes a run's log handlers when the run
+    ends, and a record may come after that)."""
 
-    def emit(self, record: logging.LogRecord) -> None:
+    def format(self, record: logging.LogRecord) -> str:
         meta = getattr(record, "dagster_meta", {})
         step = meta.get("step_key") or "-"
         message = meta.get("orig_message", record.getMessage())
@@ -37,8 +39,7 @@ class _FileHandler(logging.FileHandler):
         error = _error_text(record)
         if error:
             text += "\n" + error
-        self.stream.write(text.rstrip("\n") + "\n")
-        self.flush()
+        return text.rstrip("\n")
 
 
 class _ConsoleHandler(logging.StreamHandler):
@@ -124,12 +125,27 @@ def failure_causes(result) -> list[Cause]:
     return causes
 
 
+# The root causes that mean PostgreSQL stopped answering (psycopg's classes; DatabaseOutage is the crawl's), and
+# the crawl subprocess's exit status when it stopped for that reason (mendel.crawl.outage.OUTAGE_EXIT_CODE).
+DATABASE_GONE = frozenset(
+    {"OperationalError", "InterfaceError", "AdminShutdown", "CrashShutdown", "ConnectionTimeout", "DatabaseOutage"}
+)
+_DATABASE_GONE_TEXT = re.compile(
+    r"server closed the connection|terminating connection|connection refused|could not connect|"
+    r"the connection is closed|failed with code 75\b",
+    re.IGNORECASE,
+)
+
+
+def database_gone(cause: Cause) -> bool:
+    return cause.kind in DATABASE_GONE or bool(_DATABASE_GONE_TEXT.search(cause.message))
+
+
 # What to do, by the root cause's class or its message.
 ADVICE = (
     (
-        lambda c: c.kind in ("OperationalError", "InterfaceError") or "server closed the connection" in c.message,
-        "the database stopped answering — start it again (the embedded one starts with the next mendel command) "
-        "and re-run",
+        database_gone,
+        "start it again (the embedded one starts with the next mendel command) and re-run",
     ),
     (lambda c: c.kind == "ProcessingLocked", "wait for that run to finish (or stop it), then re-run"),
     (
@@ -147,6 +163,15 @@ def _advice(cause: Cause) -> str:
     return "see the log for the traceback, fix the cause and re-run"
 
 
+def _said(cause: Cause) -> str:
+    """The cause in words: a check's own reason, PostgreSQL named when it stopped answering, else class: message."""
+    if cause.kind in ("check", "Failure"):
+        return cause.message
+    if database_gone(cause):
+        return f"PostgreSQL stopped answering ({cause.kind}: {cause.message})"
+    return f"{cause.kind}: {cause.message}"
+
+
 def failure_line(result, log_file: Path | None = None) -> str:
     """One line for a failed run: the first failed step, its cause and what to do (a refusal said once)."""
     causes = failure_causes(result)
@@ -154,12 +179,11 @@ def failure_line(result, log_file: Path | None = None) -> str:
     if not causes:
         return f"nightly FAILED: the run failed before any step ran{where}"
     first = causes[0]
-    cause = first.message if first.kind in ("check", "Failure") else f"{first.kind}: {first.message}"
     if first.kind == "ProcessingLocked":
         return f"nightly REFUSED: {first.message} — {_advice(first)}"
     others = sorted({c.step for c in causes[1:] if c.message != first.message})
     also = f"; also failed: {', '.join(others)}" if others else ""
-    return f"nightly FAILED at {first.step}: {cause} — {_advice(first)}{also}{where}"
+    return f"nightly FAILED at {first.step}: {_said(first)} — {_advice(first)}{also}{where}"
 
 
 def startup_failure_line(exc: BaseException, log_file: Path) -> str:
@@ -174,4 +198,6 @@ def startup_failure_line(exc: BaseException, log_file: Path) -> str:
     while (root.__cause__ or root.__context__) is not None:
         root = root.__cause__ or root.__context__
     cause = Cause("start", type(root).__name__, _first_line(str(root)))
-    return f"nightly FAILED before it started: {cause.kind}: {cause.message} — {_advice(cause)} (details: {log_file})"
+    if cause.kind == "ProcessingLocked":
+        return f"nightly REFUSED: {cause.message} — {_advice(cause)}"
+    return f"nightly FAILED before it started: {_said(cause)} — {_advice(cause)} (details: {log_file})"

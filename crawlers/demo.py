@@ -92,4 +92,5 @@ def settings(mirror_origin: str) -> dict:
         "MENDEL_URL_REWRITER": "crawlers.demo.MirrorRewriter",
         "MENDEL_MIRROR_ORIGIN": mirror_origin,
         "MENDEL_CHROMIUM_ARGS": [CHROMIUM_HOST_RULE],
+        "MENDEL_EXTRA_PUBLIC_SUFFIXES": [MIRROR_HOST_SUFFIX.lstrip(".")],
     }

@@ -9,7 +9,9 @@ a request really leaves — the download handler, and the route every Chromium r
 - a request to a host starts no sooner than ``delay`` after the previous request to it started, and
 - no sooner than ``delay`` after the previous one answered (when this process knows it: Scrapy's own requests),
 
-so two requests to a host never arrive closer than ``delay``, however the downloads overlap.
+so two requests to a host never arrive closer than ``delay``, however the downloads overlap. A shared hosting
+provider (:mod:`mendel.crawl.boards.hosting`: customers on subdomains of its own) is one host to the pacer once the
+crawl names it (:meth:`HostPacer.share`): its customers' hosts take turns.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from __future__ import annotations
 import asyncio
 from time import monotonic
 from urllib.parse import urlsplit
+
+from mendel.crawl.boards.hosting import politeness_host
 
 
 def url_host(url: str) -> str:
@@ -26,16 +30,25 @@ def url_host(url: str) -> str:
 class HostPacer:
     def __init__(self, delay: float):
         self.delay = max(0.0, float(delay))
-        self._next_start: dict[str, float] = {}  # host → earliest start of its next request
+        self._next_start: dict[str, float] = {}  # host (or provider) → earliest start of its next request
+        self.providers: frozenset[str] = frozenset()  # shared hosting providers, each paced as one host
+
+    def share(self, providers) -> None:
+        """Pace every host under one of ``providers`` (registrable domains) as that one host."""
+        self.providers = frozenset(self.providers | set(providers))
+
+    def key(self, host: str) -> str:
+        return politeness_host(host, self.providers) if self.providers else host
 
     def ready_at(self, host: str) -> float:
         """The earliest moment (``time.monotonic``) a request to ``host`` may start; 0 for a host not asked yet."""
-        return self._next_start.get(host, 0.0)
+        return self._next_start.get(self.key(host), 0.0)
 
     async def wait_turn(self, host: str) -> float:
         """Wait until ``host`` may be asked again and book that moment; returns the seconds waited."""
         if self.delay <= 0 or not host:
             return 0.0
+        host = self.key(host)
         now = monotonic()
         start = max(now, self._next_start.get(host, 0.0))
         # Booked before sleeping: callers that arrive meanwhile queue up behind, each a delay later.
@@ -48,6 +61,7 @@ class HostPacer:
         """The request to ``host`` has its answer (or failed): the next one waits a full delay from now."""
         if self.delay <= 0 or not host:
             return
+        host = self.key(host)
         self._next_start[host] = max(self._next_start.get(host, 0.0), monotonic() + self.delay)
 
 

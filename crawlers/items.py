@@ -133,3 +133,37 @@ class BoardList:
 
     location: str
     text: str
+
+
+@dataclass
+class DayRead:
+    """Every page of one publication day of a day-by-day source was read (mendel.crawl.open_data_days); ``close``:
+    the day is older than the source's publication lag, so this read closes it."""
+
+    source: str
+    day: str  # ISO date
+    pages: int
+    records: int
+    close: bool
+
+
+@dataclass
+class BoardCandidate:
+    """What the board finder found on one site of the national list (mendel.crawl.boards.candidates): the page the
+    site labels as its notice board, its CMS and rule set, how many rows the first read found with a title and a
+    posting date, and the outcome (mendel.crawl.boards.finding.OUTCOMES) with its reason."""
+
+    list_key: str
+    site: str
+    start_url: str
+    outcome: str
+    reason: str | None = None
+    name: str | None = None
+    obec_kod: str | None = None
+    board_url: str | None = None
+    cms: str | None = None
+    rules_from: str | None = None
+    confidence: float = 0.0
+    evidence: dict = field(default_factory=dict)
+    notices_read: int = 0
+    notices_dated: int = 0

@@ -24,6 +24,8 @@ class KnownState:
     fragment_etags: dict[str, str] = field(default_factory=dict)
     fragment_page_counts: dict[str, int] = field(default_factory=dict)
     feed_position: str | None = None
+    # a day-by-day source's closed publication days (crawlers.extensions.known_days)
+    closed_days: set[str] = field(default_factory=set)
 
     def held_back(self, url: str) -> bool:
         """A URL gone on its last tries whose backoff has not ended: logged without a request."""

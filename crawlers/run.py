@@ -95,6 +95,9 @@ def crawl_counts(conn: psycopg.Connection, crawler, run_id: str, duration_s: flo
             counts[key.split("/", 1)[1].replace("/", "_")] = int(value)
     if "playwright/page_count" in stats:  # pages Chromium rendered
         counts["playwright_pages"] = int(stats["playwright/page_count"])
+    for key in ("days_closed", "days_read_open", "days_skipped_closed"):  # a day-by-day source's publication days
+        if f"mendel/{key}" in stats:
+            counts[key] = int(stats[f"mendel/{key}"])
     for outcome in ("stored", "unchanged", "failed"):  # e-Sbírka act versions assembled from fragments
         if stats.get(f"mendel/fragments/{outcome}"):
             counts[f"act_versions_{outcome}"] = int(stats[f"mendel/fragments/{outcome}"])

@@ -55,6 +55,9 @@ MENDEL_HOST_GUARD = False
 # A profile may fetch published URLs elsewhere (the demo's mirror: crawlers.demo) and add Chromium switches.
 MENDEL_URL_REWRITER = None
 MENDEL_CHROMIUM_ARGS = []
+# Suffixes to treat as public when telling shared hosting providers apart (mendel.crawl.boards.hosting): the demo's
+# made-up board hosts are each a site of their own under mirror.test.
+MENDEL_EXTRA_PUBLIC_SUFFIXES = []
 
 # Every component of every crawl. The board crawl, the register crawl and e-Sbírka's differ as declared below (their
 # spiders' custom_settings take those dicts); nothing is replaced while a crawl runs.
@@ -63,6 +66,8 @@ MENDEL_CHROMIUM_ARGS = []
 EXTENSIONS = {"crawlers.extensions.known_documents.KnownDocumentsExtension": 10}
 DOWNLOADER_MIDDLEWARES = {
     "crawlers.middlewares.host_guard.HostGuardMiddleware": 50,
+    # A shared hosting provider's customers take turns in one download slot (robots.txt too).
+    "crawlers.middlewares.provider_slot.ProviderSlotMiddleware": 55,
     # Conditional requests from the validators each document answered with last time.
     "crawlers.middlewares.conditional_request.ConditionalRequestMiddleware": 60,
     # Retries wait (exponential backoff, Retry-After) instead of hammering a failing server.
@@ -92,6 +97,11 @@ ITEM_PIPELINES = {
 ESBIRKA_EXTENSIONS = {**EXTENSIONS, "crawlers.extensions.known_act_versions.KnownActVersionsExtension": 20}
 ESBIRKA_ITEM_PIPELINES = {**ITEM_PIPELINES, "crawlers.pipelines.act_versions.ActVersionPipeline": 500}
 
+# The lower courts' open data (JusticeSpider.custom_settings): the publication days it has closed, and the days it
+# reads in full recorded (and closed once older than the publication lag).
+DAYS_EXTENSIONS = {**EXTENSIONS, "crawlers.extensions.known_days.KnownDaysExtension": 20}
+DAYS_ITEM_PIPELINES = {**ITEM_PIPELINES, "crawlers.pipelines.open_data_days.OpenDataDaysPipeline": 500}
+
 # The board crawl (BoardsSpider.custom_settings): the stored notices and deferred attachments known when it opens,
 # a budget per host, the content check, raw store and record on worker threads, notice links and deferred
 # attachments written off the reactor thread, and Chromium for JavaScript boards only.
@@ -114,3 +124,7 @@ BOARD_SCHEDULER_PRIORITY_QUEUE = "crawlers.host_queue.LongestReadyHostPriorityQu
 # The register crawl (CatalogueSpider.custom_settings): nothing known beforehand, its pages exported as JSON lines.
 CATALOGUE_EXTENSIONS = {}
 CATALOGUE_ITEM_PIPELINES = {}
+
+# The board finder (BoardFinderSpider.custom_settings): nothing known beforehand, its candidates exported as JSON lines.
+FINDER_EXTENSIONS = {}
+FINDER_ITEM_PIPELINES = {}

@@ -92,6 +92,12 @@ def load_listings(corpus_root: Path) -> list[Listing]:
 
 
 class CnbSite:
+    @staticmethod
+    def holds_documents(corpus_root: Path) -> bool:
+        """Whether the corpus has bytes for any listed document (the crawl checks' "no documents in the demo")."""
+        files_dir = Path(corpus_root) / "cnb" / "documents"
+        return files_dir.is_dir() and any(p.is_file() for p in files_dir.iterdir())
+
     def __init__(self, corpus_root: Path, digests: FileDigests):
         self.corpus_root = Path(corpus_root)
         self.digests = digests

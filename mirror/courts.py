@@ -10,12 +10,18 @@ as Domino does):
   page: metadata in ``td.left-part`` / ``td.right-part`` rows, the full text in
   ``div#obsah font[face="Times New Roman"]`` (HTML-escaped ``full_text``, unchanged otherwise)
 
-Decisions come from ``courts/ns_decisions*.jsonl`` (deduplicated by ``url``). The query language is a small
-subset of Domino's: clauses joined by ``AND``; ``[datum_predani_na_web]`` / ``[datum_rozhodnuti]`` with
-``= < <= > >=`` and ``DD/MM/YYYY`` or ``DD.MM.YYYY``; ``[spzn1]``..``[spzn4]`` (senát, rejstřík, číslo, rok);
-``[ARozhodnutiRT]=((...))``, ``"phrases"`` and bare words as full text (``*`` = any suffix, ``OR`` inside a
-clause). Clauses on other fields (``[kolegium]``, ``[kategorie_rozhodnuti1]``...) are ignored (match all).
-No RTF attachments (``.rtf?openelement``) are served: the corpus has none.
+Decisions come from ``courts/ns_decisions*.jsonl`` (deduplicated by ``url``) and from ``courts/ns_full/``: 954
+decisions as plain text with the court's header (``rozhodnuti-*.txt``: Soud, Spisová značka, Datum rozhodnutí, Typ
+rozhodnutí, Heslo, Dotčené předpisy, Kategorie rozhodnutí, …) and three published in the Sbírka soudních
+rozhodnutí (``NS1–3.txt``: with their ECLI, právní věta, Hesla, Předpisy, Druh). Every header field is a metadata
+row of the decision page, labelled as the file labels it; an ECLI row only where the file gives one. Derived by the
+mirror for these: the UNID (the MD5 of the file name, in Domino's 32 hex digits); they have no "Zveřejněno na
+webu" date (the files do not give one), so a date search finds them by ``[datum_rozhodnuti]`` only. The query
+language is a small subset of Domino's: clauses joined by ``AND`` / ``OR`` with parentheses;
+``[datum_predani_na_web]`` / ``[datum_rozhodnuti]`` with ``= < <= > >=`` and ``DD/MM/YYYY`` or ``DD.MM.YYYY``;
+``[spzn1]``..``[spzn4]`` (senát, rejstřík, číslo, rok); ``[ARozhodnutiRT]=((...))``, ``"phrases"`` and bare words as
+full text (``*`` = any suffix). Clauses on other fields (``[kolegium]``, ``[kategorie_rozhodnuti1]``...) are
+ignored (match all). No RTF attachments (``.rtf?openelement``) are served: the corpus has none.
 
 Also here: :func:`load_conco`, the reader of the ConCo citation records (``courts/citations/ConCo-*.csv``) that the
 Ústavní soud (:mod:`mirror.nalus`) and Nejvyšší správní soud (:mod:`mirror.nssoud`) sites serve.
@@ -42,6 +48,7 @@ from mendel.law.identifiers import (
     constitutional_ecli,
 )
 
+from .ns_full import read_full_text
 from .responses import Response, html_response
 
 NSF_PREFIX = "/Judikatura/judikatura_ns.nsf"
@@ -80,7 +87,26 @@ def load_decisions(corpus_root: Path) -> list[Decision]:
             m = re.search(r"/WebSearch/([0-9A-Fa-f]{32})", record.get("url", ""))
             if m and record["url"] not in seen:
                 seen[record["url"]] = Decision(record, m.group(1).upper(), mtime)
-    return sorted(seen.values(), key=lambda d: (d.record.get("publication_date") or "", d.unid), reverse=True)
+    for path in sorted((Path(corpus_root) / "courts" / "ns_full").glob("*.txt")):
+        decision = full_text_decision(path)
+        if decision is not None and decision.record["url"] not in seen:
+            seen[decision.record["url"]] = decision
+    return sorted(
+        seen.values(),
+        # by web date (then UNID); a decision without one (ns_full) after them all, by decision date
+        key=lambda d: (
+            d.record.get("publication_date") or "",
+            "" if d.record.get("publication_date") else d.record.get("decision_date") or "",
+            d.unid,
+        ),
+        reverse=True,
+    )
+
+
+def full_text_decision(path: Path) -> Decision | None:
+    """A decision of ``courts/ns_full/`` (mirror.ns_full) as the site's decision."""
+    read = read_full_text(path)
+    return Decision(read[0], read[1], path.stat().st_mtime) if read else None
 
 
 # ---------------------------------------------------------------- query subset
@@ -152,6 +178,9 @@ def _clause_match(clause: str, d: Decision) -> bool:
     alternatives = _split_top_level(clause, "OR")
     if len(alternatives) > 1:
         return any(_clause_match(a, d) for a in alternatives)
+    conjuncts = _split_top_level(clause, "AND")
+    if len(conjuncts) > 1:
+        return all(_clause_match(c, d) for c in conjuncts)
     m = _FIELD_CLAUSE.match(clause)
     if not m:
         return _fulltext_match(clause, _haystack(d))
@@ -259,16 +288,19 @@ class NsoudSite:
 
     def decision_page(self, d: Decision) -> Response:
         r = d.record
+        header = list(r.get("header") or [])
         meta = [
             ("Soud", r.get("court") or "Nejvyšší soud"),
             ("Datum rozhodnutí", numeric_from_iso(r.get("decision_date"))),
             ("Spisová značka", d.case_number),
             ("ECLI", r.get("ecli") or ""),
             ("Typ rozhodnutí", r.get("document_type") or ""),
+            *header,
             ("Zveřejněno na webu", numeric_from_iso(r.get("publication_date"))),
         ]
         rows = "\n".join(
-            f'<tr><td class="left-part">{html.escape(k)}:</td><td class="right-part">{html.escape(v)}</td></tr>'
+            f'<tr><td class="left-part">{html.escape(k)}:</td><td class="right-part">'
+            f"{'<br/>'.join(html.escape(line) for line in v.splitlines())}</td></tr>"
             for k, v in meta
             if v
         )

@@ -1,6 +1,6 @@
 """Municipal sources for the local mirror: notice boards from real files, obec Blešno's site, the board hosts.
 
-On the origin: the Kadaň OFN feed (one of its three real snapshots: ``MENDEL_MIRROR_KADAN_SNAPSHOT``, or the next
+On the origin: the Kadaň OFN feed (one of its six real daily snapshots, 2022–2025: ``MENDEL_MIRROR_KADAN_SNAPSHOT``, or the next
 one each start with ``MENDEL_MIRROR_STATE_DIR``), the 182 real MVČR feeds and obec Blešno's PDFs with its REST
 backend. On hosts of their own (``{name}.mirror.test``, :class:`BoardHosts`): real exports whose download URL is not
 known, and HTML boards whose notices are real but whose page markup is mirror-made (:data:`CMS_LAYOUTS`). Files
@@ -27,10 +27,13 @@ from .responses import FileDigests, Response, file_response, html_response, json
 KADAN_FEED_URL = "https://www.mesto-kadan.cz/1ad1f16beff952576ae7ddd76a91e163"
 KADAN_PAGE = "https://www.mesto-kadan.cz/cs/mestsky-urad/uredni-deska-6.html"
 KADAN_FEED_PATHS = (urlsplit(KADAN_FEED_URL).path, "/kadan/uredni-deska.json")
-# The real snapshots of the Kadaň feed, oldest first (the last one is the bundled feed itself).
+# The real snapshots of the Kadaň feed, oldest first (the last one, 2025-02-28, is the bundled feed itself).
 KADAN_SNAPSHOTS = (
     "kadan_history/kadan_2022-01-31.json",
+    "kadan_history/kadan_2023-02-01.json",
     "kadan_history/kadan_2023-08-16.json",
+    "kadan_history/kadan_2024-07-31.json",
+    "kadan_history/kadan_2025-02-19.json",
     "kadan_uredni_deska.json",
 )
 SNAPSHOT_ENV = "MENDEL_MIRROR_KADAN_SNAPSHOT"
@@ -131,15 +134,19 @@ def served_boards(corpus_root: Path) -> list[ServedBoard]:
 
 def kadan_snapshot(corpus_root: Path) -> Path:
     """The Kadaň snapshot served now (see the module docstring)."""
-    base = Path(corpus_root) / "municipal"
+    return Path(corpus_root) / "municipal" / KADAN_SNAPSHOTS[kadan_snapshot_number(corpus_root) - 1]
+
+
+def kadan_snapshot_number(corpus_root: Path) -> int:
+    """Which of the Kadaň snapshots is served now, from 1 (the oldest): what the mirror's other dated changes
+    follow too (mirror.municipal_sites)."""
     chosen = os.environ.get(SNAPSHOT_ENV, "").strip()
     if not chosen and os.environ.get(STATE_ENV):
         try:
             chosen = str(json.loads((Path(os.environ[STATE_ENV]) / STATE_FILE).read_text())["served"])
         except (OSError, ValueError, KeyError):
             chosen = ""
-    number = int(chosen) if chosen.isdigit() and 1 <= int(chosen) <= len(KADAN_SNAPSHOTS) else len(KADAN_SNAPSHOTS)
-    return base / KADAN_SNAPSHOTS[number - 1]
+    return int(chosen) if chosen.isdigit() and 1 <= int(chosen) <= len(KADAN_SNAPSHOTS) else len(KADAN_SNAPSHOTS)
 
 
 def advance_kadan_snapshot() -> int | None:
@@ -381,12 +388,16 @@ class BoardHosts:
         with self._lock:
             self.arrivals.setdefault(host, []).append((time.monotonic(), path))
 
-    def politeness(self, delay: float = 1.0) -> dict:
+    def politeness(self, delay: float = 1.0, host_key=None) -> dict:
         """Requests per board host and the gaps between two requests to one host — every request the host saw:
         robots.txt too when the server counts it (:func:`observe_robots_txt`), and what Chromium fetched for a
-        JavaScript board (its page, the page's script fetching the notices)."""
+        JavaScript board (its page, the page's script fetching the notices). ``host_key``: what counts as one host
+        (a shared hosting provider's customers as the provider); each host name on its own by default."""
         with self._lock:
-            arrivals = {h: sorted(t for t, _ in hits) for h, hits in self.arrivals.items()}
+            grouped: dict[str, list[float]] = {}
+            for h, hits in self.arrivals.items():
+                grouped.setdefault(host_key(h) if host_key else h, []).extend(t for t, _ in hits)
+            arrivals = {h: sorted(times) for h, times in grouped.items()}
             robots = sum(1 for hits in self.arrivals.values() for _, path in hits if path == "/robots.txt")
             browser = sum(1 for hits in self.arrivals.values() for _, path in hits if path in BROWSER_OWN_REQUESTS)
         host_gaps = {h: sorted(b - a for a, b in zip(t, t[1:])) for h, t in arrivals.items()}

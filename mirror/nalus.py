@@ -1,6 +1,9 @@
 """Ústavní soud — NALUS (nalus.usoud.cz) for the local mirror: an ASP.NET WebForms search with real ConCo records.
 
-WHAT IS SERVED: the corpus has no Ústavní soud decision texts. What it has are the ConCo citation records
+WHAT IS SERVED: six real NALUS text pages (``courts/nalus_html/*.html``: I. ÚS 2/95, II. ÚS 287/96, I. ÚS 689/05,
+II. ÚS 549/06, IV. ÚS 899/15, III. ÚS 1773/19), served byte for byte as ``GetText.aspx?sz={file name}``; a decision
+that has one is served by it and never by its ConCo record. Beyond these the corpus has no Ústavní soud decision
+texts. What it has are the ConCo citation records
 (``courts/citations/ConCo-*.csv``, Harašta et al.): for 24,568 real decisions of the court, their NALUS text key
 (the source file name, ``2-866-16_2``), docket number, decision date and the references each decision makes to
 other decisions. The result lists show those decisions; a decision's text page renders **only those citation
@@ -45,10 +48,12 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 from mendel.czech.dates import format_numeric_date, parse_numeric_date
+from mendel.extract.court_pages import nalus_page
 
 from .courts import CONCO_CATEGORY, ConstitutionalDecision, load_conco
 from .responses import Response, html_response
 
+REAL_PAGES = "courts/nalus_html"
 SEARCH_PATH = "/Search/Search.aspx"
 RESULTS_PATH = "/Search/Results.aspx"
 TEXT_PATH = "/Search/GetText.aspx"
@@ -93,14 +98,33 @@ class NalusSite:
         self._sessions: OrderedDict[str, dict] = OrderedDict()
         self._lock = threading.Lock()
         self._ordered: list[ConstitutionalDecision] | None = None
+        self._real: dict[str, tuple[Path, ConstitutionalDecision]] | None = None
         self._ids: dict[str, int] = {}
 
     # -- data
 
+    def real_pages(self) -> dict[str, tuple[Path, ConstitutionalDecision]]:
+        """The real text pages by NALUS key (the file name), each with the decision it is the text of."""
+        if self._real is None:
+            real = {}
+            for path in sorted((self.corpus_root / REAL_PAGES).glob("*.html")):
+                page = nalus_page(path.read_bytes().decode("utf-8"))
+                decided = parse_numeric_date(page.fields["Datum rozhodnutí"]) if page else None
+                if page is None or decided is None:
+                    continue
+                decision = ConstitutionalDecision(
+                    path.stem, page.fields["Spisová značka"], decided, [], path.stat().st_mtime
+                )
+                real[path.stem] = (path, decision)
+            self._real = real
+        return self._real
+
     def decisions(self) -> list[ConstitutionalDecision]:
-        """Newest first; result ids are positions in the oldest-first order (stable while the CSVs are)."""
+        """Newest first; result ids are positions in the oldest-first order (stable while the CSVs are). A decision
+        with a real text page is listed once, by its page's date."""
         if self._ordered is None:
-            records = load_conco(self.corpus_root).constitutional
+            records = dict(load_conco(self.corpus_root).constitutional)
+            records.update({sz: decision for sz, (_, decision) in self.real_pages().items()})
             oldest_first = sorted(records.values(), key=lambda d: (d.decided, d.sz))
             self._ids = {d.sz: i for i, d in enumerate(oldest_first, start=1)}
             self._ordered = list(reversed(oldest_first))
@@ -297,6 +321,12 @@ class NalusSite:
 
     def text_page(self, query: str) -> Response | None:
         sz = (parse_qs(query).get("sz") or [""])[0]
+        real = self.real_pages().get(sz)
+        if real is not None:  # the decision's own page, unchanged
+            path = real[0]
+            return Response(
+                body=path.read_bytes(), content_type="text/html; charset=utf-8", last_modified=path.stat().st_mtime
+            )
         records = load_conco(self.corpus_root).constitutional
         decision = records.get(sz)
         if decision is None:
@@ -309,7 +339,7 @@ class NalusSite:
             '<span id="lblPopularName"></span>\n'
             f'<input type="hidden" name="registrySignHidden" value="{html.escape(decision.docket)} '
             f'#{decision.parts.get("ordinal") or 1} ze dne {format_numeric_date(decision.decided)}" />\n'
-            '<table class="DocContent"><tr><td>\n'
+            '<table><tr><td class="DocContent">\n'
             f"<p>{html.escape(MIRROR_NOTE)}</p>\n"
             f"<p>Spisová značka podle datové sady: {html.escape(decision.docket_as_recorded)}</p>\n"
             f"<ul>\n{items}\n</ul>\n</td></tr></table>"

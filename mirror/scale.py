@@ -1,9 +1,13 @@
 """Scale mode of the mirror: many notice boards built from the real Kadaň feed, for tests and benchmarks.
 
 ``ScaleBoards(corpus_root, count)`` describes ``count`` boards, each on a host of its own (``deska-0001.mirror.test``
-…), every 10th a JavaScript board, the others OFN feeds listed in the mirror's NKOD catalogue. Deterministic and
-GENERATED, not real: the real feed's structure, notices recombined from parts of different real Kadaň notices,
-attachments the real Blešno PDFs, made-up host names, IČO, board names, notice ids and file numbers.
+…), every 10th a JavaScript board, the others OFN feeds listed in the mirror's NKOD catalogue. With a
+:class:`ScaleMix` instead of a count, a share of the boards are HTML boards in the mirror-made layouts of the CMS
+families that have a rule set (Public4u, SumavaNet: :data:`mirror.municipal.CMS_LAYOUTS`, the page at
+``/uredni-deska/``), some of them hosted by shared hosting providers (``deska-0001.hosting-1.mirror.test``), and no
+JavaScript board. Deterministic and GENERATED, not real: the real feed's structure, notices recombined from parts of
+different real Kadaň notices, attachments the real Blešno PDFs, made-up host names, IČO, board names, notice ids and
+file numbers.
 """
 
 from __future__ import annotations
@@ -17,7 +21,15 @@ from pathlib import Path
 
 import yaml
 
-from .municipal import JS_BOARD_API, JS_BOARD_PATH, MIRROR_HOST_SUFFIX, board_api, js_board_page
+from .municipal import (
+    CMS_BOARD_PATH,
+    CMS_LAYOUTS,
+    JS_BOARD_API,
+    JS_BOARD_PATH,
+    MIRROR_HOST_SUFFIX,
+    board_api,
+    js_board_page,
+)
 from .responses import FileDigests, Response, file_response, html_response, json_response
 
 SEED = "mendel-scale-v1"
@@ -27,6 +39,29 @@ FEED_PATH = "/uredni-deska.jsonld"
 FILES_PREFIX = "/filemanager/files/"
 HTML_LIST_PATH = "/mirror/scale/html-boards.json"
 _FILE = re.compile(r"^/filemanager/files/(\d+)[.]pdf$")
+
+
+HTML_LAYOUTS = ("public4u", "sumavanet")  # the CMS families with a rule set, in turn
+
+
+@dataclass(frozen=True)
+class ScaleMix:
+    """What scale mode generates: ``count`` boards; ``html_share`` of them HTML boards (none JavaScript then),
+    ``shared_share`` of those on ``providers`` shared hosting providers; ``notices`` per board (min, max)."""
+
+    count: int
+    html_share: float = 0.0
+    shared_share: float = 0.0
+    providers: int = 0
+    notices: tuple[int, int] = (MIN_NOTICES, MAX_NOTICES)
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+
+def _spread(index: int, share: float) -> bool:
+    """Whether item ``index`` is one of an evenly spread ``share`` of items."""
+    return int((index + 1) * share) > int(index * share)
 
 
 def ico_with_check_digit(first_seven: int) -> str:
@@ -43,6 +78,8 @@ class ScaleBoard:
     ico: str
     name: str
     javascript: bool
+    layout: str | None = None  # an HTML board's CMS family (HTML_LAYOUTS)
+    provider: str | None = None  # the shared hosting provider's domain that hosts it
 
     @property
     def feed_url(self) -> str:
@@ -53,13 +90,23 @@ class ScaleBoard:
         return f"http://{self.host}{JS_BOARD_PATH}"
 
     @property
+    def html(self) -> bool:
+        return self.layout is not None
+
+    @property
+    def html_url(self) -> str:
+        return f"http://{self.host}{CMS_BOARD_PATH}"
+
+    @property
     def url(self) -> str:
-        """The board's published entry point: its feed, or its page for a JavaScript board."""
-        return self.page_url if self.javascript else self.feed_url
+        """The board's published entry point: its feed, its page for a JavaScript board or an HTML one."""
+        return self.html_url if self.html else self.page_url if self.javascript else self.feed_url
 
 
 class ScaleBoards:
-    def __init__(self, corpus_root: Path, count: int, digests: FileDigests | None = None):
+    def __init__(self, corpus_root: Path, count: "int | ScaleMix", digests: FileDigests | None = None):
+        mix = count if isinstance(count, ScaleMix) else ScaleMix(count)
+        count, self.mix = mix.count, mix
         if count < 0:
             raise ValueError("scale: the number of boards cannot be negative")
         base = Path(corpus_root) / "municipal"
@@ -67,24 +114,38 @@ class ScaleBoards:
         self.context = kadan["@context"]
         self.source_notices = [n for n in kadan["informace"] if isinstance(n, dict)]
         self.pdfs = sorted((base / "blesno").glob("*/*.pdf"))
-        if not self.pdfs or len(self.source_notices) < MAX_NOTICES:
+        if not self.pdfs or len(self.source_notices) < max(MAX_NOTICES, mix.notices[1]):
             raise ValueError(f"scale mode needs the Kadaň feed and the Blešno PDFs under {base}")
         self.digests = digests or FileDigests()
-        self.boards = [
-            ScaleBoard(
-                index=i,
-                host=f"deska-{i + 1:04d}{MIRROR_HOST_SUFFIX}",
-                ico=ico_with_check_digit(7_100_000 + i),
-                name=f"Testovací obec {i + 1:04d}",
-                javascript=(i % JS_EVERY == JS_EVERY - 1),
+        self.boards, html, shared = [], 0, 0
+        for i in range(count):
+            layout = provider = None
+            if _spread(i, mix.html_share):
+                layout = HTML_LAYOUTS[(html // 2) % len(HTML_LAYOUTS)]  # in turn, pairs apart from the shared ones
+                if mix.providers and _spread(html, mix.shared_share):
+                    provider = f"hosting-{shared % mix.providers + 1}{MIRROR_HOST_SUFFIX}"
+                    shared += 1
+                html += 1
+            self.boards.append(
+                ScaleBoard(
+                    index=i,
+                    host=f"deska-{i + 1:04d}.{provider}" if provider else f"deska-{i + 1:04d}{MIRROR_HOST_SUFFIX}",
+                    ico=ico_with_check_digit(7_100_000 + i),
+                    name=f"Testovací obec {i + 1:04d}",
+                    javascript=not mix.html_share and i % JS_EVERY == JS_EVERY - 1,
+                    layout=layout,
+                    provider=provider,
+                )
             )
-            for i in range(count)
-        ]
         self.by_host = {b.host: b for b in self.boards}
 
     @property
     def ofn_boards(self) -> list[ScaleBoard]:
-        return [b for b in self.boards if not b.javascript]
+        return [b for b in self.boards if not b.javascript and not b.html]
+
+    @property
+    def html_boards(self) -> list[ScaleBoard]:
+        return [b for b in self.boards if b.html]
 
     @property
     def js_boards(self) -> list[ScaleBoard]:
@@ -97,7 +158,7 @@ class ScaleBoards:
         """(notices in OFN form, attachment file id → sample PDF) of one board."""
         board = self.boards[index]
         rng = random.Random(f"{SEED}:{index}")
-        count = rng.randint(MIN_NOTICES, MAX_NOTICES)
+        count = rng.randint(*self.mix.notices)
         pool = range(len(self.source_notices))
         titles, refs, dates = rng.sample(pool, count), rng.sample(pool, count), rng.sample(pool, count)
         notices, files = [], {}
@@ -147,6 +208,21 @@ class ScaleBoards:
             "informace": notices,
         }
 
+    def html_notices(self, board: ScaleBoard) -> list[dict]:
+        """The board's notices as an HTML board lists them (what mirror.municipal.CMS_LAYOUTS render)."""
+        from mendel.czech.dates import iso, ofn_instant_date
+
+        return [
+            {
+                "title": (n["název"] or {}).get("cs", ""),
+                "posted": iso(ofn_instant_date(n.get("vyvěšení"))),
+                "until": iso(ofn_instant_date(n.get("relevantní_do"))),
+                "url": n["url"],
+                "files": [((d.get("název") or {}).get("cs") or "", d["url"]) for d in n["dokument"]],
+            }
+            for n in self.content(board.index)[0]
+        ]
+
     def attachment(self, board: ScaleBoard, file_id: str) -> Path | None:
         return self.content(board.index)[1].get(file_id)
 
@@ -157,6 +233,8 @@ class ScaleBoards:
         if m:
             pdf = self.attachment(board, m.group(1))
             return file_response(pdf, "application/pdf", self.digests) if pdf else None
+        if board.html and path == CMS_BOARD_PATH:
+            return html_response(CMS_LAYOUTS[board.layout](board.name, self.html_notices(board)))
         if board.javascript and path == JS_BOARD_PATH:
             return html_response(js_board_page(board.name, board.ico))
         if board.javascript and path == JS_BOARD_API:

@@ -26,7 +26,9 @@ from .cuzk import CuzkSite
 from .esbirka import API_PREFIX, EsbirkaSite, not_found_api
 from .faults import Faults, configured_rules
 from .faults import serve as serve_fault
-from .municipal import BoardHosts, MunicipalSite
+from .justice import JusticeSite
+from .municipal import MIRROR_HOST_SUFFIX, BoardHosts, MunicipalSite, request_host
+from .municipal_sites import MunicipalWebsites
 from .nalus import NalusSite
 from .nkod import NkodSite
 from .nssoud import NssoudSite
@@ -77,6 +79,7 @@ class MirrorServer(ThreadingHTTPServer):
         self.scale = ScaleBoards(self.corpus_root, scale, self.digests) if scale else None
         self.board_hosts = BoardHosts(self.corpus_root, self.digests, self.scale)
         self.sites = [
+            MunicipalWebsites(self.corpus_root),  # before the board hosts, which answer 404 for their other paths
             self.board_hosts,
             NkodSite(self.corpus_root, self.scale),
             self.esbirka,
@@ -86,6 +89,7 @@ class MirrorServer(ThreadingHTTPServer):
             NalusSite(self.corpus_root),
             NssoudSite(self.corpus_root),
             CnbSite(self.corpus_root, self.digests),
+            JusticeSite(self.corpus_root),
         ]
         super().__init__(server_address, MirrorRequestHandler)
 
@@ -109,7 +113,7 @@ class MirrorServer(ThreadingHTTPServer):
     def route(self, method: str, path: str, raw_path: str, query: str, headers, body: bytes) -> Response:
         if path == "/robots.txt" and method in ("GET", "HEAD"):
             return text_response(self.robots_txt)
-        if path == "/" and method in ("GET", "HEAD"):
+        if path == "/" and method in ("GET", "HEAD") and not request_host(headers).endswith(MIRROR_HOST_SUFFIX):
             return self.index()
         for site in self.sites:
             response = site.handle(method, path, raw_path, query, headers, body)
@@ -132,7 +136,8 @@ class MirrorServer(ThreadingHTTPServer):
             '<a href="/vdp/ruian/vymennyformat/seznamlinku?vf.cr=U&amp;vf.up=OB&amp;vf.uo=A">RÚIAN VFR files</a> · '
             '<a href="/Search/Search.aspx">Ústavní soud (NALUS)</a> · '
             '<a href="/Home/Index?formular=4">Nejvyšší správní soud</a> · '
-            '<a href="/cs/dohled-financni-trh/vykon-dohledu/dohledova-uredni-sdeleni-a-benchmarky/">ČNB</a></p>\n'
+            '<a href="/cs/dohled-financni-trh/vykon-dohledu/dohledova-uredni-sdeleni-a-benchmarky/">ČNB</a> · '
+            '<a href="/api/opendata/2025/09/16">Soudní rozhodnutí (otevřená data)</a></p>\n'
             "</body></html>\n"
         )
 

@@ -32,3 +32,6 @@ PROCESSING_TAG = "mendel/pipeline"
 PROCESSING_TAG_VALUE = "process"
 # Run tag naming the one source a crawl-only run works on (one queued run per source at a time).
 SOURCE_TAG = "mendel/source"
+# Run tag of a job whose crawl steps crawl their usual range without run config (the nightly: every source's usual
+# range, every registered board). A crawl in any other run must say what it crawls in its config.
+CRAWL_SCOPE_TAG = "mendel/crawl_scope"

@@ -52,6 +52,7 @@ VARIANTS = (
     "+graph",
     "default-learned",
     "default-bridge",
+    "default-retype",
     "default",
 )
 BRIDGE_VARIANTS = ("bm25+bridge", "dense+bridge", "hybrid+bridge")
@@ -353,6 +354,8 @@ def _rankings(
             out[variant], timings[variant] = _timed(searcher.search, query, k=depth, learned=False)
         elif variant == "default-bridge":
             out[variant], timings[variant] = _timed(searcher.search, query, k=depth, bridge=False)
+        elif variant == "default-retype":
+            out[variant], timings[variant] = _timed(searcher.search, query, k=depth, retype=False)
         elif variant == "hybrid+fastpath":
             out[variant], timings[variant] = _timed(
                 searcher.search, query, k=depth, graph=False, decompose=False, **_LADDER
@@ -763,6 +766,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--label", default=None, help="the question set's name in the report (default: file stem)")
     parser.add_argument(
+        "--ascii",
+        action="store_true",
+        help="also ask every question typed without diacritics (retrieval_eval.typed_forms) and score that form",
+    )
+    parser.add_argument(
+        "--typo", action="store_true", help="also ask every question with derived slips (retrieval_eval.typed_forms)"
+    )
+    parser.add_argument(
         "--rerank-model",
         type=Path,
         default=None,
@@ -771,6 +782,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     questions = load_questions(args.questions)
+    if args.ascii:
+        from retrieval_eval.typed_forms import with_ascii
+
+        questions = with_ascii(questions)
+    if args.typo:
+        from retrieval_eval.typed_forms import with_typos
+
+        questions = with_typos(questions)
     problems = schema_errors(questions)
     if problems:
         print("\n".join(problems), file=sys.stderr)

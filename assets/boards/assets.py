@@ -5,21 +5,28 @@ crawls one board, a range of new boards, or every registered board (the nightly)
 """
 
 from collections import Counter
+from enum import Enum
+from typing import Optional
 
 import psycopg
 from dagster import (
     AssetExecutionContext,
     BackfillPolicy,
+    Config,
     DynamicPartitionsDefinition,
     Failure,
     MaterializeResult,
     PipesSubprocessClient,
     asset,
 )
+from pydantic import Field
 
 from assets.boards import register_read
-from assets.crawl.assets import run_crawl
-from mendel.crawl.boards import placing, register
+from assets.boards.attachments import attachment_health
+from assets.boards.crawled import materialize_read_boards, run_boards_file
+from assets.boards.discovery import board_discovery
+from assets.crawl.assets import crawl_scope, run_crawl
+from mendel.crawl.boards import candidates, placing, register
 from mendel.crawl.boards.board import BOARD_SOURCE
 from mendel.crawl.boards.cms_rules import cms_summary
 from orchestration.policies import NETWORK_RETRY, crawl_pool
@@ -40,12 +47,14 @@ def boards_by_kind(boards) -> dict[str, int]:
 
 @asset(
     name="board_registry",
+    deps=[board_discovery],
     group_name="crawl",
     kinds={"sparql", "postgres"},
     owners=["team:ingest"],
     retry_policy=NETWORK_RETRY,
     pool=crawl_pool(BOARD_SOURCE),
-    description="The register of notice boards (NKOD's boards, the maintained list), each linked to its "
+    description="The register of notice boards (NKOD's boards, the maintained list, the boards found on the "
+    "national list's websites), each linked to its "
     "municipality or region; the board partitions follow it, boards gone from it have their documents "
     "withdrawn.",
 )
@@ -56,8 +65,10 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
         return MaterializeResult(metadata={"enabled": False, "boards": 0})
     from mendel.registers.public_bodies import place_summary
 
+    with psycopg.connect(mendel.db_url(), autocommit=True) as conn:  # the boards the finder found and confirmed
+        found = candidates.confirmed_boards(conn)
     # A register that cannot be read fails the step (RegistryError): nothing is added or removed from half a read.
-    read = register_read.read_register(settings)
+    read = register_read.read_register(settings, found=found)
     known = set(context.instance.get_dynamic_partitions(board_partitions.name))
     keys = [b.key for b in read]
     gone = sorted(known - set(keys))
@@ -93,6 +104,8 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
             **place_summary(boards),
             # HTML boards by the CMS their site runs, and those whose CMS has no rule set (counted, never dropped).
             **cms_summary(boards),
+            # Boards found on the national list's websites and confirmed by a first read.
+            "found_boards": sum(1 for b in boards if b.key in {f.key for f in found}),
             "added": len(change.added),
             "removed": len(change.removed),
             "withdrawn": len(change.withdrawn),
@@ -102,11 +115,32 @@ def board_registry(context: AssetExecutionContext, mendel: MendelResource) -> Ma
     )
 
 
-def boards_of_run(context: AssetExecutionContext) -> list[str]:
-    """The partition keys this run crawls: its own, or every registered board in a run without partitions."""
+class BoardScope(Enum):
+    PARTITIONS = "partitions"  # the run's board partitions: one board or a range (the sensor's runs, backfills)
+    USUAL = "usual"  # the board crawl's usual range: every registered board (the nightly's)
+
+
+class BoardCrawl(Config):
+    """Run config of the board crawl: which boards. A run of chosen partitions crawls those; a run without partitions
+    crawls every registered board only when its config or its run's tag (the nightly's) says USUAL — launched with
+    empty config and no partition, it crawls nothing and says so."""
+
+    boards: Optional[BoardScope] = Field(
+        default=None, description="PARTITIONS: the run's partitions; USUAL: every registered board"
+    )
+
+
+def boards_of_run(context: AssetExecutionContext, config: BoardCrawl) -> list[str]:
+    """The partition keys this run crawls: its own, or every registered board when the run crawls the usual range."""
     if context.has_partition_key or context.has_partition_key_range:
+        if config.boards == BoardScope.USUAL:
+            raise Failure(
+                "boards: USUAL crawls every registered board, in a run without partitions", allow_retries=False
+            )
         return list(context.partition_keys)
-    return list(context.instance.get_dynamic_partitions(board_partitions.name))
+    if crawl_scope(context, config.boards, BoardScope) == BoardScope.USUAL:
+        return list(context.instance.get_dynamic_partitions(board_partitions.name))
+    raise Failure("boards: PARTITIONS, and the run has no partition: choose board partitions", allow_retries=False)
 
 
 @asset(
@@ -124,14 +158,17 @@ def boards_of_run(context: AssetExecutionContext) -> list[str]:
     "rendered by Chromium.",
 )
 def board_documents(
-    context: AssetExecutionContext, mendel: MendelResource, pipes_subprocess_client: PipesSubprocessClient
+    context: AssetExecutionContext,
+    config: BoardCrawl,
+    mendel: MendelResource,
+    pipes_subprocess_client: PipesSubprocessClient,
 ) -> MaterializeResult:
     settings = mendel.settings()
     if not settings.source_enabled(BOARD_SOURCE):
         context.log.info(f"{BOARD_SOURCE} is not in MENDEL_SOURCES; nothing crawled")
         return MaterializeResult(metadata={"enabled": False, "boards": 0})
     with psycopg.connect(mendel.db_url(), autocommit=True) as conn:
-        boards, unknown = register.boards_for_keys(boards_of_run(context), settings, conn)
+        boards, unknown = register.boards_for_keys(boards_of_run(context, config), settings, conn)
     without_rules = [b for b in boards if b.kind == "html" and not b.rules]
     if without_rules:
         context.log.warning(
@@ -148,8 +185,14 @@ def board_documents(
     }
     if not boards:
         return MaterializeResult(metadata={**summary, "discovered": 0})
-    boards_file = register.write_boards_file(boards, settings.home / "boards" / f"{context.run_id}.json")
+    boards_file = register.write_boards_file(boards, run_boards_file(settings, context.run_id))
     env = mendel.subprocess_env(context.run_id)
     env["MENDEL_BOARDS_FILE"] = str(boards_file)
     result = run_crawl(pipes_subprocess_client, context, BOARD_SOURCE, env)
+    if not (context.has_partition_key or context.has_partition_key_range):  # the nightly: every registered board
+        summary.update(materialize_read_boards(context, mendel, boards))
+    # What became of the notices' attachments, by reason (404s, deferrals): nothing unfetched goes unsaid.
+    with psycopg.connect(mendel.db_url(), autocommit=True) as conn:
+        attachments = attachment_health(conn, settings, context.run_id)
+    summary.update({f"attachments_{key}": value for key, value in attachments.items()})
     return result._replace(metadata={**(result.metadata or {}), **summary})

@@ -44,8 +44,9 @@ def crawl_register(settings, out: Path, page_size: int | None = None) -> None:
         raise RegistryError((said or lines or [f"the register crawl exited {done.returncode}"])[-1])
 
 
-def read_register(settings, page_size: int | None = None) -> list[Board]:
-    """Every board of the register for ``settings``: the catalogue's, then the maintained list's."""
+def read_register(settings, page_size: int | None = None, found: list[Board] = ()) -> list[Board]:
+    """Every board of the register for ``settings``: the catalogue's, then the maintained list's, then ``found``
+    (the confirmed boards of the board finder: :func:`mendel.crawl.boards.candidates.confirmed_boards`)."""
     with tempfile.TemporaryDirectory(prefix="register-") as work:
         out = Path(work)
         crawl_register(settings, out, page_size)
@@ -56,4 +57,4 @@ def read_register(settings, page_size: int | None = None) -> list[Board]:
             if not lines:
                 raise RegistryError(f"HTML board list {settings.html_boards}: not read")
             listed = listed_boards(lines[-1]["text"], settings.html_boards)
-    return load_registry(settings, catalogue, listed)
+    return load_registry(settings, catalogue, listed, found)

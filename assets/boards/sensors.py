@@ -3,6 +3,7 @@ they are crawled: one run of ``crawl_boards`` per board or per range of up to 10
 nightly ``board_registry``'s work; a register that cannot be read fails the tick and adds nothing.
 """
 
+import psycopg
 from dagster import (
     AssetSelection,
     RunRequest,
@@ -16,6 +17,7 @@ from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PART
 
 from assets.boards import register_read
 from assets.boards.assets import MAX_BOARDS_PER_RUN, board_documents, board_partitions
+from mendel.crawl.boards import candidates
 from mendel.crawl.boards.board import BOARD_SOURCE
 from orchestration.automation import sensor_status
 from orchestration.policies import SOURCE_TAG
@@ -60,7 +62,10 @@ def new_boards_from_registry(context: SensorEvaluationContext, mendel: MendelRes
     settings = mendel.settings()
     if not settings.source_enabled(BOARD_SOURCE):
         return SkipReason(f"{BOARD_SOURCE} is not in MENDEL_SOURCES")
-    boards = register_read.read_register(settings)  # RegistryError fails the tick: nothing added from half a register
+    with psycopg.connect(mendel.db_url(), autocommit=True) as conn:  # the boards the finder confirmed count too
+        found = candidates.confirmed_boards(conn)
+    # RegistryError fails the tick: nothing added from half a register
+    boards = register_read.read_register(settings, found=found)
     known = set(context.instance.get_dynamic_partitions(board_partitions.name))
     new_keys = [b.key for b in boards if b.key not in known]
     gone = len(known - {b.key for b in boards})

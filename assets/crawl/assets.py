@@ -1,10 +1,18 @@
-"""Crawl assets, one per source of the registry (mendel.core.sources), all made by one subsettable multi-asset: the
-selected sources' spiders run in ONE process through Dagster Pipes (one Scrapy reactor, crawling side by side), and
-each source's counts come back as the materialization of its own asset. The nightly job crawls every source in one
-step; a per-source job or backfill selects one asset, and that step crawls only its source."""
+"""Crawl assets, one per source of the registry (mendel.core.sources), each crawled by a step of its own
+(``<source>_crawl``): a slow or failing source shows as its own box in the run's timeline, retries alone and takes
+its own Dagster pool. A step runs its source's spider through Dagster Pipes (``python -m crawlers.run <source>``);
+the factory (:func:`build_source_crawls`) still makes one step of several sources crawling side by side in one
+process where that is wanted.
 
+A crawl says what it crawls (:class:`CrawlWindow`, :func:`crawl_scope`): a ``crawl_<source>`` job cannot be launched
+on empty config, a backfill's partition gives ``WINDOW`` with its dates, the nightly's runs carry the tag that gives
+every crawl its usual range; a crawl step in any other run with nothing said fails before crawling anything."""
+
+import importlib
 import sys
 from datetime import date
+from enum import Enum
+from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
 from dagster import (
@@ -16,6 +24,7 @@ from dagster import (
     AssetsDefinition,
     AssetSpec,
     Config,
+    DailyPartitionsDefinition,
     Failure,
     MaterializeResult,
     MetadataValue,
@@ -28,13 +37,14 @@ from dagster import (
     multi_asset,
 )
 from dagster._core.errors import DagsterPipesExecutionError
+from pydantic import Field
 
 from mendel.checks.quality.thresholds import load_thresholds
-from mendel.core.config import PROJECT_ROOT
+from mendel.core.config import PROJECT_ROOT, SAMPLE_CORPUS
 from mendel.core.sources import SOURCES, Backfill, Source
 from mendel.crawl import run_health
 from mendel.crawl.outage import database_reachable
-from orchestration.policies import NETWORK_RETRY
+from orchestration.policies import CRAWL_SCOPE_TAG, NETWORK_RETRY, crawl_pool
 from orchestration.resources import MendelResource
 
 
@@ -46,14 +56,42 @@ def backfill_partitions(backfill: Optional[Backfill]) -> Optional[TimeWindowPart
         return TimeWindowPartitionsDefinition(
             cron_schedule="0 0 1 1 *", start=backfill.start[:4], fmt="%Y", end_offset=1
         )
+    if backfill.unit == "day":
+        return DailyPartitionsDefinition(start_date=backfill.start, end_offset=1)
     return MonthlyPartitionsDefinition(start_date=backfill.start, end_offset=1)
 
 
-class CrawlWindow(Config):
-    """Run config of a crawl: a date window [window_start, window_end) set by a backfill; empty = the usual range."""
+class CrawlScope(Enum):
+    USUAL = "usual"  # the source's usual range: its MENDEL_* settings, else the profile's defaults
+    WINDOW = "window"  # the date window [window_start, window_end), a backfill's
 
-    window_start: str = ""
-    window_end: str = ""
+
+class CrawlWindow(Config):
+    """Run config of a crawl: ``scope`` USUAL (the usual range) or WINDOW (the date window [window_start,
+    window_end), a backfill partition's). Unset only in a run tagged with its scope (the nightly's)."""
+
+    scope: Optional[CrawlScope] = Field(
+        default=None, description="USUAL: the source's usual range; WINDOW: window_start..window_end"
+    )
+    window_start: str = Field(default="", description="WINDOW: the first day (YYYY-MM-DD)")
+    window_end: str = Field(default="", description="WINDOW: the day after the last (YYYY-MM-DD)")
+
+
+def crawl_scope(context, scope: Optional[Enum], scopes: type[Enum] = CrawlScope) -> Enum:
+    """What a crawl step crawls: the scope its config says, else the one its run's tag says (the nightly's runs carry
+    ``mendel/crawl_scope: usual``); neither fails the step before anything is crawled."""
+    if scope is not None:
+        return scope
+    tagged = context.run.tags.get(CRAWL_SCOPE_TAG, "")
+    if tagged.upper() in scopes.__members__:
+        return scopes[tagged.upper()]
+    raise Failure(
+        "nothing says what to crawl: set the config's scope ("
+        + " or ".join(scopes.__members__)
+        + f") — a run launched with empty config crawls nothing (only runs tagged {CRAWL_SCOPE_TAG}, the nightly's,"
+        " crawl their usual range without it)",
+        allow_retries=False,
+    )
 
 
 # The crawl sources (every registry entry but the boards, which have an asset of their own: assets/boards/assets.py) and
@@ -84,27 +122,53 @@ BACKFILL_PARTITIONS = {
 CRAWL_FAILURES_CHECK = "crawl_failures"
 
 
-def crawl_failures_result(conn, run_id: str, source: str) -> AssetCheckResult:
-    """The crawl_failures check of one run: numbers to plot over runs, the commonest reasons as a table."""
+def demo_holds_documents(source: Source, corpus_root: Path = SAMPLE_CORPUS) -> bool:
+    """Whether the demo's mirror can answer any document of ``source``: a mirror site that lists a source's real
+    documents without having their bytes (ČNB's) says so by ``holds_documents``; the others serve theirs."""
+    for site in source.mirror_sites:
+        module, _, name = site.rpartition(".")
+        holds = getattr(getattr(importlib.import_module(module), name), "holds_documents", None)
+        if holds is not None and not holds(corpus_root):
+            return False
+    return True
+
+
+def crawl_failures_result(conn, run_id: str, source: str, demo_without_documents: bool = False) -> AssetCheckResult:
+    """The crawl_failures check of one run: numbers to plot over runs, the commonest reasons as a table.
+    ``demo_without_documents``: the demo's mirror holds none of the source's documents, so a run whose listings were
+    read and whose every failure is a 404 passes as "no documents in the demo" (anything else still fails)."""
     settings = load_thresholds()["crawl"]
     summary = run_health.failure_summary(conn, run_id, source, top=settings["top_reasons"])
     discovered, listing_failed = run_health.run_listing_counts(conn, run_id, source)
     why = run_health.crawl_failed(summary, discovered, listing_failed, settings["max_failure_share"])
     reasons = "\n".join(["| reason | URLs |", "|---|---:|"] + [f"| {r} | {n} |" for r, n in summary["top_reasons"]])
+    metadata = {
+        "tried": summary["tried"],
+        "failed": summary["failed"],
+        "failure_share": summary["failure_share"],
+        "max_failure_share": settings["max_failure_share"],
+        "discovered": discovered,
+        "listing_failed": listing_failed,
+        "top_reasons": MetadataValue.md(reasons),
+    }
+    description = why or "crawl failures within the limit"
+    if demo_without_documents:
+        metadata["demo_documents"] = False
+        not_found = run_health.failed_with_status(conn, run_id, source, 404)
+        if summary["failed"] and not listing_failed and not_found == summary["failed"]:
+            why, description = (
+                None,
+                (
+                    f"no documents in the demo: its listings were read, and the {not_found} documents they name are "
+                    "not in the sample corpus (the mirror answers 404)"
+                ),
+            )
     return AssetCheckResult(
         check_name=CRAWL_FAILURES_CHECK,
         passed=why is None,
         severity=AssetCheckSeverity.WARN,
-        description=why or "crawl failures within the limit",
-        metadata={
-            "tried": summary["tried"],
-            "failed": summary["failed"],
-            "failure_share": summary["failure_share"],
-            "max_failure_share": settings["max_failure_share"],
-            "discovered": discovered,
-            "listing_failed": listing_failed,
-            "top_reasons": MetadataValue.md(reasons),
-        },
+        description=description,
+        metadata=metadata,
     )
 
 
@@ -120,10 +184,12 @@ def crawl_failures_check(source: Source) -> AssetChecksDefinition:
         "be read and nothing was found.",
     )
     def _check(context, mendel: MendelResource) -> AssetCheckResult:
-        if not mendel.settings().source_enabled(source.name):
+        settings = mendel.settings()
+        if not settings.source_enabled(source.name):
             return AssetCheckResult(check_name=CRAWL_FAILURES_CHECK, passed=True, metadata={"crawled": False})
+        without_documents = settings.profile != "production" and not demo_holds_documents(source)
         with mendel.connect(processing=False) as conn:  # a crawl check takes no processing lock
-            return crawl_failures_result(conn, context.run.run_id, source.name)
+            return crawl_failures_result(conn, context.run.run_id, source.name, without_documents)
 
     return _check
 
@@ -181,10 +247,14 @@ def run_crawl(pipes_subprocess_client: PipesSubprocessClient, context, name: str
     return invocation.get_materialize_result()
 
 
-def window_env(source: Source, config: CrawlWindow) -> dict[str, str]:
-    """The crawl settings of a backfill's date window for one source; none without a window."""
-    if not (config.window_start or config.window_end):
+def window_env(source: Source, config: CrawlWindow, scope: CrawlScope) -> dict[str, str]:
+    """The crawl settings of a backfill's date window for one source; none for the usual range."""
+    if scope == CrawlScope.USUAL:
+        if config.window_start or config.window_end:
+            raise Failure("scope USUAL takes no window_start/window_end (scope WINDOW does)", allow_retries=False)
         return {}
+    if not (config.window_start and config.window_end):
+        raise Failure("scope WINDOW needs window_start and window_end (YYYY-MM-DD)", allow_retries=False)
     if source.window is None:
         raise Failure(f"{source.name} cannot be crawled by date window", allow_retries=False)
     return source.window.backfill_env(date.fromisoformat(config.window_start), date.fromisoformat(config.window_end))
@@ -202,8 +272,15 @@ def crawled_in_this_run(context: AssetExecutionContext, keys: Sequence[AssetKey]
     return {key for key, records in latest.items() if records and records[0].run_id == context.run_id}
 
 
+def crawl_step_name(source: Source) -> str:
+    return f"{source.name}_crawl"
+
+
 def build_source_crawls(
-    sources: Sequence[Source], retry_policy: RetryPolicy = NETWORK_RETRY, name: str = "source_crawls"
+    sources: Sequence[Source],
+    retry_policy: RetryPolicy = NETWORK_RETRY,
+    name: str = "source_crawls",
+    pool: Optional[str] = None,
 ) -> AssetsDefinition:
     """One asset per source, crawled by one step: the selected sources' spiders in one Pipes process, side by side.
     A source that failed costs the step (retried: the retry crawls only the sources not yet materialized in the
@@ -215,7 +292,10 @@ def build_source_crawls(
         specs=[crawl_spec(source) for source in sources],
         can_subset=True,
         retry_policy=retry_policy,
-        description="Crawls the selected sources in one Scrapy process (python -m crawlers.run <sources>).",
+        pool=pool,
+        description="Crawls "
+        + (f"{sources[0].name}" if len(sources) == 1 else "the selected sources in one Scrapy process")
+        + f" (python -m crawlers.run {' '.join(source.name for source in sources)}).",
     )
     def _crawls(
         context: AssetExecutionContext,
@@ -224,6 +304,7 @@ def build_source_crawls(
         pipes_subprocess_client: PipesSubprocessClient,
     ) -> Iterator[MaterializeResult]:
         settings = mendel.settings()
+        scope = crawl_scope(context, config.scope)
         selected = [source for key, source in by_key.items() if key in context.selected_asset_keys]
         done = crawled_in_this_run(context, [AssetKey(source.asset) for source in selected])
         crawl, env = [], mendel.subprocess_env(context.run_id)
@@ -234,7 +315,7 @@ def build_source_crawls(
             elif AssetKey(source.asset) in done:
                 context.log.info(f"{source.name} was crawled by an earlier attempt of this step")
             else:
-                window = window_env(source, config)
+                window = window_env(source, config, scope)
                 if window:
                     context.log.info(
                         f"{source.name}: crawling the window {config.window_start}..{config.window_end} ({window})"
@@ -246,7 +327,7 @@ def build_source_crawls(
         invocation = pipes_crawl(pipes_subprocess_client, context, [source.name for source in crawl], env)
         # Only what the process reported: a source that failed gets no (empty) materialization of its own.
         for result in invocation.get_results(implicit_materializations=False):
-            if isinstance(result, MaterializeResult) and (config.window_start or config.window_end):
+            if isinstance(result, MaterializeResult) and scope == CrawlScope.WINDOW:
                 result = result._replace(
                     metadata={
                         **(result.metadata or {}),
@@ -262,7 +343,11 @@ def build_source_crawls(
     return _crawls
 
 
-source_crawls = build_source_crawls(CRAWL_SOURCES)
+# One step per source (<source>_crawl), each in its source's pool.
+SOURCE_CRAWLS = {
+    source.name: build_source_crawls([source], name=crawl_step_name(source), pool=crawl_pool(source.name))
+    for source in CRAWL_SOURCES
+}
 CRAWL_CHECKS = [crawl_failures_check(source) for source in CRAWL_SOURCES]
 DOCUMENT_SOURCES = [CRAWL_SPECS[source.name] for source in CRAWL_SOURCES if source.feeds == "documents"]
 ruian_documents = CRAWL_SPECS["ruian"]  # feeds the register records (assets/processing/extraction.py)

@@ -1,7 +1,8 @@
 """What each crawl source gets from its registry entry (mendel.core.sources): a re-crawl job, date backfills, a freshness
 check.
 
-- ``crawl_<source>``: crawl one source now (no processing; the new-versions sensor starts what follows).
+- ``crawl_<source>``: crawl one source now (no processing; the new-versions sensor starts what follows); its run
+  config says what (``scope``: USUAL or WINDOW with its dates) and is required.
 - ``backfill_<source>``: partitioned by the source's date windows; a backfill launches one run per window.
 - ``<source>_documents`` freshness check: fails when the last crawl is older than the source's cadence + slack.
 """
@@ -13,16 +14,20 @@ from dagster import (
     AssetCheckKey,
     AssetChecksDefinition,
     AssetSelection,
+    Config,
+    ConfigMapping,
     PartitionedConfig,
     SensorDefinition,
     SupersessionWarning,
     build_last_update_freshness_checks,
     build_sensor_for_freshness_checks,
+    config_mapping,
     define_asset_job,
 )
 from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
+from pydantic import Field
 
-from assets.crawl.assets import BACKFILL_PARTITIONS, CRAWL_SPECS, source_crawls
+from assets.crawl.assets import BACKFILL_PARTITIONS, CRAWL_SPECS, SOURCE_CRAWLS, CrawlScope
 from mendel.core.sources import SOURCES
 from orchestration.automation import sensor_status
 from orchestration.policies import SOURCE_TAG
@@ -38,21 +43,41 @@ def without_freshness_checks(selection: AssetSelection) -> AssetSelection:
 
 
 def source_selection(source: str) -> AssetSelection:
-    """One source's crawl asset (and its crawl_failures check): the crawl step, subset to it, crawls it alone."""
+    """One source's crawl asset (and its crawl_failures check): its own crawl step."""
     return without_freshness_checks(AssetSelection.assets(CRAWL_SPECS[source].key))
+
+
+class CrawlNow(Config):
+    """The run config of a ``crawl_<source>`` job: what it crawls, required — no re-crawl starts on empty config."""
+
+    scope: CrawlScope = Field(description="USUAL: the source's usual range; WINDOW: window_start..window_end")
+    window_start: str = Field(default="", description="WINDOW: the first day (YYYY-MM-DD)")
+    window_end: str = Field(default="", description="WINDOW: the day after the last (YYYY-MM-DD)")
+
+
+def crawl_now_config(source: str) -> ConfigMapping:
+    op_name = SOURCE_CRAWLS[source].node_def.name  # the source's crawl step
+
+    @config_mapping
+    def to_step_config(config: CrawlNow) -> dict:
+        return {"ops": {op_name: {"config": {**config.model_dump(), "scope": config.scope.name}}}}
+
+    return to_step_config
 
 
 def crawl_job(source: str) -> UnresolvedAssetJobDefinition:
     return define_asset_job(
         f"crawl_{source}",
         selection=source_selection(source),
+        config=crawl_now_config(source),
         tags={SOURCE_TAG: source},
-        description=f"Crawl {source} now; new or changed documents then trigger their processing (sensor).",
+        description=f"Crawl {source} now, saying what: scope USUAL (the usual range) or WINDOW with window_start and "
+        "window_end; new or changed documents then trigger their processing (sensor).",
     )
 
 
 def window_run_config(source: str):
-    op_name = source_crawls.node_def.name  # the one crawl step, subset to the source
+    op_name = SOURCE_CRAWLS[source].node_def.name  # the source's crawl step
 
     def run_config(partition_key: str) -> dict:
         window = BACKFILL_PARTITIONS[source].time_window_for_partition_key(partition_key)
@@ -60,6 +85,7 @@ def window_run_config(source: str):
             "ops": {
                 op_name: {
                     "config": {
+                        "scope": CrawlScope.WINDOW.name,
                         "window_start": window.start.date().isoformat(),
                         "window_end": window.end.date().isoformat(),
                     }

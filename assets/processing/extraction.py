@@ -16,9 +16,9 @@ QUALITY_CHECKS = [
         asset="document_pages",
         blocking=True,
         description="Great Expectations, hard: unique document ids, contiguous page numbers, no mojibake, "
-        "section spans inside their document; a failing document is quarantined (no chunks, "
-        "no index) and the run goes on; blocks only when the failing share of new versions "
-        "exceeds quarantine.max_new_failing_share",
+        "section spans inside their document; a failing document is quarantined (served from its last good "
+        "version, marked so) and the run goes on; blocks only when the failing documents cross a quarantine "
+        "limit of the live corpus (share of the corpus or of a source, or their number)",
     ),
     AssetCheckSpec(
         QUALITY_SOFT,
@@ -32,7 +32,8 @@ QUALITY_CHECKS = [
 def quality_check_results(conn) -> list[AssetCheckResult]:
     """Both checks from one review of the live extracted documents (incremental: only versions not reviewed
     since their extraction are validated, the corpus-level figures are summed from the stored per-version
-    results); hard failures quarantine their documents (mendel.checks.quality.review)."""
+    results); hard failures quarantine their documents, and the hard check's description says what blocks
+    (mendel.checks.quality.review)."""
     from mendel.checks.quality.review import review_database
 
     review = review_database(conn)
@@ -51,7 +52,11 @@ def quality_check_results(conn) -> list[AssetCheckResult]:
             wrapped["quarantine"] = MetadataValue.json(metadata["quarantine"])
         results.append(
             AssetCheckResult(
-                check_name=name, passed=review.passed(severity), severity=level, metadata={**metadata, **wrapped}
+                check_name=name,
+                passed=review.passed(severity),
+                severity=level,
+                description=review.description(severity),
+                metadata={**metadata, **wrapped},
             )
         )
     return results

@@ -58,14 +58,19 @@ class HostBudgetMiddleware:
 
     # ---------------------------------------------------------------- the count
 
+    def host(self, published_url: str) -> str:
+        """The host a request counts against: the one that published the URL, or its shared hosting provider."""
+        counted_as = getattr(self.crawler.spider, "politeness_host", None)
+        return counted_as(published_url) if counted_as is not None else url_host(published_url)
+
     def count(self, published_url: str, requests: int = 1) -> None:
         """Count requests to the host that published ``published_url`` (its robots.txt too, on the first)."""
-        host = url_host(published_url)
+        host = self.host(published_url)
         self.host_requests[host] += requests + (0 if host in self.host_requests else 1)
 
     def within_budget(self, published_url: str) -> bool:
         """Whether one more request to the URL's host fits this run's budget (counted when it does)."""
-        budget, host = self.crawler.spider.host_budget, url_host(published_url)
+        budget, host = self.crawler.spider.host_budget, self.host(published_url)
         if budget is not None and self.host_requests[host] + (host not in self.host_requests) >= budget:
             return False
         self.count(published_url)
@@ -111,7 +116,7 @@ class HostBudgetMiddleware:
         """An attachment over its host's budget: not requested in this run; logged deferred, the next run asks
         for it first."""
         self.deferred.add(url)
-        host, stats = url_host(published_url), self.crawler.stats
+        host, stats = self.host(published_url), self.crawler.stats
         stats.inc_value("mendel/boards/attachments_deferred")
         if host not in self.hosts_over_budget:
             self.hosts_over_budget.add(host)

@@ -1,27 +1,35 @@
-"""e-Sbírka: the chronological register per year → act detail → download links → the verified PDF; and the
-act versions (znění) through the change feed → each changed act's history → each changed version's fragments →
-one assembled version with its provisions and e-Sbírka's own cross-references.
+"""e-Sbírka: every act of the Sbírka, kept up to date incrementally, through the official public API
+(``sample_corpus/esbirka/api/openapi.json``; every request is an operation of that definition, tested).
 
-Uses the public REST layout (`/esel-esbir-daver/...`); the base URL comes from settings, so the
-same spider crawls the local mirror (demo) or the real host (production, with an API key header).
+The register: a first crawl lists the complete register — ``POST /chronologicke-rejstriky/roky`` for the years
+that have acts, then ``POST /chronologicke-rejstriky/dokumenty-sbirky-po-mesicich`` for each — and stores every
+act; later crawls read the change feed (``/dokumenty-sbirky/zmeny-zneni``) and fetch every act it names, whatever
+its year. An operator's backfill names years (``MENDEL_ESBIRKA_YEARS``, the backfill partitions) or acts
+(``MENDEL_ESBIRKA_ACTS``), and that selection alone is listed. Each act: its detail, ``odkazy-ke-stazeni`` and the
+verified PDF (``overeneZneni.odkazPdf``, the promulgated act with its pages); an act without one is stored as the
+wording in force that e-Sbírka gives, its fragments (``/fragmenty`` of the act's stale URL) as plain text, one
+fragment a line, nothing added.
 
-Versions: ``/dokumenty-sbirky/zmeny-zneni?datumCasOdberuOd=T`` lists the versions published since the last crawl
-took the feed in (every version on the first crawl; ``start`` / ``pocet`` paging). For each act it names (within
-the crawl's acts or years), ``/dokumenty-sbirky/{staleUrl}/historie`` gives every version's validity, number and
-amending acts (written to the stored versions at once: a new version ends the one before it), and each listed
-version's fragments are read from its versioned stale URL. The feed position (``change_feeds``, one per selection
-of years and acts) moves only when every page of the feed and every version below it was read, so a failed crawl
-asks again next time; a crawl with no change fetches the feed and nothing else for versions.
+Versions: ``zmeny-zneni?datumCasOdberuOd=T`` lists the versions published since the last crawl took the feed in
+(every version on the first crawl; ``start`` / ``pocet`` paging). For each act it names,
+``/dokumenty-sbirky/{staleUrl}/historie`` gives every version's validity, number and amending acts (written to the
+stored versions at once: a new version ends the one before it), and each listed version's fragments are read from
+its versioned stale URL. The feed position (``change_feeds``, one per selection) moves only when every page of the
+feed, every version below it and — on a first crawl — the whole register were read, so a failed crawl asks again
+next time; a crawl with no change fetches the feed and nothing else.
 
-Fragments: ``/dokumenty-sbirky/{staleUrl}/fragmenty?cisloStranky=N`` (pages from 1, 1,000 fragments each,
-``pocetStranek`` says how many). Every page is asked for conditionally (the ETags kept with the stored version);
-when all answer 304 the version is confirmed unchanged, when page 1 changed every page is fetched afresh, and
-when only a later page changed the 304 pages are fetched again without validators, so a version is always
-assembled from one consistent set of pages (:func:`mendel.law.act_versions.assemble`). The assembled version goes to
-the raw store (canonical JSON) and to ``act_versions`` / ``provisions`` / ``act_references``; the act's PDF or
-DOCX stays the document that is extracted and indexed. Feed, history and fragment pages are listings, not
-documents: a page that fails is logged as a quarantined listing URL (with the reason) and that version is left
-as it was.
+Fragments: ``/dokumenty-sbirky/{staleUrl}/fragmenty?cisloStranky=N`` (pages from 0 as the definition says, 1,000
+fragments each, ``pocetStranek`` says how many). Every page of a version is asked for conditionally (the ETags kept
+with the stored version); when all answer 304 the version is confirmed unchanged, when page 0 changed every page
+is fetched afresh, and when only a later page changed the 304 pages are fetched again without validators, so a
+version is always assembled from one consistent set of pages (:func:`mendel.law.act_versions.assemble`). The
+assembled version goes to the raw store (canonical JSON) and to ``act_versions`` / ``provisions`` /
+``act_references``. Feed, history and fragment pages are listings, not documents: a page that fails or is not a
+``FragmentSeznam`` is logged as a quarantined listing URL (with the reason) and that version is left as it was.
+
+Production asks the official hosts (``Source.hosts``: the API at ``api.e-sbirka.cz`` under the definition's server
+path, with the ``esel-api-access-key`` header from ``ESBIRKA_API_KEY``); a redirect between official hosts is
+followed, any other host is refused by the host guard.
 """
 
 from __future__ import annotations
@@ -34,16 +42,18 @@ from scrapy.http import JsonRequest
 
 from crawlers import settings as project
 from crawlers.items import ActHistory, ActVersion, ActVersionUnchanged, FetchedDocument
+from crawlers.middlewares.host_guard import configured_hosts
 from crawlers.spiders.base import MendelSpider
+from mendel.core.sources import SOURCES
 from mendel.law import act_versions
 from mendel.law.identifiers import ActId, parse_act_path, parse_stale_url
 
 API_PREFIX = "/esel-esbir-daver"
 CHANGES_PAGE = 500  # versions asked for per zmeny-zneni page
-DEFAULT_CONTENT_TYPES = {
-    "pdf": "application/pdf",
-    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-}
+FIRST_PAGE = act_versions.FIRST_PAGE
+CONSOLIDATED_TEXT = "text/plain; charset=utf-8"  # an act's wording in force, from its fragments
+# Official hosts (with their subdomains): a redirect from one to another is followed in production.
+OFFICIAL_HOSTS = configured_hosts(SOURCES["esbirka"].hosts) | {"e-sbirka.cz", "eselpoint.gov.cz"}
 
 
 def stale_url_path(stale_url: str) -> str:
@@ -76,7 +86,7 @@ class EsbirkaSpider(MendelSpider):
     def __init__(
         self,
         base_url: str,
-        years: str = "2024,2025",
+        years: str = "",
         api_key: str | None = None,
         acts: str = "",
         fragments: bool | str = True,
@@ -94,16 +104,22 @@ class EsbirkaSpider(MendelSpider):
         self.fragment_etags: dict[str, str] = {}
         self.fragment_page_counts: dict[str, int] = {}
         # the change feed of this selection of acts: its own position, moved only after a complete read
-        self.feed = (
-            act_versions.FEED
-            + "|years="
-            + ",".join(map(str, sorted(self.years)))
+        selection = (
+            ("|years=" + ",".join(map(str, sorted(self.years))) if self.years else "")
             + ("|acts=" + ",".join(sorted(self.allowed_acts)) if self.allowed_acts else "")
-        )
+        ) or "|all"
+        self.feed = act_versions.FEED + selection
         self.feed_latest: str | None = None
         self.feed_complete = False
         self.feed_failed = False
+        self.register_failed = False  # a page of the register listed in this crawl failed
         self.version_jobs: list[FragmentJob] = []
+
+    @classmethod
+    def from_crawler(cls, crawler, *args, **kwargs):
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        spider.allowed_hosts = spider.allowed_hosts | OFFICIAL_HOSTS
+        return spider
 
     async def start(self):
         since = None
@@ -111,16 +127,61 @@ class EsbirkaSpider(MendelSpider):
             self.fragment_etags = self.known.fragment_etags
             self.fragment_page_counts = self.known.fragment_page_counts
             since = self.known.feed_position
-        for year in self.years:
-            yield JsonRequest(
-                f"{self.api}/chronologicke-rejstriky/dokumenty-sbirky-po-mesicich",
-                data=year,
-                headers=self.api_headers,
-                callback=self.parse_register,
-                cb_kwargs={"year": year},
+        if self.years:  # a backfill: those years' register
+            for year in self.years:
+                yield self.register_request(year)
+        elif self.allowed_acts:  # the acts asked for, whatever their year
+            for stale_url in sorted(self.allowed_acts):
+                yield self.act_request(stale_url, {"staleUrl": stale_url})
+        elif since is None:  # the first crawl (or one without the feed): the complete register
+            yield scrapy.Request(  # the operation takes no body
+                f"{self.api}/chronologicke-rejstriky/roky",
+                method="POST",
+                headers={**self.api_headers, "Accept": "application/json"},
+                callback=self.parse_years,
+                errback=self.on_register_error,
             )
         if self.fragments:
             yield self.changes_request(since, 0)
+
+    # ---------------------------------------------------------------- the register
+
+    def register_request(self, year: int) -> scrapy.Request:
+        return JsonRequest(
+            f"{self.api}/chronologicke-rejstriky/dokumenty-sbirky-po-mesicich",
+            data=year,
+            headers=self.api_headers,
+            callback=self.parse_register,
+            errback=self.on_register_error,
+            cb_kwargs={"year": year},
+        )
+
+    def parse_years(self, response):
+        """``RokySeznam``: every year of the register that has acts (``deaktivovano`` marks one without)."""
+        payload, problem = self.feed_payload(response, "seznam")
+        if payload is None:
+            self.register_failed = True
+            yield self.reject_listing(response, problem)
+            return
+        for entry in payload["seznam"]:
+            year = entry.get("rok") if isinstance(entry, dict) else None
+            if isinstance(year, int) and not entry.get("deaktivovano"):
+                yield self.register_request(year)
+
+    def on_register_error(self, failure):
+        self.register_failed = True
+        return self.on_listing_error(failure)
+
+    def act_request(self, stale_url: str, listing: dict) -> scrapy.Request:
+        """An act's detail, then its download links and its text (the register and the feed both lead here; the
+        duplicate filter keeps one request an act)."""
+        return scrapy.Request(
+            f"{self.api}/dokumenty-sbirky/{stale_url_path(stale_url)}",
+            headers=self.api_headers,
+            callback=self.parse_detail,
+            errback=self.on_listing_error,
+            cb_kwargs={"listing": listing},
+        )
 
     # ---------------------------------------------------------------- versions: change feed → history → fragments
 
@@ -136,9 +197,10 @@ class EsbirkaSpider(MendelSpider):
         )
 
     def wanted(self, act) -> bool:
+        """Every act the feed names, unless an operator's selection of acts or years narrows the crawl."""
         if self.allowed_acts:
             return ActId(act.collection, act.year, act.number).stale_url in self.allowed_acts
-        return act.year in self.years
+        return not self.years or act.year in self.years
 
     def feed_payload(self, response, key: str) -> tuple[dict | None, str | None]:
         """The JSON object of a feed or history page, or (None, the problem): the page is rejected and the feed not
@@ -169,6 +231,7 @@ class EsbirkaSpider(MendelSpider):
             if act is not None and self.wanted(act):
                 changed.setdefault(ActId(act.collection, act.year, act.number).stale_url, []).append(item)
         for stale_url, versions in changed.items():
+            yield self.act_request(stale_url, {"staleUrl": stale_url})  # its document may have changed too
             yield scrapy.Request(
                 f"{self.api}/dokumenty-sbirky/{stale_url_path(stale_url)}/historie",
                 self.parse_history,
@@ -199,9 +262,9 @@ class EsbirkaSpider(MendelSpider):
                 **entry,
                 "staleUrl": item["staleUrl"],
             }
-            job = FragmentJob(detail, self.fragments_url(detail["staleUrl"], 1))
+            job = FragmentJob(detail, self.fragments_url(detail["staleUrl"], FIRST_PAGE))
             self.version_jobs.append(job)
-            yield self.fragments_request(job, 1, conditional=True)
+            yield self.fragments_request(job, FIRST_PAGE, conditional=True)
 
     def on_feed_error(self, failure):
         self.feed_failed = True
@@ -211,6 +274,8 @@ class EsbirkaSpider(MendelSpider):
         """(the feed, the latest publication time it named) when the whole feed and every version it named were
         read, for its position to move on (crawlers.pipelines.act_versions); else None."""
         if not self.fragments or reason != "finished" or self.feed_failed or not self.feed_complete:
+            return None
+        if self.register_failed:  # a first crawl's register is part of what the position vouches for
             return None
         if any(job.failed or not job.done for job in self.version_jobs):
             return None
@@ -225,12 +290,7 @@ class EsbirkaSpider(MendelSpider):
                     stale_url = act["staleUrl"]
                     if self.allowed_acts and stale_url not in self.allowed_acts:
                         continue
-                    yield scrapy.Request(
-                        f"{self.api}/dokumenty-sbirky/{stale_url_path(stale_url)}",
-                        headers=self.api_headers,
-                        callback=self.parse_detail,
-                        cb_kwargs={"listing": act},
-                    )
+                    yield self.act_request(stale_url, act)
 
     def parse_detail(self, response, listing: dict):
         detail = {**listing, **response.json()}
@@ -238,6 +298,7 @@ class EsbirkaSpider(MendelSpider):
             f"{self.api}/dokumenty-sbirky/{stale_url_path(detail['staleUrl'])}/odkazy-ke-stazeni",
             headers=self.api_headers,
             callback=self.parse_download_links,
+            errback=self.on_listing_error,
             cb_kwargs={"detail": detail},
         )
 
@@ -277,27 +338,28 @@ class EsbirkaSpider(MendelSpider):
                 yield self.reject_listing(response, f"fragments page {page}: {exc}")
                 return
             job.pages[page] = payload
+            job.derived = _header(response, b"X-Mirror-Derived") or job.derived
             etag = response.headers.get(b"ETag")
             job.etags[response.url] = etag.decode("latin-1") if etag else None
-        if page == 1:
+        if page == FIRST_PAGE:
             yield from self._after_first_page(job)
         yield from self._maybe_finish(job)
 
     def _after_first_page(self, job: "FragmentJob"):
-        first = job.pages[1]
+        first = job.pages[FIRST_PAGE]
         if first is None:  # unchanged: as many pages as last time, each asked for conditionally
             job.page_count = self.fragment_page_counts.get(job.first_url, 1)
             conditional = True
         else:  # changed (or new): every other page afresh, the page boundaries may have moved
-            job.page_count = max(first["pocetStranek"], 1)  # an act without fragments still has its page 1
+            job.page_count = max(first["pocetStranek"], 1)  # an act without fragments still has its page 0
             conditional = False
-        for number in range(2, job.page_count + 1):
+        for number in range(FIRST_PAGE + 1, job.page_count):
             yield self.fragments_request(job, number, conditional=conditional)
 
     def _maybe_finish(self, job: "FragmentJob"):
         if job.failed or job.waiting or job.page_count is None or job.done:
             return
-        stale = [n for n in range(1, job.page_count + 1) if job.pages.get(n) is None]
+        stale = [n for n in range(job.page_count) if job.pages.get(n) is None]
         if len(stale) == job.page_count:
             job.done = True
             yield ActVersionUnchanged(url=job.first_url)
@@ -307,7 +369,7 @@ class EsbirkaSpider(MendelSpider):
                 yield self.fragments_request(job, number, conditional=False)
             return
         job.done = True
-        pages = [job.pages[n] for n in range(1, job.page_count + 1)]
+        pages = [job.pages[n] for n in range(job.page_count)]
         try:
             record = act_versions.assemble(job.detail, pages)
         except act_versions.FragmentPageError as exc:
@@ -316,9 +378,12 @@ class EsbirkaSpider(MendelSpider):
             self.discovered += 1
             yield self.outcome(job.first_url, "quarantined", reason=f"listing: fragments: {exc}"[:500])
             return
+        if job.as_document:
+            yield self.consolidated_document(job, record)
+            return
         page_etags = {
             self.fragments_url(job.detail["staleUrl"], n): job.etags.get(self.fragments_url(job.detail["staleUrl"], n))
-            for n in range(1, job.page_count + 1)
+            for n in range(job.page_count)
         }
         yield ActVersion(
             source=self.source,
@@ -338,56 +403,79 @@ class EsbirkaSpider(MendelSpider):
 
     def parse_download_links(self, response, detail: dict):
         links = response.json()
-        # The verified (legally binding) PDF when there is one; otherwise the consolidated DOCX export.
-        link = (links.get("overeneZneni") or {}).get("odkazPdf")
-        expected = "pdf"
+        # The verified (legally binding) PDF of the promulgated act when there is one; otherwise the wording in
+        # force, which e-Sbírka gives as the fragments of the act's stale URL.
+        link = ((links.get("overeneZneni") or {}) if isinstance(links, dict) else {}).get("odkazPdf")
         if not link:
-            link, expected = links.get("informativniZneniDocx"), "docx"
-        if not link:
-            self.discovered += 1
-            yield self.outcome(response.url, "quarantined", status=response.status, reason="no downloadable text")
+            job = FragmentJob(detail, self.fragments_url(detail["staleUrl"], FIRST_PAGE), as_document=True)
+            yield self.fragments_request(job, FIRST_PAGE, conditional=False)
             return
-        file_name = link.get("nazevDokumentu") or f"{link['dokumentId']}.{expected}"
+        file_name = link.get("nazevDokumentu") or f"{link['dokumentId']}.pdf"
         url = f"{self.api}/souborove-dokumenty/{link['dokumentId']}/ORIGINAL/STAHNI/{quote(file_name)}"
-        yield self.document_request(url, self.parse_document, cb_kwargs={"detail": detail, "expected": expected})
+        yield self.document_request(url, self.parse_document, cb_kwargs={"detail": detail})
 
-    def parse_document(self, response, detail: dict, expected: str = "pdf"):
+    def parse_document(self, response, detail: dict):
         if not_ok := self.not_ok(response):
             yield not_ok
             return
         content_type = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0].strip()
-        magic = b"%PDF" if expected == "pdf" else b"PK\x03\x04"
-        if not response.body.startswith(magic):
+        if not response.body.startswith(b"%PDF"):
             yield self.outcome(
                 response.url,
                 "quarantined",
                 status=response.status,
-                reason=f"expected {expected.upper()}, got {content_type or 'unknown type'}",
+                reason=f"expected PDF, got {content_type or 'unknown type'}",
             )
             return
-        published = detail.get("datumCasVyhlaseni") or detail.get("datum")
         yield FetchedDocument(
             source=self.source,
             doc_id=document_id(detail["staleUrl"]),
             url=response.url,
             body=response.body,
-            content_type=content_type or DEFAULT_CONTENT_TYPES[expected],
+            content_type=content_type or "application/pdf",
             title=detail.get("nazev"),
-            doc_type="law" if expected == "pdf" else "law_consolidated",
+            doc_type="law",
             citation=detail.get("zkracenaCitace"),
-            published=published[:10] if published else None,
+            published=_announced(detail),
             http_status=response.status,
             etag=_header(response, b"ETag"),
             last_modified=_header(response, b"Last-Modified"),
         )
 
+    def consolidated_document(self, job: "FragmentJob", record: dict):
+        """The act's wording in force as its document: the text of every fragment, one a line, in order."""
+        self.discovered += 1
+        lines = [f["text"] for f in record["fragments"] if f.get("text")]
+        if not lines:
+            return self.outcome(job.first_url, "quarantined", reason="no text: the act's fragments are empty")
+        detail = job.detail
+        return FetchedDocument(
+            source=self.source,
+            doc_id=document_id(detail["staleUrl"]),
+            url=job.first_url,
+            body=("\n".join(lines) + "\n").encode("utf-8"),
+            content_type=CONSOLIDATED_TEXT,
+            title=detail.get("nazev"),
+            doc_type="law_consolidated",
+            citation=detail.get("zkracenaCitace"),
+            published=_announced(detail),
+            extra={"version": record.get("versionEli"), **({"derived": job.derived} if job.derived else {})},
+        )
+
+
+def _announced(detail: dict) -> str | None:
+    published = detail.get("datumCasVyhlaseni") or detail.get("datum")
+    return published[:10] if published else None
+
 
 class FragmentJob:
     """The fragments pages of one act being collected."""
 
-    def __init__(self, detail: dict, first_url: str):
+    def __init__(self, detail: dict, first_url: str, as_document: bool = False):
         self.detail = detail
         self.first_url = first_url
+        self.as_document = as_document  # the act's wording in force, stored as its document (not a version)
+        self.derived: str | None = None  # what the source says the text was derived from (X-Mirror-Derived)
         self.pages: dict[int, dict | None] = {}  # page → payload, None for a 304
         self.etags: dict[str, str | None] = {}
         self.waiting: set[int] = set()

@@ -6,8 +6,10 @@ and the decision dates ``decidedFrom`` / ``decidedTo``, and follows the redirect
 live in the session, so this spider keeps cookies (the project default is off). The banner
 ``Výsledky 1 - 20 z celkem 41`` gives the page count; pages are ``Results.aspx?page=N`` from 0. Each hit names
 its text page in a ``ShowLink("…/Search/GetText.aspx?sz=2-866-16_2", …)`` call; that page is the stored document
-(``lblRegistrySign`` = docket and date, ``lblDecisionForm`` = the decision form, ``table.DocContent`` = the text).
-``doc_id`` is the ECLI listed with the hit, else ``nalus:{sz}``.
+(``lblRegistrySign`` = docket and date, ``lblDecisionForm`` = the decision form, ``td.DocContent`` = the text: the
+výrok in ``<b>``, a dissent after ``<hr/>``; read into sections by mendel.extract.court_pages).
+``doc_id`` is the ECLI listed with the hit, else ``nalus:{sz}``. Besides the date window, each file number of
+``dockets`` is searched for on its own (the form's Spisová značka, in a session of its own).
 """
 
 from __future__ import annotations
@@ -58,23 +60,43 @@ class NalusSpider(MendelSpider):
     source = "nalus"
     custom_settings = {"COOKIES_ENABLED": True}  # the hits live in the ASP.NET session
 
-    def __init__(self, base_url: str, date_from: str, date_to: str = "", page_size: int | str = 20, *args, **kwargs):
+    def __init__(
+        self,
+        base_url: str,
+        date_from: str,
+        date_to: str = "",
+        page_size: int | str = 20,
+        dockets: str | tuple = "",
+        *args,
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
         self.base_url = base_url.rstrip("/")
         self.date_from, self.date_to = date_from, date_to
         self.page_size = int(page_size)
+        self.dockets = [d.strip() for d in (dockets.split(",") if isinstance(dockets, str) else dockets) if d.strip()]
         self.seen: set[str] = set()
 
     async def start(self):
-        yield self.listing_request(self.base_url + SEARCH_PATH, self.parse_form)
+        # One search per session (the hits live in it): the date window in jar 0, each file number in a jar of its own.
+        for jar, docket in enumerate([None, *self.dockets]):
+            yield self.listing_request(
+                self.base_url + SEARCH_PATH,
+                self.parse_form,
+                meta={"cookiejar": jar},
+                cb_kwargs={"docket": docket},
+                dont_filter=True,
+            )
 
-    def parse_form(self, response):
+    def parse_form(self, response, docket: str | None = None):
         if not response.css("input[name=__VIEWSTATE]"):
             yield self.reject_listing(response, "no ASP.NET search form (__VIEWSTATE missing)")
             return
+        by_date = docket is None
         formdata = {
-            FIELD + "decidedFrom": form_date(self.date_from) if self.date_from else "",
-            FIELD + "decidedTo": form_date(self.date_to) if self.date_to else "",
+            FIELD + "decidedFrom": form_date(self.date_from) if by_date and self.date_from else "",
+            FIELD + "decidedTo": form_date(self.date_to) if by_date and self.date_to else "",
+            FIELD + "citace": docket or "",
             FIELD + "resultsPageSize": str(self.page_size),
             FIELD + "nalezy": "on",
             FIELD + "usneseni": "on",
@@ -88,6 +110,7 @@ class NalusSpider(MendelSpider):
             callback=self.parse_results,
             errback=self.on_listing_error,
             cb_kwargs={"page": 0},
+            meta={"cookiejar": response.meta.get("cookiejar", 0)},
             dont_filter=True,
         )
 
@@ -125,6 +148,7 @@ class NalusSpider(MendelSpider):
                     response.urljoin(f"Results.aspx?page={number}"),
                     self.parse_results,
                     cb_kwargs={"page": number},
+                    meta={"cookiejar": response.meta.get("cookiejar", 0)},
                     dont_filter=True,
                 )
 
@@ -134,7 +158,7 @@ class NalusSpider(MendelSpider):
             return
         sz = text_key(response.url)
         sign = _SIGN.match(" ".join(response.css("#lblRegistrySign ::text").getall()))
-        text = " ".join(t.strip() for t in response.css("table.DocContent td ::text").getall() if t.strip())
+        text = " ".join(t.strip() for t in response.css("td.DocContent ::text").getall() if t.strip())
         if not sign or not text:
             yield self.outcome(
                 response.url,

@@ -18,8 +18,10 @@ import scrapy
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider, media_type, response_header
 from mendel.czech.dates import find_numeric_date, format_numeric_date, iso
+from mendel.extract.court_pages import keyword_values, listed_values
 
 NSF = "/Judikatura/judikatura_ns.nsf"
+COURT = "Nejvyšší soud"
 COURT_GENITIVE = "Nejvyššího soudu"
 _UNID = re.compile(r"/WebSearch/([0-9A-Fa-f]{32})")
 
@@ -30,10 +32,16 @@ def domino_date(iso_day: str) -> str:
 
 
 def search_query(date_from: str, date_to: str = "") -> str:
-    clauses = [f"[datum_predani_na_web]>={domino_date(date_from)}"]
-    if date_to:
-        clauses.append(f"[datum_predani_na_web]<={domino_date(date_to)}")
-    return " AND ".join(clauses)
+    """Decisions put on the web in the window, or decided in it (a decision the site gives no web date is found by
+    its decision date)."""
+
+    def window(field: str) -> str:
+        clauses = [f"[{field}]>={domino_date(date_from)}"]
+        if date_to:
+            clauses.append(f"[{field}]<={domino_date(date_to)}")
+        return "(" + " AND ".join(clauses) + ")"
+
+    return f"{window('datum_predani_na_web')} OR {window('datum_rozhodnuti')}"
 
 
 def search_url(base_url: str, query: str, start: int = 1, count: int = 20) -> str:
@@ -43,18 +51,33 @@ def search_url(base_url: str, query: str, start: int = 1, count: int = 20) -> st
     )
 
 
-def decision_title(decision_type: str | None, file_number: str) -> str:
-    """``USNESENÍ``, ``29 NSČR 123/2024`` → ``Usnesení Nejvyššího soudu sp. zn. 29 NSČR 123/2024``."""
+def decision_title(decision_type: str | None, file_number: str, court: str = COURT) -> str:
+    """``USNESENÍ``, ``29 NSČR 123/2024`` → ``Usnesení Nejvyššího soudu sp. zn. 29 NSČR 123/2024``; a decision of
+    another court the site publishes: ``Rozsudek (Vrchní soud v Praze) sp. zn. 13 Cmo 115/2002``."""
     kind = (decision_type or "Rozhodnutí").strip().lower()
-    return f"{kind[:1].upper()}{kind[1:]} {COURT_GENITIVE} sp. zn. {file_number}"
+    kind = f"{kind[:1].upper()}{kind[1:]}"
+    of_court = COURT_GENITIVE if court == COURT else f"({court})"
+    return f"{kind} {of_court} sp. zn. {file_number}"
+
+
+def header_fields(meta: dict[str, str]) -> dict:
+    """What the decision's header says about it, under stable names (the NS site's labels, or the Sbírka's)."""
+    return {
+        "keywords": keyword_values(meta.get("Heslo") or meta.get("Hesla")),
+        "provisions": listed_values(meta.get("Dotčené předpisy") or meta.get("Předpisy")),
+        "category": meta.get("Kategorie rozhodnutí") or None,
+        "decision_type": meta.get("Typ rozhodnutí") or None,
+        "collection": meta.get("Publikováno ve sbírce pod číslem") or meta.get("Číslo") or None,
+    }
 
 
 def decision_metadata(response) -> dict[str, str]:
-    """The ``td.left-part`` / ``td.right-part`` rows of a decision page, labels without the colon."""
+    """The ``td.left-part`` / ``td.right-part`` rows of a decision page, labels without the colon; a value shown on
+    several lines keeps them."""
     meta = {}
     for row in response.css("tr"):
         label = " ".join(row.css("td.left-part ::text").getall()).strip().rstrip(":").strip()
-        value = " ".join(t.strip() for t in row.css("td.right-part ::text").getall() if t.strip())
+        value = "\n".join(" ".join(t.split()) for t in row.css("td.right-part ::text").getall() if t.strip())
         if label and value:
             meta[label] = value
     return meta
@@ -112,13 +135,14 @@ class NsoudSpider(MendelSpider):
             return
         unid = _UNID.search(response.url)
         ecli = meta.get("ECLI") or ""
+        court = meta.get("Soud") or COURT
         yield FetchedDocument(
             source=self.source,
             doc_id=ecli or f"nsoud:{unid.group(1).upper() if unid else file_number}",
             url=response.url,
             body=response.body,
             content_type=media_type(response) or "text/html",
-            title=decision_title(meta.get("Typ rozhodnutí"), file_number),
+            title=decision_title(meta.get("Typ rozhodnutí"), file_number, court),
             doc_type="decision",
             citation=file_number,
             published=iso(find_numeric_date(meta.get("Datum rozhodnutí"))),
@@ -126,9 +150,10 @@ class NsoudSpider(MendelSpider):
             etag=response_header(response, "ETag"),
             last_modified=response_header(response, "Last-Modified"),
             extra={
-                "court": meta.get("Soud") or "Nejvyšší soud",
-                "ecli": ecli or None,
+                "court": court,
+                "ecli": ecli or None,  # only the court's own: never built from the file number
                 "web_published": iso(find_numeric_date(meta.get("Zveřejněno na webu"))),
                 "unid": unid.group(1).upper() if unid else None,
+                **header_fields(meta),
             },
         )

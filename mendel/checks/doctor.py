@@ -8,8 +8,10 @@ problems it found, each naming the thing that is wrong. :func:`examine` runs the
   recorded size and, unless ``verify_hashes`` is off, with the sha256 it is stored under;
 - ``orphan_blobs``: every blob in the raw store belongs to a document or act version;
 - ``current_versions``: every document's current version is one of its own versions;
-- ``chunks_current``: every chunk belongs to its document's current version of a live document, once that
-  version has been chunked (or quarantined): nothing is left of a superseded or withdrawn version;
+- ``chunks_current``: every chunk belongs to the served version of a live document (its current version, or its
+  last good one while the current is quarantined), once that version has been chunked: nothing is left of a
+  superseded, quarantined or withdrawn version;
+- ``quarantine_open``: no open quality quarantine row whose document passes the hard checks now;
 - ``bundle``: the live bundle (``CURRENT``) has its manifest, every file it lists with that checksum and no file
   it does not list, and every index part its build info (``build_info.json``) over the chunks of its layer;
 - ``crawl_log``: every closed crawl run reconciles (discovered = stored + unchanged + quarantined + disallowed,
@@ -267,26 +269,56 @@ def check_chunks_current(conn: psycopg.Connection) -> Check:
     check = Check("chunks_current")
     check.checked = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     quarantined = sql.SQL(
-        "EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = d.current_version_id)"
+        "EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = c.version_id AND q.resolved_at IS NULL)"
         if _table_exists(conn, "quality_quarantine")
         else "false"
     )
+    # the served version: the current one, or the last good one while the current is quarantined
     for doc_id, version_id, n, why in conn.execute(
         sql.SQL(
             "SELECT c.doc_id, c.version_id, count(*), CASE"
             "  WHEN v.doc_id <> c.doc_id THEN 'its version belongs to ' || v.doc_id"
             "  WHEN d.status <> 'active' THEN 'the document is ' || d.status"
-            "  WHEN {quarantined} THEN 'the current version is quarantined'"
-            "  ELSE 'the current version is ' || d.current_version_id END"
+            "  WHEN {quarantined} THEN 'the version is quarantined'"
+            "  WHEN d.served_version_id IS NULL THEN 'the current version is ' || srv.version_id"
+            "  ELSE 'the served (last good) version is ' || srv.version_id END"
             " FROM chunks c JOIN document_versions v ON v.version_id = c.version_id"
-            " JOIN documents d ON d.doc_id = c.doc_id LEFT JOIN document_versions cur"
-            " ON cur.version_id = d.current_version_id"
+            " JOIN documents d ON d.doc_id = c.doc_id LEFT JOIN document_versions srv"
+            " ON srv.version_id = coalesce(d.served_version_id, d.current_version_id)"
             " WHERE v.doc_id <> c.doc_id OR d.status <> 'active' OR"
-            " ({quarantined} OR (c.version_id <> d.current_version_id AND cur.chunked_at IS NOT NULL))"
+            " ({quarantined} OR (c.version_id <> srv.version_id AND srv.chunked_at IS NOT NULL))"
             " GROUP BY 1, 2, 4 ORDER BY 1, 2"
         ).format(quarantined=quarantined)
     ):
         check.problems.append(f"{n} chunk(s) of {doc_id} version {version_id}: {why}")
+    return check
+
+
+def check_quarantine_open(conn: psycopg.Connection) -> Check:
+    """Open quality quarantine rows whose document passes now: its current version's latest stored review
+    (``quality_reviews``, since its extraction) has no failing row in a hard expectation. A run resolves them;
+    one left open means the review did not run since, or did not record what it found."""
+    check = Check("quarantine_open")
+    if not _table_exists(conn, "quality_reviews"):
+        check.note = "no quality reviews in this database"
+        return check
+    check.checked = conn.execute("SELECT count(*) FROM quality_quarantine WHERE resolved_at IS NULL").fetchone()[0]
+    for doc_id, quarantined, current, reviewed_at in conn.execute(
+        "SELECT q.doc_id, q.version_id, d.current_version_id, r.reviewed_at FROM quality_quarantine q"
+        " JOIN documents d ON d.doc_id = q.doc_id JOIN document_versions v ON v.version_id = d.current_version_id"
+        " JOIN quality_reviews r ON r.version_id = v.version_id AND r.pages > 0"
+        " AND r.extracted_at IS NOT DISTINCT FROM v.extracted_at"
+        " WHERE q.resolved_at IS NULL AND d.status = 'active' AND NOT EXISTS ("
+        "  SELECT 1 FROM quality_review_results e JOIN quality_review_plans p"
+        "  ON p.review_version = r.review_version AND p.position = e.position AND p.severity = 'hard'"
+        "  WHERE e.version_id = r.version_id AND e.unexpected > 0)"
+        " ORDER BY q.doc_id, q.version_id"
+    ):
+        which = "it" if quarantined == current else f"its current version {current}"
+        check.problems.append(
+            f"{doc_id}: quarantine of version {quarantined} is open but {which} passes the hard checks"
+            f" (reviewed {reviewed_at:%Y-%m-%d %H:%M}); the next run resolves it"
+        )
     return check
 
 
@@ -396,6 +428,7 @@ def examine(
             check_orphan_blobs(conn, store),
             check_current_versions(conn),
             check_chunks_current(conn),
+            check_quarantine_open(conn),
             check_bundle(bundles_dir, hashes),
             check_crawl_log(conn),
         ]

@@ -215,6 +215,7 @@ BUILD_READS = (
     "provisions",
     "act_references",
     "relations",
+    "court_decisions",
 )
 BUILD_WRITES = ("citation_links", "citation_index", "citation_totals")
 BUILD_CODE = (
@@ -222,6 +223,7 @@ BUILD_CODE = (
     "citator/links.py",
     "citator/targets.py",
     "citator/citing_passages.py",
+    "citator/court_links.py",
     "records/citation_records.py",
     "citator/wording.py",
     "law/act_versions.py",

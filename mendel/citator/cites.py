@@ -10,6 +10,7 @@ from psycopg import sql
 
 from mendel.citator.citing_passages import page_of, passages_of, sentence_around
 from mendel.citator.targets import Target, parse_target
+from mendel.law.courts import LEVEL_LABELS, level_rank
 from mendel.records.citation_records import CITATION_RECORD
 
 FAMILIES = ("acts", "decisions", "notices", "other")
@@ -146,6 +147,7 @@ def cites(conn: psycopg.Connection, ref: str, limit: int = 20, cut: bool = False
     _fill_passages(conn, target, {d: doc for d, doc in listed.items() if merged[d][5] is None}, samples)
     for doc in listed.values():
         doc.pop("_version")
+    _group_by_court_level(conn, families["decisions"], listed)
     total = sum(f["citations"] for f in families.values())
     documents = sum(f["documents"] for f in families.values())
     return {
@@ -208,6 +210,45 @@ def _fill_passages(
         listed[doc_id]["passages"] = passages_of(found, lambda s, v=version: page_of(conn, v, s, pages_of))
 
 
+def _group_by_court_level(conn: psycopg.Connection, decisions: dict, listed: dict[str, dict]) -> None:
+    """Each listed decision with its court and level (court_decisions), and the family's ``by_court_level``: the
+    levels highest first (Ústavní soud, the supreme courts, high, regional, district; then decisions whose court is
+    not known), each with its decisions newest first."""
+    ids = [doc["doc_id"] for doc in decisions["items"]]
+    courts = dict.fromkeys(ids, (None, None))
+    if ids:
+        courts.update(
+            (doc_id, (court, level))
+            for doc_id, court, level in conn.execute(
+                "SELECT doc_id, court, court_level FROM court_decisions WHERE doc_id = ANY(%s)", (ids,)
+            )
+        )
+    groups: dict[str | None, list[dict]] = {}
+    for doc in decisions["items"]:
+        doc["court"], doc["court_level"] = courts[doc["doc_id"]]
+        groups.setdefault(doc["court_level"], []).append(doc)
+    decisions["by_court_level"] = [
+        {
+            "court_level": level,
+            "label": LEVEL_LABELS.get(level, "soud neuveden"),
+            "documents": len(docs),
+            "items": sorted(docs, key=lambda d: (d["date"] or "", d["doc_id"]), reverse=True),
+        }
+        for level, docs in sorted(groups.items(), key=lambda item: level_rank(item[0]))
+    ]
+
+
+# Who found a citation, as an answer names it (a passage's ``origins``).
+WITNESSES = {
+    "mention": "recogniser",
+    "court_metadata": "court metadata",
+    "odkaz": "e-Sbírka",
+    "record": "citation record",
+    "amends": "amending act",
+    "repeals": "repealing act",
+}
+
+
 def _ready(stored: list[dict]) -> list[dict]:
     """Passages as the index holds them (jsonb orders an object's keys its own way) in the answer's key order."""
     return [
@@ -223,19 +264,32 @@ def _ready(stored: list[dict]) -> list[dict]:
 
 
 def describe(answer: dict) -> str:
-    """The answer as text for a terminal."""
+    """The answer as text for a terminal: decisions grouped by court level, each passage with its witnesses."""
     lines = [answer["message"]]
     for name, family in (answer.get("families") or {}).items():
         if not family["documents"]:
             continue
         lines.append(f"\n{name}: {family['documents']} document(s), {family['citations']} citation(s)")
-        for doc in family["items"]:
-            lines.append(
-                f"  {doc['date'] or '????-??-??'}  {doc['citation'] or doc['doc_id']}  {(doc['title'] or '')[:70]}"
-            )
-            for passage in doc["passages"][:3]:
-                page = f"p. {passage['page']}" if passage["page"] else "p. ?"
-                lines.append(f"      {page} [{', '.join(passage['cited'])}] {passage['sentence'] or ''}"[:220])
-            if len(doc["passages"]) > 3:
-                lines.append(f"      … {len(doc['passages']) - 3} more")
+        groups = family.get("by_court_level") or [{"label": None, "items": family["items"]}]
+        for group in groups:
+            indent = "  "
+            if group["label"]:
+                lines.append(f"  {group['label']} ({group['documents']})")
+                indent = "    "
+            for doc in group["items"]:
+                court = f"  {doc['court']}" if doc.get("court") else ""
+                lines.append(
+                    f"{indent}{doc['date'] or '????-??-??'}  {doc['citation'] or doc['doc_id']}{court}"
+                    f"  {(doc['title'] or '')[:70] if not court else ''}".rstrip()
+                )
+                for passage in doc["passages"][:3]:
+                    page = f"p. {passage['page']}" if passage["page"] else "p. ?"
+                    witnesses = ", ".join(WITNESSES.get(o, o) for o in passage["origins"])
+                    lines.append(
+                        f"{indent}    {page} [{', '.join(passage['cited'])}] ({witnesses}) {passage['sentence'] or ''}"[
+                            :240
+                        ]
+                    )
+                if len(doc["passages"]) > 3:
+                    lines.append(f"{indent}    … {len(doc['passages']) - 3} more")
     return "\n".join(lines)

@@ -1,14 +1,15 @@
 """Citations that are not NER mentions, kept in ``citation_links``: e-Sbírka's own cross-references (the
 ``odkazyZFragmentu`` of each act's latest version, with the citing provision's wording as the sentence), the AMENDS
 / REPEALS relations read from amending acts (naming the version of the amended act they produced when a stored
-version lists the amending act among its ``novely``), and the references each line of a court record without
-decision text names."""
+version lists the amending act among its ``novely``), the references each line of a court record without
+decision text names, and the provisions a decision's own metadata lists (mendel.citator.court_links)."""
 
 from __future__ import annotations
 
 import psycopg
 
 from mendel.citator.citing_passages import clip
+from mendel.citator.court_links import court_metadata_links
 from mendel.citator.targets import Target, decision_target, law_target
 from mendel.law.identifiers import parse_citation
 from mendel.law.provision_tree import provision_from_anchor
@@ -16,8 +17,8 @@ from mendel.records.citation_records import CITATION_RECORD
 
 
 def build_links(conn: psycopg.Connection) -> dict:
-    """``citation_links`` anew from e-Sbírka's references, the AMENDS / REPEALS relations and the citation
-    records; returns the count of each."""
+    """``citation_links`` anew from e-Sbírka's references, the AMENDS / REPEALS relations, the citation records and
+    the courts' metadata; returns the count of each (and how the courts' and the recogniser's witnesses agree)."""
     counts = {"odkaz": 0, "amends": 0, "repeals": 0, "record": 0}
     rows: list[tuple] = []
     # e-Sbírka's odkazyZFragmentu of each act's latest version, with the citing provision's wording
@@ -116,6 +117,10 @@ def build_links(conn: psycopg.Connection) -> dict:
     for (doc_id, kind, target_key, provision), (page_no, line, surface) in named.items():
         rows.append(("record", kind, target_key, provision, doc_id, None, None, page_no, clip(line), surface))
         counts["record"] += 1
+    # the court's own witness: the provisions each decision's metadata lists (mendel.citator.court_links)
+    metadata_rows, metadata_counts = court_metadata_links(conn)
+    rows += metadata_rows
+    counts.update(metadata_counts)
     with conn.transaction():
         conn.execute("DELETE FROM citation_links")
         with conn.cursor() as cur:

@@ -12,7 +12,7 @@ import psycopg
 from mendel.law.identifiers import (
     CONSTITUTIONAL,
     CONSTITUTIONAL_SENATES,
-    FileNumber,
+    canonical_file_number,
     full_year,
     parse_citation,
     parse_ecli,
@@ -33,15 +33,6 @@ class Target:
     @property
     def label(self) -> str:
         return f"{self.provision} {self.key}".strip() if self.kind == "act" else self.key
-
-
-def canonical_file_number(number: FileNumber) -> str:
-    """The file number as the court writes it: the Ústavní soud's year in two digits (``IV. ÚS 393/00``), other
-    courts' in four (``21 Cdo 1234/1999``); no list number."""
-    if number.register == CONSTITUTIONAL or number.is_constitutional:
-        return f"{number.senate}. {number.register} {number.number}/{int(number.year) % 100:02d}"
-    head = " ".join(p for p in (number.court, number.senate, number.register) if p)
-    return f"{head} {number.number}/{full_year(number.year)}"
 
 
 def file_number_of_ecli(ecli: str) -> str | None:

@@ -12,7 +12,7 @@ import psycopg
 
 from mendel.law.identifiers import ActId, parse_act_path, parse_citation
 from mendel.law.provision_pages import PageLocator
-from mendel.law.provision_tree import provision_wording
+from mendel.law.provision_tree import provision_wording, section_path
 
 _PROVISION = re.compile(
     r"(?P<unit>§|čl\.|Čl\.|článek|článku)\s*(?P<number>\d+[a-z]*|[IVXLC]+)"
@@ -323,6 +323,8 @@ def provision_at(conn: psycopg.Connection, ref: str | Reference, at: date) -> di
     answer["provision"] = {
         "id": subtree[0]["id"] if reference.provision else None,
         "heading": subtree[0]["heading"] if reference.provision else None,
+        # where it stands in the act: část, hlava, díl, oddíl, pododdíl, § (and below)
+        "section_path": section_path(subtree[0]["path"]) if reference.provision else None,
         "text": "\n".join(_lines(subtree)),
         "items": [{"id": item["id"], "text": provision_wording(item)} for item in subtree],
     }
@@ -355,6 +357,8 @@ def describe(answer: dict) -> str:
             f"version {version['eli']}  valid {version['effective_from'] or '?'} – "
             f"{version['effective_to'] or 'today'}  amended by: {amended}"
         )
+        if answer["provision"].get("section_path"):
+            lines.append(f"in {answer['provision']['section_path']}")
         lines += ["", answer["provision"]["text"]]
         diff = answer.get("diff")
         if diff is None:

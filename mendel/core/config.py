@@ -109,7 +109,7 @@ class Settings:
     def option(self, source: str, argument: str):
         """One setting of a source's crawl (mendel.core.sources.Option): from the environment, else its default."""
         option = SOURCES[source].option(argument)
-        return option.value(self.source_env.get(option.env))
+        return option.value(self.source_env.get(option.env), self.profile)
 
     def options(self, source: str) -> dict:
         """Every option of a source's crawl, by the spider argument it becomes."""

@@ -28,15 +28,17 @@ class Option:
     # on (unset = default); list: comma-separated, spaces trimmed (set but empty = none, unset = default).
     kind: OptionKind = "text"
     doc: str = ""
+    demo_default: Optional[str] = None  # the demo profile's default, where it is not ``default``
 
-    def value(self, raw: Optional[str]) -> Union[str, int, bool, tuple[str, ...]]:
+    def value(self, raw: Optional[str], profile: str = "production") -> Union[str, int, bool, tuple[str, ...]]:
+        default = self.demo_default if profile != "production" and self.demo_default is not None else self.default
         if self.kind == "int":
-            return int(raw or self.default)
+            return int(raw or default)
         if self.kind == "flag":
-            return (self.default if raw is None else raw).strip().lower() not in _FALSE_FLAGS
+            return (default if raw is None else raw).strip().lower() not in _FALSE_FLAGS
         if self.kind == "list":
-            return tuple(v.strip() for v in (self.default if raw is None else raw).split(",") if v.strip())
-        return raw or self.default
+            return tuple(v.strip() for v in (default if raw is None else raw).split(",") if v.strip())
+        return raw or default
 
 
 @dataclass(frozen=True)
@@ -48,19 +50,26 @@ class DateWindow:
     demo_from: str  # the demo profile's start: it covers the bundled sample's documents
     production_lookback_days: int  # production starts this many days before today
     doc: str = ""
+    demo_to: str = ""  # the demo profile's end, where the bundled sample ends ("" = open-ended)
+    backfill_settings: Mapping[str, str] = field(default_factory=dict)  # more settings of every backfill window
 
     def resolve(self, environ: Mapping[str, str], profile: str, today: Optional[date] = None) -> tuple[str, str]:
         start = environ.get(self.from_env, "").strip()
+        end = environ.get(self.to_env, "").strip()
         if not start:
             if profile == "production":
                 start = ((today or date.today()) - timedelta(days=self.production_lookback_days)).isoformat()
             else:
-                start = self.demo_from
-        return start, environ.get(self.to_env, "").strip()
+                start, end = self.demo_from, end or self.demo_to
+        return start, end
 
     def backfill_env(self, start: date, end: date) -> dict[str, str]:
         """The settings of one backfill window [start, end)."""
-        return {self.from_env: start.isoformat(), self.to_env: (end - timedelta(days=1)).isoformat()}
+        return {
+            self.from_env: start.isoformat(),
+            self.to_env: (end - timedelta(days=1)).isoformat(),
+            **self.backfill_settings,
+        }
 
     @property
     def envs(self) -> tuple[str, ...]:
@@ -69,16 +78,18 @@ class DateWindow:
 
 @dataclass(frozen=True)
 class YearWindow:
-    """A register listed a year at a time: a comma-separated list of years."""
+    """A register listed a year at a time: a comma-separated list of years; none (``()``) is the whole register."""
 
     env: str
-    demo_years: tuple[int, ...]  # the years of the bundled sample
-    production_years: int = 2  # production lists this year and the ones before it
+    demo_years: tuple[int, ...]  # the years of the bundled sample; () for every year
+    production_years: Optional[int] = 2  # production lists this year and the ones before it; None: every year
     doc: str = ""
 
     def resolve(self, environ: Mapping[str, str], profile: str, today: Optional[date] = None) -> tuple[int, ...]:
         value = environ.get(self.env, "").strip()
         if not value:
+            if profile == "production" and self.production_years is None:
+                return ()
             if profile == "production":
                 this_year = (today or date.today()).year
                 return tuple(range(this_year - self.production_years + 1, this_year + 1))
@@ -99,7 +110,7 @@ class Backfill:
     """The date partitions a backfill may ask for (one run each, through the source's window settings)."""
 
     start: str  # ISO date of the first partition
-    unit: Literal["year", "month"]
+    unit: Literal["year", "month", "day"]
 
 
 @dataclass(frozen=True)
@@ -147,6 +158,18 @@ KADAN_FEED_URL = "https://www.mesto-kadan.cz/1ad1f16beff952576ae7ddd76a91e163"
 # Court searches by decision date: decisions appear online weeks after they are made, so production looks back
 # 60 days (already stored ones answer 304). The demo windows cover the last days of the bundled ConCo records.
 COURT_LOOKBACK_DAYS = 60
+# The Ústavní soud decisions whose real NALUS text pages the sample holds (courts/nalus_html/).
+NALUS_SAMPLE_PAGES = (
+    "I. ÚS 2/95",
+    "II. ÚS 287/96",
+    "I. ÚS 689/05",
+    "II. ÚS 549/06",
+    "IV. ÚS 899/15",
+    "III. ÚS 1773/19",
+)
+# The lower courts' open data lists a decision under the day it was published; a day still gains records for a while
+# after it (exports finishing late). Two weeks on, a day is taken as complete and closed.
+JUSTICE_LAG_DAYS = 14
 
 SOURCES: dict[str, Source] = {
     source.name: source
@@ -156,7 +179,13 @@ SOURCES: dict[str, Source] = {
             "Acts of the Sbírka zákonů from e-Sbírka's REST API: verified PDFs into the raw store, versions in PostgreSQL.",
             spider="crawlers.spiders.esbirka.EsbirkaSpider",
             mirror_sites=("mirror.esbirka.EsbirkaSite",),
-            hosts={"esbirka": "https://www.e-sbirka.cz", "esbirka_opendata": "https://opendata.eselpoint.gov.cz"},
+            # The public API (with its access key) first: the spider's base URL; the others are official hosts
+            # a redirect may lead to.
+            hosts={
+                "esbirka": "https://api.e-sbirka.cz",
+                "esbirka_web": "https://www.e-sbirka.cz",
+                "esbirka_opendata": "https://opendata.eselpoint.gov.cz",
+            },
             options=(
                 Option(
                     "fragments",
@@ -167,11 +196,14 @@ SOURCES: dict[str, Source] = {
                 ),
                 Option("api_key", "ESBIRKA_API_KEY", doc="e-Sbírka's API access key (production)"),
             ),
-            # Also settable per run as the MendelResource's esbirka_years (Settings.esbirka_years).
+            # Also settable per run as the MendelResource's esbirka_years (Settings.esbirka_years). Unset, a first
+            # crawl lists the whole register and later ones follow the change feed, in both profiles.
             window=YearWindow(
                 "MENDEL_ESBIRKA_YEARS",
-                demo_years=(1918, 1993, 2004, 2012, 2024, 2025),
-                doc="years the chronological register is listed for",
+                demo_years=(),
+                production_years=None,
+                doc="years a backfill lists the chronological register for (unset: the whole register, then the"
+                " change feed)",
             ),
             backfill=Backfill("1918-01-01", "year"),
         ),
@@ -185,9 +217,9 @@ SOURCES: dict[str, Source] = {
             window=DateWindow(
                 "MENDEL_NSOUD_FROM",
                 "MENDEL_NSOUD_TO",
-                demo_from="2024-01-01",
+                demo_from="1993-01-01",
                 production_lookback_days=14,
-                doc="publication dates (datum_predani_na_web)",
+                doc="publication dates (datum_predani_na_web), or decision dates where the site gives no web date",
             ),
             backfill=Backfill("1993-01-01", "month"),
         ),
@@ -215,7 +247,18 @@ SOURCES: dict[str, Source] = {
             spider="crawlers.spiders.nalus.NalusSpider",
             mirror_sites=("mirror.nalus.NalusSite",),
             hosts={"nalus": "https://nalus.usoud.cz"},
-            options=(Option("page_size", "MENDEL_NALUS_PAGE_SIZE", "20", "int", "results per page (resultsPageSize)"),),
+            options=(
+                Option("page_size", "MENDEL_NALUS_PAGE_SIZE", "20", "int", "results per page (resultsPageSize)"),
+                Option(
+                    "dockets",
+                    "MENDEL_NALUS_DOCKETS",
+                    "",
+                    "list",
+                    "file numbers searched for (the form's Spisová značka) besides the date window; the demo's: the "
+                    "decisions whose real NALUS pages the sample holds",
+                    demo_default=",".join(NALUS_SAMPLE_PAGES),
+                ),
+            ),
             window=DateWindow(
                 "MENDEL_NALUS_FROM",
                 "MENDEL_NALUS_TO",
@@ -239,6 +282,40 @@ SOURCES: dict[str, Source] = {
                 doc="decision dates",
             ),
             backfill=Backfill("2003-01-01", "month"),
+        ),
+        Source(
+            "justice",
+            "District and regional court decisions from the Ministry of Justice's open data (rozhodnuti.justice.cz), "
+            "a publication day at a time; a day is read until it is older than the publication lag, then closed.",
+            spider="crawlers.spiders.justice.JusticeSpider",
+            mirror_sites=("mirror.justice.JusticeSite",),
+            hosts={"justice": "https://rozhodnuti.justice.cz"},
+            options=(
+                Option(
+                    "lag_days",
+                    "MENDEL_JUSTICE_LAG_DAYS",
+                    str(JUSTICE_LAG_DAYS),
+                    "int",
+                    "a publication day is read again every run until it is this many days old, then closed",
+                ),
+                Option(
+                    "reread",
+                    "MENDEL_JUSTICE_REREAD",
+                    "0",
+                    "flag",
+                    "read the window's closed days again too (every backfill window does)",
+                ),
+            ),
+            window=DateWindow(
+                "MENDEL_JUSTICE_FROM",
+                "MENDEL_JUSTICE_TO",
+                demo_from="2025-09-15",
+                demo_to="2025-09-30",
+                production_lookback_days=JUSTICE_LAG_DAYS * 2,
+                doc="publication days (datumZverejneni)",
+                backfill_settings={"MENDEL_JUSTICE_REREAD": "1"},
+            ),
+            backfill=Backfill("2021-01-01", "day"),
         ),
         Source(
             "cnb",

@@ -31,6 +31,8 @@ from html.parser import HTMLParser
 from io import BytesIO
 from typing import Callable, Optional
 
+from mendel.czech.dates import parse_iso_date
+
 # Even a short resolution runs to a few paragraphs; an error or placeholder page is a sentence or two.
 MIN_DECISION_CHARS = 200
 # How far from the end of a file its closing marker may sit (sites append whitespace, comments, tracking tags).
@@ -239,6 +241,23 @@ def check_court_decision(candidate: Candidate) -> Optional[str]:
     return None
 
 
+def check_open_data_record(candidate: Candidate) -> Optional[str]:
+    """A lower court's open-data record: a decision text (výrok or odůvodnění), dates that are dates, and a court
+    the court system has (mendel.law.courts)."""
+    from mendel.extract.court_record import has_decision_text
+    from mendel.law.courts import court_named
+
+    record = json.loads(candidate.body)  # check_json has passed
+    if not has_decision_text(record):
+        return "record without decision text (výrok and odůvodnění empty)"
+    for name in ("datumVydani", "datumZverejneni"):
+        if parse_iso_date(str(record.get(name) or "")[:10]) is None:
+            return f"record with an unparseable date: {name} {str(record.get(name))[:40]!r}"
+    if court_named(record.get("soud")) is None:
+        return f"record of an unknown court: {str(record.get('soud'))[:80]!r}"
+    return None
+
+
 def check_notice(candidate: Candidate) -> Optional[str]:
     """A board feed's notice: a JSON object with a title or an IRI (OFN ``název`` / ``iri``)."""
     notice = json.loads(candidate.body)  # check_json has passed
@@ -253,6 +272,7 @@ SOURCE_CHECKS: dict[str, dict[Optional[str], SourceCheck]] = {
     "nsoud": {"decision": check_court_decision},
     "nalus": {"decision": check_court_decision},
     "nssoud": {"decision": check_court_decision},
+    "justice": {"decision": check_open_data_record},
     "boards": {"notice": check_notice},
     "esbirka": {},
     "cnb": {},

@@ -20,7 +20,8 @@ def failure_summary(conn: psycopg.Connection, run_id: str, source: str, top: int
         (list(FAILED_OUTCOMES), run_id, source, DEFERRED),
     ).fetchone()
     reasons = conn.execute(
-        "SELECT coalesce('HTTP ' || status::text || ': ', '') || coalesce(reason, outcome) AS why, count(*)"
+        "SELECT CASE WHEN reason LIKE 'HTTP %%' THEN reason"  # the reason names its status already
+        " ELSE coalesce('HTTP ' || status::text || ': ', '') || coalesce(reason, outcome) END AS why, count(*)"
         " FROM crawl_log WHERE run_id = %s AND source = %s AND outcome = ANY(%s)"
         " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT %s",
         (run_id, source, list(FAILED_OUTCOMES), top),
@@ -53,3 +54,11 @@ def crawl_failed(summary: dict, discovered: int, listing_failed: int, max_share:
     if listing_failed and not discovered:
         return f"{listing_failed} listing(s) could not be read and nothing was found"
     return None
+
+
+def failed_with_status(conn: psycopg.Connection, run_id: str, source: str, status: int) -> int:
+    """URLs of one run of one source that failed with this HTTP status."""
+    return conn.execute(
+        "SELECT count(*) FROM crawl_log WHERE run_id = %s AND source = %s AND outcome = ANY(%s) AND status = %s",
+        (run_id, source, list(FAILED_OUTCOMES), status),
+    ).fetchone()[0]

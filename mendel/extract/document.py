@@ -6,10 +6,10 @@
 |---|---|
 | pdf   | pdfplumber text layer, headings checked against layout; pages without one OCR'd (`mendel.extract.pdf`) |
 | docx  | docling's Word backend, after zip-bomb checks (`mendel.extract.office`) |
-| html  | docling's HTML backend, charset from HTTP, BOM, <meta> or detection |
+| html  | docling's HTML backend, charset from HTTP, BOM, <meta> or detection; a court's decision page (Nejvyšší soud, NALUS) by its own markup (`mendel.extract.court_pages`) |
 | text  | encoding detected (BOM, UTF-16 without BOM, UTF-8, windows-1250 / ISO-8859-2); form feeds split pages |
 | rtf   | striprtf, code page from `\\ansicpg` |
-| json  | an OFN úřední deska notice or board (`mendel.extract.notice`) |
+| json  | an OFN úřední deska notice or board (`mendel.extract.notice`); a court's open-data decision record (`mendel.extract.court_record`) |
 | image | PNG, JPEG, TIFF (every frame a page), GIF, BMP, WebP: OCR |
 
 Every page is normalised; sections come from the Czech legal headings and, for DOCX and HTML, from heading styles
@@ -113,13 +113,17 @@ def _text_document(text: str, fmt: str, warnings: list[str]) -> ExtractedDocumen
 
 
 def _json_document(data: bytes, charset: str | None, limits: ExtractionLimits) -> ExtractedDocument:
-    from mendel.extract import notice
+    from mendel.extract import court_record, notice
     from mendel.extract.text import decode_text
 
     text, _ = decode_text(data, charset or "utf-8")
     if len(text) > limits.max_text_chars:
         raise ExtractionError(f"JSON has {len(text)} characters, limit is {limits.max_text_chars}")
     value = notice.loads(text)
+    if court_record.is_opendata_record(value):
+        record, headings = court_record.record_text(value)
+        extra = [ExtraHeading(offset, label, level=GENERIC_LEVEL, kind="decision_part") for offset, label in headings]
+        return _document([Page(1, record)], "json", court_record.record_title(value), [], extra)
     if isinstance(value, list) and value and all(notice.is_notice(v) for v in value):
         value = {"typ": notice.BOARD_TYPE, "informace": value}
     if notice.is_notice(value):
@@ -254,6 +258,12 @@ def _extract_format(data: bytes, fmt: str, content_type: str | None, limits: Ext
 
             return _layout_document(docx_document(data, limits), "docx")
         if fmt == "html":
+            from mendel.extract.court_pages import decision_page
+
+            decision = decision_page(data, charset)
+            if decision is not None:  # a court's decision page, read by its own markup
+                extra = [ExtraHeading(o, label, GENERIC_LEVEL, "decision_part") for o, label in decision.headings]
+                return _document([Page(1, decision.text)], "html", decision.title, [], extra)
             from mendel.extract.office import html_document
 
             return _layout_document(html_document(data, limits, charset), "html")

@@ -189,7 +189,8 @@ _LAYER_QUERY = (
     "SELECT c.chunk_id, c.doc_id, coalesce(d.title, ''), d.source, d.url, d.citation, c.page_start, c.page_end,"
     " c.section_path, c.text, c.layer, c.parent_id, c.seq, c.char_start, c.char_end, coalesce(c.summary, ''),"
     " coalesce(top.summary, '')"
-    " FROM chunks c JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
+    " FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+    " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
     " LEFT JOIN chunks top ON top.version_id = c.version_id AND top.layer = 1"
     " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = %s"
     " ORDER BY c.doc_id, c.seq"
@@ -197,10 +198,120 @@ _LAYER_QUERY = (
 
 
 def load_layer(conn: psycopg.Connection, layer: int = 3) -> list[ChunkRecord]:
-    """The live chunks of one layer (current versions of active documents), in bundle order; an act's chunks
-    with their version."""
+    """The live chunks of one layer (served versions of active documents: mendel.crawl.last_good), in bundle
+    order; an act's chunks with their version."""
     if layer not in LAYERS:
         raise ValueError(f"layer must be one of {LAYERS}, not {layer!r}")
     records = [ChunkRecord(*row) for row in conn.execute(_LAYER_QUERY, (layer,))]
     versions = ActChunkVersions(conn)
-    return [replace(r, act_version=fields) if (fields := versions.fields(r.doc_id, r.chunk_id)) else r for r in records]
+    records = [
+        replace(r, act_version=fields) if (fields := versions.fields(r.doc_id, r.chunk_id)) else r for r in records
+    ]
+    return with_heading_paths(conn, with_section_headings(records)) if layer == 3 else records
+
+
+# A division's designation as a line of its own ("HLAVA DRUHÁ", "Díl 1"), and the heading line under it.
+_DESIGNATION_LINE = re.compile(r"^(?:ČÁST|HLAVA|DÍL|ODDÍL|PODODDÍL|Část|Hlava|Díl|Oddíl|Pododdíl)\s+\S+$")
+_HEADING_LINE_MAX = 120
+
+
+def section_headings(records: list[ChunkRecord]) -> dict[str, dict[str, str]]:
+    """Per document, the heading printed under each division's designation (``HLAVA DRUHÁ`` -> ``MOC
+    ZÁKONODÁRNÁ``), read from its passages' text: a short line that is not a provision, a number or a sentence."""
+    found: dict[str, dict[str, str]] = {}
+    for r in records:
+        if " > " not in r.section and not _DESIGNATION_LINE.match(r.section):
+            continue
+        lines = [line.strip() for line in r.text.split("\n") if line.strip()]
+        for designation, heading in zip(lines, lines[1:]):
+            if (
+                _DESIGNATION_LINE.match(designation)
+                and len(heading) <= _HEADING_LINE_MAX
+                and heading[:1].isalpha()
+                and not heading.startswith(("§", "Čl.", "čl."))
+                and not heading.endswith((".", ",", ";", ":"))
+                and not _DESIGNATION_LINE.match(heading)
+            ):
+                found.setdefault(r.doc_id, {}).setdefault(" ".join(designation.split()), " ".join(heading.split()))
+    return found
+
+
+def with_section_headings(records: list[ChunkRecord]) -> list[ChunkRecord]:
+    """Each division of a passage's section path with its heading (``HLAVA DRUHÁ MOC ZÁKONODÁRNÁ > Čl. 16``),
+    where its document prints one; the last part of the path, what references look up, is left as it is."""
+    headings = section_headings(records)
+    if not headings:
+        return records
+    out = []
+    for r in records:
+        known = headings.get(r.doc_id)
+        parts = r.section.split(" > ") if known else []
+        if len(parts) > 1:
+            named = [f"{part} {known[part]}" if part in known else part for part in parts[:-1]] + parts[-1:]
+            if named != parts:
+                r = replace(r, section=" > ".join(named))
+        out.append(r)
+    return out
+
+
+# The units above a § in an act's provision tree (mendel.law.provision_tree), by their key in a provision's path.
+_STRUCTURE_LABELS = {"cast": "část", "hlava": "hlava", "dil": "díl", "oddil": "oddíl", "pododdil": "pododdíl"}
+_PROVISION_LABEL = re.compile(r"^(?:§+\s*\d+[a-z]?|čl\.\s*[IVXLC\d]+[a-z]?)$", re.IGNORECASE)
+
+
+def heading_paths(conn: psycopg.Connection, doc_ids: list[str]) -> dict[str, dict[str, str]]:
+    """Per act with a provision tree, its § / čl. -> the structure above it with the headings
+    (``část 4 Relativní majetková práva > hlava 2 Závazky z právních jednání > díl 1 Převod vlastnického práva``),
+    from the newest version the tree is stored for; provisions with no structure above them are left out."""
+    out: dict[str, dict[str, str]] = {}
+    newest = conn.execute(
+        "SELECT DISTINCT ON (doc_id) doc_id, version FROM provisions WHERE doc_id = ANY(%s)"
+        " ORDER BY doc_id, version DESC",
+        (sorted(set(doc_ids)),),
+    ).fetchall()
+    for doc_id, version in newest:
+        rows = conn.execute(
+            "SELECT provision_id, parent_id, path, coalesce(heading, '') FROM provisions"
+            " WHERE doc_id = %s AND version = %s ORDER BY seq",
+            (doc_id, version),
+        ).fetchall()
+        paths = structure_paths(rows)
+        if paths:
+            out[doc_id] = paths
+    return out
+
+
+def structure_paths(rows: list[tuple[str, str | None, str, str]]) -> dict[str, str]:
+    """§ / čl. -> the část / hlava / díl / oddíl above it, each with its heading, from one version's provision
+    rows (provision id, parent id, path, heading)."""
+    by_id = {provision_id: (parent, path, heading) for provision_id, parent, path, heading in rows}
+    paths: dict[str, str] = {}
+    for provision_id, parent, _, _ in rows:
+        if not _PROVISION_LABEL.match(provision_id):
+            continue
+        above = []
+        while parent in by_id:
+            grand, path, heading = by_id[parent]
+            key, _, value = path.rsplit("/", 1)[-1].partition("_")
+            if key in _STRUCTURE_LABELS:
+                above.append(" ".join(f"{_STRUCTURE_LABELS[key]} {value} {heading}".split()))
+            parent = grand
+        if above:
+            paths[provision_id] = " > ".join(reversed(above))
+    return paths
+
+
+def with_heading_paths(conn: psycopg.Connection, records: list[ChunkRecord]) -> list[ChunkRecord]:
+    """The passages of a § or čl. of an act with a provision tree carry the structure above it with its headings
+    in their section path (``… > oddíl 1 Koupě > § 2079``), so BM25 and the encoder read the part of the code a
+    provision belongs to; the path still ends in the provision, as references look it up."""
+    acts = sorted({r.doc_id for r in records if r.act_version})
+    paths = heading_paths(conn, acts) if acts else {}
+    if not paths:
+        return records
+    out = []
+    for r in records:
+        provision = r.section.rsplit(" > ", 1)[-1].strip()
+        above = paths.get(r.doc_id, {}).get(" ".join(provision.split()))
+        out.append(replace(r, section=f"{above} > {provision}") if above else r)
+    return out

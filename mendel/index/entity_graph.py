@@ -198,9 +198,10 @@ def _table_exists(conn: psycopg.Connection, name: str) -> bool:
 def _document_inputs(conn: psycopg.Connection) -> dict[str, tuple[int, str, str]]:
     """doc_id -> (current version, document entity, fingerprint of everything its contributions come from)."""
     rows = conn.execute(
-        "SELECT d.doc_id, d.current_version_id, d.doc_type, d.citation,"
+        "SELECT d.doc_id, coalesce(d.served_version_id, d.current_version_id), d.doc_type, d.citation,"
         " md5(coalesce(string_agg(m.chunk_id || '|' || m.entity_id, ',' ORDER BY m.chunk_id, m.entity_id), ''))"
-        " FROM documents d JOIN chunks c ON c.version_id = d.current_version_id AND c.layer = 3"
+        " FROM documents d JOIN chunks c"
+        " ON c.version_id = coalesce(d.served_version_id, d.current_version_id) AND c.layer = 3"
         " LEFT JOIN (mentions m JOIN entities e ON e.entity_id = m.entity_id AND e.label = ANY(%s))"
         "   ON m.chunk_id = c.chunk_id"
         " WHERE d.status = 'active' GROUP BY d.doc_id",
@@ -228,7 +229,8 @@ def _recompute(conn: psycopg.Connection, batch: dict[str, tuple[int, str, str]])
     per_chunk: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for doc_id, chunk_id, entity_id in conn.execute(
         "SELECT c.doc_id, m.chunk_id, m.entity_id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
-        " AND d.current_version_id = c.version_id JOIN mentions m ON m.chunk_id = c.chunk_id"
+        " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
+        " JOIN mentions m ON m.chunk_id = c.chunk_id"
         " JOIN entities e ON e.entity_id = m.entity_id"
         " WHERE c.doc_id = ANY(%s) AND c.layer = 3 AND e.label = ANY(%s)",
         (doc_ids, list(GRAPH_LABELS)),
@@ -346,7 +348,8 @@ def build_graph(conn: psycopg.Connection, out_dir: Path) -> dict:
     for chunk_id, entity_ids in conn.execute(
         "SELECT m.chunk_id, array_agg(DISTINCT m.entity_id ORDER BY m.entity_id) FROM mentions m"
         " JOIN chunks c ON c.chunk_id = m.chunk_id AND c.layer = 3"
-        " JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
+        " JOIN documents d ON d.doc_id = c.doc_id"
+        " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
         " JOIN entities e ON e.entity_id = m.entity_id"
         " WHERE d.status = 'active' AND e.label = ANY(%s) GROUP BY m.chunk_id",
         (list(GRAPH_LABELS),),

@@ -20,7 +20,7 @@ _SEARCH_ALL = (
 # after the index scan; pgvector's iterative scan keeps fetching until k rows pass it.
 _SEARCH_CURRENT = (
     "SELECT c.chunk_id, 1 - (c.embedding <=> %(q)s::vector) AS score FROM chunks c"
-    " JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
+    " JOIN documents d ON d.doc_id = c.doc_id AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
     " WHERE c.embedding IS NOT NULL AND d.status = 'active'"
     " AND (%(layer)s::smallint IS NULL OR c.layer = %(layer)s::smallint)"
     " ORDER BY c.embedding <=> %(q)s::vector LIMIT %(k)s"

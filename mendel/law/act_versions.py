@@ -26,6 +26,7 @@ from mendel.law.provision_tree import provision_from_anchor, provision_tree
 _TAG = re.compile(r"<[^>]+>")
 
 FEED = "esbirka:zmeny-zneni"
+FIRST_PAGE = 0  # fragment pages count from 0 (the definition's cisloStranky has minimum 0)
 
 
 def xhtml_text(xhtml: str | None) -> str:
@@ -154,7 +155,7 @@ def page_counts(conn: psycopg.Connection) -> dict[str, int]:
     for (pages,) in conn.execute("SELECT page_etags FROM act_versions"):
         urls = sorted(pages or {})
         for url in urls:
-            if url.endswith("cisloStranky=1"):
+            if url.endswith(f"cisloStranky={FIRST_PAGE}"):
                 counts[url] = len(urls)
     return counts
 

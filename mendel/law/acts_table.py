@@ -17,6 +17,7 @@ from pathlib import Path
 
 import yaml
 
+from mendel.czech.folding import fold
 from mendel.data import DATA_DIR
 from mendel.law.identifiers import parse_citation
 
@@ -50,7 +51,7 @@ SOFT_ENDINGS = {
 }
 # Where an ambiguous abbreviation counts as an act: right after a provision or a "according to" word.
 STRICT_CONTEXT = re.compile(
-    r"(?:§+\s*\d+[a-z]?|čl\.\s*[IVXLC\d]+[a-z]?|odst\.\s*\d+|písm\.\s*[a-z]\)|"
+    r"(?:§+\s*\d+[a-z]?|[čc]l\.\s*[IVXLC\d]+[a-z]?|odst\.\s*\d+|p[íi]sm\.\s*[a-z]\)|"
     r"\bpodle|\bdle|\bve\s+smyslu)[^.;!?]{0,25}$",
     re.IGNORECASE,
 )
@@ -196,14 +197,18 @@ def _abbreviation_pattern(abbreviation: str) -> str:
 
 class ActMatcher:
     """Finds the table's acts in a text: names in any case form (longest first), distinctive abbreviations
-    anywhere, ambiguous ones only in a citing context."""
+    anywhere, ambiguous ones only in a citing context; with or without diacritics (``zakonik prace`` is the
+    labour code too: names and text are matched folded, ``mendel.czech.folding.fold``, which keeps every
+    character's place)."""
 
     def __init__(self, acts: tuple[NamedAct, ...]):
         self.acts = {act.citation: act for act in acts}
         names: list[tuple[str, str, bool]] = []
         for act in acts:
             for form in act.forms:
-                names.append((form, act.citation, act.is_proper(form)))
+                folded = fold(form)  # names and text are matched folded (the same length: spans carry over)
+                if all(folded != known for known, citation, _ in names if citation == act.citation):
+                    names.append((folded, act.citation, act.is_proper(form)))
         names.sort(key=lambda item: -len(item[0]))
         self._forms = {}
         insensitive, sensitive = [], []
@@ -218,19 +223,20 @@ class ActMatcher:
         abbreviations: dict[str, tuple[str, bool]] = {}
         for act in acts:
             for written, strict in [(a, False) for a in act.abbreviations] + [(a, True) for a in act.strict]:
-                key = "".join(written.split())
+                key = "".join(fold(written).split())
                 if abbreviations.get(key, (act.citation,))[0] != act.citation:
                     raise ActsTableError(
                         f"abbreviation {written!r} is given to {abbreviations[key][0]} and {act.citation}"
                     )
                 abbreviations[key] = (act.citation, strict)
         self._abbreviations = abbreviations
-        ordered = sorted({a for act in acts for a in act.abbreviations + act.strict}, key=lambda a: -len(a))
+        ordered = sorted({fold(a) for act in acts for a in act.abbreviations + act.strict}, key=lambda a: -len(a))
         self._abbreviation_re = re.compile("|".join(_abbreviation_pattern(a) for a in ordered)) if ordered else None
         # the names regex runs only on a text holding one of the words names are made of (most texts hold none)
         self._name_words = frozenset(w for form, _, _ in names for w in form.lower().split() if len(w) >= 4)
 
     def find(self, text: str) -> list[ActMention]:
+        typed, text = text, fold(text)  # the same length: spans of the folded text are spans of the typed one
         found: list[ActMention] = []
         taken: list[tuple[int, int]] = []
 
@@ -245,7 +251,7 @@ class ActMatcher:
                 written = " ".join(m.group(0).split())
                 citation = self._forms.get(written if exact else written.lower())
                 if citation is not None and free(m.start(), m.end()):
-                    found.append(ActMention(citation, m.start(), m.end(), m.group(0), "name"))
+                    found.append(ActMention(citation, m.start(), m.end(), typed[m.start() : m.end()], "name"))
                     taken.append((m.start(), m.end()))
         for m in self._abbreviation_re.finditer(text) if self._abbreviation_re is not None else ():
             citation, strict = self._abbreviations["".join(m.group(0).split())]
@@ -253,7 +259,7 @@ class ActMatcher:
                 continue
             if strict and not STRICT_CONTEXT.search(text[max(0, m.start() - 60) : m.start()]):
                 continue
-            found.append(ActMention(citation, m.start(), m.end(), m.group(0), "abbreviation"))
+            found.append(ActMention(citation, m.start(), m.end(), typed[m.start() : m.end()], "abbreviation"))
             taken.append((m.start(), m.end()))
         return sorted(found, key=lambda mention: mention.start)
 

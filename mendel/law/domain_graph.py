@@ -28,8 +28,12 @@ EDGE_TYPES = {
     "part_of": ("domain", "domain"),
     "amends": ("act", "act"),
 }
-NODE_KEYS = {"id", "type", "name", "aliases", "vocabulary", "citation", "eli", "title"}
+NODE_KEYS = {"id", "type", "name", "aliases", "vocabulary", "citation", "eli", "title", "provisions"}
 ACT_ONLY_KEYS = {"citation", "eli", "title"}
+# Where an area sits in the act that governs it: "262/2006 Sb. § 35", "89/2012 Sb. §§ 2079–2183".
+PROVISION_RE = re.compile(
+    r"(?P<act>[1-9]\d{0,3}/(?:1[89]|20)\d\d Sb\.) §(?:§ (?P<first>\d+[a-z]?)[–-](?P<last>\d+[a-z]?)| (?P<one>\d+[a-z]?))"
+)
 
 SB_CITATION_RE = re.compile(r"(?P<number>[1-9]\d{0,3})/(?P<year>1[89]\d\d|20\d\d) Sb\.")
 EU_CITATION_RE = re.compile(
@@ -57,6 +61,17 @@ class Node:
     citation: str | None = None
     eli: str | None = None
     title: str | None = None
+    provisions: tuple[str, ...] = ()  # areas only: where the area sits in the acts governing it
+
+
+def provision_span(provision: str) -> tuple[str, int, int] | None:
+    """(act citation, first §, last §) of an area's ``provisions`` entry; letters after a number are dropped
+    (``§ 101c`` spans § 101)."""
+    m = PROVISION_RE.fullmatch(provision)
+    if m is None:
+        return None
+    first, last = (m["first"], m["last"]) if m["first"] else (m["one"], m["one"])
+    return m["act"], int(re.match(r"\d+", first).group(0)), int(re.match(r"\d+", last).group(0))
 
 
 @dataclass(frozen=True)
@@ -168,9 +183,10 @@ class DomainGraph:
     def route(self, query: str, k: int = 5, types: tuple[str, ...] = ("domain", "act")) -> list[tuple[str, float]]:
         """Rank nodes of ``types`` (default areas and acts) for a natural-language question:
         ``[(node_id, score), ...]`` best first, at most ``k``, scores > 0 (:mod:`mendel.law.domain_routing`)."""
-        if "router" not in self._index:
-            self._index["router"] = Router(self)
-        return self._index["router"].route(query, k, types)
+        router = self._index.get("router")
+        if router is None:  # one router even when first questions come at once (it builds its index once)
+            router = self._index.setdefault("router", Router(self))
+        return router.route(query, k, types)
 
 
 # --- loading and validation ----------------------------------------------------------------------
@@ -220,6 +236,13 @@ def _parse_node(raw, position: int, errors: list[str]) -> Node | None:
         name = ""
     aliases = _string_list(raw.get("aliases"), f"{where} aliases", errors)
     vocabulary = _string_list(raw.get("vocabulary"), f"{where} vocabulary", errors)
+    provisions = _string_list(raw.get("provisions"), f"{where} provisions", errors)
+    if provisions and node_type != "domain":
+        errors.append(f"{where}: provisions only belong to areas")
+    for provision in provisions:
+        span = provision_span(provision)
+        if span is None or span[1] > span[2]:
+            errors.append(f"{where}: provision {provision!r} is not 'N/YYYY Sb. § N' or 'N/YYYY Sb. §§ A–B'")
     for text in (name, *aliases, *vocabulary):
         if text and not analyze(text) and not is_abbreviation(text):
             errors.append(f"{where}: {text!r} has no searchable token (stop-words or single letters only)")
@@ -254,6 +277,7 @@ def _parse_node(raw, position: int, errors: list[str]) -> Node | None:
         citation=citation if node_type == "act" else None,
         eli=eli if node_type == "act" else None,
         title=title.strip() if node_type == "act" and isinstance(title, str) else None,
+        provisions=provisions if node_type == "domain" else (),
     )
 
 
@@ -353,6 +377,14 @@ def validate(data, path: Path | str | None = None) -> DomainGraph:
         edges.append(edge)
     for edge_type in ("part_of", "amends"):
         errors += [f"{edge_type} cycle: {cycle}" for cycle in _cycles(edges, edge_type)]
+    by_citation = {n.citation: n.id for n in nodes.values() if n.type == "act"}
+    governs = {(e.source, e.target) for e in edges if e.type == "governs"}
+    for node in nodes.values() if not errors else ():  # a broken act would make every provision of it fail too
+        for provision in node.provisions:
+            span = provision_span(provision)
+            act_id = by_citation.get(span[0]) if span else None
+            if span and (act_id is None or (act_id, node.id) not in governs):
+                errors.append(f"node {node.id!r}: provision {provision!r} of an act that does not govern it")
     governed = {e.source for e in edges if e.type == "governs"}
     errors += [f"act {n.id!r} governs no domain" for n in nodes.values() if n.type == "act" and n.id not in governed]
     if errors:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -84,15 +85,26 @@ def _similarity(query_token: str, term_token: str) -> float:
 
 
 class Router:
-    """Routes questions over one graph; what routing needs of the graph is built on first use and kept."""
+    """Routes questions over one graph; what routing needs of the graph (terms, IDF, the token and prefix indexes)
+    is built once, on first use, under a lock, and published whole: concurrent first questions never see a part of
+    it."""
 
     def __init__(self, graph: DomainGraph):
         self.graph = graph
         self._index: dict = {}
+        self._building = threading.Lock()
+        self._routes: dict = {}
 
-    def _terms(self) -> dict[str, list[_Term]]:
-        if "terms" in self._index:
-            return self._index["terms"]
+    def _built(self) -> dict:
+        index = self._index
+        if index:
+            return index
+        with self._building:
+            if not self._index:
+                self._index = self._build()
+            return self._index
+
+    def _build(self) -> dict:
         terms: dict[str, list[_Term]] = {}
         for node in self.graph.nodes.values():
             entries = [(node.name, "name")] + [(a, "alias") for a in node.aliases]
@@ -109,39 +121,42 @@ class Router:
                 if number:
                     node_terms.append(_Term(tuple(number), FIELD_WEIGHTS["citation"]))
             terms[node.id] = node_terms
-        self._index["terms"] = terms
         df = Counter(t for node_terms in terms.values() for t in {tok for term in node_terms for tok in term.tokens})
         total = len(terms)
-        self._index["idf"] = {t: math.log(1 + total / n) for t, n in df.items()}
-        return terms
+        idf = {t: math.log(1 + total / n) for t, n in df.items()}
+        # term token (or ("raw", abbreviation)) -> the terms having it, as (node id, position in its terms)
+        by_token: dict = {}
+        for node_id, node_terms in terms.items():
+            for position, term in enumerate(node_terms):
+                for tt in term.tokens:
+                    by_token.setdefault(tt, set()).add((node_id, position))
+                if term.raw is not None:
+                    by_token.setdefault(("raw", term.raw), set()).add((node_id, position))
+        # alphabetic term tokens of three letters or more by their first three letters
+        by_prefix: dict[str, list[str]] = {}
+        for tt in idf:
+            if len(tt) >= 3 and tt.isalpha():
+                by_prefix.setdefault(tt[:3], []).append(tt)
+        return {
+            "terms": terms,
+            "idf": idf,
+            "terms_by_token": by_token,
+            "by_prefix": by_prefix,
+            "route_structure": self._build_route_structure(),
+        }
+
+    def _terms(self) -> dict[str, list[_Term]]:
+        return self._built()["terms"]
 
     def _terms_by_token(self) -> dict:
-        """Term token (or ("raw", abbreviation)) -> the terms having it, as (node id, position in its terms)."""
-        if "terms_by_token" not in self._index:
-            by_token: dict = {}
-            for node_id, node_terms in self._terms().items():
-                for position, term in enumerate(node_terms):
-                    for tt in term.tokens:
-                        by_token.setdefault(tt, set()).add((node_id, position))
-                    if term.raw is not None:
-                        by_token.setdefault(("raw", term.raw), set()).add((node_id, position))
-            self._index["terms_by_token"] = by_token
-        return self._index["terms_by_token"]
+        return self._built()["terms_by_token"]
 
     def _terms_by_prefix(self) -> dict[str, list[str]]:
-        """Alphabetic term tokens of three letters or more by their first three letters."""
-        if "by_prefix" not in self._index:
-            self._terms()
-            groups: dict[str, list[str]] = {}
-            for tt in self._index["idf"]:
-                if len(tt) >= 3 and tt.isalpha():
-                    groups.setdefault(tt[:3], []).append(tt)
-            self._index["by_prefix"] = groups
-        return self._index["by_prefix"]
+        return self._built()["by_prefix"]
 
     def _direct_scores(self, query: str) -> dict[str, float]:
         terms = self._terms()
-        idf = self._index["idf"]
+        idf = self._built()["idf"]
         tokens = [t for t in analyze(query) if t not in QUERY_STOPWORDS]
         raw_tokens = set(re.findall(r"\w+", query))
         max_idf = max(idf.values(), default=1.0)
@@ -195,35 +210,37 @@ class Router:
     def route(self, query: str, k: int = 5, types: tuple[str, ...] = ("domain", "act")) -> list[tuple[str, float]]:
         """Rank nodes of ``types`` (default areas and acts) for a natural-language question:
         ``[(node_id, score), ...]`` best first, at most ``k``, scores > 0."""
-        cache = self._index.setdefault("routes", {})  # one search routes the same text several times
         key = (query, tuple(types))  # the whole ranking, so route(q, 5) after route(q, 10) is a slice
-        if key not in cache:
-            if len(cache) >= ROUTE_CACHE_SIZE:
-                cache.clear()
-            cache[key] = self._route(query, len(self.graph.nodes), types)
-        return cache[key][:k]
+        ranking = self._routes.get(key)  # one search routes the same text several times
+        if ranking is None:  # read once: another thread may clear the cache meanwhile
+            ranking = self._route(query, len(self.graph.nodes), types)
+            if len(self._routes) >= ROUTE_CACHE_SIZE:
+                self._routes.clear()
+            self._routes[key] = ranking
+        return ranking[:k]
 
     def _route_structure(self) -> tuple[dict, dict, list, Counter]:
+        return self._built()["route_structure"]
+
+    def _build_route_structure(self) -> tuple[dict, dict, list, Counter]:
         """What routing needs of the graph's edges, the same for every query: area -> sub-areas, area -> parent
         areas, the acts that govern areas (with their factor) and each node's centrality."""
-        if "route_structure" not in self._index:
-            children: dict[str, list[str]] = {}
-            parents: dict[str, list[str]] = {}
-            for e in self.graph.edges_of("part_of"):
-                children.setdefault(e.target, []).append(e.source)
-                parents.setdefault(e.source, []).append(e.target)
-            governing = []
-            for act in self.graph.of_type("act"):
-                governed = self.graph.targets(act.id, "governs")
-                if governed:
-                    factor = AMENDING_GOVERNS_FACTOR if self.graph.targets(act.id, "amends") else GOVERNS_FACTOR
-                    governing.append((act.id, governed, factor))
-            # ties (acts reached through the same area) go to the more central act: governs + amended-by edges
-            centrality = Counter(e.source for e in self.graph.edges_of("governs"))
-            for e in self.graph.edges_of("amends"):
-                centrality[e.target] += 2
-            self._index["route_structure"] = (children, parents, governing, centrality)
-        return self._index["route_structure"]
+        children: dict[str, list[str]] = {}
+        parents: dict[str, list[str]] = {}
+        for e in self.graph.edges_of("part_of"):
+            children.setdefault(e.target, []).append(e.source)
+            parents.setdefault(e.source, []).append(e.target)
+        governing = []
+        for act in self.graph.of_type("act"):
+            governed = self.graph.targets(act.id, "governs")
+            if governed:
+                factor = AMENDING_GOVERNS_FACTOR if self.graph.targets(act.id, "amends") else GOVERNS_FACTOR
+                governing.append((act.id, governed, factor))
+        # ties (acts reached through the same area) go to the more central act: governs + amended-by edges
+        centrality = Counter(e.source for e in self.graph.edges_of("governs"))
+        for e in self.graph.edges_of("amends"):
+            centrality[e.target] += 2
+        return children, parents, governing, centrality
 
     def _route(self, query: str, k: int, types: tuple[str, ...]) -> list[tuple[str, float]]:
         direct = self._direct_scores(query)

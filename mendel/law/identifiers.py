@@ -206,6 +206,22 @@ def file_number(text: str | None) -> str:
     return parsed.text if parsed else re.sub(r"\s+", " ", (text or "").replace("\u00a0", " ")).strip()
 
 
+def canonical_file_number(number: FileNumber) -> str:
+    """The file number as the court writes it: the Ústavní soud's year in two digits (``IV. ÚS 393/00``), other
+    courts' in four (``21 Cdo 1234/1999``); no list number. The one form every spelling of a file number (``II.ÚS
+    866/16``, ``2 ÚS 866/2016``, ``52 C 99/2024-53``) is matched in (the citator, search, court metadata)."""
+    if number.register == CONSTITUTIONAL or number.is_constitutional:
+        return f"{number.senate}. {number.register} {number.number}/{int(number.year) % 100:02d}"
+    head = " ".join(p for p in (number.court, number.senate, number.register) if p)
+    return f"{head} {number.number}/{full_year(number.year)}"
+
+
+def canonical_file_number_of(text: str | None) -> str | None:
+    """:func:`canonical_file_number` of a field that is one file number; None for anything else."""
+    parsed = parse_file_number(text)
+    return canonical_file_number(parsed) if parsed else None
+
+
 def reference_number(text: str | None) -> str:
     """A file number with its list number as decisions cite it: ``7 Afs 41/2013 - 8`` -> ``7 Afs 41/2013-8``
     (single spaces, no space around the dashes)."""

@@ -51,6 +51,18 @@ def provision_from_anchor(anchor: str | None) -> str:
     return " ".join(parts)
 
 
+def section_path(path: str | None) -> str:
+    """A provision's place in the act, from its stored path: ``cast_4/hlava_2/dil_2/oddil_3/pododdil_2/par_2288``
+    -> ``část 4 › hlava 2 › díl 2 › oddíl 3 › pododdíl 2 › § 2288``."""
+    parts = []
+    for piece in (path or "").split("/"):
+        key, _, value = piece.partition("_")
+        form = _STRUCTURE_PARTS.get(key) or _PROVISION_PARTS.get(key)
+        if form and value:
+            parts.append(form.format(value))
+    return " › ".join(parts)
+
+
 def anchor_path(stale_url: str | None) -> tuple[tuple[str, str], ...]:
     """``/sb/2025/573/2026-06-01#par_4-pism_a`` -> (('par', '4'), ('pism', 'a'))."""
     anchor = (stale_url or "").partition("#")[2]

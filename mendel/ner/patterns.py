@@ -1,7 +1,7 @@
 """The versioned pattern file of institution names, generated from the gazetteer.
 
 ``data/patterns/institutions.v{N}.jsonl`` holds every case form of every name in
-``data/institutions.yaml`` (declined by ``mendel.ner.institutions.decline``), one spaCy phrase pattern
+``data/institutions.yaml`` (declined by ``mendel.ner.institution_names.decline``), one spaCy phrase pattern
 a line: ``{"label": "INSTITUTION", "pattern": <form>, "id": <canonical name>}``, in gazetteer order.
 ``N`` is the gazetteer's ``version``: bump it when the table changes, then run
 ``python -m mendel.ner.patterns`` to write the new file (a test checks that the checked-in file is
@@ -18,7 +18,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from mendel.ner.institutions import INSTITUTION, load_gazetteer
+from mendel.ner.institution_names import INSTITUTION, load_gazetteer
 
 PATTERN_FILE_GLOB = "institutions.v*.jsonl"
 

@@ -1,5 +1,6 @@
 """The chunk stage: document (L1), section (L2) and passage (L3) chunks with summaries for every extracted current
-version not yet chunked; chunks of superseded or withdrawn versions go."""
+version not yet chunked; chunks of superseded or withdrawn versions go (a document whose current version is
+quarantined keeps those of its last good version: mendel.crawl.last_good)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
         stats["citation_records_marked"] = mark_citation_records(conn)
         removed = conn.execute(
             "DELETE FROM chunks c USING documents d WHERE c.doc_id = d.doc_id"
-            " AND (c.version_id <> d.current_version_id OR d.status <> 'active' OR d.doc_type = %s)",
+            " AND (c.version_id <> coalesce(d.served_version_id, d.current_version_id) OR d.status <> 'active' OR d.doc_type = %s)",
             (CITATION_RECORD,),
         )
         stats["superseded_chunks_removed"] = removed.rowcount
@@ -56,7 +57,8 @@ def chunk_pending(conn: psycopg.Connection, summarizer=None) -> dict:
         " WHERE d.status = 'active' AND v.extracted_at IS NOT NULL AND v.chunked_at IS NULL"
         " AND d.doc_type IS DISTINCT FROM %s"
         " AND EXISTS (SELECT 1 FROM pages p WHERE p.version_id = d.current_version_id)"
-        " AND NOT EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = d.current_version_id)"
+        " AND NOT EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = d.current_version_id"
+        "  AND q.resolved_at IS NULL)"
         " ORDER BY d.doc_id",
         (CITATION_RECORD,),
     ).fetchall()

@@ -51,7 +51,8 @@ def _embed_upper_layers(conn: psycopg.Connection, batch_versions: int = 200) -> 
     rows = conn.execute(
         "SELECT p.chunk_id, p.layer, p.version_id, p.embedded_hash,"
         " string_agg(coalesce(c.embedded_hash, '?'), ',' ORDER BY c.seq), bool_and(c.embedding IS NOT NULL)"
-        " FROM chunks p JOIN documents d ON d.doc_id = p.doc_id AND d.current_version_id = p.version_id"
+        " FROM chunks p JOIN documents d ON d.doc_id = p.doc_id AND"
+        " coalesce(d.served_version_id, d.current_version_id) = p.version_id"
         " JOIN chunks c ON c.version_id = p.version_id AND c.layer = 3 AND (p.layer = 1 OR c.parent_id = p.chunk_id)"
         " WHERE p.layer IN (1, 2) AND d.status = 'active'"
         " GROUP BY p.chunk_id, p.layer, p.version_id, p.embedded_hash"

@@ -12,6 +12,7 @@ from mendel.core.rawstore import RawStore
 from mendel.crawl import crawlstate
 from mendel.nightly.registry_stage import RECORD_SOURCES
 from mendel.records.citation_records import CITATION_RECORD, is_citation_record
+from mendel.records.court_decisions import update_court_decisions
 from mendel.records.model import RECORD_DOCUMENT_TYPES
 from mendel.records.record_documents import build_record_documents
 
@@ -115,12 +116,14 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
 
 def extract_with_records(conn: psycopg.Connection, store: RawStore) -> dict:
     """:func:`extract_pending`, then the record documents (mendel.records.record_documents: RÚIAN municipalities, act metadata;
-    an act's record reads its extracted first page), then the new record versions' pages."""
+    an act's record reads its extracted first page), then the new record versions' pages, then the court decisions'
+    metadata (mendel.records.court_decisions)."""
     stats = extract_pending(conn, store)
     rendered = build_record_documents(conn, store)
     for key, value in extract_pending(conn, store).items():
         if type(value) is int and key != "reprocessed_by_version":
             stats[key] = stats.get(key, 0) + value
+    stats.update(update_court_decisions(conn, store))  # each decision as its court describes it
     by_kind = rendered.pop("by_kind")
     stats.update({f"records_{key}": value for key, value in rendered.items()})
     stats.update({f"records_{kind}": count for kind, count in sorted(by_kind.items())})

@@ -50,7 +50,8 @@ def build_faiss(conn: psycopg.Connection, out_dir: Path, dim: int = 384) -> dict
     for layer in (3, 2, 1):
         rows = conn.execute(
             "SELECT c.chunk_id, c.embedded_hash FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
-            " AND d.current_version_id = c.version_id WHERE d.status = 'active' AND c.embedding IS NOT NULL"
+            " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
+            " WHERE d.status = 'active' AND c.embedding IS NOT NULL"
             " AND c.layer = %s ORDER BY c.doc_id, c.seq",
             (layer,),
         ).fetchall()
@@ -65,7 +66,8 @@ def build_faiss(conn: psycopg.Connection, out_dir: Path, dim: int = 384) -> dict
                 cid: dense.parse_vector(v)
                 for cid, v in conn.execute(
                     "SELECT c.chunk_id, c.embedding::text FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
-                    " AND d.current_version_id = c.version_id WHERE d.status = 'active' AND c.embedding IS NOT NULL"
+                    " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
+                    " WHERE d.status = 'active' AND c.embedding IS NOT NULL"
                     " AND c.layer = %s",
                     (layer,),
                 )

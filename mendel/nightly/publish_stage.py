@@ -10,9 +10,11 @@ from pathlib import Path
 import psycopg
 
 from mendel.core import stage_versions
+from mendel.crawl import last_good
 from mendel.crawl.boards import notice_links, placing
 from mendel.index import bundle
 from mendel.index.corpus import LAYERS, load_layer
+from mendel.records.court_decisions import document_courts
 from mendel.records.grounding import record_grounding
 
 
@@ -46,10 +48,18 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
         for layer, rows in records.items():
             bundle.write_chunks(bundle.layer_path(staging, layer), (r.bundle_row() for r in rows))
         summaries = {r.doc_id: r.summary for r in records[1]}
-        # sha256 + content_type: the current version's original in the raw store (served by the API).
+        # sha256 + content_type: the served version's original in the raw store (served by the API): the current
+        # one, or the last good one while the current is quarantined (the document says so: last_good_version).
         places = placing.document_places(conn)  # a notice board's documents carry its kraj / okres / obec
-        # a record document names its record and sources; a notice attachment its notice and board
-        grounding = {**record_grounding(conn), **notice_links.attachment_notices(conn)}
+        # a record document names its record and sources; a notice attachment its notice and board; a notice its
+        # attachments
+        grounding = {
+            **record_grounding(conn),
+            **notice_links.attachment_notices(conn),
+            **notice_links.notice_attachment_lists(conn),
+        }
+        held = last_good.last_good_marks(conn)
+        courts = document_courts(conn)  # a decision's court, its level and canonical file number
         documents = [
             {
                 "doc_id": d,
@@ -64,11 +74,13 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
                 "content_type": m,
                 **places.get(d, {}),
                 **grounding.get(d, {}),
+                **held.get(d, {}),
+                **courts.get(d, {}),
             }
             for d, t, s, u, c, k, p, h, m in conn.execute(
                 "SELECT d.doc_id, d.title, d.source, d.url, d.citation, d.doc_type, d.published, v.sha256,"
                 " v.content_type FROM documents d LEFT JOIN document_versions v"
-                " ON v.version_id = d.current_version_id WHERE d.status = 'active' ORDER BY d.doc_id"
+                " ON v.version_id = coalesce(d.served_version_id, d.current_version_id) WHERE d.status = 'active' ORDER BY d.doc_id"
             )
         ]
         bundle.documents_path(staging).write_text(json.dumps(documents, ensure_ascii=False, indent=1))

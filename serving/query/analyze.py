@@ -88,14 +88,18 @@ def analysed_part(query: str, max_tokens: int = MAX_ANALYZED_TOKENS) -> str:
     return query
 
 
-def normalize_query(query: str) -> tuple[str, list[int]]:
-    """The query with spoken provision markers written out, and for each character of it the offset in
-    ``query`` it came from (one past the end maps to ``len(query)``)."""
+def normalize_query(query: str, lexicon=None) -> tuple[str, list[int]]:
+    """The query with spoken provision markers written out and, given the collection's ``lexicon``
+    (``serving.query.typed.Lexicon``), its words as the collection writes them (diacritics restored, slips and
+    clipped words made whole); and for each character of it the offset in ``query`` it came from (one past the
+    end maps to ``len(query)``)."""
     replacements: list[tuple[int, int, str]] = []
     for pattern, written in _SPOKEN_FORMS:
         for m in pattern.finditer(query):
             if not any(s < m.end() and m.start() < e for s, e, _ in replacements):
                 replacements.append((m.start(), m.end(), written))
+    if lexicon is not None:
+        replacements += lexicon.changes(query, skip=[(s, e) for s, e, _ in replacements])
     out: list[str] = []
     origin: list[int] = []
     position = 0
@@ -140,9 +144,10 @@ def _with_titled_act(text: str, entity):
     return Entity(entity.start, end, entity.label, text[entity.start : end], f"{act} {entity.norm}")
 
 
-def understand(query: str) -> Understanding:
-    """Entities and references of ``query`` (spans into the query as typed) and the scope it asks about."""
-    normalized, origin = normalize_query(analysed_part(query))
+def understand(query: str, lexicon=None) -> Understanding:
+    """Entities and references of ``query`` (spans into the query as typed) and the scope it asks about; with the
+    collection's ``lexicon``, read as the collection writes its words (:func:`normalize_query`)."""
+    normalized, origin = normalize_query(analysed_part(query), lexicon)
     found = Understanding(query=query, normalized=normalized)
     for entity in recognise_text(normalized):
         if not entity.norm:
@@ -176,9 +181,9 @@ def understand(query: str) -> Understanding:
                     "end": end,
                 }
             )
-    if _WHOLE_SECTION_RE.search(query):
+    if _WHOLE_SECTION_RE.search(query) or _WHOLE_SECTION_RE.search(normalized):
         found.scope = "section"
-    elif _WHOLE_ACT_RE.search(query):
+    elif _WHOLE_ACT_RE.search(query) or _WHOLE_ACT_RE.search(normalized):
         found.scope = "act"
     return found
 
@@ -218,6 +223,14 @@ def _routing_text(query: str, understanding: Understanding) -> str:
     return " ".join(out)
 
 
+def routing_text(understanding: Understanding) -> str:
+    """What the domain graph routes of a query: its words as understood (spelling made whole), or, when it
+    names references, the query as typed without them."""
+    if any(e.label == "LAW_REF" for e in understanding.entities):
+        return _routing_text(analysed_part(understanding.query), understanding)
+    return understanding.normalized
+
+
 def analyze_query(query: str, searcher=None, k: int = 5, understanding: Understanding | None = None) -> dict:
     """References, graph entities, ranked acts (named ones first, then the domain graph's, then those whose text
     matches best), ranked domains (those of named acts first) and the scope (whole act / section / passage)."""
@@ -239,8 +252,7 @@ def analyze_query(query: str, searcher=None, k: int = 5, understanding: Understa
             scores[act] = 2.0
             named_acts.append(act)
     analysed = analysed_part(query)
-    routing_text = _routing_text(analysed, found) if named_acts else analysed
-    routed = graph.route(routing_text, k=2 * k)
+    routed = graph.route(_routing_text(analysed, found) if named_acts else found.normalized, k=2 * k)
     top_route = max((score for _, score in routed), default=0.0) or 1.0
     domains: dict[str, dict] = {}
     # Areas a named act governs lead: "čl. 10 Listiny" is about human rights whatever else the words match.

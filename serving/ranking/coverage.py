@@ -6,13 +6,15 @@ Two parts of an honest answer:
   (file number, ECLI) and place a query names, each with its status in this bundle: ``indexed`` (a document of the
   collection), ``cited`` (not a document here, but passages cite it), ``record`` (only a citation record, no
   text), ``missing`` (nothing in the collection). ``missing`` items are listed apart with a message
-  ("89/2012 Sb. (občanský zákoník) is not indexed");
+  ("89/2012 Sb. (občanský zákoník) is not indexed"); so is the act that governs a plain question when the
+  collection lacks it ("zákoník práce (262/2006 Sb.) není v kolekci", ``serving.query.governing``);
 - the **relevance floor**: two signals of the best hits — the lexical one (BM25 score of the best hit over the
   score every query term could contribute, so words the collection never uses pull it down) and the dense one
   (cosine of query and best hit) — against thresholds calibrated on the dev questions only
   (``retrieval_eval.floor``, written to ``serving/ranking/floor.json``). Below both, the hits are marked weak; with no
   lexical match at all and the dense signal below its floor, nothing is returned. A query whose every named
-  reference is missing and uncited is weak whatever the signals say: its hits cannot be about what it asks.
+  reference is missing and uncited is weak whatever the signals say: its hits cannot be about what it asks; so
+  is a plain question whose governing act the collection lacks.
 """
 
 from __future__ import annotations
@@ -179,10 +181,36 @@ def _act_label(citation: str) -> str:
     return f"{citation} ({named.short_name})" if named is not None else citation
 
 
-def coverage_report(query: str, understanding, collection: CollectionIndex) -> dict:
-    """The coverage block of one query: ``named`` (everything it names, with status), ``missing`` (the ones the
-    collection does not hold, each with a message) and ``all_missing`` (it names something and none of it is
-    indexed, cited or recorded)."""
+def governing_report(governing, collection: CollectionIndex, named: list[dict]) -> tuple[list[dict], bool]:
+    """The acts governing a plain question (``serving.query.governing``) with their status in the collection, and
+    whether the most likely one is missing (an act the query names itself is reported with what it names)."""
+    items = []
+    for act in governing:
+        if any(item["kind"] == "act" and item["id"] == act.citation for item in named):
+            continue
+        status, extra = collection.act_status(act.citation, f"LAW_REF:{act.citation}")
+        items.append(
+            {
+                "kind": "act",
+                "id": act.citation,
+                "text": act.name,
+                "status": status,
+                "governing": True,
+                "area": act.area_name,
+                **extra,
+            }
+        )
+    principal_missing = bool(governing) and any(
+        item["id"] == governing[0].citation and item["status"] not in (INDEXED, MENTIONED) for item in items
+    )
+    return items, principal_missing
+
+
+def coverage_report(query: str, understanding, collection: CollectionIndex, governing=()) -> dict:
+    """The coverage block of one query: ``named`` (everything it names, with status, and the acts governing a
+    plain question, ``governing``), ``missing`` (the ones the collection does not hold, each with a message),
+    ``all_missing`` (it names something and none of it is indexed, cited or recorded) and ``governing_missing``
+    (the act most likely to govern the question is not in the collection)."""
     named: list[dict] = []
     seen: set[tuple[str, str]] = set()
     acts_named: dict[str, dict] = {}
@@ -211,12 +239,17 @@ def coverage_report(query: str, understanding, collection: CollectionIndex) -> d
     for place in find_places(query):
         status, extra = collection.place_status(place)
         named.append({"kind": "place", "id": place.name, "text": place.text, "status": status, **extra})
+    asked = bool(named)
+    governing_items, governing_missing = governing_report(governing, collection, named)
+    named += governing_items
     missing = []
     for item in named:
         if item["status"] in (INDEXED, MENTIONED):
             continue
         label = _act_label(item["id"]) if item["kind"] == "act" else item["id"]
-        if item["status"] == MISSING:
+        if item.get("governing"):
+            message = f"{item['text']} ({item['id']}) není v kolekci"
+        elif item["status"] == MISSING:
             message = (
                 f"{label} is not indexed"
                 if item["kind"] != "place"
@@ -237,7 +270,8 @@ def coverage_report(query: str, understanding, collection: CollectionIndex) -> d
     return {
         "named": named,
         "missing": missing,
-        "all_missing": bool(named) and all(item["status"] == MISSING for item in named),
+        "all_missing": asked and all(item["status"] == MISSING for item in named if not item.get("governing")),
+        "governing_missing": governing_missing,
     }
 
 
@@ -318,7 +352,7 @@ def judge(confidence: Confidence, floor: Floor | None, model: str | None, covera
     below = floor is not None and not (lexical_ok or dense_ok)
     empty = confidence.lexical <= 0.0 and not dense_ok
     return {
-        "weak": bool(below or coverage.get("all_missing") or empty),
+        "weak": bool(below or coverage.get("all_missing") or coverage.get("governing_missing") or empty),
         "empty": bool(empty),
         "floor": None if floor is None else {"lexical": floor.lexical, "dense": dense_floor},
     }
@@ -371,11 +405,13 @@ class Assessor:
         vector: np.ndarray | None,
         references: bool = False,
         allowed: np.ndarray | None = None,
+        governing=(),
     ) -> dict:
-        """The coverage block of one answer: what the query names and whether the collection holds it, the floor's
-        signals over the best hits (``vector``: the query's, None without a dense list), and whether the answer
-        is ``weak`` or ``empty`` (nothing matches: no hits should be shown)."""
-        report = coverage_report(query, understanding, self.collection())
+        """The coverage block of one answer: what the query names and whether the collection holds it (with the
+        acts ``governing`` a plain question), the floor's signals over the best hits (``vector``: the query's, None
+        without a dense list), and whether the answer is ``weak`` or ``empty`` (nothing matches: no hits should
+        be shown)."""
+        report = coverage_report(query, understanding, self.collection(), governing)
         confidence = Confidence(
             lexical=lexical_signal(layer, self._signals, understanding.normalized, allowed),
             dense=dense_signal(layer, vector, items[:TOP_HITS]),

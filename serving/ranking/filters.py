@@ -6,7 +6,11 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from mendel.law.identifiers import canonical_file_number_of
+
 PLACE_FIELDS = ("kraj", "okres", "obec")  # a board's place, which its documents carry in documents.json
+COURT_FIELDS = ("court", "court_level")  # a decision's court and its level (mendel.records.court_decisions)
+FIELD_FILTERS = (*PLACE_FIELDS, *COURT_FIELDS)  # document fields a filter pins to one of several values
 
 
 def _key(value: str | None) -> str | None:
@@ -39,7 +43,10 @@ class SearchFilters:
     citation ("175/2025 Sb.", "zákon č. 175/2025 Sb."), ELI ("/eli/cz/sb/2025/175") or file number. ``kraj``,
     ``okres`` and ``obec`` (each any of several values) keep the documents of notice boards in that place
     ("Ústecký kraj", "Chomutov", "Kadaň"; the board register links boards to places, their documents inherit it).
-    Unknown values simply match nothing.
+    ``court`` and ``court_level`` (each any of several values) keep the decisions of those courts or levels
+    ("Okresní soud v Nymburce"; constitutional, supreme, high, regional, district: mendel.law.courts). A file
+    number in ``act`` matches in any of its forms ("II.ÚS 549/06", "II. US 549/2006"; "52 C 99/2024-53" is the
+    decision 52 C 99/2024). Unknown values simply match nothing.
     """
 
     source: tuple[str, ...] = ()
@@ -50,6 +57,8 @@ class SearchFilters:
     kraj: tuple[str, ...] = ()
     okres: tuple[str, ...] = ()
     obec: tuple[str, ...] = ()
+    court: tuple[str, ...] = ()
+    court_level: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, value: "SearchFilters | dict | None") -> "SearchFilters":
@@ -57,7 +66,7 @@ class SearchFilters:
             return cls()
         if isinstance(value, SearchFilters):
             return value
-        unknown = set(value) - {"source", "doc_type", "date_from", "date_to", "act", *PLACE_FIELDS}
+        unknown = set(value) - {"source", "doc_type", "date_from", "date_to", "act", *FIELD_FILTERS}
         if unknown:
             raise ValueError(f"unknown filters: {', '.join(sorted(unknown))}")
         return cls(
@@ -66,7 +75,7 @@ class SearchFilters:
             date_from=_as_date(value.get("date_from")),
             date_to=_as_date(value.get("date_to")),
             act=value.get("act") or None,
-            **{name: _as_tuple(value.get(name)) for name in PLACE_FIELDS},
+            **{name: _as_tuple(value.get(name)) for name in FIELD_FILTERS},
         )
 
     def is_empty(self) -> bool:
@@ -76,7 +85,7 @@ class SearchFilters:
             or self.date_from
             or self.date_to
             or self.act
-            or any(getattr(self, name) for name in PLACE_FIELDS)
+            or any(getattr(self, name) for name in FIELD_FILTERS)
         )
 
     def _act_keys(self) -> set[str]:
@@ -85,7 +94,7 @@ class SearchFilters:
 
         value = (self.act or "").strip()
         acts = [value] + [r["act"] for r in references(value) if r["act"]]
-        keys = {_key(a) for a in acts} | {_key(eli_for(a)) for a in acts}
+        keys = {_key(a) for a in acts} | {_key(eli_for(a)) for a in acts} | {_key(canonical_file_number_of(value))}
         return {k for k in keys if k}
 
     def matching_documents(self, documents: dict[str, dict]) -> set[str]:
@@ -98,7 +107,7 @@ class SearchFilters:
                 continue
             if self.doc_type and doc.get("doc_type") not in self.doc_type:
                 continue
-            if any(getattr(self, name) and doc.get(name) not in getattr(self, name) for name in PLACE_FIELDS):
+            if any(getattr(self, name) and doc.get(name) not in getattr(self, name) for name in FIELD_FILTERS):
                 continue
             if self.date_from or self.date_to:
                 try:
@@ -114,6 +123,7 @@ class SearchFilters:
             if act_keys:
                 citation = doc.get("citation")
                 doc_keys = {_key(citation), _key(doc_id), _key(eli_for(citation) if citation else None)}
+                doc_keys.add(_key(doc.get("file_number")))  # a decision's canonical file number
                 if not act_keys & doc_keys:
                     continue
             found.add(doc_id)

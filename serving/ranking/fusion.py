@@ -120,6 +120,9 @@ FEATURES = (
     "amendment",
     "short",
     "section_depth",
+    "heading_match",
+    "governing",
+    "governing_part",
 )
 
 
@@ -136,6 +139,17 @@ class Signals:
     graph_share: float = 0.0
     citing: set[int] = field(default_factory=set)
     routed: dict[str, float] = field(default_factory=dict)  # act citation -> route share x the query's plainness
+    governing: set[str] = field(default_factory=set)  # the citations of the governing acts the layer holds
+    part: set[int] = field(default_factory=set)  # their chunks in the part dealing with the question's area
+    query_terms: frozenset[str] = frozenset()  # the query's analysed content terms (heading match)
+
+
+def heading_match(section: str, query_terms: frozenset[str]) -> float:
+    """Share of the query's content terms that the chunk's heading path (část / hlava / díl / oddíl / § and their
+    headings) carries: a question worded like the heading of the part it asks about."""
+    if not query_terms or not section:
+        return 0.0
+    return len(query_terms.intersection(analyze(section))) / len(query_terms)
 
 
 def learned_candidates(fused: list[int], signals: Signals, cap: int = LEARNED_CANDIDATES) -> list[int]:
@@ -148,8 +162,10 @@ def learned_candidates(fused: list[int], signals: Signals, cap: int = LEARNED_CA
 def candidate_features(candidates: list[int], fused: list[int], signals: Signals, chunks) -> np.ndarray:
     """One row of :data:`FEATURES` per candidate: inverse ranks in each list (0 when absent), BM25 score over the
     query's best, dense similarity minus the query's best, the route share of the candidate's act (0 when the
-    domain graph routed the question elsewhere or nowhere), whether it cites the query's exact reference, and
-    what the chunk is (an amendment clause, a short heading-like chunk, how deep its section sits)."""
+    domain graph routed the question elsewhere or nowhere), whether it cites the query's exact reference, what
+    the chunk is (an amendment clause, a short heading-like chunk, how deep its section sits), how much of the
+    query its heading path carries, and whether it belongs to the act governing the question and to the part of
+    that act dealing with the question's area."""
 
     def inverse_ranks(items: list[int]) -> dict[int, float]:
         return {item: 1.0 / rank for rank, item in enumerate(items, start=1)}
@@ -177,6 +193,9 @@ def candidate_features(candidates: list[int], fused: list[int], signals: Signals
             float(bool(AMENDMENT_RE.search(text[:600]))),
             float(len(text) < SHORT_CHUNK_CHARS),
             min(len([p for p in re.split(r"\s*>\s*", chunk.get("section") or "") if p]), 5) / 5.0,
+            heading_match(chunk.get("section") or "", signals.query_terms),
+            float((chunk.get("citation") or "") in signals.governing),
+            float(item in signals.part),
         )
     return rows
 

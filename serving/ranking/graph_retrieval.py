@@ -421,9 +421,9 @@ class ActRouter:
     def route(self, understanding) -> dict[str, float]:
         """:func:`routed_acts` of a query understood by ``serving.query.analyze.understand``, its references left out
         ("Listiny" in "čl. 10 Listiny" names an act, not a topic), only acts this layer holds."""
-        from serving.query.analyze import _routing_text, analysed_part
+        from serving.query.analyze import routing_text
 
-        routed = routed_acts(_routing_text(analysed_part(understanding.query), understanding))
+        routed = routed_acts(routing_text(understanding))
         return {citation: share for citation, share in routed.items() if citation in self.rows}
 
     def mask(self, citations) -> np.ndarray | None:

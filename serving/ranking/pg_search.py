@@ -26,6 +26,7 @@ from pathlib import Path
 
 import psycopg
 
+from mendel.crawl import last_good
 from mendel.index import bundle
 from serving.ranking import in_force
 from serving.ranking.bundle_lists import CANDIDATES
@@ -40,11 +41,12 @@ RECENT_CHUNKS = 4096  # chunk rows kept addressable by position (see PostgresSea
 
 
 def document_grounding(conn: psycopg.Connection) -> dict[str, dict]:
-    """Where a document comes from beyond its own row, by document: a record's sources, an attachment's notice."""
-    from mendel.crawl.boards.notice_links import attachment_notices
+    """Where a document comes from beyond its own row, by document: a record's sources, an attachment's notice, a
+    notice's attachments."""
+    from mendel.crawl.boards.notice_links import attachment_notices, notice_attachment_lists
     from mendel.records.grounding import record_grounding
 
-    return {**record_grounding(conn), **attachment_notices(conn)}
+    return {**record_grounding(conn), **attachment_notices(conn), **notice_attachment_lists(conn)}
 
 
 class RecentChunks:
@@ -109,12 +111,14 @@ class PostgresSearcher(PostgresLists):
         rows = conn.execute(
             "SELECT d.doc_id, d.title, d.source, d.url, d.citation, d.doc_type, d.published, v.sha256,"
             " v.content_type, coalesce(top.summary, '') FROM documents d"
-            " LEFT JOIN document_versions v ON v.version_id = d.current_version_id"
-            " LEFT JOIN LATERAL (SELECT summary FROM chunks t WHERE t.version_id = d.current_version_id"
+            " LEFT JOIN document_versions v ON v.version_id = coalesce(d.served_version_id, d.current_version_id)"
+            " LEFT JOIN LATERAL (SELECT summary FROM chunks t WHERE t.version_id ="
+            " coalesce(d.served_version_id, d.current_version_id)"
             "  AND t.layer = 1 LIMIT 1) top ON true"
             " WHERE d.status = 'active' ORDER BY d.doc_id"
         ).fetchall()
         grounding = document_grounding(conn)
+        held = last_good.last_good_marks(conn)
         return {
             d: {
                 "doc_id": d,
@@ -128,6 +132,7 @@ class PostgresSearcher(PostgresLists):
                 "sha256": h,
                 "content_type": m,
                 **grounding.get(d, {}),
+                **held.get(d, {}),
             }
             for d, t, s, u, c, k, p, h, m, summary in rows
         }

@@ -4,7 +4,7 @@ fragments; values always travel as parameters."""
 # A passage is live when it is layer 3 of the current version of an active document that is not a citation
 # record: what mendel.index.corpus.load_layer gives the bundle.
 LIVE = (
-    "JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
+    "JOIN documents d ON d.doc_id = c.doc_id AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
     " WHERE c.layer = 3 AND d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record'"
 )
 DOCS = " AND (%(docs)s::text[] IS NULL OR c.doc_id = ANY(%(docs)s::text[]))"

@@ -58,11 +58,11 @@ class Searcher(BundleLists):
 
     def warm(self) -> None:
         """Load now what a first search would load on its way: the upper layers, the coverage block's tables and
-        floor, the learned stage, the bridge's vocabulary, the act router, the query encoder and the dense
-        workers (one search runs them all)."""
+        floor, the learned stage, the bridge's vocabulary, the act router, the collection's word forms, the query
+        encoder and the dense workers (one search runs them all)."""
         for number in (1, 2):
             self.layer(number)
-        _ = (self.collection(), self.floor, self.learned_fusion, self.vocabulary, self.act_router)
+        _ = (self.collection(), self.floor, self.learned_fusion, self.vocabulary, self.act_router, self.lexicon)
         self.search_with_coverage(WARM_QUERY, k=1)
 
     # --- the search -----------------------------------------------------------------------------------
@@ -82,6 +82,7 @@ class Searcher(BundleLists):
         trace: list | None = None,
         at: date | None = None,
         version: str | None = None,
+        retype: bool = True,
     ) -> list[Hit]:
         """Hybrid search; ``filters`` (a :class:`SearchFilters` or a dict of its fields) restricts the
         documents every list draws from, so a filtered search still returns up to ``k`` hits. ``graph`` adds the
@@ -94,7 +95,8 @@ class Searcher(BundleLists):
         when given, receives (the whole query's fused list before the learned stage, its :class:`Ranked`, the
         layer): what ``retrieval_eval.learn_fusion`` trains on. ``at`` (default today): an act's passages are those
         of its version in force on that date (``serving.ranking.in_force``); ``version="promulgated"``: its promulgated
-        text instead."""
+        text instead. ``retype``: read the query's words as the collection writes them (``serving.query.typed``:
+        diacritics restored, slips and clipped words made whole)."""
         from serving.query.analyze import understand
         from serving.query.decompose import decompose as split_query
 
@@ -102,7 +104,9 @@ class Searcher(BundleLists):
             raise ValueError("rerank requested but no cross-encoder is configured")
         at = at or date.today()
         in_force.check_version(version)
-        found = understand(query)
+        lexicon = self.lexicon if retype else None
+        found = understand(query, lexicon)
+        governing = self.governing(found) if graph else []
         index = self.layer_for(found.scope)
         if details is not None:
             details.update(
@@ -111,6 +115,7 @@ class Searcher(BundleLists):
                     "layer": index.layer,
                     "subqueries": [],
                     "entities": [e.id for e in found.entities],
+                    "governing": [act.as_dict() for act in governing],
                 }
             )
         filtered = self.filter_counts(filters)
@@ -122,7 +127,9 @@ class Searcher(BundleLists):
             allowed = self._allowed(filters, index, at, version)
         if allowed is not None and not allowed.any():
             if details is not None:
-                details["coverage"] = self.assess(query, found, [], index, dense=False, allowed=allowed)
+                details["coverage"] = self.assess(
+                    query, found, [], index, dense=False, allowed=allowed, governing=governing
+                )
                 if filtered is not None:
                     details["coverage"]["filters"] = filtered
             return []
@@ -131,7 +138,7 @@ class Searcher(BundleLists):
         if details is not None:
             details.update({"layer": index.layer, "subqueries": subqueries})
         # every dense search of this query starts now, so the workers run them while this thread ranks the rest
-        understood = [(sub, understand(sub)) for sub in subqueries]
+        understood = [(sub, understand(sub, lexicon)) for sub in subqueries]
         pending = [
             self.dense_pending(self.dense_text(f, bridge), n=depth, allowed=allowed, layer=index) if dense else None
             for f in [found] + [f for _, f in understood]
@@ -146,6 +153,7 @@ class Searcher(BundleLists):
             layer=index,
             dense_pending=pending[0],
             bridge=bridge,
+            governing=governing,
         )
         if trace is not None:
             trace.append((list(main.fused), main, index))
@@ -194,6 +202,7 @@ class Searcher(BundleLists):
                 dense=dense,
                 references=any("reference" in h.lists for h in hits),
                 allowed=allowed,
+                governing=governing,
             )
             if filtered is not None:
                 details["coverage"]["filters"] = filtered
@@ -262,17 +271,25 @@ class Searcher(BundleLists):
         dense: bool = True,
         references: bool = False,
         allowed: np.ndarray | None = None,
+        governing=(),
     ) -> dict:
         """The coverage block of one answer (``serving.ranking.coverage.Assessor``): what the query names and whether
-        the collection holds it, the floor's signals over the best hits, and whether the answer is ``weak`` or
-        ``empty`` (nothing matches: no hits should be shown)."""
+        the collection holds it (and the acts ``governing`` a plain question), the floor's signals over the best
+        hits, and whether the answer is ``weak`` or ``empty`` (nothing matches: no hits should be shown)."""
         vector = None
         if dense:  # the query as the dense list searched it (with its legal wordings), else as typed
             vector = self._dense.vector(self.dense_text(understanding))
             if vector is None:
                 vector = self._dense.vector(understanding.normalized)
         return self._assessor.assess(
-            query, understanding, items, layer or self.passages, vector, references=references, allowed=allowed
+            query,
+            understanding,
+            items,
+            layer or self.passages,
+            vector,
+            references=references,
+            allowed=allowed,
+            governing=governing,
         )
 
     def search_with_coverage(self, query: str, k: int = 10, **options) -> SearchResult:

@@ -195,6 +195,16 @@ def create_app(
         ] = None,
         okres: Annotated[str | None, Query(max_length=MAX_FILTER_CHARS, description="district")] = None,
         obec: Annotated[str | None, Query(max_length=MAX_FILTER_CHARS, description="municipality")] = None,
+        court: Annotated[
+            str | None, Query(max_length=MAX_FILTER_CHARS, description="a decision's court (see /facets)")
+        ] = None,
+        court_level: Annotated[
+            str | None,
+            Query(
+                max_length=MAX_FILTER_CHARS,
+                description="court level: constitutional, supreme, high, regional, district (see /facets)",
+            ),
+        ] = None,
         graph: Annotated[bool, Query(description="add the entity-graph list to the fusion")] = True,
         decompose: Annotated[
             bool, Query(description="also search the sub-queries of a query about several things")
@@ -209,11 +219,12 @@ def create_app(
     ):
         _check_text("q", q)
         places = {"kraj": kraj, "okres": okres, "obec": obec}
+        courts = {"court": court, "court_level": court_level}
         for name, values in (
             ("source", source or ()),
             ("doc_type", doc_type or ()),
             ("act", [act] if act else ()),
-            *((name, [v] if v else ()) for name, v in places.items()),
+            *((name, [v] if v else ()) for name, v in (*places.items(), *courts.items())),
         ):
             for value in values:
                 _check_text(name, value, MAX_FILTER_CHARS)
@@ -234,6 +245,7 @@ def create_app(
                 date_to=date_to,
                 act=act,
                 places=places,
+                courts=courts,
             )
         except FilterError as exc:
             kind = "invalid-date-range" if exc.name == "date_from" else "unknown-filter-value"

@@ -14,8 +14,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 
+from mendel.law.courts import LEVEL_LABELS, level_rank
 from mendel.law.identifiers import parse_citation
-from serving.ranking.filters import PLACE_FIELDS, SearchFilters
+from serving.ranking.filters import COURT_FIELDS, FIELD_FILTERS, PLACE_FIELDS, SearchFilters
+
+__all__ = ["COURT_FIELDS", "FIELD_FILTERS", "PLACE_FIELDS", "Facets", "FilterError", "checked_filters", "facets_of"]
 from serving.web.labels import FAMILY_ORDER, doc_type_label, source_family, source_label
 
 SHOWN_VALUE_CHARS = 60
@@ -47,6 +50,7 @@ class Facets:
     acts: list[dict] = field(default_factory=list)
     published: dict = field(default_factory=dict)
     places: dict[str, list[str]] = field(default_factory=dict)
+    courts: dict[str, list] = field(default_factory=dict)  # court_level: [{value, label, documents}], court: [names]
     searchable: dict[str, dict] = field(default_factory=dict, repr=False)  # the documents with passages
 
     @classmethod
@@ -58,6 +62,14 @@ class Facets:
         doc_types = Counter(d.get("doc_type") for d in docs if d.get("doc_type"))
         dates = sorted(str(d["published"])[:10] for d in docs if d.get("published"))
         places = {name: sorted({str(d[name]) for d in docs if d.get(name)}) for name in PLACE_FIELDS}
+        levels = Counter(d["court_level"] for d in docs if d.get("court_level"))
+        courts = {
+            "court_level": [
+                {"value": level, "label": LEVEL_LABELS.get(level, level), "documents": n}
+                for level, n in sorted(levels.items(), key=lambda item: level_rank(item[0]))
+            ],
+            "court": sorted({str(d["court"]) for d in docs if d.get("court")}),
+        }
         return cls(
             sources=[
                 {"value": s, "label": source_label(s), "family": source_family(s), "documents": n}
@@ -71,6 +83,7 @@ class Facets:
             ],
             published={"from": dates[0] if dates else None, "to": dates[-1] if dates else None},
             places={name: values for name, values in places.items() if values},
+            courts={name: values for name, values in courts.items() if values},
             searchable=searchable,
         )
 
@@ -81,6 +94,7 @@ class Facets:
             "acts": self.acts,
             "published": self.published,
             "places": self.places,
+            "courts": self.courts,
         }
 
     def source_families(self) -> list[tuple[str, list[dict]]]:
@@ -110,9 +124,11 @@ def checked_filters(
     date_to: date | None = None,
     act: str | None = None,
     places: dict[str, str | None] | None = None,
+    courts: dict[str, str | None] | None = None,
 ) -> SearchFilters:
     """SearchFilters of a request whose every value names something the bundle can answer from (else
-    FilterError); ``places``: kraj / okres / obec, each a value some document with passages carries."""
+    FilterError); ``places``: kraj / okres / obec, ``courts``: court / court_level, each a value some document with
+    passages carries."""
     facets = facets_of(searcher)
     for name, values, known in (
         ("source", source, {s["value"] for s in facets.sources}),
@@ -140,6 +156,16 @@ def checked_filters(
             raise FilterError(name, "no document of this bundle carries this field")
         if value not in facets.places[name]:
             raise FilterError(name, f"unknown value {shown(value)} (see /facets)")
+    court_asked = {name: value.strip() for name, value in (courts or {}).items() if value and value.strip()}
+    for name, value in court_asked.items():
+        known = [v["value"] if isinstance(v, dict) else v for v in facets.courts.get(name, [])]
+        if not known:
+            raise FilterError(name, "no decision of this bundle with passages carries this field")
+        if value not in known:
+            raise FilterError(
+                name, f"unknown value {shown(value)}; this bundle has: {', '.join(known[:12])} (see /facets)"
+            )
+    asked.update(court_asked)
     return SearchFilters(
         source=tuple(source),
         doc_type=tuple(doc_type),

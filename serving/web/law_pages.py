@@ -22,6 +22,15 @@ from serving.web.law_routes import MAX_REF_CHARS, Connections
 from serving.web.pages import czech_date, templates
 
 FAMILY_NAMES = {"acts": "Předpisy", "decisions": "Soudní rozhodnutí", "notices": "Úřední desky", "other": "Ostatní"}
+# Who found a citation (a passage's origins, mendel.citator.cites.WITNESSES), in Czech.
+WITNESS_NAMES = {
+    "mention": "rozpoznávač v textu",
+    "court_metadata": "metadata soudu",
+    "odkaz": "odkaz e-Sbírky",
+    "record": "záznam o citaci",
+    "amends": "novelizující předpis",
+    "repeals": "zrušující předpis",
+}
 
 
 def word_changes(before: str, after: str) -> list[tuple[str, str]]:
@@ -139,6 +148,7 @@ def law_pages_router(
             "errors": errors,
             "answer": None,
             "family_names": FAMILY_NAMES,
+            "witness_names": WITNESS_NAMES,
             "document_view_url": document_view_url,
         }
         if errors or not ref:

@@ -104,6 +104,11 @@ class FacetsResponse(BaseModel):
     places: dict[str, list[str]] = Field(
         default={}, description="kraj / okres / obec values, when documents carry them"
     )
+    courts: dict[str, list] = Field(
+        default={},
+        description="court_level: [{value, Czech label, documents}] highest first; court: the courts' names — of "
+        "the decisions with passages",
+    )
 
 
 class DocumentChunk(BaseModel):
@@ -191,6 +196,8 @@ class CitationsAnswer(BaseModel):
     total_citations: int
     families: dict = Field(
         description="acts, decisions, notices, other: documents, citations and the newest items, each with its "
-        "citing passages (sentence, page)"
+        "citing passages (sentence, page, origins: who found it — mention = the recogniser, court_metadata = the "
+        "decision's own metadata, odkaz, record, amends, repeals); decisions also by_court_level (highest first, "
+        "each item with its court, newest first)"
     )
     message: str | None = None

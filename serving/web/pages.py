@@ -30,7 +30,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from mendel.czech.dates import numeric_from_iso
 from serving.ranking.in_force import PROMULGATED, version_of
 from serving.web.evidence import excerpt_window, query_terms, segments, term_spans
-from serving.web.facets import PLACE_FIELDS, FilterError, checked_filters, facets_of
+from serving.web.facets import COURT_FIELDS, PLACE_FIELDS, FilterError, checked_filters, facets_of
 from serving.web.labels import (
     STATUS_BADGES,
     VERSION_KIND_LABELS,
@@ -59,10 +59,12 @@ FIELD_NAMES = {
     "kraj": "Kraj",
     "okres": "Okres",
     "obec": "Obec",
+    "court": "Soud",
+    "court_level": "Stupeň soudu",
     "k": "Dokumentů na stránku",
     "version": "Znění",
 }
-SEARCH_FIELDS = ("q", "date_from", "date_to", "at", "act", "version", *PLACE_FIELDS, "k")
+SEARCH_FIELDS = ("q", "date_from", "date_to", "at", "act", "version", *PLACE_FIELDS, *COURT_FIELDS, "k")
 
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 
@@ -160,7 +162,7 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
         facets = facets_of(searcher)
         errors: dict[str, str] = {}
         query = form["q"].strip()
-        for name in ("q", "act", *PLACE_FIELDS):
+        for name in ("q", "act", *PLACE_FIELDS, *COURT_FIELDS):
             limit = MAX_QUERY_CHARS if name == "q" else MAX_FIELD_CHARS
             if len(form[name]) > limit or "\x00" in form[name]:
                 errors[name] = f"Nejvýše {limit} znaků, bez znaků NUL."
@@ -201,6 +203,7 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
                 date_to=date_to,
                 act=form["act"],
                 places={name: form[name] for name in PLACE_FIELDS},
+                courts={name: form[name] for name in COURT_FIELDS},
             )
         except FilterError as exc:
             errors[exc.name] = {

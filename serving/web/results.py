@@ -21,8 +21,9 @@ PASSAGES_PER_DOCUMENT = 3
 
 
 # What a hit's document is, beyond its text: its kind (a record is labelled as one, never as a decision or an act's
-# text) and, for a record document or a notice attachment, where it comes from.
-GROUNDING_KEYS = ("record", "record_sources", "notice")
+# text), for a record document or a notice attachment where it comes from, for a notice its attachments, and
+# whether it is served from its last good version.
+GROUNDING_KEYS = ("record", "record_sources", "notice", "attachments", "last_good_version")
 
 # What every client's hit carries besides the searcher's Hit: name -> (type, default, description). The API's hit
 # model declares them (serving.web.models).
@@ -37,6 +38,17 @@ HIT_ADDITIONS: dict[str, tuple] = {
     "record": (str | None, None, "a record document: the record it renders (ruian:obec:564729, esbirka:/sb/2025/573)"),
     "record_sources": (list[dict] | None, None, "a record document: the files and API records it is from"),
     "notice": (dict | None, None, "a notice's attachment: the notice (doc_id, title, url, board) it hangs on"),
+    "last_good_version": (
+        dict | None,
+        None,
+        "the document's newest version is quarantined (failed hard quality checks): the hit is from its last good "
+        "version (sha256), with the quarantined version's sha256, since when and why",
+    ),
+    "attachments": (
+        list[dict] | None,
+        None,
+        "a notice: its attachments in order (doc_id, name, stored: whether it was fetched and is searchable)",
+    ),
     "source_url": (
         str | None,
         None,

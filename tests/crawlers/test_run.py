@@ -1,5 +1,6 @@
-"""The crawl sources share one step and one process (assets/crawl/assets.py: a subsettable multi-asset; crawlers.run: one
-reactor, the spiders side by side): the step reports each source's counts under its own asset key, a job of one
+"""Crawl sources in one step and one process (assets/crawl/assets.py: the subsettable multi-asset the factory makes of
+several sources — the nightly gives each source a step of its own, made by the same factory; crawlers.run: one
+reactor, the spiders side by side): the step reports each source's counts under its own asset key, a subset of one
 source crawls only that source, a source that failed is reported as failed without losing the others, and a
 source's crawl waits while another crawl of the same source holds its lock."""
 
@@ -14,7 +15,7 @@ import psycopg
 import pytest
 from dagster import DagsterInstance, materialize
 
-from assets.crawl.assets import CRAWL_SOURCES, build_source_crawls, source_crawls
+from assets.crawl.assets import CRAWL_SOURCES, build_source_crawls
 from mendel.core import db
 from mendel.core.config import PROJECT_ROOT
 from orchestration.pipes import ParentBoundPipesSubprocessClient
@@ -54,7 +55,7 @@ def crawl(tmp_path, pg_server_url, mirror, monkeypatch):
     database_url = db.create_database(pg_server_url, f"one_{uuid.uuid4().hex[:8]}")
     db.migrate(database_url)
 
-    def run(selection, crawl_env=None, assets_def=source_crawls):
+    def run(selection, crawl_env=None, assets_def=None):
         client = RecordingClient()
         mendel = nightly_resources(
             tmp_path / "home",
@@ -65,8 +66,9 @@ def crawl(tmp_path, pg_server_url, mirror, monkeypatch):
         )
         with DagsterInstance.ephemeral() as instance:
             result = materialize(
-                [assets_def],
+                [assets_def or build_source_crawls(CRAWL_SOURCES)],
                 selection=selection,
+                run_config={"ops": {"source_crawls": {"config": {"scope": "USUAL"}}}},
                 instance=instance,
                 raise_on_error=False,
                 resources={"mendel": mendel, "pipes_subprocess_client": client},

@@ -25,6 +25,7 @@ from mendel.core.sources import source_envs
 from mendel.crawl.boards.board import Board
 from mendel.crawl.boards.maintained_list import load_html_boards
 from mendel.crawl.boards.register import write_boards_file
+from mendel.extract.court_pages import keyword_values, listed_values
 from mirror.server import MirrorThread
 
 KADAN = json.loads((SAMPLE_CORPUS / "municipal" / "kadan_uredni_deska.json").read_text(encoding="utf-8"))
@@ -50,6 +51,15 @@ def ns_records() -> dict[str, dict]:
                 record = json.loads(line)
                 records[record["ecli"]] = record
     return records
+
+
+def ns_in_window(date_from: str, date_to: str = "") -> set[str]:
+    """The document ids of the mirror's Nejvyšší soud decisions a crawl of this window finds: the ECLI where the
+    decision has one, else ``nsoud:{UNID}``."""
+    from mirror.courts import load_decisions, search
+
+    query = nsoud.search_query(date_from, date_to)
+    return {d.record.get("ecli") or f"nsoud:{d.unid}" for d in search(load_decisions(SAMPLE_CORPUS), query)}
 
 
 @pytest.fixture
@@ -111,14 +121,19 @@ def documents(database_url: str, source: str) -> dict[str, dict]:
 
 @pytest.mark.e2e
 def test_nsoud_crawls_every_decision_then_only_304s(crawl):
-    first = crawl("nsoud", "ns-1", MENDEL_NSOUD_PAGE_SIZE="5")  # 11 decisions: three result pages
-    only(first, stored=11)
-    assert first["discovered"] == 11
+    window = {"MENDEL_NSOUD_FROM": "2025-01-01", "MENDEL_NSOUD_PAGE_SIZE": "5"}
+    expected = ns_in_window("2025-01-01")  # put on the web since, or (no web date) decided since
     records = ns_records()
+    assert set(records) < expected and len(expected) == 11 + 24  # the 24 of ns_full decided in 2025
+    first = crawl("nsoud", "ns-1", **window)
+    only(first, stored=len(expected))
+    assert first["discovered"] == len(expected)
     docs = documents(crawl.database_url, "nsoud")
-    assert set(docs) == set(records)
+    assert set(docs) == expected
     store = RawStore(crawl.home / "raw")
     for ecli, doc in docs.items():
+        if ecli not in records:
+            continue
         record = records[ecli]
         kind = record["document_type"].capitalize()
         assert doc["title"] == f"{kind} Nejvyššího soudu sp. zn. {record['case_number']}"
@@ -130,8 +145,8 @@ def test_nsoud_crawls_every_decision_then_only_304s(crawl):
         assert html.escape(record["full_text"], quote=False) in page
     assert docs["ECLI:CZ:NS:2024:29.ND.461.2024.1"]["title"] == "Usnesení Nejvyššího soudu sp. zn. 29 Nd 461/2024"
 
-    again = crawl("nsoud", "ns-2", MENDEL_NSOUD_PAGE_SIZE="5")
-    only(again, unchanged=11)
+    again = crawl("nsoud", "ns-2", **window)
+    only(again, unchanged=len(expected))
 
 
 @pytest.mark.e2e
@@ -247,8 +262,13 @@ ROBOTS = (
 def test_robots_txt_disallow_is_obeyed_and_logged(crawl, monkeypatch):
     with MirrorThread(SAMPLE_CORPUS, robots_txt=ROBOTS) as strict:
         monkeypatch.setenv("MENDEL_MIRROR_URL", strict.base_url)
-        blocked_ns = {e for e, r in ns_records().items() if "/WebSearch/0A" in r["url"]}
-        only(crawl("nsoud", "rb-ns"), stored=11 - len(blocked_ns), disallowed=len(blocked_ns))
+        published_2026 = ns_in_window("2026-01-01")
+        blocked_ns = {e for e, r in ns_records().items() if "/WebSearch/0A" in r["url"] and e in published_2026}
+        only(
+            crawl("nsoud", "rb-ns", MENDEL_NSOUD_FROM="2026-01-01"),
+            stored=len(published_2026) - len(blocked_ns),
+            disallowed=len(blocked_ns),
+        )
         only(crawl("ruian", "rb-ru"), stored=1, disallowed=1)
         kanalizace = [p for p in BLESNO_PDFS if p.name.startswith("kanalizace__")]
         attachments = {d["url"] for n in KADAN["informace"] for d in n.get("dokument", [])}
@@ -271,7 +291,7 @@ def test_robots_txt_disallow_is_obeyed_and_logged(crawl, monkeypatch):
         )
     ]
     docs = documents(crawl.database_url, "nsoud")
-    assert not blocked_ns & set(docs) and len(docs) == 11 - len(blocked_ns)
+    assert blocked_ns and not blocked_ns & set(docs) and len(docs) == len(published_2026) - len(blocked_ns)
     with psycopg.connect(crawl.database_url) as conn:
         reasons = {r for (r,) in conn.execute("SELECT DISTINCT reason FROM crawl_log WHERE outcome = 'disallowed'")}
     assert reasons == {"robots.txt"}
@@ -292,10 +312,12 @@ def test_rebase_url_keeps_path_and_query():
 
 def test_nsoud_query_and_page_helpers():
     assert nsoud.domino_date("2025-01-20") == "20/01/2025"
-    assert nsoud.search_query("2025-01-20") == "[datum_predani_na_web]>=20/01/2025"
     assert (
-        nsoud.search_query("2025-01-20", "2025-02-01")
-        == "[datum_predani_na_web]>=20/01/2025 AND [datum_predani_na_web]<=01/02/2025"
+        nsoud.search_query("2025-01-20") == "([datum_predani_na_web]>=20/01/2025) OR ([datum_rozhodnuti]>=20/01/2025)"
+    )
+    assert nsoud.search_query("2025-01-20", "2025-02-01") == (
+        "([datum_predani_na_web]>=20/01/2025 AND [datum_predani_na_web]<=01/02/2025)"
+        " OR ([datum_rozhodnuti]>=20/01/2025 AND [datum_rozhodnuti]<=01/02/2025)"
     )
     url = nsoud.search_url("https://rozhodnuti.nsoud.cz", "[datum_predani_na_web]>=20/01/2025", 21, 20)
     assert url == (
@@ -305,6 +327,17 @@ def test_nsoud_query_and_page_helpers():
     assert nsoud.decision_title("USNESENÍ", "29 NSČR 123/2024") == "Usnesení Nejvyššího soudu sp. zn. 29 NSČR 123/2024"
     assert nsoud.decision_title("rozsudek", "20 Ncu 48/2026") == "Rozsudek Nejvyššího soudu sp. zn. 20 Ncu 48/2026"
     assert nsoud.decision_title(None, "3 Tdo 1/2026") == "Rozhodnutí Nejvyššího soudu sp. zn. 3 Tdo 1/2026"
+    assert (
+        nsoud.decision_title("ROZSUDEK", "6 To 72/2009", "Vrchní soud v Olomouci")
+        == "Rozsudek (Vrchní soud v Olomouci) sp. zn. 6 To 72/2009"
+    )
+    assert listed_values("§ 36 odst. 2 tr. ř., § 216 tr. ř.") == ["§ 36 odst. 2 tr. ř.", "§ 216 tr. ř."]
+    assert listed_values("§ 2758 odst. 2 o. z.\n§ 556 o. z.") == ["§ 2758 odst. 2 o. z.", "§ 556 o. z."]
+    assert listed_values("§ 1 odst. 1, 2 předpisu č. 119/1990Sb.") == ["§ 1 odst. 1, 2 předpisu č. 119/1990Sb."]
+    assert keyword_values("Forma (o. z.) [ Právní jednání (o. z.), X ], Pojištění") == [
+        "Forma (o. z.) [ Právní jednání (o. z.), X ]",
+        "Pojištění",
+    ]
 
 
 def test_notice_document_from_an_ofn_feed():
@@ -371,7 +404,7 @@ def test_settings_for_the_new_sources(monkeypatch):
     for name in source_envs():
         monkeypatch.delenv(name, raising=False)
     demo = Settings(profile="demo", mirror_url="http://127.0.0.1:8765/")
-    assert demo.window("nsoud") == ("2024-01-01", "")
+    assert demo.window("nsoud") == ("1993-01-01", "")  # the whole bundled sample, 1999–2026
     # The board crawl reaches the mirror through the demo profile's settings (crawlers.demo), not an argument.
     assert "rebase" not in board_spider.BoardsSpider.arguments(demo)
     assert ruian_spider.RuianSpider.arguments(demo)["rebase"] == "http://127.0.0.1:8765"
@@ -400,10 +433,10 @@ def test_every_spider_is_wired_into_run(monkeypatch):
     monkeypatch.setenv("MENDEL_MIRROR_URL", "http://127.0.0.1:8765")
     for name in source_envs():
         monkeypatch.delenv(name, raising=False)
-    assert set(run.SPIDERS) == {"esbirka", "nsoud", "ruian", "nalus", "nssoud", "cnb", "boards"}
+    assert set(run.SPIDERS) == {"esbirka", "nsoud", "ruian", "nalus", "nssoud", "justice", "cnb", "boards"}
     assert run.spider_arguments("nsoud") == {
         "base_url": "http://127.0.0.1:8765",
-        "date_from": "2024-01-01",
+        "date_from": "1993-01-01",
         "date_to": "",
         "page_size": 20,
     }
@@ -418,6 +451,13 @@ def test_every_spider_is_wired_into_run(monkeypatch):
         "max_attachments": "",
         "host_budget": 200,
         "revalidate_days": 7,
+    }
+    assert run.spider_arguments("justice") == {
+        "base_url": "http://127.0.0.1:8765",
+        "date_from": "2025-09-15",
+        "date_to": "2025-09-30",
+        "lag_days": 14,
+        "reread": False,
     }
     for name, spider in run.SPIDERS.items():
         assert spider.name == name and spider.source

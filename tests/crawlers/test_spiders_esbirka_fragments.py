@@ -33,10 +33,10 @@ def crawl(tmp_path, fresh_db, site, monkeypatch):
 
 
 def pages(base_url: str, stale: str) -> list[dict]:
-    first = requests.get(f"{base_url}{API}/{stale}/fragmenty", params={"cisloStranky": 1}, timeout=60).json()
+    first = requests.get(f"{base_url}{API}/{stale}/fragmenty", params={"cisloStranky": 0}, timeout=60).json()
     rest = [
         requests.get(f"{base_url}{API}/{stale}/fragmenty", params={"cisloStranky": n}, timeout=60).json()
-        for n in range(2, first["pocetStranek"] + 1)
+        for n in range(1, first["pocetStranek"])
     ]
     return [first, *rest]
 

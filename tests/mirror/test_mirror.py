@@ -80,7 +80,7 @@ def test_listing_2024_has_the_four_acts_in_april_and_one_consolidated_act_in_jan
     payload = by_month(http, mirror, 2024)
     infos = listed(payload)
     # 30/2024 is an informativní-znění DOCX (no cover sheet: its adoption date, 24 January, stands in)
-    assert [i["zkracenaCitace"] for i in infos] == [
+    assert [i["kodDokumentuSbirky"] for i in infos] == [
         "30/2024 Sb.",
         "87/2024 Sb.",
         "88/2024 Sb.",
@@ -103,7 +103,7 @@ def test_listing_2025_is_ordered_by_month_and_only_that_year(http, mirror):
     months = [m["mesic"] for m in payload["dokumentySbirkyVMesici"]]
     assert months == sorted(months) and len(months) <= 12
     infos = listed(payload)
-    assert len(infos) == 12
+    assert len(infos) == 13  # 157/2025 of the third collection with the twelve
     assert all(i["staleUrl"].startswith("/sb/2025/") for i in infos)
     bydleni = next(i for i in infos if i["staleUrl"] == "/sb/2025/175")
     assert bydleni["nazev"] == "Zákon o poskytování některých opatření v podpoře bydlení (zákon o podpoře bydlení)"
@@ -180,8 +180,8 @@ def test_every_listed_pdf_downloads_byte_for_byte(http, mirror):
             links = http.get(
                 f"{mirror.base_url}{API}/dokumenty-sbirky/{stale_path(info['staleUrl'])}/odkazy-ke-stazeni"
             ).json()
-            if "overeneZneni" not in links:  # 30/2024: an informativní znění DOCX only
-                assert info["staleUrl"] == "/sb/2024/30" and "informativniZneniDocx" in links
+            if "overeneZneni" not in links:  # 30/2024: an informativní znění only (its text: the fragments)
+                assert info["staleUrl"] == "/sb/2024/30" and links == {}
                 continue
             link = links["overeneZneni"]["odkazPdf"]
             url = (
@@ -199,7 +199,7 @@ def test_every_listed_pdf_downloads_byte_for_byte(http, mirror):
             assert r.headers["ETag"] == f'"{sha256_file(on_disk)}"'
             assert "Last-Modified" in r.headers
             downloaded += 1
-    assert downloaded == 16
+    assert downloaded == 17  # 157/2025 of the third collection with the sixteen
 
 
 def test_zobraz_is_inline_and_head_has_no_body(http, mirror):
@@ -272,12 +272,15 @@ def test_robots_txt_allows_all(http, mirror):
 def test_docx_acts_are_listed_and_served(http, mirror):
     infos = listed(by_month(http, mirror, 1993))
     assert {i["staleUrl"] for i in infos} == {"/sb/1993/1", "/sb/1993/2", "/sb/1993/4", "/sb/1993/29"}
-    assert {i["staleUrl"] for i in listed(by_month(http, mirror, 2004))} == {"/sb/2004/76", "/sb/2004/633"}
+    assert {i["staleUrl"] for i in listed(by_month(http, mirror, 2004))} == {
+        "/sb/2004/76",
+        "/sb/2004/633",
+        "/sb/2004/499",
+    }
     links = http.get(f"{mirror.base_url}{API}/dokumenty-sbirky/{stale_path('/sb/2004/76')}/odkazy-ke-stazeni").json()
-    assert "overeneZneni" not in links
-    link = links["informativniZneniDocx"]
-    assert link["nazevDokumentu"] == "Sb_2004_76_IZ.docx"
-    r = http.get(f"{mirror.base_url}{API}/souborove-dokumenty/{link['dokumentId']}/ORIGINAL/STAHNI/x.docx")
+    assert links == {}  # the definition has no slot for a consolidated file: its text is the fragments
+    # the file itself stays where its id names it
+    r = http.get(f"{mirror.base_url}{API}/souborove-dokumenty/{2004_00076 + 1_000_000_000}/ORIGINAL/STAHNI/x.docx")
     assert r.headers["Content-Type"] == esbirka.MIME["docx"]
     assert r.content == (CORPUS / "esbirka" / "docx" / "76_2004.docx").read_bytes()
     detail = http.get(f"{mirror.base_url}{API}/dokumenty-sbirky/{stale_path('/sb/1918/8')}").json()

@@ -9,7 +9,7 @@ import requests
 
 from mendel.core.config import SAMPLE_CORPUS
 from mirror import courts
-from tests.support.courts import administrative_since, constitutional_since
+from tests.support.courts import administrative_since, constitutional_since, real_nalus_pages
 
 FIELD = "ctl00$MainContent$"
 
@@ -43,7 +43,8 @@ def test_nalus_form_postback_needs_the_issued_view_state_and_pages_the_session_h
     )
     assert posted.status_code == 302 and posted.headers["Location"] == "/Search/Results.aspx"
 
-    expected = constitutional_since(date(2018, 9, 18))
+    real = {sz for sz, page in real_nalus_pages().items() if page["date"] >= date(2018, 9, 18)}
+    expected = {**constitutional_since(date(2018, 9, 18)), **dict.fromkeys(real)}
     listed, total = [], None
     for page in range(0, 10):
         html = session.get(f"{mirror.base_url}/Search/Results.aspx", params={"page": page}, timeout=30).text
@@ -72,7 +73,7 @@ def test_nalus_text_page_shows_only_the_real_citation_records(mirror):
     page = requests.get(f"{mirror.base_url}/Search/GetText.aspx", params={"sz": "2-680-06_1"}, timeout=30)
     assert page.status_code == 200
     assert '<span id="lblRegistrySign">II.ÚS 680/06 ze dne 19. 4. 2007</span>' in page.text
-    content = page.text.split('<table class="DocContent">', 1)[1]
+    content = page.text.split('<td class="DocContent">', 1)[1]
     assert "ne text rozhodnutí" in content and "ConCo" in content
     for reference in decision.references:
         assert reference.reference in content
@@ -140,3 +141,15 @@ def test_conco_loader_reads_every_row_and_the_dirty_lines():
     assert records.constitutional["St-27-09_1"].docket == "Pl.ÚS-st. 27/09"
     assert records.constitutional["St-27-09_1"].ecli is None
     assert len(records.administrative) == len({d.file for d in records.administrative})
+
+
+def test_nalus_serves_each_real_page_unchanged_and_lists_it_by_its_file_number(mirror):
+    for sz, page in real_nalus_pages().items():
+        served = requests.get(f"{mirror.base_url}/Search/GetText.aspx", params={"sz": sz}, timeout=30)
+        assert served.content == (SAMPLE_CORPUS / "courts" / "nalus_html" / f"{sz}.html").read_bytes()
+        session = requests.Session()
+        state = hidden_fields(session.get(f"{mirror.base_url}/Search/Search.aspx", timeout=30).text)
+        criteria = {FIELD + "citace": page["docket"], FIELD + "nalezy": "on", FIELD + "usneseni": "on"}
+        session.post(f"{mirror.base_url}/Search/Search.aspx", data={**state, **criteria}, timeout=30)
+        results = session.get(f"{mirror.base_url}/Search/Results.aspx", timeout=30).text
+        assert re.findall(r'GetText\.aspx\?sz=([^"]+)"', results) == [sz], page["docket"]

@@ -15,17 +15,18 @@ API = "/esel-esbir-daver/dokumenty-sbirky"
 
 def test_fragment_pages_follow_the_api(mirror):
     url = f"{mirror.base_url}{API}/%2Fsb%2F2024%2F90/fragmenty"
-    first = requests.get(url, params={"cisloStranky": 1}, timeout=120)
+    first = requests.get(url, params={"cisloStranky": 0}, timeout=120)  # pages count from 0 (minimum: 0)
     assert first.status_code == 200
     page = first.json()
     assert page["pocetStranek"] == 2 and len(page["seznam"]) == 1000
-    second = requests.get(url, params={"cisloStranky": 2}, timeout=60).json()
+    second = requests.get(url, params={"cisloStranky": 1}, timeout=60).json()
     assert 0 < len(second["seznam"]) < 1000 and second["pocetStranek"] == 2
-    assert requests.get(url, timeout=30).status_code == 400  # cisloStranky is required
-    assert requests.get(url, params={"cisloStranky": 3}, timeout=30).status_code == 404
+    assert requests.get(url, timeout=30).json() == page  # cisloStranky is optional: page 0
+    assert requests.get(url, params={"cisloStranky": "x"}, timeout=30).status_code == 400
+    assert requests.get(url, params={"cisloStranky": 2}, timeout=30).status_code == 404
     assert (
         requests.get(
-            url, params={"cisloStranky": 1}, headers={"If-None-Match": first.headers["ETag"]}, timeout=30
+            url, params={"cisloStranky": 0}, headers={"If-None-Match": first.headers["ETag"]}, timeout=30
         ).status_code
         == 304
     )
@@ -49,7 +50,7 @@ def test_fragment_text_is_the_acts_own_text(mirror):
     lines = fragments.pdf_lines(SAMPLE_CORPUS / "esbirka" / "pdf" / "87-2024.pdf")
     source = re.sub(r"\s+", "", "".join(lines).replace("\ufffe", ""))
     page = requests.get(
-        f"{mirror.base_url}{API}/%2Fsb%2F2024%2F87/fragmenty", params={"cisloStranky": 1}, timeout=60
+        f"{mirror.base_url}{API}/%2Fsb%2F2024%2F87/fragmenty", params={"cisloStranky": 0}, timeout=60
     ).json()
     texts = [xhtml_text(f["xhtml"]) for f in page["seznam"]]
     assert texts[:5] == [
@@ -63,7 +64,7 @@ def test_fragment_text_is_the_acts_own_text(mirror):
     for text in texts:  # segmentation is the mirror's, every character is the act's
         assert re.sub(r"\s+", "", text) in source
     docx = requests.get(
-        f"{mirror.base_url}{API}/%2Fsb%2F1993%2F1/fragmenty", params={"cisloStranky": 1}, timeout=60
+        f"{mirror.base_url}{API}/%2Fsb%2F1993%2F1/fragmenty", params={"cisloStranky": 0}, timeout=60
     ).json()
     paragraphs = fragments.docx_paragraphs(SAMPLE_CORPUS / "esbirka" / "docx" / "Sb_1993_1_IZ.docx")
     assert [xhtml_text(f["xhtml"]) for f in docx["seznam"]] == paragraphs
@@ -131,7 +132,7 @@ VERSIONS_573 = [
 
 def version_text(base_url: str, stale: str) -> dict[str, str]:
     """provision anchor -> text of one version's fragments (the § 4 family only)."""
-    page = requests.get(f"{base_url}{API}/{stale}/fragmenty", params={"cisloStranky": 1}, timeout=60).json()
+    page = requests.get(f"{base_url}{API}/{stale}/fragmenty", params={"cisloStranky": 0}, timeout=60).json()
     return {
         f["staleUrl"].split("#")[1]: xhtml_text(f["xhtml"]) for f in page["seznam"] if "#par_4-pism_" in f["staleUrl"]
     }
@@ -171,7 +172,7 @@ def test_573_2025_has_three_real_versions_with_their_own_wording(mirror):
     assert latest["novely"] == [{"staleUrl": "/sb/2026/175", "kodDokumentuSbirky": "175/2026 Sb."}]
     # the promulgated text stays served as announced
     announced = requests.get(
-        f"{mirror.base_url}{API}/%2Fsb%2F2025%2F573%2F0000-00-00/fragmenty", params={"cisloStranky": 1}, timeout=30
+        f"{mirror.base_url}{API}/%2Fsb%2F2025%2F573%2F0000-00-00/fragmenty", params={"cisloStranky": 0}, timeout=30
     ).json()["seznam"]
     assert announced[0]["eli"].startswith("/eli/cz/sb/2025/573/0000-00-00/")
 

@@ -9,6 +9,7 @@ from orchestration.definitions import defs
 EXPECTED_GROUPS = {
     "esbirka_documents": "crawl",
     "nsoud_documents": "crawl",
+    "board_discovery": "crawl",
     "board_registry": "crawl",
     "ruian_documents": "crawl",
     "nalus_documents": "crawl",

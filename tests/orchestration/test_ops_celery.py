@@ -255,7 +255,7 @@ def test_nightly_runs_on_two_celery_workers(celery_run, nightly):
         if e.event_type_value == "ASSET_MATERIALIZATION"
     }
     assert set(celery_assets) == in_process_assets
-    # One Celery task per step: every asset's step (the six crawl sources share one, source_crawls), the asset
+    # One Celery task per step: every asset's step (each crawl source's its own, <source>_crawl), the asset
     # checks' steps, and the Neo4j export that ran but materialized nothing (no server configured).
     in_process_steps = {e.step_key for e in in_process.all_events if e.event_type_value == "STEP_SUCCESS"}
     asset_steps = {
@@ -264,7 +264,7 @@ def test_nightly_runs_on_two_celery_workers(celery_run, nightly):
         if e.event_type_value == "ASSET_MATERIALIZATION"
     }
     assert set(hosts) == in_process_steps and set(asset_steps.values()) <= set(hosts)
-    assert asset_steps["esbirka_documents"] == asset_steps["ruian_documents"] == "source_crawls"
+    assert (asset_steps["esbirka_documents"], asset_steps["ruian_documents"]) == ("esbirka_crawl", "ruian_crawl")
     assert celery_assets["esbirka_documents"]["stored"] == 2
     assert celery_assets["index_bundle"]["published"] is True
     # The same work: the same documents, pages, chunks and registry records as the in-process run.

@@ -22,7 +22,7 @@ from dagster import (
 from dagster._core.test_utils import freeze_time
 
 from assets.crawl import FRESHNESS_CHECKS
-from assets.crawl.assets import BACKFILL_PARTITIONS, CRAWL_SPECS, source_crawls
+from assets.crawl.assets import BACKFILL_PARTITIONS, CRAWL_SPECS, SOURCE_CRAWLS
 from assets.crawl.per_source import FRESHNESS_SLACK, freshness_checks
 from mendel.core.sources import SOURCES as REGISTRY
 from orchestration.definitions import defs
@@ -32,13 +32,13 @@ from tests.support import REPO_ROOT
 SOURCES = sorted(CRAWL_SPECS)
 
 
-def test_every_source_is_crawled_by_the_one_crawl_step_with_the_network_retry_policy():
+def test_every_source_is_crawled_by_a_step_of_its_own_with_the_network_retry_policy():
     assert {"esbirka", "nsoud", "cnb", "ruian"} <= set(SOURCES)
     for source in SOURCES:
-        # One subsettable step crawls the selected sources in one process; each keeps its own asset.
+        # One step per source, so a slow or failing source is a box of its own in the run's timeline.
         assets_def = defs.resolve_assets_def(f"{source}_documents")
-        assert assets_def.node_def.name == source_crawls.node_def.name and assets_def.can_subset
-        assert assets_def.node_def.pool is None  # a site's crawls exclude each other by their pool's lock instead
+        assert assets_def.node_def.name == f"{source}_crawl" and assets_def.keys == {CRAWL_SPECS[source].key}
+        assert assets_def.node_def.pool == crawl_pool(source)  # a site's crawls exclude each other (and its lock)
         policy = assets_def.op.retry_policy
         assert policy.backoff is Backoff.EXPONENTIAL and policy.jitter is Jitter.PLUS_MINUS
         assert policy.max_retries >= 2 and policy.delay == NETWORK_RETRY_DELAY_S
@@ -60,14 +60,14 @@ def test_backfill_jobs_partition_by_date_and_map_windows_to_crawler_settings():
     esbirka = defs.resolve_job_def("backfill_esbirka")
     assert "2024" in esbirka.partitions_def.get_partition_keys()
     config = esbirka.partitioned_config.get_run_config_for_partition_key("2024")
-    window = config["ops"]["source_crawls"]["config"]
-    assert window == {"window_start": "2024-01-01", "window_end": "2025-01-01"}
+    window = config["ops"]["esbirka_crawl"]["config"]
+    assert window == {"scope": "WINDOW", "window_start": "2024-01-01", "window_end": "2025-01-01"}
     assert REGISTRY["esbirka"].window.backfill_env(datetime(2024, 1, 1).date(), datetime(2025, 1, 1).date()) == {
         "MENDEL_ESBIRKA_YEARS": "2024"
     }
     nsoud = defs.resolve_job_def("backfill_nsoud")
     assert nsoud.tags[SOURCE_TAG] == "nsoud"
-    window = nsoud.partitioned_config.get_run_config_for_partition_key("2025-01-01")["ops"]["source_crawls"]
+    window = nsoud.partitioned_config.get_run_config_for_partition_key("2025-01-01")["ops"]["nsoud_crawl"]
     start, end = (datetime.fromisoformat(window["config"][k]).date() for k in ("window_start", "window_end"))
     assert REGISTRY["nsoud"].window.backfill_env(start, end) == {
         "MENDEL_NSOUD_FROM": "2025-01-01",
@@ -89,7 +89,7 @@ def test_freshness_check_per_source_with_its_cadence():
 def test_freshness_check_passes_then_fails_on_a_real_instance():
     source = "esbirka"
     check_defs = Definitions(
-        assets=[source_crawls],
+        assets=[SOURCE_CRAWLS[source]],
         asset_checks=freshness_checks(source),
         jobs=[define_asset_job("freshness", selection=AssetSelection.all_asset_checks())],
         resources=defs.resources,  # the crawl asset needs them to load; only its check runs

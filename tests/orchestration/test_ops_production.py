@@ -82,9 +82,9 @@ def test_backfill_queues_one_run_per_requested_window(production, backfill):
     assert {run.status for run in runs} == {DagsterRunStatus.QUEUED}  # the daemon starts them, one at a time
     assert len({run.tags["dagster/backfill"] for run in runs}) == 1
     assert {run.tags["mendel/source"] for run in runs} == {"nsoud"}
-    # the sources crawl in one step (source_crawls); a backfill run selects nsoud's key of it
-    windows = {run.tags["dagster/partition"]: run.run_config["ops"]["source_crawls"]["config"] for run in runs}
-    assert windows["2025-02-01"] == {"window_start": "2025-02-01", "window_end": "2025-03-01"}
+    # each source crawls in a step of its own (<source>_crawl); a backfill run gives it its window
+    windows = {run.tags["dagster/partition"]: run.run_config["ops"]["nsoud_crawl"]["config"] for run in runs}
+    assert windows["2025-02-01"] == {"scope": "WINDOW", "window_start": "2025-02-01", "window_end": "2025-03-01"}
     with psycopg.connect(production["database_url"]) as conn:  # in PostgreSQL, not a local file
         assert conn.execute("SELECT count(*) FROM runs WHERE status = 'QUEUED'").fetchone()[0] == 2
         assert conn.execute("SELECT count(*) FROM bulk_actions").fetchone()[0] == 1
@@ -95,6 +95,7 @@ def test_queue_starts_one_run_per_source(production, backfill):
     origin = instance.get_runs()[0].remote_job_origin  # the same code location as the backfill's runs
     esbirka = instance.create_run_for_job(
         job_def=defs.resolve_job_def("crawl_esbirka"),
+        run_config={"scope": "USUAL"},  # a re-crawl says what it crawls
         status=DagsterRunStatus.QUEUED,
         tags={"mendel/source": "esbirka"},
         remote_job_origin=origin._replace(job_name="crawl_esbirka"),

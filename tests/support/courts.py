@@ -51,6 +51,17 @@ def constitutional_since(start: date) -> dict[str, dict]:
     return found
 
 
+def real_nalus_pages() -> dict[str, dict]:
+    """NALUS key (the file name) → {docket, date} of the real NALUS text pages, read from their lblRegistrySign."""
+    import re
+
+    found = {}
+    for path in sorted((SAMPLE_CORPUS / "courts" / "nalus_html").glob("*.html")):
+        sign = re.search(r'id="lblRegistrySign"[^>]*>([^<]+) ze dne (\d+)\. (\d+)\. (\d{4})<', path.read_text("utf-8"))
+        found[path.stem] = {"docket": sign.group(1), "date": date(*map(int, sign.group(4, 3, 2)))}
+    return found
+
+
 def administrative_since(start: date) -> dict[str, dict]:
     """CzCDC file → {date, dockets} of the NSS decisions (linked in ConCo) made on or after ``start``."""
     found: dict[str, dict] = {}

@@ -95,6 +95,7 @@ class BoardsSpider(SiteApiBoards, JavaScriptBoards, CatalogueBoards):
         self.load_notice_ids()
         self.boards = read_boards_file(self.boards_file) if self.boards_file else list(self.known.boards)
         self.allow_board_hosts(self.boards)
+        self.share_provider_hosts(self.boards)
         self.crawler.stats.set_value("mendel/boards/total", len(self.boards))
         # The budget: every board's listing counted first (they always go), then what earlier runs deferred.
         for board in self.boards:

@@ -9,11 +9,13 @@ from urllib.parse import urlsplit
 from scrapy.exceptions import DontCloseSpider
 from scrapy.utils.misc import build_from_crawler, load_object
 
+from crawlers.host_pacing import crawler_pacer, url_host
 from crawlers.items import FetchedDocument
 from crawlers.middlewares.host_guard import host_allowed
 from crawlers.spiders.base import MendelSpider, media_type, response_header
 from crawlers.spiders.boards.notices import sniff_document_type
 from mendel.crawl.boards.board import BOARD_SOURCE, Board
+from mendel.crawl.boards.hosting import politeness_host, shared_providers
 
 
 def _number(value) -> int | None:
@@ -60,6 +62,7 @@ class BoardCrawl(MendelSpider):
         days = _number(revalidate_days) or 0
         self.revalidate_after = timedelta(days=days) if days > 0 else None
         self.rewriter = None  # where published URLs are fetched, when not as published (MENDEL_URL_REWRITER)
+        self.providers: frozenset[str] = frozenset()  # shared hosting providers among the board hosts
         self.boards: list[Board] = []
         # A notice's own page (its url) → (its document id, whether a feed gave it): one notice is one document,
         # whether a feed or an HTML board names it; and → the listing that owns its document (load_notice_ids).
@@ -83,6 +86,21 @@ class BoardCrawl(MendelSpider):
         notice's files often live elsewhere — MVČR's on www.mvcr.cz, a town's on its web vendor's host; the guard
         still refuses every non-public address)."""
         self.allowed_hosts = frozenset(self.allowed_hosts | {b.host for b in boards if b.host})
+
+    def share_provider_hosts(self, boards) -> None:
+        """Shared hosting providers among the boards' hosts (:func:`mendel.crawl.boards.hosting.shared_providers`):
+        each is paced as one host, its requests in one download slot (crawlers.middlewares.provider_slot), its
+        requests counted in one budget."""
+        extra = tuple(self.settings.getlist("MENDEL_EXTRA_PUBLIC_SUFFIXES"))
+        owned = [(b.obec_kod or b.publisher_ico or b.key, b.url) for b in boards if b.url]
+        self.providers = shared_providers(owned, extra)
+        if self.providers:
+            crawler_pacer(self.crawler, self.settings.getfloat("DOWNLOAD_DELAY")).share(self.providers)
+            self.crawler.stats.set_value("mendel/boards/shared_hosting_providers", len(self.providers))
+
+    def politeness_host(self, url: str) -> str:
+        """The host a request to ``url`` counts against: its shared hosting provider, or its own host."""
+        return politeness_host(url_host(url), self.providers)
 
     def fetch_url(self, url: str) -> str:
         """Where to fetch a URL a site published."""

@@ -130,22 +130,20 @@ class _SectionRow:
     char_end: int
 
 
-LIVE_UNQUARANTINED = (
-    " WHERE d.status = 'active'"
-    " AND NOT EXISTS (SELECT 1 FROM quality_quarantine q WHERE q.version_id = d.current_version_id)"
-)
-# Composed once here from constants: the sections and the pages of live, unquarantined documents' current versions
+# Quarantined current versions are validated too: they count among the failing documents until they pass again.
+LIVE = " WHERE d.status = 'active'"
+# Composed once here from constants: the sections and the pages of live documents' current versions
 # (all of them, or those of the versions in %(versions)s).
 _ONLY_VERSIONS = " AND d.current_version_id = ANY(%(versions)s)"
 _LIVE_SECTIONS_TEMPLATE = (
     "SELECT d.doc_id, s.kind, s.label, s.depth, s.page_start, s.page_end, s.char_start, s.char_end"
-    " FROM documents d JOIN sections s ON s.version_id = d.current_version_id" + LIVE_UNQUARANTINED + "{only}"
+    " FROM documents d JOIN sections s ON s.version_id = d.current_version_id" + LIVE + "{only}"
     " ORDER BY d.doc_id, s.char_start, s.depth, s.section_id"
 )
 _LIVE_PAGES_TEMPLATE = (
     "SELECT d.doc_id, d.current_version_id, v.quality_checked_at IS NULL, p.page_no, p.text, p.is_ocr,"
     " p.ocr_confidence FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id"
-    " JOIN pages p ON p.version_id = d.current_version_id" + LIVE_UNQUARANTINED + "{only}"
+    " JOIN pages p ON p.version_id = d.current_version_id" + LIVE + "{only}"
     " ORDER BY d.doc_id, p.page_no"
 )
 # by whether only the versions in %(versions)s are read
@@ -154,7 +152,7 @@ _LIVE_PAGES = {only: _LIVE_PAGES_TEMPLATE.format(only=_ONLY_VERSIONS if only els
 
 
 def frames_from_database(conn, thresholds: dict, versions: Sequence[int] | None = None) -> Frames:
-    """Frames of the current extracted version of every active, unquarantined document that has pages (or of
+    """Frames of the current extracted version of every active document that has pages (or of
     those whose current version is in ``versions``), streamed one document at a time so that no more than one
     document's text is held."""
     only = versions is not None

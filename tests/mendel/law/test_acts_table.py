@@ -183,3 +183,16 @@ def test_proper_names_are_matched_only_with_their_capital():
 )
 def test_acts_the_courts_cite_are_found_by_their_names_in_any_case(citation, name):
     assert citations(f"podle {name}") == [citation]
+
+
+@pytest.mark.parametrize(
+    "text, citation, written",
+    [
+        ("vypovedni doba podle zakoniku prace", "262/2006 Sb.", "zakoniku prace"),
+        ("podle obcanskeho soudniho radu", "99/1963 Sb.", "obcanskeho soudniho radu"),
+        ("§ 52 odst. 1 pism. a) ZP", "262/2006 Sb.", "ZP"),  # a strict abbreviation after a provision typed plainly
+    ],
+)
+def test_names_found_without_diacritics(text, citation, written):
+    (mention,) = find_named_acts(text)
+    assert (mention.citation, mention.text, text[mention.start : mention.end]) == (citation, written, written)

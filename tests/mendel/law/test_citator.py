@@ -27,7 +27,7 @@ pytestmark = pytest.mark.e2e
 CRAWLS = [
     ("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/120,/sb/2025/270,/sb/2025/573"}),
     ("nsoud", {"MENDEL_NSOUD_FROM": "2026-05-01", "MENDEL_NSOUD_TO": "2026-06-30"}),
-    ("nalus", {"MENDEL_NALUS_FROM": "2018-09-18", "MENDEL_NALUS_TO": "2018-09-30"}),
+    ("nalus", {"MENDEL_NALUS_FROM": "2018-09-18", "MENDEL_NALUS_TO": "2018-09-30", "MENDEL_NALUS_DOCKETS": ""}),
 ]
 
 

@@ -72,7 +72,11 @@ def test_issue_reference_examples_analysed():
 @pytest.mark.parametrize(
     "question, domain, act",
     [
-        ("Jaká je výpovědní doba u pracovního poměru?", "domain:pracovni-pravo", "262/2006 Sb."),
+        (
+            "Jaká je výpovědní doba u pracovního poměru?",
+            {"domain:skonceni-pracovniho-pomeru", "domain:pracovni-pravo"},
+            "262/2006 Sb.",
+        ),
         (
             "Do kdy můžu reklamovat vadu zboží?",
             {"domain:kupni-smlouva", "domain:spotrebitelske-smlouvy"},

@@ -171,7 +171,7 @@ def test_filtered_search_fills_k_from_matching_documents(bundles):
     assert searcher.search(HOUSING_QUERY, k=3, filters=SearchFilters()) == unfiltered  # empty filters: no-op
     assert searcher.search(HOUSING_QUERY, k=3, dense=False)  # the existing signature still works
     with pytest.raises(ValueError, match="unknown filters"):
-        searcher.search(HOUSING_QUERY, filters={"court": "NS"})
+        searcher.search(HOUSING_QUERY, filters={"judge": "NS"})
 
 
 def test_analyze(client):
@@ -337,6 +337,8 @@ def test_openapi_docs(client):
         "kraj",
         "okres",
         "obec",
+        "court",
+        "court_level",
         "graph",
         "decompose",
         "rerank",

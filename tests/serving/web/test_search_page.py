@@ -111,6 +111,21 @@ def test_not_in_collection_notice(client):
     assert "Není v kolekci" not in client.get("/", params={"q": QUERY}).text
 
 
+@pytest.mark.parametrize("question", ["Jak dlouhá může být zkušební doba?", "jak dlouha muze byt zkusebni doba"])
+def test_governing_act_named_when_the_collection_lacks_it(client, question):
+    # No act is named, but the labour code governs the question, and the bundle does not hold it.
+    html = client.get("/", params={"q": question}).text
+    notice = html.split('<div class="notice coverage" role="note">')[1].split("</div>")[0]
+    assert "zákoník práce (262/2006 Sb.) – otázka (zkušební doba) se řídí tímto předpisem" in notice
+    coverage = client.get("/search", params={"q": question}).json()["coverage"]
+    (governing,) = [item for item in coverage["missing"] if item.get("governing")]
+    assert governing["message"] == "zákoník práce (262/2006 Sb.) není v kolekci"
+    assert coverage["governing_missing"] and coverage["weak"]
+    held = client.get("/search", params={"q": "podpora bydlení pro žadatele"}).json()["coverage"]
+    assert not held["governing_missing"]  # 175/2025 Sb. is in the bundle
+    assert [i["id"] for i in held["named"] if i.get("governing")] == ["175/2025 Sb."]
+
+
 def test_page_view_boxes_the_passage(client):
     html = client.get("/", params={"q": QUERY}).text
     link = re.search(r'<a href="(/page\?[^"]+)">Zobrazit stranu', html).group(1).replace("&amp;", "&")

@@ -1,5 +1,5 @@
-"""Real change over time: the mirror serves the three real snapshots of the Kadaň feed (2022-01-31, 2023-08-16,
-2025-02-28) on three successive nights, and the board crawl stores what is new or changed, finds the rest
+"""Real change over time: the mirror serves the six real snapshots of the Kadaň feed (2022-01-31, 2023-02-01,
+2023-08-16, 2024-07-31, 2025-02-19, 2025-02-28) on six successive nights, and the board crawl stores what is new or changed, finds the rest
 unchanged and withdraws what left the board — counts expected from the snapshot files themselves, notice by notice
 (id = the notice's IRI, content = its JSON object)."""
 
@@ -46,13 +46,16 @@ def expected_nights() -> list[dict]:
 
 
 @pytest.mark.e2e
-def test_three_real_snapshots_give_new_changed_and_withdrawn_notices(tmp_path, fresh_db, mirror, monkeypatch):
+def test_six_real_snapshots_give_new_changed_and_withdrawn_notices(tmp_path, fresh_db, mirror, monkeypatch):
     nights = expected_nights()
-    # The files' own story, as a reader would tell it: every night real notices come and go, one changes.
+    # The files' own story, as a reader would tell it: every night real notices come and go, a few change.
     assert [(len(n["new"]), len(n["changed"]), len(n["withdrawn"])) for n in nights] == [
         (82, 0, 0),
-        (49, 1, 37),
-        (75, 0, 82),
+        (34, 1, 37),
+        (42, 0, 27),
+        (46, 0, 43),
+        (52, 3, 68),
+        (19, 0, 13),
     ]
     run = crawl_runner(monkeypatch, tmp_path, fresh_db, mirror.base_url)
     boards_file = str(write_boards_file([FEED], tmp_path / "boards.json"))
@@ -97,9 +100,17 @@ def test_a_mirror_with_a_state_directory_serves_the_next_snapshot_each_start(tmp
     assert advance_kadan_snapshot() is None and kadan_snapshot(SAMPLE_CORPUS) == latest  # no state: the latest
     monkeypatch.setenv(STATE_ENV, str(tmp_path / "state"))
     served = []
-    for _ in range(4):  # four demo runs: first, second, third, and the third again
+    for _ in range(len(KADAN_SNAPSHOTS) + 1):  # a demo run per snapshot, and one more: the latest again
         advance_kadan_snapshot()
         served.append(kadan_snapshot(SAMPLE_CORPUS).name)
-    assert served == ["kadan_2022-01-31.json", "kadan_2023-08-16.json", latest.name, latest.name]
-    monkeypatch.setenv(SNAPSHOT_ENV, "2")  # a test's choice wins over the state
+    assert served == [
+        "kadan_2022-01-31.json",
+        "kadan_2023-02-01.json",
+        "kadan_2023-08-16.json",
+        "kadan_2024-07-31.json",
+        "kadan_2025-02-19.json",
+        latest.name,
+        latest.name,
+    ]
+    monkeypatch.setenv(SNAPSHOT_ENV, "3")  # a test's choice wins over the state
     assert kadan_snapshot(SAMPLE_CORPUS).name == "kadan_2023-08-16.json"

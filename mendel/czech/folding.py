@@ -1,0 +1,23 @@
+"""Czech text without diacritics, character for character: what people type without a Czech keyboard.
+
+Kept apart from the analyser (``mendel.czech.analyzer``, whose file is an input of the chunk and analyser stages)
+so that matching typed text changes nothing an index was built with.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from mendel.czech.analyzer import strip_diacritics
+
+
+@functools.lru_cache(maxsize=1024)
+def _folded_char(c: str) -> str:
+    base = strip_diacritics(c)
+    return base if len(base) == 1 else c
+
+
+def fold(text: str) -> str:
+    """``text`` without diacritics, character for character (``Zákoník práce`` -> ``Zakonik prace``): the same
+    length, so a span found in the folded text is the same span of ``text``."""
+    return text if text.isascii() else "".join(map(_folded_char, text))

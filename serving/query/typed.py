@@ -1,0 +1,167 @@
+"""Queries as people type them: without diacritics, misspelt, with words cut short.
+
+BM25 folds diacritics on both sides already (``mendel.czech.analyzer``), but the dense encoder, the recogniser and
+the acts table read words as written, and no analyser helps a misspelt or clipped word. The collection's own
+words decide what a typed word was meant to be (:class:`Lexicon`, its word forms with their counts):
+
+- a word typed without diacritics gets back the spelling the collection writes it with, when that spelling is far
+  more common than the plain one (``zakonik`` -> ``zákoník``; ``byt`` stays, the collection writes both
+  ``byt`` and ``být``);
+- a word the collection never writes, in any spelling, becomes the most common word one edit away (a letter
+  missing, extra, swapped or wrong: ``vipoved`` -> ``výpověď``), or else the most common word it begins
+  (``zamestn`` -> ``zaměstnance``).
+
+Each change is a (start, end, replacement) span of the query, so query understanding keeps pointing back into the
+query as typed (``serving.query.analyze.normalize_query``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import Counter
+from typing import Iterable
+
+from mendel.czech.folding import fold
+
+WORD_RE = re.compile(r"[^\W\d_]+")
+# A spelling with diacritics replaces the plain one only when the collection writes it this many times as often.
+RESTORE_RATIO = 4.0
+MIN_FORM_COUNT = 2  # forms written once are mostly OCR noise and hyphenation; they are not kept
+MIN_CORRECTION_COUNT = 3  # a correction must be a word the collection writes at least this often
+MIN_CORRECTED_LENGTH = 4  # shorter words are abbreviations and names more often than slips
+MAX_COMPLETION_SCAN = 4000  # forms looked at for a clipped word (in alphabetical order from its prefix)
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+class Lexicon:
+    """The word forms of a collection: for each folded lower-case form, how often it is written in all and the
+    spelling it is written with most often."""
+
+    def __init__(self, counts: Counter):
+        totals: Counter = Counter()
+        best: dict[str, tuple[int, str]] = {}
+        for form, count in counts.items():
+            if count < MIN_FORM_COUNT:
+                continue
+            key = fold(form)
+            totals[key] += count
+            if count > best.get(key, (0, ""))[0]:
+                best[key] = (count, form)
+        self.totals = dict(totals)
+        self.best = {key: form for key, (_, form) in best.items()}
+        self.best_count = {key: count for key, (count, _) in best.items()}
+        self.plain = {key: counts.get(key, 0) for key in self.totals}  # written exactly as folded
+        self._sorted = sorted(self.totals)
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], extra: Iterable[str] = (), extra_weight: int = MIN_FORM_COUNT):
+        """The forms of ``texts``, plus those of ``extra`` (maintained word lists: each counted ``extra_weight``
+        times, so a term of the acts table or the domain graph is known even where no passage writes it)."""
+        counts: Counter = Counter()
+        for text in texts:
+            counts.update(WORD_RE.findall(text.lower()))
+        for text in extra:
+            for form in WORD_RE.findall(text.lower()):
+                counts[form] += extra_weight
+        return cls(counts)
+
+    def __len__(self) -> int:
+        return len(self.totals)
+
+    def knows(self, word: str) -> bool:
+        return fold(word.lower()) in self.totals
+
+    def restored(self, word: str) -> str | None:
+        """The spelling with diacritics of a word typed without them, when the collection clearly prefers it."""
+        key = word.lower()
+        if not key.isascii() or key not in self.best:
+            return None
+        spelling, plain = self.best[key], self.plain[key]
+        if spelling == key or (plain and self.best_count[key] < RESTORE_RATIO * plain):
+            return None
+        return _cased_like(word, spelling)
+
+    def corrected(self, word: str) -> str | None:
+        """The word the collection writes that an unknown word most likely meant: one edit away, else the most
+        common word it begins; None for a known word, a short one or when nothing is close."""
+        key = fold(word.lower())
+        if len(key) < MIN_CORRECTED_LENGTH or key in self.totals or not key.isalpha() or not key.isascii():
+            return None
+        best = max(
+            (candidate for candidate in _one_edit(key) if self.totals.get(candidate, 0) >= MIN_CORRECTION_COUNT),
+            key=lambda candidate: (self.totals[candidate], candidate),
+            default=None,
+        )
+        if best is None:
+            best = self._completion(key)
+        return None if best is None else _cased_like(word, self.best[best])
+
+    def _completion(self, prefix: str) -> str | None:
+        start = bisect.bisect_left(self._sorted, prefix)
+        best, best_count = None, MIN_CORRECTION_COUNT - 1
+        for form in self._sorted[start : start + MAX_COMPLETION_SCAN]:
+            if not form.startswith(prefix):
+                break
+            if self.totals[form] > best_count:
+                best, best_count = form, self.totals[form]
+        return best
+
+    def changes(self, text: str, skip: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int, str]]:
+        """(start, end, replacement) for each word of ``text`` typed otherwise than the collection writes it,
+        words overlapping a ``skip`` span left alone."""
+        taken = list(skip)
+        out = []
+        for m in WORD_RE.finditer(text):
+            if any(s < m.end() and m.start() < e for s, e in taken):
+                continue
+            word = m.group(0)
+            replacement = self.restored(word) or self.corrected(word)
+            if replacement and replacement != word:
+                out.append((m.start(), m.end(), replacement))
+        return out
+
+
+def _one_edit(word: str) -> set[str]:
+    """Every string one deletion, transposition, replacement or insertion away from ``word`` (letters a-z)."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {left + right[1:] for left, right in splits if right}
+    out |= {left + right[1] + right[0] + right[2:] for left, right in splits if len(right) > 1}
+    out |= {left + c + right[1:] for left, right in splits if right for c in _LETTERS}
+    out |= {left + c + right for left, right in splits for c in _LETTERS}
+    out.discard(word)
+    return out
+
+
+def _cased_like(typed: str, spelling: str) -> str:
+    if typed.isupper() and len(typed) > 1:
+        return spelling.upper()
+    if typed[:1].isupper():
+        return spelling[:1].upper() + spelling[1:]
+    return spelling
+
+
+def maintained_words() -> list[str]:
+    """The words of the maintained tables a question may use: the domain graph's names and vocabulary, the acts
+    table's names, the legal vocabulary's lay and legal wordings."""
+    import yaml
+
+    from mendel.law.acts_table import load_acts_table
+    from mendel.law.domain_graph import default_graph
+    from mendel.law.vocabulary import VOCABULARY_FILE
+
+    words = []
+    for node in default_graph().nodes.values():
+        words += [node.name, *node.aliases, *node.vocabulary]
+    for act in load_acts_table():
+        words += list(act.forms)
+    stack = [yaml.safe_load(VOCABULARY_FILE.read_text(encoding="utf-8"))]
+    while stack:  # every key and value of the vocabulary file: abbreviations, lay and legal wordings
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack += list(value.keys()) + list(value.values())
+        elif isinstance(value, list):
+            stack += value
+        elif isinstance(value, str):
+            words.append(value)
+    return words

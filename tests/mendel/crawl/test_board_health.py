@@ -1,0 +1,96 @@
+"""A board crawl's run read back from its crawl log: every row that is not a stored or unchanged document counted
+under its kind of reason, the boards whose listings were not read, and the verdict the failure check gives."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from mendel.crawl import board_health, crawlstate
+
+RUN = "run-1"
+BUDGET = "deferred: www.mvcr.cz had its budget of 200 requests in this run; the next run asks for it first"
+
+
+@pytest.mark.parametrize(
+    "outcome, status, reason, board_url, kind",
+    [
+        ("stored", 200, None, False, None),
+        ("unchanged", 304, None, False, None),
+        ("quarantined", 404, "HTTP 404", False, "attachments_404"),
+        ("quarantined", 410, "HTTP 410 (after 2 retries)", False, "attachments_http_error"),
+        ("quarantined", None, "timeout: no answer in 60 s", False, "attachments_failed"),
+        ("quarantined", 200, "not a PDF: an HTML page", False, "attachments_refused"),
+        ("quarantined", 404, "listing: HTTP 404", False, "listings_unread"),
+        ("failed", None, "listing: connection refused", False, "listings_unread"),
+        ("quarantined", None, "HTML board not read: it has no extraction rules", True, "boards_without_rules"),
+        ("quarantined", 200, "notice 3 of the ofn listing: no title", False, "notices_quarantined"),
+        ("disallowed", None, "robots.txt", False, "robots_disallowed"),
+        ("deferred", None, BUDGET, False, "deferred_over_budget"),
+        ("deferred", None, "deferred: asked for next time", False, "deferred_other"),
+    ],
+)
+def test_each_row_has_its_kind(outcome, status, reason, board_url, kind):
+    assert board_health.reason_kind(outcome, status, reason, board_url) == kind
+
+
+def summary(**counts) -> dict:
+    return {"counts": {kind: counts.get(kind, 0) for kind in board_health.KINDS}}
+
+
+@pytest.mark.parametrize(
+    "counts, boards, unread, verdict",
+    [
+        ({}, 10, 0, "passed"),
+        ({"attachments_404": 517}, 189, 0, "warning"),  # the demo's attachments the corpus lacks
+        ({"deferred_over_budget": 281}, 189, 0, "warning"),  # a host's budget spent: the rest come next night
+        ({"listings_unread": 2}, 10, 2, "warning"),  # a board or two unread: within the share
+        ({"listings_unread": 3}, 10, 3, "failed"),  # more than a quarter of the boards unread
+        ({"listings_unread": 1}, 1, 1, "failed"),  # nothing read at all
+        ({}, 0, 0, "passed"),  # no board to crawl
+    ],
+)
+def test_red_only_when_the_crawl_did_not_work(counts, boards, unread, verdict):
+    assert board_health.crawl_verdict(summary(**counts), boards, unread, 0.25)[0] == verdict
+
+
+def test_a_run_read_back_from_its_crawl_log(fresh_db):
+    feed, page, other = "https://deska.example/feed.jsonld", "https://obec.example/deska", "https://b.example/feed"
+    with psycopg.connect(fresh_db, autocommit=True) as conn:
+        for key, url, kind in ((feed, feed, "ofn"), ("html:obec", page, "html"), (other, other, "ofn")):
+            conn.execute("INSERT INTO boards (key, kind, url, spec) VALUES (%s, %s, %s, '{}')", (key, kind, url))
+        rows = [
+            ("https://deska.example/a.pdf", "stored", 200, None),
+            ("https://deska.example/b.pdf", "quarantined", 404, "HTTP 404"),
+            ("https://deska.example/c.pdf", "quarantined", 404, "HTTP 404"),
+            (page, "quarantined", None, "HTML board not read: its CMS has no rule set"),
+        ]
+        for url, outcome, status, reason in rows:
+            crawlstate.log_outcome(
+                conn, run_id=RUN, source="boards", url=url, outcome=outcome, status=status, reason=reason
+            )
+        crawlstate.log_outcome(  # another run's row counts nowhere
+            conn,
+            run_id="run-0",
+            source="boards",
+            url="https://deska.example/d.pdf",
+            outcome="quarantined",
+            status=404,
+            reason="HTTP 404",
+        )
+        crawlstate.log_deferred(conn, run_id=RUN, source="boards", rows=[("https://www.mvcr.cz/x.pdf", BUDGET)])
+        crawlstate.record_run(conn, run_id=RUN, source="boards", discovered=4, incomplete_listings=[other])
+
+        found = board_health.failure_summary(conn, RUN)
+        unread = board_health.unread_boards(conn, RUN, [feed, page, other])
+        never_closed = board_health.unread_boards(conn, "run-without-a-record", [feed])
+
+    assert found["tried"] == 4
+    assert {k: n for k, n in found["counts"].items() if n} == {
+        "attachments_404": 2,
+        "boards_without_rules": 1,
+        "deferred_over_budget": 1,
+    }
+    assert found["hosts_over_budget"] == {"www.mvcr.cz": 1}
+    assert found["reasons"][0] == ("attachments_404", "HTTP 404", 2)
+    assert unread == {page, other} and never_closed == {feed}

@@ -1,0 +1,55 @@
+"""The heading path a passage of a code carries: the část / hlava / díl / oddíl above its § with their headings,
+read from the act's provision tree, the path still ending in the provision."""
+
+from mendel.index.corpus import ChunkRecord, structure_paths
+
+# One version's provision rows as mendel.law.provision_tree stores them: (id, parent, path, heading).
+ROWS = [
+    ("část 4", None, "cast_4", "Relativní majetková práva"),
+    ("část 4 hlava 2", "část 4", "cast_4/hlava_2", "Závazky z právních jednání"),
+    ("část 4 hlava 2 díl 1", "část 4 hlava 2", "cast_4/hlava_2/dil_1", "Převod vlastnického práva"),
+    ("část 4 hlava 2 díl 1 oddíl 1", "část 4 hlava 2 díl 1", "cast_4/hlava_2/dil_1/oddil_1", "Koupě"),
+    ("§ 2079", "část 4 hlava 2 díl 1 oddíl 1", "cast_4/hlava_2/dil_1/oddil_1/par_2079", ""),
+    ("§ 2079 odst. 1", "§ 2079", "cast_4/hlava_2/dil_1/oddil_1/par_2079/odst_1", ""),
+    ("§ 1", None, "par_1", "Předmět úpravy"),  # nothing above it
+]
+
+
+def test_each_section_gets_the_structure_above_it_with_headings():
+    paths = structure_paths(ROWS)
+    assert paths == {
+        "§ 2079": "část 4 Relativní majetková práva > hlava 2 Závazky z právních jednání"
+        " > díl 1 Převod vlastnického práva > oddíl 1 Koupě"
+    }
+
+
+def test_the_heading_path_reaches_both_texts_an_index_reads():
+    path = structure_paths(ROWS)["§ 2079"]
+    record = ChunkRecord(
+        "c1", "/eli/cz/sb/2012/89", "Občanský zákoník", "esbirka", "", "89/2012 Sb.", 1, 1,
+        f"{path} > § 2079", "§ 2079\nKupní smlouvou se prodávající zavazuje …",
+    )  # fmt: skip
+    for text in (record.context_text, record.dense_text):  # BM25's and the encoder's
+        assert "oddíl 1 Koupě > § 2079" in text and "Závazky z právních jednání" in text
+
+
+def _record(chunk_id: str, section: str, text: str, doc_id: str = "/eli/cz/sb/1993/1") -> ChunkRecord:
+    return ChunkRecord(chunk_id, doc_id, "Ústava", "esbirka", "", "1/1993 Sb.", 1, 1, section, text)
+
+
+def test_divisions_of_a_section_path_get_the_headings_their_document_prints():
+    from mendel.index.corpus import with_section_headings
+
+    records = [
+        _record("a", "HLAVA DRUHÁ", "HLAVA DRUHÁ\nMOC ZÁKONODÁRNÁ\nČl. 15\n(1) Zákonodárná moc …"),
+        _record("b", "HLAVA DRUHÁ > Čl. 16", "Čl. 16\n(1) Poslanecká sněmovna má 200 poslanců."),
+        _record("c", "HLAVA TŘETÍ > Čl. 54", "Čl. 54\nPrezident republiky je hlavou státu."),  # no heading seen
+        _record("d", "HLAVA DRUHÁ > Čl. 1", "HLAVA DRUHÁ\nSoučást jiného dokumentu", doc_id="other"),
+    ]
+    sections = [r.section for r in with_section_headings(records)]
+    assert sections == [
+        "HLAVA DRUHÁ",  # the last part is what references look up: unchanged
+        "HLAVA DRUHÁ MOC ZÁKONODÁRNÁ > Čl. 16",
+        "HLAVA TŘETÍ > Čl. 54",
+        "HLAVA DRUHÁ Součást jiného dokumentu > Čl. 1",  # each document its own headings
+    ]

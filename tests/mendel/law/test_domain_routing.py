@@ -1,0 +1,46 @@
+"""Concurrent first questions to a router that has built nothing yet: each gets the ranking one question alone
+gets (the router's index is built once, under a lock, and published whole; a cold server once answered 500 with
+``KeyError: 'idf'`` when a second question saw the terms before their IDF)."""
+
+from __future__ import annotations
+
+import threading
+
+from mendel.law.domain_graph import default_graph
+from mendel.law.domain_routing import Router
+
+QUESTIONS = (
+    "výpověď z pracovního poměru ve zkušební době",
+    "daň z přidané hodnoty u nájmu",
+    "stavební povolení pro garáž",
+    "náhrada škody způsobené výkonem veřejné moci",
+    "rozvod manželství a péče o dítě",
+    "přestupek překročení rychlosti",
+    "insolvenční návrh dlužníka",
+    "podpora bydlení žadatel",
+)
+ROUNDS = 30  # fresh routers: the race, when there was one, lost a few rounds in thirty
+
+
+def test_concurrent_first_questions_get_what_one_question_alone_gets():
+    graph = default_graph()
+    alone = {question: Router(graph).route(question, k=5) for question in QUESTIONS}
+    assert any(alone.values())
+    for _ in range(ROUNDS):
+        router = Router(graph)
+        start = threading.Barrier(len(QUESTIONS))
+        answers: dict[str, object] = {}
+
+        def ask(question: str) -> None:
+            start.wait()
+            try:
+                answers[question] = router.route(question, k=5)
+            except Exception as exc:  # what the thread saw, for the assertion below
+                answers[question] = exc
+
+        threads = [threading.Thread(target=ask, args=(question,)) for question in QUESTIONS]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert answers == alone
