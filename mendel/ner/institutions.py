@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from mendel.ner import patterns
 from mendel.ner.institution_names import INSTITUTION, Gazetteer, Institution, decline, fold, load_gazetteer
-from mendel.ner.patterns import load_patterns
 from mendel.ner.spans import whole_surface_norm
 from mendel.registers.gazetteer import kraj_genitives, place_names
 
@@ -94,7 +94,7 @@ class _Compiled:
 def _forms_by_name() -> dict[str, list[str]]:
     """Name forms from the versioned pattern file (``data/patterns/institutions.v{N}.jsonl``), by canonical name."""
     forms: dict[str, list[str]] = {}
-    for pattern in load_patterns():
+    for pattern in patterns.load_patterns():  # looked up on the module: the pattern file is the one source
         forms.setdefault(pattern["id"], []).append(pattern["pattern"])
     return forms
 

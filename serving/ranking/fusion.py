@@ -89,7 +89,7 @@ def entity_coverage(understanding) -> float:
     return inside / total if total else 0.0
 
 
-LIST_ORDER = ("reference", "bm25", "dense", "graph", "routed")
+LIST_ORDER = ("reference", "bm25", "dense", "graph", "routed", "governing")
 
 
 def ordered_lists(lists: list[str]) -> list[str]:

@@ -31,7 +31,8 @@ class Hit:
     )
     lists: list[str] = described(
         "the ranked lists the hit came from: reference (exact reference), bm25, dense, graph (entity graph), "
-        "routed (the acts a question is about), rerank (cross-encoder)",
+        "routed (the acts a question is about), governing (the act governing a plain question), rerank "
+        "(cross-encoder)",
         default_factory=list,
     )
     entities: list[str] = described(

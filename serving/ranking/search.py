@@ -223,7 +223,8 @@ class Searcher(BundleLists):
         """The second stage: an exact reference's own chunks keep the lead (among themselves in the learned
         order: of a provision's passages, the one the question's words match best first); the best other
         candidates (the fused list's, BM25's and dense's own best, ``learned_candidates``) are reordered by the
-        learned fusion over the lists' signals; the rest follow in fused order. Scores keep their values, in the
+        learned fusion over the lists' signals, the best passage of the act governing a plain question first when
+        the layer holds it; the rest follow in fused order. Scores keep their values, in the
         new order."""
         fused, signals = ranked.fused, ranked.signals
         items = [item for item, _, _ in fused]
@@ -232,6 +233,9 @@ class Searcher(BundleLists):
         rest = [item for item in items if item not in own]
         candidates = [item for item in learned_candidates(rest, signals) if item not in own]  # own ones lead already
         ordered = self.learned_fusion.order(candidates, items, signals, layer.chunks)
+        if signals.governing:  # the governing act's passages lead: its best one, as the learned order ranks them
+            first = next((i for i in ordered if layer.chunks[i].get("citation") in signals.governing), None)
+            ordered = ordered if first is None else [first] + [i for i in ordered if i != first]
         lead = (
             self.learned_fusion.order(lead[:LEARNED_CANDIDATES], items, signals, layer.chunks)
             + lead[LEARNED_CANDIDATES:]

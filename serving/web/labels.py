@@ -12,6 +12,7 @@ SOURCE_LABELS: dict[str, tuple[str, str]] = {
     "nsoud": ("Nejvyšší soud", "Judikatura"),
     "nssoud": ("Nejvyšší správní soud", "Judikatura"),
     "nalus": ("Ústavní soud", "Judikatura"),
+    "justice": ("Okresní, krajské a vrchní soudy (otevřená data)", "Judikatura"),
     "municipal": ("Obce", "Obce a úřední desky"),
     "boards": ("Úřední desky", "Obce a úřední desky"),
     "ruian": ("Registr územní identifikace (RÚIAN)", "Registry"),

@@ -109,7 +109,7 @@ def test_bundle_is_published_and_grounded(nightly):
     assert top.doc_id == "/eli/cz/sb/2024/87"
     assert 1 <= top.page <= top.page_end <= 4
     assert "/souborove-dokumenty/" in top.url and top.title
-    assert set(top.lists) <= {"bm25", "dense", "reference", "graph", "routed"} and top.lists
+    assert set(top.lists) <= {"bm25", "dense", "reference", "graph", "routed", "governing"} and top.lists
 
 
 def test_second_run_changes_nothing(nightly, tmp_path):

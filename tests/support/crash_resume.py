@@ -4,6 +4,7 @@ marker file and waits there to be killed with SIGKILL.
     python -m tests.support.crash_resume nightly      # the Dagster nightly job, in this process
     python -m tests.support.crash_resume graph        # the entity-graph build step
     python -m tests.support.crash_resume publish      # the bundle publish step
+    python -m tests.support.crash_resume embed        # the embed stage alone
 
 ``CRASH_AT`` names the stopping point (see HOOKS), ``CRASH_MARKER`` the file to create on arrival; the run's
 state comes from ``CRASH_HOME``, ``CRASH_DATABASE_URL``, ``CRASH_MIRROR_URL`` and ``CRASH_ACTS``. Nothing here
@@ -173,10 +174,12 @@ def main() -> None:
         return
     import psycopg
 
-    from mendel.nightly import index_stage, publish_stage
+    from mendel.nightly import embed_stage, index_stage, publish_stage
 
     with psycopg.connect(database_url, autocommit=True) as conn:
-        if mode == "graph":
+        if mode == "embed":
+            print(embed_stage.embed_pending(conn, register_stand_in()))
+        elif mode == "graph":
             print(index_stage.build_graph(conn, home / "build" / "graph"))
         elif mode == "publish":
             print(publish_stage.publish_bundle(conn, home / "build", home / "bundles", model=STAND_IN_EMBEDDER))

@@ -1,11 +1,12 @@
 """The quality checks as Dagster runs them: `document_pages` and `document_chunks` materialised over a
 prepared database whose raw store holds a real law, a real Nejvyšší soud decision page that its web server
-double-encoded (UTF-8 bytes re-encoded as if they were windows-1252: the page itself says "NejvyÅ¡Å¡Ã­"),
-and every bad input that tests/support/bad_input.py makes.
+double-encoded (UTF-8 bytes re-encoded as if they were windows-1252: the page itself says "NejvyÅ¡Å¡Ã­") under
+two documents, and every bad input that tests/support/bad_input.py makes.
 
 First run: every bad input is quarantined with its reason and the run goes on; the blocking hard check
-fails on the mojibake, with the Great Expectations result in its metadata, so `document_chunks` is not
-built. After the decision is withdrawn, the second run passes the check and builds the chunks.
+fails on the mojibake (two of the three live documents: a broken source, not one document), with the Great
+Expectations result in its metadata, so `document_chunks` is not built. After the decisions are withdrawn, the
+second run passes the check and builds the chunks.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tests.support.runs import check_evaluations, events, materialized_keys
 
 LAW = SAMPLE_CORPUS / "esbirka" / "pdf" / "87-2024.pdf"
 BAD = [(build, reason) for build, limits, reason in CASES if limits is None]
+DOUBLE_ENCODED = (DECISION_ID, f"{DECISION_ID}:served-twice")  # one document alone never blocks a run
 
 
 def _store(conn, store: RawStore, doc_id: str, source: str, data: bytes, content_type: str | None) -> None:
@@ -48,7 +50,8 @@ def prepared(fresh_db, tmp_path):
     store = resource.raw_store()
     with psycopg.connect(fresh_db, autocommit=True) as conn:
         _store(conn, store, "/eli/cz/sb/2024/87", "esbirka", LAW.read_bytes(), "application/pdf")
-        _store(conn, store, DECISION_ID, "nsoud", double_encoded_decision(), "text/html; charset=utf-8")
+        for doc_id in DOUBLE_ENCODED:
+            _store(conn, store, doc_id, "nsoud", double_encoded_decision(), "text/html; charset=utf-8")
         for build, _ in BAD:
             data, content_type = build()
             _store(conn, store, f"bad:{build.__name__}", "municipal", data, content_type)
@@ -64,7 +67,7 @@ def test_failing_hard_check_blocks_chunks_and_bad_input_is_quarantined(prepared)
     assert not first.success
     assert materialized_keys(first) == {"document_pages"}  # the pages are kept, nothing downstream is built
     pages = next(e for e in events(first, "ASSET_MATERIALIZATION")).event_specific_data.materialization.metadata
-    assert pages["versions"].value == 2 and pages["quarantined"].value == len(BAD)
+    assert pages["versions"].value == 3 and pages["quarantined"].value == len(BAD)
 
     with psycopg.connect(prepared.database_url) as conn:
         reasons = dict(conn.execute("SELECT doc_id, reason FROM quarantine WHERE stage = 'extract'").fetchall())
@@ -78,10 +81,11 @@ def test_failing_hard_check_blocks_chunks_and_bad_input_is_quarantined(prepared)
     assert soft.severity == AssetCheckSeverity.WARN and not soft.blocking
     meta = {k: v.value for k, v in hard.metadata.items()}
     assert meta["failed"] == "pages.no_mojibake"
-    assert meta["rows_documents"] == 2 and meta["evaluated"] == len(meta["expectations"]) > 5
+    assert meta["rows_documents"] == 3 and meta["evaluated"] == len(meta["expectations"]) > 5
     [mojibake] = [x for x in meta["expectations"] if x["name"] == "no_mojibake"]
     assert mojibake["success"] is False and mojibake["expectation"] == "expect_column_values_to_be_null"
-    assert mojibake["unexpected_count"] == 1 and mojibake["observed_value"] < 1.0
+    assert mojibake["unexpected_count"] == 2 and mojibake["observed_value"] < 1.0
+    assert meta["blocking"] == "2 of 3 live documents fail hard expectations (66.7% > max_failing_share 10%)"
     assert mojibake["unexpected_examples"][0].startswith(f"{DECISION_ID} p. 1: mojibake=")
     assert "Å¡" in mojibake["unexpected_examples"][0]
     assert "| pages | no_mojibake" in meta["summary"]
@@ -92,7 +96,7 @@ def test_failing_hard_check_blocks_chunks_and_bad_input_is_quarantined(prepared)
     )
 
     with psycopg.connect(prepared.database_url, autocommit=True) as conn:
-        conn.execute("UPDATE documents SET status = 'withdrawn' WHERE doc_id = %s", (DECISION_ID,))
+        conn.execute("UPDATE documents SET status = 'withdrawn' WHERE doc_id = ANY(%s)", (list(DOUBLE_ENCODED),))
     second = materialize([document_pages, document_chunks], resources={"mendel": prepared}, raise_on_error=False)
     assert second.success
     assert {name: c.passed for name, c in check_evaluations(second).items()} == {QUALITY_HARD: True, QUALITY_SOFT: True}

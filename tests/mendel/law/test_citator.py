@@ -63,6 +63,36 @@ def test_a_provision_cited_by_acts_and_decisions_lists_both(conn):
     assert dates == sorted(dates, reverse=True)
 
 
+class _RolledBack(Exception):
+    pass
+
+
+def test_an_act_is_not_cited_by_its_own_e_sbirka_record(conn):
+    # an act's metadata record links to the act it renders (origin 'record'); the citator must not count it
+    record_doc, other_doc = "act-metadata:/eli/cz/sb/2025/573/test", "act-metadata:/eli/cz/sb/2025/270/test"
+    with pytest.raises(_RolledBack), conn.transaction():
+        for doc_id, stale in ((record_doc, "/sb/2025/573"), (other_doc, "/sb/2025/270")):
+            conn.execute(
+                "INSERT INTO documents (doc_id, source, url, title, doc_type) VALUES (%s, 'esbirka', %s, 'údaje',"
+                " 'act_metadata')",
+                (doc_id, f"https://example.invalid{stale}"),
+            )
+            conn.execute(
+                "INSERT INTO record_documents (doc_id, kind, record) VALUES (%s, 'act_metadata', %s)",
+                (doc_id, f"esbirka:{stale}"),
+            )
+            conn.execute(
+                "INSERT INTO citation_links (origin, target_kind, target_key, citing_doc_id, sentence)"
+                " VALUES ('record', 'act', '573/2025 Sb.', %s, 'mění zákon č. 573/2025 Sb.')",
+                (doc_id,),
+            )
+        citator.build_index(conn)
+        citing = {d["doc_id"] for f in cites(conn, "573/2025 Sb.")["families"].values() for d in f["items"]}
+        assert record_doc not in citing and other_doc in citing  # another act's record may well cite it
+        raise _RolledBack
+    citator.build(conn)  # the module's index as it was, its fingerprint recorded again
+
+
 def test_sub_provision_citations_roll_up_to_the_section_and_the_act(conn):
     exact = cites(conn, "§ 140 odst. 2 trestního zákoníku")
     section = cites(conn, "§ 140 trestního zákoníku")

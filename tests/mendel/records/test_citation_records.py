@@ -25,7 +25,7 @@ PLACEHOLDER = "Záznam zrcadla"
 def record_pages() -> dict:
     """The bytes the mirror serves for one real Ústavní soud record and one real NSS record."""
     nalus = NalusSite(SAMPLE_CORPUS)
-    decision = nalus.decisions()[0]
+    decision = next(d for d in nalus.decisions() if d.sz not in nalus.real_pages())  # a ConCo record, not a page
     nalus_page = nalus.text_page(f"sz={decision.sz}")
     nss = NssoudSite(SAMPLE_CORPUS)
     nss_page = next(page for page in (nss.text(str(900_000 + i)) for i in range(50)) if page is not None)

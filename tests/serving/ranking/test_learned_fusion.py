@@ -147,6 +147,44 @@ def test_learned_stage_keeps_an_exact_reference_first(tmp_path):
     assert [h.score for h in learned] == sorted((h.score for h in learned), reverse=True)
 
 
+def test_the_governing_acts_best_passage_leads_whatever_the_model_says(tmp_path):
+    """A plain question about weapons: the weapons act governs it and the bundle holds it, so its best passage is
+    the first hit even under a model that would rank a notice repeating the question's words first."""
+    from serving.ranking.search import Searcher
+    from tests.support.bundle import EMBEDDER, build_bundle
+
+    docs = [
+        {
+            "doc_id": "/eli/cz/sb/2024/90",
+            "title": "Zákon o zbraních a střelivu",
+            "source": "esbirka",
+            "url": "u1",
+            "citation": "90/2024 Sb.",
+            "doc_type": "law",
+            "published": "2024-04-16",
+            "pages": ["§ 10\nZbraň kategorie C smí držet osoba starší 18 let, která ji registrovala."],
+        },
+        {
+            "doc_id": "notice-1",
+            "title": "Oznámení",
+            "source": "boards",
+            "url": "u2",
+            "citation": None,
+            "doc_type": "notice",
+            "published": "2025-01-01",
+            "pages": ["Držet zbraň kategorie C a zbrojní průkaz: kurz střelby pro občany, zbraň kategorie C zdarma."],
+        },
+    ]
+    searcher = Searcher.latest(build_bundle(tmp_path / "bundles", docs).parent, embedder=EMBEDDER)
+    weights = np.zeros(len(FEATURES))
+    weights[FEATURES.index("bm25_rel")] = 10.0  # a model that follows BM25 alone
+    searcher.learned_fusion = LearnedFusion(weights)
+    details: dict = {}
+    hits = searcher.search("Kdo smí mít zbrojní průkaz a držet zbraň?", k=5, details=details)
+    assert [g["citation"] for g in details["governing"]] == ["90/2024 Sb."]
+    assert hits[0].citation == "90/2024 Sb." and "governing" in hits[0].lists
+
+
 # --- the default against its components on a real bundle ------------------------------------------------------
 
 

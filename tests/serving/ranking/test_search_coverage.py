@@ -124,10 +124,12 @@ def test_the_floor_marks_weak_answers_and_keeps_good_ones(searcher):
 
 
 def test_a_dense_floor_counts_only_for_the_model_it_was_calibrated_with(searcher):
+    # the act is named: the labour code it amends, which governs "zkušební doba" and is missing here, is not asked
+    query = "zkušební doba podle zákona č. 120/2025 Sb."
     searcher.floor = Floor(lexical=10.0, dense=-1.0, model="some/other-model")
-    assert searcher.search_with_coverage("zkušební doba").weak  # lexical floor unreachable, dense not ours
+    assert searcher.search_with_coverage(query).weak  # lexical floor unreachable, dense not ours
     searcher.floor = Floor(lexical=10.0, dense=-1.0, model=searcher.manifest["model"])
-    assert not searcher.search_with_coverage("zkušební doba").weak
+    assert not searcher.search_with_coverage(query).weak
 
 
 def test_search_json_carries_the_coverage_block(bundles):
