@@ -18,8 +18,8 @@ ECLI and file number both ways, on the same 1,500 decisions: ``ecli_to_number``,
 number; ``number_to_ecli``, the ECLI ``ecli_of_file_number`` builds from the reference number and the ECLI's court,
 year and ordinal against the ECLI.
 
-The canonical form (``ner_eval/GUIDELINES.md``, DECISION_REF): the Ústavní soud's years in two digits (2000 in
-four, as the court writes it); every other court's years in four digits from 2000 on, in two before.
+The canonical form (``ner_eval/GUIDELINES.md``, DECISION_REF; ``mendel.law.identifiers.canonical_file_number``): the
+Ústavní soud's years in two digits, every other court's in four.
 
     python -m ner_eval.decision_forms [--json] [--misses N]
 """
@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterator
 from lxml import etree
 
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.law.identifiers import CONSTITUTIONAL, PLENARY_OPINION, FileNumber, canonical_file_number
 
 CITATIONS_DIR = SAMPLE_CORPUS / "courts" / "citations"
 DECISIONS_DIR = SAMPLE_CORPUS / "courts" / "justice_opendata"
@@ -45,21 +46,6 @@ ROMAN = {"1": "I", "2": "II", "3": "III", "4": "IV"}
 
 # One string -> the norms of its DECISION_REF mentions.
 DecisionNorms = Callable[[list[str]], list[list[str]]]
-
-
-def constitutional_year(year: int) -> str:
-    return "2000" if year == 2000 else f"{year % 100:02d}"
-
-
-def court_year(year: int) -> str:
-    return str(year) if year >= 2000 else f"{year % 100:02d}"
-
-
-def _full_year(two_or_four: str) -> int:
-    year = int(two_or_four)
-    if len(two_or_four) == 4:
-        return year
-    return 2000 + year if year < 60 else 1900 + year
 
 
 def _rows(name: str) -> list[dict]:
@@ -80,11 +66,9 @@ def _us_canonical(source_file: str) -> str | None:
     m = _US_FILE.match(source_file)
     if not m:
         return None
-    year = constitutional_year(_full_year(m["year"]))
-    if m["senate"] == "St":
-        return f"Pl. ÚS-st. {int(m['num'])}/{year}"
-    senate = "Pl" if m["senate"] == "Pl" else ROMAN[m["senate"]]
-    return f"{senate}. ÚS {int(m['num'])}/{year}"
+    register = PLENARY_OPINION if m["senate"] == "St" else CONSTITUTIONAL
+    senate = ROMAN.get(m["senate"], "Pl")
+    return canonical_file_number(FileNumber(register, int(m["num"]), m["year"], senate))
 
 
 _NS_FILE = re.compile(
@@ -97,17 +81,15 @@ def _ns_canonical(source_file: str) -> str | None:
     m = _NS_FILE.match(source_file)
     if not m:
         return None
-    senate = f"{int(m['senate'])} " if m["senate"] else ""
     register = {"NSCR": "NSČR"}.get(m["reg"], m["reg"])
-    return f"{senate}{register} {int(m['num'])}/{court_year(_full_year(m['year']))}"
+    return canonical_file_number(FileNumber(register, int(m["num"]), m["year"], str(int(m["senate"] or 0) or "")))
 
 
 def _nss_canonical(source_file: str) -> str | None:
     m = _NSS_FILE.match(source_file)
     if not m:
         return None
-    senate = f"{int(m['senate'])} " if int(m["senate"]) else ""
-    return f"{senate}{m['reg']} {int(m['num'])}/{court_year(_full_year(m['year']))}"
+    return canonical_file_number(FileNumber(m["reg"], int(m["num"]), m["year"], str(int(m["senate"]) or "")))
 
 
 _ECLI_NUMBER = re.compile(

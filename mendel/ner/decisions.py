@@ -1,9 +1,8 @@
 """DECISION_REF: court file numbers, Ústavní soud and CJEU case numbers and ECLIs, each in its canonical form.
 
-Canonical (``ner_eval/GUIDELINES.md``): ``{senate} {Register} {number}/{year}`` single-spaced, the list number
-dropped; the Ústavní soud as it writes itself (``IV. ÚS 2127/12``, ``Pl. ÚS-st. 21/05``: the year in two digits,
-2000 in four), every other court's year in four digits from 2000 on and in two before (``30 Cdo 85/2005``,
-``20 Cdo 1827/99``). The prefixes ``sp. zn.``, ``sen. zn.``, ``č. j.`` stay outside the span. An ECLI keeps its
+Canonical (``ner_eval/GUIDELINES.md``, ``mendel.law.identifiers.canonical_file_number``): ``{senate} {Register}
+{number}/{year}`` single-spaced, the list number dropped; the Ústavní soud's year in two digits (``IV. ÚS 2127/12``,
+``Pl. ÚS-st. 21/05``), every other court's in four (``30 Cdo 85/2005``, ``20 Cdo 1827/1999``). The prefixes ``sp. zn.``, ``sen. zn.``, ``č. j.`` stay outside the span. An ECLI keeps its
 own form; ``file_number_of_ecli`` and ``ecli_of_file_number`` turn one into the other.
 """
 
@@ -17,6 +16,8 @@ from mendel.law.identifiers import (
     ECLI_PATTERN,
     PLENARY_OPINION,
     FileNumber,
+    canonical_file_number,
+    full_year,
     parse_ecli,
 )
 
@@ -53,40 +54,15 @@ CONST_COURT_RE = re.compile(
 )
 CJEU_CASE_RE = re.compile(rf"(?<![\w-])(?P<court>[CT])-(?P<num>{D}{{1,4}})/(?P<year>{D}{{2}})(?![\w/-])")
 ECLI_RE = re.compile(r"(?<!\w)" + ECLI_PATTERN, re.IGNORECASE)
-# two-digit years of file numbers: 00-59 are this century's (no court numbers files of the 1950s any more)
-CENTURY_PIVOT = 60
-
-
-def full_year(written: str) -> int:
-    year = int(written)
-    if len(written) == 4:
-        return year
-    return 2000 + year if year < CENTURY_PIVOT else 1900 + year
-
-
-def constitutional_year(written: str) -> str:
-    """The Ústavní soud's own form: ``2012`` -> ``12``, ``2000`` and ``00`` -> ``2000``; a cut year as written."""
-    if len(written) not in (2, 4):
-        return written
-    year = full_year(written)
-    return "2000" if year == 2000 else f"{year % 100:02d}"
-
-
-def court_year(written: str) -> str:
-    """Other courts: four digits from 2000 on (``05`` -> ``2005``), two before (``1999`` -> ``99``); a cut year
-    (``4176/201``) as written."""
-    if len(written) not in (2, 4):
-        return written
-    year = full_year(written)
-    return str(year) if year >= 2000 else f"{year % 100:02d}"
 
 
 def canonical(number: FileNumber) -> str:
-    """The canonical text of a file number (see the module's docstring)."""
-    if number.is_constitutional:
-        return FileNumber(number.register, number.number, constitutional_year(number.year), number.senate).text
-    year = court_year(number.year)
-    return FileNumber(number.register, number.number, year, number.senate, number.court).text
+    """The canonical text of a file number: ``mendel.law.identifiers.canonical_file_number``, the one form the
+    citator, the court records and search match in (the Ústavní soud's year in two digits, other courts' in four);
+    a cut year (``32 Cdo 4176/201``) stays as written."""
+    if len(number.year) not in (2, 4):
+        return number.text
+    return canonical_file_number(number)
 
 
 _ECLI_FILE_NUMBER = re.compile(

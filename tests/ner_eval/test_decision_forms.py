@@ -22,7 +22,7 @@ from ner_eval.decision_forms import (
         ("2-866-16_2.txt", "II. ÚS 866/16"),
         ("Pl-24-10_1.txt", "Pl. ÚS 24/10"),
         ("St-20-05_1.txt", "Pl. ÚS-st. 20/05"),
-        ("1-101-2000.txt", "I. ÚS 101/2000"),
+        ("1-101-2000.txt", "I. ÚS 101/00"),
         ("4-3542-2013.txt", "IV. ÚS 3542/13"),
         ("x.txt", None),
     ],
@@ -35,7 +35,7 @@ def test_constitutional_files(name, canonical):
     "name, canonical",
     [
         ("rozhodnuti-30_Cdo_85_2005.txt", "30 Cdo 85/2005"),
-        ("rozhodnuti-20_Cdo_1827_99.txt", "20 Cdo 1827/99"),
+        ("rozhodnuti-20_Cdo_1827_99.txt", "20 Cdo 1827/1999"),
         ("rozhodnuti-Cpjn_206_2010.txt", "Cpjn 206/2010"),
         ("rozhodnuti-31_Cdo_1042_2017_.txt", "31 Cdo 1042/2017"),
         ("rozhodnuti-29_NSCR_9_2015.txt", "29 NSČR 9/2015"),
