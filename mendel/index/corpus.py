@@ -185,13 +185,15 @@ class ChunkRecord:
         return row
 
 
+# The chunks an index holds: current versions of active documents, citation records apart.
+LAYER_FILTER = "d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record'"
 _LAYER_QUERY = (
     "SELECT c.chunk_id, c.doc_id, coalesce(d.title, ''), d.source, d.url, d.citation, c.page_start, c.page_end,"
     " c.section_path, c.text, c.layer, c.parent_id, c.seq, c.char_start, c.char_end, coalesce(c.summary, ''),"
     " coalesce(top.summary, '')"
     " FROM chunks c JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
     " LEFT JOIN chunks top ON top.version_id = c.version_id AND top.layer = 1"
-    " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = %s"
+    f" WHERE {LAYER_FILTER} AND c.layer = %s"
     " ORDER BY c.doc_id, c.seq"
 )
 
