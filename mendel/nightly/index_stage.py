@@ -4,7 +4,6 @@ a night writes what changed, tombstones what it replaces and merges segments of 
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +11,7 @@ import psycopg
 
 from mendel.core import stage_versions
 from mendel.index import bundle, dense, entity_graph, lexical, segment_bm25, segment_dense, segments
-from mendel.index.corpus import load_layer
+from mendel.index.corpus import layer_digests, load_layer
 
 
 def _layer_dir(out_dir: Path, layer: int) -> Path:
@@ -27,19 +26,6 @@ NIGHTLY_MERGE_ROWS = 40_000
 BACKGROUND_MERGE_ROWS = 2_000_000
 
 
-def _lexical_digest(analyzer: str):
-    def digest(records) -> str:
-        h = hashlib.sha256(analyzer.encode())
-        for r in records:
-            h.update(json.dumps(r.bundle_row(), ensure_ascii=False, sort_keys=True).encode())
-            h.update(b"\x1e")
-            h.update(r.context_text.encode())
-            h.update(b"\x1f")
-        return h.hexdigest()
-
-    return digest
-
-
 def analyzer_version() -> str:
     # the analyser's stage version (a digest of its code) is part of what the index is built from
     return f"{lexical.ANALYZER_VERSION}:{stage_versions.version('analyser')}"
@@ -52,13 +38,17 @@ def build_bm25(conn: psycopg.Connection, out_dir: Path, max_merge_rows: int = NI
     changed = []
     analyzer = analyzer_version()
     for layer in (3, 2, 1):
-        documents = segments.group_by_document(load_layer(conn, layer), lambda r: r.doc_id, _lexical_digest(analyzer))
+        # what every document's rows are made of, digested in the database: only changed documents are loaded
+        current = {
+            d: hashlib.sha256(f"{analyzer}:{h}".encode()).hexdigest() for d, h in layer_digests(conn, layer).items()
+        }
         target = _layer_dir(out_dir, layer)
 
-        def write_new(doc_ids: list[str], layer=layer, documents=documents, target=target) -> segments.Segment:
+        def write_new(doc_ids: list[str], layer=layer, current=current, target=target) -> segments.Segment:
+            records = segments.group_by_document(load_layer(conn, layer, doc_ids), lambda r: r.doc_id, lambda _: "")
             rows = [
                 segments.DocumentRows(
-                    d, documents[d].digest, [(r.chunk_id, r.bundle_row(), r.context_text) for r in documents[d].rows]
+                    d, current[d], [(r.chunk_id, r.bundle_row(), r.context_text) for r in records[d].rows]
                 )
                 for d in doc_ids
             ]
@@ -67,9 +57,7 @@ def build_bm25(conn: psycopg.Connection, out_dir: Path, max_merge_rows: int = NI
         def merge(state, group, layer=layer, target=target) -> segments.Segment:
             return segment_bm25.merge_segments(target, layer, state, group, analyzer)
 
-        info = segments.update_part(
-            target, {d: e.digest for d, e in documents.items()}, write_new, merge, max_merge_rows
-        )
+        info = segments.update_part(target, current, write_new, merge, max_merge_rows)
         if info["changed"]:
             changed.append(f"L{layer}")
         prefix = "" if layer == 3 else f"l{layer}_"
@@ -79,15 +67,15 @@ def build_bm25(conn: psycopg.Connection, out_dir: Path, max_merge_rows: int = NI
 
 
 _REPORTED = ("segments", "written_rows", "deleted_rows", "merges", "bytes_written")
-_LIVE_VECTORS = (
-    "SELECT c.chunk_id, c.doc_id, c.embedded_hash FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
-    " AND d.current_version_id = c.version_id WHERE d.status = 'active' AND c.embedding IS NOT NULL"
-    " AND c.layer = %s ORDER BY c.doc_id, c.seq"
+_LIVE = (
+    " FROM chunks c JOIN documents d ON d.doc_id = c.doc_id AND d.current_version_id = c.version_id"
+    " WHERE d.status = 'active' AND c.embedding IS NOT NULL AND c.layer = %s"
 )
-
-
-def _vector_digest(rows) -> str:
-    return dense.fingerprint([cid for cid, _, _ in rows], [h for _, _, h in rows])
+# Per document, a digest of its chunks in order and what each vector was made from (as dense.fingerprint).
+_VECTOR_DIGESTS = (
+    "SELECT c.doc_id, md5(string_agg(c.chunk_id || ':' || coalesce(c.embedded_hash, 'None'), chr(10)"
+    f" ORDER BY c.seq, c.chunk_id)), count(*){_LIVE} GROUP BY c.doc_id"
+)
 
 
 def build_faiss(
@@ -99,31 +87,23 @@ def build_faiss(
     changed = []
     ivfpq_min = dense.ivfpq_threshold()
     for layer in (3, 2, 1):
-        documents = segments.group_by_document(
-            conn.execute(_LIVE_VECTORS, (layer,)).fetchall(), lambda r: r[1], _vector_digest
-        )
-        total = sum(len(d.rows) for d in documents.values())
+        found = conn.execute(_VECTOR_DIGESTS, (layer,)).fetchall()
+        current = {d: digest for d, digest, _ in found}
+        total = sum(n for _, _, n in found)
         target = _layer_dir(out_dir, layer)
 
-        def write_new(
-            doc_ids: list[str], layer=layer, documents=documents, total=total, target=target
-        ) -> segments.Segment:
-            vectors = {
-                cid: dense.parse_vector(v)
-                for cid, v in conn.execute(
-                    "SELECT c.chunk_id, c.embedding::text FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
-                    " AND d.current_version_id = c.version_id WHERE d.status = 'active' AND c.embedding IS NOT NULL"
-                    " AND c.layer = %s AND c.doc_id = ANY(%s)",
-                    (layer, doc_ids),
-                )
-            }
-            rows = [
-                segments.DocumentRows(d, documents[d].digest, [cid for cid, _, _ in documents[d].rows]) for d in doc_ids
-            ]
-            ids = [cid for r in rows for cid in r.rows]
-            matrix = np.stack([vectors[cid] for cid in ids]) if ids else np.zeros((0, dim), np.float32)
-            kind = segment_dense.segment_kind(len(ids), total, ivfpq_min)
-            return segment_dense.write_segment(target, layer, rows, matrix, kind, dim)
+        def write_new(doc_ids: list[str], layer=layer, current=current, total=total, target=target) -> segments.Segment:
+            rows = conn.execute(
+                f"SELECT c.doc_id, c.chunk_id, c.embedding::text{_LIVE} AND c.doc_id = ANY(%s)"
+                " ORDER BY c.doc_id, c.seq, c.chunk_id",
+                (layer, doc_ids),
+            ).fetchall()
+            chunks = segments.group_by_document(rows, lambda r: r[0], lambda _: "")
+            documents = [segments.DocumentRows(d, current[d], [r[1] for r in chunks[d].rows]) for d in doc_ids]
+            vectors = [dense.parse_vector(r[2]) for d in doc_ids for r in chunks[d].rows]
+            matrix = np.stack(vectors) if vectors else np.zeros((0, dim), np.float32)
+            kind = segment_dense.segment_kind(len(vectors), total, ivfpq_min)
+            return segment_dense.write_segment(target, layer, documents, matrix, kind, dim)
 
         def merge(state, group, layer=layer, total=total, target=target) -> segments.Segment:
             rows = sum(state.live_rows(s) for s in group)
@@ -133,9 +113,7 @@ def build_faiss(
         def kinds(state) -> dict:
             return {"index_type": ",".join(sorted({s.meta["index_type"] for s in state.segments})) or "flat"}
 
-        info = segments.update_part(
-            target, {d: e.digest for d, e in documents.items()}, write_new, merge, max_merge_rows, kinds
-        )
+        info = segments.update_part(target, current, write_new, merge, max_merge_rows, kinds)
         if info["changed"]:
             changed.append(f"L{layer}")
         prefix = "" if layer == 3 else f"l{layer}_"
