@@ -233,7 +233,7 @@ def run_search(bundle_path: Path, queries_file: Path, passes: int) -> dict:
             __file__,
             "--worker",
             str(bundle_path),
-            "--queries",
+            "--queries-file",
             str(queries_file),
             "--passes",
             str(passes),

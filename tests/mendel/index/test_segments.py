@@ -213,3 +213,26 @@ def test_a_publish_links_the_built_segments_and_writes_only_its_own_files(tmp_pa
     assert [r["chunk_id"] for r in bundle.layer_rows(published[1], 3)] == segments.part_chunk_ids(
         published[1] / "dense"
     )
+
+
+def test_the_merges_a_night_leaves_run_apart_and_change_no_answer(tmp_path, passages, monkeypatch):
+    from mendel.nightly import index_stage
+
+    monkeypatch.setattr(segments, "FLOOR_ROWS", 200)
+    every, build = passages["documents"], tmp_path / "build"
+    ids = sorted(every)
+    for k in range(1, 5):  # four nights that may not merge anything
+        for part in ("bm25", "dense"):
+            grow(build / part, part, {d: every[d] for d in ids[: len(ids) * k // 4]}, passages, max_merge_rows=10)
+    before = segments.LiveRows(build / "bm25")
+    scores = segment_bm25.SegmentedBM25(before).get_scores(analyze("soud dovolání"))
+    rows = before.chunk_ids()
+    assert len(before.segments) == 4
+    done = index_stage.merge_large(build)
+    assert done["L3.bm25"]["merges"] == done["L3.dense"]["merges"] == 1
+    for part in ("bm25", "dense"):
+        assert len(segments.PartState.read(build / part).segments) == 1
+        assert segments.part_chunk_ids(build / part) == rows
+    after = segment_bm25.SegmentedBM25(segments.LiveRows(build / "bm25")).get_scores(analyze("soud dovolání"))
+    assert np.array_equal(after, scores)
+    assert index_stage.merge_large(build)["L3.bm25"]["merges"] == 0
