@@ -140,29 +140,26 @@ class SegmentedVectors:
         self, number: int, vector: np.ndarray, k: int, mask: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray]:
         """FAISS's best ``k`` of segment ``number`` among the local rows ``mask`` lets through (all when None):
-        (similarities as FAISS computed them, local rows), best first."""
+        (similarities as FAISS computed them, local rows), best first. A mask is a bitmap FAISS reads row by row
+        as it scans (one bit test a row: tombstones cost next to nothing)."""
         import faiss
 
         index = self.indexes[number][0]
         if mask is None:
             sims, ids = index.search(vector, min(k, index.ntotal))
-            keep = ids[0] >= 0
-            return sims[0][keep], ids[0][keep]
-        excluded = int(index.ntotal - np.count_nonzero(mask))
-        if excluded <= k:
-            sims, ids = index.search(vector, min(k + excluded, index.ntotal))
-            keep = (ids[0] >= 0) & mask[np.maximum(ids[0], 0)]
-            return sims[0][keep][:k], ids[0][keep][:k]
-        wanted = np.flatnonzero(mask).astype(np.int64)
-        if wanted.size == 0:
-            return np.zeros(0, np.float32), np.zeros(0, np.int64)
-        selector = faiss.IDSelectorBatch(wanted)
-        hnsw = getattr(index, "hnsw", None)
-        if hnsw is not None:
-            params = faiss.SearchParametersHNSW(sel=selector, efSearch=max(int(hnsw.efSearch), k))
         else:
-            params = faiss.SearchParameters(sel=selector)
-        sims, ids = index.search(vector, min(k, int(wanted.size)), params=params)
+            wanted = int(np.count_nonzero(mask))
+            if wanted == 0:
+                return np.zeros(0, np.float32), np.zeros(0, np.int64)
+            bits = np.packbits(mask, bitorder="little")
+            selector = faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bits))
+            hnsw = getattr(index, "hnsw", None)
+            if hnsw is not None:
+                params = faiss.SearchParametersHNSW(sel=selector, efSearch=max(int(hnsw.efSearch), k))
+            else:
+                params = faiss.SearchParameters(sel=selector)
+            sims, ids = index.search(vector, min(k, wanted), params=params)
+            del bits  # read by the selector until here
         keep = ids[0] >= 0
         return sims[0][keep], ids[0][keep]
 
