@@ -15,6 +15,9 @@ pipeline's own functions (mendel.nightly.index_stage, mendel.index.fulltext, men
    done untimed, as the stages before the index do it): the same steps, then the background merges;
 3. rebuilding whole on that same database into an empty build directory (what every night cost before segments).
 
+Search is timed over three bundles of the same rows: the one grown by segments, the one rebuilt whole (one segment
+a part) and that one rewritten in the format before segments (bm25s, one FAISS file a layer: main's serving).
+
 Bytes written: what each step wrote (new segments, tombstones, states) and what the publish wrote (files that are
 not hard links of files written before). Search: ``Searcher.search`` over the segmented and the whole bundle, each
 in a process of its own (peak RSS of that process), the same queries (dev questions, bundle sentences), query
@@ -180,6 +183,35 @@ def night(conn, home: Path, model: str, merges: bool = True) -> dict:
     return result
 
 
+def whole_format_bundle(source: Path, target_dir: Path) -> Path:
+    """The bundle ``source`` (one segment a part: rebuilt whole) rewritten in the format before segments —
+    ``chunks.jsonl``, bm25s' files and one FAISS file a layer — over the same rows, in the same order, with the same
+    FAISS index files: what serving loaded before segments, to time against."""
+    from mendel.index import bundle, lexical, segments
+    from mendel.index.corpus import contextual_text
+
+    staging = bundle.staging_dir(target_dir)
+    summaries = {r["doc_id"]: r.get("summary", "") for r in bundle.layer_rows(source, 1)}
+    for layer in (3, 2, 1):
+        rows = list(bundle.layer_rows(source, layer))
+        root = bundle.layer_path(staging, layer)
+        bundle.write_chunks(root, rows)
+        texts = [
+            contextual_text(r.get("citation"), r["title"], r["section"], summaries.get(r["doc_id"], ""), r["text"])
+            for r in rows
+        ]
+        lexical.write_bm25(root / "bm25", [r["chunk_id"] for r in rows], texts)
+        (seg,) = segments.PartState.read(bundle.part_path(source, "dense", layer)).segments
+        (root / "dense").mkdir(parents=True)
+        shutil.copy(seg.path / "dense.faiss", root / "dense" / "dense.faiss")
+        shutil.copy(seg.path / "ids.json", root / "dense" / "ids.json")
+    for name in ("documents.json", "graph"):
+        copy = shutil.copytree if (source / name).is_dir() else shutil.copy
+        copy(source / name, staging / name)
+    manifest = {k: v for k, v in bundle.read_manifest(source).items() if k not in ("version", "files", "layers")}
+    return bundle.publish(staging, target_dir, {**manifest, "layers": bundle.check_layers(staging)})
+
+
 # --- search, in a process per bundle ------------------------------------------------------------------------------
 
 
@@ -299,11 +331,13 @@ def bench_size(n: int, work: Path, pool, passes: int, query_count: int) -> dict:
     queries_file.write_text(json.dumps(queries, ensure_ascii=False), encoding="utf-8")
     segmented_bundle = Path(result["segmented_night"]["bundle"])
     whole_bundle = Path(result["whole_rebuild"]["bundle"])
+    before_segments = whole_format_bundle(whole_bundle, work / f"unsegmented-{n}")
     rounds = []
-    for name, path in (("whole", whole_bundle), ("segmented", segmented_bundle)) * 2:
+    bundles = (("before_segments", before_segments), ("whole", whole_bundle), ("segmented", segmented_bundle))
+    for name, path in bundles * 2:
         log(f"{n:,} passages: search over the {name} bundle")
         rounds.append((name, run_search(path, queries_file, passes)))
-    for name in ("whole", "segmented"):
+    for name, _ in bundles:
         mine = [r for k, r in rounds if k == name]
         result[f"search_{name}"] = {
             "p50_ms": [r["p50_ms"] for r in mine],
@@ -311,7 +345,9 @@ def bench_size(n: int, work: Path, pool, passes: int, query_count: int) -> dict:
             "load_s": [r["load_s"] for r in mine],
             "peak_rss_mb": max(r["peak_rss_mb"] for r in mine),
         }
-    result["agreement"] = agreement(rounds[0][1]["hits"], rounds[1][1]["hits"])
+    hits = {name: r["hits"] for name, r in rounds}
+    result["agreement"] = agreement(hits["whole"], hits["segmented"])
+    result["agreement_with_before_segments"] = agreement(hits["before_segments"], hits["whole"])
     night_s = result["segmented_night"]["seconds"]
     result["goal"] = {"seconds": GOAL_SECONDS, "met": night_s <= GOAL_SECONDS}
     result["bytes_written_vs_bundle"] = round(
