@@ -27,6 +27,7 @@ CHUNKS = "chunks.jsonl"
 TERMS = "terms.json"
 POSTINGS = ("indptr", "rows", "freqs", "lengths")  # <name>.npy each
 K1, B = 1.5, 0.75  # bm25s.BM25() defaults: the whole-rebuild index used them
+SCORE_BLOCK = 1 << 20  # postings scored at once at load
 
 
 def _postings_files(path: Path) -> dict[str, np.ndarray]:
@@ -204,16 +205,23 @@ class SegmentedBM25:
         for _, row_of_entry, live_entry, live_df, term_ids, global_rows, lengths, postings in parts:
             with np.errstate(divide="ignore", invalid="ignore"):
                 norm = k1 * ((1 - b) + b * lengths.astype(np.float64) / avg)
-            freqs = np.asarray(postings["freqs"])[live_entry]
-            rows = row_of_entry[live_entry]
-            term_of_entry = np.repeat(term_ids, live_df)
-            tf = freqs.astype(np.float32).astype(np.float64)
-            data = (idf[term_of_entry].astype(np.float64) * (tf / (norm[rows] + tf))).astype(np.float32)
+            live_at = np.flatnonzero(live_entry)
+            term_of_live = np.repeat(term_ids, live_df).astype(np.int32)
+            data = np.empty(len(live_at), dtype=np.float32)
+            rows = np.empty(len(live_at), dtype=np.int32)  # serving rows, as bm25s keeps its indices
+            for start in range(0, len(live_at), SCORE_BLOCK):  # bounded temporaries at a million rows
+                at = live_at[start : start + SCORE_BLOCK]
+                local_rows = row_of_entry[at]
+                tf = np.asarray(postings["freqs"][at]).astype(np.float32).astype(np.float64)
+                term = term_of_live[start : start + SCORE_BLOCK]
+                data[start : start + len(at)] = idf[term].astype(np.float64) * (tf / (norm[local_rows] + tf))
+                rows[start : start + len(at)] = global_rows[local_rows]
+            del live_at, term_of_live
             local_of_term = np.full(len(self.vocab_dict), -1, dtype=np.int64)
             used = np.flatnonzero(term_ids >= 0)
             local_of_term[term_ids[used]] = np.arange(len(used))
             starts = np.concatenate([[0], np.cumsum(live_df[used])])
-            self._segments.append((local_of_term, starts, global_rows[rows].astype(np.int64), data))
+            self._segments.append((local_of_term, starts, rows, data))
         self._idf = idf
 
     def get_scores(self, tokens: list[str]) -> np.ndarray:
