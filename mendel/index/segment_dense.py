@@ -127,8 +127,12 @@ class SegmentedVectors:
             index = faiss.read_index(str(seg.path / FAISS_FILE))
             global_rows = live.global_of_local[number]
             self.indexes.append((index, global_rows, bool((global_rows < 0).any())))
+        # each segment's live rows as a mask and as the bitmap FAISS reads, made once: most searches filter nothing
+        self.live_masks = [global_rows >= 0 for _, global_rows, _ in self.indexes]
+        self.live_bits = [np.packbits(mask, bitorder="little") for mask in self.live_masks]
         # where the stored vectors come back exactly (flat, HNSW), similarities are computed from them
         self.exact = [seg.meta["index_type"] in ("flat", "hnsw") for seg in live.segments]
+        self.flat = [seg.meta["index_type"] == "flat" for seg in live.segments]
         self.d = live.segments[0].meta["dim"] if live.segments else DIM
         self.kinds = sorted({seg.meta["index_type"] for seg in live.segments})
 
@@ -137,7 +141,7 @@ class SegmentedVectors:
         return index.reconstruct(int(self.live.local[row]))
 
     def _faiss_top(
-        self, number: int, vector: np.ndarray, k: int, mask: np.ndarray | None
+        self, number: int, vector: np.ndarray, k: int, mask: np.ndarray | None, bits: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """FAISS's best ``k`` of segment ``number`` among the local rows ``mask`` lets through (all when None):
         (similarities as FAISS computed them, local rows), best first. A mask is a bitmap FAISS reads row by row
@@ -151,7 +155,7 @@ class SegmentedVectors:
             wanted = int(np.count_nonzero(mask))
             if wanted == 0:
                 return np.zeros(0, np.float32), np.zeros(0, np.int64)
-            bits = np.packbits(mask, bitorder="little")
+            bits = np.packbits(mask, bitorder="little") if bits is None else bits
             selector = faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bits))
             hnsw = getattr(index, "hnsw", None)
             if hnsw is not None:
@@ -159,7 +163,7 @@ class SegmentedVectors:
             else:
                 params = faiss.SearchParameters(sel=selector)
             sims, ids = index.search(vector, min(k, wanted), params=params)
-            del bits  # read by the selector until here
+            del bits, selector  # read by FAISS until here
         keep = ids[0] >= 0
         return sims[0][keep], ids[0][keep]
 
@@ -173,15 +177,18 @@ class SegmentedVectors:
         index, global_rows, has_deleted = self.indexes[number]
         if index.ntotal == 0 or k <= 0:
             return []
-        mask = None
-        if has_deleted or allowed is not None:
-            mask = global_rows >= 0
-            if allowed is not None:
-                mask &= allowed[np.maximum(global_rows, 0)]
+        mask = bits = None
+        if allowed is not None:
+            mask = self.live_masks[number] & allowed[np.maximum(global_rows, 0)]
+        elif has_deleted:
+            mask, bits = self.live_masks[number], self.live_bits[number]
         exact = self.exact[number]
-        fetch = 2 * k
+        # an exhaustive (flat) segment is asked for more until ties at the cut are settled; a graph or quantiser
+        # search is approximate whatever it is asked for, so it is asked for what is wanted
+        flat = self.flat[number]
+        fetch = 2 * k if flat else k
         while True:
-            faiss_sims, local = self._faiss_top(number, vector, fetch, mask)
+            faiss_sims, local = self._faiss_top(number, vector, fetch, mask, bits)
             if exact and len(local):
                 stored = np.asarray(index.reconstruct_batch(local.astype(np.int64)), dtype=np.float64)
                 sims = (stored @ vector[0].astype(np.float64)).astype(np.float32)
@@ -189,7 +196,7 @@ class SegmentedVectors:
                 sims = faiss_sims
             found = sorted(zip(sims.tolist(), global_rows[local].tolist()), key=lambda item: (-item[0], item[1]))[:k]
             exhausted = len(local) < fetch or fetch >= MAX_FETCH
-            if not exact or exhausted or len(found) < k or float(faiss_sims[-1]) < found[-1][0] - FAISS_ERROR:
+            if not flat or exhausted or len(found) < k or float(faiss_sims[-1]) < found[-1][0] - FAISS_ERROR:
                 return found
             fetch *= 2
 
