@@ -240,19 +240,27 @@ def search_worker(bundle_path: str, queries_file: str, passes: int) -> dict:
     searcher = Searcher(Path(bundle_path), embedder=RandomQueryEmbedder())
     searcher.warm()
     load_s = time.perf_counter() - clock
-    hits, runs = [], [[] for _ in queries]
+    hits, runs, cpu = [], [[] for _ in queries], [[] for _ in queries]
     for repeat in range(passes):
         for i, query in enumerate(queries):
-            start = time.perf_counter_ns()
+            start, cpu_start = time.perf_counter_ns(), time.process_time_ns()
             found = searcher.search(query, k=10)
             runs[i].append((time.perf_counter_ns() - start) / 1e6)
+            cpu[i].append((time.process_time_ns() - cpu_start) / 1e6)
             if repeat == 0:
                 hits.append([[h.chunk_id, round(float(h.score), 9)] for h in found])
     latencies = sorted(statistics.median(r) for r in runs)
+    cpu_ms = sorted(statistics.median(r) for r in cpu)
+
+    def at(values: list[float], share: float) -> float:
+        return round(values[min(len(values) - 1, int(share * len(values)))], 2)
+
     return {
         "load_s": round(load_s, 2),
-        "p50_ms": round(latencies[len(latencies) // 2], 2),
-        "p95_ms": round(latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))], 2),
+        "p50_ms": at(latencies, 0.5),
+        "p95_ms": at(latencies, 0.95),
+        "cpu_p50_ms": at(cpu_ms, 0.5),
+        "cpu_p95_ms": at(cpu_ms, 0.95),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "hits": hits,
     }
@@ -342,6 +350,8 @@ def bench_size(n: int, work: Path, pool, passes: int, query_count: int) -> dict:
         result[f"search_{name}"] = {
             "p50_ms": [r["p50_ms"] for r in mine],
             "p95_ms": [r["p95_ms"] for r in mine],
+            "cpu_p50_ms": [r.get("cpu_p50_ms") for r in mine],
+            "cpu_p95_ms": [r.get("cpu_p95_ms") for r in mine],
             "load_s": [r["load_s"] for r in mine],
             "peak_rss_mb": max(r["peak_rss_mb"] for r in mine),
         }
