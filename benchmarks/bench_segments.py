@@ -3,6 +3,7 @@ changed, against rebuilding whole, and search over the two bundles side by side.
 
     nice -n 10 .venv/bin/python benchmarks/bench_segments.py --sizes 100000,300000
     nice -n 10 .venv/bin/python benchmarks/bench_segments.py --sizes 20000 --work /tmp/segbench   # a quick run
+    MENDEL_FAISS_IVFPQ_MIN=500000 nice -n 10 .venv/bin/python benchmarks/bench_segments.py --sizes 1000000 --no-rebuild
 
 SYNTHETIC PASSAGES, NEVER INDEXED IN THE PRODUCT: each size is a scale corpus (benchmarks/scale_corpus.py: real
 sentences of the sample corpus in a generated order, documents ``synthetic/…``, random unit vectors) written with its
@@ -302,7 +303,7 @@ def agreement(a: list, b: list) -> dict:
 # --- one size ------------------------------------------------------------------------------------------------------
 
 
-def bench_size(n: int, work: Path, pool, passes: int, query_count: int) -> dict:
+def bench_size(n: int, work: Path, pool, passes: int, query_count: int, rebuild: bool = True) -> dict:
     import psycopg
 
     from mendel.core import db
@@ -331,18 +332,20 @@ def bench_size(n: int, work: Path, pool, passes: int, query_count: int) -> dict:
         result["changed_documents"] = len(changed)
         log(f"{n:,} passages: a night with {len(changed)} documents changed")
         result["segmented_night"] = night(conn, home, model)
-        log(f"{n:,} passages: rebuilding whole")
-        whole = work / f"whole-{n}"
-        result["whole_rebuild"] = night(conn, whole, model, merges=False)
+        if rebuild:
+            log(f"{n:,} passages: rebuilding whole")
+            result["whole_rebuild"] = night(conn, work / f"whole-{n}", model, merges=False)
     queries = make_queries(corpus, query_count)
     queries_file = work / f"queries-{n}.json"
     queries_file.write_text(json.dumps(queries, ensure_ascii=False), encoding="utf-8")
     segmented_bundle = Path(result["segmented_night"]["bundle"])
-    whole_bundle = Path(result["whole_rebuild"]["bundle"])
-    before_segments = whole_format_bundle(whole_bundle, work / f"unsegmented-{n}")
+    bundles: tuple = (("segmented", segmented_bundle),)
+    if rebuild:
+        whole_bundle = Path(result["whole_rebuild"]["bundle"])
+        before_segments = whole_format_bundle(whole_bundle, work / f"unsegmented-{n}")
+        bundles = (("before_segments", before_segments), ("whole", whole_bundle), *bundles)
     rounds = []
-    bundles = (("before_segments", before_segments), ("whole", whole_bundle), ("segmented", segmented_bundle))
-    for name, path in bundles * 2:
+    for name, path in bundles * (2 if rebuild else 1):
         log(f"{n:,} passages: search over the {name} bundle")
         rounds.append((name, run_search(path, queries_file, passes)))
     for name, _ in bundles:
@@ -356,8 +359,9 @@ def bench_size(n: int, work: Path, pool, passes: int, query_count: int) -> dict:
             "peak_rss_mb": max(r["peak_rss_mb"] for r in mine),
         }
     hits = {name: r["hits"] for name, r in rounds}
-    result["agreement"] = agreement(hits["whole"], hits["segmented"])
-    result["agreement_with_before_segments"] = agreement(hits["before_segments"], hits["whole"])
+    if rebuild:
+        result["agreement"] = agreement(hits["whole"], hits["segmented"])
+        result["agreement_with_before_segments"] = agreement(hits["before_segments"], hits["whole"])
     night_s = result["segmented_night"]["seconds"]
     result["goal"] = {"seconds": GOAL_SECONDS, "met": night_s <= GOAL_SECONDS}
     result["bytes_written_vs_bundle"] = round(
@@ -374,6 +378,9 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None)
     parser.add_argument("--passes", type=int, default=3)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--no-rebuild", action="store_true", help="skip the whole rebuild and its searches (the largest sizes)"
+    )
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--queries-file", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -388,7 +395,7 @@ def main() -> None:
         results["sizes"] = json.loads(RESULTS.read_text()).get("sizes", {})
     try:
         for n in [int(s) for s in args.sizes.split(",")]:
-            results["sizes"][str(n)] = bench_size(n, work, pool, args.passes, args.queries)
+            results["sizes"][str(n)] = bench_size(n, work, pool, args.passes, args.queries, not args.no_rebuild)
             results["machine"]["load_avg_end"] = load_average()
             RESULTS.write_text(json.dumps(results, indent=1))
             log(json.dumps({k: v for k, v in results["sizes"][str(n)].items() if k != "hits"})[:3000])
