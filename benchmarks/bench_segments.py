@@ -309,6 +309,36 @@ def agreement(a: list, b: list) -> dict:
 # --- one size ------------------------------------------------------------------------------------------------------
 
 
+def search_rounds(n: int, work: Path, passes: int) -> dict:
+    """Search over the bundles of size ``n`` in ``work`` (the grown one; the rebuilt one and its copy in the format
+    before segments when they are there), each in a process of its own, twice in turn."""
+    from mendel.index import bundle
+
+    found = {
+        "before_segments": work / f"unsegmented-{n}",
+        "whole": work / f"whole-{n}" / "bundles",
+        "segmented": work / f"home-{n}" / "bundles",
+    }
+    bundles = [(name, bundle.current_bundle(path)) for name, path in found.items() if path.exists()]
+    rebuilt = len(bundles) == 3
+    rounds = []
+    for name, path in bundles * (2 if rebuilt else 1):
+        log(f"{n:,} passages: search over the {name} bundle")
+        rounds.append((name, run_search(path, work / f"queries-{n}.json", passes)))
+    result: dict = {"load_avg_search": load_average()}
+    for name, _ in bundles:
+        mine = [r for k, r in rounds if k == name]
+        result[f"search_{name}"] = {
+            key: [r[key] for r in mine] for key in ("p50_ms", "p95_ms", "cpu_p50_ms", "cpu_p95_ms", "load_s")
+        }
+        result[f"search_{name}"]["peak_rss_mb"] = max(r["peak_rss_mb"] for r in mine)
+    hits = {name: r["hits"] for name, r in rounds}
+    if rebuilt:
+        result["agreement"] = agreement(hits["whole"], hits["segmented"])
+        result["agreement_with_before_segments"] = agreement(hits["before_segments"], hits["whole"])
+    return result
+
+
 def bench_size(n: int, work: Path, pool, passes: int, query_count: int, rebuild: bool = True) -> dict:
     import psycopg
 
@@ -341,33 +371,11 @@ def bench_size(n: int, work: Path, pool, passes: int, query_count: int, rebuild:
         if rebuild:
             log(f"{n:,} passages: rebuilding whole")
             result["whole_rebuild"] = night(conn, work / f"whole-{n}", model, merges=False)
-    queries = make_queries(corpus, query_count)
     queries_file = work / f"queries-{n}.json"
-    queries_file.write_text(json.dumps(queries, ensure_ascii=False), encoding="utf-8")
-    segmented_bundle = Path(result["segmented_night"]["bundle"])
-    bundles: tuple = (("segmented", segmented_bundle),)
+    queries_file.write_text(json.dumps(make_queries(corpus, query_count), ensure_ascii=False), encoding="utf-8")
     if rebuild:
-        whole_bundle = Path(result["whole_rebuild"]["bundle"])
-        before_segments = whole_format_bundle(whole_bundle, work / f"unsegmented-{n}")
-        bundles = (("before_segments", before_segments), ("whole", whole_bundle), *bundles)
-    rounds = []
-    for name, path in bundles * (2 if rebuild else 1):
-        log(f"{n:,} passages: search over the {name} bundle")
-        rounds.append((name, run_search(path, queries_file, passes)))
-    for name, _ in bundles:
-        mine = [r for k, r in rounds if k == name]
-        result[f"search_{name}"] = {
-            "p50_ms": [r["p50_ms"] for r in mine],
-            "p95_ms": [r["p95_ms"] for r in mine],
-            "cpu_p50_ms": [r.get("cpu_p50_ms") for r in mine],
-            "cpu_p95_ms": [r.get("cpu_p95_ms") for r in mine],
-            "load_s": [r["load_s"] for r in mine],
-            "peak_rss_mb": max(r["peak_rss_mb"] for r in mine),
-        }
-    hits = {name: r["hits"] for name, r in rounds}
-    if rebuild:
-        result["agreement"] = agreement(hits["whole"], hits["segmented"])
-        result["agreement_with_before_segments"] = agreement(hits["before_segments"], hits["whole"])
+        whole_format_bundle(Path(result["whole_rebuild"]["bundle"]), work / f"unsegmented-{n}")
+    result.update(search_rounds(n, work, passes))
     night_s = result["segmented_night"]["seconds"]
     result["goal"] = {"seconds": GOAL_SECONDS, "met": night_s <= GOAL_SECONDS}
     result["bytes_written_vs_bundle"] = round(
@@ -384,6 +392,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None)
     parser.add_argument("--passes", type=int, default=3)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--search-only", action="store_true", help="search again the bundles left in --work")
     parser.add_argument(
         "--no-rebuild", action="store_true", help="skip the whole rebuild and its searches (the largest sizes)"
     )
@@ -401,7 +410,10 @@ def main() -> None:
         results["sizes"] = json.loads(RESULTS.read_text()).get("sizes", {})
     try:
         for n in [int(s) for s in args.sizes.split(",")]:
-            results["sizes"][str(n)] = bench_size(n, work, pool, args.passes, args.queries, not args.no_rebuild)
+            if args.search_only:
+                results["sizes"][str(n)].update(search_rounds(n, work, args.passes))
+            else:
+                results["sizes"][str(n)] = bench_size(n, work, pool, args.passes, args.queries, not args.no_rebuild)
             results["machine"]["load_avg_end"] = load_average()
             RESULTS.write_text(json.dumps(results, indent=1))
             log(json.dumps({k: v for k, v in results["sizes"][str(n)].items() if k != "hits"})[:3000])
