@@ -192,8 +192,9 @@ def default_bundles_dir() -> Path:
 
 
 def read_chunks(bundle_path: Path) -> list[dict]:
-    with (Path(bundle_path) / "chunks.jsonl").open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle]
+    from mendel.index import bundle
+
+    return list(bundle.layer_rows(Path(bundle_path), 3))
 
 
 def as_hit(chunk: dict) -> dict:
@@ -287,8 +288,11 @@ def bundle_vectors(bundle_path: Path) -> np.ndarray:
     search exactly the vectors ``mendel dense`` searches, and nothing is embedded again."""
     import faiss
 
-    from mendel.index import bundle
+    from mendel.index import bundle, segment_dense, segments
 
+    part = bundle.part_path(Path(bundle_path), bundle.DENSE_PART)
+    if segments.is_segmented(part):
+        return segment_dense.layer_vectors(part)
     index = faiss.read_index(str(bundle.faiss_index_path(Path(bundle_path))))
     if hasattr(index, "make_direct_map"):  # IVF indexes reconstruct only through a direct map (lossy for PQ)
         index.make_direct_map()

@@ -1,5 +1,6 @@
 """Index assets over three layers (documents, sections, passages): embeddings (cached by content hash), BM25,
-FAISS and the entity graph; each rebuilds only what changed (mendel.nightly.embed_stage, mendel.nightly.index_stage)."""
+FAISS and the entity graph; each writes only what changed (mendel.nightly.embed_stage, mendel.nightly.index_stage:
+BM25 and FAISS grow by segments)."""
 
 import os
 
@@ -38,8 +39,9 @@ def chunk_embeddings(mendel: MendelResource) -> MaterializeResult:
     kinds={"bm25s"},
     owners=["team:ingest"],
     deps=GATED,
-    description="BM25 per layer over the contextual texts, Czech analyser (no diacritics, light stemming, legal "
-    "tokens whole); a layer whose texts are unchanged is kept.",
+    description="BM25 and the chunk table per layer over the contextual texts, Czech analyser (no diacritics, light "
+    "stemming, legal tokens whole), in segments: the documents that changed go into one new segment, the rows they "
+    "replace are tombstoned, segments of like size are merged.",
 )
 def bm25_index(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
@@ -54,7 +56,8 @@ def bm25_index(mendel: MendelResource) -> MaterializeResult:
     owners=["team:ingest"],
     deps=[chunk_embeddings],
     description="FAISS inner-product index per layer over unit vectors (flat when small, HNSW above 50k, IVF-PQ "
-    "from MENDEL_FAISS_IVFPQ_MIN); a layer whose vectors are unchanged is kept.",
+    "from MENDEL_FAISS_IVFPQ_MIN), in segments: the documents whose vectors changed go into one new segment, the "
+    "rows they replace are tombstoned, segments of like size are merged.",
 )
 def faiss_index(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:

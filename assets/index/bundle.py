@@ -16,7 +16,8 @@ from orchestration.resources import MendelResource
     owners=["team:ingest"],
     deps=[bm25_index, faiss_index, entity_graph],
     description="A versioned, checksummed bundle of every layer's chunks and indexes and the graph that the "
-    "serving module loads; older versions are pruned (layout: mendel.index.bundle).",
+    "serving module loads, sharing unchanged segments with the bundle before it (hard links); older versions are "
+    "pruned (layout: mendel.index.bundle).",
 )
 def index_bundle(mendel: MendelResource) -> MaterializeResult:
     settings = mendel.settings()

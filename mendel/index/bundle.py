@@ -16,6 +16,8 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
+from mendel.index import segments
+
 MANIFEST = "manifest.json"
 CURRENT = "CURRENT"
 CHUNKS = "chunks.jsonl"
@@ -50,15 +52,59 @@ def new_version() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
 
 
-def publish(staging: Path, bundles_dir: Path, manifest: dict, keep: int = 3, skip_unchanged: bool = False) -> Path:
+def _known_checksums(staging: Path, bundles_dir: Path) -> dict[str, str]:
+    """Checksums known without reading a file: every segment's own (recorded when it was written) and those of the
+    live bundle's files that the staging directory holds as hard links of the same file."""
+    known = {}
+    for meta in staging.rglob(f"{segments.SEGMENTS_DIR}/*/{segments.SEGMENT_META}"):
+        folder = meta.parent.relative_to(staging)
+        files = json.loads(meta.read_text()).get("files", {})
+        known.update({str(folder / name): digest for name, digest in files.items()})
+    try:
+        live = current_bundle(bundles_dir) if current_version(bundles_dir) else None
+        listed = read_manifest(live).get("files", {}) if live else {}
+    except BundleError:
+        live, listed = None, {}
+    for name, digest in listed.items():
+        if name in known:
+            continue
+        try:
+            mine, theirs = (staging / name).stat(), (live / name).stat()
+        except FileNotFoundError:
+            continue
+        if (mine.st_ino, mine.st_dev) == (theirs.st_ino, theirs.st_dev):
+            known[name] = digest
+    return known
+
+
+def publish(
+    staging: Path,
+    bundles_dir: Path,
+    manifest: dict,
+    keep: int = 3,
+    skip_unchanged: bool = False,
+    report: dict | None = None,
+) -> Path:
     """Move a fully written staging directory into ``bundles_dir`` and make it CURRENT.
 
     With ``skip_unchanged``, a staging directory whose files equal the current bundle's is dropped and the
-    current bundle returned: serving has nothing to reload."""
+    current bundle returned: serving has nothing to reload. ``report``, when given, receives what publishing
+    wrote: ``bytes_written`` (files of the staging directory that are not hard links of files written before,
+    and the manifest) and ``files_linked``."""
     bundles_dir.mkdir(parents=True, exist_ok=True)
     version = manifest.get("version") or new_version()
     files = sorted(p for p in staging.rglob("*") if p.is_file() and p.name != MANIFEST)
-    checksums = {str(p.relative_to(staging)): _sha256(p) for p in files}
+    known = _known_checksums(staging, bundles_dir)
+    checksums = {}
+    written = linked = 0
+    for p in files:
+        name = str(p.relative_to(staging))
+        checksums[name] = known.get(name) or _sha256(p)
+        st = p.stat()
+        if st.st_nlink > 1:
+            linked += 1
+        else:
+            written += st.st_size
     if skip_unchanged and current_version(bundles_dir):
         try:
             live = current_bundle(bundles_dir)
@@ -74,6 +120,8 @@ def publish(staging: Path, bundles_dir: Path, manifest: dict, keep: int = 3, ski
         "files": checksums,
     }
     (staging / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=2), encoding="utf-8")
+    if report is not None:
+        report.update({"bytes_written": written + (staging / MANIFEST).stat().st_size, "files_linked": linked})
     target = bundles_dir / version
     if target.exists():
         raise BundleError(f"bundle {version} already exists")
@@ -228,6 +276,62 @@ def write_chunks(directory: Path, rows) -> int:
     return count
 
 
+def layer_exists(root: Path, layer: int) -> bool:
+    """Layer ``layer`` is in ``root`` (a bundle or build directory): its chunk table, whole or in segments."""
+    path = layer_path(root, layer)
+    return (path / CHUNKS).exists() or segments.is_segmented(path / BM25_PART)
+
+
+def layer_rows(root: Path, layer: int = 3):
+    """The chunk rows of a layer in serving order (row i is the chunk at row i of its BM25 and FAISS), from a
+    bundle's segments or its whole ``chunks.jsonl``."""
+    path = layer_path(root, layer)
+    if segments.is_segmented(path / BM25_PART):
+        from mendel.index.segment_bm25 import layer_rows as segment_rows
+
+        yield from segment_rows(path / BM25_PART)
+        return
+    with (path / CHUNKS).open(encoding="utf-8") as handle:
+        for line in handle:
+            yield json.loads(line)
+
+
+def _layer_entry(staging: Path, layer: int) -> dict:
+    """One layer's manifest entry, checking its parts name the same chunks in the same order."""
+    path = layer_path(staging, layer)
+    entry: dict = {"path": str(path.relative_to(staging))}
+    if segments.is_segmented(path / BM25_PART):
+        chunk_ids = segments.part_chunk_ids(path / BM25_PART)
+        entry["segmented"] = True
+    else:
+        with (path / CHUNKS).open(encoding="utf-8") as handle:
+            chunk_ids = [json.loads(line)["chunk_id"] for line in handle]
+    entry["chunks"] = len(chunk_ids)
+    for part in LAYER_PARTS:
+        part_dir = path / part
+        try:
+            ids = segments.part_chunk_ids(part_dir)
+        except (FileNotFoundError, segments.SegmentError) as exc:
+            raise BundleError(f"layer {layer}: {part} index is missing") from exc
+        if ids != chunk_ids:
+            raise BundleError(
+                f"layer {layer}: the {part} index was built from other chunks than its chunk table; rebuild before "
+                "publishing"
+            )
+        try:
+            info = json.loads((part_dir / BUILD_INFO).read_text())
+        except FileNotFoundError:
+            info = {}
+        entry.update({k: info[k] for k in ("index_type", "vocabulary") if k in info})
+        if segments.is_segmented(part_dir):
+            state = segments.PartState.read(part_dir)
+            entry[f"{part}_segments"] = len(state.segments)
+            entry[f"{part}_deleted_rows"] = sum(len(state.deleted_rows(s)) for s in state.segments)
+            if part == DENSE_PART:
+                entry["index_type"] = ",".join(sorted({s.meta["index_type"] for s in state.segments})) or "flat"
+    return entry
+
+
 def check_layers(staging: Path) -> dict:
     """Every layer present in ``staging`` has its chunk table, BM25 and FAISS parts over the same chunk ids in
     the same order, and the graph is there; returns the manifest's ``layers`` entry. Raises BundleError
@@ -236,28 +340,9 @@ def check_layers(staging: Path) -> dict:
         raise BundleError("the graph part is missing (graph/graph.json): rebuild the graph before publishing")
     layers = {}
     for layer in (1, 2, 3):
-        path = layer_path(staging, layer)
-        if not (path / CHUNKS).exists():
+        if not layer_exists(staging, layer):
             if layer == 3:
                 raise BundleError(f"{staging} has no {CHUNKS}")
             continue
-        with (path / CHUNKS).open(encoding="utf-8") as handle:
-            chunk_ids = [json.loads(line)["chunk_id"] for line in handle]
-        entry: dict = {"path": str(path.relative_to(staging)), "chunks": len(chunk_ids)}
-        for part in LAYER_PARTS:
-            try:
-                ids = json.loads((path / part / IDS).read_text())
-            except FileNotFoundError as exc:
-                raise BundleError(f"layer {layer}: {part} index is missing") from exc
-            if ids != chunk_ids:
-                raise BundleError(
-                    f"layer {layer}: the {part} index was built from other chunks than "
-                    f"{CHUNKS}; rebuild before publishing"
-                )
-            try:
-                info = json.loads((path / part / BUILD_INFO).read_text())
-            except FileNotFoundError:
-                info = {}
-            entry.update({k: info[k] for k in ("index_type", "vocabulary") if k in info})
-        layers[str(layer)] = entry
+        layers[str(layer)] = _layer_entry(staging, layer)
     return layers

@@ -5,6 +5,8 @@ and search returns the raw chunk text.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass, field, replace
 
@@ -185,6 +187,8 @@ class ChunkRecord:
         return row
 
 
+# The chunks an index holds: served versions of active documents (mendel.crawl.last_good), citation records apart.
+# Each statement spells the filter out (statements are literal strings, never spliced).
 _LAYER_QUERY = (
     "SELECT c.chunk_id, c.doc_id, coalesce(d.title, ''), d.source, d.url, d.citation, c.page_start, c.page_end,"
     " c.section_path, c.text, c.layer, c.parent_id, c.seq, c.char_start, c.char_end, coalesce(c.summary, ''),"
@@ -193,16 +197,31 @@ _LAYER_QUERY = (
     " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
     " LEFT JOIN chunks top ON top.version_id = c.version_id AND top.layer = 1"
     " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = %s"
-    " ORDER BY c.doc_id, c.seq"
+    " ORDER BY c.doc_id, c.seq, c.chunk_id"
+)
+_LAYER_QUERY_OF_DOCUMENTS = (
+    "SELECT c.chunk_id, c.doc_id, coalesce(d.title, ''), d.source, d.url, d.citation, c.page_start, c.page_end,"
+    " c.section_path, c.text, c.layer, c.parent_id, c.seq, c.char_start, c.char_end, coalesce(c.summary, ''),"
+    " coalesce(top.summary, '')"
+    " FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+    " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
+    " LEFT JOIN chunks top ON top.version_id = c.version_id AND top.layer = 1"
+    " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = %s"
+    " AND c.doc_id = ANY(%s)"
+    " ORDER BY c.doc_id, c.seq, c.chunk_id"
 )
 
 
-def load_layer(conn: psycopg.Connection, layer: int = 3) -> list[ChunkRecord]:
+def load_layer(conn: psycopg.Connection, layer: int = 3, doc_ids=None) -> list[ChunkRecord]:
     """The live chunks of one layer (served versions of active documents: mendel.crawl.last_good), in bundle
-    order; an act's chunks with their version."""
+    order; an act's chunks with their version. ``doc_ids``: only those documents' chunks."""
     if layer not in LAYERS:
         raise ValueError(f"layer must be one of {LAYERS}, not {layer!r}")
-    records = [ChunkRecord(*row) for row in conn.execute(_LAYER_QUERY, (layer,))]
+    if doc_ids is None:
+        rows = conn.execute(_LAYER_QUERY, (layer,))
+    else:
+        rows = conn.execute(_LAYER_QUERY_OF_DOCUMENTS, (layer, list(doc_ids)))
+    records = [ChunkRecord(*row) for row in rows]
     versions = ActChunkVersions(conn)
     records = [
         replace(r, act_version=fields) if (fields := versions.fields(r.doc_id, r.chunk_id)) else r for r in records
@@ -315,3 +334,50 @@ def with_heading_paths(conn: psycopg.Connection, records: list[ChunkRecord]) -> 
         above = paths.get(r.doc_id, {}).get(" ".join(provision.split()))
         out.append(replace(r, section=f"{above} > {provision}") if above else r)
     return out
+
+
+# Per document of a layer, a digest of everything its chunk rows and indexed texts are made of (the fields of
+# ChunkRecord: the chunks' own columns, the text through its content_hash, the document's title, source, address
+# and citation, the document summary), computed in the database without reading a text; an act's version fields
+# and, in layer 3, the heading paths of its provisions are added in Python (layer_digests). The headings a
+# passage's section path gains from its document's text (with_section_headings) follow from the texts and
+# section paths digested here.
+_DIGEST_QUERY = (
+    "SELECT c.doc_id, md5(string_agg(concat_ws(chr(31), c.chunk_id, c.page_start, c.page_end, c.section_path,"
+    " c.content_hash, c.layer, coalesce(c.parent_id, chr(1)), c.seq, c.char_start, c.char_end,"
+    " md5(coalesce(c.summary, ''))), chr(30) ORDER BY c.seq, c.chunk_id)) || md5(concat_ws(chr(31),"
+    " coalesce(d.title, ''), d.source, d.url, coalesce(d.citation, chr(1)), md5(coalesce(top.summary, ''))))"
+    " FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+    " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
+    " LEFT JOIN chunks top ON top.version_id = c.version_id AND top.layer = 1"
+    " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = %s"
+    " GROUP BY c.doc_id, d.title, d.source, d.url, d.citation, top.summary"
+)
+
+
+def layer_digests(conn: psycopg.Connection, layer: int = 3) -> dict[str, str]:
+    """doc_id -> a digest of what :func:`load_layer` returns of the document (rows and indexed texts), without
+    loading them: a changed digest is a changed document."""
+    if layer not in LAYERS:
+        raise ValueError(f"layer must be one of {LAYERS}, not {layer!r}")
+    digests = dict(conn.execute(_DIGEST_QUERY, (layer,)))
+    versions = ActChunkVersions(conn)
+    acts = sorted(set(versions.timelines) | set(versions.kinds))
+    fields: dict[str, list] = {}
+    for doc_id, chunk_id in conn.execute(
+        "SELECT c.doc_id, c.chunk_id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+        " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
+        " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = %s"
+        " AND c.doc_id = ANY(%s) ORDER BY c.doc_id, c.seq, c.chunk_id",
+        (layer, acts),
+    ):
+        fields.setdefault(doc_id, []).append([chunk_id, versions.fields(doc_id, chunk_id)])
+    # layer 3's section paths carry the structure above an act's provisions with its headings (with_heading_paths)
+    paths = heading_paths(conn, sorted(fields)) if layer == 3 and fields else {}
+    for doc_id, found in paths.items():
+        fields.setdefault(doc_id, []).append(["heading_paths", found])
+    for doc_id, listed in fields.items():
+        if doc_id in digests:
+            extra = hashlib.sha256(json.dumps(listed, sort_keys=True, default=str).encode()).hexdigest()
+            digests[doc_id] += extra
+    return digests

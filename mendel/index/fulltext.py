@@ -60,20 +60,50 @@ def lexemes_hash(context_text: str) -> str:
     return hashlib.sha256(("lexemes-v1\n" + context_text).encode("utf-8")).hexdigest()
 
 
+# The live passages (served versions: mendel.crawl.last_good; the filter of mendel.index.corpus.load_layer).
+_LIVE_PASSAGES = (
+    "SELECT count(*) FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+    " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
+    " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = 3"
+)
+# The documents that may have a passage whose lexemes are missing or were made from another contextual text:
+# lexemes_hash of mendel.index.corpus.contextual_text computed in SQL over the stored section path (the head joins
+# the present ones of citation, title and section with " — ", the text joins the present ones of head, document
+# summary and passage with a line break). A section path load_layer widens with headings never matches it, so
+# such documents are always candidates, as are acts with a provision tree (their heading paths may have changed);
+# fill_lexemes compares the real hashes.
+_PENDING_DOCUMENTS = (
+    "SELECT DISTINCT c.doc_id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+    " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
+    " LEFT JOIN chunks top ON top.version_id = c.version_id AND top.layer = 1"
+    " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = 3"
+    " AND (c.lexemes IS NULL OR c.lexemes_hash IS DISTINCT FROM"
+    " encode(sha256(convert_to('lexemes-v1' || chr(10) || concat_ws(chr(10), nullif(concat_ws(' — ',"
+    " nullif(d.citation, ''), nullif(coalesce(d.title, ''), ''), nullif(c.section_path, '')), ''),"
+    " nullif(coalesce(top.summary, ''), ''), nullif(c.text, '')), 'UTF8')), 'hex')"
+    " OR c.doc_id IN (SELECT p.doc_id FROM provisions p))"
+)
+
+
 def fill_lexemes(conn: psycopg.Connection, batch_size: int = 5000) -> dict:
     """Write ``chunks.lexemes`` for the live passages whose lexemes are missing or were made from another
     contextual text; returns counts for the run's metadata."""
     started = time.monotonic()
     reprocessed = stage_versions.reprocess_lexemes(conn)
     analyser_version = stage_versions.version("analyser")
-    records = load_layer(conn, PASSAGE_LAYER)
+    # the documents with a passage whose lexemes are missing or were made from another contextual text, found in
+    # the database (lexemes_hash computed there as in Python): only those are loaded and analysed
+    documents = [d for (d,) in conn.execute(_PENDING_DOCUMENTS)]
+    records = load_layer(conn, PASSAGE_LAYER, documents) if documents else []
     stored = dict(
         conn.execute(
-            "SELECT chunk_id, lexemes_hash FROM chunks WHERE layer = %s AND lexemes IS NOT NULL", (PASSAGE_LAYER,)
+            "SELECT chunk_id, lexemes_hash FROM chunks WHERE layer = %s AND lexemes IS NOT NULL AND doc_id = ANY(%s)",
+            (PASSAGE_LAYER, documents),
         )
     )
     pending = [(r.chunk_id, r.context_text) for r in records]
     pending = [(cid, text, h) for cid, text in pending if stored.get(cid) != (h := lexemes_hash(text))]
+    live = conn.execute(_LIVE_PASSAGES).fetchone()[0]
     for start in range(0, len(pending), batch_size):
         write_lexemes(
             conn,
@@ -82,7 +112,7 @@ def fill_lexemes(conn: psycopg.Connection, batch_size: int = 5000) -> dict:
         )
     return {
         "lexemes_written": len(pending),
-        "lexemes_kept": len(records) - len(pending),
+        "lexemes_kept": live - len(pending),
         "lexemes_reprocessed_by_version": reprocessed,
         "lexemes_stage_version": analyser_version,
         "lexemes_seconds": round(time.monotonic() - started, 2),

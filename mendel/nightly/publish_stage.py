@@ -1,5 +1,6 @@
-"""The publish stage: the built indexes, every layer's chunk table and the documents' metadata copied into a new
-bundle, published atomically."""
+"""The publish stage: the built index parts (every layer's segments with their chunk table, and the graph)
+hard-linked into a new bundle beside the documents' metadata, published atomically; a night writes what changed,
+not the corpus (mendel.index.segments)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,7 @@ import psycopg
 from mendel.core import stage_versions
 from mendel.crawl import last_good
 from mendel.crawl.boards import notice_links, placing
-from mendel.index import bundle
-from mendel.index.corpus import LAYERS, load_layer
+from mendel.index import bundle, segments
 from mendel.records.court_decisions import document_courts
 from mendel.records.grounding import record_grounding
 
@@ -32,22 +32,27 @@ def _live_stages(bundles_dir: Path, live: str | None) -> dict | None:
         return None
 
 
+# A document's summary is its L1 chunk's, for the documents whose chunks the index holds (mendel.index.corpus).
+_SUMMARIES = (
+    "SELECT c.doc_id, coalesce(c.summary, '') FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+    " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
+    " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = 1"
+)
+
+
 def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path, model: str, keep: int = 3) -> dict:
     """Copy the built indexes and every layer's chunk table into a new bundle, then publish it atomically
     (layout: mendel.index.bundle)."""
-    records = {layer: load_layer(conn, layer) for layer in LAYERS}
+    summaries = dict(conn.execute(_SUMMARIES))
     staging = bundle.staging_dir(bundles_dir)
+    copied = {"linked": 0, "copied": 0, "copied_bytes": 0}
     try:
-        for part in (*bundle.LAYER_PARTS, bundle.GRAPH_PART):
-            shutil.copytree(_complete(bundle.part_path(build_dir, part)), bundle.part_path(staging, part))
-        for layer in (1, 2):
-            for part in bundle.LAYER_PARTS:
-                shutil.copytree(
-                    _complete(bundle.part_path(build_dir, part, layer)), bundle.part_path(staging, part, layer)
-                )
-        for layer, rows in records.items():
-            bundle.write_chunks(bundle.layer_path(staging, layer), (r.bundle_row() for r in rows))
-        summaries = {r.doc_id: r.summary for r in records[1]}
+        for layer in (3, 2, 1):
+            for part in bundle.LAYER_PARTS if layer != 3 else (*bundle.LAYER_PARTS, bundle.GRAPH_PART):
+                source = bundle.part_path(build_dir, part, layer)
+                # every file of a built part is written once and replaced, never changed: a link is a copy
+                for key, value in segments.link_tree(_complete(source), bundle.part_path(staging, part, layer)).items():
+                    copied[key] += value
         # sha256 + content_type: the served version's original in the raw store (served by the API): the current
         # one, or the last good one while the current is quarantined (the document says so: last_good_version).
         places = placing.document_places(conn)  # a notice board's documents carry its kraj / okres / obec
@@ -89,21 +94,23 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
             "model": model,
             "counts": {
                 "documents": len(documents),
-                "chunks": len(records[3]),
-                "sections": len(records[2]),
-                "document_chunks": len(records[1]),
+                "chunks": layers["3"]["chunks"],
+                "sections": layers.get("2", {}).get("chunks", 0),
+                "document_chunks": layers.get("1", {}).get("chunks", 0),
             },
             "layers": layers,
             "stages": stage_versions.bundle_versions(conn, model),
         }
         previous = bundle.current_version(bundles_dir)
         # the same files made by other stage versions are a new bundle too: the manifest says what made it
+        report: dict = {}
         path = bundle.publish(
             staging,
             bundles_dir,
             manifest,
             keep=keep,
             skip_unchanged=_live_stages(bundles_dir, previous) == manifest["stages"],
+            report=report,
         )
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -112,7 +119,9 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
         "version": path.name,
         "path": str(path),
         "documents": len(documents),
-        "chunks": len(records[3]),
-        "sections": len(records[2]),
+        "chunks": manifest["counts"]["chunks"],
+        "sections": manifest["counts"]["sections"],
         "published": path.name != previous,
+        "bytes_written": report.get("bytes_written", 0) if path.name != previous else 0,
+        "files_linked": copied["linked"],
     }

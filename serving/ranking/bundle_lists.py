@@ -130,7 +130,7 @@ class BundleLists:
             with self._upper_lock:
                 if number not in self._upper:
                     path = bundle.layer_path(self.path, number)
-                    self._upper[number] = LayerIndex(path, number) if (path / bundle.CHUNKS).exists() else None
+                    self._upper[number] = LayerIndex(path, number) if bundle.layer_exists(self.path, number) else None
         return self._upper[number]
 
     def layer_for(self, scope: str | None) -> LayerIndex:

@@ -89,6 +89,8 @@ class DenseLists:
 
 
 def nearest(index, vector: np.ndarray, n: int, allowed: np.ndarray | None) -> tuple[list[int], list[float]]:
+    if hasattr(index, "nearest"):  # a layer grown by segments (mendel.index.segment_dense) searches itself
+        return index.nearest(vector, n, allowed)
     if allowed is None:
         sims, ids = index.search(vector, min(n, index.ntotal))
         return [int(i) for i in ids[0] if i >= 0], [float(d) for i, d in zip(ids[0], sims[0]) if i >= 0]

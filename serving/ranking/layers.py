@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mendel.index import bundle
+from mendel.index import bundle, segments
 from mendel.law.identifiers import file_number
 
 PASSAGE_LAYER = 3
@@ -85,6 +85,32 @@ class ChunkTable(Sequence):
             yield row
 
 
+class SegmentedChunkTable(ChunkTable):
+    """The chunk table of a layer grown by segments: row i is bytes ``starts[i]:ends[i]`` of ``paths[files[i]]``."""
+
+    def __init__(self, paths: Sequence[Path], files: np.ndarray, starts: np.ndarray, ends: np.ndarray):
+        self.paths = [Path(p) for p in paths]
+        self._files, self._starts, self._ends = files, starts, ends
+        self._fds = [os.open(p, os.O_RDONLY) for p in self.paths]
+        for fd in self._fds:
+            weakref.finalize(self, os.close, fd)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        index = int(index)
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("chunk index out of range")
+        start, end = int(self._starts[index]), int(self._ends[index])
+        return json.loads(os.pread(self._fds[int(self._files[index])], end - start, start))
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+
 class ChunkEntities(Mapping):
     """L3 chunk id -> the entity ids it links (sorted), read from the entity graph's index arrays: the mapping
     ``graph.json`` holds as ``chunk_entities``, without a million Python lists."""
@@ -113,17 +139,24 @@ class LayerIndex:
     each being the same chunk, and the lookups the exact-reference fast path needs."""
 
     def __init__(self, path: Path, layer: int):
-        import bm25s
-        import faiss
-
         self.path = Path(path)
         self.layer = layer
-        self.bm25 = bm25s.BM25.load(str(bundle.bm25_index_path(self.path)))
-        self.faiss = faiss.read_index(str(bundle.faiss_index_path(self.path)))
         self.doc_chunks: dict[str, list[int]] = {}
         self.section_chunks: dict[tuple[str, str], list[int]] = {}  # (act citation, section label)
         self.heading_chunks: dict[tuple[str, str], list[int]] = {}  # (act citation, a provision heading line)
         self.identifier_chunks: dict[str, list[int]] = {}  # a decision's file number or ECLI
+        if segments.is_segmented(self.path / bundle.BM25_PART):
+            self._load_segments()
+        else:
+            self._load_whole()
+        self._id_order: np.ndarray | None = None
+
+    def _load_whole(self) -> None:
+        import bm25s
+        import faiss
+
+        self.bm25 = bm25s.BM25.load(str(bundle.bm25_index_path(self.path)))
+        self.faiss = faiss.read_index(str(bundle.faiss_index_path(self.path)))
         chunk_ids: list[bytes] = []
         starts, ends = [], []
         # One pass over the chunk table for the lookups; the rows themselves are read again only when returned.
@@ -131,19 +164,44 @@ class LayerIndex:
             starts.append(start)
             ends.append(end)
             chunk_ids.append(c["chunk_id"].encode())
-            self.doc_chunks.setdefault(c["doc_id"], []).append(i)
-            if c.get("citation"):
-                self.section_chunks.setdefault((c["citation"], _section_label(c.get("section") or "")), []).append(i)
-                for heading in HEADING_LINE_RE.findall(c["text"]):
-                    key = (c["citation"], " ".join(heading.split()).lower())
-                    self.heading_chunks.setdefault(key, []).append(i)
-            for key in identifier_keys(c.get("citation"), c["doc_id"]):
-                self.identifier_chunks.setdefault(key, []).append(i)
+            self._look_up(i, c)
         self.chunks = ChunkTable(
             self.path / bundle.CHUNKS, np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
         )
         self.chunk_ids = np.asarray(chunk_ids, dtype=bytes)  # row i -> chunk id (fixed-width bytes)
-        self._id_order: np.ndarray | None = None
+
+    def _load_segments(self) -> None:
+        """A layer grown by segments (mendel.index.segments): rows in the order a whole rebuild has."""
+        from mendel.index.segment_bm25 import SegmentedBM25, chunk_files, scan_live
+        from mendel.index.segment_dense import SegmentedVectors
+
+        lexical = segments.LiveRows(self.path / bundle.BM25_PART)
+        self.bm25 = SegmentedBM25(lexical)
+        self.faiss = SegmentedVectors(segments.LiveRows(self.path / bundle.DENSE_PART))
+        n = len(lexical)
+        starts, ends = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        files = np.zeros(n, dtype=np.int32)
+        chunk_ids: list[bytes] = [b""] * n
+        for i, number, start, end, c in scan_live(lexical):
+            starts[i], ends[i], files[i] = start, end, number
+            chunk_ids[i] = c["chunk_id"].encode()
+            self._look_up(i, c)
+        for lookup in (self.doc_chunks, self.section_chunks, self.heading_chunks, self.identifier_chunks):
+            for rows in lookup.values():
+                rows.sort()  # segment by segment above: each list in row order, as one pass in order makes it
+        self.chunks = SegmentedChunkTable(chunk_files(lexical), files, starts, ends)
+        self.chunk_ids = np.asarray(chunk_ids, dtype=bytes)
+
+    def _look_up(self, i: int, c: dict) -> None:
+        """Row ``i`` (chunk ``c``) into the lookups of the exact-reference fast path."""
+        self.doc_chunks.setdefault(c["doc_id"], []).append(i)
+        if c.get("citation"):
+            self.section_chunks.setdefault((c["citation"], _section_label(c.get("section") or "")), []).append(i)
+            for heading in HEADING_LINE_RE.findall(c["text"]):
+                key = (c["citation"], " ".join(heading.split()).lower())
+                self.heading_chunks.setdefault(key, []).append(i)
+        for key in identifier_keys(c.get("citation"), c["doc_id"]):
+            self.identifier_chunks.setdefault(key, []).append(i)
 
     def position(self, chunk_id: str) -> int | None:
         """Row of ``chunk_id`` in this layer, or None (a sorted-array search: no million-key dict)."""

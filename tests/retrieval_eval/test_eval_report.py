@@ -183,7 +183,7 @@ def test_heldout_gold_grounded_in_published_bundle():
         path = bundle.current_bundle(get_settings().bundles_dir)
     except Exception:
         pytest.skip("no published bundle under $MENDEL_HOME")
-    chunks = [json.loads(line) for line in (path / "chunks.jsonl").open(encoding="utf-8")]
+    chunks = list(bundle.layer_rows(path, 3))
     documents = [d["doc_id"] for d in json.loads((path / "documents.json").read_text())]
     questions = load_questions(HELDOUT)
     if not {g["doc_id"] for q in questions for g in q["gold"]} <= set(documents):

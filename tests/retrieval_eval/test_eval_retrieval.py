@@ -117,10 +117,12 @@ def _bundle():
 
 
 def test_dev_gold_grounded_in_published_bundle():
+    from mendel.index import bundle
+
     path = _bundle()
     if path is None:
         pytest.skip("no published bundle under $MENDEL_HOME")
-    chunks = [json.loads(line) for line in (path / "chunks.jsonl").open(encoding="utf-8")]
+    chunks = list(bundle.layer_rows(path, 3))
     documents = [d["doc_id"] for d in json.loads((path / "documents.json").read_text())]
     if not {g["doc_id"] for q in load_questions(QUESTIONS) for g in q["gold"]} <= set(documents):
         pytest.skip("bundle does not hold the whole sample corpus")

@@ -20,7 +20,7 @@ from mendel.core.config import SAMPLE_CORPUS
 from mirror.server import MirrorThread
 from tests.support.crawl import crawl_runner
 from tests.support.databases import copy_database
-from tests.support.index import RecordingEmbedder, read_jsonl, run_index
+from tests.support.index import RecordingEmbedder, run_index
 
 # (server, crawls, process) -> (template database, the home its crawl wrote): a crawl costs seconds, a copy doesn't.
 _crawled: dict[tuple[str, str, bool], tuple[str, Path]] = {}
@@ -138,7 +138,7 @@ def index_in_two_steps(pg_server_url: str, home: Path) -> dict:
         "embedder": embedder,
         "embedded_second": embedder.embedded[len(embedded_first) :],
         "path": path,
-        "chunks": [c for c in read_jsonl(path / "chunks.jsonl") if c["doc_id"] == ACT],
+        "chunks": [c for c in bundle.layer_rows(path, 3) if c["doc_id"] == ACT],
     }
 
 

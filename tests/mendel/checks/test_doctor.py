@@ -60,9 +60,16 @@ def _broken_copy(nightly, tmp_path, home=None):
     store.path_for(sha).unlink()
     stray = store.put(b"a body no version has").sha256
     live = home / "bundles" / bundle.current_version(home / "bundles")
-    chunks = live / bundle.CHUNKS
+    chunks = next(iter(sorted((live / bundle.BM25_PART).glob(f"segments/*/{bundle.CHUNKS}"))))  # a passage segment's
     chunks.write_bytes(chunks.read_bytes()[: chunks.stat().st_size // 3])
-    return home, {"doc_id": doc_id, "version_id": version_id, "sha": sha, "stray": stray, "bundle": live.name}
+    return home, {
+        "doc_id": doc_id,
+        "version_id": version_id,
+        "sha": sha,
+        "stray": stray,
+        "bundle": live.name,
+        "chunks": str(chunks.relative_to(live)),
+    }
 
 
 def test_doctor_names_every_problem_on_a_broken_copy(nightly, tmp_path, monkeypatch):
@@ -108,7 +115,7 @@ def _check_broken(conn, home, broken):
     assert any(f"blob {'0' * 64} is missing" in p for p in by_check["version_blobs"])  # the stale version's
     assert by_check["orphan_blobs"] == [p for p in by_check["orphan_blobs"] if broken["stray"] in p] != []
     assert by_check["chunks_current"] == [f"1 chunk(s) of {doc_id} version {old}: the current version is {current}"]
-    assert f"bundle {broken['bundle']}: {bundle.CHUNKS} does not match its checksum" in by_check["bundle"]
+    assert f"bundle {broken['bundle']}: {broken['chunks']} does not match its checksum" in by_check["bundle"]
     assert by_check["current_versions"] == [] and by_check["crawl_log"] == []
 
 

@@ -1,20 +1,21 @@
 """Every index stage from chunks to the published bundle on real documents, then again: unchanged documents cost
-nothing, a changed one replaces its chunks, vectors, postings and graph contributions, a withdrawn one is removed
-everywhere. Also the contextual / raw split and FAISS-vs-pgvector agreement per layer."""
+nothing, a changed one replaces its chunks, vectors, postings and graph contributions (a new segment, its old rows
+tombstoned, the other segments' files shared with the previous bundle), a withdrawn one is removed everywhere. Also
+the contextual / raw split and FAISS-vs-pgvector agreement per layer."""
 
 from __future__ import annotations
 
 import json
 
-import faiss
 import numpy as np
 import psycopg
 import pytest
 
-from mendel.index import bundle
+from mendel.index import bundle, segments
 from mendel.index.pgvector import search_pgvector
+from mendel.index.segment_dense import SegmentedVectors
 from serving.ranking.search import Searcher
-from tests.support.index import RecordingEmbedder, add_document, law_pages, ns_decisions, read_jsonl, run_index
+from tests.support.index import RecordingEmbedder, add_document, law_pages, ns_decisions, run_index
 
 LAW = (
     "/eli/cz/sb/2025/176",
@@ -50,10 +51,10 @@ def current_bundle(home) -> dict:
     for layer in (1, 2, 3):
         root = bundle.layer_path(path, layer)
         layers[layer] = {
-            "chunks": read_jsonl(root / "chunks.jsonl"),
-            "bm25": json.loads((root / "bm25" / "ids.json").read_text()),
-            "dense": json.loads((root / "dense" / "ids.json").read_text()),
-            "ntotal": faiss.read_index(str(root / "dense" / "dense.faiss")).ntotal,
+            "chunks": list(bundle.layer_rows(path, layer)),
+            "bm25": segments.part_chunk_ids(root / "bm25"),
+            "dense": segments.part_chunk_ids(root / "dense"),
+            "ntotal": SegmentedVectors(segments.LiveRows(root / "dense")).ntotal,
         }
     return {
         "path": path,
@@ -164,7 +165,17 @@ def test_a_changed_document_replaces_its_chunks_vectors_postings_and_graph(index
     )
     assert kept_ids == {c["chunk_id"] for c in new["layers"][3]["chunks"] if c["doc_id"] != doc_id}
     assert stats["faiss"]["rebuilt"] == "L3,L2,L1" and stats["graph"]["documents_updated"] == 1
-    # Graph: the entities only the dropped tail supported are gone; the rest stay.
+    # Segments: the night wrote the changed document alone and tombstoned its old rows; the first segment's
+    # files are the previous bundle's, hard-linked, not written again.
+    for part, stage in (("bm25", "bm25"), ("dense", "faiss")):
+        assert stats[stage]["written_rows"] == len(new_ids[3]) and stats[stage]["deleted_rows"] == len(old_ids[3])
+        assert stats[stage]["segments"] == 2
+        first = segments.PartState.read(old["path"] / part).segments[0]
+        kept = new["path"] / part / segments.SEGMENTS_DIR / first.id
+        assert all((kept / f).stat().st_ino == (first.path / f).stat().st_ino for f in first.meta["files"])
+    assert (
+        0 < stats["bundle"]["bytes_written"] < sum(p.stat().st_size for p in new["path"].rglob("*") if p.is_file())
+    )  # Graph: the entities only the dropped tail supported are gone; the rest stay.
     dropped = old_entities - graph_entities_of(conn, doc_id) - elsewhere
     assert dropped, "the shortened text should lose at least one entity of its own"
     nodes = {n["id"] for n in new["graph"]["nodes"]}
@@ -210,8 +221,8 @@ def test_faiss_and_pgvector_agree_on_every_layer(indexed):
     query = embedder.query("exekuce místní příslušnost soud povinný").reshape(1, -1)
     for layer in (1, 2, 3):
         root = bundle.layer_path(path, layer)
-        index = faiss.read_index(str(root / "dense" / "dense.faiss"))
-        ids = json.loads((root / "dense" / "ids.json").read_text())
+        index = SegmentedVectors(segments.LiveRows(root / "dense"))
+        ids = segments.part_chunk_ids(root / "dense")
         k = min(3, len(ids))
         scores, rows = index.search(query.astype(np.float32), k)
         hits = search_pgvector(conn, query[0], k, layer=layer, current_only=True, ef_search=100)
@@ -228,9 +239,75 @@ def test_a_part_left_half_built_is_never_published(indexed):
     with pytest.raises(bundle.BundleError, match="graph"):
         publish_stage.publish_bundle(conn, home / "build", home / "bundles", model=indexed["embedder"].name)
     index_stage.build_graph(conn, home / "build" / "graph")
-    ids = home / "build" / "layers" / "L2" / "dense" / "ids.json"
-    ids.write_text(json.dumps(json.loads(ids.read_text())[::-1]))  # an index over other chunks
+    # an index over other chunks: the L2 vectors lose a document the L2 chunk table still holds
+    state = segments.PartState.read(home / "build" / "layers" / "L2" / "dense")
+    segments.tombstone(state, [LAW[0]])
+    state.write()
     with pytest.raises(bundle.BundleError, match="layer 2"):
         publish_stage.publish_bundle(conn, home / "build", home / "bundles", model=indexed["embedder"].name)
     assert bundle.current_version(home / "bundles") == before
     assert not [p for p in (home / "bundles").iterdir() if p.name.startswith(".staging-")]
+
+
+def test_lexemes_are_written_again_only_where_the_contextual_text_changed(indexed):
+    from mendel.index import fulltext
+
+    conn = indexed["conn"]
+    passages = conn.execute("SELECT count(*) FROM chunks WHERE layer = 3").fetchone()[0]
+    first = fulltext.fill_lexemes(conn)
+    assert first["lexemes_written"] == passages
+    # the database's lexemes_hash of each contextual text is Python's: nothing is pending any more but the
+    # documents whose section paths load_layer widens with headings, or whose heading paths may change (acts with
+    # a provision tree), which are always looked at again
+    from mendel.index.corpus import load_layer
+
+    stored = dict(conn.execute("SELECT chunk_id, section_path FROM chunks WHERE layer = 3"))
+    widened = {r.doc_id for r in load_layer(conn, 3) if r.section != stored[r.chunk_id]}
+    always = widened | {d for (d,) in conn.execute("SELECT DISTINCT doc_id FROM provisions")}
+    assert widened, "the fixture has an act whose section paths carry headings"
+    assert {d for (d,) in conn.execute(fulltext._PENDING_DOCUMENTS)} == always
+    assert fulltext.fill_lexemes(conn)["lexemes_written"] == 0
+    decision = indexed["sources"]["decisions"][0]["ecli"]
+    conn.execute("UPDATE documents SET title = title || ' (opraveno)' WHERE doc_id = %s", (decision,))
+    assert {d for (d,) in conn.execute(fulltext._PENDING_DOCUMENTS)} == always | {decision}
+    own = conn.execute("SELECT count(*) FROM chunks WHERE layer = 3 AND doc_id = %s", (decision,)).fetchone()[0]
+    again = fulltext.fill_lexemes(conn)
+    assert again["lexemes_written"] == own and again["lexemes_kept"] == passages - own
+
+
+# What the search asks of the layers: plain questions, a reference, a whole act (L1), a source filter.
+SAME_ANSWER_QUERIES = [
+    ("adresa pro doručování nájemce při vyklizení bytu", {}),
+    ("exekuce místní příslušnost soud povinný", {}),
+    ("dovolání přípustnost", {"source": "nsoud"}),
+    ("soudní poplatky", {}),
+    ("§ 2 zákona č. 176/2025 Sb.", {}),
+    ("celý zákon č. 176/2025 Sb.", {}),
+    ("celý § 1 zákona č. 176/2025 Sb.", {}),
+    ("náhrada nákladů řízení", {"source": "esbirka"}),
+]
+
+
+def test_a_bundle_grown_by_segments_answers_as_one_rebuilt_whole(indexed):
+    from mendel.nightly import index_stage, publish_stage
+
+    conn, home, embedder = indexed["conn"], indexed["home"], indexed["embedder"]
+    changed = indexed["sources"]["decisions"][1]
+    add_document(
+        conn, changed["ecli"], [changed["full_text"][:1500]], title=changed["title"], citation=changed["case_number"]
+    )
+    run_index(conn, home, embedder)  # a second segment; the first one's rows of that decision tombstoned
+    rebuilt = home / "whole"
+    index_stage.build_bm25(conn, rebuilt / "build" / "bm25")
+    index_stage.build_faiss(conn, rebuilt / "build" / "dense")
+    index_stage.build_graph(conn, rebuilt / "build" / "graph")
+    publish_stage.publish_bundle(conn, rebuilt / "build", rebuilt / "bundles", model=embedder.name)
+    grown = Searcher.latest(home / "bundles", embedder=embedder)
+    whole = Searcher.latest(rebuilt / "bundles", embedder=embedder)
+    for layer in (1, 2, 3):
+        parts = [bundle.layer_path(s.path, layer) / "bm25" for s in (grown, whole)]
+        assert [len(segments.PartState.read(p).segments) for p in parts] == [2, 1]
+    for query, filters in SAME_ANSWER_QUERIES:
+        answers = [s.search_with_coverage(query, k=10, filters=filters).to_dict() for s in (grown, whole)]
+        assert answers[0]["hits"], query
+        assert answers[0] == answers[1], query  # hit by hit: ids, scores, lists, highlights, coverage

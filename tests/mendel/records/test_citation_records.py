@@ -12,6 +12,7 @@ import pytest
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.core.rawstore import RawStore
 from mendel.extract.document import extract_document
+from mendel.index import bundle
 from mendel.nightly import chunk_stage, extract_stage
 from mendel.records.citation_records import CITATION_RECORD, is_citation_record
 from mirror.nalus import NalusSite
@@ -85,8 +86,8 @@ def test_no_placeholder_text_is_indexed(fresh_db, tmp_path, record_pages):
         assert result["chunks"]["citation_records_marked"] == 2
         bundle_dir = tmp_path / "bundles" / result["bundle"]["version"]
         texts = []
-        for chunks_file in bundle_dir.rglob("chunks.jsonl"):
-            texts += [json.loads(line) for line in chunks_file.read_text(encoding="utf-8").splitlines()]
+        for layer in (1, 2, 3):
+            texts += list(bundle.layer_rows(bundle_dir, layer))
         assert texts and all(PLACEHOLDER not in c["text"] for c in texts)
         assert {c["doc_id"] for c in texts} == {real["ecli"]}
         kinds = {d["doc_id"]: d["doc_type"] for d in json.loads((bundle_dir / "documents.json").read_text())}

@@ -1,0 +1,507 @@
+"""Indexes that grow by segments, as Lucene and tantivy grow theirs: an index part of a layer (BM25 with the chunk
+table, or the vectors) is a list of immutable segments plus, per segment, the rows deleted since it was written
+(tombstones). A night writes one small segment holding the documents that changed, tombstones their old rows, and
+merges segments of like size (:func:`plan_merges`); nothing already written is rewritten.
+
+A part directory (in the build directory and, hard-linked, in every bundle):
+
+    live.json                 the part's state: segments in order, each with its tombstone file (or none)
+    segments/<id>/            one immutable segment: docs.json, ids.json, the part's own files, segment.json last
+    deleted/<id>-<digest>.npy deleted local rows of a segment (a new file whenever they change, never rewritten)
+    build_info.json           written last: what the part holds (a part without it is what a killed build left)
+
+Every file is written once under a new name or replaced with ``os.replace``, never changed in place, so a bundle
+can hard-link a part's files and a later build leaves the bundle's copy as it was.
+
+Rows of a segment are grouped by document (a document's rows are contiguous, in the database's ``seq`` order) and
+documents are sorted by id; the serving order of a layer's live rows is the same rule over all segments (documents
+by id, then their rows), so a segmented part serves exactly the rows, in exactly the order, of a part rebuilt whole
+from the same chunks (:class:`LiveRows`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+LIVE = "live.json"
+BUILD_INFO = "build_info.json"  # mendel.index.bundle.BUILD_INFO: written last, a part without it is unfinished
+SEGMENTS_DIR = "segments"
+DELETED_DIR = "deleted"
+SEGMENT_META = "segment.json"  # written last: a segment directory without it is not a segment
+SEGMENT_DOCS = "docs.json"  # [[doc_id, digest, rows], ...] in row order
+SEGMENT_IDS = "ids.json"  # chunk ids in row order
+FORMAT = "segments-1"
+
+# Tiered merging (Lucene's TieredMergePolicy in small): a segment's tier is log_MERGE_FACTOR of its live rows over
+# FLOOR_ROWS; MERGE_FACTOR segments of one tier become one segment of the next, a segment with more than
+# DELETED_SHARE of its rows deleted is rewritten without them, and no merge writes more than the caller's limit.
+FLOOR_ROWS = 5_000
+MERGE_FACTOR = 4
+DELETED_SHARE = 0.3
+
+
+class SegmentError(Exception):
+    pass
+
+
+def write_json(path: Path, value) -> None:
+    """``value`` as JSON at ``path``, through a temporary file and ``os.replace`` (never changed in place)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def is_segmented(part_dir: Path) -> bool:
+    return (Path(part_dir) / LIVE).is_file()
+
+
+# --- documents, the unit of change -------------------------------------------------------------------------
+
+
+@dataclass
+class DocumentRows:
+    """One document's rows of a layer as a part indexes them: its digest (what the part is built from, so an
+    unchanged document keeps its rows) and its rows in order."""
+
+    doc_id: str
+    digest: str
+    rows: list = field(default_factory=list)
+
+
+def group_by_document(items: Iterable, doc_id_of, digest_of_rows) -> dict[str, DocumentRows]:
+    """``items`` (rows in the database's (doc_id, seq) order) grouped per document, each with the digest
+    ``digest_of_rows(rows)`` computes."""
+    grouped: dict[str, DocumentRows] = {}
+    for item in items:
+        doc = doc_id_of(item)
+        entry = grouped.get(doc)
+        if entry is None:
+            entry = grouped[doc] = DocumentRows(doc, "")
+        entry.rows.append(item)
+    for entry in grouped.values():
+        entry.digest = digest_of_rows(entry.rows)
+    return grouped
+
+
+def segment_id(part: str, layer: int, documents: Sequence[tuple[str, str]]) -> str:
+    """A segment's name from what it holds: its part, layer and (document, digest) pairs."""
+    digest = hashlib.sha256(f"{FORMAT}:{part}:{layer}".encode())
+    for doc_id, doc_digest in documents:
+        digest.update(f"\n{doc_id}\t{doc_digest}".encode())
+    return f"L{layer}-{digest.hexdigest()[:20]}"
+
+
+# --- one segment -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Segment:
+    """An immutable segment as its files say: documents (id, digest, rows) in row order and chunk ids."""
+
+    path: Path
+    meta: dict
+    documents: list[tuple[str, str, int]]
+
+    @classmethod
+    def open(cls, path: Path) -> "Segment":
+        path = Path(path)
+        try:
+            meta = json.loads((path / SEGMENT_META).read_text())
+        except FileNotFoundError as exc:
+            raise SegmentError(f"{path} is not a complete segment (no {SEGMENT_META})") from exc
+        documents = [tuple(d) for d in json.loads((path / SEGMENT_DOCS).read_text())]
+        return cls(path, meta, documents)
+
+    @property
+    def id(self) -> str:
+        return self.meta["id"]
+
+    @property
+    def rows(self) -> int:
+        return int(self.meta["rows"])
+
+    def chunk_ids(self) -> list[str]:
+        return json.loads((self.path / SEGMENT_IDS).read_text())
+
+    def document_starts(self) -> np.ndarray:
+        """First local row of each document, plus the row count at the end."""
+        return np.concatenate([[0], np.cumsum([n for _, _, n in self.documents], dtype=np.int64)])
+
+
+def begin_segment(part_dir: Path, seg_id: str) -> Path:
+    """A temporary directory to write segment ``seg_id`` into (:func:`finish_segment` makes it the segment)."""
+    tmp = Path(part_dir) / SEGMENTS_DIR / f".tmp-{seg_id}-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    return tmp
+
+
+def finish_segment(tmp: Path, meta: dict, documents: Sequence[tuple[str, str, int]], chunk_ids: Sequence[str]) -> Path:
+    """Write the segment's documents, ids and meta (with every file's sha256, meta last) and move it into place.
+    A segment of the same name already there holds the same documents: it is kept and ``tmp`` dropped."""
+    (tmp / SEGMENT_DOCS).write_text(json.dumps([list(d) for d in documents], ensure_ascii=False))
+    (tmp / SEGMENT_IDS).write_text(json.dumps(list(chunk_ids)))
+    files = {p.name: file_sha256(p) for p in sorted(tmp.iterdir()) if p.is_file()}
+    (tmp / SEGMENT_META).write_text(
+        json.dumps({**meta, "format": FORMAT, "rows": len(chunk_ids), "documents": len(documents), "files": files})
+    )
+    target = tmp.parent / meta["id"]
+    if (target / SEGMENT_META).exists():
+        shutil.rmtree(tmp)
+    else:
+        shutil.rmtree(target, ignore_errors=True)
+        os.replace(tmp, target)
+    return target
+
+
+def tree_bytes(path: Path) -> int:
+    path = Path(path)
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
+
+
+# --- a part's state ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class PartState:
+    """``live.json``: the part's segments in order, each with its tombstones (local rows, sorted)."""
+
+    part_dir: Path
+    segments: list[Segment]
+    deleted: dict[str, np.ndarray]
+
+    @classmethod
+    def read(cls, part_dir: Path) -> "PartState":
+        part_dir = Path(part_dir)
+        if not is_segmented(part_dir):
+            return cls(part_dir, [], {})
+        live = json.loads((part_dir / LIVE).read_text())
+        segments, deleted = [], {}
+        for entry in live["segments"]:
+            segment = Segment.open(part_dir / SEGMENTS_DIR / entry["id"])
+            segments.append(segment)
+            if entry.get("deleted"):
+                deleted[segment.id] = np.load(part_dir / entry["deleted"])
+        return cls(part_dir, segments, deleted)
+
+    def deleted_rows(self, seg: Segment) -> np.ndarray:
+        return self.deleted.get(seg.id, np.zeros(0, dtype=np.int64))
+
+    def live_rows(self, seg: Segment) -> int:
+        return seg.rows - len(self.deleted_rows(seg))
+
+    def live_documents(self) -> dict[str, tuple[Segment, str, int, int]]:
+        """doc_id -> (segment, digest, first local row, rows) of every document whose rows are not deleted."""
+        found = {}
+        for seg in self.segments:
+            starts = seg.document_starts()
+            gone = self.deleted_rows(seg)
+            dead = np.isin(starts[:-1], gone) if len(gone) else np.zeros(len(seg.documents), dtype=bool)
+            for (doc_id, digest, n), start, is_dead in zip(seg.documents, starts[:-1].tolist(), dead.tolist()):
+                if not is_dead:
+                    found[doc_id] = (seg, digest, start, n)
+        return found
+
+    def write(self, stats: dict | None = None) -> None:
+        """Write the tombstones that changed and ``live.json`` (replaced atomically); segments that hold no live row
+        are left out."""
+        entries = []
+        (self.part_dir / DELETED_DIR).mkdir(parents=True, exist_ok=True)
+        kept = []
+        for seg in self.segments:
+            gone = self.deleted_rows(seg)
+            if len(gone) >= seg.rows:
+                continue  # every row deleted: the segment leaves the part
+            kept.append(seg)
+            entry = {"id": seg.id, "rows": seg.rows, "deleted_rows": int(len(gone)), "deleted": None}
+            if len(gone):
+                gone = np.asarray(gone, dtype=np.int64)
+                name = f"{DELETED_DIR}/{seg.id}-{hashlib.sha256(gone.tobytes()).hexdigest()[:16]}.npy"
+                if not (self.part_dir / name).exists():
+                    tmp = self.part_dir / f"{name}.{os.getpid()}.tmp"
+                    with tmp.open("wb") as handle:
+                        np.save(handle, gone)
+                    os.replace(tmp, self.part_dir / name)
+                entry["deleted"] = name
+            entries.append(entry)
+        self.segments = kept
+        write_json(self.part_dir / LIVE, {"format": FORMAT, "segments": entries, **(stats or {})})
+
+    def collect_garbage(self) -> int:
+        """Remove segments and tombstone files no longer in ``live.json`` (bundles keep their own links);
+        returns how many entries went."""
+        live = json.loads((self.part_dir / LIVE).read_text())
+        wanted_segments = {e["id"] for e in live["segments"]}
+        wanted_deleted = {Path(e["deleted"]).name for e in live["segments"] if e.get("deleted")}
+        removed = 0
+        for entry in (self.part_dir / SEGMENTS_DIR).iterdir() if (self.part_dir / SEGMENTS_DIR).exists() else []:
+            if entry.name not in wanted_segments:
+                shutil.rmtree(entry, ignore_errors=True)
+                removed += 1
+        for entry in (self.part_dir / DELETED_DIR).iterdir() if (self.part_dir / DELETED_DIR).exists() else []:
+            if entry.name not in wanted_deleted:
+                entry.unlink(missing_ok=True)
+                removed += 1
+        return removed
+
+
+def tombstone(state: PartState, doc_ids: Iterable[str]) -> int:
+    """Delete every row of ``doc_ids`` in the segments holding them; returns rows deleted."""
+    live = state.live_documents()
+    new_rows: dict[str, list[np.ndarray]] = {}
+    count = 0
+    for doc_id in doc_ids:
+        if doc_id in live:
+            seg, _, start, n = live[doc_id]
+            new_rows.setdefault(seg.id, []).append(np.arange(start, start + n, dtype=np.int64))
+            count += n
+    for seg_id, rows in new_rows.items():
+        state.deleted[seg_id] = np.union1d(state.deleted.get(seg_id, np.zeros(0, np.int64)), np.concatenate(rows))
+    return count
+
+
+def changes(state: PartState, current: dict[str, str]) -> tuple[list[str], list[str]]:
+    """(documents to write: new or changed, sorted; documents whose live rows go: changed or no longer current)."""
+    live = state.live_documents()
+    written = sorted(d for d, digest in current.items() if d not in live or live[d][1] != digest)
+    gone = sorted({d for d in live if d not in current} | {d for d in written if d in live})
+    return written, gone
+
+
+# --- merging -------------------------------------------------------------------------------------------------
+
+
+def tier(rows: int) -> int:
+    level, size = 0, FLOOR_ROWS
+    while rows > size:
+        level, size = level + 1, size * MERGE_FACTOR
+    return level
+
+
+def plan_merges(state: PartState, max_merge_rows: int) -> list[list[Segment]]:
+    """Merges to run now: MERGE_FACTOR segments of one tier (smallest first), and any segment with more than
+    DELETED_SHARE of its rows deleted rewritten alone, each producing at most ``max_merge_rows`` live rows.
+    Run one round after another until nothing is planned (:func:`merge_rounds`)."""
+    merges: list[list[Segment]] = []
+    used: set[str] = set()
+    by_tier: dict[int, list[Segment]] = {}
+    for seg in state.segments:
+        by_tier.setdefault(tier(state.live_rows(seg)), []).append(seg)
+    for level in sorted(by_tier):
+        members = sorted(by_tier[level], key=state.live_rows)
+        while len(members) >= MERGE_FACTOR:
+            group, members = members[:MERGE_FACTOR], members[MERGE_FACTOR:]
+            if sum(state.live_rows(s) for s in group) <= max_merge_rows:
+                merges.append(group)
+                used.update(s.id for s in group)
+    for seg in state.segments:
+        live = state.live_rows(seg)
+        if seg.id not in used and live <= max_merge_rows and seg.rows - live > DELETED_SHARE * seg.rows:
+            merges.append([seg])
+            used.add(seg.id)
+    return merges
+
+
+def merged_documents(state: PartState, group: Sequence[Segment]) -> list[tuple[Segment, str, str, int, int]]:
+    """The live documents of ``group`` sorted by id: (segment, doc_id, digest, first local row, rows)."""
+    found = []
+    for seg in group:
+        starts = seg.document_starts()[:-1]
+        gone = state.deleted_rows(seg)
+        dead = np.isin(starts, gone) if len(gone) else np.zeros(len(starts), dtype=bool)
+        for (doc_id, digest, n), start, is_dead in zip(seg.documents, starts.tolist(), dead.tolist()):
+            if not is_dead:
+                found.append((seg, doc_id, digest, start, n))
+    return sorted(found, key=lambda item: item[1])
+
+
+def replace_segments(state: PartState, group: Sequence[Segment], merged: Segment) -> None:
+    """``merged`` takes the place of the first segment of ``group``; the others leave the part."""
+    ids = {s.id for s in group}
+    position = next(i for i, s in enumerate(state.segments) if s.id in ids)
+    state.segments = [s for s in state.segments if s.id not in ids]
+    state.segments.insert(position, merged)
+    for seg_id in ids:
+        state.deleted.pop(seg_id, None)
+
+
+# --- one night's update -----------------------------------------------------------------------------------------
+
+
+def update_part(
+    part_dir: Path,
+    current: dict[str, str],
+    write_new: Callable[[list[str]], Segment],
+    merge: Callable[[PartState, Sequence[Segment]], Segment],
+    max_merge_rows: int,
+    info: Callable[[PartState], dict] = lambda state: {},
+) -> dict:
+    """Bring a part in line with ``current`` (doc_id -> digest of what the part indexes of it): one new segment
+    (``write_new(doc_ids)``) for the documents new or changed, tombstones for the rows they replace and the
+    documents gone, then the merges :func:`plan_merges` asks for (``merge(state, group)``), none writing more than
+    ``max_merge_rows``. Unchanged, it writes nothing. Returns what it did, which is also ``build_info.json``."""
+    part_dir = Path(part_dir)
+    if part_dir.exists() and not is_segmented(part_dir):
+        shutil.rmtree(part_dir)  # a part built whole before segments: rebuilt as one segment
+    part_dir.mkdir(parents=True, exist_ok=True)
+    state = PartState.read(part_dir)
+    written, gone = changes(state, current)
+    info_path = part_dir / BUILD_INFO
+    if not written and not gone and info_path.exists() and not plan_merges(state, max_merge_rows):
+        return {
+            **json.loads(info_path.read_text()),
+            "changed": False,
+            "written_rows": 0,
+            "deleted_rows": 0,
+            "merges": 0,
+            "bytes_written": 0,
+        }
+    info_path.unlink(missing_ok=True)
+    deleted = tombstone(state, gone)
+    written_rows = segment_bytes = merges = 0
+    if written:
+        segment = write_new(written)
+        state.segments.append(segment)
+        written_rows, segment_bytes = segment.rows, tree_bytes(segment.path)
+    while planned := plan_merges(state, max_merge_rows):
+        for group in planned:
+            merged = merge(state, group)
+            replace_segments(state, group, merged)
+            segment_bytes += tree_bytes(merged.path)
+            merges += 1
+    known = {p.name for p in (part_dir / DELETED_DIR).iterdir()} if (part_dir / DELETED_DIR).exists() else set()
+    state.write()
+    state.collect_garbage()
+    new_tombstones = [p for p in (part_dir / DELETED_DIR).iterdir() if p.name not in known]
+    result = {
+        "format": FORMAT,
+        "rows": sum(state.live_rows(s) for s in state.segments),
+        "segments": len(state.segments),
+        "changed": True,
+        "written_rows": written_rows,
+        "deleted_rows": deleted,
+        "merges": merges,
+        **info(state),
+    }
+    result["bytes_written"] = (
+        segment_bytes + sum(p.stat().st_size for p in new_tombstones) + (part_dir / LIVE).stat().st_size
+    )
+    write_json(info_path, result)
+    return result
+
+
+def merge_part(part_dir: Path, merge: Callable[[PartState, Sequence[Segment]], Segment], max_merge_rows: int) -> dict:
+    """Run the merges :func:`plan_merges` asks for up to ``max_merge_rows`` (the ones a night leaves), nothing else."""
+    part_dir = Path(part_dir)
+    state = PartState.read(part_dir)
+    if not plan_merges(state, max_merge_rows):
+        return {"merges": 0, "bytes_written": 0}
+    info_path = part_dir / BUILD_INFO
+    info = json.loads(info_path.read_text()) if info_path.exists() else {}
+    info_path.unlink(missing_ok=True)
+    merges = segment_bytes = 0
+    while planned := plan_merges(state, max_merge_rows):
+        for group in planned:
+            merged = merge(state, group)
+            replace_segments(state, group, merged)
+            segment_bytes += tree_bytes(merged.path)
+            merges += 1
+    state.write()
+    state.collect_garbage()
+    write_json(info_path, {**info, "segments": len(state.segments), "merges": merges, "bytes_written": segment_bytes})
+    return {"merges": merges, "bytes_written": segment_bytes, "segments": len(state.segments)}
+
+
+# --- reading: the live rows in serving order ------------------------------------------------------------------
+
+
+class LiveRows:
+    """The live rows of a segmented part in serving order (documents by id, each document's rows in order): the
+    order a part rebuilt whole from the same chunks has. Row ``g`` of the part is row ``local[g]`` of segment
+    ``segment[g]``; per segment, ``global_of_local`` maps back (-1: deleted)."""
+
+    def __init__(self, part_dir: Path):
+        self.state = PartState.read(part_dir)
+        if not self.state.segments and not is_segmented(part_dir):
+            raise SegmentError(f"{part_dir} is not a segmented index part (no {LIVE})")
+        number_of = {seg.id: i for i, seg in enumerate(self.state.segments)}
+        # (doc_id, segment number, first local row, rows)
+        docs = [(d, number_of[seg.id], start, n) for d, (seg, _, start, n) in self.state.live_documents().items()]
+        docs.sort()
+        counts = np.asarray([n for *_, n in docs], dtype=np.int64)
+        total = int(counts.sum())
+        self.segment = np.repeat(np.asarray([s for _, s, _, _ in docs], dtype=np.int32), counts)
+        starts = np.asarray([start for _, _, start, _ in docs], dtype=np.int64)
+        first_global = np.concatenate([[0], np.cumsum(counts)])[:-1]
+        self.local = np.arange(total, dtype=np.int64) - np.repeat(first_global, counts) + np.repeat(starts, counts)
+        self.global_of_local = []
+        for number, seg in enumerate(self.state.segments):
+            mapping = np.full(seg.rows, -1, dtype=np.int64)
+            mine = np.flatnonzero(self.segment == number)
+            mapping[self.local[mine]] = mine
+            self.global_of_local.append(mapping)
+        self.doc_ids = [d for d, *_ in docs]
+
+    def __len__(self) -> int:
+        return len(self.local)
+
+    @property
+    def segments(self) -> list[Segment]:
+        return self.state.segments
+
+    def chunk_ids(self) -> list[str]:
+        ids: list[str | None] = [None] * len(self)
+        for number, seg in enumerate(self.segments):
+            for local, chunk_id in enumerate(seg.chunk_ids()):
+                g = int(self.global_of_local[number][local])
+                if g >= 0:
+                    ids[g] = chunk_id
+        return ids  # type: ignore[return-value]
+
+
+def part_chunk_ids(part_dir: Path) -> list[str]:
+    """The chunk ids of an index part in serving order: a segmented part's live rows, or a whole part's ids.json."""
+    part_dir = Path(part_dir)
+    if is_segmented(part_dir):
+        return LiveRows(part_dir).chunk_ids()
+    return json.loads((part_dir / SEGMENT_IDS).read_text())
+
+
+def link_tree(source: Path, target: Path) -> dict:
+    """Hard-link every file of ``source`` into ``target`` (copying where a link is refused, as across file
+    systems); returns {"linked": files, "copied": files, "copied_bytes": bytes}."""
+    counts = {"linked": 0, "copied": 0, "copied_bytes": 0}
+
+    def link_or_copy(src: str, dst: str) -> str:
+        try:
+            os.link(src, dst)
+            counts["linked"] += 1
+        except OSError:
+            shutil.copy2(src, dst)
+            counts["copied"] += 1
+            counts["copied_bytes"] += os.path.getsize(dst)
+        return dst
+
+    shutil.copytree(
+        source, target, copy_function=link_or_copy, ignore=shutil.ignore_patterns(".tmp-*", "*.tmp"), dirs_exist_ok=True
+    )
+    return counts
