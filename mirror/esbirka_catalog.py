@@ -197,13 +197,7 @@ def _pdf_entry(path: Path, rel: str) -> dict:
         version_kind = "IZ"
     name = (cover or {}).get("name") or (heading or {}).get("name")
     return {
-        "file": rel,
-        "format": "pdf",
-        "size": path.stat().st_size,
-        "sha256": _sha256(path),
-        "collection": "sb",
-        "number": number,
-        "year": year,
+        **_file_fields(path, rel, number, year, "pdf"),
         "act_type": (heading or {}).get("act_type"),
         "title": (heading or {}).get("title"),
         "name": name,
@@ -248,13 +242,7 @@ def _docx_entry(path: Path, rel: str) -> dict:
         number, year = core
     heading = parse_act_heading(text) or {}
     return {
-        "file": rel,
-        "format": "docx",
-        "size": path.stat().st_size,
-        "sha256": _sha256(path),
-        "collection": "sb",
-        "number": number,
-        "year": year,
+        **_file_fields(path, rel, number, year, "docx"),
         "act_type": heading.get("act_type"),
         "title": heading.get("title"),
         "name": heading.get("name"),
@@ -306,13 +294,7 @@ def _html_entry(path: Path, rel: str) -> dict:
     page_title = _PAGE_TITLE.search(path.read_text(encoding="utf-8")[:4000])
     version_date = version_date_from_name(path.name)
     return {
-        "file": rel,
-        "format": "html",
-        "size": path.stat().st_size,
-        "sha256": _sha256(path),
-        "collection": "sb",
-        "number": number,
-        "year": year,
+        **_file_fields(path, rel, number, year, "html"),
         "act_type": heading.get("act_type"),
         "title": heading.get("title"),
         "name": heading.get("name") or (html.unescape(page_title.group(1)) if page_title else None),
@@ -330,6 +312,19 @@ def _html_entry(path: Path, rel: str) -> dict:
     }
 
 
+def _file_fields(path: Path, rel: str, number, year, file_format: str | None = None) -> dict:
+    """What every catalog entry says of its file: where it is, its format, size and hash, and the act it names."""
+    return {
+        "file": rel,
+        "format": file_format or path.suffix.lower().lstrip("."),
+        "size": path.stat().st_size,
+        "sha256": _sha256(path),
+        "collection": "sb",
+        "number": number,
+        "year": year,
+    }
+
+
 def _unreadable_entry(path: Path, rel: str, problem: Exception) -> dict:
     """A file of the corpus that cannot be read (a corrupt DOCX): the act its name says, nothing else known; the
     site serves its register entry and answers an error where its text is asked for."""
@@ -337,13 +332,7 @@ def _unreadable_entry(path: Path, rel: str, problem: Exception) -> dict:
     number, year = number_year_from_name(path.name) or (None, None)
     version_date = version_date_from_name(path.name)
     return {
-        "file": rel,
-        "format": path.suffix.lower().lstrip("."),
-        "size": path.stat().st_size,
-        "sha256": _sha256(path),
-        "collection": "sb",
-        "number": number,
-        "year": year,
+        **_file_fields(path, rel, number, year),
         "name": None,
         "announced": None,
         "effective": version_date,
