@@ -27,7 +27,7 @@ assembled version goes to the raw store (canonical JSON) and to ``act_versions``
 ``act_references``. Feed, history and fragment pages are listings, not documents: a page that fails or is not a
 ``FragmentSeznam`` is logged as a quarantined listing URL (with the reason) and that version is left as it was.
 
-Production asks the official hosts (``Source.hosts``: the API at ``api.e-sbirka.cz`` under the definition's server
+Production asks the official hosts (``Source.hosts``: ``www.e-sbirka.cz``, ``api.e-sbirka.cz`` allowed) under the definition's server
 path, with the ``esel-api-access-key`` header from ``ESBIRKA_API_KEY``); a redirect between official hosts is
 followed, any other host is refused by the host guard.
 """

@@ -179,11 +179,11 @@ SOURCES: dict[str, Source] = {
             "Acts of the Sbírka zákonů from e-Sbírka's REST API: verified PDFs into the raw store, versions in PostgreSQL.",
             spider="crawlers.spiders.esbirka.EsbirkaSpider",
             mirror_sites=("mirror.esbirka.EsbirkaSite",),
-            # The public API (with its access key) first: the spider's base URL; the others are official hosts
-            # a redirect may lead to.
+            # The site's own host first: the spider's base URL and the address people follow; the others are
+            # official hosts a redirect may lead to (the API host is an assumption to confirm with an access key).
             hosts={
-                "esbirka": "https://api.e-sbirka.cz",
-                "esbirka_web": "https://www.e-sbirka.cz",
+                "esbirka": "https://www.e-sbirka.cz",
+                "esbirka_api": "https://api.e-sbirka.cz",
                 "esbirka_opendata": "https://opendata.eselpoint.gov.cz",
             },
             options=(

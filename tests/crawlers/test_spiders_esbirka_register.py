@@ -60,7 +60,7 @@ def test_production_lists_the_whole_register_and_the_whole_feed(monkeypatch):
         arguments = EsbirkaSpider.arguments(settings)
         assert (arguments["years"], arguments["acts"]) == ("", "")
     production = EsbirkaSpider.arguments(Settings())
-    assert production["base_url"] == "https://api.e-sbirka.cz"
+    assert production["base_url"] == "https://www.e-sbirka.cz"
     spider = EsbirkaSpider(**production)
     assert spider.feed == "esbirka:zmeny-zneni|all"
     # an act of any year that the feed names is wanted
