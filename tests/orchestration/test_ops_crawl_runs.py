@@ -77,7 +77,7 @@ def crawl_metadata(result, asset: str = "nsoud_documents") -> dict:
 @pytest.fixture(scope="module")
 def crawls(tmp_path_factory, pg_server_url, mirror):
     """Two real nsoud crawls into one database and one instance: a flaky one (2025, one decision), then a backfill
-    window with nothing in it (February 2025)."""
+    window with nothing in it (September 2026)."""
     home = tmp_path_factory.mktemp("ops_home")
     dagster_home = tmp_path_factory.mktemp("ops_dagster_home")
     shutil.copyfile(dagster_yaml_for("demo"), dagster_home / "dagster.yaml")
@@ -105,7 +105,7 @@ def crawls(tmp_path_factory, pg_server_url, mirror):
     try:
         flaky = flaky_defs.resolve_job_def("crawl_nsoud").execute_in_process(instance=instance, raise_on_error=False)
         window = project.resolve_job_def("backfill_nsoud").execute_in_process(
-            instance=instance, partition_key="2025-02-01", raise_on_error=False
+            instance=instance, partition_key="2026-09-01", raise_on_error=False
         )
         yield {"instance": instance, "flaky": flaky, "window": window}
     finally:
@@ -128,11 +128,11 @@ def test_transient_failure_is_retried_with_backoff(crawls):
 def test_backfill_partition_crawls_only_its_window(crawls):
     result = crawls["window"]
     assert result.success
-    assert result.dagster_run.tags["dagster/partition"] == "2025-02-01"
+    assert result.dagster_run.tags["dagster/partition"] == "2026-09-01"
     assert result.dagster_run.tags["mendel/source"] == "nsoud"
     counts = crawl_metadata(result)
-    # The run's own settings said 2025; the window (nothing published in February 2025) replaced them.
-    assert counts["window_start"] == "2025-02-01" and counts["window_end"] == "2025-03-01"
+    # The run's own settings said 2025; the window (nothing published in September 2026) replaced them.
+    assert counts["window_start"] == "2026-09-01" and counts["window_end"] == "2026-10-01"
     assert counts["discovered"] == 0 and counts["stored"] == 0
 
 
