@@ -17,23 +17,22 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from mendel.index import segments
-
-MANIFEST = "manifest.json"
-CURRENT = "CURRENT"
-CHUNKS = "chunks.jsonl"
-DOCUMENTS = "documents.json"
-LAYERS_DIR = "layers"
-# index parts: one directory each, laid out alike in a bundle and in the build directory
-BM25_PART = "bm25"
-DENSE_PART = "dense"
-GRAPH_PART = "graph"  # L3 only
-LAYER_PARTS = (BM25_PART, DENSE_PART)  # what every layer has
-# files inside a part directory
-IDS = "ids.json"
-BUILD_INFO = "build_info.json"  # written last: a part without it is what a killed build left
-BM25_INDEX = "bm25"  # bm25s' own files
-FAISS_INDEX = "dense.faiss"
-GRAPH_FILE = "graph.json"
+from mendel.index.layout import (  # noqa: F401 (re-exported: the bundle's names)
+    BM25_INDEX,
+    BM25_PART,
+    BUILD_INFO,
+    CHUNKS,
+    CURRENT,
+    DENSE_PART,
+    DOCUMENTS,
+    FAISS_INDEX,
+    GRAPH_FILE,
+    GRAPH_PART,
+    IDS,
+    LAYER_PARTS,
+    LAYERS_DIR,
+    MANIFEST,
+)
 
 
 class BundleError(Exception):

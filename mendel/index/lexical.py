@@ -19,7 +19,7 @@ import numpy as np
 # TOKEN_RE and _term are analyze()'s own two steps; token_id_arrays applies them with a per-token cache and
 # tests/mendel/index/test_bm25_build.py proves its ids equal those of analyze() text by text.
 from mendel.czech.analyzer import TOKEN_RE, _term
-from mendel.index.bundle import BM25_INDEX, BUILD_INFO, IDS
+from mendel.index.layout import BM25_INDEX, BUILD_INFO, IDS
 
 # Bump when the analyser's output changes: indexes built with the old one must be rebuilt.
 ANALYZER_VERSION = "cs-1"

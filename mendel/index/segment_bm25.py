@@ -20,10 +20,10 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 
 from mendel.index import segments
+from mendel.index.layout import BM25_PART as PART
+from mendel.index.layout import CHUNKS
 from mendel.index.lexical import token_id_arrays
 
-PART = "bm25"
-CHUNKS = "chunks.jsonl"
 TERMS = "terms.json"
 POSTINGS = ("indptr", "rows", "freqs", "lengths")  # <name>.npy each
 K1, B = 1.5, 0.75  # bm25s.BM25() defaults: the whole-rebuild index used them

@@ -117,12 +117,7 @@ def test_a_fetched_attachment_is_grounded_to_its_notice_and_the_notice_lists_the
     # a notice whose attachments were not fetched lists them, unfetched
     later = next(n for n in crawled["notices"][FETCHED:] if n["dokument"])
     assert [a["stored"] for a in documents[later["iri"]]["attachments"]] == [False] * len(later["dokument"])
-    chunks = [
-        json.loads(line)
-        for line in (bundle.layer_path(bundle.current_bundle(crawled["home"] / "bundles"), 3) / "chunks.jsonl")
-        .read_text()
-        .splitlines()
-    ]
+    chunks = list(bundle.layer_rows(bundle.current_bundle(crawled["home"] / "bundles"), 3))
     assert any(c["doc_id"] == attachment_url for c in chunks)  # extracted and chunked
 
 
