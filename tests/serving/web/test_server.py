@@ -20,12 +20,14 @@ from tests.support.serving_corpus import serving_docs
 from tests.support.wait import wait_for
 
 COLD_SERVER = """
-import sys, threading
+import signal, sys, threading
 from pathlib import Path
 from serving.web.server import make_server
 from tests.support.bundle import EMBEDDER
 
 server = make_server(Path(sys.argv[1]), port=0, embedder=EMBEDDER, log_level="warning")
+# uvicorn handles SIGTERM only on the main thread: here the server runs on another, so stop it the same way
+signal.signal(signal.SIGTERM, lambda signum, frame: setattr(server, "should_exit", True))
 thread = threading.Thread(target=server.run, daemon=True)
 thread.start()
 while not server.started:
@@ -67,8 +69,12 @@ def cold_server(tmp_path, pg_server_url):
         yield f"http://127.0.0.1:{port_file.read_text()}", tmp_path / "server.log"
     finally:
         process.terminate()
-        process.wait(timeout=30)
-        log.close()
+        try:
+            process.wait(timeout=30)
+        finally:
+            if process.poll() is None:
+                process.kill()
+            log.close()
 
 
 def test_a_cold_server_answers_eight_concurrent_first_requests_without_a_5xx(cold_server):
