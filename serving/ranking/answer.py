@@ -26,7 +26,7 @@ from datetime import date
 import numpy as np
 
 from serving.ranking import in_force
-from serving.ranking.bundle_lists import CANDIDATES, Ranked
+from serving.ranking.query_lists import CANDIDATES, Ranked
 from serving.ranking.filters import SearchFilters
 from serving.ranking.fusion import (
     LEARNED_CANDIDATES,
