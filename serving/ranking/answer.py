@@ -26,7 +26,6 @@ from datetime import date
 import numpy as np
 
 from serving.ranking import in_force
-from serving.ranking.query_lists import CANDIDATES, Ranked
 from serving.ranking.filters import SearchFilters
 from serving.ranking.fusion import (
     LEARNED_CANDIDATES,
@@ -38,6 +37,7 @@ from serving.ranking.fusion import (
 )
 from serving.ranking.hits import Hit, SearchResult
 from serving.ranking.layers import LayerIndex, layer_of
+from serving.ranking.query_lists import CANDIDATES, Ranked
 
 RERANK_MAX = 30
 # A plain question: it runs every list, the act router, the bridge and the coverage block (Searcher.warm)
