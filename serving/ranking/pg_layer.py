@@ -24,6 +24,8 @@ SKIP_MOST = 2000  # a mask leaving out at most this many passages is sent as tho
 POSITIONS = (
     "SELECT c.chunk_id, c.doc_id, c.section_path FROM chunks c " + LIVE + " ORDER BY c.doc_id, c.seq, c.chunk_id"
 )
+TIE_MARGIN = 10  # nearest passages fetched beyond those wanted, so ties at the cut are decided by row order
+SIMILARITY_DIGITS = 6  # similarities equal to this many digits are ties (float32 sums differ in the last bits)
 EMBEDDINGS = "SELECT chunk_id, embedding::text FROM chunks WHERE chunk_id = ANY(%s)"
 
 
@@ -82,10 +84,13 @@ class PostgresVectors:
     def nearest(self, vector: np.ndarray, n: int, allowed: np.ndarray | None) -> tuple[list[int], list[float]]:
         docs, skip = self._layer.restriction(allowed)
         with self._lists.connection() as conn:
-            found = self._lists.nearest_passages(conn, np.asarray(vector).ravel().tolist(), n, docs, skip)
+            found = self._lists.nearest_passages(conn, np.asarray(vector).ravel().tolist(), n + TIE_MARGIN, docs, skip)
         kept = [(self._layer.position(cid), score) for cid, score in found]
-        kept = [(p, s) for p, s in kept if p is not None]
-        return [p for p, _ in kept], [s for _, s in kept]
+        # equal similarities in row order, as the flat index returns them (HNSW returns ties in any order)
+        kept = sorted(
+            ((p, s) for p, s in kept if p is not None), key=lambda ps: (-round(ps[1], SIMILARITY_DIGITS), ps[0])
+        )
+        return [p for p, _ in kept[:n]], [s for _, s in kept[:n]]
 
     def reconstruct(self, position: int) -> np.ndarray:
         with self._lists.connection() as conn:
