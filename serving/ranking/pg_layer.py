@@ -14,7 +14,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from serving.ranking.graph_retrieval import Activation
 from serving.ranking.layers import PASSAGE_LAYER, _section_label
 from serving.ranking.pg_sql import CHUNK_ROWS, LIVE
 
@@ -151,25 +150,3 @@ class PostgresLayer:
         kept_docs = np.unique(self._doc_of[allowed])
         within = np.isin(self._doc_of, kept_docs)
         return self._doc_names[kept_docs].tolist(), frozenset(self.chunk_ids[left_out & within].tolist())
-
-
-class PostgresGraph:
-    """The entity graph in the database with ``EntityGraph``'s interface for one query's lists: ``activate``
-    (seeds -> one hop along ``graph_edges``) and ``ranking`` (passages linking the activated entities)."""
-
-    def __init__(self, lists, layer: PostgresLayer, nodes: int):
-        self._lists, self._layer, self._nodes = lists, layer, nodes
-
-    def __len__(self) -> int:
-        return self._nodes
-
-    def activate(self, entities: list[tuple[str, float]]) -> Activation:
-        with self._lists.connection() as conn:
-            scores = self._lists.activation_of(conn, entities)
-        return Activation(scores, {})
-
-    def ranking(self, activation: Activation, n: int, allowed: np.ndarray | None = None) -> list[int]:
-        docs, skip = self._layer.restriction(allowed)
-        with self._lists.connection() as conn:
-            found = self._lists.graph_ranking(conn, activation.scores, n, docs, skip)
-        return self._layer.positions(found)

@@ -37,23 +37,15 @@ from serving.ranking import in_force
 from serving.ranking.backend import BackendError
 from serving.ranking.dense import DenseLists
 from serving.ranking.filters import SearchFilters
-from serving.ranking.graph_retrieval import (
-    ACT_SHARE,
-    MAX_NEIGHBOURS,
-    NEIGHBOUR_SHARE,
-    SAME_PROVISION_SHARE,
-    provision_head,
-)
 from serving.ranking.layers import PASSAGE_LAYER
-from serving.ranking.pg_layer import PostgresGraph, PostgresLayer
+from serving.ranking.pg_graph import PostgresGraph
+from serving.ranking.pg_layer import PostgresLayer
 from serving.ranking.pg_sql import (
     BM25_B,
     BM25_K1,
     CITING_PASSAGES,
     DECISION_PASSAGES,
     DOCUMENT_FREQUENCY,
-    GRAPH,
-    GRAPH_FILTERED,
     LEXICAL,
     LIVE,
     LIVE_AMONG,
@@ -66,15 +58,12 @@ from serving.ranking.pg_sql import (
 from serving.ranking.query_lists import CANDIDATES, EXPANSION_WEIGHT, QueryLists
 from serving.ranking.references import provision_key
 
-GRAPH_LABELS = ("LAW_REF", "DECISION_REF", "INSTITUTION")  # mendel.index.entity_graph.GRAPH_LABELS
 MAX_CONNECTIONS = 8  # idle connections kept per searcher; more are opened under load and closed after
 # hnsw.ef_search. On the dev set over a 3,419-passage home (hashed-bag-of-words vectors) 100 missed exact nearest
 # passages: default search R@1 0.619 / R@10 0.897 at 100, 0.683 / 0.913 at 200 and at 400.
 EF_SEARCH = 200
 LEXICAL_CANDIDATES = 1000  # passages ranked by the lexical list, at most about (see lexical_ranking)
 DENSE_MARGIN = 10  # nearest passages fetched beyond those wanted, for the few that may not be live
-GRAPH_MARGIN = 20  # graph candidates fetched beyond those wanted, for passages that are not live
-GRAPH_BATCHES = 5  # then as many further batches at most
 MAX_TERM_CHARS = 200  # mendel.index.fulltext.MAX_LEXEME_CHARS: a longer token has no lexeme
 FREQUENCIES_KEPT = 100_000  # terms' document frequencies cached per searcher (one searcher per bundle version)
 
@@ -415,94 +404,6 @@ class PostgresLists(QueryLists):
             )
             if cid not in skip
         ][:n]
-
-    def activation_of(self, conn, wanted: list[tuple[str, float]]) -> dict[str, float]:
-        """Entity id -> activation: the query's entities (``wanted``, with weights) found in ``graph_nodes`` (a
-        provision the graph does not hold enters through the same provision cited more precisely and, more weakly,
-        its act), then one hop along ``graph_edges`` (the ``MAX_NEIGHBOURS`` strongest), as ``EntityGraph.activate``."""
-        from mendel.ner.rules import split_law_ref_norm
-
-        if not wanted:
-            return {}
-        known = {
-            row[0]
-            for row in conn.execute(
-                "SELECT entity_id FROM graph_nodes WHERE entity_id = ANY(%s)", ([e for e, _ in wanted],)
-            )
-        }
-        seeds: dict[str, float] = {}
-
-        def seed(entity: str, weight: float) -> None:
-            seeds[entity] = max(seeds.get(entity, 0.0), weight)
-
-        for entity, weight in wanted:
-            if entity in known:
-                seed(entity, weight)
-                continue
-            label, _, norm = entity.partition(":")
-            act, provision = split_law_ref_norm(norm) if label == "LAW_REF" else (None, None)
-            if not act:
-                continue
-            head = provision_head(provision)
-            rows = conn.execute(
-                "SELECT entity_id, norm FROM graph_nodes WHERE label = 'LAW_REF' AND (norm = %s OR norm LIKE %s)",
-                (act, act.replace("%", r"\%") + " %"),
-            ).fetchall()
-            if head:
-                same = [
-                    e
-                    for e, found_norm in rows
-                    if split_law_ref_norm(found_norm)[0] == act
-                    and provision_head(split_law_ref_norm(found_norm)[1]) == head
-                ]
-                for e in same:
-                    seed(e, weight * SAME_PROVISION_SHARE / math.sqrt(len(same)))
-                if any(found_norm == act for _, found_norm in rows):
-                    seed(f"LAW_REF:{act}", weight * ACT_SHARE)
-        if not seeds:
-            return {}
-        adjacency: dict[str, dict[str, float]] = {s: {} for s in seeds}
-        for source, target, weight in conn.execute(
-            "SELECT source, target, weight FROM graph_edges WHERE (source = ANY(%(s)s) OR target = ANY(%(s)s))"
-            " AND weight > 0 AND source <> target",
-            {"s": list(seeds)},
-        ):
-            for a, b in ((source, target), (target, source)):
-                if a in adjacency:
-                    adjacency[a][b] = adjacency[a].get(b, 0.0) + float(weight)
-        spread: dict[str, float] = {}
-        for entity, weight in seeds.items():
-            row = adjacency[entity]
-            strongest = max(row.values(), default=0.0)
-            if strongest <= 0:
-                continue
-            share = weight * NEIGHBOUR_SHARE / strongest
-            for other, w in row.items():
-                if other not in seeds:
-                    spread[other] = spread.get(other, 0.0) + share * w
-        scores = dict(seeds)
-        for other, value in sorted(spread.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_NEIGHBOURS]:
-            scores[other] = value
-        return scores
-
-    def graph_ranking(
-        self, conn, activation: dict[str, float], n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
-    ) -> list[str]:
-        if not activation:
-            return []
-        ids = sorted(activation)
-        linking = dict(conn.execute("SELECT entity_id, chunks FROM graph_nodes WHERE entity_id = ANY(%s)", (ids,)))
-        weights = [activation[e] * math.log1p(max(self.passage_total, 1) / max(linking.get(e) or 0, 1)) for e in ids]
-        values = {"ids": ids, "weights": weights, "labels": list(GRAPH_LABELS), "docs": docs, "k": n + GRAPH_MARGIN}
-        kept: list[str] = []
-        for batch in range(GRAPH_BATCHES):
-            values["skip"] = batch * values["k"]
-            found = [cid for cid, score in conn.execute(GRAPH if docs is None else GRAPH_FILTERED, values) if score > 0]
-            live = {row[0] for row in conn.execute(LIVE_AMONG, (found,))}
-            kept += [cid for cid in found if cid in live and cid not in skip]
-            if len(kept) >= n or len(found) < values["k"]:
-                break
-        return kept[:n]
 
     def reference_tiers(self, query: str, allowed=None, understanding=None, layer=None) -> tuple[list[int], list[int]]:
         """``BundleLists.reference_tiers`` over the database: (the reference's own rows, rows citing it)."""
