@@ -5,12 +5,9 @@ asks for and among the chunks its filters and date allow."""
 
 from __future__ import annotations
 
-import itertools
 import json
-import re
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -21,51 +18,22 @@ from mendel.index import bundle
 from serving.ranking import in_force
 from serving.ranking.dense import DenseLists
 from serving.ranking.filters import SearchFilters
-from serving.ranking.fusion import GRAPH_MIN_SHARE, RRF_WEIGHTS, Signals, entity_coverage, rrf_fuse
 from serving.ranking.graph_retrieval import top_positions
 from serving.ranking.layers import PASSAGE_LAYER, SCOPE_LAYERS, ChunkEntities, LayerIndex
-from serving.ranking.references import bundle_tiers, lead_exact
+from serving.ranking.query_lists import (  # noqa: F401  (re-exported: what callers import from here)
+    CANDIDATES,
+    EXPANSION_WEIGHT,
+    QueryLists,
+    Ranked,
+    content_terms,
+    names_something,
+)
+from serving.ranking.references import bundle_tiers
 
-CANDIDATES = 50
-
-
-def content_terms(text: str) -> frozenset[str]:
-    """The analysed terms of a query that carry its topic (question words and "zákon" left out)."""
-    from mendel.law.domain_routing import QUERY_STOPWORDS
-
-    return frozenset(analyze(text)) - QUERY_STOPWORDS
-
-
-SECTION_NUMBER_RE = re.compile(r"§\s*(\d+)")
-# The governing act's own list (BM25 among its passages) counts as much as BM25 itself: its passages lead.
-GOVERNING_WEIGHT = 1.0
-WORD_RE = re.compile(r"[^\W\d_]+")
+__all__ = ["CANDIDATES", "BundleLists", "Ranked", "content_terms", "names_something"]
 
 
-def names_something(query: str) -> bool:
-    """A capitalised word after the first (``Kadaň``, ``Mírovém``; not an abbreviation such as ``DPH``): the
-    question names something particular."""
-    return any(w[0].isupper() and w[1:].islower() for w in WORD_RE.findall(query)[1:])
-
-
-LEXICON_CHUNKS = 20_000  # passages read for the collection's word forms (a bundle's first search waits for them)
-PART_SECTIONS = 3  # sections of the governing act whose headings match a question best: the part it is about
-# What a term of the lay-to-legal expansion counts in BM25 next to a term the user typed.
-EXPANSION_WEIGHT = 0.5
-
-
-@dataclass
-class Ranked:
-    """One query's candidates, best first: (chunk index, score, names of the lists it came from), and the
-    activation of graph entities behind the graph list."""
-
-    fused: list[tuple[int, float, list[str]]]
-    activation: dict[str, float]
-    signals: Signals = field(default_factory=Signals)
-    own: list[int] = field(default_factory=list)  # the exact reference's own chunks (they lead, whatever else)
-
-
-class BundleLists:
+class BundleLists(QueryLists):
     """A published bundle opened for search: its layers, what a search may return (filters, acts in force) and one
     query's ranked lists (BM25, dense, the entity graph, routed acts) fused with its exact references first."""
 
@@ -183,18 +151,6 @@ class BundleLists:
 
     # --- ranked lists --------------------------------------------------------------------------------
 
-    def bm25_ranking(
-        self,
-        query: str,
-        n: int = CANDIDATES,
-        allowed: np.ndarray | None = None,
-        layer: LayerIndex | None = None,
-        expansion: str = "",
-    ) -> list[int]:
-        """Chunks by BM25 score of ``query``; ``expansion`` (the legal wording of the query's lay words) adds its
-        own terms' scores at ``EXPANSION_WEIGHT``."""
-        return self.bm25_scored(query, n, allowed, layer, expansion)[0]
-
     def bm25_scored(
         self,
         query: str,
@@ -236,20 +192,6 @@ class BundleLists:
         """:meth:`dense_ranking` with each chunk's cosine similarity to the query."""
         return self._dense.scored((layer or self.passages).faiss, query, n, allowed)
 
-    def graph_activation(self, query: str, understanding=None):
-        """Entity-graph activation (:class:`serving.ranking.graph_retrieval.Activation`) for the query: its entities and routed
-        acts, spread one hop."""
-        from serving.query.analyze import analyze_query
-
-        seeds = [(e["id"], e["weight"]) for e in analyze_query(query, understanding=understanding)["entities"]]
-        return self.graph.activate(seeds)
-
-    def graph_ranking(
-        self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None, understanding=None
-    ) -> list[int]:
-        """L3 chunks linked to the query's entity-graph neighbourhood, best first."""
-        return self.graph.ranking(self.graph_activation(query, understanding), n, allowed)
-
     def reference_tiers(
         self, query: str, allowed: np.ndarray | None = None, understanding=None, layer: LayerIndex | None = None
     ) -> tuple[list[int], list[int]]:
@@ -260,210 +202,3 @@ class BundleLists:
         index = layer or self.passages
         found = understanding or understand(query)
         return bundle_tiers(index, self.graph, found, allowed, passages=index is self.passages)
-
-    def reference_ranking(self, query: str, allowed: np.ndarray | None = None) -> list[int]:
-        own, citing = self.reference_tiers(query, allowed)
-        return own + citing
-
-    @property
-    def act_router(self):
-        """Routing plain questions to acts over L3 (``serving.ranking.graph_retrieval.ActRouter``), built on first use."""
-        if self._act_router is None:
-            from serving.ranking.graph_retrieval import ActRouter
-
-            with self._upper_lock:
-                if self._act_router is None:
-                    self._act_router = ActRouter(self.documents, self.passages.doc_chunks, len(self.passages.chunks))
-        return self._act_router
-
-    def governing(self, understanding) -> list:
-        """The acts that govern a plain question (``serving.query.governing``), whether or not this bundle holds
-        them; none when the query names an act or a provision itself (what it names is what it asks about), nor
-        when it is about something particular -- an institution, a decision, a place, a name ("stipendium od města
-        Kadaň"): a notice or a decision answers that, not the act governing its area."""
-        from mendel.law.acts_table import find_named_acts
-        from mendel.registers.places import find_places
-        from serving.query.analyze import routing_text
-        from serving.query.governing import governing_acts
-
-        query = understanding.query
-        if (
-            any(e.label == "LAW_REF" for e in understanding.entities)
-            or understanding.graph_entities()
-            or names_something(query)
-            or find_named_acts(query)
-            or find_places(query)
-        ):
-            return []
-        return governing_acts(routing_text(understanding))
-
-    def governing_rows(
-        self, governing, layer: LayerIndex, text: str = ""
-    ) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """Masks over ``layer`` of the chunks of the governing acts it holds, and of those in the part of the
-        act the question is about: the § spans the domain graph gives for its area, else the sections whose
-        headings and wording match ``text`` best (:meth:`heading_part`); None when neither finds one."""
-        held = [act for act in governing if act.citation in self.act_router.rows]
-        if not held or layer is not self.passages:
-            return None, None
-        acts = self.act_router.mask([act.citation for act in held])
-        part = np.zeros(len(layer.chunks), dtype=bool)
-        for act in held:
-            for number, rows in self.sections_by_number(layer).get(act.citation, ()):
-                if act.covers(number):
-                    part[rows] = True
-        if not part.any() and text:
-            return acts, self.heading_part(text, [act.citation for act in held])
-        return acts, (part if part.any() else None)
-
-    def heading_part(self, text: str, citations: list[str]) -> np.ndarray | None:
-        """The part of the acts ``citations`` a question is about, found by the headings: BM25 over their sections
-        (layer 2: a section's heading with its wording) picks the ``PART_SECTIONS`` best, and their passages are
-        the part (a mask over L3); None without a section layer or a matching section."""
-        sections = self.layer(2)
-        if sections is None or not sections.chunks:
-            return None
-        by_citation = self.__dict__.get("_docs_by_citation")
-        if by_citation is None:
-            by_citation = {}
-            for doc_id, doc in self.documents.items():
-                if doc.get("citation"):
-                    by_citation.setdefault(doc["citation"], set()).add(doc_id)
-            self.__dict__["_docs_by_citation"] = by_citation
-        within = sections.mask(set().union(*(by_citation.get(c, set()) for c in citations)))
-        if not within.any():
-            return None
-        part = np.zeros(len(self.passages.chunks), dtype=bool)
-        for row in self.bm25_ranking(text, n=PART_SECTIONS, allowed=within, layer=sections):
-            section = sections.chunks[row]
-            label = (section.get("section") or "").rsplit(" > ", 1)[-1].strip().lower()
-            part[self.passages.section_chunks.get((section.get("citation"), label), [])] = True
-        return part if part.any() else None
-
-    def sections_by_number(self, layer: LayerIndex) -> dict[str, list[tuple[int, list[int]]]]:
-        """Act citation -> (§ number, the chunks of that §) for every § of every act in ``layer``, built once."""
-        cache = self.__dict__.setdefault("_sections_by_number", {})
-        if layer.layer not in cache:
-            found: dict[str, list[tuple[int, list[int]]]] = {}
-            for (citation, label), rows in layer.section_chunks.items():
-                m = SECTION_NUMBER_RE.match(label)
-                if m:
-                    found.setdefault(citation, []).append((int(m.group(1)), rows))
-            cache[layer.layer] = found
-        return cache[layer.layer]
-
-    # --- the lay-to-legal bridge ----------------------------------------------------------------------
-
-    @property
-    def vocabulary(self):
-        """The legal vocabulary (``mendel.law.vocabulary``) plus the statutory definitions and aliases of this
-        bundle's acts, harvested from its passages on first use."""
-        if self._vocabulary is None:
-            from mendel.law.vocabulary import default_vocabulary, harvest_definitions
-
-            with self._upper_lock:
-                if self._vocabulary is None:
-                    self._vocabulary = default_vocabulary().with_definitions(harvest_definitions(self.chunks))
-        return self._vocabulary
-
-    @property
-    def lexicon(self):
-        """The collection's word forms (``serving.query.typed.Lexicon``): the words of its passages (at most
-        ``LEXICON_CHUNKS`` of them, evenly spread) and document titles and those of the maintained tables, read on
-        first use; a query is read as they are written."""
-        if self._lexicon is None:
-            from serving.query.typed import Lexicon, maintained_words
-
-            with self._upper_lock:
-                if self._lexicon is None:
-                    chunks = self.passages.chunks  # an even sample of a large bundle: the common words are what count
-                    step = max(1, len(chunks) // LEXICON_CHUNKS)
-                    texts = (chunks[i]["text"] for i in range(0, len(chunks), step))
-                    titles = (d.get("title") or "" for d in self.documents.values())
-                    self._lexicon = Lexicon.from_texts(itertools.chain(texts, titles), extra=maintained_words())
-        return self._lexicon
-
-    def legal_expansion(self, understanding) -> str:
-        """The legal wordings of the query's lay words, abbreviations and the bundle's defined terms,
-        space-separated ("" when none): what BM25 adds at ``EXPANSION_WEIGHT``."""
-        from serving.query.analyze import legal_wordings
-
-        return " ".join(legal_wordings(understanding.normalized, self.vocabulary))
-
-    @staticmethod
-    def dense_text(understanding, bridge: bool = True) -> str:
-        """What the dense list encodes: the normalised query, with the bridge its legal wordings appended
-        (``serving.query.analyze.dense_query_text``)."""
-        from serving.query.analyze import dense_query_text
-
-        return dense_query_text(understanding) if bridge else understanding.normalized
-
-    def rank(
-        self,
-        query: str,
-        allowed: np.ndarray | None = None,
-        dense: bool = True,
-        graph: bool = True,
-        understanding=None,
-        n: int = CANDIDATES,
-        layer: LayerIndex | None = None,
-        dense_pending: Future | None = None,
-        bridge: bool = True,
-        governing=(),
-    ) -> Ranked:
-        """One query's fused candidates in one layer (no decomposition, no rerank): weighted RRF of the BM25,
-        dense and (on L3) graph lists, the routed acts' and the ``governing`` acts' own lists, with exact references
-        leading. ``dense_pending``: this query's dense
-        list already started (:meth:`dense_pending`); otherwise it starts here, before the other lists."""
-        from serving.query.analyze import understand
-
-        index = layer or self.passages
-        found = understanding or understand(query)
-        text = found.normalized  # "paragraf 204" is indexed as "§ 204"
-        if dense and dense_pending is None:
-            dense_pending = self.dense_pending(self.dense_text(found, bridge), n=n, allowed=allowed, layer=index)
-        expansion = self.legal_expansion(found) if bridge else ""
-        signals = Signals(query_terms=content_terms(text))
-        signals.bm25, signals.bm25_scores = self.bm25_scored(
-            text, n=n, allowed=allowed, layer=index, expansion=expansion
-        )
-        rankings = {"bm25": signals.bm25}
-        if dense:
-            rankings["dense"] = []  # filled below: the lists keep this order in the fusion
-        activation: dict[str, float] = {}
-        weights = dict(RRF_WEIGHTS)
-        if graph and len(self.graph):
-            entered = self.graph_activation(query, found)
-            activation = entered.scores
-            share = max(entity_coverage(found), GRAPH_MIN_SHARE)
-            if index is self.passages and share > 0:  # a list with no weight would claim hits it did not move
-                rankings["graph"] = signals.graph = self.graph.ranking(entered, n, allowed)
-                weights["graph"] = RRF_WEIGHTS["graph"] * share
-                signals.graph_share = share
-        plain = 1.0 - entity_coverage(found)  # routing carries what the recognised entities do not
-        routed = self.act_router.route(found) if graph and plain > 0 and index is self.passages else {}
-        if routed:
-            within = self.act_router.mask(routed)
-            rankings["routed"] = self.bm25_ranking(
-                text, n=n, allowed=within if allowed is None else within & allowed, expansion=expansion
-            )
-            weights["routed"] = RRF_WEIGHTS["routed"] * plain
-            signals.routed = {citation: share * plain for citation, share in routed.items()}
-        acts, part = self.governing_rows(governing, index, text) if governing else (None, None)
-        if acts is not None:
-            # the governing act's passages lead, those in the part dealing with the question's area first
-            within = part if part is not None else acts
-            rankings["governing"] = self.bm25_ranking(
-                text, n=n, allowed=within if allowed is None else within & allowed, expansion=expansion
-            )
-            weights["governing"] = GOVERNING_WEIGHT
-            signals.governing = {act.citation for act in governing}
-            signals.part = set(np.flatnonzero(part).tolist()) if part is not None else set()
-        if dense:
-            signals.dense, signals.dense_sims = dense_pending.result()
-            rankings["dense"] = signals.dense
-        fused = rrf_fuse(rankings, weights=weights)
-        own, citing = self.reference_tiers(query, allowed=allowed, understanding=found, layer=index)
-        signals.citing = set(citing)
-        fused = lead_exact(fused, own, citing, n)  # the provision's own section or the decision, then citing chunks
-        return Ranked(fused, activation, signals, own)

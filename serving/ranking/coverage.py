@@ -396,6 +396,10 @@ class Assessor:
                     self._collection = CollectionIndex(self._documents, self._graph, self._passages.bm25.vocab_dict)
         return self._collection
 
+    def lexical_signal(self, layer, text: str, allowed: np.ndarray | None) -> float:
+        """:func:`lexical_signal` over ``layer`` (a backend without a bm25s index computes it its own way)."""
+        return lexical_signal(layer, self._signals, text, allowed)
+
     def assess(
         self,
         query: str,
@@ -413,7 +417,7 @@ class Assessor:
         be shown)."""
         report = coverage_report(query, understanding, self.collection(), governing)
         confidence = Confidence(
-            lexical=lexical_signal(layer, self._signals, understanding.normalized, allowed),
+            lexical=self.lexical_signal(layer, understanding.normalized, allowed),
             dense=dense_signal(layer, vector, items[:TOP_HITS]),
         )
         verdict = judge(confidence, self.floor, self.model, report)

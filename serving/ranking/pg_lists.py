@@ -1,13 +1,18 @@
-"""PostgreSQL opened for search (``serving.ranking.pg_search``): a small connection pool, the live passages' counts
-and act versions, and one query's ranked lists over the live passages (layer 3 of the current version of active
-documents), fused by weighted RRF with exact references leading:
+"""PostgreSQL opened for search (``serving.ranking.pg_search``): a small connection pool, the live passages as a
+bundle's layer (``serving.ranking.pg_layer``) and the primitive lists over them, which
+``serving.ranking.query_lists.QueryLists`` fuses exactly as for a bundle (bridge, graph share, routed and governing
+acts, exact references leading):
 
 - lexical: full text over ``chunks.lexemes`` (``mendel.index.fulltext``: the BM25 analyser's tokens of the chunk in
-  context), terms ORed, ranked by BM25 computed in SQL from the lexemes' positions (``ts_rank_cd`` has no IDF:
-  "zákon" would count as much as "výživné");
+  context), BM25 computed in SQL from the lexemes' positions as bm25s computes it (``pg_sql.LEXICAL``);
 - dense: pgvector HNSW (``mendel.index.pgvector.search_pgvector``) over ``chunks.embedding``;
 - graph: the query's entities, spread one hop along ``graph_edges``, scoring the passages that mention them
   (``mentions``) as ``serving.ranking.graph_retrieval.EntityGraph`` does (entity specificity, chunk focus).
+
+Where the lists can differ from the bundle's by construction: the lexical list ranks only the passages holding the
+query's rarest terms once its terms are common (about ``LEXICAL_CANDIDATES`` passages: exact below that), and sums in
+double precision where bm25s sums float32 scores (near-ties may swap); HNSW is approximate where the bundle's flat
+index is exact below its HNSW threshold (``EF_SEARCH``).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import math
 import queue
 import re
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from contextlib import contextmanager
 from datetime import date
 from typing import Iterator
@@ -24,54 +29,46 @@ from typing import Iterator
 import numpy as np
 import psycopg
 
+from mendel.czech.analyzer import analyze
 from mendel.index.fulltext import query_terms, term_literal, tsquery_literal
 from mendel.index.pgvector import search_pgvector
 from mendel.passages.act_passages import CONSOLIDATED, ActChunkVersions
 from serving.ranking import in_force
 from serving.ranking.backend import BackendError
+from serving.ranking.dense import DenseLists
 from serving.ranking.filters import SearchFilters
-from serving.ranking.fusion import GRAPH_MIN_SHARE, RRF_WEIGHTS, entity_coverage, rrf_fuse
-from serving.ranking.graph_retrieval import (
-    ACT_SHARE,
-    MAX_NEIGHBOURS,
-    NEIGHBOUR_SHARE,
-    SAME_PROVISION_SHARE,
-    provision_head,
-)
 from serving.ranking.layers import PASSAGE_LAYER
+from serving.ranking.pg_graph import PostgresGraph
+from serving.ranking.pg_layer import PostgresLayer
 from serving.ranking.pg_sql import (
-    ACT_PASSAGES,
     BM25_B,
     BM25_K1,
     CITING_PASSAGES,
     DECISION_PASSAGES,
     DOCUMENT_FREQUENCY,
-    GRAPH,
-    GRAPH_FILTERED,
     LEXICAL,
+    LIVE,
     LIVE_AMONG,
-    LIVE_COUNT,
     LIVE_COVERAGE,
     MEAN_LENGTH,
     PASSAGES_BY_DOCUMENT,
     PROVISION_BY_HEADING,
     PROVISION_BY_TEXT,
 )
-from serving.ranking.references import lead_exact, provision_key
+from serving.ranking.query_lists import CANDIDATES, EXPANSION_WEIGHT, QueryLists
+from serving.ranking.references import provision_key
 
-GRAPH_LABELS = ("LAW_REF", "DECISION_REF", "INSTITUTION")  # mendel.index.entity_graph.GRAPH_LABELS
 MAX_CONNECTIONS = 8  # idle connections kept per searcher; more are opened under load and closed after
 # hnsw.ef_search. On the dev set over a 3,419-passage home (hashed-bag-of-words vectors) 100 missed exact nearest
 # passages: default search R@1 0.619 / R@10 0.897 at 100, 0.683 / 0.913 at 200 and at 400.
 EF_SEARCH = 200
 LEXICAL_CANDIDATES = 1000  # passages ranked by the lexical list, at most about (see lexical_ranking)
 DENSE_MARGIN = 10  # nearest passages fetched beyond those wanted, for the few that may not be live
-GRAPH_MARGIN = 20  # graph candidates fetched beyond those wanted, for passages that are not live
-GRAPH_BATCHES = 5  # then as many further batches at most
+MAX_TERM_CHARS = 200  # mendel.index.fulltext.MAX_LEXEME_CHARS: a longer token has no lexeme
 FREQUENCIES_KEPT = 100_000  # terms' document frequencies cached per searcher (one searcher per bundle version)
 
 
-class PostgresLists:
+class PostgresLists(QueryLists):
     """The database side of a PostgreSQL searcher. :meth:`load` reads what the lists need (the documents are the
     searcher's: ``documents``); a database without searchable passages raises :class:`BackendError`."""
 
@@ -83,6 +80,8 @@ class PostgresLists:
         self._embedder_lock = threading.Lock()
         self._frequencies: OrderedDict[str, int] = OrderedDict()
         self.documents: dict[str, dict] = {}
+        self._upper_lock = threading.Lock()
+        self._dense = DenseLists(lambda: self.embedder)
 
     # --- connections ----------------------------------------------------------------------------------
 
@@ -116,11 +115,65 @@ class PostgresLists:
         """The live documents (``documents``), and what the lists read of the live passages."""
         self.documents = documents
         self.identifier_docs = self._identifier_docs()
-        self.passages = conn.execute(LIVE_COUNT).fetchone()[0]
+        self.passages = PostgresLayer(self, conn, documents)
+        self.passage_total = len(self.passages.chunk_ids)
         self.mean_length = float(conn.execute(MEAN_LENGTH).fetchone()[0] or 1.0)
+        nodes = conn.execute("SELECT count(*) FROM graph_nodes").fetchone()[0]
+        self.graph = PostgresGraph(self, self.passages, nodes)
         self._load_versions(conn)
         self.passage_counts = {doc_id: count for doc_id, count in conn.execute(PASSAGES_BY_DOCUMENT)}
         self.passage_docs = sorted(self.passage_counts)  # citation records, for one, have none
+
+    @property
+    def chunks(self):
+        return self.passages.chunks
+
+    def chunk_row(self, chunk_id, doc_id, page_start, page_end, section, text, seq) -> dict:
+        """A passage as the bundle's chunk rows hold it (its document's title, source, url and citation, its
+        act version's fields)."""
+        doc = self.documents.get(doc_id) or {}
+        return {
+            "chunk_id": chunk_id,
+            "doc_id": doc_id,
+            "title": doc.get("title") or "",
+            "source": doc.get("source") or "",
+            "url": doc.get("url") or "",
+            "citation": doc.get("citation"),
+            "page_start": page_start,
+            "page_end": page_end,
+            "section": section or "",
+            "text": text,
+            "seq": seq,
+            "layer": PASSAGE_LAYER,
+            **self.act_versions.fields(doc_id, chunk_id),
+        }
+
+    def layer(self, number: int):
+        """The passages; the database's section and document layers are not searched (a whole-act or
+        whole-section query is answered with passages)."""
+        return self.passages if number == PASSAGE_LAYER else None
+
+    def layer_for(self, scope: str | None):
+        return self.passages
+
+    def definition_chunks(self) -> Iterator[dict]:
+        """The passages of acts that may hold a statutory definition (what ``harvest_definitions`` reads)."""
+        with self.connection() as conn:
+            rows = conn.execute(
+                "SELECT c.chunk_id, c.text, d.citation FROM chunks c " + LIVE + " AND d.citation IS NOT NULL"
+                " AND (c.text LIKE '%%rozum%%' OR c.text LIKE '%%dále jen%%') ORDER BY c.doc_id, c.seq, c.chunk_id"
+            ).fetchall()
+        return ({"chunk_id": cid, "text": text, "citation": citation} for cid, text, citation in rows)
+
+    def lexicon_texts(self, most: int) -> Iterator[str]:
+        step = max(1, self.passage_total // most)
+        with self.connection() as conn:
+            rows = conn.execute(
+                "SELECT text FROM (SELECT c.text, row_number() OVER (ORDER BY c.doc_id, c.seq, c.chunk_id) - 1 AS i"
+                " FROM chunks c " + LIVE + ") t WHERE i %% %s = 0 ORDER BY i",
+                (step,),
+            ).fetchall()
+        return (text for (text,) in rows)
 
     @staticmethod
     def _check(conn: psycopg.Connection) -> None:
@@ -145,21 +198,24 @@ class PostgresLists:
             raise BackendError("the database cannot serve searches: " + "; ".join(missing))
 
     def _load_versions(self, conn: psycopg.Connection) -> None:
-        """Every act's version fields, and the live passages of acts with versions as ``serving.ranking.in_force``
-        columns (what a date leaves out is among them)."""
+        """Every act's version fields, and the live passages' as ``serving.ranking.in_force`` columns."""
         self.act_versions = ActChunkVersions(conn)
-        rows = conn.execute(ACT_PASSAGES, (sorted(self.act_versions.timelines),)).fetchall()
-        self._versioned_ids = np.array([cid for cid, _ in rows], dtype=object)
         self._version_columns = in_force.VersionColumns.of(
-            [self.act_versions.fields(doc_id, cid) for cid, doc_id in rows]
+            [
+                self.act_versions.fields(doc_id, cid)
+                for cid, doc_id in zip(self.passages.chunk_ids, self.passages.doc_ids())
+            ]
         )
         self._consolidated_docs = frozenset(d for d, kind in self.act_versions.kinds.items() if kind == CONSOLIDATED)
+
+    def in_force_mask(self, layer, at: date, version: str | None = None) -> np.ndarray | None:
+        return self._version_columns.mask(at, version)
 
     def left_out(self, at: date, version: str | None = None) -> tuple[frozenset[str], frozenset[str]]:
         """What a search on ``at`` (or of the promulgated text) may not return, by ``serving.ranking.in_force``'s rule:
         (documents, passages). Documents: consolidated acts, for a promulgated search only."""
         mask = self._version_columns.mask(at, version)
-        passages = frozenset(self._versioned_ids[~mask].tolist()) if mask is not None else frozenset()
+        passages = frozenset(self.passages.chunk_ids[~mask].tolist()) if mask is not None else frozenset()
         return (self._consolidated_docs if version == in_force.PROMULGATED else frozenset()), passages
 
     def _identifier_docs(self) -> dict[str, list[str]]:
@@ -192,6 +248,16 @@ class PostgresLists:
         matching = filters.matching_documents(self.documents)
         return [d for d in self.passage_docs if d in matching]
 
+    def allowed_chunks(self, filters, layer=None) -> np.ndarray | None:
+        """Mask over the passages that pass ``filters``; None when nothing is filtered."""
+        filters = SearchFilters.of(filters)
+        if filters.is_empty():
+            return None
+        return self.passages.mask(filters.matching_documents(self.documents))
+
+    def _allowed(self, filters, layer, at: date, version: str | None) -> np.ndarray | None:
+        return in_force.combine(self.allowed_chunks(filters), self.in_force_mask(layer, at, version))
+
     @property
     def passage_doc_ids(self) -> frozenset[str]:
         """The documents with live passages: the only ones a search can return."""
@@ -208,13 +274,14 @@ class PostgresLists:
 
     # --- ranked lists (chunk ids, best first) --------------------------------------------------------------
 
-    def lexical_ranking(
-        self, conn, text: str, n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
-    ) -> list[str]:
-        """Passages by BM25 of the query's terms, none of ``skip``. Candidates are the passages holding the
-        rarest terms, taken until about ``LEXICAL_CANDIDATES`` passages (at least one term): a term in most
-        passages ("1", "soud") adds little to any score and would make every one of them a candidate to rank."""
-        frequency = {term: self._frequency(conn, term) for term in query_terms(text)}
+    def lexical_scored(
+        self, conn, weights: dict[str, float], n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
+    ) -> list[tuple[str, float]]:
+        """Passages by BM25 of terms with their weight in the query (how often it names them), none of ``skip``.
+        Candidates are the passages holding the rarest terms, taken until about ``LEXICAL_CANDIDATES`` passages (at
+        least one term): a term in most passages ("1", "soud") adds little to any score and would make every one
+        of them a candidate to rank."""
+        frequency = {term: self._frequency(conn, term) for term in weights}
         terms = [term for term, found in frequency.items() if found]
         if not terms:
             return []
@@ -224,56 +291,109 @@ class PostgresLists:
                 break
             selective.append(term)
             total += frequency[term]
-        idfs = [math.log(1 + (self.passages - frequency[t] + 0.5) / (frequency[t] + 0.5)) for t in terms]
         values = {
             "any": tsquery_literal(selective),
             "docs": docs,
             "k": n + len(skip),
             "terms": terms,
-            "idfs": idfs,
+            "idfs": [weights[t] * self.idf(frequency[t]) for t in terms],
             "k1": BM25_K1,
             "b": BM25_B,
             "mean_length": self.mean_length,
         }
-        return [chunk_id for chunk_id, _ in conn.execute(LEXICAL, values) if chunk_id not in skip][:n]
+        return [(cid, score) for cid, score in conn.execute(LEXICAL, values) if cid not in skip][:n]
+
+    def idf(self, frequency: int) -> float:
+        """bm25s' Lucene idf of a term in ``frequency`` of the live passages."""
+        return math.log(1 + (self.passage_total - frequency + 0.5) / (frequency + 0.5))
+
+    def lexical_ranking(
+        self, conn, text: str, n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
+    ) -> list[str]:
+        """Passages by BM25 of the query's terms (each once), none of ``skip``."""
+        return [cid for cid, _ in self.lexical_scored(conn, dict.fromkeys(query_terms(text), 1.0), n, docs, skip)]
+
+    def bm25_scored(
+        self, query: str, n: int = CANDIDATES, allowed=None, layer=None, expansion: str = ""
+    ) -> tuple[list[int], list[float]]:
+        """``BundleLists.bm25_scored`` over the database: rows by BM25 of ``query`` (a term as often as it is
+        typed), ``expansion``'s own terms at ``EXPANSION_WEIGHT``, among ``allowed``."""
+        with self.connection() as conn:
+            tokens = [t for t in analyze(query) if self._frequency(conn, t)]
+            extra = (
+                [t for t in dict.fromkeys(analyze(expansion)) if t not in tokens and self._frequency(conn, t)]
+                if expansion
+                else []
+            )
+            if not (tokens or extra):
+                return [], []
+            weights = {**{t: float(c) for t, c in Counter(tokens).items()}, **dict.fromkeys(extra, EXPANSION_WEIGHT)}
+            docs, skip = self.passages.restriction(allowed)
+            found = self.lexical_scored(conn, weights, n, docs, skip)
+        ranked = [(self.passages.position(cid), score) for cid, score in found]
+        ranked = [(p, s) for p, s in ranked if p is not None]
+        return [p for p, _ in ranked], [s for _, s in ranked]
+
+    def lexical_best(self, text: str, allowed=None) -> tuple[float, float]:
+        """The floor's lexical signal parts (``serving.ranking.coverage.lexical_signal``): the best BM25 score of
+        the query's known terms among ``allowed``, and the sum of idf of all its terms (a term no passage holds
+        counts the idf it would have in one)."""
+        terms = analyze(text)
+        with self.connection() as conn:
+            frequency = {t: self._frequency(conn, t) for t in set(terms)}
+            unseen = math.log1p((self.passage_total + 0.5) / 0.5)
+            weight = sum(self.idf(frequency[t]) if frequency[t] else unseen for t in terms)
+            known = Counter(t for t in terms if frequency[t])
+            if not known or weight <= 0:
+                return 0.0, weight
+            docs, skip = self.passages.restriction(allowed)
+            found = self.lexical_scored(conn, {t: float(c) for t, c in known.items()}, 1, docs, skip)
+        return (found[0][1] if found else 0.0), weight
 
     def _frequency(self, conn, term: str) -> int:
         """How many live passages hold an analysed term (BM25's document frequency)."""
         found = self._frequencies.get(term)
         if found is None:
             found = conn.execute(DOCUMENT_FREQUENCY, {"any": term_literal(term), "docs": None}).fetchone()[0]
+            found = found if len(term) <= MAX_TERM_CHARS else 0
             with self._embedder_lock:
                 self._frequencies[term] = found
                 while len(self._frequencies) > FREQUENCIES_KEPT:
                     self._frequencies.popitem(last=False)
         return found
 
+    def dense_pending(self, query: str, n: int = CANDIDATES, allowed=None, layer=None):
+        """The dense list started on a worker thread (``serving.ranking.dense``, as the bundle's): its future."""
+        return self._dense.pending(self.passages.faiss, query, n, allowed)
+
     def dense_ranking(
         self, conn, text: str, n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
     ) -> list[str]:
-        """HNSW over the passages of the table alone (joined to documents, the planner sorts every live passage
-        exactly instead: 250 ms against 3 ms at 10,000), then only the live ones kept; should superseded or
-        withdrawn passages crowd the candidates out, the joined query answers instead."""
+        """The passages nearest the query's vector, none of ``skip``."""
         vector = np.asarray(self.embedder.query(text), dtype=np.float32).ravel()
         norm = float(np.linalg.norm(vector))
         if norm == 0:
             return []
-        vector = (vector / norm).tolist()
+        return [cid for cid, _ in self.nearest_passages(conn, (vector / norm).tolist(), n, docs, skip)]
+
+    def nearest_passages(
+        self, conn, vector: list[float], n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
+    ) -> list[tuple[str, float]]:
+        """HNSW over the passages of the table alone (joined to documents, the planner sorts every live passage
+        exactly instead: 250 ms against 3 ms at 10,000), then only the live ones kept; should superseded or
+        withdrawn passages crowd the candidates out, the joined query answers instead. (chunk id, cosine)."""
         wanted = n + DENSE_MARGIN + len(skip)
-        found = [
-            cid
-            for cid, _ in search_pgvector(
-                conn, vector, wanted, ef_search=max(self.ef_search, wanted), layer=PASSAGE_LAYER, doc_ids=docs
-            )
-        ]
-        live = {row[0] for row in conn.execute(LIVE_AMONG, (found,))}
-        kept = [cid for cid in found if cid in live and cid not in skip]
+        found = search_pgvector(
+            conn, vector, wanted, ef_search=max(self.ef_search, wanted), layer=PASSAGE_LAYER, doc_ids=docs
+        )
+        live = {row[0] for row in conn.execute(LIVE_AMONG, ([cid for cid, _ in found],))}
+        kept = [(cid, score) for cid, score in found if cid in live and cid not in skip]
         if len(kept) >= n or len(found) < wanted:
             return kept[:n]
         wanted = n + len(skip)
         return [
-            cid
-            for cid, _ in search_pgvector(
+            (cid, score)
+            for cid, score in search_pgvector(
                 conn,
                 vector,
                 wanted,
@@ -285,97 +405,16 @@ class PostgresLists:
             if cid not in skip
         ][:n]
 
-    def graph_activation(self, conn, query: str, understanding) -> dict[str, float]:
-        """Entity id -> activation: the query's entities found in ``graph_nodes`` (a provision the graph does
-        not hold enters through the same provision cited more precisely and, more weakly, its act), then one
-        hop along ``graph_edges`` (the ``MAX_NEIGHBOURS`` strongest), as ``EntityGraph.activate``."""
-        from mendel.ner.rules import split_law_ref_norm
-        from serving.query.analyze import analyze_query
+    def reference_tiers(self, query: str, allowed=None, understanding=None, layer=None) -> tuple[list[int], list[int]]:
+        """``BundleLists.reference_tiers`` over the database: (the reference's own rows, rows citing it)."""
+        from serving.query.analyze import understand
 
-        wanted = [(e["id"], e["weight"]) for e in analyze_query(query, understanding=understanding)["entities"]]
-        if not wanted:
-            return {}
-        known = {
-            row[0]
-            for row in conn.execute(
-                "SELECT entity_id FROM graph_nodes WHERE entity_id = ANY(%s)", ([e for e, _ in wanted],)
-            )
-        }
-        seeds: dict[str, float] = {}
+        docs, skip = self.passages.restriction(allowed)
+        with self.connection() as conn:
+            own, citing = self.reference_ids(conn, understanding or understand(query), docs, CANDIDATES, skip)
+        return self.passages.positions(own), self.passages.positions(citing)
 
-        def seed(entity: str, weight: float) -> None:
-            seeds[entity] = max(seeds.get(entity, 0.0), weight)
-
-        for entity, weight in wanted:
-            if entity in known:
-                seed(entity, weight)
-                continue
-            label, _, norm = entity.partition(":")
-            act, provision = split_law_ref_norm(norm) if label == "LAW_REF" else (None, None)
-            if not act:
-                continue
-            head = provision_head(provision)
-            rows = conn.execute(
-                "SELECT entity_id, norm FROM graph_nodes WHERE label = 'LAW_REF' AND (norm = %s OR norm LIKE %s)",
-                (act, act.replace("%", r"\%") + " %"),
-            ).fetchall()
-            if head:
-                same = [
-                    e
-                    for e, found_norm in rows
-                    if split_law_ref_norm(found_norm)[0] == act
-                    and provision_head(split_law_ref_norm(found_norm)[1]) == head
-                ]
-                for e in same:
-                    seed(e, weight * SAME_PROVISION_SHARE / math.sqrt(len(same)))
-                if any(found_norm == act for _, found_norm in rows):
-                    seed(f"LAW_REF:{act}", weight * ACT_SHARE)
-        if not seeds:
-            return {}
-        adjacency: dict[str, dict[str, float]] = {s: {} for s in seeds}
-        for source, target, weight in conn.execute(
-            "SELECT source, target, weight FROM graph_edges WHERE (source = ANY(%(s)s) OR target = ANY(%(s)s))"
-            " AND weight > 0 AND source <> target",
-            {"s": list(seeds)},
-        ):
-            for a, b in ((source, target), (target, source)):
-                if a in adjacency:
-                    adjacency[a][b] = adjacency[a].get(b, 0.0) + float(weight)
-        spread: dict[str, float] = {}
-        for entity, weight in seeds.items():
-            row = adjacency[entity]
-            strongest = max(row.values(), default=0.0)
-            if strongest <= 0:
-                continue
-            share = weight * NEIGHBOUR_SHARE / strongest
-            for other, w in row.items():
-                if other not in seeds:
-                    spread[other] = spread.get(other, 0.0) + share * w
-        scores = dict(seeds)
-        for other, value in sorted(spread.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_NEIGHBOURS]:
-            scores[other] = value
-        return scores
-
-    def graph_ranking(
-        self, conn, activation: dict[str, float], n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
-    ) -> list[str]:
-        if not activation:
-            return []
-        ids = sorted(activation)
-        linking = dict(conn.execute("SELECT entity_id, chunks FROM graph_nodes WHERE entity_id = ANY(%s)", (ids,)))
-        weights = [activation[e] * math.log1p(max(self.passages, 1) / max(linking.get(e) or 0, 1)) for e in ids]
-        values = {"ids": ids, "weights": weights, "labels": list(GRAPH_LABELS), "docs": docs, "k": n + GRAPH_MARGIN}
-        kept: list[str] = []
-        for batch in range(GRAPH_BATCHES):
-            values["skip"] = batch * values["k"]
-            found = [cid for cid, score in conn.execute(GRAPH if docs is None else GRAPH_FILTERED, values) if score > 0]
-            live = {row[0] for row in conn.execute(LIVE_AMONG, (found,))}
-            kept += [cid for cid in found if cid in live and cid not in skip]
-            if len(kept) >= n or len(found) < values["k"]:
-                break
-        return kept[:n]
-
-    def reference_tiers(
+    def reference_ids(
         self, conn, understanding, docs: list[str] | None, n: int, skip: frozenset[str] = frozenset()
     ) -> tuple[list[str], list[str]]:
         """Exact references (act + provision, file number, ECLI), as ``Searcher.reference_tiers``: the provision's
@@ -418,32 +457,3 @@ class PostgresLists:
                 if row[0] not in skip
             ][:n]
         return own, citing
-
-    def rank(
-        self,
-        conn,
-        query: str,
-        understanding,
-        docs: list[str] | None,
-        n: int,
-        dense: bool = True,
-        graph: bool = True,
-        skip: frozenset[str] = frozenset(),
-    ) -> tuple[list[tuple[str, float, list[str]]], dict[str, float]]:
-        """One query's fused candidates (chunk id, score, lists; none of ``skip``) and the graph activation
-        behind them."""
-        text = understanding.normalized
-        rankings = {"bm25": self.lexical_ranking(conn, text, n, docs, skip)}
-        if dense:
-            rankings["dense"] = self.dense_ranking(conn, text, n, docs, skip)
-        weights = dict(RRF_WEIGHTS)
-        activation: dict[str, float] = {}
-        if graph:
-            activation = self.graph_activation(conn, query, understanding)
-            share = max(entity_coverage(understanding), GRAPH_MIN_SHARE)
-            if activation and share > 0:
-                rankings["graph"] = self.graph_ranking(conn, activation, n, docs, skip)
-                weights["graph"] = RRF_WEIGHTS["graph"] * share
-        fused = rrf_fuse(rankings, weights=weights)
-        own, citing = self.reference_tiers(conn, understanding, docs, n, skip)
-        return lead_exact(fused, own, citing, n), activation

@@ -1,26 +1,26 @@
 """The postgres serving backend (``MENDEL_SERVING_BACKEND=postgres``): searches answered from PostgreSQL, so many
 replicas serve one database instead of each loading a bundle.
 
-The same three lists as the bundle backend (``serving.ranking.search``), over the live passages, fused by the same
-weighted RRF with exact references leading (``serving.ranking.pg_lists``).
+The bundle backend's search itself: one query's lists are fused by ``serving.ranking.query_lists`` (the bridge,
+graph share, routed and governing acts, exact references leading) over the primitive lists of
+``serving.ranking.pg_lists``, and everything after them -- the learned second stage, sub-queries, rerank, dedupe,
+hits, the coverage block and the relevance floor -- is ``serving.ranking.answer``, the code the bundle backend runs.
+The live passages are addressed by the row positions the bundle published from the same database has
+(``serving.ranking.pg_layer``), so ties break alike. Where the lists can still differ: ``serving.ranking.pg_lists``.
 
 Search in force as the bundle backend (``serving.ranking.in_force``, one rule for both): an act's passages are those
 of its version served on ``at`` (default today), or its promulgated text with ``version="promulgated"``; each act
 hit carries its version fields (``mendel.passages.act_passages.ActChunkVersions``, what the bundle's chunk rows
-carry). The passages left out are few (other versions of acts with versions), so each list fetches that many more
-and drops them; a promulgated search leaves consolidated acts out by document.
+carry).
 
-What it does not do (yet): the L1/L2 layers (a whole-act or whole-section query is answered with passages), the
-lay-to-legal bridge and the learned second stage of the bundle backend, the coverage block and relevance floor
-(``details`` gets no ``coverage``). The bundle directory is still what names the version: the API reloads when
-``bundles/CURRENT`` changes, and the version is that bundle's name.
+What it does not do (yet): search the database's L1/L2 layers (a whole-act or whole-section query is answered with
+passages, as a bundle without layers answers it). The bundle directory is still what names the version: the API
+reloads when ``bundles/CURRENT`` changes, and the version is that bundle's name.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from datetime import date
 from pathlib import Path
 
@@ -29,15 +29,12 @@ import psycopg
 from mendel.crawl import last_good
 from mendel.index import bundle
 from serving.ranking import in_force
-from serving.ranking.bundle_lists import CANDIDATES
-from serving.ranking.fusion import SubqueryFusion, first_of_each, rerank_order
-from serving.ranking.hits import Hit
-from serving.ranking.layers import PASSAGE_LAYER
+from serving.ranking.answer import WARM_QUERY, SearchFlow
+from serving.ranking.fusion import LEARNED_CANDIDATES, LIST_HEADS
+from serving.ranking.pg_coverage import PostgresAssessor
 from serving.ranking.pg_lists import EF_SEARCH, PostgresLists
 from serving.ranking.pg_sql import CHUNK_ROWS, DOCUMENT_PASSAGES
-from serving.ranking.search import RERANK_MAX, WARM_QUERY
-
-RECENT_CHUNKS = 4096  # chunk rows kept addressable by position (see PostgresSearcher.chunks)
+from serving.ranking.query_lists import Ranked
 
 
 def document_grounding(conn: psycopg.Connection) -> dict[str, dict]:
@@ -49,34 +46,7 @@ def document_grounding(conn: psycopg.Connection) -> dict[str, dict]:
     return {**record_grounding(conn), **attachment_notices(conn), **notice_attachment_lists(conn)}
 
 
-class RecentChunks:
-    """``searcher.chunks`` for callers written for the bundle (``chunks[i]`` after ``bm25_ranking``): the
-    rows this searcher returned lately, addressable by the positions it handed out; ``len`` is the number of
-    live passages."""
-
-    def __init__(self, count: int):
-        self._count = count
-        self._rows: OrderedDict[int, dict] = OrderedDict()
-        self._next = 0
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return self._count
-
-    def add(self, row: dict) -> int:
-        with self._lock:
-            position, self._next = self._next, self._next + 1
-            self._rows[position] = row
-            while len(self._rows) > RECENT_CHUNKS:
-                self._rows.popitem(last=False)
-            return position
-
-    def __getitem__(self, position: int) -> dict:
-        with self._lock:
-            return self._rows[position]
-
-
-class PostgresSearcher(PostgresLists):
+class PostgresSearcher(SearchFlow, PostgresLists):
     """Hybrid search over PostgreSQL with the interface of ``serving.ranking.search.Searcher`` that the API and CLI
     use: ``search``, ``documents``, ``document``, ``path``, ``manifest``. Raises
     ``serving.ranking.backend.BackendError`` when the database has no searchable passages (no lexemes or no
@@ -100,8 +70,8 @@ class PostgresSearcher(PostgresLists):
         manifest_file = self.path / bundle.MANIFEST
         self.manifest = json.loads(manifest_file.read_text()) if manifest_file.exists() else {}
         self.manifest = {**self.manifest, "backend": "postgres"}
-        self.chunks = RecentChunks(self.passages)
-        self.doc_chunks: dict[str, list[int]] = {}  # no chunk table in memory: the page view shows no passage
+        self._assessor = PostgresAssessor(self.documents, self, self.manifest.get("model"))
+        self.doc_chunks: dict[str, list[int]] = {}  # the page view reads passages by document() alone
 
     # --- loading ----------------------------------------------------------------------------------------
 
@@ -137,107 +107,34 @@ class PostgresSearcher(PostgresLists):
             for d, t, s, u, c, k, p, h, m, summary in rows
         }
 
-    # --- the search ---------------------------------------------------------------------------------------
+    # --- the search (serving.ranking.answer, as the bundle's) ----------------------------------------------
 
     def warm(self) -> None:
-        """Load now what a first search would load on its way (the query encoder, term frequencies, pooled
-        connections): one search."""
-        self.search(WARM_QUERY, k=1)
+        """Load now what a first search would load on its way (the query encoder, the bridge's vocabulary, the word
+        forms, term frequencies, pooled connections): one search with its coverage block."""
+        _ = (self.floor, self.learned_fusion, self.vocabulary, self.act_router, self.lexicon)
+        self.search_with_coverage(WARM_QUERY, k=1)
 
-    def search(
-        self,
-        query: str,
-        k: int = 10,
-        dense: bool = True,
-        filters=None,
-        graph: bool = True,
-        decompose: bool = True,
-        rerank: bool = False,
-        details: dict | None = None,
-        bridge: bool = True,
-        learned: bool = True,
-        trace: list | None = None,
-        at=None,
-        version: str | None = None,
-    ) -> list[Hit]:
-        """Hybrid search over the live passages, with ``Searcher.search``'s arguments and hits. The bundle
-        backend's lay-to-legal bridge and learned second stage (``bridge``, ``learned``, ``trace``) are not done
-        here: accepted so callers need not know the backend, and listed in ``details["not_applied"]``. ``at``
-        (default today) and ``version`` as the bundle backend (``serving.ranking.in_force``)."""
-        from serving.query.analyze import understand
-        from serving.query.decompose import decompose as split_query
+    def rank(self, query: str, allowed=None, **options) -> Ranked:
+        """``QueryLists.rank``, then the rows the learned stage and the hits read, fetched in one statement."""
+        ranked = super().rank(query, allowed, **options)
+        wanted = [item for item, _, _ in ranked.fused[: LEARNED_CANDIDATES + 2 * LIST_HEADS]]
+        self.passages.chunks.prefetch(wanted + ranked.signals.bm25[:LIST_HEADS] + ranked.signals.dense[:LIST_HEADS])
+        return ranked
 
-        if rerank and self.reranker is None:
-            raise ValueError("rerank requested but no cross-encoder is configured")
-        at = at or date.today()
-        in_force.check_version(version)
-        found = understand(query)
-        subqueries = split_query(query, found) if decompose else []
-        if details is not None:
-            details.update(
-                {
-                    "scope": found.scope,
-                    "layer": PASSAGE_LAYER,
-                    "subqueries": subqueries,
-                    "entities": [e.id for e in found.entities],
-                    "backend": "postgres",
-                    "not_applied": [name for name, asked in (("bridge", bridge), ("learned", learned)) if asked],
-                }
-            )
-        docs = self.allowed_documents(filters)
-        filtered = self.filter_counts(filters)
-        if details is not None and filtered is not None:
-            details["filters"] = filtered
-        left_docs, skip = self.left_out(at, version)
-        if left_docs:
-            docs = [d for d in (self.passage_docs if docs is None else docs) if d not in left_docs]
-        if docs is not None and not docs:
-            return []
-        depth = max(k, CANDIDATES)
+    def linked_entities(self, items: list[int], layer) -> dict[int, list[str]]:
+        """Row -> the entities its passage mentions (``mentions``: the bundle's chunk -> entity links)."""
+        if not items:
+            return {}
+        ids = {layer.chunk_ids[item]: item for item in items}
+        found: dict[int, list[str]] = {}
         with self.connection() as conn:
-            fused, activation = self.rank(conn, query, found, docs, depth, dense=dense, graph=graph, skip=skip)
-            merged = SubqueryFusion(fused, activation, k)
-            for number, sub in enumerate(subqueries, start=1):
-                ranked, sub_activation = self.rank(
-                    conn, sub, understand(sub), docs, depth, dense=dense, graph=graph, skip=skip
-                )
-                merged.add(number, ranked, sub_activation)
-            if subqueries:
-                fused = merged.fused()
-            fused = first_of_each(fused)
-            top = fused[:RERANK_MAX] if rerank else fused[:k]
-            rows = self._chunk_rows(conn, [item for item, _, _ in top])
-            linked = self._linked_entities(conn, [item for item, _, _ in top], merged.activation)
-        rerank_scores: dict[str, float] = {}
-        if rerank:
-            scores = self.reranker.score(query, [self._passage_text(rows[item]) for item, _, _ in top])
-            fused, rerank_scores = rerank_order(fused, scores)
-        hits = []
-        for item, score, lists in fused[:k]:
-            row = rows[item]
-            doc = self.documents.get(row["doc_id"], {})
-            hit = Hit(
-                doc_id=row["doc_id"],
-                title=doc.get("title") or "",
-                source=doc.get("source") or "",
-                url=doc.get("url") or "",
-                page=row["page_start"],
-                page_end=row["page_end"],
-                section=row["section"],
-                text=row["text"],
-                score=round(score, 6),
-                chunk_id=item,
-                citation=doc.get("citation"),
-                lists=lists + (["rerank"] if item in rerank_scores else []),
-                entities=linked.get(item, []),
-                subqueries=merged.found_by.get(item, []),
-                layer=PASSAGE_LAYER,
-                rerank_score=rerank_scores.get(item),
-            )
-            for name, value in in_force.version_of(self.act_versions.fields(row["doc_id"], item), at).items():
-                setattr(hit, name, value)
-            hits.append(hit)
-        return hits
+            for chunk_id, entity in conn.execute(
+                "SELECT DISTINCT chunk_id, entity_id FROM mentions WHERE chunk_id = ANY(%s) ORDER BY 1, 2",
+                (list(ids),),
+            ):
+                found.setdefault(ids[chunk_id], []).append(entity)
+        return found
 
     def _chunk_rows(self, conn, chunk_ids: list[str]) -> dict[str, dict]:
         if not chunk_ids:
@@ -255,50 +152,7 @@ class PostgresSearcher(PostgresLists):
             for cid, doc_id, start, end, section, text, seq in conn.execute(CHUNK_ROWS, (chunk_ids,))
         }
 
-    @staticmethod
-    def _linked_entities(conn, chunk_ids: list[str], activation: dict[str, float]) -> dict[str, list[str]]:
-        """Chunk id -> the activated entities it mentions, most activated first (a hit's ``entities``)."""
-        if not chunk_ids or not activation:
-            return {}
-        found: dict[str, list[str]] = {}
-        for chunk_id, entity in conn.execute(
-            "SELECT DISTINCT chunk_id, entity_id FROM mentions WHERE chunk_id = ANY(%s) AND entity_id = ANY(%s)",
-            (chunk_ids, list(activation)),
-        ):
-            found.setdefault(chunk_id, []).append(entity)
-        return {cid: sorted(es, key=lambda e: (-activation[e], e)) for cid, es in found.items()}
-
-    def _passage_text(self, row: dict) -> str:
-        doc = self.documents.get(row["doc_id"], {})
-        head = " — ".join(x for x in (doc.get("citation"), doc.get("title"), row["section"]) if x)
-        return f"{head}\n{row['text']}" if head else row["text"]
-
     # --- what callers written for the bundle ask --------------------------------------------------------
-
-    def bm25_ranking(self, query: str, n: int = CANDIDATES, allowed=None, layer=None) -> list[int]:
-        """The lexical list as positions into :attr:`chunks` (``serving.query.analyze`` scores acts by it)."""
-        with self.connection() as conn:
-            ids = self.lexical_ranking(conn, query, n, self.allowed_documents(None))
-            rows = self._chunk_rows(conn, ids)
-        positions = []
-        for cid in ids:
-            row = rows[cid]
-            doc = self.documents.get(row["doc_id"], {})
-            positions.append(
-                self.chunks.add(
-                    {
-                        **row,
-                        "title": doc.get("title") or "",
-                        "source": doc.get("source"),
-                        "url": doc.get("url"),
-                        "citation": doc.get("citation"),
-                    }
-                )
-            )
-        return positions
-
-    def layer(self, number: int):
-        return None  # passages only (see the module's docstring)
 
     def document(self, doc_id: str, at: date | None = None, version: str | None = None) -> dict | None:
         """A document's metadata with its passages in order; None when unknown. An act with versions lists one

@@ -12,7 +12,7 @@ DOCS = " AND (%(docs)s::text[] IS NULL OR c.doc_id = ANY(%(docs)s::text[]))"
 # The GIN scan first, fenced off (MATERIALIZED): joined to documents straight away, the planner walks every live
 # passage and tests each (300 ms at 10,000 passages, against a few ms).
 MATCHING = (
-    "WITH m AS MATERIALIZED (SELECT c.chunk_id, c.doc_id, c.version_id, c.lexemes FROM chunks c"
+    "WITH m AS MATERIALIZED (SELECT c.chunk_id, c.doc_id, c.seq, c.version_id, c.lexemes FROM chunks c"
     " WHERE c.layer = 3 AND c.lexemes @@ %(any)s::tsquery" + DOCS + ")"
 )
 LIVE_MATCHES = (
@@ -21,19 +21,22 @@ LIVE_MATCHES = (
 )
 # A term's document frequency among the live passages (cached per searcher).
 DOCUMENT_FREQUENCY = MATCHING + " SELECT count(*)" + LIVE_MATCHES
-# BM25 of the live candidates (bm25s' defaults: k1 1.5, b 0.75, Lucene's IDF, given per term): a term's frequency
-# is the number of its positions in the passage's lexemes; a passage's length is its number of distinct lexemes
-# (against their mean), which orders passages as their token count does without unnesting every one.
+# BM25 of the live candidates as bm25s scores it (its "lucene" method, k1 1.5, b 0.75: no (k1 + 1) factor; idf given
+# per term, already times the term's weight in the query): a term's frequency is the number of its positions in the
+# passage's lexemes, a passage's length the number of all its tokens (every position of every lexeme) against their
+# mean. Ties in the bundle's row order (doc_id, seq, chunk_id).
+TOKENS = "(SELECT sum(cardinality(p.positions)) FROM unnest({0}) p)"
 LEXICAL = MATCHING + (
-    ", live AS (SELECT m.chunk_id, m.lexemes" + LIVE_MATCHES + "),"
+    ", live AS (SELECT m.chunk_id, m.doc_id, m.seq, m.lexemes" + LIVE_MATCHES + "),"
     " terms(term, idf) AS (SELECT * FROM unnest(%(terms)s::text[], %(idfs)s::float8[]))"
-    " SELECT l.chunk_id, sum(t.idf * cardinality(u.positions) * (%(k1)s + 1) / (cardinality(u.positions)"
-    "  + %(k1)s * (1 - %(b)s + %(b)s * length(l.lexemes) / %(mean_length)s))) AS score"
-    " FROM live l CROSS JOIN LATERAL unnest(l.lexemes) u JOIN terms t ON t.term = u.lexeme"
-    " GROUP BY l.chunk_id ORDER BY score DESC, l.chunk_id LIMIT %(k)s"
+    " SELECT l.chunk_id, sum(t.idf * cardinality(u.positions) / (cardinality(u.positions)"
+    "  + %(k1)s * (1 - %(b)s + %(b)s * n.tokens / %(mean_length)s))) AS score"
+    " FROM live l CROSS JOIN LATERAL (SELECT " + TOKENS.format("l.lexemes") + " AS tokens) n"
+    " CROSS JOIN LATERAL unnest(l.lexemes) u JOIN terms t ON t.term = u.lexeme"
+    " GROUP BY l.chunk_id, l.doc_id, l.seq, n.tokens ORDER BY score DESC, l.doc_id, l.seq, l.chunk_id LIMIT %(k)s"
 )
 BM25_K1, BM25_B = 1.5, 0.75
-MEAN_LENGTH = "SELECT avg(length(c.lexemes)) FROM chunks c " + LIVE + " AND c.lexemes IS NOT NULL"
+MEAN_LENGTH = "SELECT avg(" + TOKENS.format("c.lexemes") + ") FROM chunks c " + LIVE + " AND c.lexemes IS NOT NULL"
 # The statements below are composed once here from the constant fragments above; values travel as parameters.
 LIVE_COUNT = "SELECT count(*) FROM chunks c " + LIVE
 PASSAGES_BY_DOCUMENT = "SELECT c.doc_id, count(*) FROM chunks c " + LIVE + " GROUP BY c.doc_id"

@@ -11,7 +11,9 @@ One search, in order:
    decision itself, then chunks citing exactly that reference);
 4. when the query touches several entities or areas (``serving.query.decompose``), do 1-3 for each sub-query as well and
    fuse the whole query's list with the sub-queries' lists;
-5. optionally rerank the best ``RERANK_MAX`` candidates with a local cross-encoder (``serving.ranking.rerank``).
+5. the learned second stage, optionally a cross-encoder rerank of the best ``RERANK_MAX`` candidates
+   (``serving.ranking.rerank``), the coverage block and the relevance floor: ``serving.ranking.answer``, the code the
+   PostgreSQL backend runs too.
 """
 
 from __future__ import annotations
@@ -19,29 +21,16 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-import numpy as np
-
 from mendel.index import bundle
 from serving.ranking import in_force
-from serving.ranking.bundle_lists import CANDIDATES, BundleLists, Ranked
-from serving.ranking.filters import SearchFilters
-from serving.ranking.fusion import (
-    LEARNED_CANDIDATES,
-    LearnedFusion,
-    SubqueryFusion,
-    first_of_each,
-    learned_candidates,
-    rerank_order,
-)
-from serving.ranking.hits import Hit, SearchResult
-from serving.ranking.layers import LayerIndex, layer_of
+from serving.ranking.answer import RERANK_MAX, WARM_QUERY, SearchFlow
+from serving.ranking.bundle_lists import CANDIDATES, BundleLists
+from serving.ranking.layers import LayerIndex
 
-RERANK_MAX = 30
-# A plain question: it runs every list, the act router, the bridge and the coverage block (Searcher.warm)
-WARM_QUERY = "jaké povinnosti má obec"
+__all__ = ["CANDIDATES", "RERANK_MAX", "WARM_QUERY", "Searcher"]
 
 
-class Searcher(BundleLists):
+class Searcher(SearchFlow, BundleLists):
     """Hybrid search over a published bundle (``serving.ranking.bundle_lists`` ranks each query's lists)."""
 
     def __init__(self, path: Path, embedder=None, reranker=None):
@@ -49,8 +38,6 @@ class Searcher(BundleLists):
 
         super().__init__(path, embedder=embedder, reranker=reranker)
         self._assessor = Assessor(self.documents, self.graph, self.passages, self.manifest.get("model"))
-        self._learned: LearnedFusion | None = None
-        self._learned_loaded = False
 
     @classmethod
     def latest(cls, bundles_dir: Path, embedder=None, reranker=None) -> "Searcher":
@@ -65,254 +52,11 @@ class Searcher(BundleLists):
         _ = (self.collection(), self.floor, self.learned_fusion, self.vocabulary, self.act_router, self.lexicon)
         self.search_with_coverage(WARM_QUERY, k=1)
 
-    # --- the search -----------------------------------------------------------------------------------
-
-    def search(
-        self,
-        query: str,
-        k: int = 10,
-        dense: bool = True,
-        filters: "SearchFilters | dict | None" = None,
-        graph: bool = True,
-        decompose: bool = True,
-        rerank: bool = False,
-        details: dict | None = None,
-        bridge: bool = True,
-        learned: bool = True,
-        trace: list | None = None,
-        at: date | None = None,
-        version: str | None = None,
-        retype: bool = True,
-    ) -> list[Hit]:
-        """Hybrid search; ``filters`` (a :class:`SearchFilters` or a dict of its fields) restricts the
-        documents every list draws from, so a filtered search still returns up to ``k`` hits. ``graph`` adds the
-        graph-entered list, ``decompose`` searches sub-queries too, ``rerank`` reorders the best
-        ``RERANK_MAX`` candidates with the configured cross-encoder (an error when none is configured), ``bridge``
-        adds the legal wording of the query's lay words and abbreviations to BM25 and dense (``legal_expansion``),
-        ``learned`` reorders the best candidates by the learned fusion (:meth:`learned_order`) when one is stored.
-        ``details``, when given, receives the query's scope, the layer searched, the sub-queries, the coverage
-        block and, when filtered, how much of the collection the filters leave (``filters``); ``trace``,
-        when given, receives (the whole query's fused list before the learned stage, its :class:`Ranked`, the
-        layer): what ``retrieval_eval.learn_fusion`` trains on. ``at`` (default today): an act's passages are those
-        of its version in force on that date (``serving.ranking.in_force``); ``version="promulgated"``: its promulgated
-        text instead. ``retype``: read the query's words as the collection writes them (``serving.query.typed``:
-        diacritics restored, slips and clipped words made whole)."""
-        from serving.query.analyze import understand
-        from serving.query.decompose import decompose as split_query
-
-        if rerank and self.reranker is None:
-            raise ValueError("rerank requested but no cross-encoder is configured")
-        at = at or date.today()
-        in_force.check_version(version)
-        lexicon = self.lexicon if retype else None
-        found = understand(query, lexicon)
-        governing = self.governing(found) if graph else []
-        index = self.layer_for(found.scope)
-        if details is not None:
-            details.update(
-                {
-                    "scope": found.scope,
-                    "layer": index.layer,
-                    "subqueries": [],
-                    "entities": [e.id for e in found.entities],
-                    "governing": [act.as_dict() for act in governing],
-                }
-            )
-        filtered = self.filter_counts(filters)
-        if details is not None and filtered is not None:
-            details["filters"] = filtered
-        allowed = self._allowed(filters, index, at, version)
-        if allowed is not None and not allowed.any() and index is not self.passages:
-            index = self.passages  # the asked-for layer has nothing that passes the filters
-            allowed = self._allowed(filters, index, at, version)
-        if allowed is not None and not allowed.any():
-            if details is not None:
-                details["coverage"] = self.assess(
-                    query, found, [], index, dense=False, allowed=allowed, governing=governing
-                )
-                if filtered is not None:
-                    details["coverage"]["filters"] = filtered
-            return []
-        depth = max(k, CANDIDATES)
-        subqueries = split_query(query, found) if decompose else []
-        if details is not None:
-            details.update({"layer": index.layer, "subqueries": subqueries})
-        # every dense search of this query starts now, so the workers run them while this thread ranks the rest
-        understood = [(sub, understand(sub, lexicon)) for sub in subqueries]
-        pending = [
-            self.dense_pending(self.dense_text(f, bridge), n=depth, allowed=allowed, layer=index) if dense else None
-            for f in [found] + [f for _, f in understood]
-        ]
-        main = self.rank(
-            query,
-            allowed,
-            dense=dense,
-            graph=graph,
-            understanding=found,
-            n=depth,
-            layer=index,
-            dense_pending=pending[0],
-            bridge=bridge,
-            governing=governing,
-        )
-        if trace is not None:
-            trace.append((list(main.fused), main, index))
-        # the learned stage orders each query's own list (the whole query's, each sub-query's) before they are
-        # interleaved, so a question in two parts still gets the best of each part
-        second_stage = learned and self.learned_fusion is not None
-        fused = self.learned_order(main, index) if second_stage else main.fused
-        merged = SubqueryFusion(fused, main.activation, k)
-        for number, (sub, sub_found) in enumerate(understood, start=1):
-            ranked = self.rank(
-                sub,
-                allowed,
-                dense=dense,
-                graph=graph,
-                understanding=sub_found,
-                n=depth,
-                layer=index,
-                dense_pending=pending[number],
-                bridge=bridge,
-            )
-            merged.add(number, self.learned_order(ranked, index) if second_stage else ranked.fused, ranked.activation)
-        if subqueries:
-            fused = merged.fused()
-        rerank_scores: dict[int, float] = {}
-        if rerank:
-            top = fused[:RERANK_MAX]
-            scores = self.reranker.score(query, [self.passage_text(item, index) for item, _, _ in top])
-            fused, rerank_scores = rerank_order(fused, scores)
-        fused = first_of_each(fused)  # never the same passage twice, whatever stage put it back
-        hits = []
-        for item, score, lists in fused[:k]:
-            hit = self._hit(
-                item, score, lists + (["rerank"] if item in rerank_scores else []), merged.activation, index
-            )
-            hit.subqueries = merged.found_by.get(item, [])
-            hit.rerank_score = rerank_scores.get(item)
-            for name, value in in_force.version_of(index.chunks[item], at).items():
-                setattr(hit, name, value)
-            hits.append(hit)
-        if details is not None:
-            details["coverage"] = self.assess(
-                query,
-                found,
-                [item for item, _, _ in fused[:k]],
-                index,
-                dense=dense,
-                references=any("reference" in h.lists for h in hits),
-                allowed=allowed,
-                governing=governing,
-            )
-            if filtered is not None:
-                details["coverage"]["filters"] = filtered
-        return hits
-
-    @property
-    def learned_fusion(self) -> LearnedFusion | None:
-        """The learned second stage (``serving/ranking/learned_fusion.json``); None when none is stored."""
-        if not self._learned_loaded:
-            self._learned, self._learned_loaded = LearnedFusion.load(), True
-        return self._learned
-
-    @learned_fusion.setter
-    def learned_fusion(self, value: LearnedFusion | None) -> None:
-        self._learned, self._learned_loaded = value, True
-
-    def learned_order(self, ranked: Ranked, layer: LayerIndex) -> list[tuple[int, float, list[str]]]:
-        """The second stage: an exact reference's own chunks keep the lead (among themselves in the learned
-        order: of a provision's passages, the one the question's words match best first); the best other
-        candidates (the fused list's, BM25's and dense's own best, ``learned_candidates``) are reordered by the
-        learned fusion over the lists' signals, the best passage of the act governing a plain question first when
-        the layer holds it; the rest follow in fused order. Scores keep their values, in the
-        new order."""
-        fused, signals = ranked.fused, ranked.signals
-        items = [item for item, _, _ in fused]
-        own = set(ranked.own)
-        lead = [item for item in items if item in own]
-        rest = [item for item in items if item not in own]
-        candidates = [item for item in learned_candidates(rest, signals) if item not in own]  # own ones lead already
-        ordered = self.learned_fusion.order(candidates, items, signals, layer.chunks)
-        if signals.governing:  # the governing act's passages lead: its best one, as the learned order ranks them
-            first = next((i for i in ordered if layer.chunks[i].get("citation") in signals.governing), None)
-            ordered = ordered if first is None else [first] + [i for i in ordered if i != first]
-        lead = (
-            self.learned_fusion.order(lead[:LEARNED_CANDIDATES], items, signals, layer.chunks)
-            + lead[LEARNED_CANDIDATES:]
-        )
-        chosen = set(candidates)
-        new_order = lead + ordered + [item for item in rest if item not in chosen]
-        lists_of = {item: lists for item, _, lists in fused}
-        for item in signals.bm25:
-            lists_of.setdefault(item, ["bm25"])
-        for item in signals.dense:
-            lists_of.setdefault(item, ["dense"] if item not in set(signals.bm25) else ["bm25", "dense"])
-        scores = sorted((score for _, score, _ in fused), reverse=True)
-        scores += [scores[-1] if scores else 0.0] * (len(new_order) - len(scores))
-        return [(item, score, lists_of[item]) for item, score in zip(new_order, scores)]
-
-    # --- honest answers ------------------------------------------------------------------------------
-
-    @property
-    def floor(self):
-        """The relevance floor (``serving/ranking/floor.json``, calibrated on the dev questions); None when absent."""
-        return self._assessor.floor
-
-    @floor.setter
-    def floor(self, value) -> None:
-        self._assessor.floor = value
-
-    def collection(self):
-        """What this bundle holds, for the coverage block (built on first use)."""
-        return self._assessor.collection()
-
-    def assess(
-        self,
-        query: str,
-        understanding,
-        items: list[int],
-        layer: LayerIndex | None = None,
-        dense: bool = True,
-        references: bool = False,
-        allowed: np.ndarray | None = None,
-        governing=(),
-    ) -> dict:
-        """The coverage block of one answer (``serving.ranking.coverage.Assessor``): what the query names and whether
-        the collection holds it (and the acts ``governing`` a plain question), the floor's signals over the best
-        hits, and whether the answer is ``weak`` or ``empty`` (nothing matches: no hits should be shown)."""
-        vector = None
-        if dense:  # the query as the dense list searched it (with its legal wordings), else as typed
-            vector = self._dense.vector(self.dense_text(understanding))
-            if vector is None:
-                vector = self._dense.vector(understanding.normalized)
-        return self._assessor.assess(
-            query,
-            understanding,
-            items,
-            layer or self.passages,
-            vector,
-            references=references,
-            allowed=allowed,
-            governing=governing,
-        )
-
-    def search_with_coverage(self, query: str, k: int = 10, **options) -> SearchResult:
-        """:meth:`search` with an honest answer: the coverage block, ``weak`` below the relevance floor, and no
-        hits at all when nothing in the collection matches the query."""
-        details: dict = dict(options.pop("details", None) or {})
-        hits = self.search(query, k=k, details=details, **options)
-        coverage = details["coverage"]
-        if coverage.get("empty"):
-            hits = []
-        return SearchResult(
-            hits=hits, coverage=coverage, weak=bool(coverage.get("weak")), confidence=coverage.get("confidence", {})
-        )
-
-    def passage_text(self, item: int, layer: LayerIndex | None = None) -> str:
-        """What a cross-encoder reads for a chunk: its citation, title and section, then the raw text."""
-        c = (layer or self.passages).chunks[item]
-        head = " — ".join(x for x in (c.get("citation"), c.get("title"), c.get("section")) if x)
-        return f"{head}\n{c['text']}" if head else c["text"]
+    def linked_entities(self, items: list[int], layer: LayerIndex) -> dict[int, list[str]]:
+        """Row -> the graph entities its chunk links (a hit's ``entities`` are the activated ones among them)."""
+        if layer is self.passages:
+            return {item: self.graph.entities_of(item) for item in items}
+        return {item: self.chunk_entities.get(layer.chunks[item]["chunk_id"], []) for item in items}
 
     def document(self, doc_id: str, at: date | None = None, version: str | None = None) -> dict | None:
         """A document's metadata from ``documents.json`` with its chunks in order; None when unknown. An act with
@@ -336,33 +80,3 @@ class Searcher(BundleLists):
                 for c in chunks
             ],
         }
-
-    def _hit(
-        self,
-        item: int,
-        score: float,
-        lists: list[str],
-        activation: dict[str, float] | None = None,
-        layer: LayerIndex | None = None,
-    ) -> Hit:
-        index = layer or self.passages
-        c = index.chunks[item]
-        activation = activation or {}
-        linked = self.graph.entities_of(item) if index is self.passages else self.chunk_entities.get(c["chunk_id"], ())
-        matched = sorted((e for e in linked if e in activation), key=lambda e: (-activation[e], e))
-        return Hit(
-            doc_id=c["doc_id"],
-            title=c["title"],
-            source=c["source"],
-            url=c["url"],
-            page=c["page_start"],
-            page_end=c["page_end"],
-            section=c.get("section") or "",
-            text=c["text"],
-            score=round(score, 6),
-            chunk_id=c["chunk_id"],
-            citation=c.get("citation"),
-            lists=lists,
-            entities=matched,
-            layer=layer_of(c, index.layer),
-        )

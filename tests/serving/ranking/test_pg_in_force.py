@@ -73,7 +73,7 @@ def test_a_date_serves_the_wording_in_force_then(searchers, asked, wording, abse
     day, version = asked
     details: dict = {}
     hits = searchers["postgres"].search(QUERY, k=10, at=day, version=version, details=details)
-    assert not {"at", "version"} & set(details["not_applied"])
+    assert "not_applied" not in details  # the postgres backend runs every stage the bundle backend does
     found = section_4(hits)
     assert found and wording in found[0].text and found[0].page == 3
     assert {name: getattr(found[0], name) for name in fields} == fields

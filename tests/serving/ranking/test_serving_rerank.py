@@ -294,9 +294,9 @@ def test_rerank_reorders_candidates_by_the_model(bundles, marker):
 
 
 def test_at_most_rerank_max_candidates_are_scored(bundles, marker, monkeypatch):
-    import serving.ranking.search
+    import serving.ranking.answer
 
-    monkeypatch.setattr(serving.ranking.search, "RERANK_MAX", 10)  # the test bundle has fewer than 30 chunks
+    monkeypatch.setattr(serving.ranking.answer, "RERANK_MAX", 10)  # the test bundle has fewer than 30 chunks
     calls: list[int] = []
 
     class Counting:
