@@ -3,6 +3,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Test processes: a file's tests stay in one (module fixtures are built once); 2 fits CI's two cores.
+TEST_WORKERS ?= 2
 
 .PHONY: setup run test test-fast ui mirror bench clean
 
@@ -29,10 +31,10 @@ test: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports  # the layer contracts in pyproject.toml
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 test-fast: setup  # the inner loop: no nightly, no crawl, no browser, nothing over ~5 s (markers in pyproject.toml)
-	$(BIN)/python -m pytest -q -m "not e2e and not browser and not slow"
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not e2e and not browser and not slow"
 
 ui: setup
 	$(BIN)/mendel ui

@@ -45,9 +45,10 @@ from serving.ranking.pg_sql import (
     BM25_K1,
     CITING_PASSAGES,
     DECISION_PASSAGES,
+    DEFINITION_CANDIDATES,
     DOCUMENT_FREQUENCY,
+    EVERY_NTH_TEXT,
     LEXICAL,
-    LIVE,
     LIVE_AMONG,
     LIVE_COVERAGE,
     MEAN_LENGTH,
@@ -159,18 +160,14 @@ class PostgresLists(QueryLists):
     def definition_chunks(self) -> Iterator[dict]:
         """The passages of acts that may hold a statutory definition (what ``harvest_definitions`` reads)."""
         with self.connection() as conn:
-            rows = conn.execute(
-                "SELECT c.chunk_id, c.text, d.citation FROM chunks c " + LIVE + " AND d.citation IS NOT NULL"
-                " AND (c.text LIKE '%%rozum%%' OR c.text LIKE '%%dále jen%%') ORDER BY c.doc_id, c.seq, c.chunk_id"
-            ).fetchall()
+            rows = conn.execute(DEFINITION_CANDIDATES).fetchall()
         return ({"chunk_id": cid, "text": text, "citation": citation} for cid, text, citation in rows)
 
     def lexicon_texts(self, most: int) -> Iterator[str]:
         step = max(1, self.passage_total // most)
         with self.connection() as conn:
             rows = conn.execute(
-                "SELECT text FROM (SELECT c.text, row_number() OVER (ORDER BY c.doc_id, c.seq, c.chunk_id) - 1 AS i"
-                " FROM chunks c " + LIVE + ") t WHERE i %% %s = 0 ORDER BY i",
+                EVERY_NTH_TEXT,
                 (step,),
             ).fetchall()
         return (text for (text,) in rows)

@@ -93,3 +93,13 @@ CHUNK_ROWS = (
     "SELECT c.chunk_id, c.doc_id, c.page_start, c.page_end, c.section_path, c.text, c.seq"
     " FROM chunks c WHERE c.chunk_id = ANY(%s)"
 )
+# The passages of acts that may hold a statutory definition, in the bundle's row order.
+DEFINITION_CANDIDATES = (
+    "SELECT c.chunk_id, c.text, d.citation FROM chunks c " + LIVE + " AND d.citation IS NOT NULL"
+    " AND (c.text LIKE '%%rozum%%' OR c.text LIKE '%%dále jen%%') ORDER BY c.doc_id, c.seq, c.chunk_id"
+)
+# Every n-th live passage's text in the bundle's row order (the typed-query lexicon's sample).
+EVERY_NTH_TEXT = (
+    "SELECT text FROM (SELECT c.text, row_number() OVER (ORDER BY c.doc_id, c.seq, c.chunk_id) - 1 AS i"
+    " FROM chunks c " + LIVE + ") t WHERE i %% %s = 0 ORDER BY i"
+)
