@@ -19,7 +19,7 @@ from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from mendel.index import segments
+from mendel.index import segment_updates, segments
 from mendel.index.layout import BM25_PART as PART
 from mendel.index.layout import CHUNKS
 from mendel.index.lexical import token_id_arrays
@@ -95,7 +95,7 @@ def merge_segments(
     part_dir: Path, layer: int, state: segments.PartState, group: Sequence[segments.Segment], analyzer: str
 ) -> segments.Segment:
     """One segment holding the live rows of ``group`` (documents by id), postings carried over, not re-analysed."""
-    documents = segments.merged_documents(state, group)
+    documents = segment_updates.merged_documents(state, group)
     seg_id = segments.segment_id(PART, layer, [(d, digest) for _, d, digest, _, _ in documents])
     tmp = segments.begin_segment(part_dir, seg_id)
     new_of_local = {s.id: np.full(s.rows, -1, dtype=np.int64) for s in group}

@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from mendel.index import dense, segments
+from mendel.index import dense, segment_updates, segments
 
 PART = "dense"
 FAISS_FILE = "dense.faiss"
@@ -87,7 +87,7 @@ def merge_segments(
     part_dir: Path, layer: int, state: segments.PartState, group: Sequence[segments.Segment], kind: str
 ) -> segments.Segment:
     """One segment holding the live rows of ``group`` (documents by id), their vectors carried over."""
-    documents = segments.merged_documents(state, group)
+    documents = segment_updates.merged_documents(state, group)
     stored = {seg.id: segment_vectors(seg) for seg in group}
     local_ids = {seg.id: seg.chunk_ids() for seg in group}
     rows = [

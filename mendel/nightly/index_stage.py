@@ -10,7 +10,7 @@ import numpy as np
 import psycopg
 
 from mendel.core import stage_versions
-from mendel.index import bundle, dense, entity_graph, lexical, segment_bm25, segment_dense, segments
+from mendel.index import bundle, dense, entity_graph, lexical, segment_bm25, segment_dense, segment_updates, segments
 from mendel.index.corpus import layer_digests, load_layer
 
 
@@ -57,7 +57,7 @@ def build_bm25(conn: psycopg.Connection, out_dir: Path, max_merge_rows: int = NI
         def merge(state, group, layer=layer, target=target) -> segments.Segment:
             return segment_bm25.merge_segments(target, layer, state, group, analyzer)
 
-        info = segments.update_part(target, current, write_new, merge, max_merge_rows)
+        info = segment_updates.update_part(target, current, write_new, merge, max_merge_rows)
         if info["changed"]:
             changed.append(f"L{layer}")
         prefix = "" if layer == 3 else f"l{layer}_"
@@ -116,7 +116,7 @@ def build_faiss(
         def kinds(state) -> dict:
             return {"index_type": ",".join(sorted({s.meta["index_type"] for s in state.segments})) or "flat"}
 
-        info = segments.update_part(target, current, write_new, merge, max_merge_rows, kinds)
+        info = segment_updates.update_part(target, current, write_new, merge, max_merge_rows, kinds)
         if info["changed"]:
             changed.append(f"L{layer}")
         prefix = "" if layer == 3 else f"l{layer}_"
@@ -144,7 +144,7 @@ def merge_large(build_dir: Path, max_merge_rows: int = BACKGROUND_MERGE_ROWS) ->
                 kind = segment_dense.segment_kind(sum(state.live_rows(s) for s in group), total, ivfpq_min)
                 return segment_dense.merge_segments(target, layer, state, group, kind)
 
-            done[f"L{layer}.{part}"] = segments.merge_part(target, merge, max_merge_rows)
+            done[f"L{layer}.{part}"] = segment_updates.merge_part(target, merge, max_merge_rows)
     return done
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from benchmarks.scale_corpus import ScaleCorpus, real_sentences
 from mendel.czech.analyzer import analyze
-from mendel.index import bundle, dense, lexical, segment_bm25, segment_dense, segments
+from mendel.index import bundle, dense, lexical, segment_bm25, segment_dense, segment_updates, segments
 from serving.ranking.dense import nearest
 
 DOCUMENTS = 120  # of 25 passages each
@@ -65,13 +65,13 @@ def grow(part_dir, kind, documents, passages, max_merge_rows=100_000):
         return segment_dense.merge_segments(part_dir, 3, state, group, "flat")
 
     current = {d: e.digest for d, e in documents.items()}
-    return segments.update_part(part_dir, current, write_new, merge, max_merge_rows)
+    return segment_updates.update_part(part_dir, current, write_new, merge, max_merge_rows)
 
 
 def nights(root, kind, passages, monkeypatch) -> list[dict]:
     """A part grown over eight nights (an eighth of the documents each), then a night where some documents change
     and some go: small floor and merge factor, so merges happen."""
-    monkeypatch.setattr(segments, "FLOOR_ROWS", 200)
+    monkeypatch.setattr(segment_updates, "FLOOR_ROWS", 200)
     every = passages["documents"]
     ids = sorted(every)
     reports = [grow(root, kind, {d: every[d] for d in ids[: len(ids) * k // 8]}, passages) for k in range(1, 9)]
@@ -176,13 +176,13 @@ def test_segmented_vectors_find_what_one_flat_index_finds(
     ],
 )
 def test_merges_are_planned_by_size(monkeypatch, live_rows, deleted, limit, merged):
-    monkeypatch.setattr(segments, "FLOOR_ROWS", 1_000)
+    monkeypatch.setattr(segment_updates, "FLOOR_ROWS", 1_000)
     plan = [
         segments.Segment(path=None, meta={"id": f"s{i}", "rows": rows + gone}, documents=[])
         for i, (rows, gone) in enumerate(zip(live_rows, deleted))
     ]
     state = segments.PartState(None, plan, {f"s{i}": np.arange(g) for i, g in enumerate(deleted) if g})
-    got = [[int(s.id[1:]) for s in group] for group in segments.plan_merges(state, limit)]
+    got = [[int(s.id[1:]) for s in group] for group in segment_updates.plan_merges(state, limit)]
     assert got == merged
 
 
@@ -218,7 +218,7 @@ def test_a_publish_links_the_built_segments_and_writes_only_its_own_files(tmp_pa
 def test_the_merges_a_night_leaves_run_apart_and_change_no_answer(tmp_path, passages, monkeypatch):
     from mendel.nightly import index_stage
 
-    monkeypatch.setattr(segments, "FLOOR_ROWS", 200)
+    monkeypatch.setattr(segment_updates, "FLOOR_ROWS", 200)
     every, build = passages["documents"], tmp_path / "build"
     ids = sorted(every)
     for k in range(1, 5):  # four nights that may not merge anything
