@@ -310,8 +310,8 @@ def compare_dev(bundles_dir: Path, database_url: str, questions_path: Path = DEV
     )
     rows: dict[str, list[dict]] = {}
     overlaps, latency = [], {name: [] for name in searchers}
-    # the bundle backend's default adds the lay-to-legal bridge and the learned second stage, which the postgres
-    # backend does not do: "bundle:rrf" is the bundle's search without them, the same method as postgres's
+    # both backends run the same stages (serving.ranking.answer); "bundle:rrf" is the bundle's search without the
+    # lay-to-legal bridge and the learned second stage, to show what those two add
     plain = {"bridge": False, "learned": False}
     for q in questions:
         tops = {}
