@@ -172,6 +172,7 @@ MISS_KINDS = {
     "other_act": "the § was recognised, with another act",
     "in_a_list": "the number stands in a provision list after another §, not recognised",
     "after_section_mark": "'§ N' is in the text, not recognised",
+    "in_a_range": "the number lies inside a range the text writes ('§ 45 až § 50'), not recognised",
     "not_in_text": "the text never writes the number after a § or in a provision list",
 }
 
@@ -212,7 +213,7 @@ class CourtScore:
     misses: dict[str, list[dict]]  # kind -> examples (all of them; the report shows a few)
     load: LoadReport | None = None
     # the listed pairs whose act and § the decision's text writes (the act by number or by a name or abbreviation
-    # of the acts table, the § after a § mark or in a provision list), and how many of them were found: what
+    # of the acts table, the § after a § mark, in a provision list or inside a range), and how many of them were found: what
     # is left when the lists' own errors and provisions the text does not cite are set aside
     written: Tally = field(default_factory=Tally)
 
@@ -244,13 +245,35 @@ def _miss_kind(text: str, pair: Pair, predicted: set[tuple[str | None, str]]) ->
         kind = "other_act"
     else:
         kind = "not_in_text"
-    number = re.escape(section[2:])
+    after_mark, in_list, in_range = _where_written(text, section[2:])
+    where = after_mark or in_list or in_range
+    if kind == "not_in_text" and where:
+        kind = "after_section_mark" if after_mark else "in_a_list" if in_list else "in_a_range"
+    return kind, where.start() if where else -1
+
+
+# "§ 45 až § 50", "§§ 45–50", "§ 45 až 50": the inner sections are cited too (the recogniser's ranges,
+# mendel.ner.provisions, expand at most this many steps)
+_RANGE = re.compile(r"§§?\s*(\d{1,5})\s*(?:\s(?:a\s+)?až\s|[-–])\s*(?:§\s*)?(\d{1,5})(?![\w/])")
+MAX_RANGE_STEPS = 30
+
+
+def _where_written(text: str, section: str) -> tuple[re.Match | None, re.Match | None, re.Match | None]:
+    """Where the text writes a section: after a § mark, as a later number of a provision list, inside a range."""
+    number = re.escape(section)
     after_mark = re.search(rf"§§?\s*{number}(?![\w/])", text, re.IGNORECASE)
     in_list = re.search(rf"§[^.;§]{{0,80}}?(?:,|\ba\b|\baž\b|[-–])\s*{number}(?![\w/])", text)
-    where = after_mark or in_list
-    if kind == "not_in_text" and where:
-        kind = "after_section_mark" if after_mark else "in_a_list"
-    return kind, where.start() if where else -1
+    in_range = None
+    if section.isdigit():
+        in_range = next(
+            (
+                m
+                for m in _RANGE.finditer(text)
+                if int(m[1]) < int(section) < int(m[2]) and int(m[2]) - int(m[1]) <= MAX_RANGE_STEPS
+            ),
+            None,
+        )
+    return after_mark, in_list, in_range
 
 
 def _named_acts(text: str) -> set[str]:
@@ -262,11 +285,7 @@ def _named_acts(text: str) -> set[str]:
 
 
 def _written(text: str, pair: Pair, named: set[str]) -> bool:
-    number = re.escape(pair[1][2:])
-    section = re.search(rf"§§?\s*{number}(?![\w/])", text, re.IGNORECASE) or re.search(
-        rf"§[^.;§]{{0,80}}?(?:,|\ba\b|\baž\b|[-–])\s*{number}(?![\w/])", text
-    )
-    return section is not None and pair[0].split(" ")[0] in named
+    return any(_where_written(text, pair[1][2:])) and pair[0].split(" ")[0] in named
 
 
 def score_decisions(decisions: Sequence[Decision], norms: LawNorms | None = None, batch: int = 64) -> CourtScore:

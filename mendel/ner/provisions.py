@@ -113,6 +113,11 @@ _SUB_VALUES = (  # sub-units kept in the norm, with their value pattern
 # a bare number after a sub-unit of at most this value continues the sub-unit ("odst. 1 a 2"), a larger one is a
 # provision of its own ("§ 137 odst. 3, 151")
 MAX_SUB_NUMBER = 40
+# "§ 45 až § 50", "§§ 45–50", "odst. 1 až 7": the separators of a range, whose inner provisions are cited too
+RANGE_SEP_RE = re.compile(r"\s+(?:a\s+)?až\s+|\s*[-–]\s*")
+# a range of more than this many steps is a typing error or a whole part of an act: only its ends are kept
+MAX_RANGE_STEPS = 30
+RANGE_LEVELS = ("unit", "odst.", "bod")
 
 
 def _sub_level(sub: str) -> tuple[str, str] | None:
@@ -136,11 +141,30 @@ def path_text(path: list[tuple[str, str]], mark: str) -> str:
     return " ".join(parts)
 
 
+def _range_inside(first: list[tuple[str, str]], last: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
+    """The paths strictly between the ends of a range that differ in their last level only, a plain number at both
+    ends (``§ 45`` … ``§ 50``, ``§ 4 odst. 1`` … ``odst. 7``); none for lettered ends (``§ 14a``), mixed levels or
+    a range over ``MAX_RANGE_STEPS``."""
+    if not first or len(first) != len(last) or first[:-1] != last[:-1] or first[-1][0] != last[-1][0]:
+        return []
+    level, low = first[-1]
+    high = last[-1][1]
+    if level not in RANGE_LEVELS or not (low.isdigit() and high.isdigit()):
+        return []
+    if not 1 < int(high) - int(low) <= MAX_RANGE_STEPS:
+        return []
+    return [first[:-1] + [(level, str(number))] for number in range(int(low) + 1, int(high))]
+
+
 def chain_elements(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
     """(start, end, path) of every provision of the chain ``text[start:end]``, in order: ``§ 5 odst. 1 a 2`` ->
-    ``§ 5 odst. 1``, ``§ 5 odst. 2``; ``§ 212, § 212a odst. 1, 3`` -> ``§ 212``, ``§ 212a odst. 1``, ``… odst. 3``."""
+    ``§ 5 odst. 1``, ``§ 5 odst. 2``; ``§ 212, § 212a odst. 1, 3`` -> ``§ 212``, ``§ 212a odst. 1``, ``… odst. 3``.
+    A range gives every provision in it: ``§ 45 až § 48`` -> ``§ 45``, ``§ 46``, ``§ 47``, ``§ 48``, the inner ones
+    spanning the whole range (``§ 45 až § 48``), as the text writes them nowhere else."""
     elements: list[tuple[int, int, str]] = []
     path: list[tuple[str, str]] = []
+    previous: tuple[int, list[tuple[str, str]]] | None = None  # start and path of the last element
+    in_range = False  # the last separator was "až" or a dash
     mark = "§"
     pos = start
     while pos < end:
@@ -167,6 +191,7 @@ def chain_elements(text: str, start: int, end: int) -> list[tuple[int, int, str]
             pos = letter.end()
         elif not _SUB_RE.match(text, pos, end) or not path:
             separator = _SEP_RE.match(text, pos, end) or _FOLLOWING_RE.match(text, pos, end)
+            in_range = bool(separator and RANGE_SEP_RE.fullmatch(separator.group()))
             pos = separator.end() if separator and separator.end() > pos else pos + 1
             continue
         while sub := _SUB_RE.match(text, pos, end):
@@ -178,7 +203,12 @@ def chain_elements(text: str, start: int, end: int) -> list[tuple[int, int, str]
         if following := _FOLLOWING_RE.match(text, pos, end):
             pos = following.end()
         if path and path[0][0] == "unit":
+            if in_range and previous is not None:
+                range_start = previous[0]
+                elements += [(range_start, item_end, path_text(p, mark)) for p in _range_inside(previous[1], path)]
             elements.append((item_start, item_end, path_text(path, mark)))
+            previous = (item_start, list(path))
+        in_range = False
     return elements
 
 

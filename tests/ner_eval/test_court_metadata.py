@@ -88,3 +88,21 @@ def test_recall_share_per_court_and_act_and_misses_by_kind():
     assert "misses by kind" in format_report(result)
     # written in the text: § 151 with its act (o. s. ř.); § 142 is not written, 89/2012 not named, § 160 neither
     assert (result.written.listed, result.written.found) == (1, 0)
+
+
+@pytest.mark.parametrize(
+    "text, section, written, kind",
+    [
+        ("podle § 45 až § 50 o. s. ř.", "§ 47", True, "in_a_range"),
+        ("podle §§ 45–50 o. s. ř.", "§ 46", True, "in_a_range"),
+        ("podle § 45 až 50 o. s. ř.", "§ 49", True, "in_a_range"),
+        ("podle § 45 až 50 o. s. ř.", "§ 50", True, "in_a_list"),
+        ("podle § 45 až 50 o. s. ř.", "§ 51", False, "not_in_text"),
+        ("podle § 1 až § 200 o. s. ř.", "§ 100", False, "not_in_text"),  # too long to be one range
+        ("podle § 45 a § 50 o. s. ř.", "§ 47", False, "not_in_text"),
+    ],
+)
+def test_a_section_inside_a_written_range_counts_as_written(text, section, written, kind):
+    result = score_decisions([_decision({(O, section)}, text)], lambda texts: [[] for _ in texts])
+    assert (result.written.listed == 1) is written
+    assert [kind for kind, found in result.misses.items() if found] == [kind]

@@ -32,11 +32,15 @@ def law_refs(text: str):
         ),
         # sub-units of one provision, ranges, "až"
         ("podle § 5 odst. 1 a 2 o. s. ř.", "§ 5 odst. 1 a 2 o. s. ř.", [f"{O} § 5 odst. 1", f"{O} § 5 odst. 2"]),
-        ("§ 45 až § 50 o. s. ř. (zásada)", "§ 45 až § 50 o. s. ř.", [f"{O} § 45", f"{O} § 50"]),
+        (
+            "§ 45 až § 50 o. s. ř. (zásada)",
+            "§ 45 až § 50 o. s. ř.",
+            [f"{O} § {n}" for n in range(45, 51)],
+        ),
         (
             "§ 4 odst. 1 až odst. 7 o. s. ř.",
             "§ 4 odst. 1 až odst. 7 o. s. ř.",
-            [f"{O} § 4 odst. 1", f"{O} § 4 odst. 7"],
+            [f"{O} § 4 odst. {n}" for n in range(1, 8)],
         ),
         (
             "§ 212a odst. 1, 3, 5 o.s.ř. Přitom",
@@ -175,10 +179,45 @@ def test_a_pointing_word_keeps_the_span_to_the_chain():
         ("§ 5 odst. 1 a 2", ["§ 5 odst. 1", "§ 5 odst. 2"]),
         ("§ 5 odst. 1, 6 odst. 2", ["§ 5 odst. 1", "§ 6 odst. 2"]),
         ("§ 137 odst. 3, 151", ["§ 137 odst. 3", "§ 151"]),
-        ("čl. I bodů 2 až 11", ["čl. I bod 2", "čl. I bod 11"]),
-        ("§ 88 odst. 2 písm. b) bodech 1 až 6", ["§ 88 odst. 2 písm. b) bod 1", "§ 88 odst. 2 písm. b) bod 6"]),
+        ("čl. I bodů 2 až 11", [f"čl. I bod {n}" for n in range(2, 12)]),
+        ("§ 88 odst. 2 písm. b) bodech 1 až 6", [f"§ 88 odst. 2 písm. b) bod {n}" for n in range(1, 7)]),
         ("§ 228 odst. 1, odst. 3 písm. b)", ["§ 228 odst. 1", "§ 228 odst. 3 písm. b)"]),
     ],
 )
 def test_chain_elements(chain, paths):
     assert [path for _, _, path in chain_elements(chain, 0, len(chain))] == paths
+
+
+@pytest.mark.parametrize(
+    "chain, paths",
+    [
+        # every section of a range of plain numbers, whichever way it is written
+        ("§ 45 až § 48", ["§ 45", "§ 46", "§ 47", "§ 48"]),
+        ("§§ 45–48", ["§ 45", "§ 46", "§ 47", "§ 48"]),
+        ("§ 45 až 48", ["§ 45", "§ 46", "§ 47", "§ 48"]),
+        ("§ 45 - 47", ["§ 45", "§ 46", "§ 47"]),
+        ("§ 106 až 108 a § 109 odst. 1", ["§ 106", "§ 107", "§ 108", "§ 109 odst. 1"]),
+        # paragraphs of one section
+        ("§ 118a odst. 1 až 3", ["§ 118a odst. 1", "§ 118a odst. 2", "§ 118a odst. 3"]),
+        ("§ 4 odst. 2 až odst. 4", ["§ 4 odst. 2", "§ 4 odst. 3", "§ 4 odst. 4"]),
+        # only the ends: neighbours, lettered sections, ends of different depth, a range too long to be one
+        ("§ 3 až 4", ["§ 3", "§ 4"]),
+        ("§ 14a až § 14d", ["§ 14a", "§ 14d"]),
+        ("§ 45 odst. 1 až § 48", ["§ 45 odst. 1", "§ 48"]),
+        ("§ 1 až § 200", ["§ 1", "§ 200"]),
+        ("§ 45 a § 48", ["§ 45", "§ 48"]),
+    ],
+)
+def test_a_range_gives_every_provision_in_it(chain, paths):
+    assert [path for _, _, path in chain_elements(chain, 0, len(chain))] == paths
+
+
+def test_the_inner_provisions_of_a_range_span_the_range():
+    text = "podle § 45 až § 48 o. s. ř."
+    [entity] = law_refs(text)
+    assert [(text[e.start : e.end], e.norm) for e in entity.elements] == [
+        ("§ 45", f"{O} § 45"),
+        ("§ 45 až § 48", f"{O} § 46"),
+        ("§ 45 až § 48", f"{O} § 47"),
+        ("§ 48", f"{O} § 48"),
+    ]
