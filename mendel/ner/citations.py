@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from mendel.law.acts_table import acts_by_citation, decline
 from mendel.law.identifiers import act_citation, citation_mark
 from mendel.ner.acts import act_for_citation, form_key, gazetteer
+from mendel.ner.dated_wording import act_in_force
 
 D = "[0-9]"
 
@@ -165,7 +166,8 @@ def eu_act_at(text: str, pos: int) -> ActMention | None:
 
 
 def named_tail(text: str, start: int, end: int, citation: str) -> ActMention:
-    """A name followed by its number ("obchodním zákoníkem č. 513/1991 Sb.") is one mention, of that number."""
+    """A name followed by its number ("obchodním zákoníkem č. 513/1991 Sb.") is one mention, of that number; one
+    followed by a wording dated before the act took effect names the act it replaced (``dated_wording``)."""
     tail = GAZ_CITATION_TAIL_RE.match(text, end)
     if tail:
         # "atomový zákon č. 18/97 Sb.": the citation starts at the act type, the adjective stays outside
@@ -174,6 +176,8 @@ def named_tail(text: str, start: int, end: int, citation: str) -> ActMention:
         return ActMention(start, tail.end(), act_citation(tail.group("num"), tail.group("year")), _named_kind(citation))
     if not citation.endswith("Sb.") and (eu_tail := GAZ_EU_TAIL_RE.match(text, end)):
         return ActMention(start, eu_tail.end(), citation, "eu")
+    # "obč. zák. ve znění od 01.08.1998": the code in force then (the wording stays out of the span)
+    citation = act_in_force(citation, text, end)
     return ActMention(start, end, citation, _named_kind(citation))
 
 

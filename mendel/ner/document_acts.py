@@ -24,6 +24,7 @@ from mendel.ner.acts import GazetteerMatch, abbreviation_key, form_key, gazettee
 from mendel.ner.acts import _abbreviation_units as abbreviation_units
 from mendel.ner.acts import _name_units as name_units
 from mendel.ner.citations import ActMention
+from mendel.ner.dated_wording import successions
 
 QUOTE_OPEN = r"(?:[„\"“”]|,,)"
 QUOTE_CLOSE = r"(?:[“”\"]|'')"
@@ -163,8 +164,10 @@ class DocumentActs:
             if is_abbreviation(m.group("term"))
         ]
         for start, term in sorted(found):
-            # the act named last before the definition, not one amended in its title ("… a o změně zákona č. …")
-            act = next((a for a in reversed(acts) if a.end <= start and not _amended_in_title(text, a)), None)
+            # the act named last before the definition, not one amended in its title ("… a o změně zákona č. …");
+            # of a citation and the name in its apposition ("zákona č. 40/1964 Sb., občanský zákoník"), the citation
+            before = [a for a in acts if a.end <= start and not _amended_in_title(text, a)]
+            act = max(before, key=lambda a: (a.end, -a.start), default=None)
             if act is None or act.kind == "eu" and not is_abbreviation(term):
                 continue
             between = text[act.end : start]
@@ -172,7 +175,11 @@ class DocumentActs:
             if len(between) > MAX_DEFINITION_DISTANCE or sentence_end or "dál" in between:
                 continue
             table = _table_act(term)
-            if table in {a.citation for a in acts if start - 2 * MAX_DEFINITION_DISTANCE <= a.end <= start}:
+            nearby = {a.citation for a in acts if start - 2 * MAX_DEFINITION_DISTANCE <= a.end <= start}
+            # "… č. 89/2012 Sb. (dále jen „o.z.“), … č. 40/1964 Sb., … ve znění účinném do 31. 12. 2013 (dále jen
+            # „obč. zák.“)": a name the code of 2012 took over stays with the code it replaced, named last
+            replaced = (succession := successions().get(table)) is not None and succession.predecessor == act.citation
+            if table in nearby and not replaced:
                 citation = table  # "… zákon č. 99/1963 Sb., …, zákon č. 292/2013 Sb. …), dále „o. s. ř.“"
             else:
                 citation = act.citation

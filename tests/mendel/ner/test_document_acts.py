@@ -80,6 +80,27 @@ def test_a_definition_naming_a_table_act_beside_it_keeps_the_table_act():
     assert act_norms(text)[-1] == "99/1963 Sb. § 240 odst. 1"
 
 
+@pytest.mark.parametrize(
+    "defined, act",
+    [
+        # the code of 2012 cited just before, the code of 1964 last: the name stays with the code it names last
+        (
+            "zákona č. 40/1964 Sb., občanského zákoníku ve znění účinném do 31. 12. 2013 (dále jen „obč. zák.“)",
+            "40/1964",
+        ),
+        ("zákona č. 40/1964 Sb., občanský zákoník (dále jen „občanský zákoník“)", "40/1964"),
+        # the code of 2012 named last: the table's act
+        ("zákona č. 89/2012 Sb., občanského zákoníku (dále jen „obč. zák.“)", "89/2012"),
+    ],
+)
+def test_a_name_the_new_code_took_over_stays_with_the_replaced_code_defined(defined, act):
+    text = (
+        f"podle § 3028 odst. 3 zákona č. 89/2012 Sb., občanského zákoníku, jako smlouvu podle {defined}. Podle § 658 "
+    )
+    text += "odst. 1 obč. zák. lze" if "obč. zák." in defined else "odst. 1 občanského zákoníku lze"
+    assert act_norms(text)[-1] == f"{act} Sb. § 658 odst. 1"
+
+
 def test_the_acts_title_before_its_amending_clause_is_not_the_bound_act():
     text = (
         "zákona č. 82/1998 Sb., o odpovědnosti za škodu způsobenou při výkonu veřejné moci a o změně zákona "

@@ -1,0 +1,65 @@
+"""A code named by a shared name or abbreviation in a dated wording is the code in force at that date.
+
+``obč. zák. ve znění od 01.08.1998``: the acts table gives ``obč. zák.`` to the civil code of 2012 (89/2012 Sb.), the
+code a text means unless it says otherwise; a wording dated before that code took effect says otherwise, and names the
+code it replaced (40/1964 Sb.). The pairs and dates are data: ``mendel/data/successor_codes.v1.yaml``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from dataclasses import dataclass
+
+import yaml
+
+from mendel.data import DATA_DIR
+from mendel.ner.dates import normalize_date
+
+SUCCESSOR_CODES = DATA_DIR / "successor_codes.v1.yaml"
+
+# "ve znění účinném do 31. 12. 2013", "ve znění od 01.08.1998", "v platném znění ke dni 1. 8. 1998",
+# "(ve znění platném a účinném k 1. 1. 2010)"
+EFFECT = r"(?:platn|účinn)(?:ém|ý)"
+WORDING_RE = re.compile(
+    rf"\s*,?\s*\(?\s*(?:ve\s+znění|v\s+(?:tehdy\s+)?{EFFECT}\s+znění)(?:\s+{EFFECT}(?:\s+a\s+{EFFECT})?)?"
+    r"\s+(?:do|od|k|ke)(?:\s+dni)?\s+"
+    r"(?P<date>\d{1,2}\.\s*(?:\d{1,2}\.|[^\W\d_]+)\s*\d{4})"
+)
+
+
+@dataclass(frozen=True)
+class Succession:
+    successor: str
+    predecessor: str
+    effective: dt.date
+
+
+@functools.cache
+def successions() -> dict[str, Succession]:
+    """The successor codes' table by the successor's citation."""
+    table = yaml.safe_load(SUCCESSOR_CODES.read_text(encoding="utf-8"))
+    found = {}
+    for row in table["codes"]:
+        effective = row["effective"]
+        effective = effective if isinstance(effective, dt.date) else dt.date.fromisoformat(str(effective))
+        found[row["successor"]] = Succession(row["successor"], row["predecessor"], effective)
+    return found
+
+
+def wording_date(text: str, end: int) -> dt.date | None:
+    """The date of a wording written right after ``end`` ("ve znění účinném do 31. 12. 2013"), if any."""
+    wording = WORDING_RE.match(text, end)
+    iso = normalize_date(wording.group("date")) if wording else None
+    return dt.date.fromisoformat(iso) if iso and len(iso) == 10 else None
+
+
+def act_in_force(citation: str, text: str, end: int) -> str:
+    """``citation``, or the code it replaced when the text dates the wording it cites (right after ``end``) before
+    ``citation`` took effect."""
+    succession = successions().get(citation)
+    if succession is None:
+        return citation
+    date = wording_date(text, end)
+    return succession.predecessor if date is not None and date < succession.effective else citation
