@@ -30,7 +30,14 @@ GLUED_SUB = r"(?=odst|písm)"  # pdf text layers lose spaces: "§122odst. 3"
 # a provision inserted later takes one or two letters (§ 14a, then § 14aa or § 14ab between § 14a and § 14b;
 # an article of an amending act: Čl. IIa)
 PROVISION_SUFFIX = "[a-z]{0,2}"
-UNIT_NUM = rf"(?:{D}{{1,5}}{PROVISION_SUFFIX}|[IVXLC]{{1,6}}[a-z]?)(?:(?![\w/])|{GLUED_SUB})(?!\.{D})"
+# "§ 14 b/ odst. 1", "§ 14 b) odst. 5", "§ 50 e odst. 1": a letter set apart before a paragraph is the section's
+# suffix, for a lettered point (písm.) has no paragraphs under it; without a bracket only b to h, the letters that
+# suffix sections and are no Czech word ("§ 5 a odst. 2": "and")
+SPLIT_SUFFIX = r"[ \t](?:[a-z][/)]|[b-h])(?=[ \t]*odst)"
+UNIT_NUM = (
+    rf"(?:{D}{{1,5}}(?:{SPLIT_SUFFIX}|{PROVISION_SUFFIX})|[IVXLC]{{1,6}}[a-z]?)(?:(?![\w/])|{GLUED_SUB})(?!\.{D})"
+)
+SPLIT_SUFFIX_MARKS_RE = re.compile(r"[ \t/)]")
 ITEM_NUM = rf"{D}{{1,5}}{PROVISION_SUFFIX}(?![\w/])(?!\.\s*{D})"
 SENTENCE_PART = r"(?:\s+(?:část\w*\s+)?(?:před|za)\s+(?:středníkem|čárkou))"
 SUB_UNITS = {
@@ -172,7 +179,7 @@ def chain_elements(text: str, start: int, end: int) -> list[tuple[int, int, str]
         head = _HEAD_RE.match(text, pos, end)
         if head:
             mark = next(norm for norm, pattern in UNIT_MARKERS.items() if re.fullmatch(pattern, head.group("mark")))
-            path = [("unit", head.group("num"))]
+            path = [("unit", SPLIT_SUFFIX_MARKS_RE.sub("", head.group("num")))]
             pos = head.end()
         elif (number := _ITEM_NUM_RE.match(text, pos, end)) and path:
             following = _SUB_RE.match(text, number.end(), end)

@@ -221,3 +221,24 @@ def test_the_inner_provisions_of_a_range_span_the_range():
         ("§ 45 až § 48", f"{O} § 47"),
         ("§ 48", f"{O} § 48"),
     ]
+
+
+@pytest.mark.parametrize(
+    "text, norms",
+    [
+        # a letter set apart before a paragraph suffixes the section: a lettered point has no paragraphs
+        ("dle § 14 b/ odst. 1 vyhl. č. 177/1996 Sb.", [f"{A} § 14b odst. 1"]),
+        ("dle § 14 b) odst. 5 písm. a) vyhl. č. 177/1996 Sb.", [f"{A} § 14b odst. 5 písm. a)"]),
+        ("dle § 14 b odst.5 vyhl. č. 177/1996 Sb.", [f"{A} § 14b odst. 5"]),
+        ("písm. a), d), § 14 b odst. 1 vyhl. č. 177/1996 Sb.", [f"{A} § 14b odst. 1"]),
+        # "a" is "and"; a letter with no paragraph after it may be a point: as before
+        ("dle § 5 a odst. 2 o. s. ř.", [f"{O} § 5", f"{O} § 5 odst. 2"]),
+        ("§ 5 v odst. 2 o. s. ř.", ["§ 5"]),
+        (
+            "§ 11 odst. 1 písm. a), d) vyhl. č. 177/1996 Sb.",
+            [f"{A} § 11 odst. 1 písm. a)", f"{A} § 11 odst. 1 písm. d)"],
+        ),
+    ],
+)
+def test_a_split_section_suffix_before_a_paragraph_is_joined(text, norms):
+    assert [n for e in law_refs(text) if "§" in e.text for n in e.norms] == norms
