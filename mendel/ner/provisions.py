@@ -30,10 +30,11 @@ GLUED_SUB = r"(?=odst|písm)"  # pdf text layers lose spaces: "§122odst. 3"
 # a provision inserted later takes one or two letters (§ 14a, then § 14aa or § 14ab between § 14a and § 14b;
 # an article of an amending act: Čl. IIa)
 PROVISION_SUFFIX = "[a-z]{0,2}"
-# "§ 14 b/ odst. 1", "§ 14 b) odst. 5", "§ 50 e odst. 1": a letter set apart before a paragraph is the section's
+# "§ 14 b/ odst. 1", "§ 14 b) odst. 5", "§ 50 e odst. 1", "§ 118a) odst. 1": a letter set apart before a
+# paragraph is the section's
 # suffix, for a lettered point (písm.) has no paragraphs under it; without a bracket only b to h, the letters that
 # suffix sections and are no Czech word ("§ 5 a odst. 2": "and")
-SPLIT_SUFFIX = r"[ \t](?:[a-z][/)]|[b-h])(?=[ \t]*odst)"
+SPLIT_SUFFIX = r"(?:[ \t](?:[a-z][/)]|[b-h])|[a-z]{1,2}[/)])(?=[ \t]*odst)"
 UNIT_NUM = (
     rf"(?:{D}{{1,5}}(?:{SPLIT_SUFFIX}|{PROVISION_SUFFIX})|[IVXLC]{{1,6}}[a-z]?)(?:(?![\w/])|{GLUED_SUB})(?!\.{D})"
 )
@@ -44,7 +45,7 @@ SUB_UNITS = {
     # "odst. l": a typed 1; "odst 2": the dot left out
     "odst.": rf"odst(?:\.|avc(?:e|i|em|ích)|avec|(?=[ \t]+{D}))\s*(?:{D}{{1,3}}[a-z]?|l)(?![\w/])",
     "písm.": r"písm(?:\.|eno|ene|enu|enem)\s*[a-z]{1,2}(?:\)|/|(?!\w))",
-    "bod": rf"bod(?:u|ě|y|ů|em|ech)?\s+{D}{{1,3}}[a-z]?(?:\.(?=\s))?(?![\w/])",
+    "bod": rf"bod(?:u|ě|y|ů|em|ech)?\s+{D}{{1,3}}[a-z]?(?:\.(?=[\s,]))?(?![\w/])",
     "věta": rf"(?:část\w*\s+)?(?:vět(?:a|y|ě|u|ou)\s+(?:{ORDINAL}|[1-9](?!\d)){SENTENCE_PART}?|{ORDINAL}\s+vět(?:a|y|ě|u|ou)"
     rf"{SENTENCE_PART}?|vět(?:a|y|ě|u|ou){SENTENCE_PART})",
     "pododst.": rf"(?:{ORDINAL}\s+pododstav\w*|pododstav\w*\s+{ORDINAL})",
@@ -75,6 +76,10 @@ PARAGRAPH_MARK_RE = re.compile(rf"[ \t]*\((?P<odst>{D}{{1,2}})\)")
 POINTING_WORDS = r"(?:(?:shora\s+|výše\s+|posledně\s+)?(?:citovan|uveden|zmíněn|předmětn)\w*|téhož|téže|cit\.)"
 BEFORE_ACT_RES = (
     re.compile(r"\s+(?=\S)"),
+    # a dot after the last number before a lower-case act ("§ 101 odst. 3. o. s. ř.": a new sentence would start
+    # with a capital), a sub-unit left without its value ("§ 142 odst. o. s. ř.", "§ 101 odst. 1 písm. zákona")
+    re.compile(r"\.[ \t]+(?=[a-zá-ž])"),
+    re.compile(r"\s+(?:odst|písm)\.\s*(?=\S)"),
     re.compile(
         r"\s*,\s*(?=(?:zákon\w*|zák\.|z\.|vyhl\w*|nařízení)\s*(?:č\.|číslo)|[a-zá-ž]{1,5}\.\s*[a-zá-ž]\.|\w+ého\s)"
     ),

@@ -242,3 +242,39 @@ def test_the_inner_provisions_of_a_range_span_the_range():
 )
 def test_a_split_section_suffix_before_a_paragraph_is_joined(text, norms):
     assert [n for e in law_refs(text) if "§" in e.text for n in e.norms] == norms
+
+
+@pytest.mark.parametrize(
+    "text, chain, norms",
+    [
+        # a dot after the last number, before a lower-case act
+        ("dle § 101 odst. 3. o. s. ř., v", "§ 101 odst. 3. o. s. ř.", [f"{O} § 101 odst. 3"]),
+        (
+            "dle § 5 odst. 4. vyhlášky č. 177/1996 Sb. Koncový",
+            "§ 5 odst. 4. vyhlášky č. 177/1996 Sb.",
+            [f"{A} § 5 odst. 4"],
+        ),
+        (
+            "dle § 7 bod 5., § 8 odst. 1 vyhl. č. 177/1996 Sb.",
+            "§ 7 bod 5., § 8 odst. 1 vyhl. č. 177/1996 Sb.",
+            [f"{A} § 7 bod 5", f"{A} § 8 odst. 1"],
+        ),
+        # a sub-unit left without its value
+        ("podle § 142 odst. o. s. ř., když", "§ 142 odst. o. s. ř.", [f"{O} § 142"]),
+        (
+            "dle § 101 odst. 1 písm. zákona č. 99/1963 Sb.",
+            "§ 101 odst. 1 písm. zákona č. 99/1963 Sb.",
+            [f"{O} § 101 odst. 1"],
+        ),
+        # the bracket of a lettered section before its paragraph
+        ("s ust. § 118a) odst. 1 o.s.ř. skutková", "§ 118a) odst. 1 o.s.ř.", [f"{O} § 118a odst. 1"]),
+    ],
+)
+def test_stray_marks_between_a_chain_and_its_act(text, chain, norms):
+    [entity] = [e for e in law_refs(text) if "§" in e.text]
+    assert (entity.text, list(entity.norms)) == (chain, norms)
+
+
+def test_a_new_sentence_after_a_chain_names_no_act_for_it():
+    text = "podle § 160 odst. 1. Občanský zákoník stanoví"
+    assert [list(e.norms) for e in law_refs(text)] == [["§ 160 odst. 1"], [Z]]
