@@ -44,6 +44,9 @@ SENTENCE_PART = r"(?:\s+(?:část\w*\s+)?(?:před|za)\s+(?:středníkem|čárkou
 SUB_UNITS = {
     # "odst. l": a typed 1; "odst 2": the dot left out
     "odst.": rf"odst(?:\.|avc(?:e|i|em|ích)|avec|(?=[ \t]+{D}))\s*(?:{D}{{1,3}}[a-z]?|l)(?![\w/])",
+    # "§ 6 (2, 7), § 10 (1) zákona 549/1991 Sbírky", "§ 47 (1 a)": paragraphs in brackets on the provision's line
+    # (the first is kept in the norm)
+    "(odst.)": rf"(?:(?<=[\w.])|(?<=[\w.][ \t]))\({D}{{1,2}}(?:[ \t]*,?[ \t]*(?:{D}{{1,2}}\.?|[a-z]\)?))*\)",
     "písm.": r"písm(?:\.|eno|ene|enu|enem)\s*[a-z]{1,2}(?:\)|/|(?!\w))",
     "bod": rf"bod(?:u|ě|y|ů|em|ech)?\s+{D}{{1,3}}[a-z]?(?:\.(?=[\s,]))?(?![\w/])",
     "věta": rf"(?:část\w*\s+)?(?:vět(?:a|y|ě|u|ou)\s+(?:{ORDINAL}|[1-9](?!\d)){SENTENCE_PART}?|{ORDINAL}\s+vět(?:a|y|ě|u|ou)"
@@ -119,6 +122,7 @@ _SEP_RE = re.compile(LIST_SEP)
 _FOLLOWING_RE = re.compile(FOLLOWING)
 _SUB_VALUES = (  # sub-units kept in the norm, with their value pattern
     ("odst.", re.compile(r"^odst\w*\.?\s*([0-9]+[a-z]?|l)")),
+    ("odst.", re.compile(r"^\(([0-9]{1,2})")),
     ("písm.", re.compile(r"^písm\w*\.?\s*([a-z]{1,2})")),
     ("bod", re.compile(r"^bod\w*\s+([0-9]+[a-z]?)")),
 )

@@ -278,3 +278,25 @@ def test_stray_marks_between_a_chain_and_its_act(text, chain, norms):
 def test_a_new_sentence_after_a_chain_names_no_act_for_it():
     text = "podle § 160 odst. 1. Občanský zákoník stanoví"
     assert [list(e.norms) for e in law_refs(text)] == [["§ 160 odst. 1"], [Z]]
+
+
+@pytest.mark.parametrize(
+    "text, norms",
+    [
+        # paragraphs in brackets inside a chain, as one court's template writes them
+        (
+            "(Dle § 50 (2), § 72 (2) zákona 458/2000 Sbírky, o",
+            ["458/2000 Sb. § 50 odst. 2", "458/2000 Sb. § 72 odst. 2"],
+        ),
+        (
+            "(Dle § 6 (2, 7), § 10 (1) zákona 549/1991 Sbírky)",
+            ["549/1991 Sb. § 6 odst. 2", "549/1991 Sb. § 10 odst. 1"],
+        ),
+        ("dle § 14b (1 2.) vyhlášky 177/1996 Sbírky", [f"{A} § 14b odst. 1"]),
+        # a bracket that holds no paragraph, or a paragraph on the next line (a heading), is no part of the chain
+        ("podle § 6 (1 000 Kč) o. s. ř.", ["§ 6", O]),
+        ("§ 5\n(1) Zaměstnavatel je povinen", []),
+    ],
+)
+def test_paragraphs_in_brackets_within_a_chain(text, norms):
+    assert [n for e in law_refs(text) for n in e.norms] == norms
