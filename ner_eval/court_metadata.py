@@ -259,8 +259,11 @@ MAX_RANGE_STEPS = 30
 
 
 def _where_written(text: str, section: str) -> tuple[re.Match | None, re.Match | None, re.Match | None]:
-    """Where the text writes a section: after a § mark, as a later number of a provision list, inside a range."""
+    """Where the text writes a section: after a § mark (a thousand set apart or not), as a later number of a
+    provision list, inside a range."""
     number = re.escape(section)
+    if re.fullmatch(r"[1-3]\d{3}[a-z]*", section):  # "§ 2 395": the thousands set apart
+        number = rf"{section[0]}[ \t\u00a0]?{re.escape(section[1:])}"
     after_mark = re.search(rf"§§?\s*{number}(?![\w/])", text, re.IGNORECASE)
     in_list = re.search(rf"§[^.;§]{{0,80}}?(?:,|\ba\b|\baž\b|[-–])\s*{number}(?![\w/])", text)
     in_range = None

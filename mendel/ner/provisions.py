@@ -30,27 +30,31 @@ GLUED_SUB = r"(?=odst|písm)"  # pdf text layers lose spaces: "§122odst. 3"
 # a provision inserted later takes one or two letters (§ 14a, then § 14aa or § 14ab between § 14a and § 14b;
 # an article of an amending act: Čl. IIa)
 PROVISION_SUFFIX = "[a-z]{0,2}"
-# "§ 14 b/ odst. 1", "§ 14 b) odst. 5", "§ 50 e odst. 1", "§ 118a) odst. 1": a letter set apart before a
-# paragraph is the section's
-# suffix, for a lettered point (písm.) has no paragraphs under it; without a bracket only b to h, the letters that
-# suffix sections and are no Czech word ("§ 5 a odst. 2": "and")
+# "§ 14 b/ odst. 1", "§ 14 b) odst. 5", "§ 50 e odst. 1", "§ 118a) odst. 1": a letter set apart before a paragraph
+# is the section's suffix, for a lettered point (písm.) has no paragraphs under it; without a bracket only b to h,
+# the letters that suffix sections and are no Czech word ("§ 5 a odst. 2": "and")
 SPLIT_SUFFIX = r"(?:[ \t](?:[a-z][/)]|[b-h])|[a-z]{1,2}[/)])(?=[ \t]*odst)"
+# "§ 2 395 a násl.", "§ 1 970 NOZ": a section over a thousand with its thousands set apart, not an amount
+THOUSANDS = rf"[1-3][ \t\u00a0]{D}{{3}}(?![\w/])(?![ \t\u00a0]*(?:{D}|Kč|,-|korun|%|EUR))"
 UNIT_NUM = (
-    rf"(?:{D}{{1,5}}(?:{SPLIT_SUFFIX}|{PROVISION_SUFFIX})|[IVXLC]{{1,6}}[a-z]?)(?:(?![\w/])|{GLUED_SUB})(?!\.{D})"
+    rf"(?:{THOUSANDS}|{D}{{1,5}}(?:{SPLIT_SUFFIX}|{PROVISION_SUFFIX})|[IVXLC]{{1,6}}[a-z]?)"
+    rf"(?:(?![\w/])|{GLUED_SUB})(?!\.{D})"
 )
-SPLIT_SUFFIX_MARKS_RE = re.compile(r"[ \t/)]")
+SPLIT_SUFFIX_MARKS_RE = re.compile(r"[ \t\u00a0/)]")
 ITEM_NUM = rf"{D}{{1,5}}{PROVISION_SUFFIX}(?![\w/])(?!\.\s*{D})"
-SENTENCE_PART = r"(?:\s+(?:část\w*\s+)?(?:před|za)\s+(?:středníkem|čárkou))"
+SENTENCE_PART = r"(?:\s+(?:část\w*\s+)?(?:před|za|po)\s+(?:středník\w*|čárk\w*))"
+# "§ 160 odst. 1 před středníkem", "v části věty před středníkem": the part of a sentence without its number
+SENTENCE_PART_ALONE = r"(?:v\s+)?(?:část\w*\s+(?:vět\w*\s+)?)?(?:před|za)\s+(?:středník\w*|čárk\w*)"
 SUB_UNITS = {
     # "odst. l": a typed 1; "odst 2": the dot left out
     "odst.": rf"odst(?:\.|avc(?:e|i|em|ích)|avec|(?=[ \t]+{D}))\s*(?:{D}{{1,3}}[a-z]?|l)(?![\w/])",
     # "§ 6 (2, 7), § 10 (1) zákona 549/1991 Sbírky", "§ 47 (1 a)": paragraphs in brackets on the provision's line
     # (the first is kept in the norm)
     "(odst.)": rf"(?:(?<=[\w.])|(?<=[\w.][ \t]))\({D}{{1,2}}(?:[ \t]*,?[ \t]*(?:{D}{{1,2}}\.?|[a-z]\)?))*\)",
-    "písm.": r"písm(?:\.|eno|ene|enu|enem)\s*[a-z]{1,2}(?:\)|/|(?!\w))",
+    "písm.": r"písm(?:\.|eno|ene|enu|enem)\s*(?:[a-z]{1,2}(?:\)|/|(?!\w))|[A-Z]\))",  # "písm. H)": a capital typed
     "bod": rf"bod(?:u|ě|y|ů|em|ech)?\s+{D}{{1,3}}[a-z]?(?:\.(?=[\s,]))?(?![\w/])",
     "věta": rf"(?:část\w*\s+)?(?:vět(?:a|y|ě|u|ou)\s+(?:{ORDINAL}|[1-9](?!\d)){SENTENCE_PART}?|{ORDINAL}\s+vět(?:a|y|ě|u|ou)"
-    rf"{SENTENCE_PART}?|vět(?:a|y|ě|u|ou){SENTENCE_PART})",
+    rf"{SENTENCE_PART}?|vět(?:a|y|ě|u|ou){SENTENCE_PART}|{SENTENCE_PART_ALONE})",
     "pododst.": rf"(?:{ORDINAL}\s+pododstav\w*|pododstav\w*\s+{ORDINAL})",
 }
 SUB = "(?:" + "|".join(SUB_UNITS.values()) + ")"
@@ -70,11 +74,11 @@ NON_LAW_TAIL_RE = re.compile(
     r"\.?(?:\s+odst\.\s*[IVX0-9]+(?:\.[0-9]+)*)?"
     r"\s+(?:(?:této|teto|uvedené)\s+)?(?:smlouv|dohod[ayěo]|podmínek|zadávací\s+dokumentac|stanov\b|POV\b)"
 )
-# between a chain and its act: a bracket a lettered provision leaves open ("§ 115a) o. s. ř."), a paragraph in
+# between a chain and its act: a bracket a number leaves open ("§ 115a) o. s. ř.", "odst. 1) zák."), a paragraph in
 # brackets ("§ 160 (1) o. s. ř."), a comma before a full citation ("§ 87 odst. 1, z.č. 257/2016 Sb."), words that
 # point back or describe ("citovaného", "téhož", "prováděcí") or a bare act type before an abbreviation ("zákona
 # o.s.ř.")
-STRAY_BRACKET_RE = re.compile(r"(?<=[0-9][a-z])\)")
+STRAY_BRACKET_RE = re.compile(r"(?<=[0-9])\)|(?<=[0-9][a-z])\)")  # "§ 755 odst. 1) zák. č."
 PARAGRAPH_MARK_RE = re.compile(rf"[ \t]*\((?P<odst>{D}{{1,2}})\)")
 POINTING_WORDS = r"(?:(?:shora\s+|výše\s+|posledně\s+)?(?:citovan|uveden|zmíněn|předmětn)\w*|téhož|téže|cit\.)"
 BEFORE_ACT_RES = (
@@ -123,7 +127,7 @@ _FOLLOWING_RE = re.compile(FOLLOWING)
 _SUB_VALUES = (  # sub-units kept in the norm, with their value pattern
     ("odst.", re.compile(r"^odst\w*\.?\s*([0-9]+[a-z]?|l)")),
     ("odst.", re.compile(r"^\(([0-9]{1,2})")),
-    ("písm.", re.compile(r"^písm\w*\.?\s*([a-z]{1,2})")),
+    ("písm.", re.compile(r"^písm\w*\.?\s*([a-zA-Z]{1,2})")),
     ("bod", re.compile(r"^bod\w*\s+([0-9]+[a-z]?)")),
 )
 # a bare number after a sub-unit of at most this value continues the sub-unit ("odst. 1 a 2"), a larger one is a
@@ -141,7 +145,7 @@ def _sub_level(sub: str) -> tuple[str, str] | None:
         value = regex.match(sub)
         if value:
             number = "1" if value.group(1) == "l" else value.group(1)
-            return name, f"{number})" if name == "písm." else number
+            return name, f"{number.lower()})" if name == "písm." else number
     return None  # věta, pododstavec: kept in the span, not in the norm
 
 

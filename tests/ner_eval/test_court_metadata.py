@@ -100,6 +100,7 @@ def test_recall_share_per_court_and_act_and_misses_by_kind():
         ("podle § 45 až 50 o. s. ř.", "§ 51", False, "not_in_text"),
         ("podle § 1 až § 200 o. s. ř.", "§ 100", False, "not_in_text"),  # too long to be one range
         ("podle § 45 a § 50 o. s. ř.", "§ 47", False, "not_in_text"),
+        ("podle § 2 395 o. s. ř.", "§ 2395", True, "after_section_mark"),
     ],
 )
 def test_a_section_inside_a_written_range_counts_as_written(text, section, written, kind):

@@ -300,3 +300,24 @@ def test_a_new_sentence_after_a_chain_names_no_act_for_it():
 )
 def test_paragraphs_in_brackets_within_a_chain(text, norms):
     assert [n for e in law_refs(text) for n in e.norms] == norms
+
+
+@pytest.mark.parametrize(
+    "text, norms",
+    [
+        # a section over a thousand with its thousands set apart, not an amount
+        ("s ustanovením § 1 970 NOZ nárok", [f"{Z} § 1970"]),
+        ("dle § 2 395 a násl. zák. č. 89/2012 Sb., občanský", [f"{Z} § 2395"]),
+        ("dle § 2 100 Kč", ["§ 2"]),
+        ("dle § 2 150 000 Kč o. s. ř.", ["§ 2", O]),
+        # a bracket a paragraph leaves open, a capital point, a part of a sentence without its number
+        ("Podle § 755 odst. 1) zák. č. 89/2012 Sb. - občanského", [f"{Z} § 755 odst. 1"]),
+        ("(viz § 5 odst. 1) zákona č. 99/1963 Sb.", ["§ 5 odst. 1", O]),
+        ("§ 2 odst. 1 písm. H) vyhl. č. 177/1996 Sb.", [f"{A} § 2 odst. 1 písm. h)"]),
+        ("dle § 160 odst. 1 před středníkem o.s.ř., když", [f"{O} § 160 odst. 1"]),
+        ("podle § 160 odst. 1 v části věty před středníkem o. s. ř.", [f"{O} § 160 odst. 1"]),
+        ("z § 160 odst. 1 věta první po středník o. s. ř.", [f"{O} § 160 odst. 1"]),
+    ],
+)
+def test_thousands_brackets_capitals_and_parts_of_sentences(text, norms):
+    assert [n for e in law_refs(text) for n in e.norms] == norms
