@@ -4,6 +4,7 @@ table, court-metadata figures and failures as scoring afresh; other thresholds a
 from __future__ import annotations
 
 import psycopg
+import pytest
 import yaml
 
 from assets.processing.recognition import scored_gate
@@ -11,6 +12,7 @@ from ner_eval.gate import default_thresholds_path, evaluate_gates
 from tests.support.nightly import E2E_COURT_GOLD
 
 
+@pytest.mark.slow  # scores both golds twice
 def test_the_gate_is_scored_once_until_what_it_depends_on_changes(fresh_db, tmp_path):
     with psycopg.connect(fresh_db, autocommit=True) as conn:
         first = scored_gate(conn, None, None, E2E_COURT_GOLD)
