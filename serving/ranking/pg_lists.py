@@ -4,7 +4,8 @@ bundle's layer (``serving.ranking.pg_layer``) and the primitive lists over them,
 acts, exact references leading):
 
 - lexical: full text over ``chunks.lexemes`` (``mendel.index.fulltext``: the BM25 analyser's tokens of the chunk in
-  context), BM25 computed in SQL from the lexemes' positions as bm25s computes it (``pg_sql.LEXICAL``);
+  context), BM25 as bm25s computes it from the candidates' term frequencies (``pg_sql.TERM_FREQUENCIES``) and
+  the live passages' lengths (read once, ``serving.ranking.pg_layer``);
 - dense: pgvector HNSW (``mendel.index.pgvector.search_pgvector``) over ``chunks.embedding``;
 - graph: the query's entities, spread one hop along ``graph_edges``, scoring the passages that mention them
   (``mentions``) as ``serving.ranking.graph_retrieval.EntityGraph`` does (entity specificity, chunk focus).
@@ -17,6 +18,7 @@ index is exact below its HNSW threshold (``EF_SEARCH``).
 
 from __future__ import annotations
 
+import heapq
 import math
 import queue
 import re
@@ -48,13 +50,12 @@ from serving.ranking.pg_sql import (
     DEFINITION_CANDIDATES,
     DOCUMENT_FREQUENCY,
     EVERY_NTH_TEXT,
-    LEXICAL,
     LIVE_AMONG,
     LIVE_COVERAGE,
-    MEAN_LENGTH,
     PASSAGES_BY_DOCUMENT,
     PROVISION_BY_HEADING,
     PROVISION_BY_TEXT,
+    TERM_FREQUENCIES,
 )
 from serving.ranking.query_lists import CANDIDATES, EXPANSION_WEIGHT, QueryLists
 from serving.ranking.references import provision_key
@@ -118,7 +119,8 @@ class PostgresLists(QueryLists):
         self.identifier_docs = self._identifier_docs()
         self.passages = PostgresLayer(self, conn, documents)
         self.passage_total = len(self.passages.chunk_ids)
-        self.mean_length = float(conn.execute(MEAN_LENGTH).fetchone()[0] or 1.0)
+        lengths = self.passages.lengths / self.passages.mean_length
+        self._length_norms = (BM25_K1 * (1 - BM25_B + BM25_B * lengths)).tolist()  # BM25's k1 (1 - b + b |d| / avg)
         nodes = conn.execute("SELECT count(*) FROM graph_nodes").fetchone()[0]
         self.graph = PostgresGraph(self, self.passages, nodes)
         self._load_versions(conn)
@@ -288,17 +290,24 @@ class PostgresLists(QueryLists):
                 break
             selective.append(term)
             total += frequency[term]
-        values = {
-            "any": tsquery_literal(selective),
-            "docs": docs,
-            "k": n + len(skip),
-            "terms": terms,
-            "idfs": [weights[t] * self.idf(frequency[t]) for t in terms],
-            "k1": BM25_K1,
-            "b": BM25_B,
-            "mean_length": self.mean_length,
-        }
-        return [(cid, score) for cid, score in conn.execute(LEXICAL, values) if cid not in skip][:n]
+        values = {"any": tsquery_literal(selective), "docs": docs, "terms": terms}
+        weight = {t: weights[t] * self.idf(frequency[t]) for t in terms}
+        return self.bm25_scores(conn.execute(TERM_FREQUENCIES, values), weight, n, skip)
+
+    def bm25_scores(self, rows, weight: dict[str, float], n: int, skip: frozenset[str]) -> list[tuple[str, float]]:
+        """The best ``n`` live passages (none of ``skip``) by BM25 as bm25s scores it (its "lucene" method, k1 1.5,
+        b 0.75: no (k1 + 1) factor; ``weight``: a term's idf times its weight in the query) from rows of (passage,
+        term, the term's frequency in it); a passage's length is its number of tokens against their mean. Ties in
+        the bundle's row order."""
+        positions, norms = self.passages.position, self._length_norms
+        scores: dict[int, float] = {}
+        for chunk_id, term, frequency in rows:
+            position = positions(chunk_id)
+            if position is None or chunk_id in skip:
+                continue  # not live, or left out by the search's filters
+            scores[position] = scores.get(position, 0.0) + weight[term] * frequency / (frequency + norms[position])
+        best = heapq.nsmallest(n, scores.items(), key=lambda item: (-item[1], item[0]))
+        return [(self.passages.chunk_ids[position], score) for position, score in best]
 
     def idf(self, frequency: int) -> float:
         """bm25s' Lucene idf of a term in ``frequency`` of the live passages."""

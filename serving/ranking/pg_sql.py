@@ -16,27 +16,23 @@ MATCHING = (
     " WHERE c.layer = 3 AND c.lexemes @@ %(any)s::tsquery" + DOCS + ")"
 )
 LIVE_MATCHES = (
-    " FROM m JOIN documents d ON d.doc_id = m.doc_id AND d.current_version_id = m.version_id"
-    " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record'"
+    " FROM m JOIN documents d ON d.doc_id = m.doc_id AND coalesce(d.served_version_id, d.current_version_id) ="
+    " m.version_id WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record'"
 )
 # A term's document frequency among the live passages (cached per searcher).
 DOCUMENT_FREQUENCY = MATCHING + " SELECT count(*)" + LIVE_MATCHES
-# BM25 of the live candidates as bm25s scores it (its "lucene" method, k1 1.5, b 0.75: no (k1 + 1) factor; idf given
-# per term, already times the term's weight in the query): a term's frequency is the number of its positions in the
-# passage's lexemes, a passage's length the number of all its tokens (every position of every lexeme) against their
-# mean. Ties in the bundle's row order (doc_id, seq, chunk_id).
-TOKENS = "(SELECT sum(cardinality(p.positions)) FROM unnest({0}) p)"
-LEXICAL = MATCHING + (
-    ", live AS (SELECT m.chunk_id, m.doc_id, m.seq, m.lexemes" + LIVE_MATCHES + "),"
-    " terms(term, idf) AS (SELECT * FROM unnest(%(terms)s::text[], %(idfs)s::float8[]))"
-    " SELECT l.chunk_id, sum(t.idf * cardinality(u.positions) / (cardinality(u.positions)"
-    "  + %(k1)s * (1 - %(b)s + %(b)s * n.tokens / %(mean_length)s))) AS score"
-    " FROM live l CROSS JOIN LATERAL (SELECT " + TOKENS.format("l.lexemes") + " AS tokens) n"
-    " CROSS JOIN LATERAL unnest(l.lexemes) u JOIN terms t ON t.term = u.lexeme"
-    " GROUP BY l.chunk_id, l.doc_id, l.seq, n.tokens ORDER BY score DESC, l.doc_id, l.seq, l.chunk_id LIMIT %(k)s"
+# The BM25 candidates (passages holding any of the selective terms, live or not: the searcher knows the live ones)
+# with each query term's frequency in them: the number of its positions in the passage's lexemes. The query's
+# terms alone are kept (marked with weight A, every other lexeme D, then filtered) rather than every lexeme
+# unnested and joined: 4 ms against 70 ms for 840 candidates. Scored by the searcher (pg_lists.bm25_scores).
+TERM_FREQUENCIES = (
+    "SELECT c.chunk_id, u.lexeme, cardinality(u.positions) FROM chunks c CROSS JOIN LATERAL"
+    " unnest(ts_filter(setweight(setweight(c.lexemes, 'D'), 'A', %(terms)s::text[]), '{a}')) u"
+    " WHERE c.layer = 3 AND c.lexemes @@ %(any)s::tsquery" + DOCS
 )
 BM25_K1, BM25_B = 1.5, 0.75
-MEAN_LENGTH = "SELECT avg(" + TOKENS.format("c.lexemes") + ") FROM chunks c " + LIVE + " AND c.lexemes IS NOT NULL"
+# A passage's length for BM25: the number of all its tokens (every position of every lexeme).
+TOKENS = "(SELECT sum(cardinality(p.positions)) FROM unnest(c.lexemes) p)"
 # The statements below are composed once here from the constant fragments above; values travel as parameters.
 LIVE_COUNT = "SELECT count(*) FROM chunks c " + LIVE
 PASSAGES_BY_DOCUMENT = "SELECT c.doc_id, count(*) FROM chunks c " + LIVE + " GROUP BY c.doc_id"
