@@ -62,9 +62,9 @@ def load_bundle(conn, bundle_path: Path, timings: dict | None = None) -> dict:
     clock = time.perf_counter()
     bundle_path = Path(bundle_path)
     documents = json.loads(bundle.documents_path(bundle_path).read_text())
-    docs = {d["doc_id"]: d for d in documents}
     graph = json.loads(bundle.graph_path(bundle_path).read_text())
     vectors = _vectors(bundle_path)
+    summaries = document_summaries(bundle_path, documents)
     conn.execute("SET maintenance_work_mem = '1GB'")
     conn.execute("DROP INDEX IF EXISTS chunks_embedding_hnsw_idx")
     conn.execute("DROP INDEX IF EXISTS chunks_lexemes_gin_idx")
@@ -110,9 +110,12 @@ def load_bundle(conn, bundle_path: Path, timings: dict | None = None) -> dict:
         ) as copy,
     ):
         for row, (_, _, c) in enumerate(_scan(bundle_path / bundle.CHUNKS)):
-            doc = docs.get(c["doc_id"], {})
             context = contextual_text(
-                c.get("citation"), c.get("title") or "", c.get("section") or "", doc.get("summary") or "", c["text"]
+                c.get("citation"),
+                c.get("title") or "",
+                c.get("section") or "",
+                summaries.get(c["doc_id"], ""),
+                c["text"],
             )
             copy.write_row(
                 (
@@ -188,6 +191,19 @@ def load_bundle(conn, bundle_path: Path, timings: dict | None = None) -> dict:
     conn.execute("ANALYZE")
     conn.commit()
     return {"documents": len(documents), "chunks": len(chunk_ids), "entities": len(entities), "edges": len(edges)}
+
+
+def document_summaries(bundle_path: Path, documents: list[dict]) -> dict[str, str]:
+    """Each document's summary as the bundle's passages were indexed with it: its L1 chunk's summary (what
+    mendel.index.corpus reads as a passage's document summary), else documents.json's. A scale bundle's
+    documents.json has empty summaries while its BM25 index holds each document's first sentence as the summary."""
+    found = {d["doc_id"]: d.get("summary") or "" for d in documents}
+    top = bundle.layer_path(bundle_path, 1) / bundle.CHUNKS
+    if top.exists():
+        for _, _, c in _scan(top):
+            if c.get("summary"):
+                found[c["doc_id"]] = c["summary"]
+    return found
 
 
 def _scan(path: Path):
