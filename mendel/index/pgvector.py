@@ -27,7 +27,7 @@ _SEARCH_CURRENT = (
 )
 
 
-def _vector_literal(query_vector: Sequence[float]) -> str:
+def vector_literal(query_vector: Sequence[float]) -> str:
     if isinstance(query_vector, (str, bytes)):
         raise ValueError("query_vector must be a sequence of numbers, not text")
     try:
@@ -71,7 +71,7 @@ def search_pgvector(
         raise ValueError(f"ef_search must be an integer in 1..1000, not {ef_search!r}")
     if layer is not None and layer not in (1, 2, 3):
         raise ValueError(f"layer must be 1, 2, 3 or None, not {layer!r}")
-    literal = _vector_literal(query_vector)
+    literal = vector_literal(query_vector)
     with conn.transaction():
         if ef_search is not None:
             conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef_search),))

@@ -1,6 +1,8 @@
 """The entity graph in PostgreSQL (``graph_nodes``, ``graph_edges``, ``mentions``) with ``EntityGraph``'s interface
 for one query's lists (``serving.ranking.query_lists``): ``activate`` and ``ranking`` over a ``PostgresLayer``'s
-rows."""
+rows. Activation reads ``graph_nodes`` and ``graph_edges`` per query; the passages' links to the graph's entities
+are read once per searcher (they change only when a bundle is published) and ranked in memory by the bundle's
+own ``EntityGraph.ranking`` (entity specificity, passage focus; ties in row order)."""
 
 from __future__ import annotations
 
@@ -14,21 +16,29 @@ from serving.ranking.graph_retrieval import (
     NEIGHBOUR_SHARE,
     SAME_PROVISION_SHARE,
     Activation,
+    EntityGraph,
     provision_head,
 )
-from serving.ranking.pg_sql import GRAPH, GRAPH_FILTERED, LIVE_AMONG
+from serving.ranking.pg_sql import GRAPH_LINKS, GRAPH_NODE_IDS
 
 GRAPH_LABELS = ("LAW_REF", "DECISION_REF", "INSTITUTION")  # mendel.index.entity_graph.GRAPH_LABELS
-GRAPH_MARGIN = 20  # graph candidates fetched beyond those wanted, for passages that are not live
-GRAPH_BATCHES = 5  # then as many further batches at most
 
 
 class PostgresGraph:
     """The entity graph in the database with ``EntityGraph``'s interface for one query's lists: ``activate``
     (seeds -> one hop along ``graph_edges``) and ``ranking`` (passages linking the activated entities)."""
 
-    def __init__(self, lists, layer, nodes: int):
-        self._lists, self._layer, self._nodes = lists, layer, nodes
+    def __init__(self, lists, layer, conn):
+        self._lists, self._layer = lists, layer
+        nodes = [{"id": entity} for (entity,) in conn.execute(GRAPH_NODE_IDS)]
+        self._nodes = len(nodes)
+        live = {cid: None for cid in layer.chunk_ids.tolist()}
+        links = {cid: found for cid, found in conn.execute(GRAPH_LINKS, (list(GRAPH_LABELS),)) if cid in live}
+        self._links = EntityGraph({"nodes": nodes, "edges": [], "chunk_entities": links}, list(live))
+
+    def entities_of(self, position: int) -> list[str]:
+        """The graph entities a row's passage links, sorted."""
+        return self._links.entities_of(position)
 
     def __len__(self) -> int:
         return self._nodes
@@ -39,10 +49,9 @@ class PostgresGraph:
         return Activation(scores, {})
 
     def ranking(self, activation: Activation, n: int, allowed: np.ndarray | None = None) -> list[int]:
-        docs, skip = self._layer.restriction(allowed)
-        with self._lists.connection() as conn:
-            found = self.ranked_ids(conn, activation.scores, n, docs, skip)
-        return self._layer.positions(found)
+        """Rows linked to the activated entities, best first, at most ``n`` (``EntityGraph.ranking``)."""
+        known = {e: w for e, w in activation.scores.items() if e in self._links.index}
+        return self._links.ranking(Activation(known, activation.seeds), n, allowed)
 
     def activation_of(self, conn, wanted: list[tuple[str, float]]) -> dict[str, float]:
         """Entity id -> activation: the query's entities (``wanted``, with weights) found in ``graph_nodes`` (a
@@ -112,24 +121,3 @@ class PostgresGraph:
         for other, value in sorted(spread.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_NEIGHBOURS]:
             scores[other] = value
         return scores
-
-    def ranked_ids(
-        self, conn, activation: dict[str, float], n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
-    ) -> list[str]:
-        if not activation:
-            return []
-        ids = sorted(activation)
-        linking = dict(conn.execute("SELECT entity_id, chunks FROM graph_nodes WHERE entity_id = ANY(%s)", (ids,)))
-        weights = [
-            activation[e] * math.log1p(max(self._lists.passage_total, 1) / max(linking.get(e) or 0, 1)) for e in ids
-        ]
-        values = {"ids": ids, "weights": weights, "labels": list(GRAPH_LABELS), "docs": docs, "k": n + GRAPH_MARGIN}
-        kept: list[str] = []
-        for batch in range(GRAPH_BATCHES):
-            values["skip"] = batch * values["k"]
-            found = [cid for cid, score in conn.execute(GRAPH if docs is None else GRAPH_FILTERED, values) if score > 0]
-            live = {row[0] for row in conn.execute(LIVE_AMONG, (found,))}
-            kept += [cid for cid in found if cid in live and cid not in skip]
-            if len(kept) >= n or len(found) < values["k"]:
-                break
-        return kept[:n]

@@ -33,7 +33,7 @@ import psycopg
 
 from mendel.czech.analyzer import analyze
 from mendel.index.fulltext import query_terms, term_literal, tsquery_literal
-from mendel.index.pgvector import search_pgvector
+from mendel.index.pgvector import search_pgvector, vector_literal
 from mendel.passages.act_passages import CONSOLIDATED, ActChunkVersions
 from serving.ranking import in_force
 from serving.ranking.backend import BackendError
@@ -46,15 +46,18 @@ from serving.ranking.pg_sql import (
     BM25_B,
     BM25_K1,
     CITING_PASSAGES,
+    COMMON_TERMS,
     DECISION_PASSAGES,
     DEFINITION_CANDIDATES,
-    DOCUMENT_FREQUENCY,
+    DOCUMENT_FREQUENCIES,
     EVERY_NTH_TEXT,
-    LIVE_AMONG,
     LIVE_COVERAGE,
+    NEAREST,
     PASSAGES_BY_DOCUMENT,
     PROVISION_BY_HEADING,
     PROVISION_BY_TEXT,
+    SEARCH_WIDER,
+    SESSION_SEARCH,
     TERM_FREQUENCIES,
 )
 from serving.ranking.query_lists import CANDIDATES, EXPANSION_WEIGHT, QueryLists
@@ -67,6 +70,7 @@ EF_SEARCH = 200
 LEXICAL_CANDIDATES = 1000  # passages ranked by the lexical list, at most about (see lexical_ranking)
 DENSE_MARGIN = 10  # nearest passages fetched beyond those wanted, for the few that may not be live
 MAX_TERM_CHARS = 200  # mendel.index.fulltext.MAX_LEXEME_CHARS: a longer token has no lexeme
+COMMON_PASSAGES = 500  # terms in at least this many live passages have their frequency read at load
 FREQUENCIES_KEPT = 100_000  # terms' document frequencies cached per searcher (one searcher per bundle version)
 
 
@@ -81,6 +85,7 @@ class PostgresLists(QueryLists):
         self._idle: queue.LifoQueue[psycopg.Connection] = queue.LifoQueue()
         self._embedder_lock = threading.Lock()
         self._frequencies: OrderedDict[str, int] = OrderedDict()
+        self._common_terms: dict[str, int] = {}
         self.documents: dict[str, dict] = {}
         self._upper_lock = threading.Lock()
         self._dense = DenseLists(lambda: self.embedder)
@@ -94,6 +99,7 @@ class PostgresLists(QueryLists):
             conn = self._idle.get_nowait()
         except queue.Empty:
             conn = psycopg.connect(self.database_url, autocommit=True)
+            conn.execute(SESSION_SEARCH, (str(self.ef_search), "strict_order"))  # NEAREST's, for its lifetime
         try:
             yield conn
         except BaseException:
@@ -121,8 +127,8 @@ class PostgresLists(QueryLists):
         self.passage_total = len(self.passages.chunk_ids)
         lengths = self.passages.lengths / self.passages.mean_length
         self._length_norms = (BM25_K1 * (1 - BM25_B + BM25_B * lengths)).tolist()  # BM25's k1 (1 - b + b |d| / avg)
-        nodes = conn.execute("SELECT count(*) FROM graph_nodes").fetchone()[0]
-        self.graph = PostgresGraph(self, self.passages, nodes)
+        self._common_terms = dict(conn.execute(COMMON_TERMS, (COMMON_PASSAGES,)).fetchall())
+        self.graph = PostgresGraph(self, self.passages, conn)
         self._load_versions(conn)
         self.passage_counts = {doc_id: count for doc_id, count in conn.execute(PASSAGES_BY_DOCUMENT)}
         self.passage_docs = sorted(self.passage_counts)  # citation records, for one, have none
@@ -280,7 +286,7 @@ class PostgresLists(QueryLists):
         Candidates are the passages holding the rarest terms, taken until about ``LEXICAL_CANDIDATES`` passages (at
         least one term): a term in most passages ("1", "soud") adds little to any score and would make every one
         of them a candidate to rank."""
-        frequency = {term: self._frequency(conn, term) for term in weights}
+        frequency = self._frequencies_of(conn, weights)
         terms = [term for term, found in frequency.items() if found]
         if not terms:
             return []
@@ -325,12 +331,10 @@ class PostgresLists(QueryLists):
         """``BundleLists.bm25_scored`` over the database: rows by BM25 of ``query`` (a term as often as it is
         typed), ``expansion``'s own terms at ``EXPANSION_WEIGHT``, among ``allowed``."""
         with self.connection() as conn:
-            tokens = [t for t in analyze(query) if self._frequency(conn, t)]
-            extra = (
-                [t for t in dict.fromkeys(analyze(expansion)) if t not in tokens and self._frequency(conn, t)]
-                if expansion
-                else []
-            )
+            typed, expanding = analyze(query), (analyze(expansion) if expansion else [])
+            frequency = self._frequencies_of(conn, typed + expanding)
+            tokens = [t for t in typed if frequency[t]]
+            extra = [t for t in dict.fromkeys(expanding) if t not in tokens and frequency[t]]
             if not (tokens or extra):
                 return [], []
             weights = {**{t: float(c) for t, c in Counter(tokens).items()}, **dict.fromkeys(extra, EXPANSION_WEIGHT)}
@@ -346,7 +350,7 @@ class PostgresLists(QueryLists):
         counts the idf it would have in one)."""
         terms = analyze(text)
         with self.connection() as conn:
-            frequency = {t: self._frequency(conn, t) for t in set(terms)}
+            frequency = self._frequencies_of(conn, terms)
             unseen = math.log1p((self.passage_total + 0.5) / 0.5)
             weight = sum(self.idf(frequency[t]) if frequency[t] else unseen for t in terms)
             known = Counter(t for t in terms if frequency[t])
@@ -358,12 +362,21 @@ class PostgresLists(QueryLists):
 
     def _frequency(self, conn, term: str) -> int:
         """How many live passages hold an analysed term (BM25's document frequency)."""
-        found = self._frequencies.get(term)
-        if found is None:
-            found = conn.execute(DOCUMENT_FREQUENCY, {"any": term_literal(term), "docs": None}).fetchone()[0]
-            found = found if len(term) <= MAX_TERM_CHARS else 0
+        return self._frequencies_of(conn, [term])[term]
+
+    def _frequencies_of(self, conn, terms) -> dict[str, int]:
+        """Analysed terms -> how many live passages hold each: the common terms' read at load, the others'
+        counted in one statement and kept (the latest ``FREQUENCIES_KEPT``)."""
+        found = {t: self._common_terms.get(t, self._frequencies.get(t)) for t in terms}
+        missing = [t for t, count in found.items() if count is None]
+        if missing:
+            values = {"terms": missing, "queries": [term_literal(t) for t in missing]}
+            counted = {
+                t: count if len(t) <= MAX_TERM_CHARS else 0 for t, count in conn.execute(DOCUMENT_FREQUENCIES, values)
+            }
+            found.update(counted)
             with self._embedder_lock:
-                self._frequencies[term] = found
+                self._frequencies.update(counted)
                 while len(self._frequencies) > FREQUENCIES_KEPT:
                     self._frequencies.popitem(last=False)
         return found
@@ -389,11 +402,14 @@ class PostgresLists(QueryLists):
         exactly instead: 250 ms against 3 ms at 10,000), then only the live ones kept; should superseded or
         withdrawn passages crowd the candidates out, the joined query answers instead. (chunk id, cosine)."""
         wanted = n + DENSE_MARGIN + len(skip)
-        found = search_pgvector(
-            conn, vector, wanted, ef_search=max(self.ef_search, wanted), layer=PASSAGE_LAYER, doc_ids=docs
-        )
-        live = {row[0] for row in conn.execute(LIVE_AMONG, ([cid for cid, _ in found],))}
-        kept = [(cid, score) for cid, score in found if cid in live and cid not in skip]
+        values = {"q": vector_literal(vector), "k": wanted, "docs": docs}
+        if wanted <= self.ef_search:
+            found = conn.execute(NEAREST, values).fetchall()
+        else:  # more than the connection's hnsw.ef_search finds: a larger one for this statement only
+            with conn.transaction():
+                conn.execute(SEARCH_WIDER, (str(wanted),))
+                found = conn.execute(NEAREST, values).fetchall()
+        kept = [(cid, score) for cid, score in found if self.passages.position(cid) is not None and cid not in skip]
         if len(kept) >= n or len(found) < wanted:
             return kept[:n]
         wanted = n + len(skip)

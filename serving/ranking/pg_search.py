@@ -123,18 +123,9 @@ class PostgresSearcher(SearchFlow, PostgresLists):
         return ranked
 
     def linked_entities(self, items: list[int], layer) -> dict[int, list[str]]:
-        """Row -> the entities its passage mentions (``mentions``: the bundle's chunk -> entity links)."""
-        if not items:
-            return {}
-        ids = {layer.chunk_ids[item]: item for item in items}
-        found: dict[int, list[str]] = {}
-        with self.connection() as conn:
-            for chunk_id, entity in conn.execute(
-                "SELECT DISTINCT chunk_id, entity_id FROM mentions WHERE chunk_id = ANY(%s) ORDER BY 1, 2",
-                (list(ids),),
-            ):
-                found.setdefault(ids[chunk_id], []).append(entity)
-        return found
+        """Row -> the graph entities its passage links (the bundle's chunk -> entity links: ``mentions``, read
+        with the graph)."""
+        return {item: self.graph.entities_of(item) for item in items}
 
     def _chunk_rows(self, conn, chunk_ids: list[str]) -> dict[str, dict]:
         if not chunk_ids:

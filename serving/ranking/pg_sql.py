@@ -9,18 +9,24 @@ LIVE = (
 )
 DOCS = " AND (%(docs)s::text[] IS NULL OR c.doc_id = ANY(%(docs)s::text[]))"
 
-# The GIN scan first, fenced off (MATERIALIZED): joined to documents straight away, the planner walks every live
-# passage and tests each (300 ms at 10,000 passages, against a few ms).
-MATCHING = (
-    "WITH m AS MATERIALIZED (SELECT c.chunk_id, c.doc_id, c.seq, c.version_id, c.lexemes FROM chunks c"
-    " WHERE c.layer = 3 AND c.lexemes @@ %(any)s::tsquery" + DOCS + ")"
+# Terms' document frequencies among the live passages (cached per searcher), many terms in one statement: each
+# term's GIN scan first, fenced off (OFFSET 0), then joined to documents (joined straight away, the planner walks
+# every live passage and tests each: 300 ms at 10,000 passages, against a few ms).
+DOCUMENT_FREQUENCIES = (
+    "SELECT t.term, f.found FROM unnest(%(terms)s::text[], %(queries)s::tsquery[]) AS t(term, query)"
+    " CROSS JOIN LATERAL (SELECT count(*) AS found FROM (SELECT c.doc_id, c.version_id FROM chunks c"
+    " WHERE c.layer = 3 AND c.lexemes @@ t.query OFFSET 0) m JOIN documents d ON d.doc_id = m.doc_id"
+    " AND coalesce(d.served_version_id, d.current_version_id) = m.version_id"
+    " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record') f"
 )
-LIVE_MATCHES = (
-    " FROM m JOIN documents d ON d.doc_id = m.doc_id AND coalesce(d.served_version_id, d.current_version_id) ="
-    " m.version_id WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record'"
+# The document frequencies of the terms in at least %s live passages, read once per searcher (ts_stat over the
+# live passages' lexemes): counting a common term's passages costs most (100 ms for one in half of 100,000
+# passages), a rare term's little.
+COMMON_TERMS = (
+    "SELECT word, ndoc FROM ts_stat('SELECT c.lexemes FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+    " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id WHERE c.layer = 3"
+    " AND d.status = ''active'' AND d.doc_type IS DISTINCT FROM ''citation_record''') WHERE ndoc >= %s"
 )
-# A term's document frequency among the live passages (cached per searcher).
-DOCUMENT_FREQUENCY = MATCHING + " SELECT count(*)" + LIVE_MATCHES
 # The BM25 candidates (passages holding any of the selective terms, live or not: the searcher knows the live ones)
 # with each query term's frequency in them: the number of its positions in the passage's lexemes. The query's
 # terms alone are kept (marked with weight A, every other lexeme D, then filtered) rather than every lexeme
@@ -37,7 +43,15 @@ TOKENS = "(SELECT sum(cardinality(p.positions)) FROM unnest(c.lexemes) p)"
 LIVE_COUNT = "SELECT count(*) FROM chunks c " + LIVE
 PASSAGES_BY_DOCUMENT = "SELECT c.doc_id, count(*) FROM chunks c " + LIVE + " GROUP BY c.doc_id"
 LIVE_COVERAGE = "SELECT count(*), count(c.lexemes), count(c.embedding) FROM chunks c " + LIVE
-LIVE_AMONG = "SELECT c.chunk_id FROM chunks c " + LIVE + " AND c.chunk_id = ANY(%s)"
+# The passages nearest a vector through the HNSW index (hnsw.ef_search and hnsw.iterative_scan are set on the
+# connection: SESSION_SEARCH), live or not: the searcher knows the live ones. Joined to documents instead, the
+# planner sorts every live passage exactly (250 ms against 3 ms at 10,000).
+NEAREST = (
+    "SELECT c.chunk_id, 1 - (c.embedding <=> %(q)s::vector) FROM chunks c WHERE c.embedding IS NOT NULL"
+    " AND c.layer = 3" + DOCS + " ORDER BY c.embedding <=> %(q)s::vector LIMIT %(k)s"
+)
+SESSION_SEARCH = "SELECT set_config('hnsw.ef_search', %s, false), set_config('hnsw.iterative_scan', %s, false)"
+SEARCH_WIDER = "SELECT set_config('hnsw.ef_search', %s, true)"  # for one transaction
 # A provision's own passages: by the last part of their section heading, else by a heading line in their text.
 PROVISION_BY_HEADING = (
     "SELECT c.chunk_id FROM chunks c " + LIVE + DOCS + " AND d.citation = %(act)s"
@@ -66,24 +80,13 @@ DOCUMENT_PASSAGES = (
     + " AND c.doc_id = %s ORDER BY c.seq"
 )
 
-# Passages linking the activated entities, scored as EntityGraph.ranking: the sum of activation x specificity
-# (given per entity) over the entities a passage links, divided by the square root of how many graph entities it
-# links. Liveness is checked on the best of them afterwards (a join per linked passage costs seconds when a
-# common entity is active).
-GRAPH = (
-    "WITH active(entity_id, weight) AS (SELECT * FROM unnest(%(ids)s::text[], %(weights)s::float8[])),"
-    " linked AS (SELECT m.chunk_id, sum(a.weight) AS score FROM (SELECT DISTINCT chunk_id, entity_id FROM mentions"
-    "  WHERE entity_id = ANY(%(ids)s::text[])) m JOIN active a ON a.entity_id = m.entity_id GROUP BY m.chunk_id),"
-    " focus AS (SELECT m.chunk_id, count(DISTINCT m.entity_id) AS entities FROM mentions m"
-    "  JOIN linked l ON l.chunk_id = m.chunk_id WHERE split_part(m.entity_id, ':', 1) = ANY(%(labels)s::text[])"
-    "  GROUP BY m.chunk_id)"
-    " SELECT l.chunk_id, l.score / sqrt(greatest(f.entities, 1)) AS score FROM linked l"
-    " JOIN focus f ON f.chunk_id = l.chunk_id ORDER BY score DESC, l.chunk_id LIMIT %(k)s OFFSET %(skip)s"
-)
-GRAPH_FILTERED = GRAPH.replace(
-    " JOIN focus f ON f.chunk_id = l.chunk_id",
-    " JOIN focus f ON f.chunk_id = l.chunk_id JOIN chunks c ON c.chunk_id = l.chunk_id"
-    " WHERE c.doc_id = ANY(%(docs)s::text[])",
+# The graph's nodes, and each passage's links to them (its mentions of entities of the graph's labels): read once
+# per searcher, the passages' side of the graph ranked in memory as the bundle's EntityGraph ranks it (scored in
+# SQL, a common entity's tens of thousands of linked passages cost a second a query at 100,000 passages).
+GRAPH_NODE_IDS = "SELECT entity_id FROM graph_nodes ORDER BY entity_id"
+GRAPH_LINKS = (
+    "SELECT chunk_id, array_agg(DISTINCT entity_id) FROM mentions"
+    " WHERE split_part(entity_id, ':', 1) = ANY(%s::text[]) GROUP BY chunk_id"
 )
 CHUNK_ROWS = (
     "SELECT c.chunk_id, c.doc_id, c.page_start, c.page_end, c.section_path, c.text, c.seq"
