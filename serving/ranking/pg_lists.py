@@ -4,8 +4,8 @@ bundle's layer (``serving.ranking.pg_layer``) and the primitive lists over them,
 acts, exact references leading):
 
 - lexical: full text over ``chunks.lexemes`` (``mendel.index.fulltext``: the BM25 analyser's tokens of the chunk in
-  context), BM25 as bm25s computes it from the candidates' term frequencies (``pg_sql.TERM_FREQUENCIES``) and
-  the live passages' lengths (read once, ``serving.ranking.pg_layer``);
+  context), BM25 as bm25s computes it from the terms' postings (``serving.ranking.pg_lexical``) and the live
+  passages' lengths (read once, ``serving.ranking.pg_layer``);
 - dense: pgvector HNSW (``mendel.index.pgvector.search_pgvector``) over ``chunks.embedding``;
 - graph: the query's entities, spread one hop along ``graph_edges``, scoring the passages that mention them
   (``mentions``) as ``serving.ranking.graph_retrieval.EntityGraph`` does (entity specificity, chunk focus).
@@ -18,7 +18,6 @@ index is exact below its HNSW threshold (``EF_SEARCH``).
 
 from __future__ import annotations
 
-import heapq
 import math
 import queue
 import re
@@ -32,7 +31,7 @@ import numpy as np
 import psycopg
 
 from mendel.czech.analyzer import analyze
-from mendel.index.fulltext import query_terms, term_literal, tsquery_literal
+from mendel.index.fulltext import query_terms, term_literal
 from mendel.index.pgvector import search_pgvector, vector_literal
 from mendel.passages.act_passages import CONSOLIDATED, ActChunkVersions
 from serving.ranking import in_force
@@ -42,6 +41,7 @@ from serving.ranking.filters import SearchFilters
 from serving.ranking.layers import PASSAGE_LAYER
 from serving.ranking.pg_graph import PostgresGraph
 from serving.ranking.pg_layer import PostgresLayer
+from serving.ranking.pg_lexical import Postings, bm25_top
 from serving.ranking.pg_sql import (
     BM25_B,
     BM25_K1,
@@ -58,7 +58,6 @@ from serving.ranking.pg_sql import (
     PROVISION_BY_TEXT,
     SEARCH_WIDER,
     SESSION_SEARCH,
-    TERM_FREQUENCIES,
 )
 from serving.ranking.query_lists import CANDIDATES, EXPANSION_WEIGHT, QueryLists
 from serving.ranking.references import provision_key
@@ -126,7 +125,8 @@ class PostgresLists(QueryLists):
         self.passages = PostgresLayer(self, conn, documents)
         self.passage_total = len(self.passages.chunk_ids)
         lengths = self.passages.lengths / self.passages.mean_length
-        self._length_norms = (BM25_K1 * (1 - BM25_B + BM25_B * lengths)).tolist()  # BM25's k1 (1 - b + b |d| / avg)
+        self._length_norms = BM25_K1 * (1 - BM25_B + BM25_B * lengths)  # BM25's k1 (1 - b + b |d| / avg), by row
+        self.postings = Postings(self.passages)
         self._common_terms = dict(conn.execute(COMMON_TERMS, (COMMON_PASSAGES,)).fetchall())
         self.graph = PostgresGraph(self, self.passages, conn)
         self._load_versions(conn)
@@ -280,12 +280,18 @@ class PostgresLists(QueryLists):
     # --- ranked lists (chunk ids, best first) --------------------------------------------------------------
 
     def lexical_scored(
-        self, conn, weights: dict[str, float], n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
+        self,
+        conn,
+        weights: dict[str, float],
+        n: int,
+        docs: list[str] | None,
+        skip: frozenset[str] = frozenset(),
+        allowed: np.ndarray | None = None,
     ) -> list[tuple[str, float]]:
-        """Passages by BM25 of terms with their weight in the query (how often it names them), none of ``skip``.
-        Candidates are the passages holding the rarest terms, taken until about ``LEXICAL_CANDIDATES`` passages (at
-        least one term): a term in most passages ("1", "soud") adds little to any score and would make every one
-        of them a candidate to rank."""
+        """Passages by BM25 of terms with their weight in the query (how often it names them), among ``allowed``
+        (a mask over the rows) or else ``docs`` (None: all), none of ``skip``. Candidates are the passages holding
+        the rarest terms, taken until about ``LEXICAL_CANDIDATES`` passages (at least one term): a term in most
+        passages ("1", "soud") adds little to any score and would make every one of them a candidate to rank."""
         frequency = self._frequencies_of(conn, weights)
         terms = [term for term, found in frequency.items() if found]
         if not terms:
@@ -296,24 +302,13 @@ class PostgresLists(QueryLists):
                 break
             selective.append(term)
             total += frequency[term]
-        values = {"any": tsquery_literal(selective), "docs": docs, "terms": terms}
+        if allowed is None and (docs is not None or skip):
+            allowed = self.passages.mask(docs) if docs is not None else np.ones(self.passage_total, dtype=bool)
+            allowed[self.passages.positions(skip)] = False
         weight = {t: weights[t] * self.idf(frequency[t]) for t in terms}
-        return self.bm25_scores(conn.execute(TERM_FREQUENCIES, values), weight, n, skip)
-
-    def bm25_scores(self, rows, weight: dict[str, float], n: int, skip: frozenset[str]) -> list[tuple[str, float]]:
-        """The best ``n`` live passages (none of ``skip``) by BM25 as bm25s scores it (its "lucene" method, k1 1.5,
-        b 0.75: no (k1 + 1) factor; ``weight``: a term's idf times its weight in the query) from rows of (passage,
-        term, the term's frequency in it); a passage's length is its number of tokens against their mean. Ties in
-        the bundle's row order."""
-        positions, norms = self.passages.position, self._length_norms
-        scores: dict[int, float] = {}
-        for chunk_id, term, frequency in rows:
-            position = positions(chunk_id)
-            if position is None or chunk_id in skip:
-                continue  # not live, or left out by the search's filters
-            scores[position] = scores.get(position, 0.0) + weight[term] * frequency / (frequency + norms[position])
-        best = heapq.nsmallest(n, scores.items(), key=lambda item: (-item[1], item[0]))
-        return [(self.passages.chunk_ids[position], score) for position, score in best]
+        postings = self.postings.of(conn, selective, [t for t in terms if t not in selective])
+        found = bm25_top(postings, weight, selective, self._length_norms, n, allowed)
+        return [(self.passages.chunk_ids[row], score) for row, score in found]
 
     def idf(self, frequency: int) -> float:
         """bm25s' Lucene idf of a term in ``frequency`` of the live passages."""
@@ -338,10 +333,8 @@ class PostgresLists(QueryLists):
             if not (tokens or extra):
                 return [], []
             weights = {**{t: float(c) for t, c in Counter(tokens).items()}, **dict.fromkeys(extra, EXPANSION_WEIGHT)}
-            docs, skip = self.passages.restriction(allowed)
-            found = self.lexical_scored(conn, weights, n, docs, skip)
+            found = self.lexical_scored(conn, weights, n, None, allowed=allowed)
         ranked = [(self.passages.position(cid), score) for cid, score in found]
-        ranked = [(p, s) for p, s in ranked if p is not None]
         return [p for p, _ in ranked], [s for _, s in ranked]
 
     def lexical_best(self, text: str, allowed=None) -> tuple[float, float]:
@@ -356,8 +349,7 @@ class PostgresLists(QueryLists):
             known = Counter(t for t in terms if frequency[t])
             if not known or weight <= 0:
                 return 0.0, weight
-            docs, skip = self.passages.restriction(allowed)
-            found = self.lexical_scored(conn, {t: float(c) for t, c in known.items()}, 1, docs, skip)
+            found = self.lexical_scored(conn, {t: float(c) for t, c in known.items()}, 1, None, allowed=allowed)
         return (found[0][1] if found else 0.0), weight
 
     def _frequency(self, conn, term: str) -> int:

@@ -27,13 +27,13 @@ COMMON_TERMS = (
     " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id WHERE c.layer = 3"
     " AND d.status = ''active'' AND d.doc_type IS DISTINCT FROM ''citation_record''') WHERE ndoc >= %s"
 )
-# The BM25 candidates (passages holding any of the selective terms, live or not: the searcher knows the live ones)
-# with each query term's frequency in them: the number of its positions in the passage's lexemes. The query's
-# terms alone are kept (marked with weight A, every other lexeme D, then filtered) rather than every lexeme
-# unnested and joined: 4 ms against 70 ms for 840 candidates. Scored by the searcher (pg_lists.bm25_scores).
+# Terms' postings: the passages holding any of them (live or not: the searcher knows the live ones) with each
+# term's frequency in them, the number of its positions in the passage's lexemes. The terms alone are kept (marked
+# with weight A, then filtered; the analyser writes no weights, so every other lexeme is D) rather than every
+# lexeme unnested and joined: 4 ms against 70 ms for 840 passages. Scored by serving.ranking.pg_lexical.
 TERM_FREQUENCIES = (
     "SELECT c.chunk_id, u.lexeme, cardinality(u.positions) FROM chunks c CROSS JOIN LATERAL"
-    " unnest(ts_filter(setweight(setweight(c.lexemes, 'D'), 'A', %(terms)s::text[]), '{a}')) u"
+    " unnest(ts_filter(setweight(c.lexemes, 'A', %(terms)s::text[]), '{a}')) u"
     " WHERE c.layer = 3 AND c.lexemes @@ %(any)s::tsquery" + DOCS
 )
 BM25_K1, BM25_B = 1.5, 0.75
