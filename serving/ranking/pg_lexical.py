@@ -5,8 +5,8 @@ Reading a term's frequencies means detoasting the lexemes of every passage read 
 term in 16,000 of 100,000 passages). The candidates are the passages holding the query's rarest terms (its
 selective terms); those terms' postings are read whole and kept per searcher (the live passages change only when a
 bundle is published; the most recently used up to ``POSTINGS_KEPT`` entries in all), since a common word that is
-the rarest of its query ("pokud by mu bylo možno") costs that much each time. The other terms are read over the
-candidates only, unless kept already.
+the rarest of its query ("pokud by mu bylo možno") costs that much each time. The other terms not kept are read
+whole as well when they are in fewer passages than the candidates, else over the candidates only.
 """
 
 from __future__ import annotations
@@ -32,22 +32,26 @@ class Postings:
         self._entries = 0
         self._lock = threading.Lock()
 
-    def of(self, conn, selective: list[str], others: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    def of(
+        self, conn, selective: list[str], others: list[str], frequency: dict[str, int]
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Postings of the ``selective`` terms (whole: their passages are the candidates) and of the ``others``
-        (those not kept: over the candidates only; a common term costs little there, all its passages a lot),
-        what is not kept read in one statement."""
+        (``frequency``: each term's number of passages), what is not kept read in one statement: the others not
+        kept read whole too (and kept) when that reads fewer passages than the candidates are, else over the
+        candidates only (a common term costs little there, all its passages a lot)."""
         with self._lock:
             found = {t: self._terms[t] for t in (*selective, *others) if t in self._terms}
             for term in found:
                 self._terms.move_to_end(term)
         unread = [t for t in selective if t not in found]
-        partial = [t for t in others if t not in found]
-        if not (unread or partial):
+        rest = [t for t in others if t not in found]
+        if not (unread or rest):
             return found
-        # passages holding any selective term (all of them once another term is read over the candidates)
-        read = self._read(conn, selective if partial else unread, unread + partial)
+        whole = sum(frequency[t] for t in rest) <= sum(frequency[t] for t in selective)
+        # the passages holding a term read whole, or every candidate when another term is read over them
+        read = self._read(conn, unread + rest if whole else selective, unread + rest)
         found.update(read)
-        self._keep({t: read[t] for t in unread})
+        self._keep({t: read[t] for t in (unread + rest if whole else unread)})
         return found
 
     def _keep(self, read: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:

@@ -306,7 +306,7 @@ class PostgresLists(QueryLists):
             allowed = self.passages.mask(docs) if docs is not None else np.ones(self.passage_total, dtype=bool)
             allowed[self.passages.positions(skip)] = False
         weight = {t: weights[t] * self.idf(frequency[t]) for t in terms}
-        postings = self.postings.of(conn, selective, [t for t in terms if t not in selective])
+        postings = self.postings.of(conn, selective, [t for t in terms if t not in selective], frequency)
         found = bm25_top(postings, weight, selective, self._length_norms, n, allowed)
         return [(self.passages.chunk_ids[row], score) for row, score in found]
 
