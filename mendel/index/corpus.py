@@ -301,11 +301,12 @@ def heading_paths(conn: psycopg.Connection, doc_ids: list[str]) -> dict[str, dic
 
 
 def structure_paths(rows: list[tuple[str, str | None, str, str]]) -> dict[str, str]:
-    """§ / čl. -> the část / hlava / díl / oddíl above it, each with its heading, from one version's provision
-    rows (provision id, parent id, path, heading)."""
+    """§ / čl. -> the část / hlava / díl / oddíl above it, each with its heading, then the provision's own heading
+    (``… > hlava 5 Trestné činy proti majetku > Krádež``: what a reader asks about is often only there), from one
+    version's provision rows (provision id, parent id, path, heading)."""
     by_id = {provision_id: (parent, path, heading) for provision_id, parent, path, heading in rows}
     paths: dict[str, str] = {}
-    for provision_id, parent, _, _ in rows:
+    for provision_id, parent, _, own in rows:
         if not _PROVISION_LABEL.match(provision_id):
             continue
         above = []
@@ -313,10 +314,14 @@ def structure_paths(rows: list[tuple[str, str | None, str, str]]) -> dict[str, s
             grand, path, heading = by_id[parent]
             key, _, value = path.rsplit("/", 1)[-1].partition("_")
             if key in _STRUCTURE_LABELS:
-                above.append(" ".join(f"{_STRUCTURE_LABELS[key]} {value} {heading}".split()))
+                above.append(" ".join(f"{_STRUCTURE_LABELS[key]} {value} {heading or ''}".split()))
             parent = grand
-        if above:
-            paths[provision_id] = " > ".join(reversed(above))
+        parts = list(reversed(above))
+        own = " ".join((own or "").split())
+        if own and not (parts and parts[-1].endswith(own)):  # a § headed as its division is read once
+            parts.append(own)
+        if parts:
+            paths[provision_id] = " > ".join(parts)
     return paths
 
 

@@ -258,3 +258,16 @@ def build_bundle(
     manifest = {"model": embedder.name, "counts": {"documents": len(documents), "chunks": len(records)}}
     time.sleep(0.001)  # versions are timestamps to the microsecond
     return bundle.publish(staging, bundles_dir, manifest, keep=3)
+
+
+# Real-text questions over the small bundle's documents: travel allowances, decisions, a dog fee, the president.
+SMALL_BUNDLE_QUERIES = (
+    "náhrada za 1 km jízdy osobním autem",
+    "sazba stravného při pracovní cestě",
+    "dovolání odmítnuto",
+    "zaměstnanec pracovní cesta",
+    "Nejvyšší soud rozhodl o dovolání",
+    "poplatek za psa",
+    "prezident republiky",
+    "stravné 5 až 12 hodin",
+)

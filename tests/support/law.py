@@ -83,8 +83,13 @@ BEFORE_AMENDMENTS = date(2026, 3, 1)
 IN_FORCE_CRAWL = ("esbirka", {"MENDEL_ESBIRKA_YEARS": "2025", "MENDEL_ESBIRKA_ACTS": "/sb/2025/573"})
 
 
+def provision_of(section: str) -> str:
+    """The provision a section path ends in (the path carries the headings above it: ``Výše stravného > § 4``)."""
+    return section.rsplit(" > ", 1)[-1]
+
+
 def section_4(hits) -> list:
-    return [h for h in hits if h.doc_id == ACT and h.section == "§ 4"]
+    return [h for h in hits if h.doc_id == ACT and provision_of(h.section) == "§ 4"]
 
 
 def changed_sections(conn, older: str, newer: str) -> int:

@@ -11,7 +11,12 @@ ROWS = [
     ("část 4 hlava 2 díl 1 oddíl 1", "část 4 hlava 2 díl 1", "cast_4/hlava_2/dil_1/oddil_1", "Koupě"),
     ("§ 2079", "část 4 hlava 2 díl 1 oddíl 1", "cast_4/hlava_2/dil_1/oddil_1/par_2079", ""),
     ("§ 2079 odst. 1", "§ 2079", "cast_4/hlava_2/dil_1/oddil_1/par_2079/odst_1", ""),
-    ("§ 1", None, "par_1", "Předmět úpravy"),  # nothing above it
+    ("§ 1", None, "par_1", "Předmět úpravy"),  # nothing above it but its own heading
+    ("část 2", None, "cast_2", "Zvláštní část"),
+    ("část 2 hlava 5", "část 2", "cast_2/hlava_5", "Trestné činy proti majetku"),
+    ("§ 205", "část 2 hlava 5", "cast_2/hlava_5/par_205", "Krádež"),
+    ("§ 206", "část 2 hlava 5", "cast_2/hlava_5/par_206", "Trestné činy proti majetku"),  # headed as its division
+    ("§ 7", None, "par_7", ""),  # neither: no path
 ]
 
 
@@ -19,7 +24,10 @@ def test_each_section_gets_the_structure_above_it_with_headings():
     paths = structure_paths(ROWS)
     assert paths == {
         "§ 2079": "část 4 Relativní majetková práva > hlava 2 Závazky z právních jednání"
-        " > díl 1 Převod vlastnického práva > oddíl 1 Koupě"
+        " > díl 1 Převod vlastnického práva > oddíl 1 Koupě",
+        "§ 1": "Předmět úpravy",
+        "§ 205": "část 2 Zvláštní část > hlava 5 Trestné činy proti majetku > Krádež",
+        "§ 206": "část 2 Zvláštní část > hlava 5 Trestné činy proti majetku",
     }
 
 

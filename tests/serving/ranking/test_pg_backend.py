@@ -24,17 +24,7 @@ from serving.ranking.pg_search import PostgresSearcher
 from serving.ranking.search import Searcher
 from serving.web.results import run_search
 from tests.support.bundle import EMBEDDER, base_docs, build_bundle, load_corpus
-
-QUERIES = [
-    "náhrada za 1 km jízdy osobním autem",
-    "sazba stravného při pracovní cestě",
-    "dovolání odmítnuto",
-    "zaměstnanec pracovní cesta",
-    "Nejvyšší soud rozhodl o dovolání",
-    "poplatek za psa",
-    "prezident republiky",
-    "stravné 5 až 12 hodin",
-]
+from tests.support.bundle import SMALL_BUNDLE_QUERIES as QUERIES
 
 
 @pytest.fixture(scope="module")

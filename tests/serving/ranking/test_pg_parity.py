@@ -14,21 +14,14 @@ from benchmarks.bench_pg_backend import load_bundle
 from mendel.core import db
 from serving.ranking.pg_search import PostgresSearcher
 from serving.ranking.search import Searcher
-from tests.support.bundle import EMBEDDER, base_docs, build_bundle, load_corpus
+from tests.support.bundle import EMBEDDER, SMALL_BUNDLE_QUERIES, base_docs, build_bundle, load_corpus
 
 pytestmark = pytest.mark.slow
 
 # Real-text questions over the small bundle's documents (the dev questions are about the whole sample corpus):
 # plain questions (routed and governed), exact references, decisions, words the collection lacks.
 QUERIES = [
-    "náhrada za 1 km jízdy osobním autem",
-    "sazba stravného při pracovní cestě",
-    "dovolání odmítnuto",
-    "zaměstnanec pracovní cesta",
-    "Nejvyšší soud rozhodl o dovolání",
-    "poplatek za psa",
-    "prezident republiky",
-    "stravné 5 až 12 hodin",
+    *SMALL_BUNDLE_QUERIES,
     "podpora bydlení vyhovující bydlení",
     "jaké povinnosti má obec",
     "kdo má nárok na podporu bydlení",

@@ -16,7 +16,16 @@ from fastapi.testclient import TestClient
 
 from serving.ranking.search import Searcher
 from serving.web.api import create_app
-from tests.support.law import ACT, AFTER_ALL, BEFORE_AMENDMENTS, LATEST, QUERY, crawled_database, section_4
+from tests.support.law import (
+    ACT,
+    AFTER_ALL,
+    BEFORE_AMENDMENTS,
+    LATEST,
+    QUERY,
+    crawled_database,
+    provision_of,
+    section_4,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -49,7 +58,7 @@ def test_every_act_passage_carries_its_version(indexed):
     # the wording is the crawl's own, never made up: every line of the passage is a stored provision's
     assert "34,10" not in june["text"] and "34,70" not in october["text"]
     # grounded in the promulgated PDF's page where § 4 stands (the PDF's own § 4 chunk)
-    pdf_4 = next(c for c in pdf if c["section"] == "§ 4")
+    pdf_4 = next(c for c in pdf if provision_of(c["section"]) == "§ 4")
     assert june["page_start"] == october["page_start"] == pdf_4["page_start"] == 3
     assert june["page_of"] == october["page_of"] == "promulgated"
     unchanged = next(c for c in consolidated if c["provision"] == "§ 1")
@@ -122,7 +131,7 @@ def test_the_api_applies_at_and_version(indexed):
 
     def section_4_of(params) -> tuple[dict, dict]:
         body = api.get("/search", params={"q": QUERY, "k": 10, **params}).json()
-        return body, next(r for r in body["results"] if r["doc_id"] == ACT and r["section"] == "§ 4")
+        return body, next(r for r in body["results"] if r["doc_id"] == ACT and provision_of(r["section"]) == "§ 4")
 
     body, hit = section_4_of({"at": AFTER_ALL.isoformat()})
     assert body["at"] == AFTER_ALL.isoformat() and body["not_applied"] == []
@@ -146,7 +155,7 @@ def test_the_cli_applies_at(indexed, monkeypatch, capsys):
     for day in (BEFORE_AMENDMENTS, AFTER_ALL):
         assert main(["search", QUERY, "--local", "--json", "-k", "10", "--at", day.isoformat()]) == 0
         body = json.loads(capsys.readouterr().out)
-        answers[day] = next(r for r in body["results"] if r["doc_id"] == ACT and r["section"] == "§ 4")
+        answers[day] = next(r for r in body["results"] if r["doc_id"] == ACT and provision_of(r["section"]) == "§ 4")
     assert "34,70" in answers[BEFORE_AMENDMENTS]["text"] and "41,80" in answers[AFTER_ALL]["text"]
     assert main(["search", QUERY, "--local", "-k", "3", "--at", AFTER_ALL.isoformat()]) == 0
     assert f"version {ACT}/{LATEST} (consolidated, {LATEST} – …; in_force)" in capsys.readouterr().out
