@@ -365,6 +365,27 @@ def compare_dev(bundles_dir: Path, database_url: str, questions_path: Path = DEV
     }
 
 
+def server_setting(url: str, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        return conn.execute("SELECT current_setting(%s)", (name,)).fetchone()[0]
+
+
+def set_shared_buffers(pgdata: Path, url: str, size: str) -> str:
+    """The embedded server's shared_buffers set to ``size`` (ALTER SYSTEM: kept in its pgdata) and the server
+    restarted for it to apply; its URL."""
+    import psycopg
+    from psycopg import sql
+
+    from mendel.core import db
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(sql.SQL("ALTER SYSTEM SET shared_buffers = {}").format(sql.Literal(size)))
+    db.stop_embedded(pgdata)
+    return db.embedded_url(pgdata)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000")
@@ -379,6 +400,12 @@ def main(argv=None) -> int:
         "its database (--database-url, or the home's embedded pgdata) instead of timing",
     )
     parser.add_argument("--database-url", default=None)
+    parser.add_argument(
+        "--shared-buffers",
+        default=None,
+        help="set the embedded server's shared_buffers (e.g. 1GB: the 100,000-passage database fits) and restart "
+        "it first; kept in its pgdata for later runs. Default: leave the server's own (PostgreSQL's 128MB)",
+    )
     parser.add_argument("--dbname", default=None, help="the database on the home's embedded server (default: its own)")
     args = parser.parse_args(argv)
     from mendel.core import db
@@ -399,12 +426,18 @@ def main(argv=None) -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     args.work.chmod(0o755)  # as root, pgserver's own user must enter it
     server_url = db.embedded_url(args.work / "pgdata")
+    if args.shared_buffers:
+        server_url = set_shared_buffers(args.work / "pgdata", server_url, args.shared_buffers)
 
     def log(message: str) -> None:
         print(message, flush=True)
 
     results = {
-        "machine": {"cpus": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2)},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "load_avg_1m": round(os.getloadavg()[0], 2),
+            "shared_buffers": server_setting(server_url, "shared_buffers"),
+        },
         "repeat": args.repeat,
         "sizes": {},
     }
