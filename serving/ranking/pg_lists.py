@@ -6,9 +6,14 @@ acts, exact references leading):
 - lexical: full text over ``chunks.lexemes`` (``mendel.index.fulltext``: the BM25 analyser's tokens of the chunk in
   context), BM25 as bm25s computes it from the terms' postings (``serving.ranking.pg_lexical``) and the live
   passages' lengths (read once, ``serving.ranking.pg_layer``);
-- dense: pgvector HNSW (``mendel.index.pgvector.search_pgvector``) over ``chunks.embedding``;
+- dense: pgvector HNSW over ``chunks.embedding`` (``pg_sql.NEAREST``, one statement; ``hnsw.ef_search`` and the
+  iterative scan set once per connection), the live passages told by the layer's rows;
 - graph: the query's entities, spread one hop along ``graph_edges``, scoring the passages that mention them
-  (``mentions``) as ``serving.ranking.graph_retrieval.EntityGraph`` does (entity specificity, chunk focus).
+  (``mentions``, read once per searcher) with ``serving.ranking.graph_retrieval.EntityGraph.ranking``
+  (``serving.ranking.pg_graph``).
+
+Per searcher (the live passages change only when a bundle is published) it keeps the live rows and their BM25
+lengths, the passages' graph links, the common terms' document frequencies and the latest terms' postings.
 
 Where the lists can differ from the bundle's by construction: the lexical list ranks only the passages holding the
 query's rarest terms once its terms are common (about ``LEXICAL_CANDIDATES`` passages: exact below that), and sums in
