@@ -280,7 +280,10 @@ def in_force_client(indexed) -> TestClient:
 def section_4_card(html: str) -> str:
     """The act's § 4 passage on the act's card."""
     card = html.split('<li class="card" data-doc="/eli/cz/sb/2025/573">')[1].split('<li class="card"')[0]
-    return next(p for p in re.findall(r'<li class="passage">.*?</li>', card, re.S) if "<dd>§ 4</dd>" in p)
+    # the section path ends in the provision, after the headings above it ("Výše stravného &gt; § 4")
+    return next(
+        p for p in re.findall(r'<li class="passage">.*?</li>', card, re.S) if re.search(r"<dd>[^<]*§ 4</dd>", p)
+    )
 
 
 @pytest.mark.e2e
