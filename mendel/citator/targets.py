@@ -9,15 +9,8 @@ from dataclasses import dataclass, field
 
 import psycopg
 
-from mendel.law.identifiers import (
-    CONSTITUTIONAL,
-    CONSTITUTIONAL_SENATES,
-    canonical_file_number,
-    full_year,
-    parse_citation,
-    parse_ecli,
-    parse_file_number,
-)
+from mendel.law.identifiers import canonical_file_number, parse_citation, parse_ecli, parse_file_number
+from mendel.ner.decisions import file_number_of_ecli
 
 
 @dataclass(frozen=True)
@@ -35,28 +28,12 @@ class Target:
         return f"{self.provision} {self.key}".strip() if self.kind == "act" else self.key
 
 
-def file_number_of_ecli(ecli: str) -> str | None:
-    """``ECLI:CZ:US:2013:4.US.2265.13.1`` -> ``IV. ÚS 2265/13``; ``ECLI:CZ:NS:2026:29.ICDO.177.2024.1`` ->
-    ``29 ICDO 177/2024`` (the register's case is not in an ECLI: file numbers are compared case-folded)."""
-    parsed = parse_ecli(ecli)
-    if parsed is None or parsed.country != "CZ":
-        return None
-    parts = parsed.number.split(".")
-    if parsed.court == "US" and len(parts) >= 4 and parts[1].upper() == "US":
-        senate = "Pl" if parts[0].lower() == "pl" else CONSTITUTIONAL_SENATES.get(parts[0])
-        if senate is None or not parts[2].isdigit() or not parts[3].isdigit():
-            return None
-        return f"{senate}. {CONSTITUTIONAL} {int(parts[2])}/{int(parts[3]) % 100:02d}"
-    if len(parts) >= 4 and parts[0].isdigit() and parts[2].isdigit() and parts[3].isdigit():
-        return f"{int(parts[0])} {parts[1]} {int(parts[2])}/{full_year(parts[3])}"
-    return None
-
-
 def decision_target(text: str) -> Target | None:
     """A court decision named by its file number (any spacing, ``US`` for ``ÚS``, a list number) or its ECLI."""
     text = (text or "").strip()
     if text.upper().startswith("ECLI:"):
-        number = file_number_of_ecli(text)
+        found = file_number_of_ecli(text)
+        number = canonical_file_number(found) if found else None
         ecli = parse_ecli(text)
         if ecli is None:
             return None
