@@ -12,7 +12,6 @@ other is searched again after ``MENDEL_BOARD_FINDER_RETRY_DAYS`` (default 7).
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -20,9 +19,9 @@ from pathlib import Path
 import psycopg
 from dagster import AssetExecutionContext, MaterializeResult, asset
 
-from mendel.core.config import PROJECT_ROOT
+from assets.boards.register_read import run_crawl
 from mendel.crawl.boards import candidates
-from mendel.crawl.boards.board import BOARD_SOURCE, RegistryError
+from mendel.crawl.boards.board import BOARD_SOURCE
 from mendel.crawl.boards.national_list import read_table
 from orchestration.policies import NETWORK_RETRY, crawl_pool
 from orchestration.resources import MendelResource
@@ -45,19 +44,7 @@ def run_finder(settings, out: Path, sites_file: Path | None = None, sites_url: s
     skip_file = out / "skip.json"
     skip_file.write_text(json.dumps(list(skip)), encoding="utf-8")
     command += ["--skip", str(skip_file)]
-    env = {**os.environ, "MENDEL_PROFILE": settings.profile, "MENDEL_HOME": str(settings.home)}
-    if settings.mirror_url:
-        env["MENDEL_MIRROR_URL"] = settings.mirror_url
-    try:
-        done = subprocess.run(
-            command, env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=FINDER_TIMEOUT_S
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise RegistryError(f"the board finder took more than {FINDER_TIMEOUT_S} s") from exc
-    if done.returncode != 0:
-        lines = [line for line in done.stderr.splitlines() if line.strip()]
-        said = [line for line in lines if line.startswith("mendel board finder:")]
-        raise RegistryError((said or lines or [f"the board finder exited {done.returncode}"])[-1])
+    run_crawl(settings, command, "the board finder", "mendel board finder:", FINDER_TIMEOUT_S)
     found = out / "candidates.jsonl"
     return (
         [json.loads(line) for line in found.read_text(encoding="utf-8").splitlines() if line] if found.exists() else []

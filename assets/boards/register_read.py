@@ -29,19 +29,23 @@ def crawl_register(settings, out: Path, page_size: int | None = None) -> None:
         command += ["--list", settings.html_boards]
     if page_size:
         command += ["--page-size", str(page_size)]
+    run_crawl(settings, command, "the register crawl", "mendel register:", CRAWL_TIMEOUT_S)
+
+
+def run_crawl(settings, command: list[str], what: str, says: str, timeout_s: int) -> None:
+    """Run a crawl subprocess (``command``) on ``settings``'s profile, home and mirror; one that fails or runs past
+    ``timeout_s`` raises :class:`RegistryError` with the last line it ``says`` (starting so), else its last line."""
     env = {**os.environ, "MENDEL_PROFILE": settings.profile, "MENDEL_HOME": str(settings.home)}
     if settings.mirror_url:
         env["MENDEL_MIRROR_URL"] = settings.mirror_url
     try:
-        done = subprocess.run(
-            command, env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=CRAWL_TIMEOUT_S
-        )
+        done = subprocess.run(command, env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired as exc:
-        raise RegistryError(f"the register crawl took more than {CRAWL_TIMEOUT_S} s") from exc
+        raise RegistryError(f"{what} took more than {timeout_s} s") from exc
     if done.returncode != 0:
         lines = [line for line in done.stderr.splitlines() if line.strip()]
-        said = [line for line in lines if line.startswith("mendel register:")]
-        raise RegistryError((said or lines or [f"the register crawl exited {done.returncode}"])[-1])
+        said = [line for line in lines if line.startswith(says)]
+        raise RegistryError((said or lines or [f"{what} exited {done.returncode}"])[-1])
 
 
 def read_register(settings, page_size: int | None = None, found: list[Board] = ()) -> list[Board]:
