@@ -37,6 +37,8 @@ TEXT_PARTS = ("Vyrok", "Oduvodneni")  # a record with neither has no text to sco
 Pair = tuple[str, str]  # ("99/1963 Sb.", "§ 142")
 # One text -> the norms of its LAW_REF mentions, every element of a chain included.
 LawNorms = Callable[[Sequence[str]], list[list[str]]]
+# One decision -> the groups it is tallied in beside its court: {"agenda": "trestní", "category": "A"}.
+Groups = Callable[[object], dict[str, str]]
 
 
 @dataclass(frozen=True)
@@ -216,6 +218,7 @@ class CourtScore:
     # of the acts table, the § after a § mark, in a provision list or inside a range), and how many of them were found: what
     # is left when the lists' own errors and provisions the text does not cite are set aside
     written: Tally = field(default_factory=Tally)
+    by_group: dict[str, dict[str, Tally]] = field(default_factory=dict)  # grouping -> its value -> tally
 
     def top_acts(self, n: int = 10) -> list[tuple[str, Tally]]:
         return sorted(self.by_act.items(), key=lambda item: (-item[1].listed, item[0]))[:n]
@@ -291,25 +294,31 @@ def _written(text: str, pair: Pair, named: set[str]) -> bool:
     return any(_where_written(text, pair[1][2:])) and pair[0].split(" ")[0] in named
 
 
-def score_decisions(decisions: Sequence[Decision], norms: LawNorms | None = None, batch: int = 64) -> CourtScore:
-    """Recall of the listed pairs, share of predicted pairs listed: overall, per court, per act; misses by kind."""
+def score_decisions(
+    decisions: Sequence[Decision], norms: LawNorms | None = None, batch: int = 64, groups: Groups | None = None
+) -> CourtScore:
+    """Recall of the listed pairs, share of predicted pairs listed: overall, per court, per act, per ``groups``
+    (each decision's groups beside its court); misses by kind."""
     norms = norms or law_norms
     overall, by_court, by_act, written = Tally(), defaultdict(Tally), defaultdict(Tally), Tally()
+    by_group: dict[str, dict[str, Tally]] = defaultdict(lambda: defaultdict(Tally))
     misses: dict[str, list[dict]] = {kind: [] for kind in MISS_KINDS}
     for first in range(0, len(decisions), batch):
         chunk = decisions[first : first + batch]
         for decision, found_norms in zip(chunk, norms([d.text for d in chunk])):
             predicted = {p for p in (pairs_of_norm(n) for n in found_norms) if p is not None}
             with_act = {p for p in predicted if p[0] is not None}
-            for tally in (overall, by_court[decision.court]):
+            in_groups = [by_group[name][value] for name, value in (groups(decision) if groups else {}).items()]
+            for tally in (overall, by_court[decision.court], *in_groups):
                 tally.decisions += 1
             named = _named_acts(decision.text)
             for pair in sorted(decision.listed):
                 hit = pair in with_act
-                if _written(decision.text, pair, named):
+                is_written = _written(decision.text, pair, named)
+                if is_written:
                     written.listed += 1
                     written.found += hit
-                for tally in (overall, by_court[decision.court], by_act[pair[0]]):
+                for tally in (overall, by_court[decision.court], by_act[pair[0]], *in_groups):
                     tally.listed += 1
                     tally.found += hit
                 if not hit:
@@ -321,15 +330,17 @@ def score_decisions(decisions: Sequence[Decision], norms: LawNorms | None = None
                             "court": decision.court,
                             "act": pair[0],
                             "section": pair[1],
+                            "written": is_written,
                             "context": " ".join(context.split()),
                         }
                     )
             for pair in with_act:
                 listed = pair in decision.listed
-                for tally in (overall, by_court[decision.court], by_act[pair[0]]):
+                for tally in (overall, by_court[decision.court], by_act[pair[0]], *in_groups):
                     tally.predicted += 1
                     tally.predicted_listed += listed
-    return CourtScore(overall, dict(by_court), dict(by_act), misses, written=written)
+    grouped = {name: dict(tallies) for name, tallies in by_group.items()}
+    return CourtScore(overall, dict(by_court), dict(by_act), misses, written=written, by_group=grouped)
 
 
 def format_report(result: CourtScore, examples: int = 3) -> str:
