@@ -56,6 +56,9 @@ SUB_UNITS = {
     "věta": rf"(?:část\w*\s+)?(?:vět(?:a|y|ě|u|ou)\s+(?:{ORDINAL}|[1-9](?!\d)){SENTENCE_PART}?|{ORDINAL}\s+vět(?:a|y|ě|u|ou)"
     rf"{SENTENCE_PART}?|vět(?:a|y|ě|u|ou){SENTENCE_PART}|{SENTENCE_PART_ALONE})",
     "pododst.": rf"(?:{ORDINAL}\s+pododstav\w*|pododstav\w*\s+{ORDINAL})",
+    # "§ 153 b) a § 157 zákona", "§ 115 a/ o.s.ř.", "§ 11 a), d) vyhl.": a point written without "písm.", its letter
+    # set apart from the number on the same line (a letter joined to it is the section's suffix: "§ 118a)")
+    "(písm.)": rf"(?<={D}[ \t])[a-z][)/]",
 }
 SUB = "(?:" + "|".join(SUB_UNITS.values()) + ")"
 SUB_SEP = r"(?:\s*,\s*(?=část|vět))?\s*"  # "§ 160 odst. 1, část věty před středníkem"
@@ -66,8 +69,10 @@ UNIT = rf"{UNIT_MARK}\s*{UNIT_NUM}(?:{SUB_SEP}{SUB})*"
 FOLLOWING = r"(?:\s+a\s+(?:násl\.|následující(?:ch|m)?(?!\w)|n\.(?!\s*[a-zá-ž]\.))|\s+an\.)"
 LIST_ITEM = rf"(?:{PROVISION_WORD}{UNIT}|{ITEM_NUM}(?:\s+{SUB})*|{SUB}(?:\s+{SUB})*|[a-z]{{1,2}}[)/])"
 CHAIN_RE = re.compile(rf"(?:(?=§)|(?<!\w)){UNIT}(?:{FOLLOWING})?(?:{LIST_SEP}{LIST_ITEM}(?:{FOLLOWING})?)*")
-# a trailing "b)" belongs to the chain only after "písm." and on the same line ("§ 38 odst. 1 a 2, nebo\nb) …")
+# a trailing "b)" belongs to the chain only after a point ("písm. a), b)", "§ 11 a), d)") and on the same line
+# ("§ 38 odst. 1 a 2, nebo\nb) …")
 TRAILING_LETTER_ITEM_RE = re.compile(rf"{LIST_SEP}[a-z]{{1,2}}[)/]$")
+POINT_BEFORE_RE = re.compile(rf"písm|{SUB_UNITS['(písm.)']}")
 
 # provisions of private documents, not law
 NON_LAW_TAIL_RE = re.compile(
@@ -129,6 +134,7 @@ _SUB_VALUES = (  # sub-units kept in the norm, with their value pattern
     ("odst.", re.compile(r"^\(([0-9]{1,2})")),
     ("písm.", re.compile(r"^písm\w*\.?\s*([a-zA-Z]{1,2})")),
     ("bod", re.compile(r"^bod\w*\s+([0-9]+[a-z]?)")),
+    ("písm.", re.compile(r"^([a-z])[)/]$")),
 )
 # a bare number after a sub-unit of at most this value continues the sub-unit ("odst. 1 a 2"), a larger one is a
 # provision of its own ("§ 137 odst. 3, 151")
@@ -202,8 +208,8 @@ def chain_elements(text: str, start: int, end: int) -> list[tuple[int, int, str]
                 level = LEVELS[LEVELS.index(sub[0]) - 1]
             else:
                 level = next((lv for lv, _ in reversed(path) if lv in ("unit", "odst.", "bod")), "unit")
-                if level != "unit" and not (value.isdigit() and int(value) <= MAX_SUB_NUMBER):
-                    level = "unit"
+            if level != "unit" and not (value.isdigit() and int(value) <= MAX_SUB_NUMBER):
+                level = "unit"  # "§ 142 a 142 a)": no paragraph has that number
             path = _set(path, level, value)
             pos = number.end()
         elif (letter := _LETTER_RE.match(text, pos, end)) and path:
@@ -303,7 +309,7 @@ def find_chains(text: str, acts: list[ActMention], learned=None, own_act: str | 
     for m in CHAIN_RE.finditer(text):
         start, end = m.span()
         while (letter := TRAILING_LETTER_ITEM_RE.search(text, start, end)) and (
-            "\n" in letter.group() or "písm" not in text[start : letter.start()]
+            "\n" in letter.group() or not POINT_BEFORE_RE.search(text, start, letter.start())
         ):
             end = letter.start()
         if NON_LAW_TAIL_RE.match(text, end) or _is_heading(text, start, end):

@@ -321,3 +321,31 @@ def test_paragraphs_in_brackets_within_a_chain(text, norms):
 )
 def test_thousands_brackets_capitals_and_parts_of_sentences(text, norms):
     assert [n for e in law_refs(text) for n in e.norms] == norms
+
+
+@pytest.mark.parametrize(
+    "text, norms",
+    [
+        # a point written without "písm.", its letter set apart, before the act or another element of the chain
+        ("soud proto dle § 115 a/ o.s.ř. věc projednal", [f"{O} § 115 písm. a)"]),
+        ("paušál dle § 14 b) vyhl. č. 177/1996 Sb. (když", [f"{A} § 14 písm. b)"]),
+        (
+            "z ustanovení § 153 b) a § 157 odst. 3 zákona č. 99/1963 Sb., občanského",
+            [f"{O} § 153 písm. b)", f"{O} § 157 odst. 3"],
+        ),
+        (
+            "dle ustanovení § 7 a § 11 a), d) vyhl. č. 177/1996 Sb., ve znění",
+            [f"{A} § 7", f"{A} § 11 písm. a)", f"{A} § 11 písm. d)"],
+        ),
+        # a number too large for a paragraph before a point is a section
+        ("dle ust. § 142 a 142 a) o. s. ř. náhradu", [f"{O} § 142", f"{O} § 142 písm. a)"]),
+        # a letter joined to the number, or before a paragraph, suffixes the section; a bare "a" is "and"
+        ("s ust. § 118a) o.s.ř. skutková", [f"{O} § 118a"]),
+        ("dle § 14 b/ odst. 1 vyhl. č. 177/1996 Sb.", [f"{A} § 14b odst. 1"]),
+        ("podle § 115 a o.s.ř. věc", ["§ 115", O]),
+        # a point on the next line starts a list of the text, not of the chain
+        ("podle § 38 odst. 1\na) žalobce", ["§ 38 odst. 1"]),
+    ],
+)
+def test_a_point_without_its_mark(text, norms):
+    assert [n for e in law_refs(text) for n in e.norms] == norms
