@@ -27,6 +27,9 @@ UNIT_MARKERS = {
 UNIT_MARK = "(?:" + "|".join(UNIT_MARKERS.values()) + ")"
 MARKER_RE = re.compile(r"§|par\.|[čČ]l")  # a text without one holds no chain
 GLUED_SUB = r"(?=odst|písm)"  # pdf text layers lose spaces: "§122odst. 3"
+# "odst.1o.s.ř.", "odstavec 1občanského zákoníku", "odst. 1o. z.": a paragraph's number glued to the act after it (an
+# abbreviation of two dotted parts or a word), not a paragraph's letter ("odst. 1a")
+GLUED_WORD = r"(?=[a-zá-ž]{1,4}\.\s?[a-zá-ž]{1,4}\.|[a-zá-ž]{4})"
 # a provision inserted later takes one or two letters (§ 14a, then § 14aa or § 14ab between § 14a and § 14b;
 # an article of an amending act: Čl. IIa)
 PROVISION_SUFFIX = "[a-z]{0,2}"
@@ -47,7 +50,7 @@ SENTENCE_PART = r"(?:\s+(?:část\w*\s+)?(?:před|za|po)\s+(?:středník\w*|čá
 SENTENCE_PART_ALONE = r"(?:v\s+)?(?:část\w*\s+(?:vět\w*\s+)?)?(?:před|za)\s+(?:středník\w*|čárk\w*)"
 SUB_UNITS = {
     # "odst. l": a typed 1; "odst 2": the dot left out
-    "odst.": rf"odst(?:\.|avc(?:e|i|em|ích)|avec|(?=[ \t]+{D}))\s*(?:{D}{{1,3}}[a-z]?|l)(?![\w/])",
+    "odst.": rf"odst(?:\.|avc(?:e|i|em|ích)|avec|(?=[ \t]+{D}))\s*(?:{D}{{1,3}}{GLUED_WORD}|(?:{D}{{1,3}}[a-z]?|l)(?![\w/]))",
     # "§ 6 (2, 7), § 10 (1) zákona 549/1991 Sbírky", "§ 47 (1 a)": paragraphs in brackets on the provision's line
     # (the first is kept in the norm)
     "(odst.)": rf"(?:(?<=[\w.])|(?<=[\w.][ \t]))\({D}{{1,2}}(?:[ \t]*,?[ \t]*(?:{D}{{1,2}}\.?|[a-z]\)?))*\)",
@@ -277,7 +280,11 @@ def _act_after(
     text: str, end: int, acts_before: list[ActMention], learned, own_act: str | None
 ) -> tuple[int, str, str | None] | None:
     """(end, act, extra sub-unit) of the act that follows a chain ending at ``end``; ``own_act``: the act the
-    text belongs to, that "tohoto zákona" names."""
+    text belongs to, that "tohoto zákona" names. A number glued to the word after it ("odst.1o.s.ř.") is read as if
+    a space stood between them."""
+    if 0 < end < len(text) and text[end - 1].isdigit() and text[end].isalpha():
+        found = _act_after(text[:end] + " " + text[end:], end, acts_before, learned, own_act)
+        return (found[0] - (found[0] > end), *found[1:]) if found else None
     stray = STRAY_BRACKET_RE.match(text, end)
     opened = text.count("(", max(0, end - 80), end) > text.count(")", max(0, end - 80), end)
     pos = stray.end() if stray and not opened else end

@@ -349,3 +349,24 @@ def test_thousands_brackets_capitals_and_parts_of_sentences(text, norms):
 )
 def test_a_point_without_its_mark(text, norms):
     assert [n for e in law_refs(text) for n in e.norms] == norms
+
+
+@pytest.mark.parametrize(
+    "text, chain, norms",
+    [
+        # a paragraph's number glued to the act after it
+        ("za užití § 160 odst.1o.s.ř., když", "§ 160 odst.1o.s.ř.", [f"{O} § 160 odst. 1"]),
+        ("podle § 580 odst. 1o. z. je", "§ 580 odst. 1o. z.", [f"{Z} § 580 odst. 1"]),
+        (
+            "Podle § 2392 odstavec 1občanského zákoníku, při",
+            "§ 2392 odstavec 1občanského zákoníku",
+            [f"{Z} § 2392 odst. 1"],
+        ),
+        # a paragraph's letter stays its own
+        ("podle § 8 odst. 1a zákona č. 99/1963 Sb.", "§ 8 odst. 1a zákona č. 99/1963 Sb.", [f"{O} § 8 odst. 1a"]),
+        ("podle § 8 odst. 1a. Dále", "§ 8 odst. 1a", ["§ 8 odst. 1a"]),
+    ],
+)
+def test_a_number_glued_to_its_act(text, chain, norms):
+    [entity] = law_refs(text)
+    assert (entity.text, list(entity.norms)) == (chain, norms)
