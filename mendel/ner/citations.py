@@ -23,7 +23,7 @@ ACT_TYPES = {
         r"(?:[uUúÚ]stavní(?:ho|m|mu)?\s+)?[zZ]ákon(?:a|u|em|ě|y|ů)?",
         r"[zZ]ákonn(?:é|ého|ým)\s+opatření(?:m)?(?:\s+[sS]enátu)?",
         r"[zZ]ák\.",
-        r"[zZ]\.(?=\s*(?:č\.|číslo))",  # "z. č. 99/1963 Sb.", the court system's own lists write so
+        rf"[zZ]\.(?=\s*(?:č\.|č\s*{D}|číslo))",  # "z. č. 99/1963 Sb.", the court system's own lists write so
     ),
     "vyhláška": (r"[vV]yhlášk(?:a|y|u|ou|ami|ách)|[vV]yhlášce", r"[vV]yhl\."),
     "nařízení": (
@@ -41,7 +41,8 @@ ACT_ISSUER = (
     r"Ministerstva(?:\s+[^\W\d_]+){1,4}?|[A-ZČŘŠŽ]{2,5}[a-z]?))?"
 )  # ČNR, MZe, "Ministerstva dopravy a spojů"
 ACT_TITLE = r"(?:\s+o\s+[^\W\d_]+(?:\s+[^\W\d_]+){0,6})?"
-NUMBER_MARK = r"(?:[čc]\.|číslo)"
+# "č.", "číslo"; as typed too: "č. č. 89/2012 Sb." (doubled), "zák.č 91/2012 Sb." (the dot left out)
+NUMBER_MARK = rf"(?:[čc]\.(?:\s*č\.)?|č(?=\s*{D})|číslo)"
 SB_NUMBER = (
     rf"(?P<num>{D}{{1,4}})\s*/\s*(?:/\s*)?(?P<year>{D}{{4}}|{D}{{2}})(?!{D})\s*(?:,\s*)?"
     r"(?P<coll>Sb\.\s*m\.\s*s\.|Sb\.\s*z\.\s*a\s*n\.|Sbírky(?!\s+(?:rozh|soudních|nálezů))|[sS]b(?:\.|(?![\w.])))"

@@ -83,3 +83,22 @@ def test_an_adjective_before_a_cited_act_stays_outside():
 
 def test_a_defined_abbreviation_is_not_marked_where_it_is_defined():
     assert law_refs("(dále jen „o. s. ř.“)") == []
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        # the number mark as typed: doubled, or without its dot
+        (
+            "Dle § 3028 odst. 3 z. č. č. 89/2012 Sb. účinného",
+            [("§ 3028 odst. 3 z. č. č. 89/2012 Sb.", "89/2012 Sb. § 3028 odst. 3")],
+        ),
+        ("Podle § 47 zák.č 91/2012 Sb. nestanoví-li", [("§ 47 zák.č 91/2012 Sb.", "91/2012 Sb. § 47")]),
+        ("dle vyhlášky č 254/2015 Sb. (a to", [("vyhlášky č 254/2015 Sb.", "254/2015 Sb.")]),
+        # a "č" is no number mark by itself, nor before a word
+        ("položka č 5 a č. 6", []),
+        ("zákona čl. 5/2000", []),
+    ],
+)
+def test_the_number_mark_as_typed(text, found):
+    assert law_refs(text) == found
