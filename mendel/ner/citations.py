@@ -38,7 +38,9 @@ ACT_TYPES = {
 ACT_TYPE = "(?:" + "|".join(f"(?P<{kind}>{'|'.join(p)})" for kind, p in ACT_TYPES.items()) + ")"
 ACT_ISSUER = (
     r"(?:\s+(?:České\s+národní\s+rady|Federálního\s+shromáždění|vlády|"
-    r"Ministerstva(?:\s+[^\W\d_]+){1,4}?|[A-ZČŘŠŽ]{2,5}[a-z]?))?"
+    r"Ministerstva(?:\s+[^\W\d_]+){1,4}?|[A-ZČŘŠŽ]{2,5}[a-z]?)"
+    # an issuer the open data's anonymiser took for a party: "vyhlášky , právnická osoba, č. 69/2024 Sb."
+    r"|\s*,\s*(?:právnická\s+osoba|Anonymizováno)\s*,(?=\s*(?:č\.|číslo)))?"
 )  # ČNR, MZe, "Ministerstva dopravy a spojů"
 ACT_TITLE = r"(?:\s+o\s+[^\W\d_]+(?:\s+[^\W\d_]+){0,6})?"
 # "č.", "číslo"; as typed too: "č. č. 89/2012 Sb." (doubled), "zák.č 91/2012 Sb." (the dot left out)

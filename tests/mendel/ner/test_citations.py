@@ -95,10 +95,16 @@ def test_a_defined_abbreviation_is_not_marked_where_it_is_defined():
         ),
         ("Podle § 47 zák.č 91/2012 Sb. nestanoví-li", [("§ 47 zák.č 91/2012 Sb.", "91/2012 Sb. § 47")]),
         ("dle vyhlášky č 254/2015 Sb. (a to", [("vyhlášky č 254/2015 Sb.", "254/2015 Sb.")]),
+        # an issuer the anonymiser took for a party, right before the number mark
+        (
+            "Podle § 5 vyhlášky , právnická osoba,  č. 69/2024 Sb. denní",
+            [("§ 5 vyhlášky , právnická osoba,  č. 69/2024 Sb.", "69/2024 Sb. § 5")],
+        ),
+        ("§ 2a vyhlášky výše nákladů , právnická osoba, spojených", [("§ 2a", "§ 2a")]),
         # a "č" is no number mark by itself, nor before a word
         ("položka č 5 a č. 6", []),
         ("zákona čl. 5/2000", []),
     ],
 )
-def test_the_number_mark_as_typed(text, found):
+def test_the_number_mark_as_typed_and_an_anonymised_issuer(text, found):
     assert law_refs(text) == found
