@@ -18,6 +18,7 @@ from mendel.ner.citations import ActMention, act_at
 
 D = "[0-9]"
 ORDINAL = r"(?:prv|druh|třet|čtvrt|pát|šest|sedm|osm|dev[aá]t|desát|posledn)\w*"
+ORDINALS = rf"{ORDINAL}(?:(?:\s*,|\s+a|\s+až)\s+{ORDINAL})*"  # "věty první a druhé"
 
 # provision markers by their normalised form
 UNIT_MARKERS = {
@@ -54,11 +55,13 @@ SUB_UNITS = {
     # "§ 6 (2, 7), § 10 (1) zákona 549/1991 Sbírky", "§ 47 (1 a)": paragraphs in brackets on the provision's line
     # (the first is kept in the norm)
     "(odst.)": rf"(?:(?<=[\w.])|(?<=[\w.][ \t]))\({D}{{1,2}}(?:[ \t]*,?[ \t]*(?:{D}{{1,2}}\.?|[a-z]\)?))*\)",
-    "písm.": r"písm(?:\.|eno|ene|enu|enem)\s*(?:[a-z]{1,2}(?:\)|/|(?!\w))|[A-Z]\))",  # "písm. H)": a capital typed
+    "písm.": r"pís(?:m(?:\.|eno|ene|enu|enem)|\.)\s*(?:[a-z]{1,2}(?:\)|/|(?!\w))|[A-Z]\))",  # "písm. H)": a capital typed
     "bod": rf"bod(?:u|ě|y|ů|em|ech)?\s+{D}{{1,3}}[a-z]?(?:\.(?=[\s,]))?(?![\w/])",
-    "věta": rf"(?:část\w*\s+)?(?:vět(?:a|y|ě|u|ou)\s+(?:{ORDINAL}|[1-9](?!\d)){SENTENCE_PART}?|{ORDINAL}\s+vět(?:a|y|ě|u|ou)"
+    "věta": rf"(?:část\w*\s+)?(?:vět(?:a|y|ě|u|ou)\s+(?:{ORDINALS}|[1-9](?!\d)|I{{1,3}}(?!\w)){SENTENCE_PART}?|{ORDINAL}\s+vět(?:a|y|ě|u|ou)"
     rf"{SENTENCE_PART}?|vět(?:a|y|ě|u|ou){SENTENCE_PART}|{SENTENCE_PART_ALONE})",
     "pododst.": rf"(?:{ORDINAL}\s+pododstav\w*|pododstav\w*\s+{ORDINAL})",
+    # "§ 1 odst. písm. a) zákona": a paragraph left without its value before a point (kept in the span only)
+    "(odst.)písm.": r"odst\.(?=\s*písm)",
     # "§ 153 b) a § 157 zákona", "§ 115 a/ o.s.ř.", "§ 11 a), d) vyhl.": a point written without "písm.", its letter
     # set apart from the number on the same line (a letter joined to it is the section's suffix: "§ 118a)")
     "(písm.)": rf"(?<={D}[ \t])[a-z][)/]",
@@ -66,16 +69,16 @@ SUB_UNITS = {
 SUB = "(?:" + "|".join(SUB_UNITS.values()) + ")"
 SUB_SEP = r"(?:\s*,\s*(?=část|vět))?\s*"  # "§ 160 odst. 1, část věty před středníkem"
 LIST_SEP = r"(?:\s*,\s*(?:a\s+|nebo\s+)?|\s+(?:a|nebo|či|až|a\s+až|resp\.|a/nebo)\s+|\s*[-–]\s*)"
-PROVISION_WORD = r"(?:(?:ust\.|ustanovení)\s*)?"  # "§ 5 a ust. § 6"
+PROVISION_WORD = r"(?:(?:ust\.|ustan\.|ustanovení)\s*)?"  # "§ 5 a ust. § 6"
 UNIT = rf"{UNIT_MARK}\s*{UNIT_NUM}(?:{SUB_SEP}{SUB})*"
 # "§ 2586 a násl.", "§ 2395 an.", "§ 2910 a n."
-FOLLOWING = r"(?:\s+a\s+(?:násl\.|následující(?:ch|m)?(?!\w)|n\.(?!\s*[a-zá-ž]\.))|\s+an\.)"
+FOLLOWING = r"(?:\s+a\s+(?:násl\.|následující(?:ch|m)?(?!\w)|n\.(?!\s*[a-zá-ž]\.))|\s+an\.|\s+násl\.)"
 LIST_ITEM = rf"(?:{PROVISION_WORD}{UNIT}|{ITEM_NUM}(?:\s+{SUB})*|{SUB}(?:\s+{SUB})*|[a-z]{{1,2}}[)/])"
 CHAIN_RE = re.compile(rf"(?:(?=§)|(?<!\w)){UNIT}(?:{FOLLOWING})?(?:{LIST_SEP}{LIST_ITEM}(?:{FOLLOWING})?)*")
 # a trailing "b)" belongs to the chain only after a point ("písm. a), b)", "§ 11 a), d)") and on the same line
 # ("§ 38 odst. 1 a 2, nebo\nb) …")
 TRAILING_LETTER_ITEM_RE = re.compile(rf"{LIST_SEP}[a-z]{{1,2}}[)/]$")
-POINT_BEFORE_RE = re.compile(rf"písm|{SUB_UNITS['(písm.)']}")
+POINT_BEFORE_RE = re.compile(rf"pís(?:m|\.)|{SUB_UNITS['(písm.)']}")
 
 # provisions of private documents, not law
 NON_LAW_TAIL_RE = re.compile(
@@ -96,19 +99,24 @@ BEFORE_ACT_RES = (
     re.compile(r"\.[ \t]+(?=[a-zá-ž])"),
     re.compile(r"\s+(?:odst|písm)\.\s*(?=\S)"),
     re.compile(
-        r"\s*,\s*(?=(?:zákon\w*|zák\.|z\.|vyhl\w*|nařízení)\s*(?:č\.|číslo)|[a-zá-ž]{1,5}\.\s*[a-zá-ž]\.|\w+ého\s)"
+        r"\s*,\s*(?=(?:zákon\w*|zák\.|z\.|vyhl\w*\.?|nařízení)\s*(?:č\.|číslo)|[a-zá-ž]{1,5}\.\s*[a-zá-ž]\.|\w+ého\s)"
     ),
     re.compile(rf"\s+(?:{POINTING_WORDS}\s*|prováděc\w*\s+|jeho\s+prováděc\w*\s+)(?=\S)"),
     re.compile(rf"\s+(?:{POINTING_WORDS}\s+)?(?:zákona|vyhlášky)\s+(?=\S)"),
 )
 ANAPHORA_RE = re.compile(
-    rf"\s+(?:{POINTING_WORDS}|(?P<own>tohoto|této|téhož))\s*(?P<kind>zákon|vyhlášk|nařízení|předpis)\w*(?!\w)"
+    rf"\s+(?:{POINTING_WORDS}|(?P<own>tohoto|této|téhož))\s*(?P<kind>zákon|zák(?=\.)|vyhlášk|vyhl(?=\.)|nařízení|předpis)\w*(?!\w)"
 )
-ANAPHORA_KINDS = {"zákon": ("zákon",), "vyhlášk": ("vyhláška",), "nařízení": ("nařízení",), "předpis": ()}
+ANAPHORA_KINDS = {
+    **{kind: ("zákon",) for kind in ("zákon", "zák")},  # "cit. zák."
+    **{kind: ("vyhláška",) for kind in ("vyhlášk", "vyhl")},
+    "nařízení": ("nařízení",),
+    "předpis": (),
+}
 # a chain without an act joined to the next chain, whose act it shares
 CONNECTOR_RE = re.compile(
     r"\s*,?\s*(?:ve\s+spojení\s+se?|ve\s+spoj\.\s+se?|za\s+použití|ve\s+smyslu|a(?:\s+(?:dle|podle|také|též|"
-    r"dále|rovněž))?|resp\.|či|nebo|popř\.|případně|event\.)\s+(?:(?:ust\.|ustanovení|ustanoveními)\s*)?"
+    r"dále|rovněž))?|resp\.|či|nebo|popř\.|případně|event\.)\s+(?:(?:ust\.|ustan\.|ustanovení|ustanoveními)\s*)?"
 )
 
 
@@ -135,7 +143,7 @@ _FOLLOWING_RE = re.compile(FOLLOWING)
 _SUB_VALUES = (  # sub-units kept in the norm, with their value pattern
     ("odst.", re.compile(r"^odst\w*\.?\s*([0-9]+[a-z]?|l)")),
     ("odst.", re.compile(r"^\(([0-9]{1,2})")),
-    ("písm.", re.compile(r"^písm\w*\.?\s*([a-zA-Z]{1,2})")),
+    ("písm.", re.compile(r"^pís\w*\.?\s*([a-zA-Z]{1,2})")),
     ("bod", re.compile(r"^bod\w*\s+([0-9]+[a-z]?)")),
     ("písm.", re.compile(r"^([a-z])[)/]$")),
 )

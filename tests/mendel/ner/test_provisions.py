@@ -370,3 +370,32 @@ def test_a_point_without_its_mark(text, norms):
 def test_a_number_glued_to_its_act(text, chain, norms):
     [entity] = law_refs(text)
     assert (entity.text, list(entity.norms)) == (chain, norms)
+
+
+@pytest.mark.parametrize(
+    "text, norms",
+    [
+        # words and sub-units as courts type them
+        (
+            "Dle ustan. § 50, odst. 1 ve spojení s ustan. § 49, odst. 1 zákona č. 91/2012 Sb., o",
+            ["91/2012 Sb. § 50", "91/2012 Sb. § 50 odst. 1", "91/2012 Sb. § 49", "91/2012 Sb. § 49 odst. 1"],
+        ),
+        ("podle § 146 odst. 2 věty I a § 142 odst. 2 o. s. ř., jak", [f"{O} § 146 odst. 2", f"{O} § 142 odst. 2"]),
+        ("s § 146 odst. 2 věty první a druhé o.s.ř.). Vzhledem", [f"{O} § 146 odst. 2"]),
+        ("vozidel (§ 1 odst. písm. a) zákona č. 168/1999 Sb., o", ["168/1999 Sb. § 1 písm. a)"]),
+        ("uzavřené dle § 61a násl. zákona č. 127/2005 Sb., soud", ["127/2005 Sb. § 61a"]),
+        (
+            "zákona č. 257/2016 Sb. Podle § 87 odst. 1 cit. zák. poskytne-li",
+            ["257/2016 Sb.", "257/2016 Sb. § 87 odst. 1"],
+        ),
+        (
+            "Podle § 2 odst. 1, pís. h), l), vyhl. č. 205/1999 Sb., kterou",
+            ["205/1999 Sb. § 2 odst. 1", "205/1999 Sb. § 2 odst. 1 písm. h)", "205/1999 Sb. § 2 odst. 1 písm. l)"],
+        ),
+        # a sentence's ordinal alone is no list of them; "odst." before a number is no point
+        ("podle § 160 odst. 1 věty první a § 5 o. s. ř.", [f"{O} § 160 odst. 1", f"{O} § 5"]),
+        ("podle § 160 odst. 1 a písm. b) o. s. ř.", [f"{O} § 160 odst. 1", f"{O} § 160 odst. 1 písm. b)"]),
+    ],
+)
+def test_words_and_sub_units_as_typed(text, norms):
+    assert [n for e in law_refs(text) for n in e.norms] == norms
