@@ -3,7 +3,8 @@
 
 A name that starts lower-case also matches with a capital (sentence start); a proper name (Ústava, Listina,
 ``proper_names``) only as written. Abbreviations are case-sensitive whole tokens whose inner spaces are optional
-(``o.s.ř.`` = ``o. s. ř.``); one that ends in a dot may be followed by anything (``o. s. ř.6. O lhůtě``). Strict
+(``o.s.ř.`` = ``o. s. ř.``); one that ends in a dot may be followed by anything (``o. s. ř.6. O lhůtě``), and one
+of two or more dotted parts may lose its last dot (``o. s. ř, když``: then a whole token). Strict
 abbreviations (``OZ``, ``ZP``, ``a. t.``) count only right after a provision or ``podle``/``dle``.
 
 Every form of every act is one alternative of a single regular expression shaped as a trie (alternatives that share
@@ -92,6 +93,12 @@ def _abbreviation_units(abbreviation: str) -> list[str]:
     return units + ([NAME_END] if abbreviation[-1].isalnum() else [])
 
 
+def _without_last_dot(abbreviation: str) -> tuple[str, ...]:
+    """``o. s. ř`` for ``o. s. ř.``: an abbreviation of two or more dotted parts typed without its last dot (then
+    matched as a whole token only)."""
+    return (abbreviation[:-1],) if abbreviation.endswith(".") and abbreviation.count(".") >= 2 else ()
+
+
 def trie_pattern(alternatives: Iterable[list[str]]) -> str:
     """One pattern matching any of the unit sequences, the longer of two that share a beginning tried first."""
     root: dict = {}
@@ -145,8 +152,9 @@ class Gazetteer:
                 self._names.setdefault(form, act.citation)
                 alternatives.append(_name_units(form, proper=True))
             for written, strict in [(a, False) for a in act.abbreviations] + [(a, True) for a in act.strict]:
-                self._abbreviations.setdefault(abbreviation_key(written), (act.citation, strict))
-                alternatives.append(_abbreviation_units(written))
+                for form in (written, *_without_last_dot(written)):
+                    self._abbreviations.setdefault(abbreviation_key(form), (act.citation, strict))
+                    alternatives.append(_abbreviation_units(form))
         pattern = trie_pattern(alternatives)
         self.empty = not alternatives
         self._at = re.compile(pattern) if alternatives else None

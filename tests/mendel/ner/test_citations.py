@@ -108,3 +108,20 @@ def test_a_defined_abbreviation_is_not_marked_where_it_is_defined():
 )
 def test_the_number_mark_as_typed_and_an_anonymised_issuer(text, found):
     assert law_refs(text) == found
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        # an abbreviation of two or more dotted parts typed without its last dot, as a whole token
+        ("ve smyslu § 118a o. s. ř, když", [("§ 118a o. s. ř", "99/1963 Sb. § 118a")]),
+        ("podle § 132 o.s.ř byl", [("§ 132 o.s.ř", "99/1963 Sb. § 132")]),
+        ("§ 2395 a násl. o. z a § 104", [("§ 2395 a násl. o. z", "89/2012 Sb. § 2395"), ("§ 104", "§ 104")]),
+        ("podle tr. ř, a", [("tr. ř", "141/1961 Sb.")]),
+        # not inside a longer word, and a strict one stays strict
+        ("o. s. řízení", []),
+        ("dopis o. z a", []),
+    ],
+)
+def test_an_abbreviation_without_its_last_dot(text, found):
+    assert law_refs(text) == found
