@@ -3,7 +3,8 @@ Nejvyšší soud header's Dotčené předpisy; ``court_decisions.provisions``) a
 ``court_metadata``, beside the recogniser's mentions of the same decision.
 
 Each listed provision is parsed by the law-reference recogniser (mendel.ner); the court system's own abbreviations
-("z. č. 99/1963 Sb.", "předpisu č. 328/1991Sb.") are spelled out first, and a provision the recogniser finds apart
+("z. č. 99/1963 Sb.", "předpisu č. 328/1991Sb.", and "obč. zák." and "tr. zák." for the codes of 1964 and 1961) are
+spelled out first, and a provision the recogniser finds apart
 from its act in the one listed item is joined to it. A link's sentence is the sentence of the decision where the
 recogniser found the same provision (the two witnesses then agree on one passage), else the metadata item itself.
 
@@ -29,6 +30,10 @@ _SPELLED_OUT = (
     (re.compile(r"\bvyhl\.\s*č\.\s*"), "vyhlášky č. "),
     (re.compile(r"\bnař\.\s*vl\.\s*č\.\s*"), "nařízení vlády č. "),
     (re.compile(r"\bpředpisu\s+č\.\s*"), "zákona č. "),  # the act is told by its number; its kind is not needed
+    # the codes that newer ones replaced, by the names the Nejvyšší soud's lists give them (the newer ones are "o. z."
+    # and "tr. zákoníku" there), where the recogniser reads the newer code in running text
+    (re.compile(r"\bobč\.\s*zák\.(?!\w)"), "zákona č. 40/1964 Sb."),
+    (re.compile(r"\btr\.\s*zák\.(?!\w)"), "zákona č. 140/1961 Sb."),
     (re.compile(r"(\d+/\d{4})\s*Sb\.?"), r"\1 Sb."),
 )
 

@@ -24,6 +24,10 @@ from ner_eval.ns_header_gold import (
         ("§ 8 odst. 1 písm. d) předpisu č. 418/2011 Sb.", {("418/2011 Sb.", "§ 8")}),
         ("§ 237 odst. 1 písm. f) předpisu č. 99/1963Sb. ve znění do 31.12.2000", {("99/1963 Sb.", "§ 237")}),
         ("§ 243b odst. 2 o. s. ř.", {("99/1963 Sb.", "§ 243b")}),
+        # the codes of 1961 and 1964 as the court's lists name them, the newer ones otherwise
+        ("§ 174 tr. zák.", {("140/1961 Sb.", "§ 174")}),
+        ("§ 123 obč. zák.", {("40/1964 Sb.", "§ 123")}),
+        ("§ 2758 odst. 2 o. z.", {("89/2012 Sb.", "§ 2758")}),
         ("čl. 38 odst. 1 předpisu č. 2/1993Sb.", set()),  # an article: the development gold scores § alone
         ("§ 30 t.o.p.o.", set()),  # an abbreviation the acts table does not know: unread, never guessed
         ("§ 243b odst. 2 části věty za středníkem", set()),  # no act

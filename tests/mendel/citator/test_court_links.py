@@ -39,8 +39,12 @@ ZLIN = {"26 C 69/2025-62", "26 C 132/2025-30", "26 C 117/2025-43"}
         ("§ 2 nař. vl. č. 351/2013 Sb.", [("351/2013 Sb.", "§ 2")]),
         ("§ 59 písm. a) předpisu č. 328/1991Sb.", [("328/1991 Sb.", "§ 59 písm. a)")]),
         ("§ 36 odst. 2 tr. ř.", [("141/1961 Sb.", "§ 36 odst. 2")]),
-        # the wording of 1998 is the civil code of 1964, though "obč. zák." alone names the code of 2012
         ("§ 150 odst. 4 obč. zák. ve znění od 01.08.1998", [("40/1964 Sb.", "§ 150 odst. 4")]),
+        # the Nejvyšší soud's lists name the replaced codes "obč. zák." and "tr. zák.", the newer ones otherwise
+        ("§ 123 obč. zák.", [("40/1964 Sb.", "§ 123")]),
+        ("§ 45a odst. 4 tr. zák.", [("140/1961 Sb.", "§ 45a odst. 4")]),
+        ("§ 2758 odst. 2 o. z.", [("89/2012 Sb.", "§ 2758 odst. 2")]),
+        ("§ 92 odst. 4 tr. zákoníku", [("40/2009 Sb.", "§ 92 odst. 4")]),
     ],
 )
 def test_each_listed_provision_is_read_by_the_recogniser(item, expected):
