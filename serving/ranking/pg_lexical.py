@@ -33,15 +33,16 @@ POSTINGS_KEPT = 4_000_000  # (passage, contribution) entries kept per searcher: 
 # Bounds are compared with this much room: a float32 sum of a few terms differs from the float64 sum of the same
 # float32 contributions by far less (2**-24 per addition).
 ROUNDING_ROOM = 1e-5
-# An unread term's postings are read whole rather than for the candidates when it is in fewer passages than this
-# many times the candidates (a posting read in a range costs a fraction of one looked up).
-LOOKUP_COST = 8
+# A term's postings are read whole rather than looked up for the candidates left when it is in fewer passages than
+# this many times the candidates: a posting read in a range costs about a tenth of one looked up (at 100,000
+# passages: ~0.2-0.4 us against ~3-4 us), and a lookup of thousands of passages reads most of the range anyway.
+LOOKUP_COST = 10
 _POSTING = np.dtype([("passage", ">i4"), ("frequency", ">i2")])  # int4send || int2send, as POSTINGS sends them
 
 
 @dataclass(frozen=True)
 class Term:
-    """One term's live postings: rows ascending, and the term's float32 BM25 contribution in each."""
+    """One term's live postings: rows (in no order), and the term's float32 BM25 contribution in each."""
 
     rows: np.ndarray
     scores: np.ndarray
@@ -69,6 +70,7 @@ class BM25Postings:
         self._common = common
         self._kept = kept
         self._terms: OrderedDict[str, Term] = OrderedDict()
+        self._largest: dict[str, float] = {}  # a term's largest contribution, once its postings were read whole
         self._entries = 0
         self._lock = threading.Lock()
 
@@ -121,8 +123,7 @@ class BM25Postings:
             rows = np.full(len(keys), -1, dtype=np.int64)
             rows[inside] = self._row_of_key[keys[inside]]
             live = rows >= 0  # a passage live no longer, or written since the searcher was opened
-            order = np.argsort(rows[live], kind="stable")
-            rows, counts = rows[live][order], postings["frequency"][live][order]
+            rows, counts = rows[live], postings["frequency"][live]
             df = len(rows) if frequency is None else frequency[term]
             found[term] = Term(rows, self._contributions(rows, counts, df))
         return found
@@ -130,6 +131,7 @@ class BM25Postings:
     def _keep(self, read: dict[str, Term]) -> None:
         with self._lock:
             for term, postings in read.items():
+                self._largest[term] = float(postings.scores.max()) if len(postings) else 0.0
                 if term not in self._terms:
                     self._terms[term] = postings
                     self._entries += len(postings)
@@ -159,8 +161,6 @@ class BM25Postings:
             return []
         frequency = frequency or self.frequencies(conn, terms)
         times = {t: float(tokens.count(t)) for t in tokens} | {t: extra_weight for t in extra}
-        # the most a term adds to any score: its idf times its weight (tf / (tf + norm) is below 1)
-        bound = {t: times[t] * float(self.idf32(frequency[t])) * (1 + ROUNDING_ROOM) for t in terms}
         with self._lock:
             kept = {t for t in terms if t in self._terms}
         # the rare terms and those kept first (they cost nothing more), then the common ones, rarest first
@@ -176,22 +176,39 @@ class BM25Postings:
             candidates = np.flatnonzero(held > 0)
             if not unread:
                 break
-            reach = sum(bound[t] for t in unread)  # the most the unread terms add to any score
-            if len(candidates) >= n:
-                floor = np.partition(held[candidates], len(candidates) - n)[len(candidates) - n]
-                floor *= 1 - ROUNDING_ROOM
-                if reach < floor:  # a row holding none of the read terms scores below the n-th candidate
-                    candidates = candidates[held[candidates] * (1 + ROUNDING_ROOM) + reach >= floor]
-                    break
+            reach = sum(times[t] * self._most(t, frequency[t]) for t in unread) * (1 + ROUNDING_ROOM)
+            floor = self._floor(conn, held, candidates, n, reach, unread, times, frequency)
+            if reach < floor:  # a row holding none of the read terms scores below the n-th best
+                candidates = candidates[held[candidates] * (1 + ROUNDING_ROOM) + reach >= floor]
+                if frequency[unread[0]] > LOOKUP_COST * len(candidates):
+                    break  # the unread terms are looked up for the candidates left
+            # the next term read whole: it must be (the best n are not told yet), or costs less than looked up
             term = unread.pop(0)
             read.update(self.whole(conn, [term]))
             partial[read[term].rows] += times[term] * read[term].scores
         if unread:
-            cheap = [t for t in unread if frequency[t] <= LOOKUP_COST * len(candidates)]
-            read.update(self.whole(conn, cheap) if cheap else {})
-            rest = [t for t in unread if t not in cheap]
-            read.update(self.over(conn, rest, candidates, frequency) if rest else {})
+            read.update(self.over(conn, unread, candidates, frequency))
         return self._exact(read, tokens, extra, extra_weight, candidates, n)
+
+    def _most(self, term: str, frequency: int) -> float:
+        """The most ``term`` adds to a score: its largest contribution once its postings were read, else its idf
+        (tf / (tf + norm) is below 1)."""
+        return self._largest.get(term) or float(self.idf32(frequency))
+
+    def _floor(self, conn, held, candidates, n: int, reach: float, unread, times, frequency) -> float:
+        """A score at or below the ``n``-th best: the ``n``-th best of the read terms' scores (``held``) of the
+        ``candidates``; when that is not above ``reach``, the lowest full score (the ``unread`` terms looked up)
+        of the ``n`` best candidates by it. 0 with fewer than ``n`` candidates."""
+        if len(candidates) < n:
+            return 0.0
+        best = candidates[np.argpartition(held[candidates], len(candidates) - n)[len(candidates) - n :]]
+        floor = float(held[best].min()) * (1 - ROUNDING_ROOM)
+        if reach < floor:
+            return floor
+        rest = np.zeros(self.total, dtype=np.float64)
+        for term, postings in self.over(conn, unread, best, frequency).items():
+            rest[postings.rows] += times[term] * postings.scores
+        return float((held[best] + rest[best]).min()) * (1 - ROUNDING_ROOM)
 
     def _exact(
         self, read: dict[str, Term], tokens, extra, extra_weight: float, candidates: np.ndarray, n: int
