@@ -135,7 +135,7 @@ class BM25Postings:
                 if term not in self._terms:
                     self._terms[term] = postings
                     self._entries += len(postings)
-            while self._entries > self._kept and len(self._terms) > 1:
+            while self._entries > self._kept and self._terms:
                 _, postings = self._terms.popitem(last=False)
                 self._entries -= len(postings)
 
