@@ -8,12 +8,14 @@ contributions in the order of the query's tokens (a repeated token counts again)
 weighted after.
 
 Reading every posting of a query whose terms are all common costs most (a term in half of 100,000 passages is
-50,000 postings), so the best ``n`` are found MaxScore-wise: the postings of the rarest terms are read whole (the
-rare ones always: their document frequency is told by them; the common ones once each, then kept per searcher), the
-passages they hold are the candidates, and the rest of the terms are read whole, rarest first, only until what the
-unread ones could add at most (each contribution is below the term's idf times its weight in the query) is less than
-the ``n``-th best candidate's score so far: no passage outside the candidates can then reach the best ``n``. The
-unread terms' postings are then read for the candidates that can still reach it only, and those are scored exactly.
+50,000 postings), so the best ``n`` are found MaxScore-wise. The postings of the rare terms are read whole (their
+document frequency is told by them) with those of the common terms kept from earlier queries; the passages they hold
+are the candidates. The other common terms are read whole, rarest first, only until what they could add at most
+(each contribution is below the term's idf times its weight in the query; once a term was read, below its largest
+contribution) is less than a score the ``n``-th best reaches (the ``n``-th best candidate's score so far, or the
+lowest full score of the ``n`` best candidates, the unread terms looked up for them): no passage outside the
+candidates can then be among the best ``n``, nor a candidate whose score so far plus that most is below it. The
+unread terms' postings are looked up for the candidates left, and those are scored exactly.
 """
 
 from __future__ import annotations
@@ -131,7 +133,8 @@ class BM25Postings:
     def _keep(self, read: dict[str, Term]) -> None:
         with self._lock:
             for term, postings in read.items():
-                self._largest[term] = float(postings.scores.max()) if len(postings) else 0.0
+                if term in self._common:  # only a common term is ever left unread, and bounded
+                    self._largest[term] = float(postings.scores.max()) if len(postings) else 0.0
                 if term not in self._terms:
                     self._terms[term] = postings
                     self._entries += len(postings)
