@@ -434,6 +434,7 @@ def main(argv=None) -> int:
         "too, in a child process over the same database, in turns with this checkout's (postgres_before)",
     )
     args = parser.parse_args(argv)
+    from benchmarks.checkout_searcher import checkout_commit
     from mendel.core import db
 
     if args.dev_home is not None:
@@ -459,6 +460,8 @@ def main(argv=None) -> int:
         print(message, flush=True)
 
     results = {
+        "commit": checkout_commit(ROOT),
+        "before": {"checkout": str(args.before), "commit": checkout_commit(args.before)} if args.before else None,
         "machine": {
             "cpus": os.cpu_count(),
             "load_avg_1m": round(os.getloadavg()[0], 2),

@@ -45,6 +45,15 @@ class CheckoutSearcher:
             self._child.wait(timeout=60)
 
 
+def checkout_commit(checkout: Path) -> str | None:
+    """The commit of a checkout: its git HEAD, or the COMMIT file an exported tree (git archive) was given."""
+    exported = Path(checkout) / "COMMIT"
+    if exported.exists():
+        return exported.read_text().strip()
+    found = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True)
+    return found.stdout.strip() or None
+
+
 def _serve(checkout: str, bundle_path: str, database_url: str) -> None:
     """The child: the other checkout's searcher, answering on the original stdout (anything the code prints goes to
     stderr)."""
