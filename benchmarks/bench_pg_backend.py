@@ -55,9 +55,9 @@ def _vector_text(vector: np.ndarray) -> str:
 
 def load_bundle(conn, bundle_path: Path, timings: dict | None = None) -> dict:
     """Write a published bundle's documents and L3 passages (with their FAISS vectors and the lexemes of their
-    contextual text), its graph nodes and edges and its chunk -> entity links (as mentions) into an empty,
-    migrated database, so the postgres backend answers over the bundle's passages. The HNSW and GIN indexes are
-    dropped during the load and built after it. Returns counts."""
+    contextual text; their postings follow by migration 0034's triggers), its graph nodes and edges and its chunk ->
+    entity links (as mentions) into an empty, migrated database, so the postgres backend answers over the bundle's
+    passages. The HNSW and GIN indexes are dropped during the load and built after it. Returns counts."""
     timings = {} if timings is None else timings
     clock = time.perf_counter()
     bundle_path = Path(bundle_path)
@@ -188,8 +188,9 @@ def load_bundle(conn, bundle_path: Path, timings: dict | None = None) -> dict:
     conn.execute(HNSW_INDEX)
     conn.commit()
     timings["hnsw_seconds"] = round(time.perf_counter() - clock, 2)
-    conn.execute("ANALYZE")
-    conn.commit()
+    conn.autocommit = True  # VACUUM runs outside a transaction
+    conn.execute("VACUUM (ANALYZE)")  # and sets the visibility map: chunk_postings is read by index-only scans
+    conn.autocommit = False
     return {"documents": len(documents), "chunks": len(chunk_ids), "entities": len(entities), "edges": len(edges)}
 
 
@@ -241,13 +242,17 @@ def summary(values: list[float]) -> dict:
     }
 
 
-def bench_size(n: int, work: Path, server_url: str, repeat: int, log) -> dict:
+def bench_size(n: int, work: Path, server_url: str, repeat: int, log, before: Path | None = None) -> dict:
+    """One size timed: the bundle backend, this checkout's postgres backend and, with ``before`` (another checkout,
+    say main's), that checkout's postgres backend over the same database (``benchmarks.checkout_searcher``), in
+    turns query by query."""
+    from benchmarks.checkout_searcher import CheckoutSearcher
     from benchmarks.scale_corpus import RandomQueryEmbedder, write_scale_bundle
     from mendel.core import db
     from serving.ranking.pg_search import PostgresSearcher
     from serving.ranking.search import Searcher
 
-    result: dict = {"passages": n}
+    result: dict = {"passages": n, "load_avg_1m": round(os.getloadavg()[0], 2)}
     bundles_dir = work / f"bundles-{n}"
     clock = time.perf_counter()
     if bundle.current_version(bundles_dir) is None:
@@ -276,29 +281,43 @@ def bench_size(n: int, work: Path, server_url: str, repeat: int, log) -> dict:
     clock = time.perf_counter()
     searchers["postgres"] = PostgresSearcher(path, embedder=embedder, database_url=url)
     result["postgres_open_seconds"] = round(time.perf_counter() - clock, 2)
+    if before is not None:
+        searchers["postgres_before"] = CheckoutSearcher(before, path, url)
+        result["postgres_before_open_seconds"] = searchers["postgres_before"].open_seconds
+
+    def timed(name: str, query: str, k: int = 10) -> tuple[list[str], float]:
+        if isinstance(searchers[name], CheckoutSearcher):
+            return searchers[name].search(query, k)
+        clock = time.perf_counter()
+        hits = searchers[name].search(query, k=k)
+        return [h.chunk_id for h in hits], (time.perf_counter() - clock) * 1000
+
     queries = queries_for(path)
     for query in queries[:10]:  # warm-up: caches, the query analyser, connections
-        for searcher in searchers.values():
-            searcher.search(query + " zákon", k=10)
+        for name in searchers:
+            timed(name, query + " zákon")
     passes: dict[str, list[list[float]]] = {name: [[] for _ in queries] for name in searchers}
-    overlaps = []
+    overlaps: dict[str, list[float]] = {name: [] for name in searchers if name != "bundle"}
     for number in range(repeat):
         for i, query in enumerate(queries):
-            order = list(searchers) if (i + number) % 2 == 0 else list(reversed(searchers))
+            turn = (i + number) % len(searchers)  # each backend first as often as the others
+            order = list(searchers)[turn:] + list(searchers)[:turn]
             found = {}
             for name in order:
-                clock = time.perf_counter()
-                found[name] = searchers[name].search(query, k=10)
-                passes[name][i].append((time.perf_counter() - clock) * 1000)
+                found[name], elapsed = timed(name, query)
+                passes[name][i].append(elapsed)
             if number == 0:
-                a, b = ({h.chunk_id for h in found[name]} for name in searchers)
-                overlaps.append(len(a & b) / max(len(a | b), 1))
+                for name in overlaps:
+                    a, b = set(found["bundle"]), set(found[name])
+                    overlaps[name].append(len(a & b) / max(len(a | b), 1))
     for name in searchers:
         result[name] = summary([statistics.median(times) for times in passes[name]])
-    result["top10_jaccard_mean"] = round(statistics.fmean(overlaps), 3)
+    for name, found in overlaps.items():
+        result["top10_jaccard_mean" + name.removeprefix("postgres")] = round(statistics.fmean(found), 3)
     result["queries"] = len(queries)
-    searchers["bundle"].close()
-    searchers["postgres"].close()
+    result["load_avg_1m_after"] = round(os.getloadavg()[0], 2)
+    for searcher in searchers.values():
+        searcher.close()
     return result
 
 
@@ -407,7 +426,15 @@ def main(argv=None) -> int:
         "it first; kept in its pgdata for later runs. Default: leave the server's own (PostgreSQL's 128MB)",
     )
     parser.add_argument("--dbname", default=None, help="the database on the home's embedded server (default: its own)")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        default=None,
+        help="another checkout of the project (say main's, exported with git archive): its postgres backend is timed "
+        "too, in a child process over the same database, in turns with this checkout's (postgres_before)",
+    )
     args = parser.parse_args(argv)
+    from benchmarks.checkout_searcher import checkout_commit
     from mendel.core import db
 
     if args.dev_home is not None:
@@ -433,6 +460,8 @@ def main(argv=None) -> int:
         print(message, flush=True)
 
     results = {
+        "commit": checkout_commit(ROOT),
+        "before": {"checkout": str(args.before), "commit": checkout_commit(args.before)} if args.before else None,
         "machine": {
             "cpus": os.cpu_count(),
             "load_avg_1m": round(os.getloadavg()[0], 2),
@@ -443,17 +472,20 @@ def main(argv=None) -> int:
     }
     for n in (int(s) for s in args.sizes.split(",") if s.strip()):
         log(f"size {n}")
-        results["sizes"][str(n)] = bench_size(n, args.work, server_url, args.repeat, log)
+        results["sizes"][str(n)] = bench_size(n, args.work, server_url, args.repeat, log, args.before)
         log(json.dumps(results["sizes"][str(n)]))
     results["machine"]["load_avg_1m_after"] = round(os.getloadavg()[0], 2)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2))
-    print(f"\n{'passages':>9} {'backend':>9} {'p50 ms':>8} {'p95 ms':>8} {'mean ms':>8}")
+    print(f"\n{'passages':>9} {'backend':>16} {'p50 ms':>8} {'p95 ms':>8} {'mean ms':>8} {'top-10 Jaccard':>15}")
     for n, found in results["sizes"].items():
-        for name in ("bundle", "postgres"):
-            s = found[name]
-            print(f"{n:>9} {name:>9} {s['p50_ms']:>8} {s['p95_ms']:>8} {s['mean_ms']:>8}")
-        print(f"{n:>9} top-10 Jaccard overlap (mean) {found['top10_jaccard_mean']}")
+        for name in ("bundle", "postgres", "postgres_before"):
+            if name in found:
+                s = found[name]
+                overlap = (
+                    found.get("top10_jaccard_mean" + name.removeprefix("postgres"), "") if name != "bundle" else ""
+                )
+                print(f"{n:>9} {name:>16} {s['p50_ms']:>8} {s['p95_ms']:>8} {s['mean_ms']:>8} {overlap:>15}")
     db.stop_embedded(args.work / "pgdata")
     return 0
 

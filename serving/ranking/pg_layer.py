@@ -19,9 +19,10 @@ from serving.ranking.pg_sql import CHUNK_ROWS, LIVE, TOKENS
 
 ROWS_KEPT = 8192  # chunk rows kept by position (a search reads its candidates' rows once)
 SKIP_MOST = 2000  # a mask leaving out at most this many passages is sent as those passages, else as documents
-# The bundle's row order over the live passages (mendel.index.corpus.load_layer), with each one's BM25 length.
+# The bundle's row order over the live passages (mendel.index.corpus.load_layer), with each one's key in
+# chunk_postings and BM25 length.
 POSITIONS = (
-    "SELECT c.chunk_id, c.doc_id, c.section_path, "
+    "SELECT c.chunk_id, c.doc_id, c.section_path, c.passage_key, "
     + TOKENS
     + " FROM chunks c "
     + LIVE
@@ -103,18 +104,20 @@ class PostgresVectors:
 
 class PostgresLayer:
     """Layer 3 of the live passages as ``LayerIndex`` reads: ``chunks``, ``chunk_ids``, ``doc_chunks``,
-    ``section_chunks`` (act citation, section label) -> rows, ``faiss``, ``mask``, ``position``; and each row's
-    BM25 length (``lengths``: its tokens, NaN without lexemes) with their mean (``mean_length``). The live passages
-    change only when a bundle is published, and a searcher is opened per bundle."""
+    ``section_chunks`` (act citation, section label) -> rows, ``faiss``, ``mask``, ``position``; each row's BM25
+    length (``lengths``: its tokens, NaN without lexemes) and the row of each passage key of ``chunk_postings``
+    (``row_of_key``: -1 for a passage not live). The live passages change only when a bundle is published, and a
+    searcher is opened per bundle."""
 
     def __init__(self, lists, conn, documents: dict[str, dict]):
         self.layer = PASSAGE_LAYER
-        ids, docs, lengths = [], [], []
+        ids, docs, keys, lengths = [], [], [], []
         self.doc_chunks: dict[str, list[int]] = {}
         self.section_chunks: dict[tuple[str, str], list[int]] = {}
-        for i, (chunk_id, doc_id, section, tokens) in enumerate(conn.execute(POSITIONS)):
+        for i, (chunk_id, doc_id, section, key, tokens) in enumerate(conn.execute(POSITIONS)):
             ids.append(chunk_id)
             docs.append(doc_id)
+            keys.append(key)
             lengths.append(np.nan if tokens is None else float(tokens))
             self.doc_chunks.setdefault(doc_id, []).append(i)
             citation = (documents.get(doc_id) or {}).get("citation")
@@ -122,9 +125,10 @@ class PostgresLayer:
                 self.section_chunks.setdefault((citation, _section_label(section or "")), []).append(i)
         self.chunk_ids = np.asarray(ids, dtype=object)
         self.lengths = np.asarray(lengths, dtype=np.float64)
-        known = self.lengths[~np.isnan(self.lengths)]
-        self.mean_length = float(known.mean()) if known.size and known.mean() else 1.0
         self._positions = {cid: i for i, cid in enumerate(ids)}
+        keys = np.asarray(keys, dtype=np.int64)
+        self.row_of_key = np.full(int(keys.max()) + 1 if keys.size else 0, -1, dtype=np.int64)
+        self.row_of_key[keys] = np.arange(len(keys))
         names = sorted(self.doc_chunks)
         number = {d: j for j, d in enumerate(names)}
         self._doc_names = np.asarray(names, dtype=object)

@@ -3,9 +3,9 @@ bundle's layer (``serving.ranking.pg_layer``) and the primitive lists over them,
 ``serving.ranking.query_lists.QueryLists`` fuses exactly as for a bundle (bridge, graph share, routed and governing
 acts, exact references leading):
 
-- lexical: full text over ``chunks.lexemes`` (``mendel.index.fulltext``: the BM25 analyser's tokens of the chunk in
-  context), BM25 as bm25s computes it from the terms' postings (``serving.ranking.pg_lexical``) and the live
-  passages' lengths (read once, ``serving.ranking.pg_layer``);
+- lexical: BM25 over the stored postings (``chunk_postings``: ``chunks.lexemes``, the BM25 analyser's tokens of the
+  chunk in context, term by term), scored and ranked as the bundle's index does, bit for bit
+  (``serving.ranking.pg_lexical``), with the live passages' lengths read once (``serving.ranking.pg_layer``);
 - dense: pgvector HNSW over ``chunks.embedding`` (``pg_sql.NEAREST``, one statement; ``hnsw.ef_search`` and the
   iterative scan set once per connection), the live passages told by the layer's rows;
 - graph: the query's entities, spread one hop along ``graph_edges``, scoring the passages that mention them
@@ -15,10 +15,10 @@ acts, exact references leading):
 Per searcher (the live passages change only when a bundle is published) it keeps the live rows and their BM25
 lengths, the passages' graph links, the common terms' document frequencies and the latest terms' postings.
 
-Where the lists can differ from the bundle's by construction: the lexical list ranks only the passages holding the
-query's rarest terms once its terms are common (about ``LEXICAL_CANDIDATES`` passages: exact below that), and sums in
-double precision where bm25s sums float32 scores (near-ties may swap); HNSW is approximate where the bundle's flat
-index is exact below its HNSW threshold (``EF_SEARCH``).
+Where the lists can differ from the bundle's by construction: HNSW is approximate where the bundle's flat index is
+exact below its HNSW threshold (``EF_SEARCH``); and BM25 where a passage's lexemes lose tokens the bundle counts (a
+token over ``mendel.index.fulltext.MAX_LEXEME_CHARS`` characters, a term's occurrences past the 256th, positions
+past 16,383: PostgreSQL's limits).
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ import math
 import queue
 import re
 import threading
-from collections import Counter, OrderedDict
 from contextlib import contextmanager
 from datetime import date
 from typing import Iterator
@@ -36,7 +35,7 @@ import numpy as np
 import psycopg
 
 from mendel.czech.analyzer import analyze
-from mendel.index.fulltext import query_terms, term_literal
+from mendel.index.fulltext import query_terms
 from mendel.index.pgvector import search_pgvector, vector_literal
 from mendel.passages.act_passages import CONSOLIDATED, ActChunkVersions
 from serving.ranking import in_force
@@ -46,7 +45,7 @@ from serving.ranking.filters import SearchFilters
 from serving.ranking.layers import PASSAGE_LAYER
 from serving.ranking.pg_graph import PostgresGraph
 from serving.ranking.pg_layer import PostgresLayer
-from serving.ranking.pg_lexical import Postings, bm25_top
+from serving.ranking.pg_lexical import BM25Postings
 from serving.ranking.pg_sql import (
     BM25_B,
     BM25_K1,
@@ -54,7 +53,6 @@ from serving.ranking.pg_sql import (
     COMMON_TERMS,
     DECISION_PASSAGES,
     DEFINITION_CANDIDATES,
-    DOCUMENT_FREQUENCIES,
     EVERY_NTH_TEXT,
     LIVE_COVERAGE,
     NEAREST,
@@ -71,11 +69,8 @@ MAX_CONNECTIONS = 8  # idle connections kept per searcher; more are opened under
 # hnsw.ef_search. On the dev set over a 3,419-passage home (hashed-bag-of-words vectors) 100 missed exact nearest
 # passages: default search R@1 0.619 / R@10 0.897 at 100, 0.683 / 0.913 at 200 and at 400.
 EF_SEARCH = 200
-LEXICAL_CANDIDATES = 1000  # passages ranked by the lexical list, at most about (see lexical_ranking)
 DENSE_MARGIN = 10  # nearest passages fetched beyond those wanted, for the few that may not be live
-MAX_TERM_CHARS = 200  # mendel.index.fulltext.MAX_LEXEME_CHARS: a longer token has no lexeme
 COMMON_PASSAGES = 500  # terms in at least this many live passages have their frequency read at load
-FREQUENCIES_KEPT = 100_000  # terms' document frequencies cached per searcher (one searcher per bundle version)
 
 
 class PostgresLists(QueryLists):
@@ -88,8 +83,6 @@ class PostgresLists(QueryLists):
         self.ef_search = ef_search
         self._idle: queue.LifoQueue[psycopg.Connection] = queue.LifoQueue()
         self._embedder_lock = threading.Lock()
-        self._frequencies: OrderedDict[str, int] = OrderedDict()
-        self._common_terms: dict[str, int] = {}
         self.documents: dict[str, dict] = {}
         self._upper_lock = threading.Lock()
         self._dense = DenseLists(lambda: self.embedder)
@@ -129,10 +122,8 @@ class PostgresLists(QueryLists):
         self.identifier_docs = self._identifier_docs()
         self.passages = PostgresLayer(self, conn, documents)
         self.passage_total = len(self.passages.chunk_ids)
-        lengths = self.passages.lengths / self.passages.mean_length
-        self._length_norms = BM25_K1 * (1 - BM25_B + BM25_B * lengths)  # BM25's k1 (1 - b + b |d| / avg), by row
-        self.postings = Postings(self.passages)
-        self._common_terms = dict(conn.execute(COMMON_TERMS, (COMMON_PASSAGES,)).fetchall())
+        common = dict(conn.execute(COMMON_TERMS, (COMMON_PASSAGES,)).fetchall())
+        self.bm25 = BM25Postings(self.passages, common, BM25_K1, BM25_B)
         self.graph = PostgresGraph(self, self.passages, conn)
         self._load_versions(conn)
         self.passage_counts = {doc_id: count for doc_id, count in conn.execute(PASSAGES_BY_DOCUMENT)}
@@ -187,12 +178,14 @@ class PostgresLists(QueryLists):
 
     @staticmethod
     def _check(conn: psycopg.Connection) -> None:
-        has_column = conn.execute(
+        has_column, has_postings = conn.execute(
             "SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'chunks'"
-            " AND column_name = 'lexemes' AND table_schema = current_schema())"
-        ).fetchone()[0]
-        if not has_column:
-            raise BackendError("the database has no chunks.lexemes column: migrate it (mendel.core.db.migrate)")
+            " AND column_name = 'lexemes' AND table_schema = current_schema()),"
+            " to_regclass('chunk_postings') IS NOT NULL"
+        ).fetchone()
+        for present, what in ((has_column, "chunks.lexemes column"), (has_postings, "chunk_postings table")):
+            if not present:
+                raise BackendError(f"the database has no {what}: migrate it (mendel.core.db.migrate)")
         live, with_lexemes, with_vectors = conn.execute(LIVE_COVERAGE).fetchone()
         if live == 0:
             raise BackendError("the database holds no live passages to search: run the nightly first")
@@ -285,76 +278,54 @@ class PostgresLists(QueryLists):
     # --- ranked lists (chunk ids, best first) --------------------------------------------------------------
 
     def lexical_scored(
-        self,
-        conn,
-        weights: dict[str, float],
-        n: int,
-        docs: list[str] | None,
-        skip: frozenset[str] = frozenset(),
-        allowed: np.ndarray | None = None,
+        self, conn, tokens: list[str], n: int, allowed: np.ndarray | None = None, extra: list[str] = ()
     ) -> list[tuple[str, float]]:
-        """Passages by BM25 of terms with their weight in the query (how often it names them), among ``allowed``
-        (a mask over the rows) or else ``docs`` (None: all), none of ``skip``. Candidates are the passages holding
-        the rarest terms, taken until about ``LEXICAL_CANDIDATES`` passages (at least one term): a term in most
-        passages ("1", "soud") adds little to any score and would make every one of them a candidate to rank."""
-        frequency = self._frequencies_of(conn, weights)
-        terms = [term for term, found in frequency.items() if found]
-        if not terms:
-            return []
-        selective, total = [], 0
-        for term in sorted(terms, key=lambda t: (frequency[t], t)):
-            if selective and total + frequency[term] > LEXICAL_CANDIDATES:
-                break
-            selective.append(term)
-            total += frequency[term]
-        if allowed is None and (docs is not None or skip):
-            allowed = self.passages.mask(docs) if docs is not None else np.ones(self.passage_total, dtype=bool)
-            allowed[self.passages.positions(skip)] = False
-        weight = {t: weights[t] * self.idf(frequency[t]) for t in terms}
-        postings = self.postings.of(conn, selective, [t for t in terms if t not in selective], frequency)
-        found = bm25_top(postings, weight, selective, self._length_norms, n, allowed)
+        """Passages by BM25 of analysed ``tokens`` (each as often as it occurs) and ``EXPANSION_WEIGHT`` times BM25
+        of the ``extra`` terms, among ``allowed`` (a mask over the rows; None: all), as the bundle scores and ranks
+        them (``serving.ranking.pg_lexical``): (chunk id, score), best first. Terms no live passage holds count
+        nothing."""
+        frequency = self.bm25.frequencies(conn, [*tokens, *extra])
+        tokens = [t for t in tokens if frequency[t]]
+        extra = [t for t in dict.fromkeys(extra) if frequency[t] and t not in tokens]
+        found = self.bm25.top(conn, tokens, n, allowed, extra, EXPANSION_WEIGHT, frequency)
         return [(self.passages.chunk_ids[row], score) for row, score in found]
-
-    def idf(self, frequency: int) -> float:
-        """bm25s' Lucene idf of a term in ``frequency`` of the live passages."""
-        return math.log(1 + (self.passage_total - frequency + 0.5) / (frequency + 0.5))
 
     def lexical_ranking(
         self, conn, text: str, n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
     ) -> list[str]:
-        """Passages by BM25 of the query's terms (each once), none of ``skip``."""
-        return [cid for cid, _ in self.lexical_scored(conn, dict.fromkeys(query_terms(text), 1.0), n, docs, skip)]
+        """Passages by BM25 of the query's terms (each once), in ``docs`` (None: all), none of ``skip``."""
+        allowed = None
+        if docs is not None or skip:
+            allowed = self.passages.mask(docs) if docs is not None else np.ones(self.passage_total, dtype=bool)
+            allowed[self.passages.positions(skip)] = False
+        return [cid for cid, _ in self.lexical_scored(conn, query_terms(text), n, allowed)]
 
     def bm25_scored(
         self, query: str, n: int = CANDIDATES, allowed=None, layer=None, expansion: str = ""
     ) -> tuple[list[int], list[float]]:
         """``BundleLists.bm25_scored`` over the database: rows by BM25 of ``query`` (a term as often as it is
         typed), ``expansion``'s own terms at ``EXPANSION_WEIGHT``, among ``allowed``."""
+        typed, expanding = analyze(query), (analyze(expansion) if expansion else [])
         with self.connection() as conn:
-            typed, expanding = analyze(query), (analyze(expansion) if expansion else [])
-            frequency = self._frequencies_of(conn, typed + expanding)
-            tokens = [t for t in typed if frequency[t]]
-            extra = [t for t in dict.fromkeys(expanding) if t not in tokens and frequency[t]]
-            if not (tokens or extra):
-                return [], []
-            weights = {**{t: float(c) for t, c in Counter(tokens).items()}, **dict.fromkeys(extra, EXPANSION_WEIGHT)}
-            found = self.lexical_scored(conn, weights, n, None, allowed=allowed)
+            found = self.lexical_scored(conn, typed, n, allowed, expanding)
         ranked = [(self.passages.position(cid), score) for cid, score in found]
         return [p for p, _ in ranked], [s for _, s in ranked]
 
     def lexical_best(self, text: str, allowed=None) -> tuple[float, float]:
         """The floor's lexical signal parts (``serving.ranking.coverage.lexical_signal``): the best BM25 score of
         the query's known terms among ``allowed``, and the sum of idf of all its terms (a term no passage holds
-        counts the idf it would have in one)."""
+        counts the idf it would have in one), each computed as the bundle computes it."""
         terms = analyze(text)
         with self.connection() as conn:
             frequency = self._frequencies_of(conn, terms)
+            known = [t for t in terms if frequency[t]]
+            df = np.asarray([frequency[t] for t in known], dtype=np.float64)  # coverage._idf_table's arithmetic
+            idf = dict(zip(known, np.log1p((float(self.passage_total) - df + 0.5) / (df + 0.5)).tolist()))
             unseen = math.log1p((self.passage_total + 0.5) / 0.5)
-            weight = sum(self.idf(frequency[t]) if frequency[t] else unseen for t in terms)
-            known = Counter(t for t in terms if frequency[t])
+            weight = sum(idf[t] if frequency[t] else unseen for t in terms)
             if not known or weight <= 0:
                 return 0.0, weight
-            found = self.lexical_scored(conn, {t: float(c) for t, c in known.items()}, 1, None, allowed=allowed)
+            found = self.lexical_scored(conn, known, 1, allowed)
         return (found[0][1] if found else 0.0), weight
 
     def _frequency(self, conn, term: str) -> int:
@@ -362,21 +333,8 @@ class PostgresLists(QueryLists):
         return self._frequencies_of(conn, [term])[term]
 
     def _frequencies_of(self, conn, terms) -> dict[str, int]:
-        """Analysed terms -> how many live passages hold each: the common terms' read at load, the others'
-        counted in one statement and kept (the latest ``FREQUENCIES_KEPT``)."""
-        found = {t: self._common_terms.get(t, self._frequencies.get(t)) for t in terms}
-        missing = [t for t, count in found.items() if count is None]
-        if missing:
-            values = {"terms": missing, "queries": [term_literal(t) for t in missing]}
-            counted = {
-                t: count if len(t) <= MAX_TERM_CHARS else 0 for t, count in conn.execute(DOCUMENT_FREQUENCIES, values)
-            }
-            found.update(counted)
-            with self._embedder_lock:
-                self._frequencies.update(counted)
-                while len(self._frequencies) > FREQUENCIES_KEPT:
-                    self._frequencies.popitem(last=False)
-        return found
+        """Analysed terms -> how many live passages hold each (``BM25Postings.frequencies``)."""
+        return self.bm25.frequencies(conn, terms)
 
     def dense_pending(self, query: str, n: int = CANDIDATES, allowed=None, layer=None):
         """The dense list started on a worker thread (``serving.ranking.dense``, as the bundle's): its future."""

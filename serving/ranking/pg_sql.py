@@ -9,16 +9,6 @@ LIVE = (
 )
 DOCS = " AND (%(docs)s::text[] IS NULL OR c.doc_id = ANY(%(docs)s::text[]))"
 
-# Terms' document frequencies among the live passages (cached per searcher), many terms in one statement: each
-# term's GIN scan first, fenced off (OFFSET 0), then joined to documents (joined straight away, the planner walks
-# every live passage and tests each: 300 ms at 10,000 passages, against a few ms).
-DOCUMENT_FREQUENCIES = (
-    "SELECT t.term, f.found FROM unnest(%(terms)s::text[], %(queries)s::tsquery[]) AS t(term, query)"
-    " CROSS JOIN LATERAL (SELECT count(*) AS found FROM (SELECT c.doc_id, c.version_id FROM chunks c"
-    " WHERE c.layer = 3 AND c.lexemes @@ t.query OFFSET 0) m JOIN documents d ON d.doc_id = m.doc_id"
-    " AND coalesce(d.served_version_id, d.current_version_id) = m.version_id"
-    " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record') f"
-)
 # The document frequencies of the terms in at least %s live passages, read once per searcher (ts_stat over the
 # live passages' lexemes): counting a common term's passages costs most (100 ms for one in half of 100,000
 # passages), a rare term's little.
@@ -27,14 +17,17 @@ COMMON_TERMS = (
     " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id WHERE c.layer = 3"
     " AND d.status = ''active'' AND d.doc_type IS DISTINCT FROM ''citation_record''') WHERE ndoc >= %s"
 )
-# Terms' postings: the passages holding any of them (live or not: the searcher knows the live ones) with each
-# term's frequency in them, the number of its positions in the passage's lexemes. The terms alone are kept (marked
-# with weight A, then filtered; the analyser writes no weights, so every other lexeme is D) rather than every
-# lexeme unnested and joined: 4 ms against 70 ms for 840 passages. Scored by serving.ranking.pg_lexical.
-TERM_FREQUENCIES = (
-    "SELECT c.chunk_id, u.lexeme, cardinality(u.positions) FROM chunks c CROSS JOIN LATERAL"
-    " unnest(ts_filter(setweight(c.lexemes, 'A', %(terms)s::text[]), '{a}')) u"
-    " WHERE c.layer = 3 AND c.lexemes @@ %(any)s::tsquery" + DOCS
+# Terms' postings (chunk_postings, migration 0034), live or not (the searcher knows the live passages by their
+# keys): one row a term, its postings packed as 6 bytes each (the passage key, then the frequency, big-endian) so
+# that tens of thousands of them arrive as one value (fetched as rows, they cost 5 times more).
+POSTINGS = (
+    "SELECT term, string_agg(int4send(passage) || int2send(frequency), ''::bytea) FROM chunk_postings"
+    " WHERE term = ANY(%(terms)s::text[]) GROUP BY term"
+)
+# The same for some passages only (by their keys): a common term's postings where the candidates are few.
+POSTINGS_OF = (
+    "SELECT term, string_agg(int4send(passage) || int2send(frequency), ''::bytea) FROM chunk_postings"
+    " WHERE term = ANY(%(terms)s::text[]) AND passage = ANY(%(passages)s::integer[]) GROUP BY term"
 )
 BM25_K1, BM25_B = 1.5, 0.75
 # A passage's length for BM25: the number of all its tokens (every position of every lexeme).

@@ -231,9 +231,16 @@ def test_fill_lexemes_writes_missing_and_changed_rows_only(loaded, pg_server_url
         ).fetchone()[0]
 
 
-def test_a_database_without_the_lexemes_column_is_a_clear_error(fresh_db, loaded):
+@pytest.mark.parametrize(
+    "missing, message",
+    [
+        ("ALTER TABLE chunks DROP COLUMN lexemes CASCADE", "no chunks.lexemes column"),  # before migration 0016
+        ("DROP TABLE chunk_postings", "no chunk_postings table"),  # before migration 0034
+    ],
+)
+def test_a_database_not_migrated_is_a_clear_error(fresh_db, loaded, missing, message):
     with psycopg.connect(fresh_db, autocommit=True) as conn:
-        conn.execute("ALTER TABLE chunks DROP COLUMN lexemes")
-    with pytest.raises(BackendError, match="no chunks.lexemes column"):
+        conn.execute(missing)
+    with pytest.raises(BackendError, match=message):
         PostgresSearcher(loaded["path"], embedder=EMBEDDER, database_url=fresh_db)
     assert bundle.current_version(loaded["bundles_dir"]) == loaded["path"].name
