@@ -14,6 +14,7 @@ import numpy as np
 
 from mendel.index import bundle, segments
 from mendel.law.identifiers import file_number
+from serving.ranking.bm25_scores import LayerBM25
 
 PASSAGE_LAYER = 3
 SCOPE_LAYERS = {"act": (1,), "section": (2,)}  # a whole act: documents (L1); a whole section: sections (L2)
@@ -155,7 +156,7 @@ class LayerIndex:
         import bm25s
         import faiss
 
-        self.bm25 = bm25s.BM25.load(str(bundle.bm25_index_path(self.path)))
+        self.bm25 = LayerBM25(bm25s.BM25.load(str(bundle.bm25_index_path(self.path))))
         self.faiss = faiss.read_index(str(bundle.faiss_index_path(self.path)))
         chunk_ids: list[bytes] = []
         starts, ends = [], []
@@ -176,7 +177,7 @@ class LayerIndex:
         from mendel.index.segment_dense import SegmentedVectors
 
         lexical = segments.LiveRows(self.path / bundle.BM25_PART)
-        self.bm25 = SegmentedBM25(lexical)
+        self.bm25 = LayerBM25(SegmentedBM25(lexical))
         self.faiss = SegmentedVectors(segments.LiveRows(self.path / bundle.DENSE_PART))
         n = len(lexical)
         starts, ends = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
