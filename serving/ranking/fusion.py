@@ -111,6 +111,8 @@ SHORT_CHUNK_CHARS = 300
 # What each form of AMENDMENT_RE holds, lower-cased (one word, or all of a tuple): a text without any is no
 # amendment, told at a fraction of the cost of the expression, which tries every position of the text
 AMENDMENT_WORDS = ("mění", "zrušuj", "vklád", "nahrazuj", ("slov", "„"), "zní:", "novel")
+# The same expression told where to try: each of its forms starts with an s, n or z (twice as fast)
+AMENDMENT_STARTS_RE = re.compile(r"(?=[snz])" + AMENDMENT_RE.pattern, AMENDMENT_RE.flags)
 
 
 def is_amendment(text: str) -> bool:
@@ -118,7 +120,7 @@ def is_amendment(text: str) -> bool:
     lowered = text.lower()
     if not any(w in lowered if isinstance(w, str) else all(p in lowered for p in w) for w in AMENDMENT_WORDS):
         return False
-    return AMENDMENT_RE.search(text) is not None
+    return AMENDMENT_STARTS_RE.search(text) is not None
 
 
 FEATURES = (

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from mendel.core.config import SAMPLE_CORPUS
-from serving.ranking.fusion import AMENDMENT_RE, is_amendment
+from serving.ranking.fusion import AMENDMENT_RE, AMENDMENT_WORDS, is_amendment
 
 
 @pytest.mark.parametrize(
@@ -51,3 +51,16 @@ def test_real_texts_are_told_as_the_expression_tells_them():
     found = [is_amendment(text) for text in texts]
     assert found == [AMENDMENT_RE.search(text) is not None for text in texts]
     assert len(texts) > 500 and 0 < sum(found) < len(texts)  # both answers occur
+
+
+def test_what_is_amendment_assumes_of_each_form_of_the_expression():
+    """Each form starts with an s, n or z and holds one of the words (or all of a tuple): change the expression,
+    change these too."""
+    body = AMENDMENT_RE.pattern
+    assert body.startswith(r"\b(?:") and body.endswith(r")\b")
+    forms = body[len(r"\b(?:") : -len(r")\b")].split("|")
+    assert len(forms) == len(AMENDMENT_WORDS)
+    for form, words in zip(forms, AMENDMENT_WORDS):
+        assert form[0].lower() in "snz", form
+        for word in (words,) if isinstance(words, str) else words:
+            assert word in form.replace(r"\s+", " ").lower(), (form, word)
