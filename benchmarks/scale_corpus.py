@@ -294,8 +294,6 @@ class RandomQueryEmbedder:
         vector = rng.standard_normal(self.dim).astype(np.float32)
         return vector / np.linalg.norm(vector)
 
-    query_at_hand = query  # nothing to encode: the search needs no worker for it (serving.ranking.dense)
-
     def passages(self, texts: list[str]) -> np.ndarray:
         return np.stack([self.query(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
 
