@@ -22,7 +22,9 @@ a part) and that one rewritten in the format before segments (bm25s, one FAISS f
 Bytes written: what each step wrote (new segments, tombstones, states) and what the publish wrote (files that are
 not hard links of files written before). Search: ``Searcher.search`` over the segmented and the whole bundle, each
 in a process of its own (peak RSS of that process), the same queries (dev questions, bundle sentences), query
-vectors random (the corpus's are), p50/p95 of the median of 3 passes a query; and hit-by-hit agreement of the two.
+vectors random (the corpus's are) and at hand (no encoding timed), p50/p95 of the median of 3 passes a query; and
+hit-by-hit agreement of the two. Then ``side_by_side``: all the bundles in one process, searched query by query in
+turn, so that a shared machine's load weighs on each alike (the figures to compare them by).
 Writes benchmarks/results/segments.json.
 """
 
@@ -238,13 +240,23 @@ def peak_rss_mb() -> float:
     raise RuntimeError("no VmHWM in /proc/self/status")
 
 
-def search_worker(bundle_path: str, queries_file: str, passes: int) -> dict:
+def vectors_at_hand():
+    """Random query vectors (the corpus's are random too), at hand as a cached query's are: no encoding is timed."""
     from benchmarks.scale_corpus import RandomQueryEmbedder
+
+    class VectorsAtHand(RandomQueryEmbedder):
+        def query_at_hand(self, text: str) -> np.ndarray:
+            return self.query(text)
+
+    return VectorsAtHand()
+
+
+def search_worker(bundle_path: str, queries_file: str, passes: int) -> dict:
     from serving.ranking.search import Searcher
 
     queries = json.loads(Path(queries_file).read_text(encoding="utf-8"))
     clock = time.perf_counter()
-    searcher = Searcher(Path(bundle_path), embedder=RandomQueryEmbedder())
+    searcher = Searcher(Path(bundle_path), embedder=vectors_at_hand())
     searcher.warm()
     load_s = time.perf_counter() - clock
     hits, runs, cpu = [], [[] for _ in queries], [[] for _ in queries]
@@ -271,6 +283,44 @@ def search_worker(bundle_path: str, queries_file: str, passes: int) -> dict:
         "peak_rss_mb": peak_rss_mb(),
         "hits": hits,
     }
+
+
+def side_by_side_worker(bundle_paths: list[str], queries_file: str, passes: int) -> dict:
+    """Every bundle searched in this one process, query by query in turn (the order turning each query), so that
+    each sees the same moments of a shared machine: p50/p95 of the median pass a query, wall and CPU."""
+    from serving.ranking.search import Searcher
+
+    queries = json.loads(Path(queries_file).read_text(encoding="utf-8"))
+    searchers = [Searcher(Path(path), embedder=vectors_at_hand()) for path in bundle_paths]
+    for searcher in searchers:
+        searcher.warm()
+        for query in queries[:20]:
+            searcher.search(query, k=10)
+    runs = [[[] for _ in queries] for _ in searchers]
+    cpu = [[[] for _ in queries] for _ in searchers]
+    for _ in range(passes):
+        for i, query in enumerate(queries):
+            for turn in range(len(searchers)):
+                b = (i + turn) % len(searchers)
+                start, cpu_start = time.perf_counter_ns(), time.process_time_ns()
+                searchers[b].search(query, k=10)
+                runs[b][i].append((time.perf_counter_ns() - start) / 1e6)
+                cpu[b][i].append((time.process_time_ns() - cpu_start) / 1e6)
+
+    def at(values: list[float], share: float) -> float:
+        return round(values[min(len(values) - 1, int(share * len(values)))], 2)
+
+    out = {}
+    for path, wall_runs, cpu_runs in zip(bundle_paths, runs, cpu):
+        wall = sorted(statistics.median(r) for r in wall_runs)
+        cpu_ms = sorted(statistics.median(r) for r in cpu_runs)
+        out[path] = {
+            "p50_ms": at(wall, 0.5),
+            "p95_ms": at(wall, 0.95),
+            "cpu_p50_ms": at(cpu_ms, 0.5),
+            "cpu_p95_ms": at(cpu_ms, 0.95),
+        }
+    return out
 
 
 def run_search(bundle_path: Path, queries_file: Path, passes: int) -> dict:
@@ -325,7 +375,21 @@ def search_rounds(n: int, work: Path, passes: int) -> dict:
     for name, path in bundles * (2 if rebuilt else 1):
         log(f"{n:,} passages: search over the {name} bundle")
         rounds.append((name, run_search(path, work / f"queries-{n}.json", passes)))
-    result: dict = {"load_avg_search": load_average()}
+    log(f"{n:,} passages: search over {', '.join(name for name, _ in bundles)} side by side, query by query")
+    out = subprocess.run(
+        [sys.executable, __file__, "--side-by-side", *[str(path) for _, path in bundles]]
+        + ["--queries-file", str(work / f"queries-{n}.json"), "--passes", str(passes)],
+        capture_output=True,
+        text=True,
+        timeout=7200,
+    )
+    if out.returncode:
+        raise RuntimeError(out.stderr[-3000:])
+    side_by_side = json.loads(out.stdout)
+    result: dict = {
+        "load_avg_search": load_average(),
+        "side_by_side": {name: side_by_side[str(path)] for name, path in bundles},
+    }
     for name, _ in bundles:
         mine = [r for k, r in rounds if k == name]
         result[f"search_{name}"] = {
@@ -397,10 +461,14 @@ def main() -> None:
         "--no-rebuild", action="store_true", help="skip the whole rebuild and its searches (the largest sizes)"
     )
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--side-by-side", nargs="+", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--queries-file", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(search_worker(args.worker, args.queries_file, args.passes)))
+        return
+    if args.side_by_side:
+        print(json.dumps(side_by_side_worker(args.side_by_side, args.queries_file, args.passes)))
         return
     work = args.work or Path(tempfile.mkdtemp(prefix="segbench-"))
     work.mkdir(parents=True, exist_ok=True)

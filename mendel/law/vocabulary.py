@@ -110,8 +110,10 @@ class LegalVocabulary:
         for entries in self._by_first.values():
             entries.sort(key=lambda entry: -len(entry[0]))  # longest wording first
         self.abbreviations = dict(abbreviations)
+        # (pattern, the literal text every match starts with, abbreviation, full wording): a query without the
+        # literal is not scanned with the pattern (most queries hold none of the ~85 abbreviations)
         self._abbreviation_patterns = [
-            (re.compile(_abbreviation_pattern(a)), a, full)
+            (re.compile(_abbreviation_pattern(a)), _abbreviation_parts(a)[0], a, full)
             for a, full in sorted(abbreviations.items(), key=lambda kv: -len(kv[0]))
         ]
 
@@ -147,7 +149,9 @@ class LegalVocabulary:
         """The legal wordings for what ``query`` says in lay words, abbreviations or act abbreviations, in query
         order, each legal wording once; a wording already in the query is not repeated."""
         found: list[Expansion] = []
-        for pattern, _abbreviation, full in self._abbreviation_patterns:
+        for pattern, first, _abbreviation, full in self._abbreviation_patterns:
+            if first not in query:
+                continue
             for m in pattern.finditer(query):
                 found.append(Expansion(full, m.group(0), m.start(), m.end(), "abbreviation"))
         for mention in find_named_acts(query):
@@ -184,10 +188,15 @@ def dense_wordings(expansions: Iterable[Expansion]) -> list[str]:
     return [e.legal for e in expansions if e.source in DENSE_SOURCES or len(phrase_key(e.text)) >= 2]
 
 
+def _abbreviation_parts(abbreviation: str) -> list[str]:
+    """The parts of an abbreviation that may stand apart: "s.r.o." -> "s.", "r.", "o."."""
+    return [part for part in re.split(r"(?<=\.)\s*", abbreviation) if part]
+
+
 def _abbreviation_pattern(abbreviation: str) -> str:
     # whole tokens, inner spaces optional ("s.r.o." = "s. r. o."), case-sensitive; not inside an identifier
     # ("NS" of "ECLI:CZ:NS:2026:…" is part of the ECLI, not the Supreme Court named in words)
-    parts = [re.escape(part) for part in re.split(r"(?<=\.)\s*", abbreviation) if part]
+    parts = [re.escape(part) for part in _abbreviation_parts(abbreviation)]
     return r"(?<![\w.:])" + r"\s*".join(parts) + (r"(?!\w)" if abbreviation[-1].isalnum() else "")
 
 

@@ -202,8 +202,13 @@ def dense_query_text(understanding: Understanding) -> str:
     used (not a bundle's harvested definitions), so the text is known without a bundle (benchmarks precompute it)."""
     from mendel.law.vocabulary import default_vocabulary, dense_wordings
 
+    known = getattr(understanding, "_dense_text", None)  # a search asks twice: for the dense list and the floor
+    if known is not None and known[0] == understanding.normalized:
+        return known[1]
     wordings = dense_wordings(default_vocabulary().expand(understanding.normalized))
-    return f"{understanding.normalized} ({' '.join(wordings)})" if wordings else understanding.normalized
+    text = f"{understanding.normalized} ({' '.join(wordings)})" if wordings else understanding.normalized
+    understanding._dense_text = (understanding.normalized, text)
+    return text
 
 
 def references(query: str) -> list[dict]:

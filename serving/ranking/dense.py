@@ -1,5 +1,9 @@
 """The dense list of a bundle search: the query encoded and searched in a layer's FAISS index, on worker threads
-while the calling thread ranks the other lists, and the query vectors kept for the relevance floor."""
+while the calling thread ranks the other lists, and the query vectors kept for the relevance floor.
+
+A query whose vector is at hand without encoding (the encoder's ``query_at_hand``: a text encoded lately) is
+searched on the calling thread instead: a worker would only add its hand-over (waking a thread, then waiting for
+the interpreter lock while the calling thread runs Python) to a ~1 ms FAISS search."""
 
 from __future__ import annotations
 
@@ -55,8 +59,11 @@ class DenseLists:
             return self._vectors.get(text)
 
     def pending(self, faiss_index, query: str, n: int, allowed: np.ndarray | None) -> Future:
-        """:meth:`scored` started on a worker thread (run here when there is one core): its future."""
-        if DENSE_WORKERS > 1:
+        """:meth:`scored` started on a worker thread (run here when there is one core, or when the query's vector
+        is at hand without encoding): its future."""
+        at_hand = getattr(self._embedder(), "query_at_hand", None) if faiss_index.ntotal else None
+        vector = at_hand(query) if at_hand is not None else None
+        if DENSE_WORKERS > 1 and vector is None:
             pool = self._pool
             if pool is None:
                 with self._lock:
@@ -69,16 +76,19 @@ class DenseLists:
                 pass
         done: Future = Future()
         try:
-            done.set_result(self.scored(faiss_index, query, n, allowed))
+            done.set_result(self.scored(faiss_index, query, n, allowed, vector))
         except Exception as error:  # raised where the result is read, as from a worker
             done.set_exception(error)
         return done
 
-    def scored(self, faiss_index, query: str, n: int, allowed: np.ndarray | None) -> tuple[list[int], list[float]]:
-        """The ``n`` chunks nearest the query among ``allowed`` (all when None), with their cosine similarity."""
+    def scored(
+        self, faiss_index, query: str, n: int, allowed: np.ndarray | None, vector: np.ndarray | None = None
+    ) -> tuple[list[int], list[float]]:
+        """The ``n`` chunks nearest the query among ``allowed`` (all when None), with their cosine similarity;
+        ``vector``: the query's, when already at hand (else the embedder encodes it)."""
         if faiss_index.ntotal == 0:
             return [], []
-        vector = self._embedder().query(query).reshape(1, -1).astype(np.float32)
+        vector = (self._embedder().query(query) if vector is None else vector).reshape(1, -1).astype(np.float32)
         vector /= max(float(np.linalg.norm(vector)), 1e-12)
         with self._lock:
             self._vectors[query] = vector

@@ -108,6 +108,21 @@ AMENDMENT_RE = re.compile(
     re.IGNORECASE,
 )
 SHORT_CHUNK_CHARS = 300
+# What each form of AMENDMENT_RE holds, lower-cased (one word, or all of a tuple): a text without any is no
+# amendment, told at a fraction of the cost of the expression, which tries every position of the text
+AMENDMENT_WORDS = ("mění", "zrušuj", "vklád", "nahrazuj", ("slov", "„"), "zní:", "novel")
+# The same expression told where to try: each of its forms starts with an s, n or z (twice as fast)
+AMENDMENT_STARTS_RE = re.compile(r"(?=[snz])" + AMENDMENT_RE.pattern, AMENDMENT_RE.flags)
+
+
+def is_amendment(text: str) -> bool:
+    """``AMENDMENT_RE`` matches somewhere in ``text``."""
+    lowered = text.lower()
+    if not any(w in lowered if isinstance(w, str) else all(p in lowered for p in w) for w in AMENDMENT_WORDS):
+        return False
+    return AMENDMENT_STARTS_RE.search(text) is not None
+
+
 FEATURES = (
     "fused_inv",
     "bm25_inv",
@@ -190,7 +205,7 @@ def candidate_features(candidates: list[int], fused: list[int], signals: Signals
             graph_inv.get(item, 0.0) * signals.graph_share,
             signals.routed.get(chunk.get("citation") or "", 0.0) if signals.routed else 0.0,
             float(item in signals.citing),
-            float(bool(AMENDMENT_RE.search(text[:600]))),
+            float(is_amendment(text[:600])),
             float(len(text) < SHORT_CHUNK_CHARS),
             min(len([p for p in re.split(r"\s*>\s*", chunk.get("section") or "") if p]), 5) / 5.0,
             heading_match(chunk.get("section") or "", signals.query_terms),

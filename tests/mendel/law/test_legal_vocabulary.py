@@ -1,6 +1,8 @@
 """The lay-to-legal bridge: the vocabulary file, query expansion, the statutory definitions harvester and the
 searcher's use of the expansion in BM25 (no real bundle needed)."""
 
+import copy
+
 import pytest
 import yaml
 
@@ -81,6 +83,23 @@ def test_a_legal_query_is_not_expanded_with_its_own_words_nor_slang():
 def test_abbreviations_are_case_sensitive_whole_tokens():
     assert "zvlášť těžké postižení" in legal_of("ZTP")
     assert legal_of("ztp") == [] and legal_of("ZTPX") == []
+
+
+def test_abbreviations_are_found_as_when_every_pattern_scanned_every_query():
+    """A pattern runs only on a query holding its abbreviation's first part: the expansions are unchanged."""
+    vocabulary = default_vocabulary()
+    scanning = copy.copy(vocabulary)  # "" is in every query: every pattern scans it
+    scanning._abbreviation_patterns = [(p, "", a, full) for p, _, a, full in vocabulary._abbreviation_patterns]
+    queries = []
+    for _, _, abbreviation, _ in vocabulary._abbreviation_patterns:
+        spaced = abbreviation.replace(".", ". ").strip()  # "s.r.o." written "s. r. o."
+        queries += [f"podle {abbreviation} a dál", f"({spaced})", abbreviation.lower(), f"x{abbreviation}"]
+    found = 0
+    for query in queries:
+        expanded = vocabulary.expand(query)
+        assert expanded == scanning.expand(query), query
+        found += any(e.source == "abbreviation" for e in expanded)
+    assert found >= 2 * len(vocabulary._abbreviation_patterns)  # as written and spaced, at least
 
 
 def test_equivalents_go_both_ways():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from serving.query.analyze import analyze_query, normalize_query, references, understand
+from serving.query.analyze import analyze_query, dense_query_text, normalize_query, references, understand
 
 
 @pytest.mark.parametrize(
@@ -150,3 +150,13 @@ def test_only_the_first_words_of_a_long_query_are_analysed():
     assert early[ref["start"] : ref["end"]] == ref["text"]  # spans still point into the query as typed
     assert understand(late).references == []  # past the budget: not read
     assert analyze_query(late)["query"] == late  # the answer still names the whole query
+
+
+def test_the_dense_text_is_worked_out_once_for_what_the_query_says():
+    found = understand("sazba DPH na potraviny")
+    text = dense_query_text(found)
+    assert text == "sazba DPH na potraviny (daň z přidané hodnoty)"
+    assert dense_query_text(found) is text  # asked again (the floor): not worked out anew
+    found.normalized = "výpovědní doba podle § 51 ZP"  # what it says changed: worked out for the new words
+    assert dense_query_text(found) == "výpovědní doba podle § 51 ZP (zákoník práce)"
+    assert dense_query_text(understand("sazba DPH na potraviny")) == text

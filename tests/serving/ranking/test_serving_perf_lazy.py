@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from serving.ranking.graph_retrieval import EntityGraph, _json_items, top_positions
-from serving.ranking.layers import ChunkTable, LayerIndex
+from serving.ranking.layers import ChunkTable, LayerIndex, SegmentedChunkTable
 
 A, B = "INSTITUTION:Senát", "DECISION_REF:101 VSPH 73/2024"
 C, ACT = "LAW_REF:89/2012 Sb. § 2079", "LAW_REF:89/2012 Sb."
@@ -131,6 +131,35 @@ def test_chunk_table_reads_rows_on_demand(tmp_path):
     for w in workers:
         w.join()
     assert sorted(found, key=lambda r: r["chunk_id"]) == sorted(rows * 4, key=lambda r: r["chunk_id"])
+
+
+@pytest.mark.parametrize("segmented", [False, True])
+def test_chunk_table_keeps_recent_rows_and_hands_out_copies(tmp_path, monkeypatch, segmented):
+    rows = [{"chunk_id": f"c{i}", "text": f"řádek {i}"} for i in range(8)]
+    paths = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]  # rows 0-3 and 4-7 (two segments' files)
+    for path, part in zip(paths, (rows[:4], rows[4:])):
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in part), encoding="utf-8")
+    if not segmented:  # one file of all eight
+        paths = [tmp_path / "all.jsonl"]
+        paths[0].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    offsets = [(s, e) for path in paths for s, e, _ in ChunkTable.scan(path)]
+    starts, ends = np.asarray([s for s, _ in offsets]), np.asarray([e for _, e in offsets])
+    if segmented:
+        table = SegmentedChunkTable(paths, np.asarray([0] * 4 + [1] * 4), starts, ends)
+    else:
+        table = ChunkTable(paths[0], starts, ends)
+    monkeypatch.setattr(table, "RECENT_ROWS", 3)
+    reads = []
+    read = table._read
+    monkeypatch.setattr(table, "_read", lambda i: reads.append(i) or read(i))
+    first = table[5]
+    first["text"] = "changed by a caller"
+    again = table[5]
+    assert again == rows[5] and again is not first and reads == [5]  # kept, and never changed by a caller
+    assert [table[i] for i in (1, 2, 3)] == rows[1:4] and reads == [5, 1, 2, 3]
+    assert table[5] == rows[5] and reads == [5, 1, 2, 3, 5]  # the oldest of three left: read again
+    assert table[-1] == rows[7] and reads[-1] == 7
+    assert table[3] == rows[3] and reads[-1] == 7  # still kept (3, 5, 7)
 
 
 @pytest.fixture(scope="module")

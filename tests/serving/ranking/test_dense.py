@@ -1,0 +1,100 @@
+"""The dense list (serving.ranking.dense): a query whose vector is at hand is searched on the calling thread, one to
+encode on a worker, and both give the same list. Random unit vectors, no text."""
+
+from __future__ import annotations
+
+import threading
+
+import faiss
+import numpy as np
+import pytest
+
+from serving.ranking import dense
+from serving.ranking.dense import DenseLists
+
+DIM, ROWS = 16, 200
+
+
+def unit(rng, *shape) -> np.ndarray:
+    vectors = rng.standard_normal((*shape, DIM)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=-1, keepdims=True)
+
+
+class Encoder:
+    """Vectors by text; records which thread encoded each (``query``) and what was looked up (``query_at_hand``)."""
+
+    def __init__(self, vectors: dict[str, np.ndarray]):
+        self.vectors = vectors
+        self.encoded_on: list[str] = []
+
+    def query(self, text: str) -> np.ndarray:
+        self.encoded_on.append(threading.current_thread().name)
+        return self.vectors[text]
+
+
+class CachingEncoder(Encoder):
+    """As the default encoder with the text in its cache: the vector is at hand, nothing is encoded."""
+
+    def query_at_hand(self, text: str) -> np.ndarray | None:
+        return self.vectors.get(text)
+
+
+class ColdEncoder(Encoder):
+    """As the default encoder with an empty cache: nothing at hand, the text must be encoded."""
+
+    def query_at_hand(self, text: str) -> np.ndarray | None:
+        return None
+
+
+@pytest.fixture
+def index_and_queries():
+    rng = np.random.default_rng(5)
+    index = faiss.IndexFlatIP(DIM)
+    index.add(unit(rng, ROWS))
+    return index, {f"q{i}": v for i, v in enumerate(unit(rng, 6))}
+
+
+@pytest.fixture(autouse=True)
+def two_workers(monkeypatch):
+    monkeypatch.setattr(dense, "DENSE_WORKERS", 2)
+
+
+@pytest.mark.parametrize("allowed_share", [None, 0.5])
+def test_a_vector_at_hand_is_searched_here_and_others_on_a_worker(index_and_queries, allowed_share):
+    index, queries = index_and_queries
+    allowed = None if allowed_share is None else np.random.default_rng(1).random(ROWS) < allowed_share
+    at_hand, to_encode = CachingEncoder(queries), Encoder(queries)
+    here, worker = DenseLists(lambda: at_hand), DenseLists(lambda: to_encode)
+    try:
+        for text in queries:
+            mine = here.pending(index, text, 10, allowed)
+            assert mine.done()  # searched before pending returned: no worker
+            theirs = worker.pending(index, text, 10, allowed).result(timeout=30)
+            assert mine.result() == theirs and len(theirs[0]) == 10
+            if allowed is not None:
+                assert all(allowed[row] for row in theirs[0])
+            np.testing.assert_array_equal(here.vector(text), worker.vector(text))  # kept for the floor
+        assert here._pool is None and at_hand.encoded_on == []
+        assert len(to_encode.encoded_on) == len(queries)
+        assert all(name.startswith("mendel-dense") for name in to_encode.encoded_on)
+    finally:
+        here.close()
+        worker.close()
+
+
+def test_a_vector_not_at_hand_is_encoded_on_a_worker(index_and_queries):
+    index, queries = index_and_queries
+    encoder = ColdEncoder(queries)
+    lists = DenseLists(lambda: encoder)
+    try:
+        found = lists.pending(index, "q0", 5, None).result(timeout=30)
+        assert lists._pool is not None and len(found[0]) == 5
+        assert encoder.encoded_on[0].startswith("mendel-dense")
+        assert found == DenseLists(lambda: Encoder(queries)).scored(index, "q0", 5, None)
+    finally:
+        lists.close()
+
+
+def test_an_empty_index_is_never_searched():
+    encoder = CachingEncoder({"q": np.ones(DIM, np.float32)})
+    assert DenseLists(lambda: encoder).pending(faiss.IndexFlatIP(DIM), "q", 5, None).result() == ([], [])
