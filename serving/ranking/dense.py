@@ -42,6 +42,7 @@ class DenseLists:
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._encoding: dict[str, Future] = {}  # queries being encoded now, by the worker that encodes them
 
     def close(self) -> None:
         """Stop the worker threads (searches still running finish)."""
@@ -78,14 +79,39 @@ class DenseLists:
         """The ``n`` chunks nearest the query among ``allowed`` (all when None), with their cosine similarity."""
         if faiss_index.ntotal == 0:
             return [], []
-        vector = self._embedder().query(query).reshape(1, -1).astype(np.float32)
-        vector /= max(float(np.linalg.norm(vector)), 1e-12)
-        with self._lock:
-            self._vectors[query] = vector
-            while len(self._vectors) > QUERY_VECTORS_KEPT:
-                self._vectors.popitem(last=False)
+        vector = self.encoded(query)
         with one_faiss_thread():
             return nearest(faiss_index, vector, n, allowed)
+
+    def encoded(self, query: str) -> np.ndarray:
+        """The query's unit vector, encoded once: a search of the same text among other rows (the acts' own list)
+        on another worker waits for the encoding under way instead of encoding again."""
+        with self._lock:
+            vector = self._vectors.get(query)
+            if vector is not None:
+                self._vectors.move_to_end(query)
+                return vector
+            encoding = self._encoding.get(query)
+            owner = encoding is None
+            if owner:
+                encoding = self._encoding[query] = Future()
+        if not owner:
+            return encoding.result()
+        try:
+            vector = self._embedder().query(query).reshape(1, -1).astype(np.float32)
+            vector /= max(float(np.linalg.norm(vector)), 1e-12)
+        except Exception as error:
+            with self._lock:
+                self._encoding.pop(query, None)
+            encoding.set_exception(error)
+            raise
+        with self._lock:
+            self._vectors[query] = vector
+            self._encoding.pop(query, None)
+            while len(self._vectors) > QUERY_VECTORS_KEPT:
+                self._vectors.popitem(last=False)
+        encoding.set_result(vector)
+        return vector
 
 
 def nearest(index, vector: np.ndarray, n: int, allowed: np.ndarray | None) -> tuple[list[int], list[float]]:

@@ -89,7 +89,7 @@ def entity_coverage(understanding) -> float:
     return inside / total if total else 0.0
 
 
-LIST_ORDER = ("reference", "bm25", "dense", "graph", "routed", "governing")
+LIST_ORDER = ("reference", "bm25", "dense", "graph", "routed", "governing", "acts_bm25", "acts_dense")
 
 
 def ordered_lists(lists: list[str]) -> list[str]:
@@ -142,6 +142,9 @@ class Signals:
     governing: set[str] = field(default_factory=set)  # the citations of the governing acts the layer holds
     part: set[int] = field(default_factory=set)  # their chunks in the part dealing with the question's area
     query_terms: frozenset[str] = frozenset()  # the query's analysed content terms (heading match)
+    # a lay question (serving.ranking.query_lists.QueryLists.lay_question): BM25 and dense among the acts' own
+    # passages joined the fusion, and the fused order stands (the second stage is trained on other questions)
+    lay: bool = False
 
 
 def heading_match(section: str, query_terms: frozenset[str]) -> float:

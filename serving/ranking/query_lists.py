@@ -38,6 +38,7 @@ SECTION_NUMBER_RE = re.compile(r"§\s*(\d+)")
 # The governing act's own list (BM25 among its passages) counts as much as BM25 itself: its passages lead.
 GOVERNING_WEIGHT = 1.0
 WORD_RE = re.compile(r"[^\W\d_]+")
+DIGIT_RE = re.compile(r"\d")
 
 
 def names_something(query: str) -> bool:
@@ -50,6 +51,14 @@ LEXICON_CHUNKS = 20_000  # passages read for the collection's word forms (a bund
 PART_SECTIONS = 3  # sections of the governing act whose headings match a question best: the part it is about
 # What a term of the lay-to-legal expansion counts in BM25 next to a term the user typed.
 EXPANSION_WEIGHT = 0.5
+# A plain question is answered by an act in force far more often than by a decision telling a story in the same
+# words: BM25 and dense among the acts' own passages (amending acts left out) join the fusion at these weights.
+ACTS_WEIGHTS = {"acts_bm25": 0.5, "acts_dense": 0.5}
+# ... unless the best passage elsewhere is this much nearer the question than the best passage of an act (cosine):
+# then the question asks for a notice or a decision ("Kdo byl jmenován do hodnotící komise pro vodácké přístaviště?")
+ACTS_DENSE_GAP = 0.03
+ACT_CITATION_RE = re.compile(r"^\d{1,4}/\d{4} Sb\.$")
+AMENDING_TITLE_RE = re.compile(r"\bkter(?:ým|ou)\s+se\s+(?:mění|zrušuje|doplňuje)", re.IGNORECASE)
 
 
 @dataclass
@@ -127,21 +136,37 @@ class QueryLists:
         them; none when the query names an act or a provision itself (what it names is what it asks about), nor
         when it is about something particular -- an institution, a decision, a place, a name ("stipendium od města
         Kadaň"): a notice or a decision answers that, not the act governing its area."""
-        from mendel.law.acts_table import find_named_acts
-        from mendel.registers.places import find_places
         from serving.query.analyze import routing_text
         from serving.query.governing import governing_acts
 
+        if not self.plain_question(understanding):
+            return []
+        return governing_acts(routing_text(understanding))
+
+    @classmethod
+    def lay_question(cls, understanding) -> bool:
+        """A plain question (:meth:`plain_question`) in words alone: no number, no identifier, no name in capitals
+        ("MUKK/6462/2025", "ELTODO-CITELUM") -- what a person asks about the law, not a search for a document."""
         query = understanding.query
-        if (
+        if DIGIT_RE.search(query) or any(len(w) >= 3 and w.isupper() for w in WORD_RE.findall(query)):
+            return False
+        return cls.plain_question(understanding)
+
+    @staticmethod
+    def plain_question(understanding) -> bool:
+        """A question in plain words: it names no act, provision, institution, decision, place or name -- what
+        an act in force answers, not a notice or a decision about something particular."""
+        from mendel.law.acts_table import find_named_acts
+        from mendel.registers.places import find_places
+
+        query = understanding.query
+        return not (
             any(e.label == "LAW_REF" for e in understanding.entities)
             or understanding.graph_entities()
             or names_something(query)
             or find_named_acts(query)
             or find_places(query)
-        ):
-            return []
-        return governing_acts(routing_text(understanding))
+        )
 
     def governing_rows(
         self, governing, layer: LayerIndex, text: str = ""
@@ -196,6 +221,22 @@ class QueryLists:
                 if m:
                     found.setdefault(citation, []).append((int(m.group(1)), rows))
             cache[layer.layer] = found
+        return cache[layer.layer]
+
+    def act_rows(self, layer: LayerIndex) -> np.ndarray | None:
+        """Mask over ``layer`` of the passages of acts (a Sbírka citation), amending acts left out: their clauses
+        ("v § 205 se slova ... nahrazují") repeat a code's words without saying what it says. Built once; None
+        when the layer holds no act."""
+        cache = self.__dict__.setdefault("_act_rows", {})
+        if layer.layer not in cache:
+            acts = {
+                doc_id
+                for doc_id, doc in self.documents.items()
+                if ACT_CITATION_RE.match(doc.get("citation") or "")
+                and not AMENDING_TITLE_RE.search(doc.get("title") or "")
+            }
+            mask = layer.mask(acts) if acts else None
+            cache[layer.layer] = mask if mask is not None and mask.any() else None
         return cache[layer.layer]
 
     # --- the lay-to-legal bridge ----------------------------------------------------------------------
@@ -256,11 +297,14 @@ class QueryLists:
         dense_pending: Future | None = None,
         bridge: bool = True,
         governing=(),
+        acts: bool = True,
+        lay: bool | None = None,
     ) -> Ranked:
         """One query's fused candidates in one layer (no decomposition, no rerank): weighted RRF of the BM25,
-        dense and (on L3) graph lists, the routed acts' and the ``governing`` acts' own lists, with exact references
-        leading. ``dense_pending``: this query's dense
-        list already started (:meth:`dense_pending`); otherwise it starts here, before the other lists."""
+        dense and (on L3) graph lists, the routed acts' and the ``governing`` acts' own lists and, for a lay
+        question (``lay``, else :meth:`lay_question`) when ``acts``, BM25 and dense among the acts' own passages,
+        with exact references leading. ``dense_pending``: this query's dense list already started
+        (:meth:`dense_pending`); otherwise it starts here, before the other lists."""
         from serving.query.analyze import understand
 
         index = layer or self.passages
@@ -268,6 +312,15 @@ class QueryLists:
         text = found.normalized  # "paragraf 204" is indexed as "§ 204"
         if dense and dense_pending is None:
             dense_pending = self.dense_pending(self.dense_text(found, bridge), n=n, allowed=allowed, layer=index)
+        acts_within = acts_pending = None
+        if acts and index is self.passages and (self.lay_question(found) if lay is None else lay):
+            acts_within = self.act_rows(index)
+            if acts_within is not None and allowed is not None:
+                acts_within = acts_within & allowed
+            if acts_within is not None and not acts_within.any():
+                acts_within = None
+            if acts_within is not None and dense:  # the same query text: encoded once for both dense lists
+                acts_pending = self.dense_pending(self.dense_text(found, bridge), n=n, allowed=acts_within, layer=index)
         expansion = self.legal_expansion(found) if bridge else ""
         signals = Signals(query_terms=content_terms(text))
         signals.bm25, signals.bm25_scores = self.bm25_scored(
@@ -308,6 +361,17 @@ class QueryLists:
         if dense:
             signals.dense, signals.dense_sims = dense_pending.result()
             rankings["dense"] = signals.dense
+        if acts_pending is not None:
+            acts_dense, acts_sims = acts_pending.result()
+            if acts_sims and signals.dense_sims and acts_sims[0] < signals.dense_sims[0] - ACTS_DENSE_GAP:
+                acts_within = None  # a passage elsewhere answers far better: a notice or a decision is asked for
+            else:
+                rankings["acts_dense"] = acts_dense
+                weights["acts_dense"] = ACTS_WEIGHTS["acts_dense"]
+        if acts_within is not None:
+            signals.lay = True
+            rankings["acts_bm25"] = self.bm25_ranking(text, n=n, allowed=acts_within, layer=index, expansion=expansion)
+            weights["acts_bm25"] = ACTS_WEIGHTS["acts_bm25"]
         fused = rrf_fuse(rankings, weights=weights)
         own, citing = self.reference_tiers(query, allowed=allowed, understanding=found, layer=index)
         signals.citing = set(citing)
