@@ -111,14 +111,16 @@ def question_files() -> list[Path]:
     return sorted(QUESTIONS_DIR.glob("*.jsonl"))
 
 
-def synthetic_questions(chunks: Sequence[dict], count: int, seed: int, excluded: "HeldOutGold | set") -> list[dict]:
+def synthetic_questions(
+    chunks: Sequence[dict], count: int, seed: int, excluded: HeldOutGold | None = None
+) -> list[dict]:
     """``count`` questions (half "words", half "lay" where a passage allows), each with its passage's page as
     gold; no passage in ``excluded`` (:class:`HeldOutGold`) is drawn."""
     rng = random.Random(seed)
     reverse = _reverse_vocabulary()
     by_source: dict[str, list[dict]] = {}
     for c in chunks:
-        if len(c.get("text") or "") >= MIN_PASSAGE_CHARS and c not in excluded:
+        if len(c.get("text") or "") >= MIN_PASSAGE_CHARS and (excluded is None or c not in excluded):
             by_source.setdefault(c.get("source") or "", []).append(c)
     for source in sorted(by_source):
         rng.shuffle(by_source[source])

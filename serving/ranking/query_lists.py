@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from mendel.czech.analyzer import analyze
-from serving.ranking.fusion import GRAPH_MIN_SHARE, RRF_WEIGHTS, Signals, entity_coverage, rrf_fuse
+from serving.ranking.fusion import GRAPH_MIN_SHARE, RRF_WEIGHTS, Signals, entity_coverage, rrf_fuse_head
 from serving.ranking.layers import LayerIndex
 from serving.ranking.references import lead_exact
 
@@ -372,7 +372,10 @@ class QueryLists:
             signals.lay = True
             rankings["acts_bm25"] = self.bm25_ranking(text, n=n, allowed=acts_within, layer=index, expansion=expansion)
             weights["acts_bm25"] = ACTS_WEIGHTS["acts_bm25"]
-        fused = rrf_fuse(rankings, weights=weights)
+        # the order of the first hits does not depend on how many are asked for: the lists' first CANDIDATES
+        # decide it, and the learned stage reads the lists that far (a search for 100 hits starts as one for 10)
+        fused = rrf_fuse_head(rankings, CANDIDATES, weights=weights)
+        signals.head(CANDIDATES)
         own, citing = self.reference_tiers(query, allowed=allowed, understanding=found, layer=index)
         signals.citing = set(citing)
         fused = lead_exact(fused, own, citing, n)  # the provision's own section or the decision, then citing chunks
