@@ -41,6 +41,29 @@ WORD_RE = re.compile(r"[^\W\d_]+")
 DIGIT_RE = re.compile(r"\d")
 
 
+def heading_lines(section: dict) -> list[str]:
+    """A section's (layer 2) heading: its path, the division lines its text opens with ("HLAVA II", "Vymezení
+    některých pojmů") and the provision's designation with its printed heading ("§ 205", "Krádež"); the wording
+    after them is left out."""
+    lines = [section.get("section") or ""]
+    text = [line.strip() for line in (section.get("text") or "").splitlines()[:HEADING_LINES]]
+    for number, line in enumerate(text):
+        if not line or line.startswith("(") or len(line) > HEADING_CHARS:
+            break
+        lines.append(line)
+        if PROVISION_LINE_RE.match(line):  # the designation: at most its heading follows
+            after = text[number + 1] if number + 1 < len(text) else ""
+            if after and not after.startswith("(") and len(after) <= HEADING_CHARS and not after.endswith(":"):
+                lines.append(after)
+            break
+    return lines
+
+
+HEADING_LINES = 6
+HEADING_CHARS = 80
+PROVISION_LINE_RE = re.compile(r"^(?:§|Čl\.|Článek)\s*\d", re.IGNORECASE)
+
+
 def names_something(query: str) -> bool:
     """A capitalised word after the first (``Kadaň``, ``Mírovém``; not an abbreviation such as ``DPH``): the
     question names something particular."""
@@ -59,6 +82,21 @@ ACTS_WEIGHTS = {"acts_bm25": 0.5, "acts_dense": 0.5}
 ACTS_DENSE_GAP = 0.03
 ACT_CITATION_RE = re.compile(r"^\d{1,4}/\d{4} Sb\.$")
 AMENDING_TITLE_RE = re.compile(r"\bkter(?:ým|ou)\s+se\s+(?:mění|zrušuje|doplňuje)", re.IGNORECASE)
+
+
+@dataclass
+class SectionHeadings:
+    """The headings of some acts' sections (layer 2): term -> the rows whose heading carries it."""
+
+    doc_ids: set[str]
+    rows: dict[str, list[int]]
+    count: int  # sections of these acts
+    size: int  # rows of the layer
+
+    def mask(self, rows) -> np.ndarray:
+        found = np.zeros(self.size, dtype=bool)
+        found[list(rows)] = True
+        return found
 
 
 @dataclass
@@ -188,28 +226,58 @@ class QueryLists:
         return acts, (part if part.any() else None)
 
     def heading_part(self, text: str, citations: list[str]) -> np.ndarray | None:
-        """The part of the acts ``citations`` a question is about, found by the headings: BM25 over their sections
-        (layer 2: a section's heading with its wording) picks the ``PART_SECTIONS`` best, and their passages are
-        the part (a mask over L3); None without a section layer or a matching section."""
+        """The part of the acts ``citations`` a question is about, found by the headings: their sections (layer 2)
+        whose heading (designation and printed heading) carries the question's words, those rare among the acts'
+        headings counting most and the acts' own names not at all ("trestný" heads half the criminal code); the
+        ``PART_SECTIONS`` best (ties: BM25 over the sections' wording) are the part, their passages a mask over L3.
+        None without a section layer or a section whose heading carries a word of the question."""
         sections = self.layer(2)
         if sections is None or not sections.chunks:
             return None
-        by_citation = self.__dict__.get("_docs_by_citation")
-        if by_citation is None:
-            by_citation = {}
-            for doc_id, doc in self.documents.items():
-                if doc.get("citation"):
-                    by_citation.setdefault(doc["citation"], set()).add(doc_id)
-            self.__dict__["_docs_by_citation"] = by_citation
-        within = sections.mask(set().union(*(by_citation.get(c, set()) for c in citations)))
-        if not within.any():
+        headings = self.section_headings(sections, citations)
+        names = set().union(*(analyze(self.documents[d].get("title") or "") for d in headings.doc_ids), ())
+        wanted = content_terms(text) - names
+        scores: dict[int, float] = {}
+        for term in wanted:
+            rows = headings.rows.get(term, ())
+            for row in rows:
+                scores[row] = scores.get(row, 0.0) + float(np.log(1.0 + headings.count / len(rows)))
+        if not scores:
             return None
+        bm25_rank = {
+            row: rank
+            for rank, row in enumerate(
+                self.bm25_ranking(text, n=len(scores), allowed=headings.mask(scores), layer=sections)
+            )
+        }
+        best = sorted(scores, key=lambda row: (-scores[row], bm25_rank.get(row, len(bm25_rank)), row))[:PART_SECTIONS]
         part = np.zeros(len(self.passages.chunks), dtype=bool)
-        for row in self.bm25_ranking(text, n=PART_SECTIONS, allowed=within, layer=sections):
+        for row in best:
             section = sections.chunks[row]
             label = (section.get("section") or "").rsplit(" > ", 1)[-1].strip().lower()
             part[self.passages.section_chunks.get((section.get("citation"), label), [])] = True
         return part if part.any() else None
+
+    def section_headings(self, sections: LayerIndex, citations: list[str]) -> "SectionHeadings":
+        """The headings of the acts' sections (layer 2), analysed once per act set."""
+        cache = self.__dict__.setdefault("_section_headings", {})
+        key = tuple(sorted(citations))
+        if key not in cache:
+            by_citation = self.__dict__.get("_docs_by_citation")
+            if by_citation is None:
+                by_citation = {}
+                for doc_id, doc in self.documents.items():
+                    if doc.get("citation"):
+                        by_citation.setdefault(doc["citation"], set()).add(doc_id)
+                self.__dict__["_docs_by_citation"] = by_citation
+            doc_ids = set().union(*(by_citation.get(c, set()) for c in citations))
+            within = np.flatnonzero(sections.mask(doc_ids))
+            rows: dict[str, list[int]] = {}
+            for row in within.tolist():
+                for term in set(analyze(" ".join(heading_lines(sections.chunks[row])))):
+                    rows.setdefault(term, []).append(row)
+            cache[key] = SectionHeadings(doc_ids, rows, len(within), len(sections.chunks))
+        return cache[key]
 
     def sections_by_number(self, layer: LayerIndex) -> dict[str, list[tuple[int, list[int]]]]:
         """Act citation -> (§ number, the chunks of that §) for every § of every act in ``layer``, built once."""

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from mendel.core.config import SAMPLE_CORPUS
 from serving.query.analyze import understand
 from serving.ranking.fusion import rrf_fuse, rrf_fuse_head
-from serving.ranking.query_lists import CANDIDATES, QueryLists
+from serving.ranking.query_lists import CANDIDATES, QueryLists, heading_lines
 from serving.ranking.search import Searcher
 from tests.support.bundle import EMBEDDER, base_docs, build_bundle
 
@@ -112,3 +113,35 @@ def test_a_lay_question_also_searches_the_acts_and_keeps_its_fused_order(searche
     without = searcher.search(query, k=10, acts=False)
     assert all(not {"acts_bm25", "acts_dense"} & set(h.lists) for h in without)
     assert hits[0].source == "esbirka"
+
+
+@pytest.mark.parametrize(
+    ("text", "heading"),
+    [
+        ("§ 205\nKrádež\n(1) Kdo si přisvojí cizí věc", ["§ 205", "Krádež"]),
+        ("§ 2286\n(1) Výpověď nájmu vyžaduje písemnou formu", ["§ 2286"]),
+        ("HLAVA II\nVymezení některých pojmů\n§ 2\nVyhovující bydlení\nVyhovujícím bydlením se", None),
+        ("§ 4\nPodpůrná opatření v bydlení\nPodpůrnými opatřeními podle tohoto zákona jsou", None),
+        ("§ 5\nPotřebným se pro účely tohoto zákona rozumí osoba, u které je v evidenci podpory bydlení", ["§ 5"]),
+    ],
+)
+def test_heading_lines_leave_the_wording_out(text, heading):
+    lines = heading_lines({"section": "ČÁST PRVNÍ", "text": text})
+    expected = heading or [line for line in text.splitlines()[:-1]]
+    assert lines == ["ČÁST PRVNÍ"] + expected
+
+
+@pytest.fixture(scope="module")
+def layered(tmp_path_factory, corpus):
+    return Searcher.latest(
+        build_bundle(tmp_path_factory.mktemp("layered"), base_docs(corpus), layers=True).parent, embedder=EMBEDDER
+    )
+
+
+def test_the_part_of_an_act_is_where_its_headings_carry_the_question(layered):
+    part = layered.heading_part("kdo je podporovaná osoba", ["175/2025 Sb."])
+    sections = {layered.chunks[row]["section"].rsplit(" > ", 1)[-1] for row in np.flatnonzero(part)}
+    assert "§ 7" in sections  # "§ 7 Podporovaná osoba"
+    # words only the sections' wording holds, or only the act's name ("bydlení"), choose no part
+    assert layered.heading_part("pro účely tohoto zákona", ["175/2025 Sb."]) is None
+    assert layered.heading_part("podpora bydlení", ["175/2025 Sb."]) is None
