@@ -53,10 +53,12 @@ VARIANTS = (
     "default-learned",
     "default-bridge",
     "default-retype",
+    "default-acts",
     "default",
 )
 BRIDGE_VARIANTS = ("bm25+bridge", "dense+bridge", "hybrid+bridge")
-_LADDER = {"bridge": False, "learned": False}  # hybrid+fastpath and +graph: the ablation ladder without the new stages
+# hybrid+fastpath and +graph: the ablation ladder without the new stages
+_LADDER = {"bridge": False, "learned": False, "acts": False}
 RERANK_VARIANT = "default+rerank"
 QUESTION_TYPES = ("paraphrase", "citation", "identifier", "ocr", "multi")
 REGISTERS = ("lay", "expert")
@@ -356,6 +358,8 @@ def _rankings(
             out[variant], timings[variant] = _timed(searcher.search, query, k=depth, bridge=False)
         elif variant == "default-retype":
             out[variant], timings[variant] = _timed(searcher.search, query, k=depth, retype=False)
+        elif variant == "default-acts":
+            out[variant], timings[variant] = _timed(searcher.search, query, k=depth, acts=False)
         elif variant == "hybrid+fastpath":
             out[variant], timings[variant] = _timed(
                 searcher.search, query, k=depth, graph=False, decompose=False, **_LADDER

@@ -68,6 +68,7 @@ class SearchFlow:
         at: date | None = None,
         version: str | None = None,
         retype: bool = True,
+        acts: bool = True,
     ) -> list[Hit]:
         """Hybrid search; ``filters`` (a :class:`SearchFilters` or a dict of its fields) restricts the
         documents every list draws from, so a filtered search still returns up to ``k`` hits. ``graph`` adds the
@@ -81,7 +82,8 @@ class SearchFlow:
         layer): what ``retrieval_eval.learn_fusion`` trains on. ``at`` (default today): an act's passages are those
         of its version in force on that date (``serving.ranking.in_force``); ``version="promulgated"``: its promulgated
         text instead. ``retype``: read the query's words as the collection writes them (``serving.query.typed``:
-        diacritics restored, slips and clipped words made whole)."""
+        diacritics restored, slips and clipped words made whole). ``acts``: a lay question also searches the acts'
+        own passages and keeps its fused order (``serving.ranking.query_lists``)."""
         from serving.query.analyze import understand
         from serving.query.decompose import decompose as split_query
 
@@ -139,13 +141,14 @@ class SearchFlow:
             dense_pending=pending[0],
             bridge=bridge,
             governing=governing,
+            acts=acts,
         )
         if trace is not None:
             trace.append((list(main.fused), main, index))
         # the learned stage orders each query's own list (the whole query's, each sub-query's) before they are
         # interleaved, so a question in two parts still gets the best of each part
         second_stage = learned and self.learned_fusion is not None
-        fused = self.learned_order(main, index) if second_stage else main.fused
+        fused = self.second_order(main, index) if second_stage else main.fused
         merged = SubqueryFusion(fused, main.activation, k)
         for number, (sub, sub_found) in enumerate(understood, start=1):
             ranked = self.rank(
@@ -158,8 +161,9 @@ class SearchFlow:
                 layer=index,
                 dense_pending=pending[number],
                 bridge=bridge,
+                acts=acts,
             )
-            merged.add(number, self.learned_order(ranked, index) if second_stage else ranked.fused, ranked.activation)
+            merged.add(number, self.second_order(ranked, index) if second_stage else ranked.fused, ranked.activation)
         if subqueries:
             fused = merged.fused()
         rerank_scores: dict[int, float] = {}
@@ -204,6 +208,13 @@ class SearchFlow:
     @learned_fusion.setter
     def learned_fusion(self, value: LearnedFusion | None) -> None:
         self._learned, self._learned_loaded = value, True
+
+    def second_order(self, ranked: Ranked, layer: LayerIndex) -> list[tuple[int, float, list[str]]]:
+        """The order after the second stage: a lay question's fused order as it stands (its lists include the
+        acts' own, ``serving.ranking.query_lists``; the learned stage, trained on windows of the passages' own
+        sentences, ranks by BM25 what a person asks in other words and buried the answering § of a code), any
+        other query's by :meth:`learned_order`."""
+        return ranked.fused if ranked.signals.lay else self.learned_order(ranked, layer)
 
     def learned_order(self, ranked: Ranked, layer: LayerIndex) -> list[tuple[int, float, list[str]]]:
         """The second stage: an exact reference's own chunks keep the lead (among themselves in the learned

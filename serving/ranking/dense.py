@@ -46,6 +46,7 @@ class DenseLists:
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._encoding: dict[str, Future] = {}  # queries being encoded now, by the worker that encodes them
 
     def close(self) -> None:
         """Stop the worker threads (searches still running finish)."""
@@ -88,14 +89,51 @@ class DenseLists:
         ``vector``: the query's, when already at hand (else the embedder encodes it)."""
         if faiss_index.ntotal == 0:
             return [], []
-        vector = (self._embedder().query(query) if vector is None else vector).reshape(1, -1).astype(np.float32)
-        vector /= max(float(np.linalg.norm(vector)), 1e-12)
-        with self._lock:
-            self._vectors[query] = vector
-            while len(self._vectors) > QUERY_VECTORS_KEPT:
-                self._vectors.popitem(last=False)
+        vector = self.encoded(query, vector)
         with one_faiss_thread():
             return nearest(faiss_index, vector, n, allowed)
+
+    def encoded(self, query: str, at_hand: np.ndarray | None = None) -> np.ndarray:
+        """The query's unit vector, encoded once: a search of the same text among other rows (the acts' own list)
+        on another worker waits for the encoding under way instead of encoding again; ``at_hand``: the encoder's
+        vector when it already had one."""
+        if at_hand is not None:
+            vector = at_hand.reshape(1, -1).astype(np.float32)
+            vector /= max(float(np.linalg.norm(vector)), 1e-12)
+            with self._lock:
+                self._keep(query, vector)
+            return vector
+        with self._lock:
+            vector = self._vectors.get(query)
+            if vector is not None:
+                self._vectors.move_to_end(query)
+                return vector
+            encoding = self._encoding.get(query)
+            owner = encoding is None
+            if owner:
+                encoding = self._encoding[query] = Future()
+        if not owner:
+            return encoding.result()
+        try:
+            vector = self._embedder().query(query).reshape(1, -1).astype(np.float32)
+            vector /= max(float(np.linalg.norm(vector)), 1e-12)
+        except Exception as error:
+            with self._lock:
+                self._encoding.pop(query, None)
+            encoding.set_exception(error)
+            raise
+        with self._lock:
+            self._keep(query, vector)
+            self._encoding.pop(query, None)
+        encoding.set_result(vector)
+        return vector
+
+    def _keep(self, query: str, vector: np.ndarray) -> None:
+        """Keep a query's vector for the floor (the caller holds the lock)."""
+        self._vectors[query] = vector
+        self._vectors.move_to_end(query)
+        while len(self._vectors) > QUERY_VECTORS_KEPT:
+            self._vectors.popitem(last=False)
 
 
 def nearest(index, vector: np.ndarray, n: int, allowed: np.ndarray | None) -> tuple[list[int], list[float]]:

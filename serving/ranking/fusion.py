@@ -41,6 +41,21 @@ def rrf_fuse(
     return [(item, score, sources[item]) for item, score in _best_first(scores)]
 
 
+def rrf_fuse_head(
+    rankings: dict[str, list[int]], head: int, weights: dict[str, float] | None = None
+) -> list[tuple[int, float, list[str]]]:
+    """:func:`rrf_fuse` whose first items do not depend on how deep the lists go: the lists' first ``head`` items,
+    fused, give the order of every item they hold (what a search for the first ten hits ranks); the items only
+    deeper lists reach follow in the whole lists' fused order, scored no higher than the last before them."""
+    if all(len(ranking) <= head for ranking in rankings.values()):
+        return rrf_fuse(rankings, weights=weights)
+    first = rrf_fuse({name: ranking[:head] for name, ranking in rankings.items()}, weights=weights)
+    held = {item for item, _, _ in first}
+    floor = first[-1][1] if first else float("inf")
+    rest = [(item, min(score, floor), lists) for item, score, lists in rrf_fuse(rankings, weights=weights)]
+    return first + [entry for entry in rest if entry[0] not in held]
+
+
 def _best_first(scores: dict[int, float]) -> list[tuple[int, float]]:
     """(item, score) by score descending, ties by item ascending: two stable C-keyed sorts instead of a tuple key
     per item (reverse=True keeps equal scores in item order)."""
@@ -89,7 +104,7 @@ def entity_coverage(understanding) -> float:
     return inside / total if total else 0.0
 
 
-LIST_ORDER = ("reference", "bm25", "dense", "graph", "routed", "governing")
+LIST_ORDER = ("reference", "bm25", "dense", "graph", "routed", "governing", "acts_bm25", "acts_dense")
 
 
 def ordered_lists(lists: list[str]) -> list[str]:
@@ -157,6 +172,15 @@ class Signals:
     governing: set[str] = field(default_factory=set)  # the citations of the governing acts the layer holds
     part: set[int] = field(default_factory=set)  # their chunks in the part dealing with the question's area
     query_terms: frozenset[str] = frozenset()  # the query's analysed content terms (heading match)
+    # a lay question (serving.ranking.query_lists.QueryLists.lay_question): BM25 and dense among the acts' own
+    # passages joined the fusion, and the fused order stands (the second stage is trained on other questions)
+    lay: bool = False
+
+    def head(self, depth: int) -> None:
+        """Keep each list's first ``depth`` items: what the learned stage reads whatever depth the lists went to."""
+        self.bm25, self.bm25_scores = self.bm25[:depth], self.bm25_scores[:depth]
+        self.dense, self.dense_sims = self.dense[:depth], self.dense_sims[:depth]
+        self.graph = self.graph[:depth]
 
 
 def heading_match(section: str, query_terms: frozenset[str]) -> float:

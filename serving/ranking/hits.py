@@ -31,7 +31,8 @@ class Hit:
     )
     lists: list[str] = described(
         "the ranked lists the hit came from: reference (exact reference), bm25, dense, graph (entity graph), "
-        "routed (the acts a question is about), governing (the act governing a plain question), rerank "
+        "routed (the acts a question is about), governing (the act governing a plain question), acts_bm25 and "
+        "acts_dense (BM25 and dense among the acts' own passages, for a question in lay words), rerank "
         "(cross-encoder)",
         default_factory=list,
     )

@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from mendel.czech.analyzer import analyze
-from serving.ranking.fusion import GRAPH_MIN_SHARE, RRF_WEIGHTS, Signals, entity_coverage, rrf_fuse
+from serving.ranking.fusion import GRAPH_MIN_SHARE, RRF_WEIGHTS, Signals, entity_coverage, rrf_fuse_head
 from serving.ranking.layers import LayerIndex
 from serving.ranking.references import lead_exact
 
@@ -38,6 +38,30 @@ SECTION_NUMBER_RE = re.compile(r"§\s*(\d+)")
 # The governing act's own list (BM25 among its passages) counts as much as BM25 itself: its passages lead.
 GOVERNING_WEIGHT = 1.0
 WORD_RE = re.compile(r"[^\W\d_]+")
+DIGIT_RE = re.compile(r"\d")
+
+
+def heading_lines(section: dict) -> list[str]:
+    """A section's (layer 2) heading: its path, the division lines its text opens with ("HLAVA II", "Vymezení
+    některých pojmů") and the provision's designation with its printed heading ("§ 205", "Krádež"); the wording
+    after them is left out."""
+    lines = [section.get("section") or ""]
+    text = [line.strip() for line in (section.get("text") or "").splitlines()[:HEADING_LINES]]
+    for number, line in enumerate(text):
+        if not line or line.startswith("(") or len(line) > HEADING_CHARS:
+            break
+        lines.append(line)
+        if PROVISION_LINE_RE.match(line):  # the designation: at most its heading follows
+            after = text[number + 1] if number + 1 < len(text) else ""
+            if after and not after.startswith("(") and len(after) <= HEADING_CHARS and not after.endswith(":"):
+                lines.append(after)
+            break
+    return lines
+
+
+HEADING_LINES = 6
+HEADING_CHARS = 80
+PROVISION_LINE_RE = re.compile(r"^(?:§|Čl\.|Článek)\s*\d", re.IGNORECASE)
 
 
 def names_something(query: str) -> bool:
@@ -50,6 +74,29 @@ LEXICON_CHUNKS = 20_000  # passages read for the collection's word forms (a bund
 PART_SECTIONS = 3  # sections of the governing act whose headings match a question best: the part it is about
 # What a term of the lay-to-legal expansion counts in BM25 next to a term the user typed.
 EXPANSION_WEIGHT = 0.5
+# A plain question is answered by an act in force far more often than by a decision telling a story in the same
+# words: BM25 and dense among the acts' own passages (amending acts left out) join the fusion at these weights.
+ACTS_WEIGHTS = {"acts_bm25": 0.5, "acts_dense": 0.5}
+# ... unless the best passage elsewhere is this much nearer the question than the best passage of an act (cosine):
+# then the question asks for a notice or a decision ("Kdo byl jmenován do hodnotící komise pro vodácké přístaviště?")
+ACTS_DENSE_GAP = 0.03
+ACT_CITATION_RE = re.compile(r"^\d{1,4}/\d{4} Sb\.$")
+AMENDING_TITLE_RE = re.compile(r"\bkter(?:ým|ou)\s+se\s+(?:mění|zrušuje|doplňuje)", re.IGNORECASE)
+
+
+@dataclass
+class SectionHeadings:
+    """The headings of some acts' sections (layer 2): term -> the rows whose heading carries it."""
+
+    doc_ids: set[str]
+    rows: dict[str, list[int]]
+    count: int  # sections of these acts
+    size: int  # rows of the layer
+
+    def mask(self, rows) -> np.ndarray:
+        found = np.zeros(self.size, dtype=bool)
+        found[list(rows)] = True
+        return found
 
 
 @dataclass
@@ -127,21 +174,37 @@ class QueryLists:
         them; none when the query names an act or a provision itself (what it names is what it asks about), nor
         when it is about something particular -- an institution, a decision, a place, a name ("stipendium od města
         Kadaň"): a notice or a decision answers that, not the act governing its area."""
-        from mendel.law.acts_table import find_named_acts
-        from mendel.registers.places import find_places
         from serving.query.analyze import routing_text
         from serving.query.governing import governing_acts
 
+        if not self.plain_question(understanding):
+            return []
+        return governing_acts(routing_text(understanding))
+
+    @classmethod
+    def lay_question(cls, understanding) -> bool:
+        """A plain question (:meth:`plain_question`) in words alone: no number, no identifier, no name in capitals
+        ("MUKK/6462/2025", "ELTODO-CITELUM") -- what a person asks about the law, not a search for a document."""
         query = understanding.query
-        if (
+        if DIGIT_RE.search(query) or any(len(w) >= 3 and w.isupper() for w in WORD_RE.findall(query)):
+            return False
+        return cls.plain_question(understanding)
+
+    @staticmethod
+    def plain_question(understanding) -> bool:
+        """A question in plain words: it names no act, provision, institution, decision, place or name -- what
+        an act in force answers, not a notice or a decision about something particular."""
+        from mendel.law.acts_table import find_named_acts
+        from mendel.registers.places import find_places
+
+        query = understanding.query
+        return not (
             any(e.label == "LAW_REF" for e in understanding.entities)
             or understanding.graph_entities()
             or names_something(query)
             or find_named_acts(query)
             or find_places(query)
-        ):
-            return []
-        return governing_acts(routing_text(understanding))
+        )
 
     def governing_rows(
         self, governing, layer: LayerIndex, text: str = ""
@@ -163,28 +226,58 @@ class QueryLists:
         return acts, (part if part.any() else None)
 
     def heading_part(self, text: str, citations: list[str]) -> np.ndarray | None:
-        """The part of the acts ``citations`` a question is about, found by the headings: BM25 over their sections
-        (layer 2: a section's heading with its wording) picks the ``PART_SECTIONS`` best, and their passages are
-        the part (a mask over L3); None without a section layer or a matching section."""
+        """The part of the acts ``citations`` a question is about, found by the headings: their sections (layer 2)
+        whose heading (designation and printed heading) carries the question's words, those rare among the acts'
+        headings counting most and the acts' own names not at all ("trestný" heads half the criminal code); the
+        ``PART_SECTIONS`` best (ties: BM25 over the sections' wording) are the part, their passages a mask over L3.
+        None without a section layer or a section whose heading carries a word of the question."""
         sections = self.layer(2)
         if sections is None or not sections.chunks:
             return None
-        by_citation = self.__dict__.get("_docs_by_citation")
-        if by_citation is None:
-            by_citation = {}
-            for doc_id, doc in self.documents.items():
-                if doc.get("citation"):
-                    by_citation.setdefault(doc["citation"], set()).add(doc_id)
-            self.__dict__["_docs_by_citation"] = by_citation
-        within = sections.mask(set().union(*(by_citation.get(c, set()) for c in citations)))
-        if not within.any():
+        headings = self.section_headings(sections, citations)
+        names = set().union(*(analyze(self.documents[d].get("title") or "") for d in headings.doc_ids), ())
+        wanted = content_terms(text) - names
+        scores: dict[int, float] = {}
+        for term in wanted:
+            rows = headings.rows.get(term, ())
+            for row in rows:
+                scores[row] = scores.get(row, 0.0) + float(np.log(1.0 + headings.count / len(rows)))
+        if not scores:
             return None
+        bm25_rank = {
+            row: rank
+            for rank, row in enumerate(
+                self.bm25_ranking(text, n=len(scores), allowed=headings.mask(scores), layer=sections)
+            )
+        }
+        best = sorted(scores, key=lambda row: (-scores[row], bm25_rank.get(row, len(bm25_rank)), row))[:PART_SECTIONS]
         part = np.zeros(len(self.passages.chunks), dtype=bool)
-        for row in self.bm25_ranking(text, n=PART_SECTIONS, allowed=within, layer=sections):
+        for row in best:
             section = sections.chunks[row]
             label = (section.get("section") or "").rsplit(" > ", 1)[-1].strip().lower()
             part[self.passages.section_chunks.get((section.get("citation"), label), [])] = True
         return part if part.any() else None
+
+    def section_headings(self, sections: LayerIndex, citations: list[str]) -> "SectionHeadings":
+        """The headings of the acts' sections (layer 2), analysed once per act set."""
+        cache = self.__dict__.setdefault("_section_headings", {})
+        key = tuple(sorted(citations))
+        if key not in cache:
+            by_citation = self.__dict__.get("_docs_by_citation")
+            if by_citation is None:
+                by_citation = {}
+                for doc_id, doc in self.documents.items():
+                    if doc.get("citation"):
+                        by_citation.setdefault(doc["citation"], set()).add(doc_id)
+                self.__dict__["_docs_by_citation"] = by_citation
+            doc_ids = set().union(*(by_citation.get(c, set()) for c in citations))
+            within = np.flatnonzero(sections.mask(doc_ids))
+            rows: dict[str, list[int]] = {}
+            for row in within.tolist():
+                for term in set(analyze(" ".join(heading_lines(sections.chunks[row])))):
+                    rows.setdefault(term, []).append(row)
+            cache[key] = SectionHeadings(doc_ids, rows, len(within), len(sections.chunks))
+        return cache[key]
 
     def sections_by_number(self, layer: LayerIndex) -> dict[str, list[tuple[int, list[int]]]]:
         """Act citation -> (§ number, the chunks of that §) for every § of every act in ``layer``, built once."""
@@ -196,6 +289,22 @@ class QueryLists:
                 if m:
                     found.setdefault(citation, []).append((int(m.group(1)), rows))
             cache[layer.layer] = found
+        return cache[layer.layer]
+
+    def act_rows(self, layer: LayerIndex) -> np.ndarray | None:
+        """Mask over ``layer`` of the passages of acts (a Sbírka citation), amending acts left out: their clauses
+        ("v § 205 se slova ... nahrazují") repeat a code's words without saying what it says. Built once; None
+        when the layer holds no act."""
+        cache = self.__dict__.setdefault("_act_rows", {})
+        if layer.layer not in cache:
+            acts = {
+                doc_id
+                for doc_id, doc in self.documents.items()
+                if ACT_CITATION_RE.match(doc.get("citation") or "")
+                and not AMENDING_TITLE_RE.search(doc.get("title") or "")
+            }
+            mask = layer.mask(acts) if acts else None
+            cache[layer.layer] = mask if mask is not None and mask.any() else None
         return cache[layer.layer]
 
     # --- the lay-to-legal bridge ----------------------------------------------------------------------
@@ -256,11 +365,14 @@ class QueryLists:
         dense_pending: Future | None = None,
         bridge: bool = True,
         governing=(),
+        acts: bool = True,
+        lay: bool | None = None,
     ) -> Ranked:
         """One query's fused candidates in one layer (no decomposition, no rerank): weighted RRF of the BM25,
-        dense and (on L3) graph lists, the routed acts' and the ``governing`` acts' own lists, with exact references
-        leading. ``dense_pending``: this query's dense
-        list already started (:meth:`dense_pending`); otherwise it starts here, before the other lists."""
+        dense and (on L3) graph lists, the routed acts' and the ``governing`` acts' own lists and, for a lay
+        question (``lay``, else :meth:`lay_question`) when ``acts``, BM25 and dense among the acts' own passages,
+        with exact references leading. ``dense_pending``: this query's dense list already started
+        (:meth:`dense_pending`); otherwise it starts here, before the other lists."""
         from serving.query.analyze import understand
 
         index = layer or self.passages
@@ -268,6 +380,15 @@ class QueryLists:
         text = found.normalized  # "paragraf 204" is indexed as "§ 204"
         if dense and dense_pending is None:
             dense_pending = self.dense_pending(self.dense_text(found, bridge), n=n, allowed=allowed, layer=index)
+        acts_within = acts_pending = None
+        if acts and index is self.passages and (self.lay_question(found) if lay is None else lay):
+            acts_within = self.act_rows(index)
+            if acts_within is not None and allowed is not None:
+                acts_within = acts_within & allowed
+            if acts_within is not None and not acts_within.any():
+                acts_within = None
+            if acts_within is not None and dense:  # the same query text: encoded once for both dense lists
+                acts_pending = self.dense_pending(self.dense_text(found, bridge), n=n, allowed=acts_within, layer=index)
         expansion = self.legal_expansion(found) if bridge else ""
         signals = Signals(query_terms=content_terms(text))
         signals.bm25, signals.bm25_scores = self.bm25_scored(
@@ -308,7 +429,21 @@ class QueryLists:
         if dense:
             signals.dense, signals.dense_sims = dense_pending.result()
             rankings["dense"] = signals.dense
-        fused = rrf_fuse(rankings, weights=weights)
+        if acts_pending is not None:
+            acts_dense, acts_sims = acts_pending.result()
+            if acts_sims and signals.dense_sims and acts_sims[0] < signals.dense_sims[0] - ACTS_DENSE_GAP:
+                acts_within = None  # a passage elsewhere answers far better: a notice or a decision is asked for
+            else:
+                rankings["acts_dense"] = acts_dense
+                weights["acts_dense"] = ACTS_WEIGHTS["acts_dense"]
+        if acts_within is not None:
+            signals.lay = True
+            rankings["acts_bm25"] = self.bm25_ranking(text, n=n, allowed=acts_within, layer=index, expansion=expansion)
+            weights["acts_bm25"] = ACTS_WEIGHTS["acts_bm25"]
+        # the order of the first hits does not depend on how many are asked for: the lists' first CANDIDATES
+        # decide it, and the learned stage reads the lists that far (a search for 100 hits starts as one for 10)
+        fused = rrf_fuse_head(rankings, CANDIDATES, weights=weights)
+        signals.head(CANDIDATES)
         own, citing = self.reference_tiers(query, allowed=allowed, understanding=found, layer=index)
         signals.citing = set(citing)
         fused = lead_exact(fused, own, citing, n)  # the provision's own section or the decision, then citing chunks

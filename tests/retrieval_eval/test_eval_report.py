@@ -257,6 +257,7 @@ def test_evaluate_bundle_answers_the_grounded_questions_and_reuses_its_report(tm
         "default-learned",
         "default-bridge",
         "default-retype",
+        "default-acts",
     }
     for data in result["variants"].values():
         assert 0.0 <= data["overall"]["recall@10"] <= 1.0

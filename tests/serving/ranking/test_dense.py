@@ -1,5 +1,6 @@
 """The dense list (serving.ranking.dense): a query whose vector is at hand is searched on the calling thread, one to
-encode on a worker, and both give the same list. Random unit vectors, no text."""
+encode on a worker, and both give the same list (random unit vectors, no text); a query is encoded once, however
+many dense lists search it."""
 
 from __future__ import annotations
 
@@ -98,3 +99,39 @@ def test_a_vector_not_at_hand_is_encoded_on_a_worker(index_and_queries):
 def test_an_empty_index_is_never_searched():
     encoder = CachingEncoder({"q": np.ones(DIM, np.float32)})
     assert DenseLists(lambda: encoder).pending(faiss.IndexFlatIP(DIM), "q", 5, None).result() == ([], [])
+
+
+class CountingEmbedder:
+    """Query vectors of a fixed table, counting the encodings (slow enough for two workers to overlap)."""
+
+    def __init__(self):
+        self.calls = 0
+        self.lock = threading.Lock()
+        self.started = threading.Event()
+
+    def query(self, text: str) -> np.ndarray:
+        with self.lock:
+            self.calls += 1
+        self.started.set()
+        threading.Event().wait(0.05)
+        return np.array([1.0, 0.5, 0.0, 0.0], dtype=np.float32)
+
+
+def test_a_query_is_encoded_once_for_its_dense_lists():
+    embedder = CountingEmbedder()
+    lists = DenseLists(lambda: embedder)
+    index = faiss.IndexFlatIP(4)
+    index.add(np.eye(4, dtype=np.float32))
+    acts = np.array([False, True, True, False])
+    try:
+        everything = lists.pending(index, "krádež", 4, None)
+        embedder.started.wait(1)
+        among_acts = lists.pending(index, "krádež", 4, acts)  # while the first worker still encodes
+        assert everything.result()[0][:2] == [0, 1] and among_acts.result()[0] == [1, 2]
+        assert embedder.calls == 1
+        lists.scored(index, "krádež", 2, None)  # searched lately: the kept vector
+        assert embedder.calls == 1 and lists.vector("krádež") is not None
+        lists.scored(index, "podvod", 2, None)
+        assert embedder.calls == 2
+    finally:
+        lists.close()

@@ -167,11 +167,11 @@ def test_institution_query_enters_through_the_graph(searcher):
 
 
 def test_graph_stays_out_of_questions_the_words_answer(searcher):
-    # No entity named in the query (only routed acts): the graph list gets no weight, claims no hit, and the
-    # ranking is the hybrid one.
+    # No entity named in the query (only routed acts): the graph list gets no weight and claims no hit; the hits
+    # are the hybrid's (the routed and governing acts' lists, which graph=False leaves out too, may order them).
     query = "podpora bydlení vyhovující bydlení"
     hits = searcher.search(query, k=5)
-    assert [h.chunk_id for h in hits] == [h.chunk_id for h in searcher.search(query, k=5, graph=False)]
+    assert {h.chunk_id for h in hits} == {h.chunk_id for h in searcher.search(query, k=5, graph=False)}
     assert all("graph" not in h.lists for h in hits)
 
 

@@ -98,7 +98,17 @@ def test_search_shape_and_grounding(client, bundles, corpus):
         assert 1 <= r["page"] <= r["page_end"] <= len(doc["pages"])
         pages_text = "\n\n".join(doc["pages"][r["page"] - 1 : r["page_end"]])
         assert r["text"] in pages_text
-        assert set(r["lists"]) <= {"reference", "bm25", "dense", "graph", "routed", "governing"} and r["lists"]
+        assert set(r["lists"]) <= {
+            "reference",
+            "bm25",
+            "dense",
+            "graph",
+            "routed",
+            "governing",
+            "acts_bm25",
+            "acts_dense",
+        }
+        assert r["lists"]
         assert r["layer"] == 3 and r["rerank_score"] is None and r["subqueries"] == []
         # highlights: the words of the hit that share an index term with the query
         marked = [r["text"][start:end] for start, end in r["highlights"]]

@@ -1,0 +1,147 @@
+"""One query's lists (serving/ranking/query_lists.py): which questions are lay questions, the acts' own passages
+they also search, and first hits that do not depend on how many hits are asked for."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from mendel.core.config import SAMPLE_CORPUS
+from serving.query.analyze import understand
+from serving.ranking.fusion import rrf_fuse, rrf_fuse_head
+from serving.ranking.query_lists import CANDIDATES, QueryLists, heading_lines
+from serving.ranking.search import Searcher
+from tests.support.bundle import EMBEDDER, base_docs, build_bundle
+
+
+@pytest.mark.parametrize(
+    ("question", "lay"),
+    [
+        ("Jaký trest hrozí za krádež?", True),
+        ("Může mi majitel bytu zvýšit nájem a o kolik?", True),
+        ("Co hrozí za rušení nočního klidu?", True),
+        ("MUKK/6462/2025", False),  # a file number: a document is searched for
+        ("výzva k odstranění vozidla 7J1 2989", False),  # a number
+        ("IČ zhotovitele ELTODO-CITELUM", False),  # a name in capitals
+        ("Co říká § 2079 občanského zákoníku?", False),  # names a provision
+        ("Kdy bude v Kadani svoz odpadu?", False),  # names a place
+    ],
+)
+def test_lay_questions(question, lay):
+    assert QueryLists.lay_question(understand(question)) is lay
+
+
+def test_fused_head_does_not_depend_on_how_deep_the_lists_go():
+    shallow = {"bm25": [1, 2, 3, 4], "dense": [4, 5, 1, 6]}
+    deep = {"bm25": [1, 2, 3, 4, 7, 5], "dense": [4, 5, 1, 6, 2, 8]}
+    head = rrf_fuse_head(deep, 4)
+    assert head[:6] == rrf_fuse(shallow)  # the deeper items (2 in dense, 5 in bm25) leave the order alone
+    assert [item for item, _, _ in head[6:]] == [7, 8]  # only deeper lists reach these
+    assert [score for _, score, _ in head] == sorted((score for _, score, _ in head), reverse=True)
+    assert rrf_fuse_head(shallow, 4) == rrf_fuse(shallow)
+
+
+# --- over a bundle with acts and more decisions than one list holds ----------------------------------------------
+
+DECISIONS = 8  # whole decisions of courts/ns_decisions_sample.jsonl: hundreds of passages, lists deeper than 50
+
+
+def _decisions() -> list[dict]:
+    lines = (SAMPLE_CORPUS / "courts" / "ns_decisions_sample.jsonl").read_text(encoding="utf-8").splitlines()
+    docs = []
+    for line in lines[:DECISIONS]:
+        record = json.loads(line)
+        docs.append(
+            {
+                "doc_id": record["ecli"] + "#whole",
+                "title": record["title"],
+                "source": "nsoud",
+                "doc_type": "decision",
+                "citation": record["case_number"],
+                "url": record["url"],
+                "published": record["decision_date"],
+                "pages": [record["full_text"]],
+            }
+        )
+    return docs
+
+
+@pytest.fixture(scope="module")
+def searcher(tmp_path_factory, corpus):
+    amending = {
+        "doc_id": "/eli/cz/sb/2025/999",
+        "title": "Zákon, kterým se mění zákon o zbraních a střelivu",
+        "source": "esbirka",
+        "doc_type": "law",
+        "citation": "999/2025 Sb.",
+        "url": "https://www.e-sbirka.cz/sb/2025/999",
+        "published": "2025-12-01",
+        "pages": ["Čl. I\nV § 10 zákona č. 90/2024 Sb. se slova „18 let“ nahrazují slovy „21 let“."],
+    }
+    docs = base_docs(corpus) + _decisions() + [amending]
+    return Searcher.latest(build_bundle(tmp_path_factory.mktemp("bundles"), docs).parent, embedder=EMBEDDER)
+
+
+def test_act_rows_hold_the_acts_and_leave_out_amending_acts_and_decisions(searcher):
+    rows = searcher.act_rows(searcher.passages)
+    held = {searcher.chunks[i]["citation"] for i in range(len(searcher.chunks)) if rows[i]}
+    assert "175/2025 Sb." in held and "999/2025 Sb." not in held
+    assert not any(searcher.chunks[i]["source"] == "nsoud" for i in range(len(searcher.chunks)) if rows[i])
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["Nejvyšší soud rozhodl o dovolání", "dovolání odmítnuto", "Jaká je náhrada za jízdu autem?", "soud žalobce"],
+)
+def test_first_hits_do_not_depend_on_k(searcher, query):
+    assert len(searcher.dense_ranking(query, n=200)) > CANDIDATES  # the lists go deeper than a search for 10
+    ten = searcher.search(query, k=10)
+    hundred = searcher.search(query, k=100)
+    assert len(hundred) > CANDIDATES
+    assert [(h.chunk_id, h.lists) for h in ten] == [(h.chunk_id, h.lists) for h in hundred[:10]]
+
+
+def test_a_lay_question_also_searches_the_acts_and_keeps_its_fused_order(searcher):
+    query = "Jaká je náhrada za jízdu autem?"
+    trace: list = []
+    hits = searcher.search(query, k=10, trace=trace)
+    fused, ranked, _ = trace[0]
+    assert ranked.signals.lay and {"acts_bm25", "acts_dense"} <= {name for _, _, lists in fused for name in lists}
+    assert [h.chunk_id for h in hits] == [searcher.chunks[item]["chunk_id"] for item, _, _ in fused[:10]]
+    without = searcher.search(query, k=10, acts=False)
+    assert all(not {"acts_bm25", "acts_dense"} & set(h.lists) for h in without)
+    assert hits[0].source == "esbirka"
+
+
+@pytest.mark.parametrize(
+    ("text", "heading"),
+    [
+        ("§ 205\nKrádež\n(1) Kdo si přisvojí cizí věc", ["§ 205", "Krádež"]),
+        ("§ 2286\n(1) Výpověď nájmu vyžaduje písemnou formu", ["§ 2286"]),
+        ("HLAVA II\nVymezení některých pojmů\n§ 2\nVyhovující bydlení\nVyhovujícím bydlením se", None),
+        ("§ 4\nPodpůrná opatření v bydlení\nPodpůrnými opatřeními podle tohoto zákona jsou", None),
+        ("§ 5\nPotřebným se pro účely tohoto zákona rozumí osoba, u které je v evidenci podpory bydlení", ["§ 5"]),
+    ],
+)
+def test_heading_lines_leave_the_wording_out(text, heading):
+    lines = heading_lines({"section": "ČÁST PRVNÍ", "text": text})
+    expected = heading or [line for line in text.splitlines()[:-1]]
+    assert lines == ["ČÁST PRVNÍ"] + expected
+
+
+@pytest.fixture(scope="module")
+def layered(tmp_path_factory, corpus):
+    return Searcher.latest(
+        build_bundle(tmp_path_factory.mktemp("layered"), base_docs(corpus), layers=True).parent, embedder=EMBEDDER
+    )
+
+
+def test_the_part_of_an_act_is_where_its_headings_carry_the_question(layered):
+    part = layered.heading_part("kdo je podporovaná osoba", ["175/2025 Sb."])
+    sections = {layered.chunks[row]["section"].rsplit(" > ", 1)[-1] for row in np.flatnonzero(part)}
+    assert "§ 7" in sections  # "§ 7 Podporovaná osoba"
+    # words only the sections' wording holds, or only the act's name ("bydlení"), choose no part
+    assert layered.heading_part("pro účely tohoto zákona", ["175/2025 Sb."]) is None
+    assert layered.heading_part("podpora bydlení", ["175/2025 Sb."]) is None
