@@ -381,9 +381,10 @@ def evaluate(paths: Iterable[Path] | None = None, norms: LawNorms | None = None)
     return result
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="*", type=Path, help="export files (default: every file of the sample)")
+def run_scorer(argv: list[str] | None, evaluate, format_report, paths_help: str) -> int:
+    """The command line of a court-list scorer (this one, ``ns_header_gold``): files, ``--json``, ``--misses``."""
+    parser = argparse.ArgumentParser(description=sys.modules[evaluate.__module__].__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="*", type=Path, help=paths_help)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", type=int, default=3, help="examples shown per kind of miss")
     args = parser.parse_args(argv)
@@ -393,6 +394,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(format_report(result, examples=args.misses))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_scorer(argv, evaluate, format_report, "export files (default: every file of the sample)")
 
 
 if __name__ == "__main__":

@@ -21,9 +21,7 @@ per agenda, register and category and for the most listed acts, and the misses b
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import json
 import re
 import sys
 from collections.abc import Iterable
@@ -31,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mendel.core.config import SAMPLE_CORPUS
-from ner_eval.court_metadata import MISS_KINDS, CourtScore, LawNorms, Pair, Tally, score_decisions
+from ner_eval.court_metadata import MISS_KINDS, CourtScore, LawNorms, Pair, Tally, run_scorer, score_decisions
 
 DECISIONS_DIR = SAMPLE_CORPUS / "courts" / "ns_full"
 COURT = "Nejvyšší soud"
@@ -272,17 +270,7 @@ def format_report(result: HeldOut, examples: int = 3) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="*", type=Path, help="decision files (default: every file of ns_full)")
-    parser.add_argument("--json", action="store_true")
-    parser.add_argument("--misses", type=int, default=3, help="examples shown per kind of miss")
-    args = parser.parse_args(argv)
-    result = evaluate(args.paths or None)
-    if args.json:
-        print(json.dumps(result.as_dict(examples=args.misses), ensure_ascii=False, indent=1))
-    else:
-        print(format_report(result, examples=args.misses))
-    return 0
+    return run_scorer(argv, evaluate, format_report, "decision files (default: every file of ns_full)")
 
 
 if __name__ == "__main__":
