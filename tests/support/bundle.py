@@ -87,22 +87,30 @@ def load_corpus() -> list[dict]:
                 "original": (SAMPLE_CORPUS / "esbirka" / "pdf" / f"{pdf}.pdf", "application/pdf"),
             }
         )
-    with (SAMPLE_CORPUS / "courts" / "ns_decisions_sample.jsonl").open(encoding="utf-8") as handle:
-        for line in list(handle)[:DECISIONS]:
-            record = json.loads(line)
-            docs.append(
-                {
-                    "doc_id": record["ecli"],
-                    "title": record["title"],
-                    "source": "nsoud",
-                    "doc_type": "decision",
-                    "citation": record["case_number"],
-                    "url": record["url"],
-                    "published": record["decision_date"],
-                    "pages": [record["full_text"][:DECISION_CHARS]],
-                    "original": (record["full_text"].encode(), "text/plain; charset=utf-8"),
-                }
-            )
+    return docs + ns_decision_docs(DECISIONS, chars=DECISION_CHARS)
+
+
+def ns_decision_docs(count: int, *, chars: int | None = None, id_suffix: str = "", original: bool = True) -> list[dict]:
+    """The first ``count`` decisions of courts/ns_decisions_sample.jsonl as corpus documents: their text cut to
+    ``chars`` (whole when None), ``id_suffix`` after the ECLI (another copy beside the corpus's), with the
+    original bytes or without."""
+    lines = (SAMPLE_CORPUS / "courts" / "ns_decisions_sample.jsonl").read_text(encoding="utf-8").splitlines()
+    docs = []
+    for line in lines[:count]:
+        record = json.loads(line)
+        doc = {
+            "doc_id": record["ecli"] + id_suffix,
+            "title": record["title"],
+            "source": "nsoud",
+            "doc_type": "decision",
+            "citation": record["case_number"],
+            "url": record["url"],
+            "published": record["decision_date"],
+            "pages": [record["full_text"][:chars]],
+        }
+        if original:
+            doc["original"] = (record["full_text"].encode(), "text/plain; charset=utf-8")
+        docs.append(doc)
     return docs
 
 

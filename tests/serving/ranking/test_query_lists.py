@@ -3,17 +3,14 @@ they also search, and first hits that do not depend on how many hits are asked f
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
-from mendel.core.config import SAMPLE_CORPUS
 from serving.query.analyze import understand
 from serving.ranking.fusion import rrf_fuse, rrf_fuse_head
 from serving.ranking.query_lists import CANDIDATES, QueryLists, heading_lines
 from serving.ranking.search import Searcher
-from tests.support.bundle import EMBEDDER, base_docs, build_bundle
+from tests.support.bundle import EMBEDDER, base_docs, build_bundle, ns_decision_docs
 
 
 @pytest.mark.parametrize(
@@ -48,26 +45,6 @@ def test_fused_head_does_not_depend_on_how_deep_the_lists_go():
 DECISIONS = 8  # whole decisions of courts/ns_decisions_sample.jsonl: hundreds of passages, lists deeper than 50
 
 
-def _decisions() -> list[dict]:
-    lines = (SAMPLE_CORPUS / "courts" / "ns_decisions_sample.jsonl").read_text(encoding="utf-8").splitlines()
-    docs = []
-    for line in lines[:DECISIONS]:
-        record = json.loads(line)
-        docs.append(
-            {
-                "doc_id": record["ecli"] + "#whole",
-                "title": record["title"],
-                "source": "nsoud",
-                "doc_type": "decision",
-                "citation": record["case_number"],
-                "url": record["url"],
-                "published": record["decision_date"],
-                "pages": [record["full_text"]],
-            }
-        )
-    return docs
-
-
 @pytest.fixture(scope="module")
 def searcher(tmp_path_factory, corpus):
     amending = {
@@ -80,7 +57,7 @@ def searcher(tmp_path_factory, corpus):
         "published": "2025-12-01",
         "pages": ["Čl. I\nV § 10 zákona č. 90/2024 Sb. se slova „18 let“ nahrazují slovy „21 let“."],
     }
-    docs = base_docs(corpus) + _decisions() + [amending]
+    docs = base_docs(corpus) + ns_decision_docs(DECISIONS, id_suffix="#whole", original=False) + [amending]
     return Searcher.latest(build_bundle(tmp_path_factory.mktemp("bundles"), docs).parent, embedder=EMBEDDER)
 
 
