@@ -1,7 +1,8 @@
 """Retrieval quality of the bundle just published: the ablations on the dev questions (tuned on), with the report
-and plot in the asset's metadata, and the blind questions (never tuned on) with a non-blocking check that the new
-bundle's default search did not lose recall@10 or MRR on them against the bundle live before it. Nothing depends
-on it, so a failure here is recorded on the run without touching the bundle that serving already uses."""
+and plot in the asset's metadata, and a non-blocking check that the new bundle's default search did not lose
+recall@10 or MRR on them against the bundle live before it. The blind sets are never run here: they are evaluated
+once per release (``python -m retrieval_eval.release``), so no night's figure can steer tuning. Nothing depends on
+this asset, so a failure here is recorded on the run without touching the bundle that serving already uses."""
 
 import base64
 import functools
@@ -19,12 +20,11 @@ from dagster import (
 
 from assets.index.bundle import index_bundle
 from orchestration.resources import MendelResource
-from retrieval_eval import BLIND_QUESTIONS, DEV_QUESTIONS
+from retrieval_eval import DEV_QUESTIONS
 from retrieval_eval.report import ablation_table
 from retrieval_eval.retrieval import WATCHED, evaluate_bundle, previous_result, regressions
 
-BLIND_CHECK = "blind_no_regression"
-BLIND_VARIANTS = ("bm25", "dense", "default")
+DEV_CHECK = "dev_no_regression"
 
 PLOT_NAME = "main_variants.png"
 
@@ -40,24 +40,23 @@ def _inline_png(path: Path, alt: str) -> str:
     deps=[index_bundle],
     check_specs=[
         AssetCheckSpec(
-            BLIND_CHECK,
+            DEV_CHECK,
             asset="retrieval_evaluation",
             blocking=False,
-            description="the default search's recall@10 and MRR on the blind questions are "
+            description="the default search's recall@10 and MRR on the dev questions are "
             "not lower than on the bundle live before this one",
         )
     ],
     description="Recall@k, MRR, nDCG@10 and latency of every search variant (BM25, dense, hybrid, fast paths, "
-    "graph, the default) on the dev questions the published bundle can answer, and of BM25, dense "
-    "and the default on the blind questions; the markdown reports and PNG plots are written under "
-    "$MENDEL_HOME/reports/retrieval/<bundle version>/<set>/.",
+    "graph, the default) on the dev questions the published bundle can answer; the markdown report and PNG "
+    "plots are written under $MENDEL_HOME/reports/retrieval/<bundle version>/dev/.",
 )
 def retrieval_evaluation(context: AssetExecutionContext, mendel: MendelResource) -> MaterializeResult:
     from serving.ranking.search import Searcher
 
     settings = mendel.settings()
     reports_dir = settings.home / "reports" / "retrieval"
-    # one load for both sets, and none when both reports of the live bundle are written already
+    # loaded only when the live bundle's report is not written yet
     searcher = functools.cache(lambda: Searcher.latest(settings.bundles_dir, embedder=mendel.get_embedder()))
     summary = evaluate_bundle(settings.bundles_dir, DEV_QUESTIONS, reports_dir, label="dev", searcher=searcher)
     result = summary["result"]
@@ -67,11 +66,10 @@ def retrieval_evaluation(context: AssetExecutionContext, mendel: MendelResource)
         "questions_skipped": len(summary["skipped"]),
         "reused": summary["reused"],
     }
-    blind, blind_metadata = _blind_check(reports_dir, settings.bundles_dir, searcher)
-    metadata.update(blind_metadata)
+    check = _regression_check(reports_dir, summary)
     if result is None:
         context.log.warning("no dev question is grounded in bundle %s; nothing evaluated", summary["bundle"])
-        return MaterializeResult(metadata={**metadata, "evaluated": False, "questions": 0}, check_results=[blind])
+        return MaterializeResult(metadata={**metadata, "evaluated": False, "questions": 0}, check_results=[check])
     if summary["skipped"]:
         context.log.info(
             "%d dev gold items are not in this bundle (first: %s)", len(summary["skipped"]), summary["skipped"][0]
@@ -89,7 +87,7 @@ def retrieval_evaluation(context: AssetExecutionContext, mendel: MendelResource)
     plot = Path(summary["report_dir"]) / PLOT_NAME
     if plot.exists():
         metadata["plot"] = MetadataValue.md(_inline_png(plot, "recall@10 and MRR per variant"))
-    return MaterializeResult(metadata=metadata, check_results=[blind])
+    return MaterializeResult(metadata=metadata, check_results=[check])
 
 
 def _headline(result: dict, prefix: str = "") -> dict[str, float]:
@@ -101,25 +99,22 @@ def _headline(result: dict, prefix: str = "") -> dict[str, float]:
     }
 
 
-def _blind_check(reports_dir: Path, bundles_dir: Path, searcher) -> tuple[AssetCheckResult, dict]:
-    """The blind set's figures for the asset's metadata and the regression check against the bundle live before."""
-    summary = evaluate_bundle(
-        bundles_dir, BLIND_QUESTIONS, reports_dir, variants=BLIND_VARIANTS, label="blind", searcher=searcher
-    )
+def _regression_check(reports_dir: Path, summary: dict) -> AssetCheckResult:
+    """The dev figures of the default search against the bundle live before this one."""
     result = summary["result"]
     if result is None:
         return AssetCheckResult(
-            check_name=BLIND_CHECK,
+            check_name=DEV_CHECK,
             passed=True,
             severity=AssetCheckSeverity.WARN,
-            metadata={"questions": 0, "note": "no blind question is grounded in this bundle"},
-        ), {}
-    figures = _headline(result)
+            description="no dev question is grounded in this bundle: nothing to compare",
+            metadata={"questions": 0},
+        )
     check_metadata = {
         "questions": result["questions"],
-        **{key: value for key, value in figures.items() if key.endswith(" default")},
+        **{key: value for key, value in _headline(result).items() if key.endswith(" default")},
     }
-    before = previous_result(reports_dir, summary["bundle"], "blind")
+    before = previous_result(reports_dir, summary["bundle"], "dev")
     lost = regressions(result, before[1]) if before else {}
     if lost:
         description = "lower than the bundle live before it: " + ", ".join(
@@ -128,15 +123,14 @@ def _blind_check(reports_dir: Path, bundles_dir: Path, searcher) -> tuple[AssetC
     elif before:
         description = "not lower than the bundle live before it"
     else:
-        description = "no earlier bundle's blind figures to compare"
+        description = "no earlier bundle's dev figures to compare"
     if before:
         check_metadata["compared_with"] = before[0]
         check_metadata.update({f"{metric} default before": was for metric, (was, _) in lost.items()})
-    check = AssetCheckResult(
-        check_name=BLIND_CHECK,
+    return AssetCheckResult(
+        check_name=DEV_CHECK,
         passed=not lost,
         severity=AssetCheckSeverity.WARN,
         description=description,
         metadata=check_metadata,
     )
-    return check, {**_headline(result, prefix="blind "), "blind questions": result["questions"]}

@@ -55,7 +55,7 @@ def test_first_run_builds_every_stage(nightly):
         "extraction_quality_soft": True,
         "data_invariants": True,
         "crawl_failures": True,
-        "blind_no_regression": True,
+        "dev_no_regression": True,
     }
 
     assert assets["nsoud_documents"]["stored"] >= 1

@@ -325,15 +325,16 @@ def test_asset_materializes_on_a_small_bundle(tmp_path, tiny_docs):
     assert isinstance(metadata["recall@10 default"], float) and isinstance(metadata["mrr bm25"], float)
     assert metadata["plot"].startswith("![recall@10 and MRR per variant](data:image/png;base64,")
     assert Path(metadata["report"]).exists() and Path(metadata["report"]).is_relative_to(tmp_path / "reports")
-    # the blind set is reported too, and its regression check has nothing earlier to compare with
+    # the dev regression check has nothing earlier to compare with; the blind sets are never run by the nightly
     (check,) = result.get_asset_check_evaluations()
-    assert check.check_name == "blind_no_regression" and check.passed
-    assert metadata["blind questions"] >= 1 and isinstance(metadata["blind mrr default"], float)
+    assert check.check_name == "dev_no_regression" and check.passed
+    assert not any("blind" in key for key in metadata)
+    assert not (tmp_path / "reports" / "retrieval" / Path(metadata["report"]).parent.parent.name / "blind").exists()
 
-    # a bundle live before this one that scored higher on the blind set (above any real figure, as the tiny bundle
+    # a bundle live before this one that scored higher on the dev set (above any real figure, as the tiny bundle
     # may answer everything): the (non-blocking) check fails
     version = Path(metadata["report"]).parent.parent.name
-    earlier = tmp_path / "reports" / "retrieval" / "20000101T000000000000Z" / "blind"
+    earlier = tmp_path / "reports" / "retrieval" / "20000101T000000000000Z" / "dev"
     earlier.mkdir(parents=True)
     (earlier / RESULTS_NAME).write_text(
         json.dumps({"variants": {"default": {"overall": {"recall@10": 1.01, "mrr": 1.01}}}}), encoding="utf-8"
@@ -356,7 +357,7 @@ def test_asset_materializes_on_a_small_bundle(tmp_path, tiny_docs):
         ({"mrr": 0.80}, {"recall@10": 0.5, "mrr": 0.70}, {"mrr": (0.80, 0.70)}),  # a figure not stored before
     ],
 )
-def test_blind_regressions_compare_the_default_with_the_bundle_before(before, now, lost):
+def test_regressions_compare_the_default_with_the_bundle_before(before, now, lost):
     from retrieval_eval.retrieval import regressions
 
     as_result = lambda figures: {"variants": {"default": {"overall": figures}}}  # noqa: E731

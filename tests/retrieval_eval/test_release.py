@@ -1,0 +1,61 @@
+"""The release evaluation's bookkeeping: the blind sets once per commit, the side-by-side table. No bundle and no
+search here (the evaluation itself is retrieval_eval.retrieval's, tested there)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from retrieval_eval import release
+from retrieval_eval.release import SETS, already_released, headline, side_by_side
+
+
+def _log(tmp_path, *entries):
+    path = tmp_path / "releases.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "entries, commit, found",
+    [
+        ((), "abc", False),
+        (({"commit": "abc", "blind": True, "date": "2026-12-04", "bundle": "B"},), "abc", True),
+        (({"commit": "abc", "blind": True, "date": "2026-12-04", "bundle": "B"},), "def", False),
+        (({"commit": "abc", "blind": False, "date": "2026-12-04", "bundle": "B"},), "abc", False),
+    ],
+)
+def test_a_commit_is_released_once(tmp_path, entries, commit, found):
+    assert (already_released(_log(tmp_path, *entries), commit) is not None) is found
+
+
+def test_a_second_blind_evaluation_of_a_commit_is_refused(tmp_path, monkeypatch, capsys):
+    log = _log(tmp_path, {"commit": "abc", "blind": True, "date": "2026-12-04", "bundle": "B"})
+    monkeypatch.setattr(release, "git_commit", lambda: ("abc", False))
+    assert release.main(["--log", str(log), "--bundles", str(tmp_path)]) == 2
+    assert "once per release" in capsys.readouterr().err
+    monkeypatch.setattr(release, "git_commit", lambda: ("new", True))
+    assert release.main(["--log", str(log), "--bundles", str(tmp_path)]) == 2  # uncommitted changes
+    assert "commit or stash" in capsys.readouterr().err
+
+
+def test_every_set_file_named_exists_but_the_optional_dev_sets():
+    missing = [s.file for s in SETS if not s.path.is_file()]
+    assert set(missing) <= {"dev_absent.jsonl"}
+    assert {s.role for s in SETS} == {"dev", "held-out", "blind"}
+
+
+def test_headline_and_table_carry_forms_components_and_admissions():
+    overall = {"default": (0.9, 0.8), "bm25": (0.7, 0.5), "dense": (0.6, 0.4), "hybrid": (0.8, 0.6)}
+    result = {
+        "questions": 10,
+        "variants": {v: {"overall": {"recall@10": r, "mrr": m}} for v, (r, m) in overall.items()},
+        "forms": {"ascii": {"variants": {"default": {"overall": {"recall@10": 0.88, "mrr": 0.79}}}}},
+        "not_in_collection": {"admitted": 4, "questions": 5},
+    }
+    figures = headline(result)
+    assert figures["recall@10"] == 0.9 and figures["ascii"] == [0.88, 0.79] and figures["bm25"] == [0.7, 0.5]
+    (row,) = side_by_side([(SETS[-1], figures)])[2:]
+    assert "**0.900 / 0.800**" in row and "0.880 / 0.790" in row and "4 of 5 (0.80)" in row
+    assert row.count("–") == 1  # no slips form
