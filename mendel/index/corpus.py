@@ -83,6 +83,18 @@ def _without_repeats(text: str, title: str, boilerplate: frozenset[str]) -> str:
     return "\n".join(kept)
 
 
+# A summary that is a run of labelled fields ("Soud: … Jednací číslo: … ECLI: … Datum vydání: …", the lower courts'
+# and many NS decisions' opening header): it restates what the citation and title already give, in every passage.
+_FIELD_LABEL = re.compile(r"(?:^|\s)[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ][a-záčďéěíňóřšťúůýž]+(?: [a-záčďéěíňóřšťúůýž]+){0,4}:\s")
+FIELD_LIST_MIN_LABELS = 3
+
+
+def is_field_list(summary: str) -> bool:
+    """Whether ``summary`` opens with a labelled field and holds at least ``FIELD_LIST_MIN_LABELS`` of them."""
+    first = _FIELD_LABEL.match(summary)
+    return bool(first) and len(_FIELD_LABEL.findall(summary)) >= FIELD_LIST_MIN_LABELS
+
+
 def dense_text(
     citation: str | None,
     title: str,
@@ -93,10 +105,11 @@ def dense_text(
 ) -> str:
     """What the encoder reads of a chunk: its contextual text less what only costs tokens — web addresses (a
     third of a notice's tokens, meaningless to the model), the document summary where the chunk already
-    holds it (a one-passage notice's summary is its own opening), a line repeating the title of the head, and
-    the lines of ``boilerplate`` (whitespace-normalised). BM25 keeps the whole contextual text."""
+    holds it (a one-passage notice's summary is its own opening) or where it is only a header of labelled fields
+    (:func:`is_field_list`: ~9 % of the collection's tokens, all in decisions), a line repeating the title of the
+    head, and the lines of ``boilerplate`` (whitespace-normalised). BM25 keeps the whole contextual text."""
     summary = document_summary
-    if summary and _words(summary.rstrip("…")) in _words(text):
+    if summary and (is_field_list(summary) or _words(summary.rstrip("…")) in _words(text)):
         summary = ""
     text = contextual_text(citation, title, section, summary, _without_repeats(text, title, boilerplate))
     if "http" not in text:  # what the two patterns remove starts with a web address

@@ -3,7 +3,7 @@ less a document summary the chunk already holds; BM25 keeps the whole contextual
 
 import pytest
 
-from mendel.index.corpus import ChunkRecord, contextual_text, dense_text
+from mendel.index.corpus import ChunkRecord, contextual_text, dense_text, is_field_list
 
 NOTICE = (
     "Název: VEŘEJNÁ VYHLÁŠKA, oznámení o možnosti převzít písemnost - MORARU Liudmyla\n"
@@ -20,6 +20,32 @@ ACT_SUMMARY = (
     "OBECNÁ USTANOVENÍ § 1 Předmět úpravy (1) Tento zákon upravuje společná pravidla výkonu státní správy voleb…"
 )
 
+DECISION_HEADER = (
+    "Soud: Krajský soud v Brně Jednací číslo: 13 Co 204/2024-650 ECLI: ECLI:CZ:KSBR:2025:13.Co.204.2024.1 "
+    "Datum vydání: 2025-06-26 Datum zveřejnění…"
+)
+DECISION_PROSE = (
+    "K odvolání žalobkyně Městský soud v Praze (dále jen „odvolací soud“) rozsudkem ze dne 10. 6. 2020, č. j. "
+    "11 Co 414/2019-160, rozsudek soudu…"
+)
+DECISION_TEXT = "Odvolací soud přezkoumal napadený rozsudek a dospěl k závěru, že odvolání není důvodné."
+
+
+@pytest.mark.parametrize(
+    "summary, labels",
+    [
+        (DECISION_HEADER, True),
+        ("Soud: Nejvyšší soud Datum rozhodnutí: 12. 3. 2024 Spisová značka: 23 Cdo 2700/2023", True),
+        (NOTICE_SUMMARY, False),  # two fields: a notice's title and date stay
+        ("Heslo: Hlavní líčení Kategorie rozhodnutí: A Publikováno ve sbírce pod číslem: 45 / 2011", True),
+        (DECISION_PROSE, False),
+        ("Odůvodnění: 1/ Ve shora specifikované věci Krajský soud v Českých Budějovicích", False),
+        ("Vláda nařizuje podle § 5: Sazba činí 5,90 Kč. Poznámka: viz příloha. Účinnost: dnem vyhlášení", False),
+    ],
+)
+def test_a_summary_of_labelled_fields_is_a_header(summary, labels):
+    assert is_field_list(summary) is labels
+
 
 @pytest.mark.parametrize(
     "summary, text, kept, dropped",
@@ -33,6 +59,10 @@ ACT_SUMMARY = (
         ),
         # an act's passage: the act's summary is context the passage does not hold
         (ACT_SUMMARY, ACT_TEXT, [ACT_SUMMARY, ACT_TEXT], []),
+        # a decision whose summary is its header of labelled fields: the head already names court and file number
+        (DECISION_HEADER, DECISION_TEXT, [DECISION_TEXT], ["ECLI:CZ:KSBR", "Datum vydání"]),
+        # a decision whose summary is prose keeps it in every passage
+        (DECISION_PROSE, DECISION_TEXT, [DECISION_PROSE, DECISION_TEXT], []),
         # a web address inside a sentence goes, the sentence stays
         (
             "",
