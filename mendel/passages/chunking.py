@@ -1,7 +1,8 @@
 """Chunks in three layers: L1 the document, L2 its sections, L3 passages of about 500 characters. An L3 chunk prefers
 to start at a heading (``§ 5``, ``Čl. II``), else it ends at the sentence boundary nearest the target size; an L2
 chunk is a run of passages that share a section path. Every chunk keeps its pages, section path, character offsets
-into the document text and its parent in the layer above.
+into the document text and its parent in the layer above. A passage's section is the one open where it starts, save
+one that opens a division with a § / čl. after its headings: that provision's.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 from dataclasses import dataclass, replace
 
 from mendel.extract.model import join_pages, page_at
-from mendel.extract.sections import find_headings, section_paths
+from mendel.extract.sections import HEADING_LEVELS, HEADING_RE, find_headings, heading_kind, section_paths
 
 SENTENCE_END_RE = re.compile(r"[.;:!?][)\"”]?\s+(?=[\(\"„A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ0-9§a-z])")
 NEWLINE_RE = re.compile(r"\n")
@@ -56,6 +57,38 @@ def _best_end(text: str, pos: int, heading_offsets: list[int], target: int, min_
     return pos + space + 1 if space > 0 else limit
 
 
+_PROVISION_KINDS = frozenset({"§", "Čl."})
+_DIVISION_KINDS = frozenset(kind for kind, level in HEADING_LEVELS.items() if level < HEADING_LEVELS["§"]) - {"PŘÍLOHA"}
+
+
+def _kind_of(path: str) -> str | None:
+    """The kind of the heading that opens the section at ``path`` (its last label); None for a generic heading."""
+    label = path.rsplit(" > ", 1)[-1]
+    return heading_kind(label) if HEADING_RE.match(label) else None
+
+
+def _passage_section(paths: list[tuple[int, str]], path_offsets: list[int], start: int, end: int) -> str:
+    """The section path of the passage text[start:end]: the section open where it starts; but a passage that
+    begins a division and holds only that division's headings before its first § / čl. (``HLAVA II`` ``OSOBY``
+    ``Díl 1`` ``Všeobecná ustanovení`` ``§ 15`` ``(1) …``) is that provision's: its wording starts there, and
+    citations look a provision up by the end of the path. The headings stay in the text."""
+    index = bisect.bisect_right(path_offsets, start) - 1
+    if index < 0:
+        return ""
+    opened = paths[index][1]
+    if path_offsets[index] != start or _kind_of(opened) not in _DIVISION_KINDS:
+        return opened
+    for offset, path in paths[index + 1 :]:
+        if offset >= end or not path.startswith(opened + " > "):
+            break  # the passage ends first, or the division closes before a provision starts
+        kind = _kind_of(path)
+        if kind in _PROVISION_KINDS:
+            return path
+        if kind is not None and kind not in _DIVISION_KINDS:
+            break  # a příloha: not a division's heading
+    return opened
+
+
 def chunk_pages(
     pages: list[str],
     target: int = 500,
@@ -84,8 +117,6 @@ def chunk_pages(
             end = min(len(text), pos + max_len)
         body = text[pos:end].rstrip()
         if body:
-            # The section a chunk belongs to is the one open where its text starts.
-            index = bisect.bisect_right(path_offsets, pos) - 1
             chunks.append(
                 Chunk(
                     seq=len(chunks),
@@ -93,7 +124,7 @@ def chunk_pages(
                     char_end=pos + len(body),
                     page_start=page_at(page_starts, pos),
                     page_end=page_at(page_starts, pos + len(body) - 1),
-                    section_path=paths[index][1] if index >= 0 else "",
+                    section_path=_passage_section(paths, path_offsets, pos, pos + len(body)),
                     text=body,
                 )
             )

@@ -6,8 +6,8 @@ import pytest
 
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.extract.pdf import ExtractionError, pdf_pages
-from mendel.extract.sections import find_headings
-from mendel.passages.chunking import chunk_pages, join_pages
+from mendel.extract.sections import build_sections, find_headings
+from mendel.passages.chunking import build_layers, chunk_pages, join_pages
 
 PDF = SAMPLE_CORPUS / "esbirka" / "pdf" / "176-2025.pdf"
 
@@ -46,3 +46,94 @@ def test_unreadable_pdfs_raise_with_reason():
         pdf_pages(b"<html>error</html>")
     with pytest.raises(ExtractionError):
         pdf_pages(body[:2000])  # truncated real file
+
+
+# Real text of the acts as the sample corpus's DOCX give it (občanský zákoník 89/2012 Sb., Listina 2/1993 Sb.,
+# Ústava 1/1993 Sb.), heading lines as printed.
+CIVIL_CODE_START = (
+    "ČÁST PRVNÍ\nOBECNÁ ČÁST\nHLAVA I\nPŘEDMĚT ÚPRAVY A JEJÍ ZÁKLADNÍ ZÁSADY\nDíl 1\nSoukromé právo\n§ 1\n"
+    "(1) Ustanovení právního řádu upravující vzájemná práva a povinnosti osob vytvářejí ve svém souhrnu soukromé "
+    "právo. Uplatňování soukromého práva je nezávislé na uplatňování práva veřejného.\n"
+    "(2) Nezakazuje-li to zákon výslovně, mohou si osoby ujednat práva a povinnosti odchylně od zákona; zakázána "
+    "jsou ujednání porušující dobré mravy, veřejný pořádek nebo právo týkající se postavení osob, včetně práva na "
+    "ochranu osobnosti.\n"
+    "§ 2\n(1) Každé ustanovení soukromého práva lze vykládat jenom ve shodě s Listinou základních práv a svobod a "
+    "ústavním pořádkem vůbec, se zásadami, na nichž spočívá tento zákon, jakož i s trvalým zřetelem k hodnotám, "
+    "které se tím chrání."
+)
+CIVIL_CODE_PERSONS = (
+    "§ 14\nSvépomoc\n(1) Každý si může přiměřeným způsobem pomoci k svému právu sám, je-li jeho právo ohroženo a "
+    "je-li zřejmé, že by zásah veřejné moci přišel pozdě.\n"
+    "HLAVA II\nOSOBY\nDíl 1\nVšeobecná ustanovení\n§ 15\n"
+    "(1) Právní osobnost je způsobilost mít v mezích právního řádu práva a povinnosti.\n"
+    "(2) Svéprávnost je způsobilost nabývat pro sebe vlastním právním jednáním práva a zavazovat se k povinnostem "
+    "(právně jednat).\n"
+    "§ 16\nPrávní osobnosti ani svéprávnosti se nikdo nemůže vzdát ani zčásti; učiní-li tak, nepřihlíží se k tomu."
+)
+CIVIL_CODE_THINGS = (
+    "§ 495\nSouhrn všeho, co osobě patří, tvoří její majetek. Jmění osoby tvoří souhrn jejího majetku a jejích "
+    "dluhů.\nDíl 2\nRozdělení věcí\n§ 496\nVěci hmotné a nehmotné\n"
+    "(1) Hmotná věc je ovladatelná část vnějšího světa, která má povahu samostatného předmětu.\n"
+    "(2) Nehmotné věci jsou práva, jejichž povaha to připouští, a jiné věci bez hmotné podstaty."
+)
+CHARTER_RIGHTS = (
+    "Čl. 4\n(1) Povinnosti mohou být ukládány toliko na základě zákona a v jeho mezích a jen při zachování "
+    "základních práv a svobod.\n"
+    "(2) Meze základních práv a svobod mohou být za podmínek stanovených Listinou základních práv a svobod (dále "
+    "jen „Listina“) upraveny pouze zákonem.\n"
+    "(3) Zákonná omezení základních práv a svobod musí platit stejně pro všechny případy, které splňují stanovené "
+    "podmínky.\n"
+    "HLAVA DRUHÁ\nLIDSKÁ PRÁVA A ZÁKLADNÍ SVOBODY\nOddíl první\nZákladní lidská práva a svobody\nČl. 5\n"
+    "Každý je způsobilý mít práva.\nČl. 6\n(1) Každý má právo na život. Lidský život je hoden ochrany již před "
+    "narozením.\n(2) Nikdo nesmí být zbaven života.\n(3) Trest smrti se nepřipouští.\n"
+    "Čl. 7\n(1) Nedotknutelnost osoby a jejího soukromí je zaručena. Omezena může být jen v případech stanovených "
+    "zákonem."
+)
+CONSTITUTION_START = (
+    "odhodláni řídit se všemi osvědčenými principy právního státu,\nprostřednictvím svých svobodně zvolených "
+    "zástupců přijímáme tuto Ústavu České republiky\n"
+    "HLAVA PRVNÍ\nZÁKLADNÍ USTANOVENÍ\nČl. 1\nČeská republika je svrchovaný, jednotný a demokratický právní stát "
+    "založený na úctě k právům a svobodám člověka a občana.\n"
+    "Čl. 2\n(1) Lid je zdrojem veškeré státní moci; vykonává ji prostřednictvím orgánů moci zákonodárné, výkonné a "
+    "soudní.\n(2) Ústavní zákon může stanovit, kdy lid vykonává státní moc přímo."
+)
+# Živnostenský zákon 455/1991 Sb., its annex's own ČÁST B / ČÁST C: divisions with no § after them.
+TRADES_ANNEX = (
+    "ČÁST B\nBarvení a chemická úprava textilií Čištění a praní textilu a oděvů Kominictví\n"
+    "ČÁST C\nHostinská činnost Kosmetické služby Pedikúra, manikúra strana 47"
+)
+
+
+def _sections(text: str) -> list[tuple[int, str]]:
+    """(offset, path) as the chunk stage reads them from extraction's section tree."""
+    return sorted((s.char_start, s.path) for s in build_sections(text, [0]))
+
+
+@pytest.mark.parametrize("from_extraction", [False, True], ids=["headings-in-text", "extracted-sections"])
+@pytest.mark.parametrize(
+    ("text", "opening", "section"),
+    [
+        # a division's headings, then its first §: the passage is that §'s, the headings stay in its text
+        (CIVIL_CODE_START, "ČÁST PRVNÍ\nOBECNÁ ČÁST\nHLAVA I", "ČÁST PRVNÍ > HLAVA I > Díl 1 > § 1"),
+        (CIVIL_CODE_PERSONS, "HLAVA II\nOSOBY\nDíl 1\nVšeobecná ustanovení\n§ 15", "HLAVA II > Díl 1 > § 15"),
+        (CHARTER_RIGHTS, "HLAVA DRUHÁ\nLIDSKÁ PRÁVA", "HLAVA DRUHÁ > Oddíl první > Čl. 5"),
+        (CONSTITUTION_START, "HLAVA PRVNÍ\nZÁKLADNÍ USTANOVENÍ\nČl. 1", "HLAVA PRVNÍ > Čl. 1"),
+        # a passage opened by a § keeps it though a division and the next § follow inside it
+        (CIVIL_CODE_THINGS, "§ 495", "§ 495"),
+        # a division closed by the next one before any §: its own section
+        (TRADES_ANNEX, "ČÁST B", "ČÁST B"),
+    ],
+)
+def test_a_passage_opening_a_division_takes_its_first_provision(text, opening, section, from_extraction):
+    chunks = chunk_pages([text], sections=_sections(text) if from_extraction else None)
+    passage = next(c for c in chunks if c.text.startswith(opening))
+    assert passage.section_path == section
+    # no text moves: the passage is still the document's text from the division's heading on
+    assert text[passage.char_start : passage.char_end] == passage.text
+
+
+def test_the_division_headings_join_their_provisions_section():
+    layers = build_layers([CIVIL_CODE_PERSONS], section_min=100)  # the snippet's §§ are short: each its own section
+    by_path = {s.section_path: s for s in layers.sections}
+    assert set(by_path) == {"§ 14", "HLAVA II > Díl 1 > § 15", "HLAVA II > Díl 1 > § 16"}
+    assert by_path["HLAVA II > Díl 1 > § 15"].text.startswith("HLAVA II\nOSOBY\nDíl 1\nVšeobecná ustanovení\n§ 15")
