@@ -248,38 +248,48 @@ _HEADING_LINE_MAX = 120
 
 
 def section_headings(records: list[ChunkRecord]) -> dict[str, dict[str, str]]:
-    """Per document, the heading printed under each division's designation (``HLAVA DRUHÁ`` -> ``MOC
-    ZÁKONODÁRNÁ``), read from its passages' text: a short line that is not a provision, a number or a sentence."""
+    """Per document, the heading printed under each division's designation, keyed by the division's path
+    (``ČÁST DRUHÁ > HLAVA I`` -> ``MANŽELSTVÍ``; a code repeats ``HLAVA I`` in every part), read from the text of
+    a passage whose section path holds that division: a short line that is not a provision, a number or a
+    sentence. A division opening inside a passage further on is named by its own passages."""
     found: dict[str, dict[str, str]] = {}
     for r in records:
         if " > " not in r.section and not _DESIGNATION_LINE.match(r.section):
             continue
+        parts = [" ".join(part.split()) for part in r.section.split(" > ")]
         lines = [line.strip() for line in r.text.split("\n") if line.strip()]
         for designation, heading in zip(lines, lines[1:]):
+            designation = " ".join(designation.split())
             if (
-                _DESIGNATION_LINE.match(designation)
+                designation in parts
+                and _DESIGNATION_LINE.match(designation)
                 and len(heading) <= _HEADING_LINE_MAX
                 and heading[:1].isalpha()
                 and not heading.startswith(("§", "Čl.", "čl."))
                 and not heading.endswith((".", ",", ";", ":"))
                 and not _DESIGNATION_LINE.match(heading)
             ):
-                found.setdefault(r.doc_id, {}).setdefault(" ".join(designation.split()), " ".join(heading.split()))
+                path = " > ".join(parts[: parts.index(designation) + 1])
+                found.setdefault(r.doc_id, {}).setdefault(path, " ".join(heading.split()))
     return found
 
 
 def with_section_headings(records: list[ChunkRecord]) -> list[ChunkRecord]:
     """Each division of a passage's section path with its heading (``HLAVA DRUHÁ MOC ZÁKONODÁRNÁ > Čl. 16``),
-    where its document prints one; the last part of the path, what references look up, is left as it is."""
+    where its document prints one under that division; the last part of the path, what references look up, is
+    left as it is."""
     headings = section_headings(records)
     if not headings:
         return records
     out = []
     for r in records:
         known = headings.get(r.doc_id)
-        parts = r.section.split(" > ") if known else []
+        parts = [" ".join(part.split()) for part in r.section.split(" > ")] if known else []
         if len(parts) > 1:
-            named = [f"{part} {known[part]}" if part in known else part for part in parts[:-1]] + parts[-1:]
+            named = [
+                f"{part} {known[path]}" if (path := " > ".join(parts[: i + 1])) in known else part
+                for i, part in enumerate(parts[:-1])
+            ] + parts[-1:]
             if named != parts:
                 r = replace(r, section=" > ".join(named))
         out.append(r)

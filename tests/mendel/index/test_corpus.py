@@ -61,3 +61,24 @@ def test_divisions_of_a_section_path_get_the_headings_their_document_prints():
         "HLAVA TŘETÍ > Čl. 54",
         "HLAVA DRUHÁ Součást jiného dokumentu > Čl. 1",  # each document its own headings
     ]
+
+
+def test_a_division_repeated_in_each_part_gets_its_own_parts_heading():
+    from mendel.index.corpus import with_section_headings
+
+    records = [
+        _record("a", "ČÁST PRVNÍ > HLAVA I > § 1", "HLAVA I\nPŘEDMĚT ÚPRAVY A JEHO ZÁKLADNÍ ZÁSADY\n§ 1\n(1) …"),
+        _record("b", "ČÁST DRUHÁ > HLAVA I > Díl 1 > § 655", "HLAVA I\nMANŽELSTVÍ\nDíl 1\n§ 655\nManželství …"),
+        _record("c", "ČÁST DRUHÁ > HLAVA I > Díl 1 > § 656", "§ 656\n(1) Manželství vzniká …"),
+        _record("d", "ČÁST PRVNÍ > HLAVA I > § 2", "§ 2\n(1) Každé ustanovení …"),
+        # a division that opens further on in a passage does not name the passage's own division
+        _record("e", "ČÁST TŘETÍ > HLAVA III > § 975", "§ 975\n(1) Vlastnické právo …\nHLAVA I\nVĚCNÁ PRÁVA"),
+    ]
+    sections = [r.section for r in with_section_headings(records)]
+    assert sections == [
+        "ČÁST PRVNÍ > HLAVA I PŘEDMĚT ÚPRAVY A JEHO ZÁKLADNÍ ZÁSADY > § 1",
+        "ČÁST DRUHÁ > HLAVA I MANŽELSTVÍ > Díl 1 > § 655",
+        "ČÁST DRUHÁ > HLAVA I MANŽELSTVÍ > Díl 1 > § 656",
+        "ČÁST PRVNÍ > HLAVA I PŘEDMĚT ÚPRAVY A JEHO ZÁKLADNÍ ZÁSADY > § 2",
+        "ČÁST TŘETÍ > HLAVA III > § 975",
+    ]
