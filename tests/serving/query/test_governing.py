@@ -54,6 +54,9 @@ def test_the_governing_act_and_its_part(question, citation, area, section):
         ("Jak vypovědět smlouvu s mobilním operátorem?", "127/2005 Sb."),
         ("Musí mi obchodník vydat doklad o zakoupení zboží?", "634/1992 Sb."),
         ("Kdy se promlčí přestupek?", "250/2016 Sb."),
+        ("Kolik je záloha na zdravotní pojištění pro OSVČ?", "592/1992 Sb."),
+        ("Jak přepsat auto na nového majitele?", "56/2001 Sb."),
+        ("Jak omluvit dítě ze školy?", "561/2004 Sb."),
         # areas whose act it holds
         ("Jakou pokutu můžu dostat za rušení nočního klidu?", "251/2016 Sb."),
         ("Jak můžu volit mimo místo, kde mám trvalý pobyt?", "88/2024 Sb."),
@@ -62,6 +65,20 @@ def test_the_governing_act_and_its_part(question, citation, area, section):
 )
 def test_the_act_governing_a_lay_question(question, citation):
     assert governing_acts(question)[0].citation == citation
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Je trestné nalít dítěti alkohol?",  # the criminal code's, not the act on addictive substances
+        "Kdy musím zaplatit cenu za dílo podle smlouvy o dílo?",  # a contract for work, not copyright
+        "Může soused sázet stromy hned u hranice mého pozemku?",  # planting, not betting
+        "Kdo vyhrál poptávkové řízení na radarové ukazatele rychlosti?",
+    ],
+)
+def test_a_word_shared_with_another_area_names_no_act_of_that_area(question):
+    wrong = {"65/2017 Sb.", "121/2000 Sb.", "186/2016 Sb.", "361/2000 Sb."}
+    assert not wrong & {a.citation for a in governing_acts(question)}
 
 
 def test_a_wide_area_gives_way_to_its_own_part_that_matched_the_same_words():
