@@ -272,12 +272,15 @@ def answer_honesty(answer, governing: str | None = None) -> dict:
     they are marked weak, what the query names that the collection lacks, and ``admits``: no hits, weak hits or
     something reported missing -- what a question with no answer in the collection expects. With the question's
     ``governing`` act: ``names_governing_act``, whether the coverage block names that act as not held."""
-    missing = [m.get("text") or m.get("id") for m in (answer.coverage or {}).get("missing", [])]
+    coverage = answer.coverage or {}
+    missing = [m.get("text") or m.get("id") for m in coverage.get("missing", [])]
     out = {
         "hits": len(answer.hits),
         "weak": bool(answer.weak),
         "missing": missing,
         "admits": not answer.hits or bool(answer.weak) or bool(missing),
+        # the search said the act governing the question is not in the collection
+        "says_absent": bool(coverage.get("governing_missing")),
     }
     if governing:
         out["names_governing_act"] = names_act(answer.coverage or {}, governing)
@@ -426,6 +429,7 @@ def evaluate(
                 entry[key] = q[key]
         if honesty:
             entry["weak"] = honesty["weak"]
+            entry["says_absent"] = honesty["says_absent"]
         for variant in variants:
             matches = judge(ranked[variant], q["gold"], documents)
             scores = score_ranking(matches, gold_size(q["gold"]), ks)
@@ -470,6 +474,9 @@ def evaluate(
     if weak_flags:
         # answerable questions the default search marked weak: the price of the relevance floor
         result["weak_answerable"] = {"questions": len(weak_flags), "weak": sum(weak_flags)}
+        # answerable questions the default search told "not in the collection": the price of the governing-act rule
+        absent_flags = [e["says_absent"] for e in per_question if "says_absent" in e]
+        result["weak_answerable"]["says_absent"] = sum(absent_flags)
     if unanswerable:
         result["not_in_collection"] = admission_summary(unanswerable)
     return result
@@ -729,6 +736,8 @@ def format_table(result: dict) -> str:
     if result.get("weak_answerable"):
         weak = result["weak_answerable"]
         lines += ["", f"default search marked {weak['weak']} of {weak['questions']} answerable questions weak"]
+        if "says_absent" in weak:
+            lines += [f"and told {weak['says_absent']} of them that the act governing them is not in the collection"]
     if result.get("not_in_collection"):
         nic = result["not_in_collection"]
         lines += [

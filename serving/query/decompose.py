@@ -19,6 +19,7 @@ from serving.query.analyze import GRAPH_LABELS, Understanding, understand
 MAX_SUBQUERIES = 4
 MIN_ROUTE_SCORE = 3.0  # a clause's routing counts as an anchor from this score ...
 ROUTE_NEAR_BEST = 0.8  # ... for every node within this share of the clause's best
+ROUTE_ROUNDING = 1e-3
 # A comma before "o ...", "kterým ...", "ve znění ..." continues an act's title, not the query.
 _SPLIT_RE = re.compile(
     r"\s*[;?!]\s+|\s*:\s+|\s*,\s+(?!o\s|kter|ve\s+znění|ze\s+dne|č\.)"
@@ -66,7 +67,9 @@ def _anchor(query: str, clause: Clause, found: Understanding) -> set[str]:
     routed = default_graph().route(query[clause.start : clause.end], k=5)
     best = routed[0][1] if routed else 0.0
     if best >= MIN_ROUTE_SCORE:
-        anchors |= {node_id for node_id, score in routed if score >= ROUTE_NEAR_BEST * best}
+        # routing rounds its scores (4 places): an act reached at exactly ROUTE_NEAR_BEST of its area's score is
+        # near the best however the rounding fell
+        anchors |= {node_id for node_id, score in routed if score >= ROUTE_NEAR_BEST * best - ROUTE_ROUNDING}
     return anchors
 
 

@@ -50,9 +50,13 @@ def governing_acts(text: str, graph: DomainGraph | None = None) -> list[Governin
     areas = [(node_id, score) for node_id, score in routed if graph.nodes[node_id].type == "domain"]
     if not areas or areas[0][1] < GOVERNING_MIN_SCORE:
         return []
+    tied = [area for area, score in areas if score >= AREA_TIE * areas[0][1]]
+    # a wide area tying with one of its own parts matched the same words: the part says what the question is about
+    # ("sociální pojištění" is both social security and the act on its premiums)
+    tied = [area for area in tied if not set(tied) & _parts(graph, area)] or tied
     found: list[GoverningAct] = []
-    for area, score in areas:
-        if score < AREA_TIE * areas[0][1] or len(found) >= MAX_GOVERNING:
+    for area in tied:
+        if len(found) >= MAX_GOVERNING:
             break
         act = _principal_act(graph, area, scores)
         if act is None or any(g.citation == act.citation for g in found):
@@ -87,3 +91,15 @@ def _principal_act(graph: DomainGraph, area: str, scores: dict[str, float]):
 def _weight(graph: DomainGraph, act_id: str) -> int:
     """How central an act is: the areas it governs and the acts amending it (a code before a decree)."""
     return len(graph.targets(act_id, "governs")) + 2 * len(graph.sources(act_id, "amends"))
+
+
+def _parts(graph: DomainGraph, area: str) -> set[str]:
+    """Every area that is part of ``area``, however deep."""
+    parts: set[str] = set()
+    pending = graph.sources(area, "part_of")
+    while pending:
+        current = pending.pop()
+        if current not in parts:
+            parts.add(current)
+            pending += graph.sources(current, "part_of")
+    return parts

@@ -177,7 +177,7 @@ class QueryLists:
         from serving.query.analyze import routing_text
         from serving.query.governing import governing_acts
 
-        if not self.plain_question(understanding):
+        if not self.plain_question(understanding, offices=True):
             return []
         return governing_acts(routing_text(understanding))
 
@@ -191,16 +191,23 @@ class QueryLists:
         return cls.plain_question(understanding)
 
     @staticmethod
-    def plain_question(understanding) -> bool:
+    def plain_question(understanding, offices: bool = False) -> bool:
         """A question in plain words: it names no act, provision, institution, decision, place or name -- what
-        an act in force answers, not a notice or a decision about something particular."""
+        an act in force answers, not a notice or a decision about something particular. With ``offices``, a kind
+        of office written in lower case ("když mi finanční úřad doměří daň") is plain words too: it names no one
+        office."""
         from mendel.law.acts_table import find_named_acts
         from mendel.registers.places import find_places
 
         query = understanding.query
+        named = [
+            e
+            for e in understanding.graph_entities()
+            if not (offices and e.label == "INSTITUTION" and e.text == e.text.lower())
+        ]
         return not (
             any(e.label == "LAW_REF" for e in understanding.entities)
-            or understanding.graph_entities()
+            or named
             or names_something(query)
             or find_named_acts(query)
             or find_places(query)

@@ -132,7 +132,7 @@ def test_unanswerable_questions_are_scored_apart_and_registers_reported():
     assert result["registers"] == {"lay": 1, "expert": 1}
     assert result["variants"]["default"]["by_register"]["lay"]["recall@1"] == 1.0
     assert result["variants"]["default"]["by_register"]["expert"]["recall@1"] == 0.0
-    assert result["weak_answerable"] == {"questions": 2, "weak": 1}
+    assert result["weak_answerable"] == {"questions": 2, "weak": 1, "says_absent": 0}
     nic = result["not_in_collection"]
     assert nic["questions"] == 3 and nic["admitted"] == 2
     assert {q["id"]: q["admits"] for q in nic["per_question"]} == {"c": True, "d": True, "e": False}

@@ -147,3 +147,36 @@ def test_format_table_adds_latency_when_every_variant_has_it():
     table = format_table(result)
     assert "| variant | recall@1 | recall@10 | mrr | ndcg@10 | mean ms | p95 ms |" in table
     assert "| bm25 | 0.500 | 1.000 | 0.750 | 0.800 | 2.0 | 5.0 |" in table
+
+
+ABSENT_QUESTIONS = QUESTIONS.with_name("dev_absent.jsonl")
+
+
+def test_dev_absent_set_names_a_governing_act_for_every_unanswerable_question():
+    from retrieval_eval.gold import answerable, governing_act
+
+    questions = load_questions(ABSENT_QUESTIONS)
+    assert schema_errors(questions) == []
+    absent = [q for q in questions if not answerable(q)]
+    assert len(absent) >= 40 and len(questions) - len(absent) >= 20
+    assert all(governing_act(q) for q in absent)
+    assert len({governing_act(q) for q in absent}) >= 30  # many areas of law, not one act asked many ways
+
+
+@pytest.mark.parametrize(
+    "coverage, says_absent, admits",
+    [
+        ({"governing_missing": True, "missing": [{"id": "262/2006 Sb."}]}, True, True),
+        ({"governing_missing": False, "missing": []}, False, False),
+        ({}, False, False),
+    ],
+)
+def test_the_default_answer_records_whether_it_said_the_governing_act_is_absent(coverage, says_absent, admits):
+    from types import SimpleNamespace
+
+    from retrieval_eval.retrieval import answer_honesty
+
+    answer = SimpleNamespace(hits=[hit()], weak=False, coverage=coverage)
+    honesty = answer_honesty(answer, "262/2006 Sb.")
+    assert (honesty["says_absent"], honesty["admits"]) == (says_absent, admits)
+    assert honesty["names_governing_act"] is says_absent

@@ -1,6 +1,8 @@
 """The coverage block's governing acts: the act a plain question is governed by, with its status in the
 collection, a Czech message when it is missing, and the answer weak then (no bundle needed)."""
 
+import pytest
+
 from serving.query.analyze import understand
 from serving.query.governing import governing_acts
 from serving.ranking.coverage import CollectionIndex, Confidence, Floor, coverage_report, judge
@@ -12,10 +14,22 @@ DOCUMENTS = {
         "title": "Zákon o podpoře bydlení",
     }
 }
+# acts the whole-corpus collection holds: the ones lay questions below are governed by when they are answerable
+HELD = {
+    f"/eli/cz/sb/{year}/{number}": {"doc_id": f"/eli/cz/sb/{year}/{number}", "citation": f"{number}/{year} Sb."}
+    for number, year in (("89", "2012"), ("40", "2009"), ("455", "1991"), ("90", "2024"), ("251", "2016"))
+} | {
+    "/eli/cz/sb/2024/88": {"doc_id": "/eli/cz/sb/2024/88", "citation": "88/2024 Sb."},
+    "/eli/cz/sb/2025/120": {
+        "doc_id": "/eli/cz/sb/2025/120",
+        "citation": "120/2025 Sb.",
+        "title": "Zákon, kterým se mění zákon č. 262/2006 Sb., zákoník práce",
+    },
+}
 
 
-def _coverage(question: str) -> dict:
-    return coverage_report(question, understand(question), CollectionIndex(DOCUMENTS), governing_acts(question))
+def _coverage(question: str, documents: dict = DOCUMENTS) -> dict:
+    return coverage_report(question, understand(question), CollectionIndex(documents), governing_acts(question))
 
 
 def test_a_missing_governing_act_is_said_in_czech_and_makes_the_answer_weak():
@@ -33,3 +47,28 @@ def test_a_held_governing_act_is_listed_and_the_answer_judged_by_the_floor():
     assert [(i["id"], i["status"]) for i in coverage["named"] if i.get("governing")] == [("175/2025 Sb.", "indexed")]
     assert coverage["missing"] == [] and not coverage["governing_missing"]
     assert not judge(Confidence(lexical=0.9, dense=0.9), Floor(lexical=0.1), None, coverage)["weak"]
+
+
+@pytest.mark.parametrize(
+    "question, missing",
+    [
+        ("Kolik dní dovolené mám nárok za rok?", "zákoník práce (262/2006 Sb.)"),  # only its amendment is held
+        ("Při jakém obratu se musím stát plátcem DPH?", "zákon o dani z přidané hodnoty (235/2004 Sb.)"),
+        ("jak dlouho dostavam podporu v nezamestnanosti", "zákon o zaměstnanosti (435/2004 Sb.)"),
+        ("Potřebuju stavební povolení na garáž u domu?", "stavební zákon (283/2021 Sb.)"),
+        ("Kdy musím dát dítě k zápisu do první třídy?", "školský zákon (561/2004 Sb.)"),
+        ("jak ziskat ceske obcanstvi", "zákon o státním občanství České republiky (186/2013 Sb.)"),
+        ("Jak dlouho trvá vyřízení cestovního pasu?", "zákon o cestovních dokladech (329/1999 Sb.)"),
+        ("Jak dlouho mám na reklamaci vadného zboží?", None),
+        ("jaky je trest za podvod", None),
+        ("Co potřebuju k ohlášení řemeslné živnosti?", None),
+        ("Kdo může dostat zbrojní průkaz?", None),
+        ("Jakou pokutu můžu dostat za rušení nočního klidu?", None),
+        ("Jak můžu volit mimo místo, kde mám trvalý pobyt?", None),
+    ],
+)
+def test_a_lay_question_is_told_when_the_act_governing_it_is_not_in_the_collection(question, missing):
+    coverage = _coverage(question, HELD)
+    assert coverage["governing_missing"] is (missing is not None)
+    messages = [item["message"] for item in coverage["missing"] if item.get("governing")]
+    assert messages[:1] == ([f"{missing} není v kolekci"] if missing else [])

@@ -122,3 +122,17 @@ def test_the_part_of_an_act_is_where_its_headings_carry_the_question(layered):
     # words only the sections' wording holds, or only the act's name ("bydlení"), choose no part
     assert layered.heading_part("pro účely tohoto zákona", ["175/2025 Sb."]) is None
     assert layered.heading_part("podpora bydlení", ["175/2025 Sb."]) is None
+
+
+@pytest.mark.parametrize(
+    "question, plain, plain_with_offices",
+    [
+        ("Jaké penále mi vyměří finanční úřad, když mi doměří daň?", False, True),  # a kind of office
+        ("Jak dlouho má úřad na vydání rozhodnutí?", True, True),
+        ("Kdy rozhodne Finanční úřad pro Jihomoravský kraj?", False, False),  # one office, by its name
+    ],
+)
+def test_a_kind_of_office_leaves_a_question_plain_for_its_governing_act(question, plain, plain_with_offices):
+    found = understand(question)
+    assert QueryLists.plain_question(found) is plain
+    assert QueryLists.plain_question(found, offices=True) is plain_with_offices
