@@ -188,7 +188,9 @@ class PostgresLists(QueryLists):
         if live == 0:
             return None
         found = PostgresLayer(self, conn, self.documents, number)
-        common = dict(conn.execute(UPPER_COMMON_TERMS, {"layer": number, "least": COMMON_PASSAGES}).fetchall())
+        keys = np.flatnonzero(found.row_of_key >= 0).tolist()
+        values = {"layer": number, "keys": keys, "least": COMMON_PASSAGES}
+        common = dict(conn.execute(UPPER_COMMON_TERMS, values).fetchall())
         found.postings = BM25Postings(found, common, BM25_K1, BM25_B, table=PostingsTable.of_layer(number))
         return found
 

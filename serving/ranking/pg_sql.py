@@ -55,12 +55,12 @@ UPPER_POSITIONS = (
     " FROM chunks c " + LIVE_IN_LAYER + " ORDER BY c.doc_id, c.seq, c.chunk_id"
 )
 UPPER_COVERAGE = "SELECT count(*), count(c.term_names), count(c.embedding) FROM chunks c " + LIVE_IN_LAYER
-# The document frequencies of an upper layer's terms in at least %(least)s of its live chunks, read when the layer
-# is first searched.
+# The document frequencies of an upper layer's terms in at least %(least)s of its live chunks (%(keys)s: their keys),
+# read when the layer is first searched: one pass over the layer's postings (joined to the live chunks instead, the
+# planner took 10 minutes at 100,000 passages; this takes a second).
 UPPER_COMMON_TERMS = (
-    "SELECT p.term, count(*) FROM layer_postings p JOIN chunks c ON c.passage_key = p.passage "
-    + LIVE_IN_LAYER
-    + " AND p.layer = %(layer)s GROUP BY p.term HAVING count(*) >= %(least)s"
+    "SELECT term, count(*) FROM layer_postings WHERE layer = %(layer)s AND passage = ANY(%(keys)s::integer[])"
+    " GROUP BY term HAVING count(*) >= %(least)s"
 )
 # The statements below are composed once here from the constant fragments above; values travel as parameters.
 LIVE_COUNT = "SELECT count(*) FROM chunks c " + LIVE
