@@ -6,7 +6,7 @@ import os
 
 from dagster import MaterializeResult, asset
 
-from mendel.index import bundle, fulltext
+from mendel.index import bundle, fulltext, layer_terms
 from mendel.index.embed import DEFAULT_EMBEDDER, EMBED_MODEL_ENV
 from mendel.nightly import embed_stage, index_stage
 from orchestration.resources import MendelResource
@@ -46,8 +46,14 @@ def chunk_embeddings(mendel: MendelResource) -> MaterializeResult:
 def bm25_index(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
         part = bundle.part_path(mendel.settings().build_dir, bundle.BM25_PART)
-        # and the same analyser's lexemes in chunks.lexemes, for the postgres serving backend's full text
-        return MaterializeResult(metadata={**index_stage.build_bm25(conn, part), **fulltext.fill_lexemes(conn)})
+        # and the same analyser's terms in chunks (lexemes, term_names), for the postgres serving backend's BM25
+        return MaterializeResult(
+            metadata={
+                **index_stage.build_bm25(conn, part),
+                **fulltext.fill_lexemes(conn),
+                **layer_terms.fill_layer_terms(conn),  # the document and section layers' terms
+            }
+        )
 
 
 @asset(

@@ -75,5 +75,5 @@ class PostgresAssessor(Assessor):
         return self._collection
 
     def lexical_signal(self, layer, text: str, allowed: np.ndarray | None) -> float:
-        best, weight = self._lists.lexical_best(text, allowed)
+        best, weight = self._lists.lexical_best(text, allowed, layer)
         return max(0.0, best) / weight if weight > 0 else 0.0

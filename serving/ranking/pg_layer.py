@@ -1,4 +1,4 @@
-"""The live passages of PostgreSQL addressed as a bundle's layer (``serving.ranking.layers.LayerIndex``), so the
+"""The live passages (and sections, documents) of PostgreSQL addressed as a bundle's layer (``serving.ranking.layers.LayerIndex``), so the
 bundle backend's code runs over them unchanged: row positions in the bundle's row order (doc_id, seq, chunk_id, as
 ``mendel.index.corpus.load_layer`` orders them: positions, masks and ties are those of the bundle published from
 the same database), chunk rows read on demand (``chunks[i]``, the bundle's keys), the dense index searched and read
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from serving.ranking.layers import PASSAGE_LAYER, _section_label
-from serving.ranking.pg_sql import CHUNK_ROWS, LIVE, TOKENS
+from serving.ranking.pg_sql import CHUNK_ROWS, LIVE, TOKENS, UPPER_POSITIONS
 
 ROWS_KEPT = 8192  # chunk rows kept by position (a search reads its candidates' rows once)
 SKIP_MOST = 2000  # a mask leaving out at most this many passages is sent as those passages, else as documents
@@ -37,8 +37,8 @@ class PostgresChunks(Sequence):
     """A layer's chunk rows by position, read from the database when asked for (``prefetch`` reads many in one
     statement); the latest ``ROWS_KEPT`` are kept."""
 
-    def __init__(self, lists, ids: np.ndarray):
-        self._lists, self._ids = lists, ids
+    def __init__(self, lists, ids: np.ndarray, layer: int = PASSAGE_LAYER):
+        self._lists, self._ids, self._layer = lists, ids, layer
         self._rows: OrderedDict[int, dict] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -56,7 +56,7 @@ class PostgresChunks(Sequence):
             for position in missing:
                 row = found.get(self._ids[position])
                 if row is not None:
-                    self._rows[position] = self._lists.chunk_row(*row)
+                    self._rows[position] = self._lists.chunk_row(*row, layer=self._layer)
             while len(self._rows) > ROWS_KEPT:
                 self._rows.popitem(last=False)
 
@@ -88,7 +88,9 @@ class PostgresVectors:
     def nearest(self, vector: np.ndarray, n: int, allowed: np.ndarray | None) -> tuple[list[int], list[float]]:
         docs, skip = self._layer.restriction(allowed)
         with self._lists.connection() as conn:
-            found = self._lists.nearest_passages(conn, np.asarray(vector).ravel().tolist(), n + TIE_MARGIN, docs, skip)
+            found = self._lists.nearest_passages(
+                conn, np.asarray(vector).ravel().tolist(), n + TIE_MARGIN, docs, skip, layer=self._layer.layer
+            )
         kept = [(self._layer.position(cid), score) for cid, score in found]
         # equal similarities in row order, as the flat index returns them (HNSW returns ties in any order)
         kept = sorted(
@@ -103,18 +105,19 @@ class PostgresVectors:
 
 
 class PostgresLayer:
-    """Layer 3 of the live passages as ``LayerIndex`` reads: ``chunks``, ``chunk_ids``, ``doc_chunks``,
-    ``section_chunks`` (act citation, section label) -> rows, ``faiss``, ``mask``, ``position``; each row's BM25
-    length (``lengths``: its tokens, NaN without lexemes) and the row of each passage key of ``chunk_postings``
-    (``row_of_key``: -1 for a passage not live). The live passages change only when a bundle is published, and a
-    searcher is opened per bundle."""
+    """A layer of the live chunks as ``LayerIndex`` reads it (3, the default: the passages; 2 the sections; 1 the
+    documents): ``chunks``, ``chunk_ids``, ``doc_chunks``, ``section_chunks`` (act citation, section label) -> rows,
+    ``faiss``, ``mask``, ``position``; each row's BM25 length (``lengths``: its tokens, NaN without terms) and the row
+    of each chunk key of the layer's postings (``row_of_key``: -1 for a chunk not live in this layer). The live
+    chunks change only when a bundle is published, and a searcher is opened per bundle."""
 
-    def __init__(self, lists, conn, documents: dict[str, dict]):
-        self.layer = PASSAGE_LAYER
+    def __init__(self, lists, conn, documents: dict[str, dict], layer: int = PASSAGE_LAYER):
+        self.layer = layer
         ids, docs, keys, lengths = [], [], [], []
         self.doc_chunks: dict[str, list[int]] = {}
         self.section_chunks: dict[tuple[str, str], list[int]] = {}
-        for i, (chunk_id, doc_id, section, key, tokens) in enumerate(conn.execute(POSITIONS)):
+        rows = conn.execute(POSITIONS) if layer == PASSAGE_LAYER else conn.execute(UPPER_POSITIONS, {"layer": layer})
+        for i, (chunk_id, doc_id, section, key, tokens) in enumerate(rows):
             ids.append(chunk_id)
             docs.append(doc_id)
             keys.append(key)
@@ -133,7 +136,7 @@ class PostgresLayer:
         number = {d: j for j, d in enumerate(names)}
         self._doc_names = np.asarray(names, dtype=object)
         self._doc_of = np.asarray([number[d] for d in docs], dtype=np.int64)
-        self.chunks = PostgresChunks(lists, self.chunk_ids)
+        self.chunks = PostgresChunks(lists, self.chunk_ids, layer)
         self.faiss = PostgresVectors(lists, self)
 
     def doc_ids(self) -> list[str]:

@@ -1,5 +1,6 @@
-"""BM25 over the stored postings (``chunk_postings``, migration 0034) as bm25s scores it, for
-``serving.ranking.pg_lists``: the same numbers as the bundle's index, bit for bit, and the same best ``n``.
+"""BM25 over the stored postings (the passages' ``chunk_postings``, migration 0034; the document and section layers'
+``layer_postings``, migration 0035) as bm25s scores it, for ``serving.ranking.pg_lists``: the same numbers as the
+bundle's index of the layer, bit for bit, and the same best ``n``.
 
 The arithmetic is the bundle's (``mendel.index.segment_bm25.SegmentedBM25``, bm25s' "lucene" method): a term's idf
 computed in Python floats and rounded to float32, each (term, passage) contribution idf x tf / (tf + k1 (1 - b + b
@@ -29,7 +30,7 @@ import numpy as np
 
 from mendel.index.fulltext import MAX_LEXEME_CHARS
 from serving.ranking.graph_retrieval import top_positions
-from serving.ranking.pg_sql import POSTINGS, POSTINGS_OF
+from serving.ranking.pg_sql import LAYER_POSTINGS, LAYER_POSTINGS_OF, POSTINGS, POSTINGS_OF
 
 POSTINGS_KEPT = 4_000_000  # (passage, contribution) entries kept per searcher: about 50 MB
 # Bounds are compared with this much room: a float32 sum of a few terms differs from the float64 sum of the same
@@ -40,6 +41,25 @@ ROUNDING_ROOM = 1e-5
 # passages: ~0.2-0.4 us against ~3-4 us), and a lookup of thousands of passages reads most of the range anyway.
 LOOKUP_COST = 10
 _POSTING = np.dtype([("passage", ">i4"), ("frequency", ">i2")])  # int4send || int2send, as POSTINGS sends them
+_LAYER_POSTING = np.dtype([("passage", ">i4"), ("frequency", ">i4")])  # int4send || int4send: LAYER_POSTINGS
+
+
+@dataclass(frozen=True)
+class PostingsTable:
+    """Where a layer's postings are read: the statement for whole terms, the one for some passages, the packed
+    posting's layout and the statements' other values."""
+
+    whole: str
+    some: str
+    posting: np.dtype
+    values: tuple = ()
+
+    @staticmethod
+    def of_layer(layer: int) -> "PostingsTable":
+        """The passages' ``chunk_postings`` (layer 3), an upper layer's rows of ``layer_postings``."""
+        if layer == 3:
+            return PostingsTable(POSTINGS, POSTINGS_OF, _POSTING)
+        return PostingsTable(LAYER_POSTINGS, LAYER_POSTINGS_OF, _LAYER_POSTING, (("layer", layer),))
 
 
 @dataclass(frozen=True)
@@ -59,7 +79,16 @@ class BM25Postings:
     in at least as many live passages as the searcher counted at load (every other term's is told by reading its
     postings, which are few)."""
 
-    def __init__(self, layer, common: dict[str, int], k1: float, b: float, kept: int = POSTINGS_KEPT):
+    def __init__(
+        self,
+        layer,
+        common: dict[str, int],
+        k1: float,
+        b: float,
+        kept: int = POSTINGS_KEPT,
+        table: PostingsTable | None = None,
+    ):
+        self._table = table or PostingsTable.of_layer(3)
         self._row_of_key = layer.row_of_key
         self._key_of_row = np.full(len(layer.lengths), -1, dtype=np.int64)
         keys = np.flatnonzero(self._row_of_key >= 0)
@@ -103,7 +132,8 @@ class BM25Postings:
                 self._terms.move_to_end(term)
         missing = [t for t in terms if t not in found]
         if missing:
-            read = self._read(conn.execute(POSTINGS, {"terms": missing}, binary=True), missing, None)
+            values = {"terms": missing, **dict(self._table.values)}
+            read = self._read(conn.execute(self._table.whole, values, binary=True), missing, None)
             found.update(read)
             self._keep(read)
         return found
@@ -112,14 +142,15 @@ class BM25Postings:
         """The postings of ``terms`` in the passages of ``rows`` alone (not kept); ``frequency``: their document
         frequencies."""
         keys = self._key_of_row[rows]
-        cursor = conn.execute(POSTINGS_OF, {"terms": terms, "passages": keys.tolist()}, binary=True)
+        values = {"terms": terms, "passages": keys.tolist(), **dict(self._table.values)}
+        cursor = conn.execute(self._table.some, values, binary=True)
         return self._read(cursor, terms, frequency)
 
     def _read(self, cursor, terms: list[str], frequency: dict[str, int] | None) -> dict[str, Term]:
         packed = {term: data for term, data in cursor}
         found = {}
         for term in terms:
-            postings = np.frombuffer(packed.get(term) or b"", dtype=_POSTING)
+            postings = np.frombuffer(packed.get(term) or b"", dtype=self._table.posting)
             keys = postings["passage"].astype(np.int64)
             inside = keys < len(self._row_of_key)
             rows = np.full(len(keys), -1, dtype=np.int64)

@@ -23,6 +23,7 @@ past 16,383: PostgreSQL's limits).
 
 from __future__ import annotations
 
+import logging
 import math
 import queue
 import re
@@ -42,10 +43,10 @@ from serving.ranking import in_force
 from serving.ranking.backend import BackendError
 from serving.ranking.dense import DenseLists
 from serving.ranking.filters import SearchFilters
-from serving.ranking.layers import PASSAGE_LAYER
+from serving.ranking.layers import PASSAGE_LAYER, SCOPE_LAYERS
 from serving.ranking.pg_graph import PostgresGraph
 from serving.ranking.pg_layer import PostgresLayer
-from serving.ranking.pg_lexical import BM25Postings
+from serving.ranking.pg_lexical import BM25Postings, PostingsTable
 from serving.ranking.pg_sql import (
     BM25_B,
     BM25_K1,
@@ -56,11 +57,14 @@ from serving.ranking.pg_sql import (
     EVERY_NTH_TEXT,
     LIVE_COVERAGE,
     NEAREST,
+    NEAREST_IN_LAYER,
     PASSAGES_BY_DOCUMENT,
     PROVISION_BY_HEADING,
     PROVISION_BY_TEXT,
     SEARCH_WIDER,
     SESSION_SEARCH,
+    UPPER_COMMON_TERMS,
+    UPPER_COVERAGE,
 )
 from serving.ranking.query_lists import CANDIDATES, EXPANSION_WEIGHT, QueryLists
 from serving.ranking.references import provision_key
@@ -71,6 +75,7 @@ MAX_CONNECTIONS = 8  # idle connections kept per searcher; more are opened under
 EF_SEARCH = 200
 DENSE_MARGIN = 10  # nearest passages fetched beyond those wanted, for the few that may not be live
 COMMON_PASSAGES = 500  # terms in at least this many live passages have their frequency read at load
+log = logging.getLogger(__name__)
 
 
 class PostgresLists(QueryLists):
@@ -85,6 +90,9 @@ class PostgresLists(QueryLists):
         self._embedder_lock = threading.Lock()
         self.documents: dict[str, dict] = {}
         self._upper_lock = threading.Lock()
+        self._layers_lock = threading.Lock()
+        self._upper: dict[int, PostgresLayer | None] = {}
+        self.layer_problems: dict[int, str] = {}  # an upper layer not searched, and why
         self._dense = DenseLists(lambda: self.embedder)
 
     # --- connections ----------------------------------------------------------------------------------
@@ -133,9 +141,9 @@ class PostgresLists(QueryLists):
     def chunks(self):
         return self.passages.chunks
 
-    def chunk_row(self, chunk_id, doc_id, page_start, page_end, section, text, seq) -> dict:
-        """A passage as the bundle's chunk rows hold it (its document's title, source, url and citation, its
-        act version's fields)."""
+    def chunk_row(self, chunk_id, doc_id, page_start, page_end, section, text, seq, layer=PASSAGE_LAYER) -> dict:
+        """A chunk of ``layer`` as the bundle's chunk rows hold it (its document's title, source, url and citation,
+        its act version's fields)."""
         doc = self.documents.get(doc_id) or {}
         return {
             "chunk_id": chunk_id,
@@ -149,17 +157,59 @@ class PostgresLists(QueryLists):
             "section": section or "",
             "text": text,
             "seq": seq,
-            "layer": PASSAGE_LAYER,
+            "layer": layer,
             **self.act_versions.fields(doc_id, chunk_id),
         }
 
     def layer(self, number: int):
-        """The passages; the database's section and document layers are not searched (a whole-act or
-        whole-section query is answered with passages)."""
-        return self.passages if number == PASSAGE_LAYER else None
+        """Layer ``number`` of the live chunks (3: passages; 2: sections; 1: documents), read on first use as the
+        bundle loads its layers; None when the database holds none of it, or when some of its live chunks have no
+        terms or no vector yet (``layer_problems`` says which: a nightly's index stage fills them)."""
+        if number == PASSAGE_LAYER:
+            return self.passages
+        if number not in self._upper:
+            with self._layers_lock:
+                if number not in self._upper:
+                    with self.connection() as conn:
+                        self._upper[number] = self._load_upper(conn, number)
+        return self._upper[number]
+
+    def _load_upper(self, conn, number: int) -> PostgresLayer | None:
+        live, with_terms, with_vectors = conn.execute(UPPER_COVERAGE, {"layer": number}).fetchone()
+        missing = [
+            f"{live - found} of {live} live layer-{number} chunks have no {what}"
+            for found, what in ((with_terms, "terms (mendel.index.layer_terms)"), (with_vectors, "embedding"))
+            if found < live
+        ]
+        if missing:
+            self.layer_problems[number] = "; ".join(missing)
+            log.warning("layer %s is not searched: %s", number, self.layer_problems[number])
+            return None
+        if live == 0:
+            return None
+        found = PostgresLayer(self, conn, self.documents, number)
+        keys = np.flatnonzero(found.row_of_key >= 0).tolist()
+        values = {"layer": number, "keys": keys, "least": COMMON_PASSAGES}
+        common = dict(conn.execute(UPPER_COMMON_TERMS, values).fetchall())
+        found.postings = BM25Postings(found, common, BM25_K1, BM25_B, table=PostingsTable.of_layer(number))
+        return found
 
     def layer_for(self, scope: str | None):
+        """The layer a query's scope asks for (L1 documents for a whole act, L2 sections for a whole section,
+        L3 passages otherwise), as the bundle chooses it; L3 when the database cannot search it."""
+        for number in SCOPE_LAYERS.get(scope or "", ()):
+            found = self.layer(number)
+            if found is not None and len(found.chunks):
+                return found
         return self.passages
+
+    def section_headings(self, sections, citations: list[str]):
+        """``QueryLists.section_headings``, the acts' section rows read in one statement first."""
+        key = tuple(sorted(citations))
+        if key not in self.__dict__.get("_section_headings", {}):
+            docs = {d for d, doc in self.documents.items() if doc.get("citation") in set(citations)}
+            sections.chunks.prefetch(np.flatnonzero(sections.mask(docs)).tolist())
+        return super().section_headings(sections, citations)
 
     def definition_chunks(self) -> Iterator[dict]:
         """The passages of acts that may hold a statutory definition (what ``harvest_definitions`` reads)."""
@@ -212,7 +262,13 @@ class PostgresLists(QueryLists):
         self._consolidated_docs = frozenset(d for d, kind in self.act_versions.kinds.items() if kind == CONSOLIDATED)
 
     def in_force_mask(self, layer, at: date, version: str | None = None) -> np.ndarray | None:
-        return self._version_columns.mask(at, version)
+        if layer is None or layer is self.passages:
+            return self._version_columns.mask(at, version)
+        columns = self.__dict__.setdefault("_upper_versions", {})
+        if layer.layer not in columns:
+            fields = [self.act_versions.fields(d, cid) for cid, d in zip(layer.chunk_ids, layer.doc_ids())]
+            columns[layer.layer] = in_force.VersionColumns.of(fields)
+        return columns[layer.layer].mask(at, version)
 
     def left_out(self, at: date, version: str | None = None) -> tuple[frozenset[str], frozenset[str]]:
         """What a search on ``at`` (or of the promulgated text) may not return, by ``serving.ranking.in_force``'s rule:
@@ -252,14 +308,15 @@ class PostgresLists(QueryLists):
         return [d for d in self.passage_docs if d in matching]
 
     def allowed_chunks(self, filters, layer=None) -> np.ndarray | None:
-        """Mask over the passages that pass ``filters``; None when nothing is filtered."""
+        """Mask over a layer's chunks (the passages by default) that pass ``filters``; None when nothing is
+        filtered."""
         filters = SearchFilters.of(filters)
         if filters.is_empty():
             return None
-        return self.passages.mask(filters.matching_documents(self.documents))
+        return (layer or self.passages).mask(filters.matching_documents(self.documents))
 
     def _allowed(self, filters, layer, at: date, version: str | None) -> np.ndarray | None:
-        return in_force.combine(self.allowed_chunks(filters), self.in_force_mask(layer, at, version))
+        return in_force.combine(self.allowed_chunks(filters, layer), self.in_force_mask(layer, at, version))
 
     @property
     def passage_doc_ids(self) -> frozenset[str]:
@@ -278,17 +335,23 @@ class PostgresLists(QueryLists):
     # --- ranked lists (chunk ids, best first) --------------------------------------------------------------
 
     def lexical_scored(
-        self, conn, tokens: list[str], n: int, allowed: np.ndarray | None = None, extra: list[str] = ()
+        self, conn, tokens: list[str], n: int, allowed: np.ndarray | None = None, extra: list[str] = (), layer=None
     ) -> list[tuple[str, float]]:
         """Passages by BM25 of analysed ``tokens`` (each as often as it occurs) and ``EXPANSION_WEIGHT`` times BM25
         of the ``extra`` terms, among ``allowed`` (a mask over the rows; None: all), as the bundle scores and ranks
         them (``serving.ranking.pg_lexical``): (chunk id, score), best first. Terms no live passage holds count
-        nothing."""
-        frequency = self.bm25.frequencies(conn, [*tokens, *extra])
+        nothing. ``layer``: another layer's chunks instead of the passages."""
+        index = layer or self.passages
+        postings = self.postings_of(index)
+        frequency = postings.frequencies(conn, [*tokens, *extra])
         tokens = [t for t in tokens if frequency[t]]
         extra = [t for t in dict.fromkeys(extra) if frequency[t] and t not in tokens]
-        found = self.bm25.top(conn, tokens, n, allowed, extra, EXPANSION_WEIGHT, frequency)
-        return [(self.passages.chunk_ids[row], score) for row, score in found]
+        found = postings.top(conn, tokens, n, allowed, extra, EXPANSION_WEIGHT, frequency)
+        return [(index.chunk_ids[row], score) for row, score in found]
+
+    def postings_of(self, layer) -> BM25Postings:
+        """A layer's BM25 postings (the passages': ``bm25``)."""
+        return self.bm25 if layer is self.passages else layer.postings
 
     def lexical_ranking(
         self, conn, text: str, n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
@@ -305,27 +368,31 @@ class PostgresLists(QueryLists):
     ) -> tuple[list[int], list[float]]:
         """``BundleLists.bm25_scored`` over the database: rows by BM25 of ``query`` (a term as often as it is
         typed), ``expansion``'s own terms at ``EXPANSION_WEIGHT``, among ``allowed``."""
+        index = layer or self.passages
         typed, expanding = analyze(query), (analyze(expansion) if expansion else [])
         with self.connection() as conn:
-            found = self.lexical_scored(conn, typed, n, allowed, expanding)
-        ranked = [(self.passages.position(cid), score) for cid, score in found]
+            found = self.lexical_scored(conn, typed, n, allowed, expanding, layer=index)
+        ranked = [(index.position(cid), score) for cid, score in found]
         return [p for p, _ in ranked], [s for _, s in ranked]
 
-    def lexical_best(self, text: str, allowed=None) -> tuple[float, float]:
-        """The floor's lexical signal parts (``serving.ranking.coverage.lexical_signal``): the best BM25 score of
-        the query's known terms among ``allowed``, and the sum of idf of all its terms (a term no passage holds
-        counts the idf it would have in one), each computed as the bundle computes it."""
+    def lexical_best(self, text: str, allowed=None, layer=None) -> tuple[float, float]:
+        """The floor's lexical signal parts (``serving.ranking.coverage.lexical_signal``) over ``layer`` (the
+        passages by default): the best BM25 score of the query's known terms among ``allowed``, and the sum of idf
+        of all its terms (a term no chunk of the layer holds counts the idf it would have in one), each computed as
+        the bundle computes it."""
+        index = layer or self.passages
+        total = len(index.chunk_ids)
         terms = analyze(text)
         with self.connection() as conn:
-            frequency = self._frequencies_of(conn, terms)
+            frequency = self.postings_of(index).frequencies(conn, terms)
             known = [t for t in terms if frequency[t]]
             df = np.asarray([frequency[t] for t in known], dtype=np.float64)  # coverage._idf_table's arithmetic
-            idf = dict(zip(known, np.log1p((float(self.passage_total) - df + 0.5) / (df + 0.5)).tolist()))
-            unseen = math.log1p((self.passage_total + 0.5) / 0.5)
+            idf = dict(zip(known, np.log1p((float(total) - df + 0.5) / (df + 0.5)).tolist()))
+            unseen = math.log1p((total + 0.5) / 0.5)
             weight = sum(idf[t] if frequency[t] else unseen for t in terms)
             if not known or weight <= 0:
                 return 0.0, weight
-            found = self.lexical_scored(conn, known, 1, allowed)
+            found = self.lexical_scored(conn, known, 1, allowed, layer=index)
         return (found[0][1] if found else 0.0), weight
 
     def _frequency(self, conn, term: str) -> int:
@@ -338,7 +405,7 @@ class PostgresLists(QueryLists):
 
     def dense_pending(self, query: str, n: int = CANDIDATES, allowed=None, layer=None):
         """The dense list started on a worker thread (``serving.ranking.dense``, as the bundle's): its future."""
-        return self._dense.pending(self.passages.faiss, query, n, allowed)
+        return self._dense.pending((layer or self.passages).faiss, query, n, allowed)
 
     def dense_ranking(
         self, conn, text: str, n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
@@ -351,20 +418,29 @@ class PostgresLists(QueryLists):
         return [cid for cid, _ in self.nearest_passages(conn, (vector / norm).tolist(), n, docs, skip)]
 
     def nearest_passages(
-        self, conn, vector: list[float], n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
+        self,
+        conn,
+        vector: list[float],
+        n: int,
+        docs: list[str] | None,
+        skip: frozenset[str] = frozenset(),
+        layer: int = PASSAGE_LAYER,
     ) -> list[tuple[str, float]]:
-        """HNSW over the passages of the table alone (joined to documents, the planner sorts every live passage
-        exactly instead: 250 ms against 3 ms at 10,000), then only the live ones kept; should superseded or
-        withdrawn passages crowd the candidates out, the joined query answers instead. (chunk id, cosine)."""
+        """HNSW over the chunks of ``layer`` (the passages by default) of the table alone (joined to documents,
+        the planner sorts every live passage exactly instead: 250 ms against 3 ms at 10,000), then only the live
+        ones kept; should superseded or withdrawn chunks crowd the candidates out, the joined query answers
+        instead. (chunk id, cosine)."""
+        index = self.layer(layer)
+        statement = NEAREST if layer == PASSAGE_LAYER else NEAREST_IN_LAYER[layer]
         wanted = n + DENSE_MARGIN + len(skip)
         values = {"q": vector_literal(vector), "k": wanted, "docs": docs}
         if wanted <= self.ef_search:
-            found = conn.execute(NEAREST, values).fetchall()
+            found = conn.execute(statement, values).fetchall()
         else:  # more than the connection's hnsw.ef_search finds: a larger one for this statement only
             with conn.transaction():
                 conn.execute(SEARCH_WIDER, (str(wanted),))
-                found = conn.execute(NEAREST, values).fetchall()
-        kept = [(cid, score) for cid, score in found if self.passages.position(cid) is not None and cid not in skip]
+                found = conn.execute(statement, values).fetchall()
+        kept = [(cid, score) for cid, score in found if index.position(cid) is not None and cid not in skip]
         if len(kept) >= n or len(found) < wanted:
             return kept[:n]
         wanted = n + len(skip)
@@ -376,27 +452,37 @@ class PostgresLists(QueryLists):
                 wanted,
                 ef_search=max(self.ef_search, wanted),
                 current_only=True,
-                layer=PASSAGE_LAYER,
+                layer=layer,
                 doc_ids=docs,
             )
             if cid not in skip
         ][:n]
 
     def reference_tiers(self, query: str, allowed=None, understanding=None, layer=None) -> tuple[list[int], list[int]]:
-        """``BundleLists.reference_tiers`` over the database: (the reference's own rows, rows citing it)."""
+        """``BundleLists.reference_tiers`` over the database: (the reference's own rows, rows citing it) in
+        ``layer`` (the passages by default; only passages link entities, so only they are citing)."""
         from serving.query.analyze import understand
 
-        docs, skip = self.passages.restriction(allowed)
+        index = layer or self.passages
+        docs, skip = index.restriction(allowed)
         with self.connection() as conn:
-            own, citing = self.reference_ids(conn, understanding or understand(query), docs, CANDIDATES, skip)
-        return self.passages.positions(own), self.passages.positions(citing)
+            own, citing = self.reference_ids(
+                conn, understanding or understand(query), docs, CANDIDATES, skip, layer=index.layer
+            )
+        return index.positions(own), index.positions(citing)
 
     def reference_ids(
-        self, conn, understanding, docs: list[str] | None, n: int, skip: frozenset[str] = frozenset()
+        self,
+        conn,
+        understanding,
+        docs: list[str] | None,
+        n: int,
+        skip: frozenset[str] = frozenset(),
+        layer: int = PASSAGE_LAYER,
     ) -> tuple[list[str], list[str]]:
         """Exact references (act + provision, file number, ECLI), as ``Searcher.reference_tiers``: the provision's
-        own section (or the passage its heading line stands in) or the decision itself, then passages citing
-        exactly that reference (at most ``n``, in document order)."""
+        own section (or the chunk its heading line stands in) or the decision itself, then passages citing
+        exactly that reference (at most ``n``, in document order; none in an upper ``layer``)."""
         own: list[str] = []
         wanted: list[str] = []
         for entity in understanding.entities:
@@ -406,6 +492,7 @@ class PostgresLists(QueryLists):
                     continue
                 head_text = key[1]
                 values = {
+                    "layer": layer,
                     "act": act,
                     "head": head_text,
                     "docs": docs,
@@ -419,13 +506,14 @@ class PostgresLists(QueryLists):
             elif entity.label == "DECISION_REF":
                 decisions = self.identifier_docs.get(entity.norm, [])
                 if decisions:
-                    own += [cid for (cid,) in conn.execute(DECISION_PASSAGES, {"these": decisions, "docs": docs})]
+                    found = conn.execute(DECISION_PASSAGES, {"these": decisions, "docs": docs, "layer": layer})
+                    own += [cid for (cid,) in found]
             else:
                 continue
             wanted.append(entity.id)
         own = [cid for cid in dict.fromkeys(own) if cid not in skip]
         citing: list[str] = []
-        if wanted:
+        if wanted and layer == PASSAGE_LAYER:
             citing = [
                 row[0]
                 for row in conn.execute(

@@ -13,9 +13,11 @@ of its version served on ``at`` (default today), or its promulgated text with ``
 hit carries its version fields (``mendel.passages.act_passages.ActChunkVersions``, what the bundle's chunk rows
 carry).
 
-What it does not do (yet): search the database's L1/L2 layers (a whole-act or whole-section query is answered with
-passages, as a bundle without layers answers it). The bundle directory is still what names the version: the API
-reloads when ``bundles/CURRENT`` changes, and the version is that bundle's name.
+A whole-act or whole-section query searches the database's document (L1) or section (L2) layer as the bundle
+searches its ``layers/L1`` and ``layers/L2`` (BM25 over ``layer_postings``, dense over their partial HNSW indexes:
+migration 0035), and the governing act's part is found by its sections' headings on both backends. The bundle
+directory is still what names the version: the API reloads when ``bundles/CURRENT`` changes, and the version is
+that bundle's name.
 """
 
 from __future__ import annotations
@@ -112,19 +114,24 @@ class PostgresSearcher(SearchFlow, PostgresLists):
     def warm(self) -> None:
         """Load now what a first search would load on its way (the query encoder, the bridge's vocabulary, the word
         forms, term frequencies, pooled connections): one search with its coverage block."""
-        _ = (self.floor, self.learned_fusion, self.vocabulary, self.act_router, self.lexicon)
+        _ = (self.layer(1), self.layer(2), self.floor, self.learned_fusion, self.vocabulary, self.act_router)
+        _ = self.lexicon
         self.search_with_coverage(WARM_QUERY, k=1)
 
     def rank(self, query: str, allowed=None, **options) -> Ranked:
         """``QueryLists.rank``, then the rows the learned stage and the hits read, fetched in one statement."""
         ranked = super().rank(query, allowed, **options)
         wanted = [item for item, _, _ in ranked.fused[: LEARNED_CANDIDATES + 2 * LIST_HEADS]]
-        self.passages.chunks.prefetch(wanted + ranked.signals.bm25[:LIST_HEADS] + ranked.signals.dense[:LIST_HEADS])
+        (options.get("layer") or self.passages).chunks.prefetch(
+            wanted + ranked.signals.bm25[:LIST_HEADS] + ranked.signals.dense[:LIST_HEADS]
+        )
         return ranked
 
     def linked_entities(self, items: list[int], layer) -> dict[int, list[str]]:
         """Row -> the graph entities its passage links (the bundle's chunk -> entity links: ``mentions``, read
-        with the graph)."""
+        with the graph); none for a section's or a document's row (entities link passages)."""
+        if layer is not self.passages:
+            return {item: [] for item in items}
         return {item: self.graph.entities_of(item) for item in items}
 
     def _chunk_rows(self, conn, chunk_ids: list[str]) -> dict[str, dict]:

@@ -8,6 +8,11 @@ LIVE = (
     " WHERE c.layer = 3 AND d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record'"
 )
 DOCS = " AND (%(docs)s::text[] IS NULL OR c.doc_id = ANY(%(docs)s::text[]))"
+# The same for the chunks of any layer (%(layer)s: 1 documents, 2 sections, 3 passages).
+LIVE_IN_LAYER = (
+    "JOIN documents d ON d.doc_id = c.doc_id AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
+    " WHERE c.layer = %(layer)s AND d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record'"
+)
 
 # The document frequencies of the terms in at least %s live passages, read once per searcher (ts_stat over the
 # live passages' lexemes): counting a common term's passages costs most (100 ms for one in half of 100,000
@@ -29,9 +34,34 @@ POSTINGS_OF = (
     "SELECT term, string_agg(int4send(passage) || int2send(frequency), ''::bytea) FROM chunk_postings"
     " WHERE term = ANY(%(terms)s::text[]) AND passage = ANY(%(passages)s::integer[]) GROUP BY term"
 )
+# The upper layers' postings (layer_postings, migration 0035) alike, the frequency as 4 bytes (a term of a whole act
+# can occur more often than a smallint holds).
+LAYER_POSTINGS = (
+    "SELECT term, string_agg(int4send(passage) || int4send(frequency), ''::bytea) FROM layer_postings"
+    " WHERE layer = %(layer)s AND term = ANY(%(terms)s::text[]) GROUP BY term"
+)
+LAYER_POSTINGS_OF = (
+    "SELECT term, string_agg(int4send(passage) || int4send(frequency), ''::bytea) FROM layer_postings"
+    " WHERE layer = %(layer)s AND term = ANY(%(terms)s::text[]) AND passage = ANY(%(passages)s::integer[])"
+    " GROUP BY term"
+)
 BM25_K1, BM25_B = 1.5, 0.75
 # A passage's length for BM25: the number of all its tokens (every position of every lexeme).
 TOKENS = "(SELECT sum(cardinality(p.positions)) FROM unnest(c.lexemes) p)"
+# An upper layer's live chunks in the bundle's row order (mendel.index.corpus.load_layer), each with its key in
+# layer_postings and its BM25 length (the sum of its term counts); the live chunks without terms or without a vector.
+UPPER_POSITIONS = (
+    "SELECT c.chunk_id, c.doc_id, c.section_path, c.passage_key, (SELECT sum(n) FROM unnest(c.term_counts) n)"
+    " FROM chunks c " + LIVE_IN_LAYER + " ORDER BY c.doc_id, c.seq, c.chunk_id"
+)
+UPPER_COVERAGE = "SELECT count(*), count(c.term_names), count(c.embedding) FROM chunks c " + LIVE_IN_LAYER
+# The document frequencies of an upper layer's terms in at least %(least)s of its live chunks (%(keys)s: their keys),
+# read when the layer is first searched: one pass over the layer's postings (joined to the live chunks instead, the
+# planner took 10 minutes at 100,000 passages; this takes a second).
+UPPER_COMMON_TERMS = (
+    "SELECT term, count(*) FROM layer_postings WHERE layer = %(layer)s AND passage = ANY(%(keys)s::integer[])"
+    " GROUP BY term HAVING count(*) >= %(least)s"
+)
 # The statements below are composed once here from the constant fragments above; values travel as parameters.
 LIVE_COUNT = "SELECT count(*) FROM chunks c " + LIVE
 PASSAGES_BY_DOCUMENT = "SELECT c.doc_id, count(*) FROM chunks c " + LIVE + " GROUP BY c.doc_id"
@@ -43,20 +73,25 @@ NEAREST = (
     "SELECT c.chunk_id, 1 - (c.embedding <=> %(q)s::vector) FROM chunks c WHERE c.embedding IS NOT NULL"
     " AND c.layer = 3" + DOCS + " ORDER BY c.embedding <=> %(q)s::vector LIMIT %(k)s"
 )
+# The same within an upper layer, the layer written out so the planner takes its partial HNSW index (migration 0035).
+NEAREST_IN_LAYER = {number: NEAREST.replace("c.layer = 3", f"c.layer = {number}") for number in (1, 2)}
 SESSION_SEARCH = "SELECT set_config('hnsw.ef_search', %s, false), set_config('hnsw.iterative_scan', %s, false)"
 SEARCH_WIDER = "SELECT set_config('hnsw.ef_search', %s, true)"  # for one transaction
-# A provision's own passages: by the last part of their section heading, else by a heading line in their text.
+# A provision's own chunks in a layer (%(layer)s): by the last part of their section heading, else by a heading line in their text.
 PROVISION_BY_HEADING = (
-    "SELECT c.chunk_id FROM chunks c " + LIVE + DOCS + " AND d.citation = %(act)s"
+    "SELECT c.chunk_id FROM chunks c " + LIVE_IN_LAYER + DOCS + " AND d.citation = %(act)s"
     " AND lower(btrim(regexp_replace(c.section_path, '^.* > ', ''))) = %(head)s"
     " ORDER BY c.doc_id, c.seq"
 )
 PROVISION_BY_TEXT = (
-    "SELECT c.chunk_id FROM chunks c " + LIVE + DOCS + " AND d.citation = %(act)s"
+    "SELECT c.chunk_id FROM chunks c " + LIVE_IN_LAYER + DOCS + " AND d.citation = %(act)s"
     " AND c.text ~ %(re)s ORDER BY c.doc_id, c.seq"
 )
 DECISION_PASSAGES = (
-    "SELECT c.chunk_id FROM chunks c " + LIVE + DOCS + " AND c.doc_id = ANY(%(these)s) ORDER BY c.doc_id, c.seq"
+    "SELECT c.chunk_id FROM chunks c "
+    + LIVE_IN_LAYER
+    + DOCS
+    + " AND c.doc_id = ANY(%(these)s) ORDER BY c.doc_id, c.seq"
 )
 CITING_PASSAGES = (
     "SELECT DISTINCT c.chunk_id, c.doc_id, c.seq FROM mentions m JOIN chunks c"

@@ -1,7 +1,8 @@
 """BM25 over the stored postings ranks and scores as the bundle's bm25s index, bit for bit: the best n of a query
 (a term as often as it is typed, the expansion's terms weighted), among a mask or not, and the floor's lexical
 signal -- also when every term is taken for a common one, so that the MaxScore cut (common terms read only until
-the unread ones cannot reach the n-th best, then looked up for the candidates left) decides what is read."""
+the unread ones cannot reach the n-th best, then looked up for the candidates left) decides what is read. The same
+for the document and section layers (``layer_postings``) against the bundle's ``layers/L1`` and ``layers/L2``."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import numpy as np
 import psycopg
 import pytest
 
-from benchmarks.bench_pg_backend import load_bundle
+from benchmarks.pg_bundle import load_bundle
 from mendel.core import db
-from serving.ranking.pg_lexical import BM25Postings
+from serving.ranking.pg_lexical import BM25Postings, PostingsTable
 from serving.ranking.pg_search import PostgresSearcher
 from serving.ranking.pg_sql import BM25_B, BM25_K1
 from serving.ranking.search import Searcher
@@ -32,6 +33,7 @@ QUERIES = [
 ]
 EXPANSIONS = ["", "bytová nouze podpora zákon", "dovolání soud"]
 SIZES = [1, 3, 10, 50]
+UPPER = [1, 2]  # the document and section layers
 
 
 class CountedPostings(BM25Postings):
@@ -56,7 +58,7 @@ def both(tmp_path_factory, pg_server_url):
             r[0] for r in conn.execute("SELECT unnest(%s::text[]) AS d ORDER BY d", ([d["doc_id"] for d in docs],))
         ]
     path = build_bundle(
-        tmp_path_factory.mktemp("pgl") / "bundles", sorted(docs, key=lambda d: order.index(d["doc_id"]))
+        tmp_path_factory.mktemp("pgl") / "bundles", sorted(docs, key=lambda d: order.index(d["doc_id"])), layers=True
     )
     with psycopg.connect(url) as conn:
         load_bundle(conn, path)
@@ -66,6 +68,15 @@ def both(tmp_path_factory, pg_server_url):
     with cut.connection() as conn:
         every_term = dict(conn.execute("SELECT term, count(*) FROM chunk_postings GROUP BY term").fetchall())
     cut.bm25 = CountedPostings(cut.passages, every_term, BM25_K1, BM25_B, kept=0)  # every query read afresh
+    for number in UPPER:
+        with cut.connection() as conn:
+            every_term = dict(
+                conn.execute("SELECT term, count(*) FROM layer_postings WHERE layer = %s GROUP BY term", (number,))
+            )
+        layer = cut.layer(number)
+        layer.postings = CountedPostings(
+            layer, every_term, BM25_K1, BM25_B, kept=0, table=PostingsTable.of_layer(number)
+        )
     yield {"bundle": bundle_searcher, "postgres": postgres, "cut": cut}
     for searcher in (postgres, cut, bundle_searcher):
         searcher.close()
@@ -104,3 +115,30 @@ def test_the_cut_looked_up_candidates(both):
     for query in QUERIES:
         both["cut"].bm25_scored(query, 3)
     assert CountedPostings.lookups > 0
+
+
+@pytest.mark.parametrize("backend", ["postgres", "cut"])
+@pytest.mark.parametrize("number", UPPER)
+def test_an_upper_layers_best_n_are_the_bundles(both, backend, number):
+    bundle_layer, postgres = both["bundle"].layer(number), both[backend]
+    layer = postgres.layer(number)
+    CountedPostings.lookups = 0
+    for query in QUERIES:
+        for expansion in EXPANSIONS:
+            for name, allowed in masks(len(bundle_layer.chunks)).items():
+                for n in SIZES:
+                    expected = both["bundle"].bm25_scored(query, n, allowed, bundle_layer, expansion)
+                    found = postgres.bm25_scored(query, n, allowed, layer, expansion)
+                    assert found == expected, (query, expansion, name, n)
+    assert (CountedPostings.lookups > 0) == (backend == "cut")  # the cut was at work in the layer
+
+
+@pytest.mark.parametrize("number", UPPER)
+def test_an_upper_layers_lexical_signal_is_the_bundles(both, number):
+    bundle_searcher, bundle_layer = both["bundle"], both["bundle"].layer(number)
+    for query in QUERIES:
+        for name, allowed in masks(len(bundle_layer.chunks)).items():
+            expected = bundle_searcher._assessor.lexical_signal(bundle_layer, query, allowed)
+            for backend in ("postgres", "cut"):
+                found = both[backend]._assessor.lexical_signal(both[backend].layer(number), query, allowed)
+                assert found == expected, (query, backend, name)

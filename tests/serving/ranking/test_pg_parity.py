@@ -1,7 +1,9 @@
-"""The PostgreSQL backend answers as the bundle backend, hit by hit: one small bundle of real documents and a
-database holding the same passages (``benchmarks.bench_pg_backend.load_bundle``), the default search of both with
-every stage on (bridge, routed and governing acts, learned second stage, dedupe, coverage block, relevance floor).
-A stage one backend drops shows here as a different hit, order or coverage block."""
+"""The PostgreSQL backend answers as the bundle backend, hit by hit: one small bundle of real documents with its
+document and section layers and a database holding the same chunks (``benchmarks.pg_bundle.load_bundle``), the
+default search of both with every stage on (bridge, routed and governing acts and the governing act's part found by
+its sections' headings, whole-act and whole-section questions in their layers, learned second stage, dedupe,
+coverage block, relevance floor). A stage one backend drops shows here as a different hit, order or coverage
+block."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import uuid
 import psycopg
 import pytest
 
-from benchmarks.bench_pg_backend import load_bundle
+from benchmarks.pg_bundle import load_bundle
 from mendel.core import db
 from serving.ranking.pg_search import PostgresSearcher
 from serving.ranking.search import Searcher
@@ -33,6 +35,15 @@ QUERIES = [
     "exekuce a náhrada nákladů řízení",
     "ústavní zákon a volby do Senátu",
 ]
+# Questions about a whole act (the document layer) or a whole section (the section layer), in real text.
+LAYER_QUERIES = [
+    "o čem je zákon o podpoře bydlení",
+    "co upravuje zákon č. 175/2025 Sb.",
+    "shrnutí vyhlášky o sazbě stravného",
+    "celý § 5 zákona č. 175/2025 Sb.",
+    "hlava II zákona o podpoře bydlení",
+    "celé znění § 2 vyhlášky č. 573/2025 Sb.",
+]
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +58,7 @@ def both(tmp_path_factory, pg_server_url):
             r[0] for r in conn.execute("SELECT unnest(%s::text[]) AS d ORDER BY d", ([d["doc_id"] for d in docs],))
         ]
     docs = sorted(docs, key=lambda d: order.index(d["doc_id"]))
-    path = build_bundle(tmp_path_factory.mktemp("pgp") / "bundles", docs)
+    path = build_bundle(tmp_path_factory.mktemp("pgp") / "bundles", docs, layers=True)
     with psycopg.connect(url) as conn:
         load_bundle(conn, path)
     bundle_searcher = Searcher(path, embedder=EMBEDDER)
@@ -79,9 +90,30 @@ def test_rows_are_the_bundles(both):
     ]
 
 
-@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize("query", QUERIES + LAYER_QUERIES)
 def test_same_answer_hit_by_hit(both, query):
     assert answer(both["postgres"], query) == answer(both["bundle"], query)
+
+
+@pytest.mark.parametrize("number", [1, 2])
+def test_upper_layers_are_the_bundles(both, number):
+    postgres, bundle_layer = both["postgres"].layer(number), both["bundle"].layer(number)
+    assert len(postgres.chunks) == len(bundle_layer.chunks) > 0
+    assert [postgres.chunks[i]["chunk_id"] for i in range(len(postgres.chunks))] == [
+        c["chunk_id"] for c in bundle_layer.chunks
+    ]
+
+
+@pytest.mark.parametrize("query", LAYER_QUERIES)
+def test_layer_questions_search_their_layer(both, query):
+    """Each whole-act or whole-section question is answered from the layer its scope asks for, on both."""
+    layers = {}
+    for name, searcher in both.items():
+        details: dict = {}
+        hits = searcher.search(query, k=HITS, details=details)
+        layers[name] = (details["layer"], {h.layer for h in hits})
+    assert layers["postgres"] == layers["bundle"]
+    assert layers["bundle"][0] in (1, 2) and layers["bundle"][1] == {layers["bundle"][0]}
 
 
 def test_each_stage_changes_some_answer(both):
@@ -90,3 +122,34 @@ def test_each_stage_changes_some_answer(both):
     for stage in ({"learned": False}, {"bridge": False}, {"decompose": False}, {"retype": False}):
         changed = [q for q in QUERIES if answer(bundle_searcher, q, **stage) != answer(both["postgres"], q)]
         assert changed, stage
+
+
+# Plain questions governed by an act of the bundle whose part is found by its sections' headings (layer 2).
+PART_QUERIES = ["sazba stravného při pracovní cestě", "podpora bydlení vyhovující bydlení"]
+
+
+@pytest.mark.parametrize("query", PART_QUERIES)
+def test_governing_part_by_headings(both, query):
+    """The governing act's part (``QueryLists.heading_part`` over the section layer) is the same passages on both."""
+    from serving.query.analyze import understand
+
+    parts = []
+    for searcher in (both["bundle"], both["postgres"]):
+        found = understand(query, searcher.lexicon)
+        ranked = searcher.rank(query, understanding=found, governing=searcher.governing(found))
+        parts.append([searcher.chunks[i]["chunk_id"] for i in sorted(ranked.signals.part)])
+    assert parts[0] == parts[1] != []
+
+
+def test_dropping_the_layers_changes_answers(both):
+    """With its document and section layers dropped (what the database backend did before it searched them), the
+    postgres backend answers every layer question and the questions whose governing part the section headings find
+    otherwise than the bundle."""
+    postgres = both["postgres"]
+    kept = dict(postgres._upper)
+    try:
+        postgres._upper.update({1: None, 2: None})
+        changed = [q for q in LAYER_QUERIES + PART_QUERIES if answer(postgres, q) != answer(both["bundle"], q)]
+    finally:
+        postgres._upper.update(kept)
+    assert changed == LAYER_QUERIES + PART_QUERIES

@@ -99,6 +99,7 @@ def test_the_migration_gives_passages_written_before_it_their_postings(fresh_db)
     with psycopg.connect(fresh_db) as conn:
         conn.execute("DROP TABLE chunk_postings")
         conn.execute("DROP FUNCTION chunk_postings_follow, chunk_postings_clear CASCADE")
+        conn.execute("DROP FUNCTION layer_postings_follow, layer_postings_clear CASCADE")  # 0035's, on passage_key
         conn.execute("ALTER TABLE chunks DROP COLUMN passage_key")
         version_id = insert_document(conn, "d1")
         for chunk_id in TEXTS:
