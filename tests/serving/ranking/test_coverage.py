@@ -1,6 +1,8 @@
 """The coverage block's governing acts: the act a plain question is governed by, with its status in the
 collection, a Czech message when it is missing, and the answer weak then (no bundle needed)."""
 
+import pytest
+
 from serving.query.analyze import understand
 from serving.query.governing import governing_acts
 from serving.ranking.coverage import CollectionIndex, Confidence, Floor, coverage_report, judge
@@ -33,3 +35,28 @@ def test_a_held_governing_act_is_listed_and_the_answer_judged_by_the_floor():
     assert [(i["id"], i["status"]) for i in coverage["named"] if i.get("governing")] == [("175/2025 Sb.", "indexed")]
     assert coverage["missing"] == [] and not coverage["governing_missing"]
     assert not judge(Confidence(lexical=0.9, dense=0.9), Floor(lexical=0.1), None, coverage)["weak"]
+
+
+NO_COVERAGE: dict = {"all_missing": False, "governing_missing": False}
+
+
+@pytest.mark.parametrize(
+    "lexical, dense, model, weak",
+    [
+        (0.20, 0.86, "e5", False),  # the calibrated model: the dense signal clears its floor
+        (0.20, 0.80, "e5", True),  # below both of the pair
+        (0.40, 0.80, "e5", False),  # the pair's lexical floor cleared
+        (0.20, 0.86, "other", False),  # another model: the lexical floor chosen to stand alone
+        (0.10, 0.99, "other", True),  # ... and no dense signal to lean on
+    ],
+)
+def test_a_lexical_floor_chosen_beside_a_dense_one_does_not_stand_alone(lexical, dense, model, weak):
+    floor = Floor(lexical=0.33, dense=0.85, model="e5", lexical_alone=0.14)
+    verdict = judge(Confidence(lexical=lexical, dense=dense), floor, model, NO_COVERAGE)
+    assert verdict["weak"] is weak
+    assert verdict["floor"]["lexical"] == (0.33 if model == "e5" else 0.14)
+
+
+def test_a_floor_without_a_lexical_threshold_of_its_own_keeps_the_pairs():
+    floor = Floor(lexical=0.33, dense=0.85, model="e5")
+    assert floor.lexical_for("other") == floor.lexical_for("e5") == 0.33
