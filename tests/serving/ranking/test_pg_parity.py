@@ -32,6 +32,7 @@ QUERIES = [
     "qxwz blorft vrmpl",
     "exekuce a náhrada nákladů řízení",
     "ústavní zákon a volby do Senátu",
+    "prezdent republiky",  # typed without diacritics, a letter left out: retyped
 ]
 
 
