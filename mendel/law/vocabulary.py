@@ -40,6 +40,9 @@ _MATCH_ENDINGS = sorted(
 # another name.
 DEFINITION_MAX_TERMS = 6
 DEFINITION_MIN_MEANING_TERMS = 3  # "osoba" alone is no name of "zaměstnavatel"
+# Other words a multi-word lay wording may have between its own in a query: people put an object or a particle in
+# ("řídit auto opilý", "neplatí výživné na dítě"); one is tolerated, more would join words of unrelated clauses.
+MAX_WORDING_GAP = 1
 
 
 class VocabularyError(ValueError):
@@ -162,8 +165,9 @@ class LegalVocabulary:
         keys = [key for key, _, _ in tokens]
         for position, key in enumerate(keys):
             for wording, legal, source in self._by_first.get(key, ()):
-                if tuple(keys[position : position + len(wording)]) == wording:
-                    start, end = tokens[position][1], tokens[position + len(wording) - 1][2]
+                last = _wording_end(keys, position, wording)
+                if last is not None:
+                    start, end = tokens[position][1], tokens[last][2]
                     found.append(Expansion(legal, query[start:end], start, end, source))
         present = set(keys)
         out, seen = [], set()
@@ -186,6 +190,20 @@ DENSE_SOURCES = frozenset({"abbreviation", "act"})
 def dense_wordings(expansions: Iterable[Expansion]) -> list[str]:
     """The legal wordings of ``expansions`` (:meth:`LegalVocabulary.expand`) that the dense query carries."""
     return [e.legal for e in expansions if e.source in DENSE_SOURCES or len(phrase_key(e.text)) >= 2]
+
+
+def _wording_end(keys: list[str], position: int, wording: tuple[str, ...]) -> int | None:
+    """The index of the last query key of ``wording`` matched from ``position`` on, its words in order with at most
+    ``MAX_WORDING_GAP`` other words between them ("řídit auto opilý" says "řídit opilý", "neplatí výživné na dítě"
+    says "neplatí na dítě"); None when it is not there."""
+    at, skipped = position, 0
+    for part in wording[1:]:
+        at += 1
+        while at < len(keys) and keys[at] != part and skipped < MAX_WORDING_GAP:
+            at, skipped = at + 1, skipped + 1
+        if at >= len(keys) or keys[at] != part:
+            return None
+    return at
 
 
 def _abbreviation_parts(abbreviation: str) -> list[str]:
@@ -241,6 +259,9 @@ _INSTRUMENTAL_RE = re.compile(r"^\w*(?:em|ím|ým|ou|ami|emi|ými|ími|mi)$", re
 _WORD_RE = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?", re.UNICODE)
 _MEANING_END_RE = re.compile(r"[;.]|,\s*(?:[a-z]{1,2}\)|pokud|není-li|jestliže|který|která|které)\s", re.IGNORECASE)
 MAX_MEANING_CHARS = 200
+# The citation of an act of the Collection of Laws: a decision's file number ("12 C 184/2025-17") is no act, and the
+# aliases its text introduces ("(dále jen „smlouva“)" for the loan contract at issue) are the case's, not the law's.
+ACT_CITATION_RE = re.compile(r"^\d{1,4}/\d{4} Sb\.$")
 
 
 def _instrumental_prefix(words: list[str]) -> int:
@@ -317,13 +338,13 @@ def _aliased_name(words: list[str], alias: str) -> str | None:
 
 def harvest_definitions(chunks: Iterable[dict]) -> list[Definition]:
     """Statutory definitions of the acts among ``chunks`` (bundle chunk rows: ``text``, ``citation``,
-    ``chunk_id``): only chunks of a cited act (a decision's text quoting a definition is not the law's own), each
-    (term, meaning) once."""
+    ``chunk_id``): only chunks of an act of the Collection (a decision's text, cited by its file number, quoting a
+    definition or naming the contract at issue is not the law's own), each (term, meaning) once."""
     out: list[Definition] = []
     seen: set[tuple[str, str]] = set()
     for chunk in chunks:
         text = chunk.get("text") or ""
-        if not chunk.get("citation") or ("rozum" not in text and "dále jen" not in text):
+        if not ACT_CITATION_RE.match(chunk.get("citation") or "") or ("rozum" not in text and "dále jen" not in text):
             continue
         for definition in definitions_in(text, chunk.get("citation"), chunk.get("chunk_id", "")):
             key = (definition.term.lower(), definition.meaning.lower())

@@ -7,9 +7,9 @@ words decide what a typed word was meant to be (:class:`Lexicon`, its word forms
 - a word typed without diacritics gets back the spelling the collection writes it with, when that spelling is far
   more common than the plain one (``zakonik`` -> ``zákoník``; ``byt`` stays, the collection writes both
   ``byt`` and ``být``);
-- a word the collection never writes, in any spelling, becomes the most common word one edit away (a letter
-  missing, extra, swapped or wrong: ``vipoved`` -> ``výpověď``), or else the most common word it begins
-  (``zamestn`` -> ``zaměstnance``).
+- a word typed without diacritics that the collection never writes, in any spelling, becomes the most common word
+  one edit away (a letter missing, extra, swapped or wrong: ``vipoved`` -> ``výpověď``), or else the most common
+  word it begins (``zamestn`` -> ``zaměstnance``); a word typed with diacritics is left as typed.
 
 Each change is a (start, end, replacement) span of the query, so query understanding keeps pointing back into the
 query as typed (``serving.query.analyze.normalize_query``).
@@ -84,9 +84,14 @@ class Lexicon:
 
     def corrected(self, word: str) -> str | None:
         """The word the collection writes that an unknown word most likely meant: one edit away, else the most
-        common word it begins; None for a known word, a short one or when nothing is close."""
+        common word it begins; None for a known word, a short one, one typed with diacritics or when nothing is
+        close. A word typed with its diacritics was spelt on a Czech keyboard with care: that the collection's
+        sample lacks it ("dívka", "vdát", "psát") says more about the sample than about the word, and the nearest
+        common word ("dávka", "vydat", "psa") is another word."""
         key = fold(word.lower())
         if len(key) < MIN_CORRECTED_LENGTH or key in self.totals or not key.isalpha() or not key.isascii():
+            return None
+        if not word.isascii():
             return None
         best = max(
             (candidate for candidate in _one_edit(key) if self.totals.get(candidate, 0) >= MIN_CORRECTION_COUNT),

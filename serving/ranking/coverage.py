@@ -44,15 +44,23 @@ _WS = re.compile(r"\s+")
 @dataclass(frozen=True)
 class Floor:
     """Thresholds below which an answer is weak. ``dense`` holds only for the embedding model it was calibrated
-    with (``model``); for any other model the lexical signal decides alone."""
+    with (``model``); for any other model the lexical signal decides alone, at ``lexical_alone`` when the
+    calibration chose one (a lexical threshold chosen beside a dense one is too high to stand alone)."""
 
     lexical: float
     dense: float | None = None
     model: str | None = None
     source: dict = field(default_factory=dict)  # how it was calibrated (questions file, bundle, counts)
+    lexical_alone: float | None = None
 
     def dense_for(self, model: str | None) -> float | None:
         return self.dense if self.dense is not None and model is not None and model == self.model else None
+
+    def lexical_for(self, model: str | None) -> float:
+        """The lexical threshold for answers of a bundle embedded with ``model``."""
+        if self.dense_for(model) is None and self.lexical_alone is not None:
+            return self.lexical_alone
+        return self.lexical
 
     @classmethod
     def load(cls, path: Path = FLOOR_FILE) -> "Floor":
@@ -62,6 +70,7 @@ class Floor:
             dense=data.get("dense"),
             model=data.get("model"),
             source=data.get("source", {}),
+            lexical_alone=data.get("lexical_alone"),
         )
 
 
@@ -348,13 +357,14 @@ def judge(confidence: Confidence, floor: Floor | None, model: str | None, covera
     no hits) for one answer."""
     dense_floor = floor.dense_for(model) if floor is not None else None
     dense_ok = dense_floor is not None and confidence.dense is not None and confidence.dense >= dense_floor
-    lexical_ok = floor is not None and confidence.lexical >= floor.lexical
+    lexical_floor = floor.lexical_for(model) if floor is not None else None
+    lexical_ok = floor is not None and confidence.lexical >= lexical_floor
     below = floor is not None and not (lexical_ok or dense_ok)
     empty = confidence.lexical <= 0.0 and not dense_ok
     return {
         "weak": bool(below or coverage.get("all_missing") or coverage.get("governing_missing") or empty),
         "empty": bool(empty),
-        "floor": None if floor is None else {"lexical": floor.lexical, "dense": dense_floor},
+        "floor": None if floor is None else {"lexical": lexical_floor, "dense": dense_floor},
     }
 
 

@@ -237,3 +237,116 @@ def test_dense_wordings_keep_only_exact_expansions():
     assert single and dense_wordings(single) == []
     assert vocabulary.expand("ECLI:CZ:NS:2026:3.TDO.289.2026.1") == []
     assert [e.legal for e in vocabulary.expand("usnesení NS")] == ["Nejvyšší soud"]
+
+
+# --- the big codes in everyday words -------------------------------------------------------------------------
+
+# How people ask about the občanský zákoník, the trestní zákoník and the zákon o odpovědnosti za přestupky, each with
+# the term the code itself uses (written for these tests, not taken from an evaluation set).
+CODES_IN_EVERYDAY_WORDS = [
+    ("Můžu se oženit v sedmnácti?", "uzavření manželství"),
+    ("Chce se vdávat, ale je jí teprve šestnáct", "uzavření manželství"),
+    ("Kamarád mi omylem poslal dvakrát peníze", "plnění bez právního důvodu"),
+    ("Řídil opilý a nabořil sloup", "ohrožení pod vlivem návykové látky"),
+    ("Otec neplatí výživné už půl roku", "zanedbání povinné výživy"),
+    ("Bránil jsem se útočníkovi nožem", "nutná obrana"),
+    ("Soused mi vyhrožuje, že mě zabije", "nebezpečné vyhrožování"),
+    ("Bývalý přítel mě pořád sleduje a píše zprávy", "nebezpečné pronásledování"),
+    ("Kdo zdědí dům, když táta nezanechal závěť?", "dědění ze zákona"),
+    ("Koupil jsem boty přes internet a chci je vrátit", "smlouva uzavíraná distančním způsobem"),
+    ("Pronajímatel chce zvýšit nájem o třetinu", "zvýšení nájemného"),
+    ("Vrátí mi pronajímatel kauci?", "jistota"),
+    ("Dcera se o mě nezajímá, můžu ji vydědit?", "vydědění"),
+    ("Babička chce dar zpátky", "vrácení daru"),
+    ("Našla jsem peněženku na ulici", "nálezce"),
+    ("Zlomil mi nos v hospodě", "ublížení na zdraví"),
+    ("Napadl policistu při kontrole", "násilí proti úřední osobě"),
+    ("Chytili ho při krádeži v obchodě", "přestupek proti majetku"),
+    ("Soused mi nadává a dělá schválnosti", "přestupek proti občanskému soužití"),
+    ("Ujel od nehody a nezastavil", "opuštění místa dopravní nehody"),
+    ("Zranil jsem se v práci na stavbě", "pracovní úraz"),
+    ("Úraz cestou do práce na kole", "úraz na cestě do zaměstnání"),
+    ("Šíří o mně lži po vesnici", "pomluva"),
+    ("Manžel mě bije", "domácí násilí"),
+    ("Smlouvu jsme uzavřeli jen ústně", "forma právního jednání"),
+    ("Může soud dát podmínku?", "podmíněné odsouzení"),
+    ("Kolik let vězení hrozí za loupež", "trest odnětí svobody"),
+    ("Kdo zaplatí škodu, když mě pokousal pes?", "škoda způsobená zvířetem"),
+    ("Musí děti platit na rodiče v důchodu?", "vyživovací povinnost"),
+    ("Soused nechce ořezat větve, přesahují přes plot", "převis větví"),
+    ("Nezaplatí včas fakturu, můžu chtít úrok?", "úrok z prodlení"),
+    ("Může mi zaměstnavatel strhnout ze mzdy, když jsem rozbil v práci auto?", "odpovědnost zaměstnance za škodu"),
+    ("Vnikl mi do bytu bez dovolení", "porušování domovní svobody"),
+    ("Je trestné prodat alkohol dítěti?", "podání alkoholu dítěti"),
+    ("Může dítě podepsat smlouvu na telefon?", "svéprávnost nezletilých"),
+]
+
+
+@pytest.mark.parametrize("query, legal", CODES_IN_EVERYDAY_WORDS)
+def test_everyday_questions_about_the_codes_expand_to_the_codes_terms(query, legal):
+    assert legal in legal_of(query)
+
+
+@pytest.mark.parametrize(
+    "query, not_legal",
+    [
+        ("Jak se bránit exekuci?", "nutná obrana"),  # any defence is no self-defence
+        ("Co hrozí za rušení nočního klidu?", "noční práce"),  # "noční" alone says no work
+        ("Je platná závěť psaná vlastní rukou?", "vlastnické právo"),  # "vlastní" is no ownership
+        ("Kdy musí zavřít obchod v neděli?", "trest odnětí svobody"),
+        ("Můžu si vzít auto na leasing?", "neoprávněné užívání cizí věci"),
+        ("Jaký trest hrozí za krádež?", "trestní sazba"),
+        ("Od kolika let můžu kandidovat do senátu?", "věk trestní odpovědnosti"),
+    ],
+)
+def test_generic_words_do_not_expand_to_a_particular_term(query, not_legal):
+    assert not_legal not in legal_of(query)
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("spadla jablka", True),  # the wording as listed
+        ("spadla zralá jablka", True),  # one other word inside it
+        ("spadla velká zralá jablka", False),  # two: the words are no longer one phrase
+        ("jablka spadla", False),  # the words in another order
+    ],
+)
+def test_a_multi_word_wording_tolerates_one_other_word_inside(query, expected):
+    found = [e for e in default_vocabulary().expand(query) if e.legal == "plody ze sousedního pozemku"]
+    assert bool(found) is expected
+    if found:
+        assert query[found[0].start : found[0].end] == found[0].text
+
+
+def test_the_vocabulary_file_has_no_legal_term_twice_in_an_area():
+    """YAML keeps the last of two equal keys silently: a term listed twice in one area would lose its first
+    wordings."""
+    root = yaml.compose(VOCABULARY_FILE.read_text(encoding="utf-8"))
+    areas = dict((key.value, value) for key, value in root.value)["areas"]
+    for area, entries in areas.value:
+        keys = [key.value for key, _ in entries.value]
+        assert len(keys) == len(set(keys)), (area.value, sorted(k for k in keys if keys.count(k) > 1))
+
+
+def test_the_codes_areas_are_broad():
+    data = yaml.safe_load(VOCABULARY_FILE.read_text(encoding="utf-8"))
+    codes = {area: entries for area, entries in data["areas"].items() if "zákoník" in area or "přestupky" in area}
+    assert len(codes) >= 8
+    assert sum(len(entries) for entries in codes.values()) >= 100  # legal terms
+    assert sum(len(lay) for entries in codes.values() for lay in entries.values()) >= 600  # lay wordings
+
+
+def test_aliases_a_decision_introduces_are_not_the_laws():
+    """A decision cites itself by its file number: its "(dále jen „smlouva“)" names the contract of the case, and
+    would expand every "smlouva" of a question with it."""
+    decision = "Žalobce uzavřel se žalovanou smlouvu o revolvingovém úvěru (dále jen „smlouva“) dne 1. 1. 2020."
+    chunks = [
+        {"chunk_id": "d1", "citation": "12 C 184/2025-17", "text": decision},
+        {"chunk_id": "a1", "citation": "1/2025 Sb.", "text": ALIAS},
+    ]
+    harvested = harvest_definitions(chunks)
+    assert {d.chunk_id for d in harvested} == {"a1"}
+    assert "smlouvu o revolvingovém úvěru" not in legal_of(
+        "Platí ústní smlouva?", default_vocabulary().with_definitions(harvested)
+    )

@@ -160,3 +160,24 @@ def test_the_dense_text_is_worked_out_once_for_what_the_query_says():
     found.normalized = "výpovědní doba podle § 51 ZP"  # what it says changed: worked out for the new words
     assert dense_query_text(found) == "výpovědní doba podle § 51 ZP (zákoník práce)"
     assert dense_query_text(understand("sazba DPH na potraviny")) == text
+
+
+@pytest.mark.parametrize(
+    "query, carried, left_out",
+    [
+        # a lay wording of two or more words says one thing: the dense query carries the code's term
+        ("Je trestné řídit auto opilý?", "ohrožení pod vlivem návykové látky", None),
+        ("Kdy nejsem trestný, když se bráním útočníkovi?", "nutná obrana", None),
+        ("Dostanu peníze za bolest?", "náhrada při ublížení na zdraví", None),
+        # a single everyday word stands for a term only sometimes: BM25 gets it, the dense query does not
+        ("Je trestné, když je řidič opilý?", None, "návyková látka"),
+    ],
+)
+def test_the_dense_query_carries_the_codes_term_of_a_lay_phrase(query, carried, left_out):
+    from serving.query.analyze import legal_wordings
+
+    text = dense_query_text(understand(query))
+    if carried:
+        assert text.startswith(query) and f"{carried}" in text[len(query) :]
+    if left_out:
+        assert left_out in legal_wordings(query) and left_out not in text

@@ -50,6 +50,20 @@ def test_unknown_words_corrected_or_completed(lexicon, typed, expected):
     assert lexicon.corrected(typed) == expected
 
 
+@pytest.mark.parametrize(
+    "typed, expected",
+    [
+        ("dívka", None),  # typed with diacritics: a word of its own, not a slip of "dávka"
+        ("vdát", None),  # not "vydat"
+        ("urazím", None),  # not "úrazem"
+        ("divka", "dávka"),  # the same word typed without diacritics is still mended by the collection's words
+    ],
+)
+def test_words_typed_with_diacritics_are_not_corrected_into_other_words(typed, expected):
+    lexicon = Lexicon.from_texts(["dávka dávka dávka vydat vydat vydat úrazem úrazem úrazem"] * 3)
+    assert lexicon.corrected(typed) == expected
+
+
 def test_understanding_reads_the_retyped_query_and_spans_point_into_the_typed_one(lexicon):
     query = "vypovedni doba podle zakoniku prace"
     found = understand(query, lexicon)

@@ -72,3 +72,28 @@ def test_a_lay_question_is_told_when_the_act_governing_it_is_not_in_the_collecti
     assert coverage["governing_missing"] is (missing is not None)
     messages = [item["message"] for item in coverage["missing"] if item.get("governing")]
     assert messages[:1] == ([f"{missing} není v kolekci"] if missing else [])
+
+
+NO_COVERAGE: dict = {"all_missing": False, "governing_missing": False}
+
+
+@pytest.mark.parametrize(
+    "lexical, dense, model, weak",
+    [
+        (0.20, 0.86, "e5", False),  # the calibrated model: the dense signal clears its floor
+        (0.20, 0.80, "e5", True),  # below both of the pair
+        (0.40, 0.80, "e5", False),  # the pair's lexical floor cleared
+        (0.20, 0.86, "other", False),  # another model: the lexical floor chosen to stand alone
+        (0.10, 0.99, "other", True),  # ... and no dense signal to lean on
+    ],
+)
+def test_a_lexical_floor_chosen_beside_a_dense_one_does_not_stand_alone(lexical, dense, model, weak):
+    floor = Floor(lexical=0.33, dense=0.85, model="e5", lexical_alone=0.14)
+    verdict = judge(Confidence(lexical=lexical, dense=dense), floor, model, NO_COVERAGE)
+    assert verdict["weak"] is weak
+    assert verdict["floor"]["lexical"] == (0.33 if model == "e5" else 0.14)
+
+
+def test_a_floor_without_a_lexical_threshold_of_its_own_keeps_the_pairs():
+    floor = Floor(lexical=0.33, dense=0.85, model="e5")
+    assert floor.lexical_for("other") == floor.lexical_for("e5") == 0.33

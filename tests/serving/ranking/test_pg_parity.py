@@ -34,6 +34,7 @@ QUERIES = [
     "qxwz blorft vrmpl",
     "exekuce a náhrada nákladů řízení",
     "ústavní zákon a volby do Senátu",
+    "prezdent republiky",  # typed without diacritics, a letter left out: retyped
 ]
 # Questions about a whole act (the document layer) or a whole section (the section layer), in real text.
 LAYER_QUERIES = [
