@@ -71,8 +71,10 @@ def test_a_division_repeated_in_each_part_gets_its_own_parts_heading():
         _record("b", "ČÁST DRUHÁ > HLAVA I > Díl 1 > § 655", "HLAVA I\nMANŽELSTVÍ\nDíl 1\n§ 655\nManželství …"),
         _record("c", "ČÁST DRUHÁ > HLAVA I > Díl 1 > § 656", "§ 656\n(1) Manželství vzniká …"),
         _record("d", "ČÁST PRVNÍ > HLAVA I > § 2", "§ 2\n(1) Každé ustanovení …"),
-        # a division that opens further on in a passage does not name the passage's own division
-        _record("e", "ČÁST TŘETÍ > HLAVA III > § 975", "§ 975\n(1) Vlastnické právo …\nHLAVA I\nVĚCNÁ PRÁVA"),
+        # a division that opens further on in a passage names the division of the next passage that holds it,
+        # not the passage's own
+        _record("e", "ČÁST TŘETÍ > HLAVA III > § 975", "§ 975\n(1) Vlastnické právo …\nHLAVA IV\nVĚCNÁ PRÁVA"),
+        _record("f", "ČÁST TŘETÍ > HLAVA IV > § 976", "§ 976\nVěcná práva …"),
     ]
     sections = [r.section for r in with_section_headings(records)]
     assert sections == [
@@ -81,4 +83,5 @@ def test_a_division_repeated_in_each_part_gets_its_own_parts_heading():
         "ČÁST DRUHÁ > HLAVA I MANŽELSTVÍ > Díl 1 > § 656",
         "ČÁST PRVNÍ > HLAVA I PŘEDMĚT ÚPRAVY A JEHO ZÁKLADNÍ ZÁSADY > § 2",
         "ČÁST TŘETÍ > HLAVA III > § 975",
+        "ČÁST TŘETÍ > HLAVA IV VĚCNÁ PRÁVA > § 976",
     ]
