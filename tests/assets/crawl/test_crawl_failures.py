@@ -14,6 +14,7 @@ import pytest
 from assets.crawl.assets import crawl_failures_result, demo_holds_documents
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.core.sources import SOURCES
+from tests.support.crawl import crawl_runner
 from tests.support.crawl_nights import NOT_FOUND, STORED, log_night
 
 RUN = "run-1"
@@ -115,3 +116,20 @@ def test_the_check_passes_only_what_worked_night_after_night(fresh_db, without_d
             assert figures["tried"] == len(answers) - len(held_back)
             assert ("held_back_reasons" in figures) is bool(held_back)
             assert ("demo_documents" in figures) is without_documents
+
+
+@pytest.mark.e2e
+def test_two_real_demo_nights_of_cnb_pass_and_say_why(tmp_path, fresh_db, mirror, monkeypatch):
+    """The ČNB spider twice against the mirror of the sample corpus: the first night's documents answer 404, the
+    second night holds them back (not requested) — both nights pass as "no documents in the demo"."""
+    crawl = crawl_runner(monkeypatch, tmp_path, fresh_db, mirror.base_url)
+    first, second = crawl("cnb", "cnb-night-1"), crawl("cnb", "cnb-night-2")
+    assert first["held_back"] == 0 and second["held_back"] == first["quarantined"] > 0
+    with psycopg.connect(fresh_db) as conn:
+        results = [crawl_failures_result(conn, run, "cnb", True) for run in ("cnb-night-1", "cnb-night-2")]
+        production = crawl_failures_result(conn, "cnb-night-2", "cnb", False)
+    assert [r.passed for r in results] == [True, True]
+    assert all("not in the sample corpus (the mirror answers 404" in r.description for r in results)
+    assert f"{second['held_back']} of them held back" in results[1].description
+    assert results[1].metadata["held_back"].value == second["held_back"]
+    assert not production.passed and "nothing fetched" in production.description
