@@ -159,10 +159,14 @@ def not_failures_note(summary: dict, demo: bool) -> str:
     held_back = summary.get("held_back_reasons", {})
     held_back_404 = held_back.get("HTTP 404", 0) if demo else 0
     if demo and (counts["attachments_404"] or held_back_404):
-        earlier = f" and {held_back_404} held back after that answer on an earlier run" if held_back_404 else ""
+        earlier = (
+            f" and {held_back_404} held back after that answer on an earlier run, not requested again"
+            if held_back_404
+            else ""
+        )
         notes.append(
             f"{counts['attachments_404'] + held_back_404} attachments are not in the sample corpus (the mirror "
-            f"answers 404: {counts['attachments_404']} in this run{earlier}, not requested again)"
+            f"answers 404: {counts['attachments_404']} in this run{earlier})"
         )
     if counts["held_back"] > held_back_404:
         reasons = ", ".join(f"{r}: {n}" for r, n in held_back.items() if not (demo and r == "HTTP 404"))
