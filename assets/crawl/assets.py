@@ -133,36 +133,58 @@ def demo_holds_documents(source: Source, corpus_root: Path = SAMPLE_CORPUS) -> b
     return True
 
 
+def reasons_table(reasons: Sequence[tuple[str, int]]) -> MetadataValue:
+    return MetadataValue.md("\n".join(["| reason | URLs |", "|---|---:|"] + [f"| {r} | {n} |" for r, n in reasons]))
+
+
+def demo_not_found(summary: dict, listing_failed: int) -> str | None:
+    """Why a demo run of a source whose mirror holds none of its documents passes, or None: its listings were read
+    and every document it named answered 404 — in this run, or on an earlier one and held back since."""
+    not_found = summary["failed_by_status"].get(404, 0)
+    held_back = dict(summary["held_back_reasons"]).get("HTTP 404", 0)
+    if listing_failed or not (not_found or held_back):
+        return None
+    if not_found != summary["failed"] or held_back != summary["held_back"]:
+        return None  # anything but a 404 (a 5xx, a timeout, a refused file) is a failure here too
+    earlier = (
+        f"; {held_back} of them held back after that answer on an earlier run, not requested again" if held_back else ""
+    )
+    return (
+        f"no documents in the demo: its listings were read, and the {not_found + held_back} documents they name are "
+        f"not in the sample corpus (the mirror answers 404{earlier})"
+    )
+
+
 def crawl_failures_result(conn, run_id: str, source: str, demo_without_documents: bool = False) -> AssetCheckResult:
     """The crawl_failures check of one run: numbers to plot over runs, the commonest reasons as a table.
-    ``demo_without_documents``: the demo's mirror holds none of the source's documents, so a run whose listings were
-    read and whose every failure is a 404 passes as "no documents in the demo" (anything else still fails)."""
+    URLs held back (gone on their last tries, not requested in this run) are counted and listed with their last
+    answer, not as failures of this run (mendel.crawl.run_health). ``demo_without_documents``: the demo's mirror
+    holds none of the source's documents, so a run whose listings were read and whose every failure or held-back URL
+    is a 404 passes as "no documents in the demo" (anything else still fails)."""
     settings = load_thresholds()["crawl"]
     summary = run_health.failure_summary(conn, run_id, source, top=settings["top_reasons"])
     discovered, listing_failed = run_health.run_listing_counts(conn, run_id, source)
     why = run_health.crawl_failed(summary, discovered, listing_failed, settings["max_failure_share"])
-    reasons = "\n".join(["| reason | URLs |", "|---|---:|"] + [f"| {r} | {n} |" for r, n in summary["top_reasons"]])
     metadata = {
         "tried": summary["tried"],
         "failed": summary["failed"],
         "failure_share": summary["failure_share"],
         "max_failure_share": settings["max_failure_share"],
+        "held_back": summary["held_back"],
         "discovered": discovered,
         "listing_failed": listing_failed,
-        "top_reasons": MetadataValue.md(reasons),
+        "top_reasons": reasons_table(summary["top_reasons"]),
     }
+    if summary["held_back"]:
+        metadata["held_back_reasons"] = reasons_table(summary["held_back_reasons"])
     description = why or "crawl failures within the limit"
+    if why is None and summary["held_back"]:
+        description += f"; {run_health.held_back_note(summary)}"
     if demo_without_documents:
         metadata["demo_documents"] = False
-        not_found = run_health.failed_with_status(conn, run_id, source, 404)
-        if summary["failed"] and not listing_failed and not_found == summary["failed"]:
-            why, description = (
-                None,
-                (
-                    f"no documents in the demo: its listings were read, and the {not_found} documents they name are "
-                    "not in the sample corpus (the mirror answers 404)"
-                ),
-            )
+        not_in_corpus = demo_not_found(summary, listing_failed)
+        if not_in_corpus:
+            why, description = None, not_in_corpus
     return AssetCheckResult(
         check_name=CRAWL_FAILURES_CHECK,
         passed=why is None,
@@ -179,9 +201,10 @@ def crawl_failures_check(source: Source) -> AssetChecksDefinition:
         asset=source.asset,
         name=CRAWL_FAILURES_CHECK,
         blocking=False,
-        description="Share of the run's URLs that failed or were quarantined, with the commonest reasons; "
-        "fails above crawl.max_failure_share (quality_thresholds.yaml) or when no listing could "
-        "be read and nothing was found.",
+        description="Share of the URLs the run tried that failed or were quarantined, with the commonest reasons, "
+        "and the URLs held back (gone on their last tries, not requested) with their last answer; fails above "
+        "crawl.max_failure_share (quality_thresholds.yaml), when no listing could be read and nothing was found, "
+        "or when every URL found was held back.",
     )
     def _check(context, mendel: MendelResource) -> AssetCheckResult:
         settings = mendel.settings()

@@ -66,12 +66,19 @@ def open_crawl_quarantine(conn: psycopg.Connection, source: str) -> set[str]:
 
 # A URL that answered "gone" (404/410) on its last real tries is not requested again until its backoff ends:
 # 1 day after the first such answer, then 2, 4 … up to 32 days (less a slack for a schedule that runs a little
-# early). Each run still logs it — quarantined with the same reason and no status — so every discovered URL
-# stays accounted for and a source whose every URL is gone still fails its check.
+# early). Each run still logs it — quarantined with its last answer as the reason and no status (held back) — so
+# every discovered URL stays accounted for; the crawl checks report it as held back, not as a failure of the run.
 GONE_STATUSES = (404, 410)
 GONE_REASONS = tuple(f"HTTP {status}" for status in GONE_STATUSES)
 GONE_BACKOFF_MAX_DAYS = 32
 GONE_BACKOFF_SLACK = timedelta(hours=3)
+
+
+def held_back_row(outcome: str, status: int | None, reason: str | None) -> bool:
+    """Whether a crawl-log row stands for a URL held back in its backoff (no request made): quarantined with no
+    status and its last gone answer (``HTTP 404``/``HTTP 410``) as the reason. A real request that failed has a
+    status, or a reason of its own (a timeout, a refused file)."""
+    return outcome == "quarantined" and status is None and reason in GONE_REASONS
 
 
 @dataclass(frozen=True)
@@ -102,7 +109,7 @@ def known_gone(conn: psycopg.Connection, source: str) -> dict[str, Gone]:
     for url, status, outcome, reason, fetched_at in rows:
         if url in streak_over:
             continue
-        if outcome == DEFERRED or (outcome == "quarantined" and status is None and reason in GONE_REASONS):
+        if outcome == DEFERRED or held_back_row(outcome, status, reason):
             continue  # held back or deferred: no request was made
         if outcome == "quarantined" and status in GONE_STATUSES:
             seen = gone.get(url)  # rows come newest first: the newest answer gives status, reason and time

@@ -20,6 +20,8 @@ BUDGET = "deferred: www.mvcr.cz had its budget of 200 requests in this run; the 
         ("quarantined", 404, "HTTP 404", False, "attachments_404"),
         ("quarantined", 410, "HTTP 410 (after 2 retries)", False, "attachments_http_error"),
         ("quarantined", None, "timeout: no answer in 60 s", False, "attachments_failed"),
+        ("quarantined", None, "HTTP 404", False, "held_back"),  # not requested: its last answer, no status
+        ("quarantined", None, "HTTP 410", False, "held_back"),
         ("quarantined", 200, "not a PDF: an HTML page", False, "attachments_refused"),
         ("quarantined", 404, "listing: HTTP 404", False, "listings_unread"),
         ("failed", None, "listing: connection refused", False, "listings_unread"),
@@ -34,24 +36,50 @@ def test_each_row_has_its_kind(outcome, status, reason, board_url, kind):
     assert board_health.reason_kind(outcome, status, reason, board_url) == kind
 
 
-def summary(**counts) -> dict:
-    return {"counts": {kind: counts.get(kind, 0) for kind in board_health.KINDS}}
+def summary(held_back_reasons: dict | None = None, **counts) -> dict:
+    return {
+        "counts": {kind: counts.get(kind, 0) for kind in board_health.KINDS},
+        "held_back_reasons": held_back_reasons or {},
+    }
 
 
 @pytest.mark.parametrize(
-    "counts, boards, unread, verdict",
+    "counts, boards, unread, demo, verdict, says",
     [
-        ({}, 10, 0, "passed"),
-        ({"attachments_404": 517}, 189, 0, "warning"),  # the demo's attachments the corpus lacks
-        ({"deferred_over_budget": 281}, 189, 0, "warning"),  # a host's budget spent: the rest come next night
-        ({"listings_unread": 2}, 10, 2, "warning"),  # a board or two unread: within the share
-        ({"listings_unread": 3}, 10, 3, "failed"),  # more than a quarter of the boards unread
-        ({"listings_unread": 1}, 1, 1, "failed"),  # nothing read at all
-        ({}, 0, 0, "passed"),  # no board to crawl
+        ({}, 10, 0, False, "passed", None),
+        ({"attachments_404": 517}, 189, 0, False, "warning", "517 attachments 404"),  # production: a 404 is a 404
+        # the demo's attachments the sample corpus lacks
+        ({"attachments_404": 542}, 189, 0, True, "passed", "542 attachments are not in the sample corpus"),
+        (
+            {"attachments_404": 199, "held_back": 542, "held_back_reasons": {"HTTP 404": 542}},
+            189,
+            0,
+            True,
+            "passed",
+            "741 attachments are not in the sample corpus (the mirror answers 404: 199 in this run and 542 held back",
+        ),
+        (
+            {"held_back": 823, "held_back_reasons": {"HTTP 404": 820, "HTTP 410": 3}},
+            189,
+            0,
+            False,
+            "passed",
+            "823 URLs held back after failing on their last tries (last answer HTTP 404: 820, HTTP 410: 3)",
+        ),
+        ({"deferred_over_budget": 281}, 189, 0, False, "passed", "281 attachments deferred to the next run"),
+        # the demo: anything but a 404 is a failure of the run
+        ({"attachments_404": 3, "attachments_http_error": 1}, 189, 0, True, "warning", "1 attachments http error;"),
+        ({"attachments_failed": 1, "held_back": 3}, 189, 0, True, "warning", "1 attachments failed; besides"),
+        ({"listings_unread": 2}, 10, 2, True, "warning", "2 listings unread"),  # within the share
+        ({"listings_unread": 3}, 10, 3, True, "failed", "3 of 10 boards"),  # more than a quarter unread
+        ({"listings_unread": 1}, 1, 1, False, "failed", "1 of 1 boards"),  # nothing read at all
+        ({}, 0, 0, False, "passed", None),  # no board to crawl
     ],
 )
-def test_red_only_when_the_crawl_did_not_work(counts, boards, unread, verdict):
-    assert board_health.crawl_verdict(summary(**counts), boards, unread, 0.25)[0] == verdict
+def test_red_only_when_the_crawl_did_not_work(counts, boards, unread, demo, verdict, says):
+    found, why = board_health.crawl_verdict(summary(**counts), boards, unread, 0.25, demo)
+    assert found == verdict
+    assert why == says if says is None else says in why
 
 
 def test_a_run_read_back_from_its_crawl_log(fresh_db):
@@ -64,6 +92,7 @@ def test_a_run_read_back_from_its_crawl_log(fresh_db):
             ("https://deska.example/b.pdf", "quarantined", 404, "HTTP 404"),
             ("https://deska.example/c.pdf", "quarantined", 404, "HTTP 404"),
             (page, "quarantined", None, "HTML board not read: its CMS has no rule set"),
+            ("https://deska.example/e.pdf", "quarantined", None, "HTTP 404"),  # held back: not requested
         ]
         for url, outcome, status, reason in rows:
             crawlstate.log_outcome(
@@ -85,12 +114,14 @@ def test_a_run_read_back_from_its_crawl_log(fresh_db):
         unread = board_health.unread_boards(conn, RUN, [feed, page, other])
         never_closed = board_health.unread_boards(conn, "run-without-a-record", [feed])
 
-    assert found["tried"] == 4
+    assert found["tried"] == 4  # neither the deferred URL nor the held-back one was requested
     assert {k: n for k, n in found["counts"].items() if n} == {
         "attachments_404": 2,
         "boards_without_rules": 1,
+        "held_back": 1,
         "deferred_over_budget": 1,
     }
+    assert found["held_back_reasons"] == {"HTTP 404": 1}
     assert found["hosts_over_budget"] == {"www.mvcr.cz": 1}
     assert found["reasons"][0] == ("attachments_404", "HTTP 404", 2)
     assert unread == {page, other} and never_closed == {feed}
