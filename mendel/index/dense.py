@@ -21,7 +21,10 @@ from mendel.index.lexical import read_build_info
 
 HNSW_THRESHOLD = 50_000
 HNSW_M = 32
-HNSW_EF_SEARCH = 128
+# The graph's search breadth: at 128 the passages' top 10 agreed with an exact search for 0.82–0.84 of the hits
+# on the whole-corpus bundle (84,672 passages, dev questions; e5 vectors crowd a narrow cone), at 512 for 0.93,
+# ~1 ms more a search. Applied when an index is read (:func:`searchable`), so bundles built before follow it.
+HNSW_EF_SEARCH = 512
 IVF_NPROBE = 16
 PQ_CODE_BYTES = 48  # 384 dimensions in 48 sub-vectors of 8, one byte each
 KINDS = ("flat", "hnsw", "ivfpq")
@@ -36,6 +39,14 @@ def choose_kind(n: int, ivfpq_min: int | None = None) -> str:
     if ivfpq_min is not None and n >= ivfpq_min:
         return "ivfpq"
     return "hnsw" if n >= HNSW_THRESHOLD else "flat"
+
+
+def searchable(index):
+    """``index`` as read from disk, an HNSW graph searched at least :data:`HNSW_EF_SEARCH` wide."""
+    hnsw = getattr(index, "hnsw", None)
+    if hnsw is not None and hnsw.efSearch < HNSW_EF_SEARCH:
+        hnsw.efSearch = HNSW_EF_SEARCH
+    return index
 
 
 def fingerprint(ids: Sequence[str], vector_hashes: Sequence[str | None]) -> str:

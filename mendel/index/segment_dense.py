@@ -124,7 +124,7 @@ class SegmentedVectors:
         self.ntotal = len(live)
         self.indexes = []
         for number, seg in enumerate(live.segments):
-            index = faiss.read_index(str(seg.path / FAISS_FILE))
+            index = dense.searchable(faiss.read_index(str(seg.path / FAISS_FILE)))
             global_rows = live.global_of_local[number]
             self.indexes.append((index, global_rows, bool((global_rows < 0).any())))
         # each segment's live rows as a mask and as the bitmap FAISS reads, made once: most searches filter nothing

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from mendel.index import bundle, segments
+from mendel.index.dense import searchable
 from mendel.law.identifiers import file_number
 from serving.ranking.bm25_scores import LayerBM25
 
@@ -184,7 +185,7 @@ class LayerIndex:
         import faiss
 
         self.bm25 = LayerBM25(bm25s.BM25.load(str(bundle.bm25_index_path(self.path))))
-        self.faiss = faiss.read_index(str(bundle.faiss_index_path(self.path)))
+        self.faiss = searchable(faiss.read_index(str(bundle.faiss_index_path(self.path))))
         chunk_ids: list[bytes] = []
         starts, ends = [], []
         # One pass over the chunk table for the lookups; the rows themselves are read again only when returned.

