@@ -51,7 +51,9 @@ def _reverse_vocabulary():
     from mendel.law.vocabulary import VOCABULARY_FILE, LegalVocabulary
 
     data = yaml.safe_load(VOCABULARY_FILE.read_text(encoding="utf-8"))
-    rules = [(legal, lay[0], "reverse") for entries in data["areas"].values() for legal, lay in entries.items()]
+    rules = [
+        (legal, lay[0], "reverse") for entries in data["areas"].values() for legal, lay in entries.items() if lay
+    ]  # a term listed with no lay wording (kept for its area) has nothing to say it in
     return LegalVocabulary(rules, {})
 
 

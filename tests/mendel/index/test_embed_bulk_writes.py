@@ -57,13 +57,11 @@ def test_a_failed_bulk_write_keeps_the_index(fresh_db, monkeypatch):
         add_document(conn, decision["ecli"], [decision["full_text"]], title=decision["title"])
         conn.commit()
         chunk_stage.chunk_pending(conn)
+        hnsw = "SELECT indexname FROM pg_indexes WHERE tablename = 'chunks' AND indexdef ILIKE '%USING hnsw%'"
+        before = sorted(r[0] for r in conn.execute(hnsw))
         with pytest.raises(RuntimeError, match="disk full"):
             embed_stage.embed_pending(conn, RecordingEmbedder())
-        assert (
-            conn.execute(
-                "SELECT count(*) FROM pg_indexes WHERE tablename = 'chunks' AND indexdef ILIKE '%USING hnsw%'"
-            ).fetchone()[0]
-            == 1
-        )
+        # every vector index of the table (the passages', the sections' and the documents') is still there
+        assert sorted(r[0] for r in conn.execute(hnsw)) == before and len(before) == 3
         # the passages' vectors went back with the drop: the next run writes them
         assert conn.execute("SELECT count(*) FROM chunks WHERE layer = 3 AND embedding IS NOT NULL").fetchone()[0] == 0

@@ -126,7 +126,9 @@ def test_each_stage_changes_some_answer(both):
 
 
 # Plain questions governed by an act of the bundle whose part is found by its sections' headings (layer 2).
-PART_QUERIES = ["sazba stravného při pracovní cestě", "podpora bydlení vyhovující bydlení"]
+# questions whose governing act's part the section headings find in this corpus (the travel-allowance decree's
+# headings hold only words of its own title, which count for nothing)
+PART_QUERIES = ["zranitelnost osoby při podpoře bydlení", "podpora bydlení vyhovující bydlení"]
 
 
 @pytest.mark.parametrize("query", PART_QUERIES)
