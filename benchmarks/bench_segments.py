@@ -370,7 +370,7 @@ def search_rounds(n: int, work: Path, passes: int) -> dict:
         "segmented": work / f"home-{n}" / "bundles",
     }
     bundles = [(name, bundle.current_bundle(path)) for name, path in found.items() if path.exists()]
-    rebuilt = len(bundles) == 3
+    rebuilt = {"whole", "segmented"} <= {name for name, _ in bundles}
     rounds = []
     for name, path in bundles * (2 if rebuilt else 1):
         log(f"{n:,} passages: search over the {name} bundle")
@@ -399,11 +399,14 @@ def search_rounds(n: int, work: Path, passes: int) -> dict:
     hits = {name: r["hits"] for name, r in rounds}
     if rebuilt:
         result["agreement"] = agreement(hits["whole"], hits["segmented"])
+    if rebuilt and "before_segments" in hits:
         result["agreement_with_before_segments"] = agreement(hits["before_segments"], hits["whole"])
     return result
 
 
-def bench_size(n: int, work: Path, pool, passes: int, query_count: int, rebuild: bool = True) -> dict:
+def bench_size(
+    n: int, work: Path, pool, passes: int, query_count: int, rebuild: bool = True, before_segments: bool = True
+) -> dict:
     import psycopg
 
     from mendel.core import db
@@ -437,7 +440,7 @@ def bench_size(n: int, work: Path, pool, passes: int, query_count: int, rebuild:
             result["whole_rebuild"] = night(conn, work / f"whole-{n}", model, merges=False)
     queries_file = work / f"queries-{n}.json"
     queries_file.write_text(json.dumps(make_queries(corpus, query_count), ensure_ascii=False), encoding="utf-8")
-    if rebuild:
+    if rebuild and before_segments:
         whole_format_bundle(Path(result["whole_rebuild"]["bundle"]), work / f"unsegmented-{n}")
     result.update(search_rounds(n, work, passes))
     night_s = result["segmented_night"]["seconds"]
@@ -460,6 +463,11 @@ def main() -> None:
     parser.add_argument(
         "--no-rebuild", action="store_true", help="skip the whole rebuild and its searches (the largest sizes)"
     )
+    parser.add_argument(
+        "--no-before-segments",
+        action="store_true",
+        help="leave out the copy of the rebuilt bundle in the format before segments (its BM25 built again, its disk)",
+    )
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--side-by-side", nargs="+", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--queries-file", default=None, help=argparse.SUPPRESS)
@@ -481,7 +489,9 @@ def main() -> None:
             if args.search_only:
                 results["sizes"][str(n)].update(search_rounds(n, work, args.passes))
             else:
-                results["sizes"][str(n)] = bench_size(n, work, pool, args.passes, args.queries, not args.no_rebuild)
+                results["sizes"][str(n)] = bench_size(
+                    n, work, pool, args.passes, args.queries, not args.no_rebuild, not args.no_before_segments
+                )
             results["machine"]["load_avg_end"] = load_average()
             RESULTS.write_text(json.dumps(results, indent=1))
             log(json.dumps({k: v for k, v in results["sizes"][str(n)].items() if k != "hits"})[:3000])
