@@ -42,7 +42,7 @@ def main() -> None:
 
     embedder = None
     if not args.encoder:
-        from benchmarks.bench_segments import vectors_at_hand
+        from benchmarks.segments_search import vectors_at_hand
 
         embedder = vectors_at_hand()
     queries = json.loads(args.queries_file.read_text(encoding="utf-8"))[: args.queries]
