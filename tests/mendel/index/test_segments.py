@@ -117,7 +117,10 @@ def test_segmented_bm25_scores_every_row_as_a_whole_rebuild_and_as_bm25s(tmp_pat
     lexical.write_bm25(tmp_path / "bm25s", order, [texts[c] for c in order])
     reference = bm25s.BM25.load(str(tmp_path / "bm25s" / "bm25"))
     scored = segment_bm25.SegmentedBM25(grown), segment_bm25.SegmentedBM25(rebuilt)
+    monkeypatch.setattr(segment_bm25, "SCORE_BLOCK", 97)  # the postings read in many blocks, terms across two
+    scored = (*scored, segment_bm25.SegmentedBM25(grown))
     assert set(scored[0].vocab_dict) == set(scored[1].vocab_dict) == set(reference.vocab_dict) - {""}
+    assert scored[2].vocab_dict == scored[0].vocab_dict
     for query in ("soud rozhodl o dovolání", "náhrada škody žalobce", "odvolací soud", "§ 237 o. s. ř. dovolání"):
         tokens = [t for t in analyze(query) if t in reference.vocab_dict]
         want = reference.get_scores(tokens)
@@ -126,7 +129,7 @@ def test_segmented_bm25_scores_every_row_as_a_whole_rebuild_and_as_bm25s(tmp_pat
             assert np.array_equal(index.get_scores(tokens), want), query
     terms = analyze("soud dovolání")  # document frequencies over live rows, as coverage reads them
     frequencies = [np.diff(index.scores["indptr"])[[index.vocab_dict[t] for t in terms]].tolist() for index in scored]
-    assert frequencies[0] == frequencies[1] and min(frequencies[0]) > 0
+    assert frequencies[0] == frequencies[1] == frequencies[2] and min(frequencies[0]) > 0
 
 
 @pytest.mark.parametrize(
