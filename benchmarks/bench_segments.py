@@ -38,8 +38,6 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import random  # noqa: E402
 import shutil  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -53,18 +51,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.scale_corpus import ScaleCorpus, real_sentences, tree_bytes  # noqa: E402
+from benchmarks.segments_search import load_average, log, make_queries, search_rounds  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "segments.json"
 CHANGED_SHARE = 0.01
 GOAL_SECONDS = 300.0
-
-
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-def load_average() -> float:
-    return round(os.getloadavg()[0], 2)
+POSTINGS_TRIGGERS = ("chunks_postings_insert", "chunks_postings_update")
 
 
 # --- the corpus into PostgreSQL ----------------------------------------------------------------------------------
@@ -215,195 +207,12 @@ def whole_format_bundle(source: Path, target_dir: Path) -> Path:
     return bundle.publish(staging, target_dir, {**manifest, "layers": bundle.check_layers(staging)})
 
 
-# --- search, in a process per bundle ------------------------------------------------------------------------------
-
-
-def make_queries(corpus: ScaleCorpus, count: int, seed: int = 7) -> list[str]:
-    from retrieval_eval import DEV_QUESTIONS
-
-    rng = random.Random(seed)
-    dev = [json.loads(line)["question"] for line in DEV_QUESTIONS.open(encoding="utf-8")]
-    sentences = []
-    while len(sentences) < count:
-        words = corpus.chunk_text(rng.randrange(corpus.n)).split()
-        size = rng.randint(4, min(9, len(words)))
-        start = rng.randint(0, len(words) - size)
-        sentences.append(" ".join(words[start : start + size]).strip(" ,;:()"))
-    return dev + sentences
-
-
-def peak_rss_mb() -> float:
-    """This process's peak resident memory (VmHWM: ru_maxrss would carry the parent's peak over the exec)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return round(int(line.split()[1]) / 1024, 1)
-    raise RuntimeError("no VmHWM in /proc/self/status")
-
-
-def vectors_at_hand():
-    """Random query vectors (the corpus's are random too), at hand as a cached query's are: no encoding is timed."""
-    from benchmarks.scale_corpus import RandomQueryEmbedder
-
-    class VectorsAtHand(RandomQueryEmbedder):
-        def query_at_hand(self, text: str) -> np.ndarray:
-            return self.query(text)
-
-    return VectorsAtHand()
-
-
-def search_worker(bundle_path: str, queries_file: str, passes: int) -> dict:
-    from serving.ranking.search import Searcher
-
-    queries = json.loads(Path(queries_file).read_text(encoding="utf-8"))
-    clock = time.perf_counter()
-    searcher = Searcher(Path(bundle_path), embedder=vectors_at_hand())
-    searcher.warm()
-    load_s = time.perf_counter() - clock
-    hits, runs, cpu = [], [[] for _ in queries], [[] for _ in queries]
-    for repeat in range(passes):
-        for i, query in enumerate(queries):
-            start, cpu_start = time.perf_counter_ns(), time.process_time_ns()
-            found = searcher.search(query, k=10)
-            runs[i].append((time.perf_counter_ns() - start) / 1e6)
-            cpu[i].append((time.process_time_ns() - cpu_start) / 1e6)
-            if repeat == 0:
-                hits.append([[h.chunk_id, round(float(h.score), 9)] for h in found])
-    latencies = sorted(statistics.median(r) for r in runs)
-    cpu_ms = sorted(statistics.median(r) for r in cpu)
-
-    def at(values: list[float], share: float) -> float:
-        return round(values[min(len(values) - 1, int(share * len(values)))], 2)
-
-    return {
-        "load_s": round(load_s, 2),
-        "p50_ms": at(latencies, 0.5),
-        "p95_ms": at(latencies, 0.95),
-        "cpu_p50_ms": at(cpu_ms, 0.5),
-        "cpu_p95_ms": at(cpu_ms, 0.95),
-        "peak_rss_mb": peak_rss_mb(),
-        "hits": hits,
-    }
-
-
-def side_by_side_worker(bundle_paths: list[str], queries_file: str, passes: int) -> dict:
-    """Every bundle searched in this one process, query by query in turn (the order turning each query), so that
-    each sees the same moments of a shared machine: p50/p95 of the median pass a query, wall and CPU."""
-    from serving.ranking.search import Searcher
-
-    queries = json.loads(Path(queries_file).read_text(encoding="utf-8"))
-    searchers = [Searcher(Path(path), embedder=vectors_at_hand()) for path in bundle_paths]
-    for searcher in searchers:
-        searcher.warm()
-        for query in queries[:20]:
-            searcher.search(query, k=10)
-    runs = [[[] for _ in queries] for _ in searchers]
-    cpu = [[[] for _ in queries] for _ in searchers]
-    for _ in range(passes):
-        for i, query in enumerate(queries):
-            for turn in range(len(searchers)):
-                b = (i + turn) % len(searchers)
-                start, cpu_start = time.perf_counter_ns(), time.process_time_ns()
-                searchers[b].search(query, k=10)
-                runs[b][i].append((time.perf_counter_ns() - start) / 1e6)
-                cpu[b][i].append((time.process_time_ns() - cpu_start) / 1e6)
-
-    def at(values: list[float], share: float) -> float:
-        return round(values[min(len(values) - 1, int(share * len(values)))], 2)
-
-    out = {}
-    for path, wall_runs, cpu_runs in zip(bundle_paths, runs, cpu):
-        wall = sorted(statistics.median(r) for r in wall_runs)
-        cpu_ms = sorted(statistics.median(r) for r in cpu_runs)
-        out[path] = {
-            "p50_ms": at(wall, 0.5),
-            "p95_ms": at(wall, 0.95),
-            "cpu_p50_ms": at(cpu_ms, 0.5),
-            "cpu_p95_ms": at(cpu_ms, 0.95),
-        }
-    return out
-
-
-def run_search(bundle_path: Path, queries_file: Path, passes: int) -> dict:
-    out = subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--worker",
-            str(bundle_path),
-            "--queries-file",
-            str(queries_file),
-            "--passes",
-            str(passes),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=7200,
-    )
-    if out.returncode:
-        raise RuntimeError(out.stderr[-3000:])
-    return json.loads(out.stdout)
-
-
-def agreement(a: list, b: list) -> dict:
-    same = sum(x == y for x, y in zip(a, b))
-    same_ids = sum([h[0] for h in x] == [h[0] for h in y] for x, y in zip(a, b))
-    overlap = [len({h[0] for h in x} & {h[0] for h in y}) / max(1, len(x)) for x, y in zip(a, b) if x or y]
-    return {
-        "queries": len(a),
-        "identical_hits_and_scores": same,
-        "identical_hit_lists": same_ids,
-        "top10_overlap_mean": round(float(np.mean(overlap)), 4) if overlap else 1.0,
-    }
-
-
 # --- one size ------------------------------------------------------------------------------------------------------
 
 
-def search_rounds(n: int, work: Path, passes: int) -> dict:
-    """Search over the bundles of size ``n`` in ``work`` (the grown one; the rebuilt one and its copy in the format
-    before segments when they are there), each in a process of its own, twice in turn."""
-    from mendel.index import bundle
-
-    found = {
-        "before_segments": work / f"unsegmented-{n}",
-        "whole": work / f"whole-{n}" / "bundles",
-        "segmented": work / f"home-{n}" / "bundles",
-    }
-    bundles = [(name, bundle.current_bundle(path)) for name, path in found.items() if path.exists()]
-    rebuilt = len(bundles) == 3
-    rounds = []
-    for name, path in bundles * (2 if rebuilt else 1):
-        log(f"{n:,} passages: search over the {name} bundle")
-        rounds.append((name, run_search(path, work / f"queries-{n}.json", passes)))
-    log(f"{n:,} passages: search over {', '.join(name for name, _ in bundles)} side by side, query by query")
-    out = subprocess.run(
-        [sys.executable, __file__, "--side-by-side", *[str(path) for _, path in bundles]]
-        + ["--queries-file", str(work / f"queries-{n}.json"), "--passes", str(passes)],
-        capture_output=True,
-        text=True,
-        timeout=7200,
-    )
-    if out.returncode:
-        raise RuntimeError(out.stderr[-3000:])
-    side_by_side = json.loads(out.stdout)
-    result: dict = {
-        "load_avg_search": load_average(),
-        "side_by_side": {name: side_by_side[str(path)] for name, path in bundles},
-    }
-    for name, _ in bundles:
-        mine = [r for k, r in rounds if k == name]
-        result[f"search_{name}"] = {
-            key: [r[key] for r in mine] for key in ("p50_ms", "p95_ms", "cpu_p50_ms", "cpu_p95_ms", "load_s")
-        }
-        result[f"search_{name}"]["peak_rss_mb"] = max(r["peak_rss_mb"] for r in mine)
-    hits = {name: r["hits"] for name, r in rounds}
-    if rebuilt:
-        result["agreement"] = agreement(hits["whole"], hits["segmented"])
-        result["agreement_with_before_segments"] = agreement(hits["before_segments"], hits["whole"])
-    return result
-
-
-def bench_size(n: int, work: Path, pool, passes: int, query_count: int, rebuild: bool = True) -> dict:
+def bench_size(n: int, work: Path, pool, passes: int, query_count: int, options: argparse.Namespace) -> dict:
+    """One size: load, the first night, a night after 1 % changed, the whole rebuild unless ``options.no_rebuild``
+    (then the first night's bundle, built whole, is searched as the whole one), the searches."""
     import psycopg
 
     from mendel.core import db
@@ -423,7 +232,14 @@ def bench_size(n: int, work: Path, pool, passes: int, query_count: int, rebuild:
         result["load_seconds"] = round(time.perf_counter() - clock, 1)
         home = work / f"home-{n}"
         log(f"{n:,} passages: the first night")
+        # the PostgreSQL backend's postings (chunk_postings, kept by triggers as lexemes are written) take ~7 GB at
+        # 1M passages: --no-pg-postings leaves them out of the first night only
+        for trigger in POSTINGS_TRIGGERS if options.no_pg_postings else ():
+            conn.execute(f"ALTER TABLE chunks DISABLE TRIGGER {trigger}")
         result["first_night"] = night(conn, home, model, merges=False)
+        result["first_night"]["pg_postings"] = not options.no_pg_postings
+        for trigger in POSTINGS_TRIGGERS if options.no_pg_postings else ():
+            conn.execute(f"ALTER TABLE chunks ENABLE TRIGGER {trigger}")
         changed = sorted(
             random.Random(n).sample(range(corpus.n_documents), max(1, round(CHANGED_SHARE * corpus.n_documents)))
         )
@@ -432,14 +248,14 @@ def bench_size(n: int, work: Path, pool, passes: int, query_count: int, rebuild:
         result["changed_documents"] = len(changed)
         log(f"{n:,} passages: a night with {len(changed)} documents changed")
         result["segmented_night"] = night(conn, home, model)
-        if rebuild:
+        if not options.no_rebuild:
             log(f"{n:,} passages: rebuilding whole")
             result["whole_rebuild"] = night(conn, work / f"whole-{n}", model, merges=False)
     queries_file = work / f"queries-{n}.json"
     queries_file.write_text(json.dumps(make_queries(corpus, query_count), ensure_ascii=False), encoding="utf-8")
-    if rebuild:
+    if not options.no_rebuild and not options.no_before_segments:
         whole_format_bundle(Path(result["whole_rebuild"]["bundle"]), work / f"unsegmented-{n}")
-    result.update(search_rounds(n, work, passes))
+    result.update(search_rounds(n, work, passes, whole=Path(result["first_night"]["bundle"])))
     night_s = result["segmented_night"]["seconds"]
     result["goal"] = {"seconds": GOAL_SECONDS, "met": night_s <= GOAL_SECONDS}
     result["bytes_written_vs_bundle"] = round(
@@ -457,19 +273,10 @@ def main() -> None:
     parser.add_argument("--passes", type=int, default=3)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--search-only", action="store_true", help="search again the bundles left in --work")
-    parser.add_argument(
-        "--no-rebuild", action="store_true", help="skip the whole rebuild and its searches (the largest sizes)"
-    )
-    parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--side-by-side", nargs="+", default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--queries-file", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--no-rebuild", action="store_true", help="no whole rebuild: the first night's is searched")
+    parser.add_argument("--no-before-segments", action="store_true", help="no copy in the format before segments")
+    parser.add_argument("--no-pg-postings", action="store_true", help="no PostgreSQL postings on the first night")
     args = parser.parse_args()
-    if args.worker:
-        print(json.dumps(search_worker(args.worker, args.queries_file, args.passes)))
-        return
-    if args.side_by_side:
-        print(json.dumps(side_by_side_worker(args.side_by_side, args.queries_file, args.passes)))
-        return
     work = args.work or Path(tempfile.mkdtemp(prefix="segbench-"))
     work.mkdir(parents=True, exist_ok=True)
     pool = real_sentences("decisions")
@@ -479,9 +286,10 @@ def main() -> None:
     try:
         for n in [int(s) for s in args.sizes.split(",")]:
             if args.search_only:
-                results["sizes"][str(n)].update(search_rounds(n, work, args.passes))
+                first = Path(results["sizes"][str(n)]["first_night"]["bundle"])
+                results["sizes"][str(n)].update(search_rounds(n, work, args.passes, whole=first))
             else:
-                results["sizes"][str(n)] = bench_size(n, work, pool, args.passes, args.queries, not args.no_rebuild)
+                results["sizes"][str(n)] = bench_size(n, work, pool, args.passes, args.queries, args)
             results["machine"]["load_avg_end"] = load_average()
             RESULTS.write_text(json.dumps(results, indent=1))
             log(json.dumps({k: v for k, v in results["sizes"][str(n)].items() if k != "hits"})[:3000])

@@ -160,6 +160,8 @@ class SegmentedVectors:
             hnsw = getattr(index, "hnsw", None)
             if hnsw is not None:
                 params = faiss.SearchParametersHNSW(sel=selector, efSearch=max(int(hnsw.efSearch), k))
+            elif isinstance(index, faiss.IndexIVF):  # IVF takes its own parameters only, nprobe among them
+                params = faiss.SearchParametersIVF(sel=selector, nprobe=int(index.nprobe))
             else:
                 params = faiss.SearchParameters(sel=selector)
             sims, ids = index.search(vector, min(k, wanted), params=params)

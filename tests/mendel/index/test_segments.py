@@ -42,8 +42,9 @@ def passages(corpus) -> dict:
     }
 
 
-def grow(part_dir, kind, documents, passages, max_merge_rows=100_000):
-    """One night of a part (``bm25`` or ``dense``) over ``documents`` (doc_id -> DocumentRows of records)."""
+def grow(part_dir, kind, documents, passages, max_merge_rows=100_000, dense_kind="flat"):
+    """One night of a part (``bm25`` or ``dense``, its segments' FAISS of ``dense_kind``) over ``documents``
+    (doc_id -> DocumentRows of records)."""
 
     def write_new(doc_ids):
         chosen = [documents[d] for d in doc_ids]
@@ -57,12 +58,12 @@ def grow(part_dir, kind, documents, passages, max_merge_rows=100_000):
             return segment_bm25.write_segment(part_dir, 3, rows, "test")
         rows = [segments.DocumentRows(d.doc_id, d.digest, [r.chunk_id for r in d.rows]) for d in chosen]
         matrix = np.stack([passages["vector"][cid] for r in rows for cid in r.rows])
-        return segment_dense.write_segment(part_dir, 3, rows, matrix, "flat", 384)
+        return segment_dense.write_segment(part_dir, 3, rows, matrix, dense_kind, 384)
 
     def merge(state, group):
         if kind == "bm25":
             return segment_bm25.merge_segments(part_dir, 3, state, group, "test")
-        return segment_dense.merge_segments(part_dir, 3, state, group, "flat")
+        return segment_dense.merge_segments(part_dir, 3, state, group, dense_kind)
 
     current = {d: e.digest for d, e in documents.items()}
     return segment_updates.update_part(part_dir, current, write_new, merge, max_merge_rows)
@@ -116,7 +117,10 @@ def test_segmented_bm25_scores_every_row_as_a_whole_rebuild_and_as_bm25s(tmp_pat
     lexical.write_bm25(tmp_path / "bm25s", order, [texts[c] for c in order])
     reference = bm25s.BM25.load(str(tmp_path / "bm25s" / "bm25"))
     scored = segment_bm25.SegmentedBM25(grown), segment_bm25.SegmentedBM25(rebuilt)
+    monkeypatch.setattr(segment_bm25, "SCORE_BLOCK", 97)  # the postings read in many blocks, terms across two
+    scored = (*scored, segment_bm25.SegmentedBM25(grown))
     assert set(scored[0].vocab_dict) == set(scored[1].vocab_dict) == set(reference.vocab_dict) - {""}
+    assert scored[2].vocab_dict == scored[0].vocab_dict
     for query in ("soud rozhodl o dovolání", "náhrada škody žalobce", "odvolací soud", "§ 237 o. s. ř. dovolání"):
         tokens = [t for t in analyze(query) if t in reference.vocab_dict]
         want = reference.get_scores(tokens)
@@ -125,7 +129,7 @@ def test_segmented_bm25_scores_every_row_as_a_whole_rebuild_and_as_bm25s(tmp_pat
             assert np.array_equal(index.get_scores(tokens), want), query
     terms = analyze("soud dovolání")  # document frequencies over live rows, as coverage reads them
     frequencies = [np.diff(index.scores["indptr"])[[index.vocab_dict[t] for t in terms]].tolist() for index in scored]
-    assert frequencies[0] == frequencies[1] and min(frequencies[0]) > 0
+    assert frequencies[0] == frequencies[1] == frequencies[2] and min(frequencies[0]) > 0
 
 
 @pytest.mark.parametrize(
@@ -161,6 +165,28 @@ def test_segmented_vectors_find_what_one_flat_index_finds(
     assert found[0] == nearest(flat, vector, n, allowed)[0]  # FAISS's rows, in FAISS's order
     exact = dense.normalized(np.stack([passages["vector"][order[i]] for i in found[0]])).astype(np.float64)
     assert found[1] == (exact @ vector[0].astype(np.float64)).astype(np.float32).tolist()
+
+
+@pytest.mark.parametrize("allowed_share", [None, 0.999, 0.5])
+def test_ivfpq_segments_with_tombstones_answer_from_live_rows(tmp_path, passages, allowed_share):
+    """A layer from MENDEL_FAISS_IVFPQ_MIN up is IVF-PQ: its tombstones reach FAISS as IVF search parameters."""
+    every = passages["documents"]
+    grow(tmp_path, "dense", every, passages, dense_kind="ivfpq")
+    changed = dict(every)
+    for d in sorted(every)[1:40:3]:
+        changed[d] = segments.DocumentRows(d, "new", every[d].rows)
+    grow(tmp_path, "dense", changed, passages, dense_kind="ivfpq")
+    vectors = segment_dense.SegmentedVectors(segments.LiveRows(tmp_path))
+    assert vectors.kinds == ["ivfpq"] and any(has_deleted for _, _, has_deleted in vectors.indexes)
+    order = segments.part_chunk_ids(tmp_path)
+    query = next(r for r in passages["records"] if r.doc_id not in set(sorted(every)[1:40:3]))
+    allowed = None if allowed_share is None else np.random.default_rng(7).random(len(order)) < allowed_share
+    if allowed is not None:
+        allowed[order.index(query.chunk_id)] = True
+    rows, sims = vectors.nearest(dense.normalized(passages["vector"][query.chunk_id].reshape(1, -1)), 10, allowed)
+    assert len(rows) == 10 and len(set(rows)) == 10 and sims == sorted(sims, reverse=True)
+    assert order.index(query.chunk_id) in rows  # a passage's own vector finds it
+    assert allowed is None or all(allowed[r] for r in rows)
 
 
 @pytest.mark.parametrize(
