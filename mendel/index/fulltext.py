@@ -120,24 +120,43 @@ def fill_lexemes(conn: psycopg.Connection, batch_size: int = 5000) -> dict:
 
 
 def write_lexemes(conn: psycopg.Connection, rows: list[tuple[str, str, str]], analyser_version: str) -> None:
-    """Set (chunk_id, tsvector literal, lexemes_hash) rows made by ``analyser_version`` in one transaction,
-    through COPY into a temporary table (an UPDATE per row costs a round trip each)."""
+    """Set (chunk_id, tsvector literal, lexemes_hash) rows made by ``analyser_version`` in one transaction."""
+    update = (
+        "UPDATE chunks c SET lexemes = p.lexemes, lexemes_hash = p.lexemes_hash, lexemes_version = %s"
+        " FROM pending_lexemes p WHERE c.chunk_id = p.chunk_id"
+    )
+    update_through_copy(conn, "pending_lexemes", PENDING_LEXEMES, rows, update, (analyser_version,))
+
+
+PENDING_LEXEMES = (("chunk_id", "text PRIMARY KEY"), ("lexemes", "tsvector"), ("lexemes_hash", "text"))
+
+
+def update_through_copy(
+    conn: psycopg.Connection,
+    table: str,
+    columns: tuple[tuple[str, str], ...],
+    rows: list[tuple],
+    update: str,
+    params: tuple = (),
+) -> None:
+    """``rows`` COPYed into the temporary ``table`` (``columns``: name, type), then ``update`` reading it, in one
+    transaction: an UPDATE a row would cost a round trip each."""
+    from psycopg import sql
+
     if not rows:
         return
     with conn.transaction():
         conn.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS pending_lexemes"
-            " (chunk_id text PRIMARY KEY, lexemes tsvector, lexemes_hash text)"
+            sql.SQL("CREATE TEMP TABLE IF NOT EXISTS {} ({})").format(
+                sql.Identifier(table),
+                sql.SQL(", ").join(sql.SQL("{} {}").format(sql.Identifier(n), sql.SQL(t)) for n, t in columns),
+            )
         )
-        conn.execute("TRUNCATE pending_lexemes")
-        with (
-            conn.cursor() as cur,
-            cur.copy("COPY pending_lexemes (chunk_id, lexemes, lexemes_hash) FROM STDIN") as copy,
-        ):
+        conn.execute(sql.SQL("TRUNCATE {}").format(sql.Identifier(table)))
+        copy_statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
+            sql.Identifier(table), sql.SQL(", ").join(sql.Identifier(n) for n, _ in columns)
+        )
+        with conn.cursor() as cur, cur.copy(copy_statement) as copy:
             for row in rows:
                 copy.write_row(row)
-        conn.execute(
-            "UPDATE chunks c SET lexemes = p.lexemes, lexemes_hash = p.lexemes_hash, lexemes_version = %s"
-            " FROM pending_lexemes p WHERE c.chunk_id = p.chunk_id",
-            (analyser_version,),
-        )
+        conn.execute(update, params)

@@ -16,7 +16,7 @@ import psycopg
 from mendel.core import stage_versions
 from mendel.czech.analyzer import analyze
 from mendel.index.corpus import load_layer
-from mendel.index.fulltext import MAX_LEXEME_CHARS, lexemes_hash
+from mendel.index.fulltext import MAX_LEXEME_CHARS, lexemes_hash, update_through_copy
 
 UPPER_LAYERS = (1, 2)
 # The documents with a chunk of the layer whose terms are missing, were made by another analyser version or from
@@ -69,24 +69,17 @@ def fill_layer_terms(conn: psycopg.Connection, batch_size: int = 2000) -> dict:
 
 
 def write_terms(conn: psycopg.Connection, rows: list[tuple[str, list[str], list[int], str]], version: str) -> None:
-    """Set (chunk_id, term names, term counts, lexemes_hash) rows in one transaction, through COPY into a temporary
-    table (an UPDATE per row costs a round trip each)."""
-    if not rows:
-        return
-    with conn.transaction():
-        conn.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS pending_terms"
-            " (chunk_id text PRIMARY KEY, term_names text[], term_counts integer[], lexemes_hash text)"
-        )
-        conn.execute("TRUNCATE pending_terms")
-        with (
-            conn.cursor() as cur,
-            cur.copy("COPY pending_terms (chunk_id, term_names, term_counts, lexemes_hash) FROM STDIN") as copy,
-        ):
-            for row in rows:
-                copy.write_row(row)
-        conn.execute(
-            "UPDATE chunks c SET term_names = p.term_names, term_counts = p.term_counts,"
-            " lexemes_hash = p.lexemes_hash, lexemes_version = %s FROM pending_terms p WHERE c.chunk_id = p.chunk_id",
-            (version,),
-        )
+    """Set (chunk_id, term names, term counts, lexemes_hash) rows in one transaction."""
+    update = (
+        "UPDATE chunks c SET term_names = p.term_names, term_counts = p.term_counts,"
+        " lexemes_hash = p.lexemes_hash, lexemes_version = %s FROM pending_terms p WHERE c.chunk_id = p.chunk_id"
+    )
+    update_through_copy(conn, "pending_terms", PENDING_TERMS, rows, update, (version,))
+
+
+PENDING_TERMS = (
+    ("chunk_id", "text PRIMARY KEY"),
+    ("term_names", "text[]"),
+    ("term_counts", "integer[]"),
+    ("lexemes_hash", "text"),
+)

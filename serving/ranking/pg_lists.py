@@ -37,7 +37,6 @@ import psycopg
 
 from mendel.czech.analyzer import analyze
 from mendel.index.fulltext import query_terms
-from mendel.index.pgvector import search_pgvector, vector_literal
 from mendel.passages.act_passages import CONSOLIDATED, ActChunkVersions
 from serving.ranking import in_force
 from serving.ranking.backend import BackendError
@@ -47,6 +46,7 @@ from serving.ranking.layers import PASSAGE_LAYER, SCOPE_LAYERS
 from serving.ranking.pg_graph import PostgresGraph
 from serving.ranking.pg_layer import PostgresLayer
 from serving.ranking.pg_lexical import BM25Postings, PostingsTable
+from serving.ranking.pg_nearest import PostgresNearest
 from serving.ranking.pg_sql import (
     BM25_B,
     BM25_K1,
@@ -56,12 +56,9 @@ from serving.ranking.pg_sql import (
     DEFINITION_CANDIDATES,
     EVERY_NTH_TEXT,
     LIVE_COVERAGE,
-    NEAREST,
-    NEAREST_IN_LAYER,
     PASSAGES_BY_DOCUMENT,
     PROVISION_BY_HEADING,
     PROVISION_BY_TEXT,
-    SEARCH_WIDER,
     SESSION_SEARCH,
     UPPER_COMMON_TERMS,
     UPPER_COVERAGE,
@@ -73,12 +70,11 @@ MAX_CONNECTIONS = 8  # idle connections kept per searcher; more are opened under
 # hnsw.ef_search. On the dev set over a 3,419-passage home (hashed-bag-of-words vectors) 100 missed exact nearest
 # passages: default search R@1 0.619 / R@10 0.897 at 100, 0.683 / 0.913 at 200 and at 400.
 EF_SEARCH = 200
-DENSE_MARGIN = 10  # nearest passages fetched beyond those wanted, for the few that may not be live
 COMMON_PASSAGES = 500  # terms in at least this many live passages have their frequency read at load
 log = logging.getLogger(__name__)
 
 
-class PostgresLists(QueryLists):
+class PostgresLists(PostgresNearest, QueryLists):
     """The database side of a PostgreSQL searcher. :meth:`load` reads what the lists need (the documents are the
     searcher's: ``documents``); a database without searchable passages raises :class:`BackendError`."""
 
@@ -406,57 +402,6 @@ class PostgresLists(QueryLists):
     def dense_pending(self, query: str, n: int = CANDIDATES, allowed=None, layer=None):
         """The dense list started on a worker thread (``serving.ranking.dense``, as the bundle's): its future."""
         return self._dense.pending((layer or self.passages).faiss, query, n, allowed)
-
-    def dense_ranking(
-        self, conn, text: str, n: int, docs: list[str] | None, skip: frozenset[str] = frozenset()
-    ) -> list[str]:
-        """The passages nearest the query's vector, none of ``skip``."""
-        vector = np.asarray(self.embedder.query(text), dtype=np.float32).ravel()
-        norm = float(np.linalg.norm(vector))
-        if norm == 0:
-            return []
-        return [cid for cid, _ in self.nearest_passages(conn, (vector / norm).tolist(), n, docs, skip)]
-
-    def nearest_passages(
-        self,
-        conn,
-        vector: list[float],
-        n: int,
-        docs: list[str] | None,
-        skip: frozenset[str] = frozenset(),
-        layer: int = PASSAGE_LAYER,
-    ) -> list[tuple[str, float]]:
-        """HNSW over the chunks of ``layer`` (the passages by default) of the table alone (joined to documents,
-        the planner sorts every live passage exactly instead: 250 ms against 3 ms at 10,000), then only the live
-        ones kept; should superseded or withdrawn chunks crowd the candidates out, the joined query answers
-        instead. (chunk id, cosine)."""
-        index = self.layer(layer)
-        statement = NEAREST if layer == PASSAGE_LAYER else NEAREST_IN_LAYER[layer]
-        wanted = n + DENSE_MARGIN + len(skip)
-        values = {"q": vector_literal(vector), "k": wanted, "docs": docs}
-        if wanted <= self.ef_search:
-            found = conn.execute(statement, values).fetchall()
-        else:  # more than the connection's hnsw.ef_search finds: a larger one for this statement only
-            with conn.transaction():
-                conn.execute(SEARCH_WIDER, (str(wanted),))
-                found = conn.execute(statement, values).fetchall()
-        kept = [(cid, score) for cid, score in found if index.position(cid) is not None and cid not in skip]
-        if len(kept) >= n or len(found) < wanted:
-            return kept[:n]
-        wanted = n + len(skip)
-        return [
-            (cid, score)
-            for cid, score in search_pgvector(
-                conn,
-                vector,
-                wanted,
-                ef_search=max(self.ef_search, wanted),
-                current_only=True,
-                layer=layer,
-                doc_ids=docs,
-            )
-            if cid not in skip
-        ][:n]
 
     def reference_tiers(self, query: str, allowed=None, understanding=None, layer=None) -> tuple[list[int], list[int]]:
         """``BundleLists.reference_tiers`` over the database: (the reference's own rows, rows citing it) in
