@@ -49,6 +49,20 @@ def searchable(index):
     return index
 
 
+def filtered_search_params(index, selector, k: int):
+    """FAISS search parameters for ``index`` with ``selector`` letting rows through: each index kind takes its own
+    (an IVF index refuses the generic ones: "IndexIVF params have incorrect type"), a graph searched at least
+    ``k`` wide, an IVF index with its own ``nprobe``."""
+    import faiss
+
+    hnsw = getattr(index, "hnsw", None)
+    if hnsw is not None:
+        return faiss.SearchParametersHNSW(sel=selector, efSearch=max(int(hnsw.efSearch), k))
+    if isinstance(index, faiss.IndexIVF):
+        return faiss.SearchParametersIVF(sel=selector, nprobe=int(index.nprobe))
+    return faiss.SearchParameters(sel=selector)
+
+
 def fingerprint(ids: Sequence[str], vector_hashes: Sequence[str | None]) -> str:
     """Digest of the chunk ids in order and the hash of what each vector was computed from."""
     digest = hashlib.sha256()

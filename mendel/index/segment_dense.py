@@ -157,13 +157,7 @@ class SegmentedVectors:
                 return np.zeros(0, np.float32), np.zeros(0, np.int64)
             bits = np.packbits(mask, bitorder="little") if bits is None else bits
             selector = faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bits))
-            hnsw = getattr(index, "hnsw", None)
-            if hnsw is not None:
-                params = faiss.SearchParametersHNSW(sel=selector, efSearch=max(int(hnsw.efSearch), k))
-            elif isinstance(index, faiss.IndexIVF):  # IVF takes its own parameters only, nprobe among them
-                params = faiss.SearchParametersIVF(sel=selector, nprobe=int(index.nprobe))
-            else:
-                params = faiss.SearchParameters(sel=selector)
+            params = dense.filtered_search_params(index, selector, k)
             sims, ids = index.search(vector, min(k, wanted), params=params)
             del bits, selector  # read by FAISS until here
         keep = ids[0] >= 0

@@ -16,6 +16,8 @@ from typing import Callable
 
 import numpy as np
 
+from mendel.index.dense import filtered_search_params
+
 # Dense searches (query encoding + FAISS, both outside the GIL) run on worker threads while the calling thread
 # does BM25, the graph list and fusion; one core has nothing to overlap with. One worker per usable CPU (started as
 # needed), so concurrent API requests search in parallel as they did on their own threads.
@@ -153,10 +155,6 @@ def nearest(index, vector: np.ndarray, n: int, allowed: np.ndarray | None) -> tu
     if wanted.size == 0:
         return [], []
     selector = faiss.IDSelectorBatch(wanted)
-    hnsw = getattr(index, "hnsw", None)
-    if hnsw is not None:
-        params = faiss.SearchParametersHNSW(sel=selector, efSearch=max(int(hnsw.efSearch), n))
-    else:
-        params = faiss.SearchParameters(sel=selector)
+    params = filtered_search_params(index, selector, n)
     sims, ids = index.search(vector, min(n, int(wanted.size)), params=params)
     return [int(i) for i in ids[0] if i >= 0], [float(d) for i, d in zip(ids[0], sims[0]) if i >= 0]

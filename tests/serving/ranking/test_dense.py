@@ -135,3 +135,17 @@ def test_a_query_is_encoded_once_for_its_dense_lists():
         assert embedder.calls == 2
     finally:
         lists.close()
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "ivfpq"])
+def test_a_whole_index_of_any_kind_answers_a_filtered_search_from_allowed_rows(kind):
+    from mendel.index.dense import build_index
+
+    rng = np.random.default_rng(5)
+    vectors = rng.standard_normal((2000, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = build_index(vectors, kind)
+    allowed = np.zeros(len(vectors), dtype=bool)
+    allowed[::3] = True  # far more left out than wanted: the search takes a selector, in the index's own parameters
+    ids, sims = dense.nearest(index, vectors[:1], 10, allowed)
+    assert ids and all(allowed[i] for i in ids) and len(ids) == len(sims) <= 10
