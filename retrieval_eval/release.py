@@ -51,10 +51,6 @@ SETS = (
 )
 
 
-def release_key(commit: str, bundle: str) -> str:
-    return f"{commit}@{bundle}"
-
-
 def already_released(log: Path, commit: str) -> dict | None:
     """The log's entry that evaluated the blind sets on ``commit``, if any."""
     if not log.is_file():

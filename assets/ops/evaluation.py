@@ -90,10 +90,10 @@ def retrieval_evaluation(context: AssetExecutionContext, mendel: MendelResource)
     return MaterializeResult(metadata=metadata, check_results=[check])
 
 
-def _headline(result: dict, prefix: str = "") -> dict[str, float]:
+def _headline(result: dict) -> dict[str, float]:
     """Recall@10 and MRR of every variant evaluated, as metadata the UI can plot over runs."""
     return {
-        f"{prefix}{metric} {variant}": float(data["overall"].get(metric, 0.0))
+        f"{metric} {variant}": float(data["overall"].get(metric, 0.0))
         for variant, data in result["variants"].items()
         for metric in WATCHED
     }
