@@ -65,7 +65,9 @@ PROVISION_LINE_RE = re.compile(r"^(?:§|Čl\.|Článek)\s*\d", re.IGNORECASE)
 
 
 SENTENCE_END_RE = re.compile(r"[.?!]\s*$")
-NOT_NAMES = frozenset({"Kč"})  # capitalised by custom, naming nothing particular (the currency)
+NOT_NAMES = frozenset(
+    {"Kč", "Kc"}
+)  # capitalised by custom, naming nothing particular (the currency, typed plainly too)
 
 
 def names_something(query: str) -> bool:

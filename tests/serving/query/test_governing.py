@@ -148,6 +148,7 @@ def test_an_amending_act_never_governs_and_nothing_is_named_for_a_vague_question
         ("Jak dlouhá je zkušební doba", False),
         ("Dostal jsem výpověď. Jak dlouhá je výpovědní doba?", False),  # a sentence opens with a capital
         ("Zaplatil jsem 500 Kč za psa", False),  # the currency is no name
+        ("zaplatil jsem 500 Kc za psa", False),
         ("Bydlím v Kadani. Kdo opravuje silnice?", True),
     ],
 )
