@@ -96,6 +96,13 @@ def test_the_act_governing_a_lay_question(question, citation):
         ("Kde smím létat s dronem?", "49/1997 Sb."),
         ("jak podat trestni oznameni", "141/1961 Sb."),
         ("Jak dlouho se rozhoduje o žádosti o azyl?", "325/1999 Sb."),
+        ("Kolik stojí výpis z rejstříku trestů?", "269/1994 Sb."),
+        ("Jaký je správní poplatek za vydání řidičáku?", "634/2004 Sb."),
+        ("musim platit koncesionarske poplatky kdyz nemam televizi", "348/2005 Sb."),
+        ("Kdo určuje cenu vodného a stočného?", "274/2001 Sb."),
+        ("Kdo má nárok na příspěvek na mobilitu?", "329/2011 Sb."),
+        ("Může škola žáka vyloučit za záškoláctví?", "561/2004 Sb."),
+        ("Dostanu placené volno na pohřeb babičky?", "262/2006 Sb."),
         # one distinctive word in a case the stemmer leaves apart (k ~ c, h ~ z before the ending)
         ("jak dlouho muzu byt na neschopence", "187/2006 Sb."),
         # a word of the procedure code left to the act the area is about
