@@ -56,6 +56,8 @@ def is_abbreviation(text: str) -> bool:
 
 
 _VOWELS = frozenset("aeiouy")
+# A stem's last consonant softens before some endings (neschopenka -> neschopence, kniha -> knize): k ~ c, h ~ z.
+_SOFTENED = frozenset({frozenset("kc"), frozenset("hz")})
 
 
 def _similarity(query_token: str, term_token: str) -> float:
@@ -71,6 +73,12 @@ def _similarity(query_token: str, term_token: str) -> float:
         if a != b:
             break
         common += 1
+    if (
+        len(query_token) == len(term_token) >= 5
+        and common == shorter - 1
+        and frozenset((query_token[-1], term_token[-1])) in _SOFTENED
+    ):
+        return 0.85  # neschopenc ~ neschopenk, lednick ~ lednicc (not mak ~ mac: too short to tell)
     if common == shorter:
         rest = (query_token if len(query_token) > len(term_token) else term_token)[common:]
         if (len(rest) <= (2 if shorter == 3 else 3) and set(rest) <= _VOWELS) or (shorter >= 5 and len(rest) <= 2):

@@ -64,10 +64,21 @@ HEADING_CHARS = 80
 PROVISION_LINE_RE = re.compile(r"^(?:§|Čl\.|Článek)\s*\d", re.IGNORECASE)
 
 
+SENTENCE_END_RE = re.compile(r"[.?!]\s*$")
+NOT_NAMES = frozenset(
+    {"Kč", "Kc"}
+)  # capitalised by custom, naming nothing particular (the currency, typed plainly too)
+
+
 def names_something(query: str) -> bool:
-    """A capitalised word after the first (``Kadaň``, ``Mírovém``; not an abbreviation such as ``DPH``): the
-    question names something particular."""
-    return any(w[0].isupper() and w[1:].islower() for w in WORD_RE.findall(query)[1:])
+    """A capitalised word that does not open a sentence (``Kadaň``, ``Mírovém``; not an abbreviation such as
+    ``DPH``, not the first word of a second sentence, not ``Kč``): the question names something particular."""
+    for m in WORD_RE.finditer(query):
+        word = m.group(0)
+        opens_sentence = not query[: m.start()].strip() or SENTENCE_END_RE.search(query[: m.start()])
+        if word[0].isupper() and word[1:].islower() and not opens_sentence and word not in NOT_NAMES:
+            return True
+    return False
 
 
 LEXICON_CHUNKS = 20_000  # passages read for the collection's word forms (a bundle's first search waits for them)

@@ -46,6 +46,11 @@ def test_the_table_holds_at_least_200_acts_with_unique_well_formed_citations():
         ("1/1993 Sb.", "Ústava"),
         ("90/2012 Sb.", "obchodních korporacích"),
         ("120/2001 Sb.", "exekuční řád"),
+        ("435/2004 Sb.", "zaměstnanosti"),
+        ("117/1995 Sb.", "státní sociální podpoře"),
+        ("111/2006 Sb.", "hmotné nouzi"),
+        ("256/2001 Sb.", "pohřebnictví"),
+        ("96/1993 Sb.", "stavebním spoření"),
     ],
 )
 def test_well_known_acts_have_their_numbers(citation, title_part):

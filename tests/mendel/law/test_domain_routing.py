@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from mendel.law.domain_graph import default_graph
-from mendel.law.domain_routing import Router
+from mendel.law.domain_routing import Router, _similarity
 
 QUESTIONS = (
     "výpověď z pracovního poměru ve zkušební době",
@@ -44,3 +46,17 @@ def test_concurrent_first_questions_get_what_one_question_alone_gets():
         for thread in threads:
             thread.join()
         assert answers == alone
+
+
+@pytest.mark.parametrize(
+    "query_token, term_token, similar",
+    [
+        ("neschopenc", "neschopenk", True),  # neschopence ~ neschopenka: k softens to c
+        ("pracovnic", "pracovnik", True),
+        ("kniz", "knih", False),  # too short to tell a softened stem from another word
+        ("neschopenc", "neschopenx", False),  # only k ~ c and h ~ z
+        ("zakonik", "zakonic", True),
+    ],
+)
+def test_a_softened_last_consonant_still_matches(query_token, term_token, similar):
+    assert (_similarity(query_token, term_token) > 0) is similar
