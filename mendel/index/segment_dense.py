@@ -155,6 +155,10 @@ class SegmentedVectors:
             wanted = int(np.count_nonzero(mask))
             if wanted == 0:
                 return np.zeros(0, np.float32), np.zeros(0, np.int64)
+            if getattr(index, "hnsw", None) is not None:  # few rows let through: read them all, exactly
+                found = dense.FILTERED_ROWS.top(index, mask, vector, k)
+                if found is not None:
+                    return found
             bits = np.packbits(mask, bitorder="little") if bits is None else bits
             selector = faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bits))
             params = dense.filtered_search_params(index, selector, k)

@@ -16,7 +16,7 @@ from typing import Callable
 
 import numpy as np
 
-from mendel.index.dense import filtered_search_params
+from mendel.index.dense import FILTERED_ROWS, filtered_search_params
 
 # Dense searches (query encoding + FAISS, both outside the GIL) run on worker threads while the calling thread
 # does BM25, the graph list and fusion; one core has nothing to overlap with. One worker per usable CPU (started as
@@ -151,6 +151,10 @@ def nearest(index, vector: np.ndarray, n: int, allowed: np.ndarray | None) -> tu
         sims, ids = index.search(vector, min(n + excluded, index.ntotal))
         kept = [(int(i), float(d)) for i, d in zip(ids[0], sims[0]) if i >= 0 and allowed[i]][:n]
         return [i for i, _ in kept], [d for _, d in kept]
+    if getattr(index, "hnsw", None) is not None:  # few rows let through: all of them read, not the graph walked
+        found = FILTERED_ROWS.top(index, allowed[: index.ntotal], vector, n)
+        if found is not None:
+            return found[1].tolist(), found[0].tolist()
     wanted = np.flatnonzero(allowed[: index.ntotal]).astype(np.int64)
     if wanted.size == 0:
         return [], []

@@ -189,6 +189,28 @@ def test_ivfpq_segments_with_tombstones_answer_from_live_rows(tmp_path, passages
     assert allowed is None or all(allowed[r] for r in rows)
 
 
+@pytest.mark.parametrize("allowed_share", [0.05, 0.3])
+def test_hnsw_segments_through_a_narrow_filter_answer_as_an_exact_search(tmp_path, passages, allowed_share):
+    """A filter letting few rows through is answered from those rows' stored vectors, not the graph's walk."""
+    grow(tmp_path, "dense", passages["documents"], passages, dense_kind="hnsw")
+    vectors = segment_dense.SegmentedVectors(segments.LiveRows(tmp_path))
+    assert vectors.kinds == ["hnsw"]
+    for number in range(len(vectors.indexes)):
+        vectors.indexes[number][0].hnsw.efSearch = 1  # a walk this narrow would miss the exact answer
+    order = segments.part_chunk_ids(tmp_path)
+    matrix = dense.normalized(np.stack([passages["vector"][c] for c in order])).astype(np.float64)
+    rng = np.random.default_rng(3)
+    allowed = rng.random(len(order)) < allowed_share
+    for _ in range(10):
+        vector = dense.normalized(rng.standard_normal((1, 384)).astype(np.float32))
+        rows, sims = vectors.nearest(vector, 10, allowed)
+        among = np.flatnonzero(allowed)
+        scores = matrix[among] @ vector[0].astype(np.float64)
+        # the same rows (lower ones kept among equal similarities; listed as FAISS lists equals, higher first)
+        assert set(rows) == {int(among[i]) for i in np.lexsort((among, -scores))[:10]}
+        assert sims == sorted(sims, reverse=True)
+
+
 @pytest.mark.parametrize(
     "live_rows, deleted, limit, merged",
     [
