@@ -17,6 +17,7 @@ from mendel.czech.analyzer import analyze
 from mendel.index import bundle
 from serving.ranking import in_force
 from serving.ranking.dense import DenseLists
+from serving.ranking.dense import approximate as dense_approximate
 from serving.ranking.filters import SearchFilters
 from serving.ranking.graph_retrieval import top_positions
 from serving.ranking.layers import PASSAGE_LAYER, SCOPE_LAYERS, ChunkEntities, LayerIndex
@@ -174,6 +175,9 @@ class BundleLists(QueryLists):
         matching = np.flatnonzero(scores > 0)  # the ranking keeps only these: select among them alone
         best = matching[top_positions(scores[matching], n)]
         return best.tolist(), scores[best].tolist()
+
+    def graph_searched(self, layer: LayerIndex) -> bool:
+        return dense_approximate(layer.faiss)
 
     def dense_pending(
         self, query: str, n: int = CANDIDATES, allowed: np.ndarray | None = None, layer: LayerIndex | None = None

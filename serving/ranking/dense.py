@@ -138,6 +138,17 @@ class DenseLists:
             self._vectors.popitem(last=False)
 
 
+def approximate(index) -> bool:
+    """Whether a search of ``index`` (FAISS, or a layer grown by segments) may miss a nearer row: a graph or a
+    quantiser rather than a flat scan."""
+    kinds = getattr(index, "kinds", None)  # mendel.index.segment_dense.SegmentedVectors
+    if kinds is not None:
+        return any(kind != "flat" for kind in kinds)
+    import faiss
+
+    return not isinstance(index, faiss.IndexFlat)
+
+
 def nearest(index, vector: np.ndarray, n: int, allowed: np.ndarray | None) -> tuple[list[int], list[float]]:
     if hasattr(index, "nearest"):  # a layer grown by segments (mendel.index.segment_dense) searches itself
         return index.nearest(vector, n, allowed)

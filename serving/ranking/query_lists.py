@@ -95,6 +95,17 @@ ACT_CITATION_RE = re.compile(r"^\d{1,4}/\d{4} Sb\.$")
 AMENDING_TITLE_RE = re.compile(r"\bkter(?:ým|ou)\s+se\s+(?:mění|zrušuje|doplňuje)", re.IGNORECASE)
 
 
+def nearest_of(first: tuple[list[int], list[float]], second: tuple[list[int], list[float]], n: int):
+    """Two dense lists of one query in one layer (rows, similarities) as one: the ``n`` most similar rows, each
+    once, by similarity (the earlier list first among equals)."""
+    best: dict[int, float] = {}
+    for rows, sims in (first, second):
+        for row, sim in zip(rows, sims):
+            best.setdefault(row, sim)
+    ranked = sorted(best.items(), key=lambda item: -item[1])[:n]
+    return [row for row, _ in ranked], [sim for _, sim in ranked]
+
+
 @dataclass
 class SectionHeadings:
     """The headings of some acts' sections (layer 2): term -> the rows whose heading carries it."""
@@ -309,6 +320,11 @@ class QueryLists:
             cache[layer.layer] = found
         return cache[layer.layer]
 
+    def graph_searched(self, layer: LayerIndex) -> bool:
+        """Whether ``layer``'s dense list is walked through an approximate graph (the bundle's HNSW), which then
+        gets the acts' passages read exactly beside it; the database's lists say False (their parity)."""
+        return False
+
     def act_rows(self, layer: LayerIndex) -> np.ndarray | None:
         """Mask over ``layer`` of the passages of acts (a Sbírka citation), amending acts left out: their clauses
         ("v § 205 se slova ... nahrazují") repeat a code's words without saying what it says. Built once; None
@@ -399,7 +415,8 @@ class QueryLists:
         if dense and dense_pending is None:
             dense_pending = self.dense_pending(self.dense_text(found, bridge), n=n, allowed=allowed, layer=index)
         acts_within = acts_pending = None
-        if acts and index is self.passages and (self.lay_question(found) if lay is None else lay):
+        lay_acts = acts and index is self.passages and (self.lay_question(found) if lay is None else lay)
+        if index is self.passages and (lay_acts or (dense and self.graph_searched(index))):
             acts_within = self.act_rows(index)
             if acts_within is not None and allowed is not None:
                 acts_within = acts_within & allowed
@@ -407,6 +424,10 @@ class QueryLists:
                 acts_within = None
             if acts_within is not None and dense:  # the same query text: encoded once for both dense lists
                 acts_pending = self.dense_pending(self.dense_text(found, bridge), n=n, allowed=acts_within, layer=index)
+        # the acts' passages, read exactly, join a dense list walked through a graph (below)
+        acts_beside = acts_pending if dense and self.graph_searched(index) else None
+        if not lay_acts:
+            acts_within = acts_pending = None
         expansion = self.legal_expansion(found) if bridge else ""
         signals = Signals(query_terms=content_terms(text))
         signals.bm25, signals.bm25_scores = self.bm25_scored(
@@ -446,6 +467,10 @@ class QueryLists:
             signals.part = set(np.flatnonzero(part).tolist()) if part is not None else set()
         if dense:
             signals.dense, signals.dense_sims = dense_pending.result()
+            if acts_beside is not None:
+                signals.dense, signals.dense_sims = nearest_of(
+                    (signals.dense, signals.dense_sims), acts_beside.result(), n
+                )
             rankings["dense"] = signals.dense
         if acts_pending is not None:
             acts_dense, acts_sims = acts_pending.result()

@@ -92,6 +92,36 @@ def test_a_lay_question_also_searches_the_acts_and_keeps_its_fused_order(searche
     assert hits[0].source == "esbirka"
 
 
+@pytest.mark.parametrize("query", ["žadatel o podporu bydlení podle 175/2025 Sb.", "Jaká je náhrada za jízdu autem?"])
+def test_a_graph_walk_that_missed_the_acts_gets_them_read_exactly_beside_it(searcher, monkeypatch, query):
+    """Through an approximate graph a dense list may miss the acts' passages (a minority among decisions); they
+    are read exactly and join it by similarity, so the list is the exact one."""
+    from concurrent.futures import Future
+
+    from serving.query.analyze import understand
+
+    exact = searcher.dense_scored(searcher.dense_text(understand(query), True), n=CANDIDATES)  # what rank() searches
+    acts = searcher.act_rows(searcher.passages)
+    started = searcher.dense_pending
+
+    def walked(text, n=CANDIDATES, allowed=None, layer=None):
+        if allowed is not None:
+            return started(text, n=n, allowed=allowed, layer=layer)
+        rows, sims = started(text, n=n, allowed=allowed, layer=layer).result()
+        missed: Future = Future()  # a walk that found no act's passage
+        missed.set_result(([r for r in rows if not acts[r]], [s for r, s in zip(rows, sims) if not acts[r]]))
+        return missed
+
+    monkeypatch.setattr(searcher, "dense_pending", walked)
+    monkeypatch.setattr(searcher, "graph_searched", lambda layer: False)
+    missing = searcher.rank(query).signals.dense
+    assert any(acts[r] for r in exact[0]) and missing != exact[0]  # the walk's miss shows without the exact read
+    monkeypatch.setattr(searcher, "graph_searched", lambda layer: True)
+    ranked = searcher.rank(query)
+    assert ranked.signals.dense == exact[0]
+    assert ranked.signals.dense_sims == pytest.approx(exact[1])
+
+
 @pytest.mark.parametrize(
     ("text", "heading"),
     [
