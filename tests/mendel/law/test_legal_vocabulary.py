@@ -433,3 +433,24 @@ def test_heading_areas_have_the_heading_wording_and_several_lay_ones():
     assert sum(len(entries) for entries in headings.values()) >= 100
     thin = [legal for entries in headings.values() for legal, lay in entries.items() if len(lay) < 3]
     assert thin == []
+
+
+CODE_HEADINGS_MORE = [
+    ("Babička má demenci, můžu za ni vyřizovat za rodiče důchod?", "zastoupení členem domácnosti"),
+    ("Dlužník přepsal dům na manželku, aby mi nezaplatil", "relativní neúčinnost"),
+    ("Kamarád mi nevrátil půjčenou sekačku", "výpůjčka"),
+    ("Kolik si může realitní makléř účtovat?", "zprostředkování"),
+    ("Letecká společnost ztratila zavazadlo, kdo odpovídá?", "přeprava osoby přeprava věci"),
+    ("Majitel vyměnil zámky a nepustí mě do bytu", "neoprávněný zásah do práva k domu bytu nebo k nebytovému prostoru"),
+    ("Bývalý partner se naboural do účtu na Facebooku", "neoprávněný přístup k počítačovému systému"),
+    ("Manžel mi četl zprávy v mobilu", "porušení tajemství dopravovaných zpráv"),
+    ("Cizí muž píše dítěti a chce se sejít s dítětem", "navazování nedovolených kontaktů s dítětem"),
+    ("Vrátil ukradené věci, sníží mu to trest?", "účinná lítost"),
+    ("Jaké příjmení dostane dítě nesezdaných rodičů?", "osobní jméno a příjmení dítěte"),
+    ("Souseda jsem nahlásil, že lhal úřadu v žádosti", "přestupky proti pořádku ve státní správě"),
+]
+
+
+@pytest.mark.parametrize("query, legal", CODE_HEADINGS_MORE)
+def test_more_everyday_questions_expand_to_the_codes_headings(query, legal):
+    assert legal in legal_of(query)
