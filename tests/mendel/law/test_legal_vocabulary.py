@@ -350,3 +350,107 @@ def test_aliases_a_decision_introduces_are_not_the_laws():
     assert "smlouvu o revolvingovém úvěru" not in legal_of(
         "Platí ústní smlouva?", default_vocabulary().with_definitions(harvested)
     )
+
+
+# --- the codes' headings in everyday words -------------------------------------------------------------------
+
+# A question people ask about a division of a code, and the heading wording of that division the vocabulary adds
+# (written for these tests from the headings, not taken from an evaluation set).
+CODE_HEADINGS_IN_EVERYDAY_WORDS = [
+    ("Chceme se vzít v létě, kolik svědků potřebujeme?", "vznik manželství snoubenci sňatečný obřad"),
+    ("Může si člověk vzít sestřenici?", "zákonné překážky manželství"),
+    ("Chceme sepsat předmanželskou smlouvu", "smluvený režim smlouva o manželském majetkovém režimu"),
+    ("Jak rozdělit majetek, když se bývalí manželé nedohodnou?", "vypořádání společného jmění"),
+    ("Kde budu bydlet po rozvodu, když byt byl manželův?", "bydlení po zániku manželství"),
+    ("Oba chtějí rozvod, jde to bez soudního zkoumání?", "nesporný rozvod bez zjišťování příčin rozvratu"),
+    ("Manželka nesouhlasí s rozvodem, rozvede nás soud?", "rozvod manželství rozvrat"),
+    ("Chci popřít otcovství, dcera asi není moje", "popírání otcovství"),
+    ("Bývalý manžel mi brání ve styku s dcerou", "osobní styk rodiče s dítětem"),
+    (
+        "Komu svěří děti, když se rodiče rozcházejí? Jde střídavá péče?",
+        "výkon rodičovské odpovědnosti po rozvodu svěření do péče",
+    ),
+    ("Sociálka chce odebrat dítě do dětského domova", "ústavní výchova"),
+    ("Babička chce vídat vnoučata, ale snacha nedovolí", "vztahy mezi dítětem a jinými příbuznými"),
+    ("Komu patří plot mezi zahradami?", "rozhrady ploty zdi meze"),
+    ("Na chatu se nedá dostat jinak než přes cizí les", "nezbytná cesta"),
+    ("Chci zrušit spoluvlastnictví chaty se sestrou", "oddělení ze spoluvlastnictví a zrušení spoluvlastnictví"),
+    ("Soused má právo jezdit přes můj pozemek, musí přispívat na údržbu cesty?", "služebnost cesty"),
+    ("Rodiče mi darovali dům, ale chtějí doživotní bydlení", "služebnost bytu"),
+    ("Tchán zemřel bez závěti, kdo po něm dědí?", "zákonná posloupnost třída dědiců"),
+    ("Strýc byl bezdětný, dědí jeho manželka?", "druhá třída dědiců manžel rodiče"),
+    ("Otec mě chce vynechat v závěti, mám nárok na něco?", "nepominutelný dědic povinný díl"),
+    ("Chci změnit závěť, kterou mám u notáře", "zrušení závěti odvolání závěti"),
+    ("Musím platit dluhy po otci, když jsem dědictví přijal?", "dluhy postihující dědice výhrada soupisu"),
+    ("Propadne mi záloha, když od koupě odstoupím?", "závdavek"),
+    ("Může mi firma účtovat pokutu za zpoždění podle smlouvy?", "smluvní pokuta utvrzení dluhu"),
+    ("E-shop má v podmínkách vyloučení reklamace", "zneužívající ujednání"),
+    ("Pronajímatel dal výpověď, jaké jsou výpovědní důvody?", "výpověď nájmu pronajímatelem výpovědní důvody"),
+    ("Po smrti nájemce bydlí v bytě jeho syn, přejde nájem?", "následky smrti nájemce přechod nájmu"),
+    ("Chci v nájmu vymalovat byt, potřebuji souhlas?", "úpravy a jiné změny bytu nebo domu"),
+    ("Instalatér udělal nekvalitní práci, co s tím?", "vady díla"),
+    ("Řemeslník chce víc, než byl rozpočet, vícepráce jsme nedomluvili", "cena za dílo rozpočet"),
+    ("Cestovka nám dala jiný hotel, chci slevu ze zájezdu", "vady zájezdu sleva"),
+    ("Nabíječka začala hořet a zničila stůl, odpovídá výrobce?", "škoda způsobená vadou výrobku"),
+    ("Nechal si peněženku, kterou našel v tramvaji", "zatajení věci"),
+    ("Soused nafoukl škodu po krupobití, aby dostal víc od pojišťovny", "pojistný podvod"),
+    ("Nechali dítě samotné v autě v horku", "opuštění dítěte nebo svěřené osoby"),
+    ("Opilý řidič srazil člověka na přechodu", "usmrcení z nedbalosti"),
+    ("Otec odvezl dítě do ciziny a nevrátil ho", "únos dítěte"),
+    ("Soused pořád pouští hudbu v noci", "přestupky proti veřejnému pořádku noční klid"),
+    ("Dostal jsem facku od souseda", "přestupky proti občanskému soužití"),
+    ("Porušil jsem obecní vyhlášku o psech", "přestupky proti pořádku v územní samosprávě"),
+    ("Jde o opakovaný přestupek, když mě chytí znovu?", "opakované spáchání přestupku"),
+]
+
+
+@pytest.mark.parametrize("query, legal", CODE_HEADINGS_IN_EVERYDAY_WORDS)
+def test_everyday_questions_expand_to_the_codes_headings(query, legal):
+    assert legal in legal_of(query)
+
+
+@pytest.mark.parametrize(
+    "query, not_legal",
+    [
+        ("Má žena nárok na mateřskou?", "uzavření manželství"),  # "žena" is no wedding ("žení" was, by its key)
+        ("Co se stane, když nezaplatím?", "parkování"),  # "stane" is no parking space ("stání")
+        ("Platí obchodní podmínky e-shopu?", "podmíněné odsouzení"),  # contract terms are no suspended sentence
+        ("Kdo je otec dítěte nezletilé matky?", "vznik manželství snoubenci sňatečný obřad"),
+        ("Můžu si vzít auto na víkend?", "vznik manželství snoubenci sňatečný obřad"),  # "vzít si" is no wedding
+        ("Kolik stojí zkouška na řidičák?", "koupě na zkoušku"),
+        ("Jak zastavit exekuci?", "zástavní právo zastavení"),  # to stop is no pledge
+        ("Koupil jsem byt na hypotéku", "koupě nemovité věci"),  # buying a flat alone says no defect or contract
+    ],
+)
+def test_heading_wordings_do_not_fire_on_generic_words(query, not_legal):
+    assert not_legal not in legal_of(query)
+
+
+def test_heading_areas_have_the_heading_wording_and_several_lay_ones():
+    data = yaml.safe_load(VOCABULARY_FILE.read_text(encoding="utf-8"))
+    headings = {area: entries for area, entries in data["areas"].items() if area.endswith("(nadpisy)")}
+    assert len(headings) >= 9
+    assert sum(len(entries) for entries in headings.values()) >= 100
+    thin = [legal for entries in headings.values() for legal, lay in entries.items() if len(lay) < 3]
+    assert thin == []
+
+
+CODE_HEADINGS_MORE = [
+    ("Babička má demenci, můžu za ni vyřizovat za rodiče důchod?", "zastoupení členem domácnosti"),
+    ("Dlužník přepsal dům na manželku, aby mi nezaplatil", "relativní neúčinnost"),
+    ("Kamarád mi nevrátil půjčenou sekačku", "výpůjčka"),
+    ("Kolik si může realitní makléř účtovat?", "zprostředkování"),
+    ("Letecká společnost ztratila zavazadlo, kdo odpovídá?", "přeprava osoby přeprava věci"),
+    ("Majitel vyměnil zámky a nepustí mě do bytu", "neoprávněný zásah do práva k domu bytu nebo k nebytovému prostoru"),
+    ("Bývalý partner se naboural do účtu na Facebooku", "neoprávněný přístup k počítačovému systému"),
+    ("Manžel mi četl zprávy v mobilu", "porušení tajemství dopravovaných zpráv"),
+    ("Cizí muž píše dítěti a chce se sejít s dítětem", "navazování nedovolených kontaktů s dítětem"),
+    ("Vrátil ukradené věci, sníží mu to trest?", "účinná lítost"),
+    ("Jaké příjmení dostane dítě nesezdaných rodičů?", "osobní jméno a příjmení dítěte"),
+    ("Souseda jsem nahlásil, že lhal úřadu v žádosti", "přestupky proti pořádku ve státní správě"),
+]
+
+
+@pytest.mark.parametrize("query, legal", CODE_HEADINGS_MORE)
+def test_more_everyday_questions_expand_to_the_codes_headings(query, legal):
+    assert legal in legal_of(query)
