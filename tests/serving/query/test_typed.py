@@ -128,6 +128,12 @@ def test_word_forms_restore_only_a_spelling_far_commoner_than_the_plain_one():
     assert "3d" not in forms  # not a word
 
 
+def test_a_word_of_the_language_is_known_to_the_lexicon(language_lexicon):
+    assert language_lexicon.knows("divka") and language_lexicon.knows("dívka")
+    assert not Lexicon.from_texts([NEIGHBOURS] * 5).knows("divka")  # the collection alone does not know it
+    assert not language_lexicon.knows("vipoved")
+
+
 def test_spans_point_into_the_query_as_typed(language_lexicon):
     query = "divka a vipoved"
     assert language_lexicon.changes(query) == [(0, 5, "dívka"), (8, 15, "výpověď")]
