@@ -7,9 +7,13 @@ words decide what a typed word was meant to be (:class:`Lexicon`, its word forms
 - a word typed without diacritics gets back the spelling the collection writes it with, when that spelling is far
   more common than the plain one (``zakonik`` -> ``zákoník``; ``byt`` stays, the collection writes both
   ``byt`` and ``být``);
-- a word typed without diacritics that the collection never writes, in any spelling, becomes the most common word
-  one edit away (a letter missing, extra, swapped or wrong: ``vipoved`` -> ``výpověď``), or else the most common
-  word it begins (``zamestn`` -> ``zaměstnance``); a word typed with diacritics is left as typed.
+- a word the collection never writes but the language does (``mendel.czech.wordforms``: ``divka``) gets the
+  spelling the language writes it with (``dívka``), and is never edited into another word (``dávka``): a law
+  collection holds a small part of the language, and any real word may be typed;
+- a word typed without diacritics that neither the collection nor the language writes, in any spelling, becomes
+  the most common word of the collection one edit away (a letter missing, extra, swapped or wrong: ``vipoved`` ->
+  ``výpověď``), or else the most common word it begins (``zamestn`` -> ``zaměstnance``); a word typed with
+  diacritics is left as typed.
 
 Each change is a (start, end, replacement) span of the query, so query understanding keeps pointing back into the
 query as typed (``serving.query.analyze.normalize_query``).
@@ -23,6 +27,7 @@ from collections import Counter
 from typing import Iterable
 
 from mendel.czech.folding import fold
+from mendel.czech.wordforms import WordForms
 
 WORD_RE = re.compile(r"[^\W\d_]+")
 # A spelling with diacritics replaces the plain one only when the collection writes it this many times as often.
@@ -36,9 +41,11 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 class Lexicon:
     """The word forms of a collection: for each folded lower-case form, how often it is written in all and the
-    spelling it is written with most often."""
+    spelling it is written with most often; with ``language`` (the language's word forms), the words a question may
+    use that the collection does not write."""
 
-    def __init__(self, counts: Counter):
+    def __init__(self, counts: Counter, language: WordForms | None = None):
+        self.language = language
         totals: Counter = Counter()
         best: dict[str, tuple[int, str]] = {}
         for form, count in counts.items():
@@ -55,28 +62,39 @@ class Lexicon:
         self._sorted = sorted(self.totals)
 
     @classmethod
-    def from_texts(cls, texts: Iterable[str], extra: Iterable[str] = (), extra_weight: int = MIN_FORM_COUNT):
+    def from_texts(
+        cls,
+        texts: Iterable[str],
+        extra: Iterable[str] = (),
+        extra_weight: int = MIN_FORM_COUNT,
+        language: WordForms | None = None,
+    ):
         """The forms of ``texts``, plus those of ``extra`` (maintained word lists: each counted ``extra_weight``
-        times, so a term of the acts table or the domain graph is known even where no passage writes it)."""
+        times, so a term of the acts table or the domain graph is known even where no passage writes it), and the
+        ``language``'s for words the collection does not write."""
         counts: Counter = Counter()
         for text in texts:
             counts.update(WORD_RE.findall(text.lower()))
         for text in extra:
             for form in WORD_RE.findall(text.lower()):
                 counts[form] += extra_weight
-        return cls(counts)
+        return cls(counts, language)
 
     def __len__(self) -> int:
         return len(self.totals)
 
     def knows(self, word: str) -> bool:
-        return fold(word.lower()) in self.totals
+        return fold(word.lower()) in self.totals or (self.language is not None and word in self.language)
 
     def restored(self, word: str) -> str | None:
-        """The spelling with diacritics of a word typed without them, when the collection clearly prefers it."""
+        """The spelling with diacritics of a word typed without them, when the collection clearly prefers it, or,
+        for a word the collection does not write, when the language does."""
         key = word.lower()
-        if not key.isascii() or key not in self.best:
+        if not key.isascii():
             return None
+        if key not in self.best:
+            spelling = self.language.restored(key) if self.language is not None else None
+            return None if spelling is None else _cased_like(word, spelling)
         spelling, plain = self.best[key], self.plain[key]
         if spelling == key or (plain and self.best_count[key] < RESTORE_RATIO * plain):
             return None
@@ -84,14 +102,14 @@ class Lexicon:
 
     def corrected(self, word: str) -> str | None:
         """The word the collection writes that an unknown word most likely meant: one edit away, else the most
-        common word it begins; None for a known word, a short one, one typed with diacritics or when nothing is
-        close. A word typed with its diacritics was spelt on a Czech keyboard with care: that the collection's
+        common word it begins; None for a word the collection or the language knows ("divka" is "dívka", not a
+        slip of "dávka"), a short one, one typed with diacritics or when nothing is close. A word typed with its diacritics was spelt on a Czech keyboard with care: that the collection's
         sample lacks it ("dívka", "vdát", "psát") says more about the sample than about the word, and the nearest
         common word ("dávka", "vydat", "psa") is another word."""
         key = fold(word.lower())
         if len(key) < MIN_CORRECTED_LENGTH or key in self.totals or not key.isalpha() or not key.isascii():
             return None
-        if not word.isascii():
+        if not word.isascii() or (self.language is not None and key in self.language.known):
             return None
         best = max(
             (candidate for candidate in _one_edit(key) if self.totals.get(candidate, 0) >= MIN_CORRECTION_COUNT),

@@ -360,16 +360,20 @@ class QueryLists:
     @property
     def lexicon(self):
         """The collection's word forms (``serving.query.typed.Lexicon``): the words of its passages (at most
-        ``LEXICON_CHUNKS`` of them, evenly spread) and document titles and those of the maintained tables, read on
-        first use; a query is read as they are written."""
+        ``LEXICON_CHUNKS`` of them, evenly spread) and document titles and those of the maintained tables, with
+        Czech's word forms for the words they lack (``mendel.czech.wordforms``), read on first use; a query is read
+        as they are written."""
         if self._lexicon is None:
+            from mendel.czech.wordforms import czech_word_forms
             from serving.query.typed import Lexicon, maintained_words
 
             with self._upper_lock:
                 if self._lexicon is None:
                     texts = self.lexicon_texts(LEXICON_CHUNKS)
                     titles = (d.get("title") or "" for d in self.documents.values())
-                    self._lexicon = Lexicon.from_texts(itertools.chain(texts, titles), extra=maintained_words())
+                    self._lexicon = Lexicon.from_texts(
+                        itertools.chain(texts, titles), extra=maintained_words(), language=czech_word_forms()
+                    )
         return self._lexicon
 
     def legal_expansion(self, understanding) -> str:

@@ -3,6 +3,8 @@ clipped words, and understanding keeps pointing into the query as typed."""
 
 import pytest
 
+from mendel.czech.folding import fold
+from mendel.czech.wordforms import WordForms, czech_word_forms
 from serving.query.analyze import understand
 from serving.query.typed import Lexicon
 
@@ -56,12 +58,85 @@ def test_unknown_words_corrected_or_completed(lexicon, typed, expected):
         ("dívka", None),  # typed with diacritics: a word of its own, not a slip of "dávka"
         ("vdát", None),  # not "vydat"
         ("urazím", None),  # not "úrazem"
-        ("divka", "dávka"),  # the same word typed without diacritics is still mended by the collection's words
     ],
 )
 def test_words_typed_with_diacritics_are_not_corrected_into_other_words(typed, expected):
     lexicon = Lexicon.from_texts(["dávka dávka dávka vydat vydat vydat úrazem úrazem úrazem"] * 3)
     assert lexicon.corrected(typed) == expected
+
+
+# A law collection's words: each a word one edit away from a real word of the language that it does not write.
+NEIGHBOURS = (
+    "dávka vydat úrazem psa zákona dani soud nájemce smlouva pojistné mzda obec cena vina sestry hrad "
+    "zaměstnavatele výpověď výpovědní zákoníku práce byt být"
+)
+
+
+@pytest.fixture(scope="module")
+def language_lexicon():
+    return Lexicon.from_texts([NEIGHBOURS] * 5, language=czech_word_forms())
+
+
+@pytest.mark.parametrize(
+    "typed, meant, not_meant",
+    [
+        ("divka", "dívka", "dávka"),  # a girl, not a benefit
+        ("vdat", "vdát", "vydat"),
+        ("psat", "psát", "psa"),
+        ("zakony", "zákony", "zákona"),
+        ("soudy", "soudy", "soud"),
+        ("najemci", "nájemci", "nájemce"),
+        ("smlouvy", "smlouvy", "smlouva"),
+        ("pojistny", "pojistný", "pojistné"),
+        ("mzdy", "mzdy", "mzda"),
+        ("otec", "otec", "obec"),
+        ("zena", "žena", "cena"),
+        ("vino", "víno", "vina"),
+        ("sestra", "sestra", "sestry"),
+        ("hrac", "hráč", "hrad"),
+        ("Divka", "Dívka", "Dávka"),  # the case as typed
+    ],
+)
+def test_a_real_word_of_the_language_is_restored_never_edited_into_another(language_lexicon, typed, meant, not_meant):
+    changes = language_lexicon.changes(typed)
+    retyped = changes[0][2] if changes else typed
+    assert retyped == meant
+    assert retyped != not_meant
+    assert fold(retyped) == typed  # only diacritics: the word is the one typed
+    assert language_lexicon.corrected(typed) is None
+
+
+@pytest.mark.parametrize(
+    "typed, expected",
+    [
+        ("vipoved", "výpověď"),  # no word of the language either: still mended with the collection's words
+        ("zamestnavtele", "zaměstnavatele"),
+        ("zamestn", "zaměstnavatele"),
+        ("zakoniku", "zákoníku"),  # the collection's spelling
+        ("byt", None),  # the collection writes both "byt" and "být": its word wins over the language's "být"
+    ],
+)
+def test_the_collection_still_mends_and_decides_where_it_knows_the_word(language_lexicon, typed, expected):
+    assert (language_lexicon.restored(typed) or language_lexicon.corrected(typed)) == expected
+
+
+def test_word_forms_restore_only_a_spelling_far_commoner_than_the_plain_one():
+    forms = WordForms({"dívka": 3e-5, "divka": 3e-8, "být": 1e-3, "byt": 8e-4, "3d": 1e-5, "Zákon": 1e-6})
+    assert forms.restored("divka") == "dívka"
+    assert forms.restored("byt") is None  # both common: left as typed
+    assert "divka" in forms and "dívka" in forms and "zakon" in forms and "zakony" not in forms
+    assert "3d" not in forms  # not a word
+
+
+def test_a_word_of_the_language_is_known_to_the_lexicon(language_lexicon):
+    assert language_lexicon.knows("divka") and language_lexicon.knows("dívka")
+    assert not Lexicon.from_texts([NEIGHBOURS] * 5).knows("divka")  # the collection alone does not know it
+    assert not language_lexicon.knows("vipoved")
+
+
+def test_spans_point_into_the_query_as_typed(language_lexicon):
+    query = "divka a vipoved"
+    assert language_lexicon.changes(query) == [(0, 5, "dívka"), (8, 15, "výpověď")]
 
 
 def test_understanding_reads_the_retyped_query_and_spans_point_into_the_typed_one(lexicon):

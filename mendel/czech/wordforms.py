@@ -1,0 +1,61 @@
+"""The word forms of the Czech language, as people write them: what a typed word may be besides the collection's.
+
+A law collection's words are a small part of the language: "dívka", "urazím" or "vyhrožuju" are real words a
+question may use that no passage writes. The forms come from ``wordfreq``'s Czech list (the large one: subtitles,
+web text, Wikipedia and news, forms down to about one in a hundred million words), shipped inside the package, so
+nothing is downloaded at run time. Each form is folded (``mendel.czech.folding.fold``): a word typed without
+diacritics is known when some form of the language folds to it, and is written as the commonest of them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+
+from mendel.czech.folding import fold
+
+LANGUAGE = "cs"
+WORDLIST = "large"
+# A spelling with diacritics replaces the plain one only when the language writes it this many times as often
+# ("divka" -> "dívka"; "byt" stays, both "byt" and "být" are common).
+RESTORE_RATIO = 4.0
+
+
+class WordForms:
+    """The folded forms of a language: each known, some with the spelling (with diacritics) that people write
+    far more often than the plain one."""
+
+    def __init__(self, frequencies: dict[str, float]):
+        totals: Counter = Counter()
+        best: dict[str, tuple[float, str]] = {}
+        for form, frequency in frequencies.items():
+            if not form.isalpha():
+                continue
+            key = fold(form.lower())
+            totals[key] += frequency
+            if frequency > best.get(key, (0.0, ""))[0]:
+                best[key] = (frequency, form)
+        self.known = frozenset(totals)
+        self.spelling = {
+            key: form
+            for key, (frequency, form) in best.items()
+            if form != key and frequency >= RESTORE_RATIO * frequencies.get(key, 0.0)
+        }
+
+    def __contains__(self, word: str) -> bool:
+        return fold(word.lower()) in self.known
+
+    def __len__(self) -> int:
+        return len(self.known)
+
+    def restored(self, word: str) -> str | None:
+        """The spelling (lower case) of a word typed without diacritics, when the language clearly prefers one."""
+        return self.spelling.get(word.lower())
+
+
+@functools.cache
+def czech_word_forms() -> WordForms:
+    """Czech's word forms from the list ``wordfreq`` ships (read once per process: about 600,000 forms)."""
+    import wordfreq
+
+    return WordForms(wordfreq.get_frequency_dict(LANGUAGE, WORDLIST))
