@@ -64,6 +64,18 @@ def already_released(log: Path, commit: str) -> dict | None:
     return None
 
 
+def report_path(results: Path, today: str, blind: bool) -> Path:
+    """Where a release's report goes: a second blind release of one day gets a name of its own (b, c, ...); the
+    first one's report stays as it was evaluated."""
+    if not blind:
+        return results / f"release_{today}_without_blind.md"
+    for suffix in ("", *"bcdefgh"):
+        path = results / f"release_{today}{suffix}.md"
+        if not path.exists():
+            return path
+    raise RuntimeError(f"more than eight blind releases on {today}: once per release")
+
+
 def git_commit(repo: Path = REPO) -> tuple[str, bool]:
     """(HEAD, whether the work tree has changes git tracks)."""
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True)
@@ -198,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "",
         *tables,
     ]
-    out = args.out or RESULTS_DIR / f"release_{today}{'' if blind else '_without_blind'}.md"
+    out = args.out or report_path(RESULTS_DIR, today, blind)
     out.write_text("\n".join(report) + "\n", encoding="utf-8")
     entry = {
         "date": today,

@@ -59,3 +59,13 @@ def test_headline_and_table_carry_forms_components_and_admissions():
     (row,) = side_by_side([(SETS[-1], figures)])[2:]
     assert "**0.900 / 0.800**" in row and "0.880 / 0.790" in row and "4 of 5 (0.80)" in row
     assert row.count("–") == 1  # no slips form
+
+
+def test_a_second_release_of_a_day_keeps_the_first_report(tmp_path):
+    from retrieval_eval.release import report_path
+
+    first = report_path(tmp_path, "2026-12-04", blind=True)
+    assert first.name == "release_2026-12-04.md"
+    first.write_text("the morning's release")
+    assert report_path(tmp_path, "2026-12-04", blind=True).name == "release_2026-12-04b.md"
+    assert report_path(tmp_path, "2026-12-04", blind=False).name == "release_2026-12-04_without_blind.md"
