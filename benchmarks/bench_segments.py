@@ -201,9 +201,10 @@ def whole_format_bundle(source: Path, target_dir: Path) -> Path:
         (root / "dense").mkdir(parents=True)
         shutil.copy(seg.path / "dense.faiss", root / "dense" / "dense.faiss")
         shutil.copy(seg.path / "ids.json", root / "dense" / "ids.json")
-    for name in ("documents.json", "graph"):
-        copy = shutil.copytree if (source / name).is_dir() else shutil.copy
-        copy(source / name, staging / name)
+    for name in ("documents.json", "documents", "graph"):
+        if (source / name).exists():
+            copy = shutil.copytree if (source / name).is_dir() else shutil.copy
+            copy(source / name, staging / name)
     manifest = {k: v for k, v in bundle.read_manifest(source).items() if k not in ("version", "files", "layers")}
     return bundle.publish(staging, target_dir, {**manifest, "layers": bundle.check_layers(staging)})
 
