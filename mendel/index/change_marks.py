@@ -34,6 +34,20 @@ _MARKED_SINCE = (
 )
 
 
+def consumed_mark(conn: psycopg.Connection, consumer: str, basis: str) -> int | None:
+    """The mark a step keeping its state in the database (``consumer``) last consumed with ``basis``; else None."""
+    found = conn.execute("SELECT mark, basis FROM change_mark_consumers WHERE consumer = %s", (consumer,)).fetchone()
+    return int(found[0]) if found and found[1] == basis else None
+
+
+def consume_mark(conn: psycopg.Connection, consumer: str, mark: int, basis: str) -> None:
+    conn.execute(
+        "INSERT INTO change_mark_consumers (consumer, mark, basis) VALUES (%s, %s, %s)"
+        " ON CONFLICT (consumer) DO UPDATE SET mark = EXCLUDED.mark, basis = EXCLUDED.basis",
+        (consumer, mark, basis),
+    )
+
+
 def mark_path(part_dir: Path) -> Path:
     """Beside the part, not in it: a bundle links the part's files, and a mark of its own would differ nightly."""
     part_dir = Path(part_dir)

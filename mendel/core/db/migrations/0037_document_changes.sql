@@ -82,3 +82,10 @@ CREATE TRIGGER chunks_mark_update AFTER UPDATE ON chunks REFERENCING OLD TABLE A
 DROP TRIGGER IF EXISTS chunks_mark_truncate ON chunks;
 CREATE TRIGGER chunks_mark_truncate AFTER TRUNCATE ON chunks
     FOR EACH STATEMENT EXECUTE FUNCTION chunks_mark_truncated();
+
+-- The mark each step that reads marks in the database last consumed, with what its work was made with (basis).
+CREATE TABLE IF NOT EXISTS change_mark_consumers (
+    consumer text PRIMARY KEY,
+    mark bigint NOT NULL,
+    basis text NOT NULL
+);
