@@ -1,15 +1,16 @@
 """Which documents a night's index step reads: those marked changed since the step last ran, not every document.
 
-The database marks a document whenever what an index holds of it may have changed (``documents.changed_seq``, from
-one sequence; a deleted document in ``document_removals``: migration 0037). Each segmented part keeps, beside it in
+The database marks a document with the id of the transaction that may have changed what an index holds of it
+(``documents.changed_txid``; a deleted document in ``document_removals``: migration 0037). Each segmented part keeps, beside it in
 the build directory, the mark it last consumed and what its digests were made with (``basis``: the analyser's
 version for BM25). A night then digests only the marked documents, and takes every other document's digest from
 the part's own live segments: the part's update (mendel.index.segment_updates) sees exactly the changes it would see
 digesting every document, at the cost of the change.
 
 Without a usable mark (a first night, a part rebuilt or removed, another basis, a part holding another number of
-documents than when the mark was written) every document is digested, as before marks. Marks assume the stages that
-write chunks do not run while an index step does (the nightly runs them one after the other).
+documents than when the mark was written) every document is digested, as before marks. A step's mark is the oldest
+transaction still running when it looked (``txid_snapshot_xmin``): a change committed after it looked has a
+transaction id at least that, and is read again next time however long its transaction ran.
 """
 
 from __future__ import annotations
@@ -24,13 +25,11 @@ from mendel.index.segments import PartState, is_segmented, write_json
 
 MARK_SUFFIX = ".mark.json"
 
-# The newest mark; the documents marked after a mark (changed, or deleted)
-_NEWEST = (
-    "SELECT greatest((SELECT max(changed_seq) FROM documents), (SELECT max(changed_seq) FROM document_removals), 0)"
-)
+# The mark now: every change not yet visible has a transaction id at least this; the documents marked since a mark
+_NEWEST = "SELECT txid_snapshot_xmin(txid_current_snapshot())"
 _MARKED_SINCE = (
-    "SELECT doc_id FROM documents WHERE changed_seq > %(mark)s"
-    " UNION SELECT doc_id FROM document_removals WHERE changed_seq > %(mark)s"
+    "SELECT doc_id FROM documents WHERE changed_txid >= %(mark)s"
+    " UNION SELECT doc_id FROM document_removals WHERE changed_txid >= %(mark)s"
 )
 
 

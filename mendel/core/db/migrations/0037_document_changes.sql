@@ -1,23 +1,24 @@
 -- A change mark per document, so that the index steps read the documents changed since they last ran instead of
--- digesting every document each night (mendel.index.change_marks). documents.changed_seq takes the next value of
--- document_change_seq whenever what an index holds of the document may have changed: its own indexed columns
--- (title, source, url, citation, status, doc_type, the served or current version), or any of its chunks inserted,
--- deleted, or updated in a column the index digests (mendel.index.corpus._DIGEST_QUERY,
--- mendel.nightly.index_stage._VECTOR_DIGESTS). A document deleted leaves its mark in document_removals. A mark is a
--- hint, never the truth: the index steps still compare digests of the marked documents with what they hold.
-CREATE SEQUENCE IF NOT EXISTS document_change_seq;
-ALTER TABLE documents ADD COLUMN IF NOT EXISTS changed_seq bigint NOT NULL DEFAULT nextval('document_change_seq');
-CREATE INDEX IF NOT EXISTS documents_changed_seq_idx ON documents (changed_seq);
+-- digesting every document each night (mendel.index.change_marks). documents.changed_txid takes the id of the
+-- transaction that may have changed what an index holds of the document: its own indexed columns (title, source,
+-- url, citation, status, doc_type, the served or current version), or any of its chunks inserted, deleted, or
+-- updated in a column the index digests (mendel.index.corpus._DIGEST_QUERY, mendel.index.fulltext's contextual
+-- text, mendel.nightly.index_stage._VECTOR_DIGESTS). A document deleted leaves its mark in document_removals.
+-- Transaction ids, not a sequence: a reader that remembers the oldest transaction still running when it looked
+-- (txid_snapshot_xmin) misses no change committed after it looked, however long the writer's transaction ran.
+-- A mark is a hint, never the truth: the index steps still compare digests of the marked documents.
+ALTER TABLE documents ADD COLUMN IF NOT EXISTS changed_txid bigint NOT NULL DEFAULT txid_current();
+CREATE INDEX IF NOT EXISTS documents_changed_txid_idx ON documents (changed_txid);
 
 CREATE TABLE IF NOT EXISTS document_removals (
     doc_id text NOT NULL,
-    changed_seq bigint NOT NULL DEFAULT nextval('document_change_seq')
+    changed_txid bigint NOT NULL DEFAULT txid_current()
 );
-CREATE INDEX IF NOT EXISTS document_removals_changed_seq_idx ON document_removals (changed_seq);
+CREATE INDEX IF NOT EXISTS document_removals_changed_txid_idx ON document_removals (changed_txid);
 
 CREATE OR REPLACE FUNCTION documents_mark_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    NEW.changed_seq := nextval('document_change_seq');
+    NEW.changed_txid := txid_current();
     RETURN NEW;
 END $$;
 DROP TRIGGER IF EXISTS documents_mark_change ON documents;
@@ -40,21 +41,21 @@ CREATE TRIGGER documents_mark_removal AFTER DELETE ON documents REFERENCING OLD 
 -- chunks, statement by statement (a night's COPY of a million rows marks each document once)
 CREATE OR REPLACE FUNCTION chunks_mark_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE documents SET changed_seq = nextval('document_change_seq')
-        WHERE doc_id IN (SELECT DISTINCT doc_id FROM added);
+    UPDATE documents SET changed_txid = txid_current()
+        WHERE changed_txid <> txid_current() AND doc_id IN (SELECT DISTINCT doc_id FROM added);
     RETURN NULL;
 END $$;
 CREATE OR REPLACE FUNCTION chunks_mark_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE documents SET changed_seq = nextval('document_change_seq')
-        WHERE doc_id IN (SELECT DISTINCT doc_id FROM gone);
+    UPDATE documents SET changed_txid = txid_current()
+        WHERE changed_txid <> txid_current() AND doc_id IN (SELECT DISTINCT doc_id FROM gone);
     RETURN NULL;
 END $$;
 -- an update marks its document only where a digested column changed (lexemes, terms, mentions' marks do not)
 CREATE OR REPLACE FUNCTION chunks_mark_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE documents SET changed_seq = nextval('document_change_seq')
-        WHERE doc_id IN (
+    UPDATE documents SET changed_txid = txid_current()
+        WHERE changed_txid <> txid_current() AND doc_id IN (
             SELECT o.doc_id FROM gone o JOIN added n ON n.chunk_id = o.chunk_id
             WHERE (o.doc_id, o.version_id, o.layer, o.seq, o.page_start, o.page_end, o.section_path, o.content_hash,
                    o.parent_id, o.char_start, o.char_end, o.summary, o.embedded_hash, o.embedding IS NULL)
@@ -67,7 +68,7 @@ BEGIN
 END $$;
 CREATE OR REPLACE FUNCTION chunks_mark_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE documents SET changed_seq = nextval('document_change_seq');
+    UPDATE documents SET changed_txid = txid_current() WHERE changed_txid <> txid_current();
     RETURN NULL;
 END $$;
 DROP TRIGGER IF EXISTS chunks_mark_insert ON chunks;
