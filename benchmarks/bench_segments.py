@@ -228,7 +228,10 @@ def bench_size(n: int, work: Path, pool, passes: int, query_count: int, options:
     with psycopg.connect(url, autocommit=True) as conn:
         # pgvector's HNSW index serves the PostgreSQL backend and grows as the embed stage writes vectors: not an
         # index step, and inserting into it would take most of this benchmark's time
-        conn.execute("DROP INDEX IF EXISTS chunks_embedding_hnsw_idx")
+        for (index,) in conn.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename = 'chunks' AND indexdef ILIKE '%% USING hnsw %%'"
+        ).fetchall():
+            conn.execute(f"DROP INDEX IF EXISTS {index}")  # 0036 named them per layer: every one of them
         clock = time.perf_counter()
         write_corpus(conn, corpus)
         result["load_seconds"] = round(time.perf_counter() - clock, 1)
