@@ -161,6 +161,8 @@ def night(conn, home: Path, model: str, merges: bool = True) -> dict:
         written = sum(v for k, v in stats.items() if k.endswith("bytes_written") and isinstance(v, int))
         figures["bytes_written"] = written
         figures.update({k: v for k, v in stats.items() if k in ("written_rows", "deleted_rows", "segments", "merges")})
+        # how many documents the step read to find what changed (change marks), where it says
+        figures.update({k: v for k, v in stats.items() if k.endswith(("documents_digested", "documents_read"))})
         result["steps"][name] = figures
         log(f"  {name}: {json.dumps(figures)}")
     result["seconds"] = round(time.perf_counter() - total, 2)
