@@ -125,7 +125,10 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
         "chunks": manifest["counts"]["chunks"],
         "sections": manifest["counts"]["sections"],
         "published": path.name != previous,
-        "bytes_written": report.get("bytes_written", 0) if path.name != previous else 0,
+        # the bundle's own files, and the documents' segments and tombstones written into the build directory (the
+        # bundle links them, so the publish's report counts them as linked)
+        "bytes_written": (report.get("bytes_written", 0) if path.name != previous else 0)
+        + document_info["bytes_written"],
         "files_linked": copied["linked"],
         "documents_written": document_info["written_rows"],
         "documents_deleted": document_info["deleted_rows"],

@@ -344,6 +344,7 @@ def test_a_second_publish_shares_the_unchanged_documents_and_search_sees_the_cha
     # the first night's segment is the new bundle's too, hard-linked; the second holds the renamed document alone
     state = segments.PartState.read(bundle.documents_part_path(new["path"]))
     assert [s.id for s in state.segments][0] == first.id and [d for d, _, _ in state.segments[1].documents] == [renamed]
+    assert stats["bundle"]["bytes_written"] > segments.tree_bytes(state.segments[1].path)  # counted as written
     old_files, new_files = _document_files(old["path"]), _document_files(new["path"])
     shared = [f"{segments.SEGMENTS_DIR}/{first.id}/{name}" for name in first.meta["files"]]
     assert shared and all(new_files[name] == old_files[name] for name in shared)
