@@ -2,8 +2,8 @@
 
 A bundle's documents (``mendel.index.bundle.read_documents``) name each document's current original by ``sha256``
 (and ``content_type``); the bytes are in the crawl's content-addressed raw store (``mendel.core.rawstore``), by
-default ``<home>/raw`` beside ``<home>/bundles``. PDFium is not thread-safe, so every PDFium call here holds one lock; rendered pages are
-kept in a small LRU cache (a page view asks for the same image again).
+default ``<home>/raw`` beside ``<home>/bundles``. PDFium is not thread-safe, so every PDFium call here holds one
+lock; rendered pages are kept in a small LRU cache (a page view asks for the same image again).
 """
 
 from __future__ import annotations
