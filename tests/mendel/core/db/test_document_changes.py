@@ -76,7 +76,8 @@ def test_a_change_committed_after_the_mark_is_read_however_early_it_began(marked
         mark = newest_mark(conn)
         assert mark <= conn.execute("SELECT txid_current()").fetchone()[0]
         conn.execute("UPDATE documents SET title = 'Hned' WHERE doc_id = 'd1'")
-        # "d3" only where a transaction elsewhere on the server holds the mark further back (another test's)
-        assert marked_since(conn, mark) - {"d3"} == {"d1"}
+        # (exactly {"d1"} on a quiet server; a transaction open elsewhere, another test's, holds the mark back and
+        # the fixture's documents read as changed too: so the test asks only for what must be there)
+        assert "d1" in marked_since(conn, mark)
         slow.commit()
-    assert marked_since(conn, mark) - {"d3"} == {"d1", "d2"}
+    assert {"d1", "d2"} <= marked_since(conn, mark)
