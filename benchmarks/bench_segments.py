@@ -14,6 +14,7 @@ pipeline's own functions (mendel.nightly.index_stage, mendel.index.fulltext, men
 1. the first night: every layer's BM25 + chunk table, the PostgreSQL lexemes, FAISS, the (empty) graph, the publish;
 2. a night after 1 % of the documents got a new version (new chunks, vectors and texts; the chunk stage's work is
    done untimed, as the stages before the index do it): the same steps, then the background merges;
+   then a night with nothing changed (the same steps again);
 3. rebuilding whole on that same database into an empty build directory (what every night cost before segments).
 
 Search is timed over three bundles of the same rows: the one grown by segments, the one rebuilt whole (one segment
@@ -160,6 +161,8 @@ def night(conn, home: Path, model: str, merges: bool = True) -> dict:
         written = sum(v for k, v in stats.items() if k.endswith("bytes_written") and isinstance(v, int))
         figures["bytes_written"] = written
         figures.update({k: v for k, v in stats.items() if k in ("written_rows", "deleted_rows", "segments", "merges")})
+        # how many documents the step read to find what changed (change marks), where it says
+        figures.update({k: v for k, v in stats.items() if k.endswith(("documents_digested", "documents_read"))})
         result["steps"][name] = figures
         log(f"  {name}: {json.dumps(figures)}")
     result["seconds"] = round(time.perf_counter() - total, 2)
@@ -200,9 +203,10 @@ def whole_format_bundle(source: Path, target_dir: Path) -> Path:
         (root / "dense").mkdir(parents=True)
         shutil.copy(seg.path / "dense.faiss", root / "dense" / "dense.faiss")
         shutil.copy(seg.path / "ids.json", root / "dense" / "ids.json")
-    for name in ("documents.json", "graph"):
-        copy = shutil.copytree if (source / name).is_dir() else shutil.copy
-        copy(source / name, staging / name)
+    for name in ("documents.json", "documents", "graph"):
+        if (source / name).exists():
+            copy = shutil.copytree if (source / name).is_dir() else shutil.copy
+            copy(source / name, staging / name)
     manifest = {k: v for k, v in bundle.read_manifest(source).items() if k not in ("version", "files", "layers")}
     return bundle.publish(staging, target_dir, {**manifest, "layers": bundle.check_layers(staging)})
 
@@ -226,7 +230,10 @@ def bench_size(n: int, work: Path, pool, passes: int, query_count: int, options:
     with psycopg.connect(url, autocommit=True) as conn:
         # pgvector's HNSW index serves the PostgreSQL backend and grows as the embed stage writes vectors: not an
         # index step, and inserting into it would take most of this benchmark's time
-        conn.execute("DROP INDEX IF EXISTS chunks_embedding_hnsw_idx")
+        for (index,) in conn.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename = 'chunks' AND indexdef ILIKE '%% USING hnsw %%'"
+        ).fetchall():
+            conn.execute(f"DROP INDEX IF EXISTS {index}")  # 0036 named them per layer: every one of them
         clock = time.perf_counter()
         write_corpus(conn, corpus)
         result["load_seconds"] = round(time.perf_counter() - clock, 1)
@@ -248,9 +255,18 @@ def bench_size(n: int, work: Path, pool, passes: int, query_count: int, options:
         result["changed_documents"] = len(changed)
         log(f"{n:,} passages: a night with {len(changed)} documents changed")
         result["segmented_night"] = night(conn, home, model)
-        if not options.no_rebuild:
+        log(f"{n:,} passages: a night with nothing changed")
+        result["unchanged_night"] = night(conn, home, model, merges=False)
+        if not options.no_rebuild and not options.nights_only:
             log(f"{n:,} passages: rebuilding whole")
             result["whole_rebuild"] = night(conn, work / f"whole-{n}", model, merges=False)
+    result["bytes_written_vs_bundle"] = round(
+        result["segmented_night"]["steps"]["publish"]["bytes_written"]
+        / max(1, result["segmented_night"]["bundle_bytes"]),
+        5,
+    )
+    if options.nights_only:
+        return result
     queries_file = work / f"queries-{n}.json"
     queries_file.write_text(json.dumps(make_queries(corpus, query_count), ensure_ascii=False), encoding="utf-8")
     if not options.no_rebuild and not options.no_before_segments:
@@ -258,11 +274,6 @@ def bench_size(n: int, work: Path, pool, passes: int, query_count: int, options:
     result.update(search_rounds(n, work, passes, whole=Path(result["first_night"]["bundle"])))
     night_s = result["segmented_night"]["seconds"]
     result["goal"] = {"seconds": GOAL_SECONDS, "met": night_s <= GOAL_SECONDS}
-    result["bytes_written_vs_bundle"] = round(
-        result["segmented_night"]["steps"]["publish"]["bytes_written"]
-        / max(1, result["segmented_night"]["bundle_bytes"]),
-        5,
-    )
     return result
 
 
@@ -276,13 +287,15 @@ def main() -> None:
     parser.add_argument("--no-rebuild", action="store_true", help="no whole rebuild: the first night's is searched")
     parser.add_argument("--no-before-segments", action="store_true", help="no copy in the format before segments")
     parser.add_argument("--no-pg-postings", action="store_true", help="no PostgreSQL postings on the first night")
+    parser.add_argument("--nights-only", action="store_true", help="the nights only: no rebuild, no search")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="where the figures go")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="segbench-"))
     work.mkdir(parents=True, exist_ok=True)
     pool = real_sentences("decisions")
     results = {"machine": {"cpus": os.cpu_count(), "load_avg_start": load_average()}, "synthetic": True, "sizes": {}}
-    if RESULTS.exists():
-        results["sizes"] = json.loads(RESULTS.read_text()).get("sizes", {})
+    if args.results.exists():
+        results["sizes"] = json.loads(args.results.read_text()).get("sizes", {})
     try:
         for n in [int(s) for s in args.sizes.split(",")]:
             if args.search_only:
@@ -291,7 +304,7 @@ def main() -> None:
             else:
                 results["sizes"][str(n)] = bench_size(n, work, pool, args.passes, args.queries, args)
             results["machine"]["load_avg_end"] = load_average()
-            RESULTS.write_text(json.dumps(results, indent=1))
+            args.results.write_text(json.dumps(results, indent=1))
             log(json.dumps({k: v for k, v in results["sizes"][str(n)].items() if k != "hits"})[:3000])
     finally:
         if args.work is None:

@@ -26,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from mendel.index import embed
+from mendel.index import bundle, embed
 from retrieval_eval import DEV_QUESTIONS
 from retrieval_eval.peers import (
     RESULTS_DIR,
@@ -420,7 +420,7 @@ def run(
     started = time.perf_counter()
     base = resolve_bundle(bundle_dir)
     chunks = read_chunks(base)
-    documents = {d["doc_id"]: d for d in json.loads((base / "documents.json").read_text(encoding="utf-8"))}
+    documents = bundle.documents_by_id(base)
     vectors = bundle_vectors(base)
     if len(vectors) != len(chunks):
         raise ValueError(f"{base}: {len(vectors)} vectors for {len(chunks)} chunks")

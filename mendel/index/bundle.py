@@ -25,6 +25,7 @@ from mendel.index.layout import (  # noqa: F401 (re-exported: the bundle's names
     CURRENT,
     DENSE_PART,
     DOCUMENTS,
+    DOCUMENTS_PART,
     FAISS_INDEX,
     GRAPH_FILE,
     GRAPH_PART,
@@ -245,7 +246,29 @@ def part_path(root: Path, part: str, layer: int = 3) -> Path:
 
 
 def documents_path(bundle_path: Path) -> Path:
+    """A bundle's whole ``documents.json``, as bundles published before the documents' segments hold it."""
     return Path(bundle_path) / DOCUMENTS
+
+
+def documents_part_path(root: Path) -> Path:
+    """The documents' segments (mendel.index.document_segments), in a bundle or the build directory."""
+    return Path(root) / DOCUMENTS_PART
+
+
+def read_documents(bundle_path: Path) -> list[dict]:
+    """Every document of a bundle by doc_id, as the publish recorded it (mendel.nightly.publish_stage): from its
+    documents' segments, or from the whole ``documents.json`` of a bundle published before them. Every reader of
+    a bundle's documents reads them here."""
+    part = documents_part_path(bundle_path)
+    if segments.is_segmented(part):
+        from mendel.index.document_segments import read_documents as read_segments
+
+        return read_segments(part)
+    return json.loads(documents_path(bundle_path).read_text(encoding="utf-8"))
+
+
+def documents_by_id(bundle_path: Path) -> dict[str, dict]:
+    return {d["doc_id"]: d for d in read_documents(bundle_path)}
 
 
 def bm25_index_path(layer_dir: Path) -> Path:

@@ -379,16 +379,39 @@ _DIGEST_QUERY = (
     " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = %s"
     " GROUP BY c.doc_id, d.title, d.source, d.url, d.citation, top.summary"
 )
+_DIGEST_QUERY_OF_DOCUMENTS = (
+    "SELECT c.doc_id, md5(string_agg(concat_ws(chr(31), c.chunk_id, c.page_start, c.page_end, c.section_path,"
+    " c.content_hash, c.layer, coalesce(c.parent_id, chr(1)), c.seq, c.char_start, c.char_end,"
+    " md5(coalesce(c.summary, ''))), chr(30) ORDER BY c.seq, c.chunk_id)) || md5(concat_ws(chr(31),"
+    " coalesce(d.title, ''), d.source, d.url, coalesce(d.citation, chr(1)), md5(coalesce(top.summary, ''))))"
+    " FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+    " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
+    " LEFT JOIN chunks top ON top.version_id = c.version_id AND top.layer = 1"
+    " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = %s"
+    " AND c.doc_id = ANY(%s)"
+    " GROUP BY c.doc_id, d.title, d.source, d.url, d.citation, top.summary"
+)
 
 
 def layer_digests(conn: psycopg.Connection, layer: int = 3) -> dict[str, str]:
     """doc_id -> a digest of what :func:`load_layer` returns of the document (rows and indexed texts), without
     loading them: a changed digest is a changed document."""
+    return layer_digests_of(conn, layer)[0]
+
+
+def layer_digests_of(conn: psycopg.Connection, layer: int = 3, doc_ids=None) -> tuple[dict[str, str], set[str]]:
+    """:func:`layer_digests` of ``doc_ids`` (every document when None) and of every act, whose version fields come
+    from tables no change mark follows (mendel.index.change_marks); with the documents examined."""
     if layer not in LAYERS:
         raise ValueError(f"layer must be one of {LAYERS}, not {layer!r}")
-    digests = dict(conn.execute(_DIGEST_QUERY, (layer,)))
     versions = ActChunkVersions(conn)
     acts = sorted(set(versions.timelines) | set(versions.kinds))
+    if doc_ids is None:
+        digests = dict(conn.execute(_DIGEST_QUERY, (layer,)))
+        examined = set(digests)
+    else:
+        examined = set(doc_ids) | set(acts)
+        digests = dict(conn.execute(_DIGEST_QUERY_OF_DOCUMENTS, (layer, sorted(examined))))
     fields: dict[str, list] = {}
     for doc_id, chunk_id in conn.execute(
         "SELECT c.doc_id, c.chunk_id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
@@ -406,4 +429,4 @@ def layer_digests(conn: psycopg.Connection, layer: int = 3) -> dict[str, str]:
         if doc_id in digests:
             extra = hashlib.sha256(json.dumps(listed, sort_keys=True, default=str).encode()).hexdigest()
             digests[doc_id] += extra
-    return digests
+    return digests, examined

@@ -14,6 +14,7 @@ import psycopg
 
 from mendel.core import stage_versions
 from mendel.czech.analyzer import analyze
+from mendel.index import change_marks
 from mendel.index.corpus import load_layer
 
 PASSAGE_LAYER = 3
@@ -83,6 +84,21 @@ _PENDING_DOCUMENTS = (
     " nullif(coalesce(top.summary, ''), ''), nullif(c.text, '')), 'UTF8')), 'hex')"
     " OR c.doc_id IN (SELECT p.doc_id FROM provisions p))"
 )
+# The same, among the documents marked changed since the fill last ran (mendel.index.change_marks) and the acts
+_PENDING_OF_DOCUMENTS = (
+    "SELECT DISTINCT c.doc_id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+    " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
+    " LEFT JOIN chunks top ON top.version_id = c.version_id AND top.layer = 1"
+    " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = 3"
+    " AND c.doc_id = ANY(%s)"
+    " AND (c.lexemes IS NULL OR c.lexemes_hash IS DISTINCT FROM"
+    " encode(sha256(convert_to('lexemes-v1' || chr(10) || concat_ws(chr(10), nullif(concat_ws(' — ',"
+    " nullif(d.citation, ''), nullif(coalesce(d.title, ''), ''), nullif(c.section_path, '')), ''),"
+    " nullif(coalesce(top.summary, ''), ''), nullif(c.text, '')), 'UTF8')), 'hex')"
+    " OR c.doc_id IN (SELECT p.doc_id FROM provisions p))"
+)
+_PROVISION_DOCUMENTS = "SELECT DISTINCT doc_id FROM provisions"
+MARK_CONSUMER = "lexemes"
 
 
 def fill_lexemes(conn: psycopg.Connection, batch_size: int = 5000) -> dict:
@@ -93,7 +109,17 @@ def fill_lexemes(conn: psycopg.Connection, batch_size: int = 5000) -> dict:
     analyser_version = stage_versions.version("analyser")
     # the documents with a passage whose lexemes are missing or were made from another contextual text, found in
     # the database (lexemes_hash computed there as in Python): only those are loaded and analysed
-    documents = [d for (d,) in conn.execute(_PENDING_DOCUMENTS)]
+    # the documents with a passage whose lexemes are missing or were made from another contextual text, found in
+    # the database (lexemes_hash computed there as in Python) among those marked changed since the last fill
+    # (mendel.index.change_marks; every document on a first fill or after another analyser's lexemes were dropped):
+    # only those are loaded and analysed
+    mark = change_marks.newest_mark(conn)
+    since = None if reprocessed else change_marks.consumed_mark(conn, MARK_CONSUMER, analyser_version)
+    if since is None:
+        documents = [d for (d,) in conn.execute(_PENDING_DOCUMENTS)]
+    else:
+        marked = change_marks.marked_since(conn, since) | {d for (d,) in conn.execute(_PROVISION_DOCUMENTS)}
+        documents = [d for (d,) in conn.execute(_PENDING_OF_DOCUMENTS, (sorted(marked),))] if marked else []
     records = load_layer(conn, PASSAGE_LAYER, documents) if documents else []
     stored = dict(
         conn.execute(
@@ -110,8 +136,10 @@ def fill_lexemes(conn: psycopg.Connection, batch_size: int = 5000) -> dict:
             [(cid, tsvector_literal(analyze(text)), h) for cid, text, h in pending[start : start + batch_size]],
             analyser_version,
         )
+    change_marks.consume_mark(conn, MARK_CONSUMER, mark, analyser_version)
     return {
         "lexemes_written": len(pending),
+        "lexemes_documents_read": len(documents),
         "lexemes_kept": live - len(pending),
         "lexemes_reprocessed_by_version": reprocessed,
         "lexemes_stage_version": analyser_version,

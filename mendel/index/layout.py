@@ -5,7 +5,8 @@ bundle publisher."""
 MANIFEST = "manifest.json"
 CURRENT = "CURRENT"
 CHUNKS = "chunks.jsonl"
-DOCUMENTS = "documents.json"
+DOCUMENTS = "documents.json"  # the documents' metadata of a bundle published before DOCUMENTS_PART
+DOCUMENTS_PART = "documents"  # the documents' metadata in segments (mendel.index.document_segments)
 LAYERS_DIR = "layers"
 # index parts: one directory each, laid out alike in a bundle and in the build directory
 BM25_PART = "bm25"

@@ -10,8 +10,18 @@ import numpy as np
 import psycopg
 
 from mendel.core import stage_versions
-from mendel.index import bundle, dense, entity_graph, lexical, segment_bm25, segment_dense, segment_updates, segments
-from mendel.index.corpus import layer_digests, load_layer
+from mendel.index import (
+    bundle,
+    change_marks,
+    dense,
+    entity_graph,
+    lexical,
+    segment_bm25,
+    segment_dense,
+    segment_updates,
+    segments,
+)
+from mendel.index.corpus import layer_digests_of, load_layer
 
 
 def _layer_dir(out_dir: Path, layer: int) -> Path:
@@ -38,11 +48,15 @@ def build_bm25(conn: psycopg.Connection, out_dir: Path, max_merge_rows: int = NI
     changed = []
     analyzer = analyzer_version()
     for layer in (3, 2, 1):
-        # what every document's rows are made of, digested in the database: only changed documents are loaded
-        current = {
-            d: hashlib.sha256(f"{analyzer}:{h}".encode()).hexdigest() for d, h in layer_digests(conn, layer).items()
-        }
         target = _layer_dir(out_dir, layer)
+
+        def digests_of(doc_ids, layer=layer):
+            found, examined = layer_digests_of(conn, layer, doc_ids)
+            return {d: hashlib.sha256(f"{analyzer}:{h}".encode()).hexdigest() for d, h in found.items()}, examined
+
+        # what the documents' rows are made of, digested in the database for the documents marked changed since the
+        # part's last night (mendel.index.change_marks): only changed documents are loaded
+        current, mark, read = change_marks.current_digests(conn, target, analyzer, digests_of)
 
         def write_new(doc_ids: list[str], layer=layer, current=current, target=target) -> segments.Segment:
             records = segments.group_by_document(load_layer(conn, layer, doc_ids), lambda r: r.doc_id, lambda _: "")
@@ -58,11 +72,12 @@ def build_bm25(conn: psycopg.Connection, out_dir: Path, max_merge_rows: int = NI
             return segment_bm25.merge_segments(target, layer, state, group, analyzer)
 
         info = segment_updates.update_part(target, current, write_new, merge, max_merge_rows)
+        change_marks.write_mark(target, mark, analyzer)
         if info["changed"]:
             changed.append(f"L{layer}")
         prefix = "" if layer == 3 else f"l{layer}_"
         stats.update({f"{prefix}{k}": info[k] for k in _REPORTED})
-        stats[f"{prefix}chunks"] = info["rows"]
+        stats.update({f"{prefix}chunks": info["rows"], f"{prefix}documents_digested": read["documents_digested"]})
     return {**stats, "rebuilt": ",".join(changed) or "none"}
 
 
@@ -76,6 +91,15 @@ _VECTOR_DIGESTS = (
     " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
     " WHERE d.status = 'active' AND c.embedding IS NOT NULL AND c.layer = %s GROUP BY c.doc_id"
 )
+_VECTOR_DIGESTS_OF_DOCUMENTS = (
+    "SELECT c.doc_id, md5(string_agg(c.chunk_id || ':' || coalesce(c.embedded_hash, 'None'), chr(10)"
+    " ORDER BY c.seq, c.chunk_id)), count(*)"
+    " FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+    " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
+    " WHERE d.status = 'active' AND c.embedding IS NOT NULL AND c.layer = %s AND c.doc_id = ANY(%s)"
+    " GROUP BY c.doc_id"
+)
+VECTORS_BASIS = "vectors-1"  # what _VECTOR_DIGESTS digests: a new basis when it changes
 _VECTORS_OF_DOCUMENTS = (
     "SELECT c.doc_id, c.chunk_id, c.embedding::text"
     " FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
@@ -94,10 +118,21 @@ def build_faiss(
     changed = []
     ivfpq_min = dense.ivfpq_threshold()
     for layer in (3, 2, 1):
-        found = conn.execute(_VECTOR_DIGESTS, (layer,)).fetchall()
-        current = {d: digest for d, digest, _ in found}
-        total = sum(n for _, _, n in found)
         target = _layer_dir(out_dir, layer)
+        counts: dict[str, int] = {}
+
+        def digests_of(doc_ids, layer=layer, counts=counts):
+            if doc_ids is None:
+                found = conn.execute(_VECTOR_DIGESTS, (layer,)).fetchall()
+            else:
+                found = conn.execute(_VECTOR_DIGESTS_OF_DOCUMENTS, (layer, list(doc_ids))).fetchall()
+            counts.update({d: n for d, _, n in found})
+            return {d: digest for d, digest, _ in found}, None if doc_ids is None else set(doc_ids)
+
+        current, mark, read = change_marks.current_digests(conn, target, VECTORS_BASIS, digests_of)
+        # the layer's vectors: those digested now, and the live rows of every other document the part holds
+        held = segments.PartState.read(target).live_documents() if segments.is_segmented(target) else {}
+        total = sum(counts.values()) + sum(n for d, (_, _, _, n) in held.items() if d in current and d not in counts)
 
         def write_new(doc_ids: list[str], layer=layer, current=current, total=total, target=target) -> segments.Segment:
             rows = conn.execute(_VECTORS_OF_DOCUMENTS, (layer, doc_ids)).fetchall()
@@ -117,10 +152,12 @@ def build_faiss(
             return {"index_type": ",".join(sorted({s.meta["index_type"] for s in state.segments})) or "flat"}
 
         info = segment_updates.update_part(target, current, write_new, merge, max_merge_rows, kinds)
+        change_marks.write_mark(target, mark, VECTORS_BASIS)
         if info["changed"]:
             changed.append(f"L{layer}")
         prefix = "" if layer == 3 else f"l{layer}_"
         stats.update({f"{prefix}{k}": info[k] for k in _REPORTED})
+        stats[f"{prefix}documents_digested"] = read["documents_digested"]
         stats.update({f"{prefix}vectors": info["rows"], f"{prefix}index_type": info.get("index_type", "flat")})
     return {**stats, "dim": dim, "rebuilt": ",".join(changed) or "none"}
 

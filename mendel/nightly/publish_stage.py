@@ -1,10 +1,9 @@
-"""The publish stage: the built index parts (every layer's segments with their chunk table, and the graph)
-hard-linked into a new bundle beside the documents' metadata, published atomically; a night writes what changed,
-not the corpus (mendel.index.segments)."""
+"""The publish stage: the built index parts (every layer's segments with their chunk table, and the graph) and the
+documents' metadata, itself in segments (mendel.index.document_segments), hard-linked into a new bundle published
+atomically; a night writes what changed, not the corpus (mendel.index.segments)."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import psycopg
 from mendel.core import stage_versions
 from mendel.crawl import last_good
 from mendel.crawl.boards import notice_links, placing
-from mendel.index import bundle, segments
+from mendel.index import bundle, document_segments, segments
 from mendel.records.court_decisions import document_courts
 from mendel.records.grounding import record_grounding
 
@@ -88,7 +87,11 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
                 " ON v.version_id = coalesce(d.served_version_id, d.current_version_id) WHERE d.status = 'active' ORDER BY d.doc_id"
             )
         ]
-        bundle.documents_path(staging).write_text(json.dumps(documents, ensure_ascii=False, indent=1))
+        # the documents' metadata in segments beside the indexes': a night writes the documents that changed
+        built_documents = bundle.documents_part_path(build_dir)
+        document_info = document_segments.update(built_documents, documents)
+        for key, value in segments.link_tree(_complete(built_documents), bundle.documents_part_path(staging)).items():
+            copied[key] += value
         layers = bundle.check_layers(staging)  # every index part names the same chunks as its chunk table
         manifest = {
             "model": model,
@@ -122,6 +125,11 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
         "chunks": manifest["counts"]["chunks"],
         "sections": manifest["counts"]["sections"],
         "published": path.name != previous,
-        "bytes_written": report.get("bytes_written", 0) if path.name != previous else 0,
+        # the bundle's own files, and the documents' segments and tombstones written into the build directory (the
+        # bundle links them, so the publish's report counts them as linked)
+        "bytes_written": (report.get("bytes_written", 0) if path.name != previous else 0)
+        + document_info["bytes_written"],
         "files_linked": copied["linked"],
+        "documents_written": document_info["written_rows"],
+        "documents_deleted": document_info["deleted_rows"],
     }

@@ -5,7 +5,6 @@ asks for and among the chunks its filters and date allow."""
 
 from __future__ import annotations
 
-import json
 import threading
 from concurrent.futures import Future
 from datetime import date
@@ -43,7 +42,7 @@ class BundleLists(QueryLists):
 
         self.path = Path(path)
         self.manifest = bundle.read_manifest(self.path)
-        self.documents = {d["doc_id"]: d for d in json.loads(bundle.documents_path(self.path).read_text())}
+        self.documents = bundle.documents_by_id(self.path)
         self.passages = LayerIndex(self.path, PASSAGE_LAYER)
         self.graph = EntityGraph.from_file(
             bundle.graph_path(self.path), [cid.decode() for cid in self.passages.chunk_ids]

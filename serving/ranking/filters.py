@@ -36,7 +36,8 @@ def _as_date(value) -> date | None:
 
 @dataclass(frozen=True)
 class SearchFilters:
-    """Restrictions on the documents a search may return, matched against the bundle's ``documents.json``.
+    """Restrictions on the documents a search may return, matched against the bundle's documents
+    (``mendel.index.bundle.read_documents``).
 
     ``source`` and ``doc_type`` accept any of several values; ``date_from``/``date_to`` bound ``published``
     (inclusive; documents without a date are excluded once either bound is set); ``act`` names an act by

@@ -406,7 +406,7 @@ def routed_acts(routing_text: str, k: int = ROUTED_ACTS) -> dict[str, float]:
 
 class ActRouter:
     """Routing for plain questions: the acts a question routes to (:func:`routed_acts`), as a mask over a layer's
-    chunks (act citation -> the rows of that act's documents, from ``documents.json`` and the layer's
+    chunks (act citation -> the rows of that act's documents, from the bundle's documents and the layer's
     doc_id -> rows), so the routed acts can bound a search."""
 
     def __init__(self, documents: dict[str, dict], doc_chunks: dict[str, list[int]], size: int):

@@ -79,7 +79,7 @@ class PostgresSearcher(SearchFlow, PostgresLists):
 
     @staticmethod
     def _load_documents(conn: psycopg.Connection) -> dict[str, dict]:
-        """The live documents, as the bundle's documents.json records them (mendel.nightly.publish_stage)."""
+        """The live documents, as the bundle's documents record them (mendel.nightly.publish_stage)."""
         rows = conn.execute(
             "SELECT d.doc_id, d.title, d.source, d.url, d.citation, d.doc_type, d.published, v.sha256,"
             " v.content_type, coalesce(top.summary, '') FROM documents d"

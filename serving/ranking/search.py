@@ -59,7 +59,7 @@ class Searcher(SearchFlow, BundleLists):
         return {item: self.chunk_entities.get(layer.chunks[item]["chunk_id"], []) for item in items}
 
     def document(self, doc_id: str, at: date | None = None, version: str | None = None) -> dict | None:
-        """A document's metadata from ``documents.json`` with its chunks in order; None when unknown. An act with
+        """A document's metadata from the bundle's documents with its chunks in order; None when unknown. An act with
         versions lists one version's chunks: those served on ``at`` (default today) or its promulgated text."""
         doc = self.documents.get(doc_id)
         if doc is None:

@@ -1,9 +1,9 @@
 """The stored originals behind a bundle's documents: the raw file, and a PDF page as PNG with its evidence boxes.
 
-A bundle's ``documents.json`` names each document's current original by ``sha256`` (and ``content_type``); the
-bytes are in the crawl's content-addressed raw store (``mendel.core.rawstore``), by default ``<home>/raw`` beside
-``<home>/bundles``. PDFium is not thread-safe, so every PDFium call here holds one lock; rendered pages are
-kept in a small LRU cache (a page view asks for the same image again).
+A bundle's documents (``mendel.index.bundle.read_documents``) name each document's current original by ``sha256``
+(and ``content_type``); the bytes are in the crawl's content-addressed raw store (``mendel.core.rawstore``), by
+default ``<home>/raw`` beside ``<home>/bundles``. PDFium is not thread-safe, so every PDFium call here holds one
+lock; rendered pages are kept in a small LRU cache (a page view asks for the same image again).
 """
 
 from __future__ import annotations

@@ -184,7 +184,7 @@ def test_heldout_gold_grounded_in_published_bundle():
     except Exception:
         pytest.skip("no published bundle under $MENDEL_HOME")
     chunks = list(bundle.layer_rows(path, 3))
-    documents = [d["doc_id"] for d in json.loads((path / "documents.json").read_text())]
+    documents = [d["doc_id"] for d in bundle.read_documents(path)]
     questions = load_questions(HELDOUT)
     if not {g["doc_id"] for q in questions for g in q["gold"]} <= set(documents):
         pytest.skip("bundle does not hold the whole sample corpus")

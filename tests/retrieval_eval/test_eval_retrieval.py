@@ -1,6 +1,5 @@
 """Retrieval evaluation: metrics on hand-made rankings, the relevance rule, the dev questions file (no bundle)."""
 
-import json
 import math
 
 import pytest
@@ -123,7 +122,7 @@ def test_dev_gold_grounded_in_published_bundle():
     if path is None:
         pytest.skip("no published bundle under $MENDEL_HOME")
     chunks = list(bundle.layer_rows(path, 3))
-    documents = [d["doc_id"] for d in json.loads((path / "documents.json").read_text())]
+    documents = [d["doc_id"] for d in bundle.read_documents(path)]
     if not {g["doc_id"] for q in load_questions(QUESTIONS) for g in q["gold"]} <= set(documents):
         pytest.skip("bundle does not hold the whole sample corpus")
     assert gold_errors(load_questions(QUESTIONS), chunks, documents) == []

@@ -5,15 +5,19 @@ the contextual / raw split and FAISS-vs-pgvector agreement per layer."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
 
 import numpy as np
 import psycopg
 import pytest
 
-from mendel.index import bundle, segments
+from mendel.index import bundle, change_marks, segment_updates, segments
+from mendel.index.corpus import layer_digests
 from mendel.index.pgvector import search_pgvector
 from mendel.index.segment_dense import SegmentedVectors
+from mendel.nightly import index_stage
 from serving.ranking.search import Searcher
 from tests.support.index import RecordingEmbedder, add_document, law_pages, ns_decisions, run_index
 
@@ -60,7 +64,7 @@ def current_bundle(home) -> dict:
         "path": path,
         "layers": layers,
         "manifest": bundle.read_manifest(path),
-        "documents": json.loads((path / "documents.json").read_text()),
+        "documents": bundle.read_documents(path),
         "graph": json.loads((path / "graph" / "graph.json").read_text()),
     }
 
@@ -266,7 +270,11 @@ def test_lexemes_are_written_again_only_where_the_contextual_text_changed(indexe
     always = widened | {d for (d,) in conn.execute("SELECT DISTINCT doc_id FROM provisions")}
     assert widened, "the fixture has an act whose section paths carry headings"
     assert {d for (d,) in conn.execute(fulltext._PENDING_DOCUMENTS)} == always
-    assert fulltext.fill_lexemes(conn)["lexemes_written"] == 0
+    quiet = fulltext.fill_lexemes(conn)
+    assert quiet["lexemes_written"] == 0
+    # the fill reads the documents marked changed since it last ran, and the acts: not the widened ones again
+    provisions = {d for (d,) in conn.execute("SELECT DISTINCT doc_id FROM provisions")}
+    assert quiet["lexemes_documents_read"] == len(provisions) < len(always)
     decision = indexed["sources"]["decisions"][0]["ecli"]
     conn.execute("UPDATE documents SET title = title || ' (opraveno)' WHERE doc_id = %s", (decision,))
     assert {d for (d,) in conn.execute(fulltext._PENDING_DOCUMENTS)} == always | {decision}
@@ -311,3 +319,77 @@ def test_a_bundle_grown_by_segments_answers_as_one_rebuilt_whole(indexed):
         answers = [s.search_with_coverage(query, k=10, filters=filters).to_dict() for s in (grown, whole)]
         assert answers[0]["hits"], query
         assert answers[0] == answers[1], query  # hit by hit: ids, scores, lists, highlights, coverage
+
+
+def _document_files(path) -> dict[str, int]:
+    """Every file of a bundle's documents part by its path in the part, with its inode."""
+    part = bundle.documents_part_path(path)
+    return {str(p.relative_to(part)): p.stat().st_ino for p in part.rglob("*") if p.is_file()}
+
+
+def test_a_second_publish_shares_the_unchanged_documents_and_search_sees_the_change(indexed, monkeypatch):
+    conn, home, embedder = indexed["conn"], indexed["home"], indexed["embedder"]
+    # three documents: two of them changed would be past the share of deleted rows that has a segment rewritten
+    monkeypatch.setattr(segment_updates, "DELETED_SHARE", 0.9)
+    renamed, withdrawn = (d["ecli"] for d in indexed["sources"]["decisions"][:2][::-1])
+    old = current_bundle(home)
+    (first,) = segments.PartState.read(bundle.documents_part_path(old["path"])).segments
+    assert not (old["path"] / bundle.DOCUMENTS).exists() and len(old["documents"]) == 3
+
+    conn.execute("UPDATE documents SET title = 'Usnesení o nové věci' WHERE doc_id = %s", (renamed,))
+    conn.execute("UPDATE documents SET status = 'withdrawn' WHERE doc_id = %s", (withdrawn,))
+    stats = run_index(conn, home, embedder)
+    new = current_bundle(home)
+    assert stats["bundle"]["documents_written"] == 1 and stats["bundle"]["documents_deleted"] == 2
+    # the first night's segment is the new bundle's too, hard-linked; the second holds the renamed document alone
+    state = segments.PartState.read(bundle.documents_part_path(new["path"]))
+    assert [s.id for s in state.segments][0] == first.id and [d for d, _, _ in state.segments[1].documents] == [renamed]
+    assert stats["bundle"]["bytes_written"] > segments.tree_bytes(state.segments[1].path)  # counted as written
+    old_files, new_files = _document_files(old["path"]), _document_files(new["path"])
+    shared = [f"{segments.SEGMENTS_DIR}/{first.id}/{name}" for name in first.meta["files"]]
+    assert shared and all(new_files[name] == old_files[name] for name in shared)
+    searcher = Searcher(new["path"])
+    assert searcher.documents[renamed]["title"] == "Usnesení o nové věci" and withdrawn not in searcher.documents
+    assert sorted(searcher.documents) == [d["doc_id"] for d in new["documents"]] == sorted({LAW[0], renamed})
+    hits = searcher.search("usnesení soud dovolání", k=10)
+    assert hits and withdrawn not in {h.doc_id for h in hits}
+
+
+def test_a_bundle_with_a_whole_documents_file_still_loads(indexed, tmp_path):
+    live = current_bundle(indexed["home"])
+    documents = bundle.read_documents(live["path"])
+    # a bundle as published before the documents' segments: one documents.json, no documents/ part
+    old = tmp_path / "old" / live["path"].name
+    shutil.copytree(live["path"], old)
+    shutil.rmtree(bundle.documents_part_path(old))
+    (old / bundle.DOCUMENTS).write_text(json.dumps(documents, ensure_ascii=False, indent=1))
+    assert bundle.read_documents(old) == documents
+    assert Searcher(old).documents == Searcher(live["path"]).documents == {d["doc_id"]: d for d in documents}
+
+
+def test_the_change_mark_picks_exactly_the_changed_documents(indexed):
+    conn, home, embedder = indexed["conn"], indexed["home"], indexed["embedder"]
+    acts = {d for (d,) in conn.execute("SELECT doc_id FROM documents WHERE doc_type = 'law'")}
+    passages = home / "build" / "bm25"
+    since = json.loads(change_marks.mark_path(passages).read_text())["mark"]
+    quiet = run_index(conn, home, embedder)
+    assert change_marks.marked_since(conn, since) == set()
+    # an unchanged night digests no document but the acts (their version fields are not marked) and no vectors
+    assert quiet["bm25"]["documents_digested"] <= len(acts) and quiet["faiss"]["documents_digested"] == 0
+    assert quiet["bm25"]["rebuilt"] == quiet["faiss"]["rebuilt"] == "none"
+
+    changed = indexed["sources"]["decisions"][1]
+    add_document(conn, changed["ecli"], [changed["full_text"][:1200]], title=changed["title"])
+    conn.execute("UPDATE chunks SET ner_done_at = now()")  # a column no index digests marks nothing
+    stats = run_index(conn, home, embedder)
+    assert change_marks.marked_since(conn, since) == {changed["ecli"]}
+    assert stats["faiss"]["documents_digested"] == 1 and stats["bm25"]["documents_digested"] <= 1 + len(acts)
+    assert stats["bm25"]["rebuilt"] == stats["faiss"]["rebuilt"] == "L3,L2,L1"
+    # what the marks let the night skip is what digesting every document finds unchanged
+    for layer in (1, 2, 3):
+        held = segments.PartState.read(bundle.part_path(home / "build", "bm25", layer)).live_documents()
+        analyzer = index_stage.analyzer_version()
+        every = {
+            d: hashlib.sha256(f"{analyzer}:{h}".encode()).hexdigest() for d, h in layer_digests(conn, layer).items()
+        }
+        assert {d: digest for d, (_, digest, _, _) in held.items()} == every

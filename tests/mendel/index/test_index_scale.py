@@ -98,7 +98,7 @@ def test_scale_bundle_is_a_complete_serving_bundle(tmp_path, pool):
     assert len(sections) == manifest["counts"]["sections"] and {p["parent_id"] for p in passages} == {
         s["chunk_id"] for s in sections
     }
-    documents = json.loads((path / "documents.json").read_text())
+    documents = bundle.read_documents(path)
     assert all(d["source"] == "synthetic" and d["doc_id"].startswith("synthetic/") for d in documents)
 
     searcher = Searcher(path, embedder=RandomQueryEmbedder())

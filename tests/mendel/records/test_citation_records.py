@@ -4,8 +4,6 @@ their text as a decision."""
 
 from __future__ import annotations
 
-import json
-
 import psycopg
 import pytest
 
@@ -90,7 +88,7 @@ def test_no_placeholder_text_is_indexed(fresh_db, tmp_path, record_pages):
             texts += list(bundle.layer_rows(bundle_dir, layer))
         assert texts and all(PLACEHOLDER not in c["text"] for c in texts)
         assert {c["doc_id"] for c in texts} == {real["ecli"]}
-        kinds = {d["doc_id"]: d["doc_type"] for d in json.loads((bundle_dir / "documents.json").read_text())}
+        kinds = {d["doc_id"]: d["doc_type"] for d in bundle.read_documents(bundle_dir)}
         assert kinds == {"nalus:record": CITATION_RECORD, "nss:record": CITATION_RECORD, real["ecli"]: "decision"}
 
         # a later crawl storing the record as a "decision" again is corrected, and nothing is chunked for it

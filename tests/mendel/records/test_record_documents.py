@@ -186,10 +186,7 @@ def test_act_metadata_record_lists_versions_dates_and_amending_acts(conn):
 
 @pytest.mark.e2e
 def test_bundle_labels_and_grounds_every_record(indexed):
-    documents = {
-        d["doc_id"]: d
-        for d in json.loads(bundle.documents_path(bundle.current_bundle(indexed["home"] / "bundles")).read_text())
-    }
+    documents = {d["doc_id"]: d for d in bundle.read_documents(bundle.current_bundle(indexed["home"] / "bundles"))}
     decany = documents[DECANY]
     assert decany["doc_type"] == REGISTER_RECORD and decany["source"] == "ruian"
     assert decany["record"] == DECANY
@@ -348,10 +345,7 @@ def test_postgres_backend_documents_carry_the_same_grounding(indexed, conn):
     from serving.ranking.pg_search import PostgresSearcher
 
     documents = PostgresSearcher._load_documents(conn)
-    published = {
-        d["doc_id"]: d
-        for d in json.loads(bundle.documents_path(bundle.current_bundle(indexed["home"] / "bundles")).read_text())
-    }
+    published = {d["doc_id"]: d for d in bundle.read_documents(bundle.current_bundle(indexed["home"] / "bundles"))}
     for doc_id in (DECANY, METADATA, ATTACHMENT_ID):
         for key in ("doc_type", "record", "record_sources", "notice"):
             assert documents[doc_id].get(key) == published[doc_id].get(key), (doc_id, key)

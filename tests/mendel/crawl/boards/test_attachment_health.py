@@ -8,7 +8,6 @@ unfetched."""
 
 from __future__ import annotations
 
-import json
 import uuid
 
 import psycopg
@@ -75,7 +74,7 @@ def crawled(tmp_path_factory, pg_server_url, migrated_template):
             embedder = RecordingEmbedder()
             extract_stage.extract_pending(conn, RawStore(home / "raw"))
             run_index(conn, home, embedder)
-    documents = json.loads(bundle.documents_path(bundle.current_bundle(home / "bundles")).read_text())
+    documents = bundle.read_documents(bundle.current_bundle(home / "bundles"))
     return {
         "home": home,
         "counts": counts,
