@@ -2,7 +2,7 @@
 the first query is encoded, after 200 and after 1,000 varied queries, and per-query encoding time (p50/p95 over
 queries 201-1,000, once the lazily compiled graphs exist), with no query cache (``encode_query``).
 
-    nice -n 10 .venv/bin/python benchmarks/encoder_memory.py --checkouts /work/main,. --rounds 2 \
+    PYTHONPATH=. nice -n 10 .venv/bin/python benchmarks/encoder_memory.py --checkouts /work/main,. --rounds 2 \
         [--serving BUNDLES_DIR --serving-queries QUERIES.json]
 
 Each checkout runs in a process of its own (``PYTHONPATH`` set to it), the checkouts alternating round by round

@@ -35,9 +35,9 @@ MAX_POSITIONS = 512  # e5-small's position table (checked against the file when 
 # a query row is padded to the next of these lengths (<s> and </s> included; dev questions are 11-35 tokens), so
 # the one dynamic query graph sees at most this many shapes and its per-shape runtime cache stays bounded
 QUERY_LENGTHS = (16, 24, 32, 48, 64, 96, 128, 192, 256, 384, MAX_POSITIONS)
-# padded lengths given a graph compiled for that one shape each (none by default: on the loaded 2-core machine a
-# static graph ran a 24-token row in 15.8 ms against the dynamic one's 19.7, but held ~40 MB of its own, and
-# (16, 24, 32) left the process ~230 MB larger after 200 queries: benchmarks/encoder_memory.py)
+# padded lengths given a graph compiled for that one shape each: none, since each holds ~38 MB of its own (16, 24
+# and 32 made the encoder 462 MB after 1,000 queries against 350), though a static graph runs a 24-token row on
+# ~1 ms less CPU (6.0 against 7.1 ms on the loaded 2-core machine; benchmarks/encoder_memory.py, docs/benchmarks.md)
 STATIC_QUERY_LENGTHS: tuple[int, ...] = ()
 QUERY_CACHE_SIZE = 4096  # query vectors kept by text (~1.6 kB each)
 # one thread a query: on the shared 2-core machine two threads cost more CPU (CPU p50 14.7 against 9.6 ms, waiting

@@ -73,7 +73,7 @@ def _openvino_core():
 
 @functools.lru_cache(maxsize=4)
 def _openvino_model(path: str):
-    """The graph file read once: every static-length copy is a clone of it."""
+    """The graph file read once: every copy compiled from it shares its weights (mapped, for an IR)."""
     return _openvino_core().read_model(path)
 
 
@@ -170,9 +170,11 @@ class OpenVinoSession:
         core = _openvino_core()
         if blob_cache is not None:  # compiled models kept on disk: a later process loads one in ~1 s, not ~3 s
             core.set_property({"CACHE_DIR": str(blob_cache)})
-        model = str(narrowed_graph(path) if narrow else path)  # narrow: 4-bit matrices held in 4 bits
+        model = str(path)
+        if narrow:  # 4-bit matrices held in 4 bits; one read (one mapping of the weights) for every copy
+            model = _openvino_model(str(narrowed_graph(path)))
         if length is not None:  # one row of a fixed length: the CPU plugin then skips per-call shape work
-            model = _openvino_model(model).clone()
+            model = _openvino_model(model).clone() if isinstance(model, str) else model.clone()
             model.reshape({item.get_any_name(): [1, length] for item in model.inputs})
         threads = threads or usable_cpus()
         wanted = wanted_device(device)
