@@ -627,3 +627,4 @@ def test_install_prepares_the_default_encoder_once(cache, monkeypatch):
     done = prepare_encoder.prepare()
     graph_dir = E5Encoder(cache=cache).graph_path.parent
     assert done["embedder"].startswith("e5-small/openvino-") and any((graph_dir / "compiled").iterdir())
+    assert (graph_dir / f"encoder-i4v{runtime.NARROW_VERSION}.bin").is_file()  # the query graph, saved as IR
