@@ -108,8 +108,6 @@ def fill_lexemes(conn: psycopg.Connection, batch_size: int = 5000) -> dict:
     reprocessed = stage_versions.reprocess_lexemes(conn)
     analyser_version = stage_versions.version("analyser")
     # the documents with a passage whose lexemes are missing or were made from another contextual text, found in
-    # the database (lexemes_hash computed there as in Python): only those are loaded and analysed
-    # the documents with a passage whose lexemes are missing or were made from another contextual text, found in
     # the database (lexemes_hash computed there as in Python) among those marked changed since the last fill
     # (mendel.index.change_marks; every document on a first fill or after another analyser's lexemes were dropped):
     # only those are loaded and analysed

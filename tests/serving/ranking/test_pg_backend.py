@@ -220,7 +220,11 @@ def test_fill_lexemes_writes_missing_and_changed_rows_only(loaded, pg_server_url
         assert first["lexemes_written"] == loaded["counts"]["chunks"] and first["lexemes_kept"] == 0
         assert fill_lexemes(conn)["lexemes_written"] == 0
         chunk_id, text = conn.execute("SELECT chunk_id, text FROM chunks ORDER BY chunk_id LIMIT 1").fetchone()
-        conn.execute("UPDATE chunks SET text = %s WHERE chunk_id = %s", (text + " trpaslík", chunk_id))
+        # a passage's text changes with its content hash (the chunk stage writes both): that marks its document
+        conn.execute(
+            "UPDATE chunks SET text = %s, content_hash = md5(%s) WHERE chunk_id = %s",
+            (text + " trpaslík", text + " trpaslík", chunk_id),
+        )
         assert fill_lexemes(conn)["lexemes_written"] == 1
         found = conn.execute("SELECT chunk_id FROM chunks WHERE lexemes @@ 'trpaslik'::tsquery").fetchall()
         assert found == [(chunk_id,)]
