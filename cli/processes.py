@@ -26,26 +26,34 @@ def _default_stop_signals() -> None:
 def call_as_group(command: list[str], cwd=None, grace_s: float = 20.0) -> int:
     """Run ``command`` in a process group of its own and return its exit status; a stop signal to this process
     is passed to the whole group, and the group is gone when this returns."""
-    process = subprocess.Popen(command, cwd=cwd, start_new_session=True, preexec_fn=_default_stop_signals)
-    pgid = process.pid
-    previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    pgid: int | None = None
     stopped_by: list[int] = []
 
     def forward(signum, _frame):  # only signals here: the main flow below is inside process.wait()
         stopped_by.append(signum)
-        _signal_group(pgid, signal.SIGTERM)
+        if pgid is not None:
+            _signal_group(pgid, signal.SIGTERM)
 
+    # the handlers come first: a stop arriving while the child starts (it may already be writing) is ours to pass on
+    previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
     for sig in STOP_SIGNALS:
         signal.signal(sig, forward)
     try:
+        process = subprocess.Popen(command, cwd=cwd, start_new_session=True, preexec_fn=_default_stop_signals)
+        pgid = process.pid
+        if stopped_by:  # stopped before the group existed
+            _signal_group(pgid, signal.SIGTERM)
         status = process.wait()
     finally:
-        _signal_group(pgid, signal.SIGTERM)
-        try:
-            process.wait(timeout=grace_s)
-        except subprocess.TimeoutExpired:
-            pass
-        _signal_group(pgid, signal.SIGKILL)  # whatever the leader left behind (a webserver, a daemon, a code server)
+        if pgid is not None:
+            _signal_group(pgid, signal.SIGTERM)
+            try:
+                process.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                pass
+            _signal_group(
+                pgid, signal.SIGKILL
+            )  # whatever the leader left behind (a webserver, a daemon, a code server)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return 128 + stopped_by[0] if stopped_by else status
