@@ -379,18 +379,8 @@ _DIGEST_QUERY = (
     " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = %s"
     " GROUP BY c.doc_id, d.title, d.source, d.url, d.citation, top.summary"
 )
-_DIGEST_QUERY_OF_DOCUMENTS = (
-    "SELECT c.doc_id, md5(string_agg(concat_ws(chr(31), c.chunk_id, c.page_start, c.page_end, c.section_path,"
-    " c.content_hash, c.layer, coalesce(c.parent_id, chr(1)), c.seq, c.char_start, c.char_end,"
-    " md5(coalesce(c.summary, ''))), chr(30) ORDER BY c.seq, c.chunk_id)) || md5(concat_ws(chr(31),"
-    " coalesce(d.title, ''), d.source, d.url, coalesce(d.citation, chr(1)), md5(coalesce(top.summary, ''))))"
-    " FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
-    " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
-    " LEFT JOIN chunks top ON top.version_id = c.version_id AND top.layer = 1"
-    " WHERE d.status = 'active' AND d.doc_type IS DISTINCT FROM 'citation_record' AND c.layer = %s"
-    " AND c.doc_id = ANY(%s)"
-    " GROUP BY c.doc_id, d.title, d.source, d.url, d.citation, top.summary"
-)
+# the same digests for some documents only (the ones marked changed: mendel.index.change_marks)
+_DIGEST_QUERY_OF_DOCUMENTS = _DIGEST_QUERY.replace(" GROUP BY", " AND c.doc_id = ANY(%s) GROUP BY", 1)
 
 
 def layer_digests(conn: psycopg.Connection, layer: int = 3) -> dict[str, str]:
