@@ -29,10 +29,10 @@ from serving.ranking import in_force
 from serving.ranking.filters import SearchFilters
 from serving.ranking.fusion import (
     LEARNED_CANDIDATES,
+    LayFusion,
     LearnedFusion,
     SubqueryFusion,
     first_of_each,
-    learned_candidates,
     rerank_order,
 )
 from serving.ranking.hits import Hit, SearchResult
@@ -49,6 +49,8 @@ class SearchFlow:
 
     _learned: LearnedFusion | None = None
     _learned_loaded = False
+    _lay: LayFusion | None = None
+    _lay_loaded = False
 
     # --- the search -----------------------------------------------------------------------------------
 
@@ -209,34 +211,48 @@ class SearchFlow:
     def learned_fusion(self, value: LearnedFusion | None) -> None:
         self._learned, self._learned_loaded = value, True
 
-    def second_order(self, ranked: Ranked, layer: LayerIndex) -> list[tuple[int, float, list[str]]]:
-        """The order after the second stage: a lay question's fused order as it stands (its lists include the
-        acts' own, ``serving.ranking.query_lists``; the learned stage, trained on windows of the passages' own
-        sentences, ranks by BM25 what a person asks in other words and buried the answering § of a code), any
-        other query's by :meth:`learned_order`."""
-        return ranked.fused if ranked.signals.lay else self.learned_order(ranked, layer)
+    @property
+    def lay_fusion(self) -> LayFusion | None:
+        """The lay questions' second stage (``serving/ranking/lay_fusion.json``); None when none is stored."""
+        if not self._lay_loaded:
+            self._lay, self._lay_loaded = LayFusion.load(), True
+        return self._lay
 
-    def learned_order(self, ranked: Ranked, layer: LayerIndex) -> list[tuple[int, float, list[str]]]:
-        """The second stage: an exact reference's own chunks keep the lead (among themselves in the learned
-        order: of a provision's passages, the one the question's words match best first); the best other
-        candidates (the fused list's, BM25's and dense's own best, ``learned_candidates``) are reordered by the
-        learned fusion over the lists' signals, the best passage of the act governing a plain question first when
-        the layer holds it; the rest follow in fused order. Scores keep their values, in the
+    @lay_fusion.setter
+    def lay_fusion(self, value: LayFusion | None) -> None:
+        self._lay, self._lay_loaded = value, True
+
+    def second_order(self, ranked: Ranked, layer: LayerIndex) -> list[tuple[int, float, list[str]]]:
+        """The order after the second stage: a lay question's by the lay stage (trained on lay questions: the
+        learned stage, trained on windows of the passages' own sentences, ranks by BM25 what a person asks in other
+        words and buried the answering § of a code), its fused order when none is stored; any other query's by
+        :meth:`learned_order`."""
+        if ranked.signals.lay:
+            model = self.lay_fusion
+            return ranked.fused if model is None else self.learned_order(ranked, layer, model)
+        return self.learned_order(ranked, layer)
+
+    def learned_order(
+        self, ranked: Ranked, layer: LayerIndex, model: LearnedFusion | None = None
+    ) -> list[tuple[int, float, list[str]]]:
+        """The second stage (``model``, by default the learned fusion): an exact reference's own chunks keep the
+        lead (among themselves in the learned order: of a provision's passages, the one the question's words match
+        best first); the best other candidates (the model's ``candidates``: the fused list's and the lists' own
+        best) are reordered by the model over the lists' signals, the best passage of the act governing a plain
+        question first when the layer holds it; the rest follow in fused order. Scores keep their values, in the
         new order."""
+        model = model or self.learned_fusion
         fused, signals = ranked.fused, ranked.signals
         items = [item for item, _, _ in fused]
         own = set(ranked.own)
         lead = [item for item in items if item in own]
         rest = [item for item in items if item not in own]
-        candidates = [item for item in learned_candidates(rest, signals) if item not in own]  # own ones lead already
-        ordered = self.learned_fusion.order(candidates, items, signals, layer.chunks)
+        candidates = [item for item in model.candidates(rest, signals) if item not in own]  # own ones lead already
+        ordered = model.order(candidates, items, signals, layer.chunks)
         if signals.governing:  # the governing act's passages lead: its best one, as the learned order ranks them
             first = next((i for i in ordered if layer.chunks[i].get("citation") in signals.governing), None)
             ordered = ordered if first is None else [first] + [i for i in ordered if i != first]
-        lead = (
-            self.learned_fusion.order(lead[:LEARNED_CANDIDATES], items, signals, layer.chunks)
-            + lead[LEARNED_CANDIDATES:]
-        )
+        lead = model.order(lead[:LEARNED_CANDIDATES], items, signals, layer.chunks) + lead[LEARNED_CANDIDATES:]
         chosen = set(candidates)
         new_order = lead + ordered + [item for item in rest if item not in chosen]
         lists_of = {item: lists for item, _, lists in fused}
