@@ -176,6 +176,7 @@ class Signals:
     # passages joined the fusion, and the lay stage (LayFusion) orders it when one is stored
     lay: bool = False
     rankings: dict[str, list[int]] = field(default_factory=dict)  # every list fused, by name
+    weights: dict[str, float] = field(default_factory=dict)  # each list's weight in the fusion
 
     def head(self, depth: int) -> None:
         """Keep each list's first ``depth`` items: what the learned stage reads whatever depth the lists went to."""

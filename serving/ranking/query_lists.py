@@ -490,7 +490,7 @@ class QueryLists:
         # the order of the first hits does not depend on how many are asked for: the lists' first CANDIDATES
         # decide it, and the learned stage reads the lists that far (a search for 100 hits starts as one for 10)
         fused = rrf_fuse_head(rankings, CANDIDATES, weights=weights)
-        signals.rankings = rankings
+        signals.rankings, signals.weights = rankings, weights
         signals.head(CANDIDATES)
         own, citing = self.reference_tiers(query, allowed=allowed, understanding=found, layer=index)
         signals.citing = set(citing)

@@ -8,7 +8,7 @@ import pytest
 
 from serving.query.analyze import understand
 from serving.ranking.fusion import rrf_fuse, rrf_fuse_head
-from serving.ranking.query_lists import CANDIDATES, QueryLists, heading_lines
+from serving.ranking.query_lists import ACTS_WEIGHTS, CANDIDATES, QueryLists, heading_lines
 from serving.ranking.search import Searcher
 from tests.support.bundle import EMBEDDER, base_docs, build_bundle, ns_decision_docs
 
@@ -86,6 +86,8 @@ def test_a_lay_question_also_searches_the_acts_and_keeps_its_fused_order(searche
     hits = searcher.search(query, k=10, trace=trace)
     fused, ranked, _ = trace[0]
     assert ranked.signals.lay and {"acts_bm25", "acts_dense"} <= {name for _, _, lists in fused for name in lists}
+    assert {"bm25", "dense", "acts_bm25", "acts_dense"} <= set(ranked.signals.rankings)  # what the lay stage reads
+    assert ranked.signals.weights["acts_bm25"] == ACTS_WEIGHTS["acts_bm25"]
     assert [h.chunk_id for h in hits] == [searcher.chunks[item]["chunk_id"] for item, _, _ in fused[:10]]
     without = searcher.search(query, k=10, acts=False)
     assert all(not {"acts_bm25", "acts_dense"} & set(h.lists) for h in without)
