@@ -170,13 +170,16 @@ def test_definitions_extend_the_vocabulary_in_the_safe_direction():
         [
             Definition("osobním automobilem", "silniční motorové vozidlo kategorie M1", "rozumí", "x", "c"),
             Definition("zaměstnavatelem", "osoba", "rozumí", "x", "c"),
-            Definition("inspektorát", "Státní úřad inspekce práce", "dále jen", "x", "c"),
+            Definition("inspektorát práce", "Státní úřad inspekce práce", "dále jen", "x", "c"),
+            Definition("úřad", "Státní úřad pro jadernou bezpečnost", "dále jen", "x", "c"),
         ]
     )
     assert "osobním automobilem" in legal_of("silniční motorové vozidlo kategorie M1 a jeho nájem", vocabulary)
     assert "zaměstnavatelem" not in legal_of("osoba", vocabulary)  # a one-word meaning names nothing
-    assert "Státní úřad inspekce práce" in legal_of("inspektorát", vocabulary)
-    assert "inspektorát" in legal_of("Státní úřad inspekce práce", vocabulary)
+    assert "Státní úřad inspekce práce" in legal_of("inspektorát práce", vocabulary)
+    assert "inspektorát práce" in legal_of("Státní úřad inspekce práce", vocabulary)
+    # a one-word alias is an everyday word outside its act: "úřad" of a question is no nuclear safety office
+    assert "Státní úřad pro jadernou bezpečnost" not in legal_of("Podal jsem žádost na úřad", vocabulary)
     assert default_vocabulary().size < vocabulary.size
 
 
