@@ -35,7 +35,7 @@ from mendel.law.acts_table import acts_by_citation, find_named_acts
 VOCABULARY_FILE = DATA_DIR / "legal_vocabulary.v1.yaml"
 # Endings removed once more for matching only (the analyser keeps stems of 4+ letters; "bytu" / "byt" must meet).
 _MATCH_ENDINGS = sorted(
-    "ami emi ymi imi ech ich ych ovi ov em om um ou ho mi a e i o u y".split(), key=len, reverse=True
+    "ami emi ymi imi ech ich ych ovi ov em om um ym ou ho mi a e i o u y".split(), key=len, reverse=True
 )
 # A definition becomes an equivalent only when both sides are this short: a long definiens is a description, not
 # another name.
