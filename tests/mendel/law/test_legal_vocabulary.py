@@ -521,6 +521,7 @@ def test_everyday_questions_expand_to_the_special_part_and_property_headings(que
         ("Kolik se platí do fondu oprav v nájemním bytě?", "vydírání pohrůžka násilím"),
         ("Prodal jsem auto sám bez makléře", "zprostředkování provize zprostředkovatele"),
         ("Zavřel obchod dřív, než měl", "omezování osobní svobody zbavení osobní svobody"),
+        ("Musím nahlásit ztrátu občanky?", "nepřekažení trestného činu neoznámení trestného činu"),
     ],
 )
 def test_special_part_wordings_do_not_fire_on_everyday_words(query, not_legal):
