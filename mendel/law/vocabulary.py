@@ -8,7 +8,8 @@ weight and appends them to the dense query.
 
 Statutory definitions come from the acts themselves: :func:`harvest_definitions` reads "Pro účely tohoto zákona se
 rozumí a) zaměstnavatelem …" lists, "Stavbou se rozumí …" sentences and "(dále jen „…“)" aliases from act chunks;
-short aliases become two-way equivalents, short definitions lead from the meaning to the term (:meth:`LegalVocabulary.with_definitions`).
+short aliases become two-way equivalents (a one-word alias, an everyday word elsewhere, only one way: from the name to
+it), short definitions lead from the meaning to the term (:meth:`LegalVocabulary.with_definitions`).
 
 Matching runs on the BM25 analyser's terms (``mendel.czech.analyzer``) reduced once more to a matching key, so one
 listed form covers most of a word's cases ("alimenty", "alimentů", "alimentech").
@@ -34,7 +35,7 @@ from mendel.law.acts_table import acts_by_citation, find_named_acts
 VOCABULARY_FILE = DATA_DIR / "legal_vocabulary.v1.yaml"
 # Endings removed once more for matching only (the analyser keeps stems of 4+ letters; "bytu" / "byt" must meet).
 _MATCH_ENDINGS = sorted(
-    "ami emi ymi imi ech ich ych ovi ov em om um ou ho mi a e i o u y".split(), key=len, reverse=True
+    "ami emi ymi imi ech ich ych ovi ov em om um ym ou ho mi a e i o u y".split(), key=len, reverse=True
 )
 # A definition becomes an equivalent only when both sides are this short: a long definiens is a description, not
 # another name.
@@ -121,18 +122,19 @@ class LegalVocabulary:
         ]
 
     def with_definitions(self, definitions: Iterable[Definition]) -> "LegalVocabulary":
-        """This vocabulary plus the short definitions and aliases as two-way equivalents."""
+        """This vocabulary plus the short definitions and aliases as equivalents: an alias of two or more words both
+        ways, a one-word alias ("úřad" for the Státní úřad pro jadernou bezpečnost) only from the name to it."""
         extra = []
         for definition in definitions:
             term, meaning = phrase_key(definition.term), phrase_key(definition.meaning)
             if not term or len(term) > DEFINITION_MAX_TERMS or len(meaning) > DEFINITION_MAX_TERMS:
                 continue
             if definition.kind == "dále jen" and len(meaning) >= 2:
-                # an alias: the long name and the short one name the same thing
-                extra += [
-                    (definition.term, definition.meaning, "definition"),
-                    (definition.meaning, definition.term, "definition"),
-                ]
+                # an alias: the long name and the short one name the same thing in that act; a one-word alias
+                # ("úřad", "žádost", "firma") is an everyday word elsewhere and leads to nothing
+                extra.append((definition.meaning, definition.term, "definition"))
+                if len(term) >= 2:
+                    extra.append((definition.term, definition.meaning, "definition"))
             elif definition.kind == "rozumí" and len(meaning) >= DEFINITION_MIN_MEANING_TERMS:
                 # a query that says what the act defines gets the defined term, never the reverse ("osoba")
                 extra.append((definition.meaning, definition.term, "definition"))
