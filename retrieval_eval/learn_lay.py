@@ -21,8 +21,15 @@ import numpy as np
 from retrieval_eval import QUESTIONS_DIR
 from retrieval_eval.retrieval import is_relevant, judge, load_questions, recall_at_k, reciprocal_rank
 
-DEV_LAY_FILES = ("dev.jsonl", "dev_codes.jsonl", "dev_codes2.jsonl", "dev_codes3.jsonl", "dev_absent.jsonl")
-DEV_LAY_FILES += ("dev_absent2.jsonl",)
+DEV_LAY_FILES = (
+    "dev.jsonl",
+    "dev_codes.jsonl",
+    "dev_codes2.jsonl",
+    "dev_codes3.jsonl",
+    "dev_codes4.jsonl",
+    "dev_absent.jsonl",
+    "dev_absent2.jsonl",
+)
 L2_CHOICES = (0.01, 0.1, 1.0)
 # What the folds' mean MRR must gain for the model to be written: below it, a difference of one or two questions
 MIN_MRR_GAIN = 0.01
