@@ -393,3 +393,27 @@ def test_the_change_mark_picks_exactly_the_changed_documents(indexed):
             d: hashlib.sha256(f"{analyzer}:{h}".encode()).hexdigest() for d, h in layer_digests(conn, layer).items()
         }
         assert {d: digest for d, (_, digest, _, _) in held.items()} == every
+
+
+def test_an_unchanged_night_embeds_reading_only_the_acts_and_a_listing_change_reads_all(indexed):
+    conn, home, embedder = indexed["conn"], indexed["home"], indexed["embedder"]
+    assert indexed["first"]["embed"]["read"] == "all"
+    # the first night's own vector writes are marks: the next night still reads every passage
+    assert run_index(conn, home, embedder)["embed"]["read"] == "all"
+    calls = len(embedder.embedded)
+    quiet = run_index(conn, home, embedder)["embed"]
+    # only the acts with a provision tree are read (their heading paths are not marked): none here
+    acts = conn.execute("SELECT count(DISTINCT doc_id) FROM provisions").fetchone()[0]
+    assert quiet["read"] == "acts" and quiet["documents_read"] == acts == 0
+    assert quiet["chunks"] == quiet["sections"] == quiet["documents"] == 0 and len(embedder.embedded) == calls
+    # a document's listing is not marked, yet its listing's boilerplate is part of its dense text
+    decision = indexed["sources"]["decisions"][0]["ecli"]
+    conn.execute("UPDATE documents SET listing = 'https://example.test/board' WHERE doc_id = %s", (decision,))
+    assert change_marks.marked_since(conn, change_marks.newest_mark(conn) - 1) == set()
+    assert run_index(conn, home, embedder)["embed"]["read"] == "all"
+    # and a changed passage is read with every other one, as before marks
+    assert run_index(conn, home, embedder)["embed"]["read"] == "acts"
+    changed = indexed["sources"]["decisions"][1]
+    add_document(conn, changed["ecli"], [changed["full_text"][:1200]], title=changed["title"])
+    again = run_index(conn, home, embedder)["embed"]
+    assert again["read"] == "all" and again["chunks"] > 0 and len(embedder.embedded) > calls
