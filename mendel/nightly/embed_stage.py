@@ -51,14 +51,22 @@ def _vector_index_set_aside(conn: psycopg.Connection, writes: int):
         conn.execute(definition)  # the catalogue's own definition, as the migration made it
 
 
-_UPPER_LAYERS = (
+# Each live section (L2) with its passages, then each live document (L1) with all of its version's passages: two
+# joins, not one on "p.layer = 1 OR c.parent_id = p.chunk_id" (that one paired every section of a version with
+# every passage of it: 10-12 s on the sample's 33,444 parents, 2.2-2.5 s this way, the same rows).
+_UPPER_LAYER = (
     "SELECT p.chunk_id, p.layer, p.version_id, p.embedded_hash,"
     " string_agg(coalesce(c.embedded_hash, '?'), ',' ORDER BY c.seq), bool_and(c.embedding IS NOT NULL)"
     " FROM chunks p JOIN documents d ON d.doc_id = p.doc_id AND"
     " coalesce(d.served_version_id, d.current_version_id) = p.version_id"
-    " JOIN chunks c ON c.version_id = p.version_id AND c.layer = 3 AND (p.layer = 1 OR c.parent_id = p.chunk_id)"
-    " WHERE p.layer IN (1, 2) AND d.status = 'active'{documents}"
+    " JOIN chunks c ON c.version_id = p.version_id AND c.layer = 3{children}"
+    " WHERE p.layer = {layer} AND d.status = 'active'{documents}"
     " GROUP BY p.chunk_id, p.layer, p.version_id, p.embedded_hash"
+)
+_UPPER_LAYERS = (
+    _UPPER_LAYER.format(layer=2, children=" AND c.parent_id = p.chunk_id", documents="{documents}")
+    + " UNION ALL "
+    + _UPPER_LAYER.format(layer=1, children="", documents="{documents}")
 )
 
 
@@ -69,7 +77,8 @@ def _embed_upper_layers(conn: psycopg.Connection, batch_versions: int = 200, doc
     if doc_ids is None:
         rows = conn.execute(_UPPER_LAYERS.format(documents="")).fetchall()
     else:
-        rows = conn.execute(_UPPER_LAYERS.format(documents=" AND p.doc_id = ANY(%s)"), (doc_ids,)).fetchall()
+        only = " AND p.doc_id = ANY(%(documents)s)"
+        rows = conn.execute(_UPPER_LAYERS.format(documents=only), {"documents": doc_ids}).fetchall()
     pending: dict[int, list[tuple[str, int, str]]] = {}
     for parent_id, layer, version_id, stored, children, complete in rows:
         expected = text_hash(f"centroid\n{children}")

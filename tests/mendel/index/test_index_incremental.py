@@ -417,3 +417,21 @@ def test_an_unchanged_night_embeds_reading_only_the_acts_and_a_listing_change_re
     add_document(conn, changed["ecli"], [changed["full_text"][:1200]], title=changed["title"])
     again = run_index(conn, home, embedder)["embed"]
     assert again["read"] == "all" and again["chunks"] > 0 and len(embedder.embedded) > calls
+
+
+def test_the_sections_and_documents_passages_are_read_as_by_one_join(indexed):
+    from mendel.nightly import embed_stage
+
+    conn = indexed["conn"]
+    one_join = (  # the stage's query before it became two joins (each section's passages, each document's)
+        "SELECT p.chunk_id, p.layer, p.version_id, p.embedded_hash,"
+        " string_agg(coalesce(c.embedded_hash, '?'), ',' ORDER BY c.seq), bool_and(c.embedding IS NOT NULL)"
+        " FROM chunks p JOIN documents d ON d.doc_id = p.doc_id AND"
+        " coalesce(d.served_version_id, d.current_version_id) = p.version_id"
+        " JOIN chunks c ON c.version_id = p.version_id AND c.layer = 3 AND (p.layer = 1 OR c.parent_id = p.chunk_id)"
+        " WHERE p.layer IN (1, 2) AND d.status = 'active'"
+        " GROUP BY p.chunk_id, p.layer, p.version_id, p.embedded_hash"
+    )
+    expected = sorted(conn.execute(one_join).fetchall())
+    assert {row[1] for row in expected} == {1, 2}
+    assert sorted(conn.execute(embed_stage._UPPER_LAYERS.format(documents="")).fetchall()) == expected
