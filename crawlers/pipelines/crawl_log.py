@@ -46,9 +46,8 @@ class CrawlLogPipeline:
         fields = outcome.fields()
 
         def write(conn) -> None:
-            crawlstate.log_outcome(conn, run_id=self.run_id, source=outcome.source, **fields)
-            if outcome.outcome == "unchanged" and outcome.status == 304:
-                crawlstate.mark_seen(conn, source=outcome.source, url=outcome.url)
+            seen = outcome.outcome == "unchanged" and outcome.status == 304
+            crawlstate.log_outcome(conn, run_id=self.run_id, source=outcome.source, seen=seen, **fields)
 
         if not self._write(write):
             crawl_outage(self.crawler).spool_outcome(**fields)

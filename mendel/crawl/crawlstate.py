@@ -258,9 +258,12 @@ def log_outcome(
     last_modified: str | None = None,
     byte_size: int | None = None,
     reason: str | None = None,
+    seen: bool = False,
 ) -> None:
     """One outcome for one discovered URL; a quarantined one also gets a quarantine record (stage ``crawl``).
-    ``deferred`` (:data:`DEFERRED`, with its reason): the URL was not requested in this run, the next one asks first."""
+    ``deferred`` (:data:`DEFERRED`, with its reason): the URL was not requested in this run, the next one asks first.
+    ``seen``: the document behind ``url`` is marked seen (:func:`mark_seen`, a 304) in the same transaction — one
+    commit an outcome, not two: an unchanged night's crawl is mostly these."""
     url, reason = without_nul(url), without_nul(reason)
     if outcome not in OUTCOMES and outcome != DEFERRED:
         raise ValueError(f"unknown crawl outcome {outcome!r} (one of {', '.join(OUTCOMES)}, or {DEFERRED})")
@@ -292,6 +295,8 @@ def log_outcome(
             )
         elif outcome in ("stored", "unchanged"):
             resolve_crawl_quarantine(conn, run_id=run_id, source=source, urls=[url])
+        if seen:
+            mark_seen(conn, source=source, url=url)
 
 
 def resolve_crawl_quarantine(conn, *, run_id: str | None, source: str, urls: list[str]) -> None:

@@ -1,5 +1,11 @@
 """The embed stage: passage vectors where their dense text or the model changed (through the content-hash
-cache), then section and document vectors as centroids of their passages."""
+cache), then section and document vectors as centroids of their passages.
+
+A night with no document marked changed since the stage last ran (mendel.index.change_marks), on the same basis
+(:func:`embed_basis`: the embedder, the code that makes a dense text, and what of a dense text no mark follows),
+reads only the acts with a provision tree (their heading paths come from tables no mark follows) and their
+listings' documents; any other night reads every passage, as before marks.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +17,7 @@ import psycopg
 from psycopg import sql
 
 from mendel.core import stage_versions
-from mendel.index import dense
+from mendel.index import change_marks, dense
 from mendel.index.corpus import dense_texts, load_layer
 from mendel.index.embed import Embedder, embed_with_cache, text_hash, to_pgvector
 
@@ -45,18 +51,34 @@ def _vector_index_set_aside(conn: psycopg.Connection, writes: int):
         conn.execute(definition)  # the catalogue's own definition, as the migration made it
 
 
-def _embed_upper_layers(conn: psycopg.Connection, batch_versions: int = 200) -> dict:
+# Each live section (L2) with its passages, then each live document (L1) with all of its version's passages: two
+# joins, not one on "p.layer = 1 OR c.parent_id = p.chunk_id" (that one paired every section of a version with
+# every passage of it: 10-12 s on the sample's 33,444 parents, 2.2-2.5 s this way, the same rows).
+_UPPER_LAYER = (
+    "SELECT p.chunk_id, p.layer, p.version_id, p.embedded_hash,"
+    " string_agg(coalesce(c.embedded_hash, '?'), ',' ORDER BY c.seq), bool_and(c.embedding IS NOT NULL)"
+    " FROM chunks p JOIN documents d ON d.doc_id = p.doc_id AND"
+    " coalesce(d.served_version_id, d.current_version_id) = p.version_id"
+    " JOIN chunks c ON c.version_id = p.version_id AND c.layer = 3{children}"
+    " WHERE p.layer = {layer} AND d.status = 'active'{documents}"
+    " GROUP BY p.chunk_id, p.layer, p.version_id, p.embedded_hash"
+)
+_UPPER_LAYERS = (
+    _UPPER_LAYER.format(layer=2, children=" AND c.parent_id = p.chunk_id", documents="{documents}")
+    + " UNION ALL "
+    + _UPPER_LAYER.format(layer=1, children="", documents="{documents}")
+)
+
+
+def _embed_upper_layers(conn: psycopg.Connection, batch_versions: int = 200, doc_ids: list[str] | None = None) -> dict:
     """L2 and L1 vectors as the unit centroid of their L3 passages' vectors, recomputed only where the set
-    of passage vectors changed (their hashes are folded into the parent's ``embedded_hash``)."""
-    rows = conn.execute(
-        "SELECT p.chunk_id, p.layer, p.version_id, p.embedded_hash,"
-        " string_agg(coalesce(c.embedded_hash, '?'), ',' ORDER BY c.seq), bool_and(c.embedding IS NOT NULL)"
-        " FROM chunks p JOIN documents d ON d.doc_id = p.doc_id AND"
-        " coalesce(d.served_version_id, d.current_version_id) = p.version_id"
-        " JOIN chunks c ON c.version_id = p.version_id AND c.layer = 3 AND (p.layer = 1 OR c.parent_id = p.chunk_id)"
-        " WHERE p.layer IN (1, 2) AND d.status = 'active'"
-        " GROUP BY p.chunk_id, p.layer, p.version_id, p.embedded_hash"
-    ).fetchall()
+    of passage vectors changed (their hashes are folded into the parent's ``embedded_hash``). ``doc_ids``: only
+    those documents' (a parent's passages are its own document's)."""
+    if doc_ids is None:
+        rows = conn.execute(_UPPER_LAYERS.format(documents="")).fetchall()
+    else:
+        only = " AND p.doc_id = ANY(%(documents)s)"
+        rows = conn.execute(_UPPER_LAYERS.format(documents=only), {"documents": doc_ids}).fetchall()
     pending: dict[int, list[tuple[str, int, str]]] = {}
     for parent_id, layer, version_id, stored, children, complete in rows:
         expected = text_hash(f"centroid\n{children}")
@@ -84,15 +106,60 @@ def _embed_upper_layers(conn: psycopg.Connection, batch_versions: int = 200) -> 
     return updated
 
 
+MARK_CONSUMER = "embeddings"
+# The code a dense text (and its hash) is made by: a change reads every passage again.
+DENSE_TEXT_CODE = stage_versions.Stage(
+    "dense_text", ("index/corpus.py", "index/embed.py", "nightly/embed_stage.py", "passages/act_passages.py")
+)
+# What a dense text depends on that no change mark follows, besides the acts' tables: each active document's
+# listing (its boilerplate is its listing's: mendel.index.corpus.boilerplate_lines; documents.listing is not
+# marked), and which documents have a provision tree (those are read every night).
+_UNMARKED_INPUTS = (
+    "SELECT md5(coalesce(string_agg(doc_id || chr(31) || listing, chr(30) ORDER BY doc_id), ''))"
+    " FROM documents WHERE status = 'active' AND listing IS NOT NULL",
+    "SELECT md5(coalesce(string_agg(doc_id, chr(30) ORDER BY doc_id), ''))"
+    " FROM (SELECT DISTINCT doc_id FROM provisions) acts",
+)
+# The acts with a provision tree and every document of their listings (a listing's boilerplate needs them all)
+_ACTS_AND_THEIR_LISTINGS = (
+    "SELECT doc_id FROM provisions UNION SELECT d.doc_id FROM documents d WHERE d.listing IN"
+    " (SELECT a.listing FROM documents a WHERE a.listing IS NOT NULL AND a.doc_id IN (SELECT doc_id FROM provisions))"
+)
+
+
+def embed_basis(conn: psycopg.Connection, embedder_name: str) -> str:
+    """What a consumed change mark of this stage holds for: the embedder, the code that makes a dense text, and a
+    digest of what of a dense text no mark follows (:data:`_UNMARKED_INPUTS`)."""
+    listings, acts = (conn.execute(query).fetchone()[0] for query in _UNMARKED_INPUTS)
+    return f"{embedder_name} {DENSE_TEXT_CODE.version()} listings:{listings} acts:{acts}"
+
+
+def documents_to_read(conn: psycopg.Connection, embedder_name: str, reprocessed: int) -> tuple[list[str] | None, str]:
+    """The documents whose passages this night reads (None: every one) and the basis to consume the mark with:
+    the acts and their listings when nothing was marked since the mark consumed on this basis, else all."""
+    basis = embed_basis(conn, embedder_name)
+    since = None if reprocessed else change_marks.consumed_mark(conn, MARK_CONSUMER, basis)
+    if since is None or change_marks.marked_since(conn, since):
+        return None, basis
+    return sorted({d for (d,) in conn.execute(_ACTS_AND_THEIR_LISTINGS)}), basis
+
+
 def embed_pending(conn: psycopg.Connection, embedder: Embedder) -> dict:
     """Vectors for passages whose dense text (mendel.index.corpus.dense_texts) or model changed since they were
-    embedded, through the content-hash cache; then section and document vectors as centroids of their passages."""
+    embedded, through the content-hash cache; then section and document vectors as centroids of their passages.
+    A night with nothing marked changed reads only the acts and their listings (the module docstring)."""
     started = time.monotonic()
+    mark = change_marks.newest_mark(conn)  # before anything is read: a change committed after it is seen next time
     reprocessed = stage_versions.reprocess_embed(
         conn, embedder.name
     )  # vectors another model (or an unrecorded one) made
-    records = load_layer(conn, 3)
-    stored = dict(conn.execute("SELECT chunk_id, embedded_hash FROM chunks WHERE layer = 3 AND embedding IS NOT NULL"))
+    documents, basis = documents_to_read(conn, embedder.name, reprocessed)
+    records = load_layer(conn, 3) if documents is None else load_layer(conn, 3, documents)
+    stored_hashes = "SELECT chunk_id, embedded_hash FROM chunks WHERE layer = 3 AND embedding IS NOT NULL"
+    if documents is None:
+        stored = dict(conn.execute(stored_hashes))
+    else:
+        stored = dict(conn.execute(stored_hashes + " AND doc_id = ANY(%s)", (documents,)))
     pending = [
         (r, t, h)
         for r, t in zip(records, dense_texts(conn, records))
@@ -105,8 +172,11 @@ def embed_pending(conn: psycopg.Connection, embedder: Embedder) -> dict:
                 "UPDATE chunks SET embedding = %s::vector, embedded_hash = %s, embed_version = %s WHERE chunk_id = %s",
                 [(to_pgvector(v), h, embedder.name, r.chunk_id) for (r, _, h), v in zip(pending, vectors)],
             )
-        upper = _embed_upper_layers(conn)
+        upper = _embed_upper_layers(conn, doc_ids=documents)
+    change_marks.consume_mark(conn, MARK_CONSUMER, mark, basis)
     return {
+        "read": "all" if documents is None else "acts",  # every passage, or the acts' (nothing marked changed)
+        "documents_read": len({r.doc_id for r in records}),
         "chunks": len(pending),
         "embedded": newly,
         "cache_hits": len(pending) - newly,

@@ -69,3 +69,31 @@ def test_document_record_versions(fresh_db):
             "disallowed": 0,
         }
         assert crawl_known.known_validators(conn, "esbirka") == {"http://mirror/87.pdf": ('"abc"', None)}
+
+
+def test_a_304_is_logged_and_its_document_marked_seen_in_one_transaction(fresh_db):
+    from scrapy.utils.test import get_crawler
+
+    from crawlers.items import CrawlOutcome
+    from crawlers.pipelines.crawl_log import CrawlLogPipeline
+
+    step = DocumentRecordPipeline(fresh_db, run_id="run-1")
+    step.open_spider()
+    try:
+        step.process_item(ContentHashPipeline().process_item(make_item(PDF.read_bytes())))
+    finally:
+        step.close_spider()
+    log = CrawlLogPipeline(get_crawler(settings_dict={"MENDEL_DATABASE_URL": fresh_db, "MENDEL_RUN_ID": "run-2"}))
+    try:
+        log.process_item(CrawlOutcome(source="esbirka", url="http://mirror/87.pdf", outcome="unchanged", status=304))
+    finally:
+        log.close_spider()
+    with psycopg.connect(fresh_db) as conn:
+        logged = conn.execute("SELECT xmin::text FROM crawl_log WHERE run_id = 'run-2'").fetchall()
+        seen = conn.execute(
+            "SELECT xmin::text, last_seen IS NOT NULL FROM documents WHERE doc_id = '/eli/cz/sb/2024/87'"
+        )
+        seen = seen.fetchone()
+    # one commit an outcome: the crawl log row and the document's last_seen written by the same transaction
+    assert len(logged) == 1 and seen[1] is True
+    assert logged[0][0] == seen[0]

@@ -48,7 +48,7 @@ def test_bulk_vector_writes_end_as_row_by_row_ones_with_the_index_rebuilt(fresh_
 def test_a_failed_bulk_write_keeps_the_index(fresh_db, monkeypatch):
     monkeypatch.setattr(embed_stage, "BULK_VECTOR_WRITES", 1)
 
-    def failing(conn, batch_versions=200):
+    def failing(conn, batch_versions=200, doc_ids=None):
         raise RuntimeError("disk full")
 
     monkeypatch.setattr(embed_stage, "_embed_upper_layers", failing)

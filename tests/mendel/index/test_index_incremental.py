@@ -393,3 +393,45 @@ def test_the_change_mark_picks_exactly_the_changed_documents(indexed):
             d: hashlib.sha256(f"{analyzer}:{h}".encode()).hexdigest() for d, h in layer_digests(conn, layer).items()
         }
         assert {d: digest for d, (_, digest, _, _) in held.items()} == every
+
+
+def test_an_unchanged_night_embeds_reading_only_the_acts_and_a_listing_change_reads_all(indexed):
+    conn, home, embedder = indexed["conn"], indexed["home"], indexed["embedder"]
+    assert indexed["first"]["embed"]["read"] == "all"
+    # the first night's own vector writes are marks: the next night still reads every passage
+    assert run_index(conn, home, embedder)["embed"]["read"] == "all"
+    calls = len(embedder.embedded)
+    quiet = run_index(conn, home, embedder)["embed"]
+    # only the acts with a provision tree are read (their heading paths are not marked): none here
+    acts = conn.execute("SELECT count(DISTINCT doc_id) FROM provisions").fetchone()[0]
+    assert quiet["read"] == "acts" and quiet["documents_read"] == acts == 0
+    assert quiet["chunks"] == quiet["sections"] == quiet["documents"] == 0 and len(embedder.embedded) == calls
+    # a document's listing is not marked, yet its listing's boilerplate is part of its dense text
+    decision = indexed["sources"]["decisions"][0]["ecli"]
+    conn.execute("UPDATE documents SET listing = 'https://example.test/board' WHERE doc_id = %s", (decision,))
+    assert change_marks.marked_since(conn, change_marks.newest_mark(conn) - 1) == set()
+    assert run_index(conn, home, embedder)["embed"]["read"] == "all"
+    # and a changed passage is read with every other one, as before marks
+    assert run_index(conn, home, embedder)["embed"]["read"] == "acts"
+    changed = indexed["sources"]["decisions"][1]
+    add_document(conn, changed["ecli"], [changed["full_text"][:1200]], title=changed["title"])
+    again = run_index(conn, home, embedder)["embed"]
+    assert again["read"] == "all" and again["chunks"] > 0 and len(embedder.embedded) > calls
+
+
+def test_the_sections_and_documents_passages_are_read_as_by_one_join(indexed):
+    from mendel.nightly import embed_stage
+
+    conn = indexed["conn"]
+    one_join = (  # the stage's query before it became two joins (each section's passages, each document's)
+        "SELECT p.chunk_id, p.layer, p.version_id, p.embedded_hash,"
+        " string_agg(coalesce(c.embedded_hash, '?'), ',' ORDER BY c.seq), bool_and(c.embedding IS NOT NULL)"
+        " FROM chunks p JOIN documents d ON d.doc_id = p.doc_id AND"
+        " coalesce(d.served_version_id, d.current_version_id) = p.version_id"
+        " JOIN chunks c ON c.version_id = p.version_id AND c.layer = 3 AND (p.layer = 1 OR c.parent_id = p.chunk_id)"
+        " WHERE p.layer IN (1, 2) AND d.status = 'active'"
+        " GROUP BY p.chunk_id, p.layer, p.version_id, p.embedded_hash"
+    )
+    expected = sorted(conn.execute(one_join).fetchall())
+    assert {row[1] for row in expected} == {1, 2}
+    assert sorted(conn.execute(embed_stage._UPPER_LAYERS.format(documents="")).fetchall()) == expected
