@@ -219,9 +219,15 @@ def _token_containing(doc: Doc, offset: int):
     return None
 
 
+# spaCy refuses texts over 1,000,000 characters to spare a statistical parser's memory; this pipeline is a
+# tokenizer and rules, and a consolidated code's whole text (relations read it at once) runs to 1.2 M characters.
+MAX_TEXT_CHARS = 20_000_000
+
+
 def build_pipeline() -> Language:
     """Blank ``cs`` + legal tokenizer exceptions + the finders + the entity component."""
     nlp = spacy.blank("cs")
+    nlp.max_length = MAX_TEXT_CHARS
     for abbr in LEGAL_ABBREVIATIONS:
         nlp.tokenizer.add_special_case(abbr, [{ORTH: abbr}])
     for glued, parts in GLUED_ABBREVIATIONS.items():
