@@ -264,13 +264,9 @@ class LearnedFusion:
             return None
         return cls(np.asarray(data["weights"], dtype=np.float64), cls.FEATURES, data.get("provenance", {}))
 
-    @staticmethod
-    def feature_rows(candidates: list[int], fused: list[int], signals: Signals, chunks) -> np.ndarray:
-        return candidate_features(candidates, fused, signals, chunks)
-
-    @staticmethod
-    def candidates(fused: list[int], signals: Signals) -> list[int]:
-        return learned_candidates(fused, signals)
+    # its candidates' feature rows (candidates, fused, signals, chunks) and its candidates (fused, signals)
+    feature_rows = staticmethod(candidate_features)
+    candidates = staticmethod(learned_candidates)
 
     def save(self, path: Path | None = None) -> None:
         Path(path or self.FILE).write_text(
@@ -388,13 +384,8 @@ class LayFusion(LearnedFusion):
     FILE = LAY_FUSION_FILE
     FEATURES = LAY_FEATURES
 
-    @staticmethod
-    def feature_rows(candidates: list[int], fused: list[int], signals: Signals, chunks) -> np.ndarray:
-        return lay_features(candidates, fused, signals, chunks)
-
-    @staticmethod
-    def candidates(fused: list[int], signals: Signals) -> list[int]:
-        return lay_candidates(fused, signals)
+    feature_rows = staticmethod(lay_features)
+    candidates = staticmethod(lay_candidates)
 
 
 def train_pairwise(groups: list[tuple[np.ndarray, np.ndarray]], l2: float = 1e-3) -> tuple[np.ndarray, dict]:
