@@ -68,6 +68,10 @@ _UPPER_LAYERS = (
     + " UNION ALL "
     + _UPPER_LAYER.format(layer=1, children="", documents="{documents}")
 )
+_UPPER_LAYERS_ALL = _UPPER_LAYERS.format(documents="")
+_UPPER_LAYERS_OF_DOCUMENTS = _UPPER_LAYERS.format(documents=" AND p.doc_id = ANY(%(documents)s)")
+_STORED_HASHES = "SELECT chunk_id, embedded_hash FROM chunks WHERE layer = 3 AND embedding IS NOT NULL"
+_STORED_HASHES_OF_DOCUMENTS = _STORED_HASHES + " AND doc_id = ANY(%s)"
 
 
 def _embed_upper_layers(conn: psycopg.Connection, batch_versions: int = 200, doc_ids: list[str] | None = None) -> dict:
@@ -75,10 +79,9 @@ def _embed_upper_layers(conn: psycopg.Connection, batch_versions: int = 200, doc
     of passage vectors changed (their hashes are folded into the parent's ``embedded_hash``). ``doc_ids``: only
     those documents' (a parent's passages are its own document's)."""
     if doc_ids is None:
-        rows = conn.execute(_UPPER_LAYERS.format(documents="")).fetchall()
+        rows = conn.execute(_UPPER_LAYERS_ALL).fetchall()
     else:
-        only = " AND p.doc_id = ANY(%(documents)s)"
-        rows = conn.execute(_UPPER_LAYERS.format(documents=only), {"documents": doc_ids}).fetchall()
+        rows = conn.execute(_UPPER_LAYERS_OF_DOCUMENTS, {"documents": doc_ids}).fetchall()
     pending: dict[int, list[tuple[str, int, str]]] = {}
     for parent_id, layer, version_id, stored, children, complete in rows:
         expected = text_hash(f"centroid\n{children}")
@@ -155,11 +158,10 @@ def embed_pending(conn: psycopg.Connection, embedder: Embedder) -> dict:
     )  # vectors another model (or an unrecorded one) made
     documents, basis = documents_to_read(conn, embedder.name, reprocessed)
     records = load_layer(conn, 3) if documents is None else load_layer(conn, 3, documents)
-    stored_hashes = "SELECT chunk_id, embedded_hash FROM chunks WHERE layer = 3 AND embedding IS NOT NULL"
     if documents is None:
-        stored = dict(conn.execute(stored_hashes))
+        stored = dict(conn.execute(_STORED_HASHES))
     else:
-        stored = dict(conn.execute(stored_hashes + " AND doc_id = ANY(%s)", (documents,)))
+        stored = dict(conn.execute(_STORED_HASHES_OF_DOCUMENTS, (documents,)))
     pending = [
         (r, t, h)
         for r, t in zip(records, dense_texts(conn, records))
