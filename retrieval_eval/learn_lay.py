@@ -56,7 +56,7 @@ def answerable(questions: Sequence[dict]) -> list[dict]:
 def lay_groups(searcher, questions: Sequence[dict]) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per lay question whose candidates hold a relevant passage and an irrelevant one: the lay stage's candidates'
     feature rows and which are relevant."""
-    from serving.ranking.fusion import lay_candidates, lay_features
+    from serving.ranking.lay_stage import lay_candidates, lay_features
 
     groups = []
     for q in questions:
@@ -92,7 +92,8 @@ def scored(searcher, questions: Sequence[dict]) -> dict:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from serving.ranking.fusion import LAY_FEATURES, LAY_FUSION_FILE, LayFusion, train_listwise
+    from serving.ranking.fusion import train_listwise
+    from serving.ranking.lay_stage import LAY_FEATURES, LAY_FUSION_FILE, LayFusion
     from serving.ranking.search import Searcher
 
     parser = argparse.ArgumentParser(prog="python -m retrieval_eval.learn_lay", description=__doc__.split("\n")[0])

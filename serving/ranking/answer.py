@@ -29,13 +29,13 @@ from serving.ranking import in_force
 from serving.ranking.filters import SearchFilters
 from serving.ranking.fusion import (
     LEARNED_CANDIDATES,
-    LayFusion,
     LearnedFusion,
     SubqueryFusion,
     first_of_each,
     rerank_order,
 )
 from serving.ranking.hits import Hit, SearchResult
+from serving.ranking.lay_stage import LayFusion
 from serving.ranking.layers import LayerIndex, layer_of
 from serving.ranking.query_lists import CANDIDATES, Ranked
 

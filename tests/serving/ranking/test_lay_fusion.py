@@ -10,15 +10,8 @@ import pytest
 
 from retrieval_eval.learn_lay import refuse_measured
 from serving.ranking.answer import SearchFlow
-from serving.ranking.fusion import (
-    LAY_CANDIDATES,
-    LAY_FEATURES,
-    LayFusion,
-    LearnedFusion,
-    Signals,
-    lay_candidates,
-    lay_features,
-)
+from serving.ranking.fusion import LearnedFusion, Signals
+from serving.ranking.lay_stage import LAY_CANDIDATES, LAY_FEATURES, LayFusion, lay_candidates, lay_features
 from serving.ranking.query_lists import Ranked
 
 CHUNKS = [

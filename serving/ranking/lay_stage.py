@@ -1,0 +1,107 @@
+"""The lay stage: the second stage of a question in plain words (``Signals.lay``), a linear model over the lists'
+signals and what a candidate is, trained on the dev files' lay questions by ``retrieval_eval.learn_lay`` and used
+only when its folds beat the fused order."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from serving.ranking.fusion import FEATURES, LIST_HEADS, LearnedFusion, Signals, candidate_features
+
+LAY_FUSION_FILE = Path(__file__).resolve().parent / "lay_fusion.json"
+LAY_CANDIDATES = 60  # the fused list's best plus each list's own best: the acts' lists reach deeper than the fusion
+LAY_LISTS = ("bm25", "dense", "acts_bm25", "acts_dense", "governing", "routed", "graph")
+LAY_FEATURES = (
+    "fused_inv",
+    "bm25_inv",
+    "bm25_rel",
+    "dense_inv",
+    "dense_rel",
+    "acts_bm25_inv",
+    "acts_dense_inv",
+    "governing_inv",
+    "routed_inv",
+    "graph_inv",
+    "lists",
+    "act",
+    "provision",
+    "amendment",
+    "short",
+    "section_depth",
+    "heading_match",
+    "governing",
+    "governing_part",
+)
+ACT_PASSAGE_RE = re.compile(r"^\d{1,4}/\d{4} Sb\.$")
+AMENDING_ACT_RE = re.compile(r"\bkter(?:ým|ou)\s+se\s+(?:mění|zrušuje|doplňuje)", re.IGNORECASE)
+PROVISION_RE = re.compile(r"§\s*\d|(?:Čl\.|Článek)\s*[\dIVXLC]")
+
+
+def lay_candidates(fused: list[int], signals: Signals, cap: int = LAY_CANDIDATES) -> list[int]:
+    """The lay stage's candidates: each list's own best ``LIST_HEADS`` (the acts' lists and the governing act's
+    among them), and the fused list's best up to ``cap``."""
+    heads = dict.fromkeys(i for name in LAY_LISTS for i in signals.rankings.get(name, [])[:LIST_HEADS])
+    best = set([i for i in fused if i not in heads][: max(0, cap - len(heads))])
+    in_fused = [i for i in fused if i in best or i in heads]  # in the fused order
+    held = set(in_fused)
+    return (in_fused + [i for i in heads if i not in held])[:cap]
+
+
+def lay_features(candidates: list[int], fused: list[int], signals: Signals, chunks) -> np.ndarray:
+    """One row of :data:`LAY_FEATURES` per candidate: :func:`candidate_features`' signals plus its inverse rank in
+    the acts' own lists, the governing act's and the routed acts' lists, how many lists hold it, and what it is --
+    a passage of an act in force (not an amending act), of a provision (§ or article)."""
+    base = candidate_features(candidates, fused, signals, chunks)
+    column = {name: j for j, name in enumerate(FEATURES)}
+
+    def inverse_ranks(name: str) -> dict[int, float]:
+        return {item: 1.0 / rank for rank, item in enumerate(signals.rankings.get(name, []), start=1)}
+
+    lists = {name: inverse_ranks(name) for name in ("acts_bm25", "acts_dense", "governing", "routed")}
+    held = [set(signals.rankings.get(name, [])) for name in LAY_LISTS]
+    rows = np.zeros((len(candidates), len(LAY_FEATURES)), dtype=np.float64)
+    for row, item in enumerate(candidates):
+        chunk = chunks[item]
+        section = chunk.get("section") or ""
+        act = bool(ACT_PASSAGE_RE.match(chunk.get("citation") or "")) and not AMENDING_ACT_RE.search(
+            chunk.get("title") or ""
+        )
+        rows[row] = (
+            base[row, column["fused_inv"]],
+            base[row, column["bm25_inv"]],
+            base[row, column["bm25_rel"]],
+            base[row, column["dense_inv"]],
+            base[row, column["dense_rel"]],
+            lists["acts_bm25"].get(item, 0.0),
+            lists["acts_dense"].get(item, 0.0),
+            lists["governing"].get(item, 0.0),
+            lists["routed"].get(item, 0.0),
+            base[row, column["graph_inv"]],
+            sum(item in items for items in held) / len(held),
+            float(act),
+            float(bool(PROVISION_RE.search(section))),
+            base[row, column["amendment"]],
+            base[row, column["short"]],
+            base[row, column["section_depth"]],
+            base[row, column["heading_match"]],
+            base[row, column["governing"]],
+            base[row, column["governing_part"]],
+        )
+    return rows
+
+
+@dataclass
+class LayFusion(LearnedFusion):
+    """The second stage of a lay question (``Signals.lay``): a linear ranking function over :data:`LAY_FEATURES`,
+    trained listwise on lay questions by ``retrieval_eval.learn_lay`` (``provenance`` says which)."""
+
+    features: tuple[str, ...] = LAY_FEATURES
+    FILE = LAY_FUSION_FILE
+    FEATURES = LAY_FEATURES
+
+    feature_rows = staticmethod(lay_features)
+    candidates = staticmethod(lay_candidates)
