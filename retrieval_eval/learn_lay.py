@@ -19,6 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from retrieval_eval import QUESTIONS_DIR
+from retrieval_eval.gold import answerable as is_answerable
 from retrieval_eval.retrieval import is_relevant, judge, load_questions, recall_at_k, reciprocal_rank
 
 DEV_LAY_FILES = (
@@ -50,7 +51,8 @@ def as_hit(chunk: dict) -> dict:
 
 
 def answerable(questions: Sequence[dict]) -> list[dict]:
-    return [q for q in questions if not q.get("expect") and q.get("gold")]
+    """The questions with an answer in the collection (``retrieval_eval.gold.answerable``) and gold to judge it by."""
+    return [q for q in questions if is_answerable(q) and q.get("gold")]
 
 
 def lay_groups(searcher, questions: Sequence[dict]) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from serving.ranking.fusion import FEATURES, LIST_HEADS, LearnedFusion, Signals, candidate_features
+from serving.ranking.query_lists import ACT_CITATION_RE, AMENDING_TITLE_RE
 
 LAY_FUSION_FILE = Path(__file__).resolve().parent / "lay_fusion.json"
 LAY_CANDIDATES = 60  # the fused list's best plus each list's own best: the acts' lists reach deeper than the fusion
@@ -36,8 +37,6 @@ LAY_FEATURES = (
     "governing",
     "governing_part",
 )
-ACT_PASSAGE_RE = re.compile(r"^\d{1,4}/\d{4} Sb\.$")
-AMENDING_ACT_RE = re.compile(r"\bkter(?:ým|ou)\s+se\s+(?:mění|zrušuje|doplňuje)", re.IGNORECASE)
 PROVISION_RE = re.compile(r"§\s*\d|(?:Čl\.|Článek)\s*[\dIVXLC]")
 
 
@@ -67,7 +66,7 @@ def lay_features(candidates: list[int], fused: list[int], signals: Signals, chun
     for row, item in enumerate(candidates):
         chunk = chunks[item]
         section = chunk.get("section") or ""
-        act = bool(ACT_PASSAGE_RE.match(chunk.get("citation") or "")) and not AMENDING_ACT_RE.search(
+        act = bool(ACT_CITATION_RE.match(chunk.get("citation") or "")) and not AMENDING_TITLE_RE.search(
             chunk.get("title") or ""
         )
         rows[row] = (
