@@ -1,4 +1,4 @@
-"""Migration 0037: a document is marked (documents.changed_txid, the writing transaction's id) whenever what an index
+"""Migrations 0037 and 0038: a document is marked (documents.changed_txid, the writing transaction's id) whenever what an index
 holds of it may have changed -- its chunks inserted, deleted or changed in a digested column, its own indexed
 columns changed, the document deleted -- and only then (mendel.index.change_marks reads the marks)."""
 
@@ -81,3 +81,35 @@ def test_a_change_committed_after_the_mark_is_read_however_early_it_began(marked
         assert "d1" in marked_since(conn, mark)
         slow.commit()
     assert {"d1", "d2"} <= marked_since(conn, mark)
+
+
+def test_an_update_of_lexemes_alone_leaves_the_mark_and_one_of_content_hash_moves_it(marked):
+    # migration 0038: the row trigger's WHEN, not transition tables, decides which updates mark
+    conn, mark = marked
+    conn.execute(
+        "UPDATE chunks SET lexemes = 'slovo:1', lexemes_hash = 'h', term_names = '{slovo}', term_counts = '{1}' WHERE chunk_id = 'd1c'"
+    )
+    assert marked_since(conn, mark) == set()
+    conn.execute("UPDATE chunks SET content_hash = 'changed' WHERE chunk_id = 'd1c'")
+    assert marked_since(conn, mark) == {"d1"}
+
+
+def test_a_chunk_moved_to_another_document_marks_both(marked):
+    conn, mark = marked
+    conn.execute("UPDATE chunks SET doc_id = 'd3' WHERE chunk_id = 'd2c'")
+    assert marked_since(conn, mark) == {"d2", "d3"}
+
+
+def test_a_bulk_update_writes_each_marked_document_once(marked):
+    conn, mark = marked
+    version = conn.execute("SELECT version_id FROM document_versions WHERE doc_id = 'd1'").fetchone()[0]
+    for i in range(3):
+        insert_chunk(conn, f"d1n{i}", version, "d1")
+    # the rows of documents written, counted within one transaction (the counts pending from earlier ones cancel)
+    documents_written = "SELECT n_tup_upd FROM pg_stat_xact_user_tables WHERE relname = 'documents'"
+    with conn.transaction():
+        before = conn.execute(documents_written).fetchone()[0]
+        conn.execute("UPDATE chunks SET embedded_hash = 'new' WHERE doc_id = 'd1'")  # four rows, one document
+        conn.execute("UPDATE chunks SET summary = 'shrnutí' WHERE doc_id = 'd1'")  # the same transaction again
+        assert conn.execute(documents_written).fetchone()[0] - before == 1  # the changed_txid guard: not one a chunk
+    assert marked_since(conn, mark) == {"d1"}
