@@ -1,6 +1,6 @@
-"""Migrations 0037 and 0038: a document is marked (documents.changed_txid, the writing transaction's id) whenever what an index
-holds of it may have changed -- its chunks inserted, deleted or changed in a digested column, its own indexed
-columns changed, the document deleted -- and only then (mendel.index.change_marks reads the marks)."""
+"""Migrations 0037 and 0038: a document is marked (documents.changed_txid, the writing transaction's id) whenever
+what an index holds of it may have changed -- its chunks inserted, deleted or changed in a digested column, its own
+indexed columns changed, the document deleted -- and only then (mendel.index.change_marks reads the marks)."""
 
 from __future__ import annotations
 
@@ -87,7 +87,8 @@ def test_an_update_of_lexemes_alone_leaves_the_mark_and_one_of_content_hash_move
     # migration 0038: the row trigger's WHEN, not transition tables, decides which updates mark
     conn, mark = marked
     conn.execute(
-        "UPDATE chunks SET lexemes = 'slovo:1', lexemes_hash = 'h', term_names = '{slovo}', term_counts = '{1}' WHERE chunk_id = 'd1c'"
+        "UPDATE chunks SET lexemes = 'slovo:1', lexemes_hash = 'h', term_names = '{slovo}', term_counts = '{1}'"
+        " WHERE chunk_id = 'd1c'"
     )
     assert marked_since(conn, mark) == set()
     conn.execute("UPDATE chunks SET content_hash = 'changed' WHERE chunk_id = 'd1c'")
