@@ -13,7 +13,8 @@ hashes, no lexemes yet. It is built once, migrated to 0037; each variant works o
     0037      0037 as it is
     0038      0037, then 0038
 
-and times, each the whole operation (wall seconds, as the night's stage sees it):
+and times each whole operation: wall seconds (what the night's stage waits) and the CPU seconds of the server process
+that ran it (less at the mercy of whatever else runs on the machine):
 
     lexemes       every passage's lexemes written as the full-text fill writes them
                   (mendel.index.fulltext.write_lexemes, batches of 5000; the tsvector literals are the text's
@@ -213,10 +214,16 @@ def apply_variant(url: str, variant: str) -> None:
 
 
 class Measured:
-    """One operation on one connection: wall seconds, documents marked, temporary file bytes written."""
+    """One operation on one connection: wall seconds, the server process's CPU seconds (less at the mercy of what
+    else runs on the machine), documents marked, temporary file bytes written."""
 
     def __init__(self, conn: psycopg.Connection):
         self.conn = conn
+        self.stat = Path(f"/proc/{conn.execute('SELECT pg_backend_pid()').fetchone()[0]}/stat")
+
+    def _cpu_seconds(self) -> float:
+        fields = self.stat.read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
     def _temp_bytes(self) -> int:
         self.conn.execute("SELECT pg_stat_force_next_flush()")  # this backend's counters, flushed when it idles
@@ -232,12 +239,15 @@ class Measured:
         self.conn.execute("CHECKPOINT")
         temp_before = self._temp_bytes()
         mark = self.conn.execute("SELECT txid_current()").fetchone()[0] + 1
+        cpu = self._cpu_seconds()
         clock = time.perf_counter()
         operation()
         seconds = time.perf_counter() - clock
+        cpu = self._cpu_seconds() - cpu
         marked = self.conn.execute("SELECT count(*) FROM documents WHERE changed_txid >= %s", (mark,)).fetchone()[0]
         return {
             "seconds": round(seconds, 3),
+            "server_cpu_seconds": round(cpu, 2),
             "documents_marked": marked,
             "temp_bytes": self._temp_bytes() - temp_before,
         }
@@ -282,7 +292,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--text-chars", type=int, default=1000)
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--digest-share", type=float, default=0.01)
-    parser.add_argument("--new-documents", type=int, default=100, help="documents whose passages are inserted")
+    parser.add_argument("--new-documents", type=int, default=200, help="documents whose passages are inserted")
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--repeat", type=int, default=1, help="rounds; the variants' order turns each round")
     parser.add_argument("--work", type=Path, help="directory for the server (a temporary one by default)")
@@ -348,6 +358,10 @@ def main(argv: list[str] | None = None) -> dict:
             op: {
                 "seconds_median": round(statistics.median(r[op]["seconds"] for r in runs[variant]), 3),
                 "seconds": [r[op]["seconds"] for r in runs[variant]],
+                "server_cpu_seconds_median": round(
+                    statistics.median(r[op]["server_cpu_seconds"] for r in runs[variant]), 2
+                ),
+                "server_cpu_seconds": [r[op]["server_cpu_seconds"] for r in runs[variant]],
                 "documents_marked": runs[variant][-1][op]["documents_marked"],
                 "temp_mb": round(runs[variant][-1][op]["temp_bytes"] / 2**20, 1),
             }
@@ -375,13 +389,15 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def print_table(summary: dict, variants: list[str]) -> None:
-    header = f"{'operation':<12}" + "".join(f"{v + ' s':>12}{'marked':>8}{'temp MB':>9}" for v in variants)
-    print(header)
+    print("wall seconds (median) / server CPU seconds (median) / documents marked / temp MB, per variant")
+    print(f"{'operation':<12}" + "".join(f"{v:>30}" for v in variants))
     for op in OPERATIONS:
         line = f"{op:<12}"
         for v in variants:
             r = summary[v][op]
-            line += f"{r['seconds_median']:>12.2f}{r['documents_marked']:>8}{r['temp_mb']:>9.1f}"
+            cell = f"{r['seconds_median']:.2f} / {r['server_cpu_seconds_median']:.2f}"
+            cell += f" / {r['documents_marked']} / {r['temp_mb']:.0f}"
+            line += f"{cell:>30}"
         print(line)
 
 
