@@ -6,8 +6,8 @@ tables against 0038's row trigger with a WHEN, over a SYNTHETIC corpus in the em
 
 The corpus (made in SQL, seeded): ``--documents`` documents of ``--chunks`` passages each, every passage about
 ``--text-chars`` characters of random words from a synthetic vocabulary, a random 384-dimensional embedding and its
-hashes, no lexemes yet. It is built once, migrated to 0037; each variant works on a copy of it (CREATE DATABASE
-... TEMPLATE):
+hashes (``--dim 0``: none, as a passage not yet embedded), no lexemes yet. It is built once, migrated to 0037;
+each variant works on a copy of it (CREATE DATABASE ... TEMPLATE):
 
     no_marks  0037's triggers on chunks dropped: what the same writes cost before 0037 (reference)
     0037      0037 as it is
@@ -134,10 +134,10 @@ def build_corpus(url: str, documents: int, chunks: int, text_chars: int, dim: in
                 " char_start, char_end, text, content_hash, embedding, embedded_hash)"
                 " SELECT encode(sha256(convert_to(v.doc_id || ':' || s, 'UTF8')), 'hex'), v.version_id, v.doc_id, 3,"
                 " s, 1, 1, '§ ' || s, s * %(chars)s, (s + 1) * %(chars)s, t.text, md5(t.text), e.embedding,"
-                " md5(t.text || 'e')"
+                " CASE WHEN e.embedding IS NOT NULL THEN md5(t.text || 'e') END"
                 " FROM document_versions v CROSS JOIN generate_series(0, %(chunks)s - 1) s"
                 f" CROSS JOIN LATERAL (SELECT {words_sql(n_words, 's >= 0 AND v.version_id > 0')} AS text) t"
-                " CROSS JOIN LATERAL (SELECT array_agg(random()::real)::vector AS embedding"
+                " CROSS JOIN LATERAL (SELECT CASE WHEN %(dim)s > 0 THEN array_agg(random()::real)::vector END AS embedding"
                 " FROM generate_series(1, %(dim)s) WHERE s >= 0 AND v.version_id > 0) e",
                 {"chars": text_chars, "chunks": chunks, "dim": dim},
             )
@@ -277,7 +277,7 @@ def bench_variant(url: str, variant: str, lexemes: list[tuple], digest_ids: list
             )
         )
         results["digest_all"] = measured.run(
-            lambda: conn.execute("UPDATE chunks SET embedded_hash = md5(embedded_hash)")
+            lambda: conn.execute("UPDATE chunks SET embedded_hash = md5(chunk_id || coalesce(embedded_hash, ''))")
         )
         results["insert"] = measured.run(insert)
         written = conn.execute("SELECT count(*) FROM chunks WHERE lexemes_version = %s", (ANALYSER,)).fetchone()[0]
@@ -290,7 +290,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--documents", type=int, default=2000)
     parser.add_argument("--chunks", type=int, default=20, help="passages per document")
     parser.add_argument("--text-chars", type=int, default=1000)
-    parser.add_argument("--dim", type=int, default=384)
+    parser.add_argument(
+        "--dim", type=int, default=384, help="0: passages not yet embedded (no vector index entries to write)"
+    )
     parser.add_argument("--digest-share", type=float, default=0.01)
     parser.add_argument("--new-documents", type=int, default=200, help="documents whose passages are inserted")
     parser.add_argument("--variants", default=",".join(VARIANTS))
