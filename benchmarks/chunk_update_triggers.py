@@ -23,6 +23,9 @@ that ran it (less at the mercy of whatever else runs on the machine):
     digest_all    one UPDATE of embedded_hash on every passage (a digested column, the row trigger's worst case)
     insert        ``--new-documents`` new documents' passages written with the chunk stage's INSERT ... ON CONFLICT,
                   executemany in transactions of CHUNK_BATCH_VERSIONS versions (mendel.nightly.chunk_stage)
+    embed         those passages' random vectors written with the embed stage's UPDATE, executemany in one
+                  transaction (mendel.nightly.embed_stage.embed_pending); the HNSW indexes set aside before, as the
+                  stage sets them aside for a bulk write, and not built again (that costs every variant the same)
 
 with the documents each marked and the bytes PostgreSQL wrote to temporary files meanwhile (transition tables
 larger than work_mem spill there). Writes benchmarks/results/chunk_update_triggers.json and prints a table.
@@ -58,9 +61,10 @@ LAST_BEFORE = 37  # the migrations the corpus is built with; 0038 is what a vari
 LEXEME_BATCH = 5000  # fill_lexemes' batch_size
 VOCABULARY = 20000  # synthetic words w0 .. w19999, drawn skewed (a few common, many rare)
 WORD_CHARS = 5.6  # a drawn word's mean length with its space (measured on the drawn texts)
-OPERATIONS = ("lexemes", "digest_1pct", "digest_all", "insert")
+OPERATIONS = ("lexemes", "digest_1pct", "digest_all", "insert", "embed")
+EMBED_DIM = 384  # chunks.embedding's type
 VARIANTS = ("no_marks", "0037", "0038")
-ANALYSER = "synthetic-whitespace"
+SYNTHETIC_VERSION = "synthetic-bench"  # the lexemes_version and embed_version the benchmark writes
 
 # The chunk stage's statement (mendel.nightly.chunk_stage.chunk_pending builds it inline), copied.
 CHUNK_STAGE_INSERT = (
@@ -75,6 +79,11 @@ CHUNK_STAGE_INSERT = (
     " WHERE (chunks.seq, chunks.section_path, chunks.parent_id, chunks.summary, chunks.text, chunks.content_hash)"
     "  IS DISTINCT FROM (EXCLUDED.seq, EXCLUDED.section_path, EXCLUDED.parent_id, EXCLUDED.summary, EXCLUDED.text,"
     "  EXCLUDED.content_hash)"
+)
+
+# The embed stage's statement (mendel.nightly.embed_stage.embed_pending), copied.
+EMBED_STAGE_UPDATE = (
+    "UPDATE chunks SET embedding = %s::vector, embedded_hash = %s, embed_version = %s WHERE chunk_id = %s"
 )
 
 # 0037's triggers on chunks (the no_marks variant drops them)
@@ -253,7 +262,30 @@ class Measured:
         }
 
 
-def bench_variant(url: str, variant: str, lexemes: list[tuple], digest_ids: list[str], new_rows: list[tuple]) -> dict:
+def embed_rows(new_rows: list[tuple], seed: int) -> list[tuple]:
+    """The embed stage's parameters for the new passages: a random vector each (SYNTHETIC)."""
+    rng = random.Random(seed)
+    return [
+        (
+            "[" + ",".join(f"{rng.uniform(-1, 1):.6f}" for _ in range(EMBED_DIM)) + "]",
+            f"{row[0]}:e",
+            SYNTHETIC_VERSION,
+            row[0],
+        )
+        for row in new_rows
+    ]
+
+
+def drop_vector_indexes(conn: psycopg.Connection) -> None:
+    for (name,) in conn.execute(
+        "SELECT indexname FROM pg_indexes WHERE tablename = 'chunks' AND indexdef ILIKE '%% USING hnsw %%'"
+    ).fetchall():
+        conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(name)))
+
+
+def bench_variant(
+    url: str, variant: str, lexemes: list[tuple], digest_ids: list[str], new_rows: list[tuple], vectors: list[tuple]
+) -> dict:
     apply_variant(url, variant)
     results = {}
     with psycopg.connect(url, autocommit=True) as conn:
@@ -261,7 +293,7 @@ def bench_variant(url: str, variant: str, lexemes: list[tuple], digest_ids: list
 
         def fill():
             for start in range(0, len(lexemes), LEXEME_BATCH):
-                write_lexemes(conn, lexemes[start : start + LEXEME_BATCH], ANALYSER)
+                write_lexemes(conn, lexemes[start : start + LEXEME_BATCH], SYNTHETIC_VERSION)
 
         def insert():
             versions = sorted({row[1] for row in new_rows})
@@ -280,8 +312,21 @@ def bench_variant(url: str, variant: str, lexemes: list[tuple], digest_ids: list
             lambda: conn.execute("UPDATE chunks SET embedded_hash = md5(chunk_id || coalesce(embedded_hash, ''))")
         )
         results["insert"] = measured.run(insert)
-        written = conn.execute("SELECT count(*) FROM chunks WHERE lexemes_version = %s", (ANALYSER,)).fetchone()[0]
+
+        def embed():
+            with conn.transaction(), conn.cursor() as cur:
+                cur.executemany(EMBED_STAGE_UPDATE, vectors)
+
+        drop_vector_indexes(conn)
+        results["embed"] = measured.run(embed)
+        written = conn.execute(
+            "SELECT count(*) FROM chunks WHERE lexemes_version = %s", (SYNTHETIC_VERSION,)
+        ).fetchone()[0]
         assert written == len(lexemes), (written, len(lexemes))
+        embedded = conn.execute(
+            "SELECT count(*) FROM chunks WHERE embed_version = %s", (SYNTHETIC_VERSION,)
+        ).fetchone()[0]
+        assert embedded == len(vectors), (embedded, len(vectors))
     return results
 
 
@@ -321,6 +366,7 @@ def main(argv: list[str] | None = None) -> dict:
             random.Random(7).sample([cid for cid, _ in texts], max(1, round(len(texts) * args.digest_share)))
         )
         new_rows = new_documents_rows(base, args.documents + 1, args.new_documents, args.chunks, args.text_chars, 11)
+        vectors = embed_rows(new_rows, 13)
         del texts
         with psycopg.connect(base) as conn:
             server_info = {
@@ -341,7 +387,7 @@ def main(argv: list[str] | None = None) -> dict:
                     )
                 url = db.with_database(server, name)
                 try:
-                    result = bench_variant(url, variant, lexemes, digest_ids, new_rows)
+                    result = bench_variant(url, variant, lexemes, digest_ids, new_rows, vectors)
                 finally:
                     with psycopg.connect(server, autocommit=True) as conn:
                         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
