@@ -13,21 +13,30 @@ each variant works on a copy of it (CREATE DATABASE ... TEMPLATE):
     0037      0037 as it is
     0038      0037, then 0038
 
-and times each whole operation: wall seconds (what the night's stage waits) and the CPU seconds of the server process
-that ran it (less at the mercy of whatever else runs on the machine):
+and times each whole operation, each in a database session of its own (as each stage has its connection): wall
+seconds (what the night's stage waits) and the CPU seconds of the server process that ran it (less at the mercy of
+whatever else runs on the machine):
 
-    ignored       every passage's ner_done_at set, 5000 passages a statement (a column the marks ignore, with no
-                  index or trigger of its own: what the marks' triggers add, nearly alone)
-    lexemes       every passage's lexemes written as the full-text fill writes them
-                  (mendel.index.fulltext.write_lexemes, batches of 5000; the tsvector literals are the text's
-                  whitespace tokens, made before the clock starts: the Czech analyser's cost is not the triggers')
-    digest_1pct   one UPDATE of content_hash on ``--digest-share`` of the passages (a digested column)
-    digest_all    one UPDATE of embedded_hash on every passage (a digested column, the row trigger's worst case)
-    insert        ``--new-documents`` new documents' passages written with the chunk stage's INSERT ... ON CONFLICT,
-                  executemany in transactions of CHUNK_BATCH_VERSIONS versions (mendel.nightly.chunk_stage)
-    embed         those passages' random vectors written with the embed stage's UPDATE, executemany in one
-                  transaction (mendel.nightly.embed_stage.embed_pending); the HNSW indexes set aside before, as the
-                  stage sets them aside for a bulk write, and not built again (that costs every variant the same)
+    ignored           every passage's ner_done_at set, 5000 passages a statement (a column the marks ignore, with
+                      no index or trigger of its own: what the marks' triggers add, nearly alone)
+    lexemes           every passage's lexemes written as the full-text fill writes them
+                      (mendel.index.fulltext.write_lexemes, batches of 5000; the tsvector literals are the text's
+                      whitespace tokens, made before the clock starts: the Czech analyser's cost is not the triggers')
+    digest_1pct       one UPDATE of content_hash on ``--digest-share`` of the passages (a digested column)
+    digest_all        one UPDATE of embedded_hash on every passage (a digested column, the row trigger's worst case)
+    insert            ``--new-documents`` new documents' passages written with the chunk stage's INSERT ... ON
+                      CONFLICT, executemany in transactions of CHUNK_BATCH_VERSIONS versions
+                      (mendel.nightly.chunk_stage)
+    embed             those passages' random vectors written with the embed stage's UPDATE, executemany in one
+                      transaction (mendel.nightly.embed_stage.embed_pending); the HNSW indexes set aside before, as
+                      the stage sets them aside for a bulk write, and not built again (that costs every variant the
+                      same)
+    embed_after_bulk  the same, other vectors, in a session that first (untimed) cleared the vectors' hashes in one
+                      UPDATE, as stage_versions.reprocess_embed does when the model changes
+    insert_after_bulk as insert, other documents, in a session that first (untimed) COPYed as many more passages
+
+A PL/pgSQL trigger function plans its queries at its first call in a session and keeps the plans: the *_after_bulk
+operations show what 0037's plans, made for a large transition table, cost each one-row statement after it.
 
 with the documents each marked and the bytes PostgreSQL wrote to temporary files meanwhile (transition tables
 larger than work_mem spill there). Writes benchmarks/results/chunk_update_triggers.json and prints a table.
@@ -63,7 +72,16 @@ LAST_BEFORE = 37  # the migrations the corpus is built with; 0038 is what a vari
 LEXEME_BATCH = 5000  # fill_lexemes' batch_size
 VOCABULARY = 20000  # synthetic words w0 .. w19999, drawn skewed (a few common, many rare)
 WORD_CHARS = 5.6  # a drawn word's mean length with its space (measured on the drawn texts)
-OPERATIONS = ("ignored", "lexemes", "digest_1pct", "digest_all", "insert", "embed")
+OPERATIONS = (
+    "ignored",
+    "lexemes",
+    "digest_1pct",
+    "digest_all",
+    "insert",
+    "embed",
+    "embed_after_bulk",
+    "insert_after_bulk",
+)
 EMBED_DIM = 384  # chunks.embedding's type
 VARIANTS = ("no_marks", "0037", "0038")
 SYNTHETIC_VERSION = "synthetic-bench"  # the lexemes_version and embed_version the benchmark writes
@@ -264,13 +282,13 @@ class Measured:
         }
 
 
-def embed_rows(new_rows: list[tuple], seed: int) -> list[tuple]:
+def embed_rows(new_rows: list[tuple], seed: int, tag: str) -> list[tuple]:
     """The embed stage's parameters for the new passages: a random vector each (SYNTHETIC)."""
     rng = random.Random(seed)
     return [
         (
             "[" + ",".join(f"{rng.uniform(-1, 1):.6f}" for _ in range(EMBED_DIM)) + "]",
-            f"{row[0]}:e",
+            f"{row[0]}:{tag}",
             SYNTHETIC_VERSION,
             row[0],
         )
@@ -285,59 +303,80 @@ def drop_vector_indexes(conn: psycopg.Connection) -> None:
         conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(name)))
 
 
-def bench_variant(
-    url: str, variant: str, lexemes: list[tuple], digest_ids: list[str], new_rows: list[tuple], vectors: list[tuple]
-) -> dict:
+def insert_as_the_chunk_stage(conn: psycopg.Connection, rows: list[tuple]) -> None:
+    versions = sorted({row[1] for row in rows})
+    for first in range(0, len(versions), CHUNK_BATCH_VERSIONS):
+        batch = set(versions[first : first + CHUNK_BATCH_VERSIONS])
+        with conn.transaction(), conn.cursor() as cur:
+            cur.executemany(CHUNK_STAGE_INSERT, [row for row in rows if row[1] in batch])
+
+
+def embed_as_the_embed_stage(conn: psycopg.Connection, vectors: list[tuple]) -> None:
+    with conn.transaction(), conn.cursor() as cur:
+        cur.executemany(EMBED_STAGE_UPDATE, vectors)
+
+
+def copy_chunks(conn: psycopg.Connection, rows: list[tuple]) -> None:
+    """``rows`` (the chunk stage's) in one COPY: one statement of many rows."""
+    columns = "chunk_id, version_id, doc_id, layer, seq, page_start, page_end, section_path, char_start, char_end, text"
+    with conn.cursor() as cur, cur.copy(f"COPY chunks ({columns}, content_hash) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row[:12])
+
+
+def bench_variant(url: str, variant: str, work: dict) -> dict:
+    """The operations on a copy of the corpus, each in a session of its own (as each stage has its connection);
+    the two *_after_bulk ones after an untimed bulk statement in their session."""
     apply_variant(url, variant)
-    results = {}
-    with psycopg.connect(url, autocommit=True) as conn:
-        measured = Measured(conn)
+    lexemes = work["lexemes"]
 
-        def fill():
-            for start in range(0, len(lexemes), LEXEME_BATCH):
-                write_lexemes(conn, lexemes[start : start + LEXEME_BATCH], SYNTHETIC_VERSION)
-
-        def insert():
-            versions = sorted({row[1] for row in new_rows})
-            for first in range(0, len(versions), CHUNK_BATCH_VERSIONS):
-                batch = set(versions[first : first + CHUNK_BATCH_VERSIONS])
-                with conn.transaction(), conn.cursor() as cur:
-                    cur.executemany(CHUNK_STAGE_INSERT, [row for row in new_rows if row[1] in batch])
-
-        def ignored():
-            ids = [row[0] for row in lexemes]
-            for start in range(0, len(ids), LEXEME_BATCH):
-                conn.execute(
-                    "UPDATE chunks SET ner_done_at = now() WHERE chunk_id = ANY(%s)",
-                    (ids[start : start + LEXEME_BATCH],),
-                )
-
-        results["ignored"] = measured.run(ignored)
-        results["lexemes"] = measured.run(fill)
-        results["digest_1pct"] = measured.run(
-            lambda: conn.execute(
-                "UPDATE chunks SET content_hash = md5(content_hash) WHERE chunk_id = ANY(%s)", (digest_ids,)
+    def ignored(conn):
+        ids = [row[0] for row in lexemes]
+        for start in range(0, len(ids), LEXEME_BATCH):
+            conn.execute(
+                "UPDATE chunks SET ner_done_at = now() WHERE chunk_id = ANY(%s)", (ids[start : start + LEXEME_BATCH],)
             )
-        )
-        results["digest_all"] = measured.run(
-            lambda: conn.execute("UPDATE chunks SET embedded_hash = md5(chunk_id || coalesce(embedded_hash, ''))")
-        )
-        results["insert"] = measured.run(insert)
 
-        def embed():
-            with conn.transaction(), conn.cursor() as cur:
-                cur.executemany(EMBED_STAGE_UPDATE, vectors)
+    def fill(conn):
+        for start in range(0, len(lexemes), LEXEME_BATCH):
+            write_lexemes(conn, lexemes[start : start + LEXEME_BATCH], SYNTHETIC_VERSION)
 
-        drop_vector_indexes(conn)
-        results["embed"] = measured.run(embed)
-        written = conn.execute(
-            "SELECT count(*) FROM chunks WHERE lexemes_version = %s", (SYNTHETIC_VERSION,)
-        ).fetchone()[0]
-        assert written == len(lexemes), (written, len(lexemes))
-        embedded = conn.execute(
-            "SELECT count(*) FROM chunks WHERE embed_version = %s", (SYNTHETIC_VERSION,)
-        ).fetchone()[0]
-        assert embedded == len(vectors), (embedded, len(vectors))
+    def reprocess_embed(conn):  # mendel.core.stage_versions.reprocess_embed's statement (another model)
+        conn.execute("UPDATE chunks SET embedded_hash = NULL WHERE layer = 3 AND embedding IS NOT NULL")
+
+    operations = {
+        "ignored": (None, ignored),
+        "lexemes": (None, fill),
+        "digest_1pct": (
+            None,
+            lambda conn: conn.execute(
+                "UPDATE chunks SET content_hash = md5(content_hash) WHERE chunk_id = ANY(%s)", (work["digest_ids"],)
+            ),
+        ),
+        "digest_all": (
+            None,
+            lambda conn: conn.execute("UPDATE chunks SET embedded_hash = md5(chunk_id || coalesce(embedded_hash, ''))"),
+        ),
+        "insert": (None, lambda conn: insert_as_the_chunk_stage(conn, work["new_rows"])),
+        "embed": (drop_vector_indexes, lambda conn: embed_as_the_embed_stage(conn, work["vectors"])),
+        "embed_after_bulk": (reprocess_embed, lambda conn: embed_as_the_embed_stage(conn, work["vectors_again"])),
+        "insert_after_bulk": (
+            lambda conn: copy_chunks(conn, work["bulk_rows"]),
+            lambda conn: insert_as_the_chunk_stage(conn, work["rows_after_bulk"]),
+        ),
+    }
+    assert tuple(operations) == OPERATIONS
+    results = {}
+    for name, (before, operation) in operations.items():
+        with psycopg.connect(url, autocommit=True) as conn:
+            if before is not None:
+                before(conn)
+            results[name] = Measured(conn).run(lambda: operation(conn))
+    with psycopg.connect(url) as conn:
+        written = conn.execute("SELECT count(*) FROM chunks WHERE lexemes_version = %s", (SYNTHETIC_VERSION,))
+        assert written.fetchone()[0] == len(lexemes)
+        embedded = conn.execute("SELECT count(*) FROM chunks WHERE embedded_hash LIKE '%%:e2'").fetchone()[0]
+        assert embedded == len(work["vectors_again"]), embedded
     return results
 
 
@@ -376,8 +415,17 @@ def main(argv: list[str] | None = None) -> dict:
         digest_ids = sorted(
             random.Random(7).sample([cid for cid, _ in texts], max(1, round(len(texts) * args.digest_share)))
         )
-        new_rows = new_documents_rows(base, args.documents + 1, args.new_documents, args.chunks, args.text_chars, 11)
-        vectors = embed_rows(new_rows, 13)
+        first, count = args.documents + 1, args.new_documents
+        new_rows = new_documents_rows(base, first, count, args.chunks, args.text_chars, 11)
+        work_items = {
+            "lexemes": lexemes,
+            "digest_ids": digest_ids,
+            "new_rows": new_rows,
+            "vectors": embed_rows(new_rows, 13, "e"),
+            "vectors_again": embed_rows(new_rows, 17, "e2"),
+            "bulk_rows": new_documents_rows(base, first + count, count, args.chunks, args.text_chars, 19),
+            "rows_after_bulk": new_documents_rows(base, first + 2 * count, count, args.chunks, args.text_chars, 23),
+        }
         del texts
         with psycopg.connect(base) as conn:
             server_info = {
@@ -398,7 +446,7 @@ def main(argv: list[str] | None = None) -> dict:
                     )
                 url = db.with_database(server, name)
                 try:
-                    result = bench_variant(url, variant, lexemes, digest_ids, new_rows, vectors)
+                    result = bench_variant(url, variant, work_items)
                 finally:
                     with psycopg.connect(server, autocommit=True) as conn:
                         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
@@ -436,6 +484,7 @@ def main(argv: list[str] | None = None) -> dict:
         "lexeme_rows": len(lexemes),
         "digested_rows_1pct": len(digest_ids),
         "inserted_rows": len(new_rows),
+        "bulk_copied_rows": len(work_items["bulk_rows"]),
         "server": server_info,
         "cpus": os.cpu_count(),
         "load_avg_1m_at_end": round(os.getloadavg()[0], 2),
@@ -449,9 +498,9 @@ def main(argv: list[str] | None = None) -> dict:
 
 def print_table(summary: dict, variants: list[str]) -> None:
     print("wall seconds (median) / server CPU seconds (median) / documents marked / temp MB, per variant")
-    print(f"{'operation':<12}" + "".join(f"{v:>30}" for v in variants))
+    print(f"{'operation':<18}" + "".join(f"{v:>30}" for v in variants))
     for op in OPERATIONS:
-        line = f"{op:<12}"
+        line = f"{op:<18}"
         for v in variants:
             r = summary[v][op]
             cell = f"{r['seconds_median']:.2f} / {r['server_cpu_seconds_median']:.2f}"
