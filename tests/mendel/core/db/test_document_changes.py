@@ -114,3 +114,31 @@ def test_a_bulk_update_writes_each_marked_document_once(marked):
         conn.execute("UPDATE chunks SET summary = 'shrnutí' WHERE doc_id = 'd1'")  # the same transaction again
         assert conn.execute(documents_written).fetchone()[0] - before == 1  # the changed_txid guard: not one a chunk
     assert marked_since(conn, mark) == {"d1"}
+
+
+def test_one_row_statements_after_a_bulk_one_probe_the_documents_key(fresh_db):
+    # migration 0038: a trigger function's plan made for a bulk statement's transition table is kept for the
+    # session; it must not read every document for each one-row statement after it
+    with psycopg.connect(fresh_db, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO documents (doc_id, source, url) SELECT 'd' || i, 'test', 'https://x/' || i"
+            " FROM generate_series(1, 2000) i"
+        )
+        conn.execute(
+            "INSERT INTO document_versions (doc_id, sha256, byte_size) SELECT doc_id, doc_id, 1 FROM documents"
+        )
+        conn.execute("ANALYZE documents")
+        conn.execute(  # a bulk insert, then one of the chunk stage's one-row statements
+            "INSERT INTO chunks (chunk_id, version_id, doc_id, seq, page_start, page_end, char_start, char_end, text,"
+            " content_hash) SELECT doc_id || 'c', version_id, doc_id, 0, 1, 1, 0, 1, 't', 'h' FROM document_versions"
+        )
+        conn.execute("DELETE FROM chunks WHERE doc_id <> 'd1'")
+        scans = "SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = 'documents'"
+        mark = conn.execute("SELECT txid_current()").fetchone()[0] + 1
+        with conn.transaction():
+            before = conn.execute(scans).fetchone()[0]
+            version = conn.execute("SELECT version_id FROM document_versions WHERE doc_id = 'd2'").fetchone()[0]
+            insert_chunk(conn, "d2n", version, "d2")
+            conn.execute("DELETE FROM chunks WHERE chunk_id = 'd1c'")
+            assert conn.execute(scans).fetchone()[0] == before
+        assert marked_since(conn, mark) == {"d1", "d2"}
