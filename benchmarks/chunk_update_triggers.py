@@ -166,7 +166,8 @@ def build_corpus(url: str, documents: int, chunks: int, text_chars: int, dim: in
                 " CASE WHEN e.embedding IS NOT NULL THEN md5(t.text || 'e') END"
                 " FROM document_versions v CROSS JOIN generate_series(0, %(chunks)s - 1) s"
                 f" CROSS JOIN LATERAL (SELECT {words_sql(n_words, 's >= 0 AND v.version_id > 0')} AS text) t"
-                " CROSS JOIN LATERAL (SELECT CASE WHEN %(dim)s > 0 THEN array_agg(random()::real)::vector END AS embedding"
+                " CROSS JOIN LATERAL (SELECT CASE WHEN %(dim)s > 0 THEN array_agg(random()::real)::vector END"
+                " AS embedding"
                 " FROM generate_series(1, %(dim)s) WHERE s >= 0 AND v.version_id > 0) e",
                 {"chars": text_chars, "chunks": chunks, "dim": dim},
             )
