@@ -1,6 +1,6 @@
-"""Migration 0037: a document is marked (documents.changed_txid, the writing transaction's id) whenever what an index
-holds of it may have changed -- its chunks inserted, deleted or changed in a digested column, its own indexed
-columns changed, the document deleted -- and only then (mendel.index.change_marks reads the marks)."""
+"""Migrations 0037 and 0038: a document is marked (documents.changed_txid, the writing transaction's id) whenever
+what an index holds of it may have changed -- its chunks inserted, deleted or changed in a digested column, its own
+indexed columns changed, the document deleted -- and only then (mendel.index.change_marks reads the marks)."""
 
 from __future__ import annotations
 
@@ -81,3 +81,64 @@ def test_a_change_committed_after_the_mark_is_read_however_early_it_began(marked
         assert "d1" in marked_since(conn, mark)
         slow.commit()
     assert {"d1", "d2"} <= marked_since(conn, mark)
+
+
+def test_an_update_of_lexemes_alone_leaves_the_mark_and_one_of_content_hash_moves_it(marked):
+    # migration 0038: the row trigger's WHEN, not transition tables, decides which updates mark
+    conn, mark = marked
+    conn.execute(
+        "UPDATE chunks SET lexemes = 'slovo:1', lexemes_hash = 'h', term_names = '{slovo}', term_counts = '{1}'"
+        " WHERE chunk_id = 'd1c'"
+    )
+    assert marked_since(conn, mark) == set()
+    conn.execute("UPDATE chunks SET content_hash = 'changed' WHERE chunk_id = 'd1c'")
+    assert marked_since(conn, mark) == {"d1"}
+
+
+def test_a_chunk_moved_to_another_document_marks_both(marked):
+    conn, mark = marked
+    conn.execute("UPDATE chunks SET doc_id = 'd3' WHERE chunk_id = 'd2c'")
+    assert marked_since(conn, mark) == {"d2", "d3"}
+
+
+def test_a_bulk_update_writes_each_marked_document_once(marked):
+    conn, mark = marked
+    version = conn.execute("SELECT version_id FROM document_versions WHERE doc_id = 'd1'").fetchone()[0]
+    for i in range(3):
+        insert_chunk(conn, f"d1n{i}", version, "d1")
+    # the rows of documents written, counted within one transaction (the counts pending from earlier ones cancel)
+    documents_written = "SELECT n_tup_upd FROM pg_stat_xact_user_tables WHERE relname = 'documents'"
+    with conn.transaction():
+        before = conn.execute(documents_written).fetchone()[0]
+        conn.execute("UPDATE chunks SET embedded_hash = 'new' WHERE doc_id = 'd1'")  # four rows, one document
+        conn.execute("UPDATE chunks SET summary = 'shrnutí' WHERE doc_id = 'd1'")  # the same transaction again
+        assert conn.execute(documents_written).fetchone()[0] - before == 1  # the changed_txid guard: not one a chunk
+    assert marked_since(conn, mark) == {"d1"}
+
+
+def test_one_row_statements_after_a_bulk_one_probe_the_documents_key(fresh_db):
+    # migration 0038: a trigger function's plan made for a bulk statement's transition table is kept for the
+    # session; it must not read every document for each one-row statement after it
+    with psycopg.connect(fresh_db, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO documents (doc_id, source, url) SELECT 'd' || i, 'test', 'https://x/' || i"
+            " FROM generate_series(1, 2000) i"
+        )
+        conn.execute(
+            "INSERT INTO document_versions (doc_id, sha256, byte_size) SELECT doc_id, doc_id, 1 FROM documents"
+        )
+        conn.execute("ANALYZE documents")
+        conn.execute(  # a bulk insert, then one of the chunk stage's one-row statements
+            "INSERT INTO chunks (chunk_id, version_id, doc_id, seq, page_start, page_end, char_start, char_end, text,"
+            " content_hash) SELECT doc_id || 'c', version_id, doc_id, 0, 1, 1, 0, 1, 't', 'h' FROM document_versions"
+        )
+        conn.execute("DELETE FROM chunks WHERE doc_id <> 'd1'")
+        scans = "SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = 'documents'"
+        mark = conn.execute("SELECT txid_current()").fetchone()[0] + 1
+        with conn.transaction():
+            before = conn.execute(scans).fetchone()[0]
+            version = conn.execute("SELECT version_id FROM document_versions WHERE doc_id = 'd2'").fetchone()[0]
+            insert_chunk(conn, "d2n", version, "d2")
+            conn.execute("DELETE FROM chunks WHERE chunk_id = 'd1c'")
+            assert conn.execute(scans).fetchone()[0] == before
+        assert marked_since(conn, mark) == {"d1", "d2"}
