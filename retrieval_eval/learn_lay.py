@@ -28,6 +28,7 @@ DEV_LAY_FILES = (
     "dev_codes2.jsonl",
     "dev_codes3.jsonl",
     "dev_codes4.jsonl",
+    "dev_codes5.jsonl",
     "dev_absent.jsonl",
     "dev_absent2.jsonl",
 )

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from retrieval_eval import release
+from retrieval_eval.learn_lay import DEV_LAY_FILES
 from retrieval_eval.release import SETS, already_released, headline, side_by_side
 
 
@@ -44,6 +45,11 @@ def test_every_set_file_named_exists_but_the_optional_dev_sets():
     missing = [s.file for s in SETS if not s.path.is_file()]
     assert set(missing) <= {"dev_absent.jsonl"}
     assert {s.role for s in SETS} == {"dev", "held-out", "blind"}
+
+
+def test_the_lay_stage_learns_from_the_release_dev_sets_only():
+    assert set(DEV_LAY_FILES) == {s.file for s in SETS if s.role == "dev"}
+    assert "dev_codes5.jsonl" in DEV_LAY_FILES
 
 
 def test_headline_and_table_carry_forms_components_and_admissions():
