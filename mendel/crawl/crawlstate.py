@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import psycopg
 
+from mendel.records.citation_records import CITATION_RECORD
+
 OUTCOMES = ("stored", "unchanged", "quarantined", "disallowed")
 DEFERRED = "deferred"  # put off to the next run (a crawl_log row with its reason; not an outcome of this run)
 
@@ -67,12 +69,15 @@ def record_document(
             " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT (doc_id) DO UPDATE SET url = EXCLUDED.url,"
             "  title = COALESCE(EXCLUDED.title, documents.title),"
-            "  doc_type = COALESCE(EXCLUDED.doc_type, documents.doc_type),"
+            # A page the extraction found to be a citation record stays one while its bytes are the same:
+            # resetting it to the listing's kind each night marked the document changed twice a night.
+            "  doc_type = CASE WHEN documents.doc_type = %s THEN documents.doc_type"
+            "   ELSE COALESCE(EXCLUDED.doc_type, documents.doc_type) END,"
             "  citation = COALESCE(EXCLUDED.citation, documents.citation),"
             "  published = COALESCE(EXCLUDED.published, documents.published),"
             "  listing = COALESCE(EXCLUDED.listing, documents.listing),"
             "  last_seen = now()",
-            (doc_id, source, url, title, doc_type, citation, published, listing),
+            (doc_id, source, url, title, doc_type, citation, published, listing, CITATION_RECORD),
         )
         row = conn.execute(
             "INSERT INTO document_versions (doc_id, sha256, content_type, byte_size) VALUES (%s, %s, %s, %s)"
@@ -81,7 +86,11 @@ def record_document(
         ).fetchone()
         if row is not None:
             version_id, outcome = row[0], "stored"
-            conn.execute("UPDATE documents SET current_version_id = %s WHERE doc_id = %s", (version_id, doc_id))
+            # New bytes are judged anew: the listing's kind until the extraction says it is a record.
+            conn.execute(
+                "UPDATE documents SET current_version_id = %s, doc_type = COALESCE(%s, doc_type) WHERE doc_id = %s",
+                (version_id, doc_type, doc_id),
+            )
         else:
             version_id = conn.execute(
                 "SELECT version_id FROM document_versions WHERE doc_id = %s AND sha256 = %s", (doc_id, sha256)
@@ -96,6 +105,8 @@ def record_document(
                 # The bytes went back to an earlier version (A -> B -> A): that version is the document again.
                 # Its chunks went when B became current, so it is chunked (and recognised, embedded) anew.
                 conn.execute("UPDATE document_versions SET chunked_at = NULL WHERE version_id = %s", (version_id,))
+                if doc_type is not None:
+                    conn.execute("UPDATE documents SET doc_type = %s WHERE doc_id = %s", (doc_type, doc_id))
                 outcome = "stored"
         log_outcome(
             conn,
