@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -19,6 +20,19 @@ from cli.processes import call_as_group
 from mendel.core.config import PROJECT_ROOT, SAMPLE_CORPUS, Settings, get_settings
 
 DEMO_MIRROR_PORT = 8765
+# Other homes (a copy measured beside the default one, a test's) get a port of their own, the same every night.
+_HOME_PORTS = range(20000, 30000)
+
+
+def demo_mirror_port(home: Path) -> int:
+    """The mirror's port for a home: stored URLs carry it, so a port that changed between nights would mark every
+    re-fetched document changed and re-index it."""
+    if home == (PROJECT_ROOT / ".mendel").resolve():
+        return DEMO_MIRROR_PORT
+    digest = int.from_bytes(hashlib.sha256(str(home).encode()).digest()[:4], "big")
+    return _HOME_PORTS.start + digest % len(_HOME_PORTS)
+
+
 SAMPLE_QUERY = "Jaké podmínky musí splnit žadatel o podporu bydlení?"
 
 
@@ -50,9 +64,14 @@ def demo_services(settings: Settings):
     with contextlib.ExitStack() as stack:
         if settings.profile != "production" and not settings.mirror_url:
             # A fixed port keeps URLs (and so conditional-request validators) stable between runs.
+            port = demo_mirror_port(settings.home)
             try:
-                mirror = stack.enter_context(MirrorThread(SAMPLE_CORPUS, port=DEMO_MIRROR_PORT))
+                mirror = stack.enter_context(MirrorThread(SAMPLE_CORPUS, port=port))
             except OSError:
+                print(
+                    f"mirror port {port} is taken: this night's documents carry other URLs and are re-indexed",
+                    file=sys.stderr,
+                )
                 mirror = stack.enter_context(MirrorThread(SAMPLE_CORPUS, port=0))
             os.environ["MENDEL_MIRROR_URL"] = mirror.base_url
         if not settings.database_url:

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -76,3 +77,13 @@ def test_eval_ner_json():
     labels = {row["label"]: row for row in payload["labels"]}
     assert {"LAW_REF", "DECISION_REF"} <= set(labels)
     assert all(0.0 <= row["precision"] <= 1.0 and 0.0 <= row["recall"] <= 1.0 for row in labels.values())
+
+
+def test_each_home_keeps_its_own_mirror_port_between_nights():
+    from cli.main import DEMO_MIRROR_PORT, demo_mirror_port
+    from mendel.core.config import PROJECT_ROOT
+
+    assert demo_mirror_port((PROJECT_ROOT / ".mendel").resolve()) == DEMO_MIRROR_PORT
+    other, another = Path("/srv/mendel/home-a"), Path("/srv/mendel/home-b")
+    assert demo_mirror_port(other) == demo_mirror_port(other) != DEMO_MIRROR_PORT
+    assert demo_mirror_port(other) != demo_mirror_port(another)
