@@ -121,7 +121,8 @@ def test_a_run_killed_during_extraction_leaves_no_process_alive(fresh_db, tmp_pa
             f"the run did not reach extraction with all of {sorted(everything)} running "
             f"(saw {sorted(_kinds(seen))}):\n{log.read_text(errors='replace')[-3000:]}"
         )
-        assert len([p for p in seen if "multiprocessing.spawn" in " ".join(p.cmdline())]) == 2
+        # both of the pool's workers (a third was seen once: one being replaced as the next batch starts)
+        assert len([p for p in seen if "multiprocessing.spawn" in " ".join(p.cmdline())]) >= 2
 
         os.kill(run.pid, signal.SIGKILL)  # the run's process alone: its children are not told
         run.wait()
