@@ -75,21 +75,26 @@ def gate_inputs(
     court_gold: str | None = None,
     court_thresholds_path: str | None = None,
 ) -> str:
-    """A digest of everything the gate's score can depend on: every file of the mendel and ner_eval packages (the
-    recogniser, its data, the gold corpus, the scorer), the gold and thresholds files named, the court exports,
-    spaCy's release."""
-    import hashlib
+    """A digest of everything the gate's score can depend on: every file of ner_eval (the scorers, the gold corpus),
+    the mendel modules it imports with the data they read (the recogniser and its tables: not the crawlers or the
+    search vocabulary), the gold and thresholds files named, the court exports, spaCy's release."""
     from importlib.metadata import version
     from pathlib import Path
 
     import mendel
     import ner_eval
+    from mendel.core.code_closure import files_digest, import_closure, package_data
+    from mendel.data import DATA_DIR
 
-    digest = hashlib.sha256(f"spacy {version('spacy')}".encode())
-    for package in (mendel, ner_eval):
-        root = Path(package.__file__).resolve().parent
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            digest.update(f"\0{package.__name__}/{path.relative_to(root)}\0".encode() + path.read_bytes())
+    roots = {package.__name__: Path(package.__file__).resolve().parent for package in (mendel, ner_eval)}
+    scorer_files = [
+        p for p in roots["ner_eval"].rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    ]
+    modules = import_closure((p for p in scorer_files if p.suffix == ".py"), roots)
+    recogniser = {p for p in modules if p.is_relative_to(roots["mendel"])}
+    files = set(scorer_files) | recogniser | package_data(recogniser, [DATA_DIR])
+    digest = files_digest(files, roots.values())
+    digest.update(f"\0spacy {version('spacy')}\0".encode())
     for named in (gold_path, thresholds_path, court_thresholds_path):
         digest.update(b"\0named\0" + (Path(named).read_bytes() if named else b""))
     for export in court_gold_paths(court_gold):
