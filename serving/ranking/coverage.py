@@ -198,6 +198,8 @@ def governing_report(governing, collection: CollectionIndex, named: list[dict]) 
         if any(item["kind"] == "act" and item["id"] == act.citation for item in named):
             continue
         status, extra = collection.act_status(act.citation, f"LAW_REF:{act.citation}")
+        if status not in (INDEXED, MENTIONED) and not act.sure_enough_to_say_missing:
+            continue  # routed by too little of the question to tell anyone its act is absent
         items.append(
             {
                 "kind": "act",

@@ -65,6 +65,10 @@ def test_a_held_governing_act_is_listed_and_the_answer_judged_by_the_floor():
         ("Kdo může dostat zbrojní průkaz?", None),
         ("Jakou pokutu můžu dostat za rušení nočního klidu?", None),
         ("Jak můžu volit mimo místo, kde mám trvalý pobyt?", None),
+        # routed by one word alone ("policii", "válce", "směně"): too little to tell anyone the act is absent
+        ("Synovec vyhrožoval sousedovi, že na něj zavolá policii. Může mít sám problém?", None),
+        ("Bratr se přihlásil jako dobrovolník do cizí armády ve válce. Hrozí mu něco doma?", None),
+        ("Kolega po směně odnesl z fabriky nářadí. Co mu hrozí?", None),
     ],
 )
 def test_a_lay_question_is_told_when_the_act_governing_it_is_not_in_the_collection(question, missing):
