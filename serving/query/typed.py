@@ -138,11 +138,22 @@ class Lexicon:
         for m in WORD_RE.finditer(text):
             if any(s < m.end() and m.start() < e for s, e in taken):
                 continue
+            if _in_code(text, m.start(), m.end()):
+                continue  # letters of a reference number ("Bles0434/2020", "MUKK/6462/2025") are not a word
             word = m.group(0)
             replacement = self.restored(word) or self.corrected(word)
             if replacement and replacement != word:
                 out.append((m.start(), m.end(), replacement))
         return out
+
+
+def _in_code(text: str, start: int, end: int) -> bool:
+    """The letters at ``start:end`` belong to a token (up to white space) that holds a digit."""
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return any(c.isdigit() for c in text[start:end])
 
 
 def _one_edit(word: str) -> set[str]:

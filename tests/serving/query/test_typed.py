@@ -154,3 +154,12 @@ def test_a_reference_is_not_retyped(lexicon):
     (entity,) = [e for e in found.entities if e.label == "LAW_REF"]
     assert entity.norm.startswith("262/2006 Sb.")
     assert "paragraf 52 zakoniku prace"[entity.start : entity.end] == entity.text
+
+
+@pytest.mark.parametrize("query", ["Bles0434/2020", "MUKK/6462/2025 vypoved", "zn. Bles-12a vypoved"])
+def test_letters_of_a_reference_number_are_never_mended(query):
+    lexicon = Lexicon.from_texts(TEXTS * 3 + ["les lesa lesem v lese, mukk"] * 20)
+    assert lexicon.changes("Bles a vypoved") != []  # as a word of its own, "Bles" would be mended
+    mended = {query[start:end] for start, end, _ in lexicon.changes(query)}
+    assert not mended & {"Bles", "MUKK", "a"}
+    assert ("vypoved" in mended) is query.endswith(" vypoved")  # a word beside it still is
