@@ -132,6 +132,27 @@ def headline(result: dict) -> dict:
     return out
 
 
+def components_above_default(figures: dict) -> dict[str, float]:
+    """The components whose MRR on a set is above the default's: the default must never rank worse than any of
+    them (issue-level rule), so a release says where it does."""
+    return {
+        variant: figures[variant][1]
+        for variant in SIDE_VARIANTS
+        if variant != "default" and figures.get(variant) and figures[variant][1] > figures["mrr"]
+    }
+
+
+def below_components(rows: list[tuple[QuestionSet, dict]]) -> list[str]:
+    """Markdown lines naming each set where a component's MRR is above the default's; one line when none is."""
+    lines = []
+    for question_set, figures in rows:
+        for variant, mrr in components_above_default(figures).items():
+            lines.append(
+                f"- **{question_set.label}: the default's MRR {figures['mrr']:.4f} is below {variant}'s {mrr:.4f}**"
+            )
+    return lines or ["- On every set the default's MRR is at or above each component's."]
+
+
 def side_by_side(rows: list[tuple[QuestionSet, dict]]) -> list[str]:
     """Markdown: one row a set, the default's recall@10 / MRR as written and typed, its components beside."""
     lines = [
@@ -210,6 +231,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "",
         *side_by_side(rows),
         "",
+        *below_components(rows),
+        "",
         *tables,
     ]
     out = args.out or report_path(RESULTS_DIR, today, blind)
@@ -227,6 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with args.log.open("a", encoding="utf-8") as log:
             log.write(json.dumps(entry, ensure_ascii=False) + "\n")
     print("\n".join(side_by_side(rows)))
+    print("\n".join(below_components(rows)))
     print(f"report: {out}", file=sys.stderr)
     return 0
 

@@ -75,3 +75,14 @@ def test_a_second_release_of_a_day_keeps_the_first_report(tmp_path):
     first.write_text("the morning's release")
     assert report_path(tmp_path, "2026-12-04", blind=True).name == "release_2026-12-04b.md"
     assert report_path(tmp_path, "2026-12-04", blind=False).name == "release_2026-12-04_without_blind.md"
+
+
+@pytest.mark.parametrize(
+    "bm25_mrr, named",
+    [(0.7914, ["bm25"]), (0.7896, []), (0.5, [])],  # the held-out set of the last three releases, then ties and less
+)
+def test_a_component_above_the_default_is_named_in_the_report(bm25_mrr, named):
+    figures = {"questions": 45, "recall@10": 0.878, "mrr": 0.7896, "bm25": [0.889, bm25_mrr], "dense": [0.7, 0.62]}
+    assert list(release.components_above_default(figures)) == named
+    lines = release.below_components([(SETS[-1], figures)])
+    assert any("below bm25" in line for line in lines) is bool(named)
