@@ -16,7 +16,7 @@ from tests.support.index import ns_decisions
 DOC = "test/revert"
 
 
-def _record(conn, store: RawStore, text: str) -> crawlstate.FetchRecord:
+def _record(conn, store: RawStore, text: str, doc_type: str | None = None) -> crawlstate.FetchRecord:
     data = text.encode("utf-8")
     blob = store.put(data)
     return crawlstate.record_document(
@@ -28,6 +28,7 @@ def _record(conn, store: RawStore, text: str) -> crawlstate.FetchRecord:
         sha256=blob.sha256,
         byte_size=len(data),
         content_type="text/plain",
+        doc_type=doc_type,
     )
 
 
@@ -79,37 +80,21 @@ def test_bytes_of_an_earlier_version_make_it_current_and_chunked_again(fresh_db,
         assert outcomes == ["stored", "stored", "stored", "unchanged"]
 
 
-def _record_as(conn, store: RawStore, text: str, doc_type: str) -> crawlstate.FetchRecord:
-    data = text.encode("utf-8")
-    blob = store.put(data)
-    return crawlstate.record_document(
-        conn,
-        run_id=None,
-        source="test",
-        doc_id=DOC,
-        url="https://example.invalid/d",
-        sha256=blob.sha256,
-        byte_size=len(data),
-        content_type="text/plain",
-        doc_type=doc_type,
-    )
-
-
 def test_a_citation_record_fetched_again_unchanged_is_not_marked_changed(fresh_db, tmp_path):
     """The listing calls every court page a decision; the extraction found this one a citation record. Fetching the
     same bytes again must leave it a record and its change mark alone (it was re-indexed every night)."""
     first, second = (d["full_text"] for d in ns_decisions()[:2])
     store = RawStore(tmp_path / "raw")
     with psycopg.connect(fresh_db, autocommit=True) as conn:
-        _record_as(conn, store, first, "decision")
+        _record(conn, store, first, "decision")
         conn.execute("UPDATE documents SET doc_type = %s WHERE doc_id = %s", (CITATION_RECORD, DOC))
         kind_and_mark = "SELECT doc_type, changed_txid FROM documents WHERE doc_id = %s"
         before = conn.execute(kind_and_mark, (DOC,)).fetchone()
 
-        again = _record_as(conn, store, first, "decision")
+        again = _record(conn, store, first, "decision")
         assert again.outcome == "unchanged"
         assert conn.execute(kind_and_mark, (DOC,)).fetchone() == before
 
-        changed = _record_as(conn, store, second, "decision")
+        changed = _record(conn, store, second, "decision")
         assert changed.outcome == "stored"  # new bytes are judged anew: the listing's kind until extraction says
         assert conn.execute(kind_and_mark, (DOC,)).fetchone()[0] == "decision"
