@@ -35,6 +35,8 @@ class ListingWindowPipeline:
         if self.crawler.stats.get_value("mendel/listing_failed", 0):
             return
         date_from, date_to, read_on = read
+        if date_to:  # a closed window (a backfill) never moves the coverage: no connection needed
+            return
         settings = self.crawler.settings
         try:
             with psycopg.connect(settings.get("MENDEL_DATABASE_URL"), autocommit=True) as conn:
