@@ -97,6 +97,7 @@ _PENDING_OF_DOCUMENTS = (
     " nullif(coalesce(top.summary, ''), ''), nullif(c.text, '')), 'UTF8')), 'hex')"
     " OR c.doc_id IN (SELECT p.doc_id FROM provisions p))"
 )
+_PROVISION_DOCUMENTS = "SELECT DISTINCT doc_id FROM provisions"
 MARK_CONSUMER = "lexemes"
 
 
@@ -115,7 +116,7 @@ def fill_lexemes(conn: psycopg.Connection, batch_size: int = 5000) -> dict:
     if since is None:
         documents = [d for (d,) in conn.execute(_PENDING_DOCUMENTS)]
     else:
-        marked = change_marks.marked_since(conn, since)  # an act's heading paths changed mark it (0040)
+        marked = change_marks.marked_since(conn, since) | {d for (d,) in conn.execute(_PROVISION_DOCUMENTS)}
         documents = [d for (d,) in conn.execute(_PENDING_OF_DOCUMENTS, (sorted(marked),))] if marked else []
     records = load_layer(conn, PASSAGE_LAYER, documents) if documents else []
     stored = dict(
