@@ -1,7 +1,8 @@
 -- An act's version fields and heading paths (what its chunks carry in the indexes: mendel.passages.act_passages.
 -- ActChunkVersions, mendel.index.corpus.heading_paths) come from act_versions, provisions and act_passages, which no
 -- mark followed: every index step read every act again each night. A write to those tables now marks the act's
--- document as 0037 marks a document for its chunks (documents.changed_txid), so the steps read only the marked acts.
+-- document as 0037 marks a document for its chunks (documents.changed_txid), so BM25's digests and the embed stage
+-- read only the marked acts.
 -- An insert or delete marks statement by statement (a new version's provisions are thousands of rows); an update
 -- only where a value changed (e-Sbírka confirming a version unchanged writes its page ETags and checked_at, and the
 -- passages stage rewrites its rows as they were, every night). Each document is written once per transaction.
