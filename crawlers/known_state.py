@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 
 @dataclass
@@ -26,6 +26,8 @@ class KnownState:
     feed_position: str | None = None
     # a day-by-day source's closed publication days (crawlers.extensions.known_days)
     closed_days: set[str] = field(default_factory=set)
+    # an incremental search-by-date crawl's coverage (crawlers.extensions.known_listing_window)
+    listing_covered_to: date | None = None
 
     def held_back(self, url: str) -> bool:
         """A URL gone on its last tries whose backoff has not ended: logged without a request."""

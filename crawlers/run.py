@@ -117,6 +117,9 @@ def crawl_counts(conn: psycopg.Connection, crawler, run_id: str, duration_s: flo
             counts[key.split("/", 1)[1].replace("/", "_")] = int(value)
     if "playwright/page_count" in stats:  # pages Chromium rendered
         counts["playwright_pages"] = int(stats["playwright/page_count"])
+    for key in ("listing_from", "listing_covered_to"):  # an incremental search's start, and its coverage moved on
+        if f"mendel/{key}" in stats:
+            counts[key] = str(stats[f"mendel/{key}"])
     for key in ("days_closed", "days_read_open", "days_skipped_closed"):  # a day-by-day source's publication days
         if f"mendel/{key}" in stats:
             counts[key] = int(stats[f"mendel/{key}"])

@@ -102,6 +102,14 @@ ESBIRKA_ITEM_PIPELINES = {**ITEM_PIPELINES, "crawlers.pipelines.act_versions.Act
 DAYS_EXTENSIONS = {**EXTENSIONS, "crawlers.extensions.known_days.KnownDaysExtension": 20}
 DAYS_ITEM_PIPELINES = {**ITEM_PIPELINES, "crawlers.pipelines.open_data_days.OpenDataDaysPipeline": 500}
 
+# A search-by-date crawl read incrementally (NsoudSpider.custom_settings): how far its listing is read in full, and
+# a complete read recorded (mendel.crawl.listing_windows).
+LISTING_WINDOW_EXTENSIONS = {
+    **EXTENSIONS,
+    "crawlers.extensions.known_listing_window.KnownListingWindowExtension": 20,
+}
+LISTING_WINDOW_ITEM_PIPELINES = {**ITEM_PIPELINES, "crawlers.pipelines.listing_window.ListingWindowPipeline": 500}
+
 # The board crawl (BoardsSpider.custom_settings): the stored notices and deferred attachments known when it opens,
 # a budget per host, the content check, raw store and record on worker threads, notice links and deferred
 # attachments written off the reactor thread, and Chromium for JavaScript boards only.

@@ -101,6 +101,9 @@ class MendelSpider(scrapy.Spider):
         }
         if isinstance(source.window, DateWindow):
             arguments["date_from"], arguments["date_to"] = settings.window(cls.source)
+            if source.window.incremental and "incremental" in taken:
+                # A window set for this run (a backfill, a re-crawl by hand) is read as set.
+                arguments["incremental"] = not settings.source_env.get(source.window.from_env, "").strip()
         if "base_url" in taken:
             arguments["base_url"] = settings.base_url(next(iter(source.hosts)))
         if "rebase" in taken:

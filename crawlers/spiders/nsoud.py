@@ -7,6 +7,9 @@ links), further pages behind a "Další" link. Each decision page (``WebSearch/{
 document: its HTML carries the header (``td.left-part`` / ``td.right-part``: court, file number, dates, type,
 keywords, the provisions it names, category; the site's labels or the Sbírka's) and the full text; ``doc_id`` is
 the ECLI where the page gives one, else ``nsoud:{UNID}`` — an ECLI is never built from the file number.
+
+A night without a window of its own searches from the last complete search minus the production look-back
+(mendel.crawl.listing_windows): the whole window only on a first night or with ``MENDEL_NSOUD_WHOLE``.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ import re
 from datetime import date
 from urllib.parse import quote
 
-import scrapy
-
+from crawlers import settings as project
 from crawlers.items import FetchedDocument
 from crawlers.spiders.base import MendelSpider, media_type, response_header
+from mendel.core.sources import SOURCES
+from mendel.crawl.listing_windows import incremental_start
 from mendel.czech.dates import find_numeric_date, format_numeric_date, iso
 from mendel.extract.court_pages import keyword_values, listed_values
 
@@ -85,22 +89,51 @@ def decision_metadata(response) -> dict[str, str]:
     return meta
 
 
+SEARCH_LISTING = "nsoud:search"  # the search's result pages: one failed, the read is incomplete
+OVERLAP_DAYS = SOURCES["nsoud"].window.production_lookback_days
+
+
+def _flag(value) -> bool:
+    return str(value).strip().lower() not in ("0", "false", "no", "")
+
+
 class NsoudSpider(MendelSpider):
     name = "nsoud"
     source = "nsoud"
+    custom_settings = {
+        "EXTENSIONS": project.LISTING_WINDOW_EXTENSIONS,
+        "ITEM_PIPELINES": project.LISTING_WINDOW_ITEM_PIPELINES,
+    }
 
-    def __init__(self, base_url: str, date_from: str, date_to: str = "", page_size: int | str = 20, *args, **kwargs):
+    def __init__(
+        self,
+        base_url: str,
+        date_from: str,
+        date_to: str = "",
+        page_size: int | str = 20,
+        incremental: bool | str = False,
+        whole_listing: bool | str = False,
+        *args,
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
         self.base_url = base_url.rstrip("/")
-        self.query = search_query(date_from, date_to)
+        self.date_from, self.date_to = date_from, date_to
+        # No window set for the run: search from the last complete search minus the look-back (listing_windows).
+        self.incremental = _flag(incremental) and not _flag(whole_listing) and not date_to
         self.page_size = int(page_size)
         self.seen: set[str] = set()
+        self.listing_window_read: tuple[str, str, date] | None = None  # what the search asked for, once started
 
     async def start(self):
-        yield scrapy.Request(
-            search_url(self.base_url, self.query, 1, self.page_size),
-            callback=self.parse_results,
-            errback=self.on_listing_error,
+        date_from = self.date_from
+        if self.incremental:
+            date_from = incremental_start(self.date_from, self.known.listing_covered_to, OVERLAP_DAYS)
+        self.listing_window_read = (date_from, self.date_to, date.today())
+        self.crawler.stats.set_value("mendel/listing_from", date_from)
+        self.query = search_query(date_from, self.date_to)
+        yield self.listing_request(
+            search_url(self.base_url, self.query, 1, self.page_size), self.parse_results, listing=SEARCH_LISTING
         )
 
     def parse_results(self, response):
@@ -116,9 +149,7 @@ class NsoudSpider(MendelSpider):
             yield self.document_request(url, self.parse_decision, cb_kwargs={"listing": cells})
         next_href = response.xpath("//a[normalize-space(.)='Další']/@href").get()
         if next_href:
-            yield scrapy.Request(
-                response.urljoin(next_href), callback=self.parse_results, errback=self.on_listing_error
-            )
+            yield self.listing_request(response.urljoin(next_href), self.parse_results, listing=SEARCH_LISTING)
 
     def parse_decision(self, response, listing: list[str]):
         if not_ok := self.not_ok(response):

@@ -239,10 +239,12 @@ BUILD_NAME = "citations"
 
 
 # Tables other stages write every night, or in columns the build does not read (a crawl's last_seen of each document
-# seen again; the chunk stages' lexemes, vectors and marks): told by the values the build reads instead of their row
-# versions, so that a night with nothing new keeps the build.
+# seen again; the index steps' change mark, which the chunk stages' writes move; the chunk stages' lexemes, vectors
+# and marks; e-Sbírka confirming an act version unchanged: its page ETags and checked_at): told by the values the
+# build reads instead of their row versions, so that a night with nothing new keeps the build.
 ROW_VALUES = {
-    "documents": "to_jsonb(t) - 'last_seen'",
+    "documents": "to_jsonb(t) - 'last_seen' - 'changed_txid'",
+    "act_versions": "to_jsonb(t) - 'page_etags' - 'checked_at'",
     "document_versions": "row(t.version_id, t.doc_id)",
     "chunks": "row(t.chunk_id, t.doc_id, t.version_id, t.seq, t.layer, t.page_start, t.text)",
 }

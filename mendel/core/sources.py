@@ -51,6 +51,9 @@ class DateWindow:
     production_lookback_days: int  # production starts this many days before today
     doc: str = ""
     demo_to: str = ""  # the demo profile's end, where the bundled sample ends ("" = open-ended)
+    # True: a run without a window of its own starts at the last complete read minus production_lookback_days
+    # (mendel.crawl.listing_windows); the window above only on a first night or when the whole listing is asked for.
+    incremental: bool = False
     backfill_settings: Mapping[str, str] = field(default_factory=dict)  # more settings of every backfill window
 
     def resolve(self, environ: Mapping[str, str], profile: str, today: Optional[date] = None) -> tuple[str, str]:
@@ -213,12 +216,23 @@ SOURCES: dict[str, Source] = {
             spider="crawlers.spiders.nsoud.NsoudSpider",
             mirror_sites=("mirror.courts.NsoudSite",),
             hosts={"nsoud": "https://rozhodnuti.nsoud.cz"},
-            options=(Option("page_size", "MENDEL_NSOUD_PAGE_SIZE", "20", "int", "results per search page (Count=)"),),
+            options=(
+                Option("page_size", "MENDEL_NSOUD_PAGE_SIZE", "20", "int", "results per search page (Count=)"),
+                Option(
+                    "whole_listing",
+                    "MENDEL_NSOUD_WHOLE",
+                    "0",
+                    "flag",
+                    "search the whole window (from MENDEL_NSOUD_FROM or the profile's start), not from the last "
+                    "complete search minus the look-back",
+                ),
+            ),
             window=DateWindow(
                 "MENDEL_NSOUD_FROM",
                 "MENDEL_NSOUD_TO",
                 demo_from="1993-01-01",
                 production_lookback_days=14,
+                incremental=True,
                 doc="publication dates (datum_predani_na_web), or decision dates where the site gives no web date",
             ),
             backfill=Backfill("1993-01-01", "month"),

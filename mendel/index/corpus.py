@@ -390,18 +390,21 @@ def layer_digests(conn: psycopg.Connection, layer: int = 3) -> dict[str, str]:
 
 
 def layer_digests_of(conn: psycopg.Connection, layer: int = 3, doc_ids=None) -> tuple[dict[str, str], set[str]]:
-    """:func:`layer_digests` of ``doc_ids`` (every document when None) and of every act, whose version fields come
-    from tables no change mark follows (mendel.index.change_marks); with the documents examined."""
+    """:func:`layer_digests` of ``doc_ids`` (every document when None), with the documents examined. An act's version
+    fields and heading paths come from its act tables, whose writes mark its document (migration 0040): an act is
+    examined when it is among ``doc_ids``."""
     if layer not in LAYERS:
         raise ValueError(f"layer must be one of {LAYERS}, not {layer!r}")
-    versions = ActChunkVersions(conn)
-    acts = sorted(set(versions.timelines) | set(versions.kinds))
     if doc_ids is None:
         digests = dict(conn.execute(_DIGEST_QUERY, (layer,)))
         examined = set(digests)
     else:
-        examined = set(doc_ids) | set(acts)
-        digests = dict(conn.execute(_DIGEST_QUERY_OF_DOCUMENTS, (layer, sorted(examined))))
+        examined = set(doc_ids)
+        digests = dict(conn.execute(_DIGEST_QUERY_OF_DOCUMENTS, (layer, sorted(examined)))) if examined else {}
+        if not digests:
+            return digests, examined
+    versions = ActChunkVersions(conn)
+    acts = sorted((set(versions.timelines) | set(versions.kinds)) & set(digests))
     fields: dict[str, list] = {}
     for doc_id, chunk_id in conn.execute(
         "SELECT c.doc_id, c.chunk_id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"

@@ -15,6 +15,7 @@ import psycopg
 
 from mendel.core import stage_versions
 from mendel.czech.analyzer import analyze
+from mendel.index import change_marks
 from mendel.index.corpus import load_layer
 from mendel.index.fulltext import MAX_LEXEME_CHARS, lexemes_hash, update_through_copy
 
@@ -33,6 +34,8 @@ _PENDING_DOCUMENTS = (
     " nullif(d.citation, ''), nullif(coalesce(d.title, ''), ''), nullif(c.section_path, '')), ''),"
     " nullif(coalesce(top.summary, ''), ''), nullif(c.text, '')), 'UTF8')), 'hex'))"
 )
+_PENDING_OF_DOCUMENTS = _PENDING_DOCUMENTS + " AND c.doc_id = ANY(%(documents)s)"
+MARK_CONSUMER = "layer_terms"
 _STORED = (
     "SELECT chunk_id, lexemes_hash FROM chunks WHERE layer = %s AND term_names IS NOT NULL"
     " AND lexemes_version IS NOT DISTINCT FROM %s AND doc_id = ANY(%s)"
@@ -51,9 +54,21 @@ def fill_layer_terms(conn: psycopg.Connection, batch_size: int = 2000) -> dict:
     returns counts for the run's metadata."""
     started = time.monotonic()
     version = stage_versions.version("analyser")
-    written = 0
+    written = read = 0
+    # Only the documents marked changed since the last fill (mendel.index.change_marks: every column the contextual
+    # text is made of marks its document) are looked at; every document on a first fill or another analyser's.
+    mark = change_marks.newest_mark(conn)
+    since = change_marks.consumed_mark(conn, MARK_CONSUMER, version)
+    marked = None if since is None else sorted(change_marks.marked_since(conn, since))
     for layer in UPPER_LAYERS:
-        documents = [d for (d,) in conn.execute(_PENDING_DOCUMENTS, {"layer": layer, "version": version})]
+        if marked is None:
+            documents = [d for (d,) in conn.execute(_PENDING_DOCUMENTS, {"layer": layer, "version": version})]
+        elif marked:
+            query = _PENDING_OF_DOCUMENTS
+            documents = [d for (d,) in conn.execute(query, {"layer": layer, "version": version, "documents": marked})]
+        else:
+            documents = []
+        read += len(documents)
         if not documents:
             continue
         stored = dict(conn.execute(_STORED, (layer, version, documents)))
@@ -65,7 +80,13 @@ def fill_layer_terms(conn: psycopg.Connection, batch_size: int = 2000) -> dict:
             rows = [(cid, *chunk_terms(text), h) for cid, h, text in pending[start : start + batch_size]]
             write_terms(conn, rows, version)
         written += len(pending)
-    return {"layer_terms_written": written, "layer_terms_seconds": round(time.monotonic() - started, 2)}
+    change_marks.consume_mark(conn, MARK_CONSUMER, mark, version)
+    return {
+        "layer_terms_written": written,
+        "layer_terms_documents_read": read,
+        "layer_terms_digested": "all" if marked is None else "marked",
+        "layer_terms_seconds": round(time.monotonic() - started, 2),
+    }
 
 
 def write_terms(conn: psycopg.Connection, rows: list[tuple[str, list[str], list[int], str]], version: str) -> None:

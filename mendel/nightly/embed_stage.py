@@ -3,8 +3,8 @@ cache), then section and document vectors as centroids of their passages.
 
 A night with no document marked changed since the stage last ran (mendel.index.change_marks), on the same basis
 (:func:`embed_basis`: the embedder, the code that makes a dense text, and what of a dense text no mark follows),
-reads only the acts with a provision tree (their heading paths come from tables no mark follows) and their
-listings' documents; any other night reads every passage, as before marks.
+reads no passage (an act's heading paths, from its act tables, mark it when they change: migration 0040); any other
+night reads every passage, as before marks.
 """
 
 from __future__ import annotations
@@ -123,11 +123,6 @@ _UNMARKED_INPUTS = (
     "SELECT md5(coalesce(string_agg(doc_id, chr(30) ORDER BY doc_id), ''))"
     " FROM (SELECT DISTINCT doc_id FROM provisions) acts",
 )
-# The acts with a provision tree and every document of their listings (a listing's boilerplate needs them all)
-_ACTS_AND_THEIR_LISTINGS = (
-    "SELECT doc_id FROM provisions UNION SELECT d.doc_id FROM documents d WHERE d.listing IN"
-    " (SELECT a.listing FROM documents a WHERE a.listing IS NOT NULL AND a.doc_id IN (SELECT doc_id FROM provisions))"
-)
 
 
 def embed_basis(conn: psycopg.Connection, embedder_name: str) -> str:
@@ -139,12 +134,12 @@ def embed_basis(conn: psycopg.Connection, embedder_name: str) -> str:
 
 def documents_to_read(conn: psycopg.Connection, embedder_name: str, reprocessed: int) -> tuple[list[str] | None, str]:
     """The documents whose passages this night reads (None: every one) and the basis to consume the mark with:
-    the acts and their listings when nothing was marked since the mark consumed on this basis, else all."""
+    none when nothing was marked since the mark consumed on this basis, else all."""
     basis = embed_basis(conn, embedder_name)
     since = None if reprocessed else change_marks.consumed_mark(conn, MARK_CONSUMER, basis)
     if since is None or change_marks.marked_since(conn, since):
         return None, basis
-    return sorted({d for (d,) in conn.execute(_ACTS_AND_THEIR_LISTINGS)}), basis
+    return [], basis
 
 
 def embed_pending(conn: psycopg.Connection, embedder: Embedder) -> dict:
@@ -177,7 +172,7 @@ def embed_pending(conn: psycopg.Connection, embedder: Embedder) -> dict:
         upper = _embed_upper_layers(conn, doc_ids=documents)
     change_marks.consume_mark(conn, MARK_CONSUMER, mark, basis)
     return {
-        "read": "all" if documents is None else "acts",  # every passage, or the acts' (nothing marked changed)
+        "read": "all" if documents is None else "none",  # every passage, or none (nothing marked changed)
         "documents_read": len({r.doc_id for r in records}),
         "chunks": len(pending),
         "embedded": newly,

@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 import sys
-from datetime import date
+from datetime import date, timedelta
 from urllib.parse import urlsplit
 
 import psycopg
@@ -147,6 +147,53 @@ def test_nsoud_crawls_every_decision_then_only_304s(crawl):
 
     again = crawl("nsoud", "ns-2", **window)
     only(again, unchanged=len(expected))
+
+
+def listing_covered_to(database_url: str):
+    with psycopg.connect(database_url) as conn:
+        row = conn.execute("SELECT covered_to FROM listing_windows WHERE source = 'nsoud'").fetchone()
+    return row[0] if row else None
+
+
+@pytest.mark.e2e
+def test_nsoud_searches_from_the_last_complete_search_minus_the_look_back(crawl, monkeypatch):
+    """A night without a window of its own searches from the last complete search minus 14 days; a night whose
+    search failed on a result page does not move that on, and the next night finds what was published since."""
+    with psycopg.connect(crawl.database_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO listing_windows (source, covered_to) VALUES ('nsoud', '2026-06-10')")
+    page_2_fails = [{"kind": "status", "path": f"{nsoud.NSF}/$$WebSearch1", "query": "*&Start=3&*", "status": 503}]
+    with MirrorThread(SAMPLE_CORPUS, faults=page_2_fails) as failing:
+        proc = subprocess.run(
+            [sys.executable, "-m", "crawlers.run", "nsoud"],
+            env={
+                **os.environ,
+                "MENDEL_RUN_ID": "inc-failed",
+                "MENDEL_MIRROR_URL": failing.base_url,
+                "MENDEL_NSOUD_PAGE_SIZE": "2",
+                "MENDEL_RETRY_TIMES": "0",
+            },
+            capture_output=True,
+            text=True,
+            cwd=PROJECT_ROOT,
+            timeout=300,
+        )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    failed = ast.literal_eval(proc.stdout.strip().splitlines()[-1])
+    assert failed["listing_from"] == "2026-05-27" and failed["listing_failed"] == 1, failed
+    assert "listing_covered_to" not in failed and listing_covered_to(crawl.database_url) == date(2026, 6, 10)
+
+    published = ns_in_window("2026-05-27")  # the 2026-06-03 day among them
+    assert {e for e, r in ns_records().items() if r["publication_date"] == "2026-06-03"} < published
+    night = crawl("nsoud", "inc-1", MENDEL_NSOUD_PAGE_SIZE="2")
+    assert night["listing_from"] == "2026-05-27" and night["discovered"] == len(published)
+    assert set(documents(crawl.database_url, "nsoud")) == published
+    today = date.today()
+    assert night["listing_covered_to"] == today.isoformat() and listing_covered_to(crawl.database_url) == today
+
+    since = (today - timedelta(days=14)).isoformat()
+    following = crawl("nsoud", "inc-2", MENDEL_NSOUD_PAGE_SIZE="2")
+    assert following["listing_from"] == since and following["discovered"] == len(ns_in_window(since))
+    assert following["discovered"] < len(published)
 
 
 @pytest.mark.e2e
@@ -426,6 +473,24 @@ def test_settings_for_the_new_sources(monkeypatch):
     assert custom.option("ruian", "obce") == ("554782", "564729") and custom.option("ruian", "changes") is False
 
 
+def test_nsoud_searches_incrementally_unless_its_window_or_the_whole_listing_is_asked_for(monkeypatch):
+    for name in source_envs():
+        monkeypatch.delenv(name, raising=False)
+
+    def spider(**env):
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        arguments = nsoud.NsoudSpider.arguments(Settings(profile="demo", mirror_url="http://127.0.0.1:8765/"))
+        return nsoud.NsoudSpider(**arguments)
+
+    assert spider().incremental is True
+    assert spider(MENDEL_NSOUD_WHOLE="1").incremental is False
+    monkeypatch.delenv("MENDEL_NSOUD_WHOLE")
+    assert spider(MENDEL_NSOUD_FROM="2026-01-01").incremental is False  # a window set by hand or a backfill
+    monkeypatch.delenv("MENDEL_NSOUD_FROM")
+    assert spider(MENDEL_NSOUD_TO="2026-01-31").incremental is False  # a closed window is read as set
+
+
 def test_every_spider_is_wired_into_run(monkeypatch):
     from crawlers import run
 
@@ -439,6 +504,8 @@ def test_every_spider_is_wired_into_run(monkeypatch):
         "date_from": "1993-01-01",
         "date_to": "",
         "page_size": 20,
+        "whole_listing": False,
+        "incremental": True,
     }
     assert run.spider_arguments("ruian") == {
         "base_url": "http://127.0.0.1:8765",

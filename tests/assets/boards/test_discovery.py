@@ -10,7 +10,7 @@ import psycopg
 import pytest
 from dagster import DagsterInstance, Definitions, define_asset_job
 
-from assets.boards import register_read
+from assets.boards import discovery, register_read
 from assets.boards.assets import board_registry
 from assets.boards.attachments import attachment_health
 from assets.boards.discovery import DEMO_SITES_PATH, board_discovery, discover_boards
@@ -40,6 +40,10 @@ def test_the_demo_sites_list_names_the_national_lists_rows():
     assert len(DEMO_SITES) == len(EXPECTED)
 
 
+def not_started(*args, **kwargs):
+    raise AssertionError("the board finder was started with no site due")
+
+
 def test_found_boards_enter_the_register_and_a_changed_layout_is_quarantined(tmp_path, fresh_db, monkeypatch):
     monkeypatch.setenv("MENDEL_BOARD_DOWNLOAD_DELAY", "0")
     monkeypatch.setenv(SNAPSHOT_ENV, "1")  # the first snapshot: Turnov's board in its Public4u layout
@@ -57,6 +61,7 @@ def test_found_boards_enter_the_register_and_a_changed_layout_is_quarantined(tmp
             found = candidates.confirmed_boards(conn)
         assert {key: row[:2] for key, row in rows.items()} == EXPECTED
         assert first["sites_searched_now"] == 6 and first["now_confirmed"] == 4 and first["now_no_rule_set"] == 2
+        assert first["finder"] == "searched 6 sites due"
         assert rows["obec:554821"][2] == "no rule set for its CMS Plone (plone)"
         assert all(rows[k][3] > 0 for k, (outcome, _) in EXPECTED.items() if outcome == "confirmed")
         assert [r[1] for r in quarantined] == ["board finder: no_rule_set"] * 2
@@ -78,9 +83,11 @@ def test_found_boards_enter_the_register_and_a_changed_layout_is_quarantined(tmp
 
         # The next night the mirror serves the next snapshot: Turnov's board has been redesigned.
         monkeypatch.setenv(SNAPSHOT_ENV, "2")
+        # Confirmed ones stay, the others wait out their retry days: no site is due, the finder is not started.
+        monkeypatch.setattr(discovery, "run_finder", not_started)
         with psycopg.connect(fresh_db, autocommit=True) as conn:
             second = discover_boards(settings, conn, "night-2")
-        assert second["sites_searched_now"] == 0  # confirmed ones stay, the others wait out their retry days
+        assert second["sites_searched_now"] == 0 and second["finder"] == "not started: no site due"
         night2 = run("boards", "crawl-2", MENDEL_BOARDS_FILE=str(boards_file))
     assert night2["listing_failed"] == 1 and night2["withdrawn"] == 0
     (layout,) = [row for row in logged(fresh_db, "crawl-2") if row[0].startswith("http://turnov.mirror.test")]

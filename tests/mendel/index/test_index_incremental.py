@@ -374,8 +374,8 @@ def test_the_change_mark_picks_exactly_the_changed_documents(indexed):
     since = json.loads(change_marks.mark_path(passages).read_text())["mark"]
     quiet = run_index(conn, home, embedder)
     assert change_marks.marked_since(conn, since) == set()
-    # an unchanged night digests no document but the acts (their version fields are not marked) and no vectors
-    assert quiet["bm25"]["documents_digested"] <= len(acts) and quiet["faiss"]["documents_digested"] == 0
+    # an unchanged night digests no document, not even the act (its act tables' writes mark it: 0040), no vectors
+    assert acts and quiet["bm25"]["documents_digested"] == 0 and quiet["faiss"]["documents_digested"] == 0
     assert quiet["bm25"]["rebuilt"] == quiet["faiss"]["rebuilt"] == "none"
 
     changed = indexed["sources"]["decisions"][1]
@@ -383,7 +383,7 @@ def test_the_change_mark_picks_exactly_the_changed_documents(indexed):
     conn.execute("UPDATE chunks SET ner_done_at = now()")  # a column no index digests marks nothing
     stats = run_index(conn, home, embedder)
     assert change_marks.marked_since(conn, since) == {changed["ecli"]}
-    assert stats["faiss"]["documents_digested"] == 1 and stats["bm25"]["documents_digested"] <= 1 + len(acts)
+    assert stats["faiss"]["documents_digested"] == 1 and stats["bm25"]["documents_digested"] == 1
     assert stats["bm25"]["rebuilt"] == stats["faiss"]["rebuilt"] == "L3,L2,L1"
     # what the marks let the night skip is what digesting every document finds unchanged
     for layer in (1, 2, 3):
@@ -395,16 +395,15 @@ def test_the_change_mark_picks_exactly_the_changed_documents(indexed):
         assert {d: digest for d, (_, digest, _, _) in held.items()} == every
 
 
-def test_an_unchanged_night_embeds_reading_only_the_acts_and_a_listing_change_reads_all(indexed):
+def test_an_unchanged_night_embeds_reading_nothing_and_a_listing_change_reads_all(indexed):
     conn, home, embedder = indexed["conn"], indexed["home"], indexed["embedder"]
     assert indexed["first"]["embed"]["read"] == "all"
     # the first night's own vector writes are marks: the next night still reads every passage
     assert run_index(conn, home, embedder)["embed"]["read"] == "all"
     calls = len(embedder.embedded)
     quiet = run_index(conn, home, embedder)["embed"]
-    # only the acts with a provision tree are read (their heading paths are not marked): none here
-    acts = conn.execute("SELECT count(DISTINCT doc_id) FROM provisions").fetchone()[0]
-    assert quiet["read"] == "acts" and quiet["documents_read"] == acts == 0
+    # no passage is read: an act's heading paths mark it when they change (0040)
+    assert quiet["read"] == "none" and quiet["documents_read"] == 0
     assert quiet["chunks"] == quiet["sections"] == quiet["documents"] == 0 and len(embedder.embedded) == calls
     # a document's listing is not marked, yet its listing's boilerplate is part of its dense text
     decision = indexed["sources"]["decisions"][0]["ecli"]
@@ -412,7 +411,7 @@ def test_an_unchanged_night_embeds_reading_only_the_acts_and_a_listing_change_re
     assert change_marks.marked_since(conn, change_marks.newest_mark(conn) - 1) == set()
     assert run_index(conn, home, embedder)["embed"]["read"] == "all"
     # and a changed passage is read with every other one, as before marks
-    assert run_index(conn, home, embedder)["embed"]["read"] == "acts"
+    assert run_index(conn, home, embedder)["embed"]["read"] == "none"
     changed = indexed["sources"]["decisions"][1]
     add_document(conn, changed["ecli"], [changed["full_text"][:1200]], title=changed["title"])
     again = run_index(conn, home, embedder)["embed"]

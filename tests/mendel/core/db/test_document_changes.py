@@ -142,3 +142,53 @@ def test_one_row_statements_after_a_bulk_one_probe_the_documents_key(fresh_db):
             conn.execute("DELETE FROM chunks WHERE chunk_id = 'd1c'")
             assert conn.execute(scans).fetchone()[0] == before
         assert marked_since(conn, mark) == {"d1", "d2"}
+
+
+ACT_VERSION = (
+    "INSERT INTO act_versions (doc_id, version, stale_url, citation, fragment_count, reference_count, sha256)"
+    " VALUES (%s, %s, '/sb/2025/1', '1/2025 Sb.', 1, 0, %s)"
+)
+PROVISION = (
+    "INSERT INTO provisions (doc_id, version, provision_id, path, kind, seq, last_seq, depth, heading, text,"
+    " wording_sha) VALUES (%s, '2025-01-01', %s, %s, 'Paragraf', %s, %s, 1, %s, 'znění', 'w')"
+)
+
+
+@pytest.fixture
+def act(marked):
+    """d1 an act: a version with two provisions and a passage (migration 0040), and the mark after them."""
+    conn, _ = marked
+    conn.execute(ACT_VERSION, ("d1", "2025-01-01", "s1"))
+    conn.execute(PROVISION, ("d1", "par_1", "par_1", 1, 1, "Předmět"))
+    conn.execute(PROVISION, ("d1", "par_2", "par_2", 2, 2, "Pojmy"))
+    conn.execute(
+        "INSERT INTO act_passages (chunk_id, doc_id, provision_id, wording_sha, versions, page_located)"
+        " VALUES ('d1c', 'd1', 'par_1', 'w', '{2025-01-01}', false)"
+    )
+    yield conn, conn.execute("SELECT txid_current()").fetchone()[0] + 1
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        # e-Sbírka confirming a version unchanged, the passages stage writing its rows as they were: no mark
+        ('UPDATE act_versions SET page_etags = \'{"p": "e"}\', checked_at = now()', set()),
+        ("UPDATE act_passages SET versions = versions, page_located = page_located", set()),
+        ("UPDATE provisions SET heading = heading", set()),
+        # what an act's chunks carry changed: its version's dates, a heading, a passage's versions, a new version
+        ("UPDATE act_versions SET effective_to = '2026-01-01'", {"d1"}),
+        ("UPDATE provisions SET heading = 'Předmět úpravy' WHERE provision_id = 'par_1'", {"d1"}),
+        ("UPDATE act_passages SET versions = '{2025-01-01,2026-01-01}'", {"d1"}),
+        ("DELETE FROM provisions WHERE provision_id = 'par_2'", {"d1"}),
+        (
+            "INSERT INTO act_versions (doc_id, version, stale_url, citation, fragment_count, reference_count, sha256)"
+            " VALUES ('d1', '2026-01-01', '/sb/2025/1', '1/2025 Sb.', 1, 0, 's2')",
+            {"d1"},
+        ),
+        ("DELETE FROM act_versions", {"d1"}),
+    ],
+)
+def test_a_write_to_an_acts_tables_marks_the_act_where_a_value_changed(act, change, expected):
+    conn, mark = act
+    conn.execute(change)
+    assert marked_since(conn, mark) == expected

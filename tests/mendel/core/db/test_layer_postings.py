@@ -108,6 +108,25 @@ def test_the_fill_writes_the_live_upper_chunks_once(two_chunks):
         assert fill_layer_terms(conn)["layer_terms_written"] == 0
 
 
+def test_a_fill_reads_only_the_documents_marked_changed_since_the_last(two_chunks):
+    """After a first fill (every document), a fill looks only at the documents marked changed since
+    (mendel.index.change_marks): a title changed is analysed again, an unchanged night reads nothing."""
+    with psycopg.connect(two_chunks, autocommit=True) as conn:
+        conn.execute(
+            "UPDATE documents SET current_version_id = v.version_id FROM document_versions v"
+            " WHERE v.doc_id = documents.doc_id"
+        )
+        first = fill_layer_terms(conn)
+        assert first["layer_terms_digested"] == "all" and first["layer_terms_written"] == 2
+        quiet = fill_layer_terms(conn)
+        assert (quiet["layer_terms_digested"], quiet["layer_terms_documents_read"]) == ("marked", 0)
+        conn.execute("UPDATE documents SET title = 'Zákon o bydlení' WHERE doc_id = 'd2'")
+        changed = fill_layer_terms(conn)
+        assert (changed["layer_terms_documents_read"], changed["layer_terms_written"]) == (1, 1)
+        (names,) = conn.execute("SELECT term_names FROM chunks WHERE chunk_id = 'a1'").fetchone()
+        assert set(analyze("Zákon o bydlení")) <= set(names)
+
+
 TUNED = {
     "autovacuum_vacuum_scale_factor": 0.02,
     "autovacuum_vacuum_insert_scale_factor": 0.02,
