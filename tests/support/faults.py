@@ -50,6 +50,7 @@ FAST = {
     "MENDEL_RETRY_BACKOFF": "0.05",
     "MENDEL_RETRY_BACKOFF_MAX": "0.5",
     "MENDEL_DOWNLOAD_MAXSIZE": str(MAXSIZE),
+    "MENDEL_BOARD_DOWNLOAD_DELAY": "0",  # a board host's pacing is test_boards_politeness's business, not the faults'
 }
 CLEARED = (
     "MENDEL_NSOUD_FROM",
