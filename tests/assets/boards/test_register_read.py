@@ -64,7 +64,9 @@ def test_the_register_crawl_reads_every_board_the_mirror_serves_page_by_page(mir
 
 
 @pytest.mark.slow  # a crawl subprocess retrying a closed port
-def test_a_catalogue_that_does_not_answer_is_an_error_not_half_a_register(mirror, tmp_path):
+def test_a_catalogue_that_does_not_answer_is_an_error_not_half_a_register(mirror, tmp_path, monkeypatch):
+    monkeypatch.setenv("MENDEL_RETRY_BACKOFF", "0.05")  # the retries still happen, without production's waits
+    monkeypatch.setenv("MENDEL_RETRY_BACKOFF_MAX", "0.2")
     unreachable = Settings(profile="demo", mirror_url="http://127.0.0.1:9", home=tmp_path)
     with pytest.raises(RegistryError, match="NKOD query failed"):
         read_register(unreachable)
