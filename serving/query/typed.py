@@ -30,6 +30,8 @@ from mendel.czech.folding import fold
 from mendel.czech.wordforms import WordForms
 
 WORD_RE = re.compile(r"[^\W\d_]+")
+# A token holding a digit is a reference number ("Bles0434/2020", "MUKK/6462/2025"): its letters are not a word.
+CODE_TOKEN_RE = re.compile(r"\S*\d\S*")
 # A spelling with diacritics replaces the plain one only when the collection writes it this many times as often.
 RESTORE_RATIO = 4.0
 MIN_FORM_COUNT = 2  # forms written once are mostly OCR noise and hyphenation; they are not kept
@@ -132,28 +134,17 @@ class Lexicon:
 
     def changes(self, text: str, skip: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int, str]]:
         """(start, end, replacement) for each word of ``text`` typed otherwise than the collection writes it,
-        words overlapping a ``skip`` span left alone."""
-        taken = list(skip)
+        words overlapping a ``skip`` span or a token holding a digit left alone."""
+        taken = [*skip, *(m.span() for m in CODE_TOKEN_RE.finditer(text))]
         out = []
         for m in WORD_RE.finditer(text):
             if any(s < m.end() and m.start() < e for s, e in taken):
                 continue
-            if _in_code(text, m.start(), m.end()):
-                continue  # letters of a reference number ("Bles0434/2020", "MUKK/6462/2025") are not a word
             word = m.group(0)
             replacement = self.restored(word) or self.corrected(word)
             if replacement and replacement != word:
                 out.append((m.start(), m.end(), replacement))
         return out
-
-
-def _in_code(text: str, start: int, end: int) -> bool:
-    """The letters at ``start:end`` belong to a token (up to white space) that holds a digit."""
-    while start > 0 and not text[start - 1].isspace():
-        start -= 1
-    while end < len(text) and not text[end].isspace():
-        end += 1
-    return any(c.isdigit() for c in text[start:end])
 
 
 def _one_edit(word: str) -> set[str]:
