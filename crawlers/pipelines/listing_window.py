@@ -7,26 +7,15 @@ from __future__ import annotations
 import logging
 
 import psycopg
-from scrapy import signals
 
+from crawlers.pipelines.on_close import RecordedOnClose
 from mendel.crawl import listing_windows
 from mendel.crawl.outage import is_outage
 
 logger = logging.getLogger(__name__)
 
 
-class ListingWindowPipeline:
-    def __init__(self, crawler):
-        self.crawler = crawler
-        crawler.signals.connect(self.record, signal=signals.spider_closed)
-
-    @classmethod
-    def from_crawler(cls, crawler):
-        return cls(crawler)
-
-    def process_item(self, item, spider=None):
-        return item
-
+class ListingWindowPipeline(RecordedOnClose):
     def record(self, spider=None, reason: str = "finished") -> None:
         spider = spider or self.crawler.spider
         read = getattr(spider, "listing_window_read", None)  # (date_from, date_to, read_on) once the search began

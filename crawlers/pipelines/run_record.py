@@ -9,27 +9,16 @@ from __future__ import annotations
 import logging
 
 import psycopg
-from scrapy import signals
 
 from crawlers.database_outage import crawl_outage
+from crawlers.pipelines.on_close import RecordedOnClose
 from mendel.crawl import crawlstate
 from mendel.crawl.outage import is_outage
 
 logger = logging.getLogger(__name__)
 
 
-class RunRecordPipeline:
-    def __init__(self, crawler):
-        self.crawler = crawler
-        crawler.signals.connect(self.record, signal=signals.spider_closed)
-
-    @classmethod
-    def from_crawler(cls, crawler):
-        return cls(crawler)
-
-    def process_item(self, item, spider=None):
-        return item
-
+class RunRecordPipeline(RecordedOnClose):
     def record(self, spider=None, reason: str = "finished") -> None:
         spider = spider or self.crawler.spider
         run_id = self.crawler.settings.get("MENDEL_RUN_ID")
