@@ -42,6 +42,11 @@ DOCUMENT_STATUSES = [304, 400, 401, 403, 404, 410, 500, 502, 503, 504]
 MAX_REASON = 500
 
 
+def spider_flag(value) -> bool:
+    """A yes/no spider argument (``-a reread=0``, or a bool from code): anything but 0, false, no or empty is yes."""
+    return value if isinstance(value, bool) else str(value).strip().lower() not in ("0", "false", "no", "")
+
+
 def _retries(request) -> str:
     retries = request.meta.get("retry_times", 0) if request is not None else 0
     return f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""

@@ -18,7 +18,7 @@ from datetime import date, timedelta
 
 from crawlers import settings as project
 from crawlers.items import DayRead, FetchedDocument, ListingAnswered
-from crawlers.spiders.base import MendelSpider
+from crawlers.spiders.base import MendelSpider, spider_flag
 from mendel.crawl.open_data_days import closable
 
 API = "/api/opendata"
@@ -64,7 +64,7 @@ class JusticeSpider(MendelSpider):
         self.today = date.today()
         self.last = date.fromisoformat(date_to) if date_to else self.today
         self.lag_days = int(lag_days)
-        self.reread = reread if isinstance(reread, bool) else str(reread).lower() not in ("0", "false", "no", "")
+        self.reread = spider_flag(reread)
         self.pages_left: dict[str, int] = {}  # day → pages not yet answered
         self.records: dict[str, int] = {}
 

@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from crawlers import settings as project
 from crawlers.items import FetchedDocument
-from crawlers.spiders.base import MendelSpider, media_type, response_header
+from crawlers.spiders.base import MendelSpider, media_type, response_header, spider_flag
 from mendel.core.sources import SOURCES
 from mendel.crawl.listing_windows import incremental_start
 from mendel.czech.dates import find_numeric_date, format_numeric_date, iso
@@ -93,10 +93,6 @@ SEARCH_LISTING = "nsoud:search"  # the search's result pages: one failed, the re
 OVERLAP_DAYS = SOURCES["nsoud"].window.production_lookback_days
 
 
-def _flag(value) -> bool:
-    return str(value).strip().lower() not in ("0", "false", "no", "")
-
-
 class NsoudSpider(MendelSpider):
     name = "nsoud"
     source = "nsoud"
@@ -120,7 +116,7 @@ class NsoudSpider(MendelSpider):
         self.base_url = base_url.rstrip("/")
         self.date_from, self.date_to = date_from, date_to
         # No window set for the run: search from the last complete search minus the look-back (listing_windows).
-        self.incremental = _flag(incremental) and not _flag(whole_listing) and not date_to
+        self.incremental = spider_flag(incremental) and not spider_flag(whole_listing) and not date_to
         self.page_size = int(page_size)
         self.seen: set[str] = set()
         self.listing_window_read: tuple[str, str, date] | None = None  # what the search asked for, once started
