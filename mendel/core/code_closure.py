@@ -9,6 +9,7 @@ search vocabulary), though none of it can change the score.
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -49,13 +50,32 @@ def _module_name(path: Path, roots: Mapping[str, Path]) -> tuple[str, bool]:
     raise ValueError(f"{path} is under none of {sorted(roots)}")
 
 
+def _parse(path: Path) -> ast.Module:
+    """``ast.parse`` that survives CPython 3.11's shared AST recursion counter (gh-106905): a collection during the
+    parse can run finalizers, let another thread parse and leave a spurious ``SystemError``; collections are held
+    off while parsing and a mismatch is parsed once more."""
+    source = path.read_bytes()
+    for attempt in (1, 2):
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return ast.parse(source, filename=str(path))
+        except SystemError as error:
+            if attempt == 2 or "recursion depth mismatch" not in str(error):
+                raise
+        finally:
+            if was_enabled:
+                gc.enable()
+    raise AssertionError("unreachable")
+
+
 def _imported_names(path: Path, roots: Mapping[str, Path]) -> set[str]:
     """Every module name ``path`` imports anywhere in its body; for ``from a import b``, both ``a`` and ``a.b``
     (``b`` may be a submodule)."""
     name, is_package = _module_name(path, roots)
     package = name if is_package else name.rpartition(".")[0]
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+    for node in ast.walk(_parse(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

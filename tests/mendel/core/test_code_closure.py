@@ -4,11 +4,14 @@ And the NER gate's key built from them: it follows the recogniser, not the crawl
 
 from __future__ import annotations
 
+import ast
+import gc
 import shutil
 from pathlib import Path
 
 import pytest
 
+import mendel.core.code_closure as code_closure
 from mendel.core.code_closure import import_closure, package_data
 
 PACKAGE = {
@@ -81,3 +84,28 @@ def test_the_gate_key_follows_the_recogniser_not_the_rest(tmp_path, monkeypatch)
         changed = _gate_key_after(tmp_path, monkeypatch, recogniser)
         assert changed != base, recogniser
         base = changed
+
+
+def test_a_spurious_ast_recursion_mismatch_is_parsed_again(package, monkeypatch):
+    """CPython 3.11 shares the AST recursion counter between threads (gh-106905): CI failed once on it."""
+    real_parse = ast.parse
+    calls = []
+
+    def flaky(source, *args, **kwargs):
+        calls.append(gc.isenabled())
+        if len(calls) == 1:
+            raise SystemError("AST constructor recursion depth mismatch (before=150, after=238)")
+        return real_parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(code_closure.ast, "parse", flaky)
+    closure = import_closure([package / "entry.py"], {"pkg": package})
+    assert "pkg/sub/inner.py" in _names(closure, package)
+    assert calls[:2] == [False, False] and gc.isenabled()  # collections held off while parsing, then back on
+
+    def always_broken(source, *args, **kwargs):
+        raise SystemError("AST constructor recursion depth mismatch (before=1, after=2)")
+
+    monkeypatch.setattr(code_closure.ast, "parse", always_broken)
+    with pytest.raises(SystemError, match="mismatch"):
+        import_closure([package / "unrelated.py"], {"pkg": package})
+    assert gc.isenabled()
