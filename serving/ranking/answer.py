@@ -33,6 +33,7 @@ from serving.ranking.fusion import (
     SubqueryFusion,
     first_of_each,
     rerank_order,
+    with_decision_slot,
 )
 from serving.ranking.hits import Hit, SearchResult
 from serving.ranking.lay_stage import LayFusion
@@ -168,6 +169,12 @@ class SearchFlow:
             merged.add(number, self.second_order(ranked, index) if second_stage else ranked.fused, ranked.activation)
         if subqueries:
             fused = merged.fused()
+        fused = with_decision_slot(
+            fused,
+            main.signals.bm25,
+            lambda item: index.chunks[item]["doc_id"],
+            lambda item: (self.documents.get(index.chunks[item]["doc_id"]) or {}).get("doc_type") == "decision",
+        )
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]

@@ -32,8 +32,8 @@ class Hit:
     lists: list[str] = described(
         "the ranked lists the hit came from: reference (exact reference), bm25, dense, graph (entity graph), "
         "routed (the acts a question is about), governing (the act governing a plain question), acts_bm25 and "
-        "acts_dense (BM25 and dense among the acts' own passages, for a question in lay words), rerank "
-        "(cross-encoder)",
+        "acts_dense (BM25 and dense among the acts' own passages, for a question in lay words), decision_slot "
+        "(the decision BM25 ranks first, kept at rank 3 among the acts' passages), rerank (cross-encoder)",
         default_factory=list,
     )
     entities: list[str] = described(

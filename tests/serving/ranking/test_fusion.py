@@ -1,5 +1,6 @@
 """The learned stage's features (serving.ranking.fusion): telling an amendment clause by its words first answers
-exactly as the expression alone, on real decisions of the sample corpus and on each form of the expression."""
+exactly as the expression alone, on real decisions of the sample corpus and on each form of the expression. And the
+rank a court decision's passage keeps among the acts' passages when BM25 ranks it first (with_decision_slot)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 import pytest
 
 from mendel.core.config import SAMPLE_CORPUS
-from serving.ranking.fusion import AMENDMENT_RE, AMENDMENT_WORDS, is_amendment
+from serving.ranking.fusion import AMENDMENT_RE, AMENDMENT_WORDS, is_amendment, with_decision_slot
 
 
 @pytest.mark.parametrize(
@@ -64,3 +65,31 @@ def test_what_is_amendment_assumes_of_each_form_of_the_expression():
         assert form[0].lower() in "snz", form
         for word in (words,) if isinstance(words, str) else words:
             assert word in form.replace(r"\s+", " ").lower(), (form, word)
+
+
+# Items 1..5 are act passages (docs A..E); 7 and 8 are two passages of decision D, 9 one of decision E2.
+SLOT_DOCS = {1: "A", 2: "B", 3: "C", 4: "Dx", 5: "Ex", 7: "D", 8: "D", 9: "E2"}
+SLOT_FUSED = [(1, 0.09, ["acts_bm25"]), (2, 0.08, ["routed"]), (3, 0.07, ["bm25"]), (4, 0.06, []), (7, 0.05, ["bm25"])]
+
+
+@pytest.mark.parametrize(
+    "fused, bm25, expected_order",
+    [
+        (SLOT_FUSED, [7, 1], [1, 2, 7, 3, 4]),  # BM25's first is a decision below rank 3: it takes rank 3
+        (SLOT_FUSED, [9, 1], [1, 2, 9, 3, 4, 7]),  # one the fused list did not hold at all joins at rank 3
+        (SLOT_FUSED, [1, 7], [1, 2, 3, 4, 7]),  # BM25's first is an act's passage: nothing moves
+        ([(1, 0.09, []), (8, 0.08, []), (2, 0.07, []), (7, 0.06, [])], [7], [1, 8, 2, 7]),  # its decision is shown
+        ([(1, 0.09, []), (7, 0.08, []), (2, 0.07, [])], [7], [1, 7, 2]),  # already in the first three
+        ([(1, 0.09, []), (2, 0.08, [])], [7], [1, 2]),  # fewer hits than the slot: nothing to make room in
+        (SLOT_FUSED, [], [1, 2, 3, 4, 7]),
+    ],
+)
+def test_the_decision_bm25_ranks_first_keeps_rank_three(fused, bm25, expected_order):
+    slotted = with_decision_slot(fused, bm25, SLOT_DOCS.__getitem__, lambda item: item in (7, 8, 9))
+    assert [item for item, _, _ in slotted] == expected_order
+    scores = [score for _, score, _ in slotted]
+    assert scores == sorted(scores, reverse=True)  # the order the scores say
+    moved = [entry for entry in slotted if "decision_slot" in entry[2]]
+    assert len(moved) == (expected_order != [item for item, _, _ in fused])
+    if moved and moved[0][0] == 7:
+        assert moved[0][2] == ["decision_slot", "bm25"]  # the lists it came from stay named
