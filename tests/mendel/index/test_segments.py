@@ -167,18 +167,27 @@ def test_segmented_vectors_find_what_one_flat_index_finds(
     assert found[1] == (exact @ vector[0].astype(np.float64)).astype(np.float32).tolist()
 
 
-@pytest.mark.parametrize("allowed_share", [None, 0.999, 0.5])
-def test_ivfpq_segments_with_tombstones_answer_from_live_rows(tmp_path, passages, allowed_share):
-    """A layer from MENDEL_FAISS_IVFPQ_MIN up is IVF-PQ: its tombstones reach FAISS as IVF search parameters."""
+@pytest.fixture(scope="module")
+def ivfpq_grown(tmp_path_factory, passages):
+    """An IVF-PQ layer grown over two nights, the second changing every third of the first 40 documents (built
+    once: the training takes most of the time, the filters below only read it)."""
+    part = tmp_path_factory.mktemp("ivfpq")
     every = passages["documents"]
-    grow(tmp_path, "dense", every, passages, dense_kind="ivfpq")
+    grow(part, "dense", every, passages, dense_kind="ivfpq")
     changed = dict(every)
     for d in sorted(every)[1:40:3]:
         changed[d] = segments.DocumentRows(d, "new", every[d].rows)
-    grow(tmp_path, "dense", changed, passages, dense_kind="ivfpq")
-    vectors = segment_dense.SegmentedVectors(segments.LiveRows(tmp_path))
+    grow(part, "dense", changed, passages, dense_kind="ivfpq")
+    return part
+
+
+@pytest.mark.parametrize("allowed_share", [None, 0.999, 0.5])
+def test_ivfpq_segments_with_tombstones_answer_from_live_rows(ivfpq_grown, passages, allowed_share):
+    """A layer from MENDEL_FAISS_IVFPQ_MIN up is IVF-PQ: its tombstones reach FAISS as IVF search parameters."""
+    every = passages["documents"]
+    vectors = segment_dense.SegmentedVectors(segments.LiveRows(ivfpq_grown))
     assert vectors.kinds == ["ivfpq"] and any(has_deleted for _, _, has_deleted in vectors.indexes)
-    order = segments.part_chunk_ids(tmp_path)
+    order = segments.part_chunk_ids(ivfpq_grown)
     query = next(r for r in passages["records"] if r.doc_id not in set(sorted(every)[1:40:3]))
     allowed = None if allowed_share is None else np.random.default_rng(7).random(len(order)) < allowed_share
     if allowed is not None:
