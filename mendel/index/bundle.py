@@ -134,6 +134,35 @@ def publish(
     return target
 
 
+def holds_parts(bundle_path: Path, parts: dict[str, Path]) -> bool:
+    """Whether the bundle at ``bundle_path`` is exactly ``parts`` (directory in a bundle -> the directory its files
+    are linked from, as :func:`publish`'s staging links them): every file of every part is the bundle's file of
+    that name, the same file (inode), and the bundle lists no other file. Files are never changed in place, so such
+    a bundle is what publishing the parts would make; a night finding it stages nothing, as linking and unlinking a
+    file moves its ctime, and with it every stat the doctor remembered the live bundle's verdict by."""
+    try:
+        listed = read_manifest(bundle_path).get("files") or {}
+    except (BundleError, ValueError):
+        return False
+    found = 0
+    for inside, source in parts.items():
+        for folder, folders, names in os.walk(source):
+            folders[:] = [f for f in folders if not segments.is_unfinished(f)]
+            for name in names:
+                if segments.is_unfinished(name):
+                    continue
+                file = Path(folder) / name
+                listed_name = str(Path(inside) / file.relative_to(source))
+                try:
+                    mine, theirs = os.stat(file), os.stat(Path(bundle_path) / listed_name)
+                except FileNotFoundError:
+                    return False
+                if listed_name not in listed or (mine.st_ino, mine.st_dev) != (theirs.st_ino, theirs.st_dev):
+                    return False
+                found += 1
+    return found == len(listed)
+
+
 def staging_dir(bundles_dir: Path) -> Path:
     bundles_dir.mkdir(parents=True, exist_ok=True)
     sweep_abandoned(bundles_dir)

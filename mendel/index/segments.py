@@ -21,6 +21,7 @@ from the same chunks (:class:`LiveRows`).
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
@@ -335,9 +336,18 @@ def part_chunk_ids(part_dir: Path) -> list[str]:
     return json.loads((part_dir / SEGMENT_IDS).read_text())
 
 
+# What a build leaves half-written in a part (a segment being written, a file before its os.replace): never linked.
+UNFINISHED = (".tmp-*", "*.tmp")
+
+
+def is_unfinished(name: str) -> bool:
+    return any(fnmatch.fnmatch(name, pattern) for pattern in UNFINISHED)
+
+
 def link_tree(source: Path, target: Path) -> dict:
     """Hard-link every file of ``source`` into ``target`` (copying where a link is refused, as across file
-    systems); returns {"linked": files, "copied": files, "copied_bytes": bytes}."""
+    systems; what :func:`is_unfinished` names is left out); returns {"linked": files, "copied": files,
+    "copied_bytes": bytes}."""
     counts = {"linked": 0, "copied": 0, "copied_bytes": 0}
 
     def link_or_copy(src: str, dst: str) -> str:
@@ -351,6 +361,6 @@ def link_tree(source: Path, target: Path) -> dict:
         return dst
 
     shutil.copytree(
-        source, target, copy_function=link_or_copy, ignore=shutil.ignore_patterns(".tmp-*", "*.tmp"), dirs_exist_ok=True
+        source, target, copy_function=link_or_copy, ignore=shutil.ignore_patterns(*UNFINISHED), dirs_exist_ok=True
     )
     return counts

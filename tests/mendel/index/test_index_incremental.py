@@ -128,16 +128,32 @@ def test_bundle_layers_and_the_context_raw_split(indexed):
     assert top and top[0].doc_id == LAW[0] and top[0].text == raw[top[0].chunk_id]
 
 
-def test_unchanged_documents_cost_nothing(indexed):
+def bundle_stats(path) -> dict:
+    """The bundle's directory and every file in it with its stat as the doctor remembers them (size, mtime, ctime,
+    inode: mendel.checks.doctor.check_bundle)."""
+    return {
+        str(p.relative_to(path)): (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        for p in [path, *sorted(path.rglob("*"))]
+        if (p == path or p.is_file()) and (st := p.stat())
+    }
+
+
+def test_unchanged_documents_cost_nothing(indexed, monkeypatch):
     conn, home, embedder = indexed["conn"], indexed["home"], indexed["embedder"]
     before = bundle.current_version(home / "bundles")
+    files = bundle_stats(home / "bundles" / before)
     calls = len(embedder.embedded)
+    # the live bundle is the built parts' files: it was checked when published and is not staged again
+    monkeypatch.setattr(bundle, "check_layers", lambda staging: pytest.fail(f"{staging} checked again"))
     again = run_index(conn, home, embedder)
     assert again["chunks"]["versions"] == 0 and again["ner"]["chunks"] == 0
     assert again["embed"]["chunks"] == again["embed"]["sections"] == again["embed"]["documents"] == 0
     assert len(embedder.embedded) == calls
     assert again["bm25"]["rebuilt"] == again["faiss"]["rebuilt"] == "none" and not again["graph"]["rebuilt"]
     assert again["bundle"]["published"] is False and bundle.current_version(home / "bundles") == before
+    assert (again["bundle"]["chunks"], again["bundle"]["files_linked"]) == (indexed["first"]["bundle"]["chunks"], 0)
+    # nothing linked and unlinked: every file keeps its ctime, so the doctor's remembered verdict on the bundle holds
+    assert bundle_stats(home / "bundles" / before) == files
 
 
 def test_a_changed_document_replaces_its_chunks_vectors_postings_and_graph(indexed):
