@@ -351,8 +351,9 @@ def _layer_entry(staging: Path, layer: int) -> dict:
     """One layer's manifest entry, checking its parts name the same chunks in the same order."""
     path = layer_path(staging, layer)
     entry: dict = {"path": str(path.relative_to(staging))}
+    read: dict[str, list[str]] = {}  # part -> its chunk ids, each part read once
     if segments.is_segmented(path / BM25_PART):
-        chunk_ids = segments.part_chunk_ids(path / BM25_PART)
+        chunk_ids = read[BM25_PART] = segments.part_chunk_ids(path / BM25_PART)  # BM25's segments hold the table
         entry["segmented"] = True
     else:
         with (path / CHUNKS).open(encoding="utf-8") as handle:
@@ -361,7 +362,7 @@ def _layer_entry(staging: Path, layer: int) -> dict:
     for part in LAYER_PARTS:
         part_dir = path / part
         try:
-            ids = segments.part_chunk_ids(part_dir)
+            ids = read[part] if part in read else segments.part_chunk_ids(part_dir)
         except (FileNotFoundError, segments.SegmentError) as exc:
             raise BundleError(f"layer {layer}: {part} index is missing") from exc
         if ids != chunk_ids:

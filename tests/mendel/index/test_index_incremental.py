@@ -269,6 +269,19 @@ def test_a_part_left_half_built_is_never_published(indexed):
     assert not [p for p in (home / "bundles").iterdir() if p.name.startswith(".staging-")]
 
 
+def test_the_layer_check_reads_each_part_once(indexed, monkeypatch):
+    live = bundle.current_bundle(indexed["home"] / "bundles")
+    read = []
+    original = segments.part_chunk_ids
+    monkeypatch.setattr(segments, "part_chunk_ids", lambda part: read.append(part) or original(part))
+    layers = bundle.check_layers(live)
+    parts = [bundle.part_path(live, part, layer) for layer in (1, 2, 3) for part in bundle.LAYER_PARTS]
+    assert sorted(read) == sorted(parts)  # BM25's segments hold the chunk table: read once for both
+    assert {n: layers[str(n)]["chunks"] for n in (1, 2, 3)} == {
+        n: len(original(bundle.part_path(live, bundle.DENSE_PART, n))) for n in (1, 2, 3)
+    }
+
+
 def test_lexemes_are_written_again_only_where_the_contextual_text_changed(indexed):
     from mendel.index import fulltext
 
