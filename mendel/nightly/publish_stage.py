@@ -87,8 +87,8 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
     parts = {}
     for layer in (3, 2, 1):
         for part in bundle.LAYER_PARTS if layer != 3 else (*bundle.LAYER_PARTS, bundle.GRAPH_PART):
-            parts[str(bundle.part_path(Path(), part, layer))] = _complete(bundle.part_path(build_dir, part, layer))
-    parts[str(bundle.documents_part_path(Path()))] = _complete(built_documents)
+            parts[str(bundle.part_path(Path(), part, layer))] = bundle.part_path(build_dir, part, layer)
+    parts[str(bundle.documents_part_path(Path()))] = built_documents
     stages = stage_versions.bundle_versions(conn, model)
     result = {
         "documents": len(documents),
@@ -98,8 +98,10 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
     previous = bundle.current_version(bundles_dir)
     live = Path(bundles_dir) / previous if previous else None
     # the live bundle is these very files, made by these stage versions: it was checked when published, as it
-    # stands (bundle.check_layers); staging it again would only move every file's ctime
+    # stands (bundle.check_layers); staging it again would only move every file's ctime. (A part a killed build
+    # left lacks a file the bundle lists: it is never the live bundle's, and is refused below.)
     if live is not None and _live_stages(bundles_dir, previous) == stages and bundle.holds_parts(live, parts):
+        bundle.sweep_abandoned(Path(bundles_dir))  # what killed publishers left, as staging_dir does
         counts = bundle.read_manifest(live)["counts"]
         return {
             "version": previous,
@@ -115,7 +117,7 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
     copied = {"linked": 0, "copied": 0, "copied_bytes": 0}
     try:
         for inside, source in parts.items():
-            for key, value in segments.link_tree(source, staging / inside).items():
+            for key, value in segments.link_tree(_complete(source), staging / inside).items():
                 copied[key] += value
         layers = bundle.check_layers(staging)  # every index part names the same chunks as its chunk table
         manifest = {

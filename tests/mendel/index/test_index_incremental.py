@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import socket
 
 import numpy as np
 import psycopg
@@ -145,7 +146,10 @@ def test_unchanged_documents_cost_nothing(indexed, monkeypatch):
     calls = len(embedder.embedded)
     # the live bundle is the built parts' files: it was checked when published and is not staged again
     monkeypatch.setattr(bundle, "check_layers", lambda staging: pytest.fail(f"{staging} checked again"))
+    abandoned = home / "bundles" / f".staging-{socket.gethostname()}.999999999-x"  # a killed publisher's
+    abandoned.mkdir()
     again = run_index(conn, home, embedder)
+    assert not abandoned.exists()  # swept all the same
     assert again["chunks"]["versions"] == 0 and again["ner"]["chunks"] == 0
     assert again["embed"]["chunks"] == again["embed"]["sections"] == again["embed"]["documents"] == 0
     assert len(embedder.embedded) == calls
