@@ -134,6 +134,35 @@ def publish(
     return target
 
 
+def holds_parts(bundle_path: Path, parts: dict[str, Path]) -> bool:
+    """Whether the bundle at ``bundle_path`` is exactly ``parts`` (directory in a bundle -> the directory its files
+    are linked from, as :func:`publish`'s staging links them): every file of every part is the bundle's file of
+    that name, the same file (inode), and the bundle lists no other file. Files are never changed in place, so such
+    a bundle is what publishing the parts would make; a night finding it stages nothing, as linking and unlinking a
+    file moves its ctime, and with it every stat the doctor remembered the live bundle's verdict by."""
+    try:
+        listed = read_manifest(bundle_path).get("files") or {}
+    except (BundleError, ValueError):
+        return False
+    found = 0
+    for inside, source in parts.items():
+        for folder, folders, names in os.walk(source):
+            folders[:] = [f for f in folders if not segments.is_unfinished(f)]
+            for name in names:
+                if segments.is_unfinished(name):
+                    continue
+                file = Path(folder) / name
+                listed_name = str(Path(inside) / file.relative_to(source))
+                try:
+                    mine, theirs = os.stat(file), os.stat(Path(bundle_path) / listed_name)
+                except FileNotFoundError:
+                    return False
+                if listed_name not in listed or (mine.st_ino, mine.st_dev) != (theirs.st_ino, theirs.st_dev):
+                    return False
+                found += 1
+    return found == len(listed)
+
+
 def staging_dir(bundles_dir: Path) -> Path:
     bundles_dir.mkdir(parents=True, exist_ok=True)
     sweep_abandoned(bundles_dir)
@@ -322,8 +351,9 @@ def _layer_entry(staging: Path, layer: int) -> dict:
     """One layer's manifest entry, checking its parts name the same chunks in the same order."""
     path = layer_path(staging, layer)
     entry: dict = {"path": str(path.relative_to(staging))}
+    read: dict[str, list[str]] = {}  # part -> its chunk ids, each part read once
     if segments.is_segmented(path / BM25_PART):
-        chunk_ids = segments.part_chunk_ids(path / BM25_PART)
+        chunk_ids = read[BM25_PART] = segments.part_chunk_ids(path / BM25_PART)  # BM25's segments hold the table
         entry["segmented"] = True
     else:
         with (path / CHUNKS).open(encoding="utf-8") as handle:
@@ -332,7 +362,7 @@ def _layer_entry(staging: Path, layer: int) -> dict:
     for part in LAYER_PARTS:
         part_dir = path / part
         try:
-            ids = segments.part_chunk_ids(part_dir)
+            ids = read[part] if part in read else segments.part_chunk_ids(part_dir)
         except (FileNotFoundError, segments.SegmentError) as exc:
             raise BundleError(f"layer {layer}: {part} index is missing") from exc
         if ids != chunk_ids:

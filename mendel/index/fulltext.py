@@ -84,7 +84,8 @@ _PENDING_DOCUMENTS = (
     " nullif(coalesce(top.summary, ''), ''), nullif(c.text, '')), 'UTF8')), 'hex')"
     " OR c.doc_id IN (SELECT p.doc_id FROM provisions p))"
 )
-# The same, among the documents marked changed since the fill last ran (mendel.index.change_marks) and the acts
+# The same, among the documents marked changed since the fill last ran (mendel.index.change_marks): a write to an
+# act's version fields, provisions or passages marks its document too (migration 0040)
 _PENDING_OF_DOCUMENTS = (
     "SELECT DISTINCT c.doc_id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
     " AND coalesce(d.served_version_id, d.current_version_id) = c.version_id"
@@ -97,7 +98,6 @@ _PENDING_OF_DOCUMENTS = (
     " nullif(coalesce(top.summary, ''), ''), nullif(c.text, '')), 'UTF8')), 'hex')"
     " OR c.doc_id IN (SELECT p.doc_id FROM provisions p))"
 )
-_PROVISION_DOCUMENTS = "SELECT DISTINCT doc_id FROM provisions"
 MARK_CONSUMER = "lexemes"
 
 
@@ -116,7 +116,7 @@ def fill_lexemes(conn: psycopg.Connection, batch_size: int = 5000) -> dict:
     if since is None:
         documents = [d for (d,) in conn.execute(_PENDING_DOCUMENTS)]
     else:
-        marked = change_marks.marked_since(conn, since) | {d for (d,) in conn.execute(_PROVISION_DOCUMENTS)}
+        marked = change_marks.marked_since(conn, since)
         documents = [d for (d,) in conn.execute(_PENDING_OF_DOCUMENTS, (sorted(marked),))] if marked else []
     records = load_layer(conn, PASSAGE_LAYER, documents) if documents else []
     stored = dict(

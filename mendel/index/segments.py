@@ -21,6 +21,8 @@ from the same chunks (:class:`LiveRows`).
 
 from __future__ import annotations
 
+import fnmatch
+import functools
 import hashlib
 import json
 import os
@@ -104,23 +106,26 @@ def segment_id(part: str, layer: int, documents: Sequence[tuple[str, str]]) -> s
 # --- one segment -------------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class Segment:
-    """An immutable segment as its files say: documents (id, digest, rows) in row order and chunk ids."""
+    """An immutable segment as its files say: documents (id, digest, rows) in row order and chunk ids. Shared: what
+    :meth:`open` returns may be handed to every later reader of the same segment, so nothing changes it."""
 
     path: Path
     meta: dict
-    documents: list[tuple[str, str, int]]
+    documents: Sequence[tuple[str, str, int]]
 
     @classmethod
     def open(cls, path: Path) -> "Segment":
+        """The segment at ``path``, read once per process: a segment's files are written once, its meta last with
+        every other file's sha256, so the same meta at the same path is the same segment (a night opens each
+        segment of a part several times, ~10-40 ms each)."""
         path = Path(path)
         try:
-            meta = json.loads((path / SEGMENT_META).read_text())
+            meta = (path / SEGMENT_META).read_bytes()
         except FileNotFoundError as exc:
             raise SegmentError(f"{path} is not a complete segment (no {SEGMENT_META})") from exc
-        documents = [tuple(d) for d in json.loads((path / SEGMENT_DOCS).read_text())]
-        return cls(path, meta, documents)
+        return _opened_segment(str(path), meta)
 
     @property
     def id(self) -> str:
@@ -136,6 +141,26 @@ class Segment:
     def document_starts(self) -> np.ndarray:
         """First local row of each document, plus the row count at the end."""
         return np.concatenate([[0], np.cumsum([n for _, _, n in self.documents], dtype=np.int64)])
+
+
+@functools.lru_cache(maxsize=64)
+def _opened_segment(path: str, meta: bytes) -> Segment:
+    documents = tuple(tuple(d) for d in json.loads((Path(path) / SEGMENT_DOCS).read_text()))
+    return Segment(Path(path), json.loads(meta), documents)
+
+
+@functools.lru_cache(maxsize=32)
+def _live_documents(segments: tuple[tuple[Segment, bytes], ...]) -> dict[str, tuple[Segment, str, int, int]]:
+    """:meth:`PartState.live_documents` of these segments, each with the bytes of its deleted rows (int64)."""
+    found = {}
+    for seg, deleted in segments:
+        starts = seg.document_starts()
+        gone = np.frombuffer(deleted, dtype=np.int64)
+        dead = np.isin(starts[:-1], gone) if len(gone) else np.zeros(len(seg.documents), dtype=bool)
+        for (doc_id, digest, n), start, is_dead in zip(seg.documents, starts[:-1].tolist(), dead.tolist()):
+            if not is_dead:
+                found[doc_id] = (seg, digest, start, n)
+    return found
 
 
 def begin_segment(part_dir: Path, seg_id: str) -> Path:
@@ -203,16 +228,12 @@ class PartState:
         return seg.rows - len(self.deleted_rows(seg))
 
     def live_documents(self) -> dict[str, tuple[Segment, str, int, int]]:
-        """doc_id -> (segment, digest, first local row, rows) of every document whose rows are not deleted."""
-        found = {}
-        for seg in self.segments:
-            starts = seg.document_starts()
-            gone = self.deleted_rows(seg)
-            dead = np.isin(starts[:-1], gone) if len(gone) else np.zeros(len(seg.documents), dtype=bool)
-            for (doc_id, digest, n), start, is_dead in zip(seg.documents, starts[:-1].tolist(), dead.tolist()):
-                if not is_dead:
-                    found[doc_id] = (seg, digest, start, n)
-        return found
+        """doc_id -> (segment, digest, first local row, rows) of every document whose rows are not deleted; worked
+        out once per process for the same segments with the same deleted rows (a copy: the caller's to change)."""
+        key = tuple(
+            (seg, np.ascontiguousarray(self.deleted_rows(seg), dtype=np.int64).tobytes()) for seg in self.segments
+        )
+        return dict(_live_documents(key))
 
     def write(self, stats: dict | None = None) -> None:
         """Write the tombstones that changed and ``live.json`` (replaced atomically); segments that hold no live row
@@ -335,9 +356,18 @@ def part_chunk_ids(part_dir: Path) -> list[str]:
     return json.loads((part_dir / SEGMENT_IDS).read_text())
 
 
+# What a build leaves half-written in a part (a segment being written, a file before its os.replace): never linked.
+UNFINISHED = (".tmp-*", "*.tmp")
+
+
+def is_unfinished(name: str) -> bool:
+    return any(fnmatch.fnmatch(name, pattern) for pattern in UNFINISHED)
+
+
 def link_tree(source: Path, target: Path) -> dict:
     """Hard-link every file of ``source`` into ``target`` (copying where a link is refused, as across file
-    systems); returns {"linked": files, "copied": files, "copied_bytes": bytes}."""
+    systems; what :func:`is_unfinished` names is left out); returns {"linked": files, "copied": files,
+    "copied_bytes": bytes}."""
     counts = {"linked": 0, "copied": 0, "copied_bytes": 0}
 
     def link_or_copy(src: str, dst: str) -> str:
@@ -351,6 +381,6 @@ def link_tree(source: Path, target: Path) -> dict:
         return dst
 
     shutil.copytree(
-        source, target, copy_function=link_or_copy, ignore=shutil.ignore_patterns(".tmp-*", "*.tmp"), dirs_exist_ok=True
+        source, target, copy_function=link_or_copy, ignore=shutil.ignore_patterns(*UNFINISHED), dirs_exist_ok=True
     )
     return counts

@@ -41,57 +41,84 @@ _SUMMARIES = (
 
 def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path, model: str, keep: int = 3) -> dict:
     """Copy the built indexes and every layer's chunk table into a new bundle, then publish it atomically
-    (layout: mendel.index.bundle)."""
+    (layout: mendel.index.bundle); when the live bundle already is the built parts' files, made by the same stage
+    versions, nothing is staged and it stays live."""
     summaries = dict(conn.execute(_SUMMARIES))
+    # sha256 + content_type: the served version's original in the raw store (served by the API): the current
+    # one, or the last good one while the current is quarantined (the document says so: last_good_version).
+    places = placing.document_places(conn)  # a notice board's documents carry its kraj / okres / obec
+    # a record document names its record and sources; a notice attachment its notice and board; a notice its
+    # attachments
+    grounding = {
+        **record_grounding(conn),
+        **notice_links.attachment_notices(conn),
+        **notice_links.notice_attachment_lists(conn),
+    }
+    held = last_good.last_good_marks(conn)
+    courts = document_courts(conn)  # a decision's court, its level and canonical file number
+    documents = [
+        {
+            "doc_id": d,
+            "title": t,
+            "source": s,
+            "url": u,
+            "citation": c,
+            "doc_type": k,
+            "published": p.isoformat() if p else None,
+            "summary": summaries.get(d, ""),
+            "sha256": h,
+            "content_type": m,
+            **places.get(d, {}),
+            **grounding.get(d, {}),
+            **held.get(d, {}),
+            **courts.get(d, {}),
+        }
+        for d, t, s, u, c, k, p, h, m in conn.execute(
+            "SELECT d.doc_id, d.title, d.source, d.url, d.citation, d.doc_type, d.published, v.sha256,"
+            " v.content_type FROM documents d LEFT JOIN document_versions v"
+            " ON v.version_id = coalesce(d.served_version_id, d.current_version_id) WHERE d.status = 'active' ORDER BY d.doc_id"
+        )
+    ]
+    # the documents' metadata in segments beside the indexes': a night writes the documents that changed
+    built_documents = bundle.documents_part_path(build_dir)
+    document_info = document_segments.update(built_documents, documents)
+    # a bundle's directory -> the built part it links: every file of a built part is written once and replaced,
+    # never changed, so a link is a copy
+    parts = {}
+    for layer in (3, 2, 1):
+        for part in bundle.LAYER_PARTS if layer != 3 else (*bundle.LAYER_PARTS, bundle.GRAPH_PART):
+            parts[str(bundle.part_path(Path(), part, layer))] = bundle.part_path(build_dir, part, layer)
+    parts[str(bundle.documents_part_path(Path()))] = built_documents
+    stages = stage_versions.bundle_versions(conn, model)
+    result = {
+        "documents": len(documents),
+        "documents_written": document_info["written_rows"],
+        "documents_deleted": document_info["deleted_rows"],
+    }
+    previous = bundle.current_version(bundles_dir)
+    live = Path(bundles_dir) / previous if previous else None
+    # the live bundle is these very files, made by these stage versions: it was checked when published, as it
+    # stands (bundle.check_layers); staging it again would only move every file's ctime. (A part a killed build
+    # left lacks a file the bundle lists: it is never the live bundle's, and is refused below.)
+    if live is not None and _live_stages(bundles_dir, previous) == stages and bundle.holds_parts(live, parts):
+        bundle.sweep_abandoned(Path(bundles_dir))  # what killed publishers left, as staging_dir does
+        counts = bundle.read_manifest(live)["counts"]
+        return {
+            "version": previous,
+            "path": str(live),
+            **result,
+            "chunks": counts["chunks"],
+            "sections": counts["sections"],
+            "published": False,
+            "bytes_written": document_info["bytes_written"],
+            "files_linked": 0,
+        }
     staging = bundle.staging_dir(bundles_dir)
     copied = {"linked": 0, "copied": 0, "copied_bytes": 0}
     try:
-        for layer in (3, 2, 1):
-            for part in bundle.LAYER_PARTS if layer != 3 else (*bundle.LAYER_PARTS, bundle.GRAPH_PART):
-                source = bundle.part_path(build_dir, part, layer)
-                # every file of a built part is written once and replaced, never changed: a link is a copy
-                for key, value in segments.link_tree(_complete(source), bundle.part_path(staging, part, layer)).items():
-                    copied[key] += value
-        # sha256 + content_type: the served version's original in the raw store (served by the API): the current
-        # one, or the last good one while the current is quarantined (the document says so: last_good_version).
-        places = placing.document_places(conn)  # a notice board's documents carry its kraj / okres / obec
-        # a record document names its record and sources; a notice attachment its notice and board; a notice its
-        # attachments
-        grounding = {
-            **record_grounding(conn),
-            **notice_links.attachment_notices(conn),
-            **notice_links.notice_attachment_lists(conn),
-        }
-        held = last_good.last_good_marks(conn)
-        courts = document_courts(conn)  # a decision's court, its level and canonical file number
-        documents = [
-            {
-                "doc_id": d,
-                "title": t,
-                "source": s,
-                "url": u,
-                "citation": c,
-                "doc_type": k,
-                "published": p.isoformat() if p else None,
-                "summary": summaries.get(d, ""),
-                "sha256": h,
-                "content_type": m,
-                **places.get(d, {}),
-                **grounding.get(d, {}),
-                **held.get(d, {}),
-                **courts.get(d, {}),
-            }
-            for d, t, s, u, c, k, p, h, m in conn.execute(
-                "SELECT d.doc_id, d.title, d.source, d.url, d.citation, d.doc_type, d.published, v.sha256,"
-                " v.content_type FROM documents d LEFT JOIN document_versions v"
-                " ON v.version_id = coalesce(d.served_version_id, d.current_version_id) WHERE d.status = 'active' ORDER BY d.doc_id"
-            )
-        ]
-        # the documents' metadata in segments beside the indexes': a night writes the documents that changed
-        built_documents = bundle.documents_part_path(build_dir)
-        document_info = document_segments.update(built_documents, documents)
-        for key, value in segments.link_tree(_complete(built_documents), bundle.documents_part_path(staging)).items():
-            copied[key] += value
+        for inside, source in parts.items():
+            for key, value in segments.link_tree(_complete(source), staging / inside).items():
+                copied[key] += value
         layers = bundle.check_layers(staging)  # every index part names the same chunks as its chunk table
         manifest = {
             "model": model,
@@ -102,7 +129,7 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
                 "document_chunks": layers.get("1", {}).get("chunks", 0),
             },
             "layers": layers,
-            "stages": stage_versions.bundle_versions(conn, model),
+            "stages": stages,
         }
         previous = bundle.current_version(bundles_dir)
         # the same files made by other stage versions are a new bundle too: the manifest says what made it
@@ -121,7 +148,7 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
     return {
         "version": path.name,
         "path": str(path),
-        "documents": len(documents),
+        **result,
         "chunks": manifest["counts"]["chunks"],
         "sections": manifest["counts"]["sections"],
         "published": path.name != previous,
@@ -130,6 +157,4 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
         "bytes_written": (report.get("bytes_written", 0) if path.name != previous else 0)
         + document_info["bytes_written"],
         "files_linked": copied["linked"],
-        "documents_written": document_info["written_rows"],
-        "documents_deleted": document_info["deleted_rows"],
     }

@@ -3,23 +3,27 @@ REPEALS relations of the versions those passages belong to; a failure quarantine
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import psycopg
 
 from mendel.core import stage_versions
 from mendel.crawl import crawlstate
 
+if TYPE_CHECKING:
+    from mendel.ner.document_acts import DocumentActs
+
 
 def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
     """Entities (``mendel.ner.recognise``, ``batch_size`` chunks at a time) for chunks not yet processed; a bare §
     in a law resolves to that law, and what a document defines for itself (``(dále jen „a. t.“)``) holds in its
-    later passages of the same layer."""
-    from mendel.ner.document_acts import DocumentActs
-    from mendel.ner.rules import eli_for, split_law_ref_norm
-
+    later passages of the same layer. A night with nothing to recognise and no relations to make imports none of
+    the recogniser's modules (~1 s)."""
     documents: dict[tuple, DocumentActs] = {}  # per version and layer, across batches
 
     def recognised(batch: list) -> list:
         from mendel.ner import recognise  # spaCy (~2 s to import): only when there is something to recognise
+        from mendel.ner.document_acts import DocumentActs
 
         texts = [text for _, text, _, _, _, _ in batch]
         acts = [citation if source == "esbirka" else None for _, _, source, citation, _, _ in batch]
@@ -56,6 +60,8 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
     stale_relations = set(stage_versions.reprocess_relations(conn)) - relation_versions
     stats["relations_reprocessed_versions"] = len(stale_relations)
     stats["relations"] = _relations_for_versions(conn, relation_versions | stale_relations, stats)
+    if rows:
+        from mendel.ner.rules import eli_for, split_law_ref_norm
     for first in range(0, len(rows), batch_size):
         batch = rows[first : first + batch_size]
         entity_rows: dict[str, tuple] = {}
@@ -108,6 +114,8 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
 def _relations_for_versions(conn: psycopg.Connection, versions: set, stats: dict) -> int:
     """AMENDS/REPEALS of each version whose chunks are being recognised (subject: the document's citation),
     replacing what an earlier run stored for it; offsets are mapped from the joined text to pages."""
+    if not versions:
+        return 0
     from mendel.ner.relations import extract_relations
 
     written = 0

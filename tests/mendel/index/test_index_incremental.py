@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import socket
 
 import numpy as np
 import psycopg
@@ -128,16 +129,35 @@ def test_bundle_layers_and_the_context_raw_split(indexed):
     assert top and top[0].doc_id == LAW[0] and top[0].text == raw[top[0].chunk_id]
 
 
-def test_unchanged_documents_cost_nothing(indexed):
+def bundle_stats(path) -> dict:
+    """The bundle's directory and every file in it with its stat as the doctor remembers them (size, mtime, ctime,
+    inode: mendel.checks.doctor.check_bundle)."""
+    return {
+        str(p.relative_to(path)): (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        for p in [path, *sorted(path.rglob("*"))]
+        if (p == path or p.is_file()) and (st := p.stat())
+    }
+
+
+def test_unchanged_documents_cost_nothing(indexed, monkeypatch):
     conn, home, embedder = indexed["conn"], indexed["home"], indexed["embedder"]
     before = bundle.current_version(home / "bundles")
+    files = bundle_stats(home / "bundles" / before)
     calls = len(embedder.embedded)
+    # the live bundle is the built parts' files: it was checked when published and is not staged again
+    monkeypatch.setattr(bundle, "check_layers", lambda staging: pytest.fail(f"{staging} checked again"))
+    abandoned = home / "bundles" / f".staging-{socket.gethostname()}.999999999-x"  # a killed publisher's
+    abandoned.mkdir()
     again = run_index(conn, home, embedder)
+    assert not abandoned.exists()  # swept all the same
     assert again["chunks"]["versions"] == 0 and again["ner"]["chunks"] == 0
     assert again["embed"]["chunks"] == again["embed"]["sections"] == again["embed"]["documents"] == 0
     assert len(embedder.embedded) == calls
     assert again["bm25"]["rebuilt"] == again["faiss"]["rebuilt"] == "none" and not again["graph"]["rebuilt"]
     assert again["bundle"]["published"] is False and bundle.current_version(home / "bundles") == before
+    assert (again["bundle"]["chunks"], again["bundle"]["files_linked"]) == (indexed["first"]["bundle"]["chunks"], 0)
+    # nothing linked and unlinked: every file keeps its ctime, so the doctor's remembered verdict on the bundle holds
+    assert bundle_stats(home / "bundles" / before) == files
 
 
 def test_a_changed_document_replaces_its_chunks_vectors_postings_and_graph(indexed):
@@ -253,6 +273,19 @@ def test_a_part_left_half_built_is_never_published(indexed):
     assert not [p for p in (home / "bundles").iterdir() if p.name.startswith(".staging-")]
 
 
+def test_the_layer_check_reads_each_part_once(indexed, monkeypatch):
+    live = bundle.current_bundle(indexed["home"] / "bundles")
+    read = []
+    original = segments.part_chunk_ids
+    monkeypatch.setattr(segments, "part_chunk_ids", lambda part: read.append(part) or original(part))
+    layers = bundle.check_layers(live)
+    parts = [bundle.part_path(live, part, layer) for layer in (1, 2, 3) for part in bundle.LAYER_PARTS]
+    assert sorted(read) == sorted(parts)  # BM25's segments hold the chunk table: read once for both
+    assert {n: layers[str(n)]["chunks"] for n in (1, 2, 3)} == {
+        n: len(original(bundle.part_path(live, bundle.DENSE_PART, n))) for n in (1, 2, 3)
+    }
+
+
 def test_lexemes_are_written_again_only_where_the_contextual_text_changed(indexed):
     from mendel.index import fulltext
 
@@ -272,9 +305,9 @@ def test_lexemes_are_written_again_only_where_the_contextual_text_changed(indexe
     assert {d for (d,) in conn.execute(fulltext._PENDING_DOCUMENTS)} == always
     quiet = fulltext.fill_lexemes(conn)
     assert quiet["lexemes_written"] == 0
-    # the fill reads the documents marked changed since it last ran, and the acts: not the widened ones again
-    provisions = {d for (d,) in conn.execute("SELECT DISTINCT doc_id FROM provisions")}
-    assert quiet["lexemes_documents_read"] == len(provisions) < len(always)
+    # the fill reads the documents marked changed since it last ran (an act's tree changing marks it: 0040), not
+    # the widened ones or the acts again
+    assert quiet["lexemes_documents_read"] == 0
     decision = indexed["sources"]["decisions"][0]["ecli"]
     conn.execute("UPDATE documents SET title = title || ' (opraveno)' WHERE doc_id = %s", (decision,))
     assert {d for (d,) in conn.execute(fulltext._PENDING_DOCUMENTS)} == always | {decision}

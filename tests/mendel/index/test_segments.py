@@ -293,3 +293,50 @@ def test_the_merges_a_night_leaves_run_apart_and_change_no_answer(tmp_path, pass
     after = segment_bm25.SegmentedBM25(segments.LiveRows(build / "bm25")).get_scores(analyze("soud dovolání"))
     assert np.array_equal(after, scores)
     assert index_stage.merge_large(build)["L3.bm25"]["merges"] == 0
+
+
+def _document_segment(part_dir, doc_ids: list[str]) -> segments.Segment:
+    """A segment of one row per document (as the documents' metadata are stored), written in ``part_dir``."""
+    seg_id = segments.segment_id("documents", 0, [(d, "x") for d in doc_ids])
+    tmp = segments.begin_segment(part_dir, seg_id)
+    return segments.finish_segment(tmp, {"id": seg_id}, [(d, "x", 1) for d in doc_ids], doc_ids)
+
+
+def test_a_segment_is_read_once_per_process_until_another_is_written_in_its_place(tmp_path, monkeypatch):
+    path = _document_segment(tmp_path, ["a", "b"])
+    first = segments.Segment.open(path)
+    parsed = []
+    original = segments.json.loads
+    monkeypatch.setattr(segments.json, "loads", lambda text, **kw: parsed.append(text) or original(text, **kw))
+    assert segments.Segment.open(path) is first and parsed == []  # immutable: not read again
+    # the same path, another segment (removed by a garbage collection and written anew with other documents)
+    segments.shutil.rmtree(path)
+    (tmp_path / "other").mkdir()
+    other = _document_segment(tmp_path / "other", ["c"])
+    segments.os.replace(other, path)
+    again = segments.Segment.open(path)
+    assert again is not first and [d for d, _, _ in again.documents] == ["c"] and parsed
+
+
+@pytest.mark.parametrize(
+    "change, live",
+    [
+        (lambda state: None, ["a", "b", "c"]),
+        (lambda state: segments.tombstone(state, ["b"]), ["a", "c"]),  # the deleted rows are part of what is kept
+        (lambda state: segments.tombstone(state, ["a", "c"]), ["b"]),
+    ],
+)
+def test_the_live_documents_of_the_same_state_are_worked_out_once(tmp_path, monkeypatch, change, live):
+    part = tmp_path / "part"
+    state = segments.PartState(part, [segments.Segment.open(_document_segment(part, ["a", "b", "c"]))], {})
+    state.write()
+    assert sorted(segments.PartState.read(part).live_documents()) == ["a", "b", "c"]
+    state = segments.PartState.read(part)
+    change(state)
+    found = state.live_documents()
+    assert sorted(found) == live
+    found.clear()  # the caller's copy
+    monkeypatch.setattr(segments.Segment, "document_starts", lambda seg: pytest.fail("worked out again"))
+    assert sorted(state.live_documents()) == live
+    state.write()
+    assert sorted(segments.PartState.read(part).live_documents()) == live  # its tombstones read back: the same

@@ -1,8 +1,12 @@
-"""The recognition stage: what a document defines for itself holds in its later passages."""
+"""The recognition stage: what a document defines for itself holds in its later passages; a night with nothing to
+recognise loads no recogniser."""
 
 from __future__ import annotations
 
+import sys
+
 import psycopg
+import pytest
 
 from mendel.nightly import chunk_stage, recognise_stage
 from tests.support.index import add_act
@@ -29,3 +33,38 @@ def test_an_abbreviation_defined_in_one_passage_resolves_in_a_later_one(fresh_db
         ).fetchall()
     assert found and all(entity == "LAW_REF:1/2000 Sb. § 5" for _, entity in found)
     assert max(seq for seq, _ in found) > 0  # in a passage after the one that defines it
+
+
+# The recogniser's modules: a night with nothing to recognise and no relations to make imports none of them (~1 s).
+RECOGNISER_MODULES = ("mendel.ner.component", "mendel.ner.relations", "mendel.ner.document_acts")
+
+
+@pytest.mark.parametrize(
+    "stale_relations, relations_made",
+    [
+        (False, 0),  # nothing pending: nothing imported, nothing read
+        (True, 1),  # no passage pending, but a version's relations another version made: made again
+    ],
+)
+def test_a_night_with_nothing_to_recognise_loads_no_recogniser(fresh_db, monkeypatch, stale_relations, relations_made):
+    from tests.support.index import pages_text
+
+    with psycopg.connect(fresh_db) as conn:
+        version = add_act(conn, "/eli/cz/sb/2025/285", [pages_text("285-2025", (17,))], "285/2025 Sb.")
+        conn.commit()
+        chunk_stage.chunk_pending(conn)
+        first = recognise_stage.recognise_pending(conn)
+        assert first["chunks"] > 0 and first["relations"] > 0
+        made = conn.execute("SELECT count(*) FROM relations").fetchone()[0]
+        if stale_relations:
+            conn.execute("UPDATE document_versions SET relations_version = NULL WHERE version_id = %s", (version,))
+        else:
+            for module in RECOGNISER_MODULES:
+                monkeypatch.setitem(sys.modules, module, None)  # importing it raises ImportError
+        again = recognise_stage.recognise_pending(conn)
+        assert (again["chunks"], again["relations_reprocessed_versions"]) == (0, relations_made)
+        assert again["relations"] == (made if stale_relations else 0)
+        assert conn.execute("SELECT count(*) FROM relations").fetchone()[0] == made
+        assert conn.execute(
+            "SELECT relations_version IS NOT NULL FROM document_versions WHERE version_id = %s", (version,)
+        ).fetchone()[0]
