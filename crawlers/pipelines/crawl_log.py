@@ -48,7 +48,8 @@ class CrawlLogPipeline:
         if isinstance(item, CrawlOutcome):
             self.log(item)
         elif isinstance(item, ListingAnswered):
-            self.flush()  # in order: an outcome of that URL logged before is written before
+            if any(row["url"] == item.url for row in self.pending):
+                self.flush()  # in order: an outcome of that URL logged before is written before
             self._write(
                 lambda conn: crawlstate.resolve_crawl_quarantine(
                     conn, run_id=self.run_id, source=item.source, urls=[item.url]

@@ -104,7 +104,7 @@ def test_the_crawl_log_writes_outcomes_in_order_a_batch_a_transaction(fresh_db, 
     from scrapy import signals
     from scrapy.utils.test import get_crawler
 
-    from crawlers.items import CrawlOutcome
+    from crawlers.items import CrawlOutcome, ListingAnswered
     from crawlers.pipelines import crawl_log
 
     monkeypatch.setattr(crawl_log, "BATCH", 3)
@@ -129,9 +129,14 @@ def test_the_crawl_log_writes_outcomes_in_order_a_batch_a_transaction(fresh_db, 
         first = logged()
         assert [url for url, _ in first] == [f"http://a.mirror.test/{n}.pdf" for n in range(3)]  # a full batch
         assert len({xmin for _, xmin in first}) == 1  # in one transaction
-        crawler.signals.send_catch_log(signals.spider_idle, spider=None)  # idle: nothing waits
+        log.process_item(ListingAnswered(source="boards", url="http://a.mirror.test/deska/"))  # another URL's
+        assert len(logged()) == 3
+        log.process_item(ListingAnswered(source="boards", url="http://a.mirror.test/3.pdf"))  # its outcome first
         assert len(logged()) == 4
+        log.process_item(held_back(5))
+        crawler.signals.send_catch_log(signals.spider_idle, spider=None)  # idle: nothing waits
+        assert len(logged()) == 5
         log.process_item(held_back(4))
     finally:
         log.close_spider()  # closed: nothing waits
-    assert [url for url, _ in logged()] == [f"http://a.mirror.test/{n}.pdf" for n in range(5)]
+    assert [url for url, _ in logged()] == [f"http://a.mirror.test/{n}.pdf" for n in (0, 1, 2, 3, 5, 4)]
