@@ -28,6 +28,9 @@ class KnownState:
     closed_days: set[str] = field(default_factory=set)
     # an incremental search-by-date crawl's coverage (crawlers.extensions.known_listing_window)
     listing_covered_to: date | None = None
+    # a crawl that searches file numbers (NALUS's dockets): file number → when its held decision texts last answered
+    # (crawlers.extensions.known_dockets)
+    decisions_confirmed: dict[str, datetime] = field(default_factory=dict)
 
     def held_back(self, url: str) -> bool:
         """A URL gone on its last tries whose backoff has not ended: logged without a request."""

@@ -120,7 +120,8 @@ def crawl_counts(conn: psycopg.Connection, crawler, run_id: str, duration_s: flo
     for key in ("listing_from", "listing_covered_to"):  # an incremental search's start, and its coverage moved on
         if f"mendel/{key}" in stats:
             counts[key] = str(stats[f"mendel/{key}"])
-    for key in ("days_closed", "days_read_open", "days_skipped_closed"):  # a day-by-day source's publication days
+    # a day-by-day source's publication days; NALUS's file numbers searched, and those held and not due
+    for key in ("days_closed", "days_read_open", "days_skipped_closed", "dockets_searched", "dockets_not_due"):
         if f"mendel/{key}" in stats:
             counts[key] = int(stats[f"mendel/{key}"])
     for outcome in ("stored", "unchanged", "failed"):  # e-Sbírka act versions assembled from fragments

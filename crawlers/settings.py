@@ -110,6 +110,10 @@ LISTING_WINDOW_EXTENSIONS = {
 }
 LISTING_WINDOW_ITEM_PIPELINES = {**ITEM_PIPELINES, "crawlers.pipelines.listing_window.ListingWindowPipeline": 500}
 
+# A crawl that searches file numbers besides its date window (NalusSpider.custom_settings): when the decision texts
+# held under each last answered, so a held file number is searched again only once due.
+DOCKETS_EXTENSIONS = {**EXTENSIONS, "crawlers.extensions.known_dockets.KnownDocketsExtension": 20}
+
 # The board crawl (BoardsSpider.custom_settings): the stored notices and deferred attachments known when it opens,
 # a budget per host, the content check, raw store and record on worker threads, notice links and deferred
 # attachments written off the reactor thread, and Chromium for JavaScript boards only.

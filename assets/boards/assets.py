@@ -26,6 +26,7 @@ from assets.boards.attachments import attachment_health
 from assets.boards.crawled import materialize_read_boards, run_boards_file
 from assets.boards.discovery import board_discovery
 from assets.crawl.assets import crawl_scope, run_crawl
+from mendel.crawl import board_health
 from mendel.crawl.boards import candidates, placing, register
 from mendel.crawl.boards.board import BOARD_SOURCE
 from mendel.crawl.boards.cms_rules import cms_summary
@@ -169,6 +170,7 @@ def board_documents(
         return MaterializeResult(metadata={"enabled": False, "boards": 0})
     with psycopg.connect(mendel.db_url(), autocommit=True) as conn:
         boards, unknown = register.boards_for_keys(boards_of_run(context, config), settings, conn)
+        change_mark = board_health.change_mark(conn)  # what the crawl adds or changes is marked at least this
     without_rules = [b for b in boards if b.kind == "html" and not b.rules]
     if without_rules:
         context.log.warning(
@@ -190,7 +192,7 @@ def board_documents(
     env["MENDEL_BOARDS_FILE"] = str(boards_file)
     result = run_crawl(pipes_subprocess_client, context, BOARD_SOURCE, env)
     if not (context.has_partition_key or context.has_partition_key_range):  # the nightly: every registered board
-        summary.update(materialize_read_boards(context, mendel, boards))
+        summary.update(materialize_read_boards(context, mendel, boards, change_mark))
     # What became of the notices' attachments, by reason (404s, deferrals): nothing unfetched goes unsaid.
     with psycopg.connect(mendel.db_url(), autocommit=True) as conn:
         attachments = attachment_health(conn, settings, context.run_id)

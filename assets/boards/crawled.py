@@ -1,8 +1,13 @@
 """What one run of the board crawl crawled: the boards file it hands the crawl process, and — in a run without
-partitions (the nightly) — each board whose listing was read reported as a materialisation of its own partition of
-``board_documents``, so the UI shows what the night did instead of every board "Missing". A board the night could
-not read keeps its last materialisation (or stays missing), with the reason in the crawl failure check
-(assets/boards/checks.py).
+partitions (the nightly) — each board whose documents the run changed reported as a materialisation of its own
+partition of ``board_documents``, so the UI shows when each board last changed instead of every board "Missing".
+
+A board's partition is materialised when the run changed the documents its listing owns (a notice or attachment
+new or with new bytes, withdrawn or listed again, retitled: mendel.crawl.board_health.changed_documents), or when it
+was read and its partition was never materialised (a board new to the instance). A board read with nothing changed
+keeps its last materialisation — the last run that changed its documents — and one event less is written per board
+each unchanged night. A board the night could not read keeps its last materialisation too (or stays missing), with
+the reason in the crawl failure check (assets/boards/checks.py).
 """
 
 from __future__ import annotations
@@ -22,13 +27,21 @@ def run_boards_file(settings: Settings, run_id: str) -> Path:
     return settings.home / "boards" / f"{run_id}.json"
 
 
-def materialize_read_boards(context: AssetExecutionContext, mendel: MendelResource, boards: Sequence) -> dict:
-    """One materialisation per board of ``boards`` this run read (``Board``: key, kind, url); returns counts."""
+def materialize_read_boards(
+    context: AssetExecutionContext, mendel: MendelResource, boards: Sequence, since: int
+) -> dict:
+    """One materialisation per board of ``boards`` (``Board``: key, kind, url) this run read whose documents changed
+    since the mark ``since`` (taken before the crawl: mendel.crawl.board_health.change_mark) or whose partition was
+    never materialised; returns counts: materialised, read and unchanged (left as they were), not read."""
+    urls = [b.url for b in boards]
     with mendel.connect(processing=False) as conn:  # a crawl's bookkeeping: no processing lock
-        unread = board_health.unread_boards(conn, context.run.run_id, [b.url for b in boards])
-        documents = board_health.active_documents(conn, [b.url for b in boards])
+        unread = board_health.unread_boards(conn, context.run.run_id, urls)
+        changed = board_health.changed_documents(conn, context.run.run_id, urls, since)
+        documents = board_health.active_documents(conn, urls)
     read = [b for b in boards if b.url not in unread]
-    for board in read:
+    materialized_before = context.instance.get_materialized_partitions(context.asset_key)
+    to_materialize = [b for b in read if b.url in changed or b.key not in materialized_before]
+    for board in to_materialize:
         context.log_event(
             AssetMaterialization(
                 asset_key=context.asset_key,
@@ -38,6 +51,8 @@ def materialize_read_boards(context: AssetExecutionContext, mendel: MendelResour
                     "listing": MetadataValue.url(board.url),
                     # active documents the board's listing owns (a notice a feed also lists is the feed's)
                     "documents_owned": documents.get(board.url, 0),
+                    # its documents this run added, changed or withdrew (0: a first materialisation)
+                    "documents_changed": changed.get(board.url, 0),
                 },
             )
         )
@@ -47,4 +62,8 @@ def materialize_read_boards(context: AssetExecutionContext, mendel: MendelResour
             f"{len(keys)} board(s) not read in this run keep their last materialisation: {keys[:10]}"
             " (reasons: the crawl_failures check)"
         )
-    return {"partitions_materialized": len(read), "partitions_not_read": len(boards) - len(read)}
+    return {
+        "partitions_materialized": len(to_materialize),
+        "partitions_unchanged": len(read) - len(to_materialize),
+        "partitions_not_read": len(boards) - len(read),
+    }

@@ -9,20 +9,24 @@ its text page in a ``ShowLink("…/Search/GetText.aspx?sz=2-866-16_2", …)`` ca
 (``lblRegistrySign`` = docket and date, ``lblDecisionForm`` = the decision form, ``td.DocContent`` = the text: the
 výrok in ``<b>``, a dissent after ``<hr/>``; read into sections by mendel.extract.court_pages).
 ``doc_id`` is the ECLI listed with the hit, else ``nalus:{sz}``. Besides the date window, each file number of
-``dockets`` is searched for on its own (the form's Spisová značka, in a session of its own).
+``dockets`` is searched for on its own (the form's Spisová značka, in a session of its own) — unless its decision
+text is held and answered less than ``docket_recheck_days`` ago (``known.decisions_confirmed``, read when the spider
+opens): a first night, a file number not held (or held as a citation record only) and ``whole_listing`` search it.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 from urllib.parse import parse_qs, urlsplit
 
 import scrapy
 
+from crawlers import settings as project
 from crawlers.items import FetchedDocument
-from crawlers.spiders.base import MendelSpider, media_type, response_header
+from crawlers.spiders.base import MendelSpider, media_type, response_header, spider_flag
+from mendel.core.sources import NALUS_DOCKET_RECHECK_DAYS
 from mendel.czech.dates import NUMERIC_DATE_PATTERN, date_of_match, format_numeric_date, iso
 from mendel.law.identifiers import file_number, find_ecli
 
@@ -58,7 +62,10 @@ def text_key(url: str) -> str:
 class NalusSpider(MendelSpider):
     name = "nalus"
     source = "nalus"
-    custom_settings = {"COOKIES_ENABLED": True}  # the hits live in the ASP.NET session
+    custom_settings = {
+        "COOKIES_ENABLED": True,  # the hits live in the ASP.NET session
+        "EXTENSIONS": project.DOCKETS_EXTENSIONS,
+    }
 
     def __init__(
         self,
@@ -67,6 +74,8 @@ class NalusSpider(MendelSpider):
         date_to: str = "",
         page_size: int | str = 20,
         dockets: str | tuple = "",
+        docket_recheck_days: int | str = NALUS_DOCKET_RECHECK_DAYS,
+        whole_listing: bool | str = False,
         *args,
         **kwargs,
     ):
@@ -75,11 +84,29 @@ class NalusSpider(MendelSpider):
         self.date_from, self.date_to = date_from, date_to
         self.page_size = int(page_size)
         self.dockets = [d.strip() for d in (dockets.split(",") if isinstance(dockets, str) else dockets) if d.strip()]
+        self.docket_recheck = timedelta(days=int(docket_recheck_days))
+        self.whole_listing = spider_flag(whole_listing)
         self.seen: set[str] = set()
 
+    def dockets_due(self, now: datetime | None = None) -> list[str]:
+        """The file numbers this run searches for: every one with ``whole_listing``; else those whose decision text
+        is not held, or last answered ``docket_recheck`` ago or more."""
+        if self.whole_listing:
+            return list(self.dockets)
+        now = now or datetime.now(timezone.utc)
+        due = []
+        for docket in self.dockets:
+            confirmed = self.known.decisions_confirmed.get(file_number(docket))
+            if confirmed is None or now - confirmed >= self.docket_recheck:
+                due.append(docket)
+        return due
+
     async def start(self):
+        dockets = self.dockets_due()
+        self.crawler.stats.set_value("mendel/dockets_searched", len(dockets))
+        self.crawler.stats.set_value("mendel/dockets_not_due", len(self.dockets) - len(dockets))
         # One search per session (the hits live in it): the date window in jar 0, each file number in a jar of its own.
-        for jar, docket in enumerate([None, *self.dockets]):
+        for jar, docket in enumerate([None, *dockets]):
             yield self.listing_request(
                 self.base_url + SEARCH_PATH,
                 self.parse_form,

@@ -170,6 +170,9 @@ NALUS_SAMPLE_PAGES = (
     "IV. ÚS 899/15",
     "III. ÚS 1773/19",
 )
+# A file number searched for on NALUS whose decision text is held is searched again after two weeks, the Nejvyšší
+# soud's look-back: a corrected text or another decision under it is found then (a new one also by the date window).
+NALUS_DOCKET_RECHECK_DAYS = 14
 # The lower courts' open data lists a decision under the day it was published; a day still gains records for a while
 # after it (exports finishing late). Two weeks on, a day is taken as complete and closed.
 JUSTICE_LAG_DAYS = 14
@@ -268,9 +271,26 @@ SOURCES: dict[str, Source] = {
                     "MENDEL_NALUS_DOCKETS",
                     "",
                     "list",
-                    "file numbers searched for (the form's Spisová značka) besides the date window; the demo's: the "
-                    "decisions whose real NALUS pages the sample holds",
+                    "file numbers searched for (the form's Spisová značka) besides the date window; one whose decision "
+                    "text is held is searched again only once that text last answered "
+                    f"MENDEL_NALUS_DOCKET_RECHECK_DAYS ({NALUS_DOCKET_RECHECK_DAYS}) or more days ago, one not held "
+                    "every night; the demo's: the decisions whose real NALUS pages the sample holds",
                     demo_default=",".join(NALUS_SAMPLE_PAGES),
+                ),
+                Option(
+                    "docket_recheck_days",
+                    "MENDEL_NALUS_DOCKET_RECHECK_DAYS",
+                    str(NALUS_DOCKET_RECHECK_DAYS),
+                    "int",
+                    "days after which a file number of MENDEL_NALUS_DOCKETS whose decision text is held is searched "
+                    "again (0: every night)",
+                ),
+                Option(
+                    "whole_listing",
+                    "MENDEL_NALUS_WHOLE",
+                    "0",
+                    "flag",
+                    "search every file number of MENDEL_NALUS_DOCKETS, held or not",
                 ),
             ),
             window=DateWindow(

@@ -1,6 +1,6 @@
-"""How one run of the board crawl went, read from its crawl log: which boards' listings were read (their Dagster
-partitions are materialised from this), and what failed or was put off, by kind of reason (the board crawl's
-failure check).
+"""How one run of the board crawl went, read from its crawl log: which boards' listings were read and which boards'
+documents changed in the run (their Dagster partitions are materialised from this), and what failed or was put
+off, by kind of reason (the board crawl's failure check).
 
 Kinds of reason, each a count: a board's listing that could not be read, an HTML board not read for want of
 extraction rules, an attachment (a notice's file) that answered 404 or another HTTP error or failed without an
@@ -68,6 +68,28 @@ def unread_boards(conn: psycopg.Connection, run_id: str, urls: Iterable[str]) ->
         ).fetchall()
     )
     return unread
+
+
+def change_mark(conn: psycopg.Connection) -> int:
+    """The mark now, taken before a crawl: a document a later transaction adds or changes (its version, status, title,
+    url...) has a ``documents.changed_txid`` at least this (migration 0037)."""
+    return int(conn.execute("SELECT txid_snapshot_xmax(txid_current_snapshot())").fetchone()[0])
+
+
+def changed_documents(conn: psycopg.Connection, run_id: str, urls: Sequence[str], since: int) -> dict[str, int]:
+    """Board URL (listing) → documents it owns that changed in this run: added or changed since the mark ``since``
+    (:func:`change_mark`: new bytes, withdrawn or active again, a field the index reads), or logged stored by the run
+    (an earlier attempt of a retried step, before the mark). Boards with none are left out."""
+    rows = conn.execute(
+        "SELECT listing, count(DISTINCT doc_id) FROM ("
+        " SELECT listing, doc_id FROM documents WHERE source = %(source)s AND listing = ANY(%(urls)s)"
+        "  AND changed_txid >= %(since)s"
+        " UNION ALL SELECT d.listing, d.doc_id FROM crawl_log c JOIN documents d ON d.source = c.source AND d.url = c.url"
+        "  WHERE c.run_id = %(run)s AND c.source = %(source)s AND c.outcome = 'stored' AND d.listing = ANY(%(urls)s)"
+        ") changed GROUP BY listing",
+        {"source": BOARD_SOURCE, "urls": list(urls), "since": since, "run": run_id},
+    ).fetchall()
+    return {listing: int(count) for listing, count in rows}
 
 
 def active_documents(conn: psycopg.Connection, urls: Sequence[str]) -> dict[str, int]:

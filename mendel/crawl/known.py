@@ -3,8 +3,9 @@
 Conditional requests (:func:`known_validators`), documents not due for another look (:func:`last_confirmed`), URLs
 gone on their last tries and their backoff (:func:`known_gone`), attachments an earlier run deferred
 (:func:`known_deferred`), what each listing held when last read (:func:`source_listing_documents`), URLs whose last try failed
-(:func:`open_crawl_quarantine`), and the stored documents a record step compares with (:func:`current_documents`,
-:func:`known_doc_ids`). Nothing here writes.
+(:func:`open_crawl_quarantine`), when the decision texts held under each file number last answered
+(:func:`decisions_confirmed_by_file_number`), and the stored documents a record step compares with
+(:func:`current_documents`, :func:`known_doc_ids`). Nothing here writes.
 """
 
 from __future__ import annotations
@@ -34,6 +35,18 @@ def last_confirmed(conn: psycopg.Connection, source: str) -> dict[str, datetime]
     rows = conn.execute(
         "SELECT url, last_seen FROM documents WHERE source = %s AND status = 'active'"
         " AND current_version_id IS NOT NULL AND url IS NOT NULL",
+        (source,),
+    )
+    return dict(rows.fetchall())
+
+
+def decisions_confirmed_by_file_number(conn: psycopg.Connection, source: str) -> dict[str, datetime]:
+    """File number (``citation``) → when the least recently confirmed of the source's decision texts held under it
+    last answered (``documents.last_seen``): active documents with a current version of kind ``decision`` (a
+    citation record is not the decision's text), for a crawl that searches a held file number again only once due."""
+    rows = conn.execute(
+        "SELECT citation, min(last_seen) FROM documents WHERE source = %s AND status = 'active'"
+        " AND doc_type = 'decision' AND current_version_id IS NOT NULL AND citation IS NOT NULL GROUP BY citation",
         (source,),
     )
     return dict(rows.fetchall())

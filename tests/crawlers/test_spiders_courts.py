@@ -3,9 +3,11 @@ local mirror into a fresh PostgreSQL database; the expectations are read straigh
 
 from __future__ import annotations
 
-from datetime import date
+import asyncio
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
+from scrapy.utils.test import get_crawler
 
 from crawlers.spiders import nalus as nalus_spider
 from crawlers.spiders import nssoud as nssoud_spider
@@ -111,3 +113,52 @@ def test_court_spider_helpers():
     ):
         decoded, _codec = nssoud_spider.decode_text(body, header)
         assert nssoud_spider.clean_text(decoded) == "Kasační stížnost se zamítá. 7 Afs 41/2013-8"
+
+
+NOW = datetime(2026, 12, 4, 2, 0, tzinfo=timezone.utc)
+DOCKETS = ("I. ÚS 2/95", "II.ÚS 287/96", "IV. ÚS 899/15")  # as configured (NALUS writes "II.ÚS" unspaced)
+HELD = {"I. ÚS 2/95": NOW - timedelta(days=1), "II. ÚS 287/96": NOW - timedelta(days=13, hours=23)}
+
+
+def nalus_spider_with(known: dict, **arguments) -> nalus_spider.NalusSpider:
+    spider = nalus_spider.NalusSpider.from_crawler(
+        get_crawler(nalus_spider.NalusSpider),
+        base_url="http://127.0.0.1:8765",
+        date_from="2018-09-18",
+        dockets=",".join(DOCKETS),
+        **arguments,
+    )
+    spider.known.decisions_confirmed = known
+    return spider
+
+
+@pytest.mark.parametrize(
+    "known, arguments, due",
+    [
+        ({}, {}, DOCKETS),  # a first night: every file number
+        (HELD, {}, ("IV. ÚS 899/15",)),  # held and confirmed within 14 days: only the one not held
+        ({**HELD, "II. ÚS 287/96": NOW - timedelta(days=14)}, {}, ("II.ÚS 287/96", "IV. ÚS 899/15")),  # due again
+        (HELD, {"docket_recheck_days": "1"}, DOCKETS[:2] + ("IV. ÚS 899/15",)),  # a shorter re-check age
+        (HELD, {"docket_recheck_days": "0"}, DOCKETS),  # 0: every night
+        (HELD, {"whole_listing": "1"}, DOCKETS),  # a forced full crawl
+        ({"I. ÚS 2/96": NOW}, {}, DOCKETS),  # another file number held: not this one
+    ],
+)
+def test_nalus_searches_a_held_file_number_again_only_once_due(known, arguments, due):
+    assert nalus_spider_with(known, **arguments).dockets_due(NOW) == list(due)
+
+
+def test_nalus_starts_one_search_for_the_window_and_one_per_file_number_due():
+    spider = nalus_spider_with({"I. ÚS 2/95": datetime.now(timezone.utc)})
+
+    async def started():
+        return [request async for request in spider.start()]
+
+    requests = asyncio.run(started())
+    assert [(r.meta["cookiejar"], r.cb_kwargs["docket"]) for r in requests] == [
+        (0, None),
+        (1, "II.ÚS 287/96"),
+        (2, "IV. ÚS 899/15"),
+    ]
+    stats = spider.crawler.stats
+    assert (stats.get_value("mendel/dockets_searched"), stats.get_value("mendel/dockets_not_due")) == (2, 1)

@@ -1,6 +1,7 @@
 """Ústavní soud from its real pages: the NALUS spider finds the six decisions whose real ``GetText.aspx`` pages the
 sample holds by their file numbers, stores each page unchanged, and its text is read into výrok, odůvodnění and
-dissent; a decision first known from its ConCo record is replaced by its text when the page appears."""
+dissent; a held decision's file number is not searched again the next night (MENDEL_NALUS_WHOLE searches it); a
+decision first known from its ConCo record is replaced by its text when the page appears."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ NO_WINDOW = {"MENDEL_NALUS_FROM": "2100-01-01"}  # no decision is that new: the 
 def test_the_real_pages_are_found_by_file_number_and_stored_unchanged(tmp_path, fresh_db, mirror, monkeypatch):
     crawl = crawl_runner(monkeypatch, tmp_path, fresh_db, mirror.base_url)
     pages = real_nalus_pages()
-    only(crawl("nalus", "us-pages", **NO_WINDOW), stored=6)  # the demo's dockets: NALUS_SAMPLE_PAGES
+    first = crawl("nalus", "us-pages", **NO_WINDOW)
+    only(first, stored=6)  # the demo's dockets: NALUS_SAMPLE_PAGES
+    assert (first["dockets_searched"], first["dockets_not_due"]) == (6, 0)
     docs = documents(fresh_db, "nalus")
     assert sorted(doc["citation"] for doc in docs.values()) == sorted(NALUS_SAMPLE_PAGES)
     store = RawStore(tmp_path / "raw")
@@ -38,6 +41,15 @@ def test_the_real_pages_are_found_by_file_number_and_stored_unchanged(tmp_path, 
             " GROUP BY d.citation"
         ).fetchall()
     assert dict(sections) == {c: ["Výrok", "Odůvodnění", "Odlišné stanovisko"] for c in NALUS_SAMPLE_PAGES}
+
+    # The next night every decision text is held and has just answered: no file number is searched again (the
+    # date window's search alone), until asked for the whole list.
+    again = crawl("nalus", "us-pages-2", **NO_WINDOW)
+    only(again)
+    assert (again["dockets_searched"], again["dockets_not_due"]) == (0, 6) and again["requests"] < first["requests"]
+    whole = crawl("nalus", "us-pages-3", **NO_WINDOW, MENDEL_NALUS_WHOLE="1")
+    only(whole, unchanged=6)
+    assert (whole["dockets_searched"], whole["requests"]) == (6, first["requests"])
 
 
 def corpus_without_pages(root):

@@ -1,6 +1,7 @@
 """A run without partitions (the nightly) crawls every registered board; the instance then shows each board it read
 as a materialised partition of ``board_documents`` — not every board "Missing" — and the board crawl's failure check
-says what was not read, fetched or put off, by kind of reason.
+says what was not read, fetched or put off, by kind of reason. A later night materialises only the partitions of
+the boards whose documents it changed: a partition's last materialisation is the last run that changed its board.
 
 The register is the mirror's catalogue narrowed to four boards (Kadaň's feed, two MVČR feeds, Karviná's JSON export);
 a mirror of the test's own answers 404 for Karviná's export, and a host budget of 10 requests defers most of Kadaň's
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+import psycopg
 import pytest
 import yaml
 from dagster import AssetCheckSeverity, AssetKey, DagsterInstance, Definitions, define_asset_job
@@ -66,7 +68,7 @@ def night(tmp_path, fresh_db, monkeypatch):
         yield defs.resolve_job_def("night"), register, mirror
 
 
-def test_the_nightly_materialises_the_partition_of_every_board_it_read(night):
+def test_the_nightly_materialises_the_partition_of_every_board_it_read_then_of_those_that_changed(night, fresh_db):
     job, register, mirror = night
     with DagsterInstance.ephemeral() as instance:
         result = job.execute_in_process(instance=instance)
@@ -85,7 +87,12 @@ def test_the_nightly_materialises_the_partition_of_every_board_it_read(night):
         assert partitions[KADAN_FEED_URL]["documents_owned"].value > 0
         (step,) = [m for m in result.asset_materializations_for_node("board_documents") if m.partition is None]
         crawl = {k: v.value for k, v in step.metadata.items()}
-        assert (crawl["partitions_materialized"], crawl["partitions_not_read"]) == (3, 1)
+        # A first night: every board read is new to the instance, so each is materialised.
+        assert (crawl["partitions_materialized"], crawl["partitions_unchanged"], crawl["partitions_not_read"]) == (
+            3,
+            0,
+            1,
+        )
 
         check = check_evaluations(result)["crawl_failures"]
         figures = {k: v.value for k, v in check.metadata.items()}
@@ -103,3 +110,34 @@ def test_the_nightly_materialises_the_partition_of_every_board_it_read(night):
         assert check.description.startswith("1 listings unread;")  # the failure; the rest is said, not failed
         assert f"{figures['deferred_over_budget']} attachments deferred to the next run" in check.description
         assert f"{len(served_404)} attachments are not in the sample corpus" in check.description
+
+        # The next night changes nothing but one feed's notice, withdrawn in between and listed again: only that
+        # board's partition is materialised; the others keep the first night's, the run that last changed them.
+        with psycopg.connect(fresh_db, autocommit=True) as conn:
+            (notice,) = conn.execute(
+                "UPDATE documents SET status = 'withdrawn' WHERE doc_id = (SELECT min(doc_id) FROM documents"
+                " WHERE listing = %s AND doc_type = 'notice') RETURNING doc_id",
+                (FEEDS[0],),
+            ).fetchone()
+        again = job.execute_in_process(instance=instance)
+        assert again.success
+        (step,) = [m for m in again.asset_materializations_for_node("board_documents") if m.partition is None]
+        crawl = {k: v.value for k, v in step.metadata.items()}
+        assert (crawl["reactivated"], crawl["stored"]) == (1, 0)
+        assert (crawl["partitions_materialized"], crawl["partitions_unchanged"], crawl["partitions_not_read"]) == (
+            1,
+            2,
+            1,
+        )
+        (changed,) = [m for m in again.asset_materializations_for_node("board_documents") if m.partition]
+        assert changed.partition == FEEDS[0] and changed.metadata["documents_changed"].value == 1
+        latest = {}  # each partition's last materialisation (the records come newest first)
+        for record in instance.fetch_materializations(AssetKey("board_documents"), limit=20).records:
+            if record.partition_key:
+                latest.setdefault(record.partition_key, record.run_id)
+        assert latest == {
+            FEEDS[0]: again.run_id,
+            FEEDS[1]: result.run_id,
+            KADAN_FEED_URL: result.run_id,
+        }, notice
+        assert instance.get_materialized_partitions(AssetKey("board_documents")) == register - {KARVINA}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 
 import psycopg
+import pytest
 
 from crawlers.items import FetchedDocument
 from crawlers.pipelines.content_hash import ContentHashPipeline
@@ -97,3 +98,45 @@ def test_a_304_is_logged_and_its_document_marked_seen_in_one_transaction(fresh_d
     # one commit an outcome: the crawl log row and the document's last_seen written by the same transaction
     assert len(logged) == 1 and seen[1] is True
     assert logged[0][0] == seen[0]
+
+
+def test_the_crawl_log_writes_outcomes_in_order_a_batch_a_transaction(fresh_db, monkeypatch):
+    from scrapy import signals
+    from scrapy.utils.test import get_crawler
+
+    from crawlers.items import CrawlOutcome, ListingAnswered
+    from crawlers.pipelines import crawl_log
+
+    monkeypatch.setattr(crawl_log, "BATCH", 3)
+    monkeypatch.setattr(crawl_log, "BATCH_SECONDS", 3600.0)  # batches by size alone here
+    crawler = get_crawler(settings_dict={"MENDEL_DATABASE_URL": fresh_db, "MENDEL_RUN_ID": "run-b"})
+    log = crawl_log.CrawlLogPipeline(crawler)
+
+    def held_back(number: int) -> CrawlOutcome:
+        return CrawlOutcome(
+            source="boards", url=f"http://a.mirror.test/{number}.pdf", outcome="quarantined", reason="HTTP 404"
+        )
+
+    def logged() -> list[tuple[str, str]]:
+        with psycopg.connect(fresh_db) as conn:
+            return conn.execute("SELECT url, xmin::text FROM crawl_log WHERE run_id = 'run-b' ORDER BY id").fetchall()
+
+    try:
+        for number in range(4):
+            log.process_item(held_back(number))
+        with pytest.raises(ValueError, match="needs a reason"):  # refused alone: the batch waiting is kept
+            log.process_item(CrawlOutcome(source="boards", url="http://a.mirror.test/x", outcome="quarantined"))
+        first = logged()
+        assert [url for url, _ in first] == [f"http://a.mirror.test/{n}.pdf" for n in range(3)]  # a full batch
+        assert len({xmin for _, xmin in first}) == 1  # in one transaction
+        log.process_item(ListingAnswered(source="boards", url="http://a.mirror.test/deska/"))  # another URL's
+        assert len(logged()) == 3
+        log.process_item(ListingAnswered(source="boards", url="http://a.mirror.test/3.pdf"))  # its outcome first
+        assert len(logged()) == 4
+        log.process_item(held_back(5))
+        crawler.signals.send_catch_log(signals.spider_idle, spider=None)  # idle: nothing waits
+        assert len(logged()) == 5
+        log.process_item(held_back(4))
+    finally:
+        log.close_spider()  # closed: nothing waits
+    assert [url for url, _ in logged()] == [f"http://a.mirror.test/{n}.pdf" for n in (0, 1, 2, 3, 5, 4)]

@@ -3,6 +3,8 @@ under its kind of reason, the boards whose listings were not read, and the verdi
 
 from __future__ import annotations
 
+import hashlib
+
 import psycopg
 import pytest
 
@@ -125,3 +127,64 @@ def test_a_run_read_back_from_its_crawl_log(fresh_db):
     assert found["hosts_over_budget"] == {"www.mvcr.cz": 1}
     assert found["reasons"][0] == ("attachments_404", "HTTP 404", 2)
     assert unread == {page, other} and never_closed == {feed}
+
+
+def record_notice(conn, run_id: str, board: str, name: str, body: str = "v1") -> str:
+    doc_id = f"{board}#{name}"
+    crawlstate.record_document(
+        conn,
+        run_id=run_id,
+        source="boards",
+        doc_id=doc_id,
+        url=f"{board}/{name}",
+        sha256=hashlib.sha256(f"{doc_id} {body}".encode()).hexdigest(),
+        byte_size=1,
+        content_type="text/html",
+        title=name,
+        doc_type="notice",
+        listing=board,
+    )
+    return doc_id
+
+
+# board → what the run does to the notices its listing owns, and how many the changed boards count
+@pytest.mark.parametrize(
+    "happens, changed",
+    [
+        ("unchanged", 0),  # the same bytes again (or a 304): nothing changed
+        ("new notice", 1),
+        ("new bytes", 1),
+        ("withdrawn", 1),  # the listing read in full no longer names one
+        ("listed again", 1),  # a withdrawn notice named again
+        ("retitled", 1),  # the same bytes under another title
+        ("stored before the mark", 1),  # an earlier attempt of the run's retried step stored it
+        ("stored by another run", 0),
+    ],
+)
+def test_the_boards_whose_documents_a_run_changed(fresh_db, happens, changed):
+    board, other = "https://a.mirror.test/deska", "https://b.mirror.test/deska"
+    with psycopg.connect(fresh_db, autocommit=True) as conn:
+        kept = record_notice(conn, "night-1", board, "kept")
+        old = record_notice(conn, "night-1", board, "old")
+        record_notice(conn, "night-1", other, "other")
+        if happens == "listed again":
+            crawlstate.sync_listing(conn, source="boards", listing=board, doc_ids=[kept])
+        if happens == "stored before the mark":
+            record_notice(conn, RUN, board, "early")
+        if happens == "stored by another run":
+            record_notice(conn, "night-0", board, "late")
+        mark = board_health.change_mark(conn)
+        record_notice(conn, RUN, board, "kept")
+        record_notice(conn, RUN, other, "other")
+        if happens == "new notice":
+            record_notice(conn, RUN, board, "new")
+        elif happens == "new bytes":
+            record_notice(conn, RUN, board, "old", body="v2")
+        elif happens == "withdrawn":
+            crawlstate.sync_listing(conn, source="boards", listing=board, doc_ids=[kept])
+        elif happens == "listed again":
+            crawlstate.sync_listing(conn, source="boards", listing=board, doc_ids=[kept, old])
+        elif happens == "retitled":
+            conn.execute("UPDATE documents SET title = 'renamed' WHERE doc_id = %s", (old,))
+        found = board_health.changed_documents(conn, RUN, [board, other], mark)
+    assert found == ({board: changed} if changed else {})

@@ -52,3 +52,38 @@ def test_a_resolved_quarantine_or_another_failure_is_retried_at_once(fresh_db):
         log(conn, "r2", "https://a.cz/x.pdf", "stored", status=200)  # resolves its quarantine entry
         log(conn, "r1", "https://a.cz/y.pdf", "quarantined", status=503, reason="HTTP 503 after 2 retries")
         assert known.known_gone(conn, "boards") == {}
+
+
+def test_the_decision_texts_held_under_each_file_number_and_when_they_last_answered(fresh_db):
+    """A file number is held by an active decision text with a current version: a citation record, a withdrawn
+    decision or another source's does not hold it; several texts under one number give the oldest confirmation."""
+    rows = [  # doc_id, source, citation, doc_type, status, last seen (days before NOW)
+        ("us/a", "nalus", "I. ÚS 2/95", "decision", "active", 1),
+        ("us/b", "nalus", "I. ÚS 2/95", "decision", "active", 20),
+        ("us/c", "nalus", "II. ÚS 287/96", "citation_record", "active", 1),
+        ("us/d", "nalus", "IV. ÚS 899/15", "decision", "withdrawn", 1),
+        ("us/e", "nalus", "III. ÚS 1773/19", "decision", "active", 3),
+        ("ns/f", "nsoud", "II. ÚS 287/96", "decision", "active", 1),
+    ]
+    with psycopg.connect(fresh_db, autocommit=True) as conn:
+        for number, (doc_id, source, citation, doc_type, status, days) in enumerate(rows):
+            crawlstate.record_document(
+                conn,
+                run_id="r",
+                source=source,
+                doc_id=doc_id,
+                url=f"https://example.invalid/{number}",
+                sha256=f"{number:064x}",
+                byte_size=1,
+                content_type="text/html",
+                doc_type=doc_type,
+                citation=citation,
+            )
+            conn.execute(
+                "UPDATE documents SET status = %s, last_seen = %s WHERE doc_id = %s",
+                (status, NOW - timedelta(days=days), doc_id),
+            )
+        assert known.decisions_confirmed_by_file_number(conn, "nalus") == {
+            "I. ÚS 2/95": NOW - timedelta(days=20),
+            "III. ÚS 1773/19": NOW - timedelta(days=3),
+        }

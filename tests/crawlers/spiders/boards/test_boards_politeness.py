@@ -83,3 +83,21 @@ def test_host_queue_hands_out_idle_hosts_first_and_counts_its_requests():
     order += [queue.pop().url for _ in range(3)]
     assert order == ["http://b/1", "http://c/1", "http://a/1", "http://a/2", "http://a/3"]
     assert len(queue) == 0 and queue.pop() is None
+
+
+@pytest.mark.parametrize(
+    "environ, delay",
+    [
+        ({"MENDEL_PROFILE": "production"}, 1.0),  # real hosts: production's pace
+        ({"MENDEL_PROFILE": "production", "MENDEL_BOARD_DOWNLOAD_DELAY": ""}, 1.0),
+        ({"MENDEL_PROFILE": "production", "MENDEL_BOARD_DOWNLOAD_DELAY": "2.5"}, 2.5),
+        ({"MENDEL_PROFILE": "demo"}, 0.2),  # the mirror's made-up hosts
+        ({}, 0.2),  # no profile set is the demo (mendel.core.config.Settings)
+        ({"MENDEL_PROFILE": "demo", "MENDEL_BOARD_DOWNLOAD_DELAY": "1"}, 1.0),  # the crawl-scale benchmarks
+        ({"MENDEL_PROFILE": "demo", "MENDEL_BOARD_DOWNLOAD_DELAY": "0"}, 0.0),  # tests
+    ],
+)
+def test_a_board_host_is_paced_as_production_unless_the_demo_mirror_stands_in(environ, delay):
+    from crawlers.spiders.boards import board_delay
+
+    assert board_delay(environ) == delay
