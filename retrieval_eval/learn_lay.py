@@ -29,6 +29,7 @@ DEV_LAY_FILES = (
     "dev_codes3.jsonl",
     "dev_codes4.jsonl",
     "dev_codes5.jsonl",
+    "dev_codes_keywords.jsonl",
     "dev_decisions.jsonl",
     "dev_absent.jsonl",
     "dev_absent2.jsonl",

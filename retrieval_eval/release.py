@@ -46,6 +46,7 @@ SETS = (
     QuestionSet("dev codes 3", "dev_codes3.jsonl", "dev"),
     QuestionSet("dev codes 4", "dev_codes4.jsonl", "dev"),
     QuestionSet("dev codes 5", "dev_codes5.jsonl", "dev"),
+    QuestionSet("dev codes keywords", "dev_codes_keywords.jsonl", "dev"),
     QuestionSet("dev decisions", "dev_decisions.jsonl", "dev"),
     QuestionSet("dev absent acts", "dev_absent.jsonl", "dev"),
     QuestionSet("dev absent acts 2", "dev_absent2.jsonl", "dev"),
