@@ -296,6 +296,28 @@ def read_documents(bundle_path: Path) -> list[dict]:
     return json.loads(documents_path(bundle_path).read_text(encoding="utf-8"))
 
 
+def document_record(row, summary: str, *extras: dict) -> dict:
+    """A live document as a bundle records it: ``row`` is its (doc_id, title, source, url, citation, doc_type,
+    published, sha256, content_type) — sha256 and content type those of the version it is served by —, then its
+    summary and what each of ``extras`` (doc_id -> fields) holds for it."""
+    doc_id, title, source, url, citation, doc_type, published, sha256, content_type = row
+    record = {
+        "doc_id": doc_id,
+        "title": title,
+        "source": source,
+        "url": url,
+        "citation": citation,
+        "doc_type": doc_type,
+        "published": published.isoformat() if published else None,
+        "summary": summary,
+        "sha256": sha256,
+        "content_type": content_type,
+    }
+    for extra in extras:
+        record.update(extra.get(doc_id, {}))
+    return record
+
+
 def documents_by_id(bundle_path: Path) -> dict[str, dict]:
     return {d["doc_id"]: d for d in read_documents(bundle_path)}
 

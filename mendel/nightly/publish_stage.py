@@ -57,23 +57,8 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
     held = last_good.last_good_marks(conn)
     courts = document_courts(conn)  # a decision's court, its level and canonical file number
     documents = [
-        {
-            "doc_id": d,
-            "title": t,
-            "source": s,
-            "url": u,
-            "citation": c,
-            "doc_type": k,
-            "published": p.isoformat() if p else None,
-            "summary": summaries.get(d, ""),
-            "sha256": h,
-            "content_type": m,
-            **places.get(d, {}),
-            **grounding.get(d, {}),
-            **held.get(d, {}),
-            **courts.get(d, {}),
-        }
-        for d, t, s, u, c, k, p, h, m in conn.execute(
+        bundle.document_record(row, summaries.get(row[0], ""), places, grounding, held, courts)
+        for row in conn.execute(
             "SELECT d.doc_id, d.title, d.source, d.url, d.citation, d.doc_type, d.published, v.sha256,"
             " v.content_type FROM documents d LEFT JOIN document_versions v"
             " ON v.version_id = coalesce(d.served_version_id, d.current_version_id) WHERE d.status = 'active' ORDER BY d.doc_id"

@@ -91,23 +91,7 @@ class PostgresSearcher(SearchFlow, PostgresLists):
         ).fetchall()
         grounding = document_grounding(conn)
         held = last_good.last_good_marks(conn)
-        return {
-            d: {
-                "doc_id": d,
-                "title": t,
-                "source": s,
-                "url": u,
-                "citation": c,
-                "doc_type": k,
-                "published": p.isoformat() if p else None,
-                "summary": summary,
-                "sha256": h,
-                "content_type": m,
-                **grounding.get(d, {}),
-                **held.get(d, {}),
-            }
-            for d, t, s, u, c, k, p, h, m, summary in rows
-        }
+        return {row[0]: bundle.document_record(row[:9], row[9], grounding, held) for row in rows}
 
     # --- the search (serving.ranking.answer, as the bundle's) ----------------------------------------------
 
