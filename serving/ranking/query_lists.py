@@ -377,11 +377,13 @@ class QueryLists:
         return self._lexicon
 
     def legal_expansion(self, understanding) -> str:
-        """The legal wordings of the query's lay words, abbreviations and the bundle's defined terms,
-        space-separated ("" when none): what BM25 adds at ``EXPANSION_WEIGHT``."""
+        """The legal wordings of the query's lay words, abbreviations and the bundle's defined terms, then those of
+        the lay wordings it says in part (``LegalVocabulary.legal_in_part``), space-separated ("" when none): what
+        BM25 adds at ``EXPANSION_WEIGHT``."""
         from serving.query.analyze import legal_wordings
 
-        return " ".join(legal_wordings(understanding.normalized, self.vocabulary))
+        exact = legal_wordings(understanding.normalized, self.vocabulary)
+        return " ".join(exact + self.vocabulary.legal_in_part(understanding.normalized, known=exact))
 
     @staticmethod
     def dense_text(understanding, bridge: bool = True) -> str:

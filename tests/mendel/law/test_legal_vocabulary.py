@@ -9,6 +9,7 @@ import yaml
 from mendel.law.vocabulary import (
     VOCABULARY_FILE,
     Definition,
+    LegalVocabulary,
     VocabularyError,
     default_vocabulary,
     definitions_in,
@@ -583,3 +584,40 @@ def test_everyday_questions_expand_to_the_headings_no_wording_reached(query, leg
 )
 def test_uncovered_heading_wordings_do_not_fire_on_everyday_words(query, not_legal):
     assert not_legal not in legal_of(query)
+
+
+PART_RULES = [
+    ("prodaný pojištěný dům", "převod pojištěné věci", "areas"),
+    ("zástava auta", "zástavní právo", "areas"),
+    ("zástava auta", "zástavní právo", "areas"),  # the same wording under a second area: still one rule
+    ("vyhazov z bytu", "výpověď z nájmu", "areas"),
+    ("alimenty", "výživné", "areas"),
+    ("hlídání dětí", "péče o dítě", "definition"),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "known", "max_words", "expected"),
+    [
+        ("pojištěný dům prodaný", (), 12, ["převod pojištěné věci"]),  # all three words, in another order
+        ("pojisteny dum jsem prodal", (), 12, ["převod pojištěné věci"]),  # all but one of three ("prodal")
+        ("prodal jsem dům, platí pojistka?", (), 12, []),  # one of three
+        ("prodal jsem auto", (), 12, []),  # one of two
+        ("auta a zástava", (), 12, ["zástavní právo"]),  # both words of two, in another order
+        ("alimenty", (), 12, []),  # a one-word wording is matched whole only (LegalVocabulary.expand)
+        ("hlídání dětí", (), 12, []),  # an act's harvested definition is matched whole only
+        ("zástava auta", ("zástavní právo",), 12, []),  # the exact match says it already
+        ("zástavní právo zástava auta", (), 12, []),  # the query holds the legal words
+        # more words matched first, then longer wordings, then by name; whole wordings up to max_words
+        (
+            "zástava auta, vyhazov z bytu, prodaný pojištěný dům",
+            (),
+            12,
+            ["převod pojištěné věci", "výpověď z nájmu", "zástavní právo"],
+        ),
+        ("zástava auta, vyhazov z bytu, prodaný pojištěný dům", (), 5, ["převod pojištěné věci"]),
+    ],
+)
+def test_lay_wordings_said_in_part_add_their_legal_wording(query, known, max_words, expected):
+    vocabulary = LegalVocabulary(PART_RULES, {})
+    assert vocabulary.legal_in_part(query, known=known, max_words=max_words) == expected
