@@ -23,10 +23,8 @@ import re
 import shutil
 import subprocess
 import tempfile
-import time
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from PIL import Image
 
@@ -145,33 +143,6 @@ def _orientation(image_path: str, timeout_s: float) -> int:
     return int(rotate.group(1)) % 360
 
 
-TEMP_PREFIX = "mendel-ocr-"
-# A page's OCR lasts minutes at most (two Tesseract runs of at most ``timeout_s``): a page directory older than this
-# was left by a process killed while it read (a stopped night), which no ``with`` block ever cleans.
-STALE_AFTER_S = 3600.0
-
-
-def sweep_stale_pages(directory: str | None = None, max_age_s: float = STALE_AFTER_S) -> list[str]:
-    """Remove the page directories (``mendel-ocr-*``) of ``directory`` (default: the system's temporary one) left
-    there longer than ``max_age_s`` by killed processes (~8 MB a page); returns their names."""
-    removed = []
-    root = Path(directory or tempfile.gettempdir())
-    for entry in root.glob(TEMP_PREFIX + "*"):
-        try:
-            stale = entry.is_dir() and time.time() - entry.stat().st_mtime > max_age_s
-        except OSError:
-            continue  # removed meanwhile
-        if stale:
-            shutil.rmtree(entry, ignore_errors=True)
-            removed.append(entry.name)
-    return removed
-
-
-@lru_cache(maxsize=1)
-def _swept_once() -> int:
-    return len(sweep_stale_pages())
-
-
 def ocr_image(
     image: Image.Image,
     *,
@@ -183,8 +154,7 @@ def ocr_image(
     """OCR one page image. `dpi` is its resolution when known; below 150 it is not passed on (a scan stored
     one pixel per point says 72 dpi but holds 300 dpi text) and Tesseract estimates it from the glyphs."""
     args = ["-l", languages, *(["--dpi", str(int(dpi))] if dpi and 150 <= dpi <= 1200 else []), "--psm", "3", "tsv"]
-    _swept_once()  # what killed processes left, once a process
-    with tempfile.TemporaryDirectory(prefix=TEMP_PREFIX) as directory:
+    with tempfile.TemporaryDirectory(prefix="mendel-ocr-") as directory:
         page = _bitmap(image, directory, "page")
         result = parse_tsv(_run(args, page, timeout_s))
         if (

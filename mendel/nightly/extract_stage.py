@@ -9,6 +9,7 @@ import psycopg
 
 from mendel.core import stage_versions
 from mendel.core.rawstore import RawStore
+from mendel.core.stale_pages import sweep_stale_pages
 from mendel.crawl import crawlstate
 from mendel.nightly.registry_stage import RECORD_SOURCES
 from mendel.records.citation_records import CITATION_RECORD, is_citation_record
@@ -23,6 +24,9 @@ def extract_pending(conn: psycopg.Connection, store: RawStore) -> dict:
     """Pages and sections for every current document version not yet extracted; bad input is quarantined."""
     from mendel.extract.document import extract_files
 
+    swept = sweep_stale_pages()  # what a killed night's OCR left in the temporary directory
+    if swept:
+        log.info("removed %d page directories a killed OCR process left: %s", len(swept), swept[:5])
     reprocessed = stage_versions.reprocess_extract(conn)  # versions another extract version made go back
     extract_version = stage_versions.version("extract")
     rows = conn.execute(

@@ -5,8 +5,6 @@ check); each asserts a phrase read off the page image once by hand."""
 from __future__ import annotations
 
 import io
-import os
-import time
 from dataclasses import replace
 
 import pypdf
@@ -15,7 +13,7 @@ import pytest
 
 from mendel.core.config import SAMPLE_CORPUS
 from mendel.extract.document import DEFAULT_LIMITS, extract_document
-from mendel.extract.ocr import ocr_available, parse_tsv, sweep_stale_pages
+from mendel.extract.ocr import ocr_available, parse_tsv
 
 SCANNED = SAMPLE_CORPUS / "municipal" / "blesno" / "scanned"
 COMMITTEE = SCANNED / (
@@ -187,15 +185,3 @@ def test_pages_of_a_scan_are_ocrd_in_parallel_and_kept_in_order(monkeypatch):
         assert all(p.is_ocr and p.text.startswith("Strana ") for p in document.pages), document.pages[0].text
         texts[workers] = [p.text for p in document.pages]
     assert texts[1] == texts[None] and len(set(texts[1])) == len(texts[1])
-
-
-def test_page_directories_a_killed_process_left_are_swept(tmp_path):
-    """A night stopped while a page was read leaves its page image (~8 MB) behind: an hour on, it is removed."""
-    hour_ago = time.time() - 3700
-    for name in ("mendel-ocr-left", "mendel-ocr-reading", "other-left"):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "page.pgm").write_bytes(b"P5")
-    for name in ("mendel-ocr-left", "other-left"):
-        os.utime(tmp_path / name, (hour_ago, hour_ago))
-    assert sweep_stale_pages(str(tmp_path)) == ["mendel-ocr-left"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["mendel-ocr-reading", "other-left"]
