@@ -294,7 +294,7 @@ def log_outcome(
     """One outcome for one discovered URL; a quarantined one also gets a quarantine record (stage ``crawl``), a
     stored or unchanged one has its open crawl quarantine entries resolved.
     ``deferred`` (:data:`DEFERRED`, with its reason): the URL was not requested in this run, the next one asks first.
-    ``seen``: the document behind ``url`` is marked seen (:func:`mark_seen`, a 304) in the same transaction — one
+    ``seen``: the document behind ``url`` is marked seen (``last_seen``, a 304) in the same transaction — one
     commit an outcome, not two: an unchanged night's crawl is mostly these."""
     log_outcomes(
         conn,
@@ -369,11 +369,6 @@ def log_deferred(conn: psycopg.Connection, *, run_id: str | None, source: str, r
         cur.executemany(
             "INSERT INTO crawl_log (run_id, source, url, outcome, reason) VALUES (%s, %s, %s, %s, %s)", rows
         )
-
-
-def mark_seen(conn: psycopg.Connection, *, source: str, url: str) -> None:
-    """A 304: the document behind ``url`` is still there (``last_seen``)."""
-    conn.execute("UPDATE documents SET last_seen = now() WHERE source = %s AND url = %s", (source, url))
 
 
 def quarantine(
