@@ -46,8 +46,8 @@ DEFINITION_MIN_MEANING_TERMS = 3  # "osoba" alone is no name of "zaměstnavatel"
 MAX_WORDING_GAP = 1
 # A lay wording the query says in part (``LegalVocabulary.legal_in_part``): every word of a two-word wording, in any
 # order and place ("pojistka dům prodal" for "prodej pojištěného domu"), all words but one of a longer one. The
-# legal words it adds to BM25 stop at this many: on the dev sets of the codes 12 kept the gains of 20 or 30 (dev
-# codes 5 recall@10 0.300 -> 0.425, keyword queries 0.350 -> 0.525) and lost less on the decisions.
+# legal words it adds to BM25 stop at this many: on the dev sets of the codes 12 kept the gains of 20 or 30 (as
+# shipped: dev codes 5 recall@10 0.300 -> 0.400, keyword queries 0.350 -> 0.525) and lost less on the decisions.
 PART_MAX_LEGAL_WORDS = 12
 
 
