@@ -1,7 +1,8 @@
 """FAISS inner-product indexes over unit vectors, one per layer, written as one bundle part (``dense.faiss``,
 ``ids.json``, ``build_info.json``). The kind follows the layer's size: flat, HNSW from ``HNSW_THRESHOLD`` vectors,
-IVF-PQ from ``MENDEL_FAISS_IVFPQ_MIN``. With faiss-gpu and a visible GPU, flat and IVF-PQ are built and searched on
-it (``MENDEL_FAISS_GPU=0`` turns that off); the files are the same either way.
+HNSW over float16 vectors from ``HNSW_FP16_MIN``, IVF-PQ from ``MENDEL_FAISS_IVFPQ_MIN``. With faiss-gpu and a
+visible GPU, flat and IVF-PQ are built and searched on it (``MENDEL_FAISS_GPU=0`` turns that off); the files are the
+same either way.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ from mendel.index.bundle import BUILD_INFO, FAISS_INDEX, IDS
 from mendel.index.lexical import read_build_info
 
 HNSW_THRESHOLD = 50_000
+# From this many vectors a graph keeps them as float16 (768 bytes a vector, not 1,536): at a million passages the
+# sections' layer (~420,000 vectors) took 752 MB of a serving process as float32, ~430 MB so. A unit vector's
+# components lose ~5e-5 each, an inner product ~1e-4 -- far below the gaps between neighbours that matter here.
+HNSW_FP16_MIN = 200_000
 HNSW_M = 32
 # The graph's search breadth: at 128 the passages' top 10 agreed with an exact search for 0.82–0.84 of the hits
 # on the whole-corpus bundle (84,672 passages, dev questions; e5 vectors crowd a narrow cone), at 512 for 0.93,
@@ -30,7 +35,8 @@ HNSW_M = 32
 HNSW_EF_SEARCH = 512
 IVF_NPROBE = 16
 PQ_CODE_BYTES = 48  # 384 dimensions in 48 sub-vectors of 8, one byte each
-KINDS = ("flat", "hnsw", "ivfpq")
+KINDS = ("flat", "hnsw", "hnsw_fp16", "ivfpq")
+GRAPHS = ("hnsw", "hnsw_fp16")
 
 
 def ivfpq_threshold(environ: dict[str, str] | None = None) -> int | None:
@@ -41,6 +47,8 @@ def ivfpq_threshold(environ: dict[str, str] | None = None) -> int | None:
 def choose_kind(n: int, ivfpq_min: int | None = None) -> str:
     if ivfpq_min is not None and n >= ivfpq_min:
         return "ivfpq"
+    if n >= HNSW_FP16_MIN:
+        return "hnsw_fp16"
     return "hnsw" if n >= HNSW_THRESHOLD else "flat"
 
 
@@ -76,6 +84,20 @@ def stored_vectors(index) -> np.ndarray | None:
     return faiss.rev_swig_ptr(storage.get_xb(), storage.ntotal * storage.d).reshape(storage.ntotal, storage.d)
 
 
+def kept_vectors(index, rows: np.ndarray) -> np.ndarray | None:
+    """The vectors of ``rows`` as ``index`` keeps them (float32, or a graph's float16 widened back), for an exact
+    search among them; None for an index that keeps only codes (IVF-PQ)."""
+    import faiss
+
+    vectors = stored_vectors(index)
+    if vectors is not None:
+        return np.ascontiguousarray(vectors[rows])
+    storage = getattr(index, "storage", None)
+    if storage is None or not isinstance(faiss.downcast_index(storage), faiss.IndexScalarQuantizer):
+        return None
+    return np.asarray(faiss.downcast_index(storage).reconstruct_batch(np.asarray(rows, dtype=np.int64)), np.float32)
+
+
 class FilteredRows:
     """Exact searches among the rows a filter lets through, their vectors gathered once per index and filter (the
     acts in force are the same filter for every lay question of a bundle)."""
@@ -87,14 +109,11 @@ class FilteredRows:
 
     def top(self, index, mask: np.ndarray, vector: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray] | None:
         """(similarities, rows) of the ``k`` best rows of ``index`` that ``mask`` (a flag a row) lets through, best
-        first; None when more than :data:`EXACT_FILTER_ROWS` pass or the index
-        does not keep its vectors as they are (the caller then searches the index)."""
+        first; None when more than :data:`EXACT_FILTER_ROWS` pass or the index keeps only codes of its vectors
+        (:func:`kept_vectors`; the caller then searches the index)."""
         mask = np.asarray(mask, dtype=bool)
         count = int(np.count_nonzero(mask))
         if count == 0 or count > EXACT_FILTER_ROWS or k <= 0:
-            return None
-        vectors = stored_vectors(index)
-        if vectors is None:
             return None
         key = (id(index), hashlib.blake2b(np.packbits(mask).tobytes(), digest_size=16).digest())
         with self._lock:
@@ -107,10 +126,13 @@ class FilteredRows:
             import faiss
 
             rows = np.flatnonzero(mask).astype(np.int64)
+            vectors = kept_vectors(index, rows)
+            if vectors is None:
+                return None
             # a flat FAISS index of the rows, not a numpy product: BLAS's thread team on a busy machine took
             # 10-25 ms for what one thread does in 0.5 ms
             subset = faiss.IndexFlatIP(vectors.shape[1])
-            subset.add(np.ascontiguousarray(vectors[rows]))
+            subset.add(vectors)
             entry = (weakref.ref(index), rows, subset)
             with self._lock:
                 self._subsets[key] = entry
@@ -207,12 +229,15 @@ def build_index(matrix: np.ndarray, kind: str, seed: int = 1234, gpu: bool | Non
     import faiss
 
     n, dim = matrix.shape
-    gpu = (faiss_gpus() > 0 if gpu is None else gpu) and kind != "hnsw"
+    gpu = (faiss_gpus() > 0 if gpu is None else gpu) and kind not in GRAPHS
     sample = matrix
     if kind == "flat":
         index = faiss.IndexFlatIP(dim)
     elif kind == "hnsw":
         index = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efSearch = HNSW_EF_SEARCH
+    elif kind == "hnsw_fp16":
+        index = faiss.IndexHNSWSQ(dim, faiss.ScalarQuantizer.QT_fp16, HNSW_M, faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efSearch = HNSW_EF_SEARCH
     elif kind == "ivfpq":
         nlist = _ivf_lists(n)
@@ -265,7 +290,7 @@ def write_faiss(
     kind = kind or choose_kind(len(ids), ivfpq_threshold())
     if kind == "ivfpq" and len(ids) < 40:
         kind = "flat"  # too few vectors to train a quantiser
-    gpu = faiss_gpus() > 0 and kind != "hnsw"
+    gpu = faiss_gpus() > 0 and kind not in GRAPHS
     index = build_index(normalized(matrix), kind, gpu=gpu)
     out_dir = Path(out_dir)
     shutil.rmtree(out_dir, ignore_errors=True)

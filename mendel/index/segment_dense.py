@@ -20,7 +20,11 @@ from mendel.index import dense, segment_updates, segments
 
 PART = "dense"
 FAISS_FILE = "dense.faiss"
-VECTORS = "vectors.npy"  # kept beside an index that cannot give its vectors back exactly (IVF-PQ), for merges
+VECTORS = "vectors.npy"  # kept beside an index that cannot give its vectors back exactly (IVF-PQ, float16), for merges
+# what each kind keeps of a vector: the float32 itself, float16 widened back (exact for a similarity computed again
+# the same way wherever a row sits), or only a code
+KEEPS_VECTORS = ("flat", "hnsw", "hnsw_fp16")
+KEEPS_FLOAT32 = ("flat", "hnsw")
 # A segment this small is searched exactly whatever the layer's size: a graph or quantiser buys nothing there.
 EXACT_MAX_ROWS = 2_000
 DIM = 384  # a part without segments: the dimension of the default encoder
@@ -64,7 +68,7 @@ def write_segment(
     tmp = segments.begin_segment(part_dir, seg_id)
     kind = "flat" if kind == "ivfpq" and len(ids) < 40 else kind
     faiss.write_index(dense.build_index(matrix, kind), str(tmp / FAISS_FILE))
-    if kind == "ivfpq":
+    if kind not in KEEPS_FLOAT32:
         with (tmp / VECTORS).open("wb") as handle:
             np.save(handle, matrix)
     meta = {"id": seg_id, "part": PART, "layer": layer, "index_type": kind, "dim": dim}
@@ -130,8 +134,8 @@ class SegmentedVectors:
         # each segment's live rows as a mask and as the bitmap FAISS reads, made once: most searches filter nothing
         self.live_masks = [global_rows >= 0 for _, global_rows, _ in self.indexes]
         self.live_bits = [np.packbits(mask, bitorder="little") for mask in self.live_masks]
-        # where the stored vectors come back exactly (flat, HNSW), similarities are computed from them
-        self.exact = [seg.meta["index_type"] in ("flat", "hnsw") for seg in live.segments]
+        # where the stored vectors come back as stored (flat, HNSW, float16 HNSW), similarities are computed from them
+        self.exact = [seg.meta["index_type"] in KEEPS_VECTORS for seg in live.segments]
         self.flat = [seg.meta["index_type"] == "flat" for seg in live.segments]
         self.d = live.segments[0].meta["dim"] if live.segments else DIM
         self.kinds = sorted({seg.meta["index_type"] for seg in live.segments})

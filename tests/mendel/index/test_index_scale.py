@@ -25,8 +25,11 @@ def test_index_kind_follows_size():
     assert dense.choose_kind(10) == "flat"
     assert dense.choose_kind(dense.HNSW_THRESHOLD - 1) == "flat"
     assert dense.choose_kind(dense.HNSW_THRESHOLD) == "hnsw"
+    assert dense.choose_kind(dense.HNSW_FP16_MIN - 1) == "hnsw"
+    assert dense.choose_kind(dense.HNSW_FP16_MIN) == "hnsw_fp16"
+    assert dense.choose_kind(dense.HNSW_FP16_MIN, ivfpq_min=dense.HNSW_FP16_MIN) == "ivfpq"
     assert dense.choose_kind(2_000_000, ivfpq_min=1_000_000) == "ivfpq"
-    assert dense.choose_kind(999_999, ivfpq_min=1_000_000) == "hnsw"
+    assert dense.choose_kind(999_999, ivfpq_min=1_000_000) == "hnsw_fp16"
     assert dense.ivfpq_threshold({}) is None and dense.ivfpq_threshold({"MENDEL_FAISS_IVFPQ_MIN": "500000"}) == 500_000
 
 
@@ -42,7 +45,12 @@ def one_faiss_thread():
 # IVF-PQ trains product quantisers: 1,000 vectors of 32 dimensions keep that to a second.
 @pytest.mark.parametrize(
     "kind, n, dim, k, hit_rate",
-    [("flat", 3000, 384, 1, 1.0), ("hnsw", 3000, 384, 1, 0.98), ("ivfpq", 1000, 32, 10, 0.9)],
+    [
+        ("flat", 3000, 384, 1, 1.0),
+        ("hnsw", 3000, 384, 1, 0.98),
+        ("hnsw_fp16", 3000, 384, 1, 0.98),
+        ("ivfpq", 1000, 32, 10, 0.9),
+    ],
 )
 def test_every_kind_maps_ids_to_chunks_and_finds_stored_vectors(tmp_path, one_faiss_thread, kind, n, dim, k, hit_rate):
     rng = np.random.default_rng(7)
@@ -56,6 +64,18 @@ def test_every_kind_maps_ids_to_chunks_and_finds_stored_vectors(tmp_path, one_fa
     probes = rng.choice(len(vectors), 100, replace=False)
     _, found = index.search(dense.normalized(vectors[probes]), k)
     assert np.mean([p in row for p, row in zip(probes, found)]) >= hit_rate
+    kept = dense.kept_vectors(index, probes)
+    if kind == "ivfpq":
+        assert kept is None  # only codes: a filtered search goes through the index
+    else:  # float32 as written, or float16 widened back: within half a float16 step of the unit vector
+        assert kept.dtype == np.float32 and np.abs(kept - dense.normalized(vectors[probes])).max() < 5e-4
+        assert (kind == "hnsw_fp16") == (dense.stored_vectors(index) is None)
+
+
+def test_a_float16_graph_holds_half_the_bytes_of_a_float32_one():
+    vectors = dense.normalized(np.random.default_rng(5).standard_normal((2000, 384)).astype(np.float32))
+    size = {kind: faiss.serialize_index(dense.build_index(vectors, kind)).nbytes for kind in ("hnsw", "hnsw_fp16")}
+    assert size["hnsw_fp16"] < 0.6 * size["hnsw"]
 
 
 def test_centroid_is_the_unit_mean():

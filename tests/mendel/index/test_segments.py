@@ -198,16 +198,19 @@ def test_ivfpq_segments_with_tombstones_answer_from_live_rows(ivfpq_grown, passa
     assert allowed is None or all(allowed[r] for r in rows)
 
 
+@pytest.mark.parametrize("kind", ["hnsw", "hnsw_fp16"])
 @pytest.mark.parametrize("allowed_share", [0.05, 0.3])
-def test_hnsw_segments_through_a_narrow_filter_answer_as_an_exact_search(tmp_path, passages, allowed_share):
-    """A filter letting few rows through is answered from those rows' stored vectors, not the graph's walk."""
-    grow(tmp_path, "dense", passages["documents"], passages, dense_kind="hnsw")
+def test_hnsw_segments_through_a_narrow_filter_answer_as_an_exact_search(tmp_path, passages, allowed_share, kind):
+    """A filter letting few rows through is answered from those rows' stored vectors (float16 ones widened back),
+    not the graph's walk."""
+    grow(tmp_path, "dense", passages["documents"], passages, dense_kind=kind)
     vectors = segment_dense.SegmentedVectors(segments.LiveRows(tmp_path))
-    assert vectors.kinds == ["hnsw"]
+    assert vectors.kinds == [kind]
     for number in range(len(vectors.indexes)):
         vectors.indexes[number][0].hnsw.efSearch = 1  # a walk this narrow would miss the exact answer
     order = segments.part_chunk_ids(tmp_path)
-    matrix = dense.normalized(np.stack([passages["vector"][c] for c in order])).astype(np.float64)
+    matrix = dense.normalized(np.stack([passages["vector"][c] for c in order]))
+    matrix = (matrix.astype(np.float16) if kind == "hnsw_fp16" else matrix).astype(np.float64)
     rng = np.random.default_rng(3)
     allowed = rng.random(len(order)) < allowed_share
     for _ in range(10):
@@ -218,6 +221,16 @@ def test_hnsw_segments_through_a_narrow_filter_answer_as_an_exact_search(tmp_pat
         # the same rows (lower ones kept among equal similarities; listed as FAISS lists equals, higher first)
         assert set(rows) == {int(among[i]) for i in np.lexsort((among, -scores))[:10]}
         assert sims == sorted(sims, reverse=True)
+
+
+def test_a_float16_segment_keeps_its_float32_vectors_for_merges(tmp_path, passages):
+    """A merge rewrites the vectors a segment was given, not their float16 copies: no rounding piles up."""
+    grow(tmp_path, "dense", passages["documents"], passages, dense_kind="hnsw_fp16")
+    for seg in segments.LiveRows(tmp_path).segments:
+        given = dense.normalized(np.stack([passages["vector"][c] for c in seg.chunk_ids()]))
+        assert np.array_equal(segment_dense.segment_vectors(seg), given)
+        widened = segment_dense.SegmentedVectors(segments.LiveRows(tmp_path)).indexes[0][0].reconstruct(0)
+        assert not np.array_equal(widened, given[0]) and np.abs(widened - given[0]).max() < 5e-4
 
 
 @pytest.mark.parametrize(
