@@ -265,10 +265,10 @@ def bench_size(n: int, work: Path, pool, passes: int, query_count: int, options:
         / max(1, result["segmented_night"]["bundle_bytes"]),
         5,
     )
+    queries_file = work / f"queries-{n}.json"  # serving_memory.py reads it after --nights-only too
+    queries_file.write_text(json.dumps(make_queries(corpus, query_count), ensure_ascii=False), encoding="utf-8")
     if options.nights_only:
         return result
-    queries_file = work / f"queries-{n}.json"
-    queries_file.write_text(json.dumps(make_queries(corpus, query_count), ensure_ascii=False), encoding="utf-8")
     if not options.no_rebuild and not options.no_before_segments:
         whole_format_bundle(Path(result["whole_rebuild"]["bundle"]), work / f"unsegmented-{n}")
     result.update(search_rounds(n, work, passes, whole=Path(result["first_night"]["bundle"])))
