@@ -621,3 +621,49 @@ PART_RULES = [
 def test_lay_wordings_said_in_part_add_their_legal_wording(query, known, max_words, expected):
     vocabulary = LegalVocabulary(PART_RULES, {})
     assert vocabulary.legal_in_part(query, known=known, max_words=max_words) == expected
+
+
+# The round of 2026-12-05 (headings of 89/2012, 40/2009, 90/2024, 30/2024, 455/1991, 88/2024, the Listina and the
+# other acts of the collection): everyday questions reach the heading, and a generic pair said in part does not
+# pull in a particular heading.
+HEADINGS_ROUND_3 = [
+    ("Potřebuji zbrojní průkaz na pistoli?", "zbrojní oprávnění zbrojní list"),
+    ("Můžu půjčit pistoli kamarádovi na střelnici?", "přenechání a svěření zbraně nebo střeliva"),
+    ("Jak převést bonus na jiné auto?", "prohlášení o škodném průběhu pojištění odpovědnosti"),
+    (
+        "Přišel mi dopis od kanceláře pojistitelů, že platím příspěvek",
+        "příspěvek Kanceláři za dobu bez pojištění odpovědnosti",
+    ),
+    (
+        "Máme radon ve sklepě, co s tím?",
+        "ochrana před přírodním ozářením ve stavbě prevence pronikání radonu do stavby",
+    ),
+    ("Kdo zdědí majetek, když nemá žádné příbuzné?", "odúmrť"),
+    ("Pojišťovna krátí plnění, protože jsem zamlčel nemoc pojišťovně", "povinnost k pravdivým sdělením"),
+    ("Chci adoptovat dospělého nevlastního syna", "osvojení zletilého"),
+    ("Můžu odmítnout převzít stavbu s vadami?", "převzetí stavby"),
+    ("Jak volit doma, když nemohu dojít volit?", "hlasování do přenosné volební schránky"),
+]
+
+
+@pytest.mark.parametrize("query, legal", HEADINGS_ROUND_3)
+def test_everyday_questions_expand_to_the_headings_of_the_third_round(query, legal):
+    assert legal in legal_of(query)
+
+
+@pytest.mark.parametrize(
+    "query, not_legal",
+    [
+        ("Jaký trest hrozí za trestný čin krádeže?", "promlčecí doba trestní odpovědnosti"),
+        ("Jaký trest hrozí za trestný čin krádeže?", "místní působnost zásada personality"),
+        ("Musím mít povinné ručení na auto?", "zelená karta"),
+        ("Musím mít povinné ručení na auto?", "zvláštní ustanovení pro zánik pojištění odpovědnosti"),
+        ("Koupil jsem zboží přes internet a chci ho vrátit", "finanční služby na dálku"),
+        ("Jak si rozdělit majetek manželů?", "režim oddělených jmění smluvený režim"),
+    ],
+)
+def test_third_round_wordings_do_not_fire_in_part_on_generic_pairs(query, not_legal):
+    vocabulary = default_vocabulary()
+    exact = legal_of(query)
+    assert not_legal not in exact
+    assert not_legal not in vocabulary.legal_in_part(query, known=exact)
