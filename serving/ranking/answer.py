@@ -31,9 +31,11 @@ from serving.ranking.fusion import (
     LEARNED_CANDIDATES,
     LearnedFusion,
     SubqueryFusion,
+    decisions_agreed,
     first_of_each,
     rerank_order,
     with_decision_slot,
+    with_decisions_leading,
 )
 from serving.ranking.hits import Hit, SearchResult
 from serving.ranking.lay_stage import LayFusion
@@ -169,12 +171,15 @@ class SearchFlow:
             merged.add(number, self.second_order(ranked, index) if second_stage else ranked.fused, ranked.activation)
         if subqueries:
             fused = merged.fused()
-        fused = with_decision_slot(
-            fused,
-            main.signals.bm25,
-            lambda item: index.chunks[item]["doc_id"],
-            lambda item: (self.documents.get(index.chunks[item]["doc_id"]) or {}).get("doc_type") == "decision",
-        )
+
+        def is_decision(item: int) -> bool:
+            return (self.documents.get(index.chunks[item]["doc_id"]) or {}).get("doc_type") == "decision"
+
+        signals = main.signals
+        if decisions_agreed(signals.bm25, signals.bm25_scores, signals.dense, is_decision):
+            fused = with_decisions_leading(fused, signals.bm25, main.own)
+        else:
+            fused = with_decision_slot(fused, signals.bm25, lambda item: index.chunks[item]["doc_id"], is_decision)
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]
