@@ -31,6 +31,7 @@ from serving.ranking.fusion import (
     LEARNED_CANDIDATES,
     LearnedFusion,
     SubqueryFusion,
+    decision_slot_rank,
     decisions_agreed,
     first_of_each,
     rerank_order,
@@ -172,14 +173,20 @@ class SearchFlow:
         if subqueries:
             fused = merged.fused()
 
-        def is_decision(item: int) -> bool:
-            return (self.documents.get(index.chunks[item]["doc_id"]) or {}).get("doc_type") == "decision"
+        def doc_of(item: int) -> str:
+            return index.chunks[item]["doc_id"]
 
-        signals = main.signals
-        if decisions_agreed(signals.bm25, signals.bm25_scores, signals.dense, is_decision):
-            fused = with_decisions_leading(fused, signals.bm25, main.own)
+        def is_decision(item: int) -> bool:
+            return (self.documents.get(doc_of(item)) or {}).get("doc_type") == "decision"
+
+        # BM25 and dense agreeing that court decisions answer: BM25's first passages lead; else BM25's first, when a
+        # decision's, keeps a slot among the acts' passages a lay question weighs (serving.ranking.fusion)
+        bm25_list, dense_list = main.signals.bm25, main.signals.dense
+        if decisions_agreed(bm25_list, main.signals.bm25_scores, dense_list, is_decision):
+            fused = with_decisions_leading(fused, bm25_list, main.own)
         else:
-            fused = with_decision_slot(fused, signals.bm25, lambda item: index.chunks[item]["doc_id"], is_decision)
+            slot = decision_slot_rank(bm25_list, dense_list, doc_of)
+            fused = with_decision_slot(fused, bm25_list, doc_of, is_decision, slot=slot)
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]
