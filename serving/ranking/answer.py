@@ -180,9 +180,10 @@ class SearchFlow:
             return (self.documents.get(doc_of(item)) or {}).get("doc_type") == "decision"
 
         # BM25 and dense agreeing that court decisions answer: BM25's first passages lead; else BM25's first, when a
-        # decision's, keeps a slot among the acts' passages a lay question weighs (serving.ranking.fusion)
+        # decision's, keeps a slot among the acts' passages a lay question weighs (serving.ranking.fusion). Not in a
+        # filtered search: a filter that leaves only decisions would make the lists agree by itself.
         bm25_list, dense_list = main.signals.bm25, main.signals.dense
-        if decisions_agreed(bm25_list, main.signals.bm25_scores, dense_list, is_decision):
+        if filtered is None and decisions_agreed(bm25_list, main.signals.bm25_scores, dense_list, is_decision):
             fused = with_decisions_leading(fused, bm25_list, main.own)
         else:
             slot = decision_slot_rank(bm25_list, dense_list, doc_of)
