@@ -28,6 +28,7 @@ import numpy as np
 from serving.ranking import in_force
 from serving.ranking.filters import SearchFilters
 from serving.ranking.fusion import (
+    DECISIONS_AGREED_DEPTH,
     LEARNED_CANDIDATES,
     LearnedFusion,
     SubqueryFusion,
@@ -184,7 +185,9 @@ class SearchFlow:
         # filtered search: a filter that leaves only decisions would make the lists agree by itself.
         bm25_list, dense_list = main.signals.bm25, main.signals.dense
         if filtered is None and decisions_agreed(bm25_list, main.signals.bm25_scores, dense_list, is_decision):
-            fused = with_decisions_leading(fused, bm25_list, main.own)
+            # in BM25's order of the query's own words: the bridge's legal wordings reach for the acts
+            plain = self.bm25_ranking(found.normalized, n=DECISIONS_AGREED_DEPTH, allowed=allowed, layer=index)
+            fused = with_decisions_leading(fused, plain if bridge and plain else bm25_list, main.own)
         else:
             slot = decision_slot_rank(bm25_list, dense_list, doc_of)
             fused = with_decision_slot(fused, bm25_list, doc_of, is_decision, slot=slot)
