@@ -32,7 +32,6 @@ from serving.ranking.fusion import (
     LEARNED_CANDIDATES,
     LearnedFusion,
     SubqueryFusion,
-    decision_slot_rank,
     decisions_agreed,
     first_of_each,
     rerank_order,
@@ -174,11 +173,8 @@ class SearchFlow:
         if subqueries:
             fused = merged.fused()
 
-        def doc_of(item: int) -> str:
-            return index.chunks[item]["doc_id"]
-
         def is_decision(item: int) -> bool:
-            return (self.documents.get(doc_of(item)) or {}).get("doc_type") == "decision"
+            return (self.documents.get(index.chunks[item]["doc_id"]) or {}).get("doc_type") == "decision"
 
         # BM25 and dense agreeing that court decisions answer: BM25's first passages lead; else BM25's first, when a
         # decision's, keeps a slot among the acts' passages a lay question weighs (serving.ranking.fusion). Not in a
@@ -189,8 +185,7 @@ class SearchFlow:
             plain = self.bm25_ranking(found.normalized, n=DECISIONS_AGREED_DEPTH, allowed=allowed, layer=index)
             fused = with_decisions_leading(fused, plain if bridge and plain else bm25_list, main.own)
         else:
-            slot = decision_slot_rank(bm25_list, dense_list, doc_of)
-            fused = with_decision_slot(fused, bm25_list, doc_of, is_decision, slot=slot)
+            fused = with_decision_slot(fused, bm25_list, lambda item: index.chunks[item]["doc_id"], is_decision)
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]

@@ -404,19 +404,6 @@ def rerank_order(fused: list[tuple], scores: list[float]) -> tuple[list[tuple], 
 # decisions (retrieval_eval/questions/dev_decisions.jsonl) recall@10 0.472 -> 0.583, MRR 0.219 -> 0.270, for
 # -0.001..-0.025 on the dev sets of the codes (a provision at rank 10 moves to 11); rank 2 traded more of both.
 DECISION_SLOT = 3
-# ... and rank 2 when dense ranks a passage of the same decision among its first DECISION_SLOT_DENSE_DEPTH: both
-# components put it high. Dev decisions MRR 0.320 -> 0.334 (three questions' decision from rank 3 to 2), for one
-# provision of dev codes 5 from rank 2 to 3 (MRR -0.004); rank 1 there cost dev codes 0.050 MRR (two at rank 1).
-DECISION_SLOT_AGREED = 2
-DECISION_SLOT_DENSE_DEPTH = 3
-
-
-def decision_slot_rank(bm25: list[int], dense: list[int], doc_of, depth: int = DECISION_SLOT_DENSE_DEPTH) -> int:
-    """The rank of the decision slot (:func:`with_decision_slot`): ``DECISION_SLOT_AGREED`` when dense's first
-    ``depth`` items hold a passage of the document (``doc_of(item)``) of BM25's first, else ``DECISION_SLOT``."""
-    if bm25 and doc_of(bm25[0]) in {doc_of(item) for item in dense[:depth]}:
-        return DECISION_SLOT_AGREED
-    return DECISION_SLOT
 
 
 def with_decision_slot(

@@ -13,7 +13,6 @@ from mendel.core.config import SAMPLE_CORPUS
 from serving.ranking.fusion import (
     AMENDMENT_RE,
     AMENDMENT_WORDS,
-    decision_slot_rank,
     decisions_agreed,
     is_amendment,
     with_decision_slot,
@@ -155,17 +154,3 @@ def test_bm25s_first_passages_lead_when_the_components_agree(fused, bm25, own, e
     assert all(lists[item][0] == "decision_lead" for item in bm25[:2] if item not in own)
     assert all("decision_lead" not in lists[item] for item in expected_order if item not in bm25[:2])
     assert lists.get(11, [None, None])[1:] == ["bm25"]  # the lists it came from stay named
-
-
-@pytest.mark.parametrize(
-    "bm25, dense, rank",
-    [
-        ([7, 1], [8, 2, 3], 2),  # dense's first is another passage of BM25's first decision: both put it high
-        ([7, 1], [2, 3, 7], 2),  # the passage itself, third in dense
-        ([7, 1], [2, 3, 4, 8], 3),  # only fourth in dense: the usual slot
-        ([7, 1], [9, 2, 3], 3),  # another decision leads dense
-        ([], [7], 3),
-    ],
-)
-def test_the_decision_slot_is_higher_when_dense_agrees(bm25, dense, rank):
-    assert decision_slot_rank(bm25, dense, SLOT_DOCS.__getitem__) == rank
