@@ -28,12 +28,15 @@ import numpy as np
 from serving.ranking import in_force
 from serving.ranking.filters import SearchFilters
 from serving.ranking.fusion import (
+    DECISIONS_AGREED_DEPTH,
     LEARNED_CANDIDATES,
     LearnedFusion,
     SubqueryFusion,
+    decisions_agreed,
     first_of_each,
     rerank_order,
     with_decision_slot,
+    with_decisions_leading,
 )
 from serving.ranking.hits import Hit, SearchResult
 from serving.ranking.lay_stage import LayFusion
@@ -169,12 +172,20 @@ class SearchFlow:
             merged.add(number, self.second_order(ranked, index) if second_stage else ranked.fused, ranked.activation)
         if subqueries:
             fused = merged.fused()
-        fused = with_decision_slot(
-            fused,
-            main.signals.bm25,
-            lambda item: index.chunks[item]["doc_id"],
-            lambda item: (self.documents.get(index.chunks[item]["doc_id"]) or {}).get("doc_type") == "decision",
-        )
+
+        def is_decision(item: int) -> bool:
+            return (self.documents.get(index.chunks[item]["doc_id"]) or {}).get("doc_type") == "decision"
+
+        # BM25 and dense agreeing that court decisions answer: BM25's first passages lead; else BM25's first, when a
+        # decision's, keeps a slot among the acts' passages a lay question weighs (serving.ranking.fusion). Not in a
+        # filtered search: a filter that leaves only decisions would make the lists agree by itself.
+        bm25_list, dense_list = main.signals.bm25, main.signals.dense
+        if filtered is None and decisions_agreed(bm25_list, main.signals.bm25_scores, dense_list, is_decision):
+            # in BM25's order of the query's own words: the bridge's legal wordings reach for the acts
+            plain = self.bm25_ranking(found.normalized, n=DECISIONS_AGREED_DEPTH, allowed=allowed, layer=index)
+            fused = with_decisions_leading(fused, plain if bridge and plain else bm25_list, main.own)
+        else:
+            fused = with_decision_slot(fused, bm25_list, lambda item: index.chunks[item]["doc_id"], is_decision)
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]

@@ -1,6 +1,7 @@
 """The learned stage's features (serving.ranking.fusion): telling an amendment clause by its words first answers
 exactly as the expression alone, on real decisions of the sample corpus and on each form of the expression. And the
-rank a court decision's passage keeps among the acts' passages when BM25 ranks it first (with_decision_slot)."""
+rank a court decision's passage keeps among the acts' passages when BM25 ranks it first (with_decision_slot), and
+BM25's own first passages leading when BM25 and dense agree that court decisions answer (decisions_agreed)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ import json
 import pytest
 
 from mendel.core.config import SAMPLE_CORPUS
-from serving.ranking.fusion import AMENDMENT_RE, AMENDMENT_WORDS, is_amendment, with_decision_slot
+from serving.ranking.fusion import (
+    AMENDMENT_RE,
+    AMENDMENT_WORDS,
+    decisions_agreed,
+    is_amendment,
+    with_decision_slot,
+    with_decisions_leading,
+)
 
 
 @pytest.mark.parametrize(
@@ -93,3 +101,56 @@ def test_the_decision_bm25_ranks_first_keeps_rank_three(fused, bm25, expected_or
     assert len(moved) == (expected_order != [item for item, _, _ in fused])
     if moved and moved[0][0] == 7:
         assert moved[0][2] == ["decision_slot", "bm25"]  # the lists it came from stay named
+
+
+# Items 7..9 and 11..19 are court decisions' passages; 1..5 acts' passages.
+DECISION_ITEMS = frozenset({7, 8, 9, *range(11, 20)})
+AGREED_BM25 = [11, 12, 13, 14, 15, 16, 17, 18, 19, 7, 1]  # ten decisions' passages, then an act's
+AGREED_DENSE = [12, 11, 9, 8, 7, 13, 14, 15, 16, 17]
+
+
+@pytest.mark.parametrize(
+    "bm25, scores, dense, agreed",
+    [
+        (AGREED_BM25, [9.0] + [5.0] * 9 + [6.0], AGREED_DENSE, True),  # 9.0 >= 1.5 x 6.0: the components agree
+        (AGREED_BM25, [8.0] + [5.0] * 9 + [6.0], AGREED_DENSE, False),  # 8.0 < 1.5 x 6.0: an act's passage is near
+        (AGREED_BM25[:10], [2.0] * 10, AGREED_DENSE, True),  # BM25 found nothing of another kind
+        ([1] + AGREED_BM25[:9], [9.0] + [5.0] * 9, AGREED_DENSE, False),  # BM25's first ten hold an act's passage
+        (AGREED_BM25, [9.0] + [5.0] * 9 + [6.0], AGREED_DENSE[:9] + [2], False),  # so do dense's
+        (AGREED_BM25, [9.0] + [5.0] * 9 + [6.0], AGREED_DENSE[:9], False),  # dense found fewer than ten
+        (AGREED_BM25, [9.0] + [5.0] * 9 + [6.0], [], False),  # no dense list (dense=False)
+    ],
+)
+def test_bm25_and_dense_agree_that_decisions_answer(bm25, scores, dense, agreed):
+    assert decisions_agreed(bm25, scores, dense, DECISION_ITEMS.__contains__) is agreed
+
+
+@pytest.mark.parametrize(
+    "fused, bm25, own, expected_order",
+    [
+        # the acts' passages led; BM25's first three lead now, in its order, the rest as fused
+        (
+            [(1, 0.9, ["acts_bm25"]), (2, 0.8, ["routed"]), (12, 0.7, ["bm25"]), (11, 0.6, ["bm25"])],
+            [11, 12],
+            [],
+            [11, 12, 1, 2],
+        ),
+        # the exact reference's own passage still leads
+        (
+            [(3, 0.9, ["reference"]), (1, 0.8, []), (12, 0.7, ["bm25"]), (11, 0.6, ["bm25"])],
+            [11, 12],
+            [3],
+            [3, 11, 12, 1],
+        ),
+        # a BM25 passage the fused list did not hold joins among them
+        ([(1, 0.9, []), (11, 0.8, ["bm25"])], [13, 11], [], [13, 11, 1]),
+    ],
+)
+def test_bm25s_first_passages_lead_when_the_components_agree(fused, bm25, own, expected_order):
+    led = with_decisions_leading(fused, bm25, own, depth=2)
+    assert [item for item, _, _ in led] == expected_order
+    assert [score for _, score, _ in led][: len(fused)] == sorted((s for _, s, _ in fused), reverse=True)
+    lists = {item: names for item, _, names in led}
+    assert all(lists[item][0] == "decision_lead" for item in bm25[:2] if item not in own)
+    assert all("decision_lead" not in lists[item] for item in expected_order if item not in bm25[:2])
+    assert lists.get(11, [None, None])[1:] == ["bm25"]  # the lists it came from stay named

@@ -1,5 +1,6 @@
 """One query's lists (serving/ranking/query_lists.py): which questions are lay questions, the acts' own passages
-they also search, and first hits that do not depend on how many hits are asked for."""
+they also search, first hits that do not depend on how many hits are asked for, and BM25's first passages leading
+when BM25 and dense agree that court decisions answer (serving/ranking/answer.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from serving.query.analyze import understand
-from serving.ranking.fusion import rrf_fuse, rrf_fuse_head
+from serving.ranking.fusion import decisions_agreed, rrf_fuse, rrf_fuse_head
 from serving.ranking.query_lists import ACTS_WEIGHTS, CANDIDATES, QueryLists, heading_lines
 from serving.ranking.search import Searcher
 from tests.support.bundle import EMBEDDER, base_docs, build_bundle, ns_decision_docs
@@ -168,3 +169,22 @@ def test_a_kind_of_office_leaves_a_question_plain_for_its_governing_act(question
     found = understand(question)
     assert QueryLists.plain_question(found) is plain
     assert QueryLists.plain_question(found, offices=True) is plain_with_offices
+
+
+def test_bm25s_first_passages_lead_when_bm25_and_dense_agree_on_decisions(searcher):
+    def is_decision(item: int) -> bool:
+        return searcher.documents[searcher.chunks[item]["doc_id"]].get("doc_type") == "decision"
+
+    query = "zaměstnavatel dal výpověď zaměstnanci pro nadbytečnost"
+    trace: list = []
+    hits = searcher.search(query, k=10, trace=trace)
+    signals = trace[0][1].signals
+    assert decisions_agreed(signals.bm25, signals.bm25_scores, signals.dense, is_decision)
+    # BM25's first ten of the query's own words (without the bridge's legal wordings)
+    plain = searcher.bm25_ranking(understand(query, searcher.lexicon).normalized, n=10)
+    assert plain != signals.bm25[:10]  # the bridge adds words to this query and reorders BM25's list
+    assert plain and [h.chunk_id for h in hits[: len(plain)]] == [searcher.chunks[item]["chunk_id"] for item in plain]
+    assert [h.lists[0] == "decision_lead" for h in hits] == [i < len(plain) for i in range(len(hits))]
+    # a filter that leaves only decisions makes the lists agree by itself: no lead there
+    filtered = searcher.search(query, k=10, filters={"doc_type": "decision"})
+    assert filtered and not any("decision_lead" in h.lists for h in filtered)
