@@ -24,7 +24,7 @@ import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Collection, Iterable
 
 import yaml
 
@@ -171,15 +171,27 @@ class LegalVocabulary:
                 by_key.setdefault(key, []).append((wording, legal))
         return by_key
 
-    def legal_in_part(self, query: str, known: Iterable[str] = (), max_words: int = PART_MAX_LEGAL_WORDS) -> list[str]:
+    def part_keys(self) -> frozenset[str]:
+        """Every key a lay wording can be said in part by (:meth:`legal_in_part`)."""
+        return frozenset(self._rules_by_key)
+
+    def legal_in_part(
+        self,
+        query: str,
+        known: Iterable[str] = (),
+        max_words: int = PART_MAX_LEGAL_WORDS,
+        common: Collection[str] = frozenset(),
+    ) -> list[str]:
         """The legal wordings of the lay wordings ``query`` says in part (``PART_MAX_LEGAL_WORDS``): those matching
         more of their words first, then longer ones; none of ``known`` (the exact matches) and none whose words the
-        query already holds, until ``max_words`` legal words."""
+        query already holds, until ``max_words`` legal words. A key in ``common`` (a word of most texts: "chci",
+        "peníze") does not count towards saying a wording."""
         keys = {key for key, _, _ in _keyed_tokens(query)}
         matched: dict[tuple[tuple[str, ...], str], int] = {}
         for key in keys:
+            counts = 0 if key in common else 1
             for rule in self._rules_by_key.get(key, ()):
-                matched[rule] = matched.get(rule, 0) + 1
+                matched[rule] = matched.get(rule, 0) + counts
         candidates = sorted(
             ((wording, legal) for (wording, legal), hits in matched.items() if hits >= _part_needed(wording)),
             key=lambda rule: (-matched[rule], -len(rule[0]), rule[1]),

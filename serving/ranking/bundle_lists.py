@@ -9,6 +9,7 @@ import threading
 from concurrent.futures import Future
 from datetime import date
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 
@@ -57,6 +58,14 @@ class BundleLists(QueryLists):
         self._lexicon = None
         self._version_columns: dict[int, in_force.VersionColumns] = {}
         self._act_router = None
+
+    def passage_frequencies(self, terms: Iterable[str]) -> tuple[dict[str, int], int]:
+        """``QueryLists.passage_frequencies`` from the passages' BM25 index (its postings per term)."""
+        index = self.passages.bm25
+        indptr = index.scores["indptr"]
+        found = {t: index.vocab_dict.get(t) for t in terms}
+        frequency = {t: int(indptr[i + 1] - indptr[i]) if i is not None else 0 for t, i in found.items()}
+        return frequency, int(index.scores["num_docs"])
 
     # L3, the default layer, as before layers existed
     @property

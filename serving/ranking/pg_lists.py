@@ -392,6 +392,13 @@ class PostgresLists(PostgresNearest, QueryLists):
             found = self.lexical_scored(conn, known, 1, allowed, layer=index)
         return (found[0][1] if found else 0.0), weight
 
+    def passage_frequencies(self, terms) -> tuple[dict[str, int], int]:
+        """``QueryLists.passage_frequencies`` from the database's postings of the passages."""
+        terms = list(terms)
+        with self.connection() as conn:
+            frequency = self._frequencies_of(conn, terms) if terms else {}
+        return frequency, len(self.passages.chunk_ids)
+
     def _frequency(self, conn, term: str) -> int:
         """How many live passages hold an analysed term (BM25's document frequency)."""
         return self._frequencies_of(conn, [term])[term]

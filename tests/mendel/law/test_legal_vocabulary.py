@@ -623,6 +623,22 @@ def test_lay_wordings_said_in_part_add_their_legal_wording(query, known, max_wor
     assert vocabulary.legal_in_part(query, known=known, max_words=max_words) == expected
 
 
+@pytest.mark.parametrize(
+    ("query", "common", "expected"),
+    [
+        ("pojisteny dum jsem prodal", frozenset(), ["převod pojištěné věci"]),  # two of three
+        ("pojisteny dum jsem prodal", {"dum"}, []),  # a common word does not count: one of three left
+        ("pojištěný dům prodaný", {"dum"}, ["převod pojištěné věci"]),  # two uncommon words of three still say it
+        ("auta a zástava", {"aut"}, []),  # both words of a two-word wording, one of them common
+        ("auta a zástava", {"dum"}, ["zástavní právo"]),  # common words the query does not hold change nothing
+    ],
+)
+def test_common_words_do_not_count_towards_a_wording_said_in_part(query, common, expected):
+    vocabulary = LegalVocabulary(PART_RULES, {})
+    assert vocabulary.legal_in_part(query, common=common) == expected
+    assert {"pojisten", "dum", "prodan", "aut", "zastav"} <= vocabulary.part_keys()
+
+
 # The round of 2026-12-05 (headings of 89/2012, 40/2009, 90/2024, 30/2024, 455/1991, 88/2024, the Listina and the
 # other acts of the collection): everyday questions reach the heading, and a generic pair said in part does not
 # pull in a particular heading.

@@ -15,6 +15,7 @@ import pytest
 from benchmarks.pg_bundle import load_bundle
 from mendel.core import db
 from serving.ranking.pg_search import PostgresSearcher
+from serving.ranking.query_lists import COMMON_WORD_SHARE
 from serving.ranking.search import Searcher
 from tests.support.bundle import EMBEDDER, SMALL_BUNDLE_QUERIES, base_docs, build_bundle, load_corpus
 
@@ -89,6 +90,15 @@ def test_rows_are_the_bundles(both):
     assert [both["postgres"].chunks[i]["chunk_id"] for i in range(len(both["bundle"].chunks))] == [
         c["chunk_id"] for c in both["bundle"].chunks
     ]
+
+
+def test_the_passages_frequencies_and_common_words_are_the_bundles(both):
+    keys = sorted(both["bundle"].vocabulary.part_keys())
+    frequency, total = both["bundle"].passage_frequencies(keys)
+    assert both["postgres"].passage_frequencies(keys) == (frequency, total)
+    assert total == len(both["bundle"].chunks) and any(frequency.values())
+    assert both["postgres"].common_words == both["bundle"].common_words
+    assert all(frequency[key] > COMMON_WORD_SHARE * total for key in both["bundle"].common_words)
 
 
 @pytest.mark.parametrize("query", QUERIES + LAYER_QUERIES)
