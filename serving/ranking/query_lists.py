@@ -83,11 +83,7 @@ def names_something(query: str) -> bool:
 
 LEXICON_CHUNKS = 20_000  # passages read for the collection's word forms (a bundle's first search waits for them)
 # A word more than this share of the passages hold does not count towards a lay wording said in part ("chci
-# peníze" said "chce peníze jinak", extortion, for a question about a receipt): 77 of the vocabulary's words on the
-# whole-corpus bundle. Dev sets, any-gold recall@10 / MRR on bundle 20261204T230632550967Z: dev codes 4 0.825 / 0.569
-# -> 0.825 / 0.601, dev codes 5 0.400 / 0.264 -> 0.425 / 0.264, dev decisions 0.639 / 0.317 -> 0.667 / 0.347, dev
-# codes 3 0.700 / 0.510 -> 0.700 / 0.507, the others unchanged; at 0.05 (201 words) dev codes 3 lost 0.025 MRR, at
-# 0.02 (529) 0.071.
+# peníze" said "chce peníze jinak", extortion): measured in docs/retrieval.md.
 COMMON_WORD_SHARE = 0.1
 PART_SECTIONS = 3  # sections of the governing act whose headings match a question best: the part it is about
 # What a term of the lay-to-legal expansion counts in BM25 next to a term the user typed.
