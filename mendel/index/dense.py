@@ -93,9 +93,10 @@ def kept_vectors(index, rows: np.ndarray) -> np.ndarray | None:
     if vectors is not None:
         return np.ascontiguousarray(vectors[rows])
     storage = getattr(index, "storage", None)
-    if storage is None or not isinstance(faiss.downcast_index(storage), faiss.IndexScalarQuantizer):
+    storage = None if storage is None else faiss.downcast_index(storage)
+    if not isinstance(storage, faiss.IndexScalarQuantizer):
         return None
-    return np.asarray(faiss.downcast_index(storage).reconstruct_batch(np.asarray(rows, dtype=np.int64)), np.float32)
+    return np.asarray(storage.reconstruct_batch(np.asarray(rows, dtype=np.int64)), np.float32)
 
 
 class FilteredRows:
