@@ -59,13 +59,15 @@ class BundleLists(QueryLists):
         self._version_columns: dict[int, in_force.VersionColumns] = {}
         self._act_router = None
 
-    def passage_frequencies(self, terms: Iterable[str]) -> tuple[dict[str, int], int]:
-        """``QueryLists.passage_frequencies`` from the passages' BM25 index (its postings per term)."""
+    def passage_count(self) -> int:
+        return int(self.passages.bm25.scores["num_docs"])
+
+    def passage_frequencies(self, terms: Iterable[str], least: int = 0) -> dict[str, int]:
+        """``QueryLists.passage_frequencies`` from the passages' BM25 index (its postings per term), exact for all."""
         index = self.passages.bm25
         indptr = index.scores["indptr"]
         found = {t: index.vocab_dict.get(t) for t in terms}
-        frequency = {t: int(indptr[i + 1] - indptr[i]) if i is not None else 0 for t, i in found.items()}
-        return frequency, int(index.scores["num_docs"])
+        return {t: int(indptr[i + 1] - indptr[i]) if i is not None else 0 for t, i in found.items()}
 
     # L3, the default layer, as before layers existed
     @property

@@ -107,6 +107,10 @@ class BM25Postings:
 
     # --- document frequencies and idf -----------------------------------------------------------------------
 
+    def counted_at_load(self, terms) -> dict[str, int]:
+        """Terms -> their passages as counted at load: exact for the common terms, 0 for every other."""
+        return {t: self._common.get(t, 0) for t in terms}
+
     def frequencies(self, conn, terms) -> dict[str, int]:
         """Terms -> the number of live passages holding each: the common terms' counted at load, every other
         one's by its postings (read whole, and kept)."""

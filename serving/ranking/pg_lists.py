@@ -392,12 +392,17 @@ class PostgresLists(PostgresNearest, QueryLists):
             found = self.lexical_scored(conn, known, 1, allowed, layer=index)
         return (found[0][1] if found else 0.0), weight
 
-    def passage_frequencies(self, terms) -> tuple[dict[str, int], int]:
-        """``QueryLists.passage_frequencies`` from the database's postings of the passages."""
+    def passage_count(self) -> int:
+        return self.passage_total
+
+    def passage_frequencies(self, terms, least: int = 0) -> dict[str, int]:
+        """``QueryLists.passage_frequencies`` from the database's postings of the passages; from ``COMMON_PASSAGES``
+        up only the counts made at load (every term that common was counted then): no postings read."""
         terms = list(terms)
+        if least >= COMMON_PASSAGES:
+            return self.bm25.counted_at_load(terms)
         with self.connection() as conn:
-            frequency = self._frequencies_of(conn, terms) if terms else {}
-        return frequency, len(self.passages.chunk_ids)
+            return self._frequencies_of(conn, terms) if terms else {}
 
     def _frequency(self, conn, term: str) -> int:
         """How many live passages hold an analysed term (BM25's document frequency)."""

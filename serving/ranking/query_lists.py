@@ -143,8 +143,13 @@ class QueryLists:
     _act_router = None
     _common_words = None
 
-    def passage_frequencies(self, terms: Iterable[str]) -> tuple[dict[str, int], int]:
-        """How many passages hold each analysed term (BM25's document frequency), and how many there are."""
+    def passage_count(self) -> int:
+        """How many passages the lists search."""
+        raise NotImplementedError
+
+    def passage_frequencies(self, terms: Iterable[str], least: int = 0) -> dict[str, int]:
+        """How many passages hold each analysed term (BM25's document frequency): exact for a term at least ``least``
+        passages hold, at most that for the others (a backend may skip reading what could not reach it)."""
         raise NotImplementedError
 
     def definition_chunks(self) -> Iterable[dict]:
@@ -390,8 +395,9 @@ class QueryLists:
         hold, read on first use."""
         if self._common_words is None:  # no lock: the vocabulary takes it, and two threads would find the same
             keys = sorted(self.vocabulary.part_keys())
-            frequency, total = self.passage_frequencies(keys)
-            self._common_words = frozenset(key for key in keys if frequency.get(key, 0) > COMMON_WORD_SHARE * total)
+            least = int(COMMON_WORD_SHARE * self.passage_count()) + 1  # more than the share, in whole passages
+            frequency = self.passage_frequencies(keys, least)
+            self._common_words = frozenset(key for key in keys if frequency.get(key, 0) >= least)
         return self._common_words
 
     def legal_expansion(self, understanding) -> str:

@@ -14,6 +14,7 @@ import pytest
 
 from benchmarks.pg_bundle import load_bundle
 from mendel.core import db
+from serving.ranking.pg_lists import COMMON_PASSAGES
 from serving.ranking.pg_search import PostgresSearcher
 from serving.ranking.query_lists import COMMON_WORD_SHARE
 from serving.ranking.search import Searcher
@@ -94,9 +95,12 @@ def test_rows_are_the_bundles(both):
 
 def test_the_passages_frequencies_and_common_words_are_the_bundles(both):
     keys = sorted(both["bundle"].vocabulary.part_keys())
-    frequency, total = both["bundle"].passage_frequencies(keys)
-    assert both["postgres"].passage_frequencies(keys) == (frequency, total)
-    assert total == len(both["bundle"].chunks) and any(frequency.values())
+    frequency, total = both["bundle"].passage_frequencies(keys), both["bundle"].passage_count()
+    assert both["postgres"].passage_frequencies(keys) == frequency
+    assert both["postgres"].passage_count() == total == len(both["bundle"].chunks) and any(frequency.values())
+    # from the load's threshold up the database reads no postings: its load-time counts are the bundle's there
+    counted = both["postgres"].passage_frequencies(keys, least=COMMON_PASSAGES)
+    assert {k: n for k, n in counted.items() if n} == {k: n for k, n in frequency.items() if n >= COMMON_PASSAGES}
     assert both["postgres"].common_words == both["bundle"].common_words
     assert all(frequency[key] > COMMON_WORD_SHARE * total for key in both["bundle"].common_words)
 
