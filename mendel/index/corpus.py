@@ -322,14 +322,18 @@ def heading_paths(conn: psycopg.Connection, doc_ids: list[str]) -> dict[str, dic
 
 
 def structure_paths(rows: list[tuple[str, str | None, str, str]]) -> dict[str, str]:
-    """§ / čl. -> the část / hlava / díl / oddíl above it, each with its heading, then the provision's own heading
+    """§ / čl. -> the část / hlava / díl / oddíl above it, each with its heading, then the heading over the provision
     (``… > hlava 5 Trestné činy proti majetku > Krádež``: what a reader asks about is often only there), from one
-    version's provision rows (provision id, parent id, path, heading)."""
+    version's provision rows (provision id, parent id, path, heading) in the order the act prints them."""
     by_id = {provision_id: (parent, path, heading) for provision_id, parent, path, heading in rows}
     paths: dict[str, str] = {}
+    group_heading: dict[str | None, str] = {}  # division -> the heading over its §§ since the last one printed
     for provision_id, parent, _, own in rows:
         if not _PROVISION_LABEL.match(provision_id):
             continue
+        # A heading printed above a § heads the §§ after it until the next heading (the codes' group headings:
+        # "Nález" over §§ 1051-1062 of the civil code), though the tree stores it on the first alone.
+        own = group_heading[parent] = own or group_heading.get(parent, "")
         above = []
         while parent in by_id:
             grand, path, heading = by_id[parent]

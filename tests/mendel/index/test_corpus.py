@@ -3,8 +3,9 @@ read from the act's provision tree, the path still ending in the provision."""
 
 from mendel.index.corpus import ChunkRecord, structure_paths
 
-# One version's provision rows as mendel.law.provision_tree stores them: (id, parent, path, heading).
+# One version's provision rows as mendel.law.provision_tree stores them, in print order: (id, parent, path, heading).
 ROWS = [
+    ("§ 0", None, "par_0", ""),  # neither structure nor a heading above it: no path
     ("část 4", None, "cast_4", "Relativní majetková práva"),
     ("část 4 hlava 2", "část 4", "cast_4/hlava_2", "Závazky z právních jednání"),
     ("část 4 hlava 2 díl 1", "část 4 hlava 2", "cast_4/hlava_2/dil_1", "Převod vlastnického práva"),
@@ -16,7 +17,12 @@ ROWS = [
     ("část 2 hlava 5", "část 2", "cast_2/hlava_5", "Trestné činy proti majetku"),
     ("§ 205", "část 2 hlava 5", "cast_2/hlava_5/par_205", "Krádež"),
     ("§ 206", "část 2 hlava 5", "cast_2/hlava_5/par_206", "Trestné činy proti majetku"),  # headed as its division
-    ("§ 7", None, "par_7", ""),  # neither: no path
+    ("část 3", None, "cast_3", "Absolutní majetková práva"),
+    ("§ 1051", "část 3", "cast_3/par_1051", "Nález"),
+    ("§ 1052", "část 3", "cast_3/par_1052", ""),  # under the heading printed above § 1051
+    ("§ 1052 odst. 1", "§ 1052", "cast_3/par_1052/odst_1", ""),
+    ("část 3 hlava 1", "část 3", "cast_3/hlava_1", "Vlastnictví"),
+    ("§ 1053", "část 3 hlava 1", "cast_3/hlava_1/par_1053", ""),  # another division: the heading stays behind
 ]
 
 
@@ -28,6 +34,9 @@ def test_each_section_gets_the_structure_above_it_with_headings():
         "§ 1": "Předmět úpravy",
         "§ 205": "část 2 Zvláštní část > hlava 5 Trestné činy proti majetku > Krádež",
         "§ 206": "část 2 Zvláštní část > hlava 5 Trestné činy proti majetku",
+        "§ 1051": "část 3 Absolutní majetková práva > Nález",
+        "§ 1052": "část 3 Absolutní majetková práva > Nález",
+        "§ 1053": "část 3 Absolutní majetková práva > hlava 1 Vlastnictví",
     }
 
 
