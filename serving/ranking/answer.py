@@ -9,7 +9,8 @@ exact references first), in order:
    (:meth:`SearchFlow.learned_order`, ``serving/ranking/learned_fusion.json``);
 2. the sub-queries' lists are interleaved with the whole query's (``SubqueryFusion``);
 3. optionally the best ``RERANK_MAX`` are reranked by the cross-encoder;
-4. never the same passage twice (``first_of_each``), then the best ``k`` become hits with their version in force;
+4. never the same passage twice (``first_of_each``) nor the same provision (``serving.ranking.provisions``: an act's
+   § cut into several passages is one hit), then the best ``k`` become hits with their version in force;
 5. the coverage block and the relevance floor (``serving.ranking.coverage``, ``serving/ranking/floor.json``):
    :meth:`SearchFlow.search_with_coverage` returns no hits when nothing matches.
 
@@ -41,6 +42,7 @@ from serving.ranking.fusion import (
 from serving.ranking.hits import Hit, SearchResult
 from serving.ranking.lay_stage import LayFusion
 from serving.ranking.layers import LayerIndex, layer_of
+from serving.ranking.provisions import joined_passages, one_per_provision
 from serving.ranking.query_lists import CANDIDATES, Ranked
 
 RERANK_MAX = 30
@@ -192,6 +194,9 @@ class SearchFlow:
             scores = self.reranker.score(query, [self.passage_text(item, index) for item, _, _ in top])
             fused, rerank_scores = rerank_order(fused, scores)
         fused = first_of_each(fused)  # never the same passage twice, whatever stage put it back
+        folded: dict[int, list[int]] = {}
+        if index is self.passages:  # a section or document hit is a whole provision already
+            fused, folded = one_per_provision(fused, index.chunks)
         hits = []
         linked = self.linked_entities([item for item, _, _ in fused[:k]], index)
         for item, score, lists in fused[:k]:
@@ -202,6 +207,9 @@ class SearchFlow:
             hit.rerank_score = rerank_scores.get(item)
             for name, value in in_force.version_of(index.chunks[item], at).items():
                 setattr(hit, name, value)
+            if item in folded:
+                for name, value in joined_passages(index.chunks, [item, *folded[item]]).items():
+                    setattr(hit, name, value)
             hits.append(hit)
         if details is not None:
             details["coverage"] = self.assess(

@@ -59,6 +59,11 @@ class Hit:
         "provision stands in the promulgated PDF)",
         default=None,
     )
+    passages: list[str] | None = described(
+        "an act's provision found in several passages: their ids in the act's order, the hit's text joining them "
+        "and its pages spanning them (one hit per provision)",
+        default=None,
+    )
 
     def to_dict(self) -> dict:
         record = asdict(self)
@@ -68,7 +73,16 @@ class Hit:
         return record
 
 
-VERSION_FIELDS = ("version_eli", "version_kind", "valid_from", "valid_to", "status", "provision", "page_of")
+VERSION_FIELDS = (
+    "version_eli",
+    "version_kind",
+    "valid_from",
+    "valid_to",
+    "status",
+    "provision",
+    "page_of",
+    "passages",
+)
 
 
 @dataclass
