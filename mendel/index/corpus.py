@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 
 import psycopg
 
+from mendel.law.heading_wordings import heading_wordings
 from mendel.passages.act_passages import ActChunkVersions
 
 LAYERS = (1, 2, 3)
@@ -180,7 +181,10 @@ class ChunkRecord:
         return self.dense_text_without(frozenset())
 
     def dense_text_without(self, boilerplate: frozenset[str]) -> str:
-        return dense_text(self.citation, self.title, self.section, self.document_summary, self.text, boilerplate)
+        text = dense_text(self.citation, self.title, self.section, self.document_summary, self.text, boilerplate)
+        # an act's provision: how people say what its heading names (derived; the encoder's alone)
+        wordings = heading_wordings(self.section) if self.act_version else []
+        return f"{text}\n{'; '.join(wordings)}" if wordings else text
 
     def bundle_row(self) -> dict:
         row = {key: getattr(self, key) for key in BUNDLE_KEYS}

@@ -112,7 +112,16 @@ def _embed_upper_layers(conn: psycopg.Connection, batch_versions: int = 200, doc
 MARK_CONSUMER = "embeddings"
 # The code a dense text (and its hash) is made by: a change reads every passage again.
 DENSE_TEXT_CODE = stage_versions.Stage(
-    "dense_text", ("index/corpus.py", "index/embed.py", "nightly/embed_stage.py", "passages/act_passages.py")
+    "dense_text",
+    (
+        "index/corpus.py",
+        "index/embed.py",
+        "nightly/embed_stage.py",
+        "passages/act_passages.py",
+        "law/heading_wordings.py",
+        "law/vocabulary.py",
+        "data/legal_vocabulary.v1.yaml",
+    ),
 )
 # What a dense text depends on that no change mark follows, besides the acts' tables: each active document's
 # listing (its boilerplate is its listing's: mendel.index.corpus.boilerplate_lines; documents.listing is not
