@@ -123,8 +123,13 @@ def nightly(tmp_path_factory, pg_server_url, mirror):
 
 @pytest.fixture
 def cli_env(nightly) -> dict[str, str]:
+    from mendel.encoder.runtime import CACHE_ENV, cache_dir
+
     env = dict(os.environ)
     env.update({"MENDEL_HOME": str(nightly["home"]), "MENDEL_DATABASE_URL": nightly["database_url"]})
+    # the converted encoder the nightly ran (`make setup` prepares it), not a conversion into the nightly's home at
+    # the first query (test_encoder_e5 tests the conversion)
+    env[CACHE_ENV] = str(cache_dir())
     return env
 
 

@@ -22,6 +22,7 @@ from dagster import DagsterInstance, DagsterRunStatus
 from cli.main import dagster_yaml_for
 from mendel.core import db
 from mendel.core.config import PROJECT_ROOT
+from mendel.encoder.runtime import cache_dir
 from tests.support.nightly import E2E_ACTS, E2E_COURT_GOLD, E2E_CRAWL_ENV, E2E_SOURCES
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
@@ -109,6 +110,7 @@ def celery_run(tmp_path_factory, pg_server_url, mirror, redis_url):
         MENDEL_CELERY_BROKER_URL=f"{redis_url}/0",
         MENDEL_CELERY_BACKEND_URL=f"{redis_url}/1",
         MENDEL_HOME=str(home),
+        MENDEL_ENCODER_CACHE=str(cache_dir()),  # the session's converted encoder, not one per worker in this home
         MENDEL_PROFILE="demo",
         MENDEL_DATABASE_URL=database_url,
         MENDEL_MIRROR_URL=mirror.base_url,

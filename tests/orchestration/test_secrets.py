@@ -22,6 +22,7 @@ from dagster import DagsterInstance, EnvVar, build_run_status_sensor_context, jo
 
 from mendel.core import db
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.encoder.runtime import CACHE_ENV, cache_dir
 from mirror.server import MirrorThread
 from tests.support.nightly import E2E_COURT_GOLD
 
@@ -95,6 +96,7 @@ def test_secrets_stay_out_of_logs_metadata_and_run_records(
     plain_url = db.create_database(pg_server_url, f"secrets_{uuid.uuid4().hex[:10]}")
     secret_url = psycopg.conninfo.make_conninfo(plain_url, password=DB_PASSWORD)
     for name, value in {
+        CACHE_ENV: str(cache_dir()),  # the session's converted encoder (not converted again into this home)
         "MENDEL_HOME": str(tmp_path / "home"),
         "MENDEL_PROFILE": "demo",
         "MENDEL_DATABASE_URL": secret_url,
