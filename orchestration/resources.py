@@ -115,4 +115,6 @@ def mendel_resource_from_env() -> MendelResource:
         esbirka_years=",".join(str(y) for y in settings.esbirka_years),
         esbirka_acts=",".join(settings.esbirka_acts),
         sources=",".join(settings.sources),
+        # unset: the NER gate scores every court export of the sample (docs/operations.md)
+        ner_court_gold=os.environ.get("MENDEL_NER_COURT_GOLD") or None,
     )

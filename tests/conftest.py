@@ -20,6 +20,11 @@ from mendel.core.config import SAMPLE_CORPUS
 from tests.support.databases import Dropper, copy_database
 from tests.support.nightly import run_nightly
 
+# OpenMP threads (FAISS's) that wait for work sleep instead of spinning: the test processes (2 xdist workers, and what
+# they start) share two cores, where a spinning thread holds the core another process needs (the IVF-PQ layer of
+# test_segments trained in ~1 s alone, ~15 s beside a busy process). Set here, before collection imports FAISS.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 # Session fixtures that run the nightly or crawl (or drive Chromium): a test that reads one carries the marker, so that
 # `make test-fast` (-m "not e2e and not browser and not slow") never sets them up.
 FIXTURE_MARKERS = {"nightly": "e2e", "searchers": "e2e", "indexed": "e2e", "browser": "browser"}
@@ -123,8 +128,13 @@ def nightly(tmp_path_factory, pg_server_url, mirror):
 
 @pytest.fixture
 def cli_env(nightly) -> dict[str, str]:
+    from mendel.encoder.runtime import CACHE_ENV, cache_dir
+
     env = dict(os.environ)
     env.update({"MENDEL_HOME": str(nightly["home"]), "MENDEL_DATABASE_URL": nightly["database_url"]})
+    # the converted encoder the nightly ran (`make setup` prepares it), not a conversion into the nightly's home at
+    # the first query (test_encoder_e5 tests the conversion)
+    env[CACHE_ENV] = str(cache_dir())
     return env
 
 

@@ -22,7 +22,8 @@ from dagster import DagsterInstance, DagsterRunStatus
 from cli.main import dagster_yaml_for
 from mendel.core import db
 from mendel.core.config import PROJECT_ROOT
-from tests.support.nightly import E2E_ACTS, E2E_CRAWL_ENV, E2E_SOURCES
+from mendel.encoder.runtime import cache_dir
+from tests.support.nightly import E2E_ACTS, E2E_COURT_GOLD, E2E_CRAWL_ENV, E2E_SOURCES
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 BIN = Path(sys.executable).parent
@@ -109,12 +110,14 @@ def celery_run(tmp_path_factory, pg_server_url, mirror, redis_url):
         MENDEL_CELERY_BROKER_URL=f"{redis_url}/0",
         MENDEL_CELERY_BACKEND_URL=f"{redis_url}/1",
         MENDEL_HOME=str(home),
+        MENDEL_ENCODER_CACHE=str(cache_dir()),  # the session's converted encoder, not one per worker in this home
         MENDEL_PROFILE="demo",
         MENDEL_DATABASE_URL=database_url,
         MENDEL_MIRROR_URL=mirror.base_url,
         MENDEL_ESBIRKA_YEARS="2024,2025",
         MENDEL_ESBIRKA_ACTS=E2E_ACTS,
         MENDEL_SOURCES=E2E_SOURCES,
+        MENDEL_NER_COURT_GOLD=E2E_COURT_GOLD,  # the in-process run's gold: 100 decisions, not the sample's 1,500
         **E2E_CRAWL_ENV,
     )
     workers = [
@@ -218,6 +221,18 @@ def table_counts(database_url: str) -> dict[str, int]:
         }
 
 
+def court_gate_figures(events) -> dict:
+    """The NER gate check's court-metadata figures (decisions scored, recall, …): what the run's court gold gave."""
+    from assets.processing.recognition import GATE_CHECK
+
+    for event in events:
+        if event is not None and event.event_type_value == "ASSET_CHECK_EVALUATION":
+            evaluation = event.event_specific_data
+            if evaluation.check_name == GATE_CHECK:
+                return {k: v.value for k, v in evaluation.metadata.items() if k.startswith("court_metadata_")}
+    return {}
+
+
 def step_trouble(instance, run_id: str) -> list[str]:
     """The run's failures and retries, to say why a run did not succeed."""
     wanted = {"STEP_FAILURE", "STEP_UP_FOR_RETRY", "RUN_FAILURE", "ENGINE_EVENT"}
@@ -255,6 +270,9 @@ def test_nightly_runs_on_two_celery_workers(celery_run, nightly):
         if e.event_type_value == "ASSET_MATERIALIZATION"
     }
     assert set(celery_assets) == in_process_assets
+    # The NER gate scored the same court gold (MENDEL_NER_COURT_GOLD reached the workers' resource).
+    celery_gate = court_gate_figures(record.dagster_event for record in instance.all_logs(run.run_id))
+    assert celery_gate == court_gate_figures(in_process.all_events) and celery_gate["court_metadata_decisions"] > 0
     # One Celery task per step: every asset's step (each crawl source's its own, <source>_crawl), the asset
     # checks' steps, and the Neo4j export that ran but materialized nothing (no server configured).
     in_process_steps = {e.step_key for e in in_process.all_events if e.event_type_value == "STEP_SUCCESS"}

@@ -22,7 +22,9 @@ from dagster import DagsterInstance, EnvVar, build_run_status_sensor_context, jo
 
 from mendel.core import db
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.encoder.runtime import CACHE_ENV, cache_dir
 from mirror.server import MirrorThread
+from tests.support.nightly import E2E_COURT_GOLD
 
 pytest.importorskip("arcadedb_embedded", reason="the Bolt test server comes with the test extra")
 from tests.support.bolt_server import PASSWORD as NEO4J_PASSWORD  # noqa: E402 - the server's root password
@@ -94,6 +96,7 @@ def test_secrets_stay_out_of_logs_metadata_and_run_records(
     plain_url = db.create_database(pg_server_url, f"secrets_{uuid.uuid4().hex[:10]}")
     secret_url = psycopg.conninfo.make_conninfo(plain_url, password=DB_PASSWORD)
     for name, value in {
+        CACHE_ENV: str(cache_dir()),  # the session's converted encoder (not converted again into this home)
         "MENDEL_HOME": str(tmp_path / "home"),
         "MENDEL_PROFILE": "demo",
         "MENDEL_DATABASE_URL": secret_url,
@@ -107,11 +110,13 @@ def test_secrets_stay_out_of_logs_metadata_and_run_records(
         "MENDEL_NEO4J_USER": "root",
         "MENDEL_NEO4J_PASSWORD": NEO4J_PASSWORD,
         "MENDEL_ALERT_WEBHOOK_URL": webhook,
+        "MENDEL_NER_COURT_GOLD": E2E_COURT_GOLD,  # 100 decisions: the gate scored as in every nightly test
     }.items():
         monkeypatch.setenv(name, value)
 
     resource = mendel_resource_from_env()
     assert isinstance(resource.database_url, EnvVar)  # a reference to the variable, not its value
+    assert resource.ner_court_gold == E2E_COURT_GOLD
     caplog.set_level(logging.INFO)  # (DEBUG would add pdfminer's per-glyph log lines: slow, and no secret there)
     with DagsterInstance.ephemeral() as instance:
         result = (

@@ -167,33 +167,49 @@ def test_segmented_vectors_find_what_one_flat_index_finds(
     assert found[1] == (exact @ vector[0].astype(np.float64)).astype(np.float32).tolist()
 
 
+# 1,500 passages; the 13 documents changed leave a fifth of the first night's rows tombstoned (over
+# segment_updates.DELETED_SHARE the segment would be rewritten without them)
+IVFPQ_DOCUMENTS = 60
+
+
 @pytest.fixture(scope="module")
 def ivfpq_grown(tmp_path_factory, passages):
-    """An IVF-PQ layer grown over two nights, the second changing every third of the first 40 documents (built
-    once: the training takes most of the time, the filters below only read it)."""
+    """An IVF-PQ layer over the first 60 documents grown over two nights, the second changing every third of the
+    first 40 (built once: the training takes most of the time, the filters below only read it). The property does not
+    depend on the layer's size; a smaller layer has a larger share of tombstoned rows among any query's nearest,
+    so one that reached FAISS's answer would show. One OpenMP thread: on a busy 2-core machine two spin while
+    they wait and train several times slower."""
     part = tmp_path_factory.mktemp("ivfpq")
     every = passages["documents"]
-    grow(part, "dense", every, passages, dense_kind="ivfpq")
-    changed = dict(every)
-    for d in sorted(every)[1:40:3]:
-        changed[d] = segments.DocumentRows(d, "new", every[d].rows)
-    grow(part, "dense", changed, passages, dense_kind="ivfpq")
-    return part
+    kept = {d: every[d] for d in sorted(every)[:IVFPQ_DOCUMENTS]}
+    threads = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)
+    try:
+        grow(part, "dense", kept, passages, dense_kind="ivfpq")
+        changed = dict(kept)
+        for d in sorted(kept)[1:40:3]:
+            changed[d] = segments.DocumentRows(d, "new", kept[d].rows)
+        grow(part, "dense", changed, passages, dense_kind="ivfpq")
+    finally:
+        faiss.omp_set_num_threads(threads)
+    return {"part": part, "documents": kept}
 
 
 @pytest.mark.parametrize("allowed_share", [None, 0.999, 0.5])
 def test_ivfpq_segments_with_tombstones_answer_from_live_rows(ivfpq_grown, passages, allowed_share):
     """A layer from MENDEL_FAISS_IVFPQ_MIN up is IVF-PQ: its tombstones reach FAISS as IVF search parameters."""
-    every = passages["documents"]
-    vectors = segment_dense.SegmentedVectors(segments.LiveRows(ivfpq_grown))
+    layer, kept = ivfpq_grown["part"], ivfpq_grown["documents"]
+    vectors = segment_dense.SegmentedVectors(segments.LiveRows(layer))
     assert vectors.kinds == ["ivfpq"] and any(has_deleted for _, _, has_deleted in vectors.indexes)
-    order = segments.part_chunk_ids(ivfpq_grown)
-    query = next(r for r in passages["records"] if r.doc_id not in set(sorted(every)[1:40:3]))
+    order = segments.part_chunk_ids(layer)
+    changed = set(sorted(kept)[1:40:3])
+    query = next(r for r in passages["records"] if r.doc_id in kept and r.doc_id not in changed)
     allowed = None if allowed_share is None else np.random.default_rng(7).random(len(order)) < allowed_share
     if allowed is not None:
         allowed[order.index(query.chunk_id)] = True
     rows, sims = vectors.nearest(dense.normalized(passages["vector"][query.chunk_id].reshape(1, -1)), 10, allowed)
     assert len(rows) == 10 and len(set(rows)) == 10 and sims == sorted(sims, reverse=True)
+    assert min(rows) >= 0  # a tombstoned row has no serving row
     assert order.index(query.chunk_id) in rows  # a passage's own vector finds it
     assert allowed is None or all(allowed[r] for r in rows)
 
