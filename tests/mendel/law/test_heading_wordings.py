@@ -53,6 +53,20 @@ def test_the_shipped_vocabulary_gives_the_codes_headings_their_wordings():
     assert heading_wordings("díl 5 Zánik manželství > oddíl 3 > Výživné rozvedeného manžela > § 760")
 
 
+@pytest.mark.parametrize(
+    "section, wording",
+    [
+        # the built codes' section paths of headings that had no wording before round 4
+        ("část 2 ZVLÁŠTNÍ ČÁST > hlava 3 TRESTNÉ ČINY PROTI LIDSKÉ DŮSTOJNOSTI V SEXUÁLNÍ OBLASTI > Sexuální útok > § 185a", "osahával mě proti vůli"),
+        ("část 2 ZVLÁŠTNÍ ČÁST > hlava 6 TRESTNÉ ČINY HOSPODÁŘSKÉ > díl 1 > Zkrácení daně, poplatku a podobné povinné platby > § 240", "daňový podvod"),
+        ("část 3 ABSOLUTNÍ MAJETKOVÁ PRÁVA > hlava 2 VĚCNÁ PRÁVA > díl 3 Vlastnické právo > Rozhrady > § 1024", "plot mezi sousedy"),
+        ("díl 15 Závazky z odvážných smluv > oddíl 2 Pojištění > pododdíl 5 Životní pojištění > § 2833", "životní pojistka"),
+    ],
+)  # fmt: skip
+def test_the_shipped_vocabulary_words_headings_of_round_4(section, wording):
+    assert wording in heading_wordings(section)
+
+
 def test_only_the_encoder_reads_them_and_only_of_an_acts_provision():
     section = "část 2 RODINNÉ PRÁVO > díl 5 Zánik manželství > Výživné rozvedeného manžela > § 762"
     wordings = heading_wordings(section)
