@@ -1,7 +1,8 @@
 """Chunks in three layers: L1 the document, L2 its sections, L3 passages of about 500 characters. An L3 chunk prefers
-to start at a heading (``§ 5``, ``Čl. II``), else it ends at the sentence boundary nearest the target size; an L2
-chunk is a run of passages that share a section path. Every chunk keeps its pages, section path, character offsets
-into the document text and its parent in the layer above. A passage's section is the one open where it starts, save
+to start at a heading (``§ 5``, ``Čl. II``), else it ends at the sentence boundary nearest the target size; it never
+runs into the next § / čl. (a short provision is a short passage: run on, it would hide in its neighbour's section).
+An L2 chunk is a run of passages that share a section path. Every chunk keeps its pages, section path, character
+offsets into the document text and its parent in the layer above. A passage's section is the one open where it starts, save
 one that opens a division with a § / čl. after its headings: that provision's.
 """
 
@@ -36,7 +37,13 @@ class Chunk:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
 
-def _best_end(text: str, pos: int, heading_offsets: list[int], target: int, min_len: int, max_len: int) -> int:
+def _best_end(
+    text: str, pos: int, heading_offsets: list[int], target: int, min_len: int, max_len: int, leads: list[int] = ()
+) -> int:
+    for lead in leads[bisect.bisect_right(leads, pos) :]:
+        if lead < pos + min_len:
+            return lead  # the next provision starts before the passage has its least length: it stops short
+        break
     limit = min(len(text), pos + max_len)
     if limit == len(text) and limit - pos <= max_len:
         # Still split before a heading inside the tail, so the heading starts its own chunk.
@@ -65,6 +72,35 @@ def _kind_of(path: str) -> str | None:
     """The kind of the heading that opens the section at ``path`` (its last label); None for a generic heading."""
     label = path.rsplit(" > ", 1)[-1]
     return heading_kind(label) if HEADING_RE.match(label) else None
+
+
+def _heading_lines(segment: str) -> bool:
+    """Whether ``segment`` (from one heading to the next) is headings' lines only: a division's label and title, a
+    group heading (``Díl 3`` ``Součást věci a příslušenství věci`` ``Součást věci``), none a sentence."""
+    lines = [line.strip() for line in segment.splitlines() if line.strip()]
+    return len(lines) <= HEADING_BLOCK_LINES and all(
+        len(line) <= HEADING_LINE_MAX and not line.endswith((".", ",", ";")) for line in lines
+    )
+
+
+HEADING_BLOCK_LINES = 4
+HEADING_LINE_MAX = 150
+
+
+def provision_leads(paths: list[tuple[int, str]], text: str) -> list[int]:
+    """Where each § / čl. begins, with the division headings printed right above it (``Díl 2`` ``Rozdělení věcí``
+    ``§ 496``): the offsets no passage runs across."""
+    leads = set()
+    for index, (offset, path) in enumerate(paths):
+        if _kind_of(path) not in _PROVISION_KINDS:
+            continue
+        lead = offset
+        for above, above_path in reversed(paths[:index]):
+            if _kind_of(above_path) not in _DIVISION_KINDS or not _heading_lines(text[above:lead]):
+                break
+            lead = above
+        leads.add(lead)
+    return sorted(leads)
 
 
 def _passage_section(paths: list[tuple[int, str]], path_offsets: list[int], start: int, end: int) -> str:
@@ -105,6 +141,7 @@ def chunk_pages(
         paths = sorted(sections)
     heading_offsets = sorted({offset for offset, _ in paths})
     path_offsets = [offset for offset, _ in paths]
+    leads = provision_leads(paths, text)
     chunks: list[Chunk] = []
     pos = 0
     while pos < len(text):
@@ -112,7 +149,7 @@ def chunk_pages(
             pos += 1
         if pos >= len(text):
             break
-        end = _best_end(text, pos, heading_offsets, target, min_len, max_len)
+        end = _best_end(text, pos, heading_offsets, target, min_len, max_len, leads)
         if end <= pos:
             end = min(len(text), pos + max_len)
         body = text[pos:end].rstrip()

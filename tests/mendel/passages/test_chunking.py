@@ -33,9 +33,12 @@ def test_paragraph_headings_open_chunks(pages):
     starts = {c.char_start for c in chunks}
     paragraph_offsets = [h.offset for h in find_headings(text) if h.kind == "§"]
     assert paragraph_offsets
-    # Every § heading begins a chunk unless the chunk before it would be tiny.
+    # every § heading begins a chunk, or its division's headings above it do
     opened = sum(1 for off in paragraph_offsets if off in starts)
     assert opened / len(paragraph_offsets) > 0.8
+    for offset in paragraph_offsets:
+        holder = next(c for c in chunks if c.char_start <= offset < c.char_end)
+        assert holder.char_start == offset or "§" not in text[holder.char_start : offset]
     paragraph_chunks = [c for c in chunks if c.text.startswith("§")]
     assert all(c.section_path.endswith(c.text.split("\n", 1)[0].strip()) for c in paragraph_chunks)
 
@@ -97,6 +100,25 @@ CONSTITUTION_START = (
     "Čl. 2\n(1) Lid je zdrojem veškeré státní moci; vykonává ji prostřednictvím orgánů moci zákonodárné, výkonné a "
     "soudní.\n(2) Ústavní zákon může stanovit, kdy lid vykonává státní moc přímo."
 )
+# Trestní zákoník 40/2009 Sb. (the sample's consolidated wording): § 186's last subsections, then § 187 whole.
+CRIMINAL_CODE_SEXUAL = (
+    "(6) Odnětím svobody na deset až šestnáct let bude pachatel potrestán, způsobí-li činem uvedeným v odstavci 1 "
+    "smrt.\n(7) Příprava je trestná.\n§ 187\nPohlavní zneužití\n(1) Kdo vykoná soulož s dítětem mladším patnácti "
+    "let nebo kdo je jiným způsobem pohlavně zneužije, bude potrestán odnětím svobody na jeden rok až osm let.\n"
+    "(2) Odnětím svobody na pět až dvanáct let bude pachatel potrestán, způsobí-li činem uvedeným v odstavci 1 "
+    "těžkou újmu na zdraví.\n(3) Odnětím svobody na deset až šestnáct let bude pachatel potrestán, způsobí-li "
+    "činem uvedeným v odstavci 1 smrt.\n(4) Příprava je trestná.\n§ 188\nSoulož mezi příbuznými\nKdo vykoná "
+    "soulož s příbuzným v pokolení přímém nebo se sourozencem, bude potrestán odnětím svobody až na tři léta."
+)
+# Občanský zákoník: a division's label and title, a group heading, then its first §.
+CIVIL_CODE_PARTS = (
+    "§ 504\nObchodním tajemstvím se rozumí konkurenčně významné, určitelné, ocenitelné a v příslušných obchodních "
+    "kruzích běžně nedostupné skutečnosti, které souvisejí se závodem.\n"
+    "Díl 3\nSoučást věci a příslušenství věci\nSoučást věci\n§ 505\nSoučást věci je vše, co k ní podle její "
+    "povahy náleží a co nemůže být od věci odděleno, aniž se tím věc znehodnotí.\n"
+    "§ 506\n(1) Součástí pozemku je prostor nad povrchem i pod povrchem, stavby zřízené na pozemku a jiná "
+    "zařízení."
+)
 # Živnostenský zákon 455/1991 Sb., its annex's own ČÁST B / ČÁST C: divisions with no § after them.
 TRADES_ANNEX = (
     "ČÁST B\nBarvení a chemická úprava textilií Čištění a praní textilu a oděvů Kominictví\n"
@@ -130,6 +152,37 @@ def test_a_passage_opening_a_division_takes_its_first_provision(text, opening, s
     assert passage.section_path == section
     # no text moves: the passage is still the document's text from the division's heading on
     assert text[passage.char_start : passage.char_end] == passage.text
+
+
+@pytest.mark.parametrize("from_extraction", [False, True], ids=["headings-in-text", "extracted-sections"])
+@pytest.mark.parametrize(
+    ("text", "provisions"),
+    [
+        # § 187 starts 140 characters into a passage of § 186's tail: it opens its own passage all the same
+        (CRIMINAL_CODE_SEXUAL, ["§ 187", "§ 188"]),
+        # § 495 is one sentence: § 496 and its division's headings open the next passage
+        (CIVIL_CODE_THINGS, ["§ 495", "Díl 2 > § 496"]),
+        (CIVIL_CODE_PARTS, ["§ 504", "Díl 3 > § 505", "Díl 3 > § 506"]),
+        (
+            CHARTER_RIGHTS,
+            [
+                "Čl. 4",
+                "HLAVA DRUHÁ > Oddíl první > Čl. 5",
+                "HLAVA DRUHÁ > Oddíl první > Čl. 6",
+                "HLAVA DRUHÁ > Oddíl první > Čl. 7",
+            ],
+        ),
+    ],
+)
+def test_no_passage_runs_into_the_next_provision(text, provisions, from_extraction):
+    chunks = chunk_pages([text], sections=_sections(text) if from_extraction else None)
+    found = [c.section_path for c in chunks]
+    for provision in provisions:
+        assert any(path == provision or path.endswith(" > " + provision) for path in found), (provision, found)
+    for chunk in chunks:
+        label = chunk.section_path.rsplit(" > ", 1)[-1]
+        assert [line for line in chunk.text.splitlines() if line.startswith(("§ ", "Čl. "))] in ([], [label])
+        assert text[chunk.char_start : chunk.char_end] == chunk.text
 
 
 def test_the_division_headings_join_their_provisions_section():
