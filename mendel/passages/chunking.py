@@ -87,10 +87,11 @@ HEADING_BLOCK_LINES = 4
 HEADING_LINE_MAX = 150
 
 
-def provision_leads(paths: list[tuple[int, str]], text: str) -> list[int]:
-    """Where each § / čl. begins, with the division headings printed right above it (``Díl 2`` ``Rozdělení věcí``
-    ``§ 496``): the offsets no passage runs across."""
-    leads = set()
+def provision_leads(paths: list[tuple[int, str]], text: str) -> dict[int, str]:
+    """Where each § / čl. begins -> its path: with the division headings printed right above it (``Díl 2``
+    ``Rozdělení věcí`` ``§ 496``), else with the group heading line right above it (``Vznik spolku`` ``§ 226``: the
+    heading of the §§ that follow, not the end of the § before). No passage runs across one."""
+    leads: dict[int, str] = {}
     for index, (offset, path) in enumerate(paths):
         if _kind_of(path) not in _PROVISION_KINDS:
             continue
@@ -99,15 +100,39 @@ def provision_leads(paths: list[tuple[int, str]], text: str) -> list[int]:
             if _kind_of(above_path) not in _DIVISION_KINDS or not _heading_lines(text[above:lead]):
                 break
             lead = above
-        leads.add(lead)
-    return sorted(leads)
+        if lead == offset:
+            lead = _group_heading_start(text, offset, paths[index - 1][0] if index else 0)
+        leads[lead] = path
+    return leads
 
 
-def _passage_section(paths: list[tuple[int, str]], path_offsets: list[int], start: int, end: int) -> str:
-    """The section path of the passage text[start:end]: the section open where it starts; but a passage that
+_GROUP_HEADING_RE = re.compile(r"[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ][^\n]{1,%d}" % (HEADING_LINE_MAX - 2))
+
+
+def _group_heading_start(text: str, offset: int, floor: int) -> int:
+    """Where the heading line printed right above the provision at ``offset`` starts (after a sentence's end, not
+    itself one: ``… podle § 218.`` ``Vznik spolku`` ``§ 226``); ``offset`` when there is none. Not before ``floor``,
+    the heading before it."""
+    if offset < 2 or text[offset - 1] != "\n":
+        return offset
+    start = text.rfind("\n", 0, offset - 1) + 1
+    line = text[start : offset - 1].strip()
+    if start <= floor or not _GROUP_HEADING_RE.fullmatch(line) or line.endswith((".", ",", ";", ":")):
+        return offset
+    before = text[:start].rstrip()
+    return start if before.endswith((".", ":")) else offset
+
+
+def _passage_section(
+    paths: list[tuple[int, str]], path_offsets: list[int], start: int, end: int, leads: dict[int, str]
+) -> str:
+    """The section path of the passage text[start:end]: the provision's whose lead it starts at (``leads``), else
+    the section open where it starts; but a passage that
     begins a division and holds only that division's headings before its first § / čl. (``HLAVA II`` ``OSOBY``
     ``Díl 1`` ``Všeobecná ustanovení`` ``§ 15`` ``(1) …``) is that provision's: its wording starts there, and
     citations look a provision up by the end of the path. The headings stay in the text."""
+    if start in leads:
+        return leads[start]
     index = bisect.bisect_right(path_offsets, start) - 1
     if index < 0:
         return ""
@@ -139,9 +164,12 @@ def chunk_pages(
         paths = section_paths(find_headings(text))
     else:
         paths = sorted(sections)
-    heading_offsets = sorted({offset for offset, _ in paths})
-    path_offsets = [offset for offset, _ in paths]
     leads = provision_leads(paths, text)
+    # a provision's passage starts at its lead: the heading line above it goes with it
+    moved = {offset for offset, path in paths if _kind_of(path) in _PROVISION_KINDS} - set(leads)
+    heading_offsets = sorted({offset for offset, _ in paths} - moved | set(leads))
+    path_offsets = [offset for offset, _ in paths]
+    lead_offsets = sorted(leads)
     chunks: list[Chunk] = []
     pos = 0
     while pos < len(text):
@@ -149,7 +177,7 @@ def chunk_pages(
             pos += 1
         if pos >= len(text):
             break
-        end = _best_end(text, pos, heading_offsets, target, min_len, max_len, leads)
+        end = _best_end(text, pos, heading_offsets, target, min_len, max_len, lead_offsets)
         if end <= pos:
             end = min(len(text), pos + max_len)
         body = text[pos:end].rstrip()
@@ -161,7 +189,7 @@ def chunk_pages(
                     char_end=pos + len(body),
                     page_start=page_at(page_starts, pos),
                     page_end=page_at(page_starts, pos + len(body) - 1),
-                    section_path=_passage_section(paths, path_offsets, pos, pos + len(body)),
+                    section_path=_passage_section(paths, path_offsets, pos, pos + len(body), leads),
                     text=body,
                 )
             )

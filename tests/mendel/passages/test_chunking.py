@@ -119,6 +119,12 @@ CIVIL_CODE_PARTS = (
     "§ 506\n(1) Součástí pozemku je prostor nad povrchem i pod povrchem, stavby zřízené na pozemku a jiná "
     "zařízení."
 )
+# Občanský zákoník: a one-sentence §, then the group heading of the §§ after it.
+CIVIL_CODE_ASSOCIATION = (
+    "§ 225\nÚčastní-li se ustavující schůze alespoň tři osoby, mohou schválit stanovy podle § 218.\nVznik spolku\n"
+    "§ 226\n(1) Spolek vzniká dnem zápisu do veřejného rejstříku.\n(2) Návrh na zápis spolku do veřejného rejstříku "
+    "podávají zakladatelé nebo osoba určená ustavující schůzí."
+)
 # Živnostenský zákon 455/1991 Sb., its annex's own ČÁST B / ČÁST C: divisions with no § after them.
 TRADES_ANNEX = (
     "ČÁST B\nBarvení a chemická úprava textilií Čištění a praní textilu a oděvů Kominictví\n"
@@ -163,6 +169,7 @@ def test_a_passage_opening_a_division_takes_its_first_provision(text, opening, s
         # § 495 is one sentence: § 496 and its division's headings open the next passage
         (CIVIL_CODE_THINGS, ["§ 495", "Díl 2 > § 496"]),
         (CIVIL_CODE_PARTS, ["§ 504", "Díl 3 > § 505", "Díl 3 > § 506"]),
+        (CIVIL_CODE_ASSOCIATION, ["§ 225", "§ 226"]),
         (
             CHARTER_RIGHTS,
             [
@@ -183,6 +190,17 @@ def test_no_passage_runs_into_the_next_provision(text, provisions, from_extracti
         label = chunk.section_path.rsplit(" > ", 1)[-1]
         assert [line for line in chunk.text.splitlines() if line.startswith(("§ ", "Čl. "))] in ([], [label])
         assert text[chunk.char_start : chunk.char_end] == chunk.text
+
+
+@pytest.mark.parametrize("from_extraction", [False, True], ids=["headings-in-text", "extracted-sections"])
+def test_a_group_heading_opens_the_passage_of_the_provision_under_it(from_extraction):
+    text = CIVIL_CODE_ASSOCIATION
+    chunks = chunk_pages([text], sections=_sections(text) if from_extraction else None)
+    assert [(c.section_path, c.text.splitlines()[0]) for c in chunks] == [
+        ("§ 225", "§ 225"),
+        ("§ 226", "Vznik spolku"),
+    ]
+    assert chunks[0].text.endswith("podle § 218.")
 
 
 def test_the_division_headings_join_their_provisions_section():
