@@ -30,7 +30,22 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 FIXTURE_MARKERS = {"nightly": "e2e", "searchers": "e2e", "indexed": "e2e", "browser": "browser"}
 
 
+# The files that take longest (a minute's wait for the daemon's tick, a Celery broker and workers, whole crawls), run
+# first: each worker takes whole files in collection order, and one of these started last ran alone for a minute or
+# more while the other worker had nothing left (`pytest --durations=40`, 2026-12-05).
+LONGEST_FIRST = (
+    "tests/orchestration/test_daemon_schedule_after_kill.py",
+    "tests/orchestration/test_ops_celery.py",
+    "tests/crawlers/test_spiders_esbirka_register.py",
+    "tests/crawlers/test_faults_crawl.py",
+    "tests/mendel/law/test_citator.py",
+    "tests/mirror/test_mirror_openapi.py",
+)
+
+
 def pytest_collection_modifyitems(config, items):
+    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))  # stable: files stay whole
     unmarked = [
         f"{item.nodeid}: reads {name}, so mark it {marker}"
         for item in items
