@@ -196,7 +196,7 @@ class SearchFlow:
         fused = first_of_each(fused)  # never the same passage twice, whatever stage put it back
         folded: dict[int, list[int]] = {}
         if index is self.passages:  # a section or document hit is a whole provision already
-            fused, folded = one_per_provision(fused, index.chunks)
+            fused, folded = one_per_provision(fused, index.chunks, k)
         hits = []
         linked = self.linked_entities([item for item, _, _ in fused[:k]], index)
         for item, score, lists in fused[:k]:

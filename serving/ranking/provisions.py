@@ -26,10 +26,14 @@ def provision_key(chunk: dict) -> tuple[str, str] | None:
     return (version, " ".join(last.split())) if _PROVISION.match(last) else None
 
 
-def one_per_provision(fused: list[tuple], chunks: Sequence[dict]) -> tuple[list[tuple], dict[int, list[int]]]:
+def one_per_provision(
+    fused: list[tuple], chunks: Sequence[dict], k: int | None = None
+) -> tuple[list[tuple], dict[int, list[int]]]:
     """``fused`` (item, score, lists) with each provision once, where its first passage stands, and for each kept
     item the items folded into it (later passages of the same provision, best first). A folded passage's lists
-    join its provision's hit."""
+    join its provision's hit. With ``k``, the first ``k`` kept items only, with what folds into them above the
+    next one: no row below it is read (each read parses a whole row; reading every candidate cost the default
+    search ~1.7 ms a query at 100,000 passages)."""
     first: dict[tuple[str, str], int] = {}
     kept: list[tuple] = []
     position: dict[int, int] = {}
@@ -43,6 +47,8 @@ def one_per_provision(fused: list[tuple], chunks: Sequence[dict]) -> tuple[list[
             joined = kept[at][2] + [name for name in lists if name not in kept[at][2]]
             kept[at] = (head, kept[at][1], joined)
             continue
+        if k is not None and len(kept) >= k:
+            break
         if key is not None:
             first[key] = item
         position[item] = len(kept)

@@ -68,3 +68,25 @@ def test_folded_passages_read_in_the_acts_order_with_a_gap_where_text_is_left_ou
 def test_nothing_folds_when_every_passage_is_its_own_provision():
     fused = [(2, 1.0, ["bm25"]), (3, 0.5, ["bm25"]), (4, 0.4, ["dense"])]
     assert one_per_provision(fused, CHUNKS) == (fused, {})
+
+
+class _CountedRows(list):
+    """Chunk rows that count the rows read."""
+
+    reads = 0
+
+    def __getitem__(self, index):
+        self.reads += 1
+        return super().__getitem__(index)
+
+
+def test_with_k_no_row_below_the_kth_hit_is_read():
+    fused = [(1, 0.9, ["bm25"]), (2, 0.8, ["dense"]), (0, 0.7, ["acts_dense"]), (3, 0.6, ["bm25"]), (4, 0.5, ["bm25"])]
+    fused += [(5, 0.4, ["routed"]), (6, 0.3, ["bm25"])]
+    rows = _CountedRows(CHUNKS)
+    kept, folded = one_per_provision(fused, rows, k=2)
+    assert [item for item, _, _ in kept] == [1, 2]
+    assert folded == {1: [0]}  # its passage ranked below the third provision (5) is not read
+    assert rows.reads == 4  # items 1, 2, 0 and the third provision's (3), where reading stops
+    full, _ = one_per_provision(fused, CHUNKS)
+    assert [item for item, _, _ in kept] == [item for item, _, _ in full[:2]]  # the same first k hits
