@@ -2,8 +2,9 @@
 to start at a heading (``§ 5``, ``Čl. II``), else it ends at the sentence boundary nearest the target size; it never
 runs into the next § / čl. (a short provision is a short passage: run on, it would hide in its neighbour's section).
 An L2 chunk is a run of passages that share a section path. Every chunk keeps its pages, section path, character
-offsets into the document text and its parent in the layer above. A passage's section is the one open where it starts, save
-one that opens a division with a § / čl. after its headings: that provision's.
+offsets into the document text and its parent in the layer above. A passage's section is the one open where it
+starts, save one that opens a division with a § / čl. after its headings, or a group heading right above a § /
+čl.: that provision's.
 """
 
 from __future__ import annotations
@@ -40,10 +41,9 @@ class Chunk:
 def _best_end(
     text: str, pos: int, heading_offsets: list[int], target: int, min_len: int, max_len: int, leads: list[int] = ()
 ) -> int:
-    for lead in leads[bisect.bisect_right(leads, pos) :]:
-        if lead < pos + min_len:
-            return lead  # the next provision starts before the passage has its least length: it stops short
-        break
+    following = bisect.bisect_right(leads, pos)
+    if following < len(leads) and leads[following] < pos + min_len:
+        return leads[following]  # the next provision starts before the passage has its least length: it stops short
     limit = min(len(text), pos + max_len)
     if limit == len(text) and limit - pos <= max_len:
         # Still split before a heading inside the tail, so the heading starts its own chunk.
@@ -127,10 +127,10 @@ def _passage_section(
     paths: list[tuple[int, str]], path_offsets: list[int], start: int, end: int, leads: dict[int, str]
 ) -> str:
     """The section path of the passage text[start:end]: the provision's whose lead it starts at (``leads``), else
-    the section open where it starts; but a passage that
-    begins a division and holds only that division's headings before its first § / čl. (``HLAVA II`` ``OSOBY``
-    ``Díl 1`` ``Všeobecná ustanovení`` ``§ 15`` ``(1) …``) is that provision's: its wording starts there, and
-    citations look a provision up by the end of the path. The headings stay in the text."""
+    the section open where it starts; but a passage that begins a division and holds only that division's headings
+    before its first § / čl. (``HLAVA II`` ``OSOBY`` ``Díl 1`` ``Všeobecná ustanovení`` ``§ 15`` ``(1) …``) is that
+    provision's: its wording starts there, and citations look a provision up by the end of the path. The headings
+    stay in the text."""
     if start in leads:
         return leads[start]
     index = bisect.bisect_right(path_offsets, start) - 1
