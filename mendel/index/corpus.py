@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 import psycopg
 
-from mendel.law.heading_wordings import heading_wordings
+from mendel.law.provision_wordings import lay_wordings
 from mendel.passages.act_passages import ActChunkVersions
 
 LAYERS = (1, 2, 3)
@@ -182,8 +182,8 @@ class ChunkRecord:
 
     def dense_text_without(self, boilerplate: frozenset[str]) -> str:
         text = dense_text(self.citation, self.title, self.section, self.document_summary, self.text, boilerplate)
-        # an act's provision: how people say what its heading names (derived; the encoder's alone)
-        wordings = heading_wordings(self.section) if self.act_version else []
+        # an act's provision: how people say what it and its heading settle (derived; the encoder's alone)
+        wordings = lay_wordings(self.citation, self.section) if self.act_version else []
         return f"{text}\n{'; '.join(wordings)}" if wordings else text
 
     def bundle_row(self) -> dict:

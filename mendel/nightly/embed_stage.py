@@ -119,6 +119,8 @@ DENSE_TEXT_CODE = stage_versions.Stage(
         "nightly/embed_stage.py",
         "passages/act_passages.py",
         "law/heading_wordings.py",
+        "law/provision_wordings.py",
+        "data/provision_wordings.v1.yaml",
         "law/vocabulary.py",
         "data/legal_vocabulary.v1.yaml",
     ),
