@@ -29,6 +29,7 @@ import numpy as np
 from serving.ranking import in_force
 from serving.ranking.filters import SearchFilters
 from serving.ranking.fusion import (
+    AGREED_DENSE_DEPTH,
     DECISIONS_AGREED_DEPTH,
     LEARNED_CANDIDATES,
     LearnedFusion,
@@ -36,6 +37,7 @@ from serving.ranking.fusion import (
     decisions_agreed,
     first_of_each,
     rerank_order,
+    with_agreed_decision_first,
     with_decision_slot,
     with_decisions_leading,
 )
@@ -188,6 +190,10 @@ class SearchFlow:
             fused = with_decisions_leading(fused, plain if bridge and plain else bm25_list, main.own)
         else:
             fused = with_decision_slot(fused, bm25_list, lambda item: index.chunks[item]["doc_id"], is_decision)
+        if filtered is None and any(is_decision(item) for item in dense_list[:AGREED_DENSE_DEPTH]):
+            # BM25 of the query's own words (the bridge's legal wordings reach for the acts) and dense agreeing
+            plain = self.bm25_ranking(found.normalized, n=1, allowed=allowed, layer=index) if bridge else bm25_list
+            fused = with_agreed_decision_first(fused, plain[0] if plain else None, dense_list, is_decision, main.own)
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]

@@ -475,6 +475,37 @@ def with_decisions_leading(
     ]
 
 
+# BM25 of the query's own words ranks a court decision's passage first and dense ranks it among its first
+# AGREED_DENSE_DEPTH: the two components, each the better one on some questions a decision answers, agree on it, so
+# it leads (after an exact reference's own passages). Dev decisions (any-gold MRR) 0.322 -> 0.375, a code's § and an
+# absent act's question one rank lower each (dev codes 4, dev absent); dense's first alone (depth 1) gained half.
+AGREED_DENSE_DEPTH = 3
+
+
+def with_agreed_decision_first(
+    fused: list[tuple], plain_first: int | None, dense: list[int], is_decision, own: list[int] = ()
+) -> list[tuple]:
+    """``fused`` with ``plain_first`` (BM25's first of the query's own words) leading, after the exact reference's
+    ``own`` items and the passages citing it that lead the fused list (listed as "reference"), when it is a court
+    decision's passage (``is_decision(item)``) among dense's first ``AGREED_DENSE_DEPTH``; marked "agreed" (with the
+    lists it came from), scored as the fused first."""
+    if plain_first is None or plain_first in own or plain_first not in dense[:AGREED_DENSE_DEPTH]:
+        return fused
+    if not is_decision(plain_first):
+        return fused
+    own = set(own)
+    lead = [entry for entry in fused if entry[0] in own]
+    rest = [entry for entry in fused if entry[0] not in own]
+    while rest and "reference" in rest[0][2]:  # an exact reference's citing passages lead too
+        lead.append(rest.pop(0))
+    if plain_first in {item for item, _, _ in lead}:
+        return fused
+    rest = [entry for entry in rest if entry[0] != plain_first]
+    lists = next((lists for item, _, lists in fused if item == plain_first), ["bm25", "dense"])
+    score = max((entry[1] for entry in fused), default=0.0)
+    return lead + [(plain_first, score, ["agreed", *lists])] + rest
+
+
 def first_of_each(fused: list[tuple]) -> list[tuple]:
     """``fused`` with each item once, where it first stands."""
     seen: set = set()

@@ -121,8 +121,10 @@ class PostgresSearcher(SearchFlow, PostgresLists):
     def _chunk_rows(self, conn, chunk_ids: list[str]) -> dict[str, dict]:
         if not chunk_ids:
             return {}
-        return {
-            cid: {
+        rows = {}
+        for cid, doc_id, start, end, section, text, seq in conn.execute(CHUNK_ROWS, (chunk_ids,)):
+            document = self.documents.get(doc_id) or {}
+            rows[cid] = {
                 "chunk_id": cid,
                 "doc_id": doc_id,
                 "page_start": start,
@@ -130,9 +132,11 @@ class PostgresSearcher(SearchFlow, PostgresLists):
                 "section": section,
                 "text": text,
                 "seq": seq,
+                # as a bundle row: the lay stage tells an act's passage (not an amending act's) by these
+                "citation": document.get("citation"),
+                "title": document.get("title", ""),
             }
-            for cid, doc_id, start, end, section, text, seq in conn.execute(CHUNK_ROWS, (chunk_ids,))
-        }
+        return rows
 
     # --- what callers written for the bundle ask --------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """The learned stage's features (serving.ranking.fusion): telling an amendment clause by its words first answers
 exactly as the expression alone, on real decisions of the sample corpus and on each form of the expression. And the
 rank a court decision's passage keeps among the acts' passages when BM25 ranks it first (with_decision_slot), and
-BM25's own first passages leading when BM25 and dense agree that court decisions answer (decisions_agreed)."""
+BM25's own first passages leading when BM25 and dense agree that court decisions answer (decisions_agreed), and a
+decision's passage both rank first leading (with_agreed_decision_first)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from serving.ranking.fusion import (
     AMENDMENT_WORDS,
     decisions_agreed,
     is_amendment,
+    with_agreed_decision_first,
     with_decision_slot,
     with_decisions_leading,
 )
@@ -154,3 +156,37 @@ def test_bm25s_first_passages_lead_when_the_components_agree(fused, bm25, own, e
     assert all(lists[item][0] == "decision_lead" for item in bm25[:2] if item not in own)
     assert all("decision_lead" not in lists[item] for item in expected_order if item not in bm25[:2])
     assert lists.get(11, [None, None])[1:] == ["bm25"]  # the lists it came from stay named
+
+
+AGREED_FUSED = [(1, 0.9, ["acts_dense"]), (2, 0.8, ["routed"]), (11, 0.7, ["bm25", "dense"]), (12, 0.6, ["bm25"])]
+
+
+@pytest.mark.parametrize(
+    ("plain_first", "dense", "own", "expected_order"),
+    [
+        # BM25's first of the query's own words is a decision's passage dense ranks third: it leads
+        (11, [2, 1, 11], [], [11, 1, 2, 12]),
+        (13, [13], [], [13, 1, 2, 11, 12]),  # one the fused list did not hold joins at the head
+        (11, [2, 1, 12, 11], [], [1, 2, 11, 12]),  # dense ranks it fourth: no agreement
+        (1, [1], [], [1, 2, 11, 12]),  # an act's passage: the fused order stands
+        (12, [12], [2], [2, 12, 1, 11]),  # the exact reference's own passage still leads
+        (2, [2], [2], [1, 2, 11, 12]),  # it is the reference's own: nothing moves
+        (None, [11], [], [1, 2, 11, 12]),  # BM25 found nothing
+    ],
+)
+def test_a_decision_bm25_and_dense_agree_on_leads(plain_first, dense, own, expected_order):
+    led = with_agreed_decision_first(AGREED_FUSED, plain_first, dense, lambda item: item > 10, own)
+    assert [item for item, _, _ in led] == expected_order
+    lists = {item: names for item, _, names in led}
+    moved = expected_order != [item for item, _, _ in AGREED_FUSED]
+    assert (lists[plain_first][0] == "agreed") is moved if plain_first in lists else not moved
+    if moved:
+        assert lists[plain_first][1:] == dict((i, n) for i, _, n in AGREED_FUSED).get(plain_first, ["bm25", "dense"])
+        assert led[len(own)][1] == 0.9  # scored as the fused first
+
+
+def test_a_decision_both_agree_on_stays_below_an_exact_references_passages():
+    fused = [(5, 0.9, ["reference"]), (6, 0.8, ["reference", "bm25"]), (1, 0.7, ["dense"]), (11, 0.6, ["bm25"])]
+    led = with_agreed_decision_first(fused, 11, [11], lambda item: item > 10)
+    assert [item for item, _, _ in led] == [5, 6, 11, 1]
+    assert with_agreed_decision_first(fused, 6, [6], lambda item: True) == fused  # a citing passage stays where it is

@@ -81,7 +81,8 @@ def test_first_hits_do_not_depend_on_k(searcher, query):
     assert [(h.chunk_id, h.lists) for h in ten] == [(h.chunk_id, h.lists) for h in hundred[:10]]
 
 
-def test_a_lay_question_also_searches_the_acts_and_keeps_its_fused_order(searcher):
+def test_a_lay_question_also_searches_the_acts_and_keeps_its_fused_order(searcher, monkeypatch):
+    monkeypatch.setattr(searcher, "lay_fusion", None)  # no lay stage stored: the fused order stands
     query = "Jaká je náhrada za jízdu autem?"
     trace: list = []
     hits = searcher.search(query, k=10, trace=trace)
