@@ -3,11 +3,14 @@ FAISS and the entity graph; each writes only what changed (mendel.nightly.embed_
 BM25 and FAISS grow by segments)."""
 
 import os
+from pathlib import Path
 
 from dagster import MaterializeResult, asset
 
 from mendel.index import bundle, fulltext, layer_terms
 from mendel.index.embed import DEFAULT_EMBEDDER, EMBED_MODEL_ENV
+from mendel.index.layout import WORDINGS_PART
+from mendel.index.wording_vectors import build_wording_vectors
 from mendel.nightly import embed_stage, index_stage
 from orchestration.resources import MendelResource
 
@@ -63,12 +66,15 @@ def bm25_index(mendel: MendelResource) -> MaterializeResult:
     deps=[chunk_embeddings],
     description="FAISS inner-product index per layer over unit vectors (flat when small, HNSW above 50k, IVF-PQ "
     "from MENDEL_FAISS_IVFPQ_MIN), in segments: the documents whose vectors changed go into one new segment, the "
-    "rows they replace are tombstoned, segments of like size are merged.",
+    "rows they replace are tombstoned, segments of like size are merged. Beside it, the provisions' own lay "
+    "wordings as vectors of their own (derived text, the lay list's).",
 )
 def faiss_index(mendel: MendelResource) -> MaterializeResult:
     with mendel.connect() as conn:
-        part = bundle.part_path(mendel.settings().build_dir, bundle.DENSE_PART)
-        return MaterializeResult(metadata=index_stage.build_faiss(conn, part))
+        build_dir = mendel.settings().build_dir
+        part = bundle.part_path(build_dir, bundle.DENSE_PART)
+        wordings = build_wording_vectors(conn, mendel.get_embedder(), Path(build_dir) / WORDINGS_PART)
+        return MaterializeResult(metadata={**index_stage.build_faiss(conn, part), **wordings})
 
 
 @asset(

@@ -12,6 +12,7 @@ LAYERS_DIR = "layers"
 BM25_PART = "bm25"
 DENSE_PART = "dense"
 GRAPH_PART = "graph"  # L3 only
+WORDINGS_PART = "wordings"  # the provisions' own lay wordings as vectors (mendel.index.wording_vectors)
 LAYER_PARTS = (BM25_PART, DENSE_PART)  # what every layer has
 # files inside a part directory
 IDS = "ids.json"
@@ -19,3 +20,5 @@ BUILD_INFO = "build_info.json"  # written last: a part without it is what a kill
 BM25_INDEX = "bm25"  # bm25s' own files
 FAISS_INDEX = "dense.faiss"
 GRAPH_FILE = "graph.json"
+WORDING_VECTORS = "vectors.npy"  # one row per provision of WORDING_KEYS, unit length
+WORDING_KEYS = "keys.json"

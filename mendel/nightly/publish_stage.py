@@ -13,6 +13,7 @@ from mendel.core import stage_versions
 from mendel.crawl import last_good
 from mendel.crawl.boards import notice_links, placing
 from mendel.index import bundle, document_segments, segments
+from mendel.index.layout import WORDINGS_PART
 from mendel.records.court_decisions import document_courts
 from mendel.records.grounding import record_grounding
 
@@ -74,6 +75,9 @@ def publish_bundle(conn: psycopg.Connection, build_dir: Path, bundles_dir: Path,
         for part in bundle.LAYER_PARTS if layer != 3 else (*bundle.LAYER_PARTS, bundle.GRAPH_PART):
             parts[str(bundle.part_path(Path(), part, layer))] = bundle.part_path(build_dir, part, layer)
     parts[str(bundle.documents_part_path(Path()))] = built_documents
+    wordings = Path(build_dir) / WORDINGS_PART
+    if (wordings / bundle.BUILD_INFO).exists():  # the provisions' lay wordings' vectors (the lay list's)
+        parts[WORDINGS_PART] = wordings
     stages = stage_versions.bundle_versions(conn, model)
     result = {
         "documents": len(documents),

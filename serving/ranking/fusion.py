@@ -104,7 +104,7 @@ def entity_coverage(understanding) -> float:
     return inside / total if total else 0.0
 
 
-LIST_ORDER = ("reference", "bm25", "dense", "graph", "routed", "governing", "acts_bm25", "acts_dense")
+LIST_ORDER = ("reference", "bm25", "dense", "graph", "routed", "governing", "acts_bm25", "acts_dense", "wordings")
 
 
 def ordered_lists(lists: list[str]) -> list[str]:

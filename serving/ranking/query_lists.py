@@ -15,6 +15,7 @@ import itertools
 import re
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable, Iterator
 
 import numpy as np
@@ -23,6 +24,7 @@ from mendel.czech.analyzer import analyze
 from serving.ranking.fusion import GRAPH_MIN_SHARE, RRF_WEIGHTS, Signals, entity_coverage, rrf_fuse_head
 from serving.ranking.layers import LayerIndex
 from serving.ranking.references import lead_exact
+from serving.ranking.wordings_list import WordingsList
 
 CANDIDATES = 50
 
@@ -91,6 +93,8 @@ EXPANSION_WEIGHT = 0.5
 # A plain question is answered by an act in force far more often than by a decision telling a story in the same
 # words: BM25 and dense among the acts' own passages (amending acts left out) join the fusion at these weights.
 ACTS_WEIGHTS = {"acts_bm25": 0.5, "acts_dense": 0.5}
+# ... and the acts' provisions nearest the question by their own lay wordings (serving.ranking.wordings_list)
+WORDINGS_WEIGHT = 1.0
 # ... unless the best passage elsewhere is this much nearer the question than the best passage of an act (cosine):
 # then the question asks for a notice or a decision ("Kdo byl jmenován do hodnotící komise pro vodácké přístaviště?")
 ACTS_DENSE_GAP = 0.03
@@ -338,6 +342,17 @@ class QueryLists:
         gets the acts' passages read exactly beside it; the database's lists say False (their parity)."""
         return False
 
+    def wordings_list(self, layer: LayerIndex) -> WordingsList | None:
+        """The lay list of the passage layer (:class:`~serving.ranking.wordings_list.WordingsList`), read from the
+        bundle once; None for another layer or a bundle without it."""
+        if layer is not self.passages:
+            return None
+        if "_wordings_list" not in self.__dict__:
+            self._wordings_list = WordingsList.load(
+                Path(getattr(self, "path", "")), layer.chunks, self.act_rows(layer), self.manifest.get("model")
+            )
+        return self._wordings_list
+
     def act_rows(self, layer: LayerIndex) -> np.ndarray | None:
         """Mask over ``layer`` of the passages of acts (a Sbírka citation), amending acts left out: their clauses
         ("v § 205 se slova ... nahrazují") repeat a code's words without saying what it says. Built once; None
@@ -514,6 +529,11 @@ class QueryLists:
             signals.lay = True
             rankings["acts_bm25"] = self.bm25_ranking(text, n=n, allowed=acts_within, layer=index, expansion=expansion)
             weights["acts_bm25"] = ACTS_WEIGHTS["acts_bm25"]
+            wordings = self.wordings_list(index) if dense else None
+            if wordings is not None:  # the query's vector: encoded for the dense list above (cached by text)
+                vector = self.embedder.query(self.dense_text(found, bridge))
+                rankings["wordings"] = wordings.ranking(vector, n, allowed=acts_within)
+                weights["wordings"] = WORDINGS_WEIGHT
         # the order of the first hits does not depend on how many are asked for: the lists' first CANDIDATES
         # decide it, and the learned stage reads the lists that far (a search for 100 hits starts as one for 10)
         fused = rrf_fuse_head(rankings, CANDIDATES, weights=weights)

@@ -283,9 +283,11 @@ def test_resumed_run_completes_and_keeps_the_paid_work(world):
     embedded = metadata["chunk_embeddings"]
     # The 8 vectors paid for before the kill are not paid again (passages with the same dense text share one).
     assert embedded["cache_hits"] >= 8 and embedded["embedded"] + embedded["cache_hits"] == embedded["chunks"]
+    wordings = metadata["faiss_index"]["wordings_embedded"]  # the provisions' lay wordings, beside the FAISS index
+    assert 0 < wordings <= metadata["faiss_index"]["wording_provisions"]  # one vector for texts alike
     assert (
         scalar(world, "SELECT count(*) FROM embedding_cache WHERE model = %s", STAND_IN_EMBEDDER)
-        == 8 + embedded["embedded"]
+        == 8 + embedded["embedded"] + wordings
     )
     assert scalar(world, "SELECT count(*) FROM chunks WHERE layer = 3 AND embedding IS NULL") == 0
     assert_no_duplicates(world)
