@@ -97,8 +97,9 @@ class PostgresSearcher(SearchFlow, PostgresLists):
 
     def warm(self) -> None:
         """Load now what a first search would load on its way (the query encoder, the bridge's vocabulary, the word
-        forms, term frequencies, pooled connections): one search with its coverage block."""
+        forms, term frequencies, pooled connections, the lay list): one search with its coverage block."""
         _ = (self.layer(1), self.layer(2), self.floor, self.learned_fusion, self.vocabulary, self.act_router)
+        self.wordings_list(self.passages)  # the lay list's provisions (~0.1 s on the sample)
         _ = self.lexicon
         self.search_with_coverage(WARM_QUERY, k=1)
 

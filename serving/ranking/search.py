@@ -46,10 +46,11 @@ class Searcher(SearchFlow, BundleLists):
     def warm(self) -> None:
         """Load now what a first search would load on its way: the upper layers, the coverage block's tables and
         floor, the learned stage, the bridge's vocabulary, the act router, the collection's word forms, the query
-        encoder and the dense workers (one search runs them all)."""
+        encoder and the dense workers (one search runs them all), the lay list."""
         for number in (1, 2):
             self.layer(number)
         _ = (self.collection(), self.floor, self.learned_fusion, self.vocabulary, self.act_router, self.lexicon)
+        self.wordings_list(self.passages)  # the lay list's provisions (~0.1 s on the sample)
         self.search_with_coverage(WARM_QUERY, k=1)
 
     def linked_entities(self, items: list[int], layer: LayerIndex) -> dict[int, list[str]]:
