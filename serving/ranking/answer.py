@@ -22,6 +22,7 @@ rows), ``lexicon``, ``governing``, ``filter_counts``, ``_allowed`` (a mask over 
 
 from __future__ import annotations
 
+import functools
 from datetime import date
 
 import numpy as np
@@ -184,16 +185,21 @@ class SearchFlow:
         # decision's, keeps a slot among the acts' passages a lay question weighs (serving.ranking.fusion). Not in a
         # filtered search: a filter that leaves only decisions would make the lists agree by itself.
         bm25_list, dense_list = main.signals.bm25, main.signals.dense
+
+        @functools.cache
+        def plain_bm25() -> list[int]:
+            """BM25 of the query's own words (the bridge's legal wordings reach for the acts), searched once."""
+            if not bridge:
+                return bm25_list
+            return self.bm25_ranking(found.normalized, n=DECISIONS_AGREED_DEPTH, allowed=allowed, layer=index)
+
         if filtered is None and decisions_agreed(bm25_list, main.signals.bm25_scores, dense_list, is_decision):
-            # in BM25's order of the query's own words: the bridge's legal wordings reach for the acts
-            plain = self.bm25_ranking(found.normalized, n=DECISIONS_AGREED_DEPTH, allowed=allowed, layer=index)
-            fused = with_decisions_leading(fused, plain if bridge and plain else bm25_list, main.own)
+            fused = with_decisions_leading(fused, plain_bm25() or bm25_list, main.own)  # in the words' own order
         else:
             fused = with_decision_slot(fused, bm25_list, lambda item: index.chunks[item]["doc_id"], is_decision)
         if filtered is None and any(is_decision(item) for item in dense_list[:AGREED_DENSE_DEPTH]):
-            # BM25 of the query's own words (the bridge's legal wordings reach for the acts) and dense agreeing
-            plain = self.bm25_ranking(found.normalized, n=1, allowed=allowed, layer=index) if bridge else bm25_list
-            fused = with_agreed_decision_first(fused, plain[0] if plain else None, dense_list, is_decision, main.own)
+            first = plain_bm25()[:1]  # ... and dense agreeing on a decision's passage
+            fused = with_agreed_decision_first(fused, first[0] if first else None, dense_list, is_decision, main.own)
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]

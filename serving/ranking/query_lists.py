@@ -5,8 +5,9 @@ routed to or governed by, fused by weighted reciprocal rank (k=60) with exact re
 :class:`QueryLists` is this logic once; a backend gives it the primitive lists over one layer's rows
 (``bm25_scored``, ``dense_pending``, ``graph`` with ``activate`` and ``ranking``, ``reference_tiers``), its layers
 (``passages``, ``layer``: rows ``chunks``, ``doc_chunks``, ``section_chunks``) and what the bridge and the word forms
-are read from (``definition_chunks``, ``lexicon_texts``): ``serving.ranking.bundle_lists.BundleLists`` over a
-bundle, ``serving.ranking.pg_lists.PostgresLists`` over PostgreSQL.
+are read from (``definition_chunks``, ``lexicon_texts``), and the bundle beside it (``path``, ``manifest``: the lay
+list's part): ``serving.ranking.bundle_lists.BundleLists`` over a bundle, ``serving.ranking.pg_lists.PostgresLists``
+over PostgreSQL.
 """
 
 from __future__ import annotations
@@ -349,7 +350,7 @@ class QueryLists:
             return None
         if "_wordings_list" not in self.__dict__:
             self._wordings_list = WordingsList.load(
-                Path(getattr(self, "path", "")), layer.chunks, self.act_rows(layer), self.manifest.get("model")
+                Path(self.path), layer.chunks, self.act_rows(layer), self.manifest.get("model")
             )
         return self._wordings_list
 
