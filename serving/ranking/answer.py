@@ -28,20 +28,16 @@ from datetime import date
 import numpy as np
 
 from serving.ranking import in_force
-from serving.ranking.filters import SearchFilters
-from serving.ranking.fusion import (
+from serving.ranking.decision_rules import (
     AGREED_DENSE_DEPTH,
     DECISIONS_AGREED_DEPTH,
-    LEARNED_CANDIDATES,
-    LearnedFusion,
-    SubqueryFusion,
     decisions_agreed,
-    first_of_each,
-    rerank_order,
     with_agreed_decision_first,
     with_decision_slot,
     with_decisions_leading,
 )
+from serving.ranking.filters import SearchFilters
+from serving.ranking.fusion import LEARNED_CANDIDATES, LearnedFusion, SubqueryFusion, first_of_each, rerank_order
 from serving.ranking.hits import Hit, SearchResult
 from serving.ranking.lay_stage import LayFusion
 from serving.ranking.layers import LayerIndex, layer_of
@@ -182,8 +178,8 @@ class SearchFlow:
             return (self.documents.get(index.chunks[item]["doc_id"]) or {}).get("doc_type") == "decision"
 
         # BM25 and dense agreeing that court decisions answer: BM25's first passages lead; else BM25's first, when a
-        # decision's, keeps a slot among the acts' passages a lay question weighs (serving.ranking.fusion). Not in a
-        # filtered search: a filter that leaves only decisions would make the lists agree by itself.
+        # decision's, keeps a slot among the acts' passages a lay question weighs (serving.ranking.decision_rules).
+        # Not in a filtered search: a filter that leaves only decisions would make the lists agree by itself.
         bm25_list, dense_list = main.signals.bm25, main.signals.dense
 
         @functools.cache

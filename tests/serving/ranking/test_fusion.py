@@ -11,14 +11,16 @@ import json
 import pytest
 
 from mendel.core.config import SAMPLE_CORPUS
-from serving.ranking.fusion import (
-    AMENDMENT_RE,
-    AMENDMENT_WORDS,
+from serving.ranking.decision_rules import (
     decisions_agreed,
-    is_amendment,
     with_agreed_decision_first,
     with_decision_slot,
     with_decisions_leading,
+)
+from serving.ranking.fusion import (
+    AMENDMENT_RE,
+    AMENDMENT_WORDS,
+    is_amendment,
 )
 
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from serving.query.analyze import understand
-from serving.ranking.fusion import decisions_agreed, rrf_fuse, rrf_fuse_head
+from serving.ranking.decision_rules import decisions_agreed
+from serving.ranking.fusion import rrf_fuse, rrf_fuse_head
 from serving.ranking.query_lists import ACTS_WEIGHTS, CANDIDATES, QueryLists, heading_lines
 from serving.ranking.search import Searcher
 from tests.support.bundle import EMBEDDER, base_docs, build_bundle, ns_decision_docs

@@ -1,0 +1,112 @@
+"""Where a court decision's passage stands among the acts' passages a lay question weighs: BM25's first kept at a
+slot, BM25's first passages leading when BM25 and dense agree that decisions answer, and a decision's passage both
+lists rank first leading. Each rule takes the fused order (``serving.ranking.fusion``) and returns it reordered;
+``serving.ranking.answer`` applies them, never in a filtered search."""
+
+from __future__ import annotations
+
+# The rank a court decision's passage gets when BM25 ranks it first over the whole collection and the fused order
+# (a lay question also weighs the acts' own passages) put no passage of that decision higher: on the dev set of
+# decisions (retrieval_eval/questions/dev_decisions.jsonl) recall@10 0.472 -> 0.583, MRR 0.219 -> 0.270, for
+# -0.001..-0.025 on the dev sets of the codes (a provision at rank 10 moves to 11); rank 2 traded more of both.
+DECISION_SLOT = 3
+
+
+def with_decision_slot(
+    fused: list[tuple], bm25: list[int], doc_of, is_decision, slot: int = DECISION_SLOT
+) -> list[tuple]:
+    """``fused`` with BM25's first passage at rank ``slot`` when it is a court decision's (``is_decision(item)``) and
+    no passage of that decision (``doc_of(item)``) stands in the first ``slot``; scored between its new neighbours
+    and marked "decision_slot" (with the lists it came from)."""
+    if not bm25 or len(fused) < slot or not is_decision(bm25[0]):
+        return fused
+    first = bm25[0]
+    if doc_of(first) in {doc_of(item) for item, _, _ in fused[:slot]}:
+        return fused
+    lists = next((lists for item, _, lists in fused if item == first), ["bm25"])
+    rest = [entry for entry in fused if entry[0] != first]
+    above, below = rest[slot - 2][1], rest[slot - 1][1]
+    return rest[: slot - 1] + [(first, (above + below) / 2, ["decision_slot", *lists])] + rest[slot - 1 :]
+
+
+# BM25 and dense agree that court decisions answer a query when every one of both lists' first
+# DECISIONS_AGREED_DEPTH passages is a decision's and BM25 scores its first at least DECISIONS_AGREED_RATIO times its
+# best passage of any other kind: then BM25's first passages lead, in its order (BM25 is the better component on
+# questions a decision answers; serving.ranking.answer orders them by BM25 of the query's own words, without the
+# bridge's legal wordings). On the dev set of decisions (retrieval_eval/questions/dev_decisions.jsonl, any-gold
+# recall@10 / MRR) 0.556 / 0.245 -> 0.611 / 0.320 in the order of BM25 with the bridge, 0.611 / 0.336 without it,
+# the other dev sets unchanged. Without the ratio (the kinds alone) a code's provision the acts' lists ranked 2nd
+# lost its place (dev codes keywords); at 1.3 one at rank 10 fell out (dev codes 5); the fused order of the same
+# passages gained MRR +0.057, BM25 and dense fused +0.029 (BM25's order +0.075).
+DECISIONS_AGREED_DEPTH = 10
+DECISIONS_AGREED_RATIO = 1.5
+
+
+def decisions_agreed(
+    bm25: list[int],
+    bm25_scores: list[float],
+    dense: list[int],
+    is_decision,
+    depth: int = DECISIONS_AGREED_DEPTH,
+    ratio: float = DECISIONS_AGREED_RATIO,
+) -> bool:
+    """Both lists' first ``depth`` items are court decisions' passages (``is_decision(item)``) and BM25 scores its
+    first at least ``ratio`` times its best item of another kind (any score, when its list holds none)."""
+    if len(bm25) < depth or len(dense) < depth:
+        return False
+    if not all(is_decision(item) for item in bm25[:depth]) or not all(is_decision(item) for item in dense[:depth]):
+        return False
+    other = next((score for item, score in zip(bm25, bm25_scores) if not is_decision(item)), None)
+    return other is None or bm25_scores[0] >= ratio * other
+
+
+def with_decisions_leading(
+    fused: list[tuple], bm25: list[int], own: list[int] = (), depth: int = DECISIONS_AGREED_DEPTH
+) -> list[tuple]:
+    """``fused`` with BM25's first ``depth`` items first, in BM25's order and marked "decision_lead" (with the lists
+    each came from), after the exact reference's ``own`` items (they lead, whatever else); the rest follow in fused
+    order. Scores keep their values, in the new order."""
+    lists_of = {item: lists for item, _, lists in fused}
+    own = set(own)
+    lead = [item for item, _, _ in fused if item in own]
+    moved = [item for item in dict.fromkeys(bm25[:depth]) if item not in own]
+    chosen = set(lead) | set(moved)
+    order = lead + moved + [item for item, _, _ in fused if item not in chosen]
+    scores = [score for _, score, _ in fused]
+    scores += [scores[-1] if scores else 0.0] * (len(order) - len(scores))
+    marked = set(moved)
+    return [
+        (item, score, ["decision_lead", *lists_of.get(item, ["bm25"])] if item in marked else lists_of[item])
+        for item, score in zip(order, scores)
+    ]
+
+
+# BM25 of the query's own words ranks a court decision's passage first and dense ranks it among its first
+# AGREED_DENSE_DEPTH: the two components, each the better one on some questions a decision answers, agree on it, so
+# it leads (after an exact reference's own passages). Dev decisions (any-gold MRR) 0.322 -> 0.375, a code's § and an
+# absent act's question one rank lower each (dev codes 4, dev absent); dense's first alone (depth 1) gained half.
+AGREED_DENSE_DEPTH = 3
+
+
+def with_agreed_decision_first(
+    fused: list[tuple], plain_first: int | None, dense: list[int], is_decision, own: list[int] = ()
+) -> list[tuple]:
+    """``fused`` with ``plain_first`` (BM25's first of the query's own words) leading, after the exact reference's
+    ``own`` items and the passages citing it that lead the fused list (listed as "reference"), when it is a court
+    decision's passage (``is_decision(item)``) among dense's first ``AGREED_DENSE_DEPTH``; marked "agreed" (with the
+    lists it came from), scored as the fused first."""
+    if plain_first is None or plain_first in own or plain_first not in dense[:AGREED_DENSE_DEPTH]:
+        return fused
+    if not is_decision(plain_first):
+        return fused
+    own = set(own)
+    lead = [entry for entry in fused if entry[0] in own]
+    rest = [entry for entry in fused if entry[0] not in own]
+    while rest and "reference" in rest[0][2]:  # an exact reference's citing passages lead too
+        lead.append(rest.pop(0))
+    if plain_first in {item for item, _, _ in lead}:
+        return fused
+    rest = [entry for entry in rest if entry[0] != plain_first]
+    lists = next((lists for item, _, lists in fused if item == plain_first), ["bm25", "dense"])
+    score = max((entry[1] for entry in fused), default=0.0)
+    return lead + [(plain_first, score, ["agreed", *lists])] + rest
