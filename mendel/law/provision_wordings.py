@@ -44,13 +44,19 @@ def wordings_by_provision(path: Path = PROVISION_WORDINGS_FILE) -> dict[tuple[st
     return found
 
 
-def provision_wordings(citation: str | None, section: str, path: Path = PROVISION_WORDINGS_FILE) -> list[str]:
-    """The own wordings of the provision a passage of the act ``citation`` belongs to: the last part of its
-    section path, when that is a § or čl."""
-    last = section.rsplit(" > ", 1)[-1].strip()
+def provision_of(citation: str | None, section: str) -> tuple[str, str] | None:
+    """The table's key of the provision a passage of the act ``citation`` belongs to: the last part of its
+    section path, when that is a § or čl.; None for any other passage."""
+    last = (section or "").rsplit(" > ", 1)[-1].strip()
     if not citation or not _PROVISION.match(last):
-        return []
-    return list(wordings_by_provision(path).get((" ".join(citation.split()), provision_key(last)), ()))
+        return None
+    return " ".join(citation.split()), provision_key(last)
+
+
+def provision_wordings(citation: str | None, section: str, path: Path = PROVISION_WORDINGS_FILE) -> list[str]:
+    """The own wordings of the provision a passage of the act ``citation`` belongs to (:func:`provision_of`)."""
+    key = provision_of(citation, section)
+    return list(wordings_by_provision(path).get(key, ())) if key else []
 
 
 def lay_wordings(citation: str | None, section: str) -> list[str]:

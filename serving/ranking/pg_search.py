@@ -133,7 +133,7 @@ class PostgresSearcher(SearchFlow, PostgresLists):
                 "section": section,
                 "text": text,
                 "seq": seq,
-                # as a bundle row: the lay stage tells an act's passage (not an amending act's) by these
+                # as a bundle row: the lay list maps an act's provisions, the lay stage tells acts, by these
                 "citation": document.get("citation"),
                 "title": document.get("title", ""),
             }

@@ -459,8 +459,9 @@ class QueryLists:
         index = layer or self.passages
         found = understanding or understand(query)
         text = found.normalized  # "paragraf 204" is indexed as "§ 204"
+        dense_query = self.dense_text(found, bridge)  # one text for every dense list of this query
         if dense and dense_pending is None:
-            dense_pending = self.dense_pending(self.dense_text(found, bridge), n=n, allowed=allowed, layer=index)
+            dense_pending = self.dense_pending(dense_query, n=n, allowed=allowed, layer=index)
         acts_within = acts_pending = None
         lay_acts = acts and index is self.passages and (self.lay_question(found) if lay is None else lay)
         if index is self.passages and (lay_acts or (dense and self.graph_searched(index))):
@@ -470,7 +471,7 @@ class QueryLists:
             if acts_within is not None and not acts_within.any():
                 acts_within = None
             if acts_within is not None and dense:  # the same query text: encoded once for both dense lists
-                acts_pending = self.dense_pending(self.dense_text(found, bridge), n=n, allowed=acts_within, layer=index)
+                acts_pending = self.dense_pending(dense_query, n=n, allowed=acts_within, layer=index)
         # the acts' passages, read exactly, join a dense list walked through a graph (below)
         acts_beside = acts_pending if dense and self.graph_searched(index) else None
         if not lay_acts:
@@ -532,7 +533,7 @@ class QueryLists:
             weights["acts_bm25"] = ACTS_WEIGHTS["acts_bm25"]
             wordings = self.wordings_list(index) if dense else None
             if wordings is not None:  # the query's vector: encoded for the dense list above (cached by text)
-                vector = self.embedder.query(self.dense_text(found, bridge))
+                vector = self.embedder.query(dense_query)
                 rankings["wordings"] = wordings.ranking(vector, n, allowed=acts_within)
                 weights["wordings"] = WORDINGS_WEIGHT
         # the order of the first hits does not depend on how many are asked for: the lists' first CANDIDATES

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from mendel.index.layout import BUILD_INFO, WORDING_KEYS, WORDING_VECTORS, WORDINGS_PART
-from mendel.law.provision_wordings import provision_key
+from mendel.law.provision_wordings import provision_of
 
 log = logging.getLogger("mendel.serving")
 
@@ -40,15 +40,14 @@ class WordingsList:
                 "%s: wordings embedded by %s, not the bundle's %s: no lay list", part, stored.get("model"), model
             )
             return None
-        index = {(citation, key): j for j, (citation, key) in enumerate(stored["keys"])}
+        index = {(citation, key): j for j, (citation, key) in enumerate(stored["keys"])}  # as provision_of spells it
         rows: list[list[int]] = [[] for _ in index]
         candidates = np.flatnonzero(act_rows).tolist()
         if hasattr(chunks, "prefetch"):
             chunks.prefetch(candidates)  # a database's rows: read in one statement
         for row in candidates:
             chunk = chunks[row]
-            last = (chunk.get("section") or "").rsplit(" > ", 1)[-1].strip()
-            j = index.get((" ".join((chunk.get("citation") or "").split()), provision_key(last)))
+            j = index.get(provision_of(chunk.get("citation"), chunk.get("section") or ""))
             if j is not None:
                 rows[j].append(row)
         kept = [j for j, found in enumerate(rows) if found]

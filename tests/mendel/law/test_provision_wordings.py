@@ -8,6 +8,7 @@ from mendel.law.provision_wordings import (
     PROVISION_WORDINGS_MAX,
     lay_wordings,
     provision_key,
+    provision_of,
     provision_wordings,
     wordings_by_provision,
 )
@@ -38,6 +39,20 @@ def table(tmp_path):
 )
 def test_one_spelling_of_a_provision(designation, key):
     assert provision_key(designation) == key
+
+
+@pytest.mark.parametrize(
+    "citation, section, key",
+    [
+        ("89/2012  Sb.", "díl 15 > Sázka > § 2874", ("89/2012 Sb.", "§ 2874")),
+        ("1/1993 Sb.", "HLAVA DRUHÁ > Čl.16", ("1/1993 Sb.", "čl. 16")),
+        ("89/2012 Sb.", "§ 2874 > Příloha č. 1", None),
+        (None, "§ 2874", None),
+        ("89/2012 Sb.", "", None),
+    ],
+)
+def test_the_tables_key_of_a_passages_provision(citation, section, key):
+    assert provision_of(citation, section) == key
 
 
 @pytest.mark.parametrize(
