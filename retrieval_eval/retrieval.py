@@ -574,7 +574,8 @@ def evaluate_bundle(
 ) -> dict:
     """Evaluate the published bundle on the questions its documents can answer and write the report (JSON,
     markdown, PNGs) under ``reports_dir/<bundle version>/<question set>/``. A report already written for the
-    same bundle version and questions file content is reused. ``searcher``: the published bundle already loaded
+    same bundle version, questions file content and searching code (:func:`search_code_digest`) is reused: a night
+    whose code changed but whose bundle did not evaluates afresh. ``searcher``: the published bundle already loaded
     (several question sets need one load), or a function loading it, called only when a report is to be
     written. Returns a summary with the full ``result`` (None when no question is grounded in this bundle)."""
     import hashlib
@@ -599,6 +600,7 @@ def evaluate_bundle(
     label = label or questions_path.stem
     out_dir = Path(reports_dir) / version / label
     digest = hashlib.sha256(questions_path.read_bytes()).hexdigest()
+    code = search_code_digest()
     summary = {
         "bundle": version,
         "questions_file": str(questions_path),
@@ -610,7 +612,7 @@ def evaluate_bundle(
     cached = out_dir / RESULTS_NAME
     if cached.exists():
         previous = json.loads(cached.read_text(encoding="utf-8"))
-        if previous.get("questions_sha256") == digest:
+        if previous.get("questions_sha256") == digest and previous.get("code_sha256") == code:
             return {**summary, "reused": True, "result": previous, "skipped": previous.get("skipped", [])}
     searcher = searcher or load()
     kept, skipped, warnings = grounding(questions, searcher.chunks, searcher.documents)
@@ -623,6 +625,7 @@ def evaluate_bundle(
             "label": label,
             "questions_file": str(questions_path),
             "questions_sha256": digest,
+            "code_sha256": code,
             "questions_total": len(questions),
             "skipped": skipped,
         }
@@ -632,6 +635,29 @@ def evaluate_bundle(
     write_report(result, out_dir)
     _prune_reports(Path(reports_dir), Path(bundles_dir))
     return {**summary, "result": result}
+
+
+# The code that decides what a bundle's search answers and how it is scored: the searcher, the product library
+# (query analysis, the wording tables it reads) and this evaluator.
+SEARCH_CODE = ("serving", "mendel", "retrieval_eval")
+SEARCH_CODE_SUFFIXES = frozenset({".py", ".json", ".yaml", ".yml", ".txt", ".tsv", ".csv"})
+
+
+def search_code_digest(root: Path = Path(__file__).resolve().parent.parent, packages=SEARCH_CODE) -> str:
+    """SHA-256 over the path and bytes of every source and data file of ``packages`` under ``root`` (question sets
+    left out: their own digest keys a report)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for package in packages:
+        for path in sorted((root / package).rglob("*")):
+            relative = path.relative_to(root)
+            if path.suffix not in SEARCH_CODE_SUFFIXES or "__pycache__" in relative.parts or not path.is_file():
+                continue
+            if relative.parts[:2] == ("retrieval_eval", "questions"):
+                continue
+            digest.update(relative.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 WATCHED = ("recall@10", "mrr")  # the default search's figures a new bundle must not lose on a set

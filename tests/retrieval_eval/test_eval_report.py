@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mendel.core.config import SAMPLE_CORPUS
-from retrieval_eval import DEV_QUESTIONS, HELDOUT_QUESTIONS
+from retrieval_eval import DEV_QUESTIONS, HELDOUT_QUESTIONS, retrieval
 from retrieval_eval.report import REPORT_NAME, RESULTS_NAME, write_report
 from retrieval_eval.retrieval import (
     QUESTION_TYPES,
@@ -233,7 +233,7 @@ def _questions_file(path: Path, questions: list[dict]) -> Path:
     return path
 
 
-def test_evaluate_bundle_answers_the_grounded_questions_and_reuses_its_report(tmp_path, tiny_docs):
+def test_evaluate_bundle_answers_the_grounded_questions_and_reuses_its_report(tmp_path, tiny_docs, monkeypatch):
     from tests.support.bundle import EMBEDDER, build_bundle
 
     build_bundle(tmp_path / "bundles", tiny_docs)
@@ -271,6 +271,24 @@ def test_evaluate_bundle_answers_the_grounded_questions_and_reuses_its_report(tm
 
     again = evaluate_bundle(tmp_path / "bundles", questions, tmp_path / "reports", embedder=EMBEDDER, label="tiny")
     assert again["reused"] is True and again["result"]["variants"] == json.loads(json.dumps(result["variants"]))
+
+    # the searching code changed, the bundle did not: the report is written afresh, not read back
+    monkeypatch.setattr(retrieval, "search_code_digest", lambda: "another searcher")
+    changed = evaluate_bundle(tmp_path / "bundles", questions, tmp_path / "reports", embedder=EMBEDDER, label="tiny")
+    assert changed["reused"] is False and changed["result"]["code_sha256"] == "another searcher"
+
+
+def test_search_code_digest_follows_the_searching_code_not_the_question_sets(tmp_path):
+    for name in ("serving/a.py", "mendel/data/table.yaml", "retrieval_eval/questions/dev.jsonl"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "retrieval_eval" / "questions" / "dev.json").write_text("{}", encoding="utf-8")
+    before = retrieval.search_code_digest(tmp_path)
+    (tmp_path / "retrieval_eval" / "questions" / "dev.json").write_text('{"a": 1}', encoding="utf-8")
+    assert retrieval.search_code_digest(tmp_path) == before  # a question set keys a report by its own digest
+    (tmp_path / "mendel" / "data" / "table.yaml").write_text("x = 2\n", encoding="utf-8")
+    assert retrieval.search_code_digest(tmp_path) != before
+    assert retrieval.search_code_digest() == retrieval.search_code_digest()  # this checkout's, stable
 
 
 def test_cli_report_flag_writes_json_report_and_plots(tmp_path, tiny_docs, capsys):
