@@ -43,9 +43,74 @@ LONGEST_FIRST = (
 )
 
 
+# Session set-ups too dear to make twice (the nightly run alone ~45 s on CI's cores) and the files that read them:
+# each group's files go to one test process, which makes the set-up once (by file, xdist spreads them over both
+# processes and each makes its own). A file reading one of these fixtures must be listed in its group (checked at
+# collection).
+SHARED_SETUPS = {
+    "nightly": (
+        {"nightly"},
+        (
+            "tests/orchestration/test_ops_celery.py",
+            "tests/cli/test_cli.py",
+            "tests/retrieval_eval/test_eval_report.py",
+            "tests/e2e/test_nightly_e2e.py",
+            "tests/mendel/checks/test_doctor.py",
+            "tests/orchestration/test_ops_crawl_runs.py",
+        ),
+    ),
+    "in force": (
+        {"indexed", "searchers"},
+        (
+            "tests/serving/web/test_search_page.py",
+            "tests/serving/ranking/test_search_in_force.py",
+            "tests/serving/ranking/test_pg_in_force.py",
+            "tests/mendel/law/test_document_in_force.py",
+        ),
+    ),
+    "bolt": (
+        {"bolt_server"},
+        (
+            "tests/e2e/test_hostile_input.py",
+            "tests/mendel/index/test_neo4j_export_law.py",
+            "tests/mendel/index/test_neo4j_export.py",
+            "tests/orchestration/test_secrets.py",
+        ),
+    ),
+}
+SETUP_GROUP_OF_FILE = {path: group for group, (_, paths) in SHARED_SETUPS.items() for path in paths}
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """By file, as ``--dist loadfile`` schedules, except that each group of :data:`SHARED_SETUPS` is one unit."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedSetupScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = super()._split_scope(nodeid)
+            return SETUP_GROUP_OF_FILE.get(path, path)
+
+    return SharedSetupScheduling(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
     rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))  # stable: files stay whole
+    ungrouped = sorted(
+        {
+            f"{item.nodeid.split('::', 1)[0]} reads {name}: list it in SHARED_SETUPS[{group!r}]"
+            for item in items
+            for group, (fixtures, _) in SHARED_SETUPS.items()
+            for name in fixtures
+            if name in item.fixturenames
+            and _from_conftest(item, name)
+            and SETUP_GROUP_OF_FILE.get(item.nodeid.split("::", 1)[0]) != group
+        }
+    )
+    if ungrouped:
+        raise pytest.UsageError("files outside the group of the session set-up they read:\n" + "\n".join(ungrouped))
     unmarked = [
         f"{item.nodeid}: reads {name}, so mark it {marker}"
         for item in items
