@@ -96,7 +96,9 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 def pytest_collection_modifyitems(config, items):
-    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
+    # the longest files, then the shared set-ups' groups (a unit of several files each): a big unit started last
+    # runs alone at the end
+    rank = {path: i for i, path in enumerate(dict.fromkeys([*LONGEST_FIRST, *SETUP_GROUP_OF_FILE]))}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))  # stable: files stay whole
     ungrouped = sorted(
         {

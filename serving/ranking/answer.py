@@ -33,6 +33,7 @@ from serving.ranking.decision_rules import (
     DECISIONS_AGREED_DEPTH,
     decisions_agreed,
     with_agreed_decision_first,
+    with_agreed_decision_slot,
     with_decision_slot,
     with_decisions_leading,
 )
@@ -196,6 +197,10 @@ class SearchFlow:
         if filtered is None and any(is_decision(item) for item in dense_list[:AGREED_DENSE_DEPTH]):
             first = plain_bm25()[:1]  # ... and dense agreeing on a decision's passage
             fused = with_agreed_decision_first(fused, first[0] if first else None, dense_list, is_decision, main.own)
+        if filtered is None:  # ... or on one decision among both lists' first passages
+            fused = with_agreed_decision_slot(
+                fused, bm25_list, dense_list, lambda item: index.chunks[item]["doc_id"], is_decision, main.own
+            )
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]

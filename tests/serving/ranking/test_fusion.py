@@ -2,7 +2,8 @@
 exactly as the expression alone, on real decisions of the sample corpus and on each form of the expression. And the
 rank a court decision's passage keeps among the acts' passages when BM25 ranks it first (with_decision_slot), and
 BM25's own first passages leading when BM25 and dense agree that court decisions answer (decisions_agreed), and a
-decision's passage both rank first leading (with_agreed_decision_first)."""
+decision's passage both rank first leading (with_agreed_decision_first), and a decision both rank among their first
+passages kept at rank 2 (with_agreed_decision_slot)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from mendel.core.config import SAMPLE_CORPUS
 from serving.ranking.decision_rules import (
     decisions_agreed,
     with_agreed_decision_first,
+    with_agreed_decision_slot,
     with_decision_slot,
     with_decisions_leading,
 )
@@ -192,3 +194,40 @@ def test_a_decision_both_agree_on_stays_below_an_exact_references_passages():
     led = with_agreed_decision_first(fused, 11, [11], lambda item: item > 10)
     assert [item for item, _, _ in led] == [5, 6, 11, 1]
     assert with_agreed_decision_first(fused, 6, [6], lambda item: True) == fused  # a citing passage stays where it is
+
+
+# passages: a decision's are 100 and up, its document the hundreds digit (101 and 102 are one decision's)
+SLOT_FUSED = [(1, 0.9, ["wordings"]), (2, 0.8, ["acts_dense"]), (3, 0.7, ["acts_bm25"]), (101, 0.6, ["bm25"])]
+
+
+@pytest.mark.parametrize(
+    ("bm25", "dense", "own", "expected_order"),
+    [
+        # one decision among both lists' first five (BM25 its 101, dense its 102): dense's passage takes rank 2
+        ([101, 1], [2, 102], [], [1, 102, 2, 3, 101]),
+        ([101], [101], [], [1, 101, 2, 3]),  # the same passage: it moves up from rank 4
+        ([1, 2, 3, 4, 5, 101], [101], [], [1, 2, 3, 101]),  # BM25's sixth: no agreement
+        ([101], [1, 2, 3, 4, 5, 102], [], [1, 2, 3, 101]),  # dense's sixth: no agreement
+        ([101, 201], [201, 101], [], [1, 201, 2, 3, 101]),  # the better rank sum (ties: dense's better passage)
+        ([301, 101], [101, 301], [], [1, 101, 2, 3]),  # 1 + 1 against 2 + 0 and 0 + 2: dense's first of them
+        ([1, 2], [1, 2], [], [1, 2, 3, 101]),  # acts' passages: the fused order stands
+        ([101], [101], [2], [2, 1, 101, 3]),  # after the exact reference's own passage
+        ([1], [1], [], [1, 2, 3, 101]),
+    ],
+)
+def test_a_decision_both_lists_find_takes_rank_two(bm25, dense, own, expected_order):
+    placed = with_agreed_decision_slot(SLOT_FUSED, bm25, dense, lambda item: item // 100, lambda item: item >= 100, own)
+    assert [item for item, _, _ in placed] == expected_order
+    lists = {item: names for item, _, names in placed}
+    moved = [item for item in expected_order if lists[item][:1] == ["agreed"]]
+    assert len(moved) <= 1 and all(expected_order.index(item) == len(own) + 1 for item in moved)
+    below = placed[len(own) :]
+    assert all(below[i][1] >= below[i + 1][1] for i in range(len(below) - 1))  # scores still descend
+
+
+def test_a_decision_already_at_the_head_is_not_shown_twice():
+    fused = [(102, 0.9, ["bm25"]), (1, 0.8, ["wordings"]), (2, 0.7, ["acts_dense"])]
+    assert with_agreed_decision_slot(fused, [101], [101], lambda i: i // 100, lambda i: i >= 100) == fused
+    cited = [(5, 0.9, ["reference"]), (6, 0.8, ["reference"]), (1, 0.7, ["wordings"]), (101, 0.6, ["dense"])]
+    placed = with_agreed_decision_slot(cited, [101], [101], lambda i: i // 100, lambda i: i >= 100)
+    assert [item for item, _, _ in placed] == [5, 6, 1, 101]  # rank 2 after the citing passages: already there
