@@ -43,7 +43,7 @@ LONGEST_FIRST = (
 )
 
 
-# Session set-ups too dear to make twice (the nightly run alone ~45 s on CI's cores) and the files that read them:
+# Session set-ups too dear to make twice (the nightly run alone 40-50 s on two busy cores) and the files that read them:
 # each group's files go to one test process, which makes the set-up once (by file, xdist spreads them over both
 # processes and each makes its own). A file reading one of these fixtures must be listed in its group (checked at
 # collection).

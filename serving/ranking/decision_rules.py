@@ -115,7 +115,7 @@ def with_agreed_decision_first(
 # A court decision both components find: passages of one decision among BM25's first AGREED_DOCUMENT_DEPTH and
 # among dense's first as many. Its passage dense ranks highest takes rank AGREED_DOCUMENT_SLOT (after an exact
 # reference's passages) unless a passage of that decision stands there or higher: the acts' own lists a lay
-# question adds had buried such a decision at rank 9-32 (dev decisions, retrieval_eval/questions/dev_decisions.jsonl).
+# question adds had buried such a decision at rank 9-38 (dev decisions, retrieval_eval/questions/dev_decisions.jsonl).
 # Dev decisions recall@10 / MRR 0.486 / 0.346 -> 0.542 / 0.399, three code questions one rank lower (dev codes 2
 # and 4: 2 -> 3, dev codes 5: 3 -> 4); leading (rank 1) gave 0.452 but the codes' MRR -0.02..-0.08, depth 3 +0.039 and
 # depth 10 +0.047 with more code questions lower.
