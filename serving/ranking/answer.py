@@ -175,8 +175,11 @@ class SearchFlow:
         if subqueries:
             fused = merged.fused()
 
+        def doc_of(item: int) -> str:
+            return index.chunks[item]["doc_id"]
+
         def is_decision(item: int) -> bool:
-            return (self.documents.get(index.chunks[item]["doc_id"]) or {}).get("doc_type") == "decision"
+            return (self.documents.get(doc_of(item)) or {}).get("doc_type") == "decision"
 
         # BM25 and dense agreeing that court decisions answer: BM25's first passages lead; else BM25's first, when a
         # decision's, keeps a slot among the acts' passages a lay question weighs (serving.ranking.decision_rules).
@@ -193,14 +196,12 @@ class SearchFlow:
         if filtered is None and decisions_agreed(bm25_list, main.signals.bm25_scores, dense_list, is_decision):
             fused = with_decisions_leading(fused, plain_bm25() or bm25_list, main.own)  # in the words' own order
         else:
-            fused = with_decision_slot(fused, bm25_list, lambda item: index.chunks[item]["doc_id"], is_decision)
+            fused = with_decision_slot(fused, bm25_list, doc_of, is_decision)
         if filtered is None and any(is_decision(item) for item in dense_list[:AGREED_DENSE_DEPTH]):
             first = plain_bm25()[:1]  # ... and dense agreeing on a decision's passage
             fused = with_agreed_decision_first(fused, first[0] if first else None, dense_list, is_decision, main.own)
         if filtered is None:  # ... or on one decision among both lists' first passages
-            fused = with_agreed_decision_slot(
-                fused, bm25_list, dense_list, lambda item: index.chunks[item]["doc_id"], is_decision, main.own
-            )
+            fused = with_agreed_decision_slot(fused, bm25_list, dense_list, doc_of, is_decision, main.own)
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]

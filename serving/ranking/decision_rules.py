@@ -81,6 +81,17 @@ def with_decisions_leading(
     ]
 
 
+def reference_lead(fused: list[tuple], own) -> tuple[list[tuple], list[tuple]]:
+    """``fused`` split into what leads whatever a decision rule does (the exact reference's ``own`` items and the
+    passages citing it that lead the fused list, listed as "reference") and the rest, each in fused order."""
+    own = set(own)
+    lead = [entry for entry in fused if entry[0] in own]
+    rest = [entry for entry in fused if entry[0] not in own]
+    while rest and "reference" in rest[0][2]:  # an exact reference's citing passages lead too
+        lead.append(rest.pop(0))
+    return lead, rest
+
+
 # BM25 of the query's own words ranks a court decision's passage first and dense ranks it among its first
 # AGREED_DENSE_DEPTH: the two components, each the better one on some questions a decision answers, agree on it, so
 # it leads (after an exact reference's own passages). Dev decisions (any-gold MRR) 0.322 -> 0.375, a code's § and an
@@ -99,11 +110,7 @@ def with_agreed_decision_first(
         return fused
     if not is_decision(plain_first):
         return fused
-    own = set(own)
-    lead = [entry for entry in fused if entry[0] in own]
-    rest = [entry for entry in fused if entry[0] not in own]
-    while rest and "reference" in rest[0][2]:  # an exact reference's citing passages lead too
-        lead.append(rest.pop(0))
+    lead, rest = reference_lead(fused, own)
     if plain_first in {item for item, _, _ in lead}:
         return fused
     rest = [entry for entry in rest if entry[0] != plain_first]
@@ -143,11 +150,7 @@ def with_agreed_decision_slot(
     if not agreed:
         return fused
     chosen = min(agreed)[2]
-    own = set(own)
-    lead = [entry for entry in fused if entry[0] in own]
-    rest = [entry for entry in fused if entry[0] not in own]
-    while rest and "reference" in rest[0][2]:  # an exact reference's citing passages lead too
-        lead.append(rest.pop(0))
+    lead, rest = reference_lead(fused, own)
     at = AGREED_DOCUMENT_SLOT - 1  # items of ``rest`` above the slot
     if doc_of(chosen) in {doc_of(item) for item, _, _ in lead + rest[: at + 1]}:
         return fused
