@@ -41,7 +41,10 @@ SECTION_NUMBER_RE = re.compile(r"§\s*(\d+)")
 # The governing act's own list (BM25 among its passages) counts as much as BM25 itself: its passages lead.
 GOVERNING_WEIGHT = 1.0
 WORD_RE = re.compile(r"[^\W\d_]+")
-DIGIT_RE = re.compile(r"\d")
+# A number written as a document's identifier: a file number or citation ("461/2024", "ECLI:CZ:NS:2026:…"), a date
+# ("7.3.2025"), a registration plate ("7J1"). A count, an age or an amount ("14letou", "20 tisíc", "40 %") is
+# everyday wording and leaves a question plain.
+IDENTIFIER_NUMBER_RE = re.compile(r"\d[/:]|[/:]\d|\d\.\d|\d[^\W\d_]*[A-ZÁ-Ž]|[A-ZÁ-Ž]\d")
 
 
 def heading_lines(section: dict) -> list[str]:
@@ -223,10 +226,11 @@ class QueryLists:
 
     @classmethod
     def lay_question(cls, understanding) -> bool:
-        """A plain question (:meth:`plain_question`) in words alone: no number, no identifier, no name in capitals
-        ("MUKK/6462/2025", "ELTODO-CITELUM") -- what a person asks about the law, not a search for a document."""
+        """A plain question (:meth:`plain_question`) in words alone: no identifier, no number written as one, no name
+        in capitals ("MUKK/6462/2025", "ELTODO-CITELUM") -- what a person asks about the law, not a search for a
+        document; a count, an age or an amount ("sex s 14letou") is plain words."""
         query = understanding.query
-        if DIGIT_RE.search(query) or any(len(w) >= 3 and w.isupper() for w in WORD_RE.findall(query)):
+        if IDENTIFIER_NUMBER_RE.search(query) or any(len(w) >= 3 and w.isupper() for w in WORD_RE.findall(query)):
             return False
         return cls.plain_question(understanding)
 

@@ -22,7 +22,12 @@ from tests.support.bundle import EMBEDDER, base_docs, build_bundle, ns_decision_
         ("Může mi majitel bytu zvýšit nájem a o kolik?", True),
         ("Co hrozí za rušení nočního klidu?", True),
         ("MUKK/6462/2025", False),  # a file number: a document is searched for
-        ("výzva k odstranění vozidla 7J1 2989", False),  # a number
+        ("výzva k odstranění vozidla 7J1 2989", False),  # a registration plate
+        ("přerušení dodávky elektřiny 7.3.2025", False),  # a date
+        ("29 Nd 461/2024", False),  # a file number
+        ("sex s 14letou trestný", True),  # an age
+        ("Půjčil jsem si 20 tisíc s úrokem 40 % měsíčně, je to lichva?", True),  # amounts
+        ("Můžu odstoupit od smlouvy o spotřebitelském úvěru do 14 dnů?", True),  # a count of days
         ("IČ zhotovitele ELTODO-CITELUM", False),  # a name in capitals
         ("Co říká § 2079 občanského zákoníku?", False),  # names a provision
         ("Kdy bude v Kadani svoz odpadu?", False),  # names a place
