@@ -104,7 +104,18 @@ def entity_coverage(understanding) -> float:
     return inside / total if total else 0.0
 
 
-LIST_ORDER = ("reference", "bm25", "dense", "graph", "routed", "governing", "acts_bm25", "acts_dense", "wordings")
+LIST_ORDER = (
+    "reference",
+    "bm25",
+    "dense",
+    "graph",
+    "routed",
+    "governing",
+    "acts_bm25",
+    "acts_dense",
+    "wordings",
+    "wordings_bm25",
+)
 
 
 def ordered_lists(lists: list[str]) -> list[str]:

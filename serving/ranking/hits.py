@@ -33,7 +33,8 @@ class Hit:
         "the ranked lists the hit came from: reference (exact reference), bm25, dense, graph (entity graph), "
         "routed (the acts a question is about), governing (the act governing a plain question), acts_bm25 and "
         "acts_dense (BM25 and dense among the acts' own passages, for a question in lay words), wordings (the acts' "
-        "provisions nearest a question in lay words by their own everyday wordings, derived text), decision_slot "
+        "provisions nearest a question in lay words by their own everyday wordings, derived text), wordings_bm25 (those "
+        "whose everyday wordings hold the question's words), decision_slot "
         "(the decision BM25 ranks first, kept at rank 3 among the acts' passages), decision_lead (BM25's first "
         "passages, leading when BM25 and dense agree that court decisions answer), agreed (a court decision's passage "
         "BM25 of the query's own words ranks first and dense among its first three, leading), rerank (cross-encoder)",

@@ -1,5 +1,6 @@
 """The lay list (serving.ranking.wordings_list): the acts' provisions nearest a lay question by their own everyday
-wordings' vectors, each as its first passage the search may show; read from a bundle's ``wordings`` part."""
+wordings' vectors, and those whose wordings hold its words, each as its first passage the search may show; read
+from a bundle's ``wordings`` part."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 from mendel.index.layout import BUILD_INFO, WORDING_KEYS, WORDING_VECTORS, WORDINGS_PART
+from mendel.index.wording_vectors import wording_texts, wordings_digest
 from serving.ranking.search import Searcher
 from serving.ranking.wordings_list import WordingsList
 from tests.support.bundle import EMBEDDER, base_docs, build_bundle, load_corpus
@@ -111,3 +113,45 @@ def test_a_lay_question_searches_the_provisions_by_their_wordings(worded):
     other: list = []
     searcher.search("rozsudek Nejvyššího soudu 1 Cdo 1/2020", k=5, trace=other)
     assert "wordings" not in other[0][1].signals.rankings  # not a lay question
+
+
+@pytest.mark.parametrize(
+    ("query", "allowed", "expected"),
+    [
+        ("sex s 14letou trestný", None, [30, 10]),  # the wordings holding more of its words first
+        ("SEX", None, [10, 30]),  # the words as the analyser reads them; of equal matches the shorter first
+        ("sex", [11, 12], [11]),  # the first passage the filter allows; none allowed: passed over
+        ("nájem bytu", None, []),  # no word of the wordings: no list, not a list of everything
+        ("", None, []),
+    ],
+)
+def test_provisions_whose_wordings_hold_the_questions_words(query, allowed, expected):
+    texts = ["sex s kamarádkou", "sázka s kamarádem o peníze", "sex s dítětem pod 15 let; trestný čin"]
+    wordings = WordingsList(UNIT, [[10, 11], [20, 21], [30]], texts)
+    mask = None
+    if allowed is not None:
+        mask = np.zeros(40, dtype=bool)
+        mask[allowed] = True
+    assert wordings.lexical_ranking(query, 5, mask) == expected
+
+
+def test_no_lexical_list_without_the_wordings_texts():
+    assert WordingsList(UNIT, [[10], [20], [30]]).lexical_ranking("sex", 5) == []
+
+
+def _write_table_part(root, digest_model="test/hashed-bow"):
+    """A part as mendel.index.wording_vectors builds it from the wordings table (vectors aside: zeros)."""
+    keys, texts = wording_texts()
+    _write_part(root, [list(key) for key in keys], np.zeros((len(keys), 3)))
+    info = {"model": "test/hashed-bow", "provisions": len(keys), "digest": wordings_digest(digest_model, keys, texts)}
+    (root / WORDINGS_PART / BUILD_INFO).write_text(json.dumps(info), encoding="utf-8")
+
+
+@pytest.mark.parametrize(("digest_model", "lexical"), [("test/hashed-bow", True), ("another table", False)])
+def test_a_part_built_from_the_table_searches_its_words(tmp_path, digest_model, lexical):
+    _write_table_part(tmp_path, digest_model)
+    chunks = [{"citation": "40/2009 Sb.", "section": "hlava 3 > Pohlavní zneužití > § 187"}]
+    wordings = WordingsList.load(tmp_path, chunks, np.array([True]), "test/hashed-bow")
+    assert wordings is not None and len(wordings) == 1
+    # a part whose digest is not the table's: its words are unknown, so only its vectors are searched
+    assert wordings.lexical_ranking("sex s 14letou", 5) == ([0] if lexical else [])
