@@ -38,15 +38,10 @@ def _save(path: Path, vectors: np.ndarray) -> None:
         np.save(handle, np.asarray(vectors, dtype=np.float32), allow_pickle=False)
 
 
-def wordings_digest(model: str, keys: list[tuple[str, str]], texts: list[str]) -> str:
-    """What a part's ``build_info.json`` keys on: the model and every provision's embedded text."""
-    return text_hash(model + "\n" + "\n".join(f"{c}\t{p}\t{t}" for (c, p), t in zip(keys, texts)))
-
-
 def build_wording_vectors(conn: psycopg.Connection, embedder: Embedder, directory: Path) -> dict:
     """Write the part into ``directory`` unless it already holds these wordings by this embedder."""
     keys, texts = wording_texts()
-    digest = wordings_digest(embedder.name, keys, texts)
+    digest = text_hash(embedder.name + "\n" + "\n".join(f"{c}\t{p}\t{t}" for (c, p), t in zip(keys, texts)))
     directory = Path(directory)
     info_path = directory / BUILD_INFO
     if info_path.exists() and json.loads(info_path.read_text(encoding="utf-8")).get("digest") == digest:

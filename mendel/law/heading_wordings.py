@@ -29,7 +29,7 @@ _PROVISION = re.compile(r"^(?:§|čl\.)", re.IGNORECASE)
 def wordings_by_heading(path: Path = VOCABULARY_FILE) -> dict[tuple[str, ...], tuple[str, ...]]:
     """The vocabulary's lay wordings by the key of the legal wording they stand for (areas only: the equivalents
     and abbreviations are no headings)."""
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     found: dict[tuple[str, ...], list[str]] = {}
     for entries in (data.get("areas") or {}).values():
         for legal, wordings in entries.items():

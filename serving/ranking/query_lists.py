@@ -99,10 +99,11 @@ EXPANSION_WEIGHT = 0.5
 ACTS_WEIGHTS = {"acts_bm25": 0.5, "acts_dense": 0.5}
 # ... and the acts' provisions nearest the question by their own lay wordings (serving.ranking.wordings_list)
 WORDINGS_WEIGHT = 1.0
-# ... and those whose wordings hold the question's words (BM25 over the wordings alone). Dev codes sets (237
-# questions, bundle 20261206T014039154534Z) in the first ten 198 -> 205, at rank 1 125 -> 129, MRR 0.639 -> 0.649 (codes 3
-# recall@10 0.820 -> 0.880, keywords 0.825 -> 0.900; codes 2 and 4 MRR -0.024 and -0.014); the other dev sets' MRR
-# 0.763 -> 0.761. Weight 0.5 and 0.75 gained less, 1.5 lost (top 10 201, MRR 0.633).
+# ... and those whose wordings (their own and their headings') hold the question's words: BM25 over the wordings
+# alone. Dev codes sets (237 questions, bundle 20261206T014039154534Z): in the first ten 198 -> 206, at rank 1 125 ->
+# 132, MRR 0.639 -> 0.661 (codes 3 recall@10 0.820 -> 0.880, keywords 0.825 -> 0.875, codes 2 MRR 0.821 -> 0.858);
+# the other dev sets' MRR 0.763 -> 0.761. Weight 0.75 gained less (203 in the first ten), 1.5 lost on the other
+# sets (MRR 0.748); the provisions' own wordings without their headings' gained less (205, MRR 0.649).
 WORDINGS_BM25_WEIGHT = 1.0
 # ... unless the best passage elsewhere is this much nearer the question than the best passage of an act (cosine):
 # then the question asks for a notice or a decision ("Kdo byl jmenován do hodnotící komise pro vodácké přístaviště?")

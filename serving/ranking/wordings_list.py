@@ -2,22 +2,21 @@
 part: ``mendel.index.wording_vectors``), each standing for its provision's first passage the search may show. A
 provision's few everyday phrases meet a question in plain words where its whole passage, its legal text weighing
 most in its vector, does not. A bundle without the part, or whose part another model made, has no such list. The
-same wordings searched by their words (BM25) make a second list: a word the encoder reads past ("sex s 14letou")
-finds the phrase that says it ("sex s dítětem pod 15 let")."""
+same wordings with their headings' (``mendel.law.provision_wordings.lay_wordings``, the wordings tables as this code
+holds them) searched by their words (BM25) make a second list: a word the encoder reads past ("sex s 14letou") finds
+the phrase that says it ("sex s dítětem pod 15 let")."""
 
 from __future__ import annotations
 
 import json
 import logging
-import threading
 from pathlib import Path
 
 import numpy as np
 
 from mendel.czech.analyzer import analyze
 from mendel.index.layout import BUILD_INFO, WORDING_KEYS, WORDING_VECTORS, WORDINGS_PART
-from mendel.index.wording_vectors import wording_texts, wordings_digest
-from mendel.law.provision_wordings import provision_of
+from mendel.law.provision_wordings import lay_wordings, provision_of
 
 log = logging.getLogger("mendel.serving")
 
@@ -28,9 +27,7 @@ class WordingsList:
     def __init__(self, vectors: np.ndarray, rows: list[list[int]], texts: list[str] | None = None):
         self.vectors = np.asarray(vectors, dtype=np.float32)
         self.rows = rows
-        self.texts = texts  # each provision's embedded wordings; None: no lexical list
-        self._lexical = None
-        self._lexical_lock = threading.Lock()
+        self.lexical = lexical_index(texts) if texts else None  # None: no lexical list
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -61,12 +58,11 @@ class WordingsList:
         kept = [j for j, found in enumerate(rows) if found]
         if not kept:
             return None
-        texts = part_texts(part, stored)
-        return cls(
-            np.load(part / WORDING_VECTORS, allow_pickle=False)[kept],
-            [rows[j] for j in kept],
-            None if texts is None else [texts[j] for j in kept],
-        )
+        texts = []  # what the lexical list reads: the provision's wordings and its headings', as the encoder does
+        for j in kept:
+            chunk = chunks[rows[j][0]]
+            texts.append("; ".join(lay_wordings(chunk.get("citation"), chunk.get("section") or "")))
+        return cls(np.load(part / WORDING_VECTORS, allow_pickle=False)[kept], [rows[j] for j in kept], texts)
 
     def ranking(self, vector: np.ndarray, n: int, allowed: np.ndarray | None = None) -> list[int]:
         """The first ``n`` provisions nearest ``vector``, each as its first passage ``allowed`` holds (all when
@@ -77,7 +73,7 @@ class WordingsList:
     def lexical_ranking(self, text: str, n: int, allowed: np.ndarray | None = None) -> list[int]:
         """The first ``n`` provisions whose wordings BM25 scores above nothing for ``text``'s words, as
         :meth:`ranking` gives them; empty without the wordings' texts."""
-        index = self.lexical_index()
+        index = self.lexical
         if index is None:
             return []
         terms = [term for term in analyze(text) if term in index.vocab_dict]
@@ -87,20 +83,6 @@ class WordingsList:
         matched = np.flatnonzero(scores > 0)
         order = matched[np.argsort(-scores[matched], kind="stable")]
         return self._passages(order, n, allowed)
-
-    def lexical_index(self):
-        """BM25 (``bm25s``) over the provisions' wordings, their words as the collection's analyser reads them:
-        built on first use (a few thousand short texts, tens of milliseconds)."""
-        if self.texts is None:
-            return None
-        with self._lexical_lock:
-            if self._lexical is None:
-                import bm25s
-
-                index = bm25s.BM25()
-                index.index([analyze(text) for text in self.texts], show_progress=False)
-                self._lexical = index
-        return self._lexical
 
     def _passages(self, order, n: int, allowed: np.ndarray | None) -> list[int]:
         ranked: list[int] = []
@@ -113,11 +95,14 @@ class WordingsList:
         return ranked
 
 
-def part_texts(part: Path, stored: dict) -> list[str] | None:
-    """What the part embedded of each provision, in its keys' order: the wordings table's texts when the part was
-    built from them (its digest says so), else None (a part built from another table: its words are unknown)."""
-    keys, texts = wording_texts()
-    if [tuple(key) for key in stored.get("keys", ())] != keys:
+def lexical_index(texts: list[str]):
+    """BM25 (``bm25s``) over ``texts``, their words as the collection's analyser reads them (a few thousand short
+    texts: ~0.2 s); None when they hold no word."""
+    import bm25s
+
+    terms = [analyze(text) for text in texts]
+    if not any(terms):
         return None
-    info = json.loads((part / BUILD_INFO).read_text(encoding="utf-8"))
-    return texts if info.get("digest") == wordings_digest(stored.get("model") or "", keys, texts) else None
+    index = bm25s.BM25()
+    index.index(terms, show_progress=False)
+    return index

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from mendel.index.layout import BUILD_INFO, WORDING_KEYS, WORDING_VECTORS, WORDINGS_PART
-from mendel.index.wording_vectors import wording_texts, wordings_digest
 from serving.ranking.search import Searcher
 from serving.ranking.wordings_list import WordingsList
 from tests.support.bundle import EMBEDDER, base_docs, build_bundle, load_corpus
@@ -135,23 +134,22 @@ def test_provisions_whose_wordings_hold_the_questions_words(query, allowed, expe
     assert wordings.lexical_ranking(query, 5, mask) == expected
 
 
-def test_no_lexical_list_without_the_wordings_texts():
-    assert WordingsList(UNIT, [[10], [20], [30]]).lexical_ranking("sex", 5) == []
+@pytest.mark.parametrize("texts", [None, [], ["", "a", "?"]])
+def test_no_lexical_list_without_words(texts):
+    assert WordingsList(UNIT, [[10], [20], [30]], texts).lexical_ranking("sex a", 5) == []
 
 
-def _write_table_part(root, digest_model="test/hashed-bow"):
-    """A part as mendel.index.wording_vectors builds it from the wordings table (vectors aside: zeros)."""
-    keys, texts = wording_texts()
-    _write_part(root, [list(key) for key in keys], np.zeros((len(keys), 3)))
-    info = {"model": "test/hashed-bow", "provisions": len(keys), "digest": wordings_digest(digest_model, keys, texts)}
-    (root / WORDINGS_PART / BUILD_INFO).write_text(json.dumps(info), encoding="utf-8")
-
-
-@pytest.mark.parametrize(("digest_model", "lexical"), [("test/hashed-bow", True), ("another table", False)])
-def test_a_part_built_from_the_table_searches_its_words(tmp_path, digest_model, lexical):
-    _write_table_part(tmp_path, digest_model)
-    chunks = [{"citation": "40/2009 Sb.", "section": "hlava 3 > Pohlavní zneužití > § 187"}]
-    wordings = WordingsList.load(tmp_path, chunks, np.array([True]), "test/hashed-bow")
+@pytest.mark.parametrize(
+    ("section", "query"),
+    [
+        ("hlava 3 > Pohlavní zneužití > § 187", "sex s 14letou"),  # the provision's own wording
+        ("hlava 5 > Krádež > § 205", "to je zlodějna"),  # its heading's alone ("Krádež": "zlodějna", ...)
+    ],
+)
+def test_a_part_is_searched_by_the_words_of_its_provisions_and_their_headings(tmp_path, section, query):
+    _write_part(tmp_path, [["40/2009 Sb.", "§ 187"], ["40/2009 Sb.", "§ 205"]], UNIT[:2])
+    chunks = [{"citation": "40/2009 Sb.", "section": section}, {"citation": "89/2012 Sb.", "section": "§ 1"}]
+    wordings = WordingsList.load(tmp_path, chunks, np.array([True, True]), "test/hashed-bow")
     assert wordings is not None and len(wordings) == 1
-    # a part whose digest is not the table's: its words are unknown, so only its vectors are searched
-    assert wordings.lexical_ranking("sex s 14letou", 5) == ([0] if lexical else [])
+    assert wordings.lexical_ranking(query, 5) == [0]
+    assert wordings.lexical_ranking("nájem bytu", 5) == []
