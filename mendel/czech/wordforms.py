@@ -39,7 +39,8 @@ class WordForms:
             totals[key] += frequency
             if frequency > best.get(key, (0.0, ""))[0]:
                 best[key] = (frequency, form)
-        self.known = frozenset(totals)
+        self.frequency = dict(totals)  # folded form -> how often the language writes it (any spelling)
+        self.known = self.frequency.keys()
         self.spelling = {
             key: form
             for key, (frequency, form) in best.items()

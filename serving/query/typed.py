@@ -12,8 +12,9 @@ words decide what a typed word was meant to be (:class:`Lexicon`, its word forms
   collection holds a small part of the language, and any real word may be typed;
 - a word typed without diacritics that neither the collection nor the language writes, in any spelling, becomes
   the most common word of the collection one edit away (a letter missing, extra, swapped or wrong: ``vipoved`` ->
-  ``výpověď``), or else the most common word it begins (``zamestn`` -> ``zaměstnance``); a word typed with
-  diacritics is left as typed.
+  ``výpověď``), or else the most common word it begins (``zamestn`` -> ``zaměstnance``), or else the language's
+  most common word one edit away (``straznyky`` -> ``strážníky``: the collection's sample lacks many plain words);
+  a word typed with diacritics is left as typed.
 
 Each change is a (start, end, replacement) span of the query, so query understanding keeps pointing back into the
 query as typed (``serving.query.analyze.normalize_query``).
@@ -104,7 +105,7 @@ class Lexicon:
 
     def corrected(self, word: str) -> str | None:
         """The word the collection writes that an unknown word most likely meant: one edit away, else the most
-        common word it begins; None for a word the collection or the language knows ("divka" is "dívka", not a
+        common word it begins, else the language's commonest word one edit away; None for a word the collection or the language knows ("divka" is "dívka", not a
         slip of "dávka"), a short one, one typed with diacritics or when nothing is close. A word typed with its diacritics was spelt on a Czech keyboard with care: that the collection's
         sample lacks it ("dívka", "vdát", "psát") says more about the sample than about the word, and the nearest
         common word ("dávka", "vydat", "psa") is another word."""
@@ -120,7 +121,19 @@ class Lexicon:
         )
         if best is None:
             best = self._completion(key)
+        if best is None and self.language is not None:
+            spelling = self._language_edit(key)
+            return None if spelling is None else _cased_like(word, spelling)
         return None if best is None else _cased_like(word, self.best[best])
+
+    def _language_edit(self, key: str) -> str | None:
+        """The language's commonest word one edit away from ``key``, spelt as written ("straznyky" ->
+        "strážníky", "tirkolky" -> "tříkolky"): what a slip in a word the collection's sample lacks meant."""
+        frequency = self.language.frequency
+        found = max((c for c in _one_edit(key) if c in frequency), key=lambda c: (frequency[c], c), default=None)
+        if found is None:
+            return None
+        return self.best.get(found) or self.language.restored(found) or found
 
     def _completion(self, prefix: str) -> str | None:
         start = bisect.bisect_left(self._sorted, prefix)

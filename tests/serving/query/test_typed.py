@@ -120,6 +120,24 @@ def test_the_collection_still_mends_and_decides_where_it_knows_the_word(language
     assert (language_lexicon.restored(typed) or language_lexicon.corrected(typed)) == expected
 
 
+@pytest.mark.parametrize(
+    "typed, expected",
+    [
+        ("straznyky", "strážníky"),  # neither writes it; the language writes one edit away: its commonest word
+        ("tirkolky", "tříkolky"),  # two letters swapped
+        ("zamestnavtele", "zaměstnavatele"),  # the collection's word one edit away comes first
+        ("zamestn", "zaměstnavatele"),  # ... and a clipped word it begins
+        ("xqzvwyk", None),  # nothing near in either
+    ],
+)
+def test_a_slip_the_collection_cannot_mend_is_mended_with_the_languages_words(language_lexicon, typed, expected):
+    assert language_lexicon.corrected(typed) == expected
+
+
+def test_without_the_language_only_the_collection_mends():
+    assert Lexicon.from_texts([NEIGHBOURS] * 5).corrected("straznyky") is None
+
+
 def test_word_forms_restore_only_a_spelling_far_commoner_than_the_plain_one():
     forms = WordForms({"dívka": 3e-5, "divka": 3e-8, "být": 1e-3, "byt": 8e-4, "3d": 1e-5, "Zákon": 1e-6})
     assert forms.restored("divka") == "dívka"
