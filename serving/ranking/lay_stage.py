@@ -15,7 +15,7 @@ from serving.ranking.query_lists import ACT_CITATION_RE, AMENDING_TITLE_RE
 
 LAY_FUSION_FILE = Path(__file__).resolve().parent / "lay_fusion.json"
 LAY_CANDIDATES = 60  # the fused list's best plus each list's own best: the acts' lists reach deeper than the fusion
-LAY_LISTS = ("bm25", "dense", "acts_bm25", "acts_dense", "wordings", "governing", "routed", "graph")
+LAY_LISTS = ("bm25", "dense", "acts_bm25", "acts_dense", "wordings", "wordings_bm25", "governing", "routed", "graph")
 LAY_FEATURES = (
     "fused_inv",
     "bm25_inv",
@@ -25,6 +25,7 @@ LAY_FEATURES = (
     "acts_bm25_inv",
     "acts_dense_inv",
     "wordings_inv",
+    "wordings_bm25_inv",
     "governing_inv",
     "routed_inv",
     "graph_inv",
@@ -61,7 +62,10 @@ def lay_features(candidates: list[int], fused: list[int], signals: Signals, chun
     def inverse_ranks(name: str) -> dict[int, float]:
         return {item: 1.0 / rank for rank, item in enumerate(signals.rankings.get(name, []), start=1)}
 
-    lists = {name: inverse_ranks(name) for name in ("acts_bm25", "acts_dense", "wordings", "governing", "routed")}
+    lists = {
+        name: inverse_ranks(name)
+        for name in ("acts_bm25", "acts_dense", "wordings", "wordings_bm25", "governing", "routed")
+    }
     held = [set(signals.rankings.get(name, [])) for name in LAY_LISTS]
     rows = np.zeros((len(candidates), len(LAY_FEATURES)), dtype=np.float64)
     for row, item in enumerate(candidates):
@@ -79,6 +83,7 @@ def lay_features(candidates: list[int], fused: list[int], signals: Signals, chun
             lists["acts_bm25"].get(item, 0.0),
             lists["acts_dense"].get(item, 0.0),
             lists["wordings"].get(item, 0.0),
+            lists["wordings_bm25"].get(item, 0.0),
             lists["governing"].get(item, 0.0),
             lists["routed"].get(item, 0.0),
             base[row, column["graph_inv"]],

@@ -47,7 +47,14 @@ def test_features_tell_an_acts_provision_from_a_decision_and_an_amending_act():
         bm25_scores=[3.0, 1.0],
         dense=[0, 1],
         dense_sims=[0.85, 0.83],
-        rankings={"acts_dense": [1, 2], "wordings": [2, 1], "governing": [1], "bm25": [0, 2], "dense": [0, 1]},
+        rankings={
+            "acts_dense": [1, 2],
+            "wordings": [2, 1],
+            "wordings_bm25": [1],
+            "governing": [1],
+            "bm25": [0, 2],
+            "dense": [0, 1],
+        },
         governing={"89/2012 Sb."},
     )
     rows = lay_features([0, 1, 2], [0, 1, 2], signals, CHUNKS)
@@ -57,9 +64,10 @@ def test_features_tell_an_acts_provision_from_a_decision_and_an_amending_act():
     assert list(column["provision"]) == [0.0, 1.0, 1.0]
     assert list(column["acts_dense_inv"]) == [0.0, 1.0, 0.5]
     assert list(column["wordings_inv"]) == [0.0, 0.5, 1.0]  # the provisions nearest by their own lay wordings
+    assert list(column["wordings_bm25_inv"]) == [0.0, 1.0, 0.0]  # ... and those whose wordings hold its words
     assert list(column["governing_inv"]) == [0.0, 1.0, 0.0] and list(column["governing"]) == [0.0, 1.0, 0.0]
     assert list(column["amendment"]) == [0.0, 0.0, 1.0]
-    assert column["lists"][1] == pytest.approx(4 / 8)  # dense, acts_dense, wordings, governing of the eight lists
+    assert column["lists"][1] == pytest.approx(5 / 9)  # dense, acts_dense, both wordings lists, governing of nine
 
 
 def test_the_stored_model_loads_only_with_its_own_features(tmp_path: Path):
