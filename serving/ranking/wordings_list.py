@@ -47,22 +47,23 @@ class WordingsList:
             return None
         index = {(citation, key): j for j, (citation, key) in enumerate(stored["keys"])}  # as provision_of spells it
         rows: list[list[int]] = [[] for _ in index]
+        texts: dict[int, str] = {}  # what the lexical list reads: the provision's wordings and its headings'
         candidates = np.flatnonzero(act_rows).tolist()
         if hasattr(chunks, "prefetch"):
             chunks.prefetch(candidates)  # a database's rows: read in one statement
         for row in candidates:
             chunk = chunks[row]
-            j = index.get(provision_of(chunk.get("citation"), chunk.get("section") or ""))
+            citation, section = chunk.get("citation"), chunk.get("section") or ""
+            j = index.get(provision_of(citation, section))
             if j is not None:
                 rows[j].append(row)
+                if j not in texts:  # as the encoder reads them beside the provision's first passage
+                    texts[j] = "; ".join(lay_wordings(citation, section))
         kept = [j for j, found in enumerate(rows) if found]
         if not kept:
             return None
-        texts = []  # what the lexical list reads: the provision's wordings and its headings', as the encoder does
-        for j in kept:
-            chunk = chunks[rows[j][0]]
-            texts.append("; ".join(lay_wordings(chunk.get("citation"), chunk.get("section") or "")))
-        return cls(np.load(part / WORDING_VECTORS, allow_pickle=False)[kept], [rows[j] for j in kept], texts)
+        vectors = np.load(part / WORDING_VECTORS, allow_pickle=False)[kept]
+        return cls(vectors, [rows[j] for j in kept], [texts[j] for j in kept])
 
     def ranking(self, vector: np.ndarray, n: int, allowed: np.ndarray | None = None) -> list[int]:
         """The first ``n`` provisions nearest ``vector``, each as its first passage ``allowed`` holds (all when
