@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from mendel.czech.analyzer import analyze
-from mendel.data import DATA_DIR
+from mendel.data import DATA_DIR, read_table
 from mendel.law.domain_routing import Router, is_abbreviation
 from mendel.law.identifiers import act_eli
 
@@ -396,7 +396,7 @@ def load_domain_graph(path: Path | str | None = None) -> DomainGraph:
     """Load and validate ``domain.yaml`` (the packaged file by default)."""
     path = Path(path) if path else default_path()
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = read_table(path)
     except yaml.YAMLError as exc:
         raise DomainGraphError([f"not valid YAML: {exc}"], path) from exc
     return validate(data, path)

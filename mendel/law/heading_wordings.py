@@ -15,8 +15,7 @@ import functools
 import re
 from pathlib import Path
 
-import yaml
-
+from mendel.data import read_table
 from mendel.law.vocabulary import VOCABULARY_FILE, phrase_key
 
 HEADING_WORDINGS_MAX = 10  # wordings a passage carries at most: the file's order, the first written first
@@ -29,7 +28,7 @@ _PROVISION = re.compile(r"^(?:§|čl\.)", re.IGNORECASE)
 def wordings_by_heading(path: Path = VOCABULARY_FILE) -> dict[tuple[str, ...], tuple[str, ...]]:
     """The vocabulary's lay wordings by the key of the legal wording they stand for (areas only: the equivalents
     and abbreviations are no headings)."""
-    data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    data = read_table(path)
     found: dict[tuple[str, ...], list[str]] = {}
     for entries in (data.get("areas") or {}).values():
         for legal, wordings in entries.items():

@@ -14,9 +14,7 @@ import functools
 import re
 from pathlib import Path
 
-import yaml
-
-from mendel.data import DATA_DIR
+from mendel.data import DATA_DIR, read_table
 from mendel.law.heading_wordings import heading_wordings
 
 PROVISION_WORDINGS_FILE = DATA_DIR / "provision_wordings.v1.yaml"
@@ -32,8 +30,7 @@ def provision_key(designation: str) -> str:
 @functools.lru_cache(maxsize=4)
 def wordings_by_provision(path: Path = PROVISION_WORDINGS_FILE) -> dict[tuple[str, str], tuple[str, ...]]:
     """(act citation, provision key) → the provision's own wordings, at most ``PROVISION_WORDINGS_MAX``."""
-    # libyaml's loader when built in: the table's ~4,400 entries take ~0.5 s with the pure-Python one
-    data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    data = read_table(path) or {}
     found: dict[tuple[str, str], tuple[str, ...]] = {}
     for citation, provisions in (data.get("acts") or {}).items():
         for designation, wordings in (provisions or {}).items():

@@ -26,10 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Collection, Iterable
 
-import yaml
-
 from mendel.czech.analyzer import TOKEN_RE, _term
-from mendel.data import DATA_DIR
+from mendel.data import DATA_DIR, read_table
 from mendel.law.acts_table import acts_by_citation, find_named_acts
 
 VOCABULARY_FILE = DATA_DIR / "legal_vocabulary.v1.yaml"
@@ -306,7 +304,7 @@ def parse_vocabulary(data: dict) -> LegalVocabulary:
 
 @functools.lru_cache(maxsize=4)
 def load_vocabulary(path: Path = VOCABULARY_FILE) -> LegalVocabulary:
-    return parse_vocabulary(yaml.safe_load(Path(path).read_text(encoding="utf-8")))
+    return parse_vocabulary(read_table(path))
 
 
 def default_vocabulary() -> LegalVocabulary:

@@ -105,10 +105,11 @@ class Lexicon:
 
     def corrected(self, word: str) -> str | None:
         """The word the collection writes that an unknown word most likely meant: one edit away, else the most
-        common word it begins, else the language's commonest word one edit away; None for a word the collection or the language knows ("divka" is "dívka", not a
-        slip of "dávka"), a short one, one typed with diacritics or when nothing is close. A word typed with its diacritics was spelt on a Czech keyboard with care: that the collection's
-        sample lacks it ("dívka", "vdát", "psát") says more about the sample than about the word, and the nearest
-        common word ("dávka", "vydat", "psa") is another word."""
+        common word it begins, else the language's commonest word one edit away; None for a word the collection or
+        the language knows ("divka" is "dívka", not a slip of "dávka"), a short one, one typed with diacritics or
+        when nothing is close. A word typed with its diacritics was spelt on a Czech keyboard with care: that the
+        collection's sample lacks it ("dívka", "vdát", "psát") says more about the sample than about the word, and
+        the nearest common word ("dávka", "vydat", "psa") is another word."""
         key = fold(word.lower())
         if len(key) < MIN_CORRECTED_LENGTH or key in self.totals or not key.isalpha() or not key.isascii():
             return None
@@ -182,8 +183,7 @@ def _cased_like(typed: str, spelling: str) -> str:
 def maintained_words() -> list[str]:
     """The words of the maintained tables a question may use: the domain graph's names and vocabulary, the acts
     table's names, the legal vocabulary's lay and legal wordings."""
-    import yaml
-
+    from mendel.data import read_table
     from mendel.law.acts_table import load_acts_table
     from mendel.law.domain_graph import default_graph
     from mendel.law.vocabulary import VOCABULARY_FILE
@@ -193,7 +193,7 @@ def maintained_words() -> list[str]:
         words += [node.name, *node.aliases, *node.vocabulary]
     for act in load_acts_table():
         words += list(act.forms)
-    stack = [yaml.safe_load(VOCABULARY_FILE.read_text(encoding="utf-8"))]
+    stack = [read_table(VOCABULARY_FILE)]
     while stack:  # every key and value of the vocabulary file: abbreviations, lay and legal wordings
         value = stack.pop()
         if isinstance(value, dict):
