@@ -115,23 +115,25 @@ class Lexicon:
             return None
         if not word.isascii() or (self.language is not None and key in self.language.known):
             return None
+        edits = _one_edit(key)  # ~55 strings a letter: made once for the collection's words and the language's
         best = max(
-            (candidate for candidate in _one_edit(key) if self.totals.get(candidate, 0) >= MIN_CORRECTION_COUNT),
+            (candidate for candidate in edits if self.totals.get(candidate, 0) >= MIN_CORRECTION_COUNT),
             key=lambda candidate: (self.totals[candidate], candidate),
             default=None,
         )
         if best is None:
             best = self._completion(key)
         if best is None and self.language is not None:
-            spelling = self._language_edit(key)
+            spelling = self._language_edit(edits)
             return None if spelling is None else _cased_like(word, spelling)
         return None if best is None else _cased_like(word, self.best[best])
 
-    def _language_edit(self, key: str) -> str | None:
-        """The language's commonest word one edit away from ``key``, spelt as written ("straznyky" ->
-        "strážníky", "tirkolky" -> "tříkolky"): what a slip in a word the collection's sample lacks meant."""
+    def _language_edit(self, edits: set[str]) -> str | None:
+        """The language's commonest word among ``edits`` (a typed word's one-edit neighbours), spelt as written
+        ("straznyky" -> "strážníky", "tirkolky" -> "tříkolky"): what a slip in a word the collection's sample lacks
+        meant."""
         frequency = self.language.frequency
-        found = max((c for c in _one_edit(key) if c in frequency), key=lambda c: (frequency[c], c), default=None)
+        found = max((c for c in edits if c in frequency), key=lambda c: (frequency[c], c), default=None)
         if found is None:
             return None
         return self.best.get(found) or self.language.restored(found) or found
