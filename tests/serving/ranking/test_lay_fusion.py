@@ -68,6 +68,10 @@ def test_features_tell_an_acts_provision_from_a_decision_and_an_amending_act():
     assert list(column["governing_inv"]) == [0.0, 1.0, 0.0] and list(column["governing"]) == [0.0, 1.0, 0.0]
     assert list(column["amendment"]) == [0.0, 0.0, 1.0]
     assert column["lists"][1] == pytest.approx(5 / 9)  # dense, acts_dense, both wordings lists, governing of nine
+    # each list's rank once more, flatter than its inverse: 10 / (10 + rank), 0 where the list lacks it
+    assert list(column["wordings_near"]) == pytest.approx([0.0, 10 / 12, 10 / 11])
+    assert list(column["fused_near"]) == pytest.approx([10 / 11, 10 / 12, 10 / 13])
+    assert column["wordings_bm25_near"][2] == 0.0
 
 
 def test_the_stored_model_loads_only_with_its_own_features(tmp_path: Path):
