@@ -279,8 +279,8 @@ class SearchFlow:
         lead (among themselves in the learned order: of a provision's passages, the one the question's words match
         best first); the best other candidates (the model's ``candidates``: the fused list's and the lists' own
         best) are reordered by the model over the lists' signals, the best passage of the act governing a plain
-        question first when the layer holds it; the rest follow in fused order. Scores keep their values, in the
-        new order."""
+        question first when the layer holds it (the lay stage places it by its own features); the rest follow in
+        fused order. Scores keep their values, in the new order."""
         model = model or self.learned_fusion
         fused, signals = ranked.fused, ranked.signals
         items = [item for item, _, _ in fused]
@@ -289,7 +289,10 @@ class SearchFlow:
         rest = [item for item in items if item not in own]
         candidates = [item for item in model.candidates(rest, signals) if item not in own]  # own ones lead already
         ordered = model.order(candidates, items, signals, layer.chunks)
-        if signals.governing:  # the governing act's passages lead: its best one, as the learned order ranks them
+        # the governing act's passages lead: its best one, as the learned order ranks them. Not a lay question's:
+        # the lay stage reads the governing act as features and places it itself (retrieval_eval.learn_lay's folds,
+        # MRR summed over 380 dev questions: 277.55 with the rule, 281.97 without)
+        if signals.governing and not signals.lay:
             first = next((i for i in ordered if layer.chunks[i].get("citation") in signals.governing), None)
             ordered = ordered if first is None else [first] + [i for i in ordered if i != first]
         lead = model.order(lead[:LEARNED_CANDIDATES], items, signals, layer.chunks) + lead[LEARNED_CANDIDATES:]

@@ -107,6 +107,19 @@ def test_a_lay_question_is_ordered_by_the_lay_stage_and_keeps_its_fused_order_wi
     assert [score for _, score, _ in order] == [0.03, 0.02, 0.01]  # the scores keep their values, in the new order
 
 
+def test_the_lay_stage_places_the_governing_act_itself():
+    """A lay question's governing act is one of the lay stage's features, not a rule that puts its passage first."""
+    ranked = _lay_ranked()
+    ranked.signals.governing = {"89/2012 Sb."}  # chunk 1, third in the fused order
+    flow = SearchFlow()
+    weights = np.zeros(len(LAY_FEATURES))
+    weights[LAY_FEATURES.index("fused_inv")] = 1.0  # a model that keeps the fused order
+    flow.lay_fusion = LayFusion(weights)
+    assert [item for item, _, _ in flow.second_order(ranked, _Layer())] == [0, 2, 1]
+    weights[LAY_FEATURES.index("governing")] = 2.0  # ... and one that weighs the governing act's passages
+    assert [item for item, _, _ in flow.second_order(ranked, _Layer())] == [1, 0, 2]
+
+
 @pytest.mark.parametrize(
     "name, refused",
     [("dev_codes3.jsonl", False), ("dev.jsonl", False), ("heldout.jsonl", True), ("blind_v2.jsonl", True)],
