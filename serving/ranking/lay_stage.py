@@ -69,24 +69,24 @@ def lay_candidates(fused: list[int], signals: Signals, cap: int = LAY_CANDIDATES
 
 def lay_features(candidates: list[int], fused: list[int], signals: Signals, chunks) -> np.ndarray:
     """One row of :data:`LAY_FEATURES` per candidate: :func:`candidate_features`' signals plus its inverse rank in
-    the acts' own lists, the governing act's and the routed acts' lists, how many lists hold it, and what it is --
-    a passage of an act in force (not an amending act), of a provision (§ or article)."""
+    the acts' own lists, the governing act's and the routed acts' lists, how many lists hold it, what it is -- a
+    passage of an act in force (not an amending act), of a provision (§ or article) -- and its rank in the fused
+    order and the main lists read flatter (``NEAR_K / (NEAR_K + rank)``)."""
     base = candidate_features(candidates, fused, signals, chunks)
     column = {name: j for j, name in enumerate(FEATURES)}
-
-    def inverse_ranks(name: str) -> dict[int, float]:
-        return {item: 1.0 / rank for rank, item in enumerate(signals.rankings.get(name, []), start=1)}
-
-    lists = {
-        name: inverse_ranks(name)
-        for name in ("acts_bm25", "acts_dense", "wordings", "wordings_bm25", "governing", "routed")
+    ranks = {
+        name: {item: rank for rank, item in enumerate(items, start=1)}
+        for name, items in (*signals.rankings.items(), ("fused", fused))
     }
-    held = [set(signals.rankings.get(name, [])) for name in LAY_LISTS]
-    fused_rank = {item: rank for rank, item in enumerate(fused, start=1)}
-    near = {
-        name: {item: NEAR_K / (NEAR_K + rank) for rank, item in enumerate(signals.rankings.get(name, []), start=1)}
-        for name in NEAR_LISTS
-    }
+
+    def inverse(name: str, item: int) -> float:
+        rank = ranks.get(name, {}).get(item)
+        return 1.0 / rank if rank else 0.0
+
+    def near(name: str, item: int) -> float:
+        rank = ranks.get(name, {}).get(item)
+        return NEAR_K / (NEAR_K + rank) if rank else 0.0
+
     rows = np.zeros((len(candidates), len(LAY_FEATURES)), dtype=np.float64)
     for row, item in enumerate(candidates):
         chunk = chunks[item]
@@ -100,14 +100,14 @@ def lay_features(candidates: list[int], fused: list[int], signals: Signals, chun
             base[row, column["bm25_rel"]],
             base[row, column["dense_inv"]],
             base[row, column["dense_rel"]],
-            lists["acts_bm25"].get(item, 0.0),
-            lists["acts_dense"].get(item, 0.0),
-            lists["wordings"].get(item, 0.0),
-            lists["wordings_bm25"].get(item, 0.0),
-            lists["governing"].get(item, 0.0),
-            lists["routed"].get(item, 0.0),
+            inverse("acts_bm25", item),
+            inverse("acts_dense", item),
+            inverse("wordings", item),
+            inverse("wordings_bm25", item),
+            inverse("governing", item),
+            inverse("routed", item),
             base[row, column["graph_inv"]],
-            sum(item in items for items in held) / len(held),
+            sum(item in ranks.get(name, ()) for name in LAY_LISTS) / len(LAY_LISTS),
             float(act),
             float(bool(PROVISION_RE.search(section))),
             base[row, column["amendment"]],
@@ -116,8 +116,8 @@ def lay_features(candidates: list[int], fused: list[int], signals: Signals, chun
             base[row, column["heading_match"]],
             base[row, column["governing"]],
             base[row, column["governing_part"]],
-            NEAR_K / (NEAR_K + fused_rank[item]) if item in fused_rank else 0.0,
-            *(near[name].get(item, 0.0) for name in NEAR_LISTS),
+            near("fused", item),
+            *(near(name, item) for name in NEAR_LISTS),
         )
     return rows
 
