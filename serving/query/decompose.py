@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from mendel.czech.folding import fold
 from serving.query.analyze import GRAPH_LABELS, Understanding, understand
 
 MAX_SUBQUERIES = 4
@@ -27,6 +28,13 @@ _SPLIT_RE = re.compile(
     re.IGNORECASE,
 )
 _CONTENT_RE = re.compile(r"\w{3,}")
+_WORD_RE = re.compile(r"[^\W\d_]+")
+# Question words, without diacritics: a clause in plain words that asks something of its own has one among its first
+# two words ("kolik stojí", "do kdy můžu"); "když", "že", "protože" start a clause of the same question.
+QUESTION_WORDS = frozenset(
+    "jak jaky jaka jake jakou jakeho jakem jakym jaci co ceho cemu cem cim kdo koho komu kom kym kdy kde kam odkud "
+    "kudy proc kolik zda jestli".split()
+)
 
 
 @dataclass
@@ -71,6 +79,11 @@ def _anchor(query: str, clause: Clause, found: Understanding) -> set[str]:
         # near the best however the rounding fell
         anchors |= {node_id for node_id, score in routed if score >= ROUTE_NEAR_BEST * best - ROUTE_ROUNDING}
     return anchors
+
+
+def asks(text: str) -> bool:
+    """``text`` (a clause, a sub-query) asks something of its own: a question word among its first two words."""
+    return bool(set(_WORD_RE.findall(fold(text).lower())[:2]) & QUESTION_WORDS)
 
 
 def _reference_text(ref: dict) -> str:

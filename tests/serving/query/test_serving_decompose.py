@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from serving.query.decompose import MAX_SUBQUERIES, decompose
+from serving.query.decompose import MAX_SUBQUERIES, asks, decompose
 from serving.ranking.fusion import interleave_fuse
 from serving.ranking.search import Searcher
 from tests.support.bundle import EMBEDDER, base_docs, build_bundle
@@ -87,6 +87,30 @@ def test_each_part_of_a_two_topic_question_is_answered(searcher):
     assert {h.doc_id for h in hits} == {"/eli/cz/sb/2025/573", "/eli/cz/sb/2025/175"}
     by_doc = {h.doc_id: h.subqueries for h in hits}
     assert 1 in by_doc["/eli/cz/sb/2025/573"] and 2 in by_doc["/eli/cz/sb/2025/175"]
+
+
+@pytest.mark.parametrize(
+    "clause, asking",
+    [
+        ("Jaká je sazba základní náhrady", True),
+        ("do kdy můžu reklamovat vadu zboží", True),  # a preposition before the question word
+        ("co je vyhovující bydlení", True),
+        ("jak dlouha je vypovedni doba", True),  # typed without diacritics
+        ("když rodič neplatí výživné na dítě", False),  # a clause of the same question
+        ("Přítel mě zamkl v bytě", False),
+        ("Je to trestný čin", False),  # a yes-or-no question names no question word
+    ],
+)
+def test_a_clause_asks_when_a_question_word_opens_it(clause, asking):
+    assert asks(clause) is asking
+
+
+def test_a_question_in_plain_words_told_in_parts_is_searched_whole(searcher):
+    query = "Je trestný čin, když rodič neplatí výživné na dítě?"
+    assert decompose(query)  # its clauses route to different areas (criminal law, maintenance) ...
+    details: dict = {}
+    searcher.search(query, k=2, details=details)
+    assert details["subqueries"] == []  # ... but only its first part asks: one question
 
 
 def test_two_references_each_lead_with_their_own_section(searcher):
