@@ -202,6 +202,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
+    today = dt.date.today().isoformat()
+    try:  # where the report goes, before anything is evaluated: a release whose report cannot be kept is no release
+        out = args.out or report_path(RESULTS_DIR, today, blind)
+    except RuntimeError as refused:
+        print(str(refused), file=sys.stderr)
+        return 2
     bundles = args.bundles
     if bundles is None:
         from mendel.core.config import get_settings
@@ -212,7 +218,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     searcher = Searcher.latest(Path(bundles))
     bundle = searcher.path.name
-    today = dt.date.today().isoformat()
     rows, tables = [], []
     for question_set in SETS:
         if question_set.role == "blind" and not blind:
@@ -237,7 +242,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         "",
         *tables,
     ]
-    out = args.out or report_path(RESULTS_DIR, today, blind)
     out.write_text("\n".join(report) + "\n", encoding="utf-8")
     entry = {
         "date": today,

@@ -3,6 +3,7 @@ search here (the evaluation itself is retrieval_eval.retrieval's, tested there).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 import pytest
@@ -39,6 +40,21 @@ def test_a_second_blind_evaluation_of_a_commit_is_refused(tmp_path, monkeypatch,
     monkeypatch.setattr(release, "git_commit", lambda: ("new", True))
     assert release.main(["--log", str(log), "--bundles", str(tmp_path)]) == 2  # uncommitted changes
     assert "commit or stash" in capsys.readouterr().err
+
+
+def test_a_ninth_blind_release_of_a_day_is_refused_before_any_set_is_evaluated(tmp_path, monkeypatch, capsys):
+    today = dt.date.today().isoformat()
+    for suffix in ("", *"bcdefgh"):
+        (tmp_path / f"release_{today}{suffix}.md").write_text("a release of the day")
+    monkeypatch.setattr(release, "RESULTS_DIR", tmp_path)
+    monkeypatch.setattr(release, "git_commit", lambda: ("new", False))
+
+    def evaluated(*_):
+        raise AssertionError("a set was evaluated")
+
+    monkeypatch.setattr(release, "evaluate_set", evaluated)
+    assert release.main(["--log", str(tmp_path / "log.jsonl"), "--bundles", str(tmp_path)]) == 2
+    assert "more than eight blind releases" in capsys.readouterr().err
 
 
 def test_every_set_file_named_exists_but_the_optional_dev_sets():
