@@ -43,11 +43,25 @@ from serving.ranking.hits import Hit, SearchResult
 from serving.ranking.lay_stage import LayFusion
 from serving.ranking.layers import LayerIndex, layer_of
 from serving.ranking.provisions import joined_passages, one_per_provision
-from serving.ranking.query_lists import CANDIDATES, Ranked
+from serving.ranking.query_lists import CANDIDATES, QueryLists, Ranked
 
 RERANK_MAX = 30
 # A plain question: it runs every list, the act router, the bridge and the coverage block (Searcher.warm)
 WARM_QUERY = "jaké povinnosti má obec"
+
+
+def searched_subqueries(query: str, found) -> list[str]:
+    """The sub-queries a search runs besides ``query`` (``found``: its understanding): the decomposer's parts, but
+    none for a question in plain words (:meth:`QueryLists.lay_question`) told in parts unless each part asks
+    something of its own -- "Je to trestný čin, když rodič neplatí výživné?" is one question, "Jaká je sazba … a co
+    je vyhovující bydlení?" two. Searched apart, a story's sentences routed to different areas lowered the answer
+    (dev sets: 37 of 39 such questions whole now, 6 ranked higher, none lower)."""
+    from serving.query.decompose import asks, decompose
+
+    parts = decompose(query, found)
+    if parts and not all(asks(part) for part in parts) and QueryLists.lay_question(found):
+        return []
+    return parts
 
 
 class SearchFlow:
@@ -93,8 +107,6 @@ class SearchFlow:
         diacritics restored, slips and clipped words made whole). ``acts``: a lay question also searches the acts'
         own passages and keeps its fused order (``serving.ranking.query_lists``)."""
         from serving.query.analyze import understand
-        from serving.query.decompose import asks
-        from serving.query.decompose import decompose as split_query
 
         if rerank and self.reranker is None:
             raise ValueError("rerank requested but no cross-encoder is configured")
@@ -130,13 +142,7 @@ class SearchFlow:
                     details["coverage"]["filters"] = filtered
             return []
         depth = max(k, CANDIDATES)
-        subqueries = split_query(query, found) if decompose else []
-        if subqueries and not all(asks(sub) for sub in subqueries) and self.lay_question(found):
-            # a question in plain words is one question told in parts ("Je to trestný čin, když rodič neplatí
-            # výživné?") unless each part asks something of its own: searched apart, a story's sentences routed to
-            # different areas lowered the answer (dev sets: 37 of 39 such questions whole now, 6 ranked higher,
-            # none lower)
-            subqueries = []
+        subqueries = searched_subqueries(query, found) if decompose else []
         if details is not None:
             details.update({"layer": index.layer, "subqueries": subqueries})
         # every dense search of this query starts now, so the workers run them while this thread ranks the rest

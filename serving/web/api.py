@@ -295,10 +295,11 @@ def create_app(
     )
     def analyze(q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, pattern=NOT_BLANK)]):
         _check_text("q", q)
-        from serving.query.decompose import decompose as split_query
+        from serving.query.analyze import understand
+        from serving.ranking.answer import searched_subqueries
 
         analysis = analyze_query(q, searcher=holder.current())  # references work without a bundle too
-        return {**analysis, "subqueries": split_query(q)}
+        return {**analysis, "subqueries": searched_subqueries(q, understand(q))}  # what a search runs
 
     # The original and its pages before /documents/{doc_id:path}, which would otherwise take their paths.
     @app.get(

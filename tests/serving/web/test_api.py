@@ -224,6 +224,15 @@ def test_search_switches(client):
     assert whole["subqueries"] == [] and all(r["subqueries"] == [] for r in whole["results"])
 
 
+def test_analyze_lists_the_subqueries_a_search_runs(client):
+    story = "Je trestný čin, když rodič neplatí výživné na dítě?"  # one question told in two parts
+    two = "Jaká je sazba základní náhrady za používání osobního auta a co je vyhovující bydlení?"
+    for query, parts in ((story, 0), (two, 2)):
+        analysed = client.get("/analyze", params={"q": query}).json()["subqueries"]
+        searched = client.get("/search", params={"q": query, "k": 2}).json()["subqueries"]
+        assert analysed == searched and len(analysed) == parts
+
+
 def test_documents(client, corpus):
     law = client.get("/documents/eli/cz/sb/2025/175")
     assert law.status_code == 200
