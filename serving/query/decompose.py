@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from mendel.czech.folding import fold
 from serving.query.analyze import GRAPH_LABELS, Understanding, understand
+from serving.query.typed import WORD_RE
 
 MAX_SUBQUERIES = 4
 MIN_ROUTE_SCORE = 3.0  # a clause's routing counts as an anchor from this score ...
@@ -28,7 +29,6 @@ _SPLIT_RE = re.compile(
     re.IGNORECASE,
 )
 _CONTENT_RE = re.compile(r"\w{3,}")
-_WORD_RE = re.compile(r"[^\W\d_]+")
 # Question words, without diacritics: a clause in plain words that asks something of its own has one among its first
 # two words ("kolik stojí", "do kdy můžu"); "když", "že", "protože" start a clause of the same question.
 QUESTION_WORDS = frozenset(
@@ -83,7 +83,7 @@ def _anchor(query: str, clause: Clause, found: Understanding) -> set[str]:
 
 def asks(text: str) -> bool:
     """``text`` (a clause, a sub-query) asks something of its own: a question word among its first two words."""
-    return bool(set(_WORD_RE.findall(fold(text).lower())[:2]) & QUESTION_WORDS)
+    return bool(set(WORD_RE.findall(fold(text).lower())[:2]) & QUESTION_WORDS)
 
 
 def _reference_text(ref: dict) -> str:

@@ -22,6 +22,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from mendel.czech.analyzer import analyze
+from serving.query.typed import WORD_RE
 from serving.ranking.fusion import GRAPH_MIN_SHARE, RRF_WEIGHTS, Signals, entity_coverage, rrf_fuse_head
 from serving.ranking.layers import LayerIndex
 from serving.ranking.references import lead_exact
@@ -40,7 +41,6 @@ def content_terms(text: str) -> frozenset[str]:
 SECTION_NUMBER_RE = re.compile(r"§\s*(\d+)")
 # The governing act's own list (BM25 among its passages) counts as much as BM25 itself: its passages lead.
 GOVERNING_WEIGHT = 1.0
-WORD_RE = re.compile(r"[^\W\d_]+")
 # A number written as a document's identifier: a file number or citation ("461/2024", "ECLI:CZ:NS:2026:…"), a date
 # ("7.3.2025"), a registration plate ("7J1"). A count, an age or an amount ("14letou", "20 tisíc", "40 %") is
 # everyday wording and leaves a question plain.

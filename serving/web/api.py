@@ -298,8 +298,9 @@ def create_app(
         from serving.query.analyze import understand
         from serving.ranking.answer import searched_subqueries
 
-        analysis = analyze_query(q, searcher=holder.current())  # references work without a bundle too
-        return {**analysis, "subqueries": searched_subqueries(q, understand(q))}  # what a search runs
+        found = understand(q)
+        analysis = analyze_query(q, searcher=holder.current(), understanding=found)  # references need no bundle
+        return {**analysis, "subqueries": searched_subqueries(q, found)}  # what a search runs
 
     # The original and its pages before /documents/{doc_id:path}, which would otherwise take their paths.
     @app.get(
