@@ -542,8 +542,8 @@ class QueryLists:
             rankings["acts_bm25"] = self.bm25_ranking(text, n=n, allowed=acts_within, layer=index, expansion=expansion)
             weights["acts_bm25"] = ACTS_WEIGHTS["acts_bm25"]
             wordings = self.wordings_list(index) if dense else None
-            if wordings is not None:  # the query's vector: encoded for the dense list above (cached by text)
-                vector = self.embedder.query(dense_query)
+            if wordings is not None:  # the query's vector, as the dense list above had it encoded (never twice)
+                vector = self._dense.encoded(dense_query)[0]
                 rankings["wordings"] = wordings.ranking(vector, n, allowed=acts_within)
                 weights["wordings"] = WORDINGS_WEIGHT
                 lexical = wordings.lexical_ranking(text, n, allowed=acts_within)
