@@ -96,6 +96,21 @@ def test_a_vector_not_at_hand_is_encoded_on_a_worker(index_and_queries):
         lists.close()
 
 
+def test_a_search_process_runs_blas_on_one_thread(index_and_queries, monkeypatch):
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    index, queries = index_and_queries
+    monkeypatch.setattr(dense, "_blas_limited", False)  # a fresh process
+    with threadpool_limits(limits=2, user_api="blas"):  # as a process starts on a 2-core machine (restored after)
+        lists = DenseLists(lambda: ColdEncoder(queries))
+        try:
+            blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
+            assert blas and all(pool["num_threads"] == dense.SEARCH_BLAS_THREADS for pool in blas)
+            assert lists.pending(index, "q0", 5, None).result(timeout=30)[0]
+        finally:
+            lists.close()
+
+
 def test_an_empty_index_is_never_searched():
     encoder = CachingEncoder({"q": np.ones(DIM, np.float32)})
     assert DenseLists(lambda: encoder).pending(faiss.IndexFlatIP(DIM), "q", 5, None).result() == ([], [])
