@@ -114,6 +114,8 @@ class SearchFlow:
         in_force.check_version(version)
         lexicon = self.lexicon if retype else None
         found = understand(query, lexicon)
+        if dense:  # the query's encoding starts now, on a worker, while this thread reads the query further
+            self._dense.prefetch(self.dense_text(found, bridge))
         governing = self.governing(found) if graph else []
         index = self.layer_for(found.scope)
         if details is not None:

@@ -77,20 +77,40 @@ class DenseLists:
         with self._lock:
             return self._vectors.get(text)
 
+    def _workers(self) -> ThreadPoolExecutor:
+        pool = self._pool
+        if pool is None:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(DENSE_WORKERS, thread_name_prefix="mendel-dense")
+                pool = self._pool
+        return pool
+
+    def prefetch(self, query: str) -> None:
+        """Start encoding ``query`` on a worker, as soon as its text is known: a dense search of it started later
+        takes the vector or waits for this encoding (:meth:`encoded`). Nothing when it would be searched here
+        (one core) or its vector is kept or at hand; an error is raised to the search that asks for the vector."""
+        if DENSE_WORKERS < 2:
+            return
+        with self._lock:
+            if query in self._vectors or query in self._encoding:
+                return
+        at_hand = getattr(self._embedder(), "query_at_hand", None)
+        if at_hand is not None and at_hand(query) is not None:
+            return
+        try:
+            self._workers().submit(self.encoded, query)
+        except RuntimeError:  # closed: the search encodes it when it asks
+            pass
+
     def pending(self, faiss_index, query: str, n: int, allowed: np.ndarray | None) -> Future:
         """:meth:`scored` started on a worker thread (run here when there is one core, or when the query's vector
         is at hand without encoding): its future."""
         at_hand = getattr(self._embedder(), "query_at_hand", None) if faiss_index.ntotal else None
         vector = at_hand(query) if at_hand is not None else None
         if DENSE_WORKERS > 1 and vector is None:
-            pool = self._pool
-            if pool is None:
-                with self._lock:
-                    if self._pool is None:
-                        self._pool = ThreadPoolExecutor(DENSE_WORKERS, thread_name_prefix="mendel-dense")
-                    pool = self._pool
             try:
-                return pool.submit(self.scored, faiss_index, query, n, allowed)
+                return self._workers().submit(self.scored, faiss_index, query, n, allowed)
             except RuntimeError:  # closed while this search ran: finish it here
                 pass
         done: Future = Future()

@@ -111,6 +111,34 @@ def test_a_search_process_runs_blas_on_one_thread(index_and_queries, monkeypatch
             lists.close()
 
 
+def test_a_prefetched_query_is_encoded_once_on_a_worker_and_searched_with_that_vector(index_and_queries):
+    index, queries = index_and_queries
+    encoder = ColdEncoder(queries)
+    lists = DenseLists(lambda: encoder)
+    try:
+        lists.prefetch("q0")
+        lists.prefetch("q0")  # under way or kept: not again
+        found = lists.pending(index, "q0", 5, None).result(timeout=30)
+        assert found == DenseLists(lambda: Encoder(queries)).scored(index, "q0", 5, None)
+        assert len(encoder.encoded_on) == 1 and encoder.encoded_on[0].startswith("mendel-dense")
+    finally:
+        lists.close()
+
+
+def test_nothing_is_prefetched_at_hand_or_on_one_core(index_and_queries, monkeypatch):
+    index, queries = index_and_queries
+    at_hand = CachingEncoder(queries)
+    lists = DenseLists(lambda: at_hand)
+    lists.prefetch("q0")
+    assert lists._pool is None and at_hand.encoded_on == []
+    monkeypatch.setattr(dense, "DENSE_WORKERS", 1)
+    cold = ColdEncoder(queries)
+    lists = DenseLists(lambda: cold)
+    lists.prefetch("q0")
+    assert lists._pool is None and cold.encoded_on == []
+    assert lists.pending(index, "q0", 5, None).result()[0] and cold.encoded_on == ["MainThread"]
+
+
 def test_an_empty_index_is_never_searched():
     encoder = CachingEncoder({"q": np.ones(DIM, np.float32)})
     assert DenseLists(lambda: encoder).pending(faiss.IndexFlatIP(DIM), "q", 5, None).result() == ([], [])
