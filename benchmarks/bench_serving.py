@@ -335,7 +335,7 @@ class RecordingEmbedder:
         self.texts: list[str] | None = None
 
     def query(self, text: str):
-        if self.texts is not None:
+        if self.texts is not None and text not in self.texts:  # encoded once a query: later asks hit its cache
             self.texts.append(text)
         return self.inner.query(text)
 
