@@ -83,14 +83,18 @@ def test_a_vector_at_hand_is_searched_here_and_others_on_a_worker(index_and_quer
         worker.close()
 
 
-def test_a_vector_not_at_hand_is_encoded_on_a_worker(index_and_queries):
+@pytest.mark.parametrize("prefetched", [False, True])
+def test_a_vector_not_at_hand_is_encoded_once_on_a_worker(index_and_queries, prefetched):
     index, queries = index_and_queries
     encoder = ColdEncoder(queries)
     lists = DenseLists(lambda: encoder)
     try:
+        if prefetched:  # its encoding started before the search: the search takes that vector
+            lists.prefetch("q0")
+            lists.prefetch("q0")  # under way or kept: not again
         found = lists.pending(index, "q0", 5, None).result(timeout=30)
         assert lists._pool is not None and len(found[0]) == 5
-        assert encoder.encoded_on[0].startswith("mendel-dense")
+        assert len(encoder.encoded_on) == 1 and encoder.encoded_on[0].startswith("mendel-dense")
         assert found == DenseLists(lambda: Encoder(queries)).scored(index, "q0", 5, None)
     finally:
         lists.close()
@@ -109,20 +113,6 @@ def test_a_search_process_runs_blas_on_one_thread(index_and_queries, monkeypatch
             assert lists.pending(index, "q0", 5, None).result(timeout=30)[0]
         finally:
             lists.close()
-
-
-def test_a_prefetched_query_is_encoded_once_on_a_worker_and_searched_with_that_vector(index_and_queries):
-    index, queries = index_and_queries
-    encoder = ColdEncoder(queries)
-    lists = DenseLists(lambda: encoder)
-    try:
-        lists.prefetch("q0")
-        lists.prefetch("q0")  # under way or kept: not again
-        found = lists.pending(index, "q0", 5, None).result(timeout=30)
-        assert found == DenseLists(lambda: Encoder(queries)).scored(index, "q0", 5, None)
-        assert len(encoder.encoded_on) == 1 and encoder.encoded_on[0].startswith("mendel-dense")
-    finally:
-        lists.close()
 
 
 def test_nothing_is_prefetched_at_hand_or_on_one_core(index_and_queries, monkeypatch):
