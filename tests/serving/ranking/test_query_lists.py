@@ -75,6 +75,25 @@ def test_act_rows_hold_the_acts_and_leave_out_amending_acts_and_decisions(search
     assert not any(searcher.chunks[i]["source"] == "nsoud" for i in range(len(searcher.chunks)) if rows[i])
 
 
+@pytest.mark.parametrize("spans", [((1, 3),), ((2, 2), (5, 6)), ((9_000, 9_999),)])  # the bundle holds §§ 1–7
+def test_the_part_of_a_governing_act_is_the_chunks_of_its_sections_in_the_spans(searcher, spans):
+    from serving.query.governing import GoverningAct
+    from serving.ranking.query_lists import SECTION_NUMBER_RE
+
+    act = GoverningAct("175/2025 Sb.", "zákon o podpoře bydlení", "housing", "bydlení", sections=spans)
+    layer = searcher.passages
+    expected = sorted(
+        row
+        for (citation, label), rows in layer.section_chunks.items()
+        if citation == act.citation and (m := SECTION_NUMBER_RE.match(label)) and act.covers(int(m.group(1)))
+        for row in rows
+    )
+    acts, part = searcher.governing_rows([act], layer)
+    assert acts is not None and acts[expected].all()
+    assert (sorted(np.flatnonzero(part).tolist()) if part is not None else []) == expected
+    assert (part is None) == (spans[0][0] == 9_000)
+
+
 @pytest.mark.parametrize(
     "query",
     ["Nejvyšší soud rozhodl o dovolání", "dovolání odmítnuto", "Jaká je náhrada za jízdu autem?", "soud žalobce"],
