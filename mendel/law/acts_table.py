@@ -271,10 +271,4 @@ def default_matcher(path: Path = ACTS_TABLE) -> ActMatcher:
 
 def find_named_acts(text: str) -> list[ActMention]:
     """Acts of the table named in ``text``, in text order."""
-    return list(_named_acts(text))
-
-
-@functools.lru_cache(maxsize=1024)
-def _named_acts(text: str) -> tuple[ActMention, ...]:
-    """A search reads its query for named acts in five places (the bridge twice, the governing acts, coverage)."""
-    return tuple(default_matcher().find(text))
+    return default_matcher().find(text)
