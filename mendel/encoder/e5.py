@@ -175,7 +175,7 @@ class E5Encoder:
         }
         self.query_threads = query_threads  # None: as many as passages use
         self._queries_under_way, self._under_way_lock = 0, threading.Lock()
-        self._sessions: dict[tuple[str, int | None], Session] = {}
+        self._sessions: dict[tuple, Session] = {}  # (mode, length) or (mode, length, threads)
         self._label: str | None = None  # what runs passages (Session.label), once known
         self._compiling = threading.Lock()
         # static query shapes pay off on OpenVINO; ONNX Runtime gains nothing from them and runs the dynamic graph

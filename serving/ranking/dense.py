@@ -25,7 +25,8 @@ DENSE_WORKERS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
 QUERY_VECTORS_KEPT = 256  # recent query vectors, for the floor's dense signal without encoding twice
 # A search's products are small (one vector against a few thousand rows) and its lists already run on threads of
 # their own; OpenBLAS's threads spin after every call and took the other core: on the whole-corpus bundle, with
-# the encoder in the loop, CPU 36.4 -> 19.7 ms a search and p50 / p95 19.0 / 25.4 -> 17.2 / 23.0 ms on one thread.
+# the encoder in the loop, CPU 38.6 / 39.7 -> 20.5 / 21.3 ms a search, p50 19.9 / 20.3 -> 17.9 / 18.6 ms on one
+# thread (docs/benchmarks.md, 2026-12-06).
 SEARCH_BLAS_THREADS = 1
 _blas_limited = False
 
