@@ -114,8 +114,9 @@ class SearchFlow:
         in_force.check_version(version)
         lexicon = self.lexicon if retype else None
         found = understand(query, lexicon)
-        if dense:  # the query's encoding starts now, on a worker, while this thread reads the query further
-            self._dense.prefetch(self.dense_text(found, bridge))
+        dense_query = self.dense_text(found, bridge) if dense else None
+        if dense_query is not None:  # its encoding starts now, on a worker, while this thread reads the query further
+            self._dense.prefetch(dense_query)
         governing = self.governing(found) if graph else []
         index = self.layer_for(found.scope)
         if details is not None:
@@ -149,9 +150,9 @@ class SearchFlow:
             details.update({"layer": index.layer, "subqueries": subqueries})
         # every dense search of this query starts now, so the workers run them while this thread ranks the rest
         understood = [(sub, understand(sub, lexicon)) for sub in subqueries]
+        texts = [dense_query] + [self.dense_text(f, bridge) if dense else None for _, f in understood]
         pending = [
-            self.dense_pending(self.dense_text(f, bridge), n=depth, allowed=allowed, layer=index) if dense else None
-            for f in [found] + [f for _, f in understood]
+            None if text is None else self.dense_pending(text, n=depth, allowed=allowed, layer=index) for text in texts
         ]
         main = self.rank(
             query,
