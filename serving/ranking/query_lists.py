@@ -1,6 +1,7 @@
 """One query's ranked lists, whatever the backend: BM25 (with the legal wording of the query's lay words), dense,
 the entity graph (query entities -> weighted neighbourhood -> linked chunks) and the acts a plain question is
-routed to or governed by, fused by weighted reciprocal rank (k=60) with exact references first.
+routed to or governed by (the part of the governing act the question is about:
+``serving.ranking.governing_part``), fused by weighted reciprocal rank (k=60) with exact references first.
 
 :class:`QueryLists` is this logic once; a backend gives it the primitive lists over one layer's rows
 (``bm25_scored``, ``dense_pending``, ``graph`` with ``activate`` and ``ranking``, ``reference_tiers``), its layers
@@ -21,9 +22,9 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from mendel.czech.analyzer import analyze
 from serving.query.typed import WORD_RE
 from serving.ranking.fusion import GRAPH_MIN_SHARE, RRF_WEIGHTS, Signals, entity_coverage, rrf_fuse_head
+from serving.ranking.governing_part import GoverningPart, content_terms
 from serving.ranking.layers import LayerIndex
 from serving.ranking.references import lead_exact
 from serving.ranking.wordings_list import WordingsList
@@ -31,43 +32,12 @@ from serving.ranking.wordings_list import WordingsList
 CANDIDATES = 50
 
 
-def content_terms(text: str) -> frozenset[str]:
-    """The analysed terms of a query that carry its topic (question words and "zákon" left out)."""
-    from mendel.law.domain_routing import QUERY_STOPWORDS
-
-    return frozenset(analyze(text)) - QUERY_STOPWORDS
-
-
-SECTION_NUMBER_RE = re.compile(r"§\s*(\d+)")
 # The governing act's own list (BM25 among its passages) counts as much as BM25 itself: its passages lead.
 GOVERNING_WEIGHT = 1.0
 # A number written as a document's identifier: a file number or citation ("461/2024", "ECLI:CZ:NS:2026:…"), a date
 # ("7.3.2025"), a registration plate ("7J1"). A count, an age or an amount ("14letou", "20 tisíc", "40 %") is
 # everyday wording and leaves a question plain.
 IDENTIFIER_NUMBER_RE = re.compile(r"\d[/:]|[/:]\d|\d\.\d|\d[^\W\d_]*[A-ZÁ-Ž]|[A-ZÁ-Ž]\d")
-
-
-def heading_lines(section: dict) -> list[str]:
-    """A section's (layer 2) heading: its path, the division lines its text opens with ("HLAVA II", "Vymezení
-    některých pojmů") and the provision's designation with its printed heading ("§ 205", "Krádež"); the wording
-    after them is left out."""
-    lines = [section.get("section") or ""]
-    text = [line.strip() for line in (section.get("text") or "").splitlines()[:HEADING_LINES]]
-    for number, line in enumerate(text):
-        if not line or line.startswith("(") or len(line) > HEADING_CHARS:
-            break
-        lines.append(line)
-        if PROVISION_LINE_RE.match(line):  # the designation: at most its heading follows
-            after = text[number + 1] if number + 1 < len(text) else ""
-            if after and not after.startswith("(") and len(after) <= HEADING_CHARS and not after.endswith(":"):
-                lines.append(after)
-            break
-    return lines
-
-
-HEADING_LINES = 6
-HEADING_CHARS = 80
-PROVISION_LINE_RE = re.compile(r"^(?:§|Čl\.|Článek)\s*\d", re.IGNORECASE)
 
 
 SENTENCE_END_RE = re.compile(r"[.?!]\s*$")
@@ -91,7 +61,6 @@ LEXICON_CHUNKS = 20_000  # passages read for the collection's word forms (a bund
 # A word more than this share of the passages hold does not count towards a lay wording said in part ("chci
 # peníze" said "chce peníze jinak", extortion): measured in docs/retrieval.md.
 COMMON_WORD_SHARE = 0.1
-PART_SECTIONS = 3  # sections of the governing act whose headings match a question best: the part it is about
 # What a term of the lay-to-legal expansion counts in BM25 next to a term the user typed.
 EXPANSION_WEIGHT = 0.5
 # A plain question is answered by an act in force far more often than by a decision telling a story in the same
@@ -124,21 +93,6 @@ def nearest_of(first: tuple[list[int], list[float]], second: tuple[list[int], li
 
 
 @dataclass
-class SectionHeadings:
-    """The headings of some acts' sections (layer 2): term -> the rows whose heading carries it."""
-
-    doc_ids: set[str]
-    rows: dict[str, list[int]]
-    count: int  # sections of these acts
-    size: int  # rows of the layer
-
-    def mask(self, rows) -> np.ndarray:
-        found = np.zeros(self.size, dtype=bool)
-        found[list(rows)] = True
-        return found
-
-
-@dataclass
 class Ranked:
     """One query's candidates, best first: (chunk index, score, names of the lists it came from), and the
     activation of graph entities behind the graph list."""
@@ -149,7 +103,7 @@ class Ranked:
     own: list[int] = field(default_factory=list)  # the exact reference's own chunks (they lead, whatever else)
 
 
-class QueryLists:
+class QueryLists(GoverningPart):
     """One query's fused candidates over a backend's primitive lists (see the module's docstring)."""
 
     _vocabulary = None
@@ -262,97 +216,6 @@ class QueryLists:
             or find_named_acts(query)
             or find_places(query)
         )
-
-    def governing_rows(
-        self, governing, layer: LayerIndex, text: str = ""
-    ) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """Masks over ``layer`` of the chunks of the governing acts it holds, and of those in the part of the
-        act the question is about: the § spans the domain graph gives for its area, else the sections whose
-        headings and wording match ``text`` best (:meth:`heading_part`); None when neither finds one."""
-        held = [act for act in governing if act.citation in self.act_router.rows]
-        if not held or layer is not self.passages:
-            return None, None
-        acts = self.act_router.mask([act.citation for act in held])
-        part = np.zeros(len(layer.chunks), dtype=bool)
-        for act in held:
-            numbers, rows = self.section_numbers(layer).get(act.citation, (None, None))
-            for first, last in act.sections if numbers is not None else ():
-                part[rows[(numbers >= first) & (numbers <= last)]] = True
-        if not part.any() and text:
-            return acts, self.heading_part(text, [act.citation for act in held])
-        return acts, (part if part.any() else None)
-
-    def heading_part(self, text: str, citations: list[str]) -> np.ndarray | None:
-        """The part of the acts ``citations`` a question is about, found by the headings: their sections (layer 2)
-        whose heading (designation and printed heading) carries the question's words, those rare among the acts'
-        headings counting most and the acts' own names not at all ("trestný" heads half the criminal code); the
-        ``PART_SECTIONS`` best (ties: BM25 over the sections' wording) are the part, their passages a mask over L3.
-        None without a section layer or a section whose heading carries a word of the question."""
-        sections = self.layer(2)
-        if sections is None or not sections.chunks:
-            return None
-        headings = self.section_headings(sections, citations)
-        names = set().union(*(analyze(self.documents[d].get("title") or "") for d in headings.doc_ids), ())
-        wanted = content_terms(text) - names
-        scores: dict[int, float] = {}
-        for term in wanted:
-            rows = headings.rows.get(term, ())
-            for row in rows:
-                scores[row] = scores.get(row, 0.0) + float(np.log(1.0 + headings.count / len(rows)))
-        if not scores:
-            return None
-        bm25_rank = {
-            row: rank
-            for rank, row in enumerate(
-                self.bm25_ranking(text, n=len(scores), allowed=headings.mask(scores), layer=sections)
-            )
-        }
-        best = sorted(scores, key=lambda row: (-scores[row], bm25_rank.get(row, len(bm25_rank)), row))[:PART_SECTIONS]
-        part = np.zeros(len(self.passages.chunks), dtype=bool)
-        for row in best:
-            section = sections.chunks[row]
-            label = (section.get("section") or "").rsplit(" > ", 1)[-1].strip().lower()
-            part[self.passages.section_chunks.get((section.get("citation"), label), [])] = True
-        return part if part.any() else None
-
-    def section_headings(self, sections: LayerIndex, citations: list[str]) -> "SectionHeadings":
-        """The headings of the acts' sections (layer 2), analysed once per act set."""
-        cache = self.__dict__.setdefault("_section_headings", {})
-        key = tuple(sorted(citations))
-        if key not in cache:
-            by_citation = self.__dict__.get("_docs_by_citation")
-            if by_citation is None:
-                by_citation = {}
-                for doc_id, doc in self.documents.items():
-                    if doc.get("citation"):
-                        by_citation.setdefault(doc["citation"], set()).add(doc_id)
-                self.__dict__["_docs_by_citation"] = by_citation
-            doc_ids = set().union(*(by_citation.get(c, set()) for c in citations))
-            within = np.flatnonzero(sections.mask(doc_ids))
-            rows: dict[str, list[int]] = {}
-            for row in within.tolist():
-                for term in set(analyze(" ".join(heading_lines(sections.chunks[row])))):
-                    rows.setdefault(term, []).append(row)
-            cache[key] = SectionHeadings(doc_ids, rows, len(within), len(sections.chunks))
-        return cache[key]
-
-    def section_numbers(self, layer: LayerIndex) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Act citation -> (the § number of each chunk of its numbered §§, those chunks' rows) in ``layer``, built
-        once: a question's § spans select their chunks in one comparison (a big code has ~3,000 §§)."""
-        cache = self.__dict__.setdefault("_section_numbers", {})
-        if layer.layer not in cache:
-            found: dict[str, tuple[list[int], list[int]]] = {}
-            for (citation, label), rows in layer.section_chunks.items():
-                m = SECTION_NUMBER_RE.match(label)
-                if m:
-                    numbers, chunks = found.setdefault(citation, ([], []))
-                    numbers.extend([int(m.group(1))] * len(rows))
-                    chunks.extend(rows)
-            cache[layer.layer] = {
-                citation: (np.asarray(numbers, dtype=np.int64), np.asarray(chunks, dtype=np.int64))
-                for citation, (numbers, chunks) in found.items()
-            }
-        return cache[layer.layer]
 
     def graph_searched(self, layer: LayerIndex) -> bool:
         """Whether ``layer``'s dense list is walked through an approximate graph (the bundle's HNSW), which then

@@ -10,7 +10,8 @@ import pytest
 from serving.query.analyze import understand
 from serving.ranking.decision_rules import decisions_agreed
 from serving.ranking.fusion import rrf_fuse, rrf_fuse_head
-from serving.ranking.query_lists import ACTS_WEIGHTS, CANDIDATES, QueryLists, heading_lines
+from serving.ranking.governing_part import heading_lines
+from serving.ranking.query_lists import ACTS_WEIGHTS, CANDIDATES, QueryLists
 from serving.ranking.search import Searcher
 from tests.support.bundle import EMBEDDER, base_docs, build_bundle, ns_decision_docs
 
@@ -78,7 +79,7 @@ def test_act_rows_hold_the_acts_and_leave_out_amending_acts_and_decisions(search
 @pytest.mark.parametrize("spans", [((1, 3),), ((2, 2), (5, 6)), ((9_000, 9_999),)])  # the bundle holds §§ 1–7
 def test_the_part_of_a_governing_act_is_the_chunks_of_its_sections_in_the_spans(searcher, spans):
     from serving.query.governing import GoverningAct
-    from serving.ranking.query_lists import SECTION_NUMBER_RE
+    from serving.ranking.governing_part import SECTION_NUMBER_RE
 
     act = GoverningAct("175/2025 Sb.", "zákon o podpoře bydlení", "housing", "bydlení", sections=spans)
     layer = searcher.passages
