@@ -27,7 +27,16 @@ from mendel.ner.provisions import Element
 
 LAW_REF = "LAW_REF"
 LABELS = (LAW_REF, DECISION_REF, DATE, MONEY, INSTITUTION)
-__all__ = ["LAW_REF", "DECISION_REF", "LABELS", "Element", "Entity", "decision_candidates", "law_candidates"]
+__all__ = [
+    "LAW_REF",
+    "DECISION_REF",
+    "LABELS",
+    "Element",
+    "Entity",
+    "decision_candidates",
+    "law_candidates",
+    "read_ahead",
+]
 
 
 @dataclass(frozen=True)
@@ -71,11 +80,9 @@ def eli_for(citation: str) -> str | None:
 # --------------------------------------------------------------------------
 
 
-def law_candidates(text: str, default_act: str | None = None, document: DocumentActs | None = None):
-    """Every LAW_REF candidate of ``text``: acts by citation, EU number, name or abbreviation, and provision chains
-    with their elements. ``document`` carries what earlier texts of the same document defined (a fresh one when
-    the text is a document of its own) and learns what this one defines."""
-    document = document if document is not None else DocumentActs()
+def read_acts(text: str, document: DocumentActs) -> list:
+    """The acts ``text`` cites or names (``ActMention``, in text order), the document's own names winning over the
+    acts table's; ``document`` learns what the text defines."""
     cited = list(czech_act_mentions(text)) + list(eu_act_mentions(text))
     table = list(gazetteer().finditer(text))
     named = list(named_act_mentions(text, table_matches=table))
@@ -84,7 +91,22 @@ def law_candidates(text: str, default_act: str | None = None, document: Document
         own = list(named_act_mentions(text, document, table_matches=()))
         spans = {(a.start, a.end) for a in own}
         named = own + [a for a in named if (a.start, a.end) not in spans]
-    acts = sorted(cited + named, key=lambda a: (a.start, -a.end))
+    return sorted(cited + named, key=lambda a: (a.start, -a.end))
+
+
+def read_ahead(text: str, document: DocumentActs) -> None:
+    """``document`` carries on past ``text`` as if it had been recognised (what it defines, its last acts, its
+    length) without finding its entities: a text recognised earlier, read again so that a later text of the
+    document reads as it would in one pass over the whole document."""
+    document.remember(text, read_acts(text, document))
+
+
+def law_candidates(text: str, default_act: str | None = None, document: DocumentActs | None = None):
+    """Every LAW_REF candidate of ``text``: acts by citation, EU number, name or abbreviation, and provision chains
+    with their elements. ``document`` carries what earlier texts of the same document defined (a fresh one when
+    the text is a document of its own) and learns what this one defines."""
+    document = document if document is not None else DocumentActs()
+    acts = read_acts(text, document)
     chains = provisions.find_chains(text, document.carried() + acts, document, default_act)
     document.remember(text, acts)
     for chain in chains:

@@ -3,6 +3,7 @@ REPEALS relations of the versions those passages belong to; a failure quarantine
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 import psycopg
@@ -17,37 +18,55 @@ if TYPE_CHECKING:
 def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
     """Entities (``mendel.ner.recognise``, ``batch_size`` chunks at a time) for chunks not yet processed; a bare §
     in a law resolves to that law, and what a document defines for itself (``(dále jen „a. t.“)``) holds in its
-    later passages of the same layer. A night with nothing to recognise and no relations to make imports none of
+    later passages of the same layer, whichever of them are pending (``read_ahead`` counts the passages recognised
+    before that were read again for it). A night with nothing to recognise and no relations to make imports none of
     the recogniser's modules (~1 s)."""
     documents: dict[tuple, DocumentActs] = {}  # per version and layer, across batches
 
     def recognised(batch: list) -> list:
+        """Each pending row's entities (or the exception that stopped it); None for a row recognised before, which
+        is only read ahead (``mendel.ner.rules.read_ahead``) so the pending rows after it read as in one pass."""
         from mendel.ner import recognise  # spaCy (~2 s to import): only when there is something to recognise
         from mendel.ner.document_acts import DocumentActs
+        from mendel.ner.rules import read_ahead
 
-        texts = [text for _, text, _, _, _, _ in batch]
-        acts = [citation if source == "esbirka" else None for _, _, source, citation, _, _ in batch]
-        own = [documents.setdefault((version, layer), DocumentActs()) for _, _, _, _, version, layer in batch]
-        try:
-            return recognise(texts, default_act=acts, documents=own)
-        except Exception:  # a recogniser bug must cost one chunk, not the night's run: find it
-            found = []
-            for text, act in zip(texts, acts):
-                try:
-                    found.append(recognise([text], default_act=act)[0])
-                except Exception as exc:
-                    found.append(exc)
-            return found
+        found: list = []
+        for pending, run in itertools.groupby(batch, key=lambda row: row[6]):
+            run = list(run)
+            own = [documents.setdefault((version, layer), DocumentActs()) for _, _, _, _, version, layer, _ in run]
+            if not pending:
+                for (_, text, *_), document in zip(run, own):
+                    if isinstance(text, str) and text:  # as recognise: an empty text moves nothing on
+                        read_ahead(text, document)
+                found.extend([None] * len(run))
+                continue
+            texts = [text for _, text, *_ in run]
+            acts = [citation if source == "esbirka" else None for _, _, source, citation, *_ in run]
+            try:
+                found.extend(recognise(texts, default_act=acts, documents=own))
+            except Exception:  # a recogniser bug must cost one chunk, not the night's run: find it
+                for text, act in zip(texts, acts):
+                    try:
+                        found.append(recognise([text], default_act=act)[0])
+                    except Exception as exc:
+                        found.append(exc)
+        return found
 
     # Called once the gate passed: passages another ner version recognised lose their mentions and come back here.
     reprocessed = stage_versions.reprocess_ner(conn)
     ner_version = stage_versions.version("ner")
+    # A passage reads the acts its document defined before it (``(dále jen „PokZ“)``): the passages of a version and
+    # layer with any passage pending are read in order, those recognised before only read ahead, so a passage gets
+    # the entities one pass over the whole document gives, whichever of its passages a night recognises again.
     rows = conn.execute(
-        "SELECT c.chunk_id, c.text, d.source, d.citation, c.version_id, c.layer FROM chunks c JOIN documents d"
-        " USING (doc_id) WHERE c.ner_done_at IS NULL ORDER BY c.doc_id, c.seq"
+        "SELECT c.chunk_id, c.text, d.source, d.citation, c.version_id, c.layer, c.ner_done_at IS NULL"
+        " FROM chunks c JOIN documents d USING (doc_id)"
+        " WHERE (c.version_id, c.layer) IN (SELECT version_id, layer FROM chunks WHERE ner_done_at IS NULL)"
+        " ORDER BY c.doc_id, c.version_id, c.layer, c.seq"
     ).fetchall()
     stats = {
         "chunks": 0,
+        "read_ahead": 0,
         "mentions": 0,
         "quarantined": 0,
         "by_label": {},
@@ -56,7 +75,11 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
         **reprocessed,
     }
     # amending-act relations need the whole text (a point's act is named pages before it): read per version
-    relation_versions = {(version_id, source, citation) for _, _, source, citation, version_id, _ in rows if citation}
+    relation_versions = {
+        (version_id, source, citation)
+        for _, _, source, citation, version_id, _, pending in rows
+        if citation and pending
+    }
     stale_relations = set(stage_versions.reprocess_relations(conn)) - relation_versions
     stats["relations_reprocessed_versions"] = len(stale_relations)
     stats["relations"] = _relations_for_versions(conn, relation_versions | stale_relations, stats)
@@ -66,7 +89,10 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
         batch = rows[first : first + batch_size]
         entity_rows: dict[str, tuple] = {}
         mention_rows, done, failed = [], [], []
-        for (chunk_id_, _, source, _, _, _), entities in zip(batch, recognised(batch)):
+        for (chunk_id_, _, source, *_), entities in zip(batch, recognised(batch)):
+            if entities is None:  # recognised before: read ahead only
+                stats["read_ahead"] += 1
+                continue
             if isinstance(entities, Exception):
                 failed.append((chunk_id_, source, entities))
                 continue

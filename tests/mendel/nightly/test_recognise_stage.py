@@ -35,6 +35,45 @@ def test_an_abbreviation_defined_in_one_passage_resolves_in_a_later_one(fresh_db
     assert max(seq for seq, _ in found) > 0  # in a passage after the one that defines it
 
 
+def mentions_by_passage(conn) -> dict[int, list[tuple]]:
+    found: dict[int, list[tuple]] = {}
+    for seq, entity, start in conn.execute(
+        "SELECT c.seq, m.entity_id, m.start_char FROM mentions m JOIN chunks c USING (chunk_id)"
+        " WHERE c.layer = 3 ORDER BY c.seq, m.start_char"
+    ):
+        found.setdefault(seq, []).append((entity, start))
+    return found
+
+
+@pytest.mark.parametrize("pending", ["last", "all but the first", "first and last"])
+def test_passages_recognised_again_get_what_one_pass_gives(fresh_db, pending):
+    """A night that recognises some passages again (a pattern file changed, a passage's text changed) reads the
+    document's earlier passages ahead: the abbreviation defined in the first still resolves in the last."""
+    text = (
+        "Podle zákona č. 1/2000 Sb., o pokusech, ve znění pozdějších předpisů (dále jen „PokZ“), platí. "
+        + FILLER
+        + "Proto podle § 5 PokZ soud rozhodl."
+    )
+    with psycopg.connect(fresh_db) as conn:
+        add_act(conn, "decision-like", [text], None)
+        conn.commit()
+        chunk_stage.chunk_pending(conn)
+        recognise_stage.recognise_pending(conn)
+        one_pass = mentions_by_passage(conn)
+        seqs = [seq for (seq,) in conn.execute("SELECT seq FROM chunks WHERE layer = 3 ORDER BY seq")]
+        again = {"last": seqs[-1:], "all but the first": seqs[1:], "first and last": [seqs[0], seqs[-1]]}[pending]
+        conn.execute(
+            "DELETE FROM mentions WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE layer = 3 AND seq = ANY(%s))",
+            (again,),
+        )
+        conn.execute("UPDATE chunks SET ner_done_at = NULL WHERE layer = 3 AND seq = ANY(%s)", (again,))
+        stats = recognise_stage.recognise_pending(conn)
+        assert stats["chunks"] == len(again)
+        assert stats["read_ahead"] == len(seqs) - len(again)
+        assert mentions_by_passage(conn) == one_pass
+    assert any(entity == "LAW_REF:1/2000 Sb. § 5" for entity, _ in one_pass[seqs[-1]])
+
+
 # The recogniser's modules: a night with nothing to recognise and no relations to make imports none of them (~1 s).
 RECOGNISER_MODULES = ("mendel.ner.component", "mendel.ner.relations", "mendel.ner.document_acts")
 
