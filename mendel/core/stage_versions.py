@@ -52,6 +52,25 @@ def version_of(stage: str, digests: dict[str, str]) -> str:
     return f"{stage}-{digest.hexdigest()[:12]}"
 
 
+# What the recogniser reads: its modules, the modules they import and the tables they name (a test holds this to the
+# recogniser's import closure: tests/mendel/core/test_stage_versions.py).
+RECOGNISER = (
+    "ner/*.py",
+    "ner/data/*",
+    NER_PATTERNS,
+    "registers/municipalities.py",
+    "registers/gazetteer.py",
+    "czech/declension.py",
+    "czech/folding.py",
+    "czech/dates.py",
+    "data/__init__.py",
+    "data/municipalities.tsv",
+    "data/acts_by_name.v*.yaml",
+    "data/successor_codes.v*.yaml",
+    "law/acts_table.py",
+    "law/identifiers.py",
+)
+
 STAGES: dict[str, Stage] = {
     stage.name: stage
     for stage in (
@@ -70,20 +89,7 @@ STAGES: dict[str, Stage] = {
         ),
         Stage(
             "ner",
-            (
-                "ner/*.py",
-                "ner/data/*",
-                NER_PATTERNS,
-                "registers/municipalities.py",
-                "registers/gazetteer.py",
-                "czech/declension.py",
-                "data/municipalities.tsv",
-                "data/acts_by_name.v*.yaml",
-                "data/successor_codes.v*.yaml",
-                "law/acts_table.py",
-                "law/identifiers.py",
-                "czech/dates.py",
-            ),
+            RECOGNISER,
             exclude=("ner/relations.py",),
             recorded_on="chunks.ner_version",
             reprocesses="pattern files alone changed: the passages holding a form added or removed; otherwise "
@@ -91,19 +97,7 @@ STAGES: dict[str, Stage] = {
         ),
         Stage(
             "relations",
-            (
-                "ner/relations.py",
-                "ner/rules.py",
-                "ner/acts.py",
-                "ner/citations.py",
-                "ner/provisions.py",
-                "ner/document_acts.py",
-                "ner/dated_wording.py",
-                "data/successor_codes.v*.yaml",
-                "law/acts_table.py",
-                "law/identifiers.py",
-                "data/acts_by_name.v*.yaml",
-            ),
+            RECOGNISER,  # ner/relations.py reads each version's references through the whole recogniser
             recorded_on="document_versions.relations_version",
             reprocesses="the relations of current versions made by another version",
         ),

@@ -1,19 +1,19 @@
 """Czech text without diacritics, character for character: what people type without a Czech keyboard.
 
 Kept apart from the analyser (``mendel.czech.analyzer``, whose file is an input of the chunk and analyser stages)
-so that matching typed text changes nothing an index was built with.
+so that matching typed text changes nothing an index was built with; the recogniser reads act names through it,
+so this file is an input of the ner and relations stages.
 """
 
 from __future__ import annotations
 
 import functools
-
-from mendel.czech.analyzer import strip_diacritics
+import unicodedata
 
 
 @functools.lru_cache(maxsize=1024)
 def _folded_char(c: str) -> str:
-    base = strip_diacritics(c)
+    base = "".join(part for part in unicodedata.normalize("NFD", c) if not unicodedata.combining(part))
     return base if len(base) == 1 else c
 
 

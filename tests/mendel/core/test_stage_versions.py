@@ -258,3 +258,23 @@ def test_a_changed_analyser_re_analyses_the_lexemes_it_made(fresh_db, tmp_path, 
         assert (
             conn.execute("SELECT lexemes_version FROM chunks WHERE chunk_id = %s", (some,)).fetchone()[0] == new_version
         )
+
+
+# Files the static closure reaches that the recogniser never runs: registers.municipalities.main, the table's builder,
+# reads the configuration (and through it the sources and the boards' table) to rebuild the municipalities table.
+NOT_RUN_BY_THE_RECOGNISER = {"core/config.py", "core/sources.py", "data/html_boards.yaml"}
+
+
+@pytest.mark.parametrize("stage, entry", [("ner", "ner/__init__.py"), ("relations", "ner/relations.py")])
+def test_a_stage_version_covers_every_file_its_code_reads(stage, entry):
+    """What the recogniser (and the relations, made through it) imports and the tables its modules name are inputs
+    of the stage's version: a change to any of them re-processes what the old files made."""
+    from mendel.core.code_closure import import_closure, package_data
+    from mendel.data import DATA_DIR
+
+    package = stage_versions.PACKAGE
+    closure = import_closure([package / entry], {"mendel": package})
+    read = {str(f.relative_to(package)) for f in closure | package_data(closure, [DATA_DIR])}
+    empty_packages = {name for name in read if name.endswith("__init__.py") and not (package / name).stat().st_size}
+    inputs = set(stage_versions.STAGES[stage].input_digests())
+    assert read - empty_packages - NOT_RUN_BY_THE_RECOGNISER - inputs == set()
