@@ -137,13 +137,17 @@ def load_decisions(paths: Iterable[Path] | None = None) -> tuple[list[Decision],
 _PROVISION_SECTION = re.compile(r"^§\s*(\d{1,5}[a-z]{0,2})\b")
 
 
-def law_norms(texts: Sequence[str]) -> list[list[str]]:
-    """The LAW_REF norms of each text by ``mendel.ner.recognise``, a chain's elements each with its own norm."""
+def law_norms(texts: Sequence[str], decided: Sequence | None = None) -> list[list[str]]:
+    """The LAW_REF norms of each text by ``mendel.ner.recognise``, a chain's elements each with its own norm;
+    ``decided``: each text's decision date, as the nightly recogniser reads a decision (a code's shared form names
+    the code in force then)."""
     from mendel.ner import recognise
+    from mendel.ner.document_acts import DocumentActs
 
+    documents = None if decided is None else [DocumentActs(decided=day) for day in decided]
     return [
         [norm for entity in entities if entity.label == "LAW_REF" for norm in _entity_norms(entity)]
-        for entities in recognise(list(texts))
+        for entities in recognise(list(texts), documents=documents)
     ]
 
 

@@ -6,6 +6,7 @@ candidates and ``provisions`` reads the act that follows a provision chain with 
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import re
 from dataclasses import dataclass
@@ -168,9 +169,10 @@ def eu_act_at(text: str, pos: int) -> ActMention | None:
     return best
 
 
-def named_tail(text: str, start: int, end: int, citation: str) -> ActMention:
+def named_tail(text: str, start: int, end: int, citation: str, decided: dt.date | None = None) -> ActMention:
     """A name followed by its number ("obchodním zákoníkem č. 513/1991 Sb.") is one mention, of that number; one
-    followed by a wording dated before the act took effect names the act it replaced (``dated_wording``)."""
+    followed by a wording dated before the act took effect, or a form both codes go by in a decision ``decided``
+    before then, names the act it replaced (``dated_wording``)."""
     tail = GAZ_CITATION_TAIL_RE.match(text, end)
     if tail:
         # "atomový zákon č. 18/97 Sb.": the citation starts at the act type, the adjective stays outside
@@ -180,7 +182,7 @@ def named_tail(text: str, start: int, end: int, citation: str) -> ActMention:
     if not citation.endswith("Sb.") and (eu_tail := GAZ_EU_TAIL_RE.match(text, end)):
         return ActMention(start, eu_tail.end(), citation, "eu")
     # "obč. zák. ve znění od 01.08.1998": the code in force then (the wording stays out of the span)
-    citation = act_in_force(citation, text, end)
+    citation = act_in_force(citation, text, end, decided, text[start:end])
     return ActMention(start, end, citation, _named_kind(citation))
 
 
@@ -199,7 +201,7 @@ def act_at(text: str, pos: int, learned=None) -> ActMention | None:
     if own is not None and (table is None or own.end >= table.end):
         return named_tail(text, pos, own.end, own.citation)
     if table:
-        return named_tail(text, pos, table.end, table.citation)
+        return named_tail(text, pos, table.end, table.citation, getattr(learned, "decided", None))
     if text.startswith("(", pos):
         inner = OPEN_PAREN_RE.match(text, pos).end()
         named = gazetteer().match_at(text, inner, allow_strict=False)
@@ -249,10 +251,12 @@ def _title_of_same_act(text: str, start: int, citation: str) -> bool:
     return re.search(pattern, before) is not None
 
 
-def named_act_mentions(text: str, learned=None, table_matches=None):
+def named_act_mentions(text: str, learned=None, table_matches=None, decided: dt.date | None = None):
     """Acts cited by name or abbreviation ("občanského zákoníku", "o. s. ř."): the acts table's (``table_matches``
-    when the caller has them), and the ones the document defined for itself (``learned``) where they stand alone."""
+    when the caller has them; in a decision ``decided`` on a date, a code's shared form names the code in force
+    then), and the ones the document defined for itself (``learned``) where they stand alone."""
     found = list(gazetteer().finditer(text)) if table_matches is None else list(table_matches)
+    taken: set[tuple[int, int]] = set()
     if learned is not None:
         own = list(learned.standalone(text))
         taken = {(m.start, m.end) for m in own}
@@ -267,4 +271,4 @@ def named_act_mentions(text: str, learned=None, table_matches=None):
             continue
         if BIBLIOGRAPHY_AFTER_RE.match(text, end):
             continue
-        yield named_tail(text, start, end, match.citation)
+        yield named_tail(text, start, end, match.citation, None if (start, end) in taken else decided)

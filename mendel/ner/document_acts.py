@@ -14,6 +14,7 @@ A document may come as several texts in order (the passages of a decision): give
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import re
 from collections.abc import Iterable, Iterator
@@ -106,6 +107,7 @@ class DocumentActs:
     """The bindings and last acts of one document, carried from one of its texts to the next."""
 
     offset: int = 0  # where the current text starts in the document
+    decided: dt.date | None = None  # a court decision's date: a code's shared form names the code in force then
     last_by_kind: dict[str, str] = field(default_factory=dict)
     _names: dict[str, list[Binding]] = field(default_factory=dict)
     _abbreviations: dict[str, list[Binding]] = field(default_factory=dict)

@@ -85,7 +85,7 @@ def read_acts(text: str, document: DocumentActs) -> list:
     acts table's; ``document`` learns what the text defines."""
     cited = list(czech_act_mentions(text)) + list(eu_act_mentions(text))
     table = list(gazetteer().finditer(text))
-    named = list(named_act_mentions(text, table_matches=table))
+    named = list(named_act_mentions(text, table_matches=table, decided=document.decided))
     document.learn(text, cited + named)
     if document.has_terms:  # the document's own names win over the table's where both stand
         own = list(named_act_mentions(text, document, table_matches=()))

@@ -33,7 +33,10 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
         found: list = []
         for pending, run in itertools.groupby(batch, key=lambda row: row[6]):
             run = list(run)
-            own = [documents.setdefault((version, layer), DocumentActs()) for _, _, _, _, version, layer, _ in run]
+            own = [
+                documents.setdefault((version, layer), DocumentActs(decided=decided))
+                for _, _, _, _, version, layer, _, decided in run
+            ]
             if not pending:
                 for (_, text, *_), document in zip(run, own):
                     if isinstance(text, str) and text:  # as recognise: an empty text moves nothing on
@@ -59,7 +62,8 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
     # layer with any passage pending are read in order, those recognised before only read ahead, so a passage gets
     # the entities one pass over the whole document gives, whichever of its passages a night recognises again.
     rows = conn.execute(
-        "SELECT c.chunk_id, c.text, d.source, d.citation, c.version_id, c.layer, c.ner_done_at IS NULL"
+        "SELECT c.chunk_id, c.text, d.source, d.citation, c.version_id, c.layer, c.ner_done_at IS NULL,"
+        " CASE WHEN d.doc_type = 'decision' THEN d.published END"  # a court's date: the codes then in force
         " FROM chunks c JOIN documents d USING (doc_id)"
         " WHERE (c.version_id, c.layer) IN (SELECT version_id, layer FROM chunks WHERE ner_done_at IS NULL)"
         " ORDER BY c.doc_id, c.version_id, c.layer, c.seq"
@@ -77,7 +81,7 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
     # amending-act relations need the whole text (a point's act is named pages before it): read per version
     relation_versions = {
         (version_id, source, citation)
-        for _, _, source, citation, version_id, _, pending in rows
+        for _, _, source, citation, version_id, _, pending, _ in rows
         if citation and pending
     }
     stale_relations = set(stage_versions.reprocess_relations(conn)) - relation_versions

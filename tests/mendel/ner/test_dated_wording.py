@@ -1,5 +1,5 @@
-"""A shared name or abbreviation of a code in a wording dated before the code took effect names the code it
-replaced."""
+"""A shared name or abbreviation of a code in a wording dated before the code took effect, or in a decision decided
+before then, names the code it replaced."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import datetime as dt
 
 import pytest
 
-from mendel.ner import recognise_text
+from mendel.ner import recognise, recognise_text
 from mendel.ner.dated_wording import act_in_force, successions, wording_date
+from mendel.ner.document_acts import DocumentActs
 
 
 def law_norms(text: str) -> list[str]:
@@ -37,6 +38,37 @@ def law_norms(text: str) -> list[str]:
 )
 def test_a_dated_wording_names_the_code_in_force_then(text, norms):
     assert law_norms(text) == norms
+
+
+@pytest.mark.parametrize(
+    "text, decided, norms",
+    [
+        # a form both codes go by, in a decision decided before the successor took effect: the code it replaced
+        ("Podle § 134 obč. zák. je smlouva neplatná.", dt.date(2005, 3, 1), ["40/1964 Sb. § 134"]),
+        ("§ 3 odst. 1 občanského zákoníku", dt.date(2013, 12, 31), ["40/1964 Sb. § 3 odst. 1"]),
+        ("podle § 36 tr. zák. soud uložil", dt.date(2009, 12, 31), ["140/1961 Sb. § 36"]),
+        ("v rozporu s občanským zákoníkem", dt.date(2001, 1, 1), ["40/1964 Sb."]),
+        # decided on or after the day it took effect, or no date: the successor
+        ("Podle § 134 obč. zák. je smlouva neplatná.", dt.date(2014, 1, 1), ["89/2012 Sb. § 134"]),
+        ("podle § 36 tr. zák. soud uložil", dt.date(2010, 1, 1), ["40/2009 Sb. § 36"]),
+        ("podle § 36 tr. zák. soud uložil", None, ["40/2009 Sb. § 36"]),
+        # a form of the newer code alone, a number, a dated wording: as written, whatever the decision's date
+        ("podle § 205 tr. zákoníku", dt.date(2009, 6, 1), ["40/2009 Sb. § 205"]),
+        ("podle nového občanského zákoníku", dt.date(2013, 6, 1), ["89/2012 Sb."]),
+        ("§ 5 zákona č. 89/2012 Sb.", dt.date(2013, 6, 1), ["89/2012 Sb. § 5"]),
+        ("§ 150 obč. zák. ve znění účinném od 1. 1. 2014", dt.date(2005, 3, 1), ["89/2012 Sb. § 150"]),
+        ("podle § 66 ZOK", dt.date(2005, 3, 1), ["90/2012 Sb. § 66"]),
+    ],
+)
+def test_a_decision_names_the_code_in_force_when_it_was_decided(text, decided, norms):
+    entities = recognise([text], documents=[DocumentActs(decided=decided)])[0]
+    assert [norm for e in entities if e.label == "LAW_REF" for norm in e.norms] == norms
+
+
+def test_a_form_the_document_bound_keeps_its_act_whatever_the_date():
+    text = "zákona č. 89/2012 Sb., občanský zákoník (dále jen „OZ“). Podle § 3 OZ platí."
+    entities = recognise([text], documents=[DocumentActs(decided=dt.date(2013, 6, 1))])[0]
+    assert "89/2012 Sb. § 3" in [norm for e in entities if e.label == "LAW_REF" for norm in e.norms]
 
 
 @pytest.mark.parametrize(

@@ -74,6 +74,29 @@ def test_passages_recognised_again_get_what_one_pass_gives(fresh_db, pending):
     assert any(entity == "LAW_REF:1/2000 Sb. § 5" for entity, _ in one_pass[seqs[-1]])
 
 
+@pytest.mark.parametrize(
+    "doc_type, published, act",
+    [
+        ("decision", "2005-03-01", "40/1964 Sb."),  # decided before the code of 2012 took effect
+        ("decision", "2016-03-01", "89/2012 Sb."),
+        ("act", "2005-03-01", "89/2012 Sb."),  # an act's text is read in its wording of today, not its date's
+    ],
+)
+def test_a_decision_is_recognised_with_the_codes_in_force_when_decided(fresh_db, doc_type, published, act):
+    from tests.support.index import add_document
+
+    with psycopg.connect(fresh_db) as conn:
+        add_document(
+            conn, "dated", ["Podle § 134 obč. zák. je smlouva neplatná. " + FILLER], title="x", doc_type=doc_type
+        )
+        conn.execute("UPDATE documents SET published = %s WHERE doc_id = 'dated'", (published,))
+        conn.commit()
+        chunk_stage.chunk_pending(conn)
+        recognise_stage.recognise_pending(conn)
+        found = {e for (e,) in conn.execute("SELECT entity_id FROM mentions WHERE entity_id LIKE 'LAW_REF:%%§ 134'")}
+    assert found == {f"LAW_REF:{act} § 134"}
+
+
 # The recogniser's modules: a night with nothing to recognise and no relations to make imports none of them (~1 s).
 RECOGNISER_MODULES = ("mendel.ner.component", "mendel.ner.relations", "mendel.ner.document_acts")
 
