@@ -69,6 +69,9 @@ class Understanding:
     entities: list[QueryEntity] = field(default_factory=list)
     references: list[dict] = field(default_factory=list)
     scope: str | None = None  # "act", "section" or None (a passage)
+    # the references a form two codes go by names in the older code too ("§ 36 tr. zák.": 140/1961 Sb. § 36 in the
+    # decisions of before 2010); passages citing them cite what the query names (:func:`older_code_references`)
+    older_codes: list[str] = field(default_factory=list)
 
     def graph_entities(self) -> list[QueryEntity]:
         return [e for e in self.entities if e.label in GRAPH_LABELS]
@@ -149,7 +152,9 @@ def understand(query: str, lexicon=None) -> Understanding:
     collection's ``lexicon``, read as the collection writes its words (:func:`normalize_query`)."""
     normalized, origin = normalize_query(analysed_part(query), lexicon)
     found = Understanding(query=query, normalized=normalized)
-    for entity in recognise_text(normalized):
+    recognised = recognise_text(normalized)
+    found.older_codes = older_code_references(normalized, recognised)
+    for entity in recognised:
         if not entity.norm:
             continue
         if entity.label == "LAW_REF" and split_law_ref_norm(entity.norm)[0] is None:
@@ -186,6 +191,34 @@ def understand(query: str, lexicon=None) -> Understanding:
     elif _WHOLE_ACT_RE.search(query) or _WHOLE_ACT_RE.search(normalized):
         found.scope = "act"
     return found
+
+
+def older_code_references(text: str, entities) -> list[str]:
+    """The entity ids of the provisions ``text`` names by a form two codes go by, read in the older code
+    (``mendel.ner.dated_wording``: "§ 36 tr. zák." is 40/2009 Sb. § 36 by the acts table and 140/1961 Sb. § 36 in a
+    decision of 2005). A query has no date: it names both, and the decisions that cite either cite it."""
+    import datetime as dt
+
+    from mendel.ner import recognise
+    from mendel.ner.dated_wording import successions
+    from mendel.ner.document_acts import DocumentActs
+
+    table = successions()
+    if not any(
+        e.label == "LAW_REF" and (succession := table.get(split_law_ref_norm(e.norm)[0] or "")) and succession.shared
+        for e in entities
+        if e.norm
+    ):
+        return []
+    now = {(e.start, e.end): e.norm for e in entities if e.label == "LAW_REF"}
+    found = []
+    for entity in recognise([text], documents=[DocumentActs(decided=dt.date.min)])[0]:
+        act, provision = split_law_ref_norm(entity.norm) if entity.label == "LAW_REF" and entity.norm else (None, "")
+        if not provision or now.get((entity.start, entity.end)) in (None, entity.norm):
+            continue
+        found.append(f"LAW_REF:{entity.norm}")
+        found += [f"LAW_REF:{act} {head}" for head in _provision_heads(entity.text)[1:]]
+    return list(dict.fromkeys(found))
 
 
 def legal_wordings(text: str, vocabulary=None) -> list[str]:

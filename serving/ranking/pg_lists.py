@@ -469,6 +469,8 @@ class PostgresLists(PostgresNearest, QueryLists):
             else:
                 continue
             wanted.append(entity.id)
+        if wanted:  # a form two codes go by: passages citing the older code's provision cite it too
+            wanted += getattr(understanding, "older_codes", [])
         own = [cid for cid in dict.fromkeys(own) if cid not in skip]
         citing: list[str] = []
         if wanted and layer == PASSAGE_LAYER:

@@ -44,6 +44,8 @@ def bundle_tiers(
         else:
             continue
         wanted.append(entity.id)
+    if wanted:  # a form two codes go by: passages citing the older code's provision cite it too
+        wanted += getattr(understanding, "older_codes", [])
     keep = (lambda i: True) if allowed is None else (lambda i: bool(allowed[i]))  # noqa: E731
     own = [i for i in dict.fromkeys(own) if keep(i)]
     if not passages:

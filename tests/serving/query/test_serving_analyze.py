@@ -181,3 +181,19 @@ def test_the_dense_query_carries_the_codes_term_of_a_lay_phrase(query, carried, 
         assert text.startswith(query) and f"{carried}" in text[len(query) :]
     if left_out:
         assert left_out in legal_wordings(query) and left_out not in text
+
+
+@pytest.mark.parametrize(
+    "query, older",
+    [
+        ("trest vyhoštění § 36 tr. zák. doba neurčitá", ["LAW_REF:140/1961 Sb. § 36"]),
+        ("§ 134 obč. zák.", ["LAW_REF:40/1964 Sb. § 134"]),
+        ("§ 2079 a § 2099 občanského zákoníku", ["LAW_REF:40/1964 Sb. § 2079", "LAW_REF:40/1964 Sb. § 2099"]),
+        ("§ 205 tr. zákoníku", []),  # the newer code's own form
+        ("§ 5 zákona č. 89/2012 Sb.", []),  # a number
+        ("podle občanského zákoníku", []),  # no provision: no exact reference
+        ("výpověď z nájmu", []),
+    ],
+)
+def test_a_form_two_codes_go_by_names_the_older_codes_provision_too(query, older):
+    assert understand(query).older_codes == older
