@@ -14,16 +14,23 @@ from tests.support.index import add_act
 FILLER = "Soud se věcí zabýval a dospěl k závěru, že návrh je důvodný v celém rozsahu. " * 30
 
 
+# An abbreviation defined in the document's first passage and used in its last.
+DEFINED_THEN_USED = (
+    "Podle zákona č. 1/2000 Sb., o pokusech, ve znění pozdějších předpisů (dále jen „PokZ“), platí. "
+    + FILLER
+    + "Proto podle § 5 PokZ soud rozhodl."
+)
+
+
+def chunked(conn, text: str) -> None:
+    add_act(conn, "decision-like", [text], None)
+    conn.commit()
+    chunk_stage.chunk_pending(conn)
+
+
 def test_an_abbreviation_defined_in_one_passage_resolves_in_a_later_one(fresh_db):
-    text = (
-        "Podle zákona č. 1/2000 Sb., o pokusech, ve znění pozdějších předpisů (dále jen „PokZ“), platí. "
-        + FILLER
-        + "Proto podle § 5 PokZ soud rozhodl."
-    )
     with psycopg.connect(fresh_db) as conn:
-        add_act(conn, "decision-like", [text], None)
-        conn.commit()
-        chunk_stage.chunk_pending(conn)
+        chunked(conn, DEFINED_THEN_USED)
         passages = conn.execute("SELECT count(*) FROM chunks WHERE layer = 3").fetchone()[0]
         assert passages >= 3
         recognise_stage.recognise_pending(conn)
@@ -49,15 +56,8 @@ def mentions_by_passage(conn) -> dict[int, list[tuple]]:
 def test_passages_recognised_again_get_what_one_pass_gives(fresh_db, pending):
     """A night that recognises some passages again (a pattern file changed, a passage's text changed) reads the
     document's earlier passages ahead: the abbreviation defined in the first still resolves in the last."""
-    text = (
-        "Podle zákona č. 1/2000 Sb., o pokusech, ve znění pozdějších předpisů (dále jen „PokZ“), platí. "
-        + FILLER
-        + "Proto podle § 5 PokZ soud rozhodl."
-    )
     with psycopg.connect(fresh_db) as conn:
-        add_act(conn, "decision-like", [text], None)
-        conn.commit()
-        chunk_stage.chunk_pending(conn)
+        chunked(conn, DEFINED_THEN_USED)
         recognise_stage.recognise_pending(conn)
         one_pass = mentions_by_passage(conn)
         seqs = [seq for (seq,) in conn.execute("SELECT seq FROM chunks WHERE layer = 3 ORDER BY seq")]
