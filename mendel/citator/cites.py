@@ -9,7 +9,7 @@ import psycopg
 from psycopg import sql
 
 from mendel.citator.citing_passages import page_of, passages_of, sentence_around
-from mendel.citator.targets import Target, parse_target
+from mendel.citator.targets import Target, older_code_target, parse_target
 from mendel.law.courts import LEVEL_LABELS, level_rank
 from mendel.records.citation_records import CITATION_RECORD
 
@@ -150,6 +150,7 @@ def cites(conn: psycopg.Connection, ref: str, limit: int = 20, cut: bool = False
     _group_by_court_level(conn, families["decisions"], listed)
     total = sum(f["citations"] for f in families.values())
     documents = sum(f["documents"] for f in families.values())
+    older = _older_code(conn, ref, target)
     return {
         "ref": ref,
         "status": "found" if total else "none",
@@ -163,9 +164,40 @@ def cites(conn: psycopg.Connection, ref: str, limit: int = 20, cut: bool = False
         "total_documents": documents,
         "total_citations": total,
         "families": families,
-        "message": f"{target.label}: cited {total} time(s) in {documents} document(s)"
-        if total
-        else f"{target.label}: no stored document cites it",
+        "message": (
+            f"{target.label}: cited {total} time(s) in {documents} document(s)"
+            if total
+            else f"{target.label}: no stored document cites it"
+        )
+        + (older["message"] if older else ""),
+        **({"older_code": older} if older else {}),
+    }
+
+
+def _older_code(conn: psycopg.Connection, ref: str, target: Target) -> dict | None:
+    """Where ``ref`` names a code by a form the code it replaced went by too ("tr. zák."): that code's same
+    provision and how many documents cite it, so that the decisions of before the change are not silently
+    elsewhere."""
+    from mendel.ner.dated_wording import successions
+
+    older = older_code_target(ref, target)
+    if older is None:
+        return None
+    documents, citations = conn.execute(
+        "SELECT coalesce(sum(documents), 0)::int, coalesce(sum(citations), 0)::int FROM citation_totals"
+        " WHERE target_kind = 'act' AND key_folded = %s AND scope = %s",
+        (older.key.lower(), older.provision),
+    ).fetchone()
+    effective = successions()[target.key].effective
+    return {
+        "key": older.key,
+        "provision": older.provision or None,
+        "label": older.label,
+        "before": effective.isoformat(),
+        "documents": documents,
+        "citations": citations,
+        "message": f"; the same words name {older.label} in decisions of before {effective.isoformat()}:"
+        f" cited {citations} time(s) in {documents} document(s)",
     }
 
 

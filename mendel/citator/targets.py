@@ -72,6 +72,26 @@ def parse_target(ref: str) -> Target | None:
     return Target("act", reference.act.citation, reference.provision, keys=(reference.act.citation,))
 
 
+def older_code_target(ref: str, target: Target) -> Target | None:
+    """``target`` in the older code when ``ref`` names it by a form two codes go by ("§ 36 tr. zák." is 40/2009 Sb.
+    by the acts table and 140/1961 Sb. in a decision of before 2010: ``mendel.ner.dated_wording``); None when it
+    does not (a number, a form of the newer code alone, an act with no predecessor)."""
+    import datetime as dt
+
+    from mendel.ner import recognise
+    from mendel.ner.dated_wording import successions
+    from mendel.ner.document_acts import DocumentActs
+    from mendel.ner.rules import split_law_ref_norm
+
+    succession = successions().get(target.key) if target.kind == "act" else None
+    if succession is None or not succession.shared:
+        return None
+    for entity in recognise([ref], documents=[DocumentActs(decided=dt.date.min)])[0]:
+        if entity.label == "LAW_REF" and entity.norm and split_law_ref_norm(entity.norm)[0] == succession.predecessor:
+            return Target("act", succession.predecessor, target.provision, keys=(succession.predecessor,))
+    return None
+
+
 def update_targets(conn: psycopg.Connection) -> int:
     """The canonical target of every LAW_REF / DECISION_REF entity that has none yet (entities never change)."""
     rows = conn.execute(

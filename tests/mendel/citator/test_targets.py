@@ -41,3 +41,21 @@ def test_an_ecli_of_another_country_is_its_own_key():
 
 def test_what_is_no_decision_has_no_target():
     assert decision_target("zákon o obcích") is None
+
+
+@pytest.mark.parametrize(
+    "ref, older",
+    [
+        ("§ 36 tr. zák.", ("140/1961 Sb.", "§ 36")),
+        ("§ 134 odst. 1 obč. zák.", ("40/1964 Sb.", "§ 134 odst. 1")),
+        ("občanský zákoník", ("40/1964 Sb.", "")),
+        ("§ 205 tr. zákoníku", None),  # the newer code's own form
+        ("§ 36 zákona č. 40/2009 Sb.", None),  # a number
+        ("§ 142 o. s. ř.", None),  # a code nothing replaced
+    ],
+)
+def test_a_form_two_codes_go_by_points_at_the_older_code_too(ref, older):
+    from mendel.citator.targets import older_code_target, parse_target
+
+    found = older_code_target(ref, parse_target(ref))
+    assert (None if found is None else (found.key, found.provision)) == older

@@ -101,6 +101,15 @@ def test_citator_empty_and_error_states(client):
     assert empty.status_code == 400 and 'aria-invalid="true"' in empty.text
 
 
+@pytest.mark.e2e
+def test_the_citator_points_from_a_shared_form_to_the_code_it_replaced(client):
+    """ "§ 140 tr. zák." is the criminal code of 2009 by the acts table and that of 1961 in the decisions of before
+    2010: the page says so and links the older code's provision, with its count."""
+    shared = text_of(client.get("/citator", params={"ref": "§ 140 tr. zák."}).text)
+    assert "rozhodnutí vydaná před 1. 1. 2010 předchozí předpis: § 140 140/1961 Sb. (0 dokumentů, 0 citací)" in shared
+    assert "předchozí předpis" not in client.get("/citator", params={"ref": "§ 140 trestního zákoníku"}).text
+
+
 def test_word_changes_mark_what_was_removed_and_added():
     assert word_changes("c) 34,10 Kč za litr", "c) 44,50 Kč za litr") == [
         ("c)", "same"),
