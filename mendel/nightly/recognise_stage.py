@@ -48,9 +48,10 @@ def recognise_pending(conn: psycopg.Connection, batch_size: int = 512) -> dict:
             try:
                 found.extend(recognise(texts, default_act=acts, documents=own))
             except Exception:  # a recogniser bug must cost one chunk, not the night's run: find it
-                for text, act in zip(texts, acts):
+                for text, act, document in zip(texts, acts, own):
                     try:
-                        found.append(recognise([text], default_act=act)[0])
+                        alone = DocumentActs(decided=document.decided)  # the date holds, the definitions are lost
+                        found.append(recognise([text], default_act=act, documents=[alone])[0])
                     except Exception as exc:
                         found.append(exc)
         return found
