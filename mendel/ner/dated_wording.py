@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import yaml
 
 from mendel.data import DATA_DIR
-from mendel.law.acts_table import decline
+from mendel.law.acts_table import acts_by_citation, decline
 from mendel.ner.dates import normalize_date
 
 SUCCESSOR_CODES = DATA_DIR / "successor_codes.v2.yaml"
@@ -43,6 +43,7 @@ class Succession:
     predecessor: str
     effective: dt.date
     shared: frozenset[str] = frozenset()  # form keys of the successor's forms that name the predecessor too
+    abbreviated: frozenset[str] = frozenset()  # of those, the acts table's abbreviations (``obč. zák.``, ``tr. zák.``)
 
     def shares(self, written: str) -> bool:
         return form_key(written) in self.shared
@@ -57,7 +58,10 @@ def successions() -> dict[str, Succession]:
         effective = row["effective"]
         effective = effective if isinstance(effective, dt.date) else dt.date.fromisoformat(str(effective))
         shared = frozenset(form_key(form) for name in row.get("shared") or () for form in decline(name))
-        found[row["successor"]] = Succession(row["successor"], row["predecessor"], effective, shared)
+        act = acts_by_citation().get(row["successor"])
+        short = set(act.abbreviations) | set(act.strict) if act else set()
+        abbreviated = frozenset(form_key(form) for form in row.get("shared") or () if form in short)
+        found[row["successor"]] = Succession(row["successor"], row["predecessor"], effective, shared, abbreviated)
     return found
 
 

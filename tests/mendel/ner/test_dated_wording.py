@@ -48,6 +48,9 @@ def test_a_dated_wording_names_the_code_in_force_then(text, norms):
         ("§ 3 odst. 1 občanského zákoníku", dt.date(2013, 12, 31), ["40/1964 Sb. § 3 odst. 1"]),
         ("podle § 36 tr. zák. soud uložil", dt.date(2009, 12, 31), ["140/1961 Sb. § 36"]),
         ("v rozporu s občanským zákoníkem", dt.date(2001, 1, 1), ["40/1964 Sb."]),
+        ("podle § 190 odst. 1 zák. práce", dt.date(2005, 6, 1), ["65/1965 Sb. § 190 odst. 1"]),
+        ("podle § 52 zákoníku práce", dt.date(2006, 12, 31), ["65/1965 Sb. § 52"]),
+        ("podle § 52 zákoníku práce", dt.date(2007, 1, 1), ["262/2006 Sb. § 52"]),
         # decided on or after the day it took effect, or no date: the successor
         ("Podle § 134 obč. zák. je smlouva neplatná.", dt.date(2014, 1, 1), ["89/2012 Sb. § 134"]),
         ("podle § 36 tr. zák. soud uložil", dt.date(2010, 1, 1), ["40/2009 Sb. § 36"]),
@@ -93,5 +96,6 @@ def test_the_table_pairs_each_successor_with_the_code_it_replaced():
         "89/2012 Sb.": ("40/1964 Sb.", "2014-01-01"),
         "90/2012 Sb.": ("513/1991 Sb.", "2014-01-01"),
         "40/2009 Sb.": ("140/1961 Sb.", "2010-01-01"),
+        "262/2006 Sb.": ("65/1965 Sb.", "2007-01-01"),
     }
     assert act_in_force("99/1963 Sb.", " ve znění od 1. 1. 1990", 0) == "99/1963 Sb."

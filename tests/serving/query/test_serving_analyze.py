@@ -188,12 +188,15 @@ def test_the_dense_query_carries_the_codes_term_of_a_lay_phrase(query, carried, 
     [
         ("trest vyhoštění § 36 tr. zák. doba neurčitá", ["LAW_REF:140/1961 Sb. § 36"]),
         ("§ 134 obč. zák.", ["LAW_REF:40/1964 Sb. § 134"]),
-        ("§ 2079 a § 2099 občanského zákoníku", ["LAW_REF:40/1964 Sb. § 2079", "LAW_REF:40/1964 Sb. § 2099"]),
+        ("§ 2079 a § 2099 obč. zák.", ["LAW_REF:40/1964 Sb. § 2079", "LAW_REF:40/1964 Sb. § 2099"]),
+        ("§ 190 odst. 1 zák. práce", ["LAW_REF:65/1965 Sb. § 190 odst. 1"]),
+        ("§ 2079 a § 2099 občanského zákoníku", []),  # a code's name: the code in force
+        ("§ 52 zákoníku práce", []),
         ("§ 205 tr. zákoníku", []),  # the newer code's own form
         ("§ 5 zákona č. 89/2012 Sb.", []),  # a number
         ("podle občanského zákoníku", []),  # no provision: no exact reference
         ("výpověď z nájmu", []),
     ],
 )
-def test_a_form_two_codes_go_by_names_the_older_codes_provision_too(query, older):
+def test_an_abbreviation_two_codes_go_by_names_the_older_codes_provision_too(query, older):
     assert understand(query).older_codes == older
