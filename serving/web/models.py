@@ -203,7 +203,7 @@ class CitationsAnswer(BaseModel):
     message: str | None = None
     older_code: dict | None = Field(
         None,
-        description="where the reference is written in a form the code the cited one replaced went by too (\"§ 36 "
+        description='where the reference is written in a form the code the cited one replaced went by too ("§ 36 '
         "tr. zák.\"): that code's same provision (key, provision, label), the date before which decisions mean it "
         "(before) and how many documents cite it (documents, citations)",
     )
