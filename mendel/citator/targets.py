@@ -72,10 +72,12 @@ def parse_target(ref: str) -> Target | None:
     return Target("act", reference.act.citation, reference.provision, keys=(reference.act.citation,))
 
 
-def older_code_target(ref: str, target: Target) -> Target | None:
-    """``target`` in the older code when ``ref`` names it by a form two codes go by ("§ 36 tr. zák." is 40/2009 Sb.
-    by the acts table and 140/1961 Sb. in a decision of before 2010: ``mendel.ner.dated_wording``); None when it
-    does not (a number, a form of the newer code alone, an act with no predecessor)."""
+def older_readings(text: str, entities=None) -> list[tuple]:
+    """(the reading of today, the reading in a decision of before the newer code took effect) of each LAW_REF of
+    ``text`` whose act the two read differently: a reference written in a form two codes go by ("§ 36 tr. zák." is
+    40/2009 Sb. § 36 by the acts table and 140/1961 Sb. § 36 in a decision of 2005: ``mendel.ner.dated_wording``).
+    ``entities``: today's reading where the caller has it. The second reading runs only for a text that names a
+    code with such forms."""
     import datetime as dt
 
     from mendel.ner import recognise
@@ -83,13 +85,34 @@ def older_code_target(ref: str, target: Target) -> Target | None:
     from mendel.ner.document_acts import DocumentActs
     from mendel.ner.rules import split_law_ref_norm
 
+    def shared_form(entity) -> bool:
+        succession = successions().get(split_law_ref_norm(entity.norm)[0] or "") if entity.norm else None
+        return entity.label == "LAW_REF" and succession is not None and bool(succession.shared)
+
+    today = recognise([text])[0] if entities is None else entities
+    now = {(e.start, e.end): e for e in today if shared_form(e)}
+    if not now:
+        return []
+    found = []
+    for entity in recognise([text], documents=[DocumentActs(decided=dt.date.min)])[0]:
+        newer = now.get((entity.start, entity.end))
+        if newer is not None and entity.label == "LAW_REF" and entity.norm and entity.norm != newer.norm:
+            found.append((newer, entity))
+    return found
+
+
+def older_code_target(ref: str, target: Target) -> Target | None:
+    """``target`` in the older code when ``ref`` names it by a form two codes go by (:func:`older_readings`); None
+    when it does not (a number, a form of the newer code alone, an act with no predecessor)."""
+    from mendel.ner.dated_wording import successions
+    from mendel.ner.rules import split_law_ref_norm
+
     succession = successions().get(target.key) if target.kind == "act" else None
-    if succession is None or not succession.shared:
+    if succession is None or not any(
+        split_law_ref_norm(newer.norm)[0] == target.key for newer, _ in older_readings(ref)
+    ):
         return None
-    for entity in recognise([ref], documents=[DocumentActs(decided=dt.date.min)])[0]:
-        if entity.label == "LAW_REF" and entity.norm and split_law_ref_norm(entity.norm)[0] == succession.predecessor:
-            return Target("act", succession.predecessor, target.provision, keys=(succession.predecessor,))
-    return None
+    return Target("act", succession.predecessor, target.provision, keys=(succession.predecessor,))
 
 
 def update_targets(conn: psycopg.Connection) -> int:

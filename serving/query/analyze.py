@@ -195,34 +195,22 @@ def understand(query: str, lexicon=None) -> Understanding:
 
 def older_code_references(text: str, entities) -> list[str]:
     """The entity ids of the provisions ``text`` names by an abbreviation two codes go by, read in the older code
-    (``mendel.ner.dated_wording``: "§ 36 tr. zák." is 40/2009 Sb. § 36 by the acts table and 140/1961 Sb. § 36 in a
-    decision of 2005). A query has no date: written so, it names both, and the decisions that cite either cite it.
-    A code's name ("§ 52 zákoníku práce", "občanského zákoníku") names the code in force, as the acts table reads it:
-    the courts abbreviate the older codes (``obč. zák.``, ``tr. zák.``), people name the codes they live under."""
-    import datetime as dt
-
-    from mendel.ner import recognise
+    (``mendel.citator.targets.older_readings``: "§ 36 tr. zák." is 40/2009 Sb. § 36 by the acts table and 140/1961
+    Sb. § 36 in a decision of 2005). A query has no date: written so, it names both, and the decisions that cite
+    either cite it. A code's name ("§ 52 zákoníku práce", "občanského zákoníku") names the code in force, as the acts
+    table reads it: the courts abbreviate the older codes (``obč. zák.``, ``tr. zák.``), people name the codes they
+    live under."""
+    from mendel.citator.targets import older_readings
     from mendel.ner.dated_wording import form_key, successions
-    from mendel.ner.document_acts import DocumentActs
 
-    table = successions()
-    if not any(
-        e.label == "LAW_REF" and (succession := table.get(split_law_ref_norm(e.norm)[0] or "")) and succession.shared
-        for e in entities
-        if e.norm
-    ):
-        return []
-    now = {(e.start, e.end): e.norm for e in entities if e.label == "LAW_REF"}
     found = []
-    for entity in recognise([text], documents=[DocumentActs(decided=dt.date.min)])[0]:
-        act, provision = split_law_ref_norm(entity.norm) if entity.label == "LAW_REF" and entity.norm else (None, "")
-        newer = now.get((entity.start, entity.end))
-        if not provision or newer in (None, entity.norm):
+    for newer, older in older_readings(text, entities):
+        act, provision = split_law_ref_norm(older.norm)
+        abbreviated = successions()[split_law_ref_norm(newer.norm)[0]].abbreviated
+        if not provision or not any(form_key(older.text).endswith(key) for key in abbreviated):
             continue
-        if not any(form_key(entity.text).endswith(key) for key in table[split_law_ref_norm(newer)[0]].abbreviated):
-            continue
-        found.append(f"LAW_REF:{entity.norm}")
-        found += [f"LAW_REF:{act} {head}" for head in _provision_heads(entity.text)[1:]]
+        found.append(f"LAW_REF:{older.norm}")
+        found += [f"LAW_REF:{act} {head}" for head in _provision_heads(older.text)[1:]]
     return list(dict.fromkeys(found))
 
 
