@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mendel.core.config import SAMPLE_CORPUS
+from mendel.czech.dates import find_numeric_date
 from ner_eval.court_metadata import (
     MISS_KINDS,
     CourtScore,
@@ -194,17 +195,10 @@ def load_decisions(paths: Iterable[Path] | None = None) -> tuple[list[NsDecision
                 fields.get("Kategorie rozhodnutí") or fields.get("Druh") or "",
                 _register(number),
                 name,
-                _day(fields.get("Datum rozhodnutí")),
+                find_numeric_date(fields.get("Datum rozhodnutí")),  # as the spider reads the field
             )
         )
     return decisions, load
-
-
-def _day(value: str | None) -> dt.date | None:
-    try:
-        return dt.datetime.strptime((value or "").strip(), "%d.%m.%Y").date()
-    except ValueError:
-        return None
 
 
 def gold_digest(decisions: Iterable[NsDecision]) -> str:
