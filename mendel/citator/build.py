@@ -235,6 +235,8 @@ BUILD_CODE = (
     "law/provision_pages.py",
     "law/identifiers.py",
 )
+# ... and the stages whose code it runs: the recogniser reads the courts' provision lists and the targets
+BUILD_STAGES = ("ner",)
 BUILD_NAME = "citations"
 
 
@@ -277,6 +279,8 @@ def _code_digest() -> str:
     digest = hashlib.sha256()
     for name in BUILD_CODE:
         digest.update(f"{name}\0".encode() + (package / name).read_bytes())
+    for stage in BUILD_STAGES:
+        digest.update(stage_versions.version(stage).encode())
     return digest.hexdigest()[:16]
 
 

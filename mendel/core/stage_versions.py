@@ -76,13 +76,19 @@ STAGES: dict[str, Stage] = {
     for stage in (
         Stage(
             "extract",
-            ("extract/*.py",),
+            ("extract/*.py", "czech/dates.py"),  # a notice's dates are written in its text
             recorded_on="document_versions.extract_version",
             reprocesses="current versions extracted by another version: extracted and chunked again",
         ),
         Stage(
             "chunk",
-            ("passages/chunking.py", "passages/summaries.py", "extract/sections.py", "czech/analyzer.py"),
+            (
+                "passages/chunking.py",
+                "passages/summaries.py",
+                "extract/sections.py",
+                "extract/model.py",
+                "czech/analyzer.py",
+            ),
             recorded_on="document_versions.chunk_version",
             reprocesses="current versions chunked by another version: chunked and summarised again; chunks whose "
             "text is unchanged keep their mentions and vectors",
@@ -114,6 +120,9 @@ STAGES: dict[str, Stage] = {
                 "records/record_documents.py",
                 "records/municipality_records.py",
                 "records/act_metadata.py",
+                "registers/municipalities.py",
+                "czech/declension.py",
+                "data/__init__.py",
                 "data/municipalities.tsv",
                 "czech/dates.py",
                 "czech/wording.py",
