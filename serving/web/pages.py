@@ -36,6 +36,7 @@ from serving.web.labels import (
     VERSION_KIND_LABELS,
     VERSION_KIND_OF,
     doc_type_label,
+    full_stop,
     plural,
     source_label,
 )
@@ -88,7 +89,11 @@ def citator_knows(reference: str | None) -> bool:
 
 
 templates.env.filters.update(
-    document_path=document_path, czech_date=czech_date, source_label=source_label, doc_type_label=doc_type_label
+    document_path=document_path,
+    czech_date=czech_date,
+    source_label=source_label,
+    doc_type_label=doc_type_label,
+    full_stop=full_stop,
 )
 templates.env.globals.update(
     version_kind_labels=VERSION_KIND_LABELS,

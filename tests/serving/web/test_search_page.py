@@ -353,3 +353,33 @@ def test_browser_page_view_of_the_promulgated_passage_shows_its_page(page, in_fo
     passage.get_by_role("link", name=re.compile("Zobrazit")).first.click()
     page.wait_for_url(re.compile(r"/page\?"))
     assert page.locator(".page-frame img").count() == 1 and page.locator(".notice.version").count() == 0
+
+
+@pytest.mark.parametrize(
+    "item, said",
+    [
+        (  # the amending act's citation ends the sentence with its own full stop
+            {
+                "text": "zákoník práce",
+                "id": "262/2006 Sb.",
+                "governing": True,
+                "area": "skončení pracovního poměru",
+                "kind": "act",
+                "status": "cited",
+                "cited_in": 155,
+                "amended_by": [{"citation": "120/2025 Sb."}],
+            },
+            "které ho mění: 120/2025 Sb.",
+        ),
+        (
+            {"text": "§ 2079 občanského zákoníku", "id": "89/2012 Sb.", "kind": "act", "status": "absent"},
+            "tento předpis kolekce neobsahuje.",
+        ),
+        ({"text": "I. ÚS 2/95", "kind": "decision", "status": "record"}, "ne text rozhodnutí."),
+    ],
+)
+def test_a_missing_item_is_one_sentence_with_one_full_stop(item, said):
+    from serving.web.pages import templates
+
+    line = str(templates.get_template("not_in_collection.html").module.not_in_collection(item))
+    assert line.endswith(said) and ".." not in line
