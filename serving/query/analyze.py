@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from mendel.czech.folding import fold
 from mendel.index.entity_graph import GRAPH_LABELS
 from mendel.ner import recognise_text
 from mendel.ner.rules import eli_for, split_law_ref_norm
@@ -36,6 +37,12 @@ _WHOLE_SECTION_RE = re.compile(
     r"|(?:celé\s+)?znění\s+(?:§|čl\.)|(?:hlav[ayu]|díl|oddíl)\s+(?:[IVXLC]+|\d+)\b)",
     re.IGNORECASE,
 )
+
+# The apex courts are one court each, whatever the case a person types them in: "nejvyšší soud" is read as the
+# collection writes it, "Nejvyšší soud" (a kind of office, "finanční úřad", stays plain words: there are many).
+_APEX_COURT_RE = re.compile(r"\b(?:nejvyšš\w*\s+(?:správn\w*\s+)?|ústavn\w*\s+)soud(?:u|em|e)?\b")
+# A question asking for case law by that word ("judikatura", "judikát", typed with or without diacritics).
+_CASE_LAW_RE = re.compile(r"\bjudikat", re.IGNORECASE)  # over the folded query
 
 # "§ 111 zákona o zbraních a střelivu": an act named by a title the NER gazetteer lacks, resolved through the
 # domain graph when the words right after the provision route clearly to one act.
@@ -72,6 +79,7 @@ class Understanding:
     # the references a form two codes go by names in the older code too ("§ 36 tr. zák.": 140/1961 Sb. § 36 in the
     # decisions of before 2010); passages citing them cite what the query names (:func:`older_code_references`)
     older_codes: list[str] = field(default_factory=list)
+    case_law: bool = False  # the query asks for case law ("judikatura"): the courts' decisions lead
 
     def graph_entities(self) -> list[QueryEntity]:
         return [e for e in self.entities if e.label in GRAPH_LABELS]
@@ -151,7 +159,8 @@ def understand(query: str, lexicon=None) -> Understanding:
     """Entities and references of ``query`` (spans into the query as typed) and the scope it asks about; with the
     collection's ``lexicon``, read as the collection writes its words (:func:`normalize_query`)."""
     normalized, origin = normalize_query(analysed_part(query), lexicon)
-    found = Understanding(query=query, normalized=normalized)
+    normalized = _APEX_COURT_RE.sub(lambda m: m.group(0)[0].upper() + m.group(0)[1:], normalized)  # same length
+    found = Understanding(query=query, normalized=normalized, case_law=bool(_CASE_LAW_RE.search(fold(normalized))))
     recognised = recognise_text(normalized)
     found.older_codes = older_code_references(normalized, recognised)
     for entity in recognised:

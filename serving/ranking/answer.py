@@ -35,6 +35,7 @@ from serving.ranking.decision_rules import (
     with_agreed_decision_first,
     with_agreed_decision_slot,
     with_decision_slot,
+    with_decisions_first,
     with_decisions_leading,
 )
 from serving.ranking.filters import SearchFilters
@@ -218,6 +219,9 @@ class SearchFlow:
             fused = with_agreed_decision_first(fused, first[0] if first else None, dense_list, is_decision, main.own)
         if filtered is None:  # ... or on one decision among both lists' first passages
             fused = with_agreed_decision_slot(fused, bm25_list, dense_list, doc_of, is_decision, main.own)
+        case_law = False
+        if found.case_law:  # asked for case law by name: the decisions' passages first, nothing left out
+            fused, case_law = with_decisions_first(fused, is_decision, main.own)
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]
@@ -254,6 +258,8 @@ class SearchFlow:
             )
             if filtered is not None:
                 details["coverage"]["filters"] = filtered
+            if case_law:
+                details["coverage"]["case_law"] = True
         return hits
 
     @property

@@ -158,3 +158,20 @@ def with_agreed_decision_slot(
     rest = [entry for entry in rest if entry[0] != chosen]
     score = rest[at - 1][1] if 0 < at <= len(rest) else max((entry[1] for entry in fused), default=0.0)
     return lead + rest[:at] + [(chosen, score, ["agreed", *lists])] + rest[at:]
+
+
+def with_decisions_first(fused: list[tuple], is_decision, own: list[int] = ()) -> tuple[list[tuple], bool]:
+    """``fused`` with the court decisions' passages (``is_decision(item)``) first, in fused order, after the exact
+    reference's ``own`` items and the passages citing it that lead the fused list; the rest follow in fused order,
+    nothing left out. For a query asking for case law by name ("judikatura"). Scores keep their values, in the
+    new order; moved passages are listed as "case_law". Also whether the list holds a decision's passage."""
+    lead, rest = reference_lead(fused, own)
+    decisions = [entry for entry in rest if is_decision(entry[0])]
+    others = [entry for entry in rest if not is_decision(entry[0])]
+    order = lead + decisions + others
+    moved = {entry[0] for entry, before in zip(order, fused) if entry[0] != before[0] and is_decision(entry[0])}
+    scores = [score for _, score, _ in fused]
+    return [
+        (item, score, ["case_law", *lists] if item in moved else lists)
+        for (item, _, lists), score in zip(order, scores)
+    ], bool(decisions) or any(is_decision(entry[0]) for entry in lead)

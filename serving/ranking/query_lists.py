@@ -188,9 +188,14 @@ class QueryLists(GoverningPart):
     def lay_question(cls, understanding) -> bool:
         """A plain question (:meth:`plain_question`) in words alone: no identifier, no number written as one, no name
         in capitals ("MUKK/6462/2025", "ELTODO-CITELUM") -- what a person asks about the law, not a search for a
-        document; a count, an age or an amount ("sex s 14letou") is plain words."""
+        document; a count, an age or an amount ("sex s 14letou") is plain words. A question asking for case law
+        ("judikatura") asks for the courts' decisions, not the acts' passages."""
         query = understanding.query
-        if IDENTIFIER_NUMBER_RE.search(query) or any(len(w) >= 3 and w.isupper() for w in WORD_RE.findall(query)):
+        if (
+            getattr(understanding, "case_law", False)
+            or IDENTIFIER_NUMBER_RE.search(query)
+            or any(len(w) >= 3 and w.isupper() for w in WORD_RE.findall(query))
+        ):
             return False
         return cls.plain_question(understanding)
 

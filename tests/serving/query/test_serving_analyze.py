@@ -200,3 +200,23 @@ def test_the_dense_query_carries_the_codes_term_of_a_lay_phrase(query, carried, 
 )
 def test_an_abbreviation_two_codes_go_by_names_the_older_codes_provision_too(query, older):
     assert understand(query).older_codes == older
+
+
+@pytest.mark.parametrize(
+    ("query", "institution", "case_law"),
+    [
+        ("Nejvyšší soud náhrada nemajetkové újmy", "Nejvyšší soud", False),
+        ("nejvyšší soud náhrada nemajetkové újmy", "Nejvyšší soud", False),  # typed in lower case: the same court
+        ("judikatura nejvyššího správního soudu ke kasační stížnosti", "Nejvyšší správní soud", True),
+        ("nález ústavního soudu o restitucích", "Ústavní soud", False),
+        ("ústavní soudce jmenování", None, False),  # a judge, not the court
+        ("Judikát k náhradě nemajetkové újmy", None, True),
+        ("judikaty k vypovedi z najmu", None, True),  # without diacritics
+        ("když mi finanční úřad doměří daň", None, False),  # a kind of office stays plain words
+        ("jak soud rozhoduje o výživném", None, False),  # a court, not case law by name
+    ],
+)
+def test_an_apex_court_in_lower_case_and_a_request_for_case_law_are_read(query, institution, case_law):
+    found = understand(query)
+    courts = [e.norm for e in found.entities if e.label == "INSTITUTION" and "soud" in e.norm]
+    assert courts == ([institution] if institution else []) and found.case_law is case_law

@@ -17,6 +17,7 @@ from serving.ranking.decision_rules import (
     with_agreed_decision_first,
     with_agreed_decision_slot,
     with_decision_slot,
+    with_decisions_first,
     with_decisions_leading,
 )
 from serving.ranking.fusion import (
@@ -231,3 +232,27 @@ def test_a_decision_already_at_the_head_is_not_shown_twice():
     cited = [(5, 0.9, ["reference"]), (6, 0.8, ["reference"]), (1, 0.7, ["wordings"]), (101, 0.6, ["dense"])]
     placed = with_agreed_decision_slot(cited, [101], [101], lambda i: i // 100, lambda i: i >= 100)
     assert [item for item, _, _ in placed] == [5, 6, 1, 101]  # rank 2 after the citing passages: already there
+
+
+@pytest.mark.parametrize(
+    ("fused", "own", "expected_order", "marked", "holds"),
+    [
+        # the decisions' passages first, each kind in fused order; the moved ones marked
+        (SLOT_FUSED + [(4, 0.5, ["bm25"]), (201, 0.4, ["dense"])], [], [101, 201, 1, 2, 3, 4], [101, 201], True),
+        # after the exact reference's own passage and the passages citing it that lead
+        (
+            [(2, 0.9, ["reference"]), (5, 0.8, ["reference"]), (1, 0.7, ["bm25"]), (101, 0.6, ["bm25"])],
+            [2],
+            [2, 5, 101, 1],
+            [101],
+            True,
+        ),
+        ([(101, 0.9, ["bm25"]), (1, 0.8, ["wordings"])], [], [101, 1], [], True),  # already first: nothing marked
+        (SLOT_FUSED[:3], [], [1, 2, 3], [], False),  # no decision among them: the fused order, and says so
+    ],
+)
+def test_a_question_asking_for_case_law_gets_the_decisions_first(fused, own, expected_order, marked, holds):
+    placed, has_decisions = with_decisions_first(fused, lambda item: item >= 100, own)
+    assert [item for item, _, _ in placed] == expected_order and has_decisions is holds
+    assert [item for item, _, lists in placed if lists[:1] == ["case_law"]] == marked
+    assert [score for _, score, _ in placed] == [score for _, score, _ in fused]  # the scores, in the new order

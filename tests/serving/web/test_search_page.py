@@ -383,3 +383,13 @@ def test_a_missing_item_is_one_sentence_with_one_full_stop(item, said):
 
     line = str(templates.get_template("not_in_collection.html").module.not_in_collection(item))
     assert line.endswith(said) and ".." not in line
+
+
+def test_a_question_asking_for_case_law_shows_the_decisions_first_and_says_so(client):
+    note = "Dotaz se ptá na judikaturu"
+    asked = client.get("/search", params={"q": "judikatura k dovolání", "k": 50}).json()
+    kinds = [hit["kind"] for hit in asked["results"]]
+    assert {"decision", "law"} <= set(kinds) and kinds == sorted(kinds, key=lambda kind: kind != "decision")
+    assert asked["coverage"]["case_law"] is True and note in client.get("/", params={"q": "judikatura k dovolání"}).text
+    plain = client.get("/search", params={"q": "dovolání", "k": 50}).json()
+    assert "case_law" not in plain["coverage"] and note not in client.get("/", params={"q": "dovolání"}).text
