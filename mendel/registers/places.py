@@ -19,7 +19,8 @@ from mendel.registers.municipalities import Municipality, register
 # A place is looked for after these words only: a capitalised word elsewhere is as likely a sentence start.
 _LEAD_RE = re.compile(
     r"(?<!\w)(?:v|ve|na|u|z|ze|do|k|ke|od|pro|po|obec|obce|obci|obcí|město|města|městě|městys|"
-    r"městyse|městysi)\s+(?=[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ])"
+    r"městyse|městysi|mesto|mesta|meste|mestys|mestyse|mestysi|(?:úřední|uredni)\s+desk\w*)\s+"
+    r"(?=[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ])"
 )
 
 

@@ -41,6 +41,16 @@ _WHOLE_SECTION_RE = re.compile(
 # The apex courts are one court each, whatever the case a person types them in: "nejvyšší soud" is read as the
 # collection writes it, "Nejvyšší soud" (a kind of office, "finanční úřad", stays plain words: there are many).
 _APEX_COURT_RE = re.compile(r"\b(?:nejvyšš\w*\s+(?:správn\w*\s+)?|ústavn\w*\s+)soud(?:u|em|e)?\b")
+# A municipality typed in lower case where a question can only mean a place: after "úřední deska", "obec", "město"
+# (and a preposition): "uredni deska kadan", "obec blešno v", "města hradec králové". Elsewhere a lower-case word is
+# a word: "v práci" is at work, though the register holds places named alike.
+_PLACE_CUE_RE = re.compile(
+    r"\b(?:uredni\s+desk\w*|obec|obce|obci|mesto|mesta|meste|mestys\w*)(?:\s+(?:v|ve|na|z|ze|u|mesta|obce))?\s+"
+    r"(?=[a-z])",
+    re.IGNORECASE,
+)
+# Words of a place name written in lower case within it ("Ústí nad Labem", "Lázně Bělohrad u …").
+_NAME_PARTICLES = frozenset({"nad", "pod", "u", "v", "ve", "na", "při", "pri", "za", "a"})
 # A question asking for case law by that word ("judikatura", "judikát", typed with or without diacritics).
 _CASE_LAW_RE = re.compile(r"\bjudikat", re.IGNORECASE)  # over the folded query
 
@@ -126,6 +136,29 @@ def normalize_query(query: str, lexicon=None) -> tuple[str, list[int]]:
     return "".join(out), origin
 
 
+def _places_capitalised(text: str) -> str:
+    """``text`` with a municipality's name typed in lower case after a place cue (:data:`_PLACE_CUE_RE`) written
+    as the register writes it, capitals only (the same length): the longest name the register knows, if any."""
+    from mendel.registers.gazetteer import place_names
+
+    names = place_names()
+    for cue in _PLACE_CUE_RE.finditer(fold(text)):
+        start = cue.end()
+        words = list(re.finditer(r"\S+", text[start:]))[: names.max_words]
+        for count in range(len(words), 0, -1):
+            end = start + words[count - 1].end()
+            written = re.sub(
+                r"\S+",
+                lambda w: w.group(0) if w.start() and w.group(0) in _NAME_PARTICLES else w.group(0).capitalize(),
+                text[start:end],
+            )
+            matched = names.match(written, 0)
+            if matched is not None and matched[0] == len(written):
+                text = text[:start] + written + text[end:]
+                break
+    return text
+
+
 def _provision_heads(text: str) -> list[str]:
     """``§ 2079 a § 2099`` -> [``§ 2079``, ``§ 2099``]; ``čl. 10 odst. 1`` -> [``čl. 10 odst. 1``]."""
     heads = []
@@ -160,6 +193,7 @@ def understand(query: str, lexicon=None) -> Understanding:
     collection's ``lexicon``, read as the collection writes its words (:func:`normalize_query`)."""
     normalized, origin = normalize_query(analysed_part(query), lexicon)
     normalized = _APEX_COURT_RE.sub(lambda m: m.group(0)[0].upper() + m.group(0)[1:], normalized)  # same length
+    normalized = _places_capitalised(normalized)
     found = Understanding(query=query, normalized=normalized, case_law=bool(_CASE_LAW_RE.search(fold(normalized))))
     recognised = recognise_text(normalized)
     found.older_codes = older_code_references(normalized, recognised)

@@ -247,7 +247,7 @@ def coverage_report(query: str, understanding, collection: CollectionIndex, gove
         named.append(item)
     from mendel.registers.places import find_places
 
-    for place in find_places(query):
+    for place in find_places(understanding.normalized):
         status, extra = collection.place_status(place)
         named.append({"kind": "place", "id": place.name, "text": place.text, "status": status, **extra})
     asked = bool(named)

@@ -219,7 +219,7 @@ class QueryLists(GoverningPart):
             or named
             or names_something(query)
             or find_named_acts(query)
-            or find_places(query)
+            or find_places(understanding.normalized)  # a place typed in lower case is written as a name there
         )
 
     def graph_searched(self, layer: LayerIndex) -> bool:

@@ -17,6 +17,8 @@ def test_declined_names_after_a_preposition():
     assert names("exekuce v Praze 4") == [("Praze", "Praha")]
     assert names("ve Frýdku-Místku") == [("Frýdku-Místku", "Frýdek-Místek")]
     assert names("v Písku") == [("Písku", "Písek")]
+    assert names("úřední deska Kadaň") == [("Kadaň", "Kadaň")]  # a board's name is its place's
+    assert names("uredni deska mesta Kadane") == [("Kadane", "Kadaň")]  # typed without diacritics
     hradiste = find_places("výcvik v Hradišti")[0]
     assert hradiste.name == "Hradiště" and len(hradiste.municipalities) > 1  # several obce share the name
 

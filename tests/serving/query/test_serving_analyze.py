@@ -220,3 +220,18 @@ def test_an_apex_court_in_lower_case_and_a_request_for_case_law_are_read(query, 
     found = understand(query)
     courts = [e.norm for e in found.entities if e.label == "INSTITUTION" and "soud" in e.norm]
     assert courts == ([institution] if institution else []) and found.case_law is case_law
+
+
+@pytest.mark.parametrize(
+    ("query", "written"),
+    [
+        ("uredni deska kadan", "uredni deska Kadan"),
+        ("úřední deska v kadani", "úřední deska v Kadani"),
+        ("obec blešno rozpočet", "obec Blešno rozpočet"),
+        ("úřední deska města ústí nad labem", "úřední deska města Ústí nad Labem"),
+        ("co dělat když mi v práci nedají výplatu", "co dělat když mi v práci nedají výplatu"),  # no cue: a word
+        ("obec může vybírat poplatek ze psa", "obec může vybírat poplatek ze psa"),  # no municipality "Může"
+    ],
+)
+def test_a_municipality_typed_in_lower_case_after_a_place_cue_is_written_as_its_name(query, written):
+    assert understand(query).normalized == written

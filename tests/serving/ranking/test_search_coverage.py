@@ -150,6 +150,8 @@ def test_a_place_the_collection_never_mentions(searcher):
     assert result.weak  # all it names is missing
     known = searcher.search_with_coverage("exekuce vedená v Praze")  # the decisions name Praha
     assert named(known, "place")["Praha"]["status"] == "mentioned" and known.coverage["missing"] == []
+    typed = searcher.search_with_coverage("uredni deska slavicin")  # in lower case, without diacritics
+    assert named(typed, "place")["Slavičín"]["status"] == MISSING
 
 
 def test_floor_calibration_keeps_answered_questions_and_catches_negatives():
