@@ -293,15 +293,17 @@ class Act:
         return dates
 
     def history(self, today: date) -> dict:
-        """``Historie``: every version in time, numbered from 1 (``ZaznamHistorie`` has no ``eli``)."""
+        """``Historie``: every version the corpus has, in time (``ZaznamHistorie`` has no ``eli``). Only the
+        promulgated PDF's wording is numbered (1: the original): of an act the corpus holds later wordings of only,
+        or with versions missing between, e-Sbírka's numbers are not known, and ``cisloZneni`` is optional."""
         entries = []
-        for number, version in enumerate(self.versions, start=1):
+        for version in self.versions:
             fields = self.version_fields(version, today)
             fields.pop("eli")
             entry = {
                 **fields,
                 **self.version_dates(version),
-                "cisloZneni": number,
+                **({"cisloZneni": 1} if version.promulgated and not version.announced_text else {}),
                 "poznamky": [],
             }
             if self.announced:

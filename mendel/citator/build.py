@@ -231,6 +231,7 @@ BUILD_CODE = (
     "records/citation_records.py",
     "citator/wording.py",
     "law/act_versions.py",
+    "law/commencement.py",
     "law/provision_tree.py",
     "law/provision_pages.py",
     "law/identifiers.py",

@@ -10,6 +10,7 @@ from datetime import date
 
 import psycopg
 
+from mendel.law.commencement import commencement
 from mendel.law.identifiers import ActId, parse_act_path, parse_citation
 from mendel.law.provision_pages import PageLocator
 from mendel.law.provision_tree import provision_wording, section_path
@@ -150,7 +151,15 @@ def _lines(subtree: list[dict]) -> list[str]:
     return [f"{'  ' * (item['depth'] - top)}{item['id']}: {provision_wording(item)}".rstrip(": ") for item in subtree]
 
 
-def _version_view(version: dict) -> dict:
+def _commencement(conn: psycopg.Connection, doc_id: str, versions: list[dict]) -> date | None:
+    """:func:`mendel.law.commencement.commencement` of the act's stored versions and document."""
+    row = conn.execute("SELECT doc_type FROM documents WHERE doc_id = %s", (doc_id,)).fetchone()
+    stored = [(v["version"], v["effective_from"], v["number"]) for v in versions]
+    return commencement(stored, promulgated_stored=bool(row) and row[0] == "law")
+
+
+def _version_view(version: dict, started: date | None = None) -> dict:
+    """A version as the answer shows it; ``original``: the act's wording as it took effect on ``started``."""
     return {
         "version": version["version"],
         "eli": version["eli"],
@@ -159,6 +168,7 @@ def _version_view(version: dict) -> dict:
         "effective_to": _iso(version["effective_to"]),
         "amended_by": version["amended_by"] or [],
         "number": version["number"],
+        "original": started is not None and version["effective_from"] == started,
     }
 
 
@@ -212,7 +222,9 @@ def provision_at(conn: psycopg.Connection, ref: str | Reference, at: date) -> di
     """The wording of ``ref`` (a provision, or an act: its whole text) in force on ``at``, as a plain dict:
 
     - ``status``: ``in_force`` (the wording below), ``not_yet_in_force`` (the act exists but takes effect later),
-      ``not_yet_announced`` (the act did not exist on that date), ``no_longer_in_force`` (its last version ended),
+      ``not_yet_announced`` (the act did not exist on that date), ``before_stored_versions`` (the act existed, but
+      the collection holds only later wordings: :func:`mendel.law.commencement.commencement` unknown), ``no_longer_in_force`` (its last
+      version ended),
       ``no_such_provision`` (the version in force has no such provision: never the nearest text instead),
       ``validity_unknown`` (the source gives the act's only version no dates), ``unknown_act`` / ``not_a_reference``;
     - ``message``: one sentence saying so;
@@ -236,7 +248,9 @@ def provision_at(conn: psycopg.Connection, ref: str | Reference, at: date) -> di
             "message": f"No version of {act.citation} is stored (is it crawled from e-Sbírka?).",
         }
     answer["act"]["title"] = versions[-1]["title"]
-    answer["versions"] = [_version_view(v) for v in versions]
+    started = _commencement(conn, act.eli, versions)
+    answer["commencement"] = _iso(started)
+    answer["versions"] = [_version_view(v, started) for v in versions]
     what = reference.provision or act.citation
     dated = [v for v in versions if v["effective_from"] is not None]
     chosen = next(
@@ -253,14 +267,28 @@ def provision_at(conn: psycopg.Connection, ref: str | Reference, at: date) -> di
         )
     elif chosen is None and at < dated[0]["effective_from"]:
         announced = min((v["announced"] for v in versions if v["announced"]), default=None)
+        answer["announced"] = _iso(announced)
         first = dated[0]["effective_from"].isoformat()
         if announced and at < announced:
             return {
                 **answer,
                 "status": "not_yet_announced",
                 "message": (
-                    f"{act.citation} did not exist on {at.isoformat()}: it was announced on {announced.isoformat()} "
-                    f"and is in force from {first}."
+                    f"{act.citation} did not exist on {at.isoformat()}: it was announced on {announced.isoformat()}"
+                    + (
+                        f" and is in force from {first}."
+                        if started
+                        else f"; the earliest stored wording is of {first}."
+                    )
+                ),
+            }
+        if started is None:  # the act may well have been in force: its wordings of then are not stored
+            return {
+                **answer,
+                "status": "before_stored_versions",
+                "message": (
+                    f"No stored wording of {act.citation} covers {at.isoformat()}: the earliest stored one is in force "
+                    f"from {first}, the earlier ones are not in the collection."
                 ),
             }
         return {
@@ -292,7 +320,7 @@ def provision_at(conn: psycopg.Connection, ref: str | Reference, at: date) -> di
                 + ")."
             ),
         )
-    answer["version"] = _version_view(chosen)
+    answer["version"] = _version_view(chosen, started)
     if reference.provision:
         subtree = _subtree(conn, act.eli, chosen["version"], reference.provision)
     else:
@@ -336,11 +364,11 @@ def provision_at(conn: psycopg.Connection, ref: str | Reference, at: date) -> di
             if reference.provision
             else _whole_act(conn, act.eli, previous["version"])
         )
-        answer["previous_version"] = _version_view(previous)
+        answer["previous_version"] = _version_view(previous, started)
         answer["diff"] = diff_subtrees(before, subtree, previous["eli"], chosen["eli"])
     else:
         answer["previous_version"] = None
-        answer["diff"] = None  # the original wording
+        answer["diff"] = None  # the original wording, or the earliest the collection holds (``original`` says)
     answer["promulgated"] = _promulgated_page(conn, act.eli, subtree)
     return answer
 
@@ -351,7 +379,7 @@ def describe(answer: dict) -> str:
     version = answer.get("version")
     if version and answer.get("provision"):
         amended = ", ".join(a["citation"] for a in version["amended_by"]) or (
-            "none (the original wording)" if not answer.get("previous_version") else "not named by the source"
+            "none (the original wording)" if version.get("original") else "not named by the source"
         )
         lines.append(
             f"version {version['eli']}  valid {version['effective_from'] or '?'} – "

@@ -120,6 +120,7 @@ STAGES: dict[str, Stage] = {
                 "records/record_documents.py",
                 "records/municipality_records.py",
                 "records/act_metadata.py",
+                "law/commencement.py",
                 "registers/municipalities.py",
                 "czech/declension.py",
                 "data/__init__.py",

@@ -14,10 +14,10 @@ import psycopg
 
 from mendel.czech.dates import WORDED_DATE_PATTERN, date_of_match
 from mendel.czech.wording import both_dates, worded_date
+from mendel.law.commencement import ANNOUNCED_VERSION, commencement
 from mendel.records.model import ACT_METADATA, RecordDocument
 
 ESBIRKA_SOURCE = "esbirka"
-ANNOUNCED_VERSION = "0000-00-00"  # act_versions.version of the text as promulgated
 
 # Act types by how titles start, with the gender of "nabyl/nabyla/nabylo" účinnosti.
 ACT_TYPES = (
@@ -77,8 +77,9 @@ def api_record_url(stale_url: str, known_urls: list[str]) -> str:
     return f"https://www.e-sbirka.cz{stale_url}"
 
 
-def _version_line(version: dict, number: int) -> str:
-    label = f"znění č. {version['version_number'] or number}"
+def _version_line(version: dict) -> str:
+    # the number e-Sbírka gives the version, when it gave one (a count of the stored versions is no such number)
+    label = f"znění č. {version['version_number']}" if version["version_number"] else "znění"
     if version["version"] == ANNOUNCED_VERSION:
         label += " (vyhlášené znění, původní text)"
     elif version["version_kind"] in _VERSION_KINDS:
@@ -130,22 +131,28 @@ def act_metadata_pages(act: dict, versions: list[dict], amends: list[str]) -> li
         # a Czech act is valid (platný) from the day it is promulgated; people also say "platí" for in effect
         lines.append(f"Platnost: {kind} {verbs['took_effect']} platnosti dnem vyhlášení, {worded_date(announced)}.")
     if act.get("adopted"):
-        lines.append(f"Datum přijetí (ze dne): {both_dates(act['adopted'])}, podle vyhlášeného textu.")
-    announced_version = next((v for v in versions if v["version"] == ANNOUNCED_VERSION), None)
+        lines.append(f"Datum přijetí (ze dne): {both_dates(act['adopted'])}, podle textu předpisu.")
     dated = [v["effective_from"] for v in versions if v["effective_from"]]
-    effective = (announced_version or {}).get("effective_from") or (min(dated) if dated else None)
+    effective = commencement(
+        [(v["version"], v["effective_from"], v["version_number"]) for v in versions], act.get("doc_type") == "law"
+    )
     if effective:
         lines.append(
             f"Účinnost: {kind} {verbs['took_effect']} účinnosti dnem {both_dates(effective)}"
             f" (den nabytí účinnosti, datum účinnosti)."
+        )
+    elif dated:  # only later wordings are stored: the earliest of them is no commencement
+        lines.append(
+            f"Účinnost: nejstarší uložené znění je účinné od {both_dates(min(dated))}; kdy {kind} "
+            f"{verbs['took_effect']} účinnosti, uložená znění neuvádějí."
         )
     ends = [v["effective_to"] for v in versions if v["effective_to"]]
     if ends and all(v["effective_to"] for v in versions if v["effective_from"]):
         lines.append(f"Poslední evidované znění je účinné do {both_dates(max(ends))}.")
     lines.append("")
     ordered = sorted(versions, key=lambda v: (v["effective_from"] or date.min, v["version"]))
-    lines.append(f"Znění předpisu v e-Sbírce ({len(ordered)}):")
-    lines += [_version_line(v, n) for n, v in enumerate(ordered, start=1)]
+    lines.append(f"Znění předpisu uložená z e-Sbírky ({len(ordered)}):")
+    lines += [_version_line(v) for v in ordered]
     lines.append("")
     amending = list(dict.fromkeys(a["citation"] for v in ordered for a in v["amended_by"] or [] if a.get("citation")))
     if amending:
@@ -156,8 +163,10 @@ def act_metadata_pages(act: dict, versions: list[dict], amends: list[str]) -> li
                 + ", ".join(amending)
             )
         )
-    else:
+    elif effective:  # the versions run from the original wording: none of them names an amending act
         lines.append("Novely: e-Sbírka u tohoto předpisu neeviduje žádný novelizující předpis.")
+    else:
+        lines.append("Novely: uložená znění žádný novelizující předpis neuvádějí.")
     if amends:
         lines.append(_sentence("Tento předpis mění (novelizuje): " + ", ".join(amends)))
     lines.append("")
@@ -170,7 +179,7 @@ def act_metadata_documents(conn: psycopg.Connection) -> list[RecordDocument]:
     rows = conn.execute(
         "SELECT v.doc_id, v.version, v.stale_url, v.citation, v.title, v.version_kind, v.announced, v.effective_from,"
         " v.effective_to, v.version_eli, v.amended_by, v.version_number, v.page_etags, v.published_at,"
-        " d.title, d.url, d.published, (SELECT string_agg(p.text, E'\n' ORDER BY p.page_no) FROM pages p"
+        " d.title, d.url, d.published, d.doc_type, (SELECT string_agg(p.text, E'\n' ORDER BY p.page_no) FROM pages p"
         "  WHERE p.version_id = d.current_version_id AND p.page_no <= %s)"
         " FROM act_versions v LEFT JOIN documents d ON d.doc_id = v.doc_id"
         " WHERE coalesce(d.status, 'active') = 'active' ORDER BY v.doc_id, v.version",
@@ -195,7 +204,7 @@ def act_metadata_documents(conn: psycopg.Connection) -> list[RecordDocument]:
     )
     for row in rows:
         doc_id, values = row[0], dict(zip(keys, row[1:14]))
-        doc_title, doc_url, doc_published, heading_pages = row[14:]
+        doc_title, doc_url, doc_published, doc_type, heading_pages = row[14:]
         versions[doc_id].append(values)
         acts.setdefault(
             doc_id,
@@ -205,6 +214,7 @@ def act_metadata_documents(conn: psycopg.Connection) -> list[RecordDocument]:
                 "url": doc_url,
                 "published": doc_published,
                 "heading_pages": heading_pages,
+                "doc_type": doc_type,
                 "citation": values["citation"],
             },
         )

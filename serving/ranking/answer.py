@@ -239,7 +239,8 @@ class SearchFlow:
             )
             hit.subqueries = merged.found_by.get(item, [])
             hit.rerank_score = rerank_scores.get(item)
-            for name, value in in_force.version_of(index.chunks[item], at).items():
+            original = in_force.from_original(self.documents.get(doc_of(item)))
+            for name, value in in_force.version_of(index.chunks[item], at, original).items():
                 setattr(hit, name, value)
             if item in folded:
                 for name, value in joined_passages(index.chunks, [item, *folded[item]]).items():

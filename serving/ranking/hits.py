@@ -53,7 +53,8 @@ class Hit:
     valid_from: str | None = described("an act's passage: its version is in force from (ISO date)", default=None)
     valid_to: str | None = described("an act's passage: its version is in force until (ISO date)", default=None)
     status: str | None = described(
-        "an act's passage on the search's date: in_force, not_yet_in_force, superseded or validity_unknown",
+        "an act's passage on the search's date: in_force, not_yet_in_force, superseded, validity_unknown or "
+        "before_stored_versions (an act stored in later wordings only: none covers the date)",
         default=None,
     )
     provision: str | None = described("an act's passage: the provision it belongs to", default=None)

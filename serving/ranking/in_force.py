@@ -65,10 +65,19 @@ def combine(allowed: np.ndarray | None, in_force: np.ndarray | None) -> np.ndarr
     return in_force if allowed is None else allowed & in_force
 
 
-def version_of(chunk: dict, at: date) -> dict:
+def from_original(document: dict | None) -> bool:
+    """Whether an act's versions run from its original wording: its stored document is its promulgated text
+    (``mendel.law.commencement``). An act known by later consolidated wordings only may have been in force before
+    its earliest stored version."""
+    return (document or {}).get("doc_type") == "law"
+
+
+def version_of(chunk: dict, at: date, original: bool = True) -> dict:
     """A hit's version fields on ``at``: ``version_eli`` (of the version in force on ``at`` among those the
     passage's wording belongs to), ``version_kind``, ``valid_from`` / ``valid_to`` and ``status``
-    (``in_force``, ``not_yet_in_force``, ``superseded``, ``validity_unknown``); {} for a chunk of no act."""
+    (``in_force``, ``not_yet_in_force``, ``superseded``, ``validity_unknown``; ``before_stored_versions`` before the
+    earliest stored version of an act whose versions do not run from its ``original`` wording: :func:`from_original`);
+    {} for a chunk of no act."""
     if "version_kind" not in chunk:
         return {}
     eli, start, end = chunk.get("version_eli"), chunk.get("valid_from"), chunk.get("valid_to")
@@ -80,7 +89,7 @@ def version_of(chunk: dict, at: date) -> dict:
     if not start:
         status = "validity_unknown"
     elif day < start:
-        status = "not_yet_in_force"
+        status = "not_yet_in_force" if original else "before_stored_versions"
     elif end and day > end:
         status = "superseded"
     else:

@@ -37,7 +37,12 @@ UNKNOWN_DOC_TYPE = "dokument"
 
 VERSION_KIND_LABELS = {"promulgated": "vyhlášené znění", "consolidated": "konsolidované znění"}
 VERSION_KIND_OF = {"promulgated": "vyhlášeného znění", "consolidated": "konsolidovaného znění"}  # "page 3 of …"
-STATUS_BADGES = {"not_yet_in_force": "Dosud neúčinné", "superseded": "Již neúčinné znění"}
+STATUS_BADGES = {
+    "not_yet_in_force": "Dosud neúčinné",
+    "superseded": "Již neúčinné znění",
+    # an act stored in later wordings only: the one shown is its earliest, not the one in force on the date
+    "before_stored_versions": "Pozdější znění: znění k datu v kolekci není",
+}
 
 
 def source_label(source: str | None) -> str:

@@ -61,9 +61,19 @@ def provision_status(answer: dict) -> str:
     if status == "unknown_act":
         return f"Žádné znění předpisu {act} není uloženo (kolekce ho ze e-Sbírky nestáhla)."
     if status == "not_yet_announced":
-        return f"Předpis {act} ke dni {at} ještě neexistoval (nebyl vyhlášen); účinnosti nabývá dnem {first}."
+        announced = czech_date(answer.get("announced"))
+        return f"Předpis {act} ke dni {at} ještě neexistoval (vyhlášen byl {announced}); " + (
+            f"účinnosti nabývá dnem {first}."
+            if answer.get("commencement")
+            else f"nejstarší uložené znění je z {first}."
+        )
     if status == "not_yet_in_force":
         return f"Předpis {act} ke dni {at} ještě nebyl účinný: účinnosti nabývá dnem {first}."
+    if status == "before_stored_versions":
+        return (
+            f"Znění předpisu {act} účinné ke dni {at} kolekce nemá: nejstarší uložené znění je účinné od {first}, "
+            "dřívější znění v kolekci nejsou."
+        )
     if status == "no_longer_in_force":
         return (
             f"Ke dni {at} nebylo účinné žádné znění předpisu {act}: poslední skončilo dnem "

@@ -168,7 +168,8 @@ class ProvisionAnswer(BaseModel):
     ref: str
     at: str = Field(description="the date asked about (ISO)")
     status: str = Field(
-        description="in_force, not_yet_announced, not_yet_in_force, no_longer_in_force, validity_unknown, no_text "
+        description="in_force, not_yet_announced, not_yet_in_force, before_stored_versions, no_longer_in_force, "
+        "validity_unknown, no_text "
         "or no_such_provision (not_a_reference and unknown_act are problems)"
     )
     message: str | None = None

@@ -28,7 +28,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from mendel.czech.dates import numeric_from_iso
-from serving.ranking.in_force import PROMULGATED, version_of
+from serving.ranking.in_force import PROMULGATED, from_original, version_of
 from serving.web.evidence import excerpt_window, query_terms, segments, term_spans
 from serving.web.facets import COURT_FIELDS, PLACE_FIELDS, FilterError, checked_filters, facets_of
 from serving.web.labels import (
@@ -275,7 +275,7 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
             at = date.fromisoformat(params.get("at", ""))
         except ValueError:
             at = date.today()
-        version = version_of(chunk, at) if chunk else {}
+        version = version_of(chunk, at, from_original(doc)) if chunk else {}
         context = {
             "doc": doc,
             "doc_id": doc_id,

@@ -169,7 +169,7 @@ def test_act_metadata_record_lists_versions_dates_and_amending_acts(conn):
         (ACT,),
     ).fetchall()
     text = document_text(conn, METADATA)
-    assert f"Znění předpisu v e-Sbírce ({len(versions)}):" in text
+    assert f"Znění předpisu uložená z e-Sbírky ({len(versions)}):" in text
     for effective_from, effective_to, amended_by in versions:
         assert both_dates(effective_from) in text
         if effective_to:
@@ -349,3 +349,42 @@ def test_postgres_backend_documents_carry_the_same_grounding(indexed, conn):
     for doc_id in (DECANY, METADATA, ATTACHMENT_ID):
         for key in ("doc_type", "record", "record_sources", "notice"):
             assert documents[doc_id].get(key) == published[doc_id].get(key), (doc_id, key)
+
+
+def test_an_act_stored_only_in_a_later_wording_gets_no_commencement_and_no_original():
+    from datetime import date
+
+    from mendel.records.act_metadata import act_metadata_pages
+
+    act = {
+        "eli": "/eli/cz/sb/2012/89",
+        "citation": "89/2012 Sb.",
+        "title": "Zákon občanský zákoník",
+        "stale_url": "/sb/2012/89",
+        "doc_type": "law_consolidated",
+        "adopted": date(2012, 2, 3),
+    }
+    version = {
+        "version": "2025-07-01",
+        "stale_url": "/sb/2012/89/2025-07-01",
+        "citation": "89/2012 Sb.",
+        "title": "Zákon občanský zákoník",
+        "version_kind": "AKTUALNI",
+        "announced": date(2012, 2, 3),
+        "effective_from": date(2025, 7, 1),
+        "effective_to": None,
+        "version_eli": "/eli/cz/sb/2012/89/2025-07-01",
+        "amended_by": [],
+        "version_number": None,
+        "page_etags": {},
+        "published_at": None,
+    }
+    text = act_metadata_pages(act, [version], [])[0]
+    assert "nabyl účinnosti dnem" not in text and "znění č." not in text and "neeviduje" not in text
+    assert "Účinnost: nejstarší uložené znění je účinné od 1. července 2025 (1. 7. 2025)" in text
+    assert "Novely: uložená znění žádný novelizující předpis neuvádějí." in text
+    assert "podle textu předpisu" in text
+    # the same wording numbered 1 by e-Sbírka is the original: the act took effect that day, unamended
+    numbered = act_metadata_pages(act, [{**version, "version_number": 1}], [])[0]
+    assert "zákon nabyl účinnosti dnem 1. července 2025" in numbered and "znění č. 1 (aktuální znění)" in numbered
+    assert "e-Sbírka u tohoto předpisu neeviduje žádný novelizující předpis" in numbered

@@ -115,6 +115,22 @@ def test_before_the_act_takes_effect_its_first_version_is_marked(searcher):
     assert (hits[0].version_kind, hits[0].status) == ("promulgated", "not_yet_in_force")
 
 
+def test_before_the_earliest_version_of_an_act_stored_in_later_wordings_only_nothing_is_said_in_force(
+    searcher, monkeypatch
+):
+    # the act's stored document a consolidated wording, not its promulgated text: it may well have been in force
+    # on the date, in a wording the collection does not hold
+    document = searcher.documents[hit_act(searcher)]
+    monkeypatch.setitem(document, "doc_type", "law_consolidated")
+    hits = section_4(searcher.search(QUERY, k=10, at=date(2025, 12, 20)))
+    assert hits and hits[0].status == "before_stored_versions"
+    assert section_4(searcher.search(QUERY, k=10, at=date(2026, 3, 1)))[0].status == "in_force"
+
+
+def hit_act(searcher) -> str:
+    return section_4(searcher.search(QUERY, k=10, at=date(2026, 3, 1)))[0].doc_id
+
+
 def test_version_promulgated_returns_the_pdf_passage_with_its_page(searcher):
     hits = searcher.search(QUERY, k=10, at=AFTER_ALL, version="promulgated")
     act_hits = [h for h in hits if h.doc_id == ACT]

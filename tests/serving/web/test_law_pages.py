@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import psycopg
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -23,10 +24,14 @@ CRAWLS = [
 
 
 @pytest.fixture(scope="module")
-def client(pg_server_url, tmp_path_factory) -> TestClient:
-    url = cited_database(pg_server_url, tmp_path_factory.mktemp("law-pages-home"), CRAWLS)
+def database(pg_server_url, tmp_path_factory) -> str:
+    return cited_database(pg_server_url, tmp_path_factory.mktemp("law-pages-home"), CRAWLS)
+
+
+@pytest.fixture(scope="module")
+def client(database) -> TestClient:
     app = FastAPI()
-    app.include_router(law_pages_router(url))
+    app.include_router(law_pages_router(database))
     return TestClient(app)
 
 
@@ -63,6 +68,25 @@ def test_a_date_before_the_act_took_effect_says_not_yet_in_force(client):
     assert "<h3>Text</h3>" not in early.text
     missing = client.get("/ustanoveni", params={"ref": "§ 7 vyhlášky č. 573/2025 Sb.", "at": "2026-07-01"})
     assert missing.status_code == 200 and "ustanovení § 7 neobsahuje" in text_of(missing.text)
+
+
+@pytest.mark.e2e
+def test_an_act_stored_only_in_later_wordings_is_never_said_original(client, database):
+    # 573/2025 stored as a consolidated wording, without its promulgated PDF: its first stored version is no
+    # longer known to be the original, nor its first day the act's commencement
+    with psycopg.connect(database, autocommit=True) as conn:
+        conn.execute("UPDATE documents SET doc_type = 'law_consolidated' WHERE doc_id = %s", (ACT,))
+        try:
+            early = text_of(client.get("/ustanoveni", params={"ref": REF, "at": "2025-12-30"}).text)
+            march = client.get("/ustanoveni", params={"ref": REF, "at": "2026-03-01"}).text
+            before = text_of(client.get("/ustanoveni", params={"ref": REF, "at": "2025-06-01"}).text)
+        finally:
+            conn.execute("UPDATE documents SET doc_type = 'law' WHERE doc_id = %s", (ACT,))
+    assert "účinné ke dni 30. 12. 2025 kolekce nemá: nejstarší uložené znění je účinné od 1. 1. 2026" in early
+    assert "ještě nebyl účinný" not in early
+    assert "původní" not in march.replace("ne nutně původní", "") and "zdroj novelu neuvádí" in march
+    assert "Předchozí znění kolekce nemá" in march and "Text předpisu v kolekci (konsolidované znění)" in march
+    assert "ještě neexistoval (vyhlášen byl 22. 12. 2025); nejstarší uložené znění je z 1. 1. 2026" in before
 
 
 @pytest.mark.e2e
