@@ -23,7 +23,7 @@ from serving.web.law_routes import law_router
 from serving.web.models import AnalyzeResponse, DocumentResponse, FacetsResponse, Health, Ready, SearchResponse
 from serving.web.originals import NotAPdf, OriginalMissing, Originals, PageOutOfRange, download_name
 from serving.web.pages import add_pages
-from serving.web.problems import PROBLEM, ProblemError, answer_problems, problem
+from serving.web.problems import KNOWN_PARAMETERS_ONLY, PROBLEM, ProblemError, answer_problems, problem
 from serving.web.querylog import client_id
 from serving.web.results import run_search
 from serving.web.security import SafeResponses, original_headers
@@ -154,6 +154,7 @@ def create_app(
 
     @app.get(
         "/search",
+        dependencies=KNOWN_PARAMETERS_ONLY,
         response_model=SearchResponse,
         response_model_exclude_unset=True,  # an act's version fields only on an act's hits
         tags=["search"],
@@ -278,6 +279,7 @@ def create_app(
 
     @app.get(
         "/facets",
+        dependencies=KNOWN_PARAMETERS_ONLY,
         response_model=FacetsResponse,
         tags=["search"],
         summary="the filter values of the bundle's documents with passages (any other value is a 400)",
@@ -289,6 +291,7 @@ def create_app(
 
     @app.get(
         "/analyze",
+        dependencies=KNOWN_PARAMETERS_ONLY,
         response_model=AnalyzeResponse,
         tags=["search"],
         summary="references, likely acts and domains of a query",
@@ -305,6 +308,7 @@ def create_app(
     # The original and its pages before /documents/{doc_id:path}, which would otherwise take their paths.
     @app.get(
         "/documents/{doc_id:path}/original",
+        dependencies=KNOWN_PARAMETERS_ONLY,
         tags=["documents"],
         response_class=FileResponse,
         summary="the document's stored original (the crawled file, byte for byte; anything but a PDF sandboxed)",
@@ -335,6 +339,7 @@ def create_app(
 
     @app.get(
         "/documents/{doc_id:path}/pages/{page}.png",
+        dependencies=KNOWN_PARAMETERS_ONLY,
         tags=["documents"],
         response_class=Response,
         summary="one page of the document's PDF original, rendered as PNG",
@@ -360,6 +365,7 @@ def create_app(
 
     @app.get(
         "/documents/{doc_id:path}",
+        dependencies=KNOWN_PARAMETERS_ONLY,
         response_model=DocumentResponse,
         tags=["documents"],
         summary="a document's metadata and chunks (doc ids are ELIs or ECLIs)",

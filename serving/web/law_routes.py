@@ -19,7 +19,7 @@ import psycopg
 from fastapi import APIRouter, Query
 
 from serving.web.models import CitationsAnswer, ProvisionAnswer
-from serving.web.problems import PROBLEM, ProblemError
+from serving.web.problems import KNOWN_PARAMETERS_ONLY, PROBLEM, ProblemError
 
 MAX_REF_CHARS = 300
 NOT_BLANK = r"\S"  # an empty and a blank value are one kind of bad input
@@ -79,6 +79,7 @@ def law_router(database_url: str | Callable[[], str] | None = None) -> APIRouter
 
     @router.get(
         "/provisions",
+        dependencies=KNOWN_PARAMETERS_ONLY,
         response_model=ProvisionAnswer,
         response_model_exclude_unset=True,  # what the answer has: a status says which parts there are
         summary="the wording of a provision on a date, with its version and the last change",
@@ -103,6 +104,7 @@ def law_router(database_url: str | Callable[[], str] | None = None) -> APIRouter
 
     @router.get(
         "/citations",
+        dependencies=KNOWN_PARAMETERS_ONLY,
         response_model=CitationsAnswer,
         response_model_exclude_unset=True,
         summary="documents and passages citing a provision, an act, a file number or an ECLI",

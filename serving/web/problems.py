@@ -10,7 +10,7 @@ import logging
 from dataclasses import dataclass
 from http import HTTPStatus
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, Field
@@ -45,6 +45,12 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         "/facets lists the values it knows.",
     ),
     "invalid-date-range": ProblemType(400, "The date range is empty", "date_from is after date_to."),
+    "unknown-parameter": ProblemType(
+        400,
+        "A query parameter this endpoint does not take",
+        'A parameter the endpoint would ignore ("kind" where it takes "doc_type"): answered anyway, the '
+        "results would look filtered and not be. detail lists the parameters it takes; the OpenAPI schema too.",
+    ),
     "rerank-unavailable": ProblemType(
         400,
         "No cross-encoder is configured",
@@ -69,6 +75,36 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
     "http-error": ProblemType(400, "The request failed", "An HTTP error without a more specific type."),
 }
 BY_STATUS = {404: "not-found", 405: "method-not-allowed", 422: "invalid-request", 500: "internal-error"}
+
+
+def known_parameters_only(request: Request) -> None:
+    """A dependency of the API's endpoints: a query parameter the endpoint does not declare is an error
+    (``unknown-parameter``), never silently ignored."""
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return
+    known = _query_parameters(dependant)
+    unknown = sorted(set(request.query_params) - known)
+    if unknown:
+        named = ", ".join(name[:MAX_NAME_CHARS] for name in unknown[:MAX_NAMES])
+        raise ProblemError(
+            "unknown-parameter", f"{route.path} takes no {named}; it takes {', '.join(sorted(known)) or 'none'}"
+        )
+
+
+# the API's endpoints take these dependencies: a parameter they do not declare is a problem
+KNOWN_PARAMETERS_ONLY = [Depends(known_parameters_only)]
+# what an unknown-parameter problem quotes of the names sent
+MAX_NAMES = 5
+MAX_NAME_CHARS = 40
+
+
+def _query_parameters(dependant) -> set[str]:
+    names = {param.alias for param in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_parameters(sub)
+    return names
 
 
 class ProblemError(HTTPException):

@@ -143,6 +143,7 @@ def test_problem_types_name_the_error(http, docs):
         "/documents/eli/cz/sb/2025/175/pages/99.png": "no-such-page",
         "/no-such-endpoint": "not-found",
         "/provisions?ref=nic": "not-a-reference",
+        "/search?q=bydlení&kind=decision": "unknown-parameter",  # doc_type is the filter: never silently ignored
     }
     seen = {}
     for path, kind in cases.items():
@@ -153,6 +154,23 @@ def test_problem_types_name_the_error(http, docs):
         assert about.status_code == 200 and kind in about.text, body["type"]  # the type says what went wrong
     assert http.post("/search?q=bydlení").json()["type"] == "/problems/method-not-allowed"
     assert len(set(cases.values())) == len(seen)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/search?q=bydlení&kind=decision",
+        "/facets?source=esbirka",
+        "/analyze?q=bydlení&at=2026-01-01",
+        "/documents/eli/cz/sb/2025/175?page=2",
+        "/provisions?ref=§ 4 vyhlášky č. 573/2025 Sb.&date=2026-01-01",
+        "/citations?ref=zákon č. 175/2025 Sb.&max=5",
+    ],
+)
+def test_a_parameter_an_endpoint_does_not_take_is_a_problem_naming_those_it_takes(http, path):
+    body = http.get(path).json()
+    assert body["status"] == 400 and body["type"] == "/problems/unknown-parameter", body
+    assert "takes no " in body["detail"] and "; it takes " in body["detail"]
 
 
 # --- ready means warm --------------------------------------------------------------------------------------------
