@@ -49,6 +49,7 @@ _PLACE_CUE_RE = re.compile(
     r"(?=[a-z])",
     re.IGNORECASE,
 )
+_AFTER_A_NAME = " \t?!.,;:)"  # what may follow a place's name in a question
 # Words of a place name written in lower case within it ("Ústí nad Labem", "Lázně Bělohrad u …").
 _NAME_PARTICLES = frozenset({"nad", "pod", "u", "v", "ve", "na", "při", "pri", "za", "a"})
 # A question asking for case law by that word ("judikatura", "judikát", typed with or without diacritics).
@@ -153,8 +154,8 @@ def _places_capitalised(text: str) -> str:
                 text[start:end],
             )
             matched = names.match(written, 0)
-            if matched is not None and matched[0] == len(written):
-                text = text[:start] + written + text[end:]
+            if matched is not None and not written[matched[0] :].strip(_AFTER_A_NAME):  # "kadan?": the name, then ?
+                text = text[:start] + written[: matched[0]] + text[start + matched[0] :]
                 break
     return text
 

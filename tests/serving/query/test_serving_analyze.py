@@ -226,6 +226,7 @@ def test_an_apex_court_in_lower_case_and_a_request_for_case_law_are_read(query, 
     ("query", "written"),
     [
         ("uredni deska kadan", "uredni deska Kadan"),
+        ("co je nového na úřední desce obce blešno?", "co je nového na úřední desce obce Blešno?"),
         ("úřední deska v kadani", "úřední deska v Kadani"),
         ("obec blešno rozpočet", "obec Blešno rozpočet"),
         ("úřední deska města ústí nad labem", "úřední deska města Ústí nad Labem"),
