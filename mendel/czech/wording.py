@@ -42,3 +42,8 @@ def postcode(value: str) -> str:
     """``41115`` → ``411 15 (41115)``: written the Czech way and as the register holds it."""
     digits = (value or "").strip()
     return f"{digits[:3]} {digits[3:]} ({digits})" if len(digits) == 5 and digits.isdigit() else digits
+
+
+def full_stop(text: str) -> str:
+    """``text`` ended as a sentence: one full stop, none added after one it ends with already ("… 175/2026 Sb.")."""
+    return text if text.rstrip().endswith((".", "?", "!")) else text + "."

@@ -13,7 +13,7 @@ from urllib.parse import quote
 import psycopg
 
 from mendel.czech.dates import WORDED_DATE_PATTERN, date_of_match
-from mendel.czech.wording import both_dates, worded_date
+from mendel.czech.wording import both_dates, full_stop, worded_date
 from mendel.law.commencement import ANNOUNCED_VERSION, commencement
 from mendel.records.model import ACT_METADATA, RecordDocument
 
@@ -95,12 +95,7 @@ def _version_line(version: dict) -> str:
     amended = [a.get("citation") for a in version["amended_by"] or [] if a.get("citation")]
     if amended:
         line += "; změny provedl " + ("předpis " if len(amended) == 1 else "předpisy ") + ", ".join(amended)
-    return _sentence(line)
-
-
-def _sentence(text: str) -> str:
-    """``text`` ending with one full stop (a citation "175/2026 Sb." already has it)."""
-    return text if text.endswith(".") else text + "."
+    return full_stop(line)
 
 
 def act_name(act: dict, versions: list[dict]) -> tuple[str, str, str, str]:
@@ -118,7 +113,7 @@ def act_metadata_pages(act: dict, versions: list[dict], amends: list[str]) -> li
     # The citation stands once in the text (and in the title): a short record repeating it would outrank the
     # act's own provisions for every query that names the act.
     lines = [
-        _sentence(f"Údaje e-Sbírky o předpisu {named}" + (f", {subject}" if subject else "")),
+        full_stop(f"Údaje e-Sbírky o předpisu {named}" + (f", {subject}" if subject else "")),
         f"ELI {act['eli']}.",
     ]
     verbs = _VERBS[gender]
@@ -157,7 +152,7 @@ def act_metadata_pages(act: dict, versions: list[dict], amends: list[str]) -> li
     amending = list(dict.fromkeys(a["citation"] for v in ordered for a in v["amended_by"] or [] if a.get("citation")))
     if amending:
         lines.append(
-            _sentence(
+            full_stop(
                 f"Novely: {kind} {verbs['amended']} "
                 + ("předpisem " if len(amending) == 1 else "předpisy ")
                 + ", ".join(amending)
@@ -168,7 +163,7 @@ def act_metadata_pages(act: dict, versions: list[dict], amends: list[str]) -> li
     else:
         lines.append("Novely: uložená znění žádný novelizující předpis neuvádějí.")
     if amends:
-        lines.append(_sentence("Tento předpis mění (novelizuje): " + ", ".join(amends)))
+        lines.append(full_stop("Tento předpis mění (novelizuje): " + ", ".join(amends)))
     lines.append("")
     lines.append(f"Zdroj: e-Sbírka, záznam předpisu {act['stale_url']} (API dokumenty-sbirky) a jeho znění.")
     return ["\n".join(lines)]

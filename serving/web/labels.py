@@ -69,8 +69,3 @@ def plural(count: int, one: str, few: str, other: str) -> str:
     "1 dokument", 3 gives "3 dokumenty", 5 and 0 give "5 dokumentů" (CLDR's plural categories)."""
     form = _czech().plural_form(count)
     return f"{count} {one if form == 'one' else few if form == 'few' else other}"
-
-
-def full_stop(text: str) -> str:
-    """``text`` ended as a sentence: one full stop, none added after one it ends with already ("… 120/2025 Sb.")."""
-    return text if text.rstrip().endswith((".", "?", "!")) else text + "."

@@ -28,6 +28,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from mendel.czech.dates import numeric_from_iso
+from mendel.czech.wording import full_stop
 from serving.ranking.in_force import PROMULGATED, from_original, version_of
 from serving.web.evidence import excerpt_window, query_terms, segments, term_spans
 from serving.web.facets import COURT_FIELDS, PLACE_FIELDS, FilterError, checked_filters, facets_of
@@ -36,7 +37,6 @@ from serving.web.labels import (
     VERSION_KIND_LABELS,
     VERSION_KIND_OF,
     doc_type_label,
-    full_stop,
     plural,
     source_label,
 )
