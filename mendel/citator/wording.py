@@ -10,7 +10,7 @@ from datetime import date
 
 import psycopg
 
-from mendel.law.commencement import commencement
+from mendel.law.commencement import commencement, is_promulgated_text
 from mendel.law.identifiers import ActId, parse_act_path, parse_citation
 from mendel.law.provision_pages import PageLocator
 from mendel.law.provision_tree import provision_wording, section_path
@@ -155,7 +155,7 @@ def _commencement(conn: psycopg.Connection, doc_id: str, versions: list[dict]) -
     """:func:`mendel.law.commencement.commencement` of the act's stored versions and document."""
     row = conn.execute("SELECT doc_type FROM documents WHERE doc_id = %s", (doc_id,)).fetchone()
     stored = [(v["version"], v["effective_from"], v["number"]) for v in versions]
-    return commencement(stored, promulgated_stored=bool(row) and row[0] == "law")
+    return commencement(stored, promulgated_stored=bool(row) and is_promulgated_text(row[0]))
 
 
 def _version_view(version: dict, started: date | None = None) -> dict:

@@ -13,6 +13,13 @@ from datetime import date
 from typing import Iterable
 
 ANNOUNCED_VERSION = "0000-00-00"  # act_versions.version of the text as promulgated
+PROMULGATED_TEXT = "law"  # documents.doc_type of an act whose stored document is the Sbírka's verified PDF
+
+
+def is_promulgated_text(doc_type: str | None) -> bool:
+    """Whether an act's stored document (of ``doc_type``) is its promulgated text, whose wording its earliest
+    version is."""
+    return doc_type == PROMULGATED_TEXT
 
 
 def commencement(versions: Iterable[tuple[str, date | None, int | None]], promulgated_stored: bool) -> date | None:

@@ -14,7 +14,7 @@ import psycopg
 
 from mendel.czech.dates import WORDED_DATE_PATTERN, date_of_match
 from mendel.czech.wording import both_dates, full_stop, worded_date
-from mendel.law.commencement import ANNOUNCED_VERSION, commencement
+from mendel.law.commencement import ANNOUNCED_VERSION, commencement, is_promulgated_text
 from mendel.records.model import ACT_METADATA, RecordDocument
 
 ESBIRKA_SOURCE = "esbirka"
@@ -129,7 +129,8 @@ def act_metadata_pages(act: dict, versions: list[dict], amends: list[str]) -> li
         lines.append(f"Datum přijetí (ze dne): {both_dates(act['adopted'])}, podle textu předpisu.")
     dated = [v["effective_from"] for v in versions if v["effective_from"]]
     effective = commencement(
-        [(v["version"], v["effective_from"], v["version_number"]) for v in versions], act.get("doc_type") == "law"
+        [(v["version"], v["effective_from"], v["version_number"]) for v in versions],
+        is_promulgated_text(act.get("doc_type")),
     )
     if effective:
         lines.append(

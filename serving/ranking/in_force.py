@@ -15,6 +15,8 @@ from datetime import date
 
 import numpy as np
 
+from mendel.law.commencement import is_promulgated_text
+
 PROMULGATED = "promulgated"
 VERSIONS = (PROMULGATED,)
 _OPEN_START = np.iinfo(np.int64).min
@@ -69,7 +71,7 @@ def from_original(document: dict | None) -> bool:
     """Whether an act's versions run from its original wording: its stored document is its promulgated text
     (``mendel.law.commencement``). An act known by later consolidated wordings only may have been in force before
     its earliest stored version."""
-    return (document or {}).get("doc_type") == "law"
+    return is_promulgated_text((document or {}).get("doc_type"))
 
 
 def version_of(chunk: dict, at: date, original: bool = True) -> dict:
