@@ -96,8 +96,9 @@ def test_killed_run_is_failed_by_run_monitoring(tmp_path, monkeypatch):
     shutil.copyfile(PROFILES[0], home / "dagster.yaml")
     monkeypatch.setenv("DAGSTER_HOME", str(home))
     env = {**os.environ, "DAGSTER_HOME": str(home)}
-    worker = subprocess.Popen([sys.executable, "-c", SLOW_RUN, str(home)], env=env, stdout=subprocess.PIPE, text=True)
+    # The instance first: it creates the SQLite schema, which two processes creating at once can race on.
     instance = DagsterInstance.from_config(str(home))
+    worker = subprocess.Popen([sys.executable, "-c", SLOW_RUN, str(home)], env=env, stdout=subprocess.PIPE, text=True)
     try:
         assert worker.stdout.readline().strip() == "started"
         [run] = instance.get_runs()
