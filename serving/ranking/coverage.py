@@ -4,8 +4,8 @@ Two parts of an honest answer:
 
 - the **coverage block**: every act (by citation, name or abbreviation — ``mendel.law.acts_table``), court decision
   (file number, ECLI) and place a query names, each with its status in this bundle: ``indexed`` (a document of the
-  collection), ``cited`` (not a document here, but passages cite it), ``record`` (only a citation record, no
-  text), ``missing`` (nothing in the collection). ``missing`` items are listed apart with a message
+  collection), ``cited`` (not a document here, but passages cite it or write its file number whole), ``record``
+  (only a citation record, no text), ``missing`` (nothing in the collection). ``missing`` items are listed apart with a message
   ("89/2012 Sb. (občanský zákoník) is not indexed"); so is the act that governs a plain question when the
   collection lacks it ("zákoník práce (262/2006 Sb.) není v kolekci", ``serving.query.governing``);
 - the **relevance floor**: two signals of the best hits — the lexical one (BM25 score of the best hit over the
@@ -36,6 +36,7 @@ from mendel.records.citation_records import CITATION_RECORD
 
 FLOOR_FILE = Path(__file__).resolve().with_name("floor.json")
 TOP_HITS = 3  # the signals are the best of this many hits
+TEXTS_READ = 200  # passages read to tell whether the collection's text writes a file number
 INDEXED, CITED, RECORD, MENTIONED, MISSING = "indexed", "cited", "record", "mentioned", "missing"
 _CITED_ACT_RE = re.compile(r"č\.\s*(\d{1,4})\s*/\s*(\d{4})\s*Sb\.")
 _WS = re.compile(r"\s+")
@@ -87,11 +88,18 @@ def _norm_file_number(text: str) -> str:
     return _WS.sub(" ", text).strip().upper()
 
 
+def file_number_pattern(file_number: str) -> re.Pattern:
+    """A file number as passages write it: its parts in order, any spacing between them and around "/", in any
+    case, not inside a longer number ("21 Cdo 1234/2020" is not "121 Cdo 1234/2020" nor "… 1234/20201")."""
+    parts = [re.escape(part) for part in re.split(r"\s+|(?=/)|(?<=/)", file_number.strip()) if part]
+    return re.compile(r"(?<![\w/])" + r"\s*".join(parts) + r"(?![\w/])", re.IGNORECASE)
+
+
 class CollectionIndex:
     """What one bundle holds, for the coverage block: acts by citation (and the acts amending each act it lacks),
     decisions by file number and ECLI, citation records, and the references its passages cite."""
 
-    def __init__(self, documents: dict[str, dict], graph=None, vocabulary=()):
+    def __init__(self, documents: dict[str, dict], graph=None, vocabulary=(), passage_texts=None):
         self.acts: dict[str, dict] = {}
         self.amending: dict[str, list[dict]] = {}
         self.decisions: dict[str, dict] = {}
@@ -117,7 +125,18 @@ class CollectionIndex:
                         self.decisions[_norm_file_number(key)] = doc
         self.graph = graph
         self._terms = frozenset(vocabulary)  # the passages' BM25 terms: which place names the text uses
+        self._passage_texts = passage_texts  # term -> the texts of (at most some) passages holding it
         self._by_act: dict[str, int] | None = None
+
+    def passage_texts(self, term: str) -> list[str]:
+        """The texts of the passages holding an analysed ``term`` (at most ``TEXTS_READ``)."""
+        return list(self._passage_texts(term))[:TEXTS_READ] if self._passage_texts is not None else []
+
+    def names_in_text(self, file_number: str, term: str) -> bool:
+        """Whether some passage holding ``term`` (the file number's "number/year") writes the whole file number:
+        "1234/2020" alone is often another numbering ("D/1234/2020/STR")."""
+        pattern = file_number_pattern(file_number)
+        return any(pattern.search(text) for text in self.passage_texts(term))
 
     def cited_chunks(self, entity_id: str) -> int:
         """How many passages cite exactly this reference or the same provision (its ``§ N`` / ``čl. N``)."""
@@ -169,10 +188,11 @@ class CollectionIndex:
         cited = self.cited_chunks(f"DECISION_REF:{norm}")
         if cited:
             return CITED, {"cited_in": cited}
-        # a file number the recogniser did not link: its "number/year" token in the passages' text still counts
+        # a file number the recogniser did not link still counts where a passage writes it whole
         number = re.search(r"\d+/\d{2,4}", norm)
-        if number and number.group(0) in self._terms and not norm.upper().startswith("ECLI:"):
-            return CITED, {"mentioned": True}
+        if number and not norm.upper().startswith("ECLI:") and number.group(0) in self._terms:
+            if self.names_in_text(norm, number.group(0)):
+                return CITED, {"mentioned": True}
         return MISSING, {}
 
     def place_status(self, mention) -> tuple[str, dict]:
@@ -405,8 +425,14 @@ class Assessor:
         if self._collection is None:
             with self._lock:
                 if self._collection is None:
-                    self._collection = CollectionIndex(self._documents, self._graph, self._passages.bm25.vocab_dict)
+                    self._collection = CollectionIndex(
+                        self._documents, self._graph, self._passages.bm25.vocab_dict, self._texts_with_term
+                    )
         return self._collection
+
+    def _texts_with_term(self, term: str):
+        rows = np.flatnonzero(self._passages.bm25.get_scores([term]))
+        return (self._passages.chunks[int(row)]["text"] for row in rows[:TEXTS_READ])
 
     def lexical_signal(self, layer, text: str, allowed: np.ndarray | None) -> float:
         """:func:`lexical_signal` over ``layer`` (a backend without a bm25s index computes it its own way)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from mendel.ner.rules import split_law_ref_norm
-from serving.ranking.coverage import Assessor, CollectionIndex
+from serving.ranking.coverage import TEXTS_READ, Assessor, CollectionIndex
 from serving.ranking.graph_retrieval import provision_head
 
 CHUNKS_OF = "SELECT chunks FROM graph_nodes WHERE entity_id = %s"
@@ -33,9 +33,15 @@ class PostgresCollection(CollectionIndex):
     counted by ``graph_nodes`` (the bundle's ``EntityGraph.chunks_of`` and ``by_head``)."""
 
     def __init__(self, documents: dict[str, dict], lists):
-        super().__init__(documents, None, ())
+        super().__init__(documents, None, (), self._texts_with_term)
         self._lists = lists
         self._terms = PassageTerms(lists)
+
+    def _texts_with_term(self, term: str):
+        with self._lists.connection() as conn:
+            found = self._lists.bm25.whole(conn, [term]).get(term)
+        rows = found.rows[:TEXTS_READ] if found is not None else []
+        return (self._lists.chunks[int(row)]["text"] for row in rows)
 
     def cited_chunks(self, entity_id: str) -> int:
         with self._lists.connection() as conn:

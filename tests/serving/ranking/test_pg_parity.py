@@ -7,6 +7,7 @@ block."""
 
 from __future__ import annotations
 
+import re
 import uuid
 
 import psycopg
@@ -108,6 +109,18 @@ def test_the_passages_frequencies_and_common_words_are_the_bundles(both):
 @pytest.mark.parametrize("query", QUERIES + LAYER_QUERIES)
 def test_same_answer_hit_by_hit(both, query):
     assert answer(both["postgres"], query) == answer(both["bundle"], query)
+
+
+def test_both_read_a_file_number_in_the_passages_text_alike(both):
+    """The coverage block's test of a file number the recogniser did not link reads passages' text on both."""
+    written = next(
+        m.group(0) for c in both["bundle"].chunks for m in re.finditer(r"\b\d+ [A-Z][A-Za-z]* \d+/\d{4}\b", c["text"])
+    )
+    term = written.rsplit(" ", 1)[1]
+    for searcher in both.values():
+        collection = searcher._assessor.collection()
+        assert collection.names_in_text(written, term), written
+        assert not collection.names_in_text(f"99 XYZ {term}", term)  # its number inside no such file number
 
 
 @pytest.mark.parametrize("number", [1, 2])

@@ -173,9 +173,29 @@ def test_floor_calibration_keeps_answered_questions_and_catches_negatives():
         calibrate(None, questions_path=__import__("retrieval_eval").BLIND_QUESTIONS)
 
 
-def test_a_file_number_named_in_text_but_not_linked_counts_as_cited():
+PASSAGES_BY_TERM = {
+    "883/2025": ["odvolání proti usnesení sp. zn. 24 Co 883/2025 ze dne", "exekuce"],
+    "1234/2020": ["Smlouva o poskytnutí dotace č. D/1234/2020/STR", "usnesení 121 Cdo 1234/2020"],
+    "306/2021": ["rozsudek 14 c 306 / 2021-239 okresního soudu"],
+}
+
+
+@pytest.mark.parametrize(
+    "file_number, status",
+    [
+        ("24 Co 883/2025", CITED),  # written whole in a passage the recogniser did not link
+        ("21 Cdo 1234/2020", MISSING),  # its "number/year" only inside other numbers
+        ("14 C 306/2021", CITED),  # another case and spacing, a page suffix after it
+        ("25 Cdo 4213/2019", MISSING),  # not in the text at all
+        ("ECLI:CZ:NS:2021:24.CO.883.2025.1", MISSING),  # an ECLI is the decision's own: no text fallback
+    ],
+)
+def test_a_file_number_counts_as_named_only_where_a_passage_writes_it_whole(file_number, status):
     from serving.ranking.coverage import CollectionIndex
 
-    collection = CollectionIndex({}, graph=None, vocabulary=["883/2025", "exekuc"])
-    assert collection.decision_status("24 Co 883/2025") == (CITED, {"mentioned": True})
-    assert collection.decision_status("25 Cdo 4213/2019") == (MISSING, {})
+    collection = CollectionIndex(
+        {}, graph=None, vocabulary=list(PASSAGES_BY_TERM), passage_texts=lambda term: PASSAGES_BY_TERM.get(term, [])
+    )
+    assert collection.decision_status(file_number) == (
+        (CITED, {"mentioned": True}) if status == CITED else (MISSING, {})
+    )
