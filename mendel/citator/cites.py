@@ -45,6 +45,24 @@ def _expand_decision_keys(conn: psycopg.Connection, target: Target) -> Target:
     return Target(target.kind, spelled[0] if spelled else target.key, target.provision, tuple(keys))
 
 
+STORED_TEXT_KINDS = {"act": ("law", "law_consolidated"), "decision": ("decision", CITATION_RECORD)}
+
+
+def stored_documents(conn: psycopg.Connection, target: Target) -> list[dict]:
+    """The collection's own documents of what ``target`` names (an act's texts, a decision or its citation record):
+    whether the cited thing itself is here, beside who cites it."""
+    keys = [k.lower() for k in target.keys]
+    rows = conn.execute(
+        "SELECT doc_id, title, doc_type FROM documents WHERE doc_type = ANY(%s)"
+        " AND (lower(citation) = ANY(%s) OR lower(doc_id) = ANY(%s)) ORDER BY doc_type, doc_id",
+        (list(STORED_TEXT_KINDS[target.kind]), keys, keys),
+    ).fetchall()
+    return [
+        {"doc_id": doc_id, "title": title, "kind": doc_type, "text": doc_type != CITATION_RECORD}
+        for doc_id, title, doc_type in rows
+    ]
+
+
 def cites(conn: psycopg.Connection, ref: str, limit: int = 20, cut: bool = False) -> dict:
     """Everything citing ``ref``: ``{status, target, total_documents, total_citations, families: {acts|decisions|
     notices|other: {documents, citations, items: [{doc_id, title, citation, kind, date, citations, passages:
@@ -160,6 +178,7 @@ def cites(conn: psycopg.Connection, ref: str, limit: int = 20, cut: bool = False
             "provision": target.provision or None,
             "label": target.label,
             "matched_as": list(target.keys),
+            "stored": stored_documents(conn, target),
         },
         "total_documents": documents,
         "total_citations": total,
@@ -295,9 +314,17 @@ def _ready(stored: list[dict]) -> list[dict]:
     ]
 
 
+def _stored_line(target: dict) -> str:
+    stored = target.get("stored") or []
+    texts = [d for d in stored if d["text"]]
+    if texts:
+        return "in the collection: " + "; ".join(f"{d['title'] or d['doc_id']} ({d['doc_id']})" for d in texts)
+    return "in the collection: a citation record only, not its text" if stored else "not in the collection itself"
+
+
 def describe(answer: dict) -> str:
     """The answer as text for a terminal: decisions grouped by court level, each passage with its witnesses."""
-    lines = [answer["message"]]
+    lines = [answer["message"], _stored_line(answer.get("target") or {})]
     for name, family in (answer.get("families") or {}).items():
         if not family["documents"]:
             continue

@@ -192,7 +192,10 @@ class CitationsAnswer(BaseModel):
 
     ref: str
     status: str = Field(description="found or none (not_a_reference is a problem)")
-    target: dict = Field(description="kind, key, provision, label, matched_as")
+    target: dict = Field(
+        description="kind, key, provision, label, matched_as, and stored: the collection's own documents of the "
+        "act or decision (doc_id, title, kind, text: false for a citation record without the decision's text)"
+    )
     total_documents: int
     total_citations: int
     families: dict = Field(

@@ -5,6 +5,7 @@ two Nejvyšší soud decisions — over the real crawl of the bundled corpus (te
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 
 import psycopg
 import pytest
@@ -123,6 +124,24 @@ def test_citator_empty_and_error_states(client):
     assert bad.status_code == 400 and "Nerozpoznaná citace" in bad.text
     empty = client.get("/citator", params={"ref": "  "})
     assert empty.status_code == 400 and 'aria-invalid="true"' in empty.text
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    "ref, said, linked",
+    [
+        ("§ 4 vyhlášky č. 573/2025 Sb.", "Předpis 573/2025 Sb. v kolekci:", ACT),  # cited or not, it is here
+        ("§ 105 zákona č. 99/1963 Sb.", "Předpis 99/1963 Sb. v kolekci není.", None),  # cited, never crawled
+        ("20 Nd 234/2026", "Rozhodnutí 20 Nd 234/2026 v kolekci:", "ECLI:CZ:NS:2026:20.ND.234.2026.1"),  # cited by none
+        ("21 Cdo 1234/2020", "Rozhodnutí 21 Cdo 1234/2020 v kolekci není.", None),
+    ],
+)
+def test_the_citator_says_whether_what_is_cited_is_itself_in_the_collection(client, ref, said, linked):
+    page = client.get("/citator", params={"ref": ref})
+    stored = page.text.split('class="stored">')[1].split("</p>")[0]
+    assert page.status_code == 200 and text_of(stored).strip().startswith(said)
+    link = re.search(r'href="/page\?doc=([^"&]+)"', stored)
+    assert (link and unquote(link[1])) == (linked or None)
 
 
 @pytest.mark.e2e
