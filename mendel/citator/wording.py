@@ -123,6 +123,14 @@ def _versions(conn: psycopg.Connection, doc_id: str) -> list[dict]:
     return [dict(zip(keys, row)) for row in rows]
 
 
+def _checked_on(conn: psycopg.Connection, doc_id: str) -> date | None:
+    """The day the act's versions were last checked at the source (fetched or found unchanged)."""
+    row = conn.execute(
+        "SELECT max(coalesce(checked_at, fetched_at)) FROM act_versions WHERE doc_id = %s", (doc_id,)
+    ).fetchone()
+    return row[0].date() if row and row[0] is not None else None
+
+
 def _subtree(conn: psycopg.Connection, doc_id: str, version: str, provision_id: str) -> list[dict]:
     """The provision and everything under it, in order; [] when the version has no such provision."""
     rows = conn.execute(
@@ -320,6 +328,13 @@ def provision_at(conn: psycopg.Connection, ref: str | Reference, at: date) -> di
                 + ")."
             ),
         )
+        checked = _checked_on(conn, act.eli) if chosen["effective_to"] is None else None
+        if checked is not None and at > checked:  # a later day: acts announced after the check may change it
+            answer["known_as_of"] = checked.isoformat()
+            answer["message"] += (
+                f" It is the wording e-Sbírka gave when last checked, on {checked.isoformat()}; acts announced since"
+                " may change it."
+            )
     answer["version"] = _version_view(chosen, started)
     if reference.provision:
         subtree = _subtree(conn, act.eli, chosen["version"], reference.provision)

@@ -89,7 +89,13 @@ def provision_status(answer: dict) -> str:
             f"U předpisu {act} nejsou známa data účinnosti pokrývající den {at}; zobrazujeme známé znění, "
             "zda bylo k tomuto dni účinné, nevíme."
         )
-    return f"{what}: znění účinné ke dni {at}."
+    known = answer.get("known_as_of")
+    return f"{what}: znění účinné ke dni {at}" + (
+        f", jak ho e-Sbírka uváděla při poslední kontrole {czech_date(known)}; předpisy vyhlášené od té doby je mohou"
+        " změnit."
+        if known
+        else "."
+    )
 
 
 def document_view_url(doc_id: str, page: int | None) -> str:

@@ -183,6 +183,11 @@ class ProvisionAnswer(BaseModel):
     previous_version: dict | None = None
     diff: dict | None = Field(default=None, description="changed, added, removed against the version before")
     promulgated: dict | None = Field(default=None, description="the provision in the promulgated PDF: doc_id, page")
+    known_as_of: str | None = Field(
+        default=None,
+        description="for a day after the act was last checked at e-Sbírka (ISO): the wording is as the source gave "
+        "it then, and acts announced since may change it",
+    )
 
 
 class CitationsAnswer(BaseModel):

@@ -5,6 +5,7 @@ two Nejvyšší soud decisions — over the real crawl of the bundled corpus (te
 from __future__ import annotations
 
 import re
+from datetime import date
 from urllib.parse import unquote
 
 import psycopg
@@ -13,6 +14,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from serving.web.law_pages import law_pages_router, word_changes
+from serving.web.pages import czech_date
 from tests.support.browser import screenshot
 from tests.support.law import cited_database
 
@@ -69,6 +71,21 @@ def test_a_date_before_the_act_took_effect_says_not_yet_in_force(client):
     assert "<h3>Text</h3>" not in early.text
     missing = client.get("/ustanoveni", params={"ref": "§ 7 vyhlášky č. 573/2025 Sb.", "at": "2026-07-01"})
     assert missing.status_code == 200 and "ustanovení § 7 neobsahuje" in text_of(missing.text)
+
+
+@pytest.mark.e2e
+def test_a_day_after_the_last_check_says_the_wording_is_as_the_source_gave_it_then(client, database):
+    from mendel.citator.wording import provision_at
+
+    with psycopg.connect(database) as conn:
+        later = provision_at(conn, REF, date(2099, 1, 1))
+        checked = conn.execute("SELECT max(checked_at) FROM act_versions WHERE doc_id = %s", (ACT,)).fetchone()[0]
+        before = provision_at(conn, REF, date(2026, 11, 1))  # in force then, and checked since
+    assert later["status"] == "in_force" and later["known_as_of"] == checked.date().isoformat()
+    assert "known_as_of" not in before
+    page = text_of(client.get("/ustanoveni", params={"ref": REF, "at": "2099-01-01"}).text)
+    assert f"jak ho e-Sbírka uváděla při poslední kontrole {czech_date(checked.date())}" in page
+    assert "poslední kontrole" not in text_of(client.get("/ustanoveni", params={"ref": REF, "at": "2026-11-01"}).text)
 
 
 @pytest.mark.e2e
