@@ -29,6 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from mendel.czech.dates import numeric_from_iso
 from mendel.czech.wording import full_stop
+from mendel.passages.act_passages import SEQ_BASE
 from serving.ranking.in_force import PROMULGATED, from_original, version_of
 from serving.web.evidence import excerpt_window, query_terms, segments, term_spans
 from serving.web.facets import COURT_FIELDS, PLACE_FIELDS, FilterError, checked_filters, facets_of
@@ -48,6 +49,7 @@ HERE = Path(__file__).parent
 PAGE_SIZES = (10, 20, 50)
 MAX_QUERY_CHARS = 1000
 MAX_FIELD_CHARS = 200
+PAGE_TEXT_CHARS = 60_000  # a document page shown as text: about 30 printed pages, then cut (a code is one "page")
 MAX_RESULT_PAGE = 100
 RESULT_PAGE = "strana"  # the results page a link names ("page" is the document's page in the page view)
 FIELD_NAMES = {
@@ -291,6 +293,7 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
             "evidence": None,
             "pages": None,
             "problem": None,
+            "page_text": None,
             "bundle": searcher.path.name,
             "source_url": source_url(doc.get("url"), doc.get("source")),
             "search": search,
@@ -308,12 +311,14 @@ def add_pages(app: FastAPI, live_searcher: Callable, originals: Originals) -> No
             context["pages"] = originals.page_count(doc)
             context["evidence"] = originals.page_evidence(doc, page, passage_text, first, last, query)
         except OriginalMissing:
-            context["problem"] = "Originál tohoto dokumentu není na serveru uložen; zobrazujeme nalezený text."
+            context["problem"] = "Originál tohoto dokumentu není na serveru uložen; zobrazujeme text z kolekce."
         except NotAPdf:
-            context["problem"] = "Originál není PDF, nemá tedy stránky k zobrazení; zobrazujeme nalezený text."
+            context["problem"] = "Originál není PDF, nemá tedy stránky k zobrazení; zobrazujeme text z kolekce."
         except PageOutOfRange as exc:
             context["problem"] = f"Dokument má jen {plural(exc.pages, 'stranu', 'strany', 'stran')}."
             return render(request, "page.html", _with_links(context), status=404)
+        if context["problem"] and chunk is None:  # no passage asked for: the page's text, as the collection has it
+            context["page_text"] = page_text(searcher, doc_id, page)
         return render(request, "page.html", _with_links(context))
 
 
@@ -356,6 +361,25 @@ def _of_another_version(chunk: dict | None) -> bool:
 
 def _spans(query: str, text: str | None) -> list[tuple[int, int]]:
     return term_spans(query, text) if query and text else []
+
+
+def page_text(searcher, doc_id: str, page: int, limit: int = PAGE_TEXT_CHARS) -> dict:
+    """The stored document's own passages on ``page`` in their order, up to ``limit`` characters: ``passages``
+    (section, text), ``shown`` and ``total`` passages (a whole code stored as one page is cut, and says so). An
+    act's passages of its other versions (``SEQ_BASE`` on) are not this document's text."""
+    chunks = searcher.chunks
+    every = sorted(
+        (c for c in (chunks[i] for i in searcher.doc_chunks.get(doc_id, [])) if (c.get("seq") or 0) < SEQ_BASE),
+        key=lambda c: (c["page_start"], c.get("char_start") or 0, c.get("seq") or 0),
+    )
+    on_page = [c for c in every if c["page_start"] <= page <= c["page_end"]]
+    shown, size = [], 0
+    for chunk in on_page:
+        if shown and size + len(chunk["text"]) > limit:
+            break
+        shown.append({"section": chunk.get("section") or "", "text": chunk["text"], "chunk_id": chunk["chunk_id"]})
+        size += len(chunk["text"])
+    return {"passages": shown, "shown": len(shown), "total": len(on_page), "whole": len(on_page) == len(every)}
 
 
 def _chunk(searcher, doc_id: str, chunk_id: str) -> dict | None:

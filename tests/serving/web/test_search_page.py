@@ -146,6 +146,61 @@ def test_page_view_of_a_text_original_shows_the_passage(client):
     assert client.get("/page", params={"doc": "/eli/cz/sb/2025/175", "page": 500}).status_code == 404
 
 
+def test_page_view_of_a_text_original_without_a_passage_shows_the_documents_text(client):
+    """A document opened as a whole (the citator's link, a bare /page?doc=) whose original has no page image shows
+    its text, not a promise of it."""
+    html = client.get("/", params={"q": "dovolání", "source": "nsoud"}).text
+    link = re.search(r'<a href="(/page\?[^"]+)">Zobrazit úsek', html).group(1).replace("&amp;", "&")
+    doc = parse_qs(urlsplit(link).query)["doc"][0]
+    view = client.get("/page", params={"doc": doc})
+    text = re.sub(r"\s+", " ", view.text)
+    assert (
+        view.status_code == 200
+        and "Originál není PDF" in text
+        and '<h2 id="page-text-heading">Text dokumentu</h2>' in text
+    )
+    assert "dovolání" in text.split('<h2 id="page-text-heading">')[1] and "Zobrazeno prvních" not in text
+
+
+def _chunk(seq: int, page: int, text: str, section: str = "") -> dict:
+    return {
+        "seq": seq,
+        "page_start": page,
+        "page_end": page,
+        "char_start": seq * 10,
+        "text": text,
+        "section": section,
+        "chunk_id": f"c{seq}",
+    }
+
+
+@pytest.mark.parametrize(
+    "page, limit, texts, shown, total",
+    [
+        (1, 1000, ["první", "druhý"], 2, 2),  # in their order, whatever the rows' order
+        (2, 1000, ["třetí"], 1, 1),  # only the page's
+        (1, 6, ["první"], 1, 2),  # cut at the limit, and counted
+        (9, 1000, [], 0, 0),
+    ],
+)
+def test_a_documents_page_text_is_its_own_passages_in_order(page, limit, texts, shown, total):
+    from types import SimpleNamespace
+
+    from mendel.passages.act_passages import SEQ_BASE
+    from serving.web.pages import page_text
+
+    chunks = [
+        _chunk(1, 1, "druhý"),
+        _chunk(0, 1, "první"),
+        _chunk(2, 2, "třetí"),
+        _chunk(SEQ_BASE + 1, 1, "jiné znění"),
+    ]
+    searcher = SimpleNamespace(chunks=chunks, doc_chunks={"d": [0, 1, 2, 3]})
+    found = page_text(searcher, "d", page, limit=limit)
+    assert [p["text"] for p in found["passages"]] == texts  # never an act's other version's passage
+    assert (found["shown"], found["total"]) == (shown, total)
+
+
 # --- in Chromium -----------------------------------------------------------------------------------------------
 
 
