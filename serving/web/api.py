@@ -27,6 +27,7 @@ from serving.web.problems import KNOWN_PARAMETERS_ONLY, PROBLEM, ProblemError, a
 from serving.web.querylog import client_id
 from serving.web.results import run_search
 from serving.web.security import SafeResponses, original_headers
+from serving.web.source_links import source_url
 
 log = logging.getLogger("mendel.serving.api")
 
@@ -374,7 +375,7 @@ def create_app(
     def document(doc_id: str):
         searcher = live_searcher()
         found = searcher.document(find_document(searcher, doc_id)["doc_id"])
-        return {**found, "bundle": searcher.path.name}
+        return {**found, "source_url": source_url(found.get("url"), found.get("source")), "bundle": searcher.path.name}
 
     add_pages(app, live_searcher, originals)
     app.include_router(law_router(database_url))  # /provisions, /citations: versions and citations in PostgreSQL

@@ -125,7 +125,8 @@ class DocumentResponse(BaseModel):
     doc_id: str
     title: str | None = None
     source: str | None = None
-    url: str | None = None
+    url: str | None = Field(default=None, description="where the crawl fetched it (the demo mirror's address there)")
+    source_url: str | None = Field(default=None, description=SearchResult.model_fields["source_url"].description)
     citation: str | None = None
     doc_type: str | None = None
     published: str | None = None

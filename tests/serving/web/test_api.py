@@ -20,6 +20,7 @@ from serving.ranking.filters import SearchFilters
 from serving.ranking.search import Searcher
 from serving.web.api import create_app
 from serving.web.querylog import PostgresQueryLog
+from serving.web.source_links import source_url
 from tests.support.bundle import DECISIONS, EMBEDDER, HOUSING_QUERY, base_docs, build_bundle
 from tests.support.wait import wait_for
 from tests.support.web import TestClient, assert_problem, running_server
@@ -252,6 +253,9 @@ def test_documents(client, corpus):
     assert client.get("/documents/%2Feli%2Fcz%2Fsb%2F2025%2F175").json() == body
     decision = client.get("/documents/ECLI:CZ:NS:2026:20.ND.234.2026.1")
     assert decision.status_code == 200 and decision.json()["citation"] == "20 Nd 234/2026"
+    # the address on the court's own site beside the one the crawl fetched (a search hit gives both too)
+    assert decision.json()["source_url"] == source_url(decision.json()["url"], "nsoud")
+    assert decision.json()["source_url"].startswith("https://rozhodnuti.nsoud.cz/")
     assert decision.json()["chunks"][0]["text"] in corpus[-DECISIONS]["pages"][0]
     missing = client.get("/documents/eli/cz/sb/1999/1")
     assert "unknown document" in assert_problem(missing, 404)["detail"]
