@@ -30,6 +30,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from mendel.czech.dates import numeric_from_iso
 from mendel.czech.wording import full_stop
 from mendel.passages.act_passages import SEQ_BASE
+from mendel.records.model import RECORD_DOCUMENT_TYPES
 from serving.ranking.in_force import PROMULGATED, from_original, version_of
 from serving.web.evidence import excerpt_window, query_terms, segments, term_spans
 from serving.web.facets import COURT_FIELDS, PLACE_FIELDS, FilterError, checked_filters, facets_of
@@ -98,6 +99,7 @@ templates.env.filters.update(
     full_stop=full_stop,
 )
 templates.env.globals.update(
+    record_document_types=RECORD_DOCUMENT_TYPES,
     version_kind_labels=VERSION_KIND_LABELS,
     version_kind_of=VERSION_KIND_OF,
     status_badges=STATUS_BADGES,

@@ -255,6 +255,7 @@ def build_bundle(
         {
             **{k: d[k] for k in ("doc_id", "title", "source", "url", "citation", "doc_type", "published")},
             **{k: d[k] for k in PLACE_FIELDS if k in d},
+            **{k: d[k] for k in ("record", "record_sources") if k in d},  # a record document's grounding
             **originals.get(d["doc_id"], {}),
         }
         for d in sorted(docs, key=lambda d: d["doc_id"])

@@ -162,6 +162,44 @@ def test_page_view_of_a_text_original_without_a_passage_shows_the_documents_text
     assert "dovolání" in text.split('<h2 id="page-text-heading">')[1] and "Zobrazeno prvních" not in text
 
 
+def act_record_doc() -> dict:
+    """The act metadata record of 175/2025 Sb. as the records stage renders it, from its e-Sbírka record's facts."""
+    from datetime import date
+
+    from mendel.records.act_metadata import act_metadata_pages
+
+    act = {"citation": "175/2025 Sb.", "eli": "/eli/cz/sb/2025/175", "stale_url": "/sb/2025/175", "doc_type": "law"}
+    act["title"] = "Zákon o poskytování některých opatření v podpoře bydlení"
+    version = {"version": "2026-01-01", "version_eli": "/eli/cz/sb/2025/175/2026-01-01", "title": act["title"]}
+    version.update(announced=date(2025, 6, 16), effective_from=date(2026, 1, 1), effective_to=None)
+    version.update(version_number=1, amended_by=[], version_kind="consolidated")
+    return {
+        "doc_id": "act-metadata:/eli/cz/sb/2025/175",
+        "title": "Zákon č. 175/2025 Sb. – údaje e-Sbírky (účinnost, znění, novely)",
+        "source": "esbirka",
+        "doc_type": "act_metadata",
+        "citation": None,
+        "url": "https://www.e-sbirka.cz/esel-esbir-daver/dokumenty-sbirky/%2Fsb%2F2025%2F175",
+        "published": "2025-06-16",
+        "pages": act_metadata_pages(act, [version], []),
+        "record": "esbirka:/sb/2025/175",
+        "record_sources": [{"doc_id": "/eli/cz/sb/2025/175", "url": act["stale_url"]}],
+    }
+
+
+def test_a_record_composed_from_a_sources_data_says_so_on_the_card_and_the_page(tmp_path):
+    bundles = tmp_path / "bundles"
+    build_bundle(bundles, base_docs(copy.deepcopy(load_corpus())) + [act_record_doc()])
+    client = TestClient(create_app(bundles, embedder=EMBEDDER, reload_interval=0))
+    html = client.get("/", params={"q": "kdy nabyl účinnosti zákon o podpoře bydlení"}).text
+    cards = {c.split('"', 1)[0]: c for c in html.split('<li class="card" data-doc="')[1:]}
+    assert "sestavený Mendelem z údajů zdroje" in cards["act-metadata:/eli/cz/sb/2025/175"]
+    assert "/eli/cz/sb/2025/175" in cards and "sestavený Mendelem" not in cards["/eli/cz/sb/2025/175"]
+    page = client.get("/page", params={"doc": "act-metadata:/eli/cz/sb/2025/175"}).text
+    assert "Text tohoto záznamu sestavil Mendel z údajů zdroje" in page and "Údaje e-Sbírky o předpisu" in page
+    assert "sestavil Mendel" not in client.get("/page", params={"doc": "/eli/cz/sb/2025/175"}).text
+
+
 def _chunk(seq: int, page: int, text: str, section: str = "") -> dict:
     return {
         "seq": seq,
