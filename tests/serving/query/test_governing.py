@@ -18,6 +18,9 @@ from serving.ranking.bundle_lists import names_something
         ("Kolik je sazba DPH na potraviny?", "235/2004 Sb.", "domain:dph", None),
         ("povinne ruceni auto", "30/2024 Sb.", "domain:povinne-ruceni", None),
         ("overeni podpisu na poste", "21/2006 Sb.", "domain:overovani", None),
+        ("Cestovka mi zrušila zájezd, vrátí mi peníze?", "89/2012 Sb.", "domain:zajezd", 2537),
+        ("Pojišťovna mi nechce vyplatit pojistné plnění za vytopený byt", "89/2012 Sb.", "domain:pojisteni", 2758),
+        ("Sousedovi přesahují větve přes plot, můžu je uříznout?", "89/2012 Sb.", "domain:sousedska-prava", 1016),
     ],
 )
 def test_the_governing_act_and_its_part(question, citation, area, section):
@@ -57,6 +60,7 @@ def test_the_governing_act_and_its_part(question, citation, area, section):
         ("Kolik je záloha na zdravotní pojištění pro OSVČ?", "592/1992 Sb."),
         ("Jak přepsat auto na nového majitele?", "56/2001 Sb."),
         ("Jak omluvit dítě ze školy?", "561/2004 Sb."),
+        ("Jak napsat petici?", "85/1990 Sb."),
         ("Jak získat zpět pozemky zabavené komunisty v restituci?", "229/1991 Sb."),
         ("Kdo má nárok na restituci domu znárodněného v roce 1948?", "87/1991 Sb."),
         ("kolik staly cirkevni restituce", "428/2012 Sb."),
@@ -172,3 +176,15 @@ def test_an_amending_act_never_governs_and_nothing_is_named_for_a_vague_question
 )
 def test_a_question_about_something_named_is_not_about_the_law(query, particular):
     assert names_something(query) is particular
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Soused mi ukradl kolo",  # a theft
+        "Uz jednou jsem dostal pokutu za urazku souseda a za par mesicu se to stalo znovu.",  # an offence
+        "Pujcil jsem sousedovi zadarmo sekacku a on ji pujcil dal svemu kamaradovi. Smi to?",  # a loan
+    ],
+)
+def test_a_neighbour_in_the_question_is_no_neighbour_rights_question(question):
+    assert "domain:sousedska-prava" not in {a.area for a in governing_acts(question)}
