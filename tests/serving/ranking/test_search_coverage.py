@@ -112,7 +112,7 @@ def test_an_empty_result_still_carries_its_coverage(searcher):
 
 
 def test_the_floor_marks_weak_answers_and_keeps_good_ones(searcher):
-    good = "imise střešní krytina odlesky světla soused zahrada"
+    good = "střešní krytina odlesky světla soused zahrada"  # about the decision, naming no area of law
     poor = "kolik stojí dálniční známka na motorku, když soused má střechu"
     signals = {q: searcher.search_with_coverage(q).confidence["lexical"] for q in (good, poor)}
     assert signals[good] > signals[poor] > 0.0
@@ -121,6 +121,16 @@ def test_the_floor_marks_weak_answers_and_keeps_good_ones(searcher):
     weak = searcher.search_with_coverage(poor)
     assert weak.weak and weak.hits  # weak, not empty: some words match
     assert weak.coverage["floor"] == {"lexical": searcher.floor.lexical, "dense": None}
+
+
+def test_a_matching_decision_does_not_hide_that_the_governing_act_is_missing(searcher):
+    """Neighbours' nuisance (imise) is governed by the civil code, which this collection lacks: the decision on it
+    is found first, and the answer still says the act is missing and is weak."""
+    result = searcher.search_with_coverage("imise střešní krytina odlesky světla soused zahrada")
+    assert result.hits[0].doc_id == NEIGHBOURS
+    assert result.coverage["governing_missing"] and result.weak
+    civil_code = named(result, "act")["89/2012 Sb."]
+    assert civil_code["governing"] and civil_code["status"] == CITED  # the decisions cite it; its text is not here
 
 
 def test_a_dense_floor_counts_only_for_the_model_it_was_calibrated_with(searcher):
