@@ -10,6 +10,7 @@ from datetime import date
 
 import psycopg
 
+from mendel.law.acts_table import find_named_acts
 from mendel.law.commencement import commencement, is_promulgated_text
 from mendel.law.identifiers import ActId, parse_act_path, parse_citation
 from mendel.law.provision_pages import PageLocator
@@ -95,6 +96,9 @@ def parse_reference(text: str) -> Reference | None:
             return Reference(act, provision_key(provision) or provision_key(text))
     citation = re.search(r"\d{1,4}\s*/\s*\d{2,4}\s*Sb\.(?:\s*m\.\s*s\.)?", text)
     act = parse_citation(citation.group()) if citation else None
+    if act is None:  # an act named as people type it ("§ 2910 obcanskeho zakoniku"): the acts table reads folded
+        named = find_named_acts(text)
+        act = parse_citation(named[0].citation) if named else None
     return Reference(act, provision_key(text)) if act else None
 
 

@@ -130,6 +130,14 @@ def test_references_in_several_forms():
     assert parse_reference("/eli/cz/sb/2025/573/2026-06-01/dokument/norma/par_4/pism_c").provision == "§ 4 písm. c)"
     assert parse_reference("§ 158 odst. 3 zákoníku práce").act.citation == "262/2006 Sb."
     assert parse_reference("nic takového") is None
+    # typed as people type: without diacritics the recogniser reads the § alone, the acts table the act
+    for typed, citation, provision in [
+        ("§ 2910 obcanskeho zakoniku", "89/2012 Sb.", "§ 2910"),
+        ("§ 52 zakoniku prace", "262/2006 Sb.", "§ 52"),
+        ("§ 205 trestniho zakoniku", "40/2009 Sb.", "§ 205"),
+    ]:
+        found = parse_reference(typed)
+        assert (found.act.citation, found.provision) == (citation, provision), typed
     assert provision_key("Čl. IV odst. 2") == "čl. 4 odst. 2"
     assert provision_key("§ 2 odst.1 písm.a)") == "§ 2 odst. 1 písm. a)"
 
