@@ -5,9 +5,9 @@ Two parts of an honest answer:
 - the **coverage block**: every act (by citation, name or abbreviation — ``mendel.law.acts_table``), court decision
   (file number, ECLI) and place a query names, each with its status in this bundle: ``indexed`` (a document of the
   collection), ``cited`` (not a document here, but passages cite it or write its file number whole), ``record``
-  (only a citation record, no text), ``missing`` (nothing in the collection). ``missing`` items are listed apart with a message
-  ("89/2012 Sb. (občanský zákoník) is not indexed"); so is the act that governs a plain question when the
-  collection lacks it ("zákoník práce (262/2006 Sb.) není v kolekci", ``serving.query.governing``);
+  (only a citation record, no text), ``missing`` (nothing in the collection). ``missing`` items are listed apart
+  with a message ("89/2012 Sb. (občanský zákoník) is not indexed"); so is the act that governs a plain question
+  when the collection lacks it ("zákoník práce (262/2006 Sb.) není v kolekci", ``serving.query.governing``);
 - the **relevance floor**: two signals of the best hits — the lexical one (BM25 score of the best hit over the
   score every query term could contribute, so words the collection never uses pull it down) and the dense one
   (cosine of query and best hit) — against thresholds calibrated on the dev questions only
