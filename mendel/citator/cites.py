@@ -26,15 +26,11 @@ def _match_sql(target: Target, table: str) -> tuple[sql.Composed, list]:
     return sql.SQL(clause).format(t=sql.Identifier(table)), params
 
 
-def _expand_decision_keys(conn: psycopg.Connection, target: Target) -> Target:
-    """A decision's keys with the ECLIs stored decisions of that file number carry, and their file number."""
-    rows = conn.execute(
-        "SELECT doc_id, citation FROM documents WHERE doc_type IN ('decision', %s)"
-        " AND (lower(citation) = ANY(%s) OR lower(doc_id) = ANY(%s))",
-        (CITATION_RECORD, [k.lower() for k in target.keys], [k.lower() for k in target.keys]),
-    ).fetchall()
+def _expand_decision_keys(conn: psycopg.Connection, target: Target, stored: list[dict]) -> Target:
+    """A decision's keys with the ECLIs the ``stored`` decisions of that file number carry, and their file number."""
     keys = list(target.keys)
-    for doc_id, citation in rows:
+    for doc in stored:
+        doc_id, citation = doc["doc_id"], doc["citation"]
         for key in (doc_id if doc_id.upper().startswith("ECLI:") else None, citation):
             if key and key.lower() not in {k.lower() for k in keys}:
                 keys.append(key)
@@ -53,13 +49,13 @@ def stored_documents(conn: psycopg.Connection, target: Target) -> list[dict]:
     whether the cited thing itself is here, beside who cites it."""
     keys = [k.lower() for k in target.keys]
     rows = conn.execute(
-        "SELECT doc_id, title, doc_type FROM documents WHERE doc_type = ANY(%s)"
+        "SELECT doc_id, title, doc_type, citation FROM documents WHERE doc_type = ANY(%s)"
         " AND (lower(citation) = ANY(%s) OR lower(doc_id) = ANY(%s)) ORDER BY doc_type, doc_id",
         (list(STORED_TEXT_KINDS[target.kind]), keys, keys),
     ).fetchall()
     return [
-        {"doc_id": doc_id, "title": title, "kind": doc_type, "text": doc_type != CITATION_RECORD}
-        for doc_id, title, doc_type in rows
+        {"doc_id": doc_id, "title": title, "kind": doc_type, "citation": citation, "text": doc_type != CITATION_RECORD}
+        for doc_id, title, doc_type, citation in rows
     ]
 
 
@@ -75,8 +71,9 @@ def cites(conn: psycopg.Connection, ref: str, limit: int = 20, cut: bool = False
     target = parse_target(ref)
     if target is None:
         return {"ref": ref, "status": "not_a_reference", "message": f"{ref!r} names no act, provision or decision."}
+    stored = stored_documents(conn, target)  # the cited act's or decision's own documents, under the keys asked
     if target.kind == "decision":
-        target = _expand_decision_keys(conn, target)
+        target = _expand_decision_keys(conn, target, stored)
     keys = sorted({k.lower() for k in target.keys})
     scope = target.provision
     families = {name: {"documents": 0, "citations": 0, "items": []} for name in FAMILIES}
@@ -178,7 +175,7 @@ def cites(conn: psycopg.Connection, ref: str, limit: int = 20, cut: bool = False
             "provision": target.provision or None,
             "label": target.label,
             "matched_as": list(target.keys),
-            "stored": stored_documents(conn, target),
+            "stored": stored,
         },
         "total_documents": documents,
         "total_citations": total,

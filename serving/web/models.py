@@ -200,7 +200,7 @@ class CitationsAnswer(BaseModel):
     status: str = Field(description="found or none (not_a_reference is a problem)")
     target: dict = Field(
         description="kind, key, provision, label, matched_as, and stored: the collection's own documents of the "
-        "act or decision (doc_id, title, kind, text: false for a citation record without the decision's text)"
+        "act or decision (doc_id, title, kind, citation, text: false for a citation record without the decision's text)"
     )
     total_documents: int
     total_citations: int
