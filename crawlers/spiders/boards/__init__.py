@@ -20,7 +20,7 @@ from crawlers.items import ListingBudget
 from crawlers.spiders.boards.catalogue import CatalogueBoards
 from crawlers.spiders.boards.html import html_notice, html_notice_id, select
 from crawlers.spiders.boards.javascript import BROWSER_PAGES, BROWSER_SLOT, CHROMIUM, JavaScriptBoards
-from crawlers.spiders.boards.notices import czech_text, humanise_file_name, notice_document, sniff_document_type
+from crawlers.spiders.boards.notices import czech_text, notice_document, sniff_document_type
 from crawlers.spiders.boards.site_api import SiteApiBoards
 from mendel.crawl.boards.register import read_boards_file
 
@@ -49,7 +49,6 @@ __all__ = [
     "czech_text",
     "html_notice",
     "html_notice_id",
-    "humanise_file_name",
     "notice_document",
     "select",
     "sniff_document_type",

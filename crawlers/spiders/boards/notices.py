@@ -8,7 +8,6 @@ own page, else the export's id for it (an OFN notice without either: ``{feed iri
 from __future__ import annotations
 
 import json
-from urllib.parse import unquote
 
 from mendel.czech.dates import iso, ofn_instant_date
 
@@ -59,12 +58,6 @@ def notice_document(feed: dict, notice: dict, index: int, feed_url: str) -> dict
             "attachments": [a["url"] for a in attachments],
         },
     }
-
-
-def humanise_file_name(name: str) -> str:
-    """``oznameni-o-cene-stocneho-pro-rok-2018.pdf`` → ``Oznameni o cene stocneho pro rok 2018``."""
-    stem = unquote(name).rsplit(".", 1)[0].replace("-", " ").replace("_", " ").strip()
-    return stem[:1].upper() + stem[1:]
 
 
 def sniff_document_type(body: bytes, declared: str) -> str | None:

@@ -16,7 +16,6 @@ from urllib.parse import quote, unquote, urljoin, urlsplit
 from crawlers.items import FetchedDocument, ListingAnswered
 from crawlers.spiders.base import media_type, response_header
 from crawlers.spiders.boards.base import BoardCrawl
-from crawlers.spiders.boards.notices import humanise_file_name
 from mendel.crawl.boards.board import API_KEY_PREFIX, Board
 
 
@@ -153,7 +152,8 @@ class SiteApiBoards(BoardCrawl):
                 reason=f"expected a PDF, got {media_type(response) or 'unknown type'}",
             )
             return
-        title = humanise_file_name(file)
+        # the file's own name is all the site calls it (its asset list gives nothing else): never a title built from it
+        title = file
         yield FetchedDocument(
             source=self.source,
             doc_id=doc_id,

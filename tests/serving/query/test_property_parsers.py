@@ -17,7 +17,7 @@ from scrapy import Request
 from scrapy.http import TextResponse
 
 from crawlers.items import CrawlOutcome, FetchedDocument
-from crawlers.spiders.boards import czech_text, humanise_file_name, notice_document, sniff_document_type
+from crawlers.spiders.boards import czech_text, notice_document, sniff_document_type
 from crawlers.spiders.esbirka import API_PREFIX, EsbirkaSpider, document_id, stale_url_path
 from mendel.czech.dates import iso, ofn_instant_date
 from mendel.extract.document import extract_document
@@ -213,12 +213,6 @@ def test_sniff_document_type_on_any_bytes(body, declared):
     assert kind is None or isinstance(kind, str)
     if body.lstrip().lower().startswith((b"<!doctype html", b"<html")) and not body.startswith(b"%PDF"):
         assert kind is None  # an HTML error page is never taken for a document
-
-
-@COMMON
-@given(TEXT)
-def test_humanise_file_name(name):
-    assert isinstance(humanise_file_name(name), str)
 
 
 # --- RÚIAN -----------------------------------------------------------------------------------------------------
