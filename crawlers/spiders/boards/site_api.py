@@ -152,15 +152,14 @@ class SiteApiBoards(BoardCrawl):
                 reason=f"expected a PDF, got {media_type(response) or 'unknown type'}",
             )
             return
-        # the file's own name is all the site calls it (its asset list gives nothing else): never a title built from it
-        title = file
         yield FetchedDocument(
             source=self.source,
             doc_id=doc_id,
             url=response.url,
             body=response.body,
             content_type="application/pdf",
-            title=f"{title} ({board.name})" if board.name else title,
+            # the file's own name is all the site calls it (its asset list gives nothing else), never a title built
+            title=f"{file} ({board.name})" if board.name else file,
             doc_type="municipal_document",
             http_status=response.status,
             etag=response_header(response, "ETag"),
