@@ -15,6 +15,7 @@ from mendel.czech.folding import fold
 from mendel.index.entity_graph import GRAPH_LABELS
 from mendel.ner import recognise_text
 from mendel.ner.rules import eli_for, split_law_ref_norm
+from serving.query.notice_kinds import notice_kind_searched
 
 # Spoken or spelled-out forms of provision markers -> the form legal texts use.
 _SPOKEN_FORMS = [
@@ -91,6 +92,8 @@ class Understanding:
     # decisions of before 2010); passages citing them cite what the query names (:func:`older_code_references`)
     older_codes: list[str] = field(default_factory=list)
     case_law: bool = False  # the query asks for case law ("judikatura"): the courts' decisions lead
+    # the kind of notice a keyword search names ("záměr prodeje pozemku"): it looks for a notice, not for the law
+    notice_kind: object | None = None  # serving.query.notice_kinds.NoticeKind
 
     def graph_entities(self) -> list[QueryEntity]:
         return [e for e in self.entities if e.label in GRAPH_LABELS]
@@ -195,7 +198,12 @@ def understand(query: str, lexicon=None) -> Understanding:
     normalized, origin = normalize_query(analysed_part(query), lexicon)
     normalized = _APEX_COURT_RE.sub(lambda m: m.group(0)[0].upper() + m.group(0)[1:], normalized)  # same length
     normalized = _places_capitalised(normalized)
-    found = Understanding(query=query, normalized=normalized, case_law=bool(_CASE_LAW_RE.search(fold(normalized))))
+    found = Understanding(
+        query=query,
+        normalized=normalized,
+        case_law=bool(_CASE_LAW_RE.search(fold(normalized))),
+        notice_kind=notice_kind_searched(normalized),
+    )
     recognised = recognise_text(normalized)
     found.older_codes = older_code_references(normalized, recognised)
     for entity in recognised:
@@ -391,4 +399,8 @@ def analyze_query(query: str, searcher=None, k: int = 5, understanding: Understa
         "acts": acts,
         "domains": list(domains.values())[:k],
         "scope": found.scope,
+        # a keyword search for a kind of notice, which the search reads as no question about the law
+        "notice_kind": None
+        if found.notice_kind is None
+        else {"id": found.notice_kind.id, "label": found.notice_kind.label},
     }

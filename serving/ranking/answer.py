@@ -115,6 +115,8 @@ class SearchFlow:
         in_force.check_version(version)
         lexicon = self.lexicon if retype else None
         found = understand(query, lexicon)
+        if found.notice_kind is not None:  # a search for a kind of notice: the boards write the words typed
+            bridge = False
         dense_query = self.dense_text(found, bridge) if dense else None
         if dense_query is not None:  # its encoding starts now, on a worker, while this thread reads the query further
             self._dense.prefetch(dense_query)
@@ -261,6 +263,8 @@ class SearchFlow:
                 details["coverage"]["filters"] = filtered
             if case_law:
                 details["coverage"]["case_law"] = True
+            if found.notice_kind is not None:
+                details["coverage"]["notice_kind"] = {"id": found.notice_kind.id, "label": found.notice_kind.label}
         return hits
 
     @property

@@ -201,13 +201,15 @@ class QueryLists(GoverningPart):
 
     @staticmethod
     def plain_question(understanding, offices: bool = False) -> bool:
-        """A question in plain words: it names no act, provision, institution, decision, place or name -- what
-        an act in force answers, not a notice or a decision about something particular. With ``offices``, a kind
-        of office written in lower case ("když mi finanční úřad doměří daň") is plain words too: it names no one
-        office."""
+        """A question in plain words: it names no act, provision, institution, decision, place or name, nor is it a
+        keyword search for a kind of notice ("záměr prodeje pozemku", ``Understanding.notice_kind``) -- what an act
+        in force answers, not a notice or a decision about something particular. With ``offices``, a kind of office
+        written in lower case ("když mi finanční úřad doměří daň") is plain words too: it names no one office."""
         from mendel.law.acts_table import find_named_acts
         from mendel.registers.places import find_places
 
+        if getattr(understanding, "notice_kind", None) is not None:
+            return False
         query = understanding.query
         named = [
             e

@@ -1,0 +1,56 @@
+"""A keyword search for a kind of notice: "záměr prodeje pozemku", "uzavírka silnice", "rozpočtové opatření".
+
+Such a search looks for what the notice boards post, not for what an act says: read as a plain question about the
+law, the acts' own lists put the civil code's sale provisions above the municipality's intent to sell. The kinds and
+the phrases naming them are data (``mendel/data/notice_kinds.yaml``); a question -- a question mark, or a question
+word such as "kdo" or "můžu" -- stays a question whatever kind it names ("rozpočtové opatření obce, kdo ho
+schvaluje" asks about the law).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import yaml
+
+from mendel.czech.folding import fold
+from mendel.data import DATA_DIR
+
+NOTICE_KINDS_FILE = DATA_DIR / "notice_kinds.yaml"
+
+# Over the folded query: a question mark, or a word that asks (who, what, how, when, where, why, how much, which,
+# may I, must I, is it allowed, do I need, do I have).
+QUESTION_RE = re.compile(
+    r"\?|\b(?:kdo|koho|komu|kym|co|ceho|cemu|cim|jak|jaky|jaka|jake|jakou|jakem|jakym|jakych|kdy|kde|kam|odkud|"
+    r"proc|kolik|kolika|ktery|ktera|ktere|kterou|kterem|kterym|kterych|muzu|muze|muzeme|muzou|mohu|mohou|musim|"
+    r"musi|musime|smim|smi|smime|lze|potrebuji|potrebuju|mam|mame|maji)\b"
+)
+
+
+@dataclass(frozen=True)
+class NoticeKind:
+    id: str
+    label: str
+    patterns: tuple[re.Pattern, ...]
+
+
+@lru_cache(maxsize=1)
+def notice_kinds() -> tuple[NoticeKind, ...]:
+    rows = yaml.safe_load(NOTICE_KINDS_FILE.read_text(encoding="utf-8"))
+    return tuple(
+        NoticeKind(row["id"], row["label"], tuple(re.compile(pattern) for pattern in row["patterns"])) for row in rows
+    )
+
+
+def notice_kind_searched(text: str) -> NoticeKind | None:
+    """The kind of notice a keyword search ``text`` names (the first of the table's that it names), or None: for a
+    question, or for a search naming none."""
+    folded = fold(text).lower()
+    if QUESTION_RE.search(folded):
+        return None
+    for kind in notice_kinds():
+        if any(pattern.search(folded) for pattern in kind.patterns):
+            return kind
+    return None
