@@ -142,7 +142,7 @@ def test_the_search_page_says_what_it_searched_for(tmp_path):
     searcher = _searcher(tmp_path)
     client = TestClient(create_app(searcher.path.parent, embedder=EMBEDDER, reload_interval=0))
     page = client.get("/", params={"q": "uzavírka silnice"}).text
-    assert "Dotaz hledáme jako písemnost úředních desek (uzavírka a úprava provozu)" in page
+    assert "Dotaz hledáme jako písemnost úředních desek (druh: uzavírka a úprava provozu)" in page
     assert "Dotaz hledáme jako písemnost" not in client.get("/", params={"q": "Kdo povoluje uzavírku silnice?"}).text
 
 
