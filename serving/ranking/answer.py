@@ -27,6 +27,7 @@ from datetime import date
 
 import numpy as np
 
+from serving.query.places import board_places_named
 from serving.ranking import in_force
 from serving.ranking.decision_rules import (
     AGREED_DENSE_DEPTH,
@@ -43,6 +44,7 @@ from serving.ranking.fusion import LEARNED_CANDIDATES, LearnedFusion, SubqueryFu
 from serving.ranking.hits import Hit, SearchResult
 from serving.ranking.lay_stage import LayFusion
 from serving.ranking.layers import LayerIndex, layer_of
+from serving.ranking.place_rules import with_named_places_first
 from serving.ranking.provisions import joined_passages, one_per_provision
 from serving.ranking.query_lists import CANDIDATES, QueryLists, Ranked
 
@@ -65,6 +67,10 @@ def searched_subqueries(query: str, found) -> list[str]:
     return parts
 
 
+# The documents of the notice boards (a board's place is a document's obec, where it has one).
+BOARD_DOC_TYPES = frozenset({"notice", "municipal_document"})
+
+
 class SearchFlow:
     """The search over one query's candidate lists, shared by both backends (see the module's docstring)."""
 
@@ -72,6 +78,7 @@ class SearchFlow:
     _learned_loaded = False
     _lay: LayFusion | None = None
     _lay_loaded = False
+    _board_places: tuple[dict, frozenset[str]] | None = None
 
     # --- the search -----------------------------------------------------------------------------------
 
@@ -224,6 +231,10 @@ class SearchFlow:
         case_law = False
         if found.case_law:  # asked for case law by name: the decisions' passages first, nothing left out
             fused, case_law = with_decisions_first(fused, is_decision, main.own)
+        places = set(board_places_named(found.normalized, self.board_places))
+        placed = False
+        if places:  # a municipality named: its board's documents first among the boards' documents
+            fused, placed = with_named_places_first(fused, self.place_of_item(index), places)
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]
@@ -263,9 +274,32 @@ class SearchFlow:
                 details["coverage"]["filters"] = filtered
             if case_law:
                 details["coverage"]["case_law"] = True
+            if placed:
+                details["coverage"]["places_first"] = sorted(places)
             if found.notice_kind is not None:
                 details["coverage"]["notice_kind"] = {"id": found.notice_kind.id, "label": found.notice_kind.label}
         return hits
+
+    @property
+    def board_places(self) -> frozenset[str]:
+        """The municipalities whose boards' documents the collection holds (a document's ``obec``); read again
+        when the searcher's documents are (a database searcher reloads them)."""
+        documents = self.documents
+        if self._board_places is None or self._board_places[0] is not documents:
+            self._board_places = (documents, frozenset(doc["obec"] for doc in documents.values() if doc.get("obec")))
+        return self._board_places[1]
+
+    def place_of_item(self, index: LayerIndex):
+        """item -> the municipality of its document's board; "" for a board document of no one municipality (a
+        region's, a ministry's), None for a document of no board."""
+
+        def place_of(item: int) -> str | None:
+            doc = self.documents.get(index.chunks[item]["doc_id"]) or {}
+            if doc.get("obec"):
+                return doc["obec"]
+            return "" if doc.get("doc_type") in BOARD_DOC_TYPES else None
+
+        return place_of
 
     @property
     def learned_fusion(self) -> LearnedFusion | None:

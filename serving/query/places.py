@@ -1,0 +1,32 @@
+"""Municipalities a query names whose notice boards the collection holds: "svoz odpadu v Blešně", "obec Blešno",
+and in a keyword search the bare name, "svoz odpadu Blešno", "uzavírka Kadaň".
+
+The register's reading (``mendel.registers.places.find_places``) looks for a place after a preposition or "obec" /
+"město" only: of the 6,258 municipalities many are words too ("Most", "Police", "Hranice"). Here a bare capitalised
+name counts only when the collection holds a board of that municipality, so a question about "Most" reads it as a
+place only where the collection holds the notices of Most; and what this reading changes is only the order of the
+boards' own documents (``serving.ranking.place_rules``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from mendel.registers.gazetteer import place_names
+from mendel.registers.places import find_places
+
+_CAPITALISED_RE = re.compile(r"(?<!\w)[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ]")
+
+
+def board_places_named(text: str, boards: frozenset[str]) -> list[str]:
+    """The municipalities (nominative names, in order of first mention) ``text`` names, among ``boards`` (the names
+    of the municipalities whose boards' documents the collection holds)."""
+    if not boards:
+        return []
+    named = [mention.name for mention in find_places(text)]
+    names = place_names()
+    for start in _CAPITALISED_RE.finditer(text):
+        matched = names.match(text, start.start())
+        if matched is not None:
+            named.append(matched[1])
+    return [name for name in dict.fromkeys(named) if name in boards]
