@@ -168,6 +168,13 @@ def print_text(payload: dict, color: bool = False) -> None:
         print("nothing found")
     elif coverage.get("weak"):
         print("weak match: the hits answer the query only loosely, check them")
+    if payload["results"]:  # how the search read the query, as the page says it
+        if coverage.get("notice_kind"):
+            print(f"read as a search for the boards' notices ({coverage['notice_kind']['label']}), not about the law")
+        if coverage.get("places_first"):
+            print(f"the boards' documents of {', '.join(coverage['places_first'])} first")
+        if coverage.get("case_law"):
+            print("asks for case law: the courts' decisions first")
     for rank, hit in enumerate(payload["results"], start=1):
         pages = f"p. {hit['page']}" + (f"-{hit['page_end']}" if hit["page_end"] != hit["page"] else "")
         where = " · ".join(x for x in (hit.get("citation") or hit["doc_id"], hit["source"], hit["section"], pages) if x)

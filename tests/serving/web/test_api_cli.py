@@ -127,3 +127,25 @@ def test_bad_k_and_date_are_usage_errors(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["search", QUERY, "--from", "yesterday"])
     assert exit_info.value.code == 2
+
+
+@pytest.mark.parametrize(
+    ("coverage", "said"),
+    [
+        (
+            {"notice_kind": {"id": "waste_collection", "label": "svoz odpadu"}},
+            "read as a search for the boards' notices",
+        ),
+        ({"places_first": ["Blešno"]}, "the boards' documents of Blešno first"),
+        ({"case_law": True}, "asks for case law: the courts' decisions first"),
+    ],
+)
+def test_text_output_says_how_the_query_was_read(capsys, coverage, said):
+    from cli.search import print_text
+
+    hit = {"page": 1, "page_end": 1, "citation": None, "doc_id": "d", "source": "boards", "section": "", "score": 0.5}
+    hit.update(title="Svoz odpadu", url="u", text="Svoz odpadu ve středu.", highlights=[])
+    print_text({"results": [hit], "coverage": coverage})
+    assert said in capsys.readouterr().out
+    print_text({"results": [], "coverage": coverage})
+    assert said not in capsys.readouterr().out  # nothing found: nothing was ordered
