@@ -3,9 +3,8 @@ and in a keyword search the bare name, "svoz odpadu Blešno", "uzavírka Kadaň"
 
 The register's reading (``mendel.registers.places.find_places``) looks for a place after a preposition or "obec" /
 "město" only: of the 6,258 municipalities many are words too ("Most", "Police", "Hranice"). Here a bare capitalised
-name counts only when the collection holds a board of that municipality, so a question about "Most" reads it as a
-place only where the collection holds the notices of Most; and what this reading changes is only the order of the
-boards' own documents (``serving.ranking.place_rules``).
+name counts too, where it opens no sentence and the collection holds a board of that municipality; and what this
+reading changes is only the order of the boards' own documents (``serving.ranking.place_rules``).
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from mendel.registers.gazetteer import place_names
 from mendel.registers.places import find_places
 
 _CAPITALISED_RE = re.compile(r"(?<!\w)[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ]")
+_SENTENCE_START_RE = re.compile(r"(?:^|[.?!])\s*$")  # what precedes a word that opens a sentence
 
 
 def board_places_named(text: str, boards: frozenset[str]) -> list[str]:
@@ -26,6 +26,8 @@ def board_places_named(text: str, boards: frozenset[str]) -> list[str]:
     named = [mention.name for mention in find_places(text)]
     names = place_names()
     for start in _CAPITALISED_RE.finditer(text):
+        if _SENTENCE_START_RE.search(text[: start.start()]):  # "Hranice pozemku …" may be the word capitalised
+            continue
         matched = names.match(text, start.start())
         if matched is not None:
             named.append(matched[1])

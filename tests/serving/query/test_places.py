@@ -13,7 +13,9 @@ BOARDS = frozenset({"Blešno", "Hranice", "Kadaň", "Most"})
         ("svoz odpadu Blešno", ["Blešno"]),  # a bare name, the collection holds its board
         ("Jaký je svozový den odpadu v Blešně v roce 2019?", ["Blešno"]),  # declined, after a preposition
         ("uzavírka Kadaň", ["Kadaň"]),
-        ("Hranice záměr prodeje", ["Hranice"]),
+        ("záměr prodeje Hranice", ["Hranice"]),
+        ("Hranice pozemku se sousedem, kdo platí plot", []),  # opens the sentence: perhaps the word
+        ("Kdo platí plot? Hranice pozemku", []),
         ("záměr prodeje v Hranicích a uzavírka v Kadani", ["Hranice", "Kadaň"]),
         ("svoz odpadu Přerov", []),  # a municipality whose board the collection does not hold
         ("svoz odpadu v Praze", []),
