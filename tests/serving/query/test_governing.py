@@ -188,3 +188,20 @@ def test_a_question_about_something_named_is_not_about_the_law(query, particular
 )
 def test_a_neighbour_in_the_question_is_no_neighbour_rights_question(question):
     assert "domain:sousedska-prava" not in {a.area for a in governing_acts(question)}
+
+
+@pytest.mark.parametrize(
+    "question, citation",
+    [
+        ("exekutor mi obstavil účet", "120/2001 Sb."),
+        ("jak se odvolat proti pokutě", "250/2016 Sb."),
+        ("policie mi dala pokutu, muzu se odvolat?", "250/2016 Sb."),
+    ],
+)
+def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, citation):
+    act = governing_acts(question)[0]
+    assert act.citation == citation and act.sure_enough_to_say_missing
+
+
+def test_a_blocked_account_is_no_seizure():
+    assert "120/2001 Sb." not in {a.citation for a in governing_acts("banka mi zablokovala účet")}
