@@ -173,6 +173,8 @@ def print_text(payload: dict, color: bool = False) -> None:
             print(f"read as a search for the boards' notices ({coverage['notice_kind']['label']}), not about the law")
         if coverage.get("places_first"):
             print(f"the boards' documents of {', '.join(coverage['places_first'])} first")
+        if coverage.get("years_first"):
+            print(f"the boards' documents titled with {', '.join(coverage['years_first'])} first")
         if coverage.get("case_law"):
             print("asks for case law: the courts' decisions first")
     for rank, hit in enumerate(payload["results"], start=1):

@@ -44,7 +44,7 @@ from serving.ranking.fusion import LEARNED_CANDIDATES, LearnedFusion, SubqueryFu
 from serving.ranking.hits import Hit, SearchResult
 from serving.ranking.lay_stage import LayFusion
 from serving.ranking.layers import LayerIndex, layer_of
-from serving.ranking.place_rules import with_named_places_first
+from serving.ranking.place_rules import title_terms, with_boards_ordered, years_named
 from serving.ranking.provisions import joined_passages, one_per_provision
 from serving.ranking.query_lists import CANDIDATES, QueryLists, Ranked
 
@@ -231,10 +231,12 @@ class SearchFlow:
         case_law = False
         if found.case_law:  # asked for case law by name: the decisions' passages first, nothing left out
             fused, case_law = with_decisions_first(fused, is_decision, main.own)
-        places = set(board_places_named(found.normalized, self.board_places))
-        placed = False
-        if places:  # a municipality named: its board's documents first among the boards' documents
-            fused, placed = with_named_places_first(fused, self.place_of_item(index), places)
+        # a municipality or a year named: among the boards' documents, that place's and that year's first
+        places, years = set(board_places_named(found.normalized, self.board_places)), years_named(found.normalized)
+        ordered_by: set[str] = set()
+        if places or years:
+            words = title_terms(found.normalized) - set(years)
+            fused, ordered_by = with_boards_ordered(fused, self.board_of_item(index), places, years, words)
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]
@@ -274,8 +276,10 @@ class SearchFlow:
                 details["coverage"]["filters"] = filtered
             if case_law:
                 details["coverage"]["case_law"] = True
-            if placed:
+            if "place" in ordered_by:
                 details["coverage"]["places_first"] = sorted(places)
+            if "year" in ordered_by:
+                details["coverage"]["years_first"] = years
             if found.notice_kind is not None:
                 details["coverage"]["notice_kind"] = {"id": found.notice_kind.id, "label": found.notice_kind.label}
         return hits
@@ -289,17 +293,17 @@ class SearchFlow:
             self._board_places = (documents, frozenset(doc["obec"] for doc in documents.values() if doc.get("obec")))
         return self._board_places[1]
 
-    def place_of_item(self, index: LayerIndex):
-        """item -> the municipality of its document's board; "" for a board document of no one municipality (a
-        region's, a ministry's), None for a document of no board."""
+    def board_of_item(self, index: LayerIndex):
+        """item -> (the municipality of its document's board, "" for a board of no one municipality -- a region's,
+        a ministry's -- and the document's title), None for a document of no board."""
 
-        def place_of(item: int) -> str | None:
+        def board_of(item: int) -> tuple[str, str] | None:
             doc = self.documents.get(index.chunks[item]["doc_id"]) or {}
-            if doc.get("obec"):
-                return doc["obec"]
-            return "" if doc.get("doc_type") in BOARD_DOC_TYPES else None
+            if not doc.get("obec") and doc.get("doc_type") not in BOARD_DOC_TYPES:
+                return None
+            return doc.get("obec") or "", doc.get("title") or ""
 
-        return place_of
+        return board_of
 
     @property
     def learned_fusion(self) -> LearnedFusion | None:

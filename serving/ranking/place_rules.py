@@ -1,24 +1,59 @@
-"""A query naming a municipality ("svoz odpadu Blešno") asks for that municipality's documents: among the
-passages of the boards' documents, that municipality's lead. Acts and decisions keep their places: a question
-naming a town may still be answered by an act."""
+"""A query naming a municipality ("svoz odpadu Blešno") or a year ("schválený rozpočet na rok 2026") asks for the
+boards' documents of that place or year: among the positions the boards' documents hold, those lead -- the named
+municipality's first, then those whose title carries the named year. Acts and decisions keep their positions: a
+question naming a town or a year may still be answered by an act."""
 
 from __future__ import annotations
 
+import functools
+import re
 
-def with_named_places_first(fused: list[tuple], place_of, places: set[str]) -> tuple[list[tuple], bool]:
-    """``fused`` with the positions held by the boards' documents (``place_of(item)``: the municipality whose
-    board holds the item's document, "" for a board of no one municipality, None for any other document) refilled: first those of ``places``, then the
-    others, each in fused order; every other passage keeps its position, nothing is left out. Scores keep their
-    positions; moved passages are listed as "place". Also whether any passage moved."""
-    slots = [position for position, (item, _, _) in enumerate(fused) if place_of(item) is not None]
+from mendel.czech.analyzer import analyze
+
+# A year written as a year ("2026", "v roce 2019"; "2025-2026" gives both), not a part of a number/year or a date
+# ("3/2021", "7.3.2025"), nor an amount or a count ("2000 Kč", "2000 hodin").
+YEAR_RE = re.compile(
+    r"(?<![\d/.,])(?:19[5-9]\d|20[0-4]\d)(?![\d/]|[.,]\d|\s*(?:Kč|Kc|kč|kc|korun|EUR|€|%|hod|km|m\b|m2|let\b|kg|ks\b|lid|osob|obyvatel))"
+)
+
+
+def years_named(text: str) -> list[str]:
+    """The years ``text`` names as years, in order of first mention."""
+    return list(dict.fromkeys(YEAR_RE.findall(text)))
+
+
+def with_boards_ordered(
+    fused: list[tuple], board_of, places: set[str], years: list[str], words: set[str] = frozenset()
+) -> tuple[list[tuple], set[str]]:
+    """``fused`` with the positions held by the boards' documents refilled: first those of the named ``places``,
+    then those whose title carries one of ``years`` and one of the query's other ``words`` (analysed terms), then
+    the rest, each group in fused order (a place's documents of the year first among the place's); every other
+    passage keeps its position, nothing is left out. ``board_of(item)``: (the municipality whose board holds the
+    item's document or "", its title) for a board's document, None for any other. Scores keep their positions; a
+    passage moved up is listed as "place" or "year". Also which of "place" and "year" moved a passage."""
+    slots = [position for position, (item, _, _) in enumerate(fused) if board_of(item) is not None]
+
+    def wanted(item) -> tuple[bool, bool]:
+        place, title = board_of(item)
+        # the year alone is no topic: "Rozpočet 2020" does not answer "uzavírka 2020"
+        dated = any(year in title for year in years) and bool(words & title_terms(title))
+        return place in places, dated
+
     held = [fused[position] for position in slots]
-    named = [entry for entry in held if place_of(entry[0]) in places]
-    order = named + [entry for entry in held if place_of(entry[0]) not in places]
+    before = {entry[0]: rank for rank, entry in enumerate(held)}
+    order = sorted(held, key=lambda entry: [not hit for hit in wanted(entry[0])])
     placed = list(fused)
-    moved = False
-    for position, (item, _, lists) in zip(slots, order):
-        if item != fused[position][0] and place_of(item) in places:
-            moved = True
-            lists = lists if "place" in lists else ["place", *lists]
+    moved: set[str] = set()
+    for rank, (position, (item, _, lists)) in enumerate(zip(slots, order)):
+        reasons = [name for name, hit in zip(("place", "year"), wanted(item)) if hit]
+        if reasons and rank < before[item]:  # moved up for what the query names
+            moved.update(reasons)
+            lists = [*(reason for reason in reasons if reason not in lists), *lists]
         placed[position] = (item, fused[position][1], lists)
     return placed, moved
+
+
+@functools.lru_cache(maxsize=8192)
+def title_terms(title: str) -> frozenset[str]:
+    """A title's analysed terms, as BM25 reads them."""
+    return frozenset(analyze(title))

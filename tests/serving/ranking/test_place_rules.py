@@ -1,12 +1,18 @@
-"""A query naming a municipality: among the positions the boards' documents hold, that municipality's lead
-(``serving.ranking.place_rules``); acts and decisions keep their positions."""
+"""A query naming a municipality or a year: among the positions the boards' documents hold, that municipality's and
+that year's lead (``serving.ranking.place_rules``); acts and decisions keep their positions."""
 
 import pytest
 
-from serving.ranking.place_rules import with_named_places_first
+from serving.ranking.place_rules import with_boards_ordered, years_named
 
-# item -> its board's municipality; "" a board of no one municipality; absent: an act or a decision
-PLACES = {10: "Hranice", 11: "Hranice", 20: "Blešno", 21: "Blešno", 30: ""}
+# item -> (its board's municipality, "" a board of no one municipality; its title); absent: an act or a decision
+BOARDS = {
+    10: ("Hranice", "Svoz odpadu 2021"),
+    11: ("Hranice", "Svoz odpadu 2019"),
+    20: ("Blešno", "Svozový plán 2018"),
+    21: ("Blešno", "Svozový plán 2019"),
+    30: ("", "Zlínský kraj - rozpočet 2019"),
+}
 
 
 def fused_of(items):
@@ -14,23 +20,50 @@ def fused_of(items):
 
 
 @pytest.mark.parametrize(
-    ("items", "places", "expected", "moved"),
+    ("items", "places", "years", "expected", "moved"),
     [
-        ([10, 1, 20, 11, 21], {"Blešno"}, [20, 1, 21, 10, 11], True),  # the act (1) keeps rank 2
-        ([10, 30, 20], {"Blešno"}, [20, 10, 30], True),  # a region's board document is a board's too
-        ([20, 10, 21], {"Blešno"}, [20, 21, 10], True),
-        ([20, 21, 10], {"Blešno"}, [20, 21, 10], False),  # already first: nothing moves
-        ([1, 2, 10], {"Blešno"}, [1, 2, 10], False),  # none of the place's documents among them
-        ([10, 20, 11, 21], {"Blešno", "Hranice"}, [10, 20, 11, 21], False),
+        ([10, 1, 20, 11, 21], {"Blešno"}, [], [20, 1, 21, 10, 11], {"place"}),  # the act (1) keeps rank 2
+        ([10, 30, 20], {"Blešno"}, [], [20, 10, 30], {"place"}),  # a region's board document is a board's too
+        ([20, 21, 10], {"Blešno"}, [], [20, 21, 10], set()),  # already first: nothing moves
+        ([1, 2, 10], {"Blešno"}, [], [1, 2, 10], set()),  # none of the place's documents among them
+        ([10, 20, 11, 21], {"Blešno", "Hranice"}, [], [10, 20, 11, 21], set()),
+        ([10, 1, 20, 30, 11], set(), ["2019"], [30, 1, 11, 10, 20], {"year"}),
+        ([10, 20, 11, 21], {"Blešno"}, ["2019"], [21, 20, 11, 10], {"place", "year"}),  # the place's year first
+        ([1, 2], set(), ["2019"], [1, 2], set()),
     ],
 )
-def test_the_named_places_documents_lead_the_boards_positions(items, places, expected, moved):
-    placed, did = with_named_places_first(fused_of(items), PLACES.get, places)
-    assert [item for item, _, _ in placed] == expected and did is moved
+def test_the_named_places_and_years_lead_the_boards_positions(items, places, years, expected, moved):
+    placed, did = with_boards_ordered(fused_of(items), BOARDS.get, places, years, {"svoz", "odpad", "rozpocet"})
+    assert [item for item, _, _ in placed] == expected and did == moved
     assert [score for _, score, _ in placed] == [score for _, score, _ in fused_of(items)]  # scores by position
-    assert sorted(item for item, _, lists in placed if "place" in lists) == sorted(
-        item for item, position in zip(expected, items) if item != position and PLACES.get(item) in places
-    )
+    marked = {item for item, _, lists in placed if {"place", "year"} & set(lists)}
+    boards = [item for item in items if item in BOARDS]
+    ordered = [item for item in expected if item in BOARDS]
+
+    def named(item):
+        place, title = BOARDS[item]
+        return place in places or any(year in title for year in years)
+
+    assert marked == {item for item in boards if named(item) and ordered.index(item) < boards.index(item)}
+
+
+@pytest.mark.parametrize(
+    ("query", "years"),
+    [
+        ("schválený rozpočet na rok 2026", ["2026"]),
+        ("Jaký je svozový den odpadu v Blešně v roce 2019?", ["2019"]),
+        ("střednědobý výhled 2025-2026", ["2025", "2026"]),
+        ("zákon č. 175/2025 Sb.", []),  # a number/year
+        ("usnesení 20 Cdo 3327/2025", []),
+        ("přerušení dodávky elektřiny 7.3.2025", []),  # a date
+        ("pohledávka 881 960,65 Kč", []),
+        ("Kolik je pokuta 2000 Kč?", []),  # an amount
+        ("odpracoval jsem 2000 hodin", []),
+        ("rozpočet 2026, 2027", ["2026", "2027"]),
+    ],
+)
+def test_years_named(query, years):
+    assert years_named(query) == years
 
 
 def test_a_search_naming_a_municipality_gets_its_documents_first_and_says_so(tmp_path):
@@ -59,14 +92,14 @@ def test_a_search_naming_a_municipality_gets_its_documents_first_and_says_so(tmp
             "Hranice",
             "notice",
             "Svoz nebezpečného odpadu",
-            "Svoz odpadu nebezpečného proběhne v sobotu; svoz odpadu zajistí technické služby, odpadu se svozem zbavíte.",
+            "Svoz odpadu proběhne v sobotu 8. 6. 2019; svoz odpadu zajistí technické služby, roku 2019 opět.",
         ),
         board_document(
             "blesno-1",
             "Blešno",
             "municipal_document",
             "Svozový plán pro rok 2019",
-            "Plán svozu odpadu pro rok 2019: popelnice se vyvážejí každou středu.",
+            "Plán svozu odpadu: popelnice se vyvážejí každou středu.",
         ),
         {
             "doc_id": "/eli/cz/sb/2020/541",
@@ -93,3 +126,20 @@ def test_a_search_naming_a_municipality_gets_its_documents_first_and_says_so(tmp
     client = TestClient(create_app(bundles, embedder=EMBEDDER, reload_interval=0))
     note = "Dotaz jmenuje obec Blešno: mezi písemnostmi úředních desek řadíme její před písemnosti jiných míst."
     assert note in client.get("/", params={"q": "svoz odpadu Blešno"}).text
+    # a year named: the board documents titled with it first
+    dated: dict = {}
+    hits = searcher.search("svoz odpadu 2019", k=5, details=dated)
+    boards = [hit.doc_id for hit in hits if hit.doc_id != "/eli/cz/sb/2020/541"]
+    assert boards.index("blesno-1") < boards.index("hranice-1") and dated["coverage"]["years_first"] == ["2019"]
+    assert "places_first" not in dated["coverage"]
+    note = "Dotaz jmenuje rok 2019: mezi písemnostmi úředních desek řadíme ty, které ho mají v názvu, před ostatní."
+    assert note in client.get("/", params={"q": "svoz odpadu 2019"}).text
+
+
+def test_a_title_with_the_year_but_none_of_the_querys_words_does_not_move():
+    fused = [(10, 0.5, ["bm25"]), (11, 0.4, ["bm25"]), (21, 0.3, ["bm25", "dense"])]
+    placed, moved = with_boards_ordered(fused, BOARDS.get, set(), ["2019"], {"plan"})  # "Svozový plán 2019"
+    assert [item for item, _, _ in placed] == [21, 10, 11] and moved == {"year"}
+    assert placed[0][2] == ["year", "bm25", "dense"]
+    placed, moved = with_boards_ordered(fused, BOARDS.get, set(), ["2019"], {"uzavirk"})
+    assert placed == fused and not moved

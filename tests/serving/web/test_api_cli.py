@@ -137,6 +137,7 @@ def test_bad_k_and_date_are_usage_errors(capsys):
             "read as a search for the boards' notices",
         ),
         ({"places_first": ["Blešno"]}, "the boards' documents of Blešno first"),
+        ({"years_first": ["2019"]}, "the boards' documents titled with 2019 first"),
         ({"case_law": True}, "asks for case law: the courts' decisions first"),
     ],
 )
