@@ -295,15 +295,19 @@ class SearchFlow:
 
     def board_of_item(self, index: LayerIndex):
         """item -> (the municipality of its document's board, "" for a board of no one municipality -- a region's,
-        a ministry's -- and the document's title), None for a document of no board."""
-
-        def board_of(item: int) -> tuple[str, str] | None:
-            doc = self.documents.get(index.chunks[item]["doc_id"]) or {}
-            if not doc.get("obec") and doc.get("doc_type") not in BOARD_DOC_TYPES:
-                return None
-            return doc.get("obec") or "", doc.get("title") or ""
-
-        return board_of
+        a ministry's -- and the document's title), None for a document of no board; read from the documents once
+        a layer (and again when the searcher's documents are), so a search reads no passage row for it."""
+        documents = self.documents
+        by_layer = self.__dict__.setdefault("_boards_by_layer", {})  # layer number -> (documents, layer, rows)
+        cached = by_layer.get(index.layer)
+        if cached is None or cached[0] is not documents or cached[1] is not index:
+            rows: dict[int, tuple[str, str]] = {}
+            for doc_id, doc in documents.items():
+                if doc.get("obec") or doc.get("doc_type") in BOARD_DOC_TYPES:
+                    board = (doc.get("obec") or "", doc.get("title") or "")
+                    rows.update(dict.fromkeys(index.doc_chunks.get(doc_id, ()), board))
+            cached = by_layer[index.layer] = (documents, index, rows)
+        return cached[2].get
 
     @property
     def learned_fusion(self) -> LearnedFusion | None:

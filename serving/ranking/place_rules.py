@@ -31,21 +31,22 @@ def with_boards_ordered(
     passage keeps its position, nothing is left out. ``board_of(item)``: (the municipality whose board holds the
     item's document or "", its title) for a board's document, None for any other. Scores keep their positions; a
     passage moved up is listed as "place" or "year". Also which of "place" and "year" moved a passage."""
-    slots = [position for position, (item, _, _) in enumerate(fused) if board_of(item) is not None]
+    boards = {item: board for item, _, _ in fused if (board := board_of(item)) is not None}  # read once each
+    slots = [position for position, (item, _, _) in enumerate(fused) if item in boards]
 
-    def wanted(item) -> tuple[bool, bool]:
-        place, title = board_of(item)
+    def named(place: str, title: str) -> tuple[bool, bool]:
         # the year alone is no topic: "Rozpočet 2020" does not answer "uzavírka 2020"
         dated = any(year in title for year in years) and bool(words & title_terms(title))
         return place in places, dated
 
+    wanted = {item: named(*board) for item, board in boards.items()}
     held = [fused[position] for position in slots]
     before = {entry[0]: rank for rank, entry in enumerate(held)}
-    order = sorted(held, key=lambda entry: [not hit for hit in wanted(entry[0])])
+    order = sorted(held, key=lambda entry: [not hit for hit in wanted[entry[0]]])
     placed = list(fused)
     moved: set[str] = set()
     for rank, (position, (item, _, lists)) in enumerate(zip(slots, order)):
-        reasons = [name for name, hit in zip(("place", "year"), wanted(item)) if hit]
+        reasons = [name for name, hit in zip(("place", "year"), wanted[item]) if hit]
         if reasons and rank < before[item]:  # moved up for what the query names
             moved.update(reasons)
             lists = [*(reason for reason in reasons if reason not in lists), *lists]
