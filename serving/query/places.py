@@ -9,8 +9,11 @@ reading changes is only the order of the boards' own documents (``serving.rankin
 
 from __future__ import annotations
 
+import functools
 import re
 
+from mendel.czech.analyzer import analyze
+from mendel.czech.declension import case_forms
 from mendel.registers.gazetteer import place_names
 from mendel.registers.places import find_places
 
@@ -32,3 +35,9 @@ def board_places_named(text: str, boards: frozenset[str]) -> list[str]:
         if matched is not None:
             named.append(matched[1])
     return [name for name in dict.fromkeys(named) if name in boards]
+
+
+@functools.lru_cache(maxsize=1024)
+def name_terms(name: str) -> frozenset[str]:
+    """The analysed terms of every case form of a municipality's name ("Kadaň", "Kadani", "Přerově" …)."""
+    return frozenset(term for form in case_forms(name) for term in analyze(form))

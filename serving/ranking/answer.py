@@ -27,7 +27,7 @@ from datetime import date
 
 import numpy as np
 
-from serving.query.places import board_places_named
+from serving.query.places import board_places_named, name_terms
 from serving.ranking import in_force
 from serving.ranking.decision_rules import (
     AGREED_DENSE_DEPTH,
@@ -235,7 +235,8 @@ class SearchFlow:
         places, years = set(board_places_named(found.normalized, self.board_places)), years_named(found.normalized)
         ordered_by: set[str] = set()
         if places or years:
-            words = title_terms(found.normalized) - set(years)
+            # the words a dated title must share: not the year, nor the place, which a place's every title names
+            words = title_terms(found.normalized) - set(years) - {t for place in places for t in name_terms(place)}
             fused, ordered_by = with_boards_ordered(fused, self.board_of_item(index), places, years, words)
         rerank_scores: dict[int, float] = {}
         if rerank:

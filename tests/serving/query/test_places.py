@@ -2,7 +2,7 @@
 
 import pytest
 
-from serving.query.places import board_places_named
+from serving.query.places import board_places_named, name_terms
 
 BOARDS = frozenset({"Blešno", "Hranice", "Kadaň", "Most"})
 
@@ -29,3 +29,7 @@ def test_places_named(query, named):
 
 def test_no_boards_no_places():
     assert board_places_named("svoz odpadu Blešno", frozenset()) == []
+
+
+def test_a_names_terms_cover_its_case_forms():
+    assert {"kadan"} <= name_terms("Kadaň") and {"prerov", "prer"} <= name_terms("Přerov")  # "Přerově" stems short

@@ -101,6 +101,13 @@ def test_a_search_naming_a_municipality_gets_its_documents_first_and_says_so(tmp
             "Svozový plán pro rok 2019",
             "Plán svozu odpadu: popelnice se vyvážejí každou středu.",
         ),
+        board_document(
+            "blesno-2",
+            "Blešno",
+            "municipal_document",
+            "Zpravodaj obce Blešno 2019",
+            "Svoz odpadu, svoz odpadu a zase svoz odpadu: odpadu je čím dál víc.",
+        ),
         {
             "doc_id": "/eli/cz/sb/2020/541",
             "title": "Zákon o odpadech",
@@ -115,6 +122,12 @@ def test_a_search_naming_a_municipality_gets_its_documents_first_and_says_so(tmp
     bundles = build_bundle(tmp_path / "bundles", docs).parent
     searcher = Searcher.latest(bundles, embedder=EMBEDDER)
     assert searcher.board_places == {"Hranice", "Blešno"}
+    # the place and a year: the place's title with the year and a word of the query first, not one with the place's
+    # name for its only shared word
+    both: dict = {}
+    order = [hit.doc_id for hit in searcher.search("svoz odpadu Blešno 2019", k=8, details=both)]
+    assert order.index("blesno-1") < order.index("blesno-2") < order.index("hranice-1")
+    assert both["coverage"]["years_first"] == ["2019"]
     details: dict = {}
     hits = searcher.search("svoz odpadu Blešno", k=5, details=details)
     boards = [hit.doc_id for hit in hits if hit.doc_id != "/eli/cz/sb/2020/541"]
