@@ -25,6 +25,9 @@ from serving.ranking.query_lists import QueryLists
         ("výběrové řízení na místo", "vacancy"),
         ("volné pracovní místo úřad", "vacancy"),
         ("pozvánka na zasedání zastupitelstva", "council"),
+        ("záměr", "intent"),
+        ("harmonogram svozu odpadu", "waste_collection"),
+        ("výroční zpráva", "annual_report"),
         ("usnesení zastupitelstva obce", "council"),
         ("svoz odpadu", "waste_collection"),
         ("přerušení dodávky elektřiny", "outage"),
@@ -58,6 +61,13 @@ def test_a_keyword_search_names_its_kind_of_notice(query, kind):
         "veřejná zakázka malého rozsahu limit bez výběrového řízení",
         "jednal záměrně",
         "kupní smlouva pozemek",
+        "stavební záměr povolení",  # the building act's word
+        "podnikatelský záměr",
+        "doručení veřejnou vyhláškou lhůta",  # the administrative procedure's way of service
+        "volné místo ve školce",
+        "harmonogram splátek úvěru",
+        "pozvánka na valnou hromadu",  # a company's general meeting
+        "výroční zpráva společnosti povinnost zveřejnit",
     ],
 )
 def test_a_question_or_a_code_word_names_no_kind(query):
