@@ -9,6 +9,7 @@ lead when it is (``serving.ranking.bundle_lists``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from mendel.law.domain_graph import DomainGraph, default_graph, provision_span
@@ -53,12 +54,38 @@ class GoverningAct:
         }
 
 
+# Legal forms written as dotted abbreviations, which the analyser reads as single letters: "jak založit s.r.o." is
+# routed as the words it stands for.
+LEGAL_FORMS = {
+    "s.r.o.": "společnost s ručením omezeným",
+    "spol. s r.o.": "společnost s ručením omezeným",
+    "a.s.": "akciová společnost",
+    "v.o.s.": "veřejná obchodní společnost",
+    "k.s.": "komanditní společnost",
+    "z.s.": "zapsaný spolek",
+    "o.p.s.": "obecně prospěšná společnost",
+    "z.ú.": "zapsaný ústav",
+}
+_LEGAL_FORM_RE = re.compile(
+    r"(?<!\w)(?:" + "|".join(re.escape(form).replace(r"\.", r"\.\s?") for form in LEGAL_FORMS) + r")(?!\w)",
+    re.IGNORECASE,
+)
+
+
+_FORMS_BY_KEY = {form.replace(" ", ""): words for form, words in LEGAL_FORMS.items()}
+
+
+def with_legal_forms_spelled(text: str) -> str:
+    """``text`` with each dotted legal form ("s.r.o.", "a. s.") written out."""
+    return _LEGAL_FORM_RE.sub(lambda m: _FORMS_BY_KEY[re.sub(r"\s", "", m.group(0)).lower()], text)
+
+
 def governing_acts(text: str, graph: DomainGraph | None = None) -> list[GoverningAct]:
     """The acts that govern what ``text`` asks about, most likely first (at most ``MAX_GOVERNING``): the act
     that governs its best area (an amending act never; a tie goes to the act the graph ranks higher), then the
     same for an area that ties with it. Empty when no area is routed confidently."""
     graph = graph or default_graph()
-    routed = graph.route(text, k=len(graph.nodes))
+    routed = graph.route(with_legal_forms_spelled(text), k=len(graph.nodes))
     scores = dict(routed)
     areas = [(node_id, score) for node_id, score in routed if graph.nodes[node_id].type == "domain"]
     if not areas or areas[0][1] < GOVERNING_MIN_SCORE:

@@ -205,3 +205,24 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
 
 def test_a_blocked_account_is_no_seizure():
     assert "120/2001 Sb." not in {a.citation for a in governing_acts("banka mi zablokovala účet")}
+
+
+@pytest.mark.parametrize(
+    "question, spelled",
+    [
+        ("jak založit s.r.o.", "jak založit společnost s ručením omezeným"),
+        ("ČEZ, a. s. dividenda", "ČEZ, akciová společnost dividenda"),
+        ("spol. s r.o. jednatel", "společnost s ručením omezeným jednatel"),
+        ("Z.S. stanovy", "zapsaný spolek stanovy"),
+        ("prodej a.s.x", "prodej a.s.x"),  # no legal form where a word runs on
+    ],
+)
+def test_a_dotted_legal_form_is_routed_as_its_words(question, spelled):
+    from serving.query.governing import with_legal_forms_spelled
+
+    assert with_legal_forms_spelled(question) == spelled
+
+
+def test_founding_an_s_r_o_names_the_companies_act():
+    act = governing_acts("jak založit s.r.o.")[0]
+    assert act.citation == "90/2012 Sb." and act.sure_enough_to_say_missing
