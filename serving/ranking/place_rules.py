@@ -36,7 +36,7 @@ def with_boards_ordered(
 
     def named(place: str, title: str) -> tuple[bool, bool]:
         # the year alone is no topic: "Rozpočet 2020" does not answer "uzavírka 2020"
-        dated = any(year in title for year in years) and bool(words & title_terms(title))
+        dated = any(year in title for year in years) and shares_a_word(words, title_terms(title))
         return place in places, dated
 
     wanted = {item: named(*board) for item, board in boards.items()}
@@ -52,6 +52,22 @@ def with_boards_ordered(
             lists = [*(reason for reason in reasons if reason not in lists), *lists]
         placed[position] = (item, fused[position][1], lists)
     return placed, moved
+
+
+SAME_STEM_PREFIX = 5  # the analyser's light stemmer leaves some forms apart: "rozpočet" rozpocet, "rozpočtu" rozpoct
+
+
+def shares_a_word(words: set[str], terms: frozenset[str]) -> bool:
+    """Whether a term of ``terms`` is one of ``words`` as the stemmer may have left it: the same, one the other's
+    prefix ("svoz", "svozov"), or the same first letters ("rozpocet", "rozpoct")."""
+    return any(
+        term == word
+        or term.startswith(word)
+        or word.startswith(term)
+        or (min(len(term), len(word)) >= SAME_STEM_PREFIX and term[:SAME_STEM_PREFIX] == word[:SAME_STEM_PREFIX])
+        for term in terms
+        for word in words
+    )
 
 
 @functools.lru_cache(maxsize=8192)

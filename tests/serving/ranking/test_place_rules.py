@@ -156,3 +156,19 @@ def test_a_title_with_the_year_but_none_of_the_querys_words_does_not_move():
     assert placed[0][2] == ["year", "bm25", "dense"]
     placed, moved = with_boards_ordered(fused, BOARDS.get, set(), ["2019"], {"uzavirk"})
     assert placed == fused and not moved
+
+
+@pytest.mark.parametrize(
+    ("words", "terms", "shared"),
+    [
+        ({"rozpocet"}, frozenset({"navrh", "rozpoct", "2022"}), True),  # "rozpočet" and "rozpočtu", stemmed apart
+        ({"svoz"}, frozenset({"svozov", "plan"}), True),
+        ({"uzavirk"}, frozenset({"rozpocet", "2020"}), False),
+        ({"dan"}, frozenset({"danov"}), True),
+        ({"prodej"}, frozenset({"program"}), False),
+    ],
+)
+def test_a_title_shares_a_word_as_the_stemmer_left_it(words, terms, shared):
+    from serving.ranking.place_rules import shares_a_word
+
+    assert shares_a_word(words, terms) is shared
