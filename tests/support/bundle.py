@@ -114,6 +114,23 @@ def ns_decision_docs(count: int, *, chars: int | None = None, id_suffix: str = "
     return docs
 
 
+def board_doc(
+    doc_id: str, title: str, text: str, published: str, obec: str | None = None, doc_type: str = "notice"
+) -> dict:
+    """A notice board's document of one page, as ``build_bundle`` takes it (``obec``: the board's municipality)."""
+    doc = {
+        "doc_id": doc_id,
+        "title": title,
+        "source": "boards",
+        "url": f"u-{doc_id}",
+        "citation": None,
+        "doc_type": doc_type,
+        "published": published,
+        "pages": [text],
+    }
+    return {**doc, "obec": obec} if obec else doc
+
+
 def base_docs(corpus: list[dict]) -> list[dict]:
     return [d for d in corpus if d["doc_id"] != EXTRA_LAW[1]]
 

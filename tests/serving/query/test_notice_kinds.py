@@ -89,7 +89,7 @@ def test_a_notice_search_is_no_plain_question():
 
 def _searcher(tmp_path):
     from serving.ranking.search import Searcher
-    from tests.support.bundle import EMBEDDER, build_bundle
+    from tests.support.bundle import EMBEDDER, board_doc, build_bundle
 
     def act(number, paragraph, text):
         return {
@@ -105,26 +105,18 @@ def _searcher(tmp_path):
 
     docs = [
         act(89, 2079, "Kupní smlouvou se prodávající zavazuje, že kupujícímu odevzdá věc, která je předmětem koupě."),
-        {
-            "doc_id": "notice-intent",
-            "title": "Záměr na prodej pozemku v k.ú. Slavíč",
-            "source": "boards",
-            "url": "u-notice",
-            "citation": None,
-            "doc_type": "notice",
-            "published": "2020-06-01",
-            "pages": ["Město Hranice zveřejňuje záměr prodeje pozemku parc. č. 123 v katastrálním území Slavíč."],
-        },
-        {
-            "doc_id": "notice-closure",
-            "title": "Veřejná vyhláška - stanovení přechodné úpravy provozu",
-            "source": "boards",
-            "url": "u-closure",
-            "citation": None,
-            "doc_type": "notice",
-            "published": "2021-04-01",
-            "pages": ["Úplná uzavírka silnice III/4404 v obci Slavíč, objížďka po silnici II/440."],
-        },
+        board_doc(
+            "notice-intent",
+            "Záměr na prodej pozemku v k.ú. Slavíč",
+            "Město Hranice zveřejňuje záměr prodeje pozemku parc. č. 123 v katastrálním území Slavíč.",
+            "2020-06-01",
+        ),
+        board_doc(
+            "notice-closure",
+            "Veřejná vyhláška - stanovení přechodné úpravy provozu",
+            "Úplná uzavírka silnice III/4404 v obci Slavíč, objížďka po silnici II/440.",
+            "2021-04-01",
+        ),
     ]
     return Searcher.latest(build_bundle(tmp_path / "bundles", docs).parent, embedder=EMBEDDER)
 

@@ -71,42 +71,32 @@ def test_a_search_naming_a_municipality_gets_its_documents_first_and_says_so(tmp
 
     from serving.ranking.search import Searcher
     from serving.web.api import create_app
-    from tests.support.bundle import EMBEDDER, build_bundle
-
-    def board_document(doc_id, obec, doc_type, title, text):
-        return {
-            "doc_id": doc_id,
-            "title": title,
-            "source": "boards",
-            "url": f"u-{doc_id}",
-            "citation": None,
-            "doc_type": doc_type,
-            "published": "2019-01-10",
-            "obec": obec,
-            "pages": [text],
-        }
+    from tests.support.bundle import EMBEDDER, board_doc, build_bundle
 
     docs = [
-        board_document(
+        board_doc(
             "hranice-1",
-            "Hranice",
-            "notice",
             "Svoz nebezpečného odpadu",
             "Svoz odpadu proběhne v sobotu 8. 6. 2019; svoz odpadu zajistí technické služby, roku 2019 opět.",
+            "2019-01-10",
+            "Hranice",
+            "notice",
         ),
-        board_document(
+        board_doc(
             "blesno-1",
-            "Blešno",
-            "municipal_document",
             "Svozový plán pro rok 2019",
             "Plán svozu odpadu: popelnice se vyvážejí každou středu.",
-        ),
-        board_document(
-            "blesno-2",
+            "2019-01-10",
             "Blešno",
             "municipal_document",
+        ),
+        board_doc(
+            "blesno-2",
             "Zpravodaj obce Blešno 2019",
             "Svoz odpadu, svoz odpadu a zase svoz odpadu: odpadu je čím dál víc.",
+            "2019-01-10",
+            "Blešno",
+            "municipal_document",
         ),
         {
             "doc_id": "/eli/cz/sb/2020/541",
