@@ -55,16 +55,19 @@ def with_boards_ordered(
 
 
 SAME_STEM_PREFIX = 5  # the analyser's light stemmer leaves some forms apart: "rozpočet" rozpocet, "rozpočtu" rozpoct
+SHORTEST_STEM = 3  # a shorter term ("k", "za") is no stem another word begins with
 
 
 def shares_a_word(words: set[str], terms: frozenset[str]) -> bool:
-    """Whether a term of ``terms`` is one of ``words`` as the stemmer may have left it: the same, one the other's
-    prefix ("svoz", "svozov"), or the same first letters ("rozpocet", "rozpoct")."""
+    """Whether a term of ``terms`` is one of ``words`` as the stemmer may have left it: the same, or, both of at least
+    ``SHORTEST_STEM`` letters, one the other's prefix ("svoz", "svozov") or the same first letters ("rozpocet",
+    "rozpoct")."""
     return any(
         term == word
-        or term.startswith(word)
-        or word.startswith(term)
-        or (min(len(term), len(word)) >= SAME_STEM_PREFIX and term[:SAME_STEM_PREFIX] == word[:SAME_STEM_PREFIX])
+        or (
+            min(len(term), len(word)) >= SHORTEST_STEM
+            and (term.startswith(word) or word.startswith(term) or term[:SAME_STEM_PREFIX] == word[:SAME_STEM_PREFIX])
+        )
         for term in terms
         for word in words
     )

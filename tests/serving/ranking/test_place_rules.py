@@ -156,6 +156,7 @@ def test_a_title_with_the_year_but_none_of_the_querys_words_does_not_move():
         ({"uzavirk"}, frozenset({"rozpocet", "2020"}), False),
         ({"dan"}, frozenset({"danov"}), True),
         ({"prodej"}, frozenset({"program"}), False),
+        ({"k"}, frozenset({"kadan", "kraj"}), False),  # a letter is no stem
     ],
 )
 def test_a_title_shares_a_word_as_the_stemmer_left_it(words, terms, shared):
