@@ -15,7 +15,7 @@ from mendel.czech.folding import fold
 from mendel.index.entity_graph import GRAPH_LABELS
 from mendel.ner import recognise_text
 from mendel.ner.rules import eli_for, split_law_ref_norm
-from serving.query.notice_kinds import notice_kind_searched
+from serving.query.notice_kinds import NoticeKind, notice_kind_searched
 
 # Spoken or spelled-out forms of provision markers -> the form legal texts use.
 _SPOKEN_FORMS = [
@@ -93,7 +93,7 @@ class Understanding:
     older_codes: list[str] = field(default_factory=list)
     case_law: bool = False  # the query asks for case law ("judikatura"): the courts' decisions lead
     # the kind of notice a keyword search names ("záměr prodeje pozemku"): it looks for a notice, not for the law
-    notice_kind: object | None = None  # serving.query.notice_kinds.NoticeKind
+    notice_kind: NoticeKind | None = None
 
     def graph_entities(self) -> list[QueryEntity]:
         return [e for e in self.entities if e.label in GRAPH_LABELS]
@@ -400,7 +400,5 @@ def analyze_query(query: str, searcher=None, k: int = 5, understanding: Understa
         "domains": list(domains.values())[:k],
         "scope": found.scope,
         # a keyword search for a kind of notice, which the search reads as no question about the law
-        "notice_kind": None
-        if found.notice_kind is None
-        else {"id": found.notice_kind.id, "label": found.notice_kind.label},
+        "notice_kind": None if found.notice_kind is None else found.notice_kind.as_dict(),
     }

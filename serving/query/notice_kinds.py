@@ -35,6 +35,10 @@ class NoticeKind:
     label: str
     patterns: tuple[re.Pattern, ...]
 
+    def as_dict(self) -> dict:
+        """What the coverage block and the analysis report of it."""
+        return {"id": self.id, "label": self.label}
+
 
 @lru_cache(maxsize=1)
 def notice_kinds() -> tuple[NoticeKind, ...]:

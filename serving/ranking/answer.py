@@ -282,7 +282,7 @@ class SearchFlow:
             if "year" in ordered_by:
                 details["coverage"]["years_first"] = years
             if found.notice_kind is not None:
-                details["coverage"]["notice_kind"] = {"id": found.notice_kind.id, "label": found.notice_kind.label}
+                details["coverage"]["notice_kind"] = found.notice_kind.as_dict()
         return hits
 
     @property
