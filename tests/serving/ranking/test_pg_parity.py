@@ -38,6 +38,7 @@ QUERIES = [
     "exekuce a náhrada nákladů řízení",
     "ústavní zákon a volby do Senátu",
     "prezdent republiky",  # typed without diacritics, a letter left out: retyped
+    "uzavírka silnice 2025",  # a search for a kind of notice, naming a year
 ]
 # Questions about a whole act (the document layer) or a whole section (the section layer), in real text.
 LAYER_QUERIES = [
@@ -83,7 +84,10 @@ def answer(searcher, query: str, **options) -> dict:
     return {
         "hits": [(h.doc_id, h.chunk_id, h.lists, h.entities) for h in result.hits],
         "weak": result.weak,
-        "coverage": {key: result.coverage.get(key) for key in ("named", "missing", "all_missing", "empty")},
+        "coverage": {
+            key: result.coverage.get(key)
+            for key in ("named", "missing", "all_missing", "empty", "notice_kind", "places_first", "years_first")
+        },
         "lexical": result.coverage["confidence"]["lexical"],
     }
 
@@ -109,6 +113,14 @@ def test_the_passages_frequencies_and_common_words_are_the_bundles(both):
 @pytest.mark.parametrize("query", QUERIES + LAYER_QUERIES)
 def test_same_answer_hit_by_hit(both, query):
     assert answer(both["postgres"], query) == answer(both["bundle"], query)
+
+
+def test_both_read_a_search_for_a_kind_of_notice_alike(both):
+    """A keyword search naming a kind of notice gets no acts' lists on either backend, and both say so."""
+    for searcher in both.values():
+        result = searcher.search_with_coverage("uzavírka silnice 2025", k=HITS)
+        assert result.coverage["notice_kind"]["id"] == "traffic"
+        assert not any({"acts_bm25", "acts_dense", "wordings"} & set(hit.lists) for hit in result.hits)
 
 
 def test_both_read_a_file_number_in_the_passages_text_alike(both):
