@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from mendel.czech.folding import fold
 from serving.query.analyze import GRAPH_LABELS, Understanding, understand
+from serving.query.question_words import QUESTION_WORDS
 from serving.query.typed import WORD_RE
 
 MAX_SUBQUERIES = 4
@@ -29,12 +30,7 @@ _SPLIT_RE = re.compile(
     re.IGNORECASE,
 )
 _CONTENT_RE = re.compile(r"\w{3,}")
-# Question words, without diacritics: a clause in plain words that asks something of its own has one among its first
-# two words ("kolik stojí", "do kdy můžu"); "když", "že", "protože" start a clause of the same question.
-QUESTION_WORDS = frozenset(
-    "jak jaky jaka jake jakou jakeho jakem jakym jaci co ceho cemu cem cim kdo koho komu kom kym kdy kde kam odkud "
-    "kudy proc kolik zda jestli".split()
-)
+# A clause in plain words that asks something of its own has a question word among its first two words.
 
 
 @dataclass

@@ -17,16 +17,18 @@ import yaml
 
 from mendel.czech.folding import fold
 from mendel.data import DATA_DIR
+from serving.query.question_words import QUESTION_WORDS
 
 NOTICE_KINDS_FILE = DATA_DIR / "notice_kinds.yaml"
 
-# Over the folded query: a question mark, or a word that asks (who, what, how, when, where, why, how much, which,
-# may I, must I, is it allowed, do I need, do I have).
-QUESTION_RE = re.compile(
-    r"\?|\b(?:kdo|koho|komu|kym|co|ceho|cemu|cim|jak|jaky|jaka|jake|jakou|jakem|jakym|jakych|kdy|kde|kam|odkud|"
-    r"proc|kolik|kolika|ktery|ktera|ktere|kterou|kterem|kterym|kterych|muzu|muze|muzeme|muzou|mohu|mohou|musim|"
-    r"musi|musime|smim|smi|smime|lze|potrebuji|potrebuju|mam|mame|maji)\b"
+# Besides the question words, what else asks anywhere in a keyword search: which, how many, may I, must I, is it
+# allowed, do I need, do I have.
+ASKING_WORDS = frozenset(
+    "jakych kolika ktery ktera ktere kterou kterem kterym kterych muzu muze muzeme muzou mohu mohou musim musi "
+    "musime smim smi smime lze potrebuji potrebuju mam mame maji".split()
 )
+# Over the folded query: a question mark, or a word that asks.
+QUESTION_RE = re.compile(r"\?|\b(?:" + "|".join(sorted(QUESTION_WORDS | ASKING_WORDS)) + r")\b")
 
 
 @dataclass(frozen=True)
