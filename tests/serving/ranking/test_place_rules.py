@@ -137,6 +137,8 @@ def test_a_search_naming_a_municipality_gets_its_documents_first_and_says_so(tmp
     assert "places_first" not in dated["coverage"]
     note = "Dotaz jmenuje rok 2019: mezi písemnostmi úředních desek řadíme ty, které ho mají v názvu, před ostatní."
     assert note in client.get("/", params={"q": "svoz odpadu 2019"}).text
+    several = "Dotaz jmenuje roky 2019, 2018: mezi písemnostmi úředních desek řadíme ty, které některý z nich mají"
+    assert several in client.get("/", params={"q": "svoz odpadu 2019 a 2018"}).text
 
 
 def test_a_title_with_the_year_but_none_of_the_querys_words_does_not_move():
