@@ -92,6 +92,17 @@ def _similarity(query_token: str, term_token: str) -> float:
     return 0.0
 
 
+def _topic_tokens(tokens: list[str], stopword_pairs: set[tuple[str, str]]) -> list[str]:
+    """``tokens`` without the question words, but for one standing beside its neighbour in an area's name."""
+    return [
+        token
+        for i, token in enumerate(tokens)
+        if token not in QUERY_STOPWORDS
+        or (i + 1 < len(tokens) and (token, tokens[i + 1]) in stopword_pairs)
+        or (i > 0 and (tokens[i - 1], token) in stopword_pairs)
+    ]
+
+
 class Router:
     """Routes questions over one graph; what routing needs of the graph (terms, IDF, the token and prefix indexes)
     is built once, on first use, under a lock, and published whole: concurrent first questions never see a part of
@@ -114,7 +125,13 @@ class Router:
 
     def _build(self) -> dict:
         terms: dict[str, list[_Term]] = {}
+        # a question word that an area's own name holds with its neighbour ("nutná obrana": "nutné" asks) is the name's
+        stopword_pairs: set[tuple[str, str]] = set()
         for node in self.graph.nodes.values():
+            if node.type == "domain":
+                for text in (node.name, *node.aliases):
+                    tokens = analyze(text)
+                    stopword_pairs |= {pair for pair in zip(tokens, tokens[1:]) if QUERY_STOPWORDS.intersection(pair)}
             entries = [(node.name, "name")] + [(a, "alias") for a in node.aliases]
             entries += [(v, "vocabulary") for v in node.vocabulary]
             node_terms = []
@@ -148,6 +165,7 @@ class Router:
         return {
             "terms": terms,
             "idf": idf,
+            "stopword_pairs": stopword_pairs,
             "terms_by_token": by_token,
             "by_prefix": by_prefix,
             "route_structure": self._build_route_structure(),
@@ -165,7 +183,7 @@ class Router:
     def _direct_scores(self, query: str) -> dict[str, float]:
         terms = self._terms()
         idf = self._built()["idf"]
-        tokens = [t for t in analyze(query) if t not in QUERY_STOPWORDS]
+        tokens = _topic_tokens(analyze(query), self._built()["stopword_pairs"])
         raw_tokens = set(re.findall(r"\w+", query))
         max_idf = max(idf.values(), default=1.0)
         # per term token, its best query token (similarity, index), for the term tokens similar to one: equal, or

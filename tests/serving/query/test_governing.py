@@ -203,6 +203,51 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
     assert act.citation == citation and act.sure_enough_to_say_missing
 
 
+@pytest.mark.parametrize(
+    "question, citation, area",
+    [
+        # a benefit's short name is the area's own
+        ("jak dlouho je mateřská", "187/2006 Sb.", "domain:nemocenske-pojisteni"),
+        ("kolik je rodičovská", "117/1995 Sb.", "domain:statni-socialni-podpora"),
+        ("mateřská dovolená kolik týdnů", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("jak si vzít hypotéku", "257/2016 Sb.", "domain:spotrebitelsky-uver"),
+        ("stížnost na lékaře kam", "372/2011 Sb.", "domain:zdravotni-sluzby"),
+        ("kdo zaplatí úraz v práci", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("invalidita třetího stupně", "155/1995 Sb.", "domain:duchodove-pojisteni"),
+        ("správní žaloba", "150/2002 Sb.", "domain:spravni-soudnictvi"),
+        ("finanční arbitr spor s bankou", "229/2002 Sb.", "domain:financni-arbitr"),
+        ("notářský zápis", "358/1992 Sb.", "domain:notarstvi"),
+        ("telemarketing nevyžádané hovory", "127/2005 Sb.", "domain:elektronicke-komunikace"),
+        # the codes the collection holds, routed to their part
+        ("podmíněné propuštění", "40/2009 Sb.", "domain:podminene-propusteni"),
+        ("nutná obrana", "40/2009 Sb.", "domain:nutna-obrana"),  # "nutná" folds like "nutné", a question word
+        ("stalking pronásledování", "40/2009 Sb.", "domain:nebezpecne-pronasledovani"),
+        ("vydržení pozemku", "89/2012 Sb.", "domain:vydrzeni"),
+        ("SVJ poplatky do fondu oprav", "89/2012 Sb.", "domain:bytove-spoluvlastnictvi"),
+        ("předkupní právo spoluvlastníka", "89/2012 Sb.", "domain:spoluvlastnictvi"),
+        ("ručitel za úvěr", "89/2012 Sb.", "domain:ruceni"),
+        ("zákaz styku s dítětem", "89/2012 Sb.", "domain:styk-s-ditetem"),
+        ("dluhy po zemřelém", "89/2012 Sb.", "domain:dedicke-pravo"),
+    ],
+)
+def test_a_citizens_question_reaches_its_area(question, citation, area):
+    act = governing_acts(question)[0]
+    assert (act.citation, act.area) == (citation, area)
+
+
+@pytest.mark.parametrize(
+    "question, wrong",
+    [
+        ("kolik je příspěvek na bydlení", "176/2025 Sb."),  # it amends other acts; the benefit is 117/1995 Sb.'s
+        ("ministerstvo obrany", "40/2009 Sb."),  # no "nutná": no self-defence
+        ("Za jak dlouho se promlčí právo vymáhat dluh?", "99/1963 Sb."),
+        ("Kam nahlásit, že soused týrá koně?", "40/2009 Sb."),
+    ],
+)
+def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
+    assert wrong not in {a.citation for a in governing_acts(question)}
+
+
 def test_a_blocked_account_is_no_seizure():
     assert "120/2001 Sb." not in {a.citation for a in governing_acts("banka mi zablokovala účet")}
 
