@@ -31,8 +31,16 @@ CATALOG_NOTE = (
 
 # ---------------------------------------------------------------- text parsing (pure)
 
-_HEADER_LINE = re.compile(r"^(strana \d+|čís\.\s*\d+\.?$|\d+$)", re.I)
-_TITLE_STOP = re.compile(r"(usnesl|usnesla|nařizuje|stanoví|se dohodl|^ČÁST\b|^§|^Čl\.)")
+# a page header, or the act's running number in its Sbírka volume ("102." above "Ústavní zákon ze dne …")
+_HEADER_LINE = re.compile(r"^(strana \d+|čís\.\s*\d+\.?$|\d+\.?$)", re.I)
+# Acts of 1918–1992 promulgated in Slovak: "Ústavný zákon zo dňa 1. júla 1926"
+_SLOVAK_MONTHS = {
+    "januára": 1, "februára": 2, "marca": 3, "apríla": 4, "mája": 5, "júna": 6,
+    "júla": 7, "augusta": 8, "septembra": 9, "októbra": 10, "novembra": 11, "decembra": 12,
+}  # fmt: skip
+_SLOVAK_DATE = r"(?P<sk_day>\d{1,2})\.\s*(?P<sk_month>" + "|".join(_SLOVAK_MONTHS) + r")\s+(?P<sk_year>\d{4})"
+_ADOPTED = re.compile(r"\b(?:ze dne |zo dňa )(?:" + WORDED_DATE_PATTERN + "|" + _SLOVAK_DATE + ")")
+_TITLE_STOP = re.compile(r"(usnesl|usnesla|usniesl|nařizuje|stanoví|se dohodl|^ČÁST\b|^§|^Čl\.)")
 _RELATIVE_START = re.compile(r"^(kter\w*|jímž|jíž|jimiž)\b")
 
 
@@ -52,7 +60,7 @@ def parse_act_heading(text: str) -> dict | None:
     ``title`` is the part after the date; ``name`` is e-Sbírka's ``nazev`` (type + title).
     """
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    ze_idx = next((i for i, ln in enumerate(lines) if re.search(r"\bze dne " + WORDED_DATE_PATTERN, ln)), None)
+    ze_idx = next((i for i, ln in enumerate(lines) if _ADOPTED.search(ln)), None)
     if ze_idx is None:
         return None
     type_lines: list[str] = []
@@ -61,16 +69,17 @@ def parse_act_heading(text: str) -> dict | None:
             break
         type_lines.insert(0, ln)
     ze_line = lines[ze_idx]
-    before, _, after = ze_line.partition("ze dne")
+    found = _ADOPTED.search(ze_line)
+    before, after = ze_line[: found.start()], ze_line[found.end() :]
     if before.strip():
         type_lines.append(before.strip())
-    adopted = find_worded_date(after)
-    rest = re.sub(r"^\s*" + WORDED_DATE_PATTERN + r"\s*,?", "", after).strip()
+    adopted = _adoption_date(found)
+    rest = re.sub(r"^\s*,?", "", after).strip()
     title_lines = [rest] if rest else []
     for ln in lines[ze_idx + 1 :]:
         if _TITLE_STOP.search(ln):
             break
-        if re.match(r"^ze dne " + WORDED_DATE_PATTERN, ln):
+        if _ADOPTED.match(ln):
             continue
         title_lines.append(ln)
     title = re.sub(r"\s+", " ", " ".join(title_lines)).strip().rstrip(",")
@@ -80,6 +89,16 @@ def parse_act_heading(text: str) -> dict | None:
         return None
     joiner = ", " if _RELATIVE_START.match(title) else " "
     return {"act_type": act_type, "title": title, "name": f"{act_type}{joiner}{title}", "adopted": adopted}
+
+
+def _adoption_date(found: re.Match) -> date | None:
+    if found.group("sk_month"):
+        month = _SLOVAK_MONTHS[found.group("sk_month")]
+        try:
+            return date(int(found.group("sk_year")), month, int(found.group("sk_day")))
+        except ValueError:
+            return None
+    return date_of_match(found)
 
 
 def parse_cover(text: str) -> dict | None:

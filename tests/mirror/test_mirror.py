@@ -566,6 +566,25 @@ def test_heading_and_effect_parsers():
         "title": "o poskytování některých opatření v podpoře bydlení (zákon o podpoře bydlení)",
         "name": "Zákon o poskytování některých opatření v podpoře bydlení (zákon o podpoře bydlení)",
     }
+    # the act's running number in its volume is no part of its type; an act promulgated in Slovak keeps its words
+    assert esbirka.parse_act_heading(
+        "102.\nÚstavní zákon ze dne 11. června 1930\no úpravě státních hranic s Německem, Rakouskem a Maďarskem.\n"
+        "Národní shromáždění republiky Československé usneslo se na tomto zákoně:"
+    ) == {
+        "act_type": "Ústavní zákon",
+        "adopted": date(1930, 6, 11),
+        "title": "o úpravě státních hranic s Německem, Rakouskem a Maďarskem",
+        "name": "Ústavní zákon o úpravě státních hranic s Německem, Rakouskem a Maďarskem",
+    }
+    assert esbirka.parse_act_heading(
+        "171.\nÚstavný zákon\nzo dňa 14. októbra 1947,\no mierovej smluve s Maďarskom.\n"
+        "Ústavodarné Národné shromaždenie republiky Československej usnieslo sa na tomto ústavnom zákone:"
+    ) == {
+        "act_type": "Ústavný zákon",
+        "adopted": date(1947, 10, 14),
+        "title": "o mierovej smluve s Maďarskom",
+        "name": "Ústavný zákon o mierovej smluve s Maďarskom",
+    }
     announced = date(2025, 4, 29)
     parse = esbirka.parse_effective_date
     assert parse("Tento zákon nabývá účinnosti dnem jeho vyhlášení.", announced) == announced
