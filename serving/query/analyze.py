@@ -53,8 +53,15 @@ _PLACE_CUE_RE = re.compile(
 _AFTER_A_NAME = " \t?!.,;:)"  # what may follow a place's name in a question
 # Words of a place name written in lower case within it ("Ústí nad Labem", "Lázně Bělohrad u …").
 _NAME_PARTICLES = frozenset({"nad", "pod", "u", "v", "ve", "na", "při", "pri", "za", "a"})
-# A question asking for case law by that word ("judikatura", "judikát", typed with or without diacritics).
-_CASE_LAW_RE = re.compile(r"\bjudikat", re.IGNORECASE)  # over the folded query
+# A question asking for case law by that word ("judikatura", "judikát", typed with or without diacritics), or for an
+# apex court's decisions by their kind ("rozsudky Nejvyššího soudu o …", "nález ÚS"); not a decision a question is
+# about ("odvolání proti rozhodnutí Nejvyššího soudu") nor a court's decision in general ("rozhodnutí soudu").
+_CASE_LAW_RE = re.compile(
+    r"\bjudikat"
+    r"|(?<!proti )\b(?:rozhodnut|rozsud|usneseni|nalez)\w*\s+"
+    r"(?:(?:nejvyssiho|ustavniho)\s+(?:spravniho\s+)?soud\w*|ns\b|nss\b|us\b(?=\s*(?:o|k|ve?|ze?|ohledne)?\s))",
+    re.IGNORECASE,
+)  # over the folded query
 
 # "§ 111 zákona o zbraních a střelivu": an act named by a title the NER gazetteer lacks, resolved through the
 # domain graph when the words right after the provision route clearly to one act.

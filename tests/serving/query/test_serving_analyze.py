@@ -208,7 +208,13 @@ def test_an_abbreviation_two_codes_go_by_names_the_older_codes_provision_too(que
         ("Nejvyšší soud náhrada nemajetkové újmy", "Nejvyšší soud", False),
         ("nejvyšší soud náhrada nemajetkové újmy", "Nejvyšší soud", False),  # typed in lower case: the same court
         ("judikatura nejvyššího správního soudu ke kasační stížnosti", "Nejvyšší správní soud", True),
-        ("nález ústavního soudu o restitucích", "Ústavní soud", False),
+        ("nález ústavního soudu o restitucích", "Ústavní soud", True),  # an apex court's decisions by their kind
+        ("rozsudky Nejvyššího soudu k bezdůvodnému obohacení", "Nejvyšší soud", True),
+        ("rozhodnutí nejvyššího správního soudu kasační stížnost", "Nejvyšší správní soud", True),
+        ("usnesení NS o dovolání", None, True),
+        ("odvolání proti rozhodnutí Nejvyššího soudu", "Nejvyšší soud", False),  # a decision the question is about
+        ("rozhodnutí soudu o výživném", None, False),  # a court's decision, no court's case law
+        ("nález ztracené věci", None, False),
         ("ústavní soudce jmenování", None, False),  # a judge, not the court
         ("Judikát k náhradě nemajetkové újmy", None, True),
         ("judikaty k vypovedi z najmu", None, True),  # without diacritics
