@@ -20,7 +20,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from xml.etree import ElementTree
 
-from mendel.czech.dates import WORDED_DATE_PATTERN, date_of_match, find_worded_date
+from mendel.czech.dates import WORDED_DATE_PATTERN, calendar_date, date_of_match, find_worded_date
 
 log = logging.getLogger("mirror.esbirka")
 CATALOG_PATH = Path(__file__).with_name("catalog.json")
@@ -93,11 +93,7 @@ def parse_act_heading(text: str) -> dict | None:
 
 def _adoption_date(found: re.Match) -> date | None:
     if found.group("sk_month"):
-        month = _SLOVAK_MONTHS[found.group("sk_month")]
-        try:
-            return date(int(found.group("sk_year")), month, int(found.group("sk_day")))
-        except ValueError:
-            return None
+        return calendar_date(found.group("sk_year"), _SLOVAK_MONTHS[found.group("sk_month")], found.group("sk_day"))
     return date_of_match(found)
 
 

@@ -128,15 +128,13 @@ class Router:
         # a question word that an area's own name holds with its neighbour ("nutná obrana": "nutné" asks) is the name's
         stopword_pairs: set[tuple[str, str]] = set()
         for node in self.graph.nodes.values():
-            if node.type == "domain":
-                for text in (node.name, *node.aliases):
-                    tokens = analyze(text)
-                    stopword_pairs |= {pair for pair in zip(tokens, tokens[1:]) if QUERY_STOPWORDS.intersection(pair)}
             entries = [(node.name, "name")] + [(a, "alias") for a in node.aliases]
             entries += [(v, "vocabulary") for v in node.vocabulary]
             node_terms = []
             for text, kind in entries:
                 tokens = tuple(analyze(text))
+                if node.type == "domain" and kind != "vocabulary":
+                    stopword_pairs |= {pair for pair in zip(tokens, tokens[1:]) if QUERY_STOPWORDS.intersection(pair)}
                 raw = text if is_abbreviation(text) else None
                 if tokens or raw:
                     node_terms.append(_Term(tokens, FIELD_WEIGHTS[kind], raw))

@@ -59,7 +59,7 @@ _NAME_PARTICLES = frozenset({"nad", "pod", "u", "v", "ve", "na", "při", "pri", 
 _CASE_LAW_RE = re.compile(
     r"\bjudikat"
     r"|(?<!proti )\b(?:rozhodnut|rozsud|usneseni|nalez)\w*\s+"
-    r"(?:(?:nejvyssiho|ustavniho)\s+(?:spravniho\s+)?soud\w*|ns\b|nss\b|us\b(?=\s*(?:o|k|ve?|ze?|ohledne)?\s))",
+    r"(?:(?:nejvyssiho|ustavniho)\s+(?:spravniho\s+)?soud\w*|(?:ns|nss|us)\b)",
     re.IGNORECASE,
 )  # over the folded query
 
