@@ -41,6 +41,11 @@ GOVERNS_FACTOR = 0.8  # an act gets this share of the score of an area it govern
 AMENDING_GOVERNS_FACTOR = 0.4
 PART_OF_DECAY = 0.7  # an area passes this share of its score up to a parent, for act propagation
 ROUTE_CACHE_SIZE = 2048
+# A word's IDF is log(1 + IDF_NODES / the nodes having it), over a fixed count rather than the graph's: the thresholds
+# that read route scores (serving.query.governing, serving.ranking.graph_retrieval) were set on a graph of 319 nodes,
+# and counting the nodes of a larger graph lifted every score towards them (348 nodes put a one-word route to the
+# police over the bar at which the search says an act is missing).
+IDF_NODES = 319
 
 
 @dataclass(frozen=True)
@@ -145,8 +150,7 @@ class Router:
                     node_terms.append(_Term(tuple(number), FIELD_WEIGHTS["citation"]))
             terms[node.id] = node_terms
         df = Counter(t for node_terms in terms.values() for t in {tok for term in node_terms for tok in term.tokens})
-        total = len(terms)
-        idf = {t: math.log(1 + total / n) for t, n in df.items()}
+        idf = {t: math.log(1 + IDF_NODES / n) for t, n in df.items()}
         # term token (or ("raw", abbreviation)) -> the terms having it, as (node id, position in its terms)
         by_token: dict = {}
         for node_id, node_terms in terms.items():

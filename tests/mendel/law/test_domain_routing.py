@@ -60,3 +60,21 @@ def test_concurrent_first_questions_get_what_one_question_alone_gets():
 )
 def test_a_softened_last_consonant_still_matches(query_token, term_token, similar):
     assert (_similarity(query_token, term_token) > 0) is similar
+
+
+def test_more_areas_do_not_lift_the_scores_the_thresholds_read():
+    """A word's IDF counts a fixed number of nodes: twenty new areas with words of their own leave a route's score
+    as it was (counting the graph's nodes lifted "policii" alone past the bar for saying an act is missing)."""
+    from mendel.data import read_table
+    from mendel.law.domain_graph import default_path, validate
+
+    data = read_table(default_path())
+    extra = [
+        {"id": f"domain:extra-{i}", "type": "domain", "name": f"oblast {word}", "vocabulary": [word]}
+        for i, word in enumerate(
+            "alfa beta gama delta epsilon zeta eta theta iota kappa lambda omikron pí ró sigma tau ypsilon fí chí psí".split()
+        )
+    ]
+    grown = validate({**data, "nodes": data["nodes"] + extra})
+    for question in ("Synovec vyhrožoval sousedovi, že na něj zavolá policii.", "jak dlouho je mateřská"):
+        assert Router(grown).route(question, k=3) == Router(default_graph()).route(question, k=3)
