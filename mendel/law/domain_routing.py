@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from mendel.czech.analyzer import analyze
+from mendel.czech.analyzer import analyze, strip_diacritics
 
 if TYPE_CHECKING:
     from mendel.law.domain_graph import DomainGraph
@@ -33,6 +33,9 @@ QUERY_STOPWORDS = frozenset(
         "zákon zákona zákonu zákonem zákony zákonů zákoník zákoníku zákoníkem předpis předpisu sb sbírka"
     )
 )
+# A question word whose stem a topic noun shares ("platí": applies, "plat": salary; both stem to "plat"): the stem
+# stays a topic word when the query writes it in a form other than the question word's (folded, lower case).
+QUESTION_WORD_FORMS = {"plat": frozenset({"plati"})}
 FIELD_WEIGHTS = {"name": 1.5, "alias": 1.5, "citation": 2.0, "vocabulary": 1.0}
 FULL_PHRASE_FACTOR = 1.25  # every token of a multi-word term is in the query
 PARTIAL_PHRASE_FACTOR = 0.5  # only some are
@@ -97,12 +100,27 @@ def _similarity(query_token: str, term_token: str) -> float:
     return 0.0
 
 
-def _topic_tokens(tokens: list[str], stopword_pairs: set[tuple[str, str]]) -> list[str]:
-    """``tokens`` without the question words, but for one standing beside its neighbour in an area's name."""
+def nouns_written(query: str) -> frozenset[str]:
+    """The stems of ``QUESTION_WORD_FORMS`` that ``query`` writes as a noun ("minimální plat": "plat"; not "platí")."""
+    found = set()
+    for word in re.findall(r"\w+", query):
+        folded = strip_diacritics(word.lower())
+        for stem, question_forms in QUESTION_WORD_FORMS.items():
+            if folded.startswith(stem) and folded not in question_forms and analyze(word) == [stem]:
+                found.add(stem)
+    return frozenset(found)
+
+
+def _topic_tokens(
+    tokens: list[str], stopword_pairs: set[tuple[str, str]], nouns: frozenset[str] = frozenset()
+) -> list[str]:
+    """``tokens`` without the question words, but for one standing beside its neighbour in an area's name or
+    written as a noun (``nouns``: :func:`nouns_written`)."""
     return [
         token
         for i, token in enumerate(tokens)
         if token not in QUERY_STOPWORDS
+        or token in nouns
         or (i + 1 < len(tokens) and (token, tokens[i + 1]) in stopword_pairs)
         or (i > 0 and (tokens[i - 1], token) in stopword_pairs)
     ]
@@ -185,7 +203,7 @@ class Router:
     def _direct_scores(self, query: str) -> dict[str, float]:
         terms = self._terms()
         idf = self._built()["idf"]
-        tokens = _topic_tokens(analyze(query), self._built()["stopword_pairs"])
+        tokens = _topic_tokens(analyze(query), self._built()["stopword_pairs"], nouns_written(query))
         raw_tokens = set(re.findall(r"\w+", query))
         max_idf = max(idf.values(), default=1.0)
         # per term token, its best query token (similarity, index), for the term tokens similar to one: equal, or

@@ -228,6 +228,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("ručitel za úvěr", "89/2012 Sb.", "domain:ruceni"),
         ("zákaz styku s dítětem", "89/2012 Sb.", "domain:styk-s-ditetem"),
         ("dluhy po zemřelém", "89/2012 Sb.", "domain:dedicke-pravo"),
+        # "plat" (salary) stems as "platí" (applies), a question word; the noun's own forms keep it
+        ("jaký je minimální plat", "262/2006 Sb.", "domain:odmenovani"),
+        ("kolik je minimalni plat", "262/2006 Sb.", "domain:odmenovani"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -243,6 +246,8 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("ministerstvo obrany", "40/2009 Sb."),  # no "nutná": no self-defence
         ("Za jak dlouho se promlčí právo vymáhat dluh?", "99/1963 Sb."),
         ("Kam nahlásit, že soused týrá koně?", "40/2009 Sb."),
+        ("jaká pravidla platí pro stavbu plotu", "262/2006 Sb."),  # "platí" applies: no salary
+        ("platí smlouva uzavřená ústně", "262/2006 Sb."),
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
