@@ -231,6 +231,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         # "plat" (salary) stems as "platí" (applies), a question word; the noun's own forms keep it
         ("jaký je minimální plat", "262/2006 Sb.", "domain:odmenovani"),
         ("kolik je minimalni plat", "262/2006 Sb.", "domain:odmenovani"),
+        ("pes pokousal dítě kdo zaplatí", "89/2012 Sb.", "domain:nahrada-skody"),
+        ("kdo platí opravu výtahu v domě", "89/2012 Sb.", "domain:bytove-spoluvlastnictvi"),
+        ("kdy platí zákaz předjíždění", "361/2000 Sb.", "domain:silnicni-provoz"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
