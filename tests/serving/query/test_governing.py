@@ -234,6 +234,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("pes pokousal dítě kdo zaplatí", "89/2012 Sb.", "domain:nahrada-skody"),
         ("kdo platí opravu výtahu v domě", "89/2012 Sb.", "domain:bytove-spoluvlastnictvi"),
         ("kdy platí zákaz předjíždění", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("odmítnutí dechové zkoušky", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("adopce dítěte", "89/2012 Sb.", "domain:rodinne-pravo"),
+        ("nevrátili mi zálohu na dovolenou", "89/2012 Sb.", "domain:zajezd"),  # a holiday trip, not leave
+        ("kolik dní dovolené mám", "262/2006 Sb.", "domain:dovolena"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
