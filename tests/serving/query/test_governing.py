@@ -238,6 +238,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("adopce dítěte", "89/2012 Sb.", "domain:rodinne-pravo"),
         ("nevrátili mi zálohu na dovolenou", "89/2012 Sb.", "domain:zajezd"),  # a holiday trip, not leave
         ("kolik dní dovolené mám", "262/2006 Sb.", "domain:dovolena"),
+        ("křivé obvinění", "40/2009 Sb.", "domain:trestni-pravo"),  # the offence, not the procedure's "obvinění"
+        ("šikana v práci", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("pes bez vodítka pokuta", "128/2000 Sb.", "domain:obecni-samosprava"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -255,6 +258,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("Kam nahlásit, že soused týrá koně?", "40/2009 Sb."),
         ("jaká pravidla platí pro stavbu plotu", "262/2006 Sb."),  # "platí" applies: no salary
         ("platí smlouva uzavřená ústně", "262/2006 Sb."),
+        ("volný pohyb psa v obci", "565/1990 Sb."),  # a town's rules for dogs, not its dog fee
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
