@@ -208,3 +208,14 @@ def test_an_hnsw_graph_read_from_disk_is_searched_at_least_the_set_breadth(tmp_p
     wider.hnsw.efSearch = 2048
     assert dense.searchable(wider).hnsw.efSearch == 2048  # a wider setting is kept
     assert dense.searchable(faiss.IndexFlatIP(16)).ntotal == 0  # an exact index passes through
+
+
+@pytest.mark.parametrize("kind", dense.GRAPHS)
+def test_a_graph_is_built_wider_than_faiss_default(kind):
+    """FAISS builds a graph 40 wide; the sample corpus's e5 vectors then left its top 10 agreeing with an exact
+    search for 0.842 of the hits (0.944 at 200)."""
+    vectors = np.random.default_rng(5).standard_normal((200, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = dense.build_index(vectors, kind)
+    assert index.hnsw.efConstruction == dense.HNSW_EF_CONSTRUCTION >= 200
+    assert index.ntotal == 200
