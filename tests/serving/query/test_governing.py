@@ -241,6 +241,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("křivé obvinění", "40/2009 Sb.", "domain:trestni-pravo"),  # the offence, not the procedure's "obvinění"
         ("šikana v práci", "262/2006 Sb.", "domain:pracovni-pravo"),
         ("pes bez vodítka pokuta", "128/2000 Sb.", "domain:obecni-samosprava"),
+        ("darovací daň mezi sourozenci", "586/1992 Sb.", "domain:dane-z-prijmu"),  # gifts are income since 2014
+        ("kontrola z finančáku", "280/2009 Sb.", "domain:danove-pravo"),
+        ("hluk z hospody v noci", "251/2016 Sb.", "domain:verejny-poradek"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
