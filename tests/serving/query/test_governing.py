@@ -244,6 +244,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("darovací daň mezi sourozenci", "586/1992 Sb.", "domain:dane-z-prijmu"),  # gifts are income since 2014
         ("kontrola z finančáku", "280/2009 Sb.", "domain:danove-pravo"),
         ("hluk z hospody v noci", "251/2016 Sb.", "domain:verejny-poradek"),
+        ("prodej alkoholu po desáté večer", "65/2017 Sb.", "domain:navykove-latky"),  # not a sale's contract
+        ("kolik platí důchodce za léky", "48/1997 Sb.", "domain:zdravotni-pojisteni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
