@@ -246,6 +246,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("hluk z hospody v noci", "251/2016 Sb.", "domain:verejny-poradek"),
         ("prodej alkoholu po desáté večer", "65/2017 Sb.", "domain:navykove-latky"),  # not a sale's contract
         ("kolik platí důchodce za léky", "48/1997 Sb.", "domain:zdravotni-pojisteni"),
+        # a yearly decree on travel allowances governs them, not labour law: a wage's compensation is the code's
+        ("náhrada mzdy při nemoci první tři dny", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("cestovní náhrady při služební cestě", "573/2025 Sb.", "domain:cestovni-nahrady"),
+        ("bezplatná právní pomoc", "85/1996 Sb.", "domain:advokacie"),
+        ("občanství pro dítě narozené v cizině", "186/2013 Sb.", "domain:statni-obcanstvi"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -264,6 +269,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("jaká pravidla platí pro stavbu plotu", "262/2006 Sb."),  # "platí" applies: no salary
         ("platí smlouva uzavřená ústně", "262/2006 Sb."),
         ("volný pohyb psa v obci", "565/1990 Sb."),  # a town's rules for dogs, not its dog fee
+        ("milostivé léto", "1/1993 Sb."),  # a debt amnesty, not the president's pardon
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
