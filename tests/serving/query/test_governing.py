@@ -251,6 +251,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("cestovní náhrady při služební cestě", "573/2025 Sb.", "domain:cestovni-nahrady"),
         ("bezplatná právní pomoc", "85/1996 Sb.", "domain:advokacie"),
         ("občanství pro dítě narozené v cizině", "186/2013 Sb.", "domain:statni-obcanstvi"),
+        ("nález peněženky na ulici co dělat", "89/2012 Sb.", "domain:nalez"),
+        ("můžu jezdit na koloběžce po chodníku", "361/2000 Sb.", "domain:silnicni-provoz"),  # not the roads act
+        ("šikana ve škole", "561/2004 Sb.", "domain:skolstvi"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
