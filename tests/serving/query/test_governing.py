@@ -254,6 +254,15 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("nález peněženky na ulici co dělat", "89/2012 Sb.", "domain:nalez"),
         ("můžu jezdit na koloběžce po chodníku", "361/2000 Sb.", "domain:silnicni-provoz"),  # not the roads act
         ("šikana ve škole", "561/2004 Sb.", "domain:skolstvi"),
+        ("zkušební doba u podmíněného trestu", "40/2009 Sb.", "domain:podminene-odsouzeni"),
+        ("dostal jsem podmínku co když znovu něco provedu", "40/2009 Sb.", "domain:podminene-odsouzeni"),
+        ("může mě zaměstnavatel propustit ve zkušební době", "262/2006 Sb.", "domain:zkusebni-doba"),
+        ("kousnul mě pes", "89/2012 Sb.", "domain:nahrada-skody"),
+        ("nefunguje výtah v paneláku", "89/2012 Sb.", "domain:bytove-spoluvlastnictvi"),
+        ("dětská skupina pro dvouleté dítě", "247/2014 Sb.", "domain:detska-skupina"),
+        ("kolik platí OSVČ na sociálním pojištění", "589/1992 Sb.", "domain:pojistne-socialni"),
+        ("kolik platí OSVČ na zdravotním pojištění", "592/1992 Sb.", "domain:pojistne-zdravotni"),
+        ("daň z nabytí nemovitosti", "340/2013 Sb.", "domain:dan-z-nabyti-nemovitych-veci"),  # abolished in 2020
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -273,6 +282,9 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("platí smlouva uzavřená ústně", "262/2006 Sb."),
         ("volný pohyb psa v obci", "565/1990 Sb."),  # a town's rules for dogs, not its dog fee
         ("milostivé léto", "1/1993 Sb."),  # a debt amnesty, not the president's pardon
+        ("muze soud rozhodnout ze jsem se osvedcil jeste nez skonci zkusebni doba podminky?", "262/2006 Sb."),
+        ("OSVČ zálohy na pojištění", "586/1992 Sb."),  # the premiums' acts, not income tax for its "OSVČ"
+        ("platí se ještě daň z nabytí bytu", "338/1992 Sb."),  # the yearly real-estate tax is another tax
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
