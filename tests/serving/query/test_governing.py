@@ -263,6 +263,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kolik platí OSVČ na sociálním pojištění", "589/1992 Sb.", "domain:pojistne-socialni"),
         ("kolik platí OSVČ na zdravotním pojištění", "592/1992 Sb.", "domain:pojistne-zdravotni"),
         ("daň z nabytí nemovitosti", "340/2013 Sb.", "domain:dan-z-nabyti-nemovitych-veci"),  # abolished in 2020
+        ("půjčil jsem si peníze a úrok je 40 procent měsíčně", "89/2012 Sb.", "domain:lichva"),
+        ("může soud vyhostit cizince", "40/2009 Sb.", "domain:trest-vyhosteni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
