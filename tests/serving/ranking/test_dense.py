@@ -150,6 +150,61 @@ class CountingEmbedder:
         return np.array([1.0, 0.5, 0.0, 0.0], dtype=np.float32)
 
 
+class BatchingEmbedder(CountingEmbedder):
+    """:class:`CountingEmbedder` that also encodes several texts in one call, recording each call's texts."""
+
+    def __init__(self):
+        super().__init__()
+        self.batches: list[list[str]] = []
+
+    def queries(self, texts: list[str]) -> list[np.ndarray]:
+        self.batches.append(list(texts))
+        threading.Event().wait(0.05)
+        return [np.array([1.0 - i, 0.5, float(i), 0.0], dtype=np.float32) for i, _ in enumerate(texts)]
+
+
+def test_sub_queries_prefetched_together_are_encoded_in_one_call():
+    embedder = BatchingEmbedder()
+    lists = DenseLists(lambda: embedder)
+    index = faiss.IndexFlatIP(4)
+    index.add(np.eye(4, dtype=np.float32))
+    try:
+        lists.prefetch("nájem bytu", "výpověď z nájmu", "nájem bytu")
+        first, second = (lists.pending(index, text, 4, None) for text in ("nájem bytu", "výpověď z nájmu"))
+        assert first.result(timeout=30)[0][0] == 0 and second.result(timeout=30)[0][0] == 2  # each its own vector
+        assert embedder.batches == [["nájem bytu", "výpověď z nájmu"]] and embedder.calls == 0  # never one by one
+        lists.prefetch("nájem bytu", "výpověď z nájmu")  # kept: nothing to encode
+        lists.prefetch("podnájem")  # one text: the embedder's own query
+        assert lists.pending(index, "podnájem", 4, None).result(timeout=30)[0]
+        assert len(embedder.batches) == 1 and embedder.calls == 1
+    finally:
+        lists.close()
+
+
+def test_a_failed_batch_is_raised_to_each_search_that_waits_for_it():
+    started, release = threading.Event(), threading.Event()
+
+    class Failing(BatchingEmbedder):
+        def queries(self, texts):
+            started.set()
+            release.wait(5)
+            raise RuntimeError("encoder gone")
+
+    lists = DenseLists(lambda: Failing())
+    index = faiss.IndexFlatIP(4)
+    index.add(np.eye(4, dtype=np.float32))
+    try:
+        lists.prefetch("a", "b")
+        assert started.wait(5)
+        waiting = lists.pending(index, "a", 2, None)  # under way: it waits for the batch
+        release.set()
+        with pytest.raises(RuntimeError, match="encoder gone"):
+            waiting.result(timeout=30)
+        assert not lists._encoding  # nothing left under way: a later search encodes afresh
+    finally:
+        lists.close()
+
+
 def test_a_query_is_encoded_once_for_its_dense_lists():
     embedder = CountingEmbedder()
     lists = DenseLists(lambda: embedder)
