@@ -358,6 +358,11 @@ class UncachedEncoder:
     def query(self, text: str):
         return getattr(self.inner, "encode_query", self.inner.query)(text)
 
+    @property
+    def solo_query_threads(self):
+        """The threads a lone query's encoding takes (the search waits for it where they fill every core)."""
+        return getattr(self.inner, "solo_query_threads", None)
+
     def queries(self, texts: list[str]):
         """Texts asked for together (a question's sub-queries), encoded in one run where the encoder batches."""
         together = getattr(self.inner, "encode_queries", None)

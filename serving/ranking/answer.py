@@ -166,6 +166,8 @@ class SearchFlow:
         pending = [
             None if text is None else self.dense_pending(text, n=depth, allowed=allowed, layer=index) for text in texts
         ]
+        if dense_query is not None:  # on a machine whose cores a query's encoding fills: the other lists after it
+            self._dense.settle(dense_query)
         main = self.rank(
             query,
             allowed,
@@ -187,6 +189,8 @@ class SearchFlow:
         fused = self.second_order(main, index) if second_stage else main.fused
         merged = SubqueryFusion(fused, main.activation, k)
         for number, (sub, sub_found) in enumerate(understood, start=1):
+            if texts[number] is not None:
+                self._dense.settle(texts[number])
             ranked = self.rank(
                 sub,
                 allowed,

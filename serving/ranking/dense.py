@@ -110,6 +110,24 @@ class DenseLists:
         except RuntimeError:  # closed: the search encodes them when it asks
             pass
 
+    def settle(self, query: str) -> None:
+        """Wait for ``query``'s encoding (or encode it here) when a lone query's encoding keeps every core busy
+        (the embedder's ``solo_query_threads`` at least the workers): the search's other lists, ranked beside
+        it, slow it about as much as they gain, while ranked after it they overlap the dense walk instead (two
+        cores, alternating runs of the 100k benchmark: end to end p50 / p95 median 14.7 / 18.0 -> 12.9 / 16.1 ms;
+        docs/benchmarks.md). Nothing on more cores, when the vector is kept or at hand, or for an embedder that
+        does not say; an encoding's error is left to the dense list, which raises it."""
+        threads = getattr(self._embedder(), "solo_query_threads", None)
+        if DENSE_WORKERS < 2 or not threads or threads < DENSE_WORKERS:
+            return
+        with self._lock:
+            if query in self._vectors:
+                return
+        try:
+            self.encoded(query)
+        except Exception:  # raised to the search by its dense list
+            pass
+
     def encoded_together(self, queries: list[str]) -> None:
         """Encode ``queries`` in one call of the embedder's ``queries``, keeping their vectors as :meth:`encoded`
         does; a query already kept or under way is left to that encoding."""

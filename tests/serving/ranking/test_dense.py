@@ -205,6 +205,58 @@ def test_a_failed_batch_is_raised_to_each_search_that_waits_for_it():
         lists.close()
 
 
+@pytest.mark.parametrize("threads, waits", [(2, True), (4, True), (1, False), (None, False)])
+def test_a_search_waits_for_an_encoding_that_fills_every_core(monkeypatch, threads, waits):
+    monkeypatch.setattr(dense, "DENSE_WORKERS", 2)
+    release = threading.Event()
+
+    class Held(CountingEmbedder):
+        solo_query_threads = threads
+
+        def query(self, text):
+            release.wait(10)  # an encoding that lasts until the test lets it end (at once when the search waits)
+            return super().query(text)
+
+    embedder = Held()
+    if waits:
+        release.set()
+    lists = DenseLists(lambda: embedder)
+    index = faiss.IndexFlatIP(4)
+    index.add(np.eye(4, dtype=np.float32))
+    try:
+        lists.prefetch("krádež")
+        lists.settle("krádež")
+        assert (lists.vector("krádež") is not None) == waits  # encoded when it returns, or still under way
+        release.set()
+        assert lists.pending(index, "krádež", 2, None).result(timeout=30)[0][0] == 0
+        assert embedder.calls == 1  # once, whoever encoded it
+        lists.settle("krádež")  # kept: nothing more
+        assert embedder.calls == 1
+    finally:
+        release.set()
+        lists.close()
+
+
+def test_an_encoding_that_fails_is_raised_by_the_dense_list_not_by_the_wait(monkeypatch):
+    monkeypatch.setattr(dense, "DENSE_WORKERS", 2)
+
+    class Failing(CountingEmbedder):
+        solo_query_threads = 2
+
+        def query(self, text):
+            raise RuntimeError("encoder gone")
+
+    lists = DenseLists(lambda: Failing())
+    index = faiss.IndexFlatIP(4)
+    index.add(np.eye(4, dtype=np.float32))
+    try:
+        lists.settle("krádež")
+        with pytest.raises(RuntimeError, match="encoder gone"):
+            lists.pending(index, "krádež", 2, None).result(timeout=30)
+    finally:
+        lists.close()
+
+
 def test_a_query_is_encoded_once_for_its_dense_lists():
     embedder = CountingEmbedder()
     lists = DenseLists(lambda: embedder)
