@@ -265,6 +265,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("daň z nabytí nemovitosti", "340/2013 Sb.", "domain:dan-z-nabyti-nemovitych-veci"),  # abolished in 2020
         ("půjčil jsem si peníze a úrok je 40 procent měsíčně", "89/2012 Sb.", "domain:lichva"),
         ("může soud vyhostit cizince", "40/2009 Sb.", "domain:trest-vyhosteni"),
+        ("platba za popelnice", "565/1990 Sb.", "domain:mistni-poplatky"),
+        ("potřebuji povolení na pergolu", "283/2021 Sb.", "domain:stavebni-rizeni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
