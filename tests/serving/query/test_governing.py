@@ -267,6 +267,12 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("může soud vyhostit cizince", "40/2009 Sb.", "domain:trest-vyhosteni"),
         ("platba za popelnice", "565/1990 Sb.", "domain:mistni-poplatky"),
         ("potřebuji povolení na pergolu", "283/2021 Sb.", "domain:stavebni-rizeni"),
+        ("zaměstnavatel mi nechce dát zápočtový list", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("našel jsem psa co s ním", "89/2012 Sb.", "domain:nalez"),
+        ("rodiče se rozvádějí kdo dostane dítě", "89/2012 Sb.", "domain:rodinne-pravo"),
+        ("jak získat parkovací kartu pro invalidy", "329/2011 Sb.", "domain:davky-ozp"),  # not the pensions act
+        ("dluh na zdravotním pojištění co hrozí", "592/1992 Sb.", "domain:pojistne-zdravotni"),
+        ("na koho se obrátit když mi úřad neodpovídá", "500/2004 Sb.", "domain:spravni-rizeni"),  # it named VAT
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
