@@ -274,6 +274,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("dluh na zdravotním pojištění co hrozí", "592/1992 Sb.", "domain:pojistne-zdravotni"),
         ("na koho se obrátit když mi úřad neodpovídá", "500/2004 Sb.", "domain:spravni-rizeni"),  # it named VAT
         ("kolik je životní minimum", "110/2006 Sb.", "domain:zivotni-minimum"),  # not the material-need act
+        ("jak založit spolek", "89/2012 Sb.", "domain:spolky"),  # not the business corporations act
+        ("zveřejnění fotky dítěte bez souhlasu", "89/2012 Sb.", "domain:ochrana-osobnosti"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
