@@ -276,6 +276,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kolik je životní minimum", "110/2006 Sb.", "domain:zivotni-minimum"),  # not the material-need act
         ("jak založit spolek", "89/2012 Sb.", "domain:spolky"),  # not the business corporations act
         ("zveřejnění fotky dítěte bez souhlasu", "89/2012 Sb.", "domain:ochrana-osobnosti"),
+        ("jak se vzdát rodičovských práv", "89/2012 Sb.", "domain:rodinne-pravo"),  # not the parental allowance
+        ("daň z DPP", "586/1992 Sb.", "domain:dane-z-prijmu"),  # not the labour code's agreements
+        ("pracovní posudek", "262/2006 Sb.", "domain:pracovni-pravo"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
