@@ -279,6 +279,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("jak se vzdát rodičovských práv", "89/2012 Sb.", "domain:rodinne-pravo"),  # not the parental allowance
         ("daň z DPP", "586/1992 Sb.", "domain:dane-z-prijmu"),  # not the labour code's agreements
         ("pracovní posudek", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("služby spojené s užíváním bytu vyúčtování", "67/2013 Sb.", "domain:sluzby-bytu"),  # not the civil code
+        ("realitní kancelář provize vrácení", "89/2012 Sb.", "domain:realitni-zprostredkovani"),  # brokerage
+        ("převod auta na jiného majitele", "56/2001 Sb.", "domain:registrace-vozidel"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
