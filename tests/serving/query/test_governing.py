@@ -282,6 +282,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("služby spojené s užíváním bytu vyúčtování", "67/2013 Sb.", "domain:sluzby-bytu"),  # not the civil code
         ("realitní kancelář provize vrácení", "89/2012 Sb.", "domain:realitni-zprostredkovani"),  # brokerage
         ("převod auta na jiného majitele", "56/2001 Sb.", "domain:registrace-vozidel"),
+        ("insolvence zaměstnavatele nevyplacená mzda", "118/2000 Sb.", "domain:mzda-pri-insolvenci-zamestnavatele"),
+        ("úrazové pojištění pojišťovna nechce plnit", "89/2012 Sb.", "domain:pojisteni"),  # not public health
+        ("daň z darování bytu od rodičů", "586/1992 Sb.", "domain:dane-z-prijmu"),  # not the gift contract
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -304,6 +307,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("muze soud rozhodnout ze jsem se osvedcil jeste nez skonci zkusebni doba podminky?", "262/2006 Sb."),
         ("OSVČ zálohy na pojištění", "586/1992 Sb."),  # the premiums' acts, not income tax for its "OSVČ"
         ("platí se ještě daň z nabytí bytu", "338/1992 Sb."),  # the yearly real-estate tax is another tax
+        ("firma zkrachovala a dluží mi peníze za zboží", "118/2000 Sb."),  # a creditor, not an employee
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
