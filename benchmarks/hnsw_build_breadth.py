@@ -8,7 +8,6 @@ questions, and the code sets' alone). The bundle's own graph is measured first.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import numpy as np
 
 from mendel.index.dense import HNSW_EF_SEARCH, HNSW_M
 from retrieval_eval.release import SETS
+from retrieval_eval.retrieval import load_questions
 from serving.ranking.search import Searcher
 
 
@@ -38,10 +38,9 @@ def main() -> None:
     for question_set in SETS:
         if question_set.role != "dev":
             continue
-        for line in question_set.path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                questions.append(json.loads(line)["question"])
-                of_codes.append("codes" in question_set.file)
+        for question in load_questions(question_set.path):
+            questions.append(question["question"])
+            of_codes.append("codes" in question_set.file)
     queries = np.vstack([searcher._dense.encoded(q) for q in questions]).astype(np.float32)
     codes = np.array(of_codes)
     exact = faiss.IndexFlatIP(vectors.shape[1])

@@ -278,13 +278,7 @@ class E5Encoder:
             ):
                 end += 1  # sorted by length: the row added last is the longest
             members = order[start:end]
-            length = len(rows[members[-1]])
-            ids = np.full((len(members), length), self.tokenizer.pad, dtype=np.int64)
-            mask = np.zeros((len(members), length), dtype=np.int64)
-            for i, r in enumerate(members):
-                ids[i, : len(rows[r])] = rows[r]
-                mask[i, : len(rows[r])] = 1
-            batches.append((members, {"input_ids": ids, "attention_mask": mask}))
+            batches.append((members, self.padded([rows[r] for r in members], len(rows[members[-1]]))))
             start = end
         return batches
 
@@ -328,17 +322,20 @@ class E5Encoder:
         """(graph inputs of one row each, each row's weight): the query's windows, each padded to the next of
         ``query_lengths`` tokens (masked)."""
         rows, _, weights = self.windows([text], "query: ")
-        feeds = []
-        for row in rows:
-            length = next((n for n in self.query_lengths if n >= len(row)), len(row))
-            feed = {
-                "input_ids": np.full((1, length), self.tokenizer.pad, dtype=np.int64),
-                "attention_mask": np.zeros((1, length), dtype=np.int64),
-            }
-            feed["input_ids"][0, : len(row)] = row
-            feed["attention_mask"][0, : len(row)] = 1
-            feeds.append(feed)
-        return feeds, weights
+        return [self.padded([row], self.query_length(len(row))) for row in rows], weights
+
+    def query_length(self, tokens: int) -> int:
+        """The length a query row of ``tokens`` is padded to: the next of ``query_lengths`` (itself past them)."""
+        return next((n for n in self.query_lengths if n >= tokens), tokens)
+
+    def padded(self, rows: list[list[int]], length: int) -> dict[str, np.ndarray]:
+        """Graph inputs of ``rows`` padded to ``length`` tokens, the padding masked."""
+        ids = np.full((len(rows), length), self.tokenizer.pad, dtype=np.int64)
+        mask = np.zeros((len(rows), length), dtype=np.int64)
+        for i, row in enumerate(rows):
+            ids[i, : len(row)] = row
+            mask[i, : len(row)] = 1
+        return {"input_ids": ids, "attention_mask": mask}
 
     def query_session(self, length: int, threads: int | None = None) -> Session:
         """The graph a query row of ``length`` (padded) tokens runs on: its own static one, else the dynamic one;
@@ -376,15 +373,9 @@ class E5Encoder:
         rows, _, _ = self.windows(texts, "query: ")
         if len(texts) < 2 or len(rows) != len(texts):
             return [self.encode_query(text) for text in texts]
-        longest = max(len(row) for row in rows)
-        length = next((n for n in self.query_lengths if n >= longest), longest)
-        ids = np.full((len(rows), length), self.tokenizer.pad, dtype=np.int64)
-        mask = np.zeros((len(rows), length), dtype=np.int64)
-        for i, row in enumerate(rows):
-            ids[i, : len(row)] = row
-            mask[i, : len(row)] = 1
+        feed = self.padded(rows, self.query_length(max(len(row) for row in rows)))
         with self._query_threads() as threads:
-            means = self.session_for("latency", None, threads).run({"input_ids": ids, "attention_mask": mask})
+            means = self.session_for("latency", None, threads).run(feed)
         return [_unit(mean.astype(np.float64)) for mean in means]
 
     def token_counts(self, texts: list[str], prefix: str = "passage: ") -> list[int]:

@@ -137,21 +137,13 @@ class DenseLists:
         if not owned:
             return
         try:
-            vectors = self._embedder().queries(list(owned))
+            vectors = [unit_row(vector) for vector in self._embedder().queries(list(owned))]
         except Exception as error:
-            with self._lock:
-                for query in owned:
-                    self._encoding.pop(query, None)
-            for encoding in owned.values():
-                encoding.set_exception(error)
-            return  # raised to the searches that wait for these vectors
+            for query, encoding in owned.items():
+                self._finish(query, encoding, error=error)  # raised to the searches that wait for these vectors
+            return
         for (query, encoding), vector in zip(owned.items(), vectors):
-            vector = np.asarray(vector).reshape(1, -1).astype(np.float32)
-            vector /= max(float(np.linalg.norm(vector)), 1e-12)
-            with self._lock:
-                self._keep(query, vector)
-                self._encoding.pop(query, None)
-            encoding.set_result(vector)
+            self._finish(query, encoding, vector)
 
     def pending(self, faiss_index, query: str, n: int, allowed: np.ndarray | None) -> Future:
         """:meth:`scored` started on a worker thread (run here when there is one core, or when the query's vector
@@ -186,8 +178,7 @@ class DenseLists:
         on another worker waits for the encoding under way instead of encoding again; ``at_hand``: the encoder's
         vector when it already had one."""
         if at_hand is not None:
-            vector = at_hand.reshape(1, -1).astype(np.float32)
-            vector /= max(float(np.linalg.norm(vector)), 1e-12)
+            vector = unit_row(at_hand)
             with self._lock:
                 self._keep(query, vector)
             return vector
@@ -203,18 +194,26 @@ class DenseLists:
         if not owner:
             return encoding.result()
         try:
-            vector = self._embedder().query(query).reshape(1, -1).astype(np.float32)
-            vector /= max(float(np.linalg.norm(vector)), 1e-12)
+            vector = unit_row(self._embedder().query(query))
         except Exception as error:
-            with self._lock:
-                self._encoding.pop(query, None)
-            encoding.set_exception(error)
+            self._finish(query, encoding, error=error)
             raise
-        with self._lock:
-            self._keep(query, vector)
-            self._encoding.pop(query, None)
-        encoding.set_result(vector)
+        self._finish(query, encoding, vector)
         return vector
+
+    def _finish(
+        self, query: str, encoding: Future, vector: np.ndarray | None = None, error: Exception | None = None
+    ) -> None:
+        """End ``query``'s encoding under way: its vector kept and handed to the searches waiting for it, or its
+        error raised to them."""
+        with self._lock:
+            if error is None:
+                self._keep(query, vector)
+            self._encoding.pop(query, None)
+        if error is None:
+            encoding.set_result(vector)
+        else:
+            encoding.set_exception(error)
 
     def _keep(self, query: str, vector: np.ndarray) -> None:
         """Keep a query's vector for the floor (the caller holds the lock)."""
@@ -222,6 +221,13 @@ class DenseLists:
         self._vectors.move_to_end(query)
         while len(self._vectors) > QUERY_VECTORS_KEPT:
             self._vectors.popitem(last=False)
+
+
+def unit_row(vector) -> np.ndarray:
+    """``vector`` as one float32 row of unit length, a copy: what FAISS is searched with."""
+    row = np.asarray(vector).reshape(1, -1).astype(np.float32)
+    row /= max(float(np.linalg.norm(row)), 1e-12)
+    return row
 
 
 def approximate(index) -> bool:
