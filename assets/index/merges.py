@@ -1,6 +1,6 @@
 """Merging index segments outside the night: the merges the nightly's index steps leave (those writing more than
 ``mendel.nightly.index_stage.NIGHTLY_MERGE_ROWS`` rows, such as a graph index over hundreds of thousands of
-vectors), then a bundle published over the merged segments. A processing run: it never runs beside the nightly."""
+vectors, or a graph built by settings no longer used rebuilt), then a bundle published over the merged segments. A processing run: it never runs beside the nightly."""
 
 from dagster import MetadataValue, OpExecutionContext, ScheduleDefinition, job, op
 

@@ -32,7 +32,8 @@ HNSW_M = 32
 # The graph's build breadth: FAISS's default 40 left the passages' graph of the sample corpus (85,111 e5 vectors)
 # agreeing with an exact search on the dev questions' top 10 for 0.842 of the hits at efSearch 512 (the codes'
 # questions 0.786: dense alone lost their recall@10 0.800 -> 0.650); 200 agrees for 0.944 (codes 0.928), built in
-# 18.0 s instead of 4.7 s, searched as fast (docs/benchmarks.md).
+# 18.0 s instead of 4.7 s, searched as fast (docs/benchmarks.md). A segment records both settings
+# (``segment_dense.build_recipe``); one built with others is rebuilt from its vectors by the merges.
 HNSW_EF_CONSTRUCTION = 200
 # The graph's search breadth: at 128 the passages' top 10 agreed with an exact search for 0.82–0.84 of the hits
 # on the whole-corpus bundle (84,672 passages, dev questions; e5 vectors crowd a narrow cone), at 512 for 0.93,

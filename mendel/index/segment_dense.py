@@ -44,6 +44,21 @@ def segment_kind(rows: int, layer_rows: int, ivfpq_min: int | None = None) -> st
     return kind
 
 
+def build_recipe(kind: str) -> str | None:
+    """The settings a segment of ``kind`` is built with, for the kinds that have any of their own (a graph's
+    neighbours and build breadth); None for the others."""
+    if kind in dense.GRAPHS:
+        return f"{kind} M={dense.HNSW_M} efConstruction={dense.HNSW_EF_CONSTRUCTION}"
+    return None
+
+
+def outdated(seg: segments.Segment) -> bool:
+    """A graph segment built with settings other than today's, or before its segment recorded them (the graphs
+    built 40 wide): the merges rebuild it from its own vectors (``mendel.index.segment_updates.plan_merges``)."""
+    kind = seg.meta.get("index_type")
+    return kind in dense.GRAPHS and seg.meta.get("recipe") != build_recipe(kind)
+
+
 def write_segment(
     part_dir: Path,
     layer: int,
@@ -64,14 +79,17 @@ def write_segment(
     matrix = np.ascontiguousarray(matrix, dtype=np.float32).reshape(-1, dim)
     matrix = matrix if unit else dense.normalized(matrix)
     ids = [chunk_id for d in documents for chunk_id in d.rows]
-    seg_id = segments.segment_id(PART, layer, [(d.doc_id, d.digest) for d in documents])
-    tmp = segments.begin_segment(part_dir, seg_id)
     kind = "flat" if kind == "ivfpq" and len(ids) < 40 else kind
+    recipe = build_recipe(kind)
+    seg_id = segments.segment_id(PART, layer, [(d.doc_id, d.digest) for d in documents], recipe or "")
+    tmp = segments.begin_segment(part_dir, seg_id)
     faiss.write_index(dense.build_index(matrix, kind), str(tmp / FAISS_FILE))
     if kind not in KEEPS_FLOAT32:
         with (tmp / VECTORS).open("wb") as handle:
             np.save(handle, matrix)
     meta = {"id": seg_id, "part": PART, "layer": layer, "index_type": kind, "dim": dim}
+    if recipe:
+        meta["recipe"] = recipe
     return segments.Segment.open(
         segments.finish_segment(tmp, meta, [(d.doc_id, d.digest, len(d.rows)) for d in documents], ids)
     )

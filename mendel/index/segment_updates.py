@@ -31,6 +31,7 @@ from mendel.index.segments import (
 FLOOR_ROWS = 5_000
 MERGE_FACTOR = 4
 DELETED_SHARE = 0.3
+Outdated = Callable[[Segment], bool]  # a segment built by settings no longer used: rewritten alone
 
 
 # --- merging -------------------------------------------------------------------------------------------------
@@ -43,10 +44,11 @@ def tier(rows: int) -> int:
     return level
 
 
-def plan_merges(state: PartState, max_merge_rows: int) -> list[list[Segment]]:
+def plan_merges(state: PartState, max_merge_rows: int, outdated: Outdated | None = None) -> list[list[Segment]]:
     """Merges to run now: MERGE_FACTOR segments of one tier (smallest first), and any segment with more than
-    DELETED_SHARE of its rows deleted rewritten alone, each producing at most ``max_merge_rows`` live rows.
-    Run one round after another until nothing is planned (:func:`merge_rounds`)."""
+    DELETED_SHARE of its rows deleted or built by settings no longer used (``outdated(segment)``) rewritten alone,
+    each producing at most ``max_merge_rows`` live rows. Run one round after another until nothing is planned
+    (:func:`run_merges`)."""
     merges: list[list[Segment]] = []
     used: set[str] = set()
     by_tier: dict[int, list[Segment]] = {}
@@ -61,7 +63,8 @@ def plan_merges(state: PartState, max_merge_rows: int) -> list[list[Segment]]:
                 used.update(s.id for s in group)
     for seg in state.segments:
         live = state.live_rows(seg)
-        if seg.id not in used and live <= max_merge_rows and seg.rows - live > DELETED_SHARE * seg.rows:
+        stale = seg.rows - live > DELETED_SHARE * seg.rows or (outdated is not None and outdated(seg))
+        if seg.id not in used and live <= max_merge_rows and stale:
             merges.append([seg])
             used.add(seg.id)
     return merges
@@ -91,11 +94,14 @@ def replace_segments(state: PartState, group: Sequence[Segment], merged: Segment
 
 
 def run_merges(
-    state: PartState, merge: Callable[[PartState, Sequence[Segment]], Segment], max_merge_rows: int
+    state: PartState,
+    merge: Callable[[PartState, Sequence[Segment]], Segment],
+    max_merge_rows: int,
+    outdated: Outdated | None = None,
 ) -> tuple[int, int]:
     """Merge rounds until :func:`plan_merges` asks for none; returns how many merges ran and the bytes they wrote."""
     merges = written = 0
-    while planned := plan_merges(state, max_merge_rows):
+    while planned := plan_merges(state, max_merge_rows, outdated):
         for group in planned:
             merged = merge(state, group)
             replace_segments(state, group, merged)
@@ -114,11 +120,12 @@ def update_part(
     merge: Callable[[PartState, Sequence[Segment]], Segment],
     max_merge_rows: int,
     info: Callable[[PartState], dict] = lambda state: {},
+    outdated: Outdated | None = None,
 ) -> dict:
     """Bring a part in line with ``current`` (doc_id -> digest of what the part indexes of it): one new segment
     (``write_new(doc_ids)``) for the documents new or changed, tombstones for the rows they replace and the
     documents gone, then the merges :func:`plan_merges` asks for (``merge(state, group)``), none writing more than
-    ``max_merge_rows``. Unchanged, it writes nothing. Returns what it did, which is also ``build_info.json``."""
+    ``max_merge_rows``, ``outdated`` segments rebuilt among them. Unchanged, it writes nothing. Returns what it did, which is also ``build_info.json``."""
     part_dir = Path(part_dir)
     if part_dir.exists() and not is_segmented(part_dir):
         shutil.rmtree(part_dir)  # a part built whole before segments: rebuilt as one segment
@@ -126,7 +133,7 @@ def update_part(
     state = PartState.read(part_dir)
     written, gone = changes(state, current)
     info_path = part_dir / BUILD_INFO
-    if not written and not gone and info_path.exists() and not plan_merges(state, max_merge_rows):
+    if not written and not gone and info_path.exists() and not plan_merges(state, max_merge_rows, outdated):
         return {
             **json.loads(info_path.read_text()),
             "changed": False,
@@ -142,7 +149,7 @@ def update_part(
         segment = write_new(written)
         state.segments.append(segment)
         written_rows, segment_bytes = segment.rows, tree_bytes(segment.path)
-    merges, merged_bytes = run_merges(state, merge, max_merge_rows)
+    merges, merged_bytes = run_merges(state, merge, max_merge_rows, outdated)
     segment_bytes += merged_bytes
     known = {p.name for p in (part_dir / DELETED_DIR).iterdir()} if (part_dir / DELETED_DIR).exists() else set()
     state.write()
@@ -165,16 +172,21 @@ def update_part(
     return result
 
 
-def merge_part(part_dir: Path, merge: Callable[[PartState, Sequence[Segment]], Segment], max_merge_rows: int) -> dict:
+def merge_part(
+    part_dir: Path,
+    merge: Callable[[PartState, Sequence[Segment]], Segment],
+    max_merge_rows: int,
+    outdated: Outdated | None = None,
+) -> dict:
     """Run the merges :func:`plan_merges` asks for up to ``max_merge_rows`` (the ones a night leaves), nothing else."""
     part_dir = Path(part_dir)
     state = PartState.read(part_dir)
-    if not plan_merges(state, max_merge_rows):
+    if not plan_merges(state, max_merge_rows, outdated):
         return {"merges": 0, "bytes_written": 0}
     info_path = part_dir / BUILD_INFO
     info = json.loads(info_path.read_text()) if info_path.exists() else {}
     info_path.unlink(missing_ok=True)
-    merges, segment_bytes = run_merges(state, merge, max_merge_rows)
+    merges, segment_bytes = run_merges(state, merge, max_merge_rows, outdated)
     state.write()
     state.collect_garbage()
     write_json(info_path, {**info, "segments": len(state.segments), "merges": merges, "bytes_written": segment_bytes})

@@ -95,11 +95,15 @@ def group_by_document(items: Iterable, doc_id_of, digest_of_rows) -> dict[str, D
     return grouped
 
 
-def segment_id(part: str, layer: int, documents: Sequence[tuple[str, str]]) -> str:
-    """A segment's name from what it holds: its part, layer and (document, digest) pairs."""
+def segment_id(part: str, layer: int, documents: Sequence[tuple[str, str]], recipe: str = "") -> str:
+    """A segment's name from what it holds: its part, layer and (document, digest) pairs, and the ``recipe`` its
+    index was built by where that has settings of its own (a graph's breadth): the same documents built another way
+    are another segment, so a rebuild never writes into files a published bundle links."""
     digest = hashlib.sha256(f"{FORMAT}:{part}:{layer}".encode())
     for doc_id, doc_digest in documents:
         digest.update(f"\n{doc_id}\t{doc_digest}".encode())
+    if recipe:
+        digest.update(f"\nrecipe\t{recipe}".encode())
     return f"L{layer}-{digest.hexdigest()[:20]}"
 
 

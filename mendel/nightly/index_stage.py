@@ -151,7 +151,9 @@ def build_faiss(
         def kinds(state) -> dict:
             return {"index_type": ",".join(sorted({s.meta["index_type"] for s in state.segments})) or "flat"}
 
-        info = segment_updates.update_part(target, current, write_new, merge, max_merge_rows, kinds)
+        info = segment_updates.update_part(
+            target, current, write_new, merge, max_merge_rows, kinds, outdated=segment_dense.outdated
+        )
         change_marks.write_mark(target, mark, VECTORS_BASIS)
         if info["changed"]:
             changed.append(f"L{layer}")
@@ -181,7 +183,8 @@ def merge_large(build_dir: Path, max_merge_rows: int = BACKGROUND_MERGE_ROWS) ->
                 kind = segment_dense.segment_kind(sum(state.live_rows(s) for s in group), total, ivfpq_min)
                 return segment_dense.merge_segments(target, layer, state, group, kind)
 
-            done[f"L{layer}.{part}"] = segment_updates.merge_part(target, merge, max_merge_rows)
+            outdated = segment_dense.outdated if part == bundle.DENSE_PART else None
+            done[f"L{layer}.{part}"] = segment_updates.merge_part(target, merge, max_merge_rows, outdated)
     return done
 
 

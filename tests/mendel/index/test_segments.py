@@ -272,6 +272,67 @@ def test_merges_are_planned_by_size(monkeypatch, live_rows, deleted, limit, merg
     assert got == merged
 
 
+@pytest.mark.parametrize(
+    "live_rows, stale, limit, merged, by_size",
+    [
+        ([10_000, 100], [True, False], 10**6, [[0]], []),  # built by old settings: rebuilt alone
+        ([10_000, 100], [True, False], 4_000, [], []),  # ... unless that writes more than the limit (left to the day)
+        ([100, 100, 100, 100], [False, True, False, False], 10**6, [[0, 1, 2, 3]], [[0, 1, 2, 3]]),  # with its tier
+        ([10_000, 100], [False, False], 10**6, [], []),
+    ],
+)
+def test_segments_built_by_old_settings_are_planned_for_a_rebuild(
+    monkeypatch, live_rows, stale, limit, merged, by_size
+):
+    monkeypatch.setattr(segment_updates, "FLOOR_ROWS", 1_000)
+    plan = [
+        segments.Segment(path=None, meta={"id": f"s{i}", "rows": rows}, documents=[])
+        for i, rows in enumerate(live_rows)
+    ]
+    state = segments.PartState(None, plan, {})
+    old = {f"s{i}" for i, flag in enumerate(stale) if flag}
+
+    def planned(outdated=None):
+        return [[int(s.id[1:]) for s in group] for group in segment_updates.plan_merges(state, limit, outdated)]
+
+    assert planned(lambda seg: seg.id in old) == merged
+    assert planned() == by_size
+
+
+def test_a_graph_built_narrower_is_rebuilt_by_the_day_merges_beside_the_published_one(tmp_path, passages, monkeypatch):
+    """A graph segment built 40 wide (before the breadth was raised) is rebuilt from its own vectors by the
+    merges outside the night, as another segment: the bundle published over the old one keeps its files."""
+    from mendel.nightly import index_stage
+
+    monkeypatch.setattr(dense, "HNSW_THRESHOLD", 1_000)  # the test's 3,000 rows are a graph's layer
+    monkeypatch.setattr(segment_dense, "EXACT_MAX_ROWS", 100)
+    build, bundles = tmp_path / "build", tmp_path / "bundles"
+    monkeypatch.setattr(dense, "HNSW_EF_CONSTRUCTION", 40)
+    grow(build / "dense", "dense", passages["documents"], passages, dense_kind="hnsw")
+    monkeypatch.undo()
+    monkeypatch.setattr(dense, "HNSW_THRESHOLD", 1_000)
+    monkeypatch.setattr(segment_dense, "EXACT_MAX_ROWS", 100)
+    (old,) = segments.PartState.read(build / "dense").segments
+    assert segment_dense.outdated(old) and old.meta["recipe"].endswith("efConstruction=40")
+    staging = bundle.staging_dir(bundles)
+    segments.link_tree(build / "dense", staging / "dense")
+    published = bundle.publish(staging, bundles, {})
+    rows, vectors = old.chunk_ids(), segment_dense.segment_vectors(old)
+    # a night merging at most fewer rows than the segment holds leaves it; the day's merges rebuild it
+    grow(build / "dense", "dense", passages["documents"], passages, max_merge_rows=10, dense_kind="hnsw")
+    assert [s.id for s in segments.PartState.read(build / "dense").segments] == [old.id]
+    done = index_stage.merge_large(build)
+    assert done["L3.dense"]["merges"] == 1
+    (new,) = segments.PartState.read(build / "dense").segments
+    assert new.id != old.id and not segment_dense.outdated(new)
+    assert new.chunk_ids() == rows and np.array_equal(segment_dense.segment_vectors(new), vectors)
+    assert faiss.read_index(str(new.path / segment_dense.FAISS_FILE)).hnsw.efConstruction == 200
+    assert index_stage.merge_large(build)["L3.dense"]["merges"] == 0  # rebuilt once
+    assert bundle.current_bundle(bundles, verify=True) == published  # its checksums hold: nothing rewritten in place
+    linked = segments.PartState.read(published / "dense").segments[0]
+    assert linked.id == old.id and faiss.read_index(str(linked.path / "dense.faiss")).hnsw.efConstruction == 40
+
+
 def test_a_publish_links_the_built_segments_and_writes_only_its_own_files(tmp_path, passages):
     build, bundles = tmp_path / "build", tmp_path / "bundles"
     ids = sorted(passages["documents"])
