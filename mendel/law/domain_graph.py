@@ -39,6 +39,10 @@ SB_CITATION_RE = re.compile(r"(?P<number>[1-9]\d{0,3})/(?P<year>1[89]\d\d|20\d\d
 EU_CITATION_RE = re.compile(
     r"(?P<kind>nařízení|směrnice) \((?:EU|ES|EHS)\) (?P<year>(?:19|20)\d\d)/(?P<number>[1-9]\d{0,4})"
 )
+# a regulation before 2015 numbers itself "č. N/YYYY" ("nařízení (ES) č. 261/2004"): the same ELI, number and year
+EU_NUMBERED_CITATION_RE = re.compile(
+    r"(?P<kind>nařízení) \((?:ES|EHS)\) č\. (?P<number>[1-9]\d{0,4})/(?P<year>(?:19|20)\d\d)"
+)
 SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
@@ -86,7 +90,7 @@ def _citation_parts(citation: str) -> tuple[str, str, str, str] | None:
     m = SB_CITATION_RE.fullmatch(citation)
     if m:
         return "sb", "", m["year"], m["number"]
-    m = EU_CITATION_RE.fullmatch(citation)
+    m = EU_CITATION_RE.fullmatch(citation) or EU_NUMBERED_CITATION_RE.fullmatch(citation)
     if m:
         return "eu", "reg" if m["kind"] == "nařízení" else "dir", m["year"], m["number"]
     return None
@@ -148,7 +152,7 @@ class DomainGraph:
         by_citation = self._lookup()["by_citation"]
         if citation in by_citation:
             return by_citation[citation]
-        m = SB_CITATION_RE.match(citation) or EU_CITATION_RE.match(citation)
+        m = SB_CITATION_RE.match(citation) or EU_CITATION_RE.match(citation) or EU_NUMBERED_CITATION_RE.match(citation)
         return by_citation.get(m.group(0)) if m else None
 
     def act_for_eli(self, eli: str) -> Node | None:
@@ -252,7 +256,9 @@ def _parse_node(raw, position: int, errors: list[str]) -> Node | None:
     title = raw.get("title")
     if node_type == "act":
         if not isinstance(citation, str) or expected_eli(citation) is None:
-            errors.append(f"{where}: citation {citation!r} is not well formed ('N/YYYY Sb.' or 'nařízení (EU) YYYY/N')")
+            errors.append(
+                f"{where}: citation {citation!r} is not well formed ('N/YYYY Sb.', 'nařízení (EU) YYYY/N' or 'nařízení (ES) č. N/YYYY')"
+            )
         else:
             if eli != expected_eli(citation):
                 errors.append(

@@ -285,6 +285,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("insolvence zaměstnavatele nevyplacená mzda", "118/2000 Sb.", "domain:mzda-pri-insolvenci-zamestnavatele"),
         ("úrazové pojištění pojišťovna nechce plnit", "89/2012 Sb.", "domain:pojisteni"),  # not public health
         ("daň z darování bytu od rodičů", "586/1992 Sb.", "domain:dane-z-prijmu"),  # not the gift contract
+        # an EU regulation governs it: named as the collection would cite it
+        (
+            "zrušili mi let, mám nárok na odškodnění",
+            "nařízení (ES) č. 261/2004",
+            "domain:prava-cestujicich-v-letecke-doprave",
+        ),
+        ("zpozdeny let kompenzace", "nařízení (ES) č. 261/2004", "domain:prava-cestujicich-v-letecke-doprave"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -308,6 +315,8 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("OSVČ zálohy na pojištění", "586/1992 Sb."),  # the premiums' acts, not income tax for its "OSVČ"
         ("platí se ještě daň z nabytí bytu", "338/1992 Sb."),  # the yearly real-estate tax is another tax
         ("firma zkrachovala a dluží mi peníze za zboží", "118/2000 Sb."),  # a creditor, not an employee
+        ("za kolik let se promlčí dluh", "nařízení (ES) č. 261/2004"),  # "let": years, not a flight
+        ("ztratili mi kufr na letišti", "nařízení (ES) č. 261/2004"),  # lost luggage: the Montreal Convention's
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
