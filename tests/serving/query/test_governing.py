@@ -285,6 +285,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("insolvence zaměstnavatele nevyplacená mzda", "118/2000 Sb.", "domain:mzda-pri-insolvenci-zamestnavatele"),
         ("úrazové pojištění pojišťovna nechce plnit", "89/2012 Sb.", "domain:pojisteni"),  # not public health
         ("daň z darování bytu od rodičů", "586/1992 Sb.", "domain:dane-z-prijmu"),  # not the gift contract
+        ("kolik stojí svoz odpadu", "565/1990 Sb.", "domain:mistni-poplatky"),  # the fee, not the waste act
+        ("kolik platím za psa", "565/1990 Sb.", "domain:mistni-poplatky"),
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
