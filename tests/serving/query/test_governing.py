@@ -287,6 +287,24 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("daň z darování bytu od rodičů", "586/1992 Sb.", "domain:dane-z-prijmu"),  # not the gift contract
         ("kolik stojí svoz odpadu", "565/1990 Sb.", "domain:mistni-poplatky"),  # the fee, not the waste act
         ("kolik platím za psa", "565/1990 Sb.", "domain:mistni-poplatky"),
+        (
+            "řízení pod vlivem alkoholu trestný čin",
+            "40/2009 Sb.",
+            "domain:ohrozeni-pod-vlivem",
+        ),  # not "řízení" (proceedings)
+        ("alkohol za volantem pokuta", "361/2000 Sb.", "domain:silnicni-provoz"),  # the offence, not the crime
+        ("sprejer trest", "40/2009 Sb.", "domain:poskozeni-cizi-veci"),
+        ("kamera na domě natáčí souseda", "nařízení (EU) 2016/679", "domain:ochrana-osobnich-udaju"),
+        ("úrok z prodlení výše", "89/2012 Sb.", "domain:prodleni"),  # a debtor's, not the tax administrator's
+        ("úrok z prodlení u daně", "280/2009 Sb.", "domain:danove-pravo"),
+        ("nehoda bez zranění policie", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("daň z výhry v loterii", "586/1992 Sb.", "domain:dane-z-prijmu"),
+        ("Co můžu chtít po obchodě, když koupená věc má vadu?", "89/2012 Sb.", "domain:kupni-smlouva"),  # not theft
+        (
+            "Na muj pozemek se neda dostat jinak nez pres sousedovu louku. Muzu po nem chtit, aby me tam nechal jezdit?",
+            "89/2012 Sb.",
+            "domain:nezbytna-cesta",
+        ),
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
