@@ -305,6 +305,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
             "89/2012 Sb.",
             "domain:nezbytna-cesta",
         ),
+        ("zneužití platební karty kdo platí", "370/2017 Sb.", "domain:platebni-styk"),
+        ("bankovní poplatek za vedení účtu", "370/2017 Sb.", "domain:platebni-styk"),
+        ("vrácení dotace", "218/2000 Sb.", "domain:dotace-ze-statniho-rozpoctu"),
+        ("jak dlouho musí viset na úřední desce", "500/2004 Sb.", "domain:uredni-deska"),
+        ("obec prodej pozemku zveřejnění záměru", "128/2000 Sb.", "domain:obecni-samosprava"),  # not the civil code
+        ("místní referendum", "22/2004 Sb.", "domain:mistni-referendum"),  # not the Constitution
+        ("dluhy po zesnulém rodiči", "89/2012 Sb.", "domain:dedicke-pravo"),  # not the burials act
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
