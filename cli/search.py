@@ -171,6 +171,10 @@ def print_text(payload: dict, color: bool = False) -> None:
     if payload["results"]:  # how the search read the query, as the page says it
         if coverage.get("notice_kind"):
             print(f"read as a search for the boards' notices ({coverage['notice_kind']['label']}), not about the law")
+        if coverage.get("place_notices_first"):
+            print(
+                f"the boards' documents of {', '.join(coverage['place_notices_first'])} first, before every other text"
+            )
         if coverage.get("places_first"):
             print(f"the boards' documents of {', '.join(coverage['places_first'])} first")
         if coverage.get("years_first"):

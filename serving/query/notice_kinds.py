@@ -36,6 +36,7 @@ class NoticeKind:
     id: str
     label: str
     patterns: tuple[re.Pattern, ...]
+    asked: tuple[re.Pattern, ...] = ()  # phrasings naming the kind even in a question ("co je na úřední desce")
 
     def as_dict(self) -> dict:
         """What the coverage block and the analysis report of it."""
@@ -46,17 +47,22 @@ class NoticeKind:
 def notice_kinds() -> tuple[NoticeKind, ...]:
     rows = yaml.safe_load(NOTICE_KINDS_FILE.read_text(encoding="utf-8"))
     return tuple(
-        NoticeKind(row["id"], row["label"], tuple(re.compile(pattern) for pattern in row["patterns"])) for row in rows
+        NoticeKind(
+            row["id"],
+            row["label"],
+            tuple(re.compile(pattern) for pattern in row["patterns"]),
+            tuple(re.compile(pattern) for pattern in row.get("asked", ())),
+        )
+        for row in rows
     )
 
 
 def notice_kind_searched(text: str) -> NoticeKind | None:
     """The kind of notice a keyword search ``text`` names (the first of the table's that it names), or None: for a
-    question, or for a search naming none."""
+    search naming none, or for a question but one asking what a board posts (a kind's ``asked`` phrasings)."""
     folded = fold(text).lower()
-    if QUESTION_RE.search(folded):
-        return None
+    asking = QUESTION_RE.search(folded) is not None
     for kind in notice_kinds():
-        if any(pattern.search(folded) for pattern in kind.patterns):
+        if any(pattern.search(folded) for pattern in (kind.asked if asking else kind.patterns)):
             return kind
     return None

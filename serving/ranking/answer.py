@@ -44,7 +44,7 @@ from serving.ranking.fusion import LEARNED_CANDIDATES, LearnedFusion, SubqueryFu
 from serving.ranking.hits import Hit, SearchResult
 from serving.ranking.lay_stage import LayFusion
 from serving.ranking.layers import LayerIndex, layer_of
-from serving.ranking.place_rules import title_terms, with_boards_ordered, years_named
+from serving.ranking.place_rules import title_terms, with_boards_ordered, with_place_notices_leading, years_named
 from serving.ranking.provisions import joined_passages, one_per_provision
 from serving.ranking.query_lists import CANDIDATES, QueryLists, Ranked
 
@@ -244,6 +244,9 @@ class SearchFlow:
             # the words a dated title must share: not the year, nor the place, which a place's every title names
             words = title_terms(found.normalized) - set(years) - {t for place in places for t in name_terms(place)}
             fused, ordered_by = with_boards_ordered(fused, self.board_of_item(index), places, years, words)
+        led = False
+        if places and found.notice_kind is not None:  # a kind of notice of a named place: its board's lead
+            fused, led = with_place_notices_leading(fused, self.board_of_item(index), places, main.own)
         rerank_scores: dict[int, float] = {}
         if rerank:
             top = fused[:RERANK_MAX]
@@ -283,7 +286,9 @@ class SearchFlow:
                 details["coverage"]["filters"] = filtered
             if case_law:
                 details["coverage"]["case_law"] = True
-            if "place" in ordered_by:
+            if led:  # ahead of every other text, not only of other places' notices
+                details["coverage"]["place_notices_first"] = sorted(places)
+            elif "place" in ordered_by:
                 details["coverage"]["places_first"] = sorted(places)
             if "year" in ordered_by:
                 details["coverage"]["years_first"] = years

@@ -54,6 +54,28 @@ def with_boards_ordered(
     return placed, moved
 
 
+def with_place_notices_leading(fused: list[tuple], board_of, places: set[str], own=()) -> tuple[list[tuple], bool]:
+    """``fused`` with the passages of the named ``places``' boards first, in fused order, after the exact
+    reference's ``own`` items: a search for a kind of notice that names a municipality ("co je na úřední desce v
+    Blešně") asks for that board's documents, which an act's passage on the same words would otherwise lead. The
+    rest follow in fused order, nothing left out; scores keep their positions; a passage moved up is listed as
+    "place". Also whether any moved."""
+    own = set(own)
+    lead = [entry for entry in fused if entry[0] in own]
+    rest = [entry for entry in fused if entry[0] not in own]
+    named = [entry for entry in rest if (board := board_of(entry[0])) is not None and board[0] in places]
+    if not named:
+        return fused, False
+    chosen = {entry[0] for entry in named}
+    order = lead + named + [entry for entry in rest if entry[0] not in chosen]
+    before = {entry[0]: rank for rank, entry in enumerate(fused)}
+    placed = []
+    for rank, ((item, _, lists), (_, score, _)) in enumerate(zip(order, fused)):
+        moved = item in chosen and rank < before[item]
+        placed.append((item, score, ["place", *lists] if moved and "place" not in lists else lists))
+    return placed, any(item in chosen and rank < before[item] for rank, (item, _, _) in enumerate(order))
+
+
 SAME_STEM_PREFIX = 5  # the analyser's light stemmer leaves some forms apart: "rozpočet" rozpocet, "rozpočtu" rozpoct
 SHORTEST_STEM = 3  # a shorter term ("k", "za") is no stem another word begins with
 

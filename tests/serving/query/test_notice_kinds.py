@@ -39,6 +39,11 @@ from serving.ranking.query_lists import QueryLists
         ("mimořádné opatření ministerstva", "emergency_measure"),
         ("zjišťovací řízení EIA", "environmental_review"),
         ("úřední deska", "notice_board"),
+        ("na úřední desce Blešna", "notice_board"),  # the locative
+        # a question asking what a board posts looks for its notices
+        ("co je na úřední desce v Blešně", "notice_board"),
+        ("jaké vyhlášky visí na úřední desce Kadaně?", "notice_board"),
+        ("co nového na úřední desce obce Kadaň", "notice_board"),
     ],
 )
 def test_a_keyword_search_names_its_kind_of_notice(query, kind):
@@ -68,6 +73,10 @@ def test_a_keyword_search_names_its_kind_of_notice(query, kind):
         "harmonogram splátek úvěru",
         "pozvánka na valnou hromadu",  # a company's general meeting
         "výroční zpráva společnosti povinnost zveřejnit",
+        # what the law asks a board to post is a question about the law
+        "co musí obec zveřejnit na úřední desce",
+        "co je na úřední desce povinné zveřejnit?",
+        "co je to úřední deska",
     ],
 )
 def test_a_question_or_a_code_word_names_no_kind(query):

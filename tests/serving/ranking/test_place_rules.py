@@ -3,7 +3,7 @@ that year's lead (``serving.ranking.place_rules``); acts and decisions keep thei
 
 import pytest
 
-from serving.ranking.place_rules import with_boards_ordered, years_named
+from serving.ranking.place_rules import with_boards_ordered, with_place_notices_leading, years_named
 
 # item -> (its board's municipality, "" a board of no one municipality; its title); absent: an act or a decision
 BOARDS = {
@@ -66,6 +66,24 @@ def test_years_named(query, years):
     assert years_named(query) == years
 
 
+@pytest.mark.parametrize(
+    ("items", "own", "expected", "led"),
+    [
+        ([1, 10, 2, 20, 21], [], [20, 21, 1, 10, 2], True),  # the place's notices before the acts (1, 2) and Hranice's
+        ([1, 20, 2], [1], [1, 20, 2], False),  # an exact reference's own passage leads whatever else
+        ([5, 1, 20], [5], [5, 20, 1], True),
+        ([20, 21, 1], [], [20, 21, 1], False),  # already first
+        ([1, 10, 2], [], [1, 10, 2], False),  # none of the place's among them
+    ],
+)
+def test_a_notice_search_naming_a_place_puts_its_boards_documents_first(items, own, expected, led):
+    placed, moved = with_place_notices_leading(fused_of(items), BOARDS.get, {"Blešno"}, own)
+    assert [item for item, _, _ in placed] == expected and moved == led
+    assert [score for _, score, _ in placed] == [score for _, score, _ in fused_of(items)]
+    ahead = {item for rank, item in enumerate(expected) if rank < items.index(item)}
+    assert {item for item, _, lists in placed if "place" in lists} == ahead & {20, 21}
+
+
 def test_a_search_naming_a_municipality_gets_its_documents_first_and_says_so(tmp_path):
     from fastapi.testclient import TestClient
 
@@ -118,17 +136,18 @@ def test_a_search_naming_a_municipality_gets_its_documents_first_and_says_so(tmp
     order = [hit.doc_id for hit in searcher.search("svoz odpadu Blešno 2019", k=8, details=both)]
     assert order.index("blesno-1") < order.index("blesno-2") < order.index("hranice-1")
     assert both["coverage"]["years_first"] == ["2019"]
+    # a question naming the place: among the boards' positions only (an act may answer a question)
     details: dict = {}
-    hits = searcher.search("svoz odpadu Blešno", k=5, details=details)
+    hits = searcher.search("Kdy je svoz odpadu v Blešně?", k=5, details=details)
     boards = [hit.doc_id for hit in hits if hit.doc_id != "/eli/cz/sb/2020/541"]
     assert boards.index("blesno-1") < boards.index("hranice-1")
-    assert details["coverage"]["places_first"] == ["Blešno"]
+    assert details["coverage"]["places_first"] == ["Blešno"] and "place_notices_first" not in details["coverage"]
     plain: dict = {}
     searcher.search("svoz odpadu", k=5, details=plain)
-    assert "places_first" not in plain["coverage"]
+    assert "places_first" not in plain["coverage"] and "place_notices_first" not in plain["coverage"]
     client = TestClient(create_app(bundles, embedder=EMBEDDER, reload_interval=0))
     note = "Dotaz jmenuje obec Blešno: mezi písemnostmi úředních desek řadíme její před písemnosti jiných míst."
-    assert note in client.get("/", params={"q": "svoz odpadu Blešno"}).text
+    assert note in client.get("/", params={"q": "Kdy je svoz odpadu v Blešně?"}).text
     # a year named: the board documents titled with it first
     dated: dict = {}
     hits = searcher.search("svoz odpadu 2019", k=5, details=dated)
@@ -139,6 +158,14 @@ def test_a_search_naming_a_municipality_gets_its_documents_first_and_says_so(tmp
     assert note in client.get("/", params={"q": "svoz odpadu 2019"}).text
     several = "Dotaz jmenuje roky 2019, 2018: mezi písemnostmi úředních desek řadíme ty, které některý z nich mají"
     assert several in client.get("/", params={"q": "svoz odpadu 2019 a 2018"}).text
+    # a search for a kind of notice naming the place (or what its board posts): its documents before the act too
+    note = "jmenuje obec Blešno: její písemnosti řadíme první, před předpisy, rozhodnutí a písemnosti jiných míst."
+    for query in ("svoz odpadu Blešno", "co je na úřední desce v Blešně"):
+        led: dict = {}
+        order = [hit.doc_id for hit in searcher.search(query, k=5, details=led)]
+        assert {order[0], order[1]} == {"blesno-1", "blesno-2"}, (query, order)
+        assert led["coverage"]["place_notices_first"] == ["Blešno"] and "places_first" not in led["coverage"]
+        assert note in client.get("/", params={"q": query}).text
 
 
 def test_a_title_with_the_year_but_none_of_the_querys_words_does_not_move():
