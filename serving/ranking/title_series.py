@@ -1,0 +1,94 @@
+"""A board's own series of titles ("Hasiči radí – hasicí přístroj v autě", "Dotace obcím – …"): a keyword search
+opening with the words that open many of the boards' titles, words no act's or decision's passage writes, looks for
+that series' notices, as a search naming a kind of notice does (``serving.query.notice_kinds``). The series are read
+from the collection's own titles, not kept by hand: a board's new series is found when its notices are."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from mendel.czech.folding import fold
+from serving.query.notice_kinds import QUESTION_RE, NoticeKind
+
+SERIES_MIN_TITLES = 10  # titles opening with the same words: fewer is a coincidence, not a board's series
+SERIES_WORDS = (3, 2)  # an opening of three words, else of two (the longer one named when both are series)
+SHORTEST_WORD = 3  # "smlouva o", "dodatek č." open titles of every kind: no series
+# the passages BM25 ranks first for an opening's words, read for the opening written as a phrase; an opening that
+# an act's or a decision's passage writes is the law's wording ("smlouva o dílo", "výběrové řízení"), no series
+PHRASE_READ = 200
+_WORD_RE = re.compile(r"\w+")
+
+
+def opening(text: str, words: int) -> str | None:
+    """The first ``words`` words of ``text``, folded to lower-case ASCII and single-spaced; None when it has fewer,
+    or when one is shorter than ``SHORTEST_WORD`` letters or holds a digit."""
+    found = _WORD_RE.findall(fold(text).lower())[:words]
+    if len(found) < words or any(len(word) < SHORTEST_WORD or not word.isalpha() for word in found):
+        return None
+    return " ".join(found)
+
+
+@dataclass(frozen=True)
+class Series:
+    label: str  # the opening as the titles most often write it ("Hasiči radí")
+    words: frozenset[str]  # every word of the series' titles, folded
+
+
+def title_openings(titles: Iterable[str], least: int = SERIES_MIN_TITLES) -> dict[str, Series]:
+    """Openings (:func:`opening`) of at least ``least`` of ``titles`` -> their :class:`Series`."""
+    counts: Counter[str] = Counter()
+    written: dict[str, Counter[str]] = defaultdict(Counter)
+    words_of: dict[str, set[str]] = defaultdict(set)
+    for title in titles:
+        words = _WORD_RE.findall(title)
+        folded = _WORD_RE.findall(fold(title).lower())
+        for size in SERIES_WORDS:
+            key = opening(title, size)
+            if key is not None:
+                counts[key] += 1
+                written[key][" ".join(words[:size])] += 1
+                words_of[key].update(folded)
+    return {
+        key: Series(written[key].most_common(1)[0][0], frozenset(words_of[key]))
+        for key, n in counts.items()
+        if n >= least
+    }
+
+
+def written_in(phrase: str, texts: Iterable[str]) -> bool:
+    """Whether one of ``texts`` writes ``phrase`` (folded words, in a row)."""
+    pattern = re.compile(r"\b" + r"\W+".join(map(re.escape, phrase.split())) + r"\b")
+    return any(pattern.search(fold(text).lower()) for text in texts)
+
+
+class TitleSeries:
+    """The series of a collection's board titles: :meth:`searched` names the one a keyword search looks for."""
+
+    def __init__(self, series: dict[str, Series]):
+        self.series = series  # folded opening -> the series
+
+    @classmethod
+    def of_collection(
+        cls, board_titles: Iterable[str], law_texts: Callable[[str], Iterable[str]], least: int = SERIES_MIN_TITLES
+    ) -> "TitleSeries":
+        """The openings of at least ``least`` board titles that no text ``law_texts(opening)`` gives back (the acts'
+        and decisions' passages BM25 ranks first for the opening's words) writes."""
+        openings = title_openings(board_titles, least)
+        return cls({key: series for key, series in openings.items() if not written_in(key, law_texts(key))})
+
+    def searched(self, text: str) -> NoticeKind | None:
+        """The series a keyword search ``text`` opens with (its first three words, else two), as a kind of notice,
+        when its other words are the series' titles' words too ("hasiči radí sirény"; not "jmenování člena vlády"
+        for the series "Jmenování člena dozorčí rady …"); None for a question or for a search opening no series."""
+        folded = fold(text).lower()
+        if not self.series or QUESTION_RE.search(folded):
+            return None
+        words = _WORD_RE.findall(folded)
+        for size in SERIES_WORDS:
+            series = self.series.get(opening(text, size) or "")
+            if series is not None and all(word in series.words for word in words[size:] if word.isalpha()):
+                return NoticeKind("title_series", f"řada písemností „{series.label}“", ())
+        return None
