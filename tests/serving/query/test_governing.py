@@ -312,6 +312,17 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("obec prodej pozemku zveřejnění záměru", "128/2000 Sb.", "domain:obecni-samosprava"),  # not the civil code
         ("místní referendum", "22/2004 Sb.", "domain:mistni-referendum"),  # not the Constitution
         ("dluhy po zesnulém rodiči", "89/2012 Sb.", "domain:dedicke-pravo"),  # not the burials act
+        ("odvolání proti nepřijetí na školu", "561/2004 Sb.", "domain:skolstvi"),
+        ("vyhrožování zabitím", "40/2009 Sb.", "domain:nebezpecne-vyhrozovani"),
+        ("stížnost na úředníka", "500/2004 Sb.", "domain:spravni-rizeni"),
+        ("pokuta za psa bez vodítka", "128/2000 Sb.", "domain:obecni-samosprava"),
+        ("sjezd na pozemek povolení", "13/1997 Sb.", "domain:dalnicni-poplatek"),
+        ("odpisy majetku", "586/1992 Sb.", "domain:dane-z-prijmu"),  # the tax's; "účetní odpisy" stay accounting
+        (
+            "cestování vlakem zpoždění náhrada",
+            "nařízení (EU) 2021/782",
+            "domain:prava-cestujicich-v-zeleznicni-doprave",
+        ),
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
