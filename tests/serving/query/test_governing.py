@@ -323,6 +323,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
             "nařízení (EU) 2021/782",
             "domain:prava-cestujicich-v-zeleznicni-doprave",
         ),
+        ("věk souhlasu se sexem", "40/2009 Sb.", "domain:pohlavni-zneuziti"),
+        ("vyvlastnění pozemku pro dálnici", "89/2012 Sb.", "domain:vyvlastneni"),
+        ("odpuštění dluhu ústně", "89/2012 Sb.", "domain:prominuti-dluhu"),  # not the tax debts' amnesty
+        ("odpuštění daňových dluhů", "182/2023 Sb.", "domain:odpusteni-danovych-dluhu"),
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
