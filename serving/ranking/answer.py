@@ -27,6 +27,7 @@ from datetime import date
 
 import numpy as np
 
+from serving.query.notice_kinds import is_question
 from serving.query.places import board_places_named, name_terms
 from serving.ranking import in_force
 from serving.ranking.decision_rules import (
@@ -253,7 +254,8 @@ class SearchFlow:
             words = title_terms(found.normalized) - set(years) - {t for place in places for t in name_terms(place)}
             fused, ordered_by = with_boards_ordered(fused, self.board_of_item(index), places, years, words)
         led = False
-        if places and found.notice_kind is not None:  # a kind of notice of a named place: its board's lead
+        if places and (found.notice_kind is not None or not is_question(found.normalized)):
+            # a keyword search naming a place (a kind of notice, or any words): that board's documents lead
             fused, led = with_place_notices_leading(fused, self.board_of_item(index), places, main.own)
         rerank_scores: dict[int, float] = {}
         if rerank:
