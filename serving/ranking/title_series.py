@@ -10,14 +10,16 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from mendel.czech.analyzer import analyze
 from mendel.czech.folding import fold
 from serving.query.notice_kinds import QUESTION_RE, NoticeKind
 
 SERIES_MIN_TITLES = 10  # titles opening with the same words: fewer is a coincidence, not a board's series
 SERIES_WORDS = (3, 2)  # an opening of three words, else of two (the longer one named when both are series)
 SHORTEST_WORD = 3  # "smlouva o", "dodatek č." open titles of every kind: no series
-# the passages BM25 ranks first for an opening's words, read for the opening written as a phrase; an opening that
-# an act's or a decision's passage writes is the law's wording ("smlouva o dílo", "výběrové řízení"), no series
+# the passages BM25 ranks first for an opening's words, read for the opening written as a phrase (in any of its
+# words' forms); an opening an act's or a decision's passage writes is the law's wording ("smlouva o dílo",
+# "výběrové řízení", "veřejnou vyhláškou"), no series
 PHRASE_READ = 200
 _WORD_RE = re.compile(r"\w+")
 
@@ -59,9 +61,17 @@ def title_openings(titles: Iterable[str], least: int = SERIES_MIN_TITLES) -> dic
 
 
 def written_in(phrase: str, texts: Iterable[str]) -> bool:
-    """Whether one of ``texts`` writes ``phrase`` (folded words, in a row)."""
-    pattern = re.compile(r"\b" + r"\W+".join(map(re.escape, phrase.split())) + r"\b")
-    return any(pattern.search(fold(text).lower()) for text in texts)
+    """Whether one of ``texts`` writes ``phrase``'s words in a row, in any of their forms: their analysed terms (as
+    BM25 reads them: "veřejnou vyhláškou" writes "veřejná vyhláška")."""
+    terms = tuple(analyze(phrase))
+    if not terms:
+        return False
+    size = len(terms)
+    for text in texts:
+        analysed = analyze(text)
+        if any(tuple(analysed[i : i + size]) == terms for i in range(len(analysed) - size + 1)):
+            return True
+    return False
 
 
 class TitleSeries:
