@@ -327,6 +327,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("vyvlastnění pozemku pro dálnici", "89/2012 Sb.", "domain:vyvlastneni"),
         ("odpuštění dluhu ústně", "89/2012 Sb.", "domain:prominuti-dluhu"),  # not the tax debts' amnesty
         ("odpuštění daňových dluhů", "182/2023 Sb.", "domain:odpusteni-danovych-dluhu"),
+        ("kolik muze stat sluzby k najmu", "67/2013 Sb.", "domain:sluzby-bytu"),  # "služby": not military service
+        ("vypoved po nemocenske", "262/2006 Sb.", "domain:skonceni-pracovniho-pomeru"),  # not the sickness insurance
+        ("zakaz konkurence po skonceni prace", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("diskriminace v praci kvuli veku", "198/2009 Sb.", "domain:diskriminace"),  # not the Charter alone
+        ("opatrovnictvi seniora", "89/2012 Sb.", "domain:svepravnost-a-opatrovnictvi"),
+        ("soused parkuje pred mym vjezdem", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("zatopil jsem sousedy kdo plati", "89/2012 Sb.", "domain:nahrada-skody"),
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
