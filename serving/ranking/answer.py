@@ -318,8 +318,8 @@ class SearchFlow:
     @property
     def title_series(self) -> TitleSeries:
         """The series of the boards' own titles (``serving.ranking.title_series``): openings of many board titles
-        that none of the passages of acts and decisions BM25 ranks first for them writes; worked out once (and again
-        when the searcher's documents are)."""
+        that none of the passages of acts and decisions BM25 ranks first for them writes; the openings counted once
+        (and again when the searcher's documents are), each asked of BM25 when first searched."""
         documents = self.documents
         cached = self.__dict__.get("_title_series")
         if cached is None or cached[0] is not documents:

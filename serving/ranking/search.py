@@ -50,7 +50,7 @@ class Searcher(SearchFlow, BundleLists):
         for number in (1, 2):
             self.layer(number)
         _ = (self.collection(), self.floor, self.learned_fusion, self.vocabulary, self.act_router, self.lexicon)
-        _ = self.title_series  # the boards' title series: BM25 over each opening once
+        _ = self.title_series  # the boards' title openings, counted
         self.wordings_list(self.passages)  # the lay lists' provisions, their words indexed (~0.6 s, sample corpus)
         self.search_with_coverage(WARM_QUERY, k=1)
 

@@ -6,6 +6,7 @@ from the collection's own titles, not kept by hand: a board's new series is foun
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterable
@@ -75,30 +76,54 @@ def written_in(phrase: str, texts: Iterable[str]) -> bool:
 
 
 class TitleSeries:
-    """The series of a collection's board titles: :meth:`searched` names the one a keyword search looks for."""
+    """The series of a collection's board titles: :meth:`searched` names the one a keyword search looks for. The
+    openings are counted at once (a pass over the titles); whether the law writes one is asked of ``law_texts`` the
+    first time a search opens with it, and kept: a searcher never runs BM25 for openings nobody types."""
 
-    def __init__(self, series: dict[str, Series]):
-        self.series = series  # folded opening -> the series
+    def __init__(self, openings: dict[str, Series], law_texts: Callable[[str], Iterable[str]] = lambda _: ()):
+        self.openings = openings  # folded opening -> its series, the law's wordings among them until asked
+        self._law_texts = law_texts
+        self._written: dict[str, bool] = {}  # opening -> whether an act's or a decision's passage writes it
+        self._lock = threading.Lock()
 
     @classmethod
     def of_collection(
         cls, board_titles: Iterable[str], law_texts: Callable[[str], Iterable[str]], least: int = SERIES_MIN_TITLES
     ) -> "TitleSeries":
-        """The openings of at least ``least`` board titles that no text ``law_texts(opening)`` gives back (the acts'
-        and decisions' passages BM25 ranks first for the opening's words) writes."""
-        openings = title_openings(board_titles, least)
-        return cls({key: series for key, series in openings.items() if not written_in(key, law_texts(key))})
+        """The openings of at least ``least`` board titles, each a series unless a text ``law_texts(opening)``
+        gives back (the acts' and decisions' passages BM25 ranks first for the opening's words) writes it."""
+        return cls(title_openings(board_titles, least), law_texts)
+
+    def is_series(self, key: str) -> bool:
+        """Whether the opening ``key`` (folded) is a series: enough titles open with it and the law never writes it."""
+        if key not in self.openings:
+            return False
+        with self._lock:
+            written = self._written.get(key)
+        if written is None:  # asked outside the lock: BM25 runs at most a few times for one opening
+            written = written_in(key, self._law_texts(key))
+            with self._lock:
+                self._written[key] = written
+        return not written
+
+    @property
+    def series(self) -> dict[str, Series]:
+        """Every series (asks the law about every opening: for reports and tests, not for a search)."""
+        return {key: series for key, series in self.openings.items() if self.is_series(key)}
 
     def searched(self, text: str) -> NoticeKind | None:
         """The series a keyword search ``text`` opens with (its first three words, else two), as a kind of notice,
         when its other words are the series' titles' words too ("hasiči radí sirény"; not "jmenování člena vlády"
         for the series "Jmenování člena dozorčí rady …"); None for a question or for a search opening no series."""
         folded = fold(text).lower()
-        if not self.series or QUESTION_RE.search(folded):
+        if not self.openings or QUESTION_RE.search(folded):
             return None
         words = _WORD_RE.findall(folded)
         for size in SERIES_WORDS:
-            series = self.series.get(opening(text, size) or "")
-            if series is not None and all(word in series.words for word in words[size:] if word.isalpha()):
+            key = opening(text, size) or ""
+            series = self.openings.get(key)
+            if series is None or not all(word in series.words for word in words[size:] if word.isalpha()):
+                continue
+            if self.is_series(key):
                 return NoticeKind("title_series", f"řada písemností „{series.label}“", ())
         return None
