@@ -334,6 +334,14 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("opatrovnictvi seniora", "89/2012 Sb.", "domain:svepravnost-a-opatrovnictvi"),
         ("soused parkuje pred mym vjezdem", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("zatopil jsem sousedy kdo plati", "89/2012 Sb.", "domain:nahrada-skody"),
+        ("oprava domu v pamatkove zone povoleni", "20/1987 Sb.", "domain:pamatkova-pece"),
+        ("lekar odmita vydat kopii karty", "372/2011 Sb.", "domain:zdravotni-sluzby"),  # not the medicines act
+        ("hacknuty ucet co delat", "40/2009 Sb.", "domain:neopravneny-pristup-k-pocitaci"),
+        ("dph u pronajmu bytu", "235/2004 Sb.", "domain:dph"),  # the tax, not the lease
+        ("zvire zemrelo kam s nim", "166/1999 Sb.", "domain:veterinarni-pece"),
+        ("prodej elektriny do site", "458/2000 Sb.", "domain:energetika"),
+        ("kontrola e-mailů zaměstnance", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("prijimaci pohovor otazky na tehotenstvi", "198/2009 Sb.", "domain:diskriminace"),  # not the schools act
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
