@@ -1,7 +1,8 @@
 """A query naming a municipality ("svoz odpadu Blešno") or a year ("schválený rozpočet na rok 2026") asks for the
 boards' documents of that place or year: among the positions the boards' documents hold, those lead -- the named
-municipality's first, then those whose title carries the named year. Acts and decisions keep their positions: a
-question naming a town or a year may still be answered by an act."""
+municipality's first, then those whose title carries the named year. Acts and decisions keep their positions in a
+question (a question naming a town or a year may still be answered by an act); a keyword search naming a town puts
+that town's board documents before them too."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import functools
 import re
 
 from mendel.czech.analyzer import analyze
+from serving.ranking.decision_rules import reference_lead
 
 # A year written as a year ("2026", "v roce 2019"; "2025-2026" gives both), not a part of a number/year or a date
 # ("3/2021", "7.3.2025"), nor an amount or a count ("2000 Kč", "2000 hodin").
@@ -55,25 +57,24 @@ def with_boards_ordered(
 
 
 def with_place_notices_leading(fused: list[tuple], board_of, places: set[str], own=()) -> tuple[list[tuple], bool]:
-    """``fused`` with the passages of the named ``places``' boards first, in fused order, after the exact
-    reference's ``own`` items: a search for a kind of notice that names a municipality ("co je na úřední desce v
-    Blešně") asks for that board's documents, which an act's passage on the same words would otherwise lead. The
-    rest follow in fused order, nothing left out; scores keep their positions; a passage moved up is listed as
-    "place". Also whether any moved."""
-    own = set(own)
-    lead = [entry for entry in fused if entry[0] in own]
-    rest = [entry for entry in fused if entry[0] not in own]
+    """``fused`` with the passages of the named ``places``' boards first, in fused order, after the exact reference's
+    ``own`` items and the passages citing it that lead (``decision_rules.reference_lead``): a keyword search naming a
+    municipality ("veřejná zakázka Blešno", "co je na úřední desce v Blešně") asks for that board's documents, which
+    an act's passage on the same words would otherwise lead. The rest follow in fused order, nothing left out;
+    scores keep their positions; a passage moved up is listed as "place". Also whether any moved."""
+    lead, rest = reference_lead(fused, own)
     named = [entry for entry in rest if (board := board_of(entry[0])) is not None and board[0] in places]
     if not named:
         return fused, False
     chosen = {entry[0] for entry in named}
     order = lead + named + [entry for entry in rest if entry[0] not in chosen]
     before = {entry[0]: rank for rank, entry in enumerate(fused)}
-    placed = []
+    placed, led = [], False
     for rank, ((item, _, lists), (_, score, _)) in enumerate(zip(order, fused)):
         moved = item in chosen and rank < before[item]
+        led = led or moved
         placed.append((item, score, ["place", *lists] if moved and "place" not in lists else lists))
-    return placed, any(item in chosen and rank < before[item] for rank, (item, _, _) in enumerate(order))
+    return placed, led
 
 
 SAME_STEM_PREFIX = 5  # the analyser's light stemmer leaves some forms apart: "rozpočet" rozpocet, "rozpočtu" rozpoct
