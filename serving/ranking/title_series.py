@@ -25,10 +25,15 @@ PHRASE_READ = 200
 _WORD_RE = re.compile(r"\w+")
 
 
-def opening(text: str, words: int) -> str | None:
-    """The first ``words`` words of ``text``, folded to lower-case ASCII and single-spaced; None when it has fewer,
-    or when one is shorter than ``SHORTEST_WORD`` letters or holds a digit."""
-    found = _WORD_RE.findall(fold(text).lower())[:words]
+def folded_words(text: str) -> list[str]:
+    return _WORD_RE.findall(fold(text).lower())
+
+
+def opening(text: str, words: int, folded: list[str] | None = None) -> str | None:
+    """The first ``words`` words of ``text`` (``folded``: its :func:`folded_words`, when at hand), folded to
+    lower-case ASCII and single-spaced; None when it has fewer, or when one is shorter than ``SHORTEST_WORD`` letters
+    or holds a digit."""
+    found = (folded_words(text) if folded is None else folded)[:words]
     if len(found) < words or any(len(word) < SHORTEST_WORD or not word.isalpha() for word in found):
         return None
     return " ".join(found)
@@ -46,10 +51,9 @@ def title_openings(titles: Iterable[str], least: int = SERIES_MIN_TITLES) -> dic
     written: dict[str, Counter[str]] = defaultdict(Counter)
     words_of: dict[str, set[str]] = defaultdict(set)
     for title in titles:
-        words = _WORD_RE.findall(title)
-        folded = _WORD_RE.findall(fold(title).lower())
+        words, folded = _WORD_RE.findall(title), folded_words(title)
         for size in SERIES_WORDS:
-            key = opening(title, size)
+            key = opening(title, size, folded)
             if key is not None:
                 counts[key] += 1
                 written[key][" ".join(words[:size])] += 1
@@ -120,7 +124,7 @@ class TitleSeries:
             return None
         words = _WORD_RE.findall(folded)
         for size in SERIES_WORDS:
-            key = opening(text, size) or ""
+            key = opening(text, size, words) or ""
             series = self.openings.get(key)
             if series is None or not all(word in series.words for word in words[size:] if word.isalpha()):
                 continue
