@@ -342,6 +342,12 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("prodej elektriny do site", "458/2000 Sb.", "domain:energetika"),
         ("kontrola e-mailů zaměstnance", "262/2006 Sb.", "domain:pracovni-pravo"),
         ("prijimaci pohovor otazky na tehotenstvi", "198/2009 Sb.", "domain:diskriminace"),  # not the schools act
+        ("prace na cerno pokuta", "435/2004 Sb.", "domain:zamestnanost"),  # not the railways' "černý pasažér"
+        ("socialni pohreb obec", "256/2001 Sb.", "domain:pohrebnictvi"),  # not housing support for its "obec"
+        ("docasna ochrana ukrajina", "65/2022 Sb.", "domain:docasna-ochrana"),
+        ("deportace cizince", "326/1999 Sb.", "domain:pobyt-cizincu"),
+        ("vyhodili me bez vypovedi", "262/2006 Sb.", "domain:skonceni-pracovniho-pomeru"),
+        ("mzda v hotovosti", "262/2006 Sb.", "domain:odmenovani"),
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
