@@ -348,6 +348,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("deportace cizince", "326/1999 Sb.", "domain:pobyt-cizincu"),
         ("vyhodili me bez vypovedi", "262/2006 Sb.", "domain:skonceni-pracovniho-pomeru"),
         ("mzda v hotovosti", "262/2006 Sb.", "domain:odmenovani"),
+        ("jak funguje pojisteni vkladu", "21/1992 Sb.", "domain:pojisteni-vkladu"),  # not the central bank's act
+        ("podilove fondy dan", "586/1992 Sb.", "domain:dane-z-prijmu"),  # not the tax procedure code
+        ("podnikání s kamarádem bez firmy vklady", "89/2012 Sb.", "domain:spolecnost-oz"),  # not a bank's deposits
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
