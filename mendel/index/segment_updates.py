@@ -125,7 +125,8 @@ def update_part(
     """Bring a part in line with ``current`` (doc_id -> digest of what the part indexes of it): one new segment
     (``write_new(doc_ids)``) for the documents new or changed, tombstones for the rows they replace and the
     documents gone, then the merges :func:`plan_merges` asks for (``merge(state, group)``), none writing more than
-    ``max_merge_rows``, ``outdated`` segments rebuilt among them. Unchanged, it writes nothing. Returns what it did, which is also ``build_info.json``."""
+    ``max_merge_rows``, ``outdated`` segments rebuilt among them. Unchanged, it writes nothing. Returns what it
+    did, which is also ``build_info.json``."""
     part_dir = Path(part_dir)
     if part_dir.exists() and not is_segmented(part_dir):
         shutil.rmtree(part_dir)  # a part built whole before segments: rebuilt as one segment

@@ -66,7 +66,7 @@ def notice_kind_searched(text: str) -> NoticeKind | None:
     """The kind of notice a keyword search ``text`` names (the first of the table's that it names), or None: for a
     search naming none, or for a question but one asking what a board posts (a kind's ``asked`` phrasings)."""
     folded = fold(text).lower()
-    asking = is_question(text)
+    asking = QUESTION_RE.search(folded) is not None  # is_question, on the text folded once
     for kind in notice_kinds():
         if any(pattern.search(folded) for pattern in (kind.asked if asking else kind.patterns)):
             return kind
