@@ -351,6 +351,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("jak funguje pojisteni vkladu", "21/1992 Sb.", "domain:pojisteni-vkladu"),  # not the central bank's act
         ("podilove fondy dan", "586/1992 Sb.", "domain:dane-z-prijmu"),  # not the tax procedure code
         ("podnikání s kamarádem bez firmy vklady", "89/2012 Sb.", "domain:spolecnost-oz"),  # not a bank's deposits
+        ("můžu odmítnout dechovou zkoušku", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("od kolika let muze dite jezdit samo na kole po silnici", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("hlasitá hudba po 22 hodině", "251/2016 Sb.", "domain:verejny-poradek"),
+        ("opuštěný vrak auta na ulici", "13/1997 Sb.", "domain:dalnicni-poplatek"),
+        ("ucitel zabavil mobil", "561/2004 Sb.", "domain:skolstvi"),  # not the civil procedure's seizure
+        ("uznani zahranicniho diplomu nostrifikace", "111/1998 Sb.", "domain:vysoke-skoly"),
+        ("obcanstvi pro manzela cizince", "186/2013 Sb.", "domain:statni-obcanstvi"),
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
