@@ -358,6 +358,14 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("ucitel zabavil mobil", "561/2004 Sb.", "domain:skolstvi"),  # not the civil procedure's seizure
         ("uznani zahranicniho diplomu nostrifikace", "111/1998 Sb.", "domain:vysoke-skoly"),
         ("obcanstvi pro manzela cizince", "186/2013 Sb.", "domain:statni-obcanstvi"),
+        ("domaci zvire v najmu", "89/2012 Sb.", "domain:najem"),  # not the veterinary act
+        ("ubytovaci poplatek obec", "565/1990 Sb.", "domain:mistni-poplatky"),  # not the municipalities act
+        ("kominik revize komina", "133/1985 Sb.", "domain:spalinove-cesty"),  # not the railways' ticket checks
+        ("kontejner na ulici povoleni zabor", "13/1997 Sb.", "domain:dalnicni-poplatek"),
+        ("hudba v restauraci OSA poplatky", "121/2000 Sb.", "domain:autorske-pravo"),
+        ("kamera v restauraci zakaznici", "nařízení (EU) 2016/679", "domain:ochrana-osobnich-udaju"),
+        ("nahravani telefonatu bez souhlasu", "89/2012 Sb.", "domain:ochrana-osobnosti"),
+        ("vydirani intimnimi fotkami", "40/2009 Sb.", "domain:vydirani"),  # a crime, not only a privacy matter
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
@@ -390,6 +398,8 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("firma zkrachovala a dluží mi peníze za zboží", "118/2000 Sb."),  # a creditor, not an employee
         ("za kolik let se promlčí dluh", "nařízení (ES) č. 261/2004"),  # "let": years, not a flight
         ("ztratili mi kufr na letišti", "nařízení (ES) č. 261/2004"),  # lost luggage: the Montreal Convention's
+        ("sousedi kazdou noc po pulnoci pousti hudbu", "121/2000 Sb."),  # the neighbours' noise, not copyright
+        ("kominik revize komina", "467/2025 Sb."),  # the fire prevention decree's amendment says nothing of chimneys
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
