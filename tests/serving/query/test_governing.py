@@ -366,6 +366,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kamera v restauraci zakaznici", "nařízení (EU) 2016/679", "domain:ochrana-osobnich-udaju"),
         ("nahravani telefonatu bez souhlasu", "89/2012 Sb.", "domain:ochrana-osobnosti"),
         ("vydirani intimnimi fotkami", "40/2009 Sb.", "domain:vydirani"),  # a crime, not only a privacy matter
+        ("autoservis poskodil auto", "89/2012 Sb.", "domain:nahrada-skody"),
+        ("lekarska chyba odskodneni", "89/2012 Sb.", "domain:nahrada-skody"),
+        ("predplatne zrusit automaticke prodlouzeni", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("vstupenka zruseny koncert vraceni penez", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("ubytovani na hotelu nebylo jak v nabidce", "89/2012 Sb.", "domain:najem"),  # not public procurement
+        ("stani v zakazu zastaveni", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("dan z motorovych vozidel", "16/1993 Sb.", "domain:dan-silnicni"),  # not the tax procedure code
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
@@ -399,6 +406,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("za kolik let se promlčí dluh", "nařízení (ES) č. 261/2004"),  # "let": years, not a flight
         ("ztratili mi kufr na letišti", "nařízení (ES) č. 261/2004"),  # lost luggage: the Montreal Convention's
         ("sousedi kazdou noc po pulnoci pousti hudbu", "121/2000 Sb."),  # the neighbours' noise, not copyright
+        ("Kdo vyhrál poptávkové řízení na radarové ukazatele rychlosti?", "361/2000 Sb."),  # a town's purchase
         ("kominik revize komina", "467/2025 Sb."),  # the fire prevention decree's amendment says nothing of chimneys
     ],
 )
