@@ -35,6 +35,7 @@ from serving.ranking.decision_rules import (
     AGREED_DENSE_DEPTH,
     DECISIONS_AGREED_DEPTH,
     decisions_agreed,
+    slot_ranking,
     with_agreed_decision_first,
     with_agreed_decision_slot,
     with_decision_slot,
@@ -227,7 +228,7 @@ class SearchFlow(BoardDocuments):
         if filtered is None and decisions_agreed(bm25_list, main.signals.bm25_scores, dense_list, is_decision):
             fused = with_decisions_leading(fused, plain_bm25() or bm25_list, main.own)  # in the words' own order
         else:
-            fused = with_decision_slot(fused, bm25_list, doc_of, is_decision)
+            fused = with_decision_slot(fused, slot_ranking(bm25_list, plain_bm25, is_decision), doc_of, is_decision)
         if filtered is None and any(is_decision(item) for item in dense_list[:AGREED_DENSE_DEPTH]):
             first = plain_bm25()[:1]  # ... and dense agreeing on a decision's passage
             fused = with_agreed_decision_first(fused, first[0] if first else None, dense_list, is_decision, main.own)

@@ -1,6 +1,7 @@
 """The learned stage's features (serving.ranking.fusion): telling an amendment clause by its words first answers
 exactly as the expression alone, on real decisions of the sample corpus and on each form of the expression. And the
-rank a court decision's passage keeps among the acts' passages when BM25 ranks it first (with_decision_slot), and
+rank a court decision's passage keeps among the acts' passages when BM25 ranks it first (with_decision_slot, the
+ranking it considers chosen by slot_ranking), and
 BM25's own first passages leading when BM25 and dense agree that court decisions answer (decisions_agreed), and a
 decision's passage both rank first leading (with_agreed_decision_first), and a decision both rank among their first
 passages kept at rank 2 (with_agreed_decision_slot)."""
@@ -14,6 +15,7 @@ import pytest
 from mendel.core.config import SAMPLE_CORPUS
 from serving.ranking.decision_rules import (
     decisions_agreed,
+    slot_ranking,
     with_agreed_decision_first,
     with_agreed_decision_slot,
     with_decision_slot,
@@ -108,6 +110,27 @@ def test_the_decision_bm25_ranks_first_keeps_rank_three(fused, bm25, expected_or
     assert len(moved) == (expected_order != [item for item, _, _ in fused])
     if moved and moved[0][0] == 7:
         assert moved[0][2] == ["decision_slot", "bm25"]  # the lists it came from stay named
+
+
+@pytest.mark.parametrize(
+    "bm25, plain, considered, plain_asked",
+    [
+        ([7, 1], [9, 1], [9, 1], True),  # both firsts are decisions': the query's own words choose which
+        ([7, 1], [1, 9], [7, 1], True),  # the plain first is an act's: the bridged ranking's decision stays
+        ([7, 1], [], [7, 1], True),  # the plain search found nothing
+        ([1, 7], [9, 1], [1, 7], False),  # the bridged first is an act's: no slot, and no second search
+        ([], [9], [], False),
+    ],
+)
+def test_the_slot_considers_the_query_s_own_words_when_both_firsts_are_decisions(bm25, plain, considered, plain_asked):
+    asked = []
+
+    def plain_search():
+        asked.append(True)
+        return plain
+
+    assert slot_ranking(bm25, plain_search, lambda item: item in (7, 8, 9)) == considered
+    assert bool(asked) is plain_asked
 
 
 # Items 7..9 and 11..19 are court decisions' passages; 1..5 acts' passages.
