@@ -51,8 +51,9 @@ def _node(data, node_id):
 
 
 def test_packaged_graph_is_valid_and_sized(graph):
-    # 99 hand-kept + the 32 consolidated acts of the DOCX sample + the topics and the acts governing them
-    assert 50 <= len(graph.nodes) <= 400
+    # 99 hand-kept + the 32 consolidated acts of the DOCX sample + the topics and the acts governing them; the bound
+    # catches a file read twice or generated, not growth (route scores count IDF over a fixed 319 nodes)
+    assert 50 <= len(graph.nodes) <= 600
     types = {t: len(graph.of_type(t)) for t in ("domain", "institution", "act")}
     assert all(n >= 10 for n in types.values()), types
     assert {e.type for e in graph.edges} >= {"governs", "supervises", "part_of"}

@@ -373,6 +373,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("ubytovani na hotelu nebylo jak v nabidce", "89/2012 Sb.", "domain:najem"),  # not public procurement
         ("stani v zakazu zastaveni", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("dan z motorovych vozidel", "16/1993 Sb.", "domain:dan-silnicni"),  # not the tax procedure code
+        ("penale za pozdni platbu faktury", "89/2012 Sb.", "domain:prodleni"),  # not VAT for its "faktura"
+        ("smluvni pokuta vyse primerena", "89/2012 Sb.", "domain:smluvni-pokuta"),
+        ("nadacni fond zalozeni", "89/2012 Sb.", "domain:nadace"),  # not the public registers act
+        ("zivotni pojisteni odpocet od dane", "586/1992 Sb.", "domain:dane-z-prijmu"),  # not VAT's "odpočet"
+        ("licence na taxi", "111/1994 Sb.", "domain:taxisluzba"),
+        ("domov duchodcu platba", "108/2006 Sb.", "domain:socialni-sluzby"),  # not the pensions act
+        ("jmeno ditete neobvykle", "301/2000 Sb.", "domain:matriky-jmeno"),
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
