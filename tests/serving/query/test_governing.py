@@ -380,6 +380,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("licence na taxi", "111/1994 Sb.", "domain:taxisluzba"),
         ("domov duchodcu platba", "108/2006 Sb.", "domain:socialni-sluzby"),  # not the pensions act
         ("jmeno ditete neobvykle", "301/2000 Sb.", "domain:matriky-jmeno"),
+        ("dluznik chce potvrzeni o zaplaceni", "89/2012 Sb.", "domain:kvitance"),
+        ("kamarad chysta prepadeni banky musim to nahlasit", "40/2009 Sb.", "domain:neprekazeni-neoznameni"),
+        ("muj syn spi se 14letou", "40/2009 Sb.", "domain:pohlavni-zneuziti"),  # not the police act
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
