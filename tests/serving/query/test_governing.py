@@ -383,6 +383,15 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("dluznik chce potvrzeni o zaplaceni", "89/2012 Sb.", "domain:kvitance"),
         ("kamarad chysta prepadeni banky musim to nahlasit", "40/2009 Sb.", "domain:neprekazeni-neoznameni"),
         ("muj syn spi se 14letou", "40/2009 Sb.", "domain:pohlavni-zneuziti"),  # not the police act
+        ("koupil jsem kradeny telefon na bazaru", "40/2009 Sb.", "domain:podilnictvi"),
+        ("pred exekuci prepsal dum na manzelku", "40/2009 Sb.", "domain:poskozeni-veritele"),  # not the executions
+        ("zabil cloveka autem kolik let", "40/2009 Sb.", "domain:vrazda"),
+        ("nabidl jsem uplatek policistovi", "40/2009 Sb.", "domain:uplatkarstvi"),
+        ("pujcil jsem sousedovi zadarmo vrtacku a rozbil ji", "89/2012 Sb.", "domain:vypujcka"),
+        ("dal jsem zavdavek a prodavajici si to rozmyslel", "89/2012 Sb.", "domain:zavdavek"),
+        ("obchodni zastupce provize po skonceni smlouvy", "89/2012 Sb.", "domain:obchodni-zastoupeni"),
+        ("babicka chce doziti v dome ktery prepise na vnuka", "89/2012 Sb.", "domain:sluzebnosti"),
+        ("noční směna příplatek", "262/2006 Sb.", "domain:pracovni-doba"),  # a shift, not an exchange of things
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
