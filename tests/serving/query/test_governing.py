@@ -396,6 +396,15 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("remeslnik spatne polozil dlazbu vady dila", "89/2012 Sb.", "domain:dilo"),
         ("muzu podepsat za syna vzdani se dedictvi", "89/2012 Sb.", "domain:zastoupeni-ditete"),
         ("Může si dítě samo koupit telefon bez souhlasu rodičů?", "89/2012 Sb.", "domain:svepravnost-nezletilych"),
+        ("kamarad zpronevěřil peníze spolku", "40/2009 Sb.", "domain:zpronevera"),
+        ("vytrhl mi kabelku na ulici", "40/2009 Sb.", "domain:loupez"),
+        ("pestovani marihuany doma trest", "40/2009 Sb.", "domain:drogy"),
+        ("ridil jsem pres zakaz rizeni co mi hrozi", "40/2009 Sb.", "domain:mareni-rozhodnuti"),  # not road traffic
+        ("ujel z mista nehody a nepomohl zranenemu", "40/2009 Sb.", "domain:neposkytnuti-pomoci"),
+        ("omylem mi poslal penize na ucet musim je vratit", "89/2012 Sb.", "domain:bezduvodne-obohaceni"),
+        ("ztratili mi kabat v satne", "89/2012 Sb.", "domain:uschova"),
+        ("kuryr ztratil balik kdo zaplati", "89/2012 Sb.", "domain:preprava"),
+        ("dluh ze sazky vymahat", "89/2012 Sb.", "domain:sazka-hra"),  # a private bet, not the gambling act
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
