@@ -35,6 +35,7 @@ from serving.ranking.decision_rules import (
     AGREED_DENSE_DEPTH,
     DECISIONS_AGREED_DEPTH,
     decisions_agreed,
+    is_story,
     slot_ranking,
     with_agreed_decision_first,
     with_agreed_decision_slot,
@@ -231,7 +232,10 @@ class SearchFlow(BoardDocuments):
             fused = with_decision_slot(fused, slot_ranking(bm25_list, plain_bm25, is_decision), doc_of, is_decision)
         if filtered is None and any(is_decision(item) for item in dense_list[:AGREED_DENSE_DEPTH]):
             first = plain_bm25()[:1]  # ... and dense agreeing on a decision's passage
-            fused = with_agreed_decision_first(fused, first[0] if first else None, dense_list, is_decision, main.own)
+            story_doc = doc_of if is_story(found.normalized) else None  # a story: the same decision will do
+            fused = with_agreed_decision_first(
+                fused, first[0] if first else None, dense_list, is_decision, main.own, story_doc
+            )
         if filtered is None:  # ... or on one decision among both lists' first passages
             fused = with_agreed_decision_slot(fused, bm25_list, dense_list, doc_of, is_decision, main.own)
         case_law = False

@@ -109,18 +109,37 @@ def reference_lead(fused: list[tuple], own) -> tuple[list[tuple], list[tuple]]:
 # it leads (after an exact reference's own passages). Dev decisions (any-gold MRR) 0.322 -> 0.375, a code's § and an
 # absent act's question one rank lower each (dev codes 4, dev absent); dense's first alone (depth 1) gained half.
 AGREED_DENSE_DEPTH = 3
+# A question telling its story (STORY_WORDS words or more) is answered by the decision on like facts: there the two
+# agree when dense ranks any passage of the same decision that high (the two often pick different passages of
+# one judgment). Dev decisions MRR 0.410 -> 0.451 (devdec-07, -17, -20: 2 -> 1), no other dev question moved; 8
+# and 12 words gave the same ranks; with no length asked a short question for the statute ("Co hrozí za výtržnosti
+# na veřejnosti?", devc-18) lost its § to a decision (1 -> 2).
+STORY_WORDS = 10
+
+
+def is_story(text: str) -> bool:
+    """Whether a query tells a situation at length (at least ``STORY_WORDS`` words)."""
+    return len(text.split()) >= STORY_WORDS
 
 
 def with_agreed_decision_first(
-    fused: list[tuple], plain_first: int | None, dense: list[int], is_decision, own: list[int] = ()
+    fused: list[tuple],
+    plain_first: int | None,
+    dense: list[int],
+    is_decision,
+    own: list[int] = (),
+    doc_of=None,
 ) -> list[tuple]:
     """``fused`` with ``plain_first`` (BM25's first of the query's own words) leading, after the exact reference's
     ``own`` items and the passages citing it that lead the fused list (listed as "reference"), when it is a court
-    decision's passage (``is_decision(item)``) among dense's first ``AGREED_DENSE_DEPTH``; marked "agreed" (with the
-    lists it came from), scored as the fused first."""
-    if plain_first is None or plain_first in own or plain_first not in dense[:AGREED_DENSE_DEPTH]:
+    decision's passage among dense's first ``AGREED_DENSE_DEPTH`` — or, given ``doc_of`` (a story's question), a
+    passage of a decision dense ranks a passage of that high; marked "agreed" (with the lists it came from), scored as
+    the fused first."""
+    if plain_first is None or plain_first in own:
         return fused
-    if not is_decision(plain_first):
+    near = dense[:AGREED_DENSE_DEPTH]
+    agreed = plain_first in near or (doc_of is not None and doc_of(plain_first) in {doc_of(item) for item in near})
+    if not agreed or not is_decision(plain_first):
         return fused
     lead, rest = reference_lead(fused, own)
     if plain_first in {item for item, _, _ in lead}:

@@ -15,6 +15,7 @@ import pytest
 from mendel.core.config import SAMPLE_CORPUS
 from serving.ranking.decision_rules import (
     decisions_agreed,
+    is_story,
     slot_ranking,
     with_agreed_decision_first,
     with_agreed_decision_slot,
@@ -211,6 +212,38 @@ def test_a_decision_bm25_and_dense_agree_on_leads(plain_first, dense, own, expec
     if moved:
         assert lists[plain_first][1:] == dict((i, n) for i, _, n in AGREED_FUSED).get(plain_first, ["bm25", "dense"])
         assert led[len(own)][1] == 0.9  # scored as the fused first
+
+
+# Items 11 and 13 are passages of one decision ("D1"), 12 of another ("D2"); 1 and 2 acts' passages.
+AGREED_DOCS = {1: "A", 2: "B", 11: "D1", 13: "D1", 12: "D2"}
+
+
+@pytest.mark.parametrize(
+    ("plain_first", "dense", "story", "expected_order"),
+    [
+        (11, [2, 13], True, [11, 1, 2, 12]),  # a story: dense ranks another passage of its decision second
+        (11, [2, 13], False, [1, 2, 11, 12]),  # a short question wants the same passage
+        (11, [2, 1, 12, 13], True, [1, 2, 11, 12]),  # its decision's passage is fourth in dense: no agreement
+        (12, [13], True, [1, 2, 11, 12]),  # dense's decision is another one
+    ],
+)
+def test_a_story_s_question_agrees_on_the_decision_not_the_passage(plain_first, dense, story, expected_order):
+    doc_of = AGREED_DOCS.__getitem__ if story else None
+    led = with_agreed_decision_first(AGREED_FUSED, plain_first, dense, lambda item: item > 10, (), doc_of)
+    assert [item for item, _, _ in led] == expected_order
+
+
+@pytest.mark.parametrize(
+    ("text", "story"),
+    [
+        ("Co hrozí za výtržnosti na veřejnosti?", False),
+        ("Se sousedem jsme se kvůli parkovacímu místu před domem poprali, nikdo další u toho nebyl.", True),
+        ("jedna dva tři čtyři pět šest sedm osm devět", False),
+        ("jedna dva tři čtyři pět šest sedm osm devět deset", True),  # STORY_WORDS
+    ],
+)
+def test_a_story_is_told_in_ten_words_or_more(text, story):
+    assert is_story(text) is story
 
 
 def test_a_decision_both_agree_on_stays_below_an_exact_references_passages():
