@@ -152,7 +152,7 @@ def test_route_defective_goods(graph):
         ("Potřebuji stavební povolení na přístavbu rodinného domu?", "domain:stavebni-rizeni"),
         ("Jak požádat o oddlužení?", "domain:oddluzeni"),  # a part of domain:insolvence
         ("Může pronajímatel zvýšit nájemné?", "domain:najem"),
-        ("Kdo dědí když není závěť?", "domain:dedicke-pravo"),
+        ("Kdo dědí když není závěť?", "domain:dedicke-tridy"),  # a part of domain:dedicke-pravo
         ("Jak funguje zadávací řízení u veřejné zakázky?", "domain:verejne-zakazky"),
         ("Kdy potřebuji zbrojní průkaz?", "domain:zbrane"),
         ("Jak odstoupit od smlouvy při nákupu na e-shopu?", "domain:spotrebitelske-smlouvy"),

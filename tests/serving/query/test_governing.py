@@ -13,7 +13,7 @@ from serving.ranking.bundle_lists import names_something
         ("Jak dlouhá může být zkušební doba?", "262/2006 Sb.", "domain:zkusebni-doba", 35),
         ("jak dlouha muze byt zkusebni doba", "262/2006 Sb.", "domain:zkusebni-doba", 35),  # typed plainly
         ("Do kdy můžu reklamovat vadu zboží?", "89/2012 Sb.", "domain:kupni-smlouva", 2099),
-        ("Kdo dědí, když není závěť?", "89/2012 Sb.", "domain:dedicke-pravo", 1633),
+        ("Kdo dědí, když není závěť?", "89/2012 Sb.", "domain:dedicke-tridy", 1633),
         ("Jaký trest hrozí za krádež v obchodě?", "40/2009 Sb.", "domain:kradez", 205),
         ("Kolik je sazba DPH na potraviny?", "235/2004 Sb.", "domain:dph", None),
         ("povinne ruceni auto", "30/2024 Sb.", "domain:povinne-ruceni", None),
@@ -405,6 +405,14 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("ztratili mi kabat v satne", "89/2012 Sb.", "domain:uschova"),
         ("kuryr ztratil balik kdo zaplati", "89/2012 Sb.", "domain:preprava"),
         ("dluh ze sazky vymahat", "89/2012 Sb.", "domain:sazka-hra"),  # a private bet, not the gambling act
+        # the parts of the inheritance law a lay question lands on, not the whole of it
+        ("muze me otec vydedit", "89/2012 Sb.", "domain:povinny-dil"),
+        ("Kolik musí dostat dítě, když ho rodič v závěti vynechá?", "89/2012 Sb.", "domain:povinny-dil"),
+        ("jak odmitnout dedictvi po otci", "89/2012 Sb.", "domain:odmitnuti-dedictvi"),
+        ("babicka mi odkazala auto kdy ho dostanu", "89/2012 Sb.", "domain:odkaz"),
+        ("test otcovstvi popreni", "89/2012 Sb.", "domain:urceni-rodicovstvi"),
+        ("plna moc na urad", "89/2012 Sb.", "domain:plna-moc"),
+        ("pronajem pole zemedelci pachtovne", "89/2012 Sb.", "domain:pacht"),
         # an EU regulation governs it: named as the collection would cite it
         (
             "zrušili mi let, mám nárok na odškodnění",
