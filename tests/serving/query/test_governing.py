@@ -453,6 +453,9 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("sousedi kazdou noc po pulnoci pousti hudbu", "121/2000 Sb."),  # the neighbours' noise, not copyright
         ("Kdo vyhrál poptávkové řízení na radarové ukazatele rychlosti?", "361/2000 Sb."),  # a town's purchase
         ("pes souseda zabil moji slepici", "40/2009 Sb."),  # an animal killed by a dog: no murder
+        ("policie me zastavila na silnici", "89/2012 Sb."),  # stopped by the police, not a pledge ("zástava")
+        ("zastavit exekuci", "89/2012 Sb."),
+        ("odkaz na paragraf v zakone", "89/2012 Sb."),  # a reference, not a legacy
         ("kominik revize komina", "467/2025 Sb."),  # the fire prevention decree's amendment says nothing of chimneys
     ],
 )
