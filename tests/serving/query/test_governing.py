@@ -456,6 +456,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("policie me zastavila na silnici", "89/2012 Sb."),  # stopped by the police, not a pledge ("zástava")
         ("zastavit exekuci", "89/2012 Sb."),
         ("odkaz na paragraf v zakone", "89/2012 Sb."),  # a reference, not a legacy
+        ("dopravce zrušil autobusový spoj", "89/2012 Sb."),  # a bus service, not the carriage of goods
         ("kominik revize komina", "467/2025 Sb."),  # the fire prevention decree's amendment says nothing of chimneys
     ],
 )
