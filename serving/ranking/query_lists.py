@@ -24,7 +24,7 @@ import numpy as np
 
 from serving.query.typed import WORD_RE
 from serving.ranking.fusion import GRAPH_MIN_SHARE, RRF_WEIGHTS, Signals, entity_coverage, rrf_fuse_head
-from serving.ranking.governing_part import GoverningPart, content_terms
+from serving.ranking.governing_part import GoverningPart, content_terms, small_part_in_order
 from serving.ranking.layers import LayerIndex
 from serving.ranking.references import lead_exact
 from serving.ranking.wordings_list import WordingsList
@@ -395,7 +395,7 @@ class QueryLists(GoverningPart):
             within = part if part is not None else acts
             rankings["governing"] = self.bm25_ranking(
                 text, n=n, allowed=within if allowed is None else within & allowed, expansion=expansion
-            )
+            ) or small_part_in_order(part, allowed)  # the words match nothing there: the graph's part still leads
             weights["governing"] = GOVERNING_WEIGHT
             signals.governing = {act.citation for act in governing}
             signals.part = set(np.flatnonzero(part).tolist()) if part is not None else set()

@@ -10,7 +10,7 @@ import pytest
 from serving.query.analyze import understand
 from serving.ranking.decision_rules import decisions_agreed
 from serving.ranking.fusion import rrf_fuse, rrf_fuse_head
-from serving.ranking.governing_part import heading_lines
+from serving.ranking.governing_part import SMALL_PART_PASSAGES, heading_lines, small_part_in_order
 from serving.ranking.query_lists import ACTS_WEIGHTS, CANDIDATES, QueryLists
 from serving.ranking.search import Searcher
 from tests.support.bundle import EMBEDDER, base_docs, build_bundle, ns_decision_docs
@@ -150,6 +150,21 @@ def test_a_graph_walk_that_missed_the_acts_gets_them_read_exactly_beside_it(sear
     ranked = searcher.rank(query)
     assert ranked.signals.dense == exact[0]
     assert ranked.signals.dense_sims == pytest.approx(exact[1])
+
+
+@pytest.mark.parametrize(
+    "part, allowed, rows",
+    [
+        ([0, 1, 1, 0, 1], None, [1, 2, 4]),  # the part's passages, in the order the layer holds them
+        ([0, 1, 1, 0, 1], [1, 0, 1, 1, 1], [2, 4]),  # within a filter
+        ([1] * (SMALL_PART_PASSAGES + 1), None, []),  # a part too large to stand in whole
+        ([0, 0, 0], None, []),
+        (None, None, []),  # no part
+    ],
+)
+def test_a_small_part_stands_in_whole_in_the_codes_order(part, allowed, rows):
+    mask = None if part is None else np.array(part, dtype=bool)
+    assert small_part_in_order(mask, None if allowed is None else np.array(allowed, dtype=bool)) == rows
 
 
 @pytest.mark.parametrize(
