@@ -393,6 +393,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("babicka chce doziti v dome ktery prepise na vnuka", "89/2012 Sb.", "domain:sluzebnosti"),
         ("noční směna příplatek", "262/2006 Sb.", "domain:pracovni-doba"),  # a shift, not an exchange of things
         ("dal jsem auto do zastavy za pujcku muze ho prodat", "89/2012 Sb.", "domain:zastavni-pravo"),
+        ("Pujcil jsem kamaradovi padesat tisic. Muzu po nem chtit i uroky?", "89/2012 Sb.", "domain:zapujcka"),
         ("remeslnik spatne polozil dlazbu vady dila", "89/2012 Sb.", "domain:dilo"),
         ("muzu podepsat za syna vzdani se dedictvi", "89/2012 Sb.", "domain:zastoupeni-ditete"),
         ("Může si dítě samo koupit telefon bez souhlasu rodičů?", "89/2012 Sb.", "domain:svepravnost-nezletilych"),
