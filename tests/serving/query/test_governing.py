@@ -402,6 +402,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("zamestnanec ukradl zbozi srazka ze mzdy", "262/2006 Sb.", "domain:odpovednost-zamestnance"),  # not OSŘ
         ("odbory v firme prava", "262/2006 Sb.", "domain:odbory"),
         ("vysilani do zahranici diety", "262/2006 Sb.", "domain:cestovni-nahrady"),
+        ("soused ma psa ktery porad steka", "89/2012 Sb.", "domain:sousedska-prava"),
+        ("kocky souseda mi chodi na zahradu", "89/2012 Sb.", "domain:sousedska-prava"),  # not the veterinary act
+        ("kourení na balkone soused", "89/2012 Sb.", "domain:sousedska-prava"),  # not the smoking act
+        ("koupil jsem byt a je tam nahlaseny cizi clovek", "133/2000 Sb.", "domain:evidence-obyvatel"),
+        ("podnajemnik odmita odejit", "89/2012 Sb.", "domain:najem"),
         ("remeslnik spatne polozil dlazbu vady dila", "89/2012 Sb.", "domain:dilo"),
         ("muzu podepsat za syna vzdani se dedictvi", "89/2012 Sb.", "domain:zastoupeni-ditete"),
         ("Může si dítě samo koupit telefon bez souhlasu rodičů?", "89/2012 Sb.", "domain:svepravnost-nezletilych"),
