@@ -407,6 +407,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kourení na balkone soused", "89/2012 Sb.", "domain:sousedska-prava"),  # not the smoking act
         ("koupil jsem byt a je tam nahlaseny cizi clovek", "133/2000 Sb.", "domain:evidence-obyvatel"),
         ("podnajemnik odmita odejit", "89/2012 Sb.", "domain:najem"),
+        ("soused podpalil stodolu", "40/2009 Sb.", "domain:obecne-ohrozeni"),
+        ("doma ma nelegalni zbran", "40/2009 Sb.", "domain:nedovolene-ozbrojovani"),
+        ("poslal nahe fotky nezletile", "40/2009 Sb.", "domain:pornografie"),
+        ("karuselovy podvod DPH", "40/2009 Sb.", "domain:zkraceni-dane"),  # the crime, not the VAT act
+        ("Platí starý zbrojní průkaz skupiny A i po novém zákoně o zbraních?", "90/2024 Sb.", "domain:zbrane"),
         ("remeslnik spatne polozil dlazbu vady dila", "89/2012 Sb.", "domain:dilo"),
         ("muzu podepsat za syna vzdani se dedictvi", "89/2012 Sb.", "domain:zastoupeni-ditete"),
         ("Může si dítě samo koupit telefon bez souhlasu rodičů?", "89/2012 Sb.", "domain:svepravnost-nezletilych"),
