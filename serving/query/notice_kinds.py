@@ -59,14 +59,19 @@ def notice_kinds() -> tuple[NoticeKind, ...]:
 
 def is_question(text: str) -> bool:
     """A question mark, or a word that asks ("kdo", "můžu" …): else a keyword search."""
-    return QUESTION_RE.search(fold(text).lower()) is not None
+    return is_folded_question(fold(text).lower())
+
+
+def is_folded_question(folded: str) -> bool:
+    """:func:`is_question` of a text already folded to lower-case ASCII."""
+    return QUESTION_RE.search(folded) is not None
 
 
 def notice_kind_searched(text: str) -> NoticeKind | None:
     """The kind of notice a keyword search ``text`` names (the first of the table's that it names), or None: for a
     search naming none, or for a question but one asking what a board posts (a kind's ``asked`` phrasings)."""
     folded = fold(text).lower()
-    asking = QUESTION_RE.search(folded) is not None  # is_question, on the text folded once
+    asking = is_folded_question(folded)
     for kind in notice_kinds():
         if any(pattern.search(folded) for pattern in (kind.asked if asking else kind.patterns)):
             return kind

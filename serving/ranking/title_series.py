@@ -13,7 +13,7 @@ from typing import Callable, Iterable
 
 from mendel.czech.analyzer import analyze
 from mendel.czech.folding import fold
-from serving.query.notice_kinds import QUESTION_RE, NoticeKind
+from serving.query.notice_kinds import NoticeKind, is_folded_question
 
 SERIES_MIN_TITLES = 10  # titles opening with the same words: fewer is a coincidence, not a board's series
 SERIES_WORDS = (3, 2)  # an opening of three words, else of two (the longer one named when both are series)
@@ -120,7 +120,7 @@ class TitleSeries:
         when its other words are the series' titles' words too ("hasiči radí sirény"; not "jmenování člena vlády"
         for the series "Jmenování člena dozorčí rady …"); None for a question or for a search opening no series."""
         folded = fold(text).lower()
-        if not self.openings or QUESTION_RE.search(folded):
+        if not self.openings or is_folded_question(folded):
             return None
         words = _WORD_RE.findall(folded)
         for size in SERIES_WORDS:

@@ -400,6 +400,9 @@ def test_a_bundle_with_a_whole_documents_file_still_loads(indexed, tmp_path):
     assert Searcher(old).documents == Searcher(live["path"]).documents == {d["doc_id"]: d for d in documents}
 
 
+MARK_SETTLE_NIGHTS = 20
+
+
 def settled_mark(conn, home, embedder, passages) -> int:
     """The passages' mark once it lies past every change to this database's documents. A mark is the oldest
     transaction running anywhere on the server when the step looked: another test's transaction (pytest runs in
@@ -412,9 +415,6 @@ def settled_mark(conn, home, embedder, passages) -> int:
             return mark
         run_index(conn, home, embedder)
     raise AssertionError(f"the mark stayed at or below the documents' last change ({newest}) for every night")
-
-
-MARK_SETTLE_NIGHTS = 20
 
 
 def test_the_change_mark_picks_exactly_the_changed_documents(indexed):
