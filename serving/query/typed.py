@@ -11,10 +11,10 @@ words decide what a typed word was meant to be (:class:`Lexicon`, its word forms
   spelling the language writes it with (``dívka``), and is never edited into another word (``dávka``): a law
   collection holds a small part of the language, and any real word may be typed;
 - a word typed without diacritics that neither the collection nor the language writes, in any spelling, becomes
-  the most common word of the collection one edit away (a letter missing, extra, swapped or wrong: ``vipoved`` ->
-  ``výpověď``), or else the most common word it begins (``zamestn`` -> ``zaměstnance``), or else the language's
-  most common word one edit away (``straznyky`` -> ``strážníky``: the collection's sample lacks many plain words);
-  a word typed with diacritics is left as typed.
+  the word it most likely meant (:meth:`Lexicon.corrected`): a word one slip away (a letter missing, extra,
+  swapped or wrong: ``vipoved`` -> ``výpověď``, ``straznyky`` -> ``strážníky``) or one it begins, cut short
+  (``zamestn`` -> ``zaměstnavatele``), weighed by how often questions would write it (the collection's words
+  and the language's) and by how often people make that slip; a word typed with diacritics is left as typed.
 
 Each change is a (start, end, replacement) span of the query, so query understanding keeps pointing back into the
 query as typed (``serving.query.analyze.normalize_query``).
@@ -25,7 +25,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from mendel.czech.folding import fold
 from mendel.czech.wordforms import WordForms
@@ -40,6 +40,16 @@ MIN_CORRECTION_COUNT = 3  # a correction must be a word the collection writes at
 MIN_CORRECTED_LENGTH = 4  # shorter words are abbreviations and names more often than slips
 MAX_COMPLETION_SCAN = 4000  # forms looked at for a clipped word (in alphabetical order from its prefix)
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# How likely a word is in a question: mostly as the collection writes it (questions are about the law), partly
+# as the language does (they are written in everyday words: "jednou", not the collection's commoner "jinou").
+COLLECTION_SHARE = 0.8
+# How often people make each slip, relative to a letter left out: i and y are one sound, so a Czech writer
+# confuses them more than any other pair; a wrong letter is mostly a key's neighbour on the keyboard.
+SLIP_WEIGHTS = {"i/y": 3.0, "missing": 1.0, "extra": 1.0, "swapped": 1.0, "neighbour key": 1.0, "wrong": 0.5}
+# A word cut short stands for all the words it begins ("pozem": pozemek, pozemku, pozemní ...): their likelihood
+# together, this many times, against the likeliest slip ("pozem" is no slip of "pojem").
+CLIPPED_WEIGHT = 3.0
+_KEYBOARD_ROWS = ("qwertzuiop", "asdfghjkl", "yxcvbnm")  # the Czech layout's letters (QWERTZ)
 
 
 class Lexicon:
@@ -63,6 +73,9 @@ class Lexicon:
         self.best_count = {key: count for key, (count, _) in best.items()}
         self.plain = {key: counts.get(key, 0) for key in self.totals}  # written exactly as folded
         self._sorted = sorted(self.totals)
+        self._total = sum(self.totals.values()) or 1
+        self._language_sorted = sorted(language.known) if language is not None else []
+        self._language_total = (sum(language.frequency.values()) or 1.0) if language is not None else 1.0
 
     @classmethod
     def from_texts(
@@ -104,49 +117,54 @@ class Lexicon:
         return _cased_like(word, spelling)
 
     def corrected(self, word: str) -> str | None:
-        """The word the collection writes that an unknown word most likely meant: one edit away, else the most
-        common word it begins, else the language's commonest word one edit away; None for a word the collection or
-        the language knows ("divka" is "dívka", not a slip of "dávka"), a short one, one typed with diacritics or
-        when nothing is close. A word typed with its diacritics was spelt on a Czech keyboard with care: that the
-        collection's sample lacks it ("dívka", "vdát", "psát") says more about the sample than about the word, and
-        the nearest common word ("dávka", "vydat", "psa") is another word."""
+        """The word an unknown word most likely meant (a noisy channel): each word of the collection or the
+        language one slip away, weighed by how likely a question writes it (:meth:`likelihood`) and how often people
+        make that slip (:data:`SLIP_WEIGHTS`), against the words it begins, cut short (:data:`CLIPPED_WEIGHT`), whose
+        likeliest one stands for them; spelt as the collection writes it, else as the language does. None for a
+        word the collection or the language knows ("divka" is "dívka", not a slip of "dávka"), a short one, one typed
+        with diacritics or when nothing is close. A word typed with its diacritics was spelt on a Czech keyboard
+        with care: that the collection's sample lacks it ("dívka", "vdát", "psát") says more about the sample than
+        about the word, and the nearest common word ("dávka", "vydat", "psa") is another word."""
         key = fold(word.lower())
         if len(key) < MIN_CORRECTED_LENGTH or key in self.totals or not key.isalpha() or not key.isascii():
             return None
         if not word.isascii() or (self.language is not None and key in self.language.known):
             return None
-        edits = _one_edit(key)  # ~55 strings a letter: made once for the collection's words and the language's
-        best = max(
-            (candidate for candidate in edits if self.totals.get(candidate, 0) >= MIN_CORRECTION_COUNT),
-            key=lambda candidate: (self.totals[candidate], candidate),
-            default=None,
-        )
+        best, best_score = None, 0.0
+        for candidate in _one_edit(key):  # ~55 strings a letter
+            score = self.likelihood(candidate)
+            if score and score * SLIP_WEIGHTS[slip_kind(key, candidate)] > best_score:
+                best, best_score = candidate, score * SLIP_WEIGHTS[slip_kind(key, candidate)]
+        completions = [(self.likelihood(form), form) for form in self._completions(key)]
+        completions = [(score, form) for score, form in completions if score]
+        if completions and CLIPPED_WEIGHT * sum(score for score, _ in completions) > best_score:
+            best = max(completions)[1]
         if best is None:
-            best = self._completion(key)
-        if best is None and self.language is not None:
-            spelling = self._language_edit(edits)
-            return None if spelling is None else _cased_like(word, spelling)
-        return None if best is None else _cased_like(word, self.best[best])
-
-    def _language_edit(self, edits: set[str]) -> str | None:
-        """The language's commonest word among ``edits`` (a typed word's one-edit neighbours), spelt as written
-        ("straznyky" -> "strážníky", "tirkolky" -> "tříkolky"): what a slip in a word the collection's sample lacks
-        meant."""
-        frequency = self.language.frequency
-        found = max((c for c in edits if c in frequency), key=lambda c: (frequency[c], c), default=None)
-        if found is None:
             return None
-        return self.best.get(found) or self.language.restored(found) or found
+        language = self.language
+        spelling = self.best.get(best) or (language.restored(best) if language is not None else None) or best
+        return _cased_like(word, spelling)
 
-    def _completion(self, prefix: str) -> str | None:
-        start = bisect.bisect_left(self._sorted, prefix)
-        best, best_count = None, MIN_CORRECTION_COUNT - 1
-        for form in self._sorted[start : start + MAX_COMPLETION_SCAN]:
-            if not form.startswith(prefix):
-                break
-            if self.totals[form] > best_count:
-                best, best_count = form, self.totals[form]
-        return best
+    def likelihood(self, form: str) -> float:
+        """How likely a question writes the folded ``form``: its share of the collection's words (when written at
+        least :data:`MIN_CORRECTION_COUNT` times) and of the language's, mixed by :data:`COLLECTION_SHARE`."""
+        count = self.totals.get(form, 0)
+        share = COLLECTION_SHARE * count / self._total if count >= MIN_CORRECTION_COUNT else 0.0
+        if self.language is not None:
+            share += (1 - COLLECTION_SHARE) * self.language.frequency.get(form, 0.0) / self._language_total
+        return share
+
+    def _completions(self, prefix: str) -> Iterator[str]:
+        """The collection's and the language's folded forms longer than ``prefix`` that begin with it."""
+        seen = set()
+        for forms in (self._sorted, self._language_sorted):
+            start = bisect.bisect_left(forms, prefix)
+            for form in forms[start : start + MAX_COMPLETION_SCAN]:
+                if not form.startswith(prefix):
+                    break
+                if form != prefix and form not in seen:
+                    seen.add(form)
+                    yield form
 
     def changes(self, text: str, skip: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int, str]]:
         """(start, end, replacement) for each word of ``text`` typed otherwise than the collection writes it,
@@ -172,6 +190,36 @@ def _one_edit(word: str) -> set[str]:
     out |= {left + c + right for left, right in splits for c in _LETTERS}
     out.discard(word)
     return out
+
+
+def slip_kind(typed: str, meant: str) -> str:
+    """Which :data:`SLIP_WEIGHTS` slip makes ``typed`` of ``meant``, one edit apart."""
+    if len(meant) > len(typed):
+        return "missing"
+    if len(meant) < len(typed):
+        return "extra"
+    differ = [i for i, (a, b) in enumerate(zip(typed, meant)) if a != b]
+    if len(differ) > 1:
+        return "swapped"
+    pair = frozenset((typed[differ[0]], meant[differ[0]]))
+    if pair == {"i", "y"}:
+        return "i/y"
+    return "neighbour key" if pair in _NEIGHBOUR_KEYS else "wrong"
+
+
+def _neighbour_keys() -> frozenset[frozenset[str]]:
+    """Pairs of letters whose keys touch: along a row, or across to the row above or below (rows are set off by
+    half a key)."""
+    place = {c: (row, col + row / 2) for row, keys in enumerate(_KEYBOARD_ROWS) for col, c in enumerate(keys)}
+    return frozenset(
+        frozenset((a, b))
+        for a in place
+        for b in place
+        if a < b and abs(place[a][0] - place[b][0]) <= 1 and abs(place[a][1] - place[b][1]) <= 1
+    )
+
+
+_NEIGHBOUR_KEYS = _neighbour_keys()
 
 
 def _cased_like(typed: str, spelling: str) -> str:

@@ -6,7 +6,7 @@ import pytest
 from mendel.czech.folding import fold
 from mendel.czech.wordforms import WordForms, czech_word_forms
 from serving.query.analyze import understand
-from serving.query.typed import Lexicon
+from serving.query.typed import Lexicon, slip_kind
 
 TEXTS = [
     "Zaměstnavatel může dát zaměstnanci výpověď. Výpovědní doba činí dva měsíce.",
@@ -181,3 +181,44 @@ def test_letters_of_a_reference_number_are_never_mended(query):
     mended = {query[start:end] for start, end, _ in lexicon.changes(query)}
     assert not mended & {"Bles", "MUKK", "a"}
     assert ("vypoved" in mended) is query.endswith(" vypoved")  # a word beside it still is
+
+
+# A collection where the common word one slip away is not the word meant: "pojem" is common, but "pozem" is the
+# start of the commoner "pozemek"; "výhody" is commoner than "vyhodil", but "vyhodyl" slipped on i/y.
+WEIGHED = "pojem pojem pojem pozemku pozemku pozemek pozemní výhody výhody vyhodil nabídl nabídl nabídl"
+
+
+@pytest.mark.parametrize(
+    "typed, expected",
+    [
+        ("pozem", "pozemku"),  # cut short: the words it begins, together, outweigh the one slip away
+        ("vyhodyl", "vyhodil"),  # i and y are one sound: that slip is likelier than a letter too many
+        ("nabidl", None),  # a word the collection writes is never mended
+        ("nabidly", "nabídl"),  # one letter too many, nothing it begins
+    ],
+)
+def test_a_slip_is_weighed_by_how_often_people_make_it(typed, expected):
+    lexicon = Lexicon.from_texts([WEIGHED] * 3)
+    assert lexicon.corrected(typed) == expected
+
+
+def test_the_languages_words_weigh_in_where_a_question_uses_them():
+    texts = ["jinou jinou " + "zákon " * 30_000] * 3  # "jinou" a small share of the words, as in a real collection
+    lexicon = Lexicon.from_texts(texts, language=czech_word_forms())
+    assert lexicon.corrected("jdnou") == "jednou"  # the everyday word, though only the collection's is one slip away
+    assert Lexicon.from_texts(texts).corrected("jdnou") == "jinou"  # the collection alone
+
+
+@pytest.mark.parametrize(
+    "typed, meant, kind",
+    [
+        ("vipoved", "vypoved", "i/y"),
+        ("zakn", "zakon", "missing"),
+        ("zakoon", "zakon", "extra"),
+        ("zakno", "zakon", "swapped"),
+        ("zakpn", "zakon", "neighbour key"),  # o and p touch
+        ("zakan", "zakon", "wrong"),
+    ],
+)
+def test_slip_kinds(typed, meant, kind):
+    assert slip_kind(typed, meant) == kind
