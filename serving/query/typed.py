@@ -49,6 +49,10 @@ SLIP_WEIGHTS = {"i/y": 3.0, "missing": 1.0, "extra": 1.0, "swapped": 1.0, "neigh
 # A word cut short stands for all the words it begins ("pozem": pozemek, pozemku, pozemní ...): their likelihood
 # together, this many times, against the likeliest slip ("pozem" is no slip of "pojem").
 CLIPPED_WEIGHT = 3.0
+# A rare word the collection hardly writes is read otherwise when that reading is this many times as likely
+# ("manze", "regis", "zapla": fragments in the language's long list, typed cut short) -- "nápad", "krade" stay.
+REREAD_RATIO = 1000.0
+MIN_REREAD_LENGTH = 5
 _KEYBOARD_ROWS = ("qwertzuiop", "asdfghjkl", "yxcvbnm")  # the Czech layout's letters (QWERTZ)
 
 
@@ -117,19 +121,42 @@ class Lexicon:
         return _cased_like(word, spelling)
 
     def corrected(self, word: str) -> str | None:
-        """The word an unknown word most likely meant (a noisy channel): each word of the collection or the
-        language one slip away, weighed by how likely a question writes it (:meth:`likelihood`) and how often people
-        make that slip (:data:`SLIP_WEIGHTS`), against the words it begins, cut short (:data:`CLIPPED_WEIGHT`), whose
-        likeliest one stands for them; spelt as the collection writes it, else as the language does. None for a
-        word the collection or the language knows ("divka" is "dívka", not a slip of "dávka"), a short one, one typed
-        with diacritics or when nothing is close. A word typed with its diacritics was spelt on a Czech keyboard
-        with care: that the collection's sample lacks it ("dívka", "vdát", "psát") says more about the sample than
-        about the word, and the nearest common word ("dávka", "vydat", "psa") is another word."""
+        """The word an unknown word most likely meant (:meth:`_likeliest`), spelt as the collection writes it, else
+        as the language does. None for a word the collection or the language knows ("divka" is "dívka", not a slip
+        of "dávka"), a short one, one typed with diacritics or when nothing is close. A word typed with its
+        diacritics was spelt on a Czech keyboard with care: that the collection's sample lacks it ("dívka", "vdát",
+        "psát") says more about the sample than about the word, and the nearest common word ("dávka", "vydat",
+        "psa") is another word."""
         key = fold(word.lower())
         if len(key) < MIN_CORRECTED_LENGTH or key in self.totals or not key.isalpha() or not key.isascii():
             return None
         if not word.isascii() or (self.language is not None and key in self.language.known):
             return None
+        best, _, _ = self._likeliest(key)
+        return None if best is None else _cased_like(word, self._spelling(best))
+
+    def reread(self, word: str) -> str | None:
+        """The word a rare known word was cut from: typed without diacritics, at least :data:`MIN_REREAD_LENGTH`
+        letters, written by the collection fewer than :data:`MIN_CORRECTION_COUNT` times, its likeliest reading
+        (:meth:`_likeliest`) as cut short and :data:`REREAD_RATIO` times as likely as the word itself ("zapla",
+        "manze": forms the language's long list holds, but typed for "zaplacení", "manželka"). None otherwise: a word
+        in use ("trest", "nápad", "občan") is read as typed, and a rare word is not taken for a slip of a common
+        one ("tátovy" is no "takový")."""
+        key = fold(word.lower())
+        if len(key) < MIN_REREAD_LENGTH or not word.isascii() or not key.isalpha():
+            return None
+        if self.totals.get(key, 0) >= MIN_CORRECTION_COUNT or not self.knows(key):
+            return None
+        best, score, clipped = self._likeliest(key)
+        if not clipped or score < REREAD_RATIO * self.likelihood(key):
+            return None
+        return _cased_like(word, self._spelling(best))
+
+    def _likeliest(self, key: str) -> tuple[str | None, float, bool]:
+        """(the folded word ``key`` most likely meant, its score, whether as cut short), a noisy channel: each word of the collection or
+        the language one slip away, weighed by how likely a question writes it (:meth:`likelihood`) and how often
+        people make that slip (:data:`SLIP_WEIGHTS`), against the words ``key`` begins, cut short, together
+        (:data:`CLIPPED_WEIGHT`), whose likeliest one stands for them."""
         best, best_score = None, 0.0
         for candidate in _one_edit(key):  # ~55 strings a letter
             score = self.likelihood(candidate)
@@ -137,13 +164,15 @@ class Lexicon:
                 best, best_score = candidate, score * SLIP_WEIGHTS[slip_kind(key, candidate)]
         completions = [(self.likelihood(form), form) for form in self._completions(key)]
         completions = [(score, form) for score, form in completions if score]
-        if completions and CLIPPED_WEIGHT * sum(score for score, _ in completions) > best_score:
-            best = max(completions)[1]
-        if best is None:
-            return None
+        clipped = CLIPPED_WEIGHT * sum(score for score, _ in completions)
+        if completions and clipped > best_score:
+            return max(completions)[1], clipped, True
+        return best, best_score, False
+
+    def _spelling(self, form: str) -> str:
+        """The folded ``form`` as the collection writes it, else as the language does."""
         language = self.language
-        spelling = self.best.get(best) or (language.restored(best) if language is not None else None) or best
-        return _cased_like(word, spelling)
+        return self.best.get(form) or (language.restored(form) if language is not None else None) or form
 
     def likelihood(self, form: str) -> float:
         """How likely a question writes the folded ``form``: its share of the collection's words (when written at
@@ -175,7 +204,7 @@ class Lexicon:
             if any(s < m.end() and m.start() < e for s, e in taken):
                 continue
             word = m.group(0)
-            replacement = self.restored(word) or self.corrected(word)
+            replacement = self.reread(word) or self.restored(word) or self.corrected(word)
             if replacement and replacement != word:
                 out.append((m.start(), m.end(), replacement))
         return out

@@ -222,3 +222,24 @@ def test_the_languages_words_weigh_in_where_a_question_uses_them():
 )
 def test_slip_kinds(typed, meant, kind):
     assert slip_kind(typed, meant) == kind
+
+
+@pytest.mark.parametrize(
+    "typed, expected",
+    [
+        ("zapla", "zaplacení"),  # a rare form of the language's long list, typed cut short
+        ("zaplaceni", None),  # the whole word: read as typed
+        ("nápad", None),  # typed with diacritics
+    ],
+)
+def test_a_rare_known_word_is_read_as_cut_short_when_the_words_it_begins_are_far_likelier(typed, expected):
+    lexicon = Lexicon.from_texts(
+        ["zaplacení " * 40 + "zaplatit " * 20 + "zákon " * 100] * 3, language=czech_word_forms()
+    )
+    assert lexicon.knows("zapla")
+    assert lexicon.reread(typed) == expected
+
+
+def test_a_word_in_use_is_never_reread():
+    lexicon = Lexicon.from_texts(["trest trest trest trestní " + "trestného " * 50] * 3, language=czech_word_forms())
+    assert lexicon.reread("trest") is None  # the collection writes it: a word of its own, however many "trestný"
