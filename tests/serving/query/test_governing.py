@@ -444,6 +444,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
             "domain:prava-cestujicich-v-letecke-doprave",
         ),
         ("zpozdeny let kompenzace", "nařízení (ES) č. 261/2004", "domain:prava-cestujicich-v-letecke-doprave"),
+        # a part of family law, not the whole; a tax a guest pays is the town's fee, not the hotel's contract
+        ("osvojení dítěte manželky", "89/2012 Sb.", "domain:osvojeni"),
+        ("hotel daň z ubytování", "565/1990 Sb.", "domain:mistni-poplatky"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
