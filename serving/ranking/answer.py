@@ -45,6 +45,7 @@ from serving.ranking.decision_rules import (
 )
 from serving.ranking.filters import SearchFilters
 from serving.ranking.fusion import LEARNED_CANDIDATES, LearnedFusion, SubqueryFusion, first_of_each, rerank_order
+from serving.ranking.governing_part import with_part_slot
 from serving.ranking.hits import Hit, SearchResult
 from serving.ranking.lay_stage import LayFusion
 from serving.ranking.layers import LayerIndex, layer_of
@@ -188,6 +189,8 @@ class SearchFlow(BoardDocuments):
         # interleaved, so a question in two parts still gets the best of each part
         second_stage = learned and self.learned_fusion is not None
         fused = self.second_order(main, index) if second_stage else main.fused
+        if any(act.sections for act in governing):  # the graph's own § span (not one read off the headings)
+            fused = with_part_slot(fused, main.signals.rankings.get("governing") or [], main.signals.part)
         merged = SubqueryFusion(fused, main.activation, k)
         for number, (sub, sub_found) in enumerate(understood, start=1):
             if texts[number] is not None:

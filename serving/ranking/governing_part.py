@@ -39,6 +39,29 @@ def small_part_in_order(part: np.ndarray | None, allowed: np.ndarray | None = No
     return rows.tolist() if len(rows) <= SMALL_PART_PASSAGES else []
 
 
+# The rank the governing act's first passage in the question's part (the domain graph's § span for the area it
+# routed the question to) gets at least. The part's list is one list among many: alone there, the provision a lay
+# question is about could not outweigh passages several lists agree on (dev: a deposit, OZ § 1808, at 30; a
+# receipt, OZ § 1949, at 29; usury, TZ § 218, at 20). Dev codes: 11 questions up (to 2 or 3), one 3 -> 4, the
+# rest the same; at rank 1, 17 up and 17 down; parts of any size the same as of up to 20 passages.
+PART_SLOT = 2
+
+
+def with_part_slot(fused: list[tuple], governing: list[int], part: set[int], slot: int = PART_SLOT) -> list[tuple]:
+    """``fused`` with the first of ``governing`` (the governing act's list) at rank ``slot`` when it lies in
+    ``part`` (the rows of the question's part of the act) and no passage of the part stands that high; scored
+    between its new neighbours and marked "part" (with its lists)."""
+    if not part or not governing or governing[0] not in part or len(fused) < slot:
+        return fused
+    if any(item in part for item, _, _ in fused[:slot]):
+        return fused
+    first = governing[0]
+    lists = next((lists for item, _, lists in fused if item == first), ["governing"])
+    rest = [entry for entry in fused if entry[0] != first]
+    above, below = rest[slot - 2][1], rest[slot - 1][1]
+    return rest[: slot - 1] + [(first, (above + below) / 2, ["part", *lists])] + rest[slot - 1 :]
+
+
 def heading_lines(section: dict) -> list[str]:
     """A section's (layer 2) heading: its path, the division lines its text opens with ("HLAVA II", "Vymezení
     některých pojmů") and the provision's designation with its printed heading ("§ 205", "Krádež"); the wording

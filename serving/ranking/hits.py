@@ -34,7 +34,8 @@ class Hit:
         "routed (the acts a question is about), governing (the act governing a plain question), acts_bm25 and "
         "acts_dense (BM25 and dense among the acts' own passages, for a question in lay words), wordings (the acts' "
         "provisions nearest a question in lay words by their own everyday wordings, derived text), wordings_bm25 (those "
-        "whose everyday wordings hold the question's words), decision_slot "
+        "whose everyday wordings hold the question's words), part (the governing act's first passage in the part "
+        "of it the question is about, kept at rank 2), decision_slot "
         "(the decision BM25 ranks first, kept at rank 3 among the acts' passages), decision_lead (BM25's first "
         "passages, leading when BM25 and dense agree that court decisions answer), agreed (a court decision's passage "
         "BM25 of the query's own words ranks first and dense among its first three, leading), rerank (cross-encoder)",

@@ -10,7 +10,7 @@ import pytest
 from serving.query.analyze import understand
 from serving.ranking.decision_rules import decisions_agreed
 from serving.ranking.fusion import rrf_fuse, rrf_fuse_head
-from serving.ranking.governing_part import SMALL_PART_PASSAGES, heading_lines, small_part_in_order
+from serving.ranking.governing_part import SMALL_PART_PASSAGES, heading_lines, small_part_in_order, with_part_slot
 from serving.ranking.query_lists import ACTS_WEIGHTS, CANDIDATES, QueryLists
 from serving.ranking.search import Searcher
 from tests.support.bundle import EMBEDDER, base_docs, build_bundle, ns_decision_docs
@@ -165,6 +165,33 @@ def test_a_graph_walk_that_missed_the_acts_gets_them_read_exactly_beside_it(sear
 def test_a_small_part_stands_in_whole_in_the_codes_order(part, allowed, rows):
     mask = None if part is None else np.array(part, dtype=bool)
     assert small_part_in_order(mask, None if allowed is None else np.array(allowed, dtype=bool)) == rows
+
+
+PART_FUSED = [(1, 0.09, ["bm25"]), (2, 0.08, ["dense"]), (3, 0.07, []), (4, 0.06, []), (5, 0.05, ["governing"])]
+
+
+@pytest.mark.parametrize(
+    ("governing", "part", "order"),
+    [
+        ([5, 4], {5, 4}, [1, 5, 2, 3, 4]),  # the part's first passage in the governing list takes rank 2
+        ([4, 5], {5, 4}, [1, 4, 2, 3, 5]),  # ... the governing list's first, not the fused list's
+        ([9], {9}, [1, 9, 2, 3, 4, 5]),  # one the fused list did not hold joins
+        ([5], {5, 2}, [1, 2, 3, 4, 5]),  # a passage of the part already stands at rank 2: nothing moves
+        ([5], {5, 1}, [1, 2, 3, 4, 5]),  # ... or at rank 1
+        ([3, 5], {5}, [1, 2, 3, 4, 5]),  # the governing list's first lies outside the part: nothing moves
+        ([], {5}, [1, 2, 3, 4, 5]),  # no governing list
+        ([5], set(), [1, 2, 3, 4, 5]),  # no part
+    ],
+)
+def test_the_first_passage_of_the_questions_part_stands_at_rank_two(governing, part, order):
+    slotted = with_part_slot(PART_FUSED, governing, part)
+    assert [item for item, _, _ in slotted] == order
+    scores = [score for _, score, _ in slotted]
+    assert scores == sorted(scores, reverse=True)  # the order the scores say
+    moved = [lists for item, _, lists in slotted if "part" in lists]
+    assert len(moved) == (order != [1, 2, 3, 4, 5])
+    if order[1] == 5:
+        assert moved == [["part", "governing"]]  # the lists it came from stay named
 
 
 @pytest.mark.parametrize(
