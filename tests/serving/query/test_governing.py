@@ -447,6 +447,14 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         # a part of family law, not the whole; a tax a guest pays is the town's fee, not the hotel's contract
         ("osvojení dítěte manželky", "89/2012 Sb.", "domain:osvojeni"),
         ("hotel daň z ubytování", "565/1990 Sb.", "domain:mistni-poplatky"),
+        # parts of the civil code a story names in its own words
+        ("brácha má na starost majetek po dědovi za nás sourozence", "89/2012 Sb.", "domain:sprava-ciziho-majetku"),
+        ("jsme zavázáni společně a nerozdílně, musím zaplatit celý dluh?", "89/2012 Sb.", "domain:spolecne-dluhy"),
+        ("poslední den lhůty připadne na sobotu", "89/2012 Sb.", "domain:pocitani-casu"),
+        ("prodal jsem motorku a kamarád mi ji zase prodá zpátky", "89/2012 Sb.", "domain:zpetna-koupe"),
+        ("stůl z cizích prken komu patří", "89/2012 Sb.", "domain:zpracovani-veci"),
+        ("mám garáž na pozemku obce, obec ho prodává", "89/2012 Sb.", "domain:stavba-na-cizim-pozemku"),
+        ("soused o mně lže na facebooku, může to smazat?", "89/2012 Sb.", "domain:ochrana-osobnosti"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -510,3 +518,16 @@ def test_a_dotted_legal_form_is_routed_as_its_words(question, spelled):
 def test_founding_an_s_r_o_names_the_companies_act():
     act = governing_acts("jak založit s.r.o.")[0]
     assert act.citation == "90/2012 Sb." and act.sure_enough_to_say_missing
+
+
+@pytest.mark.parametrize(
+    "question, not_area",
+    [
+        ("kdo spravuje majetek obce", "domain:sprava-ciziho-majetku"),  # the town's property: not a trustee's
+        ("kupní smlouva na pozemek", "domain:stavba-na-cizim-pozemku"),
+        ("lhůta na odvolání proti rozsudku", "domain:pocitani-casu"),
+        ("dluhy manželů po rozvodu", "domain:spolecne-dluhy"),
+    ],
+)
+def test_a_neighbouring_part_of_the_code_is_not_named(question, not_area):
+    assert all(act.area != not_area for act in governing_acts(question))
