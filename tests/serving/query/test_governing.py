@@ -455,6 +455,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("stůl z cizích prken komu patří", "89/2012 Sb.", "domain:zpracovani-veci"),
         ("mám garáž na pozemku obce, obec ho prodává", "89/2012 Sb.", "domain:stavba-na-cizim-pozemku"),
         ("soused o mně lže na facebooku, může to smazat?", "89/2012 Sb.", "domain:ochrana-osobnosti"),
+        ("dcera dostala dárek od babičky, můžu ho vzít zpět", "89/2012 Sb.", "domain:darovani"),
+        ("šéf mě nutí pracovat o víkendu", "262/2006 Sb.", "domain:pracovni-doba"),
+        ("kdo platí opravu společné zdi mezi domy", "89/2012 Sb.", "domain:sousedska-prava"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -527,6 +530,7 @@ def test_founding_an_s_r_o_names_the_companies_act():
         ("kupní smlouva na pozemek", "domain:stavba-na-cizim-pozemku"),
         ("lhůta na odvolání proti rozsudku", "domain:pocitani-casu"),
         ("dluhy manželů po rozvodu", "domain:spolecne-dluhy"),
+        ("jak se počítá lhůta na reklamaci", "domain:pocitani-casu"),  # how long a claim lasts, not the calendar
     ],
 )
 def test_a_neighbouring_part_of_the_code_is_not_named(question, not_area):
