@@ -458,6 +458,14 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("dcera dostala dárek od babičky, můžu ho vzít zpět", "89/2012 Sb.", "domain:darovani"),
         ("šéf mě nutí pracovat o víkendu", "262/2006 Sb.", "domain:pracovni-doba"),
         ("kdo platí opravu společné zdi mezi domy", "89/2012 Sb.", "domain:sousedska-prava"),
+        ("podepsal jsem smlouvu pod nátlakem", "89/2012 Sb.", "domain:neplatnost-jednani"),
+        ("kolik dní dovolené mi náleží", "262/2006 Sb.", "domain:dovolena"),  # "náleží" is no find ("nález")
+        ("někdo mi vykradl auto", "40/2009 Sb.", "domain:kradez"),
+        ("kamarád mi dal ukradený telefon", "40/2009 Sb.", "domain:podilnictvi"),
+        ("manžel mě bije", "40/2009 Sb.", "domain:domaci-nasili"),
+        ("otec dítěte nechce uznat otcovství", "89/2012 Sb.", "domain:urceni-rodicovstvi"),
+        ("dostal jsem výpověď v těhotenství", "262/2006 Sb.", "domain:skonceni-pracovniho-pomeru"),
+        ("syn kouří trávu, co mu hrozí", "40/2009 Sb.", "domain:drogy"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -531,6 +539,7 @@ def test_founding_an_s_r_o_names_the_companies_act():
         ("lhůta na odvolání proti rozsudku", "domain:pocitani-casu"),
         ("dluhy manželů po rozvodu", "domain:spolecne-dluhy"),
         ("jak se počítá lhůta na reklamaci", "domain:pocitani-casu"),  # how long a claim lasts, not the calendar
+        ("co mi náleží po rozvodu", "domain:nalez"),  # "náleží" and "nález" fold to one term
     ],
 )
 def test_a_neighbouring_part_of_the_code_is_not_named(question, not_area):
