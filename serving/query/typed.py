@@ -25,7 +25,9 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
-from typing import Iterable, Iterator
+from typing import Iterable
+
+import numpy as np
 
 from mendel.czech.folding import fold
 from mendel.czech.wordforms import WordForms
@@ -38,7 +40,6 @@ RESTORE_RATIO = 4.0
 MIN_FORM_COUNT = 2  # forms written once are mostly OCR noise and hyphenation; they are not kept
 MIN_CORRECTION_COUNT = 3  # a correction must be a word the collection writes at least this often
 MIN_CORRECTED_LENGTH = 4  # shorter words are abbreviations and names more often than slips
-MAX_COMPLETION_SCAN = 4000  # forms looked at for a clipped word (in alphabetical order from its prefix)
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 # How likely a word is in a question: mostly as the collection writes it (questions are about the law), partly
 # as the language does (they are written in everyday words: "jednou", not the collection's commoner "jinou").
@@ -78,8 +79,12 @@ class Lexicon:
         self.plain = {key: counts.get(key, 0) for key in self.totals}  # written exactly as folded
         self._sorted = sorted(self.totals)
         self._total = sum(self.totals.values()) or 1
-        self._language_sorted = sorted(language.known) if language is not None else []
         self._language_total = (sum(language.frequency.values()) or 1.0) if language is not None else 1.0
+        # every form either writes, in order, with the running sum of their likelihoods: the words a prefix begins
+        # are a slice, their likelihood together a difference (a clipped word is weighed in microseconds)
+        self._forms = sorted(set(self.totals) | (set(language.known) if language is not None else set()))
+        self._form_likelihood = np.array([self.likelihood(form) for form in self._forms])
+        self._running = np.concatenate([[0.0], np.cumsum(self._form_likelihood)])
 
     @classmethod
     def from_texts(
@@ -147,10 +152,12 @@ class Lexicon:
             return None
         if self.totals.get(key, 0) >= MIN_CORRECTION_COUNT or not self.knows(key):
             return None
-        best, score, clipped = self._likeliest(key)
-        if not clipped or score < REREAD_RATIO * self.likelihood(key):
-            return None
-        return _cased_like(word, self._spelling(best))
+        own = self.likelihood(key)
+        completion, together = self._completions(key)
+        if completion is None or CLIPPED_WEIGHT * together < REREAD_RATIO * own:
+            return None  # most rare words: their completions are nowhere near likely enough (no slips weighed)
+        best, _, clipped = self._likeliest(key)
+        return _cased_like(word, self._spelling(best)) if clipped else None
 
     def _likeliest(self, key: str) -> tuple[str | None, float, bool]:
         """(the folded word ``key`` most likely meant, its score, whether as cut short), a noisy channel: each word of the collection or
@@ -162,11 +169,9 @@ class Lexicon:
             score = self.likelihood(candidate)
             if score and score * SLIP_WEIGHTS[slip_kind(key, candidate)] > best_score:
                 best, best_score = candidate, score * SLIP_WEIGHTS[slip_kind(key, candidate)]
-        completions = [(self.likelihood(form), form) for form in self._completions(key)]
-        completions = [(score, form) for score, form in completions if score]
-        clipped = CLIPPED_WEIGHT * sum(score for score, _ in completions)
-        if completions and clipped > best_score:
-            return max(completions)[1], clipped, True
+        completion, together = self._completions(key)
+        if completion is not None and CLIPPED_WEIGHT * together > best_score:
+            return completion, CLIPPED_WEIGHT * together, True
         return best, best_score, False
 
     def _spelling(self, form: str) -> str:
@@ -183,17 +188,17 @@ class Lexicon:
             share += (1 - COLLECTION_SHARE) * self.language.frequency.get(form, 0.0) / self._language_total
         return share
 
-    def _completions(self, prefix: str) -> Iterator[str]:
-        """The collection's and the language's folded forms longer than ``prefix`` that begin with it."""
-        seen = set()
-        for forms in (self._sorted, self._language_sorted):
-            start = bisect.bisect_left(forms, prefix)
-            for form in forms[start : start + MAX_COMPLETION_SCAN]:
-                if not form.startswith(prefix):
-                    break
-                if form != prefix and form not in seen:
-                    seen.add(form)
-                    yield form
+    def _completions(self, prefix: str) -> tuple[str | None, float]:
+        """(the likeliest of the collection's and the language's folded forms longer than ``prefix`` that begin with
+        it, their likelihood together); (None, 0.0) when none is likely at all."""
+        start = bisect.bisect_left(self._forms, prefix)
+        end = bisect.bisect_left(self._forms, prefix + "\uffff", start)
+        if start < end and self._forms[start] == prefix:
+            start += 1
+        together = float(self._running[end] - self._running[start])
+        if together <= 0.0:
+            return None, 0.0
+        return self._forms[start + int(np.argmax(self._form_likelihood[start:end]))], together
 
     def changes(self, text: str, skip: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int, str]]:
         """(start, end, replacement) for each word of ``text`` typed otherwise than the collection writes it,
