@@ -466,6 +466,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("otec dítěte nechce uznat otcovství", "89/2012 Sb.", "domain:urceni-rodicovstvi"),
         ("dostal jsem výpověď v těhotenství", "262/2006 Sb.", "domain:skonceni-pracovniho-pomeru"),
         ("syn kouří trávu, co mu hrozí", "40/2009 Sb.", "domain:drogy"),
+        ("šéf nutí k sexu výhrůžka výpovědí", "40/2009 Sb.", "domain:znasilneni"),  # coercion, TZ § 186
+        ("urna po tatovi komu patri", "89/2012 Sb.", "domain:lidske-pozustatky"),  # whose the urn is: OZ § 92
+        ("kde si vyzvednout urnu z krematoria", "256/2001 Sb.", "domain:pohrebnictvi"),  # ... a crematorium's rules
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
