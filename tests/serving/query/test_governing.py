@@ -469,6 +469,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("šéf nutí k sexu výhrůžka výpovědí", "40/2009 Sb.", "domain:znasilneni"),  # coercion, TZ § 186
         ("urna po tatovi komu patri", "89/2012 Sb.", "domain:lidske-pozustatky"),  # whose the urn is: OZ § 92
         ("kde si vyzvednout urnu z krematoria", "256/2001 Sb.", "domain:pohrebnictvi"),  # ... a crematorium's rules
+        ("banka mi zvýšila úrok u hypotéky", "257/2016 Sb.", "domain:spotrebitelsky-uver"),  # not the income tax's
+        ("ručil jsem za úvěr kamarádovi a on neplatí", "89/2012 Sb.", "domain:ruceni"),
+        ("potřebuji povolení na plot", "283/2021 Sb.", "domain:stavebni-rizeni"),
+        ("soused má slepice a kohout kokrhá", "89/2012 Sb.", "domain:sousedska-prava"),
+        ("dostal jsem body za přestupek", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("sourozenec nechce prodat zděděný dům", "89/2012 Sb.", "domain:spoluvlastnictvi"),
+        ("pojišťovna mi nechce zaplatit škodu na autě", "89/2012 Sb.", "domain:pojisteni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
