@@ -476,6 +476,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("dostal jsem body za přestupek", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("sourozenec nechce prodat zděděný dům", "89/2012 Sb.", "domain:spoluvlastnictvi"),
         ("pojišťovna mi nechce zaplatit škodu na autě", "89/2012 Sb.", "domain:pojisteni"),
+        ("dostal jsem výpověď z nájmu bez důvodu", "89/2012 Sb.", "domain:najem"),  # a lease's notice, not a job's
+        ("někdo mi poškrábal auto klíčem", "40/2009 Sb.", "domain:poskozeni-cizi-veci"),
+        ("dcera kradla v obchodě, je jí 14", "40/2009 Sb.", "domain:kradez"),
+        ("natočil mě bez souhlasu a dal to na internet", "89/2012 Sb.", "domain:ochrana-osobnosti"),
+        ("chci nahlédnout do spisu na úřadě", "500/2004 Sb.", "domain:spravni-rizeni"),
+        ("jak se odvolat proti rozsudku", "99/1963 Sb.", "domain:civilni-proces"),
+        ("soused mi teče do bytu", "89/2012 Sb.", "domain:nahrada-skody"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
