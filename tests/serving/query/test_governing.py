@@ -483,6 +483,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("chci nahlédnout do spisu na úřadě", "500/2004 Sb.", "domain:spravni-rizeni"),
         ("jak se odvolat proti rozsudku", "99/1963 Sb.", "domain:civilni-proces"),
         ("soused mi teče do bytu", "89/2012 Sb.", "domain:nahrada-skody"),
+        ("koupil jsem štěně a je nemocné", "89/2012 Sb.", "domain:kupni-smlouva"),  # was the health services act
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
