@@ -484,6 +484,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("jak se odvolat proti rozsudku", "99/1963 Sb.", "domain:civilni-proces"),
         ("soused mi teče do bytu", "89/2012 Sb.", "domain:nahrada-skody"),
         ("koupil jsem štěně a je nemocné", "89/2012 Sb.", "domain:kupni-smlouva"),  # was the health services act
+        ("na dovolené byl hotel špinavý", "89/2012 Sb.", "domain:zajezd"),  # a holiday trip, not a worker's leave
+        ("hluk z hospody pod oknem", "251/2016 Sb.", "domain:verejny-poradek"),
+        ("můžu grilovat na balkoně", "89/2012 Sb.", "domain:sousedska-prava"),
+        ("kolik psů můžu mít v bytě", "89/2012 Sb.", "domain:najem"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
