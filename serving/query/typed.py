@@ -77,7 +77,6 @@ class Lexicon:
         self.best = {key: form for key, (_, form) in best.items()}
         self.best_count = {key: count for key, (count, _) in best.items()}
         self.plain = {key: counts.get(key, 0) for key in self.totals}  # written exactly as folded
-        self._sorted = sorted(self.totals)
         self._total = sum(self.totals.values()) or 1
         self._language_total = (sum(language.frequency.values()) or 1.0) if language is not None else 1.0
         # every form either writes, in order, with the running sum of their likelihoods: the words a prefix begins
@@ -160,15 +159,17 @@ class Lexicon:
         return _cased_like(word, self._spelling(best)) if clipped else None
 
     def _likeliest(self, key: str) -> tuple[str | None, float, bool]:
-        """(the folded word ``key`` most likely meant, its score, whether as cut short), a noisy channel: each word of the collection or
-        the language one slip away, weighed by how likely a question writes it (:meth:`likelihood`) and how often
-        people make that slip (:data:`SLIP_WEIGHTS`), against the words ``key`` begins, cut short, together
-        (:data:`CLIPPED_WEIGHT`), whose likeliest one stands for them."""
+        """(the folded word ``key`` most likely meant, its score, whether as cut short), a noisy channel: each word
+        of the collection or the language one slip away, weighed by how likely a question writes it
+        (:meth:`likelihood`) and how often people make that slip (:data:`SLIP_WEIGHTS`), against the words ``key``
+        begins, cut short, together (:data:`CLIPPED_WEIGHT`), whose likeliest one stands for them."""
         best, best_score = None, 0.0
         for candidate in _one_edit(key):  # ~55 strings a letter
             score = self.likelihood(candidate)
-            if score and score * SLIP_WEIGHTS[slip_kind(key, candidate)] > best_score:
-                best, best_score = candidate, score * SLIP_WEIGHTS[slip_kind(key, candidate)]
+            if score:
+                score *= SLIP_WEIGHTS[slip_kind(key, candidate)]
+                if score > best_score:
+                    best, best_score = candidate, score
         completion, together = self._completions(key)
         if completion is not None and CLIPPED_WEIGHT * together > best_score:
             return completion, CLIPPED_WEIGHT * together, True

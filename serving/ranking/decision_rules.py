@@ -5,6 +5,8 @@ lists rank first leading. Each rule takes the fused order (``serving.ranking.fus
 
 from __future__ import annotations
 
+from serving.ranking.fusion import placed_at
+
 # The rank a court decision's passage gets when BM25 ranks it first over the whole collection and the fused order
 # (a lay question also weighs the acts' own passages) put no passage of that decision higher: on the dev set of
 # decisions (retrieval_eval/questions/dev_decisions.jsonl) recall@10 0.472 -> 0.583, MRR 0.219 -> 0.270, for
@@ -23,10 +25,7 @@ def with_decision_slot(
     first = bm25[0]
     if doc_of(first) in {doc_of(item) for item, _, _ in fused[:slot]}:
         return fused
-    lists = next((lists for item, _, lists in fused if item == first), ["bm25"])
-    rest = [entry for entry in fused if entry[0] != first]
-    above, below = rest[slot - 2][1], rest[slot - 1][1]
-    return rest[: slot - 1] + [(first, (above + below) / 2, ["decision_slot", *lists])] + rest[slot - 1 :]
+    return placed_at(fused, first, slot, "decision_slot", ["bm25"])
 
 
 def slot_ranking(bm25: list[int], plain, is_decision) -> list[int]:

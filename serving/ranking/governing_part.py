@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mendel.czech.analyzer import analyze
+from serving.ranking.fusion import placed_at
 from serving.ranking.layers import LayerIndex
 
 
@@ -55,11 +56,7 @@ def with_part_slot(fused: list[tuple], governing: list[int], part: set[int], slo
         return fused
     if any(item in part for item, _, _ in fused[:slot]):
         return fused
-    first = governing[0]
-    lists = next((lists for item, _, lists in fused if item == first), ["governing"])
-    rest = [entry for entry in fused if entry[0] != first]
-    above, below = rest[slot - 2][1], rest[slot - 1][1]
-    return rest[: slot - 1] + [(first, (above + below) / 2, ["part", *lists])] + rest[slot - 1 :]
+    return placed_at(fused, governing[0], slot, "part", ["governing"])
 
 
 def heading_lines(section: dict) -> list[str]:
