@@ -488,6 +488,14 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("hluk z hospody pod oknem", "251/2016 Sb.", "domain:verejny-poradek"),
         ("můžu grilovat na balkoně", "89/2012 Sb.", "domain:sousedska-prava"),
         ("kolik psů můžu mít v bytě", "89/2012 Sb.", "domain:najem"),
+        ("šéf mi zakázal jít k lékaři", "262/2006 Sb.", "domain:pracovni-pravo"),  # was the medicines act
+        ("zaměstnavatel čte moje emaily", "262/2006 Sb.", "domain:pracovni-pravo"),  # was hacking (TZ)
+        ("jak dlouho je výpovědní lhůta", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("jak dlouho je výpovědní lhůta z nájmu", "89/2012 Sb.", "domain:najem"),
+        ("zaměstnavatel mi nedal výplatní pásku", "262/2006 Sb.", "domain:odmenovani"),
+        ("otec nepřevzal dítě ve stanovený čas", "89/2012 Sb.", "domain:styk-s-ditetem"),
+        ("jak se rozvést rychle", "89/2012 Sb.", "domain:manzelstvi"),  # not the road traffic act's speed
+        ("máma mi darovala byt a teď ho chce zpátky", "89/2012 Sb.", "domain:darovani"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
