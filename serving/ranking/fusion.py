@@ -66,12 +66,13 @@ def _best_first(scores: dict[int, float]) -> list[tuple[int, float]]:
 
 
 def placed_at(fused: list[tuple], item: int, slot: int, mark: str, lists: list[str]) -> list[tuple]:
-    """``fused`` (at least ``slot`` long) with ``item`` moved or added at rank ``slot`` (1-based, at least 2),
-    scored between its new neighbours and listed as ``mark`` before the lists it came from (``lists`` when the
-    fused list does not hold it)."""
+    """``fused`` (at least ``slot`` long) with ``item`` moved or added at rank ``slot`` (1-based), scored between
+    its new neighbours (at rank 1 as the passage it displaces) and listed as ``mark`` before the lists it came from
+    (``lists`` when the fused list does not hold it)."""
     lists = next((found for entry, _, found in fused if entry == item), lists)
     rest = [entry for entry in fused if entry[0] != item]
-    above, below = rest[slot - 2][1], rest[slot - 1][1]
+    below = rest[slot - 1][1]
+    above = rest[slot - 2][1] if slot > 1 else below
     return rest[: slot - 1] + [(item, (above + below) / 2, [mark, *lists])] + rest[slot - 1 :]
 
 

@@ -36,7 +36,8 @@ class Hit:
         "provisions nearest a question in lay words by their own everyday wordings, derived text), wordings_bm25 (those "
         "whose everyday wordings hold the question's words), part (the governing act's first passage in the part "
         "of it the question is about, kept at rank 2), decision_slot "
-        "(the decision BM25 ranks first, kept at rank 3 among the acts' passages), decision_lead (BM25's first "
+        "(the decision BM25 ranks first, kept at rank 3 among the acts' passages, or leading them when their first "
+        "was found by words alone), decision_lead (BM25's first "
         "passages, leading when BM25 and dense agree that court decisions answer), agreed (a court decision's passage "
         "BM25 of the query's own words ranks first and dense among its first three, leading), rerank (cross-encoder)",
         default_factory=list,

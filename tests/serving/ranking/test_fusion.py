@@ -87,7 +87,8 @@ def test_what_is_amendment_assumes_of_each_form_of_the_expression():
 
 # Items 1..5 are act passages (docs A..E); 7 and 8 are two passages of decision D, 9 one of decision E2.
 SLOT_DOCS = {1: "A", 2: "B", 3: "C", 4: "Dx", 5: "Ex", 7: "D", 8: "D", 9: "E2"}
-SLOT_FUSED = [(1, 0.09, ["acts_bm25"]), (2, 0.08, ["routed"]), (3, 0.07, ["bm25"]), (4, 0.06, []), (7, 0.05, ["bm25"])]
+SLOT_FUSED = [(1, 0.09, ["acts_dense"]), (2, 0.08, ["routed"]), (3, 0.07, ["bm25"]), (4, 0.06, []), (7, 0.05, ["bm25"])]
+WORDS_LEAD = [(1, 0.09, ["bm25", "acts_bm25", "wordings_bm25"]), *SLOT_FUSED[1:]]  # its first found by words alone
 
 
 @pytest.mark.parametrize(
@@ -100,6 +101,12 @@ SLOT_FUSED = [(1, 0.09, ["acts_bm25"]), (2, 0.08, ["routed"]), (3, 0.07, ["bm25"
         ([(1, 0.09, []), (7, 0.08, []), (2, 0.07, [])], [7], [1, 7, 2]),  # already in the first three
         ([(1, 0.09, []), (2, 0.08, [])], [7], [1, 2]),  # fewer hits than the slot: nothing to make room in
         (SLOT_FUSED, [], [1, 2, 3, 4, 7]),
+        (WORDS_LEAD, [7, 1], [7, 1, 2, 3, 4]),  # the acts' first rests on the words alone: the decision leads
+        (WORDS_LEAD, [9, 1], [9, 1, 2, 3, 4, 7]),
+        (WORDS_LEAD, [1, 7], [1, 2, 3, 4, 7]),  # BM25's first is an act's passage: nothing moves
+        ([(8, 0.09, ["bm25"]), (1, 0.08, []), (2, 0.07, [])], [7], [8, 1, 2]),  # the decision leads already
+        ([(1, 0.09, ["wordings", "dense"]), (2, 0.08, []), (3, 0.07, []), (7, 0.06, ["bm25"])], [7], [1, 2, 7, 3]),
+        ([(1, 0.09, ["bm25", "governing"]), (2, 0.08, []), (3, 0.07, []), (7, 0.06, ["bm25"])], [7], [1, 2, 7, 3]),
     ],
 )
 def test_the_decision_bm25_ranks_first_keeps_rank_three(fused, bm25, expected_order):
