@@ -496,6 +496,15 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("otec nepřevzal dítě ve stanovený čas", "89/2012 Sb.", "domain:styk-s-ditetem"),
         ("jak se rozvést rychle", "89/2012 Sb.", "domain:manzelstvi"),  # not the road traffic act's speed
         ("máma mi darovala byt a teď ho chce zpátky", "89/2012 Sb.", "domain:darovani"),
+        ("vyfotili mě na ulici a dali fotku na internet", "89/2012 Sb.", "domain:ochrana-osobnosti"),  # not copyright
+        ("koupil jsem přes internet boty a chci je vrátit", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("zedník odvedl špatnou práci na střeše", "89/2012 Sb.", "domain:dilo"),  # was the labour code's "práce"
+        ("dítě nechce chodit k otci na víkendy", "89/2012 Sb.", "domain:styk-s-ditetem"),  # was working hours
+        ("vjel jsem do auta na parkovišti a odjel", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("úřad mi neodpověděl na žádost", "500/2004 Sb.", "domain:spravni-rizeni"),
+        ("škola vyloučila mého syna", "561/2004 Sb.", "domain:skolstvi"),
+        ("chytili mě s trávou", "40/2009 Sb.", "domain:drogy"),
+        ("chci přistavět garáž", "283/2021 Sb.", "domain:stavebni-rizeni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -530,6 +539,8 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("Jak dlouho má manžel na to, aby otcovství u soudu napadl?", "40/2009 Sb."),  # contested, not assaulted
         ("dopravce zrušil autobusový spoj", "89/2012 Sb."),  # a bus service, not the carriage of goods
         ("kominik revize komina", "467/2025 Sb."),  # the fire prevention decree's amendment says nothing of chimneys
+        ("firma používá moji fotku jak dlouho smí", "121/2000 Sb."),  # a licence's term (OZ), no copyright claim
+        ("v práci odvádím špatnou práci a šéf mi chce dát výpověď", "89/2012 Sb."),  # an employee, not a work's maker
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
