@@ -505,6 +505,12 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("škola vyloučila mého syna", "561/2004 Sb.", "domain:skolstvi"),
         ("chytili mě s trávou", "40/2009 Sb.", "domain:drogy"),
         ("chci přistavět garáž", "283/2021 Sb.", "domain:stavebni-rizeni"),
+        ("pracuju načerno co mi hrozí", "435/2004 Sb.", "domain:zamestnanost"),
+        ("šéf mi nedal přestávku na oběd", "262/2006 Sb.", "domain:pracovni-doba"),
+        ("jak reklamovat neoprávněnou platbu kartou", "370/2017 Sb.", "domain:platebni-styk"),  # was a sale's claim
+        ("někdo mi vybral peníze z karty", "370/2017 Sb.", "domain:platebni-styk"),
+        ("můžu kandidovat do zastupitelstva obce", "88/2024 Sb.", "domain:volby"),  # was the municipalities act
+        ("jak se počítá průměrný výdělek", "262/2006 Sb.", "domain:prumerny-vydelek"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
