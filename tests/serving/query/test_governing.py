@@ -511,6 +511,19 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("někdo mi vybral peníze z karty", "370/2017 Sb.", "domain:platebni-styk"),
         ("můžu kandidovat do zastupitelstva obce", "88/2024 Sb.", "domain:volby"),  # was the municipalities act
         ("jak se počítá průměrný výdělek", "262/2006 Sb.", "domain:prumerny-vydelek"),
+        ("přítel mi sebral klíče a nechtěl mě pustit ven", "40/2009 Sb.", "domain:osobni-svoboda"),  # was the police
+        (
+            "opilý řval v čekárně u doktora, dostane pokutu?",
+            "251/2016 Sb.",
+            "domain:verejny-poradek",
+        ),  # not health care
+        (
+            "pojišťovna vyplatila míň, dům byl pojištěný na málo",
+            "89/2012 Sb.",
+            "domain:pojisteni",
+        ),  # not health insurance
+        ("kolik vyplatí pojišťovna za vytopený byt", "89/2012 Sb.", "domain:pojisteni"),  # was wages ("vyplatí")
+        ("nahlásil jsem pojišťovně větší škodu, než byla", "40/2009 Sb.", "domain:pojistny-podvod"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -547,6 +560,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("kominik revize komina", "467/2025 Sb."),  # the fire prevention decree's amendment says nothing of chimneys
         ("firma používá moji fotku jak dlouho smí", "121/2000 Sb."),  # a licence's term (OZ), no copyright claim
         ("v práci odvádím špatnou práci a šéf mi chce dát výpověď", "89/2012 Sb."),  # an employee, not a work's maker
+        ("zamkl jsem se venku a nemám klíče", "40/2009 Sb."),  # locked out, not locked in
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
