@@ -524,6 +524,16 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ),  # not health insurance
         ("kolik vyplatí pojišťovna za vytopený byt", "89/2012 Sb.", "domain:pojisteni"),  # was wages ("vyplatí")
         ("nahlásil jsem pojišťovně větší škodu, než byla", "40/2009 Sb.", "domain:pojistny-podvod"),
+        ("kdyz se rozvedeme kdo bude splacet hypoteku", "89/2012 Sb.", "domain:manzelstvi"),  # was consumer credit
+        ("mama ma demenci kdo za ni bude rozhodovat", "89/2012 Sb.", "domain:svepravnost-a-opatrovnictvi"),
+        ("otec prepsal dum na milenku", "89/2012 Sb.", "domain:darovani"),
+        ("prodala jsem kolo pres bazos a kupec nezaplatil", "89/2012 Sb.", "domain:kupni-smlouva"),
+        ("objednal jsem kuchyn a firma neprisla", "89/2012 Sb.", "domain:dilo"),
+        ("majitel prodava byt kde bydlim v najmu", "89/2012 Sb.", "domain:najem"),
+        ("pes stekal celou noc", "89/2012 Sb.", "domain:sousedska-prava"),
+        ("soused mi hazi odpadky na zahradu", "89/2012 Sb.", "domain:sousedska-prava"),  # was the waste act
+        ("ochranka me drzela v kancelari", "40/2009 Sb.", "domain:osobni-svoboda"),
+        ("prohral jsem soud musim platit naklady", "99/1963 Sb.", "domain:civilni-proces"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -561,6 +571,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("firma používá moji fotku jak dlouho smí", "121/2000 Sb."),  # a licence's term (OZ), no copyright claim
         ("v práci odvádím špatnou práci a šéf mi chce dát výpověď", "89/2012 Sb."),  # an employee, not a work's maker
         ("zamkl jsem se venku a nemám klíče", "40/2009 Sb."),  # locked out, not locked in
+        ("kamarád prohrál sázku a nechce zaplatit", "99/1963 Sb."),  # a lost bet, not a lost lawsuit
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
@@ -601,6 +612,7 @@ def test_founding_an_s_r_o_names_the_companies_act():
         ("dluhy manželů po rozvodu", "domain:spolecne-dluhy"),
         ("jak se počítá lhůta na reklamaci", "domain:pocitani-casu"),  # how long a claim lasts, not the calendar
         ("co mi náleží po rozvodu", "domain:nalez"),  # "náleží" and "nález" fold to one term
+        ("přestal jsem splácet hypotéku, může banka prodat dům v zástavě", "domain:manzelstvi"),  # no divorce
     ],
 )
 def test_a_neighbouring_part_of_the_code_is_not_named(question, not_area):
