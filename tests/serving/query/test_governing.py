@@ -534,6 +534,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("soused mi hazi odpadky na zahradu", "89/2012 Sb.", "domain:sousedska-prava"),  # was the waste act
         ("ochranka me drzela v kancelari", "40/2009 Sb.", "domain:osobni-svoboda"),
         ("prohral jsem soud musim platit naklady", "99/1963 Sb.", "domain:civilni-proces"),
+        ("obec mi neposkytla informace", "106/1999 Sb.", "domain:pristup-k-informacim"),
+        ("parkovací karta pro rezidenty", "13/1997 Sb.", "domain:dalnicni-poplatek"),  # was the disabled's benefits
+        ("parkovací karta pro invalidy", "329/2011 Sb.", "domain:davky-ozp"),
+        ("daň z psa", "565/1990 Sb.", "domain:mistni-poplatky"),  # a local fee, whatever people call it
+        ("odpojili mi elektřinu za nezaplacení", "458/2000 Sb.", "domain:energetika"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
