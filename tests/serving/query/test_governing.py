@@ -539,6 +539,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("parkovací karta pro invalidy", "329/2011 Sb.", "domain:davky-ozp"),
         ("daň z psa", "565/1990 Sb.", "domain:mistni-poplatky"),  # a local fee, whatever people call it
         ("odpojili mi elektřinu za nezaplacení", "458/2000 Sb.", "domain:energetika"),
+        ("kolega mě sexuálně obtěžuje", "198/2009 Sb.", "domain:diskriminace"),  # was stalking
+        ("v práci jsem se zranil", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("chci dát výpověď dohodou", "262/2006 Sb.", "domain:skonceni-pracovniho-pomeru"),
+        ("exekutor přišel do bytu", "120/2001 Sb.", "domain:exekuce"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
