@@ -543,6 +543,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("v práci jsem se zranil", "262/2006 Sb.", "domain:pracovni-pravo"),
         ("chci dát výpověď dohodou", "262/2006 Sb.", "domain:skonceni-pracovniho-pomeru"),
         ("exekutor přišel do bytu", "120/2001 Sb.", "domain:exekuce"),
+        ("kdy musím s autem na STK", "56/2001 Sb.", "domain:registrace-vozidel"),
+        ("je povinná školka poslední rok před školou", "561/2004 Sb.", "domain:skolstvi"),
+        ("prodejce auta stočil tachometr", "56/2001 Sb.", "domain:registrace-vozidel"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
