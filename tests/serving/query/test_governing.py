@@ -546,6 +546,12 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kdy musím s autem na STK", "56/2001 Sb.", "domain:registrace-vozidel"),
         ("je povinná školka poslední rok před školou", "561/2004 Sb.", "domain:skolstvi"),
         ("prodejce auta stočil tachometr", "56/2001 Sb.", "domain:registrace-vozidel"),
+        ("kamarád mi dal facku", "251/2016 Sb.", "domain:verejny-poradek"),
+        ("mám právo se bránit když mě napadnou", "40/2009 Sb.", "domain:nutna-obrana"),
+        ("střelil jsem po zloději", "40/2009 Sb.", "domain:nutna-obrana"),  # was theft
+        ("našel jsem na účtu cizí peníze", "89/2012 Sb.", "domain:bezduvodne-obohaceni"),  # was a find
+        ("bratr mi nevrací auto které jsem mu půjčil", "89/2012 Sb.", "domain:vypujcka"),  # was a forgiven debt
+        ("našel jsem v lese zbraň", "90/2024 Sb.", "domain:zbrane"),  # was the forests act
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
