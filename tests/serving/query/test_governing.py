@@ -552,6 +552,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("našel jsem na účtu cizí peníze", "89/2012 Sb.", "domain:bezduvodne-obohaceni"),  # was a find
         ("bratr mi nevrací auto které jsem mu půjčil", "89/2012 Sb.", "domain:vypujcka"),  # was a forgiven debt
         ("našel jsem v lese zbraň", "90/2024 Sb.", "domain:zbrane"),  # was the forests act
+        ("musím chodit do práce když mám horečku", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("kolik dní můžu být doma s nemocným dítětem", "187/2006 Sb.", "domain:nemocenske-pojisteni"),
+        ("invalidní vozík kdo platí", "48/1997 Sb.", "domain:zdravotni-pojisteni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -590,6 +593,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("v práci odvádím špatnou práci a šéf mi chce dát výpověď", "89/2012 Sb."),  # an employee, not a work's maker
         ("zamkl jsem se venku a nemám klíče", "40/2009 Sb."),  # locked out, not locked in
         ("kamarád prohrál sázku a nechce zaplatit", "99/1963 Sb."),  # a lost bet, not a lost lawsuit
+        ("pes měl horečku, kolik stojí veterinář", "262/2006 Sb."),  # a dog's fever, not a worker's
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
