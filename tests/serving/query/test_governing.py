@@ -555,6 +555,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("musím chodit do práce když mám horečku", "262/2006 Sb.", "domain:pracovni-pravo"),
         ("kolik dní můžu být doma s nemocným dítětem", "187/2006 Sb.", "domain:nemocenske-pojisteni"),
         ("invalidní vozík kdo platí", "48/1997 Sb.", "domain:zdravotni-pojisteni"),
+        ("chci si otevřít kavárnu jaká povolení", "455/1991 Sb.", "domain:zivnostenske-podnikani"),
+        ("chci zaměstnat prvního zaměstnance", "262/2006 Sb.", "domain:pracovni-pravo"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -594,6 +596,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("zamkl jsem se venku a nemám klíče", "40/2009 Sb."),  # locked out, not locked in
         ("kamarád prohrál sázku a nechce zaplatit", "99/1963 Sb."),  # a lost bet, not a lost lawsuit
         ("pes měl horečku, kolik stojí veterinář", "262/2006 Sb."),  # a dog's fever, not a worker's
+        ("otevřít obchod v neděli zákaz", "455/1991 Sb."),  # shops' Sunday hours are another act's
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
