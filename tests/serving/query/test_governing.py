@@ -557,6 +557,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("invalidní vozík kdo platí", "48/1997 Sb.", "domain:zdravotni-pojisteni"),
         ("chci si otevřít kavárnu jaká povolení", "455/1991 Sb.", "domain:zivnostenske-podnikani"),
         ("chci zaměstnat prvního zaměstnance", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("rozvedená matka stěhování s dítětem do jiného města", "89/2012 Sb.", "domain:rodinne-pravo"),  # not the town
+        ("chci vidět vnoučata soud", "89/2012 Sb.", "domain:rodinne-pravo"),
+        ("syn má 18 a nechce pracovat musím ho živit", "89/2012 Sb.", "domain:vyzivne"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
