@@ -560,6 +560,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("rozvedená matka stěhování s dítětem do jiného města", "89/2012 Sb.", "domain:rodinne-pravo"),  # not the town
         ("chci vidět vnoučata soud", "89/2012 Sb.", "domain:rodinne-pravo"),
         ("syn má 18 a nechce pracovat musím ho živit", "89/2012 Sb.", "domain:vyzivne"),
+        ("prodej podílu na domě sourozenci", "89/2012 Sb.", "domain:spoluvlastnictvi"),  # was income tax
+        ("firma mi volá s nabídkami a nechci to", "127/2005 Sb.", "domain:elektronicke-komunikace"),  # not tenders
+        ("e-shop prodal moje údaje", "nařízení (EU) 2016/679", "domain:ochrana-osobnich-udaju"),
+        ("balík nedorazil a prodejce tvrdí že ho poslal", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("hotel mi nevrátil zálohu", "89/2012 Sb.", "domain:najem"),  # accommodation, OZ §§ 2326-2331
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
