@@ -243,3 +243,26 @@ def test_a_rare_known_word_is_read_as_cut_short_when_the_words_it_begins_are_far
 def test_a_word_in_use_is_never_reread():
     lexicon = Lexicon.from_texts(["trest trest trest trestní " + "trestného " * 50] * 3, language=czech_word_forms())
     assert lexicon.reread("trest") is None  # the collection writes it: a word of its own, however many "trestný"
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        TEXTS * 3,  # the collection's words, most of them the language's too
+        ["qqzzxy " * 5 + "zzzzzz " * 4 + "áááá " * 3 + "zaměstnavatel " * 2],  # forms the language never writes
+        [],
+        ["byt " * 3],  # a word both write is listed once
+    ],
+)
+def test_the_forms_in_order_are_both_vocabularies_weighed_as_one_word_is(texts):
+    language = WordForms({"zaměstnavatel": 1e-4, "byt": 2e-4, "být": 5e-3, "áááá": 1e-9, "zzzzzz": 3e-7})
+    lexicon = Lexicon.from_texts(texts, language=language)
+    forms = lexicon._forms
+    assert forms == sorted(set(lexicon.totals) | set(language.known))
+    assert [lexicon.likelihood(form) for form in forms] == lexicon._form_likelihood.tolist()
+    assert lexicon._running[-1] == pytest.approx(sum(lexicon._form_likelihood))
+
+
+def test_a_language_without_forms_leaves_the_collections_own():
+    lexicon = Lexicon.from_texts(TEXTS * 3, language=WordForms({}))
+    assert lexicon._forms == sorted(lexicon.totals) and lexicon.likelihood("byt") > 0
