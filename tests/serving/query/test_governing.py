@@ -565,6 +565,12 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("e-shop prodal moje údaje", "nařízení (EU) 2016/679", "domain:ochrana-osobnich-udaju"),
         ("balík nedorazil a prodejce tvrdí že ho poslal", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
         ("hotel mi nevrátil zálohu", "89/2012 Sb.", "domain:najem"),  # accommodation, OZ §§ 2326-2331
+        ("sociálka mi chce vzít dítě", "359/1999 Sb.", "domain:socialne-pravni-ochrana-deti"),  # not the premiums
+        ("kolik platím sociálku jako OSVČ", "589/1992 Sb.", "domain:pojistne-socialni"),  # was income tax
+        ("babička chce odkázat byt vnukovi", "89/2012 Sb.", "domain:odkaz"),
+        ("půjčil jsem kamarádovi auto a on ho nabořil", "89/2012 Sb.", "domain:vypujcka"),  # was a money loan
+        ("půjčil jsem kamarádovi peníze a nevrací je", "89/2012 Sb.", "domain:zapujcka"),
+        ("otec dítěte nechodí na domluvené návštěvy", "89/2012 Sb.", "domain:styk-s-ditetem"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -598,6 +604,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("odkaz na paragraf v zakone", "89/2012 Sb."),  # a reference, not a legacy
         ("Jak dlouho má manžel na to, aby otcovství u soudu napadl?", "40/2009 Sb."),  # contested, not assaulted
         ("dopravce zrušil autobusový spoj", "89/2012 Sb."),  # a bus service, not the carriage of goods
+        ("manžel mi vyhrožuje že mi vezme děti", "359/1999 Sb."),  # a husband's threat, not the child protection office
         ("kominik revize komina", "467/2025 Sb."),  # the fire prevention decree's amendment says nothing of chimneys
         ("firma používá moji fotku jak dlouho smí", "121/2000 Sb."),  # a licence's term (OZ), no copyright claim
         ("v práci odvádím špatnou práci a šéf mi chce dát výpověď", "89/2012 Sb."),  # an employee, not a work's maker
