@@ -571,6 +571,14 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("půjčil jsem kamarádovi auto a on ho nabořil", "89/2012 Sb.", "domain:vypujcka"),  # was a money loan
         ("půjčil jsem kamarádovi peníze a nevrací je", "89/2012 Sb.", "domain:zapujcka"),
         ("otec dítěte nechodí na domluvené návštěvy", "89/2012 Sb.", "domain:styk-s-ditetem"),
+        ("soused mi nadává přes plot je to přestupek", "251/2016 Sb.", "domain:verejny-poradek"),  # not the fence
+        ("opilý muž močil na náměstí co mu hrozí", "251/2016 Sb.", "domain:verejny-poradek"),
+        ("někdo mi na facebooku napsal že jsem zloděj", "40/2009 Sb.", "domain:pomluva"),  # was theft
+        ("manžel mě ponižuje a křičí na mě před dětmi", "40/2009 Sb.", "domain:domaci-nasili"),
+        ("můžu podnikat při zaměstnání", "455/1991 Sb.", "domain:zivnostenske-podnikani"),  # was consumer contracts
+        ("zdědil jsem po dědovi pušku co s ní", "90/2024 Sb.", "domain:zbrane"),
+        ("můžu volit když jsem v nemocnici", "88/2024 Sb.", "domain:volby"),  # was health services
+        ("kolik dostanu za kilometr když jezdím vlastním autem služebně", "573/2025 Sb.", "domain:cestovni-nahrady"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
