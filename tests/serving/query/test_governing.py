@@ -578,6 +578,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("můžu podnikat při zaměstnání", "455/1991 Sb.", "domain:zivnostenske-podnikani"),  # was consumer contracts
         ("zdědil jsem po dědovi pušku co s ní", "90/2024 Sb.", "domain:zbrane"),
         ("můžu volit když jsem v nemocnici", "88/2024 Sb.", "domain:volby"),  # was health services
+        ("koupená hra na počítač nejde spustit a obchod ji nechce vrátit", "89/2012 Sb.", "domain:digitalni-obsah"),
+        ("aplikace kterou jsem si koupil nefunguje chci peníze zpět", "89/2012 Sb.", "domain:digitalni-obsah"),
+        ("koupil jsem přes internet boty a chci je vrátit", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
         ("kolik dostanu za kilometr když jezdím vlastním autem služebně", "573/2025 Sb.", "domain:cestovni-nahrady"),
     ],
 )
