@@ -584,6 +584,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("jak adoptovat dítě z dětského domova", "89/2012 Sb.", "domain:osvojeni"),
         ("tatinek je v nemocnici a nemuze podepsat prodej auta", "89/2012 Sb.", "domain:plna-moc"),  # was a sale
         ("firma mi dluzi za fakturu jak to vymahat", "89/2012 Sb.", "domain:prodleni"),  # was VAT
+        ("syn prodával trávu spolužákům", "40/2009 Sb.", "domain:drogy"),
+        ("zaměstnanec kradl ve skladu", "40/2009 Sb.", "domain:kradez"),  # was the waste act
+        ("vloupali se mi do chaty", "40/2009 Sb.", "domain:kradez"),
+        ("podvodník mi volal jako banka a vybral mi účet", "40/2009 Sb.", "domain:podvod"),  # was payment services
+        ("nabídli mi investici a peníze zmizely", "40/2009 Sb.", "domain:podvod"),  # was banking
         ("založila jsem nadaci pro dětský domov, který zavřeli, jde změnit její účel", "89/2012 Sb.", "domain:nadace"),
         ("kolik dostanu za kilometr když jezdím vlastním autem služebně", "573/2025 Sb.", "domain:cestovni-nahrady"),
     ],
