@@ -589,6 +589,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("vloupali se mi do chaty", "40/2009 Sb.", "domain:kradez"),
         ("podvodník mi volal jako banka a vybral mi účet", "40/2009 Sb.", "domain:podvod"),  # was payment services
         ("nabídli mi investici a peníze zmizely", "40/2009 Sb.", "domain:podvod"),  # was banking
+        ("banka mi chce vzít dům kvůli hypotéce", "89/2012 Sb.", "domain:zastavni-pravo"),  # was real estate
+        ("společník mě chce vyloučit z firmy", "90/2012 Sb.", "domain:obchodni-korporace"),  # not a civil partnership
+        ("úřad mi nevyřídil žádost včas", "500/2004 Sb.", "domain:spravni-rizeni"),
+        ("zaměstnavatel mě propustil kvůli náboženství", "198/2009 Sb.", "domain:diskriminace"),
         ("založila jsem nadaci pro dětský domov, který zavřeli, jde změnit její účel", "89/2012 Sb.", "domain:nadace"),
         ("kolik dostanu za kilometr když jezdím vlastním autem služebně", "573/2025 Sb.", "domain:cestovni-nahrady"),
     ],
@@ -624,7 +628,11 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("odkaz na paragraf v zakone", "89/2012 Sb."),  # a reference, not a legacy
         ("Jak dlouho má manžel na to, aby otcovství u soudu napadl?", "40/2009 Sb."),  # contested, not assaulted
         ("dopravce zrušil autobusový spoj", "89/2012 Sb."),  # a bus service, not the carriage of goods
-        ("manžel mi vyhrožuje že mi vezme děti", "359/1999 Sb."),  # a husband's threat, not the child protection office
+        ("manžel mi vyhrožuje že mi vezme děti", "359/1999 Sb."),
+        (
+            "děda byl odsouzen protože kvůli své víře odmítl nastoupit na vojenské cvičení",
+            "198/2009 Sb.",
+        ),  # a husband's threat, not the child protection office
         ("kominik revize komina", "467/2025 Sb."),  # the fire prevention decree's amendment says nothing of chimneys
         ("firma používá moji fotku jak dlouho smí", "121/2000 Sb."),  # a licence's term (OZ), no copyright claim
         ("v práci odvádím špatnou práci a šéf mi chce dát výpověď", "89/2012 Sb."),  # an employee, not a work's maker
