@@ -593,6 +593,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("společník mě chce vyloučit z firmy", "90/2012 Sb.", "domain:obchodni-korporace"),  # not a civil partnership
         ("úřad mi nevyřídil žádost včas", "500/2004 Sb.", "domain:spravni-rizeni"),
         ("zaměstnavatel mě propustil kvůli náboženství", "198/2009 Sb.", "domain:diskriminace"),
+        ("skoda z nehody pres limit pojisteni kdo zaplati", "30/2024 Sb.", "domain:povinne-ruceni"),  # was health
+        (
+            "mam narok na prispevek od zamestnavatele na penzijni sporeni",
+            "324/2025 Sb.",
+            "domain:povinny-prispevek-na-sporeni",
+        ),
+        ("musim hlasit prodej zbrane", "90/2024 Sb.", "domain:zbrane"),  # was a sale
         ("založila jsem nadaci pro dětský domov, který zavřeli, jde změnit její účel", "89/2012 Sb.", "domain:nadace"),
         ("kolik dostanu za kilometr když jezdím vlastním autem služebně", "573/2025 Sb.", "domain:cestovni-nahrady"),
     ],
