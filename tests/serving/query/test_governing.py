@@ -600,6 +600,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
             "domain:povinny-prispevek-na-sporeni",
         ),
         ("musim hlasit prodej zbrane", "90/2024 Sb.", "domain:zbrane"),  # was a sale
+        ("může patnáctiletý uzavřít smlouvu na telefon", "89/2012 Sb.", "domain:svepravnost-nezletilych"),
+        ("hodinový manžel poškodil kuchyň", "89/2012 Sb.", "domain:dilo"),  # a handyman, not a husband
+        ("kamarád mi dluží a umřel kdo zaplatí", "89/2012 Sb.", "domain:dedicke-pravo"),  # the heirs, not the delay
         ("založila jsem nadaci pro dětský domov, který zavřeli, jde změnit její účel", "89/2012 Sb.", "domain:nadace"),
         ("kolik dostanu za kilometr když jezdím vlastním autem služebně", "573/2025 Sb.", "domain:cestovni-nahrady"),
     ],
