@@ -603,6 +603,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("může patnáctiletý uzavřít smlouvu na telefon", "89/2012 Sb.", "domain:svepravnost-nezletilych"),
         ("hodinový manžel poškodil kuchyň", "89/2012 Sb.", "domain:dilo"),  # a handyman, not a husband
         ("kamarád mi dluží a umřel kdo zaplatí", "89/2012 Sb.", "domain:dedicke-pravo"),  # the heirs, not the delay
+        ("zaměstnavatel mi dal pokutu za pozdní příchod", "262/2006 Sb.", "domain:pracovni-pravo"),  # no fine clause
+        ("kůň utekl z pastviny a poničil auto", "89/2012 Sb.", "domain:nahrada-skody"),
+        ("zapomněl jsem zrušit zkušební verzi a strhli mi peníze", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("podomní prodejce mi vnutil smlouvu na energie", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),  # not a sale
+        ("energetická firma mi zvedla zálohy", "458/2000 Sb.", "domain:energetika"),
         ("založila jsem nadaci pro dětský domov, který zavřeli, jde změnit její účel", "89/2012 Sb.", "domain:nadace"),
         ("kolik dostanu za kilometr když jezdím vlastním autem služebně", "573/2025 Sb.", "domain:cestovni-nahrady"),
     ],
