@@ -46,7 +46,7 @@ class MendelResource(ConfigurableResource):
 
     def teardown_after_execution(self, context: InitResourceContext) -> None:
         if self._processing_lock is not None:
-            self._processing_lock.close()
+            db.release_processing_lock(self._processing_lock)
             self._processing_lock = None
 
     def settings(self) -> Settings:

@@ -163,9 +163,16 @@ def acquire_processing_lock(url: str, holder: str, wait_s: float = 0.0, poll_s: 
     conn = psycopg.connect(url, autocommit=True, application_name=holder[:63])
     deadline = time.monotonic() + max(0.0, wait_s)
     try:
+        let_go_retries = 3
         while not conn.execute("SELECT pg_try_advisory_lock(%s)", (PROCESSING_LOCK_KEY,)).fetchone()[0]:
-            same_run = (_processing_lock_row(conn) or (None,))[0] == holder[:63]
-            if same_run:
+            row = _processing_lock_row(conn)
+            if row is None and let_go_retries > 0:
+                # The holder let go between the two queries (a closed connection's backend ends a moment after
+                # the client has gone): ask again rather than refuse a free database.
+                let_go_retries -= 1
+                time.sleep(0.05)
+                continue
+            if row is not None and row[0] == holder[:63]:
                 time.sleep(poll_s)
                 continue
             remaining = deadline - time.monotonic()
@@ -184,10 +191,22 @@ def acquire_processing_lock(url: str, holder: str, wait_s: float = 0.0, poll_s: 
     return conn
 
 
+def release_processing_lock(conn: psycopg.Connection) -> None:
+    """Let go of the lock before closing: closing alone frees it only when the server's backend has ended, a
+    moment after the client returns, and a run started at once would be refused by a run that has finished."""
+    try:
+        if not conn.closed:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (PROCESSING_LOCK_KEY,))
+    except psycopg.Error:
+        pass  # a broken connection: its backend is gone or going, and the lock with it
+    finally:
+        conn.close()
+
+
 @contextmanager
 def processing_lock(url: str, holder: str, wait_s: float = 0.0) -> Iterator[psycopg.Connection]:
     conn = acquire_processing_lock(url, holder, wait_s)
     try:
         yield conn
     finally:
-        conn.close()
+        release_processing_lock(conn)

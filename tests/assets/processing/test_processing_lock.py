@@ -24,6 +24,29 @@ def test_second_holder_is_refused_by_name_then_served_after_release(fresh_db):
         assert "mendel run second" in db.processing_lock_holder(conn)
 
 
+def test_a_run_started_as_the_last_one_ends_is_not_refused(fresh_db):
+    # Closing alone frees the lock only once the server's backend has ended; the release unlocks first.
+    for attempt in range(20):
+        with db.processing_lock(fresh_db, f"mendel run {attempt}"):
+            pass
+        with db.processing_lock(fresh_db, f"mendel run {attempt}b"):
+            pass
+
+
+def test_a_holder_that_lets_go_between_the_two_queries_does_not_refuse(fresh_db, monkeypatch):
+    holder = db.acquire_processing_lock(fresh_db, "mendel run ending")
+    find_holder = db._processing_lock_row
+
+    def holder_lets_go_now(conn):
+        db.release_processing_lock(holder)
+        return find_holder(conn)
+
+    monkeypatch.setattr(db, "_processing_lock_row", holder_lets_go_now)
+    with db.processing_lock(fresh_db, "mendel run next") as conn:
+        monkeypatch.setattr(db, "_processing_lock_row", find_holder)
+        assert "mendel run next" in db.processing_lock_holder(conn)
+
+
 def test_waiting_holder_gets_the_lock_when_released(fresh_db):
     first = db.acquire_processing_lock(fresh_db, "mendel run first")
     threading.Timer(1.5, first.close).start()
