@@ -610,6 +610,15 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("energetická firma mi zvedla zálohy", "458/2000 Sb.", "domain:energetika"),
         ("založila jsem nadaci pro dětský domov, který zavřeli, jde změnit její účel", "89/2012 Sb.", "domain:nadace"),
         ("kolik dostanu za kilometr když jezdím vlastním autem služebně", "573/2025 Sb.", "domain:cestovni-nahrady"),
+        ("někdo si na mě vzal půjčku s mými ukradenými doklady", "40/2009 Sb.", "domain:podvod"),
+        ("jak zjistit kdo vlastní pozemek vedle mě", "256/2013 Sb.", "domain:katastr-nemovitosti"),
+        ("nemám peníze na právníka, dostanu ho zdarma", "85/1996 Sb.", "domain:advokacie"),
+        ("obchod prodal mému synovi vodku, je mu patnáct", "65/2017 Sb.", "domain:navykove-latky"),
+        ("můžu jít k volbám když bydlím v zahraničí", "88/2024 Sb.", "domain:volby"),
+        ("kdo opraví rozbitou silnici před domem", "13/1997 Sb.", "domain:dalnicni-poplatek"),
+        ("najel jsem do výmolu na silnici kdo platí", "13/1997 Sb.", "domain:dalnicni-poplatek"),
+        ("kolik smím mít alkoholu v krvi když řídím", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("ukradli mi kolo ze sklepa", "40/2009 Sb.", "domain:kradez"),  # stolen papers' fraud keeps its words
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -655,6 +664,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("kamarád prohrál sázku a nechce zaplatit", "99/1963 Sb."),  # a lost bet, not a lost lawsuit
         ("pes měl horečku, kolik stojí veterinář", "262/2006 Sb."),  # a dog's fever, not a worker's
         ("otevřít obchod v neděli zákaz", "455/1991 Sb."),  # shops' Sunday hours are another act's
+        ("firma chce restrukturalizaci a ja jsem veritel", "182/2006 Sb."),  # preventive restructuring's own act
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
