@@ -619,6 +619,14 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("najel jsem do výmolu na silnici kdo platí", "13/1997 Sb.", "domain:dalnicni-poplatek"),
         ("kolik smím mít alkoholu v krvi když řídím", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("ukradli mi kolo ze sklepa", "40/2009 Sb.", "domain:kradez"),  # stolen papers' fraud keeps its words
+        ("prodejce auta zatajil že bylo bourané", "89/2012 Sb.", "domain:kupni-smlouva"),
+        ("konkurence používá moje logo", "441/2003 Sb.", "domain:ochranne-znamky"),
+        ("můžu použít písničku z youtube ve svém videu", "121/2000 Sb.", "domain:autorske-pravo"),
+        ("chci vidět smlouvy, které obec uzavřela", "340/2015 Sb.", "domain:registr-smluv"),
+        ("zastupitel hlasoval o zakázce pro firmu své manželky", "159/2006 Sb.", "domain:stret-zajmu"),
+        ("kolik vydělává poslanec", "236/1995 Sb.", "domain:platy-predstavitelu"),
+        ("jak odvolat starostu", "128/2000 Sb.", "domain:obecni-samosprava"),
+        ("dceři je sedmnáct a chce se odstěhovat k příteli", "89/2012 Sb.", "domain:rodinne-pravo"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -665,6 +673,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("pes měl horečku, kolik stojí veterinář", "262/2006 Sb."),  # a dog's fever, not a worker's
         ("otevřít obchod v neděli zákaz", "455/1991 Sb."),  # shops' Sunday hours are another act's
         ("firma chce restrukturalizaci a ja jsem veritel", "182/2006 Sb."),  # preventive restructuring's own act
+        ("prezident odmita jmenovat ministra", "236/1995 Sb."),  # an appointment, not a minister's pay
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
