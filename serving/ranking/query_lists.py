@@ -44,15 +44,27 @@ SENTENCE_END_RE = re.compile(r"[.?!]\s*$")
 NOT_NAMES = frozenset(
     {"Kč", "Kc"}
 )  # capitalised by custom, naming nothing particular (the currency, typed plainly too)
+# The state's own name, capitalised by custom: "občanem České republiky" asks about the law every citizen lives
+# under, not about something particular.
+STATE_NAME_RE = re.compile(r"\b[ČčCc]esk(?:á|a|é|e|ou|ý|y)\s+[Rr]epublik(?:a|y|u|ou|e|ách|ami)?\b")
 
 
 def names_something(query: str) -> bool:
     """A capitalised word that does not open a sentence (``Kadaň``, ``Mírovém``; not an abbreviation such as
-    ``DPH``, not the first word of a second sentence, not ``Kč``): the question names something particular."""
+    ``DPH``, not the first word of a second sentence, not ``Kč``, not the state's name): the question names
+    something particular."""
+    state_name = [m.span() for m in STATE_NAME_RE.finditer(query)]
     for m in WORD_RE.finditer(query):
         word = m.group(0)
         opens_sentence = not query[: m.start()].strip() or SENTENCE_END_RE.search(query[: m.start()])
-        if word[0].isupper() and word[1:].islower() and not opens_sentence and word not in NOT_NAMES:
+        in_state_name = any(start <= m.start() < end for start, end in state_name)
+        if (
+            word[0].isupper()
+            and word[1:].islower()
+            and not opens_sentence
+            and word not in NOT_NAMES
+            and not in_state_name
+        ):
             return True
     return False
 
