@@ -172,6 +172,9 @@ def test_an_amending_act_never_governs_and_nothing_is_named_for_a_vague_question
         ("Zaplatil jsem 500 Kč za psa", False),  # the currency is no name
         ("zaplatil jsem 500 Kc za psa", False),
         ("Bydlím v Kadani. Kdo opravuje silnice?", True),
+        ("jak se stát občanem České republiky", False),  # the state's name, capitalised by custom
+        ("volby do Poslanecké sněmovny České republiky", True),  # the chamber is named
+        ("občan Ceske republiky v Kadani", True),
     ],
 )
 def test_a_question_about_something_named_is_not_about_the_law(query, particular):
@@ -627,6 +630,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kolik vydělává poslanec", "236/1995 Sb.", "domain:platy-predstavitelu"),
         ("jak odvolat starostu", "128/2000 Sb.", "domain:obecni-samosprava"),
         ("dceři je sedmnáct a chce se odstěhovat k příteli", "89/2012 Sb.", "domain:rodinne-pravo"),
+        ("čtrnáctiletý syn si koupil cigarety v trafice", "65/2017 Sb.", "domain:navykove-latky"),
+        ("koupil jsem hru a nefunguje", "89/2012 Sb.", "domain:digitalni-obsah"),  # "koupil" is no tobacco's
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
