@@ -632,6 +632,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("dceři je sedmnáct a chce se odstěhovat k příteli", "89/2012 Sb.", "domain:rodinne-pravo"),
         ("čtrnáctiletý syn si koupil cigarety v trafice", "65/2017 Sb.", "domain:navykove-latky"),
         ("koupil jsem hru a nefunguje", "89/2012 Sb.", "domain:digitalni-obsah"),  # "koupil" is no tobacco's
+        ("kamarád mi prodal kradené kolo", "40/2009 Sb.", "domain:podilnictvi"),
+        ("nabídl jsem úředníkovi peníze aby to urychlil", "40/2009 Sb.", "domain:uplatkarstvi"),
+        ("uhodil jsem útočníka když mě napadl", "40/2009 Sb.", "domain:nutna-obrana"),
+        ("zaměstnanec si bral peníze z pokladny", "40/2009 Sb.", "domain:zpronevera"),
+        ("zemřel táta, který měl byt v nájmu, můžu tam bydlet dál", "89/2012 Sb.", "domain:najem"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
