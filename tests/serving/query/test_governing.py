@@ -637,6 +637,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("uhodil jsem útočníka když mě napadl", "40/2009 Sb.", "domain:nutna-obrana"),
         ("zaměstnanec si bral peníze z pokladny", "40/2009 Sb.", "domain:zpronevera"),
         ("zemřel táta, který měl byt v nájmu, můžu tam bydlet dál", "89/2012 Sb.", "domain:najem"),
+        ("v obchodě mi nechtějí uznat reklamaci bot", "89/2012 Sb.", "domain:prodej-zbozi-v-obchode"),
+        ("reklamace telefonu po roce", "89/2012 Sb.", "domain:prodej-zbozi-v-obchode"),
+        ("prodloužená záruka na pračku", "89/2012 Sb.", "domain:kupni-smlouva"),  # a guarantee for quality
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
