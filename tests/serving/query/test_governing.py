@@ -640,6 +640,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("v obchodě mi nechtějí uznat reklamaci bot", "89/2012 Sb.", "domain:prodej-zbozi-v-obchode"),
         ("reklamace telefonu po roce", "89/2012 Sb.", "domain:prodej-zbozi-v-obchode"),
         ("prodloužená záruka na pračku", "89/2012 Sb.", "domain:kupni-smlouva"),  # a guarantee for quality
+        ("chci si koupit pistoli na ochranu", "90/2024 Sb.", "domain:zbrane"),
+        ("dostal jsem pokutu za parkování na místě pro invalidy", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("potřebuju povolení na pokácení stromu na své zahradě", "114/1992 Sb.", "domain:ochrana-prirody"),
+        ("soused mi pokácel strom na mém pozemku", "89/2012 Sb.", "domain:sousedska-prava"),  # no permit asked
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
