@@ -45,7 +45,7 @@ from serving.ranking.decision_rules import (
 )
 from serving.ranking.filters import SearchFilters
 from serving.ranking.fusion import LEARNED_CANDIDATES, LearnedFusion, SubqueryFusion, first_of_each, rerank_order
-from serving.ranking.governing_part import with_part_slot
+from serving.ranking.governing_part import with_part_kept, with_part_slot
 from serving.ranking.hits import Hit, SearchResult
 from serving.ranking.lay_stage import LayFusion
 from serving.ranking.layers import LayerIndex, layer_of
@@ -241,6 +241,8 @@ class SearchFlow(BoardDocuments):
             )
         if filtered is None:  # ... or on one decision among both lists' first passages
             fused = with_agreed_decision_slot(fused, bm25_list, dense_list, doc_of, is_decision, main.own)
+        if any(act.sections for act in governing):  # ... unless they took the part's place among the first
+            fused = with_part_kept(fused, main.signals.rankings.get("governing") or [], main.signals.part)
         case_law = False
         if found.case_law:  # asked for case law by name: the decisions' passages first, nothing left out
             fused, case_law = with_decisions_first(fused, is_decision, main.own)

@@ -59,6 +59,24 @@ def with_part_slot(fused: list[tuple], governing: list[int], part: set[int], slo
     return placed_at(fused, governing[0], slot, "part", ["governing"])
 
 
+# After the decision rules (serving.ranking.decision_rules), which may put ten decisions' passages first: the part
+# keeps a place among the first PART_KEPT_DEPTH. Citizen questions probed with a held act routed to a § span (403;
+# not an evaluation set): the part's first passage out of the first ten 13 -> 6 (an employee taking from the till,
+# TZ § 206, had ten decisions on embezzlement first), at 4 or lower 5 -> 4; those at 3 stay (a decision's slot at 2
+# stands). Dev: one code question 11 -> 12, nothing else moved.
+PART_KEPT_DEPTH = 3
+
+
+def with_part_kept(
+    fused: list[tuple], governing: list[int], part: set[int], depth: int = PART_KEPT_DEPTH
+) -> list[tuple]:
+    """``fused`` with the part's slot (:func:`with_part_slot`) again when no passage of ``part`` stands among its
+    first ``depth``; one that does keeps its place."""
+    if any(item in part for item, _, _ in fused[:depth]):
+        return fused
+    return with_part_slot(fused, governing, part)
+
+
 def heading_lines(section: dict) -> list[str]:
     """A section's (layer 2) heading: its path, the division lines its text opens with ("HLAVA II", "Vymezení
     některých pojmů") and the provision's designation with its printed heading ("§ 205", "Krádež"); the wording

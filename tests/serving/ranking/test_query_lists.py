@@ -10,7 +10,13 @@ import pytest
 from serving.query.analyze import understand
 from serving.ranking.decision_rules import decisions_agreed
 from serving.ranking.fusion import rrf_fuse, rrf_fuse_head
-from serving.ranking.governing_part import SMALL_PART_PASSAGES, heading_lines, small_part_in_order, with_part_slot
+from serving.ranking.governing_part import (
+    SMALL_PART_PASSAGES,
+    heading_lines,
+    small_part_in_order,
+    with_part_kept,
+    with_part_slot,
+)
 from serving.ranking.query_lists import ACTS_WEIGHTS, CANDIDATES, QueryLists
 from serving.ranking.search import Searcher
 from tests.support.bundle import EMBEDDER, base_docs, build_bundle, ns_decision_docs
@@ -192,6 +198,25 @@ def test_the_first_passage_of_the_questions_part_stands_at_rank_two(governing, p
     assert len(moved) == (order != [1, 2, 3, 4, 5])
     if order[1] == 5:
         assert moved == [["part", "governing"]]  # the lists it came from stay named
+
+
+DECISIONS_FIRST = [(item, 0.1 - item / 100, ["decision_lead", "bm25"]) for item in range(1, 11)] + [
+    (11, 0.001, ["governing"])
+]
+
+
+@pytest.mark.parametrize(
+    ("fused", "part", "order"),
+    [
+        (DECISIONS_FIRST, {11}, [1, 11, *range(2, 11)]),  # ten decisions led: the part is back at rank 2
+        (PART_FUSED, {3}, [1, 2, 3, 4, 5]),  # the part stands at rank 3: a decision's slot at 2 stays
+        (PART_FUSED, {5}, [1, 5, 2, 3, 4]),  # at rank 5: it takes rank 2
+        (DECISIONS_FIRST, set(), [*range(1, 12)]),  # no part
+    ],
+)
+def test_the_part_keeps_a_place_among_the_first_three_after_the_decision_rules(fused, part, order):
+    governing = sorted(part)
+    assert [item for item, _, _ in with_part_kept(fused, governing, part)] == order
 
 
 @pytest.mark.parametrize(
