@@ -405,9 +405,15 @@ class QueryLists(GoverningPart):
         if acts is not None:
             # the governing act's passages lead, those in the part dealing with the question's area first
             within = part if part is not None else acts
-            rankings["governing"] = self.bm25_ranking(
-                text, n=n, allowed=within if allowed is None else within & allowed, expansion=expansion
-            ) or small_part_in_order(part, allowed)  # the words match nothing there: the graph's part still leads
+            within = within if allowed is None else within & allowed
+            governing_list = self.bm25_ranking(text, n=n, allowed=within, expansion=expansion)
+            if not governing_list and part is not None:
+                # the words match nothing there: the graph's part still leads, a small one in the code's order, a
+                # larger one by its passages' nearness to the question ("nad námi dupou děti": the nuisances' §§)
+                governing_list = small_part_in_order(part, allowed) or (
+                    self.dense_pending(dense_query, n=n, allowed=within, layer=index).result()[0] if dense else []
+                )
+            rankings["governing"] = governing_list
             weights["governing"] = GOVERNING_WEIGHT
             signals.governing = {act.citation for act in governing}
             signals.part = set(np.flatnonzero(part).tolist()) if part is not None else set()

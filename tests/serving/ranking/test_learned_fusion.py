@@ -219,3 +219,48 @@ def test_default_beats_bm25_and_dense_alone_in_mrr(question_set):
     result = evaluate(searcher, questions, variants=("bm25", "dense", "default"))
     mrr = {variant: data["overall"]["mrr"] for variant, data in result["variants"].items()}
     assert mrr["default"] > mrr["bm25"] and mrr["default"] > mrr["dense"], mrr
+
+
+def test_a_part_whose_words_match_nothing_still_leads_by_nearness(tmp_path):
+    """Neighbours stamping overhead: the domain graph routes it to the civil code's nuisances (OZ §§ 1013-1028),
+    whose passages share no word with the question; the part is too large to stand whole in the code's order, so its
+    passages nearest the question take its slot, ahead of decisions repeating the question's words."""
+    from serving.ranking.search import Searcher
+    from tests.support.bundle import EMBEDDER, build_bundle
+
+    code_pages = [
+        f"§ {number}\nVlastník pozemku a soused: ustanovení číslo {number} o užívání věci."
+        for number in range(1005, 1031)
+    ]
+    decisions = [
+        {
+            "doc_id": f"decision-{number}",
+            "title": f"Rozhodnutí {number}",
+            "source": "nsoud",
+            "url": f"d{number}",
+            "citation": None,
+            "doc_type": "decision",
+            "published": "2025-01-01",
+            "pages": [f"Svědek uvedl, že nad námi dupou děti a dupou i v noci, případ {number}."],
+        }
+        for number in range(12)
+    ]
+    docs = [
+        {
+            "doc_id": "/eli/cz/sb/2012/89",
+            "title": "Občanský zákoník",
+            "source": "esbirka",
+            "url": "u1",
+            "citation": "89/2012 Sb.",
+            "doc_type": "law",
+            "published": "2012-03-22",
+            "pages": code_pages,
+        },
+        *decisions,
+    ]
+    searcher = Searcher.latest(build_bundle(tmp_path / "bundles", docs).parent, embedder=EMBEDDER)
+    details: dict = {}
+    hits = searcher.search("nad námi dupou děti", k=5, details=details)
+    assert [(g["citation"], g["area"]) for g in details["governing"]][:1] == [("89/2012 Sb.", "domain:sousedska-prava")]
+    part = [h for h in hits[:3] if h.citation == "89/2012 Sb." and "governing" in h.lists]
+    assert part and 1013 <= int(part[0].section.rsplit("§ ", 1)[-1]) <= 1028
