@@ -644,6 +644,12 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("dostal jsem pokutu za parkování na místě pro invalidy", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("potřebuju povolení na pokácení stromu na své zahradě", "114/1992 Sb.", "domain:ochrana-prirody"),
         ("soused mi pokácel strom na mém pozemku", "89/2012 Sb.", "domain:sousedska-prava"),  # no permit asked
+        ("banka mi strhla poplatek, který jsem neodsouhlasil", "370/2017 Sb.", "domain:platebni-styk"),
+        ("ztratil jsem kartu a někdo z ní platil", "370/2017 Sb.", "domain:platebni-styk"),
+        ("kdo může vypnout elektřinu za neplacení", "458/2000 Sb.", "domain:energetika"),
+        ("podepsal jsem smlouvu na ulici s prodejcem energií", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("chci udělat ze sklepa byt, potřebuju povolení", "283/2021 Sb.", "domain:stavebni-rizeni"),
+        ("schůze vlastníků rozhodla bez nás", "89/2012 Sb.", "domain:bytove-spoluvlastnictvi"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
