@@ -650,6 +650,12 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("podepsal jsem smlouvu na ulici s prodejcem energií", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
         ("chci udělat ze sklepa byt, potřebuju povolení", "283/2021 Sb.", "domain:stavebni-rizeni"),
         ("schůze vlastníků rozhodla bez nás", "89/2012 Sb.", "domain:bytove-spoluvlastnictvi"),
+        ("syn si vzal půjčku a teď chtějí peníze po mně", "89/2012 Sb.", "domain:zapujcka"),  # no fraud
+        ("jak dlouho musím užívat cizí pozemek abych ho vydržel", "89/2012 Sb.", "domain:vydrzeni"),
+        ("lékař mi neřekl o rizicích operace", "372/2011 Sb.", "domain:zdravotni-sluzby"),
+        ("firma mi poslala zboží, které jsem neobjednal", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("malíř nedodržel termín, můžu odstoupit", "89/2012 Sb.", "domain:dilo"),
+        ("můžu zastavit šperky v zastavárně", "89/2012 Sb.", "domain:zastavni-pravo"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
