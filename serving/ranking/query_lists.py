@@ -46,7 +46,9 @@ NOT_NAMES = frozenset(
 )  # capitalised by custom, naming nothing particular (the currency, typed plainly too)
 # The state's own name, capitalised by custom: "občanem České republiky" asks about the law every citizen lives
 # under, not about something particular.
-STATE_NAME_RE = re.compile(r"\b[ČčCc]esk(?:á|a|é|e|ou|ý|y)\s+[Rr]epublik(?:a|y|u|ou|e|ách|ami)?\b")
+STATE_NAME_RE = re.compile(
+    r"\b[ČčCc]esk(?:á|a|é|e|ou|ý|y)\s+[Rr]epublik(?:a|y|u|ou|e|ách|ami)?\b|\b[ČC]esk(?:o|u|em)\b"
+)
 
 
 def names_something(query: str) -> bool:

@@ -173,6 +173,9 @@ def test_an_amending_act_never_governs_and_nothing_is_named_for_a_vague_question
         ("zaplatil jsem 500 Kc za psa", False),
         ("Bydlím v Kadani. Kdo opravuje silnice?", True),
         ("jak se stát občanem České republiky", False),  # the state's name, capitalised by custom
+        ("jak získat občanství v Česku", False),
+        ("Česká pošta ztratila balík", False),  # an opening capital
+        ("balík mi ztratila Česká pošta", True),  # the post office is named
         ("volby do Poslanecké sněmovny České republiky", True),  # the chamber is named
         ("občan Ceske republiky v Kadani", True),
     ],
