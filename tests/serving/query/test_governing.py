@@ -659,6 +659,16 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("firma mi poslala zboží, které jsem neobjednal", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
         ("malíř nedodržel termín, můžu odstoupit", "89/2012 Sb.", "domain:dilo"),
         ("můžu zastavit šperky v zastavárně", "89/2012 Sb.", "domain:zastavni-pravo"),
+        ("ségra mi dluží prachy a nevrací je", "89/2012 Sb.", "domain:zapujcka"),  # slang: "prachy", "děcka"
+        ("bejvalka mi nedovolí vídat děcka", "89/2012 Sb.", "domain:rodinne-pravo"),
+        ("kámoš mi naboural káru", "89/2012 Sb.", "domain:nahrada-skody"),
+        ("soused mi ukrad kolo", "40/2009 Sb.", "domain:kradez"),  # a clipped "ukradl", not stolen goods bought
+        ("chci se rozvíst co pro to musím udělat", "89/2012 Sb.", "domain:manzelstvi"),
+        ("učitel mi fyzicky ublížil", "40/2009 Sb.", "domain:ublizeni-na-zdravi"),
+        ("řídil jsem bez papírů", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("kde si stěžovat na policajta", "273/2008 Sb.", "domain:policie"),
+        ("vyhodili mě z nájmu během zimy", "89/2012 Sb.", "domain:najem"),
+        ("soused chová prasata a smrdí to", "89/2012 Sb.", "domain:sousedska-prava"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
