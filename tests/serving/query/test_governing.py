@@ -669,6 +669,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kde si stěžovat na policajta", "273/2008 Sb.", "domain:policie"),
         ("vyhodili mě z nájmu během zimy", "89/2012 Sb.", "domain:najem"),
         ("soused chová prasata a smrdí to", "89/2012 Sb.", "domain:sousedska-prava"),
+        ("zubař chce peníze za plombu", "48/1997 Sb.", "domain:zdravotni-pojisteni"),  # a filling, not a land mark
+        ("syn propadl, může opakovat ročník", "561/2004 Sb.", "domain:skolstvi"),
+        ("chci pracovat z domova, může mi to šéf zakázat", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("sanitka přijela pozdě", "372/2011 Sb.", "domain:zdravotni-sluzby"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
