@@ -673,6 +673,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("syn propadl, může opakovat ročník", "561/2004 Sb.", "domain:skolstvi"),
         ("chci pracovat z domova, může mi to šéf zakázat", "262/2006 Sb.", "domain:pracovni-pravo"),
         ("sanitka přijela pozdě", "372/2011 Sb.", "domain:zdravotni-sluzby"),
+        ("falešně mě obvinili z krádeže", "40/2009 Sb.", "domain:krive-obvineni"),  # accused, not a thief
+        ("kamarád mě udal na policii za něco co jsem neudělal", "40/2009 Sb.", "domain:krive-obvineni"),
+        ("zaplatil jsem zálohu na byt a majitel zmizel", "40/2009 Sb.", "domain:podvod"),
+        ("podepsal jsem něco na ulici a teď mi chodí faktury", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -720,6 +724,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("otevřít obchod v neděli zákaz", "455/1991 Sb."),  # shops' Sunday hours are another act's
         ("firma chce restrukturalizaci a ja jsem veritel", "182/2006 Sb."),  # preventive restructuring's own act
         ("prezident odmita jmenovat ministra", "236/1995 Sb."),  # an appointment, not a minister's pay
+        ("dostal jsem pokutu za něco co jsem neudělal", "40/2009 Sb."),  # a fine disputed, no false accusation
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
