@@ -677,6 +677,22 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kamarád mě udal na policii za něco co jsem neudělal", "40/2009 Sb.", "domain:krive-obvineni"),
         ("zaplatil jsem zálohu na byt a majitel zmizel", "40/2009 Sb.", "domain:podvod"),
         ("podepsal jsem něco na ulici a teď mi chodí faktury", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("šéf mi čte e-maily v práci", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("soused mi zaplavil byt", "89/2012 Sb.", "domain:nahrada-skody"),
+        ("mohu si nahrát hovor s úřednicí", "89/2012 Sb.", "domain:ochrana-osobnosti"),
+        ("fotka mého dítěte na facebooku školy", "89/2012 Sb.", "domain:ochrana-osobnosti"),
+        ("vymáhá po mně dluh inkasní firma po deseti letech", "89/2012 Sb.", "domain:promlceni"),
+        ("kolik zaplatím na sociálním jako živnostník", "589/1992 Sb.", "domain:pojistne-socialni"),
+        ("kolik zaplatím na zdravotním jako živnostník", "592/1992 Sb.", "domain:pojistne-zdravotni"),
+        ("sousedova stavba mi stíní", "89/2012 Sb.", "domain:sousedska-prava"),
+        ("jak získat občanku pro dítě", "269/2021 Sb.", "domain:obcanske-prukazy"),
+        ("dítě bez souhlasu otce do zahraničí", "89/2012 Sb.", "domain:rodinne-pravo"),
+        ("dostal jsem výzvu k podání vysvětlení", "273/2008 Sb.", "domain:policie"),
+        ("policie mě zastavila a chtěla test na drogy", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("kamarád mi nevrátil auto", "89/2012 Sb.", "domain:vypujcka"),
+        ("vlak nejel a nestihl jsem práci", "nařízení (EU) 2021/782", "domain:prava-cestujicich-v-zeleznicni-doprave"),
+        ("hotel neodpovídal popisu", "89/2012 Sb.", "domain:najem"),
+        ("práce v noci pro mladistvého", "262/2006 Sb.", "domain:pracovni-pravo"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -725,6 +741,8 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("firma chce restrukturalizaci a ja jsem veritel", "182/2006 Sb."),  # preventive restructuring's own act
         ("prezident odmita jmenovat ministra", "236/1995 Sb."),  # an appointment, not a minister's pay
         ("dostal jsem pokutu za něco co jsem neudělal", "40/2009 Sb."),  # a fine disputed, no false accusation
+        ("partner mi čte e-maily", "262/2006 Sb."),  # a partner reading one's mail is no employer
+        ("kolik zaplatím na zdravotním jako živnostník", "589/1992 Sb."),  # health premiums, not social security's
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
