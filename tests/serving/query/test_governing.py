@@ -693,6 +693,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("vlak nejel a nestihl jsem práci", "nařízení (EU) 2021/782", "domain:prava-cestujicich-v-zeleznicni-doprave"),
         ("hotel neodpovídal popisu", "89/2012 Sb.", "domain:najem"),
         ("práce v noci pro mladistvého", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("exekuce na duchod kolik mi nechaji", "120/2001 Sb.", "domain:exekuce"),
+        ("prodej pozemku dan po 5 letech", "586/1992 Sb.", "domain:dane-z-prijmu"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -743,6 +745,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("dostal jsem pokutu za něco co jsem neudělal", "40/2009 Sb."),  # a fine disputed, no false accusation
         ("partner mi čte e-maily", "262/2006 Sb."),  # a partner reading one's mail is no employer
         ("kolik zaplatím na zdravotním jako živnostník", "589/1992 Sb."),  # health premiums, not social security's
+        ("kdy platit daň z pozemku", "586/1992 Sb."),  # the land's own tax, not the income from selling it
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
