@@ -93,9 +93,10 @@ def run_nightly(settings: Settings, log_file: Path | None = None, tracebacks: bo
     run_config = {"loggers": {"console": {"config": {"log_level": os.environ.get("MENDEL_LOG_LEVEL", "INFO")}}}}
     sigterm = signal.getsignal(signal.SIGTERM)
     try:
-        return job.execute_in_process(
-            run_config=run_config, instance=DagsterInstance.get(), raise_on_error=False, tags=workspace_run_tags()
-        )
+        with DagsterInstance.get() as instance:  # disposed: its storage's connections close before the process ends
+            return job.execute_in_process(
+                run_config=run_config, instance=instance, raise_on_error=False, tags=workspace_run_tags()
+            )
     finally:  # Dagster maps SIGTERM to SIGINT's handler for the run and leaves it so (ignored under nohup)
         signal.signal(signal.SIGTERM, sigterm)
 
@@ -158,7 +159,8 @@ def cmd_run(args) -> int:
             summary = summarize(result)
             from dagster import DagsterInstance
 
-            summary["step_seconds"] = step_wall_times(DagsterInstance.get(), result.run_id)
+            with DagsterInstance.get() as instance:
+                summary["step_seconds"] = step_wall_times(instance, result.run_id)
     except Exception as exc:  # the services or the instance failed: no run to summarise
         if args.traceback:
             raise

@@ -197,15 +197,17 @@ def nightly(tmp_path_factory, pg_server_url, mirror):
 
     home = tmp_path_factory.mktemp("home")
     database_url = db.create_database(pg_server_url, f"nightly_{uuid.uuid4().hex[:8]}")
-    instance = DagsterInstance.ephemeral()
-    result = run_nightly(home, database_url, mirror.base_url, instance)
-    return {
-        "home": home,
-        "database_url": database_url,
-        "mirror_url": mirror.base_url,
-        "result": result,
-        "instance": instance,
-    }
+    # disposed at the session's end: an ephemeral instance holds a connection to its in-memory SQLite, which the
+    # interpreter's exit otherwise closes first ("Cannot operate on a closed database" from SQLAlchemy's pool)
+    with DagsterInstance.ephemeral() as instance:
+        result = run_nightly(home, database_url, mirror.base_url, instance)
+        yield {
+            "home": home,
+            "database_url": database_url,
+            "mirror_url": mirror.base_url,
+            "result": result,
+            "instance": instance,
+        }
 
 
 @pytest.fixture

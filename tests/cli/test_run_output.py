@@ -17,11 +17,12 @@ def run(assets, checks=(), log_file=None, tracebacks=False):
     defs = dg.Definitions(
         assets=assets, asset_checks=list(checks), jobs=[job], loggers=run_loggers(log_file, tracebacks)
     )
-    return defs.resolve_job_def("nightly").execute_in_process(
-        run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
-        raise_on_error=False,
-        instance=dg.DagsterInstance.ephemeral(),
-    )
+    with dg.DagsterInstance.ephemeral() as instance:  # disposed: an undisposed one's SQLite is closed at exit first
+        return defs.resolve_job_def("nightly").execute_in_process(
+            run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
+            raise_on_error=False,
+            instance=instance,
+        )
 
 
 @dg.asset
@@ -180,11 +181,12 @@ def test_the_console_of_a_failed_run_ends_in_one_line(case, tmp_path, monkeypatc
     def nightly(settings, log_file, tracebacks=False):
         job = dg.define_asset_job("nightly", selection=dg.AssetSelection.all())
         defs = dg.Definitions(assets=assets, asset_checks=checks, jobs=[job], loggers=run_loggers(log_file, tracebacks))
-        return defs.resolve_job_def("nightly").execute_in_process(
-            run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
-            raise_on_error=False,
-            instance=dg.DagsterInstance.get(),
-        )
+        with dg.DagsterInstance.get() as instance:
+            return defs.resolve_job_def("nightly").execute_in_process(
+                run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
+                raise_on_error=False,
+                instance=instance,
+            )
 
     monkeypatch.setattr(main, "run_nightly", nightly)
     assert main.cmd_run(types.SimpleNamespace(traceback=False, query="q")) == 1
