@@ -695,6 +695,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("práce v noci pro mladistvého", "262/2006 Sb.", "domain:pracovni-pravo"),
         ("exekuce na duchod kolik mi nechaji", "120/2001 Sb.", "domain:exekuce"),
         ("prodej pozemku dan po 5 letech", "586/1992 Sb.", "domain:dane-z-prijmu"),
+        ("učitel dal dítěti pětku nespravedlivě", "561/2004 Sb.", "domain:skolstvi"),
+        ("nesouhlasím se známkou na vysvědčení", "561/2004 Sb.", "domain:skolstvi"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -746,6 +748,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("partner mi čte e-maily", "262/2006 Sb."),  # a partner reading one's mail is no employer
         ("kolik zaplatím na zdravotním jako živnostník", "589/1992 Sb."),  # health premiums, not social security's
         ("kdy platit daň z pozemku", "586/1992 Sb."),  # the land's own tax, not the income from selling it
+        ("konkurent používá naši ochrannou známku", "561/2004 Sb."),  # a trade mark, not a school's mark
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
