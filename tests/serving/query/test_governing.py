@@ -697,6 +697,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("prodej pozemku dan po 5 letech", "586/1992 Sb.", "domain:dane-z-prijmu"),
         ("učitel dal dítěti pětku nespravedlivě", "561/2004 Sb.", "domain:skolstvi"),
         ("nesouhlasím se známkou na vysvědčení", "561/2004 Sb.", "domain:skolstvi"),
+        ("účet pro dítě kdo s ním disponuje", "89/2012 Sb.", "domain:rodinne-pravo"),
+        ("banka nechce vydat peníze z účtu zemřelé matky", "89/2012 Sb.", "domain:dedicke-pravo"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
