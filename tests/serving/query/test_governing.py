@@ -699,6 +699,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("nesouhlasím se známkou na vysvědčení", "561/2004 Sb.", "domain:skolstvi"),
         ("účet pro dítě kdo s ním disponuje", "89/2012 Sb.", "domain:rodinne-pravo"),
         ("banka nechce vydat peníze z účtu zemřelé matky", "89/2012 Sb.", "domain:dedicke-pravo"),
+        ("soused vylil barvu na moje auto", "40/2009 Sb.", "domain:poskozeni-cizi-veci"),
+        ("tatínek má alzheimera a podepsal smlouvu o půjčce", "89/2012 Sb.", "domain:svepravnost-a-opatrovnictvi"),
+        ("bývalá manželka nepouští děti k otci", "89/2012 Sb.", "domain:styk-s-ditetem"),
+        ("otec se o děti nestará a chci mu omezit rodičovská práva", "89/2012 Sb.", "domain:rodinne-pravo"),
+        ("dcera utekla z domova", "359/1999 Sb.", "domain:socialne-pravni-ochrana-deti"),
+        ("zaměstnavatel mi strhl ze mzdy škodu na autě", "262/2006 Sb.", "domain:odpovednost-zamestnance"),
+        ("včely souseda mě bodají", "89/2012 Sb.", "domain:sousedska-prava"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -751,6 +758,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("kolik zaplatím na zdravotním jako živnostník", "589/1992 Sb."),  # health premiums, not social security's
         ("kdy platit daň z pozemku", "586/1992 Sb."),  # the land's own tax, not the income from selling it
         ("konkurent používá naši ochrannou známku", "561/2004 Sb."),  # a trade mark, not a school's mark
+        ("otec se o děti nestará a chci mu omezit rodičovská práva", "117/1995 Sb."),  # parents' rights, no benefit
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
