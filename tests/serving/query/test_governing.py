@@ -706,6 +706,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("dcera utekla z domova", "359/1999 Sb.", "domain:socialne-pravni-ochrana-deti"),
         ("zaměstnavatel mi strhl ze mzdy škodu na autě", "262/2006 Sb.", "domain:odpovednost-zamestnance"),
         ("včely souseda mě bodají", "89/2012 Sb.", "domain:sousedska-prava"),
+        ("nezaplatili mi vyplatu uz dva mesice", "262/2006 Sb.", "domain:odmenovani"),
+        ("nemam kde bydlet co mam delat", "175/2025 Sb.", "domain:podpora-bydleni"),
+        ("socialni byt jak ho ziskat", "175/2025 Sb.", "domain:podpora-bydleni"),
+        ("zmena pohlavi v dokladech", "301/2000 Sb.", "domain:matriky-jmeno"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
