@@ -710,6 +710,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("nemam kde bydlet co mam delat", "175/2025 Sb.", "domain:podpora-bydleni"),
         ("socialni byt jak ho ziskat", "175/2025 Sb.", "domain:podpora-bydleni"),
         ("zmena pohlavi v dokladech", "301/2000 Sb.", "domain:matriky-jmeno"),
+        ("koupil jsem kurz online a chci odstoupit", "89/2012 Sb.", "domain:digitalni-obsah"),
+        ("Netflix zvýšil cenu bez souhlasu", "89/2012 Sb.", "domain:digitalni-obsah"),
+        ("aplikace mi strhla peníze za hru dítěte", "89/2012 Sb.", "domain:digitalni-obsah"),
+        ("moje data unikla z e-shopu", "nařízení (EU) 2016/679", "domain:ochrana-osobnich-udaju"),
+        ("chci aby firma smazala moje údaje", "nařízení (EU) 2016/679", "domain:ochrana-osobnich-udaju"),
+        ("zaměstnavatel chce otisky prstů", "nařízení (EU) 2016/679", "domain:ochrana-osobnich-udaju"),
+        ("obec zveřejnila moje jméno na webu", "nařízení (EU) 2016/679", "domain:ochrana-osobnich-udaju"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
