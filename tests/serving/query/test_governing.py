@@ -717,6 +717,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("chci aby firma smazala moje údaje", "nařízení (EU) 2016/679", "domain:ochrana-osobnich-udaju"),
         ("zaměstnavatel chce otisky prstů", "nařízení (EU) 2016/679", "domain:ochrana-osobnich-udaju"),
         ("obec zveřejnila moje jméno na webu", "nařízení (EU) 2016/679", "domain:ochrana-osobnich-udaju"),
+        ("asistent pedagoga pro dítě s autismem", "561/2004 Sb.", "domain:skolstvi"),
+        ("čekací doba na operaci kyčle", "48/1997 Sb.", "domain:zdravotni-pojisteni"),
+        ("domácí péče o rodiče volno z práce", "187/2006 Sb.", "domain:nemocenske-pojisteni"),
+        ("dříve vyslovené přání", "372/2011 Sb.", "domain:zdravotni-sluzby"),
+        ("pitva bez souhlasu rodiny", "372/2011 Sb.", "domain:zdravotni-sluzby"),
+        ("zdravotní záznamy po smrti otce", "372/2011 Sb.", "domain:zdravotni-sluzby"),
+        ("dítě nevzali do školky kvůli očkování", "258/2000 Sb.", "domain:ochrana-verejneho-zdravi"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -770,6 +777,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("kdy platit daň z pozemku", "586/1992 Sb."),  # the land's own tax, not the income from selling it
         ("konkurent používá naši ochrannou známku", "561/2004 Sb."),  # a trade mark, not a school's mark
         ("otec se o děti nestará a chci mu omezit rodičovská práva", "117/1995 Sb."),  # parents' rights, no benefit
+        ("domácí péče o rodiče volno z práce", "166/1999 Sb."),  # a parent's care, not a vet's
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
