@@ -724,6 +724,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("pitva bez souhlasu rodiny", "372/2011 Sb.", "domain:zdravotni-sluzby"),
         ("zdravotní záznamy po smrti otce", "372/2011 Sb.", "domain:zdravotni-sluzby"),
         ("dítě nevzali do školky kvůli očkování", "258/2000 Sb.", "domain:ochrana-verejneho-zdravi"),
+        ("srazil jsem srnu co dělat", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("nehoda bez policie záznam", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("viník nehody nemá pojištění", "30/2024 Sb.", "domain:povinne-ruceni"),
+        ("výlet ze školy úraz kdo platí", "561/2004 Sb.", "domain:skolstvi"),
+        ("fitko nechce vrátit peníze", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
