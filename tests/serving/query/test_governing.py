@@ -729,6 +729,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("viník nehody nemá pojištění", "30/2024 Sb.", "domain:povinne-ruceni"),
         ("výlet ze školy úraz kdo platí", "561/2004 Sb.", "domain:skolstvi"),
         ("fitko nechce vrátit peníze", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("soused mi zazdil okno", "89/2012 Sb.", "domain:sousedska-prava"),
+        ("bratr bydlí v domě po rodičích a nic neplatí", "89/2012 Sb.", "domain:spoluvlastnictvi"),
+        ("správce domu nedodal vyúčtování", "67/2013 Sb.", "domain:sluzby-bytu"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
