@@ -732,6 +732,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("soused mi zazdil okno", "89/2012 Sb.", "domain:sousedska-prava"),
         ("bratr bydlí v domě po rodičích a nic neplatí", "89/2012 Sb.", "domain:spoluvlastnictvi"),
         ("správce domu nedodal vyúčtování", "67/2013 Sb.", "domain:sluzby-bytu"),
+        ("podmínka a další přestupek co hrozí", "40/2009 Sb.", "domain:podminene-odsouzeni"),
+        ("zahlazení odsouzení po kolika letech", "269/1994 Sb.", "domain:rejstrik-trestu"),
+        ("prohlídka domu bez povolení", "141/1961 Sb.", "domain:trestni-rizeni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
