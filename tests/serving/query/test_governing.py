@@ -735,6 +735,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("podmínka a další přestupek co hrozí", "40/2009 Sb.", "domain:podminene-odsouzeni"),
         ("zahlazení odsouzení po kolika letech", "269/1994 Sb.", "domain:rejstrik-trestu"),
         ("prohlídka domu bez povolení", "141/1961 Sb.", "domain:trestni-rizeni"),
+        ("odběratel nezaplatil fakturu co dělat", "89/2012 Sb.", "domain:prodleni"),
+        ("ústní smlouva je platná", "89/2012 Sb.", "domain:obcanske-pravo"),
+        ("firemní auto soukromé použití daň", "586/1992 Sb.", "domain:dane-z-prijmu"),
+        ("benefity zaměstnanců daňově", "586/1992 Sb.", "domain:dane-z-prijmu"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -789,6 +793,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("konkurent používá naši ochrannou známku", "561/2004 Sb."),  # a trade mark, not a school's mark
         ("otec se o děti nestará a chci mu omezit rodičovská práva", "117/1995 Sb."),  # parents' rights, no benefit
         ("domácí péče o rodiče volno z práce", "166/1999 Sb."),  # a parent's care, not a vet's
+        ("odběratel nezaplatil fakturu co dělat", "235/2004 Sb."),  # an unpaid invoice is a debt, not VAT
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
