@@ -739,6 +739,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("ústní smlouva je platná", "89/2012 Sb.", "domain:obcanske-pravo"),
         ("firemní auto soukromé použití daň", "586/1992 Sb.", "domain:dane-z-prijmu"),
         ("benefity zaměstnanců daňově", "586/1992 Sb.", "domain:dane-z-prijmu"),
+        ("OSVC vedlejsi cinnost limit", "589/1992 Sb.", "domain:pojistne-socialni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
