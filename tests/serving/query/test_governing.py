@@ -740,6 +740,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("firemní auto soukromé použití daň", "586/1992 Sb.", "domain:dane-z-prijmu"),
         ("benefity zaměstnanců daňově", "586/1992 Sb.", "domain:dane-z-prijmu"),
         ("OSVC vedlejsi cinnost limit", "589/1992 Sb.", "domain:pojistne-socialni"),
+        ("ztratil jsem klíče od nájmu kdo platí výměnu zámku", "89/2012 Sb.", "domain:najem"),
+        ("dal jsem zálohu na štěně a chovatel ho prodal jinému", "89/2012 Sb.", "domain:kupni-smlouva"),
+        ("pes utekl a způsobil nehodu", "89/2012 Sb.", "domain:nahrada-skody"),
+        ("musím mít psa očipovaného", "166/1999 Sb.", "domain:veterinarni-pece"),
+        ("prodej auta daň", "586/1992 Sb.", "domain:dane-z-prijmu"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -795,6 +800,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("otec se o děti nestará a chci mu omezit rodičovská práva", "117/1995 Sb."),  # parents' rights, no benefit
         ("domácí péče o rodiče volno z práce", "166/1999 Sb."),  # a parent's care, not a vet's
         ("odběratel nezaplatil fakturu co dělat", "235/2004 Sb."),  # an unpaid invoice is a debt, not VAT
+        ("soutěž na facebooku podmínky", "40/2009 Sb."),  # a contest's terms, not a suspended sentence
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
