@@ -745,6 +745,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("pes utekl a způsobil nehodu", "89/2012 Sb.", "domain:nahrada-skody"),
         ("musím mít psa očipovaného", "166/1999 Sb.", "domain:veterinarni-pece"),
         ("prodej auta daň", "586/1992 Sb.", "domain:dane-z-prijmu"),
+        ("dodavatel poslední instance cena", "458/2000 Sb.", "domain:energetika"),
+        ("zálohy na elektřinu zvýšili bez oznámení", "458/2000 Sb.", "domain:energetika"),
+        ("sucho zákaz zalévání z vodovodu", "254/2001 Sb.", "domain:vodni-pravo"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
