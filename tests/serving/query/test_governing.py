@@ -748,6 +748,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("dodavatel poslední instance cena", "458/2000 Sb.", "domain:energetika"),
         ("zálohy na elektřinu zvýšili bez oznámení", "458/2000 Sb.", "domain:energetika"),
         ("sucho zákaz zalévání z vodovodu", "254/2001 Sb.", "domain:vodni-pravo"),
+        ("soud rozhodl bez mé přítomnosti", "99/1963 Sb.", "domain:civilni-proces"),
+        ("soudce je podjatý námitka", "99/1963 Sb.", "domain:civilni-proces"),
+        ("smír u soudu", "99/1963 Sb.", "domain:civilni-proces"),
+        ("exekutor si účtuje vysoké náklady", "120/2001 Sb.", "domain:exekuce"),
+        ("nečinnost soudu průtahy stížnost", "6/2002 Sb.", "domain:soudnictvi"),
+        ("odškodnění za nezákonnou vazbu", "82/1998 Sb.", "domain:odpovednost-statu"),
+        ("stát mi způsobil škodu nesprávným úředním postupem", "82/1998 Sb.", "domain:odpovednost-statu"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
