@@ -755,6 +755,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("nečinnost soudu průtahy stížnost", "6/2002 Sb.", "domain:soudnictvi"),
         ("odškodnění za nezákonnou vazbu", "82/1998 Sb.", "domain:odpovednost-statu"),
         ("stát mi způsobil škodu nesprávným úředním postupem", "82/1998 Sb.", "domain:odpovednost-statu"),
+        ("obec odmítla zveřejnit smlouvu", "340/2015 Sb.", "domain:registr-smluv"),
+        ("zápis ze zastupitelstva nezveřejnili", "128/2000 Sb.", "domain:obecni-samosprava"),
+        ("hluk z dálnice protihlukové opatření", "258/2000 Sb.", "domain:ochrana-verejneho-zdravi"),
+        ("obec chce prodat školu", "128/2000 Sb.", "domain:obecni-samosprava"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -811,6 +815,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("domácí péče o rodiče volno z práce", "166/1999 Sb."),  # a parent's care, not a vet's
         ("odběratel nezaplatil fakturu co dělat", "235/2004 Sb."),  # an unpaid invoice is a debt, not VAT
         ("soutěž na facebooku podmínky", "40/2009 Sb."),  # a contest's terms, not a suspended sentence
+        ("obec chce poplatek za psa", "128/2000 Sb."),  # a local fee's own act, not the municipalities act
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
