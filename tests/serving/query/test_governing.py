@@ -759,6 +759,12 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("zápis ze zastupitelstva nezveřejnili", "128/2000 Sb.", "domain:obecni-samosprava"),
         ("hluk z dálnice protihlukové opatření", "258/2000 Sb.", "domain:ochrana-verejneho-zdravi"),
         ("obec chce prodat školu", "128/2000 Sb.", "domain:obecni-samosprava"),
+        ("tata umrel a nechal dluhy co ted", "89/2012 Sb.", "domain:dedicke-pravo"),
+        ("babicka chce prepsat byt na vnuka jeste za zivota", "89/2012 Sb.", "domain:darovani"),
+        ("manzel si vzal uver bez meho souhlasu", "89/2012 Sb.", "domain:spolecne-dluhy"),
+        ("byt koupeny pred svatbou patri komu", "89/2012 Sb.", "domain:manzelstvi"),
+        ("svereni ditete prarodicum", "89/2012 Sb.", "domain:rodinne-pravo"),
+        ("partner odešel a nechal mi dluhy na společné půjčce", "89/2012 Sb.", "domain:spolecne-dluhy"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
