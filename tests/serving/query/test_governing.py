@@ -765,6 +765,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("byt koupeny pred svatbou patri komu", "89/2012 Sb.", "domain:manzelstvi"),
         ("svereni ditete prarodicum", "89/2012 Sb.", "domain:rodinne-pravo"),
         ("partner odešel a nechal mi dluhy na společné půjčce", "89/2012 Sb.", "domain:spolecne-dluhy"),
+        ("úvěrový registr záznam smazání", "257/2016 Sb.", "domain:spotrebitelsky-uver"),
+        ("započtení pohledávky", "89/2012 Sb.", "domain:obcanske-pravo"),
+        ("peníze poslané na špatný účet", "370/2017 Sb.", "domain:platebni-styk"),
+        ("bankomat nevydal peníze", "370/2017 Sb.", "domain:platebni-styk"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
