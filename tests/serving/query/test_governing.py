@@ -769,6 +769,12 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("započtení pohledávky", "89/2012 Sb.", "domain:obcanske-pravo"),
         ("peníze poslané na špatný účet", "370/2017 Sb.", "domain:platebni-styk"),
         ("bankomat nevydal peníze", "370/2017 Sb.", "domain:platebni-styk"),
+        ("změna pracoviště bez dodatku", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("snížení mzdy bez souhlasu", "262/2006 Sb.", "domain:odmenovani"),
+        ("13. plat nárok", "262/2006 Sb.", "domain:odmenovani"),
+        ("pohotovost doma placená", "262/2006 Sb.", "domain:pracovni-doba"),
+        ("noční směny zdravotní prohlídka", "262/2006 Sb.", "domain:pracovni-doba"),
+        ("BOZP školení povinnost", "262/2006 Sb.", "domain:pracovni-pravo"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
