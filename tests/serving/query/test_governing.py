@@ -775,6 +775,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("pohotovost doma placená", "262/2006 Sb.", "domain:pracovni-doba"),
         ("noční směny zdravotní prohlídka", "262/2006 Sb.", "domain:pracovni-doba"),
         ("BOZP školení povinnost", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("územní rozhodnutí", "283/2021 Sb.", "domain:stavebni-rizeni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
