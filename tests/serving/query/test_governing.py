@@ -794,6 +794,15 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("naměřili mi rychlost 70 v obci", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("odtahovka mi vzala auto", "553/1991 Sb.", "domain:obecni-policie"),
         ("bazar mi prodal šrot", "89/2012 Sb.", "domain:kupni-smlouva"),
+        ("vrátil jsem zboží a peníze nepřišly do 14 dnů", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("zboží dorazilo poškozené kdo platí", "89/2012 Sb.", "domain:kupni-smlouva"),
+        ("objednal jsem na dobírku a nepřevzal jsem", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("sleva místo opravy", "89/2012 Sb.", "domain:kupni-smlouva"),
+        ("dárkový poukaz propadl", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("objednávka zrušena po zaplacení", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("obchod účtoval víc než na cenovce", "634/1992 Sb.", "domain:povinnosti-prodavajiciho"),
+        ("podvod na vinted peníze jsem poslal a nic nepřišlo", "40/2009 Sb.", "domain:podvod"),
+        ("zásilka se ztratila kdo za to může", "89/2012 Sb.", "domain:preprava"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -851,6 +860,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("odběratel nezaplatil fakturu co dělat", "235/2004 Sb."),  # an unpaid invoice is a debt, not VAT
         ("soutěž na facebooku podmínky", "40/2009 Sb."),  # a contest's terms, not a suspended sentence
         ("obec chce poplatek za psa", "128/2000 Sb."),  # a local fee's own act, not the municipalities act
+        ("dárkový poukaz propadl", "561/2004 Sb."),  # a voucher expired, not a pupil failed
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
