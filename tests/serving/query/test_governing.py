@@ -803,6 +803,12 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("obchod účtoval víc než na cenovce", "634/1992 Sb.", "domain:povinnosti-prodavajiciho"),
         ("podvod na vinted peníze jsem poslal a nic nepřišlo", "40/2009 Sb.", "domain:podvod"),
         ("zásilka se ztratila kdo za to může", "89/2012 Sb.", "domain:preprava"),
+        ("revizní lékař pojišťovny", "48/1997 Sb.", "domain:zdravotni-pojisteni"),
+        ("psychoterapie hrazená pojišťovnou", "48/1997 Sb.", "domain:zdravotni-pojisteni"),
+        ("léčba v zahraničí evropský průkaz", "48/1997 Sb.", "domain:zdravotni-pojisteni"),
+        ("lékař mi nedal informace o diagnóze", "372/2011 Sb.", "domain:zdravotni-sluzby"),
+        ("souhlas s operací dítěte jeden rodič", "372/2011 Sb.", "domain:zdravotni-sluzby"),
+        ("potvrzení od lékaře do školy", "372/2011 Sb.", "domain:zdravotni-sluzby"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
