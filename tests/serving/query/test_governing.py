@@ -809,6 +809,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("lékař mi nedal informace o diagnóze", "372/2011 Sb.", "domain:zdravotni-sluzby"),
         ("souhlas s operací dítěte jeden rodič", "372/2011 Sb.", "domain:zdravotni-sluzby"),
         ("potvrzení od lékaře do školy", "372/2011 Sb.", "domain:zdravotni-sluzby"),
+        ("drobné opravy v bytě kdo platí", "89/2012 Sb.", "domain:najem"),
+        ("malování bytu při odchodu", "89/2012 Sb.", "domain:najem"),
+        ("předávací protokol nesouhlasím", "89/2012 Sb.", "domain:najem"),
+        ("Můžu odstoupit od smlouvy o spotřebitelském úvěru do 14 dnů?", "257/2016 Sb.", "domain:spotrebitelsky-uver"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
