@@ -813,6 +813,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("malování bytu při odchodu", "89/2012 Sb.", "domain:najem"),
         ("předávací protokol nesouhlasím", "89/2012 Sb.", "domain:najem"),
         ("Můžu odstoupit od smlouvy o spotřebitelském úvěru do 14 dnů?", "257/2016 Sb.", "domain:spotrebitelsky-uver"),
+        ("rezervační smlouva realitka záloha propadla", "89/2012 Sb.", "domain:realitni-zprostredkovani"),
+        ("plná moc k prodeji nemovitosti ověřená", "89/2012 Sb.", "domain:plna-moc"),
+        ("soused seká trávu v neděli ráno", "89/2012 Sb.", "domain:sousedska-prava"),
+        ("cizí auto stojí měsíce na mém pozemku", "89/2012 Sb.", "domain:nemovitosti"),
+        ("prodej koťat na internetu", "89/2012 Sb.", "domain:kupni-smlouva"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -871,6 +876,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("soutěž na facebooku podmínky", "40/2009 Sb."),  # a contest's terms, not a suspended sentence
         ("obec chce poplatek za psa", "128/2000 Sb."),  # a local fee's own act, not the municipalities act
         ("dárkový poukaz propadl", "561/2004 Sb."),  # a voucher expired, not a pupil failed
+        ("soused seká trávu v neděli ráno", "191/1950 Sb."),  # mowing, not a bill of exchange
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
