@@ -56,6 +56,13 @@ CONSOLIDATED_TEXT = "text/plain; charset=utf-8"  # an act's wording in force, fr
 OFFICIAL_HOSTS = configured_hosts(SOURCES["esbirka"].hosts) | {"e-sbirka.cz", "eselpoint.gov.cz"}
 
 
+def path_segment(value) -> str | None:
+    """``value`` as one URL path segment, every reserved character escaped; None for an empty value or a bare "." or
+    "..", which a URL's normalisation resolves to the folder or its parent (escaped dots too), leaving the endpoint."""
+    segment = quote(str(value), safe="") if value is not None else ""
+    return None if segment in ("", ".", "..") else segment
+
+
 def stale_url_path(stale_url: str) -> str:
     """`/sb/2024/87` → `%2Fsb%2F2024%2F87`, as the API expects it in one path segment."""
     return quote(stale_url, safe="")
@@ -406,12 +413,16 @@ class EsbirkaSpider(MendelSpider):
         # The verified (legally binding) PDF of the promulgated act when there is one; otherwise the wording in
         # force, which e-Sbírka gives as the fragments of the act's stale URL.
         link = ((links.get("overeneZneni") or {}) if isinstance(links, dict) else {}).get("odkazPdf")
-        if not link:
+        # the API's values, not trusted: a document id that is no path segment of its own falls back to the wording
+        document = path_segment(link.get("dokumentId")) if isinstance(link, dict) else None
+        if link and not document:
+            self.logger.warning("download link of %s: document id %r is no path segment", response.url, link)
+        if not document:
             job = FragmentJob(detail, self.fragments_url(detail["staleUrl"], FIRST_PAGE), as_document=True)
             yield self.fragments_request(job, FIRST_PAGE, conditional=False)
             return
-        file_name = link.get("nazevDokumentu") or f"{link['dokumentId']}.pdf"
-        url = f"{self.api}/souborove-dokumenty/{link['dokumentId']}/ORIGINAL/STAHNI/{quote(file_name)}"
+        name = path_segment(link.get("nazevDokumentu")) or f"{document}.pdf"
+        url = f"{self.api}/souborove-dokumenty/{document}/ORIGINAL/STAHNI/{name}"
         yield self.document_request(url, self.parse_document, cb_kwargs={"detail": detail})
 
     def parse_document(self, response, detail: dict):
