@@ -818,6 +818,21 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("soused seká trávu v neděli ráno", "89/2012 Sb.", "domain:sousedska-prava"),
         ("cizí auto stojí měsíce na mém pozemku", "89/2012 Sb.", "domain:nemovitosti"),
         ("prodej koťat na internetu", "89/2012 Sb.", "domain:kupni-smlouva"),
+        ("celnice mi zadržela balík z Číny", "242/2016 Sb.", "domain:clo"),
+        ("musím platit clo za zásilku z USA", "242/2016 Sb.", "domain:clo"),
+        ("potřebuji povolení k ohňostroji na svatbu", "206/2015 Sb.", "domain:pyrotechnika"),
+        ("můžu odpalovat petardy na Silvestra v obci", "206/2015 Sb.", "domain:pyrotechnika"),
+        ("záloha na lahve v obchodě nechtějí vrátit", "477/2001 Sb.", "domain:obaly"),
+        ("musí obchod vzít zpět vratné lahve", "477/2001 Sb.", "domain:obaly"),
+        ("e-shop má falešné recenze", "634/1992 Sb.", "domain:povinnosti-prodavajiciho"),
+        ("firma si platí vymyšlené hodnocení na Googlu", "634/1992 Sb.", "domain:povinnosti-prodavajiciho"),
+        ("manžel pije, můžu ho nechat povinně léčit?", "372/2011 Sb.", "domain:zdravotni-sluzby"),
+        ("drogově závislý syn léčba", "372/2011 Sb.", "domain:zdravotni-sluzby"),
+        ("soud nařídil ochranné léčení alkoholismu", "40/2009 Sb.", "domain:trestni-pravo"),
+        ("chci se doma starat o mámu po mrtvici, dostanu peníze", "108/2006 Sb.", "domain:socialni-sluzby"),
+        ("soused pálí plasty v kamnech", "201/2012 Sb.", "domain:ochrana-ovzdusi"),
+        ("prodávají v trafice alkohol dětem", "65/2017 Sb.", "domain:navykove-latky"),
+        ("kamarád mi neplatí za prodaný mobil", "89/2012 Sb.", "domain:kupni-smlouva"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -877,6 +892,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("obec chce poplatek za psa", "128/2000 Sb."),  # a local fee's own act, not the municipalities act
         ("dárkový poukaz propadl", "561/2004 Sb."),  # a voucher expired, not a pupil failed
         ("soused seká trávu v neděli ráno", "191/1950 Sb."),  # mowing, not a bill of exchange
+        ("musí obchod vzít zpět vratné lahve", "89/2012 Sb."),  # returnable bottles, not a gift
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
