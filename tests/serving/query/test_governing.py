@@ -833,6 +833,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("soused pálí plasty v kamnech", "201/2012 Sb.", "domain:ochrana-ovzdusi"),
         ("prodávají v trafice alkohol dětem", "65/2017 Sb.", "domain:navykove-latky"),
         ("kamarád mi neplatí za prodaný mobil", "89/2012 Sb.", "domain:kupni-smlouva"),
+        ("Ukrajinka chce u nás pracovat jako uklízečka", "65/2022 Sb.", "domain:docasna-ochrana"),
+        ("inkasní agentura mi vyhrožuje", "89/2012 Sb.", "domain:obcanske-pravo"),
+        ("jsem těhotná a šéf mi chce dát výpověď", "262/2006 Sb.", "domain:skonceni-pracovniho-pomeru"),
+        ("spolužák šikanuje mého syna, co musí udělat škola", "561/2004 Sb.", "domain:skolstvi"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
