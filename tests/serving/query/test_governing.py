@@ -837,6 +837,15 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("inkasní agentura mi vyhrožuje", "89/2012 Sb.", "domain:obcanske-pravo"),
         ("jsem těhotná a šéf mi chce dát výpověď", "262/2006 Sb.", "domain:skonceni-pracovniho-pomeru"),
         ("spolužák šikanuje mého syna, co musí udělat škola", "561/2004 Sb.", "domain:skolstvi"),
+        ("soused mi parkuje před garáží", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("koupila jsem v akci boty a po týdnu se rozpadly", "89/2012 Sb.", "domain:prodej-zbozi-v-obchode"),
+        ("kadeřnice mi spálila vlasy chci náhradu", "89/2012 Sb.", "domain:dilo"),
+        ("čistírna mi zničila kabát", "89/2012 Sb.", "domain:dilo"),
+        ("autoservis mi účtoval opravy které jsem neobjednal", "89/2012 Sb.", "domain:dilo"),
+        ("nemám na nájem, jaké dávky můžu dostat", "117/1995 Sb.", "domain:statni-socialni-podpora"),
+        ("chci si vzít psa z útulku co potřebuju", "246/1992 Sb.", "domain:ochrana-zvirat"),
+        ("ulice není uklizená od sněhu kdo je zodpovědný", "13/1997 Sb.", "domain:dalnicni-poplatek"),
+        ("spadl jsem na náledí na chodníku", "13/1997 Sb.", "domain:dalnicni-poplatek"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -897,6 +906,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("dárkový poukaz propadl", "561/2004 Sb."),  # a voucher expired, not a pupil failed
         ("soused seká trávu v neděli ráno", "191/1950 Sb."),  # mowing, not a bill of exchange
         ("musí obchod vzít zpět vratné lahve", "89/2012 Sb."),  # returnable bottles, not a gift
+        ("koupila jsem v akci boty a po týdnu se rozpadly", "21/1992 Sb."),  # a sale's offer, not shares
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
