@@ -855,6 +855,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("prodal jsem auto a kupec ho nepřepsal", "56/2001 Sb.", "domain:registrace-vozidel"),
         ("při nehodě na kole jsem si zlomil ruku", "89/2012 Sb.", "domain:nahrada-skody"),
         ("policajt mě zastavil a chtěl dýchnout", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("kdo může být svědek na svatbě", "89/2012 Sb.", "domain:manzelstvi"),
+        ("zástava auta za půjčku", "89/2012 Sb.", "domain:zastavni-pravo"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -916,6 +918,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("soused seká trávu v neděli ráno", "191/1950 Sb."),  # mowing, not a bill of exchange
         ("musí obchod vzít zpět vratné lahve", "89/2012 Sb."),  # returnable bottles, not a gift
         ("koupila jsem v akci boty a po týdnu se rozpadly", "21/1992 Sb."),  # a sale's offer, not shares
+        ("s přítelkyní se chceme vzít, musí u toho být svědci?", "141/1961 Sb."),  # a wedding's witnesses
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
