@@ -857,6 +857,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("policajt mě zastavil a chtěl dýchnout", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("kdo může být svědek na svatbě", "89/2012 Sb.", "domain:manzelstvi"),
         ("zástava auta za půjčku", "89/2012 Sb.", "domain:zastavni-pravo"),
+        ("prodávám na trhu zeleninu z vlastní zahrady", "455/1991 Sb.", "domain:zivnostenske-podnikani"),
+        ("chci pronajímat byt přes airbnb", "455/1991 Sb.", "domain:zivnostenske-podnikani"),
+        ("krátkodobý pronájem airbnb v bytovém domě", "89/2012 Sb.", "domain:bytove-spoluvlastnictvi"),
+        ("vyhrál jsem v loterii daň", "586/1992 Sb.", "domain:dane-z-prijmu"),
+        ("pohotovost poplatek", "48/1997 Sb.", "domain:zdravotni-pojisteni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
