@@ -862,6 +862,12 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("krátkodobý pronájem airbnb v bytovém domě", "89/2012 Sb.", "domain:bytove-spoluvlastnictvi"),
         ("vyhrál jsem v loterii daň", "586/1992 Sb.", "domain:dane-z-prijmu"),
         ("pohotovost poplatek", "48/1997 Sb.", "domain:zdravotni-pojisteni"),
+        ("můžu se u soudu zastupovat sám", "99/1963 Sb.", "domain:civilni-proces"),
+        ("můžu natáčet jednání zastupitelstva", "128/2000 Sb.", "domain:obecni-samosprava"),
+        ("můžu nosit pepřový sprej", "90/2024 Sb.", "domain:zbrane"),
+        ("soused střílí ze vzduchovky na kočky", "246/1992 Sb.", "domain:ochrana-zvirat"),
+        ("chci mít doma pavouka sklípkana povolení", "246/1992 Sb.", "domain:ochrana-zvirat"),
+        ("našel jsem zraněného ježka kam s ním", "114/1992 Sb.", "domain:ochrana-prirody"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -924,6 +930,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("musí obchod vzít zpět vratné lahve", "89/2012 Sb."),  # returnable bottles, not a gift
         ("koupila jsem v akci boty a po týdnu se rozpadly", "21/1992 Sb."),  # a sale's offer, not shares
         ("s přítelkyní se chceme vzít, musí u toho být svědci?", "141/1961 Sb."),  # a wedding's witnesses
+        ("můžu nosit pepřový sprej", "40/2009 Sb."),  # a defence spray, not a sprayer's graffiti
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
