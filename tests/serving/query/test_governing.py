@@ -868,6 +868,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("soused střílí ze vzduchovky na kočky", "246/1992 Sb.", "domain:ochrana-zvirat"),
         ("chci mít doma pavouka sklípkana povolení", "246/1992 Sb.", "domain:ochrana-zvirat"),
         ("našel jsem zraněného ježka kam s ním", "114/1992 Sb.", "domain:ochrana-prirody"),
+        ("pojišťovna mi zamítla plnění z úrazového pojištění", "89/2012 Sb.", "domain:pojisteni"),
+        ("bouračka bez viny kdo platí půjčení auta", "30/2024 Sb.", "domain:povinne-ruceni"),
+        ("dovoz auta z ciziny registrace", "56/2001 Sb.", "domain:registrace-vozidel"),
+        ("elektrokolo potřebuje pojištění", "30/2024 Sb.", "domain:povinne-ruceni"),
+        ("hotel neodpovídal popisu zájezdu", "89/2012 Sb.", "domain:zajezd"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -931,6 +936,8 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("koupila jsem v akci boty a po týdnu se rozpadly", "21/1992 Sb."),  # a sale's offer, not shares
         ("s přítelkyní se chceme vzít, musí u toho být svědci?", "141/1961 Sb."),  # a wedding's witnesses
         ("můžu nosit pepřový sprej", "40/2009 Sb."),  # a defence spray, not a sprayer's graffiti
+        ("pojišťovna mi zamítla plnění z úrazového pojištění", "48/1997 Sb."),  # private insurance, not health
+        ("bouračka bez viny kdo platí půjčení auta", "89/2012 Sb."),  # a replacement car, not a loan of a thing
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
