@@ -873,6 +873,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("dovoz auta z ciziny registrace", "56/2001 Sb.", "domain:registrace-vozidel"),
         ("elektrokolo potřebuje pojištění", "30/2024 Sb.", "domain:povinne-ruceni"),
         ("hotel neodpovídal popisu zájezdu", "89/2012 Sb.", "domain:zajezd"),
+        ("chci prodat dům, co všechno potřebuju", "89/2012 Sb.", "domain:kupni-smlouva"),
+        ("koupil jsem dům a objevila se plíseň ve sklepě", "89/2012 Sb.", "domain:kupni-smlouva"),
+        ("hranice pozemku nesouhlasí s mapou", "256/2013 Sb.", "domain:katastr-nemovitosti"),
+        ("chci rozdělit pozemek na dva", "283/2021 Sb.", "domain:stavebni-rizeni"),
+        ("odpojili nám vodu kvůli dluhu předchozího majitele", "274/2001 Sb.", "domain:vodovody-kanalizace"),
+        ("energetický štítek při prodeji bytu", "406/2000 Sb.", "domain:energeticka-narocnost-budov"),
+        ("průkaz energetické náročnosti při pronájmu", "406/2000 Sb.", "domain:energeticka-narocnost-budov"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
