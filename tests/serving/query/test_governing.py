@@ -418,7 +418,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("poslal nahe fotky nezletile", "40/2009 Sb.", "domain:pornografie"),
         ("karuselovy podvod DPH", "40/2009 Sb.", "domain:zkraceni-dane"),  # the crime, not the VAT act
         ("Platí starý zbrojní průkaz skupiny A i po novém zákoně o zbraních?", "90/2024 Sb.", "domain:zbrane"),
-        ("remeslnik spatne polozil dlazbu vady dila", "89/2012 Sb.", "domain:dilo"),
+        ("remeslnik spatne polozil dlazbu vady dila", "89/2012 Sb.", "domain:vady-dila"),
         ("muzu podepsat za syna vzdani se dedictvi", "89/2012 Sb.", "domain:zastoupeni-ditete"),
         ("Může si dítě samo koupit telefon bez souhlasu rodičů?", "89/2012 Sb.", "domain:svepravnost-nezletilych"),
         ("kamarad zpronevěřil peníze spolku", "40/2009 Sb.", "domain:zpronevera"),
@@ -504,7 +504,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("máma mi darovala byt a teď ho chce zpátky", "89/2012 Sb.", "domain:darovani"),
         ("vyfotili mě na ulici a dali fotku na internet", "89/2012 Sb.", "domain:ochrana-osobnosti"),  # not copyright
         ("koupil jsem přes internet boty a chci je vrátit", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
-        ("zedník odvedl špatnou práci na střeše", "89/2012 Sb.", "domain:dilo"),  # was the labour code's "práce"
+        ("zedník odvedl špatnou práci na střeše", "89/2012 Sb.", "domain:vady-dila"),  # was the labour code's "práce"
         ("dítě nechce chodit k otci na víkendy", "89/2012 Sb.", "domain:styk-s-ditetem"),  # was working hours
         ("vjel jsem do auta na parkovišti a odjel", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("úřad mi neodpověděl na žádost", "500/2004 Sb.", "domain:spravni-rizeni"),
@@ -889,6 +889,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("rampouch spadl ze střechy na auto", "89/2012 Sb.", "domain:skoda-veci"),
         ("zaparkované auto mi někdo naboural a ujel", "89/2012 Sb.", "domain:skoda-z-provozu-dopravnich-prostredku"),
         ("soused si půjčil žebřík a rozbil ho", "89/2012 Sb.", "domain:vypujcka"),
+        ("řemeslník odvedl špatnou práci a nechce to opravit", "89/2012 Sb.", "domain:vady-dila"),
+        ("malíř vymaloval byt a barva se loupe", "89/2012 Sb.", "domain:vady-dila"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
