@@ -412,7 +412,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kocky souseda mi chodi na zahradu", "89/2012 Sb.", "domain:sousedska-prava"),  # not the veterinary act
         ("kourení na balkone soused", "89/2012 Sb.", "domain:sousedska-prava"),  # not the smoking act
         ("koupil jsem byt a je tam nahlaseny cizi clovek", "133/2000 Sb.", "domain:evidence-obyvatel"),
-        ("podnajemnik odmita odejit", "89/2012 Sb.", "domain:najem"),
+        ("podnajemnik odmita odejit", "89/2012 Sb.", "domain:podnajem"),
         ("soused podpalil stodolu", "40/2009 Sb.", "domain:obecne-ohrozeni"),
         ("doma ma nelegalni zbran", "40/2009 Sb.", "domain:nedovolene-ozbrojovani"),
         ("poslal nahe fotky nezletile", "40/2009 Sb.", "domain:pornografie"),
@@ -482,7 +482,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("dostal jsem body za přestupek", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("sourozenec nechce prodat zděděný dům", "89/2012 Sb.", "domain:spoluvlastnictvi"),
         ("pojišťovna mi nechce zaplatit škodu na autě", "89/2012 Sb.", "domain:pojisteni"),
-        ("dostal jsem výpověď z nájmu bez důvodu", "89/2012 Sb.", "domain:najem"),  # a lease's notice, not a job's
+        (
+            "dostal jsem výpověď z nájmu bez důvodu",
+            "89/2012 Sb.",
+            "domain:skonceni-najmu",
+        ),  # a lease's notice, not a job's
         ("někdo mi poškrábal auto klíčem", "40/2009 Sb.", "domain:poskozeni-cizi-veci"),
         ("dcera kradla v obchodě, je jí 14", "40/2009 Sb.", "domain:kradez"),
         ("natočil mě bez souhlasu a dal to na internet", "89/2012 Sb.", "domain:ochrana-osobnosti"),
@@ -497,7 +501,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("šéf mi zakázal jít k lékaři", "262/2006 Sb.", "domain:pracovni-pravo"),  # was the medicines act
         ("zaměstnavatel čte moje emaily", "262/2006 Sb.", "domain:pracovni-pravo"),  # was hacking (TZ)
         ("jak dlouho je výpovědní lhůta", "262/2006 Sb.", "domain:pracovni-pravo"),
-        ("jak dlouho je výpovědní lhůta z nájmu", "89/2012 Sb.", "domain:najem"),
+        ("jak dlouho je výpovědní lhůta z nájmu", "89/2012 Sb.", "domain:skonceni-najmu"),
         ("zaměstnavatel mi nedal výplatní pásku", "262/2006 Sb.", "domain:odmenovani"),
         ("otec nepřevzal dítě ve stanovený čas", "89/2012 Sb.", "domain:styk-s-ditetem"),
         ("jak se rozvést rychle", "89/2012 Sb.", "domain:manzelstvi"),  # not the road traffic act's speed
@@ -639,7 +643,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("nabídl jsem úředníkovi peníze aby to urychlil", "40/2009 Sb.", "domain:uplatkarstvi"),
         ("uhodil jsem útočníka když mě napadl", "40/2009 Sb.", "domain:nutna-obrana"),
         ("zaměstnanec si bral peníze z pokladny", "40/2009 Sb.", "domain:zpronevera"),
-        ("zemřel táta, který měl byt v nájmu, můžu tam bydlet dál", "89/2012 Sb.", "domain:najem"),
+        ("zemřel táta, který měl byt v nájmu, můžu tam bydlet dál", "89/2012 Sb.", "domain:prechod-najmu"),
         ("v obchodě mi nechtějí uznat reklamaci bot", "89/2012 Sb.", "domain:prodej-zbozi-v-obchode"),
         ("reklamace telefonu po roce", "89/2012 Sb.", "domain:prodej-zbozi-v-obchode"),
         ("prodloužená záruka na pračku", "89/2012 Sb.", "domain:kupni-smlouva"),  # a guarantee for quality
@@ -667,7 +671,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("učitel mi fyzicky ublížil", "40/2009 Sb.", "domain:ublizeni-na-zdravi"),
         ("řídil jsem bez papírů", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("kde si stěžovat na policajta", "273/2008 Sb.", "domain:policie"),
-        ("vyhodili mě z nájmu během zimy", "89/2012 Sb.", "domain:najem"),
+        ("vyhodili mě z nájmu během zimy", "89/2012 Sb.", "domain:skonceni-najmu"),
         ("soused chová prasata a smrdí to", "89/2012 Sb.", "domain:sousedska-prava"),
         ("zubař chce peníze za plombu", "48/1997 Sb.", "domain:zdravotni-pojisteni"),  # a filling, not a land mark
         ("syn propadl, může opakovat ročník", "561/2004 Sb.", "domain:skolstvi"),
@@ -891,6 +895,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("soused si půjčil žebřík a rozbil ho", "89/2012 Sb.", "domain:vypujcka"),
         ("řemeslník odvedl špatnou práci a nechce to opravit", "89/2012 Sb.", "domain:vady-dila"),
         ("malíř vymaloval byt a barva se loupe", "89/2012 Sb.", "domain:vady-dila"),
+        ("pronajímatel mi nechce vrátit kauci", "89/2012 Sb.", "domain:jistota-najem"),
+        ("kauce tři nájmy je to legální", "89/2012 Sb.", "domain:jistota-najem"),
+        ("nájemník zemřel co s věcmi v bytě", "89/2012 Sb.", "domain:prechod-najmu"),
+        ("podnájem bez souhlasu pronajímatele", "89/2012 Sb.", "domain:podnajem"),
+        ("nájemní smlouva na dobu určitou prodloužení automaticky", "89/2012 Sb.", "domain:najem"),
+        ("kdo platí opravu kotle v nájemním bytě", "89/2012 Sb.", "domain:najem"),
+        ("hospoda nechce vrátit kauci za sklo", "477/2001 Sb.", "domain:obaly"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
