@@ -920,6 +920,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("po úrazu nemůžu pracovat a pojišťovna neplatí", "89/2012 Sb.", "domain:pojisteni"),
         ("bývalý přítel mě pořád sleduje a píše mi", "40/2009 Sb.", "domain:nebezpecne-pronasledovani"),
         ("vzal jsem si úvěr na cizí jméno", "40/2009 Sb.", "domain:uverovy-podvod"),
+        ("propustili ho z vazby na kauci", "141/1961 Sb.", "domain:trestni-rizeni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -1027,6 +1028,7 @@ def test_founding_an_s_r_o_names_the_companies_act():
         ("co mi náleží po rozvodu", "domain:nalez"),  # "náleží" and "nález" fold to one term
         ("přestal jsem splácet hypotéku, může banka prodat dům v zástavě", "domain:manzelstvi"),  # no divorce
         ("bývalý přítel mě pořád sleduje a píše mi", "domain:skoda-z-rady"),  # "pořád" folds like "poradil"
+        ("propustili ho z vazby na kauci", "domain:jistota-najem"),  # bail, not a tenant's deposit
     ],
 )
 def test_a_neighbouring_part_of_the_code_is_not_named(question, not_area):
