@@ -921,6 +921,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("bývalý přítel mě pořád sleduje a píše mi", "40/2009 Sb.", "domain:nebezpecne-pronasledovani"),
         ("vzal jsem si úvěr na cizí jméno", "40/2009 Sb.", "domain:uverovy-podvod"),
         ("propustili ho z vazby na kauci", "141/1961 Sb.", "domain:trestni-rizeni"),
+        ("pracující důchodce sleva na dani", "586/1992 Sb.", "domain:dane-z-prijmu"),
+        ("promlčený dluh vymáhá inkaso", "89/2012 Sb.", "domain:promlceni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
