@@ -926,6 +926,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("soused týrá psa, co mu za to hrozí, nechal ho hladovět", "40/2009 Sb.", "domain:tyrani-zvirat-trestny-cin"),
         ("smrtelná nehoda na přechodu trest", "40/2009 Sb.", "domain:usmrceni-z-nedbalosti"),
         ("vědomě mě nakazil HIV", "40/2009 Sb.", "domain:sireni-nakazlive-nemoci"),
+        ("někdo vyhodil pytle s odpadem do lesa, je to přestupek", "251/2016 Sb.", "domain:verejny-poradek"),
         ("banka zůstala zapsaná v katastru po splacení hypotéky", "89/2012 Sb.", "domain:zastavni-pravo"),
     ],
 )
