@@ -931,6 +931,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kočka se zatoulala a někdo si ji nechal", "89/2012 Sb.", "domain:nalez"),
         ("nájemní smlouva skončila a nájemník tam pořád bydlí", "89/2012 Sb.", "domain:skonceni-najmu"),
         ("koupil jsem psa a po týdnu umřel", "89/2012 Sb.", "domain:kupni-smlouva"),
+        ("zahlazení přestupku z evidence řidiče", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("banka zůstala zapsaná v katastru po splacení hypotéky", "89/2012 Sb.", "domain:zastavni-pravo"),
     ],
 )
@@ -1040,6 +1041,8 @@ def test_founding_an_s_r_o_names_the_companies_act():
         ("přestal jsem splácet hypotéku, může banka prodat dům v zástavě", "domain:manzelstvi"),  # no divorce
         ("bývalý přítel mě pořád sleduje a píše mi", "domain:skoda-z-rady"),  # "pořád" folds like "poradil"
         ("propustili ho z vazby na kauci", "domain:jistota-najem"),  # bail, not a tenant's deposit
+        ("mám kapavku kde se léčit", "domain:sireni-nakazlive-nemoci"),  # a treatment, no crime
+        ("zahlazení přestupku z evidence řidiče", "domain:zahlazeni-odsouzeni"),  # a driver's points, no sentence
     ],
 )
 def test_a_neighbouring_part_of_the_code_is_not_named(question, not_area):
