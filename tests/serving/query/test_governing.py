@@ -1042,6 +1042,8 @@ def test_founding_an_s_r_o_names_the_companies_act():
         ("bývalý přítel mě pořád sleduje a píše mi", "domain:skoda-z-rady"),  # "pořád" folds like "poradil"
         ("propustili ho z vazby na kauci", "domain:jistota-najem"),  # bail, not a tenant's deposit
         ("mám kapavku kde se léčit", "domain:sireni-nakazlive-nemoci"),  # a treatment, no crime
+        ("komár mě pokousal alergie", "domain:skoda-zviretem"),  # an insect's bite, no keeper's liability
+        ("zničil mi život a odešel", "domain:povinnost-nahradit-skodu"),  # a broken heart, no damages
         ("zahlazení přestupku z evidence řidiče", "domain:zahlazeni-odsouzeni"),  # a driver's points, no sentence
     ],
 )
