@@ -941,6 +941,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("sociální byt od obce", "175/2025 Sb.", "domain:podpora-bydleni"),
         ("můžu pracovat na dvě smlouvy najednou", "262/2006 Sb.", "domain:pracovni-pravo"),
         ("chci jít na zkrácený úvazek kvůli dítěti", "262/2006 Sb.", "domain:pracovni-doba"),
+        ("bývalá mi nedovolí vidět dítě", "89/2012 Sb.", "domain:styk-s-ditetem"),
+        ("dítě chce bydlet u táty, může si vybrat", "89/2012 Sb.", "domain:rodinne-pravo"),
+        ("kdo platí výměnu bojleru v nájmu", "89/2012 Sb.", "domain:najem"),
+        ("přes můj pozemek chodí lidi", "89/2012 Sb.", "domain:ochrana-vlastnictvi"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -1053,6 +1057,8 @@ def test_founding_an_s_r_o_names_the_companies_act():
         ("komár mě pokousal alergie", "domain:skoda-zviretem"),  # an insect's bite, no keeper's liability
         ("zničil mi život a odešel", "domain:povinnost-nahradit-skodu"),  # a broken heart, no damages
         ("zahlazení přestupku z evidence řidiče", "domain:zahlazeni-odsouzeni"),  # a driver's points, no sentence
+        ("lékař mi nedovolí vidět dítě v nemocnici", "domain:styk-s-ditetem"),  # a ward's rules, no ex-partner
+        ("rozbitý bojler v novém domě reklamace", "domain:najem"),  # one's own house: no landlord
     ],
 )
 def test_a_neighbouring_part_of_the_code_is_not_named(question, not_area):
