@@ -945,6 +945,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("dítě chce bydlet u táty, může si vybrat", "89/2012 Sb.", "domain:rodinne-pravo"),
         ("kdo platí výměnu bojleru v nájmu", "89/2012 Sb.", "domain:najem"),
         ("přes můj pozemek chodí lidi", "89/2012 Sb.", "domain:ochrana-vlastnictvi"),
+        ("ukradli mi identitu a vzali si pujcku", "40/2009 Sb.", "domain:uverovy-podvod"),
+        ("nekdo mi posila vyhruzne zpravy", "40/2009 Sb.", "domain:nebezpecne-vyhrozovani"),
+        ("jel jsem na červenou, kolik zaplatím", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("pojišťovna neproplatí léčbu", "48/1997 Sb.", "domain:zdravotni-pojisteni"),
+        ("neproplatí mi cestovní pojištění léčbu v zahraničí", "89/2012 Sb.", "domain:pojisteni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -1010,6 +1015,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("můžu nosit pepřový sprej", "40/2009 Sb."),  # a defence spray, not a sprayer's graffiti
         ("pojišťovna mi zamítla plnění z úrazového pojištění", "48/1997 Sb."),  # private insurance, not health
         ("bouračka bez viny kdo platí půjčení auta", "89/2012 Sb."),  # a replacement car, not a loan of a thing
+        ("syn si vzal půjčku a teď chtějí peníze po mně", "40/2009 Sb."),  # a son's own loan, no credit fraud
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
