@@ -950,6 +950,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("jel jsem na červenou, kolik zaplatím", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("pojišťovna neproplatí léčbu", "48/1997 Sb.", "domain:zdravotni-pojisteni"),
         ("neproplatí mi cestovní pojištění léčbu v zahraničí", "89/2012 Sb.", "domain:pojisteni"),
+        ("jak založit eseročko", "90/2012 Sb.", "domain:obchodni-korporace"),
+        ("společník chce odejít z firmy", "90/2012 Sb.", "domain:obchodni-korporace"),
+        ("fakturace bez IČO", "455/1991 Sb.", "domain:zivnostenske-podnikani"),
+        ("splátkový kalendář s exekutorem", "120/2001 Sb.", "domain:exekuce"),
+        ("chci vystoupit na zastupitelstvu", "128/2000 Sb.", "domain:obecni-samosprava"),
+        ("nepřevzal jsem doporučený dopis od úřadu", "500/2004 Sb.", "domain:spravni-rizeni"),
+        ("fikce doručení", "500/2004 Sb.", "domain:spravni-rizeni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -1016,6 +1023,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("pojišťovna mi zamítla plnění z úrazového pojištění", "48/1997 Sb."),  # private insurance, not health
         ("bouračka bez viny kdo platí půjčení auta", "89/2012 Sb."),  # a replacement car, not a loan of a thing
         ("syn si vzal půjčku a teď chtějí peníze po mně", "40/2009 Sb."),  # a son's own loan, no credit fraud
+        ("pošta ztratila doporučený dopis náhrada", "500/2004 Sb."),  # the post's loss, no office's delivery
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
