@@ -957,6 +957,12 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("chci vystoupit na zastupitelstvu", "128/2000 Sb.", "domain:obecni-samosprava"),
         ("nepřevzal jsem doporučený dopis od úřadu", "500/2004 Sb.", "domain:spravni-rizeni"),
         ("fikce doručení", "500/2004 Sb.", "domain:spravni-rizeni"),
+        ("dluh u operatora prodali inkasu", "89/2012 Sb.", "domain:obcanske-pravo"),
+        ("nehoda na parkovisti kdo je vinik", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("pojistovna nechce platit za bouracku", "30/2024 Sb.", "domain:povinne-ruceni"),
+        ("řízení pod vlivem trávy", "40/2009 Sb.", "domain:ohrozeni-pod-vlivem"),
+        ("drogy pro vlastni potrebu kolik", "40/2009 Sb.", "domain:drogy"),
+        ("pálení slivovice pro vlastní potřebu", "353/2003 Sb.", "domain:spotrebni-dane"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
