@@ -963,6 +963,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("řízení pod vlivem trávy", "40/2009 Sb.", "domain:ohrozeni-pod-vlivem"),
         ("drogy pro vlastni potrebu kolik", "40/2009 Sb.", "domain:drogy"),
         ("pálení slivovice pro vlastní potřebu", "353/2003 Sb.", "domain:spotrebni-dane"),
+        ("povolení na koncert pod širým nebem", "128/2000 Sb.", "domain:obecni-samosprava"),
+        ("pouliční muzikant potřebuje povolení", "128/2000 Sb.", "domain:obecni-samosprava"),
+        ("koupání v přehradě zákaz", "254/2001 Sb.", "domain:vodni-pravo"),
+        ("loď na řece potřebuju průkaz", "114/1995 Sb.", "domain:vnitrozemska-plavba"),
+        ("vyhození starého gauče kam", "541/2020 Sb.", "domain:odpady"),
+        ("chráněný strom na pozemku", "114/1992 Sb.", "domain:ochrana-prirody"),
+        ("poplatek OSA za veřejnou produkci hudby", "121/2000 Sb.", "domain:autorske-pravo"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -1030,6 +1037,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("bouračka bez viny kdo platí půjčení auta", "89/2012 Sb."),  # a replacement car, not a loan of a thing
         ("syn si vzal půjčku a teď chtějí peníze po mně", "40/2009 Sb."),  # a son's own loan, no credit fraud
         ("pošta ztratila doporučený dopis náhrada", "500/2004 Sb."),  # the post's loss, no office's delivery
+        ("koupil jsem loď přes bazar a má díru", "114/1995 Sb."),  # a purchase's defect, not navigation
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
