@@ -970,6 +970,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("vyhození starého gauče kam", "541/2020 Sb.", "domain:odpady"),
         ("chráněný strom na pozemku", "114/1992 Sb.", "domain:ochrana-prirody"),
         ("poplatek OSA za veřejnou produkci hudby", "121/2000 Sb.", "domain:autorske-pravo"),
+        ("babička v LDN kdo platí", "48/1997 Sb.", "domain:zdravotni-pojisteni"),
+        ("cizinec chce občanství", "186/2013 Sb.", "domain:statni-obcanstvi"),
+        ("záložník povinnost", "585/2004 Sb.", "domain:branna-povinnost"),
+        ("dítě utíká z domova", "359/1999 Sb.", "domain:socialne-pravni-ochrana-deti"),
+        ("dítě nakupuje online bez svolení", "89/2012 Sb.", "domain:digitalni-obsah"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
