@@ -376,7 +376,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("lekarska chyba odskodneni", "89/2012 Sb.", "domain:ujma-na-zdravi"),
         ("predplatne zrusit automaticke prodlouzeni", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
         ("vstupenka zruseny koncert vraceni penez", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
-        ("ubytovani na hotelu nebylo jak v nabidce", "89/2012 Sb.", "domain:najem"),  # not public procurement
+        ("ubytovani na hotelu nebylo jak v nabidce", "89/2012 Sb.", "domain:ubytovani"),  # not public procurement
         ("stani v zakazu zastaveni", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("dan z motorovych vozidel", "16/1993 Sb.", "domain:dan-silnicni"),  # not the tax procedure code
         ("penale za pozdni platbu faktury", "89/2012 Sb.", "domain:prodleni"),  # not VAT for its "faktura"
@@ -574,7 +574,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("firma mi volá s nabídkami a nechci to", "127/2005 Sb.", "domain:elektronicke-komunikace"),  # not tenders
         ("e-shop prodal moje údaje", "nařízení (EU) 2016/679", "domain:ochrana-osobnich-udaju"),
         ("balík nedorazil a prodejce tvrdí že ho poslal", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
-        ("hotel mi nevrátil zálohu", "89/2012 Sb.", "domain:najem"),  # accommodation, OZ §§ 2326-2331
+        ("hotel mi nevrátil zálohu", "89/2012 Sb.", "domain:ubytovani"),  # accommodation, OZ §§ 2326-2331
         ("sociálka mi chce vzít dítě", "359/1999 Sb.", "domain:socialne-pravni-ochrana-deti"),  # not the premiums
         ("kolik platím sociálku jako OSVČ", "589/1992 Sb.", "domain:pojistne-socialni"),  # was income tax
         ("babička chce odkázat byt vnukovi", "89/2012 Sb.", "domain:odkaz"),
@@ -695,7 +695,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("policie mě zastavila a chtěla test na drogy", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("kamarád mi nevrátil auto", "89/2012 Sb.", "domain:vypujcka"),
         ("vlak nejel a nestihl jsem práci", "nařízení (EU) 2021/782", "domain:prava-cestujicich-v-zeleznicni-doprave"),
-        ("hotel neodpovídal popisu", "89/2012 Sb.", "domain:najem"),
+        ("hotel neodpovídal popisu", "89/2012 Sb.", "domain:ubytovani"),
         ("práce v noci pro mladistvého", "262/2006 Sb.", "domain:pracovni-pravo"),
         ("exekuce na duchod kolik mi nechaji", "120/2001 Sb.", "domain:exekuce"),
         ("prodej pozemku dan po 5 letech", "586/1992 Sb.", "domain:dane-z-prijmu"),
@@ -975,6 +975,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("záložník povinnost", "585/2004 Sb.", "domain:branna-povinnost"),
         ("dítě utíká z domova", "359/1999 Sb.", "domain:socialne-pravni-ochrana-deti"),
         ("dítě nakupuje online bez svolení", "89/2012 Sb.", "domain:digitalni-obsah"),
+        ("hotel mi zrušil rezervaci a chce storno poplatek", "89/2012 Sb.", "domain:ubytovani"),
+        ("ukradli mi věci z hotelového pokoje kdo odpovídá", "89/2012 Sb.", "domain:ubytovani"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
