@@ -977,6 +977,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("dítě nakupuje online bez svolení", "89/2012 Sb.", "domain:digitalni-obsah"),
         ("hotel mi zrušil rezervaci a chce storno poplatek", "89/2012 Sb.", "domain:ubytovani"),
         ("ukradli mi věci z hotelového pokoje kdo odpovídá", "89/2012 Sb.", "domain:ubytovani"),
+        ("kolik let za podvod s pojistkou", "40/2009 Sb.", "domain:pojistny-podvod"),
+        ("trest za řízení opilý podruhé", "40/2009 Sb.", "domain:ohrozeni-pod-vlivem"),
+        ("kdy se trest zahladí", "40/2009 Sb.", "domain:zahlazeni-odsouzeni"),
+        ("kdy se mi zahladí body", "361/2000 Sb.", "domain:silnicni-provoz"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
