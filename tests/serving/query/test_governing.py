@@ -981,6 +981,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("trest za řízení opilý podruhé", "40/2009 Sb.", "domain:ohrozeni-pod-vlivem"),
         ("kdy se trest zahladí", "40/2009 Sb.", "domain:zahlazeni-odsouzeni"),
         ("kdy se mi zahladí body", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("sousedův strom mi padl na auto", "89/2012 Sb.", "domain:skoda-veci"),
+        ("smlouva uzavřená s nezletilým platí?", "89/2012 Sb.", "domain:svepravnost-nezletilych"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
