@@ -983,6 +983,13 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kdy se mi zahladí body", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("sousedův strom mi padl na auto", "89/2012 Sb.", "domain:skoda-veci"),
         ("smlouva uzavřená s nezletilým platí?", "89/2012 Sb.", "domain:svepravnost-nezletilych"),
+        ("reklamace po šesti měsících kdo dokazuje vadu", "89/2012 Sb.", "domain:prodej-zbozi-v-obchode"),
+        ("obchod opravoval třikrát a pořád to nefunguje", "89/2012 Sb.", "domain:prodej-zbozi-v-obchode"),
+        ("zboží jiné než na obrázku", "89/2012 Sb.", "domain:prodej-zbozi-v-obchode"),
+        ("koupil jsem ojeté auto a po měsíci se rozbila převodovka", "89/2012 Sb.", "domain:kupni-smlouva"),
+        ("odstoupení od smlouvy u zakázkové výroby", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("fitness centrum mi nechce zrušit členství", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("nabídka v letáku neplatila", "634/1992 Sb.", "domain:povinnosti-prodavajiciho"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
