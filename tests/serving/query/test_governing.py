@@ -990,6 +990,9 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("odstoupení od smlouvy u zakázkové výroby", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
         ("fitness centrum mi nechce zrušit členství", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
         ("nabídka v letáku neplatila", "634/1992 Sb.", "domain:povinnosti-prodavajiciho"),
+        ("zadržení na 48 hodin", "141/1961 Sb.", "domain:trestni-rizeni"),
+        ("odškodnění obětí trestných činů", "45/2013 Sb.", "domain:obeti-trestnych-cinu"),
+        ("lživá výpověď svědka", "40/2009 Sb.", "domain:krive-obvineni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
