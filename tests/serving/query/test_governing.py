@@ -993,6 +993,12 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("zadržení na 48 hodin", "141/1961 Sb.", "domain:trestni-rizeni"),
         ("odškodnění obětí trestných činů", "45/2013 Sb.", "domain:obeti-trestnych-cinu"),
         ("lživá výpověď svědka", "40/2009 Sb.", "domain:krive-obvineni"),
+        ("banka mi nechce vydat peníze z účtu zesnulého", "292/2013 Sb.", "domain:pozustalostni-rizeni"),
+        ("kontokorent poplatky", "257/2016 Sb.", "domain:spotrebitelsky-uver"),
+        ("kolik hotovosti můžu převézt přes hranice", "242/2016 Sb.", "domain:clo"),
+        ("zlato koupit bez daně", "235/2004 Sb.", "domain:dph"),
+        ("směna peněz na ulici podvod", "277/2013 Sb.", "domain:smenarny"),
+        ("vyměnil jsem peníze a chci je vrátit", "277/2013 Sb.", "domain:smenarny"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -1061,6 +1067,7 @@ def test_a_citizens_question_reaches_its_area(question, citation, area):
         ("syn si vzal půjčku a teď chtějí peníze po mně", "40/2009 Sb."),  # a son's own loan, no credit fraud
         ("pošta ztratila doporučený dopis náhrada", "500/2004 Sb."),  # the post's loss, no office's delivery
         ("koupil jsem loď přes bazar a má díru", "114/1995 Sb."),  # a purchase's defect, not navigation
+        ("vyměnil jsem auto za motorku", "277/2013 Sb."),  # a swap of things, not a currency exchange
     ],
 )
 def test_a_question_is_not_routed_to_a_neighbouring_act(question, wrong):
