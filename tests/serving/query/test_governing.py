@@ -999,6 +999,10 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("zlato koupit bez daně", "235/2004 Sb.", "domain:dph"),
         ("směna peněz na ulici podvod", "277/2013 Sb.", "domain:smenarny"),
         ("vyměnil jsem peníze a chci je vrátit", "277/2013 Sb.", "domain:smenarny"),
+        ("konkurence mi píše falešné recenze", "89/2012 Sb.", "domain:nekala-soutez"),
+        ("konkurent napodobil naše logo", "89/2012 Sb.", "domain:nekala-soutez"),
+        ("bývalý zaměstnanec vynesl obchodní tajemství", "89/2012 Sb.", "domain:nekala-soutez"),
+        ("e-shop má falešné recenze", "634/1992 Sb.", "domain:povinnosti-prodavajiciho"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
