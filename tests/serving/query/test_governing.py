@@ -1002,7 +1002,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("konkurence mi píše falešné recenze", "89/2012 Sb.", "domain:nekala-soutez"),
         ("konkurent napodobil naše logo", "89/2012 Sb.", "domain:nekala-soutez"),
         ("bývalý zaměstnanec vynesl obchodní tajemství", "89/2012 Sb.", "domain:nekala-soutez"),
-        ("e-shop má falešné recenze", "634/1992 Sb.", "domain:povinnosti-prodavajiciho"),
+        ("zrušili autobusový spoj do naší vesnice", "194/2010 Sb.", "domain:verejna-doprava"),
+        ("dopravce zrušil autobusový spoj", "194/2010 Sb.", "domain:verejna-doprava"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
