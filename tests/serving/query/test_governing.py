@@ -1004,6 +1004,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("bývalý zaměstnanec vynesl obchodní tajemství", "89/2012 Sb.", "domain:nekala-soutez"),
         ("zrušili autobusový spoj do naší vesnice", "194/2010 Sb.", "domain:verejna-doprava"),
         ("dopravce zrušil autobusový spoj", "194/2010 Sb.", "domain:verejna-doprava"),
+        ("pronajímatel nechce opravit plíseň", "89/2012 Sb.", "domain:najem"),
+        ("kdo platí opravu balkonu v bytovém domě", "89/2012 Sb.", "domain:bytove-spoluvlastnictvi"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -1122,6 +1124,7 @@ def test_founding_an_s_r_o_names_the_companies_act():
         ("zahlazení přestupku z evidence řidiče", "domain:zahlazeni-odsouzeni"),  # a driver's points, no sentence
         ("lékař mi nedovolí vidět dítě v nemocnici", "domain:styk-s-ditetem"),  # a ward's rules, no ex-partner
         ("rozbitý bojler v novém domě reklamace", "domain:najem"),  # one's own house: no landlord
+        ("řemeslník nechce opravit plíseň po rekonstrukci", "domain:najem"),  # a tradesman's work, no landlord
     ],
 )
 def test_a_neighbouring_part_of_the_code_is_not_named(question, not_area):
