@@ -1006,6 +1006,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("dopravce zrušil autobusový spoj", "194/2010 Sb.", "domain:verejna-doprava"),
         ("pronajímatel nechce opravit plíseň", "89/2012 Sb.", "domain:najem"),
         ("kdo platí opravu balkonu v bytovém domě", "89/2012 Sb.", "domain:bytove-spoluvlastnictvi"),
+        ("kolega mě šikanuje a šéf nic nedělá", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("zaměstnavatel nezaplatil sociální pojištění", "589/1992 Sb.", "domain:pojistne-socialni"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
