@@ -372,7 +372,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kamera v restauraci zakaznici", "nařízení (EU) 2016/679", "domain:ochrana-osobnich-udaju"),
         ("nahravani telefonatu bez souhlasu", "89/2012 Sb.", "domain:ochrana-osobnosti"),
         ("vydirani intimnimi fotkami", "40/2009 Sb.", "domain:vydirani"),  # a crime, not only a privacy matter
-        ("autoservis poskodil auto", "89/2012 Sb.", "domain:povinnost-nahradit-skodu"),
+        ("autoservis poskodil auto", "89/2012 Sb.", "domain:skoda-na-prevzate-veci"),
         ("lekarska chyba odskodneni", "89/2012 Sb.", "domain:ujma-na-zdravi"),
         ("predplatne zrusit automaticke prodlouzeni", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
         ("vstupenka zruseny koncert vraceni penez", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
@@ -1008,6 +1008,12 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kdo platí opravu balkonu v bytovém domě", "89/2012 Sb.", "domain:bytove-spoluvlastnictvi"),
         ("kolega mě šikanuje a šéf nic nedělá", "262/2006 Sb.", "domain:pracovni-pravo"),
         ("zaměstnavatel nezaplatil sociální pojištění", "589/1992 Sb.", "domain:pojistne-socialni"),
+        ("myčka poškrábala auto", "89/2012 Sb.", "domain:skoda-na-prevzate-veci"),
+        ("autoservis mi poškodil auto při opravě", "89/2012 Sb.", "domain:skoda-na-prevzate-veci"),
+        ("spadl jsem v obchodě na mokré podlaze", "89/2012 Sb.", "domain:povinnost-nahradit-skodu"),
+        ("kdo odpovídá za úraz dítěte na hřišti", "89/2012 Sb.", "domain:povinnost-nahradit-skodu"),
+        ("zubař mi zkazil zub", "89/2012 Sb.", "domain:ujma-na-zdravi"),
+        ("kočka souseda mi zabila slepice", "89/2012 Sb.", "domain:skoda-zviretem"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
@@ -1127,6 +1133,7 @@ def test_founding_an_s_r_o_names_the_companies_act():
         ("lékař mi nedovolí vidět dítě v nemocnici", "domain:styk-s-ditetem"),  # a ward's rules, no ex-partner
         ("rozbitý bojler v novém domě reklamace", "domain:najem"),  # one's own house: no landlord
         ("řemeslník nechce opravit plíseň po rekonstrukci", "domain:najem"),  # a tradesman's work, no landlord
+        ("soused mi při opravě střechy poškodil auto", "domain:skoda-na-prevzate-veci"),  # no car handed over
     ],
 )
 def test_a_neighbouring_part_of_the_code_is_not_named(question, not_area):
