@@ -1014,6 +1014,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kdo odpovídá za úraz dítěte na hřišti", "89/2012 Sb.", "domain:povinnost-nahradit-skodu"),
         ("zubař mi zkazil zub", "89/2012 Sb.", "domain:ujma-na-zdravi"),
         ("kočka souseda mi zabila slepice", "89/2012 Sb.", "domain:skoda-zviretem"),
+        ("opilej soused rozbil dvere", "89/2012 Sb.", "domain:povinnost-nahradit-skodu"),
+        ("deti souseda mi rozbili okno", "89/2012 Sb.", "domain:skoda-nesvepravnym"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
