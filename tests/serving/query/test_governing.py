@@ -1016,6 +1016,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kočka souseda mi zabila slepice", "89/2012 Sb.", "domain:skoda-zviretem"),
         ("opilej soused rozbil dvere", "89/2012 Sb.", "domain:povinnost-nahradit-skodu"),
         ("deti souseda mi rozbili okno", "89/2012 Sb.", "domain:skoda-nesvepravnym"),
+        ("volební moratorium průzkumy", "88/2024 Sb.", "domain:volby"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
