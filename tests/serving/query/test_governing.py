@@ -1017,6 +1017,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("opilej soused rozbil dvere", "89/2012 Sb.", "domain:povinnost-nahradit-skodu"),
         ("deti souseda mi rozbili okno", "89/2012 Sb.", "domain:skoda-nesvepravnym"),
         ("volební moratorium průzkumy", "88/2024 Sb.", "domain:volby"),
+        ("host utekl bez placení", "40/2009 Sb.", "domain:podvod"),
+        ("trest za řízení bez řidičského oprávnění opakovaně", "361/2000 Sb.", "domain:silnicni-provoz"),
+        ("je trestné nosit nůž", "90/2024 Sb.", "domain:zbrane"),
+        ("trest za výrobu zbraně bez povolení", "40/2009 Sb.", "domain:nedovolene-ozbrojovani"),
+        ("trest za nezaplacení DPH", "40/2009 Sb.", "domain:zkraceni-dane"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
