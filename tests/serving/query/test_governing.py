@@ -567,7 +567,11 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("invalidní vozík kdo platí", "48/1997 Sb.", "domain:zdravotni-pojisteni"),
         ("chci si otevřít kavárnu jaká povolení", "455/1991 Sb.", "domain:zivnostenske-podnikani"),
         ("chci zaměstnat prvního zaměstnance", "262/2006 Sb.", "domain:pracovni-pravo"),
-        ("rozvedená matka stěhování s dítětem do jiného města", "89/2012 Sb.", "domain:rodinne-pravo"),  # not the town
+        (
+            "rozvedená matka stěhování s dítětem do jiného města",
+            "89/2012 Sb.",
+            "domain:vykon-rodicovske-odpovednosti",
+        ),  # not the town
         ("chci vidět vnoučata soud", "89/2012 Sb.", "domain:rodinne-pravo"),
         ("syn má 18 a nechce pracovat musím ho živit", "89/2012 Sb.", "domain:vyzivne"),
         ("prodej podílu na domě sourozenci", "89/2012 Sb.", "domain:spoluvlastnictvi"),  # was income tax
@@ -690,7 +694,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("kolik zaplatím na zdravotním jako živnostník", "592/1992 Sb.", "domain:pojistne-zdravotni"),
         ("sousedova stavba mi stíní", "89/2012 Sb.", "domain:sousedska-prava"),
         ("jak získat občanku pro dítě", "269/2021 Sb.", "domain:obcanske-prukazy"),
-        ("dítě bez souhlasu otce do zahraničí", "89/2012 Sb.", "domain:rodinne-pravo"),
+        ("dítě bez souhlasu otce do zahraničí", "89/2012 Sb.", "domain:vykon-rodicovske-odpovednosti"),
         ("dostal jsem výzvu k podání vysvětlení", "273/2008 Sb.", "domain:policie"),
         ("policie mě zastavila a chtěla test na drogy", "361/2000 Sb.", "domain:silnicni-provoz"),
         ("kamarád mi nevrátil auto", "89/2012 Sb.", "domain:vypujcka"),
@@ -1022,6 +1026,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("je trestné nosit nůž", "90/2024 Sb.", "domain:zbrane"),
         ("trest za výrobu zbraně bez povolení", "40/2009 Sb.", "domain:nedovolene-ozbrojovani"),
         ("trest za nezaplacení DPH", "40/2009 Sb.", "domain:zkraceni-dane"),
+        ("může otec zakázat stěhování dítěte do zahraničí", "89/2012 Sb.", "domain:vykon-rodicovske-odpovednosti"),
+        ("pas pro dítě bez souhlasu otce", "89/2012 Sb.", "domain:vykon-rodicovske-odpovednosti"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
