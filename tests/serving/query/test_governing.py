@@ -1028,6 +1028,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("trest za nezaplacení DPH", "40/2009 Sb.", "domain:zkraceni-dane"),
         ("může otec zakázat stěhování dítěte do zahraničí", "89/2012 Sb.", "domain:vykon-rodicovske-odpovednosti"),
         ("pas pro dítě bez souhlasu otce", "89/2012 Sb.", "domain:vykon-rodicovske-odpovednosti"),
+        ("hrozí mi vystěhování kam se obrátit", "175/2025 Sb.", "domain:podpora-bydleni"),
+        ("exekutor mi hrozí vystěhováním z domu", "120/2001 Sb.", "domain:exekuce"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
