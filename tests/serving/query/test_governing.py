@@ -1030,6 +1030,8 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("pas pro dítě bez souhlasu otce", "89/2012 Sb.", "domain:vykon-rodicovske-odpovednosti"),
         ("hrozí mi vystěhování kam se obrátit", "175/2025 Sb.", "domain:podpora-bydleni"),
         ("exekutor mi hrozí vystěhováním z domu", "120/2001 Sb.", "domain:exekuce"),
+        ("koupil jsem na AliExpressu a přišla falešná věc", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
+        ("pracovat v Německu a daně", "586/1992 Sb.", "domain:dane-z-prijmu"),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
