@@ -39,9 +39,10 @@ SB_CITATION_RE = re.compile(r"(?P<number>[1-9]\d{0,3})/(?P<year>1[89]\d\d|20\d\d
 EU_CITATION_RE = re.compile(
     r"(?P<kind>nařízení|směrnice) \((?:EU|ES|EHS)\) (?P<year>(?:19|20)\d\d)/(?P<number>[1-9]\d{0,4})"
 )
-# a regulation before 2015 numbers itself "č. N/YYYY" ("nařízení (ES) č. 261/2004"): the same ELI, number and year
+# a regulation before 2015 numbers itself "č. N/YYYY" ("nařízení (ES) č. 261/2004", from December 2009 "(EU) č.":
+# "nařízení (EU) č. 181/2011"): the same ELI, number and year
 EU_NUMBERED_CITATION_RE = re.compile(
-    r"(?P<kind>nařízení) \((?:ES|EHS)\) č\. (?P<number>[1-9]\d{0,4})/(?P<year>(?:19|20)\d\d)"
+    r"(?P<kind>nařízení) \((?:EU|ES|EHS)\) č\. (?P<number>[1-9]\d{0,4})/(?P<year>(?:19|20)\d\d)"
 )
 SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -257,7 +258,7 @@ def _parse_node(raw, position: int, errors: list[str]) -> Node | None:
     if node_type == "act":
         if not isinstance(citation, str) or expected_eli(citation) is None:
             errors.append(
-                f"{where}: citation {citation!r} is not well formed ('N/YYYY Sb.', 'nařízení (EU) YYYY/N' or 'nařízení (ES) č. N/YYYY')"
+                f"{where}: citation {citation!r} is not well formed ('N/YYYY Sb.', 'nařízení (EU) YYYY/N' or 'nařízení (ES|EU) č. N/YYYY')"
             )
         else:
             if eli != expected_eli(citation):

@@ -115,6 +115,8 @@ def test_lookups(graph):
     assert graph.act_for_citation("nařízení (EU) 2016/679 čl. 6").id == "act:eu/reg/2016/679"
     assert graph.act_for_citation("nařízení (ES) č. 261/2004 čl. 7").id == "act:eu/reg/2004/261"  # numbered before 2015
     assert expected_eli("nařízení (ES) č. 261/2004") == "http://data.europa.eu/eli/reg/2004/261/oj"
+    assert expected_eli("nařízení (EU) č. 181/2011") == "http://data.europa.eu/eli/reg/2011/181/oj"  # 2010-2014
+    assert graph.act_for_citation("nařízení (EU) č. 181/2011 čl. 19").id == "act:eu/reg/2011/181"
     assert graph.act_for_citation("1/2099 Sb.") is None
     assert graph.act_for_eli("/eli/cz/sb/2006/262").id == "act:262/2006"
     assert graph.institution_for_name("Česká národní banka").id == "inst:cnb"

@@ -1032,6 +1032,16 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("exekutor mi hrozí vystěhováním z domu", "120/2001 Sb.", "domain:exekuce"),
         ("koupil jsem na AliExpressu a přišla falešná věc", "89/2012 Sb.", "domain:spotrebitelske-smlouvy"),
         ("pracovat v Německu a daně", "586/1992 Sb.", "domain:dane-z-prijmu"),
+        (
+            "autobus do zahraničí zpoždění práva cestujících",
+            "nařízení (EU) č. 181/2011",
+            "domain:prava-cestujicich-v-autobusove-doprave",
+        ),
+        (
+            "FlixBus zrušil spoj do Berlína",
+            "nařízení (EU) č. 181/2011",
+            "domain:prava-cestujicich-v-autobusove-doprave",
+        ),
     ],
 )
 def test_a_citizens_question_reaches_its_area(question, citation, area):
