@@ -1040,6 +1040,7 @@ def test_a_lay_phrase_of_the_area_is_enough_to_say_its_act_is_missing(question, 
         ("učitel natáčí děti při hodině", "89/2012 Sb.", "domain:ochrana-osobnosti"),
         ("deepfake video se mnou", "89/2012 Sb.", "domain:ochrana-osobnosti"),
         ("GPS ve služebním autě sledování", "262/2006 Sb.", "domain:pracovni-pravo"),
+        ("důchodce a brigáda daně", "586/1992 Sb.", "domain:dane-z-prijmu"),
         (
             "autobus do zahraničí zpoždění práva cestujících",
             "nařízení (EU) č. 181/2011",
